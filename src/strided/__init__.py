@@ -1,0 +1,54 @@
+"""strided: an Array API standard namespace over its own strided storage.
+
+``import strided as xp`` gives the complete namespace of the Python Array API
+standard (2025.12) with the ``linalg`` and ``fft`` extensions; arrays are
+views (storage, offset, shape, strides) in PyTorch's model, with torch-style
+methods, in-place operations and ``out=`` on top.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+__array_api_version__ = "2025.12"
+__version__ = "0.1.0"
+
+from ._dtypes import (  # noqa: E402
+    DType, bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, float32, float64, complex64, complex128,
+    half, float, double, short, int, long, cfloat, cdouble,
+    get_default_dtype, set_default_dtype,
+)
+from ._device import Device, get_default_device, set_default_device  # noqa: E402
+from ._storage import Storage  # noqa: E402
+from ._array import Array, Size  # noqa: E402
+from . import _backends  # noqa: E402,F401
+from ._backends._numpy import numpy_backend as _numpy_backend  # noqa: E402
+from ._device import register_backend as _register_backend  # noqa: E402
+
+_register_backend("cpu", _numpy_backend)
+
+from ._elementwise import *  # noqa: E402,F401,F403
+from ._creation import *  # noqa: E402,F401,F403
+from ._views import *  # noqa: E402,F401,F403
+from ._indexing import *  # noqa: E402,F401,F403
+from ._manipulation import *  # noqa: E402,F401,F403
+from ._searching import *  # noqa: E402,F401,F403
+from ._sets import *  # noqa: E402,F401,F403
+from ._sorting import *  # noqa: E402,F401,F403
+from ._statistics import *  # noqa: E402,F401,F403
+from ._utility import *  # noqa: E402,F401,F403
+from ._data_type_functions import *  # noqa: E402,F401,F403
+from ._linalg_functions import *  # noqa: E402,F401,F403
+from ._info import __array_namespace_info__  # noqa: E402
+from . import _repr  # noqa: E402,F401
+from . import _methods  # noqa: E402,F401
+from . import linalg, fft  # noqa: E402,F401
+
+Tensor = Array
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None

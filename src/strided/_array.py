@@ -1,0 +1,505 @@
+"""The Array object: (storage, offset, shape, strides, dtype) and its views.
+
+An Array is a view of a flat ``Storage``. View operations are integer
+arithmetic on the metadata (``_layout``); kernels see a native strided array
+built by ``_native``, the one function that turns metadata into a NumPy/CuPy
+view and checks that the view lies inside its storage.
+
+Kernel results start *lazy*: the Array keeps the fresh native result and
+creates its Storage only when asked (``storage()``, a view, a write). That
+keeps the per-op cost of arithmetic close to NumPy's own.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from . import _dtypes, _layout
+from ._device import CPU, Device
+from ._dtypes import DType
+from ._storage import Storage
+
+__all__ = ["Array", "Size", "Ext"]
+
+_BY_NP = _dtypes._BY_NP
+
+
+class Size(tuple):
+    """The shape of an array: a tuple that prints as ``strided.Size([3, 2])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"strided.Size({list(self)})"
+
+    def numel(self) -> int:
+        return _layout.prod(self)
+
+
+class Ext:
+    """Per-array metadata owned by extensions (autograd, names).
+
+    The core only checks ``array._ext is not None`` to decide whether an
+    operation needs the extension hook; the fields are the extensions' own.
+    """
+
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
+                 "hooks", "names", "is_view", "__weakref__")
+
+    def __init__(self):
+        self.requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+        self.output_nr = 0
+        self.retains_grad = False
+        self.hooks = None
+        self.names = None
+        self.is_view = False
+
+
+# Extension hooks; see strided._dispatch. ``HOOK[0]`` is None until an extension
+# installs one, so unused extensions cost a single attribute check per op.
+HOOK = [None]
+# Filled in by higher layers at import time (imports point down only).
+_LATE: dict = {}
+
+
+def _native(st: Storage, offset: int, shape: tuple, strides: tuple):
+    """The one function that builds a native strided view from metadata.
+
+    Raises IndexError if the view would reach outside its storage.
+    """
+    n = st._data.shape[0]
+    lo, hi = _layout.extent(offset, shape, strides)
+    if hi >= lo and (lo < 0 or hi >= n):
+        raise IndexError(
+            f"view (offset={offset}, shape={shape}, strides={strides}) reaches storage "
+            f"elements [{lo}, {hi}], outside a storage of size {n}")
+    if hi < lo:  # empty view: any in-range offset will do
+        offset = 0 if n == 0 else min(max(offset, 0), n - 1)
+        strides = (0,) * len(shape)
+    return st.device.backend.view(st._data, offset, shape, strides)
+
+
+class Array:
+    """An n-dimensional array: a strided view of a ``Storage``.
+
+    Build arrays with ``strided.asarray``, ``strided.tensor`` and the other
+    creation functions; views come from indexing, ``t()``, ``permute``, ...
+    """
+
+    __slots__ = ("_np", "_st", "_off", "_shape", "_str", "_dtype", "_device", "_ext",
+                 "__weakref__")
+    __array_priority__ = 100  # make NumPy defer to our reflected operators
+
+    # --- the one private constructor -----------------------------------------
+    @classmethod
+    def _new(cls, native, storage, offset, shape, strides, dtype, device) -> "Array":
+        self = object.__new__(cls)
+        self._np = native
+        self._st = storage
+        self._off = offset
+        self._shape = shape
+        self._str = strides
+        self._dtype = dtype
+        self._device = device
+        self._ext = None
+        return self
+
+    @staticmethod
+    def _from_storage(storage: Storage, offset: int, shape: tuple, strides: tuple) -> "Array":
+        return Array._new(None, storage, offset, shape, strides, storage.dtype, storage.device)
+
+    @staticmethod
+    def _wrap(r, dtype: DType, device: Device) -> "Array":
+        """Adopt a fresh native kernel result (lazy storage)."""
+        return Array._new(r, None, 0, r.shape, None, dtype, device)
+
+    def _materialize(self) -> None:
+        r = self._np
+        backend = self._device.backend
+        if r.flags.c_contiguous:
+            flat = r.reshape(-1)
+            strides = _layout.contiguous_strides(r.shape)
+        elif r.flags.f_contiguous:
+            flat = r.T.reshape(-1)
+            isz = r.itemsize
+            strides = tuple(s // isz for s in r.strides)
+        else:
+            r = self._np = backend.xp.ascontiguousarray(r)
+            flat = r.reshape(-1)
+            strides = _layout.contiguous_strides(r.shape)
+        self._st = Storage(flat, self._dtype, self._device)
+        self._off = 0
+        self._str = strides
+
+    def _layout(self):
+        if self._st is None:
+            self._materialize()
+        return self._st, self._off, self._shape, self._str
+
+    def _get_native(self):
+        r = self._np
+        if r is None:
+            r = self._np = _native(self._st, self._off, self._shape, self._str)
+        return r
+
+    def _view(self, offset: int, shape: tuple, strides: tuple) -> "Array":
+        if self._st is None:
+            self._materialize()
+        out = Array._new(None, self._st, offset, shape, strides, self._dtype, self._device)
+        return out
+
+    def _bump(self) -> None:
+        """Record an in-place write (version counter for autograd)."""
+        if self._st is None:
+            self._materialize()
+        self._st._version += 1
+
+    # --- standard attributes ---------------------------------------------------
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    @property
+    def size(self):
+        """Number of elements (the standard's attribute); callable as ``x.size()``
+        or ``x.size(dim)`` for PyTorch users, returning the shape."""
+        return _SizeAttr(self)
+
+    @property
+    def T(self) -> "Array":
+        if len(self._shape) != 2:
+            raise ValueError(f"T requires a 2-D array; got {len(self._shape)} dimensions (use mT or permute_dims)")
+        return self.t()
+
+    @property
+    def mT(self) -> "Array":
+        if len(self._shape) < 2:
+            raise ValueError(f"mT requires at least 2 dimensions; got shape {self._shape}")
+        return self.transpose(-2, -1)
+
+    # --- torch-style metadata ----------------------------------------------------
+    def stride(self, dim=None):
+        st = self._layout()[3]
+        if dim is None:
+            return st
+        return st[_layout.normalize_axis(dim, len(self._shape), "stride")]
+
+    def storage_offset(self) -> int:
+        return self._layout()[1]
+
+    def storage(self) -> Storage:
+        return self._layout()[0]
+
+    untyped_storage = storage
+
+    def is_contiguous(self) -> bool:
+        if self._st is None:
+            return self._np.flags.c_contiguous
+        return _layout.is_contiguous(self._shape, self._str)
+
+    def numel(self) -> int:
+        return _layout.prod(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def data_ptr(self) -> int:
+        st, off, _, _ = self._layout()
+        return st.data_ptr() + off * self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    # --- copies -----------------------------------------------------------------
+    def contiguous(self) -> "Array":
+        """Self when already row-major contiguous, else a contiguous copy."""
+        if self.is_contiguous():
+            return self
+        return self.clone()
+
+    def clone(self) -> "Array":
+        """A contiguous copy with its own storage."""
+        return _LATE["clone"](self)
+
+    # --- views -----------------------------------------------------------------
+    def t(self) -> "Array":
+        nd = len(self._shape)
+        if nd > 2:
+            raise ValueError(f"t() expects an array with <= 2 dimensions; got {nd} (use transpose or mT)")
+        if nd < 2:
+            return self._hooked_view("t", ()) if self._ext is not None else self._view(*self._layout()[1:])
+        return self.transpose(0, 1)
+
+    def transpose(self, dim0, dim1) -> "Array":
+        nd = len(self._shape)
+        d0 = _layout.normalize_axis(self._axis(dim0), nd, "transpose")
+        d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
+        perm = list(range(nd))
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        return self.permute(*perm)
+
+    swapaxes = transpose
+
+    def permute(self, *dims) -> "Array":
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        dims = tuple(self._axis(d) for d in dims)
+        if self._ext is not None and HOOK[0] is not None:
+            return HOOK[0]("permute_dims", _LATE["permute_dims"], (self, dims), {})
+        st, off, shape, strides = self._layout()
+        shape, strides = _layout.permute(shape, strides, dims)
+        return self._view(off, shape, strides)
+
+    def _axis(self, a):
+        """Turn a dimension name into a position (names are an extension's)."""
+        if type(a) is str:
+            return _LATE["name_to_axis"](self, a)
+        return a
+
+    def _hooked_view(self, name, args):
+        return HOOK[0](name, _LATE[name], (self,) + tuple(args), {})
+
+    def view(self, *shape) -> "Array":
+        """Same data with a new shape; raises when strides make that impossible."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+            shape = tuple(shape[0])
+        if len(shape) == 1 and isinstance(shape[0], DType):
+            return _LATE["view_dtype"](self, shape[0])
+        return _LATE["view"](self, shape)
+
+    def expand(self, *shape) -> "Array":
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        nd = len(shape)
+        off = nd - len(self._shape)
+        shape = tuple(self._shape[i - off] if (n == -1 and i >= off) else n for i, n in enumerate(shape))
+        return _LATE["broadcast_to"](self, shape)
+
+    # --- conversion ------------------------------------------------------------
+    def item(self):
+        if _layout.prod(self._shape) != 1:
+            raise ValueError(f"item() needs an array with one element; got shape {self._shape}")
+        return self._host().reshape(()).item()
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def _host(self) -> np.ndarray:
+        return self._device.backend.to_host(self._get_native())
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy array sharing this array's memory (CPU only)."""
+        if self._device.type != "cpu":
+            if force:
+                return self._host()
+            raise TypeError(
+                f"can't convert a {self._device} array to NumPy: call .cpu() first to copy it to the host")
+        if self._ext is not None and self._ext.requires_grad and not force:
+            raise RuntimeError("can't call numpy() on an array that requires grad; use detach().numpy()")
+        return self._get_native()
+
+    def __array__(self, dtype=None, copy=None):
+        if self._device.type != "cpu":
+            raise TypeError(
+                f"refusing to copy a {self._device} array to NumPy implicitly: call .cpu() first")
+        r = self._get_native()
+        if dtype is not None and np.dtype(dtype) != r.dtype:
+            if copy is False:
+                raise ValueError("__array__(copy=False) cannot change the dtype without a copy")
+            return r.astype(dtype)
+        if copy:
+            return r.copy()
+        return r
+
+    def _scalar_check(self, what: str):
+        if _layout.prod(self._shape) != 1:
+            raise TypeError(f"only arrays with one element can be converted to Python {what}; got shape {self._shape}")
+
+    def __bool__(self) -> bool:
+        self._scalar_check("bool")
+        return builtins.bool(self.item())
+
+    def __int__(self) -> int:
+        self._scalar_check("int")
+        v = self.item()
+        if isinstance(v, complex):
+            raise TypeError("can't convert a complex array to int")
+        if isinstance(v, float):
+            if v != v:
+                raise ValueError("cannot convert NaN to int")
+            if v in (float("inf"), float("-inf")):
+                raise OverflowError("cannot convert infinity to int")
+        return builtins.int(v)
+
+    def __float__(self) -> float:
+        self._scalar_check("float")
+        v = self.item()
+        if isinstance(v, complex):
+            raise TypeError("can't convert a complex array to float; use real or abs")
+        return builtins.float(v)
+
+    def __complex__(self) -> complex:
+        self._scalar_check("complex")
+        return builtins.complex(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in "iu" or self._shape:
+            raise TypeError(
+                f"only 0-d integer arrays can be used as an index; got {self._dtype.name} array of shape {self._shape}")
+        return builtins.int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce__(self):
+        return _LATE["reduce_array"](self)
+
+    def __copy__(self):
+        return _LATE["copy_array"](self, None)
+
+    def __deepcopy__(self, memo):
+        return _LATE["copy_array"](self, memo)
+
+    # --- indexing --------------------------------------------------------------
+    def __getitem__(self, key):
+        if self._ext is not None and HOOK[0] is not None:
+            return HOOK[0]("getitem", _getitem, (self, key), {})
+        return _getitem(self, key)
+
+    def __setitem__(self, key, value):
+        if (self._ext is not None or (type(value) is Array and value._ext is not None)) \
+                and HOOK[0] is not None:
+            HOOK[0]("setitem", _setitem, (self, key, value), {})
+            return
+        _setitem(self, key, value)
+
+    # --- repr ------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return _LATE["repr"](self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if not self._shape and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+
+class _SizeAttr(int):
+    """``x.size`` is an int (the standard) that can also be called (PyTorch)."""
+
+    def __new__(cls, arr):
+        self = int.__new__(cls, _layout.prod(arr._shape))
+        self._shape = arr._shape
+        return self
+
+    def __call__(self, dim=None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_layout.normalize_axis(dim, len(self._shape), "size")]
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+
+def _is_basic(k) -> bool:
+    t = type(k)
+    return t is int or t is slice or k is None or k is Ellipsis
+
+
+def _normalize_key(key) -> tuple:
+    if type(key) is not tuple:
+        key = (key,)
+    out = None
+    for i, k in enumerate(key):
+        t = type(k)
+        if t is int or k is None or k is Ellipsis:
+            continue
+        if t is slice:
+            for part in (k.start, k.stop, k.step):
+                if part is not None and type(part) is not int:
+                    if isinstance(part, builtins.bool) or not hasattr(part, "__index__") or (
+                            type(part) is Array and part._shape):
+                        raise IndexError(f"slice components must be integers or None; got {part!r}")
+                    out = out or list(key)
+                    k = out[i] = slice(*(None if p is None else operator.index(p)
+                                         for p in (k.start, k.stop, k.step)))
+            if k.step == 0:
+                raise IndexError("slice step cannot be zero")
+            continue
+        if t is builtins.bool or t is Array or t is list or t is np.ndarray or isinstance(k, np.bool_):
+            return None  # advanced
+        if hasattr(k, "__index__"):
+            out = out or list(key)
+            out[i] = operator.index(k)
+            continue
+        raise IndexError(
+            f"only integers, slices, ellipsis, None, integer arrays and boolean arrays are valid indices; got {type(k).__name__}")
+    return tuple(out) if out is not None else key
+
+
+def _getitem(self: Array, key):
+    k = _normalize_key(key)
+    if k is None:
+        return _LATE["advanced_getitem"](self, key)
+    st, off, shape, strides = self._layout()
+    off, shape, strides = _layout.basic_index(off, shape, strides, k)
+    return Array._new(None, st, off, shape, strides, self._dtype, self._device)
+
+
+def _setitem(self: Array, key, value):
+    k = _normalize_key(key)
+    if k is None:
+        _LATE["advanced_setitem"](self, key, value)
+        return
+    st, off, shape, strides = self._layout()
+    off, shape, strides = _layout.basic_index(off, shape, strides, k)
+    target = _native(st, off, shape, strides)
+    _LATE["assign"](target, value, self._dtype, self._device, "__setitem__")
+    st._version += 1

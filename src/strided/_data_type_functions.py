@@ -1,0 +1,3 @@
+"""(to be written)"""
+
+__all__: list = []

@@ -1,0 +1,140 @@
+"""Devices and the backend registry.
+
+A ``Device`` names where a storage lives (``cpu``, ``cuda:0``). Each device
+type maps to a backend object; CuPy (or a test's simulated device) plugs in
+by registering one, without touching the core.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Device", "register_backend", "get_backend", "as_device"]
+
+
+class Device:
+    """A device: ``Device("cpu")``, ``Device("cuda:0")``, ``Device("cuda", 1)``.
+
+    Instances are interned, so equal devices are the same object.
+    """
+
+    __slots__ = ("type", "index", "_backend", "__weakref__")
+    _cache: dict = {}
+
+    def __new__(cls, type_or_spec, index=None):
+        if isinstance(type_or_spec, Device):
+            if index is not None and index != type_or_spec.index:
+                raise ValueError(f"conflicting device index {index} for {type_or_spec}")
+            return type_or_spec
+        key = (type_or_spec, index)
+        dev = cls._cache.get(key)
+        if dev is not None:
+            return dev
+        if not isinstance(type_or_spec, str):
+            raise TypeError(f"a device is a string such as 'cpu' or 'cuda:0'; got {type_or_spec!r}")
+        spec = type_or_spec.strip()
+        dtype_, _, idx = spec.partition(":")
+        if idx:
+            if index is not None:
+                raise ValueError(f"device {spec!r} already has an index; got index={index}")
+            try:
+                index = int(idx)
+            except ValueError:
+                raise ValueError(f"invalid device string {spec!r}") from None
+        if index is not None and (not isinstance(index, int) or index < 0):
+            raise ValueError(f"device index must be a non-negative int; got {index!r}")
+        if not dtype_.isidentifier():
+            raise ValueError(f"invalid device string {spec!r}")
+        if dtype_ == "cpu":
+            if index not in (None, 0):
+                raise ValueError(f"device 'cpu' has no index {index}")
+            index = None
+        elif index is None:
+            index = 0
+        canon = (dtype_, index)
+        dev = cls._cache.get(canon)
+        if dev is None:
+            dev = object.__new__(cls)
+            dev.type = dtype_
+            dev.index = index
+            dev._backend = None
+            cls._cache[canon] = dev
+        cls._cache[key] = dev
+        return dev
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else (
+            f"device(type='{self.type}', index={self.index})")
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self):
+        return (Device, (str(self),))
+
+    @property
+    def backend(self):
+        b = self._backend
+        if b is None:
+            b = self._backend = get_backend(self.type, self)
+        return b
+
+
+_BACKENDS: dict = {}
+_LOADERS: dict = {}
+
+
+def register_backend(device_type: str, backend=None, *, loader=None) -> None:
+    """Register the backend (or a lazy ``loader()`` returning it) of a device type."""
+    if backend is not None:
+        _BACKENDS[device_type] = backend
+    if loader is not None:
+        _LOADERS[device_type] = loader
+    for dev in Device._cache.values():
+        if dev.type == device_type:
+            dev._backend = None
+
+
+def unregister_backend(device_type: str) -> None:
+    _BACKENDS.pop(device_type, None)
+    _LOADERS.pop(device_type, None)
+    for dev in Device._cache.values():
+        if dev.type == device_type:
+            dev._backend = None
+
+
+def get_backend(device_type: str, device: Device | None = None):
+    b = _BACKENDS.get(device_type)
+    if b is None:
+        loader = _LOADERS.get(device_type)
+        if loader is None:
+            raise ValueError(f"unknown device type {device_type!r}; known: {sorted(set(_BACKENDS) | set(_LOADERS))}")
+        b = loader()  # raises a clear error when unavailable
+        _BACKENDS[device_type] = b
+    if device is not None:
+        b.check_device(device)
+    return b
+
+
+def as_device(device) -> Device:
+    """Normalise ``None``/str/Device into a Device (``None`` means the default)."""
+    if device is None:
+        return _default_device[0]
+    if type(device) is Device:
+        return device
+    if isinstance(device, str):
+        return Device(device)
+    raise TypeError(f"expected a device such as 'cpu' or strided.Device('cuda:0'); got {device!r}")
+
+
+CPU = Device("cpu")
+_default_device = [CPU]
+
+
+def get_default_device() -> Device:
+    return _default_device[0]
+
+
+def set_default_device(device) -> None:
+    """Set the device on which creation functions allocate by default."""
+    dev = as_device(device)
+    dev.backend  # raises when unavailable
+    _default_device[0] = dev

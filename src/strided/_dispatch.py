@@ -1,0 +1,122 @@
+"""Dispatch helpers shared by every namespace function.
+
+- ``api(name)``: decorator for non-elementwise functions. When no extension
+  is active it costs one list lookup; when an input carries extension
+  metadata (autograd, names) the installed hook runs the function.
+- ``install_hook``: how an extension plugs in.
+- Operand helpers: device checks, Python scalar handling, ``out=`` checks
+  and writing a result into an existing array.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import _dtypes
+from ._array import HOOK, Array, _native
+from ._device import Device
+
+__all__ = ["api", "install_hook", "has_ext", "check_devices", "write_out", "check_out"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def install_hook(fn) -> None:
+    """Install the extension hook ``fn(name, impl, args, kwargs) -> result``.
+
+    Only one hook is active; an extension that needs to chain reads the
+    previous one with ``current_hook()`` first.
+    """
+    HOOK[0] = fn
+
+
+def current_hook():
+    return HOOK[0]
+
+
+def has_ext(args, kwargs=None) -> bool:
+    for a in args:
+        t = type(a)
+        if t is Array:
+            if a._ext is not None:
+                return True
+        elif t is list or t is tuple:
+            for b in a:
+                if type(b) is Array and b._ext is not None:
+                    return True
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) is Array and a._ext is not None:
+                return True
+    return False
+
+
+def api(name: str):
+    """Mark ``fn`` as the namespace function ``name`` (hookable by extensions)."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            hook = HOOK[0]
+            if hook is None or not has_ext(args, kwargs):
+                return fn(*args, **kwargs)
+            return hook(name, fn, args, kwargs)
+
+        wrapper._impl = fn
+        wrapper._api_name = name
+        return wrapper
+
+    return deco
+
+
+def check_devices(func: str, *arrays) -> Device:
+    dev = None
+    for a in arrays:
+        if type(a) is Array:
+            if dev is None:
+                dev = a._device
+            elif a._device is not dev:
+                raise ValueError(
+                    f"{func}(): arrays are on different devices, {dev} and {a._device}; "
+                    f"move one with to_device()")
+    return dev
+
+
+def check_out(func: str, out, shape: tuple, dtype, device) -> None:
+    """Validate ``out=`` against the result's shape, dtype and device."""
+    if type(out) is not Array:
+        raise TypeError(f"{func}(): out must be a strided array; got {type(out).__name__}")
+    if out._device is not device:
+        raise ValueError(f"{func}(): out is on {out._device} but the result is on {device}")
+    if out._shape != tuple(shape):
+        raise ValueError(f"{func}(): out has shape {out._shape} but the result has shape {tuple(shape)}")
+    if not _dtypes.same_kind_castable(dtype, out._dtype):
+        raise TypeError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
+                        f"{out._dtype.name}")
+    if out._ext is not None and out._ext.requires_grad:
+        from ._array import _LATE
+        if _LATE.get("grad_enabled", lambda: False)():
+            raise RuntimeError(f"{func}(): out= arguments don't support automatic differentiation, "
+                               f"but out requires grad")
+
+
+def out_native(out: Array):
+    """The native view of ``out`` to write into, bumping its version counter."""
+    st, off, shape, strides = out._layout()
+    st._version += 1
+    r = out._np
+    if r is None:
+        r = out._np = _native(st, off, shape, strides)
+    return r
+
+
+def write_out(func: str, out: Array, result) -> Array:
+    """Copy ``result`` (an Array or native array) into ``out`` after checks."""
+    if type(result) is Array:
+        check_out(func, out, result._shape, result._dtype, result._device)
+        src = result._get_native()
+    else:
+        src = result
+    dst = out_native(out)
+    dst[...] = src
+    return out

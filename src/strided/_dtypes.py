@@ -1,0 +1,267 @@
+"""Data types, their categories and type promotion.
+
+A ``DType`` is a singleton that compares equal to itself only. Promotion
+between two arrays follows the Array API standard's table within a kind and
+PyTorch across kinds (an integer array with a floating array gives the
+floating dtype). Python scalars are "weak": they take the array's dtype when
+their kind allows it.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+__all__ = [
+    "DType", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "float16", "float32", "float64", "complex64",
+    "complex128", "half", "float", "double", "short", "int", "long", "cfloat",
+    "cdouble", "get_default_dtype", "set_default_dtype",
+]
+
+
+class DType:
+    """An array data type. Instances are singletons: ``strided.float32``."""
+
+    __slots__ = ("name", "_np", "itemsize", "kind", "_index", "__weakref__")
+
+    def __init__(self, name: str, np_dtype, kind: str, index: int):
+        self.name = name
+        self._np = np.dtype(np_dtype)
+        self.itemsize = self._np.itemsize
+        self.kind = kind  # one of "b", "i", "u", "f", "c"
+        self._index = index
+
+    def __repr__(self) -> str:
+        return f"strided.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_from_name, (self.name,))
+
+    def __hash__(self) -> builtins.int:
+        return self._index
+
+    # Torch-style predicates.
+    @property
+    def is_floating_point(self) -> builtins.bool:
+        return self.kind == "f"
+
+    @property
+    def is_complex(self) -> builtins.bool:
+        return self.kind == "c"
+
+    @property
+    def is_signed(self) -> builtins.bool:
+        return self.kind in "ifc"
+
+    @property
+    def bits(self) -> builtins.int:
+        return self.itemsize * 8
+
+
+_SPECS = [
+    ("bool", np.bool_, "b"),
+    ("int8", np.int8, "i"), ("int16", np.int16, "i"),
+    ("int32", np.int32, "i"), ("int64", np.int64, "i"),
+    ("uint8", np.uint8, "u"), ("uint16", np.uint16, "u"),
+    ("uint32", np.uint32, "u"), ("uint64", np.uint64, "u"),
+    ("float16", np.float16, "f"), ("float32", np.float32, "f"),
+    ("float64", np.float64, "f"),
+    ("complex64", np.complex64, "c"), ("complex128", np.complex128, "c"),
+]
+
+ALL_DTYPES: tuple[DType, ...] = tuple(
+    DType(name, npd, kind, i) for i, (name, npd, kind) in enumerate(_SPECS)
+)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NP = {d._np: d for d in ALL_DTYPES}
+
+bool = _BY_NAME["bool"]
+int8, int16, int32, int64 = (_BY_NAME[n] for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_BY_NAME[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+float16, float32, float64 = (_BY_NAME[n] for n in ("float16", "float32", "float64"))
+complex64, complex128 = _BY_NAME["complex64"], _BY_NAME["complex128"]
+
+# PyTorch's aliases.
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
+
+
+def _dtype_from_name(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype) -> DType:
+    """The strided dtype for a NumPy dtype; TypeError when there is none."""
+    try:
+        return _BY_NP[np_dtype]
+    except KeyError:
+        pass
+    try:
+        nd = np.dtype(np_dtype)
+    except TypeError:
+        raise TypeError(f"{np_dtype!r} is not a data type") from None
+    try:
+        return _BY_NP[nd.newbyteorder("=")] if nd.byteorder not in "=|" else _BY_NP[nd]
+    except KeyError:
+        raise TypeError(f"strided has no data type for NumPy's {nd}") from None
+
+
+# --- categories (the standard's words) ---------------------------------------
+
+_CATEGORY_KINDS = {
+    "any": "biufc",
+    "boolean": "b",
+    "bool": "b",
+    "integer": "iu",
+    "integer or boolean": "biu",
+    "real floating-point": "f",
+    "complex floating-point": "c",
+    "floating-point": "fc",
+    "numeric": "iufc",
+    "real-valued": "iuf",
+    "real numeric": "iuf",
+}
+
+CATEGORIES: dict[str, frozenset] = {
+    cat: frozenset(d for d in ALL_DTYPES if d.kind in kinds)
+    for cat, kinds in _CATEGORY_KINDS.items()
+}
+
+
+def check_category(func: str, dtype: DType, category: str) -> None:
+    if dtype not in CATEGORIES[category]:
+        raise TypeError(
+            f"{func}() accepts only {category} data types; got {dtype.name}"
+        )
+
+
+# --- promotion ----------------------------------------------------------------
+
+_default_float = float32
+
+
+def get_default_dtype() -> DType:
+    """The dtype of Python floats turned into arrays (float32 unless changed)."""
+    return _default_float
+
+
+def set_default_dtype(d: DType) -> None:
+    """Set the default floating dtype (float32 or float64), as PyTorch does."""
+    global _default_float
+    if d not in (float32, float64):
+        raise TypeError(
+            f"set_default_dtype() accepts float32 or float64; got {d!r}"
+        )
+    _default_float = d
+    for fn in ON_DEFAULT_CHANGE:
+        fn()
+
+
+# Callbacks run after the default dtype changes (tables derived from it).
+ON_DEFAULT_CHANGE: list = []
+
+
+def default_complex() -> DType:
+    return complex128 if _default_float is float64 else complex64
+
+
+def _promote_pair(a: DType, b: DType) -> DType:
+    if a is b:
+        return a
+    ka, kb = a.kind, b.kind
+    # bool with anything: the other dtype.
+    if ka == "b":
+        return b
+    if kb == "b":
+        return a
+    ia, ib = ka in "iu", kb in "iu"
+    if ia and not ib:  # integer with floating: the floating dtype (PyTorch)
+        return b
+    if ib and not ia:
+        return a
+    return _BY_NP[np.promote_types(a._np, b._np)]
+
+
+PROMOTION: dict[tuple[DType, DType], DType] = {
+    (a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
+}
+
+
+def result_type_pair(a: DType, b: DType) -> DType:
+    return PROMOTION[a, b]
+
+
+_COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128}
+_REAL_OF = {complex64: float32, complex128: float64}
+
+
+def complex_of(d: DType) -> DType:
+    return _COMPLEX_OF.get(d, d)
+
+
+def real_of(d: DType) -> DType:
+    return _REAL_OF.get(d, d)
+
+
+def scalar_result(d: DType, value) -> DType:
+    """Dtype of ``array(d) op value`` for a Python scalar ``value``."""
+    t = type(value)
+    if t is builtins.bool:
+        return d
+    k = d.kind
+    if t is builtins.int:
+        return int64 if k == "b" else d
+    if t is builtins.float:
+        return _default_float if k in "biu" else d
+    if t is builtins.complex:
+        if k in "biu":
+            return default_complex()
+        return _COMPLEX_OF.get(d, d)
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def scalar_dtype(value) -> DType:
+    """Default dtype for a lone Python scalar."""
+    t = type(value)
+    if t is builtins.bool:
+        return bool
+    if t is builtins.int:
+        return int64
+    if t is builtins.float:
+        return _default_float
+    if t is builtins.complex:
+        return default_complex()
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def can_cast(from_: DType, to: DType) -> builtins.bool:
+    """The standard's casting rule: a promotion path exists from ``from_`` to ``to``."""
+    return _CAN_CAST[from_, to]
+
+
+def _can_cast(a: DType, b: DType) -> builtins.bool:
+    if a is b:
+        return True
+    ka, kb = a.kind, b.kind
+    if ka == "b":
+        return True
+    if kb == "b":
+        return False
+    order = "iufc"
+    if ka in "iu" and kb in "fc":  # cross-kind, allowed by PyTorch-style promotion
+        return True
+    if order.index(ka if ka != "u" else "i") > order.index(kb if kb != "u" else "i"):
+        return False
+    return PROMOTION[a, b] is b
+
+
+_CAN_CAST = {(a, b): _can_cast(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+
+
+def same_kind_castable(from_: DType, to: DType) -> builtins.bool:
+    """PyTorch's rule for writing a result into an existing array (in-place, out=)."""
+    order = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+    return order[from_.kind] <= order[to.kind]

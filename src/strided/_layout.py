@@ -1,0 +1,282 @@
+"""Layout arithmetic: views as integer arithmetic on (offset, shape, strides).
+
+Everything here is pure Python on tuples of ints, counted in elements. No
+data moves and no backend is called. Each function returns the new
+``(offset, shape, strides)`` or raises a clear error.
+"""
+
+from __future__ import annotations
+
+import operator
+
+_CSTRIDES: dict = {}
+
+
+def contiguous_strides(shape: tuple) -> tuple:
+    """Row-major strides (in elements) of ``shape``."""
+    st = _CSTRIDES.get(shape)
+    if st is None:
+        acc = 1
+        out = []
+        for n in reversed(shape):
+            out.append(acc)
+            acc *= n if n > 1 else 1
+        st = tuple(reversed(out))
+        if len(_CSTRIDES) > 8192:
+            _CSTRIDES.clear()
+        _CSTRIDES[shape] = st
+    return st
+
+
+def prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def is_contiguous(shape: tuple, strides: tuple) -> bool:
+    """True when the layout is row-major contiguous (size-1 dims ignored)."""
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True
+        if n != 1:
+            if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def extent(offset: int, shape: tuple, strides: tuple) -> tuple[int, int]:
+    """Lowest and highest storage index a view touches (``hi < lo`` when empty)."""
+    lo = hi = offset
+    for n, s in zip(shape, strides):
+        if n == 0:
+            return offset, offset - 1
+        if s > 0:
+            hi += s * (n - 1)
+        else:
+            lo += s * (n - 1)
+    return lo, hi
+
+
+def normalize_axis(axis, ndim: int, func: str = "") -> int:
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{func + '(): ' if func else ''}axis must be an int; got {type(axis).__name__}") from None
+    if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        raise IndexError(
+            f"{func + '(): ' if func else ''}axis {axis} is out of bounds for an array of dimension {ndim}")
+    return a + ndim if a < 0 else a
+
+
+def normalize_axes(axes, ndim: int, func: str = "") -> tuple:
+    if axes is None:
+        return tuple(range(ndim))
+    if not isinstance(axes, (tuple, list)):
+        axes = (axes,)
+    out = tuple(normalize_axis(a, ndim, func) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{func + '(): ' if func else ''}repeated axis in {tuple(axes)}")
+    return out
+
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """The standard's broadcasting of shapes; ValueError naming them otherwise."""
+    if len(shapes) == 2:
+        a, b = shapes
+        if a == b:
+            return a
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            cur = out[off + i]
+            if n == cur or n == 1:
+                continue
+            if cur == 1:
+                out[off + i] = n
+            else:
+                raise ValueError(
+                    "shapes " + ", ".join(str(tuple(x)) for x in shapes)
+                    + " cannot be broadcast together")
+    return tuple(out)
+
+
+def broadcast_to(shape: tuple, strides: tuple, new_shape: tuple) -> tuple:
+    """Strides of a broadcast view (stride 0 on stretched dims)."""
+    nd = len(new_shape)
+    if len(shape) > nd:
+        raise ValueError(f"cannot broadcast shape {shape} to {new_shape}: target has fewer dimensions")
+    off = nd - len(shape)
+    out = [0] * nd
+    for i, n in enumerate(new_shape):
+        if n < 0:
+            raise ValueError(f"broadcast_to(): negative dimension in {new_shape}")
+        j = i - off
+        if j < 0:
+            continue
+        if shape[j] == n:
+            out[i] = strides[j]
+        elif shape[j] == 1:
+            out[i] = 0
+        else:
+            raise ValueError(f"cannot broadcast shape {shape} to {new_shape}")
+    return tuple(out)
+
+
+def permute(shape: tuple, strides: tuple, dims) -> tuple:
+    nd = len(shape)
+    dims = tuple(normalize_axis(d, nd, "permute") for d in dims)
+    if len(dims) != nd or len(set(dims)) != nd:
+        raise ValueError(f"permute(): dims {dims} are not a permutation of {nd} dimensions")
+    return tuple(shape[d] for d in dims), tuple(strides[d] for d in dims)
+
+
+def squeeze(shape: tuple, strides: tuple, axes) -> tuple:
+    axes = normalize_axes(axes, len(shape), "squeeze")
+    for a in axes:
+        if shape[a] != 1:
+            raise ValueError(f"squeeze(): cannot squeeze axis {a} of size {shape[a]} (shape {shape})")
+    keep = [i for i in range(len(shape)) if i not in axes]
+    return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep)
+
+
+def unsqueeze(shape: tuple, strides: tuple, axis: int) -> tuple:
+    nd = len(shape) + 1
+    a = normalize_axis(axis, nd, "expand_dims")
+    st = strides[a] * shape[a] if a < len(shape) else 1
+    return shape[:a] + (1,) + shape[a:], strides[:a] + (st,) + strides[a:]
+
+
+def flip(offset: int, shape: tuple, strides: tuple, axes) -> tuple:
+    axes = normalize_axes(axes, len(shape), "flip")
+    st = list(strides)
+    for a in axes:
+        if shape[a] > 0:
+            offset += st[a] * (shape[a] - 1)
+        st[a] = -st[a]
+    return offset, shape, tuple(st)
+
+
+def diagonal(offset: int, shape: tuple, strides: tuple, k: int = 0, d1: int = -2, d2: int = -1):
+    nd = len(shape)
+    if nd < 2:
+        raise ValueError(f"diagonal() needs at least 2 dimensions; got shape {shape}")
+    d1 = normalize_axis(d1, nd, "diagonal")
+    d2 = normalize_axis(d2, nd, "diagonal")
+    if d1 == d2:
+        raise ValueError(f"diagonal(): axis1 and axis2 must differ; both are {d1}")
+    n1, n2 = shape[d1], shape[d2]
+    if k >= 0:
+        n = max(0, min(n1, n2 - k))
+        if n:
+            offset += k * strides[d2]
+    else:
+        n = max(0, min(n1 + k, n2))
+        if n:
+            offset -= k * strides[d1]
+    keep = [i for i in range(nd) if i not in (d1, d2)]
+    return (offset, tuple(shape[i] for i in keep) + (n,),
+            tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],))
+
+
+def infer_shape(new_shape, size: int, func: str = "reshape") -> tuple:
+    """Resolve one ``-1`` in ``new_shape`` against ``size``."""
+    new_shape = tuple(operator.index(n) for n in new_shape)
+    neg = [i for i, n in enumerate(new_shape) if n < 0]
+    if len(neg) > 1 or any(new_shape[i] != -1 for i in neg):
+        raise ValueError(f"{func}(): invalid shape {new_shape}: only one dimension may be -1")
+    if neg:
+        known = prod(n for n in new_shape if n != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"{func}(): cannot reshape array of size {size} into shape {new_shape}")
+        i = neg[0]
+        new_shape = new_shape[:i] + (size // known,) + new_shape[i + 1:]
+    elif prod(new_shape) != size:
+        raise ValueError(f"{func}(): cannot reshape array of size {size} into shape {new_shape}")
+    return new_shape
+
+
+def view_strides(shape: tuple, strides: tuple, new_shape: tuple):
+    """Strides that let ``new_shape`` view the same elements, or None (PyTorch's computeStride)."""
+    if prod(shape) == 0 or not shape:
+        return contiguous_strides(new_shape)
+    if not new_shape:
+        return ()
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        if tensor_d == 0 or (shape[tensor_d - 1] != 1 and
+                             strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def basic_index(offset: int, shape: tuple, strides: tuple, key: tuple):
+    """Apply a tuple of ints/slices/None/Ellipsis. Returns (offset, shape, strides)."""
+    n_ell = 0
+    n_real = 0
+    for k in key:
+        if k is Ellipsis:
+            n_ell += 1
+        elif k is not None:
+            n_real += 1
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    nd = len(shape)
+    if n_real > nd:
+        raise IndexError(f"too many indices for array: array is {nd}-dimensional, but {n_real} were indexed")
+    out_shape = []
+    out_strides = []
+    d = 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            out_strides.append(0)
+        elif k is Ellipsis:
+            for _ in range(nd - n_real):
+                out_shape.append(shape[d])
+                out_strides.append(strides[d])
+                d += 1
+        elif type(k) is slice:
+            n = shape[d]
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * strides[d]
+            out_shape.append(length)
+            out_strides.append(strides[d] * step)
+            d += 1
+        else:
+            n = shape[d]
+            i = k
+            if i < 0:
+                i += n
+            if not 0 <= i < n:
+                raise IndexError(f"index {k} is out of bounds for axis {d} with size {n}")
+            offset += i * strides[d]
+            d += 1
+    while d < nd:
+        out_shape.append(shape[d])
+        out_strides.append(strides[d])
+        d += 1
+    return offset, tuple(out_shape), tuple(out_strides)

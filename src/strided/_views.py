@@ -1,0 +1,321 @@
+"""View functions (no data moves) and the basic copies they fall back on.
+
+Every view here is layout arithmetic from ``_layout`` applied to the input's
+(offset, shape, strides); the result shares the input's Storage.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from . import _dtypes, _layout
+from ._array import _LATE, Array, Size, _native
+from ._creation import _as_dtype, wrap_new
+from ._device import as_device
+from ._dispatch import api, check_out, out_native
+from ._dtypes import DType
+
+__all__ = [
+    "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
+    "matrix_transpose", "expand_dims", "unsqueeze", "squeeze", "flip", "diagonal",
+    "flatten", "astype", "clone", "to_device", "moveaxis", "unflatten",
+]
+
+
+def _check(x, func):
+    if type(x) is not Array:
+        raise TypeError(f"{func}(): expected a strided array; got {type(x).__name__}")
+
+
+def _axis(x, a):
+    return _LATE["name_to_axis"](x, a) if type(a) is str else a
+
+
+@api("reshape")
+def reshape(x, /, shape, *, copy=None) -> Array:
+    """New shape for the same elements: a view when strides allow, else a copy.
+
+    ``copy=False`` raises when a view is impossible; ``copy=True`` always copies.
+    """
+    _check(x, "reshape")
+    if isinstance(shape, (builtins.int, np.integer)):
+        shape = (shape,)
+    shape = _layout.infer_shape(shape, _layout.prod(x._shape), "reshape")
+    if copy:
+        return _from_copy(x, shape)
+    st, off, old, strides = x._layout()
+    new_strides = _layout.view_strides(old, strides, shape)
+    if new_strides is None:
+        if copy is False:
+            raise ValueError(f"reshape(copy=False): an array of shape {old} and strides {strides} "
+                             f"can't be viewed as shape {shape} without a copy")
+        return _from_copy(x, shape)
+    return x._view(off, shape, new_strides)
+
+
+def _from_copy(x, shape):
+    c = clone(x)
+    return reshape(c, shape)
+
+
+@api("view")
+def view(x, shape) -> Array:
+    """The same data with a new shape (``-1`` inferred); never copies."""
+    _check(x, "view")
+    shape = _layout.infer_shape(shape, _layout.prod(x._shape), "view")
+    st, off, old, strides = x._layout()
+    new_strides = _layout.view_strides(old, strides, shape)
+    if new_strides is None:
+        raise RuntimeError(
+            f"view size is not compatible with input array's size and stride (shape {old}, "
+            f"strides {strides}): at least one dimension spans across two contiguous subspaces. "
+            f"Use .reshape(...) instead.")
+    return x._view(off, shape, new_strides)
+
+
+def view_dtype(x, dtype: DType) -> Array:
+    """Reinterpret the bytes as another dtype of the same size (a view)."""
+    if dtype.itemsize != x._dtype.itemsize:
+        raise ValueError(f"view(dtype): {x._dtype.name} and {dtype.name} differ in size")
+    from ._storage import Storage
+    st, off, shape, strides = x._layout()
+    data = st._data.view(dtype._np)
+    # Note: the reinterpreted memory gets its own Storage object (its dtype differs).
+    return Array._from_storage(Storage(data, dtype, st.device), off, shape, strides)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that ``shapes`` broadcast to (ValueError naming them otherwise)."""
+    return Size(_layout.broadcast_shapes(*(tuple(s) for s in shapes)))
+
+
+@api("broadcast_to")
+def broadcast_to(x, /, shape) -> Array:
+    """A view of ``x`` with ``shape`` (stretched dimensions get stride 0)."""
+    _check(x, "broadcast_to")
+    shape = tuple(operator.index(n) for n in shape)
+    st, off, old, strides = x._layout()
+    new_strides = _layout.broadcast_to(old, strides, shape)
+    return x._view(off, shape, new_strides)
+
+
+@api("broadcast_arrays")
+def broadcast_arrays(*arrays) -> list:
+    """Views of ``arrays`` broadcast to their common shape."""
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = tuple(arrays[0])
+    shape = _layout.broadcast_shapes(*(a._shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+@api("permute_dims")
+def permute_dims(x, /, axes) -> Array:
+    """A view with the axes permuted."""
+    _check(x, "permute_dims")
+    axes = tuple(_axis(x, a) for a in axes)
+    st, off, shape, strides = x._layout()
+    shape, strides = _layout.permute(shape, strides, axes)
+    return x._view(off, shape, strides)
+
+
+@api("matrix_transpose")
+def matrix_transpose(x, /) -> Array:
+    """Swap the last two axes (a view)."""
+    _check(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose(): needs at least 2 dimensions; got shape {x._shape}")
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return permute_dims(x, tuple(axes))
+
+
+@api("expand_dims")
+def expand_dims(x, /, axis=0) -> Array:
+    """Insert size-1 dimensions at ``axis`` (an int or tuple of ints); a view."""
+    _check(x, "expand_dims")
+    st, off, shape, strides = x._layout()
+    if isinstance(axis, (tuple, list)):
+        nd = len(shape) + len(axis)
+        axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"expand_dims(): repeated axis in {tuple(axis)}")
+        for a in axes:
+            shape, strides = _layout.unsqueeze(shape, strides, a)
+        return x._view(off, shape, strides)
+    shape, strides = _layout.unsqueeze(shape, strides, axis)
+    return x._view(off, shape, strides)
+
+
+def unsqueeze(x, dim) -> Array:
+    """PyTorch's name for ``expand_dims`` with one axis."""
+    return expand_dims(x, axis=dim)
+
+
+@api("squeeze")
+def squeeze(x, /, axis=None) -> Array:
+    """Remove size-1 dimensions (all of them when ``axis`` is None); a view."""
+    _check(x, "squeeze")
+    st, off, shape, strides = x._layout()
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(shape) if n == 1)
+    elif isinstance(axis, (tuple, list)):
+        axis = tuple(_axis(x, a) for a in axis)
+    else:
+        axis = (_axis(x, axis),)
+    shape, strides = _layout.squeeze(shape, strides, axis)
+    return x._view(off, shape, strides)
+
+
+@api("flip")
+def flip(x, /, *, axis=None) -> Array:
+    """Reverse the order of elements along ``axis``: a view with negative strides."""
+    _check(x, "flip")
+    if isinstance(axis, (tuple, list)):
+        axis = tuple(_axis(x, a) for a in axis)
+    elif axis is not None:
+        axis = _axis(x, axis)
+    st, off, shape, strides = x._layout()
+    off, shape, strides = _layout.flip(off, shape, strides, axis)
+    return x._view(off, shape, strides)
+
+
+@api("diagonal")
+def diagonal(x, /, *, offset=0, axis1=-2, axis2=-1) -> Array:
+    """The diagonal of the matrices formed by ``axis1`` and ``axis2`` (a view, last axis)."""
+    _check(x, "diagonal")
+    st, off, shape, strides = x._layout()
+    off, shape, strides = _layout.diagonal(off, shape, strides, operator.index(offset),
+                                           _axis(x, axis1), _axis(x, axis2))
+    return x._view(off, shape, strides)
+
+
+@api("moveaxis")
+def moveaxis(x, source, destination, /) -> Array:
+    """Move axes to new positions (a view)."""
+    _check(x, "moveaxis")
+    nd = x.ndim
+    src = source if isinstance(source, (tuple, list)) else (source,)
+    dst = destination if isinstance(destination, (tuple, list)) else (destination,)
+    src = _layout.normalize_axes(tuple(_axis(x, a) for a in src), nd, "moveaxis")
+    dst = _layout.normalize_axes(dst, nd, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis(): source {source} and destination {destination} differ in length")
+    order = [n for n in range(nd) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+@api("flatten")
+def flatten(x, start_dim=0, end_dim=-1) -> Array:
+    """Merge dimensions ``start_dim..end_dim`` into one (a view when possible)."""
+    _check(x, "flatten")
+    nd = x.ndim
+    if nd == 0:
+        return reshape(x, (1,))
+    s = _layout.normalize_axis(_axis(x, start_dim), nd, "flatten")
+    e = _layout.normalize_axis(_axis(x, end_dim), nd, "flatten")
+    if s > e:
+        raise ValueError(f"flatten(): start_dim {start_dim} comes after end_dim {end_dim}")
+    shape = x._shape[:s] + (_layout.prod(x._shape[s:e + 1]),) + x._shape[e + 1:]
+    return reshape(x, shape)
+
+
+@api("unflatten")
+def unflatten(x, dim, sizes) -> Array:
+    """Split dimension ``dim`` into ``sizes`` (a view when possible)."""
+    _check(x, "unflatten")
+    d = _layout.normalize_axis(_axis(x, dim), x.ndim, "unflatten")
+    sizes = tuple(sizes)
+    inner = _layout.infer_shape(sizes, x._shape[d], "unflatten")
+    return reshape(x, x._shape[:d] + inner + x._shape[d + 1:])
+
+
+# --- copies ---------------------------------------------------------------------
+
+@api("clone")
+def clone(x, /) -> Array:
+    """A contiguous copy of ``x`` with its own storage."""
+    _check(x, "clone")
+    xp = x._device.backend.xp
+    a = x._get_native()
+    with x._device.backend.ctx(x._device):
+        r = xp.array(a, copy=True, order="C")
+    return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+
+
+@api("astype")
+def astype(x, dtype, /, *, copy=True, device=None) -> Array:
+    """Cast ``x`` to ``dtype`` (the standard's ``astype``); ``copy=False`` may return ``x``."""
+    _check(x, "astype")
+    dtype = _as_dtype(dtype, "astype")
+    if dtype is None:
+        raise TypeError("astype(): dtype is required")
+    if device is not None and as_device(device) is not x._device:
+        x = to_device(x, device)
+        copy = False
+    if dtype is x._dtype:
+        return clone(x) if copy else x
+    if x._dtype.kind == "c" and dtype.kind != "c":
+        raise TypeError(f"astype(): can't cast complex {x._dtype.name} to {dtype.name}; "
+                        f"take real(), imag() or abs() first")
+    r = x._get_native().astype(dtype._np)
+    return wrap_new(r, dtype, x._device)
+
+
+@api("to_device")
+def to_device(x, device, /, *, stream=None, copy=None) -> Array:
+    """Copy ``x`` to ``device`` (returns ``x`` when already there unless ``copy=True``)."""
+    _check(x, "to_device")
+    dev = as_device(device)
+    if dev is x._device:
+        return clone(x) if copy else x
+    if copy is False:
+        raise ValueError(f"to_device(copy=False): moving {x._device} -> {dev} needs a copy")
+    src = x._device.backend
+    host = src.to_host(x._get_native())
+    r = dev.backend.from_host(np.ascontiguousarray(host), dev)
+    if r is host and x._device.type == "cpu":
+        r = r.copy()
+    return Array._new(r, None, 0, r.shape, None, x._dtype, dev)
+
+
+def assign(target, value, dtype, device, func):
+    """Write ``value`` (array or scalar) into the native view ``target``, broadcasting."""
+    t = type(value)
+    if t is Array:
+        if value._device is not device:
+            raise ValueError(f"{func}(): value is on {value._device} but the array is on {device}")
+        if value._dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"{func}(): can't assign complex {value._dtype.name} values into {dtype.name}")
+        src = value._get_native()
+        try:
+            target[...] = src
+        except ValueError:
+            raise ValueError(f"{func}(): value of shape {value._shape} can't be broadcast to "
+                             f"shape {tuple(target.shape)}") from None
+        return
+    if t in (builtins.bool, builtins.int, builtins.float, builtins.complex):
+        if t is builtins.complex and dtype.kind != "c":
+            raise TypeError(f"{func}(): can't assign complex {value} into a {dtype.name} array")
+        if t is builtins.int and dtype.kind in "iu":
+            info = np.iinfo(dtype._np)
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"{func}(): {value} is out of bounds for {dtype.name}")
+        target[...] = value
+        return
+    if isinstance(value, (np.ndarray, np.generic, list, tuple)):
+        from ._creation import asarray
+        assign(target, asarray(value, dtype=dtype, device=device), dtype, device, func)
+        return
+    raise TypeError(f"{func}(): can't assign a {t.__name__}; expected an array or a Python scalar")
+
+
+_LATE.update(
+    clone=clone, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
+    permute_dims=permute_dims, astype=astype, to_device=to_device, assign=assign,
+    t=lambda x: x._view(*x._layout()[1:]),
+)

@@ -1,0 +1,3 @@
+"""The Array API ``linalg`` extension (to be written)."""
+
+__all__: list = []
