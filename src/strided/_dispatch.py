@@ -16,22 +16,41 @@ from . import _dtypes
 from ._array import HOOK, Array, _native
 from ._device import Device
 
-__all__ = ["api", "install_hook", "has_ext", "check_devices", "write_out", "check_out"]
+__all__ = ["api", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
 
 _SCALARS = (bool, int, float, complex)
 
 
-def install_hook(fn) -> None:
-    """Install the extension hook ``fn(name, impl, args, kwargs) -> result``.
+_HANDLERS: list = []  # (priority, handler), lowest priority runs first (outermost)
 
-    Only one hook is active; an extension that needs to chain reads the
-    previous one with ``current_hook()`` first.
+
+def register_handler(handler, priority: int) -> None:
+    """Plug an extension into dispatch.
+
+    ``handler(name, impl, args, kwargs, call_next)`` runs for an operation
+    whose inputs carry extension metadata (``array._ext is not None``). It
+    must call ``call_next(name, impl, args, kwargs)`` (which runs the next
+    handler, or finally ``impl(*args, **kwargs)``) and may inspect or
+    replace the result. Named dimensions use priority 10, autograd 20.
+    The core's hot path pays nothing until the first handler is registered.
     """
-    HOOK[0] = fn
+    if any(h is handler for _, h in _HANDLERS):
+        return
+    _HANDLERS.append((priority, handler))
+    _HANDLERS.sort(key=lambda ph: ph[0])
+    HOOK[0] = _run_chain
 
 
-def current_hook():
-    return HOOK[0]
+def _run_chain(name, impl, args, kwargs):
+    return _call(0, name, impl, args, kwargs)
+
+
+def _call(i, name, impl, args, kwargs):
+    if i == len(_HANDLERS):
+        return impl(*args, **kwargs)
+    handler = _HANDLERS[i][1]
+    return handler(name, impl, args, kwargs,
+                   lambda n, im, a, k: _call(i + 1, n, im, a, k))
 
 
 def has_ext(args, kwargs=None) -> bool:
