@@ -1,10 +1,24 @@
-"""Array methods beyond the core: the standard's remaining array-object API and
-PyTorch-style method spellings of namespace functions."""
+"""Array methods beyond the core.
+
+- the standard's remaining array-object API (``__array_namespace__``, ``to_device``);
+- method spellings of namespace functions, in PyTorch's style (``x.sum(dim=0)``,
+  ``x.reshape(2, 3)``), resolved by name from the namespace;
+- from the elementwise registry: a method and an in-place method (``add_``)
+  per row, and PyTorch's aliases (``sub``, ``div_``, ``neg_``, ...);
+- ``zero_``, ``fill_``, ``copy_``, ``clamp_``, conversions (``float()``, ``to()``, ...)
+  and the ``new_*`` factories.
+"""
 
 from __future__ import annotations
 
+import builtins
+import sys
+from collections import namedtuple
+
+from . import _dtypes, _elementwise
 from ._array import _LATE, Array
 from ._device import as_device
+from ._dispatch import out_native
 
 
 def _name_to_axis(x, name):
@@ -18,11 +32,17 @@ def _name_to_axis(x, name):
 _LATE.setdefault("name_to_axis", _name_to_axis)
 
 
+def _ns():
+    return sys.modules["strided"]
+
+
+# --- the standard's array-object API ----------------------------------------------
+
 def __array_namespace__(self, /, *, api_version=None):
-    if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+    if api_version is not None and api_version not in (
+            "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
         raise ValueError(f"strided does not support Array API version {api_version!r}")
-    import strided
-    return strided
+    return _ns()
 
 
 def to_device(self, device, /, *, stream=None):
@@ -31,7 +51,6 @@ def to_device(self, device, /, *, stream=None):
 
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``."""
-    from ._dtypes import DType
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
@@ -39,7 +58,7 @@ def to(self, *args, **kwargs):
     if kwargs:
         raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
-        if isinstance(a, DType):
+        if isinstance(a, _dtypes.DType):
             dtype = a
         elif type(a) is Array:
             dtype, device = a._dtype, a._device
@@ -57,9 +76,327 @@ def to(self, *args, **kwargs):
     return out
 
 
+def _cuda(self, device=None):
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, builtins.int):
+        device = f"cuda:{device}"
+    return _LATE["to_device"](self, device)
+
+
+def type_(self, dtype=None):
+    """``x.type()`` names the dtype; ``x.type(dtype)`` casts (PyTorch)."""
+    if dtype is None:
+        return f"strided.{self._dtype.name}"
+    return self.to(dtype)
+
+
 Array.__array_namespace__ = __array_namespace__
 Array.to_device = to_device
 Array.to = to
 Array.cpu = lambda self: _LATE["to_device"](self, "cpu")
-Array.cuda = lambda self, device=None: _LATE["to_device"](
-    self, "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+Array.cuda = _cuda
+Array.type = type_
+Array.astype = lambda self, dtype, copy=True: _LATE["astype"](self, dtype, copy=copy)
+
+_CONVERSIONS = {
+    "float": _dtypes.float32, "double": _dtypes.float64, "half": _dtypes.float16,
+    "short": _dtypes.int16, "int": _dtypes.int32, "long": _dtypes.int64, "bool": _dtypes.bool,
+    "byte": _dtypes.uint8, "char": _dtypes.int8, "cfloat": _dtypes.complex64,
+    "cdouble": _dtypes.complex128,
+}
+
+
+def _conversion(dtype):
+    def conv(self):
+        return self if self._dtype is dtype else _LATE["astype"](self, dtype)
+    conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
+    return conv
+
+
+for _name, _dt in _CONVERSIONS.items():
+    setattr(Array, _name, _conversion(_dt))
+
+
+def is_floating_point(self) -> builtins.bool:
+    return self._dtype.kind == "f"
+
+
+def is_complex(self) -> builtins.bool:
+    return self._dtype.kind == "c"
+
+
+Array.is_floating_point = is_floating_point
+Array.is_complex = is_complex
+
+
+# --- torch-style keyword spellings -----------------------------------------------
+
+def _torch_kwargs(kwargs: dict) -> dict:
+    if "dim" in kwargs:
+        kwargs["axis"] = kwargs.pop("dim")
+    if "keepdim" in kwargs:
+        kwargs["keepdims"] = kwargs.pop("keepdim")
+    return kwargs
+
+
+def _axis_method(fname: str):
+    """Methods whose first argument is ``axis`` (PyTorch's ``dim``)."""
+    def method(self, *args, **kwargs):
+        kwargs = _torch_kwargs(kwargs)
+        if args:
+            if "axis" in kwargs:
+                raise TypeError(f"{fname}() got axis both positionally and by keyword")
+            kwargs["axis"] = args[0] if len(args) == 1 else tuple(args)
+        if isinstance(kwargs.get("axis"), list):
+            kwargs["axis"] = tuple(kwargs["axis"])
+        return getattr(_ns(), fname)(self, **kwargs)
+    method.__name__ = fname
+    method.__doc__ = f"Method form of ``strided.{fname}`` (``dim``/``keepdim`` accepted)."
+    return method
+
+
+def _plain_method(fname: str):
+    def method(self, *args, **kwargs):
+        return getattr(_ns(), fname)(self, *args, **_torch_kwargs(kwargs))
+    method.__name__ = fname
+    method.__doc__ = f"Method form of ``strided.{fname}``."
+    return method
+
+
+_AXIS_METHODS = {
+    "sum": "sum", "mean": "mean", "prod": "prod", "std": "std", "var": "var",
+    "amax": "max", "amin": "min", "all": "all", "any": "any", "argmax": "argmax",
+    "argmin": "argmin", "count_nonzero": "count_nonzero", "cumsum": "cumulative_sum",
+    "cumprod": "cumulative_prod", "cumulative_sum": "cumulative_sum",
+    "cumulative_prod": "cumulative_prod", "argsort": "argsort", "flip": "flip",
+    "squeeze": "squeeze",
+}
+for _m, _f in _AXIS_METHODS.items():
+    setattr(Array, _m, _axis_method(_f))
+
+_PLAIN_METHODS = (
+    "matmul", "tensordot", "vecdot", "diagonal", "moveaxis", "movedim", "roll", "tile",
+    "take", "take_along_axis", "nonzero", "broadcast_to", "flatten", "unflatten",
+    "narrow", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace", "diff",
+    "searchsorted", "isin", "unsqueeze", "tril", "triu", "swapdims",
+)
+for _m in _PLAIN_METHODS:
+    setattr(Array, _m, _plain_method(_m))
+
+Array.clamp = Array.clip
+Array.unbind = lambda self, dim=0: _ns().unstack(self, axis=dim)
+Array.repeat_interleave = lambda self, repeats, dim=None: _ns().repeat(self, repeats, axis=dim)
+
+
+def max_(self, *args, **kwargs):
+    """``x.max()``: the maximum; ``x.max(dim)`` returns (values, indices) like PyTorch."""
+    kwargs = _torch_kwargs(kwargs)
+    if args and type(args[0]) is Array:
+        return _ns().maximum(self, args[0])
+    if args:
+        kwargs["axis"] = args[0]
+    if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
+        return _values_indices(self, "max", "argmax", kwargs)
+    return _ns().max(self, **kwargs)
+
+
+def min_(self, *args, **kwargs):
+    """``x.min()``: the minimum; ``x.min(dim)`` returns (values, indices) like PyTorch."""
+    kwargs = _torch_kwargs(kwargs)
+    if args and type(args[0]) is Array:
+        return _ns().minimum(self, args[0])
+    if args:
+        kwargs["axis"] = args[0]
+    if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
+        return _values_indices(self, "min", "argmin", kwargs)
+    return _ns().min(self, **kwargs)
+
+
+def _values_indices(x, vname, iname, kwargs):
+    ns = _ns()
+    vals = getattr(ns, vname)(x, **kwargs)
+    idx = getattr(ns, iname)(x, **kwargs)
+    return _ValuesIndices(vals, idx)
+
+
+_ValuesIndices = namedtuple("values_indices", ["values", "indices"])
+Array.max = max_
+Array.min = min_
+
+
+def sort_(self, dim=-1, descending=False, stable=True):
+    """``x.sort(dim, descending)`` returns (values, indices) like PyTorch."""
+    ns = _ns()
+    idx = ns.argsort(self, axis=dim, descending=descending, stable=True)
+    return _ValuesIndices(ns.take_along_axis(self, idx, axis=dim), idx)
+
+
+Array.sort = sort_
+
+
+def reshape_(self, *shape, **kwargs):
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``: a view when possible."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return _ns().reshape(self, shape, **kwargs)
+
+
+def repeat_(self, *sizes):
+    """PyTorch's ``repeat``: tile the array (``strided.repeat`` is the standard's)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return _ns().tile(self, sizes)
+
+
+def expand_as(self, other):
+    return self.expand(other._shape)
+
+
+def view_as(self, other):
+    return self.view(other._shape)
+
+
+def reshape_as(self, other):
+    return reshape_(self, other._shape)
+
+
+def where_(self, condition, other):
+    """``x.where(condition, y)`` is ``where(condition, x, y)`` (PyTorch)."""
+    return _ns().where(condition, self, other)
+
+
+Array.reshape = reshape_
+Array.repeat = repeat_
+Array.expand_as = expand_as
+Array.view_as = view_as
+Array.reshape_as = reshape_as
+Array.where = where_
+Array.permute_dims = lambda self, axes: _ns().permute_dims(self, axes)
+Array.unique = lambda self: _ns().unique_values(self)
+Array.norm = lambda self, *a, **k: _ns().linalg.vector_norm(self, *a, **_torch_kwargs(k))
+
+
+# --- elementwise: methods and in-place methods from the registry -----------------
+
+def _cast_error(res, target):
+    return TypeError(f"result type {res.name} can't be cast to the desired output type {target.name}")
+
+
+def _method_for(row):
+    f = row.func
+    if row.method_float:
+        def method(self, *args, **kwargs):
+            if self._dtype.kind in "biu":
+                self = _LATE["astype"](self, _dtypes.get_default_dtype())
+            return f(self, *args, **kwargs)
+    else:
+        def method(self, *args, **kwargs):
+            return f(self, *args, **kwargs)
+    method.__name__ = row.name
+    method.__doc__ = f"Method form of ``strided.{row.name}``."
+    return method
+
+
+def _inplace_for(row):
+    f = row.func
+    name = row.name + "_"
+
+    def inplace(self, *args):
+        if row.method_float and self._dtype.kind in "biu":
+            raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
+        f(self, *args, out=self)
+        return self
+    inplace.__name__ = name
+    inplace.__doc__ = (f"In-place ``{row.name}``: writes into this array's storage and returns it. "
+                       f"Raises TypeError when the result can't be cast to this array's dtype.")
+    return inplace
+
+
+for _row in _elementwise.ROWS:
+    _meth = _method_for(_row)
+    _inpl = _inplace_for(_row)
+    for _n in (_row.name,) + _row.aliases:
+        if _n in ("real", "imag") or _n in Array.__dict__:
+            continue
+        setattr(Array, _n, _meth)
+    for _n in (_row.name,) + _row.aliases:
+        if _n in ("real", "imag", "conj_physical"):
+            continue
+        setattr(Array, _n + "_", _inpl)
+
+
+def zero_(self):
+    """Fill with zeros in place; returns self."""
+    out_native(self)[...] = 0
+    return self
+
+
+def fill_(self, value):
+    """Fill with ``value`` (a Python scalar or 0-d array) in place; returns self."""
+    if type(value) is Array:
+        if value._shape:
+            raise ValueError(f"fill_(): value must be a scalar or 0-d array; got shape {value._shape}")
+        value = value.item()
+    _LATE["assign"](out_native(self), value, self._dtype, self._device, "fill_")
+    return self
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` into this array (broadcasting and casting); returns self."""
+    if type(src) is not Array:
+        src = _ns().asarray(src, device=self._device)
+    if src._device is not self._device:
+        src = _LATE["to_device"](src, self._device)
+    dst = out_native(self)
+    s = src._get_native()
+    if src._dtype.kind == "c" and self._dtype.kind != "c":
+        s = s.real  # Note: PyTorch discards the imaginary part here too.
+    try:
+        dst[...] = s
+    except ValueError:
+        raise ValueError(f"copy_(): source of shape {src._shape} can't be broadcast to "
+                         f"shape {self._shape}") from None
+    return self
+
+
+def clip_(self, min=None, max=None):
+    """Clamp in place to ``[min, max]``; returns self."""
+    _ns().clip(self, min, max, out=self)
+    return self
+
+
+Array.zero_ = zero_
+Array.fill_ = fill_
+Array.copy_ = copy_
+Array.clip_ = clip_
+Array.clamp_ = clip_
+
+
+# --- new_* factories ------------------------------------------------------------
+
+def _new_factory(fname):
+    def new(self, *shape, dtype=None, device=None, **kwargs):
+        return getattr(_ns(), fname)(*shape, dtype=dtype or self._dtype,
+                                     device=device or self._device, **kwargs)
+    new.__name__ = "new_" + fname
+    new.__doc__ = f"``strided.{fname}`` with this array's dtype and device unless overridden."
+    return new
+
+
+Array.new_empty = _new_factory("empty")
+Array.new_zeros = _new_factory("zeros")
+Array.new_ones = _new_factory("ones")
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, **kwargs):
+    return _ns().full(size, fill_value, dtype=dtype or self._dtype,
+                      device=device or self._device, **kwargs)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, **kwargs):
+    return _ns().tensor(data, dtype=dtype or self._dtype, device=device or self._device, **kwargs)
+
+
+Array.new_full = new_full
+Array.new_tensor = new_tensor

@@ -21,7 +21,7 @@ from ._dtypes import DType
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
     "matrix_transpose", "expand_dims", "unsqueeze", "squeeze", "flip", "diagonal",
-    "flatten", "astype", "clone", "to_device", "moveaxis", "unflatten",
+    "flatten", "astype", "clone", "to_device", "moveaxis", "unflatten", "transpose", "t",
 ]
 
 
@@ -190,6 +190,18 @@ def diagonal(x, /, *, offset=0, axis1=-2, axis2=-1) -> Array:
     off, shape, strides = _layout.diagonal(off, shape, strides, operator.index(offset),
                                            _axis(x, axis1), _axis(x, axis2))
     return x._view(off, shape, strides)
+
+
+def transpose(x, dim0, dim1) -> Array:
+    """Swap two dimensions (a view), as ``torch.transpose``."""
+    _check(x, "transpose")
+    return x.transpose(dim0, dim1)
+
+
+def t(x) -> Array:
+    """Transpose a 0-, 1- or 2-D array (a view), as ``torch.t``."""
+    _check(x, "t")
+    return x.t()
 
 
 @api("moveaxis")

@@ -62,6 +62,10 @@ class NumpyBackend:
     def data_ptr(self, arr) -> int:
         return arr.ctypes.data
 
+    def rng(self, seed: int, device=None):
+        """A fresh random generator seeded with ``seed`` (PCG64)."""
+        return np.random.Generator(np.random.PCG64(seed))
+
     def synchronize(self, device=None) -> None:
         pass
 
