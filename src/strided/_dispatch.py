@@ -120,12 +120,18 @@ def check_out(func: str, out, shape: tuple, dtype, device) -> None:
 
 
 def out_native(out: Array):
-    """The native view of ``out`` to write into, bumping its version counter."""
-    st, off, shape, strides = out._layout()
+    """The native view of ``out`` to write into, bumping its version counter.
+
+    A lazy array (a kernel result whose Storage was never asked for) has no
+    views and no saved versions yet, so it is written as is.
+    """
+    st = out._st
+    if st is None:
+        return out._np
     st._version += 1
     r = out._np
     if r is None:
-        r = out._np = _native(st, off, shape, strides)
+        r = out._np = _native(st, out._off, out._shape, out._str)
     return r
 
 

@@ -21,6 +21,7 @@ from . import _dtypes
 from ._array import HOOK, Array, _native
 from ._dtypes import ALL_DTYPES, CATEGORIES, PROMOTION
 from ._dispatch import check_out, out_native
+from ._layout import broadcast_shapes as _broadcast_shapes
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
@@ -51,6 +52,7 @@ class Elementwise:
     stypes: dict = field(default_factory=dict, repr=False)
     kcache: dict = field(default_factory=dict, repr=False)
     func: object = None
+    direct: bool = False  # a plain backend ufunc: out= can be passed straight through
 
     def resolve(self, device):
         k = self.kcache.get(device)
@@ -148,6 +150,19 @@ def _finish(row, r, res, dev, out):
     return out
 
 
+def _shape_of(v):
+    return v.shape if hasattr(v, "shape") else ()
+
+
+def _write_direct(row, k, args, res, dev, out):
+    """``out=`` for a plain ufunc kernel: the kernel writes straight into ``out``'s
+    memory (no temporary); NumPy handles overlap between ``out`` and the inputs."""
+    shape = _broadcast_shapes(*(_shape_of(a) for a in args))
+    check_out(row.name, out, shape, res, dev)
+    k(*args, out=out_native(out))
+    return out
+
+
 def _make_binary(row: Elementwise):
     types, stypes, name = row.types, row.stypes, row.name
     kcache = row.kcache
@@ -210,6 +225,8 @@ def _make_binary(row: Elementwise):
         k = kcache.get(dev)
         if k is None:
             k = resolve(dev)
+        if out is not None and row.direct:
+            return _write_direct(row, k, (a, b), res, dev, out)
         r = k(a, b)
         if out is None:
             if r.dtype is res._np and r.shape:
@@ -249,6 +266,8 @@ def _make_unary(row: Elementwise):
         k = kcache.get(dev)
         if k is None:
             k = resolve(dev)
+        if out is not None and row.direct:
+            return _write_direct(row, k, (a,), res, dev, out)
         r = k(a)
         if out is None:
             if r.dtype is res._np and r.shape:
@@ -278,6 +297,7 @@ an existing array of the result's shape and a dtype it can be cast to.
 
 def build(row: Elementwise):
     _build_tables(row)
+    row.direct = row.fix is None and (row.kernel is None or isinstance(row.kernel, str))
     f = _make_binary(row) if row.nargs == 2 else _make_unary(row)
     f.__name__ = f.__qualname__ = row.name
     f.__doc__ = _DOC.format(summary=row.doc or f"Elementwise {row.name}.", name=row.name,
