@@ -39,9 +39,6 @@ class DType:
     def __reduce__(self):
         return (_dtype_from_name, (self.name,))
 
-    def __hash__(self) -> builtins.int:
-        return self._index
-
     # Torch-style predicates.
     @property
     def is_floating_point(self) -> builtins.bool:
