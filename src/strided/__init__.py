@@ -27,6 +27,9 @@ from ._backends._numpy import numpy_backend as _numpy_backend  # noqa: E402
 from ._device import register_backend as _register_backend  # noqa: E402
 
 _register_backend("cpu", _numpy_backend)
+from ._backends import _cupy as _cupy_backend  # noqa: E402
+
+_register_backend("cuda", loader=_cupy_backend.load)
 
 from ._elementwise import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403

@@ -194,6 +194,16 @@ class Array:
             raise ValueError(f"mT requires at least 2 dimensions; got shape {self._shape}")
         return self.transpose(-2, -1)
 
+    @property
+    def real(self) -> "Array":
+        """The real part of a complex array, as a view sharing its memory (self if real)."""
+        return _LATE["complex_part"](self, 0)
+
+    @property
+    def imag(self) -> "Array":
+        """The imaginary part of a complex array, as a view sharing its memory."""
+        return _LATE["complex_part"](self, 1)
+
     # --- torch-style metadata ----------------------------------------------------
     def stride(self, dim=None):
         st = self._layout()[3]

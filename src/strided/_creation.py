@@ -203,8 +203,10 @@ def _from_native(a, dtype, dev, copy) -> Array:
         return wrap_new(a.astype(dtype._np), dtype, dev)
     if copy:
         return wrap_new(a.copy(), _dtypes.from_numpy_dtype(a.dtype), dev)
-    if dev.type != "cpu":
-        return _LATE["share_device_native"](a, dev)
+    if dev.type != "cpu" and not a.flags.c_contiguous:
+        # Note: on other devices only contiguous memory is adopted as a storage as is.
+        with dev.backend.ctx(dev):
+            a = dev.backend.xp.ascontiguousarray(a)
     return share_native(a, dev)
 
 
@@ -470,14 +472,14 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, out=None,
 
 
 @api("meshgrid")
-def meshgrid(*arrays, indexing="xy") -> list:
-    """Coordinate matrices from 1-D coordinate arrays (views by broadcasting)."""
+def meshgrid(*arrays, indexing="xy") -> tuple:
+    """Coordinate matrices from 1-D coordinate arrays (a tuple of new arrays)."""
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = tuple(arrays[0])
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij'; got {indexing!r}")
     if not arrays:
-        return []
+        return ()
     dt = arrays[0]._dtype
     dev = arrays[0]._device
     for a in arrays:
@@ -500,7 +502,7 @@ def meshgrid(*arrays, indexing="xy") -> list:
         sh[pos] = a.shape[0]
         v = _LATE["reshape"](a, tuple(sh))
         out.append(_LATE["broadcast_to"](v, tuple(shape)).clone())
-    return out
+    return tuple(out)
 
 
 def _tri(func, x, k, upper):

@@ -246,6 +246,27 @@ def unflatten(x, dim, sizes) -> Array:
     return reshape(x, x._shape[:d] + inner + x._shape[d + 1:])
 
 
+@api("real_view")
+def complex_part(x, part: int) -> Array:
+    """``x.real`` (part 0) or ``x.imag`` (part 1) of a complex array, as a view.
+
+    The complex storage is reinterpreted as a float storage of twice the
+    length over the same memory; offsets and strides double.
+    """
+    _check(x, "real" if part == 0 else "imag")
+    from ._storage import Storage
+    if x._dtype.kind != "c":
+        if part == 0:
+            return x
+        # Note: as PyTorch; NumPy returns read-only zeros instead.
+        raise TypeError(f"imag is only defined for complex arrays; got {x._dtype.name}")
+    real = _dtypes.real_of(x._dtype)
+    st, off, shape, strides = x._layout()
+    # Note: the float reinterpretation gets its own Storage object (its dtype differs).
+    fst = Storage(st._data.view(real._np), real, st.device)
+    return Array._from_storage(fst, 2 * off + part, shape, tuple(2 * s for s in strides))
+
+
 # --- copies ---------------------------------------------------------------------
 
 @api("clone")
@@ -329,5 +350,6 @@ def assign(target, value, dtype, device, func):
 _LATE.update(
     clone=clone, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
     permute_dims=permute_dims, astype=astype, to_device=to_device, assign=assign,
+    complex_part=complex_part,
     t=lambda x: x._view(*x._layout()[1:]),
 )
