@@ -236,7 +236,7 @@ def _make_binary(row: Elementwise):
 
     def func(x1, x2, /, *, out=None):
         if (type(x1) is Array and x1._ext is not None) or (type(x2) is Array and x2._ext is not None) \
-                or (out is not None and out._ext is not None):
+                or (out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
             if hook is not None:
                 return hook(name, impl, (x1, x2, out), {})
@@ -276,7 +276,7 @@ def _make_unary(row: Elementwise):
         return _finish(row, r, res, dev, out)
 
     def func(x, /, *, out=None):
-        if (type(x) is Array and x._ext is not None) or (out is not None and out._ext is not None):
+        if (type(x) is Array and x._ext is not None) or (out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
             if hook is not None:
                 return hook(name, impl, (x, out), {})
