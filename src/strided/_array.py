@@ -292,7 +292,14 @@ class Array:
         d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
         perm = list(range(nd))
         perm[d0], perm[d1] = perm[d1], perm[d0]
-        return self.permute(*perm)
+        if self._ext is not None and HOOK[0] is not None:
+            return HOOK[0]("permute_dims", _LATE["permute_dims"], (self, tuple(perm)), {})
+        st, off, shape, strides = self._layout()
+        shape = list(shape)
+        strides = list(strides)
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        strides[d0], strides[d1] = strides[d1], strides[d0]
+        return Array._new(None, st, off, tuple(shape), tuple(strides), self._dtype, self._device)
 
     swapaxes = transpose
 
@@ -494,7 +501,29 @@ def _normalize_key(key) -> tuple:
     return tuple(out) if out is not None else key
 
 
+def _int_or_none(v) -> bool:
+    return v is None or type(v) is int
+
+
 def _getitem(self: Array, key):
+    t = type(key)
+    if t is int or (t is slice and _int_or_none(key.start) and _int_or_none(key.stop)
+                    and _int_or_none(key.step) and key.step != 0):
+        # Fast path: one int or slice on the first axis.
+        st, off, shape, strides = self._layout()
+        if shape:
+            n, s0 = shape[0], strides[0]
+            if t is int:
+                i = key + n if key < 0 else key
+                if not 0 <= i < n:
+                    raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+                return Array._new(None, st, off + i * s0, shape[1:], strides[1:], self._dtype, self._device)
+            start, stop, step = key.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                off += start * s0
+            return Array._new(None, st, off, (length,) + shape[1:], (s0 * step,) + strides[1:],
+                              self._dtype, self._device)
     k = _normalize_key(key)
     if k is None:
         return _LATE["advanced_getitem"](self, key)

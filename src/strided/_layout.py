@@ -62,6 +62,8 @@ def extent(offset: int, shape: tuple, strides: tuple) -> tuple[int, int]:
 
 
 def normalize_axis(axis, ndim: int, func: str = "") -> int:
+    if type(axis) is int and -ndim <= axis < ndim:
+        return axis + ndim if axis < 0 else axis
     try:
         a = operator.index(axis)
     except TypeError:
@@ -130,10 +132,10 @@ def broadcast_to(shape: tuple, strides: tuple, new_shape: tuple) -> tuple:
 
 def permute(shape: tuple, strides: tuple, dims) -> tuple:
     nd = len(shape)
-    dims = tuple(normalize_axis(d, nd, "permute") for d in dims)
+    dims = tuple([normalize_axis(d, nd, "permute") for d in dims])
     if len(dims) != nd or len(set(dims)) != nd:
         raise ValueError(f"permute(): dims {dims} are not a permutation of {nd} dimensions")
-    return tuple(shape[d] for d in dims), tuple(strides[d] for d in dims)
+    return tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims])
 
 
 def squeeze(shape: tuple, strides: tuple, axes) -> tuple:
