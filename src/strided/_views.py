@@ -103,12 +103,12 @@ def broadcast_to(x, /, shape) -> Array:
 
 
 @api("broadcast_arrays")
-def broadcast_arrays(*arrays) -> list:
-    """Views of ``arrays`` broadcast to their common shape."""
+def broadcast_arrays(*arrays) -> tuple:
+    """Views of ``arrays`` broadcast to their common shape (a tuple, as in the 2025.12 standard)."""
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = tuple(arrays[0])
     shape = _layout.broadcast_shapes(*(a._shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 @api("permute_dims")
