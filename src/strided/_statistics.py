@@ -1,3 +1,297 @@
-"""(to be written)"""
+"""Statistical functions: sums, products, extrema, moments and running totals.
 
-__all__: list = []
+Every reduction takes the standard's ``axis`` (None, an int or a tuple of
+ints; a dimension name where names are in use) and ``keepdims``, plus the
+keyword-only ``out=``. Kernels are the backend's own reductions (NumPy's
+``add.reduce`` is already pairwise for floating sums).
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+from . import _dtypes, _layout
+from ._array import _LATE, Array
+from ._creation import _as_dtype, _finish, wrap_new
+from ._dispatch import api
+
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
+# --- helpers shared with the other reduction modules ------------------------------
+
+def check_array(x, func: str) -> None:
+    if type(x) is not Array:
+        raise TypeError(f"{func}(): expected a strided array; got {type(x).__name__}")
+
+
+def _name(x, a):
+    return _LATE["name_to_axis"](x, a) if type(a) is str else a
+
+
+def reduction_axes(x: Array, axis, func: str) -> tuple:
+    """Normalise ``axis`` (None, int, name or tuple of them) into a tuple of axes."""
+    nd = x.ndim
+    if axis is None:
+        return tuple(range(nd))
+    if isinstance(axis, (tuple, list)):
+        axis = tuple(_name(x, a) for a in axis)
+    else:
+        axis = _name(x, axis)
+    axes = _layout.normalize_axes(axis, nd, func)
+    # Note: like PyTorch, a 0-d array accepts axis 0 or -1 (and reduces nothing).
+    return axes if nd else ()
+
+
+def single_axis(x: Array, axis, func: str) -> int:
+    """Normalise one axis (an int or a dimension name)."""
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"{func}(): axis must be an int; got {type(axis).__name__}")
+    return _layout.normalize_axis(_name(x, axis), x.ndim, func)
+
+
+def wrap_result(r, dtype, device) -> Array:
+    """Wrap a fresh reduction result; NumPy returns scalars for full reductions."""
+    if not isinstance(r, device.backend.ndarray):
+        r = device.backend.xp.asarray(r)
+    return wrap_new(r, dtype, device)
+
+
+def _reduced_size(x: Array, axes: tuple) -> int:
+    return _layout.prod(x._shape[a] for a in axes)
+
+
+def _keep_shape(shape: tuple, axes: tuple) -> tuple:
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def accumulation_dtype(func: str, x_dtype, dtype):
+    """The standard's result dtype of sum/prod/cumulative_*: small integers widen."""
+    if dtype is not None:
+        dtype = _as_dtype(dtype, func)
+        if x_dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"{func}(): can't accumulate complex {x_dtype.name} values in {dtype.name}")
+        return dtype
+    k = x_dtype.kind
+    if k in "bi":
+        # Note: like PyTorch, bool sums count the True values as int64.
+        return _dtypes.int64
+    if k == "u":
+        return _dtypes.uint64
+    return x_dtype
+
+
+def _check_numeric(func: str, x: Array) -> None:
+    check_array(x, func)
+    if x._dtype.kind not in "biufc":
+        raise TypeError(f"{func}() accepts only numeric data types; got {x._dtype.name}")
+
+
+# --- sum and prod -------------------------------------------------------------------
+
+def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
+    _check_numeric(func, x)
+    axes = reduction_axes(x, axis, func)
+    res = accumulation_dtype(func, x._dtype, dtype)
+    a = x._get_native()
+    xp = x._device.backend.xp
+    r = getattr(xp, kernel)(a, axis=axes, dtype=res._np, keepdims=builtins.bool(keepdims))
+    return _finish(wrap_result(r, res, x._device), func, out)
+
+
+@api("sum")
+def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
+    """Sum of the elements over ``axis``; small integers accumulate in int64/uint64.
+
+    >>> import strided as xp
+    >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
+    [4, 6]
+    """
+    return _accumulate("sum", "sum", x, axis, dtype, keepdims, out)
+
+
+@api("prod")
+def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
+    """Product of the elements over ``axis``; small integers accumulate in int64/uint64.
+
+    >>> import strided as xp
+    >>> xp.prod(xp.asarray([1.5, 2.0, 4.0])).item()
+    12.0
+    """
+    return _accumulate("prod", "prod", x, axis, dtype, keepdims, out)
+
+
+# --- extrema --------------------------------------------------------------------------
+
+def _extremum(func: str, kernel: str, x, axis, keepdims, out):
+    check_array(x, func)
+    if x._dtype.kind == "c":
+        raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
+                        f"(complex numbers have no order)")
+    axes = reduction_axes(x, axis, func)
+    if _reduced_size(x, axes) == 0:
+        raise ValueError(f"{func}(): the reduction over axes {axes} of an array of shape "
+                         f"{x._shape} has no elements, so it has no {func}imum")
+    xp = x._device.backend.xp
+    r = getattr(xp, kernel)(x._get_native(), axis=axes, keepdims=builtins.bool(keepdims))
+    return _finish(wrap_result(r, x._dtype, x._device), func, out)
+
+
+@api("max")
+def max(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Largest element over ``axis`` (NaN propagates); ValueError when there are none.
+
+    >>> import strided as xp
+    >>> xp.max(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
+    [5, 3]
+    """
+    return _extremum("max", "max", x, axis, keepdims, out)
+
+
+@api("min")
+def min(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
+
+    >>> import strided as xp
+    >>> xp.min(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
+    [1, 2]
+    """
+    return _extremum("min", "min", x, axis, keepdims, out)
+
+
+# --- moments ----------------------------------------------------------------------------
+
+def _float_dtypes(func: str, x: Array, allow_complex: builtins.bool):
+    """(result dtype, accumulation dtype) of mean/var/std."""
+    check_array(x, func)
+    k = x._dtype.kind
+    if k == "b" or (k == "c" and not allow_complex):
+        allowed = "numeric" if allow_complex else "real-valued"
+        raise TypeError(f"{func}() accepts only {allowed} data types; got {x._dtype.name}")
+    # Note: integer inputs give the default floating dtype, as the standard says.
+    res = _dtypes.get_default_dtype() if k in "iu" else x._dtype
+    # Note: float16 accumulates in float32 (as NumPy does) and rounds once at the end.
+    acc = _dtypes.float32 if res is _dtypes.float16 else res
+    return res, acc
+
+
+def _mean_native(xp, a, axes, acc, n, keepdims):
+    s = xp.asarray(xp.sum(a, axis=axes, dtype=acc._np, keepdims=keepdims))
+    # Note: an empty reduction is 0 / 0 = NaN, as the standard says.
+    return xp.true_divide(s, n) if n else s * float("nan")
+
+
+@api("mean")
+def mean(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Arithmetic mean over ``axis``; NaN for an empty reduction.
+
+    >>> import strided as xp
+    >>> xp.mean(xp.asarray([1.0, 2.0, 6.0])).item()
+    3.0
+    """
+    res, acc = _float_dtypes("mean", x, True)
+    axes = reduction_axes(x, axis, "mean")
+    xp = x._device.backend.xp
+    r = _mean_native(xp, x._get_native(), axes, acc, _reduced_size(x, axes), builtins.bool(keepdims))
+    return _finish(wrap_result(r, res, x._device), "mean", out)
+
+
+def _var_native(func, x, axis, correction, keepdims):
+    if not isinstance(correction, numbers.Real) or isinstance(correction, builtins.bool):
+        raise TypeError(f"{func}(): correction must be a real number; got {type(correction).__name__}")
+    res, acc = _float_dtypes(func, x, True)
+    axes = reduction_axes(x, axis, func)
+    xp = x._device.backend.xp
+    a = x._get_native()
+    n = _reduced_size(x, axes)
+    d = xp.asarray(a, dtype=acc._np) - _mean_native(xp, a, axes, acc, n, True)
+    if acc.kind == "c":
+        # Note: like NumPy and PyTorch, the variance of complex values is real.
+        res, acc = _dtypes.real_of(res), _dtypes.real_of(acc)
+        sq = d.real * d.real + d.imag * d.imag
+    else:
+        sq = d * d
+    s = xp.asarray(xp.sum(sq, axis=axes, keepdims=builtins.bool(keepdims)))
+    dof = n - correction
+    # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
+    v = xp.true_divide(s, dof) if dof > 0 else s * float("nan")
+    return v, res
+
+
+@api("var")
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, out=None) -> Array:
+    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0).
+
+    >>> import strided as xp
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1).item()
+    1.6666666269302368
+    """
+    v, res = _var_native("var", x, axis, correction, keepdims)
+    return _finish(wrap_result(v, res, x._device), "var", out)
+
+
+@api("std")
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, out=None) -> Array:
+    """Standard deviation over ``axis`` with divisor ``M - correction``.
+
+    >>> import strided as xp
+    >>> xp.std(xp.asarray([1.0, 3.0])).item()
+    1.0
+    """
+    v, res = _var_native("std", x, axis, correction, keepdims)
+    xp = x._device.backend.xp
+    return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
+
+
+# --- running totals ------------------------------------------------------------------------
+
+def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initial, out):
+    _check_numeric(func, x)
+    res = accumulation_dtype(func, x._dtype, dtype)
+    nd = x.ndim
+    if axis is None:
+        if nd > 1:
+            raise ValueError(f"{func}(): axis is required for an array with {nd} dimensions")
+        axis = 0
+    ax = single_axis(x, axis, func)
+    xp = x._device.backend.xp
+    a = x._get_native()
+    if nd == 0:
+        # Note: like PyTorch, a 0-d array is its own running total.
+        if include_initial:
+            raise ValueError(f"{func}(): include_initial needs an array with at least one dimension")
+        return _finish(wrap_new(xp.array(a, dtype=res._np, copy=True), res, x._device), func, out)
+    kern = getattr(xp, kernel)
+    if not include_initial:
+        r = kern(a, axis=ax, dtype=res._np)
+    else:
+        shape = list(x._shape)
+        shape[ax] += 1
+        r = xp.empty(shape, dtype=res._np)
+        head = (builtins.slice(None),) * ax
+        r[head + (builtins.slice(0, 1),)] = identity
+        kern(a, axis=ax, dtype=res._np, out=r[head + (builtins.slice(1, None),)])
+    return _finish(wrap_new(r, res, x._device), func, out)
+
+
+@api("cumulative_sum")
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False, out=None) -> Array:
+    """Running sum along ``axis`` (optional for 1-D input), starting with 0 if ``include_initial``.
+
+    >>> import strided as xp
+    >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True).tolist()
+    [0, 1, 3, 6]
+    """
+    return _cumulative("cumulative_sum", "cumsum", 0, x, axis, dtype, include_initial, out)
+
+
+@api("cumulative_prod")
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False, out=None) -> Array:
+    """Running product along ``axis`` (optional for 1-D input), starting with 1 if ``include_initial``.
+
+    >>> import strided as xp
+    >>> xp.cumulative_prod(xp.asarray([1, 2, 3, 4])).tolist()
+    [1, 2, 6, 24]
+    """
+    return _cumulative("cumulative_prod", "cumprod", 1, x, axis, dtype, include_initial, out)
