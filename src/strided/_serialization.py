@@ -1,0 +1,839 @@
+"""Save and load: strided's own file format, and pickle/copy support for arrays.
+
+``save(obj, f)`` writes an object tree (arrays, nested dicts/lists/tuples,
+Python scalars, strings, None, dtypes, devices) as one small JSON header and
+one raw little-endian record per storage; ``load(f)`` reads it back without
+executing anything from the file. The format is specified in
+``docs/format.md``; this module is its only reader and writer.
+
+Pickling an ``Array`` pickles its ``Storage`` as an object, so pickle's memo
+keeps views that share a storage sharing one after unpickling.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import collections
+import io
+import json
+import mmap as _mmap
+import os
+import pickle
+import pickletools
+import secrets
+import struct
+import sys
+import zlib
+
+import numpy as np
+
+from . import _dtypes, _layout
+from ._array import _LATE, Array, Size
+from ._device import CPU, Device
+from ._dtypes import DType
+from ._storage import Storage
+
+__all__ = ["save", "load"]
+
+MAGIC = b"\x89STR\r\n\x1a\n"
+FORMAT_VERSION = 1
+_PREAMBLE = struct.Struct("<8sIIQQ")  # magic, version, header crc32, header length, total length
+_FOOTER_MAGIC = b"STREND\r\n"
+ALIGN = 64
+_CHUNK = 1 << 26  # bytes moved per write/CRC step (64 MiB)
+_MAX_HEADER = 1 << 31
+_PICKLE_PROTOCOL = 4
+_LITTLE = sys.byteorder == "little"
+
+# Globals a pickled payload may name when ``weights_only=True``: constructors
+# of plain data only. Arrays, storages, dtypes, devices and shapes never appear
+# as globals: they travel as persistent ids into the file's own tables.
+_SAFE_GLOBALS = frozenset({
+    ("collections", "OrderedDict"), ("builtins", "set"), ("builtins", "frozenset"),
+    ("builtins", "complex"), ("builtins", "slice"), ("builtins", "range"),
+    ("builtins", "bytearray"),
+})
+# Opcodes that set object state or look up extension registries: refused
+# under ``weights_only=True`` (none of the allowed constructors needs them).
+_UNSAFE_OPCODES = frozenset({"BUILD", "INST", "OBJ", "NEWOBJ", "NEWOBJ_EX", "EXT1", "EXT2", "EXT4"})
+
+_FOREIGN = [
+    (b"PK\x03\x04", "a zip archive (a PyTorch file? read it with torch.load)"),
+    (b"\x93NUMPY", "a NumPy .npy file (read it with numpy.load)"),
+    (b"\x89HDF\r\n\x1a\n", "an HDF5 file (read it with strided.io.load_hdf5)"),
+    (b"\x80", "a Python pickle (strided.load never unpickles whole files; use pickle.load "
+              "only on files you trust)"),
+]
+
+
+def _align(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+def _le(np_dtype) -> np.dtype:
+    """The little-endian version of a native dtype (the records' byte order)."""
+    return np_dtype.newbyteorder("<")
+
+
+# --- save --------------------------------------------------------------------------
+
+
+class _Tables:
+    """The storages and arrays met while encoding one object tree."""
+
+    def __init__(self):
+        self.storages = []  # Storage objects, in record order
+        self.storage_index = {}  # id(Storage) -> index
+        self.whole = []  # per storage: saved whole (a Storage node or full_storage)
+        self.arrays = []  # (Array, is_numpy) in table order
+        self.array_index = {}  # id(object) -> index
+        self.keep = []  # keeps encoded objects alive so ids stay unique
+
+    def storage(self, st: Storage, whole: bool) -> int:
+        i = self.storage_index.get(id(st))
+        if i is None:
+            i = self.storage_index[id(st)] = len(self.storages)
+            self.storages.append(st)
+            self.whole.append(False)
+        self.whole[i] = self.whole[i] or whole
+        return i
+
+    def array(self, obj, full: bool) -> int:
+        i = self.array_index.get(id(obj))
+        if i is None:
+            self.keep.append(obj)
+            is_numpy = isinstance(obj, np.ndarray)
+            arr = _share_numpy(obj) if is_numpy else obj
+            self.storage(arr._layout()[0], full)
+            i = self.array_index[id(obj)] = len(self.arrays)
+            self.arrays.append((arr, is_numpy))
+        return i
+
+
+def _share_numpy(a: np.ndarray) -> Array:
+    from ._creation import share_native
+    return share_native(a, CPU)
+
+
+def _float_hex(v: float) -> str:
+    return struct.pack("<d", v).hex()
+
+
+def _np_savable(obj) -> bool:
+    return obj.dtype.isnative and obj.dtype in _dtypes._BY_NP
+
+
+class _Encoder:
+    """Turns an object tree into JSON nodes, filling the storage/array tables."""
+
+    def __init__(self, full_storage: bool):
+        self.full = full_storage
+        self.tables = _Tables()
+        self.active = set()  # ids of the containers on the current path (cycle check)
+
+    def node(self, obj):
+        t = type(obj)
+        if obj is None:
+            return {"t": "none"}
+        if t is builtins.bool:
+            return {"t": "bool", "v": obj}
+        if t is builtins.int:
+            return {"t": "int", "v": obj}
+        if t is builtins.float:
+            return {"t": "float", "v": _float_hex(obj)}
+        if t is builtins.complex:
+            return {"t": "complex", "v": [_float_hex(obj.real), _float_hex(obj.imag)]}
+        if t is str:
+            return {"t": "str", "v": obj}
+        if t is bytes:
+            return {"t": "bytes", "v": base64.b64encode(obj).decode("ascii")}
+        if t is Array:
+            return {"t": "array", "i": self.tables.array(obj, self.full)}
+        if t is np.ndarray and _np_savable(obj):
+            return {"t": "ndarray", "i": self.tables.array(obj, self.full)}
+        if isinstance(obj, np.generic) and _np_savable(obj):
+            return {"t": "npscalar", "dtype": _dtypes._BY_NP[obj.dtype].name,
+                    "v": _le(obj.dtype).type(obj).tobytes().hex()}
+        if t is DType:
+            return {"t": "dtype", "v": obj.name}
+        if t is Device:
+            return {"t": "device", "v": str(obj)}
+        if t is Storage:
+            return {"t": "storage", "i": self.tables.storage(obj, True)}
+        if t is Size:
+            return {"t": "size", "v": [builtins.int(n) for n in obj]}
+        if t in (list, tuple, dict, collections.OrderedDict):
+            if id(obj) in self.active:
+                raise ValueError(f"save(): can't save a {t.__name__} that contains itself")
+            self.active.add(id(obj))
+            try:
+                if t is list or t is tuple:
+                    return {"t": t.__name__, "v": [self.node(v) for v in obj]}
+                return {"t": "dict" if t is dict else "odict",
+                        "v": [[self.node(k), self.node(v)] for k, v in obj.items()]}
+            finally:
+                self.active.discard(id(obj))
+        return {"t": "pickle", "v": base64.b64encode(self.pickled(obj)).decode("ascii")}
+
+    def pickled(self, obj) -> bytes:
+        """Pickle an object outside the format's own types (read back only with
+        ``weights_only=False``, or when it names safe globals only)."""
+        enc = self
+
+        class _Pickler(pickle.Pickler):
+            def persistent_id(self, o):
+                t = type(o)
+                if t is Array:
+                    return ("array", enc.tables.array(o, enc.full))
+                if t is np.ndarray and _np_savable(o):
+                    return ("ndarray", enc.tables.array(o, enc.full))
+                if t is Storage:
+                    return ("storage", enc.tables.storage(o, True))
+                if t is DType:
+                    return ("dtype", o.name)
+                if t is Device:
+                    return ("device", str(o))
+                if t is Size:
+                    return ("size", tuple(builtins.int(n) for n in o))
+                return None
+
+        buf = io.BytesIO()
+        _Pickler(buf, protocol=_PICKLE_PROTOCOL).dump(obj)
+        return buf.getvalue()
+
+
+def _plan(tables: _Tables):
+    """Which storage elements each record holds, and each array's description."""
+    spans = []
+    for i, st in enumerate(tables.storages):
+        spans.append((0, len(st) - 1) if tables.whole[i] else None)
+    described = []
+    for arr, is_numpy in tables.arrays:
+        st, off, shape, strides = arr._layout()
+        si = tables.storage_index[id(st)]
+        lo, hi = _layout.extent(off, shape, strides)
+        if hi >= lo and not tables.whole[si]:
+            span = spans[si]
+            spans[si] = (lo, hi) if span is None else (min(span[0], lo), max(span[1], hi))
+        described.append((arr, is_numpy, si, off, shape, strides, hi < lo))
+    spans = [(0, -1) if s is None else s for s in spans]
+    arrays = []
+    for arr, is_numpy, si, off, shape, strides, empty in described:
+        d = {"storage": si, "offset": 0 if empty else off - spans[si][0],
+             "shape": list(shape), "strides": list(strides)}
+        if is_numpy:
+            d["numpy"] = True
+        ext = arr._ext
+        if ext is not None:
+            names = ext.names
+            if names is not None and any(n is not None for n in names):
+                d["names"] = list(names)
+            if ext.requires_grad:
+                d["requires_grad"] = True
+        arrays.append(d)
+    return spans, arrays
+
+
+def _write_all(f, data) -> None:
+    """Write a whole buffer (file objects may write less than asked)."""
+    mv = memoryview(data).cast("B")
+    while mv.nbytes:
+        n = f.write(mv)
+        if n is None or n >= mv.nbytes:
+            return
+        mv = mv[n:]
+
+
+def _record_chunks(st: Storage, lo: int, hi: int):
+    """The bytes of storage elements ``lo..hi`` as little-endian host buffers."""
+    step = max(1, _CHUNK // st.dtype.itemsize)
+    data = st._data
+    to_host = st.device.backend.to_host
+    for a in range(lo, hi + 1, step):
+        chunk = np.ascontiguousarray(to_host(data[a:min(a + step, hi + 1)]))
+        if not _LITTLE:
+            chunk = chunk.astype(_le(chunk.dtype))
+        yield chunk
+
+
+def _write_container(obj, f, full_storage: bool) -> None:
+    enc = _Encoder(full_storage)
+    root = enc.node(obj)
+    tables = enc.tables
+    spans, arrays = _plan(tables)
+    records, pos = [], 0
+    for st, (lo, hi) in zip(tables.storages, spans):
+        numel = hi - lo + 1
+        records.append({"dtype": st.dtype.name, "device": str(st.device), "numel": numel,
+                        "offset": pos})
+        pos = _align(pos + numel * st.dtype.itemsize)
+    header = json.dumps({"storages": records, "arrays": arrays, "root": root},
+                        separators=(",", ":"), allow_nan=False).encode("utf-8")
+    data_start = _align(_PREAMBLE.size + len(header))
+    footer_len = len(_FOOTER_MAGIC) + 4 * (len(records) + 1)
+    total = data_start + pos + footer_len
+    _write_all(f, _PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(header), len(header), total))
+    _write_all(f, header)
+    _write_all(f, bytes(data_start - _PREAMBLE.size - len(header)))
+    crcs, written = [], 0
+    for st, rec, (lo, hi) in zip(tables.storages, records, spans):
+        if written < rec["offset"]:
+            _write_all(f, bytes(rec["offset"] - written))
+        crc = 0
+        for chunk in _record_chunks(st, lo, hi):
+            _write_all(f, chunk)
+            crc = zlib.crc32(chunk, crc)
+        crcs.append(crc)
+        written = rec["offset"] + rec["numel"] * st.dtype.itemsize
+    _write_all(f, bytes(pos - written))
+    body = struct.pack(f"<{len(crcs)}I", *crcs)
+    _write_all(f, _FOOTER_MAGIC + body + struct.pack("<I", zlib.crc32(body)))
+
+
+def save(obj, f, *, full_storage: bool = False) -> None:
+    """Save an array or a tree of arrays to a path or a binary file object.
+
+    ``obj`` may be an array or nested dicts/lists/tuples of arrays, Python
+    numbers, strings, bytes, None, dtypes, devices, storages and NumPy arrays;
+    any other object is pickled into the file (and reading it back then needs
+    ``load(..., weights_only=False)`` unless it names only plain-data globals).
+    Views that share a storage share one record and load sharing it again.
+    A view's record holds only the storage elements that the views saved with
+    it span; ``full_storage=True`` saves whole storages (as PyTorch does).
+    Saving to a path writes a temporary file beside it and renames it over the
+    target, so a failed save never leaves a truncated file under that name.
+
+    >>> import strided, io
+    >>> buf = io.BytesIO()
+    >>> strided.save({"w": strided.ones(2, 3)}, buf)
+    >>> _ = buf.seek(0)
+    >>> strided.load(buf)["w"].shape
+    strided.Size([2, 3])
+    """
+    if hasattr(f, "write"):
+        if isinstance(f, io.TextIOBase):
+            raise TypeError("save(): the file must be opened in binary mode ('wb')")
+        _write_container(obj, f, full_storage)
+        return
+    try:
+        path = os.fspath(f)
+    except TypeError:
+        raise TypeError(f"save(): f must be a path or a binary file object; got {type(f).__name__}") from None
+    _atomic_write(path, lambda fh: _write_container(obj, fh, full_storage))
+
+
+def _atomic_write(path, write, *, by_path: bool = False) -> None:
+    """Run ``write`` on a temporary file beside ``path``, then rename it over ``path``.
+
+    ``write`` gets an open binary file, or with ``by_path=True`` the temporary
+    file's path (for writers such as h5py that open files themselves).
+    """
+    directory, base = os.path.split(os.path.abspath(path))
+    while True:
+        tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        if by_path:
+            os.close(fd)
+            write(tmp)
+            fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        else:
+            with open(fd, "wb") as fh:
+                write(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
+        try:
+            dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return
+        try:
+            os.fsync(dfd)
+        except OSError:
+            pass
+        finally:
+            os.close(dfd)
+
+
+# --- load --------------------------------------------------------------------------
+
+
+class _Corrupt(ValueError):
+    pass
+
+
+def _read_into(f, mv, name: str, what: str) -> None:
+    """Fill ``mv`` from ``f``; a short read means the file is truncated."""
+    readinto = getattr(f, "readinto", None)
+    pos, n = 0, mv.nbytes
+    while pos < n:
+        if readinto is not None:
+            k = readinto(mv[pos:])
+        else:
+            b = f.read(min(n - pos, _CHUNK))
+            k = len(b)
+            mv[pos:pos + k] = b
+        if not k:
+            raise _Corrupt(f"{name}: the file is truncated (it ends inside the {what})")
+        pos += k
+
+
+def _read_bytes(f, n: int, name: str, what: str) -> bytes:
+    """Read exactly ``n`` bytes, a MiB at a time (``n`` comes from an untrusted file)."""
+    parts = []
+    while n:
+        b = f.read(min(n, 1 << 20))
+        if not b:
+            raise _Corrupt(f"{name}: the file is truncated (it ends inside the {what})")
+        parts.append(b)
+        n -= len(b)
+    return b"".join(parts)
+
+
+def _remaining(f):
+    """Bytes left in a seekable file from its current position, else None."""
+    try:
+        if not f.seekable():
+            return None
+        here = f.tell()
+        end = f.seek(0, os.SEEK_END)
+        f.seek(here)
+        return end - here
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _int(v, what, lo=0):
+    if type(v) is not builtins.int or v < lo:
+        raise _Corrupt(f"bad {what} {v!r}")
+    return v
+
+
+def _check_header(h):
+    """Validate the header's tables (the file is untrusted)."""
+    if type(h) is not dict or not {"storages", "arrays", "root"} <= h.keys():
+        raise _Corrupt("the header lacks its tables")
+    storages, arrays = h["storages"], h["arrays"]
+    if type(storages) is not list or type(arrays) is not list:
+        raise _Corrupt("the header's tables are not lists")
+    end = 0
+    for r in storages:
+        if type(r) is not dict or r.get("dtype") not in _dtypes._BY_NAME or type(r.get("device")) is not str:
+            raise _Corrupt(f"bad storage record {r!r}")
+        off = _int(r.get("offset"), "record offset")
+        if off != _align(end):
+            raise _Corrupt(f"record offset {off} is not where the previous record ends ({_align(end)})")
+        end = off + _int(r.get("numel"), "record size") * _dtypes._BY_NAME[r["dtype"]].itemsize
+    for a in arrays:
+        if type(a) is not dict:
+            raise _Corrupt(f"bad array entry {a!r}")
+        si = _int(a.get("storage"), "storage index")
+        if si >= len(storages):
+            raise _Corrupt(f"array refers to storage {si}; the file has {len(storages)}")
+        shape, strides = a.get("shape"), a.get("strides")
+        if type(shape) is not list or type(strides) is not list or len(shape) != len(strides):
+            raise _Corrupt(f"bad array shape/strides {shape!r}/{strides!r}")
+        for n in shape:
+            _int(n, "dimension")
+        for s in strides:
+            _int(s, "stride", lo=-(1 << 62))
+        lo, hi = _layout.extent(_int(a.get("offset"), "array offset"), shape, strides)
+        if hi >= lo and (lo < 0 or hi >= storages[si]["numel"]):
+            raise _Corrupt(f"array (offset {a['offset']}, shape {shape}, strides {strides}) reaches "
+                           f"outside its record of {storages[si]['numel']} elements")
+        names = a.get("names")
+        if names is not None and (type(names) is not list or len(names) != len(shape)
+                                  or any(n is not None and type(n) is not str for n in names)):
+            raise _Corrupt(f"bad dimension names {names!r}")
+    return _align(end)
+
+
+def _target(map_location, saved: str, cpu_storage: Storage):
+    """The storage ``map_location`` asks for, given the record read on the host."""
+    ml = map_location
+    if callable(ml):
+        r = ml(cpu_storage, saved)
+        if isinstance(r, Storage):
+            if r.dtype is not cpu_storage.dtype or len(r) != len(cpu_storage):
+                raise ValueError(f"load(): map_location returned a storage of {r.dtype.name}[{len(r)}] "
+                                 f"for a record of {cpu_storage.dtype.name}[{len(cpu_storage)}]")
+            return r
+        ml = saved if r is None else r
+    elif isinstance(ml, dict):
+        ml = {str(Device(k)): v for k, v in ml.items()}.get(saved, saved)
+    elif ml is None:
+        ml = saved
+    if not isinstance(ml, (str, Device)):
+        raise TypeError(f"load(): map_location must be None, a device, a dict or a function; got {ml!r}")
+    dev = Device(ml)
+    if dev is CPU:
+        return cpu_storage
+    try:
+        backend = dev.backend
+    except (ValueError, ImportError, RuntimeError) as e:
+        raise ValueError(f"load(): the file holds arrays on {saved}, and device {dev} is not "
+                         f"available here ({e}); pass map_location='cpu'") from None
+    with backend.ctx(dev):
+        return Storage(backend.from_host(cpu_storage._data, dev), cpu_storage.dtype, dev)
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        if (module, name) not in _SAFE_GLOBALS:
+            raise pickle.UnpicklingError(_refusal(f"{module}.{name}"))
+        return super().find_class(module, name)
+
+
+def _refusal(what: str) -> str:
+    return (f"load(weights_only=True) refused to load {what}: the file pickles an object that "
+            f"is not plain data. Nothing from it was run. If you trust the file, load it with "
+            f"weights_only=False")
+
+
+def _scan_pickle(payload: bytes) -> None:
+    """Refuse a pickle that names an unsafe global or sets object state, without running it.
+
+    A static pass over the opcodes: strings pushed (and memoized) are tracked
+    so that ``STACK_GLOBAL`` is named; anything not resolvable is refused.
+    """
+    memo, stack = {}, []
+    for op, arg, _ in pickletools.genops(payload):
+        name = op.name
+        if name in ("GLOBAL", "INST"):
+            module, _, qual = arg.partition(" ")
+            if (module, qual) not in _SAFE_GLOBALS:
+                raise pickle.UnpicklingError(_refusal(f"{module}.{qual}"))
+        elif name == "STACK_GLOBAL":
+            module, qual = (stack[-2], stack[-1]) if len(stack) >= 2 else (None, None)
+            if type(module) is not str or type(qual) is not str or (module, qual) not in _SAFE_GLOBALS:
+                raise pickle.UnpicklingError(_refusal(
+                    f"{module}.{qual}" if type(module) is str and type(qual) is str else "an unnamed global"))
+        if name in _UNSAFE_OPCODES:
+            raise pickle.UnpicklingError(_refusal(f"pickle opcode {name} (it sets object state)"))
+        if name == "MEMOIZE":
+            memo[len(memo)] = stack[-1] if stack else None
+        elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+            memo[arg] = stack[-1] if stack else None
+        elif name in ("GET", "BINGET", "LONG_BINGET"):
+            stack.append(memo.get(arg))
+        elif "UNICODE" in name:
+            stack.append(arg)
+        elif op.stack_after:
+            stack.append(None)
+
+
+class _Decoder:
+    def __init__(self, arrays, storages, weights_only: bool, name: str):
+        self.arrays = arrays  # index -> Array or np.ndarray
+        self.storages = storages
+        self.weights_only = weights_only
+        self.name = name
+
+    def _pid(self, pid):
+        if type(pid) is tuple and len(pid) == 2:
+            kind, v = pid
+            try:
+                if kind in ("array", "ndarray"):
+                    return self.arrays[v]
+                if kind == "storage":
+                    return self.storages[v]
+                if kind == "dtype":
+                    return _dtypes._BY_NAME[v]
+                if kind == "device":
+                    return Device(v)
+                if kind == "size":
+                    return Size(_int(n, "dimension") for n in v)
+            except (IndexError, KeyError, TypeError, ValueError):
+                pass
+        raise pickle.UnpicklingError(f"{self.name}: bad persistent id {pid!r} in a pickled object")
+
+    def unpickle(self, payload: bytes):
+        if self.weights_only:
+            try:
+                _scan_pickle(payload)
+            except pickle.UnpicklingError:
+                raise
+            except Exception as e:  # a malformed pickle: pickletools could not parse it
+                raise _Corrupt(f"a pickled object is malformed ({e})") from None
+            cls = _SafeUnpickler
+        else:
+            cls = pickle.Unpickler
+        u = cls(io.BytesIO(payload))
+        u.persistent_load = self._pid
+        return u.load()
+
+    def node(self, n):
+        if type(n) is not dict:
+            raise _Corrupt(f"bad node {n!r}")
+        t, v = n.get("t"), n.get("v")
+        if t == "none":
+            return None
+        if t == "bool" and type(v) is builtins.bool:
+            return v
+        if t == "int" and type(v) is builtins.int:
+            return v
+        if t == "float":
+            return _unhex_float(v)
+        if t == "complex" and type(v) is list and len(v) == 2:
+            return builtins.complex(_unhex_float(v[0]), _unhex_float(v[1]))
+        if t == "str" and type(v) is str:
+            return v
+        if t == "bytes" and type(v) is str:
+            return _b64(v)
+        if t in ("array", "ndarray", "storage"):
+            table = self.storages if t == "storage" else self.arrays
+            i = n.get("i")
+            if type(i) is builtins.int and 0 <= i < len(table):
+                obj = table[i]
+                if (t == "ndarray") == isinstance(obj, np.ndarray) or t == "storage":
+                    return obj
+        if t == "npscalar" and n.get("dtype") in _dtypes._BY_NAME and type(v) is str:
+            d = _dtypes._BY_NAME[n["dtype"]]._np
+            try:
+                return np.frombuffer(bytes.fromhex(v), dtype=_le(d))[0].astype(d)[()]
+            except (ValueError, IndexError):
+                pass
+        if t == "dtype" and v in _dtypes._BY_NAME:
+            return _dtypes._BY_NAME[v]
+        if t == "device" and type(v) is str:
+            return Device(v)
+        if t == "size" and type(v) is list:
+            return Size(_int(d, "dimension") for d in v)
+        if t in ("list", "tuple") and type(v) is list:
+            items = [self.node(x) for x in v]
+            return items if t == "list" else tuple(items)
+        if t in ("dict", "odict") and type(v) is list:
+            out = {} if t == "dict" else collections.OrderedDict()
+            for kv in v:
+                if type(kv) is not list or len(kv) != 2:
+                    raise _Corrupt(f"bad dict entry {kv!r}")
+                out[self.node(kv[0])] = self.node(kv[1])
+            return out
+        if t == "pickle" and type(v) is str:
+            return self.unpickle(_b64(v))
+        raise _Corrupt(f"bad node {json.dumps(n)[:200]}")
+
+
+def _unhex_float(v) -> float:
+    try:
+        b = bytes.fromhex(v)
+        if len(b) == 8:
+            return struct.unpack("<d", b)[0]
+    except (TypeError, ValueError):
+        pass
+    raise _Corrupt(f"bad float {v!r}")
+
+
+def _b64(v: str) -> bytes:
+    try:
+        return base64.b64decode(v.encode("ascii"), validate=True)
+    except ValueError:
+        raise _Corrupt("bad base64 data") from None
+
+
+def _read_container(f, name, use_mmap):
+    start = f.tell() if use_mmap else None
+    pre = f.read(_PREAMBLE.size)
+    if not isinstance(pre, bytes):
+        raise TypeError(f"load(): {name} must be opened in binary mode ('rb')")
+    if len(pre) < len(MAGIC) or pre[:len(MAGIC)] != MAGIC:
+        if not pre:
+            raise _Corrupt(f"{name}: the file is empty")
+        for magic, what in _FOREIGN:
+            if pre.startswith(magic):
+                raise _Corrupt(f"{name} is not a strided file: it looks like {what}")
+        raise _Corrupt(f"{name} is not a strided file (its first bytes are {pre[:8]!r}, "
+                       f"not the format's magic bytes)")
+    if len(pre) < _PREAMBLE.size:
+        raise _Corrupt(f"{name}: the file is truncated (it ends inside the preamble)")
+    _, version, header_crc, header_len, total = _PREAMBLE.unpack(pre)
+    if version > FORMAT_VERSION:
+        raise ValueError(f"{name} was written in strided file format version {version}; this "
+                         f"strided reads versions up to {FORMAT_VERSION}: upgrade strided to load it")
+    if version < 1:
+        raise _Corrupt(f"{name}: bad format version {version}")
+    if header_len > min(total, _MAX_HEADER):
+        raise _Corrupt(f"{name}: bad header length {header_len}")
+    left = _remaining(f)
+    if left is not None and left < total - _PREAMBLE.size:
+        raise _Corrupt(f"{name}: the file is truncated ({left + _PREAMBLE.size} bytes of the "
+                       f"{total} the header announces)")
+    header = _read_bytes(f, header_len, name, "header")
+    if zlib.crc32(header) != header_crc:
+        raise _Corrupt(f"{name}: the header is corrupted (checksum mismatch)")
+    try:
+        h = json.loads(header.decode("utf-8"))
+    except (ValueError, RecursionError) as e:
+        raise _Corrupt(f"{name}: the header is not valid JSON ({e})") from None
+    try:
+        records_end = _check_header(h)
+    except _Corrupt as e:
+        raise _Corrupt(f"{name}: corrupted header: {e}") from None
+    data_start = _align(_PREAMBLE.size + header_len)
+    recs = h["storages"]
+    footer_len = len(_FOOTER_MAGIC) + 4 * (len(recs) + 1)
+    data_len = total - data_start - footer_len
+    if data_len != records_end:
+        raise _Corrupt(f"{name}: corrupted header: its records take {records_end} bytes; the "
+                       f"preamble announces {data_len}")
+    hosts = []
+    if use_mmap:
+        try:
+            fileno = f.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            raise ValueError("load(mmap=True) needs a path or a file with a file descriptor; "
+                             f"got {type(f).__name__}") from None
+        mm = _mmap.mmap(fileno, 0, access=_mmap.ACCESS_COPY)
+        for r in recs:
+            d = _dtypes._BY_NAME[r["dtype"]]._np
+            a = np.frombuffer(mm, dtype=_le(d), count=r["numel"], offset=start + data_start + r["offset"])
+            hosts.append(a if _LITTLE else a.astype(d))
+        f.seek(start + total)
+    else:
+        pos = _PREAMBLE.size + header_len
+        for r in recs:
+            d = _dtypes._BY_NAME[r["dtype"]]._np
+            _read_bytes(f, data_start + r["offset"] - pos, name, "padding")
+            a = np.empty(r["numel"], dtype=_le(d))
+            _read_into(f, memoryview(a).cast("B"), name, "array data")
+            pos = data_start + r["offset"] + a.nbytes
+            hosts.append(a)
+        _read_bytes(f, data_start + data_len - pos, name, "padding")
+        footer = _read_bytes(f, footer_len, name, "footer")
+        if not footer.startswith(_FOOTER_MAGIC):
+            raise _Corrupt(f"{name}: the file is corrupted (bad footer)")
+        body = footer[len(_FOOTER_MAGIC):-4]
+        if zlib.crc32(body) != struct.unpack("<I", footer[-4:])[0]:
+            raise _Corrupt(f"{name}: the file is corrupted (footer checksum mismatch)")
+        for i, (a, crc) in enumerate(zip(hosts, struct.unpack(f"<{len(recs)}I", body))):
+            if zlib.crc32(memoryview(a).cast("B")) != crc:
+                raise _Corrupt(f"{name}: the data of storage record {i} is corrupted (checksum mismatch)")
+        if not _LITTLE:
+            hosts = [a.astype(a.dtype.newbyteorder("=")) for a in hosts]
+    return h, hosts
+
+
+def _build(h, hosts, name, map_location, weights_only):
+    numpy_only = {a["storage"] for a in h["arrays"] if a.get("numpy")}
+    storages = []
+    for i, (r, a) in enumerate(zip(h["storages"], hosts)):
+        try:
+            saved = str(Device(r["device"]))
+        except (TypeError, ValueError):
+            raise _Corrupt(f"{name}: corrupted header: bad device {r['device']!r}") from None
+        st = Storage(a, _dtypes._BY_NAME[r["dtype"]], CPU)
+        storages.append(st if i in numpy_only else _target(map_location, saved, st))
+    arrays = []
+    for a in h["arrays"]:
+        arr = Array._from_storage(storages[a["storage"]], a["offset"], tuple(a["shape"]), tuple(a["strides"]))
+        if a.get("numpy"):
+            arrays.append(arr.numpy())
+            continue
+        if a.get("names") is not None and "set_names" in _LATE:
+            arr = _LATE["set_names"](arr, tuple(a["names"]))
+        if a.get("requires_grad") and "set_requires_grad" in _LATE:
+            arr = _LATE["set_requires_grad"](arr, True)
+        arrays.append(arr)
+    try:
+        return _Decoder(arrays, storages, weights_only, name).node(h["root"])
+    except RecursionError:
+        raise _Corrupt(f"{name}: the object tree is nested too deeply") from None
+    except _Corrupt as e:
+        raise _Corrupt(f"{name}: corrupted header: {e}") from None
+
+
+def load(f, *, map_location=None, weights_only: bool = True, mmap: bool = False):
+    """Load what ``save`` wrote, from a path or a binary file object.
+
+    ``weights_only=True`` (the default) never runs code from the file: a
+    pickled object that names anything but plain-data constructors raises
+    ``pickle.UnpicklingError`` naming it. ``map_location`` (``"cpu"``, a
+    device, a dict ``{"cuda:0": "cpu"}`` or a function ``(storage, location)
+    -> storage | device | None``) chooses where storages go. ``mmap=True`` maps
+    the records copy-on-write instead of reading them: writes to the loaded
+    arrays stay in this process and never reach the file. A truncated,
+    corrupted or foreign file raises ValueError.
+    """
+    if hasattr(f, "read"):
+        name = repr(getattr(f, "name", f"<{type(f).__name__}>"))
+        return _load_from(f, name, map_location, weights_only, mmap)
+    try:
+        path = os.fspath(f)
+    except TypeError:
+        raise TypeError(f"load(): f must be a path or a binary file object; got {type(f).__name__}") from None
+    with open(path, "rb") as fh:
+        return _load_from(fh, repr(os.fsdecode(path)), map_location, weights_only, mmap)
+
+
+def _load_from(f, name, map_location, weights_only, use_mmap):
+    h, hosts = _read_container(f, name, use_mmap)
+    return _build(h, hosts, name, map_location, weights_only)
+
+
+# --- pickle and copy ------------------------------------------------------------------
+
+
+def _ext_state(x: Array):
+    ext = x._ext
+    if ext is None:
+        return None, False
+    names = ext.names
+    if names is not None and not any(n is not None for n in names):
+        names = None
+    return (tuple(names) if names is not None else None), builtins.bool(ext.requires_grad)
+
+
+def _rebuild_array(storage, offset, shape, strides, names=None, requires_grad=False):
+    """Unpickle an array: a view of an (already unpickled, maybe shared) storage."""
+    arr = Array._from_storage(storage, offset, tuple(shape), tuple(strides))
+    if names is not None and "set_names" in _LATE:
+        arr = _LATE["set_names"](arr, names)
+    if requires_grad and "set_requires_grad" in _LATE:
+        arr = _LATE["set_requires_grad"](arr, True)
+    return arr
+
+
+def _reduce_array(x: Array):
+    st, off, shape, strides = x._layout()
+    names, requires_grad = _ext_state(x)
+    return (_rebuild_array, (st, off, tuple(shape), tuple(strides), names, requires_grad))
+
+
+def _copy_array(x: Array, memo):
+    """``copy.copy`` (memo None): a new array viewing the same storage, as PyTorch.
+    ``copy.deepcopy``: new storage, shared by the views copied in one call."""
+    st, off, shape, strides = x._layout()
+    if memo is not None:
+        new = memo.get(id(st))
+        if new is None:
+            backend = st.device.backend
+            with backend.ctx(st.device):
+                data = backend.xp.array(st._data, copy=True)
+            new = memo[id(st)] = Storage(data, st.dtype, st.device)
+            memo.setdefault(id(memo), []).append(st)  # keep st alive, as copy.deepcopy does
+        st = new
+    names, requires_grad = _ext_state(x)
+    arr = _rebuild_array(st, off, shape, strides, names, requires_grad)
+    if memo is not None:
+        memo[id(x)] = arr
+    return arr
+
+
+_LATE["reduce_array"] = _reduce_array
+_LATE["copy_array"] = _copy_array
