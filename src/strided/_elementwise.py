@@ -118,6 +118,12 @@ def _build_tables(row: Elementwise) -> None:
             cd = _compute_dtype(row, sd)
             cast = None if cd is da else cd._np
             row.stypes[da, t] = (_result_dtype(row, cd), cast)
+    if _dtypes.bool not in allowed:
+        # Note: like PyTorch, a bool array mixes with a numeric one (bool * int8 -> int8).
+        for d in allowed:
+            cd = _compute_dtype(row, d)
+            ent = (_result_dtype(row, cd), None if cd is d else cd._np)
+            row.types[_dtypes.bool, d] = row.types[d, _dtypes.bool] = ent
 
 
 def _type_error(row, *dts):
