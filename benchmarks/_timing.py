@@ -1,0 +1,106 @@
+"""Timing: auto-ranged inner loops, interleaved repeats, medians.
+
+Each library's statement is compiled by ``timeit`` into a tight loop (no
+per-call function-call overhead of the harness), timed with
+``time.perf_counter_ns``. The inner loop count is chosen per library so that
+one batch lasts at least ``min_batch_ns``; then the libraries are timed in
+turn, round-robin, ``repeats`` times. Interleaving makes the *ratios* robust
+to the slow drift of a noisy machine: every library sees the same drift.
+"""
+
+from __future__ import annotations
+
+import ast
+import statistics
+import time
+import timeit
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How long and how often to time one case."""
+
+    min_batch_ns: int  # one inner loop lasts at least this long
+    min_repeats: int  # batches per library, at least ...
+    max_repeats: int  # ... and at most
+    budget_ns: int  # aim for this much timing per case (all libraries together)
+
+
+FULL = Settings(min_batch_ns=2_000_000, min_repeats=3, max_repeats=9, budget_ns=300_000_000)
+QUICK = Settings(min_batch_ns=50_000, min_repeats=1, max_repeats=2, budget_ns=5_000_000)
+
+
+def make_timer(stmt: str, ns: dict) -> timeit.Timer:
+    """A timer running ``stmt`` with ``ns`` as its globals.
+
+    ``timeit`` runs the statement inside a function, so names it assigns
+    (``a += b``) are declared global to keep meaning the inputs in ``ns``.
+    """
+    assigned = sorted({node.id for node in ast.walk(ast.parse(stmt))
+                       if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)})
+    setup = f"global {', '.join(assigned)}" if assigned else "pass"
+    return timeit.Timer(stmt, setup=setup, globals=ns, timer=time.perf_counter_ns)
+
+
+def autorange(timer: timeit.Timer, min_batch_ns: int) -> tuple[int, int]:
+    """An inner-loop count ``n`` (in 1-2-5 steps) whose batch lasts at least
+    ``min_batch_ns``; returns ``(n, batch_ns)``."""
+    n = 1
+    while True:
+        t = timer.timeit(n)
+        if t >= min_batch_ns:
+            return n, t
+        n = max(_nice_ceil(1.1 * n * min_batch_ns / max(t, 1)), n + 1)
+
+
+def _nice_ceil(x: float) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, ... that is >= x."""
+    p = 1
+    while True:
+        for m in (1, 2, 5):
+            if p * m >= x:
+                return p * m
+        p *= 10
+
+
+def measure(timers: dict, s: Settings) -> dict:
+    """Time each timer in ``timers`` (name -> Timer), interleaved.
+
+    Returns name -> {"median_ns", "min_ns", "samples_ns", "inner", "repeats"}
+    with per-call times in nanoseconds; a timer that raises gives
+    {"error": message}.
+    """
+    inner, batch, out = {}, {}, {}
+    for name, t in timers.items():
+        try:
+            inner[name], batch[name] = autorange(t, s.min_batch_ns)
+        except Exception as e:  # noqa: BLE001 - one library's failure must not stop the run
+            out[name] = {"error": f"{type(e).__name__}: {e}"}
+    if not inner:
+        return out
+    total = sum(batch.values())
+    repeats = max(s.min_repeats, min(s.max_repeats, int(s.budget_ns // max(total, 1))))
+    samples = {name: [] for name in inner}
+    for _ in range(repeats):
+        for name in list(samples):
+            try:
+                samples[name].append(timers[name].timeit(inner[name]) / inner[name])
+            except Exception as e:  # noqa: BLE001
+                out[name] = {"error": f"{type(e).__name__}: {e}"}
+                del samples[name]
+    for name, xs in samples.items():
+        out[name] = {"median_ns": statistics.median(xs), "min_ns": min(xs),
+                     "samples_ns": [round(x, 1) for x in xs], "inner": inner[name],
+                     "repeats": len(xs)}
+    return out
+
+
+def fmt_time(ns: float | None) -> str:
+    """``1234.5`` -> ``"1.23 µs"``."""
+    if ns is None:
+        return "—"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"

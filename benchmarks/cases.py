@@ -1,0 +1,407 @@
+"""The benchmark cases, in the groups (a)-(i) of issue 10.
+
+A case is one operation at one size: a key naming its NumPy inputs, and the
+statement to time, written once against the Array API namespace ``xp``
+(strided, NumPy, array-api-strict, CuPy) and, where PyTorch spells it
+differently, once for ``torch``. Inputs are bound by name in the statement's
+globals. Cases that need real code (autograd, save/load) give
+``build(lib, inputs, ctx)`` returning ``(statement, globals)`` instead.
+
+A library that lacks what a case needs is skipped with a reason: for strided
+that is how features still being built (``std``, ``matmul``, in-place
+methods, ``strided.autograd``, ``save/load``) light up automatically later.
+This module imports NumPy only when it makes inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+class Skip(Exception):
+    """The case does not apply to a library; the message says why."""
+
+
+@dataclass(eq=False)
+class Case:
+    """One operation at one size."""
+
+    group: str
+    op: str
+    params: dict
+    inputs: tuple  # key for make_inputs
+    api: str | None = None  # statement for Array API namespaces
+    torch: str | None = None  # statement for PyTorch when it differs from ``api``
+    per_lib: dict = field(default_factory=dict)  # library name -> statement override
+    skip: dict = field(default_factory=dict)  # library name or kind -> reason
+    needs: tuple = ()  # strided features beyond ``xp.NAME``: "Array.add_", "autograd"
+    prep: str = ""  # run once in the globals before timing
+    build: Callable | None = None
+    check: bool = True  # compare the result with NumPy's
+    mutates: bool = False  # writes into its inputs (fresh inputs for every library)
+    alloc: bool = False  # also measure bytes allocated per call
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        ps = ", ".join(_fmt_param(k, v) for k, v in self.params.items())
+        return f"{self.op} [{ps}]" if ps else self.op
+
+
+def _fmt_param(k, v):
+    if k == "n" and v >= 10_000 and math.log10(v) == int(math.log10(v)):
+        return f"n=1e{int(math.log10(v))}"
+    if k == "dtype":
+        return v
+    if k == "shape":
+        return "x".join(map(str, v))
+    return f"{k}={v}"
+
+
+def statement(case: Case, lib) -> str:
+    """The statement ``lib`` runs for ``case``; raises Skip when it cannot."""
+    reason = case.skip.get(lib.name) or case.skip.get(lib.kind)
+    if reason:
+        raise Skip(reason)
+    stmt = case.per_lib.get(lib.name)
+    if stmt is None:
+        stmt = case.torch if (lib.kind == "torch" and case.torch is not None) else case.api
+    if stmt is None:
+        raise Skip("no equivalent")
+    check_available(lib, stmt + "\n" + case.prep, case.needs)
+    return stmt
+
+
+def check_available(lib, code: str, needs=()) -> None:
+    """Raise Skip naming the first ``xp.NAME`` or strided feature ``lib`` lacks."""
+    if lib.kind == "api":
+        for name in re.findall(r"\bxp\.(\w+)", code):
+            if not hasattr(lib.xp, name):
+                what = "not implemented yet" if lib.is_strided else "no such function"
+                raise Skip(f"{lib.name} has no {name}() ({what})")
+    if lib.is_strided:
+        for need in needs:
+            owner, _, attr = need.rpartition(".")
+            obj = lib.xp.Array if owner == "Array" else lib.xp
+            if not hasattr(obj, attr):
+                kind = "arrays have no method" if owner == "Array" else "has no"
+                raise Skip(f"strided {kind} {attr} (not implemented yet)")
+
+
+def names_in(code: str) -> set:
+    return set(re.findall(r"\b[A-Za-z_]\w*\b", code))
+
+
+# --- inputs -----------------------------------------------------------------
+
+def make_inputs(key: tuple) -> dict:
+    """NumPy inputs for a key; the same key always gives the same data."""
+    import numpy as np  # not at module level: run.py pins the thread counts before NumPy loads
+
+    rng = np.random.default_rng(12345)
+    kind = key[0]
+    if kind == "tiny":
+        a = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+        b = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+        return {"a": a, "b": b, "c": a > b, "m": rng.standard_normal((4, 4)).astype(np.float32),
+                "idx": np.array([1, 3, 5, 7], dtype=np.int64)}
+    if kind == "vec":
+        _, n, dt = key
+        a = rng.uniform(0.5, 2.0, n).astype(dt)
+        return {"a": a, "b": rng.uniform(0.5, 2.0, n).astype(dt), "c": rng.uniform(0.5, 2.0, n).astype(dt),
+                "cond": a > 1.25, "one": np.ones(n, dt), "o": np.zeros(n, dt)}
+    if kind == "mat":
+        _, shape, dt = key
+        return {"a": rng.standard_normal(shape).astype(dt)}
+    if kind == "square":
+        _, n, dt = key
+        return {"a": rng.standard_normal((n, n)).astype(dt), "b": rng.standard_normal((n, n)).astype(dt)}
+    if kind == "views":
+        a = rng.standard_normal((1000, 1000)).astype(np.float32)
+        return {"a": a, "a3": a.reshape(100, 100, 100).copy()}
+    if kind == "mlp":
+        _, batch, d_in, d_hidden, d_out = key
+        y = rng.integers(0, d_out, batch)
+        return {"x": rng.standard_normal((batch, d_in)).astype(np.float32),
+                "onehot": np.eye(d_out, dtype=np.float32)[y],
+                "W1": (rng.standard_normal((d_in, d_hidden)) * math.sqrt(2 / d_in)).astype(np.float32),
+                "b1": np.zeros(d_hidden, np.float32),
+                "W2": (rng.standard_normal((d_hidden, d_out)) * math.sqrt(2 / d_hidden)).astype(np.float32),
+                "b2": np.zeros(d_out, np.float32)}
+    if kind == "io":
+        return {"a": rng.standard_normal(key[1] // 4, dtype=np.float32)}
+    raise KeyError(key)
+
+
+# --- (a) tiny-op overhead ---------------------------------------------------------
+
+def tiny(quick: bool) -> list[Case]:
+    rows = [
+        ("add", "a + b", None, ()),
+        ("add scalar", "a + 1.5", None, ()),
+        ("multiply", "a * b", None, ()),
+        ("exp", "xp.exp(a)", None, ()),
+        ("sum", "xp.sum(a)", None, ()),
+        ("mean", "xp.mean(a)", None, ()),
+        ("less (comparison)", "a < b", None, ()),
+        ("where", "xp.where(c, a, b)", None, ()),
+        ("astype float64", "xp.astype(a, xp.float64)", "a.to(torch.float64)", ()),
+        ("matmul 4x4", "m @ m", None, ("Array.__matmul__",)),
+        ("reshape", "xp.reshape(a, (2, 5))", None, ()),
+        ("slice view", "a[2:8]", None, ()),
+        ("transpose view", "m.T", None, ()),
+        ("integer-array index", "a[idx]", None, ()),
+        ("boolean index", "a[c]", None, ()),
+    ]
+    cases = [Case("tiny", op, {"n": 10, "dtype": "float32"}, ("tiny",), api, torch, needs=needs)
+             for op, api, torch, needs in rows]
+    cases.append(Case("tiny", "__setitem__ slice", {"n": 10, "dtype": "float32"}, ("tiny",),
+                      "a[2:5] = 0.5", check=False, mutates=True))
+    return cases
+
+
+# --- (b) large elementwise -----------------------------------------------------------
+
+def elementwise(quick: bool) -> list[Case]:
+    ops = [("add", "a + b"), ("multiply", "a * b"), ("exp", "xp.exp(a)"), ("sqrt", "xp.sqrt(a)"),
+           ("where", "xp.where(cond, a, b)"), ("clip", "xp.clip(a, 0.75, 1.5)"), ("a*b+c", "a * b + c")]
+    sizes = (10**4, 10**6) if quick else (10**4, 10**6, 10**7)
+    return [Case("elementwise", op, {"n": n, "dtype": dt}, ("vec", n, dt), stmt)
+            for n in sizes for dt in ("float32", "float64") for op, stmt in ops]
+
+
+# --- (c) reductions -------------------------------------------------------------------
+
+def reductions(quick: bool) -> list[Case]:
+    shapes = ((1000, 1000),) if quick else ((1000, 1000), (1000, 10000))
+    torch_name = {"sum": "sum", "mean": "mean", "max": "amax", "std": "std"}
+    cases = []
+    for shape in shapes:
+        for dt in ("float32", "float64"):
+            for op in ("sum", "mean", "max", "std"):
+                for axis in (None, 0, 1):
+                    ax = "" if axis is None else f", axis={axis}"
+                    tax = "" if axis is None else f", dim={axis}"
+                    corr = ", correction=0" if op == "std" else ""
+                    cases.append(Case("reductions", op, {"shape": shape, "dtype": dt, "axis": axis},
+                                      ("mat", shape, dt), f"xp.{op}(a{ax})",
+                                      f"torch.{torch_name[op]}(a{tax}{corr})"))
+    return cases
+
+
+# --- (d) matmul -----------------------------------------------------------------------
+
+def matmul(quick: bool) -> list[Case]:
+    sizes = (64, 256) if quick else (64, 128, 256, 512, 1024, 2048)
+    return [Case("matmul", "matmul", {"n": n, "dtype": dt}, ("square", n, dt), "a @ b",
+                 needs=("Array.__matmul__",))
+            for dt in ("float32", "float64") for n in sizes]
+
+
+# --- (e) views vs copies ------------------------------------------------------------------
+
+def views(quick: bool) -> list[Case]:
+    p = {"shape": (1000, 1000), "dtype": "float32"}
+    contig = {"strided": "{x}.contiguous()", "strided-cuda": "{x}.contiguous()"}
+    K = ("views",)
+    return [
+        Case("views", "reshape, contiguous (view)", p, K, "xp.reshape(a, (500, 2000))"),
+        Case("views", "reshape, transposed (copy)", p, K, "xp.reshape(at, (500, 2000))", prep="at = a.T"),
+        Case("views", "contiguous(), contiguous (no-op)", p, K, "xp.ascontiguousarray(a)", "a.contiguous()",
+             per_lib={k: v.format(x="a") for k, v in contig.items()}),
+        Case("views", "contiguous(), transposed (copy)", p, K, "xp.ascontiguousarray(at)", "at.contiguous()",
+             per_lib={k: v.format(x="at") for k, v in contig.items()}, prep="at = a.T"),
+        Case("views", "copy (asarray copy=True)", p, K, "xp.asarray(a, copy=True)", "a.clone()"),
+        Case("views", "slice view a[::2, 1:-1]", p, K, "a[::2, 1:-1]"),
+        Case("views", "transpose view", p, K, "a.T"),
+        Case("views", "permute_dims view (3-D)", {"shape": (100, 100, 100), "dtype": "float32"}, K,
+             "xp.permute_dims(a3, (2, 0, 1))", "a3.permute(2, 0, 1)"),
+        Case("views", "expand_dims view", p, K, "xp.expand_dims(a, axis=0)", "a.unsqueeze(0)"),
+    ]
+
+
+# --- (f) in-place and out= ----------------------------------------------------------------
+
+def inplace(quick: bool) -> list[Case]:
+    no_inplace = {"array-api-strict": "the standard has no in-place methods"}
+    no_out = {"array-api-strict": "the standard has no out="}
+    method = {"strided": "{m}", "strided-cuda": "{m}"}
+    cases = []
+    for n in (10, 10**6):
+        K = ("vec", n, "float32")
+        p = {"n": n, "dtype": "float32"}
+        rows = [
+            Case("inplace", "a + b (allocates)", p, K, "a + b"),
+            Case("inplace", "a += b", p, K, "a += b", check=False, mutates=True),
+            Case("inplace", "add_ (in-place method)", p, K, "xp.add(a, b, out=a)", "a.add_(b)",
+                 per_lib={k: v.format(m="a.add_(b)") for k, v in method.items()},
+                 skip=no_inplace, needs=("Array.add_",), check=False, mutates=True),
+            Case("inplace", "mul_ (in-place method)", p, K, "xp.multiply(a, one, out=a)", "a.mul_(one)",
+                 per_lib={k: v.format(m="a.mul_(one)") for k, v in method.items()},
+                 skip=no_inplace, needs=("Array.mul_",), check=False, mutates=True),
+            Case("inplace", "add out=", p, K, "xp.add(a, b, out=o)", "torch.add(a, b, out=o)",
+                 skip=no_out, check=False, mutates=True),
+            Case("inplace", "exp out=", p, K, "xp.exp(a, out=o)", "torch.exp(a, out=o)",
+                 skip=no_out, check=False, mutates=True),
+            Case("inplace", "copy_ (copy into)", p, K, "xp.copyto(a, b)", "a.copy_(b)",
+                 per_lib={k: v.format(m="a.copy_(b)") for k, v in method.items()},
+                 skip={"array-api-strict": "the standard has no copy_"}, needs=("Array.copy_",),
+                 check=False, mutates=True),
+            Case("inplace", "__setitem__ a[...] = b", p, K, "a[...] = b", check=False, mutates=True),
+        ]
+        for c in rows:
+            c.alloc = True
+        cases += rows
+    return cases
+
+
+# --- (g) autograd: an MLP training step ---------------------------------------------------
+
+MLP = ("mlp", 128, 784, 256, 10)
+LR = 0.01
+
+
+def _mlp_manual(xp, amax, inp):
+    """One SGD step with a hand-written backward pass (libraries without autograd)."""
+    x, onehot, W1, b1, W2, b2 = (inp[k] for k in ("x", "onehot", "W1", "b1", "W2", "b2"))
+    B = x.shape[0]
+
+    def step():
+        nonlocal W1, b1, W2, b2  # ``-=`` rebinds the names (to the same arrays)
+        h = x @ W1 + b1
+        r = xp.where(h > 0, h, 0.0)
+        z = r @ W2 + b2
+        m = amax(z)
+        e = xp.exp(z - m)
+        s = xp.sum(e, axis=1, keepdims=True)
+        loss = xp.sum(onehot * (xp.log(s) + m - z)) / B
+        dz = (e / s - onehot) / B
+        dW2 = r.T @ dz
+        db2 = xp.sum(dz, axis=0)
+        dh = xp.where(h > 0, dz @ W2.T, 0.0)
+        dW1 = x.T @ dh
+        db1 = xp.sum(dh, axis=0)
+        W1 -= LR * dW1
+        b1 -= LR * db1
+        W2 -= LR * dW2
+        b2 -= LR * db2
+        return loss
+
+    return step
+
+
+def _mlp_autograd(xp, amax, relu, no_grad, inp):
+    """One SGD step through the library's autograd (PyTorch's API)."""
+    x, onehot = inp["x"], inp["onehot"]
+    params = [inp[k].requires_grad_() for k in ("W1", "b1", "W2", "b2")]
+    W1, b1, W2, b2 = params
+    B = x.shape[0]
+
+    def step():
+        z = relu(x @ W1 + b1) @ W2 + b2
+        m = amax(z)
+        loss = xp.sum(onehot * (xp.log(xp.sum(xp.exp(z - m), axis=1, keepdims=True)) + m - z)) / B
+        loss.backward()
+        with no_grad():
+            for p in params:
+                p -= LR * p.grad
+                p.grad = None
+        return loss
+
+    return step
+
+
+def _amax(lib):
+    """The row-wise max with kept dims (PyTorch's ``max`` returns indices too)."""
+    f = lib.xp.amax if lib.kind == "torch" else lib.xp.max
+    return lambda z: f(z, axis=1, keepdims=True)
+
+
+def _build_mlp(autograd: bool):
+    def build(lib, inp, ctx):
+        xp = lib.xp
+        if lib.kind == "torch":
+            if autograd:
+                step = _mlp_autograd(xp, _amax(lib), xp.relu, xp.no_grad, inp)
+            else:
+                step = _mlp_manual(xp, _amax(lib), inp)
+        elif autograd and lib.is_strided:
+            check_available(lib, "xp.max xp.sum xp.exp xp.log xp.maximum",
+                            ("autograd", "Array.requires_grad_", "Array.backward", "Array.__matmul__"))
+            no_grad = getattr(xp, "no_grad", None) or xp.autograd.no_grad
+            step = _mlp_autograd(xp, _amax(lib), lambda h: xp.maximum(h, 0.0), no_grad, inp)
+        else:
+            check_available(lib, "xp.max xp.sum xp.exp xp.log xp.where", ("Array.__matmul__",))
+            step = _mlp_manual(xp, _amax(lib), inp)
+        return "step()", {"step": step}
+    return build
+
+
+def autograd(quick: bool) -> list[Case]:
+    p = {"layers": "784-256-10", "batch": 128, "dtype": "float32"}
+    return [
+        Case("autograd", "MLP SGD step, autograd", p, MLP, build=_build_mlp(True), mutates=True,
+             note="strided and torch use autograd; NumPy and array-api-strict (no autograd) run the "
+                  "hand-written backward"),
+        Case("autograd", "MLP SGD step, hand-written backward", p, MLP, build=_build_mlp(False), mutates=True),
+    ]
+
+
+# --- (h) save/load ---------------------------------------------------------------------
+
+def _build_io(load: bool):
+    def build(lib, inp, ctx):
+        a = inp["a"]
+        path = os.path.join(ctx["tmpdir"], f"{lib.name}.{'npy' if lib.name == 'numpy' else 'bin'}")
+        if lib.name == "numpy":
+            save, ld = "np.save(path, a)", "np.load(path)"
+        elif lib.kind == "torch" and lib.device == "cpu":
+            save, ld = "torch.save(a, path)", "torch.load(path)"
+        elif lib.name == "strided":
+            check_available(lib, "xp.save xp.load")
+            save, ld = "xp.save(a, path)", "xp.load(path)"
+        else:
+            raise Skip(f"{lib.name} has no save/load of its own")
+        ns = {"a": a, "path": path}
+        if load:
+            exec(save, lib.namespace() | ns)
+        return (ld if load else save), ns
+    return build
+
+
+def io(quick: bool) -> list[Case]:
+    nbytes = 10 * 2**20 if quick else 100 * 2**20
+    p = {"MB": nbytes // 2**20, "dtype": "float32"}
+    K = ("io", nbytes)
+    return [Case("io", "save", p, K, build=_build_io(False), check=False, mutates=True),
+            Case("io", "load", p, K, build=_build_io(True), mutates=True)]
+
+
+# --- (i) cost growth ---------------------------------------------------------------------
+
+def growth_sizes(quick: bool) -> list[int]:
+    top = 6 if quick else 7
+    step = 1 if quick else 0.5
+    return sorted({int(round(10 ** (k * step))) for k in range(int(top / step) + 1)})
+
+
+def growth(quick: bool) -> list[Case]:
+    return [Case("growth", op, {"n": n, "dtype": "float32"}, ("vec", n, "float32"), stmt)
+            for op, stmt in (("add", "a + b"), ("sum", "xp.sum(a)")) for n in growth_sizes(quick)]
+
+
+GROUPS = {
+    "tiny": ("(a) per-op overhead on tiny (10-element) arrays", tiny),
+    "elementwise": ("(b) large elementwise", elementwise),
+    "reductions": ("(c) reductions over a 2-D array", reductions),
+    "matmul": ("(d) matmul, square n x n", matmul),
+    "views": ("(e) views vs copies", views),
+    "inplace": ("(f) in-place and out= (bytes allocated per call from tracemalloc)", inplace),
+    "autograd": ("(g) autograd: MLP 784-256-10, batch 128, float32, one SGD step", autograd),
+    "io": ("(h) save/load (page cache warm: serialisation and copies, not the disk)", io),
+    "growth": ("(i) cost growth: time vs size, float32", growth),
+}
