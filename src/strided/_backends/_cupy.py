@@ -66,6 +66,11 @@ class CupyBackend:
     def data_ptr(self, arr) -> int:
         return arr.data.ptr
 
+    def rng(self, seed: int, device=None):
+        """A fresh random generator seeded with ``seed`` on ``device``."""
+        with self.ctx(device):
+            return self.xp.random.default_rng(seed)
+
     def synchronize(self, device=None) -> None:
         with self.ctx(device):
             self.xp.cuda.Device().synchronize()
