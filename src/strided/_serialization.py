@@ -655,6 +655,8 @@ def _read_container(f, name, use_mmap):
     if len(pre) < len(MAGIC) or pre[:len(MAGIC)] != MAGIC:
         if not pre:
             raise _Corrupt(f"{name}: the file is empty")
+        if MAGIC.startswith(pre):
+            raise _Corrupt(f"{name}: the file is truncated (it ends inside the magic bytes)")
         for magic, what in _FOREIGN:
             if pre.startswith(magic):
                 raise _Corrupt(f"{name} is not a strided file: it looks like {what}")
@@ -771,6 +773,8 @@ def load(f, *, map_location=None, weights_only: bool = True, mmap: bool = False)
     corrupted or foreign file raises ValueError.
     """
     if hasattr(f, "read"):
+        if isinstance(f, io.TextIOBase):
+            raise TypeError("load(): the file must be opened in binary mode ('rb')")
         name = repr(getattr(f, "name", f"<{type(f).__name__}>"))
         return _load_from(f, name, map_location, weights_only, mmap)
     try:
