@@ -27,7 +27,10 @@ def check_array(x, func: str) -> None:
 
 
 def _name(x, a):
-    return _LATE["name_to_axis"](x, a) if type(a) is str else a
+    """A dimension name as its position; PyTorch's axis -1 of a 0-d array as 0."""
+    if type(a) is str:
+        return _LATE["name_to_axis"](x, a)
+    return 0 if type(a) is int and a == -1 and not x._shape else a
 
 
 def reduction_axes(x: Array, axis, func: str) -> tuple:
@@ -53,17 +56,28 @@ def single_axis(x: Array, axis, func: str) -> int:
 
 def wrap_result(r, dtype, device) -> Array:
     """Wrap a fresh reduction result; NumPy returns scalars for full reductions."""
-    if not isinstance(r, device.backend.ndarray):
-        r = device.backend.xp.asarray(r)
+    b = device.backend
+    if type(r) is not b.ndarray:
+        r = b.xp.asarray(r)
     return wrap_new(r, dtype, device)
 
 
-def _reduced_size(x: Array, axes: tuple) -> int:
-    return _layout.prod(x._shape[a] for a in axes)
+def _kernel(xp, name: str):
+    """The backend's ``name``: a function (``max``) or a ufunc method (``add.reduce``)."""
+    obj, _, method = name.partition(".")
+    f = getattr(xp, obj)
+    return getattr(f, method) if method else f
 
 
-def _keep_shape(shape: tuple, axes: tuple) -> tuple:
-    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+def reduce_with(kernel: str, x: Array, axes, keepdims, res, **kw) -> Array:
+    """Run the backend reduction ``kernel`` over ``axes`` (None: all); the result has dtype ``res``."""
+    dev = x._device
+    r = _kernel(dev.backend.xp, kernel)(x._get_native(), axis=axes, keepdims=keepdims, **kw)
+    return wrap_result(r, res, dev)
+
+
+def _reduced_size(x: Array, axes) -> int:
+    return _layout.prod(x._shape if axes is None else (x._shape[a] for a in axes))
 
 
 def accumulation_dtype(func: str, x_dtype, dtype):
@@ -82,22 +96,18 @@ def accumulation_dtype(func: str, x_dtype, dtype):
     return x_dtype
 
 
-def _check_numeric(func: str, x: Array) -> None:
-    check_array(x, func)
-    if x._dtype.kind not in "biufc":
-        raise TypeError(f"{func}() accepts only numeric data types; got {x._dtype.name}")
-
+# Sums and products call the ufunc methods (``add.reduce``, ``add.accumulate``)
+# rather than ``sum``/``cumsum``: the same kernels, less wrapper overhead, and
+# NumPy's floating-point warnings are then attributed to (and silenced in) our
+# module like the elementwise ones; the standard asks for IEEE results only.
 
 # --- sum and prod -------------------------------------------------------------------
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
-    _check_numeric(func, x)
-    axes = reduction_axes(x, axis, func)
+    check_array(x, func)
+    axes = None if axis is None else reduction_axes(x, axis, func)
     res = accumulation_dtype(func, x._dtype, dtype)
-    a = x._get_native()
-    xp = x._device.backend.xp
-    r = getattr(xp, kernel)(a, axis=axes, dtype=res._np, keepdims=builtins.bool(keepdims))
-    return _finish(wrap_result(r, res, x._device), func, out)
+    return _finish(reduce_with(kernel, x, axes, keepdims, res, dtype=res._np), func, out)
 
 
 @api("sum")
@@ -108,7 +118,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
     >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
     [4, 6]
     """
-    return _accumulate("sum", "sum", x, axis, dtype, keepdims, out)
+    return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
 @api("prod")
@@ -119,7 +129,7 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
     >>> xp.prod(xp.asarray([1.5, 2.0, 4.0])).item()
     12.0
     """
-    return _accumulate("prod", "prod", x, axis, dtype, keepdims, out)
+    return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
 
 
 # --- extrema --------------------------------------------------------------------------
@@ -129,13 +139,12 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
     if x._dtype.kind == "c":
         raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
                         f"(complex numbers have no order)")
-    axes = reduction_axes(x, axis, func)
+    axes = None if axis is None else reduction_axes(x, axis, func)
     if _reduced_size(x, axes) == 0:
-        raise ValueError(f"{func}(): the reduction over axes {axes} of an array of shape "
+        where = "all axes" if axes is None else f"axes {axes}"
+        raise ValueError(f"{func}(): the reduction over {where} of an array of shape "
                          f"{x._shape} has no elements, so it has no {func}imum")
-    xp = x._device.backend.xp
-    r = getattr(xp, kernel)(x._get_native(), axis=axes, keepdims=builtins.bool(keepdims))
-    return _finish(wrap_result(r, x._dtype, x._device), func, out)
+    return _finish(reduce_with(kernel, x, axes, keepdims, x._dtype), func, out)
 
 
 @api("max")
@@ -177,7 +186,7 @@ def _float_dtypes(func: str, x: Array, allow_complex: builtins.bool):
 
 
 def _mean_native(xp, a, axes, acc, n, keepdims):
-    s = xp.asarray(xp.sum(a, axis=axes, dtype=acc._np, keepdims=keepdims))
+    s = xp.asarray(xp.add.reduce(a, axis=axes, dtype=acc._np, keepdims=keepdims))
     # Note: an empty reduction is 0 / 0 = NaN, as the standard says.
     return xp.true_divide(s, n) if n else s * float("nan")
 
@@ -212,7 +221,7 @@ def _var_native(func, x, axis, correction, keepdims):
         sq = d.real * d.real + d.imag * d.imag
     else:
         sq = d * d
-    s = xp.asarray(xp.sum(sq, axis=axes, keepdims=builtins.bool(keepdims)))
+    s = xp.asarray(xp.add.reduce(sq, axis=axes, keepdims=builtins.bool(keepdims)))
     dof = n - correction
     # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
     v = xp.true_divide(s, dof) if dof > 0 else s * float("nan")
@@ -247,7 +256,7 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False, out=None) -> Array:
 # --- running totals ------------------------------------------------------------------------
 
 def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initial, out):
-    _check_numeric(func, x)
+    check_array(x, func)
     res = accumulation_dtype(func, x._dtype, dtype)
     nd = x.ndim
     if axis is None:
@@ -262,7 +271,7 @@ def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initia
         if include_initial:
             raise ValueError(f"{func}(): include_initial needs an array with at least one dimension")
         return _finish(wrap_new(xp.array(a, dtype=res._np, copy=True), res, x._device), func, out)
-    kern = getattr(xp, kernel)
+    kern = _kernel(xp, kernel)
     if not include_initial:
         r = kern(a, axis=ax, dtype=res._np)
     else:
@@ -283,7 +292,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False, out=No
     >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True).tolist()
     [0, 1, 3, 6]
     """
-    return _cumulative("cumulative_sum", "cumsum", 0, x, axis, dtype, include_initial, out)
+    return _cumulative("cumulative_sum", "add.accumulate", 0, x, axis, dtype, include_initial, out)
 
 
 @api("cumulative_prod")
@@ -294,4 +303,4 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False, out=N
     >>> xp.cumulative_prod(xp.asarray([1, 2, 3, 4])).tolist()
     [1, 2, 6, 24]
     """
-    return _cumulative("cumulative_prod", "cumprod", 1, x, axis, dtype, include_initial, out)
+    return _cumulative("cumulative_prod", "multiply.accumulate", 1, x, axis, dtype, include_initial, out)

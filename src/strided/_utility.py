@@ -9,17 +9,15 @@ from . import _dtypes
 from ._array import Array
 from ._creation import _finish, wrap_new
 from ._dispatch import api, check_devices
-from ._statistics import check_array, reduction_axes, single_axis, wrap_result
+from ._statistics import check_array, reduce_with, reduction_axes, single_axis
 
 __all__ = ["all", "any", "diff"]
 
 
 def _logical(func: str, x, axis, keepdims, out):
     check_array(x, func)
-    axes = reduction_axes(x, axis, func)
-    xp = x._device.backend.xp
-    r = getattr(xp, func)(x._get_native(), axis=axes, keepdims=builtins.bool(keepdims))
-    return _finish(wrap_result(r, _dtypes.bool, x._device), func, out)
+    axes = None if axis is None else reduction_axes(x, axis, func)
+    return _finish(reduce_with(func, x, axes, keepdims, _dtypes.bool), func, out)
 
 
 @api("all")
@@ -44,6 +42,10 @@ def any(x, /, *, axis=None, keepdims=False, out=None) -> Array:
     return _logical("any", x, axis, keepdims, out)
 
 
+def _shape_differs(s1: tuple, s2: tuple, skip: int) -> builtins.bool:
+    return builtins.any(a != b for i, (a, b) in enumerate(zip(s1, s2)) if i != skip)
+
+
 def _diff_operand(v, x: Array, ax: int, name: str):
     """``prepend``/``append`` as a native array of ``x``'s rank (scalars span one step)."""
     if type(v) in (builtins.bool, builtins.int, builtins.float, builtins.complex):
@@ -56,10 +58,6 @@ def _diff_operand(v, x: Array, ax: int, name: str):
         raise ValueError(f"diff(): {name} of shape {v._shape} must match x's shape {x._shape} "
                          f"except along axis {ax}")
     return v._get_native(), v._dtype
-
-
-def _shape_differs(s1: tuple, s2: tuple, skip: int) -> builtins.bool:
-    return builtins.any(a != b for i, (a, b) in enumerate(zip(s1, s2)) if i != skip)
 
 
 @api("diff")
