@@ -102,10 +102,10 @@ def _infer_seq_dtype(obj, nd) -> DType:
     k = nd.kind
     if k == "b":
         return _dtypes.bool
-    if k in "iu":
-        return _dtypes.int64 if nd.itemsize <= 8 and k == "i" else _dtypes.from_numpy_dtype(nd)
     if _has_typed_leaf(obj):
         return _dtypes.from_numpy_dtype(nd)
+    if k in "iu":
+        return _dtypes.int64 if k == "i" else _dtypes.from_numpy_dtype(nd)
     if k == "f":
         return _dtypes.get_default_dtype()
     if k == "c":
@@ -157,6 +157,8 @@ def _asarray(obj, dtype, device, copy) -> Array:
         return obj
     dev = as_device(device)
     backend = dev.backend
+    if copy is False and (t in _SCALARS or isinstance(obj, (list, tuple, np.generic))):
+        raise ValueError(f"asarray(copy=False): a {t.__name__} can't become an array without a copy")
     if t in _SCALARS:
         dt = dtype or _dtypes.scalar_dtype(obj)
         if dt.kind in "iu" and t is builtins.int:
@@ -338,7 +340,7 @@ def _fill_dtype(fill_value, dtype, func):
         info = np.iinfo(dtype._np)
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{func}(): fill_value {fill_value} is out of bounds for {dtype.name}")
-    elif dtype.kind in "biu" and type(fill_value) is builtins.complex:
+    elif dtype.kind != "c" and type(fill_value) is builtins.complex:
         raise TypeError(f"{func}(): can't fill a {dtype.name} array with complex {fill_value}")
     elif dtype.kind == "b":
         fill_value = builtins.bool(fill_value)
