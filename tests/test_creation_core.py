@@ -291,6 +291,13 @@ def test_arange_errors():
         xp.arange("5")
 
 
+@pytest.mark.parametrize("num", [0, 1, 2, 7])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_matches_numpy(num, endpoint):
+    x = xp.linspace(0.0, 1.0, num, endpoint=endpoint, dtype=xp.float64)
+    assert_same(x, np.linspace(0.0, 1.0, num, endpoint=endpoint))
+
+
 # --- torch-style Array basics ---------------------------------------------------------------
 
 def test_size_and_shape():

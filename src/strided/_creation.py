@@ -454,7 +454,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, out
     wide = np.complex128 if dtype.kind == "c" else np.float64
     with dev.backend.ctx(dev):
         r = xp.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
-        if num and endpoint:
+        if num > 1 and endpoint:
             r[-1] = stop
     return _finish(wrap_new(r, dtype, dev), "linspace", out, requires_grad, names)
 
