@@ -56,6 +56,14 @@ def new_array(r, dtype, dev) -> Array:
     return wrap_new(r, dtype, dev)
 
 
+def broadcast_batch(func: str, s1: tuple, s2: tuple) -> tuple:
+    """Broadcast two batch shapes; the ValueError names ``func``."""
+    try:
+        return _layout.broadcast_shapes(s1, s2)
+    except ValueError:
+        raise ValueError(f"{func}(): batch shapes {s1} and {s2} cannot be broadcast together") from None
+
+
 def _check_ndim(func: str, x: Array, ndim: int, what: str) -> None:
     if x.ndim != ndim:
         raise ValueError(f"{func}(): {what} must be {ndim}-D; got shape {x._shape}")
@@ -72,7 +80,7 @@ def matmul_shape(func: str, s1: tuple, s2: tuple) -> tuple:
     if k1 != k2:
         raise ValueError(f"{func}(): shapes {s1} and {s2} are not aligned: the contracted "
                          f"dimensions have sizes {k1} and {k2}")
-    batch = _layout.broadcast_shapes(s1[:-2], s2[:-2])
+    batch = broadcast_batch(func, s1[:-2], s2[:-2])
     return batch + s1[-2:-1] + s2[-1:] if len(s2) >= 2 else batch + s1[-2:-1]
 
 
@@ -193,7 +201,7 @@ def vecdot(x1, x2, /, *, axis=-1, out=None) -> Array:
     if s1[neg] != s2[neg]:
         raise ValueError(f"vecdot(): the contracted axis has sizes {s1[neg]} and {s2[neg]} "
                          f"(shapes {s1} and {s2}); it is not broadcast")
-    _layout.broadcast_shapes(s1[:neg] + s1[len(s1) + neg + 1:], s2[:neg] + s2[len(s2) + neg + 1:])
+    broadcast_batch("vecdot", s1[:neg] + s1[len(s1) + neg + 1:], s2[:neg] + s2[len(s2) + neg + 1:])
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
         a = xp.moveaxis(a, neg, -1)[..., None, :]

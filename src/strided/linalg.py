@@ -32,7 +32,7 @@ from ._creation import _finish
 from ._dispatch import api, check_devices
 from ._dtypes import CATEGORIES
 from ._linalg_functions import (
-    check_array, matmul, new_array, outer, promote_pair, sum_diagonal,
+    broadcast_batch, check_array, matmul, new_array, outer, promote_pair, sum_diagonal,
     tensordot, trace_dtype, vecdot,
 )
 from ._views import diagonal as _diagonal_view, matrix_transpose, moveaxis
@@ -268,7 +268,7 @@ def solve(x1, x2, /, *, out=None) -> Array:
         b = b[:, None]
         batch = s1[:-2]
     else:
-        batch = _layout.broadcast_shapes(s1[:-2], s2[:-2])
+        batch = broadcast_batch("linalg.solve", s1[:-2], s2[:-2])
     if dt is _dtypes.float16:
         a, b = a.astype(np.float32), b.astype(np.float32)  # Note: LAPACK has no half precision.
     with _lapack("solve", dev) as xp:
@@ -491,7 +491,7 @@ def cross(x1, x2, /, *, axis=-1, out=None) -> Array:
     with dev.backend.ctx(dev):
         a = xp.moveaxis(a, ax, -1)
         b = xp.moveaxis(b, ax, -1)
-        batch = _layout.broadcast_shapes(a.shape[:-1], b.shape[:-1])
+        batch = broadcast_batch("linalg.cross", a.shape[:-1], b.shape[:-1])
         r = xp.empty(batch + (3,), dtype=dt._np)
         for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
             xp.subtract(a[..., j] * b[..., k], a[..., k] * b[..., j], out=r[..., i])
