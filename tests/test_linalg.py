@@ -792,3 +792,20 @@ def test_linalg_exports_the_standard():
     for name in ("matmul", "tensordot", "vecdot", "matrix_transpose", "einsum", "outer", "diag", "trace"):
         assert callable(getattr(xp, name)), name
     assert xp.linalg is LA
+
+
+@pytest.mark.parametrize("module", ["strided._linalg_functions", "strided.linalg", "strided.fft"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(module)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    parser = doctest.DocTestParser()
+    ran = 0
+    for name in mod.__all__:
+        doc = getattr(mod, name).__doc__ or ""
+        test = parser.get_doctest(doc, {}, f"{module}.{name}", module, 0)
+        ran += len(test.examples)
+        runner.run(test)
+    assert ran and runner.failures == 0

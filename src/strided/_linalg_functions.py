@@ -92,10 +92,26 @@ def matmul(x1, x2, /, *, out=None) -> Array:
     >>> xp.matmul(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1, 1])).tolist()
     [3, 7]
     """
-    a, b, dt, dev = promote_pair("matmul", x1, x2)
-    matmul_shape("matmul", x1._shape, x2._shape)
-    with dev.backend.ctx(dev):
-        r = dev.backend.xp.matmul(a, b)
+    if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype \
+            and x1._device is x2._device and x1._dtype.kind != "b":
+        # Fast path (one dtype, one device): the backend checks the shapes.
+        dt, dev = x1._dtype, x1._device
+        a = x1._np if x1._np is not None else x1._get_native()
+        b = x2._np if x2._np is not None else x2._get_native()
+        backend = dev.backend
+        with backend.ctx(dev):
+            try:
+                r = backend.xp.matmul(a, b)
+            except ValueError:
+                matmul_shape("matmul", x1._shape, x2._shape)  # raises our error
+                raise
+        if out is None and type(r) is backend.ndarray:
+            return Array._new(r, None, 0, r.shape, None, dt, dev)
+    else:
+        a, b, dt, dev = promote_pair("matmul", x1, x2)
+        matmul_shape("matmul", x1._shape, x2._shape)
+        with dev.backend.ctx(dev):
+            r = dev.backend.xp.matmul(a, b)
     return _finish(new_array(r, dt, dev), "matmul", out)
 
 
