@@ -463,8 +463,18 @@ def test_truncated_file_on_disk(tmp_path):
         xp.load(p, mmap=True)
 
 
+@pytest.fixture(params=[False, True], ids=["inline_crc", "threaded_crc"])
+def threaded(request, monkeypatch):
+    """Checksums inline, or on the worker thread used for large files."""
+    if request.param:
+        monkeypatch.setattr(ser, "_THREADED_CRC", 0)
+        monkeypatch.setattr(ser, "_CHUNK", 64)
+    return request.param
+
+
 @pytest.mark.parametrize("where", ["header", "record", "footer"])
-def test_corrupted_bytes_raise(where):
+def test_corrupted_bytes_raise(where, threaded):
+    assert same_bits(host(xp.load(io.BytesIO(sample_file()))["t"]), np.arange(40, dtype=np.float32).reshape(5, 8).T)
     data = bytearray(sample_file())
     _, header, _, _ = parse(bytes(data))
     hlen = struct.unpack_from("<Q", data, 16)[0]
@@ -575,7 +585,7 @@ def test_deeply_nested_header_is_an_error_not_a_crash(depth):
 
 
 @pytest.mark.parametrize("exc", [OSError("disk full"), KeyboardInterrupt()])
-def test_interrupted_save_keeps_old_file(tmp_path, monkeypatch, exc):
+def test_interrupted_save_keeps_old_file(tmp_path, monkeypatch, exc, threaded):
     target = tmp_path / "model.t"
     xp.save({"old": xp.arange(3)}, target)
     before = target.read_bytes()

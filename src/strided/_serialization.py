@@ -25,6 +25,8 @@ import secrets
 import struct
 import sys
 import zlib
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -41,7 +43,8 @@ FORMAT_VERSION = 1
 _PREAMBLE = struct.Struct("<8sIIQQ")  # magic, version, header crc32, header length, total length
 _FOOTER_MAGIC = b"STREND\r\n"
 ALIGN = 64
-_CHUNK = 1 << 26  # bytes moved per write/CRC step (64 MiB)
+_CHUNK = 1 << 24  # bytes moved per write/read/CRC step (16 MiB)
+_THREADED_CRC = 1 << 25  # from this many bytes of records on, checksum on a worker thread
 _MAX_HEADER = 1 << 31
 _PICKLE_PROTOCOL = 4
 _LITTLE = sys.byteorder == "little"
@@ -74,6 +77,46 @@ def _align(n: int) -> int:
 def _le(np_dtype) -> np.dtype:
     """The little-endian version of a native dtype (the records' byte order)."""
     return np_dtype.newbyteorder("<")
+
+
+class _Checksums:
+    """CRC-32 of each record, fed chunk by chunk.
+
+    For large files the CRC runs on one worker thread (zlib releases the GIL)
+    while the caller writes or reads the next chunk; at most two chunks wait.
+    """
+
+    def __init__(self, threaded: bool):
+        self._pool = ThreadPoolExecutor(1) if threaded else None
+        self._pending = deque()
+        self._crc = 0
+        self._done = []
+
+    def _add(self, buf):
+        self._crc = zlib.crc32(buf, self._crc)
+
+    def _end(self):
+        self._done.append(self._crc)
+        self._crc = 0
+
+    def _run(self, fn, *args):
+        if self._pool is None:
+            fn(*args)
+            return
+        if len(self._pending) >= 2:
+            self._pending.popleft().result()
+        self._pending.append(self._pool.submit(fn, *args))
+
+    def add(self, buf) -> None:
+        self._run(self._add, buf)
+
+    def end_record(self) -> None:
+        self._run(self._end)
+
+    def results(self) -> list:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+        return self._done
 
 
 # --- save --------------------------------------------------------------------------
@@ -276,16 +319,18 @@ def _write_container(obj, f, full_storage: bool) -> None:
     _write_all(f, _PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(header), len(header), total))
     _write_all(f, header)
     _write_all(f, bytes(data_start - _PREAMBLE.size - len(header)))
-    crcs, written = [], 0
-    for st, rec, (lo, hi) in zip(tables.storages, records, spans):
-        if written < rec["offset"]:
-            _write_all(f, bytes(rec["offset"] - written))
-        crc = 0
-        for chunk in _record_chunks(st, lo, hi):
-            _write_all(f, chunk)
-            crc = zlib.crc32(chunk, crc)
-        crcs.append(crc)
-        written = rec["offset"] + rec["numel"] * st.dtype.itemsize
+    sums, written = _Checksums(pos >= _THREADED_CRC), 0
+    try:
+        for st, rec, (lo, hi) in zip(tables.storages, records, spans):
+            if written < rec["offset"]:
+                _write_all(f, bytes(rec["offset"] - written))
+            for chunk in _record_chunks(st, lo, hi):
+                sums.add(chunk)
+                _write_all(f, chunk)
+            sums.end_record()
+            written = rec["offset"] + rec["numel"] * st.dtype.itemsize
+    finally:
+        crcs = sums.results()
     _write_all(f, bytes(pos - written))
     body = struct.pack(f"<{len(crcs)}I", *crcs)
     _write_all(f, _FOOTER_MAGIC + body + struct.pack("<I", zlib.crc32(body)))
@@ -709,13 +754,21 @@ def _read_container(f, name, use_mmap):
         f.seek(start + total)
     else:
         pos = _PREAMBLE.size + header_len
-        for r in recs:
-            d = _dtypes._BY_NAME[r["dtype"]]._np
-            _read_bytes(f, data_start + r["offset"] - pos, name, "padding")
-            a = np.empty(r["numel"], dtype=_le(d))
-            _read_into(f, memoryview(a).cast("B"), name, "array data")
-            pos = data_start + r["offset"] + a.nbytes
-            hosts.append(a)
+        sums = _Checksums(data_len >= _THREADED_CRC)
+        try:
+            for r in recs:
+                d = _dtypes._BY_NAME[r["dtype"]]._np
+                _read_bytes(f, data_start + r["offset"] - pos, name, "padding")
+                a = np.empty(r["numel"], dtype=_le(d))
+                mv = memoryview(a).cast("B")
+                for i in range(0, mv.nbytes, _CHUNK):
+                    _read_into(f, mv[i:i + _CHUNK], name, "array data")
+                    sums.add(mv[i:i + _CHUNK])
+                sums.end_record()
+                pos = data_start + r["offset"] + a.nbytes
+                hosts.append(a)
+        finally:
+            crcs = sums.results()
         _read_bytes(f, data_start + data_len - pos, name, "padding")
         footer = _read_bytes(f, footer_len, name, "footer")
         if not footer.startswith(_FOOTER_MAGIC):
@@ -723,8 +776,8 @@ def _read_container(f, name, use_mmap):
         body = footer[len(_FOOTER_MAGIC):-4]
         if zlib.crc32(body) != struct.unpack("<I", footer[-4:])[0]:
             raise _Corrupt(f"{name}: the file is corrupted (footer checksum mismatch)")
-        for i, (a, crc) in enumerate(zip(hosts, struct.unpack(f"<{len(recs)}I", body))):
-            if zlib.crc32(memoryview(a).cast("B")) != crc:
+        for i, (got, crc) in enumerate(zip(crcs, struct.unpack(f"<{len(recs)}I", body))):
+            if got != crc:
                 raise _Corrupt(f"{name}: the data of storage record {i} is corrupted (checksum mismatch)")
         if not _LITTLE:
             hosts = [a.astype(a.dtype.newbyteorder("=")) for a in hosts]
