@@ -58,3 +58,4 @@ inf = _math.inf
 nan = _math.nan
 pi = _math.pi
 newaxis = None
+from . import autograd  # noqa: E402,F401

@@ -1,0 +1,109 @@
+"""Reverse-mode automatic differentiation (PyTorch's autograd API) as an extension.
+
+The core never imports this package: it plugs into dispatch with a handler
+that runs only for operations on arrays carrying metadata, and it is
+registered the first time an array requires grad.
+
+>>> import strided as xp
+>>> x = xp.ones(2, 2, requires_grad=True)
+>>> out = ((x + 2) * (x + 2) * 3).mean()
+>>> out.backward()
+>>> x.grad.tolist()
+[[4.5, 4.5], [4.5, 4.5]]
+"""
+
+from __future__ import annotations
+
+from .._array import Array
+from ._function import Function, FunctionCtx
+from ._gradcheck import gradcheck, gradgradcheck
+from ._graph import AccumulateGrad, Node, edge_of, run_backward
+from ._mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._record import NONDIFF, RULES
+from ._tensor import install_methods
+from . import _rules  # noqa: F401  (fills RULES)
+
+__all__ = [
+    "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "inference_mode", "Function", "FunctionCtx", "gradcheck", "gradgradcheck", "Node",
+    "AccumulateGrad", "RULES", "NONDIFF",
+]
+
+
+def _as_list(x):
+    if type(x) is Array:
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs, grads, what="output"):
+    from .. import full, ones_like
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if o._dtype.kind == "c":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            g = ones_like(o)
+        elif type(g) is not Array:
+            g = full(o._shape, g, dtype=o._dtype, device=o._device)
+        elif g._shape != o._shape:
+            raise RuntimeError(f"Mismatch in shape: grad_{what}[{i}] has a shape of {tuple(g._shape)} and "
+                               f"{what}[{i}] has a shape of {tuple(o._shape)}.")
+        out.append(g)
+    return out
+
+
+def _roots(outputs):
+    roots = []
+    for i, o in enumerate(outputs):
+        if type(o) is not Array:
+            raise TypeError(f"backward(): element {i} is a {type(o).__name__}, not an array")
+        edge = edge_of(o)
+        if edge[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(edge)
+    return roots
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (or only into ``inputs``)."""
+    outputs = _as_list(tensors)
+    grads = [None] * len(outputs) if grad_tensors is None else _as_list(grad_tensors)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} tensors")
+    roots = _roots(outputs)
+    grads = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_list(inputs)
+        if not inputs:
+            raise RuntimeError("backward(): inputs= must be a non-empty sequence of arrays")
+    run_backward(roots, grads, retain_graph, create_graph, inputs=inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is left untouched)."""
+    from .. import zeros_like
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    gs = [None] * len(outs) if grad_outputs is None else _as_list(grad_outputs)
+    if len(gs) != len(outs):
+        raise RuntimeError(f"grad_outputs has {len(gs)} entries for {len(outs)} outputs")
+    roots = _roots(outs)
+    gs = _make_grads(outs, gs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    res = run_backward(roots, gs, retain_graph, create_graph, inputs=ins, capture=True,
+                       allow_unused=allow_unused)
+    if materialize_grads:
+        res = [zeros_like(x) if g is None else g for x, g in zip(ins, res)]
+    return tuple(res)
+
+
+install_methods()

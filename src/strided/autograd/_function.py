@@ -1,0 +1,381 @@
+"""Custom differentiable functions (``Function``) and the engine's own primitives.
+
+>>> import strided as xp
+>>> class Cube(xp.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x * x * x
+...     @staticmethod
+...     def backward(ctx, g):
+...         (x,) = ctx.saved_tensors
+...         return 3 * x * x * g
+>>> x = xp.tensor([2.0], requires_grad=True)
+>>> Cube.apply(x).backward(xp.ones(1))
+>>> x.grad.tolist()
+[12.0]
+"""
+
+from __future__ import annotations
+
+from .._array import Array
+from ._graph import FREED, Node, SavedVar, edge_of, ext_of, requires_grad
+from ._mode import STATE
+
+__all__ = ["Function", "FunctionCtx", "fit_grad"]
+
+
+class FunctionCtx(Node):
+    """The ``ctx`` of a custom Function, which is also its node in the graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+        self._to_save = None
+        self._saved = ()
+        self._non_diff = ()
+        self._dirty = ()
+        self._metas = ()
+        self._out_metas = ()
+        self._released = False
+
+    def save_for_backward(self, *arrays) -> None:
+        """Keep ``arrays`` (inputs or outputs) for backward, with version checks."""
+        for a in arrays:
+            if a is not None and type(a) is not Array:
+                raise TypeError(f"save_for_backward() takes arrays or None; got {type(a).__name__}")
+        self._to_save = arrays
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The arrays given to ``save_for_backward`` (raises if modified in place since)."""
+        if self._released:
+            raise RuntimeError(FREED)
+        cg = STATE.enabled
+        return tuple(s.unpack(self, cg) if type(s) is SavedVar else s for s in self._saved)
+
+    saved_variables = saved_tensors
+
+    def mark_non_differentiable(self, *arrays) -> None:
+        """Outputs that never require grad."""
+        self._non_diff = arrays
+
+    def mark_dirty(self, *arrays) -> None:
+        """Inputs that forward modified in place (and returns)."""
+        self._dirty = arrays
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """When False, backward receives None (not zeros) for outputs without a gradient."""
+        self.materialize_grads = bool(value)
+
+    def release(self):
+        self._saved = ()
+        self._released = True
+
+    def apply(self, grads):
+        if self._released:
+            raise RuntimeError(FREED)
+        from .. import zeros
+        gs = []
+        for g, m in zip(grads, self._out_metas):
+            if g is None and self.materialize_grads and m is not None:
+                g = zeros(m[0], dtype=m[1], device=m[2])
+            gs.append(g)
+        res = self._fn.backward(self, *gs)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n = len(self._metas)
+        if len(res) < n or any(r is not None for r in res[n:]):
+            raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of gradients "
+                               f"(expected {n}, got {len(res)})")
+        out = []
+        for r, m in zip(res, self._metas):
+            if m is None:
+                if r is not None and type(r) is Array:
+                    raise RuntimeError(f"function {type(self).__name__} returned a gradient for an "
+                                       "input that is not an array")
+                out.append(None)
+            else:
+                out.append(fit_grad(r, m, type(self).__name__))
+        return out
+
+
+_NODE_CLASSES: dict = {}
+
+
+def _node_class(fn_cls):
+    c = _NODE_CLASSES.get(fn_cls)
+    if c is None:
+        c = type(f"{fn_cls.__name__}Backward", (FunctionCtx,), {"_fn": fn_cls})
+        _NODE_CLASSES[fn_cls] = c
+    return c
+
+
+class Function:
+    """Base of custom differentiable functions: static ``forward(ctx, ...)`` and ``backward(ctx, ...)``.
+
+    Call ``MyFunction.apply(*args)``. ``backward`` gets one gradient per
+    output and returns one per positional input (None for non-arrays).
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):  # pragma: no cover - subclasses define it
+        raise NotImplementedError("Function subclasses must define a static forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *grads):  # pragma: no cover - subclasses define it
+        raise NotImplementedError(f"backward is not implemented for this Function")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = _node_class(cls)()
+        needs = tuple(requires_grad(a) for a in args)
+        ctx.needs_input_grad = needs
+        record = STATE.enabled and any(needs)
+        prev = STATE.enabled
+        STATE.enabled = False
+        try:
+            result = cls.forward(ctx, *args, **kwargs)
+        finally:
+            STATE.enabled = prev
+        if not record:
+            return result
+        multi = isinstance(result, (tuple, list))
+        outs = list(result) if multi else [result]
+        ctx.next_functions = tuple(edge_of(a) for a in args)
+        ctx._metas = tuple((a._shape, a._dtype, a._device) if type(a) is Array else None for a in args)
+        ctx._nout = len(outs)
+        dirty = ctx._dirty
+        metas = []
+        for i, o in enumerate(outs):
+            if type(o) is not Array or o._dtype.kind not in "fc" or any(o is n for n in ctx._non_diff):
+                metas.append(None)
+                continue
+            if any(o is a for a in args) and not any(o is d for d in dirty):
+                o = outs[i] = _alias_view(o)
+            if any(o is d for d in dirty):
+                e = o._ext
+                if e is not None and e.requires_grad and e.grad_fn is None and STATE.enabled:
+                    raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                                       "operation.")
+            e = ext_of(o)
+            e.requires_grad = True
+            e.grad_fn = ctx
+            e.output_nr = i
+            metas.append((o._shape, o._dtype, o._device))
+        ctx._out_metas = tuple(metas)
+        if ctx._to_save is not None:
+            saved = []
+            for a in ctx._to_save:
+                if a is None:
+                    saved.append(None)
+                    continue
+                nr = next((i for i, o in enumerate(outs) if o is a), None)
+                saved.append(SavedVar(a, nr))
+            ctx._saved = tuple(saved)
+            ctx._to_save = None
+        if multi:
+            return type(result)(outs) if type(result) in (tuple, list) else type(result)(*outs)
+        return outs[0]
+
+
+def _alias_view(o):
+    from ._graph import alias
+    return alias(o)
+
+
+def fit_grad(g, meta, op: str):
+    """The engine's post-processing: sum a broadcast gradient down to the input's
+    shape, drop the imaginary part for a real input, cast to its dtype and device."""
+    if g is None:
+        return None
+    shape, dtype, device = meta
+    if type(g) is not Array:
+        from .. import full
+        if isinstance(g, complex) and dtype.kind != "c":
+            g = g.real
+        return full(shape, g, dtype=dtype, device=device)
+    if g._shape != shape:
+        g = sum_to(g, shape, op)
+    if g._dtype is not dtype:
+        if g._dtype.kind == "c" and dtype.kind != "c":
+            from .. import real
+            g = real(g)
+        if g._dtype is not dtype:
+            from .._views import astype
+            g = astype(g, dtype)
+    if g._device is not device:
+        from .._views import to_device
+        g = to_device(g, device)
+    return g
+
+
+# --- primitives the engine and the rules build on -----------------------------------------
+
+class _SumTo(Function):
+    @staticmethod
+    def forward(ctx, g, shape, op):
+        from .._creation import wrap_new
+        gs = g._shape
+        lead = len(gs) - len(shape)
+        if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, gs[lead:])):
+            raise RuntimeError(f"{op}: the gradient of shape {gs} can't be summed to the input's "
+                               f"shape {shape}")
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1)
+        ctx.shape = gs
+        xp = g._device.backend.xp
+        if axes:
+            r = xp.asarray(xp.sum(g._get_native(), axis=axes)).reshape(shape)
+        else:
+            r = xp.array(g._get_native().reshape(shape), copy=True)
+        return wrap_new(r, g._dtype, g._device)
+
+    @staticmethod
+    def backward(ctx, gg):
+        from .._views import broadcast_to
+        return broadcast_to(gg, ctx.shape), None, None
+
+
+def sum_to(g: Array, shape: tuple, op: str = "backward") -> Array:
+    """Sum ``g`` over broadcast dimensions down to ``shape`` (differentiable)."""
+    return _SumTo.apply(g, shape, op)
+
+
+class _Where(Function):
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        from .._creation import wrap_new
+        from .. import _dtypes
+        ctx.cond = cond
+        dev = cond._device
+        xp = dev.backend.xp
+        na = a._get_native() if type(a) is Array else a
+        nb = b._get_native() if type(b) is Array else b
+        dt = _dtypes.PROMOTION[a._dtype, b._dtype] if type(a) is Array and type(b) is Array else (
+            a._dtype if type(a) is Array else b._dtype)
+        r = xp.where(cond._get_native(), na, nb)
+        return wrap_new(xp.asarray(r, dtype=dt._np), dt, dev)
+
+    @staticmethod
+    def backward(ctx, g):
+        c = ctx.cond
+        ga = where(c, g, 0) if ctx.needs_input_grad[1] else None
+        gb = where(c, 0, g) if ctx.needs_input_grad[2] else None
+        return None, ga, gb
+
+
+def where(cond: Array, a, b) -> Array:
+    """``a`` where ``cond`` else ``b`` (``a``/``b`` arrays or scalars; differentiable in both)."""
+    return _Where.apply(cond, a, b)
+
+
+class _Embed(Function):
+    """Zeros of ``shape`` with ``view(zeros)`` set to ``g`` (adjoint of taking a view)."""
+
+    @staticmethod
+    def forward(ctx, g, shape, view):
+        from .. import zeros
+        ctx.view = view
+        z = zeros(shape, dtype=g._dtype, device=g._device)
+        view(z)[...] = g
+        return z
+
+    @staticmethod
+    def backward(ctx, gg):
+        return ctx.view(gg), None, None
+
+
+def embed(g: Array, shape: tuple, view) -> Array:
+    """Zeros of ``shape`` whose ``view`` holds ``g`` (differentiable in ``g``)."""
+    return _Embed.apply(g, shape, view)
+
+
+class _IndexAdd(Function):
+    """Zeros of ``shape`` with ``g`` added at ``key`` (advanced indexing; repeats accumulate)."""
+
+    @staticmethod
+    def forward(ctx, g, shape, key):
+        from .. import zeros
+        ctx.key = key
+        z = zeros(shape, dtype=g._dtype, device=g._device)
+        nat = z._get_native()
+        nk = native_key(z, key)
+        xp = g._device.backend.xp
+        gn = g._get_native()
+        if hasattr(xp.add, "at"):
+            xp.add.at(nat, nk, gn)
+        else:  # pragma: no cover - CuPy without ufunc.at
+            import cupyx
+            cupyx.scatter_add(nat, nk, gn)
+        return z
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg[ctx.key], None, None
+
+
+def index_add(g: Array, shape: tuple, key) -> Array:
+    """Zeros of ``shape`` plus ``g`` scattered at ``key`` (differentiable in ``g``)."""
+    return _IndexAdd.apply(g, shape, key)
+
+
+def native_key(x: Array, key):
+    """The native index for ``key`` with boolean arrays turned into integer arrays."""
+    from .._indexing import _native_key
+    nk = _native_key(x, key)
+    out = []
+    xp = x._device.backend.xp
+    for k in nk:
+        if hasattr(k, "dtype") and k.dtype.kind == "b" and getattr(k, "ndim", 0) > 0:
+            out.extend(xp.nonzero(k))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+class _Strided(Function):
+    """Layout surgery for in-place operations on views (``CopySlices``).
+
+    ``mode`` "gather": the view ``vl`` of a base-shaped ``g`` (base layout ``bl``);
+    "embed": zeros of the base's shape with the view region set to ``g``;
+    "replace": ``g`` (base-shaped) with its view region replaced by ``r``.
+    Layouts are ``(offset, shape, strides)`` in one storage of ``n`` elements.
+    """
+
+    @staticmethod
+    def forward(ctx, g, r, mode, n, bl, vl):
+        from .._array import _native
+        from .._creation import wrap_new
+        from .._storage import Storage
+        ctx.args = (mode, n, bl, vl)
+        dev = g._device
+        xp = dev.backend.xp
+        st = Storage(xp.zeros(n, dtype=g._dtype._np), g._dtype, dev)
+        base = _native(st, *bl)
+        view = _native(st, *vl)
+        if mode == "gather":
+            base[...] = g._get_native()
+            out = view
+        elif mode == "embed":
+            view[...] = g._get_native()
+            out = base
+        else:
+            base[...] = g._get_native()
+            view[...] = r._get_native() if type(r) is Array else 0
+            out = base
+        return wrap_new(xp.array(out, copy=True), g._dtype, dev)
+
+    @staticmethod
+    def backward(ctx, gg):
+        mode, n, bl, vl = ctx.args
+        if mode == "gather":
+            return strided("embed", gg, None, n, bl, vl), None, None, None, None, None
+        if mode == "embed":
+            return strided("gather", gg, None, n, bl, vl), None, None, None, None, None
+        gr = strided("gather", gg, None, n, bl, vl) if ctx.needs_input_grad[1] else None
+        return strided("replace", gg, None, n, bl, vl), gr, None, None, None, None
+
+
+def strided(mode, g, r, n, bl, vl):
+    return _Strided.apply(g, r, mode, n, bl, vl)

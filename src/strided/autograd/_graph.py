@@ -1,0 +1,412 @@
+"""The backward graph and the engine that runs it.
+
+A recorded operation creates a ``Node`` (PyTorch's ``grad_fn``). Its
+``next_functions`` are edges ``(node, output_nr)`` to the nodes that produced
+its inputs; a leaf that requires grad is reached through its
+``AccumulateGrad`` node. ``run_backward`` walks the graph from the roots in
+reverse creation order (a node runs once every gradient flowing into it has
+arrived), sums the contributions to each node's outputs with ``+``, and frees
+the saved values of each node it ran unless asked to keep the graph.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+from .._array import Array, Ext
+from ._mode import STATE
+
+__all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requires_grad",
+           "edge_of", "alias"]
+
+_SEQ = itertools.count()
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
+         "they have already been freed). Saved intermediate values of the graph are freed when you "
+         "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+         "through the graph a second time or if you need to access saved tensors after calling backward.")
+
+
+# --- per-array metadata ---------------------------------------------------------
+
+def ext_of(x: Array) -> Ext:
+    """``x._ext``, created on demand (shared with the names extension)."""
+    e = x._ext
+    if e is None:
+        e = x._ext = Ext()
+    return e
+
+
+def requires_grad(x) -> bool:
+    return type(x) is Array and x._ext is not None and x._ext.requires_grad
+
+
+def alias(x: Array) -> Array:
+    """A new Array object viewing ``x``'s memory with no autograd metadata."""
+    st, off, shape, strides = x._layout()
+    return Array._new(x._np, st, off, shape, strides, x._dtype, x._device)
+
+
+_ACCUMULATORS: "weakref.WeakValueDictionary[int, AccumulateGrad]" = weakref.WeakValueDictionary()
+
+
+def accumulator(x: Array) -> "AccumulateGrad":
+    """The (shared) ``AccumulateGrad`` node of leaf ``x``."""
+    e = x._ext
+    acc = _ACCUMULATORS.get(id(e))
+    if acc is None or acc.variable._ext is not e:
+        acc = AccumulateGrad(x)
+        _ACCUMULATORS[id(e)] = acc
+    return acc
+
+
+def edge_of(x) -> tuple:
+    """The graph edge a gradient for ``x`` flows along: ``(node, output_nr)`` or ``(None, 0)``."""
+    if type(x) is not Array:
+        return (None, 0)
+    e = x._ext
+    if e is None or not e.requires_grad:
+        return (None, 0)
+    if e.grad_fn is not None:
+        return (e.grad_fn, e.output_nr)
+    return (accumulator(x), 0)
+
+
+# --- nodes ----------------------------------------------------------------------------
+
+class _Handle:
+    """Returned by ``register_hook``: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, lst, fn):
+        self._lst = lst
+        self._fn = fn
+
+    def remove(self):
+        try:
+            self._lst.remove(self._fn)
+        except ValueError:
+            pass
+
+
+class Node:
+    """A node of the backward graph; ``type(node).__name__`` is PyTorch's name (``MulBackward0``)."""
+
+    _nout = 1
+
+    def __init__(self):
+        self._seq = next(_SEQ)
+        self.next_functions = ()
+        self._pre = None  # {output_nr: [hook]}: tensor hooks of non-leaf outputs
+        self._hooks = None  # [hook(grad_inputs, grad_outputs)]
+        self._prehooks = None  # [hook(grad_outputs)]
+        self._retains = None  # {output_nr: fn}: retain_grad() of non-leaf outputs (run after hooks)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def metadata(self) -> dict:
+        m = self.__dict__.get("_metadata")
+        if m is None:
+            m = self.__dict__["_metadata"] = {}
+        return m
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; a non-None result replaces grad_inputs."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; a non-None result replaces grad_outputs."""
+        if self._prehooks is None:
+            self._prehooks = []
+        self._prehooks.append(fn)
+        return _Handle(self._prehooks, fn)
+
+    def _tensor_hook(self, nr, fn):
+        if self._pre is None:
+            self._pre = {}
+        lst = self._pre.setdefault(nr, [])
+        lst.append(fn)
+        return _Handle(lst, fn)
+
+    def apply(self, grads: list) -> list:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free the values saved for backward."""
+
+    def __call__(self, *grads):
+        """Run this node's backward on ``grads`` (one per output); returns a tuple."""
+        return tuple(self.apply(list(grads)))
+
+
+class AccumulateGrad(Node):
+    """The node that adds a leaf's gradient into ``leaf.grad``."""
+
+    def __init__(self, variable: Array):
+        super().__init__()
+        self.variable = variable
+
+    def apply(self, grads):
+        g = grads[0]
+        x = self.variable
+        e = x._ext
+        if g is None:
+            return []
+        if e.hooks:
+            for h in list(e.hooks):
+                r = h(g)
+                if r is not None:
+                    g = r
+        _accumulate_into(x, g)
+        return []
+
+
+def _accumulate_into(x: Array, g: Array) -> None:
+    """``x.grad += g`` (first time: a fresh copy of g, so .grad never aliases another array)."""
+    from .. import _elementwise as ew
+    from .._views import clone
+    e = ext_of(x)
+    create = STATE.enabled
+    old = e.grad
+    if old is None:
+        e.grad = clone(g) if create else _fresh(g)
+    elif create or requires_grad(old) or requires_grad(g):
+        e.grad = ew.add(old, g)
+    else:
+        ew.FUNCTIONS["add"]._impl(old, g, old)
+
+
+def _fresh(g: Array) -> Array:
+    """A contiguous copy of ``g`` with its own memory and no metadata."""
+    from .._views import clone
+    c = clone(alias(g)) if g._ext is not None else clone(g)
+    return c
+
+
+# --- saved values -----------------------------------------------------------------------
+
+class SavedVar:
+    """An array saved for backward, with the version of its storage at save time.
+
+    Inputs are kept as the original array (so a ``create_graph`` backward
+    records through their history); outputs are kept as a bare alias (no
+    reference cycle with their node) and re-attached to the node on unpack.
+    """
+
+    __slots__ = ("_x", "_st", "_ver", "_nr", "_producer")
+
+    def __init__(self, x: Array, output_nr=None):
+        st = x._layout()[0]
+        self._st = st
+        self._ver = st._version
+        self._nr = output_nr
+        if output_nr is None:
+            self._x = x
+            e = x._ext
+            self._producer = e.grad_fn if e is not None else None
+        else:
+            self._x = alias(x)
+            self._producer = None
+
+    def unpack(self, node, create_graph: bool) -> Array:
+        if self._st._version != self._ver:
+            x = self._x
+            if self._nr is not None:
+                what = f"output {self._nr} of {type(node).__name__}"
+            elif self._producer is not None:
+                what = f"output of {type(self._producer).__name__}"
+            else:
+                what = "a leaf or an input"
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{x._dtype.name} {list(x._shape)}], which is {what}, is at version "
+                f"{self._st._version}; expected version {self._ver} instead (needed by "
+                f"{type(node).__name__}). Hint: the operation that modified it ran after this value "
+                "was saved; use an out-of-place operation or clone() it before modifying it.")
+        x = self._x
+        if self._nr is not None:
+            if create_graph:
+                a = alias(x)
+                e = ext_of(a)
+                e.requires_grad = True
+                e.grad_fn = node
+                e.output_nr = self._nr
+                return a
+            return x
+        if create_graph or x._ext is None:
+            return x
+        return alias(x)
+
+
+def unpack(v, node, create_graph):
+    """Unpack a saved value (SavedVar, list of them, or a plain value)."""
+    t = type(v)
+    if t is SavedVar:
+        return v.unpack(node, create_graph)
+    if (t is list or t is tuple) and v and any(type(a) is SavedVar for a in v):
+        return t(a.unpack(node, create_graph) if type(a) is SavedVar else a for a in v)
+    return v
+
+
+def save(v):
+    """Wrap the arrays of an argument (array, list/tuple of arrays, other) as SavedVars."""
+    t = type(v)
+    if t is Array:
+        return SavedVar(v)
+    if (t is list or t is tuple) and any(type(a) is Array for a in v):
+        return t(SavedVar(a) if type(a) is Array else a for a in v)
+    return v
+
+
+# --- the engine -------------------------------------------------------------------------------
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    from .. import _elementwise as ew
+    return ew.add(a, b)
+
+
+def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=False,
+                 allow_unused=False):
+    """Run the graph from ``roots`` (edges) with ``grads``.
+
+    ``inputs`` (arrays) restricts the run to what reaches them; with
+    ``capture=True`` their gradients are returned instead of accumulated.
+    """
+    # Targets: where the gradients of ``inputs`` appear.
+    targets = None
+    if inputs is not None:
+        targets = {}
+        for i, x in enumerate(inputs):
+            node, nr = edge_of(x)
+            if node is None:
+                raise RuntimeError(f"One of the differentiated arrays (input {i}) does not require grad")
+            targets.setdefault(node, []).append((nr, i, x))
+
+    # Discover the graph and count, for each node, the edges that feed it.
+    deps: dict = {}
+    seen = set()
+    order = []
+    stack = []
+    for node, _ in roots:
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+
+    needed = None
+    if targets is not None:
+        # Only nodes that lead to a target run: the targets and their ancestors.
+        parents: dict = {}
+        for node in order:
+            for child, _ in node.next_functions:
+                if child is not None:
+                    parents.setdefault(child, []).append(node)
+        needed = set(n for n in targets if n in seen)
+        todo = list(needed)
+        while todo:
+            for p in parents.get(todo.pop(), ()):
+                if p not in needed:
+                    needed.add(p)
+                    todo.append(p)
+        deps = {}
+        for node in needed:
+            for child, _ in node.next_functions:
+                if child in needed:
+                    deps[child] = deps.get(child, 0) + 1
+
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, grads):
+        if node is None or (needed is not None and node not in needed):
+            continue
+        b = buffers.setdefault(node, {})
+        b[nr] = _add(b.get(nr), g)
+    heap = []
+    tick = itertools.count()
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(heap, (-node._seq, next(tick), node))
+
+    captured = [None] * len(inputs) if capture else None
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            b = buffers.pop(node, {})
+            grads_in = [b.get(i) for i in range(node._nout)]
+            if node._pre:
+                for nr, hooks in node._pre.items():
+                    if nr < len(grads_in) and grads_in[nr] is not None:
+                        for h in list(hooks):
+                            r = h(grads_in[nr])
+                            if r is not None:
+                                grads_in[nr] = r
+            if node._retains:
+                for nr, fn in node._retains.items():
+                    if nr < len(grads_in) and grads_in[nr] is not None:
+                        fn(grads_in[nr])
+            if node._prehooks:
+                for h in list(node._prehooks):
+                    r = h(tuple(grads_in))
+                    if r is not None:
+                        grads_in = list(r)
+            skip = False
+            if targets is not None and node in targets:
+                for nr, i, x in targets[node]:
+                    g = grads_in[nr]
+                    if capture:
+                        captured[i] = g
+                    elif type(node) is not AccumulateGrad and g is not None:
+                        _accumulate_into(x, g)
+                skip = type(node) is AccumulateGrad and capture
+            if skip or all(g is None for g in grads_in):
+                outs = [None] * len(node.next_functions)
+            else:
+                outs = node.apply(grads_in)
+                if node._hooks:
+                    for h in list(node._hooks):
+                        r = h(tuple(outs), tuple(grads_in))
+                        if r is not None:
+                            outs = list(r)
+                if not keep_graph:
+                    node.release()
+            for (child, nr), g in zip(node.next_functions, outs):
+                if child is None or child not in deps:
+                    continue
+                if g is not None:
+                    cb = buffers.setdefault(child, {})
+                    cb[nr] = _add(cb.get(nr), g)
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(heap, (-child._seq, next(tick), child))
+    finally:
+        STATE.enabled = prev
+    if capture:
+        for i, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError(
+                    f"One of the differentiated arrays (input {i}) appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+    return captured

@@ -1,0 +1,116 @@
+"""Grad modes: whether operations are recorded, per thread."""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+
+
+class _State(threading.local):
+    enabled = True
+
+
+STATE = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when operations on arrays that require grad are being recorded (this thread)."""
+    return STATE.enabled
+
+
+class _Mode:
+    """Base of the grad-mode context managers; instances also work as decorators."""
+
+    _flag = True
+
+    def __enter__(self):
+        self._prev = STATE.enabled
+        STATE.enabled = self._flag
+        return None
+
+    def __exit__(self, *exc):
+        STATE.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_Mode):
+    """Disable recording: ``with no_grad(): ...`` or ``@no_grad()``.
+
+    >>> import strided as xp
+    >>> x = xp.ones(2, requires_grad=True)
+    >>> with xp.autograd.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    _flag = False
+
+
+class enable_grad(_Mode):
+    """Enable recording inside a ``no_grad`` block: ``with enable_grad(): ...`` or ``@enable_grad()``."""
+
+    _flag = True
+
+
+class inference_mode(no_grad):
+    """PyTorch's ``inference_mode``: here the same as ``no_grad``."""
+
+    def __init__(self, mode: bool = True):
+        self._flag = not mode
+
+    def __call__(self, fn):
+        flag = self._flag
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            prev = STATE.enabled
+            STATE.enabled = flag
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                STATE.enabled = prev
+        return wrapper
+
+
+class set_grad_enabled(_Mode):
+    """Set grad mode: as a function call, a context manager or a decorator.
+
+    ``set_grad_enabled(False)`` takes effect at once (and is undone by
+    leaving the ``with`` block when used as a context manager).
+    """
+
+    def __init__(self, mode: bool):
+        self._flag = bool(mode)
+        self._prev = STATE.enabled
+        STATE.enabled = self._flag
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        STATE.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        STATE.enabled = self._prev  # used as a decorator: no effect until called
+        flag = self._flag
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            prev = STATE.enabled
+            STATE.enabled = flag
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                STATE.enabled = prev
+        return wrapper

@@ -1,0 +1,497 @@
+"""Recording: the dispatch handler that turns namespace calls into graph nodes.
+
+``handler`` is registered with ``strided._dispatch.register_handler`` the first
+time an array requires grad. For an operation with an input that requires
+grad it looks up the operation's ``Rule`` (``RULES``, keyed by the namespace
+name), runs the operation with recording off, and attaches a ``RuleNode`` to
+the outputs. In-place operations (``out=`` is an input, ``__setitem__``)
+rebase the history of the array they modify; on a view they also rebase the
+view's base through a ``CopySlices`` node, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from .._array import Array
+from ._function import fit_grad, strided
+from ._graph import FREED, Node, SavedVar, edge_of, ext_of, save, unpack
+from ._mode import STATE
+
+__all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
+
+RULES: dict = {}
+# name -> why it has no derivative (outputs never require grad).
+NONDIFF: dict = {}
+
+
+class _Zero:
+    """A formula whose gradient is zero everywhere it is defined (floor, sign, ...)."""
+
+    def __repr__(self):
+        return "ZERO"
+
+
+ZERO = _Zero()
+_SPECIAL = ("g", "ctx")
+
+
+def _params(fn) -> tuple:
+    return tuple(inspect.signature(fn).parameters)
+
+
+class Rule:
+    """The derivative of one namespace function.
+
+    ``diff`` names the parameters gradients flow to; ``formulas[p]`` computes
+    the gradient for parameter ``p`` from the keyword arguments it names:
+    ``g`` (the output's gradient, a tuple for several outputs), ``result``
+    (the output), ``ctx`` (the node) and the forward call's parameters. A
+    ``joint`` formula returns the gradients of every ``diff`` parameter at once.
+    Only the values a needed formula names are saved for backward.
+    """
+
+    def __init__(self, name, sig, node, diff, formulas, joint, multi):
+        self.name = name
+        self.node = node
+        self.multi = multi
+        self.diff = diff
+        self.formulas = formulas
+        self.joint = joint
+        if sig is None:
+            self.argnames = None
+            self.sig = None
+        else:
+            self.sig = inspect.signature(eval(f"lambda {sig}: None"))  # noqa: S307 - our own strings
+            self.argnames = None
+        if joint is not None:
+            self.joint_uses = _params(joint)
+            self.uses = {p: self.joint_uses for p in diff}
+        else:
+            self.joint_uses = None
+            self.uses = {p: (() if f is ZERO else _params(f)) for p, f in formulas.items()}
+
+    def bind(self, args, kwargs) -> dict:
+        if self.argnames is not None:
+            return dict(zip(self.argnames, args))
+        ba = self.sig.bind(*args, **kwargs)
+        ba.apply_defaults()
+        return ba.arguments
+
+    def node_name(self, params) -> str:
+        n = self.node
+        return n if type(n) is str else n(params)
+
+    def __repr__(self):
+        return f"<Rule {self.name} -> {self.node if type(self.node) is str else '...'}>"
+
+
+def rule(names, sig=None, node=None, *, diff=None, joint=None, multi=False, **formulas):
+    """Register the derivative of the namespace function(s) ``names`` (see ``Rule``)."""
+    if isinstance(names, str):
+        names = (names,)
+    if joint is not None:
+        if diff is None:
+            raise ValueError("a joint rule names its differentiable parameters in diff=")
+        diff = tuple(diff)
+    else:
+        diff = tuple(formulas)
+    if node is None:
+        node = "".join(p.capitalize() for p in names[0].split(".")[-1].split("_")) + "Backward0"
+    r = Rule(names[0], sig, node, diff, formulas, joint, multi)
+    for n in names:
+        if n in RULES:
+            raise ValueError(f"duplicate derivative rule for {n}")
+        RULES[n] = r
+    return r
+
+
+def ew_rule(name, node=None, **formulas):
+    """A rule for an elementwise registry row (arguments ``x`` or ``x1, x2``)."""
+    from .._elementwise import REGISTRY
+    row = REGISTRY[name]
+    r = rule(name, "x1, x2, out=None" if row.nargs == 2 else "x, out=None", node, **formulas)
+    r.argnames = ("x1", "x2", "out") if row.nargs == 2 else ("x", "out")
+    return r
+
+
+def nondiff(reason, *names):
+    """Declare ``names`` as having no derivative, with the reason."""
+    for n in names:
+        NONDIFF[n] = reason
+
+
+def lookup(name):
+    r = RULES.get(name)
+    if r is None and "." in name:
+        r = RULES.get(name.rsplit(".", 1)[1])
+    return r
+
+
+def _nondiff(name):
+    return name in NONDIFF or ("." in name and name.rsplit(".", 1)[1] in NONDIFF)
+
+
+# --- nodes ------------------------------------------------------------------------------
+
+_CLASSES: dict = {}
+
+
+def node_class(name: str, base=None):
+    c = _CLASSES.get(name)
+    if c is None:
+        c = _CLASSES[name] = type(name, (base or RuleNode,), {})
+    return c
+
+
+class RuleNode(Node):
+    """A node whose backward is a ``Rule``'s formulas."""
+
+    def apply(self, grads):
+        vals = self._vals
+        if vals is None:
+            raise RuntimeError(FREED)
+        cg = STATE.enabled
+        env = {k: unpack(v, self, cg) for k, v in vals.items()}
+        if self._nout == 1:
+            g = grads[0]
+        else:
+            g = tuple(_zeros_if_none(gi, m) for gi, m in zip(grads, self._out_metas))
+        env["g"] = g
+        env["ctx"] = self
+        self.grad_defined = tuple(gi is not None for gi in grads)
+        rule = self._rule
+        if rule.joint is not None:
+            res = rule.joint(**{n: env[n] for n in rule.joint_uses})
+            if not isinstance(res, (tuple, list)):
+                res = (res,)
+            results = dict(zip(rule.diff, res))
+        else:
+            results = {}
+            for p in self._needs:
+                f = rule.formulas[p]
+                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in rule.uses[p]})
+        out = []
+        name = type(self).__name__
+        for (p, i), m, (node, _) in zip(self._slots, self._metas, self.next_functions):
+            r = results.get(p) if node is not None else None
+            if r is ZERO:
+                r = _zeros_if_none(None, m)
+            elif r is not None and i is not None:
+                r = r[i]
+            out.append(fit_grad(r, m, name) if r is not None else None)
+        return out
+
+    def shape(self, param: str):
+        """The shape of forward argument ``param`` (a list of shapes for a list of arrays)."""
+        found = [(i, m[0]) for (p, i), m in zip(self._slots, self._metas) if p == param]
+        if not found:
+            raise KeyError(f"{type(self).__name__}: no array argument {param!r}")
+        if found[0][0] is None:
+            return found[0][1]
+        return [s for _, s in found]
+
+    def needs(self, param: str) -> bool:
+        """Whether the gradient of forward parameter ``param`` is needed."""
+        return param in self._needs
+
+    def release(self):
+        self._vals = None
+
+    @property
+    def saved_values(self) -> dict:
+        """The values saved for backward (PyTorch exposes them as ``_saved_*``)."""
+        if self._vals is None:
+            raise RuntimeError(FREED)
+        return {k: unpack(v, self, False) for k, v in self._vals.items()}
+
+
+def _zeros_if_none(g, meta):
+    if g is not None or meta is None:
+        return g
+    from .. import zeros
+    return zeros(meta[0], dtype=meta[1], device=meta[2])
+
+
+class CopySlices(Node):
+    """In-place operation ``fn`` applied to a view of a base: the base's new history."""
+
+    def __init__(self, fn, t, n, bl, vl, base_edge):
+        super().__init__()
+        self._fn = fn
+        self._t = t
+        self._lay = (n, bl, vl)
+        nf = list(fn.next_functions)
+        nf[t] = base_edge
+        self.next_functions = tuple(nf)
+
+    def apply(self, grads):
+        g = grads[0]
+        n, bl, vl = self._lay
+        res = list(self._fn.apply([strided("gather", g, None, n, bl, vl)]))
+        res[self._t] = strided("replace", g, res[self._t], n, bl, vl)
+        return res
+
+    def release(self):
+        self._fn.release()
+
+
+class AsStridedBackward0(Node):
+    """The history of a view after an in-place operation rebased its base."""
+
+    def __init__(self, base_edge, n, bl, vl):
+        super().__init__()
+        self.next_functions = (base_edge,)
+        self._lay = (n, bl, vl)
+
+    def apply(self, grads):
+        n, bl, vl = self._lay
+        return [strided("embed", grads[0], None, n, bl, vl)]
+
+
+# --- the handler -----------------------------------------------------------------------
+
+def _rg(x) -> bool:
+    return type(x) is Array and x._ext is not None and x._ext.requires_grad
+
+
+def _any_rg(args, kwargs) -> bool:
+    for a in args:
+        t = type(a)
+        if t is Array:
+            if a._ext is not None and a._ext.requires_grad:
+                return True
+        elif t is list or t is tuple:
+            for b in a:
+                if type(b) is Array and b._ext is not None and b._ext.requires_grad:
+                    return True
+    for a in kwargs.values():
+        if type(a) is Array and a._ext is not None and a._ext.requires_grad:
+            return True
+    return False
+
+
+_EW: frozenset = frozenset()
+# In-place operations whose first argument is the array they modify.
+_INPLACE = frozenset(("setitem", "zero_", "fill_", "copy_"))
+
+
+def init_elementwise_names():
+    global _EW
+    from .._elementwise import REGISTRY
+    _EW = frozenset(REGISTRY)
+
+
+def _out_error(name):
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad")
+
+
+def handler(name, impl, args, kwargs, call_next):
+    """The autograd link of the dispatch chain (priority 20)."""
+    if not STATE.enabled:
+        return call_next(name, impl, args, kwargs)
+    target = None
+    if name in _EW:
+        out = args[-1]
+        if out is not None:
+            if out is args[0] or (len(args) == 3 and out is args[1]):
+                target = out
+            elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
+                raise _out_error(name)
+        if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
+            return call_next(name, impl, args, kwargs)
+    elif name in _INPLACE:
+        target = args[0]
+        if not _any_rg(args, kwargs):
+            return call_next(name, impl, args, kwargs)
+    else:
+        out = kwargs.get("out")
+        if out is not None:
+            if any(out is a for a in args):
+                target = out
+            elif _any_rg(args, kwargs):
+                raise _out_error(name)
+        if not _any_rg(args, kwargs):
+            return call_next(name, impl, args, kwargs)
+    if target is not None:
+        check_inplace(target, name)
+    r = lookup(name)
+    if r is None:
+        return _no_rule(name, impl, args, kwargs, call_next)
+    return _record(name, r, impl, args, kwargs, call_next, target)
+
+
+def check_inplace(t: Array, name: str) -> None:
+    """In-place writes into a leaf that requires grad (or a view of one) are errors."""
+    e = t._ext
+    if e is None:
+        return
+    base = e.is_view
+    if type(base) is Array:
+        be = base._ext
+        if be is not None and be.requires_grad and be.grad_fn is None:
+            raise RuntimeError(f"{name}(): a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+    elif e.requires_grad and e.grad_fn is None:
+        raise RuntimeError(f"{name}(): a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _run_off(name, impl, args, kwargs, call_next):
+    prev = STATE.enabled
+    STATE.enabled = False
+    try:
+        return call_next(name, impl, args, kwargs)
+    finally:
+        STATE.enabled = prev
+
+
+def _differentiable_outputs(result) -> bool:
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    return any(type(o) is Array and o._dtype.kind in "fc" for o in items)
+
+
+def _no_rule(name, impl, args, kwargs, call_next):
+    result = _run_off(name, impl, args, kwargs, call_next)
+    if _nondiff(name) or not _differentiable_outputs(result):
+        return result
+    raise RuntimeError(f"the derivative for '{name}' is not implemented: strided.autograd has no rule "
+                       "for it (compute it under no_grad() or detach() the inputs)")
+
+
+def _meta(a):
+    return (a._shape, a._dtype, a._device)
+
+
+def _record(name, r, impl, args, kwargs, call_next, target):
+    try:
+        params = r.bind(args, {k: v for k, v in kwargs.items() if k != "out"} if "out" in kwargs else kwargs)
+    except TypeError as e:
+        _run_off(name, impl, args, kwargs, call_next)  # the function reports the caller's mistake
+        raise RuntimeError(f"autograd can't match the arguments of {name}() to its derivative rule: "
+                           f"{e}") from None
+    slots, edges, metas, arrays, slot_arrays = [], [], [], [], []
+    needs = set()
+    for p in r.diff:
+        v = params.get(p)
+        t = type(v)
+        if t is Array:
+            items = ((None, v),)
+        elif (t is list or t is tuple) and v:
+            items = tuple((i, a) for i, a in enumerate(v) if type(a) is Array)
+        else:
+            continue
+        for i, a in items:
+            arrays.append(a)
+            if a._dtype.kind not in "fc":
+                continue
+            e = edge_of(a)
+            slots.append((p, i))
+            slot_arrays.append(a)
+            edges.append(e)
+            metas.append(_meta(a))
+            if e[0] is not None:
+                needs.add(p)
+    if not needs:
+        return _run_off(name, impl, args, kwargs, call_next)
+    if r.joint is not None:
+        names = r.joint_uses
+    else:
+        names = set()
+        for p in needs:
+            names.update(r.uses[p])
+    vals = {}
+    keep_result = False
+    for n in names:
+        if n in _SPECIAL:
+            continue
+        if n == "result":
+            keep_result = True
+            continue
+        v = params[n]
+        if target is not None and (v is target or (type(v) in (list, tuple) and any(a is target for a in v))):
+            from .._views import clone
+            v = clone(v) if v is target else type(v)(clone(a) if a is target else a for a in v)
+        vals[n] = save(v)
+
+    result = _run_off(name, impl, args, kwargs, call_next)
+
+    if target is not None:
+        outs = [target]
+    elif r.multi:
+        outs = list(result)
+    else:
+        outs = [result]
+    if target is None:
+        same = [i for i, o in enumerate(outs) if any(o is a for a in arrays)]
+        if same:
+            if not r.multi:
+                return result  # the function returned its input: the history is already there
+            from ._graph import alias
+            for i in same:
+                outs[i] = alias(outs[i])
+            result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
+
+    node = node_class(r.node_name(params))()
+    node._rule = r
+    node._slots = slots
+    node._metas = metas
+    node._needs = needs
+    node._nout = len(outs)
+    node.next_functions = tuple(edges)
+    out_metas = []
+    for i, o in enumerate(outs):
+        if type(o) is not Array or o._dtype.kind not in "fc":
+            out_metas.append(None)
+            continue
+        out_metas.append(_meta(o))
+        if target is not None:
+            continue
+        e = ext_of(o)
+        e.requires_grad = True
+        e.grad_fn = node
+        e.output_nr = i
+        st = o._st
+        if st is not None:
+            for a in arrays:
+                if a._st is st:
+                    ae = a._ext
+                    e.is_view = ae.is_view if ae is not None and type(ae.is_view) is Array else a
+                    break
+    node._out_metas = out_metas
+    if target is not None:
+        _rebase(target, node, slot_arrays)
+    if keep_result:
+        if r.multi:
+            vals["result"] = tuple(SavedVar(o, i) if m is not None else o
+                                   for i, (o, m) in enumerate(zip(outs, out_metas)))
+        else:
+            vals["result"] = SavedVar(outs[0], 0)
+    node._vals = vals
+    return result
+
+
+def _rebase(target, node, slot_arrays):
+    """Give ``target`` (modified in place) the history ``node``; views also rebase their base."""
+    e = ext_of(target)
+    base = e.is_view
+    if type(base) is Array:
+        t = next(k for k, a in enumerate(slot_arrays) if a is target)
+        bst, boff, bshape, bstr = base._layout()
+        vst, voff, vshape, vstr = target._layout()
+        if bst is vst:
+            n = len(bst)
+            bl, vl = (boff, bshape, bstr), (voff, vshape, vstr)
+            cs = CopySlices(node, t, n, bl, vl, edge_of(base))
+            be = ext_of(base)
+            be.requires_grad = True
+            be.grad_fn = cs
+            be.output_nr = 0
+            e.requires_grad = True
+            e.grad_fn = AsStridedBackward0((cs, 0), n, bl, vl)
+            e.output_nr = 0
+            return
+    e.requires_grad = True
+    e.grad_fn = node
+    e.output_nr = 0
