@@ -319,6 +319,29 @@ def test_storage_object_is_saved_whole():
     assert out[1] is out[0].storage() and len(out[1]) == 50 and out[0].storage_offset() == 3
 
 
+class Trickle(io.RawIOBase):
+    """A non-seekable sink that accepts at most 7 bytes per write (a pipe under load)."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        chunk = bytes(memoryview(b).cast("B")[:7])
+        self.data += chunk
+        return len(chunk)
+
+
+def test_save_to_a_non_seekable_stream_with_short_writes():
+    sink = Trickle()
+    x = xp.asarray(np.arange(50, dtype=np.float64))[::-3]
+    xp.save({"x": x}, sink)
+    assert bytes(sink.data) == save_bytes({"x": x})
+    assert same_bits(host(xp.load(NoSeek(bytes(sink.data)))["x"]), np.arange(50.0)[::-3])
+
+
 def test_several_containers_in_one_stream():
     buf = io.BytesIO()
     xp.save(xp.arange(3), buf)
@@ -618,9 +641,21 @@ def test_failed_save_to_new_path_leaves_nothing(tmp_path, monkeypatch):
 def test_save_replaces_target_atomically(tmp_path):
     target = tmp_path / "m.t"
     target.write_bytes(b"old")
+    os.chmod(target, 0o640)
     xp.save(xp.arange(2), str(target))
     assert xp.load(target).tolist() == [0, 1]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.t"]
+    assert os.stat(target).st_mode & 0o777 == 0o640
+
+
+def test_save_through_a_symlink_replaces_its_target(tmp_path):
+    (tmp_path / "run").mkdir()
+    real = tmp_path / "run" / "model.t"
+    real.write_bytes(b"old")
+    link = tmp_path / "latest.t"
+    link.symlink_to(real)
+    xp.save(xp.arange(3), link)
+    assert link.is_symlink() and xp.load(real).tolist() == [0, 1, 2]
 
 
 # --- map_location ---------------------------------------------------------------------------
@@ -656,6 +691,12 @@ def test_map_location_to_other_device(sim):
         (loc, st.device, len(st))))
     assert seen == [("sim:0", xp.Device("cpu"), 6), ("cpu", xp.Device("cpu"), 2)]
     assert out["a"].device is sim  # None keeps the saved device
+
+
+def test_numpy_arrays_stay_on_the_host(sim):
+    out = xp.load(io.BytesIO(save_bytes([np.arange(3.0), xp.arange(2)])), map_location="sim:0")
+    assert type(out[0]) is np.ndarray and out[0].tolist() == [0.0, 1.0, 2.0]
+    assert out[1].device is sim
 
 
 def test_map_location_errors(sim):

@@ -372,9 +372,12 @@ def _atomic_write(path, write, *, by_path: bool = False) -> None:
     """Run ``write`` on a temporary file beside ``path``, then rename it over ``path``.
 
     ``write`` gets an open binary file, or with ``by_path=True`` the temporary
-    file's path (for writers such as h5py that open files themselves).
+    file's path (for writers such as h5py that open files themselves). A
+    symlink is followed (its target is replaced) and an existing target's
+    permission bits are kept.
     """
-    directory, base = os.path.split(os.path.abspath(path))
+    path = os.path.realpath(path)
+    directory, base = os.path.split(path)
     while True:
         tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
         try:
@@ -383,6 +386,8 @@ def _atomic_write(path, write, *, by_path: bool = False) -> None:
         except FileExistsError:
             continue
     try:
+        if os.path.exists(path):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
         if by_path:
             os.close(fd)
             write(tmp)
