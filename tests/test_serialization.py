@@ -693,6 +693,22 @@ def test_map_location_to_other_device(sim):
     assert out["a"].device is sim  # None keeps the saved device
 
 
+def test_file_from_a_gpu_machine_loads_with_map_location():
+    try:
+        xp.Device("cuda:0").backend
+        pytest.skip("CUDA is available here")
+    except ValueError:
+        pass
+
+    def edit(h):
+        h["storages"][0]["device"] = "cuda:0"
+    data = rebuild(save_bytes({"w": xp.arange(3.0)}), edit)
+    with pytest.raises(ValueError, match=r"cuda:0.*map_location='cpu'"):
+        xp.load(io.BytesIO(data))
+    out = xp.load(io.BytesIO(data), map_location={"cuda:0": "cpu"})
+    assert out["w"].device is xp.Device("cpu") and out["w"].tolist() == [0.0, 1.0, 2.0]
+
+
 def test_numpy_arrays_stay_on_the_host(sim):
     out = xp.load(io.BytesIO(save_bytes([np.arange(3.0), xp.arange(2)])), map_location="sim:0")
     assert type(out[0]) is np.ndarray and out[0].tolist() == [0.0, 1.0, 2.0]
