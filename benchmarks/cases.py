@@ -153,6 +153,7 @@ def tiny(quick: bool) -> list[Case]:
         ("matmul 4x4", "m @ m", None, ("Array.__matmul__",)),
         ("reshape", "xp.reshape(a, (2, 5))", None, ()),
         ("slice view", "a[2:8]", None, ()),
+        ("slice views, then add", "a[2:8] + b[2:8]", None, ()),
         ("transpose view", "m.T", None, ()),
         ("integer-array index", "a[idx]", None, ()),
         ("boolean index", "a[c]", None, ()),

@@ -68,6 +68,7 @@ def pin_threads(n: int, argv: list) -> None:
 
 
 def main(argv=None) -> int:
+    t0 = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
@@ -83,10 +84,12 @@ def main(argv=None) -> int:
     from benchmarks import _libs, _report, _timing, cases
 
     if args.list:
-        for key, (title, make) in cases.GROUPS.items():
+        for key in args.groups:
+            title, make = cases.GROUPS[key]
             print(f"{key}: {title}")
             for c in make(args.quick):
-                print(f"    {c.label}")
+                if args.filter in c.label:
+                    print(f"    {c.label}")
         return 0
 
     limiter = _limit_pools(args.threads)  # noqa: F841 - keeps the limit active for the run
@@ -104,7 +107,6 @@ def main(argv=None) -> int:
     for name, why in missing:
         print(f"  {name:<18} not run: {why}")
 
-    t0 = time.perf_counter()
     records = []
     runner = Runner(libs, settings, np, _timing, cases)
     try:
