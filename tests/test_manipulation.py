@@ -310,7 +310,7 @@ def test_repeat_int_one_is_a_copy_and_0d():
 
 def test_repeat_repeats_dtypes_and_out():
     ref = ref_array((3,))
-    for d in (xp.int8, xp.uint8, xp.int32, xp.int64):
+    for d in (xp.int8, xp.uint8, xp.int32, xp.int64, xp.uint64):
         assert_same(xp.repeat(xp.asarray(ref), xp.asarray([1, 2, 3], dtype=d)),
                     np.repeat(ref, [1, 2, 3]))
     o = xp.empty((6,), dtype=xp.float64)
@@ -431,6 +431,20 @@ def test_chunk_sizes_like_pytorch(n, chunks, sizes):
         assert_same(p, ref[:, start:start + s])
         assert shares(p, x)
         start += s
+
+
+@pytest.mark.parametrize("call, what", [
+    (lambda x: xp.roll(x, 1.5), "roll(): shift"),
+    (lambda x: xp.roll(x, (1, 2.0), axis=(0, 1)), "roll(): shift"),
+    (lambda x: xp.split(x, "a"), "split(): split_size_or_sections"),
+    (lambda x: xp.split(x, [1, 2.0]), "split(): a section size"),
+    (lambda x: xp.chunk(x, 2.0), "chunk(): chunks"),
+    (lambda x: xp.narrow(x, 0, 0.5, 1), "narrow(): start"),
+    (lambda x: xp.narrow(x, 0, 0, None), "narrow(): length"),
+])
+def test_non_int_arguments_name_the_function(call, what):
+    with pytest.raises(TypeError, match=what.replace("(", r"\(").replace(")", r"\)")):
+        call(xp.zeros((3, 4)))
 
 
 def test_chunk_errors():

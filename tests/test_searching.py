@@ -151,6 +151,9 @@ def test_count_nonzero_complex_counts_either_part():
 def test_count_nonzero_0d_empty_out():
     assert_same(xp.count_nonzero(xp.asarray(2.0)), np.array(1, np.int64))
     assert_same(xp.count_nonzero(xp.asarray(0)), np.array(0, np.int64))
+    for axis in (0, (0,), ()):
+        assert_same(xp.count_nonzero(xp.asarray(2.0), axis=axis), np.array(1, np.int64))
+        assert_same(xp.count_nonzero(xp.asarray(0.0), axis=axis, keepdims=True), np.array(0, np.int64))
     assert_same(xp.count_nonzero(xp.zeros((0, 3)), axis=0), np.zeros(3, np.int64))
     assert_same(xp.count_nonzero(xp.zeros((0, 3))), np.array(0, np.int64))
     o = xp.empty((1, 1), dtype=xp.int64)

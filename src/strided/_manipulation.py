@@ -44,6 +44,13 @@ def _axis_of(x, axis, func) -> int:
     return _layout.normalize_axis(axis, x.ndim, func)
 
 
+def _int(v, func, what) -> int:
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{func}(): {what} must be an int; got {type(v).__name__}") from None
+
+
 def _slice_along(x, axis: int, start: int, stop: int) -> Array:
     """``x[:, ..., start:stop]`` on ``axis``: a view."""
     return x[(slice(None),) * axis + (slice(start, stop),)]
@@ -88,6 +95,21 @@ def _join(func, arrays, axis, dev, dt) -> Array:
     return wrap_new(r, dt, dev)
 
 
+def _join_flat(arrays, dev, dt) -> Array:
+    """The elements of ``arrays``, each in row-major order, one after another (one copy)."""
+    sizes = [_layout.prod(a._shape) for a in arrays]
+    xp = dev.backend.xp
+    with dev.backend.ctx(dev):
+        r = xp.empty((builtins.sum(sizes),), dtype=dt._np)
+        start = 0
+        for a, n in zip(arrays, sizes):
+            if n:
+                # a contiguous 1-D slice reshapes to a view, so no temporary is made
+                r[start:start + n].reshape(a._shape)[...] = a._get_native()
+            start += n
+    return wrap_new(r, dt, dev)
+
+
 @api("concat")
 def concat(arrays, /, axis=0, *, out=None) -> Array:
     """Join arrays along an existing axis (flattened first when ``axis`` is None).
@@ -100,8 +122,7 @@ def concat(arrays, /, axis=0, *, out=None) -> Array:
     """
     arrays, dev, dt = _sequence(arrays, "concat")
     if axis is None:
-        flat = tuple(a if a.ndim == 1 else reshape(a, (-1,)) for a in arrays)
-        return _finish(_join("concat", flat, 0, dev, dt), "concat", out)
+        return _finish(_join_flat(arrays, dev, dt), "concat", out)
     nd = arrays[0].ndim
     for a in arrays:
         if a.ndim != nd:
@@ -173,18 +194,18 @@ def roll(x, /, shift, axis=None, *, out=None) -> Array:
     if axis is None:
         if isinstance(shift, (tuple, list)):
             raise ValueError("roll(): a tuple shift needs a tuple axis of the same length")
-        s = operator.index(shift)
+        s = _int(shift, "roll", "shift")
         n = _layout.prod(x._shape)
         flat = reshape(x, (n,))
         r = _rolled(flat, {0: s % n} if n and s % n else {})
         return _finish(reshape(r, x._shape), "roll", out)
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if isinstance(shift, (tuple, list)):
-        shifts = tuple(operator.index(s) for s in shift)
+        shifts = tuple(_int(s, "roll", "shift") for s in shift)
         if len(shifts) != len(axes):
             raise ValueError(f"roll(): shift {tuple(shift)} and axis {axes} differ in length")
     else:
-        shifts = (operator.index(shift),) * len(axes)
+        shifts = (_int(shift, "roll", "shift"),) * len(axes)
     total: dict = {}
     for a, s in zip(axes, shifts):
         ax = _axis_of(x, a, "roll")
@@ -212,6 +233,7 @@ def _repeat_counts(x, repeats, size):
         counts = repeats._host().reshape(-1)
         if counts.size and counts.min() < 0:
             raise ValueError("repeat(): repeats must be non-negative")
+        counts = counts.astype(np.int64)
         if counts.size == 1:
             return builtins.int(counts[0])
         return counts
@@ -302,16 +324,19 @@ def split(x, split_size_or_sections, dim=0, *, axis=None) -> tuple:
     d = _axis_of(x, _dim(dim, axis), "split")
     n = x._shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = tuple(operator.index(s) for s in split_size_or_sections)
+        sizes = tuple(_int(s, "split", "a section size") for s in split_size_or_sections)
         if any(s < 0 for s in sizes) or builtins.sum(sizes) != n:
             raise ValueError(f"split(): sizes {sizes} must be non-negative and add up to {n}, "
                              f"the size of dimension {d}")
     else:
-        size = operator.index(split_size_or_sections)
+        size = _int(split_size_or_sections, "split", "split_size_or_sections")
         if size < 0 or (size == 0 and n):
             raise ValueError(f"split(): split size must be positive; got {size} "
                              f"for a dimension of size {n}")
-        sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if n else (0,)
+        if n == 0:
+            sizes = (0,)
+        else:
+            sizes = (size,) * (n // size) + ((n % size,) if n % size else ())
     out = []
     start = 0
     for s in sizes:
@@ -324,7 +349,7 @@ def split(x, split_size_or_sections, dim=0, *, axis=None) -> tuple:
 def chunk(x, chunks, dim=0, *, axis=None) -> tuple:
     """Split ``x`` into at most ``chunks`` views of equal size (the last may be smaller)."""
     _check(x, "chunk")
-    chunks = operator.index(chunks)
+    chunks = _int(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise ValueError(f"chunk(): chunks must be positive; got {chunks}")
     d = _axis_of(x, _dim(dim, axis), "chunk")
@@ -340,8 +365,8 @@ def narrow(x, dim, start, length) -> Array:
     _check(x, "narrow")
     d = _axis_of(x, dim, "narrow")
     n = x._shape[d]
-    start = operator.index(start)
-    length = operator.index(length)
+    start = _int(start, "narrow", "start")
+    length = _int(length, "narrow", "length")
     if not -n <= start <= n:
         raise IndexError(f"narrow(): start {start} is out of range for dimension {d} of size {n}")
     if start < 0:

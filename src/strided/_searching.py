@@ -95,6 +95,8 @@ def count_nonzero(x, /, axis=None, keepdims=False, *, out=None) -> Array:
                 axes = axis if isinstance(axis, (tuple, list)) else (axis,)
                 axis = _layout.normalize_axes(tuple(_name(x, d) for d in axes), x.ndim,
                                               "count_nonzero")
+                if x.ndim == 0:
+                    axis = ()  # axis 0 of a 0-d array, as in PyTorch: nothing to reduce
             r = xp.sum(a != 0, axis=axis, dtype=_INDEX._np, keepdims=builtins.bool(keepdims))
     return _finish(_index_result(r, dev), "count_nonzero", out)
 
