@@ -211,6 +211,23 @@ def test_numpy_method_shares():
     assert n[2, 0] == 42.0
 
 
+@pytest.mark.parametrize("make", [
+    lambda: xp.ones((2, 3, 4)).permute(1, 0, 2) + 1,  # NumPy keeps the input's axis order
+    lambda: xp.ones((3, 4)).t() * 2,  # F order
+    lambda: xp.ones((2, 3)) + 1,  # C order
+    lambda: xp.flip(xp.ones((2, 3, 4)), axis=1).permute(2, 0, 1) - 1,
+])
+def test_numpy_of_a_kernel_result_stays_shared(make):
+    y = make()
+    n = y.numpy()
+    s = y.storage()  # the result adopts its memory as a Storage
+    n[(0,) * n.ndim] = 50.0
+    assert y[(0,) * n.ndim].item() == 50.0
+    y[(-1,) * n.ndim] = -50.0
+    assert n[(-1,) * n.ndim] == -50.0
+    assert y.storage() is s and np.shares_memory(n, y.t().numpy() if y.ndim == 2 else y[0].numpy())
+
+
 def test_np_asarray_shares_and_honours_dtype_and_copy():
     x = xp.arange(4.0)
     a = np.asarray(x)

@@ -124,14 +124,18 @@ class Array:
         if r.flags.c_contiguous:
             flat = r.reshape(-1)
             strides = _layout.contiguous_strides(r.shape)
-        elif r.flags.f_contiguous:
-            flat = r.T.reshape(-1)
-            isz = r.itemsize
-            strides = tuple(s // isz for s in r.strides)
         else:
-            r = self._np = backend.xp.ascontiguousarray(r)
-            flat = r.reshape(-1)
-            strides = _layout.contiguous_strides(r.shape)
+            # A dense result in another axis order (F order, or NumPy's K order for
+            # permuted inputs) keeps its memory, so earlier numpy() views stay shared.
+            dense = r.transpose(sorted(range(r.ndim), key=lambda i: -r.strides[i]))
+            if dense.flags.c_contiguous:
+                flat = dense.reshape(-1)
+                isz = r.itemsize
+                strides = tuple(s // isz for s in r.strides)
+            else:
+                r = self._np = backend.xp.ascontiguousarray(r)
+                flat = r.reshape(-1)
+                strides = _layout.contiguous_strides(r.shape)
         self._st = Storage(flat, self._dtype, self._device)
         self._off = 0
         self._str = strides
