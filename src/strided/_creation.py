@@ -237,6 +237,9 @@ def _from_sequence(obj, dtype, dev) -> Array:
                 raise TypeError(f"can't convert complex values to {dtype.name}")
             if not np.isfinite(nd).all():
                 raise ValueError(f"can't convert non-finite values to {dtype.name}")
+            if dtype.kind in "iu":
+                # Python ints beyond int64 make NumPy infer float64: convert the leaves exactly.
+                nd = np.array(data, dtype=dtype._np)
         elif dtype.kind in "iu" and nd.dtype.kind in "iu":
             info = np.iinfo(dtype._np)
             if nd.size and (nd.min() < info.min or nd.max() > info.max):
