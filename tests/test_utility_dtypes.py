@@ -248,6 +248,14 @@ def test_iinfo_matches_numpy(name):
         assert i.dtype is d
 
 
+@pytest.mark.parametrize("name", ["int8", "int64", "uint8", "uint64"])
+def test_iinfo_limits_round_trip_through_asarray(name):
+    d = getattr(xp, name)
+    i = xp.iinfo(d)
+    assert xp.asarray([i.max, 1, i.min], dtype=d).tolist() == [i.max, 1, i.min]
+    assert xp.asarray([i.max - 1, 2.0], dtype=d).tolist() == [i.max - 1, 2]
+
+
 def test_iinfo_errors():
     for d in (xp.float32, xp.bool, xp.complex64):
         with pytest.raises(TypeError, match="integer"):
