@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.array_api import make_strategies_namespace
 
 import strided as xp
 from strided import linalg as LA
@@ -22,6 +23,7 @@ from strided import linalg as LA
 from conftest import assert_same, to_np
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+XPS = make_strategies_namespace(xp)
 LAYOUTS = ["contiguous", "strided", "negative", "transposed"]
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
 
@@ -201,6 +203,30 @@ def test_matmul_property_integers(data):
 
 
 # --- tensordot, vecdot, einsum --------------------------------------------------
+
+@given(st.data())
+@SETTINGS
+def test_vecdot_and_tensordot_property(data):
+    """Arrays drawn by hypothesis' Array API strategies over strided itself."""
+    dtype = data.draw(st.sampled_from([xp.int32, xp.float64, xp.complex128]))
+    shapes = data.draw(XPS.mutually_broadcastable_shapes(2, max_dims=3)).input_shapes
+    k = data.draw(st.integers(0, 4))
+    elems = {"min_value": -100, "max_value": 100}
+    if dtype.kind == "f":
+        elems.update(allow_nan=False, allow_infinity=False)
+    elif dtype.kind == "c":
+        elems = st.complex_numbers(max_magnitude=100, allow_nan=False, allow_infinity=False)
+    x1 = data.draw(XPS.arrays(dtype, shapes[0] + (k,), elements=elems))
+    x2 = data.draw(XPS.arrays(dtype, shapes[1] + (k,), elements=elems))
+    r1, r2 = to_np(x1), to_np(x2)
+    ref = np.asarray(np.vecdot(r1, r2))
+    out = xp.vecdot(x1, x2)
+    assert_same(out, ref) if dtype.kind == "i" else assert_close(out, ref)
+    ref = np.asarray(np.tensordot(r1, r2.T, axes=1))
+    out = xp.tensordot(x1, xp.permute_dims(x2, tuple(range(x2.ndim))[::-1]), axes=1)
+    assert_same(out, ref) if dtype.kind == "i" else assert_close(out, ref)
+
+
 
 @pytest.mark.parametrize("s1,s2,axes", [
     ((2, 3, 4), (3, 4, 5), 2), ((2, 3), (3, 4), 1), ((2, 3), (4,), 0), ((), (), 0),
