@@ -588,6 +588,9 @@ def test_rtol_float_and_array():
         LA.pinv(x, rtol=xp.asarray([1, 2]))
     with pytest.raises(TypeError, match="rtol"):
         LA.matrix_rank(x, rtol="big")
+    with pytest.raises(ValueError, match="pinv.*broadcast"):
+        LA.pinv(stack, rtol=xp.asarray([0.1, 0.2, 0.3]))
+    assert tuple(LA.pinv(xp.ones((2, 0, 3)), rtol=xp.ones((4, 1))).shape) == (4, 2, 3, 0)
 
 
 @pytest.mark.parametrize("n", [-3, -1, 0, 1, 2, 5, 8])

@@ -127,6 +127,7 @@ def _tolerance(func: str, x: Array, rtol, smax, dev):
         if rtol._dtype not in CATEGORIES["real floating-point"]:
             raise TypeError(f"linalg.{func}(): rtol must have a real floating-point data type; "
                             f"got {rtol._dtype.name}")
+        broadcast_batch(f"linalg.{func}", x._shape[:-2], rtol._shape)
         rtol = rtol._get_native()[..., None]
     elif isinstance(rtol, (builtins.int, builtins.float)) and not isinstance(rtol, builtins.bool):
         rtol = float(rtol)
@@ -292,7 +293,7 @@ def pinv(x, /, *, rtol=None, out=None) -> Array:
     with _lapack("pinv", dev) as xp:
         if m == 0 or n == 0:
             tol = _tolerance("pinv", x, rtol, xp.zeros(tuple(batch) + (1,), a.real.dtype), dev)
-            r = xp.zeros(tuple(_layout.broadcast_shapes(tuple(batch), tol.shape[:-1])) + (n, m), a.dtype)
+            r = xp.zeros(tol.shape[:-1] + (n, m), a.dtype)
         else:
             u, s, vh = xp.linalg.svd(a, full_matrices=False)
             tol = _tolerance("pinv", x, rtol, xp.max(s, axis=-1, keepdims=True), dev)
