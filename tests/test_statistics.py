@@ -421,3 +421,24 @@ def test_integer_reductions_match_numpy(case):
     if ref.ndim:
         ax = axes[0] if axes else 0
         assert_same(xp.cumulative_sum(x, axis=ax), np.cumsum(ref, axis=ax, dtype=np.int64))
+
+
+# --- docstring examples ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("module", ["strided._statistics", "strided._sorting", "strided._sets",
+                                    "strided._utility", "strided._data_type_functions"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(module)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    parser = doctest.DocTestParser()
+    ran = 0
+    for name in mod.__all__:
+        doc = getattr(mod, name).__doc__ or ""
+        test = parser.get_doctest(doc, {}, f"{module}.{name}", module, 0)
+        assert test.examples, f"{module}.{name} has no example"
+        ran += len(test.examples)
+        runner.run(test)
+    assert ran and runner.failures == 0
