@@ -22,6 +22,7 @@ __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "s
 # --- helpers shared with the other reduction modules ------------------------------
 
 def check_array(x, func: str) -> None:
+    """TypeError naming ``func`` unless ``x`` is a strided array."""
     if type(x) is not Array:
         raise TypeError(f"{func}(): expected a strided array; got {type(x).__name__}")
 
