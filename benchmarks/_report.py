@@ -96,7 +96,9 @@ def meta_markdown(meta: dict) -> str:
     lines = [f"Machine: {meta['cpu']} ({meta['cpus']} CPUs), {meta['memory']}, {meta['platform']}",
              f"Python {meta['python']}; " + ", ".join(f"{k} {v[k]}" for k in v),
              f"Threads pinned to {meta['threads']} for every library (BLAS: {meta['blas']}); "
-             f"{'--quick' if meta['quick'] else 'full'} run, {meta['date']}, {meta['wall_s']:.0f} s.",
+             f"{'--quick' if meta['quick'] else 'full'} run, {meta['date']}, {meta['wall_s']:.0f} s; "
+             f"load average {' -> '.join(map(str, meta.get('load_average', [])))} at start -> end "
+             f"(other jobs sharing the {meta['cpus']} CPUs).",
              "Times are medians of interleaved repeats (auto-ranged inner loops, "
              "`time.perf_counter_ns`); ratios are strided / peer (below 1: strided is faster)."]
     if meta.get("skipped_libs"):

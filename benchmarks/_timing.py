@@ -72,17 +72,37 @@ def measure(timers: dict, s: Settings) -> dict:
     Returns name -> {"median_ns", "min_ns", "samples_ns", "inner", "repeats"}
     with per-call times in nanoseconds; a timer that raises gives
     {"error": message}.
+
+    A preemption during auto-ranging can make a fast call look slow and so
+    choose too few inner loops (then every batch is dominated by its cold
+    first call). A library whose median batch came out shorter than half of
+    ``min_batch_ns`` is measured again with the inner count its median implies.
     """
-    inner, batch, out = {}, {}, {}
+    out, inner, batch = {}, {}, {}
     for name, t in timers.items():
         try:
             inner[name], batch[name] = autorange(t, s.min_batch_ns)
         except Exception as e:  # noqa: BLE001 - one library's failure must not stop the run
             out[name] = {"error": f"{type(e).__name__}: {e}"}
-    if not inner:
-        return out
-    total = sum(batch.values())
-    repeats = max(s.min_repeats, min(s.max_repeats, int(s.budget_ns // max(total, 1))))
+    for _ in range(3):
+        if not inner:
+            break
+        samples = _rounds(timers, inner, batch, s, out)
+        redo = {}
+        for name, xs in samples.items():
+            med = statistics.median(xs)
+            if med * inner[name] < s.min_batch_ns / 2:
+                redo[name] = _nice_ceil(1.1 * s.min_batch_ns / max(med, 1e-3))
+            out[name] = {"median_ns": med, "min_ns": min(xs), "samples_ns": [round(x, 1) for x in xs],
+                         "inner": inner[name], "repeats": len(xs)}
+        inner = redo
+        batch = {name: n * out[name]["median_ns"] for name, n in redo.items()}
+    return out
+
+
+def _rounds(timers, inner, batch, s, out) -> dict:
+    """Round-robin batches over the libraries; per-call samples in ns."""
+    repeats = max(s.min_repeats, min(s.max_repeats, int(s.budget_ns // max(sum(batch.values()), 1))))
     samples = {name: [] for name in inner}
     for _ in range(repeats):
         for name in list(samples):
@@ -91,11 +111,7 @@ def measure(timers: dict, s: Settings) -> dict:
             except Exception as e:  # noqa: BLE001
                 out[name] = {"error": f"{type(e).__name__}: {e}"}
                 del samples[name]
-    for name, xs in samples.items():
-        out[name] = {"median_ns": statistics.median(xs), "min_ns": min(xs),
-                     "samples_ns": [round(x, 1) for x in xs], "inner": inner[name],
-                     "repeats": len(xs)}
-    return out
+    return samples
 
 
 def fmt_time(ns: float | None) -> str:

@@ -69,6 +69,7 @@ def pin_threads(n: int, argv: list) -> None:
 
 def main(argv=None) -> int:
     t0 = time.perf_counter()
+    load0 = _loadavg()
     argv = list(sys.argv[1:] if argv is None else argv)
     if ROOT not in sys.path:
         sys.path.insert(0, ROOT)
@@ -126,6 +127,7 @@ def main(argv=None) -> int:
         runner.close()
 
     meta = machine_meta(libs, missing, args, time.perf_counter() - t0)
+    meta["load_average"] = [load0, _loadavg()]
     groups = [(k, cases.GROUPS[k][0]) for k in args.groups]
     plots, why = ({}, "--no-plots given") if args.no_plots else _report.plot_all(outdir, groups, records, libs)
     if why:
@@ -142,6 +144,14 @@ def main(argv=None) -> int:
         print("README.md updated")
     print(f"results written to {outdir} ({meta['wall_s']:.0f} s)")
     return 0
+
+
+def _loadavg():
+    """The 1-minute load average (other jobs on the machine), or None."""
+    try:
+        return round(os.getloadavg()[0], 1)
+    except OSError:
+        return None
 
 
 def _limit_pools(n: int):
