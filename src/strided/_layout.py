@@ -68,7 +68,9 @@ def normalize_axis(axis, ndim: int, func: str = "") -> int:
         a = operator.index(axis)
     except TypeError:
         raise TypeError(f"{func + '(): ' if func else ''}axis must be an int; got {type(axis).__name__}") from None
-    if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+    if ndim == 0 and a in (0, -1):
+        return 0  # Note: like PyTorch, a 0-d array takes axis 0 or -1.
+    if not -ndim <= a < ndim:
         raise IndexError(
             f"{func + '(): ' if func else ''}axis {axis} is out of bounds for an array of dimension {ndim}")
     return a + ndim if a < 0 else a
