@@ -29,13 +29,13 @@ def ratio_columns(names: list[str]) -> list[str]:
     return cols
 
 
-def compute_ratios(rec: dict) -> dict:
-    """``{"strided/numpy": 1.23, ...}`` from the medians of one record."""
+def compute_ratios(rec: dict, stat: str = "median_ns") -> dict:
+    """``{"strided/numpy": 1.23, ...}`` from one record's medians (or ``stat``)."""
     libs = rec["libs"]
     out = {}
     for col in ratio_columns(list(libs)):
         s, p = col.split("/")
-        a, b = libs[s].get("median_ns"), libs[p].get("median_ns")
+        a, b = libs[s].get(stat), libs[p].get(stat)
         if a is not None and b:
             out[col] = a / b
     return out
@@ -50,13 +50,13 @@ def _fmt_bytes(b) -> str:
     return f"{b} B"
 
 
-def _cell(entry: dict) -> str:
-    if "median_ns" in entry:
-        return fmt_time(entry["median_ns"])
+def _cell(entry: dict, stat: str) -> str:
+    if stat in entry:
+        return fmt_time(entry[stat])
     return "skip" if "skipped" in entry else "error"
 
 
-def group_markdown(title: str, records: list, libs: list, img: str | None) -> str:
+def group_markdown(title: str, records: list, libs: list, img: str | None, stat: str = "median_ns") -> str:
     """One group's table, with its skip reasons, check results and plot."""
     names = lib_order(records, libs)
     rcols = ratio_columns(names)
@@ -66,7 +66,7 @@ def group_markdown(title: str, records: list, libs: list, img: str | None) -> st
              "|" + "|".join([":--"] + ["--:"] * (len(head) - 1)) + "|"]
     notes: dict = {}
     for r in records:
-        row = [r["case"]] + [_cell(r["libs"].get(n, {"skipped": "n/a"})) for n in names]
+        row = [r["case"]] + [_cell(r["libs"].get(n, {"skipped": "n/a"}), stat) for n in names]
         row += [f"{r['ratios'][c]:.2f}" if c in r["ratios"] else "—" for c in rcols]
         if has_bytes:
             row += [_fmt_bytes(r.get("bytes", {}).get(n)) if n in r.get("bytes", {}) else "—" for n in names]
@@ -99,8 +99,9 @@ def meta_markdown(meta: dict) -> str:
              f"{'--quick' if meta['quick'] else 'full'} run, {meta['date']}, {meta['wall_s']:.0f} s; "
              f"load average {' -> '.join(map(str, meta.get('load_average', [])))} at start -> end "
              f"(other jobs sharing the {meta['cpus']} CPUs).",
-             "Times are medians of interleaved repeats (auto-ranged inner loops, "
-             "`time.perf_counter_ns`); ratios are strided / peer (below 1: strided is faster)."]
+             f"Times are the {'medians' if meta['stat'] == 'median_ns' else 'minima'} of interleaved repeats "
+             "(auto-ranged inner loops, `time.perf_counter_ns`); ratios are strided / peer "
+             "(below 1: strided is faster)."]
     if meta.get("skipped_libs"):
         lines.append("Not run: " + "; ".join(f"{n} ({why})" for n, why in meta["skipped_libs"]) + ".")
     return "  \n".join(lines) + "\n"
@@ -112,7 +113,7 @@ def markdown(meta: dict, groups: list, records: list, libs: list, img_prefix: st
         recs = [r for r in records if r["group"] == key]
         if recs:
             img = img_prefix + plots[key] if key in plots else None
-            parts.append(group_markdown(title, recs, libs, img))
+            parts.append(group_markdown(title, recs, libs, img, meta["stat"]))
     return "\n".join(parts)
 
 
@@ -138,7 +139,8 @@ def update_readme(path: str, section: str) -> None:
 
 # --- plots ----------------------------------------------------------------------
 
-def plot_all(outdir: str, groups: list, records: list, libs: list) -> tuple[dict, str | None]:
+def plot_all(outdir: str, groups: list, records: list, libs: list,
+             stat: str = "median_ns") -> tuple[dict, str | None]:
     """Write the PNGs; returns ({group: file name}, reason when none were drawn)."""
     try:
         import matplotlib
@@ -150,7 +152,7 @@ def plot_all(outdir: str, groups: list, records: list, libs: list) -> tuple[dict
     for key, title in groups:
         recs = [r for r in records if r["group"] == key]
         if key == "growth":
-            ok = _plot_growth(plt, os.path.join(outdir, "growth.png"), title, recs, libs)
+            ok = _plot_growth(plt, os.path.join(outdir, "growth.png"), title, recs, libs, stat)
             name = "growth.png"
         else:
             name = f"{key}.png"
@@ -186,7 +188,7 @@ def _plot_ratios(plt, path, title, recs) -> bool:
     return True
 
 
-def _plot_growth(plt, path, title, recs, libs) -> bool:
+def _plot_growth(plt, path, title, recs, libs, stat) -> bool:
     ops = sorted({r["op"] for r in recs})
     if not ops:
         return False
@@ -194,8 +196,8 @@ def _plot_growth(plt, path, title, recs, libs) -> bool:
     for ax, op in zip(axes[0], ops):
         rs = sorted((r for r in recs if r["op"] == op), key=lambda r: r["params"]["n"])
         for name in lib_order(rs, libs):
-            pts = [(r["params"]["n"], r["libs"][name]["median_ns"] / 1e3)
-                   for r in rs if "median_ns" in r["libs"].get(name, {})]
+            pts = [(r["params"]["n"], r["libs"][name][stat] / 1e3)
+                   for r in rs if stat in r["libs"].get(name, {})]
             if pts:
                 ax.loglog(*zip(*pts), marker="o", markersize=3, label=name)
         ax.set_xlabel("elements")

@@ -37,6 +37,9 @@ def parse_args(argv):
     p.add_argument("--filter", default="", metavar="TEXT", help="run only cases whose label contains TEXT")
     p.add_argument("--threads", type=int, default=1,
                    help="threads for every library: OMP/OpenBLAS/MKL env and torch.set_num_threads (default 1)")
+    p.add_argument("--stat", choices=("median", "min"), default="median",
+                   help="statistic of the repeats shown and used for ratios (default median; on a loaded "
+                        "machine the minimum is the more robust estimate, both are in results.json)")
     p.add_argument("--out", default=None, help="output folder (default benchmarks/results[/quick|/partial])")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-gpu", action="store_true", help="leave out CuPy and PyTorch CUDA even when a GPU is present")
@@ -98,6 +101,7 @@ def main(argv=None) -> int:
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(args.threads)
     settings = _timing.QUICK if args.quick else _timing.FULL
+    stat = f"{args.stat}_ns"
     default_out = "quick" if args.quick else ("partial" if (args.filter or len(args.groups) < len(cases.GROUPS)) else "")
     outdir = args.out or os.path.join(HERE, "results", default_out)
     os.makedirs(outdir, exist_ok=True)
@@ -119,17 +123,18 @@ def main(argv=None) -> int:
             print(f"\n== {title}")
             for case in selected:
                 rec = runner.run(case)
-                rec["ratios"] = _report.compute_ratios(rec)
+                rec["ratios"] = _report.compute_ratios(rec, stat)
                 records.append(rec)
-                print(_line(rec, _timing.fmt_time), flush=True)
+                print(_line(rec, _timing.fmt_time, stat), flush=True)
             runner.clear()
     finally:
         runner.close()
 
     meta = machine_meta(libs, missing, args, time.perf_counter() - t0)
     meta["load_average"] = [load0, _loadavg()]
+    meta["stat"] = stat
     groups = [(k, cases.GROUPS[k][0]) for k in args.groups]
-    plots, why = ({}, "--no-plots given") if args.no_plots else _report.plot_all(outdir, groups, records, libs)
+    plots, why = ({}, "--no-plots given") if args.no_plots else _report.plot_all(outdir, groups, records, libs, stat)
     if why:
         print(f"\nplots not written: {why}")
     md = _report.markdown(meta, groups, records, libs, "", plots)
@@ -163,11 +168,11 @@ def _limit_pools(n: int):
     return threadpool_limits(limits=n)
 
 
-def _line(rec: dict, fmt) -> str:
+def _line(rec: dict, fmt, stat: str) -> str:
     parts = []
     for name, e in rec["libs"].items():
-        if "median_ns" in e:
-            parts.append(f"{name} {fmt(e['median_ns'])}")
+        if stat in e:
+            parts.append(f"{name} {fmt(e[stat])}")
         elif "skipped" in e:
             parts.append(f"{name} skipped ({e['skipped']})")
         else:
@@ -351,10 +356,11 @@ def machine_meta(libs, missing, args, wall_s) -> dict:
         versions["matplotlib"] = matplotlib.__version__
     except ImportError:
         pass
-    try:
-        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+    pkg = os.path.dirname(next(lib.xp.__file__ for lib in libs if lib.name == "strided"))
+    try:  # the commit of the strided that was imported, and whether its sources differ from it
+        commit = subprocess.run(["git", "-C", pkg, "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "src"], capture_output=True,
+        dirty = subprocess.run(["git", "-C", pkg, "status", "--porcelain", "--", "."], capture_output=True,
                                text=True, timeout=10).stdout.strip()
         if commit:
             versions["strided"] += f" (git {commit}{'+uncommitted' if dirty else ''})"
