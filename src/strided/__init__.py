@@ -59,3 +59,4 @@ nan = _math.nan
 pi = _math.pi
 newaxis = None
 from . import autograd  # noqa: E402,F401
+from . import named  # noqa: E402,F401

@@ -360,6 +360,8 @@ def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=
 def _like(func, x, fill, dtype, device, out, requires_grad, names):
     if type(x) is not Array:
         raise TypeError(f"{func}(): expected an array; got {type(x).__name__}")
+    if names is None and x._ext is not None:
+        names = x._ext.names  # like PyTorch, x's dimension names carry over
     if fill is not None:
         fill, dt = _fill_dtype(fill, dtype or x._dtype, func)
     else:

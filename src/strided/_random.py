@@ -289,15 +289,22 @@ def _like_args(x, dtype, device):
     return x._shape, dtype or x._dtype, device or x._device
 
 
+def _like_names(x, names):
+    """``names``, else x's dimension names (they carry over, as in PyTorch)."""
+    return x._ext.names if names is None and x._ext is not None else names
+
+
 def rand_like(x, *, dtype=None, device=None, generator=None, requires_grad=False, names=None):
     """``rand`` with ``x``'s shape, dtype and device unless overridden."""
     shape, dtype, device = _like_args(x, dtype, device)
+    names = _like_names(x, names)
     return _sample("rand_like", "uniform", shape, dtype, device, generator, None, requires_grad, names)
 
 
 def randn_like(x, *, dtype=None, device=None, generator=None, requires_grad=False, names=None):
     """``randn`` with ``x``'s shape, dtype and device unless overridden."""
     shape, dtype, device = _like_args(x, dtype, device)
+    names = _like_names(x, names)
     return _sample("randn_like", "normal", shape, dtype, device, generator, None, requires_grad, names)
 
 

@@ -1,0 +1,158 @@
+"""Named dimensions: optional names on an array's dims, checked through every operation.
+
+Give names at creation (``tensor(..., names=["channels"])``) or later
+(``refine_names``, ``rename``); read them as ``x.names``. Every namespace
+function and operator then checks and propagates names by a rule
+(``RULES``): broadcasting unifies names from the right (None matches any
+name), reductions drop the reduced names, indexing keeps the names of sliced
+dims, ``matmul`` refuses to contract two differently named dims, and a name
+is accepted wherever an axis is (``x.sum("channels")``). ``align`` and
+``auto_align`` line arrays up by name, which PyTorch doesn't do.
+
+This module plugs into dispatch the first time an array gets names; arrays
+without names never reach it.
+
+>>> import strided as xp
+>>> img = xp.rand(3, 5, 5).refine_names("channels", "rows", "columns")
+>>> w = xp.tensor([0.2126, 0.7152, 0.0722], names=["channels"])
+>>> gray = (img * w.align_as(img)).sum("channels")
+>>> gray.shape, gray.names
+(strided.Size([5, 5]), ('rows', 'columns'))
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from .._array import _LATE, Array
+from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, tag
+from ._handler import AUTO_ALIGN
+from ._ops import (align, align_as, align_to, flatten, refine_names, rename, set_names,
+                   split_sizes, unflatten)
+from ._rules import RULES, UNHOOKED
+
+__all__ = ["align", "auto_align", "refine_names", "rename", "align_to", "align_as", "flatten",
+           "unflatten", "DimensionNameError", "RULES", "UNHOOKED"]
+
+
+@contextlib.contextmanager
+def auto_align(enabled: bool = True):
+    """Within this context, binary elementwise operations line their operands up by name.
+
+    Two named operands are aligned with ``align`` (permuted, with size-1 dims for the
+    names one of them lacks) before broadcasting, instead of being matched by position.
+
+    >>> import strided as xp
+    >>> a = xp.ones(2, 3, names=["N", "C"])
+    >>> b = xp.ones(3, 4, names=["C", "H"])
+    >>> with xp.named.auto_align():
+    ...     (a + b).names
+    ('N', 'C', 'H')
+    """
+    token = AUTO_ALIGN.set(bool(enabled))
+    try:
+        yield
+    finally:
+        AUTO_ALIGN.reset(token)
+
+
+# --- Array methods ------------------------------------------------------------------------
+
+def _get_names(self) -> tuple:
+    return full_names(self)
+
+
+def _set_names(self, names) -> None:
+    tag(self, None if names is None else check_names(names, self.ndim, "names"))
+
+
+def _rename_(self, *names, **rename_map) -> Array:
+    """In-place ``rename``: this array's names change; returns it."""
+    tag(self, full_names(rename(self, *names, **rename_map)))
+    return self
+
+
+def _has_names(self) -> bool:
+    """Whether any dimension is named."""
+    return names_of(self) is not None
+
+
+def _method(fn, doc):
+    def m(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    m.__name__ = fn.__name__
+    m.__doc__ = doc
+    return m
+
+
+_plain_flatten = Array.flatten
+_plain_unflatten = Array.unflatten
+
+
+def _flatten_method(self, *args, **kwargs):
+    """``x.flatten(start_dim, end_dim)``, or by name: ``x.flatten(dims, out_name)``."""
+    if args and isinstance(args[0], (list, tuple)):
+        return flatten(self, *args, **kwargs)
+    return _plain_flatten(self, *args, **kwargs)
+
+
+def _unflatten_method(self, dim, sizes):
+    """Split ``dim`` into ``sizes``; ``(("C", 2), ("D", 3))`` names the new dims."""
+    if split_sizes(sizes)[1] is not None or type(dim) is str:
+        return unflatten(self, dim, sizes)
+    return _plain_unflatten(self, dim, sizes)
+
+
+Array.names = property(_get_names, _set_names, doc=(
+    "The dimension names: one str or None per dimension (all None for an unnamed array). "
+    "Assigning renames in place."))
+Array.refine_names = _method(refine_names, refine_names.__doc__)
+Array.rename = _method(rename, rename.__doc__)
+Array.rename_ = _rename_
+Array.align_to = _method(align_to, align_to.__doc__)
+Array.align_as = _method(align_as, align_as.__doc__)
+Array.has_names = _has_names
+Array.flatten = _flatten_method
+Array.unflatten = _unflatten_method
+
+
+# --- hooks the core and the other extensions call --------------------------------------------
+
+_plain_view_dtype = _LATE["view_dtype"]
+
+
+def _view_dtype(x, dtype):
+    y = _plain_view_dtype(x, dtype)
+    n = names_of(x)
+    return tag(y, n) if n is not None else y
+
+
+_LATE["set_names"] = set_names
+_LATE["name_to_axis"] = name_to_axis
+_LATE["view_dtype"] = _view_dtype
+
+
+def _name_gradients() -> None:
+    """``x.grad`` carries ``x``'s names.
+
+    # Note: autograd's engine accumulates leaf gradients outside dispatch
+    # (``clone`` of an alias), so the names are attached when ``.grad`` is read.
+    """
+    prop = Array.__dict__.get("grad")
+    if not isinstance(prop, property) or getattr(prop.fget, "_named", False):
+        return
+    fget = prop.fget
+
+    def get(self):
+        g = fget(self)
+        if type(g) is Array:
+            n = self._ext.names
+            if n is not None and g._shape == self._shape and names_of(g) != n:
+                tag(g, n)
+        return g
+
+    get._named = True
+    Array.grad = property(get, prop.fset, prop.fdel, prop.__doc__)
+
+
+_name_gradients()

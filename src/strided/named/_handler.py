@@ -1,0 +1,157 @@
+"""The dispatch handler of named dimensions (priority 10, outside autograd's 20).
+
+It runs only for operations with an argument that carries extension
+metadata, and does nothing more than pass the call on unless some argument
+has names. Then it binds the arguments, lets the operation's rule (``RULES``)
+turn dimension names given as axes into positions and compute the output
+names, runs the operation (through autograd when that is active), names the
+outputs, and checks and updates the names of ``out=``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+
+from .._array import Array
+from .._dispatch import register_handler
+from .._elementwise import REGISTRY
+from ._core import DimensionNameError, full_names, renamed, tag, unify_same
+from ._rules import RULES, Each
+
+__all__ = ["handler", "install", "AUTO_ALIGN"]
+
+AUTO_ALIGN = contextvars.ContextVar("strided_named_auto_align", default=False)
+
+_UNARY = frozenset(r.name for r in REGISTRY.values() if r.nargs == 1)
+_BINARY = frozenset(r.name for r in REGISTRY.values() if r.nargs == 2)
+_SIGS: dict = {}
+
+
+def install() -> None:
+    register_handler(handler, priority=10)
+
+
+def _named(a) -> bool:
+    e = a._ext
+    return e is not None and e.names is not None
+
+
+def _any_names(args, kwargs) -> bool:
+    for a in args:
+        t = type(a)
+        if t is Array:
+            if _named(a):
+                return True
+        elif t is list or t is tuple:
+            for b in a:
+                if type(b) is Array and _named(b):
+                    return True
+    for a in kwargs.values():
+        if type(a) is Array and _named(a):
+            return True
+    return False
+
+
+def handler(name, impl, args, kwargs, call_next):
+    """Compute, check and attach dimension names around the operation ``name``."""
+    if not _any_names(args, kwargs):
+        return call_next(name, impl, args, kwargs)
+    if name in _BINARY:
+        return _binary(name, impl, args, call_next)
+    if name in _UNARY:
+        x, out = args
+        return _finish(name, call_next(name, impl, args, kwargs), full_names(x), out, args)
+    r = RULES.get(name)
+    if r is None:
+        raise NotImplementedError(
+            f"{name}(): strided.named has no dimension-name rule for this operation, so it can't "
+            f"tell the names of its result; drop the names first with rename(None)")
+    sig = _SIGS.get(impl)
+    if sig is None:
+        sig = _SIGS[impl] = inspect.signature(impl)
+    try:
+        ba = sig.bind(*args, **kwargs)
+    except TypeError:
+        return call_next(name, impl, args, kwargs)  # the operation reports the caller's mistake
+    ba.apply_defaults()
+    p = ba.arguments
+    try:
+        spec = r(p)
+    except DimensionNameError:
+        raise
+    except Exception as e:
+        # Arguments the operation itself will reject: let it say why.
+        call_next(name, impl, args, kwargs)
+        raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
+                           f"accepted") from e
+    result = call_next(name, impl, ba.args, ba.kwargs)
+    return _finish(name, result, spec, p.get("out"), args)
+
+
+def _binary(name, impl, args, call_next):
+    x1, x2, out = args
+    n1 = full_names(x1) if type(x1) is Array else None
+    n2 = full_names(x2) if type(x2) is Array else None
+    if n1 is None:
+        names = n2
+    elif n2 is None:
+        names = n1
+    else:
+        if AUTO_ALIGN.get() and n1 != n2 and _named(x1) and _named(x2):
+            from ._ops import align
+            x1, x2 = align(x1, x2)
+            args = (x1, x2, out)
+            n1 = n2 = full_names(x1)
+        from ._core import unify_right
+        names = unify_right(n1, n2)
+    return _finish(name, call_next(name, impl, args, {}), names, out, args)
+
+
+def _is_input(r, args) -> bool:
+    for a in args:
+        if a is r:
+            return True
+        if type(a) is list or type(a) is tuple:
+            for b in a:
+                if b is r:
+                    return True
+    return False
+
+
+def _finish(name, result, spec, out, args):
+    if type(result) is Array:
+        if out is not None and result is out:
+            merged = unify_same(spec if spec is not None else (None,) * out.ndim, full_names(out),
+                                name, "the result's names and out's names")
+            return tag(out, merged)
+        return _name_one(name, result, spec, args)
+    if isinstance(result, (tuple, list)):
+        if spec is None:
+            return result
+        specs = [spec.names] * len(result) if type(spec) is Each else spec
+        outs = [_name_one(name, r, s, args) if type(r) is Array else r for r, s in zip(result, specs)]
+        if all(a is b for a, b in zip(outs, result)):
+            return result
+        return type(result)(*outs) if hasattr(result, "_fields") else type(result)(outs)
+    return result
+
+
+def _name_one(name, r, names, args):
+    if names is None:
+        if _named(r) and not _is_input(r, args):
+            tag(r, None)
+        return r
+    if len(names) != r.ndim:
+        raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names {list(names)} "
+                           f"for a result with {r.ndim} dimensions (a bug in strided.named)")
+    seen = set()
+    for n in names:
+        if n is not None:
+            if n in seen:
+                raise DimensionNameError(f"{name}(): the result would have two dims named {n!r} "
+                                         f"(names {list(names)}); rename one of the inputs' dims")
+            seen.add(n)
+    if _is_input(r, args):
+        return r if full_names(r) == tuple(names) else renamed(r, names)
+    return tag(r, names)
