@@ -311,19 +311,22 @@ def _filled(func, fill, shape, dtype, device, out, requires_grad, names, default
     return _finish(wrap_new(r, dtype, dev), func, None, requires_grad, names)
 
 
-def zeros(*shape, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
-    """An array of zeros: ``zeros((2, 3))`` or ``zeros(2, 3)``."""
-    return _filled("zeros", 0, _shape_args(shape, "zeros"), dtype, device, out, requires_grad, names)
+def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An array of zeros: ``zeros((2, 3))``, ``zeros(shape=(2, 3))`` or ``zeros(2, 3)``."""
+    return _filled("zeros", 0, _shape_args((shape,) + size, "zeros"), dtype, device, out,
+                   requires_grad, names)
 
 
-def ones(*shape, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
-    """An array of ones: ``ones((2, 3))`` or ``ones(2, 3)``."""
-    return _filled("ones", 1, _shape_args(shape, "ones"), dtype, device, out, requires_grad, names)
+def ones(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An array of ones: ``ones((2, 3))``, ``ones(shape=(2, 3))`` or ``ones(2, 3)``."""
+    return _filled("ones", 1, _shape_args((shape,) + size, "ones"), dtype, device, out,
+                   requires_grad, names)
 
 
-def empty(*shape, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
-    """An uninitialised array: ``empty((2, 3))`` or ``empty(2, 3)``."""
-    return _filled("empty", None, _shape_args(shape, "empty"), dtype, device, out, requires_grad, names)
+def empty(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An uninitialised array: ``empty((2, 3))``, ``empty(shape=(2, 3))`` or ``empty(2, 3)``."""
+    return _filled("empty", None, _shape_args((shape,) + size, "empty"), dtype, device, out,
+                   requires_grad, names)
 
 
 def _fill_dtype(fill_value, dtype, func):

@@ -39,6 +39,23 @@ class DType:
     def __reduce__(self):
         return (_dtype_from_name, (self.name,))
 
+    # Identity equality, stated explicitly: with ``dtype`` below NumPy could
+    # otherwise answer ``xp.float32 == np.dtype("float32")`` for us.
+    def __eq__(self, other) -> builtins.bool:
+        return self is other
+
+    def __ne__(self, other) -> builtins.bool:
+        return self is not other
+
+    __hash__ = object.__hash__
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype, so that NumPy takes ours: ``np.zeros(2, dtype=xp.float32)``."""
+        # Note: np.dtype(obj) reads obj.dtype; scikit-learn's NumPy fallback paths
+        # hand an input's dtype to NumPy (``np_array.astype(X.dtype)``).
+        return self._np
+
     # Torch-style predicates.
     @property
     def is_floating_point(self) -> builtins.bool:

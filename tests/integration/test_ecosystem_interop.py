@@ -1,0 +1,290 @@
+"""NumPy and PyTorch interop both ways: __array__, asarray, the buffer protocol, DLPack.
+
+Zero-copy is checked by writing through one side and reading the other, and
+with ``np.shares_memory``; every check runs over contiguous, transposed,
+stepped, flipped (negative strides), broadcast (stride 0), 0-d and empty views.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import strided as xp
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+
+# name -> a view of a fresh 3x4 array (base, view) built the same way in NumPy and strided
+LAYOUTS = {
+    "contiguous": lambda a: a,
+    "transposed": lambda a: a.T,
+    "stepped": lambda a: a[::2, 1::2],
+    "flipped": lambda a: a[::-1, ::-2],
+    "row": lambda a: a[1],
+    "zero-d": lambda a: a[1, 2, ...],
+    "empty": lambda a: a[2:2],
+}
+
+
+def _base_np(dtype="float64"):
+    return (np.arange(12) % 7).reshape(3, 4).astype(dtype)
+
+
+def _views(layout, dtype="float64"):
+    """The same view of equal data: (numpy view, strided view over a strided base)."""
+    a = _base_np(dtype)
+    x = xp.asarray(a.copy())
+    return LAYOUTS[layout](a), LAYOUTS[layout](x)
+
+
+def _first_one(a):
+    """A value different from a's first element, in a's dtype."""
+    return not a.flat[0] if a.dtype == bool else a.flat[0] + 1
+
+
+# --- np.asarray(x) and strided.asarray(ndarray) -------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_np_asarray_of_strided_is_zero_copy(layout):
+    ref, x = _views(layout)
+    a = np.asarray(x)
+    assert a.shape == ref.shape and a.dtype == ref.dtype
+    np.testing.assert_array_equal(a, ref)
+    if a.size:
+        assert np.shares_memory(a, x.storage()._data)
+        a.flat[0] = -5
+        assert x.reshape(-1)[0].item() == -5
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_strided_asarray_of_ndarray_is_zero_copy(layout):
+    a = LAYOUTS[layout](_base_np())
+    x = xp.asarray(a)
+    assert tuple(x.shape) == a.shape and x.dtype == xp.float64
+    np.testing.assert_array_equal(x.numpy(), a)
+    if a.size:
+        assert np.shares_memory(x.numpy(), a)
+        a.flat[0] = 77
+        assert x.reshape(-1)[0].item() == 77
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_asarray_both_ways_keeps_every_dtype(dtype):
+    a = _base_np(dtype)
+    x = xp.asarray(a)
+    assert x.dtype == getattr(xp, dtype)
+    back = np.asarray(x)
+    assert back.dtype == a.dtype and np.shares_memory(back, a)
+
+
+def test_np_asarray_copy_and_dtype_requests():
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], dtype=xp.float32)
+    c = np.asarray(x, copy=True)
+    assert not np.shares_memory(c, x.numpy())
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError):
+        np.asarray(x, dtype=np.float64, copy=False)
+
+
+# --- strided dtypes are understood by NumPy -----------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_numpy_takes_strided_dtypes(dtype):
+    dt = getattr(xp, dtype)
+    assert np.dtype(dt) == np.dtype(dtype)
+    assert np.zeros(2, dtype=dt).dtype == np.dtype(dtype)
+    assert np.arange(3).astype(dt).dtype == np.dtype(dtype)
+    # our side keeps identity equality: a strided dtype equals itself only
+    assert dt != np.dtype(dtype) and not (dt == np.dtype(dtype)) and dt != dtype
+    assert dt == getattr(xp, dtype) and hash(dt) == hash(getattr(xp, dtype))
+
+
+def test_sklearn_style_numpy_fallback_with_strided_dtype():
+    # scikit-learn without dispatch converts X with np.asarray and later casts
+    # NumPy results to X.dtype (RidgeCV); that must work for our dtypes.
+    x = xp.asarray([[1.0, 2.0]], dtype=xp.float32)
+    r = np.asarray(x).astype(np.float64).astype(x.dtype, copy=False)
+    assert r.dtype == np.float32
+
+
+# --- creation functions take shape= as the standard spells it --------------------------
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_filled_creation_takes_shape_keyword(name):
+    f = getattr(xp, name)
+    for spelled in (f(shape=(2, 3)), f((2, 3)), f(2, 3), f([2, 3]), f(shape=xp.Size([2, 3]))):
+        assert tuple(spelled.shape) == (2, 3) and spelled.dtype == xp.float32
+    assert tuple(f(shape=4, dtype=xp.int8).shape) == (4,)
+    assert tuple(f(shape=()).shape) == ()
+    if name != "empty":
+        np.testing.assert_array_equal(f(shape=(2,), dtype=xp.int64).numpy(),
+                                      getattr(np, name)((2,), dtype=np.int64))
+    with pytest.raises(ValueError, match="negative dimension"):
+        f(shape=(2, -1))
+    with pytest.raises(TypeError):
+        f(shape="ab")
+
+
+# --- the buffer protocol -----------------------------------------------------------
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="Python classes serve buffers from 3.12 (PEP 688)")
+def test_memoryview_of_array_shares_memory():
+    x = xp.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=xp.float64)
+    m = memoryview(x)
+    assert m.shape == (2, 3) and m.format == "d" and m.c_contiguous
+    m[0, 0] = 9.0
+    assert x[0, 0].item() == 9.0
+    t = memoryview(x.t())
+    assert t.strides == (8, 24) and not t.c_contiguous
+    with pytest.raises(BufferError):
+        memoryview(xp.asarray([1.0], requires_grad=True))
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="memoryview(x) works from Python 3.12")
+def test_memoryview_before_312_goes_through_numpy():
+    x = xp.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=xp.float64)
+    with pytest.raises(TypeError):
+        memoryview(x)
+    m = memoryview(x.numpy())
+    assert m.shape == (2, 3) and m.format == "d"
+    m[1, 2] = -1.0
+    assert x[1, 2].item() == -1.0
+    back = xp.asarray(m)  # and a buffer comes back in without a copy
+    back[0, 0] = 42.0
+    assert x[0, 0].item() == 42.0
+
+
+def test_buffer_hook_returns_a_shared_memoryview():
+    # The hook behind memoryview(x) on 3.12+, called directly so every Python checks it.
+    from strided._interop import __buffer__
+
+    x = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float64)[::2]
+    m = __buffer__(x, 0)
+    assert m.shape == (2,) and m.strides == (16,)
+    m[1] = 7.0
+    assert x[1].item() == 7.0
+
+
+# --- DLPack with NumPy ---------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_numpy_from_dlpack_of_strided_shares_memory(layout):
+    ref, x = _views(layout)
+    a = np.from_dlpack(x)
+    assert a.shape == ref.shape and a.dtype == ref.dtype
+    np.testing.assert_array_equal(a, ref)
+    if a.size:
+        assert a.strides == x.numpy().strides
+        a.flat[0] = -3
+        assert x.reshape(-1)[0].item() == -3
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_strided_from_dlpack_of_numpy_shares_memory(layout):
+    a = LAYOUTS[layout](_base_np())
+    x = xp.from_dlpack(a)
+    assert type(x) is xp.Array and x.device == xp.Device("cpu")
+    assert tuple(x.shape) == a.shape and x.dtype == xp.float64
+    np.testing.assert_array_equal(x.numpy(), a)
+    if a.size:
+        assert np.shares_memory(x.numpy(), a)
+
+
+def test_from_dlpack_of_broadcast_numpy_view():
+    a = np.broadcast_to(np.arange(4.0), (3, 4))
+    x = xp.from_dlpack(a)
+    assert x.stride() == (0, 1)
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dlpack_round_trip_every_dtype(dtype):
+    a = _base_np(dtype)
+    x = xp.from_dlpack(a)
+    assert x.dtype == getattr(xp, dtype)
+    b = np.from_dlpack(x)
+    assert b.dtype == a.dtype and np.shares_memory(a, b)
+
+
+def test_from_dlpack_copy_keyword():
+    a = np.arange(6.0).reshape(2, 3)
+    c = xp.from_dlpack(a, copy=True)
+    a[0, 0] = 100.0
+    assert c[0, 0].item() == 0.0
+    s = xp.from_dlpack(a, copy=False)
+    a[0, 1] = 200.0
+    assert s[0, 1].item() == 200.0
+    assert xp.from_dlpack(a, device="cpu").numpy().base is not None
+
+
+def test_dlpack_device_and_strided_input():
+    x = xp.asarray([1.0, 2.0])
+    dev_type, dev_id = x.__dlpack_device__()
+    assert (int(dev_type), dev_id) == (1, 0)
+    assert xp.from_dlpack(x) is x
+    c = xp.from_dlpack(x, copy=True)
+    assert c is not x and c.storage() is not x.storage()
+
+
+def test_from_dlpack_errors():
+    with pytest.raises(TypeError, match="DLPack"):
+        xp.from_dlpack([1, 2, 3])
+    with pytest.raises(BufferError, match="requires grad"):
+        np.from_dlpack(xp.asarray([1.0], requires_grad=True))
+
+    class Elsewhere:
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("must not be called")
+
+        def __dlpack_device__(self):
+            return (4, 0)  # kDLOpenCL
+
+    with pytest.raises(ValueError, match="device type 4"):
+        xp.from_dlpack(Elsewhere())
+
+
+# --- DLPack and asarray with PyTorch ------------------------------------------------------
+
+TORCH_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32",
+                "float64", "complex64", "complex128"]
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("layout", [k for k in LAYOUTS if k != "flipped"])
+def test_torch_from_dlpack_of_strided_shares_memory(torch, layout):
+    ref, x = _views(layout)
+    t = torch.from_dlpack(x)
+    assert tuple(t.shape) == ref.shape and t.dtype == torch.float64
+    np.testing.assert_array_equal(t.numpy(), ref)
+    if t.numel():
+        assert t.stride() == x.stride()
+        t[(0,) * t.dim()] = -8
+        assert x[(0,) * x.ndim].item() == -8
+
+
+@pytest.mark.parametrize("dtype", TORCH_DTYPES)
+def test_torch_dlpack_both_ways_every_dtype(torch, dtype):
+    a = _base_np(dtype)
+    x = xp.asarray(a)
+    t = torch.from_dlpack(x)
+    assert str(t.dtype) == f"torch.{dtype}"
+    assert t.data_ptr() == x.data_ptr()
+    y = xp.from_dlpack(t)
+    assert y.dtype == getattr(xp, dtype) and y.data_ptr() == t.data_ptr()
+    np.testing.assert_array_equal(y.numpy(), a)
+
+
+def test_strided_asarray_of_torch_tensor_shares_memory(torch):
+    t = torch.arange(12, dtype=torch.float32).reshape(3, 4)[:, 1::2]
+    x = xp.asarray(t)
+    assert x.stride() == t.stride() and x.data_ptr() == t.data_ptr()
+    t[0, 0] = -1
+    assert x[0, 0].item() == -1
+    assert xp.asarray(t, copy=True).data_ptr() != t.data_ptr()
