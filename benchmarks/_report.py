@@ -97,8 +97,8 @@ def meta_markdown(meta: dict) -> str:
              f"Python {meta['python']}; " + ", ".join(f"{k} {v[k]}" for k in v),
              f"Threads pinned to {meta['threads']} for every library (BLAS: {meta['blas']}); "
              f"{'--quick' if meta['quick'] else 'full'} run, {meta['date']}, {meta['wall_s']:.0f} s; "
-             f"load average {' -> '.join(map(str, meta.get('load_average', [])))} at start -> end "
-             f"(other jobs sharing the {meta['cpus']} CPUs).",
+             "load average {} at start, {} at end (other jobs sharing the {} CPUs).".format(
+                 *(meta.get("load_average") or [None, None]), meta["cpus"]),
              f"Times are the {'medians' if meta['stat'] == 'median_ns' else 'minima'} of interleaved repeats "
              "(auto-ranged inner loops, `time.perf_counter_ns`); ratios are strided / peer "
              "(below 1: strided is faster)."]
@@ -107,8 +107,38 @@ def meta_markdown(meta: dict) -> str:
     return "  \n".join(lines) + "\n"
 
 
+HEADLINES = (  # (group, case label) of the figures issue 10 sets targets for
+    ("tiny", "add [n=10, float32]"), ("tiny", "slice view [n=10, float32]"),
+    ("tiny", "transpose view [n=10, float32]"), ("elementwise", "add [n=1e6, float32]"),
+    ("elementwise", "add [n=1e6, float64]"), ("reductions", "sum [1000x1000, float32, axis=None]"),
+    ("matmul", "matmul [n=1024, float32]"), ("matmul", "matmul [n=1024, float64]"),
+    ("inplace", "add out= [n=1e6, float32]"), ("autograd", "MLP SGD step, autograd [layers=784-256-10, batch=128, float32]"),
+    ("io", "save [MB=100, float32]"), ("io", "load [MB=100, float32]"),
+)
+
+
+def headline_markdown(records: list, libs: list, stat: str) -> str:
+    """The key figures, one row each, when they were run."""
+    found = {(r["group"], r["case"]): r for r in records}
+    recs = [found[k] for k in HEADLINES if k in found]
+    if not recs:
+        return ""
+    names = lib_order(recs, libs)
+    rcols = ratio_columns(names)
+    lines = ["### Headline figures", "", "| case | " + " | ".join(names + rcols) + " |",
+             "|" + "|".join([":--"] + ["--:"] * (len(names) + len(rcols))) + "|"]
+    for r in recs:
+        row = [f"{r['group']}: {r['case']}"] + [_cell(r["libs"].get(n, {"skipped": ""}), stat) for n in names]
+        row += [f"{r['ratios'][c]:.2f}" if c in r["ratios"] else "—" for c in rcols]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(meta: dict, groups: list, records: list, libs: list, img_prefix: str, plots: dict) -> str:
     parts = [meta_markdown(meta)]
+    head = headline_markdown(records, libs, meta["stat"])
+    if head:
+        parts.append(head)
     for key, title in groups:
         recs = [r for r in records if r["group"] == key]
         if recs:
