@@ -346,7 +346,16 @@ class Array:
     def item(self):
         if _layout.prod(self._shape) != 1:
             raise ValueError(f"item() needs an array with one element; got shape {self._shape}")
-        return self._host().reshape(()).item()
+        return self._item()
+
+    def _item(self):
+        """The one element as a Python scalar (the caller checked the size)."""
+        r = self._np
+        if r is None:
+            if self._device.type == "cpu":
+                return self._st._data.item(self._off)
+            r = self._get_native()
+        return r.item()
 
     def tolist(self):
         return self._host().tolist()
@@ -378,17 +387,16 @@ class Array:
             return r.copy()
         return r
 
-    def _scalar_check(self, what: str):
-        if _layout.prod(self._shape) != 1:
+    def _scalar(self, what: str):
+        if self._shape and _layout.prod(self._shape) != 1:
             raise TypeError(f"only arrays with one element can be converted to Python {what}; got shape {self._shape}")
+        return self._item()
 
     def __bool__(self) -> bool:
-        self._scalar_check("bool")
-        return builtins.bool(self.item())
+        return builtins.bool(self._scalar("bool"))
 
     def __int__(self) -> int:
-        self._scalar_check("int")
-        v = self.item()
+        v = self._scalar("int")
         if isinstance(v, complex):
             raise TypeError("can't convert a complex array to int")
         if isinstance(v, float):
@@ -399,21 +407,19 @@ class Array:
         return builtins.int(v)
 
     def __float__(self) -> float:
-        self._scalar_check("float")
-        v = self.item()
+        v = self._scalar("float")
         if isinstance(v, complex):
             raise TypeError("can't convert a complex array to float; use real or abs")
         return builtins.float(v)
 
     def __complex__(self) -> complex:
-        self._scalar_check("complex")
-        return builtins.complex(self.item())
+        return builtins.complex(self._scalar("complex"))
 
     def __index__(self) -> int:
         if self._dtype.kind not in "iu" or self._shape:
             raise TypeError(
                 f"only 0-d integer arrays can be used as an index; got {self._dtype.name} array of shape {self._shape}")
-        return builtins.int(self.item())
+        return builtins.int(self._item())
 
     def __hash__(self):
         return id(self)
@@ -528,6 +534,18 @@ def _getitem(self: Array, key):
                 off += start * s0
             return Array._new(None, st, off, (length,) + shape[1:], (s0 * step,) + strides[1:],
                               self._dtype, self._device)
+    if t is tuple and len(key) == len(self._shape):
+        # Fast path: one int per axis (a 0-d view of one element).
+        st, off, shape, strides = self._layout()
+        for k, n, s in zip(key, shape, strides):
+            if type(k) is not int:
+                break
+            i = k + n if k < 0 else k
+            if not 0 <= i < n:
+                break  # the general path raises the IndexError
+            off += i * s
+        else:
+            return Array._new(None, st, off, (), (), self._dtype, self._device)
     k = _normalize_key(key)
     if k is None:
         return _LATE["advanced_getitem"](self, key)

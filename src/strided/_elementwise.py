@@ -2,34 +2,70 @@
 
 Each ``Elementwise`` row declares the standard's name, the number of array
 inputs, the dtype category, the result-dtype rule, the backend kernel and
-its special-case corrections. ``_build`` turns a row into the namespace
-function (with ``out=``), and ``ops_for_array`` gives the operators,
-reflected operators and in-place operators. Extensions attach derivatives
-and name rules to the same rows (keyed by ``row.name``).
+its special-case corrections. ``build`` turns a row into the namespace
+function (with ``out=``); the loop at the end gives the operators, reflected
+operators and in-place operators. Extensions attach derivatives and name
+rules to the same rows (keyed by ``row.name``).
+
+Kernels and corrections may differ by the kind of the dtype the kernel
+computes in ("b", "i", "u", "f", "c"): ``kernel={"c": fn}`` or
+``fix={"f": fn}``. Which kernel a dtype (pair) uses is decided once, when
+the dtype tables are built, so a correction costs nothing for the dtypes
+that do not need it.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _layout
 from ._array import HOOK, Array, _native
-from ._dtypes import ALL_DTYPES, CATEGORIES, PROMOTION
-from ._dispatch import check_out, out_native
-from ._layout import broadcast_shapes as _broadcast_shapes
+from ._dispatch import api, check_out, out_native
+from ._dtypes import CATEGORIES, PROMOTION
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
 # standard specifies IEEE results, not warnings; PyTorch does not warn either.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"strided\.")
 
-_KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
-_PYSCALAR_KIND = {builtins.bool: 0, builtins.int: 1, builtins.float: 2, builtins.complex: 3}
+_PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+class _Kernels(dict):
+    """Device -> kernel for one (row, compute kind); resolved on first use.
+
+    ``direct``: the kernel is a plain backend ufunc, so ``out=`` can be passed
+    straight through to it.
+    """
+
+    __slots__ = ("row", "kind", "direct")
+
+    def __init__(self, row, kind):
+        super().__init__()
+        self.row = row
+        self.kind = kind
+        self.direct = (isinstance(_for_kind(row.kernel, kind) or row.name, str)
+                       and _for_kind(row.fix, kind) is None)
+
+    def __missing__(self, device):
+        k = self[device] = self.row.resolve(device, self.kind)
+        return k
+
+
+def _for_kind(table, kind):
+    """The entry of a ``{kinds: value}`` table that covers ``kind`` (or a plain value)."""
+    if not isinstance(table, dict):
+        return table
+    for kinds, v in table.items():
+        if kind in kinds:
+            return v
+    return None
 
 
 @dataclass(eq=False)
@@ -39,40 +75,42 @@ class Elementwise:
     name: str
     nargs: int
     category: str  # the standard's words, e.g. "real floating-point"
-    result: str = "promote"  # promote | bool | real | float | same
-    kernel: object = None  # backend function name, or fn(xp, *natives) -> native
-    fix: object = None  # fn(xp, result, *natives) -> native: special-case corrections
+    result: str = "promote"  # promote | bool | real | float
+    # backend function name, fn(xp, *natives) -> native, or {kinds: either}
+    # (kinds not listed use the backend function named like the row)
+    kernel: object = None
+    # {kinds: fn(xp, result, *natives) -> native}: special-case corrections
+    fix: dict | None = None
     dunder: str | None = None  # "add" gives __add__, __radd__ and __iadd__
-    reflect: bool = True
     method_float: bool = False  # methods promote integer inputs to the default float (PyTorch)
     aliases: tuple = ()  # PyTorch names for methods (and in-place methods)
     doc: str = ""
-    # filled by _build_tables
+    # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
     types: dict = field(default_factory=dict, repr=False)
     stypes: dict = field(default_factory=dict, repr=False)
-    kcache: dict = field(default_factory=dict, repr=False)
+    kcache: dict = field(default_factory=dict, repr=False)  # compute kind -> _Kernels
     func: object = None
-    direct: bool = False  # a plain backend ufunc: out= can be passed straight through
+    direct: bool = False  # plain backend ufuncs for every dtype: out= passes straight through
 
-    def resolve(self, device):
-        k = self.kcache.get(device)
+    def kernels(self, kind: str) -> _Kernels:
+        k = self.kcache.get(kind)
         if k is None:
-            backend = device.backend
-            kern = self.kernel if self.kernel is not None else self.name
-            if isinstance(kern, str):
-                base = backend.kernel(kern)
-            else:
-                xp = backend.xp
-                base = (lambda *a, _f=kern, _xp=xp, **kw: _f(_xp, *a, **kw))
-            if self.fix is not None:
-                fix, xp = self.fix, backend.xp
-
-                def k(*a, _b=base, _fix=fix, _xp=xp):
-                    return _fix(_xp, _b(*a), *a)
-            else:
-                k = base
-            self.kcache[device] = k
+            k = self.kcache[kind] = _Kernels(self, kind)
         return k
+
+    def resolve(self, device, kind: str):
+        """The kernel for ``device`` computing in a dtype of ``kind``, with its corrections."""
+        backend = device.backend
+        xp = backend.xp
+        kern = _for_kind(self.kernel, kind) or self.name
+        base = backend.kernel(kern) if isinstance(kern, str) else functools.partial(kern, xp)
+        fix = _for_kind(self.fix, kind)
+        if fix is None:
+            return base
+
+        def fixed(*args):
+            return fix(xp, xp.asarray(base(*args)), *args)
+        return fixed
 
 
 def _result_dtype(row: Elementwise, cd):
@@ -90,6 +128,10 @@ def _compute_dtype(row: Elementwise, d):
     return d
 
 
+def _entry(row, cd, cast):
+    return (_result_dtype(row, cd), cast, row.kernels(cd.kind))
+
+
 def _build_tables(row: Elementwise) -> None:
     allowed = CATEGORIES[row.category]
     row.types.clear()
@@ -97,38 +139,46 @@ def _build_tables(row: Elementwise) -> None:
     if row.nargs == 1:
         for d in allowed:
             cd = _compute_dtype(row, d)
-            row.types[d] = (_result_dtype(row, cd), None if cd is d else cd._np)
+            row.types[d] = _entry(row, cd, None if cd is d else cd._np)
         return
     for da in allowed:
         for db in allowed:
             cd = _compute_dtype(row, PROMOTION[da, db])
+            if cd not in allowed and row.result != "float":
+                continue  # e.g. uint64 with int64 has no common integer dtype
             nd = np.result_type(da._np, db._np)
-            cast = None if nd == cd._np else cd._np
-            row.types[da, db] = (_result_dtype(row, cd), cast)
-        for t in (builtins.bool, builtins.int, builtins.float, builtins.complex):
-            try:
-                sd = _dtypes.scalar_result(da, t(0))
-            except TypeError:
-                continue
+            row.types[da, db] = _entry(row, cd, None if nd == cd._np else cd._np)
+        for t in _PYSCALARS:
+            sd = _dtypes.scalar_result(da, t(0))
             if sd not in allowed and t is not builtins.bool:
                 continue
-            if t is builtins.bool and da.kind != "b" and _dtypes.bool not in allowed:
-                # a Python bool with a numeric array acts like an int of that dtype
-                pass
             cd = _compute_dtype(row, sd)
-            cast = None if cd is da else cd._np
-            row.stypes[da, t] = (_result_dtype(row, cd), cast)
+            row.stypes[da, t] = _entry(row, cd, None if cd is da else cd._np)
     if _dtypes.bool not in allowed:
         # Note: like PyTorch, a bool array mixes with a numeric one (bool * int8 -> int8).
         for d in allowed:
             cd = _compute_dtype(row, d)
-            ent = (_result_dtype(row, cd), None if cd is d else cd._np)
-            row.types[_dtypes.bool, d] = row.types[d, _dtypes.bool] = ent
+            row.types[_dtypes.bool, d] = row.types[d, _dtypes.bool] = _entry(
+                row, cd, None if cd is d else cd._np)
 
 
 def _type_error(row, *dts):
+    allowed = CATEGORIES[row.category]
+    if len(dts) == 2 and all(d in allowed for d in dts):
+        return TypeError(f"{row.name}(): {dts[0].name} and {dts[1].name} have no common "
+                         f"{row.category} data type; cast one of them with astype()")
     names = ", ".join(d.name if isinstance(d, _dtypes.DType) else type(d).__name__ for d in dts)
     return TypeError(f"{row.name}() accepts only {row.category} data types; got {names}")
+
+
+def _broadcast_error(name, s1, s2, exc):
+    """Our ValueError naming both shapes, or ``exc`` when they do broadcast."""
+    try:
+        _layout.broadcast_shapes(tuple(s1), tuple(s2))
+    except ValueError:
+        return ValueError(f"{name}(): operands of shapes {tuple(s1)} and {tuple(s2)} "
+                          f"cannot be broadcast together")
+    return exc
 
 
 def _wrap_result(r, res, dev):
@@ -146,12 +196,12 @@ def _nat(x: Array):
     return r
 
 
-def _finish(row, r, res, dev, out):
+def _finish(name, r, res, dev, out):
     if out is None:
         return _wrap_result(r, res, dev)
     if not r.shape and type(r) is not dev.backend.ndarray:
         r = dev.backend.xp.asarray(r)
-    check_out(row.name, out, r.shape, res, dev)
+    check_out(name, out, r.shape, res, dev)
     out_native(out)[...] = r
     return out
 
@@ -160,20 +210,18 @@ def _shape_of(v):
     return v.shape if hasattr(v, "shape") else ()
 
 
-def _write_direct(row, k, args, res, dev, out):
+def _write_direct(name, k, args, res, dev, out):
     """``out=`` for a plain ufunc kernel: the kernel writes straight into ``out``'s
     memory (no temporary); NumPy handles overlap between ``out`` and the inputs."""
-    shape = _broadcast_shapes(*(_shape_of(a) for a in args))
-    check_out(row.name, out, shape, res, dev)
+    shape = _layout.broadcast_shapes(*(_shape_of(a) for a in args))
+    check_out(name, out, shape, res, dev)
     k(*args, out=out_native(out))
     return out
 
 
 def _make_binary(row: Elementwise):
     types, stypes, name = row.types, row.stypes, row.name
-    kcache = row.kcache
-    resolve = row.resolve
-    SCALAR = _PYSCALAR_KIND
+    SCALARS = _PYSCALARS
 
     def impl(x1, x2, out):
         t1, t2 = type(x1), type(x2)
@@ -185,7 +233,7 @@ def _make_binary(row: Elementwise):
                 ent = types.get((x1._dtype, x2._dtype))
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2._dtype)
-                res, cast = ent
+                res, cast, kc = ent
                 a = x1._np
                 if a is None:
                     a = _nat(x1)
@@ -197,12 +245,12 @@ def _make_binary(row: Elementwise):
                         a = a.astype(cast)
                     if b.dtype is not cast:
                         b = b.astype(cast)
-            elif t2 in SCALAR:
+            elif t2 in SCALARS:
                 dev = x1._device
                 ent = stypes.get((x1._dtype, t2))
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2)
-                res, cast = ent
+                res, cast, kc = ent
                 a = x1._np
                 if a is None:
                     a = _nat(x1)
@@ -210,35 +258,37 @@ def _make_binary(row: Elementwise):
                     a = a.astype(cast)
                 b = x2
             else:
-                raise TypeError(f"{name}(): unsupported operand type {t2.__name__}; expected an array or a Python scalar")
-        elif t2 is Array and t1 in SCALAR:
+                raise TypeError(f"{name}(): unsupported operand type {t2.__name__}; "
+                                f"expected an array or a Python scalar")
+        elif t2 is Array and t1 in SCALARS:
             dev = x2._device
             ent = stypes.get((x2._dtype, t1))
             if ent is None:
                 raise _type_error(row, x1, x2._dtype)
-            res, cast = ent
+            res, cast, kc = ent
             b = x2._np
             if b is None:
                 b = _nat(x2)
             if cast is not None:
                 b = b.astype(cast)
             a = x1
-        elif t1 in SCALAR and t2 in SCALAR:
+        elif t1 in SCALARS and t2 in SCALARS:
             raise TypeError(f"{name}(): at least one argument must be an array; got two Python scalars")
         else:
-            bad = t1 if t1 is not Array and t1 not in SCALAR else t2
-            raise TypeError(f"{name}(): unsupported operand type {bad.__name__}; expected an array or a Python scalar")
-        k = kcache.get(dev)
-        if k is None:
-            k = resolve(dev)
-        if out is not None and row.direct:
-            return _write_direct(row, k, (a, b), res, dev, out)
-        r = k(a, b)
+            bad = t1 if t1 is not Array and t1 not in SCALARS else t2
+            raise TypeError(f"{name}(): unsupported operand type {bad.__name__}; "
+                            f"expected an array or a Python scalar")
+        try:
+            if out is not None and kc.direct:
+                return _write_direct(name, kc[dev], (a, b), res, dev, out)
+            r = kc[dev](a, b)
+        except ValueError as e:
+            raise _broadcast_error(name, np.shape(a), np.shape(b), e) from None
         if out is None:
             if r.dtype is res._np and r.shape:
                 return Array._new(r, None, 0, r.shape, None, res, dev)
             return _wrap_result(r, res, dev)
-        return _finish(row, r, res, dev, out)
+        return _finish(name, r, res, dev, out)
 
     def func(x1, x2, /, *, out=None):
         if (type(x1) is Array and x1._ext is not None) or (type(x2) is Array and x2._ext is not None) \
@@ -254,7 +304,6 @@ def _make_binary(row: Elementwise):
 
 def _make_unary(row: Elementwise):
     types, name = row.types, row.name
-    kcache, resolve = row.kcache, row.resolve
 
     def impl(x, out):
         if type(x) is not Array:
@@ -262,27 +311,25 @@ def _make_unary(row: Elementwise):
         ent = types.get(x._dtype)
         if ent is None:
             raise _type_error(row, x._dtype)
-        res, cast = ent
+        res, cast, kc = ent
         dev = x._device
         a = x._np
         if a is None:
             a = _nat(x)
         if cast is not None:
             a = a.astype(cast)
-        k = kcache.get(dev)
-        if k is None:
-            k = resolve(dev)
-        if out is not None and row.direct:
-            return _write_direct(row, k, (a,), res, dev, out)
-        r = k(a)
+        if out is not None and kc.direct:
+            return _write_direct(name, kc[dev], (a,), res, dev, out)
+        r = kc[dev](a)
         if out is None:
             if r.dtype is res._np and r.shape:
                 return Array._new(r, None, 0, r.shape, None, res, dev)
             return _wrap_result(r, res, dev)
-        return _finish(row, r, res, dev, out)
+        return _finish(name, r, res, dev, out)
 
     def func(x, /, *, out=None):
-        if (type(x) is Array and x._ext is not None) or (out is not None and type(out) is Array and out._ext is not None):
+        if (type(x) is Array and x._ext is not None) or (
+                out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
             if hook is not None:
                 return hook(name, impl, (x, out), {})
@@ -303,7 +350,7 @@ an existing array of the result's shape and a dtype it can be cast to.
 
 def build(row: Elementwise):
     _build_tables(row)
-    row.direct = row.fix is None and (row.kernel is None or isinstance(row.kernel, str))
+    row.direct = all(kc.direct for kc in row.kcache.values())
     f = _make_binary(row) if row.nargs == 2 else _make_unary(row)
     f.__name__ = f.__qualname__ = row.name
     f.__doc__ = _DOC.format(summary=row.doc or f"Elementwise {row.name}.", name=row.name,
@@ -313,124 +360,97 @@ def build(row: Elementwise):
     return f
 
 
-# --- special-case corrections (where NumPy departs from the standard) ---------
+# --- kernels and special-case corrections --------------------------------------
+# Kernels take native arrays or Python scalars (the other operand of a binary
+# function may be a Python scalar) and return a fresh native result; a 0-d
+# input may give a NumPy scalar. Corrections get ``xp.asarray(result)`` and
+# the kernel's inputs, and return the corrected result.
+
+def _copy(xp, a):
+    return xp.array(a, copy=True)
+
+
+def _real_part(xp, a):
+    return xp.array(a.real, copy=True)
+
+
+def _imag_part(xp, a):
+    return xp.array(a.imag, copy=True)
+
 
 def _fix_floor_divide(xp, r, a, b):
-    # NumPy gives nan for finite // inf; the standard (and Python) say
-    # x // +inf is 0 for x >= 0, -1 for x < 0 (and mirrored for -inf).
-    if r.dtype.kind != "f":
+    # Note: NumPy's floor_divide follows Python's divmod: inf // 2.0 is nan and
+    # -1.0 // inf is -1.0. The standard says +-inf and -0: the quotient a / b,
+    # which is exactly what it specifies whenever an operand is infinite.
+    m = xp.logical_or(xp.isinf(a), xp.isinf(b))
+    if not xp.count_nonzero(m):
         return r
-    a = xp.asarray(a)
-    b = xp.asarray(b)
-    if not (xp.isinf(b).any()):
+    return xp.where(m, xp.true_divide(a, b), r).astype(r.dtype, copy=False)
+
+
+def _fix_pow(xp, r, a, b):
+    # Note: NumPy computes x ** 0.5 as sqrt(x) when the exponent is a scalar
+    # (or a stride-0 array), giving nan for -inf and -0 for -0; the standard
+    # says +inf and +0 (|x|).
+    if type(b) is builtins.float:
+        if b != 0.5:
+            return r
+    elif type(b) in (builtins.int, builtins.bool) or not xp.count_nonzero(b == 0.5):
         return r
-    fa = xp.isfinite(a)
-    binf = xp.isinf(b)
-    same = xp.signbit(a) == xp.signbit(b)
-    nonzero = a != 0
-    fixv = xp.where(same | ~nonzero, xp.where(same, 0.0, -0.0), -1.0).astype(r.dtype)
-    # a == 0 and opposite sign gives -0.0
-    mask = xp.broadcast_to(fa & binf, r.shape)
-    if mask.any():
-        r = r.copy() if not r.flags.writeable else r
-        r[mask] = xp.broadcast_to(fixv, r.shape)[mask]
-    return r
+    m = xp.logical_and(b == 0.5, xp.logical_or(a == -math.inf,
+                                                xp.logical_and(a == 0, xp.signbit(a))))
+    return xp.where(m, xp.abs(a), r).astype(r.dtype, copy=False)
 
 
-def _rounding(npname):
-    def k(xp, a):
-        if a.dtype.kind in "iub":
-            return a.copy()
-        return getattr(xp, npname)(a)
-    return k
+def _pow_int(xp, a, b):
+    try:
+        return xp.power(a, b)
+    except ValueError as e:
+        if "negative" not in str(e):
+            raise
+        raise ValueError("pow(): integers to negative integer powers are not allowed; "
+                         "use a floating-point base") from None
 
 
-def _round(xp, a):
-    if a.dtype.kind in "iub":
-        return a.copy()
-    if a.dtype.kind == "c":
-        return _round_complex(xp, a)
-    return xp.round(a)
-
-
-def _round_complex(xp, a):
-    out = xp.empty_like(a)
-    out.real = xp.round(a.real)
-    out.imag = xp.round(a.imag)
+def _expm1_complex(xp, z):
+    # Note: NumPy has no complex expm1. exp(z) - 1 loses all precision near 0,
+    # so compute expm1(x)cos(y) - 2sin(y/2)^2 + i exp(x)sin(y) and keep
+    # exp(z) - 1 for non-finite inputs, where it gives the standard's values.
+    x, y = z.real, z.imag
+    s = xp.sin(y * 0.5)
+    out = xp.empty(z.shape, z.dtype)
+    # (+ 0.0 turns the -0 of expm1(-0) into the +0 the standard wants for z = -0 + 0j)
+    out.real = xp.expm1(x) * xp.cos(y) - 2 * s * s + 0.0
+    out.imag = xp.exp(x) * xp.sin(y)
+    bad = ~xp.isfinite(z)
+    if xp.count_nonzero(bad):
+        xp.copyto(out, xp.exp(z) - 1, where=bad)
     return out
 
 
-def _sign(xp, a):
-    if a.dtype.kind == "c":
-        mag = xp.abs(a)
-        with np.errstate(all="ignore"):
-            out = a / mag
-        out[mag == 0] = 0
-        nan = xp.isnan(a)
-        if nan.any():
-            out[nan] = complex(math.nan, math.nan)
-        return out
-    if a.dtype.kind == "b":
-        return a.copy()
-    return xp.sign(a)
+def _fix_tanh_complex(xp, r, z):
+    # Note: for tanh(+-inf + yj) with finite y NumPy (C99) gives the imaginary
+    # part 0 * sin(2y); the standard says +0 for y > 0 (so -0 for y < 0).
+    m = xp.isinf(z.real)
+    if not xp.count_nonzero(m):
+        return r
+    m &= xp.isfinite(z.imag)
+    xp.copyto(r.imag, xp.copysign(0, z.imag), where=m)
+    return r
 
 
-def _expm1(xp, a):
-    if a.dtype.kind != "c":
-        return xp.expm1(a)
-    # NumPy's complex expm1 loses special values; use exp(z) - 1 with care.
-    with np.errstate(all="ignore"):
-        return xp.exp(a) - 1
-
-
-def _conj(xp, a):
-    return xp.conj(a) if a.dtype.kind == "c" else a.copy()
-
-
-def _real(xp, a):
-    return a.real.copy()
-
-
-def _imag(xp, a):
-    return a.imag.copy()
-
-
-def _positive(xp, a):
-    return a.copy()
-
-
-def _reciprocal(xp, a):
-    return xp.divide(1, a)
-
-
-def _shift(npname):
+def _shift(npname, name):
     def k(xp, a, b):
-        # Shifting by >= the bit width is undefined in C; the standard says
-        # the result equals shifting by that many bits (0, or -1 for
-        # negative x >> n).
-        b_arr = xp.asarray(b)
-        a_arr = xp.asarray(a)
-        dt = xp.result_type(a_arr, b_arr)
-        bits = dt.itemsize * 8
-        if (b_arr < 0).any():
-            raise ValueError(f"{npname}(): negative shift count")
-        big = b_arr >= bits
-        if not big.any():
-            return getattr(xp, npname)(a, b)
-        safe = xp.where(big, 0, b_arr).astype(b_arr.dtype)
-        r = getattr(xp, npname)(a_arr, safe)
-        if npname == "left_shift":
-            fill = xp.zeros_like(r)
-        else:
-            fill = xp.where(a_arr < 0, -1, 0).astype(r.dtype) if dt.kind == "i" else xp.zeros_like(r)
-        return xp.where(big, fill, r).astype(dt)
+        # Note: the standard defines shifts by >= the bit width (0, or -1 for
+        # negative x >> n); NumPy's kernels do too. A Python int count is
+        # clamped to the bit width so that it fits the array's dtype. A
+        # negative count gives NumPy's result (as if shifting by a huge count).
+        if type(b) is builtins.int:
+            if b < 0:
+                raise ValueError(f"{name}(): shift counts must be non-negative; got {b}")
+            b = builtins.min(b, a.dtype.itemsize * 8)
+        return getattr(xp, npname)(a, b)
     return k
-
-
-def _floor_divide(xp, a, b):
-    if xp.asarray(a).dtype.kind in "iu" and xp.asarray(b).dtype.kind in "iu":
-        return xp.floor_divide(a, b)
-    return _fix_floor_divide(xp, xp.floor_divide(a, b), a, b)
 
 
 R = Elementwise
@@ -445,26 +465,26 @@ ROWS: list[Elementwise] = [
     R("atan2", 2, "real floating-point", method_float=True, aliases=("arctan2",)),
     R("atanh", 1, "floating-point", method_float=True, aliases=("arctanh",)),
     R("bitwise_and", 2, "integer or boolean", dunder="and"),
-    R("bitwise_left_shift", 2, "integer", kernel=_shift("left_shift"), dunder="lshift"),
+    R("bitwise_left_shift", 2, "integer", kernel=_shift("left_shift", "bitwise_left_shift"), dunder="lshift"),
     R("bitwise_invert", 1, "integer or boolean", dunder="invert", aliases=("bitwise_not",)),
     R("bitwise_or", 2, "integer or boolean", dunder="or"),
-    R("bitwise_right_shift", 2, "integer", kernel=_shift("right_shift"), dunder="rshift"),
+    R("bitwise_right_shift", 2, "integer", kernel=_shift("right_shift", "bitwise_right_shift"), dunder="rshift"),
     R("bitwise_xor", 2, "integer or boolean", dunder="xor"),
-    R("ceil", 1, "real-valued", kernel=_rounding("ceil")),
-    R("conj", 1, "numeric", kernel=_conj, aliases=("conj_physical",)),
+    R("ceil", 1, "real-valued", kernel={"iu": _copy}),
+    R("conj", 1, "numeric", aliases=("conj_physical",)),
     R("copysign", 2, "real floating-point", method_float=True),
     R("cos", 1, "floating-point", method_float=True),
     R("cosh", 1, "floating-point", method_float=True),
     R("divide", 2, "numeric", "float", dunder="truediv", aliases=("div", "true_divide")),
     R("equal", 2, "any", "bool", dunder="eq", aliases=("eq",)),
     R("exp", 1, "floating-point", method_float=True),
-    R("expm1", 1, "floating-point", kernel=_expm1, method_float=True),
-    R("floor", 1, "real-valued", kernel=_rounding("floor")),
-    R("floor_divide", 2, "real-valued", kernel=_floor_divide, dunder="floordiv"),
+    R("expm1", 1, "floating-point", kernel={"c": _expm1_complex}, method_float=True),
+    R("floor", 1, "real-valued", kernel={"iu": _copy}),
+    R("floor_divide", 2, "real-valued", fix={"f": _fix_floor_divide}, dunder="floordiv"),
     R("greater", 2, "real-valued", "bool", dunder="gt", aliases=("gt",)),
     R("greater_equal", 2, "real-valued", "bool", dunder="ge", aliases=("ge",)),
     R("hypot", 2, "real floating-point", method_float=True),
-    R("imag", 1, "complex floating-point", "real", kernel=_imag),
+    R("imag", 1, "complex floating-point", "real", kernel=_imag_part),
     R("isfinite", 1, "numeric", "bool"),
     R("isinf", 1, "numeric", "bool"),
     R("isnan", 1, "numeric", "bool"),
@@ -485,13 +505,13 @@ ROWS: list[Elementwise] = [
     R("negative", 1, "numeric", dunder="neg", aliases=("neg",)),
     R("nextafter", 2, "real floating-point"),
     R("not_equal", 2, "any", "bool", dunder="ne", aliases=("ne",)),
-    R("positive", 1, "numeric", kernel=_positive, dunder="pos"),
-    R("pow", 2, "numeric", dunder="pow"),
-    R("real", 1, "numeric", "real", kernel=_real),
-    R("reciprocal", 1, "floating-point", kernel=_reciprocal, method_float=True),
+    R("positive", 1, "numeric", kernel=_copy, dunder="pos"),
+    R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow"),
+    R("real", 1, "numeric", "real", kernel={"c": _real_part, "iuf": _copy}),
+    R("reciprocal", 1, "floating-point", method_float=True),
     R("remainder", 2, "real-valued", dunder="mod"),
-    R("round", 1, "numeric", kernel=_round),
-    R("sign", 1, "numeric", kernel=_sign),
+    R("round", 1, "numeric", kernel={"iu": _copy}),
+    R("sign", 1, "numeric"),
     R("signbit", 1, "real floating-point", "bool"),
     R("sin", 1, "floating-point", method_float=True),
     R("sinh", 1, "floating-point", method_float=True),
@@ -499,8 +519,8 @@ ROWS: list[Elementwise] = [
     R("sqrt", 1, "floating-point", method_float=True),
     R("subtract", 2, "numeric", dunder="sub", aliases=("sub",)),
     R("tan", 1, "floating-point", method_float=True),
-    R("tanh", 1, "floating-point", method_float=True),
-    R("trunc", 1, "real-valued", kernel=_rounding("trunc")),
+    R("tanh", 1, "floating-point", fix={"c": _fix_tanh_complex}, method_float=True),
+    R("trunc", 1, "real-valued", kernel={"iu": _copy}),
 ]
 REGISTRY: dict[str, Elementwise] = {r.name: r for r in ROWS}
 
@@ -516,12 +536,81 @@ def _rebuild_all() -> None:
 
 _dtypes.ON_DEFAULT_CHANGE.append(_rebuild_all)
 
-__all__ = list(FUNCTIONS)
+
+# --- clip: the one elementwise function with optional operands -------------------
+
+def _clip_bound(x: Array, v, which: str, lower: builtins.bool):
+    """``min``/``max`` of clip as something the backend's clip takes (or None)."""
+    if v is None:
+        return None
+    dt = x._dtype
+    if type(v) is Array:
+        if v._device is not x._device:
+            raise ValueError(f"clip(): {which} is on {v._device} but x is on {x._device}")
+        if v._dtype.kind not in "biuf":
+            raise TypeError(f"clip(): {which} must have a real-valued data type; got {v._dtype.name}")
+        return v._get_native()
+    t = type(v)
+    if t is builtins.complex or t not in _PYSCALARS:
+        if isinstance(v, (np.integer, np.floating, np.bool_)):
+            return _clip_bound(x, v.item(), which, lower)
+        raise TypeError(f"clip(): {which} must be None, a real Python scalar or an array; "
+                        f"got {t.__name__}")
+    if dt.kind in "iu":
+        # Note: an integer array is clipped by the integers inside the bound; a
+        # bound beyond the dtype's range is clamped to it (the standard leaves
+        # that case unspecified, NumPy raises OverflowError).
+        if t is builtins.float:
+            if math.isnan(v):
+                raise ValueError(f"clip(): {which} is NaN, which an {dt.name} array can't hold")
+            if math.isinf(v):
+                return None if (v < 0) == lower else (np.iinfo(dt._np).max if v > 0 else np.iinfo(dt._np).min)
+            v = math.ceil(v) if lower else math.floor(v)
+        info = np.iinfo(dt._np)
+        return builtins.min(builtins.max(builtins.int(v), builtins.int(info.min)), builtins.int(info.max))
+    return builtins.float(v)
+
+
+@api("clip")
+def clip(x, /, min=None, max=None, *, out=None) -> Array:
+    """Clamp each element of ``x`` to ``[min, max]``; the result has ``x``'s dtype.
+
+    ``min`` and ``max`` may be None, Python scalars or arrays broadcasting with ``x``.
+    NaN in ``x``, ``min`` or ``max`` gives NaN.
+
+    >>> import strided as xp
+    >>> xp.clip(xp.asarray([1, 5, 9]), 2, 6).tolist()
+    [2, 5, 6]
+    """
+    if type(x) is not Array:
+        raise TypeError(f"clip(): expected an array; got {type(x).__name__}")
+    _dtypes.check_category("clip", x._dtype, "real-valued")
+    lo = _clip_bound(x, min, "min", True)
+    hi = _clip_bound(x, max, "max", False)
+    dev = x._device
+    xp = dev.backend.xp
+    a = x._get_native()
+    if lo is None and hi is None:
+        r = xp.array(a, copy=True)
+    else:
+        try:
+            r = xp.clip(a, lo, hi)
+        except ValueError as e:
+            shapes = [tuple(np.shape(v)) for v in (a, lo, hi) if v is not None]
+            try:
+                _layout.broadcast_shapes(*shapes)
+            except ValueError:
+                raise ValueError(f"clip(): x, min and max of shapes {', '.join(map(str, shapes))} "
+                                 f"cannot be broadcast together") from None
+            raise e
+    return _finish("clip", r, x._dtype, dev, out)
+
+__all__ = list(FUNCTIONS) + ["clip"]
 
 
 # --- operators on Array, from the same rows ----------------------------------
 
-_OPERAND_TYPES = (Array, builtins.bool, builtins.int, builtins.float, builtins.complex)
+_OPERAND_TYPES = (Array,) + _PYSCALARS
 
 
 def _operator(f):
