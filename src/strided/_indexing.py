@@ -98,7 +98,10 @@ def take(x, indices, /, *, axis=None) -> Array:
     xp = x._device.backend.xp
     idx = indices._get_native()
     n = x._shape[axis]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    # Note: bounds are checked on the CPU only: on a GPU the check would copy to the
+    # host on every call (the standard leaves out-of-bounds indices unspecified;
+    # CuPy wraps them around, never reading outside the array).
+    if x._device.type == "cpu" and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"take(): index out of range for axis {axis} with size {n}")
     r = xp.take(x._get_native(), idx, axis=axis)
     return wrap_new(xp.asarray(r), x._dtype, x._device)
@@ -119,7 +122,7 @@ def take_along_axis(x, indices, /, *, axis=-1) -> Array:
     xp = x._device.backend.xp
     idx = indices._get_native()
     n = x._shape[axis]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if x._device.type == "cpu" and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"take_along_axis(): index out of range for axis {axis} with size {n}")
     idx = xp.where(idx < 0, idx + n, idx)
     r = xp.take_along_axis(x._get_native(), idx, axis=axis)
