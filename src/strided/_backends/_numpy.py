@@ -23,6 +23,7 @@ class NumpyBackend:
     def __init__(self, device_type: str = "cpu"):
         self.device_type = device_type
         self.allocations = 0  # test hook: storages allocated by `empty`
+        self.d2h_copies = 0  # test hook: copies to the host (host memory never needs one)
 
     def check_device(self, device) -> None:
         if device.type != self.device_type:
@@ -52,6 +53,10 @@ class NumpyBackend:
 
     def from_host(self, arr: np.ndarray, device=None):
         return arr
+
+    def copy_to_device(self, arr, device):
+        """A copy of ``arr`` on ``device`` (of this backend's type)."""
+        return arr.copy()
 
     def ctx(self, device):
         return _NULL
