@@ -87,7 +87,16 @@ def summarize(report: dict):
 
 
 def failed_ids(report: dict) -> list:
-    return [t["nodeid"] for t in report.get("tests", []) if t["outcome"] in ("failed", "error")]
+    """``nodeid: first line of the error`` for each failed or errored test."""
+    out = []
+    for t in report.get("tests", []):
+        if t["outcome"] not in ("failed", "error"):
+            continue
+        crash = next((t[stage]["crash"] for stage in ("setup", "call", "teardown")
+                      if t.get(stage, {}).get("crash")), None)
+        msg = crash["message"].strip().splitlines()[0][:200] if crash else ""
+        out.append(f"{t['nodeid']}: {msg}" if msg else t["nodeid"])
+    return out
 
 
 def write_report(path: Path, commit: str, command: str, totals, per_file, failures,
@@ -117,7 +126,7 @@ def write_report(path: Path, commit: str, command: str, totals, per_file, failur
         lines.append(f"| {fname} | " + " | ".join(str(c.get(k, 0)) for k in cols) + " |")
     if failures:
         lines += ["", "## Failed or errored tests", ""]
-        lines += [f"- `{f}`" for f in failures]
+        lines += [f"- {f}" for f in failures]
     path.write_text("\n".join(lines) + "\n")
 
 
