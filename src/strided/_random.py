@@ -159,7 +159,6 @@ def _sample(func, kind, shape, dtype, device, generator, out, requires_grad, nam
         r = (re * scale + 1j * (im * scale)).astype(dtype._np)
     else:
         r = _real_sample(g._rng, kind, shape, dtype._np)
-    r = dev.backend.from_host(r, dev) if dev.type != "cpu" and not isinstance(r, dev.backend.ndarray) else r
     return _finish(wrap_new(r, dtype, dev), func, out, requires_grad, names)
 
 
@@ -204,7 +203,6 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, out=None,
     g = _gen(generator, dev)
     import numpy as np
     r = g._rng.integers(low, high, size=shape, dtype=np.int64)
-    r = dev.backend.from_host(r, dev) if dev.type != "cpu" else r
     return _finish(wrap_new(r, dtype, dev), "randint", out, requires_grad, names)
 
 
@@ -244,7 +242,6 @@ def randperm(n, *, generator=None, dtype=None, device=None, out=None, requires_g
     dev = as_device(device)
     g = _gen(generator, dev)
     r = g._rng.permutation(n)
-    r = dev.backend.from_host(r, dev) if dev.type != "cpu" else r
     return _finish(wrap_new(r, dtype, dev), "randperm", out, requires_grad, names)
 
 
@@ -257,7 +254,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     g = _gen(generator, input._device)
     probs = input._get_native() if p is None else p
     xp = input._device.backend.xp
-    if p is None and input.numel() and (float(xp.min(probs)) < 0 or float(xp.max(probs)) > 1):
+    # Note: probabilities are validated on the CPU only: on a GPU the check would copy
+    # to the host on every call (there, p < 0 acts as 0 and p > 1 as 1).
+    if p is None and input._device.type == "cpu" and input.numel() and (
+            float(xp.min(probs)) < 0 or float(xp.max(probs)) > 1):
         raise ValueError("bernoulli(): probabilities must lie in [0, 1]")
     u = g._rng.random(input._shape)
     r = xp.asarray(u < probs).astype(input._dtype._np)
@@ -269,18 +269,38 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     import numpy as np
     if type(input) is not Array or input.ndim not in (1, 2):
         raise ValueError("multinomial(): input must be a 1-D or 2-D array of weights")
-    g = _gen(generator, input._device)
-    w = np.asarray(input._host(), dtype=np.float64)
-    rows = w.reshape(-1, w.shape[-1])
-    if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(-1) <= 0).any():
-        raise ValueError("multinomial(): weights must be non-negative, finite, with a positive sum")
-    if not replacement and num_samples > rows.shape[-1]:
-        raise ValueError("multinomial(): cannot draw more samples than categories without replacement")
-    res = np.stack([g._rng.choice(rows.shape[-1], size=num_samples, replace=replacement,
-                                  p=r / r.sum()) for r in rows])
-    res = res.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)
+    num_samples = operator.index(num_samples)
     dev = input._device
-    return _finish(wrap_new(dev.backend.from_host(res, dev), _dtypes.int64, dev), "multinomial", out)
+    g = _gen(generator, dev)
+    xp = dev.backend.xp
+    n_cat = input._shape[-1]
+    if n_cat == 0:
+        raise ValueError("multinomial(): weights must be non-negative, finite, with a positive sum")
+    if not replacement and num_samples > n_cat:
+        raise ValueError("multinomial(): cannot draw more samples than categories without replacement")
+    rows = input._get_native().astype(np.float64).reshape(-1, n_cat)
+    n = rows.shape[0]
+    # Note: weights are validated on the CPU only: on a GPU the check would copy to the host.
+    if dev.type == "cpu":
+        if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(-1) <= 0).any():
+            raise ValueError("multinomial(): weights must be non-negative, finite, with a positive sum")
+        if not replacement and (np.count_nonzero(rows, axis=-1) < num_samples).any():
+            raise ValueError("multinomial(): fewer categories with a nonzero weight than samples "
+                             "to draw without replacement")
+    if replacement:
+        # Inverse CDF, every row in one search: row i's CDF (in [0, 1]) shifted by 2i.
+        cdf = xp.cumsum(rows, axis=-1)
+        cdf /= cdf[:, -1:]
+        shift = xp.arange(n, dtype=np.float64)[:, None] * 2
+        u = g._rng.random((n, num_samples)) + shift
+        idx = xp.searchsorted((cdf + shift).reshape(-1), u.reshape(-1), side="right").reshape(n, num_samples)
+        idx = xp.minimum(idx - xp.arange(n, dtype=np.int64)[:, None] * n_cat, n_cat - 1)
+    else:
+        # Efraimidis-Spirakis: the num_samples largest log(u) / w (zero weights come last).
+        keys = xp.log(g._rng.random((n, n_cat))) / rows
+        idx = xp.argsort(-keys, axis=-1)[:, :num_samples]
+    res = idx.reshape(input._shape[:-1] + (num_samples,)).astype(np.int64)
+    return _finish(wrap_new(res, _dtypes.int64, dev), "multinomial", out)
 
 
 def _like_args(x, dtype, device):
