@@ -309,10 +309,14 @@ def to_device(x, device, /, *, stream=None, copy=None) -> Array:
     if copy is False:
         raise ValueError(f"to_device(copy=False): moving {x._device} -> {dev} needs a copy")
     src = x._device.backend
-    host = src.to_host(x._get_native())
-    r = dev.backend.from_host(np.ascontiguousarray(host), dev)
-    if r is host and x._device.type == "cpu":
-        r = r.copy()
+    if src is dev.backend:
+        # Another device of the same backend (cuda:0 -> cuda:1): no trip through the host.
+        r = src.copy_to_device(x._get_native(), dev)
+    else:
+        host = src.to_host(x._get_native())
+        r = dev.backend.from_host(np.ascontiguousarray(host), dev)
+        if r is host and x._device.type == "cpu":
+            r = r.copy()
     return Array._new(r, None, 0, r.shape, None, x._dtype, dev)
 
 
