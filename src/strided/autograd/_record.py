@@ -58,12 +58,16 @@ class Rule:
         self.diff = diff
         self.formulas = formulas
         self.joint = joint
-        if sig is None:
-            self.argnames = None
-            self.sig = None
-        else:
-            self.sig = inspect.signature(eval(f"lambda {sig}: None"))  # noqa: S307 - our own strings
-            self.argnames = None
+        self.argnames = None
+        self.sig = inspect.signature(eval(f"lambda {sig}: None"))  # noqa: S307 - our own strings
+        names = ", ".join(f"{n!r}: {n}" for n in self.sig.parameters)
+        # Python binds the call's arguments to the rule's signature (defaults included).
+        self._binder = eval(f"lambda {sig}: {{{names}}}")  # noqa: S307 - our own strings
+        first = next(iter(self.sig.parameters.values()), None)
+        # f(*arrays) also accepts f([a, b]) (broadcast_arrays, meshgrid)
+        self.unwrap = first is not None and first.kind is inspect.Parameter.VAR_POSITIONAL
+        self.saves = {}
+        self.cls = None  # the node class, when the name does not depend on the arguments
         if joint is not None:
             self.joint_uses = _params(joint)
             self.uses = {p: self.joint_uses for p in diff}
@@ -74,9 +78,9 @@ class Rule:
     def bind(self, args, kwargs) -> dict:
         if self.argnames is not None:
             return dict(zip(self.argnames, args))
-        ba = self.sig.bind(*args, **kwargs)
-        ba.apply_defaults()
-        return ba.arguments
+        if self.unwrap and len(args) == 1 and type(args[0]) in (list, tuple):
+            args = tuple(args[0])
+        return self._binder(*args, **kwargs)
 
     def node_name(self, params) -> str:
         n = self.node
@@ -99,6 +103,8 @@ def rule(names, sig=None, node=None, *, diff=None, joint=None, multi=False, **fo
     if node is None:
         node = "".join(p.capitalize() for p in names[0].split(".")[-1].split("_")) + "Backward0"
     r = Rule(names[0], sig, node, diff, formulas, joint, multi)
+    if type(node) is str:
+        r.cls = node_class(node)
     for n in names:
         if n in RULES:
             raise ValueError(f"duplicate derivative rule for {n}")
@@ -364,6 +370,17 @@ def _meta(a):
     return (a._shape, a._dtype, a._device)
 
 
+def _saves(r, needs):
+    """(names of saved arguments, whether the result is saved) for the needed parameters."""
+    key = frozenset(needs)
+    hit = r.saves.get(key)
+    if hit is None:
+        names = set(r.joint_uses) if r.joint is not None else set().union(*(r.uses[p] for p in needs))
+        hit = r.saves[key] = (tuple(n for n in names if n not in _SPECIAL and n != "result"),
+                              "result" in names)
+    return hit
+
+
 def _record(name, r, impl, args, kwargs, call_next, target):
     try:
         params = r.bind(args, {k: v for k, v in kwargs.items() if k != "out"} if "out" in kwargs else kwargs)
@@ -390,25 +407,14 @@ def _record(name, r, impl, args, kwargs, call_next, target):
             slots.append((p, i))
             slot_arrays.append(a)
             edges.append(e)
-            metas.append(_meta(a))
+            metas.append((a._shape, a._dtype, a._device))
             if e[0] is not None:
                 needs.add(p)
     if not needs:
         return _run_off(name, impl, args, kwargs, call_next)
-    if r.joint is not None:
-        names = r.joint_uses
-    else:
-        names = set()
-        for p in needs:
-            names.update(r.uses[p])
+    names, keep_result = _saves(r, needs)
     vals = {}
-    keep_result = False
     for n in names:
-        if n in _SPECIAL:
-            continue
-        if n == "result":
-            keep_result = True
-            continue
         v = params[n]
         if target is not None and (v is target or (type(v) in (list, tuple) and any(a is target for a in v))):
             from .._views import clone
@@ -433,7 +439,7 @@ def _record(name, r, impl, args, kwargs, call_next, target):
                 outs[i] = alias(outs[i])
             result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
 
-    node = node_class(r.node_name(params))()
+    node = (r.cls or node_class(r.node_name(params)))()
     node._rule = r
     node._slots = slots
     node._metas = metas

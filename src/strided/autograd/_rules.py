@@ -601,11 +601,12 @@ def _tensordot_grads(g, x1, x2, axes, ctx):
     f2 = [d for d in range(x2.ndim) if d not in a2]
     g1 = g2 = None
     if ctx.needs("x1"):
+        # tensordot keeps the uncontracted axes of its second operand in their own order
         t = xp.tensordot(g, _conj(x2), axes=(tuple(range(len(f1), g.ndim)), tuple(f2)))
-        g1 = xp.permute_dims(t, _inverse_perm(f1 + list(a1), x1.ndim))
+        g1 = xp.permute_dims(t, _inverse_perm(f1 + [a1[a2.index(d)] for d in sorted(a2)], x1.ndim))
     if ctx.needs("x2"):
         t = xp.tensordot(_conj(x1), g, axes=(tuple(f1), tuple(range(len(f1)))))
-        g2 = xp.permute_dims(t, _inverse_perm(list(a2) + f2, x2.ndim))
+        g2 = xp.permute_dims(t, _inverse_perm([a2[a1.index(d)] for d in sorted(a1)] + f2, x2.ndim))
     return g1, g2
 
 
@@ -638,7 +639,7 @@ def _slogdet_grad(g, x, result):
     sign, _ = result
     gs, gl = g
     if x._dtype.kind == "c":
-        factor = gl - 1j * xp.imag(_conj(sign) * gs)
+        factor = gl - 1j * xp.imag(_conj(gs) * sign)
     else:
         factor = gl
     return factor[..., None, None] * _mH(_inv(x))
@@ -946,8 +947,9 @@ def _einsum_grads(g, ctx, subscripts, operands):
         spec = ",".join([out] + [o for o, _ in others]) + "->" + kept
         r = xp.einsum(spec, g, *[v for _, v in others])
         if kept != t:
-            r = xp.reshape(r, tuple(shape[t.index(c)] if c in kept else 1 for c in t))
-            r = xp.broadcast_to(r, tuple(shape))
+            r = xp.reshape(r, tuple(r.shape[kept.index(c)] if c in kept else 1 for c in t))
+        if r.shape != tuple(shape):  # labels of size 1 broadcast in the forward pass
+            r = xp.broadcast_to(r, tuple(n if m == 1 else m for n, m in zip(shape, r.shape)))
         grads.append(r)
     return grads
 
