@@ -162,7 +162,23 @@ def tiny(quick: bool) -> list[Case]:
              for op, api, torch, needs in rows]
     cases.append(Case("tiny", "__setitem__ slice", {"n": 10, "dtype": "float32"}, ("tiny",),
                       "a[2:5] = 0.5", check=False, mutates=True))
+    for op, named, plain in (("add, named dims", "an + bn", "a + b"),
+                             ("sum over a named axis", "xp.sum(mn, axis='C')", "xp.sum(m, axis=1)")):
+        cases.append(Case("tiny", op, {"n": 10, "dtype": "float32"}, ("tiny",),
+                          build=_build_named(named, plain),
+                          note="strided on named arrays; the peers on plain ones"))
     return cases
+
+
+def _build_named(named: str, plain: str):
+    """strided times ``named`` on named copies of the inputs (strided.named); peers time ``plain``."""
+    def build(lib, inp, ctx):
+        if lib.name != "strided":
+            return plain, inp
+        check_available(lib, "xp.named")
+        return named, inp | {"an": inp["a"].rename("N"), "bn": inp["b"].rename("N"),
+                             "mn": inp["m"].rename("R", "C")}
+    return build
 
 
 # --- (b) large elementwise -----------------------------------------------------------

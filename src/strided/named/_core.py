@@ -50,11 +50,12 @@ def full_names(x: Array) -> tuple:
 
 def tag(x: Array, names) -> Array:
     """Set ``x``'s names in place (``x`` must be an array this library just made)."""
-    if names is None or all(n is None for n in names):
+    if names is None or names.count(None) == len(names):
         if x._ext is not None:
             x._ext.names = None
         return x
-    _activate()
+    if not _ACTIVE[0]:
+        _activate()
     e = x._ext
     if e is None:
         e = x._ext = Ext()

@@ -16,7 +16,8 @@ import inspect
 from .._array import Array
 from .._dispatch import register_handler
 from .._elementwise import REGISTRY
-from ._core import DimensionNameError, full_names, renamed, tag, unify_same
+from ._core import DimensionNameError, full_names, renamed, tag, unify_right, unify_same
+from ._ops import align
 from ._rules import RULES, Each
 
 __all__ = ["handler", "install", "AUTO_ALIGN"]
@@ -25,7 +26,58 @@ AUTO_ALIGN = contextvars.ContextVar("strided_named_auto_align", default=False)
 
 _UNARY = frozenset(r.name for r in REGISTRY.values() if r.nargs == 1)
 _BINARY = frozenset(r.name for r in REGISTRY.values() if r.nargs == 2)
-_SIGS: dict = {}
+_BINDERS: dict = {}
+_P = inspect.Parameter
+
+
+class _Binder:
+    """A fast ``inspect.Signature.bind`` (defaults applied) for one operation's signature."""
+
+    __slots__ = ("pos", "posonly", "var", "kwonly", "defaults", "known")
+
+    def __init__(self, impl):
+        self.pos, self.kwonly, self.posonly = [], [], set()
+        self.var = None
+        self.defaults = {}
+        for p in inspect.signature(impl).parameters.values():
+            if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD):
+                self.pos.append(p.name)
+                if p.kind is _P.POSITIONAL_ONLY:
+                    self.posonly.add(p.name)
+            elif p.kind is _P.VAR_POSITIONAL:
+                self.var = p.name
+            elif p.kind is _P.KEYWORD_ONLY:
+                self.kwonly.append(p.name)
+            else:
+                raise TypeError(f"{impl}: **kwargs in a dispatched operation's signature")
+            if p.default is not _P.empty:
+                self.defaults[p.name] = p.default
+        self.known = set(self.pos) | set(self.kwonly)
+
+    def bind(self, args, kwargs):
+        """The arguments by parameter name, or None when they don't fit the signature."""
+        npos = len(self.pos)
+        if len(args) > npos and self.var is None:
+            return None
+        p = dict(zip(self.pos, args))
+        if self.var is not None:
+            p[self.var] = tuple(args[npos:])
+        for k, v in kwargs.items():
+            if k in p or k not in self.known or k in self.posonly:
+                return None
+            p[k] = v
+        for k in self.pos + self.kwonly:
+            if k not in p:
+                if k not in self.defaults:
+                    return None
+                p[k] = self.defaults[k]
+        return p
+
+    def call_args(self, p):
+        args = tuple([p[k] for k in self.pos])
+        if self.var is not None:
+            args += tuple(p[self.var])
+        return args, {k: p[k] for k in self.kwonly}
 
 
 def install() -> None:
@@ -67,15 +119,12 @@ def handler(name, impl, args, kwargs, call_next):
         raise NotImplementedError(
             f"{name}(): strided.named has no dimension-name rule for this operation, so it can't "
             f"tell the names of its result; drop the names first with rename(None)")
-    sig = _SIGS.get(impl)
-    if sig is None:
-        sig = _SIGS[impl] = inspect.signature(impl)
-    try:
-        ba = sig.bind(*args, **kwargs)
-    except TypeError:
+    binder = _BINDERS.get(impl)
+    if binder is None:
+        binder = _BINDERS[impl] = _Binder(impl)
+    p = binder.bind(args, kwargs)
+    if p is None:
         return call_next(name, impl, args, kwargs)  # the operation reports the caller's mistake
-    ba.apply_defaults()
-    p = ba.arguments
     try:
         spec = r(p)
     except DimensionNameError:
@@ -85,7 +134,8 @@ def handler(name, impl, args, kwargs, call_next):
         call_next(name, impl, args, kwargs)
         raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
                            f"accepted") from e
-    result = call_next(name, impl, ba.args, ba.kwargs)
+    a, k = binder.call_args(p)
+    result = call_next(name, impl, a, k)
     return _finish(name, result, spec, p.get("out"), args)
 
 
@@ -98,12 +148,10 @@ def _binary(name, impl, args, call_next):
     elif n2 is None:
         names = n1
     else:
-        if AUTO_ALIGN.get() and n1 != n2 and _named(x1) and _named(x2):
-            from ._ops import align
+        if n1 != n2 and AUTO_ALIGN.get() and _named(x1) and _named(x2):
             x1, x2 = align(x1, x2)
             args = (x1, x2, out)
             n1 = n2 = full_names(x1)
-        from ._core import unify_right
         names = unify_right(n1, n2)
     return _finish(name, call_next(name, impl, args, {}), names, out, args)
 

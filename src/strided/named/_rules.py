@@ -447,7 +447,7 @@ def index_names(names: tuple, key) -> tuple:
 
     Sliced dims keep their names, integer-indexed ones go, ``None`` adds an unnamed
     dim. Advanced (array) indices give unnamed dims, except that one 1-D integer
-    array or 1-D mask alone keeps the name of the dim it indexes.
+    array or 1-D mask (with no other array index) keeps the name of the dim it indexes.
     """
     if type(key) is not tuple:
         key = (key,)
@@ -486,8 +486,9 @@ def index_names(names: tuple, key) -> tuple:
     out.extend(names[d:])
     if not adv:
         return tuple(out)
-    if len(adv_entries) == 1 and adv_entries[0][1:] == (1, 1):
-        adv_names = [names[adv_entries[0][0]]]
+    arrays = [e for e in adv_entries if e[2]]  # the others are ints: they add no dims
+    if len(arrays) == 1 and arrays[0][1:] == (1, 1):
+        adv_names = [names[arrays[0][0]]]
     else:
         adv_names = [None] * max(a for _, _, a in adv_entries)
     if broken:
