@@ -20,7 +20,6 @@ import pytest
 
 import strided as xp
 from strided import named
-from strided._array import Array
 from strided._dispatch import _HANDLERS
 from strided._elementwise import REGISTRY
 from strided.named import DimensionNameError
@@ -901,3 +900,24 @@ def test_arrays_with_only_autograd_metadata_keep_working():
     assert b._ext.names is None and b.names == (None,)
     b.sum().backward()
     assert a.grad.names == (None, None) and a.grad._ext is None
+
+
+def test_hdf5_round_trip(tmp_path):
+    pytest.importorskip("h5py")
+    from strided import io as sio
+    x = arange(2, 3, 4, names=["batch", None, "cols"])
+    sio.save_hdf5(tmp_path / "n.h5", {"x": x})
+    y = sio.load_hdf5(tmp_path / "n.h5")["x"]
+    assert y.names == ("batch", None, "cols")
+    np.testing.assert_array_equal(np_of(y), np_of(x))
+    with sio.open_hdf5(tmp_path / "n.h5") as f:
+        assert f["x"][0, :, 1:].names == (None, "cols")
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import strided.named._ops as ops
+    for mod in (named, ops):
+        r = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+        assert r.failed == 0 and r.attempted > 0, mod.__name__

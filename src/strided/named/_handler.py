@@ -16,7 +16,7 @@ import inspect
 from .._array import Array
 from .._dispatch import register_handler
 from .._elementwise import REGISTRY
-from ._core import DimensionNameError, full_names, renamed, tag, unify_right, unify_same
+from ._core import DimensionNameError, full_names, renamed, tag, unify_same
 from ._ops import align
 from ._rules import RULES, Each
 
@@ -24,8 +24,7 @@ __all__ = ["handler", "install", "AUTO_ALIGN"]
 
 AUTO_ALIGN = contextvars.ContextVar("strided_named_auto_align", default=False)
 
-_UNARY = frozenset(r.name for r in REGISTRY.values() if r.nargs == 1)
-_BINARY = frozenset(r.name for r in REGISTRY.values() if r.nargs == 2)
+_ELEMENTWISE = {r.name: r.nargs for r in REGISTRY.values()}
 _BINDERS: dict = {}
 _P = inspect.Parameter
 
@@ -109,11 +108,9 @@ def handler(name, impl, args, kwargs, call_next):
     """Compute, check and attach dimension names around the operation ``name``."""
     if not _any_names(args, kwargs):
         return call_next(name, impl, args, kwargs)
-    if name in _BINARY:
-        return _binary(name, impl, args, call_next)
-    if name in _UNARY:
-        x, out = args
-        return _finish(name, call_next(name, impl, args, kwargs), full_names(x), out, args)
+    nargs = _ELEMENTWISE.get(name)
+    if nargs is not None:
+        return _elementwise(name, nargs, impl, args, call_next)
     r = RULES.get(name)
     if r is None:
         raise NotImplementedError(
@@ -139,21 +136,19 @@ def handler(name, impl, args, kwargs, call_next):
     return _finish(name, result, spec, p.get("out"), args)
 
 
-def _binary(name, impl, args, call_next):
-    x1, x2, out = args
-    n1 = full_names(x1) if type(x1) is Array else None
-    n2 = full_names(x2) if type(x2) is Array else None
-    if n1 is None:
-        names = n2
-    elif n2 is None:
-        names = n1
+def _elementwise(name, nargs, impl, args, call_next):
+    """An elementwise registry row: arguments ``(x, out)`` or ``(x1, x2, out)``."""
+    if nargs == 1:
+        p = {"x": args[0], "out": args[1]}
     else:
-        if n1 != n2 and AUTO_ALIGN.get() and _named(x1) and _named(x2):
+        x1, x2, out = args
+        if (AUTO_ALIGN.get() and type(x1) is Array and type(x2) is Array and _named(x1)
+                and _named(x2) and x1._ext.names != x2._ext.names):
             x1, x2 = align(x1, x2)
             args = (x1, x2, out)
-            n1 = n2 = full_names(x1)
-        names = unify_right(n1, n2)
-    return _finish(name, call_next(name, impl, args, {}), names, out, args)
+        p = {"x1": x1, "x2": x2, "out": out}
+    spec = RULES[name](p)
+    return _finish(name, call_next(name, impl, args, {}), spec, args[-1], args)
 
 
 def _is_input(r, args) -> bool:

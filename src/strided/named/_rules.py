@@ -710,15 +710,19 @@ def _fresh(p):
 # --- public functions that never reach dispatch ---------------------------------------------------
 
 _FRESH = "creates a new array from Python values or a shape: unnamed unless names= is given"
+_CONVERTS = ("an array argument keeps its names (returned as is, or copied or cast through "
+             "dispatch); other data gives an unnamed array unless names= is given")
 _DELEGATES = "calls a dispatched function (its rule applies): "
 _NO_ARRAY = "returns no array"
 
 UNHOOKED = {
     **{f: _FRESH for f in ("arange", "empty", "eye", "full", "linspace", "ones", "zeros", "rand",
-                           "randn", "randint", "randperm", "normal", "tensor", "asarray",
-                           "as_tensor", "from_numpy", "from_dlpack", "randint_like")},
+                           "randn", "randint", "randperm", "normal", "randint_like")},
+    **{f: _CONVERTS for f in ("tensor", "asarray", "as_tensor")},
     **{f: "keeps x's names (names= overrides)" for f in ("zeros_like", "ones_like", "empty_like",
                                                          "full_like", "rand_like", "randn_like")},
+    "from_numpy": "shares a NumPy array's memory: NumPy has no names",
+    "from_dlpack": "imports through DLPack, which carries no names",
     "bernoulli": "samples a new array: unnamed",
     "multinomial": "samples a new array of indices: unnamed",
     "load": "names are restored from the file (through set_names)",
