@@ -736,5 +736,5 @@ UNHOOKED = {
                               "result_type", "get_default_device", "get_default_dtype",
                               "set_default_device", "set_default_dtype", "get_rng_state",
                               "set_rng_state", "manual_seed", "seed", "initial_seed",
-                              "default_generator", "save")},
+                              "default_generator", "save", "is_grad_enabled")},
 }
