@@ -345,6 +345,30 @@ def test_no_grad_enable_grad_set_grad_enabled():
         assert not (x * 2).requires_grad
 
 
+def test_grad_modes_at_top_level():
+    assert xp.no_grad is ag.no_grad and xp.enable_grad is ag.enable_grad
+    assert xp.set_grad_enabled is ag.set_grad_enabled and xp.is_grad_enabled is ag.is_grad_enabled
+    with xp.no_grad():
+        assert not xp.is_grad_enabled()
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+
+    for name in ("strided.autograd", "strided.autograd._function", "strided.autograd._gradcheck",
+                 "strided.autograd._mode"):
+        r = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert r.failed == 0 and r.attempted > 0, name
+
+
+def test_inplace_into_integer_array_is_not_recorded():
+    x = leaf([1.5, 2.5])
+    i = xp.zeros(2, dtype=xp.int64)
+    i[0] = x[1]
+    assert i.tolist() == [2, 0] and not i.requires_grad
+
+
 def test_grad_mode_is_per_thread():
     seen = []
 

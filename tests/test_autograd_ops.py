@@ -381,6 +381,7 @@ NO_ARRAY_INPUT = {
                      "get_default_device", "get_default_dtype", "set_default_device",
                      "set_default_dtype"], "dtype, device and shape utilities"),
     **dict.fromkeys(["load", "save"], "serialization"),
+    "is_grad_enabled": "grad-mode query (strided.autograd's, also at the top level like torch's)",
 }
 # Public callables that are thin aliases of recorded functions (their gradient is checked
 # through SAMPLES like any other function).

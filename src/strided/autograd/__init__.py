@@ -14,6 +14,8 @@ registered the first time an array requires grad.
 
 from __future__ import annotations
 
+import sys
+
 from .._array import Array
 from ._function import Function, FunctionCtx
 from ._gradcheck import gradcheck, gradgradcheck
@@ -107,3 +109,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 install_methods()
+
+# PyTorch spells the grad modes at the top level too (torch.no_grad()): so does strided.
+_ns = sys.modules[__name__.rsplit(".", 1)[0]]
+for _name in ("no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"):
+    setattr(_ns, _name, globals()[_name])

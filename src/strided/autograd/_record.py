@@ -322,6 +322,8 @@ def handler(name, impl, args, kwargs, call_next):
             return call_next(name, impl, args, kwargs)
     if target is not None:
         check_inplace(target, name)
+        if target._dtype.kind not in "fc":  # an integer or boolean array can't carry a gradient
+            return _run_off(name, impl, args, kwargs, call_next)
     r = lookup(name)
     if r is None:
         return _no_rule(name, impl, args, kwargs, call_next)
