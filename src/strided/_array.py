@@ -536,16 +536,9 @@ def _getitem(self: Array, key):
                               self._dtype, self._device)
     if t is tuple and len(key) == len(self._shape):
         # Fast path: one int per axis (a 0-d view of one element).
-        st, off, shape, strides = self._layout()
-        for k, n, s in zip(key, shape, strides):
-            if type(k) is not int:
-                break
-            i = k + n if k < 0 else k
-            if not 0 <= i < n:
-                break  # the general path raises the IndexError
-            off += i * s
-        else:
-            return Array._new(None, st, off, (), (), self._dtype, self._device)
+        off = _element_offset(self, key)
+        if off is not None:
+            return Array._new(None, self._st, off, (), (), self._dtype, self._device)
     k = _normalize_key(key)
     if k is None:
         return _LATE["advanced_getitem"](self, key)
@@ -554,7 +547,38 @@ def _getitem(self: Array, key):
     return Array._new(None, st, off, shape, strides, self._dtype, self._device)
 
 
+def _element_offset(self: Array, key: tuple):
+    """Storage offset of the element at ``key`` (one int per axis, in bounds), else None."""
+    st, off, shape, strides = self._layout()
+    for k, n, s in zip(key, shape, strides):
+        if type(k) is not int:
+            return None
+        i = k + n if k < 0 else k
+        if not 0 <= i < n:
+            return None  # the general path raises the IndexError
+        off += i * s
+    return off
+
+
+# (min, max) of each integer dtype, for the checks of Python ints written into arrays.
+_INT_RANGE = {d: (int(np.iinfo(d._np).min), int(np.iinfo(d._np).max))
+              for d in _dtypes.ALL_DTYPES if d.kind in "iu"}
+_REAL_SCALARS = (builtins.bool, builtins.int, builtins.float)
+
+
 def _setitem(self: Array, key, value):
+    t = type(key)
+    if type(value) in _REAL_SCALARS and self._device.type == "cpu" and (
+            (t is tuple and len(key) == len(self._shape)) or (t is int and len(self._shape) == 1)):
+        # Fast path: a Python scalar into one element (hypothesis and loops write this way).
+        off = _element_offset(self, key if t is tuple else (key,))
+        rng = _INT_RANGE.get(self._dtype)
+        if off is not None and (rng is None or type(value) is not builtins.int
+                                or rng[0] <= value <= rng[1]):
+            st = self._st
+            st._data[off] = value
+            st._version += 1
+            return
     k = _normalize_key(key)
     if k is None:
         _LATE["advanced_setitem"](self, key, value)
