@@ -87,13 +87,14 @@ def share_native(a, device) -> Array:
         flat = a.reshape(-1)
         return Array._new(a, Storage(flat, dtype, device), 0, a.shape,
                           _layout.contiguous_strides(a.shape), dtype, device)
+    xp = device.backend.xp
     if a.size == 0 or any(s % isz for s in a.strides):
-        c = np.ascontiguousarray(a) if a.size else np.empty(a.shape, a.dtype)
+        c = xp.ascontiguousarray(a) if a.size else xp.empty(a.shape, a.dtype)
         return share_native(c, device)
     est = tuple(s // isz for s in a.strides)
     lo, hi = _layout.extent(0, a.shape, est)
     corner = a[tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for s, n in zip(est, a.shape))]
-    flat = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
+    flat = xp.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
     return Array._new(a, Storage(flat, dtype, device), -lo, a.shape, est, dtype, device)
 
 
