@@ -116,6 +116,9 @@ def handler(name, impl, args, kwargs, call_next):
         raise NotImplementedError(
             f"{name}(): strided.named has no dimension-name rule for this operation, so it can't "
             f"tell the names of its result; drop the names first with rename(None)")
+    # Array methods pass the namespace function itself (its @api wrapper), which would
+    # dispatch a second time: run the function's body instead.
+    impl = getattr(impl, "_impl", impl)
     binder = _BINDERS.get(impl)
     if binder is None:
         binder = _BINDERS[impl] = _Binder(impl)
