@@ -449,7 +449,9 @@ def _prod_grad(g, x, result, axis, keepdims):
     ge = _expand(g, shape, axis, keepdims)
     re = _expand(result, shape, axis, keepdims)
     zero = x == 0
-    if not bool(xp.any(zero)):
+    # Note: the shortcut asks the host whether x holds a zero; on other devices the
+    # general formula (exact without zeros too) runs instead of copying that answer.
+    if x._device.type == "cpu" and not bool(xp.any(zero)):
         return ge * _conj(re / x)
     ax = _axes(axis, x.ndim)
     nz = xp.sum(zero, axis=ax, keepdims=True)
@@ -514,7 +516,7 @@ def _cumprod_grad(g, x, result, axis, include_initial):
         g = _col(g, ax, slice(1, None))
         result = _col(result, ax, slice(1, None))
     zero = x == 0
-    if not bool(xp.any(zero)):
+    if x._device.type == "cpu" and not bool(xp.any(zero)):  # (as in _prod_grad)
         return _revcumsum(g * _conj(result), ax) / _conj(x)
     n = x.shape[ax]
     pos = xp.reshape(xp.arange(n, device=x._device), tuple(n if d == ax else 1 for d in range(x.ndim)))
