@@ -571,6 +571,11 @@ def test_hooks_and_retain_grad():
         xp.ones(2).register_hook(lambda g: g)
     with pytest.warns(UserWarning, match="not a leaf"):
         assert (x * 2).grad is None
+    r = x * 1
+    r.retain_grad()
+    r.mul_(3)  # retain_grad follows the array to its new history
+    (r * 2).sum().backward()
+    assert r.grad.tolist() == [2.0, 2.0]
     z = x * 2
     calls = []
     z.grad_fn.register_hook(lambda gi, go: calls.append(len(gi)))

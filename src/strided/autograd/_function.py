@@ -18,8 +18,15 @@
 
 from __future__ import annotations
 
-from .._array import Array
-from ._graph import FREED, Node, SavedVar, edge_of, ext_of, requires_grad
+import strided as _S
+
+from .. import _dtypes
+from .._array import Array, _native
+from .._creation import wrap_new
+from .._indexing import _native_key
+from .._storage import Storage
+from .._views import astype, broadcast_to, to_device
+from ._graph import FREED, Node, SavedVar, alias, edge_of, ext_of, requires_grad
 from ._mode import STATE
 
 __all__ = ["Function", "FunctionCtx", "fit_grad"]
@@ -76,11 +83,10 @@ class FunctionCtx(Node):
     def apply(self, grads):
         if self._released:
             raise RuntimeError(FREED)
-        from .. import zeros
         gs = []
         for g, m in zip(grads, self._out_metas):
             if g is None and self.materialize_grads and m is not None:
-                g = zeros(m[0], dtype=m[1], device=m[2])
+                g = _S.zeros(m[0], dtype=m[1], device=m[2])
             gs.append(g)
         res = self._fn.backward(self, *gs)
         if not isinstance(res, tuple):
@@ -153,7 +159,7 @@ class Function:
                 metas.append(None)
                 continue
             if any(o is a for a in args) and not any(o is d for d in dirty):
-                o = outs[i] = _alias_view(o)
+                o = outs[i] = alias(o)
             if any(o is d for d in dirty):
                 e = o._ext
                 if e is not None and e.requires_grad and e.grad_fn is None and STATE.enabled:
@@ -180,11 +186,6 @@ class Function:
         return outs[0]
 
 
-def _alias_view(o):
-    from ._graph import alias
-    return alias(o)
-
-
 def fit_grad(g, meta, op: str):
     """The engine's post-processing: sum a broadcast gradient down to the input's
     shape, drop the imaginary part for a real input, cast to its dtype and device."""
@@ -192,21 +193,17 @@ def fit_grad(g, meta, op: str):
         return None
     shape, dtype, device = meta
     if type(g) is not Array:
-        from .. import full
         if isinstance(g, complex) and dtype.kind != "c":
             g = g.real
-        return full(shape, g, dtype=dtype, device=device)
+        return _S.full(shape, g, dtype=dtype, device=device)
     if g._shape != shape:
         g = sum_to(g, shape, op)
     if g._dtype is not dtype:
         if g._dtype.kind == "c" and dtype.kind != "c":
-            from .. import real
-            g = real(g)
+            g = _S.real(g)
         if g._dtype is not dtype:
-            from .._views import astype
             g = astype(g, dtype)
     if g._device is not device:
-        from .._views import to_device
         g = to_device(g, device)
     return g
 
@@ -216,7 +213,6 @@ def fit_grad(g, meta, op: str):
 class _SumTo(Function):
     @staticmethod
     def forward(ctx, g, shape, op):
-        from .._creation import wrap_new
         gs = g._shape
         lead = len(gs) - len(shape)
         if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, gs[lead:])):
@@ -233,7 +229,6 @@ class _SumTo(Function):
 
     @staticmethod
     def backward(ctx, gg):
-        from .._views import broadcast_to
         return broadcast_to(gg, ctx.shape), None, None
 
 
@@ -245,8 +240,6 @@ def sum_to(g: Array, shape: tuple, op: str = "backward") -> Array:
 class _Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
-        from .._creation import wrap_new
-        from .. import _dtypes
         ctx.cond = cond
         dev = cond._device
         xp = dev.backend.xp
@@ -275,9 +268,8 @@ class _Embed(Function):
 
     @staticmethod
     def forward(ctx, g, shape, view):
-        from .. import zeros
         ctx.view = view
-        z = zeros(shape, dtype=g._dtype, device=g._device)
+        z = _S.zeros(shape, dtype=g._dtype, device=g._device)
         view(z)[...] = g
         return z
 
@@ -296,9 +288,8 @@ class _IndexAdd(Function):
 
     @staticmethod
     def forward(ctx, g, shape, key):
-        from .. import zeros
         ctx.key = key
-        z = zeros(shape, dtype=g._dtype, device=g._device)
+        z = _S.zeros(shape, dtype=g._dtype, device=g._device)
         nat = z._get_native()
         nk = native_key(z, key)
         xp = g._device.backend.xp
@@ -322,7 +313,6 @@ def index_add(g: Array, shape: tuple, key) -> Array:
 
 def native_key(x: Array, key):
     """The native index for ``key`` with boolean arrays turned into integer arrays."""
-    from .._indexing import _native_key
     nk = _native_key(x, key)
     out = []
     xp = x._device.backend.xp
@@ -345,9 +335,6 @@ class _Strided(Function):
 
     @staticmethod
     def forward(ctx, g, r, mode, n, bl, vl):
-        from .._array import _native
-        from .._creation import wrap_new
-        from .._storage import Storage
         ctx.args = (mode, n, bl, vl)
         dev = g._device
         xp = dev.backend.xp

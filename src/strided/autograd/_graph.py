@@ -15,7 +15,9 @@ import heapq
 import itertools
 import weakref
 
+from .. import _elementwise as ew
 from .._array import Array, Ext
+from .._views import clone
 from ._mode import STATE
 
 __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requires_grad",
@@ -172,8 +174,6 @@ class AccumulateGrad(Node):
 
 def _accumulate_into(x: Array, g: Array) -> None:
     """``x.grad += g`` (first time: a fresh copy of g, so .grad never aliases another array)."""
-    from .. import _elementwise as ew
-    from .._views import clone
     e = ext_of(x)
     create = STATE.enabled
     old = e.grad
@@ -187,7 +187,6 @@ def _accumulate_into(x: Array, g: Array) -> None:
 
 def _fresh(g: Array) -> Array:
     """A contiguous copy of ``g`` with its own memory and no metadata."""
-    from .._views import clone
     c = clone(alias(g)) if g._ext is not None else clone(g)
     return c
 
@@ -274,7 +273,6 @@ def _add(a, b):
         return b
     if b is None:
         return a
-    from .. import _elementwise as ew
     return ew.add(a, b)
 
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import inspect
 
+import strided as _S
+
 from .._array import Array
+from .._views import clone
 from ._function import fit_grad, strided
-from ._graph import FREED, Node, SavedVar, edge_of, ext_of, save, unpack
+from ._graph import FREED, Node, SavedVar, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
 
 __all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
@@ -215,8 +218,7 @@ class RuleNode(Node):
 def _zeros_if_none(g, meta):
     if g is not None or meta is None:
         return g
-    from .. import zeros
-    return zeros(meta[0], dtype=meta[1], device=meta[2])
+    return _S.zeros(meta[0], dtype=meta[1], device=meta[2])
 
 
 class CopySlices(Node):
@@ -419,7 +421,6 @@ def _record(name, r, impl, args, kwargs, call_next, target):
     for n in names:
         v = params[n]
         if target is not None and (v is target or (type(v) in (list, tuple) and any(a is target for a in v))):
-            from .._views import clone
             v = clone(v) if v is target else type(v)(clone(a) if a is target else a for a in v)
         vals[n] = save(v)
 
@@ -436,7 +437,6 @@ def _record(name, r, impl, args, kwargs, call_next, target):
         if same:
             if not r.multi:
                 return result  # the function returned its input: the history is already there
-            from ._graph import alias
             for i in same:
                 outs[i] = alias(outs[i])
             result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
@@ -483,7 +483,9 @@ def _record(name, r, impl, args, kwargs, call_next, target):
 def _rebase(target, node, slot_arrays):
     """Give ``target`` (modified in place) the history ``node``; views also rebase their base."""
     e = ext_of(target)
+    old = e.grad_fn
     base = e.is_view
+    fn = node
     if type(base) is Array:
         t = next(k for k, a in enumerate(slot_arrays) if a is target)
         bst, boff, bshape, bstr = base._layout()
@@ -496,10 +498,12 @@ def _rebase(target, node, slot_arrays):
             be.requires_grad = True
             be.grad_fn = cs
             be.output_nr = 0
-            e.requires_grad = True
-            e.grad_fn = AsStridedBackward0((cs, 0), n, bl, vl)
-            e.output_nr = 0
-            return
+            fn = AsStridedBackward0((cs, 0), n, bl, vl)
+    if e.retains_grad and old is not None and old._retains:
+        # retain_grad() follows the array: its .grad is the gradient of the new value
+        hook = old._retains.pop(e.output_nr, None)
+        if hook is not None:
+            fn._retains = {0: hook}
     e.requires_grad = True
-    e.grad_fn = node
+    e.grad_fn = fn
     e.output_nr = 0
