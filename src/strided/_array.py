@@ -297,7 +297,7 @@ class Array:
         perm = list(range(nd))
         perm[d0], perm[d1] = perm[d1], perm[d0]
         if self._ext is not None and HOOK[0] is not None:
-            return HOOK[0]("permute_dims", _LATE["permute_dims"], (self, tuple(perm)), {})
+            return HOOK[0]("permute_dims", _LATE["permute_dims"]._impl, (self, tuple(perm)), {})
         st, off, shape, strides = self._layout()
         shape = list(shape)
         strides = list(strides)
@@ -312,7 +312,7 @@ class Array:
             dims = tuple(dims[0])
         dims = tuple(self._axis(d) for d in dims)
         if self._ext is not None and HOOK[0] is not None:
-            return HOOK[0]("permute_dims", _LATE["permute_dims"], (self, dims), {})
+            return HOOK[0]("permute_dims", _LATE["permute_dims"]._impl, (self, dims), {})
         st, off, shape, strides = self._layout()
         shape, strides = _layout.permute(shape, strides, dims)
         return self._view(off, shape, strides)
