@@ -645,6 +645,49 @@ def test_custom_function():
         Bad.apply(x).sum().backward()
 
 
+class MulInPlace(ag.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        x.mul_(k)
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+class WithMask(ag.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        mask = x > 0
+        m = xp.astype(mask, x.dtype)
+        ctx.mark_non_differentiable(m)
+        return x * 2, m
+
+    @staticmethod
+    def backward(ctx, g, gm):
+        assert gm is None
+        return g * 2
+
+
+def test_custom_function_dirty_and_non_differentiable():
+    x = leaf([1.0, -2.0])
+    y = x * 1
+    z = MulInPlace.apply(y, 3.0)
+    assert z is y and type(y.grad_fn).__name__ == "MulInPlaceBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        MulInPlace.apply(x, 2.0)
+    out, m = WithMask.apply(x)
+    assert out.requires_grad and not m.requires_grad and m.tolist() == [1.0, 0.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+
+
 def test_missing_rule_raises_naming_the_op():
     @api("my_new_op")
     def my_new_op(x):
