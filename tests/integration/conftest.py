@@ -15,6 +15,10 @@ import sys
 import numpy as np
 import pytest
 
+import strided as xp
+from strided._backends._numpy import NumpyBackend
+from strided._device import register_backend
+
 os.environ["SCIPY_ARRAY_API"] = "1"
 
 if "scipy" in sys.modules:  # imported before this file by something else in the session
@@ -31,3 +35,29 @@ def dtype_name(request):
     """The floating dtype under test, by name (the same name in NumPy and strided)."""
     return request.param
 
+
+
+class _FarBackend(NumpyBackend):
+    """A NumPy backend for device type ``far``: memory that is not the host's.
+
+    Host transfers copy and ``np.asarray`` refuses ``far`` arrays (as it refuses
+    GPU arrays), so a library that silently falls back to NumPy, or allocates
+    on the default device instead of its input's, fails here as it would on a GPU.
+    """
+
+    name = "far"
+
+    def to_host(self, arr):
+        return np.array(arr, copy=True)
+
+    def from_host(self, arr, device=None):
+        return np.array(arr, copy=True)
+
+
+register_backend("far", _FarBackend("far"))
+
+
+@pytest.fixture(params=["cpu", "far:0"])
+def device(request):
+    """The device of the inputs: the host, or the simulated non-host device ``far``."""
+    return xp.Device(request.param)
