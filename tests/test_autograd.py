@@ -551,6 +551,25 @@ def test_inplace_through_views_matches_torch():
     np.testing.assert_allclose(ours[1], theirs[1])
 
 
+def test_inplace_histories_check_numerically_to_second_order():
+    def views(x):
+        y = x * 1
+        v = y[1:]
+        v.mul_(x[:2])
+        y[0] = y[2] * 2 + x[1]
+        return y * y
+
+    def chain(x):
+        y = xp.exp(x) * 1
+        y.sin_()
+        y += x
+        return y.sum() * y
+
+    for f in (views, chain):
+        x = leaf([0.5, 1.5, -0.7])
+        assert ag.gradcheck(f, (x,)) and ag.gradgradcheck(f, (x,))
+
+
 # --- hooks ----------------------------------------------------------------------------------------
 
 def test_hooks_and_retain_grad():
