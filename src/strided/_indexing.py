@@ -114,6 +114,8 @@ def take_along_axis(x, indices, /, *, axis=-1) -> Array:
         raise TypeError("take_along_axis(): x and indices must be strided arrays")
     if indices._dtype.kind not in "iu":
         raise TypeError(f"take_along_axis(): indices must have an integer dtype; got {indices._dtype.name}")
+    if indices._device is not x._device:
+        raise ValueError(f"take_along_axis(): indices on {indices._device}, x on {x._device}")
     if x.ndim != indices.ndim:
         raise ValueError(f"take_along_axis(): x has {x.ndim} dims but indices has {indices.ndim}")
     axis = _LATE["name_to_axis"](x, axis) if type(axis) is str else axis
