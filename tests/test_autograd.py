@@ -570,6 +570,25 @@ def test_inplace_histories_check_numerically_to_second_order():
         assert ag.gradcheck(f, (x,)) and ag.gradgradcheck(f, (x,))
 
 
+@needs_torch
+def test_stale_views_are_regenerated_like_torch():
+    def run(ten):
+        x = ten([1.0, 2.0, 3.0, 4.0])
+        y = x * 1
+        a = y[0:2]
+        b = y[1:]
+        y.mul_(2)  # in-place on the base: a and b now see new values
+        b.add_(a[0:1] * 0 + 5)  # in-place through another view
+        (a * 3).sum().backward(retain_graph=True)
+        first = x.grad.tolist()
+        ((b * b).sum() + (y * y).sum()).backward()
+        return first, x.grad.tolist(), type(a.grad_fn).__name__
+
+    ours = run(lambda v: xp.tensor(v, dtype=xp.float64, requires_grad=True))
+    theirs = run(lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True))
+    assert ours == theirs
+
+
 # --- hooks ----------------------------------------------------------------------------------------
 
 def test_hooks_and_retain_grad():

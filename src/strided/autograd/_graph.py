@@ -64,6 +64,42 @@ def accumulator(x: Array) -> "AccumulateGrad":
     return acc
 
 
+class ViewInfo:
+    """``ext.is_view`` of a recorded view: its root ``base`` and the storage version at
+    which its history was last set (a later in-place write elsewhere makes it stale)."""
+
+    __slots__ = ("base", "version")
+
+    def __init__(self, base: Array, version: int):
+        self.base = base
+        self.version = version
+
+
+def refresh_view(x: Array, e) -> None:
+    """Regenerate the history of view ``x`` when its storage was written since it was set.
+
+    As in PyTorch, a view's history is re-derived from its base's current
+    history (an as_strided view of it) after an in-place write through the
+    base or another view of it.
+    """
+    vi = e.is_view
+    st = x._st
+    if st is None or st._version == vi.version:
+        return
+    base = vi.base
+    bst, boff, bshape, bstr = base._layout()
+    if bst is not st:
+        return
+    vi.version = st._version
+    be = edge_of(base)
+    if be[0] is None:
+        return
+    from ._record import AsStridedBackward0
+    _, voff, vshape, vstr = x._layout()
+    e.grad_fn = AsStridedBackward0(be, len(st), (boff, bshape, bstr), (voff, vshape, vstr))
+    e.output_nr = 0
+
+
 def edge_of(x) -> tuple:
     """The graph edge a gradient for ``x`` flows along: ``(node, output_nr)`` or ``(None, 0)``."""
     if type(x) is not Array:
@@ -71,6 +107,8 @@ def edge_of(x) -> tuple:
     e = x._ext
     if e is None or not e.requires_grad:
         return (None, 0)
+    if type(e.is_view) is ViewInfo:
+        refresh_view(x, e)
     if e.grad_fn is not None:
         return (e.grad_fn, e.output_nr)
     return (accumulator(x), 0)

@@ -18,7 +18,7 @@ import strided as _S
 from .._array import Array
 from .._views import clone
 from ._function import fit_grad, strided
-from ._graph import FREED, Node, SavedVar, alias, edge_of, ext_of, save, unpack
+from ._graph import FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
 
 __all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
@@ -337,9 +337,9 @@ def check_inplace(t: Array, name: str) -> None:
     e = t._ext
     if e is None:
         return
-    base = e.is_view
-    if type(base) is Array:
-        be = base._ext
+    vi = e.is_view
+    if type(vi) is ViewInfo:
+        be = vi.base._ext
         if be is not None and be.requires_grad and be.grad_fn is None:
             raise RuntimeError(f"{name}(): a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
@@ -465,7 +465,8 @@ def _record(name, r, impl, args, kwargs, call_next, target):
             for a in arrays:
                 if a._st is st:
                     ae = a._ext
-                    e.is_view = ae.is_view if ae is not None and type(ae.is_view) is Array else a
+                    root = ae.is_view.base if ae is not None and type(ae.is_view) is ViewInfo else a
+                    e.is_view = ViewInfo(root, st._version)
                     break
     node._out_metas = out_metas
     if target is not None:
@@ -484,9 +485,10 @@ def _rebase(target, node, slot_arrays):
     """Give ``target`` (modified in place) the history ``node``; views also rebase their base."""
     e = ext_of(target)
     old = e.grad_fn
-    base = e.is_view
+    vi = e.is_view
     fn = node
-    if type(base) is Array:
+    if type(vi) is ViewInfo:
+        base = vi.base
         t = next(k for k, a in enumerate(slot_arrays) if a is target)
         bst, boff, bshape, bstr = base._layout()
         vst, voff, vshape, vstr = target._layout()
@@ -499,6 +501,7 @@ def _rebase(target, node, slot_arrays):
             be.grad_fn = cs
             be.output_nr = 0
             fn = AsStridedBackward0((cs, 0), n, bl, vl)
+            vi.version = vst._version
     if e.retains_grad and old is not None and old._retains:
         # retain_grad() follows the array: its .grad is the gradient of the new value
         hook = old._retains.pop(e.output_nr, None)

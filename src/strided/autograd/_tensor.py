@@ -8,7 +8,7 @@ import weakref
 from .._array import _LATE, HOOK, Array
 from .._dispatch import register_handler
 from .._storage import Storage
-from ._graph import _Handle, _accumulate_into, alias, ext_of
+from ._graph import ViewInfo, _Handle, _accumulate_into, alias, ext_of, refresh_view
 from ._mode import STATE
 from ._record import handler, init_elementwise_names
 
@@ -64,7 +64,11 @@ def _is_leaf(self) -> bool:
 
 def _grad_fn(self):
     e = self._ext
-    return None if e is None else e.grad_fn
+    if e is None:
+        return None
+    if type(e.is_view) is ViewInfo and e.requires_grad:
+        refresh_view(self, e)
+    return e.grad_fn
 
 
 def _get_grad(self):
@@ -105,7 +109,7 @@ def _detach_(self) -> Array:
     e = self._ext
     if e is None:
         return self
-    if type(e.is_view) is Array:
+    if type(e.is_view) is ViewInfo:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
     e.grad_fn = None
     e.output_nr = 0
