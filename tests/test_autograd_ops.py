@@ -489,3 +489,41 @@ GRADGRAD = ["exp", "log", "sin", "tanh", "sqrt", "pow", "multiply", "divide", "m
 def test_gradgradcheck(name):
     f, inputs = build(func_of(name), SAMPLES[name][0])
     assert ag.gradgradcheck(f, inputs, atol=1e-4, rtol=1e-3)
+
+
+# --- against PyTorch ------------------------------------------------------------------------------
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - torch is installed in our environment
+    torch = None
+
+TORCH_NAMES = {n: n for n in list(UNARY_REAL) + UNARY_COMPLEX + list(BINARY)
+               + ["ceil", "floor", "round", "trunc", "sign"]}
+TORCH_NAMES.update(negative="neg", positive="positive", sign="sgn", conj="conj_physical")
+del TORCH_NAMES["nextafter"]  # PyTorch has no derivative for nextafter
+del TORCH_NAMES["floor_divide"]  # nor for floor_divide
+TORCH_CASES = [(n, i) for n in sorted(TORCH_NAMES) for i, s in enumerate(SAMPLES[n])
+               if s.view is None and all(isinstance(a, (np.ndarray, float, int)) for a in s.args)]
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch not installed")
+@pytest.mark.parametrize("name,i", TORCH_CASES, ids=[f"{n}-{i}" for n, i in TORCH_CASES])
+def test_elementwise_gradients_match_torch(name, i):
+    s = SAMPLES[name][i]
+    tf = getattr(torch, TORCH_NAMES[name])
+    ours = [xp.asarray(a.copy(), requires_grad=True) if _is_diff(a) else a for a in s.args]
+    theirs = [torch.tensor(a.copy(), requires_grad=True) if _is_diff(a) else a for a in s.args]
+    if name in ("maximum", "minimum"):  # torch takes tensors only
+        theirs = [t if isinstance(t, torch.Tensor) else torch.tensor(t, dtype=torch.float64)
+                  for t in theirs]
+    yo = func_of(name)(*ours)
+    yt = tf(*theirs)
+    u = RNG.standard_normal(tuple(yt.shape))
+    if yt.is_complex():
+        u = u + 1j * RNG.standard_normal(tuple(yt.shape))
+    yo.backward(xp.asarray(u.astype(yo.dtype._np)))
+    yt.backward(torch.tensor(u, dtype=yt.dtype))
+    for a, b in zip(ours, theirs):
+        if isinstance(a, xp.Array):
+            np.testing.assert_allclose(a.grad._host(), b.grad.numpy(force=True), rtol=1e-10, atol=1e-12)
