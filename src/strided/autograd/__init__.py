@@ -10,6 +10,18 @@ registered the first time an array requires grad.
 >>> out.backward()
 >>> x.grad.tolist()
 [[4.5, 4.5], [4.5, 4.5]]
+
+Known differences from PyTorch:
+
+- Views are tracked only when recorded (an input required grad and grad mode
+  was on). An in-place write of a value that requires grad into a view taken
+  under ``no_grad()`` (or before its base required grad) gives the view a
+  history, not its base.
+- ``x.real`` / ``x.imag`` of a complex array reinterpret its memory through
+  another Storage object: writes through them are not seen by ``x``'s version
+  counter or history.
+- ``x.data`` is a new Storage object over the same memory (its own version
+  counter, as PyTorch's ``.data``), so ``x.data.storage() is not x.storage()``.
 """
 
 from __future__ import annotations
