@@ -314,7 +314,8 @@ def to_device(x, device, /, *, stream=None, copy=None) -> Array:
         r = src.copy_to_device(x._get_native(), dev)
     else:
         host = src.to_host(x._get_native())
-        r = dev.backend.from_host(np.ascontiguousarray(host), dev)
+        # Note: np.asarray(order="C"), not np.ascontiguousarray, which makes 0-d arrays 1-d.
+        r = dev.backend.from_host(np.asarray(host, order="C"), dev)
         if r is host and x._device.type == "cpu":
             r = r.copy()
     return Array._new(r, None, 0, r.shape, None, x._dtype, dev)

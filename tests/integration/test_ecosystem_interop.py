@@ -288,3 +288,17 @@ def test_strided_asarray_of_torch_tensor_shares_memory(torch):
     t[0, 0] = -1
     assert x[0, 0].item() == -1
     assert xp.asarray(t, copy=True).data_ptr() != t.data_ptr()
+
+
+# --- moving between devices keeps shapes (scikit-learn moves 0-d results to the host) ---
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_to_device_round_trip_keeps_shape_and_values(layout):
+    ref, x = _views(layout)
+    far = x.to_device("far:0")
+    assert far.device == xp.Device("far:0") and tuple(far.shape) == ref.shape
+    back = far.to_device("cpu")
+    assert tuple(back.shape) == ref.shape and back.dtype == x.dtype
+    np.testing.assert_array_equal(back.numpy(), ref)
+    with pytest.raises(TypeError, match="far"):
+        np.asarray(far)

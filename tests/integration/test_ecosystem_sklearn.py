@@ -11,8 +11,6 @@ dtype's tolerance.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pytest
 
@@ -39,107 +37,7 @@ from sklearn import metrics  # noqa: E402
 from sklearn.metrics import pairwise  # noqa: E402
 from sklearn import model_selection  # noqa: E402
 
-
-def _host(a):
-    """A NumPy copy of a strided array on any device (or of a NumPy/scalar value)."""
-    if type(a) is xp.Array:
-        return np.array(a.to_device("cpu").numpy(), copy=True)
-    return np.asarray(a)
-
-
-# Tolerances for a float64 result that strided computed in float32, its default float
-# (scikit-learn asks for ``xp.asarray(0.0).dtype`` when all inputs are integers).
-DEFAULT_FLOAT_TOL = (2e-5, 1e-6)
-
-
-class Compare:
-    """Compare a strided run with the NumPy run: type, device, dtype, shape, values.
-
-    Dtypes are NumPy's, with two exceptions where NumPy gives float64 and we
-    give float32:
-
-    - the floating inputs are float32 (``input_float``): scikit-learn's array
-      API code keeps the input's precision where its NumPy code upcasts (SciPy's
-      distance kernels, ``np.bincount`` weights), for every array API namespace;
-    - otherwise, float32 is strided's default float (PyTorch's; NumPy's is
-      float64) and scikit-learn allocated with the namespace's default dtype.
-      That case is accepted with float32 tolerances and remembered in
-      ``default_float``; the test then runs again with ``set_default_dtype(float64)``
-      (``strict_dtype``), where the dtype must be NumPy's.
-    """
-
-    def __init__(self, device, rtol, atol, strict_dtype=False, input_float=None):
-        self.device, self.rtol, self.atol, self.strict = device, rtol, atol, strict_dtype
-        self.input_float = input_float
-        self.default_float = []
-
-    def __call__(self, out, ref, what, sign_free=False):
-        if isinstance(ref, tuple):
-            assert isinstance(out, tuple) and len(out) == len(ref), what
-            for i, (o, r) in enumerate(zip(out, ref)):
-                self(o, r, f"{what}[{i}]", sign_free)
-            return
-        rtol, atol = self.rtol, self.atol
-        if isinstance(ref, np.ndarray) and ref.dtype != object:
-            assert type(out) is xp.Array, f"{what}: expected a strided array, got {type(out).__name__}"
-            assert out.device == self.device, f"{what}: on {out.device}, input on {self.device}"
-            got = _host(out)
-            if (got.dtype, ref.dtype) == (np.float32, np.float64) and self.input_float == np.float32:
-                pass  # the array API path keeps float32 inputs in float32
-            elif got.dtype != ref.dtype and not self.strict and (got.dtype, ref.dtype) == (np.float32, np.float64):
-                self.default_float.append(what)
-                rtol, atol = max(rtol, DEFAULT_FLOAT_TOL[0]), max(atol, DEFAULT_FLOAT_TOL[1])
-            else:
-                assert got.dtype == ref.dtype, f"{what}: dtype {got.dtype}, NumPy gives {ref.dtype}"
-            assert got.shape == ref.shape, f"{what}: shape {got.shape}, NumPy gives {ref.shape}"
-            if sign_free:
-                got = got * np.where(np.sum(got * ref, axis=0) < 0, -1, 1)
-            np.testing.assert_allclose(got, ref, rtol=rtol, atol=atol, err_msg=what)
-            return
-        assert isinstance(ref, numbers.Number), f"{what}: NumPy gave {type(ref)}"
-        if type(out) is xp.Array:
-            # Note: hamming_loss(multilabel, sample_weight=...) divides a float by a 0-d
-            # array and returns that 0-d array (for every array API namespace).
-            assert out.ndim == 0 and out.device == self.device, f"{what}: {out!r}"
-            if out.dtype == xp.float32 and not self.strict:
-                self.default_float.append(what)
-                rtol, atol = max(rtol, DEFAULT_FLOAT_TOL[0]), max(atol, DEFAULT_FLOAT_TOL[1])
-            out = out.to_device("cpu").item()
-        assert isinstance(out, numbers.Number), f"{what}: {type(out)}"
-        try:
-            np.testing.assert_allclose(out, ref, rtol=rtol, atol=atol, err_msg=what)
-        except AssertionError:
-            if self.strict:
-                raise
-            # A Python float hides its dtype: it may have been computed in our default float.
-            self.default_float.append(what)
-            np.testing.assert_allclose(out, ref, rtol=max(rtol, DEFAULT_FLOAT_TOL[0]),
-                                       atol=max(atol, DEFAULT_FLOAT_TOL[1]), err_msg=what)
-
-
-class _default_float64:
-    def __enter__(self):
-        xp.set_default_dtype(xp.float64)
-
-    def __exit__(self, *exc):
-        xp.set_default_dtype(xp.float32)
-
-
-def _check_strided_run(run, refs, device, rtol, atol, sign_free=(), input_float=None):
-    """Run ``run()`` -> {what: output}; compare with ``refs`` (the NumPy run), and
-    again with float64 as strided's default float if that made any difference."""
-    cmp = Compare(device, rtol, atol, input_float=input_float)
-    outs = run()
-    assert outs.keys() == refs.keys()
-    for what, ref in refs.items():
-        cmp(outs[what], ref, what, what.rsplit(".", 1)[-1] in sign_free)
-    if cmp.default_float:
-        strict = Compare(device, rtol, atol, strict_dtype=True, input_float=input_float)
-        with _default_float64():
-            outs = run()
-        for what, ref in refs.items():
-            strict(outs[what], ref, what, what.rsplit(".", 1)[-1] in sign_free)
-    return cmp.default_float
+from ecosystem_compare import Compare, check_strided_run, default_float64, host as _host  # noqa: E402
 
 
 # --- data -----------------------------------------------------------------------------
@@ -253,7 +151,7 @@ def test_estimator_matches_numpy(name, dtype_name, device):
             return _fit_and_apply(name, X_xp, y_xp, attributes)[0]
 
     rtol = tols[dtype_name == "float64"]
-    _check_strided_run(run, refs, device, rtol, rtol * 10, SIGN_FREE.get(name, ()), X.dtype)
+    check_strided_run(run, refs, device, rtol, rtol * 10, SIGN_FREE.get(name, ()), X.dtype)
 
 
 @pytest.mark.filterwarnings("ignore:Best performing initialization did not converge")
@@ -266,7 +164,7 @@ def test_estimator_passes_sklearns_own_array_api_check(name, dtype_name):
 
     # Note: the check wants NumPy's dtypes, so it runs with NumPy's default float
     # (float64); test_estimator_matches_numpy covers our float32 default.
-    with _default_float64():
+    with default_float64():
         check_array_api_input(name, ESTIMATORS[name][0], "strided", dtype_name=dtype_name)
 
 
@@ -383,7 +281,7 @@ def _run_metric(func, args_np, kwargs, device, dtype_name, what):
 
     floats = [a.dtype for a in (*args_np, *kwargs.values()) if getattr(getattr(a, "dtype", None), "kind", "") == "f"]
     rtol, atol = (2e-5, 1e-6) if dtype_name == "float32" else (1e-9, 1e-12)
-    _check_strided_run(run, refs, device, rtol, atol, input_float=np.result_type(*floats) if floats else None)
+    check_strided_run(run, refs, device, rtol, atol, input_float=np.result_type(*floats) if floats else None)
 
 
 def _label_cases():
