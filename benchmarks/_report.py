@@ -193,27 +193,28 @@ def plot_all(outdir: str, groups: list, records: list, libs: list,
 
 
 def _plot_ratios(plt, path, title, recs) -> bool:
+    """Horizontal bars, one group of bars per case (log scale, 1 = parity)."""
     recs = [r for r in recs if r["ratios"]]
     if not recs:
         return False
     cols = list(dict.fromkeys(c for r in recs for c in r["ratios"]))
     n, k = len(recs), len(cols)
-    width = 0.8 / k
-    fig, ax = plt.subplots(figsize=(min(32, max(7, 0.32 * n * max(k, 2) + 2)), 5))
+    height = 0.8 / k
+    fig, ax = plt.subplots(figsize=(9, max(3.0, 0.1 * n * max(k, 2) + 1.4)))
     for j, c in enumerate(cols):
-        xs = [i + (j - (k - 1) / 2) * width for i in range(n)]
-        ys = [r["ratios"].get(c, float("nan")) for r in recs]
-        ax.bar(xs, ys, width, label=c)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_xticks(range(n))
-    ax.set_xticklabels([r["case"] for r in recs], rotation=90, fontsize=7)
-    ax.set_ylabel("time ratio (log scale; < 1: strided faster)")
+        ys = [i + (j - (k - 1) / 2) * height for i in range(n)]
+        ax.barh(ys, [r["ratios"].get(c, float("nan")) for r in recs], height, label=c)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(n))
+    ax.set_yticklabels([r["case"] for r in recs], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("time ratio strided / peer (log scale; < 1: strided faster)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=80)
     plt.close(fig)
     return True
 
