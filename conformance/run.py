@@ -56,10 +56,9 @@ def suite_commit(suite: Path) -> str:
 
 
 def build_command(args, passthrough, json_file) -> list:
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE",
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", "--disable-warnings",
            f"--max-examples={args.max_examples}", f"--xfails-file={XFAILS}",
-           "--json-report", f"--json-report-file={json_file}", "--json-report-omit", "log",
-           "keywords", "streams"]
+           "--json-report", f"--json-report-file={json_file}"]
     if args.workers is not None:
         cmd += ["-n", str(args.workers)]
     tests = [a for a in passthrough if not a.startswith("-") and
@@ -99,8 +98,22 @@ def failed_ids(report: dict) -> list:
     return out
 
 
+def skip_reasons(report: dict) -> collections.Counter:
+    """How many tests were skipped for each reason (the suite's own marks or ours)."""
+    reasons = collections.Counter()
+    for t in report.get("tests", []):
+        if t["outcome"] != "skipped":
+            continue
+        rep = next((t[s]["longrepr"] for s in ("setup", "call") if t.get(s, {}).get("longrepr")), "")
+        # pytest-json-report stores a skip as "('file', line, 'Skipped: reason')"
+        reason = rep.rsplit("Skipped: ", 1)[-1].rstrip("')\"") if "Skipped: " in rep else rep
+        where = t["nodeid"].split("::", 1)[0].rsplit("/", 1)[-1]
+        reasons[f"{where}: {reason or 'no reason given'}"] += 1
+    return reasons
+
+
 def write_report(path: Path, commit: str, command: str, totals, per_file, failures,
-                 exit_code: int) -> None:
+                 skips, exit_code: int) -> None:
     cols = ["passed", "failed", "skipped", "error", "xfailed", "xpassed"]
     lines = [
         "# Array API conformance report",
@@ -127,6 +140,9 @@ def write_report(path: Path, commit: str, command: str, totals, per_file, failur
     if failures:
         lines += ["", "## Failed or errored tests", ""]
         lines += [f"- {f}" for f in failures]
+    if skips:
+        lines += ["", "## Skip reasons", ""]
+        lines += [f"- {n} x {reason}" for reason, n in sorted(skips.items())]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -159,7 +175,7 @@ def main(argv=None) -> int:
         report = json.loads(json_file.read_text())
     totals, per_file = summarize(report)
     write_report(Path(args.report), suite_commit(suite), shown, totals, per_file,
-                 failed_ids(report), rc)
+                 failed_ids(report), skip_reasons(report), rc)
     print(f"wrote {args.report}: " + ", ".join(f"{k} {totals.get(k, 0)}" for k in OUTCOMES))
     if totals.get("failed", 0) or totals.get("error", 0):
         return 1
