@@ -23,15 +23,23 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import os
 import types
 
 import numpy as np
 import pytest
 
-import strided as xp
-from strided._backends import RENAMES
-from strided._backends._cupy import DeviceRng
-from strided._device import Device, register_backend
+# ``STRIDED_DEFAULT_DEVICE=sim`` runs the tests with the simulated device as the
+# default. strided applies the variable when imported, before this file registers
+# ``sim``; so for ``sim`` it is taken out of strided's sight and applied below.
+_ENV_DEVICE = os.environ.get("STRIDED_DEFAULT_DEVICE", "").strip()
+if _ENV_DEVICE.partition(":")[0] == "sim":
+    del os.environ["STRIDED_DEFAULT_DEVICE"]
+
+import strided as xp  # noqa: E402
+from strided._backends import RENAMES  # noqa: E402
+from strided._backends._cupy import DeviceRng  # noqa: E402
+from strided._device import Device, register_backend  # noqa: E402
 
 _CUPY_MSG = ("Implicit conversion to a NumPy array is not allowed. "
              "Please use `.get()` to construct a NumPy array explicitly.")
@@ -213,13 +221,16 @@ def _operators(name):
     def f(self, other):
         if isinstance(other, xp.Array):
             return NotImplemented
-        return _wrap(op(self._a, _unwrap(other)))
+        with np.errstate(all="ignore"):
+            return _wrap(op(self._a, _unwrap(other)))
 
     def r(self, other):
-        return _wrap(op(_unwrap(other), self._a))
+        with np.errstate(all="ignore"):
+            return _wrap(op(_unwrap(other), self._a))
 
     def i(self, other):
-        iop(self._a, _unwrap(other))
+        with np.errstate(all="ignore"):
+            iop(self._a, _unwrap(other))
         return self
 
     return f, r, i
@@ -251,7 +262,8 @@ class _SimUfunc:
         return getattr(self._uf, name)
 
     def __call__(self, *args, **kw):
-        return _wrap(self._uf(*_unwrap(args), **{n: _unwrap(v) for n, v in kw.items()}))
+        with np.errstate(all="ignore"):
+            return _wrap(self._uf(*_unwrap(args), **{n: _unwrap(v) for n, v in kw.items()}))
 
     def _method(self, name, array, allowed, kw):
         if self._uf.__name__ not in ("add", "multiply"):
@@ -259,7 +271,8 @@ class _SimUfunc:
         bad = set(kw) - allowed
         if bad:
             raise TypeError(f"{name}() got unexpected keyword arguments {sorted(bad)} (CuPy)")
-        return _wrap(getattr(self._uf, name)(_unwrap(array), **{n: _unwrap(v) for n, v in kw.items()}))
+        with np.errstate(all="ignore"):
+            return _wrap(getattr(self._uf, name)(_unwrap(array), **{n: _unwrap(v) for n, v in kw.items()}))
 
     def reduce(self, array, **kw):
         return self._method("reduce", array, {"axis", "dtype", "out", "keepdims"}, kw)
@@ -301,7 +314,8 @@ class SimNamespace:
             host_ok = name in _FROM_HOST
 
             def f(*args, **kw):
-                return _wrap(obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()}))
+                with np.errstate(all="ignore"):
+                    return _wrap(obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()}))
             f.__name__ = name
         setattr(self, name, f)
         return f
@@ -411,6 +425,9 @@ class SimBackend:
 
 SIM = SimBackend("sim")
 register_backend("sim", SIM)
+if _ENV_DEVICE.partition(":")[0] == "sim":
+    xp.set_default_device(_ENV_DEVICE)
+    os.environ["STRIDED_DEFAULT_DEVICE"] = _ENV_DEVICE  # for subprocesses (pytest-xdist workers)
 
 
 @pytest.fixture

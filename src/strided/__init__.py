@@ -30,6 +30,9 @@ _register_backend("cpu", _numpy_backend)
 from ._backends import _cupy as _cupy_backend  # noqa: E402
 
 _register_backend("cuda", loader=_cupy_backend.load)
+from ._device import default_device_from_env as _default_device_from_env  # noqa: E402
+
+_default_device_from_env()
 
 from ._elementwise import *  # noqa: E402,F401,F403
 from ._creation import *  # noqa: E402,F401,F403

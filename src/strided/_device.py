@@ -7,6 +7,8 @@ by registering one, without touching the core.
 
 from __future__ import annotations
 
+import os
+
 __all__ = ["Device", "register_backend", "get_backend", "as_device"]
 
 
@@ -138,3 +140,14 @@ def set_default_device(device) -> None:
     dev = as_device(device)
     dev.backend  # raises when unavailable
     _default_device[0] = dev
+
+
+def default_device_from_env() -> None:
+    """Apply ``STRIDED_DEFAULT_DEVICE`` (e.g. ``cuda``), read once when strided is imported."""
+    spec = os.environ.get("STRIDED_DEFAULT_DEVICE", "").strip()
+    if not spec:
+        return
+    try:
+        set_default_device(spec)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"STRIDED_DEFAULT_DEVICE={spec!r}: {e}") from None
