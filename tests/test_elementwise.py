@@ -24,6 +24,10 @@ from strided import _elementwise
 ROWS = _elementwise.ROWS
 REGISTRY = _elementwise.REGISTRY
 
+# strided silences NumPy's floating-point RuntimeWarnings with a warnings filter set
+# at import; pytest drops filters set while it imports conftest, so restate it here.
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
 # --- the standard's names (2025.12), from spec/2025.12/API_specification and extensions --------
 
 STANDARD_ELEMENTWISE = [
