@@ -4,8 +4,9 @@ Each library's statement is compiled by ``timeit`` into a tight loop (no
 per-call function-call overhead of the harness), timed with
 ``time.perf_counter_ns``. The inner loop count is chosen per library so that
 one batch lasts at least ``min_batch_ns``; then the libraries are timed in
-turn, round-robin, ``repeats`` times. Interleaving makes the *ratios* robust
-to the slow drift of a noisy machine: every library sees the same drift.
+turn, round-robin, ``repeats`` times, the first library rotating. Interleaving
+makes the *ratios* robust to the slow drift of a noisy machine: every library
+sees the same drift.
 """
 
 from __future__ import annotations
@@ -101,12 +102,24 @@ def measure(timers: dict, s: Settings) -> dict:
 
 
 def _rounds(timers, inner, batch, s, out) -> dict:
-    """Round-robin batches over the libraries; per-call samples in ns."""
+    """Round-robin batches over the libraries; per-call samples in ns.
+
+    A batch of fewer than 10 calls (under 50 ms) is preceded by one untimed
+    call: its first call would otherwise carry the cold caches and trimmed
+    heap that the previous library left, which longer batches amortise.
+    """
     repeats = max(s.min_repeats, min(s.max_repeats, int(s.budget_ns // max(sum(batch.values()), 1))))
     samples = {name: [] for name in inner}
-    for _ in range(repeats):
-        for name in list(samples):
+    names = list(samples)
+    for r in range(repeats):
+        # Rotate who goes first: the library after another one's large frees can
+        # find the heap trimmed and pay its page faults (seen at 1e6 elements).
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            if name not in samples:
+                continue
             try:
+                if inner[name] < 10 and batch[name] < 50_000_000:
+                    timers[name].timeit(1)  # re-warm: the other libraries just ran
                 samples[name].append(timers[name].timeit(inner[name]) / inner[name])
             except Exception as e:  # noqa: BLE001
                 out[name] = {"error": f"{type(e).__name__}: {e}"}
