@@ -174,15 +174,12 @@ def _asarray(obj, dtype, device, copy) -> Array:
                 raise ValueError(f"can't convert {obj} to {dt.name}")
             obj = builtins.int(obj)
         return wrap_new(backend.xp.asarray(obj, dtype=dt._np), dt, dev)
-    if isinstance(obj, backend.ndarray) or isinstance(obj, np.ndarray):
-        if isinstance(obj, np.ndarray) and dev.type != "cpu":
-            if copy is False:
-                raise ValueError(f"asarray(copy=False): a NumPy array can't be shared with {dev}")
-            obj = backend.from_host(obj, dev)
-            copy = None
+    if isinstance(obj, np.ndarray):
+        return _from_host(obj, dtype, dev, copy)
+    if isinstance(obj, backend.ndarray):
         return _from_native(obj, dtype, dev, copy)
     if isinstance(obj, (np.generic,)):
-        return _from_native(np.asarray(obj), dtype, dev, True)
+        return _from_host(np.asarray(obj), dtype, dev, True)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         try:
             return _from_native(backend.from_dlpack(obj), dtype, dev, copy)
@@ -191,12 +188,21 @@ def _asarray(obj, dtype, device, copy) -> Array:
     if isinstance(obj, (list, tuple)):
         return _from_sequence(obj, dtype, dev)
     if hasattr(obj, "__array__") or hasattr(obj, "__array_interface__"):
-        return _from_native(np.asarray(obj), dtype, dev, copy)
+        return _from_host(np.asarray(obj), dtype, dev, copy)
     try:
         mv = memoryview(obj)
     except TypeError:
         raise TypeError(f"asarray(): can't convert {type(obj).__name__} to an array") from None
-    return _from_native(np.asarray(mv), dtype, dev, copy)
+    return _from_host(np.asarray(mv), dtype, dev, copy)
+
+
+def _from_host(a: np.ndarray, dtype, dev, copy) -> Array:
+    """Adopt host array ``a`` on ``dev``: shared on the CPU, copied to any other device."""
+    if dev.type != "cpu":
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): host memory can't be shared with {dev}")
+        a, copy = dev.backend.from_host(a, dev), None
+    return _from_native(a, dtype, dev, copy)
 
 
 def _from_native(a, dtype, dev, copy) -> Array:
