@@ -7,11 +7,11 @@ function (with ``out=``); the loop at the end gives the operators, reflected
 operators and in-place operators. Extensions attach derivatives and name
 rules to the same rows (keyed by ``row.name``).
 
-Kernels and corrections may differ by the kind of the dtype the kernel
-computes in ("b", "i", "u", "f", "c"): ``kernel={"c": fn}`` or
-``fix={"f": fn}``. Which kernel a dtype (pair) uses is decided once, when
-the dtype tables are built, so a correction costs nothing for the dtypes
-that do not need it.
+Kernels and corrections may differ by the dtype the kernel computes in,
+named by kind ("b", "i", "u", "f", "c") or as one dtype: ``kernel={"c": fn}``,
+``fix={"f": fn}``, ``fix={float16: fn}``. Which kernel a dtype (pair) uses is
+decided once, when the dtype tables are built, so a correction costs nothing
+for the dtypes that do not need it.
 """
 
 from __future__ import annotations
@@ -38,32 +38,35 @@ _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
 class _Kernels(dict):
-    """Device -> kernel for one (row, compute kind); resolved on first use.
+    """Device -> kernel for one (row, compute dtype); resolved on first use.
 
     ``direct``: the kernel is a plain backend ufunc, so ``out=`` can be passed
     straight through to it.
     """
 
-    __slots__ = ("row", "kind", "direct")
+    __slots__ = ("row", "dtype", "direct")
 
-    def __init__(self, row, kind):
+    def __init__(self, row, dtype):
         super().__init__()
         self.row = row
-        self.kind = kind
-        self.direct = (isinstance(_for_kind(row.kernel, kind) or row.name, str)
-                       and _for_kind(row.fix, kind) is None)
+        self.dtype = dtype
+        self.direct = (isinstance(_for_dtype(row.kernel, dtype) or row.name, str)
+                       and _for_dtype(row.fix, dtype) is None)
 
     def __missing__(self, device):
-        k = self[device] = self.row.resolve(device, self.kind)
+        k = self[device] = self.row.resolve(device, self.dtype)
         return k
 
 
-def _for_kind(table, kind):
-    """The entry of a ``{kinds: value}`` table that covers ``kind`` (or a plain value)."""
+def _for_dtype(table, dtype):
+    """The entry of a ``{kinds or DType: value}`` table that covers ``dtype`` (or a plain value).
+
+    A DType key names that dtype alone; a string key lists dtype kinds ("iu", "f", "c").
+    """
     if not isinstance(table, dict):
         return table
-    for kinds, v in table.items():
-        if kind in kinds:
+    for key, v in table.items():
+        if key is dtype or (type(key) is str and dtype.kind in key):
             return v
     return None
 
@@ -76,10 +79,10 @@ class Elementwise:
     nargs: int
     category: str  # the standard's words, e.g. "real floating-point"
     result: str = "promote"  # promote | bool | real | float
-    # backend function name, fn(xp, *natives) -> native, or {kinds: either}
-    # (kinds not listed use the backend function named like the row)
+    # backend function name, fn(xp, *natives) -> native, or {kinds or DType: either}
+    # (dtypes not covered use the backend function named like the row)
     kernel: object = None
-    # {kinds: fn(xp, result, *natives) -> native}: special-case corrections
+    # {kinds or DType: fn(xp, result, *natives) -> native}: special-case corrections
     fix: dict | None = None
     dunder: str | None = None  # "add" gives __add__, __radd__ and __iadd__
     method_float: bool = False  # methods promote integer inputs to the default float (PyTorch)
@@ -88,23 +91,23 @@ class Elementwise:
     # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
     types: dict = field(default_factory=dict, repr=False)
     stypes: dict = field(default_factory=dict, repr=False)
-    kcache: dict = field(default_factory=dict, repr=False)  # compute kind -> _Kernels
+    kcache: dict = field(default_factory=dict, repr=False)  # compute dtype -> _Kernels
     func: object = None
     direct: bool = False  # plain backend ufuncs for every dtype: out= passes straight through
 
-    def kernels(self, kind: str) -> _Kernels:
-        k = self.kcache.get(kind)
+    def kernels(self, dtype) -> _Kernels:
+        k = self.kcache.get(dtype)
         if k is None:
-            k = self.kcache[kind] = _Kernels(self, kind)
+            k = self.kcache[dtype] = _Kernels(self, dtype)
         return k
 
-    def resolve(self, device, kind: str):
-        """The kernel for ``device`` computing in a dtype of ``kind``, with its corrections."""
+    def resolve(self, device, dtype):
+        """The kernel for ``device`` computing in ``dtype``, with its corrections."""
         backend = device.backend
         xp = backend.xp
-        kern = _for_kind(self.kernel, kind) or self.name
+        kern = _for_dtype(self.kernel, dtype) or self.name
         base = backend.kernel(kern) if isinstance(kern, str) else functools.partial(kern, xp)
-        fix = _for_kind(self.fix, kind)
+        fix = _for_dtype(self.fix, dtype)
         if fix is None:
             return base
 
@@ -129,7 +132,7 @@ def _compute_dtype(row: Elementwise, d):
 
 
 def _entry(row, cd, cast):
-    return (_result_dtype(row, cd), cast, row.kernels(cd.kind))
+    return (_result_dtype(row, cd), cast, row.kernels(cd))
 
 
 def _build_tables(row: Elementwise) -> None:
@@ -408,6 +411,12 @@ def _fix_pow(xp, r, a, b):
     return xp.where(m, xp.abs(a), r).astype(r.dtype, copy=False)
 
 
+def _fix_nextafter_float16(xp, r, a, b):
+    # Note: NumPy's float16 nextafter returns x1 when x1 == x2 (so -0 for
+    # nextafter(-0, +0)); the standard, like C, returns x2.
+    return xp.where(a == b, b, r).astype(r.dtype, copy=False)
+
+
 def _pow_int(xp, a, b):
     try:
         return xp.power(a, b)
@@ -509,7 +518,7 @@ ROWS: list[Elementwise] = [
     R("minimum", 2, "real-valued"),
     R("multiply", 2, "numeric", dunder="mul", aliases=("mul",)),
     R("negative", 1, "numeric", dunder="neg", aliases=("neg",)),
-    R("nextafter", 2, "real floating-point"),
+    R("nextafter", 2, "real floating-point", fix={_dtypes.float16: _fix_nextafter_float16}),
     R("not_equal", 2, "any", "bool", dunder="ne", aliases=("ne",)),
     R("positive", 1, "numeric", kernel=_copy, dunder="pos"),
     R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow"),
