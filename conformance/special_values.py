@@ -4,7 +4,7 @@ The suite's ``test_special_cases.py`` parses every "Special cases" line of the
 standard and checks each with ONE randomly drawn value per run, so a NumPy
 deviation can pass on one run and fail on the next. This tool takes the same
 parsed cases and checks them on a fixed grid of special and ordinary values,
-for every floating dtype (float32/float64 and complex64/complex128), both as
+for every floating dtype (float16/32/64 and complex64/complex128), both as
 one vectorized array and element by element as 0-d arrays::
 
     ARRAY_API_TESTS_DIR=/path/to/array-api-tests python conformance/special_values.py [-v] [name ...]
@@ -62,7 +62,7 @@ def check(names=None, verbose=False) -> int:
     def run_unary(fname, func, case, dtypes):
         nonlocal failures, checked
         for dt in dtypes:
-            fdt = np.dtype(np.float32 if dt in (xp.float32, xp.complex64) else np.float64)
+            fdt = np.zeros((), dt._np).real.dtype  # the real dtype of dt's components
             g = _cast(grid, fdt)
             vals = ([complex(a, b) for a, b in itertools.product(g, g)] if case.is_complex else g)
             vals = [v for v in vals if _cond(case.cond, v)]
@@ -117,7 +117,7 @@ def check(names=None, verbose=False) -> int:
             failures += 1
             print(f"FAIL {fname}({case}): raised {type(e).__name__}: {e}")
 
-    real = (xp.float32, xp.float64)
+    real = (xp.float16, xp.float32, xp.float64)
     cplx = (xp.complex64, xp.complex128)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
