@@ -154,7 +154,8 @@ REF = {
     "minimum": (np.minimum, REAL, WIDE, WIDE),
     "multiply": (np.multiply, NUMERIC, WIDE, WIDE),
     "negative": (np.negative, NUMERIC, WIDE),
-    "nextafter": (np.nextafter, RFLOAT, WIDE, WIDE),
+    # the standard (and C): x2 when x1 == x2
+    "nextafter": (lambda a, b: np.where(a == b, b, np.nextafter(a, b)), RFLOAT, WIDE, WIDE),
     "not_equal": (np.not_equal, "biufc", WIDE, WIDE),
     "positive": (np.positive, NUMERIC, WIDE),
     "pow": (np.power, NUMERIC, POS, "exponent"),
@@ -581,6 +582,13 @@ def test_shifts_by_the_bit_width_or_more(dt):
         assert (x >> count).tolist() == [0, -1 if signed else 0]
     with pytest.raises(ValueError, match="shift counts must be non-negative"):
         x << -1
+
+
+@pytest.mark.parametrize("dt", [xp.float16, xp.float32, xp.float64])
+def test_nextafter_of_equal_values_is_x2(dt):
+    # NumPy's float16 kernel returns x1 (so -0 for nextafter(-0, +0)).
+    got = xp.nextafter(xp.asarray([-0.0, 0.0, 1.0], dtype=dt), xp.asarray([0.0, -0.0, 1.0], dtype=dt))
+    assert [_bits(v) for v in got.tolist()] == [_bits(0.0), _bits(-0.0), _bits(1.0)]
 
 
 def test_integer_pow_with_negative_exponent_raises_our_error():
