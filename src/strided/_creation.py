@@ -173,7 +173,8 @@ def _asarray(obj, dtype, device, copy) -> Array:
             if not math.isfinite(obj):
                 raise ValueError(f"can't convert {obj} to {dt.name}")
             obj = builtins.int(obj)
-        return wrap_new(backend.xp.asarray(obj, dtype=dt._np), dt, dev)
+        with backend.ctx(dev):
+            return wrap_new(backend.xp.asarray(obj, dtype=dt._np), dt, dev)
     if isinstance(obj, np.ndarray):
         return _from_host(obj, dtype, dev, copy)
     if isinstance(obj, backend.ndarray):
@@ -209,9 +210,11 @@ def _from_native(a, dtype, dev, copy) -> Array:
     if dtype is not None and a.dtype != dtype._np:
         if copy is False:
             raise ValueError(f"asarray(copy=False): casting {a.dtype} to {dtype.name} needs a copy")
-        return wrap_new(a.astype(dtype._np), dtype, dev)
+        with dev.backend.ctx(dev):
+            return wrap_new(a.astype(dtype._np), dtype, dev)
     if copy:
-        return wrap_new(a.copy(), _dtypes.from_numpy_dtype(a.dtype), dev)
+        with dev.backend.ctx(dev):
+            return wrap_new(a.copy(), _dtypes.from_numpy_dtype(a.dtype), dev)
     if dev.type != "cpu" and not a.flags.c_contiguous:
         # Note: on other devices only contiguous memory is adopted as a storage as is.
         with dev.backend.ctx(dev):
