@@ -25,6 +25,9 @@ from ._storage import Storage
 __all__ = ["Array", "Size", "Ext"]
 
 _BY_NP = _dtypes._BY_NP
+# Python types that PyTorch takes as dtypes (``x.view(float)``; SciPy's RBFInterpolator does it).
+_PY_DTYPES = {builtins.bool: _dtypes.bool, builtins.int: _dtypes.int64,
+              builtins.float: _dtypes.float64, builtins.complex: _dtypes.complex128}
 
 
 class Size(tuple):
@@ -330,6 +333,8 @@ class Array:
         """Same data with a new shape; raises when strides make that impossible."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
             shape = tuple(shape[0])
+        if len(shape) == 1 and type(shape[0]) is type and shape[0] in _PY_DTYPES:
+            shape = (_PY_DTYPES[shape[0]],)  # PyTorch's x.view(float)
         if len(shape) == 1 and isinstance(shape[0], DType):
             return _LATE["view_dtype"](self, shape[0])
         return _LATE["view"](self, shape)

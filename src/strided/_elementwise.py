@@ -37,6 +37,16 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"strided\.")
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
+def _numpy_scalar(v):
+    """The Python scalar held by a NumPy scalar (``np.float64(2.0)`` -> 2.0), else None."""
+    # Note: as in PyTorch, a NumPy scalar operand acts as the Python scalar it holds
+    # (a "weak" scalar: float32 array * np.float64 stays float32; NumPy 2 would upcast).
+    # Library code hands them over often (SciPy's scipy.integrate.tanhsinh does).
+    if isinstance(v, np.generic) and v.dtype.kind in "biufc":
+        return v.item()
+    return None
+
+
 class _Kernels(dict):
     """Device -> kernel for one (row, compute dtype); resolved on first use.
 
@@ -261,6 +271,9 @@ def _make_binary(row: Elementwise):
                     a = a.astype(cast)
                 b = x2
             else:
+                s2 = _numpy_scalar(x2)
+                if s2 is not None:
+                    return impl(x1, s2, out)
                 raise TypeError(f"{name}(): unsupported operand type {t2.__name__}; "
                                 f"expected an array or a Python scalar")
         elif t2 is Array and t1 in SCALARS:
@@ -277,6 +290,8 @@ def _make_binary(row: Elementwise):
             a = x1
         elif t1 in SCALARS and t2 in SCALARS:
             raise TypeError(f"{name}(): at least one argument must be an array; got two Python scalars")
+        elif t2 is Array and _numpy_scalar(x1) is not None:
+            return impl(_numpy_scalar(x1), x2, out)
         else:
             bad = t1 if t1 is not Array and t1 not in SCALARS else t2
             raise TypeError(f"{name}(): unsupported operand type {bad.__name__}; "
@@ -630,7 +645,7 @@ _OPERAND_TYPES = (Array,) + _PYSCALARS
 
 def _operator(f):
     def op(self, other):
-        if type(other) not in _OPERAND_TYPES:
+        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
             return NotImplemented
         return f(self, other)
     return op
@@ -638,7 +653,7 @@ def _operator(f):
 
 def _roperator(f):
     def rop(self, other):
-        if type(other) not in _OPERAND_TYPES:
+        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
             return NotImplemented
         return f(other, self)
     return rop
@@ -646,7 +661,7 @@ def _roperator(f):
 
 def _ioperator(f):
     def iop(self, other):
-        if type(other) not in _OPERAND_TYPES:
+        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
             return NotImplemented
         f(self, other, out=self)
         return self

@@ -302,3 +302,47 @@ def test_to_device_round_trip_keeps_shape_and_values(layout):
     np.testing.assert_array_equal(back.numpy(), ref)
     with pytest.raises(TypeError, match="far"):
         np.asarray(far)
+
+
+# --- NumPy scalars act as the Python scalars they hold (as in PyTorch) -------------------
+# SciPy hands them to our operators (scipy.integrate.tanhsinh: ``xp.sum(...) * h``).
+
+NP_SCALARS = [np.float64(2.5), np.float32(2.5), np.float16(2.5), np.int64(3), np.int8(-2),
+              np.uint8(200), np.bool_(True), np.complex128(1 - 2j)]
+
+
+@pytest.mark.parametrize("s", NP_SCALARS, ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "less", "equal"])
+def test_numpy_scalar_operands_are_python_scalars(s, op):
+    if np.iscomplexobj(s) and op == "less":
+        pytest.skip("complex numbers have no order")
+    x = xp.asarray([1.0, 2.0, 4.0], dtype=xp.float32)
+    f = getattr(xp, op)
+    sym = {"add": "+", "subtract": "-", "multiply": "*", "less": "<", "equal": "=="}[op]
+    expected = [f(x, s.item()), f(s.item(), x)]
+    results = [f(x, s), f(s, x), eval(f"x {sym} s"), eval(f"s {sym} x")]
+    for got, want in zip(results, expected + expected):
+        assert type(got) is xp.Array and got.dtype == want.dtype
+        assert got.tolist() == want.tolist()
+
+
+def test_numpy_scalar_in_place_and_errors():
+    y = xp.asarray([1, 2], dtype=xp.int8)
+    y += np.int64(3)
+    assert y.dtype == xp.int8 and y.tolist() == [4, 5]
+    with pytest.raises(TypeError, match="unsupported operand type str_"):
+        xp.add(y, np.str_("a"))
+    with pytest.raises(TypeError, match="unsupported operand type datetime64"):
+        xp.multiply(np.datetime64("2020-01-01"), y)
+
+
+# --- Python types as dtypes in the torch-style view (SciPy's RBFInterpolator: d.view(float)) ---
+
+def test_view_takes_python_types_as_dtypes():
+    x = xp.asarray([1.5, -2.0], dtype=xp.float64)
+    assert x.view(float).dtype == xp.float64 and np.shares_memory(x.view(float).numpy(), x.numpy())
+    assert x.view(int).dtype == xp.int64
+    np.testing.assert_array_equal(x.view(int).numpy(), x.numpy().view(np.int64))
+    assert xp.asarray([1, 0], dtype=xp.uint8).view(bool).tolist() == [True, False]
+    assert xp.asarray([1j], dtype=xp.complex128).view(complex).dtype == xp.complex128
+    assert tuple(x.view(2, 1).shape) == (2, 1) and tuple(x.view((2,)).shape) == (2,)
