@@ -98,8 +98,8 @@ def main(argv=None) -> int:
 
     limiter = _limit_pools(args.threads)  # noqa: F841 - keeps the limit active for the run
     libs, missing = _libs.discover(gpu=not args.no_gpu)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(args.threads)
+    for torch in {lib.xp for lib in libs if lib.kind == "torch"}:
+        torch.set_num_threads(args.threads)
     settings = _timing.QUICK if args.quick else _timing.FULL
     stat = f"{args.stat}_ns"
     default_out = "quick" if args.quick else ("partial" if (args.filter or len(args.groups) < len(cases.GROUPS)) else "")
