@@ -282,7 +282,7 @@ MIXED = {
     "searchsorted": lambda c, s: xp.searchsorted(c[0], s), "isin": lambda c, s: xp.isin(c, s),
     "take": lambda c, s: xp.take(c, xp.asarray([0, 1], device=s.device), axis=1),
     "take_along_axis": lambda c, s: xp.take_along_axis(c, xp.zeros((2, 1), dtype=xp.int64, device=s.device), axis=1),
-    "solve": lambda c, s: xp.linalg.solve(xp.eye(2), s), "vecdot": lambda c, s: xp.vecdot(c, s),
+    "solve": lambda c, s: xp.linalg.solve(xp.eye(2, device="cpu"), s), "vecdot": lambda c, s: xp.vecdot(c, s),
     "tensordot": lambda c, s: xp.tensordot(c, s.mT, axes=1), "einsum": lambda c, s: xp.einsum("ij,ij->i", c, s),
     "clip": lambda c, s: xp.clip(c, s, None), "setitem": lambda c, s: c.__setitem__(slice(None), s),
     "index_array": lambda c, s: c[xp.asarray([1], device=s.device)], "mask": lambda c, s: c[s > 1],
@@ -296,7 +296,7 @@ MIXED = {
 
 @pytest.mark.parametrize("name", sorted(MIXED))
 def test_mixing_devices_names_both(sim, name):
-    c = xp.asarray(np.arange(6.0).reshape(2, 3))
+    c = xp.asarray(np.arange(6.0).reshape(2, 3), device="cpu")
     s = xp.asarray(np.arange(6.0).reshape(2, 3), device=sim)
     with pytest.raises(ValueError) as e:
         MIXED[name](c, s)
@@ -305,7 +305,7 @@ def test_mixing_devices_names_both(sim, name):
 
 def test_transfers_between_devices(sim):
     ref = np.arange(12.0).reshape(3, 4)
-    host = xp.asarray(ref)
+    host = xp.asarray(ref, device="cpu")
     before = SIM.d2h_copies
     s = xp.asarray(host.mT, device=sim)
     assert s.device is sim and SIM.d2h_copies == before  # host -> device: no device-to-host copy
@@ -381,6 +381,38 @@ def test_dlpack_on_a_device_without_a_dlpack_type(sim):
         xp.from_dlpack(np.arange(3.0), device=sim, copy=False)
 
 
+class _HasArray:
+    def __array__(self, dtype=None, copy=None):
+        return np.arange(4.0).reshape(2, 2)
+
+
+@pytest.mark.parametrize("obj", [np.float32(2.5), np.arange(6.0)[::-2], memoryview(b"\x01\x02\x03"),
+                                 _HasArray(), [[1, 2], [3, 4]], 7])
+def test_host_data_is_copied_onto_the_device(sim, obj):
+    a = xp.asarray(obj, device=sim)
+    assert type(a._get_native()) is SimArray and type(a.storage()._data) is SimArray
+    np.testing.assert_array_equal(to_np(a), np.asarray(obj))
+    with pytest.raises(ValueError, match="copy"):
+        xp.asarray(obj, device=sim, copy=False)
+
+
+class _CudaArrayLike:
+    """An array in CUDA memory as DLPack describes it (CuPy arrays, CUDA tensors)."""
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, **kwargs):
+        raise BufferError("no memory behind this test object")
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a GPU is present")
+def test_asarray_keeps_a_gpu_array_on_its_device_without_a_gpu():
+    # asarray(device=None) infers the device of a device array: cuda, which needs CuPy here
+    with pytest.raises(ValueError, match="needs CuPy and an NVIDIA GPU"):
+        xp.asarray(_CudaArrayLike())
+
+
 def test_shared_native_storage_stays_on_the_device(sim):
     from strided._creation import share_native
     base = SimArray(np.arange(24.0).reshape(4, 6))
@@ -394,7 +426,7 @@ def test_shared_native_storage_stays_on_the_device(sim):
 
 
 def test_save_and_load_onto_the_device(sim):
-    src = xp.asarray(np.arange(12.0).reshape(3, 4))
+    src = xp.asarray(np.arange(12.0).reshape(3, 4), device="cpu")
     buf = io.BytesIO()
     xp.save({"x": src, "view": src[1:, ::2], "n": 3}, buf)
     before = SIM.d2h_copies
@@ -443,6 +475,8 @@ def test_cuda_dlpack_is_zero_copy_with_cupy():
     back = cupy.from_dlpack(a.mT)
     assert back.data.ptr == a.data_ptr() and back.shape == (3, 2)
     assert a.__dlpack_device__() == (2, 0)
+    g = xp.asarray(c)  # asarray infers the device of a device array and shares its memory
+    assert g.device is xp.Device("cuda:0") and g.data_ptr() == c.data.ptr
     t = xp.from_dlpack(c.T)  # a noncontiguous producer
     np.testing.assert_array_equal(t.cpu().numpy(), cupy.asnumpy(c.T))
     with pytest.raises(TypeError, match=r"\.cpu\(\)"):

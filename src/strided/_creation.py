@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+_DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
 
 
 # --- helpers -------------------------------------------------------------------
@@ -179,11 +180,17 @@ def _asarray(obj, dtype, device, copy) -> Array:
         return _from_host(obj, dtype, dev, copy)
     if isinstance(obj, backend.ndarray):
         return _from_native(obj, dtype, dev, copy)
+    if device is None and hasattr(obj, "__dlpack_device__") and \
+            int(obj.__dlpack_device__()[0]) not in _DLPACK_HOST:
+        # Note: an array in device memory (a CuPy array, a CUDA tensor) stays on its
+        # device, as the standard asks of asarray(device=None); its memory is shared.
+        arr = _LATE["from_dlpack"](obj, copy=copy)
+        return _asarray(arr, dtype, None, False if copy is False else None)
     if isinstance(obj, (np.generic,)):
         return _from_host(np.asarray(obj), dtype, dev, True)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         try:
-            return _from_native(backend.from_dlpack(obj), dtype, dev, copy)
+            return _from_native(backend.from_dlpack(obj, dev), dtype, dev, copy)
         except (TypeError, BufferError, AttributeError):
             pass
     if isinstance(obj, (list, tuple)):
