@@ -45,8 +45,10 @@ class _FarBackend(NumpyBackend):
     """A NumPy backend for device type ``far``: memory that is not the host's.
 
     Host transfers copy and ``np.asarray`` refuses ``far`` arrays (as it refuses
-    GPU arrays), so a library that silently falls back to NumPy, or allocates
-    on the default device instead of its input's, fails here as it would on a GPU.
+    GPU arrays), so a library that silently falls back to ``np.asarray``, or
+    allocates on the default device instead of its input's, fails here as it
+    would on a GPU. (DLPack still exports ``far`` memory as host memory, which it
+    physically is; on CUDA, DLPack reports the GPU.)
     """
 
     name = "far"
