@@ -457,3 +457,32 @@ def assert_same(x, ref: np.ndarray) -> None:
     assert tuple(x.shape) == ref.shape
     assert x.dtype._np == ref.dtype, (x.dtype, ref.dtype)
     np.testing.assert_array_equal(to_np(x), ref)
+
+
+LAYOUTS = ["contiguous", "strided", "negative", "transposed"]
+
+
+def layout(ref: np.ndarray, name: str):
+    """A strided array holding ``ref``'s values in the memory layout ``name``:
+    contiguous, strided (every other element of a wider buffer), negative
+    (negative strides) or transposed (last two axes swapped in memory)."""
+    if name == "contiguous":
+        x = xp.asarray(ref.copy())
+    elif name == "strided":
+        wide = np.zeros(ref.shape[:-1] + (2 * ref.shape[-1],), ref.dtype)
+        wide[..., ::2] = ref
+        x = xp.asarray(wide)[..., ::2]
+    elif name == "negative":
+        x = xp.flip(xp.asarray(np.flip(ref).copy()))
+    elif name == "transposed":
+        x = xp.matrix_transpose(xp.asarray(np.swapaxes(ref, -1, -2).copy()))
+    else:
+        raise ValueError(f"unknown layout {name!r}")
+    np.testing.assert_array_equal(to_np(x), ref, err_msg=name)
+    return x
+
+
+def layouts(ref: np.ndarray) -> dict:
+    """Every layout ``ref``'s dimensions allow, by name."""
+    names = LAYOUTS[:1] + (LAYOUTS[1:3] if ref.ndim else []) + (LAYOUTS[3:] if ref.ndim >= 2 else [])
+    return {name: layout(ref, name) for name in names}

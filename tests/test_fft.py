@@ -14,9 +14,8 @@ import pytest
 import strided as xp
 from strided import fft as F
 
-from conftest import assert_same, to_np
+from conftest import LAYOUTS, assert_same, layout, to_np
 
-LAYOUTS = ["contiguous", "strided", "negative", "transposed"]
 NORMS = ["backward", "ortho", "forward"]
 SINGLE = {np.float32, np.complex64}
 
@@ -27,21 +26,6 @@ def rand(shape, dtype, seed=0):
     if np.dtype(dtype).kind == "c":
         r = r + 1j * rng.standard_normal(shape)
     return r.astype(dtype)
-
-
-def layout(ref: np.ndarray, name: str):
-    if name == "contiguous":
-        x = xp.asarray(ref.copy())
-    elif name == "strided":
-        wide = np.zeros(ref.shape[:-1] + (2 * ref.shape[-1],), ref.dtype)
-        wide[..., ::2] = ref
-        x = xp.asarray(wide)[..., ::2]
-    elif name == "negative":
-        x = xp.flip(xp.asarray(np.flip(ref).copy()))
-    else:
-        x = xp.matrix_transpose(xp.asarray(np.swapaxes(ref, -1, -2).copy()))
-    np.testing.assert_array_equal(to_np(x), ref, err_msg=name)
-    return x
 
 
 def assert_close(x, ref, dtype):

@@ -20,11 +20,10 @@ from hypothesis.extra.array_api import make_strategies_namespace
 import strided as xp
 from strided import linalg as LA
 
-from conftest import assert_same, to_np
+from conftest import LAYOUTS, assert_same, layout, to_np
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 XPS = make_strategies_namespace(xp)
-LAYOUTS = ["contiguous", "strided", "negative", "transposed"]
 FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
 
 
@@ -49,22 +48,6 @@ def well_conditioned(shape, dtype=np.float64, seed=0):
 def hermitian_pd(shape, dtype=np.float64, seed=0):
     a = rand(shape, dtype, seed)
     return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
-
-
-def layout(ref: np.ndarray, name: str):
-    """A strided array holding ``ref``'s values in the memory layout ``name``."""
-    if name == "contiguous":
-        x = xp.asarray(ref.copy())
-    elif name == "strided":
-        wide = np.zeros(ref.shape[:-1] + (2 * ref.shape[-1],), ref.dtype)
-        wide[..., ::2] = ref
-        x = xp.asarray(wide)[..., ::2]
-    elif name == "negative":
-        x = xp.flip(xp.asarray(np.flip(ref).copy()))
-    else:
-        x = xp.matrix_transpose(xp.asarray(np.swapaxes(ref, -1, -2).copy()))
-    np.testing.assert_array_equal(to_np(x), ref, err_msg=name)
-    return x
 
 
 def tol(dtype):

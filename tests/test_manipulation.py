@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import strided as xp
 
-from conftest import assert_same, to_np
+from conftest import LAYOUTS, assert_same, layout, layouts, to_np
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -25,28 +25,6 @@ def ref_array(shape, dtype=np.float64, seed=0):
     if np.dtype(dtype).kind == "b":
         return rng.random(shape) > 0.5
     return rng.integers(-50, 50, shape).astype(dtype)
-
-
-def layouts(ref: np.ndarray) -> dict:
-    """Strided arrays holding ``ref``'s values in several memory layouts."""
-    out = {"contiguous": xp.asarray(ref.copy())}
-    if ref.ndim:
-        wide = np.zeros(ref.shape[:-1] + (2 * ref.shape[-1],), ref.dtype)
-        wide[..., ::2] = ref
-        out["strided"] = xp.asarray(wide)[..., ::2]
-        out["negative"] = xp.flip(xp.asarray(np.flip(ref).copy()))
-    if ref.ndim >= 2:
-        out["transposed"] = xp.permute_dims(xp.asarray(ref.T.copy()), tuple(range(ref.ndim))[::-1])
-    for name, x in out.items():
-        np.testing.assert_array_equal(to_np(x), ref, err_msg=name)
-    return out
-
-
-LAYOUTS = ["contiguous", "strided", "negative", "transposed"]
-
-
-def layout(ref, name):
-    return layouts(ref)[name]
 
 
 def shares(a, b) -> bool:
