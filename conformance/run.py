@@ -3,7 +3,7 @@
 Usage::
 
     ARRAY_API_TESTS_DIR=/path/to/array-api-tests python conformance/run.py \
-        [--max-examples N] [-n WORKERS] [--version 2024.12] [pytest args...]
+        [--max-examples N] [-n WORKERS] [--version 2024.12] [--device cuda] [pytest args...]
 
 Runs ``array_api_tests/`` (or the test files/ids given as passthrough
 arguments) from the checkout in ``$ARRAY_API_TESTS_DIR`` with
@@ -41,6 +41,8 @@ def parse_args(argv):
                    help="pytest-xdist workers (a number or 'auto')")
     p.add_argument("--version", default=None,
                    help="Array API version to test (sets ARRAY_API_TESTS_VERSION, e.g. 2024.12)")
+    p.add_argument("--device", default=os.environ.get("STRIDED_DEFAULT_DEVICE"),
+                   help="the namespace's default device (sets STRIDED_DEFAULT_DEVICE, e.g. cuda)")
     p.add_argument("--suite", default=os.environ.get("ARRAY_API_TESTS_DIR"),
                    help="array-api-tests checkout (default $ARRAY_API_TESTS_DIR)")
     p.add_argument("--report", default=str(REPORT), help="where to write the Markdown report")
@@ -160,12 +162,16 @@ def main(argv=None) -> int:
     env = dict(os.environ, ARRAY_API_TESTS_MODULE="strided")
     if args.version:
         env["ARRAY_API_TESTS_VERSION"] = args.version
+    if args.device:
+        env["STRIDED_DEFAULT_DEVICE"] = args.device
     with tempfile.TemporaryDirectory() as tmp:
         json_file = Path(tmp) / "report.json"
         cmd = build_command(args, passthrough, json_file)
         shown = " ".join(shlex.quote(c) for c in cmd).replace(str(json_file), "REPORT.json")
         if args.version:
             shown = f"ARRAY_API_TESTS_VERSION={args.version} {shown}"
+        if args.device:
+            shown = f"STRIDED_DEFAULT_DEVICE={args.device} {shown}"
         shown = f"ARRAY_API_TESTS_MODULE=strided {shown}"
         print(f"running in {suite}: {shown}", flush=True)
         rc = subprocess.run(cmd, cwd=suite, env=env).returncode

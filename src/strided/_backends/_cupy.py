@@ -144,6 +144,8 @@ class CupyBackend:
         """A copy of ``arr`` (a CuPy array on any GPU) on ``device``, GPU to GPU."""
         with arr.device:
             src = self.xp.ascontiguousarray(arr)
+            # The copy below runs outside the source GPU's stream: let its kernels finish.
+            self.xp.cuda.get_current_stream().synchronize()
         with self.ctx(device):
             out = self.xp.empty(src.shape, src.dtype)
             if src.nbytes:
