@@ -106,7 +106,8 @@ CASES = {
     "astype": lambda t: t.a.astype(xp.int32), "contiguous": lambda t: t.t.contiguous(),
     # sorting, searching, sets
     "sort": lambda t: xp.sort(t.a, axis=0, descending=True), "argsort": lambda t: xp.argsort(t.a, stable=True),
-    "searchsorted": lambda t: xp.searchsorted(t.sorted, t.a), "unique_all": lambda t: xp.unique_all(t.i % 3),
+    "searchsorted": lambda t: xp.searchsorted(t.sorted, t.a),
+    "searchsorted_sorter": lambda t: xp.searchsorted(t.v[::-1], t.b, sorter=xp.flip(xp.arange(4, device=t.dev))), "unique_all": lambda t: xp.unique_all(t.i % 3),
     "unique_values": lambda t: xp.unique_values(t.sorted), "isin": lambda t: xp.isin(t.i, t.idx),
     # linear algebra
     "matmul": lambda t: t.a @ t.a.mT, "matvec": lambda t: xp.matmul(t.t, t.b[1:]),
