@@ -36,6 +36,7 @@ from sklearn.preprocessing import (  # noqa: E402
 from sklearn import metrics  # noqa: E402
 from sklearn.metrics import pairwise  # noqa: E402
 from sklearn import model_selection  # noqa: E402
+from sklearn.experimental import enable_halving_search_cv  # noqa: E402,F401
 
 from ecosystem_compare import Compare, check_strided_run, default_float64, host as _host  # noqa: E402
 
@@ -109,6 +110,10 @@ ESTIMATORS = {
                            "reg", (1e-4, 1e-9)),
     "RandomizedSearchCV-Ridge": (model_selection.RandomizedSearchCV(
         Ridge(solver="svd"), {"alpha": [0.1, 1.0, 3.0]}, n_iter=2, random_state=0), "reg", (1e-4, 1e-9)),
+    "HalvingGridSearchCV-Ridge": (model_selection.HalvingGridSearchCV(
+        Ridge(solver="svd"), {"alpha": [0.1, 1.0, 3.0]}), "reg", (1e-4, 1e-9)),
+    "HalvingRandomSearchCV-Ridge": (model_selection.HalvingRandomSearchCV(
+        Ridge(solver="svd"), {"alpha": [0.1, 1.0, 3.0]}, n_candidates=3, random_state=0), "reg", (1e-4, 1e-9)),
 }
 
 METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function", "transform",
