@@ -364,7 +364,8 @@ class SimBackend:
     def __init__(self, device_type: str = "sim"):
         self.device_type = device_type
         self.allocations = 0
-        self.d2h_copies = 0  # test hook: copies from the device to the host
+        self.d2h_copies = 0  # test hooks: copies from the device to the host, and their bytes
+        self.d2h_bytes = 0
         self.h2d_copies = 0
 
     def check_device(self, device) -> None:
@@ -390,6 +391,7 @@ class SimBackend:
 
     def to_host(self, arr) -> np.ndarray:
         self.d2h_copies += 1
+        self.d2h_bytes += arr.nbytes
         return arr._a.copy()
 
     def from_host(self, arr, device=None):

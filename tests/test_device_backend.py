@@ -261,6 +261,15 @@ def test_host_copies_give_the_values(sim):
     assert repr(x) == "tensor([[0., 1., 2.],\n        [3., 4., 5.]], device='sim:0', dtype=strided.float64)"
 
 
+def test_printing_a_large_array_copies_only_what_it_shows(sim):
+    x = xp.reshape(xp.arange(1_000_000, dtype=xp.float64, device=sim), (1000, 1000))
+    before, nbytes = SIM.d2h_copies, SIM.d2h_bytes
+    text = repr(x[::-1])
+    assert SIM.d2h_copies == before + 1 and SIM.d2h_bytes - nbytes == 7 * 7 * 8
+    assert text.replace("device='sim:0', ", "") == repr(x[::-1].cpu())
+    assert "...," in text and text.endswith("9.9900e+02]], device='sim:0', dtype=strided.float64)")
+
+
 # --- transfers and device errors ------------------------------------------------------------------
 
 def test_implicit_conversion_to_numpy_raises(sim):

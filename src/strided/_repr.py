@@ -128,8 +128,23 @@ def _tensor_str(a, indent, summarize, f1, f2):
     return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
-def _body(a: np.ndarray, indent: int) -> str:
+def _host_values(x: Array):
+    """The host copy a print needs, and whether it is summarised. A large array is
+    first cut down, on its own device, to the edge items of every long axis (plus
+    one filler where "..." goes), so that only those are copied to the host."""
+    a = x._get_native()
     summarize = a.size > THRESHOLD
+    if summarize:
+        xp = x._device.backend.xp
+        for ax, n in enumerate(a.shape):
+            if n > 2 * EDGEITEMS:
+                head = (slice(None),) * ax + (slice(0, EDGEITEMS + 1),)
+                tail = (slice(None),) * ax + (slice(n - EDGEITEMS, n),)
+                a = xp.concatenate((a[head], a[tail]), axis=ax)
+    return x._device.backend.to_host(a), summarize
+
+
+def _body(a: np.ndarray, indent: int, summarize: bool) -> str:
     if a.dtype == np.float16:
         a = a.astype(np.float32)
     shown = _summarized(a) if summarize else a
@@ -171,7 +186,8 @@ def array_repr(x: Array) -> str:
     else:
         if d not in (default, _dtypes.default_complex(), _dtypes.int64, _dtypes.bool):
             suffixes.append(f"dtype=strided.{d.name}")
-        body = _body(x._host(), indent)
+        values, summarize = _host_values(x)
+        body = _body(values, indent, summarize)
     ext = x._ext
     if ext is not None:
         if ext.names is not None and any(n is not None for n in ext.names):
