@@ -356,11 +356,10 @@ class Array:
     def _item(self):
         """The one element as a Python scalar (the caller checked the size)."""
         r = self._np
-        if r is None:
-            if self._device.type == "cpu":
-                return self._st._data.item(self._off)
-            r = self._get_native()
-        return r.item()
+        if self._device.type == "cpu":
+            return self._st._data.item(self._off) if r is None else r.item()
+        # Note: another device's value comes through its backend, which counts host copies.
+        return self._device.backend.to_host(self._get_native()).item()
 
     def tolist(self):
         return self._host().tolist()
@@ -532,13 +531,19 @@ def _getitem(self: Array, key):
                 i = key + n if key < 0 else key
                 if not 0 <= i < n:
                     raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
-                return Array._new(None, st, off + i * s0, shape[1:], strides[1:], self._dtype, self._device)
+                # Note: when the parent's native view is cached, the child's is the
+                # backend's own (bounds-checked) view of it by the same key: the
+                # same memory our metadata describes, without rebuilding it.
+                parent = self._np
+                return Array._new(None if parent is None else parent[i, ...], st, off + i * s0,
+                                  shape[1:], strides[1:], self._dtype, self._device)
             start, stop, step = key.indices(n)
             length = len(range(start, stop, step))
             if length:
                 off += start * s0
-            return Array._new(None, st, off, (length,) + shape[1:], (s0 * step,) + strides[1:],
-                              self._dtype, self._device)
+            parent = self._np
+            return Array._new(None if parent is None else parent[key], st, off,
+                              (length,) + shape[1:], (s0 * step,) + strides[1:], self._dtype, self._device)
     if t is tuple and len(key) == len(self._shape):
         # Fast path: one int per axis (a 0-d view of one element).
         off = _element_offset(self, key)
