@@ -349,6 +349,18 @@ def test_known_scikit_learn_calls_outside_the_standard(name):
             call(strict.asarray(y_true), strict.asarray(proba))
 
 
+def test_contingency_matrix_is_numpy_only_in_this_scikit_learn():
+    # Listed on scikit-learn's Array API page (dev docs) but 1.9 computes it with
+    # np.unique (sklearn/metrics/cluster/_supervised.py) and returns NumPy for any namespace.
+    y_true, y_pred = LABEL_DATA["multiclass"]
+    strict = pytest.importorskip("array_api_strict")
+    with config_context(array_api_dispatch=True):
+        ours = metrics.cluster.contingency_matrix(xp.asarray(y_true), xp.asarray(y_pred))
+        theirs = metrics.cluster.contingency_matrix(strict.asarray(y_true), strict.asarray(y_pred))
+    assert type(ours) is np.ndarray and type(theirs) is np.ndarray
+    np.testing.assert_array_equal(ours, metrics.cluster.contingency_matrix(y_true, y_pred))
+
+
 @pytest.mark.parametrize("name", REGRESSION_METRICS)
 def test_regression_metric_matches_numpy(name, dtype_name, device):
     func, multioutput, kwargs = REGRESSION_METRICS[name]
@@ -432,3 +444,22 @@ def test_check_consistent_length(device):
         check_consistent_length(a, b)
         with pytest.raises(ValueError, match="inconsistent numbers of samples"):
             check_consistent_length(a, xp.ones(4, device=device))
+
+
+# --- mixed inputs: scikit-learn moves the others to X's / y_pred's namespace ---------------
+# (sklearn/utils/_array_api.py move_to: xp.from_dlpack(x, device=...) both ways)
+
+def test_mixed_namespaces_follow_x_and_y_pred(device):
+    X, y = _data("reg", "float64")
+    with config_context(array_api_dispatch=True):
+        est = Ridge(solver="svd").fit(xp.asarray(X, device=device), y)  # y stays NumPy
+        pred = est.predict(xp.asarray(X, device=device))
+        score = metrics.r2_score(y, pred)                               # y_true NumPy, y_pred ours
+        errors = metrics.mean_absolute_error(y, pred, multioutput="raw_values")
+        back_np = metrics.mean_squared_error(_host(pred), xp.asarray(y, device=device))
+    ref = Ridge(solver="svd").fit(X, y)
+    assert type(est.coef_) is xp.Array and est.coef_.device == device
+    np.testing.assert_allclose(_host(pred), ref.predict(X), rtol=1e-9)
+    assert score == pytest.approx(metrics.r2_score(y, ref.predict(X)), rel=1e-9)
+    assert type(errors) is xp.Array and errors.device == device
+    assert back_np == pytest.approx(metrics.mean_squared_error(ref.predict(X), y), rel=1e-9)
