@@ -230,6 +230,19 @@ def test_autograd_backward_stays_on_device(dev):
         np.testing.assert_allclose(g, e, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dev", DEVICES)
+def test_named_dimensions_stay_on_device(dev):
+    x = xp.ones((2, 3), names=("a", "b"), device=dev)
+    y = xp.arange(3.0, device=dev).rename("b")
+    before = _d2h(dev)
+    r = xp.sum(x * y, axis="a")
+    z = xp.matmul(x, y)
+    assert _d2h(dev) == before
+    assert r.names == ("b",) and z.names == ("a",)
+    _check_on_device((r, z), dev)
+    assert r.tolist() == [0.0, 2.0, 4.0] and z.tolist() == [3.0, 3.0]
+
+
 # --- only the explicit host conversions copy -------------------------------------------------
 
 HOST_COPIES = {
