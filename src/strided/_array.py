@@ -544,17 +544,46 @@ def _getitem(self: Array, key):
             parent = self._np
             return Array._new(None if parent is None else parent[key], st, off,
                               (length,) + shape[1:], (s0 * step,) + strides[1:], self._dtype, self._device)
-    if t is tuple and len(key) == len(self._shape):
-        # Fast path: one int per axis (a 0-d view of one element).
-        off = _element_offset(self, key)
-        if off is not None:
-            return Array._new(None, self._st, off, (), (), self._dtype, self._device)
+    if t is tuple and len(key) <= len(self._shape):
+        r = _index_ints_slices(self, key)
+        if r is not None:
+            return r
     k = _normalize_key(key)
     if k is None:
         return _LATE["advanced_getitem"](self, key)
     st, off, shape, strides = self._layout()
     off, shape, strides = _layout.basic_index(off, shape, strides, k)
     return Array._new(None, st, off, shape, strides, self._dtype, self._device)
+
+
+def _index_ints_slices(self: Array, key: tuple):
+    """Fast path of basic indexing: a tuple of in-bounds ints and int/None slices,
+    one per leading axis. None when the key has anything else (the general path
+    handles it and raises the errors)."""
+    st, off, shape, strides = self._layout()
+    oshape = []
+    ostrides = []
+    for k, n, s in zip(key, shape, strides):
+        tk = type(k)
+        if tk is int:
+            i = k + n if k < 0 else k
+            if not 0 <= i < n:
+                return None
+            off += i * s
+        elif tk is slice and (k.start is None or type(k.start) is int) and (
+                k.stop is None or type(k.stop) is int) and (
+                k.step is None or (type(k.step) is int and k.step != 0)):
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                off += start * s
+            oshape.append(length)
+            ostrides.append(s * step)
+        else:
+            return None
+    d = len(key)
+    return Array._new(None, st, off, tuple(oshape) + shape[d:], tuple(ostrides) + strides[d:],
+                      self._dtype, self._device)
 
 
 def _element_offset(self: Array, key: tuple):
