@@ -167,13 +167,17 @@ class CupyBackend:
                 raise ValueError(f"from_dlpack(copy=False): host memory can't be shared with "
                                  f"{device or 'cuda'}; it needs a copy")
             return self.from_host(np.from_dlpack(obj), device)
-        kw = {} if copy is None else {"copy": copy}
+        # Note: CuPy imports GPU memory without copying (its copy= argument is newer
+        # than CuPy 13), so copy=True copies after the import.
         with self.ctx(device):
-            r = self.xp.from_dlpack(obj, **kw)
+            r = self.xp.from_dlpack(obj)
         if device is not None and r.device.id != device.index:
             if copy is False:
                 raise ValueError(f"from_dlpack(copy=False): the data is on cuda:{index}, not {device}")
-            r = self.copy_to_device(r, device)
+            return self.copy_to_device(r, device)
+        if copy:
+            with r.device:
+                r = r.copy()
         return r
 
     def data_ptr(self, arr) -> int:
