@@ -21,10 +21,6 @@ from strided._device import register_backend
 
 os.environ["SCIPY_ARRAY_API"] = "1"
 
-# The test modules here share ecosystem_compare.py; make it importable whatever
-# pytest's import mode.
-sys.path.insert(0, os.path.dirname(__file__))
-
 if "scipy" in sys.modules:  # imported before this file by something else in the session
     from scipy._lib import _array_api_override
 

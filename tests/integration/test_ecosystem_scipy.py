@@ -17,7 +17,6 @@ see ecosystem_compare.Compare).
 from __future__ import annotations
 
 import importlib
-import math
 
 import numpy as np
 import pytest
@@ -27,13 +26,12 @@ import strided as xp
 scipy = pytest.importorskip("scipy")
 
 from scipy import (  # noqa: E402
-    cluster, differentiate, fft, integrate, interpolate, linalg, ndimage, optimize, signal,
-    special, stats)
+    differentiate, fft, integrate, interpolate, linalg, ndimage, optimize, signal, special, stats)
 from scipy.cluster import hierarchy, vq  # noqa: E402
 from scipy.optimize import elementwise as opt_elementwise  # noqa: E402
 from scipy.signal import windows  # noqa: E402
 
-from ecosystem_compare import Compare, check_strided_run  # noqa: E402
+from .ecosystem_compare import check_strided_run  # noqa: E402
 
 CPU = xp.Device("cpu")
 RNG = np.random.default_rng(1234)

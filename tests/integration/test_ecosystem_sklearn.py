@@ -38,7 +38,7 @@ from sklearn.metrics import pairwise  # noqa: E402
 from sklearn import model_selection  # noqa: E402
 from sklearn.experimental import enable_halving_search_cv  # noqa: E402,F401
 
-from ecosystem_compare import Compare, check_strided_run, default_float64, host as _host  # noqa: E402
+from .ecosystem_compare import Compare, check_strided_run, default_float64, host as _host  # noqa: E402
 
 
 # --- data -----------------------------------------------------------------------------
