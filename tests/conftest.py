@@ -366,7 +366,6 @@ class SimBackend:
         self.allocations = 0
         self.d2h_copies = 0  # test hooks: copies from the device to the host, and their bytes
         self.d2h_bytes = 0
-        self.h2d_copies = 0
 
     def check_device(self, device) -> None:
         if device.type != self.device_type:
@@ -397,7 +396,6 @@ class SimBackend:
     def from_host(self, arr, device=None):
         if type(arr) is SimArray:
             return arr
-        self.h2d_copies += 1
         return SimArray(np.array(arr, copy=True))
 
     def copy_to_device(self, arr, device):
