@@ -582,7 +582,11 @@ def _index_ints_slices(self: Array, key: tuple):
         else:
             return None
     d = len(key)
-    return Array._new(None, st, off, tuple(oshape) + shape[d:], tuple(ostrides) + strides[d:],
+    # As in the one-int fast path: a cached parent native view gives the child's
+    # by the backend's own indexing (a view of the same memory; "..." keeps a 0-d view).
+    parent = self._np
+    return Array._new(None if parent is None else parent[key + (Ellipsis,)], st, off,
+                      tuple(oshape) + shape[d:], tuple(ostrides) + strides[d:],
                       self._dtype, self._device)
 
 
