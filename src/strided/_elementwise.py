@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _dtypes, _layout
-from ._array import HOOK, Array, _native
+from ._array import _INT_RANGE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
 
@@ -590,14 +590,14 @@ def _clip_bound(x: Array, v, which: str, lower: builtins.bool):
         # Note: an integer array is clipped by the integers inside the bound; a
         # bound beyond the dtype's range is clamped to it (the standard leaves
         # that case unspecified, NumPy raises OverflowError).
+        lo, hi = _INT_RANGE[dt]
         if t is builtins.float:
             if math.isnan(v):
                 raise ValueError(f"clip(): {which} is NaN, which an {dt.name} array can't hold")
             if math.isinf(v):
-                return None if (v < 0) == lower else (np.iinfo(dt._np).max if v > 0 else np.iinfo(dt._np).min)
+                return None if (v < 0) == lower else (hi if v > 0 else lo)
             v = math.ceil(v) if lower else math.floor(v)
-        info = np.iinfo(dt._np)
-        return builtins.min(builtins.max(builtins.int(v), builtins.int(info.min)), builtins.int(info.max))
+        return builtins.min(builtins.max(builtins.int(v), lo), hi)
     return builtins.float(v)
 
 
@@ -634,6 +634,7 @@ def clip(x, /, min=None, max=None, *, out=None) -> Array:
                                  f"cannot be broadcast together") from None
             raise e
     return _finish("clip", r, x._dtype, dev, out)
+
 
 __all__ = list(FUNCTIONS) + ["clip"]
 
