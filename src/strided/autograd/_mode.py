@@ -20,6 +20,19 @@ def is_grad_enabled() -> bool:
     return STATE.enabled
 
 
+def _with_mode(fn, flag: bool):
+    """``fn`` run with grad mode ``flag`` (restored afterwards): the decorator form."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        prev = STATE.enabled
+        STATE.enabled = flag
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            STATE.enabled = prev
+    return wrapper
+
+
 class _Mode:
     """Base of the grad-mode context managers; instances also work as decorators."""
 
@@ -35,11 +48,7 @@ class _Mode:
         return False
 
     def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-        return wrapper
+        return _with_mode(fn, self._flag)
 
 
 class no_grad(_Mode):
@@ -69,17 +78,7 @@ class inference_mode(no_grad):
         self._flag = not mode
 
     def __call__(self, fn):
-        flag = self._flag
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            prev = STATE.enabled
-            STATE.enabled = flag
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                STATE.enabled = prev
-        return wrapper
+        return _with_mode(fn, self._flag)
 
 
 class set_grad_enabled(_Mode):
@@ -103,14 +102,4 @@ class set_grad_enabled(_Mode):
 
     def __call__(self, fn):
         STATE.enabled = self._prev  # used as a decorator: no effect until called
-        flag = self._flag
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            prev = STATE.enabled
-            STATE.enabled = flag
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                STATE.enabled = prev
-        return wrapper
+        return _with_mode(fn, self._flag)
