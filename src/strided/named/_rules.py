@@ -373,14 +373,20 @@ def _tile(p):
     return (None,) * max(k - x.ndim, 0) + N(x)
 
 
-@rule("concat")
-def _concat(p):
-    arrays = p["arrays"]
+def _same_names(arrays, func):
+    """The names shared by every named array of ``arrays`` (None when none is named)."""
     names = None
     for a in arrays:
         n = N(a)
         if n is not None:
-            names = n if names is None else unify_same(names, n, "concat", "the arrays' names")
+            names = n if names is None else unify_same(names, n, func, "the arrays' names")
+    return names
+
+
+@rule("concat")
+def _concat(p):
+    arrays = p["arrays"]
+    names = _same_names(arrays, "concat")
     if p["axis"] is None:
         return None
     if type(p["axis"]) is str:
@@ -393,11 +399,7 @@ def _concat(p):
 @rule("stack")
 def _stack(p):
     arrays = p["arrays"]
-    names = None
-    for a in arrays:
-        n = N(a)
-        if n is not None:
-            names = n if names is None else unify_same(names, n, "stack", "the arrays' names")
+    names = _same_names(arrays, "stack")
     names = list(names)
     # Note: axis is a position in the result, where no name exists yet: ints only.
     names.insert(normalize_axis(p["axis"], len(names) + 1), None)
