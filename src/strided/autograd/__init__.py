@@ -81,14 +81,18 @@ def _roots(outputs):
     return roots
 
 
+def _start(outputs, grads, what: str):
+    """Outputs as a list, their graph roots, and the seed gradients (checked in number)."""
+    outputs = _as_list(outputs)
+    grads = [None] * len(outputs) if grads is None else _as_list(grads)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} " + what.format(len(outputs)))
+    return outputs, _roots(outputs), _make_grads(outputs, grads)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (or only into ``inputs``)."""
-    outputs = _as_list(tensors)
-    grads = [None] * len(outputs) if grad_tensors is None else _as_list(grad_tensors)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} tensors")
-    roots = _roots(outputs)
-    grads = _make_grads(outputs, grads)
+    outputs, roots, grads = _start(tensors, grad_tensors, "gradients for {} tensors")
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
@@ -102,13 +106,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, materialize_grads=False) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is left untouched)."""
     from .. import zeros_like
-    outs = _as_list(outputs)
+    outs, roots, gs = _start(outputs, grad_outputs, "grad_outputs entries for {} outputs")
     ins = _as_list(inputs)
-    gs = [None] * len(outs) if grad_outputs is None else _as_list(grad_outputs)
-    if len(gs) != len(outs):
-        raise RuntimeError(f"grad_outputs has {len(gs)} entries for {len(outs)} outputs")
-    roots = _roots(outs)
-    gs = _make_grads(outs, gs)
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:
