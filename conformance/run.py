@@ -19,6 +19,7 @@ import collections
 import datetime
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -26,7 +27,11 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 XFAILS = HERE / "xfails.txt"
+# The copy of the suite (with the specification it pins) that the workplace keeps
+# beside the project; used when ARRAY_API_TESTS_DIR is unset.
+SHARED_SUITE = ROOT.parent / "shared" / "array-api-tests"
 REPORT = HERE / "REPORT.md"
 OUTCOMES = ("passed", "failed", "skipped", "error", "xfailed", "xpassed")
 
@@ -43,18 +48,31 @@ def parse_args(argv):
                    help="Array API version to test (sets ARRAY_API_TESTS_VERSION, e.g. 2024.12)")
     p.add_argument("--device", default=os.environ.get("STRIDED_DEFAULT_DEVICE"),
                    help="the namespace's default device (sets STRIDED_DEFAULT_DEVICE, e.g. cuda)")
-    p.add_argument("--suite", default=os.environ.get("ARRAY_API_TESTS_DIR"),
-                   help="array-api-tests checkout (default $ARRAY_API_TESTS_DIR)")
+    p.add_argument("--suite", default=os.environ.get("ARRAY_API_TESTS_DIR") or default_suite(),
+                   help="array-api-tests checkout (default $ARRAY_API_TESTS_DIR, else "
+                        "../shared/array-api-tests beside the project when it exists)")
     p.add_argument("--report", default=str(REPORT), help="where to write the Markdown report")
     return p.parse_known_args(argv)
 
 
+def default_suite():
+    return str(SHARED_SUITE) if (SHARED_SUITE / "array_api_tests").is_dir() else None
+
+
 def suite_commit(suite: Path) -> str:
-    try:
-        return subprocess.run(["git", "-C", str(suite), "rev-parse", "HEAD"], check=True,
-                              capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
+    """The suite's commit: from git, or from the SOURCE.txt of a plain copy."""
+    if (suite / ".git").exists():
+        try:
+            return subprocess.run(["git", "-C", str(suite), "rev-parse", "HEAD"], check=True,
+                                  capture_output=True, text=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    source = suite / "SOURCE.txt"
+    if source.is_file():
+        m = re.search(r"array-api-tests at commit\s+([0-9a-f]{7,40})", source.read_text())
+        if m:
+            return m.group(1)
+    return "unknown (neither a git checkout nor a copy with SOURCE.txt)"
 
 
 def build_command(args, passthrough, json_file) -> list:
@@ -148,10 +166,18 @@ def write_report(path: Path, commit: str, command: str, totals, per_file, failur
     path.write_text("\n".join(lines) + "\n")
 
 
+def display_command(cmd: list, json_file: Path) -> list:
+    """The command as the report shows it: no machine paths (interpreter, temp files, checkout)."""
+    shown = ["python"] + cmd[1:]
+    return [c.replace(str(json_file), "REPORT.json").replace(str(XFAILS), "conformance/xfails.txt")
+            for c in shown]
+
+
 def main(argv=None) -> int:
     args, passthrough = parse_args(sys.argv[1:] if argv is None else argv)
     if not args.suite:
-        print("set ARRAY_API_TESTS_DIR to an array-api-tests checkout (see conformance/README.md)",
+        print("set ARRAY_API_TESTS_DIR to an array-api-tests checkout, or keep the suite at "
+              "../shared/array-api-tests (see conformance/README.md)",
               file=sys.stderr)
         return 2
     suite = Path(args.suite).expanduser().resolve()
@@ -167,7 +193,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         json_file = Path(tmp) / "report.json"
         cmd = build_command(args, passthrough, json_file)
-        shown = " ".join(shlex.quote(c) for c in cmd).replace(str(json_file), "REPORT.json")
+        shown = " ".join(shlex.quote(c) for c in display_command(cmd, json_file))
         if args.version:
             shown = f"ARRAY_API_TESTS_VERSION={args.version} {shown}"
         if args.device:
