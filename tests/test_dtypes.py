@@ -22,20 +22,32 @@ def test_dtypes_are_module_attributes_with_their_names():
     for n in NAMES:
         d = getattr(xp, n)
         assert isinstance(d, xp.DType)
-        assert d.name == n
+        assert d.name == n and str(d) == n
         assert repr(d) == f"strided.{n}"
-        assert d._np == np.dtype(n)
-        assert d.itemsize == np.dtype(n).itemsize
+        # Everything NumPy-dtype code reads, as NumPy's dtype has it.
+        ref = np.dtype(n)
+        for attr in ("itemsize", "kind", "type", "char", "str", "num", "byteorder", "alignment",
+                     "isnative", "descr", "fields", "names", "shape", "subdtype", "hasobject"):
+            assert getattr(d, attr) == getattr(ref, attr), attr
+        assert np.dtype(d) is ref
 
 
-def test_dtypes_equal_themselves_only():
+def test_dtypes_equal_numpys_in_both_directions_and_nothing_else():
     for a in DTYPES:
         for b in DTYPES:
             assert (a == b) is (a is b)
             assert (a != b) is (a is not b)
-        assert a != a.name
-        assert a != a._np
-        assert a != np.dtype(a.name).type
+        ref = np.dtype(a.name)
+        assert a == ref and ref == a and not (a != ref) and not (ref != a)
+        assert hash(a) == hash(ref) and {ref: "x"}[a] == "x" and {a: "x"}[ref] == "x"
+        assert a == ref.type and ref.type == a  # NumPy's scalar types, as NumPy's dtypes compare
+        assert a == a.name  # as np.dtype("float32") == "float32"
+        # Note: unlike NumPy's dtypes (np.dtype("float64") == None is True), never None.
+        assert a != None and not (a == None) and not (None == a)  # noqa: E711
+        assert a != 1 and a != [a] and a != object()
+        for b in DTYPES:
+            if b is not a:
+                assert a != np.dtype(b.name) and np.dtype(b.name) != a
     assert len({hash(d) for d in DTYPES}) == len(DTYPES)
 
 
@@ -44,6 +56,33 @@ def test_dtypes_are_singletons_through_pickle_and_copy():
     for d in DTYPES:
         assert pickle.loads(pickle.dumps(d)) is d
         assert copy.deepcopy(d) is d
+
+
+@pytest.mark.parametrize("spelling,name", [
+    (np.float32, "float32"), (np.dtype(">f8"), "float64"), ("int16", "int16"), ("c16", "complex128"),
+    (bool, "bool"), (int, "int64"), (float, "float64"), (complex, "complex128"), (np.uint8, "uint8"),
+    (np.dtype("float32"), "float32"),
+])
+def test_every_dtype_argument_takes_numpys_spellings(spelling, name):
+    want = getattr(xp, name)
+    assert xp.zeros(2, dtype=spelling).dtype is want
+    assert xp.asarray([1, 0], dtype=spelling).dtype is want
+    assert xp.ones(2).astype(spelling).dtype is want
+    assert xp.full_like(xp.ones(2), 1, dtype=spelling).dtype is want
+    if not isinstance(spelling, str):  # isdtype's first argument is a dtype, never a kind name
+        assert xp.isdtype(spelling, want)
+    assert xp.can_cast(spelling, want)
+    assert xp.result_type(spelling, want) is want
+    if want.kind in "fc":
+        assert xp.finfo(spelling).bits == np.finfo(np.dtype(name)).bits
+    elif want.kind in "iu":
+        assert xp.iinfo(spelling).max == np.iinfo(np.dtype(name)).max
+
+
+@pytest.mark.parametrize("bad", [np.dtype("M8[s]"), "U4", object, "not a dtype", np.dtype(">U2")])
+def test_unsupported_dtypes_are_a_type_error_naming_them(bad):
+    with pytest.raises(TypeError, match="data type"):
+        xp.zeros(2, dtype=bad)
 
 
 @pytest.mark.parametrize("alias,target", [
@@ -302,7 +341,13 @@ def test_set_default_dtype_restores_and_rejects():
     xp.set_default_dtype(xp.float64)
     xp.set_default_dtype(xp.float32)
     assert xp.asarray(1.5).dtype is xp.float32
-    for bad in (xp.int32, xp.float16, xp.complex64, "float64", np.float64):
+    for bad in (xp.int32, xp.float16, xp.complex64, np.int64, "int8", "nonsense", None):
         with pytest.raises(TypeError):
             xp.set_default_dtype(bad)
+    assert xp.get_default_dtype() is xp.float32
+    # NumPy's spellings of float64 name float64.
+    for spelling in (np.float64, np.dtype("float64"), "float64"):
+        xp.set_default_dtype(spelling)
+        assert xp.get_default_dtype() is xp.float64
+        xp.set_default_dtype(xp.float32)
     assert xp.get_default_dtype() is xp.float32

@@ -59,8 +59,8 @@ def _args(row, base, seed):
 def _inplace_rows():
     out = []
     for row in ROWS:
-        res = row.types.get(_sample_dtype(row) if row.nargs == 1 else
-                            (_sample_dtype(row), _sample_dtype(row)))
+        i = _sample_dtype(row)._index
+        res = row.types.get(i if row.nargs == 1 else (i, i))
         if res is None:
             continue
         if row.name in ("real", "imag"):
@@ -74,7 +74,7 @@ INPLACE_ROWS = _inplace_rows()
 
 def _castable(row):
     dt = _sample_dtype(row)
-    res = row.types[dt] if row.nargs == 1 else row.types[dt, dt]
+    res = row.types[dt._index] if row.nargs == 1 else row.types[dt._index, dt._index]
     return xp.can_cast(res[0], dt) if hasattr(xp, "can_cast") else res[0] is dt
 
 

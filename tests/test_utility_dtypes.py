@@ -292,8 +292,13 @@ def test_isdtype_errors():
         xp.isdtype(xp.int8, "integer")
     with pytest.raises(TypeError, match="kind must be"):
         xp.isdtype(xp.int8, 3)
-    with pytest.raises(TypeError, match="must be a strided dtype"):
-        xp.isdtype(np.int8, "integral")
+    for bad in ("int8", 3, None, [xp.int8]):
+        with pytest.raises(TypeError, match="dtype must be a dtype"):
+            xp.isdtype(bad, "integral")
+    # NumPy's dtypes and scalar types are dtypes here.
+    assert xp.isdtype(np.dtype("int8"), "integral") and xp.isdtype(np.int8, "signed integer")
+    assert xp.isdtype(np.float32, xp.float32) and not xp.isdtype(np.float32, np.float64)
+    assert xp.isdtype(xp.float32, np.dtype("float32"))
 
 
 # --- result_type ------------------------------------------------------------------------------

@@ -36,10 +36,7 @@ _DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
 def _as_dtype(dtype, func: str = "") -> DType | None:
     if dtype is None or type(dtype) is DType:
         return dtype
-    try:
-        return _dtypes.from_numpy_dtype(dtype)
-    except TypeError:
-        raise TypeError(f"{func + '(): ' if func else ''}{dtype!r} is not a strided dtype") from None
+    return _dtypes.canon(dtype, func)
 
 
 def _shape_args(args, func: str) -> tuple:

@@ -128,13 +128,16 @@ def isdtype(dtype, kind) -> builtins.bool:
     True
     """
     if type(dtype) is not DType:
-        raise TypeError(f"isdtype(): dtype must be a strided dtype; got {dtype!r}")
+        try:
+            if isinstance(dtype, str):  # a kind name in the dtype's place is a mistake
+                raise TypeError
+            dtype = _dtypes.canon(dtype)
+        except TypeError:
+            raise TypeError(f"isdtype(): dtype must be a dtype (strided's or NumPy's); "
+                            f"got {dtype!r}") from None
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
-        if type(k) is DType:
-            if k is dtype:
-                return True
-        elif isinstance(k, str):
+        if isinstance(k, str):
             try:
                 if dtype.kind in _KINDS[k]:
                     return True
@@ -142,8 +145,12 @@ def isdtype(dtype, kind) -> builtins.bool:
                 raise ValueError(f"isdtype(): unknown kind {k!r}; expected a dtype or one of "
                                  f"{list(_KINDS)}") from None
         else:
-            raise TypeError(f"isdtype(): kind must be a dtype, a kind name or a tuple of them; "
-                            f"got {k!r}")
+            try:
+                if _dtypes.canon(k) is dtype:
+                    return True
+            except TypeError:
+                raise TypeError(f"isdtype(): kind must be a dtype, a kind name or a tuple of them; "
+                                f"got {k!r}") from None
     return False
 
 

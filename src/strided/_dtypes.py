@@ -1,8 +1,19 @@
 """Data types, their categories and type promotion.
 
-A ``DType`` is a singleton that compares equal to itself only. Promotion
-between two arrays follows the Array API standard's table within a kind and
-PyTorch across kinds (an integer array with a floating array gives the
+A ``DType`` is a singleton (``strided.float32``) that NumPy-dtype code reads as
+NumPy's own: it compares and hashes equal to the matching ``numpy.dtype`` in
+both directions (and to NumPy's scalar type, as NumPy's dtypes do), carries
+every attribute of it (``type``, ``kind``, ``itemsize``, ``char``, ``str``,
+``name``, ...), and ``numpy.dtype(strided.float32)`` is ``numpy.float32``'s
+dtype. It is not a ``numpy.dtype`` itself:
+
+# Note: NumPy's dtypes compare equal to None (``np.dtype("float64") == None`` is
+# True, since ``np.dtype(None)`` is float64; numpy/numpy#20870). The standard's
+# dtypes must not, and the conformance suite's ``test_can_cast`` relies on it, so
+# a DType equals None and other non-dtypes never.
+
+Promotion between two arrays follows the Array API standard's table within a
+kind and PyTorch across kinds (an integer array with a floating array gives the
 floating dtype). Python scalars are "weak": they take the array's dtype when
 their kind allows it.
 """
@@ -22,32 +33,79 @@ __all__ = [
 
 
 class DType:
-    """An array data type. Instances are singletons: ``strided.float32``."""
+    """An array data type. Instances are singletons: ``strided.float32``.
 
-    __slots__ = ("name", "_np", "itemsize", "kind", "_index", "__weakref__")
+    Equal, with the same hash, to the matching NumPy dtype and scalar type:
+
+    >>> import numpy as np, strided as xp
+    >>> xp.float32 == np.dtype("float32"), np.dtype("float32") == xp.float32, xp.float32 == np.float32
+    (True, True, True)
+    >>> {np.dtype("float32"): "found"}[xp.float32], xp.float32 == None
+    ('found', False)
+    """
+
+    __slots__ = ("name", "_np", "itemsize", "kind", "_index", "_hash", "type", "char", "str",
+                 "num", "__weakref__")
 
     def __init__(self, name: str, np_dtype, kind: str, index: int):
         self.name = name
-        self._np = np.dtype(np_dtype)
-        self.itemsize = self._np.itemsize
-        self.kind = kind  # one of "b", "i", "u", "f", "c"
+        self._np = nd = np.dtype(np_dtype)
+        self.itemsize = nd.itemsize
+        self.kind = kind  # one of "b", "i", "u", "f", "c", as NumPy's
         self._index = index
+        self._hash = hash(nd)
+        self.type = nd.type
+        self.char = nd.char
+        self.str = nd.str
+        self.num = nd.num
 
     def __repr__(self) -> str:
         return f"strided.{self.name}"
 
+    def __str__(self) -> str:
+        return self.name
+
     def __reduce__(self):
         return (_dtype_from_name, (self.name,))
 
-    # Identity equality, stated explicitly: with ``dtype`` below NumPy could
-    # otherwise answer ``xp.float32 == np.dtype("float32")`` for us.
     def __eq__(self, other) -> builtins.bool:
-        return self is other
+        if other is self:
+            return True
+        t = type(other)
+        if t is DType or other is None:
+            return False
+        if t is str or t is bytes:
+            return _same_np(self._np, other)
+        if isinstance(other, np.dtype):
+            return self._np == other
+        if isinstance(other, type) and issubclass(other, (np.generic, builtins.bool, builtins.int,
+                                                          builtins.float, builtins.complex)):
+            return _same_np(self._np, other)
+        return NotImplemented
 
     def __ne__(self, other) -> builtins.bool:
-        return self is not other
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> builtins.int:
+        return self._hash
+
+    # The rest of NumPy's dtype attributes, read from the NumPy dtype. (Not a
+    # __getattr__: that would slow every attribute read on a dtype, hot path included.)
+    byteorder = property(lambda self: self._np.byteorder)
+    alignment = property(lambda self: self._np.alignment)
+    descr = property(lambda self: self._np.descr)
+    isnative = property(lambda self: self._np.isnative)
+    isbuiltin = property(lambda self: self._np.isbuiltin)
+    fields = property(lambda self: self._np.fields)
+    names = property(lambda self: self._np.names)
+    shape = property(lambda self: self._np.shape)
+    ndim = property(lambda self: self._np.ndim)
+    subdtype = property(lambda self: self._np.subdtype)
+    base = property(lambda self: self._np.base)
+    hasobject = property(lambda self: self._np.hasobject)
+    flags = property(lambda self: self._np.flags)
+    metadata = property(lambda self: self._np.metadata)
 
     @property
     def dtype(self) -> np.dtype:
@@ -74,6 +132,13 @@ class DType:
         return self.itemsize * 8
 
 
+def _same_np(nd: np.dtype, other) -> builtins.bool:
+    try:
+        return nd == np.dtype(other)
+    except (TypeError, ValueError):
+        return False
+
+
 _SPECS = [
     ("bool", np.bool_, "b"),
     ("int8", np.int8, "i"), ("int16", np.int16, "i"),
@@ -89,6 +154,7 @@ ALL_DTYPES: tuple[DType, ...] = tuple(
     DType(name, npd, kind, i) for i, (name, npd, kind) in enumerate(_SPECS)
 )
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+# Keyed by NumPy dtype (C-level hash): a kernel result's dtype -> ours.
 _BY_NP = {d._np: d for d in ALL_DTYPES}
 
 bool = _BY_NAME["bool"]
@@ -107,20 +173,57 @@ def _dtype_from_name(name: str) -> DType:
     return _BY_NAME[name]
 
 
+# Every spelling of a supported dtype that ``canon`` resolves with one dict lookup:
+# NumPy's dtypes and scalar types, Python's types (NumPy's meaning: ``float`` is
+# float64) and the dtypes' names. (Our own dtypes are answered before the lookup.)
+_CANON: dict = {}
+for _d in ALL_DTYPES:
+    _CANON[_d._np] = _d
+    _CANON[_d.type] = _d
+    _CANON[_d.name] = _d
+_CANON.update({builtins.bool: bool, builtins.int: int64, builtins.float: float64,
+               builtins.complex: complex128})
+del _d
+
+
+def canon(dtype, func: str = "") -> DType:
+    """The strided dtype for any dtype-like; TypeError naming it when there is none.
+
+    Takes strided's dtypes, NumPy's dtypes and scalar types (``numpy.float32``),
+    ``bool``/``int``/``float``/``complex`` (as NumPy reads them: ``float`` is
+    float64) and any other spelling ``numpy.dtype`` takes of a supported dtype.
+
+    >>> import numpy as np, strided as xp
+    >>> xp.zeros(2, dtype=np.float32).dtype is xp.float32
+    True
+    """
+    if type(dtype) is DType:
+        return dtype
+    try:
+        return _CANON[dtype]
+    except (KeyError, TypeError):  # TypeError: an unhashable argument
+        pass
+    where = f"{func}(): " if func else ""
+    if dtype is None:
+        raise TypeError(f"{where}None is not a data type")
+    try:
+        nd = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}{dtype!r} is not a data type") from None
+    if nd.byteorder not in "=|":
+        nd = nd.newbyteorder("=")
+    try:
+        return _BY_NP[nd]
+    except KeyError:
+        raise TypeError(f"{where}strided has no data type for NumPy's {nd} (given {dtype!r})") from None
+
+
 def from_numpy_dtype(np_dtype) -> DType:
     """The strided dtype for a NumPy dtype; TypeError when there is none."""
     try:
         return _BY_NP[np_dtype]
-    except KeyError:
-        pass
-    try:
-        nd = np.dtype(np_dtype)
-    except TypeError:
-        raise TypeError(f"{np_dtype!r} is not a data type") from None
-    try:
-        return _BY_NP[nd.newbyteorder("=")] if nd.byteorder not in "=|" else _BY_NP[nd]
-    except KeyError:
-        raise TypeError(f"strided has no data type for NumPy's {nd}") from None
+    except (KeyError, TypeError):
+        return canon(np_dtype)
 
 
 # --- categories (the standard's words) ---------------------------------------
@@ -162,14 +265,21 @@ def get_default_dtype() -> DType:
     return _default_float
 
 
-def set_default_dtype(d: DType) -> None:
-    """Set the default floating dtype (float32 or float64), as PyTorch does."""
+def set_default_dtype(d) -> None:
+    """Set the default floating dtype (float32 or float64), as PyTorch does.
+
+    Takes any spelling ``canon`` takes (``strided.float64``, ``numpy.float64``, ...).
+    """
     global _default_float
-    if d not in (float32, float64):
+    try:
+        c = canon(d)
+    except TypeError:
+        c = None
+    if c is not float32 and c is not float64:
         raise TypeError(
             f"set_default_dtype() accepts float32 or float64; got {d!r}"
         )
-    _default_float = d
+    _default_float = c
     for fn in ON_DEFAULT_CHANGE:
         fn()
 

@@ -99,6 +99,7 @@ class Elementwise:
     aliases: tuple = ()  # PyTorch names for methods (and in-place methods)
     doc: str = ""
     # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
+    # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
     stypes: dict = field(default_factory=dict, repr=False)
     kcache: dict = field(default_factory=dict, repr=False)  # compute dtype -> _Kernels
@@ -152,7 +153,7 @@ def _build_tables(row: Elementwise) -> None:
     if row.nargs == 1:
         for d in allowed:
             cd = _compute_dtype(row, d)
-            row.types[d] = _entry(row, cd, None if cd is d else cd._np)
+            row.types[d._index] = _entry(row, cd, None if cd is d else cd._np)
         return
     for da in allowed:
         for db in allowed:
@@ -160,18 +161,18 @@ def _build_tables(row: Elementwise) -> None:
             if cd not in allowed and row.result != "float":
                 continue  # e.g. uint64 with int64 has no common integer dtype
             nd = np.result_type(da._np, db._np)
-            row.types[da, db] = _entry(row, cd, None if nd == cd._np else cd._np)
+            row.types[da._index, db._index] = _entry(row, cd, None if nd == cd._np else cd._np)
         for t in _PYSCALARS:
             sd = _dtypes.scalar_result(da, t(0))
             if sd not in allowed and t is not builtins.bool:
                 continue
             cd = _compute_dtype(row, sd)
-            row.stypes[da, t] = _entry(row, cd, None if cd is da else cd._np)
+            row.stypes[da._index, t] = _entry(row, cd, None if cd is da else cd._np)
     if _dtypes.bool not in allowed:
         # Note: like PyTorch, a bool array mixes with a numeric one (bool * int8 -> int8).
         for d in allowed:
             cd = _compute_dtype(row, d)
-            row.types[_dtypes.bool, d] = row.types[d, _dtypes.bool] = _entry(
+            row.types[_dtypes.bool._index, d._index] = row.types[d._index, _dtypes.bool._index] = _entry(
                 row, cd, None if cd is d else cd._np)
 
 
@@ -243,7 +244,7 @@ def _make_binary(row: Elementwise):
                 dev = x1._device
                 if dev is not x2._device:
                     raise ValueError(f"{name}(): arrays are on different devices, {dev} and {x2._device}")
-                ent = types.get((x1._dtype, x2._dtype))
+                ent = types.get((x1._dtype._index, x2._dtype._index))
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2._dtype)
                 res, cast, kc = ent
@@ -260,7 +261,7 @@ def _make_binary(row: Elementwise):
                         b = b.astype(cast)
             elif t2 in SCALARS:
                 dev = x1._device
-                ent = stypes.get((x1._dtype, t2))
+                ent = stypes.get((x1._dtype._index, t2))
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2)
                 res, cast, kc = ent
@@ -278,7 +279,7 @@ def _make_binary(row: Elementwise):
                                 f"expected an array or a Python scalar")
         elif t2 is Array and t1 in SCALARS:
             dev = x2._device
-            ent = stypes.get((x2._dtype, t1))
+            ent = stypes.get((x2._dtype._index, t1))
             if ent is None:
                 raise _type_error(row, x1, x2._dtype)
             res, cast, kc = ent
@@ -326,7 +327,7 @@ def _make_unary(row: Elementwise):
     def impl(x, out):
         if type(x) is not Array:
             raise TypeError(f"{name}(): expected an array; got {type(x).__name__}")
-        ent = types.get(x._dtype)
+        ent = types.get(x._dtype._index)
         if ent is None:
             raise _type_error(row, x._dtype)
         res, cast, kc = ent

@@ -25,10 +25,10 @@ def _run(name):
 def test_sklearn_pipeline_example():
     pytest.importorskip("sklearn")
     out = _run("sklearn_pipeline.py")
-    assert "input      : Array strided.float32 cpu (300, 12)" in out
-    assert "predict    : Array strided.int64 (100,)" in out
-    assert "proba      : Array strided.float32 (100, 3)" in out
-    assert "PCA.components_: Array strided.float32 (5, 12)" in out
+    assert "input      : Array float32 cpu (300, 12)" in out
+    assert "predict    : Array int64 (100,)" in out
+    assert "proba      : Array float32 (100, 3)" in out
+    assert "PCA.components_: Array float32 (5, 12)" in out
     assert "same predictions as NumPy: True" in out
     gap = float(re.search(r"largest probability difference: (\S+)", out).group(1))
     assert gap < 1e-4
@@ -44,4 +44,4 @@ def test_scipy_demo_example():
                                     "p-value", "image", "peak"}
     for name, kind, dtype, gap in rows:
         assert kind == "Array", (name, kind)
-        assert float(gap) < (1e-6 if dtype == "strided.float32" else 1e-12), (name, gap)
+        assert float(gap) < (1e-6 if dtype == "float32" else 1e-12), (name, gap)

@@ -97,9 +97,12 @@ def test_numpy_takes_strided_dtypes(dtype):
     assert np.dtype(dt) == np.dtype(dtype)
     assert np.zeros(2, dtype=dt).dtype == np.dtype(dtype)
     assert np.arange(3).astype(dt).dtype == np.dtype(dtype)
-    # our side keeps identity equality: a strided dtype equals itself only
-    assert dt != np.dtype(dtype) and not (dt == np.dtype(dtype)) and dt != dtype
-    assert dt == getattr(xp, dtype) and hash(dt) == hash(getattr(xp, dtype))
+    # equal to NumPy's in both directions, with NumPy's hash (dask, xarray and cubed
+    # compare and key by dtype)
+    assert dt == np.dtype(dtype) and np.dtype(dtype) == dt and hash(dt) == hash(np.dtype(dtype))
+    assert dt == getattr(np, dtype) and dt is getattr(xp, dtype)
+    assert np.issubdtype(dt, np.number) is np.issubdtype(np.dtype(dtype), np.number)
+    assert np.result_type(dt, np.int8) == np.result_type(np.dtype(dtype), np.int8)
 
 
 def test_sklearn_style_numpy_fallback_with_strided_dtype():
