@@ -709,9 +709,11 @@ def test_random_view_chains_match_numpy(shape, data):
     if np.unique(ref_pos).size == ref_pos.size:
         new = -np.arange(ref_pos.size, dtype=np.float64).reshape(ref_pos.shape) - 7
         x[...] = xp.asarray(new)
-    else:  # aliased elements (stride 0): write one value
-        new = np.full(ref_pos.shape, -3.0)
-        x[...] = -3.0
+    else:  # aliased elements (stride 0): refused, as PyTorch does; nothing is written
+        with pytest.raises(RuntimeError, match="single memory location"):
+            x[...] = -3.0
+        np.testing.assert_array_equal(base.numpy(), values, err_msg=str(trail))
+        return
     mirror.reshape(-1)[ref_pos.reshape(-1)] = new.reshape(-1)
     np.testing.assert_array_equal(base.numpy(), mirror, err_msg=str(trail))
     np.testing.assert_array_equal(x.numpy(), new, err_msg=str(trail))

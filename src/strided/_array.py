@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import threading
 
 import numpy as np
 
@@ -68,6 +69,7 @@ class Ext:
 HOOK = [None]
 # Filled in by higher layers at import time (imports point down only).
 _LATE: dict = {}
+_PUBLISH = threading.Lock()  # publishes a lazy array's Storage once
 
 
 def _native(st: Storage, offset: int, shape: tuple, strides: tuple):
@@ -136,12 +138,18 @@ class Array:
                 isz = r.itemsize
                 strides = tuple(s // isz for s in r.strides)
             else:
-                r = self._np = backend.xp.ascontiguousarray(r)
+                r = backend.xp.ascontiguousarray(r)
                 flat = r.reshape(-1)
                 strides = _layout.contiguous_strides(r.shape)
-        self._st = Storage(flat, self._dtype, self._device)
-        self._off = 0
-        self._str = strides
+        st = Storage(flat, self._dtype, self._device)
+        # Note: two threads may materialize one array at once; the first to publish
+        # wins, so both get the same Storage object (the other's is dropped).
+        with _PUBLISH:
+            if self._st is None:
+                self._np = r
+                self._off = 0
+                self._str = strides
+                self._st = st
 
     def _layout(self):
         if self._st is None:
@@ -165,6 +173,12 @@ class Array:
         if self._st is None:
             self._materialize()
         self._st._version += 1
+
+    def _check_writable(self, func: str) -> None:
+        """Refuse a write whose target elements share memory (see ``_dispatch.out_native``)."""
+        if self._st is None:
+            self._materialize()
+        _layout.check_no_internal_overlap(self._shape, self._str, func)
 
     # --- standard attributes ---------------------------------------------------
     @property
@@ -628,6 +642,8 @@ def _setitem(self: Array, key, value):
         return
     st, off, shape, strides = self._layout()
     off, shape, strides = _layout.basic_index(off, shape, strides, k)
+    if _layout.has_internal_overlap(shape, strides):
+        _layout.check_no_internal_overlap(shape, strides, "__setitem__()")
     target = _native(st, off, shape, strides)
     _LATE["assign"](target, value, self._dtype, self._device, "__setitem__")
     st._version += 1

@@ -356,7 +356,10 @@ def _fill_dtype(fill_value, dtype, func):
             raise TypeError(f"{func}(): fill_value must be a Python scalar; got {type(fill_value).__name__}")
     if dtype is None:
         dtype = _dtypes.scalar_dtype(fill_value)
-    elif dtype.kind in "iu" and type(fill_value) is builtins.int:
+    elif dtype.kind in "iu" and type(fill_value) in (builtins.int, builtins.float):
+        # Note: as PyTorch (NumPy 2 fills NaN/inf/huge floats with garbage and a warning).
+        if fill_value != fill_value:
+            raise ValueError(f"{func}(): fill_value NaN can't be converted to {dtype.name}")
         info = np.iinfo(dtype._np)
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"{func}(): fill_value {fill_value} is out of bounds for {dtype.name}")
@@ -442,6 +445,11 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
         raise TypeError("arange(): complex dtypes are not supported")
     n = math.ceil((stop - start) / step)
     n = max(n, 0)
+    if dtype.kind in "iu" and n:
+        info = np.iinfo(dtype._np)
+        for v in (start, start + (n - 1) * step):
+            if not info.min <= v <= info.max:
+                raise OverflowError(f"arange(): value {v} is out of bounds for {dtype.name}")
     dev = as_device(device)
     xp = dev.backend.xp
     with dev.backend.ctx(dev):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from . import _dtypes
+from . import _dtypes, _layout
 from ._array import HOOK, Array, _native
 from ._device import Device
 
@@ -119,15 +119,25 @@ def check_out(func: str, out, shape: tuple, dtype, device) -> None:
                                f"but out requires grad")
 
 
-def out_native(out: Array):
+def out_native(out: Array, func: str = "in-place write", same_value: bool = False):
     """The native view of ``out`` to write into, bumping its version counter.
 
+    Every in-place write and ``out=`` goes through here, so this is where a
+    target whose elements share memory (stride 0, self-overlap) is refused.
     A lazy array (a kernel result whose Storage was never asked for) has no
-    views and no saved versions yet, so it is written as is.
+    views and no saved versions yet, so it is written as is. ``same_value``:
+    the write puts one value everywhere (``fill_``, ``zero_``), which aliased
+    elements cannot make ambiguous, so it is allowed there, as in PyTorch.
     """
     st = out._st
     if st is None:
-        return out._np
+        r = out._np
+        if not same_value and not r.flags.c_contiguous and r.size > 1:
+            isz = r.itemsize
+            _layout.check_no_internal_overlap(r.shape, tuple(s // isz for s in r.strides), func)
+        return r
+    if not same_value and _layout.has_internal_overlap(out._shape, out._str):
+        _layout.check_no_internal_overlap(out._shape, out._str, func)
     st._version += 1
     r = out._np
     if r is None:

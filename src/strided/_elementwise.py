@@ -216,7 +216,7 @@ def _finish(name, r, res, dev, out):
     if not r.shape and type(r) is not dev.backend.ndarray:
         r = dev.backend.xp.asarray(r)
     check_out(name, out, r.shape, res, dev)
-    out_native(out)[...] = r
+    out_native(out, f"{name}()")[...] = r
     return out
 
 
@@ -229,7 +229,7 @@ def _write_direct(name, k, args, res, dev, out):
     memory (no temporary); NumPy handles overlap between ``out`` and the inputs."""
     shape = _layout.broadcast_shapes(*(_shape_of(a) for a in args))
     check_out(name, out, shape, res, dev)
-    k(*args, out=out_native(out))
+    k(*args, out=out_native(out, f"{name}()"))
     return out
 
 

@@ -60,6 +60,7 @@ def advanced_getitem(x: Array, key) -> Array:
 
 
 def advanced_setitem(x: Array, key, value) -> None:
+    x._check_writable("__setitem__()")
     nk = _native_key(x, key)
     a = x._get_native()
     if type(value) is Array:

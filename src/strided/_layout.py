@@ -61,6 +61,62 @@ def extent(offset: int, shape: tuple, strides: tuple) -> tuple[int, int]:
     return lo, hi
 
 
+_OVERLAP: dict = {}
+_EXACT_OVERLAP_LIMIT = 1 << 22  # most elements whose offsets are compared one by one
+
+
+def has_internal_overlap(shape: tuple, strides: tuple) -> bool:
+    """True when two elements of the layout refer to one storage location.
+
+    Stride 0 on a dimension of size > 1 overlaps; a contiguous layout, or one
+    whose dimensions sorted by |stride| each step past the span of the
+    smaller ones, does not. Other layouts (rare: ``as_strided`` views) are
+    decided exactly by listing their offsets, up to 4M elements; larger ones
+    are taken as not overlapping (PyTorch's "too hard" answer).
+    Results are cached per (shape, strides).
+    """
+    key = (shape, strides)
+    r = _OVERLAP.get(key)
+    if r is None:
+        r = _overlap(shape, strides)
+        if len(_OVERLAP) > 8192:
+            _OVERLAP.clear()
+        _OVERLAP[key] = r
+    return r
+
+
+def _overlap(shape, strides) -> bool:
+    dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n != 1)
+    if not dims or any(n == 0 for _, n in dims):
+        return False
+    if dims[0][0] == 0:
+        return True
+    span = 1
+    for s, n in dims:
+        if s < span:
+            break
+        span += s * (n - 1)
+    else:
+        return False
+    total = prod(n for _, n in dims)
+    if total > _EXACT_OVERLAP_LIMIT:
+        return False
+    import numpy as np
+    offs = np.zeros(1, dtype=np.int64)
+    for s, n in dims:
+        offs = (offs[:, None] + np.arange(n, dtype=np.int64) * s).ravel()
+    return len(np.unique(offs)) != len(offs)
+
+
+def check_no_internal_overlap(shape: tuple, strides: tuple, func: str) -> None:
+    """Refuse a write into a layout whose elements share memory (PyTorch's rule)."""
+    if has_internal_overlap(shape, strides):
+        raise RuntimeError(
+            f"{func}: unsupported operation: more than one element of the written-to array "
+            f"(shape {shape}, strides {strides}) refers to a single memory location. Please clone() "
+            f"the array before performing the operation.")
+
+
 def normalize_axis(axis, ndim: int, func: str = "") -> int:
     if type(axis) is int and -ndim <= axis < ndim:
         return axis + ndim if axis < 0 else axis

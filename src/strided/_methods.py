@@ -328,7 +328,7 @@ for _row in _elementwise.ROWS:
 
 def zero_(self):
     """Fill with zeros in place; returns self."""
-    out_native(self)[...] = 0
+    out_native(self, "zero_()", True)[...] = 0
     return self
 
 
@@ -338,7 +338,7 @@ def fill_(self, value):
         if value._shape:
             raise ValueError(f"fill_(): value must be a scalar or 0-d array; got shape {value._shape}")
         value = value.item()
-    _LATE["assign"](out_native(self), value, self._dtype, self._device, "fill_")
+    _LATE["assign"](out_native(self, "fill_()", True), value, self._dtype, self._device, "fill_")
     return self
 
 
@@ -348,7 +348,7 @@ def copy_(self, src, non_blocking=False):
         src = _ns().asarray(src, device=self._device)
     if src._device is not self._device:
         src = _LATE["to_device"](src, self._device)
-    dst = out_native(self)
+    dst = out_native(self, "copy_()")
     s = src._get_native()
     if src._dtype.kind == "c" and self._dtype.kind != "c":
         s = s.real  # Note: PyTorch discards the imaginary part here too.

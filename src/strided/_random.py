@@ -199,6 +199,11 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, out=None,
     dtype = _as_dtype(dtype, "randint") or (out._dtype if out is not None else _dtypes.int64)
     if dtype.kind == "b":
         raise TypeError("randint(): bool dtype is not supported")
+    if dtype.kind == "c":
+        raise TypeError("randint(): complex dtypes are not supported")
+    lo_d, hi_d = _int_bounds(dtype)
+    if low < lo_d or high - 1 > hi_d:
+        raise ValueError(f"randint(): [{low}, {high}) is outside the range of {dtype.name} ([{lo_d}, {hi_d}])")
     dev = as_device(device if device is not None else (out._device if out is not None else None))
     g = _gen(generator, dev)
     import numpy as np
@@ -217,10 +222,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise ValueError(f"normal(): size {tuple(size)} differs from the broadcast shape {tuple(shape)}")
         dtype = dtype or _dtypes.PROMOTION[arrays[0]._dtype, arrays[-1]._dtype]
         device = device or arrays[0]._device
+        if type(std) is Array and std._device.type == "cpu" and std.numel() and not float(
+                std._get_native().min()) >= 0:
+            raise ValueError("normal(): std must be non-negative; some elements are not")
         z = randn(tuple(shape), generator=generator, dtype=dtype, device=device)
         res = z * std + mean
         return _finish(res, "normal", out, requires_grad, names)
-    if isinstance(std, (builtins.int, builtins.float)) and std < 0:
+    if isinstance(std, (builtins.int, builtins.float)) and not std >= 0:
         raise ValueError(f"normal(): std must be non-negative; got {std}")
     if size is None and out is None:
         raise TypeError("normal(): size is required when mean and std are scalars")
@@ -252,7 +260,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if input._dtype.kind not in "f":
         raise TypeError(f"bernoulli(): expected a real floating-point array; got {input._dtype.name}")
     g = _gen(generator, input._device)
-    probs = input._get_native() if p is None else p
+    probs = input._get_native() if p is None else _check_prob(p, "bernoulli")
     xp = input._device.backend.xp
     # Note: probabilities are validated on the CPU only: on a GPU the check would copy
     # to the host on every call (there, p < 0 acts as 0 and p > 1 as 1).
@@ -338,38 +346,131 @@ def randint_like(x, low=0, high=None, *, dtype=None, device=None, generator=None
 
 # --- in-place sampling methods ---------------------------------------------------------
 
+def _real_arg(v, what, func) -> float:
+    """A finite real scalar argument of an in-place fill (0-d arrays allowed)."""
+    if type(v) is Array:
+        v = v.item()
+    if isinstance(v, (builtins.bool, complex)) or not isinstance(v, (builtins.int, builtins.float)) \
+            and not hasattr(v, "__float__"):
+        raise TypeError(f"{func}(): {what} must be a real number; got {type(v).__name__}")
+    f = builtins.float(v)
+    if not math.isfinite(f):
+        raise ValueError(f"{func}(): {what} must be finite; got {v}")
+    return f
+
+
+def _fill(self, func, sample) -> Array:
+    """Write ``sample`` (a native array) into ``self`` in place.
+
+    An array with autograd metadata goes through ``copy_`` (recorded: the old
+    value gets a zero gradient, and a leaf that requires grad is refused as
+    for every in-place op); any other through ``out_native``, which refuses
+    targets whose elements share memory.
+    """
+    e = self._ext
+    if e is not None:
+        if e.requires_grad and e.grad_fn is None and _LATE.get("grad_enabled", lambda: False)():
+            raise RuntimeError(f"{func}(): a leaf Variable that requires grad is being used in an "
+                               f"in-place operation (fill it under strided.autograd.no_grad())")
+        self.copy_(wrap_new(sample, _dtypes.from_numpy_dtype(sample.dtype), self._device))
+        return self
+    out_native(self, f"{func}()")[...] = sample
+    return self
+
+
+def _check_float_target(self, func):
+    if type(self) is not Array:
+        raise TypeError(f"{func}(): expected a strided array; got {type(self).__name__}")
+    if self._dtype.kind not in "fc":
+        raise TypeError(f"{func}(): expected a floating-point array; got {self._dtype.name}")
+
+
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     """Fill with uniform samples on ``[a, b)`` in place; returns self."""
-    if self._dtype.kind not in "fc":
-        raise TypeError(f"uniform_(): expected a floating-point array; got {self._dtype.name}")
+    _check_float_target(self, "uniform_")
+    a, b = _real_arg(a, "a (from)", "uniform_"), _real_arg(b, "b (to)", "uniform_")
+    if a > b:
+        raise ValueError(f"uniform_(): expects a [from, to) range, but found from={a} > to={b}")
+    if b - a > _float_max(self._dtype):
+        raise ValueError(f"uniform_(): the range to - from = {b - a} overflows {self._dtype.name}")
     z = _sample("uniform_", "uniform", self._shape, self._dtype, self._device, generator, None, False, None)
-    out_native(self)[...] = z._get_native() * (b - a) + a
-    return self
+    return _fill(self, "uniform_", z._get_native() * (b - a) + a)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples in place; returns self."""
-    if self._dtype.kind not in "fc":
-        raise TypeError(f"normal_(): expected a floating-point array; got {self._dtype.name}")
+    _check_float_target(self, "normal_")
+    mean, std = _real_arg(mean, "mean", "normal_"), _real_arg(std, "std", "normal_")
+    if std < 0:
+        raise ValueError(f"normal_(): expects std >= 0.0, but found std {std}")
     z = _sample("normal_", "normal", self._shape, self._dtype, self._device, generator, None, False, None)
-    out_native(self)[...] = z._get_native() * std + mean
-    return self
+    return _fill(self, "normal_", z._get_native() * std + mean)
+
+
+def _float_max(dtype) -> float:
+    import numpy as np
+    return float(np.finfo(_dtypes.real_of(dtype)._np).max)
+
+
+def _int_bounds(dtype):
+    """The integers a dtype holds exactly: its range, or +-2**digits for a float."""
+    import numpy as np
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype._np)
+        return int(info.min), int(info.max)
+    if dtype.kind == "b":
+        return 0, 1
+    digits = np.finfo(dtype._np).nmant + 1
+    return -(1 << digits), 1 << digits
 
 
 def random_(self, low=0, high=None, *, generator=None):
-    """Fill with integers in ``[low, high)`` in place; returns self."""
-    if high is None:
+    """Fill with integers in ``[low, high)`` in place (default: the dtype's range); returns self."""
+    if type(self) is not Array:
+        raise TypeError(f"random_(): expected a strided array; got {type(self).__name__}")
+    if self._dtype.kind == "c":
+        raise TypeError("random_(): complex arrays are not supported")
+    lo_d, hi_d = _int_bounds(self._dtype)
+    if high is None and low == 0:
+        high = hi_d + 1
+    elif high is None:
         low, high = 0, low
-    r = randint(low, high, self._shape, generator=generator, device=self._device)
-    out_native(self)[...] = r._get_native()
-    return self
+    low, high = operator.index(low), operator.index(high)
+    if low >= high:
+        raise ValueError(f"random_(): expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if low < lo_d or high - 1 > hi_d:
+        raise ValueError(f"random_(): [{low}, {high}) is outside the range of {self._dtype.name} "
+                         f"([{lo_d}, {hi_d}])")
+    g = _gen(generator, self._device)
+    import numpy as np
+    r = g._rng.integers(low, high, size=self._shape, dtype=np.int64 if high <= (1 << 63) else np.uint64)
+    return _fill(self, "random_", self._device.backend.xp.asarray(r).astype(self._dtype._np))
+
+
+def _check_prob(p, func):
+    """``p`` as a float in [0, 1] (a scalar, a 0-d array) or a probability array."""
+    if type(p) is Array and p._shape:
+        if p._dtype.kind not in "fiu":
+            raise TypeError(f"{func}(): p must hold real probabilities; got {p._dtype.name}")
+        if p._device.type == "cpu" and p.numel():
+            n = p._get_native()
+            if not (float(n.min()) >= 0 and float(n.max()) <= 1):  # NaN fails too
+                raise ValueError(f"{func}(): expects p to be in [0, 1]; some elements are not")
+        return p._get_native()
+    f = _real_arg(p, "p", func)
+    if not 0 <= f <= 1:
+        raise ValueError(f"{func}(): expects p to be in [0, 1], but got p={f}")
+    return f
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples with probability ``p`` in place; returns self."""
+    if type(self) is not Array:
+        raise TypeError(f"bernoulli_(): expected a strided array; got {type(self).__name__}")
+    probs = _check_prob(p, "bernoulli_")
     g = _gen(generator, self._device)
-    out_native(self)[...] = g._rng.random(self._shape) < p
-    return self
+    xp = self._device.backend.xp
+    return _fill(self, "bernoulli_", xp.asarray(g._rng.random(self._shape) < probs).astype(self._dtype._np))
 
 
 Array.uniform_ = uniform_

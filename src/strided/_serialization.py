@@ -202,7 +202,7 @@ class _Encoder:
             return {"t": "dtype", "v": obj.name}
         if t is Device:
             return {"t": "device", "v": str(obj)}
-        if t is Storage:
+        if isinstance(obj, Storage):
             return {"t": "storage", "i": self.tables.storage(obj, True)}
         if t is Size:
             return {"t": "size", "v": [builtins.int(n) for n in obj]}
@@ -231,7 +231,7 @@ class _Encoder:
                     return ("array", enc.tables.array(o, enc.full))
                 if t is np.ndarray and _np_savable(o):
                     return ("ndarray", enc.tables.array(o, enc.full))
-                if t is Storage:
+                if isinstance(o, Storage):
                     return ("storage", enc.tables.storage(o, True))
                 if t is DType:
                     return ("dtype", o.name)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import operator
+import threading
+import weakref
 
 from . import _dtypes
 
 __all__ = ["Storage"]
+
+_FAMILY_LOCK = threading.Lock()
 
 
 class Storage:
@@ -17,7 +21,7 @@ class Storage:
     ``_version`` counts in-place writes (used by autograd to detect stale saves).
     """
 
-    __slots__ = ("_data", "dtype", "device", "_version", "__weakref__")
+    __slots__ = ("_data", "dtype", "device", "_version", "_family", "__weakref__")
     allocated = 0  # test hook: number of Storage objects created
 
     def __init__(self, data, dtype, device):
@@ -25,7 +29,43 @@ class Storage:
         self.dtype = dtype
         self.device = device
         self._version = 0
+        self._family = None
         Storage.allocated += 1
+
+    # --- one version counter per memory ------------------------------------------
+    def _reinterpret(self, dtype, data) -> "Storage":
+        """The Storage of this memory seen as ``dtype`` (``view(dtype)``, ``.real``/``.imag``).
+
+        Every reinterpretation of one memory belongs to one ``_Family``, one
+        Storage per dtype (so repeated ``x.view(d)`` give the same Storage
+        object), and they share one version counter (``version()``): a write
+        through any of them is seen by autograd's checks on all.
+        """
+        with _FAMILY_LOCK:
+            fam = self._family
+            if fam is None:
+                fam = self._family = _Family()
+                fam.members[self.dtype._np] = weakref.ref(self)
+                self.__class__ = _FamilyStorage
+            ref = fam.members.get(dtype._np)
+            st = None if ref is None else ref()
+            if st is None:
+                st = _FamilyStorage(data, dtype, self.device)
+                st._family = fam
+                fam.members[dtype._np] = weakref.ref(st)
+        return st
+
+    def version(self) -> int:
+        """The version counter shared by every view of this memory (writes bump it)."""
+        fam = self._family
+        if fam is None:
+            return self._version
+        total = fam.dead
+        for ref in list(fam.members.values()):
+            st = ref()
+            if st is not None:
+                total += st._version
+        return total
 
     # --- sequence protocol ---------------------------------------------------
     def __len__(self) -> int:
@@ -45,7 +85,8 @@ class Storage:
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return self.tolist()[i]
+            # Note: only the sliced elements reach the host and become Python objects.
+            return self.device.backend.to_host(self._data[i]).tolist()
         return self._host()[self._index(i)].item()
 
     def __setitem__(self, i, value):
@@ -62,7 +103,10 @@ class Storage:
         self._version += 1
 
     def __iter__(self):
-        return iter(self.tolist())
+        n = len(self)
+        step = 1 << 16
+        for a in range(0, n, step):
+            yield from self[a:a + step]
 
     def tolist(self) -> list:
         return self._host().tolist()
@@ -88,14 +132,14 @@ class Storage:
         return self
 
     def __repr__(self) -> str:
-        vals = self.tolist()
-        if len(vals) > 1000:
-            body = "\n".join(f" {v}" for v in vals[:3]) + "\n ...\n" + "\n".join(f" {v}" for v in vals[-3:])
+        n = len(self)
+        if n > 1000:
+            body = "\n".join(f" {v}" for v in self[:3]) + "\n ...\n" + "\n".join(f" {v}" for v in self[-3:])
         else:
-            body = "\n".join(f" {v}" for v in vals)
+            body = "\n".join(f" {v}" for v in self.tolist())
         dev = "" if self.device.type == "cpu" else f"(device={self.device}) "
         head = body + "\n" if body else ""
-        return f"{head}[strided.Storage of {self.dtype.name} {dev}with size {len(vals)}]".replace(
+        return f"{head}[strided.Storage of {self.dtype.name} {dev}with size {n}]".replace(
             " with size", ", size")
 
     def __reduce__(self):
@@ -103,7 +147,36 @@ class Storage:
         return (_rebuild_storage, (self._host().copy(), self.dtype.name, str(self.device)))
 
 
+class _Family:
+    """The Storages of one memory seen as different dtypes (weakly held), and the
+    writes counted by those already freed: together, the memory's version."""
+
+    __slots__ = ("members", "dead")
+
+    def __init__(self):
+        self.members = {}  # numpy dtype -> weakref to its Storage
+        self.dead = 0
+
+
+class _FamilyStorage(Storage):
+    """A Storage that belongs to a ``_Family``: when freed, its writes stay counted."""
+
+    __slots__ = ()
+
+    def __del__(self):
+        fam = self._family
+        if fam is not None:
+            fam.dead += self._version
+
+
 def _rebuild_storage(data, dtype_name, device):
+    import numpy as np
     from ._device import Device
+    d = _dtypes._dtype_from_name(dtype_name)
+    # Note: a pickle is untrusted input: the data must be the flat buffer it claims to be.
+    if type(data) is not np.ndarray or data.ndim != 1 or data.dtype != d._np:
+        raise ValueError(f"unpickling a strided Storage: expected a 1-D {d.name} NumPy buffer; got "
+                         f"{type(data).__name__}"
+                         + (f" of dtype {data.dtype} and shape {data.shape}" if isinstance(data, np.ndarray) else ""))
     dev = Device(device)
     return Storage(dev.backend.from_host(data, dev), _dtypes._dtype_from_name(dtype_name), dev)

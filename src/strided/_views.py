@@ -80,11 +80,12 @@ def view_dtype(x, dtype: DType) -> Array:
     """Reinterpret the bytes as another dtype of the same size (a view)."""
     if dtype.itemsize != x._dtype.itemsize:
         raise ValueError(f"view(dtype): {x._dtype.name} and {dtype.name} differ in size")
-    from ._storage import Storage
     st, off, shape, strides = x._layout()
-    data = st._data.view(dtype._np)
-    # Note: the reinterpreted memory gets its own Storage object (its dtype differs).
-    return Array._from_storage(Storage(data, dtype, st.device), off, shape, strides)
+    if dtype is st.dtype:
+        return x._view(off, shape, strides)
+    # Note: the reinterpreted memory gets its own Storage object (its dtype differs),
+    # one per dtype, sharing the memory's version counter.
+    return Array._from_storage(st._reinterpret(dtype, st._data.view(dtype._np)), off, shape, strides)
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -254,7 +255,6 @@ def complex_part(x, part: int) -> Array:
     length over the same memory; offsets and strides double.
     """
     _check(x, "real" if part == 0 else "imag")
-    from ._storage import Storage
     if x._dtype.kind != "c":
         if part == 0:
             return x
@@ -262,8 +262,9 @@ def complex_part(x, part: int) -> Array:
         raise TypeError(f"imag is only defined for complex arrays; got {x._dtype.name}")
     real = _dtypes.real_of(x._dtype)
     st, off, shape, strides = x._layout()
-    # Note: the float reinterpretation gets its own Storage object (its dtype differs).
-    fst = Storage(st._data.view(real._np), real, st.device)
+    # Note: the float reinterpretation gets its own Storage object (its dtype differs),
+    # sharing the memory's version counter.
+    fst = st._reinterpret(real, st._data.view(real._np))
     return Array._from_storage(fst, 2 * off + part, shape, tuple(2 * s for s in strides))
 
 

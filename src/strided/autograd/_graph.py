@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 import weakref
 
 from .. import _elementwise as ew
@@ -59,8 +60,11 @@ def accumulator(x: Array) -> "AccumulateGrad":
     e = x._ext
     acc = _ACCUMULATORS.get(id(e))
     if acc is None or acc.variable._ext is not e:
-        acc = AccumulateGrad(x)
-        _ACCUMULATORS[id(e)] = acc
+        with _ACCUMULATE:  # one node per leaf, even when two threads record at once
+            acc = _ACCUMULATORS.get(id(e))
+            if acc is None or acc.variable._ext is not e:
+                acc = AccumulateGrad(x)
+                _ACCUMULATORS[id(e)] = acc
     return acc
 
 
@@ -84,13 +88,13 @@ def refresh_view(x: Array, e) -> None:
     """
     vi = e.is_view
     st = x._st
-    if st is None or st._version == vi.version:
+    if st is None or st.version() == vi.version:
         return
     base = vi.base
     bst, boff, bshape, bstr = base._layout()
     if bst is not st:
         return
-    vi.version = st._version
+    vi.version = st.version()
     be = edge_of(base)
     if be[0] is None:
         return
@@ -205,22 +209,56 @@ class AccumulateGrad(Node):
             for h in list(e.hooks):
                 r = h(g)
                 if r is not None:
-                    g = r
+                    g = checked_hook_result(h, r, g)
         _accumulate_into(x, g)
         return []
+
+
+def checked_hook_result(hook, r, g):
+    """A hook's replacement for gradient ``g``: an array of g's shape, dtype and device."""
+    name = getattr(hook, "__name__", repr(hook))
+    if type(r) is not Array:
+        raise TypeError(f"hook '{name}' returned a {type(r).__name__}; expected an array or None")
+    if r._shape != g._shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value: it returned an array of "
+                           f"shape {r._shape} for a gradient of shape {g._shape}")
+    if r._dtype is not g._dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {g._dtype.name}, got "
+                           f"{r._dtype.name})")
+    if r._device is not g._device:
+        raise RuntimeError(f"hook '{name}' has changed the device of value (was {g._device}, got "
+                           f"{r._device})")
+    return r
+
+
+def checked_hook_results(hook, r, grads) -> list:
+    """A node hook's replacement for ``grads`` (a sequence, one per slot, None allowed)."""
+    name = getattr(hook, "__name__", repr(hook))
+    if type(r) is Array or not isinstance(r, (tuple, list)):
+        raise TypeError(f"hook '{name}' returned a {type(r).__name__}; expected a tuple of arrays or None")
+    if len(r) != len(grads):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(r)}, "
+                           f"but expected {len(grads)})")
+    return [v if v is None or g is None else checked_hook_result(hook, v, g) for v, g in zip(r, grads)]
+
+
+# Gradients of leaves shared by graphs that run backward on several threads
+# are summed under this lock, so no thread's contribution is lost.
+_ACCUMULATE = threading.RLock()
 
 
 def _accumulate_into(x: Array, g: Array) -> None:
     """``x.grad += g`` (first time: a fresh copy of g, so .grad never aliases another array)."""
     e = ext_of(x)
     create = STATE.enabled
-    old = e.grad
-    if old is None:
-        e.grad = clone(g) if create else _fresh(g)
-    elif create or requires_grad(old) or requires_grad(g):
-        e.grad = ew.add(old, g)
-    else:
-        ew.FUNCTIONS["add"]._impl(old, g, old)
+    with _ACCUMULATE:
+        old = e.grad
+        if old is None:
+            e.grad = clone(g) if create else _fresh(g)
+        elif create or requires_grad(old) or requires_grad(g):
+            e.grad = ew.add(old, g)
+        else:
+            ew.FUNCTIONS["add"]._impl(old, g, old)
 
 
 def _fresh(g: Array) -> Array:
@@ -244,7 +282,7 @@ class SavedVar:
     def __init__(self, x: Array, output_nr=None):
         st = x._layout()[0]
         self._st = st
-        self._ver = st._version
+        self._ver = st.version()
         self._nr = output_nr
         if output_nr is None:
             self._x = x
@@ -255,7 +293,8 @@ class SavedVar:
             self._producer = None
 
     def unpack(self, node, create_graph: bool) -> Array:
-        if self._st._version != self._ver:
+        ver = self._st.version()
+        if ver != self._ver:
             x = self._x
             if self._nr is not None:
                 what = f"output {self._nr} of {type(node).__name__}"
@@ -266,7 +305,7 @@ class SavedVar:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [{x._dtype.name} {list(x._shape)}], which is {what}, is at version "
-                f"{self._st._version}; expected version {self._ver} instead (needed by "
+                f"{ver}; expected version {self._ver} instead (needed by "
                 f"{type(node).__name__}). Hint: the operation that modified it ran after this value "
                 "was saved; use an out-of-place operation or clone() it before modifying it.")
         x = self._x
@@ -398,7 +437,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                         for h in list(hooks):
                             r = h(grads_in[nr])
                             if r is not None:
-                                grads_in[nr] = r
+                                grads_in[nr] = checked_hook_result(h, r, grads_in[nr])
             if node._retains:
                 for nr, fn in node._retains.items():
                     if nr < len(grads_in) and grads_in[nr] is not None:
@@ -407,7 +446,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 for h in list(node._prehooks):
                     r = h(tuple(grads_in))
                     if r is not None:
-                        grads_in = list(r)
+                        grads_in = checked_hook_results(h, r, grads_in)
             skip = False
             if targets is not None and node in targets:
                 for nr, i, x in targets[node]:
@@ -425,7 +464,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                     for h in list(node._hooks):
                         r = h(tuple(outs), tuple(grads_in))
                         if r is not None:
-                            outs = list(r)
+                            outs = checked_hook_results(h, r, outs)
                 if not keep_graph:
                     node.release()
             for (child, nr), g in zip(node.next_functions, outs):

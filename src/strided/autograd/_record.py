@@ -466,7 +466,7 @@ def _record(name, r, impl, args, kwargs, call_next, target):
                 if a._st is st:
                     ae = a._ext
                     root = ae.is_view.base if ae is not None and type(ae.is_view) is ViewInfo else a
-                    e.is_view = ViewInfo(root, st._version)
+                    e.is_view = ViewInfo(root, st.version())
                     break
     node._out_metas = out_metas
     if target is not None:
@@ -501,7 +501,7 @@ def _rebase(target, node, slot_arrays):
             be.grad_fn = cs
             be.output_nr = 0
             fn = AsStridedBackward0((cs, 0), n, bl, vl)
-            vi.version = vst._version
+            vi.version = vst.version()
     if e.retains_grad and old is not None and old._retains:
         # retain_grad() follows the array: its .grad is the gradient of the new value
         hook = old._retains.pop(e.output_nr, None)

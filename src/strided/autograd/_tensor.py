@@ -185,7 +185,7 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 
 
 def _version(self) -> int:
-    return self._layout()[0]._version
+    return self._layout()[0].version()
 
 
 def _hooked_inplace(name, orig):
