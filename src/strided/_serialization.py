@@ -22,6 +22,7 @@ import os
 import pickle
 import pickletools
 import secrets
+import stat
 import struct
 import sys
 import zlib
@@ -279,13 +280,38 @@ def _plan(tables: _Tables):
 
 
 def _write_all(f, data) -> None:
-    """Write a whole buffer (file objects may write less than asked)."""
+    """Write a whole buffer: file objects may write less than asked, and a
+    non-blocking one may write nothing (``None`` or ``BlockingIOError``); then
+    wait until it can take more (``select`` on its descriptor) and go on, so
+    no byte is ever dropped. Without a descriptor to wait on, raise."""
     mv = memoryview(data).cast("B")
     while mv.nbytes:
-        n = f.write(mv)
-        if n is None or n >= mv.nbytes:
+        try:
+            n = f.write(mv)
+        except BlockingIOError as e:
+            n = e.characters_written
+            if n:
+                mv = mv[n:]
+            _wait_writable(f)
+            continue
+        if n is None:  # a raw non-blocking file that took nothing
+            _wait_writable(f)
+            continue
+        if n >= mv.nbytes:
             return
+        if n == 0:
+            _wait_writable(f)
         mv = mv[n:]
+
+
+def _wait_writable(f) -> None:
+    import select
+    try:
+        fd = f.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        raise OSError("save(): the file object would block and has no descriptor to wait on; "
+                      "nothing more can be written without losing data") from None
+    select.select([], [fd], [])
 
 
 def _record_chunks(st: Storage, lo: int, hi: int):
@@ -294,17 +320,20 @@ def _record_chunks(st: Storage, lo: int, hi: int):
     data = st._data
     to_host = st.device.backend.to_host
     for a in range(lo, hi + 1, step):
-        chunk = np.ascontiguousarray(to_host(data[a:min(a + step, hi + 1)]))
+        # Note: a copy, so the bytes checksummed are the bytes written even while
+        # another thread writes to the array (each chunk is one consistent snapshot).
+        chunk = np.array(to_host(data[a:min(a + step, hi + 1)]), order="C", copy=True)
         if not _LITTLE:
             chunk = chunk.astype(_le(chunk.dtype))
         yield chunk
 
 
-def _write_container(obj, f, full_storage: bool) -> None:
+def _write_container(obj, f, full_storage: bool, name=None) -> None:
     enc = _Encoder(full_storage)
     root = enc.node(obj)
     tables = enc.tables
     spans, arrays = _plan(tables)
+    _snapshot_mapped(f, tables, name)
     records, pos = [], 0
     for st, (lo, hi) in zip(tables.storages, spans):
         numel = hi - lo + 1
@@ -336,6 +365,87 @@ def _write_container(obj, f, full_storage: bool) -> None:
     _write_all(f, _FOOTER_MAGIC + body + struct.pack("<I", zlib.crc32(body)))
 
 
+def _is_mapped(a) -> bool:
+    """True when NumPy array ``a``'s memory belongs to an ``mmap`` (``load(mmap=True)``)."""
+    while True:
+        if isinstance(a, np.ndarray):
+            a = a.base
+        elif isinstance(a, memoryview):
+            a = a.obj
+        else:
+            return isinstance(a, _mmap.mmap)
+
+
+def _mappings():
+    """This process's file mappings: ``[(start, end, file_offset, dev, inode, path)]``
+    from ``/proc/self/maps`` (Linux; empty elsewhere)."""
+    out = []
+    try:
+        with open("/proc/self/maps", "rb") as fh:
+            for line in fh:
+                parts = line.split(None, 5)
+                if len(parts) >= 5 and parts[4] != b"0":
+                    a, b = parts[0].split(b"-")
+                    major, minor = parts[3].split(b":")
+                    path = os.fsdecode(parts[5].rstrip(b"\n")) if len(parts) > 5 else ""
+                    out.append((int(a, 16), int(b, 16), int(parts[2], 16),
+                                os.makedev(int(major, 16), int(minor, 16)), int(parts[4]), path))
+    except (OSError, ValueError):
+        return []
+    return out
+
+
+def _snapshot_mapped(f, tables, name) -> None:
+    """Never write through the memory being read, never read a mapping that lost its file.
+
+    Storages memory-mapped from the very file ``f`` writes (``save(load(p,
+    mmap=True), open(p, "r+b"))``) are copied before anything is written, so
+    the file is rewritten from the copy. A mapping whose file was truncated
+    under it (``open(p, "wb")`` truncates before save runs) has lost its data:
+    reading it would kill the process (SIGBUS), so nothing is written and
+    ValueError says why.
+    """
+    mapped = [i for i, st in enumerate(tables.storages)
+              if st.device is CPU and _is_mapped(st._data)]
+    if not mapped:
+        return
+    try:
+        target = os.fstat(f.fileno())
+        target = (target.st_dev, target.st_ino)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        target = None
+    maps = _mappings()
+    for i in mapped:
+        st = tables.storages[i]
+        p, n = st._data.ctypes.data, st._data.nbytes
+        for start, end, off, dev, ino, path in maps:
+            if not (p < end and start < p + n):
+                continue
+            need = off + (min(p + n, end) - start)
+            size = _size_of_inode(dev, ino, path, f, target)
+            if size is not None and size < need:
+                raise ValueError(
+                    f"save(): an array being saved is memory-mapped from a file that was truncated "
+                    f"under it{' (' + name + ', opened for writing)' if (dev, ino) == target else ''}: its "
+                    f"data is no longer in the file and reading it would crash; nothing was written. "
+                    f"Load without mmap=True, or save to a path (save replaces a file atomically, "
+                    f"so arrays mapped from the old one stay readable)")
+            if (dev, ino) == target:
+                tables.storages[i] = Storage(st._data.copy(), st.dtype, st.device)
+                break
+
+
+def _size_of_inode(dev, ino, path, f, target):
+    """The current size of the mapped file (None when it can't be found by its path)."""
+    if (dev, ino) == target:
+        return os.fstat(f.fileno()).st_size
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_size if (st.st_dev, st.st_ino) == (dev, ino) else None
+
+
 def save(obj, f, *, full_storage: bool = False) -> None:
     """Save an array or a tree of arrays to a path or a binary file object.
 
@@ -359,7 +469,7 @@ def save(obj, f, *, full_storage: bool = False) -> None:
     if hasattr(f, "write"):
         if isinstance(f, io.TextIOBase):
             raise TypeError("save(): the file must be opened in binary mode ('wb')")
-        _write_container(obj, f, full_storage)
+        _write_container(obj, f, full_storage, repr(getattr(f, "name", f"<{type(f).__name__}>")))
         return
     try:
         path = os.fspath(f)
@@ -368,26 +478,47 @@ def save(obj, f, *, full_storage: bool = False) -> None:
     _atomic_write(path, lambda fh: _write_container(obj, fh, full_storage))
 
 
-def _atomic_write(path, write, *, by_path: bool = False) -> None:
+def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> None:
     """Run ``write`` on a temporary file beside ``path``, then rename it over ``path``.
 
     ``write`` gets an open binary file, or with ``by_path=True`` the temporary
     file's path (for writers such as h5py that open files themselves). A
     symlink is followed (its target is replaced) and an existing target's
-    permission bits are kept.
+    permission bits are kept. A target that exists and is not a regular file
+    (a directory, FIFO, device or socket) is refused before anything is
+    written: renaming over it would replace it. Errors name ``path``, never
+    the temporary file; on any error the old file is left as it was.
     """
+    user_path = os.fsdecode(path)
     path = os.path.realpath(path)
-    directory, base = os.path.split(path)
-    while True:
-        tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-            break
-        except FileExistsError:
-            continue
     try:
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise _renamed(e, func, user_path, None) from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise ValueError(f"{func}(): {user_path!r} is {kind}, not a regular file; {func} writes a new "
+                         f"file and renames it over the target, which would replace it. To write a "
+                         f"stream, open it yourself and pass the file object")
+    directory, base = os.path.split(path)
+    tmp = None
+    try:
+        while True:
+            tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+                break
+            except FileExistsError:
+                continue
+    except OSError as e:
+        raise _renamed(e, func, user_path, tmp) from None
+    try:
+        if mode is not None:
+            os.chmod(tmp, mode & 0o7777)
         if by_path:
             os.close(fd)
             write(tmp)
@@ -402,11 +533,15 @@ def _atomic_write(path, write, *, by_path: bool = False) -> None:
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, Exception):
+            new = _renamed(e, func, user_path, tmp)
+            if new is not e:
+                raise new from None
         raise
     if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
         try:
@@ -421,11 +556,50 @@ def _atomic_write(path, write, *, by_path: bool = False) -> None:
             os.close(dfd)
 
 
+def _renamed(e: Exception, func: str, path: str, tmp):
+    """``e`` told in terms of the user's ``path``: an OSError names it (the old
+    file, if any, is intact); another error has the temporary file's name replaced."""
+    if isinstance(e, OSError):
+        why = e.strerror or str(e)
+        if tmp is not None:
+            why = why.replace(tmp, path)
+        if e.errno is None:
+            return OSError(f"{func}(): couldn't write {path!r} ({why}); any existing file is unchanged")
+        # OSError(errno, ...) is the subclass errno maps to (FileNotFoundError, PermissionError, ...)
+        return OSError(e.errno, f"{func}(): couldn't write the file ({why}); any existing file is "
+                                f"unchanged", path)
+    if tmp is not None and tmp in str(e):
+        try:
+            return type(e)(str(e).replace(tmp, path))
+        except Exception:
+            return e
+    return e
+
+
 # --- load --------------------------------------------------------------------------
 
 
-class _Corrupt(ValueError):
-    pass
+class FormatError(ValueError):
+    """A file that ``load`` / ``load_hdf5`` can't read as asked: truncated,
+    corrupted, foreign, malformed, beyond the safety limits, or holding
+    something the loader refuses (``RefusedError``). The message names the
+    file and what is wrong where. A ValueError, so ``except ValueError`` works."""
+
+
+class RefusedError(FormatError, pickle.UnpicklingError):
+    """The file asks for something the loader won't do unless told to: run code
+    or build objects other than plain data (``weights_only=True``), or read
+    other files (HDF5 external links, virtual datasets, external storage).
+    Nothing from the file was run or followed. Also a ``pickle.UnpicklingError``."""
+
+
+_Corrupt = FormatError  # the name this module's checks use
+
+# Limits of a safe load (``weights_only=True``): what a hostile file can make us build.
+MAX_HEADER_BYTES = 1 << 28  # the JSON header: 256 MiB
+MAX_DEPTH = 200  # nesting of containers in the object tree and in pickled objects
+MAX_PICKLE_BYTES = 1 << 26  # one pickled object: 64 MiB
+MAX_PICKLE_ITEMS = 1 << 22  # items in one set/frozenset/OrderedDict/bytearray built by a pickle
 
 
 def _read_into(f, mv, name: str, what: str) -> None:
@@ -543,11 +717,67 @@ def _target(map_location, saved: str, cpu_storage: Storage):
         return Storage(backend.from_host(cpu_storage._data, dev), cpu_storage.dtype, dev)
 
 
+def _bounded(items, what):
+    if not isinstance(items, (list, tuple, set, frozenset, dict, bytes, bytearray, str)):
+        raise RefusedError(_refusal(f"{what} built from a {type(items).__name__} (only from "
+                                    f"data already in the file)"))
+    if len(items) > MAX_PICKLE_ITEMS:
+        raise RefusedError(_refusal(f"{what} of {len(items)} items (the limit is {MAX_PICKLE_ITEMS})"))
+    return items
+
+
+def _safe_bytearray(*args):
+    if args:
+        _bounded(args[0], "a bytearray")
+    return bytearray(*args)
+
+
+def _safe_set(*args):
+    return set(_bounded(args[0], "a set")) if args else set()
+
+
+def _safe_frozenset(*args):
+    return frozenset(_bounded(args[0], "a frozenset")) if args else frozenset()
+
+
+def _safe_odict(*args, **kwargs):
+    return collections.OrderedDict(_bounded(args[0], "an OrderedDict")) if args else collections.OrderedDict()
+
+
+# The constructors a safe load hands out: each takes only data already in the file
+# (so a few bytes can't ask for gigabytes, as ``bytearray(10**12)`` would).
+_SAFE_CONSTRUCTORS = {
+    ("builtins", "bytearray"): _safe_bytearray, ("builtins", "set"): _safe_set,
+    ("builtins", "frozenset"): _safe_frozenset, ("collections", "OrderedDict"): _safe_odict,
+    ("builtins", "complex"): builtins.complex, ("builtins", "slice"): builtins.slice,
+    ("builtins", "range"): builtins.range,
+}
+assert set(_SAFE_CONSTRUCTORS) == _SAFE_GLOBALS
+
+
 class _SafeUnpickler(pickle.Unpickler):
     def find_class(self, module, name):
         if (module, name) not in _SAFE_GLOBALS:
-            raise pickle.UnpicklingError(_refusal(f"{module}.{name}"))
-        return super().find_class(module, name)
+            raise RefusedError(_refusal(f"{module}.{name}"))
+        return _SAFE_CONSTRUCTORS[module, name]
+
+
+def _check_depth(obj, limit: int) -> None:
+    """Refuse containers nested deeper than ``limit`` (iteratively: no recursion to blow)."""
+    stack = [(obj, 0)]
+    seen = set()
+    while stack:
+        o, d = stack.pop()
+        t = type(o)
+        if t in (list, tuple, set, frozenset, dict, collections.OrderedDict):
+            if d >= limit:
+                raise FormatError(f"a pickled object is nested deeper than {limit} levels")
+            if id(o) in seen:
+                continue
+            seen.add(id(o))
+            items = o.items() if isinstance(o, dict) else o
+            for v in items:
+                stack.append((v, d + 1))
 
 
 def _refusal(what: str) -> str:
@@ -568,14 +798,14 @@ def _scan_pickle(payload: bytes) -> None:
         if name in ("GLOBAL", "INST"):
             module, _, qual = arg.partition(" ")
             if (module, qual) not in _SAFE_GLOBALS:
-                raise pickle.UnpicklingError(_refusal(f"{module}.{qual}"))
+                raise RefusedError(_refusal(f"{module}.{qual}"))
         elif name == "STACK_GLOBAL":
             module, qual = (stack[-2], stack[-1]) if len(stack) >= 2 else (None, None)
             if type(module) is not str or type(qual) is not str or (module, qual) not in _SAFE_GLOBALS:
-                raise pickle.UnpicklingError(_refusal(
+                raise RefusedError(_refusal(
                     f"{module}.{qual}" if type(module) is str and type(qual) is str else "an unnamed global"))
         if name in _UNSAFE_OPCODES:
-            raise pickle.UnpicklingError(_refusal(f"pickle opcode {name} (it sets object state)"))
+            raise RefusedError(_refusal(f"pickle opcode {name} (it sets object state)"))
         if name == "MEMOIZE":
             memo[len(memo)] = stack[-1] if stack else None
         elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
@@ -615,22 +845,37 @@ class _Decoder:
 
     def unpickle(self, payload: bytes):
         if self.weights_only:
+            if len(payload) > MAX_PICKLE_BYTES:
+                raise FormatError(f"a pickled object of {len(payload)} bytes is over the limit of a "
+                                  f"safe load ({MAX_PICKLE_BYTES}); load with weights_only=False if "
+                                  f"you trust the file")
             try:
                 _scan_pickle(payload)
             except pickle.UnpicklingError:
                 raise
             except Exception as e:  # a malformed pickle: pickletools could not parse it
                 raise _Corrupt(f"a pickled object is malformed ({e})") from None
-            cls = _SafeUnpickler
-        else:
-            cls = pickle.Unpickler
-        u = cls(io.BytesIO(payload))
+            u = _SafeUnpickler(io.BytesIO(payload))
+            u.persistent_load = self._pid
+            try:
+                obj = u.load()
+            except (FormatError, pickle.UnpicklingError):
+                raise
+            except RecursionError:
+                raise FormatError("a pickled object is nested too deeply") from None
+            except Exception as e:  # a malformed pickle that the scan let through
+                raise _Corrupt(f"a pickled object is malformed ({type(e).__name__}: {e})") from None
+            _check_depth(obj, MAX_DEPTH)
+            return obj
+        u = pickle.Unpickler(io.BytesIO(payload))
         u.persistent_load = self._pid
         return u.load()
 
-    def node(self, n):
+    def node(self, n, depth=0):
         if type(n) is not dict:
-            raise _Corrupt(f"bad node {n!r}")
+            raise _Corrupt(f"bad node {str(n)[:200]}")
+        if depth > MAX_DEPTH:
+            raise _Corrupt(f"the object tree is nested deeper than {MAX_DEPTH} levels")
         t, v = n.get("t"), n.get("v")
         if t == "none":
             return None
@@ -666,14 +911,19 @@ class _Decoder:
         if t == "size" and type(v) is list:
             return Size(_int(d, "dimension") for d in v)
         if t in ("list", "tuple") and type(v) is list:
-            items = [self.node(x) for x in v]
+            items = [self.node(x, depth + 1) for x in v]
             return items if t == "list" else tuple(items)
         if t in ("dict", "odict") and type(v) is list:
             out = {} if t == "dict" else collections.OrderedDict()
             for kv in v:
                 if type(kv) is not list or len(kv) != 2:
-                    raise _Corrupt(f"bad dict entry {kv!r}")
-                out[self.node(kv[0])] = self.node(kv[1])
+                    raise _Corrupt(f"bad dict entry {str(kv)[:200]}")
+                key = self.node(kv[0], depth + 1)
+                value = self.node(kv[1], depth + 1)
+                try:
+                    out[key] = value
+                except TypeError:
+                    raise _Corrupt(f"a dict key is unhashable ({type(key).__name__})") from None
             return out
         if t == "pickle" and type(v) is str:
             return self.unpickle(_b64(v))
@@ -697,7 +947,7 @@ def _b64(v: str) -> bytes:
         raise _Corrupt("bad base64 data") from None
 
 
-def _read_container(f, name, use_mmap):
+def _read_container(f, name, use_mmap, weights_only=True):
     start = f.tell() if use_mmap else None
     pre = f.read(_PREAMBLE.size)
     if not isinstance(pre, bytes):
@@ -716,12 +966,15 @@ def _read_container(f, name, use_mmap):
         raise _Corrupt(f"{name}: the file is truncated (it ends inside the preamble)")
     _, version, header_crc, header_len, total = _PREAMBLE.unpack(pre)
     if version > FORMAT_VERSION:
-        raise ValueError(f"{name} was written in strided file format version {version}; this "
+        raise FormatError(f"{name} was written in strided file format version {version}; this "
                          f"strided reads versions up to {FORMAT_VERSION}: upgrade strided to load it")
     if version < 1:
         raise _Corrupt(f"{name}: bad format version {version}")
     if header_len > min(total, _MAX_HEADER):
         raise _Corrupt(f"{name}: bad header length {header_len}")
+    if weights_only and header_len > MAX_HEADER_BYTES:
+        raise _Corrupt(f"{name}: its header of {header_len} bytes is over the limit of a safe load "
+                       f"({MAX_HEADER_BYTES}); load with weights_only=False if you trust the file")
     left = _remaining(f)
     if left is not None and left < total - _PREAMBLE.size:
         raise _Corrupt(f"{name}: the file is truncated ({left + _PREAMBLE.size} bytes of the "
@@ -764,6 +1017,17 @@ def _read_container(f, name, use_mmap):
             for r in recs:
                 d = _dtypes._BY_NAME[r["dtype"]]._np
                 _read_bytes(f, data_start + r["offset"] - pos, name, "padding")
+                if left is None and r["numel"] * d.itemsize > _CHUNK:
+                    # Note: a stream of unknown length: memory grows with the bytes that
+                    # actually arrive, never with what an untrusted header claims.
+                    raw = _read_bytes(f, r["numel"] * d.itemsize, name, "array data")
+                    a = np.frombuffer(bytearray(raw), dtype=_le(d))
+                    for i in range(0, len(raw), _CHUNK):
+                        sums.add(raw[i:i + _CHUNK])
+                    sums.end_record()
+                    pos = data_start + r["offset"] + a.nbytes
+                    hosts.append(a)
+                    continue
                 a = np.empty(r["numel"], dtype=_le(d))
                 mv = memoryview(a).cast("B")
                 for i in range(0, mv.nbytes, _CHUNK):
@@ -814,6 +1078,8 @@ def _build(h, hosts, name, map_location, weights_only):
         return _Decoder(arrays, storages, weights_only, name).node(h["root"])
     except RecursionError:
         raise _Corrupt(f"{name}: the object tree is nested too deeply") from None
+    except RefusedError as e:
+        raise RefusedError(f"{name}: {e}") from None
     except _Corrupt as e:
         raise _Corrupt(f"{name}: corrupted header: {e}") from None
 
@@ -844,7 +1110,7 @@ def load(f, *, map_location=None, weights_only: bool = True, mmap: bool = False)
 
 
 def _load_from(f, name, map_location, weights_only, use_mmap):
-    h, hosts = _read_container(f, name, use_mmap)
+    h, hosts = _read_container(f, name, use_mmap, weights_only)
     return _build(h, hosts, name, map_location, weights_only)
 
 
@@ -862,8 +1128,24 @@ def _ext_state(x: Array):
 
 
 def _rebuild_array(storage, offset, shape, strides, names=None, requires_grad=False):
-    """Unpickle an array: a view of an (already unpickled, maybe shared) storage."""
-    arr = Array._from_storage(storage, offset, tuple(shape), tuple(strides))
+    """Unpickle an array: a view of an (already unpickled, maybe shared) storage.
+
+    A pickle is untrusted input: the view must lie inside its storage."""
+    if not isinstance(storage, Storage):
+        raise FormatError(f"unpickling a strided array: expected a Storage; got {type(storage).__name__}")
+    shape, strides = tuple(shape), tuple(strides)
+    if type(offset) is not builtins.int or len(shape) != len(strides) or any(
+            type(v) is not builtins.int for v in shape + strides) or any(n < 0 for n in shape):
+        raise FormatError(f"unpickling a strided array: bad layout (offset {offset!r}, shape {shape!r}, "
+                          f"strides {strides!r})")
+    lo, hi = _layout.extent(offset, shape, strides)
+    if hi >= lo and (lo < 0 or hi >= len(storage)):
+        raise FormatError(f"unpickling a strided array: the view (offset {offset}, shape {shape}, "
+                          f"strides {strides}) reaches outside its storage of {len(storage)} elements")
+    if offset < 0 or (hi < lo and offset > len(storage)):
+        raise FormatError(f"unpickling a strided array: offset {offset} is outside its storage of "
+                          f"{len(storage)} elements")
+    arr = Array._from_storage(storage, offset, shape, strides)
     if names is not None and "set_names" in _LATE:
         arr = _LATE["set_names"](arr, names)
     if requires_grad and "set_requires_grad" in _LATE:

@@ -21,10 +21,17 @@ from . import _dtypes, _layout
 from ._array import _LATE, Array, Size
 from ._creation import share_native
 from ._device import CPU
-from ._serialization import _atomic_write
+from ._serialization import FormatError, RefusedError, _atomic_write
 from ._views import flip, reshape
 
-__all__ = ["save_hdf5", "load_hdf5", "open_hdf5", "H5File", "H5Group", "H5Dataset"]
+__all__ = ["save_hdf5", "load_hdf5", "open_hdf5", "H5File", "H5Group", "H5Dataset",
+           "FormatError", "RefusedError"]
+
+# Errors h5py raises for a file it can't parse (malformed headers, broken links, bad
+# chunks); they become FormatError naming the file. FileNotFoundError, PermissionError
+# and IsADirectoryError stay what they are.
+_H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError,
+              IndexError, SystemError)
 
 _SLAB_BYTES = 1 << 26  # most bytes copied at once when writing a noncontiguous array
 
@@ -143,7 +150,7 @@ def save_hdf5(path_or_group, mapping, *, compression=None, chunks=None) -> None:
             with h5py.File(tmp, "w") as f:
                 write(f)
 
-        _atomic_write(path, write_file, by_path=True)
+        _atomic_write(path, write_file, by_path=True, func="save_hdf5")
 
 
 # --- load ----------------------------------------------------------------------------
@@ -166,44 +173,148 @@ def _labels(dset):
     return tuple(d.label or None for d in dset.dims)
 
 
-def _read_all(dset, what):
+def _h5fail(e, filename, what):
+    """An h5py error on an untrusted file, told as FormatError naming the file and the object."""
+    if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError, FormatError)):
+        return e
+    msg = str(e).strip() or type(e).__name__
+    return FormatError(f"HDF5 file {filename!r}: can't read {what}: {msg}")
+
+
+def _read_all(dset, what, filename="?"):
     if dset.shape is None:
         raise TypeError(f"{what} is an empty (null) HDF5 dataset; it holds no array")
-    return _to_array(dset[()], _labels(dset), what)
+    try:
+        data = dset[()]
+    except _H5_ERRORS as e:
+        raise _h5fail(e, filename, what) from None
+    return _to_array(data, _labels(dset), what)
 
 
-def _collect(group, out, prefix=""):
-    for k, v in group.items():
-        if hasattr(v, "dtype"):
-            out[prefix + k] = _read_all(v, f"HDF5 dataset {v.name!r}")
-        else:
-            _collect(v, out, prefix + k + "/")
-    return out
+def _entry(group, key, external: bool, filename: str):
+    """``group[key]``, checking each link on the way: an external link, a virtual
+    dataset or external raw storage (other files) only with ``external=True``;
+    a dangling or broken link is a FormatError."""
+    h5py = _h5py()
+    obj = group
+    for part in [p for p in key.split("/") if p]:
+        where = f"{obj.name.rstrip('/')}/{part}"
+        try:
+            link = obj.get(part, getlink=True)
+        except _H5_ERRORS as e:
+            raise _h5fail(e, filename, f"the link {where!r}") from None
+        if link is None:
+            raise KeyError(f"no {key!r} in HDF5 file {filename!r}")
+        if isinstance(link, h5py.ExternalLink) and not external:
+            raise RefusedError(
+                f"HDF5 file {filename!r}: {where!r} is an external link to {link.path!r} in the file "
+                f"{link.filename!r}; strided does not open other files unless asked: pass external=True")
+        try:
+            obj = obj[part]
+        except _H5_ERRORS as e:
+            target = getattr(link, "path", None)
+            raise FormatError(f"HDF5 file {filename!r}: {where!r} is a dangling or broken link"
+                              + (f" (to {target!r})" if target else "") + f": {e}") from None
+    if isinstance(obj, h5py.Dataset) and not external:
+        _check_local(obj, filename)
+    return obj
 
 
-def load_hdf5(path, key=None):
+def _check_local(dset, filename):
+    try:
+        virtual = dset.is_virtual
+        ext = dset.external
+    except _H5_ERRORS as e:
+        raise _h5fail(e, filename, f"HDF5 dataset {dset.name!r}") from None
+    if virtual:
+        raise RefusedError(f"HDF5 file {filename!r}: dataset {dset.name!r} is a virtual dataset that "
+                           f"reads from other files; pass external=True to read it")
+    if ext:
+        raise RefusedError(f"HDF5 file {filename!r}: dataset {dset.name!r} keeps its data in external "
+                           f"files ({', '.join(repr(str(e[0])) for e in ext[:3])}); pass external=True "
+                           f"to read it")
+
+
+_MAX_ENTRIES = 1 << 20  # links walked by one load_hdf5 (hard links can repeat groups exponentially)
+
+
+def _collect(group, out, external, filename, prefix=""):
+    """Every dataset under ``group``, walked iteratively. A group that links back
+    to one of its own ancestors (a soft or hard link cycle) is a FormatError, not
+    an endless walk; a dataset reached by several links is read once and shared."""
+    h5py = _h5py()
+    todo = [(group, prefix, (group.id,))]
+    read = {}
+    walked = 0
+    while todo:
+        g, pre, ancestors = todo.pop()
+        try:
+            names = list(g.keys())
+        except _H5_ERRORS as e:
+            raise _h5fail(e, filename, f"the group {g.name!r}") from None
+        walked += len(names)
+        if walked > _MAX_ENTRIES:
+            raise FormatError(f"HDF5 file {filename!r}: more than {_MAX_ENTRIES} links to walk (do hard "
+                              f"links repeat groups?); read the datasets one by one with open_hdf5")
+        for k in names:
+            v = _entry(g, k, external, filename)
+            if isinstance(v, h5py.Dataset):
+                arr = read.get(v.id)
+                if arr is None:
+                    arr = read[v.id] = _read_all(v, f"HDF5 dataset {v.name!r}", filename)
+                out[pre + k] = arr
+            elif isinstance(v, h5py.Group):
+                if v.id in ancestors:
+                    raise FormatError(f"HDF5 file {filename!r}: {pre + k!r} links back to a group "
+                                      f"that contains it (a link cycle)")
+                todo.append((v, pre + k + "/", ancestors + (v.id,)))
+    return dict(sorted(out.items()))
+
+
+def load_hdf5(path, key=None, *, external: bool = False):
     """Read an HDF5 file: the array at ``key``, or a dict of every array (flat
     ``"group/name"`` keys) under ``key`` or the whole file. Dimension labels
-    come back as dimension names."""
+    come back as dimension names.
+
+    The file is untrusted: external links, virtual datasets and external raw
+    storage (all of which read other files) raise ``RefusedError`` unless
+    ``external=True``; a file that is not HDF5, is malformed, or has dangling
+    links or link cycles raises ``FormatError`` (a ValueError) naming the file.
+    """
     h5py = _h5py()
     if isinstance(path, (H5File, H5Group)):
         path._check()
-        return _load_from(path._h, key)
+        return _load_from(path._h, key, external or path._file._external, path._file._filename)
     if isinstance(path, h5py.Group):
-        return _load_from(path, key)
-    with h5py.File(path, "r") as f:
-        return _load_from(f, key)
+        return _load_from(path, key, external, path.file.filename)
+    name = os.fsdecode(os.fspath(path)) if isinstance(path, (str, bytes, os.PathLike)) else path
+    f = _open(h5py, path, "r", name)
+    with f:
+        return _load_from(f, key, external, name)
 
 
-def _load_from(group, key):
+def _open(h5py, path, mode, name):
+    try:
+        return h5py.File(path, mode)
+    except _H5_ERRORS as e:
+        if isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        if mode == "r" and isinstance(name, str) and os.path.isfile(name):
+            raise FormatError(f"{name!r} is not an HDF5 file, or its HDF5 header is corrupted "
+                              f"({str(e).strip()})") from None
+        raise
+
+
+def _load_from(group, key, external, filename):
+    h5py = _h5py()
     if key is None:
-        return _collect(group, {})
-    if key not in group:
-        raise KeyError(f"load_hdf5(): no {key!r} in {group.file.filename!r}; it has {sorted(group.keys())}")
-    obj = group[key]
-    if hasattr(obj, "dtype"):
-        return _read_all(obj, f"HDF5 dataset {obj.name!r}")
-    return _collect(obj, {})
+        return _collect(group, {}, external, filename)
+    if not isinstance(key, str):
+        raise TypeError(f"load_hdf5(): key must be a string; got {type(key).__name__}")
+    obj = _entry(group, key, external, filename)
+    if isinstance(obj, h5py.Dataset):
+        return _read_all(obj, f"HDF5 dataset {obj.name!r}", filename)
+    return _collect(obj, {}, external, filename)
 
 
 # --- the lazy handle -------------------------------------------------------------------
@@ -230,9 +341,10 @@ class H5Group(_Node):
         self._check()
         if not isinstance(key, str):
             raise TypeError(f"HDF5 keys are strings; got {key!r}")
-        if key not in self._h:
-            raise KeyError(f"no {key!r} in HDF5 group {self._h.name!r}; it has {sorted(self._h.keys())}")
-        obj = self._h[key]
+        try:
+            obj = _entry(self._h, key, self._file._external, self._file._filename)
+        except KeyError:
+            raise KeyError(f"no {key!r} in HDF5 group {self._h.name!r}; it has {sorted(self._h.keys())}") from None
         if hasattr(obj, "dtype"):
             return H5Dataset(obj, self._file)
         return H5Group(obj, self._file)
@@ -264,11 +376,12 @@ class H5Group(_Node):
 class H5File(H5Group):
     """An open HDF5 file (a context manager); datasets are read lazily."""
 
-    def __init__(self, h, filename, writable):
+    def __init__(self, h, filename, writable, external=False):
         super().__init__(h, self)
         self._closed = False
         self._filename = filename
         self._writable = writable
+        self._external = external
 
     def close(self) -> None:
         """Close the file; later reads raise ValueError."""
@@ -331,7 +444,7 @@ class H5Dataset(_Node):
     def read(self) -> Array:
         """The whole dataset as an array."""
         self._check()
-        return _read_all(self._h, f"HDF5 dataset {self._h.name!r}")
+        return _read_all(self._h, f"HDF5 dataset {self._h.name!r}", self._file._filename)
 
     def __getitem__(self, key):
         self._check()
@@ -346,7 +459,11 @@ class H5Dataset(_Node):
             except (TypeError, ValueError, IndexError) as e:
                 raise type(e)(f"{what}: can't read index {key!r}: {e}") from None
         sel, flips, kept, new_axes = basic
-        arr = _to_array(np.asarray(self._h[sel]), None, what)
+        try:
+            data = self._h[sel]
+        except _H5_ERRORS as e:
+            raise _h5fail(e, self._file._filename, what) from None
+        arr = _to_array(np.asarray(data), None, what)
         if flips:
             arr = flip(arr, axis=tuple(flips))
         if new_axes:
@@ -440,15 +557,19 @@ def _with_new_axes(shape, new_axes):
     return tuple(out)
 
 
-def open_hdf5(path, mode: str = "r") -> H5File:
+def open_hdf5(path, mode: str = "r", *, external: bool = False) -> H5File:
     """Open an HDF5 file lazily: ``f["coords"][-2:]`` reads just those rows.
 
     ``mode`` is h5py's: ``"r"`` (default), ``"r+"``, ``"a"``, ``"w"``, ``"x"``.
     Use it as a context manager; after closing, access raises ValueError.
+    ``external=True`` lets lookups follow external links, virtual datasets
+    and external storage into other files (refused by default, as in
+    ``load_hdf5``).
     """
     h5py = _h5py()
     if mode not in ("r", "r+", "a", "w", "w-", "x"):
         raise ValueError(f"open_hdf5(): mode must be 'r', 'r+', 'a', 'w' or 'x'; got {mode!r}")
-    f = h5py.File(path, mode)
+    given = os.fsdecode(os.fspath(path)) if isinstance(path, (str, bytes, os.PathLike)) else path
+    f = _open(h5py, path, mode, given)
     name = f.filename if isinstance(f.filename, str) else repr(path)
-    return H5File(f, name, mode != "r")
+    return H5File(f, name, mode != "r", external)
