@@ -658,8 +658,9 @@ def _check_header(h):
         raise _Corrupt("the header's tables are not lists")
     end = 0
     for r in storages:
-        if type(r) is not dict or r.get("dtype") not in _dtypes._BY_NAME or type(r.get("device")) is not str:
-            raise _Corrupt(f"bad storage record {r!r}")
+        if type(r) is not dict or type(r.get("dtype")) is not str or r["dtype"] not in _dtypes._BY_NAME \
+                or type(r.get("device")) is not str:
+            raise _Corrupt(f"bad storage record {str(r)[:200]}")
         off = _int(r.get("offset"), "record offset")
         if off != _align(end):
             raise _Corrupt(f"record offset {off} is not where the previous record ends ({_align(end)})")
@@ -711,7 +712,7 @@ def _target(map_location, saved: str, cpu_storage: Storage):
     try:
         backend = dev.backend
     except (ValueError, ImportError, RuntimeError) as e:
-        raise ValueError(f"load(): the file holds arrays on {saved}, and device {dev} is not "
+        raise FormatError(f"load(): the file holds arrays on {saved}, and device {dev} is not "
                          f"available here ({e}); pass map_location='cpu'") from None
     with backend.ctx(dev):
         return Storage(backend.from_host(cpu_storage._data, dev), cpu_storage.dtype, dev)
@@ -851,7 +852,7 @@ class _Decoder:
                                   f"you trust the file")
             try:
                 _scan_pickle(payload)
-            except pickle.UnpicklingError:
+            except FormatError:
                 raise
             except Exception as e:  # a malformed pickle: pickletools could not parse it
                 raise _Corrupt(f"a pickled object is malformed ({e})") from None
@@ -859,7 +860,7 @@ class _Decoder:
             u.persistent_load = self._pid
             try:
                 obj = u.load()
-            except (FormatError, pickle.UnpicklingError):
+            except FormatError:
                 raise
             except RecursionError:
                 raise FormatError("a pickled object is nested too deeply") from None
@@ -898,13 +899,13 @@ class _Decoder:
                 obj = table[i]
                 if (t == "ndarray") == isinstance(obj, np.ndarray) or t == "storage":
                     return obj
-        if t == "npscalar" and n.get("dtype") in _dtypes._BY_NAME and type(v) is str:
+        if t == "npscalar" and type(n.get("dtype")) is str and n["dtype"] in _dtypes._BY_NAME and type(v) is str:
             d = _dtypes._BY_NAME[n["dtype"]]._np
             try:
                 return np.frombuffer(bytes.fromhex(v), dtype=_le(d))[0].astype(d)[()]
             except (ValueError, IndexError):
                 pass
-        if t == "dtype" and v in _dtypes._BY_NAME:
+        if t == "dtype" and type(v) is str and v in _dtypes._BY_NAME:
             return _dtypes._BY_NAME[v]
         if t == "device" and type(v) is str:
             return Device(v)
@@ -1069,10 +1070,13 @@ def _build(h, hosts, name, map_location, weights_only):
         if a.get("numpy"):
             arrays.append(arr.numpy())
             continue
-        if a.get("names") is not None and "set_names" in _LATE:
-            arr = _LATE["set_names"](arr, tuple(a["names"]))
-        if a.get("requires_grad") and "set_requires_grad" in _LATE:
-            arr = _LATE["set_requires_grad"](arr, True)
+        try:
+            if a.get("names") is not None and "set_names" in _LATE:
+                arr = _LATE["set_names"](arr, tuple(a["names"]))
+            if a.get("requires_grad") and "set_requires_grad" in _LATE:
+                arr = _LATE["set_requires_grad"](arr, True)
+        except (TypeError, ValueError, RuntimeError) as e:  # names or grad flag the array can't take
+            raise _Corrupt(f"{name}: corrupted header: array {len(arrays)}: {e}") from None
         arrays.append(arr)
     try:
         return _Decoder(arrays, storages, weights_only, name).node(h["root"])

@@ -147,8 +147,16 @@ def save_hdf5(path_or_group, mapping, *, compression=None, chunks=None) -> None:
                             f"got {type(path_or_group).__name__}") from None
 
         def write_file(tmp):
-            with h5py.File(tmp, "w") as f:
+            f = h5py.File(tmp, "w")
+            try:
                 write(f)
+            except BaseException:
+                try:  # closing a file whose write failed can fail again; the first error is the one
+                    f.close()
+                except Exception:
+                    pass
+                raise
+            f.close()
 
         _atomic_write(path, write_file, by_path=True, func="save_hdf5")
 
@@ -197,8 +205,9 @@ def _entry(group, key, external: bool, filename: str):
     a dangling or broken link is a FormatError."""
     h5py = _h5py()
     obj = group
-    for part in [p for p in key.split("/") if p]:
-        where = f"{obj.name.rstrip('/')}/{part}"
+    sep = b"/" if isinstance(key, bytes) else "/"  # h5py gives names that aren't UTF-8 as bytes
+    for part in [p for p in key.split(sep) if p]:
+        where = f"{obj.name.rstrip('/')}/{_text(part)}"
         try:
             link = obj.get(part, getlink=True)
         except _H5_ERRORS as e:
@@ -218,6 +227,10 @@ def _entry(group, key, external: bool, filename: str):
     if isinstance(obj, h5py.Dataset) and not external:
         _check_local(obj, filename)
     return obj
+
+
+def _text(name) -> str:
+    return name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else name
 
 
 def _check_local(dset, filename):
@@ -257,17 +270,21 @@ def _collect(group, out, external, filename, prefix=""):
             raise FormatError(f"HDF5 file {filename!r}: more than {_MAX_ENTRIES} links to walk (do hard "
                               f"links repeat groups?); read the datasets one by one with open_hdf5")
         for k in names:
-            v = _entry(g, k, external, filename)
+            try:
+                v = _entry(g, k, external, filename)
+            except KeyError:
+                raise FormatError(f"HDF5 file {filename!r}: the group {g.name!r} lists {k!r}, which "
+                                  f"can't be found (the file is corrupted)") from None
             if isinstance(v, h5py.Dataset):
                 arr = read.get(v.id)
                 if arr is None:
                     arr = read[v.id] = _read_all(v, f"HDF5 dataset {v.name!r}", filename)
-                out[pre + k] = arr
+                out[pre + _text(k)] = arr
             elif isinstance(v, h5py.Group):
                 if v.id in ancestors:
-                    raise FormatError(f"HDF5 file {filename!r}: {pre + k!r} links back to a group "
+                    raise FormatError(f"HDF5 file {filename!r}: {pre + _text(k)!r} links back to a group "
                                       f"that contains it (a link cycle)")
-                todo.append((v, pre + k + "/", ancestors + (v.id,)))
+                todo.append((v, pre + _text(k) + "/", ancestors + (v.id,)))
     return dict(sorted(out.items()))
 
 
@@ -314,6 +331,8 @@ def _load_from(group, key, external, filename):
     obj = _entry(group, key, external, filename)
     if isinstance(obj, h5py.Dataset):
         return _read_all(obj, f"HDF5 dataset {obj.name!r}", filename)
+    if not isinstance(obj, h5py.Group):
+        raise TypeError(f"load_hdf5(): {key!r} is a {type(obj).__name__}, not a dataset or a group")
     return _collect(obj, {}, external, filename)
 
 
@@ -345,9 +364,12 @@ class H5Group(_Node):
             obj = _entry(self._h, key, self._file._external, self._file._filename)
         except KeyError:
             raise KeyError(f"no {key!r} in HDF5 group {self._h.name!r}; it has {sorted(self._h.keys())}") from None
-        if hasattr(obj, "dtype"):
+        h5py = _h5py()
+        if isinstance(obj, h5py.Dataset):
             return H5Dataset(obj, self._file)
-        return H5Group(obj, self._file)
+        if isinstance(obj, h5py.Group):
+            return H5Group(obj, self._file)
+        raise TypeError(f"HDF5 object {obj.name!r} is a {type(obj).__name__}, not a dataset or a group")
 
     def keys(self):
         self._check()
