@@ -34,24 +34,32 @@ def test_error_hierarchy():
 
 # --- save: targets ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device", "socket"])
 def test_save_refuses_non_regular_targets_and_leaves_them(tmp_path, kind):
+    # Note: every target lives in tmp_path (never /dev/null: an old strided replaced it).
+    target = tmp_path / kind
     if kind == "fifo":
-        target = tmp_path / "pipe"
         os.mkfifo(target)
     elif kind == "directory":
-        target = tmp_path / "dir"
         target.mkdir()
+    elif kind == "device":
+        import stat
+        try:
+            os.mknod(target, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null node
+        except PermissionError:
+            pytest.skip("creating a device node needs CAP_MKNOD")
     else:
-        target = "/dev/null"
+        import socket
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+        sock.close()
     before = os.stat(target)
     with pytest.raises(ValueError, match="not a regular file") as e:
         xp.save(xp.ones(3), target)
     assert repr(str(target)) in str(e.value)
     after = os.stat(target)
     assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
-    if kind != "device":
-        assert sorted(p.name for p in tmp_path.iterdir()) == [os.path.basename(target)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [kind]
 
 
 def test_save_hdf5_refuses_non_regular_targets(tmp_path):
