@@ -390,13 +390,22 @@ class Array:
                 f"can't convert a {self._device} array to NumPy: call .cpu() first to copy it to the host")
         if self._ext is not None and self._ext.requires_grad and not force:
             raise RuntimeError("can't call numpy() on an array that requires grad; use detach().numpy()")
-        return self._get_native()
+        return self._export()
+
+    def _export(self):
+        """The native view handed to NumPy: read-only where elements share memory
+        (as NumPy's own broadcast views are), so writes can't bypass the overlap check."""
+        r = self._get_native()
+        if self._st is not None and _layout.has_internal_overlap(self._shape, self._str):
+            r = r.view()
+            r.flags.writeable = False
+        return r
 
     def __array__(self, dtype=None, copy=None):
         if self._device.type != "cpu":
             raise TypeError(
                 f"refusing to copy a {self._device} array to NumPy implicitly: call .cpu() first")
-        r = self._get_native()
+        r = self._export()
         if dtype is not None and np.dtype(dtype) != r.dtype:
             if copy is False:
                 raise ValueError("__array__(copy=False) cannot change the dtype without a copy")

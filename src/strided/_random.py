@@ -38,6 +38,8 @@ class Generator:
 
     def manual_seed(self, seed) -> "Generator":
         seed = operator.index(seed)
+        if not -(1 << 63) <= seed < 1 << 64:
+            raise ValueError(f"manual_seed(): the seed must fit in 64 bits ([-2**63, 2**64)); got {seed}")
         if seed < 0:
             seed &= (1 << 64) - 1  # Note: PyTorch also wraps negative seeds.
         self._seed = seed

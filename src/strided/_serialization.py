@@ -243,7 +243,11 @@ class _Encoder:
                 return None
 
         buf = io.BytesIO()
-        _Pickler(buf, protocol=_PICKLE_PROTOCOL).dump(obj)
+        try:
+            _Pickler(buf, protocol=_PICKLE_PROTOCOL).dump(obj)
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise TypeError(f"save(): can't save a {type(obj).__name__}: it is none of the format's own "
+                            f"types and can't be pickled ({e})") from None
         return buf.getvalue()
 
 

@@ -6,6 +6,8 @@ import operator
 import threading
 import weakref
 
+import numpy as np
+
 from . import _dtypes
 
 __all__ = ["Storage"]
@@ -99,6 +101,8 @@ class Storage:
                 self[j] = v
             return
         j = self._index(i)
+        if not isinstance(value, (bool, int, float, complex, np.generic)):
+            raise TypeError(f"storage item assignment: expected a number; got {type(value).__name__}")
         self._data[j] = value
         self._version += 1
 
@@ -170,7 +174,6 @@ class _FamilyStorage(Storage):
 
 
 def _rebuild_storage(data, dtype_name, device):
-    import numpy as np
     from ._device import Device
     d = _dtypes._dtype_from_name(dtype_name)
     # Note: a pickle is untrusted input: the data must be the flat buffer it claims to be.

@@ -17,9 +17,11 @@ Known differences from PyTorch:
   was on). An in-place write of a value that requires grad into a view taken
   under ``no_grad()`` (or before its base required grad) gives the view a
   history, not its base.
-- ``x.real`` / ``x.imag`` of a complex array reinterpret its memory through
-  another Storage object: writes through them are not seen by ``x``'s version
-  counter or history.
+- ``x.real`` / ``x.imag`` / ``x.view(dtype)`` reinterpret the memory through
+  another Storage object that shares ``x``'s version counter (so a saved value
+  modified through them is detected); an in-place operation on such a view of
+  an array that requires grad raises instead of rebasing ``x``'s history, as
+  PyTorch does.
 - ``x.data`` is a new Storage object over the same memory (its own version
   counter, as PyTorch's ``.data``), so ``x.data.storage() is not x.storage()``.
 """

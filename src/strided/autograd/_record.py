@@ -463,7 +463,8 @@ def _record(name, r, impl, args, kwargs, call_next, target):
         st = o._st
         if st is not None:
             for a in arrays:
-                if a._st is st:
+                if a._st is st or (st._family is not None and a._st is not None
+                                   and a._st._family is st._family):
                     ae = a._ext
                     root = ae.is_view.base if ae is not None and type(ae.is_view) is ViewInfo else a
                     e.is_view = ViewInfo(root, st.version())
@@ -492,6 +493,13 @@ def _rebase(target, node, slot_arrays):
         t = next(k for k, a in enumerate(slot_arrays) if a is target)
         bst, boff, bshape, bstr = base._layout()
         vst, voff, vshape, vstr = target._layout()
+        if bst is not vst:
+            # Note: PyTorch rebases the complex base here; strided can't express the base's
+            # history through a reinterpreted view, and refuses rather than give a wrong gradient.
+            raise RuntimeError(
+                f"an in-place operation on a {target._dtype.name} view (.real, .imag or view(dtype)) of a "
+                f"{base._dtype.name} array that requires grad is not supported by strided's autograd; "
+                f"build the new value out of place (e.g. x = xp.complex(x.real * 2, x.imag))")
         if bst is vst:
             n = len(bst)
             bl, vl = (boff, bshape, bstr), (voff, vshape, vstr)
