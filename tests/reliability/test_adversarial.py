@@ -51,6 +51,7 @@ def test_inplace_on_real_of_an_array_that_requires_grad_raises_instead_of_a_wron
     y = w * (1 + 2j)
     with pytest.raises(RuntimeError, match="not supported by strided's autograd"):
         y.real.mul_(2)
+    assert np.asarray(y.detach().cpu().numpy()).tolist() == [1 + 2j] * 3  # refused before writing
     # out of place it is right, as in PyTorch
     torch = pytest.importorskip("torch")
     ((y.real * 2) + (y.imag * 1j)).abs().sum().backward()

@@ -343,6 +343,14 @@ def check_inplace(t: Array, name: str) -> None:
         if be is not None and be.requires_grad and be.grad_fn is None:
             raise RuntimeError(f"{name}(): a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+        if be is not None and be.requires_grad and vi.base._st is not t._st:
+            # Note: PyTorch rebases the complex base here; strided can't express the base's
+            # history through a reinterpreted view, and refuses (before writing) rather than
+            # give a wrong gradient.
+            raise RuntimeError(
+                f"{name}(): an in-place operation on a {t._dtype.name} view (.real, .imag or "
+                f"view(dtype)) of a {vi.base._dtype.name} array that requires grad is not supported by "
+                f"strided's autograd; build the new value out of place (x.real * 2 + x.imag * 1j)")
     elif e.requires_grad and e.grad_fn is None:
         raise RuntimeError(f"{name}(): a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
@@ -493,13 +501,6 @@ def _rebase(target, node, slot_arrays):
         t = next(k for k, a in enumerate(slot_arrays) if a is target)
         bst, boff, bshape, bstr = base._layout()
         vst, voff, vshape, vstr = target._layout()
-        if bst is not vst:
-            # Note: PyTorch rebases the complex base here; strided can't express the base's
-            # history through a reinterpreted view, and refuses rather than give a wrong gradient.
-            raise RuntimeError(
-                f"an in-place operation on a {target._dtype.name} view (.real, .imag or view(dtype)) of a "
-                f"{base._dtype.name} array that requires grad is not supported by strided's autograd; "
-                f"build the new value out of place (e.g. x = xp.complex(x.real * 2, x.imag))")
         if bst is vst:
             n = len(bst)
             bl, vl = (boff, bshape, bstr), (voff, vshape, vstr)
