@@ -493,7 +493,9 @@ def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> 
     written: renaming over it would replace it. Errors name ``path``, never
     the temporary file; on any error the old file is left as it was.
     """
-    user_path = os.fsdecode(path)
+    user_path = path = os.fsdecode(path)
+    if not path:
+        raise ValueError(f"{func}(): the path is empty")
     path = os.path.realpath(path)
     try:
         mode = os.stat(path).st_mode

@@ -53,6 +53,8 @@ def _flatten(mapping, prefix, out):
         if not isinstance(k, str) or not k.strip("/"):
             raise TypeError(f"save_hdf5(): keys must be non-empty strings; got {k!r}")
         key = f"{prefix}{k.strip('/')}"
+        if any(part == "." for part in k.split("/")):
+            raise ValueError(f"save_hdf5(): key {key!r} has a '.' path component (the group itself)")
         if isinstance(v, Mapping):
             _flatten(v, key + "/", out)
         elif isinstance(v, (Array, np.ndarray)):
@@ -129,6 +131,10 @@ def save_hdf5(path_or_group, mapping, *, compression=None, chunks=None) -> None:
         raise TypeError(f"save_hdf5(): mapping must be a dict of arrays; got {type(mapping).__name__}"
                         + (" (wrap it: {'name': x})" if isinstance(mapping, (Array, np.ndarray)) else ""))
     items = _flatten(mapping, "", {})
+    for key in items:  # a dataset can't also be a group
+        for i in range(len(key)):
+            if key[i] == "/" and key[:i] in items:
+                raise ValueError(f"save_hdf5(): {key[:i]!r} is an array and also the group of {key!r}")
 
     def write(group):
         for key, x in items.items():
@@ -173,8 +179,27 @@ def _to_array(np_arr, names, what):
         raise TypeError(f"{what} has dtype {np_arr.dtype}, which strided does not support")
     arr = share_native(np_arr, CPU)
     if names is not None and any(n is not None for n in names) and "set_names" in _LATE:
-        arr = _LATE["set_names"](arr, tuple(names))
+        arr = _LATE["set_names"](arr, _valid_names(names, what))
     return arr
+
+
+def _valid_names(labels, what) -> tuple:
+    """HDF5 dimension labels as dimension names: labels that aren't valid names (other
+    tools write labels such as "x [m]") or repeat one are dropped, with a warning."""
+    out, seen, dropped = [], set(), []
+    for n in labels:
+        if n is not None and (not n.isidentifier() or n.startswith("_") or n in seen):
+            dropped.append(n)
+            n = None
+        if n is not None:
+            seen.add(n)
+        out.append(n)
+    if dropped:
+        import warnings
+        warnings.warn(f"{what}: dimension labels {dropped} are not valid dimension names (Python "
+                      f"identifiers, unique, not starting with '_'); they were dropped", UserWarning,
+                      stacklevel=4)
+    return tuple(out)
 
 
 def _labels(dset):

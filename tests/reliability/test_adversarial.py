@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 import pytest
 
 import strided as xp
+from strided import io as sio
 
 
 def test_saving_an_object_that_cannot_be_pickled_is_a_type_error_naming_it():
@@ -59,3 +61,33 @@ def test_inplace_on_real_of_an_array_that_requires_grad_raises_instead_of_a_wron
     ty = tw * (1 + 2j)
     ((ty.real * 2) + (ty.imag * 1j)).abs().sum().backward()
     assert np.allclose(np.asarray(w.grad.cpu().numpy()), tw.grad.numpy(), rtol=1e-5)
+
+
+def test_save_to_a_bytes_path_and_an_empty_path(tmp_path):
+    p = os.fsencode(str(tmp_path / "b.strd"))
+    xp.save(xp.ones(2), p)
+    assert np.asarray(xp.load(p).cpu().numpy()).tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="path is empty"):
+        xp.save(xp.ones(2), "")
+
+
+h5py = pytest.importorskip("h5py")
+
+
+def test_hdf5_labels_that_are_not_names_are_dropped_with_a_warning(tmp_path):
+    p = tmp_path / "l.h5"
+    with h5py.File(p, "w") as f:
+        d = f.create_dataset("x", data=np.zeros((2, 3)))
+        d.dims[0].label = "x [m]"  # another tool's label: not an identifier
+        d.dims[1].label = "col"
+    with pytest.warns(UserWarning, match="dropped"):
+        x = sio.load_hdf5(p, "x")
+    assert x.names == (None, "col")
+
+
+def test_save_hdf5_keys_that_clash_or_name_the_group_itself(tmp_path):
+    with pytest.raises(ValueError, match="also the group"):
+        sio.save_hdf5(tmp_path / "k.h5", {"a": xp.ones(2), "a/b": xp.ones(2)})
+    with pytest.raises(ValueError, match="'.' path component"):
+        sio.save_hdf5(tmp_path / "k.h5", {"g/./x": xp.ones(2)})
+    assert list(tmp_path.iterdir()) == []
