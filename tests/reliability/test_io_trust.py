@@ -19,6 +19,8 @@ import strided as xp
 from strided import io as sio
 from strided import _serialization as S
 
+from . import fuzz_corpus as C
+
 
 def host(a):
     return np.asarray(a.cpu().numpy())
@@ -241,25 +243,8 @@ def test_save_while_another_thread_writes_in_place_produces_a_file_that_loads(tm
 def _file_with_pickle(payload: bytes) -> io.BytesIO:
     """A valid strided file whose root is one pickled object (checksums recomputed)."""
     buf = io.BytesIO()
-    xp.save(None, buf)  # a valid container whose root is rewritten
-    return _rewrite(buf.getvalue(), {"t": "pickle", "v": __import__("base64").b64encode(payload).decode()})
-
-
-def _rewrite(data: bytes, root) -> io.BytesIO:
-    import json
-    import struct
-    import zlib
-    magic, version, crc, hlen, total = S._PREAMBLE.unpack(data[:S._PREAMBLE.size])
-    h = json.loads(data[S._PREAMBLE.size:S._PREAMBLE.size + hlen])
-    h["root"] = root
-    header = json.dumps(h, separators=(",", ":")).encode()
-    start = S._align(S._PREAMBLE.size + len(header))
-    old_start = S._align(S._PREAMBLE.size + hlen)
-    rest = data[old_start:]
-    new_total = start + len(rest)
-    out = S._PREAMBLE.pack(magic, version, zlib.crc32(header), len(header), new_total) + header
-    out += bytes(start - len(out)) + rest
-    return io.BytesIO(out)
+    xp.save(None, buf)
+    return io.BytesIO(C.with_pickle_root(buf.getvalue(), payload))
 
 
 def test_weights_only_refuses_constructors_that_allocate_from_a_number():
@@ -334,20 +319,13 @@ def test_a_stream_claiming_a_huge_record_is_not_allocated_up_front():
         def readinto(self, mv):
             return self._b.readinto(mv)
 
-    import json
-    import struct
-    import zlib
     buf = io.BytesIO()
     xp.save(xp.ones(4), buf)
-    data = buf.getvalue()
-    magic, version, crc, hlen, total = S._PREAMBLE.unpack(data[:S._PREAMBLE.size])
-    h = json.loads(data[S._PREAMBLE.size:S._PREAMBLE.size + hlen])
-    h["storages"][0]["numel"] = 1 << 40  # 8 TiB of float64
-    header = json.dumps(h, separators=(",", ":")).encode()
-    start = S._align(S._PREAMBLE.size + len(header))
-    fake_total = start + S._align((1 << 40) * 4) + len(S._FOOTER_MAGIC) + 8  # float32 records
-    out = S._PREAMBLE.pack(magic, version, zlib.crc32(header), len(header), fake_total) + header
-    out += bytes(start - len(out)) + data[S._align(S._PREAMBLE.size + hlen):]
+    fields, h, rest = C.split(buf.getvalue())
+    h["storages"][0]["numel"] = 1 << 40  # 4 TiB of float32
+    start = len(C.join(fields, h, b""))  # where the records begin
+    claimed = (fields[0], fields[1], start + S._align((1 << 40) * 4) + len(S._FOOTER_MAGIC) + 8)
+    out = C.join(claimed, h, rest, fix_total=False)
     with pytest.raises(sio.FormatError, match="truncated"):
         xp.load(io.BufferedReader(Stream(out)))
 
