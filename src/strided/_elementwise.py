@@ -28,12 +28,15 @@ from . import _dtypes, _layout
 from ._array import _INT_RANGE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
+from ._pool import MIN_BYTES as _BIG
+from ._threads import large_ufunc
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
 # standard specifies IEEE results, not warnings; PyTorch does not warn either.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"strided\.")
 
+_ND = np.ndarray  # a CPU native: large results of these come from the buffer pool
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -300,7 +303,11 @@ def _make_binary(row: Elementwise):
         try:
             if out is not None and kc.direct:
                 return _write_direct(name, kc[dev], (a, b), res, dev, out)
-            r = kc[dev](a, b)
+            if kc.direct and ((type(a) is _ND and a.nbytes >= _BIG[0])
+                              or (type(b) is _ND and b.nbytes >= _BIG[0])):
+                r = large_ufunc(kc[dev], (a, b), res._np)  # pooled buffer, threads
+            else:
+                r = kc[dev](a, b)
         except ValueError as e:
             raise _broadcast_error(name, np.shape(a), np.shape(b), e) from None
         if out is None:
@@ -339,7 +346,10 @@ def _make_unary(row: Elementwise):
             a = a.astype(cast)
         if out is not None and kc.direct:
             return _write_direct(name, kc[dev], (a,), res, dev, out)
-        r = kc[dev](a)
+        if kc.direct and type(a) is _ND and a.nbytes >= _BIG[0]:
+            r = large_ufunc(kc[dev], (a,), res._np)  # pooled buffer, threads
+        else:
+            r = kc[dev](a)
         if out is None:
             if r.dtype is res._np and r.shape:
                 return Array._new(r, None, 0, r.shape, None, res, dev)

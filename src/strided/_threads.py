@@ -1,0 +1,142 @@
+"""Intra-op threads and the large-result path of elementwise kernels on the CPU.
+
+NumPy releases the GIL inside its ufunc loops, so a large elementwise
+operation split into chunks along its first axis runs on several cores from
+a small pool of Python threads. Each output element is computed by the same
+loop on the same inputs as in one thread, so results are identical in value.
+
+``set_num_threads(n)`` / ``get_num_threads()`` set the number of threads (the
+default is the number of cores this process may run on,
+``os.sched_getaffinity``, as PyTorch's default); operations whose result is
+smaller than ``get_thread_threshold()`` bytes (default 4 MiB) stay on the
+calling thread.
+
+``large_ufunc`` is what the elementwise functions call for results of at
+least the pool's threshold: the result buffer comes from the caching pool
+(``strided._pool``) instead of freshly faulted-in memory, and is filled in
+chunks by the thread pool.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import _pool
+
+__all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
+           "get_thread_threshold", "large_ufunc"]
+
+
+def _default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+_NUM = [_default_threads()]
+_THREAD_MIN = [4 << 20]
+_EXEC: list = [None, 0]  # executor, its worker count
+_ND = np.ndarray
+
+
+def _executor():
+    n = _NUM[0]
+    ex = _EXEC[0]
+    if ex is None or _EXEC[1] != n:
+        if ex is not None:
+            ex.shutdown(wait=False)
+        ex = _EXEC[0] = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="strided")
+        _EXEC[1] = n
+    return ex
+
+
+def _arg(func: str, v, least: int) -> int:
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{func}(): expected an int; got {type(v).__name__}") from None
+    if n < least:
+        raise ValueError(f"{func}(): expected an int >= {least}; got {n}")
+    return n
+
+
+def set_num_threads(n: int) -> None:
+    """Use ``n`` threads (``n >= 1``) for large elementwise operations and reductions."""
+    _NUM[0] = _arg("set_num_threads", n, 1)
+
+
+def get_num_threads() -> int:
+    """The number of threads large operations use (default: the cores available)."""
+    return _NUM[0]
+
+
+def set_thread_threshold(nbytes: int) -> None:
+    """Split operations across threads only when their result has at least ``nbytes`` bytes."""
+    _THREAD_MIN[0] = _arg("set_thread_threshold", nbytes, 1)
+
+
+def get_thread_threshold() -> int:
+    """The smallest result, in bytes, that is split across threads."""
+    return _THREAD_MIN[0]
+
+
+def chunks(n: int, parts: int) -> list:
+    """``parts`` nearly equal ``(start, stop)`` ranges covering ``range(n)``."""
+    q, r = divmod(n, parts)
+    out, lo = [], 0
+    for i in range(parts):
+        hi = lo + q + (i < r)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def parallel(fn, ranges: list) -> list:
+    """``[fn(lo, hi) for lo, hi in ranges]``, the first range on this thread, the rest on the pool."""
+    ex = _executor()
+    futs = [ex.submit(fn, lo, hi) for lo, hi in ranges[1:]]
+    first = fn(*ranges[0])
+    return [first] + [f.result() for f in futs]
+
+
+def large_ufunc(k, args: tuple, np_dtype):
+    """``k(*args)`` for a result of at least the pool threshold: pooled buffer, threads.
+
+    Falls back to ``k(*args)`` when an input is not C-contiguous (NumPy then
+    picks the result's layout) or the kernel cannot write ``np_dtype``.
+    """
+    shapes = []
+    for x in args:
+        if type(x) is _ND:
+            if not x.flags.c_contiguous:
+                return k(*args)
+            shapes.append(x.shape)
+    shape = np.broadcast_shapes(*shapes)
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * np_dtype.itemsize
+    buf = _pool.empty(shape, np_dtype, nbytes)
+    nt = _NUM[0]
+    if nt > 1 and nbytes >= _THREAD_MIN[0] and shape[0] >= nt:
+        nd = len(shape)
+        d0 = shape[0]
+        split = [type(x) is _ND and x.ndim == nd and x.shape[0] == d0 for x in args]
+
+        def part(lo, hi):
+            k(*[x[lo:hi] if s else x for x, s in zip(args, split)], out=buf[lo:hi])
+        try:
+            parallel(part, chunks(d0, nt))
+        except TypeError:  # the kernel's natural dtype does not cast to np_dtype
+            return k(*args)
+        return buf
+    try:
+        k(*args, out=buf)
+    except TypeError:
+        return k(*args)
+    return buf
