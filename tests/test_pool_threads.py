@@ -197,8 +197,46 @@ def test_sum_is_as_accurate_as_pairwise_on_adversarial_input():
         ours = float(host(st.sum(cpu(x))))
         numpys = float(np.sum(x))
         assert abs(ours - exact) <= abs(numpys - exact) * 1.0001 + 1e-300
+        # The documented tolerance of a threaded sum: NumPy's error plus one unit
+        # in the last place per thread (chunks are summed pairwise, partials exactly).
+        ulp = float(np.spacing(dtype(exact)))
         for nt in (1, 2, 4):
             st.set_num_threads(nt)
             st.set_thread_threshold(1)
             ours = float(host(st.sum(cpu(x))))
-            assert abs(ours - exact) <= abs(numpys - exact) * 1.0001 + 1e-300
+            assert abs(ours - exact) <= abs(numpys - exact) + nt * ulp
+            assert float(host(st.mean(cpu(x)))) == pytest.approx(exact / x.size, rel=4 * ulp / exact)
+
+
+@pytest.mark.parametrize("func,ref", [(st.sum, np.sum), (st.max, np.max), (st.min, np.min),
+                                      (st.mean, np.mean), (st.prod, np.prod)])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
+def test_threaded_reductions_match_numpy(func, ref, axis):
+    st.set_num_threads(3)
+    st.set_thread_threshold(1)
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0.5, 1.5, (7, 5, 33)).astype(np.float32)
+    got = host(func(cpu(a), axis=axis))
+    want = ref(a, axis=axis)
+    assert got.shape == np.shape(want) and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    if func in (st.max, st.min) or axis in (1, -1, (0, 2)):
+        # max/min, and reductions split along a kept axis: identical to one thread
+        st.set_num_threads(1)
+        np.testing.assert_array_equal(got, host(func(cpu(a), axis=axis)))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_var_std_with_pooled_deviations_match_numpy(axis, dtype):
+    st.set_pool_threshold(64)
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal((300, 40)) * 5).astype(dtype)
+    for nt in (1, 3):
+        st.set_num_threads(nt)
+        st.set_thread_threshold(64)
+        v = host(st.var(cpu(a), axis=axis))
+        rtol = 1e-5 if v.dtype == np.float32 else 1e-12  # integers give the default float dtype
+        np.testing.assert_allclose(v, np.var(a, axis=axis), rtol=rtol)
+        np.testing.assert_allclose(host(st.std(cpu(a), axis=axis, correction=1)),
+                                   np.std(a, axis=axis, ddof=1), rtol=rtol)

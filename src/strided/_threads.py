@@ -19,6 +19,7 @@ chunks by the thread pool.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -140,3 +141,42 @@ def large_ufunc(k, args: tuple, np_dtype):
     except TypeError:
         return k(*args)
     return buf
+
+
+def large_reduce(kern, a, axes, keepdims: bool, **kw):
+    """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
+
+    ``kern`` is an associative reduction (``add.reduce``, ``multiply.reduce``,
+    ``max``, ``min``). Split along a kept axis, every result element is
+    computed as in one thread (identical values); split along a reduced axis,
+    each thread reduces its chunk and the partial results are reduced once
+    more, which for sums regroups the additions (each chunk is still summed
+    pairwise, so the error bound stays NumPy's).
+    """
+    nt = _NUM[0]
+    if (nt < 2 or type(a) is not _ND or a.nbytes < _THREAD_MIN[0] or not a.flags.c_contiguous
+            or a.ndim == 0):
+        return kern(a, axis=axes, keepdims=keepdims, **kw)
+    nd = a.ndim
+    red = tuple(range(nd)) if axes is None else tuple(sorted(axes))
+    for ax in range(nd):
+        if ax not in red and a.shape[ax] >= nt:  # a kept axis: identical values
+            head = (slice(None),) * ax
+            pos = ax if keepdims else ax - len([r for r in red if r < ax])
+            parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=axes,
+                                                 keepdims=keepdims, **kw), chunks(a.shape[ax], nt))
+            return np.concatenate(parts, axis=pos)
+    ax = red[0]
+    if a.shape[ax] < nt:
+        return kern(a, axis=axes, keepdims=keepdims, **kw)
+    head = (slice(None),) * ax
+    parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=red, keepdims=True, **kw),
+                     chunks(a.shape[ax], nt))
+    shape = [1 if i in red else n for i, n in enumerate(a.shape)]
+    if len(red) == nd and kern is np.add.reduce and parts[0].dtype.kind == "f":
+        # A full float sum: add the partial sums exactly, rounding once.
+        r = np.asarray(math.fsum([float(p.reshape(())) for p in parts]), dtype=parts[0].dtype)
+        r = r.reshape(shape)
+    else:
+        r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
+    return r if keepdims else r.reshape([n for i, n in enumerate(a.shape) if i not in red])
