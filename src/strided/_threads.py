@@ -8,7 +8,7 @@ loop on the same inputs as in one thread, so results are identical in value.
 ``set_num_threads(n)`` / ``get_num_threads()`` set the number of threads (the
 default is the number of cores this process may run on,
 ``os.sched_getaffinity``, as PyTorch's default); operations whose result is
-smaller than ``get_thread_threshold()`` bytes (default 4 MiB) stay on the
+smaller than ``get_thread_threshold()`` bytes (default 1 MiB) stay on the
 calling thread.
 
 ``large_ufunc`` is what the elementwise functions call for results of at
@@ -40,7 +40,7 @@ def _default_threads() -> int:
 
 
 _NUM = [_default_threads()]
-_THREAD_MIN = [4 << 20]
+_THREAD_MIN = [1 << 20]
 _EXEC: list = [None, 0]  # executor, its worker count
 _ND = np.ndarray
 
