@@ -124,8 +124,12 @@ class Elementwise:
         fix = _for_dtype(self.fix, dtype)
         if fix is None:
             return base
+        res_np = _result_dtype(self, dtype)._np
+        pooled = isinstance(kern, str) and backend.ndarray is _ND
 
         def fixed(*args):
+            if pooled and any(type(a) is _ND and a.nbytes >= _BIG[0] for a in args):
+                return fix(xp, large_ufunc(base, args, res_np), *args)  # pooled buffer, threads
             return fix(xp, xp.asarray(base(*args)), *args)
         return fixed
 
