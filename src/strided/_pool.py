@@ -17,7 +17,7 @@ The pool holds at most ``get_cache_limit()`` bytes of free blocks (default
 ``min(1 GiB, physical memory / 8)``, or ``STRIDED_CACHE_LIMIT`` bytes from the
 environment); when a freed block would exceed it, the largest cached blocks
 are released to the system first. Buffers smaller than
-``get_pool_threshold()`` bytes (default 1 MiB) keep NumPy's allocator, which
+``get_pool_threshold()`` bytes (default 256 KiB) keep NumPy's allocator, which
 already caches small blocks.
 """
 
@@ -46,7 +46,7 @@ def _default_limit() -> int:
 
 
 # Mutable settings, read on the hot path as list items (no global statement there).
-MIN_BYTES = [1 << 20]  # smaller buffers keep NumPy's allocator
+MIN_BYTES = [256 << 10]  # smaller buffers keep NumPy's allocator
 _LIMIT = [_default_limit()]
 
 _lock = threading.Lock()
