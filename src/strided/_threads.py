@@ -8,8 +8,9 @@ loop on the same inputs as in one thread, so results are identical in value.
 ``set_num_threads(n)`` / ``get_num_threads()`` set the number of threads (the
 default is the number of cores this process may run on,
 ``os.sched_getaffinity``, as PyTorch's default); operations whose result is
-smaller than ``get_thread_threshold()`` bytes (default 1 MiB) stay on the
-calling thread.
+smaller than ``get_thread_threshold()`` bytes (default 2 MiB), and
+reductions of inputs smaller than 4x that, stay on the calling thread (a
+hand-off to a pool thread costs tens of microseconds).
 
 ``large_ufunc`` is what the elementwise functions call for results of at
 least the pool's threshold: the result buffer comes from the caching pool
@@ -40,7 +41,8 @@ def _default_threads() -> int:
 
 
 _NUM = [_default_threads()]
-_THREAD_MIN = [1 << 20]
+_THREAD_MIN = [2 << 20]
+_REDUCE_FACTOR = 4  # a reduction reads its input once: split from 4x the threshold
 _EXEC: list = [None, 0]  # executor, its worker count
 _ND = np.ndarray
 
@@ -77,7 +79,8 @@ def get_num_threads() -> int:
 
 
 def set_thread_threshold(nbytes: int) -> None:
-    """Split operations across threads only when their result has at least ``nbytes`` bytes."""
+    """Split elementwise operations across threads only when their result has at least
+    ``nbytes`` bytes (reductions: when their input has at least 4x that)."""
     _THREAD_MIN[0] = _arg("set_thread_threshold", nbytes, 1)
 
 
@@ -154,7 +157,8 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     pairwise, so the error bound stays NumPy's).
     """
     nt = _NUM[0]
-    if (nt < 2 or type(a) is not _ND or a.nbytes < _THREAD_MIN[0] or not a.flags.c_contiguous
+    if (nt < 2 or type(a) is not _ND or a.nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
+            or not a.flags.c_contiguous
             or a.ndim == 0):
         return kern(a, axis=axes, keepdims=keepdims, **kw)
     nd = a.ndim
