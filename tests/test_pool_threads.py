@@ -242,3 +242,22 @@ def test_var_std_with_pooled_deviations_match_numpy(axis, dtype):
         np.testing.assert_allclose(v, np.var(a, axis=axis), rtol=rtol)
         np.testing.assert_allclose(host(st.std(cpu(a), axis=axis, correction=1)),
                                    np.std(a, axis=axis, ddof=1), rtol=rtol)
+
+
+def test_pool_and_threads_work_in_a_forked_child():
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    st.set_num_threads(2)
+    st.set_thread_threshold(1)
+    x = cpu(np.arange(400_000, dtype=np.float64))
+    _ = host(x + x)  # the parent's executor and pool are in use before the fork
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as p:
+        got = p.apply_async(_child_sum, (3,)).get(timeout=120)  # a hang is the bug
+    assert got == float(np.sum(np.arange(400_000) * 3.0))
+
+
+def _child_sum(k):
+    x = st.asarray(np.arange(400_000, dtype=np.float64), device="cpu")
+    return float(host(st.sum(x * float(k))))

@@ -57,6 +57,16 @@ _stats = {"allocated_bytes": 0, "allocated_peak_bytes": 0, "cached_bytes": 0,
           "dropped": 0}
 
 
+def _after_fork() -> None:
+    # The lock may have been held by another thread of the parent at the fork.
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
 def _bin(nbytes: int) -> int:
     """Round a request up to one of 8 sizes per power of two (at most 12.5% slack), page-aligned."""
     step = max(4096, 1 << max(0, nbytes.bit_length() - 4))

@@ -47,6 +47,16 @@ _EXEC: list = [None, 0]  # executor, its worker count
 _ND = np.ndarray
 
 
+def _forget_executor() -> None:
+    # A forked child has none of its parent's worker threads: start a fresh pool there.
+    _EXEC[0] = None
+    _EXEC[1] = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_executor)
+
+
 def _executor():
     n = _NUM[0]
     ex = _EXEC[0]
