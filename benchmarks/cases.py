@@ -132,6 +132,13 @@ def make_inputs(key: tuple) -> dict:
                 "b1": np.zeros(d_hidden, np.float32),
                 "W2": (rng.standard_normal((d_hidden, d_out)) * math.sqrt(2 / d_hidden)).astype(np.float32),
                 "b2": np.zeros(d_out, np.float32)}
+    if kind == "fit":
+        _, shape = key
+        X = rng.standard_normal(shape)
+        labels = rng.integers(0, 3, shape[0])
+        X[:, 0] += labels  # separable enough for LDA
+        return {"X": X, "y": X @ rng.standard_normal(shape[1]) + rng.standard_normal(shape[0]),
+                "labels": labels}
     if kind == "io":
         return {"a": rng.standard_normal(key[1] // 4, dtype=np.float32)}
     raise KeyError(key)
@@ -411,6 +418,111 @@ def growth(quick: bool) -> list[Case]:
             for op, stmt in (("add", "a + b"), ("sum", "xp.sum(a)")) for n in growth_sizes(quick)]
 
 
+# --- issue 16 (kernels and memory): temporaries, default threads, a real workload ------------
+# The "kernels" block: the buffer pool's effect on chains with temporaries, the thread pool
+# at its default against PyTorch at its default, and array-API code users actually run.
+
+def temporaries(quick: bool) -> list[Case]:
+    """Expressions whose temporaries are multi-MB buffers (the pool reuses their memory)."""
+    rows = [("a*b+c", "a * b + c", None),
+            ("add(multiply(a, b), c)", "xp.add(xp.multiply(a, b), c)", "torch.add(torch.mul(a, b), c)"),
+            # the elementwise chain of the MLP step: bias, ReLU, its mask, scaled update
+            ("MLP chain", "xp.maximum(a * b + c, o) * (a > one) - 0.01 * c",
+             "torch.maximum(a * b + c, o) * (a > one) - 0.01 * c")]
+    sizes = (10**6,) if quick else (10**6, 10**7)
+    return [Case("temporaries", op, {"n": n, "dtype": dt}, ("vec", n, dt), stmt, torch)
+            for n in sizes for dt in ("float32", "float64") for op, stmt, torch in rows]
+
+
+def _build_default_threads(stmt: str, torch_stmt: str | None = None):
+    """Each library at its default thread count for the call (strided: the cores available,
+    as ``set_num_threads`` defaults; PyTorch: its own default), then back to the pinned one."""
+    def build(lib, inp, ctx):
+        if lib.is_strided:
+            check_available(lib, "xp.set_num_threads")
+        code = torch_stmt if (lib.kind == "torch" and torch_stmt) else stmt
+        return f"_at_default(lambda: {code})", inp | {"_at_default": _AtDefault(lib)}
+    return build
+
+
+class _AtDefault:
+    """Calls a thunk with the library at its default thread count, then restores the pin."""
+
+    def __init__(self, lib):
+        import os
+        self.set = None
+        if lib.kind == "torch" or lib.is_strided:
+            self.set, self.get = lib.xp.set_num_threads, lib.xp.get_num_threads
+            # PyTorch's default is the physical cores available to it; strided's the cores available.
+            self.default = len(os.sched_getaffinity(0))
+
+    def __call__(self, thunk):
+        if self.set is None:
+            return thunk()
+        pinned = self.get()
+        self.set(self.default)
+        try:
+            return thunk()
+        finally:
+            self.set(pinned)
+
+
+def threads(quick: bool) -> list[Case]:
+    """Large elementwise ops and reductions with strided and PyTorch at their default threads."""
+    rows = [("add", "a + b", None), ("exp", "xp.exp(a)", None), ("a*b+c", "a * b + c", None),
+            ("sum", "xp.sum(a)", None), ("max", "xp.max(a)", "torch.amax(a)")]
+    sizes = (10**6,) if quick else (10**6, 10**7)
+    return [Case("threads", op, {"n": n, "dtype": "float32", "threads": "default"},
+                 ("vec", n, "float32"), build=_build_default_threads(stmt, torch),
+                 note="strided and torch at their default thread counts; NumPy has one")
+            for n in sizes for op, stmt, torch in rows]
+
+
+_WORKLOADS = {
+    "PCA fit": ("from sklearn.decomposition import PCA", "PCA(n_components=5, svd_solver='full').fit(X)"),
+    # solver='svd' for all: scikit-learn picks 'svd' for every non-NumPy namespace under 'auto'
+    "Ridge fit": ("from sklearn.linear_model import Ridge", "Ridge(alpha=1.0, solver='svd').fit(X, y)"),
+    "LDA fit": ("from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as LDA",
+                "LDA().fit(X, labels)"),
+    "special.logsumexp": ("from scipy.special import logsumexp", "logsumexp(X, axis=1)"),
+    "special.softmax": ("from scipy.special import softmax", "softmax(X, axis=1)"),
+    "fft.rfft": ("from scipy import fft", "fft.rfft(X, axis=0)"),
+    "stats.zscore": ("from scipy import stats", "stats.zscore(X, axis=0)"),
+    "stats.skew": ("from scipy import stats", "stats.skew(X, axis=0)"),
+}
+
+
+def _build_workload(imp: str, stmt: str, sklearn: bool):
+    def build(lib, inp, ctx):
+        if lib.device != "cpu" or lib.name == "array-api-strict":
+            raise Skip("CPU libraries with an array-api-compat namespace only")
+        ns = lib.namespace() | inp
+        try:
+            exec(imp, ns)
+        except ImportError as e:
+            raise Skip(str(e)) from None
+        if not sklearn:
+            return stmt, ns
+        ns["_dispatch"] = _with_array_api_dispatch
+        return f"_dispatch(lambda: {stmt})", ns
+    return build
+
+
+def _with_array_api_dispatch(thunk):
+    import sklearn
+    with sklearn.config_context(array_api_dispatch=True):
+        return thunk()
+
+
+def workload(quick: bool) -> list[Case]:
+    """scikit-learn and SciPy calls, array-API code users run, on each library's arrays."""
+    shapes = ((100, 10), (5000, 200))
+    return [Case("workload", op, {"shape": shape, "dtype": "float64"}, ("fit", shape),
+                 build=_build_workload(imp, stmt, op.endswith("fit")), check=False,
+                 note="array_api_dispatch=True for scikit-learn; results not compared")
+            for shape in shapes for op, (imp, stmt) in _WORKLOADS.items()]
+
+
 GROUPS = {
     "tiny": ("(a) per-op overhead on tiny (10-element) arrays", tiny),
     "elementwise": ("(b) large elementwise", elementwise),
@@ -421,4 +533,8 @@ GROUPS = {
     "autograd": ("(g) autograd: MLP 784-256-10, batch 128, float32, one SGD step", autograd),
     "io": ("(h) save/load (page cache warm: serialisation and copies, not the disk)", io),
     "growth": ("(i) cost growth: time vs size, float32", growth),
+    # issue 16 (kernels and memory)
+    "temporaries": ("(j) expressions with multi-MB temporaries (the buffer pool)", temporaries),
+    "threads": ("(k) large ops at default threads (strided, PyTorch) vs NumPy", threads),
+    "workload": ("(l) scikit-learn and SciPy on each library's arrays (array-api-compat)", workload),
 }

@@ -78,6 +78,9 @@ def main(argv=None) -> int:
         sys.path.insert(0, ROOT)
     args = parse_args(argv)
     pin_threads(args.threads, argv)
+    # The workload group runs SciPy and scikit-learn on each library's own arrays:
+    # SciPy reads this before its first import (else it converts every input to NumPy).
+    os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
     import numpy as np  # noqa: F401 - first import, after pin_threads
 
@@ -100,6 +103,9 @@ def main(argv=None) -> int:
     libs, missing = _libs.discover(gpu=not args.no_gpu)
     for torch in {lib.xp for lib in libs if lib.kind == "torch"}:
         torch.set_num_threads(args.threads)
+    for lib in libs:  # strided's intra-op threads (its default is the cores available)
+        if lib.is_strided and hasattr(lib.xp, "set_num_threads"):
+            lib.xp.set_num_threads(args.threads)
     settings = _timing.QUICK if args.quick else _timing.FULL
     stat = f"{args.stat}_ns"
     default_out = "quick" if args.quick else ("partial" if (args.filter or len(args.groups) < len(cases.GROUPS)) else "")

@@ -382,6 +382,10 @@ NO_ARRAY_INPUT = {
                      "set_default_dtype"], "dtype, device and shape utilities"),
     **dict.fromkeys(["load", "save"], "serialization"),
     "is_grad_enabled": "grad-mode query (strided.autograd's, also at the top level like torch's)",
+    **dict.fromkeys(["empty_cache", "memory_stats", "set_cache_limit", "get_cache_limit",
+                     "set_pool_threshold", "get_pool_threshold", "set_num_threads",
+                     "get_num_threads", "set_thread_threshold", "get_thread_threshold"],
+                    "buffer pool and thread settings"),
 }
 # Public callables that are thin aliases of recorded functions (their gradient is checked
 # through SAMPLES like any other function).

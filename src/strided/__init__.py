@@ -54,6 +54,11 @@ from . import _interop  # noqa: E402,F401
 from ._random import *  # noqa: E402,F401,F403
 from . import linalg, fft  # noqa: E402,F401
 from . import io  # noqa: E402,F401
+from ._pool import (  # noqa: E402,F401
+    empty_cache, memory_stats, set_cache_limit, get_cache_limit, set_pool_threshold,
+    get_pool_threshold)
+from ._threads import (  # noqa: E402,F401
+    set_num_threads, get_num_threads, set_thread_threshold, get_thread_threshold)
 
 Tensor = Array
 

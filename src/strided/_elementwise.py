@@ -28,12 +28,15 @@ from . import _dtypes, _layout
 from ._array import _INT_RANGE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
+from ._pool import MIN_BYTES as _BIG
+from ._threads import large_ufunc
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
 # standard specifies IEEE results, not warnings; PyTorch does not warn either.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"strided\.")
 
+_ND = np.ndarray  # a CPU native: large results of these come from the buffer pool
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -121,8 +124,12 @@ class Elementwise:
         fix = _for_dtype(self.fix, dtype)
         if fix is None:
             return base
+        res_np = _result_dtype(self, dtype)._np
+        pooled = isinstance(kern, str) and backend.ndarray is _ND
 
         def fixed(*args):
+            if pooled and any(type(a) is _ND and a.nbytes >= _BIG[0] for a in args):
+                return fix(xp, large_ufunc(base, args, res_np), *args)  # pooled buffer, threads
             return fix(xp, xp.asarray(base(*args)), *args)
         return fixed
 
@@ -300,7 +307,11 @@ def _make_binary(row: Elementwise):
         try:
             if out is not None and kc.direct:
                 return _write_direct(name, kc[dev], (a, b), res, dev, out)
-            r = kc[dev](a, b)
+            if kc.direct and ((type(a) is _ND and a.nbytes >= _BIG[0])
+                              or (type(b) is _ND and b.nbytes >= _BIG[0])):
+                r = large_ufunc(kc[dev], (a, b), res._np)  # pooled buffer, threads
+            else:
+                r = kc[dev](a, b)
         except ValueError as e:
             raise _broadcast_error(name, np.shape(a), np.shape(b), e) from None
         if out is None:
@@ -339,7 +350,10 @@ def _make_unary(row: Elementwise):
             a = a.astype(cast)
         if out is not None and kc.direct:
             return _write_direct(name, kc[dev], (a,), res, dev, out)
-        r = kc[dev](a)
+        if kc.direct and type(a) is _ND and a.nbytes >= _BIG[0]:
+            r = large_ufunc(kc[dev], (a,), res._np)  # pooled buffer, threads
+        else:
+            r = kc[dev](a)
         if out is None:
             if r.dtype is res._np and r.shape:
                 return Array._new(r, None, 0, r.shape, None, res, dev)

@@ -11,10 +11,15 @@ from __future__ import annotations
 import builtins
 import numbers
 
+import numpy as np
+
 from . import _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api
+from ._threads import large_reduce, large_ufunc
+
+_ND = np.ndarray
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
@@ -73,7 +78,7 @@ def _kernel(xp, name: str):
 def reduce_with(kernel: str, x: Array, axes, keepdims, res, **kw) -> Array:
     """Run the backend reduction ``kernel`` over ``axes`` (None: all); the result has dtype ``res``."""
     dev = x._device
-    r = _kernel(dev.backend.xp, kernel)(x._get_native(), axis=axes, keepdims=keepdims, **kw)
+    r = large_reduce(_kernel(dev.backend.xp, kernel), x._get_native(), axes, keepdims, **kw)
     return wrap_result(r, res, dev)
 
 
@@ -187,7 +192,7 @@ def _float_dtypes(func: str, x: Array, allow_complex: builtins.bool):
 
 
 def _mean_native(xp, a, axes, acc, n, keepdims):
-    s = xp.asarray(xp.add.reduce(a, axis=axes, dtype=acc._np, keepdims=keepdims))
+    s = xp.asarray(large_reduce(xp.add.reduce, a, axes, keepdims, dtype=acc._np))
     # Note: an empty reduction is 0 / 0 = NaN, as the standard says.
     return xp.true_divide(s, n) if n else s * float("nan")
 
@@ -215,14 +220,20 @@ def _var_native(func, x, axis, correction, keepdims):
     xp = x._device.backend.xp
     a = x._get_native()
     n = _reduced_size(x, axes)
-    d = xp.asarray(a, dtype=acc._np) - _mean_native(xp, a, axes, acc, n, True)
-    if acc.kind == "c":
-        # Note: like NumPy and PyTorch, the variance of complex values is real.
-        res, acc = _dtypes.real_of(res), _dtypes.real_of(acc)
-        sq = d.real * d.real + d.imag * d.imag
+    m = _mean_native(xp, a, axes, acc, n, True)
+    if type(a) is _ND and acc.kind != "c":
+        # The deviations go to a pooled buffer and are squared in place (no fresh pages).
+        d = large_ufunc(xp.subtract, (a, m), acc._np)
+        sq = xp.multiply(d, d, out=d) if d.flags.writeable else d * d
     else:
-        sq = d * d
-    s = xp.asarray(xp.add.reduce(sq, axis=axes, keepdims=builtins.bool(keepdims)))
+        d = xp.asarray(a, dtype=acc._np) - m
+        if acc.kind == "c":
+            # Note: like NumPy and PyTorch, the variance of complex values is real.
+            res, acc = _dtypes.real_of(res), _dtypes.real_of(acc)
+            sq = d.real * d.real + d.imag * d.imag
+        else:
+            sq = d * d
+    s = xp.asarray(large_reduce(xp.add.reduce, sq, axes, builtins.bool(keepdims)))
     dof = n - correction
     # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
     v = xp.true_divide(s, dof) if dof > 0 else s * float("nan")

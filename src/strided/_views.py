@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from . import _dtypes, _layout
+from . import _dtypes, _layout, _pool
 from ._array import _LATE, Array, Size, _native
 from ._creation import _as_dtype, wrap_new
 from ._device import as_device
@@ -276,6 +276,10 @@ def clone(x, /) -> Array:
     _check(x, "clone")
     xp = x._device.backend.xp
     a = x._get_native()
+    if type(a) is np.ndarray and a.nbytes >= _pool.MIN_BYTES[0]:  # large: a pooled buffer
+        r = _pool.empty(a.shape, a.dtype, a.nbytes)
+        np.copyto(r, a)
+        return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     with x._device.backend.ctx(x._device):
         r = xp.array(a, copy=True, order="C")
     return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)

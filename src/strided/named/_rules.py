@@ -738,5 +738,10 @@ UNHOOKED = {
                               "result_type", "get_default_device", "get_default_dtype",
                               "set_default_device", "set_default_dtype", "get_rng_state",
                               "set_rng_state", "manual_seed", "seed", "initial_seed",
-                              "default_generator", "save", "is_grad_enabled")},
+                              "default_generator", "save", "is_grad_enabled",
+                              # the CPU buffer pool and intra-op threads
+                              "empty_cache", "memory_stats", "set_cache_limit",
+                              "get_cache_limit", "set_pool_threshold", "get_pool_threshold",
+                              "set_num_threads", "get_num_threads", "set_thread_threshold",
+                              "get_thread_threshold")},
 }

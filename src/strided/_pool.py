@@ -1,0 +1,233 @@
+"""A bounded caching allocator for large CPU buffers.
+
+Every fresh multi-megabyte result NumPy allocates is new memory from the
+system (glibc serves large blocks with ``mmap``), so each element is first
+touched through a page fault: at 1e6 float64 elements that costs more than
+the arithmetic. PyTorch and CuPy keep freed device memory in a cache and hand
+it out again; this module does the same for host memory.
+
+A pool block is a raw ``uint8`` NumPy buffer owned by the pool. An array
+handed out views it through a small ``_Block`` object that exposes
+``__array_interface__``; NumPy ends every view's ``base`` chain at that
+object, so ``_Block.__del__`` runs when the last view of the result dies and
+puts the raw buffer back in the pool (binned by size) for the next
+allocation of about the same size.
+
+The pool holds at most ``get_cache_limit()`` bytes of free blocks (default
+``min(1 GiB, physical memory / 8)``, or ``STRIDED_CACHE_LIMIT`` bytes from the
+environment); when a freed block would exceed it, the largest cached blocks
+are released to the system first. Buffers smaller than
+``get_pool_threshold()`` bytes (default 256 KiB) keep NumPy's allocator, which
+already caches small blocks.
+"""
+
+from __future__ import annotations
+
+import collections
+import operator
+import os
+import threading
+
+import numpy as np
+
+__all__ = ["empty", "empty_cache", "memory_stats", "set_cache_limit", "get_cache_limit",
+           "set_pool_threshold", "get_pool_threshold"]
+
+
+def _default_limit() -> int:
+    env = os.environ.get("STRIDED_CACHE_LIMIT")
+    if env:
+        return int(env)
+    try:
+        phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        phys = 8 << 30
+    return min(1 << 30, phys // 8)
+
+
+# Mutable settings, read on the hot path as list items (no global statement there).
+MIN_BYTES = [256 << 10]  # smaller buffers keep NumPy's allocator
+_LIMIT = [_default_limit()]
+
+_lock = threading.Lock()
+_pending: collections.deque = collections.deque()  # blocks freed while the lock was held
+_bins: dict = {}  # binned size -> list of (raw, address)
+_stats = {"allocated_bytes": 0, "allocated_peak_bytes": 0, "cached_bytes": 0,
+          "num_allocs": 0, "hits": 0, "misses": 0, "releases": 0, "evictions": 0,
+          "dropped": 0}
+
+
+def _after_fork() -> None:
+    # The lock may have been held by another thread of the parent at the fork.
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def _bin(nbytes: int) -> int:
+    """Round a request up to one of 8 sizes per power of two (at most 12.5% slack), page-aligned."""
+    step = max(4096, 1 << max(0, nbytes.bit_length() - 4))
+    return -(-nbytes // step) * step
+
+
+class _Block:
+    """The owner at the end of a pooled array's base chain; returns its buffer on death."""
+
+    __slots__ = ("__array_interface__", "raw", "addr", "size")
+
+    def __del__(self):
+        _release(self.raw, self.addr, self.size)
+
+
+def _put(raw, addr, size) -> None:
+    """File a freed block (lock held)."""
+    s = _stats
+    s["allocated_bytes"] -= size
+    limit = _LIMIT[0]
+    if size > limit:
+        s["dropped"] += 1
+        return
+    _evict_to(limit - size)
+    _bins.setdefault(size, []).append((raw, addr))
+    s["cached_bytes"] += size
+    s["releases"] += 1
+
+
+def _evict_to(target: int) -> None:
+    """Release cached blocks, largest first, until at most ``target`` bytes stay (lock held)."""
+    s = _stats
+    while s["cached_bytes"] > target:
+        big = max(_bins)
+        lst = _bins[big]
+        lst.pop()
+        if not lst:
+            del _bins[big]
+        s["cached_bytes"] -= big
+        s["evictions"] += 1
+
+
+def _drain() -> None:
+    while _pending:
+        _put(*_pending.popleft())
+
+
+def _release(raw, addr, size) -> None:
+    # A finalizer may run while this thread already holds the lock (garbage
+    # collected inside ``empty``): never block here, queue the block instead.
+    if _lock.acquire(blocking=False):
+        try:
+            _drain()
+            _put(raw, addr, size)
+        finally:
+            _lock.release()
+    else:
+        _pending.append((raw, addr, size))
+
+
+def empty(shape: tuple, dtype, nbytes: int):
+    """An uninitialised C-contiguous NumPy array of ``shape``/``dtype`` from the pool.
+
+    ``nbytes`` is the array's size in bytes; below the pool threshold this is
+    plain ``numpy.empty``.
+    """
+    if nbytes < MIN_BYTES[0]:
+        return np.empty(shape, dtype)
+    size = _bin(nbytes)
+    s = _stats
+    with _lock:
+        if _pending:
+            _drain()
+        lst = _bins.get(size)
+        if lst:
+            raw, addr = lst.pop()
+            if not lst:
+                del _bins[size]
+            s["cached_bytes"] -= size
+            s["hits"] += 1
+        else:
+            raw = None
+            s["misses"] += 1
+        s["num_allocs"] += 1
+        cur = s["allocated_bytes"] = s["allocated_bytes"] + size
+        if cur > s["allocated_peak_bytes"]:
+            s["allocated_peak_bytes"] = cur
+    if raw is None:
+        try:
+            raw = np.empty(size, np.uint8)
+        except MemoryError:
+            empty_cache()
+            raw = np.empty(size, np.uint8)
+        addr = raw.ctypes.data
+    blk = _Block()
+    blk.raw = raw
+    blk.addr = addr
+    blk.size = size
+    blk.__array_interface__ = {"data": (addr, False), "shape": (nbytes,), "typestr": "|u1",
+                               "version": 3}
+    return np.asarray(blk).view(dtype).reshape(shape)
+
+
+def empty_cache() -> None:
+    """Release every cached (free) block to the system; arrays in use are untouched."""
+    with _lock:
+        _drain()
+        _bins.clear()
+        _stats["cached_bytes"] = 0
+
+
+def memory_stats() -> dict:
+    """Counters of the CPU buffer pool, like ``torch.cuda.memory_stats()``.
+
+    ``allocated_bytes`` (pooled buffers in use, with ``allocated_peak_bytes``),
+    ``cached_bytes`` (free blocks kept for reuse, at most ``limit_bytes``),
+    ``num_allocs``, ``hits`` / ``misses`` (requests served from the cache or
+    from the system), ``releases`` (blocks returned to the cache),
+    ``evictions`` (cached blocks released to stay under the limit),
+    ``dropped`` (freed blocks larger than the limit), ``limit_bytes`` and
+    ``threshold_bytes`` (the smallest buffer the pool serves).
+    """
+    with _lock:
+        _drain()
+        out = dict(_stats)
+    out["limit_bytes"] = _LIMIT[0]
+    out["threshold_bytes"] = MIN_BYTES[0]
+    return out
+
+
+def _nbytes_arg(func: str, nbytes, least: int) -> int:
+    try:
+        n = operator.index(nbytes)
+    except TypeError:
+        raise TypeError(f"{func}(): expected an int number of bytes; got "
+                        f"{type(nbytes).__name__}") from None
+    if n < least:
+        raise ValueError(f"{func}(): expected at least {least} bytes; got {n}")
+    return n
+
+
+def set_cache_limit(nbytes: int) -> None:
+    """Keep at most ``nbytes`` of free blocks (0 turns caching off); evicts down to it now."""
+    n = _nbytes_arg("set_cache_limit", nbytes, 0)
+    with _lock:
+        _LIMIT[0] = n
+        _drain()
+        _evict_to(n)
+
+
+def get_cache_limit() -> int:
+    """The most bytes of free blocks the pool keeps."""
+    return _LIMIT[0]
+
+
+def set_pool_threshold(nbytes: int) -> None:
+    """Serve buffers of at least ``nbytes`` from the pool (smaller ones use NumPy's allocator)."""
+    n = _nbytes_arg("set_pool_threshold", nbytes, 1)
+    MIN_BYTES[0] = n
+
+
+def get_pool_threshold() -> int:
+    """The smallest buffer, in bytes, the pool serves."""
+    return MIN_BYTES[0]
