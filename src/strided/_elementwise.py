@@ -102,6 +102,9 @@ class Elementwise:
     # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
     stypes: dict = field(default_factory=dict, repr=False)
+    # ``types`` of a binary row as a list of lists, ``pairs[i][j]``: the hot path's lookup
+    # (two list indexings, no key tuple to build and hash). Refilled in place.
+    pairs: list = field(default_factory=list, repr=False)
     kcache: dict = field(default_factory=dict, repr=False)  # compute dtype -> _Kernels
     func: object = None
     direct: bool = False  # plain backend ufuncs for every dtype: out= passes straight through
@@ -174,6 +177,8 @@ def _build_tables(row: Elementwise) -> None:
             cd = _compute_dtype(row, d)
             row.types[_dtypes.bool._index, d._index] = row.types[d._index, _dtypes.bool._index] = _entry(
                 row, cd, None if cd is d else cd._np)
+    n = 1 + max(d._index for d in _dtypes.ALL_DTYPES)
+    row.pairs[:] = [[row.types.get((i, j)) for j in range(n)] for i in range(n)]
 
 
 def _type_error(row, *dts):
@@ -201,6 +206,9 @@ def _wrap_result(r, res, dev):
     if r.dtype is not res._np:
         r = r.astype(res._np)
     return Array._new(r, None, 0, r.shape, None, res, dev)
+
+
+_object_new = object.__new__
 
 
 def _nat(x: Array):
@@ -234,7 +242,7 @@ def _write_direct(name, k, args, res, dev, out):
 
 
 def _make_binary(row: Elementwise):
-    types, stypes, name = row.types, row.stypes, row.name
+    pairs, stypes, name = row.pairs, row.stypes, row.name
     SCALARS = _PYSCALARS
 
     def impl(x1, x2, out):
@@ -244,7 +252,7 @@ def _make_binary(row: Elementwise):
                 dev = x1._device
                 if dev is not x2._device:
                     raise ValueError(f"{name}(): arrays are on different devices, {dev} and {x2._device}")
-                ent = types.get((x1._dtype._index, x2._dtype._index))
+                ent = pairs[x1._dtype._index][x2._dtype._index]
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2._dtype)
                 res, cast, kc = ent
@@ -305,7 +313,17 @@ def _make_binary(row: Elementwise):
             raise _broadcast_error(name, np.shape(a), np.shape(b), e) from None
         if out is None:
             if r.dtype is res._np and r.shape:
-                return Array._new(r, None, 0, r.shape, None, res, dev)
+                # Array._new inlined: the one wrapper per call.
+                o = _object_new(Array)
+                o._np = r
+                o._st = None
+                o._off = 0
+                o._shape = r.shape
+                o._str = None
+                o._dtype = res
+                o._device = dev
+                o._ext = None
+                return o
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
@@ -342,7 +360,16 @@ def _make_unary(row: Elementwise):
         r = kc[dev](a)
         if out is None:
             if r.dtype is res._np and r.shape:
-                return Array._new(r, None, 0, r.shape, None, res, dev)
+                o = _object_new(Array)
+                o._np = r
+                o._st = None
+                o._off = 0
+                o._shape = r.shape
+                o._str = None
+                o._dtype = res
+                o._device = dev
+                o._ext = None
+                return o
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
@@ -646,16 +673,33 @@ _OPERAND_TYPES = (Array,) + _PYSCALARS
 
 
 def _operator(f):
+    impl = f._impl
+
     def op(self, other):
-        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
-            return NotImplemented
+        # The operator goes straight to the row's kernel path when no operand
+        # carries an extension (names, autograd); else through the hooked function.
+        t = type(other)
+        if t is Array:
+            if self._ext is None and other._ext is None:
+                return impl(self, other, None)
+        elif t not in _PYSCALARS:
+            if _numpy_scalar(other) is None:
+                return NotImplemented
+        elif self._ext is None:
+            return impl(self, other, None)
         return f(self, other)
     return op
 
 
 def _roperator(f):
+    impl = f._impl
+
     def rop(self, other):
-        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
+        t = type(other)
+        if t in _PYSCALARS:
+            if self._ext is None:
+                return impl(other, self, None)
+        elif t is not Array and _numpy_scalar(other) is None:
             return NotImplemented
         return f(other, self)
     return rop

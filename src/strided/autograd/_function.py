@@ -243,10 +243,12 @@ class _Where(Function):
         ctx.cond = cond
         dev = cond._device
         xp = dev.backend.xp
-        na = a._get_native() if type(a) is Array else a
-        nb = b._get_native() if type(b) is Array else b
         dt = _dtypes.PROMOTION[a._dtype, b._dtype] if type(a) is Array and type(b) is Array else (
             a._dtype if type(a) is Array else b._dtype)
+        # A scalar operand becomes a 0-d array of the result dtype first: NumPy would
+        # otherwise select in float64 and the result would need a second full-size cast.
+        na = a._get_native() if type(a) is Array else xp.asarray(a, dtype=dt._np)
+        nb = b._get_native() if type(b) is Array else xp.asarray(b, dtype=dt._np)
         r = xp.where(cond._get_native(), na, nb)
         return wrap_new(xp.asarray(r, dtype=dt._np), dt, dev)
 
