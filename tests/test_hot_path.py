@@ -1,0 +1,150 @@
+"""The hot paths (inlined views, operators, where, the autograd select) against NumPy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided.autograd._function import _BITS, _bit_select
+
+
+def _np(x):
+    return np.asarray(x.cpu())
+
+
+def _layout_matches(x, ref):
+    """Same values, shape and element strides as NumPy's view."""
+    assert tuple(x.shape) == ref.shape
+    np.testing.assert_array_equal(_np(x), ref)
+    if ref.size > 1:
+        assert tuple(s for s, n in zip(x.stride(), ref.shape) if n > 1) == tuple(
+            s // ref.itemsize for s, n in zip(ref.strides, ref.shape) if n > 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 12), start=st.none() | st.integers(-15, 15), stop=st.none() | st.integers(-15, 15),
+       step=st.none() | st.integers(-4, 4).filter(lambda s: s != 0), lazy=st.booleans())
+def test_one_slice_fast_path(n, start, stop, step, lazy):
+    base = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+    x = xp.asarray(base)
+    if lazy:
+        x = x + 0  # a kernel result: no storage until a view asks for one
+    key = slice(start, stop, step)
+    _layout_matches(x[key], base[key])
+    _layout_matches(x[::-1][key], base[::-1][key])
+
+
+def test_slice_key_errors_unchanged():
+    x = xp.arange(5)
+    with pytest.raises(IndexError):
+        x[1.5:3]
+    with pytest.raises(IndexError):
+        x[::0]
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (1, 5, 1)])
+def test_transposes_fast_path(shape):
+    base = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    for x, ref in ((xp.asarray(base.copy()), base), (xp.asarray(base.copy())[..., ::-1], base[..., ::-1]),
+                   (xp.asarray(base.copy()) * 1, base)):
+        _layout_matches(x.mT, np.swapaxes(ref, -1, -2))
+        _layout_matches(x.transpose(-2, -1), np.swapaxes(ref, -1, -2))
+        if len(shape) == 2:
+            _layout_matches(x.T, ref.T)
+            # a view of the transposed view still shares memory with x
+            y = x.T
+            y[0, 0] = -7.0
+            assert float(x[0, 0]) == -7.0
+
+
+def test_T_needs_2d():
+    with pytest.raises(ValueError, match="2-D"):
+        xp.ones((2, 3, 4)).T
+    with pytest.raises(ValueError, match="at least 2"):
+        xp.ones(3).mT
+
+
+def test_reshape_fast_path():
+    base = np.arange(12, dtype=np.int32)
+    x = xp.asarray(base.copy())
+    r = xp.reshape(x, (3, 4))
+    _layout_matches(r, base.reshape(3, 4))
+    # keys equal to int tuples must not leak NumPy ints into the shape
+    r = xp.reshape(x, (np.int64(4), 3))
+    assert all(type(n) is int for n in r.shape)
+    assert tuple(r.shape) == (4, 3)
+    with pytest.raises(ValueError):
+        xp.reshape(x, (5, 3))
+    # a non-contiguous input takes the general path (a copy where needed)
+    t = xp.reshape(x, (3, 4)).T
+    _layout_matches(xp.reshape(t, (12,)), base.reshape(3, 4).T.reshape(12))
+    r[0, 0] = 99  # the view shares memory
+    assert int(x[0]) == 99
+
+
+@pytest.mark.parametrize("axis", [-3, -2, -1, 0, 1, 2])
+def test_expand_dims_fast_path(axis):
+    base = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))[:, ::-1]
+    _layout_matches(xp.expand_dims(x, axis=axis), np.expand_dims(base, axis))
+    with pytest.raises((ValueError, IndexError)):
+        xp.expand_dims(x, axis=3)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int16", "int32", "uint64", "bool"])
+def test_where_fast_path(dt):
+    rng = np.random.default_rng(0)
+    c = rng.random((4, 5)) > 0.5
+    a = (rng.standard_normal((4, 5)) * 10).astype(dt)
+    b = (rng.standard_normal((1, 5)) * 10).astype(dt)
+    r = xp.where(xp.asarray(c), xp.asarray(a), xp.asarray(b))
+    assert r.dtype == np.dtype(dt)
+    np.testing.assert_array_equal(_np(r), np.where(c, a, b))
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.where(xp.asarray(c), xp.asarray(a), xp.asarray(np.ones(3, dt)))
+
+
+def test_operators_fast_path():
+    a = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32)
+    b = xp.asarray([1, 2, 3], dtype=xp.int64)
+    c = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float64)
+    assert (a + c).dtype == xp.float64  # promotion through the pair table
+    assert (1.5 + a).dtype == xp.float32
+    # the operators' direct path and the functions agree
+    for u, v in ((a, b), (b, a), (b, 1.5), (a, c), (b, True)):
+        assert (u + v).dtype == xp.add(u, v).dtype
+        np.testing.assert_array_equal(_np(u * v), _np(xp.multiply(u, v)))
+    np.testing.assert_array_equal(_np(2 - a), [1.0, 0.0, -1.0])
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(ValueError, match="broadcast"):
+        a + xp.ones(4)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.int16, np.int32, np.uint64])
+@pytest.mark.parametrize("shapes", [((64, 80), (64, 80), ()), ((64, 80), (), (64, 80)),
+                                    ((80,), (64, 80), (64, 80)), ((64, 80), (64, 1), (1, 80))])
+def test_bit_select_is_numpy_where(dt, shapes):
+    rng = np.random.default_rng(1)
+    sc, sa, sb = shapes
+    c = rng.random(sc) > 0.5
+    a = (rng.standard_normal(sa) * 10).astype(dt)
+    b = (rng.standard_normal(sb) * 10).astype(dt)
+    if np.dtype(dt).kind == "f" and a.ndim:
+        a.flat[:3] = (np.nan, -0.0, np.inf)
+    for other in (b, np.asarray(0, dt), np.asarray(-0.0 if np.dtype(dt).kind == "f" else 3, dt)):
+        r = _bit_select(c, a, other, _BITS[np.dtype(dt).itemsize])
+        e = np.where(c, a, other)
+        assert r.shape == e.shape and r.dtype == e.dtype
+        assert np.array_equal(r.view(np.uint8), e.view(np.uint8))
+
+
+def test_relu_gradient_large():
+    rng = np.random.default_rng(2)
+    h = rng.standard_normal((128, 64)).astype(np.float32)
+    h[0, :4] = 0.0  # ties with the scalar: half the gradient (PyTorch's convention)
+    x = xp.asarray(h).requires_grad_()
+    xp.sum(xp.maximum(x, 0.0) * 3.0).backward()
+    expected = np.where(h > 0, 3.0, np.where(h == 0, 1.5, 0.0)).astype(np.float32)
+    np.testing.assert_array_equal(_np(x.grad), expected)
