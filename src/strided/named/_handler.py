@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 
-from .._array import Array
+from .._array import Array, Ext
 from .._dispatch import register_handler
 from .._elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
@@ -139,19 +139,79 @@ def handler(name, impl, args, kwargs, call_next):
     return _finish(name, result, spec, p.get("out"), args)
 
 
+# (op, names of each input) -> the result's checked names (None: unnamed). The name
+# rule of an elementwise row depends on the inputs' names only, so it runs once per
+# combination; a call then costs one dict lookup before the kernel.
+_EW_NAMES: dict = {}
+_MISS = object()
+
+
+def _names_or_none(a):
+    if type(a) is not Array:
+        return None
+    e = a._ext
+    return None if e is None else e.names
+
+
 def _elementwise(name, nargs, impl, args, call_next):
     """An elementwise registry row: arguments ``(x, out)`` or ``(x1, x2, out)``."""
     if nargs == 1:
-        p = {"x": args[0], "out": args[1]}
+        x = args[0]
+        key = (name, (_names_or_none(x), len(x._shape)) if type(x) is Array else None)
     else:
         x1, x2, out = args
         if (AUTO_ALIGN.get() and type(x1) is Array and type(x2) is Array and _named(x1)
                 and _named(x2) and x1._ext.names != x2._ext.names):
             x1, x2 = align(x1, x2)
             args = (x1, x2, out)
-        p = {"x1": x1, "x2": x2, "out": out}
-    spec = RULES[name](p)
-    return _finish(name, call_next(name, impl, args, {}), spec, args[-1], args)
+        if type(x1) is Array:
+            e = x1._ext
+            k1 = (None if e is None else e.names, len(x1._shape))
+        else:
+            k1 = None
+        if type(x2) is Array:
+            e = x2._ext
+            k2 = (None if e is None else e.names, len(x2._shape))
+        else:
+            k2 = None
+        key = (name, k1, k2)
+    names = _EW_NAMES.get(key, _MISS)
+    if names is _MISS:
+        p = {"x": args[0], "out": args[1]} if nargs == 1 else {"x1": args[0], "x2": args[1], "out": args[2]}
+        spec = RULES[name](p)
+        if spec is not None:
+            _check_unique(name, spec)
+        names = None if spec is None or spec.count(None) == len(spec) else tuple(spec)
+        if len(_EW_NAMES) > 4096:
+            _EW_NAMES.clear()
+        _EW_NAMES[key] = names
+    out = args[-1]
+    result = call_next(name, impl, args, {})
+    if out is None and type(result) is Array and result is not args[0] and result is not args[-2]:
+        # A fresh result: attach the cached names (checked when they were cached).
+        if names is not None:
+            if len(names) != len(result._shape):
+                raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names "
+                                   f"{list(names)} for a result with {result.ndim} dimensions "
+                                   f"(a bug in strided.named)")
+            e = result._ext
+            if e is None:
+                e = result._ext = Ext()
+            e.names = names
+        elif _named(result):
+            tag(result, None)
+        return result
+    return _finish(name, result, names, out, args)
+
+
+def _check_unique(name, names) -> None:
+    seen = set()
+    for n in names:
+        if n is not None:
+            if n in seen:
+                raise DimensionNameError(f"{name}(): the result would have two dims named {n!r} "
+                                         f"(names {list(names)}); rename one of the inputs' dims")
+            seen.add(n)
 
 
 def _is_input(r, args) -> bool:
@@ -191,13 +251,7 @@ def _name_one(name, r, names, args):
     if len(names) != r.ndim:
         raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names {list(names)} "
                            f"for a result with {r.ndim} dimensions (a bug in strided.named)")
-    seen = set()
-    for n in names:
-        if n is not None:
-            if n in seen:
-                raise DimensionNameError(f"{name}(): the result would have two dims named {n!r} "
-                                         f"(names {list(names)}); rename one of the inputs' dims")
-            seen.add(n)
+    _check_unique(name, names)
     if _is_input(r, args):
         return r if full_names(r) == tuple(names) else renamed(r, names)
     return tag(r, names)
