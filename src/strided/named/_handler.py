@@ -18,7 +18,7 @@ from .._dispatch import register_handler
 from .._elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
 from ._ops import align
-from ._rules import RULES, Each
+from ._rules import RULES, Each, _reduction
 
 __all__ = ["handler", "install", "AUTO_ALIGN"]
 
@@ -119,6 +119,8 @@ def handler(name, impl, args, kwargs, call_next):
     # Array methods pass the namespace function itself (its @api wrapper), which would
     # dispatch a second time: run the function's body instead.
     impl = getattr(impl, "_impl", impl)
+    if r is _reduction and len(args) == 1:
+        return _cached_reduction(name, r, impl, args[0], kwargs, call_next)
     binder = _BINDERS.get(impl)
     if binder is None:
         binder = _BINDERS[impl] = _Binder(impl)
@@ -202,6 +204,78 @@ def _elementwise(name, nargs, impl, args, call_next):
             tag(result, None)
         return result
     return _finish(name, result, names, out, args)
+
+
+_SIMPLE = (str, int, bool, float, type(None))
+# (op, x's names, ndim, keyword arguments) -> (keywords for the kernel, result names):
+# a reduction's name rule depends on nothing else, so it runs once per combination.
+_RED: dict = {}
+
+
+def _cached_reduction(name, r, impl, x, kwargs, call_next):
+    if type(x) is not Array:
+        return _uncached(name, r, impl, (x,), kwargs, call_next)
+    key = [name, x._ext.names, len(x._shape)]
+    for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
+        t = type(v)
+        if t is tuple:
+            for a in v:
+                if type(a) not in _SIMPLE:
+                    return _uncached(name, r, impl, (x,), kwargs, call_next)
+        elif t not in _SIMPLE:
+            return _uncached(name, r, impl, (x,), kwargs, call_next)
+        key += (k, t, v)
+    key = tuple(key)
+    hit = _RED.get(key)
+    if hit is None:
+        hit = _rule_outcome(name, r, impl, (x,), kwargs, call_next)
+        if hit is None:
+            return call_next(name, impl, (x,), kwargs)  # the operation reports the mistake
+        if len(_RED) > 4096:
+            _RED.clear()
+        _RED[key] = hit
+    tail, kw, names = hit
+    result = call_next(name, impl, (x,) + tail, dict(kw))
+    if type(result) is Array and result is not x and result._ext is None \
+            and names is not None and len(names) == len(result._shape):
+        # A fresh result: the cached names were checked when they were cached.
+        if names.count(None) != len(names):
+            e = result._ext = Ext()
+            e.names = names
+        return result
+    return _finish(name, result, names, None, (x,))
+
+
+def _uncached(name, r, impl, args, kwargs, call_next):
+    hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
+    if hit is None:
+        return call_next(name, impl, args, kwargs)
+    tail, kw, names = hit
+    return _finish(name, call_next(name, impl, args[:1] + tail, dict(kw)), names, kw.get("out"), args)
+
+
+def _rule_outcome(name, r, impl, args, kwargs, call_next):
+    """(positional arguments after the first, keyword arguments, with names turned into
+    positions; result names), or None when the arguments don't fit the signature."""
+    binder = _BINDERS.get(impl)
+    if binder is None:
+        binder = _BINDERS[impl] = _Binder(impl)
+    p = binder.bind(args, kwargs)
+    if p is None:
+        return None
+    try:
+        spec = r(p)
+    except DimensionNameError:
+        raise
+    except Exception as e:
+        call_next(name, impl, args, kwargs)
+        raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
+                           f"accepted") from e
+    a, k = binder.call_args(p)
+    if spec is not None:
+        _check_unique(name, spec)
+        spec = tuple(spec)
+    return a[1:], k, spec
 
 
 def _check_unique(name, names) -> None:
