@@ -148,3 +148,23 @@ def test_relu_gradient_large():
     xp.sum(xp.maximum(x, 0.0) * 3.0).backward()
     expected = np.where(h > 0, 3.0, np.where(h == 0, 1.5, 0.0)).astype(np.float32)
     np.testing.assert_array_equal(_np(x.grad), expected)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (0,), (10,), (3, 4), (4096,), (5000,)])
+def test_small_sum_and_mean_fast_path(dt, shape):
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal(shape).astype(dt)
+    x = xp.asarray(base)
+    s = xp.sum(x)
+    assert s.shape == () and s.dtype == np.dtype(dt)
+    np.testing.assert_allclose(_np(s), np.sum(base), rtol=1e-3 if dt == "float16" else 1e-6)
+    if base.size:
+        m = xp.mean(x)
+        assert m.shape == () and m.dtype == np.dtype(dt)
+        np.testing.assert_allclose(_np(m), np.mean(base), rtol=1e-3 if dt == "float16" else 1e-6)
+    else:
+        assert np.isnan(_np(xp.mean(x)))
+    # a strided view (no cached native) reduces the elements it shows
+    if len(shape) == 2:
+        np.testing.assert_allclose(_np(xp.sum(x.T[::2])), np.sum(base.T[::2]), rtol=1e-3)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import builtins
 import numbers
 
+import numpy as np
+
 from . import _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
@@ -104,6 +106,12 @@ def accumulation_dtype(func: str, x_dtype, dtype):
 
 # --- sum and prod -------------------------------------------------------------------
 
+# Whole-array sums and means of at most this many elements take the inlined hot path
+# (per-call cost); larger ones go through reduce_with and the backend's kernels.
+_SMALL = 4096
+_add_reduce = np.add.reduce
+
+
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
     check_array(x, func)
     axes = None if axis is None else reduction_axes(x, axis, func)
@@ -119,6 +127,12 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
     >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
     [4, 6]
     """
+    if axis is None and dtype is None and out is None and not keepdims and type(x) is Array \
+            and x._dtype.kind in "fc":
+        a = x._np if x._np is not None else x._get_native()
+        if x._device.type == "cpu" and a.size <= _SMALL:
+            # Hot path: a small floating array on the CPU, summed whole.
+            return Array._new(np.asarray(_add_reduce(a, None)), None, 0, (), None, x._dtype, x._device)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -200,6 +214,13 @@ def mean(x, /, *, axis=None, keepdims=False, out=None) -> Array:
     >>> xp.mean(xp.asarray([1.0, 2.0, 6.0])).item()
     3.0
     """
+    if axis is None and out is None and not keepdims and type(x) is Array and x._dtype.kind in "fc" \
+            and x._dtype is not _dtypes.float16:
+        a = x._np if x._np is not None else x._get_native()
+        if x._device.type == "cpu" and 0 < a.size <= _SMALL:
+            # Hot path: a small floating array on the CPU (the general path below, inlined).
+            return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
+                              x._dtype, x._device)
     res, acc = _float_dtypes("mean", x, True)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp
