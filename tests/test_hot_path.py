@@ -168,3 +168,25 @@ def test_small_sum_and_mean_fast_path(dt, shape):
     # a strided view (no cached native) reduces the elements it shows
     if len(shape) == 2:
         np.testing.assert_allclose(_np(xp.sum(x.T[::2])), np.sum(base.T[::2]), rtol=1e-3)
+
+
+@pytest.mark.parametrize("key", [slice(2, 5), slice(None, None, -2), slice(8, 1, -3), slice(20, 30)])
+@pytest.mark.parametrize("value", [0.5, 3, True, -1e300])
+def test_setitem_slice_fast_path(key, value):
+    base = np.arange(10, dtype=np.float32)
+    x = xp.asarray(base.copy())
+    v = x[1:]  # shares the storage: sees the write
+    x[key] = value
+    ref = base.copy()
+    with np.errstate(over="ignore"):
+        ref[key] = value
+    np.testing.assert_array_equal(_np(x), ref)
+    np.testing.assert_array_equal(_np(v), ref[1:])
+
+
+def test_setitem_slice_keeps_checks():
+    x = xp.zeros(4, dtype=xp.int8)
+    with pytest.raises(OverflowError):
+        x[1:3] = 300
+    with pytest.raises(TypeError):
+        xp.zeros(4)[1:3] = 1j

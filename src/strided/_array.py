@@ -693,6 +693,17 @@ _REAL_SCALARS = (builtins.bool, builtins.int, builtins.float)
 
 def _setitem(self: Array, key, value):
     t = type(key)
+    if t is slice and self._np is not None and self._st is not None and self._dtype.kind == "f" \
+            and type(value) in _REAL_SCALARS and self._device.type == "cpu" and 0 not in self._str:
+        # Fast path: a Python real scalar into a slice of a floating array on the CPU,
+        # through the cached native view (no stride 0, so no element is written twice;
+        # a float array takes any real Python scalar, so there is nothing to check).
+        b0, e0, s0 = key.start, key.stop, key.step
+        if (b0 is None or type(b0) is int) and (e0 is None or type(e0) is int) and (
+                s0 is None or (type(s0) is int and s0 != 0)):
+            self._np[key] = value
+            self._st._version += 1
+            return
     if type(value) in _REAL_SCALARS and self._device.type == "cpu" and (
             (t is tuple and len(key) == len(self._shape)) or (t is int and len(self._shape) == 1)):
         # Fast path: a Python scalar into one element (hypothesis and loops write this way).
