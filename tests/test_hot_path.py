@@ -190,3 +190,94 @@ def test_setitem_slice_keeps_checks():
         x[1:3] = 300
     with pytest.raises(TypeError):
         xp.zeros(4)[1:3] = 1j
+
+
+# --- temporary elision -------------------------------------------------------------------
+
+BIG = 1 << 17  # float32 elements: 512 KiB, above the elision threshold
+
+
+def _big(seed, dtype=np.float32, n=BIG):
+    return np.random.default_rng(seed).uniform(0.5, 2.0, n).astype(dtype)
+
+
+def test_elided_chains_are_correct():
+    A, B, C = _big(0), _big(1), _big(2)
+    a, b, c = xp.asarray(A), xp.asarray(B), xp.asarray(C)
+    np.testing.assert_allclose(_np(a * b + c), A * B + C, rtol=1e-6)
+    np.testing.assert_allclose(_np(c - a * b), C - A * B, rtol=1e-6)
+    np.testing.assert_allclose(_np((a * b) / c), (A * B) / C, rtol=1e-6)
+    np.testing.assert_allclose(_np(2.0 - a * b), 2.0 - A * B, rtol=1e-6)
+    np.testing.assert_allclose(_np(xp.add(xp.multiply(a, b), c)), A * B + C, rtol=1e-6)
+    np.testing.assert_allclose(_np(xp.subtract(c, xp.multiply(a, b))), C - A * B, rtol=1e-6)
+    # the inputs are untouched
+    np.testing.assert_array_equal(_np(a), A)
+    np.testing.assert_array_equal(_np(c), C)
+
+
+def _peak_bytes(fn):
+    """Peak of the memory NumPy allocates while ``fn`` runs (NumPy reports to tracemalloc)."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        keep = fn()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    del keep
+    return peak
+
+
+def test_elision_reuses_the_temporary_buffer():
+    a, b, c = xp.asarray(_big(0)), xp.asarray(_big(1)), xp.asarray(_big(2))
+    nbytes = BIG * 4
+    # one result buffer for the whole chain, where a fresh buffer per operation needs two
+    assert _peak_bytes(lambda: a * b + c) < 1.5 * nbytes
+    assert _peak_bytes(lambda: xp.add(xp.multiply(a, b), c)) < 1.5 * nbytes
+    assert _peak_bytes(lambda: (lambda t: t + c)(a * b)) > 1.9 * nbytes  # a named temporary
+
+
+@pytest.mark.parametrize("how", ["method", "operator", "unbound", "named", "exported", "view",
+                                 "broadcast", "promoted"])
+def test_no_elision_when_the_operand_is_referenced(how):
+    import operator
+    A, B, C = _big(0), _big(1), _big(2)
+    a, b, c = xp.asarray(A), xp.asarray(B), xp.asarray(C)
+    t = a * b
+    if how == "method":
+        r = t.__add__(c)
+    elif how == "operator":
+        r = operator.add(t, c)
+    elif how == "unbound":
+        r = xp.Array.__add__(t, c)
+    elif how == "named":
+        r = t + c
+    elif how == "exported":
+        n = np.asarray(t)  # a NumPy view of the buffer
+        r = t + c
+        np.testing.assert_allclose(n, A * B, rtol=1e-6)
+    elif how == "view":
+        v = t[::2]
+        r = t + c
+        np.testing.assert_allclose(_np(v), (A * B)[::2], rtol=1e-6)
+    elif how == "broadcast":
+        small = xp.asarray(_big(3, n=1 << 9))
+        r = xp.reshape(small * 2.0, (1 << 9, 1)) + xp.reshape(c, (1, BIG))[:, :8]
+        np.testing.assert_allclose(_np(r), (_big(3, n=1 << 9) * 2.0)[:, None] + C[None, :8], rtol=1e-6)
+        return
+    else:
+        r = t + xp.asarray(C.astype(np.float64))
+        assert r.dtype == xp.float64
+    np.testing.assert_allclose(_np(t), A * B, rtol=1e-6)
+    np.testing.assert_allclose(_np(r), A * B + C, rtol=1e-6)
+
+
+def test_no_elision_under_autograd():
+    A, B, C = _big(0), _big(1), _big(2)
+    a = xp.asarray(A).requires_grad_()
+    b, c = xp.asarray(B), xp.asarray(C)
+    y = xp.sum(a * b + c)
+    y.backward()
+    np.testing.assert_allclose(_np(a.grad), B, rtol=1e-6)

@@ -17,8 +17,10 @@ for the dtypes that do not need it.
 from __future__ import annotations
 
 import builtins
+import dis
 import functools
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -209,6 +211,7 @@ def _wrap_result(r, res, dev):
 
 
 _object_new = object.__new__
+_getrefcount = sys.getrefcount
 
 
 def _nat(x: Array):
@@ -333,9 +336,28 @@ def _make_binary(row: Elementwise):
             hook = HOOK[0]
             if hook is not None:
                 return hook(name, impl, (x1, x2, out), {})
+        elif out is None:
+            # A temporary argument (``add(multiply(a, b), c)``) is held by this frame only.
+            if type(x1) is Array and x1._st is None and _getrefcount(x1) == _TEMP_REFS_FUNC:
+                r = _elide(impl, entry, x1, x2, x1, False)
+                if r is not None:
+                    return r
+            elif type(x2) is Array and x2._st is None and _getrefcount(x2) == _TEMP_REFS_FUNC:
+                r = _elide(impl, entry, x1, x2, x2, False)
+                if r is not None:
+                    return r
         return impl(x1, x2, out)
 
+    def entry(x1, x2):
+        """The (result dtype, cast, kernels) row entry for arrays/scalars x1, x2, or None."""
+        if type(x1) is Array:
+            if type(x2) is Array:
+                return pairs[x1._dtype._index][x2._dtype._index]
+            return stypes.get((x1._dtype._index, type(x2)))
+        return stypes.get((x2._dtype._index, type(x1)))
+
     func._impl = impl
+    func._entry = entry
     return func
 
 
@@ -672,8 +694,68 @@ __all__ = list(FUNCTIONS) + ["clip"]
 _OPERAND_TYPES = (Array,) + _PYSCALARS
 
 
+# Temporary elision (as NumPy does for ``a * b + c``): an operand that is a fresh kernel
+# result nothing else refers to is overwritten with the result instead of allocating
+# (and page-faulting) a new buffer. Only from this many bytes on: below it a fresh
+# buffer costs less than the checks.
+_ELIDE_BYTES = 256 * 1024
+# sys.getrefcount of an operand that only the expression holds, seen inside ``op``:
+# the interpreter's stack, op's parameter and getrefcount's own argument.
+_TEMP_REFS = 3
+# ... and inside a namespace function (the call moved the stack's reference to the parameter).
+_TEMP_REFS_FUNC = 2
+
+
+# The interpreter's binary-operator instructions (BINARY_OP; BINARY_ADD, ... before 3.11).
+_BINOPS = frozenset(v for k, v in dis.opmap.items() if k.startswith(("BINARY_", "INPLACE_"))
+                    and k != "BINARY_SUBSCR")
+
+
+def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
+    """``impl(x1, x2)`` written into ``tmp``'s buffer (``tmp`` is x1 or x2), or None when
+    that is not safe: the buffer must be a fresh, unshared, owned result of the
+    result's dtype and shape, and the kernel a plain ufunc."""
+    a = tmp._np
+    if a is None or a.nbytes < _ELIDE_BYTES or a.base is not None or _getrefcount(a) != 3:
+        return None  # 3: tmp._np, ``a`` and getrefcount's argument (no numpy() export, no view)
+    if not a.flags.c_contiguous:
+        return None
+    if from_operator:
+        # Note: as NumPy does, only when the interpreter itself evaluates the operator:
+        # an explicit ``t.__add__(c)`` or C code holding its own reference looks the same
+        # to the reference count, but its caller is not at a binary-operator instruction.
+        f = sys._getframe(2)
+        code = f.f_code.co_code
+        i = f.f_lasti
+        if not (0 <= i < len(code) and code[i] in _BINOPS):
+            return None
+    ent = kc_of(x1, x2)
+    if ent is None:
+        return None
+    res, cast, kc = ent
+    if cast is not None or not kc.direct or res._np is not a.dtype:
+        return None
+    o = x2 if tmp is x1 else x1
+    if type(o) is Array:
+        if o._device is not tmp._device:
+            return None
+        b = o._np if o._np is not None else _nat(o)
+        if len(b.shape) > len(a.shape) or _layout.broadcast_shapes(b.shape, a.shape) != a.shape:
+            return None
+    else:
+        b = o
+    dev = tmp._device
+    k = kc[dev]
+    if tmp is x1:
+        k(a, b, out=a)
+    else:
+        k(b, a, out=a)
+    return Array._new(a, None, 0, a.shape, None, res, dev)
+
+
 def _operator(f):
     impl = f._impl
+    kc_of = f._entry
 
     def op(self, other):
         # The operator goes straight to the row's kernel path when no operand
@@ -681,11 +763,23 @@ def _operator(f):
         t = type(other)
         if t is Array:
             if self._ext is None and other._ext is None:
+                if self._st is None and _getrefcount(self) == _TEMP_REFS:
+                    r = _elide(impl, kc_of, self, other, self)
+                    if r is not None:
+                        return r
+                elif other._st is None and _getrefcount(other) == _TEMP_REFS:
+                    r = _elide(impl, kc_of, self, other, other)
+                    if r is not None:
+                        return r
                 return impl(self, other, None)
         elif t not in _PYSCALARS:
             if _numpy_scalar(other) is None:
                 return NotImplemented
         elif self._ext is None:
+            if self._st is None and _getrefcount(self) == _TEMP_REFS:
+                r = _elide(impl, kc_of, self, other, self)
+                if r is not None:
+                    return r
             return impl(self, other, None)
         return f(self, other)
     return op
@@ -693,11 +787,16 @@ def _operator(f):
 
 def _roperator(f):
     impl = f._impl
+    kc_of = f._entry
 
     def rop(self, other):
         t = type(other)
         if t in _PYSCALARS:
             if self._ext is None:
+                if self._st is None and _getrefcount(self) == _TEMP_REFS:
+                    r = _elide(impl, kc_of, other, self, self)
+                    if r is not None:
+                        return r
                 return impl(other, self, None)
         elif t is not Array and _numpy_scalar(other) is None:
             return NotImplemented
