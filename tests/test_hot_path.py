@@ -281,3 +281,23 @@ def test_no_elision_under_autograd():
     y = xp.sum(a * b + c)
     y.backward()
     np.testing.assert_allclose(_np(a.grad), B, rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, -2])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_small_sum_over_an_axis_fast_path(axis, keepdims):
+    base = np.random.default_rng(4).standard_normal((4, 6)).astype(np.float32)
+    r = xp.sum(xp.asarray(base), axis=axis, keepdims=keepdims)
+    ref = np.sum(base, axis=axis, keepdims=keepdims)
+    assert r.shape == ref.shape and r.dtype == xp.float32
+    np.testing.assert_allclose(_np(r), ref, rtol=1e-6)
+    with pytest.raises((ValueError, IndexError)):
+        xp.sum(xp.asarray(base), axis=2)
+
+
+def test_unsqueeze_and_mT_views():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(base.copy())
+    _layout_matches(x.unsqueeze(1), base[:, None])
+    _layout_matches(x.unsqueeze(-1), base[..., None])
+    _layout_matches(x.mT + 0, np.swapaxes(base, -1, -2))

@@ -228,9 +228,8 @@ class Array:
             self._materialize()
             st = self._st
         s = self._str
-        p = self._np
         out = _object_new(Array)
-        out._np = None if p is None else p.swapaxes(-1, -2)
+        out._np = None  # built when a kernel needs it (NumPy's swapaxes costs as much as the view)
         out._st = st
         out._off = self._off
         out._shape = shape[:-2] + (shape[-1], shape[-2])

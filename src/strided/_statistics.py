@@ -127,12 +127,16 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
     >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
     [4, 6]
     """
-    if axis is None and dtype is None and out is None and not keepdims and type(x) is Array \
-            and x._dtype.kind in "fc":
+    if dtype is None and out is None and type(x) is Array and x._dtype.kind in "fc" \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))) \
+            and (keepdims is False or keepdims is True):
         a = x._np if x._np is not None else x._get_native()
         if x._device.type == "cpu" and a.size <= _SMALL:
-            # Hot path: a small floating array on the CPU, summed whole.
-            return Array._new(np.asarray(_add_reduce(a, None)), None, 0, (), None, x._dtype, x._device)
+            # Hot path: a small floating array on the CPU, summed whole or over one axis.
+            r = _add_reduce(a, axis, None, None, keepdims)
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 

@@ -182,7 +182,12 @@ def expand_dims(x, /, axis=0) -> Array:
 
 def unsqueeze(x, dim) -> Array:
     """PyTorch's name for ``expand_dims`` with one axis."""
+    if type(x) is Array and x._ext is None:
+        return _expand_dims_impl(x, dim)  # no extension to dispatch to
     return expand_dims(x, axis=dim)
+
+
+_expand_dims_impl = expand_dims._impl
 
 
 @api("squeeze")
