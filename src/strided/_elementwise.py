@@ -756,6 +756,7 @@ def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
 def _operator(f):
     impl = f._impl
     kc_of = f._entry
+    name = f._row.name if hasattr(f, "_row") else f.__name__
 
     def op(self, other):
         # The operator goes straight to the row's kernel path when no operand
@@ -772,6 +773,9 @@ def _operator(f):
                     if r is not None:
                         return r
                 return impl(self, other, None)
+            hook = HOOK[0]
+            if hook is not None:  # an extension (names, autograd): straight to its handlers
+                return hook(name, impl, (self, other, None), {})
         elif t not in _PYSCALARS:
             if _numpy_scalar(other) is None:
                 return NotImplemented
