@@ -121,24 +121,16 @@ def handler(name, impl, args, kwargs, call_next):
     impl = getattr(impl, "_impl", impl)
     if r is _reduction and len(args) == 1:
         return _cached_reduction(name, r, impl, args[0], kwargs, call_next)
-    binder = _BINDERS.get(impl)
-    if binder is None:
-        binder = _BINDERS[impl] = _Binder(impl)
-    p = binder.bind(args, kwargs)
-    if p is None:
+    return _named_call(name, r, impl, args, kwargs, call_next)
+
+
+def _named_call(name, r, impl, args, kwargs, call_next):
+    """Run the name rule ``r``, then the operation, then name its result."""
+    hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
+    if hit is None:
         return call_next(name, impl, args, kwargs)  # the operation reports the caller's mistake
-    try:
-        spec = r(p)
-    except DimensionNameError:
-        raise
-    except Exception as e:
-        # Arguments the operation itself will reject: let it say why.
-        call_next(name, impl, args, kwargs)
-        raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
-                           f"accepted") from e
-    a, k = binder.call_args(p)
-    result = call_next(name, impl, a, k)
-    return _finish(name, result, spec, p.get("out"), args)
+    p, a, k, spec = hit
+    return _finish(name, call_next(name, impl, a, k), spec, p.get("out"), args)
 
 
 # (op, names of each input) -> the result's checked names (None: unnamed). The name
@@ -214,16 +206,16 @@ _RED: dict = {}
 
 def _cached_reduction(name, r, impl, x, kwargs, call_next):
     if type(x) is not Array:
-        return _uncached(name, r, impl, (x,), kwargs, call_next)
+        return _named_call(name, r, impl, (x,), kwargs, call_next)
     key = [name, x._ext.names, len(x._shape)]
     for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
         t = type(v)
         if t is tuple:
             for a in v:
                 if type(a) not in _SIMPLE:
-                    return _uncached(name, r, impl, (x,), kwargs, call_next)
+                    return _named_call(name, r, impl, (x,), kwargs, call_next)
         elif t not in _SIMPLE:
-            return _uncached(name, r, impl, (x,), kwargs, call_next)
+            return _named_call(name, r, impl, (x,), kwargs, call_next)
         key += (k, t, v)
     key = tuple(key)
     hit = _RED.get(key)
@@ -231,6 +223,11 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
         hit = _rule_outcome(name, r, impl, (x,), kwargs, call_next)
         if hit is None:
             return call_next(name, impl, (x,), kwargs)  # the operation reports the mistake
+        _, a, k, spec = hit
+        if spec is not None:
+            _check_unique(name, spec)
+            spec = tuple(spec)
+        hit = (a[1:], k, spec)
         if len(_RED) > 4096:
             _RED.clear()
         _RED[key] = hit
@@ -246,17 +243,10 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
     return _finish(name, result, names, None, (x,))
 
 
-def _uncached(name, r, impl, args, kwargs, call_next):
-    hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
-    if hit is None:
-        return call_next(name, impl, args, kwargs)
-    tail, kw, names = hit
-    return _finish(name, call_next(name, impl, args[:1] + tail, dict(kw)), names, kw.get("out"), args)
-
-
 def _rule_outcome(name, r, impl, args, kwargs, call_next):
-    """(positional arguments after the first, keyword arguments, with names turned into
-    positions; result names), or None when the arguments don't fit the signature."""
+    """(bound arguments, positional and keyword arguments with names turned into
+    positions, the rule's result names), or None when the arguments don't fit the
+    signature."""
     binder = _BINDERS.get(impl)
     if binder is None:
         binder = _BINDERS[impl] = _Binder(impl)
@@ -272,10 +262,7 @@ def _rule_outcome(name, r, impl, args, kwargs, call_next):
         raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
                            f"accepted") from e
     a, k = binder.call_args(p)
-    if spec is not None:
-        _check_unique(name, spec)
-        spec = tuple(spec)
-    return a[1:], k, spec
+    return p, a, k, spec
 
 
 def _check_unique(name, names) -> None:
