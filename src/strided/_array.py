@@ -26,6 +26,7 @@ from ._storage import Storage
 __all__ = ["Array", "Size", "Ext"]
 
 _BY_NP = _dtypes._BY_NP
+_object_new = object.__new__
 # Python types that PyTorch takes as dtypes (``x.view(float)``; SciPy's RBFInterpolator does it).
 _PY_DTYPES = {builtins.bool: _dtypes.bool, builtins.int: _dtypes.int64,
               builtins.float: _dtypes.float64, builtins.complex: _dtypes.complex128}
@@ -101,9 +102,9 @@ class Array:
     __array_priority__ = 100  # make NumPy defer to our reflected operators
 
     # --- the one private constructor -----------------------------------------
-    @classmethod
-    def _new(cls, native, storage, offset, shape, strides, dtype, device) -> "Array":
-        self = object.__new__(cls)
+    @staticmethod
+    def _new(native, storage, offset, shape, strides, dtype, device) -> "Array":
+        self = _object_new(Array)
         self._np = native
         self._st = storage
         self._off = offset
@@ -205,15 +206,52 @@ class Array:
 
     @property
     def T(self) -> "Array":
-        if len(self._shape) != 2:
-            raise ValueError(f"T requires a 2-D array; got {len(self._shape)} dimensions (use mT or permute_dims)")
-        return self.t()
+        shape = self._shape
+        if len(shape) != 2:
+            raise ValueError(f"T requires a 2-D array; got {len(shape)} dimensions (use mT or permute_dims)")
+        if self._ext is not None:
+            return self.t()
+        # The hot path of a transpose, inlined: the child's native view comes from a
+        # cached parent's (NumPy's own ``.T``, the same memory our metadata describes).
+        st = self._st
+        if st is None:
+            self._materialize()
+            st = self._st
+        s = self._str
+        p = self._np
+        out = _object_new(Array)
+        out._np = None if p is None else p.T
+        out._st = st
+        out._off = self._off
+        out._shape = (shape[1], shape[0])
+        out._str = (s[1], s[0])
+        out._dtype = self._dtype
+        out._device = self._device
+        out._ext = None
+        return out
 
     @property
     def mT(self) -> "Array":
-        if len(self._shape) < 2:
-            raise ValueError(f"mT requires at least 2 dimensions; got shape {self._shape}")
-        return self.transpose(-2, -1)
+        shape = self._shape
+        if len(shape) < 2:
+            raise ValueError(f"mT requires at least 2 dimensions; got shape {shape}")
+        if self._ext is not None:
+            return self.transpose(-2, -1)
+        st = self._st
+        if st is None:
+            self._materialize()
+            st = self._st
+        s = self._str
+        out = _object_new(Array)
+        out._np = None  # built when a kernel needs it (NumPy's swapaxes costs as much as the view)
+        out._st = st
+        out._off = self._off
+        out._shape = shape[:-2] + (shape[-1], shape[-2])
+        out._str = s[:-2] + (s[-1], s[-2])
+        out._dtype = self._dtype
+        out._device = self._device
+        out._ext = None
+        return out
 
     @property
     def real(self) -> "Array":
@@ -309,6 +347,9 @@ class Array:
 
     def transpose(self, dim0, dim1) -> "Array":
         nd = len(self._shape)
+        if self._ext is None and nd >= 2 and ((dim0 == -2 and dim1 == -1) or (dim0 == nd - 2 and dim1 == nd - 1)) \
+                and type(dim0) is int and type(dim1) is int:
+            return _swap_last(self, self._shape)
         d0 = _layout.normalize_axis(self._axis(dim0), nd, "transpose")
         d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
         perm = list(range(nd))
@@ -462,6 +503,32 @@ class Array:
 
     # --- indexing --------------------------------------------------------------
     def __getitem__(self, key):
+        if type(key) is slice and self._ext is None:
+            # Hot path, inlined: one int slice on the first axis of a materialised array.
+            st = self._st
+            shape = self._shape
+            b0, e0, s0 = key.start, key.stop, key.step
+            if st is not None and shape and (b0 is None or type(b0) is int) and (
+                    e0 is None or type(e0) is int) and (s0 is None or (type(s0) is int and s0 != 0)):
+                n = shape[0]
+                start, stop, step = key.indices(n)
+                if step == 1:
+                    length = stop - start if stop > start else 0
+                else:
+                    length = len(range(start, stop, step))
+                strides = self._str
+                d0 = strides[0]
+                p = self._np
+                out = _object_new(Array)
+                out._np = None if p is None else p[key]
+                out._st = st
+                out._off = self._off + start * d0 if length else self._off
+                out._shape = (length,) + shape[1:]
+                out._str = (d0 * step,) + strides[1:]
+                out._dtype = self._dtype
+                out._device = self._device
+                out._ext = None
+                return out
         if self._ext is not None and HOOK[0] is not None:
             return HOOK[0]("getitem", _getitem, (self, key), {})
         return _getitem(self, key)
@@ -540,6 +607,20 @@ def _normalize_key(key) -> tuple:
 
 def _int_or_none(v) -> bool:
     return v is None or type(v) is int
+
+
+def _swap_last(self: Array, shape: tuple) -> Array:
+    """The view with the last two axes swapped (``T``, ``mT``, ``t()``): the hot path of
+    transposes, with the child's native view taken from a cached parent's."""
+    st = self._st
+    if st is None:
+        self._materialize()
+        st = self._st
+    s = self._str
+    p = self._np
+    return Array._new(None if p is None else p.swapaxes(-1, -2), st, self._off,
+                      shape[:-2] + (shape[-1], shape[-2]), s[:-2] + (s[-1], s[-2]),
+                      self._dtype, self._device)
 
 
 def _getitem(self: Array, key):
@@ -634,6 +715,17 @@ _REAL_SCALARS = (builtins.bool, builtins.int, builtins.float)
 
 def _setitem(self: Array, key, value):
     t = type(key)
+    if t is slice and self._np is not None and self._st is not None and self._dtype.kind == "f" \
+            and type(value) in _REAL_SCALARS and self._device.type == "cpu" and 0 not in self._str:
+        # Fast path: a Python real scalar into a slice of a floating array on the CPU,
+        # through the cached native view (no stride 0, so no element is written twice;
+        # a float array takes any real Python scalar, so there is nothing to check).
+        b0, e0, s0 = key.start, key.stop, key.step
+        if (b0 is None or type(b0) is int) and (e0 is None or type(e0) is int) and (
+                s0 is None or (type(s0) is int and s0 != 0)):
+            self._np[key] = value
+            self._st._version += 1
+            return
     if type(value) in _REAL_SCALARS and self._device.type == "cpu" and (
             (t is tuple and len(key) == len(self._shape)) or (t is int and len(self._shape) == 1)):
         # Fast path: a Python scalar into one element (hypothesis and loops write this way).

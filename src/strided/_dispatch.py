@@ -38,19 +38,22 @@ def register_handler(handler, priority: int) -> None:
         return
     _HANDLERS.append((priority, handler))
     _HANDLERS.sort(key=lambda ph: ph[0])
-    HOOK[0] = _run_chain
+    # The chain is linked once here: each link calls its handler with the next link
+    # as ``call_next`` (no closure built per call).
+    chain = _run_impl
+    for _, h in reversed(_HANDLERS):
+        chain = _link(h, chain)
+    HOOK[0] = chain
 
 
-def _run_chain(name, impl, args, kwargs):
-    return _call(0, name, impl, args, kwargs)
+def _run_impl(name, impl, args, kwargs):
+    return impl(*args, **kwargs)
 
 
-def _call(i, name, impl, args, kwargs):
-    if i == len(_HANDLERS):
-        return impl(*args, **kwargs)
-    handler = _HANDLERS[i][1]
-    return handler(name, impl, args, kwargs,
-                   lambda n, im, a, k: _call(i + 1, n, im, a, k))
+def _link(handler, call_next):
+    def link(name, impl, args, kwargs):
+        return handler(name, impl, args, kwargs, call_next)
+    return link
 
 
 def has_ext(args, kwargs=None) -> bool:

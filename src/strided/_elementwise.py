@@ -17,8 +17,10 @@ for the dtypes that do not need it.
 from __future__ import annotations
 
 import builtins
+import dis
 import functools
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -105,6 +107,9 @@ class Elementwise:
     # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
     stypes: dict = field(default_factory=dict, repr=False)
+    # ``types`` of a binary row as a list of lists, ``pairs[i][j]``: the hot path's lookup
+    # (two list indexings, no key tuple to build and hash). Refilled in place.
+    pairs: list = field(default_factory=list, repr=False)
     kcache: dict = field(default_factory=dict, repr=False)  # compute dtype -> _Kernels
     func: object = None
     direct: bool = False  # plain backend ufuncs for every dtype: out= passes straight through
@@ -181,6 +186,8 @@ def _build_tables(row: Elementwise) -> None:
             cd = _compute_dtype(row, d)
             row.types[_dtypes.bool._index, d._index] = row.types[d._index, _dtypes.bool._index] = _entry(
                 row, cd, None if cd is d else cd._np)
+    n = 1 + max(d._index for d in _dtypes.ALL_DTYPES)
+    row.pairs[:] = [[row.types.get((i, j)) for j in range(n)] for i in range(n)]
 
 
 def _type_error(row, *dts):
@@ -208,6 +215,10 @@ def _wrap_result(r, res, dev):
     if r.dtype is not res._np:
         r = r.astype(res._np)
     return Array._new(r, None, 0, r.shape, None, res, dev)
+
+
+_object_new = object.__new__
+_getrefcount = sys.getrefcount
 
 
 def _nat(x: Array):
@@ -241,7 +252,7 @@ def _write_direct(name, k, args, res, dev, out):
 
 
 def _make_binary(row: Elementwise):
-    types, stypes, name = row.types, row.stypes, row.name
+    pairs, stypes, name = row.pairs, row.stypes, row.name
     SCALARS = _PYSCALARS
 
     def impl(x1, x2, out):
@@ -251,7 +262,7 @@ def _make_binary(row: Elementwise):
                 dev = x1._device
                 if dev is not x2._device:
                     raise ValueError(f"{name}(): arrays are on different devices, {dev} and {x2._device}")
-                ent = types.get((x1._dtype._index, x2._dtype._index))
+                ent = pairs[x1._dtype._index][x2._dtype._index]
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2._dtype)
                 res, cast, kc = ent
@@ -316,7 +327,17 @@ def _make_binary(row: Elementwise):
             raise _broadcast_error(name, np.shape(a), np.shape(b), e) from None
         if out is None:
             if r.dtype is res._np and r.shape:
-                return Array._new(r, None, 0, r.shape, None, res, dev)
+                # Array._new inlined: the one wrapper per call.
+                o = _object_new(Array)
+                o._np = r
+                o._st = None
+                o._off = 0
+                o._shape = r.shape
+                o._str = None
+                o._dtype = res
+                o._device = dev
+                o._ext = None
+                return o
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
@@ -326,9 +347,28 @@ def _make_binary(row: Elementwise):
             hook = HOOK[0]
             if hook is not None:
                 return hook(name, impl, (x1, x2, out), {})
+        elif out is None:
+            # A temporary argument (``add(multiply(a, b), c)``) is held by this frame only.
+            if type(x1) is Array and x1._st is None and _getrefcount(x1) == _TEMP_REFS_FUNC:
+                r = _elide(impl, entry, x1, x2, x1, False)
+                if r is not None:
+                    return r
+            elif type(x2) is Array and x2._st is None and _getrefcount(x2) == _TEMP_REFS_FUNC:
+                r = _elide(impl, entry, x1, x2, x2, False)
+                if r is not None:
+                    return r
         return impl(x1, x2, out)
 
+    def entry(x1, x2):
+        """The (result dtype, cast, kernels) row entry for arrays/scalars x1, x2, or None."""
+        if type(x1) is Array:
+            if type(x2) is Array:
+                return pairs[x1._dtype._index][x2._dtype._index]
+            return stypes.get((x1._dtype._index, type(x2)))
+        return stypes.get((x2._dtype._index, type(x1)))
+
     func._impl = impl
+    func._entry = entry
     return func
 
 
@@ -356,7 +396,16 @@ def _make_unary(row: Elementwise):
             r = kc[dev](a)
         if out is None:
             if r.dtype is res._np and r.shape:
-                return Array._new(r, None, 0, r.shape, None, res, dev)
+                o = _object_new(Array)
+                o._np = r
+                o._st = None
+                o._off = 0
+                o._shape = r.shape
+                o._str = None
+                o._dtype = res
+                o._device = dev
+                o._ext = None
+                return o
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
@@ -659,17 +708,115 @@ __all__ = list(FUNCTIONS) + ["clip"]
 _OPERAND_TYPES = (Array,) + _PYSCALARS
 
 
+# Temporary elision (as NumPy does for ``a * b + c``): an operand that is a fresh kernel
+# result nothing else refers to is overwritten with the result instead of allocating
+# (and page-faulting) a new buffer. Only from this many bytes on: below it a fresh
+# buffer costs less than the checks.
+_ELIDE_BYTES = 256 * 1024
+# sys.getrefcount of an operand that only the expression holds, seen inside ``op``:
+# the interpreter's stack, op's parameter and getrefcount's own argument.
+_TEMP_REFS = 3
+# ... and inside a namespace function (the call moved the stack's reference to the parameter).
+_TEMP_REFS_FUNC = 2
+
+
+# The interpreter's binary-operator instructions (BINARY_OP; BINARY_ADD, ... before 3.11).
+_BINOPS = frozenset(v for k, v in dis.opmap.items() if k.startswith(("BINARY_", "INPLACE_"))
+                    and k != "BINARY_SUBSCR")
+
+
+def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
+    """``impl(x1, x2)`` written into ``tmp``'s buffer (``tmp`` is x1 or x2), or None when
+    that is not safe: the buffer must be a fresh, unshared, owned result of the
+    result's dtype and shape, and the kernel a plain ufunc."""
+    a = tmp._np
+    if a is None or a.nbytes < _ELIDE_BYTES or a.base is not None or _getrefcount(a) != 3:
+        return None  # 3: tmp._np, ``a`` and getrefcount's argument (no numpy() export, no view)
+    if not a.flags.c_contiguous:
+        return None
+    if from_operator:
+        # Note: as NumPy does, only when the interpreter itself evaluates the operator:
+        # an explicit ``t.__add__(c)`` or C code holding its own reference looks the same
+        # to the reference count, but its caller is not at a binary-operator instruction.
+        f = sys._getframe(2)
+        code = f.f_code.co_code
+        i = f.f_lasti
+        if not (0 <= i < len(code) and code[i] in _BINOPS):
+            return None
+    ent = kc_of(x1, x2)
+    if ent is None:
+        return None
+    res, cast, kc = ent
+    if cast is not None or not kc.direct or res._np is not a.dtype:
+        return None
+    o = x2 if tmp is x1 else x1
+    if type(o) is Array:
+        if o._device is not tmp._device:
+            return None
+        b = o._np if o._np is not None else _nat(o)
+        if len(b.shape) > len(a.shape) or _layout.broadcast_shapes(b.shape, a.shape) != a.shape:
+            return None
+    else:
+        b = o
+    dev = tmp._device
+    k = kc[dev]
+    if tmp is x1:
+        k(a, b, out=a)
+    else:
+        k(b, a, out=a)
+    return Array._new(a, None, 0, a.shape, None, res, dev)
+
+
 def _operator(f):
+    impl = f._impl
+    kc_of = f._entry
+    name = f._row.name if hasattr(f, "_row") else f.__name__
+
     def op(self, other):
-        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
-            return NotImplemented
+        # The operator goes straight to the row's kernel path when no operand
+        # carries an extension (names, autograd); else through the hooked function.
+        t = type(other)
+        if t is Array:
+            if self._ext is None and other._ext is None:
+                if self._st is None and _getrefcount(self) == _TEMP_REFS:
+                    r = _elide(impl, kc_of, self, other, self)
+                    if r is not None:
+                        return r
+                elif other._st is None and _getrefcount(other) == _TEMP_REFS:
+                    r = _elide(impl, kc_of, self, other, other)
+                    if r is not None:
+                        return r
+                return impl(self, other, None)
+            hook = HOOK[0]
+            if hook is not None:  # an extension (names, autograd): straight to its handlers
+                return hook(name, impl, (self, other, None), {})
+        elif t not in _PYSCALARS:
+            if _numpy_scalar(other) is None:
+                return NotImplemented
+        elif self._ext is None:
+            if self._st is None and _getrefcount(self) == _TEMP_REFS:
+                r = _elide(impl, kc_of, self, other, self)
+                if r is not None:
+                    return r
+            return impl(self, other, None)
         return f(self, other)
     return op
 
 
 def _roperator(f):
+    impl = f._impl
+    kc_of = f._entry
+
     def rop(self, other):
-        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
+        t = type(other)
+        if t in _PYSCALARS:
+            if self._ext is None:
+                if self._st is None and _getrefcount(self) == _TEMP_REFS:
+                    r = _elide(impl, kc_of, other, self, self)
+                    if r is not None:
+                        return r
+                return impl(other, self, None)
+        elif t is not Array and _numpy_scalar(other) is None:
             return NotImplemented
         return f(other, self)
     return rop

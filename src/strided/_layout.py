@@ -28,6 +28,29 @@ def contiguous_strides(shape: tuple) -> tuple:
     return st
 
 
+_SHAPES: dict = {}
+
+
+def shape_info(shape):
+    """``(shape, size, contiguous strides)`` for a tuple of non-negative Python ints, else None.
+
+    Cached per shape: the reshape hot path decides a contiguous view with two
+    dict lookups. The entry's own ``shape`` is returned because keys that merely
+    compare equal (``np.int64(2)``) must not leak into a result."""
+    r = _SHAPES.get(shape)
+    if r is None:
+        if type(shape) is not tuple:
+            return None
+        for n in shape:
+            if type(n) is not int or n < 0:
+                return None
+        r = (shape, prod(shape), contiguous_strides(shape))
+        if len(_SHAPES) > 8192:
+            _SHAPES.clear()
+        _SHAPES[shape] = r
+    return r
+
+
 def prod(shape) -> int:
     n = 1
     for s in shape:

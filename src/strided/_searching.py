@@ -219,6 +219,26 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
     >>> xp.where(xp.asarray([True, False]), xp.asarray([1, 2]), 0).tolist()
     [1, 0]
     """
+    if type(condition) is Array and type(x1) is Array and type(x2) is Array and out is None \
+            and condition._dtype is _dtypes.bool and x1._dtype is x2._dtype:
+        # Hot path: three arrays on the CPU, x1 and x2 of one dtype (no promotion, no cast).
+        dev = x1._device
+        if dev.type == "cpu" and condition._device is dev and x2._device is dev:
+            a = x1._np
+            if a is None:
+                a = x1._get_native()
+            b = x2._np
+            if b is None:
+                b = x2._get_native()
+            c = condition._np
+            if c is None:
+                c = condition._get_native()
+            try:
+                r = np.where(c, a, b)
+            except ValueError:
+                pass  # shapes that don't broadcast: the general path names them
+            else:
+                return Array._new(r, None, 0, r.shape, None, x1._dtype, dev)
     _check(condition, "where", "condition")
     if condition._dtype is not _dtypes.bool:
         raise TypeError(f"where(): condition must have the bool dtype; got {condition._dtype.name}")

@@ -109,6 +109,12 @@ def accumulation_dtype(func: str, x_dtype, dtype):
 
 # --- sum and prod -------------------------------------------------------------------
 
+# Whole-array sums and means of at most this many elements take the inlined hot path
+# (per-call cost); larger ones go through reduce_with and the backend's kernels.
+_SMALL = 4096
+_add_reduce = np.add.reduce
+
+
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
     check_array(x, func)
     axes = None if axis is None else reduction_axes(x, axis, func)
@@ -124,6 +130,16 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
     >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
     [4, 6]
     """
+    if dtype is None and out is None and type(x) is Array and x._dtype.kind in "fc" \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))) \
+            and (keepdims is False or keepdims is True):
+        a = x._np if x._np is not None else x._get_native()
+        if x._device.type == "cpu" and a.size <= _SMALL:
+            # Hot path: a small floating array on the CPU, summed whole or over one axis.
+            r = _add_reduce(a, axis, None, None, keepdims)
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -205,6 +221,13 @@ def mean(x, /, *, axis=None, keepdims=False, out=None) -> Array:
     >>> xp.mean(xp.asarray([1.0, 2.0, 6.0])).item()
     3.0
     """
+    if axis is None and out is None and not keepdims and type(x) is Array and x._dtype.kind in "fc" \
+            and x._dtype is not _dtypes.float16:
+        a = x._np if x._np is not None else x._get_native()
+        if x._device.type == "cpu" and 0 < a.size <= _SMALL:
+            # Hot path: a small floating array on the CPU (the general path below, inlined).
+            return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
+                              x._dtype, x._device)
     res, acc = _float_dtypes("mean", x, True)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp

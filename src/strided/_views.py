@@ -18,6 +18,8 @@ from ._device import as_device
 from ._dispatch import api, check_out, out_native
 from ._dtypes import DType
 
+_object_new = object.__new__
+
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
     "matrix_transpose", "expand_dims", "unsqueeze", "squeeze", "flip", "diagonal",
@@ -40,6 +42,23 @@ def reshape(x, /, shape, *, copy=None) -> Array:
 
     ``copy=False`` raises when a view is impossible; ``copy=True`` always copies.
     """
+    if type(x) is Array and copy is None and type(shape) is tuple:
+        # Hot path: a contiguous array viewed with a shape of plain ints.
+        new = _layout.shape_info(shape)
+        st = x._st
+        if new is not None and st is not None:
+            old = _layout.shape_info(x._shape)
+            if new[1] == old[1] and x._str == old[2]:
+                out = _object_new(Array)
+                out._np = None
+                out._st = st
+                out._off = x._off
+                out._shape = new[0]
+                out._str = new[2]
+                out._dtype = x._dtype
+                out._device = x._device
+                out._ext = None
+                return out
     _check(x, "reshape")
     if isinstance(shape, (builtins.int, np.integer)):
         shape = (shape,)
@@ -138,6 +157,18 @@ def expand_dims(x, /, axis=0) -> Array:
     """Insert size-1 dimensions at ``axis`` (an int or tuple of ints); a view."""
     _check(x, "expand_dims")
     st, off, shape, strides = x._layout()
+    if type(axis) is builtins.int and -len(shape) - 1 <= axis <= len(shape):
+        a = axis + len(shape) + 1 if axis < 0 else axis
+        out = _object_new(Array)
+        out._np = None
+        out._st = st
+        out._off = off
+        out._shape = shape[:a] + (1,) + shape[a:]
+        out._str = strides[:a] + (strides[a] * shape[a] if a < len(shape) else 1,) + strides[a:]
+        out._dtype = x._dtype
+        out._device = x._device
+        out._ext = None
+        return out
     if isinstance(axis, (tuple, list)):
         nd = len(shape) + len(axis)
         axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)
@@ -152,7 +183,12 @@ def expand_dims(x, /, axis=0) -> Array:
 
 def unsqueeze(x, dim) -> Array:
     """PyTorch's name for ``expand_dims`` with one axis."""
+    if type(x) is Array and x._ext is None:
+        return _expand_dims_impl(x, dim)  # no extension to dispatch to
     return expand_dims(x, axis=dim)
+
+
+_expand_dims_impl = expand_dims._impl
 
 
 @api("squeeze")

@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextvars
 import inspect
 
-from .._array import Array
+from .._array import Array, Ext
 from .._dispatch import register_handler
 from .._elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
 from ._ops import align
-from ._rules import RULES, Each
+from ._rules import RULES, Each, _reduction
 
 __all__ = ["handler", "install", "AUTO_ALIGN"]
 
@@ -119,39 +119,160 @@ def handler(name, impl, args, kwargs, call_next):
     # Array methods pass the namespace function itself (its @api wrapper), which would
     # dispatch a second time: run the function's body instead.
     impl = getattr(impl, "_impl", impl)
-    binder = _BINDERS.get(impl)
-    if binder is None:
-        binder = _BINDERS[impl] = _Binder(impl)
-    p = binder.bind(args, kwargs)
-    if p is None:
+    if r is _reduction and len(args) == 1:
+        return _cached_reduction(name, r, impl, args[0], kwargs, call_next)
+    return _named_call(name, r, impl, args, kwargs, call_next)
+
+
+def _named_call(name, r, impl, args, kwargs, call_next):
+    """Run the name rule ``r``, then the operation, then name its result."""
+    hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
+    if hit is None:
         return call_next(name, impl, args, kwargs)  # the operation reports the caller's mistake
-    try:
-        spec = r(p)
-    except DimensionNameError:
-        raise
-    except Exception as e:
-        # Arguments the operation itself will reject: let it say why.
-        call_next(name, impl, args, kwargs)
-        raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
-                           f"accepted") from e
-    a, k = binder.call_args(p)
-    result = call_next(name, impl, a, k)
-    return _finish(name, result, spec, p.get("out"), args)
+    p, a, k, spec = hit
+    return _finish(name, call_next(name, impl, a, k), spec, p.get("out"), args)
+
+
+# (op, names of each input) -> the result's checked names (None: unnamed). The name
+# rule of an elementwise row depends on the inputs' names only, so it runs once per
+# combination; a call then costs one dict lookup before the kernel.
+_EW_NAMES: dict = {}
+_MISS = object()
+
+
+def _names_or_none(a):
+    if type(a) is not Array:
+        return None
+    e = a._ext
+    return None if e is None else e.names
 
 
 def _elementwise(name, nargs, impl, args, call_next):
     """An elementwise registry row: arguments ``(x, out)`` or ``(x1, x2, out)``."""
     if nargs == 1:
-        p = {"x": args[0], "out": args[1]}
+        x = args[0]
+        key = (name, (_names_or_none(x), len(x._shape)) if type(x) is Array else None)
     else:
         x1, x2, out = args
         if (AUTO_ALIGN.get() and type(x1) is Array and type(x2) is Array and _named(x1)
                 and _named(x2) and x1._ext.names != x2._ext.names):
             x1, x2 = align(x1, x2)
             args = (x1, x2, out)
-        p = {"x1": x1, "x2": x2, "out": out}
-    spec = RULES[name](p)
-    return _finish(name, call_next(name, impl, args, {}), spec, args[-1], args)
+        if type(x1) is Array:
+            e = x1._ext
+            k1 = (None if e is None else e.names, len(x1._shape))
+        else:
+            k1 = None
+        if type(x2) is Array:
+            e = x2._ext
+            k2 = (None if e is None else e.names, len(x2._shape))
+        else:
+            k2 = None
+        key = (name, k1, k2)
+    names = _EW_NAMES.get(key, _MISS)
+    if names is _MISS:
+        p = {"x": args[0], "out": args[1]} if nargs == 1 else {"x1": args[0], "x2": args[1], "out": args[2]}
+        spec = RULES[name](p)
+        if spec is not None:
+            _check_unique(name, spec)
+        names = None if spec is None or spec.count(None) == len(spec) else tuple(spec)
+        if len(_EW_NAMES) > 4096:
+            _EW_NAMES.clear()
+        _EW_NAMES[key] = names
+    out = args[-1]
+    result = call_next(name, impl, args, {})
+    if out is None and type(result) is Array and result is not args[0] and result is not args[-2]:
+        # A fresh result: attach the cached names (checked when they were cached).
+        if names is not None:
+            if len(names) != len(result._shape):
+                raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names "
+                                   f"{list(names)} for a result with {result.ndim} dimensions "
+                                   f"(a bug in strided.named)")
+            e = result._ext
+            if e is None:
+                e = result._ext = Ext()
+            e.names = names
+        elif _named(result):
+            tag(result, None)
+        return result
+    return _finish(name, result, names, out, args)
+
+
+_SIMPLE = (str, int, bool, float, type(None))
+# (op, x's names, ndim, keyword arguments) -> (keywords for the kernel, result names):
+# a reduction's name rule depends on nothing else, so it runs once per combination.
+_RED: dict = {}
+
+
+def _cached_reduction(name, r, impl, x, kwargs, call_next):
+    if type(x) is not Array:
+        return _named_call(name, r, impl, (x,), kwargs, call_next)
+    key = [name, x._ext.names, len(x._shape)]
+    for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
+        t = type(v)
+        if t is tuple:
+            for a in v:
+                if type(a) not in _SIMPLE:
+                    return _named_call(name, r, impl, (x,), kwargs, call_next)
+        elif t not in _SIMPLE:
+            return _named_call(name, r, impl, (x,), kwargs, call_next)
+        key += (k, t, v)
+    key = tuple(key)
+    hit = _RED.get(key)
+    if hit is None:
+        hit = _rule_outcome(name, r, impl, (x,), kwargs, call_next)
+        if hit is None:
+            return call_next(name, impl, (x,), kwargs)  # the operation reports the mistake
+        _, a, k, spec = hit
+        if spec is not None:
+            _check_unique(name, spec)
+            spec = tuple(spec)
+        hit = (a[1:], k, spec)
+        if len(_RED) > 4096:
+            _RED.clear()
+        _RED[key] = hit
+    tail, kw, names = hit
+    result = call_next(name, impl, (x,) + tail, dict(kw))
+    if type(result) is Array and result is not x and result._ext is None \
+            and names is not None and len(names) == len(result._shape):
+        # A fresh result: the cached names were checked when they were cached.
+        if names.count(None) != len(names):
+            e = result._ext = Ext()
+            e.names = names
+        return result
+    return _finish(name, result, names, None, (x,))
+
+
+def _rule_outcome(name, r, impl, args, kwargs, call_next):
+    """(bound arguments, positional and keyword arguments with names turned into
+    positions, the rule's result names), or None when the arguments don't fit the
+    signature."""
+    binder = _BINDERS.get(impl)
+    if binder is None:
+        binder = _BINDERS[impl] = _Binder(impl)
+    p = binder.bind(args, kwargs)
+    if p is None:
+        return None
+    try:
+        spec = r(p)
+    except DimensionNameError:
+        raise
+    except Exception as e:
+        call_next(name, impl, args, kwargs)
+        raise RuntimeError(f"{name}(): the dimension-name rule failed on arguments the operation "
+                           f"accepted") from e
+    a, k = binder.call_args(p)
+    return p, a, k, spec
+
+
+def _check_unique(name, names) -> None:
+    seen = set()
+    for n in names:
+        if n is not None:
+            if n in seen:
+                raise DimensionNameError(f"{name}(): the result would have two dims named {n!r} "
+                                         f"(names {list(names)}); rename one of the inputs' dims")
+            seen.add(n)
 
 
 def _is_input(r, args) -> bool:
@@ -191,13 +312,7 @@ def _name_one(name, r, names, args):
     if len(names) != r.ndim:
         raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names {list(names)} "
                            f"for a result with {r.ndim} dimensions (a bug in strided.named)")
-    seen = set()
-    for n in names:
-        if n is not None:
-            if n in seen:
-                raise DimensionNameError(f"{name}(): the result would have two dims named {n!r} "
-                                         f"(names {list(names)}); rename one of the inputs' dims")
-            seen.add(n)
+    _check_unique(name, names)
     if _is_input(r, args):
         return r if full_names(r) == tuple(names) else renamed(r, names)
     return tag(r, names)

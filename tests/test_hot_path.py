@@ -1,0 +1,303 @@
+"""The hot paths (inlined views, operators, where, the autograd select) against NumPy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided.autograd._function import _BITS, _bit_select
+
+
+def _np(x):
+    return np.asarray(x.cpu())
+
+
+def _layout_matches(x, ref):
+    """Same values, shape and element strides as NumPy's view."""
+    assert tuple(x.shape) == ref.shape
+    np.testing.assert_array_equal(_np(x), ref)
+    if ref.size > 1:
+        assert tuple(s for s, n in zip(x.stride(), ref.shape) if n > 1) == tuple(
+            s // ref.itemsize for s, n in zip(ref.strides, ref.shape) if n > 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 12), start=st.none() | st.integers(-15, 15), stop=st.none() | st.integers(-15, 15),
+       step=st.none() | st.integers(-4, 4).filter(lambda s: s != 0), lazy=st.booleans())
+def test_one_slice_fast_path(n, start, stop, step, lazy):
+    base = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+    x = xp.asarray(base)
+    if lazy:
+        x = x + 0  # a kernel result: no storage until a view asks for one
+    key = slice(start, stop, step)
+    _layout_matches(x[key], base[key])
+    _layout_matches(x[::-1][key], base[::-1][key])
+
+
+def test_slice_key_errors_unchanged():
+    x = xp.arange(5)
+    with pytest.raises(IndexError):
+        x[1.5:3]
+    with pytest.raises(IndexError):
+        x[::0]
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (1, 5, 1)])
+def test_transposes_fast_path(shape):
+    base = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    for x, ref in ((xp.asarray(base.copy()), base), (xp.asarray(base.copy())[..., ::-1], base[..., ::-1]),
+                   (xp.asarray(base.copy()) * 1, base)):
+        _layout_matches(x.mT, np.swapaxes(ref, -1, -2))
+        _layout_matches(x.transpose(-2, -1), np.swapaxes(ref, -1, -2))
+        if len(shape) == 2:
+            _layout_matches(x.T, ref.T)
+            # a view of the transposed view still shares memory with x
+            y = x.T
+            y[0, 0] = -7.0
+            assert float(x[0, 0]) == -7.0
+
+
+def test_T_needs_2d():
+    with pytest.raises(ValueError, match="2-D"):
+        xp.ones((2, 3, 4)).T
+    with pytest.raises(ValueError, match="at least 2"):
+        xp.ones(3).mT
+
+
+def test_reshape_fast_path():
+    base = np.arange(12, dtype=np.int32)
+    x = xp.asarray(base.copy())
+    r = xp.reshape(x, (3, 4))
+    _layout_matches(r, base.reshape(3, 4))
+    # keys equal to int tuples must not leak NumPy ints into the shape
+    r = xp.reshape(x, (np.int64(4), 3))
+    assert all(type(n) is int for n in r.shape)
+    assert tuple(r.shape) == (4, 3)
+    with pytest.raises(ValueError):
+        xp.reshape(x, (5, 3))
+    # a non-contiguous input takes the general path (a copy where needed)
+    t = xp.reshape(x, (3, 4)).T
+    _layout_matches(xp.reshape(t, (12,)), base.reshape(3, 4).T.reshape(12))
+    r[0, 0] = 99  # the view shares memory
+    assert int(x[0]) == 99
+
+
+@pytest.mark.parametrize("axis", [-3, -2, -1, 0, 1, 2])
+def test_expand_dims_fast_path(axis):
+    base = np.arange(6.0).reshape(2, 3)[:, ::-1]
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))[:, ::-1]
+    _layout_matches(xp.expand_dims(x, axis=axis), np.expand_dims(base, axis))
+    with pytest.raises((ValueError, IndexError)):
+        xp.expand_dims(x, axis=3)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int16", "int32", "uint64", "bool"])
+def test_where_fast_path(dt):
+    rng = np.random.default_rng(0)
+    c = rng.random((4, 5)) > 0.5
+    a = (rng.standard_normal((4, 5)) * 10).astype(dt)
+    b = (rng.standard_normal((1, 5)) * 10).astype(dt)
+    r = xp.where(xp.asarray(c), xp.asarray(a), xp.asarray(b))
+    assert r.dtype == np.dtype(dt)
+    np.testing.assert_array_equal(_np(r), np.where(c, a, b))
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.where(xp.asarray(c), xp.asarray(a), xp.asarray(np.ones(3, dt)))
+
+
+def test_operators_fast_path():
+    a = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32)
+    b = xp.asarray([1, 2, 3], dtype=xp.int64)
+    c = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float64)
+    assert (a + c).dtype == xp.float64  # promotion through the pair table
+    assert (1.5 + a).dtype == xp.float32
+    # the operators' direct path and the functions agree
+    for u, v in ((a, b), (b, a), (b, 1.5), (a, c), (b, True)):
+        assert (u + v).dtype == xp.add(u, v).dtype
+        np.testing.assert_array_equal(_np(u * v), _np(xp.multiply(u, v)))
+    np.testing.assert_array_equal(_np(2 - a), [1.0, 0.0, -1.0])
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(ValueError, match="broadcast"):
+        a + xp.ones(4)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.int16, np.int32, np.uint64])
+@pytest.mark.parametrize("shapes", [((64, 80), (64, 80), ()), ((64, 80), (), (64, 80)),
+                                    ((80,), (64, 80), (64, 80)), ((64, 80), (64, 1), (1, 80))])
+def test_bit_select_is_numpy_where(dt, shapes):
+    rng = np.random.default_rng(1)
+    sc, sa, sb = shapes
+    c = rng.random(sc) > 0.5
+    a = (rng.standard_normal(sa) * 10).astype(dt)
+    b = (rng.standard_normal(sb) * 10).astype(dt)
+    if np.dtype(dt).kind == "f" and a.ndim:
+        a.flat[:3] = (np.nan, -0.0, np.inf)
+    for other in (b, np.asarray(0, dt), np.asarray(-0.0 if np.dtype(dt).kind == "f" else 3, dt)):
+        r = _bit_select(c, a, other, _BITS[np.dtype(dt).itemsize])
+        e = np.where(c, a, other)
+        assert r.shape == e.shape and r.dtype == e.dtype
+        assert np.array_equal(r.view(np.uint8), e.view(np.uint8))
+
+
+def test_relu_gradient_large():
+    rng = np.random.default_rng(2)
+    h = rng.standard_normal((128, 64)).astype(np.float32)
+    h[0, :4] = 0.0  # ties with the scalar: half the gradient (PyTorch's convention)
+    x = xp.asarray(h).requires_grad_()
+    xp.sum(xp.maximum(x, 0.0) * 3.0).backward()
+    expected = np.where(h > 0, 3.0, np.where(h == 0, 1.5, 0.0)).astype(np.float32)
+    np.testing.assert_array_equal(_np(x.grad), expected)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (0,), (10,), (3, 4), (4096,), (5000,)])
+def test_small_sum_and_mean_fast_path(dt, shape):
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal(shape).astype(dt)
+    x = xp.asarray(base)
+    s = xp.sum(x)
+    assert s.shape == () and s.dtype == np.dtype(dt)
+    np.testing.assert_allclose(_np(s), np.sum(base), rtol=1e-3 if dt == "float16" else 1e-6)
+    if base.size:
+        m = xp.mean(x)
+        assert m.shape == () and m.dtype == np.dtype(dt)
+        np.testing.assert_allclose(_np(m), np.mean(base), rtol=1e-3 if dt == "float16" else 1e-6)
+    else:
+        assert np.isnan(_np(xp.mean(x)))
+    # a strided view (no cached native) reduces the elements it shows
+    if len(shape) == 2:
+        np.testing.assert_allclose(_np(xp.sum(x.T[::2])), np.sum(base.T[::2]), rtol=1e-3)
+
+
+@pytest.mark.parametrize("key", [slice(2, 5), slice(None, None, -2), slice(8, 1, -3), slice(20, 30)])
+@pytest.mark.parametrize("value", [0.5, 3, True, -1e300])
+def test_setitem_slice_fast_path(key, value):
+    base = np.arange(10, dtype=np.float32)
+    x = xp.asarray(base.copy())
+    v = x[1:]  # shares the storage: sees the write
+    x[key] = value
+    ref = base.copy()
+    with np.errstate(over="ignore"):
+        ref[key] = value
+    np.testing.assert_array_equal(_np(x), ref)
+    np.testing.assert_array_equal(_np(v), ref[1:])
+
+
+def test_setitem_slice_keeps_checks():
+    x = xp.zeros(4, dtype=xp.int8)
+    with pytest.raises(OverflowError):
+        x[1:3] = 300
+    with pytest.raises(TypeError):
+        xp.zeros(4)[1:3] = 1j
+
+
+# --- temporary elision -------------------------------------------------------------------
+
+BIG = 1 << 17  # float32 elements: 512 KiB, above the elision threshold
+
+
+def _big(seed, dtype=np.float32, n=BIG):
+    return np.random.default_rng(seed).uniform(0.5, 2.0, n).astype(dtype)
+
+
+def test_elided_chains_are_correct():
+    A, B, C = _big(0), _big(1), _big(2)
+    a, b, c = xp.asarray(A), xp.asarray(B), xp.asarray(C)
+    np.testing.assert_allclose(_np(a * b + c), A * B + C, rtol=1e-6)
+    np.testing.assert_allclose(_np(c - a * b), C - A * B, rtol=1e-6)
+    np.testing.assert_allclose(_np((a * b) / c), (A * B) / C, rtol=1e-6)
+    np.testing.assert_allclose(_np(2.0 - a * b), 2.0 - A * B, rtol=1e-6)
+    np.testing.assert_allclose(_np(xp.add(xp.multiply(a, b), c)), A * B + C, rtol=1e-6)
+    np.testing.assert_allclose(_np(xp.subtract(c, xp.multiply(a, b))), C - A * B, rtol=1e-6)
+    # the inputs are untouched
+    np.testing.assert_array_equal(_np(a), A)
+    np.testing.assert_array_equal(_np(c), C)
+
+
+def _peak_bytes(fn):
+    """Peak of the memory NumPy allocates while ``fn`` runs (NumPy reports to tracemalloc)."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        keep = fn()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    del keep
+    return peak
+
+
+def test_elision_reuses_the_temporary_buffer():
+    a, b, c = xp.asarray(_big(0)), xp.asarray(_big(1)), xp.asarray(_big(2))
+    nbytes = BIG * 4
+    # one result buffer for the whole chain, where a fresh buffer per operation needs two
+    assert _peak_bytes(lambda: a * b + c) < 1.5 * nbytes
+    assert _peak_bytes(lambda: xp.add(xp.multiply(a, b), c)) < 1.5 * nbytes
+    assert _peak_bytes(lambda: (lambda t: t + c)(a * b)) > 1.9 * nbytes  # a named temporary
+
+
+@pytest.mark.parametrize("how", ["method", "operator", "unbound", "named", "exported", "view",
+                                 "broadcast", "promoted"])
+def test_no_elision_when_the_operand_is_referenced(how):
+    import operator
+    A, B, C = _big(0), _big(1), _big(2)
+    a, b, c = xp.asarray(A), xp.asarray(B), xp.asarray(C)
+    t = a * b
+    if how == "method":
+        r = t.__add__(c)
+    elif how == "operator":
+        r = operator.add(t, c)
+    elif how == "unbound":
+        r = xp.Array.__add__(t, c)
+    elif how == "named":
+        r = t + c
+    elif how == "exported":
+        n = np.asarray(t)  # a NumPy view of the buffer
+        r = t + c
+        np.testing.assert_allclose(n, A * B, rtol=1e-6)
+    elif how == "view":
+        v = t[::2]
+        r = t + c
+        np.testing.assert_allclose(_np(v), (A * B)[::2], rtol=1e-6)
+    elif how == "broadcast":
+        small = xp.asarray(_big(3, n=1 << 9))
+        r = xp.reshape(small * 2.0, (1 << 9, 1)) + xp.reshape(c, (1, BIG))[:, :8]
+        np.testing.assert_allclose(_np(r), (_big(3, n=1 << 9) * 2.0)[:, None] + C[None, :8], rtol=1e-6)
+        return
+    else:
+        r = t + xp.asarray(C.astype(np.float64))
+        assert r.dtype == xp.float64
+    np.testing.assert_allclose(_np(t), A * B, rtol=1e-6)
+    np.testing.assert_allclose(_np(r), A * B + C, rtol=1e-6)
+
+
+def test_no_elision_under_autograd():
+    A, B, C = _big(0), _big(1), _big(2)
+    a = xp.asarray(A).requires_grad_()
+    b, c = xp.asarray(B), xp.asarray(C)
+    y = xp.sum(a * b + c)
+    y.backward()
+    np.testing.assert_allclose(_np(a.grad), B, rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, -2])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_small_sum_over_an_axis_fast_path(axis, keepdims):
+    base = np.random.default_rng(4).standard_normal((4, 6)).astype(np.float32)
+    r = xp.sum(xp.asarray(base), axis=axis, keepdims=keepdims)
+    ref = np.sum(base, axis=axis, keepdims=keepdims)
+    assert r.shape == ref.shape and r.dtype == xp.float32
+    np.testing.assert_allclose(_np(r), ref, rtol=1e-6)
+    with pytest.raises((ValueError, IndexError)):
+        xp.sum(xp.asarray(base), axis=2)
+
+
+def test_unsqueeze_and_mT_views():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(base.copy())
+    _layout_matches(x.unsqueeze(1), base[:, None])
+    _layout_matches(x.unsqueeze(-1), base[..., None])
+    _layout_matches(x.mT + 0, np.swapaxes(base, -1, -2))
