@@ -216,8 +216,12 @@ def test_elided_chains_are_correct():
 
 
 def _peak_bytes(fn):
-    """Peak of the memory NumPy allocates while ``fn`` runs (NumPy reports to tracemalloc)."""
+    """Peak of the memory NumPy allocates while ``fn`` runs (NumPy reports to tracemalloc).
+
+    The buffer pool is emptied first, so that every buffer ``fn`` needs is a fresh one.
+    """
     import tracemalloc
+    xp.empty_cache()
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()

@@ -30,7 +30,7 @@ from . import _dtypes, _layout
 from ._array import _INT_RANGE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
-from ._pool import MIN_BYTES as _BIG
+from ._pool import MIN_BYTES as _BIG, _Block as _PoolBlock
 from ._threads import large_ufunc
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
@@ -730,8 +730,12 @@ def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
     that is not safe: the buffer must be a fresh, unshared, owned result of the
     result's dtype and shape, and the kernel a plain ufunc."""
     a = tmp._np
-    if a is None or a.nbytes < _ELIDE_BYTES or a.base is not None or _getrefcount(a) != 3:
-        return None  # 3: tmp._np, ``a`` and getrefcount's argument (no numpy() export, no view)
+    if a is None or a.nbytes < _ELIDE_BYTES or _getrefcount(a) != 3:
+        return None  # 3: tmp._np, ``a`` and getrefcount's argument (no numpy() export)
+    base = a.base
+    if base is not None and (type(base) is not _PoolBlock or _getrefcount(base) != 3):
+        return None  # a view of other memory, or a pooled buffer that another view shares
+        # (3: a.base, ``base`` and getrefcount's argument)
     if not a.flags.c_contiguous:
         return None
     if from_operator:

@@ -165,9 +165,11 @@ def empty(shape: tuple, dtype, nbytes: int):
     blk.raw = raw
     blk.addr = addr
     blk.size = size
-    blk.__array_interface__ = {"data": (addr, False), "shape": (nbytes,), "typestr": "|u1",
-                               "version": 3}
-    return np.asarray(blk).view(dtype).reshape(shape)
+    # The interface describes the result itself, so that its ``base`` is the block
+    # (one link: temporary elision checks who else holds the buffer there).
+    blk.__array_interface__ = {"data": (addr, False), "shape": tuple(shape),
+                               "typestr": np.dtype(dtype).str, "version": 3}
+    return np.asarray(blk)
 
 
 def empty_cache() -> None:
