@@ -46,6 +46,7 @@ def __array_namespace__(self, /, *, api_version=None):
 
 
 def to_device(self, device, /, *, stream=None):
+    """A copy on ``device`` (self when already there); the standard's method."""
     return _LATE["to_device"](self, device, stream=stream)
 
 
@@ -77,6 +78,7 @@ def to(self, *args, **kwargs):
 
 
 def _cuda(self, device=None):
+    """A copy on ``cuda`` (or ``cuda:device`` for an int), PyTorch's ``cuda()``."""
     if device is None:
         device = "cuda"
     elif isinstance(device, builtins.int):
@@ -95,9 +97,11 @@ Array.__array_namespace__ = __array_namespace__
 Array.to_device = to_device
 Array.to = to
 Array.cpu = lambda self: _LATE["to_device"](self, "cpu")
+Array.cpu.__doc__ = "A copy on the CPU (self when already there), PyTorch's ``cpu()``."
 Array.cuda = _cuda
 Array.type = type_
 Array.astype = lambda self, dtype, copy=True: _LATE["astype"](self, dtype, copy=copy)
+Array.astype.__doc__ = "Method form of ``strided.astype``: a copy cast to ``dtype`` (self when ``copy=False`` and no cast is needed)."
 
 _CONVERSIONS = {
     "float": _dtypes.float32, "double": _dtypes.float64, "half": _dtypes.float16,
@@ -119,10 +123,12 @@ for _name, _dt in _CONVERSIONS.items():
 
 
 def is_floating_point(self) -> builtins.bool:
+    """Whether the dtype is a real floating-point type."""
     return self._dtype.kind == "f"
 
 
 def is_complex(self) -> builtins.bool:
+    """Whether the dtype is a complex floating-point type."""
     return self._dtype.kind == "c"
 
 
@@ -186,7 +192,9 @@ for _m in _PLAIN_METHODS:
 
 Array.clamp = Array.clip
 Array.unbind = lambda self, dim=0: _ns().unstack(self, axis=dim)
+Array.unbind.__doc__ = "Views of the slices along ``dim``, as a tuple (``strided.unstack``)."
 Array.repeat_interleave = lambda self, repeats, dim=None: _ns().repeat(self, repeats, axis=dim)
+Array.repeat_interleave.__doc__ = "Repeat each element ``repeats`` times along ``dim`` (``strided.repeat``)."
 
 
 def max_(self, *args, **kwargs):
@@ -250,14 +258,17 @@ def repeat_(self, *sizes):
 
 
 def expand_as(self, other):
+    """``expand`` to ``other``'s shape."""
     return self.expand(other._shape)
 
 
 def view_as(self, other):
+    """``view`` with ``other``'s shape."""
     return self.view(other._shape)
 
 
 def reshape_as(self, other):
+    """``reshape`` to ``other``'s shape."""
     return reshape_(self, other._shape)
 
 
@@ -273,8 +284,11 @@ Array.view_as = view_as
 Array.reshape_as = reshape_as
 Array.where = where_
 Array.permute_dims = lambda self, axes: _ns().permute_dims(self, axes)
+Array.permute_dims.__doc__ = "Method form of ``strided.permute_dims``."
 Array.unique = lambda self: _ns().unique_values(self)
+Array.unique.__doc__ = "The sorted unique elements (``strided.unique_values``)."
 Array.norm = lambda self, *a, **k: _ns().linalg.vector_norm(self, *a, **_torch_kwargs(k))
+Array.norm.__doc__ = "The vector norm over all elements or ``dim`` (``strided.linalg.vector_norm``)."
 
 
 # --- elementwise: methods and in-place methods from the registry -----------------
@@ -390,11 +404,13 @@ Array.new_ones = _new_factory("ones")
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, **kwargs):
+    """``strided.full`` with this array's dtype and device unless overridden."""
     return _ns().full(size, fill_value, dtype=dtype or self._dtype,
                       device=device or self._device, **kwargs)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, **kwargs):
+    """``strided.tensor`` with this array's dtype and device unless overridden."""
     return _ns().tensor(data, dtype=dtype or self._dtype, device=device or self._device, **kwargs)
 
 
