@@ -39,6 +39,7 @@ def _ns():
 # --- the standard's array-object API ----------------------------------------------
 
 def __array_namespace__(self, /, *, api_version=None):
+    """The namespace of this array's functions: the ``strided`` module (the standard's method)."""
     if api_version is not None and api_version not in (
             "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
         raise ValueError(f"strided does not support Array API version {api_version!r}")
@@ -170,16 +171,90 @@ def _plain_method(fname: str):
     return method
 
 
-_AXIS_METHODS = {
-    "sum": "sum", "mean": "mean", "prod": "prod", "std": "std", "var": "var",
-    "amax": "max", "amin": "min", "all": "all", "any": "any", "argmax": "argmax",
-    "argmin": "argmin", "count_nonzero": "count_nonzero", "cumsum": "cumulative_sum",
-    "cumprod": "cumulative_prod", "cumulative_sum": "cumulative_sum",
-    "cumulative_prod": "cumulative_prod", "argsort": "argsort", "flip": "flip",
-    "squeeze": "squeeze",
-}
+_AXIS_METHODS = {"flip": "flip", "squeeze": "squeeze"}
 for _m, _f in _AXIS_METHODS.items():
     setattr(Array, _m, _axis_method(_f))
+
+
+# --- reductions with PyTorch's signatures -----------------------------------------
+# Each method takes PyTorch's positional order and defaults (TORCH_SIGNATURES), its
+# keyword names (dim, keepdim, dtype, unbiased, correction) and the standard's
+# (axis, keepdims). Note: where PyTorch's default differs from the standard's, the
+# method follows PyTorch (x.std() is unbiased) and the namespace function the
+# standard (strided.std(x) has correction=0); docs/torch-differences.md lists them.
+
+TORCH_SIGNATURES = {
+    # method: (namespace function, PyTorch's positional parameters)
+    "sum": ("sum", ("dim", "keepdim", "dtype")),
+    "prod": ("prod", ("dim", "keepdim", "dtype")),
+    "mean": ("mean", ("dim", "keepdim", "dtype")),
+    "std": ("std", ("dim", "unbiased", "keepdim")),
+    "var": ("var", ("dim", "unbiased", "keepdim")),
+    "amax": ("max", ("dim", "keepdim")),
+    "amin": ("min", ("dim", "keepdim")),
+    "all": ("all", ("dim", "keepdim")),
+    "any": ("any", ("dim", "keepdim")),
+    "argmax": ("argmax", ("dim", "keepdim")),
+    "argmin": ("argmin", ("dim", "keepdim")),
+    "count_nonzero": ("count_nonzero", ("dim",)),
+    "cumsum": ("cumulative_sum", ("dim", "dtype")),
+    "cumprod": ("cumulative_prod", ("dim", "dtype")),
+    "cumulative_sum": ("cumulative_sum", ("dim", "dtype")),
+    "cumulative_prod": ("cumulative_prod", ("dim", "dtype")),
+    "argsort": ("argsort", ("dim", "descending")),
+}
+_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _torch_reduction(mname: str, fname: str, params: tuple):
+    correction_default = 1 if fname in ("std", "var") else None
+
+    def method(self, *args, **kwargs):
+        if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
+            args = (None,) + args  # PyTorch's x.std(unbiased)
+        if len(args) > len(params):
+            raise TypeError(f"{mname}() takes at most {len(params)} positional arguments "
+                            f"({', '.join(params)}); got {len(args)}")
+        kw = dict(zip(params, args))
+        for k, v in kwargs.items():
+            k = _KEYWORDS.get(k, k)
+            if k in kw:
+                raise TypeError(f"{mname}() got multiple values for argument {k!r}")
+            kw[k] = v
+        call = {}
+        dim = kw.pop("dim", None)
+        if isinstance(dim, list):
+            dim = tuple(dim)
+        if dim is not None or fname in ("cumulative_sum", "cumulative_prod"):
+            call["axis"] = dim
+        if "keepdim" in kw:
+            call["keepdims"] = kw.pop("keepdim")
+        dtype = kw.pop("dtype", None)
+        if dtype is not None:
+            if fname in ("sum", "prod", "cumulative_sum", "cumulative_prod"):
+                call["dtype"] = dtype
+            else:
+                self = _LATE["astype"](self, dtype)  # PyTorch casts the input first
+        if correction_default is not None:
+            unbiased = kw.pop("unbiased", None)
+            correction = kw.pop("correction", None)
+            if unbiased is not None and correction is not None:
+                raise TypeError(f"{mname}(): give unbiased or correction, not both")
+            call["correction"] = (correction if correction is not None
+                                  else correction_default if unbiased is None else builtins.int(unbiased))
+        call.update(kw)
+        return getattr(_ns(), fname)(self, **call)
+    method.__name__ = mname
+    names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
+                      f"{p}=True" if p == "unbiased" else f"{p}=False" for p in params)
+    extra = ", *, correction=None" if correction_default is not None else ""
+    method.__doc__ = (f"PyTorch's ``{mname}({names}{extra})``: ``strided.{fname}`` with PyTorch's "
+                      f"argument names and defaults (``axis``/``keepdims`` are accepted too).")
+    return method
+
+
+for _m, (_f, _params) in TORCH_SIGNATURES.items():
+    setattr(Array, _m, _torch_reduction(_m, _f, _params))
 
 _PLAIN_METHODS = (
     "matmul", "tensordot", "vecdot", "diagonal", "moveaxis", "movedim", "roll", "tile",
@@ -287,8 +362,31 @@ Array.permute_dims = lambda self, axes: _ns().permute_dims(self, axes)
 Array.permute_dims.__doc__ = "Method form of ``strided.permute_dims``."
 Array.unique = lambda self: _ns().unique_values(self)
 Array.unique.__doc__ = "The sorted unique elements (``strided.unique_values``)."
-Array.norm = lambda self, *a, **k: _ns().linalg.vector_norm(self, *a, **_torch_kwargs(k))
-Array.norm.__doc__ = "The vector norm over all elements or ``dim`` (``strided.linalg.vector_norm``)."
+
+
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``.
+
+    ``p`` is a number (the vector ``p``-norm over ``dim``, or over all elements),
+    ``'fro'`` (the 2-norm of all elements, or the Frobenius norm over two dims) or
+    ``'nuc'`` (the nuclear norm over two dims).
+    """
+    if dtype is not None:
+        self = _LATE["astype"](self, dtype)
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
+        if dim is None:
+            dim = (-2, -1)
+        x = _ns().moveaxis(self, dim, (-2, -1))
+        r = _ns().linalg.matrix_norm(x, ord=p, keepdims=keepdim)
+        if keepdim:
+            r = _ns().moveaxis(r, (-2, -1), dim)
+        return r
+    return _ns().linalg.vector_norm(self, axis=dim, keepdims=keepdim, ord=2 if p == "fro" else p)
+
+
+Array.norm = norm
 
 
 # --- elementwise: methods and in-place methods from the registry -----------------
@@ -297,8 +395,58 @@ def _cast_error(res, target):
     return TypeError(f"result type {res.name} can't be cast to the desired output type {target.name}")
 
 
+def _unexpected(name, kwargs):
+    return TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+
+def _alpha_call(f, name):
+    """``add``/``sub`` with PyTorch's ``alpha``: ``x + alpha * other``."""
+    def call(self, other, *, alpha=1, out=None, **unexpected):
+        if unexpected:
+            raise _unexpected(name, unexpected)
+        if alpha != 1:
+            if isinstance(alpha, builtins.float) and self._dtype.kind in "biu" and (
+                    type(other) is not Array and not isinstance(other, builtins.float)
+                    or type(other) is Array and other._dtype.kind in "biu"):
+                raise TypeError(f"{name}(): alpha must be an integer for integer arrays; got {alpha!r}")
+            other = _ns().multiply(other, alpha) if type(other) is Array else other * alpha
+        return f(self, other, out=out)
+    return call
+
+
+def _div_call(f, name):
+    """``div`` with PyTorch's ``rounding_mode``: None, ``'trunc'`` or ``'floor'``."""
+    def call(self, other, *, rounding_mode=None, out=None, **unexpected):
+        if unexpected:
+            raise _unexpected(name, unexpected)
+        if rounding_mode is None:
+            return f(self, other, out=out)
+        if rounding_mode == "floor":
+            return _ns().floor_divide(self, other, out=out)
+        if rounding_mode == "trunc":
+            ns = _ns()
+            q = ns.divide(self, other)
+            if self._dtype.kind in "iu" and (type(other) is Array and other._dtype.kind in "iu"
+                                             or isinstance(other, builtins.int)):
+                q = ns.astype(ns.trunc(q), ns.result_type(self, other))
+            else:
+                q = ns.trunc(q)
+            if out is None:
+                return q
+            out.copy_(q)
+            return out
+        raise ValueError(f"{name}(): rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}")
+    return call
+
+
+# Rows whose methods take PyTorch's extra keyword arguments.
+_TORCH_EXTRAS = {"add": _alpha_call, "subtract": _alpha_call, "divide": _div_call}
+
+
 def _method_for(row):
     f = row.func
+    if row.name in _TORCH_EXTRAS:
+        f = _TORCH_EXTRAS[row.name](f, row.name)
     if row.method_float:
         def method(self, *args, **kwargs):
             if self._dtype.kind in "biu":
@@ -316,10 +464,13 @@ def _inplace_for(row):
     f = row.func
     name = row.name + "_"
 
-    def inplace(self, *args):
+    if row.name in _TORCH_EXTRAS:
+        f = _TORCH_EXTRAS[row.name](f, name)
+
+    def inplace(self, *args, **kwargs):
         if row.method_float and self._dtype.kind in "biu":
             raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
-        f(self, *args, out=self)
+        f(self, *args, out=self, **kwargs)
         return self
     inplace.__name__ = name
     inplace.__doc__ = (f"In-place ``{row.name}``: writes into this array's storage and returns it. "

@@ -1,0 +1,40 @@
+"""Sphinx configuration: ``python -m sphinx -W -b html docs docs/_build/html``."""
+
+import os
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+# The examples and the reference describe the CPU; a default device from the
+# environment (STRIDED_DEFAULT_DEVICE) must not change what the site shows.
+os.environ.pop("STRIDED_DEFAULT_DEVICE", None)
+
+import strided  # noqa: E402
+
+project = "strided"
+author = "the strided authors"
+copyright = "the strided authors"
+release = version = strided.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "_data", "_tools", "Thumbs.db", ".DS_Store"]
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "none"
+autodoc_default_options = {"undoc-members": False}
+napoleon_numpy_docstring = True
+napoleon_google_docstring = False
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"strided {release}"
+html_static_path = []
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
