@@ -51,7 +51,7 @@ def test_activation_edges():
     lambda x: xp.gather(x, 1, xp.tensor([[2, 0], [1, 1]])),
     lambda x: xp.masked_fill(x, x > 0.5, 3.0), lambda x: xp.topk(x, 2, dim=1).values,
     lambda x: xp.lerp(x, x * x, 0.3), lambda x: xp.cdist(x, x[:1] + 1.0),
-    lambda x: xp.kron(x, x[:, :2]), lambda x: xp.median(x, dim=1).values,
+    lambda x: xp.kron(x, x[:, :2]), lambda x: x.median(dim=1).values,
     lambda x: xp.addmm(x[:, :2], x, x.T, beta=0.5, alpha=2.0),
 ], ids=["sigmoid", "softmax", "log_softmax", "logsumexp", "relu", "gather", "masked_fill", "topk",
         "lerp", "cdist", "kron", "median", "addmm"])
@@ -99,14 +99,15 @@ def test_topk_and_median(x, data):
     np.testing.assert_array_equal(x[to_np(i)], to_np(v))
     v, i = X.topk(k, largest=False)
     np.testing.assert_array_equal(to_np(v), np.sort(x)[:k])
-    assert xp.median(X).item() == np.sort(x)[(x.size - 1) // 2]  # the lower median, as PyTorch
+    assert X.median().item() == np.sort(x)[(x.size - 1) // 2]  # the lower median, as PyTorch
     with pytest.raises(ValueError, match="topk"):
         xp.topk(X, x.size + 1)
 
 
 def test_median_nan_and_dim():
-    assert math.isnan(xp.median(a([1.0, math.nan, 2.0])).item())
-    r = xp.median(a([[3.0, 1.0, 2.0, 9.0], [1.0, 1.0, 0.0, 5.0]]), dim=1, keepdim=True)
+    assert math.isnan(a([1.0, math.nan, 2.0]).median().item())
+    assert not hasattr(xp, "median")  # NumPy's meaning in array-API code (scikit-learn)
+    r = a([[3.0, 1.0, 2.0, 9.0], [1.0, 1.0, 0.0, 5.0]]).median(dim=1, keepdim=True)
     np.testing.assert_array_equal(to_np(r.values), [[2.0], [1.0]])
 
 

@@ -20,7 +20,7 @@ from ._array import Array
 __all__ = [
     "addmm", "allclose", "baddbmm", "cdist", "clamp", "cross", "cumprod", "cumsum", "det",
     "gather", "index_select", "inverse", "isclose", "kron", "lerp", "log_softmax", "logspace",
-    "logsumexp", "masked_fill", "masked_select", "median", "norm", "numel", "permute", "relu",
+    "logsumexp", "masked_fill", "masked_select", "norm", "numel", "permute", "relu",
     "scatter", "sigmoid", "softmax", "std_mean", "topk", "unique", "var_mean",
 ]
 
@@ -255,19 +255,22 @@ def topk(input, /, k, dim=-1, largest=True, sorted=True) -> tuple:
 
 # --- statistics ---------------------------------------------------------------------
 
-@_composite
 def median(input, /, dim=None, keepdim=False):
-    """The lower median: of all elements (``dim=None``), else ``(values, indices)`` along ``dim``.
+    """PyTorch's ``x.median()``: the lower median of all elements (``dim=None``),
+    else ``(values, indices)`` along ``dim``.
 
     For an even count it is the smaller of the two middle values, as in PyTorch
     (NumPy averages them); NaN propagates.
 
     >>> import strided as xp
-    >>> xp.median(xp.tensor([4.0, 1.0, 3.0, 2.0]))
+    >>> xp.tensor([4.0, 1.0, 3.0, 2.0]).median()
     tensor(2.)
-    >>> xp.median(xp.tensor([[3.0, 1.0, 2.0]]), dim=1)
+    >>> xp.tensor([[3.0, 1.0, 2.0]]).median(dim=1)
     values_indices(values=tensor([2.]), indices=tensor([2]))
     """
+    # Note: a method only. Array-API code reads ``xp.median(x, axis=)`` as NumPy's
+    # median (scikit-learn's _median does when the namespace has one), which
+    # averages the two middle values; PyTorch's takes the lower one.
     ns = _ns()
     x = ns.reshape(input, (-1,)) if dim is None else input
     d = 0 if dim is None else dim
@@ -574,7 +577,7 @@ def _method(f, name=None):
 
 
 for _name in ("sigmoid", "relu", "softmax", "log_softmax", "logsumexp", "gather", "index_select",
-              "masked_select", "masked_fill", "scatter", "topk", "median", "isclose", "allclose",
+              "masked_select", "masked_fill", "scatter", "topk", "isclose", "allclose",
               "addmm", "baddbmm", "cross", "inverse", "det", "lerp"):
     setattr(Array, _name, _method(globals()[_name]))
 
@@ -604,6 +607,7 @@ def lerp_(self, end, weight):
     return self.copy_(lerp(self, end, weight))
 
 
+Array.median = median
 Array.unique = unique_
 Array.type_as = type_as
 Array.masked_fill_ = _masked_fill_
