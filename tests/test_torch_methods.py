@@ -172,10 +172,10 @@ def test_against_pytorch():
 
 # --- NaN / inf to integer casts ---------------------------------------------------------
 
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e30])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e30, -1e30])
 @pytest.mark.parametrize("dtype", [xp.int32, xp.int64])
 def test_invalid_float_to_int_cast_warns_as_numpy_does(bad, dtype):
-    a = np.array([1.5, bad])
+    a = np.array([1.5, bad, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
     with pytest.warns(RuntimeWarning, match="invalid value") as rec:
         ref = a.astype(np.dtype(str(dtype)))
     with pytest.warns(RuntimeWarning, match=r"astype\(\): invalid value .* float64 to " + str(dtype)) as got:
@@ -184,6 +184,22 @@ def test_invalid_float_to_int_cast_warns_as_numpy_does(bad, dtype):
     assert r.dtype == dtype
     assert r.tolist()[0] == ref.tolist()[0] == 1  # the valid element is cast as NumPy casts it
     assert len(rec) == 1
+
+
+@pytest.mark.parametrize("values,dtype,bad", [
+    ([1.7, np.nan], xp.int32, True),  # NumPy's 2-element float32 kernel doesn't flag this one
+    ([127.9, -128.9], xp.int8, False), ([128.0], xp.int8, True), ([-129.0], xp.int8, True),
+    ([255.5, -0.5], xp.uint8, False), ([256.0], xp.uint8, True), ([-1.0], xp.uint8, True),
+    ([2.0 ** 63], xp.int64, True), ([-2.0 ** 63], xp.int64, False), ([2.0 ** 64], xp.uint64, True),
+    ([], xp.int32, False),
+])
+def test_cast_range_rule(values, dtype, bad):
+    """Warn exactly when some value, truncated toward zero, is outside the target's range."""
+    x = xp.asarray(np.array(values, dtype=np.float32 if len(values) == 2 else np.float64), device="cpu")
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        x.astype(dtype)
+    assert (len(rec) == 1) is bad, rec
 
 
 def test_valid_cast_does_not_warn():
