@@ -215,3 +215,60 @@ def test_cast_warning_can_be_made_an_error():
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(RuntimeWarning, match="astype"):
             xp.asarray([np.nan], device="cpu").to(xp.int64)
+
+
+# --- PyTorch's keyword names and positional orders, call by call, against PyTorch ------------
+
+METHOD_CALLS = [
+    "x.max(1, True)", "x.min(0, True)", "x.max(dim=1, keepdim=True).indices", "x.tril(1)",
+    "x.triu(diagonal=-1)", "x.flip(dims=(0,))", "x.flip(0, 1)", "x.roll(shifts=1, dims=0)",
+    "x.roll(1, 1)", "x.roll((1, 2), (0, 1))", "x.nonzero()", "x.nonzero(as_tuple=True)",
+    "x.diagonal(1)", "x.diagonal(offset=0, dim1=1, dim2=0)", "x.diff(dim=0)", "x.diff(2)",
+    "x.take(idx)", "x.squeeze(dim=0)", "x[None].squeeze(0)", "x[None, :, None].squeeze((0, 2))",
+    "x.unsqueeze(dim=0)", "x.transpose(dim0=0, dim1=1)", "x.permute(dims=(1, 0))", "x.permute(1, 0)",
+    "x.view(-1, 2)", "x.reshape(shape=(4, 3))", "x.sort(dim=0, descending=True, stable=True)",
+    "x.argsort(dim=1, descending=True, stable=True)", "x.split(2, dim=1)", "x.chunk(2, dim=0)",
+    "x.repeat_interleave(2, dim=0)", "x.clamp(min=2, max=5)", "x.pow(exponent=2)", "x.mul(other=2)",
+    "x.clone().mul_(other=3)", "x.sub(other=x, alpha=2)", "x.cumsum(dim=1)",
+    "x.narrow(dim=1, start=1, length=2)", "x.matmul(other=x.T)", "x.count_nonzero(dim=0)",
+    "x.logsumexp(dim=1)", "x.any(dim=1)", "x.prod(dim=1, keepdim=True)", "x.sum(dim=(0, 1))",
+    "x.mean(dim=-1)", "x.index_select(dim=0, index=sel)", "x.unbind(dim=1)", "x.amax(dim=(0, 1))",
+    "x.argmax(dim=1, keepdim=True)", "x.div(other=2, rounding_mode='floor')", "x.where(x > 5, 0.0)",
+    "x.masked_fill(mask=x > 3, value=1.0)", "x.flatten(start_dim=0)", "x.unflatten(1, (2, 2))",
+    "x.topk(k=2, dim=0)", "x.var(dim=1, keepdim=True)", "x.std(unbiased=False)", "x.softmax(dim=1)",
+    "x.log_softmax(dim=1)", "x.norm(p=2, dim=1)", "x.gather(dim=1, index=ix)", "x.size(dim=1)",
+    "x.stride(dim=0)", "x.round(decimals=1)", "(x / 7).round(decimals=2)", "x.lerp(x * 2, 0.5)",
+]
+
+
+@pytest.mark.parametrize("call", METHOD_CALLS)
+def test_method_spellings_against_pytorch(call):
+    torch = pytest.importorskip("torch")
+    base = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    got = []
+    for lib in (torch, xp):
+        env = {"x": lib.tensor(base.tolist()), "idx": lib.tensor([0, 5, 11]),
+               "sel": lib.tensor([0, 2]), "ix": lib.tensor([[0], [1], [2]])}
+        got.append(eval(call, env))  # noqa: S307
+
+    def plain(v):
+        if isinstance(v, (tuple, list)):
+            return [plain(e) for e in v]
+        if isinstance(v, torch.Tensor):
+            return v.numpy()
+        if isinstance(v, xp.Array):
+            return to_np(v)
+        return v
+
+    def same(a, b):
+        if isinstance(a, list):
+            assert isinstance(b, list) and len(a) == len(b), call
+            for p, q in zip(a, b):
+                same(p, q)
+        elif isinstance(a, np.ndarray):
+            assert isinstance(b, np.ndarray) and (a.shape, a.dtype) == (b.shape, b.dtype), call
+            np.testing.assert_allclose(b, a, rtol=1e-6, err_msg=call)
+        else:
+            assert a == b, call
+
+    same(plain(got[0]), plain(got[1]))

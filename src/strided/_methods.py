@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import builtins
+import inspect
+import math
 import sys
 from collections import namedtuple
 
@@ -148,9 +150,11 @@ def _torch_kwargs(kwargs: dict) -> dict:
 
 
 def _axis_method(fname: str):
-    """Methods whose first argument is ``axis`` (PyTorch's ``dim``)."""
+    """Methods whose first argument is ``axis`` (PyTorch's ``dim`` or ``dims``)."""
     def method(self, *args, **kwargs):
         kwargs = _torch_kwargs(kwargs)
+        if "dims" in kwargs:
+            kwargs["axis"] = kwargs.pop("dims")
         if args:
             if "axis" in kwargs:
                 raise TypeError(f"{fname}() got axis both positionally and by keyword")
@@ -164,16 +168,43 @@ def _axis_method(fname: str):
 
 
 def _plain_method(fname: str):
+    f = getattr(_ns(), fname)
+    try:
+        takes_dim = "dim" in inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        takes_dim = False
+
     def method(self, *args, **kwargs):
-        return getattr(_ns(), fname)(self, *args, **_torch_kwargs(kwargs))
+        if "other" in kwargs:  # PyTorch's name for the second operand
+            args = (kwargs.pop("other"),) + args
+        return f(self, *args, **(kwargs if takes_dim else _torch_kwargs(kwargs)))
     method.__name__ = fname
     method.__doc__ = f"Method form of ``strided.{fname}``."
     return method
 
 
-_AXIS_METHODS = {"flip": "flip", "squeeze": "squeeze"}
+_AXIS_METHODS = {"flip": "flip"}
 for _m, _f in _AXIS_METHODS.items():
     setattr(Array, _m, _axis_method(_f))
+
+
+def squeeze_(self, *dims, dim=None):
+    """PyTorch's ``x.squeeze(dim=None)``: drop size-1 dimensions (all, or those of ``dim``).
+
+    A dimension in ``dim`` whose size isn't 1 is left as it is, as in PyTorch
+    (``strided.squeeze``, the standard's, raises).
+    """
+    if dims:
+        dim = dims[0] if len(dims) == 1 else dims
+    if dim is None:
+        return _ns().squeeze(self)
+    axes = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(self._axis(a) for a in axes)
+    axes = tuple(a for a in axes if self._shape[a] == 1)
+    return _ns().squeeze(self, axis=axes) if axes else self.view(self._shape)
+
+
+Array.squeeze = squeeze_
 
 
 # --- reductions with PyTorch's signatures -----------------------------------------
@@ -257,15 +288,95 @@ for _m, (_f, _params) in TORCH_SIGNATURES.items():
     setattr(Array, _m, _torch_reduction(_m, _f, _params))
 
 _PLAIN_METHODS = (
-    "matmul", "tensordot", "vecdot", "diagonal", "moveaxis", "movedim", "roll", "tile",
-    "take", "take_along_axis", "nonzero", "broadcast_to", "flatten", "unflatten",
-    "narrow", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace", "diff",
-    "searchsorted", "isin", "unsqueeze", "tril", "triu", "swapdims",
+    "matmul", "tensordot", "vecdot", "moveaxis", "movedim", "tile",
+    "take_along_axis", "broadcast_to", "flatten", "unflatten",
+    "narrow", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace",
+    "searchsorted", "isin", "unsqueeze", "swapdims",
 )
 for _m in _PLAIN_METHODS:
     setattr(Array, _m, _plain_method(_m))
 
 Array.clamp = Array.clip
+
+
+# --- methods whose PyTorch signature differs from the namespace function's ----------
+
+def tril_(self, diagonal=0):
+    """PyTorch's ``x.tril(diagonal=0)`` (``strided.tril(x, k=)``)."""
+    return _ns().tril(self, k=diagonal)
+
+
+def triu_(self, diagonal=0):
+    """PyTorch's ``x.triu(diagonal=0)`` (``strided.triu(x, k=)``)."""
+    return _ns().triu(self, k=diagonal)
+
+
+def diagonal_(self, offset=0, dim1=0, dim2=1):
+    """PyTorch's ``x.diagonal(offset=0, dim1=0, dim2=1)``, a view.
+
+    The namespace's ``strided.diagonal(x, offset=, axis1=-2, axis2=-1)`` takes
+    the last two dimensions by default, as the standard says.
+    """
+    return _ns().diagonal(self, offset=offset, axis1=self._axis(dim1), axis2=self._axis(dim2))
+
+
+def roll_(self, shifts, dims=None):
+    """PyTorch's ``x.roll(shifts, dims=None)`` (``strided.roll(x, shift, axis=)``)."""
+    if isinstance(shifts, list):
+        shifts = tuple(shifts)
+    if isinstance(dims, list):
+        dims = tuple(dims)
+    return _ns().roll(self, shifts, axis=dims)
+
+
+def take_(self, index):
+    """PyTorch's ``x.take(index)``: elements of the flattened array at ``index``, in its shape."""
+    ns = _ns()
+    flat = ns.take(ns.reshape(self, (-1,)), ns.reshape(index, (-1,)), axis=0)
+    return ns.reshape(flat, tuple(index.shape))
+
+
+def nonzero_(self, *, as_tuple=False):
+    """PyTorch's ``x.nonzero()``: a (count, ndim) array of the indices of the nonzero
+    elements; ``as_tuple=True`` gives the standard's tuple of 1-d arrays (``strided.nonzero``)."""
+    idx = _ns().nonzero(self)
+    if as_tuple:
+        return idx
+    return _ns().stack(idx, axis=1) if idx else _ns().zeros((0, 0), dtype=_dtypes.int64, device=self._device)
+
+
+def diff_(self, n=1, dim=-1, prepend=None, append=None):
+    """PyTorch's ``x.diff(n=1, dim=-1, prepend=None, append=None)``."""
+    return _ns().diff(self, axis=dim, n=n, prepend=prepend, append=append)
+
+
+def round_method(self, *, decimals=0):
+    """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places."""
+    if decimals == 0:
+        return _ns().round(self)
+    scale = 10.0 ** decimals  # Note: PyTorch scales the same way (not exact in binary)
+    return _ns().round(self * scale) / scale
+
+
+def permute_(self, *dims, **kwargs):
+    """Reorder the dimensions, as a view: ``x.permute(2, 0, 1)``, ``x.permute((2, 0, 1))``
+    or ``x.permute(dims=(2, 0, 1))``."""
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"permute() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    return _array_permute(self, *dims)
+
+
+_array_permute = Array.permute
+Array.tril = tril_
+Array.triu = triu_
+Array.diagonal = diagonal_
+Array.roll = roll_
+Array.take = take_
+Array.nonzero = nonzero_
+Array.diff = diff_
+Array.permute = permute_
 Array.unbind = lambda self, dim=0: _ns().unstack(self, axis=dim)
 Array.unbind.__doc__ = "Views of the slices along ``dim``, as a tuple (``strided.unstack``)."
 Array.repeat_interleave = lambda self, repeats, dim=None: _ns().repeat(self, repeats, axis=dim)
@@ -277,8 +388,12 @@ def max_(self, *args, **kwargs):
     kwargs = _torch_kwargs(kwargs)
     if args and type(args[0]) is Array:
         return _ns().maximum(self, args[0])
+    if len(args) > 2:
+        raise TypeError(f"max() takes at most 2 positional arguments (dim, keepdim); got {len(args)}")
     if args:
         kwargs["axis"] = args[0]
+    if len(args) == 2:
+        kwargs["keepdims"] = args[1]
     if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
         return _values_indices(self, "max", "argmax", kwargs)
     return _ns().max(self, **kwargs)
@@ -289,8 +404,12 @@ def min_(self, *args, **kwargs):
     kwargs = _torch_kwargs(kwargs)
     if args and type(args[0]) is Array:
         return _ns().minimum(self, args[0])
+    if len(args) > 2:
+        raise TypeError(f"min() takes at most 2 positional arguments (dim, keepdim); got {len(args)}")
     if args:
         kwargs["axis"] = args[0]
+    if len(args) == 2:
+        kwargs["keepdims"] = args[1]
     if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
         return _values_indices(self, "min", "argmin", kwargs)
     return _ns().min(self, **kwargs)
@@ -320,6 +439,8 @@ Array.sort = sort_
 
 def reshape_(self, *shape, **kwargs):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``: a view when possible."""
+    if "shape" in kwargs:
+        shape = (kwargs.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return _ns().reshape(self, shape, **kwargs)
@@ -443,6 +564,19 @@ def _div_call(f, name):
 _TORCH_EXTRAS = {"add": _alpha_call, "subtract": _alpha_call, "divide": _div_call}
 
 
+# PyTorch's keyword names for the second operand of a two-input method.
+_OPERAND_KEYWORDS = ("other", "exponent")
+
+
+def _operand_keyword(kwargs: dict) -> tuple:
+    """``x.mul(other=y)``, ``x.pow(exponent=2)``: PyTorch's keyword for the operand,
+    taken out of ``kwargs`` as the positional arguments (only called with kwargs)."""
+    for k in _OPERAND_KEYWORDS:
+        if k in kwargs:
+            return (kwargs.pop(k),)
+    return ()
+
+
 def _method_for(row):
     f = row.func
     if row.name in _TORCH_EXTRAS:
@@ -451,9 +585,13 @@ def _method_for(row):
         def method(self, *args, **kwargs):
             if self._dtype.kind in "biu":
                 self = _LATE["astype"](self, _dtypes.get_default_dtype())
+            if kwargs and not args:
+                args = _operand_keyword(kwargs)
             return f(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
+            if kwargs and not args:
+                args = _operand_keyword(kwargs)
             return f(self, *args, **kwargs)
     method.__name__ = row.name
     method.__doc__ = f"Method form of ``strided.{row.name}``."
@@ -470,6 +608,8 @@ def _inplace_for(row):
     def inplace(self, *args, **kwargs):
         if row.method_float and self._dtype.kind in "biu":
             raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
+        if kwargs and not args:
+            args = _operand_keyword(kwargs)
         f(self, *args, out=self, **kwargs)
         return self
     inplace.__name__ = name
@@ -489,6 +629,7 @@ for _row in _elementwise.ROWS:
         if _n in ("real", "imag", "conj_physical"):
             continue
         setattr(Array, _n + "_", _inpl)
+Array.round = round_method
 
 
 def zero_(self):
