@@ -36,5 +36,5 @@ napoleon_google_docstring = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"strided {release}"
-html_static_path = []
+html_static_path = []  # images are referenced from the pages (docs/_static/*.svg)
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}

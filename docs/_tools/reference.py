@@ -38,6 +38,7 @@ SECTIONS = {
     "strided._storage": "Storage",
     "strided.autograd._mode": "Gradient modes",
     "strided._info": "Inspection",
+    "strided._torch_functions": "PyTorch functions beyond the standard",
 }
 OTHER = "Constants and aliases"
 SUBMODULES = ("linalg", "fft", "autograd", "named", "io")
