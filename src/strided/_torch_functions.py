@@ -526,6 +526,7 @@ def norm(input, /, p="fro", dim=None, keepdim=False, dtype=None) -> Array:
     return input.norm(p, dim, keepdim, dtype)
 
 
+@_composite
 def numel(input, /) -> builtins.int:
     """The number of elements of ``input``.
 
@@ -535,9 +536,6 @@ def numel(input, /) -> builtins.int:
     """
     return input.numel()
 
-
-numel._composite = True
-COMPOSITES["numel"] = numel
 
 
 @_composite
