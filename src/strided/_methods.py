@@ -240,7 +240,15 @@ _KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
 def _torch_reduction(mname: str, fname: str, params: tuple):
     correction_default = 1 if fname in ("std", "var") else None
 
+    f = getattr(_ns(), fname)
+    plain = {"correction": correction_default} if correction_default is not None else {}
+
     def method(self, *args, **kwargs):
+        if not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
+            if not args:
+                return f(self, **plain)
+            if len(args) == 1 and type(args[0]) is builtins.int:
+                return f(self, axis=args[0], **plain)
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
@@ -274,7 +282,7 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
             call["correction"] = (correction if correction is not None
                                   else correction_default if unbiased is None else builtins.int(unbiased))
         call.update(kw)
-        return getattr(_ns(), fname)(self, **call)
+        return f(self, **call)
     method.__name__ = mname
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
                       f"{p}=True" if p == "unbiased" else f"{p}=False" for p in params)
@@ -577,22 +585,31 @@ def _operand_keyword(kwargs: dict) -> tuple:
     return ()
 
 
-def _method_for(row):
+def _keywords_call(row, name):
+    """The call taken when a method gets keyword arguments: PyTorch's operand keywords
+    (``other=``, ``exponent=``) and extras (``alpha=``, ``rounding_mode=``)."""
     f = row.func
     if row.name in _TORCH_EXTRAS:
-        f = _TORCH_EXTRAS[row.name](f, row.name)
+        f = _TORCH_EXTRAS[row.name](f, name)
+
+    def call(self, *args, **kwargs):
+        if not args:
+            args = _operand_keyword(kwargs)
+        return f(self, *args, **kwargs)
+    return call
+
+
+def _method_for(row):
+    f = row.func
+    slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
     if row.method_float:
         def method(self, *args, **kwargs):
             if self._dtype.kind in "biu":
                 self = _LATE["astype"](self, _dtypes.get_default_dtype())
-            if kwargs and not args:
-                args = _operand_keyword(kwargs)
-            return f(self, *args, **kwargs)
+            return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     else:
         def method(self, *args, **kwargs):
-            if kwargs and not args:
-                args = _operand_keyword(kwargs)
-            return f(self, *args, **kwargs)
+            return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     method.__name__ = row.name
     method.__doc__ = f"Method form of ``strided.{row.name}``."
     return method
@@ -601,16 +618,15 @@ def _method_for(row):
 def _inplace_for(row):
     f = row.func
     name = row.name + "_"
-
-    if row.name in _TORCH_EXTRAS:
-        f = _TORCH_EXTRAS[row.name](f, name)
+    slow = _keywords_call(row, name)
 
     def inplace(self, *args, **kwargs):
         if row.method_float and self._dtype.kind in "biu":
             raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
-        if kwargs and not args:
-            args = _operand_keyword(kwargs)
-        f(self, *args, out=self, **kwargs)
+        if kwargs:
+            slow(self, *args, out=self, **kwargs)
+        else:
+            f(self, *args, out=self)
         return self
     inplace.__name__ = name
     inplace.__doc__ = (f"In-place ``{row.name}``: writes into this array's storage and returns it. "
