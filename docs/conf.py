@@ -38,3 +38,22 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"strided {release}"
 html_static_path = []  # images are referenced from the pages (docs/_static/*.svg)
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+
+# Pages that other parts of the project write (scaling out, performance,
+# reliability) are listed in index.md's toctree; until a page exists, its
+# toctree line is dropped at read time instead of failing the build.
+OPTIONAL_PAGES = ("scaling", "performance", "reliability")
+
+
+def _drop_missing_pages(app, docname, source):
+    if docname != "index":
+        return
+    here = pathlib.Path(app.srcdir)
+    missing = [p for p in OPTIONAL_PAGES if not (here / f"{p}.md").exists()]
+    if missing:
+        lines = source[0].splitlines()
+        source[0] = "\n".join(line for line in lines if line.strip() not in missing) + "\n"
+
+
+def setup(app):
+    app.connect("source-read", _drop_missing_pages)

@@ -188,3 +188,17 @@ def test_reference_entries_name_real_objects():
         mod, _, attr = q.rpartition(".")
         parent = eval(mod, {"strided": xp})  # noqa: S307
         assert hasattr(parent, attr), f"the reference documents {q}, which does not exist"
+
+
+def test_site_builds_without_warnings(tmp_path):
+    """The one build command, warnings as errors (CI runs it too, with the docs extra)."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_parser")
+    pytest.importorskip("pydata_sphinx_theme")
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+                        str(DOCS), str(tmp_path / "html")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-4000:]
+    html = (tmp_path / "html" / "api" / "array.html").read_text()
+    assert 'id="strided.Array.add_"' in html and 'id="strided.Array.std"' in html
