@@ -400,8 +400,8 @@ def namespace_functions() -> dict:
         f = getattr(xp, n)
         if n.startswith("_") or isinstance(f, (types.ModuleType, type)) or not callable(f):
             continue
-        if isinstance(f, (xp.DType, xp.Device)):
-            continue
+        if isinstance(f, (xp.DType, xp.Device)) or getattr(f, "_composite", False):
+            continue  # composites (strided._torch_functions) record through the functions they call
         out[n] = f
     for mod, pre in ((xp.linalg, "linalg."), (xp.fft, "fft.")):
         for n in mod.__all__:

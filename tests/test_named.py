@@ -391,6 +391,8 @@ def _public_functions():
             f = getattr(mod, n)
             if n.startswith("_") or isinstance(f, type) or not callable(f) or inspect.ismodule(f):
                 continue
+            if getattr(f, "_composite", False):
+                continue  # composites (strided._torch_functions): names checked by what they call
             out[prefix + n] = f
     return out
 

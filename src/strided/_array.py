@@ -184,18 +184,22 @@ class Array:
     # --- standard attributes ---------------------------------------------------
     @property
     def dtype(self) -> DType:
+        """The data type of the elements (a strided dtype, equal to NumPy's)."""
         return self._dtype
 
     @property
     def device(self) -> Device:
+        """The device whose memory holds the storage (``cpu`` or ``cuda:N``)."""
         return self._device
 
     @property
     def ndim(self) -> int:
+        """Number of dimensions."""
         return len(self._shape)
 
     @property
     def shape(self) -> Size:
+        """The shape, a ``Size`` (a tuple of ints)."""
         return Size(self._shape)
 
     @property
@@ -206,6 +210,7 @@ class Array:
 
     @property
     def T(self) -> "Array":
+        """Transpose of a 2-D array, as a view (``mT`` for stacks of matrices)."""
         shape = self._shape
         if len(shape) != 2:
             raise ValueError(f"T requires a 2-D array; got {len(shape)} dimensions (use mT or permute_dims)")
@@ -232,6 +237,7 @@ class Array:
 
     @property
     def mT(self) -> "Array":
+        """Transpose of the last two dimensions, as a view."""
         shape = self._shape
         if len(shape) < 2:
             raise ValueError(f"mT requires at least 2 dimensions; got shape {shape}")
@@ -265,53 +271,89 @@ class Array:
 
     # --- torch-style metadata ----------------------------------------------------
     def stride(self, dim=None):
+        """Strides in elements, for every dimension or for ``dim``.
+
+        >>> import strided as xp
+        >>> x = xp.zeros(2, 3)
+        >>> x.stride(), x.t().stride(), x.stride(1)
+        ((3, 1), (1, 3), 1)
+        """
         st = self._layout()[3]
         if dim is None:
             return st
         return st[_layout.normalize_axis(dim, len(self._shape), "stride")]
 
     def storage_offset(self) -> int:
+        """Offset of the first element in the storage, in elements.
+
+        >>> import strided as xp
+        >>> x = xp.arange(6).reshape(2, 3)
+        >>> x[1].storage_offset(), x[1, 2].storage_offset()
+        (3, 5)
+        """
         return self._layout()[1]
 
     def storage(self) -> Storage:
+        """The flat storage this array views; the same object for every view of it.
+
+        >>> import strided as xp
+        >>> x = xp.arange(6).reshape(2, 3)
+        >>> x.t().storage() is x.storage()
+        True
+        """
         return self._layout()[0]
 
     untyped_storage = storage
 
     def is_contiguous(self) -> bool:
+        """Whether the elements lie in row-major order with no gaps.
+
+        >>> import strided as xp
+        >>> x = xp.zeros(2, 3)
+        >>> x.is_contiguous(), x.t().is_contiguous()
+        (True, False)
+        """
         if self._st is None:
             return self._np.flags.c_contiguous
         return _layout.is_contiguous(self._shape, self._str)
 
     def numel(self) -> int:
+        """Number of elements (PyTorch's spelling of ``size``)."""
         return _layout.prod(self._shape)
 
     def dim(self) -> int:
+        """Number of dimensions (PyTorch's spelling of ``ndim``)."""
         return len(self._shape)
 
     ndimension = dim
 
     def element_size(self) -> int:
+        """Size of one element in bytes."""
         return self._dtype.itemsize
 
     def data_ptr(self) -> int:
+        """Address of the first element in memory."""
         st, off, _, _ = self._layout()
         return st.data_ptr() + off * self._dtype.itemsize
 
     @property
     def nbytes(self) -> int:
+        """Number of bytes the elements occupy (``numel() * itemsize``)."""
         return self.numel() * self._dtype.itemsize
 
     @property
     def itemsize(self) -> int:
+        """Size of one element in bytes."""
         return self._dtype.itemsize
 
     @property
     def is_cuda(self) -> bool:
+        """Whether the array lives on a CUDA device."""
         return self._device.type == "cuda"
 
     @property
     def is_cpu(self) -> bool:
+        """Whether the array lives on the CPU."""
         return self._device.type == "cpu"
 
     def __len__(self) -> int:
@@ -338,6 +380,13 @@ class Array:
 
     # --- views -----------------------------------------------------------------
     def t(self) -> "Array":
+        """Transpose of an array with at most 2 dimensions, as a view.
+
+        >>> import strided as xp
+        >>> x = xp.tensor([[1, 2, 3], [4, 5, 6]])
+        >>> x.t().tolist(), x.t().stride()
+        ([[1, 4], [2, 5], [3, 6]], (1, 3))
+        """
         nd = len(self._shape)
         if nd > 2:
             raise ValueError(f"t() expects an array with <= 2 dimensions; got {nd} (use transpose or mT)")
@@ -346,6 +395,12 @@ class Array:
         return self.transpose(0, 1)
 
     def transpose(self, dim0, dim1) -> "Array":
+        """Swap dimensions ``dim0`` and ``dim1``, as a view (also ``swapaxes``).
+
+        >>> import strided as xp
+        >>> xp.zeros(2, 3, 4).transpose(0, 2).shape
+        strided.Size([4, 3, 2])
+        """
         nd = len(self._shape)
         if self._ext is None and nd >= 2 and ((dim0 == -2 and dim1 == -1) or (dim0 == nd - 2 and dim1 == nd - 1)) \
                 and type(dim0) is int and type(dim1) is int:
@@ -366,6 +421,13 @@ class Array:
     swapaxes = transpose
 
     def permute(self, *dims) -> "Array":
+        """Reorder the dimensions, as a view (PyTorch's ``permute``).
+
+        >>> import strided as xp
+        >>> x = xp.zeros(2, 3, 4)
+        >>> x.permute(2, 0, 1).shape, x.permute(2, 0, 1).stride()
+        (strided.Size([4, 2, 3]), (1, 12, 4))
+        """
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         dims = tuple(self._axis(d) for d in dims)
@@ -395,6 +457,13 @@ class Array:
         return _LATE["view"](self, shape)
 
     def expand(self, *shape) -> "Array":
+        """Broadcast to ``shape`` as a view with stride 0 (``-1`` keeps a dimension).
+
+        >>> import strided as xp
+        >>> y = xp.tensor([[1], [2]]).expand(2, 3)
+        >>> y.tolist(), y.stride()
+        ([[1, 1, 1], [2, 2, 2]], (1, 0))
+        """
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         nd = len(shape)
@@ -404,6 +473,7 @@ class Array:
 
     # --- conversion ------------------------------------------------------------
     def item(self):
+        """The one element as a Python scalar (copies to the host for a GPU array)."""
         if _layout.prod(self._shape) != 1:
             raise ValueError(f"item() needs an array with one element; got shape {self._shape}")
         return self._item()
@@ -417,6 +487,12 @@ class Array:
         return self._device.backend.to_host(self._get_native()).item()
 
     def tolist(self):
+        """The elements as nested Python lists (copies to the host).
+
+        >>> import strided as xp
+        >>> xp.eye(2).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+        """
         return self._host().tolist()
 
     def _host(self) -> np.ndarray:

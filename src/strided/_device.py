@@ -132,6 +132,12 @@ _default_device = [CPU]
 
 
 def get_default_device() -> Device:
+    """The device on which creation functions allocate by default.
+
+    >>> import strided as xp
+    >>> xp.get_default_device()
+    device(type='cpu')
+    """
     return _default_device[0]
 
 

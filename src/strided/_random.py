@@ -53,6 +53,7 @@ class Generator:
         return s
 
     def initial_seed(self) -> builtins.int:
+        """The seed this generator was last seeded with."""
         return self._seed
 
     def get_state(self) -> dict:
@@ -61,6 +62,7 @@ class Generator:
         return {"seed": self._seed, "bit_generator": copy.deepcopy(self._rng.bit_generator.state)}
 
     def set_state(self, state: dict) -> "Generator":
+        """Restore a state returned by ``get_state``; returns self."""
         if not isinstance(state, dict) or "bit_generator" not in state:
             raise TypeError("set_state(): expected a state returned by get_state()")
         self._seed = state["seed"]
@@ -75,6 +77,7 @@ _GENERATORS: dict = {}
 
 
 def default_generator(device=None) -> Generator:
+    """The default random generator of ``device`` (the default device when None)."""
     dev = as_device(device)
     g = _GENERATORS.get(dev)
     if g is None:
@@ -91,6 +94,7 @@ def manual_seed(seed) -> Generator:
 
 
 def seed() -> builtins.int:
+    """Reseed the default generators from a non-deterministic source; returns the seed."""
     s = default_generator("cpu").seed()
     for g in _GENERATORS.values():
         g.manual_seed(s)
@@ -98,14 +102,17 @@ def seed() -> builtins.int:
 
 
 def initial_seed() -> builtins.int:
+    """The seed of the CPU default generator."""
     return default_generator("cpu").initial_seed()
 
 
 def get_rng_state() -> dict:
+    """The state of the CPU default generator (pass it to ``set_rng_state``)."""
     return default_generator("cpu").get_state()
 
 
 def set_rng_state(state) -> None:
+    """Restore the CPU default generator's state from ``get_rng_state``."""
     default_generator("cpu").set_state(state)
 
 
@@ -480,4 +487,5 @@ Array.normal_ = normal_
 Array.random_ = random_
 Array.bernoulli_ = bernoulli_
 Array.bernoulli = lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator)
+Array.bernoulli.__doc__ = "Method form of ``strided.bernoulli``: 0/1 draws with this array's probabilities (or ``p``)."
 _LATE.setdefault("namespace", lambda: __import__("strided"))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
+import warnings
 
 import numpy as np
 
@@ -336,8 +338,41 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
     if x._dtype.kind == "c" and dtype.kind != "c":
         raise TypeError(f"astype(): can't cast complex {x._dtype.name} to {dtype.name}; "
                         f"take real(), imag() or abs() first")
-    r = x._get_native().astype(dtype._np)
+    a = x._get_native()
+    if x._dtype.kind == "f" and dtype.kind in "iu" and type(a) is np.ndarray and a.size:
+        # Note: NaN, infinity or a value out of the target's range has no integer
+        # value. NumPy warns ("invalid value encountered in cast") when the CPU flags
+        # it, which depends on the kernel NumPy picks (a 2-element float32 array
+        # doesn't warn); we check the range explicitly and always warn, at the
+        # caller's line (strided's own RuntimeWarnings are filtered). CuPy and
+        # PyTorch give no warning, and a GPU array is not checked either.
+        with np.errstate(invalid="ignore"):
+            r = a.astype(dtype._np)
+        info = np.iinfo(dtype._np)
+        lo, hi = builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i"))
+        mn, mx = a.min(), a.max()  # NaN propagates into both
+        if not (np.trunc(mn) >= lo and mx < hi):
+            _warn_at_caller(f"astype(): invalid value (NaN, infinity or out of range) in the cast "
+                            f"from {x._dtype.name} to {dtype.name}; those elements are undefined")
+    else:
+        r = a.astype(dtype._np)
     return wrap_new(r, dtype, x._device)
+
+
+def _warn_at_caller(message: str, category=RuntimeWarning) -> None:
+    """Warn at the first frame outside strided, so that strided's filter of its own
+    RuntimeWarnings does not hide a warning meant for the user."""
+    f = sys._getframe(1)
+    while f is not None and (f.f_globals.get("__name__") or "").partition(".")[0] == "strided":
+        f = f.f_back
+    if f is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    # Note: a module is always given; warn_explicit drops the warning when it derives one
+    # from a pseudo-filename such as doctest's "<doctest ...>".
+    warnings.warn_explicit(message, category, f.f_code.co_filename, f.f_lineno,
+                           module=f.f_globals.get("__name__") or "__main__",
+                           registry=f.f_globals.setdefault("__warningregistry__", {}))
 
 
 @api("to_device")

@@ -220,9 +220,10 @@ def install_methods() -> None:
     Array.data = property(_get_data, _set_data, doc="The array's data without its history (not recorded).")
     Array.register_hook = _register_hook
     Array.retain_grad = _retain_grad
-    Array.retains_grad = property(_retains_grad)
+    Array.retains_grad = property(_retains_grad, doc="Whether ``retain_grad()`` was called on this non-leaf array.")
     Array._version = property(_version)
-    Array.output_nr = property(lambda self: 0 if self._ext is None else self._ext.output_nr)
+    Array.output_nr = property(lambda self: 0 if self._ext is None else self._ext.output_nr,
+                               doc="Which output of its ``grad_fn`` this array is.")
     _LATE["set_requires_grad"] = set_requires_grad
     _LATE["detach"] = detach
     _LATE["grad_enabled"] = lambda: STATE.enabled

@@ -1,0 +1,213 @@
+"""The API reference's list of public names, and the generator of docs/api/*.rst.
+
+``python docs/_tools/reference.py`` rewrites docs/api/*.rst from the public
+names of strided. tests/test_docs.py checks that every public name has a
+docstring and an entry in those files, so a new name without a reference
+entry fails the tests until this is rerun and the result committed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pathlib
+import types
+
+import strided
+
+API = pathlib.Path(__file__).resolve().parent.parent / "api"
+
+# Sections of the top-level namespace, by the module that defines each name.
+SECTIONS = {
+    "strided._creation": "Creation",
+    "strided._elementwise": "Element-wise functions",
+    "strided._views": "Views and layout",
+    "strided._indexing": "Indexing",
+    "strided._manipulation": "Manipulation",
+    "strided._searching": "Searching",
+    "strided._sets": "Sets",
+    "strided._sorting": "Sorting",
+    "strided._statistics": "Statistics",
+    "strided._utility": "Utility",
+    "strided._data_type_functions": "Data type functions",
+    "strided._dtypes": "Data types",
+    "strided._linalg_functions": "Linear algebra (namespace)",
+    "strided._serialization": "Save and load",
+    "strided._random": "Random numbers",
+    "strided._device": "Devices",
+    "strided._array": "Array, Size",
+    "strided._storage": "Storage",
+    "strided.autograd._mode": "Gradient modes",
+    "strided._info": "Inspection",
+    "strided._torch_functions": "PyTorch functions beyond the standard",
+}
+OTHER = "Constants and aliases"
+SUBMODULES = ("linalg", "fft", "autograd", "named", "io")
+ARRAY_DUNDERS = ("__array_namespace__", "__dlpack__", "__dlpack_device__")
+
+
+def _public(mod) -> list:
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in dir(mod) if not n.startswith("_")]
+        names.append("__array_namespace_info__")
+    out = []
+    for n in names:
+        obj = getattr(mod, n)
+        if isinstance(obj, types.ModuleType) or n == "annotations":
+            continue
+        out.append(n)
+    return sorted(out)
+
+
+def _kind(obj) -> str:
+    if inspect.isclass(obj):
+        return "class"
+    if callable(obj) and not isinstance(obj, strided.DType):
+        return "function"
+    return "data"
+
+
+def namespace_sections() -> dict:
+    """{section title: [(name, kind), ...]} for ``strided``'s own names."""
+    sections = {t: [] for t in SECTIONS.values()}
+    sections[OTHER] = []
+    for n in _public(strided):
+        obj = getattr(strided, n)
+        kind = _kind(obj)
+        mod = getattr(obj, "__module__", None) if kind != "data" else None
+        if kind == "data" or getattr(obj, "__name__", n) != n:
+            title = OTHER  # constants, dtype objects and aliases (Tensor = Array, ...)
+        else:
+            title = SECTIONS.get(mod, OTHER)
+        sections[title].append((n, kind))
+    return {t: v for t, v in sections.items() if v}
+
+
+def submodule_names(sub: str) -> list:
+    mod = getattr(strided, sub)
+    return [(n, _kind(getattr(mod, n))) for n in _public(mod)]
+
+
+def array_names() -> list:
+    """Public attributes and methods of ``strided.Array``."""
+    names = [n for n in dir(strided.Array) if not n.startswith("_")] + list(ARRAY_DUNDERS)
+    out = []
+    for n in sorted(names):
+        attr = inspect.getattr_static(strided.Array, n)
+        out.append((n, "attribute" if isinstance(attr, property) else "method"))
+    return out
+
+
+def public_objects():
+    """Every public name as (qualified name, object, kind): what must be documented."""
+    for title, entries in namespace_sections().items():
+        for n, kind in entries:
+            yield f"strided.{n}", getattr(strided, n), kind
+    for sub in SUBMODULES:
+        mod = getattr(strided, sub)
+        for n, kind in submodule_names(sub):
+            yield f"strided.{sub}.{n}", getattr(mod, n), kind
+    for n, kind in array_names():
+        yield f"strided.Array.{n}", getattr(strided.Array, n), kind
+
+
+DATA_DOCS = {
+    "strided.e": "Euler's number, a Python float.",
+    "strided.inf": "Positive infinity, a Python float.",
+    "strided.nan": "Not a Number, a Python float.",
+    "strided.pi": "The ratio of a circle's circumference to its diameter, a Python float.",
+    "strided.newaxis": "``None``: an index that inserts a dimension of size 1.",
+    "strided.autograd.RULES": "Derivative rules by operation name (a dict); one row per differentiable primitive.",
+    "strided.autograd.NONDIFF": "Operations without a derivative, by name, with the reason (a dict); their "
+                                "outputs never require grad.",
+    "strided.named.RULES": "Name rules by operation name (a dict): how each operation's result names follow "
+                           "from its inputs' names.",
+    "strided.named.UNHOOKED": "Public functions that need no name rule, by name, with the reason (a dict).",
+}
+
+
+def _data_doc(qual: str) -> str:
+    if qual in DATA_DOCS:
+        return DATA_DOCS[qual]
+    obj = eval(qual, {"strided": strided})  # noqa: S307 (our own qualified names)
+    if isinstance(obj, strided.DType):
+        alias = "" if qual.endswith("." + obj.name) else f" (PyTorch's alias of ``{obj.name}``)"
+        return f"The ``{obj.name}`` data type{alias}; equal to ``numpy.dtype('{obj.name}')``."
+    raise KeyError(f"no description for the public data name {qual}: add one to DATA_DOCS")
+
+
+def _entry(qual: str, kind: str, no_index: bool = False) -> str:
+    if no_index:
+        name = qual.rpartition(".")[2]
+        sub = next(m for m in SUBMODULES if name in getattr(getattr(strided, m), "__all__", ()))
+        role = "class" if kind == "class" else "func"
+        directive = "py:class" if kind == "class" else "py:function"
+        return (f".. {directive}:: {qual}\n   :no-index:\n\n"
+                f"   The same object as :{role}:`strided.{sub}.{name}`.\n")
+    if qual == "strided.Tensor":
+        return ".. autodata:: strided.Tensor\n   :no-value:\n\n   The same class as :class:`strided.Array` (PyTorch's name).\n"
+    if qual == "strided.Array":
+        return ".. autoclass:: strided.Array\n"  # its members are listed one by one below it
+    if kind == "class":
+        return f".. autoclass:: {qual}\n   :members:\n"
+    if kind == "function":
+        return f".. autofunction:: {qual}\n"
+    if kind == "attribute":
+        return f".. autoproperty:: {qual}\n"
+    if kind == "method":
+        return f".. automethod:: {qual}\n"
+    return f".. py:data:: {qual}\n\n   {_data_doc(qual)}\n"
+
+
+def _page(title: str, intro: str, groups: dict) -> str:
+    lines = [".. This file is generated by docs/_tools/reference.py; do not edit.", "",
+             title, "=" * len(title), "", intro, ""]
+    for sub, entries in groups.items():
+        if sub:
+            lines += [sub, "-" * len(sub), ""]
+        for qual, kind, *no_index in entries:
+            lines.append(_entry(qual, kind, *no_index))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+INTROS = {
+    "namespace": "The top-level namespace: the Array API standard's functions, with PyTorch's spellings and "
+                 "the extensions' public names. Arrays also have each function as a method; see :doc:`array`.",
+    "array": "Attributes and methods of :class:`strided.Array` (also spelled ``strided.Tensor``). The torch-style "
+             "methods take PyTorch's argument names and defaults; see :doc:`../torch-differences`.",
+    "linalg": "The standard's ``linalg`` extension.",
+    "fft": "The standard's ``fft`` extension.",
+    "autograd": "Reverse-mode automatic differentiation; see :doc:`../guide/autograd`.",
+    "named": "Named dimensions; see :doc:`../guide/named`.",
+    "io": "HDF5 files; see :doc:`../guide/hdf5`.",
+}
+
+
+def _in_submodule(name: str) -> bool:
+    """Whether a top-level name is also documented on a submodule's page."""
+    obj = getattr(strided, name)
+    return any(getattr(getattr(strided, sub), name, None) is obj
+               for sub in SUBMODULES if name in getattr(getattr(strided, sub), "__all__", ()))
+
+
+def pages() -> dict:
+    out = {}
+    out["namespace"] = _page("strided", INTROS["namespace"], {
+        t: [(f"strided.{n}", k, _in_submodule(n)) for n, k in entries if n != "Array"]
+        for t, entries in namespace_sections().items()})
+    out["array"] = _page("strided.Array", INTROS["array"], {
+        "": [("strided.Array", "class")] + [("strided.Array." + n, k) for n, k in array_names()]})
+    for sub in SUBMODULES:
+        out[sub] = _page(f"strided.{sub}", INTROS[sub], {
+            "": [(f"strided.{sub}.{n}", k) for n, k in submodule_names(sub)]})
+    return out
+
+
+def main() -> None:
+    API.mkdir(exist_ok=True)
+    for name, text in pages().items():
+        (API / f"{name}.rst").write_text(text)
+
+
+if __name__ == "__main__":
+    main()
