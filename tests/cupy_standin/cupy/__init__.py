@@ -205,8 +205,18 @@ class ndarray:
     def __dlpack_device__(self):
         return (_SIM_DLPACK_DEVICE, 0)
 
-    def __dlpack__(self, **kwargs):
-        raise BufferError("the simulated device's memory can't be exported via DLPack")
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        # Note: the capsule is NumPy's (its DLDevice says CPU), since the memory is
+        # host memory; __dlpack_device__ says CUDA, so NumPy's from_dlpack refuses it
+        # as it refuses CuPy's arrays.
+        # As CuPy 13+: dl_device=(kDLCPU, 0) exports a host copy, refused with copy=False.
+        if dl_device is not None and tuple(dl_device) == (1, 0):
+            if copy is False:
+                raise BufferError("cupy.ndarray.__dlpack__: copy=False with a CPU dl_device")
+            return self.get().__dlpack__(max_version=max_version)
+        if dl_device is not None and tuple(dl_device) != (_SIM_DLPACK_DEVICE, 0):
+            raise BufferError(f"cupy.ndarray.__dlpack__: can't export to device {dl_device}")
+        return self._a.__dlpack__(max_version=max_version, copy=copy)
 
 
 def _operators(name):
