@@ -437,6 +437,22 @@ def sim():
 
 
 @pytest.fixture
+def device():
+    """The device the suite runs on: ``cpu``, or ``STRIDED_DEFAULT_DEVICE`` (e.g. ``cuda``
+    over the CuPy stand-in in tests/cupy_standin, or a real GPU)."""
+    return xp.get_default_device() if hasattr(xp, "get_default_device") else xp.asarray(0).device
+
+
+ON_CPU = str(xp.asarray(0).device) == "cpu"
+cpu_only = pytest.mark.skipif(not ON_CPU, reason="about host (NumPy) memory: the default device is not cpu")
+
+
+def host(x) -> np.ndarray:
+    """A strided array's values read on the host as NumPy (an explicit ``.cpu()``)."""
+    return np.asarray(x.to_device("cpu"))
+
+
+@pytest.fixture
 def default_float64():
     """Run a test with float64 as the default dtype, restoring float32 after."""
     xp.set_default_dtype(xp.float64)

@@ -378,11 +378,10 @@ def _python(code: str, env_device: str | None):
 def test_default_device_from_the_environment():
     r = _python("import strided; print(strided.zeros(1).device, strided.get_default_device())", "cpu")
     assert r.returncode == 0 and r.stdout.split() == ["cpu", "cpu"], r.stderr
-    r = _python("import strided", "tpu")
-    assert r.returncode != 0 and "STRIDED_DEFAULT_DEVICE='tpu'" in r.stderr and "unknown device type" in r.stderr
-    if not HAS_GPU:
-        r = _python("import strided", "cuda")
-        assert r.returncode != 0 and "needs CuPy and an NVIDIA GPU" in r.stderr
+    # An unusable device warns and keeps cpu (issue 19); explicit use still raises.
+    r = _python("import strided; print(strided.get_default_device())", "tpu")
+    assert r.returncode == 0 and r.stdout.split() == ["cpu"], r.stderr
+    assert "STRIDED_DEFAULT_DEVICE='tpu'" in r.stderr and "unknown device type" in r.stderr
 
 
 def test_dlpack_on_a_device_without_a_dlpack_type(sim):

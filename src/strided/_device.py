@@ -156,4 +156,8 @@ def default_device_from_env() -> None:
     try:
         set_default_device(spec)
     except (TypeError, ValueError) as e:
-        raise ValueError(f"STRIDED_DEFAULT_DEVICE={spec!r}: {e}") from None
+        # Note: a device unusable here (no CuPy, no GPU) must not make `import strided`
+        # fail; the default stays cpu, and using cuda explicitly still raises.
+        import warnings
+        warnings.warn(f"STRIDED_DEFAULT_DEVICE={spec!r} ignored, the default device stays cpu: {e}",
+                      RuntimeWarning, stacklevel=2)
