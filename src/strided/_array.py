@@ -71,6 +71,7 @@ HOOK = [None]
 # Filled in by higher layers at import time (imports point down only).
 _LATE: dict = {}
 _PUBLISH = threading.Lock()  # publishes a lazy array's Storage once
+_GRAD_TO_NUMPY = "can't call numpy() on an array that requires grad; use detach().numpy()"
 
 
 def _native(st: Storage, offset: int, shape: tuple, strides: tuple):
@@ -506,7 +507,7 @@ class Array:
             raise TypeError(
                 f"can't convert a {self._device} array to NumPy: call .cpu() first to copy it to the host")
         if self._ext is not None and self._ext.requires_grad and not force:
-            raise RuntimeError("can't call numpy() on an array that requires grad; use detach().numpy()")
+            raise RuntimeError(_GRAD_TO_NUMPY)
         return self._export()
 
     def _export(self):
@@ -522,6 +523,8 @@ class Array:
         if self._device.type != "cpu":
             raise TypeError(
                 f"refusing to copy a {self._device} array to NumPy implicitly: call .cpu() first")
+        if self._ext is not None and self._ext.requires_grad:
+            raise RuntimeError(_GRAD_TO_NUMPY)  # as x.numpy() (and PyTorch's np.asarray(t))
         r = self._export()
         if dtype is not None and np.dtype(dtype) != r.dtype:
             if copy is False:

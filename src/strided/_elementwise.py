@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _dtypes, _layout
-from ._array import _INT_RANGE, HOOK, Array, _native
+from ._array import _INT_RANGE, _LATE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
 from ._pool import MIN_BYTES as _BIG, _Block as _PoolBlock
@@ -796,7 +796,9 @@ def _operator(f):
                 return hook(name, impl, (self, other, None), {})
         elif t not in _PYSCALARS:
             if _numpy_scalar(other) is None:
-                return NotImplemented
+                if t is not np.ndarray:
+                    return NotImplemented
+                other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
         elif self._ext is None:
             if self._st is None and _getrefcount(self) == _TEMP_REFS:
                 r = _elide(impl, kc_of, self, other, self)
@@ -820,6 +822,8 @@ def _roperator(f):
                     if r is not None:
                         return r
                 return impl(other, self, None)
+        elif t is np.ndarray:
+            other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
         elif t is not Array and _numpy_scalar(other) is None:
             return NotImplemented
         return f(other, self)
@@ -829,7 +833,9 @@ def _roperator(f):
 def _ioperator(f):
     def iop(self, other):
         if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
-            return NotImplemented
+            if type(other) is not np.ndarray:
+                return NotImplemented
+            other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
         f(self, other, out=self)
         return self
     return iop

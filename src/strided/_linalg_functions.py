@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import _dtypes, _layout
-from ._array import Array
+from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api, check_devices
 from ._dtypes import CATEGORIES, PROMOTION
@@ -132,7 +134,9 @@ def matmul(x1, x2, /, *, out=None) -> Array:
 
 def _matmul_op(self, other):
     if type(other) is not Array:
-        return NotImplemented
+        if type(other) is not np.ndarray:
+            return NotImplemented
+        return matmul(self, _LATE["ndarray_operand"](other, self._device))  # the mixing rule
     if self._ext is None and other._ext is None:
         return _matmul_impl(self, other)  # no extension: straight to the function's body
     return matmul(self, other)
@@ -147,7 +151,9 @@ def _rmatmul_op(self, other):
 def _imatmul_op(self, other):
     # Note: ``x @= y`` writes into ``x``; ``out=`` raises when the product's
     # shape differs from x's (the standard forbids an in-place shape change).
-    if type(other) is not Array:
+    if type(other) is np.ndarray:
+        other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
+    elif type(other) is not Array:
         return NotImplemented
     matmul(self, other, out=self)
     return self
