@@ -43,12 +43,16 @@ _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
 def _numpy_scalar(v):
-    """The Python scalar held by a NumPy scalar (``np.float64(2.0)`` -> 2.0), else None."""
+    """The Python scalar held by a NumPy scalar (``np.float64(2.0)`` -> 2.0) or by a
+    subclass of a Python scalar type, else None."""
     # Note: as in PyTorch, a NumPy scalar operand acts as the Python scalar it holds
     # (a "weak" scalar: float32 array * np.float64 stays float32; NumPy 2 would upcast).
     # Library code hands them over often (SciPy's scipy.integrate.tanhsinh does).
     if isinstance(v, np.generic) and v.dtype.kind in "biufc":
         return v.item()
+    for t in (builtins.int, builtins.float, builtins.complex):
+        if isinstance(v, t):  # a subclass: ``x.size`` (an int), an IntEnum, ...
+            return t(v)
     return None
 
 

@@ -543,7 +543,32 @@ def _where(condition, x=None, y=None, /):
     if x is None or y is None:
         raise ValueError("numpy.where: either both or neither of x and y should be given")
     c = _arr(condition)
+    if type(x) is not Array and type(y) is not Array:
+        x = _arr(x, c)  # two scalars: NumPy's reading of them gives the dtype
     return _xp().where(c, x, y)
+
+
+def _atleast(np_func, nd):
+    def one(v):
+        x = _arr(v)
+        shape = tuple(x.shape)
+        if len(shape) >= nd:
+            return x
+        if nd == 3:  # NumPy's: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)
+            shape = {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)]
+        else:
+            shape = (1,) * (nd - len(shape)) + shape
+        return _xp().reshape(x, shape)
+
+    def handler(*arys):
+        r = tuple(one(v) for v in arys)
+        return r[0] if len(r) == 1 else r
+    _FUNCTIONS[np_func] = handler
+
+
+_atleast(np.atleast_1d, 1)
+_atleast(np.atleast_2d, 2)
+_atleast(np.atleast_3d, 3)
 
 
 @_implements(np.nonzero)
@@ -800,6 +825,64 @@ def _diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
     if append is not _NoValue:
         kw["append"] = _arr(append, x)
     return _xp().diff(x, axis=axis, n=n, **kw)
+
+
+@_implements(np.convolve)
+def _convolve(a, v, mode="full"):
+    xp = _xp()
+    x, y = _arr(a, v), _arr(v, a)
+    if x.ndim != 1 or y.ndim != 1 or not x.shape[0] or not y.shape[0]:
+        raise ValueError(f"numpy.convolve: needs two non-empty 1-D arrays; got shapes "
+                         f"{tuple(x.shape)} and {tuple(y.shape)}")
+    if y.shape[0] > x.shape[0]:
+        x, y = y, x
+    n, m = x.shape[0], y.shape[0]
+    # Note: direct summation over the shorter input (as NumPy's own convolve does):
+    # O(n*m) work in m vector steps, O(n) memory.
+    dt = xp.result_type(x, y)
+    pad = xp.zeros(m - 1, dtype=dt, device=x.device)
+    xpad = xp.concat([pad, xp.astype(x, dt), pad])
+    full = xp.zeros(n + m - 1, dtype=dt, device=x.device)
+    for j in range(m):
+        full = full + y[j] * xpad[m - 1 - j:m - 1 - j + n + m - 1]
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (m - 1) // 2
+        return full[start:start + n]
+    if mode == "valid":
+        return full[m - 1:n]
+    raise ValueError(f"numpy.convolve: mode must be 'full', 'same' or 'valid'; got {mode!r}")
+
+
+@_implements(np.polyval)
+def _polyval(p, x):
+    # Note: NumPy's Horner loop (numpy/lib/_polynomial_impl.py), in strided's operators.
+    c, v = _arr(p, x), _arr(x, p)
+    y = _xp().zeros_like(v, dtype=_xp().result_type(c, v))
+    for i in range(c.shape[0]):
+        y = y * v + c[i]
+    return y
+
+
+@_implements(np.unwrap)
+def _unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    # Note: NumPy's algorithm (numpy/lib/_function_base_impl.py), in strided's functions.
+    xp = _xp()
+    x = _arr(p)
+    if x.dtype.kind not in "f":
+        x = xp.astype(x, xp.float64)
+    ax = _layout.normalize_axis(axis, x.ndim, "numpy.unwrap")
+    dd = xp.diff(x, axis=ax)
+    if discont is None:
+        discont = period / 2
+    high = period / 2
+    ddmod = xp.remainder(dd + high, period) - high
+    ddmod = xp.where((ddmod == -high) & (dd > 0), xp.full_like(ddmod, high), ddmod)
+    correct = xp.where(xp.abs(dd) < discont, xp.zeros_like(dd), ddmod - dd)
+    first = tuple(slice(None) if i != ax else slice(0, 1) for i in range(x.ndim))
+    zero = xp.zeros_like(x[first])
+    return x + xp.concat([zero, xp.cumulative_sum(correct, axis=ax)], axis=ax)
 
 
 @_implements(np.searchsorted)
