@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _dtypes, _layout
-from ._array import _LATE, Array, Size
+from ._array import _LATE, Array, Size, _native
 from ._device import CPU, Device
 from ._dtypes import DType
 from ._storage import Storage
@@ -1164,9 +1164,29 @@ def _rebuild_array(storage, offset, shape, strides, names=None, requires_grad=Fa
 
 
 def _reduce_array(x: Array):
+    """Pickle for transport: what crosses is proportional to the view.
+
+    A view that reaches at least half of its storage pickles the storage itself
+    (so views pickled together keep sharing it, through the pickle's memo); any
+    other view pickles only the elements it reaches, as a fresh compact storage
+    (a broadcast axis stays stride 0). ``save`` does not come here: it writes
+    arrays through its own tables and keeps storage sharing (docs/format.md)."""
     st, off, shape, strides = x._layout()
     names, requires_grad = _ext_state(x)
-    return (_rebuild_array, (st, off, tuple(shape), tuple(strides), names, requires_grad))
+    shape, strides = tuple(shape), tuple(strides)
+    # Elements reached (broadcast axes count once; an empty view reaches none).
+    reached = _layout.prod(n for n, s in zip(shape, strides) if s != 0) if all(shape) else 0
+    if len(st) > 2 * reached:
+        # Note: as NumPy pickles a view (its elements, not its base), so a 10x10 view of a
+        # 1000x1000 array crosses a process boundary as 100 elements.
+        sub = tuple(n if s != 0 else min(n, 1) for n, s in zip(shape, strides))
+        backend = st.device.backend
+        with backend.ctx(st.device):
+            dense = backend.xp.ascontiguousarray(_native(st, off, sub, strides)).reshape(-1)
+        cs = _layout.contiguous_strides(sub)
+        strides = tuple(c if s != 0 else 0 for c, s in zip(cs, strides))
+        st, off = Storage(dense, st.dtype, st.device), 0
+    return (_rebuild_array, (st, off, shape, strides, names, requires_grad))
 
 
 def _copy_array(x: Array, memo):
