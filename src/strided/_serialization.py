@@ -1168,7 +1168,7 @@ def _reduce_array(x: Array):
 
     A view that reaches at least half of its storage pickles the storage itself
     (so views pickled together keep sharing it, through the pickle's memo); any
-    other view pickles only the elements it reaches, as a fresh compact storage
+    other view (an empty one too) pickles only the elements it reaches, as a fresh compact storage
     (a broadcast axis stays stride 0). ``save`` does not come here: it writes
     arrays through its own tables and keeps storage sharing (docs/format.md)."""
     st, off, shape, strides = x._layout()
@@ -1176,7 +1176,7 @@ def _reduce_array(x: Array):
     shape, strides = tuple(shape), tuple(strides)
     # Elements reached (broadcast axes count once; an empty view reaches none).
     reached = _layout.prod(n for n, s in zip(shape, strides) if s != 0) if all(shape) else 0
-    if len(st) > 2 * reached:
+    if reached == 0 or len(st) > 2 * reached:
         # Note: as NumPy pickles a view (its elements, not its base), so a 10x10 view of a
         # 1000x1000 array crosses a process boundary as 100 elements.
         sub = tuple(n if s != 0 else min(n, 1) for n, s in zip(shape, strides))
