@@ -96,6 +96,11 @@ class Array:
 
     Build arrays with ``strided.asarray``, ``strided.tensor`` and the other
     creation functions; views come from indexing, ``t()``, ``permute``, ...
+
+    Mixing with NumPy: an ndarray operand (either order, in operators, ufuncs
+    and NumPy functions) is converted with ``strided.asarray`` onto this
+    array's device and the result is a strided array; comparisons are
+    elementwise (docs/guide/interop.md, "Mixing with NumPy arrays").
     """
 
     __slots__ = ("_np", "_st", "_off", "_shape", "_str", "_dtype", "_device", "_ext",
