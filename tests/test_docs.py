@@ -100,6 +100,8 @@ def page_doctest(page):
 
 @pytest.mark.parametrize("test", DOCSTRING_TESTS, ids=lambda t: t.name)
 def test_docstring_examples(test, cpu_defaults, tmp_path, monkeypatch):
+    for mod in test.globs.get("__doctest_requires__", ()):
+        pytest.importorskip(mod)  # an optional dependency's examples (strided.named._xarray)
     monkeypatch.chdir(tmp_path)  # examples that save files write them here
     test.globs = dict(test.globs)
     assert _run(test) > 0

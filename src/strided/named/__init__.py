@@ -30,9 +30,10 @@ from ._handler import AUTO_ALIGN
 from ._ops import (align, align_as, align_to, flatten, refine_names, rename, set_names,
                    split_sizes, unflatten)
 from ._rules import RULES, UNHOOKED
+from ._xarray import from_xarray, to_xarray
 
 __all__ = ["align", "auto_align", "refine_names", "rename", "align_to", "align_as", "flatten",
-           "unflatten", "DimensionNameError", "RULES", "UNHOOKED"]
+           "unflatten", "DimensionNameError", "RULES", "UNHOOKED", "to_xarray", "from_xarray"]
 
 
 @contextlib.contextmanager
