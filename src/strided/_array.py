@@ -347,6 +347,18 @@ class Array:
         """Number of bytes the elements occupy (``numel() * itemsize``)."""
         return self.numel() * self._dtype.itemsize
 
+    def __sizeof__(self) -> int:
+        """``sys.getsizeof``: the object plus the bytes of the elements it reaches.
+
+        A broadcast (stride 0) axis counts once, as dask counts NumPy arrays;
+        views of one storage each count their own elements. Memory-managing
+        schedulers size task results this way (dask.distributed's ``sizeof``
+        falls back to ``sys.getsizeof`` for types it does not know)."""
+        n = self._dtype.itemsize
+        for size, stride in zip(self._shape, self._layout()[3]):
+            n *= size if stride else min(size, 1)
+        return object.__sizeof__(self) + n
+
     @property
     def itemsize(self) -> int:
         """Size of one element in bytes."""

@@ -1,0 +1,38 @@
+"""Small behaviours that dask, cubed and xarray rely on (issue 18); their runs are in tests/integration."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import strided as xp
+
+
+@pytest.mark.parametrize("make,nbytes", [
+    (lambda: xp.ones(100, 30, dtype=xp.float64), 100 * 30 * 8),
+    (lambda: xp.ones(100, 30, dtype=xp.float32)[::2, 5:10], 50 * 5 * 4),
+    (lambda: xp.ones(100, 30, dtype=xp.int16).T, 100 * 30 * 2),
+    (lambda: xp.broadcast_to(xp.ones(7, 1), (7, 1000)), 7 * 4),
+    (lambda: xp.ones(0, 5), 0),
+    (lambda: xp.asarray(3.0), 4),
+])
+def test_getsizeof_counts_the_elements_reached(make, nbytes):
+    # dask.distributed sizes unknown objects with sys.getsizeof: it must see the data.
+    x = make()
+    empty = xp.ones(0)
+    assert sys.getsizeof(x) - sys.getsizeof(empty) == nbytes
+    # The same rule as dask's for NumPy: broadcast axes once, views by their elements.
+    a = np.asarray(x.to_device("cpu"))
+    reached = a[tuple(slice(None) if s else slice(1) for s in a.strides)] if a.size else a
+    assert nbytes == reached.nbytes
+
+
+def test_imag_of_a_real_array_is_absent_for_hasattr():
+    # Runtime Protocol checks (xarray's duck-array test) call hasattr on every member.
+    x = xp.ones(3)
+    with pytest.raises(TypeError, match="complex"):
+        x.imag
+    assert not hasattr(x, "imag")
+    assert hasattr(xp.ones(3, dtype=xp.complex64), "imag")
