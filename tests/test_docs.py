@@ -109,8 +109,12 @@ def test_docstring_examples(test, cpu_defaults, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_page_examples(page, cpu_defaults, tmp_path, monkeypatch):
-    if "import torch" in page.read_text():
+    text = page.read_text()
+    if "import torch" in text:
         pytest.importorskip("torch")  # a reference in the tests, never a dependency
+    for mod in ("dask", "xarray"):  # the 'scale' extra (docs/scaling.md)
+        if f"import {mod}" in text:
+            pytest.importorskip(mod)
     monkeypatch.chdir(tmp_path)
     _run(page_doctest(page))
 
