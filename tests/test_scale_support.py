@@ -36,3 +36,18 @@ def test_imag_of_a_real_array_is_absent_for_hasattr():
         x.imag
     assert not hasattr(x, "imag")
     assert hasattr(xp.ones(3, dtype=xp.complex64), "imag")
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(np.nan), np.int64(-3), np.bool_(True)])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_where_takes_numpy_scalars_as_python_scalars(scalar, dtype):
+    # xarray hands NumPy scalar fill values to where(); they act as the Python scalars they hold.
+    x = xp.asarray([1, -2, 3], dtype=dtype)
+    c = x > 0
+    want = xp.where(c, x, scalar.item())  # the Python scalar's rule (tested against NumPy elsewhere)
+    for got in (xp.where(c, x, scalar), xp.where(c, scalar, x)):
+        assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(xp.where(c, x, scalar).to_device("cpu")),
+                                  np.asarray(want.to_device("cpu")))
+    with pytest.raises(TypeError, match="where"):
+        xp.where(c, x, "a")

@@ -15,6 +15,7 @@ from ._array import _LATE, Array
 from ._creation import _finish, wrap_new
 from ._dispatch import api, check_devices
 from ._dtypes import PROMOTION
+from ._elementwise import _numpy_scalar
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -243,6 +244,10 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
     if condition._dtype is not _dtypes.bool:
         raise TypeError(f"where(): condition must have the bool dtype; got {condition._dtype.name}")
     t1, t2 = type(x1), type(x2)
+    if t1 is not Array and t1 not in _SCALARS and (v := _numpy_scalar(x1)) is not None:
+        x1, t1 = v, type(v)  # a NumPy scalar acts as the Python scalar it holds (xarray's fill values)
+    if t2 is not Array and t2 not in _SCALARS and (v := _numpy_scalar(x2)) is not None:
+        x2, t2 = v, type(v)
     if t1 is Array and t2 is Array:
         dt = PROMOTION[x1._dtype, x2._dtype]
     elif t1 is Array and t2 in _SCALARS:
