@@ -51,3 +51,14 @@ def test_where_takes_numpy_scalars_as_python_scalars(scalar, dtype):
                                   np.asarray(want.to_device("cpu")))
     with pytest.raises(TypeError, match="where"):
         xp.where(c, x, "a")
+
+
+def test_einsum_promotes_a_bool_operand_with_numeric_ones():
+    # xarray's weighted reductions: xr.dot(mask, weights), an einsum of bool and float.
+    m = np.array([[True, False, True], [False, True, True]])
+    w = np.array([0.5, 2.0, -1.0])
+    got = xp.einsum("ij,j->i", xp.asarray(m), xp.asarray(w))
+    assert got.dtype == xp.float64
+    np.testing.assert_allclose(np.asarray(got.to_device("cpu")), np.einsum("ij,j->i", m, w))
+    with pytest.raises(TypeError, match="bool"):
+        xp.einsum("ij,j->i", xp.asarray(m), xp.asarray(m[0]))

@@ -273,8 +273,10 @@ def einsum(subscripts, *operands, out=None) -> Array:
     dev = check_devices("einsum", *operands)
     dt = operands[0]._dtype
     for x in operands:
-        _dtypes.check_category("einsum", x._dtype, "numeric")
         dt = PROMOTION[dt, x._dtype]
+    # Note: a bool operand joins numeric ones by promotion, as in NumPy and PyTorch
+    # (xarray's weighted reductions contract a bool mask with the weights).
+    _dtypes.check_category("einsum", dt, "numeric")
     natives = [native_as(x, dt) for x in operands]
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
