@@ -149,8 +149,26 @@ def _ufunc_name(ufunc, method) -> str:
     return f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
 
 
+_UFUNC_FUNCS: dict = {}  # ufunc -> strided function, filled on first use
+
+
+def _ufunc_function(ufunc):
+    fn = _UFUNC_FUNCS.get(ufunc)
+    if fn is None:
+        name = _UFUNCS[ufunc]
+        xp = _xp()
+        fn = _UFUNC_FUNCS[ufunc] = getattr(xp.linalg if name == "vecdot" else xp, name)
+    return fn
+
+
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     """NEP 13: a NumPy ufunc on strided arrays runs strided's function of the same meaning."""
+    if method == "__call__" and not kwargs and ufunc in _UFUNCS:
+        for v in inputs:
+            if type(v) is not Array and type(v) not in _PYSCALARS:
+                break
+        else:  # the common case, strided arrays and Python scalars only: straight through
+            return _ufunc_function(ufunc)(*inputs)
     what = _ufunc_name(ufunc, method)
     dev = _device_of(inputs) or self._device
     try:
@@ -170,8 +188,7 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _check_defaults(what, kwargs, _UFUNC_DEFAULTS)
         if dtype is not None:
             args = [xp.astype(a, dtype) if type(a) is Array else a for a in args]
-        fn = getattr(xp.linalg if name == "vecdot" else xp, name)
-        return _write_out(fn(*args), out, what)
+        return _write_out(_ufunc_function(ufunc)(*args), out, what)
     if method == "outer" and ufunc in _UFUNCS and ufunc.nin == 2 and not kwargs:
         a, b = (a if type(a) is Array else xp.asarray(a, device=dev) for a in args)
         a = xp.reshape(a, tuple(a.shape) + (1,) * b.ndim)
