@@ -293,7 +293,7 @@ CALLS = {
     "searchsorted": lambda m, a: m.searchsorted(m.sort(a[0]), a[1]), "isin": lambda m, a: m.isin(m.round(a), [1.0, 2.0]),
     "nonzero": lambda m, a: m.nonzero(a > 4)[0], "argwhere": lambda m, a: m.argwhere(a > 4),
     "zeros_like": lambda m, a: m.zeros_like(a), "ones_like": lambda m, a: m.ones_like(a, dtype=np.int32),
-    "full_like": lambda m, a: m.full_like(a, 7.0), "full_like_shape": lambda m, a: m.full_like(a, 2.0, shape=(2,)),
+    "full_like": lambda m, a: m.full_like(a, 7.0), "full_like_shape": lambda m, a: m.full_like(a, 2.0, shape=(2,)), "full_like_pos": lambda m, a: m.full_like(a, 3, np.int32),
     "copy": lambda m, a: m.copy(a), "real": lambda m, a: m.real(a), "imag": lambda m, a: m.imag(a + 1j),
     "isclose": lambda m, a: m.isclose(a, a + 1e-9), "atleast_2d": lambda m, a: m.atleast_2d(a[0]),
     "atleast_3d": lambda m, a: m.atleast_3d(a), "convolve": lambda m, a: m.convolve(a[0], a[1, :3]),
@@ -375,10 +375,49 @@ def test_function_out_and_unsupported_arguments(device):
         np.sum(x, initial=3.0)
     with pytest.raises(TypeError, match=r"numpy\.sort: strided does not support order="):
         np.sort(x, order="f")
-    with pytest.raises(TypeError, match=r"numpy\.percentile\(\) is not implemented for strided arrays"):
-        np.percentile(x, 50)
+    with pytest.raises(TypeError, match=r"numpy\.histogram\(\) is not implemented for strided arrays"):
+        np.histogram(x)
     with pytest.raises(TypeError, match=r"numpy\.linalg\.lstsq\(\) is not implemented"):
         np.linalg.lstsq(x, x[:, 0])
+
+
+# The functions strided adds beyond the standard (nan reductions, median, quantile) are
+# looked up when called: NumPy's reach them wherever strided has them, else a TypeError
+# names the missing function.
+LATE_CALLS = {
+    "nansum": (lambda m, a: m.nansum(a, axis=0), "nansum"), "nanmean": (lambda m, a: m.nanmean(a), "nanmean"),
+    "nanmax": (lambda m, a: m.nanmax(a, axis=1), "nanmax"), "nanmin": (lambda m, a: m.nanmin(a), "nanmin"),
+    "nanstd": (lambda m, a: m.nanstd(a, axis=0, ddof=1), "nanstd"), "nanvar": (lambda m, a: m.nanvar(a), "nanvar"),
+    "nanargmax": (lambda m, a: m.nanargmax(a, axis=1), "nanargmax"), "nanprod": (lambda m, a: m.nanprod(a), "nanprod"),
+    "median": (lambda m, a: m.median(a, axis=0), "median"), "quantile": (lambda m, a: m.quantile(a, 0.3, axis=1), "quantile"),
+    "percentile": (lambda m, a: m.percentile(a, 30.0), "quantile"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LATE_CALLS))
+def test_extension_functions_are_found_when_strided_has_them(name, device):
+    call, ours = LATE_CALLS[name]
+    a = A.copy()
+    a[1, 2] = np.nan if name.startswith("nan") else a[1, 2]
+    x = xp.asarray(a, device=device)
+    if not hasattr(xp, ours):
+        with pytest.raises(TypeError, match=rf"strided has no {ours}"):
+            call(np, x)
+        return
+    got = call(np, x)
+    assert type(got) is xp.Array
+    np.testing.assert_allclose(host(got), call(np, a), rtol=1e-10)
+
+
+@pytest.mark.parametrize("call", [lambda x: np.asarray([1, 2], like=x), lambda x: np.zeros((2, 3), like=x),
+                                  lambda x: np.full(2, 1.5, like=x), lambda x: np.arange(1, 4, like=x),
+                                  lambda x: np.eye(3, k=1, like=x), lambda x: np.array([[1.0]], ndmin=3, like=x),
+                                  lambda x: np.ones(2, dtype=np.int8, like=x), lambda x: np.identity(2, like=x)])
+def test_numpy_creation_with_like_makes_strided_arrays(call, device):
+    ref = call(np.empty(0))
+    got = call(xp.ones(1, device=device))
+    assert type(got) is xp.Array and got.device == device and got.dtype == ref.dtype
+    np.testing.assert_array_equal(host(got), ref)
 
 
 # --- conversion to NumPy ------------------------------------------------------------------

@@ -226,10 +226,15 @@ def _check_defaults(what: str, given: dict, defaults: dict) -> None:
 _FUNCTIONS: dict = {}  # NumPy function -> handler (called with NumPy's own arguments)
 
 
-def _implements(*funcs):
+_CREATION: set = set()  # handlers of NumPy's creation functions (called with like=)
+
+
+def _implements(*funcs, creation=False):
     def deco(handler):
         for f in funcs:
             _FUNCTIONS[f] = handler
+            if creation:
+                _CREATION.add(f)
         return handler
     return deco
 
@@ -256,6 +261,8 @@ def __array_function__(self, func, types, args, kwargs):
         kwargs = {k: (v if k == "out" else _convert(v, dev)) for k, v in kwargs.items()}
     except _Foreign:
         return NotImplemented
+    if func in _CREATION:  # ``like=`` a strided array: created on its device
+        return handler(*args, _device=dev, **kwargs)
     return handler(*args, **kwargs)
 
 
@@ -399,6 +406,36 @@ def _arg_reduction(np_func, name):
 for _f, _n in [(np.argmax, "argmax"), (np.argmin, "argmin"),
                (np.nanargmax, "nanargmax"), (np.nanargmin, "nanargmin")]:
     _arg_reduction(_f, _n)
+
+
+def _median_like(np_func, name):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+        return _write_out(_lookup(name, what)(_arr(a), axis=_ax(axis), keepdims=keepdims), out, what)
+    _FUNCTIONS[np_func] = handler
+
+
+def _quantile_like(np_func, name, scale):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                weights=None, interpolation=None):
+        _refuse(what, weights=weights, interpolation=interpolation)
+        x = _arr(a)
+        q = q / scale if type(q) in _PYSCALARS else _arr(q, x) / scale
+        kw = {"axis": _ax(axis), "keepdims": keepdims}
+        if method != "linear":
+            kw["method"] = method
+        return _write_out(_lookup(name, what)(x, q, **kw), out, what)
+    _FUNCTIONS[np_func] = handler
+
+
+for _f, _n in [(np.median, "median"), (np.nanmedian, "nanmedian")]:
+    _median_like(_f, _n)
+for _f, _n, _scale in [(np.quantile, "quantile", 1), (np.percentile, "quantile", 100),
+                       (np.nanquantile, "nanquantile", 1), (np.nanpercentile, "nanquantile", 100)]:
+    _quantile_like(_f, _n, _scale)
 
 
 @_implements(np.count_nonzero)
@@ -921,31 +958,109 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(_xp().meshgrid(*(_arr(v) for v in xi), indexing=indexing))
 
 
+def _like_shape(what, x, dtype, order, shape, device):
+    if order not in ("K", "C", "A"):
+        raise TypeError(f"{what}: strided arrays are C-ordered; got order={order!r}")
+    if device not in (None, "cpu"):
+        raise TypeError(f"{what}: device={device!r} is NumPy's; strided keeps the prototype's device")
+    shape = tuple(x.shape) if shape is None else shape
+    return ((shape,) if type(shape) is builtins.int else tuple(shape)), (x.dtype if dtype is None else dtype)
+
+
 def _like(np_func, name):
     what = f"numpy.{np_func.__name__}"
 
-    def handler(prototype, *args, dtype=None, order="K", subok=True, shape=None, device=None, **kw):
-        if order not in ("K", "C", "A"):
-            raise TypeError(f"{what}: strided arrays are C-ordered; got order={order!r}")
-        if device not in (None, "cpu"):
-            raise TypeError(f"{what}: device={device!r} is NumPy's; strided keeps the prototype's device")
+    def handler(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
         x = _arr(prototype)
-        dt = x.dtype if dtype is None else dtype
-        fill = args[:1] if name == "full" else ()
-        if name == "full" and not fill:
-            fill = (kw.pop("fill_value"),)
-        if len(args) > len(fill) or kw:
-            raise TypeError(f"{what}: pass dtype, order, subok and shape by keyword")
-        if shape is None:
-            shape = tuple(x.shape)
-        shape = (shape,) if type(shape) is builtins.int else tuple(shape)
-        return getattr(_xp(), name)(shape, *fill, dtype=dt, device=x.device)
+        shape, dt = _like_shape(what, x, dtype, order, shape, device)
+        return getattr(_xp(), name)(shape, dtype=dt, device=x.device)
     _FUNCTIONS[np_func] = handler
 
 
-for _f, _n in [(np.zeros_like, "zeros"), (np.ones_like, "ones"), (np.empty_like, "empty"),
-               (np.full_like, "full")]:
+for _f, _n in [(np.zeros_like, "zeros"), (np.ones_like, "ones"), (np.empty_like, "empty")]:
     _like(_f, _n)
+
+
+@_implements(np.full_like)
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    x = _arr(a)
+    shape, dt = _like_shape("numpy.full_like", x, dtype, order, shape, device)
+    return _xp().full(shape, fill_value, dtype=dt, device=x.device)
+
+
+# NumPy's creation functions called with ``like=`` a strided array (NEP 35): strided
+# arrays on its device, with NumPy's default dtypes (float64, int64).
+def _np_dtype(dtype, *values):
+    return dtype if dtype is not None else np.result_type(*values)
+
+
+@_implements(np.asarray, np.asanyarray, creation=True)
+def _like_asarray(a, dtype=None, order=None, *, device=None, copy=None, _device):
+    return _array_like(a, dtype, copy, _device)
+
+
+@_implements(np.array, creation=True)
+def _like_array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, _device):
+    x = _array_like(object, dtype, copy, _device)
+    if ndmin > x.ndim:
+        x = _xp().reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
+    return x
+
+
+@_implements(np.ascontiguousarray, creation=True)
+def _like_ascontiguousarray(a, dtype=None, *, _device):
+    return _array_like(a, dtype, None, _device).contiguous()
+
+
+def _array_like(a, dtype, copy, device):
+    if type(a) is Array:
+        return _xp().asarray(a, dtype=dtype, copy=copy)
+    return _asarray(np.asarray(a, dtype=None if dtype is None else np.dtype(dtype)),
+                    device=device, copy=copy)
+
+
+def _shape_arg(shape):
+    return (shape,) if type(shape) is builtins.int else tuple(shape)
+
+
+def _filled(name):
+    def handler(shape, dtype=None, order="C", *, device=None, _device):
+        return getattr(_xp(), name)(_shape_arg(shape), dtype=np.float64 if dtype is None else dtype,
+                                    device=_device)
+    _implements(getattr(np, name), creation=True)(handler)
+
+
+for _n in ("empty", "zeros", "ones"):
+    _filled(_n)
+
+
+@_implements(np.full, creation=True)
+def _like_full(shape, fill_value, dtype=None, order="C", *, device=None, _device):
+    fill = fill_value.item() if type(fill_value) is Array and fill_value.ndim == 0 else fill_value
+    dt = dtype if dtype is not None else (fill.dtype if type(fill) is Array else np.asarray(fill).dtype)
+    return _xp().full(_shape_arg(shape), fill, dtype=dt, device=_device)
+
+
+@_implements(np.arange, creation=True)
+def _like_arange(start_or_stop, /, *args, step=1, dtype=None, device=None, _device):
+    bounds = (start_or_stop,) + args
+    if len(args) == 2:
+        step = args[1]
+        bounds = bounds[:2]
+    dt = _np_dtype(dtype, *bounds, step)
+    if len(bounds) == 1:
+        return _xp().arange(0, bounds[0], step, dtype=dt, device=_device)
+    return _xp().arange(bounds[0], bounds[1], step, dtype=dt, device=_device)
+
+
+@_implements(np.eye, creation=True)
+def _like_eye(N, M=None, k=0, dtype=float, order="C", *, device=None, _device):
+    return _xp().eye(N, M, k=k, dtype=np.float64 if dtype is float else dtype, device=_device)
+
+
+@_implements(np.identity, creation=True)
+def _like_identity(n, dtype=None, *, _device):
+    return _xp().eye(n, dtype=np.float64 if dtype is None else dtype, device=_device)
 
 
 @_implements(np.copy)
