@@ -274,8 +274,11 @@ def _arr(v, like=None):
     return _asarray(np.asarray(v), device=dev)
 
 
-def _given(v) -> bool:
-    return v is not _NoValue and v is not None
+def _flat_axis(x, axis):
+    """NumPy's ``axis=None`` of cumsum, sort, take: the flattened array along axis 0."""
+    if axis is None:
+        return _xp().reshape(x, (-1,)), 0
+    return x, axis
 
 
 def _refuse(what: str, **unsupported) -> None:
@@ -447,10 +450,7 @@ def _cumulative(np_func, name):
     what = f"numpy.{np_func.__name__}"
 
     def handler(a, axis=None, dtype=None, out=None):
-        x = _arr(a)
-        if axis is None:  # NumPy's cumsum flattens
-            x = _xp().reshape(x, (-1,))
-            axis = 0
+        x, axis = _flat_axis(_arr(a), axis)
         return _write_out(getattr(_xp(), name)(x, axis=axis, dtype=dtype), out, what)
     _FUNCTIONS[np_func] = handler
 
@@ -694,22 +694,18 @@ def _array_equal(a1, a2, equal_nan=False):
     return builtins.bool(_xp().all(eq))
 
 
-@_implements(np.sort)
-def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    _refuse("numpy.sort", order=order)
-    x = _arr(a)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
-    return _xp().sort(x, axis=axis, stable=True)
+def _sorting(np_func, name):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, axis=-1, kind=None, order=None, *, stable=None):
+        _refuse(what, order=order)
+        x, axis = _flat_axis(_arr(a), axis)
+        return getattr(_xp(), name)(x, axis=axis, stable=True)  # NumPy's sorts agree with a stable one
+    _FUNCTIONS[np_func] = handler
 
 
-@_implements(np.argsort)
-def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    _refuse("numpy.argsort", order=order)
-    x = _arr(a)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
-    return _xp().argsort(x, axis=axis, stable=True)
+_sorting(np.sort, "sort")
+_sorting(np.argsort, "argsort")
 
 
 @_implements(np.unique)
@@ -741,8 +737,7 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
         raise TypeError(f"numpy.take: strided supports mode='raise' only; got {mode!r}")
     x = _arr(a)
     idx = _arr(indices, x)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
+    x, axis = _flat_axis(x, axis)
     if idx.ndim != 1:
         shape = tuple(idx.shape)
         r = _xp().take(x, _xp().reshape(idx, (-1,)), axis=axis)
@@ -755,9 +750,7 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 
 @_implements(np.take_along_axis)
 def _take_along_axis(arr, indices, axis=-1):
-    x = _arr(arr)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
+    x, axis = _flat_axis(_arr(arr), axis)
     return _xp().take_along_axis(x, _arr(indices, x), axis=axis)
 
 
@@ -1115,22 +1108,20 @@ def _natives(a, b):
     return xa, xb
 
 
-@_implements(np.shares_memory)
-def _shares_memory(a, b, /, max_work=None):
-    n = _natives(a, b)
-    if n is None or type(n[0]) is not type(n[1]):
-        return False
-    dev = a._device if type(a) is Array else b._device
-    return builtins.bool(dev.backend.xp.shares_memory(*n, max_work=max_work))
+def _memory_query(np_func, default_work):
+    name = np_func.__name__
+
+    def handler(a, b, /, max_work=default_work):
+        n = _natives(a, b)
+        if n is None or type(n[0]) is not type(n[1]):
+            return False  # different devices (or host and device) share no memory
+        dev = a._device if type(a) is Array else b._device
+        return builtins.bool(getattr(dev.backend.xp, name)(*n, max_work=max_work))
+    _FUNCTIONS[np_func] = handler
 
 
-@_implements(np.may_share_memory)
-def _may_share_memory(a, b, /, max_work=0):
-    n = _natives(a, b)
-    if n is None or type(n[0]) is not type(n[1]):
-        return False
-    dev = a._device if type(a) is Array else b._device
-    return builtins.bool(dev.backend.xp.may_share_memory(*n, max_work=max_work))
+_memory_query(np.shares_memory, None)
+_memory_query(np.may_share_memory, 0)
 
 
 @_implements(np.copyto)
