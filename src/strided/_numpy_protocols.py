@@ -471,30 +471,23 @@ _cumulative_std_like(np.cumulative_sum, "cumulative_sum")
 _cumulative_std_like(np.cumulative_prod, "cumulative_prod")
 
 
-def _same_args(np_func, name, *, rename=None, defaults=None):
-    """A NumPy function whose arguments are the strided function's (after ``rename``);
-    ``defaults``: NumPy arguments accepted at their default value only."""
+def _same_args(np_func, name):
+    """A NumPy function whose parameters are the strided function's (the array API
+    names NumPy 2 adopted): each is passed by keyword where strided's takes one."""
     what = _qualname(np_func)
     sig = inspect.signature(np_func)
-    rename = rename or {}
-    defaults = defaults or {}
 
     def handler(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs).arguments
         fn = _lookup(name, what)
+        ours = inspect.signature(fn).parameters
         pos, kw, out = [], {}, None
-        for k, v in bound.items():
-            p = sig.parameters[k]
+        for k, v in sig.bind(*args, **kwargs).arguments.items():
             if k == "out":
                 out = v
-            elif k in defaults:
-                _check_defaults(what, {k: v}, {k: defaults[k]})
-            elif p.kind is p.VAR_POSITIONAL:
-                pos.extend(v)
-            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and k not in rename and not kw:
-                pos.append(v)
+            elif k in ours and ours[k].kind is not inspect.Parameter.POSITIONAL_ONLY:
+                kw[k] = v
             else:
-                kw[rename.get(k, k)] = v
+                pos.append(v)
         return _write_out(fn(*pos, **kw), out, what)
     _FUNCTIONS[np_func] = handler
 
