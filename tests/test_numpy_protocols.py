@@ -189,6 +189,11 @@ def test_ufunc_out_dtype_and_methods(device):
     r = np.multiply(x, 2.0, out=out)
     assert r is out and np.array_equal(host(out), a * 2)
     assert np.add(x, x, dtype=np.float32).dtype == xp.float32
+    with pytest.raises(TypeError, match=r"numpy\.add: can't cast the float64 result to out='s int64"):
+        np.add(x, 1.0, out=xp.empty((3, 4), dtype=xp.int64, device=device))
+    low = xp.empty((3, 4), dtype=xp.float32, device=device)
+    assert np.add(x, 1.0, out=low) is low  # same kind: allowed, as in NumPy
+    np.testing.assert_allclose(host(low), a + 1)
     for method, axis, ref in [(np.add.reduce, 0, a.sum(0)), (np.add.reduce, None, a.sum()),
                               (np.multiply.reduce, 1, a.prod(1)), (np.maximum.reduce, 1, a.max(1)),
                               (np.minimum.reduce, None, a.min()), (np.add.accumulate, 0, np.cumsum(a, 0)),

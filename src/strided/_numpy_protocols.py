@@ -94,6 +94,9 @@ def _write_out(result, out, what: str):
         if tuple(out.shape) != tuple(result.shape):
             raise ValueError(f"{what}: out= has shape {tuple(out.shape)}; the result has shape "
                              f"{tuple(result.shape)}")
+        if not np.can_cast(result.dtype._np, out.dtype._np, "same_kind"):  # NumPy's out= rule
+            raise TypeError(f"{what}: can't cast the {result.dtype} result to out='s {out.dtype} "
+                            f"(casting='same_kind')")
         out[...] = result
         return out
     if type(out) is np.ndarray:
