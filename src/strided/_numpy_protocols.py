@@ -65,6 +65,8 @@ def _convert(v, device, nested=True):
         return _ndarray_operand(v, device)
     if isinstance(v, np.generic):
         return v.item() if v.dtype.kind in "biufc" else v
+    if isinstance(v, _PYSCALARS):  # a subclass (``x.size``, an IntEnum): the plain scalar
+        return next(t for t in _PYSCALARS[1:] if isinstance(v, t))(v)
     if nested and t in (list, tuple):
         return t(_convert(b, device, False) for b in v)
     if hasattr(type(v), "__array_ufunc__") or hasattr(type(v), "__array_function__"):
