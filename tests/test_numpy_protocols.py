@@ -144,6 +144,8 @@ def test_numpy_scalars_act_as_python_scalars(device):
         np.testing.assert_array_equal(host(r), np.arange(3, dtype=np.float32) + np.float32(1.5))
     z = x + np.array(1.5)  # a 0-d ndarray is an array: it takes part in promotion
     assert z.dtype == xp.float64
+    for r in (x - x.size, np.subtract(x, x.size)):  # x.size: an int subclass, a Python int here
+        assert r.dtype == xp.float32 and host(r).tolist() == [-3.0, -2.0, -1.0]
 
 
 # --- __array_ufunc__ ----------------------------------------------------------------------
