@@ -746,6 +746,16 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
     return _write_out(r, out, "numpy.take")
 
 
+@_implements(np.compress)
+def _compress(condition, a, axis=None, out=None):
+    x, axis = _flat_axis(_arr(a), axis)
+    c = _arr(condition, x)
+    if c.ndim != 1:
+        raise ValueError(f"numpy.compress: condition must be 1-D; got shape {tuple(c.shape)}")
+    (idx,) = _xp().nonzero(c)  # extra False entries select nothing; an extra True is out of bounds
+    return _write_out(_xp().take(x, idx, axis=axis), out, "numpy.compress")
+
+
 @_implements(np.take_along_axis)
 def _take_along_axis(arr, indices, axis=-1):
     x, axis = _flat_axis(_arr(arr), axis)
