@@ -132,3 +132,22 @@ def test_every_protocol_and_a_file_object(device):
         got = pickle.load(buf)
         np.testing.assert_array_equal(host(got), np.arange(40.0).reshape(8, 5)[2:4, 1:3])
         assert len(got.storage()) == 4
+
+
+def test_protocol_5_sends_the_elements_out_of_band(device):
+    a = np.arange(1000.0).reshape(10, 100)
+    x = xp.asarray(a, device=device)
+    for key in ((slice(None),), (slice(2, 4), slice(0, 5))):
+        buffers = []
+        payload = pickle.dumps(x[key], protocol=5, buffer_callback=buffers.append)
+        assert sum(memoryview(b).nbytes for b in buffers) == a[key].nbytes and len(payload) < 1000
+        np.testing.assert_array_equal(host(pickle.loads(payload, buffers=buffers)), a[key])
+
+
+def test_dask_distributed_serializes_a_view_in_proportion():
+    protocol = pytest.importorskip("distributed.protocol")
+    big = xp.zeros((1000, 1000), dtype=xp.float64, device=DEVICE)
+    header, frames = protocol.serialize(big[:10, :10])
+    assert sum(memoryview(f).nbytes for f in frames) < 2000  # was 8,000,247 bytes
+    got = protocol.deserialize(header, frames)
+    assert type(got) is xp.Array and got.shape == (10, 10) and got.dtype == xp.float64

@@ -44,6 +44,10 @@ class Size(tuple):
         return _layout.prod(self)
 
 
+class _NotComplexError(TypeError, AttributeError):
+    """``x.imag`` of a real array (a TypeError, as for ``strided.imag``)."""
+
+
 class Ext:
     """Per-array metadata owned by extensions (autograd, names).
 
@@ -273,6 +277,10 @@ class Array:
     @property
     def imag(self) -> "Array":
         """The imaginary part of a complex array, as a view sharing its memory."""
+        if self._dtype.kind != "c":
+            # Note: as PyTorch (NumPy returns zeros); an AttributeError too, so that
+            # ``hasattr(x, "imag")`` (duck-array checks: xarray's) answers False, not raises.
+            raise _NotComplexError(f"imag is only defined for complex arrays; got {self._dtype.name}")
         return _LATE["complex_part"](self, 1)
 
     # --- torch-style metadata ----------------------------------------------------

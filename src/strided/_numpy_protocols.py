@@ -65,6 +65,8 @@ def _convert(v, device, nested=True):
         return _ndarray_operand(v, device)
     if isinstance(v, np.generic):
         return v.item() if v.dtype.kind in "biufc" else v
+    if isinstance(v, _PYSCALARS):  # a subclass (``x.size``, an IntEnum): the plain scalar
+        return next(t for t in _PYSCALARS[1:] if isinstance(v, t))(v)
     if nested and t in (list, tuple):
         return t(_convert(b, device, False) for b in v)
     if hasattr(type(v), "__array_ufunc__") or hasattr(type(v), "__array_function__"):
@@ -94,6 +96,9 @@ def _write_out(result, out, what: str):
         if tuple(out.shape) != tuple(result.shape):
             raise ValueError(f"{what}: out= has shape {tuple(out.shape)}; the result has shape "
                              f"{tuple(result.shape)}")
+        if not np.can_cast(result.dtype._np, out.dtype._np, "same_kind"):  # NumPy's out= rule
+            raise TypeError(f"{what}: can't cast the {result.dtype} result to out='s {out.dtype} "
+                            f"(casting='same_kind')")
         out[...] = result
         return out
     if type(out) is np.ndarray:
@@ -149,8 +154,26 @@ def _ufunc_name(ufunc, method) -> str:
     return f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
 
 
+_UFUNC_FUNCS: dict = {}  # ufunc -> strided function, filled on first use
+
+
+def _ufunc_function(ufunc):
+    fn = _UFUNC_FUNCS.get(ufunc)
+    if fn is None:
+        name = _UFUNCS[ufunc]
+        xp = _xp()
+        fn = _UFUNC_FUNCS[ufunc] = getattr(xp.linalg if name == "vecdot" else xp, name)
+    return fn
+
+
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     """NEP 13: a NumPy ufunc on strided arrays runs strided's function of the same meaning."""
+    if method == "__call__" and not kwargs and ufunc in _UFUNCS:
+        for v in inputs:
+            if type(v) is not Array and type(v) not in _PYSCALARS:
+                break
+        else:  # the common case, strided arrays and Python scalars only: straight through
+            return _ufunc_function(ufunc)(*inputs)
     what = _ufunc_name(ufunc, method)
     dev = _device_of(inputs) or self._device
     try:
@@ -170,8 +193,7 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _check_defaults(what, kwargs, _UFUNC_DEFAULTS)
         if dtype is not None:
             args = [xp.astype(a, dtype) if type(a) is Array else a for a in args]
-        fn = getattr(xp.linalg if name == "vecdot" else xp, name)
-        return _write_out(fn(*args), out, what)
+        return _write_out(_ufunc_function(ufunc)(*args), out, what)
     if method == "outer" and ufunc in _UFUNCS and ufunc.nin == 2 and not kwargs:
         a, b = (a if type(a) is Array else xp.asarray(a, device=dev) for a in args)
         a = xp.reshape(a, tuple(a.shape) + (1,) * b.ndim)
@@ -209,10 +231,15 @@ def _check_defaults(what: str, given: dict, defaults: dict) -> None:
 _FUNCTIONS: dict = {}  # NumPy function -> handler (called with NumPy's own arguments)
 
 
-def _implements(*funcs):
+_CREATION: set = set()  # handlers of NumPy's creation functions (called with like=)
+
+
+def _implements(*funcs, creation=False):
     def deco(handler):
         for f in funcs:
             _FUNCTIONS[f] = handler
+            if creation:
+                _CREATION.add(f)
         return handler
     return deco
 
@@ -239,6 +266,8 @@ def __array_function__(self, func, types, args, kwargs):
         kwargs = {k: (v if k == "out" else _convert(v, dev)) for k, v in kwargs.items()}
     except _Foreign:
         return NotImplemented
+    if func in _CREATION:  # ``like=`` a strided array: created on its device
+        return handler(*args, _device=dev, **kwargs)
     return handler(*args, **kwargs)
 
 
@@ -250,8 +279,11 @@ def _arr(v, like=None):
     return _asarray(np.asarray(v), device=dev)
 
 
-def _given(v) -> bool:
-    return v is not _NoValue and v is not None
+def _flat_axis(x, axis):
+    """NumPy's ``axis=None`` of cumsum, sort, take: the flattened array along axis 0."""
+    if axis is None:
+        return _xp().reshape(x, (-1,)), 0
+    return x, axis
 
 
 def _refuse(what: str, **unsupported) -> None:
@@ -384,6 +416,36 @@ for _f, _n in [(np.argmax, "argmax"), (np.argmin, "argmin"),
     _arg_reduction(_f, _n)
 
 
+def _median_like(np_func, name):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+        return _write_out(_lookup(name, what)(_arr(a), axis=_ax(axis), keepdims=keepdims), out, what)
+    _FUNCTIONS[np_func] = handler
+
+
+def _quantile_like(np_func, name, scale):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                weights=None, interpolation=None):
+        _refuse(what, weights=weights, interpolation=interpolation)
+        x = _arr(a)
+        q = q / scale if type(q) in _PYSCALARS else _arr(q, x) / scale
+        kw = {"axis": _ax(axis), "keepdims": keepdims}
+        if method != "linear":
+            kw["method"] = method
+        return _write_out(_lookup(name, what)(x, q, **kw), out, what)
+    _FUNCTIONS[np_func] = handler
+
+
+for _f, _n in [(np.median, "median"), (np.nanmedian, "nanmedian")]:
+    _median_like(_f, _n)
+for _f, _n, _scale in [(np.quantile, "quantile", 1), (np.percentile, "quantile", 100),
+                       (np.nanquantile, "nanquantile", 1), (np.nanpercentile, "nanquantile", 100)]:
+    _quantile_like(_f, _n, _scale)
+
+
 @_implements(np.count_nonzero)
 def _count_nonzero(a, axis=None, *, keepdims=False):
     return _xp().count_nonzero(_arr(a), axis=axis, keepdims=keepdims)
@@ -393,10 +455,7 @@ def _cumulative(np_func, name):
     what = f"numpy.{np_func.__name__}"
 
     def handler(a, axis=None, dtype=None, out=None):
-        x = _arr(a)
-        if axis is None:  # NumPy's cumsum flattens
-            x = _xp().reshape(x, (-1,))
-            axis = 0
+        x, axis = _flat_axis(_arr(a), axis)
         return _write_out(getattr(_xp(), name)(x, axis=axis, dtype=dtype), out, what)
     _FUNCTIONS[np_func] = handler
 
@@ -417,30 +476,23 @@ _cumulative_std_like(np.cumulative_sum, "cumulative_sum")
 _cumulative_std_like(np.cumulative_prod, "cumulative_prod")
 
 
-def _same_args(np_func, name, *, rename=None, defaults=None):
-    """A NumPy function whose arguments are the strided function's (after ``rename``);
-    ``defaults``: NumPy arguments accepted at their default value only."""
+def _same_args(np_func, name):
+    """A NumPy function whose parameters are the strided function's (the array API
+    names NumPy 2 adopted): each is passed by keyword where strided's takes one."""
     what = _qualname(np_func)
     sig = inspect.signature(np_func)
-    rename = rename or {}
-    defaults = defaults or {}
 
     def handler(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs).arguments
         fn = _lookup(name, what)
+        ours = inspect.signature(fn).parameters
         pos, kw, out = [], {}, None
-        for k, v in bound.items():
-            p = sig.parameters[k]
+        for k, v in sig.bind(*args, **kwargs).arguments.items():
             if k == "out":
                 out = v
-            elif k in defaults:
-                _check_defaults(what, {k: v}, {k: defaults[k]})
-            elif p.kind is p.VAR_POSITIONAL:
-                pos.extend(v)
-            elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and k not in rename and not kw:
-                pos.append(v)
+            elif k in ours and ours[k].kind is not inspect.Parameter.POSITIONAL_ONLY:
+                kw[k] = v
             else:
-                kw[rename.get(k, k)] = v
+                pos.append(v)
         return _write_out(fn(*pos, **kw), out, what)
     _FUNCTIONS[np_func] = handler
 
@@ -640,22 +692,18 @@ def _array_equal(a1, a2, equal_nan=False):
     return builtins.bool(_xp().all(eq))
 
 
-@_implements(np.sort)
-def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    _refuse("numpy.sort", order=order)
-    x = _arr(a)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
-    return _xp().sort(x, axis=axis, stable=True)
+def _sorting(np_func, name):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, axis=-1, kind=None, order=None, *, stable=None):
+        _refuse(what, order=order)
+        x, axis = _flat_axis(_arr(a), axis)
+        return getattr(_xp(), name)(x, axis=axis, stable=True)  # NumPy's sorts agree with a stable one
+    _FUNCTIONS[np_func] = handler
 
 
-@_implements(np.argsort)
-def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    _refuse("numpy.argsort", order=order)
-    x = _arr(a)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
-    return _xp().argsort(x, axis=axis, stable=True)
+_sorting(np.sort, "sort")
+_sorting(np.argsort, "argsort")
 
 
 @_implements(np.unique)
@@ -687,8 +735,7 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
         raise TypeError(f"numpy.take: strided supports mode='raise' only; got {mode!r}")
     x = _arr(a)
     idx = _arr(indices, x)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
+    x, axis = _flat_axis(x, axis)
     if idx.ndim != 1:
         shape = tuple(idx.shape)
         r = _xp().take(x, _xp().reshape(idx, (-1,)), axis=axis)
@@ -699,11 +746,19 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
     return _write_out(r, out, "numpy.take")
 
 
+@_implements(np.compress)
+def _compress(condition, a, axis=None, out=None):
+    x, axis = _flat_axis(_arr(a), axis)
+    c = _arr(condition, x)
+    if c.ndim != 1:
+        raise ValueError(f"numpy.compress: condition must be 1-D; got shape {tuple(c.shape)}")
+    (idx,) = _xp().nonzero(c)  # extra False entries select nothing; an extra True is out of bounds
+    return _write_out(_xp().take(x, idx, axis=axis), out, "numpy.compress")
+
+
 @_implements(np.take_along_axis)
 def _take_along_axis(arr, indices, axis=-1):
-    x = _arr(arr)
-    if axis is None:
-        x, axis = _xp().reshape(x, (-1,)), 0
+    x, axis = _flat_axis(_arr(arr), axis)
     return _xp().take_along_axis(x, _arr(indices, x), axis=axis)
 
 
@@ -904,31 +959,109 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(_xp().meshgrid(*(_arr(v) for v in xi), indexing=indexing))
 
 
+def _like_shape(what, x, dtype, order, shape, device):
+    if order not in ("K", "C", "A"):
+        raise TypeError(f"{what}: strided arrays are C-ordered; got order={order!r}")
+    if device not in (None, "cpu"):
+        raise TypeError(f"{what}: device={device!r} is NumPy's; strided keeps the prototype's device")
+    shape = tuple(x.shape) if shape is None else shape
+    return ((shape,) if type(shape) is builtins.int else tuple(shape)), (x.dtype if dtype is None else dtype)
+
+
 def _like(np_func, name):
     what = f"numpy.{np_func.__name__}"
 
-    def handler(prototype, *args, dtype=None, order="K", subok=True, shape=None, device=None, **kw):
-        if order not in ("K", "C", "A"):
-            raise TypeError(f"{what}: strided arrays are C-ordered; got order={order!r}")
-        if device not in (None, "cpu"):
-            raise TypeError(f"{what}: device={device!r} is NumPy's; strided keeps the prototype's device")
+    def handler(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
         x = _arr(prototype)
-        dt = x.dtype if dtype is None else dtype
-        fill = args[:1] if name == "full" else ()
-        if name == "full" and not fill:
-            fill = (kw.pop("fill_value"),)
-        if len(args) > len(fill) or kw:
-            raise TypeError(f"{what}: pass dtype, order, subok and shape by keyword")
-        if shape is None:
-            shape = tuple(x.shape)
-        shape = (shape,) if type(shape) is builtins.int else tuple(shape)
-        return getattr(_xp(), name)(shape, *fill, dtype=dt, device=x.device)
+        shape, dt = _like_shape(what, x, dtype, order, shape, device)
+        return getattr(_xp(), name)(shape, dtype=dt, device=x.device)
     _FUNCTIONS[np_func] = handler
 
 
-for _f, _n in [(np.zeros_like, "zeros"), (np.ones_like, "ones"), (np.empty_like, "empty"),
-               (np.full_like, "full")]:
+for _f, _n in [(np.zeros_like, "zeros"), (np.ones_like, "ones"), (np.empty_like, "empty")]:
     _like(_f, _n)
+
+
+@_implements(np.full_like)
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    x = _arr(a)
+    shape, dt = _like_shape("numpy.full_like", x, dtype, order, shape, device)
+    return _xp().full(shape, fill_value, dtype=dt, device=x.device)
+
+
+# NumPy's creation functions called with ``like=`` a strided array (NEP 35): strided
+# arrays on its device, with NumPy's default dtypes (float64, int64).
+def _np_dtype(dtype, *values):
+    return dtype if dtype is not None else np.result_type(*values)
+
+
+@_implements(np.asarray, np.asanyarray, creation=True)
+def _like_asarray(a, dtype=None, order=None, *, device=None, copy=None, _device):
+    return _array_like(a, dtype, copy, _device)
+
+
+@_implements(np.array, creation=True)
+def _like_array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, _device):
+    x = _array_like(object, dtype, copy, _device)
+    if ndmin > x.ndim:
+        x = _xp().reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
+    return x
+
+
+@_implements(np.ascontiguousarray, creation=True)
+def _like_ascontiguousarray(a, dtype=None, *, _device):
+    return _array_like(a, dtype, None, _device).contiguous()
+
+
+def _array_like(a, dtype, copy, device):
+    if type(a) is Array:
+        return _xp().asarray(a, dtype=dtype, copy=copy)
+    return _asarray(np.asarray(a, dtype=None if dtype is None else np.dtype(dtype)),
+                    device=device, copy=copy)
+
+
+def _shape_arg(shape):
+    return (shape,) if type(shape) is builtins.int else tuple(shape)
+
+
+def _filled(name):
+    def handler(shape, dtype=None, order="C", *, device=None, _device):
+        return getattr(_xp(), name)(_shape_arg(shape), dtype=np.float64 if dtype is None else dtype,
+                                    device=_device)
+    _implements(getattr(np, name), creation=True)(handler)
+
+
+for _n in ("empty", "zeros", "ones"):
+    _filled(_n)
+
+
+@_implements(np.full, creation=True)
+def _like_full(shape, fill_value, dtype=None, order="C", *, device=None, _device):
+    fill = fill_value.item() if type(fill_value) is Array and fill_value.ndim == 0 else fill_value
+    dt = dtype if dtype is not None else (fill.dtype if type(fill) is Array else np.asarray(fill).dtype)
+    return _xp().full(_shape_arg(shape), fill, dtype=dt, device=_device)
+
+
+@_implements(np.arange, creation=True)
+def _like_arange(start_or_stop, /, *args, step=1, dtype=None, device=None, _device):
+    bounds = (start_or_stop,) + args
+    if len(args) == 2:
+        step = args[1]
+        bounds = bounds[:2]
+    dt = _np_dtype(dtype, *bounds, step)
+    if len(bounds) == 1:
+        return _xp().arange(0, bounds[0], step, dtype=dt, device=_device)
+    return _xp().arange(bounds[0], bounds[1], step, dtype=dt, device=_device)
+
+
+@_implements(np.eye, creation=True)
+def _like_eye(N, M=None, k=0, dtype=float, order="C", *, device=None, _device):
+    return _xp().eye(N, M, k=k, dtype=np.float64 if dtype is float else dtype, device=_device)
+
+
+@_implements(np.identity, creation=True)
+def _like_identity(n, dtype=None, *, _device):
+    return _xp().eye(n, dtype=np.float64 if dtype is None else dtype, device=_device)
 
 
 @_implements(np.copy)
@@ -983,22 +1116,20 @@ def _natives(a, b):
     return xa, xb
 
 
-@_implements(np.shares_memory)
-def _shares_memory(a, b, /, max_work=None):
-    n = _natives(a, b)
-    if n is None or type(n[0]) is not type(n[1]):
-        return False
-    dev = a._device if type(a) is Array else b._device
-    return builtins.bool(dev.backend.xp.shares_memory(*n, max_work=max_work))
+def _memory_query(np_func, default_work):
+    name = np_func.__name__
+
+    def handler(a, b, /, max_work=default_work):
+        n = _natives(a, b)
+        if n is None or type(n[0]) is not type(n[1]):
+            return False  # different devices (or host and device) share no memory
+        dev = a._device if type(a) is Array else b._device
+        return builtins.bool(getattr(dev.backend.xp, name)(*n, max_work=max_work))
+    _FUNCTIONS[np_func] = handler
 
 
-@_implements(np.may_share_memory)
-def _may_share_memory(a, b, /, max_work=0):
-    n = _natives(a, b)
-    if n is None or type(n[0]) is not type(n[1]):
-        return False
-    dev = a._device if type(a) is Array else b._device
-    return builtins.bool(dev.backend.xp.may_share_memory(*n, max_work=max_work))
+_memory_query(np.shares_memory, None)
+_memory_query(np.may_share_memory, 0)
 
 
 @_implements(np.copyto)
