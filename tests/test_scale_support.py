@@ -29,15 +29,6 @@ def test_getsizeof_counts_the_elements_reached(make, nbytes):
     assert nbytes == reached.nbytes
 
 
-def test_imag_of_a_real_array_is_absent_for_hasattr():
-    # Runtime Protocol checks (xarray's duck-array test) call hasattr on every member.
-    x = xp.ones(3)
-    with pytest.raises(TypeError, match="complex"):
-        x.imag
-    assert not hasattr(x, "imag")
-    assert hasattr(xp.ones(3, dtype=xp.complex64), "imag")
-
-
 @pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(np.nan), np.int64(-3), np.bool_(True)])
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
 def test_where_takes_numpy_scalars_as_python_scalars(scalar, dtype):

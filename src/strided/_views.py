@@ -285,13 +285,6 @@ def unflatten(x, dim, sizes) -> Array:
     return reshape(x, x._shape[:d] + inner + x._shape[d + 1:])
 
 
-class _NoImaginaryPart(TypeError, AttributeError):
-    """``x.imag`` of a real array: a TypeError (PyTorch raises), also an AttributeError
-    so that ``hasattr(x, "imag")`` is False rather than raising: runtime protocol
-    checks (``isinstance`` against a ``typing.Protocol``, as xarray's duck-array
-    test does) call ``hasattr`` on every member."""
-
-
 @api("real_view")
 def complex_part(x, part: int) -> Array:
     """``x.real`` (part 0) or ``x.imag`` (part 1) of a complex array, as a view.
@@ -304,7 +297,7 @@ def complex_part(x, part: int) -> Array:
         if part == 0:
             return x
         # Note: as PyTorch; NumPy returns read-only zeros instead.
-        raise _NoImaginaryPart(f"imag is only defined for complex arrays; got {x._dtype.name}")
+        raise TypeError(f"imag is only defined for complex arrays; got {x._dtype.name}")
     real = _dtypes.real_of(x._dtype)
     st, off, shape, strides = x._layout()
     # Note: the float reinterpretation gets its own Storage object (its dtype differs),
