@@ -145,3 +145,13 @@ def test_local_cluster(client):
     _check(_host(back), np.arange(1_000_000.0).reshape(1000, 1000)[10:20, 30:40])
     total = client.submit(lambda v: xp.sum(v), future).result()
     _check(_host(total), np.asarray(np.arange(1_000_000.0).reshape(1000, 1000)[10:20, 30:40].sum()))
+
+
+def test_dask_sizes_strided_chunks_by_their_data():
+    # The scheduler's memory accounting (spilling, placement) uses dask.sizeof.
+    from dask.sizeof import sizeof
+
+    a = np.ones((300, 200))
+    x = xp.asarray(a, device="cpu")
+    for s, n in [(x, a), (x[::3, 10:20], a[::3, 10:20]), (x.T, a.T)]:
+        assert n.nbytes <= sizeof(s) <= n.nbytes + 1024, (sizeof(s), sizeof(n))
