@@ -203,3 +203,22 @@ def test_verify_false_round_trips(tmp_path):
     for k in obj:
         assert np.array_equal(host(out[k]), host(obj[k]))
         assert out[k].dtype == obj[k].dtype
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "replace"])
+def test_fsync_false_over_an_existing_file(tmp_path, monkeypatch, exchange):
+    if not exchange:
+        monkeypatch.setattr(ser, "_RENAMEAT2", [None])  # systems without renameat2
+    real = tmp_path / "real.strd"
+    link = tmp_path / "link.strd"
+    xp.save({"old": xp.ones(3)}, real)
+    os.chmod(real, 0o640)
+    link.symlink_to(real)
+    obj = _sample()
+    xp.save(obj, link, fsync=False)
+    assert link.is_symlink()  # the symlink's target was replaced, not the link
+    assert real.read_bytes() == _bytes(obj)
+    assert os.stat(real).st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["link.strd", "real.strd"]
+    out = xp.load(real)
+    assert np.array_equal(host(out["b"]), host(obj["b"]))
