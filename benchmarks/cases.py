@@ -386,7 +386,9 @@ def autograd(quick: bool) -> list[Case]:
 
 # --- (h) save/load ---------------------------------------------------------------------
 
-def _build_io(load: bool):
+def _build_io(load: bool, strided_kw: str = ""):
+    """Save or load ``a`` at a path; ``strided_kw`` adds strided's options (``fsync=False``,
+    ``verify=False``); NumPy and PyTorch neither fsync nor verify checksums."""
     def build(lib, inp, ctx):
         a = inp["a"]
         path = os.path.join(ctx["tmpdir"], f"{lib.name}.{'npy' if lib.name == 'numpy' else 'bin'}")
@@ -396,7 +398,8 @@ def _build_io(load: bool):
             save, ld = "torch.save(a, path)", "torch.load(path)"
         elif lib.name == "strided":
             check_available(lib, "xp.save xp.load")
-            save, ld = "xp.save(a, path)", "xp.load(path)"
+            kw = ", " + strided_kw if strided_kw else ""
+            save, ld = f"xp.save(a, path{kw if not load else ''})", f"xp.load(path{kw if load else ''})"
         else:
             raise Skip(f"{lib.name} has no save/load of its own")
         ns = {"a": a, "path": path}
@@ -407,11 +410,21 @@ def _build_io(load: bool):
 
 
 def io(quick: bool) -> list[Case]:
-    nbytes = 10 * 2**20 if quick else 100 * 2**20
-    p = {"MB": nbytes // 2**20, "dtype": "float32"}
-    K = ("io", nbytes)
-    return [Case("io", "save", p, K, build=_build_io(False), check=False, mutates=True),
-            Case("io", "load", p, K, build=_build_io(True), mutates=True)]
+    cases = []
+    for nbytes in ((2**20, 10 * 2**20) if quick else (2**20, 100 * 2**20)):
+        p = {"MB": nbytes // 2**20, "dtype": "float32"}
+        K = ("io", nbytes)
+        cases += [
+            Case("io", "save", p, K, build=_build_io(False), check=False, mutates=True,
+                 note="strided's default save fsyncs the file and its directory; NumPy and PyTorch don't"),
+            Case("io", "save, fsync=False", p, K, build=_build_io(False, "fsync=False"), check=False,
+                 mutates=True, note="the same durability everywhere: no fsync (strided still renames atomically)"),
+            Case("io", "load", p, K, build=_build_io(True), mutates=True,
+                 note="strided's default load verifies every record's CRC-32; NumPy and PyTorch verify nothing"),
+            Case("io", "load, verify=False", p, K, build=_build_io(True, "verify=False"), mutates=True,
+                 note="no checksums anywhere"),
+        ]
+    return cases
 
 
 # --- (i) cost growth ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import builtins
 import collections
+import functools
 import io
 import json
 import mmap as _mmap
@@ -31,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _dtypes, _layout
+from . import _dtypes, _layout, _pool
 from ._array import _LATE, Array, Size, _native
 from ._device import CPU, Device
 from ._dtypes import DType
@@ -44,8 +45,9 @@ FORMAT_VERSION = 1
 _PREAMBLE = struct.Struct("<8sIIQQ")  # magic, version, header crc32, header length, total length
 _FOOTER_MAGIC = b"STREND\r\n"
 ALIGN = 64
-_CHUNK = 1 << 24  # bytes moved per write/read/CRC step (16 MiB)
-_THREADED_CRC = 1 << 25  # from this many bytes of records on, checksum on a worker thread
+_CHUNK = 1 << 22  # bytes moved per write/read step (4 MiB: a save copies each chunk while it is in cache)
+_THREADED_CRC = 1 << 25  # from this many bytes of records on, checksum on worker threads
+_CRC_PART = 1 << 22  # bytes per CRC task on a worker thread (4 MiB)
 _MAX_HEADER = 1 << 31
 _PICKLE_PROTOCOL = 4
 _LITTLE = sys.byteorder == "little"
@@ -80,44 +82,115 @@ def _le(np_dtype) -> np.dtype:
     return np_dtype.newbyteorder("<")
 
 
+_CRC_POLY = 0xEDB88320  # CRC-32 (zlib), reflected
+
+
+def _crc_mulmod(a: int, b: int) -> int:
+    """``a * b`` modulo the CRC-32 polynomial (reflected bit order, as zlib's multmodp)."""
+    m, p = 1 << 31, 0
+    while a:
+        if a & m:
+            p ^= b
+            a ^= m
+        m >>= 1
+        b = (b >> 1) ^ _CRC_POLY if b & 1 else b >> 1
+    return p
+
+
+def _crc_x2n_table() -> list:
+    p, out = 1 << 30, []  # x^1
+    for _ in range(32):
+        out.append(p)
+        p = _crc_mulmod(p, p)
+    return out
+
+
+_CRC_X2N = _crc_x2n_table()  # x^(2^n) modulo the polynomial
+
+
+@functools.lru_cache(maxsize=64)
+def _crc_shift(nbytes: int) -> int:
+    """``x^(8 * nbytes)`` modulo the polynomial: what appending ``nbytes`` bytes does to a CRC."""
+    p, k = 1 << 31, 3
+    while nbytes:
+        if nbytes & 1:
+            p = _crc_mulmod(_CRC_X2N[k & 31], p)
+        nbytes >>= 1
+        k += 1
+    return p
+
+
+def _crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """The CRC-32 of ``A + B`` from ``crc32(A)``, ``crc32(B)`` and ``len(B)`` (zlib's crc32_combine)."""
+    return _crc_mulmod(_crc_shift(len2), crc1) ^ crc2
+
+
+def _crc_workers(nbytes: int) -> int:
+    """Threads that checksum ``nbytes`` of records: none (inline) for small files, else
+    ``get_num_threads()`` (at least one, which overlaps the checksum with the I/O)."""
+    if nbytes < _THREADED_CRC:
+        return 0
+    from ._threads import get_num_threads
+    return max(1, min(get_num_threads(), nbytes // _CRC_PART))
+
+
 class _Checksums:
     """CRC-32 of each record, fed chunk by chunk.
 
-    For large files the CRC runs on one worker thread (zlib releases the GIL)
-    while the caller writes or reads the next chunk; at most two chunks wait.
+    For large files the chunks are cut into parts of ``_CRC_PART`` bytes whose
+    CRCs run on worker threads (zlib releases the GIL) while the caller writes
+    or reads the next chunk; the parts' CRCs are combined in order
+    (``_crc32_combine``), so the value is the CRC-32 of the whole record, as
+    one ``zlib.crc32`` call would give. A buffer passed to ``add`` must stay
+    unchanged until the next ``add`` or ``end_record`` returns; at most about
+    two chunks' worth of parts wait.
     """
 
-    def __init__(self, threaded: bool):
-        self._pool = ThreadPoolExecutor(1) if threaded else None
-        self._pending = deque()
+    def __init__(self, workers: int):
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="strided-crc") if workers else None
+        self._keep = 2 * workers
+        self._pending = deque()  # (future, nbytes) of the current record, in order
         self._crc = 0
         self._done = []
 
-    def _add(self, buf):
-        self._crc = zlib.crc32(buf, self._crc)
-
-    def _end(self):
-        self._done.append(self._crc)
-        self._crc = 0
-
-    def _run(self, fn, *args):
-        if self._pool is None:
-            fn(*args)
-            return
-        if len(self._pending) >= 2:
-            self._pending.popleft().result()
-        self._pending.append(self._pool.submit(fn, *args))
+    def _fold(self, keep: int) -> None:
+        pending = self._pending
+        while len(pending) > keep:
+            fut, n = pending.popleft()
+            self._crc = _crc32_combine(self._crc, fut.result(), n)
 
     def add(self, buf) -> None:
-        self._run(self._add, buf)
+        if self._pool is None:
+            self._crc = zlib.crc32(buf, self._crc)
+            return
+        mv = memoryview(buf).cast("B")
+        for i in range(0, mv.nbytes, _CRC_PART):
+            part = mv[i:i + _CRC_PART]
+            self._pending.append((self._pool.submit(zlib.crc32, part), part.nbytes))
+        self._fold(self._keep)
 
     def end_record(self) -> None:
-        self._run(self._end)
+        self._fold(0)
+        self._done.append(self._crc)
+        self._crc = 0
 
     def results(self) -> list:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
         return self._done
+
+
+class _NoChecksums:
+    """What ``load(verify=False)`` feeds its records to: nothing is computed."""
+
+    def add(self, buf) -> None:
+        pass
+
+    def end_record(self) -> None:
+        pass
+
+    def results(self):
+        return None
 
 
 # --- save --------------------------------------------------------------------------
@@ -326,7 +399,10 @@ def _record_chunks(st: Storage, lo: int, hi: int):
     for a in range(lo, hi + 1, step):
         # Note: a copy, so the bytes checksummed are the bytes written even while
         # another thread writes to the array (each chunk is one consistent snapshot).
-        chunk = np.array(to_host(data[a:min(a + step, hi + 1)]), order="C", copy=True)
+        # Into a pooled buffer: the chunks of a large save reuse warm memory.
+        src = to_host(data[a:min(a + step, hi + 1)])
+        chunk = _pool.empty(src.shape, src.dtype, src.nbytes)
+        np.copyto(chunk, src, casting="no")
         if not _LITTLE:
             chunk = chunk.astype(_le(chunk.dtype))
         yield chunk
@@ -352,7 +428,7 @@ def _write_container(obj, f, full_storage: bool, name=None) -> None:
     _write_all(f, _PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(header), len(header), total))
     _write_all(f, header)
     _write_all(f, bytes(data_start - _PREAMBLE.size - len(header)))
-    sums, written = _Checksums(pos >= _THREADED_CRC), 0
+    sums, written = _Checksums(_crc_workers(pos)), 0
     try:
         for st, rec, (lo, hi) in zip(tables.storages, records, spans):
             if written < rec["offset"]:
@@ -450,7 +526,7 @@ def _size_of_inode(dev, ino, path, f, target):
     return st.st_size if (st.st_dev, st.st_ino) == (dev, ino) else None
 
 
-def save(obj, f, *, full_storage: bool = False) -> None:
+def save(obj, f, *, full_storage: bool = False, fsync: bool = True) -> None:
     """Save an array or a tree of arrays to a path or a binary file object.
 
     ``obj`` may be an array or nested dicts/lists/tuples of arrays, Python
@@ -462,6 +538,13 @@ def save(obj, f, *, full_storage: bool = False) -> None:
     it span; ``full_storage=True`` saves whole storages (as PyTorch does).
     Saving to a path writes a temporary file beside it and renames it over the
     target, so a failed save never leaves a truncated file under that name.
+    With ``fsync=True`` (the default) the file and its directory entry are
+    flushed to the disk (``os.fsync``) before ``save`` returns, so the file
+    survives a power failure; ``fsync=False`` leaves that to the operating
+    system (as ``torch.save`` and ``numpy.save`` do): much faster for large
+    files, still atomic against a crash of the process, but a power failure
+    may lose the new file (the old one, if any, is then kept). A file object
+    is never fsynced: flushing it is its owner's business.
 
     >>> import strided, io
     >>> buf = io.BytesIO()
@@ -470,6 +553,7 @@ def save(obj, f, *, full_storage: bool = False) -> None:
     >>> strided.load(buf)["w"].shape
     strided.Size([2, 3])
     """
+    _flag("save", "fsync", fsync)
     if hasattr(f, "write"):
         if isinstance(f, io.TextIOBase):
             raise TypeError("save(): the file must be opened in binary mode ('wb')")
@@ -479,10 +563,15 @@ def save(obj, f, *, full_storage: bool = False) -> None:
         path = os.fspath(f)
     except TypeError:
         raise TypeError(f"save(): f must be a path or a binary file object; got {type(f).__name__}") from None
-    _atomic_write(path, lambda fh: _write_container(obj, fh, full_storage))
+    _atomic_write(path, lambda fh: _write_container(obj, fh, full_storage), fsync=fsync)
 
 
-def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> None:
+def _flag(func: str, name: str, v) -> None:
+    if type(v) is not builtins.bool:
+        raise TypeError(f"{func}(): {name} must be True or False; got {type(v).__name__}")
+
+
+def _atomic_write(path, write, *, by_path: bool = False, func: str = "save", fsync: bool = True) -> None:
     """Run ``write`` on a temporary file beside ``path``, then rename it over ``path``.
 
     ``write`` gets an open binary file, or with ``by_path=True`` the temporary
@@ -492,6 +581,7 @@ def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> 
     (a directory, FIFO, device or socket) is refused before anything is
     written: renaming over it would replace it. Errors name ``path``, never
     the temporary file; on any error the old file is left as it was.
+    ``fsync=False`` skips flushing the file and the directory to the disk.
     """
     user_path = path = os.fsdecode(path)
     if not path:
@@ -528,17 +618,20 @@ def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> 
         if by_path:
             os.close(fd)
             write(tmp)
-            fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            if fsync:
+                fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
         else:
             with open(fd, "wb") as fh:
                 write(fh)
                 fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
+                if fsync:
+                    os.fsync(fh.fileno())
+        if fsync or mode is None or not _exchange(tmp, path):
+            os.replace(tmp, path)
     except BaseException as e:
         try:
             os.unlink(tmp)
@@ -549,7 +642,7 @@ def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> 
             if new is not e:
                 raise new from None
         raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
+    if fsync and hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
         try:
             dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
@@ -560,6 +653,40 @@ def _atomic_write(path, write, *, by_path: bool = False, func: str = "save") -> 
             pass
         finally:
             os.close(dfd)
+
+
+_RENAMEAT2 = []  # [libc.renameat2 or None], looked up on first use
+
+
+def _exchange(tmp: str, path: str) -> bool:
+    """Swap ``tmp`` and the existing ``path`` atomically (Linux ``renameat2`` with
+    ``RENAME_EXCHANGE``), then delete ``tmp`` (now the old file); False where the
+    system or file system can't, and nothing was changed.
+
+    Why: ext4 (``auto_da_alloc``) writes a file's data to the disk before a
+    rename replaces another file with it, which is the cost ``fsync=False``
+    means to skip (tens to hundreds of ms per 100 MB); an exchange is just as
+    atomic (the name always holds the old or the new file) and is not flushed.
+    """
+    if not _RENAMEAT2:
+        fn = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+                fn = ctypes.CDLL(None, use_errno=True).renameat2
+                fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+                fn.restype = ctypes.c_int
+            except (OSError, AttributeError, ImportError):
+                fn = None
+        _RENAMEAT2.append(fn)
+    fn = _RENAMEAT2[0]
+    if fn is None or fn(-100, os.fsencode(tmp), -100, os.fsencode(path), 2) != 0:  # AT_FDCWD, RENAME_EXCHANGE
+        return False
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass  # the old file stays behind under the hidden temporary name
+    return True
 
 
 def _renamed(e: Exception, func: str, path: str, tmp):
@@ -954,7 +1081,7 @@ def _b64(v: str) -> bytes:
         raise _Corrupt("bad base64 data") from None
 
 
-def _read_container(f, name, use_mmap, weights_only=True):
+def _read_container(f, name, use_mmap, weights_only=True, verify=True):
     start = f.tell() if use_mmap else None
     pre = f.read(_PREAMBLE.size)
     if not isinstance(pre, bytes):
@@ -1019,7 +1146,7 @@ def _read_container(f, name, use_mmap, weights_only=True):
         f.seek(start + total)
     else:
         pos = _PREAMBLE.size + header_len
-        sums = _Checksums(data_len >= _THREADED_CRC)
+        sums = _Checksums(_crc_workers(data_len)) if verify else _NoChecksums()
         try:
             for r in recs:
                 d = _dtypes._BY_NAME[r["dtype"]]._np
@@ -1029,8 +1156,9 @@ def _read_container(f, name, use_mmap, weights_only=True):
                     # actually arrive, never with what an untrusted header claims.
                     raw = _read_bytes(f, r["numel"] * d.itemsize, name, "array data")
                     a = np.frombuffer(bytearray(raw), dtype=_le(d))
+                    raw_mv = memoryview(raw)
                     for i in range(0, len(raw), _CHUNK):
-                        sums.add(raw[i:i + _CHUNK])
+                        sums.add(raw_mv[i:i + _CHUNK])
                     sums.end_record()
                     pos = data_start + r["offset"] + a.nbytes
                     hosts.append(a)
@@ -1052,7 +1180,7 @@ def _read_container(f, name, use_mmap, weights_only=True):
         body = footer[len(_FOOTER_MAGIC):-4]
         if zlib.crc32(body) != struct.unpack("<I", footer[-4:])[0]:
             raise _Corrupt(f"{name}: the file is corrupted (footer checksum mismatch)")
-        for i, (got, crc) in enumerate(zip(crcs, struct.unpack(f"<{len(recs)}I", body))):
+        for i, (got, crc) in enumerate(zip(crcs or (), struct.unpack(f"<{len(recs)}I", body))):
             if got != crc:
                 raise _Corrupt(f"{name}: the data of storage record {i} is corrupted (checksum mismatch)")
         if not _LITTLE:
@@ -1094,7 +1222,7 @@ def _build(h, hosts, name, map_location, weights_only):
         raise _Corrupt(f"{name}: corrupted header: {e}") from None
 
 
-def load(f, *, map_location=None, weights_only: bool = True, mmap: bool = False):
+def load(f, *, map_location=None, weights_only: bool = True, mmap: bool = False, verify: bool = True):
     """Load what ``save`` wrote, from a path or a binary file object.
 
     ``weights_only=True`` (the default) never runs code from the file: a
@@ -1102,25 +1230,36 @@ def load(f, *, map_location=None, weights_only: bool = True, mmap: bool = False)
     ``pickle.UnpicklingError`` naming it. ``map_location`` (``"cpu"``, a
     device, a dict ``{"cuda:0": "cpu"}`` or a function ``(storage, location)
     -> storage | device | None``) chooses where storages go. ``mmap=True`` maps
-    the records copy-on-write instead of reading them: writes to the loaded
+    arrays copy-on-write instead of reading them: writes to the loaded
     arrays stay in this process and never reach the file. A truncated,
     corrupted or foreign file raises ValueError.
+
+    ``verify=True`` (the default) checks every record's CRC-32 against the
+    footer, so damaged array data raises ValueError instead of loading
+    (the checksums run on up to ``get_num_threads()`` threads beside the
+    reads). ``verify=False`` skips the record checksums, as ``numpy.load``
+    and ``torch.load`` do, for files you know are intact: the preamble,
+    header (its own CRC), tables, sizes and footer are still checked, so a
+    truncated or malformed file still raises, but flipped bits inside the
+    array data load silently. ``mmap=True`` never verifies records (that
+    would read every page).
     """
+    _flag("load", "verify", verify)
     if hasattr(f, "read"):
         if isinstance(f, io.TextIOBase):
             raise TypeError("load(): the file must be opened in binary mode ('rb')")
         name = repr(getattr(f, "name", f"<{type(f).__name__}>"))
-        return _load_from(f, name, map_location, weights_only, mmap)
+        return _load_from(f, name, map_location, weights_only, mmap, verify)
     try:
         path = os.fspath(f)
     except TypeError:
         raise TypeError(f"load(): f must be a path or a binary file object; got {type(f).__name__}") from None
     with open(path, "rb") as fh:
-        return _load_from(fh, repr(os.fsdecode(path)), map_location, weights_only, mmap)
+        return _load_from(fh, repr(os.fsdecode(path)), map_location, weights_only, mmap, verify)
 
 
-def _load_from(f, name, map_location, weights_only, use_mmap):
-    h, hosts = _read_container(f, name, use_mmap, weights_only)
+def _load_from(f, name, map_location, weights_only, use_mmap, verify=True):
+    h, hosts = _read_container(f, name, use_mmap, weights_only, verify)
     return _build(h, hosts, name, map_location, weights_only)
 
 

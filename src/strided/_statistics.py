@@ -17,7 +17,7 @@ from . import _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api
-from ._threads import large_reduce, large_ufunc
+from ._threads import large_reduce, large_ufunc, sum_sq_dev
 
 _ND = np.ndarray
 
@@ -113,6 +113,8 @@ def accumulation_dtype(func: str, x_dtype, dtype):
 # (per-call cost); larger ones go through reduce_with and the backend's kernels.
 _SMALL = 4096
 _add_reduce = np.add.reduce
+# Full var/std of at least this many elements take the fused deviations kernel.
+_FUSED_VAR_MIN = 1 << 15
 
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
@@ -244,7 +246,14 @@ def _var_native(func, x, axis, correction, keepdims):
     a = x._get_native()
     n = _reduced_size(x, axes)
     m = _mean_native(xp, a, axes, acc, n, True)
-    if type(a) is _ND and acc.kind != "c":
+    fused = type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
+        and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous
+    if fused:
+        # A large full reduction: one fused pass over the input, no full-size temporary.
+        s = np.asarray(sum_sq_dev(a, m.reshape(())), dtype=acc._np)
+        if keepdims:
+            s = s.reshape((1,) * a.ndim)
+    elif type(a) is _ND and acc.kind != "c":
         # The deviations go to a pooled buffer and are squared in place (no fresh pages).
         d = large_ufunc(xp.subtract, (a, m), acc._np)
         sq = xp.multiply(d, d, out=d) if d.flags.writeable else d * d
@@ -256,7 +265,8 @@ def _var_native(func, x, axis, correction, keepdims):
             sq = d.real * d.real + d.imag * d.imag
         else:
             sq = d * d
-    s = xp.asarray(large_reduce(xp.add.reduce, sq, axes, builtins.bool(keepdims)))
+    if not fused:
+        s = xp.asarray(large_reduce(xp.add.reduce, sq, axes, builtins.bool(keepdims)))
     dof = n - correction
     # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
     v = xp.true_divide(s, dof) if dof > 0 else s * float("nan")

@@ -156,6 +156,55 @@ def large_ufunc(k, args: tuple, np_dtype):
     return buf
 
 
+_R = np.add.reduce
+_F64 = np.dtype(np.float64)
+_DEV_CHUNK = 1 << 15  # elements per cache-sized step of the fused sum of squared deviations
+
+
+def _exact_sum(xs) -> float:
+    """``math.fsum`` (one rounding), or the plain sum where fsum refuses (an overflow: inf)."""
+    try:
+        return math.fsum(xs)
+    except (OverflowError, ValueError):
+        return float(np.sum(np.asarray(xs, dtype=_F64)))
+
+
+def _flat_parts(n: int, itemsize: int) -> list:
+    """Ranges of a flat reduction's input, one per thread when it is large enough to split."""
+    nt = _NUM[0]
+    if nt > 1 and n * itemsize >= _REDUCE_FACTOR * _THREAD_MIN[0]:
+        return chunks(n, nt)
+    return [(0, n)]
+
+
+def sum_sq_dev(a, m) -> float:
+    """``sum((a - m)**2)`` over all of C-contiguous float ``a`` (``m`` a scalar of its dtype),
+    as a Python float, without a full-size temporary.
+
+    The input is read once, in steps of ``_DEV_CHUNK`` elements whose deviations
+    stay in one small buffer in cache; each step is summed pairwise (NumPy's
+    kernel) and the step sums are added exactly (``math.fsum``): the error bound
+    is NumPy's pairwise bound over one step, no worse than over the whole array.
+    """
+    flat = a.reshape(-1)
+    sub, mul = np.subtract, np.multiply
+
+    def part(lo, hi):
+        buf = np.empty(min(_DEV_CHUNK, hi - lo), flat.dtype)
+        out = []
+        for i in range(lo, hi, _DEV_CHUNK):
+            c = flat[i:min(i + _DEV_CHUNK, hi)]
+            d = buf[:c.shape[0]]
+            sub(c, m, out=d)
+            mul(d, d, out=d)
+            out.append(float(_R(d)))
+        return _exact_sum(out)
+    parts = _flat_parts(flat.shape[0], flat.itemsize)
+    if len(parts) == 1:
+        return part(0, flat.shape[0])
+    return _exact_sum(parallel(part, parts))
+
+
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
     """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
 
@@ -187,9 +236,9 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=red, keepdims=True, **kw),
                      chunks(a.shape[ax], nt))
     shape = [1 if i in red else n for i, n in enumerate(a.shape)]
-    if len(red) == nd and kern is np.add.reduce and parts[0].dtype.kind == "f":
+    if len(red) == nd and kern == _R and parts[0].dtype.kind == "f":
         # A full float sum: add the partial sums exactly, rounding once.
-        r = np.asarray(math.fsum([float(p.reshape(())) for p in parts]), dtype=parts[0].dtype)
+        r = np.asarray(_exact_sum([float(p.reshape(())) for p in parts]), dtype=parts[0].dtype)
         r = r.reshape(shape)
     else:
         r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
