@@ -305,3 +305,104 @@ def test_unsqueeze_and_mT_views():
     _layout_matches(x.unsqueeze(1), base[:, None])
     _layout_matches(x.unsqueeze(-1), base[..., None])
     _layout_matches(x.mT + 0, np.swapaxes(base, -1, -2))
+
+
+# --- second round: cached view layouts, 0-d sums, contiguous() --------------------------
+
+def _views_of(base):
+    """(strided array, NumPy reference) pairs: contiguous, negative strides, lazy result."""
+    x = xp.asarray(base.copy())
+    yield x, base
+    yield xp.asarray(base.copy())[..., ::-1], base[..., ::-1]
+    yield xp.asarray(base.copy()) * 1, base
+
+
+@pytest.mark.parametrize("axes", [(2, 0, 1), (0, 1, 2), (1, 2, 0), (-1, 0, 1)])
+def test_permute_dims_fast_path(axes):
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for _ in range(2):  # the second call takes the cached layout
+        for x, ref in _views_of(base):
+            _layout_matches(xp.permute_dims(x, axes), np.transpose(ref, axes))
+
+
+@pytest.mark.parametrize("axes", [(2.0, 0, 1), (0, 0, 1), (0, 1), (0, 1, 3), ("a", 0, 1)])
+def test_permute_dims_fast_path_refuses_what_the_general_path_refuses(axes):
+    x = xp.asarray(np.zeros((2, 3, 4)))
+    xp.permute_dims(x, (2, 0, 1))  # cache an equal key first: (2.0, 0, 1) == (2, 0, 1)
+    with pytest.raises((TypeError, ValueError, IndexError)):
+        xp.permute_dims(x, axes)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5, 2, 3, 4), (2, 1, 4), (0, 3, 4)])
+def test_broadcast_to_fast_path(shape):
+    base = np.arange(12.0).reshape(3, 4)
+    for src in (base, base[:1].copy(), base[:, :1].copy()):
+        try:
+            expected = np.broadcast_to(src, shape)
+        except ValueError:
+            with pytest.raises(ValueError):
+                xp.broadcast_to(xp.asarray(src.copy()), shape)
+            continue
+        for _ in range(2):
+            for x, r in _views_of(src):
+                _layout_matches(xp.broadcast_to(x, shape), np.broadcast_to(r, shape))
+        assert expected.shape == shape
+
+
+def test_broadcast_to_fast_path_errors():
+    x = xp.asarray(np.zeros((3, 4)))
+    for bad in [(4,), (2, 4, 3), (3, -1)]:
+        with pytest.raises(ValueError):
+            xp.broadcast_to(x, bad)
+    with pytest.raises(TypeError):
+        xp.broadcast_to(x, (3.0, 4))
+
+
+@pytest.mark.parametrize("axis", [-4, -3, -1, 0, 2, 3])
+def test_expand_dims_cached_layout(axis):
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for _ in range(2):
+        for x, ref in _views_of(base):
+            _layout_matches(xp.expand_dims(x, axis=axis), np.expand_dims(ref, axis))
+            _layout_matches(x.unsqueeze(axis), np.expand_dims(ref, axis))
+    with pytest.raises((ValueError, IndexError)):
+        xp.expand_dims(xp.asarray(base), axis=4)
+    with pytest.raises((ValueError, IndexError)):
+        xp.expand_dims(xp.asarray(base), axis=-5)
+
+
+def test_view_fast_paths_keep_extensions():
+    import strided.named  # noqa: F401
+    x = xp.asarray(np.arange(24.0).reshape(2, 3, 4)).rename("A", "B", "C")
+    assert xp.permute_dims(x, (2, 0, 1)).names == ("C", "A", "B")
+    assert xp.expand_dims(x, axis=0).names[1:] == ("A", "B", "C")
+    w = xp.asarray(np.arange(12.0).reshape(3, 4)).requires_grad_()
+    y = xp.broadcast_to(w, (2, 3, 4))
+    xp.sum(xp.permute_dims(y, (2, 0, 1)) * 2.0).backward()
+    np.testing.assert_array_equal(_np(w.grad), np.full((3, 4), 4.0))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("shape,axis", [((10,), None), ((10,), 0), ((10,), -1), ((), None), ((0,), None),
+                                        ((0,), 0), ((3, 4), None)])
+def test_zero_d_sum_is_an_array(dt, shape, axis):
+    base = (np.arange(np.prod(shape)).reshape(shape) * (1 + (dt == "complex64") * 1j)).astype(dt)
+    r = xp.sum(xp.asarray(base), axis=axis)
+    assert r.shape == () and r.dtype == np.dtype(dt)
+    np.testing.assert_allclose(_np(r), np.sum(base, axis=axis), rtol=1e-6)
+    # the result is an array of its own: writing into it leaves nothing else changed
+    r2 = xp.sum(xp.asarray(base), axis=axis)
+    r2 += 1
+    np.testing.assert_allclose(_np(r), np.sum(base, axis=axis), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda b: b, lambda b: b * 1, lambda b: b[::2], lambda b: b.T,
+                                  lambda b: b[:, :1], lambda b: b[:0]])
+def test_contiguous_fast_path(make):
+    base = np.arange(12.0).reshape(3, 4)
+    x = make(xp.asarray(base.copy()))
+    ref = make(base)
+    c = x.contiguous()
+    np.testing.assert_array_equal(_np(c), ref)
+    assert c.is_contiguous()
+    assert (c is x) == bool(x.is_contiguous())

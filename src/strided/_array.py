@@ -370,8 +370,12 @@ class Array:
     # --- copies -----------------------------------------------------------------
     def contiguous(self) -> "Array":
         """Self when already row-major contiguous, else a contiguous copy."""
-        if self.is_contiguous():
-            return self
+        if self._st is None:
+            if self._np.flags.c_contiguous:
+                return self
+        else:
+            if _layout.shape_info(self._shape)[2] == self._str or _layout.is_contiguous(self._shape, self._str):
+                return self
         return self.clone()
 
     def clone(self) -> "Array":

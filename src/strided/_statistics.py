@@ -113,6 +113,8 @@ def accumulation_dtype(func: str, x_dtype, dtype):
 # (per-call cost); larger ones go through reduce_with and the backend's kernels.
 _SMALL = 4096
 _add_reduce = np.add.reduce
+_empty = np.empty
+_object_new = object.__new__
 
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
@@ -136,10 +138,22 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
         a = x._np if x._np is not None else x._get_native()
         if x._device.type == "cpu" and a.size <= _SMALL:
             # Hot path: a small floating array on the CPU, summed whole or over one axis.
-            r = _add_reduce(a, axis, None, None, keepdims)
-            if type(r) is not np.ndarray:
-                r = np.asarray(r)
-            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+            if keepdims or (axis is not None and len(x._shape) > 1):
+                r = _add_reduce(a, axis, None, None, keepdims)
+            else:
+                # A 0-d result: reduced into a fresh 0-d array (NumPy would return a scalar,
+                # and turning that into an array costs more than the sum of 10 elements).
+                r = _add_reduce(a, axis, None, _empty((), x._dtype._np))
+            o = _object_new(Array)  # Array._new inlined
+            o._np = r
+            o._st = None
+            o._off = 0
+            o._shape = r.shape
+            o._str = None
+            o._dtype = x._dtype
+            o._device = x._device
+            o._ext = None
+            return o
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
