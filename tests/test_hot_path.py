@@ -406,3 +406,86 @@ def test_contiguous_fast_path(make):
     np.testing.assert_array_equal(_np(c), ref)
     assert c.is_contiguous()
     assert (c is x) == bool(x.is_contiguous())
+
+
+# --- autograd: stolen leaf gradients, tie-free max/min backward, unrecorded primitives -----
+
+def _leaf(a):
+    return xp.asarray(np.asarray(a, dtype=np.float64)).requires_grad_()
+
+
+def test_leaf_grad_steals_only_unshared_gradients():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    xa, wa, ba = rng.standard_normal((6, 5)), rng.standard_normal((5, 4)), rng.standard_normal(4)
+    x, w, b = xp.asarray(xa), _leaf(wa), _leaf(ba)
+    tx, tw, tb = (torch.tensor(v, requires_grad=r) for v, r in ((xa, False), (wa, True), (ba, True)))
+    for _ in range(2):  # the second pass accumulates into the stolen buffers
+        xp.sum(xp.maximum(x @ w + b, 0.0) * 3.0).backward()
+        torch.sum(torch.clamp_min(tx @ tw + tb, 0.0) * 3.0).backward()
+    np.testing.assert_allclose(_np(w.grad), tw.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(_np(b.grad), tb.grad.numpy(), rtol=1e-12)
+
+
+def test_shared_gradients_are_not_stolen():
+    # add's backward hands the same gradient to both leaves: each .grad must be its own
+    a, b = _leaf([1.0, 2.0]), _leaf([3.0, 4.0])
+    (a + b).backward(xp.asarray([1.0, 1.0], dtype=xp.float64))
+    a.grad += 5
+    assert _np(b.grad).tolist() == [1.0, 1.0]
+    # the seed gradient the caller passes (and keeps) is never taken as .grad
+    c = _leaf([1.0, 2.0])
+    seed = xp.asarray([2.0, 3.0], dtype=xp.float64)
+    y = c * 1.0
+    y.backward(seed)
+    c.grad += 1
+    assert _np(seed).tolist() == [2.0, 3.0]
+    # a leaf's own backward with a seed: the seed is the caller's
+    d = _leaf([1.0, 2.0])
+    s2 = xp.asarray([4.0, 5.0], dtype=xp.float64)
+    d.backward(s2)
+    d.grad += 1
+    assert _np(s2).tolist() == [4.0, 5.0]
+
+
+def test_stolen_gradient_with_a_hook_that_keeps_it():
+    kept = []
+    a = _leaf([1.0, 2.0])
+    a.register_hook(lambda g: kept.append(g))
+    (a * 2.0).backward(xp.ones(2, dtype=xp.float64))
+    a.grad += 1
+    assert _np(kept[0]).tolist() == [2.0, 2.0]
+    assert _np(a.grad).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("op,tname", [("maximum", "maximum"), ("minimum", "minimum")])
+def test_maximum_minimum_backward_with_and_without_ties(op, tname):
+    torch = pytest.importorskip("torch")
+    for x1v, x2v in (([1.0, -2.0, 3.0, 0.5], [0.0, 0.0, 4.0, -1.0]),   # no ties
+                     ([1.0, 2.0, 3.0, 0.0], [1.0, 0.0, 3.0, 0.0]),     # ties
+                     ([np.nan, 1.0, -np.inf, 2.0], [0.0, np.nan, -np.inf, 2.0])):
+        a, b = _leaf(x1v), _leaf(x2v)
+        getattr(xp, op)(a, b).backward(xp.asarray([1.0, 2.0, 3.0, 4.0], dtype=xp.float64))
+        ta = torch.tensor(x1v, dtype=torch.float64, requires_grad=True)
+        tb = torch.tensor(x2v, dtype=torch.float64, requires_grad=True)
+        getattr(torch, tname)(ta, tb).backward(torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64))
+        np.testing.assert_array_equal(_np(a.grad), ta.grad.numpy())
+        np.testing.assert_array_equal(_np(b.grad), tb.grad.numpy())
+    # against a scalar (ReLU): a tie at 0 gives half the gradient, as in PyTorch
+    h = _leaf([-1.0, 0.0, 2.0])
+    getattr(xp, op)(h, 0.0).backward(xp.ones(3, dtype=xp.float64))
+    th = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+    getattr(torch, tname)(th, torch.tensor(0.0, dtype=torch.float64)).backward(torch.ones(3, dtype=torch.float64))
+    np.testing.assert_array_equal(_np(h.grad), th.grad.numpy())
+
+
+def test_second_order_through_maximum_and_sum_to():
+    # create_graph=True records the backward primitives (where, sum_to) again
+    x = _leaf([1.0, -2.0, 3.0])
+    b = _leaf([0.5])
+    y = xp.sum(xp.maximum(x * x + b, 0.0))
+    (gx, gb) = xp.autograd.grad(y, (x, b), create_graph=True)
+    np.testing.assert_array_equal(_np(gx), [2.0, -4.0, 6.0])
+    assert _np(gb).tolist() == [3.0]
+    xp.sum(gx).backward()
+    np.testing.assert_array_equal(_np(x.grad), [2.0, 2.0, 2.0])

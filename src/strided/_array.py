@@ -126,10 +126,9 @@ class Array:
 
     def _materialize(self) -> None:
         r = self._np
-        backend = self._device.backend
         if r.flags.c_contiguous:
             flat = r.reshape(-1)
-            strides = _layout.contiguous_strides(r.shape)
+            strides = _layout.shape_info(r.shape)[2]  # cached per shape
         else:
             # A dense result in another axis order (F order, or NumPy's K order for
             # permuted inputs) keeps its memory, so earlier numpy() views stay shared.
@@ -139,7 +138,7 @@ class Array:
                 isz = r.itemsize
                 strides = tuple(s // isz for s in r.strides)
             else:
-                r = backend.xp.ascontiguousarray(r)
+                r = self._device.backend.xp.ascontiguousarray(r)
                 flat = r.reshape(-1)
                 strides = _layout.contiguous_strides(r.shape)
         st = Storage(flat, self._dtype, self._device)

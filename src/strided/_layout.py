@@ -39,9 +39,11 @@ def shape_info(shape):
     compare equal (``np.int64(2)``) must not leak into a result."""
     r = _SHAPES.get(shape)
     if r is not None:
-        if r[0] is shape or _integral(shape):
-            return r
-        return None  # (2.0, 5) equals the key (2, 5); the general path refuses it
+        if r[0] is not shape:
+            for n in shape:
+                if type(n) is not int and not _integral(shape):
+                    return None  # (2.0, 5) equals the key (2, 5); the general path refuses it
+        return r
     else:
         if type(shape) is not tuple:
             return None

@@ -16,6 +16,7 @@ import inspect
 import strided as _S
 
 from .._array import Array
+from .._dispatch import _run_impl
 from .._views import clone
 from ._function import fit_grad, strided
 from ._graph import FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
@@ -432,7 +433,12 @@ def _record(name, r, impl, args, kwargs, call_next, target):
             v = clone(v) if v is target else type(v)(clone(a) if a is target else a for a in v)
         vals[n] = save(v)
 
-    result = _run_off(name, impl, args, kwargs, call_next)
+    if target is None and call_next is _run_impl and name in _EW:
+        # An elementwise row's kernel path (not in place: no out= check) calls no
+        # namespace function, so it runs as is, without switching recording off and on.
+        result = impl(*args)
+    else:
+        result = _run_off(name, impl, args, kwargs, call_next)
 
     if target is not None:
         outs = [target]

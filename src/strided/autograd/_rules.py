@@ -146,13 +146,26 @@ E("log10", "Log10Backward0", x=lambda g, x: g / _conj(x * math.log(10.0)))
 E("logaddexp", "LogaddexpBackward0",
   x1=lambda g, x1, result: g * xp.exp(x1 - result),
   x2=lambda g, x2, result: g * xp.exp(x2 - result))
+
+
+def _pick(g, loses, x1, x2):
+    """0 where ``loses``, half of g on a tie (x1 == x2), else g (PyTorch's formula: a NaN
+    operand, which neither loses nor ties, gets the gradient)."""
+    tie = x1 == x2
+    # Note: on the host a tie-free input (a ReLU's, almost always) skips the second
+    # select; elsewhere the general formula runs rather than copy the answer back.
+    if tie._device.type == "cpu" and not xp.any(tie):
+        return where(loses, 0.0, g)
+    return where(loses, 0.0, where(tie, g * 0.5, g))
+
+
 # Note: like PyTorch, a tie sends half the gradient to each argument.
 E("maximum", "MaximumBackward0",
-  x1=lambda g, x1, x2: where(x1 > x2, g, where(x1 == x2, g * 0.5, 0.0)),
-  x2=lambda g, x1, x2: where(x2 > x1, g, where(x1 == x2, g * 0.5, 0.0)))
+  x1=lambda g, x1, x2: _pick(g, x1 < x2, x1, x2),
+  x2=lambda g, x1, x2: _pick(g, x2 < x1, x1, x2))
 E("minimum", "MinimumBackward0",
-  x1=lambda g, x1, x2: where(x1 < x2, g, where(x1 == x2, g * 0.5, 0.0)),
-  x2=lambda g, x1, x2: where(x2 < x1, g, where(x1 == x2, g * 0.5, 0.0)))
+  x1=lambda g, x1, x2: _pick(g, x1 > x2, x1, x2),
+  x2=lambda g, x1, x2: _pick(g, x2 > x1, x1, x2))
 E("multiply", "MulBackward0", x1=lambda g, x2: g * _conj(x2), x2=lambda g, x1: g * _conj(x1))
 E("negative", "NegBackward0", x=lambda g: -g)
 E("nextafter", "NextafterBackward0", x1=lambda g: g, x2=ZERO)
