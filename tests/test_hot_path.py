@@ -489,3 +489,41 @@ def test_second_order_through_maximum_and_sum_to():
     assert _np(gb).tolist() == [3.0]
     xp.sum(gx).backward()
     np.testing.assert_array_equal(_np(x.grad), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int16", "uint8", "bool"])
+@pytest.mark.parametrize("shape", [(128, 10), (4, 32, 10), (64, 32), (600, 2), (10, 33), (3, 10)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_short_last_axis_max_min_fast_path(dt, shape, keepdims):
+    rng = np.random.default_rng(6)
+    base = (rng.standard_normal(shape) * 50).astype(dt)
+    if dt == "float32":
+        base[1, ..., -1] = np.nan
+        base[2, ..., 0] = -np.inf
+    for func in ("max", "min"):
+        for axis in (-1, len(shape) - 1):
+            r = getattr(xp, func)(xp.asarray(base), axis=axis, keepdims=keepdims)
+            ref = getattr(np, func)(base, axis=axis, keepdims=keepdims)
+            assert r.shape == ref.shape and r.dtype == np.dtype(dt)
+            np.testing.assert_array_equal(_np(r), ref)
+    # a non-contiguous input goes through the same path
+    v = xp.asarray(base)[::2]
+    np.testing.assert_array_equal(_np(xp.max(v, axis=-1)), np.max(base[::2], axis=-1))
+
+
+def test_max_backward_with_and_without_ties_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for ties in (False, True):
+        z = rng.standard_normal((64, 10))
+        if ties:
+            z[3, 4] = z[3, 7] = z[3].max() + 1  # two maxima in one row
+            z[5, :] = 2.0  # a whole row tied
+        for keepdims in (True, False):
+            a = _leaf(z)
+            m = xp.max(a, axis=1, keepdims=keepdims)
+            w = rng.standard_normal(m.shape)
+            xp.sum(m * xp.asarray(w)).backward()
+            t = torch.tensor(z, requires_grad=True)
+            (torch.amax(t, dim=1, keepdim=keepdims) * torch.tensor(w)).sum().backward()
+            np.testing.assert_allclose(_np(a.grad), t.grad.numpy(), rtol=1e-12)

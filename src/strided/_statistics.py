@@ -180,7 +180,22 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
         where = "all axes" if axes is None else f"axes {axes}"
         raise ValueError(f"{func}(): the reduction over {where} of an array of shape "
                          f"{x._shape} has no elements, so it has no {func}imum")
+    nd = len(x._shape)
+    if axes is not None and len(axes) == 1 and axes[0] == nd - 1 and nd >= 2:
+        a = x._get_native()
+        if type(a) is _ND and 1 < a.shape[-1] <= 32 and 512 <= a.size <= 65536:
+            # Note: NumPy reduces a short last axis row by row (~7 us for 128 x 10); the
+            # same maximum taken across the rows of its transposed copy is one vectorized
+            # pass per column (~1.5 us). Exact either way (a max has no rounding).
+            t = np.ascontiguousarray(a.T if nd == 2 else a.transpose((nd - 1,) + tuple(range(nd - 1))))
+            r = _PAIRWISE[kernel].reduce(t, axis=0)
+            if keepdims:
+                r = r[..., None]
+            return _finish(wrap_result(r, x._dtype, x._device), func, out)
     return _finish(reduce_with(kernel, x, axes, keepdims, x._dtype), func, out)
+
+
+_PAIRWISE = {"max": np.maximum, "min": np.minimum}
 
 
 @api("max")

@@ -482,8 +482,13 @@ def _minmax_grad(g, x, result, axis, keepdims):
     # Note: ties share the gradient evenly (PyTorch's amax/amin and full max/min).
     shape = x.shape
     mask = x == _expand(result, shape, axis, keepdims)
+    ge = _expand(g, shape, axis, keepdims)
+    # Note: on the host, one hit per reduced slice (no ties, no NaN) means every count
+    # is 1: one whole-array count replaces the per-slice counts and the division.
+    if x._device.type == "cpu" and int(xp.sum(mask)) == _layout.prod(result._shape):
+        return where(mask, ge, 0.0)
     cnt = xp.sum(mask, axis=_axes(axis, x.ndim), keepdims=True)
-    return where(mask, _expand(g, shape, axis, keepdims) / cnt, 0.0)
+    return where(mask, ge / cnt, 0.0)
 
 
 rule("max", "x, axis=None, keepdims=False, **kw", "MaxBackward1", x=_minmax_grad)
