@@ -30,6 +30,7 @@ __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requ
 
 _SEQ = itertools.count()
 _getrefcount = sys.getrefcount
+_object_new = object.__new__
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
          "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -319,16 +320,29 @@ class SavedVar:
     __slots__ = ("_x", "_st", "_ver", "_nr", "_producer")
 
     def __init__(self, x: Array, output_nr=None):
-        st = x._layout()[0]
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
         self._st = st
-        self._ver = st.version()
+        self._ver = st._version if st._family is None else st.version()
         self._nr = output_nr
         if output_nr is None:
             self._x = x
             e = x._ext
             self._producer = e.grad_fn if e is not None else None
         else:
-            self._x = alias(x)
+            # alias(x), inlined: x has its storage now
+            a = _object_new(Array)
+            a._np = x._np
+            a._st = st
+            a._off = x._off
+            a._shape = x._shape
+            a._str = x._str
+            a._dtype = x._dtype
+            a._device = x._device
+            a._ext = None
+            self._x = a
             self._producer = None
 
     def unpack(self, node, create_graph: bool) -> Array:
