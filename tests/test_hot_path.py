@@ -527,3 +527,63 @@ def test_max_backward_with_and_without_ties_matches_torch():
             t = torch.tensor(z, requires_grad=True)
             (torch.amax(t, dim=1, keepdim=keepdims) * torch.tensor(w)).sum().backward()
             np.testing.assert_allclose(_np(a.grad), t.grad.numpy(), rtol=1e-12)
+
+
+# --- methods and in-place operators straight to the kernel path ------------------------------
+
+def test_method_fast_paths_match_numpy():
+    rng = np.random.default_rng(8)
+    a0, b0 = rng.standard_normal(10).astype(np.float32), rng.standard_normal(10).astype(np.float32)
+    a, b = xp.asarray(a0.copy()), xp.asarray(b0.copy())
+    np.testing.assert_array_equal(_np(a.add(b)), a0 + b0)
+    np.testing.assert_array_equal(_np(a.mul(2.5)), a0 * np.float32(2.5))
+    np.testing.assert_array_equal(_np(a.abs()), np.abs(a0))
+    np.testing.assert_array_equal(_np(a.sum()), np.sum(a0))
+    c = xp.asarray(a0.copy())
+    assert c.add_(b) is c
+    np.testing.assert_array_equal(_np(c), a0 + b0)
+    c += 1.5
+    np.testing.assert_array_equal(_np(c), a0 + b0 + np.float32(1.5))
+    c.neg_()
+    np.testing.assert_array_equal(_np(c), -(a0 + b0 + np.float32(1.5)))
+    # broadcasting operand, integer target (cast check), 0-d and empty targets
+    m = xp.asarray(np.zeros((3, 10), np.float32))
+    m.add_(a)
+    np.testing.assert_array_equal(_np(m), np.broadcast_to(a0, (3, 10)))
+    with pytest.raises(ValueError):
+        a.add_(m)  # the result would not fit the target
+    i = xp.asarray(np.arange(4))
+    with pytest.raises(TypeError):
+        i.add_(0.5)
+    z = xp.asarray(np.float32(2.0))
+    z.mul_(3)
+    assert float(z) == 6.0
+    e = xp.asarray(np.zeros(0, np.float32))
+    e += 1
+    assert e.shape == (0,)
+
+
+def test_inplace_fast_paths_keep_the_checks():
+    # a self-overlapping target (stride 0) is refused, as on the general path
+    x = xp.broadcast_to(xp.asarray(np.ones(1, np.float32)), (4,))
+    for op in (lambda: x.add_(1.0), lambda: x.__iadd__(1.0), lambda: x.exp_()):
+        with pytest.raises(RuntimeError, match="overlap|single memory location"):
+            op()
+    # the write bumps the version counter: a value saved for backward is known stale
+    w = xp.asarray(np.ones(3)).requires_grad_()
+    y = w * 2.0
+    z = y * y  # saves y
+    y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        xp.sum(z).backward()
+    # a leaf that requires grad is refused; names go through their handler
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.add_(1.0)
+    n = xp.asarray(np.ones((2, 3))).rename("A", "B")
+    n += 1
+    assert n.names == ("A", "B") and n.add(1).names == ("A", "B")
+    # negative strides: the target is written in its own order
+    base = np.arange(6.0)
+    r = xp.asarray(base.copy())[::-1]
+    r.add_(xp.asarray(base.copy()))
+    np.testing.assert_array_equal(_np(r), base[::-1] + base)
