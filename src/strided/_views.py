@@ -33,6 +33,20 @@ __all__ = [
 ]
 
 
+def _cached_view(x, st, off, layout):
+    """A view of ``x`` (storage ``st``, offset ``off``) with the cached ``(shape, strides)``
+    ``layout``: ``Array._new`` inlined for the view hot paths."""
+    out = _object_new(Array)
+    out._np = None
+    out._st = st
+    out._off = off
+    out._shape, out._str = layout
+    out._dtype = x._dtype
+    out._device = x._device
+    out._ext = None
+    return out
+
+
 def _check(x, func):
     if type(x) is not Array:
         raise TypeError(f"{func}(): expected a strided array; got {type(x).__name__}")
@@ -145,15 +159,7 @@ def broadcast_to(x, /, shape) -> Array:
                         _BROADCAST.clear()
                     _BROADCAST[key] = hit
         if hit is not None and (hit[0] is shape or _layout._integral(shape)):
-            out = _object_new(Array)
-            out._np = None
-            out._st = x._st
-            out._off = x._off
-            out._shape, out._str = hit
-            out._dtype = x._dtype
-            out._device = x._device
-            out._ext = None
-            return out
+            return _cached_view(x, x._st, x._off, hit)
     _check(x, "broadcast_to")
     shape = tuple(operator.index(n) for n in shape)
     st, off, old, strides = x._layout()
@@ -193,15 +199,7 @@ def permute_dims(x, /, axes) -> Array:
                 if type(a) is not builtins.int:  # (2.0, 0, 1) equals (2, 0, 1) as a key
                     break
             else:
-                out = _object_new(Array)
-                out._np = None
-                out._st = x._st
-                out._off = x._off
-                out._shape, out._str = hit
-                out._dtype = x._dtype
-                out._device = x._device
-                out._ext = None
-                return out
+                return _cached_view(x, x._st, x._off, hit)
     _check(x, "permute_dims")
     axes = tuple(_axis(x, a) for a in axes)
     st, off, shape, strides = x._layout()
@@ -241,15 +239,7 @@ def expand_dims(x, /, axis=0) -> Array:
                 _UNSQUEEZED.clear()
             _UNSQUEEZED[key] = hit
         if hit is not None:
-            out = _object_new(Array)
-            out._np = None
-            out._st = st
-            out._off = off
-            out._shape, out._str = hit
-            out._dtype = x._dtype
-            out._device = x._device
-            out._ext = None
-            return out
+            return _cached_view(x, st, off, hit)
     if isinstance(axis, (tuple, list)):
         nd = len(shape) + len(axis)
         axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)
