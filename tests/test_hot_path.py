@@ -587,3 +587,33 @@ def test_inplace_fast_paths_keep_the_checks():
     r = xp.asarray(base.copy())[::-1]
     r.add_(xp.asarray(base.copy()))
     np.testing.assert_array_equal(_np(r), base[::-1] + base)
+
+
+def test_setitem_ellipsis_array_fast_path():
+    base = np.arange(6.0)
+    a = xp.asarray(np.zeros(6))
+    a[...] = xp.asarray(base.copy())
+    np.testing.assert_array_equal(_np(a), base)
+    c = xp.asarray(base.copy())
+    c[...] = c[::-1]  # the source overlaps the target
+    np.testing.assert_array_equal(_np(c), base[::-1])
+    lazy = xp.asarray(base.copy()) * 1  # a kernel result without storage
+    lazy[...] = xp.asarray(np.ones(6))
+    np.testing.assert_array_equal(_np(lazy), np.ones(6))
+    m = xp.asarray(np.zeros((2, 3)))
+    m.T[...] = xp.asarray(np.arange(6.0).reshape(3, 2))  # a transposed target
+    np.testing.assert_array_equal(_np(m), np.arange(6.0).reshape(3, 2).T)
+    x = xp.broadcast_to(xp.asarray(np.zeros(1)), (6,))
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x[...] = xp.asarray(base.copy())
+    # other dtypes and shapes take the general path (casts, broadcasting)
+    f = xp.asarray(np.zeros((2, 3), np.float32))
+    f[...] = xp.asarray(np.arange(3.0))
+    np.testing.assert_array_equal(_np(f), np.broadcast_to(np.arange(3.0, dtype=np.float32), (2, 3)))
+    # the version counter moves: a saved value written this way is known stale
+    w = xp.asarray(np.ones(3)).requires_grad_()
+    y = w * 2.0
+    z = y * y
+    y[...] = xp.asarray(np.zeros(3))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        xp.sum(z).backward()

@@ -816,6 +816,14 @@ def _setitem(self: Array, key, value):
             st._data[off] = value
             st._version += 1
             return
+    if key is Ellipsis and type(value) is Array and value._dtype is self._dtype \
+            and value._device is self._device and value._shape == self._shape:
+        # Fast path: ``a[...] = b`` from an array of a's dtype and shape: one copy into the
+        # checked target (out_native refuses self-overlap and bumps the version counter;
+        # NumPy buffers a source that overlaps the target).
+        src = value._np if value._np is not None else value._get_native()
+        _LATE["out_native"](self, "__setitem__()")[...] = src
+        return
     k = _normalize_key(key)
     if k is None:
         _LATE["advanced_setitem"](self, key, value)

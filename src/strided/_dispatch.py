@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from . import _dtypes, _layout
-from ._array import HOOK, Array, _native
+from ._array import _LATE, HOOK, Array, _native
 from ._device import Device
 
 __all__ = ["api", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
@@ -171,3 +171,6 @@ def write_out(func: str, out: Array, result) -> Array:
     dst = out_native(out)
     dst[...] = src
     return out
+
+
+_LATE["out_native"] = out_native
