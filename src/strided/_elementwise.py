@@ -253,7 +253,9 @@ def _write_direct(name, k, args, res, dev, out):
         if type(a) not in _PYSCALARS and a.shape != shape:
             shape = _layout.broadcast_shapes(*(_shape_of(a) for a in args))
             break
-    check_out(name, out, shape, res, dev)
+    if type(out) is not Array or shape is not out._shape or res is not out._dtype \
+            or out._device is not dev or out._ext is not None:
+        check_out(name, out, shape, res, dev)  # (else: out's own shape, dtype and device)
     call = _CALL_NAMES.get(name)
     if call is None:
         call = _CALL_NAMES[name] = f"{name}()"
