@@ -617,3 +617,22 @@ def test_setitem_ellipsis_array_fast_path():
     y[...] = xp.asarray(np.zeros(3))
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         xp.sum(z).backward()
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "complex64", "bool"])
+def test_matmul_operator_fast_path(dt):
+    rng = np.random.default_rng(9)
+    a0 = (rng.standard_normal((2, 3, 4)) * 3).astype(dt)
+    b0 = (rng.standard_normal((4, 5)) * 3).astype(dt)
+    a, b = xp.asarray(a0), xp.asarray(b0)
+    if dt == "bool":
+        with pytest.raises(TypeError, match="numeric"):
+            a @ b  # the standard's matmul takes numeric dtypes only (the general path's error)
+        return
+    for x, y, ref in ((a, b, a0 @ b0), (a[0], b, a0[0] @ b0), (b.mT, a[0].mT, b0.T @ a0[0].T),
+                      (a[0], b[:, 0], a0[0] @ b0[:, 0]), (b[:, 0], b, b0[:, 0] @ b0)):
+        r = x @ y
+        assert r.shape == ref.shape and r.dtype == np.dtype(dt)
+        np.testing.assert_allclose(_np(r), ref, rtol=1e-5)
+    with pytest.raises(ValueError, match="not aligned"):
+        a @ a
