@@ -103,13 +103,12 @@ def matmul(x1, x2, /, *, out=None) -> Array:
         a = x1._np if x1._np is not None else x1._get_native()
         b = x2._np if x2._np is not None else x2._get_native()
         backend = dev._backend or dev.backend
-        xp = backend.xp
         try:
             if dev.type == "cpu":  # no device context to enter
-                r = xp.matmul(a, b)
+                r = _np_matmul(a, b)
             else:
                 with backend.ctx(dev):
-                    r = xp.matmul(a, b)
+                    r = backend.xp.matmul(a, b)
         except ValueError:
             matmul_shape("matmul", x1._shape, x2._shape)  # raises our error
             raise
@@ -136,27 +135,6 @@ def _matmul_op(self, other):
     if type(other) is not Array:
         return NotImplemented
     if self._ext is None and other._ext is None:
-        dt = self._dtype
-        if dt is other._dtype and self._device is other._device and self._device.type == "cpu" \
-                and dt.kind != "b" and len(self._shape) >= 2 and len(other._shape) >= 2:
-            # Hot path: two stacks of matrices of one dtype on the CPU (the result is an
-            # ndarray); a shape mismatch takes the function's body for its error.
-            a = self._np if self._np is not None else self._get_native()
-            b = other._np if other._np is not None else other._get_native()
-            try:
-                r = _np_matmul(a, b)
-            except ValueError:
-                return _matmul_impl(self, other)
-            o = _object_new(Array)  # Array._new inlined
-            o._np = r
-            o._st = None
-            o._off = 0
-            o._shape = r.shape
-            o._str = None
-            o._dtype = dt
-            o._device = self._device
-            o._ext = None
-            return o
         return _matmul_impl(self, other)  # no extension: straight to the function's body
     return matmul(self, other)
 
