@@ -128,7 +128,8 @@ class Array:
         r = self._np
         if r.flags.c_contiguous:
             flat = r.reshape(-1)
-            strides = _layout.shape_info(r.shape)[2]  # cached per shape
+            info = _layout._SHAPES.get(r.shape) or _layout.shape_info(r.shape)  # cached per shape
+            strides = info[2]
         else:
             # A dense result in another axis order (F order, or NumPy's K order for
             # permuted inputs) keeps its memory, so earlier numpy() views stay shared.
@@ -373,7 +374,8 @@ class Array:
             if self._np.flags.c_contiguous:
                 return self
         else:
-            if _layout.shape_info(self._shape)[2] == self._str or _layout.is_contiguous(self._shape, self._str):
+            info = _layout._SHAPES.get(self._shape) or _layout.shape_info(self._shape)
+            if info[2] == self._str or _layout.is_contiguous(self._shape, self._str):
                 return self
         return self.clone()
 

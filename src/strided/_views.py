@@ -21,6 +21,7 @@ from ._dispatch import api, check_out, out_native
 from ._dtypes import DType
 
 _object_new = object.__new__
+_SHAPES = _layout._SHAPES
 _RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation of n axes
 _PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides)
 _BROADCAST: dict = {}  # (shape, old shape, old strides) -> (shape, strides)
@@ -67,7 +68,7 @@ def reshape(x, /, shape, *, copy=None) -> Array:
         new = _layout.shape_info(shape)
         st = x._st
         if new is not None and st is not None:
-            old = _layout.shape_info(x._shape)
+            old = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)  # (our own ints: no check)
             if new[1] == old[1] and x._str == old[2]:
                 out = _object_new(Array)
                 out._np = None
