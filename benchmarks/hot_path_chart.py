@@ -2,7 +2,7 @@
 """Where the time of a 10-element ``a + b`` goes, before and after the hot-path work.
 
     python benchmarks/hot_path_chart.py measure LABEL OUT.json   # with PYTHONPATH at a strided tree
-    python benchmarks/hot_path_chart.py plot BEFORE.json AFTER.json OUT.png
+    python benchmarks/hot_path_chart.py plot RUN.json [RUN.json ...] OUT.png
 
 ``measure`` times, on float32 arrays of 10 elements (1 thread, minimum over 15
 repeats of 5000 calls), four nested calls of the same add: NumPy's kernel alone
@@ -10,14 +10,17 @@ repeats of 5000 calls), four nested calls of the same add: NumPy's kernel alone
 the namespace function (``strided.add``) and the operator (``a + b``). The
 differences are the stages: the kernel, strided's checks and result wrapping,
 the function layer, and the operator layer. ``plot`` draws them as stacked bars
-(one per tree) with PyTorch's ``a + b`` as a reference line.
+(one per tree, in the order given) with PyTorch's ``a + b`` as a reference line.
 
 To reproduce the README chart::
 
     git archive bb24699 src | tar -x -C /tmp/before        # the tree before issue 15
+    git archive 812b94c src | tar -x -C /tmp/round1        # after its first round
     PYTHONPATH=/tmp/before/src python benchmarks/hot_path_chart.py measure before /tmp/before.json
-    PYTHONPATH=src python benchmarks/hot_path_chart.py measure after /tmp/after.json
-    python benchmarks/hot_path_chart.py plot /tmp/before.json /tmp/after.json benchmarks/results/hot_path.png
+    PYTHONPATH=/tmp/round1/src python benchmarks/hot_path_chart.py measure "round 1" /tmp/round1.json
+    PYTHONPATH=src python benchmarks/hot_path_chart.py measure "round 2" /tmp/after.json
+    python benchmarks/hot_path_chart.py plot /tmp/before.json /tmp/round1.json /tmp/after.json \
+        benchmarks/results/hot_path.png
 """
 
 import os
@@ -69,13 +72,14 @@ def measure(label, out):
     print(json.dumps(res))
 
 
-def plot(before, after, out):
+def plot(*paths_and_out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    runs = [json.load(open(p)) for p in (before, after)]
-    fig, ax = plt.subplots(figsize=(9.5, 3))
+    *paths, out = paths_and_out
+    runs = [json.load(open(p)) for p in paths]
+    fig, ax = plt.subplots(figsize=(9.5, 1.2 + 0.9 * len(runs)))
     colors = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
     for y, r in enumerate(runs):
         left = 0.0
@@ -87,6 +91,7 @@ def plot(before, after, out):
     if torch_ns:
         ax.axvline(min(torch_ns), color="black", ls="--", lw=1, label="PyTorch a + b")
     ax.set_yticks(range(len(runs)), [r["label"] for r in runs])
+    ax.invert_yaxis()  # the first run on top
     ax.set_xlabel("ns per call (10-element float32 a + b, 1 thread, min of 15 x 5000)")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_xlim(0, max(sum(r["stages"]) for r in runs) * 1.25)
@@ -99,7 +104,7 @@ if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "measure" and len(sys.argv) == 4:
         measure(sys.argv[2], sys.argv[3])
-    elif cmd == "plot" and len(sys.argv) == 5:
+    elif cmd == "plot" and len(sys.argv) >= 5:
         plot(*sys.argv[2:])
     else:
         sys.exit(__doc__)

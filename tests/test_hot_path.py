@@ -305,3 +305,334 @@ def test_unsqueeze_and_mT_views():
     _layout_matches(x.unsqueeze(1), base[:, None])
     _layout_matches(x.unsqueeze(-1), base[..., None])
     _layout_matches(x.mT + 0, np.swapaxes(base, -1, -2))
+
+
+# --- second round: cached view layouts, 0-d sums, contiguous() --------------------------
+
+def _views_of(base):
+    """(strided array, NumPy reference) pairs: contiguous, negative strides, lazy result."""
+    x = xp.asarray(base.copy())
+    yield x, base
+    yield xp.asarray(base.copy())[..., ::-1], base[..., ::-1]
+    yield xp.asarray(base.copy()) * 1, base
+
+
+@pytest.mark.parametrize("axes", [(2, 0, 1), (0, 1, 2), (1, 2, 0), (-1, 0, 1)])
+def test_permute_dims_fast_path(axes):
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for _ in range(2):  # the second call takes the cached layout
+        for x, ref in _views_of(base):
+            _layout_matches(xp.permute_dims(x, axes), np.transpose(ref, axes))
+
+
+@pytest.mark.parametrize("axes", [(2.0, 0, 1), (0, 0, 1), (0, 1), (0, 1, 3), ("a", 0, 1)])
+def test_permute_dims_fast_path_refuses_what_the_general_path_refuses(axes):
+    x = xp.asarray(np.zeros((2, 3, 4)))
+    xp.permute_dims(x, (2, 0, 1))  # cache an equal key first: (2.0, 0, 1) == (2, 0, 1)
+    with pytest.raises((TypeError, ValueError, IndexError)):
+        xp.permute_dims(x, axes)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5, 2, 3, 4), (2, 1, 4), (0, 3, 4)])
+def test_broadcast_to_fast_path(shape):
+    base = np.arange(12.0).reshape(3, 4)
+    for src in (base, base[:1].copy(), base[:, :1].copy()):
+        try:
+            expected = np.broadcast_to(src, shape)
+        except ValueError:
+            with pytest.raises(ValueError):
+                xp.broadcast_to(xp.asarray(src.copy()), shape)
+            continue
+        for _ in range(2):
+            for x, r in _views_of(src):
+                _layout_matches(xp.broadcast_to(x, shape), np.broadcast_to(r, shape))
+        assert expected.shape == shape
+
+
+def test_broadcast_to_fast_path_errors():
+    x = xp.asarray(np.zeros((3, 4)))
+    for bad in [(4,), (2, 4, 3), (3, -1)]:
+        with pytest.raises(ValueError):
+            xp.broadcast_to(x, bad)
+    with pytest.raises(TypeError):
+        xp.broadcast_to(x, (3.0, 4))
+
+
+@pytest.mark.parametrize("axis", [-4, -3, -1, 0, 2, 3])
+def test_expand_dims_cached_layout(axis):
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for _ in range(2):
+        for x, ref in _views_of(base):
+            _layout_matches(xp.expand_dims(x, axis=axis), np.expand_dims(ref, axis))
+            _layout_matches(x.unsqueeze(axis), np.expand_dims(ref, axis))
+    with pytest.raises((ValueError, IndexError)):
+        xp.expand_dims(xp.asarray(base), axis=4)
+    with pytest.raises((ValueError, IndexError)):
+        xp.expand_dims(xp.asarray(base), axis=-5)
+
+
+def test_view_fast_paths_keep_extensions():
+    import strided.named  # noqa: F401
+    x = xp.asarray(np.arange(24.0).reshape(2, 3, 4)).rename("A", "B", "C")
+    assert xp.permute_dims(x, (2, 0, 1)).names == ("C", "A", "B")
+    assert xp.expand_dims(x, axis=0).names[1:] == ("A", "B", "C")
+    w = xp.asarray(np.arange(12.0).reshape(3, 4)).requires_grad_()
+    y = xp.broadcast_to(w, (2, 3, 4))
+    xp.sum(xp.permute_dims(y, (2, 0, 1)) * 2.0).backward()
+    np.testing.assert_array_equal(_np(w.grad), np.full((3, 4), 4.0))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("shape,axis", [((10,), None), ((10,), 0), ((10,), -1), ((), None), ((0,), None),
+                                        ((0,), 0), ((3, 4), None)])
+def test_zero_d_sum_is_an_array(dt, shape, axis):
+    base = (np.arange(np.prod(shape)).reshape(shape) * (1 + (dt == "complex64") * 1j)).astype(dt)
+    r = xp.sum(xp.asarray(base), axis=axis)
+    assert r.shape == () and r.dtype == np.dtype(dt)
+    np.testing.assert_allclose(_np(r), np.sum(base, axis=axis), rtol=1e-6)
+    # the result is an array of its own: writing into it leaves nothing else changed
+    r2 = xp.sum(xp.asarray(base), axis=axis)
+    r2 += 1
+    np.testing.assert_allclose(_np(r), np.sum(base, axis=axis), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [lambda b: b, lambda b: b * 1, lambda b: b[::2], lambda b: b.T,
+                                  lambda b: b[:, :1], lambda b: b[:0]])
+def test_contiguous_fast_path(make):
+    base = np.arange(12.0).reshape(3, 4)
+    x = make(xp.asarray(base.copy()))
+    ref = make(base)
+    c = x.contiguous()
+    np.testing.assert_array_equal(_np(c), ref)
+    assert c.is_contiguous()
+    assert (c is x) == bool(x.is_contiguous())
+
+
+# --- autograd: stolen leaf gradients, tie-free max/min backward, unrecorded primitives -----
+
+def _leaf(a):
+    return xp.asarray(np.asarray(a, dtype=np.float64)).requires_grad_()
+
+
+def test_leaf_grad_steals_only_unshared_gradients():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    xa, wa, ba = rng.standard_normal((6, 5)), rng.standard_normal((5, 4)), rng.standard_normal(4)
+    x, w, b = xp.asarray(xa), _leaf(wa), _leaf(ba)
+    tx, tw, tb = (torch.tensor(v, requires_grad=r) for v, r in ((xa, False), (wa, True), (ba, True)))
+    for _ in range(2):  # the second pass accumulates into the stolen buffers
+        xp.sum(xp.maximum(x @ w + b, 0.0) * 3.0).backward()
+        torch.sum(torch.clamp_min(tx @ tw + tb, 0.0) * 3.0).backward()
+    np.testing.assert_allclose(_np(w.grad), tw.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(_np(b.grad), tb.grad.numpy(), rtol=1e-12)
+
+
+def test_shared_gradients_are_not_stolen():
+    # add's backward hands the same gradient to both leaves: each .grad must be its own
+    a, b = _leaf([1.0, 2.0]), _leaf([3.0, 4.0])
+    (a + b).backward(xp.asarray([1.0, 1.0], dtype=xp.float64))
+    a.grad += 5
+    assert _np(b.grad).tolist() == [1.0, 1.0]
+    # the seed gradient the caller passes (and keeps) is never taken as .grad
+    c = _leaf([1.0, 2.0])
+    seed = xp.asarray([2.0, 3.0], dtype=xp.float64)
+    y = c * 1.0
+    y.backward(seed)
+    c.grad += 1
+    assert _np(seed).tolist() == [2.0, 3.0]
+    # a leaf's own backward with a seed: the seed is the caller's
+    d = _leaf([1.0, 2.0])
+    s2 = xp.asarray([4.0, 5.0], dtype=xp.float64)
+    d.backward(s2)
+    d.grad += 1
+    assert _np(s2).tolist() == [4.0, 5.0]
+
+
+def test_stolen_gradient_with_a_hook_that_keeps_it():
+    kept = []
+    a = _leaf([1.0, 2.0])
+    a.register_hook(lambda g: kept.append(g))
+    (a * 2.0).backward(xp.ones(2, dtype=xp.float64))
+    a.grad += 1
+    assert _np(kept[0]).tolist() == [2.0, 2.0]
+    assert _np(a.grad).tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("op,tname", [("maximum", "maximum"), ("minimum", "minimum")])
+def test_maximum_minimum_backward_with_and_without_ties(op, tname):
+    torch = pytest.importorskip("torch")
+    for x1v, x2v in (([1.0, -2.0, 3.0, 0.5], [0.0, 0.0, 4.0, -1.0]),   # no ties
+                     ([1.0, 2.0, 3.0, 0.0], [1.0, 0.0, 3.0, 0.0]),     # ties
+                     ([np.nan, 1.0, -np.inf, 2.0], [0.0, np.nan, -np.inf, 2.0])):
+        a, b = _leaf(x1v), _leaf(x2v)
+        getattr(xp, op)(a, b).backward(xp.asarray([1.0, 2.0, 3.0, 4.0], dtype=xp.float64))
+        ta = torch.tensor(x1v, dtype=torch.float64, requires_grad=True)
+        tb = torch.tensor(x2v, dtype=torch.float64, requires_grad=True)
+        getattr(torch, tname)(ta, tb).backward(torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64))
+        np.testing.assert_array_equal(_np(a.grad), ta.grad.numpy())
+        np.testing.assert_array_equal(_np(b.grad), tb.grad.numpy())
+    # against a scalar (ReLU): a tie at 0 gives half the gradient, as in PyTorch
+    h = _leaf([-1.0, 0.0, 2.0])
+    getattr(xp, op)(h, 0.0).backward(xp.ones(3, dtype=xp.float64))
+    th = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
+    getattr(torch, tname)(th, torch.tensor(0.0, dtype=torch.float64)).backward(torch.ones(3, dtype=torch.float64))
+    np.testing.assert_array_equal(_np(h.grad), th.grad.numpy())
+
+
+def test_second_order_through_maximum_and_sum_to():
+    # create_graph=True records the backward primitives (where, sum_to) again
+    x = _leaf([1.0, -2.0, 3.0])
+    b = _leaf([0.5])
+    y = xp.sum(xp.maximum(x * x + b, 0.0))
+    (gx, gb) = xp.autograd.grad(y, (x, b), create_graph=True)
+    np.testing.assert_array_equal(_np(gx), [2.0, -4.0, 6.0])
+    assert _np(gb).tolist() == [3.0]
+    xp.sum(gx).backward()
+    np.testing.assert_array_equal(_np(x.grad), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int16", "uint8", "bool"])
+@pytest.mark.parametrize("shape", [(128, 10), (4, 32, 10), (64, 32), (600, 2), (10, 33), (3, 10)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_short_last_axis_max_min_fast_path(dt, shape, keepdims):
+    rng = np.random.default_rng(6)
+    base = (rng.standard_normal(shape) * 50).astype(dt)
+    if dt == "float32":
+        base[1, ..., -1] = np.nan
+        base[2, ..., 0] = -np.inf
+    for func in ("max", "min"):
+        for axis in (-1, len(shape) - 1):
+            r = getattr(xp, func)(xp.asarray(base), axis=axis, keepdims=keepdims)
+            ref = getattr(np, func)(base, axis=axis, keepdims=keepdims)
+            assert r.shape == ref.shape and r.dtype == np.dtype(dt)
+            np.testing.assert_array_equal(_np(r), ref)
+    # a non-contiguous input goes through the same path
+    v = xp.asarray(base)[::2]
+    np.testing.assert_array_equal(_np(xp.max(v, axis=-1)), np.max(base[::2], axis=-1))
+
+
+def test_max_backward_with_and_without_ties_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for ties in (False, True):
+        z = rng.standard_normal((64, 10))
+        if ties:
+            z[3, 4] = z[3, 7] = z[3].max() + 1  # two maxima in one row
+            z[5, :] = 2.0  # a whole row tied
+        for keepdims in (True, False):
+            a = _leaf(z)
+            m = xp.max(a, axis=1, keepdims=keepdims)
+            w = rng.standard_normal(m.shape)
+            xp.sum(m * xp.asarray(w)).backward()
+            t = torch.tensor(z, requires_grad=True)
+            (torch.amax(t, dim=1, keepdim=keepdims) * torch.tensor(w)).sum().backward()
+            np.testing.assert_allclose(_np(a.grad), t.grad.numpy(), rtol=1e-12)
+
+
+# --- methods and in-place operators straight to the kernel path ------------------------------
+
+def test_method_fast_paths_match_numpy():
+    rng = np.random.default_rng(8)
+    a0, b0 = rng.standard_normal(10).astype(np.float32), rng.standard_normal(10).astype(np.float32)
+    a, b = xp.asarray(a0.copy()), xp.asarray(b0.copy())
+    np.testing.assert_array_equal(_np(a.add(b)), a0 + b0)
+    np.testing.assert_array_equal(_np(a.mul(2.5)), a0 * np.float32(2.5))
+    np.testing.assert_array_equal(_np(a.abs()), np.abs(a0))
+    np.testing.assert_array_equal(_np(a.sum()), np.sum(a0))
+    c = xp.asarray(a0.copy())
+    assert c.add_(b) is c
+    np.testing.assert_array_equal(_np(c), a0 + b0)
+    c += 1.5
+    np.testing.assert_array_equal(_np(c), a0 + b0 + np.float32(1.5))
+    c.neg_()
+    np.testing.assert_array_equal(_np(c), -(a0 + b0 + np.float32(1.5)))
+    # broadcasting operand, integer target (cast check), 0-d and empty targets
+    m = xp.asarray(np.zeros((3, 10), np.float32))
+    m.add_(a)
+    np.testing.assert_array_equal(_np(m), np.broadcast_to(a0, (3, 10)))
+    with pytest.raises(ValueError):
+        a.add_(m)  # the result would not fit the target
+    i = xp.asarray(np.arange(4))
+    with pytest.raises(TypeError):
+        i.add_(0.5)
+    z = xp.asarray(np.float32(2.0))
+    z.mul_(3)
+    assert float(z) == 6.0
+    e = xp.asarray(np.zeros(0, np.float32))
+    e += 1
+    assert e.shape == (0,)
+
+
+def test_inplace_fast_paths_keep_the_checks():
+    # a self-overlapping target (stride 0) is refused, as on the general path
+    x = xp.broadcast_to(xp.asarray(np.ones(1, np.float32)), (4,))
+    for op in (lambda: x.add_(1.0), lambda: x.__iadd__(1.0), lambda: x.exp_()):
+        with pytest.raises(RuntimeError, match="overlap|single memory location"):
+            op()
+    # the write bumps the version counter: a value saved for backward is known stale
+    w = xp.asarray(np.ones(3)).requires_grad_()
+    y = w * 2.0
+    z = y * y  # saves y
+    y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        xp.sum(z).backward()
+    # a leaf that requires grad is refused; names go through their handler
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        w.add_(1.0)
+    n = xp.asarray(np.ones((2, 3))).rename("A", "B")
+    n += 1
+    assert n.names == ("A", "B") and n.add(1).names == ("A", "B")
+    # negative strides: the target is written in its own order
+    base = np.arange(6.0)
+    r = xp.asarray(base.copy())[::-1]
+    r.add_(xp.asarray(base.copy()))
+    np.testing.assert_array_equal(_np(r), base[::-1] + base)
+
+
+def test_setitem_ellipsis_array_fast_path():
+    base = np.arange(6.0)
+    a = xp.asarray(np.zeros(6))
+    a[...] = xp.asarray(base.copy())
+    np.testing.assert_array_equal(_np(a), base)
+    c = xp.asarray(base.copy())
+    c[...] = c[::-1]  # the source overlaps the target
+    np.testing.assert_array_equal(_np(c), base[::-1])
+    lazy = xp.asarray(base.copy()) * 1  # a kernel result without storage
+    lazy[...] = xp.asarray(np.ones(6))
+    np.testing.assert_array_equal(_np(lazy), np.ones(6))
+    m = xp.asarray(np.zeros((2, 3)))
+    m.T[...] = xp.asarray(np.arange(6.0).reshape(3, 2))  # a transposed target
+    np.testing.assert_array_equal(_np(m), np.arange(6.0).reshape(3, 2).T)
+    x = xp.broadcast_to(xp.asarray(np.zeros(1)), (6,))
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x[...] = xp.asarray(base.copy())
+    # other dtypes and shapes take the general path (casts, broadcasting)
+    f = xp.asarray(np.zeros((2, 3), np.float32))
+    f[...] = xp.asarray(np.arange(3.0))
+    np.testing.assert_array_equal(_np(f), np.broadcast_to(np.arange(3.0, dtype=np.float32), (2, 3)))
+    # the version counter moves: a saved value written this way is known stale
+    w = xp.asarray(np.ones(3)).requires_grad_()
+    y = w * 2.0
+    z = y * y
+    y[...] = xp.asarray(np.zeros(3))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        xp.sum(z).backward()
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64", "complex64", "bool"])
+def test_matmul_operator_fast_path(dt):
+    rng = np.random.default_rng(9)
+    a0 = (rng.standard_normal((2, 3, 4)) * 3).astype(dt)
+    b0 = (rng.standard_normal((4, 5)) * 3).astype(dt)
+    a, b = xp.asarray(a0), xp.asarray(b0)
+    if dt == "bool":
+        with pytest.raises(TypeError, match="numeric"):
+            a @ b  # the standard's matmul takes numeric dtypes only (the general path's error)
+        return
+    for x, y, ref in ((a, b, a0 @ b0), (a[0], b, a0[0] @ b0), (b.mT, a[0].mT, b0.T @ a0[0].T),
+                      (a[0], b[:, 0], a0[0] @ b0[:, 0]), (b[:, 0], b, b0[:, 0] @ b0)):
+        r = x @ y
+        assert r.shape == ref.shape and r.dtype == np.dtype(dt)
+        np.testing.assert_allclose(_np(r), ref, rtol=1e-5)
+    with pytest.raises(ValueError, match="not aligned"):
+        a @ a

@@ -136,10 +136,10 @@ class Array:
 
     def _materialize(self) -> None:
         r = self._np
-        backend = self._device.backend
         if r.flags.c_contiguous:
             flat = r.reshape(-1)
-            strides = _layout.contiguous_strides(r.shape)
+            info = _layout._SHAPES.get(r.shape) or _layout.shape_info(r.shape)  # cached per shape
+            strides = info[2]
         else:
             # A dense result in another axis order (F order, or NumPy's K order for
             # permuted inputs) keeps its memory, so earlier numpy() views stay shared.
@@ -149,7 +149,7 @@ class Array:
                 isz = r.itemsize
                 strides = tuple(s // isz for s in r.strides)
             else:
-                r = backend.xp.ascontiguousarray(r)
+                r = self._device.backend.xp.ascontiguousarray(r)
                 flat = r.reshape(-1)
                 strides = _layout.contiguous_strides(r.shape)
         st = Storage(flat, self._dtype, self._device)
@@ -396,8 +396,13 @@ class Array:
     # --- copies -----------------------------------------------------------------
     def contiguous(self) -> "Array":
         """Self when already row-major contiguous, else a contiguous copy."""
-        if self.is_contiguous():
-            return self
+        if self._st is None:
+            if self._np.flags.c_contiguous:
+                return self
+        else:
+            info = _layout._SHAPES.get(self._shape) or _layout.shape_info(self._shape)
+            if info[2] == self._str or _layout.is_contiguous(self._shape, self._str):
+                return self
         return self.clone()
 
     def clone(self) -> "Array":
@@ -841,6 +846,14 @@ def _setitem(self: Array, key, value):
             st._data[off] = value
             st._version += 1
             return
+    if key is Ellipsis and type(value) is Array and value._dtype is self._dtype \
+            and value._device is self._device and value._shape == self._shape:
+        # Fast path: ``a[...] = b`` from an array of a's dtype and shape: one copy into the
+        # checked target (out_native refuses self-overlap and bumps the version counter;
+        # NumPy buffers a source that overlaps the target).
+        src = value._np if value._np is not None else value._get_native()
+        _LATE["out_native"](self, "__setitem__()")[...] = src
+        return
     k = _normalize_key(key)
     if k is None:
         _LATE["advanced_setitem"](self, key, value)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from . import _dtypes, _layout
-from ._array import HOOK, Array, _native
+from ._array import _LATE, HOOK, Array, _native
 from ._device import Device
 
 __all__ = ["api", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
@@ -80,9 +80,22 @@ def api(name: str):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             hook = HOOK[0]
-            if hook is None or not has_ext(args, kwargs):
-                return fn(*args, **kwargs)
-            return hook(name, fn, args, kwargs)
+            if hook is not None:
+                # has_ext, inlined for the common first argument (one call less per op)
+                for a in args:
+                    t = type(a)
+                    if t is Array:
+                        if a._ext is not None:
+                            return hook(name, fn, args, kwargs)
+                    elif t is tuple or t is list:
+                        for b in a:
+                            if type(b) is Array and b._ext is not None:
+                                return hook(name, fn, args, kwargs)
+                if kwargs:
+                    for a in kwargs.values():
+                        if type(a) is Array and a._ext is not None:
+                            return hook(name, fn, args, kwargs)
+            return fn(*args, **kwargs)
 
         wrapper._impl = fn
         wrapper._api_name = name
@@ -158,3 +171,6 @@ def write_out(func: str, out: Array, result) -> Array:
     dst = out_native(out)
     dst[...] = src
     return out
+
+
+_LATE["out_native"] = out_native

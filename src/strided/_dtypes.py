@@ -387,5 +387,7 @@ _CAN_CAST = {(a, b): _can_cast(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
 
 def same_kind_castable(from_: DType, to: DType) -> builtins.bool:
     """PyTorch's rule for writing a result into an existing array (in-place, out=)."""
-    order = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
-    return order[from_.kind] <= order[to.kind]
+    return _KIND_ORDER[from_.kind] <= _KIND_ORDER[to.kind]
+
+
+_KIND_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}

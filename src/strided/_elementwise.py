@@ -246,12 +246,24 @@ def _shape_of(v):
     return v.shape if hasattr(v, "shape") else ()
 
 
+_CALL_NAMES: dict = {}  # name -> "name()" for error messages, built once
+
+
 def _write_direct(name, k, args, res, dev, out):
     """``out=`` for a plain ufunc kernel: the kernel writes straight into ``out``'s
     memory (no temporary); NumPy handles overlap between ``out`` and the inputs."""
-    shape = _layout.broadcast_shapes(*(_shape_of(a) for a in args))
-    check_out(name, out, shape, res, dev)
-    k(*args, out=out_native(out, f"{name}()"))
+    shape = out._shape if type(out) is Array else None
+    for a in args:  # operands of out's shape (in place: x.add_(y)) need no broadcast
+        if type(a) not in _PYSCALARS and a.shape != shape:
+            shape = _layout.broadcast_shapes(*(_shape_of(a) for a in args))
+            break
+    if type(out) is not Array or shape is not out._shape or res is not out._dtype \
+            or out._device is not dev or out._ext is not None:
+        check_out(name, out, shape, res, dev)  # (else: out's own shape, dtype and device)
+    call = _CALL_NAMES.get(name)
+    if call is None:
+        call = _CALL_NAMES[name] = f"{name}()"
+    k(*args, out=out_native(out, call))
     return out
 
 
@@ -835,9 +847,15 @@ def _roperator(f):
 
 
 def _ioperator(f):
+    impl = f._impl
+
     def iop(self, other):
-        if type(other) not in _OPERAND_TYPES and _numpy_scalar(other) is None:
-            if type(other) is not np.ndarray:
+        t = type(other)
+        if self._ext is None and ((t is Array and other._ext is None) or t in _PYSCALARS):
+            impl(self, other, self)  # no extension: straight to the row's kernel path
+            return self
+        if t not in _OPERAND_TYPES and _numpy_scalar(other) is None:
+            if t is not np.ndarray:
                 return NotImplemented
             other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
         f(self, other, out=self)

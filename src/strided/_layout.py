@@ -38,7 +38,13 @@ def shape_info(shape):
     dict lookups. The entry's own ``shape`` is returned because keys that merely
     compare equal (``np.int64(2)``) must not leak into a result."""
     r = _SHAPES.get(shape)
-    if r is None:
+    if r is not None:
+        if r[0] is not shape:
+            for n in shape:
+                if type(n) is not int and not _integral(shape):
+                    return None  # (2.0, 5) equals the key (2, 5); the general path refuses it
+        return r
+    else:
         if type(shape) is not tuple:
             return None
         for n in shape:
@@ -49,6 +55,17 @@ def shape_info(shape):
             _SHAPES.clear()
         _SHAPES[shape] = r
     return r
+
+
+def _integral(seq) -> bool:
+    """Whether every entry is an int or has ``__index__`` (NumPy's integers), not a float."""
+    for n in seq:
+        if type(n) is not int:
+            try:
+                operator.index(n)
+            except TypeError:
+                return False
+    return True
 
 
 def prod(shape) -> int:

@@ -103,13 +103,12 @@ def matmul(x1, x2, /, *, out=None) -> Array:
         a = x1._np if x1._np is not None else x1._get_native()
         b = x2._np if x2._np is not None else x2._get_native()
         backend = dev._backend or dev.backend
-        xp = backend.xp
         try:
             if dev.type == "cpu":  # no device context to enter
-                r = xp.matmul(a, b)
+                r = _np_matmul(a, b)
             else:
                 with backend.ctx(dev):
-                    r = xp.matmul(a, b)
+                    r = backend.xp.matmul(a, b)
         except ValueError:
             matmul_shape("matmul", x1._shape, x2._shape)  # raises our error
             raise
@@ -140,6 +139,9 @@ def _matmul_op(self, other):
     if self._ext is None and other._ext is None:
         return _matmul_impl(self, other)  # no extension: straight to the function's body
     return matmul(self, other)
+
+
+_np_matmul = np.matmul
 
 
 def _rmatmul_op(self, other):

@@ -18,6 +18,7 @@ import sys
 from collections import namedtuple
 
 from . import _dtypes, _elementwise
+from ._elementwise import _PYSCALARS
 from ._array import _LATE, Array
 from ._device import as_device
 from ._dispatch import out_native
@@ -241,14 +242,16 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
     correction_default = 1 if fname in ("std", "var") else None
 
     f = getattr(_ns(), fname)
+    fbody = getattr(f, "_impl", f)
     plain = {"correction": correction_default} if correction_default is not None else {}
 
     def method(self, *args, **kwargs):
         if not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
+            g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
-                return f(self, **plain)
+                return g(self, **plain)
             if len(args) == 1 and type(args[0]) is builtins.int:
-                return f(self, axis=args[0], **plain)
+                return g(self, axis=args[0], **plain)
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
@@ -601,14 +604,26 @@ def _keywords_call(row, name):
 
 def _method_for(row):
     f = row.func
+    impl = f._impl
     slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
     if row.method_float:
         def method(self, *args, **kwargs):
             if self._dtype.kind in "biu":
                 self = _LATE["astype"](self, _dtypes.get_default_dtype())
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
+    elif row.nargs == 2:
+        def method(self, *args, **kwargs):
+            if not kwargs and len(args) == 1 and self._ext is None:
+                # x.add(y) with no extension on either operand: straight to the row's kernel path
+                o = args[0]
+                t = type(o)
+                if (t is Array and o._ext is None) or t in _PYSCALARS:
+                    return impl(self, o, None)
+            return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     else:
         def method(self, *args, **kwargs):
+            if not args and not kwargs and self._ext is None:
+                return impl(self, None)  # x.abs(): straight to the row's kernel path
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     method.__name__ = row.name
     method.__doc__ = f"Method form of ``strided.{row.name}``."
@@ -620,11 +635,26 @@ def _inplace_for(row):
     name = row.name + "_"
     slow = _keywords_call(row, name)
 
+    impl = f._impl
+    binary = row.nargs == 2
+    noperands = row.nargs - 1  # arguments after self
+
     def inplace(self, *args, **kwargs):
         if row.method_float and self._dtype.kind in "biu":
             raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
         if kwargs:
             slow(self, *args, out=self, **kwargs)
+        elif self._ext is None and len(args) == noperands:
+            # no extension on the target (nor the operand): straight to the row's kernel path
+            if not binary:
+                impl(self, self)
+                return self
+            o = args[0]
+            t = type(o)
+            if (t is Array and o._ext is None) or t in _PYSCALARS:
+                impl(self, o, self)
+            else:
+                f(self, *args, out=self)
         else:
             f(self, *args, out=self)
         return self

@@ -21,12 +21,31 @@ from ._dispatch import api, check_out, out_native
 from ._dtypes import DType
 
 _object_new = object.__new__
+_SHAPES = _layout._SHAPES
+_RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation of n axes
+_PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides)
+_BROADCAST: dict = {}  # (shape, old shape, old strides) -> (shape, strides)
+_UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides)
 
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
     "matrix_transpose", "expand_dims", "unsqueeze", "squeeze", "flip", "diagonal",
     "flatten", "astype", "clone", "to_device", "moveaxis", "unflatten", "transpose", "t",
 ]
+
+
+def _cached_view(x, st, off, layout):
+    """A view of ``x`` (storage ``st``, offset ``off``) with the cached ``(shape, strides)``
+    ``layout``: ``Array._new`` inlined for the view hot paths."""
+    out = _object_new(Array)
+    out._np = None
+    out._st = st
+    out._off = off
+    out._shape, out._str = layout
+    out._dtype = x._dtype
+    out._device = x._device
+    out._ext = None
+    return out
 
 
 def _check(x, func):
@@ -49,7 +68,7 @@ def reshape(x, /, shape, *, copy=None) -> Array:
         new = _layout.shape_info(shape)
         st = x._st
         if new is not None and st is not None:
-            old = _layout.shape_info(x._shape)
+            old = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)  # (our own ints: no check)
             if new[1] == old[1] and x._str == old[2]:
                 out = _object_new(Array)
                 out._np = None
@@ -117,6 +136,31 @@ def broadcast_shapes(*shapes) -> tuple:
 @api("broadcast_to")
 def broadcast_to(x, /, shape) -> Array:
     """A view of ``x`` with ``shape`` (stretched dimensions get stride 0)."""
+    if type(x) is Array and x._st is not None and type(shape) is tuple:
+        # Hot path: the new strides cached per (shape, old shape, old strides), for a
+        # shape of plain non-negative ints; a mismatch takes the general path (its error).
+        key = (shape, x._shape, x._str)
+        hit = _BROADCAST.get(key)
+        if hit is None:
+            info = _layout.shape_info(shape)
+            old = x._shape
+            lead = len(shape) - len(old)
+            if info is not None and lead >= 0:
+                new = [0] * lead
+                for n, m, sd in zip(shape[lead:], old, x._str):
+                    if n == m:
+                        new.append(sd)
+                    elif m == 1:
+                        new.append(0)
+                    else:
+                        break
+                else:
+                    hit = (info[0], tuple(new))
+                    if len(_BROADCAST) > 4096:
+                        _BROADCAST.clear()
+                    _BROADCAST[key] = hit
+        if hit is not None and (hit[0] is shape or _layout._integral(shape)):
+            return _cached_view(x, x._st, x._off, hit)
     _check(x, "broadcast_to")
     shape = tuple(operator.index(n) for n in shape)
     st, off, old, strides = x._layout()
@@ -136,6 +180,27 @@ def broadcast_arrays(*arrays) -> tuple:
 @api("permute_dims")
 def permute_dims(x, /, axes) -> Array:
     """A view with the axes permuted."""
+    if type(x) is Array and type(axes) is tuple and x._st is not None:
+        # Hot path: the permuted (shape, strides) cached per (axes, shape, strides) for
+        # plain non-negative int axes that are a permutation of range(ndim).
+        shape, s = x._shape, x._str
+        key = (axes, shape, s)
+        hit = _PERMUTED.get(key)
+        if hit is None and sorted(axes) == _RANGES[len(shape)]:
+            for a in axes:
+                if type(a) is not builtins.int:
+                    break
+            else:
+                hit = (tuple([shape[a] for a in axes]), tuple([s[a] for a in axes]))
+                if len(_PERMUTED) > 4096:
+                    _PERMUTED.clear()
+                _PERMUTED[key] = hit
+        if hit is not None:
+            for a in axes:
+                if type(a) is not builtins.int:  # (2.0, 0, 1) equals (2, 0, 1) as a key
+                    break
+            else:
+                return _cached_view(x, x._st, x._off, hit)
     _check(x, "permute_dims")
     axes = tuple(_axis(x, a) for a in axes)
     st, off, shape, strides = x._layout()
@@ -158,19 +223,24 @@ def matrix_transpose(x, /) -> Array:
 def expand_dims(x, /, axis=0) -> Array:
     """Insert size-1 dimensions at ``axis`` (an int or tuple of ints); a view."""
     _check(x, "expand_dims")
-    st, off, shape, strides = x._layout()
-    if type(axis) is builtins.int and -len(shape) - 1 <= axis <= len(shape):
-        a = axis + len(shape) + 1 if axis < 0 else axis
-        out = _object_new(Array)
-        out._np = None
-        out._st = st
-        out._off = off
-        out._shape = shape[:a] + (1,) + shape[a:]
-        out._str = strides[:a] + (strides[a] * shape[a] if a < len(shape) else 1,) + strides[a:]
-        out._dtype = x._dtype
-        out._device = x._device
-        out._ext = None
-        return out
+    st = x._st
+    if st is None:
+        st, off, shape, strides = x._layout()
+    else:
+        off, shape, strides = x._off, x._shape, x._str
+    if type(axis) is builtins.int:
+        # Hot path: one int axis; the new (shape, strides) cached per (axis, shape, strides).
+        key = (axis, shape, strides)
+        hit = _UNSQUEEZED.get(key)
+        if hit is None and -len(shape) - 1 <= axis <= len(shape):
+            a = axis + len(shape) + 1 if axis < 0 else axis
+            hit = (shape[:a] + (1,) + shape[a:],
+                   strides[:a] + (strides[a] * shape[a] if a < len(shape) else 1,) + strides[a:])
+            if len(_UNSQUEEZED) > 4096:
+                _UNSQUEEZED.clear()
+            _UNSQUEEZED[key] = hit
+        if hit is not None:
+            return _cached_view(x, st, off, hit)
     if isinstance(axis, (tuple, list)):
         nd = len(shape) + len(axis)
         axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)

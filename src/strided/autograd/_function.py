@@ -234,9 +234,15 @@ class _SumTo(Function):
         return broadcast_to(gg, ctx.shape), None, None
 
 
+class _Scratch:
+    """The ``ctx`` of an engine primitive run without recording (nothing reads it)."""
+
+
 def sum_to(g: Array, shape: tuple, op: str = "backward") -> Array:
     """Sum ``g`` over broadcast dimensions down to ``shape`` (differentiable)."""
-    return _SumTo.apply(g, shape, op)
+    if STATE.enabled and requires_grad(g):
+        return _SumTo.apply(g, shape, op)
+    return _SumTo.forward(_Scratch(), g, shape, op)  # a plain backward: no node to build
 
 
 _BITS = {2: np.int16, 4: np.int32, 8: np.int64}
@@ -293,7 +299,9 @@ class _Where(Function):
 
 def where(cond: Array, a, b) -> Array:
     """``a`` where ``cond`` else ``b`` (``a``/``b`` arrays or scalars; differentiable in both)."""
-    return _Where.apply(cond, a, b)
+    if STATE.enabled and (requires_grad(a) or requires_grad(b)):
+        return _Where.apply(cond, a, b)
+    return _Where.forward(_Scratch(), cond, a, b)  # a plain backward: no node to build
 
 
 class _Embed(Function):

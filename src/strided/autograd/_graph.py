@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
 import weakref
 
+import numpy as np
+
 from .. import _elementwise as ew
 from .._array import Array, Ext
+from .._pool import _Block as _PoolBlock
 from .._views import clone
 from ._mode import STATE
 
@@ -25,6 +29,8 @@ __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requ
            "edge_of", "alias"]
 
 _SEQ = itertools.count()
+_getrefcount = sys.getrefcount
+_object_new = object.__new__
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after "
          "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -210,7 +216,9 @@ class AccumulateGrad(Node):
                 r = h(g)
                 if r is not None:
                     g = checked_hook_result(h, r, g)
-        _accumulate_into(x, g)
+        # The engine hands over its only list of gradients (``grads``): when that list and
+        # this frame are all that refer to g, .grad may take g itself instead of a copy.
+        _accumulate_into(x, g, grads if type(grads) is _Handoff else None)
         return []
 
 
@@ -247,14 +255,47 @@ def checked_hook_results(hook, r, grads) -> list:
 _ACCUMULATE = threading.RLock()
 
 
-def _accumulate_into(x: Array, g: Array) -> None:
-    """``x.grad += g`` (first time: a fresh copy of g, so .grad never aliases another array)."""
+class _Handoff(list):
+    """The gradients the engine passes to a node, holding the engine's only references."""
+
+    __slots__ = ()
+
+
+# sys.getrefcount of a gradient that nothing but the hand-off refers to, seen in
+# _stealable: the hand-off list, AccumulateGrad.apply's ``g``, _accumulate_into's and
+# _stealable's parameters and getrefcount's argument.
+_SOLE_GRAD_REFS = 5
+
+
+def _stealable(g: Array, handoff) -> bool:
+    """Whether ``g`` can become a leaf's .grad as is (PyTorch steals such gradients too):
+    a fresh, contiguous kernel result without metadata or storage (so without views) that
+    no one but the engine's hand-off refers to, owning its memory."""
+    if handoff is None or len(handoff) != 1 or handoff[0] is not g or g._ext is not None \
+            or g._st is not None or _getrefcount(g) != _SOLE_GRAD_REFS:
+        return False
+    a = g._np
+    if type(a) is not np.ndarray or _getrefcount(a) != 3 or not a.flags.c_contiguous \
+            or not a.flags.writeable:
+        return False  # (host memory only) 3: g._np, ``a`` and getrefcount's argument
+    base = a.base
+    # 3: a.base, ``base`` and getrefcount's argument: only ``a`` reaches that memory
+    return base is None or ((type(base) is _PoolBlock or (isinstance(base, np.ndarray) and base.base is None))
+                            and _getrefcount(base) == 3)
+
+
+def _accumulate_into(x: Array, g: Array, handoff=None) -> None:
+    """``x.grad += g`` (first time: g itself when only the engine holds it, else a fresh
+    copy of g, so .grad never aliases another array)."""
     e = ext_of(x)
     create = STATE.enabled
     with _ACCUMULATE:
         old = e.grad
         if old is None:
-            e.grad = clone(g) if create else _fresh(g)
+            if not create and _stealable(g, handoff):
+                e.grad = g
+            else:
+                e.grad = clone(g) if create else _fresh(g)
         elif create or requires_grad(old) or requires_grad(g):
             e.grad = ew.add(old, g)
         else:
@@ -280,16 +321,29 @@ class SavedVar:
     __slots__ = ("_x", "_st", "_ver", "_nr", "_producer")
 
     def __init__(self, x: Array, output_nr=None):
-        st = x._layout()[0]
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
         self._st = st
-        self._ver = st.version()
+        self._ver = st._version if st._family is None else st.version()
         self._nr = output_nr
         if output_nr is None:
             self._x = x
             e = x._ext
             self._producer = e.grad_fn if e is not None else None
         else:
-            self._x = alias(x)
+            # alias(x), inlined: x has its storage now
+            a = _object_new(Array)
+            a._np = x._np
+            a._st = st
+            a._off = x._off
+            a._shape = x._shape
+            a._str = x._str
+            a._dtype = x._dtype
+            a._device = x._device
+            a._ext = None
+            self._x = a
             self._producer = None
 
     def unpack(self, node, create_graph: bool) -> Array:
@@ -430,7 +484,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
         while heap:
             _, _, node = heapq.heappop(heap)
             b = buffers.pop(node, {})
-            grads_in = [b.get(i) for i in range(node._nout)]
+            grads_in = _Handoff([b.get(i) for i in range(node._nout)])
+            del b
             if node._pre:
                 for nr, hooks in node._pre.items():
                     if nr < len(grads_in) and grads_in[nr] is not None:
@@ -476,6 +531,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 deps[child] -= 1
                 if deps[child] == 0:
                     heapq.heappush(heap, (-child._seq, next(tick), child))
+            # Drop this frame's references to the gradients (the buffers hold them), so the
+            # node that receives one can tell that nothing else does (see _stealable).
+            g = outs = grads_in = cb = r = None
     finally:
         STATE.enabled = prev
     if capture:

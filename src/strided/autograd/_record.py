@@ -15,7 +15,8 @@ import inspect
 
 import strided as _S
 
-from .._array import Array
+from .._array import Array, Ext
+from .._dispatch import _run_impl
 from .._views import clone
 from ._function import fit_grad, strided
 from ._graph import FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
@@ -309,6 +310,10 @@ def handler(name, impl, args, kwargs, call_next):
                 raise _out_error(name)
         if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
             return call_next(name, impl, args, kwargs)
+        if out is None and call_next is _run_impl:
+            r = RULES.get(name)
+            if r is not None and r.cls is not None:
+                return _record_ew(r, impl, args)
     elif name in _INPLACE:
         target = args[0]
         if not _any_rg(args, kwargs):
@@ -432,7 +437,12 @@ def _record(name, r, impl, args, kwargs, call_next, target):
             v = clone(v) if v is target else type(v)(clone(a) if a is target else a for a in v)
         vals[n] = save(v)
 
-    result = _run_off(name, impl, args, kwargs, call_next)
+    if target is None and call_next is _run_impl and name in _EW:
+        # An elementwise row's kernel path (not in place: no out= check) calls no
+        # namespace function, so it runs as is, without switching recording off and on.
+        result = impl(*args)
+    else:
+        result = _run_off(name, impl, args, kwargs, call_next)
 
     if target is not None:
         outs = [target]
@@ -486,6 +496,67 @@ def _record(name, r, impl, args, kwargs, call_next, target):
                                    for i, (o, m) in enumerate(zip(outs, out_metas)))
         else:
             vals["result"] = SavedVar(outs[0], 0)
+    node._vals = vals
+    return result
+
+
+def _record_ew(r, impl, args):
+    """``_record`` for an elementwise row called out of place (arguments ``(x, None)`` or
+    ``(x1, x2, None)``), with the generic path's steps specialised to them."""
+    argnames = r.argnames
+    slots, edges, metas = [], [], []
+    needs = set()
+    for i in range(len(args) - 1):
+        a = args[i]
+        if type(a) is not Array or a._dtype.kind not in "fc":
+            continue
+        e = edge_of(a)
+        p = argnames[i]
+        slots.append((p, None))
+        edges.append(e)
+        metas.append((a._shape, a._dtype, a._device))
+        if e[0] is not None:
+            needs.add(p)
+    if not needs:
+        return _run_off(r.name, impl, args, {}, _run_impl)
+    names, keep_result = _saves(r, needs)
+    vals = {}
+    for n in names:
+        v = args[argnames.index(n)]
+        vals[n] = SavedVar(v) if type(v) is Array else v
+    # The kernel path calls no namespace function and checks no grad mode (no out=).
+    result = impl(*args)
+    for a in args:
+        if result is a:
+            return result  # the function returned its input: the history is already there
+    node = r.cls()
+    node._rule = r
+    node._slots = slots
+    node._metas = metas
+    node._needs = needs
+    node._nout = 1
+    node.next_functions = tuple(edges)
+    if type(result) is Array and result._dtype.kind in "fc":
+        node._out_metas = [(result._shape, result._dtype, result._device)]
+        e = result._ext
+        if e is None:
+            e = result._ext = Ext()
+        e.requires_grad = True
+        e.grad_fn = node
+        e.output_nr = 0
+        st = result._st
+        if st is not None:  # a result that views an input's memory is a view of its root
+            for a in args:
+                if type(a) is Array and (a._st is st or (st._family is not None and a._st is not None
+                                                         and a._st._family is st._family)):
+                    ae = a._ext
+                    root = ae.is_view.base if ae is not None and type(ae.is_view) is ViewInfo else a
+                    e.is_view = ViewInfo(root, st.version())
+                    break
+    else:
+        node._out_metas = [None]
+    if keep_result:
+        vals["result"] = SavedVar(result, 0)
     node._vals = vals
     return result
 

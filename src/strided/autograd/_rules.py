@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
 import strided as xp
 
 from .. import _layout
@@ -146,13 +148,31 @@ E("log10", "Log10Backward0", x=lambda g, x: g / _conj(x * math.log(10.0)))
 E("logaddexp", "LogaddexpBackward0",
   x1=lambda g, x1, result: g * xp.exp(x1 - result),
   x2=lambda g, x2, result: g * xp.exp(x2 - result))
+
+
+def _count_true(mask) -> int:
+    """The number of True elements of a boolean CPU array (a host-side decision only)."""
+    return int(np.count_nonzero(mask._get_native()))
+
+
+def _pick(g, loses, x1, x2):
+    """0 where ``loses``, half of g on a tie (x1 == x2), else g (PyTorch's formula: a NaN
+    operand, which neither loses nor ties, gets the gradient)."""
+    tie = x1 == x2
+    # Note: on the host a tie-free input (a ReLU's, almost always) skips the second
+    # select; elsewhere the general formula runs rather than copy the answer back.
+    if tie._device.type == "cpu" and not _count_true(tie):
+        return where(loses, 0.0, g)
+    return where(loses, 0.0, where(tie, g * 0.5, g))
+
+
 # Note: like PyTorch, a tie sends half the gradient to each argument.
 E("maximum", "MaximumBackward0",
-  x1=lambda g, x1, x2: where(x1 > x2, g, where(x1 == x2, g * 0.5, 0.0)),
-  x2=lambda g, x1, x2: where(x2 > x1, g, where(x1 == x2, g * 0.5, 0.0)))
+  x1=lambda g, x1, x2: _pick(g, x1 < x2, x1, x2),
+  x2=lambda g, x1, x2: _pick(g, x2 < x1, x1, x2))
 E("minimum", "MinimumBackward0",
-  x1=lambda g, x1, x2: where(x1 < x2, g, where(x1 == x2, g * 0.5, 0.0)),
-  x2=lambda g, x1, x2: where(x2 < x1, g, where(x1 == x2, g * 0.5, 0.0)))
+  x1=lambda g, x1, x2: _pick(g, x1 > x2, x1, x2),
+  x2=lambda g, x1, x2: _pick(g, x2 > x1, x1, x2))
 E("multiply", "MulBackward0", x1=lambda g, x2: g * _conj(x2), x2=lambda g, x1: g * _conj(x1))
 E("negative", "NegBackward0", x=lambda g: -g)
 E("nextafter", "NextafterBackward0", x1=lambda g: g, x2=ZERO)
@@ -469,8 +489,13 @@ def _minmax_grad(g, x, result, axis, keepdims):
     # Note: ties share the gradient evenly (PyTorch's amax/amin and full max/min).
     shape = x.shape
     mask = x == _expand(result, shape, axis, keepdims)
+    ge = _expand(g, shape, axis, keepdims)
+    # Note: on the host, one hit per reduced slice (no ties, no NaN) means every count
+    # is 1: one whole-array count replaces the per-slice counts and the division.
+    if x._device.type == "cpu" and _count_true(mask) == _layout.prod(result._shape):
+        return where(mask, ge, 0.0)
     cnt = xp.sum(mask, axis=_axes(axis, x.ndim), keepdims=True)
-    return where(mask, _expand(g, shape, axis, keepdims) / cnt, 0.0)
+    return where(mask, ge / cnt, 0.0)
 
 
 rule("max", "x, axis=None, keepdims=False, **kw", "MaxBackward1", x=_minmax_grad)

@@ -14,7 +14,7 @@ import contextvars
 import inspect
 
 from .._array import Array, Ext
-from .._dispatch import register_handler
+from .._dispatch import _run_impl, register_handler
 from .._elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
 from ._ops import align
@@ -106,11 +106,16 @@ def _any_names(args, kwargs) -> bool:
 
 def handler(name, impl, args, kwargs, call_next):
     """Compute, check and attach dimension names around the operation ``name``."""
-    if not _any_names(args, kwargs):
-        return call_next(name, impl, args, kwargs)
     nargs = _ELEMENTWISE.get(name)
     if nargs is not None:
-        return _elementwise(name, nargs, impl, args, call_next)
+        for a in args:  # _any_names, inlined for an elementwise row's (x[, x2], out)
+            if type(a) is Array:
+                e = a._ext
+                if e is not None and e.names is not None:
+                    return _elementwise(name, nargs, impl, args, call_next)
+        return call_next(name, impl, args, kwargs)
+    if not _any_names(args, kwargs):
+        return call_next(name, impl, args, kwargs)
     r = RULES.get(name)
     if r is None:
         raise NotImplementedError(
@@ -149,26 +154,29 @@ def _names_or_none(a):
 
 def _elementwise(name, nargs, impl, args, call_next):
     """An elementwise registry row: arguments ``(x, out)`` or ``(x1, x2, out)``."""
+    # The key is flat (one tuple hash): the inputs' names and ndims (-1: not an array).
     if nargs == 1:
         x = args[0]
-        key = (name, (_names_or_none(x), len(x._shape)) if type(x) is Array else None)
+        key = (name, _names_or_none(x), len(x._shape)) if type(x) is Array else (name, None, -1)
     else:
         x1, x2, out = args
-        if (AUTO_ALIGN.get() and type(x1) is Array and type(x2) is Array and _named(x1)
-                and _named(x2) and x1._ext.names != x2._ext.names):
-            x1, x2 = align(x1, x2)
-            args = (x1, x2, out)
         if type(x1) is Array:
             e = x1._ext
-            k1 = (None if e is None else e.names, len(x1._shape))
+            n1 = None if e is None else e.names
+            d1 = len(x1._shape)
         else:
-            k1 = None
+            n1, d1 = None, -1
         if type(x2) is Array:
             e = x2._ext
-            k2 = (None if e is None else e.names, len(x2._shape))
+            n2 = None if e is None else e.names
+            d2 = len(x2._shape)
         else:
-            k2 = None
-        key = (name, k1, k2)
+            n2, d2 = None, -1
+        if n1 is not None and n2 is not None and n1 != n2 and AUTO_ALIGN.get():
+            x1, x2 = align(x1, x2)
+            args = (x1, x2, out)
+            n1, d1, n2, d2 = x1._ext.names, len(x1._shape), x2._ext.names, len(x2._shape)
+        key = (name, n1, d1, n2, d2)
     names = _EW_NAMES.get(key, _MISS)
     if names is _MISS:
         p = {"x": args[0], "out": args[1]} if nargs == 1 else {"x1": args[0], "x2": args[1], "out": args[2]}
@@ -180,7 +188,8 @@ def _elementwise(name, nargs, impl, args, call_next):
             _EW_NAMES.clear()
         _EW_NAMES[key] = names
     out = args[-1]
-    result = call_next(name, impl, args, {})
+    # the last link of the chain runs the kernel path: call it without the link
+    result = impl(*args) if call_next is _run_impl else call_next(name, impl, args, {})
     if out is None and type(result) is Array and result is not args[0] and result is not args[-2]:
         # A fresh result: attach the cached names (checked when they were cached).
         if names is not None:
@@ -232,7 +241,10 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
             _RED.clear()
         _RED[key] = hit
     tail, kw, names = hit
-    result = call_next(name, impl, (x,) + tail, dict(kw))
+    if call_next is _run_impl:  # the last link: run the function's body without it
+        result = impl(x, *tail, **kw)
+    else:
+        result = call_next(name, impl, (x,) + tail, dict(kw))
     if type(result) is Array and result is not x and result._ext is None \
             and names is not None and len(names) == len(result._shape):
         # A fresh result: the cached names were checked when they were cached.
