@@ -10,7 +10,7 @@ from strided.autograd._function import _BITS, _bit_select
 
 
 def _np(x):
-    return np.asarray(x.cpu())
+    return np.asarray(x.detach().cpu())
 
 
 def _layout_matches(x, ref):
