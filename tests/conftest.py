@@ -452,6 +452,17 @@ def host(x) -> np.ndarray:
     return np.asarray(x.to_device("cpu"))
 
 
+def shares_memory(a, b) -> bool:
+    """Whether two strided arrays on one device share memory (``numpy.shares_memory``,
+    or the device array module's own, e.g. ``cupy.shares_memory``), read without a copy."""
+    na, nb = a._np, b._np
+    if type(na) is np.ndarray:
+        return bool(np.shares_memory(na, nb))
+    import sys
+
+    return bool(sys.modules[type(na).__module__.partition(".")[0]].shares_memory(na, nb))
+
+
 @pytest.fixture
 def default_float64():
     """Run a test with float64 as the default dtype, restoring float32 after."""

@@ -21,6 +21,8 @@ import pytest
 import strided as xp
 from strided import _elementwise
 
+from conftest import host, shares_memory
+
 ROWS = _elementwise.ROWS
 REGISTRY = _elementwise.REGISTRY
 
@@ -232,7 +234,7 @@ def _check(name, got, ref):
     assert type(got) is xp.Array, type(got)
     assert got.dtype._np == ref.dtype, (name, got.dtype, ref.dtype)
     assert tuple(got.shape) == ref.shape, (name, got.shape, ref.shape)
-    g = got.numpy()
+    g = host(got)
     tol = _TOL.get(got.dtype.name)
     if tol is None:
         np.testing.assert_array_equal(g, ref, err_msg=name)
@@ -282,12 +284,12 @@ def test_against_numpy_on_every_layout(case):
         args_np = _inputs(name, dt._np, (3, 4), seed)
         pairs = [make(a) for a in args_np]
         xs = [p[0] for p in pairs]
-        before = [x.numpy().copy() for x in xs]
+        before = [host(x).copy() for x in xs]
         got = f(*xs)
         _check(f"{name} {layout}", got, _expected(name, *(p[1] for p in pairs)))
         for x, b in zip(xs, before):  # inputs untouched, result in fresh memory
-            np.testing.assert_array_equal(x.numpy(), b)
-            assert not np.shares_memory(got.numpy(), x.numpy()), f"{name} {layout}: result aliases input"
+            np.testing.assert_array_equal(host(x), b)
+            assert not shares_memory(got, x), f"{name} {layout}: result aliases input"
 
 
 @pytest.mark.parametrize("case", CASES, ids=_ids)
@@ -357,13 +359,13 @@ def test_non_array_operands_raise_type_error():
         xp.bitwise_and(xp.ones(2, dtype=xp.int32), 1.5)
 
 
-def test_mixed_devices_raise_value_error():
+def test_mixed_devices_raise_value_error(device):
     from strided._device import Device
 
-    x = xp.ones(2)
-    y = xp.ones(2)
+    x = xp.ones(2, device=device)
+    y = xp.ones(2, device=device)
     y._device = Device("cuda:7")  # claiming another device is enough to reach the check
-    with pytest.raises(ValueError, match=r"add\(\): arrays are on different devices, cpu and cuda:7"):
+    with pytest.raises(ValueError, match=rf"add\(\): arrays are on different devices, {device} and cuda:7"):
         xp.add(x, y)
 
 
@@ -445,7 +447,7 @@ def test_binary_operators_match_functions(case):
     r = iop(z, y)
     assert r is z and z.storage() is storage and z.stride() == strides
     _check(f"{name} in place", z, expected)
-    np.testing.assert_array_equal(base.numpy()[:, 1::2], a)  # the other columns untouched
+    np.testing.assert_array_equal(host(base)[:, 1::2], a)  # the other columns untouched
     z2 = xp.asarray(a.copy())
     _check(f"{name} in place with scalar", iop(z2, _scalar_for(dt, REF[name][3])),
            _expected(name, a, np.asarray(_scalar_for(dt, REF[name][3]), dtype=dt._np)))
@@ -471,7 +473,7 @@ def test_in_place_operator_with_an_overlapping_operand():
     x[1:] += x[:-1]
     expected = a.copy()
     expected[1:] = a[1:] + a[:-1]
-    np.testing.assert_array_equal(x.numpy(), expected)
+    np.testing.assert_array_equal(host(x), expected)
 
 
 def test_operators_defer_to_unknown_types():
@@ -499,7 +501,7 @@ def test_out_matches_the_result(name):
     got = getattr(xp, name)(*(xp.asarray(a) for a in args), out=out)
     assert got is out
     _check(f"{name} out=", out, expected)
-    np.testing.assert_array_equal(buf.numpy()[:, ::2], 0)
+    np.testing.assert_array_equal(host(buf)[:, ::2], 0)
 
 
 # --- special values where strided follows the standard, not NumPy -----------------------------
@@ -615,7 +617,7 @@ def test_clip_against_numpy(dt):
     ]:
         got = xp.clip(x, **kw)
         _check(f"clip {kw}", got, np.asarray(ref, dtype=dt._np))
-        assert not np.shares_memory(got.numpy(), x.numpy())
+        assert not shares_memory(got, x)
     assert xp.clip(x, 1, 2).dtype is dt
 
 

@@ -7,10 +7,49 @@ when PyTorch is installed, a second test compares a wider corpus directly.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import strided as xp
+
+_SUFFIXES = re.compile(r"((?:,\s*(?:size=\([^)]*\)|dtype=[\w.]+))*)\)$")
+
+
+def on_device(want: str, device) -> str:
+    """PyTorch's repr ``want`` of a CPU tensor, as PyTorch prints the same tensor on
+    ``device``: ``device='...'`` becomes the first suffix, and the suffixes are laid
+    out again by PyTorch's rule (torch/_tensor_str.py ``_add_suffixes``: a suffix
+    that would pass column 80 starts a new line indented like the data)."""
+    if str(device) == "cpu":
+        return want
+    m = _SUFFIXES.search(want)
+    body = want[:m.start()]
+    suffixes = [f"device='{device}'"] + [t.strip() for t in re.split(r",\s*(?=size=|dtype=)", m.group(1)) if t.strip()]
+    out, last = [body], len(body) - body.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > 80:
+            out.append(",\n" + " " * len("tensor(") + suffix)
+            last = len("tensor(") + len(suffix)
+        else:
+            out.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(out) + ")"
+
+
+def test_on_device_follows_pytorch_layout():
+    # PyTorch 2.x on a GPU prints these (the rule's two branches and the suffix order).
+    assert on_device("tensor([1.])", "cuda:0") == "tensor([1.], device='cuda:0')"
+    assert on_device("tensor([], size=(2, 0))", "cuda:0") == "tensor([], device='cuda:0', size=(2, 0))"
+    assert on_device("tensor([   1, -100,    7], dtype=strided.int8)", "cuda:0") == (
+        "tensor([   1, -100,    7], device='cuda:0', dtype=strided.int8)")
+    assert on_device("tensor([  0,   1,   2,  ..., 230, 231, 232], dtype=strided.int32)", "cuda:0") == (
+        "tensor([  0,   1,   2,  ..., 230, 231, 232], device='cuda:0',\n       dtype=strided.int32)")
+    assert on_device("tensor([], size=(3, 0, 2), dtype=strided.float64)", "cuda:0") == (
+        "tensor([], device='cuda:0', size=(3, 0, 2), dtype=strided.float64)")
+    assert on_device("tensor([1, 2],\n       dtype=strided.int16)", "cpu") == "tensor([1, 2],\n       dtype=strided.int16)"
+
 
 # (expression, PyTorch's repr of the same expression)
 CASES = [
@@ -72,13 +111,14 @@ CASES = [
 @pytest.mark.parametrize("expr,want", CASES, ids=[c[0] for c in CASES])
 def test_repr_matches_pytorch(expr, want):
     x = eval(expr, {"xp": xp})
-    assert repr(x) == want
-    assert str(x) == want
+    assert repr(x) == on_device(want, x.device)
+    assert str(x) == on_device(want, x.device)
+    assert repr(x.cpu()) == want
 
 
 def test_seed_points_repr():
     points = xp.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])
-    assert repr(points[:2]) == "tensor([[4., 1.],\n        [5., 3.]])"
+    assert repr(points[:2]) == on_device("tensor([[4., 1.],\n        [5., 3.]])", points.device)
 
 
 def test_summarisation_threshold_is_1000_elements():
@@ -87,24 +127,26 @@ def test_summarisation_threshold_is_1000_elements():
     assert repr(xp.zeros(10, 101)).count("\n") == 6  # 3 + ... + 3 rows
 
 
-def test_dtype_shown_when_not_default(default_float64):
-    assert repr(xp.asarray([1.5])) == "tensor([1.5000])"
-    assert repr(xp.asarray([1.5], dtype=xp.float32)) == "tensor([1.5000], dtype=strided.float32)"
-    assert repr(xp.asarray([1j])) == "tensor([0.+1.j])"
-    assert repr(xp.asarray([1j], dtype=xp.complex64)) == "tensor([0.+1.j], dtype=strided.complex64)"
-    assert repr(xp.zeros(0)) == "tensor([])"
-    assert repr(xp.zeros(0, dtype=xp.float32)) == "tensor([], dtype=strided.float32)"
+def test_dtype_shown_when_not_default(default_float64, device):
+    assert repr(xp.asarray([1.5])) == on_device("tensor([1.5000])", device)
+    assert repr(xp.asarray([1.5], dtype=xp.float32)) == on_device("tensor([1.5000], dtype=strided.float32)", device)
+    assert repr(xp.asarray([1j])) == on_device("tensor([0.+1.j])", device)
+    assert repr(xp.asarray([1j], dtype=xp.complex64)) == on_device("tensor([0.+1.j], dtype=strided.complex64)",
+                                                                    device)
+    assert repr(xp.zeros(0)) == on_device("tensor([])", device)
+    assert repr(xp.zeros(0, dtype=xp.float32)) == on_device("tensor([], dtype=strided.float32)", device)
 
 
 def test_long_suffix_wraps_to_a_new_line():
     x = xp.arange(18, dtype=xp.int16) * 1000
-    r = repr(x)
+    r = repr(x.cpu())
     assert r.endswith(",\n       dtype=strided.int16)")
+    assert repr(x) == on_device(r, x.device)
 
 
-def test_format_of_0d_arrays():
+def test_format_of_0d_arrays(device):
     assert f"{xp.asarray(2.5):.2f}" == "2.50"
-    assert f"{xp.asarray([1.0])}" == "tensor([1.])"
+    assert f"{xp.asarray([1.0])}" == on_device("tensor([1.])", device)
 
 
 RNG = np.random.default_rng(0)
@@ -125,4 +167,5 @@ CORPUS = [
 def test_repr_matches_torch_when_installed():
     torch = pytest.importorskip("torch")
     for a in CORPUS:
-        assert repr(xp.asarray(a.copy())) == repr(torch.from_numpy(a.copy())).replace("torch.", "strided.")
+        x = xp.asarray(a.copy())
+        assert repr(x) == on_device(repr(torch.from_numpy(a.copy())).replace("torch.", "strided."), x.device)

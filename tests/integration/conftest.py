@@ -63,3 +63,17 @@ register_backend("far", _FarBackend("far"))
 def device(request):
     """The device of the inputs: the host, or the simulated non-host device ``far``."""
     return xp.Device(request.param)
+
+
+@pytest.fixture(autouse=True)
+def _host_default_device():
+    """These tests are about the ecosystem on host memory (SciPy and scikit-learn
+    support array API namespaces on CPU only) and on the simulated non-host device
+    ``far``, which each test names. So under ``STRIDED_DEFAULT_DEVICE=cuda`` their
+    arrays are still created on the cpu, where the libraries under test run."""
+    saved = xp.get_default_device()
+    xp.set_default_device("cpu")
+    try:
+        yield
+    finally:
+        xp.set_default_device(saved)
