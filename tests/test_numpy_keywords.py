@@ -193,11 +193,12 @@ def test_cumsum_axis_autograd():
 def test_ravel_view_when_contiguous_copy_otherwise():
     torch = pytest.importorskip("torch")
     a = np.arange(12.0).reshape(3, 4)
-    x = xp.asarray(a)
+    x = xp.asarray(a, copy=True)
     r = xp.ravel(x)
     assert r.storage() is x.storage()  # a view
     r[0] = 100.0
     assert host(x)[0, 0] == 100.0
+    x[0, 0] = 0.0
     for view, tview in [(x.T, torch.tensor(a).T), (x[:, ::2], torch.tensor(a)[:, ::2]),
                         (x[0, ::2], torch.tensor(a)[0, ::2])]:
         r = view.ravel()
