@@ -89,6 +89,14 @@ def test_pad_returns_a_copy_and_pads_0d():
     np.testing.assert_array_equal(host(xp.pad(_on(np.float64(2.5)), 3)), np.pad(np.float64(2.5), 3))
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_pad_large_array(mode):
+    # past the size where one value is filled everywhere at once: each side written apart
+    a = _values((300, 250), seed=2)
+    np.testing.assert_array_equal(host(xp.pad(_on(a), ((3, 1), (2, 4)), mode=mode)),
+                                  np.pad(a, ((3, 1), (2, 4)), mode=mode))
+
+
 def test_pad_empty_mode_shape_and_interior():
     a = np.arange(6.0).reshape(2, 3)
     r = xp.pad(_on(a), ((1, 2), (0, 1)), mode="empty")

@@ -9,6 +9,7 @@ calls and keeps dimension names through them.
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 import sys
 
@@ -34,6 +35,7 @@ def _along(nd: int, axis: int, sl: slice) -> tuple:
 # --- pad ---------------------------------------------------------------------------------------
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+_FILL_ONCE_MAX = 1 << 16  # elements (see _pad_constant)
 
 
 def _pairs(value, nd: int, what: str, integral: builtins.bool) -> list:
@@ -88,16 +90,15 @@ def _runs(mode: str, n: int, positions) -> list:
     return runs
 
 
-def _run_piece(x: Array, axis: int, first: int, count: int, step: int) -> Array:
-    """The elements ``first, first + step, ...`` (``count`` of them) of ``x`` along ``axis``: a view."""
-    ns, nd = _ns(), x.ndim
-    if step == 0:
-        shape = list(x.shape)
-        shape[axis] = count
-        return ns.broadcast_to(x[_along(nd, axis, builtins.slice(first, first + 1))], tuple(shape))
-    if step == 1 or count == 1:
-        return x[_along(nd, axis, builtins.slice(first, first + count))]
-    return ns.flip(x[_along(nd, axis, builtins.slice(first - count + 1, first + 1))], axis=axis)
+def _run_view(r: Array, axis: int, first: int, count: int, step: int) -> Array:
+    """The elements ``first, first + step, ...`` (``count`` of them) of ``r`` along ``axis``,
+    as a view (one element for step 0: the write broadcasts it)."""
+    nd = r.ndim
+    if step == 0 or count == 1:
+        return r[_along(nd, axis, builtins.slice(first, first + 1 if step == 0 else first + count))]
+    if step == 1:
+        return r[_along(nd, axis, builtins.slice(first, first + count))]
+    return _ns().flip(r[_along(nd, axis, builtins.slice(first - count + 1, first + 1))], axis=axis)
 
 
 @_composite
@@ -113,8 +114,11 @@ def pad(x, /, pad_width, mode="constant", *, constant_values=0) -> Array:
     each one's padding spanning the previous ones' (so a corner takes its value
     from the last axis), as in NumPy.
 
-    Built from slices, ``flip``, ``broadcast_to`` and ``concat``, so it works on
-    every device, records gradients and keeps dimension names.
+    NumPy's algorithm in namespace operations: ``x`` is written into the middle
+    of a new array, then each axis's sides are written from slices of what is
+    already there (through ``flip`` where mirrored). So it works on every
+    device, records gradients (the writes are recorded as any write into a
+    view) and keeps dimension names.
 
     >>> import strided as xp
     >>> xp.pad(xp.asarray([1, 2, 3]), (2, 1))
@@ -134,37 +138,47 @@ def pad(x, /, pad_width, mode="constant", *, constant_values=0) -> Array:
         raise ValueError(f"pad(): mode {mode!r} is not supported; strided pads in the modes "
                          f"{', '.join(repr(m) for m in _PAD_MODES)}")
     widths = _pairs(pad_width, nd, "pad_width", True)
+    values = None
     if mode == "constant":
         values = _pairs(constant_values, nd, "constant_values", False)
     elif not (isinstance(constant_values, numbers.Number) and constant_values == 0):
         raise ValueError(f"pad(): constant_values applies to mode='constant' only; got mode={mode!r}")
-    for ax, (before, after) in enumerate(widths):
+    for ax, ((before, after), n) in enumerate(zip(widths, x.shape)):
         if before < 0 or after < 0:
             raise ValueError(f"pad(): pad_width for axis {ax} is ({before}, {after}); widths must be >= 0")
-    r = x
+        if n == 0 and (before or after) and mode not in ("constant", "empty"):
+            raise ValueError(f"pad(): can't extend the empty axis {ax} (shape {tuple(x.shape)}) "
+                             f"in mode {mode!r}; only 'constant' and 'empty' can")
+    shape = tuple(n + b + a for n, (b, a) in zip(x.shape, widths))
+    names = x._ext.names if x._ext is not None else None
+    # A small result with one value everywhere (the common case) takes one fill of the whole
+    # array (one call) instead of two writes per axis; a large one isn't written twice.
+    one = builtins.bool(values) and math.prod(shape) <= _FILL_ONCE_MAX \
+        and builtins.all(v == values[0][0] for pair in values for v in pair)
+    if one:
+        r = ns.full(shape, values[0][0], dtype=x.dtype, device=x.device, names=names)
+    else:
+        r = ns.empty(shape, dtype=x.dtype, device=x.device, names=names)
+    middle = tuple(builtins.slice(b, b + n) for n, (b, _) in zip(x.shape, widths))
+    r[middle] = x
+    if one or mode == "empty":
+        return r
     for ax, (before, after) in enumerate(widths):
-        if not before and not after:
+        # this axis's sides span the padded extent of the axes before it, as NumPy's
+        n, head, tail = x.shape[ax], (builtins.slice(None),) * ax, middle[ax + 1:]
+        if mode == "constant":
+            for side, value in ((builtins.slice(0, before), values[ax][0]),
+                                (builtins.slice(before + n, None), values[ax][1])):
+                if side.start != side.stop:
+                    r[head + (side,) + tail] = value
             continue
-        n = r.shape[ax]
-        if mode in ("constant", "empty"):
-            pieces = []
-            for width, value in zip((before, after), values[ax] if mode == "constant" else (None, None)):
-                shape = list(r.shape)
-                shape[ax] = width
-                if value is None:
-                    pieces.append(ns.empty(tuple(shape), dtype=r.dtype, device=r.device))
-                else:
-                    pieces.append(ns.full(tuple(shape), value, dtype=r.dtype, device=r.device))
-            parts = [pieces[0], r, pieces[1]]
-        else:
-            if n == 0:
-                raise ValueError(f"pad(): can't extend the empty axis {ax} (shape {tuple(x.shape)}) "
-                                 f"in mode {mode!r}; only 'constant' and 'empty' can")
-            parts = [_run_piece(r, ax, *run) for run in _runs(mode, n, range(-before, 0))]
-            parts.append(r)
-            parts += [_run_piece(r, ax, *run) for run in _runs(mode, n, range(n, n + after))]
-        r = ns.concat([p for p in parts if p.shape[ax]], axis=ax)
-    return ns.clone(x) if r is x else r
+        done = r[head + (builtins.slice(None),) + tail]  # its sources: this axis's middle
+        for start, positions in ((0, range(-before, 0)), (before + n, range(n, n + after))):
+            for first, count, step in _runs(mode, n, positions):
+                r[head + (builtins.slice(start, start + count),) + tail] = \
+                    _run_view(done, ax, before + first, count, step)
+                start += count
+    return r
 
 
 # --- gradient ----------------------------------------------------------------------------------
