@@ -299,3 +299,28 @@ def test_numpy_gradient_reaches_strided():
     r = np.gradient(_on(a), axis=1)
     assert isinstance(r, xp.Array)
     np.testing.assert_allclose(host(r), np.gradient(a, axis=1))
+
+
+def test_gradient_with_evenly_spaced_coordinates():
+    # NumPy takes the uniform formulas for them (strided too, on the host); on other
+    # devices the general formulas agree up to rounding
+    a = _values((3, 6), seed=9)
+    coords = np.arange(6) * 0.5
+    for edge_order in (1, 2):
+        np.testing.assert_allclose(host(xp.gradient(_on(a), _on(coords), axis=1, edge_order=edge_order)),
+                                   np.gradient(a, coords, axis=1, edge_order=edge_order), rtol=1e-12)
+
+
+@pytest.mark.skipif(str(xp.asarray(0).device) == "cpu", reason="host copies are counted on a cuda device only")
+def test_no_host_copies_on_a_device():
+    cupy = pytest.importorskip("cupy")
+    backend = xp.asarray(0).device.backend
+    x = _on(_values((5, 6), seed=10)).requires_grad_()
+    coords = _on(np.array([0.0, 0.5, 1.5, 2.0, 3.5, 4.0]))
+    backend.d2h_copies = 0
+    if hasattr(cupy.cuda, "d2h_copies"):
+        cupy.cuda.d2h_copies = 0
+    outs = [xp.pad(x, ((1, 7), (2, 0)), mode=m) for m in MODES]
+    outs += list(xp.gradient(x, 0.5, coords, edge_order=2))
+    xp.sum(xp.stack([xp.sum(o) for o in outs])).backward()
+    assert getattr(cupy.cuda, "d2h_copies", backend.d2h_copies) == 0

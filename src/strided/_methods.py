@@ -292,8 +292,9 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
                       f"{p}=True" if p == "unbiased" else f"{p}=False" for p in params)
     extra = ", *, correction=None" if correction_default is not None else ""
+    also = "``axis``/``keepdims``" + (", and NumPy's ``ddof`` for ``correction``," if extra else "")
     method.__doc__ = (f"PyTorch's ``{mname}({names}{extra})``: ``strided.{fname}`` with PyTorch's "
-                      f"argument names and defaults (``axis``/``keepdims`` are accepted too).")
+                      f"argument names and defaults ({also} are accepted too).")
     return method
 
 

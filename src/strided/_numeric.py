@@ -214,8 +214,11 @@ def _spacings(f: Array, axes: tuple, varargs: tuple) -> list:
         if c.dtype.kind in "biu":
             c = ns.astype(c, _dtypes.float64)  # as NumPy (no modular arithmetic in the differences)
         d = ns.diff(c)
-        # As NumPy: evenly spaced coordinates take the uniform-spacing formulas.
-        dx.append(d[0] if d.shape[0] and builtins.bool(ns.all(d == d[0])) else d)
+        # As NumPy: evenly spaced coordinates take the uniform-spacing formulas. Note: only
+        # on the host; elsewhere the general formulas (equal up to rounding) spare the
+        # device-to-host copy of the answer.
+        even = c.device.type == "cpu" and d.shape[0] and builtins.bool(ns.all(d == d[0]))
+        dx.append(d[0] if even else d)
     return dx
 
 
