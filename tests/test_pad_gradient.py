@@ -62,6 +62,23 @@ def test_pad_width_spellings(pad_width, mode):
     np.testing.assert_array_equal(host(xp.pad(_on(a), pad_width, mode=mode)), np.pad(a, pad_width, mode=mode))
 
 
+@pytest.mark.parametrize("pad_width", [{0: 2}, {1: (0, 3)}, {-1: (1, 2), 0: (3, 0)}, {}])
+@pytest.mark.parametrize("mode", MODES)
+def test_pad_width_as_a_dict(pad_width, mode):
+    a = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(host(xp.pad(_on(a), pad_width, mode=mode)), np.pad(a, pad_width, mode=mode))
+    np.testing.assert_array_equal(host(np.pad(_on(a), pad_width, mode=mode)), np.pad(a, pad_width, mode=mode))
+
+
+def test_pad_width_dict_by_dimension_name():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), names=("y", "x"))
+    r = xp.pad(x, {"x": (1, 0)}, mode="edge")
+    assert r.names == ("y", "x")
+    np.testing.assert_array_equal(host(r), np.pad(np.arange(6.0).reshape(2, 3), ((0, 0), (1, 0)), mode="edge"))
+    with pytest.raises(IndexError):
+        xp.pad(x, {2: 1})
+
+
 @pytest.mark.parametrize("values", [1.5, (1, 2), ((1, 2), (3, 4)), [[-1], [7]]])
 def test_pad_constant_values(values):
     a = np.arange(6).reshape(2, 3)

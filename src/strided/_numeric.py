@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array import Array
-from ._statistics import check_array, reduction_axes
+from ._statistics import check_array, reduction_axes, single_axis
 from ._torch_functions import _composite
 
 __all__ = ["gradient", "pad", "ravel"]
@@ -106,7 +106,8 @@ def pad(x, /, pad_width, mode="constant", *, constant_values=0) -> Array:
     """``x`` padded along each axis, as NumPy's ``pad`` (and array-api-extra's) does.
 
     An extension beyond the standard. ``pad_width`` is an int, ``(before, after)``
-    for every axis, or one ``(before, after)`` pair per axis. ``mode`` is
+    for every axis, one ``(before, after)`` pair per axis, or a dict from axes (or
+    dimension names) to an int or a pair, the others unpadded. ``mode`` is
     ``'constant'`` (``constant_values``: one value, ``(before, after)``, or a pair
     per axis), ``'edge'``, ``'reflect'`` (mirrored without repeating the edge),
     ``'symmetric'`` (mirrored with it), ``'wrap'`` or ``'empty'``. Widths larger
@@ -129,6 +130,9 @@ def pad(x, /, pad_width, mode="constant", *, constant_values=0) -> Array:
     tensor([[1, 1, 2],
             [3, 3, 4],
             [3, 3, 4]])
+    >>> xp.pad(xp.asarray([[1, 2], [3, 4]]), {1: (0, 2)}, mode="wrap")
+    tensor([[1, 2, 1, 2],
+            [3, 4, 3, 4]])
     """
     # Note: NumPy's statistic modes ('mean', 'maximum', ...), 'linear_ramp', a callable
     # mode and reflect_type='odd' are not implemented (ValueError naming the mode).
@@ -137,6 +141,11 @@ def pad(x, /, pad_width, mode="constant", *, constant_values=0) -> Array:
     if mode not in _PAD_MODES:
         raise ValueError(f"pad(): mode {mode!r} is not supported; strided pads in the modes "
                          f"{', '.join(repr(m) for m in _PAD_MODES)}")
+    if isinstance(pad_width, dict):  # NumPy 2.3's {axis: width or (before, after)}
+        seq = [(0, 0)] * nd
+        for a, w in pad_width.items():
+            seq[single_axis(x, a, "pad")] = (w, w) if isinstance(w, numbers.Integral) else tuple(w)
+        pad_width = seq
     widths = _pairs(pad_width, nd, "pad_width", True)
     values = None
     if mode == "constant":
