@@ -487,6 +487,7 @@ AXIS_CALLS = {
     "split": (lambda x: xp.split(x, 2, dim="H"), lambda x: xp.split(x, 2, dim=2)),
     "chunk": (lambda x: xp.chunk(x, 2, axis="N"), lambda x: xp.chunk(x, 2, axis=0)),
     "narrow": (lambda x: xp.narrow(x, "H", 1, 2), lambda x: xp.narrow(x, 2, 1, 2)),
+    "unfold": (lambda x: xp.unfold(x, "H", 2, 1), lambda x: xp.unfold(x, 2, 2, 1)),
     "squeeze": (lambda x: xp.squeeze(x[:, :1], axis="C"), lambda x: xp.squeeze(x[:, :1], axis=1)),
     "permute_dims": (lambda x: xp.permute_dims(x, ("H", "N", "C")), lambda x: xp.permute_dims(x, (2, 0, 1))),
     "moveaxis": (lambda x: xp.moveaxis(x, "H", 0), lambda x: xp.moveaxis(x, 2, 0)),

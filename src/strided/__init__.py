@@ -55,7 +55,7 @@ from ._numeric import *  # noqa: E402,F401,F403
 from . import _interop  # noqa: E402,F401
 from . import _numpy_protocols  # noqa: E402,F401
 from ._random import *  # noqa: E402,F401,F403
-from . import linalg, fft  # noqa: E402,F401
+from . import linalg, fft, lib  # noqa: E402,F401
 from . import io  # noqa: E402,F401
 from ._pool import (  # noqa: E402,F401
     empty_cache, memory_stats, set_cache_limit, get_cache_limit, set_pool_threshold,

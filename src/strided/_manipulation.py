@@ -26,7 +26,7 @@ from ._views import broadcast_to, clone, expand_dims, moveaxis, permute_dims, re
 
 __all__ = [
     "concat", "stack", "unstack", "roll", "repeat", "tile",
-    "cat", "split", "chunk", "narrow", "movedim", "swapdims",
+    "cat", "split", "chunk", "narrow", "unfold", "movedim", "swapdims",
 ]
 
 
@@ -375,6 +375,34 @@ def narrow(x, dim, start, length) -> Array:
         raise ValueError(f"narrow(): start {start} + length {length} exceeds dimension {d} "
                          f"of size {n}")
     return _slice_along(x, d, start, start + length)
+
+
+@api("unfold")
+def unfold(x, dim, size, step) -> Array:
+    """Every window of ``size`` elements along ``dim``, ``step`` apart: a view, PyTorch's
+    ``x.unfold(dim, size, step)``.
+
+    ``dim`` becomes the window count, ``(n - size) // step + 1``, and a last axis of
+    length ``size`` holds each window. Windows that overlap share memory, so the view
+    can be read, not written (a write into a self-overlapping view raises).
+
+    >>> import strided as xp
+    >>> xp.arange(6).unfold(0, 3, 2).tolist()
+    [[0, 1, 2], [2, 3, 4]]
+    """
+    _check(x, "unfold")
+    d = _axis_of(x, dim, "unfold")
+    size = _int(size, "unfold", "size")
+    step = _int(step, "unfold", "step")
+    n = x._shape[d]
+    if size < 0 or size > n:
+        raise ValueError(f"unfold(): size {size} must be between 0 and the size {n} of dimension {d}")
+    if step <= 0:
+        raise ValueError(f"unfold(): step must be positive; got {step}")
+    st, off, shape, strides = x._layout()
+    shape = shape[:d] + ((n - size) // step + 1,) + shape[d + 1:] + (size,)
+    strides = strides[:d] + (strides[d] * step,) + strides[d + 1:] + (strides[d],)
+    return x._view(off, shape, strides)
 
 
 def movedim(x, source, destination) -> Array:

@@ -304,7 +304,7 @@ for _m, (_f, _params) in TORCH_SIGNATURES.items():
 _PLAIN_METHODS = (
     "matmul", "tensordot", "vecdot", "moveaxis", "movedim", "tile",
     "take_along_axis", "broadcast_to", "flatten", "unflatten",
-    "narrow", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace",
+    "narrow", "unfold", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace",
     "searchsorted", "isin", "unsqueeze", "swapdims",
 )
 for _m in _PLAIN_METHODS:

@@ -1005,6 +1005,12 @@ def _gradient(f, *varargs, axis=None, edge_order=1):
     return _xp().gradient(_arr(f), *varargs, axis=_ax(axis), edge_order=edge_order)
 
 
+@_implements(np.lib.stride_tricks.sliding_window_view)
+def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    return _xp().lib.stride_tricks.sliding_window_view(_arr(x), window_shape, axis=_ax(axis),
+                                                       subok=subok, writeable=writeable)
+
+
 @_implements(np.searchsorted)
 def _searchsorted(a, v, side="left", sorter=None):
     x = _arr(a)

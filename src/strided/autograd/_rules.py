@@ -258,6 +258,21 @@ rule("diagonal", "x, offset=0, axis1=-2, axis2=-1", "DiagonalBackward0",
          g, ctx.shape("x"), lambda a: xp.diagonal(a, offset=offset, axis1=axis1, axis2=axis2)))
 rule("narrow", "x, dim, start, length", "NarrowBackward0",
      x=lambda g, ctx, dim, start, length: embed(g, ctx.shape("x"), lambda a: xp.narrow(a, dim, start, length)))
+def _unfold_grad(g, ctx, dim, size, step):
+    # Window j's element k is x[j * step + k] along dim: the gradient sums, for each k,
+    # the k-th element of every window into those positions (windows may overlap).
+    shape = ctx.shape("x")
+    d = operator.index(dim) % len(shape)
+    count = g.shape[d]
+    total = None
+    for k in range(size):
+        key = (slice(None),) * d + (slice(k, k + (count - 1) * step + 1, step),)
+        part = embed(g[..., k], shape, lambda a, key=key: a[key])
+        total = part if total is None else total + part
+    return total if total is not None else xp.zeros(shape, dtype=g.dtype, device=g.device)
+
+
+rule("unfold", "x, dim, size, step", "UnfoldBackward0", x=_unfold_grad)
 rule("real_view", "x, part", "RealBackward0", x=lambda g, part: g if part == 0 else g * 1j)
 
 

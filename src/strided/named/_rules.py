@@ -145,6 +145,13 @@ def _same(p):
     return N(x)
 
 
+@rule("unfold")
+def _unfold(p):
+    x = p["x"]
+    _axes_param(p, "dim", x)
+    return N(x) + (None,)  # the windowed dim keeps its name (it counts windows now)
+
+
 @rule("diff")
 def _diff(p):
     x = p["x"]
