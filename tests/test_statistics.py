@@ -442,3 +442,10 @@ def test_docstring_examples_run(module):
         ran += len(test.examples)
         runner.run(test)
     assert ran and runner.failures == 0
+
+
+def test_sum_of_a_0d_array_with_keepdims_is_an_array(device):
+    # the small-array fast path reduced a 0-d input to a NumPy scalar when keepdims=True
+    for axis in (None, 0, -1):
+        r = xp.sum(xp.asarray(2.5, device=device), axis=axis, keepdims=True)
+        assert r.shape == () and np.asarray(r.to_device("cpu")).tolist() == 2.5

@@ -495,6 +495,18 @@ for _f, _n, _scale in [(np.quantile, "quantile", 1), (np.percentile, "quantile",
     _quantile_like(_f, _n, _scale)
 
 
+def _nan_cumulative(np_func, name):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(a, axis=None, dtype=None, out=None):
+        return _write_out(_lookup(name, what)(_arr(a), axis=axis, dtype=dtype), out, what)
+    _FUNCTIONS[np_func] = handler
+
+
+_nan_cumulative(np.nancumsum, "nancumsum")
+_nan_cumulative(np.nancumprod, "nancumprod")
+
+
 @_implements(np.count_nonzero)
 def _count_nonzero(a, axis=None, *, keepdims=False):
     return _xp().count_nonzero(_arr(a), axis=axis, keepdims=keepdims)

@@ -140,7 +140,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
         a = x._np if x._np is not None else x._get_native()
         if x._device.type == "cpu" and a.size <= _SMALL:
             # Hot path: a small floating array on the CPU, summed whole or over one axis.
-            if keepdims or (axis is not None and len(x._shape) > 1):
+            if (keepdims and a.ndim) or (axis is not None and len(x._shape) > 1):
                 r = _add_reduce(a, axis, None, None, keepdims)
             else:
                 # A 0-d result: reduced into a fresh 0-d array (NumPy would return a scalar,
