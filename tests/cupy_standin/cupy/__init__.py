@@ -321,7 +321,13 @@ class _Namespace:
 
             def f(*args, **kw):
                 with np.errstate(all="ignore"):
-                    return _wrap(obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()}))
+                    r = obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()})
+                if host_ok and args and type(args[0]) is not ndarray and isinstance(r, np.ndarray):
+                    # Host data always lands in new device memory (a host-to-device copy),
+                    # never a view of the caller's buffer; CuPy's order 'K' of host data is
+                    # F for F-only-contiguous arrays, C otherwise.
+                    r = np.array(r, copy=True, order="F" if r.flags.fnc else "C")
+                return _wrap(r)
             f.__name__ = name
         setattr(self, name, f)
         return f
