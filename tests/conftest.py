@@ -455,7 +455,7 @@ def host(x) -> np.ndarray:
 def shares_memory(a, b) -> bool:
     """Whether two strided arrays on one device share memory (``numpy.shares_memory``,
     or the device array module's own, e.g. ``cupy.shares_memory``), read without a copy."""
-    na, nb = a._np, b._np
+    na, nb = a._get_native(), b._get_native()
     if type(na) is np.ndarray:
         return bool(np.shares_memory(na, nb))
     import sys
