@@ -98,10 +98,8 @@ class ndarray:
     @property
     def data(self):
         """The MemoryPointer of element [0, ..., 0]."""
-        root = self._a
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        return MemoryPointer(root, self._a.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+        mem = _allocation(self._a)
+        return MemoryPointer(mem, self._a.__array_interface__["data"][0] - mem.__array_interface__["data"][0])
 
     @property
     def device(self):
@@ -335,6 +333,26 @@ class _Namespace:
 
 
 
+def _allocation(a):
+    """The memory block that ``a`` views, as flat bytes (what a device pointer points into).
+
+    The root of ``a``'s bases owns the block, but need not be C-contiguous (NumPy's
+    kernels keep their input's axis order), so the block is its byte extent.
+    """
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.ndim == 1 and root.dtype == np.uint8 and root.strides == (1,):
+        return root  # already a block (made here)
+    if root.size == 0:
+        return np.empty(0, np.uint8)
+    lo = sum((n - 1) * s for n, s in zip(root.shape, root.strides) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(root.shape, root.strides) if s > 0) + root.itemsize
+    # the element at the lowest address, as an array (``...`` keeps a 0-d root an array)
+    first = root[tuple(slice(-1, None) if s < 0 else slice(0, 1) for s in root.strides) + (Ellipsis,)]
+    return np.lib.stride_tricks.as_strided(first.reshape(-1).view(np.uint8), (hi - lo,), (1,))
+
+
 class MemoryPointer:
     """A pointer into device memory: (allocation, byte offset), as ``cupy.cuda.MemoryPointer``."""
 
@@ -351,8 +369,7 @@ class MemoryPointer:
         return MemoryPointer(self._mem, self._off + n)
 
     def copy_from_device(self, src, size):
-        dst = self._mem.reshape(-1).view(np.uint8)
-        dst[self._off:self._off + size] = src._mem.reshape(-1).view(np.uint8)[src._off:src._off + size]
+        self._mem[self._off:self._off + size] = src._mem[src._off:src._off + size]
 
 
 cuda.MemoryPointer = MemoryPointer
