@@ -99,6 +99,8 @@ class ndarray:
     def data(self):
         """The MemoryPointer of element [0, ..., 0]."""
         mem = _allocation(self._a)
+        if not mem.size:
+            return MemoryPointer(mem, 0)
         return MemoryPointer(mem, self._a.__array_interface__["data"][0] - mem.__array_interface__["data"][0])
 
     @property
