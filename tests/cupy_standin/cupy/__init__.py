@@ -210,6 +210,8 @@ class ndarray:
         # host memory; __dlpack_device__ says CUDA, so NumPy's from_dlpack refuses it
         # as it refuses CuPy's arrays.
         # As CuPy 13+: dl_device=(kDLCPU, 0) exports a host copy, refused with copy=False.
+        if _SIM_DLPACK_DEVICE != _KDL_CUDA:  # a device type no consumer knows (conftest's sim)
+            raise BufferError("this device's memory can't be exported via DLPack")
         if dl_device is not None and tuple(dl_device) == (1, 0):
             if copy is False:
                 raise BufferError("cupy.ndarray.__dlpack__: copy=False with a CPU dl_device")
@@ -253,8 +255,10 @@ for _n in ("neg", "pos", "abs", "invert"):
     setattr(ndarray, f"__{_n}__", lambda self, _o=getattr(operator, f"__{_n}__"): _wrap(_o(self._a)))
 ndarray.__hash__ = None
 
-# Not a real DLPack device type: what a device NumPy cannot read would report.
-_SIM_DLPACK_DEVICE = 2  # kDLCUDA
+# The DLPack device type of this memory: CUDA's, which NumPy refuses to read (tests/conftest.py
+# loads a private copy of this module for its ``sim`` device with a type no consumer knows).
+_KDL_CUDA = 2
+_SIM_DLPACK_DEVICE = _KDL_CUDA
 
 
 class _Ufunc:
