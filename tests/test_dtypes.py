@@ -51,6 +51,20 @@ def test_dtypes_equal_numpys_in_both_directions_and_nothing_else():
     assert len({hash(d) for d in DTYPES}) == len(DTYPES)
 
 
+def test_code_written_for_numpy_dtypes_accepts_ours():
+    # xarray's dtypes.maybe_promote, for one, refuses anything that is not
+    # isinstance(d, np.dtype) before asking NumPy about it.
+    for d in DTYPES:
+        ref = np.dtype(d.name)
+        assert isinstance(d, np.dtype) and isinstance(d, type(ref))
+        assert type(d) is xp.DType and not isinstance(ref, xp.DType)
+        assert np.dtype(d) == ref and np.zeros(1, dtype=d).dtype == ref
+        for kind in (np.floating, np.integer, np.signedinteger, np.complexfloating, np.bool_):
+            assert np.issubdtype(d, kind) == np.issubdtype(ref, kind)
+        assert np.result_type(d, np.int8) == np.result_type(ref, np.int8)
+        assert d.type(1) == ref.type(1) and d.kind == ref.kind
+
+
 def test_dtypes_are_singletons_through_pickle_and_copy():
     import copy
     for d in DTYPES:

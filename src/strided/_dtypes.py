@@ -42,6 +42,12 @@ class DType:
     (True, True, True)
     >>> {np.dtype("float32"): "found"}[xp.float32], xp.float32 == None
     ('found', False)
+
+    ``isinstance(xp.float32, np.dtype)`` is True, so code that checks for NumPy's
+    dtypes accepts strided's; ``type(xp.float32)`` is ``DType``:
+
+    >>> isinstance(xp.float32, np.dtype), type(xp.float32).__name__
+    (True, 'DType')
     """
 
     __slots__ = ("name", "_np", "itemsize", "kind", "_index", "_hash", "type", "char", "str",
@@ -58,6 +64,13 @@ class DType:
         self.char = nd.char
         self.str = nd.str
         self.num = nd.num
+
+    @property
+    def __class__(self):
+        # isinstance(xp.float32, np.dtype) is True: code written for NumPy's dtypes
+        # (xarray's maybe_promote, pandas-style checks) accepts ours. type() still
+        # answers DType, and NumPy's C functions take ours through .dtype below.
+        return type(self._np)
 
     def __repr__(self) -> str:
         return f"strided.{self.name}"

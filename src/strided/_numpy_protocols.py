@@ -166,6 +166,37 @@ def _ufunc_function(ufunc):
     return fn
 
 
+def _numpy_loop_operands(ufunc, args):
+    """The operands cast to the dtypes NumPy's loop computes in, where NumPy computes
+    integer or bool inputs in a floating dtype (``np.sqrt`` of int64 is float64) and
+    strided's function takes floating dtypes only (the standard's signature); None
+    when no operand needs it (the caller's error stands).
+
+    Only called after strided's function refused the operands, so what strided
+    computes today never changes; a NumPy call gets NumPy's answer instead of an error.
+    """
+    dtypes = []
+    for a in args:
+        if type(a) is Array:
+            dtypes.append(a._dtype._np)
+        elif type(a) in _PYSCALARS:
+            dtypes.append(type(a))  # NEP 50: a weak Python scalar
+        else:
+            return None
+    try:
+        loop = ufunc.resolve_dtypes(tuple(dtypes) + (None,) * ufunc.nout)
+    except (TypeError, ValueError, np.exceptions.DTypePromotionError):
+        return None
+    xp = _xp()
+    cast, changed = [], False
+    for a, d in zip(args, loop):
+        if type(a) is Array and a._dtype.kind in "biu" and d.kind in "fc":
+            a = xp.astype(a, d)
+            changed = True
+        cast.append(a)
+    return cast if changed else None
+
+
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     """NEP 13: a NumPy ufunc on strided arrays runs strided's function of the same meaning."""
     if method == "__call__" and not kwargs and ufunc in _UFUNCS:
@@ -173,7 +204,13 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
             if type(v) is not Array and type(v) not in _PYSCALARS:
                 break
         else:  # the common case, strided arrays and Python scalars only: straight through
-            return _ufunc_function(ufunc)(*inputs)
+            try:
+                return _ufunc_function(ufunc)(*inputs)
+            except TypeError:
+                cast = _numpy_loop_operands(ufunc, inputs)
+                if cast is None:
+                    raise
+            return _ufunc_function(ufunc)(*cast)
     what = _ufunc_name(ufunc, method)
     dev = _device_of(inputs) or self._device
     try:
@@ -193,7 +230,14 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _check_defaults(what, kwargs, _UFUNC_DEFAULTS)
         if dtype is not None:
             args = [xp.astype(a, dtype) if type(a) is Array else a for a in args]
-        return _write_out(_ufunc_function(ufunc)(*args), out, what)
+        try:
+            result = _ufunc_function(ufunc)(*args)
+        except TypeError:
+            cast = _numpy_loop_operands(ufunc, args)
+            if cast is None:
+                raise
+            result = _ufunc_function(ufunc)(*cast)
+        return _write_out(result, out, what)
     if method == "outer" and ufunc in _UFUNCS and ufunc.nin == 2 and not kwargs:
         a, b = (a if type(a) is Array else xp.asarray(a, device=dev) for a in args)
         a = xp.reshape(a, tuple(a.shape) + (1,) * b.ndim)
