@@ -59,10 +59,31 @@ def test_quantile_is_numpys_with_the_standards_keywords(device, q, axis):
 def test_cumulative_functions_take_numpys_axis(device, name, axis):
     f = _namespace(name)
     x = xp.asarray(EVEN, device=device)
-    try:
-        r = f(x, axis=axis)
-    except TypeError as e:
-        if "axis" in str(e):
-            pytest.skip(f"strided's {name} takes no axis= yet")
-        raise
+    r = f(x, axis=axis)
     np.testing.assert_allclose(host(r), getattr(np, name)(EVEN, axis=axis))
+
+
+@pytest.mark.parametrize("index", [0, 2, -1, np.int64(1)])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_with_an_int_drops_the_axis_as_numpys(device, index, axis):
+    # cubed's var/std combine step calls nxp.take(a, 0, axis=...) on its backend
+    a = np.arange(24.0).reshape(2, 3, 4)
+    if not -a.shape[axis] <= index < a.shape[axis]:
+        index = 0
+    r = xp.take(xp.asarray(a, device=device), index, axis=axis)
+    np.testing.assert_array_equal(host(r), np.take(a, index, axis=axis))
+
+
+def test_take_with_an_int_keeps_gradients_and_refuses_other_scalars(device):
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], dtype=xp.float64, device=device, requires_grad=True)
+    xp.sum(xp.take(x, 1, axis=1) * xp.asarray([10.0, 20.0], dtype=xp.float64, device=device)).backward()
+    np.testing.assert_array_equal(host(x.grad), [[0.0, 10.0], [0.0, 20.0]])
+    for bad in (True, 1.0, "1"):
+        with pytest.raises(TypeError, match="take"):
+            xp.take(x.detach(), bad, axis=0)
+
+
+def test_take_with_an_int_drops_the_axis_name(device):
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), device=device, names=("N", "C"))
+    assert xp.take(x, 1, axis="C").names == ("N",)
+    assert xp.take(x, 0, axis=0).names == ("C",)

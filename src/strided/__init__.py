@@ -51,6 +51,7 @@ from ._info import __array_namespace_info__  # noqa: E402
 from . import _repr  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401
 from ._torch_functions import *  # noqa: E402,F401,F403
+from ._numeric import *  # noqa: E402,F401,F403
 from . import _interop  # noqa: E402,F401
 from . import _numpy_protocols  # noqa: E402,F401
 from ._random import *  # noqa: E402,F401,F403

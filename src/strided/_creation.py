@@ -377,38 +377,77 @@ def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=
     return _filled("full", fill_value, shape, dtype, device, out, requires_grad, names)
 
 
-def _like(func, x, fill, dtype, device, out, requires_grad, names):
+def _like(func, x, fill, dtype, device, shape, out, requires_grad, names):
     if type(x) is not Array:
         raise TypeError(f"{func}(): expected an array; got {type(x).__name__}")
-    if names is None and x._ext is not None:
-        names = x._ext.names  # like PyTorch, x's dimension names carry over
+    if shape is None:
+        shape = x._shape
+        if names is None and x._ext is not None:
+            names = x._ext.names  # like PyTorch, x's dimension names carry over
+    else:
+        shape = _shape_args((shape,), func)  # NumPy's shape= (x's names don't carry over)
     if fill is not None:
         fill, dt = _fill_dtype(fill, dtype or x._dtype, func)
     else:
         dt = _as_dtype(dtype, func) or x._dtype
-    return _filled(func, fill, x._shape, dt, device if device is not None else x._device,
+    return _filled(func, fill, shape, dt, device if device is not None else x._device,
                    out, requires_grad, names)
 
 
-def zeros_like(x, /, *, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
-    """Zeros with ``x``'s shape, dtype and device unless overridden."""
-    return _like("zeros_like", x, 0, dtype, device, out, requires_grad, names)
+# Note: ``shape=`` on the *_like functions is NumPy's keyword (Cubed passes it), an
+# extension beyond the standard.
+
+def zeros_like(x, /, *, dtype=None, device=None, shape=None, out=None, requires_grad=False,
+               names=None) -> Array:
+    """Zeros with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.zeros_like(xp.ones((2, 3), dtype=xp.int32), shape=(4,))
+    tensor([0, 0, 0, 0], dtype=strided.int32)
+    """
+    return _like("zeros_like", x, 0, dtype, device, shape, out, requires_grad, names)
 
 
-def ones_like(x, /, *, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
-    """Ones with ``x``'s shape, dtype and device unless overridden."""
-    return _like("ones_like", x, 1, dtype, device, out, requires_grad, names)
-
-
-def empty_like(x, /, *, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
-    """Uninitialised, with ``x``'s shape, dtype and device unless overridden."""
-    return _like("empty_like", x, None, dtype, device, out, requires_grad, names)
-
-
-def full_like(x, /, fill_value, *, dtype=None, device=None, out=None, requires_grad=False,
+def ones_like(x, /, *, dtype=None, device=None, shape=None, out=None, requires_grad=False,
               names=None) -> Array:
-    """``fill_value`` with ``x``'s shape, dtype and device unless overridden."""
-    return _like("full_like", x, fill_value, dtype, device, out, requires_grad, names)
+    """Ones with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.ones_like(xp.zeros(3), shape=(2, 2))
+    tensor([[1., 1.],
+            [1., 1.]])
+    """
+    return _like("ones_like", x, 1, dtype, device, shape, out, requires_grad, names)
+
+
+def empty_like(x, /, *, dtype=None, device=None, shape=None, out=None, requires_grad=False,
+               names=None) -> Array:
+    """Uninitialised, with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.empty_like(xp.zeros(3), shape=(2, 5)).shape
+    strided.Size([2, 5])
+    """
+    return _like("empty_like", x, None, dtype, device, shape, out, requires_grad, names)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None, out=None,
+              requires_grad=False, names=None) -> Array:
+    """``fill_value`` with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.full_like(xp.zeros((2, 2)), 7.5, shape=3)
+    tensor([7.5000, 7.5000, 7.5000])
+    """
+    return _like("full_like", x, fill_value, dtype, device, shape, out, requires_grad, names)
 
 
 # --- ranges ----------------------------------------------------------------------

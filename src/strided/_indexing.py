@@ -8,7 +8,8 @@ import operator
 import numpy as np
 
 from ._array import _LATE, Array
-from ._creation import wrap_new
+from ._creation import asarray, wrap_new
+from ._dtypes import int64
 from ._dispatch import api
 
 __all__ = ["take", "take_along_axis"]
@@ -82,9 +83,26 @@ def advanced_setitem(x: Array, key, value) -> None:
 
 @api("take")
 def take(x, indices, /, *, axis=None) -> Array:
-    """Elements of ``x`` at integer ``indices`` along ``axis``."""
+    """Elements of ``x`` at integer ``indices`` along ``axis``.
+
+    Beyond the standard, ``indices`` may be a Python int, as NumPy's ``take``
+    allows (Cubed's ``var`` calls ``take(a, 0, axis=...)``): the axis is dropped.
+
+    >>> import strided as xp
+    >>> x = xp.asarray([[1, 2, 3], [4, 5, 6]])
+    >>> xp.take(x, xp.asarray([2, 0]), axis=1).tolist(), xp.take(x, 1, axis=0).tolist()
+    ([[3, 1], [6, 4]], [4, 5, 6])
+    """
+    if type(x) is Array and type(indices) is not Array and type(indices) is not bool:
+        try:
+            i = operator.index(indices)
+        except TypeError:
+            pass
+        else:
+            indices = asarray(i, dtype=int64, device=x._device)
     if type(x) is not Array or type(indices) is not Array:
-        raise TypeError("take(): x and indices must be strided arrays")
+        raise TypeError(f"take(): x must be a strided array and indices a strided array or an int; "
+                        f"got {type(x).__name__} and {type(indices).__name__}")
     if indices._dtype.kind not in "iu":
         raise TypeError(f"take(): indices must have an integer dtype; got {indices._dtype.name}")
     if indices._device is not x._device:

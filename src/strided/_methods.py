@@ -273,15 +273,17 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
             call["keepdims"] = kw.pop("keepdim")
         dtype = kw.pop("dtype", None)
         if dtype is not None:
-            if fname in ("sum", "prod", "cumulative_sum", "cumulative_prod"):
+            if fname in ("sum", "prod", "mean", "cumulative_sum", "cumulative_prod"):
                 call["dtype"] = dtype
             else:
                 self = _LATE["astype"](self, dtype)  # PyTorch casts the input first
         if correction_default is not None:
             unbiased = kw.pop("unbiased", None)
             correction = kw.pop("correction", None)
-            if unbiased is not None and correction is not None:
-                raise TypeError(f"{mname}(): give unbiased or correction, not both")
+            ddof = kw.pop("ddof", None)  # NumPy's name for correction
+            if (unbiased is not None) + (correction is not None) + (ddof is not None) > 1:
+                raise TypeError(f"{mname}(): give one of unbiased, correction and ddof, not both")
+            correction = correction if ddof is None else ddof
             call["correction"] = (correction if correction is not None
                                   else correction_default if unbiased is None else builtins.int(unbiased))
         call.update(kw)
@@ -290,8 +292,9 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
                       f"{p}=True" if p == "unbiased" else f"{p}=False" for p in params)
     extra = ", *, correction=None" if correction_default is not None else ""
+    also = "``axis``/``keepdims``" + (", and NumPy's ``ddof`` for ``correction``," if extra else "")
     method.__doc__ = (f"PyTorch's ``{mname}({names}{extra})``: ``strided.{fname}`` with PyTorch's "
-                      f"argument names and defaults (``axis``/``keepdims`` are accepted too).")
+                      f"argument names and defaults ({also} are accepted too).")
     return method
 
 

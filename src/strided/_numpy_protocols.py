@@ -402,9 +402,14 @@ def _mean_like(np_func, name):
     def handler(a, axis=None, dtype=None, out=None, keepdims=_NoValue, *, where=_NoValue):
         _refuse(what, where=None if where is True else where)
         x = _arr(a)
+        fn = _lookup(name, what)
+        kw = {"axis": _ax(axis), "keepdims": _keep(keepdims)}
         if dtype is not None:
-            x = _xp().astype(x, dtype)
-        return _write_out(_lookup(name, what)(x, axis=axis, keepdims=_keep(keepdims)), out, what)
+            if "dtype" in _params(fn):
+                kw["dtype"] = dtype  # accumulated in dtype, as NumPy
+            else:
+                x = _xp().astype(x, dtype)
+        return _write_out(fn(x, **kw), out, what)
     _FUNCTIONS[np_func] = handler
 
 
@@ -984,6 +989,22 @@ def _unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     return x + xp.concat([zero, xp.cumulative_sum(correct, axis=ax)], axis=ax)
 
 
+@_implements(np.pad)
+def _pad(array, pad_width, mode="constant", **kwargs):
+    cv = kwargs.pop("constant_values", 0)
+    if kwargs.get("reflect_type", "even") == "even":
+        kwargs.pop("reflect_type", None)
+    if kwargs:
+        raise TypeError(f"numpy.pad: strided does not support the arguments "
+                        f"{', '.join(f'{k}={v!r}' for k, v in kwargs.items())}")
+    return _xp().pad(_arr(array), pad_width, mode, constant_values=cv)
+
+
+@_implements(np.gradient)
+def _gradient(f, *varargs, axis=None, edge_order=1):
+    return _xp().gradient(_arr(f), *varargs, axis=_ax(axis), edge_order=edge_order)
+
+
 @_implements(np.searchsorted)
 def _searchsorted(a, v, side="left", sorter=None):
     x = _arr(a)
@@ -1018,11 +1039,11 @@ def _like(np_func, name):
     def handler(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
         x = _arr(prototype)
         shape, dt = _like_shape(what, x, dtype, order, shape, device)
-        return getattr(_xp(), name)(shape, dtype=dt, device=x.device)
+        return getattr(_xp(), name)(x, dtype=dt, shape=shape)
     _FUNCTIONS[np_func] = handler
 
 
-for _f, _n in [(np.zeros_like, "zeros"), (np.ones_like, "ones"), (np.empty_like, "empty")]:
+for _f, _n in [(np.zeros_like, "zeros_like"), (np.ones_like, "ones_like"), (np.empty_like, "empty_like")]:
     _like(_f, _n)
 
 
@@ -1030,7 +1051,7 @@ for _f, _n in [(np.zeros_like, "zeros"), (np.ones_like, "ones"), (np.empty_like,
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     x = _arr(a)
     shape, dt = _like_shape("numpy.full_like", x, dtype, order, shape, device)
-    return _xp().full(shape, fill_value, dtype=dt, device=x.device)
+    return _xp().full_like(x, fill_value, dtype=dt, shape=shape)
 
 
 # NumPy's creation functions called with ``like=`` a strided array (NEP 35): strided

@@ -244,22 +244,46 @@ def _mean_native(xp, a, axes, acc, n, keepdims):
     return xp.true_divide(s, n) if n else s * float("nan")
 
 
+def _mean_dtypes(x: Array, dtype):
+    """(result dtype, accumulation dtype) of ``mean(x, dtype=dtype)``."""
+    if dtype is None:
+        return _float_dtypes("mean", x, True)
+    check_array(x, "mean")
+    res = _as_dtype(dtype, "mean")
+    # Note: PyTorch's rule, stricter than NumPy's: the dtype of a mean is floating or
+    # complex (NumPy's mean in an integer dtype truncates, and a real dtype for complex
+    # input drops the imaginary part with a warning; both raise here).
+    if res.kind not in "fc":
+        raise TypeError(f"mean(): dtype must be a floating-point or complex data type; got {res.name}")
+    if x._dtype.kind == "c" and res.kind != "c":
+        raise TypeError(f"mean(): can't take the mean of complex {x._dtype.name} values in {res.name}")
+    return res, (_dtypes.float32 if res is _dtypes.float16 else res)
+
+
 @api("mean")
-def mean(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
     """Arithmetic mean over ``axis``; NaN for an empty reduction.
+
+    ``dtype=`` (an extension beyond the standard, as in NumPy and PyTorch) is the
+    dtype the values are accumulated and returned in; it must be floating or
+    complex, as in PyTorch (NumPy also takes integer dtypes and truncates), and it
+    lets integer and boolean inputs be averaged in any floating dtype.
 
     >>> import strided as xp
     >>> xp.mean(xp.asarray([1.0, 2.0, 6.0])).item()
     3.0
+    >>> r = xp.mean(xp.asarray([1, 2, 4]), dtype=xp.float64)
+    >>> r.dtype, round(r.item(), 4)
+    (strided.float64, 2.3333)
     """
-    if axis is None and out is None and not keepdims and type(x) is Array and x._dtype.kind in "fc" \
-            and x._dtype is not _dtypes.float16:
+    if axis is None and out is None and dtype is None and not keepdims and type(x) is Array \
+            and x._dtype.kind in "fc" and x._dtype is not _dtypes.float16:
         a = x._np if x._np is not None else x._get_native()
         if x._device.type == "cpu" and 0 < a.size <= _SMALL:
             # Hot path: a small floating array on the CPU (the general path below, inlined).
             return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
                               x._dtype, x._device)
-    res, acc = _float_dtypes("mean", x, True)
+    res, acc = _mean_dtypes(x, dtype)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp
     r = _mean_native(xp, x._get_native(), axes, acc, _reduced_size(x, axes), builtins.bool(keepdims))
@@ -302,29 +326,73 @@ def _var_native(func, x, axis, correction, keepdims):
     return v, res
 
 
-@api("var")
-def var(x, /, *, axis=None, correction=0.0, keepdims=False, out=None) -> Array:
-    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0).
+class _Zero(float):
+    """The default ``correction`` (0.0), told apart from an explicit ``correction=0``."""
 
-    >>> import strided as xp
-    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1).item()
-    1.6666666269302368
-    """
+    __slots__ = ()
+
+
+_NO_CORRECTION = _Zero(0.0)
+
+
+def _correction(func: str, correction, ddof):
+    """The standard's ``correction``, or NumPy's ``ddof`` alias of it (not both)."""
+    if ddof is None:
+        return correction
+    if correction is not _NO_CORRECTION:
+        raise TypeError(f"{func}(): give correction or ddof (NumPy's name for it), not both")
+    return ddof
+
+
+@api("var")
+def _var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
     v, res = _var_native("var", x, axis, correction, keepdims)
     return _finish(wrap_result(v, res, x._device), "var", out)
 
 
 @api("std")
-def std(x, /, *, axis=None, correction=0.0, keepdims=False, out=None) -> Array:
+def _std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
+    v, res = _var_native("std", x, axis, correction, keepdims)
+    xp = x._device.backend.xp
+    return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
+
+
+# Note: ``ddof`` is resolved before the dispatched function (``_var``/``_std``), so
+# autograd and names see the standard's ``correction`` only.
+def var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
+    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0).
+
+    ``ddof=`` is NumPy's name for ``correction`` (an extension beyond the standard;
+    TypeError if both are given).
+
+    >>> import strided as xp
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1).item()
+    1.6666666269302368
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), ddof=1).item()
+    1.6666666269302368
+    """
+    return _var(x, axis=axis, correction=_correction("var", correction, ddof), keepdims=keepdims,
+                out=out)
+
+
+def std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
     """Standard deviation over ``axis`` with divisor ``M - correction``.
+
+    ``ddof=`` is NumPy's name for ``correction`` (an extension beyond the standard;
+    TypeError if both are given).
 
     >>> import strided as xp
     >>> xp.std(xp.asarray([1.0, 3.0])).item()
     1.0
+    >>> round(xp.std(xp.asarray([1.0, 3.0]), ddof=1).item(), 4)
+    1.4142
     """
-    v, res = _var_native("std", x, axis, correction, keepdims)
-    xp = x._device.backend.xp
-    return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
+    return _std(x, axis=axis, correction=_correction("std", correction, ddof), keepdims=keepdims,
+                out=out)
+
+
+for _f, _g in ((var, _var), (std, _std)):
+    _f._api_name, _f._impl = _g._api_name, _g._impl  # the dispatched function's (its rules)
 
 
 # --- running totals ------------------------------------------------------------------------

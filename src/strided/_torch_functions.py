@@ -291,26 +291,32 @@ def median(input, /, dim=None, keepdim=False):
 
 
 @_composite
-def var_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=None) -> tuple:
+def var_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=None, ddof=None) -> tuple:
     """``(var, mean)`` along ``dim``; unbiased (``correction=1``) by default, as in PyTorch.
+
+    ``ddof=`` (NumPy's name for ``correction``) is accepted too; give one of
+    ``unbiased``, ``correction`` and ``ddof``.
 
     >>> import strided as xp
     >>> xp.var_mean(xp.tensor([1.0, 2.0, 3.0, 4.0]))
     (tensor(1.6667), tensor(2.5000))
     """
-    return (input.var(dim, correction=correction, keepdim=keepdim, unbiased=unbiased),
+    return (input.var(dim, correction=correction, keepdim=keepdim, unbiased=unbiased, ddof=ddof),
             input.mean(dim, keepdim=keepdim))
 
 
 @_composite
-def std_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=None) -> tuple:
+def std_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=None, ddof=None) -> tuple:
     """``(std, mean)`` along ``dim``; unbiased (``correction=1``) by default, as in PyTorch.
+
+    ``ddof=`` (NumPy's name for ``correction``) is accepted too; give one of
+    ``unbiased``, ``correction`` and ``ddof``.
 
     >>> import strided as xp
     >>> xp.std_mean(xp.tensor([1.0, 3.0]))
     (tensor(1.4142), tensor(2.))
     """
-    return (input.std(dim, correction=correction, keepdim=keepdim, unbiased=unbiased),
+    return (input.std(dim, correction=correction, keepdim=keepdim, unbiased=unbiased, ddof=ddof),
             input.mean(dim, keepdim=keepdim))
 
 
@@ -482,26 +488,56 @@ def clamp(input, /, min=None, max=None) -> Array:
     return _ns().clip(input, min, max)
 
 
+def _running(func: str, fname: str, input, dim, axis, dtype, out):
+    """PyTorch's ``dim`` or NumPy's ``axis`` (None: the flattened array, as NumPy)."""
+    ns = _ns()
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"{func}(): give dim (PyTorch's name) or axis (NumPy's), not both")
+        axis = dim
+    if axis is None:
+        if type(input) is not Array:
+            raise TypeError(f"{func}(): expected a strided array; got {type(input).__name__}")
+        input, axis = ns.reshape(input, (-1,)), 0
+    return getattr(ns, fname)(input, axis=axis, dtype=dtype, out=out)
+
+
 @_composite
-def cumsum(input, /, dim, *, dtype=None) -> Array:
+def cumsum(input, /, dim=None, *, dtype=None, axis=None, out=None) -> Array:
     """Cumulative sum along ``dim`` (PyTorch's name for ``cumulative_sum``).
+
+    An extension beyond the standard, with PyTorch's ``dim`` and NumPy's ``axis``
+    (give one): without either the array is flattened first, as in NumPy's
+    ``cumsum`` (PyTorch requires ``dim``).
 
     >>> import strided as xp
     >>> xp.cumsum(xp.tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
+    >>> xp.cumsum(xp.tensor([[1, 2], [3, 4]]), axis=1)
+    tensor([[1, 3],
+            [3, 7]])
+    >>> xp.cumsum(xp.tensor([[1, 2], [3, 4]]))
+    tensor([ 1,  3,  6, 10])
     """
-    return _ns().cumulative_sum(input, axis=dim, dtype=dtype)
+    return _running("cumsum", "cumulative_sum", input, dim, axis, dtype, out)
 
 
 @_composite
-def cumprod(input, /, dim, *, dtype=None) -> Array:
+def cumprod(input, /, dim=None, *, dtype=None, axis=None, out=None) -> Array:
     """Cumulative product along ``dim`` (PyTorch's name for ``cumulative_prod``).
+
+    An extension beyond the standard, with PyTorch's ``dim`` and NumPy's ``axis``
+    (give one): without either the array is flattened first, as in NumPy's
+    ``cumprod`` (PyTorch requires ``dim``).
 
     >>> import strided as xp
     >>> xp.cumprod(xp.tensor([1, 2, 3]), 0)
     tensor([1, 2, 6])
+    >>> xp.cumprod(xp.tensor([[1, 2], [3, 4]]), axis=0)
+    tensor([[1, 2],
+            [3, 8]])
     """
-    return _ns().cumulative_prod(input, axis=dim, dtype=dtype)
+    return _running("cumprod", "cumulative_prod", input, dim, axis, dtype, out)
 
 
 @_composite

@@ -172,6 +172,8 @@ def _take(p):
     ax = _axes_param(p, "axis", x)
     ax = 0 if ax is None else normalize_axis(ax, x.ndim)
     names = N(x)
+    if type(idx) is not Array:  # a Python int (NumPy's take): the axis goes
+        return names[:ax] + names[ax + 1:]
     if idx.ndim == 1:
         kept = names[ax] if names[ax] is not None else N(idx)[0]
         return names[:ax] + (kept,) + names[ax + 1:]
