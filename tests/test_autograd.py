@@ -85,15 +85,16 @@ def test_seed_example_data_is_not_recorded():
 
 # --- tracking ------------------------------------------------------------------------------
 
-def test_requires_grad_flags_and_repr():
+def test_requires_grad_flags_and_repr(device):
+    dev = "" if device.type == "cpu" else f", device='{device}'"  # PyTorch's repr
     x = xp.ones(2)
     assert not x.requires_grad and x.is_leaf and x.grad_fn is None and x.grad is None
     assert x.requires_grad_() is x
     assert x.requires_grad and x.is_leaf
-    assert repr(x) == "tensor([1., 1.], requires_grad=True)"
+    assert repr(x) == f"tensor([1., 1.]{dev}, requires_grad=True)"
     y = x + 1
     assert y.requires_grad and not y.is_leaf
-    assert repr(y) == "tensor([2., 2.], grad_fn=<AddBackward0>)"
+    assert repr(y) == f"tensor([2., 2.]{dev}, grad_fn=<AddBackward0>)"
     x.requires_grad = False
     assert not x.requires_grad
     with pytest.raises(RuntimeError, match="leaf variables"):

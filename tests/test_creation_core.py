@@ -8,10 +8,11 @@ import pytest
 
 import strided as xp
 
-from conftest import assert_same
+from conftest import assert_same, host
 
 
 def shares(a: np.ndarray, x) -> bool:
+    """Whether the CPU array ``x`` shares memory with the NumPy array ``a``."""
     return np.shares_memory(a, x.numpy())
 
 
@@ -75,7 +76,7 @@ def test_asarray_list_of_numpy_arrays_and_arrays():
 @pytest.mark.parametrize("copy", [None, False])
 def test_asarray_shares_numpy_memory_both_ways(copy):
     n = np.arange(6.0).reshape(2, 3)
-    x = xp.asarray(n, copy=copy)
+    x = xp.asarray(n, copy=copy, device="cpu")  # host memory is shared on the CPU only
     assert x.dtype is xp.float64 and shares(n, x)
     x[0, 0] = 5.0
     assert n[0, 0] == 5.0
@@ -88,7 +89,7 @@ def test_asarray_shares_numpy_memory_both_ways(copy):
 def test_asarray_shares_noncontiguous_numpy_views(view):
     n = np.arange(24.0).reshape(4, 6)
     v = view(n)
-    x = xp.asarray(v)
+    x = xp.asarray(v, device="cpu")
     assert_same(x, v)
     assert shares(n, x)
     x[(0,) * x.ndim] = -7.0
@@ -107,7 +108,7 @@ def test_asarray_copy_true_copies():
 
 def test_asarray_dtype_change_copies_and_copy_false_raises():
     n = np.arange(3.0)
-    x = xp.asarray(n, dtype=xp.float32)
+    x = xp.asarray(n, dtype=xp.float32, device="cpu")
     assert x.dtype is xp.float32 and not shares(n, x)
     with pytest.raises(ValueError):
         xp.asarray(n, dtype=xp.float32, copy=False)
@@ -171,9 +172,9 @@ def test_tensor_dtype_inference_like_pytorch():
 
 def test_as_tensor_shares_when_it_can():
     n = np.arange(3.0)
-    a = xp.as_tensor(n)
+    a = xp.as_tensor(n, device="cpu")
     assert shares(n, a)
-    b = xp.as_tensor(n, dtype=xp.float32)
+    b = xp.as_tensor(n, dtype=xp.float32, device="cpu")
     assert not shares(n, b) and b.dtype is xp.float32
     assert xp.as_tensor([1, 2]).tolist() == [1, 2]
 
@@ -201,7 +202,7 @@ def test_from_numpy_rejects_unsupported_dtypes():
 # --- back to NumPy ----------------------------------------------------------------------
 
 def test_numpy_method_shares():
-    x = xp.arange(6.0).reshape((2, 3))
+    x = xp.arange(6.0, device="cpu").reshape((2, 3))
     v = x.t()[::-1]
     n = v.numpy()
     np.testing.assert_array_equal(n, np.arange(6.0, dtype=np.float32).reshape(2, 3).T[::-1])
@@ -212,10 +213,10 @@ def test_numpy_method_shares():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: xp.ones((2, 3, 4)).permute(1, 0, 2) + 1,  # NumPy keeps the input's axis order
-    lambda: xp.ones((3, 4)).t() * 2,  # F order
-    lambda: xp.ones((2, 3)) + 1,  # C order
-    lambda: xp.flip(xp.ones((2, 3, 4)), axis=1).permute(2, 0, 1) - 1,
+    lambda: xp.ones((2, 3, 4), device="cpu").permute(1, 0, 2) + 1,  # NumPy keeps the input's axis order
+    lambda: xp.ones((3, 4), device="cpu").t() * 2,  # F order
+    lambda: xp.ones((2, 3), device="cpu") + 1,  # C order
+    lambda: xp.flip(xp.ones((2, 3, 4), device="cpu"), axis=1).permute(2, 0, 1) - 1,
 ])
 def test_numpy_of_a_kernel_result_stays_shared(make):
     y = make()
@@ -229,7 +230,7 @@ def test_numpy_of_a_kernel_result_stays_shared(make):
 
 
 def test_np_asarray_shares_and_honours_dtype_and_copy():
-    x = xp.arange(4.0)
+    x = xp.arange(4.0, device="cpu")
     a = np.asarray(x)
     assert a.dtype == np.float32 and np.shares_memory(a, x.numpy())
     a[0] = 9.0
@@ -256,12 +257,12 @@ def test_numpy_ufuncs_on_arrays():
 @pytest.mark.parametrize("args,shape", [(((2, 3),), (2, 3)), ((2, 3), (2, 3)), (([2, 3],), (2, 3)),
                                         ((4,), (4,)), (((),), ()), ((0, 2), (0, 2)),
                                         ((xp.Size([3, 1]),), (3, 1)), ((np.int64(2),), (2,))])
-def test_filled_arrays_take_tuple_or_varargs(fn, fill, args, shape):
+def test_filled_arrays_take_tuple_or_varargs(fn, fill, args, shape, device):
     x = fn(*args)
-    assert x.shape == shape and x.dtype is xp.float32
+    assert x.shape == shape and x.dtype is xp.float32 and x.device == device
     assert x.is_contiguous()
     if fill is not None:
-        np.testing.assert_array_equal(x.numpy(), np.full(shape, fill, np.float32))
+        np.testing.assert_array_equal(host(x), np.full(shape, fill, np.float32))
 
 
 @pytest.mark.parametrize("fn", [xp.zeros, xp.ones, xp.empty])
@@ -298,7 +299,7 @@ def test_arange_matches_numpy(args, kw):
     ref = np.arange(*args)
     want = kw.get("dtype", xp.int64 if ref.dtype.kind == "i" else xp.float32)
     assert x.dtype is want
-    np.testing.assert_allclose(x.numpy(), ref.astype(want._np), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(host(x), ref.astype(want._np), rtol=0, atol=1e-6)
 
 
 def test_arange_errors():
@@ -386,10 +387,12 @@ def test_item_and_tolist():
 
 
 def test_data_ptr_follows_the_offset():
-    x = xp.arange(10, dtype=xp.int16)
-    assert x.data_ptr() == x.numpy().ctypes.data
+    x = xp.arange(10, dtype=xp.int16)  # on the default device: its own pointers
     assert x[4:].data_ptr() == x.data_ptr() + 8
-    assert x[4:].data_ptr() == x[4:].numpy().ctypes.data
+    assert x.t().data_ptr() == x.data_ptr() and x[::-1].data_ptr() == x.data_ptr() + 18
+    c = xp.arange(10, dtype=xp.int16, device="cpu")  # on the CPU: NumPy's pointers
+    assert c.data_ptr() == c.numpy().ctypes.data
+    assert c[4:].data_ptr() == c[4:].numpy().ctypes.data
 
 
 def test_iteration_yields_0d_or_row_views():

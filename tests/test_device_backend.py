@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import strided as xp
-from conftest import SIM, SimArray, to_np
+from conftest import SIM, SimArray, simcupy, to_np
 
 
 def _gpu_available() -> bool:
@@ -439,7 +439,7 @@ def test_asarray_keeps_a_gpu_array_on_its_device_without_a_gpu():
 
 def test_shared_native_storage_stays_on_the_device(sim):
     from strided._creation import share_native
-    base = SimArray(np.arange(24.0).reshape(4, 6))
+    base = simcupy.asarray(np.arange(24.0).reshape(4, 6))
     for native in (base[::-1, ::2], base.T, base[1:3, 2:5], base[:, :0]):
         a = share_native(native, sim)
         assert type(a.storage()._data) is SimArray

@@ -26,7 +26,7 @@ def test_cpu_device():
     assert d.type == "cpu" and d.index is None
     assert str(d) == "cpu" and repr(d) == "device(type='cpu')"
     assert d is xp.Device("cpu") is xp.Device("cpu:0") is xp.Device(d)
-    assert xp.zeros(1).device is d
+    assert xp.zeros(1, device="cpu").device is d and xp.zeros(1, device=d).device is d
 
 
 @pytest.mark.parametrize("spec,index,want", [("cuda:0", None, "cuda:0"), ("cuda", None, "cuda:0"),
@@ -219,8 +219,8 @@ def test_numpy_conversion_refuses_other_devices(sim):
 
 
 @pytest.mark.parametrize("op", ["add", "mul", "lt", "setitem", "where"])
-def test_mixing_devices_is_a_value_error_naming_both(sim, op):
-    a = xp.ones(3)
+def test_mixing_devices_is_a_value_error_naming_both(sim, device, op):
+    a = xp.ones(3)  # on the suite's device
     b = xp.ones(3, device=sim)
     with pytest.raises(ValueError) as e:
         if op == "add":
@@ -234,7 +234,7 @@ def test_mixing_devices_is_a_value_error_naming_both(sim, op):
         else:
             xp.where(a > 0, a, b)
     msg = str(e.value)
-    assert "cpu" in msg and "sim:0" in msg
+    assert str(device) in msg and "sim:0" in msg
 
 
 def test_repr_shows_the_device(sim):
@@ -252,10 +252,11 @@ def test_cuda_round_trip():
     assert g.device is xp.Device("cuda:0")
     v = xp.flip(g.t(), axis=0)[1:]
     np.testing.assert_array_equal(v.cpu().numpy(), ref.T[::-1][1:])
-    v[0, 0] = -1.0
-    assert g.cpu().numpy()[2, 2] == -1.0
+    v[0, 0] = -1.0  # v[0, 0] is g.t()[2, 0], i.e. g[0, 2]
+    assert g.cpu().numpy()[0, 2] == -1.0
+    ref[0, 2] = -1.0
     np.testing.assert_array_equal((g * 2 + 1).cpu().numpy(), ref * 2 + 1)
     with pytest.raises(ValueError):
-        g + xp.asarray(ref)
+        g + xp.asarray(ref, device="cpu")
     with pytest.raises(TypeError):
         g.numpy()

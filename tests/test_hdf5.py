@@ -57,7 +57,7 @@ def set_names(monkeypatch):
 def test_seed_example_with_plain_h5py(tmp_path):
     points = xp.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])
     with h5py.File(tmp_path / "ourpoints.hdf5", "w") as f:
-        f.create_dataset("coords", data=points.numpy())
+        f.create_dataset("coords", data=points.cpu().numpy())
     with h5py.File(tmp_path / "ourpoints.hdf5", "r") as f:
         dset = f["coords"]
         last_points = xp.from_numpy(dset[-2:])

@@ -663,7 +663,7 @@ def test_save_through_a_symlink_replaces_its_target(tmp_path):
 
 def sim_file(sim):
     a = xp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3), device=sim)
-    return save_bytes({"a": a, "t": a.t(), "c": xp.arange(2)})
+    return save_bytes({"a": a, "t": a.t(), "c": xp.arange(2, device="cpu")})
 
 
 def test_load_restores_saved_devices(sim):
@@ -684,7 +684,7 @@ def test_map_location_to_cpu(sim, ml):
 
 
 def test_map_location_to_other_device(sim):
-    out = xp.load(io.BytesIO(save_bytes([xp.arange(3)])), map_location={"cpu": "sim:0"})
+    out = xp.load(io.BytesIO(save_bytes([xp.arange(3, device="cpu")])), map_location={"cpu": "sim:0"})
     assert out[0].device is sim and out[0].tolist() == [0, 1, 2]
     seen = []
     out = xp.load(io.BytesIO(sim_file(sim)), map_location=lambda st, loc: seen.append(
@@ -742,8 +742,8 @@ def _rss() -> int:
 def test_mmap_load_does_not_read_the_file_into_memory(tmp_path):
     n = 50_000_000  # 200 MB of float32
     path = tmp_path / "big.t"
-    big = xp.asarray(np.arange(n, dtype=np.float32))
-    xp.save({"w": big, "small": xp.arange(3)}, path)
+    big = xp.asarray(np.arange(n, dtype=np.float32), device="cpu")  # mmap maps host memory
+    xp.save({"w": big, "small": xp.arange(3, device="cpu")}, path)
     del big
     size = path.stat().st_size
     assert size > 200_000_000

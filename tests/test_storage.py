@@ -7,6 +7,13 @@ import pytest
 
 import strided as xp
 
+from conftest import host
+
+
+def suffix(device) -> str:
+    """What a storage's repr says about its device: nothing on the CPU."""
+    return "" if device.type == "cpu" else f" (device={device})"
+
 
 def points():
     return xp.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])
@@ -66,11 +73,11 @@ def test_iteration_and_tolist():
 @pytest.mark.parametrize("dtype", [xp.bool, xp.int8, xp.uint16, xp.int32, xp.int64,
                                    xp.float16, xp.float32, xp.float64, xp.complex64,
                                    xp.complex128])
-def test_dtype_device_nbytes_element_size(dtype):
+def test_dtype_device_nbytes_element_size(dtype, device):
     x = xp.zeros((2, 3), dtype=dtype)
     s = x.storage()
     assert s.dtype is dtype
-    assert s.device == xp.Device("cpu")
+    assert s.device == device
     isz = np.dtype(dtype._np).itemsize
     assert s.element_size() == isz
     assert s.nbytes == 6 * isz
@@ -78,7 +85,7 @@ def test_dtype_device_nbytes_element_size(dtype):
 
 
 def test_data_ptr_matches_numpy():
-    x = xp.arange(10, dtype=xp.int32)
+    x = xp.arange(10, dtype=xp.int32, device="cpu")  # NumPy's pointer: host memory
     s = x.storage()
     assert s.data_ptr() == x.numpy().ctypes.data
     v = x[3:]
@@ -86,17 +93,17 @@ def test_data_ptr_matches_numpy():
     assert v.data_ptr() == s.data_ptr() + 3 * 4
 
 
-def test_repr():
+def test_repr(device):
     s = points().storage()
     r = repr(s)
-    assert r.splitlines()[-1] == "[strided.Storage of float32, size 6]"
+    assert r.splitlines()[-1] == f"[strided.Storage of float32{suffix(device)}, size 6]"
     assert r.splitlines()[:6] == [" 4.0", " 1.0", " 5.0", " 3.0", " 2.0", " 1.0"]
-    assert repr(xp.zeros(0).storage()) == "[strided.Storage of float32, size 0]"
+    assert repr(xp.zeros(0).storage()) == f"[strided.Storage of float32{suffix(device)}, size 0]"
 
 
-def test_repr_summarises_large_storage():
+def test_repr_summarises_large_storage(device):
     r = repr(xp.arange(5000).storage()).splitlines()
-    assert r[-1] == "[strided.Storage of int64, size 5000]"
+    assert r[-1] == f"[strided.Storage of int64{suffix(device)}, size 5000]"
     assert len(r) < 20 and " ..." in r
 
 
@@ -123,13 +130,13 @@ def test_storage_of_kernel_result_is_stable():
 def test_storage_write_seen_by_every_view_and_numpy():
     x = xp.zeros((2, 3))
     views = [x, x.t(), x[1], x[:, 1:], xp.flip(x, axis=1), x.reshape((6,))]
-    before = [np.array(v.numpy()) for v in views]
+    before = [np.array(host(v)) for v in views]  # copies, taken before the write
     x.storage()[4] = 3.0  # element [1, 1]
     expected = np.zeros((2, 3), np.float32)
     expected[1, 1] = 3.0
     refs = [expected, expected.T, expected[1], expected[:, 1:], expected[:, ::-1], expected.reshape(6)]
     for v, ref, old in zip(views, refs, before):
-        np.testing.assert_array_equal(v.numpy(), ref)
+        np.testing.assert_array_equal(host(v), ref)
         assert not np.array_equal(old, ref)
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import strided as xp
 from strided._array import Array, _native
 
-from conftest import assert_same, to_np
+from conftest import assert_same, host, shares_memory, to_np
 
 
 def pair(shape=(3, 4, 5), dtype=np.float64):
@@ -381,8 +381,8 @@ def test_real_imag_are_views(dtype):
     assert_same(v.real, rv.real)
     assert_same(v.imag, rv.imag)
     assert v.real.dtype == (xp.float32 if dtype == np.complex64 else xp.float64)
-    assert np.shares_memory(v.real.numpy(), x.numpy())
-    assert np.shares_memory(v.imag.numpy(), x.numpy())
+    assert shares_memory(v.real, x)
+    assert shares_memory(v.imag, x)
 
 
 def test_real_imag_write_through_both_directions():
@@ -421,7 +421,7 @@ def test_writes_through_views_reach_base_and_back():
 
 
 def test_write_through_numpy_view_both_ways():
-    x = xp.zeros((2, 3))
+    x = xp.zeros((2, 3), device="cpu")  # .numpy() views host memory
     n = x.t().numpy()
     n[2, 1] = 8.0
     assert x[1, 2].item() == 8.0
@@ -544,7 +544,7 @@ def test_native_accepts_views_inside_storage(offset, shape, strides):
     v = Array._from_storage(st, offset, shape, strides)
     ref = np.lib.stride_tricks.as_strided(base[offset % 6:] if offset < 6 else base[:0], shape,
                                           tuple(8 * s for s in strides)) if 0 not in shape else np.zeros(shape)
-    np.testing.assert_array_equal(v.numpy(), ref)
+    np.testing.assert_array_equal(host(v), ref)
 
 
 def test_writes_cannot_escape_the_storage():
@@ -701,7 +701,7 @@ def test_random_view_chains_match_numpy(shape, data):
         trail.append(step)
         ref_vals, ref_pos = refs
         assert tuple(x.shape) == ref_vals.shape, trail
-        np.testing.assert_array_equal(x.numpy(), ref_vals, err_msg=str(trail))
+        np.testing.assert_array_equal(host(x), ref_vals, err_msg=str(trail))
         assert x.storage() is base.storage(), trail
     ref_vals, ref_pos = refs
     # Write through the view; NumPy mirrors the write on the base by storage position.
@@ -712,16 +712,16 @@ def test_random_view_chains_match_numpy(shape, data):
     else:  # aliased elements (stride 0): refused, as PyTorch does; nothing is written
         with pytest.raises(RuntimeError, match="single memory location"):
             x[...] = -3.0
-        np.testing.assert_array_equal(base.numpy(), values, err_msg=str(trail))
+        np.testing.assert_array_equal(host(base), values, err_msg=str(trail))
         return
     mirror.reshape(-1)[ref_pos.reshape(-1)] = new.reshape(-1)
-    np.testing.assert_array_equal(base.numpy(), mirror, err_msg=str(trail))
-    np.testing.assert_array_equal(x.numpy(), new, err_msg=str(trail))
+    np.testing.assert_array_equal(host(base), mirror, err_msg=str(trail))
+    np.testing.assert_array_equal(host(x), new, err_msg=str(trail))
     # Write through the base; the view sees it.
     base[...] = xp.asarray(values * -2)
-    np.testing.assert_array_equal(x.numpy(), (values * -2).reshape(-1)[ref_pos], err_msg=str(trail))
+    np.testing.assert_array_equal(host(x), (values * -2).reshape(-1)[ref_pos], err_msg=str(trail))
     # Writing through a single element index, when there is one.
     if ref_pos.size:
         idx = tuple(int(i) for i in np.unravel_index(ref_pos.size - 1, ref_pos.shape))
         x[idx] = 123.0
-        assert base.numpy().reshape(-1)[ref_pos[idx]] == 123.0, trail
+        assert host(base).reshape(-1)[ref_pos[idx]] == 123.0, trail

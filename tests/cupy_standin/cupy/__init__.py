@@ -98,10 +98,10 @@ class ndarray:
     @property
     def data(self):
         """The MemoryPointer of element [0, ..., 0]."""
-        root = self._a
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        return MemoryPointer(root, self._a.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+        mem = _allocation(self._a)
+        if not mem.size:
+            return MemoryPointer(mem, 0)
+        return MemoryPointer(mem, self._a.__array_interface__["data"][0] - mem.__array_interface__["data"][0])
 
     @property
     def device(self):
@@ -210,6 +210,8 @@ class ndarray:
         # host memory; __dlpack_device__ says CUDA, so NumPy's from_dlpack refuses it
         # as it refuses CuPy's arrays.
         # As CuPy 13+: dl_device=(kDLCPU, 0) exports a host copy, refused with copy=False.
+        if _SIM_DLPACK_DEVICE != _KDL_CUDA:  # a device type no consumer knows (conftest's sim)
+            raise BufferError("this device's memory can't be exported via DLPack")
         if dl_device is not None and tuple(dl_device) == (1, 0):
             if copy is False:
                 raise BufferError("cupy.ndarray.__dlpack__: copy=False with a CPU dl_device")
@@ -253,8 +255,10 @@ for _n in ("neg", "pos", "abs", "invert"):
     setattr(ndarray, f"__{_n}__", lambda self, _o=getattr(operator, f"__{_n}__"): _wrap(_o(self._a)))
 ndarray.__hash__ = None
 
-# Not a real DLPack device type: what a device NumPy cannot read would report.
-_SIM_DLPACK_DEVICE = 2  # kDLCUDA
+# The DLPack device type of this memory: CUDA's, which NumPy refuses to read (tests/conftest.py
+# loads a private copy of this module for its ``sim`` device with a type no consumer knows).
+_KDL_CUDA = 2
+_SIM_DLPACK_DEVICE = _KDL_CUDA
 
 
 class _Ufunc:
@@ -321,12 +325,38 @@ class _Namespace:
 
             def f(*args, **kw):
                 with np.errstate(all="ignore"):
-                    return _wrap(obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()}))
+                    r = obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()})
+                if host_ok and args and type(args[0]) is not ndarray and isinstance(r, np.ndarray):
+                    # Host data always lands in new device memory (a host-to-device copy),
+                    # never a view of the caller's buffer; CuPy's order 'K' of host data is
+                    # F for F-only-contiguous arrays, C otherwise.
+                    r = np.array(r, copy=True, order="F" if r.flags.fnc else "C")
+                return _wrap(r)
             f.__name__ = name
         setattr(self, name, f)
         return f
 
 
+
+
+def _allocation(a):
+    """The memory block that ``a`` views, as flat bytes (what a device pointer points into).
+
+    The root of ``a``'s bases owns the block, but need not be C-contiguous (NumPy's
+    kernels keep their input's axis order), so the block is its byte extent.
+    """
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.ndim == 1 and root.dtype == np.uint8 and root.strides == (1,):
+        return root  # already a block (made here)
+    if root.size == 0:
+        return np.empty(0, np.uint8)
+    lo = sum((n - 1) * s for n, s in zip(root.shape, root.strides) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(root.shape, root.strides) if s > 0) + root.itemsize
+    # the element at the lowest address, as an array (``...`` keeps a 0-d root an array)
+    first = root[tuple(slice(-1, None) if s < 0 else slice(0, 1) for s in root.strides) + (Ellipsis,)]
+    return np.lib.stride_tricks.as_strided(first.reshape(-1).view(np.uint8), (hi - lo,), (1,))
 
 
 class MemoryPointer:
@@ -345,8 +375,7 @@ class MemoryPointer:
         return MemoryPointer(self._mem, self._off + n)
 
     def copy_from_device(self, src, size):
-        dst = self._mem.reshape(-1).view(np.uint8)
-        dst[self._off:self._off + size] = src._mem.reshape(-1).view(np.uint8)[src._off:src._off + size]
+        self._mem[self._off:self._off + size] = src._mem[src._off:src._off + size]
 
 
 cuda.MemoryPointer = MemoryPointer
