@@ -71,6 +71,9 @@ def test_nanvar_nanstd_ddof_and_correction(ddof, device):
         _check(getattr(xp, name)(x, axis=1, correction=ddof), ref)
     with pytest.raises(TypeError, match="not both"):
         xp.nanvar(x, correction=1, ddof=1)
+    r = xp.nanstd(xp.asarray(a.astype(np.float32), device=device), axis=1, dtype=xp.float64)
+    assert r.dtype == xp.float64  # computed in dtype, as NumPy's (xarray passes it)
+    _check(r, _numpy("nanstd", a, axis=1))
 
 
 @pytest.mark.parametrize("name", ["nancumsum", "nancumprod"])

@@ -50,8 +50,8 @@ DIFFERENCES = {
                   "files; the two libraries can't read each other's files",
     "torch.load": "strided's own documented file format (docs/format.md), not PyTorch's zip/pickle files",
     "torch.unique": "`dim=` is not supported (unique over all elements)",
-    "torch.median": "a method only, `x.median()`: array-API code (scikit-learn) reads `xp.median` as "
-                    "NumPy's median, which averages the two middle values",
+    "torch.median": "`strided.median` is NumPy's (the mean of the two middle values, `axis=`), as "
+                    "scikit-learn and xarray call it; the method `x.median()` is PyTorch's lower median",
 }
 
 # A call per name: Python statements, the last an expression whose value is compared.

@@ -121,10 +121,11 @@ def _correction(func, correction, ddof):
 
 
 @_composite
-def nanvar(x, /, *, axis=None, correction=None, ddof=None, keepdims=False) -> Array:
+def nanvar(x, /, *, axis=None, dtype=None, correction=None, ddof=None, keepdims=False) -> Array:
     """The variance of the elements that are not NaN: NumPy's ``nanvar`` (an extension
     beyond the standard). ``correction`` (NumPy's ``ddof``) is subtracted from each
-    slice's count; a slice left with no degrees of freedom gives NaN.
+    slice's count; a slice left with no degrees of freedom gives NaN. ``dtype`` is the
+    floating dtype to compute in, as NumPy's.
 
     >>> import strided as xp
     >>> xp.nanvar(xp.asarray([1.0, float("nan"), 3.0]), ddof=1).item()
@@ -133,7 +134,7 @@ def nanvar(x, /, *, axis=None, correction=None, ddof=None, keepdims=False) -> Ar
     check_array(x, "nanvar")
     ns = _ns()
     c = _correction("nanvar", correction, ddof)
-    x = _floating(x)
+    x = _floating(x) if dtype is None else ns.astype(x, dtype)
     axes = reduction_axes(x, axis, "nanvar")
     n = _count(x, axes, True, _real(x._dtype))
     with _quiet():
@@ -146,7 +147,7 @@ def nanvar(x, /, *, axis=None, correction=None, ddof=None, keepdims=False) -> Ar
 
 
 @_composite
-def nanstd(x, /, *, axis=None, correction=None, ddof=None, keepdims=False) -> Array:
+def nanstd(x, /, *, axis=None, dtype=None, correction=None, ddof=None, keepdims=False) -> Array:
     """The standard deviation of the elements that are not NaN: NumPy's ``nanstd``
     (an extension beyond the standard); the square root of ``nanvar``.
 
@@ -155,7 +156,8 @@ def nanstd(x, /, *, axis=None, correction=None, ddof=None, keepdims=False) -> Ar
     1.0
     """
     check_array(x, "nanstd")
-    return _ns().sqrt(nanvar(x, axis=axis, correction=correction, ddof=ddof, keepdims=keepdims))
+    return _ns().sqrt(nanvar(x, axis=axis, dtype=dtype, correction=correction, ddof=ddof,
+                             keepdims=keepdims))
 
 
 # --- extrema -----------------------------------------------------------------------------
