@@ -203,3 +203,15 @@ def test_numpy_functions_reach_these(device):
     np.testing.assert_allclose(host(np.median(x, axis=0)), np.median(a, axis=0), equal_nan=True)
     np.testing.assert_allclose(host(np.percentile(xp.asarray(np.arange(5.0), device=device), 30)),
                                np.percentile(np.arange(5.0), 30))
+
+
+@pytest.mark.parametrize("name", QUANTILES)
+def test_q_as_numpy_or_strided_arrays_and_by_keyword(name, device):
+    # xarray passes q=np.atleast_1d(...) by keyword
+    a = np.array([[1.0, 4.0, 2.0, 8.0], [3.0, 3.0, 9.0, 0.0]])
+    x = xp.asarray(a, device=device)
+    f = getattr(xp, name)
+    for q in (np.array([0.25, 0.5]), xp.asarray([0.25, 0.5], dtype=xp.float64, device=device), (0.25, 0.5)):
+        _check(f(x, q=q, axis=-1), getattr(np, name)(a, [0.25, 0.5], axis=-1))
+    for q in (np.float64(0.3), np.array(0.3), xp.asarray(0.3, dtype=xp.float64, device=device)):
+        _check(f(x, q, axis=0), getattr(np, name)(a, 0.3, axis=0))

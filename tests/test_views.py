@@ -395,11 +395,23 @@ def test_real_imag_write_through_both_directions():
     assert r[2].item() == 7.0 and i[2].item() == 8.0
 
 
-def test_real_of_real_is_self_imag_of_real_raises():
-    x = xp.arange(3.0)
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_real_of_real_is_self_imag_of_real_is_numpys_read_only_zeros(dtype):
+    a = np.arange(6).reshape(2, 3).astype(dtype)
+    x = xp.asarray(a)
     assert x.real is x
-    with pytest.raises(TypeError):
-        x.imag
+    i = x.imag
+    ref = a.imag  # NumPy: read-only zeros of a's dtype (PyTorch raises)
+    assert i.dtype == x.dtype and tuple(i.shape) == ref.shape
+    np.testing.assert_array_equal(host(i), ref)
+    with pytest.raises((RuntimeError, ValueError), match="single memory location|read-only"):
+        i.copy_(xp.ones_like(i))  # stride 0: refused on every device (read-only on the CPU)
+    if i.device.type == "cpu":  # read-only, as NumPy's (CuPy memory has no such flag)
+        with pytest.raises(ValueError, match="read-only"):
+            i[0, 0] = 1
+        with pytest.raises(ValueError, match="read-only"):
+            xp.asarray(a[:1, :1]).imag[0, 0] = 1
+    assert host(x).tolist() == a.tolist()
 
 
 # --- write-through ---------------------------------------------------------------

@@ -44,10 +44,6 @@ class Size(tuple):
         return _layout.prod(self)
 
 
-class _NotComplexError(TypeError, AttributeError):
-    """``x.imag`` of a real array (a TypeError, as for ``strided.imag``)."""
-
-
 class Ext:
     """Per-array metadata owned by extensions (autograd, names).
 
@@ -276,11 +272,9 @@ class Array:
 
     @property
     def imag(self) -> "Array":
-        """The imaginary part of a complex array, as a view sharing its memory."""
-        if self._dtype.kind != "c":
-            # Note: as PyTorch (NumPy returns zeros); an AttributeError too, so that
-            # ``hasattr(x, "imag")`` (duck-array checks: xarray's) answers False, not raises.
-            raise _NotComplexError(f"imag is only defined for complex arrays; got {self._dtype.name}")
+        """The imaginary part of a complex array, as a view sharing its memory; of a real
+        array, read-only zeros as NumPy's (PyTorch raises), which xarray and other code
+        written for NumPy arrays read."""
         return _LATE["complex_part"](self, 1)
 
     # --- torch-style metadata ----------------------------------------------------

@@ -363,19 +363,16 @@ def _quantiles(func, x, q, axis, keepdims, method, skip_nan):
     ns = _ns()
     if method not in _METHODS:
         raise ValueError(f"{func}(): method must be one of {', '.join(_METHODS)}; got {method!r}")
-    scalar_q = not isinstance(q, (Array, list, tuple)) or (type(q) is Array and q.ndim == 0)
     if type(q) is Array:
-        if q.ndim > 1:
-            raise ValueError(f"{func}(): q must be a number or a 1-d array; got shape {tuple(q.shape)}")
-        qs = [q.item()] if q.ndim == 0 else q.tolist()  # a few numbers, read on the host
-    else:
-        try:
-            qa = np.asarray(q, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{func}(): q must be numbers; got {q!r}") from None
-        if qa.ndim > 1:
-            raise ValueError(f"{func}(): q must be a number or a 1-d sequence; got shape {qa.shape}")
-        qs = qa.reshape(-1).tolist()
+        q = q.to_device("cpu")._get_native()  # a few numbers, read on the host
+    try:
+        qa = np.asarray(q, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{func}(): q must be numbers; got {q!r}") from None
+    if qa.ndim > 1:
+        raise ValueError(f"{func}(): q must be a number or a 1-d sequence; got shape {qa.shape}")
+    scalar_q = qa.ndim == 0
+    qs = qa.reshape(-1).tolist()
     if not all(0.0 <= v <= 1.0 for v in qs):
         raise ValueError(f"{func}(): quantiles must be in the range [0, 1]; got {qs}")
     nd = x.ndim
@@ -398,7 +395,7 @@ def _quantiles(func, x, q, axis, keepdims, method, skip_nan):
 
 
 @_composite
-def quantile(x, q, /, *, axis=None, keepdims=False, method="linear") -> Array:
+def quantile(x, /, q, *, axis=None, keepdims=False, method="linear") -> Array:
     """The ``q`` quantiles of ``x`` along ``axis``: NumPy's ``quantile`` (an extension
     beyond the standard), with its methods ``linear`` (default), ``lower``, ``higher``,
     ``midpoint`` and ``nearest``.
@@ -418,7 +415,7 @@ def quantile(x, q, /, *, axis=None, keepdims=False, method="linear") -> Array:
 
 
 @_composite
-def nanquantile(x, q, /, *, axis=None, keepdims=False, method="linear") -> Array:
+def nanquantile(x, /, q, *, axis=None, keepdims=False, method="linear") -> Array:
     """``quantile`` of the elements that are not NaN: NumPy's ``nanquantile`` (an extension
     beyond the standard). An all-NaN slice gives NaN.
 

@@ -366,14 +366,31 @@ def complex_part(x, part: int) -> Array:
     if x._dtype.kind != "c":
         if part == 0:
             return x
-        # Note: as PyTorch; NumPy returns read-only zeros instead.
-        raise TypeError(f"imag is only defined for complex arrays; got {x._dtype.name}")
+        return _zero_imag(x)
     real = _dtypes.real_of(x._dtype)
     st, off, shape, strides = x._layout()
     # Note: the float reinterpretation gets its own Storage object (its dtype differs),
     # sharing the memory's version counter.
     fst = st._reinterpret(real, st._data.view(real._np))
     return Array._from_storage(fst, 2 * off + part, shape, tuple(2 * s for s in strides))
+
+
+def _zero_imag(x) -> Array:
+    """``x.imag`` of a real array: NumPy's read-only zeros (PyTorch raises).
+
+    One zero broadcast to ``x``'s shape (stride 0): a write into it raises, as into
+    NumPy's (a self-overlapping view is refused; on the CPU the one element is
+    read-only too). Code written for NumPy arrays (xarray's ``.imag``) reads it.
+    """
+    dev = x._device
+    with dev.backend.ctx(dev):
+        z = Array._wrap(dev.backend.xp.zeros((), dtype=x._dtype._np), x._dtype, dev)
+    st = z.storage()
+    if type(st._data) is np.ndarray:
+        st._data.flags.writeable = False
+    r = Array._from_storage(st, 0, x._shape, (0,) * len(x._shape))
+    names = x.names
+    return r.refine_names(*names) if any(n is not None for n in names) else r
 
 
 # --- copies ---------------------------------------------------------------------
