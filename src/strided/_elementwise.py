@@ -373,6 +373,8 @@ def _make_binary(row: Elementwise):
                 r = _elide(impl, entry, x1, x2, x2, False)
                 if r is not None:
                     return r
+        elif out is x1 and type(x1) is Array:  # add(a, b, out=a): in place
+            return inplace(x1, x2)
         return impl(x1, x2, out)
 
     def entry(x1, x2):
@@ -383,8 +385,37 @@ def _make_binary(row: Elementwise):
             return stypes.get((x1._dtype._index, type(x2)))
         return stypes.get((x2._dtype._index, type(x1)))
 
+    call_name = f"{name}()"
+
+    def inplace(x1, x2):
+        """``x1 op= x2`` with no extension on either: when the result keeps ``x1``'s dtype
+        and ``x2`` needs no cast or broadcast, the kernel writes straight into ``x1``'s
+        memory; anything else takes ``impl``'s general out= path."""
+        t2 = type(x2)
+        if t2 is Array:
+            ent = pairs[x1._dtype._index][x2._dtype._index]
+            ok = x2._device is x1._device and x2._shape == x1._shape
+        else:
+            ent = stypes.get((x1._dtype._index, t2))
+            ok = True
+        if ok and ent is not None:
+            res, cast, kc = ent
+            if res is x1._dtype and cast is None and kc.direct:
+                r = out_native(x1, call_name)  # refuses self-overlap, bumps the version
+                if t2 is Array:
+                    b = x2._np
+                    if b is None:
+                        b = _nat(x2)
+                else:
+                    b = x2
+                kc[x1._device](r, b, out=r)
+                return x1
+        impl(x1, x2, x1)
+        return x1
+
     func._impl = impl
     func._entry = entry
+    func._inplace = inplace
     return func
 
 
@@ -847,13 +878,12 @@ def _roperator(f):
 
 
 def _ioperator(f):
-    impl = f._impl
+    inplace = f._inplace
 
     def iop(self, other):
         t = type(other)
         if self._ext is None and ((t is Array and other._ext is None) or t in _PYSCALARS):
-            impl(self, other, self)  # no extension: straight to the row's kernel path
-            return self
+            return inplace(self, other)  # no extension: straight to the row's kernel path
         if t not in _OPERAND_TYPES and _numpy_scalar(other) is None:
             if t is not np.ndarray:
                 return NotImplemented

@@ -640,6 +640,7 @@ def _inplace_for(row):
 
     impl = f._impl
     binary = row.nargs == 2
+    inplace_kernel = f._inplace if binary else None
     noperands = row.nargs - 1  # arguments after self
 
     def inplace(self, *args, **kwargs):
@@ -655,7 +656,7 @@ def _inplace_for(row):
             o = args[0]
             t = type(o)
             if (t is Array and o._ext is None) or t in _PYSCALARS:
-                impl(self, o, self)
+                return inplace_kernel(self, o)
             else:
                 f(self, *args, out=self)
         else:
