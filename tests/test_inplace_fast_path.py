@@ -96,3 +96,45 @@ def test_errors_name_the_dtypes(device):
     with pytest.raises(TypeError, match="float32"):
         i.add_(xp.asarray([1.0, 2.0], device=device))
     assert host(i).tolist() == [1, 2]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data(), st.sampled_from(sorted(OPS)), st.sampled_from(DTYPES), st.sampled_from(DTYPES),
+       st.sampled_from(DTYPES), hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=4))
+def test_out_into_another_array_matches_the_out_of_place_result(data, name, d1, d2, dout, shapes):
+    s1, s2 = shapes.input_shapes
+    x = xp.asarray(_values(data.draw, d1, s1), device=DEVICE)
+    y = xp.asarray(_values(data.draw, d2, s2), device=DEVICE)
+    out = xp.full(shapes.result_shape, 7, dtype=getattr(xp, dout), device=DEVICE)
+    before = host(out).copy()
+    try:
+        expected = getattr(xp, name)(x, y)
+    except TypeError:
+        expected = None
+    try:
+        r = getattr(xp, name)(x, y, out=out)
+    except TypeError:  # the operands, or a result out can't hold: nothing written
+        assert expected is None or not xp.can_cast(expected.dtype, out.dtype)
+        np.testing.assert_array_equal(host(out), before)
+        return
+    assert r is out and expected is not None
+    np.testing.assert_array_equal(host(out), host(expected).astype(np.dtype(dout)))
+
+
+@pytest.mark.parametrize("name", ["exp", "negative", "abs", "sqrt"])
+def test_unary_out_matches_and_resolves_overlap(name, device):
+    a = np.linspace(0.5, 4.0, 8)
+    x = xp.asarray(a.copy(), device=device)  # (asarray shares memory on the CPU)
+    out = xp.empty(8, dtype=xp.float64, device=device)
+    assert getattr(xp, name)(x, out=out) is out
+    np.testing.assert_allclose(host(out), getattr(np, name)(a))
+    rev = x[::-1]  # out overlapping its own input, reversed
+    getattr(xp, name)(x, out=rev)
+    np.testing.assert_allclose(host(x), getattr(np, name)(a)[::-1])
+    low = xp.empty(8, dtype=xp.float32, device=device)  # a cast: the general path
+    getattr(xp, name)(xp.asarray(a, device=device), out=low)
+    np.testing.assert_allclose(host(low), getattr(np, name)(a).astype(np.float32), rtol=1e-6)
+    with pytest.raises(TypeError):
+        getattr(xp, name)(xp.asarray(a, device=device), out=xp.empty(8, dtype=xp.int64, device=device))
+    with pytest.raises(ValueError):
+        getattr(xp, name)(xp.asarray(a, device=device), out=xp.empty(7, dtype=xp.float64, device=device))

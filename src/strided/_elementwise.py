@@ -373,8 +373,8 @@ def _make_binary(row: Elementwise):
                 r = _elide(impl, entry, x1, x2, x2, False)
                 if r is not None:
                     return r
-        elif out is x1 and type(x1) is Array:  # add(a, b, out=a): in place
-            return inplace(x1, x2)
+        elif type(out) is Array and type(x1) is Array:  # add(a, b, out=c), a += b
+            return into(x1, x2, out)
         return impl(x1, x2, out)
 
     def entry(x1, x2):
@@ -387,35 +387,39 @@ def _make_binary(row: Elementwise):
 
     call_name = f"{name}()"
 
-    def inplace(x1, x2):
-        """``x1 op= x2`` with no extension on either: when the result keeps ``x1``'s dtype
-        and ``x2`` needs no cast or broadcast, the kernel writes straight into ``x1``'s
-        memory; anything else takes ``impl``'s general out= path."""
+    def into(x1, x2, out):
+        """``x1`` (an array) op ``x2`` written into ``out``, none with an extension: when the
+        result has ``out``'s dtype and both operands ``out``'s shape and device (or ``x2``
+        is a Python scalar), one kernel call writes into ``out``'s memory; anything else
+        takes ``impl``'s general out= path (checks, broadcasting, casts)."""
         t2 = type(x2)
         if t2 is Array:
             ent = pairs[x1._dtype._index][x2._dtype._index]
-            ok = x2._device is x1._device and x2._shape == x1._shape
+            ok = x2._device is out._device and x2._shape == out._shape
         else:
             ent = stypes.get((x1._dtype._index, t2))
             ok = True
-        if ok and ent is not None:
+        if ok and ent is not None and x1._device is out._device and x1._shape == out._shape:
             res, cast, kc = ent
-            if res is x1._dtype and cast is None and kc.direct:
-                r = out_native(x1, call_name)  # refuses self-overlap, bumps the version
+            if res is out._dtype and cast is None and kc.direct:
+                r = out_native(out, call_name)  # refuses self-overlap, bumps the version
+                a = x1._np
+                if a is None:
+                    a = _nat(x1)
                 if t2 is Array:
                     b = x2._np
                     if b is None:
                         b = _nat(x2)
                 else:
                     b = x2
-                kc[x1._device](r, b, out=r)
-                return x1
-        impl(x1, x2, x1)
-        return x1
+                kc[out._device](a, b, out=r)  # NumPy and CuPy resolve operand/out overlap
+                return out
+        impl(x1, x2, out)
+        return out
 
     func._impl = impl
     func._entry = entry
-    func._inplace = inplace
+    func._into = into
     return func
 
 
@@ -456,12 +460,28 @@ def _make_unary(row: Elementwise):
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
+    call_name = f"{name}()"
+
     def func(x, /, *, out=None):
         if (type(x) is Array and x._ext is not None) or (
                 out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
             if hook is not None:
                 return hook(name, impl, (x, out), {})
+        elif type(out) is Array and type(x) is Array and x._shape == out._shape \
+                and x._device is out._device:
+            # exp(x, out=y) with no extension: one kernel call into y's memory when the
+            # result has y's dtype (else the general out= path: checks and casts)
+            ent = types.get(x._dtype._index)
+            if ent is not None:
+                res, cast, kc = ent
+                if res is out._dtype and cast is None and kc.direct:
+                    r = out_native(out, call_name)
+                    a = x._np
+                    if a is None:
+                        a = _nat(x)
+                    kc[out._device](a, out=r)
+                    return out
         return impl(x, out)
 
     func._impl = impl
@@ -878,12 +898,12 @@ def _roperator(f):
 
 
 def _ioperator(f):
-    inplace = f._inplace
+    into = f._into
 
     def iop(self, other):
         t = type(other)
         if self._ext is None and ((t is Array and other._ext is None) or t in _PYSCALARS):
-            return inplace(self, other)  # no extension: straight to the row's kernel path
+            return into(self, other, self)  # no extension: straight to the row's kernel path
         if t not in _OPERAND_TYPES and _numpy_scalar(other) is None:
             if t is not np.ndarray:
                 return NotImplemented

@@ -640,11 +640,13 @@ def _inplace_for(row):
 
     impl = f._impl
     binary = row.nargs == 2
-    inplace_kernel = f._inplace if binary else None
+    into = f._into if binary else None
     noperands = row.nargs - 1  # arguments after self
 
+    method_float = row.method_float
+
     def inplace(self, *args, **kwargs):
-        if row.method_float and self._dtype.kind in "biu":
+        if method_float and self._dtype.kind in "biu":
             raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
         if kwargs:
             slow(self, *args, out=self, **kwargs)
@@ -656,7 +658,7 @@ def _inplace_for(row):
             o = args[0]
             t = type(o)
             if (t is Array and o._ext is None) or t in _PYSCALARS:
-                return inplace_kernel(self, o)
+                return into(self, o, self)
             else:
                 f(self, *args, out=self)
         else:
