@@ -160,6 +160,17 @@ ON_CPU = str(xp.asarray(0).device) == "cpu"
 cpu_only = pytest.mark.skipif(not ON_CPU, reason="about host (NumPy) memory: the default device is not cpu")
 
 
+@pytest.fixture
+def on_cpu():
+    """The namespace's default device is the CPU during the test, whatever the suite's is."""
+    saved = xp.get_default_device()
+    xp.set_default_device("cpu")
+    try:
+        yield
+    finally:
+        xp.set_default_device(saved)
+
+
 def host(x) -> np.ndarray:
     """A strided array's values read on the host as NumPy (an explicit ``.cpu()``)."""
     return np.asarray(x.to_device("cpu"))

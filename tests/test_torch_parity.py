@@ -91,19 +91,8 @@ def _assert_same(t, s, shape_only, where):
 PRESENT = [n for n in NAMES if tp.exists(n)]
 
 
-@pytest.fixture
-def on_cpu():
-    """PyTorch's side runs on the CPU; so does strided's here, whatever the default device."""
-    dev = xp.get_default_device()
-    xp.set_default_device("cpu")
-    try:
-        yield
-    finally:
-        xp.set_default_device(dev)
-
-
 @pytest.mark.parametrize("name", PRESENT)
-def test_against_pytorch(name, tmp_path, on_cpu):
+def test_against_pytorch(name, tmp_path, on_cpu):  # PyTorch's side runs on the CPU; so does ours
     torch = pytest.importorskip("torch")
     spec = tp.SPECS[name]
     shape_only, t = _run(spec, torch, tmp_path, torch)

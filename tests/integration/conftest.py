@@ -66,14 +66,9 @@ def device(request):
 
 
 @pytest.fixture(autouse=True)
-def _host_default_device():
+def _host_default_device(on_cpu):
     """These tests are about the ecosystem on host memory (SciPy and scikit-learn
     support array API namespaces on CPU only) and on the simulated non-host device
     ``far``, which each test names. So under ``STRIDED_DEFAULT_DEVICE=cuda`` their
     arrays are still created on the cpu, where the libraries under test run."""
-    saved = xp.get_default_device()
-    xp.set_default_device("cpu")
-    try:
-        yield
-    finally:
-        xp.set_default_device(saved)
+    yield
