@@ -41,7 +41,15 @@ SECTIONS = {
     "strided._torch_functions": "PyTorch functions beyond the standard",
 }
 OTHER = "Constants and aliases"
-SUBMODULES = ("linalg", "fft", "autograd", "named", "io")
+SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks")
+
+
+def _mod(sub: str):
+    """``strided.<sub>`` for a dotted submodule path (``lib.stride_tricks``)."""
+    mod = strided
+    for part in sub.split("."):
+        mod = getattr(mod, part)
+    return mod
 ARRAY_DUNDERS = ("__array_namespace__", "__dlpack__", "__dlpack_device__")
 
 
@@ -84,7 +92,7 @@ def namespace_sections() -> dict:
 
 
 def submodule_names(sub: str) -> list:
-    mod = getattr(strided, sub)
+    mod = _mod(sub)
     return [(n, _kind(getattr(mod, n))) for n in _public(mod)]
 
 
@@ -104,7 +112,7 @@ def public_objects():
         for n, kind in entries:
             yield f"strided.{n}", getattr(strided, n), kind
     for sub in SUBMODULES:
-        mod = getattr(strided, sub)
+        mod = _mod(sub)
         for n, kind in submodule_names(sub):
             yield f"strided.{sub}.{n}", getattr(mod, n), kind
     for n, kind in array_names():
@@ -139,7 +147,7 @@ def _data_doc(qual: str) -> str:
 def _entry(qual: str, kind: str, no_index: bool = False) -> str:
     if no_index:
         name = qual.rpartition(".")[2]
-        sub = next(m for m in SUBMODULES if name in getattr(getattr(strided, m), "__all__", ()))
+        sub = next(m for m in SUBMODULES if name in getattr(_mod(m), "__all__", ()))
         role = "class" if kind == "class" else "func"
         directive = "py:class" if kind == "class" else "py:function"
         return (f".. {directive}:: {qual}\n   :no-index:\n\n"
@@ -180,14 +188,16 @@ INTROS = {
     "autograd": "Reverse-mode automatic differentiation; see :doc:`../guide/autograd`.",
     "named": "Named dimensions; see :doc:`../guide/named`.",
     "io": "HDF5 files; see :doc:`../guide/hdf5`.",
+    "lib.stride_tricks": "NumPy's ``numpy.lib.stride_tricks`` functions that code written for NumPy reaches "
+                         "through the namespace (xarray's rolling windows): an extension beyond the standard.",
 }
 
 
 def _in_submodule(name: str) -> bool:
     """Whether a top-level name is also documented on a submodule's page."""
     obj = getattr(strided, name)
-    return any(getattr(getattr(strided, sub), name, None) is obj
-               for sub in SUBMODULES if name in getattr(getattr(strided, sub), "__all__", ()))
+    return any(getattr(_mod(sub), name, None) is obj
+               for sub in SUBMODULES if name in getattr(_mod(sub), "__all__", ()))
 
 
 def pages() -> dict:
