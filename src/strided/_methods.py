@@ -250,8 +250,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
             g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
                 return g(self, **plain)
-            if len(args) == 1 and type(args[0]) is builtins.int:
-                return g(self, axis=args[0], **plain)
+            if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
+                return g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
