@@ -46,7 +46,7 @@ z
 """),
     ("NumPy arrays share memory in both directions", """
 a = np.arange(6.0).reshape(2, 3)
-x = xp.asarray(a)       # no copy: same memory
+x = xp.asarray(a, device="cpu")  # no copy: same memory (host memory, whatever the default)
 x[0, 0] = -1.0
 a[0, 0]
 a[1, 2] = 42.0
