@@ -948,3 +948,76 @@ def test_a_failing_rule_is_loud(monkeypatch):
 def test_named_out_of_a_function_without_array_inputs():
     out = xp.empty(4, names=["freq"])
     assert xp.fft.fftfreq(4, out=out) is out and out.names == ("freq",)
+
+
+# --- the cached fast paths (named/_handler.entry): every call after the first takes them ---
+
+@pytest.mark.parametrize("op", ["add", "multiply", "less", "maximum", "atan2"])
+def test_repeated_binary_call_keeps_names_and_values(op):
+    """The first call runs the name rule; the repeats take the cache. Both must agree with
+    NumPy's values and the broadcast-from-the-right name rule, for every operand kind."""
+    x = arange(2, 3, names=("N", "C"))
+    y = arange(3, names=("C",)) + 0.5
+    u = arange(2, 3)  # unnamed: its dims take the other operand's names
+    cases = [(x, x, ("N", "C")), (x, y, ("N", "C")), (y, x, ("N", "C")), (x, u, ("N", "C")),
+             (u, y, (None, "C")), (x, 2.0, ("N", "C")), (3.0, y, ("C",))]
+    f = getattr(xp, op)
+    ref = getattr(np, {"atan2": "arctan2"}.get(op, op))
+    for a, b, names in cases:
+        na = np_of(a) if isinstance(a, xp.Array) else a
+        nb = np_of(b) if isinstance(b, xp.Array) else b
+        for _ in range(3):
+            r = f(a, b)
+            assert r.names == names
+            np.testing.assert_array_equal(np_of(r), ref(na, nb))
+    # the result's metadata is its own: marking it for autograd leaves the inputs alone
+    r = x + x
+    r.requires_grad_()
+    assert not x.requires_grad and not (x + x).requires_grad and (x + x).names == ("N", "C")
+
+
+def test_repeated_binary_call_with_conflicting_names_still_raises():
+    x = arange(2, 3, names=("N", "C"))
+    z = arange(2, 3, names=("N", "H"))
+    for _ in range(3):
+        with pytest.raises(DimensionNameError):
+            x + z
+
+
+@pytest.mark.parametrize("func", ["sum", "mean", "max", "prod", "std"])
+def test_repeated_named_reduction_matches_numpy(func):
+    x = arange(2, 3, 4, names=NCH)
+    nx = np_of(x)
+    for axis, pos in (("C", 1), ("N", 0), ("H", 2)):
+        for _ in range(3):
+            r = getattr(xp, func)(x, axis=axis)
+            assert r.names == tuple(n for n in NCH if n != axis)
+            np.testing.assert_allclose(np_of(r), getattr(np, func)(nx, axis=pos))
+            k = getattr(xp, func)(x, axis=axis, keepdims=True)
+            assert k.names == NCH and k.shape == tuple(1 if n == axis else s
+                                                         for n, s in zip(NCH, x.shape))
+    # a name the array lacks still raises after the cache has seen the valid ones
+    with pytest.raises(DimensionNameError):
+        getattr(xp, func)(x, axis="W")
+
+
+def test_named_reduction_cache_tells_axis_types_apart():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3)).rename("N", "C")
+    assert xp.sum(x, axis=1).names == ("N",)
+    with pytest.raises(TypeError):  # a bool axis is an error, even after axis=1 was cached
+        xp.sum(x, axis=True)
+    assert xp.sum(x, axis=1).names == ("N",)
+
+
+def test_named_fast_paths_under_autograd():
+    """Names and gradients both flow when the autograd link sits behind the names link."""
+    import strided.autograd  # noqa: F401  (installs its handler)
+    w = xp.asarray(np.arange(1.0, 7.0).reshape(2, 3)).rename("N", "C").requires_grad_()
+    for _ in range(2):
+        y = w * w + w
+        assert y.names == ("N", "C") and y.requires_grad
+        s = xp.sum(y, axis="C")
+        assert s.names == ("N",)
+        s.sum().backward()
+        np.testing.assert_allclose(np_of(w.grad.rename(None)), 2 * np.arange(1.0, 7.0).reshape(2, 3) + 1)
+        w.grad = None

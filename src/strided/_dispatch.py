@@ -33,6 +33,10 @@ def register_handler(handler, priority: int) -> None:
     handler, or finally ``impl(*args, **kwargs)``) and may inspect or
     replace the result. Named dimensions use priority 10, autograd 20.
     The core's hot path pays nothing until the first handler is registered.
+
+    A handler may carry ``handler.entry(call_next)``, a factory of its own link
+    (``link(name, impl, args, kwargs)``) that binds ``call_next`` once: its
+    common case then runs without the generic link's extra frame.
     """
     if any(h is handler for _, h in _HANDLERS):
         return
@@ -42,7 +46,8 @@ def register_handler(handler, priority: int) -> None:
     # as ``call_next`` (no closure built per call).
     chain = _run_impl
     for _, h in reversed(_HANDLERS):
-        chain = _link(h, chain)
+        entry = getattr(h, "entry", None)
+        chain = entry(chain) if entry is not None else _link(h, chain)
     HOOK[0] = chain
 
 

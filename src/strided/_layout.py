@@ -161,6 +161,8 @@ def normalize_axis(axis, ndim: int, func: str = "") -> int:
     if type(axis) is int and -ndim <= axis < ndim:
         return axis + ndim if axis < 0 else axis
     try:
+        if type(axis) is bool:  # an index, but never an axis (NumPy and PyTorch agree)
+            raise TypeError
         a = operator.index(axis)
     except TypeError:
         raise TypeError(f"{func + '(): ' if func else ''}axis must be an int; got {type(axis).__name__}") from None

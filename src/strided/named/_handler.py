@@ -25,6 +25,8 @@ __all__ = ["handler", "install", "AUTO_ALIGN"]
 AUTO_ALIGN = contextvars.ContextVar("strided_named_auto_align", default=False)
 
 _ELEMENTWISE = {r.name: r.nargs for r in REGISTRY.values()}
+_BINARY = frozenset(n for n, k in _ELEMENTWISE.items() if k == 2)
+_UNARY = frozenset(n for n, k in _ELEMENTWISE.items() if k == 1)
 _BINDERS: dict = {}
 _P = inspect.Parameter
 
@@ -138,79 +140,164 @@ def _named_call(name, r, impl, args, kwargs, call_next):
     return _finish(name, call_next(name, impl, a, k), spec, p.get("out"), args)
 
 
-# (op, names of each input) -> the result's checked names (None: unnamed). The name
-# rule of an elementwise row depends on the inputs' names only, so it runs once per
-# combination; a call then costs one dict lookup before the kernel.
+# (op, key of each input) -> the result's checked names (None: unnamed). An input's
+# key is its names, or its ndim when it has none (-1: not an array). The name rule
+# of an elementwise row depends on nothing else, so it runs once per combination;
+# a call then costs one dict lookup before the kernel.
 _EW_NAMES: dict = {}
 _MISS = object()
 
 
-def _names_or_none(a):
-    if type(a) is not Array:
-        return None
-    e = a._ext
-    return None if e is None else e.names
+def _key(x):
+    if type(x) is not Array:
+        return -1
+    e = x._ext
+    if e is None or e.names is None:
+        return len(x._shape)
+    return e.names
 
 
 def _elementwise(name, nargs, impl, args, call_next):
     """An elementwise registry row: arguments ``(x, out)`` or ``(x1, x2, out)``."""
-    # The key is flat (one tuple hash): the inputs' names and ndims (-1: not an array).
     if nargs == 1:
-        x = args[0]
-        key = (name, _names_or_none(x), len(x._shape)) if type(x) is Array else (name, None, -1)
+        key = (name, _key(args[0]))
     else:
         x1, x2, out = args
-        if type(x1) is Array:
-            e = x1._ext
-            n1 = None if e is None else e.names
-            d1 = len(x1._shape)
-        else:
-            n1, d1 = None, -1
-        if type(x2) is Array:
-            e = x2._ext
-            n2 = None if e is None else e.names
-            d2 = len(x2._shape)
-        else:
-            n2, d2 = None, -1
-        if n1 is not None and n2 is not None and n1 != n2 and AUTO_ALIGN.get():
+        k1, k2 = _key(x1), _key(x2)
+        if type(k1) is tuple and type(k2) is tuple and k1 != k2 and AUTO_ALIGN.get():
             x1, x2 = align(x1, x2)
             args = (x1, x2, out)
-            n1, d1, n2, d2 = x1._ext.names, len(x1._shape), x2._ext.names, len(x2._shape)
-        key = (name, n1, d1, n2, d2)
+            k1, k2 = x1._ext.names, x2._ext.names
+        key = (name, k1, k2)
     names = _EW_NAMES.get(key, _MISS)
     if names is _MISS:
-        p = {"x": args[0], "out": args[1]} if nargs == 1 else {"x1": args[0], "x2": args[1], "out": args[2]}
-        spec = RULES[name](p)
-        if spec is not None:
-            _check_unique(name, spec)
-        names = None if spec is None or spec.count(None) == len(spec) else tuple(spec)
-        if len(_EW_NAMES) > 4096:
-            _EW_NAMES.clear()
-        _EW_NAMES[key] = names
+        names = _ew_names(name, nargs, args, key)
     out = args[-1]
     # the last link of the chain runs the kernel path: call it without the link
     result = impl(*args) if call_next is _run_impl else call_next(name, impl, args, {})
     if out is None and type(result) is Array and result is not args[0] and result is not args[-2]:
-        # A fresh result: attach the cached names (checked when they were cached).
-        if names is not None:
-            if len(names) != len(result._shape):
-                raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names "
-                                   f"{list(names)} for a result with {result.ndim} dimensions "
-                                   f"(a bug in strided.named)")
-            e = result._ext
-            if e is None:
-                e = result._ext = Ext()
-            e.names = names
-        elif _named(result):
-            tag(result, None)
-        return result
+        return _attach(name, result, names)
     return _finish(name, result, names, out, args)
+
+
+def _ew_names(name, nargs, args, key):
+    """Run an elementwise row's name rule and cache its checked outcome under ``key``."""
+    p = {"x": args[0], "out": args[1]} if nargs == 1 else {"x1": args[0], "x2": args[1], "out": args[2]}
+    spec = RULES[name](p)
+    if spec is not None:
+        _check_unique(name, spec)
+    names = None if spec is None or spec.count(None) == len(spec) else tuple(spec)
+    if len(_EW_NAMES) > 4096:
+        _EW_NAMES.clear()
+    _EW_NAMES[key] = names
+    return names
+
+
+def _attach(name, result, names):
+    """Name a fresh result with the cached ``names`` (checked when they were cached)."""
+    if names is not None:
+        if len(names) != len(result._shape):
+            raise RuntimeError(f"{name}(): the dimension-name rule gave {len(names)} names "
+                               f"{list(names)} for a result with {result.ndim} dimensions "
+                               f"(a bug in strided.named)")
+        e = result._ext
+        if e is None:
+            e = result._ext = Ext()
+        e.names = names
+    elif _named(result):
+        tag(result, None)
+    return result
+
+
+def _entry(call_next):
+    """This handler's link in the dispatch chain (see ``register_handler``).
+
+    An elementwise call without ``out=`` on inputs whose names were seen before
+    goes from here to the kernel: one key, one dict lookup, one Ext for the result.
+    Everything else (and every first sight) takes ``handler``.
+    """
+    last = call_next is _run_impl
+    binary, unary = _BINARY, _UNARY
+
+    def entry(name, impl, args, kwargs):
+        n = len(args)
+        if n == 3:
+            if name in binary and args[2] is None:
+                x1, x2, _ = args
+                # _key, inlined for both inputs
+                if type(x1) is Array:
+                    e = x1._ext
+                    k1 = len(x1._shape) if e is None or e.names is None else e.names
+                else:
+                    k1 = -1
+                if type(x2) is Array:
+                    e = x2._ext
+                    k2 = len(x2._shape) if e is None or e.names is None else e.names
+                else:
+                    k2 = -1
+                if type(k1) is tuple:
+                    if type(k2) is tuple and k1 != k2 and AUTO_ALIGN.get():
+                        return handler(name, impl, args, kwargs, call_next)
+                elif type(k2) is not tuple:  # no names: nothing to do here
+                    return impl(x1, x2, None) if last else call_next(name, impl, args, kwargs)
+                names = _EW_NAMES.get((name, k1, k2), _MISS)
+                if names is not _MISS:
+                    result = impl(x1, x2, None) if last else call_next(name, impl, args, kwargs)
+                    if type(result) is Array and result is not x1 and result is not x2:
+                        if names is not None and len(names) == len(result._shape):
+                            e = result._ext
+                            if e is None:
+                                e = result._ext = Ext()
+                            e.names = names
+                            return result
+                        return _attach(name, result, names)
+                    return _finish(name, result, names, None, args)
+        elif n == 2 and name in unary and args[1] is None:
+            x = args[0]
+            k = _key(x)
+            if type(k) is tuple:
+                names = _EW_NAMES.get((name, k), _MISS)
+                if names is not _MISS:
+                    result = impl(x, None) if last else call_next(name, impl, args, kwargs)
+                    if type(result) is Array and result is not x:
+                        return _attach(name, result, names)
+                    return _finish(name, result, names, None, args)
+        elif n == 1 and type(args[0]) is Array:
+            x = args[0]
+            e = x._ext
+            if e is not None and e.names is not None:
+                axis = kwargs.get("axis") if len(kwargs) == 1 else None
+                if type(axis) is str:  # reduce(x, axis='C'): seen before?
+                    hit = _RED_AXIS.get((name, e.names, axis))
+                    if hit is not None:
+                        _, kw, names = hit
+                        impl = getattr(impl, "_impl", impl)
+                        result = impl(x, **kw) if last else call_next(name, impl, args, dict(kw))
+                        if type(result) is Array and result is not x and result._ext is None \
+                                and names is not None and len(names) == len(result._shape) \
+                                and names.count(None) != len(names):
+                            e = result._ext = Ext()
+                            e.names = names
+                            return result
+                        return _finish(name, result, names, None, args)
+                if RULES.get(name) is _reduction:
+                    return _cached_reduction(name, _reduction, getattr(impl, "_impl", impl), x,
+                                             kwargs, call_next)
+        return handler(name, impl, args, kwargs, call_next)
+
+    return entry
+
+
+handler.entry = _entry
 
 
 _SIMPLE = (str, int, bool, float, type(None))
 # (op, x's names, ndim, keyword arguments) -> (keywords for the kernel, result names):
 # a reduction's name rule depends on nothing else, so it runs once per combination.
 _RED: dict = {}
+# (op, x's names, the dimension name given as axis=) -> the same entry, for the commonest
+# call, ``reduce(x, axis='C')``, found without building the general key.
+_RED_AXIS: dict = {}
 
 
 def _cached_reduction(name, r, impl, x, kwargs, call_next):
@@ -239,7 +326,11 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
         hit = (a[1:], k, spec)
         if len(_RED) > 4096:
             _RED.clear()
+            _RED_AXIS.clear()
         _RED[key] = hit
+        axis = kwargs.get("axis")
+        if len(kwargs) == 1 and type(axis) is str and not hit[0]:
+            _RED_AXIS[(name, x._ext.names, axis)] = hit
     tail, kw, names = hit
     if call_next is _run_impl:  # the last link: run the function's body without it
         result = impl(x, *tail, **kw)
