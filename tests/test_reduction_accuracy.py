@@ -147,3 +147,49 @@ def test_fused_var_skips_layouts_it_does_not_handle():
 def test_exact_sum_overflow_gives_inf():
     assert _threads._exact_sum([1e308, 1e308]) == math.inf
     assert _threads._exact_sum([1.0, 2.0**-60, -1.0]) == 2.0**-60  # exact cancellation
+
+
+# --- full float32 sums: any faster kernel must stay as accurate as NumPy's pairwise sum ----
+# (Blocked sums over NumPy's vectorised column reduction fail these: pairing the halves of
+# its partials by 6x on the periodic signs, NumPy's pairwise sum of them on the large value.)
+
+@pytest.mark.parametrize("n", [262_144, 1_000_000, 1_234_567])
+def test_full_float32_sum_with_one_large_value_no_worse_than_numpy(n, threads):
+    for where in (0, n // 2, n - 1):  # one large value before, among or after many small ones
+        x = np.full(n, 1e-3, np.float32)
+        x[where] = 1e4
+        exact = math.fsum(x.astype(np.float64).tolist())
+        theirs = abs(float(np.sum(x)) - exact)
+        for shape in ((n,), (n // 2, 2) if n % 2 == 0 else (n,)):
+            a = st.asarray(x.reshape(shape))
+            ours = abs(float(host(st.sum(a))) - exact)
+            assert ours <= theirs + threads * _ulp(np.float32, exact), (where, shape, ours, theirs)
+            mean = abs(float(host(st.mean(a))) - exact / n)
+            assert mean <= abs(float(np.mean(x)) - exact / n) + threads * _ulp(np.float32, exact / n)
+
+
+def _random_sum_cases(rng, n):
+    idx = np.arange(n)
+    noise = rng.uniform(0, 1e-3, n).astype(np.float32)
+    yield rng.standard_normal(n).astype(np.float32)
+    yield rng.uniform(0, 1, n).astype(np.float32)
+    yield (1e3 + rng.standard_normal(n)).astype(np.float32)  # a common offset
+    # periodic signs: cancel at once in pairwise sums of neighbours, late in strided groupings
+    yield np.where(idx % 2, 1.0, -1.0).astype(np.float32) + noise
+    yield np.where(idx % 4 < 2, 1.0, -1.0).astype(np.float32) + noise
+
+
+def test_full_float32_sum_of_random_data_as_accurate_as_numpy(threads):
+    # Against the exact (fsum) sum, in units in the last place of the result: the mean
+    # error over many inputs no larger than NumPy's (one input may round either way; a
+    # split across threads regroups the additions, so it gets one ulp per extra part).
+    rng = np.random.default_rng(11)
+    ours, theirs = [], []
+    for n in (262_144, 500_001, 1_000_000, 1_234_567):
+        for _ in range(2):
+            for x in _random_sum_cases(rng, n):
+                exact = math.fsum(x.astype(np.float64).tolist())
+                ulp = _ulp(np.float32, exact)
+                ours.append(abs(float(host(st.sum(st.asarray(x)))) - exact) / ulp)
+                theirs.append(abs(float(np.sum(x)) - exact) / ulp)
+    assert np.mean(ours) <= np.mean(theirs) + (threads - 1), (np.mean(ours), np.mean(theirs))
