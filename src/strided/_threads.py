@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _pool
+from . import _cfast, _pool
 
 __all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
            "get_thread_threshold", "large_ufunc"]
@@ -162,6 +162,7 @@ def large_ufunc(k, args: tuple, np_dtype):
 
 
 _R = np.add.reduce
+_c_add_reduce = _cfast.add_reduce
 _F64 = np.dtype(np.float64)
 _DEV_CHUNK = 1 << 15  # elements per cache-sized step of the fused sum of squared deviations
 
@@ -220,6 +221,8 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     more, which for sums regroups the additions (each chunk is still summed
     pairwise, so the error bound stays NumPy's).
     """
+    if kern == _R:  # the C pairwise sum where it applies (strided._cfast)
+        kern = _c_add_reduce
     nt = _NUM[0]
     if (nt < 2 or type(a) is not _ND or a.nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
             or not a.flags.c_contiguous
@@ -241,7 +244,7 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=red, keepdims=True, **kw),
                      chunks(a.shape[ax], nt))
     shape = [1 if i in red else n for i, n in enumerate(a.shape)]
-    if len(red) == nd and kern == _R and parts[0].dtype.kind == "f":
+    if len(red) == nd and (kern == _R or kern is _c_add_reduce) and parts[0].dtype.kind == "f":
         # A full float sum: add the partial sums exactly, rounding once.
         r = np.asarray(_exact_sum([float(p.reshape(())) for p in parts]), dtype=parts[0].dtype)
         r = r.reshape(shape)
