@@ -188,9 +188,10 @@ def sum_sq_dev(a, m) -> float:
     as a Python float, without a full-size temporary.
 
     The input is read once, in steps of ``_DEV_CHUNK`` elements whose deviations
-    stay in one small buffer in cache; each step is summed pairwise (NumPy's
-    kernel) and the step sums are added exactly (``math.fsum``): the error bound
-    is NumPy's pairwise bound over one step, no worse than over the whole array.
+    stay in one small buffer in cache; each step is summed pairwise (the C kernel
+    of strided._cfast, or NumPy's) and the step sums are added exactly
+    (``math.fsum``): the error bound is the pairwise bound over one step, no
+    worse than NumPy's over the whole array.
     """
     flat = a.reshape(-1)
     sub, mul = np.subtract, np.multiply
@@ -203,7 +204,7 @@ def sum_sq_dev(a, m) -> float:
             d = buf[:c.shape[0]]
             sub(c, m, out=d)
             mul(d, d, out=d)
-            out.append(float(_R(d)))
+            out.append(float(_c_add_reduce(d)))
         return _exact_sum(out)
     parts = _flat_parts(flat.shape[0], flat.itemsize)
     if len(parts) == 1:
