@@ -73,14 +73,17 @@ def test_sum_and_mean_match_numpy_over_any_axes(case):
     want = np.sum(x.astype(np.float64), axis=axis, keepdims=keepdims)
     got = host(st.sum(st.asarray(x), axis=axis, keepdims=keepdims))
     assert got.dtype == x.dtype and got.shape == want.shape
+    # The error bound of a sum in sequence (NumPy's order over a leading axis), which
+    # pairwise sums are well inside: n * eps * sum(|x|) over the reduced elements.
     n = max(1, x.size // max(1, want.size))
-    tol = (1e-5 if x.dtype == np.float32 else 1e-12) * n * 1e3
-    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+    abs_sum = np.sum(np.abs(x.astype(np.float64)), axis=axis, keepdims=keepdims)
+    tol = n * float(np.finfo(x.dtype).eps) * abs_sum + 1e-30
+    assert (np.abs(got - want) <= tol).all(), (got, want)
     if x.size:
         m = host(st.mean(st.asarray(x), axis=axis, keepdims=keepdims))
         with np.errstate(all="ignore"):
-            np.testing.assert_allclose(m, np.mean(x.astype(np.float64), axis=axis, keepdims=keepdims),
-                                       rtol=0, atol=tol / n, equal_nan=True)
+            wm = np.mean(x.astype(np.float64), axis=axis, keepdims=keepdims)
+            assert (np.abs(m - wm) <= 2 * tol / n).all(), (m, wm)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -139,3 +142,28 @@ def test_explicit_and_foreign_byte_orders(order):
     assert float(host(st.sum(st.asarray(x)))) == 4999 * 5000 / 2
     m = x.reshape(50, 100)
     np.testing.assert_array_equal(host(st.sum(st.asarray(m), axis=1)), np.sum(m.astype(np.float64), axis=1))
+
+
+@given(hs.data())
+@settings(max_examples=300, deadline=None)
+def test_small_sums_and_means_are_numpys_bits(data):
+    """Rows of at most 128 elements are summed by NumPy's own leaf, operation for operation:
+    small sums (the hot path) and small means equal NumPy's exactly, signed zeros included."""
+    dtype = data.draw(_FLOATS)
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=12)
+                      .filter(lambda s: int(np.prod(s)) <= 128))
+    x = data.draw(hnp.arrays(dtype, shape, elements=hs.floats(width=np.dtype(dtype).itemsize * 8,
+                                                               allow_nan=False, allow_infinity=False)))
+    keepdims = data.draw(hs.booleans())
+    for axis in (None, -1, len(shape) - 1):
+        with np.errstate(all="ignore"):
+            want = np.sum(x, axis=axis, keepdims=keepdims)
+        got = host(st.sum(st.asarray(x), axis=axis, keepdims=keepdims))
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert (np.signbit(got) == np.signbit(want)).all()
+    if x.size:
+        with np.errstate(all="ignore"):
+            want = np.mean(x)
+        got = host(st.mean(st.asarray(x)))
+        np.testing.assert_array_equal(got, want)

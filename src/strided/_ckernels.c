@@ -11,7 +11,13 @@
  * independent vector accumulators instead of one: each lane adds at most 8
  * elements in sequence (NumPy's 8 accumulators add 16), so the error bound is
  * NumPy's or better, and the additions no longer wait on one dependency chain.
- * The GIL is released while it runs, so strided's threads can split a sum.
+ * The GIL is released while it runs (from 64 KiB), so strided's threads can
+ * split a sum. Sums of at most 128 elements are NumPy's leaf, operation for
+ * operation (the same bits as numpy.add.reduce).
+ *
+ * sum_into(src, out, ncols[, divisor]) -> bool: the same (divided by divisor: a
+ * mean), or False (nothing written) for a buffer it doesn't take, so the hot
+ * path asks once instead of checking first.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +36,26 @@ typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 #define PAIRWISE(NAME, T, V, L, B)                                                   \
     SD_CLONES static T NAME(const T *a, Py_ssize_t n)                                \
     {                                                                                \
+        if (n <= 128) {                                                              \
+            /* NumPy's own leaf, operation for operation: small sums are NumPy's */  \
+            T res = 0;                                                               \
+            Py_ssize_t i;                                                            \
+            if (n < 8) {                                                             \
+                for (i = 0; i < n; i++)                                              \
+                    res += a[i];                                                     \
+                return res;                                                          \
+            }                                                                        \
+            T r[8];                                                                  \
+            for (int j = 0; j < 8; j++)                                              \
+                r[j] = a[j];                                                         \
+            for (i = 8; i < n - (n % 8); i += 8)                                     \
+                for (int j = 0; j < 8; j++)                                          \
+                    r[j] += a[i + j];                                                \
+            res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
+            for (; i < n; i++)                                                       \
+                res += a[i];                                                         \
+            return res;                                                              \
+        }                                                                            \
         if (n <= (B)) {                                                              \
             Py_ssize_t i = 0;                                                        \
             T s = 0;                                                                  \
@@ -79,20 +105,26 @@ typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 PAIRWISE(pairwise_f32, float, vf, 8, 256)
 PAIRWISE(pairwise_f64, double, vd, 4, 128)
 
-static PyObject *
-sum_rows(PyObject *self, PyObject *args)
+/* The shared body of sum_rows and sum_into: 1 done, 0 not handled (only when
+   !strict: a layout or type this kernel doesn't take), -1 error set. */
+static int
+sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict, double divisor)
 {
-    PyObject *src_obj, *out_obj;
-    Py_ssize_t ncols;
-    if (!PyArg_ParseTuple(args, "OOn:sum_rows", &src_obj, &out_obj, &ncols))
-        return NULL;
     Py_buffer src, out;
-    if (PyObject_GetBuffer(src_obj, &src, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
-    if (PyObject_GetBuffer(out_obj, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&src);
-        return NULL;
+    if (PyObject_GetBuffer(src_obj, &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        if (strict)
+            return -1;
+        PyErr_Clear();
+        return 0;
     }
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        if (strict)
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int status = 1;
     const char *f = src.format ? src.format : "B";
     const char *g = out.format ? out.format : "B";
     /* native byte order spelled out ('<d' from a little-endian dtype) is native */
@@ -109,39 +141,95 @@ sum_rows(PyObject *self, PyObject *args)
 #endif
     int is32 = (f[0] == 'f' && f[1] == 0), is64 = (f[0] == 'd' && f[1] == 0);
     Py_ssize_t isz = src.itemsize;
-    if ((!is32 && !is64) || strcmp(f, g) != 0 || ncols <= 0 || src.len % (isz * ncols) != 0
-        || out.len != (src.len / ncols)) {
-        PyErr_Format(PyExc_ValueError,
-                     "sum_rows(): src (format %s, %zd bytes) and out (format %s, %zd bytes) "
-                     "don't fit %zd columns of float32 or float64", f, src.len, g, out.len, ncols);
-        PyBuffer_Release(&src);
-        PyBuffer_Release(&out);
-        return NULL;
+    if (!PyBuffer_IsContiguous(&src, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
+        if (strict)
+            PyErr_SetString(PyExc_ValueError, "sum_rows(): src and out must be C-contiguous");
+        status = strict ? -1 : 0;
     }
-    Py_ssize_t nrows = src.len / (isz * ncols);
-    Py_BEGIN_ALLOW_THREADS
-    if (is32) {
-        const float *a = (const float *)src.buf;
-        float *o = (float *)out.buf;
-        for (Py_ssize_t r = 0; r < nrows; r++)
-            o[r] = pairwise_f32(a + r * ncols, ncols);
+    else if ((!is32 && !is64) || strcmp(f, g) != 0 || ncols <= 0 || src.len % (isz * ncols) != 0
+             || out.len != (src.len / ncols)) {
+        if (strict)
+            PyErr_Format(PyExc_ValueError,
+                         "sum_rows(): src (format %s, %zd bytes) and out (format %s, %zd bytes) "
+                         "don't fit %zd columns of float32 or float64", f, src.len, g, out.len, ncols);
+        status = strict ? -1 : 0;
     }
     else {
-        const double *a = (const double *)src.buf;
-        double *o = (double *)out.buf;
-        for (Py_ssize_t r = 0; r < nrows; r++)
-            o[r] = pairwise_f64(a + r * ncols, ncols);
+        Py_ssize_t nrows = src.len / (isz * ncols);
+        /* a few rows of a small array: not worth two thread-state switches */
+        int release = src.len >= (1 << 16);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        if (is32) {
+            const float *a = (const float *)src.buf;
+            float *o = (float *)out.buf;
+            for (Py_ssize_t r = 0; r < nrows; r++)
+                o[r] = 0.0f + pairwise_f32(a + r * ncols, ncols); /* NumPy: identity + sum */
+            if (divisor != 1.0)
+                for (Py_ssize_t r = 0; r < nrows; r++)
+                    o[r] = o[r] / (float)divisor;
+        }
+        else {
+            const double *a = (const double *)src.buf;
+            double *o = (double *)out.buf;
+            for (Py_ssize_t r = 0; r < nrows; r++)
+                o[r] = 0.0 + pairwise_f64(a + r * ncols, ncols);
+            if (divisor != 1.0)
+                for (Py_ssize_t r = 0; r < nrows; r++)
+                    o[r] = o[r] / divisor;
+        }
+        if (release)
+            PyEval_RestoreThread(ts);
     }
-    Py_END_ALLOW_THREADS
     PyBuffer_Release(&src);
     PyBuffer_Release(&out);
+    return status;
+}
+
+static PyObject *
+sum_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "sum_rows() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
+    if (ncols == -1 && PyErr_Occurred())
+        return NULL;
+    if (sum_rows_impl(args[0], args[1], ncols, 1, 1.0) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
+static PyObject *
+sum_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 && nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "sum_into() takes 3 or 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
+    if (ncols == -1 && PyErr_Occurred())
+        return NULL;
+    double divisor = 1.0;
+    if (nargs == 4) {
+        divisor = PyFloat_AsDouble(args[3]);
+        if (divisor == -1.0 && PyErr_Occurred())
+            return NULL;
+    }
+    int r = sum_rows_impl(args[0], args[1], ncols, 0, divisor);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
 static PyMethodDef methods[] = {
-    {"sum_rows", sum_rows, METH_VARARGS,
+    {"sum_rows", (PyCFunction)(void (*)(void))sum_rows, METH_FASTCALL,
      "sum_rows(src, out, ncols): pairwise sums of the ncols-long rows of a C-contiguous "
-     "float32/float64 buffer into out."},
+     "float32/float64 buffer into out (ValueError for anything else)."},
+    {"sum_into", (PyCFunction)(void (*)(void))sum_into, METH_FASTCALL,
+     "sum_into(src, out, ncols[, divisor]) -> bool: sum_rows (each sum then divided by divisor "
+     "in the buffer's type: a mean), or False (nothing written) where src or out is not a "
+     "C-contiguous float32/float64 buffer of fitting sizes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from . import _dtypes, _layout
+from . import _cfast, _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api
@@ -117,6 +117,8 @@ _add_reduce = np.add.reduce
 _FUSED_VAR_MIN = 1 << 15
 _empty = np.empty
 _object_new = object.__new__
+# The C kernel's sum_into (strided._cfast), or None: the small sums' hot path asks it first.
+_sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
 
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
@@ -140,12 +142,24 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
         a = x._np if x._np is not None else x._get_native()
         if x._device.type == "cpu" and a.size <= _SMALL:
             # Hot path: a small floating array on the CPU, summed whole or over one axis.
-            if (keepdims and a.ndim) or (axis is not None and len(x._shape) > 1):
-                r = _add_reduce(a, axis, None, None, keepdims)
-            else:
-                # A 0-d result: reduced into a fresh 0-d array (NumPy would return a scalar,
-                # and turning that into an array costs more than the sum of 10 elements).
-                r = _add_reduce(a, axis, None, _empty((), x._dtype._np))
+            r = None
+            nd = len(x._shape)
+            if _sum_into is not None and nd and (axis is None or axis == nd - 1 or axis == -1):
+                # The C kernel (NumPy's own pairwise leaf, without the ufunc machinery)
+                # when the layout suits it: whole, or over the last axis.
+                shape = () if axis is None else x._shape[:-1]
+                r = _empty(shape, x._dtype._np)
+                if not _sum_into(a, r, a.size if axis is None else x._shape[-1]):
+                    r = None
+                elif keepdims:
+                    r = r.reshape((1,) * nd if axis is None else shape + (1,))
+            if r is None:
+                if (keepdims and a.ndim) or (axis is not None and len(x._shape) > 1):
+                    r = _add_reduce(a, axis, None, None, keepdims)
+                else:
+                    # A 0-d result: reduced into a fresh 0-d array (NumPy would return a
+                    # scalar, and making that an array costs more than the sum of 10 elements).
+                    r = _add_reduce(a, axis, None, _empty((), x._dtype._np))
             o = _object_new(Array)  # Array._new inlined
             o._np = r
             o._st = None
@@ -281,6 +295,10 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
         a = x._np if x._np is not None else x._get_native()
         if x._device.type == "cpu" and 0 < a.size <= _SMALL:
             # Hot path: a small floating array on the CPU (the general path below, inlined).
+            if _sum_into is not None:
+                r = _empty((), x._dtype._np)
+                if _sum_into(a, r, a.size, a.size):  # sum / size, in the array's dtype
+                    return Array._new(r, None, 0, (), None, x._dtype, x._device)
             return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
                               x._dtype, x._device)
     res, acc = _mean_dtypes(x, dtype)
