@@ -305,10 +305,13 @@ _PLAIN_METHODS = (
     "matmul", "tensordot", "vecdot", "moveaxis", "movedim", "tile",
     "take_along_axis", "broadcast_to", "flatten", "unflatten",
     "narrow", "unfold", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace",
-    "searchsorted", "isin", "unsqueeze", "swapdims",
+    "searchsorted", "isin", "swapdims",
 )
 for _m in _PLAIN_METHODS:
     setattr(Array, _m, _plain_method(_m))
+# ``strided.unsqueeze(x, dim)`` is already a method's signature: used as is, its inlined
+# hot path is the method's (no forwarding call).
+Array.unsqueeze = _ns().unsqueeze
 
 Array.clamp = Array.clip
 

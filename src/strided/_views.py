@@ -57,29 +57,59 @@ def _axis(x, a):
     return _LATE["name_to_axis"](x, a) if type(a) is str else a
 
 
-@api("reshape")
 def reshape(x, /, shape, *, copy=None) -> Array:
     """New shape for the same elements: a view when strides allow, else a copy.
 
     ``copy=False`` raises when a view is impossible; ``copy=True`` always copies.
     """
-    if type(x) is Array and copy is None and type(shape) is tuple:
-        # Hot path: a contiguous array viewed with a shape of plain ints.
-        new = _layout.shape_info(shape)
-        st = x._st
-        if new is not None and st is not None:
-            old = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)  # (our own ints: no check)
+    if type(x) is Array and x._ext is None and copy is None and type(shape) is tuple:
+        # Hot path, inlined (no dispatch wrapper: no extension metadata to dispatch on):
+        # a contiguous array viewed with a shape of plain ints. Two cached lookups decide
+        # it; the child's native view is NumPy's reshape of the parent's when that is cached.
+        new = _SHAPES.get(shape)
+        if new is None or new[0] is not shape:
+            new = _adopt_shape(shape)
+        if new is not None:
+            st = x._st
+            if st is None:
+                x._materialize()
+                st = x._st
+            old = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)  # (our own ints)
             if new[1] == old[1] and x._str == old[2]:
+                p = x._np
                 out = _object_new(Array)
-                out._np = None
+                out._np = None if p is None else p.reshape(shape)
                 out._st = st
                 out._off = x._off
-                out._shape = new[0]
+                out._shape = shape
                 out._str = new[2]
                 out._dtype = x._dtype
                 out._device = x._device
                 out._ext = None
                 return out
+    if copy is None:
+        return _reshape(x, shape)
+    return _reshape(x, shape, copy=copy)
+
+
+def _adopt_shape(shape: tuple):
+    """The ``_SHAPES`` entry ``(shape, size, contiguous strides)`` whose first item is
+    ``shape`` itself, or None unless ``shape`` holds non-negative Python ints only
+    (``(2.0, 5)`` and ``(True, 5)`` equal ``(2, 5)`` as keys). ``shape`` becomes the
+    cached tuple, so a caller passing the same tuple again (a constant in a loop)
+    passes the hot paths' identity test."""
+    for n in shape:
+        if type(n) is not builtins.int or n < 0:
+            return None
+    entry = _layout.shape_info(shape)
+    if entry[0] is not shape:
+        entry = _SHAPES[shape] = (shape, entry[1], entry[2])
+    return entry
+
+
+@api("reshape")
+def _reshape(x, /, shape, *, copy=None) -> Array:
+    """``reshape`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "reshape")
     if isinstance(shape, (builtins.int, np.integer)):
         shape = (shape,)
@@ -94,6 +124,10 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                              f"can't be viewed as shape {shape} without a copy")
         return _from_copy(x, shape)
     return x._view(off, shape, new_strides)
+
+
+reshape._impl = _reshape._impl
+reshape._api_name = "reshape"
 
 
 def _from_copy(x, shape):
@@ -133,39 +167,71 @@ def broadcast_shapes(*shapes) -> tuple:
     return Size(_layout.broadcast_shapes(*(tuple(s) for s in shapes)))
 
 
-@api("broadcast_to")
 def broadcast_to(x, /, shape) -> Array:
     """A view of ``x`` with ``shape`` (stretched dimensions get stride 0)."""
-    if type(x) is Array and x._st is not None and type(shape) is tuple:
-        # Hot path: the new strides cached per (shape, old shape, old strides), for a
-        # shape of plain non-negative ints; a mismatch takes the general path (its error).
-        key = (shape, x._shape, x._str)
-        hit = _BROADCAST.get(key)
-        if hit is None:
-            info = _layout.shape_info(shape)
-            old = x._shape
-            lead = len(shape) - len(old)
-            if info is not None and lead >= 0:
-                new = [0] * lead
-                for n, m, sd in zip(shape[lead:], old, x._str):
-                    if n == m:
-                        new.append(sd)
-                    elif m == 1:
-                        new.append(0)
-                    else:
-                        break
-                else:
-                    hit = (info[0], tuple(new))
-                    if len(_BROADCAST) > 4096:
-                        _BROADCAST.clear()
-                    _BROADCAST[key] = hit
-        if hit is not None and (hit[0] is shape or _layout._integral(shape)):
-            return _cached_view(x, x._st, x._off, hit)
+    if type(x) is Array and x._ext is None and type(shape) is tuple:
+        # Hot path, inlined: the new (shape, strides) cached per (shape, old shape, old
+        # strides) for a shape of non-negative Python ints; a mismatch takes the general
+        # path (its error). The child's native view is built when a kernel needs it
+        # (NumPy's broadcast_to costs several times the view).
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        hit = _BROADCAST.get((shape, x._shape, x._str))
+        if hit is None or hit[0] is not shape:
+            hit = _broadcast_layout(shape, x._shape, x._str)
+        if hit is not None:
+            out = _object_new(Array)
+            out._np = None
+            out._st = st
+            out._off = x._off
+            out._shape = shape
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _broadcast_to(x, shape)
+
+
+def _broadcast_layout(shape: tuple, old: tuple, strides: tuple):
+    """``(shape, strides)`` of ``old`` broadcast to ``shape``, cached with ``shape`` itself
+    as the entry's first item (see ``_adopt_shape``); None for anything but non-negative
+    Python ints or a shape that ``old`` does not broadcast to."""
+    for n in shape:
+        if type(n) is not builtins.int or n < 0:
+            return None
+    lead = len(shape) - len(old)
+    if lead < 0:
+        return None
+    new = [0] * lead
+    for n, m, sd in zip(shape[lead:], old, strides):
+        if n == m:
+            new.append(sd)
+        elif m == 1:
+            new.append(0)
+        else:
+            return None
+    hit = (shape, tuple(new))
+    if len(_BROADCAST) > 4096:
+        _BROADCAST.clear()
+    _BROADCAST[shape, old, strides] = hit
+    return hit
+
+
+@api("broadcast_to")
+def _broadcast_to(x, /, shape) -> Array:
+    """``broadcast_to`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "broadcast_to")
     shape = tuple(operator.index(n) for n in shape)
     st, off, old, strides = x._layout()
     new_strides = _layout.broadcast_to(old, strides, shape)
     return x._view(off, shape, new_strides)
+
+
+broadcast_to._impl = _broadcast_to._impl
+broadcast_to._api_name = "broadcast_to"
 
 
 @api("broadcast_arrays")
@@ -177,35 +243,62 @@ def broadcast_arrays(*arrays) -> tuple:
     return tuple(broadcast_to(a, shape) for a in arrays)
 
 
-@api("permute_dims")
 def permute_dims(x, /, axes) -> Array:
     """A view with the axes permuted."""
-    if type(x) is Array and type(axes) is tuple and x._st is not None:
-        # Hot path: the permuted (shape, strides) cached per (axes, shape, strides) for
-        # plain non-negative int axes that are a permutation of range(ndim).
-        shape, s = x._shape, x._str
-        key = (axes, shape, s)
-        hit = _PERMUTED.get(key)
-        if hit is None and sorted(axes) == _RANGES[len(shape)]:
-            for a in axes:
-                if type(a) is not builtins.int:
-                    break
-            else:
-                hit = (tuple([shape[a] for a in axes]), tuple([s[a] for a in axes]))
-                if len(_PERMUTED) > 4096:
-                    _PERMUTED.clear()
-                _PERMUTED[key] = hit
+    if type(x) is Array and x._ext is None and type(axes) is tuple:
+        # Hot path, inlined: the permuted (shape, strides) cached per (axes, shape, strides)
+        # for non-negative Python int axes that are a permutation of range(ndim); the
+        # child's native view is NumPy's transpose of the parent's when that is cached.
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        hit = _PERMUTED.get((axes, x._shape, x._str))
+        if hit is None or hit[2] is not axes:
+            hit = _permuted_layout(axes, x._shape, x._str)
         if hit is not None:
-            for a in axes:
-                if type(a) is not builtins.int:  # (2.0, 0, 1) equals (2, 0, 1) as a key
-                    break
-            else:
-                return _cached_view(x, x._st, x._off, hit)
+            p = x._np
+            out = _object_new(Array)
+            out._np = None if p is None else p.transpose(axes)
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _permute_dims(x, axes)
+
+
+def _permuted_layout(axes: tuple, shape: tuple, strides: tuple):
+    """``(shape, strides, axes)`` permuted by ``axes``, cached with ``axes`` itself as the
+    entry's last item (``(2.0, 0, 1)`` equals ``(2, 0, 1)`` as a key); None unless ``axes``
+    is a permutation of ``range(len(shape))`` in Python ints."""
+    for a in axes:
+        if type(a) is not builtins.int:
+            return None
+    if len(axes) != len(shape) or sorted(axes) != _RANGES[len(shape)]:
+        return None
+    hit = (tuple([shape[a] for a in axes]), tuple([strides[a] for a in axes]), axes)
+    if len(_PERMUTED) > 4096:
+        _PERMUTED.clear()
+    _PERMUTED[axes, shape, strides] = hit
+    return hit
+
+
+@api("permute_dims")
+def _permute_dims(x, /, axes) -> Array:
+    """``permute_dims`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "permute_dims")
     axes = tuple(_axis(x, a) for a in axes)
     st, off, shape, strides = x._layout()
     shape, strides = _layout.permute(shape, strides, axes)
     return x._view(off, shape, strides)
+
+
+permute_dims._impl = _permute_dims._impl
+permute_dims._api_name = "permute_dims"
 
 
 @api("matrix_transpose")
@@ -219,28 +312,78 @@ def matrix_transpose(x, /) -> Array:
     return permute_dims(x, tuple(axes))
 
 
-@api("expand_dims")
 def expand_dims(x, /, axis=0) -> Array:
     """Insert size-1 dimensions at ``axis`` (an int or tuple of ints); a view."""
-    _check(x, "expand_dims")
-    st = x._st
-    if st is None:
-        st, off, shape, strides = x._layout()
-    else:
-        off, shape, strides = x._off, x._shape, x._str
-    if type(axis) is builtins.int:
-        # Hot path: one int axis; the new (shape, strides) cached per (axis, shape, strides).
-        key = (axis, shape, strides)
-        hit = _UNSQUEEZED.get(key)
-        if hit is None and -len(shape) - 1 <= axis <= len(shape):
-            a = axis + len(shape) + 1 if axis < 0 else axis
-            hit = (shape[:a] + (1,) + shape[a:],
-                   strides[:a] + (strides[a] * shape[a] if a < len(shape) else 1,) + strides[a:])
-            if len(_UNSQUEEZED) > 4096:
-                _UNSQUEEZED.clear()
-            _UNSQUEEZED[key] = hit
+    if type(x) is Array and x._ext is None and type(axis) is builtins.int:
+        # Hot path, inlined: one int axis; the new (shape, strides) cached per (axis,
+        # shape, strides), and the child's native view NumPy's own of the parent's
+        # (``p[None]`` for axis 0) when that is cached.
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        hit = _UNSQUEEZED.get((axis, x._shape, x._str)) or _unsqueezed_layout(axis, x._shape, x._str)
         if hit is not None:
-            return _cached_view(x, st, off, hit)
+            p = x._np
+            out = _object_new(Array)
+            out._np = None if p is None else p[hit[2]]
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _expand_dims(x, axis=axis)
+
+
+def unsqueeze(x, dim) -> Array:
+    """PyTorch's name for ``expand_dims`` with one axis (also the method ``x.unsqueeze``)."""
+    if type(x) is Array and x._ext is None and type(dim) is builtins.int:
+        # The hot path of expand_dims, repeated (one call less per view).
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        hit = _UNSQUEEZED.get((dim, x._shape, x._str)) or _unsqueezed_layout(dim, x._shape, x._str)
+        if hit is not None:
+            p = x._np
+            out = _object_new(Array)
+            out._np = None if p is None else p[hit[2]]
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _expand_dims(x, axis=dim)
+
+
+def _unsqueezed_layout(axis: int, shape: tuple, strides: tuple):
+    """``(shape, strides, native key)`` with a size-1 dimension inserted at ``axis`` (an
+    int), cached; None when ``axis`` is out of range (the general path raises). The
+    native key makes the backend's own view of the parent (``None``: ``p[None]``)."""
+    nd = len(shape)
+    if not -nd - 1 <= axis <= nd:
+        return None
+    a = axis + nd + 1 if axis < 0 else axis
+    hit = (shape[:a] + (1,) + shape[a:],
+           strides[:a] + (strides[a] * shape[a] if a < nd else 1,) + strides[a:],
+           None if a == 0 else (slice(None),) * a + (None, Ellipsis))
+    if len(_UNSQUEEZED) > 4096:
+        _UNSQUEEZED.clear()
+    _UNSQUEEZED[axis, shape, strides] = hit
+    return hit
+
+
+@api("expand_dims")
+def _expand_dims(x, /, axis=0) -> Array:
+    """``expand_dims`` past its hot path (and the function extensions dispatch to)."""
+    _check(x, "expand_dims")
+    st, off, shape, strides = x._layout()
     if isinstance(axis, (tuple, list)):
         nd = len(shape) + len(axis)
         axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)
@@ -253,14 +396,8 @@ def expand_dims(x, /, axis=0) -> Array:
     return x._view(off, shape, strides)
 
 
-def unsqueeze(x, dim) -> Array:
-    """PyTorch's name for ``expand_dims`` with one axis."""
-    if type(x) is Array and x._ext is None:
-        return _expand_dims_impl(x, dim)  # no extension to dispatch to
-    return expand_dims(x, axis=dim)
-
-
-_expand_dims_impl = expand_dims._impl
+expand_dims._impl = _expand_dims._impl
+expand_dims._api_name = "expand_dims"
 
 
 @api("squeeze")
