@@ -26,6 +26,7 @@ from ._storage import Storage
 __all__ = ["Array", "Size", "Ext"]
 
 _BY_NP = _dtypes._BY_NP
+_SHAPES = _layout._SHAPES  # (shape, size, contiguous strides) per shape
 _object_new = object.__new__
 # Python types that PyTorch takes as dtypes (``x.view(float)``; SciPy's RBFInterpolator does it).
 _PY_DTYPES = {builtins.bool: _dtypes.bool, builtins.int: _dtypes.int64,
@@ -390,13 +391,15 @@ class Array:
     # --- copies -----------------------------------------------------------------
     def contiguous(self) -> "Array":
         """Self when already row-major contiguous, else a contiguous copy."""
-        if self._st is None:
-            if self._np.flags.c_contiguous:
+        s = self._str
+        if s is not None:
+            # Early return: the shape's contiguous strides are cached (size-1 and empty
+            # dimensions, which take any stride, go through is_contiguous).
+            info = _SHAPES.get(self._shape)
+            if info is not None and info[2] == s or _layout.is_contiguous(self._shape, s):
                 return self
-        else:
-            info = _layout._SHAPES.get(self._shape) or _layout.shape_info(self._shape)
-            if info[2] == self._str or _layout.is_contiguous(self._shape, self._str):
-                return self
+        elif self._np.flags.c_contiguous:  # a lazy kernel result
+            return self
         return self.clone()
 
     def clone(self) -> "Array":
@@ -606,32 +609,77 @@ class Array:
 
     # --- indexing --------------------------------------------------------------
     def __getitem__(self, key):
-        if type(key) is slice and self._ext is None:
-            # Hot path, inlined: one int slice on the first axis of a materialised array.
+        tk = type(key)
+        if self._ext is None and (tk is slice or tk is tuple):
+            # Hot path, inlined: a slice, or a tuple of ints and slices with int/None parts
+            # (one per leading axis; ints in bounds). Anything else, or an error, takes
+            # the general path. The child's native view is the backend's own indexing of
+            # the parent's when that is cached (the same memory our metadata describes).
             st = self._st
+            if st is None:
+                self._materialize()
+                st = self._st
             shape = self._shape
-            b0, e0, s0 = key.start, key.stop, key.step
-            if st is not None and shape and (b0 is None or type(b0) is int) and (
-                    e0 is None or type(e0) is int) and (s0 is None or (type(s0) is int and s0 != 0)):
-                n = shape[0]
-                start, stop, step = key.indices(n)
-                if step == 1:
-                    length = stop - start if stop > start else 0
+            strides = self._str
+            off = self._off
+            if tk is slice:
+                b0, e0, s0 = key.start, key.stop, key.step
+                if shape and (b0 is None or type(b0) is int) and (e0 is None or type(e0) is int) and (
+                        s0 is None or (type(s0) is int and s0 != 0)):
+                    start, stop, step = key.indices(shape[0])
+                    if step == 1:
+                        length = stop - start if stop > start else 0
+                    else:
+                        length = len(range(start, stop, step))
+                    d0 = strides[0]
+                    p = self._np
+                    out = _object_new(Array)
+                    out._np = None if p is None else p[key]
+                    out._st = st
+                    out._off = off + start * d0 if length else off
+                    out._shape = (length,) + shape[1:]
+                    out._str = (d0 * step,) + strides[1:]
+                    out._dtype = self._dtype
+                    out._device = self._device
+                    out._ext = None
+                    return out
+            elif len(key) <= len(shape):
+                oshape = []
+                ostrides = []
+                for k, n, sd in zip(key, shape, strides):
+                    if type(k) is slice:
+                        b0, e0, s0 = k.start, k.stop, k.step
+                        if not ((b0 is None or type(b0) is int) and (e0 is None or type(e0) is int) and (
+                                s0 is None or (type(s0) is int and s0 != 0))):
+                            break
+                        start, stop, step = k.indices(n)
+                        if step == 1:
+                            length = stop - start if stop > start else 0
+                        else:
+                            length = len(range(start, stop, step))
+                        if length:
+                            off += start * sd
+                        oshape.append(length)
+                        ostrides.append(sd * step)
+                    elif type(k) is int and -n <= k < n:
+                        off += (k + n if k < 0 else k) * sd
+                    else:
+                        break
                 else:
-                    length = len(range(start, stop, step))
-                strides = self._str
-                d0 = strides[0]
-                p = self._np
-                out = _object_new(Array)
-                out._np = None if p is None else p[key]
-                out._st = st
-                out._off = self._off + start * d0 if length else self._off
-                out._shape = (length,) + shape[1:]
-                out._str = (d0 * step,) + strides[1:]
-                out._dtype = self._dtype
-                out._device = self._device
-                out._ext = None
-                return out
+                    d = len(key)
+                    p = self._np
+                    out = _object_new(Array)
+                    # (all ints and one per axis: NumPy's element is a scalar, "..." keeps a 0-d view)
+                    out._np = None if p is None else p[key] if len(oshape) or d < len(shape) \
+                        else p[key + (Ellipsis,)]
+                    out._st = st
+                    out._off = off
+                    out._shape = tuple(oshape) + shape[d:] if d < len(shape) else tuple(oshape)
+                    out._str = tuple(ostrides) + strides[d:] if d < len(shape) else tuple(ostrides)
+                    out._dtype = self._dtype
+                    out._device = self._device
+                    out._ext = None
+                    return out
         if self._ext is not None and HOOK[0] is not None:
             return HOOK[0]("getitem", _getitem, (self, key), {})
         return _getitem(self, key)
