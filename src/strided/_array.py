@@ -395,8 +395,8 @@ class Array:
         if s is not None:
             # Early return: the shape's contiguous strides are cached (size-1 and empty
             # dimensions, which take any stride, go through is_contiguous).
-            info = _SHAPES.get(self._shape)
-            if info is not None and info[2] == s or _layout.is_contiguous(self._shape, s):
+            info = _SHAPES.get(self._shape) or _layout.shape_info(self._shape)  # (our own ints)
+            if info[2] == s or _layout.is_contiguous(self._shape, s):
                 return self
         elif self._np.flags.c_contiguous:  # a lazy kernel result
             return self
@@ -611,32 +611,35 @@ class Array:
     def __getitem__(self, key):
         tk = type(key)
         if self._ext is None and (tk is slice or tk is tuple):
-            # Hot path, inlined: a slice, or a tuple of ints and slices with int/None parts
-            # (one per leading axis; ints in bounds). Anything else, or an error, takes
-            # the general path. The child's native view is the backend's own indexing of
-            # the parent's when that is cached (the same memory our metadata describes).
+            # Hot path, inlined: a slice, or a tuple of ints and slices (one per leading
+            # axis, ints in bounds). Anything else takes the general path, which raises the
+            # errors (slice.indices refuses a float bound or a zero step: the general path
+            # again). The child's native view is the backend's own indexing of the
+            # parent's when that is cached (the same memory our metadata describes).
             st = self._st
             if st is None:
                 self._materialize()
                 st = self._st
             shape = self._shape
-            strides = self._str
-            off = self._off
             if tk is slice:
-                b0, e0, s0 = key.start, key.stop, key.step
-                if shape and (b0 is None or type(b0) is int) and (e0 is None or type(e0) is int) and (
-                        s0 is None or (type(s0) is int and s0 != 0)):
-                    start, stop, step = key.indices(shape[0])
+                if shape:
+                    try:
+                        start, stop, step = key.indices(shape[0])
+                    except (TypeError, ValueError):
+                        return _getitem(self, key)
                     if step == 1:
                         length = stop - start if stop > start else 0
+                    elif step > 0:
+                        length = (stop - start + step - 1) // step if stop > start else 0
                     else:
-                        length = len(range(start, stop, step))
+                        length = (start - stop - step - 1) // -step if start > stop else 0
+                    strides = self._str
                     d0 = strides[0]
                     p = self._np
                     out = _object_new(Array)
                     out._np = None if p is None else p[key]
                     out._st = st
-                    out._off = off + start * d0 if length else off
+                    out._off = self._off + start * d0 if length else self._off
                     out._shape = (length,) + shape[1:]
                     out._str = (d0 * step,) + strides[1:]
                     out._dtype = self._dtype
@@ -644,33 +647,38 @@ class Array:
                     out._ext = None
                     return out
             elif len(key) <= len(shape):
+                strides = self._str
+                off = self._off
                 oshape = []
                 ostrides = []
-                for k, n, sd in zip(key, shape, strides):
+                d = 0
+                for k in key:
+                    n = shape[d]
                     if type(k) is slice:
-                        b0, e0, s0 = k.start, k.stop, k.step
-                        if not ((b0 is None or type(b0) is int) and (e0 is None or type(e0) is int) and (
-                                s0 is None or (type(s0) is int and s0 != 0))):
+                        try:
+                            start, stop, step = k.indices(n)
+                        except (TypeError, ValueError):
                             break
-                        start, stop, step = k.indices(n)
                         if step == 1:
                             length = stop - start if stop > start else 0
+                        elif step > 0:
+                            length = (stop - start + step - 1) // step if stop > start else 0
                         else:
-                            length = len(range(start, stop, step))
+                            length = (start - stop - step - 1) // -step if start > stop else 0
                         if length:
-                            off += start * sd
+                            off += start * strides[d]
                         oshape.append(length)
-                        ostrides.append(sd * step)
+                        ostrides.append(strides[d] * step)
                     elif type(k) is int and -n <= k < n:
-                        off += (k + n if k < 0 else k) * sd
+                        off += (k + n if k < 0 else k) * strides[d]
                     else:
                         break
+                    d += 1
                 else:
-                    d = len(key)
                     p = self._np
                     out = _object_new(Array)
-                    # (all ints and one per axis: NumPy's element is a scalar, "..." keeps a 0-d view)
-                    out._np = None if p is None else p[key] if len(oshape) or d < len(shape) \
+                    # (an int per axis: NumPy's element is a scalar; "..." keeps a 0-d view)
+                    out._np = None if p is None else p[key] if oshape or d < len(shape) \
                         else p[key + (Ellipsis,)]
                     out._st = st
                     out._off = off
@@ -736,7 +744,7 @@ def _normalize_key(key) -> tuple:
         if t is slice:
             for part in (k.start, k.stop, k.step):
                 if part is not None and type(part) is not int:
-                    if isinstance(part, builtins.bool) or not hasattr(part, "__index__") or (
+                    if not hasattr(part, "__index__") or (
                             type(part) is Array and part._shape):
                         raise IndexError(f"slice components must be integers or None; got {part!r}")
                     out = out or list(key)
