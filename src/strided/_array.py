@@ -688,11 +688,28 @@ class Array:
                     out._device = self._device
                     out._ext = None
                     return out
+        elif tk is Array and self._ext is None and key._ext is None:
+            return _LATE["advanced_getitem"](self, key)  # an index array: no key to normalise
         if self._ext is not None and HOOK[0] is not None:
             return HOOK[0]("getitem", _getitem, (self, key), {})
         return _getitem(self, key)
 
     def __setitem__(self, key, value):
+        if type(key) is slice and self._ext is None and type(value) in _REAL_SCALARS:
+            # Hot path, inlined: a Python real scalar into a slice of a floating array on
+            # the CPU, through the cached native view (no stride 0, so no element is written
+            # twice; a float array takes any real Python scalar). A bad slice raises before
+            # anything is written; the general path then raises our error.
+            p = self._np
+            st = self._st
+            if p is not None and st is not None and self._dtype.kind == "f" \
+                    and self._device.type == "cpu" and 0 not in self._str:
+                try:
+                    p[key] = value
+                except (TypeError, ValueError, IndexError):
+                    return _setitem(self, key, value)
+                st._version += 1
+                return
         if (self._ext is not None or (type(value) is Array and value._ext is not None)) \
                 and HOOK[0] is not None:
             HOOK[0]("setitem", _setitem, (self, key, value), {})
