@@ -259,8 +259,8 @@ class Array:
         out._np = None  # built when a kernel needs it (NumPy's swapaxes costs as much as the view)
         out._st = st
         out._off = self._off
-        out._shape = shape[:-2] + (shape[-1], shape[-2])
-        out._str = s[:-2] + (s[-1], s[-2])
+        out._shape = _SWAPPED.get(shape) or _swapped(shape)
+        out._str = _SWAPPED.get(s) or _swapped(s)
         out._dtype = self._dtype
         out._device = self._device
         out._ext = None
@@ -779,6 +779,18 @@ def _normalize_key(key) -> tuple:
         raise IndexError(
             f"only integers, slices, ellipsis, None, integer arrays and boolean arrays are valid indices; got {type(k).__name__}")
     return tuple(out) if out is not None else key
+
+
+_SWAPPED: dict = {}  # tuple of ints -> the same with its last two items swapped
+
+
+def _swapped(t: tuple) -> tuple:
+    """``t`` with its last two items swapped (a shape or strides of ``mT``), cached."""
+    r = t[:-2] + (t[-1], t[-2])
+    if len(_SWAPPED) > 8192:
+        _SWAPPED.clear()
+    _SWAPPED[t] = r
+    return r
 
 
 def _int_or_none(v) -> bool:
