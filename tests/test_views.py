@@ -910,3 +910,29 @@ def test_slice_setitem_hot_path_writes_through():
         x[1.5:3] = 0.0
     with pytest.raises(IndexError):
         x[::0] = 0.0
+
+
+@pytest.mark.parametrize("args", [(2, 0, 1), ((2, 0, 1),), ([2, 0, 1],), (-1, 0, -2)], ids=repr)
+def test_permute_method_spellings_match_numpy(args):
+    x, ref = pair((2, 3, 4))
+    perm = args[0] if len(args) == 1 else args
+    v = x.permute(*args)
+    assert_same(v, ref.transpose(perm))
+    assert shares(v, x)
+
+
+@pytest.mark.parametrize("args", [(6, 4), ((4, 6),), ([3, 8],), (-1,), (2, -1, 3)], ids=repr)
+def test_reshape_method_spellings_match_numpy(args):
+    x, ref = pair((2, 3, 4))
+    shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+    v = x.reshape(*args)
+    assert_same(v, ref.reshape(shape))
+    assert shares(v, x)
+
+
+@pytest.mark.parametrize("f", [lambda x: xp.reshape(x, ([2], 12)), lambda x: xp.permute_dims(x, ([0], 1, 2)),
+                               lambda x: xp.broadcast_to(x, ([2], 3, 4))])
+def test_unhashable_shape_entries_raise_type_error(f):
+    x, _ = pair((2, 3, 4))
+    with pytest.raises(TypeError):
+        f(x)

@@ -22,6 +22,7 @@ from ._elementwise import _PYSCALARS
 from ._array import _LATE, Array
 from ._device import as_device
 from ._dispatch import out_native
+from ._views import permute_dims as _permute_dims, reshape as _reshape
 
 
 def _name_to_axis(x, name):
@@ -378,6 +379,12 @@ def round_method(self, *, decimals=0):
 def permute_(self, *dims, **kwargs):
     """Reorder the dimensions, as a view: ``x.permute(2, 0, 1)``, ``x.permute((2, 0, 1))``
     or ``x.permute(dims=(2, 0, 1))``."""
+    if not kwargs and self._ext is None:
+        # strided.permute_dims's hot path (its general path normalises negative
+        # dimensions and raises the errors, as Array.permute does)
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = dims[0] if type(dims[0]) is tuple else tuple(dims[0])
+        return _permute_dims(self, dims)
     if "dims" in kwargs:
         dims = (kwargs.pop("dims"),)
     if kwargs:
@@ -456,6 +463,11 @@ Array.sort = sort_
 
 def reshape_(self, *shape, **kwargs):
     """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``: a view when possible."""
+    if not kwargs:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            # (a tuple as given: the layout caches' identity test passes)
+            shape = shape[0] if type(shape[0]) is tuple else tuple(shape[0])
+        return _reshape(self, shape)
     if "shape" in kwargs:
         shape = (kwargs.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):

@@ -66,7 +66,10 @@ def reshape(x, /, shape, *, copy=None) -> Array:
         # Hot path, inlined (no dispatch wrapper: no extension metadata to dispatch on):
         # a contiguous array viewed with a shape of plain ints. Two cached lookups decide
         # it; the child's native view is NumPy's reshape of the parent's when that is cached.
-        new = _SHAPES.get(shape)
+        try:
+            new = _SHAPES.get(shape)
+        except TypeError:  # an unhashable entry: the general path raises
+            return _reshape(x, shape)
         if new is None or new[0] is not shape:
             new = _adopt_shape(shape)
         if new is not None:
@@ -178,7 +181,10 @@ def broadcast_to(x, /, shape) -> Array:
         if st is None:
             x._materialize()
             st = x._st
-        hit = _BROADCAST.get((shape, x._shape, x._str))
+        try:
+            hit = _BROADCAST.get((shape, x._shape, x._str))
+        except TypeError:  # an unhashable entry: the general path raises
+            return _broadcast_to(x, shape)
         if hit is None or hit[0] is not shape:
             hit = _broadcast_layout(shape, x._shape, x._str)
         if hit is not None:
@@ -253,7 +259,10 @@ def permute_dims(x, /, axes) -> Array:
         if st is None:
             x._materialize()
             st = x._st
-        hit = _PERMUTED.get((axes, x._shape, x._str))
+        try:
+            hit = _PERMUTED.get((axes, x._shape, x._str))
+        except TypeError:  # an unhashable entry: the general path raises
+            return _permute_dims(x, axes)
         if hit is None or hit[2] is not axes:
             hit = _permuted_layout(axes, x._shape, x._str)
         if hit is not None:
