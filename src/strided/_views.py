@@ -70,8 +70,16 @@ def reshape(x, /, shape, *, copy=None) -> Array:
             new = _SHAPES.get(shape)
         except TypeError:  # an unhashable entry: the general path raises
             return _reshape(x, shape)
-        if new is None or new[0] is not shape:
+        if new is None:
             new = _adopt_shape(shape)
+        elif new[0] is not shape:
+            # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
+            # float (bools and ints sum to an int, and index as ints on every path). The
+            # entry then holds this tuple, so a loop passing it again takes the identity test.
+            if type(sum(shape)) is builtins.int:
+                new = _SHAPES[shape] = (shape, new[1], new[2])
+            else:
+                new = None
         if new is not None:
             st = x._st
             if st is None:
@@ -96,18 +104,12 @@ def reshape(x, /, shape, *, copy=None) -> Array:
 
 
 def _adopt_shape(shape: tuple):
-    """The ``_SHAPES`` entry ``(shape, size, contiguous strides)`` whose first item is
-    ``shape`` itself, or None unless ``shape`` holds non-negative Python ints only
-    (``(2.0, 5)`` and ``(True, 5)`` equal ``(2, 5)`` as keys). ``shape`` becomes the
-    cached tuple, so a caller passing the same tuple again (a constant in a loop)
-    passes the hot paths' identity test."""
+    """A new ``_SHAPES`` entry ``(shape, size, contiguous strides)``, or None unless
+    ``shape`` holds non-negative Python ints only."""
     for n in shape:
         if type(n) is not builtins.int or n < 0:
             return None
-    entry = _layout.shape_info(shape)
-    if entry[0] is not shape:
-        entry = _SHAPES[shape] = (shape, entry[1], entry[2])
-    return entry
+    return _layout.shape_info(shape)
 
 
 @api("reshape")
@@ -185,8 +187,13 @@ def broadcast_to(x, /, shape) -> Array:
             hit = _BROADCAST.get((shape, x._shape, x._str))
         except TypeError:  # an unhashable entry: the general path raises
             return _broadcast_to(x, shape)
-        if hit is None or hit[0] is not shape:
+        if hit is None:
             hit = _broadcast_layout(shape, x._shape, x._str)
+        elif hit[0] is not shape:  # an equal tuple: floats sum to a float (see reshape)
+            if type(sum(shape)) is builtins.int:
+                hit = _BROADCAST[shape, x._shape, x._str] = (shape, hit[1])
+            else:
+                hit = None
         if hit is not None:
             out = _object_new(Array)
             out._np = None
@@ -202,9 +209,8 @@ def broadcast_to(x, /, shape) -> Array:
 
 
 def _broadcast_layout(shape: tuple, old: tuple, strides: tuple):
-    """``(shape, strides)`` of ``old`` broadcast to ``shape``, cached with ``shape`` itself
-    as the entry's first item (see ``_adopt_shape``); None for anything but non-negative
-    Python ints or a shape that ``old`` does not broadcast to."""
+    """``(shape, strides)`` of ``old`` broadcast to ``shape``, cached; None for anything
+    but non-negative Python ints or a shape that ``old`` does not broadcast to."""
     for n in shape:
         if type(n) is not builtins.int or n < 0:
             return None
@@ -263,8 +269,13 @@ def permute_dims(x, /, axes) -> Array:
             hit = _PERMUTED.get((axes, x._shape, x._str))
         except TypeError:  # an unhashable entry: the general path raises
             return _permute_dims(x, axes)
-        if hit is None or hit[2] is not axes:
+        if hit is None:
             hit = _permuted_layout(axes, x._shape, x._str)
+        elif hit[2] is not axes:  # an equal tuple: floats sum to a float (see reshape)
+            if type(sum(axes)) is builtins.int:
+                hit = _PERMUTED[axes, x._shape, x._str] = (hit[0], hit[1], axes)
+            else:
+                hit = None
         if hit is not None:
             p = x._np
             out = _object_new(Array)
@@ -282,8 +293,8 @@ def permute_dims(x, /, axes) -> Array:
 
 def _permuted_layout(axes: tuple, shape: tuple, strides: tuple):
     """``(shape, strides, axes)`` permuted by ``axes``, cached with ``axes`` itself as the
-    entry's last item (``(2.0, 0, 1)`` equals ``(2, 0, 1)`` as a key); None unless ``axes``
-    is a permutation of ``range(len(shape))`` in Python ints."""
+    entry's last item (``(2.0, 0, 1)`` equals ``(2, 0, 1)`` as a key); None unless
+    ``axes`` is a permutation of ``range(len(shape))`` in Python ints."""
     for a in axes:
         if type(a) is not builtins.int:
             return None
