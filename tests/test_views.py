@@ -881,11 +881,11 @@ def test_index_array_hot_path_matches_numpy(base, data):
     n = ref.shape[0]
     if data.draw(st.booleans(), label="bool"):
         mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
-        key, nkey = xp.asarray(mask), mask
+        key, nkey = xp.asarray(mask, device=x.device), mask
     else:
         idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=5)) if n else [],
                        dtype=np.int64)
-        key, nkey = xp.asarray(idx), idx
+        key, nkey = xp.asarray(idx, device=x.device), idx
     v = x[key]
     assert_same(v, ref[nkey])
     if v.size:  # a copy: writing into it leaves x alone
