@@ -72,14 +72,11 @@ def reshape(x, /, shape, *, copy=None) -> Array:
             return _reshape(x, shape)
         if new is None:
             new = _adopt_shape(shape)
-        elif new[0] is not shape:
+        elif new[0] is not shape and type(sum(shape)) is not builtins.int:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
-            # float (bools and ints sum to an int, and index as ints on every path). The
-            # entry then holds this tuple, so a loop passing it again takes the identity test.
-            if type(sum(shape)) is builtins.int:
-                new = _SHAPES[shape] = (shape, new[1], new[2])
-            else:
-                new = None
+            # float (bools and ints sum to an int and index as ints on every path; the
+            # result takes the entry's own tuple, so no bool or NumPy int leaks into it).
+            new = None
         if new is not None:
             st = x._st
             if st is None:
@@ -89,10 +86,10 @@ def reshape(x, /, shape, *, copy=None) -> Array:
             if new[1] == old[1] and x._str == old[2]:
                 p = x._np
                 out = _object_new(Array)
-                out._np = None if p is None else p.reshape(shape)
+                out._np = None if p is None else p.reshape(new[0])  # (the entry's ints)
                 out._st = st
                 out._off = x._off
-                out._shape = shape
+                out._shape = new[0]
                 out._str = new[2]
                 out._dtype = x._dtype
                 out._device = x._device
@@ -189,17 +186,14 @@ def broadcast_to(x, /, shape) -> Array:
             return _broadcast_to(x, shape)
         if hit is None:
             hit = _broadcast_layout(shape, x._shape, x._str)
-        elif hit[0] is not shape:  # an equal tuple: floats sum to a float (see reshape)
-            if type(sum(shape)) is builtins.int:
-                hit = _BROADCAST[shape, x._shape, x._str] = (shape, hit[1])
-            else:
-                hit = None
+        elif hit[0] is not shape and type(sum(shape)) is not builtins.int:
+            hit = None  # an equal tuple of floats (see reshape)
         if hit is not None:
             out = _object_new(Array)
             out._np = None
             out._st = st
             out._off = x._off
-            out._shape = shape
+            out._shape = hit[0]
             out._str = hit[1]
             out._dtype = x._dtype
             out._device = x._device
@@ -271,15 +265,12 @@ def permute_dims(x, /, axes) -> Array:
             return _permute_dims(x, axes)
         if hit is None:
             hit = _permuted_layout(axes, x._shape, x._str)
-        elif hit[2] is not axes:  # an equal tuple: floats sum to a float (see reshape)
-            if type(sum(axes)) is builtins.int:
-                hit = _PERMUTED[axes, x._shape, x._str] = (hit[0], hit[1], axes)
-            else:
-                hit = None
+        elif hit[2] is not axes and type(sum(axes)) is not builtins.int:
+            hit = None  # an equal tuple of floats (see reshape)
         if hit is not None:
             p = x._np
             out = _object_new(Array)
-            out._np = None if p is None else p.transpose(axes)
+            out._np = None if p is None else p.transpose(hit[2])  # (the entry's ints)
             out._st = st
             out._off = x._off
             out._shape = hit[0]
