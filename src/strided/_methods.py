@@ -393,7 +393,7 @@ def permute_(self, *dims, **kwargs):
                 hit = _PERMUTED.get((dims, self._shape, self._str))
             except TypeError:
                 hit = None
-            if hit is not None and (hit[2] is dims or type(sum(dims)) is builtins.int):
+            if hit is not None and (hit[3] is dims or type(sum(dims)) is builtins.int):
                 p = self._np
                 out = _object_new(Array)
                 out._np = None if p is None else p.transpose(hit[2])  # (the entry's ints)

@@ -23,9 +23,9 @@ from ._dtypes import DType
 _object_new = object.__new__
 _SHAPES = _layout._SHAPES
 _RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation of n axes
-_PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides)
+_PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides, axes, token)
 _BROADCAST: dict = {}  # (shape, old shape, old strides) -> (shape, strides)
-_UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides)
+_UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides, native key)
 
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
@@ -72,11 +72,16 @@ def reshape(x, /, shape, *, copy=None) -> Array:
             return _reshape(x, shape)
         if new is None:
             new = _adopt_shape(shape)
-        elif new[0] is not shape and type(sum(shape)) is not builtins.int:
+        elif new[0] is not shape:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
             # float (bools and ints sum to an int and index as ints on every path; the
-            # result takes the entry's own tuple, so no bool or NumPy int leaks into it).
-            new = None
+            # result takes the entry's own tuple, so no bool leaks into it). A tuple that
+            # can hold no bool (no 0 or 1 in it) becomes the entry's own, so a loop passing
+            # it again takes the identity test.
+            if type(sum(shape)) is not builtins.int:
+                new = None
+            elif 1 not in shape and 0 not in shape:
+                new = _SHAPES[shape] = (shape, new[1], new[2])
         if new is not None:
             st = x._st
             if st is None:
@@ -186,8 +191,11 @@ def broadcast_to(x, /, shape) -> Array:
             return _broadcast_to(x, shape)
         if hit is None:
             hit = _broadcast_layout(shape, x._shape, x._str)
-        elif hit[0] is not shape and type(sum(shape)) is not builtins.int:
-            hit = None  # an equal tuple of floats (see reshape)
+        elif hit[0] is not shape:  # an equal tuple (see reshape)
+            if type(sum(shape)) is not builtins.int:
+                hit = None
+            elif 1 not in shape and 0 not in shape:
+                hit = _BROADCAST[shape, x._shape, x._str] = (shape, hit[1])
         if hit is not None:
             out = _object_new(Array)
             out._np = None
@@ -265,8 +273,13 @@ def permute_dims(x, /, axes) -> Array:
             return _permute_dims(x, axes)
         if hit is None:
             hit = _permuted_layout(axes, x._shape, x._str)
-        elif hit[2] is not axes and type(sum(axes)) is not builtins.int:
-            hit = None  # an equal tuple of floats (see reshape)
+        elif hit[3] is not axes:
+            # An equal tuple (see reshape): the entry keeps its own ints for NumPy and
+            # takes this tuple as its identity token.
+            if type(sum(axes)) is not builtins.int:
+                hit = None
+            else:
+                hit = _PERMUTED[axes, x._shape, x._str] = (hit[0], hit[1], hit[2], axes)
         if hit is not None:
             p = x._np
             out = _object_new(Array)
@@ -283,15 +296,16 @@ def permute_dims(x, /, axes) -> Array:
 
 
 def _permuted_layout(axes: tuple, shape: tuple, strides: tuple):
-    """``(shape, strides, axes)`` permuted by ``axes``, cached with ``axes`` itself as the
-    entry's last item (``(2.0, 0, 1)`` equals ``(2, 0, 1)`` as a key); None unless
-    ``axes`` is a permutation of ``range(len(shape))`` in Python ints."""
+    """``(shape, strides, axes, token)`` permuted by ``axes`` (Python ints), cached; the
+    token is the last equal tuple seen, for the hot path's identity test (``(2.0, 0, 1)``
+    equals ``(2, 0, 1)`` as a key). None unless ``axes`` is a permutation of
+    ``range(len(shape))`` in Python ints."""
     for a in axes:
         if type(a) is not builtins.int:
             return None
     if len(axes) != len(shape) or sorted(axes) != _RANGES[len(shape)]:
         return None
-    hit = (tuple([shape[a] for a in axes]), tuple([strides[a] for a in axes]), axes)
+    hit = (tuple([shape[a] for a in axes]), tuple([strides[a] for a in axes]), axes, axes)
     if len(_PERMUTED) > 4096:
         _PERMUTED.clear()
     _PERMUTED[axes, shape, strides] = hit
