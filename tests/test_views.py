@@ -737,3 +737,222 @@ def test_random_view_chains_match_numpy(shape, data):
         idx = tuple(int(i) for i in np.unravel_index(ref_pos.size - 1, ref_pos.shape))
         x[idx] = 123.0
         assert host(base).reshape(-1)[ref_pos[idx]] == 123.0, trail
+
+
+# --- the inlined hot paths (reshape, permute_dims, expand_dims/unsqueeze, broadcast_to,
+# slice/tuple indexing, contiguous, index arrays) against NumPy on awkward bases --------
+
+def _native_of_metadata(v):
+    """The NumPy view that v's (storage, offset, shape, strides) describe, built afresh."""
+    return _native(v._st, v._off, v._shape, v._str)
+
+
+def _check_view(v, ref, base):
+    """v equals ref, shares base's storage, and its cached native view (when the hot
+    path set one) is the memory its metadata describes."""
+    assert tuple(v.shape) == ref.shape
+    np.testing.assert_array_equal(host(v), ref)
+    assert v._st is base._st
+    if v._np is not None:
+        meta = _native_of_metadata(v)
+        assert v._np.shape == meta.shape
+        if meta.size:
+            assert v._np.__array_interface__["data"][0] == meta.__array_interface__["data"][0] or \
+                np.shares_memory(v._np, meta)
+            np.testing.assert_array_equal(v._np, meta)
+            assert np.shares_memory(v._np, v._st._data)
+
+
+@st.composite
+def _awkward_base(draw):
+    """(strided array, NumPy reference): any rank 0-4, sizes 0-4, maybe flipped
+    (negative strides), stepped, permuted (non-contiguous) or a lazy kernel result."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=4)))
+    ref = (np.arange(int(np.prod(shape)), dtype=np.float64) + 1).reshape(shape)
+    x = xp.asarray(ref.copy(), device="cpu")
+    if draw(st.booleans()):
+        x, ref = x + 0, ref + 0  # a lazy kernel result: the hot paths materialise it
+    if shape and draw(st.booleans()):
+        ax = draw(st.integers(0, len(shape) - 1))
+        x, ref = xp.flip(x, axis=ax), np.flip(ref, ax)
+    if shape and draw(st.booleans()):
+        x, ref = x[::2], ref[::2]
+    if len(shape) > 1 and draw(st.booleans()):
+        perm = tuple(draw(st.permutations(range(len(shape)))))
+        x, ref = xp.permute_dims(x, perm), ref.transpose(perm)
+    return x, ref
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_awkward_base(), st.data())
+def test_hot_path_views_match_numpy_on_awkward_bases(base, data):
+    x, ref = base
+    shape = ref.shape
+    nd = len(shape)
+    op = data.draw(st.sampled_from(["reshape", "permute", "expand_dims", "unsqueeze",
+                                    "broadcast_to", "slice", "tuple", "contiguous"]), label="op")
+    if op == "reshape":
+        sizes = [int(np.prod(shape))] + [d for d in range(1, 5) if int(np.prod(shape)) % d == 0]
+        d = data.draw(st.sampled_from(sizes), label="d")
+        new = (d, int(np.prod(shape)) // d) if d else (0, 3)
+        if not int(np.prod(shape)):
+            new = (0,) + (data.draw(st.integers(0, 3)),)
+        v = xp.reshape(x, new)
+        np.testing.assert_array_equal(host(v), ref.reshape(new))
+        if v._st is x._st:  # a view (a contiguous base), else a copy
+            _check_view(v, ref.reshape(new), x)
+        return
+    if op == "permute":
+        perm = tuple(data.draw(st.permutations(range(nd)), label="perm"))
+        _check_view(xp.permute_dims(x, perm), ref.transpose(perm), x)
+    elif op in ("expand_dims", "unsqueeze"):
+        ax = data.draw(st.integers(-nd - 1, nd), label="axis")
+        v = xp.expand_dims(x, axis=ax) if op == "expand_dims" else x.unsqueeze(ax)
+        _check_view(v, np.expand_dims(ref, ax), x)
+    elif op == "broadcast_to":
+        target = tuple(data.draw(st.integers(0, 2), label="lead") * [2]) + tuple(
+            data.draw(st.integers(0, 3)) if n == 1 else n for n in shape)
+        _check_view(xp.broadcast_to(x, target), np.broadcast_to(ref, target), x)
+    elif op == "contiguous":
+        v = x.contiguous()
+        np.testing.assert_array_equal(host(v), ref)
+        assert (v is x) == x.is_contiguous() and v.is_contiguous()
+    else:
+        if not nd:
+            return
+        part = st.one_of(st.none(), st.integers(-6, 6))
+        sl = st.builds(slice, part, part, st.one_of(st.none(), st.integers(-3, 3).filter(bool)))
+        if op == "slice":
+            key = data.draw(sl, label="key")
+        else:
+            items = [data.draw(st.one_of(sl, st.integers(-n, n - 1)) if n else sl, label=f"k{i}")
+                     for i, n in enumerate(shape[:data.draw(st.integers(0, nd), label="nkey")])]
+            key = tuple(items)
+        v = x[key]
+        _check_view(v, ref[key], x)
+        # writes through the view reach the base, and the base's reach the view
+        if v._np is not None and v._np.size:
+            v[...] = -5.0
+            expect = ref.copy()
+            expect[key] = -5.0
+            np.testing.assert_array_equal(host(x), expect)
+
+
+def test_hot_path_caches_refuse_equal_but_non_int_tuples():
+    # (2.0, 5) and (True, 5) equal (2, 5) as dict keys: a cached layout must not take them.
+    x = xp.asarray(np.arange(10.0))
+    assert xp.reshape(x, (2, 5)).shape == (2, 5)
+    with pytest.raises(TypeError):
+        xp.reshape(x, (2.0, 5))
+    y = xp.asarray(np.zeros((2, 3, 4)))
+    assert xp.permute_dims(y, (2, 0, 1)).shape == (4, 2, 3)
+    with pytest.raises(TypeError):
+        xp.permute_dims(y, (2.0, 0, 1))
+    z = xp.asarray(np.zeros((1, 3)))
+    assert xp.broadcast_to(z, (2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError):
+        xp.broadcast_to(z, (2.0, 3))
+    # a shape tuple seen before through another equal tuple object still works
+    shape = tuple([5, 2])
+    assert xp.reshape(x, shape).shape == (5, 2) and xp.reshape(x, (5, 2)).shape == (5, 2)
+
+
+@pytest.mark.parametrize("key", [slice(1.0, 3), slice(None, None, 0), (slice(0, 2), slice(None, None, 0)),
+                                 (0, slice(1.5, None))], ids=repr)
+def test_hot_path_slice_errors_are_index_errors(key):
+    x = xp.asarray(np.zeros((3, 4)))
+    with pytest.raises(IndexError):
+        x[key]
+
+
+def test_bool_slice_bounds_index_as_numpy():
+    x, ref = pair((5, 4))
+    assert_same(x[True:4], ref[True:4])
+    assert_same(x[False:3, None], ref[False:3, None])
+    assert_same(x[1:4, True::2], ref[1:4, True::2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_awkward_base(), st.data())
+def test_index_array_hot_path_matches_numpy(base, data):
+    x, ref = base
+    if not ref.ndim:
+        return
+    n = ref.shape[0]
+    if data.draw(st.booleans(), label="bool"):
+        mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+        key, nkey = xp.asarray(mask, device=x.device), mask
+    else:
+        idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=5)) if n else [],
+                       dtype=np.int64)
+        key, nkey = xp.asarray(idx, device=x.device), idx
+    v = x[key]
+    assert_same(v, ref[nkey])
+    if v.size:  # a copy: writing into it leaves x alone
+        before = host(x).copy()
+        v[...] = -1.0
+        np.testing.assert_array_equal(host(x), before)
+
+
+def test_slice_setitem_hot_path_writes_through():
+    x, ref = pair((6, 3))
+    v = x[::-2]
+    v[1:] = 7.5
+    r = ref[::-2]
+    r[1:] = 7.5
+    np.testing.assert_array_equal(host(x), ref)
+    ver = x.storage()._version
+    x[2:4] = 1
+    ref[2:4] = 1
+    np.testing.assert_array_equal(host(x), ref)
+    assert x.storage()._version == ver + 1
+    with pytest.raises(IndexError):
+        x[1.5:3] = 0.0
+    with pytest.raises(IndexError):
+        x[::0] = 0.0
+
+
+@pytest.mark.parametrize("args", [(2, 0, 1), ((2, 0, 1),), ([2, 0, 1],), (-1, 0, -2)], ids=repr)
+def test_permute_method_spellings_match_numpy(args):
+    x, ref = pair((2, 3, 4))
+    perm = args[0] if len(args) == 1 else args
+    v = x.permute(*args)
+    assert_same(v, ref.transpose(perm))
+    assert shares(v, x)
+
+
+@pytest.mark.parametrize("args", [(6, 4), ((4, 6),), ([3, 8],), (-1,), (2, -1, 3)], ids=repr)
+def test_reshape_method_spellings_match_numpy(args):
+    x, ref = pair((2, 3, 4))
+    shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+    v = x.reshape(*args)
+    assert_same(v, ref.reshape(shape))
+    assert shares(v, x)
+
+
+@pytest.mark.parametrize("f", [lambda x: xp.reshape(x, ([2], 12)), lambda x: xp.permute_dims(x, ([0], 1, 2)),
+                               lambda x: xp.broadcast_to(x, ([2], 3, 4))])
+def test_unhashable_shape_entries_raise_type_error(f):
+    x, _ = pair((2, 3, 4))
+    with pytest.raises(TypeError):
+        f(x)
+
+
+def test_hot_path_caches_take_bools_as_ints_without_leaking_them():
+    # (True, 6) equals (1, 6): the cached entry's own ints make the result's shape, and
+    # NumPy (which refuses bool axes) gets ints; floats still raise.
+    y = xp.asarray(np.arange(6.0))
+    assert xp.reshape(y, (1, 6)).shape == (1, 6)
+    for v in (xp.reshape(y, (True, 6)), y.reshape(True, 6)):
+        assert v.shape == (1, 6) and all(type(n) is int for n in v._shape)
+    x, ref = pair((2, 3))
+    assert_same(xp.permute_dims(x, (1, 0)), ref.T)
+    assert_same(xp.permute_dims(x, (True, False)), ref.T)
+    assert_same(x.permute(True, False), ref.T)
+    z = xp.asarray(np.zeros((1, 3)))
+    assert xp.broadcast_to(z, (1, 3)).shape == (1, 3)
+    assert all(type(n) is int for n in xp.broadcast_to(z, (True, 3))._shape)
+    with pytest.raises(TypeError):
+        y.reshape(6.0)
+    with pytest.raises(TypeError):
+        x.permute(1.0, 0)

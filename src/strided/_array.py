@@ -26,6 +26,7 @@ from ._storage import Storage
 __all__ = ["Array", "Size", "Ext"]
 
 _BY_NP = _dtypes._BY_NP
+_SHAPES = _layout._SHAPES  # (shape, size, contiguous strides) per shape
 _object_new = object.__new__
 # Python types that PyTorch takes as dtypes (``x.view(float)``; SciPy's RBFInterpolator does it).
 _PY_DTYPES = {builtins.bool: _dtypes.bool, builtins.int: _dtypes.int64,
@@ -258,8 +259,8 @@ class Array:
         out._np = None  # built when a kernel needs it (NumPy's swapaxes costs as much as the view)
         out._st = st
         out._off = self._off
-        out._shape = shape[:-2] + (shape[-1], shape[-2])
-        out._str = s[:-2] + (s[-1], s[-2])
+        out._shape = _SWAPPED.get(shape) or _swapped(shape)
+        out._str = _SWAPPED.get(s) or _swapped(s)
         out._dtype = self._dtype
         out._device = self._device
         out._ext = None
@@ -390,13 +391,15 @@ class Array:
     # --- copies -----------------------------------------------------------------
     def contiguous(self) -> "Array":
         """Self when already row-major contiguous, else a contiguous copy."""
-        if self._st is None:
-            if self._np.flags.c_contiguous:
+        s = self._str
+        if s is not None:
+            # Early return: the shape's contiguous strides are cached (size-1 and empty
+            # dimensions, which take any stride, go through is_contiguous).
+            info = _SHAPES.get(self._shape) or _layout.shape_info(self._shape)  # (our own ints)
+            if info[2] == s or _layout.is_contiguous(self._shape, s):
                 return self
-        else:
-            info = _layout._SHAPES.get(self._shape) or _layout.shape_info(self._shape)
-            if info[2] == self._str or _layout.is_contiguous(self._shape, self._str):
-                return self
+        elif self._np.flags.c_contiguous:  # a lazy kernel result
+            return self
         return self.clone()
 
     def clone(self) -> "Array":
@@ -606,37 +609,107 @@ class Array:
 
     # --- indexing --------------------------------------------------------------
     def __getitem__(self, key):
-        if type(key) is slice and self._ext is None:
-            # Hot path, inlined: one int slice on the first axis of a materialised array.
+        tk = type(key)
+        if self._ext is None and (tk is slice or tk is tuple):
+            # Hot path, inlined: a slice, or a tuple of ints and slices (one per leading
+            # axis, ints in bounds). Anything else takes the general path, which raises the
+            # errors (slice.indices refuses a float bound or a zero step: the general path
+            # again). The child's native view is the backend's own indexing of the
+            # parent's when that is cached (the same memory our metadata describes).
             st = self._st
+            if st is None:
+                self._materialize()
+                st = self._st
             shape = self._shape
-            b0, e0, s0 = key.start, key.stop, key.step
-            if st is not None and shape and (b0 is None or type(b0) is int) and (
-                    e0 is None or type(e0) is int) and (s0 is None or (type(s0) is int and s0 != 0)):
-                n = shape[0]
-                start, stop, step = key.indices(n)
-                if step == 1:
-                    length = stop - start if stop > start else 0
-                else:
-                    length = len(range(start, stop, step))
+            if tk is slice:
+                if shape:
+                    try:
+                        start, stop, step = key.indices(shape[0])
+                    except (TypeError, ValueError):
+                        return _getitem(self, key)
+                    if step == 1:
+                        length = stop - start if stop > start else 0
+                    elif step > 0:
+                        length = (stop - start + step - 1) // step if stop > start else 0
+                    else:
+                        length = (start - stop - step - 1) // -step if start > stop else 0
+                    strides = self._str
+                    d0 = strides[0]
+                    p = self._np
+                    out = _object_new(Array)
+                    out._np = None if p is None else p[key]
+                    out._st = st
+                    out._off = self._off + start * d0 if length else self._off
+                    out._shape = (length,) + shape[1:]
+                    out._str = (d0 * step,) + strides[1:]
+                    out._dtype = self._dtype
+                    out._device = self._device
+                    out._ext = None
+                    return out
+            elif len(key) <= len(shape):
                 strides = self._str
-                d0 = strides[0]
-                p = self._np
-                out = _object_new(Array)
-                out._np = None if p is None else p[key]
-                out._st = st
-                out._off = self._off + start * d0 if length else self._off
-                out._shape = (length,) + shape[1:]
-                out._str = (d0 * step,) + strides[1:]
-                out._dtype = self._dtype
-                out._device = self._device
-                out._ext = None
-                return out
+                off = self._off
+                oshape = []
+                ostrides = []
+                d = 0
+                for k in key:
+                    n = shape[d]
+                    if type(k) is slice:
+                        try:
+                            start, stop, step = k.indices(n)
+                        except (TypeError, ValueError):
+                            break
+                        if step == 1:
+                            length = stop - start if stop > start else 0
+                        elif step > 0:
+                            length = (stop - start + step - 1) // step if stop > start else 0
+                        else:
+                            length = (start - stop - step - 1) // -step if start > stop else 0
+                        if length:
+                            off += start * strides[d]
+                        oshape.append(length)
+                        ostrides.append(strides[d] * step)
+                    elif type(k) is int and -n <= k < n:
+                        off += (k + n if k < 0 else k) * strides[d]
+                    else:
+                        break
+                    d += 1
+                else:
+                    p = self._np
+                    out = _object_new(Array)
+                    # (an int per axis: NumPy's element is a scalar; "..." keeps a 0-d view)
+                    out._np = None if p is None else p[key] if oshape or d < len(shape) \
+                        else p[key + (Ellipsis,)]
+                    out._st = st
+                    out._off = off
+                    out._shape = tuple(oshape) + shape[d:] if d < len(shape) else tuple(oshape)
+                    out._str = tuple(ostrides) + strides[d:] if d < len(shape) else tuple(ostrides)
+                    out._dtype = self._dtype
+                    out._device = self._device
+                    out._ext = None
+                    return out
+        elif tk is Array and self._ext is None and key._ext is None:
+            return _LATE["advanced_getitem"](self, key)  # an index array: no key to normalise
         if self._ext is not None and HOOK[0] is not None:
             return HOOK[0]("getitem", _getitem, (self, key), {})
         return _getitem(self, key)
 
     def __setitem__(self, key, value):
+        if type(key) is slice and self._ext is None and type(value) in _REAL_SCALARS:
+            # Hot path, inlined: a Python real scalar into a slice of a floating array on
+            # the CPU, through the cached native view (no stride 0, so no element is written
+            # twice; a float array takes any real Python scalar). A bad slice raises before
+            # anything is written; the general path then raises our error.
+            p = self._np
+            st = self._st
+            if p is not None and st is not None and self._dtype.kind == "f" \
+                    and self._device.type == "cpu" and 0 not in self._str:
+                try:
+                    p[key] = value
+                except (TypeError, ValueError, IndexError):
+                    return _setitem(self, key, value)
+                st._version += 1
+                return
         if (self._ext is not None or (type(value) is Array and value._ext is not None)) \
                 and HOOK[0] is not None:
             HOOK[0]("setitem", _setitem, (self, key, value), {})
@@ -688,7 +761,7 @@ def _normalize_key(key) -> tuple:
         if t is slice:
             for part in (k.start, k.stop, k.step):
                 if part is not None and type(part) is not int:
-                    if isinstance(part, builtins.bool) or not hasattr(part, "__index__") or (
+                    if not hasattr(part, "__index__") or (
                             type(part) is Array and part._shape):
                         raise IndexError(f"slice components must be integers or None; got {part!r}")
                     out = out or list(key)
@@ -706,6 +779,18 @@ def _normalize_key(key) -> tuple:
         raise IndexError(
             f"only integers, slices, ellipsis, None, integer arrays and boolean arrays are valid indices; got {type(k).__name__}")
     return tuple(out) if out is not None else key
+
+
+_SWAPPED: dict = {}  # tuple of ints -> the same with its last two items swapped
+
+
+def _swapped(t: tuple) -> tuple:
+    """``t`` with its last two items swapped (a shape or strides of ``mT``), cached."""
+    r = t[:-2] + (t[-1], t[-2])
+    if len(_SWAPPED) > 8192:
+        _SWAPPED.clear()
+    _SWAPPED[t] = r
+    return r
 
 
 def _int_or_none(v) -> bool:

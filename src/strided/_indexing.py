@@ -14,6 +14,8 @@ from ._dispatch import api
 
 __all__ = ["take", "take_along_axis"]
 
+_object_new = object.__new__
+
 
 def _native_key(x: Array, key):
     if type(key) is not tuple:
@@ -47,6 +49,33 @@ def _native_key(x: Array, key):
 
 
 def advanced_getitem(x: Array, key) -> Array:
+    if type(key) is Array and key._shape and key._device is x._device and key._dtype.kind in "biu":
+        # Hot path: one integer or boolean index array (not 0-d: NumPy takes a 0-d integer
+        # array as an int, giving a view). The backend's advanced indexing makes a fresh
+        # array; one that is a view of its own fresh buffer (a transposed result) is copied
+        # to own its memory, as below.
+        k = key._np
+        if k is None:
+            k = key._get_native()
+        a = x._np
+        if a is None:
+            a = x._get_native()
+        try:
+            r = a[k]
+        except IndexError as e:
+            raise IndexError(f"{e} (array shape {x._shape})") from None
+        if r.base is not None:
+            r = r.copy()
+        out = _object_new(Array)
+        out._np = r
+        out._st = None
+        out._off = 0
+        out._shape = r.shape
+        out._str = None
+        out._dtype = x._dtype
+        out._device = x._device
+        out._ext = None
+        return out
     nk = _native_key(x, key)
     a = x._get_native()
     try:

@@ -23,9 +23,9 @@ from ._dtypes import DType
 _object_new = object.__new__
 _SHAPES = _layout._SHAPES
 _RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation of n axes
-_PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides)
+_PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides, axes, token)
 _BROADCAST: dict = {}  # (shape, old shape, old strides) -> (shape, strides)
-_UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides)
+_UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides, native key)
 
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
@@ -57,21 +57,41 @@ def _axis(x, a):
     return _LATE["name_to_axis"](x, a) if type(a) is str else a
 
 
-@api("reshape")
 def reshape(x, /, shape, *, copy=None) -> Array:
     """New shape for the same elements: a view when strides allow, else a copy.
 
     ``copy=False`` raises when a view is impossible; ``copy=True`` always copies.
     """
-    if type(x) is Array and copy is None and type(shape) is tuple:
-        # Hot path: a contiguous array viewed with a shape of plain ints.
-        new = _layout.shape_info(shape)
-        st = x._st
-        if new is not None and st is not None:
-            old = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)  # (our own ints: no check)
+    if type(x) is Array and x._ext is None and copy is None and type(shape) is tuple:
+        # Hot path, inlined (no dispatch wrapper: no extension metadata to dispatch on):
+        # a contiguous array viewed with a shape of plain ints. Two cached lookups decide
+        # it; the child's native view is NumPy's reshape of the parent's when that is cached.
+        try:
+            new = _SHAPES.get(shape)
+        except TypeError:  # an unhashable entry: the general path raises
+            return _reshape(x, shape)
+        if new is None:
+            new = _adopt_shape(shape)
+        elif new[0] is not shape:
+            # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
+            # float (bools and ints sum to an int and index as ints on every path; the
+            # result takes the entry's own tuple, so no bool leaks into it). A tuple that
+            # can hold no bool (no 0 or 1 in it) becomes the entry's own, so a loop passing
+            # it again takes the identity test.
+            if type(sum(shape)) is not builtins.int:
+                new = None
+            elif 1 not in shape and 0 not in shape:
+                new = _SHAPES[shape] = (shape, new[1], new[2])
+        if new is not None:
+            st = x._st
+            if st is None:
+                x._materialize()
+                st = x._st
+            old = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)  # (our own ints)
             if new[1] == old[1] and x._str == old[2]:
+                p = x._np
                 out = _object_new(Array)
-                out._np = None
+                out._np = None if p is None else p.reshape(new[0])  # (the entry's ints)
                 out._st = st
                 out._off = x._off
                 out._shape = new[0]
@@ -80,6 +100,23 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                 out._device = x._device
                 out._ext = None
                 return out
+    if copy is None:
+        return _reshape(x, shape)
+    return _reshape(x, shape, copy=copy)
+
+
+def _adopt_shape(shape: tuple):
+    """A new ``_SHAPES`` entry ``(shape, size, contiguous strides)``, or None unless
+    ``shape`` holds non-negative Python ints only."""
+    for n in shape:
+        if type(n) is not builtins.int or n < 0:
+            return None
+    return _layout.shape_info(shape)
+
+
+@api("reshape")
+def _reshape(x, /, shape, *, copy=None) -> Array:
+    """``reshape`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "reshape")
     if isinstance(shape, (builtins.int, np.integer)):
         shape = (shape,)
@@ -94,6 +131,10 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                              f"can't be viewed as shape {shape} without a copy")
         return _from_copy(x, shape)
     return x._view(off, shape, new_strides)
+
+
+reshape._impl = _reshape._impl
+reshape._api_name = "reshape"
 
 
 def _from_copy(x, shape):
@@ -133,39 +174,78 @@ def broadcast_shapes(*shapes) -> tuple:
     return Size(_layout.broadcast_shapes(*(tuple(s) for s in shapes)))
 
 
-@api("broadcast_to")
 def broadcast_to(x, /, shape) -> Array:
     """A view of ``x`` with ``shape`` (stretched dimensions get stride 0)."""
-    if type(x) is Array and x._st is not None and type(shape) is tuple:
-        # Hot path: the new strides cached per (shape, old shape, old strides), for a
-        # shape of plain non-negative ints; a mismatch takes the general path (its error).
-        key = (shape, x._shape, x._str)
-        hit = _BROADCAST.get(key)
+    if type(x) is Array and x._ext is None and type(shape) is tuple:
+        # Hot path, inlined: the new (shape, strides) cached per (shape, old shape, old
+        # strides) for a shape of non-negative Python ints; a mismatch takes the general
+        # path (its error). The child's native view is built when a kernel needs it
+        # (NumPy's broadcast_to costs several times the view).
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        try:
+            hit = _BROADCAST.get((shape, x._shape, x._str))
+        except TypeError:  # an unhashable entry: the general path raises
+            return _broadcast_to(x, shape)
         if hit is None:
-            info = _layout.shape_info(shape)
-            old = x._shape
-            lead = len(shape) - len(old)
-            if info is not None and lead >= 0:
-                new = [0] * lead
-                for n, m, sd in zip(shape[lead:], old, x._str):
-                    if n == m:
-                        new.append(sd)
-                    elif m == 1:
-                        new.append(0)
-                    else:
-                        break
-                else:
-                    hit = (info[0], tuple(new))
-                    if len(_BROADCAST) > 4096:
-                        _BROADCAST.clear()
-                    _BROADCAST[key] = hit
-        if hit is not None and (hit[0] is shape or _layout._integral(shape)):
-            return _cached_view(x, x._st, x._off, hit)
+            hit = _broadcast_layout(shape, x._shape, x._str)
+        elif hit[0] is not shape:  # an equal tuple (see reshape)
+            if type(sum(shape)) is not builtins.int:
+                hit = None
+            elif 1 not in shape and 0 not in shape:
+                hit = _BROADCAST[shape, x._shape, x._str] = (shape, hit[1])
+        if hit is not None:
+            out = _object_new(Array)
+            out._np = None
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _broadcast_to(x, shape)
+
+
+def _broadcast_layout(shape: tuple, old: tuple, strides: tuple):
+    """``(shape, strides)`` of ``old`` broadcast to ``shape``, cached; None for anything
+    but non-negative Python ints or a shape that ``old`` does not broadcast to."""
+    for n in shape:
+        if type(n) is not builtins.int or n < 0:
+            return None
+    lead = len(shape) - len(old)
+    if lead < 0:
+        return None
+    new = [0] * lead
+    for n, m, sd in zip(shape[lead:], old, strides):
+        if n == m:
+            new.append(sd)
+        elif m == 1:
+            new.append(0)
+        else:
+            return None
+    hit = (shape, tuple(new))
+    if len(_BROADCAST) > 4096:
+        _BROADCAST.clear()
+    _BROADCAST[shape, old, strides] = hit
+    return hit
+
+
+@api("broadcast_to")
+def _broadcast_to(x, /, shape) -> Array:
+    """``broadcast_to`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "broadcast_to")
     shape = tuple(operator.index(n) for n in shape)
     st, off, old, strides = x._layout()
     new_strides = _layout.broadcast_to(old, strides, shape)
     return x._view(off, shape, new_strides)
+
+
+broadcast_to._impl = _broadcast_to._impl
+broadcast_to._api_name = "broadcast_to"
 
 
 @api("broadcast_arrays")
@@ -177,35 +257,73 @@ def broadcast_arrays(*arrays) -> tuple:
     return tuple(broadcast_to(a, shape) for a in arrays)
 
 
-@api("permute_dims")
 def permute_dims(x, /, axes) -> Array:
     """A view with the axes permuted."""
-    if type(x) is Array and type(axes) is tuple and x._st is not None:
-        # Hot path: the permuted (shape, strides) cached per (axes, shape, strides) for
-        # plain non-negative int axes that are a permutation of range(ndim).
-        shape, s = x._shape, x._str
-        key = (axes, shape, s)
-        hit = _PERMUTED.get(key)
-        if hit is None and sorted(axes) == _RANGES[len(shape)]:
-            for a in axes:
-                if type(a) is not builtins.int:
-                    break
+    if type(x) is Array and x._ext is None and type(axes) is tuple:
+        # Hot path, inlined: the permuted (shape, strides) cached per (axes, shape, strides)
+        # for non-negative Python int axes that are a permutation of range(ndim); the
+        # child's native view is NumPy's transpose of the parent's when that is cached.
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        try:
+            hit = _PERMUTED.get((axes, x._shape, x._str))
+        except TypeError:  # an unhashable entry: the general path raises
+            return _permute_dims(x, axes)
+        if hit is None:
+            hit = _permuted_layout(axes, x._shape, x._str)
+        elif hit[3] is not axes:
+            # An equal tuple (see reshape): the entry keeps its own ints for NumPy and
+            # takes this tuple as its identity token.
+            if type(sum(axes)) is not builtins.int:
+                hit = None
             else:
-                hit = (tuple([shape[a] for a in axes]), tuple([s[a] for a in axes]))
-                if len(_PERMUTED) > 4096:
-                    _PERMUTED.clear()
-                _PERMUTED[key] = hit
+                hit = _PERMUTED[axes, x._shape, x._str] = (hit[0], hit[1], hit[2], axes)
         if hit is not None:
-            for a in axes:
-                if type(a) is not builtins.int:  # (2.0, 0, 1) equals (2, 0, 1) as a key
-                    break
-            else:
-                return _cached_view(x, x._st, x._off, hit)
+            p = x._np
+            out = _object_new(Array)
+            out._np = None if p is None else p.transpose(hit[2])  # (the entry's ints)
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _permute_dims(x, axes)
+
+
+def _permuted_layout(axes: tuple, shape: tuple, strides: tuple):
+    """``(shape, strides, axes, token)`` permuted by ``axes`` (Python ints), cached; the
+    token is the last equal tuple seen, for the hot path's identity test (``(2.0, 0, 1)``
+    equals ``(2, 0, 1)`` as a key). None unless ``axes`` is a permutation of
+    ``range(len(shape))`` in Python ints."""
+    for a in axes:
+        if type(a) is not builtins.int:
+            return None
+    if len(axes) != len(shape) or sorted(axes) != _RANGES[len(shape)]:
+        return None
+    hit = (tuple([shape[a] for a in axes]), tuple([strides[a] for a in axes]), axes, axes)
+    if len(_PERMUTED) > 4096:
+        _PERMUTED.clear()
+    _PERMUTED[axes, shape, strides] = hit
+    return hit
+
+
+@api("permute_dims")
+def _permute_dims(x, /, axes) -> Array:
+    """``permute_dims`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "permute_dims")
     axes = tuple(_axis(x, a) for a in axes)
     st, off, shape, strides = x._layout()
     shape, strides = _layout.permute(shape, strides, axes)
     return x._view(off, shape, strides)
+
+
+permute_dims._impl = _permute_dims._impl
+permute_dims._api_name = "permute_dims"
 
 
 @api("matrix_transpose")
@@ -219,28 +337,78 @@ def matrix_transpose(x, /) -> Array:
     return permute_dims(x, tuple(axes))
 
 
-@api("expand_dims")
 def expand_dims(x, /, axis=0) -> Array:
     """Insert size-1 dimensions at ``axis`` (an int or tuple of ints); a view."""
-    _check(x, "expand_dims")
-    st = x._st
-    if st is None:
-        st, off, shape, strides = x._layout()
-    else:
-        off, shape, strides = x._off, x._shape, x._str
-    if type(axis) is builtins.int:
-        # Hot path: one int axis; the new (shape, strides) cached per (axis, shape, strides).
-        key = (axis, shape, strides)
-        hit = _UNSQUEEZED.get(key)
-        if hit is None and -len(shape) - 1 <= axis <= len(shape):
-            a = axis + len(shape) + 1 if axis < 0 else axis
-            hit = (shape[:a] + (1,) + shape[a:],
-                   strides[:a] + (strides[a] * shape[a] if a < len(shape) else 1,) + strides[a:])
-            if len(_UNSQUEEZED) > 4096:
-                _UNSQUEEZED.clear()
-            _UNSQUEEZED[key] = hit
+    if type(x) is Array and x._ext is None and type(axis) is builtins.int:
+        # Hot path, inlined: one int axis; the new (shape, strides) cached per (axis,
+        # shape, strides), and the child's native view NumPy's own of the parent's
+        # (``p[None]`` for axis 0) when that is cached.
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        hit = _UNSQUEEZED.get((axis, x._shape, x._str)) or _unsqueezed_layout(axis, x._shape, x._str)
         if hit is not None:
-            return _cached_view(x, st, off, hit)
+            p = x._np
+            out = _object_new(Array)
+            out._np = None if p is None else p[hit[2]]
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _expand_dims(x, axis=axis)
+
+
+def unsqueeze(x, dim) -> Array:
+    """PyTorch's name for ``expand_dims`` with one axis (also the method ``x.unsqueeze``)."""
+    if type(x) is Array and x._ext is None and type(dim) is builtins.int:
+        # The hot path of expand_dims, repeated (one call less per view).
+        st = x._st
+        if st is None:
+            x._materialize()
+            st = x._st
+        hit = _UNSQUEEZED.get((dim, x._shape, x._str)) or _unsqueezed_layout(dim, x._shape, x._str)
+        if hit is not None:
+            p = x._np
+            out = _object_new(Array)
+            out._np = None if p is None else p[hit[2]]
+            out._st = st
+            out._off = x._off
+            out._shape = hit[0]
+            out._str = hit[1]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    return _expand_dims(x, axis=dim)
+
+
+def _unsqueezed_layout(axis: int, shape: tuple, strides: tuple):
+    """``(shape, strides, native key)`` with a size-1 dimension inserted at ``axis`` (an
+    int), cached; None when ``axis`` is out of range (the general path raises). The
+    native key makes the backend's own view of the parent (``None``: ``p[None]``)."""
+    nd = len(shape)
+    if not -nd - 1 <= axis <= nd:
+        return None
+    a = axis + nd + 1 if axis < 0 else axis
+    hit = (shape[:a] + (1,) + shape[a:],
+           strides[:a] + (strides[a] * shape[a] if a < nd else 1,) + strides[a:],
+           None if a == 0 else (slice(None),) * a + (None, Ellipsis))
+    if len(_UNSQUEEZED) > 4096:
+        _UNSQUEEZED.clear()
+    _UNSQUEEZED[axis, shape, strides] = hit
+    return hit
+
+
+@api("expand_dims")
+def _expand_dims(x, /, axis=0) -> Array:
+    """``expand_dims`` past its hot path (and the function extensions dispatch to)."""
+    _check(x, "expand_dims")
+    st, off, shape, strides = x._layout()
     if isinstance(axis, (tuple, list)):
         nd = len(shape) + len(axis)
         axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)
@@ -253,14 +421,8 @@ def expand_dims(x, /, axis=0) -> Array:
     return x._view(off, shape, strides)
 
 
-def unsqueeze(x, dim) -> Array:
-    """PyTorch's name for ``expand_dims`` with one axis."""
-    if type(x) is Array and x._ext is None:
-        return _expand_dims_impl(x, dim)  # no extension to dispatch to
-    return expand_dims(x, axis=dim)
-
-
-_expand_dims_impl = expand_dims._impl
+expand_dims._impl = _expand_dims._impl
+expand_dims._api_name = "expand_dims"
 
 
 @api("squeeze")
