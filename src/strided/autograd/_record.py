@@ -157,19 +157,28 @@ def node_class(name: str, base=None):
 class RuleNode(Node):
     """A node whose backward is a ``Rule``'s formulas."""
 
+    grad_defined = (True,)  # (set per call for several outputs)
+
     def apply(self, grads):
         vals = self._vals
         if vals is None:
             raise RuntimeError(FREED)
-        cg = STATE.enabled
-        env = {k: unpack(v, self, cg) for k, v in vals.items()}
         if self._nout == 1:
-            g = grads[0]
+            env = {"g": grads[0], "ctx": self}
         else:
-            g = tuple(_zeros_if_none(gi, m) for gi, m in zip(grads, self._out_metas))
-        env["g"] = g
-        env["ctx"] = self
-        self.grad_defined = tuple(gi is not None for gi in grads)
+            env = {"g": tuple(_zeros_if_none(gi, m) for gi, m in zip(grads, self._out_metas)),
+                   "ctx": self}
+            self.grad_defined = tuple(gi is not None for gi in grads)
+        if vals:
+            cg = STATE.enabled
+            for k, v in vals.items():
+                t = type(v)
+                if t is SavedVar:
+                    env[k] = v.unpack(self, cg)
+                elif t is list or t is tuple:
+                    env[k] = unpack(v, self, cg)
+                else:
+                    env[k] = v
         rule = self._rule
         if rule.joint is not None:
             res = rule.joint(**{n: env[n] for n in rule.joint_uses})
@@ -178,18 +187,24 @@ class RuleNode(Node):
             results = dict(zip(rule.diff, res))
         else:
             results = {}
+            formulas, uses = rule.formulas, rule.uses
             for p in self._needs:
-                f = rule.formulas[p]
-                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in rule.uses[p]})
+                f = formulas[p]
+                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in uses[p]})
+        env = None
         out = []
-        name = type(self).__name__
         for (p, i), m, (node, _) in zip(self._slots, self._metas, self.next_functions):
             r = results.get(p) if node is not None else None
+            if r is None:
+                out.append(None)
+                continue
             if r is ZERO:
                 r = _zeros_if_none(None, m)
-            elif r is not None and i is not None:
+            elif i is not None:
                 r = r[i]
-            out.append(fit_grad(r, m, name) if r is not None else None)
+            if type(r) is not Array or r._shape != m[0] or r._dtype is not m[1] or r._device is not m[2]:
+                r = fit_grad(r, m, type(self).__name__)  # (the common case needs none of it)
+            out.append(r)
         return out
 
     def shape(self, param: str):
