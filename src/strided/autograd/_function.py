@@ -274,8 +274,15 @@ def _bit_select(c, a, b, it):
     exactly, so NaN, inf and -0.0 come through as ``where`` gives them.
     """
     m = c.astype(it)
+    ia = a.view(it)
+    if not ia.ndim and not ia and b.shape == c.shape:
+        # A select of +0 where c (a gradient masked out: ReLU, maximum, clip): b's bits
+        # where not c, in place in the mask (c - 1: all ones where not c, zeros where c).
+        m -= 1
+        np.bitwise_and(b.view(it), m, out=m)
+        return m.view(a.dtype)
     np.negative(m, out=m)  # all ones where c, all zeros elsewhere
-    r = np.bitwise_and(a.view(it), m)
+    r = np.bitwise_and(ia, m)
     ib = b.view(it)
     if ib.ndim or ib:  # a select against +0 (all bits zero) needs no second half
         t = np.bitwise_and(ib, np.invert(m))

@@ -71,6 +71,7 @@ class Rule:
         # f(*arrays) also accepts f([a, b]) (broadcast_arrays, meshgrid)
         self.unwrap = first is not None and first.kind is inspect.Parameter.VAR_POSITIONAL
         self.saves = {}
+        self.plans = {}  # _ew_plan's cache
         self.cls = None  # the node class, when the name does not depend on the arguments
         if joint is not None:
             self.joint_uses = _params(joint)
@@ -515,29 +516,49 @@ def _record(name, r, impl, args, kwargs, call_next, target):
     return result
 
 
+def _ew_plan(r, slot_bits, need_bits):
+    """What recording an elementwise row needs, for the arguments that are float arrays
+    (``slot_bits``) and those whose gradient is needed (``need_bits``): the slots, the
+    needed parameters, the saved arguments (name, position) and whether the result is saved."""
+    key = (slot_bits, need_bits)
+    plan = r.plans.get(key)
+    if plan is None:
+        names = r.argnames
+        slots = tuple((names[i], None) for i in range(len(names) - 1) if slot_bits >> i & 1)
+        needs = frozenset(names[i] for i in range(len(names) - 1) if need_bits >> i & 1)
+        saved, keep_result = _saves(r, needs)
+        plan = r.plans[key] = (slots, needs, tuple((n, names.index(n)) for n in saved), keep_result)
+    return plan
+
+
 def _record_ew(r, impl, args):
     """``_record`` for an elementwise row called out of place (arguments ``(x, None)`` or
-    ``(x1, x2, None)``), with the generic path's steps specialised to them."""
-    argnames = r.argnames
-    slots, edges, metas = [], [], []
-    needs = set()
+    ``(x1, x2, None)``), with the generic path's steps specialised to them and the
+    per-call bookkeeping looked up once per argument pattern (``_ew_plan``)."""
+    edges, metas = [], []
+    slot_bits = need_bits = 0
     for i in range(len(args) - 1):
         a = args[i]
         if type(a) is not Array or a._dtype.kind not in "fc":
             continue
-        e = edge_of(a)
-        p = argnames[i]
-        slots.append((p, None))
-        edges.append(e)
+        e = a._ext
+        if e is None or not e.requires_grad:
+            edge = _NO_EDGE
+        elif e.grad_fn is not None and type(e.is_view) is not ViewInfo:
+            edge = (e.grad_fn, e.output_nr)  # edge_of, inlined for a recorded non-view
+        else:
+            edge = edge_of(a)
+        edges.append(edge)
         metas.append((a._shape, a._dtype, a._device))
-        if e[0] is not None:
-            needs.add(p)
-    if not needs:
+        slot_bits |= 1 << i
+        if edge[0] is not None:
+            need_bits |= 1 << i
+    if not need_bits:
         return _run_off(r.name, impl, args, {}, _run_impl)
-    names, keep_result = _saves(r, needs)
+    slots, needs, saved, keep_result = _ew_plan(r, slot_bits, need_bits)
     vals = {}
-    for n in names:
-        v = args[argnames.index(n)]
+    for n, i in saved:
+        v = args[i]
         vals[n] = SavedVar(v) if type(v) is Array else v
     # The kernel path calls no namespace function and checks no grad mode (no out=).
     result = impl(*args)
@@ -549,7 +570,6 @@ def _record_ew(r, impl, args):
     node._slots = slots
     node._metas = metas
     node._needs = needs
-    node._nout = 1
     node.next_functions = tuple(edges)
     if type(result) is Array and result._dtype.kind in "fc":
         node._out_metas = [(result._shape, result._dtype, result._device)]
@@ -574,6 +594,9 @@ def _record_ew(r, impl, args):
         vals["result"] = SavedVar(result, 0)
     node._vals = vals
     return result
+
+
+_NO_EDGE = (None, 0)
 
 
 def _rebase(target, node, slot_arrays):
