@@ -40,7 +40,8 @@ def _pair(a, requires_grad=True):
 
 
 def _np(x):
-    return np.asarray(x.detach().numpy() if hasattr(x, "detach") else x)
+    """A strided array's values on the host (under a cuda default too)."""
+    return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x)
 
 
 def _close(s, t, rtol=1e-5, atol=1e-6):
