@@ -19,7 +19,7 @@ from .._array import Array, Ext
 from .._dispatch import _run_impl
 from .._views import clone
 from ._function import fit_grad, strided
-from ._graph import FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
+from ._graph import _SEQ, FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
 
 __all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
@@ -451,7 +451,7 @@ def _record(name, r, impl, args, kwargs, call_next, target):
         v = params[n]
         if target is not None and (v is target or (type(v) in (list, tuple) and any(a is target for a in v))):
             v = clone(v) if v is target else type(v)(clone(a) if a is target else a for a in v)
-        vals[n] = save(v)
+        vals[n] = SavedVar(v) if type(v) is Array else save(v)
 
     if target is None and call_next is _run_impl and name in _EW:
         # An elementwise row's kernel path (not in place: no out= check) calls no
@@ -467,10 +467,17 @@ def _record(name, r, impl, args, kwargs, call_next, target):
     else:
         outs = [result]
     if target is None:
-        same = [i for i, o in enumerate(outs) if any(o is a for a in arrays)]
+        same = None
+        for i, o in enumerate(outs):
+            for a in arrays:
+                if o is a:
+                    if not r.multi:
+                        return result  # the function returned its input: the history is already there
+                    if same is None:
+                        same = []
+                    same.append(i)
+                    break
         if same:
-            if not r.multi:
-                return result  # the function returned its input: the history is already there
             for i in same:
                 outs[i] = alias(outs[i])
             result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
@@ -565,7 +572,8 @@ def _record_ew(r, impl, args):
     for a in args:
         if result is a:
             return result  # the function returned its input: the history is already there
-    node = r.cls()
+    node = _object_new(r.cls)  # Node.__init__, inlined
+    node._seq = _next_seq()
     node._rule = r
     node._slots = slots
     node._metas = metas
@@ -597,6 +605,8 @@ def _record_ew(r, impl, args):
 
 
 _NO_EDGE = (None, 0)
+_object_new = object.__new__
+_next_seq = _SEQ.__next__
 
 
 def _rebase(target, node, slot_arrays):
