@@ -53,7 +53,7 @@ class Ext:
     """
 
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad",
-                 "hooks", "names", "is_view", "__weakref__")
+                 "hooks", "names", "is_view", "acc", "__weakref__")
 
     def __init__(self):
         self.requires_grad = False
@@ -64,6 +64,7 @@ class Ext:
         self.hooks = None
         self.names = None
         self.is_view = False
+        self.acc = None  # autograd: a weak reference to a leaf's AccumulateGrad node
 
 
 # Extension hooks; see strided._dispatch. ``HOOK[0]`` is None until an extension

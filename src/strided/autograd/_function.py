@@ -212,21 +212,38 @@ def fit_grad(g, meta, op: str):
 
 # --- primitives the engine and the rules build on -----------------------------------------
 
-class _SumTo(Function):
-    @staticmethod
-    def forward(ctx, g, shape, op):
-        gs = g._shape
+_SUM_AXES: dict = {}  # (gradient shape, input shape) -> (axes summed, whether keepdims gives shape)
+
+
+def _sum_axes(gs, shape, op):
+    hit = _SUM_AXES.get((gs, shape))
+    if hit is None:
         lead = len(gs) - len(shape)
         if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, gs[lead:])):
             raise RuntimeError(f"{op}: the gradient of shape {gs} can't be summed to the input's "
                                f"shape {shape}")
         axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1)
+        hit = (axes, lead == 0)
+        if len(_SUM_AXES) > 4096:
+            _SUM_AXES.clear()
+        _SUM_AXES[(gs, shape)] = hit
+    return hit
+
+
+class _SumTo(Function):
+    @staticmethod
+    def forward(ctx, g, shape, op):
+        gs = g._shape
+        axes, keep = _sum_axes(gs, tuple(shape), op)
         ctx.shape = gs
+        n = g._np if g._np is not None else g._get_native()
         xp = g._device.backend.xp
-        if axes:
-            r = xp.asarray(xp.sum(g._get_native(), axis=axes)).reshape(shape)
+        if axes and keep:  # the summed dimensions are the input's 1s: keepdims gives its shape
+            r = n.sum(axis=axes, keepdims=True)
+        elif axes:
+            r = xp.asarray(n.sum(axis=axes)).reshape(shape)
         else:
-            r = xp.array(g._get_native().reshape(shape), copy=True)
+            r = xp.array(n.reshape(shape), copy=True)
         return wrap_new(r, g._dtype, g._device)
 
     @staticmethod
@@ -257,8 +274,15 @@ def _bit_select(c, a, b, it):
     exactly, so NaN, inf and -0.0 come through as ``where`` gives them.
     """
     m = c.astype(it)
+    ia = a.view(it)
+    if not ia.ndim and not ia and b.shape == c.shape:
+        # A select of +0 where c (a gradient masked out: ReLU, maximum, clip): b's bits
+        # where not c, in place in the mask (c - 1: all ones where not c, zeros where c).
+        m -= 1
+        np.bitwise_and(b.view(it), m, out=m)
+        return m.view(a.dtype)
     np.negative(m, out=m)  # all ones where c, all zeros elsewhere
-    r = np.bitwise_and(a.view(it), m)
+    r = np.bitwise_and(ia, m)
     ib = b.view(it)
     if ib.ndim or ib:  # a select against +0 (all bits zero) needs no second half
         t = np.bitwise_and(ib, np.invert(m))

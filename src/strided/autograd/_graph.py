@@ -58,19 +58,19 @@ def alias(x: Array) -> Array:
     return Array._new(x._np, st, off, shape, strides, x._dtype, x._device)
 
 
-_ACCUMULATORS: "weakref.WeakValueDictionary[int, AccumulateGrad]" = weakref.WeakValueDictionary()
-
-
 def accumulator(x: Array) -> "AccumulateGrad":
-    """The (shared) ``AccumulateGrad`` node of leaf ``x``."""
+    """The (shared) ``AccumulateGrad`` node of leaf ``x``: alive while a graph refers to
+    it (``x._ext.acc`` is a weak reference, as PyTorch's leaves hold theirs)."""
     e = x._ext
-    acc = _ACCUMULATORS.get(id(e))
-    if acc is None or acc.variable._ext is not e:
+    ref = e.acc
+    acc = ref() if ref is not None else None
+    if acc is None:
         with _ACCUMULATE:  # one node per leaf, even when two threads record at once
-            acc = _ACCUMULATORS.get(id(e))
-            if acc is None or acc.variable._ext is not e:
+            ref = e.acc
+            acc = ref() if ref is not None else None
+            if acc is None:
                 acc = AccumulateGrad(x)
-                _ACCUMULATORS[id(e)] = acc
+                e.acc = weakref.ref(acc)
     return acc
 
 
@@ -144,14 +144,15 @@ class Node:
     """A node of the backward graph; ``type(node).__name__`` is PyTorch's name (``MulBackward0``)."""
 
     _nout = 1
+    # Hooks are rare: class-level None until a node gets its own (one store per node saved).
+    _pre = None  # {output_nr: [hook]}: tensor hooks of non-leaf outputs
+    _hooks = None  # [hook(grad_inputs, grad_outputs)]
+    _prehooks = None  # [hook(grad_outputs)]
+    _retains = None  # {output_nr: fn}: retain_grad() of non-leaf outputs (run after hooks)
+    next_functions = ()
 
     def __init__(self):
         self._seq = next(_SEQ)
-        self.next_functions = ()
-        self._pre = None  # {output_nr: [hook]}: tensor hooks of non-leaf outputs
-        self._hooks = None  # [hook(grad_inputs, grad_outputs)]
-        self._prehooks = None  # [hook(grad_outputs)]
-        self._retains = None  # {output_nr: fn}: retain_grad() of non-leaf outputs (run after hooks)
 
     def name(self) -> str:
         return type(self).__name__
@@ -407,6 +408,27 @@ def _add(a, b):
     return ew.add(a, b)
 
 
+def _pre_hooks(node, grads_in):
+    """Run ``node``'s tensor hooks, retain_grad() callbacks and pre-hooks on its gradients."""
+    if node._pre:
+        for nr, hooks in node._pre.items():
+            if nr < len(grads_in) and grads_in[nr] is not None:
+                for h in list(hooks):
+                    r = h(grads_in[nr])
+                    if r is not None:
+                        grads_in[nr] = checked_hook_result(h, r, grads_in[nr])
+    if node._retains:
+        for nr, fn in node._retains.items():
+            if nr < len(grads_in) and grads_in[nr] is not None:
+                fn(grads_in[nr])
+    if node._prehooks:
+        for h in list(node._prehooks):
+            r = h(tuple(grads_in))
+            if r is not None:
+                grads_in = checked_hook_results(h, r, grads_in)  # (no longer the engine's own list)
+    return grads_in
+
+
 def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=False,
                  allow_unused=False):
     """Run the graph from ``roots`` (edges) with ``grads``.
@@ -465,54 +487,48 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 if child in needed:
                     deps[child] = deps.get(child, 0) + 1
 
+    # buffers[node]: the gradients arrived so far, one slot per output of node (a
+    # _Handoff, passed to node.apply as is).
     buffers: dict = {}
     for (node, nr), g in zip(roots, grads):
         if node is None or (needed is not None and node not in needed):
             continue
-        b = buffers.setdefault(node, {})
-        b[nr] = _add(b.get(nr), g)
-    heap = []
-    tick = itertools.count()
-    for node in buffers:
-        if deps.get(node, 0) == 0:
-            heapq.heappush(heap, (-node._seq, next(tick), node))
+        b = buffers.get(node)
+        if b is None:
+            b = buffers[node] = _Handoff([None] * node._nout)
+        b[nr] = _add(b[nr], g)
+    # Ready nodes run latest-created first (the order PyTorch's engine uses); _seq is
+    # unique per node, so the heap never compares two nodes.
+    heap = [(-node._seq, node) for node in buffers if deps.get(node, 0) == 0]
+    heapq.heapify(heap)
+    heappop, heappush = heapq.heappop, heapq.heappush
+    deps_get = deps.get
+    plain = targets is None
 
     captured = [None] * len(inputs) if capture else None
     prev = STATE.enabled
     STATE.enabled = create_graph
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
-            b = buffers.pop(node, {})
-            grads_in = _Handoff([b.get(i) for i in range(node._nout)])
-            del b
-            if node._pre:
-                for nr, hooks in node._pre.items():
-                    if nr < len(grads_in) and grads_in[nr] is not None:
-                        for h in list(hooks):
-                            r = h(grads_in[nr])
-                            if r is not None:
-                                grads_in[nr] = checked_hook_result(h, r, grads_in[nr])
-            if node._retains:
-                for nr, fn in node._retains.items():
-                    if nr < len(grads_in) and grads_in[nr] is not None:
-                        fn(grads_in[nr])
-            if node._prehooks:
-                for h in list(node._prehooks):
-                    r = h(tuple(grads_in))
-                    if r is not None:
-                        grads_in = checked_hook_results(h, r, grads_in)
+            node = heappop(heap)[1]
+            grads_in = buffers.pop(node, None)
+            if grads_in is None:
+                grads_in = _Handoff([None] * node._nout)
+            if node._pre or node._retains or node._prehooks:
+                grads_in = _pre_hooks(node, grads_in)
             skip = False
-            if targets is not None and node in targets:
+            if not plain and node in targets:
                 for nr, i, x in targets[node]:
                     g = grads_in[nr]
                     if capture:
                         captured[i] = g
                     elif type(node) is not AccumulateGrad and g is not None:
                         _accumulate_into(x, g)
+                g = None
                 skip = type(node) is AccumulateGrad and capture
+            nf = node.next_functions
             if skip or all(g is None for g in grads_in):
-                outs = [None] * len(node.next_functions)
+                outs = [None] * len(nf)
             else:
                 outs = node.apply(grads_in)
                 if node._hooks:
@@ -520,20 +536,32 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                         r = h(tuple(outs), tuple(grads_in))
                         if r is not None:
                             outs = checked_hook_results(h, r, outs)
+                    r = None
                 if not keep_graph:
                     node.release()
-            for (child, nr), g in zip(node.next_functions, outs):
-                if child is None or child not in deps:
-                    continue
-                if g is not None:
-                    cb = buffers.setdefault(child, {})
-                    cb[nr] = _add(cb.get(nr), g)
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(heap, (-child._seq, next(tick), child))
+            grads_in = None
+            if nf:
+                for (child, nr), g in zip(nf, outs):
+                    if child is None:
+                        continue
+                    d = deps_get(child)
+                    if d is None:
+                        continue
+                    if g is not None:
+                        cb = buffers.get(child)
+                        if cb is None:
+                            cb = buffers[child] = _Handoff([None] * child._nout)
+                            cb[nr] = g
+                        else:
+                            cb[nr] = _add(cb[nr], g)
+                    if d == 1:
+                        deps[child] = 0
+                        heappush(heap, (-child._seq, child))
+                    else:
+                        deps[child] = d - 1
             # Drop this frame's references to the gradients (the buffers hold them), so the
             # node that receives one can tell that nothing else does (see _stealable).
-            g = outs = grads_in = cb = r = None
+            g = outs = cb = None
     finally:
         STATE.enabled = prev
     if capture:

@@ -19,7 +19,7 @@ from .._array import Array, Ext
 from .._dispatch import _run_impl
 from .._views import clone
 from ._function import fit_grad, strided
-from ._graph import FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
+from ._graph import _SEQ, FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
 
 __all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
@@ -71,6 +71,7 @@ class Rule:
         # f(*arrays) also accepts f([a, b]) (broadcast_arrays, meshgrid)
         self.unwrap = first is not None and first.kind is inspect.Parameter.VAR_POSITIONAL
         self.saves = {}
+        self.plans = {}  # _ew_plan's cache
         self.cls = None  # the node class, when the name does not depend on the arguments
         if joint is not None:
             self.joint_uses = _params(joint)
@@ -157,19 +158,28 @@ def node_class(name: str, base=None):
 class RuleNode(Node):
     """A node whose backward is a ``Rule``'s formulas."""
 
+    grad_defined = (True,)  # (set per call for several outputs)
+
     def apply(self, grads):
         vals = self._vals
         if vals is None:
             raise RuntimeError(FREED)
-        cg = STATE.enabled
-        env = {k: unpack(v, self, cg) for k, v in vals.items()}
         if self._nout == 1:
-            g = grads[0]
+            env = {"g": grads[0], "ctx": self}
         else:
-            g = tuple(_zeros_if_none(gi, m) for gi, m in zip(grads, self._out_metas))
-        env["g"] = g
-        env["ctx"] = self
-        self.grad_defined = tuple(gi is not None for gi in grads)
+            env = {"g": tuple(_zeros_if_none(gi, m) for gi, m in zip(grads, self._out_metas)),
+                   "ctx": self}
+            self.grad_defined = tuple(gi is not None for gi in grads)
+        if vals:
+            cg = STATE.enabled
+            for k, v in vals.items():
+                t = type(v)
+                if t is SavedVar:
+                    env[k] = v.unpack(self, cg)
+                elif t is list or t is tuple:
+                    env[k] = unpack(v, self, cg)
+                else:
+                    env[k] = v
         rule = self._rule
         if rule.joint is not None:
             res = rule.joint(**{n: env[n] for n in rule.joint_uses})
@@ -178,18 +188,24 @@ class RuleNode(Node):
             results = dict(zip(rule.diff, res))
         else:
             results = {}
+            formulas, uses = rule.formulas, rule.uses
             for p in self._needs:
-                f = rule.formulas[p]
-                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in rule.uses[p]})
+                f = formulas[p]
+                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in uses[p]})
+        env = None
         out = []
-        name = type(self).__name__
         for (p, i), m, (node, _) in zip(self._slots, self._metas, self.next_functions):
             r = results.get(p) if node is not None else None
+            if r is None:
+                out.append(None)
+                continue
             if r is ZERO:
                 r = _zeros_if_none(None, m)
-            elif r is not None and i is not None:
+            elif i is not None:
                 r = r[i]
-            out.append(fit_grad(r, m, name) if r is not None else None)
+            if type(r) is not Array or r._shape != m[0] or r._dtype is not m[1] or r._device is not m[2]:
+                r = fit_grad(r, m, type(self).__name__)  # (the common case needs none of it)
+            out.append(r)
         return out
 
     def shape(self, param: str):
@@ -435,7 +451,7 @@ def _record(name, r, impl, args, kwargs, call_next, target):
         v = params[n]
         if target is not None and (v is target or (type(v) in (list, tuple) and any(a is target for a in v))):
             v = clone(v) if v is target else type(v)(clone(a) if a is target else a for a in v)
-        vals[n] = save(v)
+        vals[n] = SavedVar(v) if type(v) is Array else save(v)
 
     if target is None and call_next is _run_impl and name in _EW:
         # An elementwise row's kernel path (not in place: no out= check) calls no
@@ -451,10 +467,17 @@ def _record(name, r, impl, args, kwargs, call_next, target):
     else:
         outs = [result]
     if target is None:
-        same = [i for i, o in enumerate(outs) if any(o is a for a in arrays)]
+        same = None
+        for i, o in enumerate(outs):
+            for a in arrays:
+                if o is a:
+                    if not r.multi:
+                        return result  # the function returned its input: the history is already there
+                    if same is None:
+                        same = []
+                    same.append(i)
+                    break
         if same:
-            if not r.multi:
-                return result  # the function returned its input: the history is already there
             for i in same:
                 outs[i] = alias(outs[i])
             result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
@@ -500,41 +523,61 @@ def _record(name, r, impl, args, kwargs, call_next, target):
     return result
 
 
+def _ew_plan(r, slot_bits, need_bits):
+    """What recording an elementwise row needs, for the arguments that are float arrays
+    (``slot_bits``) and those whose gradient is needed (``need_bits``): the slots, the
+    needed parameters, the saved arguments (name, position) and whether the result is saved."""
+    key = (slot_bits, need_bits)
+    plan = r.plans.get(key)
+    if plan is None:
+        names = r.argnames
+        slots = tuple((names[i], None) for i in range(len(names) - 1) if slot_bits >> i & 1)
+        needs = frozenset(names[i] for i in range(len(names) - 1) if need_bits >> i & 1)
+        saved, keep_result = _saves(r, needs)
+        plan = r.plans[key] = (slots, needs, tuple((n, names.index(n)) for n in saved), keep_result)
+    return plan
+
+
 def _record_ew(r, impl, args):
     """``_record`` for an elementwise row called out of place (arguments ``(x, None)`` or
-    ``(x1, x2, None)``), with the generic path's steps specialised to them."""
-    argnames = r.argnames
-    slots, edges, metas = [], [], []
-    needs = set()
+    ``(x1, x2, None)``), with the generic path's steps specialised to them and the
+    per-call bookkeeping looked up once per argument pattern (``_ew_plan``)."""
+    edges, metas = [], []
+    slot_bits = need_bits = 0
     for i in range(len(args) - 1):
         a = args[i]
         if type(a) is not Array or a._dtype.kind not in "fc":
             continue
-        e = edge_of(a)
-        p = argnames[i]
-        slots.append((p, None))
-        edges.append(e)
+        e = a._ext
+        if e is None or not e.requires_grad:
+            edge = _NO_EDGE
+        elif e.grad_fn is not None and type(e.is_view) is not ViewInfo:
+            edge = (e.grad_fn, e.output_nr)  # edge_of, inlined for a recorded non-view
+        else:
+            edge = edge_of(a)
+        edges.append(edge)
         metas.append((a._shape, a._dtype, a._device))
-        if e[0] is not None:
-            needs.add(p)
-    if not needs:
+        slot_bits |= 1 << i
+        if edge[0] is not None:
+            need_bits |= 1 << i
+    if not need_bits:
         return _run_off(r.name, impl, args, {}, _run_impl)
-    names, keep_result = _saves(r, needs)
+    slots, needs, saved, keep_result = _ew_plan(r, slot_bits, need_bits)
     vals = {}
-    for n in names:
-        v = args[argnames.index(n)]
+    for n, i in saved:
+        v = args[i]
         vals[n] = SavedVar(v) if type(v) is Array else v
     # The kernel path calls no namespace function and checks no grad mode (no out=).
     result = impl(*args)
     for a in args:
         if result is a:
             return result  # the function returned its input: the history is already there
-    node = r.cls()
+    node = _object_new(r.cls)  # Node.__init__, inlined
+    node._seq = _next_seq()
     node._rule = r
     node._slots = slots
     node._metas = metas
     node._needs = needs
-    node._nout = 1
     node.next_functions = tuple(edges)
     if type(result) is Array and result._dtype.kind in "fc":
         node._out_metas = [(result._shape, result._dtype, result._device)]
@@ -559,6 +602,11 @@ def _record_ew(r, impl, args):
         vals["result"] = SavedVar(result, 0)
     node._vals = vals
     return result
+
+
+_NO_EDGE = (None, 0)
+_object_new = object.__new__
+_next_seq = _SEQ.__next__
 
 
 def _rebase(target, node, slot_arrays):

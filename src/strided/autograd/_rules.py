@@ -25,6 +25,7 @@ import strided as xp
 from .. import _layout
 from .._array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
+from ._mode import STATE
 from ._record import ZERO, ew_rule, nondiff, rule
 
 E = ew_rule
@@ -54,8 +55,33 @@ def _axes(axis, nd):
     return tuple(operator.index(a) % nd if nd else 0 for a in axis)
 
 
+_EXPAND: dict = {}  # (shape, axis, keepdims, g's shape and strides) -> (kept shape, view strides)
+
+
 def _expand(g, shape, axis, keepdims):
     """A reduction's gradient (or result) broadcast back to the input's shape."""
+    if not STATE.enabled and type(g) is Array and type(g._np) is np.ndarray:
+        # A plain backward on the host: the stretch built straight over g's memory (a
+        # stride-0 view, as xp.broadcast_to gives; np.broadcast_to costs 10x).
+        n = g._np
+        key = (shape, axis if type(axis) is not list else tuple(axis), keepdims, n.shape, n.strides)
+        hit = _EXPAND.get(key)
+        if hit is None and n.flags.c_contiguous:
+            ks = n.shape
+            if not keepdims:
+                axes = _axes(axis, len(shape))
+                ks = tuple(1 if i in axes else d for i, d in enumerate(shape))
+            if len(ks) == len(shape):
+                kst = np.empty(ks, n.dtype).strides  # (the contiguous strides of the kept shape)
+                hit = (ks, tuple(0 if k == 1 and d != 1 else sd for k, d, sd in zip(ks, shape, kst)))
+                if len(_EXPAND) > 4096:
+                    _EXPAND.clear()
+                _EXPAND[key] = hit
+        if hit is not None and n.flags.c_contiguous:
+            # (writes into it are refused as into any stride-0 view: out_native's overlap check;
+            # note that setting flags.writeable here would leak memory in NumPy 2.x)
+            r = np.ndarray(shape, n.dtype, n.reshape(hit[0]), 0, hit[1])
+            return Array._new(r, None, 0, tuple(shape), None, g._dtype, g._device)
     if not keepdims:
         axes = _axes(axis, len(shape))
         g = xp.reshape(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
@@ -503,8 +529,12 @@ rule("prod", "x, axis=None, dtype=None, keepdims=False, **kw", _red_node("Prod")
 def _minmax_grad(g, x, result, axis, keepdims):
     # Note: ties share the gradient evenly (PyTorch's amax/amin and full max/min).
     shape = x.shape
-    mask = x == _expand(result, shape, axis, keepdims)
-    ge = _expand(g, shape, axis, keepdims)
+    if keepdims:  # (the elementwise operations broadcast the kept dimensions themselves)
+        mask = x == result
+        ge = g
+    else:
+        mask = x == _expand(result, shape, axis, keepdims)
+        ge = _expand(g, shape, axis, keepdims)
     # Note: on the host, one hit per reduced slice (no ties, no NaN) means every count
     # is 1: one whole-array count replaces the per-slice counts and the division.
     if x._device.type == "cpu" and _count_true(mask) == _layout.prod(result._shape):
@@ -607,6 +637,22 @@ rule("diff", "x, axis=-1, n=1, prepend=None, append=None", "DiffBackward0",
 
 
 def _matmul_grads(g, x1, x2, ctx):
+    if not STATE.enabled and type(g) is Array and len(x1._shape) == 2 and len(x2._shape) == 2 \
+            and g._dtype is x1._dtype is x2._dtype and g._dtype.kind == "f" \
+            and g._device is x1._device is x2._device and g._device.type == "cpu":
+        # A plain backward of a real 2-D product on the host: the two products straight
+        # from the backend, on transposed views (no namespace calls, no temporaries).
+        gn, an, bn = g._get_native(), x1._get_native(), x2._get_native()
+        mm = g._device.backend.xp.matmul
+        dt, dev = g._dtype, g._device
+        g1 = g2 = None
+        if ctx.needs("x1"):
+            r = mm(gn, bn.T)
+            g1 = Array._new(r, None, 0, r.shape, None, dt, dev)
+        if ctx.needs("x2"):
+            r = mm(an.T, gn)
+            g2 = Array._new(r, None, 0, r.shape, None, dt, dev)
+        return g1, g2
     v1, v2 = x1.ndim == 1, x2.ndim == 1
     a = xp.reshape(x1, (1, x1.shape[0])) if v1 else x1
     b = xp.reshape(x2, (x2.shape[0], 1)) if v2 else x2
