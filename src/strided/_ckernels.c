@@ -6,11 +6,11 @@
  *
  * sum_rows(src, out, ncols): out[i] = sum(src[i*ncols : (i+1)*ncols]) for a
  * C-contiguous float32 ('f') or float64 ('d') buffer src and a contiguous out of
- * the same type. Pairwise summation like NumPy's (leaves of at most 256 float32
- * or 128 float64 elements, halves above), but each leaf is summed in four
- * independent vector accumulators instead of one: each lane adds at most 8
- * elements in sequence (NumPy's 8 accumulators add 16), so the error bound is
- * NumPy's or better, and the additions no longer wait on one dependency chain.
+ * the same type. Pairwise summation like NumPy's (leaves of at most 256
+ * elements, halves above), but each leaf is summed in four independent vector
+ * accumulators instead of one: each lane adds at most 8 (float32) or 16
+ * (float64) elements in sequence (NumPy's 8 accumulators add 16), so the error
+ * bound is NumPy's or better, and the additions no longer wait on one chain.
  * The GIL is released while it runs (from 64 KiB), so strided's threads can
  * split a sum. Sums of at most 128 elements are NumPy's leaf, operation for
  * operation (the same bits as numpy.add.reduce).
@@ -32,30 +32,44 @@
 typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
 typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 
+/* The lanes of one vector summed pairwise, neighbours first:
+   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), as shuffles where the
+   compiler has them (the same additions in the same order either way). */
+#if defined(__GNUC__) && !defined(__clang__)
+typedef int vi8 __attribute__((vector_size(32)));
+typedef long long vl4 __attribute__((vector_size(32)));
+static inline float hsum_f32(vf v)
+{
+    v = v + __builtin_shuffle(v, (vi8){1, 0, 3, 2, 5, 4, 7, 6});
+    v = v + __builtin_shuffle(v, (vi8){2, 3, 0, 1, 6, 7, 4, 5});
+    v = v + __builtin_shuffle(v, (vi8){4, 5, 6, 7, 0, 1, 2, 3});
+    return v[0];
+}
+static inline double hsum_f64(vd v)
+{
+    v = v + __builtin_shuffle(v, (vl4){1, 0, 3, 2});
+    v = v + __builtin_shuffle(v, (vl4){2, 3, 0, 1});
+    return v[0];
+}
+#else
+static inline float hsum_f32(vf v)
+{
+    float l[8];
+    memcpy(l, &v, sizeof(v));
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+static inline double hsum_f64(vd v)
+{
+    double l[4];
+    memcpy(l, &v, sizeof(v));
+    return (l[0] + l[1]) + (l[2] + l[3]);
+}
+#endif
+
 /* One generator for both types: T scalar, V vector, L lanes, B leaf size. */
-#define PAIRWISE(NAME, T, V, L, B)                                                   \
+#define PAIRWISE(NAME, T, V, L, B, HSUM)                                                 \
     SD_CLONES static T NAME(const T *a, Py_ssize_t n)                                \
     {                                                                                \
-        if (n <= 128) {                                                              \
-            /* NumPy's own leaf, operation for operation: small sums are NumPy's */  \
-            T res = 0;                                                               \
-            Py_ssize_t i;                                                            \
-            if (n < 8) {                                                             \
-                for (i = 0; i < n; i++)                                              \
-                    res += a[i];                                                     \
-                return res;                                                          \
-            }                                                                        \
-            T r[8];                                                                  \
-            for (int j = 0; j < 8; j++)                                              \
-                r[j] = a[j];                                                         \
-            for (i = 8; i < n - (n % 8); i += 8)                                     \
-                for (int j = 0; j < 8; j++)                                          \
-                    r[j] += a[i + j];                                                \
-            res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
-            for (; i < n; i++)                                                       \
-                res += a[i];                                                         \
-            return res;                                                              \
-        }                                                                            \
         if (n <= (B)) {                                                              \
             Py_ssize_t i = 0;                                                        \
             T s = 0;                                                                  \
@@ -78,16 +92,7 @@ typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
                 }                                                                    \
                 /* each accumulator's lanes pairwise (neighbours first, as the data      \
                    lie: periodic signs cancel before they grow), then the four */        \
-                T q[4];                                                              \
-                V rs[4] = {r0, r1, r2, r3};                                          \
-                for (int m = 0; m < 4; m++) {                                        \
-                    T lanes[L];                                                      \
-                    memcpy(lanes, &rs[m], sizeof(V));                                \
-                    for (Py_ssize_t w = (L) / 2; w >= 1; w /= 2)                     \
-                        for (Py_ssize_t j = 0; j < w; j++)                           \
-                            lanes[j] = lanes[2 * j] + lanes[2 * j + 1];              \
-                    q[m] = lanes[0];                                                 \
-                }                                                                    \
+                T q[4] = {HSUM(r0), HSUM(r1), HSUM(r2), HSUM(r3)};                     \
                 s = (q[0] + q[1]) + (q[2] + q[3]);                                   \
             }                                                                        \
             /* the rest (fewer than 4 * L elements): eight accumulators */           \
@@ -102,8 +107,37 @@ typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
         return NAME(a, n2) + NAME(a + n2, n - n2);                                   \
     }
 
-PAIRWISE(pairwise_f32, float, vf, 8, 256)
-PAIRWISE(pairwise_f64, double, vd, 4, 128)
+PAIRWISE(pairwise_f32, float, vf, 8, 256, hsum_f32)
+PAIRWISE(pairwise_f64, double, vd, 4, 256, hsum_f64)
+
+/* A row: NumPy's own leaf, operation for operation, up to 128 elements (so small
+   sums are NumPy's bits); the vector pairwise sum above that. */
+#define ROW(NAME, PW, T)                                                             \
+    static T NAME(const T *a, Py_ssize_t n)                                          \
+    {                                                                                \
+        if (n > 128)                                                                 \
+            return PW(a, n);                                                         \
+        T res = 0;                                                                   \
+        Py_ssize_t i;                                                                \
+        if (n < 8) {                                                                 \
+            for (i = 0; i < n; i++)                                                  \
+                res += a[i];                                                         \
+            return res;                                                              \
+        }                                                                            \
+        T r[8];                                                                      \
+        for (int j = 0; j < 8; j++)                                                  \
+            r[j] = a[j];                                                             \
+        for (i = 8; i < n - (n % 8); i += 8)                                         \
+            for (int j = 0; j < 8; j++)                                              \
+                r[j] += a[i + j];                                                    \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));     \
+        for (; i < n; i++)                                                           \
+            res += a[i];                                                             \
+        return res;                                                                  \
+    }
+
+ROW(row_f32, pairwise_f32, float)
+ROW(row_f64, pairwise_f64, double)
 
 /* The shared body of sum_rows and sum_into: 1 done, 0 not handled (only when
    !strict: a layout or type this kernel doesn't take), -1 error set. */
@@ -163,7 +197,7 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
             const float *a = (const float *)src.buf;
             float *o = (float *)out.buf;
             for (Py_ssize_t r = 0; r < nrows; r++)
-                o[r] = 0.0f + pairwise_f32(a + r * ncols, ncols); /* NumPy: identity + sum */
+                o[r] = 0.0f + row_f32(a + r * ncols, ncols); /* NumPy: identity + sum */
             if (divisor != 1.0)
                 for (Py_ssize_t r = 0; r < nrows; r++)
                     o[r] = o[r] / (float)divisor;
@@ -172,7 +206,7 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
             const double *a = (const double *)src.buf;
             double *o = (double *)out.buf;
             for (Py_ssize_t r = 0; r < nrows; r++)
-                o[r] = 0.0 + pairwise_f64(a + r * ncols, ncols);
+                o[r] = 0.0 + row_f64(a + r * ncols, ncols);
             if (divisor != 1.0)
                 for (Py_ssize_t r = 0; r < nrows; r++)
                     o[r] = o[r] / divisor;
