@@ -32,24 +32,35 @@
 typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
 typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 
-/* The lanes of one vector summed pairwise, neighbours first:
-   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), as shuffles where the
-   compiler has them (the same additions in the same order either way). */
+/* q[m] = the lanes of r_m summed pairwise, neighbours first:
+   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) -- for all four vectors at
+   once with shuffles where the compiler has them (the same additions in the
+   same order either way). */
 #if defined(__GNUC__) && !defined(__clang__)
 typedef int vi8 __attribute__((vector_size(32)));
 typedef long long vl4 __attribute__((vector_size(32)));
-static inline float hsum_f32(vf v)
+typedef float vf4 __attribute__((vector_size(16)));
+#define EVEN8 ((vi8){0, 2, 8, 10, 4, 6, 12, 14})
+#define ODD8 ((vi8){1, 3, 9, 11, 5, 7, 13, 15})
+static inline void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
 {
-    v = v + __builtin_shuffle(v, (vi8){1, 0, 3, 2, 5, 4, 7, 6});
-    v = v + __builtin_shuffle(v, (vi8){2, 3, 0, 1, 6, 7, 4, 5});
-    v = v + __builtin_shuffle(v, (vi8){4, 5, 6, 7, 0, 1, 2, 3});
-    return v[0];
+    /* neighbours: [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7] */
+    vf p = __builtin_shuffle(a, b, EVEN8) + __builtin_shuffle(a, b, ODD8);
+    vf r = __builtin_shuffle(c, d, EVEN8) + __builtin_shuffle(c, d, ODD8);
+    /* pairs of pairs: [A0123, B0123, C0123, D0123, A4567, B4567, C4567, D4567] */
+    vf u = __builtin_shuffle(p, r, EVEN8) + __builtin_shuffle(p, r, ODD8);
+    for (int m = 0; m < 4; m++)
+        q[m] = u[m] + u[m + 4];
 }
-static inline double hsum_f64(vd v)
+static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
 {
-    v = v + __builtin_shuffle(v, (vl4){1, 0, 3, 2});
-    v = v + __builtin_shuffle(v, (vl4){2, 3, 0, 1});
-    return v[0];
+    /* [a0+a1, b0+b1, a2+a3, b2+b3] */
+    vd p = __builtin_shuffle(a, b, (vl4){0, 4, 2, 6}) + __builtin_shuffle(a, b, (vl4){1, 5, 3, 7});
+    vd r = __builtin_shuffle(c, d, (vl4){0, 4, 2, 6}) + __builtin_shuffle(c, d, (vl4){1, 5, 3, 7});
+    q[0] = p[0] + p[2];
+    q[1] = p[1] + p[3];
+    q[2] = r[0] + r[2];
+    q[3] = r[1] + r[3];
 }
 #else
 static inline float hsum_f32(vf v)
@@ -63,6 +74,14 @@ static inline double hsum_f64(vd v)
     double l[4];
     memcpy(l, &v, sizeof(v));
     return (l[0] + l[1]) + (l[2] + l[3]);
+}
+static inline void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
+{
+    q[0] = hsum_f32(a), q[1] = hsum_f32(b), q[2] = hsum_f32(c), q[3] = hsum_f32(d);
+}
+static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
+{
+    q[0] = hsum_f64(a), q[1] = hsum_f64(b), q[2] = hsum_f64(c), q[3] = hsum_f64(d);
 }
 #endif
 
@@ -92,7 +111,8 @@ static inline double hsum_f64(vd v)
                 }                                                                    \
                 /* each accumulator's lanes pairwise (neighbours first, as the data      \
                    lie: periodic signs cancel before they grow), then the four */        \
-                T q[4] = {HSUM(r0), HSUM(r1), HSUM(r2), HSUM(r3)};                     \
+                T q[4];                                                              \
+                HSUM(r0, r1, r2, r3, q);                                             \
                 s = (q[0] + q[1]) + (q[2] + q[3]);                                   \
             }                                                                        \
             /* the rest (fewer than 4 * L elements): eight accumulators */           \
@@ -107,8 +127,8 @@ static inline double hsum_f64(vd v)
         return NAME(a, n2) + NAME(a + n2, n - n2);                                   \
     }
 
-PAIRWISE(pairwise_f32, float, vf, 8, 256, hsum_f32)
-PAIRWISE(pairwise_f64, double, vd, 4, 256, hsum_f64)
+PAIRWISE(pairwise_f32, float, vf, 8, 256, hsum4_f32)
+PAIRWISE(pairwise_f64, double, vd, 4, 256, hsum4_f64)
 
 /* A row: NumPy's own leaf, operation for operation, up to 128 elements (so small
    sums are NumPy's bits); the vector pairwise sum above that. */
