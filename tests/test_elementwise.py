@@ -666,3 +666,33 @@ def test_namespace_has_every_standard_name():
     assert xp.__array_api_version__ == "2025.12"
     assert xp.newaxis is None and xp.e == math.e and xp.pi == math.pi
     assert math.isinf(xp.inf) and math.isnan(xp.nan)
+
+
+# --- maximum/minimum of a large array and a Python scalar (a constant-block path) -----------
+
+@pytest.mark.parametrize("func", ["maximum", "minimum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [4095, 4096, 70_001, 300_000])
+def test_extremum_with_a_scalar_matches_numpy(func, dtype, n):
+    """Sizes around the path's threshold, across block boundaries and above the pool's
+    threshold; NaN propagates, signed zeros and the operand order are NumPy's."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(dtype)
+    a[::97] = np.nan
+    a[1], a[2], a[3] = -0.0, 0.0, np.inf
+    x = xp.asarray(a)
+    f, ref = getattr(xp, func), getattr(np, func)
+    for s in (0.0, -0.0, 0.25, -3, float("nan"), float("-inf")):
+        for got, want in ((f(x, s), ref(a, s)), (f(s, x), ref(s, a))):
+            got = host(got)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+            assert (np.signbit(got) == np.signbit(want)).all()
+    # a strided (non-contiguous) array and a 2-D one take NumPy's own loop or the block path
+    m = a[: n - n % 8].reshape(-1, 8)
+    np.testing.assert_array_equal(host(f(xp.asarray(m)[:, ::2], 0.5)), ref(m[:, ::2], 0.5))
+    np.testing.assert_array_equal(host(f(xp.asarray(m), 0.5)), ref(m, 0.5))
+    # the cached constant block is never written through a result
+    r = f(x, 1.5)
+    r[...] = 7.0
+    np.testing.assert_array_equal(host(f(x, 1.5)), ref(a, 1.5))

@@ -31,6 +31,7 @@ from ._array import _INT_RANGE, _LATE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
 from ._pool import MIN_BYTES as _BIG, _Block as _PoolBlock
+from ._pool import empty as _pool_empty
 from ._threads import large_ufunc
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
@@ -563,6 +564,54 @@ def _fix_nextafter_float16(xp, r, a, b):
     return xp.where(a == b, b, r).astype(r.dtype, copy=False)
 
 
+# NumPy's maximum/minimum loop for an array and a scalar is ~3x slower than its
+# array-array loop (32768 float32: 12.7 vs 3.9 us; PyTorch's relu: 3.5 us), so a
+# large C-contiguous float array meets its scalar as a cached constant block.
+_CONST_BLOCK = 1 << 16  # elements of a constant block (at most 16 kept: 8 MiB of float64)
+_CONSTS: dict = {}  # (dtype, value, sign of the value) -> read-only block
+
+
+def _const_block(dt, s):
+    v = float(s)
+    key = (dt, "nan" if v != v else v, math.copysign(1.0, v))
+    block = _CONSTS.get(key)
+    if block is None:
+        if len(_CONSTS) >= 16:
+            _CONSTS.clear()
+        block = np.full(_CONST_BLOCK, s, dtype=dt)
+        block.flags.writeable = False
+        _CONSTS[key] = block
+    return block
+
+
+def _extremum_kernel(name: str):
+    def kern(xp, a, b):
+        uf = getattr(xp, name)
+        if xp is np:
+            ta, tb = type(a), type(b)
+            if ta is _ND and (tb is float or tb is int):
+                arr, s, first = a, b, True
+            elif tb is _ND and (ta is float or ta is int):
+                arr, s, first = b, a, False
+            else:
+                return uf(a, b)
+            if arr.size >= 4096 and arr.flags.c_contiguous:
+                block = _const_block(arr.dtype, s)
+                out = (_pool_empty(arr.shape, arr.dtype, arr.nbytes) if arr.nbytes >= _BIG[0]
+                       else np.empty(arr.shape, arr.dtype))
+                src, dst, n = arr.reshape(-1), out.reshape(-1), arr.size
+                for i in range(0, n, _CONST_BLOCK):
+                    j = min(n, i + _CONST_BLOCK)
+                    if first:
+                        uf(src[i:j], block[:j - i], out=dst[i:j])
+                    else:
+                        uf(block[:j - i], src[i:j], out=dst[i:j])
+                return out
+        return uf(a, b)
+    kern.__name__ = f"_{name}_kernel"
+    return kern
+
+
 def _pow_int(xp, a, b):
     try:
         return xp.power(a, b)
@@ -660,8 +709,8 @@ ROWS: list[Elementwise] = [
     R("logical_not", 1, "boolean", "bool"),
     R("logical_or", 2, "boolean", "bool"),
     R("logical_xor", 2, "boolean", "bool"),
-    R("maximum", 2, "real-valued"),
-    R("minimum", 2, "real-valued"),
+    R("maximum", 2, "real-valued", kernel={"f": _extremum_kernel("maximum")}),
+    R("minimum", 2, "real-valued", kernel={"f": _extremum_kernel("minimum")}),
     R("multiply", 2, "numeric", dunder="mul", aliases=("mul",)),
     R("negative", 1, "numeric", dunder="neg", aliases=("neg",)),
     R("nextafter", 2, "real floating-point", fix={_dtypes.float16: _fix_nextafter_float16}),
