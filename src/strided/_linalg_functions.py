@@ -105,7 +105,10 @@ def matmul(x1, x2, /, *, out=None) -> Array:
         backend = dev._backend or dev.backend
         try:
             if dev.type == "cpu":  # no device context to enter
-                r = _np_matmul(a, b)
+                # Note: for matrices and vectors, ndarray.dot is the same product as
+                # matmul (no stacks to broadcast) at a third of its call cost (4x4:
+                # ~300 vs ~900 ns); both hand large float products to BLAS.
+                r = a.dot(b) if 0 < a.ndim <= 2 and 0 < b.ndim <= 2 else _np_matmul(a, b)
             else:
                 with backend.ctx(dev):
                     r = backend.xp.matmul(a, b)
