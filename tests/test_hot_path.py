@@ -387,7 +387,7 @@ def test_view_fast_paths_keep_extensions():
 @pytest.mark.parametrize("shape,axis", [((10,), None), ((10,), 0), ((10,), -1), ((), None), ((0,), None),
                                         ((0,), 0), ((3, 4), None)])
 def test_zero_d_sum_is_an_array(dt, shape, axis):
-    base = (np.arange(np.prod(shape)).reshape(shape) * (1 + (dt == "complex64") * 1j)).astype(dt)
+    base = (np.arange(np.prod(shape)).reshape(shape) * ((1 + 1j) if dt == "complex64" else 1)).astype(dt)
     r = xp.sum(xp.asarray(base), axis=axis)
     assert r.shape == () and r.dtype == np.dtype(dt)
     np.testing.assert_allclose(_np(r), np.sum(base, axis=axis), rtol=1e-6)
