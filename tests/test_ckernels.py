@@ -118,7 +118,7 @@ def test_row_sums_special_values(dtype):
     np.testing.assert_allclose(got[5], 5000.0)
 
 
-def test_threaded_full_sum_uses_the_kernel_per_chunk():
+def test_threaded_sums_stay_within_the_pairwise_bound():
     old_n, old_t = st.get_num_threads(), st.get_thread_threshold()
     try:
         st.set_num_threads(3)

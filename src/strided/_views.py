@@ -34,20 +34,6 @@ __all__ = [
 ]
 
 
-def _cached_view(x, st, off, layout):
-    """A view of ``x`` (storage ``st``, offset ``off``) with the cached ``(shape, strides)``
-    ``layout``: ``Array._new`` inlined for the view hot paths."""
-    out = _object_new(Array)
-    out._np = None
-    out._st = st
-    out._off = off
-    out._shape, out._str = layout
-    out._dtype = x._dtype
-    out._device = x._device
-    out._ext = None
-    return out
-
-
 def _check(x, func):
     if type(x) is not Array:
         raise TypeError(f"{func}(): expected a strided array; got {type(x).__name__}")
@@ -365,25 +351,8 @@ def expand_dims(x, /, axis=0) -> Array:
 
 def unsqueeze(x, dim) -> Array:
     """PyTorch's name for ``expand_dims`` with one axis (also the method ``x.unsqueeze``)."""
-    if type(x) is Array and x._ext is None and type(dim) is builtins.int:
-        # The hot path of expand_dims, repeated (one call less per view).
-        st = x._st
-        if st is None:
-            x._materialize()
-            st = x._st
-        hit = _UNSQUEEZED.get((dim, x._shape, x._str)) or _unsqueezed_layout(dim, x._shape, x._str)
-        if hit is not None:
-            p = x._np
-            out = _object_new(Array)
-            out._np = None if p is None else p[hit[2]]
-            out._st = st
-            out._off = x._off
-            out._shape = hit[0]
-            out._str = hit[1]
-            out._dtype = x._dtype
-            out._device = x._device
-            out._ext = None
-            return out
+    if type(dim) is builtins.int:
+        return expand_dims(x, dim)  # its hot path
     return _expand_dims(x, axis=dim)
 
 
