@@ -17,9 +17,11 @@ for the dtypes that do not need it.
 from __future__ import annotations
 
 import builtins
+import contextvars
 import dis
 import functools
 import math
+import os
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -115,6 +117,11 @@ class Elementwise:
     # ``types`` of a binary row as a list of lists, ``pairs[i][j]``: the hot path's lookup
     # (two list indexings, no key tuple to build and hash). Refilled in place.
     pairs: list = field(default_factory=list, repr=False)
+    # The same for the compiled hot path (strided/_chot.c): ``upairs[i]`` is ``types[i]``
+    # of a unary row; ``spairs[i][c]`` the entry for a dtype and a Python scalar of
+    # ``_PYSCALARS[c]``. Refilled in place, as ``pairs``.
+    upairs: list = field(default_factory=list, repr=False)
+    spairs: list = field(default_factory=list, repr=False)
     kcache: dict = field(default_factory=dict, repr=False)  # compute dtype -> _Kernels
     func: object = None
     direct: bool = False  # plain backend ufuncs for every dtype: out= passes straight through
@@ -167,10 +174,12 @@ def _build_tables(row: Elementwise) -> None:
     allowed = CATEGORIES[row.category]
     row.types.clear()
     row.stypes.clear()
+    n = 1 + max(d._index for d in _dtypes.ALL_DTYPES)
     if row.nargs == 1:
         for d in allowed:
             cd = _compute_dtype(row, d)
             row.types[d._index] = _entry(row, cd, None if cd is d else cd._np)
+        row.upairs[:] = [row.types.get(i) for i in range(n)]
         return
     for da in allowed:
         for db in allowed:
@@ -191,8 +200,8 @@ def _build_tables(row: Elementwise) -> None:
             cd = _compute_dtype(row, d)
             row.types[_dtypes.bool._index, d._index] = row.types[d._index, _dtypes.bool._index] = _entry(
                 row, cd, None if cd is d else cd._np)
-    n = 1 + max(d._index for d in _dtypes.ALL_DTYPES)
     row.pairs[:] = [[row.types.get((i, j)) for j in range(n)] for i in range(n)]
+    row.spairs[:] = [[row.stypes.get((i, t)) for t in _PYSCALARS] for i in range(n)]
 
 
 def _type_error(row, *dts):
@@ -982,3 +991,48 @@ for _row in ROWS:
     if _d not in _NO_REFLECT:
         setattr(Array, f"__r{_d}__", _roperator(_f))
         setattr(Array, f"__i{_d}__", _ioperator(_f))
+
+
+# --- the compiled hot path (strided/_chot.c) in front of the functions above ----------
+# Each operator gets a ``_chot.Fast`` that answers the plain small-array case itself
+# (no extension, no cast, CPU natives under the pool's threshold) and calls the
+# Python operator for everything else: the Python code above stays the definition
+# and is what runs without the extension (STRIDED_NO_CEXT=1).
+
+def _install_compiled() -> bool:
+    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
+        return False
+    try:
+        from . import _chot
+        from numpy._core import _ufunc_config
+        var = _ufunc_config._extobj_contextvar
+    except (ImportError, AttributeError):  # not built, or a NumPy without that variable
+        return False
+    with np.errstate(all="ignore"):
+        ignore = var.get()
+    ctx = contextvars.Context()
+    ctx.run(var.set, ignore)
+    _chot.setup(Array, _dtypes.DType, _ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
+    Fast = _chot.Fast
+    for row in ROWS:
+        d = row.dunder
+        if d is None:
+            continue
+        if row.nargs == 1:
+            setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 1, row.upairs))
+            continue
+        setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs))
+        if d not in _NO_REFLECT:
+            setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
+                                             swap=True))
+    # The namespace functions: ``strided.exp`` is a Fast in front of the Python ``exp``
+    # (its name, docstring, signature and pickling are the function's).
+    for row in ROWS:
+        f = row.func
+        fast = Fast(f, 1, row.upairs) if row.nargs == 1 else Fast(f, 2, row.pairs, row.spairs)
+        FUNCTIONS[row.name] = fast
+        globals()[row.name] = fast
+    return True
+
+
+COMPILED = _install_compiled()

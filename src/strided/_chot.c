@@ -1,0 +1,590 @@
+/* strided._chot: the compiled hot path of the plain elementwise call.
+ *
+ * The Python code stays the definition (DESIGN.md, "One hot path, visible"):
+ * every object here wraps a Python function -- an operator like
+ * ``Array.__add__`` or a namespace function like ``strided.exp`` -- and
+ * answers one case itself, the one that dominates small-array code:
+ *
+ *     strided arrays (or a Python scalar) with no extension (``_ext is None``),
+ *     on one device, a dtype (pair) the registry row takes without a cast,
+ *     CPU natives smaller than the buffer pool's threshold.
+ *
+ * There it does what the Python impl does -- look the row's entry up in its
+ * dtype table, call the row's kernel on the native views, wrap the result in a
+ * fresh Array -- without a Python frame. Everything else (other operand types,
+ * extensions, casts, large results, errors, keywords) calls the wrapped Python
+ * function with the same arguments, so it behaves exactly as the fallback that
+ * runs when the extension is not built (STRIDED_NO_CEXT=1, CI runs both).
+ *
+ * NumPy's floating-point warnings: the Python path ignores them (a
+ * warnings filter on strided's modules; the standard specifies IEEE results,
+ * not warnings). Called from here NumPy would attribute them to the user's
+ * frame, so the kernel runs under NumPy's "ignore" error state (its context
+ * variable, set and reset around the call, as ``np.errstate`` does).
+ *
+ * Array's fields are the Python class's __slots__: ``setup`` reads their
+ * offsets from the slot descriptors once, so a result is built exactly as
+ * ``object.__new__(Array)`` and eight slot stores would build it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+/* --- what setup() is told once ---------------------------------------------- */
+static PyTypeObject *Array_T;   /* strided.Array */
+static PyTypeObject *ND_T;      /* numpy.ndarray */
+static Py_ssize_t O_np, O_st, O_off, O_shape, O_str, O_dtype, O_device, O_ext;
+static Py_ssize_t D_index, D_np, D_itemsize; /* DType's slots */
+static PyObject *nat_fn;        /* _elementwise._nat(x): builds and caches x._np */
+static PyObject *big_list;      /* _pool.MIN_BYTES: [bytes], the pooled-buffer threshold */
+static Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
+static PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
+static PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
+static PyObject *ignore_ctx;    /* a Context holding just that value */
+static PyObject *zero;
+static PyObject *s_dtype, *s_shape;
+static int ready;
+
+static int
+slot_offset(PyTypeObject *t, const char *name, Py_ssize_t *off)
+{
+    PyObject *d = PyDict_GetItemString(t->tp_dict, name);
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type) {
+        PyErr_Format(PyExc_TypeError, "setup(): %s.%s is not a __slots__ member", t->tp_name, name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "setup(): %s.%s is not an object slot", t->tp_name, name);
+        return -1;
+    }
+    *off = m->offset;
+    return 0;
+}
+
+/* setup(Array, DType, ndarray, nat, big_list, elide_bytes, errstate_var, errstate_ignore,
+         ignore_context) */
+static PyObject *
+setup(PyObject *mod, PyObject *args)
+{
+    PyObject *arr, *dt, *nd, *nat, *big, *var, *ign, *ctx;
+    Py_ssize_t elide;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO!nOOO:setup", &PyType_Type, &arr, &PyType_Type, &dt,
+                          &PyType_Type, &nd, &nat, &PyList_Type, &big, &elide, &var, &ign, &ctx))
+        return NULL;
+    PyTypeObject *A = (PyTypeObject *)arr, *D = (PyTypeObject *)dt;
+    if (slot_offset(A, "_np", &O_np) || slot_offset(A, "_st", &O_st) || slot_offset(A, "_off", &O_off)
+        || slot_offset(A, "_shape", &O_shape) || slot_offset(A, "_str", &O_str)
+        || slot_offset(A, "_dtype", &O_dtype) || slot_offset(A, "_device", &O_device)
+        || slot_offset(A, "_ext", &O_ext) || slot_offset(D, "_index", &D_index)
+        || slot_offset(D, "_np", &D_np) || slot_offset(D, "itemsize", &D_itemsize))
+        return NULL;
+    if (PyList_GET_SIZE(big) < 1 || !PyContextVar_CheckExact(var) || !PyContext_CheckExact(ctx)) {
+        PyErr_SetString(PyExc_TypeError, "setup(): bad pool threshold list or error-state variable");
+        return NULL;
+    }
+    Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(arr));
+    Py_XSETREF(ND_T, (PyTypeObject *)Py_NewRef(nd));
+    Py_XSETREF(nat_fn, Py_NewRef(nat));
+    Py_XSETREF(big_list, Py_NewRef(big));
+    Py_XSETREF(errstate_var, Py_NewRef(var));
+    Py_XSETREF(errstate_ignore, Py_NewRef(ign));
+    Py_XSETREF(ignore_ctx, Py_NewRef(ctx));
+    elide_bytes = elide;
+    ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* --- the pieces of one call --------------------------------------------------- */
+
+/* The dtype's row index (DType._index), or -1. */
+static inline Py_ssize_t
+dtype_index(PyObject *dt)
+{
+    PyObject *i = SLOT(dt, D_index);
+    if (i == NULL || !PyLong_CheckExact(i))
+        return -1;
+    return PyLong_AsSsize_t(i);
+}
+
+/* Bytes an array of x's shape and dtype holds, or -1 (not a plain tuple of ints). */
+static inline Py_ssize_t
+nbytes_of(PyObject *x)
+{
+    PyObject *shape = SLOT(x, O_shape);
+    PyObject *isz = SLOT(SLOT(x, O_dtype), D_itemsize);
+    if (!PyTuple_CheckExact(shape) || !PyLong_CheckExact(isz))
+        return -1;
+    Py_ssize_t n = PyLong_AsSsize_t(isz);
+    for (Py_ssize_t i = 0, nd = PyTuple_GET_SIZE(shape); i < nd; i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_CheckExact(d))
+            return -1;
+        Py_ssize_t v = PyLong_AsSsize_t(d);
+        if (v < 0 || (v && n > PY_SSIZE_T_MAX / v))
+            return -1;
+        n *= v;
+    }
+    return n;
+}
+
+/* Results from this many bytes on take the Python path (pooled buffers, threads,
+   temporary elision). */
+static inline Py_ssize_t
+small_limit(void)
+{
+    Py_ssize_t big = PyLong_AsSsize_t(PyList_GET_ITEM(big_list, 0));
+    if (big == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return big < elide_bytes ? big : elide_bytes;
+}
+
+/* An extension-free CPU array small enough for this path: its native view (new
+   reference), else NULL with no error set. */
+static PyObject *
+small_native(PyObject *x, Py_ssize_t limit)
+{
+    if (SLOT(x, O_ext) != Py_None)
+        return NULL;
+    Py_ssize_t n = nbytes_of(x);
+    if (n < 0 || n >= limit)
+        return NULL;
+    PyObject *a = SLOT(x, O_np);
+    if (a == NULL)
+        return NULL;
+    if (a == Py_None) {
+        a = PyObject_CallOneArg(nat_fn, x);
+        if (a == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    else
+        Py_INCREF(a);
+    if (Py_TYPE(a) != ND_T) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* Call kernel(args) under NumPy's "ignore" error state; NULL with no error set when
+   it failed (the Python path then runs and raises its own error).
+   The cheap way in is entering a prepared Context that holds just that state (a
+   kernel reads no other context variable); a Context is entered by one thread at a
+   time, so while another thread has it (NumPy releases the GIL in its loops) this
+   call sets and resets the variable in its own context instead (~140 ns more). */
+static PyObject *
+run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n)
+{
+    PyObject *r;
+    if (PyContext_Enter(ignore_ctx) == 0) {
+        r = PyObject_Vectorcall(kernel, args, n, NULL);
+        if (PyContext_Exit(ignore_ctx) < 0) {
+            Py_XDECREF(r);
+            return NULL; /* an error we must not swallow */
+        }
+    }
+    else {
+        PyErr_Clear();
+        PyObject *tok = PyContextVar_Set(errstate_var, errstate_ignore);
+        if (tok == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        r = PyObject_Vectorcall(kernel, args, n, NULL);
+        if (PyContextVar_Reset(errstate_var, tok) < 0) {
+            Py_DECREF(tok);
+            Py_XDECREF(r);
+            return NULL; /* an error we must not swallow */
+        }
+        Py_DECREF(tok);
+    }
+    if (r == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return NULL; /* KeyboardInterrupt and friends propagate (error set) */
+        PyErr_Clear();
+    }
+    return r;
+}
+
+/* The Array wrapping a fresh kernel result r (stolen), or NULL with no error set when
+   r is not a plain result of dtype res (0-d NumPy scalars, other dtypes: the Python
+   path wraps those). */
+static PyObject *
+wrap(PyObject *r, PyObject *res, PyObject *dev)
+{
+    if (Py_TYPE(r) != ND_T)
+        goto decline;
+    PyObject *rd = PyObject_GetAttr(r, s_dtype);
+    if (rd == NULL)
+        goto fail;
+    Py_DECREF(rd);
+    if (rd != SLOT(res, D_np))
+        goto decline;
+    PyObject *shape = PyObject_GetAttr(r, s_shape);
+    if (shape == NULL)
+        goto fail;
+    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) == 0) {
+        Py_DECREF(shape);
+        goto decline;
+    }
+    PyObject *o = Array_T->tp_alloc(Array_T, 0);
+    if (o == NULL) {
+        Py_DECREF(shape);
+        Py_DECREF(r);
+        return NULL;
+    }
+    SLOT(o, O_np) = r;
+    SLOT(o, O_st) = Py_NewRef(Py_None);
+    SLOT(o, O_off) = Py_NewRef(zero);
+    SLOT(o, O_shape) = shape;
+    SLOT(o, O_str) = Py_NewRef(Py_None);
+    SLOT(o, O_dtype) = Py_NewRef(res);
+    SLOT(o, O_device) = Py_NewRef(dev);
+    SLOT(o, O_ext) = Py_NewRef(Py_None);
+    return o;
+fail:
+    PyErr_Clear();
+decline:
+    Py_DECREF(r);
+    return NULL;
+}
+
+/* An entry (result dtype, cast, kernels) without a cast: the kernel for dev
+   (borrowed), or NULL. */
+static inline PyObject *
+entry_kernel(PyObject *ent, PyObject *dev, PyObject **res)
+{
+    if (!PyTuple_CheckExact(ent) || PyTuple_GET_SIZE(ent) != 3 || PyTuple_GET_ITEM(ent, 1) != Py_None)
+        return NULL;
+    PyObject *kc = PyTuple_GET_ITEM(ent, 2);
+    if (!PyDict_Check(kc))
+        return NULL;
+    PyObject *k = PyDict_GetItemWithError(kc, dev);
+    if (k == NULL) {
+        /* not resolved yet: kc[dev] resolves and keeps it (the dict subclass's __missing__) */
+        PyErr_Clear();
+        PyObject *r = PyObject_GetItem(kc, dev);
+        if (r == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        Py_DECREF(r);
+        k = PyDict_GetItemWithError(kc, dev);
+        if (k == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    *res = PyTuple_GET_ITEM(ent, 0);
+    return k;
+}
+
+static inline PyObject *
+list_at(PyObject *list, Py_ssize_t i)
+{
+    if (!PyList_CheckExact(list) || i < 0 || i >= PyList_GET_SIZE(list))
+        return NULL;
+    return PyList_GET_ITEM(list, i);
+}
+
+/* Python scalar type -> its column in a row's scalar table (bool, int, float, complex). */
+static inline Py_ssize_t
+scalar_column(PyObject *v)
+{
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyFloat_Type)
+        return 2;
+    if (t == &PyLong_Type)
+        return 1;
+    if (t == &PyBool_Type)
+        return 0;
+    if (t == &PyComplex_Type)
+        return 3;
+    return -1;
+}
+
+/* --- the object: a fast case in front of a Python function ---------------------- */
+
+enum { K_UNARY = 1, K_BINARY = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback; /* the Python function: the definition */
+    PyObject *table;    /* unary: [entry per dtype index]; binary: [[entry per index]] */
+    PyObject *stable;   /* binary: [[entry per scalar column] per dtype index] */
+    PyObject *dict;     /* attributes of its own (__doc__, __name__, ... for namespace use) */
+    int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
+    int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
+} Fast;
+
+static PyObject *
+fast_unary(Fast *f, PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T)
+        return NULL;
+    PyObject *dev = SLOT(x, O_device), *res;
+    PyObject *ent = list_at(f->table, dtype_index(SLOT(x, O_dtype)));
+    if (ent == NULL || ent == Py_None)
+        return NULL;
+    PyObject *k = entry_kernel(ent, dev, &res);
+    if (k == NULL)
+        return NULL;
+    PyObject *a = small_native(x, small_limit());
+    if (a == NULL)
+        return NULL;
+    PyObject *r = run_kernel(k, &a, 1);
+    Py_DECREF(a);
+    return r == NULL ? NULL : wrap(r, res, dev);
+}
+
+static PyObject *
+fast_binary(Fast *f, PyObject *x1, PyObject *x2)
+{
+    PyObject *ent, *dev, *res, *args[2];
+    Py_ssize_t limit = small_limit();
+    if (Py_TYPE(x1) == Array_T) {
+        dev = SLOT(x1, O_device);
+        Py_ssize_t i = dtype_index(SLOT(x1, O_dtype));
+        if (Py_TYPE(x2) == Array_T) {
+            if (SLOT(x2, O_device) != dev)
+                return NULL;
+            ent = list_at(list_at(f->table, i), dtype_index(SLOT(x2, O_dtype)));
+        }
+        else {
+            Py_ssize_t c = scalar_column(x2);
+            if (c < 0)
+                return NULL;
+            ent = list_at(list_at(f->stable, i), c);
+        }
+    }
+    else if (Py_TYPE(x2) == Array_T) {
+        dev = SLOT(x2, O_device);
+        Py_ssize_t c = scalar_column(x1);
+        if (c < 0)
+            return NULL;
+        ent = list_at(list_at(f->stable, dtype_index(SLOT(x2, O_dtype))), c);
+    }
+    else
+        return NULL;
+    if (ent == NULL || ent == Py_None)
+        return NULL;
+    PyObject *k = entry_kernel(ent, dev, &res);
+    if (k == NULL)
+        return NULL;
+    int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
+    args[0] = n1 ? small_native(x1, limit) : Py_NewRef(x1);
+    if (args[0] == NULL)
+        return NULL;
+    args[1] = n2 ? small_native(x2, limit) : Py_NewRef(x2);
+    if (args[1] == NULL) {
+        Py_DECREF(args[0]);
+        return NULL;
+    }
+    PyObject *r = run_kernel(k, args, 2);
+    Py_DECREF(args[0]);
+    Py_DECREF(args[1]);
+    return r == NULL ? NULL : wrap(r, res, dev);
+}
+
+static PyObject *
+fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Fast *f = (Fast *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (ready && n == f->kind && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *r = n == 1 ? fast_unary(f, args[0])
+                      : f->swap ? fast_binary(f, args[1], args[0]) : fast_binary(f, args[0], args[1]);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *fallback, *table, *stable = Py_None;
+    int kind, swap = 0;
+    static char *names[] = {"fallback", "kind", "table", "stable", "swap", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO!|Op:Fast", names, &fallback, &kind,
+                                     &PyList_Type, &table, &stable, &swap))
+        return NULL;
+    if (!PyCallable_Check(fallback) || (kind != K_UNARY && kind != K_BINARY)
+        || (kind == K_BINARY && !PyList_Check(stable))) {
+        PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table[, stable, swap]): a callable, "
+                        "kind 1 or 2, lists of entries (stable required for kind 2)");
+        return NULL;
+    }
+    Fast *f = (Fast *)type->tp_alloc(type, 0);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = fast_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(table);
+    f->stable = Py_NewRef(stable);
+    f->kind = kind;
+    f->swap = swap;
+    f->dict = PyDict_New();
+    if (f->dict == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    /* its own copies of what the type would otherwise answer for (its docstring, its module) */
+    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
+    for (const char **a = own; *a; a++) {
+        PyObject *v = PyObject_GetAttrString(fallback, *a);
+        if (v == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        int err = PyDict_SetItemString(f->dict, *a, v);
+        Py_DECREF(v);
+        if (err < 0) {
+            Py_DECREF(f);
+            return NULL;
+        }
+    }
+    return (PyObject *)f;
+}
+
+static int
+fast_traverse(Fast *f, visitproc visit, void *arg)
+{
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->table);
+    Py_VISIT(f->stable);
+    Py_VISIT(f->dict);
+    return 0;
+}
+
+static int
+fast_clear(Fast *f)
+{
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->table);
+    Py_CLEAR(f->stable);
+    Py_CLEAR(f->dict);
+    return 0;
+}
+
+static void
+fast_dealloc(Fast *f)
+{
+    PyObject_GC_UnTrack(f);
+    fast_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+/* As a class attribute it is a method: ``a.__add__`` binds, and the interpreter
+   calls it unbound (Py_TPFLAGS_METHOD_DESCRIPTOR) for ``a + b``. */
+static PyObject *
+fast_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+/* Attributes: its own (__dict__), then the wrapped function's (__name__, __doc__,
+   __module__, _impl, ...), so it stands in wherever the function is looked at. */
+static PyObject *
+fast_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    return PyObject_GetAttr(((Fast *)self)->fallback, name);
+}
+
+static PyObject *
+fast_repr(Fast *f)
+{
+    return PyObject_Repr(f->fallback);
+}
+
+static PyObject *
+fast_reduce(Fast *f, PyObject *Py_UNUSED(ignored))
+{
+    /* pickled as the function it wraps (by its qualified name, where that names us) */
+    return PyObject_GetAttrString(f->fallback, "__qualname__");
+}
+
+static PyObject *
+fast_wrapped(Fast *f, void *Py_UNUSED(c))
+{
+    return Py_NewRef(f->fallback);
+}
+
+static PyGetSetDef fast_getset[] = {
+    {"__wrapped__", (getter)fast_wrapped, NULL, "the Python function this one stands in front of"},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict},
+    {NULL},
+};
+
+static PyMethodDef fast_methods[] = {
+    {"__reduce__", (PyCFunction)fast_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static PyTypeObject Fast_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._chot.Fast",
+    .tp_doc = "Fast(fallback, kind, table[, stable, swap]): the compiled hot path of an "
+              "elementwise call, in front of the Python function `fallback`.",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fast_new,
+    .tp_dealloc = (destructor)fast_dealloc,
+    .tp_traverse = (traverseproc)fast_traverse,
+    .tp_clear = (inquiry)fast_clear,
+    .tp_vectorcall_offset = offsetof(Fast, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = fast_get,
+    .tp_getattro = fast_getattro,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_dictoffset = offsetof(Fast, dict),
+    .tp_repr = (reprfunc)fast_repr,
+    .tp_getset = fast_getset,
+    .tp_methods = fast_methods,
+};
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS,
+     "setup(Array, DType, ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, "
+     "errstate_ignore): what the hot path needs to know, once."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided._chot",
+    "The compiled hot path of plain elementwise calls (see strided/_elementwise.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__chot(void)
+{
+    if (PyType_Ready(&Fast_T) < 0)
+        return NULL;
+    zero = PyLong_FromLong(0);
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_shape = PyUnicode_InternFromString("shape");
+    if (zero == NULL || s_dtype == NULL || s_shape == NULL)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,216 @@
+"""The compiled hot path (strided/_chot.c) against NumPy and against the Python
+definition it stands in front of (``Fast.__wrapped__``).
+
+Skipped where the extension is not built or STRIDED_NO_CEXT=1; the rest of the
+suite covers the same behaviour through whichever path is active.
+"""
+
+import inspect
+import operator
+import pickle
+import threading
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _elementwise as E
+
+pytestmark = pytest.mark.skipif(not E.COMPILED, reason="the compiled hot path is not active")
+
+DTYPES = ["bool", "int8", "uint8", "int32", "int64", "float32", "float64", "complex64"]
+BINARY = [r for r in E.ROWS if r.nargs == 2 and r.dunder]
+UNARY = [r for r in E.ROWS if r.nargs == 1 and r.dunder]
+
+
+def _np(x):
+    return np.asarray(x)
+
+
+def _same(got, want):
+    """Same type, dtype, shape and values (NaN equal to NaN)."""
+    assert type(got) is xp.Array
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(_np(got), _np(want))
+
+
+def _value(dt, n, seed):
+    rng = np.random.default_rng(seed)
+    if dt == "bool":
+        return rng.integers(0, 2, n).astype(bool)
+    if dt.startswith(("int", "uint")):
+        return rng.integers(1, 5, n).astype(dt)
+    v = rng.uniform(-3, 3, n).astype(dt)
+    if n > 2:
+        v[1] = np.nan if dt.startswith("float") else v[1]
+    return v
+
+
+@settings(max_examples=150, deadline=None)
+@given(row=st.sampled_from(BINARY), d1=st.sampled_from(DTYPES), d2=st.sampled_from(DTYPES),
+       n=st.integers(1, 6), sliced=st.booleans())
+def test_binary_operators_equal_the_python_path(row, d1, d2, n, sliced):
+    a0, b0 = _value(d1, 2 * n, 1), _value(d2, 2 * n, 2)
+    a, b = xp.asarray(a0), xp.asarray(b0)
+    if sliced:  # views whose native arrays are built on first use
+        a, b = a[::2], b[::2]
+    op = getattr(xp.Array, f"__{row.dunder}__")
+    try:
+        want = op.__wrapped__(a, b)
+    except (TypeError, ValueError, ZeroDivisionError) as e:
+        with pytest.raises(type(e)):
+            op(a, b)
+        return
+    if want is NotImplemented:
+        assert op(a, b) is NotImplemented
+        return
+    _same(op(a, b), want)
+    _same(getattr(xp, row.name)(a, b), want)  # the namespace function's fast path
+
+
+@settings(max_examples=100, deadline=None)
+@given(row=st.sampled_from(BINARY), dt=st.sampled_from(DTYPES),
+       s=st.sampled_from([True, 0, 3, -2, 1.5, -0.0, float("inf"), 2 + 1j]), reflect=st.booleans())
+def test_scalar_operands_equal_the_python_path(row, dt, s, reflect):
+    a = xp.asarray(_value(dt, 5, 3))
+    name = f"__r{row.dunder}__" if reflect else f"__{row.dunder}__"
+    op = getattr(xp.Array, name, None)
+    if op is None:
+        return
+    try:
+        want = op.__wrapped__(a, s)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
+        with pytest.raises(type(e)):
+            op(a, s)
+        return
+    if want is NotImplemented:
+        assert op(a, s) is NotImplemented
+        return
+    _same(op(a, s), want)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("row", UNARY, ids=lambda r: r.name)
+def test_unary_operators_equal_numpy(row, dt):
+    a0 = _value(dt, 5, 4)
+    a = xp.asarray(a0)
+    op = getattr(xp.Array, f"__{row.dunder}__")
+    try:
+        want = op.__wrapped__(a)
+    except TypeError:
+        with pytest.raises(TypeError):
+            op(a)
+        return
+    _same(op(a), want)
+    ref = {"neg": np.negative, "pos": np.positive, "abs": np.abs, "invert": np.invert}[row.dunder](a0)
+    np.testing.assert_array_equal(_np(op(a)), ref)
+
+
+@pytest.mark.parametrize("name", ["exp", "sqrt", "sin", "log1p", "isnan", "abs"])
+def test_unary_functions_equal_numpy(name):
+    a0 = np.array([0.5, 2.0, np.nan, -1.0, np.inf], dtype=np.float32)
+    got = getattr(xp, name)(xp.asarray(a0))
+    with np.errstate(all="ignore"):
+        want = getattr(np, {"abs": "absolute"}.get(name, name))(a0)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(_np(got), want)
+
+
+def test_arithmetic_against_numpy_reference():
+    a0 = np.array([1.0, -2.0, 0.0, np.inf], np.float32)
+    b0 = np.array([3.0, 0.0, 0.0, np.inf], np.float32)
+    a, b = xp.asarray(a0), xp.asarray(b0)
+    with np.errstate(all="ignore"):
+        for f in (operator.add, operator.sub, operator.mul, operator.truediv, operator.lt,
+                  operator.eq, operator.ge):
+            np.testing.assert_array_equal(_np(f(a, b)), f(a0, b0))
+            np.testing.assert_array_equal(_np(f(a, 2.5)), f(a0, np.float32(2.5)))
+            np.testing.assert_array_equal(_np(f(2.5, a)), f(np.float32(2.5), a0))
+
+
+def test_no_floating_point_warnings_reach_the_caller():
+    # The standard specifies IEEE results; NumPy would warn (in the caller's frame).
+    a = xp.asarray([1.0, 0.0, -1.0, 3e38], dtype=xp.float32)
+    z = xp.zeros(4, dtype=xp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        q = a / z
+        p = a * a
+        d = (a / z) - (a / z)
+        xp.log(z)
+    np.testing.assert_array_equal(_np(q), [np.inf, np.nan, -np.inf, np.inf])
+    assert _np(p)[3] == np.inf and np.isnan(_np(d)).all()
+
+
+def test_numpy_error_state_is_restored():
+    before = np.geterr()
+    a = xp.asarray([1.0], dtype=xp.float32)
+    _ = a / xp.zeros(1, dtype=xp.float32)
+    assert np.geterr() == before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning):
+            np.array([1.0]) / np.array([0.0])  # NumPy's own calls still warn
+
+
+def test_mixed_devices_and_extensions_take_the_python_path():
+    a = xp.asarray([1.0, 2.0], requires_grad=True)
+    y = (a * a + 1.0).sum()
+    y.backward()
+    np.testing.assert_allclose(_np(a.grad), [2.0, 4.0])
+    n = xp.named.refine_names(xp.asarray([1.0, 2.0]), "N") if hasattr(xp, "named") else None
+    if n is not None:
+        assert (n + n).names == ("N",)
+
+
+def test_errors_are_the_python_paths():
+    a = xp.asarray([1, 2], dtype=xp.int64)
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        a + xp.ones(3, dtype=xp.int64)
+    with pytest.raises(TypeError, match="bitwise_and"):
+        xp.asarray([1.0]) & xp.asarray([2.0])
+    assert a.__add__("x") is NotImplemented
+
+
+def test_large_operands_keep_the_pool_path():
+    n = 1 << 18  # 1 MiB of float32: pooled result buffers and threads, in Python
+    a = xp.ones(n, dtype=xp.float32)
+    r = a + a
+    assert r.dtype == xp.float32 and float(r[-1]) == 2.0
+
+
+def test_concurrent_threads():
+    # One thread holds the prepared error-state context while NumPy releases the GIL;
+    # the others set the variable in their own context instead.
+    a0 = np.linspace(-1, 1, 30000).astype(np.float32)
+    a = xp.asarray(a0)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(200):
+                np.testing.assert_array_equal(_np(a * a + a), a0 * a0 + a0)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    assert np.geterr()["divide"] == "warn"
+
+
+def test_functions_look_like_their_definitions():
+    for name in ("add", "exp", "less"):
+        f = getattr(xp, name)
+        assert f.__name__ == name and f.__doc__ == f.__wrapped__.__doc__
+        assert inspect.signature(f) == inspect.signature(f.__wrapped__)
+        assert pickle.loads(pickle.dumps(f)) is f
+    a = xp.asarray([1.0, 2.0])
+    assert xp.add(a, a, out=xp.empty(2)).tolist() == [2.0, 4.0]  # keywords: the Python path
+    assert a.__add__(a).tolist() == [2.0, 4.0]  # bound as a method
