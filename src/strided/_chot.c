@@ -64,15 +64,13 @@ slot_offset(PyTypeObject *t, const char *name, Py_ssize_t *off)
     return 0;
 }
 
-/* setup(Array, DType, ndarray, nat, big_list, elide_bytes, errstate_var, errstate_ignore,
-         ignore_context) */
+/* setup_array(Array, DType): the slots of Array and DType (called by _dispatch, before
+   any namespace function exists). */
 static PyObject *
-setup(PyObject *mod, PyObject *args)
+setup_array(PyObject *mod, PyObject *args)
 {
-    PyObject *arr, *dt, *nd, *nat, *big, *var, *ign, *ctx;
-    Py_ssize_t elide;
-    if (!PyArg_ParseTuple(args, "O!O!O!OO!nOOO:setup", &PyType_Type, &arr, &PyType_Type, &dt,
-                          &PyType_Type, &nd, &nat, &PyList_Type, &big, &elide, &var, &ign, &ctx))
+    PyObject *arr, *dt;
+    if (!PyArg_ParseTuple(args, "O!O!:setup_array", &PyType_Type, &arr, &PyType_Type, &dt))
         return NULL;
     PyTypeObject *A = (PyTypeObject *)arr, *D = (PyTypeObject *)dt;
     if (slot_offset(A, "_np", &O_np) || slot_offset(A, "_st", &O_st) || slot_offset(A, "_off", &O_off)
@@ -81,11 +79,26 @@ setup(PyObject *mod, PyObject *args)
         || slot_offset(A, "_ext", &O_ext) || slot_offset(D, "_index", &D_index)
         || slot_offset(D, "_np", &D_np) || slot_offset(D, "itemsize", &D_itemsize))
         return NULL;
-    if (PyList_GET_SIZE(big) < 1 || !PyContextVar_CheckExact(var) || !PyContext_CheckExact(ctx)) {
-        PyErr_SetString(PyExc_TypeError, "setup(): bad pool threshold list or error-state variable");
+    Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(arr));
+    Py_RETURN_NONE;
+}
+
+/* setup(ndarray, nat, big_list, elide_bytes, errstate_var, errstate_ignore, ignore_context):
+   what the elementwise fast cases need (called by _elementwise). */
+static PyObject *
+setup(PyObject *mod, PyObject *args)
+{
+    PyObject *nd, *nat, *big, *var, *ign, *ctx;
+    Py_ssize_t elide;
+    if (!PyArg_ParseTuple(args, "O!OO!nOOO:setup", &PyType_Type, &nd, &nat, &PyList_Type, &big,
+                          &elide, &var, &ign, &ctx))
+        return NULL;
+    if (Array_T == NULL || PyList_GET_SIZE(big) < 1 || !PyContextVar_CheckExact(var)
+        || !PyContext_CheckExact(ctx)) {
+        PyErr_SetString(PyExc_TypeError, "setup(): setup_array() first; a pool threshold list, "
+                        "NumPy's error-state variable and a Context");
         return NULL;
     }
-    Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(arr));
     Py_XSETREF(ND_T, (PyTypeObject *)Py_NewRef(nd));
     Py_XSETREF(nat_fn, Py_NewRef(nat));
     Py_XSETREF(big_list, Py_NewRef(big));
@@ -311,7 +324,14 @@ scalar_column(PyObject *v)
 
 /* --- the object: a fast case in front of a Python function ---------------------- */
 
-enum { K_UNARY = 1, K_BINARY = 2 };
+/* K_API: no fast case of its own; the namespace-function wrapper of _dispatch.api:
+   hand the call to the extension hook when an argument carries an extension, else
+   call the function with the arguments as they came (no packing of args, kwargs). */
+/* K_MATMUL: x1 @ x2 for matrices and vectors of one dtype (table: [result dtype or None
+   per dtype index, the kernel]); K_WHERE: where(condition, x1, x2) for a bool condition
+   and x1, x2 of one dtype (table: [the bool DType, the kernel]). */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4 };
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3};
 
 typedef struct {
     PyObject_HEAD
@@ -320,6 +340,9 @@ typedef struct {
     PyObject *table;    /* unary: [entry per dtype index]; binary: [[entry per index]] */
     PyObject *stable;   /* binary: [[entry per scalar column] per dtype index] */
     PyObject *dict;     /* attributes of its own (__doc__, __name__, ... for namespace use) */
+    PyObject *hook;     /* K_API: the extension hook list (``_array.HOOK``) */
+    PyObject *name;     /* K_API: the namespace name the hook is called with */
+    PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
 } Fast;
@@ -393,14 +416,148 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2)
     return r == NULL ? NULL : wrap(r, res, dev);
 }
 
+static inline int
+has_ext(PyObject *a)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    if (t == Array_T)
+        return SLOT(a, O_ext) != Py_None;
+    if (t == &PyTuple_Type || t == &PyList_Type) {
+        /* (a list may change size under us: index it afresh each time) */
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(a); i++) {
+            PyObject *b = PySequence_Fast_GET_ITEM(a, i);
+            if (Py_TYPE(b) == Array_T && SLOT(b, O_ext) != Py_None)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
+   array in a tuple/list argument, or a keyword argument) carries an extension. */
+static PyObject *
+api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *hook = PyList_GET_SIZE(f->hook) ? PyList_GET_ITEM(f->hook, 0) : Py_None;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (hook != Py_None) {
+        int ext = 0;
+        for (Py_ssize_t i = 0; i < n && !ext; i++)
+            ext = has_ext(args[i]);
+        for (Py_ssize_t i = 0; i < nk && !ext; i++)
+            ext = Py_TYPE(args[n + i]) == Array_T && SLOT(args[n + i], O_ext) != Py_None;
+        if (ext) {
+            PyObject *tup = PyTuple_New(n), *kw = PyDict_New(), *r = NULL;
+            if (tup == NULL || kw == NULL)
+                goto done;
+            for (Py_ssize_t i = 0; i < n; i++)
+                PyTuple_SET_ITEM(tup, i, Py_NewRef(args[i]));
+            for (Py_ssize_t i = 0; i < nk; i++)
+                if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
+                    goto done;
+            Py_INCREF(hook); /* the hook may be uninstalled while it runs */
+            r = PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL);
+            Py_DECREF(hook);
+        done:
+            Py_XDECREF(tup);
+            Py_XDECREF(kw);
+            return r;
+        }
+    }
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+        return NULL;
+    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
+    PyObject *s1 = SLOT(x1, O_shape), *s2 = SLOT(x2, O_shape);
+    if (SLOT(x2, O_dtype) != dt || SLOT(x2, O_device) != dev || !PyTuple_CheckExact(s1)
+        || !PyTuple_CheckExact(s2))
+        return NULL;
+    Py_ssize_t d1 = PyTuple_GET_SIZE(s1), d2 = PyTuple_GET_SIZE(s2);
+    if (d1 < 1 || d1 > 2 || d2 < 1 || d2 > 2) /* stacks: numpy.matmul, in Python */
+        return NULL;
+    PyObject *res = list_at(PyList_GET_ITEM(f->table, 0), dtype_index(dt));
+    if (res == NULL || res == Py_None)
+        return NULL;
+    Py_ssize_t limit = small_limit();
+    PyObject *args[2] = {small_native(x1, limit), NULL};
+    if (args[0] == NULL)
+        return NULL;
+    args[1] = small_native(x2, limit);
+    if (args[1] == NULL) {
+        Py_DECREF(args[0]);
+        return NULL;
+    }
+    PyObject *r = run_kernel(PyList_GET_ITEM(f->table, 1), args, 2);
+    Py_DECREF(args[0]);
+    Py_DECREF(args[1]);
+    return r == NULL ? NULL : wrap(r, res, dev);
+}
+
+static PyObject *
+fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(c) != Array_T || Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+        return NULL;
+    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
+    if (SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0) || SLOT(x2, O_dtype) != dt
+        || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
+        return NULL;
+    Py_ssize_t limit = small_limit();
+    PyObject *args[3] = {small_native(c, limit), NULL, NULL};
+    if (args[0] == NULL)
+        return NULL;
+    args[1] = small_native(x1, limit);
+    args[2] = args[1] == NULL ? NULL : small_native(x2, limit);
+    PyObject *r = args[2] == NULL ? NULL : run_kernel(PyList_GET_ITEM(f->table, 1), args, 3);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(args[i]);
+    return r == NULL ? NULL : wrap(r, dt, dev);
+}
+
 static PyObject *
 fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (ready && n == f->kind && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
-        PyObject *r = n == 1 ? fast_unary(f, args[0])
-                      : f->swap ? fast_binary(f, args[1], args[0]) : fast_binary(f, args[0], args[1]);
+    if (f->kind == K_API)
+        return api_call(f, args, nargsf, kwnames);
+    if (f->elide != Py_None && n == 2 && kwnames == NULL) {
+        /* A temporary argument -- add(multiply(a, b), c): the caller's stack holds the
+           only reference -- may lend its buffer to the result (_elementwise._elide; the
+           Python function's own test counts the reference its frame holds instead). */
+        for (int i = 0; i < 2; i++) {
+            PyObject *x = args[i];
+            if (Py_TYPE(x) == Array_T && Py_REFCNT(x) == 1 && SLOT(x, O_st) == Py_None
+                && SLOT(x, O_ext) == Py_None) {
+                PyObject *r = PyObject_CallFunctionObjArgs(f->elide, args[0], args[1], x, NULL);
+                if (r != Py_None)
+                    return r;
+                Py_DECREF(r);
+                break;
+            }
+        }
+    }
+    if (ready && n == NARGS[f->kind] && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *r;
+        switch (f->kind) {
+        case K_UNARY:
+            r = fast_unary(f, args[0]);
+            break;
+        case K_BINARY:
+            r = f->swap ? fast_binary(f, args[1], args[0]) : fast_binary(f, args[0], args[1]);
+            break;
+        case K_MATMUL:
+            r = fast_matmul(f, args[0], args[1]);
+            break;
+        default:
+            r = fast_where(f, args[0], args[1], args[2]);
+        }
         if (r != NULL || PyErr_Occurred())
             return r;
     }
@@ -410,16 +567,31 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
 static PyObject *
 fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    PyObject *fallback, *table, *stable = Py_None;
+    PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
+    PyObject *elide = Py_None;
     int kind, swap = 0;
-    static char *names[] = {"fallback", "kind", "table", "stable", "swap", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO!|Op:Fast", names, &fallback, &kind,
-                                     &PyList_Type, &table, &stable, &swap))
+    static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOO:Fast", names, &fallback, &kind,
+                                     &table, &stable, &swap, &hook, &name, &elide))
         return NULL;
-    if (!PyCallable_Check(fallback) || (kind != K_UNARY && kind != K_BINARY)
-        || (kind == K_BINARY && !PyList_Check(stable))) {
-        PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table[, stable, swap]): a callable, "
-                        "kind 1 or 2, lists of entries (stable required for kind 2)");
+    if (Array_T == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)
+        || (kind == K_API ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+            : kind == K_UNARY ? !PyList_CheckExact(table)
+            : kind == K_BINARY ? !PyList_CheckExact(table) || !PyList_CheckExact(stable)
+            : kind == K_MATMUL || kind == K_WHERE
+              ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
+                || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
+            : 1)
+        || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))) {
+        PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
+                        "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
+                        "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
+                        "3 or 4 (table: [result dtypes or the bool dtype, kernel])");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -429,6 +601,9 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->fallback = Py_NewRef(fallback);
     f->table = Py_NewRef(table);
     f->stable = Py_NewRef(stable);
+    f->hook = Py_NewRef(hook);
+    f->name = Py_NewRef(name);
+    f->elide = Py_NewRef(elide);
     f->kind = kind;
     f->swap = swap;
     f->dict = PyDict_New();
@@ -460,6 +635,9 @@ fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->fallback);
     Py_VISIT(f->table);
     Py_VISIT(f->stable);
+    Py_VISIT(f->hook);
+    Py_VISIT(f->name);
+    Py_VISIT(f->elide);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -470,6 +648,9 @@ fast_clear(Fast *f)
     Py_CLEAR(f->fallback);
     Py_CLEAR(f->table);
     Py_CLEAR(f->stable);
+    Py_CLEAR(f->hook);
+    Py_CLEAR(f->name);
+    Py_CLEAR(f->elide);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -537,8 +718,9 @@ static PyMethodDef fast_methods[] = {
 static PyTypeObject Fast_T = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "strided._chot.Fast",
-    .tp_doc = "Fast(fallback, kind, table[, stable, swap]): the compiled hot path of an "
-              "elementwise call, in front of the Python function `fallback`.",
+    .tp_doc = "Fast(fallback, kind, table=None, stable=None, swap=False, hook=None, name=None, "
+              "elide=None): "
+              "the compiled hot path of a call, in front of the Python function `fallback`.",
     .tp_basicsize = sizeof(Fast),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
                 | Py_TPFLAGS_METHOD_DESCRIPTOR,
@@ -558,9 +740,11 @@ static PyTypeObject Fast_T = {
 };
 
 static PyMethodDef methods[] = {
+    {"setup_array", setup_array, METH_VARARGS,
+     "setup_array(Array, DType): the classes whose slots the hot path reads and writes."},
     {"setup", setup, METH_VARARGS,
-     "setup(Array, DType, ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, "
-     "errstate_ignore): what the hot path needs to know, once."},
+     "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
+     "ignore_context): what the elementwise fast cases need to know, once."},
     {NULL, NULL, 0, NULL},
 };
 

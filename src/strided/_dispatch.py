@@ -11,10 +11,26 @@
 from __future__ import annotations
 
 import functools
+import os
 
 from . import _dtypes, _layout
 from ._array import _LATE, HOOK, Array, _native
 from ._device import Device
+
+
+def _load_chot():
+    """The compiled hot path (strided/_chot.c), or None: not built, or STRIDED_NO_CEXT=1."""
+    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
+        return None
+    try:
+        from . import _chot
+    except ImportError:
+        return None
+    _chot.setup_array(Array, _dtypes.DType)
+    return _chot
+
+
+CHOT = _load_chot()
 
 __all__ = ["api", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
 
@@ -104,6 +120,11 @@ def api(name: str):
 
         wrapper._impl = fn
         wrapper._api_name = name
+        if CHOT is not None:
+            # The same wrapper compiled: the hook test in C, the call passed on as it came.
+            fast = CHOT.Fast(fn, 0, hook=HOOK, name=name)
+            fast.__dict__.update(wrapper.__dict__)
+            return fast
         return wrapper
 
     return deco

@@ -21,14 +21,13 @@ import contextvars
 import dis
 import functools
 import math
-import os
 import sys
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _dtypes, _layout
+from . import _dispatch, _dtypes, _layout
 from ._array import _INT_RANGE, _LATE, HOOK, Array, _native
 from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
@@ -999,20 +998,26 @@ for _row in ROWS:
 # Python operator for everything else: the Python code above stays the definition
 # and is what runs without the extension (STRIDED_NO_CEXT=1).
 
+def _elide_arg(func, x1, x2, tmp):
+    """``func(x1, x2)`` written into the temporary ``tmp``'s buffer, or None (the C
+    layer found ``tmp`` held by its caller's stack alone)."""
+    return _elide(func._impl, func._entry, x1, x2, tmp, False)
+
+
 def _install_compiled() -> bool:
-    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
+    _chot = _dispatch.CHOT
+    if _chot is None:  # not built, or STRIDED_NO_CEXT=1
         return False
     try:
-        from . import _chot
         from numpy._core import _ufunc_config
         var = _ufunc_config._extobj_contextvar
-    except (ImportError, AttributeError):  # not built, or a NumPy without that variable
+    except (ImportError, AttributeError):  # a NumPy without that variable
         return False
     with np.errstate(all="ignore"):
         ignore = var.get()
     ctx = contextvars.Context()
     ctx.run(var.set, ignore)
-    _chot.setup(Array, _dtypes.DType, _ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
+    _chot.setup(_ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
     Fast = _chot.Fast
     for row in ROWS:
         d = row.dunder
@@ -1029,8 +1034,11 @@ def _install_compiled() -> bool:
     # (its name, docstring, signature and pickling are the function's).
     for row in ROWS:
         f = row.func
-        fast = Fast(f, 1, row.upairs) if row.nargs == 1 else Fast(f, 2, row.pairs, row.spairs)
-        FUNCTIONS[row.name] = fast
+        if row.nargs == 1:
+            fast = Fast(f, 1, row.upairs)
+        else:
+            fast = Fast(f, 2, row.pairs, row.spairs, elide=functools.partial(_elide_arg, f))
+        FUNCTIONS[row.name] = row.func = fast
         globals()[row.name] = fast
     return True
 

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import _dtypes, _layout
+from . import _dispatch, _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api, check_devices
@@ -168,6 +168,16 @@ _matmul_impl = matmul._impl
 Array.__matmul__ = _matmul_op
 Array.__rmatmul__ = _rmatmul_op
 Array.__imatmul__ = _imatmul_op
+
+if _dispatch.CHOT is not None:
+    # The compiled hot path (strided/_chot.c) of ``a @ b`` and ``matmul(a, b)``: matrices
+    # and vectors of one non-bool dtype, small, on the CPU -- numpy.dot, as the fast path
+    # above; anything else calls the Python definitions above.
+    _MATMUL_TABLE = [[None if d.kind == "b" else d for d in sorted(_dtypes.ALL_DTYPES, key=lambda d: d._index)],
+                     np.dot]
+    assert all(d._index == i for i, d in enumerate(sorted(_dtypes.ALL_DTYPES, key=lambda d: d._index)))
+    Array.__matmul__ = _dispatch.CHOT.Fast(_matmul_op, 3, _MATMUL_TABLE)
+    matmul = _dispatch.CHOT.Fast(matmul, 3, _MATMUL_TABLE)
 
 
 # --- tensordot, vecdot, einsum ---------------------------------------------------
