@@ -156,13 +156,11 @@ small_limit(void)
     return big < elide_bytes ? big : elide_bytes;
 }
 
-/* An extension-free CPU array small enough for this path: its native view (new
-   reference), else NULL with no error set. */
+/* A CPU array small enough for this path: its native view (new reference), else NULL
+   with no error set. small_native: the same for an extension-free array only. */
 static PyObject *
-small_native(PyObject *x, Py_ssize_t limit)
+small_native_any(PyObject *x, Py_ssize_t limit)
 {
-    if (SLOT(x, O_ext) != Py_None)
-        return NULL;
     Py_ssize_t n = nbytes_of(x);
     if (n < 0 || n >= limit)
         return NULL;
@@ -183,6 +181,12 @@ small_native(PyObject *x, Py_ssize_t limit)
         return NULL;
     }
     return a;
+}
+
+static inline PyObject *
+small_native(PyObject *x, Py_ssize_t limit)
+{
+    return SLOT(x, O_ext) == Py_None ? small_native_any(x, limit) : NULL;
 }
 
 /* Call kernel(args) under NumPy's "ignore" error state; NULL with no error set when
@@ -343,12 +347,13 @@ typedef struct {
     PyObject *hook;     /* K_API: the extension hook list (``_array.HOOK``) */
     PyObject *name;     /* K_API: the namespace name the hook is called with */
     PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
+    PyObject *last[3];  /* named: the last inputs' keys and their result names */
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
 } Fast;
 
 static PyObject *
-fast_unary(Fast *f, PyObject *x)
+fast_unary(Fast *f, PyObject *x, int named)
 {
     if (Py_TYPE(x) != Array_T)
         return NULL;
@@ -359,7 +364,7 @@ fast_unary(Fast *f, PyObject *x)
     PyObject *k = entry_kernel(ent, dev, &res);
     if (k == NULL)
         return NULL;
-    PyObject *a = small_native(x, small_limit());
+    PyObject *a = (named ? small_native_any : small_native)(x, small_limit());
     if (a == NULL)
         return NULL;
     PyObject *r = run_kernel(k, &a, 1);
@@ -368,7 +373,7 @@ fast_unary(Fast *f, PyObject *x)
 }
 
 static PyObject *
-fast_binary(Fast *f, PyObject *x1, PyObject *x2)
+fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
 {
     PyObject *ent, *dev, *res, *args[2];
     Py_ssize_t limit = small_limit();
@@ -402,10 +407,11 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2)
     if (k == NULL)
         return NULL;
     int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
-    args[0] = n1 ? small_native(x1, limit) : Py_NewRef(x1);
+    PyObject *(*native)(PyObject *, Py_ssize_t) = named ? small_native_any : small_native;
+    args[0] = n1 ? native(x1, limit) : Py_NewRef(x1);
     if (args[0] == NULL)
         return NULL;
-    args[1] = n2 ? small_native(x2, limit) : Py_NewRef(x2);
+    args[1] = n2 ? native(x2, limit) : Py_NewRef(x2);
     if (args[1] == NULL) {
         Py_DECREF(args[0]);
         return NULL;
@@ -520,6 +526,145 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
     return r == NULL ? NULL : wrap(r, dt, dev);
 }
 
+/* --- named dimensions ---------------------------------------------------------------
+   An elementwise call on named arrays (strided.named) whose name outcome the named
+   handler has cached (_handler._EW_NAMES, keyed by (row name, key of each input): its
+   names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and names
+   the result with a fresh Ext, as the handler's own fast link does. Only arrays whose
+   Ext tracks no gradient (autograd, the one other handler, passes those through) and
+   inputs whose names agree (else auto-alignment may apply): anything else goes to the
+   Python path. Enabled by setup_named(), which strided.named calls when it installs
+   its handler. */
+static PyTypeObject *Ext_T;
+static Py_ssize_t E_rg, E_grad, E_fn, E_nr, E_retains, E_hooks, E_names, E_view, E_acc;
+static PyObject *ew_names; /* _handler._EW_NAMES */
+static PyObject *minus_one;
+
+static PyObject *
+setup_named(PyObject *mod, PyObject *args)
+{
+    PyObject *ext, *cache;
+    if (!PyArg_ParseTuple(args, "O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache))
+        return NULL;
+    PyTypeObject *E = (PyTypeObject *)ext;
+    if (slot_offset(E, "requires_grad", &E_rg) || slot_offset(E, "grad", &E_grad)
+        || slot_offset(E, "grad_fn", &E_fn) || slot_offset(E, "output_nr", &E_nr)
+        || slot_offset(E, "retains_grad", &E_retains) || slot_offset(E, "hooks", &E_hooks)
+        || slot_offset(E, "names", &E_names) || slot_offset(E, "is_view", &E_view)
+        || slot_offset(E, "acc", &E_acc))
+        return NULL;
+    Py_XSETREF(Ext_T, (PyTypeObject *)Py_NewRef(ext));
+    Py_XSETREF(ew_names, Py_NewRef(cache));
+    Py_RETURN_NONE;
+}
+
+/* An operand's key in the name cache (new reference), or NULL (no error) to decline. */
+static PyObject *
+name_key(PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T)
+        return scalar_column(x) < 0 ? NULL : Py_NewRef(minus_one);
+    PyObject *e = SLOT(x, O_ext);
+    if (e == Py_None)
+        return PyLong_FromSsize_t(PyTuple_GET_SIZE(SLOT(x, O_shape)));
+    if (Py_TYPE(e) != Ext_T || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    PyObject *names = SLOT(e, E_names);
+    if (names == Py_None)
+        return PyLong_FromSsize_t(PyTuple_GET_SIZE(SLOT(x, O_shape)));
+    return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
+}
+
+/* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed). */
+static PyObject *
+name_result(PyObject *r, PyObject *names)
+{
+    if (names == Py_None)
+        return r;
+    if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(SLOT(r, O_shape))) {
+        Py_DECREF(r);
+        return NULL; /* the handler raises its own error */
+    }
+    PyObject *e = Ext_T->tp_alloc(Ext_T, 0);
+    if (e == NULL) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    SLOT(e, E_rg) = Py_NewRef(Py_False);
+    SLOT(e, E_grad) = Py_NewRef(Py_None);
+    SLOT(e, E_fn) = Py_NewRef(Py_None);
+    SLOT(e, E_nr) = Py_NewRef(zero);
+    SLOT(e, E_retains) = Py_NewRef(Py_False);
+    SLOT(e, E_hooks) = Py_NewRef(Py_None);
+    SLOT(e, E_names) = Py_NewRef(names);
+    SLOT(e, E_view) = Py_NewRef(Py_False);
+    SLOT(e, E_acc) = Py_NewRef(Py_None);
+    Py_SETREF(SLOT(r, O_ext), e);
+    return r;
+}
+
+/* The named case of a unary (n == 1) or binary row, operands in kernel order. The
+   last outcome is kept on the object, keyed by the identity of the inputs' keys
+   (results carry the cache's own names tuple, so chains hit it). */
+static PyObject *
+fast_named(Fast *f, PyObject *const *xs, int n)
+{
+    if (ew_names == NULL || !PyUnicode_Check(f->name))
+        return NULL;
+    PyObject *k[2] = {NULL, NULL}, *names = NULL, *r = NULL;
+    int named = 0;
+    for (int i = 0; i < n; i++) {
+        k[i] = name_key(xs[i]);
+        if (k[i] == NULL)
+            goto done;
+        named |= PyTuple_CheckExact(k[i]);
+    }
+    if (!named)
+        goto done;
+    if (k[0] == f->last[0] && k[1] == f->last[1]) {
+        names = Py_NewRef(f->last[2]);
+    }
+    else {
+        if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
+            int eq = PyObject_RichCompareBool(k[0], k[1], Py_EQ);
+            if (eq != 1) { /* names that differ: the handler aligns them or reports them */
+                if (eq < 0)
+                    PyErr_Clear();
+                goto done;
+            }
+        }
+        PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
+        if (key == NULL) {
+            PyErr_Clear();
+            goto done;
+        }
+        names = PyDict_GetItemWithError(ew_names, key);
+        Py_DECREF(key);
+        if (names == NULL) {
+            PyErr_Clear();
+            goto done;
+        }
+        Py_INCREF(names); /* the kernel call may run code that clears the cache */
+        for (int i = 0; i < 2; i++)
+            Py_XSETREF(f->last[i], Py_XNewRef(k[i]));
+        Py_XSETREF(f->last[2], Py_NewRef(names));
+    }
+    r = n == 1 ? fast_unary(f, xs[0], 1) : fast_binary(f, xs[0], xs[1], 1);
+    if (r != NULL)
+        r = name_result(r, names);
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(k[0]);
+    Py_XDECREF(k[1]);
+    return r;
+}
+
+static inline int
+plain(PyObject *x)
+{
+    return Py_TYPE(x) != Array_T || SLOT(x, O_ext) == Py_None;
+}
+
 static PyObject *
 fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -547,11 +692,13 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         PyObject *r;
         switch (f->kind) {
         case K_UNARY:
-            r = fast_unary(f, args[0]);
+            r = plain(args[0]) ? fast_unary(f, args[0], 0) : fast_named(f, args, 1);
             break;
-        case K_BINARY:
-            r = f->swap ? fast_binary(f, args[1], args[0]) : fast_binary(f, args[0], args[1]);
+        case K_BINARY: {
+            PyObject *xs[2] = {args[f->swap], args[!f->swap]};
+            r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
             break;
+        }
         case K_MATMUL:
             r = fast_matmul(f, args[0], args[1]);
             break;
@@ -638,6 +785,9 @@ fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->hook);
     Py_VISIT(f->name);
     Py_VISIT(f->elide);
+    Py_VISIT(f->last[0]);
+    Py_VISIT(f->last[1]);
+    Py_VISIT(f->last[2]);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -651,6 +801,9 @@ fast_clear(Fast *f)
     Py_CLEAR(f->hook);
     Py_CLEAR(f->name);
     Py_CLEAR(f->elide);
+    Py_CLEAR(f->last[0]);
+    Py_CLEAR(f->last[1]);
+    Py_CLEAR(f->last[2]);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -742,6 +895,8 @@ static PyTypeObject Fast_T = {
 static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType): the classes whose slots the hot path reads and writes."},
+    {"setup_named", setup_named, METH_VARARGS,
+     "setup_named(Ext, name_cache): named elementwise calls with a cached name outcome in C."},
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
@@ -759,9 +914,10 @@ PyInit__chot(void)
     if (PyType_Ready(&Fast_T) < 0)
         return NULL;
     zero = PyLong_FromLong(0);
+    minus_one = PyLong_FromLong(-1);
     s_dtype = PyUnicode_InternFromString("dtype");
     s_shape = PyUnicode_InternFromString("shape");
-    if (zero == NULL || s_dtype == NULL || s_shape == NULL)
+    if (zero == NULL || minus_one == NULL || s_dtype == NULL || s_shape == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)

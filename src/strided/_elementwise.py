@@ -1024,20 +1024,22 @@ def _install_compiled() -> bool:
         if d is None:
             continue
         if row.nargs == 1:
-            setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 1, row.upairs))
+            setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 1, row.upairs, name=row.name))
             continue
-        setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs))
+        setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs,
+                                        name=row.name))
         if d not in _NO_REFLECT:
             setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
-                                             swap=True))
+                                             swap=True, name=row.name))
     # The namespace functions: ``strided.exp`` is a Fast in front of the Python ``exp``
     # (its name, docstring, signature and pickling are the function's).
     for row in ROWS:
         f = row.func
         if row.nargs == 1:
-            fast = Fast(f, 1, row.upairs)
+            fast = Fast(f, 1, row.upairs, name=row.name)
         else:
-            fast = Fast(f, 2, row.pairs, row.spairs, elide=functools.partial(_elide_arg, f))
+            fast = Fast(f, 2, row.pairs, row.spairs, name=row.name,
+                        elide=functools.partial(_elide_arg, f))
         FUNCTIONS[row.name] = row.func = fast
         globals()[row.name] = fast
     return True

@@ -14,7 +14,7 @@ import contextvars
 import inspect
 
 from .._array import Array, Ext
-from .._dispatch import _run_impl, register_handler
+from .._dispatch import CHOT, _run_impl, register_handler
 from .._elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
 from ._ops import align
@@ -83,6 +83,10 @@ class _Binder:
 
 def install() -> None:
     register_handler(handler, priority=10)
+    if CHOT is not None:
+        # The compiled hot path names the results of elementwise calls whose name outcome
+        # is cached below (the same outcome as ``_entry``'s fast link; strided/_chot.c).
+        CHOT.setup_named(Ext, _EW_NAMES)
 
 
 def _named(a) -> bool:
