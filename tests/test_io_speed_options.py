@@ -44,6 +44,7 @@ def _records(data: bytes):
 def many_threads(monkeypatch):
     """Checksum on three worker threads, in parts of 4 KiB, even for small files."""
     monkeypatch.setattr(ser, "_THREADED_CRC", 0)
+    monkeypatch.setattr(ser, "_CRC_INLINE", False)  # threads even with the C checksum
     monkeypatch.setattr(ser, "_CRC_PART", 4096)
     monkeypatch.setattr(ser, "_CHUNK", 3 * 4096 + 8)  # chunks that don't end on a part boundary
     old = xp.get_num_threads()
