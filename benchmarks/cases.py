@@ -386,23 +386,35 @@ def autograd(quick: bool) -> list[Case]:
 
 # --- (h) save/load ---------------------------------------------------------------------
 
-def _build_io(load: bool, strided_kw: str = ""):
+def _fsync_path(path):
+    """What strided's ``save(fsync=True)`` does after writing: fsync the file, then its directory."""
+    for p, flags in ((path, os.O_RDONLY), (os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)):
+        fd = os.open(p, flags)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _build_io(load: bool, strided_kw: str = "", durable: bool = False):
     """Save or load ``a`` at a path; ``strided_kw`` adds strided's options (``fsync=False``,
-    ``verify=False``); NumPy and PyTorch neither fsync nor verify checksums."""
+    ``verify=False``); NumPy and PyTorch neither fsync nor verify checksums, so with
+    ``durable=True`` their save is followed by the fsyncs strided's default save does."""
     def build(lib, inp, ctx):
         a = inp["a"]
         path = os.path.join(ctx["tmpdir"], f"{lib.name}.{'npy' if lib.name == 'numpy' else 'bin'}")
+        sync = "; fsync_path(path)" if durable else ""
         if lib.name == "numpy":
-            save, ld = "np.save(path, a)", "np.load(path)"
+            save, ld = "np.save(path, a)" + sync, "np.load(path)"
         elif lib.kind == "torch" and lib.device == "cpu":
-            save, ld = "torch.save(a, path)", "torch.load(path)"
+            save, ld = "torch.save(a, path)" + sync, "torch.load(path)"
         elif lib.name == "strided":
             check_available(lib, "xp.save xp.load")
             kw = ", " + strided_kw if strided_kw else ""
             save, ld = f"xp.save(a, path{kw if not load else ''})", f"xp.load(path{kw if load else ''})"
         else:
             raise Skip(f"{lib.name} has no save/load of its own")
-        ns = {"a": a, "path": path}
+        ns = {"a": a, "path": path, "fsync_path": _fsync_path}
         if load:
             exec(save, lib.namespace() | ns)
         return (ld if load else save), ns
@@ -415,8 +427,9 @@ def io(quick: bool) -> list[Case]:
         p = {"MB": nbytes // 2**20, "dtype": "float32"}
         K = ("io", nbytes)
         cases += [
-            Case("io", "save", p, K, build=_build_io(False), check=False, mutates=True,
-                 note="strided's default save fsyncs the file and its directory; NumPy and PyTorch don't"),
+            Case("io", "save", p, K, build=_build_io(False, durable=True), check=False, mutates=True,
+                 note="the same durability everywhere: strided's default save fsyncs the file and its "
+                      "directory, and NumPy's and PyTorch's save are followed by the same two fsyncs"),
             Case("io", "save, fsync=False", p, K, build=_build_io(False, "fsync=False"), check=False,
                  mutates=True, note="the same durability everywhere: no fsync (strided still renames atomically)"),
             Case("io", "load", p, K, build=_build_io(True), mutates=True,

@@ -44,6 +44,7 @@ def _records(data: bytes):
 def many_threads(monkeypatch):
     """Checksum on three worker threads, in parts of 4 KiB, even for small files."""
     monkeypatch.setattr(ser, "_THREADED_CRC", 0)
+    monkeypatch.setattr(ser, "_CRC_INLINE", False)  # threads even with the C checksum
     monkeypatch.setattr(ser, "_CRC_PART", 4096)
     monkeypatch.setattr(ser, "_CHUNK", 3 * 4096 + 8)  # chunks that don't end on a part boundary
     old = xp.get_num_threads()
@@ -222,3 +223,36 @@ def test_fsync_false_over_an_existing_file(tmp_path, monkeypatch, exchange):
     assert sorted(os.listdir(tmp_path)) == ["link.strd", "real.strd"]
     out = xp.load(real)
     assert np.array_equal(host(out["b"]), host(obj["b"]))
+
+
+def test_fsync_save_starts_writeback_as_it_writes(tmp_path, monkeypatch):
+    # save(fsync=True) asks the kernel to start writing each new stretch of the file
+    # (sync_file_range); the ranges follow each other without gaps or overlaps, within
+    # the file, and the file is the same as one written without them.
+    calls = []
+
+    def fake(fd, offset, nbytes, flags):
+        calls.append((offset, nbytes, flags, os.fstat(fd).st_size))
+        return 0
+
+    monkeypatch.setattr(ser, "_SYNC_FILE_RANGE", [fake])
+    monkeypatch.setattr(ser, "_WRITEBACK_STEP", 10_000)
+    monkeypatch.setattr(ser, "_CHUNK", 4096)
+    obj = _sample()
+    xp.save(obj, tmp_path / "a.st")
+    assert len(calls) >= 5
+    pos = calls[0][0]
+    for offset, nbytes, flags, size in calls:
+        assert offset == pos and nbytes >= 10_000 and flags == 2 and offset + nbytes <= size
+        pos += nbytes
+    n_fsync = len(calls)
+    xp.save(obj, tmp_path / "b.st", fsync=False)
+    assert len(calls) == n_fsync  # fsync=False: nothing to wait for, nothing started early
+    assert (tmp_path / "a.st").read_bytes() == (tmp_path / "b.st").read_bytes() == _bytes(obj)
+
+
+def test_fsync_save_without_sync_file_range(tmp_path, monkeypatch):
+    monkeypatch.setattr(ser, "_SYNC_FILE_RANGE", [None])  # systems without it
+    obj = _sample()
+    xp.save(obj, tmp_path / "a.st")
+    assert (tmp_path / "a.st").read_bytes() == _bytes(obj)
