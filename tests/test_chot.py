@@ -27,7 +27,7 @@ UNARY = [r for r in E.ROWS if r.nargs == 1 and r.dunder]
 
 
 def _np(x):
-    return np.asarray(x)
+    return np.asarray(x.cpu())
 
 
 def _same(got, want):
