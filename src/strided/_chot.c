@@ -985,14 +985,15 @@ view_reshape(PyObject *x, PyObject *shape)
 /* --- permute_dims / permute ------------------------------------------------------------ */
 
 /* axes: a tuple of exact ints (borrowed), a permutation of range(ndim) (negative axes
-   counted from the end, as the general path normalises them; bools are ints, as the
-   Python path's cache takes them, and NumPy gets the ints). */
+   counted from the end, as the general path normalises them, and as there the child's
+   native view is left to be built on use; bools are ints, as the Python path's cache
+   takes them, and NumPy gets the ints). */
 static PyObject *
 view_permute(PyObject *x, PyObject *axes)
 {
     Py_ssize_t ax[MAXDIMS], na, oshape[MAXDIMS], ostr[MAXDIMS];
     char seen[MAXDIMS] = {0};
-    int bools = 0;
+    int bools = 0, negative = 0;
     if (tuple_ints_or_bools(axes, ax, &na, &bools))
         return NULL;
     Layout L;
@@ -1002,8 +1003,10 @@ view_permute(PyObject *x, PyObject *axes)
         Py_ssize_t a = ax[i];
         if (a < -na || a >= na)
             return NULL;
-        if (a < 0)
+        if (a < 0) {
             a += na;
+            negative = 1;
+        }
         if (seen[a])
             return NULL;
         seen[a] = 1;
@@ -1011,7 +1014,7 @@ view_permute(PyObject *x, PyObject *axes)
         oshape[i] = L.shape[a];
         ostr[i] = L.str[a];
     }
-    PyObject *p = parent_native(x), *nat;
+    PyObject *p = negative ? Py_NewRef(Py_None) : parent_native(x), *nat;
     if (p == Py_None)
         nat = p;
     else {
