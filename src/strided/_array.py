@@ -945,3 +945,31 @@ def _setitem(self: Array, key, value):
     target = _native(st, off, shape, strides)
     _LATE["assign"](target, value, self._dtype, self._device, "__setitem__")
     st._version += 1
+
+
+# --- the compiled view paths (strided/_chot.c, "views") in front of the methods above -------
+# ``_chot.View`` / ``_chot.ViewProp`` answer the plain case of each (an extension-free Array,
+# keys and arguments of exact int/slice/tuple types) in C with the same result, and call the
+# Python definition (``__wrapped__``) for everything else. _views.py and _methods.py put the
+# view functions and methods behind them the same way.
+
+def _install_compiled_views():
+    """The ``_chot`` module with the view paths set up, or None (not built, or
+    STRIDED_NO_CEXT=1: the Python definitions above run as they are)."""
+    import os
+    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
+        return None
+    try:
+        from . import _chot
+    except ImportError:
+        return None
+    _chot.views_setup(Array)
+    d = Array.__dict__
+    Array.__getitem__ = _chot.View(d["__getitem__"], _chot.GETITEM)
+    Array.contiguous = _chot.View(d["contiguous"], _chot.CONTIGUOUS)
+    Array.T = _chot.ViewProp(d["T"], _chot.T)  # (a property: its getter is the fallback)
+    Array.mT = _chot.ViewProp(d["mT"], _chot.MT)
+    return _chot
+
+
+_CVIEWS = _install_compiled_views()

@@ -64,6 +64,18 @@ slot_offset(PyTypeObject *t, const char *name, Py_ssize_t *off)
     return 0;
 }
 
+/* The offsets of Array's slots. */
+static int
+array_slots(PyTypeObject *A)
+{
+    if (slot_offset(A, "_np", &O_np) || slot_offset(A, "_st", &O_st) || slot_offset(A, "_off", &O_off)
+        || slot_offset(A, "_shape", &O_shape) || slot_offset(A, "_str", &O_str)
+        || slot_offset(A, "_dtype", &O_dtype) || slot_offset(A, "_device", &O_device)
+        || slot_offset(A, "_ext", &O_ext))
+        return -1;
+    return 0;
+}
+
 /* setup_array(Array, DType): the slots of Array and DType (called by _dispatch, before
    any namespace function exists). */
 static PyObject *
@@ -73,11 +85,8 @@ setup_array(PyObject *mod, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!:setup_array", &PyType_Type, &arr, &PyType_Type, &dt))
         return NULL;
     PyTypeObject *A = (PyTypeObject *)arr, *D = (PyTypeObject *)dt;
-    if (slot_offset(A, "_np", &O_np) || slot_offset(A, "_st", &O_st) || slot_offset(A, "_off", &O_off)
-        || slot_offset(A, "_shape", &O_shape) || slot_offset(A, "_str", &O_str)
-        || slot_offset(A, "_dtype", &O_dtype) || slot_offset(A, "_device", &O_device)
-        || slot_offset(A, "_ext", &O_ext) || slot_offset(D, "_index", &D_index)
-        || slot_offset(D, "_np", &D_np) || slot_offset(D, "itemsize", &D_itemsize))
+    if (array_slots(A) < 0 || slot_offset(D, "_index", &D_index) || slot_offset(D, "_np", &D_np)
+        || slot_offset(D, "itemsize", &D_itemsize))
         return NULL;
     Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(arr));
     Py_RETURN_NONE;
@@ -229,6 +238,35 @@ run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n)
     return r;
 }
 
+/* A fresh Array with these fields (every reference stolen, _ext None), as
+   ``object.__new__(Array)`` and eight slot stores build it; NULL with an error set
+   (the references released) when the allocation fails. */
+static PyObject *
+array_new(PyObject *np, PyObject *st, PyObject *off, PyObject *shape, PyObject *str,
+          PyObject *dtype, PyObject *dev)
+{
+    PyObject *o = Array_T->tp_alloc(Array_T, 0);
+    if (o == NULL) {
+        Py_DECREF(np);
+        Py_DECREF(st);
+        Py_DECREF(off);
+        Py_DECREF(shape);
+        Py_DECREF(str);
+        Py_DECREF(dtype);
+        Py_DECREF(dev);
+        return NULL;
+    }
+    SLOT(o, O_np) = np;
+    SLOT(o, O_st) = st;
+    SLOT(o, O_off) = off;
+    SLOT(o, O_shape) = shape;
+    SLOT(o, O_str) = str;
+    SLOT(o, O_dtype) = dtype;
+    SLOT(o, O_device) = dev;
+    SLOT(o, O_ext) = Py_NewRef(Py_None);
+    return o;
+}
+
 /* The Array wrapping a fresh kernel result r (stolen), or NULL with no error set when
    r is not a plain result of dtype res (0-d NumPy scalars, other dtypes: the Python
    path wraps those). */
@@ -250,21 +288,8 @@ wrap(PyObject *r, PyObject *res, PyObject *dev)
         Py_DECREF(shape);
         goto decline;
     }
-    PyObject *o = Array_T->tp_alloc(Array_T, 0);
-    if (o == NULL) {
-        Py_DECREF(shape);
-        Py_DECREF(r);
-        return NULL;
-    }
-    SLOT(o, O_np) = r;
-    SLOT(o, O_st) = Py_NewRef(Py_None);
-    SLOT(o, O_off) = Py_NewRef(zero);
-    SLOT(o, O_shape) = shape;
-    SLOT(o, O_str) = Py_NewRef(Py_None);
-    SLOT(o, O_dtype) = Py_NewRef(res);
-    SLOT(o, O_device) = Py_NewRef(dev);
-    SLOT(o, O_ext) = Py_NewRef(Py_None);
-    return o;
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
+                     Py_NewRef(res), Py_NewRef(dev));
 fail:
     PyErr_Clear();
 decline:
@@ -892,6 +917,815 @@ static PyTypeObject Fast_T = {
     .tp_methods = fast_methods,
 };
 
+/* ====================================================================================
+ * Views: the plain cases of indexing and of the view functions, in C.
+ *
+ * A view is integer arithmetic on (offset, shape, strides); the Python hot paths
+ * (Array.__getitem__, .T, .mT, .contiguous() in _array.py; reshape, permute_dims,
+ * expand_dims, unsqueeze in _views.py; the reshape/permute methods in _methods.py)
+ * do it with a few cached tuples and a fresh Array. Here a ``View`` (a ``Fast`` of
+ * another kind, same fields) or a ``ViewProp`` (a data descriptor in front of a
+ * property) answers the case those hot paths answer, with the same result:
+ *
+ *     an Array (exact type, ``_ext is None``) whose layout is plain tuples of
+ *     Python ints, and arguments of exact types (ints, slices, tuples of them).
+ *
+ * A lazy parent (a kernel result without a Storage yet) is materialized first
+ * (its ``_materialize``), as the Python paths do; the child shares the parent's
+ * Storage. The child's native view is the backend's own view of the parent's
+ * (``p[key]``, ``p.reshape(shape)``, ``p.transpose(axes)``, ``p.T``) when the
+ * parent's is cached, else None (built when a kernel needs it), as in Python.
+ * Anything else -- other key types, Ellipsis, None, bools, out-of-range ints, zero
+ * steps, negative sizes, keywords, arithmetic that would overflow -- declines
+ * (NULL, no error set) and the Python function runs, raising its own errors.
+ * ==================================================================================== */
+
+#define MAXDIMS 64
+
+
+static int views_ready;
+static PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
+static PyObject *unsq_keys[MAXDIMS + 1]; /* (slice(None),) * a + (None, Ellipsis), built on use */
+
+/* views_setup(Array): the slot offsets (the same as setup()'s) for the view paths. */
+static PyObject *
+views_setup(PyObject *mod, PyObject *arr)
+{
+    if (!PyType_Check(arr)) {
+        PyErr_SetString(PyExc_TypeError, "views_setup(Array): expected the Array class");
+        return NULL;
+    }
+    PyTypeObject *A = (PyTypeObject *)arr;
+    if (array_slots(A) < 0)
+        return NULL;
+    if (Array_T != NULL && Array_T != A) {
+        PyErr_SetString(PyExc_TypeError, "views_setup(): a different Array class than setup()'s");
+        return NULL;
+    }
+    if (Array_T == NULL)
+        Array_T = (PyTypeObject *)Py_NewRef(arr);
+    views_ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* A failed call into Python: ordinary exceptions are cleared (the caller declines and
+   the Python path runs, raising its own); KeyboardInterrupt and friends propagate.
+   Returns NULL either way. */
+static PyObject *
+decline_error(void)
+{
+    if (PyErr_ExceptionMatches(PyExc_Exception))
+        PyErr_Clear();
+    return NULL;
+}
+
+/* The items of a tuple of exact Python ints (bools too when bools is set: *bools then
+   says whether there was one), at most MAXDIMS of them; -1 (no error set) for
+   anything else. */
+static int
+tuple_ints_or_bools(PyObject *t, Py_ssize_t *out, Py_ssize_t *n, int *bools)
+{
+    if (t == NULL || !PyTuple_CheckExact(t))
+        return -1;
+    Py_ssize_t m = PyTuple_GET_SIZE(t);
+    if (m > MAXDIMS)
+        return -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *v = PyTuple_GET_ITEM(t, i);
+        if (!PyLong_CheckExact(v)) {
+            if (bools == NULL || !PyBool_Check(v))
+                return -1;
+            *bools = 1;
+        }
+        Py_ssize_t x = PyLong_AsSsize_t(v);
+        if (x == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+        out[i] = x;
+    }
+    *n = m;
+    return 0;
+}
+
+static inline int
+tuple_ints(PyObject *t, Py_ssize_t *out, Py_ssize_t *n)
+{
+    return tuple_ints_or_bools(t, out, n, NULL);
+}
+
+/* x's layout in C: offset, shape and strides, after materializing a lazy x.
+   0, or -1 to decline (an error set only for one that must propagate). */
+typedef struct {
+    Py_ssize_t nd, off;
+    Py_ssize_t shape[MAXDIMS], str[MAXDIMS];
+} Layout;
+
+static int
+get_layout(PyObject *x, Layout *L)
+{
+    PyObject *st = SLOT(x, O_st);
+    if (st == NULL)
+        return -1;
+    if (st == Py_None) {
+        PyObject *r = PyObject_CallMethodNoArgs(x, s_materialize);
+        if (r == NULL) {
+            decline_error();
+            return -1;
+        }
+        Py_DECREF(r);
+        st = SLOT(x, O_st);
+        if (st == NULL || st == Py_None)
+            return -1;
+    }
+    PyObject *off = SLOT(x, O_off);
+    Py_ssize_t ns;
+    if (off == NULL || !PyLong_CheckExact(off) || tuple_ints(SLOT(x, O_shape), L->shape, &L->nd)
+        || tuple_ints(SLOT(x, O_str), L->str, &ns) || ns != L->nd)
+        return -1;
+    L->off = PyLong_AsSsize_t(off);
+    if (L->off == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < L->nd; i++)
+        if (L->shape[i] < 0)
+            return -1;
+    return 0;
+}
+
+/* A tuple of n C integers (new reference), or NULL with an error set. */
+static PyObject *
+ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyLong_FromSsize_t(v[i]);
+        if (o == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, o);
+    }
+    return t;
+}
+
+/* The child view of x: (offset, shape, strides) in C, its native view nat (stolen;
+   Py_None when not cached), sharing x's Storage, dtype and device. shape_obj, when not
+   NULL, is a tuple equal to shape (borrowed) that the child takes as it is. */
+static PyObject *
+make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
+          const Py_ssize_t *str, Py_ssize_t nd, PyObject *shape_obj)
+{
+    PyObject *o = NULL, *sh = NULL, *sr = NULL;
+    PyObject *xo = SLOT(x, O_off);
+    Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
+    if (xoff == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    o = xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
+    sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
+    sr = ints_tuple(str, nd);
+    if (o == NULL || sh == NULL || sr == NULL) {
+        Py_DECREF(nat);
+        Py_XDECREF(o);
+        Py_XDECREF(sh);
+        Py_XDECREF(sr);
+        return NULL;
+    }
+    PyObject *st = SLOT(x, O_st), *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device);
+    if (st == NULL || dt == NULL || dev == NULL) { /* not reachable for an Array made by us */
+        Py_DECREF(nat);
+        Py_DECREF(o);
+        Py_DECREF(sh);
+        Py_DECREF(sr);
+        return NULL;
+    }
+    return array_new(nat, Py_NewRef(st), o, sh, sr, Py_NewRef(dt), Py_NewRef(dev));
+}
+
+/* The parent's cached native view (new reference), or Py_None. */
+static inline PyObject *
+parent_native(PyObject *x)
+{
+    PyObject *p = SLOT(x, O_np);
+    return Py_NewRef(p == NULL ? Py_None : p);
+}
+
+/* --- indexing: x[slice], x[int], x[(ints and slices, one per leading axis)] --------- */
+
+static inline int
+plain_index(PyObject *v)
+{
+    return v == Py_None || PyLong_CheckExact(v);
+}
+
+static PyObject *
+view_getitem(PyObject *x, PyObject *key)
+{
+    PyTypeObject *tk = Py_TYPE(key);
+    int single = tk == &PySlice_Type || tk == &PyLong_Type;
+    if (!single && tk != &PyTuple_Type)
+        return NULL;
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
+    if (nk > nd)
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    if (L.nd != nd)
+        return NULL;
+    Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off;
+    for (Py_ssize_t d = 0; d < nk; d++) {
+        PyObject *k = single ? key : PyTuple_GET_ITEM(key, d);
+        Py_ssize_t n = L.shape[d], s = L.str[d];
+        if (Py_TYPE(k) == &PySlice_Type) {
+            PySliceObject *sl = (PySliceObject *)k;
+            Py_ssize_t start, stop, step, t;
+            if (!plain_index(sl->start) || !plain_index(sl->stop) || !plain_index(sl->step))
+                return NULL;
+            if (PySlice_Unpack(k, &start, &stop, &step) < 0) /* a zero step */
+                return decline_error();
+            Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
+            if (len) {
+                if (__builtin_mul_overflow(start, s, &t) || __builtin_add_overflow(off, t, &off))
+                    return NULL;
+            }
+            if (__builtin_mul_overflow(s, step, &t))
+                return NULL;
+            oshape[no] = len;
+            ostr[no++] = t;
+        }
+        else if (PyLong_CheckExact(k)) {
+            Py_ssize_t i = PyLong_AsSsize_t(k), t;
+            if (i == -1 && PyErr_Occurred())
+                return decline_error();
+            if (i < -n || i >= n)
+                return NULL; /* the Python path raises the IndexError */
+            if (i < 0)
+                i += n;
+            if (__builtin_mul_overflow(i, s, &t) || __builtin_add_overflow(off, t, &off))
+                return NULL;
+        }
+        else
+            return NULL;
+    }
+    for (Py_ssize_t d = nk; d < nd; d++) {
+        oshape[no] = L.shape[d];
+        ostr[no++] = L.str[d];
+    }
+    /* the native view: the parent's indexed by the same key ("..." keeps an all-int
+       key's element a 0-d view, as in the Python path) */
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        if (no == 0 || tk == &PyLong_Type) {
+            PyObject *k2 = single ? PyTuple_Pack(2, key, Py_Ellipsis) : NULL;
+            if (!single) {
+                k2 = PyTuple_New(nk + 1);
+                if (k2 != NULL) {
+                    for (Py_ssize_t i = 0; i < nk; i++)
+                        PyTuple_SET_ITEM(k2, i, Py_NewRef(PyTuple_GET_ITEM(key, i)));
+                    PyTuple_SET_ITEM(k2, nk, Py_NewRef(Py_Ellipsis));
+                }
+            }
+            if (k2 == NULL) {
+                Py_DECREF(p);
+                return NULL;
+            }
+            nat = PyObject_GetItem(p, k2);
+            Py_DECREF(k2);
+        }
+        else
+            nat = PyObject_GetItem(p, key);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, off, oshape, ostr, no, NULL);
+}
+
+/* --- contiguous(): self when row-major contiguous ------------------------------------ */
+
+/* _layout.is_contiguous: size-1 dimensions take any stride, an empty array is contiguous. */
+static int
+c_contiguous(const Py_ssize_t *shape, const Py_ssize_t *str, Py_ssize_t nd, Py_ssize_t unit)
+{
+    Py_ssize_t expected = unit;
+    for (Py_ssize_t i = nd - 1; i >= 0; i--) {
+        if (shape[i] == 0)
+            return 1;
+        if (shape[i] != 1) {
+            if (str[i] != expected)
+                return 0;
+            if (__builtin_mul_overflow(expected, shape[i], &expected))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *
+view_contiguous(PyObject *x)
+{
+    Py_ssize_t shape[MAXDIMS], str[MAXDIMS], nd, ns;
+    PyObject *s = SLOT(x, O_str);
+    if (tuple_ints(SLOT(x, O_shape), shape, &nd))
+        return NULL;
+    if (s == Py_None) {
+        /* a lazy kernel result: its native array's byte strides */
+        PyObject *p = SLOT(x, O_np);
+        if (ND_T == NULL || p == NULL || Py_TYPE(p) != ND_T)
+            return NULL;
+        PyObject *dt = SLOT(x, O_dtype), *isz;
+        if (dt == NULL || D_itemsize == 0 || Py_TYPE(dt)->tp_basicsize <= D_itemsize)
+            return NULL; /* (setup() not run: no DType slot offsets) */
+        isz = SLOT(dt, D_itemsize);
+        if (isz == NULL || !PyLong_CheckExact(isz))
+            return NULL;
+        Py_ssize_t unit = PyLong_AsSsize_t(isz);
+        if (unit <= 0) {
+            PyErr_Clear();
+            return NULL;
+        }
+        PyObject *bs = PyObject_GetAttr(p, s_strides);
+        if (bs == NULL)
+            return decline_error();
+        int ok = tuple_ints(bs, str, &ns) == 0 && ns == nd && c_contiguous(shape, str, nd, unit);
+        Py_DECREF(bs);
+        return ok ? Py_NewRef(x) : NULL;
+    }
+    if (tuple_ints(s, str, &ns) || ns != nd || !c_contiguous(shape, str, nd, 1))
+        return NULL; /* the Python path copies */
+    return Py_NewRef(x);
+}
+
+/* --- reshape of a contiguous array ---------------------------------------------------- */
+
+/* Row-major strides of shape as _layout.contiguous_strides has them (a size-0 or
+   size-1 dimension multiplies by 1). 0, or -1 on overflow. */
+static int
+contiguous_strides(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *out)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = nd - 1; i >= 0; i--) {
+        out[i] = acc;
+        if (shape[i] > 1 && __builtin_mul_overflow(acc, shape[i], &acc))
+            return -1;
+    }
+    return 0;
+}
+
+static int
+size_of(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *n)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (shape[i] < 0 || __builtin_mul_overflow(acc, shape[i], &acc))
+            return -1;
+    *n = acc;
+    return 0;
+}
+
+/* x viewed with shape (a tuple of exact non-negative ints, borrowed), when x's strides
+   are its shape's contiguous strides (the Python hot path's test). */
+static PyObject *
+view_reshape(PyObject *x, PyObject *shape)
+{
+    Py_ssize_t nshape[MAXDIMS], nstr[MAXDIMS], cstr[MAXDIMS], nn, n_new, n_old;
+    if (tuple_ints(shape, nshape, &nn) || size_of(nshape, nn, &n_new)
+        || contiguous_strides(nshape, nn, nstr))
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    if (size_of(L.shape, L.nd, &n_old) || n_old != n_new || contiguous_strides(L.shape, L.nd, cstr))
+        return NULL;
+    for (Py_ssize_t i = 0; i < L.nd; i++)
+        if (L.str[i] != cstr[i])
+            return NULL; /* not contiguous (or size-1 dimensions with other strides) */
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        PyObject *args[2] = {p, shape};
+        nat = PyObject_VectorcallMethod(s_reshape, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, nshape, nstr, nn, shape);
+}
+
+/* --- permute_dims / permute ------------------------------------------------------------ */
+
+/* axes: a tuple of exact ints (borrowed), a permutation of range(ndim) (negative axes
+   counted from the end, as the general path normalises them, and as there the child's
+   native view is left to be built on use; bools are ints, as the Python path's cache
+   takes them, and NumPy gets the ints). */
+static PyObject *
+view_permute(PyObject *x, PyObject *axes)
+{
+    Py_ssize_t ax[MAXDIMS], na, oshape[MAXDIMS], ostr[MAXDIMS];
+    char seen[MAXDIMS] = {0};
+    int bools = 0, negative = 0;
+    if (tuple_ints_or_bools(axes, ax, &na, &bools))
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0 || na != L.nd)
+        return NULL;
+    for (Py_ssize_t i = 0; i < na; i++) {
+        Py_ssize_t a = ax[i];
+        if (a < -na || a >= na)
+            return NULL;
+        if (a < 0) {
+            a += na;
+            negative = 1;
+        }
+        if (seen[a])
+            return NULL;
+        seen[a] = 1;
+        ax[i] = a;
+        oshape[i] = L.shape[a];
+        ostr[i] = L.str[a];
+    }
+    PyObject *p = negative ? Py_NewRef(Py_None) : parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        PyObject *ints = bools ? ints_tuple(ax, na) : Py_NewRef(axes);
+        if (ints == NULL) {
+            Py_DECREF(p);
+            return NULL;
+        }
+        PyObject *args[2] = {p, ints};
+        nat = PyObject_VectorcallMethod(s_transpose, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(ints);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, oshape, ostr, na, NULL);
+}
+
+/* --- expand_dims / unsqueeze with one int axis ---------------------------------------- */
+
+static PyObject *
+view_expand(PyObject *x, PyObject *axis)
+{
+    if (!PyLong_CheckExact(axis))
+        return NULL;
+    Py_ssize_t a = PyLong_AsSsize_t(axis), oshape[MAXDIMS], ostr[MAXDIMS];
+    if (a == -1 && PyErr_Occurred())
+        return decline_error();
+    Layout L;
+    if (get_layout(x, &L) < 0 || L.nd >= MAXDIMS)
+        return NULL;
+    Py_ssize_t nd = L.nd;
+    if (a < -nd - 1 || a > nd)
+        return NULL; /* the Python path raises */
+    if (a < 0)
+        a += nd + 1;
+    for (Py_ssize_t i = 0, j = 0; i <= nd; i++) {
+        if (i == a) {
+            oshape[i] = 1;
+            if (a < nd) {
+                if (__builtin_mul_overflow(L.str[a], L.shape[a], &ostr[i]))
+                    return NULL;
+            }
+            else
+                ostr[i] = 1;
+        }
+        else {
+            oshape[i] = L.shape[j];
+            ostr[i] = L.str[j++];
+        }
+    }
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        /* NumPy's own view: p[None] for axis 0, p[(slice(None),) * a + (None, ...)] */
+        PyObject *k = Py_None;
+        if (a > 0) {
+            k = unsq_keys[a];
+            if (k == NULL) {
+                k = PyTuple_New(a + 2);
+                PyObject *all = k == NULL ? NULL : PySlice_New(NULL, NULL, NULL);
+                if (all == NULL) {
+                    Py_XDECREF(k);
+                    Py_DECREF(p);
+                    return NULL;
+                }
+                for (Py_ssize_t i = 0; i < a; i++)
+                    PyTuple_SET_ITEM(k, i, Py_NewRef(all));
+                Py_DECREF(all);
+                PyTuple_SET_ITEM(k, a, Py_NewRef(Py_None));
+                PyTuple_SET_ITEM(k, a + 1, Py_NewRef(Py_Ellipsis));
+                unsq_keys[a] = k;
+            }
+        }
+        nat = PyObject_GetItem(p, k);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, oshape, ostr, nd + 1, NULL);
+}
+
+/* --- .T and .mT ------------------------------------------------------------------------ */
+
+/* x.T (t: a 2-D x; the child's native view NumPy's .T of a cached parent's) or x.mT
+   (at least 2-D; the native view built when a kernel needs it, as in Python). */
+static PyObject *
+view_swap_last(PyObject *x, int t)
+{
+    Layout L;
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) < 2
+        || (t && PyTuple_GET_SIZE(shape) != 2))
+        return NULL; /* the Python property raises */
+    if (get_layout(x, &L) < 0 || L.nd != PyTuple_GET_SIZE(shape))
+        return NULL;
+    int native = t;
+    Py_ssize_t v, nd = L.nd;
+    v = L.shape[nd - 1], L.shape[nd - 1] = L.shape[nd - 2], L.shape[nd - 2] = v;
+    v = L.str[nd - 1], L.str[nd - 1] = L.str[nd - 2], L.str[nd - 2] = v;
+    PyObject *p = native ? parent_native(x) : Py_NewRef(Py_None), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        nat = PyObject_GetAttr(p, s_T);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, L.shape, L.str, nd, NULL);
+}
+
+/* --- the objects ----------------------------------------------------------------------- */
+
+enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
+       V_T, V_MT };
+
+/* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
+   reference); NULL (no error set) unless they are all exact ints or bools (the view
+   then checks the tuple's items as it checks a tuple argument's). */
+static PyObject *
+args_tuple(PyObject *const *args, Py_ssize_t n)
+{
+    if (n > MAXDIMS)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyLong_CheckExact(args[i]) && !PyBool_Check(args[i]))
+            return NULL;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return decline_error();
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+    return t;
+}
+
+/* A method's argument: one tuple (``x.permute((2, 0, 1))``) or the ints themselves. */
+static PyObject *
+view_with_dims(PyObject *x, PyObject *const *args, Py_ssize_t n,
+               PyObject *(*view)(PyObject *, PyObject *))
+{
+    if (n == 1 && PyTuple_CheckExact(args[0]))
+        return view(x, args[0]);
+    PyObject *t = args_tuple(args, n);
+    if (t == NULL)
+        return NULL;
+    PyObject *r = view(x, t);
+    Py_DECREF(t);
+    return r;
+}
+
+static inline int
+kw_is(PyObject *kwnames, Py_ssize_t i, const char *name)
+{
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+    return PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, name) == 0;
+}
+
+static PyObject *
+view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Fast *f = (Fast *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (views_ready && n >= 1 && Py_TYPE(args[0]) == Array_T && SLOT(args[0], O_ext) == Py_None) {
+        PyObject *x = args[0], *r = NULL;
+        switch (f->kind) {
+        case V_GETITEM:
+            if (n == 2 && nkw == 0)
+                r = view_getitem(x, args[1]);
+            break;
+        case V_CONTIGUOUS:
+            if (n == 1 && nkw == 0)
+                r = view_contiguous(x);
+            break;
+        case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
+            if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
+                r = view_reshape(x, args[1]);
+            break;
+        case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
+            if (n >= 2 && nkw == 0)
+                r = view_with_dims(x, args + 1, n - 1, view_reshape);
+            break;
+        case V_PERMUTE: /* permute_dims(x, axes) */
+            if (n == 2 && nkw == 0)
+                r = view_permute(x, args[1]);
+            break;
+        case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
+            if (n >= 2 && nkw == 0)
+                r = view_with_dims(x, args + 1, n - 1, view_permute);
+            break;
+        case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
+            if (n == 2 && nkw == 0)
+                r = view_expand(x, args[1]);
+            else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
+                     && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
+                r = view_expand(x, args[1]);
+            else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
+                     && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
+                r = view_expand(x, zero); /* expand_dims's default axis */
+            break;
+        }
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *fallback, *kwname = Py_None;
+    int kind;
+    static char *names[] = {"fallback", "kind", "keyword", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|O:View", names, &fallback, &kind, &kwname))
+        return NULL;
+    if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
+        || (kwname != Py_None && !PyUnicode_Check(kwname))) {
+        PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
+                        "kind, a keyword name or None");
+        return NULL;
+    }
+    Fast *f = (Fast *)type->tp_alloc(type, 0);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = view_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(kwname);
+    f->stable = Py_NewRef(Py_None);
+    f->kind = kind;
+    f->swap = 0;
+    f->dict = PyDict_New();
+    if (f->dict == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
+    for (const char **a = own; *a; a++) {
+        PyObject *v = PyObject_GetAttrString(fallback, *a);
+        if (v == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        int err = PyDict_SetItemString(f->dict, *a, v);
+        Py_DECREF(v);
+        if (err < 0) {
+            Py_DECREF(f);
+            return NULL;
+        }
+    }
+    return (PyObject *)f;
+}
+
+static PyTypeObject View_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._chot.View",
+    .tp_doc = "View(fallback, kind[, keyword]): the compiled hot path of a view (indexing, "
+              "contiguous, reshape, permute, expand_dims), in front of the Python function `fallback`.",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = view_new,
+    .tp_dealloc = (destructor)fast_dealloc,
+    .tp_traverse = (traverseproc)fast_traverse,
+    .tp_clear = (inquiry)fast_clear,
+    .tp_vectorcall_offset = offsetof(Fast, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = fast_get,
+    .tp_getattro = fast_getattro,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_dictoffset = offsetof(Fast, dict),
+    .tp_repr = (reprfunc)fast_repr,
+    .tp_getset = fast_getset,
+    .tp_methods = fast_methods,
+};
+
+/* ``Array.T`` and ``Array.mT``: a property (a subclass of it, so the property it stands
+   in for keeps its getter, docstring and kind for tools) whose instance access answers
+   the plain case in C; everything else is the property's getter. Its fields follow the
+   property's: a __dict__ (where property.__init__ puts a subclass's __doc__) and the kind.
+   The offsets are set in PyInit (the property's size is not in the public headers). */
+static Py_ssize_t VP_dict, VP_kind;
+
+static PyObject *
+prop_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    if (views_ready && Py_TYPE(obj) == Array_T && SLOT(obj, O_ext) == Py_None) {
+        PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return PyProperty_Type.tp_descr_get(self, obj, type);
+}
+
+/* ViewProp(prop, kind): the getter, setter, deleter and docstring of the property prop. */
+static int
+prop_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *prop;
+    int kind;
+    if (!PyArg_ParseTuple(args, "O!i:ViewProp", &PyProperty_Type, &prop, &kind))
+        return -1;
+    if (kind != V_T && kind != V_MT) {
+        PyErr_SetString(PyExc_ValueError, "ViewProp(prop, kind): kind T or MT");
+        return -1;
+    }
+    PyObject *parts = PyTuple_New(4);
+    if (parts == NULL)
+        return -1;
+    static const char *names[] = {"fget", "fset", "fdel", "__doc__"};
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = PyObject_GetAttrString(prop, names[i]);
+        if (v == NULL) {
+            Py_DECREF(parts);
+            return -1;
+        }
+        PyTuple_SET_ITEM(parts, i, v);
+    }
+    int r = PyProperty_Type.tp_init(self, parts, NULL);
+    if (r == 0) {
+        /* the docstring in its own __dict__, where it is found before this type's */
+        PyObject **dict = (PyObject **)((char *)self + VP_dict);
+        if (*dict == NULL)
+            *dict = PyDict_New();
+        if (*dict == NULL || PyDict_SetItemString(*dict, "__doc__", PyTuple_GET_ITEM(parts, 3)) < 0)
+            r = -1;
+        else
+            *(int *)((char *)self + VP_kind) = kind;
+    }
+    Py_DECREF(parts);
+    return r;
+}
+
+static int
+prop_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(*(PyObject **)((char *)self + VP_dict));
+    return PyProperty_Type.tp_traverse(self, visit, arg);
+}
+
+static int
+prop_clear(PyObject *self)
+{
+    Py_CLEAR(*(PyObject **)((char *)self + VP_dict));
+    return PyProperty_Type.tp_clear != NULL ? PyProperty_Type.tp_clear(self) : 0;
+}
+
+static void
+prop_dealloc(PyObject *self)
+{
+    Py_CLEAR(*(PyObject **)((char *)self + VP_dict));
+    PyProperty_Type.tp_dealloc(self);
+}
+
+static PyTypeObject ViewProp_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._chot.ViewProp",
+    .tp_doc = "ViewProp(prop, kind): the property prop (Array.T or Array.mT) with the compiled "
+              "hot path of its view in front of its getter.",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_init = prop_init,
+    .tp_descr_get = prop_get,
+    .tp_traverse = prop_traverse,
+    .tp_clear = prop_clear,
+    .tp_dealloc = prop_dealloc,
+};
+
 static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType): the classes whose slots the hot path reads and writes."},
@@ -900,31 +1734,57 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
+    {"views_setup", views_setup, METH_O,
+     "views_setup(Array): what the view paths need to know (the slot offsets), once."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "strided._chot",
-    "The compiled hot path of plain elementwise calls (see strided/_elementwise.py).", -1, methods,
+    "The compiled hot path of plain elementwise calls (see strided/_elementwise.py) and of "
+    "views (strided/_array.py, _views.py, _methods.py).", -1, methods,
 };
 
 PyMODINIT_FUNC
 PyInit__chot(void)
 {
-    if (PyType_Ready(&Fast_T) < 0)
+    /* ViewProp: a property with a __dict__ and the kind after the property's own fields */
+    VP_dict = PyProperty_Type.tp_basicsize;
+    VP_kind = VP_dict + (Py_ssize_t)sizeof(PyObject *);
+    ViewProp_T.tp_base = &PyProperty_Type;
+    ViewProp_T.tp_basicsize = VP_kind + (Py_ssize_t)sizeof(PyObject *);
+    ViewProp_T.tp_dictoffset = VP_dict;
+    if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
     s_dtype = PyUnicode_InternFromString("dtype");
     s_shape = PyUnicode_InternFromString("shape");
-    if (zero == NULL || minus_one == NULL || s_dtype == NULL || s_shape == NULL)
+    s_materialize = PyUnicode_InternFromString("_materialize");
+    s_reshape = PyUnicode_InternFromString("reshape");
+    s_transpose = PyUnicode_InternFromString("transpose");
+    s_T = PyUnicode_InternFromString("T");
+    s_strides = PyUnicode_InternFromString("strides");
+    if (zero == NULL || minus_one == NULL || s_dtype == NULL || s_shape == NULL || s_materialize == NULL
+        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0) {
+    if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0
+        || PyModule_AddObjectRef(m, "View", (PyObject *)&View_T) < 0
+        || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0) {
         Py_DECREF(m);
         return NULL;
     }
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
+        {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
+        {"EXPAND", V_EXPAND}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+    for (int i = 0; kinds[i].name; i++)
+        if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
     return m;
 }

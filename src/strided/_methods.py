@@ -19,7 +19,7 @@ from collections import namedtuple
 
 from . import _dtypes, _elementwise
 from ._elementwise import _PYSCALARS
-from ._array import _LATE, Array
+from ._array import _CVIEWS, _LATE, Array
 from ._device import as_device
 from ._dispatch import out_native
 from ._views import _PERMUTED, _SHAPES
@@ -546,6 +546,9 @@ def where_(self, condition, other):
 
 
 Array.reshape = reshape_
+if _CVIEWS is not None:  # the compiled view paths (strided/_chot.c, "views"; end of _array.py)
+    Array.reshape = _CVIEWS.View(reshape_, _CVIEWS.RESHAPE_METHOD)
+    Array.permute = _CVIEWS.View(permute_, _CVIEWS.PERMUTE_METHOD)
 Array.repeat = repeat_
 Array.expand_as = expand_as
 Array.view_as = view_as

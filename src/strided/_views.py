@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes, _layout, _pool
-from ._array import _LATE, Array, Size, _native
+from ._array import _CVIEWS, _LATE, Array, Size, _native
 from ._creation import _as_dtype, wrap_new
 from ._device import as_device
 from ._dispatch import api, check_out, out_native
@@ -645,6 +645,22 @@ def assign(target, value, dtype, device, func):
         return
     raise TypeError(f"{func}(): can't assign a {t.__name__}; expected an array or a Python scalar")
 
+
+# The compiled view paths (strided/_chot.c, "views"; see the end of _array.py): each
+# namespace function below is a ``_chot.View`` in front of its Python definition.
+def _install_compiled_views() -> bool:
+    global reshape, permute_dims, expand_dims, unsqueeze
+    c = _CVIEWS
+    if c is None:
+        return False
+    reshape = c.View(reshape, c.RESHAPE)
+    permute_dims = c.View(permute_dims, c.PERMUTE)
+    expand_dims = c.View(expand_dims, c.EXPAND, "axis")
+    unsqueeze = c.View(unsqueeze, c.EXPAND, "dim")
+    return True
+
+
+COMPILED_VIEWS = _install_compiled_views()
 
 _LATE.update(
     clone=clone, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
