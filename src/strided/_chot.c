@@ -736,6 +736,33 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
 }
 
+/* f (stolen) with its own copies of what its type would otherwise answer for: the
+   fallback's docstring, module, name and qualified name. */
+static PyObject *
+own_identity(Fast *f, PyObject *fallback)
+{
+    f->dict = PyDict_New();
+    if (f->dict == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
+    for (const char **a = own; *a; a++) {
+        PyObject *v = PyObject_GetAttrString(fallback, *a);
+        if (v == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        int err = PyDict_SetItemString(f->dict, *a, v);
+        Py_DECREF(v);
+        if (err < 0) {
+            Py_DECREF(f);
+            return NULL;
+        }
+    }
+    return (PyObject *)f;
+}
+
 static PyObject *
 fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
@@ -778,27 +805,7 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->elide = Py_NewRef(elide);
     f->kind = kind;
     f->swap = swap;
-    f->dict = PyDict_New();
-    if (f->dict == NULL) {
-        Py_DECREF(f);
-        return NULL;
-    }
-    /* its own copies of what the type would otherwise answer for (its docstring, its module) */
-    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
-    for (const char **a = own; *a; a++) {
-        PyObject *v = PyObject_GetAttrString(fallback, *a);
-        if (v == NULL) {
-            PyErr_Clear();
-            continue;
-        }
-        int err = PyDict_SetItemString(f->dict, *a, v);
-        Py_DECREF(v);
-        if (err < 0) {
-            Py_DECREF(f);
-            return NULL;
-        }
-    }
-    return (PyObject *)f;
+    return own_identity(f, fallback);
 }
 
 static int
@@ -1588,26 +1595,7 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->stable = Py_NewRef(Py_None);
     f->kind = kind;
     f->swap = 0;
-    f->dict = PyDict_New();
-    if (f->dict == NULL) {
-        Py_DECREF(f);
-        return NULL;
-    }
-    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
-    for (const char **a = own; *a; a++) {
-        PyObject *v = PyObject_GetAttrString(fallback, *a);
-        if (v == NULL) {
-            PyErr_Clear();
-            continue;
-        }
-        int err = PyDict_SetItemString(f->dict, *a, v);
-        Py_DECREF(v);
-        if (err < 0) {
-            Py_DECREF(f);
-            return NULL;
-        }
-    }
-    return (PyObject *)f;
+    return own_identity(f, fallback);
 }
 
 static PyTypeObject View_T = {
