@@ -7,4 +7,5 @@ goes on and strided runs its NumPy fallback (strided/_cfast.py).
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("strided._ckernels", ["src/strided/_ckernels.c"], optional=True,
-                             extra_compile_args=["-O3", "-std=c11"])])
+                             extra_compile_args=["-O3", "-std=c11", "-pthread"],
+                             extra_link_args=["-pthread"])])
