@@ -351,4 +351,8 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
         r = r.reshape(shape)
     else:
         r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
+        if (kern is _np_max or kern is _np_min) and r.dtype.kind == "f" and not np.all(r != 0):
+            # A zero (or NaN) extremum: its sign (payload) is the one NumPy's whole-array
+            # order picks, which the chunks' order need not: ask NumPy for it.
+            return kern(a, axis=axes, keepdims=keepdims, **kw)
     return r if keepdims else r.reshape([n for i, n in enumerate(a.shape) if i not in red])
