@@ -340,6 +340,7 @@ static struct {
 
 static _Atomic long sd_spin_ns = 100000;          /* a worker's spin before it sleeps */
 static _Atomic Py_ssize_t sd_min_chunk = 1 << 16; /* bytes of output (or input) per chunk */
+static _Atomic long sd_worker_chunks = 0;         /* chunks the workers ran (a statistic) */
 
 static inline void sd_pause(void)
 {
@@ -358,7 +359,7 @@ static inline long sd_now(void)
 }
 
 /* Claim and run chunks of job `job` until none is left (or another job began). */
-static void sd_run_job(uint32_t job)
+static void sd_run_job(uint32_t job, int worker)
 {
     for (;;) {
         uint64_t t = atomic_load_explicit(&P.ticket, memory_order_acquire);
@@ -372,6 +373,8 @@ static void sd_run_job(uint32_t job)
             return;
         if (atomic_compare_exchange_weak(&P.ticket, &t, t + 1)) {
             fn(ctx, c);
+            if (worker)
+                atomic_fetch_add_explicit(&sd_worker_chunks, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&P.done, 1, memory_order_release);
         }
     }
@@ -402,7 +405,7 @@ static void *sd_worker(void *arg)
         if (atomic_load(&P.stop))
             return NULL;
         seen = job;
-        sd_run_job(job);
+        sd_run_job(job, 1);
     }
 }
 
@@ -471,7 +474,7 @@ static void sd_parallel(int nthreads, sd_task fn, void *ctx, Py_ssize_t nchunks)
             atomic_store(&P.ticket, (uint64_t)job << 32);
             if (atomic_load(&P.sleepers) > 0)
                 sd_wake_all();
-            sd_run_job(job);
+            sd_run_job(job, 0);
             for (unsigned spins = 0; atomic_load_explicit(&P.done, memory_order_acquire) < nchunks;) {
                 sd_pause();
                 if (++spins > 2048)
@@ -1002,8 +1005,9 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyFloat_FromDouble(nan ? Py_NAN : r);
 }
 
-/* pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers):
-   set what is >= 0, report all (workers: the crew now running in this process). */
+/* pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers,
+   worker_chunks): set what is >= 0, report all (workers: the crew now running in this
+   process; worker_chunks: the chunks its workers have run so far, a statistic). */
 static PyObject *
 pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1021,7 +1025,8 @@ pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         atomic_store(&sd_spin_ns, spin);
     if (mc >= 0)
         atomic_store(&sd_min_chunk, mc > 0 ? mc : 1);
-    return Py_BuildValue("(lni)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers);
+    return Py_BuildValue("(lnil)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers,
+                         atomic_load(&sd_worker_chunks));
 }
 
 static PyMethodDef methods[] = {
@@ -1046,7 +1051,8 @@ static PyMethodDef methods[] = {
      "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
      "float32/float64 buffer (NaN where it holds one), on the thread pool."},
     {"pool_config", (PyCFunction)(void (*)(void))pool_config, METH_FASTCALL,
-     "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers)."},
+     "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers, "
+     "chunks the workers have run)."},
     {NULL, NULL, 0, NULL},
 };
 
