@@ -358,3 +358,32 @@ def test_the_c_pool_serves_the_cases_it_claims(monkeypatch):
     st.set_num_threads(1)  # one thread: no pool at all
     _ = sa + sb, st.exp(sa), st.sum(sa), st.max(sa), sa * sb + sb
     assert proxy.taken == []
+
+
+def test_fork_while_another_thread_is_inside_the_pool():
+    # The fork may land while a job holds the pool's locks: the child must not deadlock.
+    import multiprocessing as mp
+    import threading
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    st.set_num_threads(2)
+    a, b = _operands(100_000, "float64", 8, False)
+    stop = threading.Event()
+
+    def hammer():
+        x, y = cpu(a), cpu(b)
+        while not stop.is_set():
+            _ = x * y
+            _ = st.sum(x)
+    t = threading.Thread(target=hammer)
+    t.start()
+    try:
+        ctx = mp.get_context("fork")
+        for _ in range(3):
+            with ctx.Pool(1) as p:
+                _, got, s, m = p.apply_async(_child_work, (a, b)).get(timeout=120)  # a hang is the bug
+            assert_same(got, a + b)
+            assert m == float(np.max(a))
+    finally:
+        stop.set()
+        t.join()
