@@ -94,6 +94,26 @@ def test_binary_ops_are_numpys_bit_for_bit(n, dtype, nt, special, seed):
             assert_same(host(sf(sa, sb)), nf(a, b))
 
 
+SCALARS = [0.0, -0.0, 2.5, -1e-3, 1e300, -1e-320, float("nan"), float("inf"), 3, -7, 2**53 + 1,
+           2**70, 16777217, 1e38 * 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=hs.integers(1, 3000), dtype=hs.sampled_from(["float32", "float64"]),
+       nt=hs.integers(1, 4), seed=hs.integers(0, 2**16), s=hs.sampled_from(SCALARS),
+       left=hs.booleans())
+def test_ops_with_a_python_scalar_are_numpys(n, dtype, nt, seed, s, left):
+    st.set_num_threads(nt)
+    a, _ = _operands(n, dtype, seed, True)
+    sa = cpu(a)
+    with np.errstate(all="ignore"):
+        for sf, nf in BINARY:
+            want = nf(s, a) if left else nf(a, s)  # NumPy 2: the Python scalar is "weak"
+            assert_same(host(sf(s, sa) if left else sf(sa, s)), want)
+        # and as operators, with an elided temporary on the array side
+        assert_same(host(sa * 1.0 + s), (a * 1.0) + s)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [63, 64, 65, 127, 128, 129, 64 * 8 - 1, 64 * 8, 64 * 8 + 1, 4095, 4096, 4097])
 def test_sizes_around_chunk_boundaries(dtype, n):
@@ -259,7 +279,12 @@ def test_c_functions_refuse_what_they_do_not_take():
     assert C.ew_binary(0, f4, f8, out, 2) is False  # mixed dtypes
     assert C.ew_binary(0, f4, f4[:50], out, 2) is False  # sizes
     assert C.ew_binary(0, f4[::2], f4[::2], out[:50], 2) is False  # not contiguous
-    assert C.ew_binary(0, f4, 2.0, out, 2) is False  # not a buffer
+    assert C.ew_binary(0, f4, "2.0", out, 2) is False  # not a buffer
+    assert C.ew_binary(4, f4, 2.0, out, 2) is False  # maximum with a scalar: NumPy's own loop
+    assert C.ew_binary(0, f4, True, out, 2) is False  # a bool is no "weak" float
+    assert C.ew_binary(0, f4, 2**60, out, 2) is False  # would round twice
+    assert C.ew_binary(0, f4, 1e300, out, 2) is False  # overflows float32: NumPy decides
+    assert C.ew_binary(0, 2.0, 3.0, out, 2) is False  # two scalars
     assert C.ew_binary(0, f4, f4, np.ones(100, np.float32)[::1].view(np.int32), 2) is False
     big = np.ones(200, np.float32)
     assert C.ew_binary(0, big[:100], big[:100], big[50:150], 2) is False  # partial overlap
@@ -352,8 +377,9 @@ def test_the_c_pool_serves_the_cases_it_claims(monkeypatch):
     sa, sb = cpu(a), cpu(b)
     _ = sa + sb, st.maximum(sa, sb), st.exp(sa), st.sum(sa), st.max(sa), st.min(sb)
     _ = sa * sb + sb  # the multiply, then the elided add
+    _ = 2.0 - sa, sa * 3  # Python scalars
     assert proxy.taken == ["ew_binary", "ew_binary", "ew_loop", "sum_all", "extremum_all",
-                           "extremum_all", "ew_binary", "ew_binary"]
+                           "extremum_all", "ew_binary", "ew_binary", "ew_binary", "ew_binary"]
     proxy.taken.clear()
     st.set_num_threads(1)  # one thread: no pool at all
     _ = sa + sb, st.exp(sa), st.sum(sa), st.max(sa), sa * sb + sb

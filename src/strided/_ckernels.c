@@ -610,11 +610,14 @@ static const sd_bin_f32 SD_BIN32[6] = {add_f32, sub_f32, mul_f32, div_f32, max_f
 static const sd_bin_f64 SD_BIN64[6] = {add_f64, sub_f64, mul_f64, div_f64, max_f64, min_f64};
 
 typedef struct {
-    int op, kind;
+    int op, kind, sside; /* sside: 0 two arrays, 1 a is a scalar, 2 b is a scalar */
+    double sval;
     const char *a, *b;
     char *o;
     Py_ssize_t n, nchunks;
 } sd_ew_ctx;
+
+#define SD_BLK 512 /* a scalar operand meets its array as a block of its copies */
 
 static void sd_ew_task(void *p, Py_ssize_t c)
 {
@@ -623,13 +626,75 @@ static void sd_ew_task(void *p, Py_ssize_t c)
     sd_range(x->n, x->nchunks, c, &lo, &hi);
     if (hi <= lo)
         return;
-    if (x->kind == 1)
-        SD_BIN32[x->op]((const float *)x->a + lo, (const float *)x->b + lo, (float *)x->o + lo, hi - lo);
-    else
-        SD_BIN64[x->op]((const double *)x->a + lo, (const double *)x->b + lo, (double *)x->o + lo, hi - lo);
+    if (x->sside == 0) {
+        if (x->kind == 1)
+            SD_BIN32[x->op]((const float *)x->a + lo, (const float *)x->b + lo, (float *)x->o + lo, hi - lo);
+        else
+            SD_BIN64[x->op]((const double *)x->a + lo, (const double *)x->b + lo, (double *)x->o + lo, hi - lo);
+        return;
+    }
+    const char *arr = x->sside == 2 ? x->a : x->b;
+    if (x->kind == 1) {
+        float blk[SD_BLK], v = (float)x->sval;
+        for (int i = 0; i < SD_BLK; i++)
+            blk[i] = v;
+        const float *s = (const float *)arr;
+        float *o = (float *)x->o;
+        for (Py_ssize_t i = lo; i < hi; i += SD_BLK) {
+            Py_ssize_t m = hi - i < SD_BLK ? hi - i : SD_BLK;
+            if (x->sside == 2)
+                SD_BIN32[x->op](s + i, blk, o + i, m);
+            else
+                SD_BIN32[x->op](blk, s + i, o + i, m);
+        }
+    }
+    else {
+        double blk[SD_BLK], v = x->sval;
+        for (int i = 0; i < SD_BLK; i++)
+            blk[i] = v;
+        const double *s = (const double *)arr;
+        double *o = (double *)x->o;
+        for (Py_ssize_t i = lo; i < hi; i += SD_BLK) {
+            Py_ssize_t m = hi - i < SD_BLK ? hi - i : SD_BLK;
+            if (x->sside == 2)
+                SD_BIN64[x->op](s + i, blk, o + i, m);
+            else
+                SD_BIN64[x->op](blk, s + i, o + i, m);
+        }
+    }
 }
 
-/* ew_binary(op, a, b, out, nthreads) -> bool */
+/* A Python float or int operand (exact types: not bool) as NumPy 2 takes it against a
+   float array (a "weak" scalar: converted to the array's type, rounding once):
+   1 with *v set, 0 for anything else (an int beyond 2**53, which would round twice,
+   or a value that overflows the array's type, where NumPy decides). */
+static int sd_scalar(PyObject *obj, int kind, double *v)
+{
+    double d;
+    if (PyFloat_CheckExact(obj))
+        d = PyFloat_AS_DOUBLE(obj);
+    else if (PyLong_CheckExact(obj)) {
+        d = PyLong_AsDouble(obj);
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (d > 9007199254740992.0 || d < -9007199254740992.0)
+            return 0;
+    }
+    else
+        return 0;
+    if (kind == 1 && d == d && d - d == 0.0) { /* finite, but perhaps not as a float32 */
+        float f = (float)d;
+        if (f - f != 0.0f)
+            return 0;
+    }
+    *v = d;
+    return 1;
+}
+
+/* ew_binary(op, a, b, out, nthreads) -> bool: a and b arrays, or one of them a Python
+   float/int for op 0..3 (NumPy's loops for maximum/minimum with a scalar are its own). */
 static PyObject *
 ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -645,21 +710,42 @@ ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_ValueError, "ew_binary(): op must be 0..5; got %ld", op);
         return NULL;
     }
-    Py_buffer a, b, o;
-    int ka = sd_fbuf(args[1], &a, 0);
-    if (!ka)
+    int sside = 0;
+    if (op <= 3 && (PyFloat_CheckExact(args[1]) || PyLong_CheckExact(args[1])))
+        sside = 1;
+    else if (op <= 3 && (PyFloat_CheckExact(args[2]) || PyLong_CheckExact(args[2])))
+        sside = 2;
+    Py_buffer v, o;
+    int kv = sd_fbuf(args[sside == 2 ? 1 : 2], &v, 0); /* the array (b's when both are) */
+    if (!kv)
         Py_RETURN_FALSE;
-    int kb = sd_fbuf(args[2], &b, 0);
-    if (!kb) {
-        PyBuffer_Release(&a);
+    double sval = 0.0;
+    Py_buffer a;
+    int ka = kv;
+    if (sside) {
+        if (!sd_scalar(args[sside], kv, &sval)) {
+            PyBuffer_Release(&v);
+            Py_RETURN_FALSE;
+        }
+    }
+    else if (!(ka = sd_fbuf(args[1], &a, 0))) {
+        PyBuffer_Release(&v);
         Py_RETURN_FALSE;
     }
     int ko = sd_fbuf(args[3], &o, 1);
-    int ok = ko && ka == kb && kb == ko && a.len == b.len && b.len == o.len
-             && (o.buf == a.buf || !sd_overlap(o.buf, a.buf, o.len))
-             && (o.buf == b.buf || !sd_overlap(o.buf, b.buf, o.len));
+    int ok = ko && ka == kv && kv == ko && v.len == o.len
+             && (o.buf == v.buf || !sd_overlap(o.buf, v.buf, o.len))
+             && (sside || (a.len == o.len && (o.buf == a.buf || !sd_overlap(o.buf, a.buf, o.len))));
     if (ok && o.len) {
-        sd_ew_ctx x = {(int)op, ka, a.buf, b.buf, o.buf, o.len / o.itemsize, 1};
+        sd_ew_ctx x;
+        x.op = (int)op;
+        x.kind = kv;
+        x.sside = sside;
+        x.sval = sval;
+        x.a = sside == 0 ? a.buf : (sside == 2 ? v.buf : NULL);
+        x.b = sside == 2 ? NULL : v.buf;
+        x.o = o.buf;
+        x.n = o.len / o.itemsize;
         x.nchunks = sd_chunks(o.len, nt > 255 ? 256 : (int)nt);
         Py_BEGIN_ALLOW_THREADS
         sd_parallel((int)nt, sd_ew_task, &x, x.nchunks);
@@ -667,8 +753,9 @@ ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     }
     if (ko)
         PyBuffer_Release(&o);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&b);
+    if (!sside)
+        PyBuffer_Release(&a);
+    PyBuffer_Release(&v);
     return PyBool_FromLong(ok);
 }
 
@@ -1039,8 +1126,9 @@ static PyMethodDef methods[] = {
      "C-contiguous float32/float64 buffer of fitting sizes."},
     {"ew_binary", (PyCFunction)(void (*)(void))ew_binary, METH_FASTCALL,
      "ew_binary(op, a, b, out, nthreads) -> bool: out = a op b (op 0..5: add, subtract, multiply, "
-     "divide, maximum, minimum) over equal-sized C-contiguous float32/float64 buffers, on the "
-     "thread pool; False (nothing written) for anything else."},
+     "divide, maximum, minimum) over equal-sized C-contiguous float32/float64 buffers (for op "
+     "0..3 one of a, b may be a Python float or int), on the thread pool; False (nothing "
+     "written) for anything else."},
     {"ew_loop", (PyCFunction)(void (*)(void))ew_loop, METH_FASTCALL,
      "ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's strided loop from a "
      "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."},

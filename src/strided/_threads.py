@@ -8,8 +8,9 @@ for about 100 us after a job (so back-to-back operations find them awake)
 and then sleep. It runs:
 
 - add, subtract, multiply, divide, maximum, minimum of two C-contiguous
-  float32/float64 arrays of the same shape and dtype (NumPy's results bit for
-  bit, NaNs and signed zeros included);
+  float32/float64 arrays of the same shape and dtype, and add, subtract,
+  multiply, divide of one such array and a Python float or int (NumPy's
+  results bit for bit, NaNs and signed zeros included);
 - the unary float ufuncs of ``_LOOP_UFUNCS`` (exp, log, sqrt, ...) through
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
