@@ -33,7 +33,7 @@ from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
 from ._pool import MIN_BYTES as _BIG, _Block as _PoolBlock
 from ._pool import empty as _pool_empty
-from ._threads import large_ufunc
+from ._threads import large_ufunc, ufunc_into
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
@@ -601,6 +601,8 @@ def _extremum_kernel(name: str):
                 arr, s, first = a, b, True
             elif tb is _ND and (ta is float or ta is int):
                 arr, s, first = b, a, False
+            elif ta is _ND and tb is _ND and a.dtype is b.dtype and a.nbytes >= _BIG[0]:
+                return large_ufunc(uf, (a, b), a.dtype)  # pooled buffer, threads
             else:
                 return uf(a, b)
             if arr.size >= 4096 and arr.flags.c_contiguous:
@@ -888,10 +890,10 @@ def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
         b = o
     dev = tmp._device
     k = kc[dev]
-    if tmp is x1:
-        k(a, b, out=a)
+    if tmp is x1:  # large ones on the C thread pool (strided._threads)
+        ufunc_into(k, a, b, a)
     else:
-        k(b, a, out=a)
+        ufunc_into(k, b, a, a)
     return Array._new(a, None, 0, a.shape, None, res, dev)
 
 

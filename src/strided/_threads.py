@@ -1,21 +1,41 @@
 """Intra-op threads and the large-result path of elementwise kernels on the CPU.
 
-NumPy releases the GIL inside its ufunc loops, so a large elementwise
-operation split into chunks along its first axis runs on several cores from
-a small pool of Python threads. Each output element is computed by the same
-loop on the same inputs as in one thread, so results are identical in value.
+Large operations split into chunks run on several cores. With the C
+extension (``strided._ckernels``, see ``_cfast``) the threads are a
+persistent pool of pthreads in C that never take the GIL: the calling thread
+releases the GIL, takes chunks itself and waits for the workers, which spin
+for about 100 us after a job (so back-to-back operations find them awake)
+and then sleep. It runs:
+
+- add, subtract, multiply, divide, maximum, minimum of two C-contiguous
+  float32/float64 arrays of the same shape and dtype, and add, subtract,
+  multiply, divide of one such array and a Python float or int (NumPy's
+  results bit for bit, NaNs and signed zeros included);
+- the unary float ufuncs of ``_LOOP_UFUNCS`` (exp, log, sqrt, ...) through
+  NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
+  chunk, so the same values;
+- whole-array float32/float64 sums (the C pairwise sum, split along its own
+  pairwise tree: bit for bit the one-thread sum) and max/min.
+
+Everything else (broadcasting, scalars, other dtypes, non-contiguous inputs,
+axis reductions), and everything when the extension is absent or
+``STRIDED_NO_CEXT=1``, takes the Python path: a small ThreadPoolExecutor
+splitting NumPy's own ufunc calls along the first axis (NumPy releases the
+GIL in its loops); each output element is computed by the same loop on the
+same inputs as in one thread, so results are identical in value.
 
 ``set_num_threads(n)`` / ``get_num_threads()`` set the number of threads (the
 default is the number of cores this process may run on,
-``os.sched_getaffinity``, as PyTorch's default); operations whose result is
-smaller than ``get_thread_threshold()`` bytes (default 2 MiB), and
-reductions of inputs smaller than 4x that, stay on the calling thread (a
-hand-off to a pool thread costs tens of microseconds).
+``os.sched_getaffinity``, as PyTorch's default; 1 uses no pool at all);
+operations whose result is smaller than ``get_thread_threshold()`` bytes, and
+reductions of inputs smaller than 4x that, stay on the calling thread. The
+default threshold is 256 KiB with the C pool (a hand-off costs a few
+microseconds) and 2 MiB with the Python pool (tens of microseconds).
 
 ``large_ufunc`` is what the elementwise functions call for results of at
-least the pool's threshold: the result buffer comes from the caching pool
-(``strided._pool``) instead of freshly faulted-in memory, and is filled in
-chunks by the thread pool.
+least the buffer pool's threshold: the result buffer comes from the caching
+pool (``strided._pool``) instead of freshly faulted-in memory, and is filled
+in chunks by the threads.
 """
 
 from __future__ import annotations
@@ -30,7 +50,7 @@ import numpy as np
 from . import _cfast, _pool
 
 __all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
-           "get_thread_threshold", "large_ufunc"]
+           "get_thread_threshold", "large_ufunc", "ufunc_into"]
 
 
 def _default_threads() -> int:
@@ -40,8 +60,9 @@ def _default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_CK = _cfast._ckernels if _cfast.AVAILABLE else None  # the C pool, or None
 _NUM = [_default_threads()]
-_THREAD_MIN = [2 << 20]
+_THREAD_MIN = [(256 << 10) if _CK is not None else (2 << 20)]
 _REDUCE_FACTOR = 4  # a reduction reads its input once: split from 4x the threshold
 _EXEC: list = [None, 0]  # executor, its worker count
 _ND = np.ndarray
@@ -118,6 +139,52 @@ def parallel(fn, ranges: list) -> list:
     return [first] + [f.result() for f in futs]
 
 
+# ufunc -> ew_binary's op code (the C loops; see _ckernels.c for the NaN / signed-zero rules)
+_C_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3, np.maximum: 4,
+             np.minimum: 5}
+# Unary float ufuncs whose NumPy inner loop the C pool runs per chunk (each tested for
+# identical values across chunk boundaries in tests/test_threads_c.py).
+_LOOP_UFUNCS = frozenset([np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p,
+                          np.sqrt, np.cbrt, np.sin, np.cos, np.tan, np.arcsin, np.arccos,
+                          np.arctan, np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh,
+                          np.arctanh, np.negative, np.absolute, np.square, np.reciprocal,
+                          np.floor, np.ceil, np.trunc, np.rint])
+_LOOPS: dict = {}  # (ufunc, dtype) -> NumPy's call-info capsule, or None (no usable loop)
+_C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _loop_info(k, dt):
+    """NumPy's strided-loop capsule for unary ufunc ``k`` on C-contiguous ``dt`` arrays, or None."""
+    key = (k, dt)
+    try:
+        return _LOOPS[key]
+    except KeyError:
+        pass
+    info = None
+    if k in _LOOP_UFUNCS and dt in _C_FLOATS and dt.isnative:
+        try:
+            dts, info = k._resolve_dtypes_and_context((dt, None))
+            if tuple(dts) != (dt, dt):
+                info = None
+            else:
+                k._get_strided_loop(info, fixed_strides=(dt.itemsize, dt.itemsize))
+        except Exception:  # an older NumPy, or a loop it won't hand out: the Python path
+            info = None
+    _LOOPS[key] = info
+    return info
+
+
+def ufunc_into(k, x, y, out) -> None:
+    """``k(x, y, out=out)`` where ``out`` is ``x`` or ``y`` itself (temporary elision): on the
+    C pool when it is large and everything is one float dtype and size, else NumPy's call."""
+    nt = _NUM[0]
+    if nt > 1 and _CK is not None and out.nbytes >= _THREAD_MIN[0]:
+        op = _C_BINARY.get(k)
+        if op is not None and _CK.ew_binary(op, x, y, out, nt):
+            return
+    k(x, y, out=out)
+
+
 def large_ufunc(k, args: tuple, np_dtype):
     """``k(*args)`` for a result of at least the pool threshold: pooled buffer, threads.
 
@@ -142,6 +209,16 @@ def large_ufunc(k, args: tuple, np_dtype):
     nbytes = n * np_dtype.itemsize
     buf = _pool.empty(shape, np_dtype, nbytes)
     nt = _NUM[0]
+    if nt > 1 and nbytes >= _THREAD_MIN[0] and _CK is not None and not mixed:
+        # The C pool: its kernels check dtypes, sizes and layouts, and say False otherwise.
+        if len(args) == 2:
+            op = _C_BINARY.get(k)
+            if op is not None and _CK.ew_binary(op, args[0], args[1], buf, nt):
+                return buf
+        elif len(args) == 1:
+            info = _loop_info(k, np_dtype)
+            if info is not None and _CK.ew_loop(info, args, buf, nt):
+                return buf
     if nt > 1 and nbytes >= _THREAD_MIN[0] and shape[0] >= nt:
         nd = len(shape)
         d0 = shape[0]
@@ -212,6 +289,22 @@ def sum_sq_dev(a, m) -> float:
     return _exact_sum(parallel(part, parts))
 
 
+_np_max, _np_min = np.max, np.min
+
+
+def _c_full_reduce(kern, a, nt):
+    """The whole-array sum/max/min of ``a`` on the C pool as a 0-d array, or None."""
+    if kern is _c_add_reduce:
+        r = _CK.sum_all(a, nt)  # bit for bit the one-thread C sum
+    elif kern is _np_max or kern is _np_min:
+        r = _CK.extremum_all(a, kern is _np_max, nt)
+        if r is not None and (r == 0 or r != r):
+            return None  # NumPy picks the zero's sign / the NaN's payload: ask NumPy
+    else:
+        return None
+    return None if r is None else np.asarray(r, dtype=a.dtype)
+
+
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
     """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
 
@@ -225,6 +318,14 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     if kern == _R:  # the C pairwise sum where it applies (strided._cfast)
         kern = _c_add_reduce
     nt = _NUM[0]
+    if (nt > 1 and _CK is not None and type(a) is _ND
+            and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+            and (axes is None or len(axes) == a.ndim)
+            and (not kw or (len(kw) == 1 and "dtype" in kw
+                            and (kw["dtype"] is None or kw["dtype"] == a.dtype)))):
+        r = _c_full_reduce(kern, a, nt)
+        if r is not None:
+            return r.reshape((1,) * a.ndim) if keepdims else r
     if (nt < 2 or type(a) is not _ND or a.nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
             or not a.flags.c_contiguous
             or a.ndim == 0):
@@ -251,4 +352,8 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
         r = r.reshape(shape)
     else:
         r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
+        if (kern is _np_max or kern is _np_min) and r.dtype.kind == "f" and not np.all(r != 0):
+            # A zero (or NaN) extremum: its sign (payload) is the one NumPy's whole-array
+            # order picks, which the chunks' order need not: ask NumPy for it.
+            return kern(a, axis=axes, keepdims=keepdims, **kw)
     return r if keepdims else r.reshape([n for i, n in enumerate(a.shape) if i not in red])
