@@ -146,11 +146,17 @@ def out_native(out: Array, func: str = "in-place write", same_value: bool = Fals
     Every in-place write and ``out=`` goes through here, so this is where a
     target whose elements share memory (stride 0, self-overlap) is refused.
     A lazy array (a kernel result whose Storage was never asked for) has no
-    views and no saved versions yet, so it is written as is. ``same_value``:
+    views and no saved versions yet, so it is written as is (unless it carries
+    extension metadata: autograd may have saved it without its Storage). ``same_value``:
     the write puts one value everywhere (``fill_``, ``zero_``), which aliased
     elements cannot make ambiguous, so it is allowed there, as in PyTorch.
     """
     st = out._st
+    if st is None and out._ext is not None:
+        # An array with extension metadata may be saved for backward while lazy
+        # (autograd's SavedVar): it gets its Storage, so the write below is counted.
+        out._materialize()
+        st = out._st
     if st is None:
         r = out._np
         if not same_value and not r.flags.c_contiguous and r.size > 1:
