@@ -134,8 +134,8 @@ def check_out(func: str, out, shape: tuple, dtype, device) -> None:
         raise TypeError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
                         f"{out._dtype.name}")
     if out._ext is not None and out._ext.requires_grad:
-        from ._array import _LATE
-        if _LATE.get("grad_enabled", lambda: False)():
+        enabled = _LATE.get("grad_enabled")  # (_LATE is this module's import: no import per call)
+        if enabled is not None and enabled():
             raise RuntimeError(f"{func}(): out= arguments don't support automatic differentiation, "
                                f"but out requires grad")
 

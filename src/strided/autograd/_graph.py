@@ -546,7 +546,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 g = None
                 skip = type(node) is AccumulateGrad and capture
             nf = node.next_functions
-            if skip or all(g is None for g in grads_in):
+            if skip or (grads_in[0] is None if len(grads_in) == 1 else all(g is None for g in grads_in)):
                 outs = [None] * len(nf)
             else:
                 outs = node.apply(grads_in)

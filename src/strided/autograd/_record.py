@@ -312,46 +312,58 @@ def _out_error(name):
                         "differentiation, but one of the arguments requires grad")
 
 
+def _make_link(call_next):
+    """The autograd link of the dispatch chain (priority 20) with ``call_next`` bound:
+    ``register_handler`` links it through ``handler.entry``, one frame less per call."""
+
+    def link(name, impl, args, kwargs):
+        if not STATE.enabled:
+            return call_next(name, impl, args, kwargs)
+        target = None
+        if name in _EW:
+            out = args[-1]
+            if out is not None:
+                if out is args[0] or (len(args) == 3 and out is args[1]):
+                    target = out
+                elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
+                    raise _out_error(name)
+            if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
+                return call_next(name, impl, args, kwargs)
+            if out is None and call_next is _run_impl:
+                r = RULES.get(name)
+                if r is not None and r.cls is not None:
+                    return _record_ew(r, impl, args)
+        elif name in _INPLACE:
+            target = args[0]
+            if not _any_rg(args, kwargs):
+                return call_next(name, impl, args, kwargs)
+        else:
+            out = kwargs.get("out")
+            if out is not None:
+                if any(out is a for a in args):
+                    target = out
+                elif _any_rg(args, kwargs):
+                    raise _out_error(name)
+            if not _any_rg(args, kwargs):
+                return call_next(name, impl, args, kwargs)
+        if target is not None:
+            check_inplace(target, name)
+            if target._dtype.kind not in "fc":  # an integer or boolean array can't carry a gradient
+                return _run_off(name, impl, args, kwargs, call_next)
+        r = lookup(name)
+        if r is None:
+            return _no_rule(name, impl, args, kwargs, call_next)
+        return _record(name, r, impl, args, kwargs, call_next, target)
+
+    return link
+
+
 def handler(name, impl, args, kwargs, call_next):
     """The autograd link of the dispatch chain (priority 20)."""
-    if not STATE.enabled:
-        return call_next(name, impl, args, kwargs)
-    target = None
-    if name in _EW:
-        out = args[-1]
-        if out is not None:
-            if out is args[0] or (len(args) == 3 and out is args[1]):
-                target = out
-            elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
-                raise _out_error(name)
-        if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
-            return call_next(name, impl, args, kwargs)
-        if out is None and call_next is _run_impl:
-            r = RULES.get(name)
-            if r is not None and r.cls is not None:
-                return _record_ew(r, impl, args)
-    elif name in _INPLACE:
-        target = args[0]
-        if not _any_rg(args, kwargs):
-            return call_next(name, impl, args, kwargs)
-    else:
-        out = kwargs.get("out")
-        if out is not None:
-            if any(out is a for a in args):
-                target = out
-            elif _any_rg(args, kwargs):
-                raise _out_error(name)
-        if not _any_rg(args, kwargs):
-            return call_next(name, impl, args, kwargs)
-    if target is not None:
-        check_inplace(target, name)
-        if target._dtype.kind not in "fc":  # an integer or boolean array can't carry a gradient
-            return _run_off(name, impl, args, kwargs, call_next)
-    r = lookup(name)
-    if r is None:
-        return _no_rule(name, impl, args, kwargs, call_next)
-    return _record(name, r, impl, args, kwargs, call_next, target)
+    return _make_link(call_next)(name, impl, args, kwargs)
 
+
+handler.entry = _make_link
 
 def check_inplace(t: Array, name: str) -> None:
     """In-place writes into a leaf that requires grad (or a view of one) are errors."""
