@@ -336,3 +336,29 @@ def test_saved_lazy_input_then_second_order():
     xp.sum(gs * gs).backward()
     torch.sum(gt * gt).backward()
     _close(xs.grad, xt.grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("joint", [False, True])
+def test_rule_with_keyword_only_formula_parameters(joint):
+    """A formula with a keyword-only parameter is called with keywords (the positional
+    fast call is for formulas whose parameters can all be given by position)."""
+    from strided._dispatch import api
+    from strided.autograd._record import RULES, rule
+
+    name = f"_kwonly_scale_op_{int(joint)}"
+
+    @api(name)
+    def op(x, k=3.0):
+        return x * k
+
+    if joint:
+        r = rule(name, "x, k=3.0", "KwScaleBackward0", diff=("x",), joint=lambda g, *, k: g * k)
+    else:
+        r = rule(name, "x, k=3.0", "KwScaleBackward0", x=lambda g, *, k: g * k)
+    try:
+        assert not r.positional
+        a = xp.asarray([1.0, 2.0]).requires_grad_()
+        op(a, k=5.0).sum().backward()
+        np.testing.assert_allclose(_np(a.grad), [5.0, 5.0])  # d(5x)/dx, not the default's 3
+    finally:
+        del RULES[name]

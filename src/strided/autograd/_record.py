@@ -12,6 +12,7 @@ view's base through a ``CopySlices`` node, as PyTorch does.
 from __future__ import annotations
 
 import inspect
+import operator
 
 import strided as _S
 
@@ -42,6 +43,16 @@ _SPECIAL = ("g", "ctx")
 
 def _params(fn) -> tuple:
     return tuple(inspect.signature(fn).parameters)
+
+
+def _getter(names):
+    """``env -> tuple of env[n] for n in names`` (operator.itemgetter, a tuple for any length)."""
+    if len(names) >= 2:
+        return operator.itemgetter(*names)
+    if len(names) == 1:
+        n = names[0]
+        return lambda env: (env[n],)
+    return lambda env: ()
 
 
 class Rule:
@@ -79,6 +90,13 @@ class Rule:
         else:
             self.joint_uses = None
             self.uses = {p: (() if f is ZERO else _params(f)) for p, f in formulas.items()}
+        # Formulas whose parameters can all be passed by position (every rule of ours):
+        # RuleNode.apply calls them with the values ``getters[p](env)`` picks (a tuple),
+        # in the parameters' order, no keyword dict per call.
+        fs = [joint] if joint is not None else [f for f in formulas.values() if f is not ZERO]
+        self.positional = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                              for f in fs for p in inspect.signature(f).parameters.values())
+        self.getters = {p: _getter(u) for p, u in self.uses.items()}
 
     def bind(self, args, kwargs) -> dict:
         if self.argnames is not None:
@@ -181,17 +199,25 @@ class RuleNode(Node):
                 else:
                     env[k] = v
         rule = self._rule
+        pos = rule.positional
         if rule.joint is not None:
-            res = rule.joint(**{n: env[n] for n in rule.joint_uses})
+            uses = rule.joint_uses
+            res = rule.joint(*rule.getters[rule.diff[0]](env)) if pos else \
+                rule.joint(**{n: env[n] for n in uses})
             if not isinstance(res, (tuple, list)):
                 res = (res,)
             results = dict(zip(rule.diff, res))
         else:
             results = {}
-            formulas, uses = rule.formulas, rule.uses
+            formulas, getters = rule.formulas, rule.getters
             for p in self._needs:
                 f = formulas[p]
-                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in uses[p]})
+                if f is ZERO:
+                    results[p] = ZERO
+                elif pos:
+                    results[p] = f(*getters[p](env))
+                else:
+                    results[p] = f(**{n: env[n] for n in rule.uses[p]})
         env = None
         out = []
         for (p, i), m, (node, _) in zip(self._slots, self._metas, self.next_functions):
