@@ -69,7 +69,9 @@ def accumulator(x: Array) -> "AccumulateGrad":
             ref = e.acc
             acc = ref() if ref is not None else None
             if acc is None:
-                acc = AccumulateGrad(x)
+                acc = _object_new(AccumulateGrad)  # AccumulateGrad(x), without two __init__ frames
+                acc._seq = next(_SEQ)
+                acc.variable = x
                 e.acc = weakref.ref(acc)
     return acc
 

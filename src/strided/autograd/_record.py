@@ -474,7 +474,13 @@ def _record(name, r, impl, args, kwargs, call_next, target):
             arrays.append(a)
             if a._dtype.kind not in "fc":
                 continue
-            e = edge_of(a)
+            e = a._ext
+            if e is None or not e.requires_grad:
+                e = _NO_EDGE
+            elif e.grad_fn is not None and type(e.is_view) is not ViewInfo:
+                e = (e.grad_fn, e.output_nr)  # edge_of, inlined for a recorded non-view
+            else:
+                e = edge_of(a)
             slots.append((p, i))
             slot_arrays.append(a)
             edges.append(e)
@@ -520,7 +526,8 @@ def _record(name, r, impl, args, kwargs, call_next, target):
                 outs[i] = alias(outs[i])
             result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
 
-    node = (r.cls or node_class(r.node_name(params)))()
+    node = _object_new(r.cls or node_class(r.node_name(params)))  # Node.__init__, inlined
+    node._seq = _next_seq()
     node._rule = r
     node._slots = slots
     node._metas = metas
@@ -532,10 +539,12 @@ def _record(name, r, impl, args, kwargs, call_next, target):
         if type(o) is not Array or o._dtype.kind not in "fc":
             out_metas.append(None)
             continue
-        out_metas.append(_meta(o))
+        out_metas.append((o._shape, o._dtype, o._device))
         if target is not None:
             continue
-        e = ext_of(o)
+        e = o._ext
+        if e is None:
+            e = o._ext = Ext()
         e.requires_grad = True
         e.grad_fn = node
         e.output_nr = i
