@@ -609,7 +609,10 @@ def _record_ew(r, impl, args):
             need_bits |= 1 << i
     if not need_bits:
         return _run_off(r.name, impl, args, {}, _run_impl)
-    slots, needs, saved, keep_result = _ew_plan(r, slot_bits, need_bits)
+    plan = r.plans.get((slot_bits, need_bits))
+    if plan is None:
+        plan = _ew_plan(r, slot_bits, need_bits)
+    slots, needs, saved, keep_result = plan
     vals = {}
     for n, i in saved:
         v = args[i]
