@@ -257,3 +257,108 @@ def test_leaf_accumulator_is_shared_while_alive_and_freed_with_its_graphs():
     y3.sum().backward()
     np.testing.assert_allclose(_np(a.grad), [3.0, 3.0])
     gc.collect()
+
+
+def _write_y(mod, y, how):
+    """Modify ``y`` (a recorded result) in place in the way ``how`` names; returns an
+    array to keep alive (a view or detached alias), if any."""
+    no_grad = mod.no_grad
+    if how == "add_":
+        y.add_(1.0)
+    elif how == "iadd":
+        y += 1.0
+    elif how == "fill_":
+        y.fill_(0.5)
+    elif how == "zero_":
+        y.zero_()
+    elif how == "copy_":
+        y.copy_(mod.ones_like(y))
+    elif how == "setitem":
+        y[0] = 3.0
+    elif how == "setitem_slice":
+        y[0:1] = 3.0
+    elif how == "no_grad_add_":
+        with no_grad():
+            y.add_(1.0)
+    elif how == "no_grad_out":
+        with no_grad():
+            mod.multiply(y, 2.0, out=y)
+    elif how == "view_write":
+        v = y[0:2]
+        v.mul_(2.0)
+        return v
+    elif how == "detach_write":
+        d = y.detach()
+        d.add_(1.0)
+        return d
+    elif how == "view_read":
+        return y[0:2].sum()
+    elif how == "none":
+        return None
+    else:  # pragma: no cover
+        raise AssertionError(how)
+    return None
+
+
+@pytest.mark.parametrize("how", ["add_", "iadd", "fill_", "zero_", "copy_", "setitem", "setitem_slice",
+                                 "no_grad_add_", "no_grad_out", "view_write", "detach_write",
+                                 "view_read", "none"])
+def test_saved_lazy_input_modified_in_place_raises_like_torch(how):
+    """A fresh result saved as an input (sin saves its argument) is kept without its
+    Storage; every later way of writing it must still be caught by the version check,
+    exactly where PyTorch raises, and reading it (a view) must not be."""
+    a = RNG.uniform(0.5, 2.0, 4)
+    xs, xt = _pair(a)
+    ys, yt = xs * 2.0, xt * 2.0
+    zs, zt = xp.sin(ys), torch.sin(yt)
+    assert ys._st is None  # saved without creating its Storage
+    keep_s = _write_y(xp, ys, how)
+    keep_t = _write_y(torch, yt, how)
+    try:
+        zt.sum().backward()
+    except RuntimeError as e:
+        assert "modified by an inplace operation" in str(e)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation.*needed by SinBackward0"):
+            zs.sum().backward()
+    else:
+        zs.sum().backward()
+        _close(xs.grad, xt.grad, rtol=1e-12, atol=1e-12)
+    del keep_s, keep_t
+
+
+def test_saved_lazy_input_then_second_order():
+    """A lazy saved input gives the same first and second derivatives (create_graph)."""
+    a = RNG.uniform(0.5, 2.0, 5)
+    xs, xt = _pair(a)
+    gs = xp.autograd.grad(xp.sum(xp.sin(xs * 3.0)), xs, create_graph=True)[0]
+    gt = torch.autograd.grad(torch.sum(torch.sin(xt * 3.0)), xt, create_graph=True)[0]
+    _close(gs, gt, rtol=1e-12, atol=1e-12)
+    xp.sum(gs * gs).backward()
+    torch.sum(gt * gt).backward()
+    _close(xs.grad, xt.grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("joint", [False, True])
+def test_rule_with_keyword_only_formula_parameters(joint):
+    """A formula with a keyword-only parameter is called with keywords (the positional
+    fast call is for formulas whose parameters can all be given by position)."""
+    from strided._dispatch import api
+    from strided.autograd._record import RULES, rule
+
+    name = f"_kwonly_scale_op_{int(joint)}"
+
+    @api(name)
+    def op(x, k=3.0):
+        return x * k
+
+    if joint:
+        r = rule(name, "x, k=3.0", "KwScaleBackward0", diff=("x",), joint=lambda g, *, k: g * k)
+    else:
+        r = rule(name, "x, k=3.0", "KwScaleBackward0", x=lambda g, *, k: g * k)
+    try:
+        assert not r.positional
+        a = xp.asarray([1.0, 2.0]).requires_grad_()
+        op(a, k=5.0).sum().backward()
+        np.testing.assert_allclose(_np(a.grad), [5.0, 5.0])  # d(5x)/dx, not the default's 3
+    finally:
+        del RULES[name]

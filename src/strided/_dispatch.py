@@ -155,8 +155,8 @@ def check_out(func: str, out, shape: tuple, dtype, device) -> None:
         raise TypeError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
                         f"{out._dtype.name}")
     if out._ext is not None and out._ext.requires_grad:
-        from ._array import _LATE
-        if _LATE.get("grad_enabled", lambda: False)():
+        enabled = _LATE.get("grad_enabled")  # (_LATE is this module's import: no import per call)
+        if enabled is not None and enabled():
             raise RuntimeError(f"{func}(): out= arguments don't support automatic differentiation, "
                                f"but out requires grad")
 
@@ -167,11 +167,17 @@ def out_native(out: Array, func: str = "in-place write", same_value: bool = Fals
     Every in-place write and ``out=`` goes through here, so this is where a
     target whose elements share memory (stride 0, self-overlap) is refused.
     A lazy array (a kernel result whose Storage was never asked for) has no
-    views and no saved versions yet, so it is written as is. ``same_value``:
+    views and no saved versions yet, so it is written as is (unless it carries
+    extension metadata: autograd may have saved it without its Storage). ``same_value``:
     the write puts one value everywhere (``fill_``, ``zero_``), which aliased
     elements cannot make ambiguous, so it is allowed there, as in PyTorch.
     """
     st = out._st
+    if st is None and out._ext is not None:
+        # An array with extension metadata may be saved for backward while lazy
+        # (autograd's SavedVar): it gets its Storage, so the write below is counted.
+        out._materialize()
+        st = out._st
     if st is None:
         r = out._np
         if not same_value and not r.flags.c_contiguous and r.size > 1:

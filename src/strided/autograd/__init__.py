@@ -30,12 +30,17 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
+import strided as _S
+
 from .._array import Array
 from ._function import Function, FunctionCtx
 from ._gradcheck import gradcheck, gradgradcheck
 from ._graph import AccumulateGrad, Node, edge_of, run_backward
 from ._mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._record import NONDIFF, RULES
+from . import _tensor
 from ._tensor import install_methods
 from . import _rules  # noqa: F401  (fills RULES)
 
@@ -53,7 +58,6 @@ def _as_list(x):
 
 
 def _make_grads(outputs, grads, what="output"):
-    from .. import full, ones_like
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -61,9 +65,14 @@ def _make_grads(outputs, grads, what="output"):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if o._dtype.kind == "c":
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs")
-            g = ones_like(o)
+            if o._device.type == "cpu":  # the seed of loss.backward(), without ones_like's checks
+                a = np.empty(o._shape, o._dtype._np)
+                a.fill(1)
+                g = Array._wrap(a, o._dtype, o._device)
+            else:
+                g = _S.ones_like(o)
         elif type(g) is not Array:
-            g = full(o._shape, g, dtype=o._dtype, device=o._device)
+            g = _S.full(o._shape, g, dtype=o._dtype, device=o._device)
         elif g._shape != o._shape:
             raise RuntimeError(f"Mismatch in shape: grad_{what}[{i}] has a shape of {tuple(g._shape)} and "
                                f"{what}[{i}] has a shape of {tuple(o._shape)}.")
@@ -102,6 +111,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs:
             raise RuntimeError("backward(): inputs= must be a non-empty sequence of arrays")
     run_backward(roots, grads, retain_graph, create_graph, inputs=inputs)
+
+
+_tensor._backward_fn = backward  # Array.backward's target, bound once (no import per call)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

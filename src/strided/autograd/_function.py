@@ -230,6 +230,9 @@ def _sum_axes(gs, shape, op):
     return hit
 
 
+_ADD_REDUCE = np.add.reduce
+
+
 class _SumTo(Function):
     @staticmethod
     def forward(ctx, g, shape, op):
@@ -238,7 +241,12 @@ class _SumTo(Function):
         ctx.shape = gs
         n = g._np if g._np is not None else g._get_native()
         xp = g._device.backend.xp
-        if axes and keep:  # the summed dimensions are the input's 1s: keepdims gives its shape
+        if type(n) is np.ndarray:  # the ufunc's reduce itself (ndarray.sum adds a Python wrapper)
+            if axes and keep:  # the summed dimensions are the input's 1s: keepdims gives its shape
+                return wrap_new(_ADD_REDUCE(n, axes, None, None, True), g._dtype, g._device)
+            if axes:
+                return wrap_new(np.asarray(_ADD_REDUCE(n, axes)).reshape(shape), g._dtype, g._device)
+        if axes and keep:
             r = n.sum(axis=axes, keepdims=True)
         elif axes:
             r = xp.asarray(n.sum(axis=axes)).reshape(shape)

@@ -69,7 +69,9 @@ def accumulator(x: Array) -> "AccumulateGrad":
             ref = e.acc
             acc = ref() if ref is not None else None
             if acc is None:
-                acc = AccumulateGrad(x)
+                acc = _object_new(AccumulateGrad)  # AccumulateGrad(x), without two __init__ frames
+                acc._seq = next(_SEQ)
+                acc.variable = x
                 e.acc = weakref.ref(acc)
     return acc
 
@@ -324,6 +326,17 @@ class SavedVar:
     def __init__(self, x: Array, output_nr=None):
         st = x._st
         if st is None:
+            if output_nr is None and x._ext is not None:
+                # A lazy input with autograd metadata (a recorded result, the usual case):
+                # no Storage yet, so no view of it and no write to it so far; every later
+                # write gives it one first (``_dispatch.out_native``), starting at version
+                # 0. Saved as is: unpack checks the version of the Storage it has by then.
+                self._st = None
+                self._ver = 0
+                self._nr = None
+                self._x = x
+                self._producer = x._ext.grad_fn
+                return
             x._materialize()
             st = x._st
         self._st = st
@@ -348,7 +361,15 @@ class SavedVar:
             self._producer = None
 
     def unpack(self, node, create_graph: bool) -> Array:
-        ver = self._st.version()
+        st = self._st
+        if st is None:  # saved lazy (see __init__): the array itself, held here
+            x = self._x
+            st = x._st
+            if st is None:  # still lazy: never viewed, never written
+                if create_graph:
+                    return x
+                return Array._new(x._np, None, 0, x._shape, None, x._dtype, x._device)
+        ver = st.version()
         if ver != self._ver:
             x = self._x
             if self._nr is not None:
@@ -527,7 +548,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 g = None
                 skip = type(node) is AccumulateGrad and capture
             nf = node.next_functions
-            if skip or all(g is None for g in grads_in):
+            if skip or (grads_in[0] is None if len(grads_in) == 1 else all(g is None for g in grads_in)):
                 outs = [None] * len(nf)
             else:
                 outs = node.apply(grads_in)

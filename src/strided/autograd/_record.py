@@ -12,6 +12,7 @@ view's base through a ``CopySlices`` node, as PyTorch does.
 from __future__ import annotations
 
 import inspect
+import operator
 
 import strided as _S
 
@@ -42,6 +43,16 @@ _SPECIAL = ("g", "ctx")
 
 def _params(fn) -> tuple:
     return tuple(inspect.signature(fn).parameters)
+
+
+def _getter(names):
+    """``env -> tuple of env[n] for n in names`` (operator.itemgetter, a tuple for any length)."""
+    if len(names) >= 2:
+        return operator.itemgetter(*names)
+    if len(names) == 1:
+        n = names[0]
+        return lambda env: (env[n],)
+    return lambda env: ()
 
 
 class Rule:
@@ -79,6 +90,13 @@ class Rule:
         else:
             self.joint_uses = None
             self.uses = {p: (() if f is ZERO else _params(f)) for p, f in formulas.items()}
+        # Formulas whose parameters can all be passed by position (every rule of ours):
+        # RuleNode.apply calls them with the values ``getters[p](env)`` picks (a tuple),
+        # in the parameters' order, no keyword dict per call.
+        fs = [joint] if joint is not None else [f for f in formulas.values() if f is not ZERO]
+        self.positional = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                              for f in fs for p in inspect.signature(f).parameters.values())
+        self.getters = {p: _getter(u) for p, u in self.uses.items()}
 
     def bind(self, args, kwargs) -> dict:
         if self.argnames is not None:
@@ -181,17 +199,25 @@ class RuleNode(Node):
                 else:
                     env[k] = v
         rule = self._rule
+        pos = rule.positional
         if rule.joint is not None:
-            res = rule.joint(**{n: env[n] for n in rule.joint_uses})
+            uses = rule.joint_uses
+            res = rule.joint(*rule.getters[rule.diff[0]](env)) if pos else \
+                rule.joint(**{n: env[n] for n in uses})
             if not isinstance(res, (tuple, list)):
                 res = (res,)
             results = dict(zip(rule.diff, res))
         else:
             results = {}
-            formulas, uses = rule.formulas, rule.uses
+            formulas, getters = rule.formulas, rule.getters
             for p in self._needs:
                 f = formulas[p]
-                results[p] = ZERO if f is ZERO else f(**{n: env[n] for n in uses[p]})
+                if f is ZERO:
+                    results[p] = ZERO
+                elif pos:
+                    results[p] = f(*getters[p](env))
+                else:
+                    results[p] = f(**{n: env[n] for n in rule.uses[p]})
         env = None
         out = []
         for (p, i), m, (node, _) in zip(self._slots, self._metas, self.next_functions):
@@ -312,46 +338,58 @@ def _out_error(name):
                         "differentiation, but one of the arguments requires grad")
 
 
+def _make_link(call_next):
+    """The autograd link of the dispatch chain (priority 20) with ``call_next`` bound:
+    ``register_handler`` links it through ``handler.entry``, one frame less per call."""
+
+    def link(name, impl, args, kwargs):
+        if not STATE.enabled:
+            return call_next(name, impl, args, kwargs)
+        target = None
+        if name in _EW:
+            out = args[-1]
+            if out is not None:
+                if out is args[0] or (len(args) == 3 and out is args[1]):
+                    target = out
+                elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
+                    raise _out_error(name)
+            if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
+                return call_next(name, impl, args, kwargs)
+            if out is None and call_next is _run_impl:
+                r = RULES.get(name)
+                if r is not None and r.cls is not None:
+                    return _record_ew(r, impl, args)
+        elif name in _INPLACE:
+            target = args[0]
+            if not _any_rg(args, kwargs):
+                return call_next(name, impl, args, kwargs)
+        else:
+            out = kwargs.get("out")
+            if out is not None:
+                if any(out is a for a in args):
+                    target = out
+                elif _any_rg(args, kwargs):
+                    raise _out_error(name)
+            if not _any_rg(args, kwargs):
+                return call_next(name, impl, args, kwargs)
+        if target is not None:
+            check_inplace(target, name)
+            if target._dtype.kind not in "fc":  # an integer or boolean array can't carry a gradient
+                return _run_off(name, impl, args, kwargs, call_next)
+        r = lookup(name)
+        if r is None:
+            return _no_rule(name, impl, args, kwargs, call_next)
+        return _record(name, r, impl, args, kwargs, call_next, target)
+
+    return link
+
+
 def handler(name, impl, args, kwargs, call_next):
     """The autograd link of the dispatch chain (priority 20)."""
-    if not STATE.enabled:
-        return call_next(name, impl, args, kwargs)
-    target = None
-    if name in _EW:
-        out = args[-1]
-        if out is not None:
-            if out is args[0] or (len(args) == 3 and out is args[1]):
-                target = out
-            elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
-                raise _out_error(name)
-        if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
-            return call_next(name, impl, args, kwargs)
-        if out is None and call_next is _run_impl:
-            r = RULES.get(name)
-            if r is not None and r.cls is not None:
-                return _record_ew(r, impl, args)
-    elif name in _INPLACE:
-        target = args[0]
-        if not _any_rg(args, kwargs):
-            return call_next(name, impl, args, kwargs)
-    else:
-        out = kwargs.get("out")
-        if out is not None:
-            if any(out is a for a in args):
-                target = out
-            elif _any_rg(args, kwargs):
-                raise _out_error(name)
-        if not _any_rg(args, kwargs):
-            return call_next(name, impl, args, kwargs)
-    if target is not None:
-        check_inplace(target, name)
-        if target._dtype.kind not in "fc":  # an integer or boolean array can't carry a gradient
-            return _run_off(name, impl, args, kwargs, call_next)
-    r = lookup(name)
-    if r is None:
-        return _no_rule(name, impl, args, kwargs, call_next)
-    return _record(name, r, impl, args, kwargs, call_next, target)
+    return _make_link(call_next)(name, impl, args, kwargs)
 
+
+handler.entry = _make_link
 
 def check_inplace(t: Array, name: str) -> None:
     """In-place writes into a leaf that requires grad (or a view of one) are errors."""
@@ -436,7 +474,13 @@ def _record(name, r, impl, args, kwargs, call_next, target):
             arrays.append(a)
             if a._dtype.kind not in "fc":
                 continue
-            e = edge_of(a)
+            e = a._ext
+            if e is None or not e.requires_grad:
+                e = _NO_EDGE
+            elif e.grad_fn is not None and type(e.is_view) is not ViewInfo:
+                e = (e.grad_fn, e.output_nr)  # edge_of, inlined for a recorded non-view
+            else:
+                e = edge_of(a)
             slots.append((p, i))
             slot_arrays.append(a)
             edges.append(e)
@@ -482,7 +526,8 @@ def _record(name, r, impl, args, kwargs, call_next, target):
                 outs[i] = alias(outs[i])
             result = type(result)(outs) if type(result) in (list, tuple) else type(result)(*outs)
 
-    node = (r.cls or node_class(r.node_name(params)))()
+    node = _object_new(r.cls or node_class(r.node_name(params)))  # Node.__init__, inlined
+    node._seq = _next_seq()
     node._rule = r
     node._slots = slots
     node._metas = metas
@@ -494,10 +539,12 @@ def _record(name, r, impl, args, kwargs, call_next, target):
         if type(o) is not Array or o._dtype.kind not in "fc":
             out_metas.append(None)
             continue
-        out_metas.append(_meta(o))
+        out_metas.append((o._shape, o._dtype, o._device))
         if target is not None:
             continue
-        e = ext_of(o)
+        e = o._ext
+        if e is None:
+            e = o._ext = Ext()
         e.requires_grad = True
         e.grad_fn = node
         e.output_nr = i
@@ -562,7 +609,10 @@ def _record_ew(r, impl, args):
             need_bits |= 1 << i
     if not need_bits:
         return _run_off(r.name, impl, args, {}, _run_impl)
-    slots, needs, saved, keep_result = _ew_plan(r, slot_bits, need_bits)
+    plan = r.plans.get((slot_bits, need_bits))
+    if plan is None:
+        plan = _ew_plan(r, slot_bits, need_bits)
+    slots, needs, saved, keep_result = plan
     vals = {}
     for n, i in saved:
         v = args[i]

@@ -178,10 +178,12 @@ def _retains_grad(self) -> bool:
     return e is not None and e.retains_grad
 
 
+_backward_fn = None  # strided.autograd.backward (set by the package once it is defined)
+
+
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
     """Accumulate the gradient of this array into the ``.grad`` of the leaves it depends on."""
-    from . import backward
-    backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+    _backward_fn(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
 
 def _version(self) -> int:
