@@ -464,6 +464,9 @@ has_ext(PyObject *a)
     return 0;
 }
 
+static PyObject *named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis);
+static PyObject *decline_error(void);
+
 /* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
    array in a tuple/list argument, or a keyword argument) carries an extension. */
 static PyObject *
@@ -478,6 +481,11 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             ext = has_ext(args[i]);
         for (Py_ssize_t i = 0; i < nk && !ext; i++)
             ext = Py_TYPE(args[n + i]) == Array_T && SLOT(args[n + i], O_ext) != Py_None;
+        if (ext && n == 1 && nk == 1) {
+            PyObject *r = named_reduction(f, args[0], PyTuple_GET_ITEM(kwnames, 0), args[1]);
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
         if (ext) {
             PyObject *tup = PyTuple_New(n), *kw = PyDict_New(), *r = NULL;
             if (tup == NULL || kw == NULL)
@@ -563,13 +571,16 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 static PyTypeObject *Ext_T;
 static Py_ssize_t E_rg, E_grad, E_fn, E_nr, E_retains, E_hooks, E_names, E_view, E_acc;
 static PyObject *ew_names; /* _handler._EW_NAMES */
+static PyObject *red_axis; /* _handler._RED_AXIS */
+static PyObject *s_axis;
 static PyObject *minus_one;
 
 static PyObject *
 setup_named(PyObject *mod, PyObject *args)
 {
-    PyObject *ext, *cache;
-    if (!PyArg_ParseTuple(args, "O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache))
+    PyObject *ext, *cache, *red;
+    if (!PyArg_ParseTuple(args, "O!O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
+                          &PyDict_Type, &red))
         return NULL;
     PyTypeObject *E = (PyTypeObject *)ext;
     if (slot_offset(E, "requires_grad", &E_rg) || slot_offset(E, "grad", &E_grad)
@@ -580,6 +591,7 @@ setup_named(PyObject *mod, PyObject *args)
         return NULL;
     Py_XSETREF(Ext_T, (PyTypeObject *)Py_NewRef(ext));
     Py_XSETREF(ew_names, Py_NewRef(cache));
+    Py_XSETREF(red_axis, Py_NewRef(red));
     Py_RETURN_NONE;
 }
 
@@ -681,6 +693,61 @@ done:
     Py_XDECREF(names);
     Py_XDECREF(k[0]);
     Py_XDECREF(k[1]);
+    return r;
+}
+
+/* reduce(x, axis='C') on a named array whose outcome the named handler has cached
+   (_handler._RED_AXIS: (name, names, axis) -> ((), keywords for the kernel, result
+   names)): the function's body with those keywords, the result named as the
+   handler's fast link names it; NULL (no error) to decline. */
+static PyObject *
+named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
+{
+    if (red_axis == NULL || Py_TYPE(x) != Array_T || !PyUnicode_CheckExact(axis)
+        || !PyUnicode_Check(f->name))
+        return NULL;
+    int is_axis = PyUnicode_Compare(kwname, s_axis) == 0;
+    if (!is_axis) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *e = SLOT(x, O_ext);
+    if (Py_TYPE(e) != Ext_T || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None
+        || !PyTuple_CheckExact(SLOT(e, E_names)))
+        return NULL;
+    PyObject *key = PyTuple_Pack(3, f->name, SLOT(e, E_names), axis);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *hit = PyDict_GetItemWithError(red_axis, key);
+    Py_DECREF(key);
+    if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
+        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1))) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_INCREF(hit); /* the call may clear the cache */
+    PyObject *names = PyTuple_GET_ITEM(hit, 2);
+    PyObject *r = PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1));
+    if (r == NULL) {
+        Py_DECREF(hit);
+        return decline_error(); /* the Python path raises its own error */
+    }
+    /* a fresh unnamed result whose rank the names fit, and not all None (as the handler) */
+    int fits = Py_TYPE(r) == Array_T && r != x && SLOT(r, O_ext) == Py_None
+               && PyTuple_CheckExact(names)
+               && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
+    int any = 0;
+    for (Py_ssize_t i = 0; fits && i < PyTuple_GET_SIZE(names); i++)
+        any |= PyTuple_GET_ITEM(names, i) != Py_None;
+    if (!fits || !any) {
+        Py_DECREF(r);
+        Py_DECREF(hit);
+        return NULL;
+    }
+    r = name_result(r, names);
+    Py_DECREF(hit);
     return r;
 }
 
@@ -1718,7 +1785,8 @@ static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType): the classes whose slots the hot path reads and writes."},
     {"setup_named", setup_named, METH_VARARGS,
-     "setup_named(Ext, name_cache): named elementwise calls with a cached name outcome in C."},
+     "setup_named(Ext, name_cache, reduction_axis_cache): named elementwise calls and "
+     "reductions over one named axis with a cached name outcome in C."},
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
@@ -1746,6 +1814,7 @@ PyInit__chot(void)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
+    s_axis = PyUnicode_InternFromString("axis");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_shape = PyUnicode_InternFromString("shape");
     s_materialize = PyUnicode_InternFromString("_materialize");
@@ -1753,7 +1822,7 @@ PyInit__chot(void)
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
     s_strides = PyUnicode_InternFromString("strides");
-    if (zero == NULL || minus_one == NULL || s_dtype == NULL || s_shape == NULL || s_materialize == NULL
+    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -84,9 +84,10 @@ class _Binder:
 def install() -> None:
     register_handler(handler, priority=10)
     if CHOT is not None:
-        # The compiled hot path names the results of elementwise calls whose name outcome
-        # is cached below (the same outcome as ``_entry``'s fast link; strided/_chot.c).
-        CHOT.setup_named(Ext, _EW_NAMES)
+        # The compiled hot path names the results of elementwise calls and of reductions
+        # over one named axis whose outcome is cached below (the same outcome as
+        # ``_entry``'s fast link; strided/_chot.c).
+        CHOT.setup_named(Ext, _EW_NAMES, _RED_AXIS)
 
 
 def _named(a) -> bool:
