@@ -1665,6 +1665,8 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return own_identity(f, fallback);
 }
 
+/* A Fast of another constructor and vectorcall: everything else (binding, attributes,
+   pickling, GC) is inherited from Fast (tp_base, set in PyInit). */
 static PyTypeObject View_T = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "strided._chot.View",
@@ -1674,18 +1676,8 @@ static PyTypeObject View_T = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
                 | Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_new = view_new,
-    .tp_dealloc = (destructor)fast_dealloc,
     .tp_traverse = (traverseproc)fast_traverse,
     .tp_clear = (inquiry)fast_clear,
-    .tp_vectorcall_offset = offsetof(Fast, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_descr_get = fast_get,
-    .tp_getattro = fast_getattro,
-    .tp_setattro = PyObject_GenericSetAttr,
-    .tp_dictoffset = offsetof(Fast, dict),
-    .tp_repr = (reprfunc)fast_repr,
-    .tp_getset = fast_getset,
-    .tp_methods = fast_methods,
 };
 
 /* ``Array.T`` and ``Array.mT``: a property (a subclass of it, so the property it stands
@@ -1810,6 +1802,7 @@ PyInit__chot(void)
     ViewProp_T.tp_base = &PyProperty_Type;
     ViewProp_T.tp_basicsize = VP_kind + (Py_ssize_t)sizeof(PyObject *);
     ViewProp_T.tp_dictoffset = VP_dict;
+    View_T.tp_base = &Fast_T;
     if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0)
         return NULL;
     zero = PyLong_FromLong(0);
