@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import math
 import sys
 from collections import namedtuple
 
@@ -22,10 +21,8 @@ from ._elementwise import _PYSCALARS
 from ._array import _CVIEWS, _LATE, Array
 from ._device import as_device
 from ._dispatch import out_native
-from ._views import _PERMUTED, _SHAPES
 from ._views import permute_dims as _permute_dims, reshape as _reshape
 
-_object_new = object.__new__
 
 
 def _name_to_axis(x, name):
@@ -385,27 +382,8 @@ def permute_(self, *dims, **kwargs):
     if not kwargs and self._ext is None:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = dims[0] if type(dims[0]) is tuple else tuple(dims[0])
-        # strided.permute_dims's hot path, inlined (a fresh tuple each call: its entry's
-        # axes are not this tuple, and the sum test tells ints from equal floats)
-        st = self._st
-        if st is not None:
-            try:
-                hit = _PERMUTED.get((dims, self._shape, self._str))
-            except TypeError:
-                hit = None
-            if hit is not None and (hit[3] is dims or type(sum(dims)) is builtins.int):
-                p = self._np
-                out = _object_new(Array)
-                out._np = None if p is None else p.transpose(hit[2])  # (the entry's ints)
-                out._st = st
-                out._off = self._off
-                out._shape = hit[0]
-                out._str = hit[1]
-                out._dtype = self._dtype
-                out._device = self._device
-                out._ext = None
-                return out
-        # (its general path normalises negative dimensions and raises the errors)
+        # strided.permute_dims is the definition (its hot path caches the layout; the
+        # compiled View in front of this method answers the plain case before it)
         return _permute_dims(self, dims)
     if "dims" in kwargs:
         dims = (kwargs.pop("dims"),)
@@ -489,28 +467,7 @@ def reshape_(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             # (a tuple as given: the layout caches' identity test passes)
             shape = shape[0] if type(shape[0]) is tuple else tuple(shape[0])
-        # strided.reshape's hot path, inlined (see permute_)
-        st = self._st
-        if st is not None and self._ext is None:
-            try:
-                new = _SHAPES.get(shape)
-            except TypeError:
-                new = None
-            if new is not None and (new[0] is shape or type(sum(shape)) is builtins.int):
-                old = _SHAPES.get(self._shape)
-                if old is not None and new[1] == old[1] and self._str == old[2]:
-                    p = self._np
-                    out = _object_new(Array)
-                    out._np = None if p is None else p.reshape(new[0])  # (the entry's ints)
-                    out._st = st
-                    out._off = self._off
-                    out._shape = new[0]
-                    out._str = new[2]
-                    out._dtype = self._dtype
-                    out._device = self._device
-                    out._ext = None
-                    return out
-        return _reshape(self, shape)
+        return _reshape(self, shape)  # strided.reshape is the definition (see permute_)
     if "shape" in kwargs:
         shape = (kwargs.pop("shape"),)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
