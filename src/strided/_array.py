@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from . import _dtypes, _layout
+from . import _cext, _dtypes, _layout
 from ._device import CPU, Device
 from ._dtypes import DType
 from ._storage import Storage
@@ -956,12 +956,8 @@ def _setitem(self: Array, key, value):
 def _install_compiled_views():
     """The ``_chot`` module with the view paths set up, or None (not built, or
     STRIDED_NO_CEXT=1: the Python definitions above run as they are)."""
-    import os
-    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
-        return None
-    try:
-        from . import _chot
-    except ImportError:
+    _chot = _cext.load("_chot")
+    if _chot is None:
         return None
     _chot.views_setup(Array)
     d = Array.__dict__

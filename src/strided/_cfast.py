@@ -10,18 +10,13 @@ in the environment, it is ``numpy.add.reduce`` itself.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from . import _cext
 
 __all__ = ["AVAILABLE", "add_reduce"]
 
-_ckernels = None
-if os.environ.get("STRIDED_NO_CEXT", "") in ("", "0"):
-    try:
-        from . import _ckernels
-    except ImportError:  # not built: the NumPy kernels serve
-        _ckernels = None
+_ckernels = _cext.load("_ckernels")  # None: the NumPy kernels serve
 
 AVAILABLE = _ckernels is not None
 _ND = np.ndarray

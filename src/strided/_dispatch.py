@@ -11,20 +11,16 @@
 from __future__ import annotations
 
 import functools
-import os
 
-from . import _dtypes, _layout
+from . import _cext, _dtypes, _layout
 from ._array import _LATE, HOOK, Array, _native
 from ._device import Device
 
 
 def _load_chot():
     """The compiled hot path (strided/_chot.c), or None: not built, or STRIDED_NO_CEXT=1."""
-    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
-        return None
-    try:
-        from . import _chot
-    except ImportError:
+    _chot = _cext.load("_chot")
+    if _chot is None:
         return None
     _chot.setup_array(Array, _dtypes.DType)
     return _chot

@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _dtypes, _layout, _pool
+from . import _cext, _dtypes, _layout, _pool
 from ._array import _LATE, Array, Size, _native
 from ._device import CPU, Device
 from ._dtypes import DType
@@ -56,14 +56,10 @@ _LITTLE = sys.byteorder == "little"
 def _fast_crc32():
     """``zlib.crc32``, or the same function from ``_cio.c`` (carry-less multiplication,
     several times faster) where it is built and the CPU has it, unless STRIDED_NO_CEXT=1."""
-    if os.environ.get("STRIDED_NO_CEXT", "") in ("", "0"):
-        try:
-            from . import _cio
-        except ImportError:  # not built: zlib serves
-            return zlib.crc32
-        if _cio.CLMUL:
-            return _cio.crc32
-    return zlib.crc32
+    _cio = _cext.load("_cio")
+    if _cio is not None and _cio.CLMUL:
+        return _cio.crc32
+    return zlib.crc32  # not built, or not this CPU
 
 
 _crc32 = _fast_crc32()
