@@ -41,7 +41,8 @@ def _agrees_with_python(op, *args):
     """``op(*args)`` (the compiled path) gives what the Python definition gives: the same
     array, the same error type, or NotImplemented. Returns the Python path's answer."""
     try:
-        want = op.__wrapped__(*args)
+        with np.errstate(all="ignore"):  # the bare definition (strided's entry points set it)
+            want = op.__wrapped__(*args)
     except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
         with pytest.raises(type(e)):
             op(*args)
@@ -332,7 +333,8 @@ def test_named_elementwise_equals_the_python_path(row, shape1, shape2, n1, n2, s
     op = getattr(xp.Array, f"__{row.dunder}__")
     for _ in range(2):
         try:
-            want = op.__wrapped__(*args)
+            with np.errstate(all="ignore"):  # the bare definition (strided's entry points set it)
+                want = op.__wrapped__(*args)
         except Exception as e:  # the named handler's own error (or the dtype's)
             with pytest.raises(type(e)):
                 op(*args)

@@ -73,3 +73,10 @@ pi = _math.pi
 newaxis = None
 from . import autograd  # noqa: E402,F401
 from . import named  # noqa: E402,F401
+
+# Last, when every function and method is in place: strided's arithmetic reports no
+# NumPy RuntimeWarning, whatever the user's warnings filters (see _dispatch.quiet).
+from ._dispatch import quiet_entry_points as _quiet_entry_points  # noqa: E402
+
+_quiet_entry_points(globals(), Array)
+del _quiet_entry_points

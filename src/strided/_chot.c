@@ -358,9 +358,10 @@ scalar_column(PyObject *v)
    call the function with the arguments as they came (no packing of args, kwargs). */
 /* K_MATMUL: x1 @ x2 for matrices and vectors of one dtype (table: [result dtype or None
    per dtype index, the kernel]); K_WHERE: where(condition, x1, x2) for a bool condition
-   and x1, x2 of one dtype (table: [the bool DType, the kernel]). */
-enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4 };
-static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3};
+   and x1, x2 of one dtype (table: [the bool DType, the kernel]). K_QUIET: no fast
+   case; the function under NumPy's "ignore" error state (_dispatch.quiet). */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5 };
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1};
 
 typedef struct {
     PyObject_HEAD
@@ -447,6 +448,52 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
     return r == NULL ? NULL : wrap(r, res, dev);
 }
 
+/* The Python definitions behind every Fast run NumPy's kernels too: they run under
+   the same "ignore" error state (set for the outermost call; a nested call finds it
+   set), so a user's warnings filter of "error" meets no RuntimeWarning from
+   strided's own arithmetic on either path (strided/_dispatch.quiet, the fallback's
+   twin). quiet_enter gives the token to reset with (Py_None: nothing to reset),
+   NULL on error; quiet_exit resets it and passes r on (NULL on a reset error). */
+static PyObject *
+quiet_enter(void)
+{
+    if (!ready)
+        return Py_NewRef(Py_None);
+    PyObject *cur;
+    if (PyContextVar_Get(errstate_var, NULL, &cur) < 0)
+        return NULL;
+    int set = cur == errstate_ignore;
+    Py_XDECREF(cur);
+    return set ? Py_NewRef(Py_None) : PyContextVar_Set(errstate_var, errstate_ignore);
+}
+
+static PyObject *
+quiet_exit(PyObject *tok, PyObject *r)
+{
+    if (tok != Py_None) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb); /* the call's own error, kept across the reset */
+        if (PyContextVar_Reset(errstate_var, tok) < 0) {
+            Py_CLEAR(r);
+            Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+        }
+        else
+            PyErr_Restore(et, ev, tb);
+    }
+    Py_DECREF(tok);
+    return r;
+}
+
+/* fn(*args, **kwnames) under quiet_enter/quiet_exit. */
+static PyObject *
+call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *tok = quiet_enter();
+    if (tok == NULL)
+        return NULL;
+    return quiet_exit(tok, PyObject_Vectorcall(fn, args, nargsf, kwnames));
+}
+
 static inline int
 has_ext(PyObject *a)
 {
@@ -496,7 +543,9 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                 if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
                     goto done;
             Py_INCREF(hook); /* the hook may be uninstalled while it runs */
-            r = PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL);
+            PyObject *tok = quiet_enter();
+            if (tok != NULL)
+                r = quiet_exit(tok, PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL));
             Py_DECREF(hook);
         done:
             Py_XDECREF(tup);
@@ -504,7 +553,7 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             return r;
         }
     }
-    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    return call_quiet(f->fallback, args, nargsf, kwnames);
 }
 
 static PyObject *
@@ -729,7 +778,9 @@ named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
     }
     Py_INCREF(hit); /* the call may clear the cache */
     PyObject *names = PyTuple_GET_ITEM(hit, 2);
-    PyObject *r = PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1));
+    PyObject *tok = quiet_enter();
+    PyObject *r = tok == NULL ? NULL
+                              : quiet_exit(tok, PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1)));
     if (r == NULL) {
         Py_DECREF(hit);
         return decline_error(); /* the Python path raises its own error */
@@ -764,6 +815,8 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     if (f->kind == K_API)
         return api_call(f, args, nargsf, kwnames);
+    if (f->kind == K_QUIET)
+        return call_quiet(f->fallback, args, nargsf, kwnames);
     if (f->elide != Py_None && n == 2 && kwnames == NULL) {
         /* A temporary argument -- add(multiply(a, b), c): the caller's stack holds the
            only reference -- may lend its buffer to the result (_elementwise._elide; the
@@ -772,7 +825,10 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             PyObject *x = args[i];
             if (Py_TYPE(x) == Array_T && Py_REFCNT(x) == 1 && SLOT(x, O_st) == Py_None
                 && SLOT(x, O_ext) == Py_None) {
-                PyObject *r = PyObject_CallFunctionObjArgs(f->elide, args[0], args[1], x, NULL);
+                PyObject *tok = quiet_enter();
+                PyObject *r = tok == NULL ? NULL
+                                          : quiet_exit(tok, PyObject_CallFunctionObjArgs(
+                                                                f->elide, args[0], args[1], x, NULL));
                 if (r != Py_None)
                     return r;
                 Py_DECREF(r);
@@ -800,7 +856,7 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         if (r != NULL || PyErr_Occurred())
             return r;
     }
-    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    return call_quiet(f->fallback, args, nargsf, kwnames);
 }
 
 /* f (stolen) with its own copies of what its type would otherwise answer for: the
@@ -852,12 +908,12 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             : kind == K_MATMUL || kind == K_WHERE
               ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
                 || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
-            : 1)
+            : kind != K_QUIET)
         || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
                         "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
                         "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
-                        "3 or 4 (table: [result dtypes or the bool dtype, kernel])");
+                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -1636,7 +1692,7 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         if (r != NULL || PyErr_Occurred())
             return r;
     }
-    return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    return call_quiet(f->fallback, args, nargsf, kwnames);
 }
 
 static PyObject *

@@ -4,6 +4,10 @@
   is active it costs one list lookup; when an input carries extension
   metadata (autograd, names) the installed hook runs the function.
 - ``install_hook``: how an extension plugs in.
+- ``quiet(fn)``: ``fn`` under NumPy's "ignore" error state, so that strided's
+  own arithmetic never reports a RuntimeWarning (the standard specifies IEEE
+  results, and PyTorch does not warn), even under a user's
+  ``warnings.simplefilter("error")`` or ``pytest -W error``.
 - Operand helpers: device checks, Python scalar handling, ``out=`` checks
   and writing a result into an existing array.
 """
@@ -11,6 +15,10 @@
 from __future__ import annotations
 
 import functools
+import sys
+import types
+
+import numpy as np
 
 from . import _cext, _dtypes, _layout
 from ._array import _LATE, HOOK, Array, _native
@@ -28,7 +36,85 @@ def _load_chot():
 
 CHOT = _load_chot()
 
-__all__ = ["api", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
+
+def _errstate():
+    """NumPy's ufunc error-state context variable and its value under
+    ``np.errstate(all="ignore")``, or (None, None) for a NumPy without one."""
+    try:
+        from numpy._core import _ufunc_config
+        var = _ufunc_config._extobj_contextvar
+    except (ImportError, AttributeError):
+        return None, None
+    with np.errstate(all="ignore"):
+        return var, var.get()
+
+
+# Note: a module-level warnings filter (_elementwise) is not enough: a user's
+# simplefilter("error") or catch_warnings() puts its own filter in front of it.
+ERRSTATE, QUIET = _errstate()
+
+
+def quiet(fn):
+    """``fn`` run under NumPy's "ignore" error state (the outermost call sets it,
+    nested calls find it set): no floating-point RuntimeWarning from strided's
+    kernels. Compiled, the setting costs ~40 ns a call (``_chot``'s K_QUIET)."""
+    if ERRSTATE is None:
+        return fn
+    if CHOT is not None:
+        fast = CHOT.Fast(fn, 5)
+        fast.__dict__.update(getattr(fn, "__dict__", {}))
+        return fast
+    get, set_, reset = ERRSTATE.get, ERRSTATE.set, ERRSTATE.reset
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if get() is QUIET:
+            return fn(*args, **kwargs)
+        token = set_(QUIET)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            reset(token)
+
+    return run
+
+
+# Entry points with no floating-point arithmetic of their own (metadata, views, the
+# autograd and names bookkeeping): left bare, they are called often.
+_BARE = frozenset("""
+    stride storage_offset storage untyped_storage is_contiguous numel dim ndimension
+    element_size data_ptr is_floating_point is_complex has_names item tolist numpy
+    t transpose swapaxes swapdims view expand expand_as view_as reshape_as squeeze flatten
+    unflatten narrow unfold split chunk unbind movedim moveaxis permute_dims diagonal
+    to_device cpu cuda requires_grad_ register_hook retain_grad detach detach_
+    refine_names rename rename_ align_to align_as broadcast_to""".split())
+# Dunders that compute (the operators are quieted where they are made, in _elementwise).
+_COMPUTING_DUNDERS = ("__setitem__", "__rmatmul__", "__imatmul__", "__array_ufunc__",
+                      "__array_function__")
+# Namespace modules whose plain functions compute without passing through ``api``.
+_COMPUTING_MODULES = frozenset(f"strided.{m}" for m in (
+    "_creation", "_torch_functions", "_numeric", "_nanfunctions", "_random"))
+
+
+def quiet_entry_points(namespace: dict, cls: type) -> None:
+    """Put ``quiet`` in front of the namespace's plain computing functions and of
+    ``cls``'s computing methods (the ``api`` functions and the elementwise operators
+    have it already)."""
+    if ERRSTATE is None:
+        return
+    for name, v in list(namespace.items()):
+        if (not name.startswith("_") and type(v) is types.FunctionType
+                and v.__module__ in _COMPUTING_MODULES and not hasattr(v, "_api_name")):
+            q = namespace[name] = quiet(v)
+            module = sys.modules[v.__module__]
+            if getattr(module, name, None) is v:
+                setattr(module, name, q)  # (pickled by reference: found where it's defined)
+    for name, v in list(vars(cls).items()):
+        if type(v) is types.FunctionType and (
+                name in _COMPUTING_DUNDERS or (not name.startswith("_") and name not in _BARE)):
+            setattr(cls, name, quiet(v))
+
+__all__ = ["api", "quiet", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -96,6 +182,12 @@ def api(name: str):
     def deco(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            if ERRSTATE is not None and ERRSTATE.get() is not QUIET:
+                token = ERRSTATE.set(QUIET)
+                try:
+                    return wrapper(*args, **kwargs)
+                finally:
+                    ERRSTATE.reset(token)
             hook = HOOK[0]
             if hook is not None:
                 # has_ext, inlined for the common first argument (one call less per op)
@@ -117,7 +209,8 @@ def api(name: str):
         wrapper._impl = fn
         wrapper._api_name = name
         if CHOT is not None:
-            # The same wrapper compiled: the hook test in C, the call passed on as it came.
+            # The same wrapper compiled: the hook test in C, the call passed on as it came
+            # (under the "ignore" error state, as above).
             fast = CHOT.Fast(fn, 0, hook=HOOK, name=name)
             fast.__dict__.update(wrapper.__dict__)
             return fast

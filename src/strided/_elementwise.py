@@ -41,6 +41,14 @@ from ._threads import large_ufunc, ufunc_into
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"strided\.")
 
 _ND = np.ndarray  # a CPU native: large results of these come from the buffer pool
+
+# Without the compiled path (STRIDED_NO_CEXT=1) the functions that call the kernels
+# -- each row's impl and into, and the elision's ufunc_into -- run under NumPy's
+# "ignore" error state themselves (see _dispatch.quiet); the operators and functions
+# around them are left bare, as their temporary elision counts references and frames.
+# Compiled, every Fast sets that state around its Python definition instead.
+_quiet_leaf = _dispatch.quiet if _dispatch.CHOT is None else (lambda fn: fn)
+ufunc_into = _quiet_leaf(ufunc_into)
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -426,6 +434,8 @@ def _make_binary(row: Elementwise):
         impl(x1, x2, out)
         return out
 
+    impl = _quiet_leaf(impl)
+    into = _quiet_leaf(into)
     func._impl = impl
     func._entry = entry
     func._into = into
@@ -494,7 +504,7 @@ def _make_unary(row: Elementwise):
         return impl(x, out)
 
     func._impl = impl
-    return func
+    return _quiet_leaf(func)  # (no elision to count references for: the whole function)
 
 
 _DOC = """{summary}
@@ -1010,13 +1020,9 @@ def _install_compiled() -> bool:
     _chot = _dispatch.CHOT
     if _chot is None:  # not built, or STRIDED_NO_CEXT=1
         return False
-    try:
-        from numpy._core import _ufunc_config
-        var = _ufunc_config._extobj_contextvar
-    except (ImportError, AttributeError):  # a NumPy without that variable
+    var, ignore = _dispatch.ERRSTATE, _dispatch.QUIET
+    if var is None:  # a NumPy without that variable
         return False
-    with np.errstate(all="ignore"):
-        ignore = var.get()
     ctx = contextvars.Context()
     ctx.run(var.set, ignore)
     _chot.setup(_ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
@@ -1048,3 +1054,12 @@ def _install_compiled() -> bool:
 
 
 COMPILED = _install_compiled()
+
+if COMPILED:
+    # Every Fast runs its Python definition under NumPy's "ignore" error state; the
+    # in-place operators stay Python and get it here (without the compiled path the
+    # kernel-calling leaves have it: see _quiet_leaf).
+    for _row in ROWS:
+        if _row.dunder is not None and _row.nargs == 2 and _row.dunder not in _NO_REFLECT:
+            _name = f"__i{_row.dunder}__"
+            setattr(Array, _name, _dispatch.quiet(getattr(Array, _name)))

@@ -78,13 +78,22 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_executor)
 
 
+def _quiet_worker():
+    """A pool thread runs strided's kernels only: NumPy's "ignore" error state for
+    good (its own context; see _dispatch.quiet)."""
+    from ._dispatch import ERRSTATE, QUIET
+    if ERRSTATE is not None:
+        ERRSTATE.set(QUIET)
+
+
 def _executor():
     n = _NUM[0]
     ex = _EXEC[0]
     if ex is None or _EXEC[1] != n:
         if ex is not None:
             ex.shutdown(wait=False)
-        ex = _EXEC[0] = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="strided")
+        ex = _EXEC[0] = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="strided",
+                                           initializer=_quiet_worker)
         _EXEC[1] = n
     return ex
 
