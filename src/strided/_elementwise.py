@@ -33,7 +33,7 @@ from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
 from ._pool import MIN_BYTES as _BIG, _Block as _PoolBlock
 from ._pool import empty as _pool_empty
-from ._threads import large_ufunc, ufunc_into
+from ._threads import large_ufunc as _large_c_order, ufunc_into
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
@@ -42,6 +42,36 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"strided\.")
 
 _ND = np.ndarray  # a CPU native: large results of these come from the buffer pool
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def large_ufunc(k, args: tuple, np_dtype):
+    """``k(*args)`` for a large result: a pooled buffer and threads (strided._threads),
+    laid out in the axis order of the (first) largest operand when that operand is
+    dense in another order (NumPy's "K" order: ``a - m`` of a transposed
+    ``a`` is transposed too).
+
+    Without this, a permuted operand (``moveaxis``, ``.T``: SciPy's ``stats`` move
+    the reduced axis last) left the result to NumPy's own allocator, whose fresh
+    multi-MB buffers are faulted in again on every call.
+    """
+    ref = None
+    for x in args:  # the first of the largest operands
+        if type(x) is _ND and (ref is None or x.size > ref.size):
+            ref = x
+    if ref is None or ref.flags.c_contiguous or ref.ndim < 2:
+        return _large_c_order(k, args, np_dtype)
+    nd = ref.ndim
+    if any(type(x) is _ND and x.ndim > nd for x in args):
+        return _large_c_order(k, args, np_dtype)
+    perm = _layout.dense_order(ref.shape, ref.strides, ref.itemsize)
+    if perm is None:
+        return _large_c_order(k, args, np_dtype)
+    inv = [0] * nd
+    for i, p in enumerate(perm):
+        inv[p] = i
+    moved = tuple(x.reshape((1,) * (nd - x.ndim) + x.shape).transpose(perm) if type(x) is _ND else x
+                  for x in args)
+    return _large_c_order(k, moved, np_dtype).transpose(inv)
 
 
 def _numpy_scalar(v):
