@@ -54,14 +54,17 @@ def large_ufunc(k, args: tuple, np_dtype):
     the reduced axis last) left the result to NumPy's own allocator, whose fresh
     multi-MB buffers are faulted in again on every call.
     """
+    for x in args:
+        if type(x) is _ND and not x.flags.c_contiguous:
+            break
+    else:
+        return _large_c_order(k, args, np_dtype)
     ref = None
     for x in args:  # the first of the largest operands
         if type(x) is _ND and (ref is None or x.size > ref.size):
             ref = x
-    if ref is None or ref.flags.c_contiguous or ref.ndim < 2:
-        return _large_c_order(k, args, np_dtype)
     nd = ref.ndim
-    if any(type(x) is _ND and x.ndim > nd for x in args):
+    if nd < 2 or ref.flags.c_contiguous or any(type(x) is _ND and x.ndim > nd for x in args):
         return _large_c_order(k, args, np_dtype)
     perm = _layout.dense_order(ref.shape, ref.strides, ref.itemsize)
     if perm is None:
