@@ -169,3 +169,53 @@ def test_copy_of_a_permuted_array_that_requires_grad_still_records_the_copy():
     assert c.requires_grad
     (c * c).sum().backward()
     np.testing.assert_allclose(host(x.grad), 2 * a)
+
+
+# --- clip: NumPy's ufuncs called directly, large results pooled -----------------------
+
+_BOUND = st_.one_of(st_.none(), st_.floats(-2, 2), st_.integers(-3, 3), st_.just(float("nan")))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st_.sampled_from(["float32", "float64", "int16", "int64", "uint8"]),
+       st_.integers(1, 40), _BOUND, _BOUND, st_.booleans(), st_.booleans(), st_.integers(0, 2**32 - 1))
+def test_clip_matches_numpy(dtype, n, lo, hi, array_bounds, large, seed):
+    if not large:
+        st.set_pool_threshold(1 << 30)
+    rng = np.random.default_rng(seed)
+    a = (rng.standard_normal((n, 3)) * 3).astype(dtype) if dtype[0] == "f" else \
+        rng.integers(0, 6, (n, 3)).astype(dtype)
+    np_dtype = np.dtype(dtype)
+    if np_dtype.kind in "iu" and any(isinstance(v, float) and v != v for v in (lo, hi)):
+        lo = hi = None  # a NaN bound is refused for integer arrays (tested elsewhere)
+    if np_dtype.kind == "u":
+        lo = None if lo is None else abs(lo)
+        hi = None if hi is None else abs(hi)
+    if array_bounds:
+        blo = None if lo is None else np.full((1, 3), lo, dtype=np.result_type(np_dtype, np.float64)
+                                              if isinstance(lo, float) else np_dtype)
+        bhi = None if hi is None else np.full((n, 1), hi, dtype=np.result_type(np_dtype, np.float64)
+                                              if isinstance(hi, float) else np_dtype)
+        want = np.clip(a, blo, bhi).astype(np_dtype) if (blo is not None or bhi is not None) else a
+        got = st.clip(cpu(a), None if blo is None else cpu(blo), None if bhi is None else cpu(bhi))
+    else:
+        if np_dtype.kind in "iu" and (isinstance(lo, float) or isinstance(hi, float)):
+            lo = None if lo is None else int(np.ceil(lo))
+            hi = None if hi is None else int(np.floor(hi))
+        want = np.clip(a, lo, hi) if (lo is not None or hi is not None) else a
+        got = st.clip(cpu(a), lo, hi)
+    assert got.dtype == st.asarray(a).dtype
+    np.testing.assert_array_equal(host(got), want)
+
+
+def test_large_clip_comes_from_the_pool():
+    a = np.linspace(-2, 2, 5000).reshape(100, 50)
+    for x, want in ((cpu(a), np.clip(a, -1.0, 0.5)), (cpu(a).T, np.clip(a.T, -1.0, 0.5))):
+        before = st.memory_stats()["num_allocs"]
+        r = st.clip(x, -1.0, 0.5)
+        assert st.memory_stats()["num_allocs"] - before == 1
+        np.testing.assert_array_equal(host(r), want)
+        assert r.stride() == x.stride()
+    out = cpu(np.zeros_like(a))
+    st.clip(cpu(a), max=0.5, out=out)
+    np.testing.assert_array_equal(host(out), np.minimum(a, 0.5))

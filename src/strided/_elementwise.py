@@ -824,6 +824,9 @@ def _clip_bound(x: Array, v, which: str, lower: builtins.bool):
     return builtins.float(v)
 
 
+_np_clip, _np_minimum, _np_maximum = np._core.umath.clip, np.minimum, np.maximum
+
+
 @api("clip")
 def clip(x, /, min=None, max=None, *, out=None) -> Array:
     """Clamp each element of ``x`` to ``[min, max]``; the result has ``x``'s dtype.
@@ -847,7 +850,19 @@ def clip(x, /, min=None, max=None, *, out=None) -> Array:
         r = xp.array(a, copy=True)
     else:
         try:
-            r = xp.clip(a, lo, hi)
+            if xp is np and type(a) is _ND and a.dtype.kind in "iuf":
+                # NumPy's clip without its Python wrapper (numpy/_core/_methods.py,
+                # ``_clip``: the same ufuncs for the same bounds); a large result
+                # takes a pooled buffer.
+                if lo is None:
+                    k, args = _np_minimum, (a, hi)
+                elif hi is None:
+                    k, args = _np_maximum, (a, lo)
+                else:
+                    k, args = _np_clip, (a, lo, hi)
+                r = large_ufunc(k, args, a.dtype) if a.nbytes >= _BIG[0] else k(*args)
+            else:
+                r = xp.clip(a, lo, hi)
         except ValueError as e:
             shapes = [tuple(np.shape(v)) for v in (a, lo, hi) if v is not None]
             try:
