@@ -74,14 +74,20 @@ def measure(timers: dict, s: Settings) -> dict:
     with per-call times in nanoseconds; a timer that raises gives
     {"error": message}.
 
-    A preemption during auto-ranging can make a fast call look slow and so
-    choose too few inner loops (then every batch is dominated by its cold
+    The first call of each library is not timed (one-time costs). A preemption
+    during auto-ranging can make a fast call look slow and so choose too few
+    inner loops (then every batch is dominated by its cold
     first call). A library whose median batch came out shorter than half of
     ``min_batch_ns`` is measured again with the inner count its median implies.
     """
     out, inner, batch = {}, {}, {}
     for name, t in timers.items():
         try:
+            # One untimed call first: a case's first call pays one-time costs (fresh
+            # memory faulted in, a buffer pool's first miss, lazy imports) that would
+            # otherwise pick one inner loop for a library whose calls are no slower
+            # than its peer's, and single-call batches read slower than longer ones.
+            t.timeit(1)
             inner[name], batch[name] = autorange(t, s.min_batch_ns)
         except Exception as e:  # noqa: BLE001 - one library's failure must not stop the run
             out[name] = {"error": f"{type(e).__name__}: {e}"}

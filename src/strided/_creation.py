@@ -152,7 +152,7 @@ def _asarray(obj, dtype, device, copy) -> Array:
                 raise ValueError(f"asarray(copy=False): casting {obj._dtype.name} to {dtype.name} needs a copy")
             return _LATE["astype"](obj, dtype)
         if copy:
-            return obj.clone()
+            return _LATE["copy_keep_order"](obj)
         return obj
     dev = as_device(device)
     backend = dev.backend

@@ -33,7 +33,7 @@ from ._dispatch import api, check_out, out_native
 from ._dtypes import CATEGORIES, PROMOTION
 from ._pool import MIN_BYTES as _BIG, _Block as _PoolBlock
 from ._pool import empty as _pool_empty
-from ._threads import large_ufunc, ufunc_into
+from ._threads import large_ufunc as _large_c_order, ufunc_into
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
@@ -50,6 +50,39 @@ _ND = np.ndarray  # a CPU native: large results of these come from the buffer po
 _quiet_leaf = _dispatch.quiet if _dispatch.CHOT is None else (lambda fn: fn)
 ufunc_into = _quiet_leaf(ufunc_into)
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def large_ufunc(k, args: tuple, np_dtype):
+    """``k(*args)`` for a large result: a pooled buffer and threads (strided._threads),
+    laid out in the axis order of the (first) largest operand when that operand is
+    dense in another order (NumPy's "K" order: ``a - m`` of a transposed
+    ``a`` is transposed too).
+
+    Without this, a permuted operand (``moveaxis``, ``.T``: SciPy's ``stats`` move
+    the reduced axis last) left the result to NumPy's own allocator, whose fresh
+    multi-MB buffers are faulted in again on every call.
+    """
+    for x in args:
+        if type(x) is _ND and not x.flags.c_contiguous:
+            break
+    else:
+        return _large_c_order(k, args, np_dtype)
+    ref = None
+    for x in args:  # the first of the largest operands
+        if type(x) is _ND and (ref is None or x.size > ref.size):
+            ref = x
+    nd = ref.ndim
+    if nd < 2 or ref.flags.c_contiguous or any(type(x) is _ND and x.ndim > nd for x in args):
+        return _large_c_order(k, args, np_dtype)
+    perm = _layout.dense_order(ref.shape, ref.strides, ref.itemsize)
+    if perm is None:
+        return _large_c_order(k, args, np_dtype)
+    inv = [0] * nd
+    for i, p in enumerate(perm):
+        inv[p] = i
+    moved = tuple(x.reshape((1,) * (nd - x.ndim) + x.shape).transpose(perm) if type(x) is _ND else x
+                  for x in args)
+    return _large_c_order(k, moved, np_dtype).transpose(inv)
 
 
 def _numpy_scalar(v):
@@ -801,6 +834,9 @@ def _clip_bound(x: Array, v, which: str, lower: builtins.bool):
     return builtins.float(v)
 
 
+_np_clip, _np_minimum, _np_maximum = np._core.umath.clip, np.minimum, np.maximum
+
+
 @api("clip")
 def clip(x, /, min=None, max=None, *, out=None) -> Array:
     """Clamp each element of ``x`` to ``[min, max]``; the result has ``x``'s dtype.
@@ -824,7 +860,19 @@ def clip(x, /, min=None, max=None, *, out=None) -> Array:
         r = xp.array(a, copy=True)
     else:
         try:
-            r = xp.clip(a, lo, hi)
+            if xp is np and type(a) is _ND and a.dtype.kind in "iuf":
+                # NumPy's clip without its Python wrapper (numpy/_core/_methods.py,
+                # ``_clip``: the same ufuncs for the same bounds); a large result
+                # takes a pooled buffer.
+                if lo is None:
+                    k, args = _np_minimum, (a, hi)
+                elif hi is None:
+                    k, args = _np_maximum, (a, lo)
+                else:
+                    k, args = _np_clip, (a, lo, hi)
+                r = large_ufunc(k, args, a.dtype) if a.nbytes >= _BIG[0] else k(*args)
+            else:
+                r = xp.clip(a, lo, hi)
         except ValueError as e:
             shapes = [tuple(np.shape(v)) for v in (a, lo, hi) if v is not None]
             try:

@@ -88,6 +88,24 @@ def is_contiguous(shape: tuple, strides: tuple) -> bool:
     return True
 
 
+def dense_order(shape: tuple, strides: tuple, unit: int = 1):
+    """The axis order (a permutation) in which a layout is row-major contiguous, for a
+    dense array stored in another axis order (a transpose, ``moveaxis``); None when
+    there is none (gaps, negative or zero strides, no elements). ``unit`` is the
+    stride of one element (1 in elements, the itemsize in bytes)."""
+    perm = sorted(range(len(shape)), key=lambda i: -strides[i])
+    expected = unit
+    for i in reversed(perm):
+        n = shape[i]
+        if n == 0:
+            return None
+        if n != 1:
+            if strides[i] != expected:
+                return None
+            expected *= n
+    return tuple(perm)
+
+
 def extent(offset: int, shape: tuple, strides: tuple) -> tuple[int, int]:
     """Lowest and highest storage index a view touches (``hi < lo`` when empty)."""
     lo = hi = offset

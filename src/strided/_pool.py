@@ -73,13 +73,38 @@ def _bin(nbytes: int) -> int:
     return -(-nbytes // step) * step
 
 
+# Request size -> binned size, and NumPy dtype -> its ``typestr``: the hot path's
+# lookups (a program asks for a few sizes and dtypes over and over).
+_SIZES: dict = {}
+_TYPESTR: dict = {}
+
+
+def _binned(nbytes: int) -> int:
+    size = _bin(nbytes)
+    if len(_SIZES) >= 4096:
+        _SIZES.clear()
+    _SIZES[nbytes] = size
+    return size
+
+
 class _Block:
     """The owner at the end of a pooled array's base chain; returns its buffer on death."""
 
     __slots__ = ("__array_interface__", "raw", "addr", "size")
 
     def __del__(self):
-        _release(self.raw, self.addr, self.size)
+        # ``_release`` inlined (one Python call less per pooled result). A finalizer
+        # may run while this thread already holds the lock (garbage collected inside
+        # ``empty``): never block here, queue the block instead.
+        if _lock.acquire(False):
+            try:
+                if _pending:
+                    _drain()
+                _put(self.raw, self.addr, self.size)
+            finally:
+                _lock.release()
+        else:
+            _pending.append((self.raw, self.addr, self.size))
 
 
 def _put(raw, addr, size) -> None:
@@ -90,8 +115,13 @@ def _put(raw, addr, size) -> None:
     if size > limit:
         s["dropped"] += 1
         return
-    _evict_to(limit - size)
-    _bins.setdefault(size, []).append((raw, addr))
+    if s["cached_bytes"] + size > limit:
+        _evict_to(limit - size)
+    lst = _bins.get(size)
+    if lst is None:
+        _bins[size] = [(raw, addr)]
+    else:
+        lst.append((raw, addr))
     s["cached_bytes"] += size
     s["releases"] += 1
 
@@ -135,7 +165,9 @@ def empty(shape: tuple, dtype, nbytes: int):
     """
     if nbytes < MIN_BYTES[0]:
         return np.empty(shape, dtype)
-    size = _bin(nbytes)
+    size = _SIZES.get(nbytes)
+    if size is None:
+        size = _binned(nbytes)
     s = _stats
     with _lock:
         if _pending:
@@ -161,14 +193,17 @@ def empty(shape: tuple, dtype, nbytes: int):
             empty_cache()
             raw = np.empty(size, np.uint8)
         addr = raw.ctypes.data
+    typestr = _TYPESTR.get(dtype)
+    if typestr is None:
+        typestr = _TYPESTR[dtype] = np.dtype(dtype).str
     blk = _Block()
     blk.raw = raw
     blk.addr = addr
     blk.size = size
     # The interface describes the result itself, so that its ``base`` is the block
     # (one link: temporary elision checks who else holds the buffer there).
-    blk.__array_interface__ = {"data": (addr, False), "shape": tuple(shape),
-                               "typestr": np.dtype(dtype).str, "version": 3}
+    blk.__array_interface__ = {"data": (addr, False), "shape": shape if type(shape) is tuple else tuple(shape),
+                               "typestr": typestr, "version": 3}
     return np.asarray(blk)
 
 

@@ -541,6 +541,29 @@ def clone(x, /) -> Array:
     return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
 
 
+def copy_keep_order(x) -> Array:
+    """A copy of ``x`` with its own storage, for ``asarray(x, copy=True)`` and
+    ``astype(x, x.dtype)``: in ``x``'s own axis order when ``x`` is dense in another
+    order (a transpose: NumPy's ``copy(order="K")``, a straight memory copy), else
+    C-contiguous like ``clone``. Arrays with extension metadata go through ``clone``
+    (autograd records it)."""
+    if x._ext is None and len(x._shape) > 1:
+        a = x._get_native()
+        if type(a) is np.ndarray and not a.flags.c_contiguous:
+            perm = _layout.dense_order(a.shape, a.strides, a.itemsize)
+            if perm is not None:
+                shape = tuple(a.shape[i] for i in perm)
+                r = (_pool.empty(shape, a.dtype, a.nbytes) if a.nbytes >= _pool.MIN_BYTES[0]
+                     else np.empty(shape, a.dtype))
+                inv = [0] * len(perm)
+                for i, p in enumerate(perm):
+                    inv[p] = i
+                r = r.transpose(inv)
+                np.copyto(r, a)
+                return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+    return clone(x)
+
+
 @api("astype")
 def astype(x, dtype, /, *, copy=True, device=None) -> Array:
     """Cast ``x`` to ``dtype`` (the standard's ``astype``); ``copy=False`` may return ``x``."""
@@ -552,7 +575,7 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
         x = to_device(x, device)
         copy = False
     if dtype is x._dtype:
-        return clone(x) if copy else x
+        return copy_keep_order(x) if copy else x
     if x._dtype.kind == "c" and dtype.kind != "c":
         raise TypeError(f"astype(): can't cast complex {x._dtype.name} to {dtype.name}; "
                         f"take real(), imag() or abs() first")
@@ -663,7 +686,7 @@ def _install_compiled_views() -> bool:
 COMPILED_VIEWS = _install_compiled_views()
 
 _LATE.update(
-    clone=clone, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
+    clone=clone, copy_keep_order=copy_keep_order, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
     permute_dims=permute_dims, astype=astype, to_device=to_device, assign=assign,
     complex_part=complex_part,
     t=lambda x: x._view(*x._layout()[1:]),

@@ -672,3 +672,23 @@ def test_scipy_function_matches_numpy(name, dtype_name):
     check_strided_run(run, {name: ref}, CPU, rtol, atol, opts.get("sign_free", ()),
                       input_float=np.dtype(dtype_name), allowed=opts.get("allowed", ()),
                       unordered=opts.get("unordered", False))
+
+
+# --- large temporaries: SciPy's stats move the reduced axis last (transposed temporaries) ---
+
+@pytest.mark.parametrize("name", ["skew", "kurtosis", "moment", "zscore", "variation", "sem"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_stats_with_pooled_permuted_temporaries_match_numpy(name, axis):
+    """The demeaned and powered temporaries of a transposed input take the buffer pool
+    in the input's axis order (threshold lowered so these small arrays count as large)."""
+    a = np.random.default_rng(7).standard_normal((40, 30))
+    thr = xp.get_pool_threshold()
+    xp.set_pool_threshold(8)
+    try:
+        before = xp.memory_stats()["num_allocs"]
+        got = getattr(stats, name)(xp.asarray(a, device=CPU), axis=axis)
+        pooled = xp.memory_stats()["num_allocs"] - before
+    finally:
+        xp.set_pool_threshold(thr)
+    np.testing.assert_allclose(np.asarray(got), getattr(stats, name)(a, axis=axis), rtol=1e-12, atol=1e-14)
+    assert pooled > 0
