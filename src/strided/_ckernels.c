@@ -6,14 +6,14 @@
  *
  * sum_rows(src, out, ncols): out[i] = sum(src[i*ncols : (i+1)*ncols]) for a
  * C-contiguous float32 ('f') or float64 ('d') buffer src and a contiguous out of
- * the same type. Pairwise summation like NumPy's (leaves of at most 256
- * elements, halves above), but each leaf is summed in four independent vector
- * accumulators instead of one: each lane adds at most 8 (float32) or 16
- * (float64) elements in sequence (NumPy's 8 accumulators add 16), so the error
- * bound is NumPy's or better, and the additions no longer wait on one chain.
- * The GIL is released while it runs (from 64 KiB), so strided's threads can
- * split a sum. Sums of at most 128 elements are NumPy's leaf, operation for
- * operation (the same bits as numpy.add.reduce).
+ * the same type. Pairwise summation like NumPy's, restructured for speed (see
+ * "The pairwise sum" below): leaves of 64 vectors in eight accumulators (lane
+ * depth 9, NumPy's 16), each leaf's lanes added neighbours first as NumPy's
+ * leaf does, and the leaves combined in float64 by a binary counter (no
+ * recursion, float32 rounded once at the end), so the error bound is NumPy's
+ * or better. The GIL is released while it runs (from 64 KiB), so strided's
+ * threads can split a sum. Sums of at most 128 elements are NumPy's leaf,
+ * operation for operation (the same bits as numpy.add.reduce).
  *
  * sum_into(src, out, ncols[, divisor]) -> bool: the same (divided by divisor: a
  * mean), or False (nothing written) for a buffer it doesn't take, so the hot
@@ -43,6 +43,9 @@
 #define SD_CLONES
 #endif
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi" /* static functions only: no ABI crosses the module */
+#endif
 typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
 typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 
@@ -99,50 +102,115 @@ static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
 }
 #endif
 
-/* One generator for both types: T scalar, V vector, L lanes, B leaf size. */
-#define PAIRWISE(NAME, T, V, L, B, HSUM)                                                 \
-    SD_CLONES static T NAME(const T *a, Py_ssize_t n)                                \
-    {                                                                                \
-        if (n <= (B)) {                                                              \
-            Py_ssize_t i = 0;                                                        \
-            T s = 0;                                                                  \
-            if (n >= 4 * (L)) {                                                      \
-                V r0, r1, r2, r3;                                                    \
-                memcpy(&r0, a, sizeof(V));                                           \
-                memcpy(&r1, a + (L), sizeof(V));                                     \
-                memcpy(&r2, a + 2 * (L), sizeof(V));                                 \
-                memcpy(&r3, a + 3 * (L), sizeof(V));                                 \
-                for (i = 4 * (L); i + 4 * (L) <= n; i += 4 * (L)) {                  \
-                    V v0, v1, v2, v3;                                                \
-                    memcpy(&v0, a + i, sizeof(V));                                   \
-                    memcpy(&v1, a + i + (L), sizeof(V));                             \
-                    memcpy(&v2, a + i + 2 * (L), sizeof(V));                         \
-                    memcpy(&v3, a + i + 3 * (L), sizeof(V));                         \
-                    r0 += v0;                                                        \
-                    r1 += v1;                                                        \
-                    r2 += v2;                                                        \
-                    r3 += v3;                                                        \
-                }                                                                    \
-                /* each accumulator's lanes pairwise (neighbours first, as the data      \
-                   lie: periodic signs cancel before they grow), then the four */        \
-                T q[4];                                                              \
-                HSUM(r0, r1, r2, r3, q);                                             \
-                s = (q[0] + q[1]) + (q[2] + q[3]);                                   \
-            }                                                                        \
-            /* the rest (fewer than 4 * L elements): eight accumulators */           \
-            T t[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                       \
-            Py_ssize_t k = 0;                                                        \
-            for (; i < n; i++, k = (k + 1) & 7)                                      \
-                t[k] += a[i];                                                        \
-            return s + (((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))); \
-        }                                                                            \
-        Py_ssize_t n2 = n / 2;                                                       \
-        n2 -= n2 % (4 * (L));                                                        \
-        return NAME(a, n2) + NAME(a + n2, n - n2);                                   \
+/* The pairwise sum. A leaf is 64 vectors (float32: 512 elements, float64: 256)
+   summed in eight vector accumulators, each lane adding 8 elements in sequence;
+   accumulators m and m+4 are added (lane depth 9: NumPy's eight accumulators
+   add 16), and each of the four left has its lanes added pairwise, neighbours
+   first (as the data lie: periodic signs cancel before they grow, as in
+   NumPy's leaf), then the four pairwise, in float64. Leaves are combined in
+   float64 by a binary counter (leaf k is added to the stack entries of its
+   index's trailing one bits: a balanced tree over the leaves, each entry on
+   the left of the newer one); float32 sums are rounded to float32 once, at
+   the end. Error bound: float32, the leaf's float32 roundings (9 + 3 + 2 of
+   partial sums of at most 512 elements) and one rounding of the result;
+   float64, (9 + 2 + 2 + log2(leaves)) eps * sum|x|, both below NumPy's
+   (16 + 3 + log2(n / 128)). */
+#define SD_LEAF 64 /* vectors per leaf: 8 accumulators x 8 deep */
+
+#define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
+
+/* One generator for both types: T scalar, V vector, L lanes. */
+#define PAIRWISE(SFX, T, V, L, HSUM4)                                                    \
+    static inline double leaf_end_##SFX(V r0, V r1, V r2, V r3, V r4, V r5, V r6, V r7) \
+    {                                                                                    \
+        T q[4];                                                                          \
+        HSUM4(r0 + r4, r1 + r5, r2 + r6, r3 + r7, q);                                    \
+        return ((double)q[0] + (double)q[1]) + ((double)q[2] + (double)q[3]);            \
+    }                                                                                    \
+    static inline double leaf_full_##SFX(const T *a)                                     \
+    {                                                                                    \
+        V r0 = SD_LD(V, a), r1 = SD_LD(V, a + (L)), r2 = SD_LD(V, a + 2 * (L));          \
+        V r3 = SD_LD(V, a + 3 * (L)), r4 = SD_LD(V, a + 4 * (L));                        \
+        V r5 = SD_LD(V, a + 5 * (L)), r6 = SD_LD(V, a + 6 * (L)), r7 = SD_LD(V, a + 7 * (L)); \
+        for (int i = 8 * (L); i < SD_LEAF * (L); i += 8 * (L)) {                         \
+            r0 += SD_LD(V, a + i);                                                       \
+            r1 += SD_LD(V, a + i + (L));                                                 \
+            r2 += SD_LD(V, a + i + 2 * (L));                                             \
+            r3 += SD_LD(V, a + i + 3 * (L));                                             \
+            r4 += SD_LD(V, a + i + 4 * (L));                                             \
+            r5 += SD_LD(V, a + i + 5 * (L));                                             \
+            r6 += SD_LD(V, a + i + 6 * (L));                                             \
+            r7 += SD_LD(V, a + i + 7 * (L));                                             \
+        }                                                                                \
+        return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
+    }                                                                                    \
+    /* m < SD_LEAF * L elements (a partial last leaf): the rest after whole groups of  \
+       eight vectors go to r0 .. r6 one vector each, then the last few elements (zeros  \
+       padding them) to r7 (lane depth at most 9) */                                    \
+    static inline double leaf_part_##SFX(const T *a, Py_ssize_t m)                       \
+    {                                                                                    \
+        V r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0}, r5 = {0}, r6 = {0}, r7 = {0}; \
+        Py_ssize_t i = 0;                                                                \
+        for (; i + 8 * (L) <= m; i += 8 * (L)) {                                         \
+            r0 += SD_LD(V, a + i);                                                       \
+            r1 += SD_LD(V, a + i + (L));                                                 \
+            r2 += SD_LD(V, a + i + 2 * (L));                                             \
+            r3 += SD_LD(V, a + i + 3 * (L));                                             \
+            r4 += SD_LD(V, a + i + 4 * (L));                                             \
+            r5 += SD_LD(V, a + i + 5 * (L));                                             \
+            r6 += SD_LD(V, a + i + 6 * (L));                                             \
+            r7 += SD_LD(V, a + i + 7 * (L));                                             \
+        }                                                                                \
+        Py_ssize_t nv = (m - i) / (L);                                                   \
+        switch (nv) {                                                                    \
+        case 7: r6 += SD_LD(V, a + i + 6 * (L)); /* fall through */                     \
+        case 6: r5 += SD_LD(V, a + i + 5 * (L)); /* fall through */                     \
+        case 5: r4 += SD_LD(V, a + i + 4 * (L)); /* fall through */                     \
+        case 4: r3 += SD_LD(V, a + i + 3 * (L)); /* fall through */                     \
+        case 3: r2 += SD_LD(V, a + i + 2 * (L)); /* fall through */                     \
+        case 2: r1 += SD_LD(V, a + i + (L)); /* fall through */                         \
+        case 1: r0 += SD_LD(V, a + i); /* fall through */                               \
+        default: break;                                                                  \
+        }                                                                                \
+        i += nv * (L);                                                                   \
+        if (i < m) {                                                                     \
+            V u = {0};                                                                   \
+            memcpy(&u, a + i, (size_t)(m - i) * sizeof(T));                              \
+            r7 += u;                                                                     \
+        }                                                                                \
+        return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
+    }                                                                                    \
+    /* nfull leaves then a partial one of rem elements (0: none), combined: the        \
+       counter's entries added lowest level first, each on the left of the total */     \
+    SD_CLONES static double pw_tree_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem)  \
+    {                                                                                    \
+        double st[64];                                                                   \
+        Py_ssize_t nl = nfull + (rem > 0);                                               \
+        for (Py_ssize_t k = 0; k < nl; k++) {                                            \
+            double s = k < nfull ? leaf_full_##SFX(a + k * (SD_LEAF * (L)))              \
+                                 : leaf_part_##SFX(a + k * (SD_LEAF * (L)), rem);        \
+            int l = 0;                                                                   \
+            for (Py_ssize_t j = k; j & 1; j >>= 1, l++)                                  \
+                s = st[l] + s;                                                           \
+            st[l] = s;                                                                   \
+        }                                                                                \
+        double tot = 0;                                                                  \
+        int have = 0;                                                                    \
+        for (int l = 0; (nl >> l) != 0; l++)                                                  \
+            if ((nl >> l) & 1) {                                                         \
+                tot = have ? st[l] + tot : st[l];                                        \
+                have = 1;                                                                \
+            }                                                                            \
+        return tot;                                                                      \
+    }                                                                                    \
+    static T pairwise_##SFX(const T *a, Py_ssize_t n)                                    \
+    {                                                                                    \
+        Py_ssize_t leaf = SD_LEAF * (L);                                                 \
+        return (T)pw_tree_##SFX(a, n / leaf, n % leaf);                                  \
     }
 
-PAIRWISE(pairwise_f32, float, vf, 8, 256, hsum4_f32)
-PAIRWISE(pairwise_f64, double, vd, 4, 256, hsum4_f64)
+PAIRWISE(f32, float, vf, 8, hsum4_f32)
+PAIRWISE(f64, double, vd, 4, hsum4_f64)
 
 /* A row: NumPy's own leaf, operation for operation, up to 128 elements (so small
    sums are NumPy's bits); the vector pairwise sum above that. */
@@ -865,61 +933,80 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* --- whole-array sums -------------------------------------------------------
-   The same pairwise tree as one thread (pairwise_f32/f64 above): its top
-   levels are cut into up to 64 subtrees (the halves of halves, split where
-   the one-thread recursion splits), the subtrees are summed in parallel by
-   the same function, and their sums are added back up the same tree. Every
-   addition is the one the single-threaded sum makes, in the same order: the
-   result is bit for bit the one-thread sum, whatever the thread count. */
+   The same pairwise tree as one thread (pw_vec_f32/f64 above), cut at a level
+   K of its leaf counter: chunk c is leaves [c 2^K, (c+1) 2^K), whose counter
+   ends in one entry at level K, exactly the value the one-thread counter
+   builds for those leaves (a leaf index's trailing one bits below K are its
+   index's within the chunk). The chunks' vectors are then combined by the
+   same counter from level K up, and a last chunk of fewer leaves is the
+   one-thread counter's low entries, collapsed first as it collapses them:
+   every addition is the one-thread sum's, in the same order, so the result
+   is bit for bit the one-thread sum whatever the thread count. */
 typedef struct {
-    int kind, nleaf;
+    int kind, K;
     const char *base;
-    Py_ssize_t off[SD_MAXCHUNKS], len[SD_MAXCHUNKS];
-    float p32[SD_MAXCHUNKS];
-    double p64[SD_MAXCHUNKS];
+    Py_ssize_t nfull, rem, nchunks; /* leaves of the whole array */
+    double p[SD_MAXCHUNKS];
 } sd_sum_ctx;
-
-static void sd_sum_plan(sd_sum_ctx *s, Py_ssize_t off, Py_ssize_t n, int depth, Py_ssize_t block)
-{
-    if (depth == 0 || n <= 256) {
-        s->off[s->nleaf] = off;
-        s->len[s->nleaf] = n;
-        s->nleaf++;
-        return;
-    }
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % block;
-    sd_sum_plan(s, off, n2, depth - 1, block);
-    sd_sum_plan(s, off + n2, n - n2, depth - 1, block);
-}
-
-static float sd_sum_up32(sd_sum_ctx *s, Py_ssize_t n, int depth, int *k)
-{
-    if (depth == 0 || n <= 256)
-        return s->p32[(*k)++];
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % 32;
-    float l = sd_sum_up32(s, n2, depth - 1, k);
-    return l + sd_sum_up32(s, n - n2, depth - 1, k);
-}
-
-static double sd_sum_up64(sd_sum_ctx *s, Py_ssize_t n, int depth, int *k)
-{
-    if (depth == 0 || n <= 256)
-        return s->p64[(*k)++];
-    Py_ssize_t n2 = n / 2;
-    n2 -= n2 % 16;
-    double l = sd_sum_up64(s, n2, depth - 1, k);
-    return l + sd_sum_up64(s, n - n2, depth - 1, k);
-}
 
 static void sd_sum_task(void *p, Py_ssize_t c)
 {
     sd_sum_ctx *s = (sd_sum_ctx *)p;
+    Py_ssize_t k0 = c << s->K, k1 = (c + 1) << s->K;
+    Py_ssize_t nl = s->nfull + (s->rem > 0);
+    if (k1 > nl)
+        k1 = nl;
+    Py_ssize_t full = (k1 <= s->nfull ? k1 : s->nfull) - k0;
+    Py_ssize_t rem = k1 > s->nfull ? s->rem : 0;
     if (s->kind == 1)
-        s->p32[c] = pairwise_f32((const float *)s->base + s->off[c], s->len[c]);
+        s->p[c] = pw_tree_f32((const float *)s->base + k0 * (SD_LEAF * 8), full, rem);
     else
-        s->p64[c] = pairwise_f64((const double *)s->base + s->off[c], s->len[c]);
+        s->p[c] = pw_tree_f64((const double *)s->base + k0 * (SD_LEAF * 4), full, rem);
+}
+
+/* The chunks' values up the counter from level K (see above). */
+static double sd_sum_up(sd_sum_ctx *s)
+{
+    double st[64];
+    Py_ssize_t nl = s->nfull + (s->rem > 0);
+    Py_ssize_t F = nl >> s->K, part = nl & (((Py_ssize_t)1 << s->K) - 1);
+    for (Py_ssize_t c = 0; c < F; c++) {
+        double v = s->p[c];
+        int l = 0;
+        for (Py_ssize_t j = c; j & 1; j >>= 1, l++)
+            v = st[l] + v;
+        st[l] = v;
+    }
+    double tot = part ? s->p[F] : 0.0;
+    int have = part != 0;
+    for (int l = 0; (F >> l) != 0; l++)
+        if ((F >> l) & 1) {
+            tot = have ? st[l] + tot : st[l];
+            have = 1;
+        }
+    return tot;
+}
+
+/* The whole-array pairwise sum of n > 128 elements on nt threads (without the GIL):
+   pairwise_f32/f64's value, bit for bit. */
+static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt)
+{
+    sd_sum_ctx s;
+    Py_ssize_t leaf = SD_LEAF * (kind == 1 ? 8 : 4);
+    s.kind = kind;
+    s.base = base;
+    s.nfull = n / leaf;
+    s.rem = n % leaf;
+    Py_ssize_t nl = s.nfull + (s.rem > 0);
+    Py_ssize_t want = sd_chunks(n * (kind == 1 ? 4 : 8), nt > 255 ? 256 : (int)nt);
+    s.K = 0;
+    while (((nl + ((Py_ssize_t)1 << s.K) - 1) >> s.K) > want)
+        s.K++;
+    s.nchunks = (nl + ((Py_ssize_t)1 << s.K) - 1) >> s.K;
+    sd_parallel((int)nt, sd_sum_task, &s, s.nchunks);
+    if (kind == 1)
+        return (double)(0.0f + (float)sd_sum_up(&s));
+    return 0.0 + sd_sum_up(&s);
 }
 
 /* sum_all(a, nthreads) -> float, or None (not a C-contiguous float32/float64
@@ -943,23 +1030,9 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&v);
         Py_RETURN_NONE;
     }
-    Py_ssize_t want = sd_chunks(v.len, nt > 255 ? 256 : (int)nt);
-    int depth = 0;
-    while (((Py_ssize_t)2 << depth) <= want && depth < 6)
-        depth++;
-    sd_sum_ctx s;
-    s.kind = kind;
-    s.nleaf = 0;
-    s.base = v.buf;
     double r;
     Py_BEGIN_ALLOW_THREADS
-    sd_sum_plan(&s, 0, n, depth, kind == 1 ? 32 : 16);
-    sd_parallel((int)nt, sd_sum_task, &s, s.nleaf);
-    int k = 0;
-    if (kind == 1)
-        r = (double)(0.0f + sd_sum_up32(&s, n, depth, &k));
-    else
-        r = 0.0 + sd_sum_up64(&s, n, depth, &k);
+    r = sd_sum_whole(kind, v.buf, n, nt);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&v);
     return PyFloat_FromDouble(r);
