@@ -1038,93 +1038,492 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyFloat_FromDouble(r);
 }
 
-/* --- whole-array max / min --------------------------------------------------
-   Each chunk's extremum in vector accumulators, with a flag for NaNs. The
-   value is exact (no rounding); where it is a zero or NaN (whose sign or
-   payload NumPy picks by position) the caller asks NumPy instead. */
-#if defined(__GNUC__)
-typedef int sd_vi8 __attribute__((vector_size(32)));
-typedef long long sd_vl4 __attribute__((vector_size(32)));
-#define SD_EXT(NAME, T, V, VI, L, CMP)                                                      \
-    SD_CLONES static T NAME(const T *a, Py_ssize_t n, int *nan)                             \
-    {                                                                                      \
-        T m = a[0];                                                                        \
-        int bad = 0;                                                                       \
-        Py_ssize_t i = 0;                                                                  \
-        if (n >= 4 * (L)) {                                                                \
-            V m0, m1, m2, m3;                                                              \
-            VI u = {0};                                                                    \
-            memcpy(&m0, a, sizeof(V));                                                     \
-            m1 = m2 = m3 = m0;                                                             \
-            for (; i + 4 * (L) <= n; i += 4 * (L)) {                                       \
-                V v0, v1, v2, v3;                                                          \
-                memcpy(&v0, a + i, sizeof(V));                                             \
-                memcpy(&v1, a + i + (L), sizeof(V));                                       \
-                memcpy(&v2, a + i + 2 * (L), sizeof(V));                                   \
-                memcpy(&v3, a + i + 3 * (L), sizeof(V));                                   \
-                VI k0 = v0 CMP m0, k1 = v1 CMP m1, k2 = v2 CMP m2, k3 = v3 CMP m3;         \
-                m0 = (V)(((VI)v0 & k0) | ((VI)m0 & ~k0));                                  \
-                m1 = (V)(((VI)v1 & k1) | ((VI)m1 & ~k1));                                  \
-                m2 = (V)(((VI)v2 & k2) | ((VI)m2 & ~k2));                                  \
-                m3 = (V)(((VI)v3 & k3) | ((VI)m3 & ~k3));                                  \
-                u |= (v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3);                    \
-            }                                                                              \
-            T l[4 * (L)];                                                                  \
-            memcpy(l, &m0, sizeof(V));                                                     \
-            memcpy(l + (L), &m1, sizeof(V));                                               \
-            memcpy(l + 2 * (L), &m2, sizeof(V));                                           \
-            memcpy(l + 3 * (L), &m3, sizeof(V));                                           \
-            for (int j = 0; j < 4 * (L); j++)                                              \
-                if (l[j] CMP m)                                                            \
-                    m = l[j];                                                              \
-            for (int j = 0; j < (L); j++)                                                  \
-                bad |= u[j] != 0;                                                          \
-        }                                                                                  \
-        for (; i < n; i++) {                                                               \
-            T x = a[i];                                                                    \
-            if (x CMP m)                                                                   \
-                m = x;                                                                     \
-            bad |= x != x;                                                                 \
-        }                                                                                  \
-        *nan = bad;                                                                        \
-        return m;                                                                          \
+/* --- reductions over one run of axes ---------------------------------------
+   reduce(op, src, out, outer, nred, inner, nthreads) -> bool: src is a
+   C-contiguous float32/float64 buffer seen as (outer, nred, inner), out the
+   contiguous (outer, inner) result of the same type; op 0 sum, 1 max, 2 min
+   over the middle axis. False (out unspecified) for anything else: other
+   types or layouts, sizes that don't fit, 1 < inner < one vector's lanes, or a
+   max/min whose value NumPy picks by its own order (below).
+
+   - inner == 1 (the trailing axes): each row as sum_rows sums it (the whole
+     array on the thread pool as sum_all does, the same bits); max/min per row
+     in vector accumulators.
+   - inner > 1 (leading or middle axes): tiles of columns, each column summed
+     down the rows in a vector lane: 16 rows in sequence, then the blocks of 16
+     combined by a binary counter (a pairwise tree over the rows; NumPy adds
+     the rows one after another), or their max/min. A last partial tile is
+     covered by one-vector tiles, the last one overlapping its neighbour (a
+     column's value doesn't depend on its tile).
+   - max/min: exact. A NaN propagates (any NaN in a line gives NaN). Where a
+     line's result is a zero or a NaN, whose sign or payload NumPy's result
+     takes from the element its loop order meets, the line is scanned again:
+     zeros of one sign only give that zero, and NaNs that are all the default
+     quiet NaN (float('nan'), np.nan) give it; zeros of both signs, or any other
+     NaN (NumPy's vector loops give +NaN for -NaN, its scalar loops -NaN),
+     decline the whole call (the caller asks NumPy).
+   Results don't depend on the thread count: every output is computed by the
+   same code whichever thread runs it. */
+#define SD_CROWS 16
+
+#define COLSUM(NAME, T, V, L, NV)                                                        \
+    SD_CLONES static void NAME(const T *a, Py_ssize_t nred, Py_ssize_t inner, T *out)    \
+    {                                                                                    \
+        V st[64][NV];                                                                    \
+        Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                \
+        for (Py_ssize_t k = 0; k < nl; k++) {                                            \
+            const T *p = a + k * SD_CROWS * inner;                                       \
+            Py_ssize_t nr = nred - k * SD_CROWS;                                         \
+            if (nr > SD_CROWS)                                                           \
+                nr = SD_CROWS;                                                           \
+            V s[NV];                                                                     \
+            for (int j = 0; j < (NV); j++)                                               \
+                s[j] = SD_LD(V, p + j * (L));                                            \
+            for (Py_ssize_t r = 1; r < nr; r++)                                          \
+                for (int j = 0; j < (NV); j++)                                           \
+                    s[j] += SD_LD(V, p + r * inner + j * (L));                           \
+            int l = 0;                                                                   \
+            for (Py_ssize_t q = k; q & 1; q >>= 1, l++)                                  \
+                for (int j = 0; j < (NV); j++)                                           \
+                    s[j] = st[l][j] + s[j];                                              \
+            for (int j = 0; j < (NV); j++)                                               \
+                st[l][j] = s[j];                                                         \
+        }                                                                                \
+        V tot[NV];                                                                       \
+        memset(tot, 0, sizeof(tot));                                                     \
+        int have = 0;                                                                    \
+        for (int l = 0; (nl >> l) != 0; l++)                                             \
+            if ((nl >> l) & 1) {                                                         \
+                for (int j = 0; j < (NV); j++)                                           \
+                    tot[j] = have ? st[l][j] + tot[j] : st[l][j];                        \
+                have = 1;                                                                \
+            }                                                                            \
+        for (int j = 0; j < (NV); j++) {                                                 \
+            V z = {0};                                                                   \
+            z += tot[j]; /* NumPy: the identity plus the sum (+0.0 for -0.0s) */         \
+            memcpy(out + j * (L), &z, sizeof(V));                                        \
+        }                                                                                \
     }
-SD_EXT(ext_max_f32, float, vf, sd_vi8, 8, >)
-SD_EXT(ext_min_f32, float, vf, sd_vi8, 8, <)
-SD_EXT(ext_max_f64, double, vd, sd_vl4, 4, >)
-SD_EXT(ext_min_f64, double, vd, sd_vl4, 4, <)
+COLSUM(colsum8_f32, float, vf, 8, 8)
+COLSUM(colsum1_f32, float, vf, 8, 1)
+COLSUM(colsum8_f64, double, vd, 4, 8)
+COLSUM(colsum1_f64, double, vd, 4, 1)
+
+/* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
+   w columns (four vectors' or one's: 1 + w - 1 lanes) over nred rows (stride
+   inner) into out, *nanmask bit j set where column j holds a NaN. */
+#define RX_GENERIC(SFX, T, NAME, CMP)                                                    \
+    static T rx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t n, int *nan)                 \
+    {                                                                                    \
+        T m = a[0];                                                                      \
+        int bad = m != m;                                                                \
+        for (Py_ssize_t i = 1; i < n; i++) {                                             \
+            T x = a[i];                                                                  \
+            if (x CMP m)                                                                 \
+                m = x;                                                                   \
+            bad |= x != x;                                                               \
+        }                                                                                \
+        *nan = bad;                                                                      \
+        return m;                                                                        \
+    }                                                                                    \
+    static void cx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t nred, Py_ssize_t inner,    \
+                                        Py_ssize_t w, T *out, uint64_t *nanmask)         \
+    {                                                                                    \
+        uint64_t mask = 0;                                                               \
+        for (Py_ssize_t j = 0; j < w; j++) {                                             \
+            out[j] = a[j];                                                               \
+            if (a[j] != a[j])                                                            \
+                mask |= (uint64_t)1 << j;                                                \
+        }                                                                                \
+        for (Py_ssize_t r = 1; r < nred; r++) {                                          \
+            const T *p = a + r * inner;                                                  \
+            for (Py_ssize_t j = 0; j < w; j++) {                                         \
+                T x = p[j];                                                              \
+                if (x CMP out[j])                                                        \
+                    out[j] = x;                                                          \
+                if (x != x)                                                              \
+                    mask |= (uint64_t)1 << j;                                            \
+            }                                                                            \
+        }                                                                                \
+        *nanmask = mask;                                                                 \
+    }
+RX_GENERIC(f32, float, max, >)
+RX_GENERIC(f32, float, min, <)
+RX_GENERIC(f64, double, max, >)
+RX_GENERIC(f64, double, min, <)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#define SD_HAVE_AVX2_X 1
+static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
+#define SD_AVX2 __attribute__((target("avx2")))
+/* maxps(v, m) is v > m ? v : m, minps(v, m) is v < m ? v : m: a NaN in v leaves
+   m (the NaN is seen by the unordered compare instead). */
+#define RX_AVX2(SFX, T, VT, L, NAME, CMP, OP, LD, ST, UNORD, OR, MM)                     \
+    SD_AVX2 static T rx_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t n, int *nan)        \
+    {                                                                                    \
+        if (n < 4 * (L))                                                                 \
+            return rx_##NAME##_##SFX##_gen(a, n, nan);                                   \
+        VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L));     \
+        VT u = OR(UNORD(m0, m1), UNORD(m2, m3));                                         \
+        Py_ssize_t i = 4 * (L);                                                          \
+        for (;; i += 4 * (L)) {                                                          \
+            const T *p = a + i;                                                          \
+            if (i + 4 * (L) > n) {                                                       \
+                if (i >= n)                                                              \
+                    break;                                                               \
+                p = a + n - 4 * (L); /* the last vectors, overlapping: exact anyway */   \
+            }                                                                            \
+            VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L)); \
+            m0 = OP(v0, m0);                                                             \
+            m1 = OP(v1, m1);                                                             \
+            m2 = OP(v2, m2);                                                             \
+            m3 = OP(v3, m3);                                                             \
+            u = OR(u, OR(UNORD(v0, v1), UNORD(v2, v3)));                                 \
+        }                                                                                \
+        m0 = OP(OP(m0, m1), OP(m2, m3));                                                 \
+        T l[L];                                                                          \
+        ST(l, m0);                                                                       \
+        T m = l[0];                                                                      \
+        for (int j = 1; j < (L); j++)                                                    \
+            if (l[j] CMP m)                                                              \
+                m = l[j];                                                                \
+        *nan = MM(u) != 0;                                                               \
+        return m;                                                                        \
+    }                                                                                    \
+    SD_AVX2 static void cx_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t nred,            \
+                                                 Py_ssize_t inner, Py_ssize_t w, T *out, \
+                                                 uint64_t *nanmask)                      \
+    {                                                                                    \
+        if (w == 4 * (L)) {                                  \
+            VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L)); \
+            VT u0 = UNORD(m0, m0), u1 = UNORD(m1, m1), u2 = UNORD(m2, m2), u3 = UNORD(m3, m3); \
+            for (Py_ssize_t r = 1; r < nred; r++) {                                      \
+                const T *p = a + r * inner;                                              \
+                VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L)); \
+                m0 = OP(v0, m0);                                                         \
+                m1 = OP(v1, m1);                                                         \
+                m2 = OP(v2, m2);                                                         \
+                m3 = OP(v3, m3);                                                         \
+                u0 = OR(u0, UNORD(v0, v0));                                              \
+                u1 = OR(u1, UNORD(v1, v1));                                              \
+                u2 = OR(u2, UNORD(v2, v2));                                              \
+                u3 = OR(u3, UNORD(v3, v3));                                              \
+            }                                                                            \
+            ST(out, m0);                                                                 \
+            ST(out + (L), m1);                                                           \
+            ST(out + 2 * (L), m2);                                                       \
+            ST(out + 3 * (L), m3);                                                       \
+            *nanmask = (uint64_t)MM(u0) | ((uint64_t)MM(u1) << (L))                     \
+                       | ((uint64_t)MM(u2) << 2 * (L)) | ((uint64_t)MM(u3) << 3 * (L));  \
+        }                                                                                \
+        else if (w == (L)) {                                                             \
+            VT m0 = LD(a), u0 = UNORD(m0, m0);                                           \
+            for (Py_ssize_t r = 1; r < nred; r++) {                                      \
+                VT v0 = LD(a + r * inner);                                               \
+                m0 = OP(v0, m0);                                                         \
+                u0 = OR(u0, UNORD(v0, v0));                                              \
+            }                                                                            \
+            ST(out, m0);                                                                 \
+            *nanmask = (uint64_t)MM(u0);                                                 \
+        }                                                                                \
+        else                                                                             \
+            cx_##NAME##_##SFX##_gen(a, nred, inner, w, out, nanmask);                    \
+    }
+#define SD_UNORD_PS(x, y) _mm256_cmp_ps((x), (y), _CMP_UNORD_Q)
+#define SD_UNORD_PD(x, y) _mm256_cmp_pd((x), (y), _CMP_UNORD_Q)
+RX_AVX2(f32, float, __m256, 8, max, >, _mm256_max_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+        SD_UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
+RX_AVX2(f32, float, __m256, 8, min, <, _mm256_min_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+        SD_UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
+RX_AVX2(f64, double, __m256d, 4, max, >, _mm256_max_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+        SD_UNORD_PD, _mm256_or_pd, _mm256_movemask_pd)
+RX_AVX2(f64, double, __m256d, 4, min, <, _mm256_min_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+        SD_UNORD_PD, _mm256_or_pd, _mm256_movemask_pd)
+#define SD_PICK(NAME, SFX, KIND) (sd_avx2 ? NAME##_##SFX##_avx2 : NAME##_##SFX##_gen)
+#else
+#define SD_PICK(NAME, SFX, KIND) NAME##_##SFX##_gen
 #endif
 
-typedef struct {
-    int kind, is_max;
-    const char *base;
-    Py_ssize_t n, nchunks;
-    double part[SD_MAXCHUNKS];
-    int nan[SD_MAXCHUNKS];
-} sd_ext_ctx;
+/* NumPy's value for a line whose max/min came out a zero or a NaN (see above):
+   1 with *r set, 0 where it depends on NumPy's order. */
+#define RESOLVE(SFX, T, U, QNAN, SIGN)                                                  \
+    static int resolve_##SFX(const T *p, Py_ssize_t n, Py_ssize_t s, T *r)               \
+    {                                                                                    \
+        int nan = 0, pos = 0, neg = 0;                                                   \
+        U nb = 0;                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                             \
+            T x = p[i * s];                                                              \
+            U b;                                                                         \
+            memcpy(&b, &x, sizeof(b));                                                   \
+            if (x != x) {                                                                \
+                if (!nan)                                                                \
+                    nb = b, nan = 1;                                                     \
+                else if (b != nb)                                                        \
+                    return 0;                                                            \
+            }                                                                            \
+            else if (x == 0) {                                                           \
+                if (b & (SIGN))                                                          \
+                    neg = 1;                                                             \
+                else                                                                     \
+                    pos = 1;                                                             \
+            }                                                                            \
+        }                                                                                \
+        if (nan) {                                                                       \
+            if (nb != (QNAN))                                                            \
+                return 0;                                                                \
+            memcpy(r, &nb, sizeof(nb));                                                  \
+            return 1;                                                                    \
+        }                                                                                \
+        if (*r == 0) {                                                                   \
+            if (pos && neg)                                                              \
+                return 0;                                                                \
+            *r = neg ? -(T)0.0 : (T)0.0;                                                 \
+        }                                                                                \
+        return 1;                                                                        \
+    }
+RESOLVE(f32, float, uint32_t, 0x7fc00000u, 0x80000000u)
+RESOLVE(f64, double, uint64_t, 0x7ff8000000000000ull, 0x8000000000000000ull)
 
-static void sd_ext_task(void *p, Py_ssize_t c)
+typedef float (*sd_rx32)(const float *, Py_ssize_t, int *);
+typedef double (*sd_rx64)(const double *, Py_ssize_t, int *);
+typedef void (*sd_cx32)(const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t, float *, uint64_t *);
+typedef void (*sd_cx64)(const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t, double *, uint64_t *);
+
+typedef struct {
+    int op, kind;
+    const char *src;
+    char *dst;
+    Py_ssize_t outer, nred, inner, ntile, ntask, nchunks;
+    sd_rx32 rx32;
+    sd_rx64 rx64;
+    sd_cx32 cx32;
+    sd_cx64 cx64;
+    /* the whole array's max/min: one part per chunk */
+    double part[SD_MAXCHUNKS];
+    int pnan[SD_MAXCHUNKS];
+    _Atomic int declined;
+} sd_red_ctx;
+
+/* Columns [c0, c0 + w) of outer block o: the tile kernels, then the lines to resolve. */
+#define SD_COLS(SFX, T, L, CX)                                                           \
+    static void sd_cols_##SFX(sd_red_ctx *x, Py_ssize_t o, Py_ssize_t c0, Py_ssize_t w)  \
+    {                                                                                    \
+        const T *a = (const T *)x->src + o * x->nred * x->inner + c0;                    \
+        T *out = (T *)x->dst + o * x->inner + c0;                                        \
+        if (x->op == 0) {                                                                \
+            if (w == 8 * (L))                                                            \
+                colsum8_##SFX(a, x->nred, x->inner, out);                                \
+            else                                                                         \
+                colsum1_##SFX(a, x->nred, x->inner, out);                                \
+            return;                                                                      \
+        }                                                                                \
+        uint64_t nm;                                                                     \
+        x->CX(a, x->nred, x->inner, w, out, &nm);                                \
+        for (Py_ssize_t j = 0; j < w; j++)                                               \
+            if ((((nm >> j) & 1) || out[j] == 0) && !resolve_##SFX(a + j, x->nred, x->inner, out + j)) \
+                atomic_store(&x->declined, 1);                                           \
+    }
+SD_COLS(f32, float, 8, cx32)
+SD_COLS(f64, double, 4, cx64)
+
+static void sd_red_task(void *p, Py_ssize_t c)
 {
-    sd_ext_ctx *x = (sd_ext_ctx *)p;
-    Py_ssize_t lo, hi;
-    sd_range(x->n, x->nchunks, c, &lo, &hi);
-    x->nan[c] = 0;
-    if (hi <= lo) {
-        x->part[c] = x->is_max ? -Py_HUGE_VAL : Py_HUGE_VAL;
-        return;
-    }
-    if (x->kind == 1) {
-        const float *a = (const float *)x->base + lo;
-        x->part[c] = x->is_max ? ext_max_f32(a, hi - lo, &x->nan[c]) : ext_min_f32(a, hi - lo, &x->nan[c]);
-    }
-    else {
-        const double *a = (const double *)x->base + lo;
-        x->part[c] = x->is_max ? ext_max_f64(a, hi - lo, &x->nan[c]) : ext_min_f64(a, hi - lo, &x->nan[c]);
+    sd_red_ctx *x = (sd_red_ctx *)p;
+    Py_ssize_t lo = x->ntask * c / x->nchunks, hi = x->ntask * (c + 1) / x->nchunks;
+    Py_ssize_t L = x->kind == 1 ? 8 : 4;
+    for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
+        if (x->inner == 1) { /* row t */
+            Py_ssize_t n = x->nred;
+            if (x->kind == 1) {
+                const float *a = (const float *)x->src + t * n;
+                float *o = (float *)x->dst + t;
+                if (x->op == 0)
+                    *o = 0.0f + row_f32(a, n);
+                else {
+                    int nan;
+                    *o = x->rx32(a, n, &nan);
+                    if ((nan || *o == 0) && !resolve_f32(a, n, 1, o))
+                        atomic_store(&x->declined, 1);
+                }
+            }
+            else {
+                const double *a = (const double *)x->src + t * n;
+                double *o = (double *)x->dst + t;
+                if (x->op == 0)
+                    *o = 0.0 + row_f64(a, n);
+                else {
+                    int nan;
+                    *o = x->rx64(a, n, &nan);
+                    if ((nan || *o == 0) && !resolve_f64(a, n, 1, o))
+                        atomic_store(&x->declined, 1);
+                }
+            }
+            continue;
+        }
+        /* tile t of outer block o: a full tile, or (the last) the rest in one-vector tiles */
+        Py_ssize_t o = t / x->ntile, k = t % x->ntile;
+        Py_ssize_t W = x->op == 0 ? 8 * L : 4 * L, full = x->inner / W;
+        if (k < full) {
+            if (x->kind == 1)
+                sd_cols_f32(x, o, k * W, W);
+            else
+                sd_cols_f64(x, o, k * W, W);
+            continue;
+        }
+        for (Py_ssize_t c0 = full * W; c0 < x->inner; c0 += L) {
+            Py_ssize_t s = c0 + L <= x->inner ? c0 : x->inner - L;
+            if (x->kind == 1)
+                sd_cols_f32(x, o, s, L);
+            else
+                sd_cols_f64(x, o, s, L);
+        }
     }
 }
 
-/* extremum_all(a, is_max, nthreads) -> float (NaN where a holds one), or None
-   (not a non-empty C-contiguous float32/float64 buffer). */
+/* The whole array's max/min: chunk c's part. */
+static void sd_xall_task(void *p, Py_ssize_t c)
+{
+    sd_red_ctx *x = (sd_red_ctx *)p;
+    Py_ssize_t n = x->nred, lo = n * c / x->nchunks, hi = n * (c + 1) / x->nchunks;
+    x->pnan[c] = 0;
+    if (hi <= lo) {
+        x->part[c] = Py_NAN; /* never read: chunks are never empty (n >= nchunks) */
+        return;
+    }
+    if (x->kind == 1)
+        x->part[c] = x->rx32((const float *)x->src + lo, hi - lo, &x->pnan[c]);
+    else
+        x->part[c] = x->rx64((const double *)x->src + lo, hi - lo, &x->pnan[c]);
+}
+
+static int sd_mul(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
+
+/* 1 done, 0 declined (see above); called with the GIL, releases it for the work. */
+static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, int kind, Py_ssize_t outer, Py_ssize_t nred,
+                     Py_ssize_t inner, long nt)
+{
+    sd_red_ctx *x = PyMem_Calloc(1, sizeof(sd_red_ctx));
+    if (x == NULL)
+        return 0;
+    x->op = op;
+    x->kind = kind;
+    x->src = v->buf;
+    x->dst = o->buf;
+    x->outer = outer;
+    x->nred = nred;
+    x->inner = inner;
+#define SD_SET(NAME, SFX) (op == 1 ? SD_PICK(NAME##_max, SFX, 0) : SD_PICK(NAME##_min, SFX, 0))
+    x->rx32 = SD_SET(rx, f32);
+    x->rx64 = SD_SET(rx, f64);
+    x->cx32 = SD_SET(cx, f32);
+    x->cx64 = SD_SET(cx, f64);
+    atomic_init(&x->declined, 0);
+    int ntc = nt > 255 ? 256 : (int)nt;
+    int release = v->len >= (1 << 16);
+    PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+    if (outer == 1 && inner == 1) { /* the whole array */
+        Py_ssize_t n = nred;
+        if (op == 0) {
+            if (n <= 128) {
+                if (kind == 1)
+                    *(float *)o->buf = 0.0f + row_f32((const float *)v->buf, n);
+                else
+                    *(double *)o->buf = 0.0 + row_f64((const double *)v->buf, n);
+            }
+            else if (kind == 1)
+                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt);
+            else
+                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt);
+        }
+        else {
+            x->nchunks = sd_chunks(v->len, ntc);
+            if (x->nchunks > n)
+                x->nchunks = n;
+            sd_parallel(ntc, sd_xall_task, x, x->nchunks);
+            double r = x->part[0];
+            int nan = 0;
+            for (Py_ssize_t c = 0; c < x->nchunks; c++) {
+                nan |= x->pnan[c];
+                if (op == 1 ? x->part[c] > r : x->part[c] < r)
+                    r = x->part[c];
+            }
+            if (kind == 1) {
+                float f = (float)r;
+                if ((nan || f == 0) && !resolve_f32((const float *)v->buf, n, 1, &f))
+                    atomic_store(&x->declined, 1);
+                *(float *)o->buf = f;
+            }
+            else {
+                if ((nan || r == 0) && !resolve_f64((const double *)v->buf, n, 1, &r))
+                    atomic_store(&x->declined, 1);
+                *(double *)o->buf = r;
+            }
+        }
+    }
+    else {
+        Py_ssize_t L = kind == 1 ? 8 : 4, W = op == 0 ? 8 * L : 4 * L;
+        x->ntile = inner == 1 ? 1 : inner / W + (inner % W != 0);
+        x->ntask = outer * x->ntile;
+        x->nchunks = sd_chunks(v->len, ntc);
+        if (x->nchunks > x->ntask)
+            x->nchunks = x->ntask;
+        sd_parallel(ntc, sd_red_task, x, x->nchunks);
+    }
+    if (release)
+        PyEval_RestoreThread(ts);
+    int ok = !atomic_load(&x->declined);
+    PyMem_Free(x);
+    return ok;
+}
+
+static PyObject *
+reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_Format(PyExc_TypeError, "reduce() takes 7 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[0]);
+    Py_ssize_t outer = PyLong_AsSsize_t(args[3]), nred = PyLong_AsSsize_t(args[4]);
+    Py_ssize_t inner = PyLong_AsSsize_t(args[5]);
+    long nt = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (op < 0 || op > 2) {
+        PyErr_Format(PyExc_ValueError, "reduce(): op must be 0 (sum), 1 (max) or 2 (min); got %ld", op);
+        return NULL;
+    }
+    if (outer < 1 || nred < 1 || inner < 1)
+        Py_RETURN_FALSE;
+    Py_buffer v, o;
+    int kv = sd_fbuf(args[1], &v, 0);
+    if (!kv)
+        Py_RETURN_FALSE;
+    int ko = sd_fbuf(args[2], &o, 1);
+    if (!ko) {
+        PyBuffer_Release(&v);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t L = kv == 1 ? 8 : 4, nin, nout;
+    int ok = ko == kv && sd_mul(outer, nred, &nin) && sd_mul(nin, inner, &nin)
+             && sd_mul(nin, v.itemsize, &nin) && nin == v.len && sd_mul(outer, inner, &nout)
+             && sd_mul(nout, o.itemsize, &nout) && nout == o.len
+             && !((char *)v.buf < (char *)o.buf + o.len && (char *)o.buf < (char *)v.buf + v.len)
+             && (inner == 1 || inner >= L);
+    if (ok)
+        ok = sd_reduce((int)op, &v, &o, kv, outer, nred, inner, nt < 1 ? 1 : nt);
+    PyBuffer_Release(&o);
+    PyBuffer_Release(&v);
+    return PyBool_FromLong(ok);
+}
+
+/* extremum_all(a, is_max, nthreads) -> float, or None (not a non-empty C-contiguous
+   float32/float64 buffer, or a zero or NaN result whose sign or payload NumPy picks by
+   its order): reduce()'s whole-array max/min as a Python float. */
 static PyObject *
 extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1140,29 +1539,17 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     int kind = sd_fbuf(args[0], &v, 0);
     if (!kind)
         Py_RETURN_NONE;
-    if (v.len == 0) {
-        PyBuffer_Release(&v);
-        Py_RETURN_NONE;
-    }
-    sd_ext_ctx x;
-    x.kind = kind;
-    x.is_max = is_max;
-    x.base = v.buf;
-    x.n = v.len / v.itemsize;
-    x.nchunks = sd_chunks(v.len, nt > 255 ? 256 : (int)nt);
-    double r;
-    int nan = 0;
-    Py_BEGIN_ALLOW_THREADS
-    sd_parallel((int)nt, sd_ext_task, &x, x.nchunks);
-    r = x.part[0];
-    for (Py_ssize_t c = 0; c < x.nchunks; c++) {
-        nan |= x.nan[c];
-        if (is_max ? x.part[c] > r : x.part[c] < r)
-            r = x.part[c];
-    }
-    Py_END_ALLOW_THREADS
+    double d = 0.0;
+    float f = 0.0f;
+    Py_buffer o;
+    memset(&o, 0, sizeof(o));
+    o.buf = kind == 1 ? (void *)&f : (void *)&d;
+    o.len = o.itemsize = kind == 1 ? 4 : 8;
+    int ok = v.len > 0 && sd_reduce(is_max ? 1 : 2, &v, &o, kind, 1, v.len / v.itemsize, 1, nt < 1 ? 1 : nt);
     PyBuffer_Release(&v);
-    return PyFloat_FromDouble(nan ? Py_NAN : r);
+    if (!ok)
+        Py_RETURN_NONE;
+    return PyFloat_FromDouble(kind == 1 ? (double)f : d);
 }
 
 /* pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers,
@@ -1210,7 +1597,14 @@ static PyMethodDef methods[] = {
      "buffer (more than 128 elements), bit for bit sum_rows's, on the thread pool."},
     {"extremum_all", (PyCFunction)(void (*)(void))extremum_all, METH_FASTCALL,
      "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
-     "float32/float64 buffer (NaN where it holds one), on the thread pool."},
+     "float32/float64 buffer (NaN where it holds one), on the thread pool; None where NumPy's "
+     "order picks a zero's sign or a NaN's payload."},
+    {"reduce", (PyCFunction)(void (*)(void))reduce_axis, METH_FASTCALL,
+     "reduce(op, src, out, outer, nred, inner, nthreads) -> bool: the sum (op 0), max (1) or "
+     "min (2) over the middle axis of a C-contiguous float32/float64 buffer seen as (outer, "
+     "nred, inner) into the C-contiguous (outer, inner) out of the same type, on nthreads "
+     "threads; False (out unspecified) for anything it doesn't take or a zero/NaN extremum "
+     "whose sign/payload NumPy picks by its order."},
     {"pool_config", (PyCFunction)(void (*)(void))pool_config, METH_FASTCALL,
      "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers, "
      "chunks the workers have run)."},
@@ -1225,6 +1619,10 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__ckernels(void)
 {
+#ifdef SD_HAVE_AVX2_X
+    __builtin_cpu_init();
+    sd_avx2 = __builtin_cpu_supports("avx2");
+#endif
     static int forked_handler = 0;
     if (!forked_handler) {
         pthread_atfork(NULL, NULL, sd_atfork_child);

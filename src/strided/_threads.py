@@ -14,11 +14,13 @@ and then sleep. It runs:
 - the unary float ufuncs of ``_LOOP_UFUNCS`` (exp, log, sqrt, ...) through
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
-- whole-array float32/float64 sums (the C pairwise sum, split along its own
-  pairwise tree: bit for bit the one-thread sum) and max/min.
+- float32/float64 sums, max and min over all axes or one run of adjacent
+  axes (``reduce``: a whole-array sum split along its own pairwise tree, bit
+  for bit the one-thread sum; axis reductions split by rows or column tiles,
+  each output computed as in one thread).
 
 Everything else (broadcasting, scalars, other dtypes, non-contiguous inputs,
-axis reductions), and everything when the extension is absent or
+other reductions), and everything when the extension is absent or
 ``STRIDED_NO_CEXT=1``, takes the Python path: a small ThreadPoolExecutor
 splitting NumPy's own ufunc calls along the first axis (NumPy releases the
 GIL in its loops); each output element is computed by the same loop on the
@@ -290,42 +292,48 @@ def sum_sq_dev(a, m) -> float:
 
 
 _np_max, _np_min = np.max, np.min
-
-
-def _c_full_reduce(kern, a, nt):
-    """The whole-array sum/max/min of ``a`` on the C pool as a 0-d array, or None."""
-    if kern is _c_add_reduce:
-        r = _CK.sum_all(a, nt)  # bit for bit the one-thread C sum
-    elif kern is _np_max or kern is _np_min:
-        r = _CK.extremum_all(a, kern is _np_max, nt)
-        if r is not None and (r == 0 or r != r):
-            return None  # NumPy picks the zero's sign / the NaN's payload: ask NumPy
-    else:
-        return None
-    return None if r is None else np.asarray(r, dtype=a.dtype)
+_c_max, _c_min = _cfast.max_reduce, _cfast.min_reduce
+# the kernels reduce() in C runs: op codes (0 sum, 1 max, 2 min)
+_C_OPS = {_c_add_reduce: 0, _c_max: 1, _c_min: 2} if _CK is not None else {}
+_layout = _cfast.layout
+_empty = np.empty
 
 
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
     """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
 
     ``kern`` is an associative reduction (``add.reduce``, ``multiply.reduce``,
-    ``max``, ``min``). Split along a kept axis, every result element is
-    computed as in one thread (identical values); split along a reduced axis,
-    each thread reduces its chunk and the partial results are reduced once
-    more, which for sums regroups the additions (each chunk is still summed
-    pairwise, so the error bound stays NumPy's).
+    ``max``, ``min``). Sums, max and min of a C-contiguous float32/float64
+    array over all axes or one run of adjacent axes run in C (``_ckernels``'s
+    ``reduce``), on the C pool when the input is large: each output computed
+    as in one thread (a whole-array sum split along its own pairwise tree),
+    so the values don't depend on the thread count. Elsewhere, split along a
+    kept axis, every result element is computed as in one thread (identical
+    values); split along a reduced axis, each thread reduces its chunk and
+    the partial results are reduced once more, which for sums regroups the
+    additions (each chunk is still summed pairwise, so the error bound stays
+    NumPy's).
     """
-    if kern == _R:  # the C pairwise sum where it applies (strided._cfast)
+    if kern == _R:  # the C kernels where they apply (strided._cfast)
         kern = _c_add_reduce
+    elif kern is _np_max:
+        kern = _c_max
+    elif kern is _np_min:
+        kern = _c_min
     nt = _NUM[0]
-    if (nt > 1 and _CK is not None and type(a) is _ND
-            and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
-            and (axes is None or len(axes) == a.ndim)
-            and (not kw or (len(kw) == 1 and "dtype" in kw
-                            and (kw["dtype"] is None or kw["dtype"] == a.dtype)))):
-        r = _c_full_reduce(kern, a, nt)
-        if r is not None:
-            return r.reshape((1,) * a.ndim) if keepdims else r
+    op = _C_OPS.get(kern)
+    if op is not None and (not kw or (len(kw) == 1 and "dtype" in kw
+                                      and (kw["dtype"] is None or kw["dtype"] == a.dtype))):
+        lay = _layout(a, axes)
+        if lay is not None:
+            shape, outer, nred, inner = lay
+            r = _empty(shape, a.dtype)
+            big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+            if _CK.reduce(op, a, r, outer, nred, inner, nt if big else 1):
+                if keepdims:
+                    red = range(a.ndim) if axes is None else axes
+                    r = r.reshape(tuple(1 if i in red else n for i, n in enumerate(a.shape)))
+                return r
     if (nt < 2 or type(a) is not _ND or a.nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
             or not a.flags.c_contiguous
             or a.ndim == 0):
@@ -352,7 +360,7 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
         r = r.reshape(shape)
     else:
         r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
-        if (kern is _np_max or kern is _np_min) and r.dtype.kind == "f" and not np.all(r != 0):
+        if kern in (_np_max, _np_min, _c_max, _c_min) and r.dtype.kind == "f" and not np.all(r != 0):
             # A zero (or NaN) extremum: its sign (payload) is the one NumPy's whole-array
             # order picks, which the chunks' order need not: ask NumPy for it.
             return kern(a, axis=axes, keepdims=keepdims, **kw)
