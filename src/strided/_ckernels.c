@@ -47,6 +47,10 @@
 #pragma GCC diagnostic ignored "-Wpsabi" /* static functions only: no ABI crosses the module */
 #endif
 typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
+/* Helpers that take or return vectors by value: always inlined into their caller
+   (a target_clones function), so that no call crosses between code built for
+   different vector ABIs (AVX2 passes them in ymm registers, the default in memory). */
+#define SD_INLINE static inline __attribute__((always_inline))
 typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 
 /* q[m] = the lanes of r_m summed pairwise, neighbours first:
@@ -59,7 +63,7 @@ typedef long long vl4 __attribute__((vector_size(32)));
 typedef float vf4 __attribute__((vector_size(16)));
 #define EVEN8 ((vi8){0, 2, 8, 10, 4, 6, 12, 14})
 #define ODD8 ((vi8){1, 3, 9, 11, 5, 7, 13, 15})
-static inline void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
+SD_INLINE void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
 {
     /* neighbours: [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7] */
     vf p = __builtin_shuffle(a, b, EVEN8) + __builtin_shuffle(a, b, ODD8);
@@ -69,7 +73,7 @@ static inline void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
     for (int m = 0; m < 4; m++)
         q[m] = u[m] + u[m + 4];
 }
-static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
+SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
 {
     /* [a0+a1, b0+b1, a2+a3, b2+b3] */
     vd p = __builtin_shuffle(a, b, (vl4){0, 4, 2, 6}) + __builtin_shuffle(a, b, (vl4){1, 5, 3, 7});
@@ -80,23 +84,23 @@ static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
     q[3] = r[1] + r[3];
 }
 #else
-static inline float hsum_f32(vf v)
+SD_INLINE float hsum_f32(vf v)
 {
     float l[8];
     memcpy(l, &v, sizeof(v));
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
-static inline double hsum_f64(vd v)
+SD_INLINE double hsum_f64(vd v)
 {
     double l[4];
     memcpy(l, &v, sizeof(v));
     return (l[0] + l[1]) + (l[2] + l[3]);
 }
-static inline void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
+SD_INLINE void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
 {
     q[0] = hsum_f32(a), q[1] = hsum_f32(b), q[2] = hsum_f32(c), q[3] = hsum_f32(d);
 }
-static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
+SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
 {
     q[0] = hsum_f64(a), q[1] = hsum_f64(b), q[2] = hsum_f64(c), q[3] = hsum_f64(d);
 }
@@ -120,75 +124,78 @@ static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
 #define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
 
 /* One generator for both types: T scalar, V vector, L lanes. */
+#define SDX(v) (sq ? ((v) - mv) * ((v) - mv) : (v))
 #define PAIRWISE(SFX, T, V, L, HSUM4)                                                    \
-    static inline double leaf_end_##SFX(V r0, V r1, V r2, V r3, V r4, V r5, V r6, V r7) \
+    SD_INLINE double leaf_end_##SFX(V r0, V r1, V r2, V r3, V r4, V r5, V r6, V r7) \
     {                                                                                    \
         T q[4];                                                                          \
         HSUM4(r0 + r4, r1 + r5, r2 + r6, r3 + r7, q);                                    \
         return ((double)q[0] + (double)q[1]) + ((double)q[2] + (double)q[3]);            \
     }                                                                                    \
-    static inline double leaf_full_##SFX(const T *a)                                     \
+    SD_INLINE double leaf_full_##SFX(const T *a, V mv, int sq)                       \
     {                                                                                    \
-        V r0 = SD_LD(V, a), r1 = SD_LD(V, a + (L)), r2 = SD_LD(V, a + 2 * (L));          \
-        V r3 = SD_LD(V, a + 3 * (L)), r4 = SD_LD(V, a + 4 * (L));                        \
-        V r5 = SD_LD(V, a + 5 * (L)), r6 = SD_LD(V, a + 6 * (L)), r7 = SD_LD(V, a + 7 * (L)); \
+        V r0 = SDX(SD_LD(V, a)), r1 = SDX(SD_LD(V, a + (L))), r2 = SDX(SD_LD(V, a + 2 * (L)));          \
+        V r3 = SDX(SD_LD(V, a + 3 * (L))), r4 = SDX(SD_LD(V, a + 4 * (L)));                        \
+        V r5 = SDX(SD_LD(V, a + 5 * (L))), r6 = SDX(SD_LD(V, a + 6 * (L))), r7 = SDX(SD_LD(V, a + 7 * (L))); \
         for (int i = 8 * (L); i < SD_LEAF * (L); i += 8 * (L)) {                         \
-            r0 += SD_LD(V, a + i);                                                       \
-            r1 += SD_LD(V, a + i + (L));                                                 \
-            r2 += SD_LD(V, a + i + 2 * (L));                                             \
-            r3 += SD_LD(V, a + i + 3 * (L));                                             \
-            r4 += SD_LD(V, a + i + 4 * (L));                                             \
-            r5 += SD_LD(V, a + i + 5 * (L));                                             \
-            r6 += SD_LD(V, a + i + 6 * (L));                                             \
-            r7 += SD_LD(V, a + i + 7 * (L));                                             \
+            r0 += SDX(SD_LD(V, a + i));                                                       \
+            r1 += SDX(SD_LD(V, a + i + (L)));                                                 \
+            r2 += SDX(SD_LD(V, a + i + 2 * (L)));                                             \
+            r3 += SDX(SD_LD(V, a + i + 3 * (L)));                                             \
+            r4 += SDX(SD_LD(V, a + i + 4 * (L)));                                             \
+            r5 += SDX(SD_LD(V, a + i + 5 * (L)));                                             \
+            r6 += SDX(SD_LD(V, a + i + 6 * (L)));                                             \
+            r7 += SDX(SD_LD(V, a + i + 7 * (L)));                                             \
         }                                                                                \
         return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
     }                                                                                    \
     /* m < SD_LEAF * L elements (a partial last leaf): the rest after whole groups of  \
        eight vectors go to r0 .. r6 one vector each, then the last few elements (zeros  \
        padding them) to r7 (lane depth at most 9) */                                    \
-    static inline double leaf_part_##SFX(const T *a, Py_ssize_t m)                       \
+    SD_INLINE double leaf_part_##SFX(const T *a, Py_ssize_t m, V mv, int sq)         \
     {                                                                                    \
         V r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0}, r5 = {0}, r6 = {0}, r7 = {0}; \
         Py_ssize_t i = 0;                                                                \
         for (; i + 8 * (L) <= m; i += 8 * (L)) {                                         \
-            r0 += SD_LD(V, a + i);                                                       \
-            r1 += SD_LD(V, a + i + (L));                                                 \
-            r2 += SD_LD(V, a + i + 2 * (L));                                             \
-            r3 += SD_LD(V, a + i + 3 * (L));                                             \
-            r4 += SD_LD(V, a + i + 4 * (L));                                             \
-            r5 += SD_LD(V, a + i + 5 * (L));                                             \
-            r6 += SD_LD(V, a + i + 6 * (L));                                             \
-            r7 += SD_LD(V, a + i + 7 * (L));                                             \
+            r0 += SDX(SD_LD(V, a + i));                                                       \
+            r1 += SDX(SD_LD(V, a + i + (L)));                                                 \
+            r2 += SDX(SD_LD(V, a + i + 2 * (L)));                                             \
+            r3 += SDX(SD_LD(V, a + i + 3 * (L)));                                             \
+            r4 += SDX(SD_LD(V, a + i + 4 * (L)));                                             \
+            r5 += SDX(SD_LD(V, a + i + 5 * (L)));                                             \
+            r6 += SDX(SD_LD(V, a + i + 6 * (L)));                                             \
+            r7 += SDX(SD_LD(V, a + i + 7 * (L)));                                             \
         }                                                                                \
         Py_ssize_t nv = (m - i) / (L);                                                   \
         switch (nv) {                                                                    \
-        case 7: r6 += SD_LD(V, a + i + 6 * (L)); /* fall through */                     \
-        case 6: r5 += SD_LD(V, a + i + 5 * (L)); /* fall through */                     \
-        case 5: r4 += SD_LD(V, a + i + 4 * (L)); /* fall through */                     \
-        case 4: r3 += SD_LD(V, a + i + 3 * (L)); /* fall through */                     \
-        case 3: r2 += SD_LD(V, a + i + 2 * (L)); /* fall through */                     \
-        case 2: r1 += SD_LD(V, a + i + (L)); /* fall through */                         \
-        case 1: r0 += SD_LD(V, a + i); /* fall through */                               \
+        case 7: r6 += SDX(SD_LD(V, a + i + 6 * (L))); /* fall through */                     \
+        case 6: r5 += SDX(SD_LD(V, a + i + 5 * (L))); /* fall through */                     \
+        case 5: r4 += SDX(SD_LD(V, a + i + 4 * (L))); /* fall through */                     \
+        case 4: r3 += SDX(SD_LD(V, a + i + 3 * (L))); /* fall through */                     \
+        case 3: r2 += SDX(SD_LD(V, a + i + 2 * (L))); /* fall through */                     \
+        case 2: r1 += SDX(SD_LD(V, a + i + (L))); /* fall through */                         \
+        case 1: r0 += SDX(SD_LD(V, a + i)); /* fall through */                               \
         default: break;                                                                  \
         }                                                                                \
         i += nv * (L);                                                                   \
         if (i < m) {                                                                     \
             V u = {0};                                                                   \
+            if (sq)                                                                      \
+                u = mv; /* padding that deviates by zero */                              \
             memcpy(&u, a + i, (size_t)(m - i) * sizeof(T));                              \
-            r7 += u;                                                                     \
+            r7 += SDX(u);                                                                \
         }                                                                                \
         return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
     }                                                                                    \
     /* nfull leaves then a partial one of rem elements (0: none), combined: the        \
        counter's entries added lowest level first, each on the left of the total */     \
-    SD_CLONES static double pw_tree_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem)  \
+    SD_INLINE double pw_body_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem, V mv, int sq) \
     {                                                                                    \
         double st[64];                                                                   \
         Py_ssize_t nl = nfull + (rem > 0);                                               \
         for (Py_ssize_t k = 0; k < nl; k++) {                                            \
-            double s = k < nfull ? leaf_full_##SFX(a + k * (SD_LEAF * (L)))              \
-                                 : leaf_part_##SFX(a + k * (SD_LEAF * (L)), rem);        \
+            double s = k < nfull ? leaf_full_##SFX(a + k * (SD_LEAF * (L)), mv, sq)      \
+                                 : leaf_part_##SFX(a + k * (SD_LEAF * (L)), rem, mv, sq); \
             int l = 0;                                                                   \
             for (Py_ssize_t j = k; j & 1; j >>= 1, l++)                                  \
                 s = st[l] + s;                                                           \
@@ -202,6 +209,18 @@ static inline void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
                 have = 1;                                                                \
             }                                                                            \
         return tot;                                                                      \
+    }                                                                                    \
+    SD_CLONES static double pw_tree_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem)  \
+    {                                                                                    \
+        V z = {0};                                                                       \
+        return pw_body_##SFX(a, nfull, rem, z, 0);                                       \
+    }                                                                                    \
+    /* the same tree over (a[i] - mean)**2 */                                            \
+    SD_CLONES static double pw_sq_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem, T mean) \
+    {                                                                                    \
+        V mv = {0};                                                                      \
+        mv += mean;                                                                      \
+        return pw_body_##SFX(a, nfull, rem, mv, 1);                                      \
     }                                                                                    \
     static T pairwise_##SFX(const T *a, Py_ssize_t n)                                    \
     {                                                                                    \
@@ -943,7 +962,8 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
    every addition is the one-thread sum's, in the same order, so the result
    is bit for bit the one-thread sum whatever the thread count. */
 typedef struct {
-    int kind, K;
+    int kind, K, sq; /* sq: the sum of (x - mean)**2 */
+    double mean;
     const char *base;
     Py_ssize_t nfull, rem, nchunks; /* leaves of the whole array */
     double p[SD_MAXCHUNKS];
@@ -958,10 +978,12 @@ static void sd_sum_task(void *p, Py_ssize_t c)
         k1 = nl;
     Py_ssize_t full = (k1 <= s->nfull ? k1 : s->nfull) - k0;
     Py_ssize_t rem = k1 > s->nfull ? s->rem : 0;
+    const float *a32 = (const float *)s->base + k0 * (SD_LEAF * 8);
+    const double *a64 = (const double *)s->base + k0 * (SD_LEAF * 4);
     if (s->kind == 1)
-        s->p[c] = pw_tree_f32((const float *)s->base + k0 * (SD_LEAF * 8), full, rem);
+        s->p[c] = s->sq ? pw_sq_f32(a32, full, rem, (float)s->mean) : pw_tree_f32(a32, full, rem);
     else
-        s->p[c] = pw_tree_f64((const double *)s->base + k0 * (SD_LEAF * 4), full, rem);
+        s->p[c] = s->sq ? pw_sq_f64(a64, full, rem, s->mean) : pw_tree_f64(a64, full, rem);
 }
 
 /* The chunks' values up the counter from level K (see above). */
@@ -988,10 +1010,12 @@ static double sd_sum_up(sd_sum_ctx *s)
 }
 
 /* The whole-array pairwise sum of n > 128 elements on nt threads (without the GIL):
-   pairwise_f32/f64's value, bit for bit. */
-static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt)
+   pairwise_f32/f64's value, bit for bit; with sq, of (x - mean)**2 (n >= 1). */
+static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, int sq, double mean)
 {
     sd_sum_ctx s;
+    s.sq = sq;
+    s.mean = mean;
     Py_ssize_t leaf = SD_LEAF * (kind == 1 ? 8 : 4);
     s.kind = kind;
     s.base = base;
@@ -1032,7 +1056,7 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     }
     double r;
     Py_BEGIN_ALLOW_THREADS
-    r = sd_sum_whole(kind, v.buf, n, nt);
+    r = sd_sum_whole(kind, v.buf, n, nt, 0, 0.0);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&v);
     return PyFloat_FromDouble(r);
@@ -1042,7 +1066,10 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
    reduce(op, src, out, outer, nred, inner, nthreads) -> bool: src is a
    C-contiguous float32/float64 buffer seen as (outer, nred, inner), out the
    contiguous (outer, inner) result of the same type; op 0 sum, 1 max, 2 min
-   over the middle axis. False (out unspecified) for anything else: other
+   over the middle axis, 3 the sum of squared deviations (x - mean)**2 from
+   the 8th argument's means, a C-contiguous (outer, inner) buffer of the same
+   type (var and std in one pass over the input: each deviation and its square
+   rounded as NumPy's a - mean, d * d round them, summed as the sums are). False (out unspecified) for anything else: other
    types or layouts, sizes that don't fit, 1 < inner < one vector's lanes, or a
    max/min whose value NumPy picks by its own order (below).
 
@@ -1066,10 +1093,15 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
    same code whichever thread runs it. */
 #define SD_CROWS 16
 
-#define COLSUM(NAME, T, V, L, NV)                                                        \
-    SD_CLONES static void NAME(const T *a, Py_ssize_t nred, Py_ssize_t inner, T *out)    \
+#define COLSUM(NAME, T, V, L, NV, SQ)                                                    \
+    SD_CLONES static void NAME(const T *a, Py_ssize_t nred, Py_ssize_t inner, T *out,    \
+                               const T *mean)                                            \
     {                                                                                    \
-        V st[64][NV];                                                                    \
+        V st[64][NV], mv[NV];                                                            \
+        for (int j = 0; j < (NV); j++) {                                                 \
+            V z = {0};                                                                   \
+            mv[j] = (SQ) ? SD_LD(V, mean + j * (L)) : z;                                 \
+        }                                                                                \
         Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                \
         for (Py_ssize_t k = 0; k < nl; k++) {                                            \
             const T *p = a + k * SD_CROWS * inner;                                       \
@@ -1077,11 +1109,15 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
             if (nr > SD_CROWS)                                                           \
                 nr = SD_CROWS;                                                           \
             V s[NV];                                                                     \
-            for (int j = 0; j < (NV); j++)                                               \
-                s[j] = SD_LD(V, p + j * (L));                                            \
+            for (int j = 0; j < (NV); j++) {                                             \
+                V v = SD_LD(V, p + j * (L));                                             \
+                s[j] = (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                             \
+            }                                                                            \
             for (Py_ssize_t r = 1; r < nr; r++)                                          \
-                for (int j = 0; j < (NV); j++)                                           \
-                    s[j] += SD_LD(V, p + r * inner + j * (L));                           \
+                for (int j = 0; j < (NV); j++) {                                         \
+                    V v = SD_LD(V, p + r * inner + j * (L));                             \
+                    s[j] += (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                        \
+                }                                                                        \
             int l = 0;                                                                   \
             for (Py_ssize_t q = k; q & 1; q >>= 1, l++)                                  \
                 for (int j = 0; j < (NV); j++)                                           \
@@ -1104,10 +1140,14 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
             memcpy(out + j * (L), &z, sizeof(V));                                        \
         }                                                                                \
     }
-COLSUM(colsum8_f32, float, vf, 8, 8)
-COLSUM(colsum1_f32, float, vf, 8, 1)
-COLSUM(colsum8_f64, double, vd, 4, 8)
-COLSUM(colsum1_f64, double, vd, 4, 1)
+COLSUM(colsum8_f32, float, vf, 8, 8, 0)
+COLSUM(colsum1_f32, float, vf, 8, 1, 0)
+COLSUM(colsum8_f64, double, vd, 4, 8, 0)
+COLSUM(colsum1_f64, double, vd, 4, 1, 0)
+COLSUM(colsq4_f32, float, vf, 8, 4, 1)
+COLSUM(colsq1_f32, float, vf, 8, 1, 1)
+COLSUM(colsq4_f64, double, vd, 4, 4, 1)
+COLSUM(colsq1_f64, double, vd, 4, 1, 1)
 
 /* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
    w columns (four vectors' or one's: 1 + w - 1 lanes) over nred rows (stride
@@ -1292,7 +1332,7 @@ typedef void (*sd_cx64)(const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t, doub
 
 typedef struct {
     int op, kind;
-    const char *src;
+    const char *src, *mean; /* mean: op 3's (outer, inner) means */
     char *dst;
     Py_ssize_t outer, nred, inner, ntile, ntask, nchunks;
     sd_rx32 rx32;
@@ -1313,9 +1353,17 @@ typedef struct {
         T *out = (T *)x->dst + o * x->inner + c0;                                        \
         if (x->op == 0) {                                                                \
             if (w == 8 * (L))                                                            \
-                colsum8_##SFX(a, x->nred, x->inner, out);                                \
+                colsum8_##SFX(a, x->nred, x->inner, out, NULL);                          \
             else                                                                         \
-                colsum1_##SFX(a, x->nred, x->inner, out);                                \
+                colsum1_##SFX(a, x->nred, x->inner, out, NULL);                          \
+            return;                                                                      \
+        }                                                                                \
+        if (x->op == 3) {                                                                \
+            const T *m = (const T *)x->mean + o * x->inner + c0;                         \
+            if (w == 4 * (L))                                                            \
+                colsq4_##SFX(a, x->nred, x->inner, out, m);                              \
+            else                                                                         \
+                colsq1_##SFX(a, x->nred, x->inner, out, m);                              \
             return;                                                                      \
         }                                                                                \
         uint64_t nm;                                                                     \
@@ -1340,6 +1388,8 @@ static void sd_red_task(void *p, Py_ssize_t c)
                 float *o = (float *)x->dst + t;
                 if (x->op == 0)
                     *o = 0.0f + row_f32(a, n);
+                else if (x->op == 3)
+                    *o = (float)pw_sq_f32(a, n / (SD_LEAF * 8), n % (SD_LEAF * 8), ((const float *)x->mean)[t]);
                 else {
                     int nan;
                     *o = x->rx32(a, n, &nan);
@@ -1352,6 +1402,8 @@ static void sd_red_task(void *p, Py_ssize_t c)
                 double *o = (double *)x->dst + t;
                 if (x->op == 0)
                     *o = 0.0 + row_f64(a, n);
+                else if (x->op == 3)
+                    *o = pw_sq_f64(a, n / (SD_LEAF * 4), n % (SD_LEAF * 4), ((const double *)x->mean)[t]);
                 else {
                     int nan;
                     *o = x->rx64(a, n, &nan);
@@ -1403,8 +1455,8 @@ static int sd_mul(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *r)
 }
 
 /* 1 done, 0 declined (see above); called with the GIL, releases it for the work. */
-static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, int kind, Py_ssize_t outer, Py_ssize_t nred,
-                     Py_ssize_t inner, long nt)
+static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int kind, Py_ssize_t outer,
+                     Py_ssize_t nred, Py_ssize_t inner, long nt)
 {
     sd_red_ctx *x = PyMem_Calloc(1, sizeof(sd_red_ctx));
     if (x == NULL)
@@ -1413,6 +1465,7 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, int kind, Py_ssize_t ou
     x->kind = kind;
     x->src = v->buf;
     x->dst = o->buf;
+    x->mean = mean;
     x->outer = outer;
     x->nred = nred;
     x->inner = inner;
@@ -1427,7 +1480,13 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, int kind, Py_ssize_t ou
     PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
     if (outer == 1 && inner == 1) { /* the whole array */
         Py_ssize_t n = nred;
-        if (op == 0) {
+        if (op == 3) {
+            if (kind == 1)
+                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt, 1, *(const float *)mean);
+            else
+                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt, 1, *(const double *)mean);
+        }
+        else if (op == 0) {
             if (n <= 128) {
                 if (kind == 1)
                     *(float *)o->buf = 0.0f + row_f32((const float *)v->buf, n);
@@ -1435,9 +1494,9 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, int kind, Py_ssize_t ou
                     *(double *)o->buf = 0.0 + row_f64((const double *)v->buf, n);
             }
             else if (kind == 1)
-                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt);
+                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);
             else
-                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt);
+                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);
         }
         else {
             x->nchunks = sd_chunks(v->len, ntc);
@@ -1483,8 +1542,8 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, int kind, Py_ssize_t ou
 static PyObject *
 reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "reduce() takes 7 arguments (%zd given)", nargs);
+    if (nargs != 7 && nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "reduce() takes 7 or 8 arguments (%zd given)", nargs);
         return NULL;
     }
     long op = PyLong_AsLong(args[0]);
@@ -1493,8 +1552,13 @@ reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     long nt = PyLong_AsLong(args[6]);
     if (PyErr_Occurred())
         return NULL;
-    if (op < 0 || op > 2) {
-        PyErr_Format(PyExc_ValueError, "reduce(): op must be 0 (sum), 1 (max) or 2 (min); got %ld", op);
+    if (op < 0 || op > 3) {
+        PyErr_Format(PyExc_ValueError, "reduce(): op must be 0 (sum), 1 (max), 2 (min) or 3 (sum of "
+                     "squared deviations); got %ld", op);
+        return NULL;
+    }
+    if ((op == 3) != (nargs == 8)) {
+        PyErr_SetString(PyExc_TypeError, "reduce(): op 3 and only op 3 takes the means (8th argument)");
         return NULL;
     }
     if (outer < 1 || nred < 1 || inner < 1)
@@ -1514,8 +1578,16 @@ reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
              && sd_mul(nout, o.itemsize, &nout) && nout == o.len
              && !((char *)v.buf < (char *)o.buf + o.len && (char *)o.buf < (char *)v.buf + v.len)
              && (inner == 1 || inner >= L);
+    Py_buffer m;
+    int km = 0;
+    if (ok && op == 3) {
+        km = sd_fbuf(args[7], &m, 0);
+        ok = km == kv && m.len == o.len;
+    }
     if (ok)
-        ok = sd_reduce((int)op, &v, &o, kv, outer, nred, inner, nt < 1 ? 1 : nt);
+        ok = sd_reduce((int)op, &v, &o, op == 3 ? m.buf : NULL, kv, outer, nred, inner, nt < 1 ? 1 : nt);
+    if (km)
+        PyBuffer_Release(&m);
     PyBuffer_Release(&o);
     PyBuffer_Release(&v);
     return PyBool_FromLong(ok);
@@ -1545,7 +1617,7 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     memset(&o, 0, sizeof(o));
     o.buf = kind == 1 ? (void *)&f : (void *)&d;
     o.len = o.itemsize = kind == 1 ? 4 : 8;
-    int ok = v.len > 0 && sd_reduce(is_max ? 1 : 2, &v, &o, kind, 1, v.len / v.itemsize, 1, nt < 1 ? 1 : nt);
+    int ok = v.len > 0 && sd_reduce(is_max ? 1 : 2, &v, &o, NULL, kind, 1, v.len / v.itemsize, 1, nt < 1 ? 1 : nt);
     PyBuffer_Release(&v);
     if (!ok)
         Py_RETURN_NONE;
@@ -1603,7 +1675,7 @@ static PyMethodDef methods[] = {
      "reduce(op, src, out, outer, nred, inner, nthreads) -> bool: the sum (op 0), max (1) or "
      "min (2) over the middle axis of a C-contiguous float32/float64 buffer seen as (outer, "
      "nred, inner) into the C-contiguous (outer, inner) out of the same type, on nthreads "
-     "threads; False (out unspecified) for anything it doesn't take or a zero/NaN extremum "
+     "threads; op 3 with means (8th argument, shaped as out): the sum of (x - mean)**2; False (out unspecified) for anything it doesn't take or a zero/NaN extremum "
      "whose sign/payload NumPy picks by its order."},
     {"pool_config", (PyCFunction)(void (*)(void))pool_config, METH_FASTCALL,
      "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers, "

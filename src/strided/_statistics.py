@@ -17,7 +17,7 @@ from . import _cfast, _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api
-from ._threads import large_reduce, large_ufunc, sum_sq_dev
+from ._threads import large_reduce, large_ufunc, sq_dev_reduce, sum_sq_dev
 
 _ND = np.ndarray
 
@@ -317,13 +317,20 @@ def _var_native(func, x, axis, correction, keepdims):
     a = x._get_native()
     n = _reduced_size(x, axes)
     m = _mean_native(xp, a, axes, acc, n, True)
-    fused = type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
-        and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous
+    s = sq_dev_reduce(a, axes, m) if type(a) is _ND and acc.kind == "f" and a.dtype == acc._np \
+        else None
+    fused = s is not None
     if fused:
+        # The C kernel: the squared deviations summed in one pass over the input.
+        if keepdims:
+            s = s.reshape(m.shape)
+    elif type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
+            and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous:
         # A large full reduction: one fused pass over the input, no full-size temporary.
         s = np.asarray(sum_sq_dev(a, m.reshape(())), dtype=acc._np)
         if keepdims:
             s = s.reshape((1,) * a.ndim)
+        fused = True
     elif type(a) is _ND and acc.kind != "c":
         # The deviations go to a pooled buffer and are squared in place (no fresh pages).
         d = large_ufunc(xp.subtract, (a, m), acc._np)

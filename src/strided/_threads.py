@@ -299,6 +299,27 @@ _layout = _cfast.layout
 _empty = np.empty
 
 
+def sq_dev_reduce(a, axes, m):
+    """``sum((a - m)**2)`` over ``axes`` (None: all) in C, in one pass over ``a``
+    (``m``: a's means over those axes, as with keepdims, in a's dtype), shaped as the
+    kept axes; None where the C kernel doesn't take it (see ``_cfast.layout``)."""
+    if _CK is None or type(a) is not _ND:
+        return None
+    if type(m) is not _ND:
+        m = np.asarray(m)  # a full reduction's mean: a NumPy scalar
+    if m.dtype != a.dtype:
+        return None
+    lay = _layout(a, axes)
+    if lay is None:
+        return None
+    shape, outer, nred, inner = lay
+    r = _empty(shape, a.dtype)
+    nt = _NUM[0]
+    big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    means = np.ascontiguousarray(m).reshape(shape)
+    return r if _CK.reduce(3, a, r, outer, nred, inner, nt if big else 1, means) else None
+
+
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
     """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
 
