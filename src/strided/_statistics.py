@@ -17,7 +17,7 @@ from . import _cfast, _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api
-from ._threads import large_reduce, large_ufunc, sq_dev_reduce, sum_sq_dev
+from ._threads import large_reduce, large_ufunc, reduce1, sq_dev_reduce, sum_sq_dev
 
 _ND = np.ndarray
 
@@ -170,6 +170,11 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
             o._device = x._device
             o._ext = None
             return o
+        if x._device.type == "cpu":
+            # A large one: the C kernels straight away where they take it (else below).
+            r = reduce1(0, a, axis, keepdims)
+            if r is not None:
+                return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -187,6 +192,16 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
 # --- extrema --------------------------------------------------------------------------
 
 def _extremum(func: str, kernel: str, x, axis, keepdims, out):
+    if out is None and type(x) is Array and x._device.type == "cpu" and x._dtype.kind == "f" \
+            and (keepdims is False or keepdims is True) \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
+        # The C kernels straight away where they take it (C-contiguous float32/float64,
+        # not empty; else below).
+        a = x._np if x._np is not None else x._get_native()
+        if a.size > _SMALL:
+            r = reduce1(1 if kernel == "max" else 2, a, axis, keepdims is True)
+            if r is not None:
+                return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     check_array(x, func)
     if x._dtype.kind == "c":
         raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
@@ -308,6 +323,18 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
                     return Array._new(r, None, 0, (), None, x._dtype, x._device)
             return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
                               x._dtype, x._device)
+    if out is None and dtype is None and type(x) is Array and x._dtype.kind == "f" \
+            and x._device.type == "cpu" and x._dtype is not _dtypes.float16 \
+            and (keepdims is False or keepdims is True) \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
+        # A large one: the C sum straight away where it takes it, divided as NumPy's mean
+        # divides (in the array's dtype); else below.
+        a = x._np if x._np is not None else x._get_native()
+        r = reduce1(0, a, axis, keepdims is True) if a.size > _SMALL else None
+        if r is not None:
+            n = a.size // r.size
+            r = np.true_divide(r, n, out=r) if r.ndim else np.asarray(np.true_divide(r, n))
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     res, acc = _mean_dtypes(x, dtype)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp

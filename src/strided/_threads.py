@@ -299,6 +299,38 @@ _layout = _cfast.layout
 _empty = np.empty
 
 
+_prod = math.prod
+
+
+def reduce1(op, a, axis, keepdims):
+    """The C reduction (op 0 sum, 1 max, 2 min) of ndarray ``a`` over all axes (``axis``
+    None) or one int axis (``-a.ndim <= axis < a.ndim``, the caller checks), as an
+    ndarray; None where the C kernels don't take it: the large reductions' short
+    path from the namespace functions (threads as in ``large_reduce``)."""
+    if (_CK is None or type(a) is not _ND or not a.flags.c_contiguous or a.dtype not in _C_FLOATS
+            or not a.dtype.isnative):
+        return None
+    shape = a.shape
+    if axis is None:
+        outer = inner = 1
+        nred = a.size
+        rshape = ()
+    else:
+        ax = axis % len(shape)
+        outer, nred, inner = _prod(shape[:ax]), shape[ax], _prod(shape[ax + 1:])
+        rshape = shape[:ax] + shape[ax + 1:]
+    if not nred or not a.size:
+        return None
+    r = _empty(rshape, a.dtype)
+    nt = _NUM[0]
+    big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    if not _CK.reduce(op, a, r, outer, nred, inner, nt if big else 1):
+        return None
+    if keepdims:
+        r = r.reshape((1,) * len(shape) if axis is None else shape[:ax] + (1,) + shape[ax + 1:])
+    return r
+
+
 def sq_dev_reduce(a, axes, m):
     """``sum((a - m)**2)`` over ``axes`` (None: all) in C, in one pass over ``a``
     (``m``: a's means over those axes, as with keepdims, in a's dtype), shaped as the
