@@ -1150,8 +1150,9 @@ COLSUM(colsq4_f64, double, vd, 4, 4, 1)
 COLSUM(colsq1_f64, double, vd, 4, 1, 1)
 
 /* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
-   w columns (four vectors' or one's: 1 + w - 1 lanes) over nred rows (stride
-   inner) into out, *nanmask bit j set where column j holds a NaN. */
+   w columns (eight vectors' or one's) over nred rows (stride inner) into out,
+   *nanmask bit j set where column j may hold a NaN (a whole tile of eight
+   vectors is flagged at once). */
 #define RX_GENERIC(SFX, T, NAME, CMP)                                                    \
     static T rx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t n, int *nan)                 \
     {                                                                                    \
@@ -1235,28 +1236,37 @@ static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
                                                  Py_ssize_t inner, Py_ssize_t w, T *out, \
                                                  uint64_t *nanmask)                      \
     {                                                                                    \
-        if (w == 4 * (L)) {                                  \
-            VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L)); \
-            VT u0 = UNORD(m0, m0), u1 = UNORD(m1, m1), u2 = UNORD(m2, m2), u3 = UNORD(m3, m3); \
-            for (Py_ssize_t r = 1; r < nred; r++) {                                      \
-                const T *p = a + r * inner;                                              \
-                VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L)); \
-                m0 = OP(v0, m0);                                                         \
-                m1 = OP(v1, m1);                                                         \
-                m2 = OP(v2, m2);                                                         \
-                m3 = OP(v3, m3);                                                         \
-                u0 = OR(u0, UNORD(v0, v0));                                              \
-                u1 = OR(u1, UNORD(v1, v1));                                              \
-                u2 = OR(u2, UNORD(v2, v2));                                              \
-                u3 = OR(u3, UNORD(v3, v3));                                              \
-            }                                                                            \
-            ST(out, m0);                                                                 \
-            ST(out + (L), m1);                                                           \
-            ST(out + 2 * (L), m2);                                                       \
-            ST(out + 3 * (L), m3);                                                       \
-            *nanmask = (uint64_t)MM(u0) | ((uint64_t)MM(u1) << (L))                     \
-                       | ((uint64_t)MM(u2) << 2 * (L)) | ((uint64_t)MM(u3) << 3 * (L));  \
-        }                                                                                \
+        if (w == 8 * (L)) {                                                                 \
+            /* one NaN flag for the tile: all its columns flagged (each then scanned) */    \
+            VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L));    \
+            VT m4 = LD(a + 4 * (L)), m5 = LD(a + 5 * (L)), m6 = LD(a + 6 * (L));            \
+            VT m7 = LD(a + 7 * (L));                                                        \
+            VT u = OR(OR(UNORD(m0, m1), UNORD(m2, m3)), OR(UNORD(m4, m5), UNORD(m6, m7)));  \
+            for (Py_ssize_t r = 1; r < nred; r++) {                                         \
+                const T *p = a + r * inner;                                                 \
+                VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L));\
+                VT v4 = LD(p + 4 * (L)), v5 = LD(p + 5 * (L)), v6 = LD(p + 6 * (L));        \
+                VT v7 = LD(p + 7 * (L));                                                    \
+                m0 = OP(v0, m0);                                                            \
+                m1 = OP(v1, m1);                                                            \
+                m2 = OP(v2, m2);                                                            \
+                m3 = OP(v3, m3);                                                            \
+                m4 = OP(v4, m4);                                                            \
+                m5 = OP(v5, m5);                                                            \
+                m6 = OP(v6, m6);                                                            \
+                m7 = OP(v7, m7);                                                            \
+                u = OR(u, OR(OR(UNORD(v0, v1), UNORD(v2, v3)), OR(UNORD(v4, v5), UNORD(v6, v7))));\
+            }                                                                               \
+            ST(out, m0);                                                                    \
+            ST(out + (L), m1);                                                              \
+            ST(out + 2 * (L), m2);                                                          \
+            ST(out + 3 * (L), m3);                                                          \
+            ST(out + 4 * (L), m4);                                                          \
+            ST(out + 5 * (L), m5);                                                          \
+            ST(out + 6 * (L), m6);                                                          \
+            ST(out + 7 * (L), m7);                                                          \
+            *nanmask = MM(u) ? ~(uint64_t)0 : 0;                                            \
+        }                                                                                   \
         else if (w == (L)) {                                                             \
             VT m0 = LD(a), u0 = UNORD(m0, m0);                                           \
             for (Py_ssize_t r = 1; r < nred; r++) {                                      \
@@ -1415,7 +1425,7 @@ static void sd_red_task(void *p, Py_ssize_t c)
         }
         /* tile t of outer block o: a full tile, or (the last) the rest in one-vector tiles */
         Py_ssize_t o = t / x->ntile, k = t % x->ntile;
-        Py_ssize_t W = x->op == 0 ? 8 * L : 4 * L, full = x->inner / W;
+        Py_ssize_t W = x->op == 3 ? 4 * L : 8 * L, full = x->inner / W;
         if (k < full) {
             if (x->kind == 1)
                 sd_cols_f32(x, o, k * W, W);
@@ -1524,7 +1534,7 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
         }
     }
     else {
-        Py_ssize_t L = kind == 1 ? 8 : 4, W = op == 0 ? 8 * L : 4 * L;
+        Py_ssize_t L = kind == 1 ? 8 : 4, W = op == 3 ? 4 * L : 8 * L;
         x->ntile = inner == 1 ? 1 : inner / W + (inner % W != 0);
         x->ntask = outer * x->ntile;
         x->nchunks = sd_chunks(v->len, ntc);
