@@ -1093,61 +1093,45 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
    same code whichever thread runs it. */
 #define SD_CROWS 16
 
-#define COLSUM(NAME, T, V, L, NV, SQ)                                                    \
-    SD_CLONES static void NAME(const T *a, Py_ssize_t nred, Py_ssize_t inner, T *out,    \
-                               const T *mean)                                            \
-    {                                                                                    \
-        V st[64][NV], mv[NV];                                                            \
-        for (int j = 0; j < (NV); j++) {                                                 \
-            V z = {0};                                                                   \
-            mv[j] = (SQ) ? SD_LD(V, mean + j * (L)) : z;                                 \
-        }                                                                                \
-        Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                \
-        for (Py_ssize_t k = 0; k < nl; k++) {                                            \
-            const T *p = a + k * SD_CROWS * inner;                                       \
-            Py_ssize_t nr = nred - k * SD_CROWS;                                         \
-            if (nr > SD_CROWS)                                                           \
-                nr = SD_CROWS;                                                           \
-            V s[NV];                                                                     \
-            for (int j = 0; j < (NV); j++) {                                             \
-                V v = SD_LD(V, p + j * (L));                                             \
-                s[j] = (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                             \
-            }                                                                            \
-            for (Py_ssize_t r = 1; r < nr; r++)                                          \
-                for (int j = 0; j < (NV); j++) {                                         \
-                    V v = SD_LD(V, p + r * inner + j * (L));                             \
-                    s[j] += (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                        \
-                }                                                                        \
-            int l = 0;                                                                   \
-            for (Py_ssize_t q = k; q & 1; q >>= 1, l++)                                  \
-                for (int j = 0; j < (NV); j++)                                           \
-                    s[j] = st[l][j] + s[j];                                              \
-            for (int j = 0; j < (NV); j++)                                               \
-                st[l][j] = s[j];                                                         \
-        }                                                                                \
-        V tot[NV];                                                                       \
-        memset(tot, 0, sizeof(tot));                                                     \
-        int have = 0;                                                                    \
-        for (int l = 0; (nl >> l) != 0; l++)                                             \
-            if ((nl >> l) & 1) {                                                         \
-                for (int j = 0; j < (NV); j++)                                           \
-                    tot[j] = have ? st[l][j] + tot[j] : st[l][j];                        \
-                have = 1;                                                                \
-            }                                                                            \
-        for (int j = 0; j < (NV); j++) {                                                 \
-            V z = {0};                                                                   \
-            z += tot[j]; /* NumPy: the identity plus the sum (+0.0 for -0.0s) */         \
-            memcpy(out + j * (L), &z, sizeof(V));                                        \
-        }                                                                                \
+/* Block k (nr <= SD_CROWS rows from p, stride inner) of NV vectors' columns: each
+   column's rows added in sequence (their squared deviations from mean with SQ), then
+   merged into the column's binary counter st (level l at st + l * lstride) as the
+   k-th leaf: entries of the trailing one bits of k added on the left. */
+#define COLBLK(NAME, T, V, L, NV, SQ)                                                       \
+    SD_CLONES static void NAME(const T *p, Py_ssize_t nr, Py_ssize_t inner, const T *mean,  \
+                               T *st, Py_ssize_t lstride, Py_ssize_t k)                     \
+    {                                                                                       \
+        V s[NV], mv[NV];                                                                    \
+        for (int j = 0; j < (NV); j++) {                                                    \
+            V z = {0};                                                                      \
+            mv[j] = (SQ) ? SD_LD(V, mean + j * (L)) : z;                                    \
+            V v = SD_LD(V, p + j * (L));                                                    \
+            s[j] = (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                                    \
+        }                                                                                   \
+        for (Py_ssize_t r = 1; r < nr; r++)                                                 \
+            for (int j = 0; j < (NV); j++) {                                                \
+                V v = SD_LD(V, p + r * inner + j * (L));                                    \
+                s[j] += (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                               \
+            }                                                                               \
+        int l = 0;                                                                          \
+        for (Py_ssize_t q = k; q & 1; q >>= 1, l++)                                         \
+            for (int j = 0; j < (NV); j++)                                                  \
+                s[j] = SD_LD(V, st + l * lstride + j * (L)) + s[j];                         \
+        for (int j = 0; j < (NV); j++)                                                      \
+            memcpy(st + l * lstride + j * (L), &s[j], sizeof(V));                           \
     }
-COLSUM(colsum8_f32, float, vf, 8, 8, 0)
-COLSUM(colsum1_f32, float, vf, 8, 1, 0)
-COLSUM(colsum8_f64, double, vd, 4, 8, 0)
-COLSUM(colsum1_f64, double, vd, 4, 1, 0)
-COLSUM(colsq4_f32, float, vf, 8, 4, 1)
-COLSUM(colsq1_f32, float, vf, 8, 1, 1)
-COLSUM(colsq4_f64, double, vd, 4, 4, 1)
-COLSUM(colsq1_f64, double, vd, 4, 1, 1)
+COLBLK(colblk8_f32, float, vf, 8, 8, 0)
+COLBLK(colblk1_f32, float, vf, 8, 1, 0)
+COLBLK(colblks_f32, float, float, 1, 1, 0)
+COLBLK(colblk8_f64, double, vd, 4, 8, 0)
+COLBLK(colblk1_f64, double, vd, 4, 1, 0)
+COLBLK(colblks_f64, double, double, 1, 1, 0)
+COLBLK(colsq4_f32, float, vf, 8, 4, 1)
+COLBLK(colsq1_f32, float, vf, 8, 1, 1)
+COLBLK(colsqs_f32, float, float, 1, 1, 1)
+COLBLK(colsq4_f64, double, vd, 4, 4, 1)
+COLBLK(colsq1_f64, double, vd, 4, 1, 1)
+COLBLK(colsqs_f64, double, double, 1, 1, 1)
 
 /* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
    w columns (eight vectors' or one's) over nred rows (stride inner) into out,
@@ -1167,26 +1151,27 @@ COLSUM(colsq1_f64, double, vd, 4, 1, 1)
         *nan = bad;                                                                      \
         return m;                                                                        \
     }                                                                                    \
-    static void cx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t nred, Py_ssize_t inner,    \
-                                        Py_ssize_t w, T *out, uint64_t *nanmask)         \
-    {                                                                                    \
-        uint64_t mask = 0;                                                               \
-        for (Py_ssize_t j = 0; j < w; j++) {                                             \
-            out[j] = a[j];                                                               \
-            if (a[j] != a[j])                                                            \
-                mask |= (uint64_t)1 << j;                                                \
-        }                                                                                \
-        for (Py_ssize_t r = 1; r < nred; r++) {                                          \
-            const T *p = a + r * inner;                                                  \
-            for (Py_ssize_t j = 0; j < w; j++) {                                         \
-                T x = p[j];                                                              \
-                if (x CMP out[j])                                                        \
-                    out[j] = x;                                                          \
-                if (x != x)                                                              \
-                    mask |= (uint64_t)1 << j;                                            \
-            }                                                                            \
-        }                                                                                \
-        *nanmask = mask;                                                                 \
+    static void cx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t nred, Py_ssize_t inner,      \
+                                        Py_ssize_t w, T *out, int first, uint64_t *nanmask) \
+    {                                                                                       \
+        uint64_t mask = 0;                                                                  \
+        if (first)                                                                          \
+            for (Py_ssize_t j = 0; j < w; j++) {                                            \
+                out[j] = a[j];                                                              \
+                if (a[j] != a[j])                                                           \
+                    mask |= (uint64_t)1 << (j & 63);                                        \
+            }                                                                               \
+        for (Py_ssize_t r = first ? 1 : 0; r < nred; r++) {                                 \
+            const T *p = a + r * inner;                                                     \
+            for (Py_ssize_t j = 0; j < w; j++) {                                            \
+                T x = p[j];                                                                 \
+                if (x CMP out[j])                                                           \
+                    out[j] = x;                                                             \
+                if (x != x)                                                                 \
+                    mask |= (uint64_t)1 << (j & 63);                                        \
+            }                                                                               \
+        }                                                                                   \
+        *nanmask = w > 64 && mask ? ~(uint64_t)0 : mask;                                    \
     }
 RX_GENERIC(f32, float, max, >)
 RX_GENERIC(f32, float, min, <)
@@ -1234,15 +1219,16 @@ static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
     }                                                                                    \
     SD_AVX2 static void cx_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t nred,            \
                                                  Py_ssize_t inner, Py_ssize_t w, T *out, \
-                                                 uint64_t *nanmask)                      \
+                                                 int first, uint64_t *nanmask)           \
     {                                                                                    \
+        const T *b = first ? a : out; /* the accumulators' start: row 0, or out */          \
         if (w == 8 * (L)) {                                                                 \
             /* one NaN flag for the tile: all its columns flagged (each then scanned) */    \
-            VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L));    \
-            VT m4 = LD(a + 4 * (L)), m5 = LD(a + 5 * (L)), m6 = LD(a + 6 * (L));            \
-            VT m7 = LD(a + 7 * (L));                                                        \
+            VT m0 = LD(b), m1 = LD(b + (L)), m2 = LD(b + 2 * (L)), m3 = LD(b + 3 * (L));    \
+            VT m4 = LD(b + 4 * (L)), m5 = LD(b + 5 * (L)), m6 = LD(b + 6 * (L));            \
+            VT m7 = LD(b + 7 * (L));                                                        \
             VT u = OR(OR(UNORD(m0, m1), UNORD(m2, m3)), OR(UNORD(m4, m5), UNORD(m6, m7)));  \
-            for (Py_ssize_t r = 1; r < nred; r++) {                                         \
+            for (Py_ssize_t r = first ? 1 : 0; r < nred; r++) {                             \
                 const T *p = a + r * inner;                                                 \
                 VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L));\
                 VT v4 = LD(p + 4 * (L)), v5 = LD(p + 5 * (L)), v6 = LD(p + 6 * (L));        \
@@ -1267,18 +1253,18 @@ static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
             ST(out + 7 * (L), m7);                                                          \
             *nanmask = MM(u) ? ~(uint64_t)0 : 0;                                            \
         }                                                                                   \
-        else if (w == (L)) {                                                             \
-            VT m0 = LD(a), u0 = UNORD(m0, m0);                                           \
-            for (Py_ssize_t r = 1; r < nred; r++) {                                      \
-                VT v0 = LD(a + r * inner);                                               \
-                m0 = OP(v0, m0);                                                         \
-                u0 = OR(u0, UNORD(v0, v0));                                              \
-            }                                                                            \
-            ST(out, m0);                                                                 \
-            *nanmask = (uint64_t)MM(u0);                                                 \
-        }                                                                                \
-        else                                                                             \
-            cx_##NAME##_##SFX##_gen(a, nred, inner, w, out, nanmask);                    \
+        else if (w == (L)) {                                                                \
+            VT m0 = LD(b), u0 = UNORD(m0, m0);                                              \
+            for (Py_ssize_t r = first ? 1 : 0; r < nred; r++) {                             \
+                VT v0 = LD(a + r * inner);                                                  \
+                m0 = OP(v0, m0);                                                            \
+                u0 = OR(u0, UNORD(v0, v0));                                                 \
+            }                                                                               \
+            ST(out, m0);                                                                    \
+            *nanmask = (uint64_t)MM(u0);                                                    \
+        }                                                                                   \
+        else                                                                                \
+            cx_##NAME##_##SFX##_gen(a, nred, inner, w, out, first, nanmask);                \
     }
 #define SD_UNORD_PS(x, y) _mm256_cmp_ps((x), (y), _CMP_UNORD_Q)
 #define SD_UNORD_PD(x, y) _mm256_cmp_pd((x), (y), _CMP_UNORD_Q)
@@ -1337,14 +1323,14 @@ RESOLVE(f64, double, uint64_t, 0x7ff8000000000000ull, 0x8000000000000000ull)
 
 typedef float (*sd_rx32)(const float *, Py_ssize_t, int *);
 typedef double (*sd_rx64)(const double *, Py_ssize_t, int *);
-typedef void (*sd_cx32)(const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t, float *, uint64_t *);
-typedef void (*sd_cx64)(const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t, double *, uint64_t *);
+typedef void (*sd_cx32)(const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t, float *, int, uint64_t *);
+typedef void (*sd_cx64)(const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t, double *, int, uint64_t *);
 
 typedef struct {
     int op, kind;
     const char *src, *mean; /* mean: op 3's (outer, inner) means */
     char *dst;
-    Py_ssize_t outer, nred, inner, ntile, ntask, nchunks;
+    Py_ssize_t outer, nred, inner, ntile, ngroup, ntask, nchunks;
     sd_rx32 rx32;
     sd_rx64 rx64;
     sd_cx32 cx32;
@@ -1355,35 +1341,90 @@ typedef struct {
     _Atomic int declined;
 } sd_red_ctx;
 
-/* Columns [c0, c0 + w) of outer block o: the tile kernels, then the lines to resolve. */
-#define SD_COLS(SFX, T, L, CX)                                                           \
-    static void sd_cols_##SFX(sd_red_ctx *x, Py_ssize_t o, Py_ssize_t c0, Py_ssize_t w)  \
-    {                                                                                    \
-        const T *a = (const T *)x->src + o * x->nred * x->inner + c0;                    \
-        T *out = (T *)x->dst + o * x->inner + c0;                                        \
-        if (x->op == 0) {                                                                \
-            if (w == 8 * (L))                                                            \
-                colsum8_##SFX(a, x->nred, x->inner, out, NULL);                          \
-            else                                                                         \
-                colsum1_##SFX(a, x->nred, x->inner, out, NULL);                          \
-            return;                                                                      \
-        }                                                                                \
-        if (x->op == 3) {                                                                \
-            const T *m = (const T *)x->mean + o * x->inner + c0;                         \
-            if (w == 4 * (L))                                                            \
-                colsq4_##SFX(a, x->nred, x->inner, out, m);                              \
-            else                                                                         \
-                colsq1_##SFX(a, x->nred, x->inner, out, m);                              \
-            return;                                                                      \
-        }                                                                                \
-        uint64_t nm;                                                                     \
-        x->CX(a, x->nred, x->inner, w, out, &nm);                                \
-        for (Py_ssize_t j = 0; j < w; j++)                                               \
-            if ((((nm >> j) & 1) || out[j] == 0) && !resolve_##SFX(a + j, x->nred, x->inner, out + j)) \
-                atomic_store(&x->declined, 1);                                           \
+/* Columns [c0, c1) of outer block o over all rows, in blocks of SD_CROWS rows
+   streamed across the columns (SD_CROWS sequential streams, not one per row):
+   sums and squared deviations merge each block into per-column binary counters
+   (a buffer of levels x columns); max/min keep their accumulators in out. */
+#define SD_COLRANGE(SFX, T, L, CX)                                                          \
+    static void sd_cols_##SFX(sd_red_ctx *x, Py_ssize_t o, Py_ssize_t c0, Py_ssize_t c1)    \
+    {                                                                                       \
+        Py_ssize_t nred = x->nred, inner = x->inner, w = c1 - c0;                           \
+        Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                   \
+        const T *a = (const T *)x->src + o * nred * inner;                                  \
+        T *out = (T *)x->dst + o * inner;                                                   \
+        if (x->op == 1 || x->op == 2) {                                                     \
+            unsigned char *fl = PyMem_RawCalloc((size_t)w, 1);                              \
+            if (fl == NULL) {                                                               \
+                atomic_store(&x->declined, 1);                                              \
+                return;                                                                     \
+            }                                                                               \
+            for (Py_ssize_t k = 0; k < nl; k++) {                                           \
+                const T *p = a + k * SD_CROWS * inner;                                      \
+                Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
+                Py_ssize_t c = c0;                                                          \
+                while (c < c1) {                                                            \
+                    Py_ssize_t t = c + 8 * (L) <= c1 ? 8 * (L) : (c + (L) <= c1 ? (L) : c1 - c);\
+                    uint64_t nm;                                                            \
+                    x->CX(p + c, nr, inner, t, out + c, k == 0, &nm);                       \
+                    if (nm)                                                                 \
+                        for (Py_ssize_t j = 0; j < t; j++)                                  \
+                            fl[c - c0 + j] |= j >= 64 || ((nm >> j) & 1);                   \
+                    c += t;                                                                 \
+                }                                                                           \
+            }                                                                               \
+            for (Py_ssize_t c = c0; c < c1; c++)                                            \
+                if ((fl[c - c0] || out[c] == 0) && !resolve_##SFX(a + c, nred, inner, out + c))\
+                    atomic_store(&x->declined, 1);                                          \
+            PyMem_RawFree(fl);                                                              \
+            return;                                                                         \
+        }                                                                                   \
+        int levels = 1;                                                                     \
+        while ((nl >> levels) != 0)                                                         \
+            levels++;                                                                       \
+        T *st = PyMem_RawMalloc((size_t)levels * (size_t)w * sizeof(T));                    \
+        if (st == NULL) {                                                                   \
+            atomic_store(&x->declined, 1);                                                  \
+            return;                                                                         \
+        }                                                                                   \
+        const T *mean = x->op == 3 ? (const T *)x->mean + o * inner : NULL;                 \
+        Py_ssize_t W = x->op == 3 ? 4 * (L) : 8 * (L);                                      \
+        for (Py_ssize_t k = 0; k < nl; k++) {                                               \
+            const T *p = a + k * SD_CROWS * inner;                                          \
+            Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
+            Py_ssize_t c = c0;                                                              \
+            if (x->op == 3) {                                                               \
+                for (; c + W <= c1; c += W)                                                 \
+                    colsq4_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                for (; c + (L) <= c1; c += (L))                                             \
+                    colsq1_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                for (; c < c1; c++)                                                         \
+                    colsqs_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+            }                                                                               \
+            else {                                                                          \
+                for (; c + W <= c1; c += W)                                                 \
+                    colblk8_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                for (; c + (L) <= c1; c += (L))                                             \
+                    colblk1_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                for (; c < c1; c++)                                                         \
+                    colblks_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+            }                                                                               \
+        }                                                                                   \
+        /* the counter's entries, lowest level first, each on the left; NumPy's             \
+           identity plus the sum (+0.0 for -0.0s) */                                        \
+        for (Py_ssize_t c = 0; c < w; c++) {                                                \
+            T tot = 0;                                                                      \
+            int have = 0;                                                                   \
+            for (int l = 0; l < levels; l++)                                                \
+                if ((nl >> l) & 1) {                                                        \
+                    tot = have ? st[l * w + c] + tot : st[l * w + c];                       \
+                    have = 1;                                                               \
+                }                                                                           \
+            out[c0 + c] = (T)0 + tot;                                                       \
+        }                                                                                   \
+        PyMem_RawFree(st);                                                                  \
     }
-SD_COLS(f32, float, 8, cx32)
-SD_COLS(f64, double, 4, cx64)
+SD_COLRANGE(f32, float, 8, cx32)
+SD_COLRANGE(f64, double, 4, cx64)
 
 static void sd_red_task(void *p, Py_ssize_t c)
 {
@@ -1423,23 +1464,18 @@ static void sd_red_task(void *p, Py_ssize_t c)
             }
             continue;
         }
-        /* tile t of outer block o: a full tile, or (the last) the rest in one-vector tiles */
-        Py_ssize_t o = t / x->ntile, k = t % x->ntile;
-        Py_ssize_t W = x->op == 3 ? 4 * L : 8 * L, full = x->inner / W;
-        if (k < full) {
-            if (x->kind == 1)
-                sd_cols_f32(x, o, k * W, W);
-            else
-                sd_cols_f64(x, o, k * W, W);
+        /* group t of outer block o: whole tiles of columns, the last group to the end */
+        Py_ssize_t o = t / x->ngroup, g = t % x->ngroup;
+        Py_ssize_t W = x->op == 3 ? 4 * L : 8 * L;
+        Py_ssize_t c0 = (x->ntile * g / x->ngroup) * W, c1 = (x->ntile * (g + 1) / x->ngroup) * W;
+        if (c1 > x->inner || g == x->ngroup - 1)
+            c1 = x->inner;
+        if (c0 >= c1)
             continue;
-        }
-        for (Py_ssize_t c0 = full * W; c0 < x->inner; c0 += L) {
-            Py_ssize_t s = c0 + L <= x->inner ? c0 : x->inner - L;
-            if (x->kind == 1)
-                sd_cols_f32(x, o, s, L);
-            else
-                sd_cols_f64(x, o, s, L);
-        }
+        if (x->kind == 1)
+            sd_cols_f32(x, o, c0, c1);
+        else
+            sd_cols_f64(x, o, c0, c1);
     }
 }
 
@@ -1535,11 +1571,15 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
     }
     else {
         Py_ssize_t L = kind == 1 ? 8 : 4, W = op == 3 ? 4 * L : 8 * L;
+        Py_ssize_t want = sd_chunks(v->len, ntc);
+        /* rows: one task each; columns: each outer block's tiles in groups, enough
+           groups for the chunks wanted (one group, the whole width, on one thread) */
         x->ntile = inner == 1 ? 1 : inner / W + (inner % W != 0);
-        x->ntask = outer * x->ntile;
-        x->nchunks = sd_chunks(v->len, ntc);
-        if (x->nchunks > x->ntask)
-            x->nchunks = x->ntask;
+        x->ngroup = inner == 1 || outer >= want ? 1 : (want + outer - 1) / outer;
+        if (x->ngroup > x->ntile)
+            x->ngroup = x->ntile;
+        x->ntask = inner == 1 ? outer : outer * x->ngroup;
+        x->nchunks = want > x->ntask ? x->ntask : want;
         sd_parallel(ntc, sd_red_task, x, x->nchunks);
     }
     if (release)
