@@ -192,16 +192,15 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
 # --- extrema --------------------------------------------------------------------------
 
 def _extremum(func: str, kernel: str, x, axis, keepdims, out):
-    if out is None and type(x) is Array and x._device.type == "cpu" and x._dtype.kind == "f" \
+    a = x._np if type(x) is Array else None
+    if a is not None and a.size > _SMALL and out is None and x._dtype.kind == "f" \
             and (keepdims is False or keepdims is True) \
             and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
-        # The C kernels straight away where they take it (C-contiguous float32/float64,
-        # not empty; else below).
-        a = x._np if x._np is not None else x._get_native()
-        if a.size > _SMALL:
-            r = reduce1(1 if kernel == "max" else 2, a, axis, keepdims is True)
-            if r is not None:
-                return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+        # A large array (not a view): the C kernels straight away where they take it
+        # (C-contiguous float32/float64, not empty; else below).
+        r = reduce1(1 if kernel == "max" else 2, a, axis, keepdims is True)
+        if r is not None:
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     check_array(x, func)
     if x._dtype.kind == "c":
         raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
