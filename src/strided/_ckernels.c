@@ -19,12 +19,22 @@
  * mean), or False (nothing written) for a buffer it doesn't take, so the hot
  * path asks once instead of checking first.
  *
+ * reduce(op, src, out, outer, nred, inner, nthreads[, means]) -> bool: sum,
+ * max, min (or, with means, the sum of squared deviations: var/std in one
+ * pass) over the middle axis of a C-contiguous float32/float64 buffer seen as
+ * (outer, nred, inner): any run of adjacent axes of an array, or all of them.
+ * Rows (inner == 1) as sum_rows sums them; leading/middle axes as column sums
+ * pairwise over the rows, in blocks of 16 rows streamed across the columns;
+ * max/min exact and NaN-propagating, a zero's sign or a NaN's payload as NumPy
+ * gives it or the call declined (see "reductions over one run of axes").
+ *
  * The thread pool (see "Intra-op threads" below): a persistent crew of
- * pthreads that never take the GIL. ew_binary, ew_loop, sum_all and
+ * pthreads that never take the GIL. ew_binary, ew_loop, reduce, sum_all and
  * extremum_all run one large operation on C-contiguous float32/float64
  * buffers split in chunks across it: the caller releases the GIL, takes
  * chunks itself and waits for the crew. Each returns False (nothing written)
- * for anything it doesn't take, and strided/_threads.py falls back.
+ * for anything it doesn't take, and strided/_threads.py falls back. Results
+ * never depend on the thread count.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
