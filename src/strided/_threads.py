@@ -307,9 +307,9 @@ def reduce1(op, a, axis, keepdims):
     None) or one int axis (``-a.ndim <= axis < a.ndim``, the caller checks), as an
     ndarray; None where the C kernels don't take it: the large reductions' short
     path from the namespace functions (threads as in ``large_reduce``)."""
-    if (_CK is None or type(a) is not _ND or not a.flags.c_contiguous or a.dtype not in _C_FLOATS
-            or not a.dtype.isnative):
+    if _CK is None or type(a) is not _ND:
         return None
+    # (the C function checks the layout, the dtype and its byte order, and declines)
     shape = a.shape
     if axis is None:
         outer = inner = 1
