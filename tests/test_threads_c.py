@@ -378,12 +378,14 @@ def test_the_c_pool_serves_the_cases_it_claims(monkeypatch):
     _ = sa + sb, st.maximum(sa, sb), st.exp(sa), st.sum(sa), st.max(sa), st.min(sb)
     _ = sa * sb + sb  # the multiply, then the elided add
     _ = 2.0 - sa, sa * 3  # Python scalars
-    assert proxy.taken == ["ew_binary", "ew_binary", "ew_loop", "sum_all", "extremum_all",
-                           "extremum_all", "ew_binary", "ew_binary", "ew_binary", "ew_binary"]
+    assert proxy.taken == ["ew_binary", "ew_binary", "ew_loop", "reduce", "reduce",
+                           "reduce", "ew_binary", "ew_binary", "ew_binary", "ew_binary"]
     proxy.taken.clear()
-    st.set_num_threads(1)  # one thread: no pool at all
+    st.set_num_threads(1)  # one thread: no pool at all (the C reductions run on this thread)
+    chunks_before = C.pool_config()[3]
     _ = sa + sb, st.exp(sa), st.sum(sa), st.max(sa), sa * sb + sb
-    assert proxy.taken == []
+    assert [t for t in proxy.taken if t != "reduce"] == []
+    assert C.pool_config()[3] == chunks_before
 
 
 def test_fork_while_another_thread_is_inside_the_pool():

@@ -17,7 +17,7 @@ from . import _cfast, _dtypes, _layout
 from ._array import _LATE, Array
 from ._creation import _as_dtype, _finish, wrap_new
 from ._dispatch import api
-from ._threads import large_reduce, large_ufunc, sum_sq_dev
+from ._threads import large_reduce, large_ufunc, reduce1, sq_dev_reduce, sum_sq_dev
 
 _ND = np.ndarray
 
@@ -170,6 +170,11 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
             o._device = x._device
             o._ext = None
             return o
+        if x._device.type == "cpu":
+            # A large one: the C kernels straight away where they take it (else below).
+            r = reduce1(0, a, axis, keepdims)
+            if r is not None:
+                return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -187,6 +192,15 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
 # --- extrema --------------------------------------------------------------------------
 
 def _extremum(func: str, kernel: str, x, axis, keepdims, out):
+    a = x._np if type(x) is Array else None
+    if a is not None and a.size > _SMALL and out is None and x._dtype.kind == "f" \
+            and (keepdims is False or keepdims is True) \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
+        # A large array (not a view): the C kernels straight away where they take it
+        # (C-contiguous float32/float64, not empty; else below).
+        r = reduce1(1 if kernel == "max" else 2, a, axis, keepdims is True)
+        if r is not None:
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     check_array(x, func)
     if x._dtype.kind == "c":
         raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
@@ -199,12 +213,18 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
     nd = len(x._shape)
     if axes is not None and len(axes) == 1 and axes[0] == nd - 1 and nd >= 2:
         a = x._get_native()
-        if type(a) is _ND and 1 < a.shape[-1] <= 32 and 512 <= a.size <= 65536:
+        if type(a) is _ND and 1 < a.shape[-1] <= 32 and 512 <= a.size <= 65536 \
+                and not (_cfast.AVAILABLE and a.dtype in _C_FLOATS and a.flags.c_contiguous):
             # Note: NumPy reduces a short last axis row by row (~7 us for 128 x 10); the
             # same maximum taken across the rows of its transposed copy is one vectorized
-            # pass per column (~1.5 us). Exact either way (a max has no rounding).
+            # pass per column (~1.5 us). Exact either way (a max has no rounding), but a
+            # zero's sign or a NaN's payload is the one NumPy's own order picks: where the
+            # result holds one, NumPy's reduction is asked. (The C kernels serve
+            # C-contiguous float32/float64 arrays row by row instead.)
             t = np.ascontiguousarray(a.T if nd == 2 else a.transpose((nd - 1,) + tuple(range(nd - 1))))
             r = _PAIRWISE[kernel].reduce(t, axis=0)
+            if r.dtype.kind == "f" and not np.all(np.abs(r) > 0):
+                r = _kernel(np, kernel)(a, axis=-1)
             if keepdims:
                 r = r[..., None]
             return _finish(wrap_result(r, x._dtype, x._device), func, out)
@@ -212,6 +232,7 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
 
 
 _PAIRWISE = {"max": np.maximum, "min": np.minimum}
+_C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @api("max")
@@ -301,6 +322,18 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
                     return Array._new(r, None, 0, (), None, x._dtype, x._device)
             return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
                               x._dtype, x._device)
+    if out is None and dtype is None and type(x) is Array and x._dtype.kind == "f" \
+            and x._device.type == "cpu" and x._dtype is not _dtypes.float16 \
+            and (keepdims is False or keepdims is True) \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
+        # A large one: the C sum straight away where it takes it, divided as NumPy's mean
+        # divides (in the array's dtype); else below.
+        a = x._np if x._np is not None else x._get_native()
+        r = reduce1(0, a, axis, keepdims is True) if a.size > _SMALL else None
+        if r is not None:
+            n = a.size // r.size
+            r = np.true_divide(r, n, out=r) if r.ndim else np.asarray(np.true_divide(r, n))
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     res, acc = _mean_dtypes(x, dtype)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp
@@ -317,13 +350,20 @@ def _var_native(func, x, axis, correction, keepdims):
     a = x._get_native()
     n = _reduced_size(x, axes)
     m = _mean_native(xp, a, axes, acc, n, True)
-    fused = type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
-        and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous
+    s = sq_dev_reduce(a, axes, m) if type(a) is _ND and acc.kind == "f" and a.dtype == acc._np \
+        else None
+    fused = s is not None
     if fused:
+        # The C kernel: the squared deviations summed in one pass over the input.
+        if keepdims:
+            s = s.reshape(m.shape)
+    elif type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
+            and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous:
         # A large full reduction: one fused pass over the input, no full-size temporary.
         s = np.asarray(sum_sq_dev(a, m.reshape(())), dtype=acc._np)
         if keepdims:
             s = s.reshape((1,) * a.ndim)
+        fused = True
     elif type(a) is _ND and acc.kind != "c":
         # The deviations go to a pooled buffer and are squared in place (no fresh pages).
         d = large_ufunc(xp.subtract, (a, m), acc._np)

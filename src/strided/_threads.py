@@ -14,11 +14,13 @@ and then sleep. It runs:
 - the unary float ufuncs of ``_LOOP_UFUNCS`` (exp, log, sqrt, ...) through
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
-- whole-array float32/float64 sums (the C pairwise sum, split along its own
-  pairwise tree: bit for bit the one-thread sum) and max/min.
+- float32/float64 sums, max and min over all axes or one run of adjacent
+  axes (``reduce``: a whole-array sum split along its own pairwise tree, bit
+  for bit the one-thread sum; axis reductions split by rows or column tiles,
+  each output computed as in one thread).
 
 Everything else (broadcasting, scalars, other dtypes, non-contiguous inputs,
-axis reductions), and everything when the extension is absent or
+other reductions), and everything when the extension is absent or
 ``STRIDED_NO_CEXT=1``, takes the Python path: a small ThreadPoolExecutor
 splitting NumPy's own ufunc calls along the first axis (NumPy releases the
 GIL in its loops); each output element is computed by the same loop on the
@@ -299,42 +301,101 @@ def sum_sq_dev(a, m) -> float:
 
 
 _np_max, _np_min = np.max, np.min
+_c_max, _c_min = _cfast.max_reduce, _cfast.min_reduce
+# the kernels reduce() in C runs: op codes (0 sum, 1 max, 2 min)
+_C_OPS = {_c_add_reduce: 0, _c_max: 1, _c_min: 2} if _CK is not None else {}
+_layout = _cfast.layout
+_empty = np.empty
 
 
-def _c_full_reduce(kern, a, nt):
-    """The whole-array sum/max/min of ``a`` on the C pool as a 0-d array, or None."""
-    if kern is _c_add_reduce:
-        r = _CK.sum_all(a, nt)  # bit for bit the one-thread C sum
-    elif kern is _np_max or kern is _np_min:
-        r = _CK.extremum_all(a, kern is _np_max, nt)
-        if r is not None and (r == 0 or r != r):
-            return None  # NumPy picks the zero's sign / the NaN's payload: ask NumPy
-    else:
+_prod = math.prod
+
+
+def reduce1(op, a, axis, keepdims):
+    """The C reduction (op 0 sum, 1 max, 2 min) of ndarray ``a`` over all axes (``axis``
+    None) or one int axis (``-a.ndim <= axis < a.ndim``, the caller checks), as an
+    ndarray; None where the C kernels don't take it: the large reductions' short
+    path from the namespace functions (threads as in ``large_reduce``)."""
+    if _CK is None or type(a) is not _ND:
         return None
-    return None if r is None else np.asarray(r, dtype=a.dtype)
+    # (the C function checks the layout, the dtype and its byte order, and declines)
+    shape = a.shape
+    if axis is None:
+        outer = inner = 1
+        nred = a.size
+        rshape = ()
+    else:
+        ax = axis % len(shape)
+        outer, nred, inner = _prod(shape[:ax]), shape[ax], _prod(shape[ax + 1:])
+        rshape = shape[:ax] + shape[ax + 1:]
+    if not nred or not a.size:
+        return None
+    r = _empty(rshape, a.dtype)
+    nt = _NUM[0]
+    big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    if not _CK.reduce(op, a, r, outer, nred, inner, nt if big else 1):
+        return None
+    if keepdims:
+        r = r.reshape((1,) * len(shape) if axis is None else shape[:ax] + (1,) + shape[ax + 1:])
+    return r
+
+
+def sq_dev_reduce(a, axes, m):
+    """``sum((a - m)**2)`` over ``axes`` (None: all) in C, in one pass over ``a``
+    (``m``: a's means over those axes, as with keepdims, in a's dtype), shaped as the
+    kept axes; None where the C kernel doesn't take it (see ``_cfast.layout``)."""
+    if _CK is None or type(a) is not _ND:
+        return None
+    if type(m) is not _ND:
+        m = np.asarray(m)  # a full reduction's mean: a NumPy scalar
+    if m.dtype != a.dtype:
+        return None
+    lay = _layout(a, axes)
+    if lay is None:
+        return None
+    shape, outer, nred, inner = lay
+    r = _empty(shape, a.dtype)
+    nt = _NUM[0]
+    big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    means = np.ascontiguousarray(m).reshape(shape)
+    return r if _CK.reduce(3, a, r, outer, nred, inner, nt if big else 1, means) else None
 
 
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
     """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
 
     ``kern`` is an associative reduction (``add.reduce``, ``multiply.reduce``,
-    ``max``, ``min``). Split along a kept axis, every result element is
-    computed as in one thread (identical values); split along a reduced axis,
-    each thread reduces its chunk and the partial results are reduced once
-    more, which for sums regroups the additions (each chunk is still summed
-    pairwise, so the error bound stays NumPy's).
+    ``max``, ``min``). Sums, max and min of a C-contiguous float32/float64
+    array over all axes or one run of adjacent axes run in C (``_ckernels``'s
+    ``reduce``), on the C pool when the input is large: each output computed
+    as in one thread (a whole-array sum split along its own pairwise tree),
+    so the values don't depend on the thread count. Elsewhere, split along a
+    kept axis, every result element is computed as in one thread (identical
+    values); split along a reduced axis, each thread reduces its chunk and
+    the partial results are reduced once more, which for sums regroups the
+    additions (each chunk is still summed pairwise, so the error bound stays
+    NumPy's).
     """
-    if kern == _R:  # the C pairwise sum where it applies (strided._cfast)
+    if kern == _R:  # the C kernels where they apply (strided._cfast)
         kern = _c_add_reduce
+    elif kern is _np_max:
+        kern = _c_max
+    elif kern is _np_min:
+        kern = _c_min
     nt = _NUM[0]
-    if (nt > 1 and _CK is not None and type(a) is _ND
-            and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
-            and (axes is None or len(axes) == a.ndim)
-            and (not kw or (len(kw) == 1 and "dtype" in kw
-                            and (kw["dtype"] is None or kw["dtype"] == a.dtype)))):
-        r = _c_full_reduce(kern, a, nt)
-        if r is not None:
-            return r.reshape((1,) * a.ndim) if keepdims else r
+    op = _C_OPS.get(kern)
+    if op is not None and (not kw or (len(kw) == 1 and "dtype" in kw
+                                      and (kw["dtype"] is None or kw["dtype"] == a.dtype))):
+        lay = _layout(a, axes)
+        if lay is not None:
+            shape, outer, nred, inner = lay
+            r = _empty(shape, a.dtype)
+            big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+            if _CK.reduce(op, a, r, outer, nred, inner, nt if big else 1):
+                if keepdims:
+                    red = range(a.ndim) if axes is None else axes
+                    r = r.reshape(tuple(1 if i in red else n for i, n in enumerate(a.shape)))
+                return r
     if (nt < 2 or type(a) is not _ND or a.nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
             or not a.flags.c_contiguous
             or a.ndim == 0):
@@ -361,7 +422,7 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
         r = r.reshape(shape)
     else:
         r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
-        if (kern is _np_max or kern is _np_min) and r.dtype.kind == "f" and not np.all(r != 0):
+        if kern in (_np_max, _np_min, _c_max, _c_min) and r.dtype.kind == "f" and not np.all(r != 0):
             # A zero (or NaN) extremum: its sign (payload) is the one NumPy's whole-array
             # order picks, which the chunks' order need not: ask NumPy for it.
             return kern(a, axis=axes, keepdims=keepdims, **kw)
