@@ -400,7 +400,10 @@ sum_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
  * which thread runs a chunk, so results do not depend on the timing.
  *
  * Waiting: after a job a worker spins (pause instruction) for sd_spin_ns
- * (default 100 us: back-to-back operations find it awake), then sleeps on a
+ * (default 2 ms, of the order of libgomp's default spin, which PyTorch's CPU
+ * threads use: operations separated by a little Python find it awake; with
+ * 100 us a wake-up of ~10-50 us, or a lost core, often landed on the next
+ * operation: 1e6-element adds swung 0.7-1.5x PyTorch), then sleeps on a
  * condition variable, so an idle process burns no CPU. The caller signals
  * only when a worker sleeps (`sleepers`, a Dekker-style pair of sequentially
  * consistent accesses with the worker's check of the ticket).
@@ -435,7 +438,7 @@ static struct {
     pthread_t tid[SD_MAXW];
 } P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
-static _Atomic long sd_spin_ns = 100000;          /* a worker's spin before it sleeps */
+static _Atomic long sd_spin_ns = 2000000;         /* a worker's spin before it sleeps */
 static _Atomic Py_ssize_t sd_min_chunk = 1 << 16; /* bytes of output (or input) per chunk */
 static _Atomic long sd_worker_chunks = 0;         /* chunks the workers ran (a statistic) */
 

@@ -4,8 +4,8 @@ Large operations split into chunks run on several cores. With the C
 extension (``strided._ckernels``, see ``_cfast``) the threads are a
 persistent pool of pthreads in C that never take the GIL: the calling thread
 releases the GIL, takes chunks itself and waits for the workers, which spin
-for about 100 us after a job (so back-to-back operations find them awake)
-and then sleep. It runs:
+for about 2 ms after a job (so operations separated by a little Python find
+them awake) and then sleep. It runs:
 
 - add, subtract, multiply, divide, maximum, minimum of two C-contiguous
   float32/float64 arrays of the same shape and dtype, and add, subtract,
