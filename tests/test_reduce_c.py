@@ -24,6 +24,8 @@ from hypothesis import strategies as hs
 import strided as st
 from strided import _cfast
 
+from conftest import host
+
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
 
@@ -41,10 +43,6 @@ def _restore_threads():
 
 def cpu(a):
     return st.asarray(a, device="cpu")
-
-
-def host(x):
-    return np.asarray(x.to_device("cpu"))
 
 
 def bits(a):

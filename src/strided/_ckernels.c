@@ -135,6 +135,18 @@ SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
 
 /* One generator for both types: T scalar, V vector, L lanes. */
 #define SDX(v) (sq ? ((v) - mv) * ((v) - mv) : (v))
+/* r0 .. r7 += the eight vectors at a + i (each through SDX) */
+#define SD_ADD8(V, L, a, i)                                                              \
+    do {                                                                                 \
+        r0 += SDX(SD_LD(V, (a) + (i)));                                                  \
+        r1 += SDX(SD_LD(V, (a) + (i) + (L)));                                            \
+        r2 += SDX(SD_LD(V, (a) + (i) + 2 * (L)));                                        \
+        r3 += SDX(SD_LD(V, (a) + (i) + 3 * (L)));                                        \
+        r4 += SDX(SD_LD(V, (a) + (i) + 4 * (L)));                                        \
+        r5 += SDX(SD_LD(V, (a) + (i) + 5 * (L)));                                        \
+        r6 += SDX(SD_LD(V, (a) + (i) + 6 * (L)));                                        \
+        r7 += SDX(SD_LD(V, (a) + (i) + 7 * (L)));                                        \
+    } while (0)
 #define PAIRWISE(SFX, T, V, L, HSUM4)                                                    \
     SD_INLINE double leaf_end_##SFX(V r0, V r1, V r2, V r3, V r4, V r5, V r6, V r7) \
     {                                                                                    \
@@ -148,14 +160,7 @@ SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
         V r3 = SDX(SD_LD(V, a + 3 * (L))), r4 = SDX(SD_LD(V, a + 4 * (L)));                        \
         V r5 = SDX(SD_LD(V, a + 5 * (L))), r6 = SDX(SD_LD(V, a + 6 * (L))), r7 = SDX(SD_LD(V, a + 7 * (L))); \
         for (int i = 8 * (L); i < SD_LEAF * (L); i += 8 * (L)) {                         \
-            r0 += SDX(SD_LD(V, a + i));                                                       \
-            r1 += SDX(SD_LD(V, a + i + (L)));                                                 \
-            r2 += SDX(SD_LD(V, a + i + 2 * (L)));                                             \
-            r3 += SDX(SD_LD(V, a + i + 3 * (L)));                                             \
-            r4 += SDX(SD_LD(V, a + i + 4 * (L)));                                             \
-            r5 += SDX(SD_LD(V, a + i + 5 * (L)));                                             \
-            r6 += SDX(SD_LD(V, a + i + 6 * (L)));                                             \
-            r7 += SDX(SD_LD(V, a + i + 7 * (L)));                                             \
+            SD_ADD8(V, L, a, i);                                                         \
         }                                                                                \
         return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
     }                                                                                    \
@@ -167,14 +172,7 @@ SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
         V r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0}, r5 = {0}, r6 = {0}, r7 = {0}; \
         Py_ssize_t i = 0;                                                                \
         for (; i + 8 * (L) <= m; i += 8 * (L)) {                                         \
-            r0 += SDX(SD_LD(V, a + i));                                                       \
-            r1 += SDX(SD_LD(V, a + i + (L)));                                                 \
-            r2 += SDX(SD_LD(V, a + i + 2 * (L)));                                             \
-            r3 += SDX(SD_LD(V, a + i + 3 * (L)));                                             \
-            r4 += SDX(SD_LD(V, a + i + 4 * (L)));                                             \
-            r5 += SDX(SD_LD(V, a + i + 5 * (L)));                                             \
-            r6 += SDX(SD_LD(V, a + i + 6 * (L)));                                             \
-            r7 += SDX(SD_LD(V, a + i + 7 * (L)));                                             \
+            SD_ADD8(V, L, a, i);                                                         \
         }                                                                                \
         Py_ssize_t nv = (m - i) / (L);                                                   \
         switch (nv) {                                                                    \
@@ -1439,6 +1437,27 @@ typedef struct {
 SD_COLRANGE(f32, float, 8, cx32)
 SD_COLRANGE(f64, double, 4, cx64)
 
+/* Row t of a last-axes reduction, for one type (T, its suffix, its lanes, its
+   extremum kernel field): a sum (+0 for a -0 sum, as NumPy), a sum of squared
+   deviations, or a max/min whose zero or NaN result is resolved exactly or
+   declined. */
+#define SD_ROW_TASK(T, SFX, L, RX)                                                      \
+    {                                                                                  \
+        const T *a = (const T *)x->src + t * n;                                        \
+        T *o = (T *)x->dst + t;                                                        \
+        if (x->op == 0)                                                                \
+            *o = (T)0 + row_##SFX(a, n);                                               \
+        else if (x->op == 3)                                                           \
+            *o = (T)pw_sq_##SFX(a, n / (SD_LEAF * (L)), n % (SD_LEAF * (L)),            \
+                                ((const T *)x->mean)[t]);                              \
+        else {                                                                         \
+            int nan;                                                                   \
+            *o = x->RX(a, n, &nan);                                                    \
+            if ((nan || *o == 0) && !resolve_##SFX(a, n, 1, o))                        \
+                atomic_store(&x->declined, 1);                                         \
+        }                                                                              \
+    }
+
 static void sd_red_task(void *p, Py_ssize_t c)
 {
     sd_red_ctx *x = (sd_red_ctx *)p;
@@ -1447,34 +1466,10 @@ static void sd_red_task(void *p, Py_ssize_t c)
     for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
         if (x->inner == 1) { /* row t */
             Py_ssize_t n = x->nred;
-            if (x->kind == 1) {
-                const float *a = (const float *)x->src + t * n;
-                float *o = (float *)x->dst + t;
-                if (x->op == 0)
-                    *o = 0.0f + row_f32(a, n);
-                else if (x->op == 3)
-                    *o = (float)pw_sq_f32(a, n / (SD_LEAF * 8), n % (SD_LEAF * 8), ((const float *)x->mean)[t]);
-                else {
-                    int nan;
-                    *o = x->rx32(a, n, &nan);
-                    if ((nan || *o == 0) && !resolve_f32(a, n, 1, o))
-                        atomic_store(&x->declined, 1);
-                }
-            }
-            else {
-                const double *a = (const double *)x->src + t * n;
-                double *o = (double *)x->dst + t;
-                if (x->op == 0)
-                    *o = 0.0 + row_f64(a, n);
-                else if (x->op == 3)
-                    *o = pw_sq_f64(a, n / (SD_LEAF * 4), n % (SD_LEAF * 4), ((const double *)x->mean)[t]);
-                else {
-                    int nan;
-                    *o = x->rx64(a, n, &nan);
-                    if ((nan || *o == 0) && !resolve_f64(a, n, 1, o))
-                        atomic_store(&x->declined, 1);
-                }
-            }
+            if (x->kind == 1)
+                SD_ROW_TASK(float, f32, 8, rx32)
+            else
+                SD_ROW_TASK(double, f64, 4, rx64)
             continue;
         }
         /* group t of outer block o: whole tiles of columns, the last group to the end */
