@@ -176,6 +176,28 @@ def host(x) -> np.ndarray:
     return np.asarray(x.to_device("cpu"))
 
 
+def run_concurrently(fn, threads: int = 4) -> None:
+    """``fn()`` on ``threads`` threads at once; the first exception any of them raised
+    is raised here (a failed assertion on a worker thread would otherwise be lost)."""
+    import threading
+
+    errors = []
+
+    def work():
+        try:
+            fn()
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=work) for _ in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
 def shares_memory(a, b) -> bool:
     """Whether two strided arrays on one device share memory (``numpy.shares_memory``,
     or the device array module's own, e.g. ``cupy.shares_memory``), read without a copy."""

@@ -23,6 +23,8 @@ from hypothesis import strategies as hs
 import strided as st
 from strided import _cfast, _threads
 
+from conftest import host, run_concurrently
+
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
 
@@ -45,10 +47,6 @@ def _small_chunks():
 
 def cpu(a):
     return st.asarray(a, device="cpu")
-
-
-def host(x):
-    return np.asarray(x.to_device("cpu"))
 
 
 def bits(a):
@@ -307,24 +305,15 @@ def test_c_functions_refuse_what_they_do_not_take():
 @needs_c
 def test_many_python_threads_share_the_pool():
     # A second caller that finds the pool busy runs its job alone: no deadlock, same values.
-    import threading
     st.set_num_threads(2)
     a, b = _operands(50_000, "float32", 1, False)
     want = a * b
-    errors = []
 
     def work():
-        try:
-            for _ in range(20):
-                np.testing.assert_array_equal(host(cpu(a) * cpu(b)), want)
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-    ts = [threading.Thread(target=work) for _ in range(4)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors
+        for _ in range(20):
+            np.testing.assert_array_equal(host(cpu(a) * cpu(b)), want)
+
+    run_concurrently(work)
 
 
 def test_forked_child_recreates_the_pool_and_computes():
