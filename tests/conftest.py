@@ -176,6 +176,17 @@ def host(x) -> np.ndarray:
     return np.asarray(x.to_device("cpu"))
 
 
+def cpu(a):
+    """NumPy data as a strided array on the CPU, whatever the suite's device."""
+    return xp.asarray(a, device="cpu")
+
+
+def bits(a) -> np.ndarray:
+    """A float32/float64 array's bit patterns (NaN payloads and zero signs compared)."""
+    a = np.asarray(a)
+    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
+
+
 def run_concurrently(fn, threads: int = 4) -> None:
     """``fn()`` on ``threads`` threads at once; the first exception any of them raised
     is raised here (a failed assertion on a worker thread would otherwise be lost)."""

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import given, settings, strategies as st_
 
 import strided as st
+
+from conftest import cpu
 from strided import _layout
 
 
@@ -26,10 +28,6 @@ def _small_pool_threshold():
     yield
     st.set_pool_threshold(thr)
     st.set_num_threads(nt)
-
-
-def cpu(a):
-    return st.asarray(a, device="cpu")
 
 
 def host(x):

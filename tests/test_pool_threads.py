@@ -15,6 +15,8 @@ from hypothesis import given, settings, strategies as st_
 
 import strided as st
 
+from conftest import cpu
+
 MB = 1 << 20
 
 
@@ -27,10 +29,6 @@ def _restore_settings():
     st.set_pool_threshold(thr)
     st.set_num_threads(nt)
     st.set_thread_threshold(tthr)
-
-
-def cpu(a):
-    return st.asarray(a, device="cpu")
 
 
 def host(x):

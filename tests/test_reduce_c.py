@@ -24,7 +24,7 @@ from hypothesis import strategies as hs
 import strided as st
 from strided import _cfast
 
-from conftest import host
+from conftest import bits, cpu, host
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
@@ -39,15 +39,6 @@ def _restore_threads():
     st.set_thread_threshold(tthr)
     if C is not None:
         C.pool_config(cfg[0], cfg[1])
-
-
-def cpu(a):
-    return st.asarray(a, device="cpu")
-
-
-def bits(a):
-    a = np.asarray(a)
-    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
 
 
 # --- inputs -----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from hypothesis import strategies as hs
 import strided as st
 from strided import _cfast, _threads
 
-from conftest import host, run_concurrently
+from conftest import bits, cpu, host, run_concurrently
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
@@ -43,14 +43,6 @@ def _small_chunks():
     st.set_thread_threshold(tthr)
     if C is not None:
         C.pool_config(cfg[0], cfg[1])
-
-
-def cpu(a):
-    return st.asarray(a, device="cpu")
-
-
-def bits(a):
-    return a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
 
 
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 5e-324, 1.0, -1.0, 3e38, 1e308]
