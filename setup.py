@@ -1,11 +1,11 @@
 """Only the optional C extensions; everything else is in pyproject.toml.
 
-- ``strided._ckernels`` (src/strided/_ckernels.c): kernels NumPy has no fast
-  equivalent for and the intra-op thread pool (fallback: strided/_cfast.py and
-  strided/_threads.py's Python pool, NumPy's kernels);
-- ``strided._chot`` (src/strided/_chot.c): the compiled hot path of calls on
+- ``strided._csrc._ckernels`` (src/strided/_csrc/_ckernels.c): kernels NumPy has no fast
+  equivalent for and the intra-op thread pool (fallback: strided/_core/cfast.py and
+  strided/_core/threads.py's Python pool, NumPy's kernels);
+- ``strided._csrc._chot`` (src/strided/_csrc/_chot.c): the compiled hot path of calls on
   small arrays (fallback: the Python definitions it stands in front of);
-- ``strided._cio`` (src/strided/_cio.c): the file format's CRC-32 (fallback:
+- ``strided._csrc._cio`` (src/strided/_csrc/_cio.c): the file format's CRC-32 (fallback:
   zlib.crc32).
 
 All are optional: when the compiler is missing or fails, the install goes on
@@ -17,8 +17,8 @@ from setuptools import Extension, setup
 _FLAGS = ["-O3", "-std=c11"]
 
 setup(ext_modules=[
-    Extension("strided._ckernels", ["src/strided/_ckernels.c"], optional=True,
+    Extension("strided._csrc._ckernels", ["src/strided/_csrc/_ckernels.c"], optional=True,
               extra_compile_args=_FLAGS + ["-pthread"], extra_link_args=["-pthread"]),
-    Extension("strided._chot", ["src/strided/_chot.c"], optional=True, extra_compile_args=_FLAGS),
-    Extension("strided._cio", ["src/strided/_cio.c"], optional=True, extra_compile_args=["-O3", "-std=gnu11"]),
+    Extension("strided._csrc._chot", ["src/strided/_csrc/_chot.c"], optional=True, extra_compile_args=_FLAGS),
+    Extension("strided._csrc._cio", ["src/strided/_csrc/_cio.c"], optional=True, extra_compile_args=["-O3", "-std=gnu11"]),
 ])

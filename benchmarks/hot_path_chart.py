@@ -71,10 +71,10 @@ def measure(label, out):
     if t["operator"] < t["function"]:
         res["stages"][2] = 0.0
         res["stages"][3] = max(t["operator"] - t["impl"], 0.0)
-    # With the compiled hot path (strided/_chot.c) the function and the operator do the
+    # With the compiled hot path (strided/_csrc/_chot.c) the function and the operator do the
     # checks, lookup and wrap in C without calling the Python impl: the stage is the
     # function's time above the kernel, and the operator's layer what it adds to that.
-    compiled = getattr(sys.modules.get("strided._elementwise"), "COMPILED", False)
+    compiled = getattr(sys.modules.get("strided._api.elementwise"), "COMPILED", False)
     if compiled:
         res["stages"] = [t["kernel"], max(t["function"] - t["kernel"], 0.0), 0.0,
                          max(t["operator"] - t["function"], 0.0)]

@@ -40,9 +40,9 @@ if _ENV_DEVICE.partition(":")[0] == "sim":
     del os.environ["STRIDED_DEFAULT_DEVICE"]
 
 import strided as xp  # noqa: E402
-from strided._backends import RENAMES  # noqa: E402
-from strided._backends._cupy import DeviceRng  # noqa: E402
-from strided._device import Device, register_backend  # noqa: E402
+from strided._core.backends import RENAMES  # noqa: E402
+from strided._core.backends._cupy import DeviceRng  # noqa: E402
+from strided._core.device import Device, register_backend  # noqa: E402
 
 
 def _load_standin(name: str):

@@ -9,7 +9,7 @@ docs/_data/torch_top150.txt. Each name is
   differs (SPECS then holds the strided spelling that matches PyTorch's call);
 - *missing*: strided has no such name.
 
-tests/test_torch_parity.py regenerates the page and compares, and, when
+tests/_torch/test_torch_parity.py regenerates the page and compares, and, when
 PyTorch is installed, runs every spec with both libraries and compares the
 results.
 """

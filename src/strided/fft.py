@@ -20,12 +20,12 @@ from __future__ import annotations
 import builtins
 import operator
 
-from . import _dtypes, _layout
-from ._creation import _as_dtype, _finish
-from ._device import as_device
-from ._dispatch import api
-from ._linalg_functions import check_array, new_array
-from ._views import clone
+from ._core import dtypes as _dtypes, layout as _layout
+from ._api.creation import _as_dtype, _finish
+from ._core.device import as_device
+from ._core.dispatch import api
+from ._api.linalg_functions import check_array, new_array
+from ._api.views import clone
 
 __all__ = [
     "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",

@@ -26,16 +26,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _dtypes, _layout
-from ._array import Array
-from ._creation import _finish
-from ._dispatch import api, check_devices
-from ._dtypes import CATEGORIES
-from ._linalg_functions import (
+from ._core import dtypes as _dtypes, layout as _layout
+from ._core.array import Array
+from ._api.creation import _finish
+from ._core.dispatch import api, check_devices
+from ._core.dtypes import CATEGORIES
+from ._api.linalg_functions import (
     broadcast_batch, check_array, matmul, new_array, outer, promote_pair, sum_diagonal,
     tensordot, trace_dtype, vecdot,
 )
-from ._views import diagonal as _diagonal_view, matrix_transpose, moveaxis
+from ._api.views import diagonal as _diagonal_view, matrix_transpose, moveaxis
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",

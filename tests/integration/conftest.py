@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import strided as xp
-from strided._backends._numpy import NumpyBackend
-from strided._device import register_backend
+from strided._core.backends._numpy import NumpyBackend
+from strided._core.device import register_backend
 
 os.environ["SCIPY_ARRAY_API"] = "1"
 

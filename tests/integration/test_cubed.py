@@ -68,7 +68,7 @@ def test_processes_executor_gives_strided_results_equal_to_numpy(strided_run, na
     a = _cubed_run.data()
     want = np.asarray(_cubed_run.OPERATIONS[name][1](a))
     got = strided_run["results"][name]
-    assert got["type"] == "strided._array.Array"
+    assert got["type"] == "strided._core.array.Array"
     assert got["dtype"] == str(want.dtype)
     assert tuple(got["shape"]) == want.shape
     rtol = 1e-5 if want.dtype == np.float32 else 1e-12

@@ -159,7 +159,7 @@ def test_memoryview_shares_memory():
 
 def test_buffer_hook_returns_a_shared_memoryview():
     # The hook behind memoryview(x) on 3.12+, called directly so every Python checks it.
-    from strided._interop import __buffer__
+    from strided._api.interop import __buffer__
 
     x = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float64)[::2]
     m = __buffer__(x, 0)

@@ -19,7 +19,7 @@ import zlib
 import numpy as np
 
 import strided as xp
-from strided import _serialization as S
+from strided.io import _native as S
 from strided import io as sio
 
 INTERESTING = [-1, 0, 1, 2, 3, 7, 63, 64, 255, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53, 2 ** 62, 2 ** 63,

@@ -17,7 +17,7 @@ import pytest
 
 import strided as xp
 from strided import io as sio
-from strided import _serialization as S
+from strided.io import _native as S
 
 from . import fuzz_corpus as C
 
@@ -343,7 +343,7 @@ def test_unpickled_arrays_must_lie_inside_their_storage():
 
 
 def test_unpickled_storage_must_be_a_flat_buffer_of_its_dtype():
-    from strided._storage import _rebuild_storage
+    from strided._core.storage import _rebuild_storage
     with pytest.raises(ValueError, match="1-D float64"):
         _rebuild_storage(np.zeros((2, 2)), "float64", "cpu")
     with pytest.raises(ValueError, match="1-D float64"):

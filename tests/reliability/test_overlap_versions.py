@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import strided as xp
-from strided import _layout
+from strided._core import layout as _layout
 
 OVERLAP = "single memory location"
 
@@ -89,7 +89,7 @@ def test_self_overlapping_view_from_a_reinterpreted_layout_is_refused():
     st = base.storage()
     v = xp.Array._from_storage(st, 0, (2, 2), (1, 1)) if hasattr(xp, "Array") else None
     if v is None:
-        from strided._array import Array
+        from strided._core.array import Array
         v = Array._from_storage(st, 0, (2, 2), (1, 1))
     with pytest.raises(RuntimeError, match=OVERLAP):
         v.add_(1)

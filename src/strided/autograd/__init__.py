@@ -34,7 +34,7 @@ import numpy as np
 
 import strided as _S
 
-from .._array import Array
+from .._core.array import Array
 from ._function import Function, FunctionCtx
 from ._gradcheck import gradcheck, gradgradcheck
 from ._graph import AccumulateGrad, Node, edge_of, run_backward

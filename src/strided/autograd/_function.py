@@ -22,12 +22,12 @@ import numpy as np
 
 import strided as _S
 
-from .. import _dtypes
-from .._array import Array, _native
-from .._creation import wrap_new
-from .._indexing import _native_key
-from .._storage import Storage
-from .._views import astype, broadcast_to, to_device
+from .._core import dtypes as _dtypes
+from .._core.array import Array, _native
+from .._api.creation import wrap_new
+from .._api.indexing import _native_key
+from .._core.storage import Storage
+from .._api.views import astype, broadcast_to, to_device
 from ._graph import FREED, Node, SavedVar, alias, edge_of, ext_of, requires_grad
 from ._mode import STATE
 

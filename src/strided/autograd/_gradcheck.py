@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes
-from .._array import Array
+from .._core import dtypes as _dtypes
+from .._core.array import Array
 from ._mode import no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]

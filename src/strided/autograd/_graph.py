@@ -19,10 +19,10 @@ import weakref
 
 import numpy as np
 
-from .. import _elementwise as ew
-from .._array import Array, Ext
-from .._pool import _Block as _PoolBlock
-from .._views import clone
+from .._api import elementwise as ew
+from .._core.array import Array, Ext
+from .._core.pool import _Block as _PoolBlock
+from .._api.views import clone
 from ._mode import STATE
 
 __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requires_grad",

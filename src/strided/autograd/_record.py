@@ -1,6 +1,6 @@
 """Recording: the dispatch handler that turns namespace calls into graph nodes.
 
-``handler`` is registered with ``strided._dispatch.register_handler`` the first
+``handler`` is registered with ``strided._core.dispatch.register_handler`` the first
 time an array requires grad. For an operation with an input that requires
 grad it looks up the operation's ``Rule`` (``RULES``, keyed by the namespace
 name), runs the operation with recording off, and attaches a ``RuleNode`` to
@@ -16,9 +16,9 @@ import operator
 
 import strided as _S
 
-from .._array import Array, Ext
-from .._dispatch import _run_impl
-from .._views import clone
+from .._core.array import Array, Ext
+from .._core.dispatch import _run_impl
+from .._api.views import clone
 from ._function import fit_grad, strided
 from ._graph import _SEQ, FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
@@ -137,7 +137,7 @@ def rule(names, sig=None, node=None, *, diff=None, joint=None, multi=False, **fo
 
 def ew_rule(name, node=None, **formulas):
     """A rule for an elementwise registry row (arguments ``x`` or ``x1, x2``)."""
-    from .._elementwise import REGISTRY
+    from .._api.elementwise import REGISTRY
     row = REGISTRY[name]
     r = rule(name, "x1, x2, out=None" if row.nargs == 2 else "x, out=None", node, **formulas)
     r.argnames = ("x1", "x2", "out") if row.nargs == 2 else ("x", "out")
@@ -329,7 +329,7 @@ _INPLACE = frozenset(("setitem", "zero_", "fill_", "copy_"))
 
 def init_elementwise_names():
     global _EW
-    from .._elementwise import REGISTRY
+    from .._api.elementwise import REGISTRY
     _EW = frozenset(REGISTRY)
 
 

@@ -22,8 +22,8 @@ import numpy as np
 
 import strided as xp
 
-from .. import _layout
-from .._array import Array, _normalize_key
+from .._core import layout as _layout
+from .._core.array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
 from ._mode import STATE
 from ._record import ZERO, ew_rule, nondiff, rule
@@ -124,7 +124,7 @@ class _FillZero(Function):
         return _FillZero.apply(gg, ctx.key), None
 
 
-# --- elementwise (rows of strided._elementwise.REGISTRY) ------------------------------
+# --- elementwise (rows of strided._api.elementwise.REGISTRY) ------------------------------
 
 def _sgn(x):
     return xp.sign(x)

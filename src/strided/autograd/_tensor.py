@@ -5,9 +5,9 @@ from __future__ import annotations
 import warnings
 import weakref
 
-from .._array import _LATE, HOOK, Array
-from .._dispatch import register_handler
-from .._storage import Storage
+from .._core.array import _LATE, HOOK, Array
+from .._core.dispatch import register_handler
+from .._core.storage import Storage
 from ._graph import ViewInfo, _Handle, _accumulate_into, alias, ext_of, refresh_view
 from ._mode import STATE
 from ._record import handler, init_elementwise_names

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import operator
 
-from .._array import Array
-from .._manipulation import _axis_of, unfold
+from .._core.array import Array
+from .._api.manipulation import _axis_of, unfold
 
 __all__ = ["sliding_window_view"]
 

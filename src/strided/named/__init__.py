@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .._array import _LATE, Array
+from .._core.array import _LATE, Array
 from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, tag
 from ._handler import AUTO_ALIGN
 from ._ops import (align, align_as, align_to, flatten, refine_names, rename, set_names,

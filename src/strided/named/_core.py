@@ -8,9 +8,9 @@ the dispatch hook. Nothing here copies data.
 
 from __future__ import annotations
 
-from .. import _layout
-from .._array import Array, Ext
-from .._views import expand_dims, permute_dims, view
+from .._core import layout as _layout
+from .._core.array import Array, Ext
+from .._api.views import expand_dims, permute_dims, view
 
 __all__ = ["DimensionNameError", "names_of", "full_names", "tag", "check_names",
            "name_to_axis", "axis_of", "unify_right", "unify_same", "renamed", "relayout"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextvars
 import inspect
 
-from .._array import Array, Ext
-from .._dispatch import CHOT, _run_impl, register_handler
-from .._elementwise import REGISTRY
+from .._core.array import Array, Ext
+from .._core.dispatch import CHOT, _run_impl, register_handler
+from .._api.elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
 from ._ops import align
 from ._rules import RULES, Each, _reduction
@@ -86,7 +86,7 @@ def install() -> None:
     if CHOT is not None:
         # The compiled hot path names the results of elementwise calls and of reductions
         # over one named axis whose outcome is cached below (the same outcome as
-        # ``_entry``'s fast link; strided/_chot.c).
+        # ``_entry``'s fast link; strided/_csrc/_chot.c).
         CHOT.setup_named(Ext, _EW_NAMES, _RED_AXIS)
 
 

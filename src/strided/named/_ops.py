@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import operator
 
-from .._array import Array
-from .._layout import normalize_axis
-from .._views import flatten as _flatten
-from .._views import unflatten as _unflatten
+from .._core.array import Array
+from .._core.layout import normalize_axis
+from .._api.views import flatten as _flatten
+from .._api.views import unflatten as _unflatten
 from ._core import (DimensionNameError, check_names, full_names, name_to_axis, names_of,
                     relayout, renamed, tag)
 

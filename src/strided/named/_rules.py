@@ -25,9 +25,9 @@ import operator
 
 import numpy as np
 
-from .._array import Array
-from .._elementwise import REGISTRY
-from .._layout import normalize_axis
+from .._core.array import Array
+from .._api.elementwise import REGISTRY
+from .._core.layout import normalize_axis
 from ._core import DimensionNameError, axis_of, full_names, unify_right, unify_same
 from ._ops import flatten_dims, split_sizes
 

@@ -6,7 +6,7 @@ when strided is. The data is shared both ways (no copy on the CPU).
 
 from __future__ import annotations
 
-from .._array import Array
+from .._core.array import Array
 
 # tests/test_docs.py skips this module's examples when xarray is not installed.
 __doctest_requires__ = ("xarray",)
@@ -77,7 +77,7 @@ def from_xarray(da):
         if hasattr(data, "compute") and hasattr(data, "chunks"):
             raise TypeError(f"from_xarray: the DataArray holds a lazy {type(data).__module__}."
                             f"{type(data).__name__}; call .compute() first")
-        from .._creation import asarray
+        from .._api.creation import asarray
 
         data = asarray(data)
     return data.rename(*dims) if dims else data

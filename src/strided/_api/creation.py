@@ -1,0 +1,599 @@
+"""Creation functions: the standard's, plus PyTorch's spellings.
+
+Shapes may be given as a tuple (the standard) or as varargs (PyTorch:
+``zeros(2, 3)``). Every function takes ``dtype=`` and ``device=``; the
+torch-style extras ``out=``, ``requires_grad=`` and ``names=`` are
+keyword-only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .._core import dtypes as _dtypes, layout as _layout
+from .._core.array import _LATE, Array, Size
+from .._core.device import as_device
+from .._core.dispatch import api, check_out, out_native
+from .._core.dtypes import DType
+from .._core.storage import Storage
+
+__all__ = [
+    "asarray", "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full",
+    "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like",
+    "meshgrid", "tril", "triu", "from_dlpack",
+]
+
+_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+_DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
+
+
+# --- helpers -------------------------------------------------------------------
+
+def _as_dtype(dtype, func: str = "") -> DType | None:
+    if dtype is None or type(dtype) is DType:
+        return dtype
+    return _dtypes.canon(dtype, func)
+
+
+def _shape_args(args, func: str) -> tuple:
+    """``(2, 3)``, ``((2, 3),)``, ``([2, 3],)`` or ``(Size,)`` -> ``(2, 3)``."""
+    if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)) \
+            and not (type(args[0]) is Array):
+        args = args[0]
+        if isinstance(args, (builtins.int, np.integer)):
+            args = (args,)
+    try:
+        shape = tuple(operator.index(n) for n in args)
+    except TypeError:
+        raise TypeError(f"{func}(): shape must be a tuple of ints; got {args!r}") from None
+    for n in shape:
+        if n < 0:
+            raise ValueError(f"{func}(): negative dimension {n} in shape {shape}")
+    return shape
+
+
+def wrap_new(r, dtype: DType, device) -> Array:
+    """Adopt a freshly allocated native array as a new Array (lazy storage)."""
+    if r.dtype is not dtype._np:
+        r = r.astype(dtype._np)
+    return Array._new(r, None, 0, r.shape, None, dtype, device)
+
+
+def _finish(arr: Array, func: str, out=None, requires_grad=False, names=None) -> Array:
+    if out is not None:
+        check_out(func, out, arr._shape, arr._dtype, arr._device)
+        out_native(out)[...] = arr._get_native()
+        arr = out
+    if names is not None:
+        arr = _LATE["set_names"](arr, names)
+    if requires_grad:
+        arr = _LATE["set_requires_grad"](arr, True)
+    return arr
+
+
+def share_native(a, device) -> Array:
+    """An Array sharing the memory of native array ``a`` (any strides)."""
+    dtype = _dtypes.from_numpy_dtype(a.dtype)
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    isz = a.itemsize
+    if a.flags.c_contiguous:
+        flat = a.reshape(-1)
+        return Array._new(a, Storage(flat, dtype, device), 0, a.shape,
+                          _layout.contiguous_strides(a.shape), dtype, device)
+    xp = device.backend.xp
+    if a.size == 0 or any(s % isz for s in a.strides):
+        c = xp.ascontiguousarray(a) if a.size else xp.empty(a.shape, a.dtype)
+        return share_native(c, device)
+    est = tuple(s // isz for s in a.strides)
+    lo, hi = _layout.extent(0, a.shape, est)
+    corner = a[tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for s, n in zip(est, a.shape))]
+    flat = xp.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
+    return Array._new(a, Storage(flat, dtype, device), -lo, a.shape, est, dtype, device)
+
+
+def _infer_seq_dtype(obj, nd) -> DType:
+    """PyTorch's inference for nested Python sequences."""
+    k = nd.kind
+    if k == "b":
+        return _dtypes.bool
+    if _has_typed_leaf(obj):
+        return _dtypes.from_numpy_dtype(nd)
+    if k in "iu":
+        return _dtypes.int64 if k == "i" else _dtypes.from_numpy_dtype(nd)
+    if k == "f":
+        return _dtypes.get_default_dtype()
+    if k == "c":
+        return _dtypes.default_complex()
+    raise TypeError(f"can't build an array from a sequence of {nd}")
+
+
+def _has_typed_leaf(obj) -> builtins.bool:
+    while isinstance(obj, (list, tuple)) and len(obj):
+        obj = obj[0]
+    return hasattr(obj, "dtype")
+
+
+def _to_device(arr: Array, device, copy=None) -> Array:
+    return _LATE["to_device"](arr, device, copy=copy)
+
+
+# --- asarray and friends -----------------------------------------------------
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad=False, names=None) -> Array:
+    """Convert ``obj`` to an array; shares memory with NumPy arrays and our arrays when it can.
+
+    >>> import strided as xp
+    >>> xp.asarray([[1, 2], [3, 4]]).shape
+    strided.Size([2, 2])
+    """
+    dtype = _as_dtype(dtype, "asarray")
+    arr = _asarray(obj, dtype, device, copy)
+    if requires_grad or names is not None:
+        arr = _finish(arr, "asarray", None, requires_grad, names)
+    return arr
+
+
+def _asarray(obj, dtype, device, copy) -> Array:
+    t = type(obj)
+    if t is Array:
+        dev = obj._device if device is None else as_device(device)
+        if dev is not obj._device:
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): moving from {obj._device} to {dev} needs a copy")
+            obj = _to_device(obj, dev)
+            copy = None
+        if dtype is not None and dtype is not obj._dtype:
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): casting {obj._dtype.name} to {dtype.name} needs a copy")
+            return _LATE["astype"](obj, dtype)
+        if copy:
+            return _LATE["copy_keep_order"](obj)
+        return obj
+    dev = as_device(device)
+    backend = dev.backend
+    if copy is False and (t in _SCALARS or isinstance(obj, (list, tuple, np.generic))):
+        raise ValueError(f"asarray(copy=False): a {t.__name__} can't become an array without a copy")
+    if t in _SCALARS:
+        dt = dtype or _dtypes.scalar_dtype(obj)
+        if dt.kind in "iu" and t is builtins.int:
+            info = np.iinfo(dt._np)
+            if not info.min <= obj <= info.max:
+                raise OverflowError(f"Python int {obj} is out of bounds for {dt.name}")
+        if dt.kind in "biu" and t in (builtins.float, builtins.complex):
+            # Note: like PyTorch, a float stored into an integer dtype truncates.
+            if t is builtins.complex:
+                raise TypeError(f"can't convert complex {obj} to {dt.name}")
+            if not math.isfinite(obj):
+                raise ValueError(f"can't convert {obj} to {dt.name}")
+            obj = builtins.int(obj)
+        with backend.ctx(dev):
+            return wrap_new(backend.xp.asarray(obj, dtype=dt._np), dt, dev)
+    if isinstance(obj, np.ndarray):
+        return _from_host(obj, dtype, dev, copy)
+    if isinstance(obj, backend.ndarray):
+        return _from_native(obj, dtype, dev, copy)
+    if device is None and hasattr(obj, "__dlpack_device__") and \
+            int(obj.__dlpack_device__()[0]) not in _DLPACK_HOST:
+        # Note: an array in device memory (a CuPy array, a CUDA tensor) stays on its
+        # device, as the standard asks of asarray(device=None); its memory is shared.
+        arr = _LATE["from_dlpack"](obj, copy=copy)
+        return _asarray(arr, dtype, None, False if copy is False else None)
+    if isinstance(obj, (np.generic,)):
+        return _from_host(np.asarray(obj), dtype, dev, True)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
+        try:
+            return _from_native(backend.from_dlpack(obj, dev), dtype, dev, copy)
+        except (TypeError, BufferError, AttributeError):
+            pass
+    if isinstance(obj, (list, tuple)):
+        return _from_sequence(obj, dtype, dev)
+    if hasattr(obj, "__array__") or hasattr(obj, "__array_interface__"):
+        return _from_host(np.asarray(obj), dtype, dev, copy)
+    try:
+        mv = memoryview(obj)
+    except TypeError:
+        raise TypeError(f"asarray(): can't convert {type(obj).__name__} to an array") from None
+    return _from_host(np.asarray(mv), dtype, dev, copy)
+
+
+def _from_host(a: np.ndarray, dtype, dev, copy) -> Array:
+    """Adopt host array ``a`` on ``dev``: shared on the CPU, copied to any other device."""
+    if dev.type != "cpu":
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): host memory can't be shared with {dev}")
+        a, copy = dev.backend.from_host(a, dev), None
+    return _from_native(a, dtype, dev, copy)
+
+
+def _from_native(a, dtype, dev, copy) -> Array:
+    if dtype is not None and a.dtype != dtype._np:
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): casting {a.dtype} to {dtype.name} needs a copy")
+        with dev.backend.ctx(dev):
+            return wrap_new(a.astype(dtype._np), dtype, dev)
+    if copy:
+        with dev.backend.ctx(dev):
+            return wrap_new(a.copy(), _dtypes.from_numpy_dtype(a.dtype), dev)
+    if dev.type != "cpu" and not a.flags.c_contiguous:
+        # Note: on other devices only contiguous memory is adopted as a storage as is.
+        with dev.backend.ctx(dev):
+            a = dev.backend.xp.ascontiguousarray(a)
+    return share_native(a, dev)
+
+
+def _leaves_to_native(obj):
+    if type(obj) is Array:
+        return obj._host()
+    if isinstance(obj, (list, tuple)):
+        return [_leaves_to_native(o) for o in obj]
+    return obj
+
+
+def _from_sequence(obj, dtype, dev) -> Array:
+    data = _leaves_to_native(obj)
+    try:
+        nd = np.asarray(data)
+    except ValueError as e:
+        raise ValueError(f"asarray(): can't build an array from a ragged or mixed sequence ({e})") from None
+    if nd.dtype == object:
+        raise TypeError("asarray(): the sequence holds objects that are not numbers or arrays")
+    if dtype is None:
+        dtype = _infer_seq_dtype(obj, nd.dtype)
+    if nd.dtype != dtype._np:
+        if dtype.kind in "biu" and nd.dtype.kind in "fc":
+            # Note: like PyTorch, floats truncate toward zero into integer dtypes.
+            if nd.dtype.kind == "c":
+                raise TypeError(f"can't convert complex values to {dtype.name}")
+            if not np.isfinite(nd).all():
+                raise ValueError(f"can't convert non-finite values to {dtype.name}")
+            if dtype.kind in "iu":
+                # Python ints beyond int64 make NumPy infer float64: convert the leaves exactly.
+                nd = np.array(data, dtype=dtype._np)
+        elif dtype.kind in "iu" and nd.dtype.kind in "iu":
+            info = np.iinfo(dtype._np)
+            if nd.size and (nd.min() < info.min or nd.max() > info.max):
+                raise OverflowError(f"values out of bounds for {dtype.name}")
+        nd = nd.astype(dtype._np)
+    elif not nd.flags.owndata or nd is data:
+        nd = nd.copy()
+    return wrap_new(dev.backend.from_host(nd, dev), dtype, dev)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, names=None, pin_memory=False) -> Array:
+    """Always copies ``data`` into a new array (PyTorch's ``torch.tensor``).
+
+    >>> import strided as xp
+    >>> xp.tensor([1.1, 2.7], dtype=xp.int16).tolist()
+    [1, 2]
+    """
+    dtype = _as_dtype(dtype, "tensor")
+    if type(data) is Array:
+        arr = _asarray(data, dtype, device, None)
+        if arr is data:
+            arr = data.clone()
+        arr = _LATE["detach"](arr) if arr._ext is not None else arr
+    elif isinstance(data, (list, tuple)):
+        arr = _from_sequence(data, dtype, as_device(device))
+    else:
+        arr = _asarray(data, dtype, device, True)
+    return _finish(arr, "tensor", None, requires_grad, names)
+
+
+def as_tensor(data, dtype=None, device=None) -> Array:
+    """Like ``asarray``: shares memory when dtype and device allow."""
+    return asarray(data, dtype=dtype, device=device)
+
+
+def from_numpy(ndarray) -> Array:
+    """An array sharing ``ndarray``'s memory (always; no copy)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy() expects a numpy.ndarray; got {type(ndarray).__name__}")
+    if not ndarray.dtype.isnative:
+        raise TypeError(f"from_numpy(): non-native byte order {ndarray.dtype} can't be shared")
+    _dtypes.from_numpy_dtype(ndarray.dtype)
+    return share_native(ndarray, as_device("cpu"))
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Array:
+    """Import an array from any object with ``__dlpack__`` (zero-copy where possible)."""
+    return _LATE["from_dlpack"](x, device=device, copy=copy)
+
+
+# --- filled arrays ---------------------------------------------------------------
+
+def _filled(func, fill, shape, dtype, device, out, requires_grad, names, default=None):
+    dtype = _as_dtype(dtype, func) or default or _dtypes.get_default_dtype()
+    dev = as_device(device) if out is None or device is not None else out._device
+    xp = dev.backend.xp
+    if out is not None:
+        check_out(func, out, shape, dtype, dev)
+        if fill is not None:
+            out_native(out)[...] = fill
+        return _finish(out, func, None, requires_grad, names)
+    with dev.backend.ctx(dev):
+        if fill is None:
+            r = xp.empty(shape, dtype=dtype._np)
+        elif type(fill) is builtins.int and fill == 0:
+            r = xp.zeros(shape, dtype=dtype._np)
+        else:
+            r = xp.full(shape, fill, dtype=dtype._np)
+    return _finish(wrap_new(r, dtype, dev), func, None, requires_grad, names)
+
+
+def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An array of zeros: ``zeros((2, 3))``, ``zeros(shape=(2, 3))`` or ``zeros(2, 3)``."""
+    return _filled("zeros", 0, _shape_args((shape,) + size, "zeros"), dtype, device, out,
+                   requires_grad, names)
+
+
+def ones(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An array of ones: ``ones((2, 3))``, ``ones(shape=(2, 3))`` or ``ones(2, 3)``."""
+    return _filled("ones", 1, _shape_args((shape,) + size, "ones"), dtype, device, out,
+                   requires_grad, names)
+
+
+def empty(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An uninitialised array: ``empty((2, 3))``, ``empty(shape=(2, 3))`` or ``empty(2, 3)``."""
+    return _filled("empty", None, _shape_args((shape,) + size, "empty"), dtype, device, out,
+                   requires_grad, names)
+
+
+def _fill_dtype(fill_value, dtype, func):
+    dtype = _as_dtype(dtype, func)
+    if type(fill_value) is Array:
+        if fill_value._shape:
+            raise ValueError(f"{func}(): fill_value must be a scalar; got an array of shape {fill_value._shape}")
+        fill_value = fill_value.item()
+    if type(fill_value) not in _SCALARS:
+        if isinstance(fill_value, np.generic):
+            fill_value = fill_value.item()
+        else:
+            raise TypeError(f"{func}(): fill_value must be a Python scalar; got {type(fill_value).__name__}")
+    if dtype is None:
+        dtype = _dtypes.scalar_dtype(fill_value)
+    elif dtype.kind in "iu" and type(fill_value) in (builtins.int, builtins.float):
+        # Note: as PyTorch (NumPy 2 fills NaN/inf/huge floats with garbage and a warning).
+        if fill_value != fill_value:
+            raise ValueError(f"{func}(): fill_value NaN can't be converted to {dtype.name}")
+        info = np.iinfo(dtype._np)
+        if not info.min <= fill_value <= info.max:
+            raise OverflowError(f"{func}(): fill_value {fill_value} is out of bounds for {dtype.name}")
+    elif dtype.kind != "c" and type(fill_value) is builtins.complex:
+        raise TypeError(f"{func}(): can't fill a {dtype.name} array with complex {fill_value}")
+    elif dtype.kind == "b":
+        fill_value = builtins.bool(fill_value)
+    return fill_value, dtype
+
+
+def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
+    """An array filled with ``fill_value``; dtype inferred from the scalar by default."""
+    fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
+    shape = _shape_args((shape,), "full")
+    return _filled("full", fill_value, shape, dtype, device, out, requires_grad, names)
+
+
+def _like(func, x, fill, dtype, device, shape, out, requires_grad, names):
+    if type(x) is not Array:
+        raise TypeError(f"{func}(): expected an array; got {type(x).__name__}")
+    if shape is None:
+        shape = x._shape
+        if names is None and x._ext is not None:
+            names = x._ext.names  # like PyTorch, x's dimension names carry over
+    else:
+        shape = _shape_args((shape,), func)  # NumPy's shape= (x's names don't carry over)
+    if fill is not None:
+        fill, dt = _fill_dtype(fill, dtype or x._dtype, func)
+    else:
+        dt = _as_dtype(dtype, func) or x._dtype
+    return _filled(func, fill, shape, dt, device if device is not None else x._device,
+                   out, requires_grad, names)
+
+
+# Note: ``shape=`` on the *_like functions is NumPy's keyword (Cubed passes it), an
+# extension beyond the standard.
+
+def zeros_like(x, /, *, dtype=None, device=None, shape=None, out=None, requires_grad=False,
+               names=None) -> Array:
+    """Zeros with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.zeros_like(xp.ones((2, 3), dtype=xp.int32), shape=(4,))
+    tensor([0, 0, 0, 0], dtype=strided.int32)
+    """
+    return _like("zeros_like", x, 0, dtype, device, shape, out, requires_grad, names)
+
+
+def ones_like(x, /, *, dtype=None, device=None, shape=None, out=None, requires_grad=False,
+              names=None) -> Array:
+    """Ones with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.ones_like(xp.zeros(3), shape=(2, 2))
+    tensor([[1., 1.],
+            [1., 1.]])
+    """
+    return _like("ones_like", x, 1, dtype, device, shape, out, requires_grad, names)
+
+
+def empty_like(x, /, *, dtype=None, device=None, shape=None, out=None, requires_grad=False,
+               names=None) -> Array:
+    """Uninitialised, with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.empty_like(xp.zeros(3), shape=(2, 5)).shape
+    strided.Size([2, 5])
+    """
+    return _like("empty_like", x, None, dtype, device, shape, out, requires_grad, names)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None, out=None,
+              requires_grad=False, names=None) -> Array:
+    """``fill_value`` with ``x``'s shape, dtype and device unless overridden.
+
+    ``shape=`` (NumPy's keyword, an extension beyond the standard) overrides the shape.
+
+    >>> import strided as xp
+    >>> xp.full_like(xp.zeros((2, 2)), 7.5, shape=3)
+    tensor([7.5000, 7.5000, 7.5000])
+    """
+    return _like("full_like", x, fill_value, dtype, device, shape, out, requires_grad, names)
+
+
+# --- ranges ----------------------------------------------------------------------
+
+def _scalar_arg(v, func, what):
+    if type(v) is Array:
+        if v._shape:
+            raise TypeError(f"{func}(): {what} must be a scalar; got an array of shape {v._shape}")
+        return v.item()
+    if isinstance(v, np.generic):
+        return v.item()
+    if type(v) not in _SCALARS:
+        raise TypeError(f"{func}(): {what} must be a Python scalar; got {type(v).__name__}")
+    return v
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
+           requires_grad=False, names=None) -> Array:
+    """Evenly spaced values in ``[start, stop)`` (integer or float steps)."""
+    start = _scalar_arg(start, "arange", "start")
+    step = _scalar_arg(step, "arange", "step")
+    if stop is None:
+        start, stop = 0, start
+    stop = _scalar_arg(stop, "arange", "stop")
+    if step == 0:
+        raise ValueError("arange(): step must be nonzero")
+    dtype = _as_dtype(dtype, "arange")
+    if dtype is None:
+        if all(type(v) in (builtins.int, builtins.bool) for v in (start, stop, step)):
+            dtype = _dtypes.int64
+        else:
+            dtype = _dtypes.get_default_dtype()
+    if dtype.kind in "c":
+        raise TypeError("arange(): complex dtypes are not supported")
+    n = math.ceil((stop - start) / step)
+    n = max(n, 0)
+    if dtype.kind in "iu" and n:
+        info = np.iinfo(dtype._np)
+        for v in (start, start + (n - 1) * step):
+            if not info.min <= v <= info.max:
+                raise OverflowError(f"arange(): value {v} is out of bounds for {dtype.name}")
+    dev = as_device(device)
+    xp = dev.backend.xp
+    with dev.backend.ctx(dev):
+        if dtype.kind in "iu" and all(type(v) is builtins.int for v in (start, stop, step)):
+            r = xp.arange(start, stop, step, dtype=dtype._np)
+        else:
+            r = (xp.arange(n, dtype=np.float64) * step + start).astype(dtype._np)
+    if r.shape[0] != n:
+        r = r[:n]
+    arr = wrap_new(r, dtype, dev)
+    return _finish(arr, "arange", out, requires_grad, names)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, out=None,
+             requires_grad=False, names=None) -> Array:
+    """``num`` evenly spaced samples from ``start`` to ``stop``."""
+    start = _scalar_arg(start, "linspace", "start")
+    stop = _scalar_arg(stop, "linspace", "stop")
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace(): num must be non-negative; got {num}")
+    dtype = _as_dtype(dtype, "linspace")
+    if dtype is None:
+        if type(start) is builtins.complex or type(stop) is builtins.complex:
+            dtype = _dtypes.default_complex()
+        else:
+            dtype = _dtypes.get_default_dtype()
+    if dtype.kind not in "fc":
+        raise TypeError(f"linspace(): dtype must be floating-point; got {dtype.name}")
+    dev = as_device(device)
+    xp = dev.backend.xp
+    wide = np.complex128 if dtype.kind == "c" else np.float64
+    with dev.backend.ctx(dev):
+        r = xp.linspace(start, stop, num, endpoint=endpoint, dtype=wide)
+        if num > 1 and endpoint:
+            r[-1] = stop
+    return _finish(wrap_new(r, dtype, dev), "linspace", out, requires_grad, names)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, out=None,
+        requires_grad=False, names=None) -> Array:
+    """A 2-D array with ones on the ``k``-th diagonal."""
+    n_rows = operator.index(n_rows)
+    n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    if n_rows < 0 or n_cols < 0:
+        raise ValueError(f"eye(): negative size ({n_rows}, {n_cols})")
+    dtype = _as_dtype(dtype, "eye") or _dtypes.get_default_dtype()
+    dev = as_device(device)
+    with dev.backend.ctx(dev):
+        r = dev.backend.xp.eye(n_rows, n_cols, k=operator.index(k), dtype=dtype._np)
+    return _finish(wrap_new(r, dtype, dev), "eye", out, requires_grad, names)
+
+
+@api("meshgrid")
+def meshgrid(*arrays, indexing="xy") -> tuple:
+    """Coordinate matrices from 1-D coordinate arrays (a tuple of new arrays)."""
+    if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
+        arrays = tuple(arrays[0])
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij'; got {indexing!r}")
+    if not arrays:
+        return ()
+    dt = arrays[0]._dtype
+    dev = arrays[0]._device
+    for a in arrays:
+        if type(a) is not Array or a.ndim != 1:
+            raise ValueError("meshgrid(): every input must be a 1-D array")
+        if a._dtype is not dt:
+            raise TypeError(f"meshgrid(): arrays must share one dtype; got {dt.name} and {a._dtype.name}")
+        if a._device is not dev:
+            raise ValueError(f"meshgrid(): arrays are on different devices, {dev} and {a._device}")
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    nd = len(arrays)
+    for i, a in enumerate(arrays):
+        pos = i
+        if indexing == "xy" and nd >= 2 and i < 2:
+            pos = 1 - i
+        sh = [1] * nd
+        sh[pos] = a.shape[0]
+        v = _LATE["reshape"](a, tuple(sh))
+        out.append(_LATE["broadcast_to"](v, tuple(shape)).clone())
+    return tuple(out)
+
+
+def _tri(func, x, k, upper):
+    if type(x) is not Array:
+        raise TypeError(f"{func}(): expected an array; got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{func}(): needs at least 2 dimensions; got shape {x._shape}")
+    xp = x._device.backend.xp
+    a = x._get_native()
+    r = xp.triu(a, k) if upper else xp.tril(a, k)
+    return wrap_new(xp.ascontiguousarray(r), x._dtype, x._device)
+
+
+@api("tril")
+def tril(x, /, *, k=0, out=None) -> Array:
+    """Lower triangle of the last two dimensions (elements above diagonal ``k`` zeroed)."""
+    return _finish(_tri("tril", x, operator.index(k), False), "tril", out)
+
+
+@api("triu")
+def triu(x, /, *, k=0, out=None) -> Array:
+    """Upper triangle of the last two dimensions (elements below diagonal ``k`` zeroed)."""
+    return _finish(_tri("triu", x, operator.index(k), True), "triu", out)

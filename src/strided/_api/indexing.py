@@ -1,0 +1,182 @@
+"""Advanced indexing (integer arrays, boolean masks) and the standard's take functions."""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from .._core.array import _LATE, Array
+from .creation import asarray, wrap_new
+from .._core.dtypes import int64
+from .._core.dispatch import api
+
+__all__ = ["take", "take_along_axis"]
+
+_object_new = object.__new__
+
+
+def _native_key(x: Array, key):
+    if type(key) is not tuple:
+        key = (key,)
+    out = []
+    dev = x._device
+    for k in key:
+        t = type(k)
+        if t is Array:
+            if k._device is not dev:
+                raise ValueError(f"index array is on {k._device} but the array is on {dev}")
+            if k._dtype.kind not in "biu":
+                raise IndexError(f"arrays used as indices must be of integer or boolean type; got {k._dtype.name}")
+            out.append(k._get_native())
+        elif t is list:
+            a = np.asarray(k)
+            if a.size == 0:
+                a = a.astype(np.intp)
+            if a.dtype.kind not in "biu":
+                raise IndexError(f"lists used as indices must hold integers or booleans; got {a.dtype}")
+            out.append(dev.backend.from_host(a, dev))
+        elif t is np.ndarray:
+            out.append(dev.backend.from_host(k, dev))
+        elif t is builtins.bool or isinstance(k, np.bool_):
+            out.append(builtins.bool(k))
+        elif t is slice or k is None or k is Ellipsis:
+            out.append(k)
+        else:
+            out.append(operator.index(k))
+    return tuple(out)
+
+
+def advanced_getitem(x: Array, key) -> Array:
+    if type(key) is Array and key._shape and key._device is x._device and key._dtype.kind in "biu":
+        # Hot path: one integer or boolean index array (not 0-d: NumPy takes a 0-d integer
+        # array as an int, giving a view). The backend's advanced indexing makes a fresh
+        # array; one that is a view of its own fresh buffer (a transposed result) is copied
+        # to own its memory, as below.
+        k = key._np
+        if k is None:
+            k = key._get_native()
+        a = x._np
+        if a is None:
+            a = x._get_native()
+        try:
+            r = a[k]
+        except IndexError as e:
+            raise IndexError(f"{e} (array shape {x._shape})") from None
+        if r.base is not None:
+            r = r.copy()
+        out = _object_new(Array)
+        out._np = r
+        out._st = None
+        out._off = 0
+        out._shape = r.shape
+        out._str = None
+        out._dtype = x._dtype
+        out._device = x._device
+        out._ext = None
+        return out
+    nk = _native_key(x, key)
+    a = x._get_native()
+    try:
+        r = a[nk]
+    except IndexError as e:
+        raise IndexError(f"{e} (array shape {x._shape})") from None
+    if type(r) is not type(a):
+        r = x._device.backend.xp.asarray(r)
+    if r.base is not None or not r.flags.owndata:
+        r = r.copy()
+    return wrap_new(r, x._dtype, x._device)
+
+
+def advanced_setitem(x: Array, key, value) -> None:
+    x._check_writable("__setitem__()")
+    nk = _native_key(x, key)
+    a = x._get_native()
+    if type(value) is Array:
+        if value._device is not x._device:
+            raise ValueError(f"__setitem__(): value is on {value._device} but the array is on {x._device}")
+        v = value._get_native()
+    elif isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        if type(value) is builtins.complex and x._dtype.kind != "c":
+            raise TypeError(f"__setitem__(): can't assign complex {value} into a {x._dtype.name} array")
+        v = value
+    else:
+        raise TypeError(f"__setitem__(): can't assign a {type(value).__name__}")
+    try:
+        a[nk] = v
+    except IndexError as e:
+        raise IndexError(f"{e} (array shape {x._shape})") from None
+    x._bump()
+
+
+@api("take")
+def take(x, indices, /, *, axis=None) -> Array:
+    """Elements of ``x`` at integer ``indices`` along ``axis``.
+
+    Beyond the standard, ``indices`` may be a Python int, as NumPy's ``take``
+    allows (Cubed's ``var`` calls ``take(a, 0, axis=...)``): the axis is dropped.
+
+    >>> import strided as xp
+    >>> x = xp.asarray([[1, 2, 3], [4, 5, 6]])
+    >>> xp.take(x, xp.asarray([2, 0]), axis=1).tolist(), xp.take(x, 1, axis=0).tolist()
+    ([[3, 1], [6, 4]], [4, 5, 6])
+    """
+    if type(x) is Array and type(indices) is not Array and type(indices) is not bool:
+        try:
+            i = operator.index(indices)
+        except TypeError:
+            pass
+        else:
+            indices = asarray(i, dtype=int64, device=x._device)
+    if type(x) is not Array or type(indices) is not Array:
+        raise TypeError(f"take(): x must be a strided array and indices a strided array or an int; "
+                        f"got {type(x).__name__} and {type(indices).__name__}")
+    if indices._dtype.kind not in "iu":
+        raise TypeError(f"take(): indices must have an integer dtype; got {indices._dtype.name}")
+    if indices._device is not x._device:
+        raise ValueError(f"take(): indices on {indices._device}, x on {x._device}")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
+        axis = 0
+    axis = _LATE["name_to_axis"](x, axis) if type(axis) is str else axis
+    from .._core.layout import normalize_axis
+    axis = normalize_axis(axis, x.ndim, "take")
+    xp = x._device.backend.xp
+    idx = indices._get_native()
+    n = x._shape[axis]
+    # Note: bounds are checked on the CPU only: on a GPU the check would copy to the
+    # host on every call (the standard leaves out-of-bounds indices unspecified;
+    # CuPy wraps them around, never reading outside the array).
+    if x._device.type == "cpu" and idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"take(): index out of range for axis {axis} with size {n}")
+    r = xp.take(x._get_native(), idx, axis=axis)
+    return wrap_new(xp.asarray(r), x._dtype, x._device)
+
+
+@api("take_along_axis")
+def take_along_axis(x, indices, /, *, axis=-1) -> Array:
+    """Pick values along ``axis`` at the positions in ``indices`` (same ndim as ``x``)."""
+    if type(x) is not Array or type(indices) is not Array:
+        raise TypeError("take_along_axis(): x and indices must be strided arrays")
+    if indices._dtype.kind not in "iu":
+        raise TypeError(f"take_along_axis(): indices must have an integer dtype; got {indices._dtype.name}")
+    if indices._device is not x._device:
+        raise ValueError(f"take_along_axis(): indices on {indices._device}, x on {x._device}")
+    if x.ndim != indices.ndim:
+        raise ValueError(f"take_along_axis(): x has {x.ndim} dims but indices has {indices.ndim}")
+    axis = _LATE["name_to_axis"](x, axis) if type(axis) is str else axis
+    from .._core.layout import normalize_axis
+    axis = normalize_axis(axis, x.ndim, "take_along_axis")
+    xp = x._device.backend.xp
+    idx = indices._get_native()
+    n = x._shape[axis]
+    if x._device.type == "cpu" and idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"take_along_axis(): index out of range for axis {axis} with size {n}")
+    idx = xp.where(idx < 0, idx + n, idx)
+    r = xp.take_along_axis(x._get_native(), idx, axis=axis)
+    return wrap_new(xp.ascontiguousarray(r), x._dtype, x._device)
+
+
+_LATE.update(advanced_getitem=advanced_getitem, advanced_setitem=advanced_setitem)

@@ -1,0 +1,506 @@
+"""Statistical functions: sums, products, extrema, moments and running totals.
+
+Every reduction takes the standard's ``axis`` (None, an int or a tuple of
+ints; a dimension name where names are in use) and ``keepdims``, plus the
+keyword-only ``out=``. Kernels are the backend's own reductions (NumPy's
+``add.reduce`` is already pairwise for floating sums).
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from .._core import cfast as _cfast, dtypes as _dtypes, layout as _layout
+from .._core.array import _LATE, Array
+from .creation import _as_dtype, _finish, wrap_new
+from .._core.dispatch import api
+from .._core.threads import large_reduce, large_ufunc, reduce1, sq_dev_reduce, sum_sq_dev
+
+_ND = np.ndarray
+
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
+# --- helpers shared with the other reduction modules ------------------------------
+
+def check_array(x, func: str) -> None:
+    """TypeError naming ``func`` unless ``x`` is a strided array."""
+    if type(x) is not Array:
+        raise TypeError(f"{func}(): expected a strided array; got {type(x).__name__}")
+
+
+def _name(x, a):
+    """A dimension name as its position; PyTorch's axis -1 of a 0-d array as 0."""
+    if type(a) is str:
+        return _LATE["name_to_axis"](x, a)
+    return 0 if type(a) is int and a == -1 and not x._shape else a
+
+
+def reduction_axes(x: Array, axis, func: str) -> tuple:
+    """Normalise ``axis`` (None, int, name or tuple of them) into a tuple of axes."""
+    nd = x.ndim
+    if axis is None:
+        return tuple(range(nd))
+    if isinstance(axis, (tuple, list)):
+        axis = tuple(_name(x, a) for a in axis)
+    else:
+        axis = _name(x, axis)
+    axes = _layout.normalize_axes(axis, nd, func)
+    # Note: like PyTorch, a 0-d array accepts axis 0 or -1 (and reduces nothing).
+    return axes if nd else ()
+
+
+def single_axis(x: Array, axis, func: str) -> int:
+    """Normalise one axis (an int or a dimension name)."""
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"{func}(): axis must be an int; got {type(axis).__name__}")
+    return _layout.normalize_axis(_name(x, axis), x.ndim, func)
+
+
+def wrap_result(r, dtype, device) -> Array:
+    """Wrap a fresh reduction result; NumPy returns scalars for full reductions."""
+    b = device.backend
+    if type(r) is not b.ndarray:
+        r = b.xp.asarray(r)
+    return wrap_new(r, dtype, device)
+
+
+def _kernel(xp, name: str):
+    """The backend's ``name``: a function (``max``) or a ufunc method (``add.reduce``)."""
+    obj, _, method = name.partition(".")
+    f = getattr(xp, obj)
+    return getattr(f, method) if method else f
+
+
+def reduce_with(kernel: str, x: Array, axes, keepdims, res, **kw) -> Array:
+    """Run the backend reduction ``kernel`` over ``axes`` (None: all); the result has dtype ``res``."""
+    dev = x._device
+    r = large_reduce(_kernel(dev.backend.xp, kernel), x._get_native(), axes, keepdims, **kw)
+    return wrap_result(r, res, dev)
+
+
+def _reduced_size(x: Array, axes) -> int:
+    return _layout.prod(x._shape if axes is None else (x._shape[a] for a in axes))
+
+
+def accumulation_dtype(func: str, x_dtype, dtype):
+    """The standard's result dtype of sum/prod/cumulative_*: small integers widen."""
+    if dtype is not None:
+        dtype = _as_dtype(dtype, func)
+        if x_dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"{func}(): can't accumulate complex {x_dtype.name} values in {dtype.name}")
+        return dtype
+    k = x_dtype.kind
+    if k in "bi":
+        # Note: like PyTorch, bool sums count the True values as int64.
+        return _dtypes.int64
+    if k == "u":
+        return _dtypes.uint64
+    return x_dtype
+
+
+# Sums and products call the ufunc methods (``add.reduce``, ``add.accumulate``)
+# rather than ``sum``/``cumsum``: the same kernels, less wrapper overhead, and
+# NumPy's floating-point warnings are then attributed to (and silenced in) our
+# module like the elementwise ones; the standard asks for IEEE results only.
+
+# --- sum and prod -------------------------------------------------------------------
+
+# Whole-array sums and means of at most this many elements take the inlined hot path
+# (per-call cost); larger ones go through reduce_with and the backend's kernels.
+_SMALL = 4096
+_add_reduce = np.add.reduce
+# Full var/std of at least this many elements take the fused deviations kernel.
+_FUSED_VAR_MIN = 1 << 15
+_empty = np.empty
+_object_new = object.__new__
+# The C kernel's sum_into (strided._core.cfast), or None: the small sums' hot path asks it first.
+_sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
+
+
+def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
+    check_array(x, func)
+    axes = None if axis is None else reduction_axes(x, axis, func)
+    res = accumulation_dtype(func, x._dtype, dtype)
+    return _finish(reduce_with(kernel, x, axes, keepdims, res, dtype=res._np), func, out)
+
+
+@api("sum")
+def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
+    """Sum of the elements over ``axis``; small integers accumulate in int64/uint64.
+
+    >>> import strided as xp
+    >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
+    [4, 6]
+    """
+    if dtype is None and out is None and type(x) is Array and x._dtype.kind in "fc" \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))) \
+            and (keepdims is False or keepdims is True):
+        a = x._np if x._np is not None else x._get_native()
+        if x._device.type == "cpu" and a.size <= _SMALL:
+            # Hot path: a small floating array on the CPU, summed whole or over one axis.
+            r = None
+            nd = len(x._shape)
+            if _sum_into is not None and nd and (axis is None or axis == nd - 1 or axis == -1):
+                # The C kernel (NumPy's own pairwise leaf, without the ufunc machinery)
+                # when the layout suits it: whole, or over the last axis.
+                shape = () if axis is None else x._shape[:-1]
+                r = _empty(shape, x._dtype._np)
+                if not _sum_into(a, r, a.size if axis is None else x._shape[-1]):
+                    r = None
+                elif keepdims:
+                    r = r.reshape((1,) * nd if axis is None else shape + (1,))
+            if r is None:
+                if (keepdims and a.ndim) or (axis is not None and len(x._shape) > 1):
+                    r = _add_reduce(a, axis, None, None, keepdims)
+                else:
+                    # A 0-d result: reduced into a fresh 0-d array (NumPy would return a
+                    # scalar, and making that an array costs more than the sum of 10 elements).
+                    r = _add_reduce(a, axis, None, _empty((), x._dtype._np))
+            o = _object_new(Array)  # Array._new inlined
+            o._np = r
+            o._st = None
+            o._off = 0
+            o._shape = r.shape
+            o._str = None
+            o._dtype = x._dtype
+            o._device = x._device
+            o._ext = None
+            return o
+        if x._device.type == "cpu":
+            # A large one: the C kernels straight away where they take it (else below).
+            r = reduce1(0, a, axis, keepdims)
+            if r is not None:
+                return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+    return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
+
+
+@api("prod")
+def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
+    """Product of the elements over ``axis``; small integers accumulate in int64/uint64.
+
+    >>> import strided as xp
+    >>> xp.prod(xp.asarray([1.5, 2.0, 4.0])).item()
+    12.0
+    """
+    return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
+
+
+# --- extrema --------------------------------------------------------------------------
+
+def _extremum(func: str, kernel: str, x, axis, keepdims, out):
+    a = x._np if type(x) is Array else None
+    if a is not None and a.size > _SMALL and out is None and x._dtype.kind == "f" \
+            and (keepdims is False or keepdims is True) \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
+        # A large array (not a view): the C kernels straight away where they take it
+        # (C-contiguous float32/float64, not empty; else below).
+        r = reduce1(1 if kernel == "max" else 2, a, axis, keepdims is True)
+        if r is not None:
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+    check_array(x, func)
+    if x._dtype.kind == "c":
+        raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
+                        f"(complex numbers have no order)")
+    axes = None if axis is None else reduction_axes(x, axis, func)
+    if _reduced_size(x, axes) == 0:
+        where = "all axes" if axes is None else f"axes {axes}"
+        raise ValueError(f"{func}(): the reduction over {where} of an array of shape "
+                         f"{x._shape} has no elements, so it has no {func}imum")
+    nd = len(x._shape)
+    if axes is not None and len(axes) == 1 and axes[0] == nd - 1 and nd >= 2:
+        a = x._get_native()
+        if type(a) is _ND and 1 < a.shape[-1] <= 32 and 512 <= a.size <= 65536 \
+                and not (_cfast.AVAILABLE and a.dtype in _C_FLOATS and a.flags.c_contiguous):
+            # Note: NumPy reduces a short last axis row by row (~7 us for 128 x 10); the
+            # same maximum taken across the rows of its transposed copy is one vectorized
+            # pass per column (~1.5 us). Exact either way (a max has no rounding), but a
+            # zero's sign or a NaN's payload is the one NumPy's own order picks: where the
+            # result holds one, NumPy's reduction is asked. (The C kernels serve
+            # C-contiguous float32/float64 arrays row by row instead.)
+            t = np.ascontiguousarray(a.T if nd == 2 else a.transpose((nd - 1,) + tuple(range(nd - 1))))
+            r = _PAIRWISE[kernel].reduce(t, axis=0)
+            if r.dtype.kind == "f" and not np.all(np.abs(r) > 0):
+                r = _kernel(np, kernel)(a, axis=-1)
+            if keepdims:
+                r = r[..., None]
+            return _finish(wrap_result(r, x._dtype, x._device), func, out)
+    return _finish(reduce_with(kernel, x, axes, keepdims, x._dtype), func, out)
+
+
+_PAIRWISE = {"max": np.maximum, "min": np.minimum}
+_C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@api("max")
+def max(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Largest element over ``axis`` (NaN propagates); ValueError when there are none.
+
+    >>> import strided as xp
+    >>> xp.max(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
+    [5, 3]
+    """
+    return _extremum("max", "max", x, axis, keepdims, out)
+
+
+@api("min")
+def min(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
+
+    >>> import strided as xp
+    >>> xp.min(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
+    [1, 2]
+    """
+    return _extremum("min", "min", x, axis, keepdims, out)
+
+
+# --- moments ----------------------------------------------------------------------------
+
+def _float_dtypes(func: str, x: Array, allow_complex: builtins.bool):
+    """(result dtype, accumulation dtype) of mean/var/std."""
+    check_array(x, func)
+    k = x._dtype.kind
+    if k == "b" or (k == "c" and not allow_complex):
+        allowed = "numeric" if allow_complex else "real-valued"
+        raise TypeError(f"{func}() accepts only {allowed} data types; got {x._dtype.name}")
+    # Note: integer inputs give the default floating dtype, as the standard says.
+    res = _dtypes.get_default_dtype() if k in "iu" else x._dtype
+    # Note: float16 accumulates in float32 (as NumPy does) and rounds once at the end.
+    acc = _dtypes.float32 if res is _dtypes.float16 else res
+    return res, acc
+
+
+def _mean_native(xp, a, axes, acc, n, keepdims):
+    s = xp.asarray(large_reduce(xp.add.reduce, a, axes, keepdims, dtype=acc._np))
+    # Note: an empty reduction is 0 / 0 = NaN, as the standard says.
+    return xp.true_divide(s, n) if n else s * float("nan")
+
+
+def _mean_dtypes(x: Array, dtype):
+    """(result dtype, accumulation dtype) of ``mean(x, dtype=dtype)``."""
+    if dtype is None:
+        return _float_dtypes("mean", x, True)
+    check_array(x, "mean")
+    res = _as_dtype(dtype, "mean")
+    # Note: PyTorch's rule, stricter than NumPy's: the dtype of a mean is floating or
+    # complex (NumPy's mean in an integer dtype truncates, and a real dtype for complex
+    # input drops the imaginary part with a warning; both raise here).
+    if res.kind not in "fc":
+        raise TypeError(f"mean(): dtype must be a floating-point or complex data type; got {res.name}")
+    if x._dtype.kind == "c" and res.kind != "c":
+        raise TypeError(f"mean(): can't take the mean of complex {x._dtype.name} values in {res.name}")
+    return res, (_dtypes.float32 if res is _dtypes.float16 else res)
+
+
+@api("mean")
+def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
+    """Arithmetic mean over ``axis``; NaN for an empty reduction.
+
+    ``dtype=`` (an extension beyond the standard, as in NumPy and PyTorch) is the
+    dtype the values are accumulated and returned in; it must be floating or
+    complex, as in PyTorch (NumPy also takes integer dtypes and truncates), and it
+    lets integer and boolean inputs be averaged in any floating dtype.
+
+    >>> import strided as xp
+    >>> xp.mean(xp.asarray([1.0, 2.0, 6.0])).item()
+    3.0
+    >>> r = xp.mean(xp.asarray([1, 2, 4]), dtype=xp.float64)
+    >>> r.dtype, round(r.item(), 4)
+    (strided.float64, 2.3333)
+    """
+    if axis is None and out is None and dtype is None and not keepdims and type(x) is Array \
+            and x._dtype.kind in "fc" and x._dtype is not _dtypes.float16:
+        a = x._np if x._np is not None else x._get_native()
+        if x._device.type == "cpu" and 0 < a.size <= _SMALL:
+            # Hot path: a small floating array on the CPU (the general path below, inlined).
+            if _sum_into is not None:
+                r = _empty((), x._dtype._np)
+                if _sum_into(a, r, a.size, a.size):  # sum / size, in the array's dtype
+                    return Array._new(r, None, 0, (), None, x._dtype, x._device)
+            return Array._new(np.asarray(_add_reduce(a, None) / a.size), None, 0, (), None,
+                              x._dtype, x._device)
+    if out is None and dtype is None and type(x) is Array and x._dtype.kind == "f" \
+            and x._device.type == "cpu" and x._dtype is not _dtypes.float16 \
+            and (keepdims is False or keepdims is True) \
+            and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
+        # A large one: the C sum straight away where it takes it, divided as NumPy's mean
+        # divides (in the array's dtype); else below.
+        a = x._np if x._np is not None else x._get_native()
+        r = reduce1(0, a, axis, keepdims is True) if a.size > _SMALL else None
+        if r is not None:
+            n = a.size // r.size
+            r = np.true_divide(r, n, out=r) if r.ndim else np.asarray(np.true_divide(r, n))
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+    res, acc = _mean_dtypes(x, dtype)
+    axes = reduction_axes(x, axis, "mean")
+    xp = x._device.backend.xp
+    r = _mean_native(xp, x._get_native(), axes, acc, _reduced_size(x, axes), builtins.bool(keepdims))
+    return _finish(wrap_result(r, res, x._device), "mean", out)
+
+
+def _var_native(func, x, axis, correction, keepdims):
+    if not isinstance(correction, numbers.Real) or isinstance(correction, builtins.bool):
+        raise TypeError(f"{func}(): correction must be a real number; got {type(correction).__name__}")
+    res, acc = _float_dtypes(func, x, True)
+    axes = reduction_axes(x, axis, func)
+    xp = x._device.backend.xp
+    a = x._get_native()
+    n = _reduced_size(x, axes)
+    m = _mean_native(xp, a, axes, acc, n, True)
+    s = sq_dev_reduce(a, axes, m) if type(a) is _ND and acc.kind == "f" and a.dtype == acc._np \
+        else None
+    fused = s is not None
+    if fused:
+        # The C kernel: the squared deviations summed in one pass over the input.
+        if keepdims:
+            s = s.reshape(m.shape)
+    elif type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
+            and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous:
+        # A large full reduction: one fused pass over the input, no full-size temporary.
+        s = np.asarray(sum_sq_dev(a, m.reshape(())), dtype=acc._np)
+        if keepdims:
+            s = s.reshape((1,) * a.ndim)
+        fused = True
+    elif type(a) is _ND and acc.kind != "c":
+        # The deviations go to a pooled buffer and are squared in place (no fresh pages).
+        d = large_ufunc(xp.subtract, (a, m), acc._np)
+        sq = xp.multiply(d, d, out=d) if d.flags.writeable else d * d
+    else:
+        d = xp.asarray(a, dtype=acc._np) - m
+        if acc.kind == "c":
+            # Note: like NumPy and PyTorch, the variance of complex values is real.
+            res, acc = _dtypes.real_of(res), _dtypes.real_of(acc)
+            sq = d.real * d.real + d.imag * d.imag
+        else:
+            sq = d * d
+    if not fused:
+        s = xp.asarray(large_reduce(xp.add.reduce, sq, axes, builtins.bool(keepdims)))
+    dof = n - correction
+    # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
+    v = xp.true_divide(s, dof) if dof > 0 else s * float("nan")
+    return v, res
+
+
+class _Zero(float):
+    """The default ``correction`` (0.0), told apart from an explicit ``correction=0``."""
+
+    __slots__ = ()
+
+
+_NO_CORRECTION = _Zero(0.0)
+
+
+def _correction(func: str, correction, ddof):
+    """The standard's ``correction``, or NumPy's ``ddof`` alias of it (not both)."""
+    if ddof is None:
+        return correction
+    if correction is not _NO_CORRECTION:
+        raise TypeError(f"{func}(): give correction or ddof (NumPy's name for it), not both")
+    return ddof
+
+
+@api("var")
+def _var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
+    v, res = _var_native("var", x, axis, correction, keepdims)
+    return _finish(wrap_result(v, res, x._device), "var", out)
+
+
+@api("std")
+def _std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
+    v, res = _var_native("std", x, axis, correction, keepdims)
+    xp = x._device.backend.xp
+    return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
+
+
+# Note: ``ddof`` is resolved before the dispatched function (``_var``/``_std``), so
+# autograd and names see the standard's ``correction`` only.
+def var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
+    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0).
+
+    ``ddof=`` is NumPy's name for ``correction`` (an extension beyond the standard;
+    TypeError if both are given).
+
+    >>> import strided as xp
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1).item()
+    1.6666666269302368
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), ddof=1).item()
+    1.6666666269302368
+    """
+    return _var(x, axis=axis, correction=_correction("var", correction, ddof), keepdims=keepdims,
+                out=out)
+
+
+def std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
+    """Standard deviation over ``axis`` with divisor ``M - correction``.
+
+    ``ddof=`` is NumPy's name for ``correction`` (an extension beyond the standard;
+    TypeError if both are given).
+
+    >>> import strided as xp
+    >>> xp.std(xp.asarray([1.0, 3.0])).item()
+    1.0
+    >>> round(xp.std(xp.asarray([1.0, 3.0]), ddof=1).item(), 4)
+    1.4142
+    """
+    return _std(x, axis=axis, correction=_correction("std", correction, ddof), keepdims=keepdims,
+                out=out)
+
+
+for _f, _g in ((var, _var), (std, _std)):
+    _f._api_name, _f._impl = _g._api_name, _g._impl  # the dispatched function's (its rules)
+
+
+# --- running totals ------------------------------------------------------------------------
+
+def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initial, out):
+    check_array(x, func)
+    res = accumulation_dtype(func, x._dtype, dtype)
+    nd = x.ndim
+    if axis is None:
+        if nd > 1:
+            raise ValueError(f"{func}(): axis is required for an array with {nd} dimensions")
+        axis = 0
+    ax = single_axis(x, axis, func)
+    xp = x._device.backend.xp
+    a = x._get_native()
+    if nd == 0:
+        # Note: like PyTorch, a 0-d array is its own running total.
+        if include_initial:
+            raise ValueError(f"{func}(): include_initial needs an array with at least one dimension")
+        return _finish(wrap_new(xp.array(a, dtype=res._np, copy=True), res, x._device), func, out)
+    kern = _kernel(xp, kernel)
+    if not include_initial:
+        r = kern(a, axis=ax, dtype=res._np)
+    else:
+        shape = list(x._shape)
+        shape[ax] += 1
+        r = xp.empty(shape, dtype=res._np)
+        head = (builtins.slice(None),) * ax
+        r[head + (builtins.slice(0, 1),)] = identity
+        kern(a, axis=ax, dtype=res._np, out=r[head + (builtins.slice(1, None),)])
+    return _finish(wrap_new(r, res, x._device), func, out)
+
+
+@api("cumulative_sum")
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False, out=None) -> Array:
+    """Running sum along ``axis`` (optional for 1-D input), starting with 0 if ``include_initial``.
+
+    >>> import strided as xp
+    >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True).tolist()
+    [0, 1, 3, 6]
+    """
+    return _cumulative("cumulative_sum", "add.accumulate", 0, x, axis, dtype, include_initial, out)
+
+
+@api("cumulative_prod")
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False, out=None) -> Array:
+    """Running product along ``axis`` (optional for 1-D input), starting with 1 if ``include_initial``.
+
+    >>> import strided as xp
+    >>> xp.cumulative_prod(xp.asarray([1, 2, 3, 4])).tolist()
+    [1, 2, 6, 24]
+    """
+    return _cumulative("cumulative_prod", "multiply.accumulate", 1, x, axis, dtype, include_initial, out)

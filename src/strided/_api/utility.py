@@ -1,0 +1,99 @@
+"""Utility functions: the logical reductions ``all``/``any`` and ``diff``."""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+from .._core import dtypes as _dtypes
+from .._core.array import Array
+from .creation import _finish, wrap_new
+from .._core.dispatch import api, check_devices
+from .statistics import check_array, reduce_with, reduction_axes, single_axis
+
+__all__ = ["all", "any", "diff"]
+
+
+def _logical(func: str, x, axis, keepdims, out):
+    check_array(x, func)
+    axes = None if axis is None else reduction_axes(x, axis, func)
+    return _finish(reduce_with(func, x, axes, keepdims, _dtypes.bool), func, out)
+
+
+@api("all")
+def all(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Whether every element over ``axis`` is nonzero (True for an empty reduction).
+
+    >>> import strided as xp
+    >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1).tolist()
+    [False, True]
+    """
+    return _logical("all", x, axis, keepdims, out)
+
+
+@api("any")
+def any(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+    """Whether some element over ``axis`` is nonzero (False for an empty reduction).
+
+    >>> import strided as xp
+    >>> xp.any(xp.asarray([[1, 0], [0, 0]]), axis=1).tolist()
+    [True, False]
+    """
+    return _logical("any", x, axis, keepdims, out)
+
+
+def _shape_differs(s1: tuple, s2: tuple, skip: int) -> builtins.bool:
+    return builtins.any(a != b for i, (a, b) in enumerate(zip(s1, s2)) if i != skip)
+
+
+def _diff_operand(v, x: Array, ax: int, name: str):
+    """``prepend``/``append`` as a native array of ``x``'s rank (scalars span one step)."""
+    if type(v) in (builtins.bool, builtins.int, builtins.float, builtins.complex):
+        shape = x._shape[:ax] + (1,) + x._shape[ax + 1:]
+        dt = _dtypes.scalar_result(x._dtype, v)
+        return x._device.backend.xp.full(shape, v, dtype=dt._np), dt
+    if type(v) is not Array:
+        raise TypeError(f"diff(): {name} must be an array or a Python scalar; got {type(v).__name__}")
+    if v.ndim != x.ndim or _shape_differs(v._shape, x._shape, ax):
+        raise ValueError(f"diff(): {name} of shape {v._shape} must match x's shape {x._shape} "
+                         f"except along axis {ax}")
+    return v._get_native(), v._dtype
+
+
+@api("diff")
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None, out=None) -> Array:
+    """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``.
+
+    ``prepend``/``append`` are joined to ``x`` along ``axis`` first; their
+    dtype promotes with ``x``'s. Booleans difference as ``!=`` (PyTorch).
+
+    >>> import strided as xp
+    >>> xp.diff(xp.asarray([1, 4, 9, 16]), n=2).tolist()
+    [2, 2]
+    """
+    check_array(x, "diff")
+    if x.ndim == 0:
+        raise ValueError("diff(): x must have at least one dimension; got a 0-d array")
+    ax = single_axis(x, axis, "diff")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"diff(): n must be an int; got {type(n).__name__}") from None
+    if n < 0:
+        raise ValueError(f"diff(): n must be non-negative; got {n}")
+    check_devices("diff", x, prepend, append)
+    xp = x._device.backend.xp
+    a, dt = x._get_native(), x._dtype
+    if prepend is not None or append is not None:
+        parts = [(a, dt)]
+        if prepend is not None:
+            parts.insert(0, _diff_operand(prepend, x, ax, "prepend"))
+        if append is not None:
+            parts.append(_diff_operand(append, x, ax, "append"))
+        for _, pdt in parts:
+            dt = _dtypes.result_type_pair(dt, pdt)
+        a = xp.concatenate([p.astype(dt._np, copy=False) for p, _ in parts], axis=ax)
+    elif n == 0:
+        a = a.copy()
+    r = xp.diff(a, n=n, axis=ax) if n else a
+    return _finish(wrap_new(r, dt, x._device), "diff", out)

@@ -1,0 +1,81 @@
+"""The CPU backend over NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import contextlib
+
+from . import RENAMES
+
+_NULL = contextlib.nullcontext()
+
+__all__ = ["NumpyBackend", "numpy_backend"]
+
+
+class NumpyBackend:
+    """Kernels and memory on the host, through NumPy."""
+
+    name = "numpy"
+    xp = np
+    ndarray = np.ndarray
+
+    def __init__(self, device_type: str = "cpu"):
+        self.device_type = device_type
+        self.allocations = 0  # test hook: storages allocated by `empty`
+        self.d2h_copies = 0  # test hook: copies to the host (host memory never needs one)
+
+    def check_device(self, device) -> None:
+        if device.type != self.device_type:
+            raise ValueError(f"backend {self.name} does not serve device {device}")
+
+    def kernel(self, name: str):
+        return getattr(np, RENAMES.get(name, name))
+
+    def empty(self, n: int, np_dtype, device=None):
+        self.allocations += 1
+        return np.empty(n, dtype=np_dtype)
+
+    def view(self, data, offset: int, shape: tuple, strides: tuple):
+        """A native array over ``data`` (flat) at the given element offset/strides.
+
+        The caller (``strided._core.array._native``) has checked the bounds.
+        """
+        isz = data.itemsize
+        return np.ndarray(shape, data.dtype, data, offset * isz,
+                          tuple([s * isz for s in strides]))
+
+    def asarray(self, obj, np_dtype=None, copy=None, device=None):
+        return np.asarray(obj, dtype=np_dtype, copy=copy)
+
+    def to_host(self, arr) -> np.ndarray:
+        return arr
+
+    def from_host(self, arr: np.ndarray, device=None):
+        return arr
+
+    def copy_to_device(self, arr, device):
+        """A copy of ``arr`` on ``device`` (of this backend's type)."""
+        return arr.copy()
+
+    def ctx(self, device):
+        return _NULL
+
+    def from_dlpack(self, obj, device=None, copy=None):
+        return np.from_dlpack(obj, copy=copy)
+
+    def data_ptr(self, arr) -> int:
+        return arr.ctypes.data
+
+    def rng(self, seed: int, device=None):
+        """A fresh random generator seeded with ``seed`` (PCG64)."""
+        return np.random.Generator(np.random.PCG64(seed))
+
+    def synchronize(self, device=None) -> None:
+        pass
+
+    def devices(self):
+        return []
+
+
+numpy_backend = NumpyBackend("cpu")

@@ -1,0 +1,297 @@
+"""Dispatch helpers shared by every namespace function.
+
+- ``api(name)``: decorator for non-elementwise functions. When no extension
+  is active it costs one list lookup; when an input carries extension
+  metadata (autograd, names) the installed hook runs the function.
+- ``install_hook``: how an extension plugs in.
+- ``quiet(fn)``: ``fn`` under NumPy's "ignore" error state, so that strided's
+  own arithmetic never reports a RuntimeWarning (the standard specifies IEEE
+  results, and PyTorch does not warn), even under a user's
+  ``warnings.simplefilter("error")`` or ``pytest -W error``.
+- Operand helpers: device checks, Python scalar handling, ``out=`` checks
+  and writing a result into an existing array.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+
+import numpy as np
+
+from . import cext as _cext, dtypes as _dtypes, layout as _layout
+from .array import _LATE, HOOK, Array, _native
+from .device import Device
+
+
+def _load_chot():
+    """The compiled hot path (strided/_csrc/_chot.c), or None: not built, or STRIDED_NO_CEXT=1."""
+    _chot = _cext.load("_chot")
+    if _chot is None:
+        return None
+    _chot.setup_array(Array, _dtypes.DType)
+    return _chot
+
+
+CHOT = _load_chot()
+
+
+def _errstate():
+    """NumPy's ufunc error-state context variable and its value under
+    ``np.errstate(all="ignore")``, or (None, None) for a NumPy without one."""
+    try:
+        from numpy._core import _ufunc_config
+        var = _ufunc_config._extobj_contextvar
+    except (ImportError, AttributeError):
+        return None, None
+    with np.errstate(all="ignore"):
+        return var, var.get()
+
+
+# Note: a module-level warnings filter (_elementwise) is not enough: a user's
+# simplefilter("error") or catch_warnings() puts its own filter in front of it.
+ERRSTATE, QUIET = _errstate()
+
+
+def quiet(fn):
+    """``fn`` run under NumPy's "ignore" error state (the outermost call sets it,
+    nested calls find it set): no floating-point RuntimeWarning from strided's
+    kernels. Compiled, the setting costs ~40 ns a call (``_chot``'s K_QUIET)."""
+    if ERRSTATE is None:
+        return fn
+    if CHOT is not None:
+        fast = CHOT.Fast(fn, 5)
+        fast.__dict__.update(getattr(fn, "__dict__", {}))
+        return fast
+    get, set_, reset = ERRSTATE.get, ERRSTATE.set, ERRSTATE.reset
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if get() is QUIET:
+            return fn(*args, **kwargs)
+        token = set_(QUIET)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            reset(token)
+
+    return run
+
+
+# Entry points with no floating-point arithmetic of their own (metadata, views, the
+# autograd and names bookkeeping): left bare, they are called often.
+_BARE = frozenset("""
+    stride storage_offset storage untyped_storage is_contiguous numel dim ndimension
+    element_size data_ptr is_floating_point is_complex has_names item tolist numpy
+    t transpose swapaxes swapdims view expand expand_as view_as reshape_as squeeze flatten
+    unflatten narrow unfold split chunk unbind movedim moveaxis permute_dims diagonal
+    to_device cpu cuda requires_grad_ register_hook retain_grad detach detach_
+    refine_names rename rename_ align_to align_as broadcast_to""".split())
+# Dunders that compute (the operators are quieted where they are made, in _elementwise).
+_COMPUTING_DUNDERS = ("__setitem__", "__rmatmul__", "__imatmul__", "__array_ufunc__",
+                      "__array_function__")
+# Namespace modules whose plain functions compute without passing through ``api``.
+_COMPUTING_MODULES = frozenset(f"strided.{m}" for m in (
+    "_api.creation", "_torch.functions", "_numpy.numeric", "_numpy.nanfunctions", "_torch.random"))
+
+
+def quiet_entry_points(namespace: dict, cls: type) -> None:
+    """Put ``quiet`` in front of the namespace's plain computing functions and of
+    ``cls``'s computing methods (the ``api`` functions and the elementwise operators
+    have it already)."""
+    if ERRSTATE is None:
+        return
+    for name, v in list(namespace.items()):
+        if (not name.startswith("_") and type(v) is types.FunctionType
+                and v.__module__ in _COMPUTING_MODULES and not hasattr(v, "_api_name")):
+            q = namespace[name] = quiet(v)
+            module = sys.modules[v.__module__]
+            if getattr(module, name, None) is v:
+                setattr(module, name, q)  # (pickled by reference: found where it's defined)
+    for name, v in list(vars(cls).items()):
+        if type(v) is types.FunctionType and (
+                name in _COMPUTING_DUNDERS or (not name.startswith("_") and name not in _BARE)):
+            setattr(cls, name, quiet(v))
+
+__all__ = ["api", "quiet", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+_HANDLERS: list = []  # (priority, handler), lowest priority runs first (outermost)
+
+
+def register_handler(handler, priority: int) -> None:
+    """Plug an extension into dispatch.
+
+    ``handler(name, impl, args, kwargs, call_next)`` runs for an operation
+    whose inputs carry extension metadata (``array._ext is not None``). It
+    must call ``call_next(name, impl, args, kwargs)`` (which runs the next
+    handler, or finally ``impl(*args, **kwargs)``) and may inspect or
+    replace the result. Named dimensions use priority 10, autograd 20.
+    The core's hot path pays nothing until the first handler is registered.
+
+    A handler may carry ``handler.entry(call_next)``, a factory of its own link
+    (``link(name, impl, args, kwargs)``) that binds ``call_next`` once: its
+    common case then runs without the generic link's extra frame.
+    """
+    if any(h is handler for _, h in _HANDLERS):
+        return
+    _HANDLERS.append((priority, handler))
+    _HANDLERS.sort(key=lambda ph: ph[0])
+    # The chain is linked once here: each link calls its handler with the next link
+    # as ``call_next`` (no closure built per call).
+    chain = _run_impl
+    for _, h in reversed(_HANDLERS):
+        entry = getattr(h, "entry", None)
+        chain = entry(chain) if entry is not None else _link(h, chain)
+    HOOK[0] = chain
+
+
+def _run_impl(name, impl, args, kwargs):
+    return impl(*args, **kwargs)
+
+
+def _link(handler, call_next):
+    def link(name, impl, args, kwargs):
+        return handler(name, impl, args, kwargs, call_next)
+    return link
+
+
+def has_ext(args, kwargs=None) -> bool:
+    for a in args:
+        t = type(a)
+        if t is Array:
+            if a._ext is not None:
+                return True
+        elif t is list or t is tuple:
+            for b in a:
+                if type(b) is Array and b._ext is not None:
+                    return True
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) is Array and a._ext is not None:
+                return True
+    return False
+
+
+def api(name: str):
+    """Mark ``fn`` as the namespace function ``name`` (hookable by extensions)."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if ERRSTATE is not None and ERRSTATE.get() is not QUIET:
+                token = ERRSTATE.set(QUIET)
+                try:
+                    return wrapper(*args, **kwargs)
+                finally:
+                    ERRSTATE.reset(token)
+            hook = HOOK[0]
+            if hook is not None:
+                # has_ext, inlined for the common first argument (one call less per op)
+                for a in args:
+                    t = type(a)
+                    if t is Array:
+                        if a._ext is not None:
+                            return hook(name, fn, args, kwargs)
+                    elif t is tuple or t is list:
+                        for b in a:
+                            if type(b) is Array and b._ext is not None:
+                                return hook(name, fn, args, kwargs)
+                if kwargs:
+                    for a in kwargs.values():
+                        if type(a) is Array and a._ext is not None:
+                            return hook(name, fn, args, kwargs)
+            return fn(*args, **kwargs)
+
+        wrapper._impl = fn
+        wrapper._api_name = name
+        if CHOT is not None:
+            # The same wrapper compiled: the hook test in C, the call passed on as it came
+            # (under the "ignore" error state, as above).
+            fast = CHOT.Fast(fn, 0, hook=HOOK, name=name)
+            fast.__dict__.update(wrapper.__dict__)
+            return fast
+        return wrapper
+
+    return deco
+
+
+def check_devices(func: str, *arrays) -> Device:
+    dev = None
+    for a in arrays:
+        if type(a) is Array:
+            if dev is None:
+                dev = a._device
+            elif a._device is not dev:
+                raise ValueError(
+                    f"{func}(): arrays are on different devices, {dev} and {a._device}; "
+                    f"move one with to_device()")
+    return dev
+
+
+def check_out(func: str, out, shape: tuple, dtype, device) -> None:
+    """Validate ``out=`` against the result's shape, dtype and device."""
+    if type(out) is not Array:
+        raise TypeError(f"{func}(): out must be a strided array; got {type(out).__name__}")
+    if out._device is not device:
+        raise ValueError(f"{func}(): out is on {out._device} but the result is on {device}")
+    if out._shape != tuple(shape):
+        raise ValueError(f"{func}(): out has shape {out._shape} but the result has shape {tuple(shape)}")
+    if not _dtypes.same_kind_castable(dtype, out._dtype):
+        raise TypeError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
+                        f"{out._dtype.name}")
+    if out._ext is not None and out._ext.requires_grad:
+        enabled = _LATE.get("grad_enabled")  # (_LATE is this module's import: no import per call)
+        if enabled is not None and enabled():
+            raise RuntimeError(f"{func}(): out= arguments don't support automatic differentiation, "
+                               f"but out requires grad")
+
+
+def out_native(out: Array, func: str = "in-place write", same_value: bool = False):
+    """The native view of ``out`` to write into, bumping its version counter.
+
+    Every in-place write and ``out=`` goes through here, so this is where a
+    target whose elements share memory (stride 0, self-overlap) is refused.
+    A lazy array (a kernel result whose Storage was never asked for) has no
+    views and no saved versions yet, so it is written as is (unless it carries
+    extension metadata: autograd may have saved it without its Storage). ``same_value``:
+    the write puts one value everywhere (``fill_``, ``zero_``), which aliased
+    elements cannot make ambiguous, so it is allowed there, as in PyTorch.
+    """
+    st = out._st
+    if st is None and out._ext is not None:
+        # An array with extension metadata may be saved for backward while lazy
+        # (autograd's SavedVar): it gets its Storage, so the write below is counted.
+        out._materialize()
+        st = out._st
+    if st is None:
+        r = out._np
+        if not same_value and not r.flags.c_contiguous and r.size > 1:
+            isz = r.itemsize
+            _layout.check_no_internal_overlap(r.shape, tuple(s // isz for s in r.strides), func)
+        return r
+    if not same_value and _layout.has_internal_overlap(out._shape, out._str):
+        _layout.check_no_internal_overlap(out._shape, out._str, func)
+    st._version += 1
+    r = out._np
+    if r is None:
+        r = out._np = _native(st, out._off, out._shape, out._str)
+    return r
+
+
+def write_out(func: str, out: Array, result) -> Array:
+    """Copy ``result`` (an Array or native array) into ``out`` after checks."""
+    if type(result) is Array:
+        check_out(func, out, result._shape, result._dtype, result._device)
+        src = result._get_native()
+    else:
+        src = result
+    dst = out_native(out)
+    dst[...] = src
+    return out
+
+
+_LATE["out_native"] = out_native

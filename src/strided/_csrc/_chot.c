@@ -1,0 +1,1896 @@
+/* strided._csrc._chot: the compiled hot path of the plain elementwise call.
+ *
+ * The Python code stays the definition (DESIGN.md, "One hot path, visible"):
+ * every object here wraps a Python function -- an operator like
+ * ``Array.__add__`` or a namespace function like ``strided.exp`` -- and
+ * answers one case itself, the one that dominates small-array code:
+ *
+ *     strided arrays (or a Python scalar) with no extension (``_ext is None``),
+ *     on one device, a dtype (pair) the registry row takes without a cast,
+ *     CPU natives smaller than the buffer pool's threshold.
+ *
+ * There it does what the Python impl does -- look the row's entry up in its
+ * dtype table, call the row's kernel on the native views, wrap the result in a
+ * fresh Array -- without a Python frame. Everything else (other operand types,
+ * extensions, casts, large results, errors, keywords) calls the wrapped Python
+ * function with the same arguments, so it behaves exactly as the fallback that
+ * runs when the extension is not built (STRIDED_NO_CEXT=1, CI runs both).
+ *
+ * NumPy's floating-point warnings: the Python path ignores them (a
+ * warnings filter on strided's modules; the standard specifies IEEE results,
+ * not warnings). Called from here NumPy would attribute them to the user's
+ * frame, so the kernel runs under NumPy's "ignore" error state (its context
+ * variable, set and reset around the call, as ``np.errstate`` does).
+ *
+ * Array's fields are the Python class's __slots__: ``setup`` reads their
+ * offsets from the slot descriptors once, so a result is built exactly as
+ * ``object.__new__(Array)`` and eight slot stores would build it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+/* --- what setup() is told once ---------------------------------------------- */
+static PyTypeObject *Array_T;   /* strided.Array */
+static PyTypeObject *ND_T;      /* numpy.ndarray */
+static Py_ssize_t O_np, O_st, O_off, O_shape, O_str, O_dtype, O_device, O_ext;
+static Py_ssize_t D_index, D_np, D_itemsize; /* DType's slots */
+static PyObject *nat_fn;        /* _elementwise._nat(x): builds and caches x._np */
+static PyObject *big_list;      /* _pool.MIN_BYTES: [bytes], the pooled-buffer threshold */
+static Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
+static PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
+static PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
+static PyObject *ignore_ctx;    /* a Context holding just that value */
+static PyObject *zero;
+static PyObject *s_dtype, *s_shape;
+static int ready;
+
+static int
+slot_offset(PyTypeObject *t, const char *name, Py_ssize_t *off)
+{
+    PyObject *d = PyDict_GetItemString(t->tp_dict, name);
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type) {
+        PyErr_Format(PyExc_TypeError, "setup(): %s.%s is not a __slots__ member", t->tp_name, name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "setup(): %s.%s is not an object slot", t->tp_name, name);
+        return -1;
+    }
+    *off = m->offset;
+    return 0;
+}
+
+/* The offsets of Array's slots. */
+static int
+array_slots(PyTypeObject *A)
+{
+    if (slot_offset(A, "_np", &O_np) || slot_offset(A, "_st", &O_st) || slot_offset(A, "_off", &O_off)
+        || slot_offset(A, "_shape", &O_shape) || slot_offset(A, "_str", &O_str)
+        || slot_offset(A, "_dtype", &O_dtype) || slot_offset(A, "_device", &O_device)
+        || slot_offset(A, "_ext", &O_ext))
+        return -1;
+    return 0;
+}
+
+/* setup_array(Array, DType): the slots of Array and DType (called by _dispatch, before
+   any namespace function exists). */
+static PyObject *
+setup_array(PyObject *mod, PyObject *args)
+{
+    PyObject *arr, *dt;
+    if (!PyArg_ParseTuple(args, "O!O!:setup_array", &PyType_Type, &arr, &PyType_Type, &dt))
+        return NULL;
+    PyTypeObject *A = (PyTypeObject *)arr, *D = (PyTypeObject *)dt;
+    if (array_slots(A) < 0 || slot_offset(D, "_index", &D_index) || slot_offset(D, "_np", &D_np)
+        || slot_offset(D, "itemsize", &D_itemsize))
+        return NULL;
+    Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(arr));
+    Py_RETURN_NONE;
+}
+
+/* setup(ndarray, nat, big_list, elide_bytes, errstate_var, errstate_ignore, ignore_context):
+   what the elementwise fast cases need (called by _elementwise). */
+static PyObject *
+setup(PyObject *mod, PyObject *args)
+{
+    PyObject *nd, *nat, *big, *var, *ign, *ctx;
+    Py_ssize_t elide;
+    if (!PyArg_ParseTuple(args, "O!OO!nOOO:setup", &PyType_Type, &nd, &nat, &PyList_Type, &big,
+                          &elide, &var, &ign, &ctx))
+        return NULL;
+    if (Array_T == NULL || PyList_GET_SIZE(big) < 1 || !PyContextVar_CheckExact(var)
+        || !PyContext_CheckExact(ctx)) {
+        PyErr_SetString(PyExc_TypeError, "setup(): setup_array() first; a pool threshold list, "
+                        "NumPy's error-state variable and a Context");
+        return NULL;
+    }
+    Py_XSETREF(ND_T, (PyTypeObject *)Py_NewRef(nd));
+    Py_XSETREF(nat_fn, Py_NewRef(nat));
+    Py_XSETREF(big_list, Py_NewRef(big));
+    Py_XSETREF(errstate_var, Py_NewRef(var));
+    Py_XSETREF(errstate_ignore, Py_NewRef(ign));
+    Py_XSETREF(ignore_ctx, Py_NewRef(ctx));
+    elide_bytes = elide;
+    ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* --- the pieces of one call --------------------------------------------------- */
+
+/* The dtype's row index (DType._index), or -1. */
+static inline Py_ssize_t
+dtype_index(PyObject *dt)
+{
+    PyObject *i = SLOT(dt, D_index);
+    if (i == NULL || !PyLong_CheckExact(i))
+        return -1;
+    return PyLong_AsSsize_t(i);
+}
+
+/* Bytes an array of x's shape and dtype holds, or -1 (not a plain tuple of ints). */
+static inline Py_ssize_t
+nbytes_of(PyObject *x)
+{
+    PyObject *shape = SLOT(x, O_shape);
+    PyObject *isz = SLOT(SLOT(x, O_dtype), D_itemsize);
+    if (!PyTuple_CheckExact(shape) || !PyLong_CheckExact(isz))
+        return -1;
+    Py_ssize_t n = PyLong_AsSsize_t(isz);
+    for (Py_ssize_t i = 0, nd = PyTuple_GET_SIZE(shape); i < nd; i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_CheckExact(d))
+            return -1;
+        Py_ssize_t v = PyLong_AsSsize_t(d);
+        if (v < 0 || (v && n > PY_SSIZE_T_MAX / v))
+            return -1;
+        n *= v;
+    }
+    return n;
+}
+
+/* Results from this many bytes on take the Python path (pooled buffers, threads,
+   temporary elision). */
+static inline Py_ssize_t
+small_limit(void)
+{
+    Py_ssize_t big = PyLong_AsSsize_t(PyList_GET_ITEM(big_list, 0));
+    if (big == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return big < elide_bytes ? big : elide_bytes;
+}
+
+/* A CPU array small enough for this path: its native view (new reference), else NULL
+   with no error set. small_native: the same for an extension-free array only. */
+static PyObject *
+small_native_any(PyObject *x, Py_ssize_t limit)
+{
+    Py_ssize_t n = nbytes_of(x);
+    if (n < 0 || n >= limit)
+        return NULL;
+    PyObject *a = SLOT(x, O_np);
+    if (a == NULL)
+        return NULL;
+    if (a == Py_None) {
+        a = PyObject_CallOneArg(nat_fn, x);
+        if (a == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    else
+        Py_INCREF(a);
+    if (Py_TYPE(a) != ND_T) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static inline PyObject *
+small_native(PyObject *x, Py_ssize_t limit)
+{
+    return SLOT(x, O_ext) == Py_None ? small_native_any(x, limit) : NULL;
+}
+
+/* Call kernel(args) under NumPy's "ignore" error state; NULL with no error set when
+   it failed (the Python path then runs and raises its own error).
+   The cheap way in is entering a prepared Context that holds just that state (a
+   kernel reads no other context variable); a Context is entered by one thread at a
+   time, so while another thread has it (NumPy releases the GIL in its loops) this
+   call sets and resets the variable in its own context instead (~140 ns more). */
+static PyObject *
+run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n)
+{
+    PyObject *r;
+    if (PyContext_Enter(ignore_ctx) == 0) {
+        r = PyObject_Vectorcall(kernel, args, n, NULL);
+        if (PyContext_Exit(ignore_ctx) < 0) {
+            Py_XDECREF(r);
+            return NULL; /* an error we must not swallow */
+        }
+    }
+    else {
+        PyErr_Clear();
+        PyObject *tok = PyContextVar_Set(errstate_var, errstate_ignore);
+        if (tok == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        r = PyObject_Vectorcall(kernel, args, n, NULL);
+        if (PyContextVar_Reset(errstate_var, tok) < 0) {
+            Py_DECREF(tok);
+            Py_XDECREF(r);
+            return NULL; /* an error we must not swallow */
+        }
+        Py_DECREF(tok);
+    }
+    if (r == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return NULL; /* KeyboardInterrupt and friends propagate (error set) */
+        PyErr_Clear();
+    }
+    return r;
+}
+
+/* A fresh Array with these fields (every reference stolen, _ext None), as
+   ``object.__new__(Array)`` and eight slot stores build it; NULL with an error set
+   (the references released) when the allocation fails. */
+static PyObject *
+array_new(PyObject *np, PyObject *st, PyObject *off, PyObject *shape, PyObject *str,
+          PyObject *dtype, PyObject *dev)
+{
+    PyObject *o = Array_T->tp_alloc(Array_T, 0);
+    if (o == NULL) {
+        Py_DECREF(np);
+        Py_DECREF(st);
+        Py_DECREF(off);
+        Py_DECREF(shape);
+        Py_DECREF(str);
+        Py_DECREF(dtype);
+        Py_DECREF(dev);
+        return NULL;
+    }
+    SLOT(o, O_np) = np;
+    SLOT(o, O_st) = st;
+    SLOT(o, O_off) = off;
+    SLOT(o, O_shape) = shape;
+    SLOT(o, O_str) = str;
+    SLOT(o, O_dtype) = dtype;
+    SLOT(o, O_device) = dev;
+    SLOT(o, O_ext) = Py_NewRef(Py_None);
+    return o;
+}
+
+/* The Array wrapping a fresh kernel result r (stolen), or NULL with no error set when
+   r is not a plain result of dtype res (0-d NumPy scalars, other dtypes: the Python
+   path wraps those). */
+static PyObject *
+wrap(PyObject *r, PyObject *res, PyObject *dev)
+{
+    if (Py_TYPE(r) != ND_T)
+        goto decline;
+    PyObject *rd = PyObject_GetAttr(r, s_dtype);
+    if (rd == NULL)
+        goto fail;
+    Py_DECREF(rd);
+    if (rd != SLOT(res, D_np))
+        goto decline;
+    PyObject *shape = PyObject_GetAttr(r, s_shape);
+    if (shape == NULL)
+        goto fail;
+    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) == 0) {
+        Py_DECREF(shape);
+        goto decline;
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
+                     Py_NewRef(res), Py_NewRef(dev));
+fail:
+    PyErr_Clear();
+decline:
+    Py_DECREF(r);
+    return NULL;
+}
+
+/* An entry (result dtype, cast, kernels) without a cast: the kernel for dev
+   (borrowed), or NULL. */
+static inline PyObject *
+entry_kernel(PyObject *ent, PyObject *dev, PyObject **res)
+{
+    if (!PyTuple_CheckExact(ent) || PyTuple_GET_SIZE(ent) != 3 || PyTuple_GET_ITEM(ent, 1) != Py_None)
+        return NULL;
+    PyObject *kc = PyTuple_GET_ITEM(ent, 2);
+    if (!PyDict_Check(kc))
+        return NULL;
+    PyObject *k = PyDict_GetItemWithError(kc, dev);
+    if (k == NULL) {
+        /* not resolved yet: kc[dev] resolves and keeps it (the dict subclass's __missing__) */
+        PyErr_Clear();
+        PyObject *r = PyObject_GetItem(kc, dev);
+        if (r == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        Py_DECREF(r);
+        k = PyDict_GetItemWithError(kc, dev);
+        if (k == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    *res = PyTuple_GET_ITEM(ent, 0);
+    return k;
+}
+
+static inline PyObject *
+list_at(PyObject *list, Py_ssize_t i)
+{
+    if (!PyList_CheckExact(list) || i < 0 || i >= PyList_GET_SIZE(list))
+        return NULL;
+    return PyList_GET_ITEM(list, i);
+}
+
+/* Python scalar type -> its column in a row's scalar table (bool, int, float, complex). */
+static inline Py_ssize_t
+scalar_column(PyObject *v)
+{
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyFloat_Type)
+        return 2;
+    if (t == &PyLong_Type)
+        return 1;
+    if (t == &PyBool_Type)
+        return 0;
+    if (t == &PyComplex_Type)
+        return 3;
+    return -1;
+}
+
+/* --- the object: a fast case in front of a Python function ---------------------- */
+
+/* K_API: no fast case of its own; the namespace-function wrapper of _dispatch.api:
+   hand the call to the extension hook when an argument carries an extension, else
+   call the function with the arguments as they came (no packing of args, kwargs). */
+/* K_MATMUL: x1 @ x2 for matrices and vectors of one dtype (table: [result dtype or None
+   per dtype index, the kernel]); K_WHERE: where(condition, x1, x2) for a bool condition
+   and x1, x2 of one dtype (table: [the bool DType, the kernel]). K_QUIET: no fast
+   case; the function under NumPy's "ignore" error state (_dispatch.quiet). */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5 };
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1};
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback; /* the Python function: the definition */
+    PyObject *table;    /* unary: [entry per dtype index]; binary: [[entry per index]] */
+    PyObject *stable;   /* binary: [[entry per scalar column] per dtype index] */
+    PyObject *dict;     /* attributes of its own (__doc__, __name__, ... for namespace use) */
+    PyObject *hook;     /* K_API: the extension hook list (``_array.HOOK``) */
+    PyObject *name;     /* K_API: the namespace name the hook is called with */
+    PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
+    PyObject *last[3];  /* named: the last inputs' keys and their result names */
+    int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
+    int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
+} Fast;
+
+static PyObject *
+fast_unary(Fast *f, PyObject *x, int named)
+{
+    if (Py_TYPE(x) != Array_T)
+        return NULL;
+    PyObject *dev = SLOT(x, O_device), *res;
+    PyObject *ent = list_at(f->table, dtype_index(SLOT(x, O_dtype)));
+    if (ent == NULL || ent == Py_None)
+        return NULL;
+    PyObject *k = entry_kernel(ent, dev, &res);
+    if (k == NULL)
+        return NULL;
+    PyObject *a = (named ? small_native_any : small_native)(x, small_limit());
+    if (a == NULL)
+        return NULL;
+    PyObject *r = run_kernel(k, &a, 1);
+    Py_DECREF(a);
+    return r == NULL ? NULL : wrap(r, res, dev);
+}
+
+static PyObject *
+fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
+{
+    PyObject *ent, *dev, *res, *args[2];
+    Py_ssize_t limit = small_limit();
+    if (Py_TYPE(x1) == Array_T) {
+        dev = SLOT(x1, O_device);
+        Py_ssize_t i = dtype_index(SLOT(x1, O_dtype));
+        if (Py_TYPE(x2) == Array_T) {
+            if (SLOT(x2, O_device) != dev)
+                return NULL;
+            ent = list_at(list_at(f->table, i), dtype_index(SLOT(x2, O_dtype)));
+        }
+        else {
+            Py_ssize_t c = scalar_column(x2);
+            if (c < 0)
+                return NULL;
+            ent = list_at(list_at(f->stable, i), c);
+        }
+    }
+    else if (Py_TYPE(x2) == Array_T) {
+        dev = SLOT(x2, O_device);
+        Py_ssize_t c = scalar_column(x1);
+        if (c < 0)
+            return NULL;
+        ent = list_at(list_at(f->stable, dtype_index(SLOT(x2, O_dtype))), c);
+    }
+    else
+        return NULL;
+    if (ent == NULL || ent == Py_None)
+        return NULL;
+    PyObject *k = entry_kernel(ent, dev, &res);
+    if (k == NULL)
+        return NULL;
+    int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
+    PyObject *(*native)(PyObject *, Py_ssize_t) = named ? small_native_any : small_native;
+    args[0] = n1 ? native(x1, limit) : Py_NewRef(x1);
+    if (args[0] == NULL)
+        return NULL;
+    args[1] = n2 ? native(x2, limit) : Py_NewRef(x2);
+    if (args[1] == NULL) {
+        Py_DECREF(args[0]);
+        return NULL;
+    }
+    PyObject *r = run_kernel(k, args, 2);
+    Py_DECREF(args[0]);
+    Py_DECREF(args[1]);
+    return r == NULL ? NULL : wrap(r, res, dev);
+}
+
+/* The Python definitions behind every Fast run NumPy's kernels too: they run under
+   the same "ignore" error state (set for the outermost call; a nested call finds it
+   set), so a user's warnings filter of "error" meets no RuntimeWarning from
+   strided's own arithmetic on either path (strided/_dispatch.quiet, the fallback's
+   twin). quiet_enter gives the token to reset with (Py_None: nothing to reset),
+   NULL on error; quiet_exit resets it and passes r on (NULL on a reset error). */
+static PyObject *
+quiet_enter(void)
+{
+    if (!ready)
+        return Py_NewRef(Py_None);
+    PyObject *cur;
+    if (PyContextVar_Get(errstate_var, NULL, &cur) < 0)
+        return NULL;
+    int set = cur == errstate_ignore;
+    Py_XDECREF(cur);
+    return set ? Py_NewRef(Py_None) : PyContextVar_Set(errstate_var, errstate_ignore);
+}
+
+static PyObject *
+quiet_exit(PyObject *tok, PyObject *r)
+{
+    if (tok != Py_None) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb); /* the call's own error, kept across the reset */
+        if (PyContextVar_Reset(errstate_var, tok) < 0) {
+            Py_CLEAR(r);
+            Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+        }
+        else
+            PyErr_Restore(et, ev, tb);
+    }
+    Py_DECREF(tok);
+    return r;
+}
+
+/* fn(*args, **kwnames) under quiet_enter/quiet_exit. */
+static PyObject *
+call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *tok = quiet_enter();
+    if (tok == NULL)
+        return NULL;
+    return quiet_exit(tok, PyObject_Vectorcall(fn, args, nargsf, kwnames));
+}
+
+static inline int
+has_ext(PyObject *a)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    if (t == Array_T)
+        return SLOT(a, O_ext) != Py_None;
+    if (t == &PyTuple_Type || t == &PyList_Type) {
+        /* (a list may change size under us: index it afresh each time) */
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(a); i++) {
+            PyObject *b = PySequence_Fast_GET_ITEM(a, i);
+            if (Py_TYPE(b) == Array_T && SLOT(b, O_ext) != Py_None)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis);
+static PyObject *decline_error(void);
+
+/* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
+   array in a tuple/list argument, or a keyword argument) carries an extension. */
+static PyObject *
+api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *hook = PyList_GET_SIZE(f->hook) ? PyList_GET_ITEM(f->hook, 0) : Py_None;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (hook != Py_None) {
+        int ext = 0;
+        for (Py_ssize_t i = 0; i < n && !ext; i++)
+            ext = has_ext(args[i]);
+        for (Py_ssize_t i = 0; i < nk && !ext; i++)
+            ext = Py_TYPE(args[n + i]) == Array_T && SLOT(args[n + i], O_ext) != Py_None;
+        if (ext && n == 1 && nk == 1) {
+            PyObject *r = named_reduction(f, args[0], PyTuple_GET_ITEM(kwnames, 0), args[1]);
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
+        if (ext) {
+            PyObject *tup = PyTuple_New(n), *kw = PyDict_New(), *r = NULL;
+            if (tup == NULL || kw == NULL)
+                goto done;
+            for (Py_ssize_t i = 0; i < n; i++)
+                PyTuple_SET_ITEM(tup, i, Py_NewRef(args[i]));
+            for (Py_ssize_t i = 0; i < nk; i++)
+                if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
+                    goto done;
+            Py_INCREF(hook); /* the hook may be uninstalled while it runs */
+            PyObject *tok = quiet_enter();
+            if (tok != NULL)
+                r = quiet_exit(tok, PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL));
+            Py_DECREF(hook);
+        done:
+            Py_XDECREF(tup);
+            Py_XDECREF(kw);
+            return r;
+        }
+    }
+    return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+        return NULL;
+    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
+    PyObject *s1 = SLOT(x1, O_shape), *s2 = SLOT(x2, O_shape);
+    if (SLOT(x2, O_dtype) != dt || SLOT(x2, O_device) != dev || !PyTuple_CheckExact(s1)
+        || !PyTuple_CheckExact(s2))
+        return NULL;
+    Py_ssize_t d1 = PyTuple_GET_SIZE(s1), d2 = PyTuple_GET_SIZE(s2);
+    if (d1 < 1 || d1 > 2 || d2 < 1 || d2 > 2) /* stacks: numpy.matmul, in Python */
+        return NULL;
+    PyObject *res = list_at(PyList_GET_ITEM(f->table, 0), dtype_index(dt));
+    if (res == NULL || res == Py_None)
+        return NULL;
+    Py_ssize_t limit = small_limit();
+    PyObject *args[2] = {small_native(x1, limit), NULL};
+    if (args[0] == NULL)
+        return NULL;
+    args[1] = small_native(x2, limit);
+    if (args[1] == NULL) {
+        Py_DECREF(args[0]);
+        return NULL;
+    }
+    PyObject *r = run_kernel(PyList_GET_ITEM(f->table, 1), args, 2);
+    Py_DECREF(args[0]);
+    Py_DECREF(args[1]);
+    return r == NULL ? NULL : wrap(r, res, dev);
+}
+
+static PyObject *
+fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(c) != Array_T || Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+        return NULL;
+    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
+    if (SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0) || SLOT(x2, O_dtype) != dt
+        || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
+        return NULL;
+    Py_ssize_t limit = small_limit();
+    PyObject *args[3] = {small_native(c, limit), NULL, NULL};
+    if (args[0] == NULL)
+        return NULL;
+    args[1] = small_native(x1, limit);
+    args[2] = args[1] == NULL ? NULL : small_native(x2, limit);
+    PyObject *r = args[2] == NULL ? NULL : run_kernel(PyList_GET_ITEM(f->table, 1), args, 3);
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(args[i]);
+    return r == NULL ? NULL : wrap(r, dt, dev);
+}
+
+/* --- named dimensions ---------------------------------------------------------------
+   An elementwise call on named arrays (strided.named) whose name outcome the named
+   handler has cached (_handler._EW_NAMES, keyed by (row name, key of each input): its
+   names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and names
+   the result with a fresh Ext, as the handler's own fast link does. Only arrays whose
+   Ext tracks no gradient (autograd, the one other handler, passes those through) and
+   inputs whose names agree (else auto-alignment may apply): anything else goes to the
+   Python path. Enabled by setup_named(), which strided.named calls when it installs
+   its handler. */
+static PyTypeObject *Ext_T;
+static Py_ssize_t E_rg, E_grad, E_fn, E_nr, E_retains, E_hooks, E_names, E_view, E_acc;
+static PyObject *ew_names; /* _handler._EW_NAMES */
+static PyObject *red_axis; /* _handler._RED_AXIS */
+static PyObject *s_axis;
+static PyObject *minus_one;
+
+static PyObject *
+setup_named(PyObject *mod, PyObject *args)
+{
+    PyObject *ext, *cache, *red;
+    if (!PyArg_ParseTuple(args, "O!O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
+                          &PyDict_Type, &red))
+        return NULL;
+    PyTypeObject *E = (PyTypeObject *)ext;
+    if (slot_offset(E, "requires_grad", &E_rg) || slot_offset(E, "grad", &E_grad)
+        || slot_offset(E, "grad_fn", &E_fn) || slot_offset(E, "output_nr", &E_nr)
+        || slot_offset(E, "retains_grad", &E_retains) || slot_offset(E, "hooks", &E_hooks)
+        || slot_offset(E, "names", &E_names) || slot_offset(E, "is_view", &E_view)
+        || slot_offset(E, "acc", &E_acc))
+        return NULL;
+    Py_XSETREF(Ext_T, (PyTypeObject *)Py_NewRef(ext));
+    Py_XSETREF(ew_names, Py_NewRef(cache));
+    Py_XSETREF(red_axis, Py_NewRef(red));
+    Py_RETURN_NONE;
+}
+
+/* An operand's key in the name cache (new reference), or NULL (no error) to decline. */
+static PyObject *
+name_key(PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T)
+        return scalar_column(x) < 0 ? NULL : Py_NewRef(minus_one);
+    PyObject *e = SLOT(x, O_ext);
+    if (e == Py_None)
+        return PyLong_FromSsize_t(PyTuple_GET_SIZE(SLOT(x, O_shape)));
+    if (Py_TYPE(e) != Ext_T || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    PyObject *names = SLOT(e, E_names);
+    if (names == Py_None)
+        return PyLong_FromSsize_t(PyTuple_GET_SIZE(SLOT(x, O_shape)));
+    return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
+}
+
+/* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed). */
+static PyObject *
+name_result(PyObject *r, PyObject *names)
+{
+    if (names == Py_None)
+        return r;
+    if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(SLOT(r, O_shape))) {
+        Py_DECREF(r);
+        return NULL; /* the handler raises its own error */
+    }
+    PyObject *e = Ext_T->tp_alloc(Ext_T, 0);
+    if (e == NULL) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    SLOT(e, E_rg) = Py_NewRef(Py_False);
+    SLOT(e, E_grad) = Py_NewRef(Py_None);
+    SLOT(e, E_fn) = Py_NewRef(Py_None);
+    SLOT(e, E_nr) = Py_NewRef(zero);
+    SLOT(e, E_retains) = Py_NewRef(Py_False);
+    SLOT(e, E_hooks) = Py_NewRef(Py_None);
+    SLOT(e, E_names) = Py_NewRef(names);
+    SLOT(e, E_view) = Py_NewRef(Py_False);
+    SLOT(e, E_acc) = Py_NewRef(Py_None);
+    Py_SETREF(SLOT(r, O_ext), e);
+    return r;
+}
+
+/* The named case of a unary (n == 1) or binary row, operands in kernel order. The
+   last outcome is kept on the object, keyed by the identity of the inputs' keys
+   (results carry the cache's own names tuple, so chains hit it). */
+static PyObject *
+fast_named(Fast *f, PyObject *const *xs, int n)
+{
+    if (ew_names == NULL || !PyUnicode_Check(f->name))
+        return NULL;
+    PyObject *k[2] = {NULL, NULL}, *names = NULL, *r = NULL;
+    int named = 0;
+    for (int i = 0; i < n; i++) {
+        k[i] = name_key(xs[i]);
+        if (k[i] == NULL)
+            goto done;
+        named |= PyTuple_CheckExact(k[i]);
+    }
+    if (!named)
+        goto done;
+    if (k[0] == f->last[0] && k[1] == f->last[1]) {
+        names = Py_NewRef(f->last[2]);
+    }
+    else {
+        if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
+            int eq = PyObject_RichCompareBool(k[0], k[1], Py_EQ);
+            if (eq != 1) { /* names that differ: the handler aligns them or reports them */
+                if (eq < 0)
+                    PyErr_Clear();
+                goto done;
+            }
+        }
+        PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
+        if (key == NULL) {
+            PyErr_Clear();
+            goto done;
+        }
+        names = PyDict_GetItemWithError(ew_names, key);
+        Py_DECREF(key);
+        if (names == NULL) {
+            PyErr_Clear();
+            goto done;
+        }
+        Py_INCREF(names); /* the kernel call may run code that clears the cache */
+        for (int i = 0; i < 2; i++)
+            Py_XSETREF(f->last[i], Py_XNewRef(k[i]));
+        Py_XSETREF(f->last[2], Py_NewRef(names));
+    }
+    r = n == 1 ? fast_unary(f, xs[0], 1) : fast_binary(f, xs[0], xs[1], 1);
+    if (r != NULL)
+        r = name_result(r, names);
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(k[0]);
+    Py_XDECREF(k[1]);
+    return r;
+}
+
+/* reduce(x, axis='C') on a named array whose outcome the named handler has cached
+   (_handler._RED_AXIS: (name, names, axis) -> ((), keywords for the kernel, result
+   names)): the function's body with those keywords, the result named as the
+   handler's fast link names it; NULL (no error) to decline. */
+static PyObject *
+named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
+{
+    if (red_axis == NULL || Py_TYPE(x) != Array_T || !PyUnicode_CheckExact(axis)
+        || !PyUnicode_Check(f->name))
+        return NULL;
+    int is_axis = PyUnicode_Compare(kwname, s_axis) == 0;
+    if (!is_axis) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *e = SLOT(x, O_ext);
+    if (Py_TYPE(e) != Ext_T || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None
+        || !PyTuple_CheckExact(SLOT(e, E_names)))
+        return NULL;
+    PyObject *key = PyTuple_Pack(3, f->name, SLOT(e, E_names), axis);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *hit = PyDict_GetItemWithError(red_axis, key);
+    Py_DECREF(key);
+    if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
+        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1))) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_INCREF(hit); /* the call may clear the cache */
+    PyObject *names = PyTuple_GET_ITEM(hit, 2);
+    PyObject *tok = quiet_enter();
+    PyObject *r = tok == NULL ? NULL
+                              : quiet_exit(tok, PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1)));
+    if (r == NULL) {
+        Py_DECREF(hit);
+        return decline_error(); /* the Python path raises its own error */
+    }
+    /* a fresh unnamed result whose rank the names fit, and not all None (as the handler) */
+    int fits = Py_TYPE(r) == Array_T && r != x && SLOT(r, O_ext) == Py_None
+               && PyTuple_CheckExact(names)
+               && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
+    int any = 0;
+    for (Py_ssize_t i = 0; fits && i < PyTuple_GET_SIZE(names); i++)
+        any |= PyTuple_GET_ITEM(names, i) != Py_None;
+    if (!fits || !any) {
+        Py_DECREF(r);
+        Py_DECREF(hit);
+        return NULL;
+    }
+    r = name_result(r, names);
+    Py_DECREF(hit);
+    return r;
+}
+
+static inline int
+plain(PyObject *x)
+{
+    return Py_TYPE(x) != Array_T || SLOT(x, O_ext) == Py_None;
+}
+
+static PyObject *
+fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Fast *f = (Fast *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (f->kind == K_API)
+        return api_call(f, args, nargsf, kwnames);
+    if (f->kind == K_QUIET)
+        return call_quiet(f->fallback, args, nargsf, kwnames);
+    if (f->elide != Py_None && n == 2 && kwnames == NULL) {
+        /* A temporary argument -- add(multiply(a, b), c): the caller's stack holds the
+           only reference -- may lend its buffer to the result (_elementwise._elide; the
+           Python function's own test counts the reference its frame holds instead). */
+        for (int i = 0; i < 2; i++) {
+            PyObject *x = args[i];
+            if (Py_TYPE(x) == Array_T && Py_REFCNT(x) == 1 && SLOT(x, O_st) == Py_None
+                && SLOT(x, O_ext) == Py_None) {
+                PyObject *tok = quiet_enter();
+                PyObject *r = tok == NULL ? NULL
+                                          : quiet_exit(tok, PyObject_CallFunctionObjArgs(
+                                                                f->elide, args[0], args[1], x, NULL));
+                if (r != Py_None)
+                    return r;
+                Py_DECREF(r);
+                break;
+            }
+        }
+    }
+    if (ready && n == NARGS[f->kind] && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *r;
+        switch (f->kind) {
+        case K_UNARY:
+            r = plain(args[0]) ? fast_unary(f, args[0], 0) : fast_named(f, args, 1);
+            break;
+        case K_BINARY: {
+            PyObject *xs[2] = {args[f->swap], args[!f->swap]};
+            r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
+            break;
+        }
+        case K_MATMUL:
+            r = fast_matmul(f, args[0], args[1]);
+            break;
+        default:
+            r = fast_where(f, args[0], args[1], args[2]);
+        }
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+/* f (stolen) with its own copies of what its type would otherwise answer for: the
+   fallback's docstring, module, name and qualified name. */
+static PyObject *
+own_identity(Fast *f, PyObject *fallback)
+{
+    f->dict = PyDict_New();
+    if (f->dict == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
+    for (const char **a = own; *a; a++) {
+        PyObject *v = PyObject_GetAttrString(fallback, *a);
+        if (v == NULL) {
+            PyErr_Clear();
+            continue;
+        }
+        int err = PyDict_SetItemString(f->dict, *a, v);
+        Py_DECREF(v);
+        if (err < 0) {
+            Py_DECREF(f);
+            return NULL;
+        }
+    }
+    return (PyObject *)f;
+}
+
+static PyObject *
+fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
+    PyObject *elide = Py_None;
+    int kind, swap = 0;
+    static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOO:Fast", names, &fallback, &kind,
+                                     &table, &stable, &swap, &hook, &name, &elide))
+        return NULL;
+    if (Array_T == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)
+        || (kind == K_API ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+            : kind == K_UNARY ? !PyList_CheckExact(table)
+            : kind == K_BINARY ? !PyList_CheckExact(table) || !PyList_CheckExact(stable)
+            : kind == K_MATMUL || kind == K_WHERE
+              ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
+                || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
+            : kind != K_QUIET)
+        || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))) {
+        PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
+                        "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
+                        "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
+                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else)");
+        return NULL;
+    }
+    Fast *f = (Fast *)type->tp_alloc(type, 0);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = fast_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(table);
+    f->stable = Py_NewRef(stable);
+    f->hook = Py_NewRef(hook);
+    f->name = Py_NewRef(name);
+    f->elide = Py_NewRef(elide);
+    f->kind = kind;
+    f->swap = swap;
+    return own_identity(f, fallback);
+}
+
+static int
+fast_traverse(Fast *f, visitproc visit, void *arg)
+{
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->table);
+    Py_VISIT(f->stable);
+    Py_VISIT(f->hook);
+    Py_VISIT(f->name);
+    Py_VISIT(f->elide);
+    Py_VISIT(f->last[0]);
+    Py_VISIT(f->last[1]);
+    Py_VISIT(f->last[2]);
+    Py_VISIT(f->dict);
+    return 0;
+}
+
+static int
+fast_clear(Fast *f)
+{
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->table);
+    Py_CLEAR(f->stable);
+    Py_CLEAR(f->hook);
+    Py_CLEAR(f->name);
+    Py_CLEAR(f->elide);
+    Py_CLEAR(f->last[0]);
+    Py_CLEAR(f->last[1]);
+    Py_CLEAR(f->last[2]);
+    Py_CLEAR(f->dict);
+    return 0;
+}
+
+static void
+fast_dealloc(Fast *f)
+{
+    PyObject_GC_UnTrack(f);
+    fast_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+/* As a class attribute it is a method: ``a.__add__`` binds, and the interpreter
+   calls it unbound (Py_TPFLAGS_METHOD_DESCRIPTOR) for ``a + b``. */
+static PyObject *
+fast_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+/* Attributes: its own (__dict__), then the wrapped function's (__name__, __doc__,
+   __module__, _impl, ...), so it stands in wherever the function is looked at. */
+static PyObject *
+fast_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    return PyObject_GetAttr(((Fast *)self)->fallback, name);
+}
+
+static PyObject *
+fast_repr(Fast *f)
+{
+    return PyObject_Repr(f->fallback);
+}
+
+static PyObject *
+fast_reduce(Fast *f, PyObject *Py_UNUSED(ignored))
+{
+    /* pickled as the function it wraps (by its qualified name, where that names us) */
+    return PyObject_GetAttrString(f->fallback, "__qualname__");
+}
+
+static PyObject *
+fast_wrapped(Fast *f, void *Py_UNUSED(c))
+{
+    return Py_NewRef(f->fallback);
+}
+
+static PyGetSetDef fast_getset[] = {
+    {"__wrapped__", (getter)fast_wrapped, NULL, "the Python function this one stands in front of"},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict},
+    {NULL},
+};
+
+static PyMethodDef fast_methods[] = {
+    {"__reduce__", (PyCFunction)fast_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
+
+static PyTypeObject Fast_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._chot.Fast",
+    .tp_doc = "Fast(fallback, kind, table=None, stable=None, swap=False, hook=None, name=None, "
+              "elide=None): "
+              "the compiled hot path of a call, in front of the Python function `fallback`.",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fast_new,
+    .tp_dealloc = (destructor)fast_dealloc,
+    .tp_traverse = (traverseproc)fast_traverse,
+    .tp_clear = (inquiry)fast_clear,
+    .tp_vectorcall_offset = offsetof(Fast, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = fast_get,
+    .tp_getattro = fast_getattro,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_dictoffset = offsetof(Fast, dict),
+    .tp_repr = (reprfunc)fast_repr,
+    .tp_getset = fast_getset,
+    .tp_methods = fast_methods,
+};
+
+/* ====================================================================================
+ * Views: the plain cases of indexing and of the view functions, in C.
+ *
+ * A view is integer arithmetic on (offset, shape, strides); the Python hot paths
+ * (Array.__getitem__, .T, .mT, .contiguous() in _array.py; reshape, permute_dims,
+ * expand_dims, unsqueeze in _views.py; the reshape/permute methods in _methods.py)
+ * do it with a few cached tuples and a fresh Array. Here a ``View`` (a ``Fast`` of
+ * another kind, same fields) or a ``ViewProp`` (a data descriptor in front of a
+ * property) answers the case those hot paths answer, with the same result:
+ *
+ *     an Array (exact type, ``_ext is None``) whose layout is plain tuples of
+ *     Python ints, and arguments of exact types (ints, slices, tuples of them).
+ *
+ * A lazy parent (a kernel result without a Storage yet) is materialized first
+ * (its ``_materialize``), as the Python paths do; the child shares the parent's
+ * Storage. The child's native view is the backend's own view of the parent's
+ * (``p[key]``, ``p.reshape(shape)``, ``p.transpose(axes)``, ``p.T``) when the
+ * parent's is cached, else None (built when a kernel needs it), as in Python.
+ * Anything else -- other key types, Ellipsis, None, bools, out-of-range ints, zero
+ * steps, negative sizes, keywords, arithmetic that would overflow -- declines
+ * (NULL, no error set) and the Python function runs, raising its own errors.
+ * ==================================================================================== */
+
+#define MAXDIMS 64
+
+
+static int views_ready;
+static PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
+static PyObject *unsq_keys[MAXDIMS + 1]; /* (slice(None),) * a + (None, Ellipsis), built on use */
+
+/* views_setup(Array): the slot offsets (the same as setup()'s) for the view paths. */
+static PyObject *
+views_setup(PyObject *mod, PyObject *arr)
+{
+    if (!PyType_Check(arr)) {
+        PyErr_SetString(PyExc_TypeError, "views_setup(Array): expected the Array class");
+        return NULL;
+    }
+    PyTypeObject *A = (PyTypeObject *)arr;
+    if (array_slots(A) < 0)
+        return NULL;
+    if (Array_T != NULL && Array_T != A) {
+        PyErr_SetString(PyExc_TypeError, "views_setup(): a different Array class than setup()'s");
+        return NULL;
+    }
+    if (Array_T == NULL)
+        Array_T = (PyTypeObject *)Py_NewRef(arr);
+    views_ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* A failed call into Python: ordinary exceptions are cleared (the caller declines and
+   the Python path runs, raising its own); KeyboardInterrupt and friends propagate.
+   Returns NULL either way. */
+static PyObject *
+decline_error(void)
+{
+    if (PyErr_ExceptionMatches(PyExc_Exception))
+        PyErr_Clear();
+    return NULL;
+}
+
+/* The items of a tuple of exact Python ints (bools too when bools is set: *bools then
+   says whether there was one), at most MAXDIMS of them; -1 (no error set) for
+   anything else. */
+static int
+tuple_ints_or_bools(PyObject *t, Py_ssize_t *out, Py_ssize_t *n, int *bools)
+{
+    if (t == NULL || !PyTuple_CheckExact(t))
+        return -1;
+    Py_ssize_t m = PyTuple_GET_SIZE(t);
+    if (m > MAXDIMS)
+        return -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *v = PyTuple_GET_ITEM(t, i);
+        if (!PyLong_CheckExact(v)) {
+            if (bools == NULL || !PyBool_Check(v))
+                return -1;
+            *bools = 1;
+        }
+        Py_ssize_t x = PyLong_AsSsize_t(v);
+        if (x == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+        out[i] = x;
+    }
+    *n = m;
+    return 0;
+}
+
+static inline int
+tuple_ints(PyObject *t, Py_ssize_t *out, Py_ssize_t *n)
+{
+    return tuple_ints_or_bools(t, out, n, NULL);
+}
+
+/* x's layout in C: offset, shape and strides, after materializing a lazy x.
+   0, or -1 to decline (an error set only for one that must propagate). */
+typedef struct {
+    Py_ssize_t nd, off;
+    Py_ssize_t shape[MAXDIMS], str[MAXDIMS];
+} Layout;
+
+static int
+get_layout(PyObject *x, Layout *L)
+{
+    PyObject *st = SLOT(x, O_st);
+    if (st == NULL)
+        return -1;
+    if (st == Py_None) {
+        PyObject *r = PyObject_CallMethodNoArgs(x, s_materialize);
+        if (r == NULL) {
+            decline_error();
+            return -1;
+        }
+        Py_DECREF(r);
+        st = SLOT(x, O_st);
+        if (st == NULL || st == Py_None)
+            return -1;
+    }
+    PyObject *off = SLOT(x, O_off);
+    Py_ssize_t ns;
+    if (off == NULL || !PyLong_CheckExact(off) || tuple_ints(SLOT(x, O_shape), L->shape, &L->nd)
+        || tuple_ints(SLOT(x, O_str), L->str, &ns) || ns != L->nd)
+        return -1;
+    L->off = PyLong_AsSsize_t(off);
+    if (L->off == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < L->nd; i++)
+        if (L->shape[i] < 0)
+            return -1;
+    return 0;
+}
+
+/* A tuple of n C integers (new reference), or NULL with an error set. */
+static PyObject *
+ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyLong_FromSsize_t(v[i]);
+        if (o == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, o);
+    }
+    return t;
+}
+
+/* The child view of x: (offset, shape, strides) in C, its native view nat (stolen;
+   Py_None when not cached), sharing x's Storage, dtype and device. shape_obj, when not
+   NULL, is a tuple equal to shape (borrowed) that the child takes as it is. */
+static PyObject *
+make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
+          const Py_ssize_t *str, Py_ssize_t nd, PyObject *shape_obj)
+{
+    PyObject *o = NULL, *sh = NULL, *sr = NULL;
+    PyObject *xo = SLOT(x, O_off);
+    Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
+    if (xoff == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    o = xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
+    sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
+    sr = ints_tuple(str, nd);
+    if (o == NULL || sh == NULL || sr == NULL) {
+        Py_DECREF(nat);
+        Py_XDECREF(o);
+        Py_XDECREF(sh);
+        Py_XDECREF(sr);
+        return NULL;
+    }
+    PyObject *st = SLOT(x, O_st), *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device);
+    if (st == NULL || dt == NULL || dev == NULL) { /* not reachable for an Array made by us */
+        Py_DECREF(nat);
+        Py_DECREF(o);
+        Py_DECREF(sh);
+        Py_DECREF(sr);
+        return NULL;
+    }
+    return array_new(nat, Py_NewRef(st), o, sh, sr, Py_NewRef(dt), Py_NewRef(dev));
+}
+
+/* The parent's cached native view (new reference), or Py_None. */
+static inline PyObject *
+parent_native(PyObject *x)
+{
+    PyObject *p = SLOT(x, O_np);
+    return Py_NewRef(p == NULL ? Py_None : p);
+}
+
+/* --- indexing: x[slice], x[int], x[(ints and slices, one per leading axis)] --------- */
+
+static inline int
+plain_index(PyObject *v)
+{
+    return v == Py_None || PyLong_CheckExact(v);
+}
+
+static PyObject *
+view_getitem(PyObject *x, PyObject *key)
+{
+    PyTypeObject *tk = Py_TYPE(key);
+    int single = tk == &PySlice_Type || tk == &PyLong_Type;
+    if (!single && tk != &PyTuple_Type)
+        return NULL;
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
+    if (nk > nd)
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    if (L.nd != nd)
+        return NULL;
+    Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off;
+    for (Py_ssize_t d = 0; d < nk; d++) {
+        PyObject *k = single ? key : PyTuple_GET_ITEM(key, d);
+        Py_ssize_t n = L.shape[d], s = L.str[d];
+        if (Py_TYPE(k) == &PySlice_Type) {
+            PySliceObject *sl = (PySliceObject *)k;
+            Py_ssize_t start, stop, step, t;
+            if (!plain_index(sl->start) || !plain_index(sl->stop) || !plain_index(sl->step))
+                return NULL;
+            if (PySlice_Unpack(k, &start, &stop, &step) < 0) /* a zero step */
+                return decline_error();
+            Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
+            if (len) {
+                if (__builtin_mul_overflow(start, s, &t) || __builtin_add_overflow(off, t, &off))
+                    return NULL;
+            }
+            if (__builtin_mul_overflow(s, step, &t))
+                return NULL;
+            oshape[no] = len;
+            ostr[no++] = t;
+        }
+        else if (PyLong_CheckExact(k)) {
+            Py_ssize_t i = PyLong_AsSsize_t(k), t;
+            if (i == -1 && PyErr_Occurred())
+                return decline_error();
+            if (i < -n || i >= n)
+                return NULL; /* the Python path raises the IndexError */
+            if (i < 0)
+                i += n;
+            if (__builtin_mul_overflow(i, s, &t) || __builtin_add_overflow(off, t, &off))
+                return NULL;
+        }
+        else
+            return NULL;
+    }
+    for (Py_ssize_t d = nk; d < nd; d++) {
+        oshape[no] = L.shape[d];
+        ostr[no++] = L.str[d];
+    }
+    /* the native view: the parent's indexed by the same key ("..." keeps an all-int
+       key's element a 0-d view, as in the Python path) */
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        if (no == 0 || tk == &PyLong_Type) {
+            PyObject *k2 = single ? PyTuple_Pack(2, key, Py_Ellipsis) : NULL;
+            if (!single) {
+                k2 = PyTuple_New(nk + 1);
+                if (k2 != NULL) {
+                    for (Py_ssize_t i = 0; i < nk; i++)
+                        PyTuple_SET_ITEM(k2, i, Py_NewRef(PyTuple_GET_ITEM(key, i)));
+                    PyTuple_SET_ITEM(k2, nk, Py_NewRef(Py_Ellipsis));
+                }
+            }
+            if (k2 == NULL) {
+                Py_DECREF(p);
+                return NULL;
+            }
+            nat = PyObject_GetItem(p, k2);
+            Py_DECREF(k2);
+        }
+        else
+            nat = PyObject_GetItem(p, key);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, off, oshape, ostr, no, NULL);
+}
+
+/* --- contiguous(): self when row-major contiguous ------------------------------------ */
+
+/* _layout.is_contiguous: size-1 dimensions take any stride, an empty array is contiguous. */
+static int
+c_contiguous(const Py_ssize_t *shape, const Py_ssize_t *str, Py_ssize_t nd, Py_ssize_t unit)
+{
+    Py_ssize_t expected = unit;
+    for (Py_ssize_t i = nd - 1; i >= 0; i--) {
+        if (shape[i] == 0)
+            return 1;
+        if (shape[i] != 1) {
+            if (str[i] != expected)
+                return 0;
+            if (__builtin_mul_overflow(expected, shape[i], &expected))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *
+view_contiguous(PyObject *x)
+{
+    Py_ssize_t shape[MAXDIMS], str[MAXDIMS], nd, ns;
+    PyObject *s = SLOT(x, O_str);
+    if (tuple_ints(SLOT(x, O_shape), shape, &nd))
+        return NULL;
+    if (s == Py_None) {
+        /* a lazy kernel result: its native array's byte strides */
+        PyObject *p = SLOT(x, O_np);
+        if (ND_T == NULL || p == NULL || Py_TYPE(p) != ND_T)
+            return NULL;
+        PyObject *dt = SLOT(x, O_dtype), *isz;
+        if (dt == NULL || D_itemsize == 0 || Py_TYPE(dt)->tp_basicsize <= D_itemsize)
+            return NULL; /* (setup() not run: no DType slot offsets) */
+        isz = SLOT(dt, D_itemsize);
+        if (isz == NULL || !PyLong_CheckExact(isz))
+            return NULL;
+        Py_ssize_t unit = PyLong_AsSsize_t(isz);
+        if (unit <= 0) {
+            PyErr_Clear();
+            return NULL;
+        }
+        PyObject *bs = PyObject_GetAttr(p, s_strides);
+        if (bs == NULL)
+            return decline_error();
+        int ok = tuple_ints(bs, str, &ns) == 0 && ns == nd && c_contiguous(shape, str, nd, unit);
+        Py_DECREF(bs);
+        return ok ? Py_NewRef(x) : NULL;
+    }
+    if (tuple_ints(s, str, &ns) || ns != nd || !c_contiguous(shape, str, nd, 1))
+        return NULL; /* the Python path copies */
+    return Py_NewRef(x);
+}
+
+/* --- reshape of a contiguous array ---------------------------------------------------- */
+
+/* Row-major strides of shape as _layout.contiguous_strides has them (a size-0 or
+   size-1 dimension multiplies by 1). 0, or -1 on overflow. */
+static int
+contiguous_strides(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *out)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = nd - 1; i >= 0; i--) {
+        out[i] = acc;
+        if (shape[i] > 1 && __builtin_mul_overflow(acc, shape[i], &acc))
+            return -1;
+    }
+    return 0;
+}
+
+static int
+size_of(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *n)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (shape[i] < 0 || __builtin_mul_overflow(acc, shape[i], &acc))
+            return -1;
+    *n = acc;
+    return 0;
+}
+
+/* x viewed with shape (a tuple of exact non-negative ints, borrowed), when x's strides
+   are its shape's contiguous strides (the Python hot path's test). */
+static PyObject *
+view_reshape(PyObject *x, PyObject *shape)
+{
+    Py_ssize_t nshape[MAXDIMS], nstr[MAXDIMS], cstr[MAXDIMS], nn, n_new, n_old;
+    if (tuple_ints(shape, nshape, &nn) || size_of(nshape, nn, &n_new)
+        || contiguous_strides(nshape, nn, nstr))
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    if (size_of(L.shape, L.nd, &n_old) || n_old != n_new || contiguous_strides(L.shape, L.nd, cstr))
+        return NULL;
+    for (Py_ssize_t i = 0; i < L.nd; i++)
+        if (L.str[i] != cstr[i])
+            return NULL; /* not contiguous (or size-1 dimensions with other strides) */
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        PyObject *args[2] = {p, shape};
+        nat = PyObject_VectorcallMethod(s_reshape, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, nshape, nstr, nn, shape);
+}
+
+/* --- permute_dims / permute ------------------------------------------------------------ */
+
+/* axes: a tuple of exact ints (borrowed), a permutation of range(ndim) (negative axes
+   counted from the end, as the general path normalises them, and as there the child's
+   native view is left to be built on use; bools are ints, as the Python path's cache
+   takes them, and NumPy gets the ints). */
+static PyObject *
+view_permute(PyObject *x, PyObject *axes)
+{
+    Py_ssize_t ax[MAXDIMS], na, oshape[MAXDIMS], ostr[MAXDIMS];
+    char seen[MAXDIMS] = {0};
+    int bools = 0, negative = 0;
+    if (tuple_ints_or_bools(axes, ax, &na, &bools))
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0 || na != L.nd)
+        return NULL;
+    for (Py_ssize_t i = 0; i < na; i++) {
+        Py_ssize_t a = ax[i];
+        if (a < -na || a >= na)
+            return NULL;
+        if (a < 0) {
+            a += na;
+            negative = 1;
+        }
+        if (seen[a])
+            return NULL;
+        seen[a] = 1;
+        ax[i] = a;
+        oshape[i] = L.shape[a];
+        ostr[i] = L.str[a];
+    }
+    PyObject *p = negative ? Py_NewRef(Py_None) : parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        PyObject *ints = bools ? ints_tuple(ax, na) : Py_NewRef(axes);
+        if (ints == NULL) {
+            Py_DECREF(p);
+            return NULL;
+        }
+        PyObject *args[2] = {p, ints};
+        nat = PyObject_VectorcallMethod(s_transpose, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(ints);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, oshape, ostr, na, NULL);
+}
+
+/* --- expand_dims / unsqueeze with one int axis ---------------------------------------- */
+
+static PyObject *
+view_expand(PyObject *x, PyObject *axis)
+{
+    if (!PyLong_CheckExact(axis))
+        return NULL;
+    Py_ssize_t a = PyLong_AsSsize_t(axis), oshape[MAXDIMS], ostr[MAXDIMS];
+    if (a == -1 && PyErr_Occurred())
+        return decline_error();
+    Layout L;
+    if (get_layout(x, &L) < 0 || L.nd >= MAXDIMS)
+        return NULL;
+    Py_ssize_t nd = L.nd;
+    if (a < -nd - 1 || a > nd)
+        return NULL; /* the Python path raises */
+    if (a < 0)
+        a += nd + 1;
+    for (Py_ssize_t i = 0, j = 0; i <= nd; i++) {
+        if (i == a) {
+            oshape[i] = 1;
+            if (a < nd) {
+                if (__builtin_mul_overflow(L.str[a], L.shape[a], &ostr[i]))
+                    return NULL;
+            }
+            else
+                ostr[i] = 1;
+        }
+        else {
+            oshape[i] = L.shape[j];
+            ostr[i] = L.str[j++];
+        }
+    }
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        /* NumPy's own view: p[None] for axis 0, p[(slice(None),) * a + (None, ...)] */
+        PyObject *k = Py_None;
+        if (a > 0) {
+            k = unsq_keys[a];
+            if (k == NULL) {
+                k = PyTuple_New(a + 2);
+                PyObject *all = k == NULL ? NULL : PySlice_New(NULL, NULL, NULL);
+                if (all == NULL) {
+                    Py_XDECREF(k);
+                    Py_DECREF(p);
+                    return NULL;
+                }
+                for (Py_ssize_t i = 0; i < a; i++)
+                    PyTuple_SET_ITEM(k, i, Py_NewRef(all));
+                Py_DECREF(all);
+                PyTuple_SET_ITEM(k, a, Py_NewRef(Py_None));
+                PyTuple_SET_ITEM(k, a + 1, Py_NewRef(Py_Ellipsis));
+                unsq_keys[a] = k;
+            }
+        }
+        nat = PyObject_GetItem(p, k);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, oshape, ostr, nd + 1, NULL);
+}
+
+/* --- .T and .mT ------------------------------------------------------------------------ */
+
+/* x.T (t: a 2-D x; the child's native view NumPy's .T of a cached parent's) or x.mT
+   (at least 2-D; the native view built when a kernel needs it, as in Python). */
+static PyObject *
+view_swap_last(PyObject *x, int t)
+{
+    Layout L;
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) < 2
+        || (t && PyTuple_GET_SIZE(shape) != 2))
+        return NULL; /* the Python property raises */
+    if (get_layout(x, &L) < 0 || L.nd != PyTuple_GET_SIZE(shape))
+        return NULL;
+    int native = t;
+    Py_ssize_t v, nd = L.nd;
+    v = L.shape[nd - 1], L.shape[nd - 1] = L.shape[nd - 2], L.shape[nd - 2] = v;
+    v = L.str[nd - 1], L.str[nd - 1] = L.str[nd - 2], L.str[nd - 2] = v;
+    PyObject *p = native ? parent_native(x) : Py_NewRef(Py_None), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        nat = PyObject_GetAttr(p, s_T);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, L.shape, L.str, nd, NULL);
+}
+
+/* --- the objects ----------------------------------------------------------------------- */
+
+enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
+       V_T, V_MT };
+
+/* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
+   reference); NULL (no error set) unless they are all exact ints or bools (the view
+   then checks the tuple's items as it checks a tuple argument's). */
+static PyObject *
+args_tuple(PyObject *const *args, Py_ssize_t n)
+{
+    if (n > MAXDIMS)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyLong_CheckExact(args[i]) && !PyBool_Check(args[i]))
+            return NULL;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return decline_error();
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+    return t;
+}
+
+/* A method's argument: one tuple (``x.permute((2, 0, 1))``) or the ints themselves. */
+static PyObject *
+view_with_dims(PyObject *x, PyObject *const *args, Py_ssize_t n,
+               PyObject *(*view)(PyObject *, PyObject *))
+{
+    if (n == 1 && PyTuple_CheckExact(args[0]))
+        return view(x, args[0]);
+    PyObject *t = args_tuple(args, n);
+    if (t == NULL)
+        return NULL;
+    PyObject *r = view(x, t);
+    Py_DECREF(t);
+    return r;
+}
+
+static inline int
+kw_is(PyObject *kwnames, Py_ssize_t i, const char *name)
+{
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+    return PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, name) == 0;
+}
+
+static PyObject *
+view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Fast *f = (Fast *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (views_ready && n >= 1 && Py_TYPE(args[0]) == Array_T && SLOT(args[0], O_ext) == Py_None) {
+        PyObject *x = args[0], *r = NULL;
+        switch (f->kind) {
+        case V_GETITEM:
+            if (n == 2 && nkw == 0)
+                r = view_getitem(x, args[1]);
+            break;
+        case V_CONTIGUOUS:
+            if (n == 1 && nkw == 0)
+                r = view_contiguous(x);
+            break;
+        case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
+            if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
+                r = view_reshape(x, args[1]);
+            break;
+        case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
+            if (n >= 2 && nkw == 0)
+                r = view_with_dims(x, args + 1, n - 1, view_reshape);
+            break;
+        case V_PERMUTE: /* permute_dims(x, axes) */
+            if (n == 2 && nkw == 0)
+                r = view_permute(x, args[1]);
+            break;
+        case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
+            if (n >= 2 && nkw == 0)
+                r = view_with_dims(x, args + 1, n - 1, view_permute);
+            break;
+        case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
+            if (n == 2 && nkw == 0)
+                r = view_expand(x, args[1]);
+            else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
+                     && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
+                r = view_expand(x, args[1]);
+            else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
+                     && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
+                r = view_expand(x, zero); /* expand_dims's default axis */
+            break;
+        }
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *
+view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *fallback, *kwname = Py_None;
+    int kind;
+    static char *names[] = {"fallback", "kind", "keyword", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|O:View", names, &fallback, &kind, &kwname))
+        return NULL;
+    if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
+        || (kwname != Py_None && !PyUnicode_Check(kwname))) {
+        PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
+                        "kind, a keyword name or None");
+        return NULL;
+    }
+    Fast *f = (Fast *)type->tp_alloc(type, 0);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = view_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(kwname);
+    f->stable = Py_NewRef(Py_None);
+    f->kind = kind;
+    f->swap = 0;
+    return own_identity(f, fallback);
+}
+
+/* A Fast of another constructor and vectorcall: everything else (binding, attributes,
+   pickling, GC) is inherited from Fast (tp_base, set in PyInit). */
+static PyTypeObject View_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._chot.View",
+    .tp_doc = "View(fallback, kind[, keyword]): the compiled hot path of a view (indexing, "
+              "contiguous, reshape, permute, expand_dims), in front of the Python function `fallback`.",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = view_new,
+    .tp_traverse = (traverseproc)fast_traverse,
+    .tp_clear = (inquiry)fast_clear,
+};
+
+/* ``Array.T`` and ``Array.mT``: a property (a subclass of it, so the property it stands
+   in for keeps its getter, docstring and kind for tools) whose instance access answers
+   the plain case in C; everything else is the property's getter. Its fields follow the
+   property's: a __dict__ (where property.__init__ puts a subclass's __doc__) and the kind.
+   The offsets are set in PyInit (the property's size is not in the public headers). */
+static Py_ssize_t VP_dict, VP_kind;
+
+static PyObject *
+prop_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    if (views_ready && Py_TYPE(obj) == Array_T && SLOT(obj, O_ext) == Py_None) {
+        PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return PyProperty_Type.tp_descr_get(self, obj, type);
+}
+
+/* ViewProp(prop, kind): the getter, setter, deleter and docstring of the property prop. */
+static int
+prop_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *prop;
+    int kind;
+    if (!PyArg_ParseTuple(args, "O!i:ViewProp", &PyProperty_Type, &prop, &kind))
+        return -1;
+    if (kind != V_T && kind != V_MT) {
+        PyErr_SetString(PyExc_ValueError, "ViewProp(prop, kind): kind T or MT");
+        return -1;
+    }
+    PyObject *parts = PyTuple_New(4);
+    if (parts == NULL)
+        return -1;
+    static const char *names[] = {"fget", "fset", "fdel", "__doc__"};
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = PyObject_GetAttrString(prop, names[i]);
+        if (v == NULL) {
+            Py_DECREF(parts);
+            return -1;
+        }
+        PyTuple_SET_ITEM(parts, i, v);
+    }
+    int r = PyProperty_Type.tp_init(self, parts, NULL);
+    if (r == 0) {
+        /* the docstring in its own __dict__, where it is found before this type's */
+        PyObject **dict = (PyObject **)((char *)self + VP_dict);
+        if (*dict == NULL)
+            *dict = PyDict_New();
+        if (*dict == NULL || PyDict_SetItemString(*dict, "__doc__", PyTuple_GET_ITEM(parts, 3)) < 0)
+            r = -1;
+        else
+            *(int *)((char *)self + VP_kind) = kind;
+    }
+    Py_DECREF(parts);
+    return r;
+}
+
+static int
+prop_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(*(PyObject **)((char *)self + VP_dict));
+    return PyProperty_Type.tp_traverse(self, visit, arg);
+}
+
+static int
+prop_clear(PyObject *self)
+{
+    Py_CLEAR(*(PyObject **)((char *)self + VP_dict));
+    return PyProperty_Type.tp_clear != NULL ? PyProperty_Type.tp_clear(self) : 0;
+}
+
+static void
+prop_dealloc(PyObject *self)
+{
+    Py_CLEAR(*(PyObject **)((char *)self + VP_dict));
+    PyProperty_Type.tp_dealloc(self);
+}
+
+static PyTypeObject ViewProp_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._chot.ViewProp",
+    .tp_doc = "ViewProp(prop, kind): the property prop (Array.T or Array.mT) with the compiled "
+              "hot path of its view in front of its getter.",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_init = prop_init,
+    .tp_descr_get = prop_get,
+    .tp_traverse = prop_traverse,
+    .tp_clear = prop_clear,
+    .tp_dealloc = prop_dealloc,
+};
+
+static PyMethodDef methods[] = {
+    {"setup_array", setup_array, METH_VARARGS,
+     "setup_array(Array, DType): the classes whose slots the hot path reads and writes."},
+    {"setup_named", setup_named, METH_VARARGS,
+     "setup_named(Ext, name_cache, reduction_axis_cache): named elementwise calls and "
+     "reductions over one named axis with a cached name outcome in C."},
+    {"setup", setup, METH_VARARGS,
+     "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
+     "ignore_context): what the elementwise fast cases need to know, once."},
+    {"views_setup", views_setup, METH_O,
+     "views_setup(Array): what the view paths need to know (the slot offsets), once."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided._csrc._chot",
+    "The compiled hot path of plain elementwise calls (see strided/_api/elementwise.py) and of "
+    "views (strided/_core/array.py, _views.py, _methods.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__chot(void)
+{
+    /* ViewProp: a property with a __dict__ and the kind after the property's own fields */
+    VP_dict = PyProperty_Type.tp_basicsize;
+    VP_kind = VP_dict + (Py_ssize_t)sizeof(PyObject *);
+    ViewProp_T.tp_base = &PyProperty_Type;
+    ViewProp_T.tp_basicsize = VP_kind + (Py_ssize_t)sizeof(PyObject *);
+    ViewProp_T.tp_dictoffset = VP_dict;
+    View_T.tp_base = &Fast_T;
+    if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0)
+        return NULL;
+    zero = PyLong_FromLong(0);
+    minus_one = PyLong_FromLong(-1);
+    s_axis = PyUnicode_InternFromString("axis");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_shape = PyUnicode_InternFromString("shape");
+    s_materialize = PyUnicode_InternFromString("_materialize");
+    s_reshape = PyUnicode_InternFromString("reshape");
+    s_transpose = PyUnicode_InternFromString("transpose");
+    s_T = PyUnicode_InternFromString("T");
+    s_strides = PyUnicode_InternFromString("strides");
+    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_shape == NULL || s_materialize == NULL
+        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0
+        || PyModule_AddObjectRef(m, "View", (PyObject *)&View_T) < 0
+        || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
+        {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
+        {"EXPAND", V_EXPAND}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+    for (int i = 0; kinds[i].name; i++)
+        if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    return m;
+}

@@ -1,0 +1,1762 @@
+/* strided._csrc._ckernels: the few CPU kernels NumPy has no fast equivalent for.
+ *
+ * Built by `pip install -e .` with the system C compiler (setup.py marks it
+ * optional); strided/_core/cfast.py falls back to NumPy when it is absent or when
+ * STRIDED_NO_CEXT=1, and CI runs the tests both ways.
+ *
+ * sum_rows(src, out, ncols): out[i] = sum(src[i*ncols : (i+1)*ncols]) for a
+ * C-contiguous float32 ('f') or float64 ('d') buffer src and a contiguous out of
+ * the same type. Pairwise summation like NumPy's, restructured for speed (see
+ * "The pairwise sum" below): leaves of 64 vectors in eight accumulators (lane
+ * depth 9, NumPy's 16), each leaf's lanes added neighbours first as NumPy's
+ * leaf does, and the leaves combined in float64 by a binary counter (no
+ * recursion, float32 rounded once at the end), so the error bound is NumPy's
+ * or better. The GIL is released while it runs (from 64 KiB), so strided's
+ * threads can split a sum. Sums of at most 128 elements are NumPy's leaf,
+ * operation for operation (the same bits as numpy.add.reduce).
+ *
+ * sum_into(src, out, ncols[, divisor]) -> bool: the same (divided by divisor: a
+ * mean), or False (nothing written) for a buffer it doesn't take, so the hot
+ * path asks once instead of checking first.
+ *
+ * reduce(op, src, out, outer, nred, inner, nthreads[, means]) -> bool: sum,
+ * max, min (or, with means, the sum of squared deviations: var/std in one
+ * pass) over the middle axis of a C-contiguous float32/float64 buffer seen as
+ * (outer, nred, inner): any run of adjacent axes of an array, or all of them.
+ * Rows (inner == 1) as sum_rows sums them; leading/middle axes as column sums
+ * pairwise over the rows, in blocks of 16 rows streamed across the columns;
+ * max/min exact and NaN-propagating, a zero's sign or a NaN's payload as NumPy
+ * gives it or the call declined (see "reductions over one run of axes").
+ *
+ * The thread pool (see "Intra-op threads" below): a persistent crew of
+ * pthreads that never take the GIL. ew_binary, ew_loop, reduce, sum_all and
+ * extremum_all run one large operation on C-contiguous float32/float64
+ * buffers split in chunks across it: the caller releases the GIL, takes
+ * chunks itself and waits for the crew. Each returns False (nothing written)
+ * for anything it doesn't take, and strided/_core/threads.py falls back. Results
+ * never depend on the thread count.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <sched.h>
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define SD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SD_CLONES
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi" /* static functions only: no ABI crosses the module */
+#endif
+typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
+/* Helpers that take or return vectors by value: always inlined into their caller
+   (a target_clones function), so that no call crosses between code built for
+   different vector ABIs (AVX2 passes them in ymm registers, the default in memory). */
+#define SD_INLINE static inline __attribute__((always_inline))
+typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
+
+/* q[m] = the lanes of r_m summed pairwise, neighbours first:
+   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) -- for all four vectors at
+   once with shuffles where the compiler has them (the same additions in the
+   same order either way). */
+#if defined(__GNUC__) && !defined(__clang__)
+typedef int vi8 __attribute__((vector_size(32)));
+typedef long long vl4 __attribute__((vector_size(32)));
+typedef float vf4 __attribute__((vector_size(16)));
+#define EVEN8 ((vi8){0, 2, 8, 10, 4, 6, 12, 14})
+#define ODD8 ((vi8){1, 3, 9, 11, 5, 7, 13, 15})
+SD_INLINE void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
+{
+    /* neighbours: [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7] */
+    vf p = __builtin_shuffle(a, b, EVEN8) + __builtin_shuffle(a, b, ODD8);
+    vf r = __builtin_shuffle(c, d, EVEN8) + __builtin_shuffle(c, d, ODD8);
+    /* pairs of pairs: [A0123, B0123, C0123, D0123, A4567, B4567, C4567, D4567] */
+    vf u = __builtin_shuffle(p, r, EVEN8) + __builtin_shuffle(p, r, ODD8);
+    for (int m = 0; m < 4; m++)
+        q[m] = u[m] + u[m + 4];
+}
+SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
+{
+    /* [a0+a1, b0+b1, a2+a3, b2+b3] */
+    vd p = __builtin_shuffle(a, b, (vl4){0, 4, 2, 6}) + __builtin_shuffle(a, b, (vl4){1, 5, 3, 7});
+    vd r = __builtin_shuffle(c, d, (vl4){0, 4, 2, 6}) + __builtin_shuffle(c, d, (vl4){1, 5, 3, 7});
+    q[0] = p[0] + p[2];
+    q[1] = p[1] + p[3];
+    q[2] = r[0] + r[2];
+    q[3] = r[1] + r[3];
+}
+#else
+SD_INLINE float hsum_f32(vf v)
+{
+    float l[8];
+    memcpy(l, &v, sizeof(v));
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+SD_INLINE double hsum_f64(vd v)
+{
+    double l[4];
+    memcpy(l, &v, sizeof(v));
+    return (l[0] + l[1]) + (l[2] + l[3]);
+}
+SD_INLINE void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
+{
+    q[0] = hsum_f32(a), q[1] = hsum_f32(b), q[2] = hsum_f32(c), q[3] = hsum_f32(d);
+}
+SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
+{
+    q[0] = hsum_f64(a), q[1] = hsum_f64(b), q[2] = hsum_f64(c), q[3] = hsum_f64(d);
+}
+#endif
+
+/* The pairwise sum. A leaf is 64 vectors (float32: 512 elements, float64: 256)
+   summed in eight vector accumulators, each lane adding 8 elements in sequence;
+   accumulators m and m+4 are added (lane depth 9: NumPy's eight accumulators
+   add 16), and each of the four left has its lanes added pairwise, neighbours
+   first (as the data lie: periodic signs cancel before they grow, as in
+   NumPy's leaf), then the four pairwise, in float64. Leaves are combined in
+   float64 by a binary counter (leaf k is added to the stack entries of its
+   index's trailing one bits: a balanced tree over the leaves, each entry on
+   the left of the newer one); float32 sums are rounded to float32 once, at
+   the end. Error bound: float32, the leaf's float32 roundings (9 + 3 + 2 of
+   partial sums of at most 512 elements) and one rounding of the result;
+   float64, (9 + 2 + 2 + log2(leaves)) eps * sum|x|, both below NumPy's
+   (16 + 3 + log2(n / 128)). */
+#define SD_LEAF 64 /* vectors per leaf: 8 accumulators x 8 deep */
+
+#define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
+
+/* One generator for both types: T scalar, V vector, L lanes. */
+#define SDX(v) (sq ? ((v) - mv) * ((v) - mv) : (v))
+/* r0 .. r7 += the eight vectors at a + i (each through SDX) */
+#define SD_ADD8(V, L, a, i)                                                              \
+    do {                                                                                 \
+        r0 += SDX(SD_LD(V, (a) + (i)));                                                  \
+        r1 += SDX(SD_LD(V, (a) + (i) + (L)));                                            \
+        r2 += SDX(SD_LD(V, (a) + (i) + 2 * (L)));                                        \
+        r3 += SDX(SD_LD(V, (a) + (i) + 3 * (L)));                                        \
+        r4 += SDX(SD_LD(V, (a) + (i) + 4 * (L)));                                        \
+        r5 += SDX(SD_LD(V, (a) + (i) + 5 * (L)));                                        \
+        r6 += SDX(SD_LD(V, (a) + (i) + 6 * (L)));                                        \
+        r7 += SDX(SD_LD(V, (a) + (i) + 7 * (L)));                                        \
+    } while (0)
+#define PAIRWISE(SFX, T, V, L, HSUM4)                                                    \
+    SD_INLINE double leaf_end_##SFX(V r0, V r1, V r2, V r3, V r4, V r5, V r6, V r7) \
+    {                                                                                    \
+        T q[4];                                                                          \
+        HSUM4(r0 + r4, r1 + r5, r2 + r6, r3 + r7, q);                                    \
+        return ((double)q[0] + (double)q[1]) + ((double)q[2] + (double)q[3]);            \
+    }                                                                                    \
+    SD_INLINE double leaf_full_##SFX(const T *a, V mv, int sq)                       \
+    {                                                                                    \
+        V r0 = SDX(SD_LD(V, a)), r1 = SDX(SD_LD(V, a + (L))), r2 = SDX(SD_LD(V, a + 2 * (L)));          \
+        V r3 = SDX(SD_LD(V, a + 3 * (L))), r4 = SDX(SD_LD(V, a + 4 * (L)));                        \
+        V r5 = SDX(SD_LD(V, a + 5 * (L))), r6 = SDX(SD_LD(V, a + 6 * (L))), r7 = SDX(SD_LD(V, a + 7 * (L))); \
+        for (int i = 8 * (L); i < SD_LEAF * (L); i += 8 * (L)) {                         \
+            SD_ADD8(V, L, a, i);                                                         \
+        }                                                                                \
+        return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
+    }                                                                                    \
+    /* m < SD_LEAF * L elements (a partial last leaf): the rest after whole groups of  \
+       eight vectors go to r0 .. r6 one vector each, then the last few elements (zeros  \
+       padding them) to r7 (lane depth at most 9) */                                    \
+    SD_INLINE double leaf_part_##SFX(const T *a, Py_ssize_t m, V mv, int sq)         \
+    {                                                                                    \
+        V r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0}, r5 = {0}, r6 = {0}, r7 = {0}; \
+        Py_ssize_t i = 0;                                                                \
+        for (; i + 8 * (L) <= m; i += 8 * (L)) {                                         \
+            SD_ADD8(V, L, a, i);                                                         \
+        }                                                                                \
+        Py_ssize_t nv = (m - i) / (L);                                                   \
+        switch (nv) {                                                                    \
+        case 7: r6 += SDX(SD_LD(V, a + i + 6 * (L))); /* fall through */                     \
+        case 6: r5 += SDX(SD_LD(V, a + i + 5 * (L))); /* fall through */                     \
+        case 5: r4 += SDX(SD_LD(V, a + i + 4 * (L))); /* fall through */                     \
+        case 4: r3 += SDX(SD_LD(V, a + i + 3 * (L))); /* fall through */                     \
+        case 3: r2 += SDX(SD_LD(V, a + i + 2 * (L))); /* fall through */                     \
+        case 2: r1 += SDX(SD_LD(V, a + i + (L))); /* fall through */                         \
+        case 1: r0 += SDX(SD_LD(V, a + i)); /* fall through */                               \
+        default: break;                                                                  \
+        }                                                                                \
+        i += nv * (L);                                                                   \
+        if (i < m) {                                                                     \
+            V u = {0};                                                                   \
+            if (sq)                                                                      \
+                u = mv; /* padding that deviates by zero */                              \
+            memcpy(&u, a + i, (size_t)(m - i) * sizeof(T));                              \
+            r7 += SDX(u);                                                                \
+        }                                                                                \
+        return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
+    }                                                                                    \
+    /* nfull leaves then a partial one of rem elements (0: none), combined: the        \
+       counter's entries added lowest level first, each on the left of the total */     \
+    SD_INLINE double pw_body_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem, V mv, int sq) \
+    {                                                                                    \
+        double st[64];                                                                   \
+        Py_ssize_t nl = nfull + (rem > 0);                                               \
+        for (Py_ssize_t k = 0; k < nl; k++) {                                            \
+            double s = k < nfull ? leaf_full_##SFX(a + k * (SD_LEAF * (L)), mv, sq)      \
+                                 : leaf_part_##SFX(a + k * (SD_LEAF * (L)), rem, mv, sq); \
+            int l = 0;                                                                   \
+            for (Py_ssize_t j = k; j & 1; j >>= 1, l++)                                  \
+                s = st[l] + s;                                                           \
+            st[l] = s;                                                                   \
+        }                                                                                \
+        double tot = 0;                                                                  \
+        int have = 0;                                                                    \
+        for (int l = 0; (nl >> l) != 0; l++)                                                  \
+            if ((nl >> l) & 1) {                                                         \
+                tot = have ? st[l] + tot : st[l];                                        \
+                have = 1;                                                                \
+            }                                                                            \
+        return tot;                                                                      \
+    }                                                                                    \
+    SD_CLONES static double pw_tree_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem)  \
+    {                                                                                    \
+        V z = {0};                                                                       \
+        return pw_body_##SFX(a, nfull, rem, z, 0);                                       \
+    }                                                                                    \
+    /* the same tree over (a[i] - mean)**2 */                                            \
+    SD_CLONES static double pw_sq_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem, T mean) \
+    {                                                                                    \
+        V mv = {0};                                                                      \
+        mv += mean;                                                                      \
+        return pw_body_##SFX(a, nfull, rem, mv, 1);                                      \
+    }                                                                                    \
+    static T pairwise_##SFX(const T *a, Py_ssize_t n)                                    \
+    {                                                                                    \
+        Py_ssize_t leaf = SD_LEAF * (L);                                                 \
+        return (T)pw_tree_##SFX(a, n / leaf, n % leaf);                                  \
+    }
+
+PAIRWISE(f32, float, vf, 8, hsum4_f32)
+PAIRWISE(f64, double, vd, 4, hsum4_f64)
+
+/* A row: NumPy's own leaf, operation for operation, up to 128 elements (so small
+   sums are NumPy's bits); the vector pairwise sum above that. */
+#define ROW(NAME, PW, T)                                                             \
+    static T NAME(const T *a, Py_ssize_t n)                                          \
+    {                                                                                \
+        if (n > 128)                                                                 \
+            return PW(a, n);                                                         \
+        T res = 0;                                                                   \
+        Py_ssize_t i;                                                                \
+        if (n < 8) {                                                                 \
+            for (i = 0; i < n; i++)                                                  \
+                res += a[i];                                                         \
+            return res;                                                              \
+        }                                                                            \
+        T r[8];                                                                      \
+        for (int j = 0; j < 8; j++)                                                  \
+            r[j] = a[j];                                                             \
+        for (i = 8; i < n - (n % 8); i += 8)                                         \
+            for (int j = 0; j < 8; j++)                                              \
+                r[j] += a[i + j];                                                    \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));     \
+        for (; i < n; i++)                                                           \
+            res += a[i];                                                             \
+        return res;                                                                  \
+    }
+
+ROW(row_f32, pairwise_f32, float)
+ROW(row_f64, pairwise_f64, double)
+
+/* The shared body of sum_rows and sum_into: 1 done, 0 not handled (only when
+   !strict: a layout or type this kernel doesn't take), -1 error set. */
+static int
+sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict, double divisor)
+{
+    Py_buffer src, out;
+    if (PyObject_GetBuffer(src_obj, &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
+        if (strict)
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&src);
+        if (strict)
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int status = 1;
+    const char *f = src.format ? src.format : "B";
+    const char *g = out.format ? out.format : "B";
+    /* native byte order spelled out ('<d' from a little-endian dtype) is native */
+#if PY_LITTLE_ENDIAN
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@')
+        f++;
+    if (g[0] == '<' || g[0] == '=' || g[0] == '@')
+        g++;
+#else
+    if (f[0] == '>' || f[0] == '=' || f[0] == '@')
+        f++;
+    if (g[0] == '>' || g[0] == '=' || g[0] == '@')
+        g++;
+#endif
+    int is32 = (f[0] == 'f' && f[1] == 0), is64 = (f[0] == 'd' && f[1] == 0);
+    Py_ssize_t isz = src.itemsize;
+    if (!PyBuffer_IsContiguous(&src, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
+        if (strict)
+            PyErr_SetString(PyExc_ValueError, "sum_rows(): src and out must be C-contiguous");
+        status = strict ? -1 : 0;
+    }
+    else if ((!is32 && !is64) || strcmp(f, g) != 0 || ncols <= 0 || src.len % (isz * ncols) != 0
+             || out.len != (src.len / ncols)) {
+        if (strict)
+            PyErr_Format(PyExc_ValueError,
+                         "sum_rows(): src (format %s, %zd bytes) and out (format %s, %zd bytes) "
+                         "don't fit %zd columns of float32 or float64", f, src.len, g, out.len, ncols);
+        status = strict ? -1 : 0;
+    }
+    else {
+        Py_ssize_t nrows = src.len / (isz * ncols);
+        /* a few rows of a small array: not worth two thread-state switches */
+        int release = src.len >= (1 << 16);
+        PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+        if (is32) {
+            const float *a = (const float *)src.buf;
+            float *o = (float *)out.buf;
+            for (Py_ssize_t r = 0; r < nrows; r++)
+                o[r] = 0.0f + row_f32(a + r * ncols, ncols); /* NumPy: identity + sum */
+            if (divisor != 1.0)
+                for (Py_ssize_t r = 0; r < nrows; r++)
+                    o[r] = o[r] / (float)divisor;
+        }
+        else {
+            const double *a = (const double *)src.buf;
+            double *o = (double *)out.buf;
+            for (Py_ssize_t r = 0; r < nrows; r++)
+                o[r] = 0.0 + row_f64(a + r * ncols, ncols);
+            if (divisor != 1.0)
+                for (Py_ssize_t r = 0; r < nrows; r++)
+                    o[r] = o[r] / divisor;
+        }
+        if (release)
+            PyEval_RestoreThread(ts);
+    }
+    PyBuffer_Release(&src);
+    PyBuffer_Release(&out);
+    return status;
+}
+
+static PyObject *
+sum_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "sum_rows() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
+    if (ncols == -1 && PyErr_Occurred())
+        return NULL;
+    if (sum_rows_impl(args[0], args[1], ncols, 1, 1.0) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+sum_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 && nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "sum_into() takes 3 or 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
+    if (ncols == -1 && PyErr_Occurred())
+        return NULL;
+    double divisor = 1.0;
+    if (nargs == 4) {
+        divisor = PyFloat_AsDouble(args[3]);
+        if (divisor == -1.0 && PyErr_Occurred())
+            return NULL;
+    }
+    int r = sum_rows_impl(args[0], args[1], ncols, 0, divisor);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
+/* ---------------------------------------------------------------------------
+ * Intra-op threads: a persistent pool of pthreads that never take the GIL.
+ *
+ * P is one process-wide crew of nworkers threads; the caller is the extra
+ * thread (set_num_threads(n) gives n - 1 workers). A job is fn(ctx, chunk)
+ * over chunks 0 .. nchunks-1. Every thread, the caller included, claims the
+ * next chunk by a compare-and-swap on `ticket` (job id << 32 | next chunk)
+ * until none is left, so a worker that wakes late only takes what the caller
+ * has not done yet; the caller then waits until `done` reaches nchunks.
+ * Chunk boundaries depend only on the sizes and the thread count, never on
+ * which thread runs a chunk, so results do not depend on the timing.
+ *
+ * Waiting: after a job a worker spins (pause instruction) for sd_spin_ns
+ * (default 2 ms, of the order of libgomp's default spin, which PyTorch's CPU
+ * threads use: operations separated by a little Python find it awake; with
+ * 100 us a wake-up of ~10-50 us, or a lost core, often landed on the next
+ * operation: 1e6-element adds swung 0.7-1.5x PyTorch), then sleeps on a
+ * condition variable, so an idle process burns no CPU. The caller signals
+ * only when a worker sleeps (`sleepers`, a Dekker-style pair of sequentially
+ * consistent accesses with the worker's check of the ticket).
+ *
+ * Publishing job k+1 after job k: ticket := (k, CLOSED), so that no late claim
+ * on job k can succeed, then the job's fields, then ticket := (k+1, 0). A
+ * claim reads the fields after it has seen the ticket and succeeds only if the
+ * ticket is still what it saw, so the fields it runs with are its job's.
+ *
+ * One caller at a time (call_mu): a second Python thread that finds the pool
+ * busy runs its job alone (no waiting, no deadlock). Fork: the child has none
+ * of the workers; the pthread_atfork child handler forgets them (and resets
+ * the locks), and the child's next job starts a fresh crew.
+ * ------------------------------------------------------------------------- */
+typedef void (*sd_task)(void *ctx, Py_ssize_t chunk);
+
+#define SD_MAXW 255
+#define SD_CLOSED 0xFFFFFFFFu
+#define SD_MAXCHUNKS 64
+
+static struct {
+    pthread_mutex_t call_mu;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    _Atomic uint64_t ticket;
+    _Atomic uintptr_t fn, ctx;
+    _Atomic Py_ssize_t nchunks;
+    _Atomic Py_ssize_t done;
+    _Atomic int sleepers;
+    _Atomic int stop;
+    int nworkers;
+    pthread_t tid[SD_MAXW];
+} P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+static _Atomic long sd_spin_ns = 2000000;         /* a worker's spin before it sleeps */
+static _Atomic Py_ssize_t sd_min_chunk = 1 << 16; /* bytes of output (or input) per chunk */
+static _Atomic long sd_worker_chunks = 0;         /* chunks the workers ran (a statistic) */
+
+static inline void sd_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline long sd_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Claim and run chunks of job `job` until none is left (or another job began). */
+static void sd_run_job(uint32_t job, int worker)
+{
+    for (;;) {
+        uint64_t t = atomic_load_explicit(&P.ticket, memory_order_acquire);
+        if ((uint32_t)(t >> 32) != job)
+            return;
+        Py_ssize_t c = (Py_ssize_t)(uint32_t)t;
+        sd_task fn = (sd_task)atomic_load_explicit(&P.fn, memory_order_relaxed);
+        void *ctx = (void *)atomic_load_explicit(&P.ctx, memory_order_relaxed);
+        Py_ssize_t n = atomic_load_explicit(&P.nchunks, memory_order_relaxed);
+        if (c >= n)
+            return;
+        if (atomic_compare_exchange_weak(&P.ticket, &t, t + 1)) {
+            fn(ctx, c);
+            if (worker)
+                atomic_fetch_add_explicit(&sd_worker_chunks, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&P.done, 1, memory_order_release);
+        }
+    }
+}
+
+static void *sd_worker(void *arg)
+{
+    uint32_t seen = (uint32_t)(uintptr_t)arg;
+    for (;;) {
+        long spin = atomic_load_explicit(&sd_spin_ns, memory_order_relaxed);
+        long t0 = sd_now();
+        uint32_t job;
+        for (unsigned i = 1;; i++) {
+            job = (uint32_t)(atomic_load_explicit(&P.ticket, memory_order_acquire) >> 32);
+            if (job != seen || atomic_load_explicit(&P.stop, memory_order_relaxed))
+                break;
+            sd_pause();
+            if ((i & 127) == 0 && sd_now() - t0 > spin) {
+                pthread_mutex_lock(&P.mu);
+                atomic_fetch_add(&P.sleepers, 1);
+                while ((job = (uint32_t)(atomic_load(&P.ticket) >> 32)) == seen && !atomic_load(&P.stop))
+                    pthread_cond_wait(&P.cv, &P.mu);
+                atomic_fetch_sub(&P.sleepers, 1);
+                pthread_mutex_unlock(&P.mu);
+                break;
+            }
+        }
+        if (atomic_load(&P.stop))
+            return NULL;
+        seen = job;
+        sd_run_job(job, 1);
+    }
+}
+
+static void sd_wake_all(void)
+{
+    pthread_mutex_lock(&P.mu);
+    pthread_cond_broadcast(&P.cv);
+    pthread_mutex_unlock(&P.mu);
+}
+
+/* A crew of nw workers (call_mu held): the one there, or a fresh one. Returns the
+   number of workers running (fewer when the system refuses threads). */
+static int sd_ensure(int nw)
+{
+    if (nw > SD_MAXW)
+        nw = SD_MAXW;
+    if (P.nworkers == nw)
+        return nw;
+    if (P.nworkers) {
+        atomic_store(&P.stop, 1);
+        sd_wake_all();
+        for (int i = 0; i < P.nworkers; i++)
+            pthread_join(P.tid[i], NULL);
+        P.nworkers = 0;
+        atomic_store(&P.stop, 0);
+    }
+    /* workers take no signals: Python handles them in the main thread */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    uint32_t job = (uint32_t)(atomic_load(&P.ticket) >> 32);
+    for (int i = 0; i < nw; i++) {
+        if (pthread_create(&P.tid[i], NULL, sd_worker, (void *)(uintptr_t)job) != 0)
+            break;
+        P.nworkers = i + 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return P.nworkers;
+}
+
+static void sd_atfork_child(void)
+{
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    P.call_mu = m;
+    P.mu = m;
+    P.cv = c;
+    P.nworkers = 0;
+    atomic_store(&P.sleepers, 0);
+    atomic_store(&P.stop, 0);
+}
+
+/* fn(ctx, c) for c in 0 .. nchunks-1 on nthreads threads (the caller one of them).
+   Called without the GIL. */
+static void sd_parallel(int nthreads, sd_task fn, void *ctx, Py_ssize_t nchunks)
+{
+    if (nthreads > 1 && nchunks > 1 && pthread_mutex_trylock(&P.call_mu) == 0) {
+        if (sd_ensure(nthreads - 1) > 0) {
+            uint32_t job = (uint32_t)(atomic_load(&P.ticket) >> 32);
+            atomic_store(&P.ticket, ((uint64_t)job << 32) | SD_CLOSED);
+            atomic_store_explicit(&P.fn, (uintptr_t)fn, memory_order_relaxed);
+            atomic_store_explicit(&P.ctx, (uintptr_t)ctx, memory_order_relaxed);
+            atomic_store_explicit(&P.nchunks, nchunks, memory_order_relaxed);
+            atomic_store_explicit(&P.done, 0, memory_order_relaxed);
+            job++;
+            atomic_store(&P.ticket, (uint64_t)job << 32);
+            if (atomic_load(&P.sleepers) > 0)
+                sd_wake_all();
+            sd_run_job(job, 0);
+            for (unsigned spins = 0; atomic_load_explicit(&P.done, memory_order_acquire) < nchunks;) {
+                sd_pause();
+                if (++spins > 2048)
+                    sched_yield(); /* a worker lost its core mid-chunk: let it have ours */
+            }
+            pthread_mutex_unlock(&P.call_mu);
+            return;
+        }
+        pthread_mutex_unlock(&P.call_mu);
+    }
+    for (Py_ssize_t c = 0; c < nchunks; c++)
+        fn(ctx, c);
+}
+
+/* How many chunks for nbytes of work on nthreads threads: at least sd_min_chunk
+   bytes each, at most 8 per thread (a late worker leaves the caller its share). */
+static Py_ssize_t sd_chunks(Py_ssize_t nbytes, int nthreads)
+{
+    if (nthreads < 2)
+        return 1;
+    Py_ssize_t mc = atomic_load_explicit(&sd_min_chunk, memory_order_relaxed);
+    Py_ssize_t k = nbytes / (mc > 0 ? mc : 1);
+    Py_ssize_t most = 8 * (Py_ssize_t)nthreads;
+    if (most > SD_MAXCHUNKS)
+        most = SD_MAXCHUNKS;
+    return k < 1 ? 1 : (k > most ? most : k);
+}
+
+/* --- buffers ------------------------------------------------------------ */
+
+/* 1 float32, 2 float64 (native, C-contiguous), else 0 with the view released
+   and no error set. */
+static int sd_fbuf(PyObject *obj, Py_buffer *v, int writable)
+{
+    if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *f = v->format ? v->format : "B";
+#if PY_LITTLE_ENDIAN
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@')
+#else
+    if (f[0] == '>' || f[0] == '=' || f[0] == '@')
+#endif
+        f++;
+    int kind = (f[0] == 'f' && f[1] == 0 && v->itemsize == 4) ? 1
+             : (f[0] == 'd' && f[1] == 0 && v->itemsize == 8) ? 2 : 0;
+    if (!kind || !PyBuffer_IsContiguous(v, 'C')) {
+        PyBuffer_Release(v);
+        return 0;
+    }
+    return kind;
+}
+
+/* [lo, hi) of chunk c of n elements in nchunks pieces, boundaries on multiples of 64. */
+static inline void sd_range(Py_ssize_t n, Py_ssize_t nchunks, Py_ssize_t c, Py_ssize_t *lo, Py_ssize_t *hi)
+{
+    Py_ssize_t step = (n + nchunks - 1) / nchunks;
+    step = (step + 63) & ~(Py_ssize_t)63;
+    Py_ssize_t a = c * step, b = a + step;
+    *lo = a < n ? a : n;
+    *hi = b < n ? b : n;
+}
+
+static int sd_overlap(const char *p, const char *q, Py_ssize_t len)
+{
+    return p < q + len && q < p + len;
+}
+
+/* --- elementwise arithmetic ------------------------------------------------
+   NumPy's results bit for bit: IEEE +, -, *, / of the same operands in the same
+   order, and maximum/minimum as NumPy's loops define them (a NaN in a wins, then
+   a NaN in b; equal operands, +0/-0 included, give b). Four variants each, so
+   that the compiler vectorizes without runtime alias checks: out distinct from
+   both inputs, out == a, out == b, and out == a == b (temporary elision). */
+#define SD_OP_ADD(x, y) ((x) + (y))
+#define SD_OP_SUB(x, y) ((x) - (y))
+#define SD_OP_MUL(x, y) ((x) * (y))
+#define SD_OP_DIV(x, y) ((x) / (y))
+#define SD_OP_MAX(x, y) (((x) > (y) || (x) != (x)) ? (x) : (y))
+#define SD_OP_MIN(x, y) (((x) < (y) || (x) != (x)) ? (x) : (y))
+
+#define SD_BIN(NAME, T, OP)                                                                 \
+    SD_CLONES static void NAME##_ab(const T *restrict a, const T *restrict b, T *restrict o, \
+                                    Py_ssize_t n)                                          \
+    {                                                                                      \
+        for (Py_ssize_t i = 0; i < n; i++)                                                 \
+            o[i] = OP(a[i], b[i]);                                                         \
+    }                                                                                      \
+    SD_CLONES static void NAME##_oa(T *restrict o, const T *restrict b, Py_ssize_t n)       \
+    {                                                                                      \
+        for (Py_ssize_t i = 0; i < n; i++)                                                 \
+            o[i] = OP(o[i], b[i]);                                                         \
+    }                                                                                      \
+    SD_CLONES static void NAME##_ob(const T *restrict a, T *restrict o, Py_ssize_t n)       \
+    {                                                                                      \
+        for (Py_ssize_t i = 0; i < n; i++)                                                 \
+            o[i] = OP(a[i], o[i]);                                                         \
+    }                                                                                      \
+    SD_CLONES static void NAME##_oo(T *restrict o, Py_ssize_t n)                           \
+    {                                                                                      \
+        for (Py_ssize_t i = 0; i < n; i++)                                                 \
+            o[i] = OP(o[i], o[i]);                                                         \
+    }                                                                                      \
+    static void NAME(const T *a, const T *b, T *o, Py_ssize_t n)                           \
+    {                                                                                      \
+        if (o == a && o == b)                                                              \
+            NAME##_oo(o, n);                                                               \
+        else if (o == a)                                                                   \
+            NAME##_oa(o, b, n);                                                            \
+        else if (o == b)                                                                   \
+            NAME##_ob(a, o, n);                                                            \
+        else                                                                               \
+            NAME##_ab(a, b, o, n);                                                         \
+    }
+
+SD_BIN(add_f32, float, SD_OP_ADD)
+SD_BIN(sub_f32, float, SD_OP_SUB)
+SD_BIN(mul_f32, float, SD_OP_MUL)
+SD_BIN(div_f32, float, SD_OP_DIV)
+SD_BIN(max_f32, float, SD_OP_MAX)
+SD_BIN(min_f32, float, SD_OP_MIN)
+SD_BIN(add_f64, double, SD_OP_ADD)
+SD_BIN(sub_f64, double, SD_OP_SUB)
+SD_BIN(mul_f64, double, SD_OP_MUL)
+SD_BIN(div_f64, double, SD_OP_DIV)
+SD_BIN(max_f64, double, SD_OP_MAX)
+SD_BIN(min_f64, double, SD_OP_MIN)
+
+typedef void (*sd_bin_f32)(const float *, const float *, float *, Py_ssize_t);
+typedef void (*sd_bin_f64)(const double *, const double *, double *, Py_ssize_t);
+static const sd_bin_f32 SD_BIN32[6] = {add_f32, sub_f32, mul_f32, div_f32, max_f32, min_f32};
+static const sd_bin_f64 SD_BIN64[6] = {add_f64, sub_f64, mul_f64, div_f64, max_f64, min_f64};
+
+typedef struct {
+    int op, kind, sside; /* sside: 0 two arrays, 1 a is a scalar, 2 b is a scalar */
+    double sval;
+    const char *a, *b;
+    char *o;
+    Py_ssize_t n, nchunks;
+} sd_ew_ctx;
+
+#define SD_BLK 512 /* a scalar operand meets its array as a block of its copies */
+
+static void sd_ew_task(void *p, Py_ssize_t c)
+{
+    sd_ew_ctx *x = (sd_ew_ctx *)p;
+    Py_ssize_t lo, hi;
+    sd_range(x->n, x->nchunks, c, &lo, &hi);
+    if (hi <= lo)
+        return;
+    if (x->sside == 0) {
+        if (x->kind == 1)
+            SD_BIN32[x->op]((const float *)x->a + lo, (const float *)x->b + lo, (float *)x->o + lo, hi - lo);
+        else
+            SD_BIN64[x->op]((const double *)x->a + lo, (const double *)x->b + lo, (double *)x->o + lo, hi - lo);
+        return;
+    }
+    const char *arr = x->sside == 2 ? x->a : x->b;
+    if (x->kind == 1) {
+        float blk[SD_BLK], v = (float)x->sval;
+        for (int i = 0; i < SD_BLK; i++)
+            blk[i] = v;
+        const float *s = (const float *)arr;
+        float *o = (float *)x->o;
+        for (Py_ssize_t i = lo; i < hi; i += SD_BLK) {
+            Py_ssize_t m = hi - i < SD_BLK ? hi - i : SD_BLK;
+            if (x->sside == 2)
+                SD_BIN32[x->op](s + i, blk, o + i, m);
+            else
+                SD_BIN32[x->op](blk, s + i, o + i, m);
+        }
+    }
+    else {
+        double blk[SD_BLK], v = x->sval;
+        for (int i = 0; i < SD_BLK; i++)
+            blk[i] = v;
+        const double *s = (const double *)arr;
+        double *o = (double *)x->o;
+        for (Py_ssize_t i = lo; i < hi; i += SD_BLK) {
+            Py_ssize_t m = hi - i < SD_BLK ? hi - i : SD_BLK;
+            if (x->sside == 2)
+                SD_BIN64[x->op](s + i, blk, o + i, m);
+            else
+                SD_BIN64[x->op](blk, s + i, o + i, m);
+        }
+    }
+}
+
+/* A Python float or int operand (exact types: not bool) as NumPy 2 takes it against a
+   float array (a "weak" scalar: converted to the array's type, rounding once):
+   1 with *v set, 0 for anything else (an int beyond 2**53, which would round twice,
+   or a value that overflows the array's type, where NumPy decides). */
+static int sd_scalar(PyObject *obj, int kind, double *v)
+{
+    double d;
+    if (PyFloat_CheckExact(obj))
+        d = PyFloat_AS_DOUBLE(obj);
+    else if (PyLong_CheckExact(obj)) {
+        d = PyLong_AsDouble(obj);
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (d > 9007199254740992.0 || d < -9007199254740992.0)
+            return 0;
+    }
+    else
+        return 0;
+    if (kind == 1 && d == d && d - d == 0.0) { /* finite, but perhaps not as a float32 */
+        float f = (float)d;
+        if (f - f != 0.0f)
+            return 0;
+    }
+    *v = d;
+    return 1;
+}
+
+/* ew_binary(op, a, b, out, nthreads) -> bool: a and b arrays, or one of them a Python
+   float/int for op 0..3 (NumPy's loops for maximum/minimum with a scalar are its own). */
+static PyObject *
+ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "ew_binary() takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[0]);
+    long nt = PyLong_AsLong(args[4]);
+    if ((op == -1 || nt == -1) && PyErr_Occurred())
+        return NULL;
+    if (op < 0 || op > 5) {
+        PyErr_Format(PyExc_ValueError, "ew_binary(): op must be 0..5; got %ld", op);
+        return NULL;
+    }
+    int sside = 0;
+    if (op <= 3 && (PyFloat_CheckExact(args[1]) || PyLong_CheckExact(args[1])))
+        sside = 1;
+    else if (op <= 3 && (PyFloat_CheckExact(args[2]) || PyLong_CheckExact(args[2])))
+        sside = 2;
+    Py_buffer v, o;
+    int kv = sd_fbuf(args[sside == 2 ? 1 : 2], &v, 0); /* the array (b's when both are) */
+    if (!kv)
+        Py_RETURN_FALSE;
+    double sval = 0.0;
+    Py_buffer a;
+    int ka = kv;
+    if (sside) {
+        if (!sd_scalar(args[sside], kv, &sval)) {
+            PyBuffer_Release(&v);
+            Py_RETURN_FALSE;
+        }
+    }
+    else if (!(ka = sd_fbuf(args[1], &a, 0))) {
+        PyBuffer_Release(&v);
+        Py_RETURN_FALSE;
+    }
+    int ko = sd_fbuf(args[3], &o, 1);
+    int ok = ko && ka == kv && kv == ko && v.len == o.len
+             && (o.buf == v.buf || !sd_overlap(o.buf, v.buf, o.len))
+             && (sside || (a.len == o.len && (o.buf == a.buf || !sd_overlap(o.buf, a.buf, o.len))));
+    if (ok && o.len) {
+        sd_ew_ctx x;
+        x.op = (int)op;
+        x.kind = kv;
+        x.sside = sside;
+        x.sval = sval;
+        x.a = sside == 0 ? a.buf : (sside == 2 ? v.buf : NULL);
+        x.b = sside == 2 ? NULL : v.buf;
+        x.o = o.buf;
+        x.n = o.len / o.itemsize;
+        x.nchunks = sd_chunks(o.len, nt > 255 ? 256 : (int)nt);
+        Py_BEGIN_ALLOW_THREADS
+        sd_parallel((int)nt, sd_ew_task, &x, x.nchunks);
+        Py_END_ALLOW_THREADS
+    }
+    if (ko)
+        PyBuffer_Release(&o);
+    if (!sside)
+        PyBuffer_Release(&a);
+    PyBuffer_Release(&v);
+    return PyBool_FromLong(ok);
+}
+
+/* --- NumPy's own inner loops ------------------------------------------------
+   numpy.ufunc._resolve_dtypes_and_context + _get_strided_loop (NumPy >= 1.24)
+   hand out a capsule "numpy_1.24_ufunc_call_info" whose layout NumPy documents
+   (the strided loop's signature is the stable part). A loop that needs no
+   Python API runs on a chunk as on the whole array: same loop, same values. */
+typedef int(sd_np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
+                        const Py_ssize_t *strides, void *auxdata);
+typedef struct {
+    sd_np_loop *strided_loop;
+    void *context;
+    void *auxdata;
+    unsigned char requires_pyapi;
+    unsigned char no_floatingpoint_errors;
+} sd_call_info;
+
+#define SD_MAXOPS 4
+typedef struct {
+    sd_call_info *info;
+    int nops; /* inputs + the output */
+    char *ptr[SD_MAXOPS];
+    Py_ssize_t itemsize, n, nchunks;
+    _Atomic int failed;
+} sd_loop_ctx;
+
+static void sd_loop_task(void *p, Py_ssize_t c)
+{
+    sd_loop_ctx *x = (sd_loop_ctx *)p;
+    Py_ssize_t lo, hi;
+    sd_range(x->n, x->nchunks, c, &lo, &hi);
+    if (hi <= lo)
+        return;
+    char *data[SD_MAXOPS];
+    Py_ssize_t strides[SD_MAXOPS], len = hi - lo;
+    for (int i = 0; i < x->nops; i++) {
+        data[i] = x->ptr[i] + lo * x->itemsize;
+        strides[i] = x->itemsize;
+    }
+    if (x->info->strided_loop(x->info->context, data, &len, strides, x->info->auxdata) < 0)
+        atomic_store(&x->failed, 1);
+}
+
+/* ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's loop over equal-sized
+   C-contiguous buffers of one float type (False: not handled, nothing promised
+   about out). */
+static PyObject *
+ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "ew_loop() takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    long nt = PyLong_AsLong(args[3]);
+    if (nt == -1 && PyErr_Occurred())
+        return NULL;
+    if (!PyCapsule_IsValid(args[0], "numpy_1.24_ufunc_call_info") || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "ew_loop(): expected a NumPy ufunc call-info capsule and a tuple");
+        return NULL;
+    }
+    sd_call_info *info = (sd_call_info *)PyCapsule_GetPointer(args[0], "numpy_1.24_ufunc_call_info");
+    if (info == NULL)
+        return NULL;
+    Py_ssize_t nin = PyTuple_GET_SIZE(args[1]);
+    if (info->strided_loop == NULL || info->requires_pyapi || nin < 1 || nin >= SD_MAXOPS)
+        Py_RETURN_FALSE;
+    Py_buffer v[SD_MAXOPS];
+    int got = 0, ok = 1, kind = 0;
+    for (Py_ssize_t i = 0; i <= nin && ok; i++) {
+        PyObject *obj = i < nin ? PyTuple_GET_ITEM(args[1], i) : args[2];
+        int k = sd_fbuf(obj, &v[i], i == nin);
+        if (!k) {
+            ok = 0;
+            break;
+        }
+        got++;
+        if (i == 0)
+            kind = k;
+        ok = k == kind && v[i].len == v[0].len;
+        if (ok && i == nin) /* the output: the same memory as an input, or none of it */
+            for (Py_ssize_t j = 0; j < nin; j++)
+                if (v[j].buf != v[i].buf && sd_overlap(v[j].buf, v[i].buf, v[i].len))
+                    ok = 0;
+    }
+    if (ok && v[0].len) {
+        sd_loop_ctx x;
+        x.info = info;
+        x.nops = (int)nin + 1;
+        for (int i = 0; i < x.nops; i++)
+            x.ptr[i] = (char *)v[i].buf;
+        x.itemsize = v[0].itemsize;
+        x.n = v[0].len / x.itemsize;
+        x.nchunks = sd_chunks(v[0].len, nt > 255 ? 256 : (int)nt);
+        atomic_init(&x.failed, 0);
+        Py_BEGIN_ALLOW_THREADS
+        sd_parallel((int)nt, sd_loop_task, &x, x.nchunks);
+        Py_END_ALLOW_THREADS
+        if (atomic_load(&x.failed)) {
+            PyErr_Clear();
+            ok = 0;
+        }
+    }
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&v[i]);
+    return PyBool_FromLong(ok);
+}
+
+/* --- whole-array sums -------------------------------------------------------
+   The same pairwise tree as one thread (pw_vec_f32/f64 above), cut at a level
+   K of its leaf counter: chunk c is leaves [c 2^K, (c+1) 2^K), whose counter
+   ends in one entry at level K, exactly the value the one-thread counter
+   builds for those leaves (a leaf index's trailing one bits below K are its
+   index's within the chunk). The chunks' vectors are then combined by the
+   same counter from level K up, and a last chunk of fewer leaves is the
+   one-thread counter's low entries, collapsed first as it collapses them:
+   every addition is the one-thread sum's, in the same order, so the result
+   is bit for bit the one-thread sum whatever the thread count. */
+typedef struct {
+    int kind, K, sq; /* sq: the sum of (x - mean)**2 */
+    double mean;
+    const char *base;
+    Py_ssize_t nfull, rem, nchunks; /* leaves of the whole array */
+    double p[SD_MAXCHUNKS];
+} sd_sum_ctx;
+
+static void sd_sum_task(void *p, Py_ssize_t c)
+{
+    sd_sum_ctx *s = (sd_sum_ctx *)p;
+    Py_ssize_t k0 = c << s->K, k1 = (c + 1) << s->K;
+    Py_ssize_t nl = s->nfull + (s->rem > 0);
+    if (k1 > nl)
+        k1 = nl;
+    Py_ssize_t full = (k1 <= s->nfull ? k1 : s->nfull) - k0;
+    Py_ssize_t rem = k1 > s->nfull ? s->rem : 0;
+    const float *a32 = (const float *)s->base + k0 * (SD_LEAF * 8);
+    const double *a64 = (const double *)s->base + k0 * (SD_LEAF * 4);
+    if (s->kind == 1)
+        s->p[c] = s->sq ? pw_sq_f32(a32, full, rem, (float)s->mean) : pw_tree_f32(a32, full, rem);
+    else
+        s->p[c] = s->sq ? pw_sq_f64(a64, full, rem, s->mean) : pw_tree_f64(a64, full, rem);
+}
+
+/* The chunks' values up the counter from level K (see above). */
+static double sd_sum_up(sd_sum_ctx *s)
+{
+    double st[64];
+    Py_ssize_t nl = s->nfull + (s->rem > 0);
+    Py_ssize_t F = nl >> s->K, part = nl & (((Py_ssize_t)1 << s->K) - 1);
+    for (Py_ssize_t c = 0; c < F; c++) {
+        double v = s->p[c];
+        int l = 0;
+        for (Py_ssize_t j = c; j & 1; j >>= 1, l++)
+            v = st[l] + v;
+        st[l] = v;
+    }
+    double tot = part ? s->p[F] : 0.0;
+    int have = part != 0;
+    for (int l = 0; (F >> l) != 0; l++)
+        if ((F >> l) & 1) {
+            tot = have ? st[l] + tot : st[l];
+            have = 1;
+        }
+    return tot;
+}
+
+/* The whole-array pairwise sum of n > 128 elements on nt threads (without the GIL):
+   pairwise_f32/f64's value, bit for bit; with sq, of (x - mean)**2 (n >= 1). */
+static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, int sq, double mean)
+{
+    sd_sum_ctx s;
+    s.sq = sq;
+    s.mean = mean;
+    Py_ssize_t leaf = SD_LEAF * (kind == 1 ? 8 : 4);
+    s.kind = kind;
+    s.base = base;
+    s.nfull = n / leaf;
+    s.rem = n % leaf;
+    Py_ssize_t nl = s.nfull + (s.rem > 0);
+    Py_ssize_t want = sd_chunks(n * (kind == 1 ? 4 : 8), nt > 255 ? 256 : (int)nt);
+    s.K = 0;
+    while (((nl + ((Py_ssize_t)1 << s.K) - 1) >> s.K) > want)
+        s.K++;
+    s.nchunks = (nl + ((Py_ssize_t)1 << s.K) - 1) >> s.K;
+    sd_parallel((int)nt, sd_sum_task, &s, s.nchunks);
+    if (kind == 1)
+        return (double)(0.0f + (float)sd_sum_up(&s));
+    return 0.0 + sd_sum_up(&s);
+}
+
+/* sum_all(a, nthreads) -> float, or None (not a C-contiguous float32/float64
+   buffer of more than 128 elements): sum_rows(a, out, a.size)'s value. */
+static PyObject *
+sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "sum_all() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    long nt = PyLong_AsLong(args[1]);
+    if (nt == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer v;
+    int kind = sd_fbuf(args[0], &v, 0);
+    if (!kind)
+        Py_RETURN_NONE;
+    Py_ssize_t n = v.len / v.itemsize;
+    if (n <= 128) {
+        PyBuffer_Release(&v);
+        Py_RETURN_NONE;
+    }
+    double r;
+    Py_BEGIN_ALLOW_THREADS
+    r = sd_sum_whole(kind, v.buf, n, nt, 0, 0.0);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    return PyFloat_FromDouble(r);
+}
+
+/* --- reductions over one run of axes ---------------------------------------
+   reduce(op, src, out, outer, nred, inner, nthreads) -> bool: src is a
+   C-contiguous float32/float64 buffer seen as (outer, nred, inner), out the
+   contiguous (outer, inner) result of the same type; op 0 sum, 1 max, 2 min
+   over the middle axis, 3 the sum of squared deviations (x - mean)**2 from
+   the 8th argument's means, a C-contiguous (outer, inner) buffer of the same
+   type (var and std in one pass over the input: each deviation and its square
+   rounded as NumPy's a - mean, d * d round them, summed as the sums are). False (out unspecified) for anything else: other
+   types or layouts, sizes that don't fit, 1 < inner < one vector's lanes, or a
+   max/min whose value NumPy picks by its own order (below).
+
+   - inner == 1 (the trailing axes): each row as sum_rows sums it (the whole
+     array on the thread pool as sum_all does, the same bits); max/min per row
+     in vector accumulators.
+   - inner > 1 (leading or middle axes): tiles of columns, each column summed
+     down the rows in a vector lane: 16 rows in sequence, then the blocks of 16
+     combined by a binary counter (a pairwise tree over the rows; NumPy adds
+     the rows one after another), or their max/min. A last partial tile is
+     covered by one-vector tiles, the last one overlapping its neighbour (a
+     column's value doesn't depend on its tile).
+   - max/min: exact. A NaN propagates (any NaN in a line gives NaN). Where a
+     line's result is a zero or a NaN, whose sign or payload NumPy's result
+     takes from the element its loop order meets, the line is scanned again:
+     zeros of one sign only give that zero, and NaNs that are all the default
+     quiet NaN (float('nan'), np.nan) give it; zeros of both signs, or any other
+     NaN (NumPy's vector loops give +NaN for -NaN, its scalar loops -NaN),
+     decline the whole call (the caller asks NumPy).
+   Results don't depend on the thread count: every output is computed by the
+   same code whichever thread runs it. */
+#define SD_CROWS 16
+
+/* Block k (nr <= SD_CROWS rows from p, stride inner) of NV vectors' columns: each
+   column's rows added in sequence (their squared deviations from mean with SQ), then
+   merged into the column's binary counter st (level l at st + l * lstride) as the
+   k-th leaf: entries of the trailing one bits of k added on the left. */
+#define COLBLK(NAME, T, V, L, NV, SQ)                                                       \
+    SD_CLONES static void NAME(const T *p, Py_ssize_t nr, Py_ssize_t inner, const T *mean,  \
+                               T *st, Py_ssize_t lstride, Py_ssize_t k)                     \
+    {                                                                                       \
+        V s[NV], mv[NV];                                                                    \
+        for (int j = 0; j < (NV); j++) {                                                    \
+            V z = {0};                                                                      \
+            mv[j] = (SQ) ? SD_LD(V, mean + j * (L)) : z;                                    \
+            V v = SD_LD(V, p + j * (L));                                                    \
+            s[j] = (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                                    \
+        }                                                                                   \
+        for (Py_ssize_t r = 1; r < nr; r++)                                                 \
+            for (int j = 0; j < (NV); j++) {                                                \
+                V v = SD_LD(V, p + r * inner + j * (L));                                    \
+                s[j] += (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                               \
+            }                                                                               \
+        int l = 0;                                                                          \
+        for (Py_ssize_t q = k; q & 1; q >>= 1, l++)                                         \
+            for (int j = 0; j < (NV); j++)                                                  \
+                s[j] = SD_LD(V, st + l * lstride + j * (L)) + s[j];                         \
+        for (int j = 0; j < (NV); j++)                                                      \
+            memcpy(st + l * lstride + j * (L), &s[j], sizeof(V));                           \
+    }
+COLBLK(colblk8_f32, float, vf, 8, 8, 0)
+COLBLK(colblk1_f32, float, vf, 8, 1, 0)
+COLBLK(colblks_f32, float, float, 1, 1, 0)
+COLBLK(colblk8_f64, double, vd, 4, 8, 0)
+COLBLK(colblk1_f64, double, vd, 4, 1, 0)
+COLBLK(colblks_f64, double, double, 1, 1, 0)
+COLBLK(colsq4_f32, float, vf, 8, 4, 1)
+COLBLK(colsq1_f32, float, vf, 8, 1, 1)
+COLBLK(colsqs_f32, float, float, 1, 1, 1)
+COLBLK(colsq4_f64, double, vd, 4, 4, 1)
+COLBLK(colsq1_f64, double, vd, 4, 1, 1)
+COLBLK(colsqs_f64, double, double, 1, 1, 1)
+
+/* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
+   w columns (eight vectors' or one's) over nred rows (stride inner) into out,
+   *nanmask bit j set where column j may hold a NaN (a whole tile of eight
+   vectors is flagged at once). */
+#define RX_GENERIC(SFX, T, NAME, CMP)                                                    \
+    static T rx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t n, int *nan)                 \
+    {                                                                                    \
+        T m = a[0];                                                                      \
+        int bad = m != m;                                                                \
+        for (Py_ssize_t i = 1; i < n; i++) {                                             \
+            T x = a[i];                                                                  \
+            if (x CMP m)                                                                 \
+                m = x;                                                                   \
+            bad |= x != x;                                                               \
+        }                                                                                \
+        *nan = bad;                                                                      \
+        return m;                                                                        \
+    }                                                                                    \
+    static void cx_##NAME##_##SFX##_gen(const T *a, Py_ssize_t nred, Py_ssize_t inner,      \
+                                        Py_ssize_t w, T *out, int first, uint64_t *nanmask) \
+    {                                                                                       \
+        uint64_t mask = 0;                                                                  \
+        if (first)                                                                          \
+            for (Py_ssize_t j = 0; j < w; j++) {                                            \
+                out[j] = a[j];                                                              \
+                if (a[j] != a[j])                                                           \
+                    mask |= (uint64_t)1 << (j & 63);                                        \
+            }                                                                               \
+        for (Py_ssize_t r = first ? 1 : 0; r < nred; r++) {                                 \
+            const T *p = a + r * inner;                                                     \
+            for (Py_ssize_t j = 0; j < w; j++) {                                            \
+                T x = p[j];                                                                 \
+                if (x CMP out[j])                                                           \
+                    out[j] = x;                                                             \
+                if (x != x)                                                                 \
+                    mask |= (uint64_t)1 << (j & 63);                                        \
+            }                                                                               \
+        }                                                                                   \
+        *nanmask = w > 64 && mask ? ~(uint64_t)0 : mask;                                    \
+    }
+RX_GENERIC(f32, float, max, >)
+RX_GENERIC(f32, float, min, <)
+RX_GENERIC(f64, double, max, >)
+RX_GENERIC(f64, double, min, <)
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#define SD_HAVE_AVX2_X 1
+static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
+#define SD_AVX2 __attribute__((target("avx2")))
+/* maxps(v, m) is v > m ? v : m, minps(v, m) is v < m ? v : m: a NaN in v leaves
+   m (the NaN is seen by the unordered compare instead). */
+#define RX_AVX2(SFX, T, VT, L, NAME, CMP, OP, LD, ST, UNORD, OR, MM)                     \
+    SD_AVX2 static T rx_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t n, int *nan)        \
+    {                                                                                    \
+        if (n < 4 * (L))                                                                 \
+            return rx_##NAME##_##SFX##_gen(a, n, nan);                                   \
+        VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L));     \
+        VT u = OR(UNORD(m0, m1), UNORD(m2, m3));                                         \
+        Py_ssize_t i = 4 * (L);                                                          \
+        for (;; i += 4 * (L)) {                                                          \
+            const T *p = a + i;                                                          \
+            if (i + 4 * (L) > n) {                                                       \
+                if (i >= n)                                                              \
+                    break;                                                               \
+                p = a + n - 4 * (L); /* the last vectors, overlapping: exact anyway */   \
+            }                                                                            \
+            VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L)); \
+            m0 = OP(v0, m0);                                                             \
+            m1 = OP(v1, m1);                                                             \
+            m2 = OP(v2, m2);                                                             \
+            m3 = OP(v3, m3);                                                             \
+            u = OR(u, OR(UNORD(v0, v1), UNORD(v2, v3)));                                 \
+        }                                                                                \
+        m0 = OP(OP(m0, m1), OP(m2, m3));                                                 \
+        T l[L];                                                                          \
+        ST(l, m0);                                                                       \
+        T m = l[0];                                                                      \
+        for (int j = 1; j < (L); j++)                                                    \
+            if (l[j] CMP m)                                                              \
+                m = l[j];                                                                \
+        *nan = MM(u) != 0;                                                               \
+        return m;                                                                        \
+    }                                                                                    \
+    SD_AVX2 static void cx_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t nred,            \
+                                                 Py_ssize_t inner, Py_ssize_t w, T *out, \
+                                                 int first, uint64_t *nanmask)           \
+    {                                                                                    \
+        const T *b = first ? a : out; /* the accumulators' start: row 0, or out */          \
+        if (w == 8 * (L)) {                                                                 \
+            /* one NaN flag for the tile: all its columns flagged (each then scanned) */    \
+            VT m0 = LD(b), m1 = LD(b + (L)), m2 = LD(b + 2 * (L)), m3 = LD(b + 3 * (L));    \
+            VT m4 = LD(b + 4 * (L)), m5 = LD(b + 5 * (L)), m6 = LD(b + 6 * (L));            \
+            VT m7 = LD(b + 7 * (L));                                                        \
+            VT u = OR(OR(UNORD(m0, m1), UNORD(m2, m3)), OR(UNORD(m4, m5), UNORD(m6, m7)));  \
+            for (Py_ssize_t r = first ? 1 : 0; r < nred; r++) {                             \
+                const T *p = a + r * inner;                                                 \
+                VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L));\
+                VT v4 = LD(p + 4 * (L)), v5 = LD(p + 5 * (L)), v6 = LD(p + 6 * (L));        \
+                VT v7 = LD(p + 7 * (L));                                                    \
+                m0 = OP(v0, m0);                                                            \
+                m1 = OP(v1, m1);                                                            \
+                m2 = OP(v2, m2);                                                            \
+                m3 = OP(v3, m3);                                                            \
+                m4 = OP(v4, m4);                                                            \
+                m5 = OP(v5, m5);                                                            \
+                m6 = OP(v6, m6);                                                            \
+                m7 = OP(v7, m7);                                                            \
+                u = OR(u, OR(OR(UNORD(v0, v1), UNORD(v2, v3)), OR(UNORD(v4, v5), UNORD(v6, v7))));\
+            }                                                                               \
+            ST(out, m0);                                                                    \
+            ST(out + (L), m1);                                                              \
+            ST(out + 2 * (L), m2);                                                          \
+            ST(out + 3 * (L), m3);                                                          \
+            ST(out + 4 * (L), m4);                                                          \
+            ST(out + 5 * (L), m5);                                                          \
+            ST(out + 6 * (L), m6);                                                          \
+            ST(out + 7 * (L), m7);                                                          \
+            *nanmask = MM(u) ? ~(uint64_t)0 : 0;                                            \
+        }                                                                                   \
+        else if (w == (L)) {                                                                \
+            VT m0 = LD(b), u0 = UNORD(m0, m0);                                              \
+            for (Py_ssize_t r = first ? 1 : 0; r < nred; r++) {                             \
+                VT v0 = LD(a + r * inner);                                                  \
+                m0 = OP(v0, m0);                                                            \
+                u0 = OR(u0, UNORD(v0, v0));                                                 \
+            }                                                                               \
+            ST(out, m0);                                                                    \
+            *nanmask = (uint64_t)MM(u0);                                                    \
+        }                                                                                   \
+        else                                                                                \
+            cx_##NAME##_##SFX##_gen(a, nred, inner, w, out, first, nanmask);                \
+    }
+#define SD_UNORD_PS(x, y) _mm256_cmp_ps((x), (y), _CMP_UNORD_Q)
+#define SD_UNORD_PD(x, y) _mm256_cmp_pd((x), (y), _CMP_UNORD_Q)
+RX_AVX2(f32, float, __m256, 8, max, >, _mm256_max_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+        SD_UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
+RX_AVX2(f32, float, __m256, 8, min, <, _mm256_min_ps, _mm256_loadu_ps, _mm256_storeu_ps,
+        SD_UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
+RX_AVX2(f64, double, __m256d, 4, max, >, _mm256_max_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+        SD_UNORD_PD, _mm256_or_pd, _mm256_movemask_pd)
+RX_AVX2(f64, double, __m256d, 4, min, <, _mm256_min_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+        SD_UNORD_PD, _mm256_or_pd, _mm256_movemask_pd)
+#define SD_PICK(NAME, SFX, KIND) (sd_avx2 ? NAME##_##SFX##_avx2 : NAME##_##SFX##_gen)
+#else
+#define SD_PICK(NAME, SFX, KIND) NAME##_##SFX##_gen
+#endif
+
+/* NumPy's value for a line whose max/min came out a zero or a NaN (see above):
+   1 with *r set, 0 where it depends on NumPy's order. */
+#define RESOLVE(SFX, T, U, QNAN, SIGN)                                                  \
+    static int resolve_##SFX(const T *p, Py_ssize_t n, Py_ssize_t s, T *r)               \
+    {                                                                                    \
+        int nan = 0, pos = 0, neg = 0;                                                   \
+        U nb = 0;                                                                        \
+        for (Py_ssize_t i = 0; i < n; i++) {                                             \
+            T x = p[i * s];                                                              \
+            U b;                                                                         \
+            memcpy(&b, &x, sizeof(b));                                                   \
+            if (x != x) {                                                                \
+                if (!nan)                                                                \
+                    nb = b, nan = 1;                                                     \
+                else if (b != nb)                                                        \
+                    return 0;                                                            \
+            }                                                                            \
+            else if (x == 0) {                                                           \
+                if (b & (SIGN))                                                          \
+                    neg = 1;                                                             \
+                else                                                                     \
+                    pos = 1;                                                             \
+            }                                                                            \
+        }                                                                                \
+        if (nan) {                                                                       \
+            if (nb != (QNAN))                                                            \
+                return 0;                                                                \
+            memcpy(r, &nb, sizeof(nb));                                                  \
+            return 1;                                                                    \
+        }                                                                                \
+        if (*r == 0) {                                                                   \
+            if (pos && neg)                                                              \
+                return 0;                                                                \
+            *r = neg ? -(T)0.0 : (T)0.0;                                                 \
+        }                                                                                \
+        return 1;                                                                        \
+    }
+RESOLVE(f32, float, uint32_t, 0x7fc00000u, 0x80000000u)
+RESOLVE(f64, double, uint64_t, 0x7ff8000000000000ull, 0x8000000000000000ull)
+
+typedef float (*sd_rx32)(const float *, Py_ssize_t, int *);
+typedef double (*sd_rx64)(const double *, Py_ssize_t, int *);
+typedef void (*sd_cx32)(const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t, float *, int, uint64_t *);
+typedef void (*sd_cx64)(const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t, double *, int, uint64_t *);
+
+typedef struct {
+    int op, kind;
+    const char *src, *mean; /* mean: op 3's (outer, inner) means */
+    char *dst;
+    Py_ssize_t outer, nred, inner, ntile, ngroup, ntask, nchunks;
+    sd_rx32 rx32;
+    sd_rx64 rx64;
+    sd_cx32 cx32;
+    sd_cx64 cx64;
+    /* the whole array's max/min: one part per chunk */
+    double part[SD_MAXCHUNKS];
+    int pnan[SD_MAXCHUNKS];
+    _Atomic int declined;
+} sd_red_ctx;
+
+/* Columns [c0, c1) of outer block o over all rows, in blocks of SD_CROWS rows
+   streamed across the columns (SD_CROWS sequential streams, not one per row):
+   sums and squared deviations merge each block into per-column binary counters
+   (a buffer of levels x columns); max/min keep their accumulators in out. */
+#define SD_COLRANGE(SFX, T, L, CX)                                                          \
+    static void sd_cols_##SFX(sd_red_ctx *x, Py_ssize_t o, Py_ssize_t c0, Py_ssize_t c1)    \
+    {                                                                                       \
+        Py_ssize_t nred = x->nred, inner = x->inner, w = c1 - c0;                           \
+        Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                   \
+        const T *a = (const T *)x->src + o * nred * inner;                                  \
+        T *out = (T *)x->dst + o * inner;                                                   \
+        if (x->op == 1 || x->op == 2) {                                                     \
+            unsigned char *fl = PyMem_RawCalloc((size_t)w, 1);                              \
+            if (fl == NULL) {                                                               \
+                atomic_store(&x->declined, 1);                                              \
+                return;                                                                     \
+            }                                                                               \
+            for (Py_ssize_t k = 0; k < nl; k++) {                                           \
+                const T *p = a + k * SD_CROWS * inner;                                      \
+                Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
+                Py_ssize_t c = c0;                                                          \
+                while (c < c1) {                                                            \
+                    Py_ssize_t t = c + 8 * (L) <= c1 ? 8 * (L) : (c + (L) <= c1 ? (L) : c1 - c);\
+                    uint64_t nm;                                                            \
+                    x->CX(p + c, nr, inner, t, out + c, k == 0, &nm);                       \
+                    if (nm)                                                                 \
+                        for (Py_ssize_t j = 0; j < t; j++)                                  \
+                            fl[c - c0 + j] |= j >= 64 || ((nm >> j) & 1);                   \
+                    c += t;                                                                 \
+                }                                                                           \
+            }                                                                               \
+            for (Py_ssize_t c = c0; c < c1; c++)                                            \
+                if ((fl[c - c0] || out[c] == 0) && !resolve_##SFX(a + c, nred, inner, out + c))\
+                    atomic_store(&x->declined, 1);                                          \
+            PyMem_RawFree(fl);                                                              \
+            return;                                                                         \
+        }                                                                                   \
+        int levels = 1;                                                                     \
+        while ((nl >> levels) != 0)                                                         \
+            levels++;                                                                       \
+        T *st = PyMem_RawMalloc((size_t)levels * (size_t)w * sizeof(T));                    \
+        if (st == NULL) {                                                                   \
+            atomic_store(&x->declined, 1);                                                  \
+            return;                                                                         \
+        }                                                                                   \
+        const T *mean = x->op == 3 ? (const T *)x->mean + o * inner : NULL;                 \
+        Py_ssize_t W = x->op == 3 ? 4 * (L) : 8 * (L);                                      \
+        for (Py_ssize_t k = 0; k < nl; k++) {                                               \
+            const T *p = a + k * SD_CROWS * inner;                                          \
+            Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
+            Py_ssize_t c = c0;                                                              \
+            if (x->op == 3) {                                                               \
+                for (; c + W <= c1; c += W)                                                 \
+                    colsq4_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                for (; c + (L) <= c1; c += (L))                                             \
+                    colsq1_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                for (; c < c1; c++)                                                         \
+                    colsqs_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+            }                                                                               \
+            else {                                                                          \
+                for (; c + W <= c1; c += W)                                                 \
+                    colblk8_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                for (; c + (L) <= c1; c += (L))                                             \
+                    colblk1_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                for (; c < c1; c++)                                                         \
+                    colblks_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+            }                                                                               \
+        }                                                                                   \
+        /* the counter's entries, lowest level first, each on the left; NumPy's             \
+           identity plus the sum (+0.0 for -0.0s) */                                        \
+        for (Py_ssize_t c = 0; c < w; c++) {                                                \
+            T tot = 0;                                                                      \
+            int have = 0;                                                                   \
+            for (int l = 0; l < levels; l++)                                                \
+                if ((nl >> l) & 1) {                                                        \
+                    tot = have ? st[l * w + c] + tot : st[l * w + c];                       \
+                    have = 1;                                                               \
+                }                                                                           \
+            out[c0 + c] = (T)0 + tot;                                                       \
+        }                                                                                   \
+        PyMem_RawFree(st);                                                                  \
+    }
+SD_COLRANGE(f32, float, 8, cx32)
+SD_COLRANGE(f64, double, 4, cx64)
+
+/* Row t of a last-axes reduction, for one type (T, its suffix, its lanes, its
+   extremum kernel field): a sum (+0 for a -0 sum, as NumPy), a sum of squared
+   deviations, or a max/min whose zero or NaN result is resolved exactly or
+   declined. */
+#define SD_ROW_TASK(T, SFX, L, RX)                                                      \
+    {                                                                                  \
+        const T *a = (const T *)x->src + t * n;                                        \
+        T *o = (T *)x->dst + t;                                                        \
+        if (x->op == 0)                                                                \
+            *o = (T)0 + row_##SFX(a, n);                                               \
+        else if (x->op == 3)                                                           \
+            *o = (T)pw_sq_##SFX(a, n / (SD_LEAF * (L)), n % (SD_LEAF * (L)),            \
+                                ((const T *)x->mean)[t]);                              \
+        else {                                                                         \
+            int nan;                                                                   \
+            *o = x->RX(a, n, &nan);                                                    \
+            if ((nan || *o == 0) && !resolve_##SFX(a, n, 1, o))                        \
+                atomic_store(&x->declined, 1);                                         \
+        }                                                                              \
+    }
+
+static void sd_red_task(void *p, Py_ssize_t c)
+{
+    sd_red_ctx *x = (sd_red_ctx *)p;
+    Py_ssize_t lo = x->ntask * c / x->nchunks, hi = x->ntask * (c + 1) / x->nchunks;
+    Py_ssize_t L = x->kind == 1 ? 8 : 4;
+    for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
+        if (x->inner == 1) { /* row t */
+            Py_ssize_t n = x->nred;
+            if (x->kind == 1)
+                SD_ROW_TASK(float, f32, 8, rx32)
+            else
+                SD_ROW_TASK(double, f64, 4, rx64)
+            continue;
+        }
+        /* group t of outer block o: whole tiles of columns, the last group to the end */
+        Py_ssize_t o = t / x->ngroup, g = t % x->ngroup;
+        Py_ssize_t W = x->op == 3 ? 4 * L : 8 * L;
+        Py_ssize_t c0 = (x->ntile * g / x->ngroup) * W, c1 = (x->ntile * (g + 1) / x->ngroup) * W;
+        if (c1 > x->inner || g == x->ngroup - 1)
+            c1 = x->inner;
+        if (c0 >= c1)
+            continue;
+        if (x->kind == 1)
+            sd_cols_f32(x, o, c0, c1);
+        else
+            sd_cols_f64(x, o, c0, c1);
+    }
+}
+
+/* The whole array's max/min: chunk c's part. */
+static void sd_xall_task(void *p, Py_ssize_t c)
+{
+    sd_red_ctx *x = (sd_red_ctx *)p;
+    Py_ssize_t n = x->nred, lo = n * c / x->nchunks, hi = n * (c + 1) / x->nchunks;
+    x->pnan[c] = 0;
+    if (hi <= lo) {
+        x->part[c] = Py_NAN; /* never read: chunks are never empty (n >= nchunks) */
+        return;
+    }
+    if (x->kind == 1)
+        x->part[c] = x->rx32((const float *)x->src + lo, hi - lo, &x->pnan[c]);
+    else
+        x->part[c] = x->rx64((const double *)x->src + lo, hi - lo, &x->pnan[c]);
+}
+
+static int sd_mul(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
+
+/* 1 done, 0 declined (see above); called with the GIL, releases it for the work. */
+static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int kind, Py_ssize_t outer,
+                     Py_ssize_t nred, Py_ssize_t inner, long nt)
+{
+    sd_red_ctx *x = PyMem_Calloc(1, sizeof(sd_red_ctx));
+    if (x == NULL)
+        return 0;
+    x->op = op;
+    x->kind = kind;
+    x->src = v->buf;
+    x->dst = o->buf;
+    x->mean = mean;
+    x->outer = outer;
+    x->nred = nred;
+    x->inner = inner;
+#define SD_SET(NAME, SFX) (op == 1 ? SD_PICK(NAME##_max, SFX, 0) : SD_PICK(NAME##_min, SFX, 0))
+    x->rx32 = SD_SET(rx, f32);
+    x->rx64 = SD_SET(rx, f64);
+    x->cx32 = SD_SET(cx, f32);
+    x->cx64 = SD_SET(cx, f64);
+    atomic_init(&x->declined, 0);
+    int ntc = nt > 255 ? 256 : (int)nt;
+    int release = v->len >= (1 << 16);
+    PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+    if (outer == 1 && inner == 1) { /* the whole array */
+        Py_ssize_t n = nred;
+        if (op == 3) {
+            if (kind == 1)
+                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt, 1, *(const float *)mean);
+            else
+                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt, 1, *(const double *)mean);
+        }
+        else if (op == 0) {
+            if (n <= 128) {
+                if (kind == 1)
+                    *(float *)o->buf = 0.0f + row_f32((const float *)v->buf, n);
+                else
+                    *(double *)o->buf = 0.0 + row_f64((const double *)v->buf, n);
+            }
+            else if (kind == 1)
+                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);
+            else
+                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);
+        }
+        else {
+            x->nchunks = sd_chunks(v->len, ntc);
+            if (x->nchunks > n)
+                x->nchunks = n;
+            sd_parallel(ntc, sd_xall_task, x, x->nchunks);
+            double r = x->part[0];
+            int nan = 0;
+            for (Py_ssize_t c = 0; c < x->nchunks; c++) {
+                nan |= x->pnan[c];
+                if (op == 1 ? x->part[c] > r : x->part[c] < r)
+                    r = x->part[c];
+            }
+            if (kind == 1) {
+                float f = (float)r;
+                if ((nan || f == 0) && !resolve_f32((const float *)v->buf, n, 1, &f))
+                    atomic_store(&x->declined, 1);
+                *(float *)o->buf = f;
+            }
+            else {
+                if ((nan || r == 0) && !resolve_f64((const double *)v->buf, n, 1, &r))
+                    atomic_store(&x->declined, 1);
+                *(double *)o->buf = r;
+            }
+        }
+    }
+    else {
+        Py_ssize_t L = kind == 1 ? 8 : 4, W = op == 3 ? 4 * L : 8 * L;
+        Py_ssize_t want = sd_chunks(v->len, ntc);
+        /* rows: one task each; columns: each outer block's tiles in groups, enough
+           groups for the chunks wanted (one group, the whole width, on one thread) */
+        x->ntile = inner == 1 ? 1 : inner / W + (inner % W != 0);
+        x->ngroup = inner == 1 || outer >= want ? 1 : (want + outer - 1) / outer;
+        if (x->ngroup > x->ntile)
+            x->ngroup = x->ntile;
+        x->ntask = inner == 1 ? outer : outer * x->ngroup;
+        x->nchunks = want > x->ntask ? x->ntask : want;
+        sd_parallel(ntc, sd_red_task, x, x->nchunks);
+    }
+    if (release)
+        PyEval_RestoreThread(ts);
+    int ok = !atomic_load(&x->declined);
+    PyMem_Free(x);
+    return ok;
+}
+
+static PyObject *
+reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7 && nargs != 8) {
+        PyErr_Format(PyExc_TypeError, "reduce() takes 7 or 8 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    long op = PyLong_AsLong(args[0]);
+    Py_ssize_t outer = PyLong_AsSsize_t(args[3]), nred = PyLong_AsSsize_t(args[4]);
+    Py_ssize_t inner = PyLong_AsSsize_t(args[5]);
+    long nt = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (op < 0 || op > 3) {
+        PyErr_Format(PyExc_ValueError, "reduce(): op must be 0 (sum), 1 (max), 2 (min) or 3 (sum of "
+                     "squared deviations); got %ld", op);
+        return NULL;
+    }
+    if ((op == 3) != (nargs == 8)) {
+        PyErr_SetString(PyExc_TypeError, "reduce(): op 3 and only op 3 takes the means (8th argument)");
+        return NULL;
+    }
+    if (outer < 1 || nred < 1 || inner < 1)
+        Py_RETURN_FALSE;
+    Py_buffer v, o;
+    int kv = sd_fbuf(args[1], &v, 0);
+    if (!kv)
+        Py_RETURN_FALSE;
+    int ko = sd_fbuf(args[2], &o, 1);
+    if (!ko) {
+        PyBuffer_Release(&v);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t L = kv == 1 ? 8 : 4, nin, nout;
+    int ok = ko == kv && sd_mul(outer, nred, &nin) && sd_mul(nin, inner, &nin)
+             && sd_mul(nin, v.itemsize, &nin) && nin == v.len && sd_mul(outer, inner, &nout)
+             && sd_mul(nout, o.itemsize, &nout) && nout == o.len
+             && !((char *)v.buf < (char *)o.buf + o.len && (char *)o.buf < (char *)v.buf + v.len)
+             && (inner == 1 || inner >= L);
+    Py_buffer m;
+    int km = 0;
+    if (ok && op == 3) {
+        km = sd_fbuf(args[7], &m, 0);
+        ok = km == kv && m.len == o.len;
+    }
+    if (ok)
+        ok = sd_reduce((int)op, &v, &o, op == 3 ? m.buf : NULL, kv, outer, nred, inner, nt < 1 ? 1 : nt);
+    if (km)
+        PyBuffer_Release(&m);
+    PyBuffer_Release(&o);
+    PyBuffer_Release(&v);
+    return PyBool_FromLong(ok);
+}
+
+/* extremum_all(a, is_max, nthreads) -> float, or None (not a non-empty C-contiguous
+   float32/float64 buffer, or a zero or NaN result whose sign or payload NumPy picks by
+   its order): reduce()'s whole-array max/min as a Python float. */
+static PyObject *
+extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "extremum_all() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    int is_max = PyObject_IsTrue(args[1]);
+    long nt = PyLong_AsLong(args[2]);
+    if (is_max < 0 || (nt == -1 && PyErr_Occurred()))
+        return NULL;
+    Py_buffer v;
+    int kind = sd_fbuf(args[0], &v, 0);
+    if (!kind)
+        Py_RETURN_NONE;
+    double d = 0.0;
+    float f = 0.0f;
+    Py_buffer o;
+    memset(&o, 0, sizeof(o));
+    o.buf = kind == 1 ? (void *)&f : (void *)&d;
+    o.len = o.itemsize = kind == 1 ? 4 : 8;
+    int ok = v.len > 0 && sd_reduce(is_max ? 1 : 2, &v, &o, NULL, kind, 1, v.len / v.itemsize, 1, nt < 1 ? 1 : nt);
+    PyBuffer_Release(&v);
+    if (!ok)
+        Py_RETURN_NONE;
+    return PyFloat_FromDouble(kind == 1 ? (double)f : d);
+}
+
+/* pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers,
+   worker_chunks): set what is >= 0, report all (workers: the crew now running in this
+   process; worker_chunks: the chunks its workers have run so far, a statistic). */
+static PyObject *
+pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "pool_config() takes at most 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    long spin = nargs > 0 ? PyLong_AsLong(args[0]) : -1;
+    if (spin == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t mc = nargs > 1 ? PyLong_AsSsize_t(args[1]) : -1;
+    if (mc == -1 && PyErr_Occurred())
+        return NULL;
+    if (spin >= 0)
+        atomic_store(&sd_spin_ns, spin);
+    if (mc >= 0)
+        atomic_store(&sd_min_chunk, mc > 0 ? mc : 1);
+    return Py_BuildValue("(lnil)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers,
+                         atomic_load(&sd_worker_chunks));
+}
+
+static PyMethodDef methods[] = {
+    {"sum_rows", (PyCFunction)(void (*)(void))sum_rows, METH_FASTCALL,
+     "sum_rows(src, out, ncols): pairwise sums of the ncols-long rows of a C-contiguous "
+     "float32/float64 buffer into out (ValueError for anything else)."},
+    {"sum_into", (PyCFunction)(void (*)(void))sum_into, METH_FASTCALL,
+     "sum_into(src, out, ncols[, divisor]) -> bool: sum_rows (each sum then divided by divisor "
+     "in the buffer's type: a mean), or False (nothing written) where src or out is not a "
+     "C-contiguous float32/float64 buffer of fitting sizes."},
+    {"ew_binary", (PyCFunction)(void (*)(void))ew_binary, METH_FASTCALL,
+     "ew_binary(op, a, b, out, nthreads) -> bool: out = a op b (op 0..5: add, subtract, multiply, "
+     "divide, maximum, minimum) over equal-sized C-contiguous float32/float64 buffers (for op "
+     "0..3 one of a, b may be a Python float or int), on the thread pool; False (nothing "
+     "written) for anything else."},
+    {"ew_loop", (PyCFunction)(void (*)(void))ew_loop, METH_FASTCALL,
+     "ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's strided loop from a "
+     "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."},
+    {"sum_all", (PyCFunction)(void (*)(void))sum_all, METH_FASTCALL,
+     "sum_all(a, nthreads) -> float or None: the pairwise sum of a C-contiguous float32/float64 "
+     "buffer (more than 128 elements), bit for bit sum_rows's, on the thread pool."},
+    {"extremum_all", (PyCFunction)(void (*)(void))extremum_all, METH_FASTCALL,
+     "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
+     "float32/float64 buffer (NaN where it holds one), on the thread pool; None where NumPy's "
+     "order picks a zero's sign or a NaN's payload."},
+    {"reduce", (PyCFunction)(void (*)(void))reduce_axis, METH_FASTCALL,
+     "reduce(op, src, out, outer, nred, inner, nthreads) -> bool: the sum (op 0), max (1) or "
+     "min (2) over the middle axis of a C-contiguous float32/float64 buffer seen as (outer, "
+     "nred, inner) into the C-contiguous (outer, inner) out of the same type, on nthreads "
+     "threads; op 3 with means (8th argument, shaped as out): the sum of (x - mean)**2; False (out unspecified) for anything it doesn't take or a zero/NaN extremum "
+     "whose sign/payload NumPy picks by its order."},
+    {"pool_config", (PyCFunction)(void (*)(void))pool_config, METH_FASTCALL,
+     "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers, "
+     "chunks the workers have run)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided._csrc._ckernels",
+    "The CPU kernels NumPy has no fast equivalent for (see strided/_core/cfast.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__ckernels(void)
+{
+#ifdef SD_HAVE_AVX2_X
+    __builtin_cpu_init();
+    sd_avx2 = __builtin_cpu_supports("avx2");
+#endif
+    static int forked_handler = 0;
+    if (!forked_handler) {
+        pthread_atfork(NULL, NULL, sd_atfork_child);
+        forked_handler = 1;
+    }
+    return PyModule_Create(&module);
+}

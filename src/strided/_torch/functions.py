@@ -1,0 +1,651 @@
+"""PyTorch functions and methods that the standard lacks, built from its functions.
+
+Each is a *composite*: a few calls of strided's namespace functions, so it
+works on every device, records gradients through those calls (autograd needs
+no rule of its own) and checks dimension names through them. Each function is
+also an Array method where PyTorch has one (``x.softmax(1)``, ``x.masked_fill_``).
+docs/torch-parity.md lists which of PyTorch's most used names exist.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+from collections import namedtuple
+
+from .._core import dtypes as _dtypes
+from .._core.array import Array
+
+__all__ = [
+    "addmm", "allclose", "baddbmm", "cdist", "clamp", "cross", "cumprod", "cumsum", "det",
+    "gather", "index_select", "inverse", "isclose", "kron", "lerp", "log_softmax", "logspace",
+    "logsumexp", "masked_fill", "masked_select", "norm", "numel", "permute", "relu",
+    "scatter", "sigmoid", "softmax", "std_mean", "topk", "unique", "var_mean",
+]
+
+# Note: the tests of autograd's and names' coverage skip functions marked here;
+# their gradients and names come from the namespace functions they call.
+COMPOSITES: dict = {}
+
+_ValuesIndices = namedtuple("values_indices", ["values", "indices"])
+
+
+def _ns():
+    return sys.modules["strided"]
+
+
+def _composite(f):
+    f._composite = True
+    COMPOSITES[f.__name__] = f
+    return f
+
+
+def _floating(x: Array) -> Array:
+    """PyTorch's promotion of integer and bool inputs to the default float."""
+    if x._dtype.kind in "biu":
+        return _ns().astype(x, _dtypes.get_default_dtype())
+    return x
+
+
+def _stop(x: Array) -> Array:
+    """``x`` without gradient history (for shifts that cancel mathematically)."""
+    return x.detach() if x.requires_grad else x
+
+
+def _axis(x: Array, dim):
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+# --- activations and log-sum-exp -------------------------------------------------
+
+@_composite
+def sigmoid(input, /) -> Array:
+    """The logistic function ``1 / (1 + exp(-x))``, computed without overflow.
+
+    >>> import strided as xp
+    >>> xp.sigmoid(xp.tensor([-1000.0, 0.0, 2.0]))
+    tensor([0.0000, 0.5000, 0.8808])
+    """
+    ns = _ns()
+    x = _floating(input)
+    z = ns.exp(-ns.abs(x))  # in (0, 1]: no overflow, finite gradients everywhere
+    return ns.where(x >= 0, 1.0, z) / (1.0 + z)
+
+
+@_composite
+def relu(input, /) -> Array:
+    """``max(x, 0)`` element-wise; NaN stays NaN and the gradient at 0 is 0 (PyTorch).
+
+    >>> import strided as xp
+    >>> xp.relu(xp.tensor([-1.0, 0.0, 2.5]))
+    tensor([0.0000, 0.0000, 2.5000])
+    """
+    return _ns().where(input <= 0, 0, input)
+
+
+@_composite
+def logsumexp(input, /, dim, keepdim=False) -> Array:
+    """``log(sum(exp(x), dim))``, shifted by the maximum so that it does not overflow.
+
+    >>> import strided as xp
+    >>> xp.logsumexp(xp.tensor([1000.0, 1000.0]), 0)
+    tensor(1000.6932)
+    """
+    ns = _ns()
+    x = _floating(input)
+    dim = _axis(x, dim)
+    m = _stop(ns.max(x, axis=dim, keepdims=True))
+    m = ns.where(ns.isfinite(m), m, 0.0)
+    r = ns.log(ns.sum(ns.exp(x - m), axis=dim, keepdims=True)) + m
+    return r if keepdim else ns.squeeze(r, axis=dim if dim is not None else tuple(range(r.ndim)))
+
+
+@_composite
+def softmax(input, /, dim, dtype=None) -> Array:
+    """``exp(x) / sum(exp(x), dim)``, shifted by the maximum along ``dim``.
+
+    >>> import strided as xp
+    >>> xp.softmax(xp.tensor([[1.0, 2.0, 3.0]]), dim=1)
+    tensor([[0.0900, 0.2447, 0.6652]])
+    """
+    ns = _ns()
+    x = _floating(input if dtype is None else ns.astype(input, dtype))
+    e = ns.exp(x - _stop(ns.max(x, axis=dim, keepdims=True)))
+    return e / ns.sum(e, axis=dim, keepdims=True)
+
+
+@_composite
+def log_softmax(input, /, dim, dtype=None) -> Array:
+    """``log(softmax(x, dim))``, computed as ``x - logsumexp(x, dim)``.
+
+    >>> import strided as xp
+    >>> xp.log_softmax(xp.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
+    x = _floating(input if dtype is None else _ns().astype(input, dtype))
+    return x - logsumexp(x, dim, keepdim=True)
+
+
+# --- indexing ---------------------------------------------------------------------
+
+@_composite
+def gather(input, /, dim, index) -> Array:
+    """Values of ``input`` along ``dim`` at ``index`` (PyTorch's ``gather``).
+
+    ``out[i][j] = input[index[i][j]][j]`` for ``dim=0``; ``index`` may be smaller
+    than ``input`` in the other dimensions.
+
+    >>> import strided as xp
+    >>> x = xp.tensor([[1, 2], [3, 4]])
+    >>> xp.gather(x, 1, xp.tensor([[0, 0], [1, 0]]))
+    tensor([[1, 1],
+            [4, 3]])
+    """
+    nd = input.ndim
+    d = dim % nd if nd else 0
+    if index.ndim != nd:
+        raise ValueError(f"gather(): index has {index.ndim} dimensions but input has {nd}")
+    key = tuple(slice(None) if i == d else slice(0, index.shape[i]) for i in range(nd))
+    return _ns().take_along_axis(input[key], index, axis=d)
+
+
+@_composite
+def index_select(input, /, dim, index) -> Array:
+    """The entries of ``input`` at the 1-d ``index`` along ``dim`` (a copy).
+
+    >>> import strided as xp
+    >>> xp.index_select(xp.tensor([[1, 2, 3], [4, 5, 6]]), 1, xp.tensor([2, 0]))
+    tensor([[3, 1],
+            [6, 4]])
+    """
+    if index.ndim > 1:
+        raise ValueError(f"index_select(): index must be 0-d or 1-d; got shape {tuple(index.shape)}")
+    return _ns().take(input, _ns().reshape(index, (-1,)), axis=dim)
+
+
+@_composite
+def masked_select(input, /, mask) -> Array:
+    """The elements of ``input`` where the boolean ``mask`` (broadcast) is True, as 1-d.
+
+    >>> import strided as xp
+    >>> x = xp.tensor([[1.0, -2.0], [3.0, -4.0]])
+    >>> xp.masked_select(x, x > 0)
+    tensor([1., 3.])
+    """
+    x, m = _ns().broadcast_arrays(input, mask)
+    return x[m]
+
+
+def _masked_fill_(self, mask, value):
+    """Write ``value`` where the boolean ``mask`` (broadcast to this shape) is True; returns self."""
+    if mask._dtype is not _dtypes.bool:
+        raise TypeError(f"masked_fill_(): mask must be bool; got {mask._dtype.name}")
+    self[_ns().broadcast_to(mask, tuple(self.shape))] = value
+    return self
+
+
+@_composite
+def masked_fill(input, /, mask, value) -> Array:
+    """A copy of ``input`` with ``value`` where the boolean ``mask`` is True.
+
+    >>> import strided as xp
+    >>> x = xp.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> xp.masked_fill(x, x > 2.5, 0.0)
+    tensor([[1., 2.],
+            [0., 0.]])
+    """
+    return _masked_fill_(_ns().asarray(input, copy=True), mask, value)
+
+
+def _scatter_(self, dim, index, src=None, *, value=None):
+    """Write ``src`` (an array or a scalar ``value``) at ``index`` along ``dim``; returns self.
+
+    ``self[index[i][j]][j] = src[i][j]`` for ``dim=0`` (PyTorch's ``scatter_``).
+    """
+    ns = _ns()
+    if src is None:
+        src = value
+    nd = self.ndim
+    d = dim % nd if nd else 0
+    if index.ndim != nd:
+        raise ValueError(f"scatter_(): index has {index.ndim} dimensions but self has {nd}")
+    coords = []
+    for i in range(nd):
+        if i == d:
+            coords.append(index)
+        else:
+            shape = [1] * nd
+            shape[i] = index.shape[i]
+            coords.append(ns.reshape(ns.arange(index.shape[i], device=self.device), tuple(shape)))
+    if type(src) is Array:
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    self[tuple(coords)] = src
+    return self
+
+
+@_composite
+def scatter(input, /, dim, index, src=None, *, value=None) -> Array:
+    """A copy of ``input`` with ``src`` written at ``index`` along ``dim``.
+
+    >>> import strided as xp
+    >>> xp.scatter(xp.zeros(2, 3), 1, xp.tensor([[2], [0]]), xp.tensor([[5.0], [7.0]]))
+    tensor([[0., 0., 5.],
+            [7., 0., 0.]])
+    """
+    return _scatter_(_ns().asarray(input, copy=True), dim, index, src, value=value)
+
+
+@_composite
+def topk(input, /, k, dim=-1, largest=True, sorted=True) -> tuple:
+    """The ``k`` largest (or smallest) entries along ``dim``: ``(values, indices)``.
+
+    >>> import strided as xp
+    >>> xp.topk(xp.tensor([1.0, 5.0, 3.0, 4.0]), 2)
+    values_indices(values=tensor([5., 4.]), indices=tensor([1, 3]))
+    """
+    ns = _ns()
+    n = input.shape[dim] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise ValueError(f"topk(): k={k} is out of range for a dimension of size {n}")
+    idx = ns.argsort(input, axis=dim, descending=largest, stable=True)
+    idx = idx.narrow(dim, 0, k) if input.ndim else idx
+    return _ValuesIndices(ns.take_along_axis(input, idx, axis=dim), idx)
+
+
+# --- statistics ---------------------------------------------------------------------
+
+def median(input, /, dim=None, keepdim=False):
+    """PyTorch's ``x.median()``: the lower median of all elements (``dim=None``),
+    else ``(values, indices)`` along ``dim``.
+
+    For an even count it is the smaller of the two middle values, as in PyTorch
+    (NumPy averages them); NaN propagates.
+
+    >>> import strided as xp
+    >>> xp.tensor([4.0, 1.0, 3.0, 2.0]).median()
+    tensor(2.)
+    >>> xp.tensor([[3.0, 1.0, 2.0]]).median(dim=1)
+    values_indices(values=tensor([2.]), indices=tensor([2]))
+    """
+    # Note: a method only. Array-API code reads ``xp.median(x, axis=)`` as NumPy's
+    # median (scikit-learn's _median does when the namespace has one), which
+    # averages the two middle values; PyTorch's takes the lower one.
+    ns = _ns()
+    x = ns.reshape(input, (-1,)) if dim is None else input
+    d = 0 if dim is None else dim
+    n = x.shape[d] if x.ndim else 1
+    if n == 0:
+        raise ValueError("median(): the dimension is empty")
+    idx = ns.argsort(x, axis=d, stable=True) if x.ndim else ns.reshape(ns.asarray(0), ())
+    if x.ndim:
+        idx = idx.narrow(d, (n - 1) // 2, 1)
+    vals = ns.take_along_axis(x, idx, axis=d) if x.ndim else x
+    if x.dtype.kind == "f":
+        vals = ns.where(ns.any(ns.isnan(x), axis=d, keepdims=True), math.nan, vals) if x.ndim else vals
+    if dim is None:
+        return ns.reshape(vals, ())
+    if not keepdim and x.ndim:
+        vals, idx = ns.squeeze(vals, axis=d), ns.squeeze(idx, axis=d)
+    return _ValuesIndices(vals, idx)
+
+
+@_composite
+def var_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=None, ddof=None) -> tuple:
+    """``(var, mean)`` along ``dim``; unbiased (``correction=1``) by default, as in PyTorch.
+
+    ``ddof=`` (NumPy's name for ``correction``) is accepted too; give one of
+    ``unbiased``, ``correction`` and ``ddof``.
+
+    >>> import strided as xp
+    >>> xp.var_mean(xp.tensor([1.0, 2.0, 3.0, 4.0]))
+    (tensor(1.6667), tensor(2.5000))
+    """
+    return (input.var(dim, correction=correction, keepdim=keepdim, unbiased=unbiased, ddof=ddof),
+            input.mean(dim, keepdim=keepdim))
+
+
+@_composite
+def std_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=None, ddof=None) -> tuple:
+    """``(std, mean)`` along ``dim``; unbiased (``correction=1``) by default, as in PyTorch.
+
+    ``ddof=`` (NumPy's name for ``correction``) is accepted too; give one of
+    ``unbiased``, ``correction`` and ``ddof``.
+
+    >>> import strided as xp
+    >>> xp.std_mean(xp.tensor([1.0, 3.0]))
+    (tensor(1.4142), tensor(2.))
+    """
+    return (input.std(dim, correction=correction, keepdim=keepdim, unbiased=unbiased, ddof=ddof),
+            input.mean(dim, keepdim=keepdim))
+
+
+@_composite
+def unique(input, /, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """PyTorch's ``unique``: the sorted unique elements, with the inverse indices
+    (shaped like ``input``) and the counts when asked.
+
+    >>> import strided as xp
+    >>> xp.unique(xp.tensor([3, 1, 3, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    ns = _ns()
+    if dim is not None:
+        raise NotImplementedError("unique(): dim= is not supported; unique over all elements only")
+    r = ns.unique_all(ns.reshape(input, (-1,)))
+    order = ns.argsort(r.values, stable=True)
+    values = ns.take(r.values, order)
+    out = [values]
+    if return_inverse:
+        rank = ns.argsort(order, stable=True)
+        out.append(ns.reshape(ns.take(rank, r.inverse_indices), tuple(input.shape)))
+    if return_counts:
+        out.append(ns.take(r.counts, order))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@_composite
+def isclose(input, other, /, rtol=1e-05, atol=1e-08, equal_nan=False) -> Array:
+    """``|input - other| <= atol + rtol * |other|`` element-wise; equal infinities are close.
+
+    >>> import strided as xp
+    >>> xp.isclose(xp.tensor([1.0, 2.0, float("inf")]), xp.tensor([1.0 + 1e-7, 2.1, float("inf")]))
+    tensor([ True, False,  True])
+    """
+    ns = _ns()
+    a, b = _floating(input) if type(input) is Array else input, _floating(other) if type(other) is Array else other
+    close = (a == b) | (ns.isfinite(a) & ns.isfinite(b) & (ns.abs(a - b) <= atol + rtol * ns.abs(b)))
+    if equal_nan:
+        close = close | (ns.isnan(a) & ns.isnan(b))
+    return close
+
+
+@_composite
+def allclose(input, other, /, rtol=1e-05, atol=1e-08, equal_nan=False) -> builtins.bool:
+    """Whether every element of ``input`` is close to ``other`` (see ``isclose``); a Python bool.
+
+    >>> import strided as xp
+    >>> xp.allclose(xp.tensor([1.0, 2.0]), xp.tensor([1.0, 2.0000001]))
+    True
+    """
+    return builtins.bool(_ns().all(isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+# --- linear algebra -------------------------------------------------------------------
+
+@_composite
+def addmm(input, mat1, mat2, /, *, beta=1, alpha=1) -> Array:
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` is ignored when ``beta`` is 0.
+
+    >>> import strided as xp
+    >>> xp.addmm(xp.ones(2, 2), xp.eye(2), xp.tensor([[1.0, 2.0], [3.0, 4.0]]), alpha=2)
+    tensor([[3., 5.],
+            [7., 9.]])
+    """
+    r = mat1 @ mat2
+    if alpha != 1:
+        r = alpha * r
+    if beta == 0:
+        return r
+    return (input if beta == 1 else beta * input) + r
+
+
+@_composite
+def baddbmm(input, batch1, batch2, /, *, beta=1, alpha=1) -> Array:
+    """``beta * input + alpha * (batch1 @ batch2)`` for stacks of matrices.
+
+    >>> import strided as xp
+    >>> xp.baddbmm(xp.zeros(2, 1, 1), xp.ones(2, 1, 3), xp.ones(2, 3, 1)).shape
+    strided.Size([2, 1, 1])
+    """
+    return addmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+@_composite
+def cdist(x1, x2, /, p=2.0) -> Array:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``.
+
+    >>> import strided as xp
+    >>> xp.cdist(xp.tensor([[0.0, 0.0]]), xp.tensor([[3.0, 4.0], [0.0, 1.0]]))
+    tensor([[5., 1.]])
+    """
+    ns = _ns()
+    diff = ns.expand_dims(x1, axis=-2) - ns.expand_dims(x2, axis=-3)
+    return ns.linalg.vector_norm(diff, axis=-1, ord=p)
+
+
+@_composite
+def cross(input, other, /, dim=None) -> Array:
+    """The cross product along ``dim`` (by default the first dimension of size 3, as in PyTorch).
+
+    >>> import strided as xp
+    >>> xp.cross(xp.tensor([1.0, 0.0, 0.0]), xp.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
+    ns = _ns()
+    shape = ns.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    if dim is None:
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise ValueError(f"cross(): no dimension of size 3 in shape {shape}")
+    if dim >= 0:
+        dim -= len(shape)  # linalg.cross counts axes from the end
+    return ns.linalg.cross(input, other, axis=dim)
+
+
+@_composite
+def kron(input, other, /) -> Array:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``.
+
+    >>> import strided as xp
+    >>> xp.kron(xp.tensor([[1, 2]]), xp.tensor([[1, 10], [100, 1000]]))
+    tensor([[   1,   10,    2,   20],
+            [ 100, 1000,  200, 2000]])
+    """
+    ns = _ns()
+    nd = builtins.max(input.ndim, other.ndim)
+    a = ns.reshape(input, (1,) * (nd - input.ndim) + tuple(input.shape))
+    b = ns.reshape(other, (1,) * (nd - other.ndim) + tuple(other.shape))
+    # interleave: a's dims at even positions, b's at odd ones, then merge each pair
+    a = ns.reshape(a, tuple(n for d in a.shape for n in (d, 1)))
+    b = ns.reshape(b, tuple(n for d in b.shape for n in (1, d)))
+    return ns.reshape(a * b, tuple(p * q for p, q in zip(a.shape[::2], b.shape[1::2])))
+
+
+@_composite
+def inverse(input, /) -> Array:
+    """The inverse of a square matrix or stack of them (``strided.linalg.inv``).
+
+    >>> import strided as xp
+    >>> xp.inverse(xp.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    return _ns().linalg.inv(input)
+
+
+@_composite
+def det(input, /) -> Array:
+    """The determinant of a square matrix or stack of them (``strided.linalg.det``).
+
+    >>> import strided as xp
+    >>> xp.det(xp.tensor([[2.0, 1.0], [1.0, 3.0]]))
+    tensor(5.)
+    """
+    return _ns().linalg.det(input)
+
+
+# --- PyTorch's names for namespace functions ----------------------------------------------
+
+@_composite
+def clamp(input, /, min=None, max=None) -> Array:
+    """Clamp to ``[min, max]`` (PyTorch's name for ``clip``).
+
+    >>> import strided as xp
+    >>> xp.clamp(xp.tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    return _ns().clip(input, min, max)
+
+
+def _running(func: str, fname: str, input, dim, axis, dtype, out):
+    """PyTorch's ``dim`` or NumPy's ``axis`` (None: the flattened array, as NumPy)."""
+    ns = _ns()
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"{func}(): give dim (PyTorch's name) or axis (NumPy's), not both")
+        axis = dim
+    if axis is None:
+        if type(input) is not Array:
+            raise TypeError(f"{func}(): expected a strided array; got {type(input).__name__}")
+        input, axis = ns.reshape(input, (-1,)), 0
+    return getattr(ns, fname)(input, axis=axis, dtype=dtype, out=out)
+
+
+@_composite
+def cumsum(input, /, dim=None, *, dtype=None, axis=None, out=None) -> Array:
+    """Cumulative sum along ``dim`` (PyTorch's name for ``cumulative_sum``).
+
+    An extension beyond the standard, with PyTorch's ``dim`` and NumPy's ``axis``
+    (give one): without either the array is flattened first, as in NumPy's
+    ``cumsum`` (PyTorch requires ``dim``).
+
+    >>> import strided as xp
+    >>> xp.cumsum(xp.tensor([1, 2, 3]), 0)
+    tensor([1, 3, 6])
+    >>> xp.cumsum(xp.tensor([[1, 2], [3, 4]]), axis=1)
+    tensor([[1, 3],
+            [3, 7]])
+    >>> xp.cumsum(xp.tensor([[1, 2], [3, 4]]))
+    tensor([ 1,  3,  6, 10])
+    """
+    return _running("cumsum", "cumulative_sum", input, dim, axis, dtype, out)
+
+
+@_composite
+def cumprod(input, /, dim=None, *, dtype=None, axis=None, out=None) -> Array:
+    """Cumulative product along ``dim`` (PyTorch's name for ``cumulative_prod``).
+
+    An extension beyond the standard, with PyTorch's ``dim`` and NumPy's ``axis``
+    (give one): without either the array is flattened first, as in NumPy's
+    ``cumprod`` (PyTorch requires ``dim``).
+
+    >>> import strided as xp
+    >>> xp.cumprod(xp.tensor([1, 2, 3]), 0)
+    tensor([1, 2, 6])
+    >>> xp.cumprod(xp.tensor([[1, 2], [3, 4]]), axis=0)
+    tensor([[1, 2],
+            [3, 8]])
+    """
+    return _running("cumprod", "cumulative_prod", input, dim, axis, dtype, out)
+
+
+@_composite
+def permute(input, /, dims) -> Array:
+    """Reorder the dimensions, as a view (PyTorch's name for ``permute_dims``).
+
+    >>> import strided as xp
+    >>> xp.permute(xp.zeros(2, 3, 4), (2, 0, 1)).shape
+    strided.Size([4, 2, 3])
+    """
+    return _ns().permute_dims(input, tuple(dims))
+
+
+@_composite
+def norm(input, /, p="fro", dim=None, keepdim=False, dtype=None) -> Array:
+    """PyTorch's ``norm``: the vector ``p``-norm, or ``'fro'``/``'nuc'`` (see ``Array.norm``).
+
+    >>> import strided as xp
+    >>> xp.norm(xp.tensor([3.0, 4.0]))
+    tensor(5.)
+    """
+    return input.norm(p, dim, keepdim, dtype)
+
+
+@_composite
+def numel(input, /) -> builtins.int:
+    """The number of elements of ``input``.
+
+    >>> import strided as xp
+    >>> xp.numel(xp.zeros(2, 3))
+    6
+    """
+    return input.numel()
+
+
+
+@_composite
+def lerp(input, end, weight, /) -> Array:
+    """Linear interpolation ``input + weight * (end - input)``.
+
+    >>> import strided as xp
+    >>> xp.lerp(xp.tensor([0.0, 10.0]), xp.tensor([1.0, 20.0]), 0.5)
+    tensor([ 0.5000, 15.0000])
+    """
+    return input + weight * (end - input)
+
+
+@_composite
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Array:
+    """``steps`` numbers from ``base**start`` to ``base**end``, evenly spaced in the exponent.
+
+    >>> import strided as xp
+    >>> xp.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    ns = _ns()
+    exps = ns.linspace(start, end, steps, dtype=_dtypes.float64, device=device)
+    r = ns.astype(ns.pow(ns.asarray(builtins.float(base), dtype=_dtypes.float64, device=device), exps),
+                  dtype or _dtypes.get_default_dtype())
+    return r.requires_grad_() if requires_grad else r
+
+
+# --- methods ---------------------------------------------------------------------------------
+
+def _method(f, name=None):
+    def method(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    method.__name__ = name or f.__name__
+    method.__doc__ = f"Method form of ``strided.{f.__name__}``."
+    return method
+
+
+for _name in ("sigmoid", "relu", "softmax", "log_softmax", "logsumexp", "gather", "index_select",
+              "masked_select", "masked_fill", "scatter", "topk", "isclose", "allclose",
+              "addmm", "baddbmm", "cross", "inverse", "det", "lerp"):
+    setattr(Array, _name, _method(globals()[_name]))
+
+
+def unique_(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """PyTorch's ``x.unique()``: see ``strided.unique``."""
+    return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+def type_as(self, other):
+    """This array cast to ``other``'s dtype (self when it already has it)."""
+    return self.to(other.dtype)
+
+
+def sigmoid_(self):
+    """In-place ``sigmoid``; returns self."""
+    return self.copy_(sigmoid(self))
+
+
+def relu_(self):
+    """In-place ``relu``; returns self."""
+    return _masked_fill_(self, self <= 0, 0)
+
+
+def lerp_(self, end, weight):
+    """In-place ``lerp``; returns self."""
+    return self.copy_(lerp(self, end, weight))
+
+
+Array.median = median
+Array.unique = unique_
+Array.type_as = type_as
+Array.masked_fill_ = _masked_fill_
+Array.scatter_ = _scatter_
+Array.sigmoid_ = sigmoid_
+Array.relu_ = relu_
+Array.lerp_ = lerp_

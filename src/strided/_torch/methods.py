@@ -1,0 +1,781 @@
+"""Array methods beyond the core.
+
+- the standard's remaining array-object API (``__array_namespace__``, ``to_device``);
+- method spellings of namespace functions, in PyTorch's style (``x.sum(dim=0)``,
+  ``x.reshape(2, 3)``), resolved by name from the namespace;
+- from the elementwise registry: a method and an in-place method (``add_``)
+  per row, and PyTorch's aliases (``sub``, ``div_``, ``neg_``, ...);
+- ``zero_``, ``fill_``, ``copy_``, ``clamp_``, conversions (``float()``, ``to()``, ...)
+  and the ``new_*`` factories.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import sys
+from collections import namedtuple
+
+from .._core import dtypes as _dtypes
+from .._api import elementwise as _elementwise
+from .._api.elementwise import _PYSCALARS
+from .._core.array import _CVIEWS, _LATE, Array
+from .._core.device import as_device
+from .._core.dispatch import out_native
+from .._api.views import permute_dims as _permute_dims, reshape as _reshape
+
+
+
+def _name_to_axis(x, name):
+    names = x._ext.names if x._ext is not None else None
+    if names is None or name not in names:
+        raise ValueError(f"dimension name {name!r} not found: the array's names are "
+                         f"{tuple(names) if names else (None,) * x.ndim}")
+    return names.index(name)
+
+
+_LATE.setdefault("name_to_axis", _name_to_axis)
+
+
+def _ns():
+    return sys.modules["strided"]
+
+
+# --- the standard's array-object API ----------------------------------------------
+
+def __array_namespace__(self, /, *, api_version=None):
+    """The namespace of this array's functions: the ``strided`` module (the standard's method)."""
+    if api_version is not None and api_version not in (
+            "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+        raise ValueError(f"strided does not support Array API version {api_version!r}")
+    return _ns()
+
+
+def to_device(self, device, /, *, stream=None):
+    """A copy on ``device`` (self when already there); the standard's method."""
+    return _LATE["to_device"](self, device, stream=stream)
+
+
+def to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _dtypes.DType):
+            dtype = a
+        elif type(a) is Array:
+            dtype, device = a._dtype, a._device
+        else:
+            device = a
+    out = self
+    if device is not None and as_device(device) is not out._device:
+        out = _LATE["to_device"](out, device)
+        copy = False
+    if dtype is not None and dtype is not out._dtype:
+        out = _LATE["astype"](out, dtype)
+        copy = False
+    if copy:
+        out = out.clone()
+    return out
+
+
+def _cuda(self, device=None):
+    """A copy on ``cuda`` (or ``cuda:device`` for an int), PyTorch's ``cuda()``."""
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, builtins.int):
+        device = f"cuda:{device}"
+    return _LATE["to_device"](self, device)
+
+
+def type_(self, dtype=None):
+    """``x.type()`` names the dtype; ``x.type(dtype)`` casts (PyTorch)."""
+    if dtype is None:
+        return f"strided.{self._dtype.name}"
+    return self.to(dtype)
+
+
+Array.__array_namespace__ = __array_namespace__
+Array.to_device = to_device
+Array.to = to
+Array.cpu = lambda self: _LATE["to_device"](self, "cpu")
+Array.cpu.__doc__ = "A copy on the CPU (self when already there), PyTorch's ``cpu()``."
+Array.cuda = _cuda
+Array.type = type_
+Array.astype = lambda self, dtype, copy=True: _LATE["astype"](self, dtype, copy=copy)
+Array.astype.__doc__ = "Method form of ``strided.astype``: a copy cast to ``dtype`` (self when ``copy=False`` and no cast is needed)."
+
+_CONVERSIONS = {
+    "float": _dtypes.float32, "double": _dtypes.float64, "half": _dtypes.float16,
+    "short": _dtypes.int16, "int": _dtypes.int32, "long": _dtypes.int64, "bool": _dtypes.bool,
+    "byte": _dtypes.uint8, "char": _dtypes.int8, "cfloat": _dtypes.complex64,
+    "cdouble": _dtypes.complex128,
+}
+
+
+def _conversion(dtype):
+    def conv(self):
+        return self if self._dtype is dtype else _LATE["astype"](self, dtype)
+    conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
+    return conv
+
+
+for _name, _dt in _CONVERSIONS.items():
+    setattr(Array, _name, _conversion(_dt))
+
+
+def is_floating_point(self) -> builtins.bool:
+    """Whether the dtype is a real floating-point type."""
+    return self._dtype.kind == "f"
+
+
+def is_complex(self) -> builtins.bool:
+    """Whether the dtype is a complex floating-point type."""
+    return self._dtype.kind == "c"
+
+
+Array.is_floating_point = is_floating_point
+Array.is_complex = is_complex
+
+
+# --- torch-style keyword spellings -----------------------------------------------
+
+def _torch_kwargs(kwargs: dict) -> dict:
+    if "dim" in kwargs:
+        kwargs["axis"] = kwargs.pop("dim")
+    if "keepdim" in kwargs:
+        kwargs["keepdims"] = kwargs.pop("keepdim")
+    return kwargs
+
+
+def _axis_method(fname: str):
+    """Methods whose first argument is ``axis`` (PyTorch's ``dim`` or ``dims``)."""
+    def method(self, *args, **kwargs):
+        kwargs = _torch_kwargs(kwargs)
+        if "dims" in kwargs:
+            kwargs["axis"] = kwargs.pop("dims")
+        if args:
+            if "axis" in kwargs:
+                raise TypeError(f"{fname}() got axis both positionally and by keyword")
+            kwargs["axis"] = args[0] if len(args) == 1 else tuple(args)
+        if isinstance(kwargs.get("axis"), list):
+            kwargs["axis"] = tuple(kwargs["axis"])
+        return getattr(_ns(), fname)(self, **kwargs)
+    method.__name__ = fname
+    method.__doc__ = f"Method form of ``strided.{fname}`` (``dim``/``keepdim`` accepted)."
+    return method
+
+
+def _plain_method(fname: str):
+    f = getattr(_ns(), fname)
+    try:
+        takes_dim = "dim" in inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        takes_dim = False
+
+    def method(self, *args, **kwargs):
+        if "other" in kwargs:  # PyTorch's name for the second operand
+            args = (kwargs.pop("other"),) + args
+        return f(self, *args, **(kwargs if takes_dim else _torch_kwargs(kwargs)))
+    method.__name__ = fname
+    method.__doc__ = f"Method form of ``strided.{fname}``."
+    return method
+
+
+_AXIS_METHODS = {"flip": "flip"}
+for _m, _f in _AXIS_METHODS.items():
+    setattr(Array, _m, _axis_method(_f))
+
+
+def squeeze_(self, *dims, dim=None):
+    """PyTorch's ``x.squeeze(dim=None)``: drop size-1 dimensions (all, or those of ``dim``).
+
+    A dimension in ``dim`` whose size isn't 1 is left as it is, as in PyTorch
+    (``strided.squeeze``, the standard's, raises).
+    """
+    if dims:
+        dim = dims[0] if len(dims) == 1 else dims
+    if dim is None:
+        return _ns().squeeze(self)
+    axes = dim if isinstance(dim, (tuple, list)) else (dim,)
+    axes = tuple(self._axis(a) for a in axes)
+    axes = tuple(a for a in axes if self._shape[a] == 1)
+    return _ns().squeeze(self, axis=axes) if axes else self.view(self._shape)
+
+
+Array.squeeze = squeeze_
+
+
+# --- reductions with PyTorch's signatures -----------------------------------------
+# Each method takes PyTorch's positional order and defaults (TORCH_SIGNATURES), its
+# keyword names (dim, keepdim, dtype, unbiased, correction) and the standard's
+# (axis, keepdims). Note: where PyTorch's default differs from the standard's, the
+# method follows PyTorch (x.std() is unbiased) and the namespace function the
+# standard (strided.std(x) has correction=0); docs/torch-differences.md lists them.
+
+TORCH_SIGNATURES = {
+    # method: (namespace function, PyTorch's positional parameters)
+    "sum": ("sum", ("dim", "keepdim", "dtype")),
+    "prod": ("prod", ("dim", "keepdim", "dtype")),
+    "mean": ("mean", ("dim", "keepdim", "dtype")),
+    "std": ("std", ("dim", "unbiased", "keepdim")),
+    "var": ("var", ("dim", "unbiased", "keepdim")),
+    "amax": ("max", ("dim", "keepdim")),
+    "amin": ("min", ("dim", "keepdim")),
+    "all": ("all", ("dim", "keepdim")),
+    "any": ("any", ("dim", "keepdim")),
+    "argmax": ("argmax", ("dim", "keepdim")),
+    "argmin": ("argmin", ("dim", "keepdim")),
+    "count_nonzero": ("count_nonzero", ("dim",)),
+    "cumsum": ("cumulative_sum", ("dim", "dtype")),
+    "cumprod": ("cumulative_prod", ("dim", "dtype")),
+    "cumulative_sum": ("cumulative_sum", ("dim", "dtype")),
+    "cumulative_prod": ("cumulative_prod", ("dim", "dtype")),
+    "argsort": ("argsort", ("dim", "descending")),
+}
+_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _torch_reduction(mname: str, fname: str, params: tuple):
+    correction_default = 1 if fname in ("std", "var") else None
+
+    f = getattr(_ns(), fname)
+    fbody = getattr(f, "_impl", f)
+    plain = {"correction": correction_default} if correction_default is not None else {}
+
+    def method(self, *args, **kwargs):
+        if not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
+            g = f if self._ext is not None else fbody  # no extension: the function's body
+            if not args:
+                return g(self, **plain)
+            if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
+                return g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+        if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
+            args = (None,) + args  # PyTorch's x.std(unbiased)
+        if len(args) > len(params):
+            raise TypeError(f"{mname}() takes at most {len(params)} positional arguments "
+                            f"({', '.join(params)}); got {len(args)}")
+        kw = dict(zip(params, args))
+        for k, v in kwargs.items():
+            k = _KEYWORDS.get(k, k)
+            if k in kw:
+                raise TypeError(f"{mname}() got multiple values for argument {k!r}")
+            kw[k] = v
+        call = {}
+        dim = kw.pop("dim", None)
+        if isinstance(dim, list):
+            dim = tuple(dim)
+        if dim is not None or fname in ("cumulative_sum", "cumulative_prod"):
+            call["axis"] = dim
+        if "keepdim" in kw:
+            call["keepdims"] = kw.pop("keepdim")
+        dtype = kw.pop("dtype", None)
+        if dtype is not None:
+            if fname in ("sum", "prod", "mean", "cumulative_sum", "cumulative_prod"):
+                call["dtype"] = dtype
+            else:
+                self = _LATE["astype"](self, dtype)  # PyTorch casts the input first
+        if correction_default is not None:
+            unbiased = kw.pop("unbiased", None)
+            correction = kw.pop("correction", None)
+            ddof = kw.pop("ddof", None)  # NumPy's name for correction
+            if (unbiased is not None) + (correction is not None) + (ddof is not None) > 1:
+                raise TypeError(f"{mname}(): give one of unbiased, correction and ddof, not both")
+            correction = correction if ddof is None else ddof
+            call["correction"] = (correction if correction is not None
+                                  else correction_default if unbiased is None else builtins.int(unbiased))
+        call.update(kw)
+        return f(self, **call)
+    method.__name__ = mname
+    names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
+                      f"{p}=True" if p == "unbiased" else f"{p}=False" for p in params)
+    extra = ", *, correction=None" if correction_default is not None else ""
+    also = "``axis``/``keepdims``" + (", and NumPy's ``ddof`` for ``correction``," if extra else "")
+    method.__doc__ = (f"PyTorch's ``{mname}({names}{extra})``: ``strided.{fname}`` with PyTorch's "
+                      f"argument names and defaults ({also} are accepted too).")
+    return method
+
+
+for _m, (_f, _params) in TORCH_SIGNATURES.items():
+    setattr(Array, _m, _torch_reduction(_m, _f, _params))
+
+_PLAIN_METHODS = (
+    "matmul", "tensordot", "vecdot", "moveaxis", "movedim", "tile",
+    "take_along_axis", "broadcast_to", "flatten", "unflatten",
+    "narrow", "unfold", "split", "chunk", "clip", "outer", "dot", "mm", "bmm", "trace",
+    "searchsorted", "isin", "swapdims",
+)
+for _m in _PLAIN_METHODS:
+    setattr(Array, _m, _plain_method(_m))
+# ``strided.unsqueeze(x, dim)`` is already a method's signature: used as is, its inlined
+# hot path is the method's (no forwarding call).
+Array.unsqueeze = _ns().unsqueeze
+
+Array.clamp = Array.clip
+
+
+# --- methods whose PyTorch signature differs from the namespace function's ----------
+
+def tril_(self, diagonal=0):
+    """PyTorch's ``x.tril(diagonal=0)`` (``strided.tril(x, k=)``)."""
+    return _ns().tril(self, k=diagonal)
+
+
+def triu_(self, diagonal=0):
+    """PyTorch's ``x.triu(diagonal=0)`` (``strided.triu(x, k=)``)."""
+    return _ns().triu(self, k=diagonal)
+
+
+def diagonal_(self, offset=0, dim1=0, dim2=1):
+    """PyTorch's ``x.diagonal(offset=0, dim1=0, dim2=1)``, a view.
+
+    The namespace's ``strided.diagonal(x, offset=, axis1=-2, axis2=-1)`` takes
+    the last two dimensions by default, as the standard says.
+    """
+    return _ns().diagonal(self, offset=offset, axis1=self._axis(dim1), axis2=self._axis(dim2))
+
+
+def roll_(self, shifts, dims=None):
+    """PyTorch's ``x.roll(shifts, dims=None)`` (``strided.roll(x, shift, axis=)``)."""
+    if isinstance(shifts, list):
+        shifts = tuple(shifts)
+    if isinstance(dims, list):
+        dims = tuple(dims)
+    return _ns().roll(self, shifts, axis=dims)
+
+
+def take_(self, index):
+    """PyTorch's ``x.take(index)``: elements of the flattened array at ``index``, in its shape."""
+    ns = _ns()
+    flat = ns.take(ns.reshape(self, (-1,)), ns.reshape(index, (-1,)), axis=0)
+    return ns.reshape(flat, tuple(index.shape))
+
+
+def nonzero_(self, *, as_tuple=False):
+    """PyTorch's ``x.nonzero()``: a (count, ndim) array of the indices of the nonzero
+    elements; ``as_tuple=True`` gives the standard's tuple of 1-d arrays (``strided.nonzero``)."""
+    idx = _ns().nonzero(self)
+    if as_tuple:
+        return idx
+    return _ns().stack(idx, axis=1) if idx else _ns().zeros((0, 0), dtype=_dtypes.int64, device=self._device)
+
+
+def diff_(self, n=1, dim=-1, prepend=None, append=None):
+    """PyTorch's ``x.diff(n=1, dim=-1, prepend=None, append=None)``."""
+    return _ns().diff(self, axis=dim, n=n, prepend=prepend, append=append)
+
+
+def round_method(self, *, decimals=0):
+    """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places."""
+    if decimals == 0:
+        return _ns().round(self)
+    scale = 10.0 ** decimals  # Note: PyTorch scales the same way (not exact in binary)
+    return _ns().round(self * scale) / scale
+
+
+def permute_(self, *dims, **kwargs):
+    """Reorder the dimensions, as a view: ``x.permute(2, 0, 1)``, ``x.permute((2, 0, 1))``
+    or ``x.permute(dims=(2, 0, 1))``."""
+    if not kwargs and self._ext is None:
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = dims[0] if type(dims[0]) is tuple else tuple(dims[0])
+        # strided.permute_dims is the definition (its hot path caches the layout; the
+        # compiled View in front of this method answers the plain case before it)
+        return _permute_dims(self, dims)
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"permute() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    return _array_permute(self, *dims)
+
+
+_array_permute = Array.permute
+Array.tril = tril_
+Array.triu = triu_
+Array.diagonal = diagonal_
+Array.roll = roll_
+Array.take = take_
+Array.nonzero = nonzero_
+Array.diff = diff_
+Array.permute = permute_
+Array.unbind = lambda self, dim=0: _ns().unstack(self, axis=dim)
+Array.unbind.__doc__ = "Views of the slices along ``dim``, as a tuple (``strided.unstack``)."
+Array.repeat_interleave = lambda self, repeats, dim=None: _ns().repeat(self, repeats, axis=dim)
+Array.repeat_interleave.__doc__ = "Repeat each element ``repeats`` times along ``dim`` (``strided.repeat``)."
+
+
+def max_(self, *args, **kwargs):
+    """``x.max()``: the maximum; ``x.max(dim)`` returns (values, indices) like PyTorch."""
+    kwargs = _torch_kwargs(kwargs)
+    if args and type(args[0]) is Array:
+        return _ns().maximum(self, args[0])
+    if len(args) > 2:
+        raise TypeError(f"max() takes at most 2 positional arguments (dim, keepdim); got {len(args)}")
+    if args:
+        kwargs["axis"] = args[0]
+    if len(args) == 2:
+        kwargs["keepdims"] = args[1]
+    if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
+        return _values_indices(self, "max", "argmax", kwargs)
+    return _ns().max(self, **kwargs)
+
+
+def min_(self, *args, **kwargs):
+    """``x.min()``: the minimum; ``x.min(dim)`` returns (values, indices) like PyTorch."""
+    kwargs = _torch_kwargs(kwargs)
+    if args and type(args[0]) is Array:
+        return _ns().minimum(self, args[0])
+    if len(args) > 2:
+        raise TypeError(f"min() takes at most 2 positional arguments (dim, keepdim); got {len(args)}")
+    if args:
+        kwargs["axis"] = args[0]
+    if len(args) == 2:
+        kwargs["keepdims"] = args[1]
+    if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
+        return _values_indices(self, "min", "argmin", kwargs)
+    return _ns().min(self, **kwargs)
+
+
+def _values_indices(x, vname, iname, kwargs):
+    ns = _ns()
+    vals = getattr(ns, vname)(x, **kwargs)
+    idx = getattr(ns, iname)(x, **kwargs)
+    return _ValuesIndices(vals, idx)
+
+
+_ValuesIndices = namedtuple("values_indices", ["values", "indices"])
+Array.max = max_
+Array.min = min_
+
+
+def sort_(self, dim=-1, descending=False, stable=True):
+    """``x.sort(dim, descending)`` returns (values, indices) like PyTorch."""
+    ns = _ns()
+    idx = ns.argsort(self, axis=dim, descending=descending, stable=True)
+    return _ValuesIndices(ns.take_along_axis(self, idx, axis=dim), idx)
+
+
+Array.sort = sort_
+
+
+def reshape_(self, *shape, **kwargs):
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``: a view when possible."""
+    if not kwargs:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            # (a tuple as given: the layout caches' identity test passes)
+            shape = shape[0] if type(shape[0]) is tuple else tuple(shape[0])
+        return _reshape(self, shape)  # strided.reshape is the definition (see permute_)
+    if "shape" in kwargs:
+        shape = (kwargs.pop("shape"),)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return _ns().reshape(self, shape, **kwargs)
+
+
+def repeat_(self, *sizes):
+    """PyTorch's ``repeat``: tile the array (``strided.repeat`` is the standard's)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return _ns().tile(self, sizes)
+
+
+def expand_as(self, other):
+    """``expand`` to ``other``'s shape."""
+    return self.expand(other._shape)
+
+
+def view_as(self, other):
+    """``view`` with ``other``'s shape."""
+    return self.view(other._shape)
+
+
+def reshape_as(self, other):
+    """``reshape`` to ``other``'s shape."""
+    return reshape_(self, other._shape)
+
+
+def where_(self, condition, other):
+    """``x.where(condition, y)`` is ``where(condition, x, y)`` (PyTorch)."""
+    return _ns().where(condition, self, other)
+
+
+Array.reshape = reshape_
+if _CVIEWS is not None:  # the compiled view paths (strided/_csrc/_chot.c, "views"; end of _array.py)
+    Array.reshape = _CVIEWS.View(reshape_, _CVIEWS.RESHAPE_METHOD)
+    Array.permute = _CVIEWS.View(permute_, _CVIEWS.PERMUTE_METHOD)
+Array.repeat = repeat_
+Array.expand_as = expand_as
+Array.view_as = view_as
+Array.reshape_as = reshape_as
+Array.where = where_
+Array.permute_dims = lambda self, axes: _ns().permute_dims(self, axes)
+Array.permute_dims.__doc__ = "Method form of ``strided.permute_dims``."
+Array.unique = lambda self: _ns().unique_values(self)
+Array.unique.__doc__ = "The sorted unique elements (``strided.unique_values``)."
+
+
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``.
+
+    ``p`` is a number (the vector ``p``-norm over ``dim``, or over all elements),
+    ``'fro'`` (the 2-norm of all elements, or the Frobenius norm over two dims) or
+    ``'nuc'`` (the nuclear norm over two dims).
+    """
+    if dtype is not None:
+        self = _LATE["astype"](self, dtype)
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
+        if dim is None:
+            dim = (-2, -1)
+        x = _ns().moveaxis(self, dim, (-2, -1))
+        r = _ns().linalg.matrix_norm(x, ord=p, keepdims=keepdim)
+        if keepdim:
+            r = _ns().moveaxis(r, (-2, -1), dim)
+        return r
+    return _ns().linalg.vector_norm(self, axis=dim, keepdims=keepdim, ord=2 if p == "fro" else p)
+
+
+Array.norm = norm
+
+
+# --- elementwise: methods and in-place methods from the registry -----------------
+
+def _cast_error(res, target):
+    return TypeError(f"result type {res.name} can't be cast to the desired output type {target.name}")
+
+
+def _unexpected(name, kwargs):
+    return TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+
+def _alpha_call(f, name):
+    """``add``/``sub`` with PyTorch's ``alpha``: ``x + alpha * other``."""
+    def call(self, other, *, alpha=1, out=None, **unexpected):
+        if unexpected:
+            raise _unexpected(name, unexpected)
+        if alpha != 1:
+            if isinstance(alpha, builtins.float) and self._dtype.kind in "biu" and (
+                    type(other) is not Array and not isinstance(other, builtins.float)
+                    or type(other) is Array and other._dtype.kind in "biu"):
+                raise TypeError(f"{name}(): alpha must be an integer for integer arrays; got {alpha!r}")
+            other = _ns().multiply(other, alpha) if type(other) is Array else other * alpha
+        return f(self, other, out=out)
+    return call
+
+
+def _div_call(f, name):
+    """``div`` with PyTorch's ``rounding_mode``: None, ``'trunc'`` or ``'floor'``."""
+    def call(self, other, *, rounding_mode=None, out=None, **unexpected):
+        if unexpected:
+            raise _unexpected(name, unexpected)
+        if rounding_mode is None:
+            return f(self, other, out=out)
+        if rounding_mode == "floor":
+            return _ns().floor_divide(self, other, out=out)
+        if rounding_mode == "trunc":
+            ns = _ns()
+            q = ns.divide(self, other)
+            if self._dtype.kind in "iu" and (type(other) is Array and other._dtype.kind in "iu"
+                                             or isinstance(other, builtins.int)):
+                q = ns.astype(ns.trunc(q), ns.result_type(self, other))
+            else:
+                q = ns.trunc(q)
+            if out is None:
+                return q
+            out.copy_(q)
+            return out
+        raise ValueError(f"{name}(): rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}")
+    return call
+
+
+# Rows whose methods take PyTorch's extra keyword arguments.
+_TORCH_EXTRAS = {"add": _alpha_call, "subtract": _alpha_call, "divide": _div_call}
+
+
+# PyTorch's keyword names for the second operand of a two-input method.
+_OPERAND_KEYWORDS = ("other", "exponent")
+
+
+def _operand_keyword(kwargs: dict) -> tuple:
+    """``x.mul(other=y)``, ``x.pow(exponent=2)``: PyTorch's keyword for the operand,
+    taken out of ``kwargs`` as the positional arguments (only called with kwargs)."""
+    for k in _OPERAND_KEYWORDS:
+        if k in kwargs:
+            return (kwargs.pop(k),)
+    return ()
+
+
+def _keywords_call(row, name):
+    """The call taken when a method gets keyword arguments: PyTorch's operand keywords
+    (``other=``, ``exponent=``) and extras (``alpha=``, ``rounding_mode=``)."""
+    f = row.func
+    if row.name in _TORCH_EXTRAS:
+        f = _TORCH_EXTRAS[row.name](f, name)
+
+    def call(self, *args, **kwargs):
+        if not args:
+            args = _operand_keyword(kwargs)
+        return f(self, *args, **kwargs)
+    return call
+
+
+def _method_for(row):
+    f = row.func
+    impl = f._impl
+    slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
+    if row.method_float:
+        def method(self, *args, **kwargs):
+            if self._dtype.kind in "biu":
+                self = _LATE["astype"](self, _dtypes.get_default_dtype())
+            return slow(self, *args, **kwargs) if kwargs else f(self, *args)
+    elif row.nargs == 2:
+        def method(self, *args, **kwargs):
+            if not kwargs and len(args) == 1 and self._ext is None:
+                # x.add(y) with no extension on either operand: straight to the row's kernel path
+                o = args[0]
+                t = type(o)
+                if (t is Array and o._ext is None) or t in _PYSCALARS:
+                    return impl(self, o, None)
+            return slow(self, *args, **kwargs) if kwargs else f(self, *args)
+    else:
+        def method(self, *args, **kwargs):
+            if not args and not kwargs and self._ext is None:
+                return impl(self, None)  # x.abs(): straight to the row's kernel path
+            return slow(self, *args, **kwargs) if kwargs else f(self, *args)
+    method.__name__ = row.name
+    method.__doc__ = f"Method form of ``strided.{row.name}``."
+    return method
+
+
+def _inplace_for(row):
+    f = row.func
+    name = row.name + "_"
+    slow = _keywords_call(row, name)
+
+    impl = f._impl
+    binary = row.nargs == 2
+    into = f._into if binary else None
+    noperands = row.nargs - 1  # arguments after self
+
+    method_float = row.method_float
+
+    def inplace(self, *args, **kwargs):
+        if method_float and self._dtype.kind in "biu":
+            raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
+        if kwargs:
+            slow(self, *args, out=self, **kwargs)
+        elif self._ext is None and len(args) == noperands:
+            # no extension on the target (nor the operand): straight to the row's kernel path
+            if not binary:
+                impl(self, self)
+                return self
+            o = args[0]
+            t = type(o)
+            if (t is Array and o._ext is None) or t in _PYSCALARS:
+                return into(self, o, self)
+            else:
+                f(self, *args, out=self)
+        else:
+            f(self, *args, out=self)
+        return self
+    inplace.__name__ = name
+    inplace.__doc__ = (f"In-place ``{row.name}``: writes into this array's storage and returns it. "
+                       f"Raises TypeError when the result can't be cast to this array's dtype.")
+    return inplace
+
+
+for _row in _elementwise.ROWS:
+    _meth = _method_for(_row)
+    _inpl = _inplace_for(_row)
+    for _n in (_row.name,) + _row.aliases:
+        if _n in ("real", "imag") or _n in Array.__dict__:
+            continue
+        setattr(Array, _n, _meth)
+    for _n in (_row.name,) + _row.aliases:
+        if _n in ("real", "imag", "conj_physical"):
+            continue
+        setattr(Array, _n + "_", _inpl)
+Array.round = round_method
+
+
+def zero_(self):
+    """Fill with zeros in place; returns self."""
+    out_native(self, "zero_()", True)[...] = 0
+    return self
+
+
+def fill_(self, value):
+    """Fill with ``value`` (a Python scalar or 0-d array) in place; returns self."""
+    if type(value) is Array:
+        if value._shape:
+            raise ValueError(f"fill_(): value must be a scalar or 0-d array; got shape {value._shape}")
+        value = value.item()
+    _LATE["assign"](out_native(self, "fill_()", True), value, self._dtype, self._device, "fill_")
+    return self
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` into this array (broadcasting and casting); returns self."""
+    if type(src) is not Array:
+        src = _ns().asarray(src, device=self._device)
+    if src._device is not self._device:
+        src = _LATE["to_device"](src, self._device)
+    dst = out_native(self, "copy_()")
+    s = src._get_native()
+    if src._dtype.kind == "c" and self._dtype.kind != "c":
+        s = s.real  # Note: PyTorch discards the imaginary part here too.
+    try:
+        dst[...] = s
+    except ValueError:
+        raise ValueError(f"copy_(): source of shape {src._shape} can't be broadcast to "
+                         f"shape {self._shape}") from None
+    return self
+
+
+def clip_(self, min=None, max=None):
+    """Clamp in place to ``[min, max]``; returns self."""
+    _ns().clip(self, min, max, out=self)
+    return self
+
+
+Array.zero_ = zero_
+Array.fill_ = fill_
+Array.copy_ = copy_
+Array.clip_ = clip_
+Array.clamp_ = clip_
+
+
+# --- new_* factories ------------------------------------------------------------
+
+def _new_factory(fname):
+    def new(self, *shape, dtype=None, device=None, **kwargs):
+        return getattr(_ns(), fname)(*shape, dtype=dtype or self._dtype,
+                                     device=device or self._device, **kwargs)
+    new.__name__ = "new_" + fname
+    new.__doc__ = f"``strided.{fname}`` with this array's dtype and device unless overridden."
+    return new
+
+
+Array.new_empty = _new_factory("empty")
+Array.new_zeros = _new_factory("zeros")
+Array.new_ones = _new_factory("ones")
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, **kwargs):
+    """``strided.full`` with this array's dtype and device unless overridden."""
+    return _ns().full(size, fill_value, dtype=dtype or self._dtype,
+                      device=device or self._device, **kwargs)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, **kwargs):
+    """``strided.tensor`` with this array's dtype and device unless overridden."""
+    return _ns().tensor(data, dtype=dtype or self._dtype, device=device or self._device, **kwargs)
+
+
+Array.new_full = new_full
+Array.new_tensor = new_tensor
