@@ -80,7 +80,7 @@ from . import named  # noqa: E402,F401
 import sys as _sys  # noqa: E402
 
 for _old, _new in (("_dtypes", _core.dtypes), ("_device", _core.device),
-                   ("_storage", _core.storage), ("_serialization", io._native)):
+                   ("_storage", _core.storage), ("_serialization", io._pickle)):
     _sys.modules.setdefault(f"strided.{_old}", _new)
 del _sys, _old, _new
 

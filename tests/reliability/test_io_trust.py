@@ -338,8 +338,8 @@ def test_unpickled_arrays_must_lie_inside_their_storage():
     for args in [(st, 2, (4,), (1,)), (st, -1, (2,), (1,)), (st, 0, (2,), (5,)), (st, 0, (2,), (1, 1)),
                  ("not a storage", 0, (2,), (1,)), (st, 0.5, (2,), (1,)), (st, 0, (-2,), (1,))]:
         with pytest.raises(sio.FormatError):
-            S._rebuild_array(*args)
-    assert host(S._rebuild_array(st, 1, (3,), (1,))).tolist() == [1.0, 2.0, 3.0]
+            sio._pickle._rebuild_array(*args)
+    assert host(sio._pickle._rebuild_array(st, 1, (3,), (1,))).tolist() == [1.0, 2.0, 3.0]
 
 
 def test_unpickled_storage_must_be_a_flat_buffer_of_its_dtype():
