@@ -102,7 +102,8 @@ def _lapack(func: str, dev):
     """Run a backend factorisation on ``dev``, turning its LinAlgError into ours."""
     with dev.backend.ctx(dev):
         try:
-            yield dev.backend.xp
+            with dev.backend.lapack(func):
+                yield dev.backend.xp
         except np.linalg.LinAlgError as e:
             msg = str(e)
             raise LinAlgError(f"linalg.{func}(): {msg[:1].lower()}{msg[1:]}") from None

@@ -171,8 +171,7 @@ def _asarray(obj, dtype, device, copy) -> Array:
             if not math.isfinite(obj):
                 raise ValueError(f"can't convert {obj} to {dt.name}")
             obj = builtins.int(obj)
-        with backend.ctx(dev):
-            return wrap_new(backend.xp.asarray(obj, dtype=dt._np), dt, dev)
+        return wrap_new(backend.asarray(obj, dt._np, device=dev), dt, dev)
     if isinstance(obj, np.ndarray):
         return _from_host(obj, dtype, dev, copy)
     if isinstance(obj, backend.ndarray):

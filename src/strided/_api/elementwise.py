@@ -177,7 +177,7 @@ class Elementwise:
         backend = device.backend
         xp = backend.xp
         kern = _for_dtype(self.kernel, dtype) or self.name
-        base = backend.kernel(kern) if isinstance(kern, str) else functools.partial(kern, xp)
+        base = backend.kernel(kern, dtype.kind) if isinstance(kern, str) else functools.partial(kern, xp)
         fix = _for_dtype(self.fix, dtype)
         if fix is None:
             return base
@@ -665,14 +665,22 @@ def _extremum_kernel(name: str):
     return kern
 
 
+_NEGATIVE_POWER = "pow(): integers to negative integer powers are not allowed; use a floating-point base"
+
+
 def _pow_int(xp, a, b):
+    if xp is not np and (b < 0 if type(b) is builtins.int else (
+            getattr(b, "dtype", None) is not None and b.dtype.kind == "i" and builtins.bool((b < 0).any()))):
+        # Note: CuPy's integer power gives 0 for a negative exponent where NumPy (and
+        # strided on every device) refuses; an array exponent costs one bool read back
+        # from the device.
+        raise ValueError(_NEGATIVE_POWER)
     try:
         return xp.power(a, b)
     except ValueError as e:
         if "negative" not in str(e):
             raise
-        raise ValueError("pow(): integers to negative integer powers are not allowed; "
-                         "use a floating-point base") from None
+        raise ValueError(_NEGATIVE_POWER) from None
 
 
 def _expm1_complex(xp, z):
@@ -872,7 +880,7 @@ def clip(x, /, min=None, max=None, *, out=None) -> Array:
                     k, args = _np_clip, (a, lo, hi)
                 r = large_ufunc(k, args, a.dtype) if a.nbytes >= _BIG[0] else k(*args)
             else:
-                r = xp.clip(a, lo, hi)
+                r = dev.backend.kernel("clip", a.dtype.kind)(a, lo, hi)
         except ValueError as e:
             shapes = [tuple(np.shape(v)) for v in (a, lo, hi) if v is not None]
             try:

@@ -100,7 +100,10 @@ def advanced_setitem(x: Array, key, value) -> None:
     elif isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         if type(value) is builtins.complex and x._dtype.kind != "c":
             raise TypeError(f"__setitem__(): can't assign complex {value} into a {x._dtype.name} array")
-        v = value
+        # (a 0-d array on a GPU: CuPy turns a scalar into one with ndarray.fill, which
+        # drops the sign of -0.0; the backend's asarray keeps it)
+        v = value if x._device.type == "cpu" else x._device.backend.asarray(
+            value, x._dtype._np, device=x._device)
     else:
         raise TypeError(f"__setitem__(): can't assign a {type(value).__name__}")
     try:

@@ -660,7 +660,7 @@ def assign(target, value, dtype, device, func):
             info = np.iinfo(dtype._np)
             if not info.min <= value <= info.max:
                 raise OverflowError(f"{func}(): {value} is out of bounds for {dtype.name}")
-        target[...] = value
+        device.backend.fill(target, value)
         return
     if isinstance(value, (np.ndarray, np.generic, list, tuple)):
         from .creation import asarray

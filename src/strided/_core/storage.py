@@ -114,7 +114,7 @@ class Storage(metaclass=_StorageType):
         j = self._index(i)
         if not isinstance(value, (bool, int, float, complex, np.generic)):
             raise TypeError(f"storage item assignment: expected a number; got {type(value).__name__}")
-        self._data[j] = value
+        self.device.backend.fill(self._data[j:j + 1], value)
         self._version += 1
 
     def __iter__(self):
@@ -142,7 +142,7 @@ class Storage(metaclass=_StorageType):
             self.device.backend, "data_ptr") else self._data.ctypes.data
 
     def fill_(self, value) -> "Storage":
-        self._data[...] = value
+        self.device.backend.fill(self._data, value)
         self._version += 1
         return self
 

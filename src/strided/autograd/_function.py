@@ -311,8 +311,8 @@ class _Where(Function):
             a._dtype if type(a) is Array else b._dtype)
         # A scalar operand becomes a 0-d array of the result dtype first: NumPy would
         # otherwise select in float64 and the result would need a second full-size cast.
-        na = a._get_native() if type(a) is Array else xp.asarray(a, dtype=dt._np)
-        nb = b._get_native() if type(b) is Array else xp.asarray(b, dtype=dt._np)
+        na = a._get_native() if type(a) is Array else dev.backend.asarray(a, dt._np, device=dev)
+        nb = b._get_native() if type(b) is Array else dev.backend.asarray(b, dt._np, device=dev)
         nc = cond._get_native()
         if xp is np and dt.kind in "fiu" and dt.itemsize in _BITS and nc.size >= 4096 \
                 and na.dtype == dt._np and nb.dtype == dt._np:

@@ -12,9 +12,12 @@ made through this backend (a test hook for "no hidden host round-trips").
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from . import RENAMES
+from ._cupy_corrections import KERNELS as _CORRECTIONS, LAPACK_MESSAGES, LAPACK_UNCHECKED, corrected
 
 __all__ = ["CupyBackend", "DeviceRng", "load"]
 
@@ -105,8 +108,40 @@ class CupyBackend:
         if not 0 <= device.index < self._count:
             raise ValueError(f"device {device} does not exist: {self._count} CUDA device(s) found")
 
-    def kernel(self, name: str):
-        return getattr(self.xp, RENAMES.get(name, name))
+    def kernel(self, name: str, kind: str = ""):
+        """CuPy's ufunc for the standard's ``name``, corrected where CuPy's answer for
+        dtypes of ``kind`` differs from the standard's (``_cupy_corrections``)."""
+        ufunc = getattr(self.xp, RENAMES.get(name, name))
+        fix = _CORRECTIONS.get((name, kind))
+        return ufunc if fix is None else corrected(ufunc, self.xp, fix)
+
+    def fill(self, target, value) -> None:
+        """Write the Python scalar ``value`` into every element of the view ``target``."""
+        # Note: CuPy's ndarray.fill (and so ``target[...] = value``) memsets when
+        # value == 0, which turns -0.0 into +0.0 (cupy/_core/core.pyx, fill);
+        # copyto runs its elementwise copy kernel, which keeps the sign.
+        self.xp.copyto(target, value, casting="unsafe")
+
+    @contextlib.contextmanager
+    def lapack(self, func: str):
+        """The context a factorisation runs in: cuSOLVER's status checked, as NumPy does.
+
+        CuPy ignores cuSOLVER's ``devInfo`` by default (a singular ``solve``/``inv`` gives
+        nan/inf, a non-positive-definite ``cholesky`` NaN); under
+        ``cupyx.errstate(linalg="raise")`` it reads it back (one small device-to-host copy,
+        a synchronisation) and raises NumPy's LinAlgError, worded here as NumPy words it."""
+        if func in LAPACK_UNCHECKED:
+            yield
+            return
+        import cupyx
+        with cupyx.errstate(linalg="raise"):
+            try:
+                yield
+            except np.linalg.LinAlgError as e:
+                msg = LAPACK_MESSAGES.get(func)
+                if msg is None:
+                    raise
+                raise np.linalg.LinAlgError(msg) from e
 
     def empty(self, n: int, np_dtype, device=None):
         self.allocations += 1
@@ -125,6 +160,8 @@ class CupyBackend:
                                tuple([s * isz for s in strides]))
 
     def asarray(self, obj, np_dtype=None, copy=None, device=None):
+        if isinstance(obj, (bool, int, float, complex, np.generic)):
+            return self.from_host(np.asarray(obj, dtype=np_dtype), device)
         with self.ctx(device):
             if copy:
                 return self.xp.array(obj, dtype=np_dtype, copy=True)
@@ -138,6 +175,12 @@ class CupyBackend:
         if isinstance(arr, self.ndarray):
             return arr if device is None or arr.device.id == device.index else self.copy_to_device(arr, device)
         with self.ctx(device):
+            if not arr.ndim:
+                # Note: CuPy makes a 0-d array from host data with ndarray.fill, which
+                # memsets a zero (-0.0 becomes +0.0: cupy/_core/core.pyx, _array_default
+                # and fill; probe.txt: asarray(-0.0) signbit False); a 1-element array is
+                # copied byte for byte.
+                return self.xp.asarray(arr.reshape(1)).reshape(())
             return self.xp.asarray(arr)
 
     def copy_to_device(self, arr, device):

@@ -29,8 +29,18 @@ class NumpyBackend:
         if device.type != self.device_type:
             raise ValueError(f"backend {self.name} does not serve device {device}")
 
-    def kernel(self, name: str):
+    def kernel(self, name: str, kind: str = ""):
+        """The ufunc for the standard's ``name`` (``kind``: the computing dtype's kind,
+        for backends that correct a kernel for some kinds; NumPy needs none)."""
         return getattr(np, RENAMES.get(name, name))
+
+    def fill(self, target, value) -> None:
+        """Write the Python scalar ``value`` into every element of the view ``target``."""
+        target[...] = value
+
+    def lapack(self, func: str):
+        """The context a factorisation runs in: NumPy raises LinAlgError itself."""
+        return _NULL
 
     def empty(self, n: int, np_dtype, device=None):
         self.allocations += 1
