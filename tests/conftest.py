@@ -41,7 +41,7 @@ if _ENV_DEVICE.partition(":")[0] == "sim":
 
 import strided as xp  # noqa: E402
 from strided._core.backends import RENAMES  # noqa: E402
-from strided._core.backends._cupy import DeviceRng  # noqa: E402
+from strided._core.backends._cupy import CupyBackend, DeviceRng  # noqa: E402
 from strided._core.device import Device, register_backend  # noqa: E402
 
 
@@ -90,8 +90,12 @@ class SimBackend:
         if device.index > 1:
             raise ValueError(f"device {device} does not exist: 2 sim device(s) found")
 
-    def kernel(self, name: str):
-        return getattr(simcupy, RENAMES.get(name, name))
+    kernel = CupyBackend.kernel  # CuPy's kernels with the backend's corrections
+    fill = CupyBackend.fill
+    lapack = CupyBackend.lapack
+
+    def _linalg_raise(self):
+        return contextlib.nullcontext()
 
     def empty(self, n: int, np_dtype, device=None):
         self.allocations += 1

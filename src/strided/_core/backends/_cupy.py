@@ -115,6 +115,10 @@ class CupyBackend:
         fix = _CORRECTIONS.get((name, kind))
         return ufunc if fix is None else corrected(ufunc, self.xp, fix)
 
+    def _linalg_raise(self):
+        import cupyx
+        return cupyx.errstate(linalg="raise")
+
     def fill(self, target, value) -> None:
         """Write the Python scalar ``value`` into every element of the view ``target``."""
         # Note: CuPy's ndarray.fill (and so ``target[...] = value``) memsets when
@@ -133,8 +137,7 @@ class CupyBackend:
         if func in LAPACK_UNCHECKED:
             yield
             return
-        import cupyx
-        with cupyx.errstate(linalg="raise"):
+        with self._linalg_raise():
             try:
                 yield
             except np.linalg.LinAlgError as e:
