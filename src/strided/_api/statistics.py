@@ -65,6 +65,8 @@ def wrap_result(r, dtype, device) -> Array:
     b = device.backend
     if type(r) is not b.ndarray:
         r = b.xp.asarray(r)
+    if r.dtype != dtype._np:  # accumulated in a wider dtype (_accumulator)
+        r = r.astype(dtype._np)
     return wrap_new(r, dtype, device)
 
 
@@ -268,9 +270,19 @@ def _float_dtypes(func: str, x: Array, allow_complex: builtins.bool):
         raise TypeError(f"{func}() accepts only {allowed} data types; got {x._dtype.name}")
     # Note: integer inputs give the default floating dtype, as the standard says.
     res = _dtypes.get_default_dtype() if k in "iu" else x._dtype
+    return res, _accumulator(res, x._device)
+
+
+def _accumulator(res, device):
+    """The dtype mean/var/std accumulate ``res`` values in."""
+    if device.type != "cpu" and res.kind in "fc" and res.itemsize < 16 and res is not _dtypes.float64:
+        # Note: CuPy's reductions of float32 accumulate in float32, element after element
+        # in each GPU thread (cupy/_core/_routines_statistics.pyx, _var_core_float32):
+        # var of 1e6 float32 values came out with 15x NumPy's error on an H100. Float64
+        # accumulators read the same float32 memory; the result rounds once at the end.
+        return _dtypes.complex128 if res.kind == "c" else _dtypes.float64
     # Note: float16 accumulates in float32 (as NumPy does) and rounds once at the end.
-    acc = _dtypes.float32 if res is _dtypes.float16 else res
-    return res, acc
+    return _dtypes.float32 if res is _dtypes.float16 else res
 
 
 def _mean_native(xp, a, axes, acc, n, keepdims):
@@ -292,7 +304,7 @@ def _mean_dtypes(x: Array, dtype):
         raise TypeError(f"mean(): dtype must be a floating-point or complex data type; got {res.name}")
     if x._dtype.kind == "c" and res.kind != "c":
         raise TypeError(f"mean(): can't take the mean of complex {x._dtype.name} values in {res.name}")
-    return res, (_dtypes.float32 if res is _dtypes.float16 else res)
+    return res, _accumulator(res, x._device)
 
 
 @api("mean")
