@@ -5,6 +5,11 @@ and behaves like a GPU where it matters for finding host round-trips:
 ``numpy.asarray(x)`` raises TypeError as CuPy does, and every copy to the host
 (``get()``, ``asnumpy``, ``item()``, ``tolist()``, printing) counts in
 ``cupy.cuda.d2h_copies`` (reset it to 0 in a test).
+
+Where real CuPy's answers differ from NumPy's (signed zeros of 0-d arrays made
+from host scalars, ``%``, ``//``, NaN in ``maximum``/``clip``, complex special
+values, no LinAlgError, CUDA after ``fork``, ...), the stand-in gives CuPy's:
+``_cupy_differences.py`` lists each difference with its source.
 """
 
 import contextlib
@@ -13,7 +18,10 @@ import types
 
 import numpy as np
 
+from . import _cupy_differences as _diff  # noqa: E402
 from . import cuda  # noqa: E402
+
+_device_used = _diff.device_used
 
 _WRAP = object()
 
@@ -22,6 +30,7 @@ _CUPY_MSG = ("Implicit conversion to a NumPy array is not allowed. "
 
 
 def _host_copy():
+    _device_used()
     cuda.d2h_copies += 1
 
 
@@ -33,6 +42,7 @@ def _unwrap(v, host_ok=False):
     """Device arrays -> their NumPy memory; a host array is an error unless ``host_ok``."""
     t = type(v)
     if t is ndarray:
+        _device_used()
         return v._a
     if t is np.ndarray:
         return v if host_ok else _reject_host(v)
@@ -44,6 +54,7 @@ def _unwrap(v, host_ok=False):
 def _wrap(r):
     """NumPy results -> device arrays; a NumPy scalar becomes a 0-d array, as in CuPy."""
     if isinstance(r, np.ndarray):
+        _device_used()
         return ndarray(r, _WRAP)
     if isinstance(r, np.generic):
         return ndarray(np.asarray(r), _WRAP)
@@ -71,8 +82,8 @@ class _Flags:
 
 # The methods of cupy.ndarray that do not copy to the host; results are device arrays.
 _METHODS = (
-    "all any argmax argmin argpartition argsort astype byteswap choose clip compress conj "
-    "conjugate copy cumprod cumsum diagonal dot fill flatten max mean min nonzero partition "
+    "all any argmax argmin argpartition argsort astype byteswap choose compress conj "
+    "conjugate copy cumprod cumsum diagonal dot flatten max mean min nonzero partition "
     "prod ptp put ravel repeat reshape round searchsorted sort squeeze std sum swapaxes take "
     "trace transpose var view").split()
 _HOST_METHODS = ("item", "tolist", "tobytes")
@@ -89,6 +100,7 @@ class ndarray:
         if isinstance(shape, np.ndarray) and dtype is _WRAP:
             self._a = shape
             return
+        _device_used()
         dtype = np.dtype(dtype)
         if memptr is None:
             self._a = np.empty(shape, dtype, order=order)
@@ -109,7 +121,7 @@ class ndarray:
 
     def get(self, stream=None, order="C", out=None):
         """A host copy (counted in ``cupy.cuda.d2h_copies``)."""
-        cuda.d2h_copies += 1
+        _host_copy()
         return self._a.copy()
 
     shape = property(lambda self: self._a.shape)
@@ -142,6 +154,16 @@ class ndarray:
     @imag.setter
     def imag(self, v):
         self._a.imag = _unwrap(v)
+
+    def fill(self, value):
+        _device_used()
+        _diff.METHODS["fill"](self._a, _unwrap(value, host_ok=True))
+
+    def clip(self, min=None, max=None, out=None):
+        # CuPy's ndarray.clip is cupy.clip's kernel (cupy/_core/_routines_math.pyx _ndarray_clip)
+        with np.errstate(all="ignore"):
+            return _wrap(_diff.FUNCTIONS["clip"](np.clip, self._a, _unwrap(min), _unwrap(max),
+                                                 out=_unwrap(out)))
 
     def __getattr__(self, name):
         if name in _METHODS:
@@ -191,7 +213,14 @@ class ndarray:
     def __setitem__(self, key, value):
         if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) != 0:
             raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
-        self._a[_unwrap(key, host_ok=True)] = _unwrap(value, host_ok=True)
+        _device_used()
+        on_device = type(value) is ndarray
+        mem, key, value = self._a, _unwrap(key, host_ok=True), _unwrap(value, host_ok=True)
+
+        def assign():
+            mem[key] = value
+        _diff.METHODS["__setitem__"](mem, key, value, lambda: _diff.METHODS[
+            "__setitem__:duplicates"](mem, key, value, assign), on_device)
 
     # NumPy protocols: a NumPy function or ufunc on device arrays runs on the device
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -200,7 +229,13 @@ class ndarray:
         return f(*inputs, **kwargs)
 
     def __array_function__(self, func, types_, args, kwargs):
-        return _wrap(func(*_unwrap(args), **{n: _unwrap(v) for n, v in kwargs.items()}))
+        # as CuPy's: NumPy's function name calls cupy's (with its differences)
+        mod = getattr(func, "__module__", "") or ""
+        rule = _diff.FUNCTIONS.get(("linalg." if mod.endswith("linalg") else "") + func.__name__)
+        if rule is not None and func.__name__ not in _FROM_HOST:
+            func = (lambda _r, _f: lambda *a, **k: _r(_f, *a, **k))(rule, func)
+        with np.errstate(all="ignore"):
+            return _wrap(func(*_unwrap(args), **{n: _unwrap(v) for n, v in kwargs.items()}))
 
     def __dlpack_device__(self):
         return (_SIM_DLPACK_DEVICE, 0)
@@ -221,24 +256,34 @@ class ndarray:
         return self._a.__dlpack__(max_version=max_version, copy=copy)
 
 
+# The ufunc of each operator (CuPy's operators call its ufuncs, differences included).
+_OPERATOR_UFUNCS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal,
+    "neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert,
+}
+
+
 def _operators(name):
-    """``__op__``, ``__rop__`` and ``__iop__`` of ndarray for ``operator.<name>``."""
-    op = getattr(operator, f"__{name}__")
-    iop = getattr(operator, f"__i{name}__", None)
+    """``__op__``, ``__rop__`` and ``__iop__`` of ndarray for the operator ``name``."""
+    uf = _OPERATOR_UFUNCS[name]
 
     def f(self, other):
         if not isinstance(other, (ndarray, np.ndarray, np.generic, int, float, complex, bool)):
             return NotImplemented
         with np.errstate(all="ignore"):
-            return _wrap(op(self._a, _unwrap(other)))
+            return _wrap(_diff.call_ufunc(uf, (self._a, _unwrap(other)), {}))
 
     def r(self, other):
         with np.errstate(all="ignore"):
-            return _wrap(op(_unwrap(other), self._a))
+            return _wrap(_diff.call_ufunc(uf, (_unwrap(other), self._a), {}))
 
     def i(self, other):
         with np.errstate(all="ignore"):
-            iop(self._a, _unwrap(other))
+            _diff.call_ufunc(uf, (self._a, _unwrap(other)), {"out": self._a})
         return self
 
     return f, r, i
@@ -252,7 +297,8 @@ for _n in ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift
         setattr(ndarray, f"__r{_n}__", _r)
         setattr(ndarray, f"__i{_n}__", _i)
 for _n in ("neg", "pos", "abs", "invert"):
-    setattr(ndarray, f"__{_n}__", lambda self, _o=getattr(operator, f"__{_n}__"): _wrap(_o(self._a)))
+    setattr(ndarray, f"__{_n}__", lambda self, _u=_OPERATOR_UFUNCS[_n]: _wrap(
+        _diff.call_ufunc(_u, (self._a,), {})))
 ndarray.__hash__ = None
 
 # The DLPack device type of this memory: CUDA's, which NumPy refuses to read (tests/conftest.py
@@ -273,7 +319,7 @@ class _Ufunc:
 
     def __call__(self, *args, **kw):
         with np.errstate(all="ignore"):
-            return _wrap(self._uf(*_unwrap(args), **{n: _unwrap(v) for n, v in kw.items()}))
+            return _wrap(_diff.call_ufunc(self._uf, _unwrap(args), {n: _unwrap(v) for n, v in kw.items()}))
 
     def _method(self, name, array, allowed, kw):
         if self._uf.__name__ not in ("add", "multiply"):
@@ -306,8 +352,9 @@ class _Namespace:
 
     ndarray = ndarray
 
-    def __init__(self, module=np):
+    def __init__(self, module=np, prefix=""):
         self._m = module
+        self._prefix = prefix  # "linalg." for cupy.linalg: the key of its functions' differences
         self.__name__ = "sim." + module.__name__
         self.accessed = set()  # names used, to compare with CuPy's namespace
 
@@ -322,10 +369,15 @@ class _Namespace:
             return obj  # dtypes, finfo/iinfo, exceptions, constants
         else:
             host_ok = name in _FROM_HOST
+            rule = _diff.FUNCTIONS.get(self._prefix + name)
+            func = obj if rule is None else (lambda *a, _r=rule, _o=obj, **k: _r(_o, *a, **k))
 
             def f(*args, **kw):
+                # (the differences of asarray/array are those of host data: a device array
+                # goes to NumPy's function as it is)
+                fn = obj if host_ok and args and type(args[0]) is ndarray else func
                 with np.errstate(all="ignore"):
-                    r = obj(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()})
+                    r = fn(*_unwrap(args, host_ok), **{n: _unwrap(v, host_ok) for n, v in kw.items()})
                 if host_ok and args and type(args[0]) is not ndarray and isinstance(r, np.ndarray):
                     # Host data always lands in new device memory (a host-to-device copy),
                     # never a view of the caller's buffer; CuPy's order 'K' of host data is
@@ -402,8 +454,8 @@ def from_dlpack(obj):
     return ndarray(np.from_dlpack(obj), _WRAP)
 
 
-fft = _Namespace(np.fft)
-linalg = _Namespace(np.linalg)
+fft = _Namespace(np.fft, "fft.")
+linalg = _Namespace(np.linalg, "linalg.")
 
 
 class _BitGenerator:

@@ -1,5 +1,7 @@
 """``cupy.cuda`` of the stand-in: one device, streams and synchronisation as no-ops."""
 
+from ._cupy_differences import CUDARuntimeError, device_used
+
 d2h_copies = 0  # device-to-host copies; tests read and reset it
 
 
@@ -37,6 +39,9 @@ def get_current_stream(device=None):
 
 
 class runtime:
+    CUDARuntimeError = CUDARuntimeError
+
     @staticmethod
     def getDeviceCount():
+        device_used()  # initialises CUDA: a child forked after this can't use it
         return 1

@@ -1,0 +1,878 @@
+"""Where real CuPy's answers differ from NumPy's: the stand-in's list of them.
+
+The stand-in computes with NumPy's kernels. Each entry below makes one of its
+entry points give CuPy's answer where CuPy's kernel (or API) differs from
+NumPy's, so that the suite run on ``cuda`` over the stand-in fails where it
+would fail on a GPU. One entry = one difference, registered with its source:
+the CuPy file (and function) read, or the line of a real-GPU log under
+``shared/gpu-runs/`` (``probe2.txt``, ``cuda-tests-failures.log``, ...).
+CuPy's files are cited at cupy/cupy main of 2026-08 (CuPy 14).
+
+Kinds of entries, by the decorator that registers them:
+
+- ``@ufunc_rule(name)``: ``rule(call, *args)`` for the ufunc ``name`` (NumPy's
+  name, also what the ndarray operators use). ``args`` are NumPy arrays or
+  Python scalars; ``call(*args)`` computes the rest of the chain (in the end
+  NumPy's ufunc, C-ordered, no ``out``); the rule returns CuPy's answer.
+- ``@every_ufunc_rule()``: the same, for every ufunc: ``rule(name, call, *args)``.
+- ``@function_rule("linalg.solve")``: ``rule(numpy_func, *args, **kw)`` replaces
+  the stand-in's ``cupy.linalg.solve`` (``"asarray"``: ``cupy.asarray``, ...).
+- ``@method_rule("fill")``: ``rule(memory, value)`` for ``ndarray.fill`` (``memory``:
+  the array's NumPy memory); ``"__setitem__"``: ``rule(memory, key, value, assign,
+  value_on_device)`` and ``"__setitem__:duplicates"``: ``rule(memory, key, value, assign)``,
+  ``assign()`` doing NumPy's assignment. ``ndarray.clip`` is the ``"clip"`` function rule.
+- the fork rule: ``device_used()``, which the stand-in calls where it touches device
+  memory; ``cupyx.errstate(linalg=...)`` sets ``linalg_errors()`` for the linalg rules.
+
+After the next GPU run, add a function with one of these decorators next to
+its kind; ``DIFFERENCES`` lists them all (name, where, source), and
+``selftest/test_cupy_differences.py`` checks the measured answers (against the real
+CuPy too, where it is installed). The rules apply to tests/conftest.py's ``sim``
+device as well (it loads a private copy of this package).
+
+Not emulated (no faithful way to compute it with NumPy): ulp-level results of
+CUDA's libdevice (exp, sin, cos, tan, log10, cosh, acosh, asinh ... in float32;
+atan2 in float64), the summation order of CuPy's and CUB's reductions (sum,
+mean, var, trace), cuFFT's rounding and its inf/NaN arithmetic, the -ftz flush
+in ``astype``/copies and reductions, ``nextafter`` near 0 under -ftz (CuPy's
+docstring: "may be different"), complex ``power`` (thrust's pow = exp(y log x)),
+timings (the first call of each kernel compiles it: seconds on a GPU).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+
+class Difference(NamedTuple):
+    name: str      # the rule's function name
+    where: str     # what it changes: "ufunc:remainder", "linalg.inv", "asarray", ...
+    source: str    # the CuPy file read, or the log line
+
+
+DIFFERENCES: list[Difference] = []
+UFUNCS: dict[str, list[Callable]] = {}     # ufunc name -> rules, outermost first
+EVERY_UFUNC: list[Callable] = []           # rules for every ufunc, outermost first
+FUNCTIONS: dict[str, Callable] = {}        # "asarray" / "linalg.solve" -> rule
+METHODS: dict[str, Callable] = {}          # ndarray method -> rule
+
+
+def _register(where, source, table, key):
+    def deco(fn):
+        DIFFERENCES.append(Difference(fn.__name__, where, source))
+        if table is UFUNCS:
+            table.setdefault(key, []).append(fn)
+        elif table is EVERY_UFUNC:
+            table.append(fn)
+        else:
+            table[key] = fn
+        return fn
+    return deco
+
+
+def ufunc_rule(*names, source):
+    def deco(fn):
+        for n in names:
+            _register(f"ufunc:{n}", source, UFUNCS, n)(fn)
+        return fn
+    return deco
+
+
+def every_ufunc_rule(source):
+    return _register("ufunc:*", source, EVERY_UFUNC, None)
+
+
+def function_rule(*names, source):
+    def deco(fn):
+        for n in names:
+            _register(n, source, FUNCTIONS, n)(fn)
+        return fn
+    return deco
+
+
+def method_rule(name, source):
+    return _register(f"ndarray.{name}", source, METHODS, name)
+
+
+def call_ufunc(uf, args, kw):
+    """``uf(*args, **kw)`` as CuPy computes it: NumPy's ufunc under the rules for it.
+
+    ``args`` are NumPy arrays / Python scalars. With ``out=``, a ufunc with rules
+    of its own computes its answer fresh and then writes it to ``out`` (which
+    may be an input); others write straight into ``out``.
+    """
+    if "where" in kw:  # (strided passes no where=; the rules assume none)
+        return uf(*args, **kw)
+    name = uf.__name__
+    rules = UFUNCS.get(name, ())
+    out = kw.get("out")
+    if out is None:
+        kw.setdefault("order", "C")  # CuPy allocates a kernel's outputs C-contiguous
+    elif rules:
+        del kw["out"]
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+
+    def numpy_call(*a):
+        return uf(*a, **kw)
+
+    call = numpy_call
+    for rule in reversed(rules):
+        call = (lambda r, nxt: lambda *a: r(nxt, *a))(rule, call)
+    for rule in reversed(EVERY_UFUNC):
+        call = (lambda r, nxt: lambda *a: r(name, nxt, *a))(rule, call)
+    r = call(*args)
+    if out is None or not rules:
+        return r
+    casting = kw.get("casting", "same_kind")
+    if isinstance(out, tuple):
+        for o, v in zip(out, r):
+            np.copyto(o, v, casting=casting)
+    else:
+        np.copyto(out, r, casting=casting)
+    return out
+
+
+# --- helpers -----------------------------------------------------------------
+
+def _as(v, dt):
+    """``v`` (an array or a Python scalar) as an array of dtype ``dt``."""
+    return v.astype(dt, copy=False) if isinstance(v, np.ndarray) else np.asarray(v, dtype=dt)
+
+
+def _fresh(r):
+    """``r`` as a writable NumPy array (a ufunc on 0-d inputs gives a NumPy scalar)."""
+    return np.array(r) if not isinstance(r, np.ndarray) else r
+
+
+def _nan_of(dt):
+    """CuPy's ``out0_type(NAN)``, NAN being ``__int_as_float(0x7fffffff)``
+    (cupy/_math/misc.py ``_float_preamble``)."""
+    f = np.array(0x7FFFFFFF, np.uint32).view(np.float32)
+    if dt.kind == "c":
+        return np.array(complex(float(f), 0.0), dt)
+    return f.astype(dt)
+
+
+def _two_prod(a, b):
+    """``p + e == a * b`` exactly (float64, Dekker/Veltkamp; finite, no overflow)."""
+    p = a * b
+    s = 134217729.0  # 2**27 + 1
+    ta = a * s
+    ah = ta - (ta - a)
+    al = a - ah
+    tb = b * s
+    bh = tb - (tb - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def _fms(x, q, y):
+    """``x - q * y`` rounded once, as CUDA's contracted ``fma(-q, y, x)``
+    (NVRTC's default --fmad=true contracts ``in0 - q * in1``)."""
+    dt = np.result_type(x, q, y)
+    if dt == np.float16:  # CuPy's float16 class: each operator rounds to half
+        return x - q * y
+    if dt == np.float32:  # the product of two float32 is exact in float64
+        return (x.astype(np.float64) - q.astype(np.float64) * y.astype(np.float64)).astype(np.float32)
+    p, e = _two_prod(q, y)
+    r = (x - p) - e
+    bad = ~(np.isfinite(p) & np.isfinite(e))
+    if bad.any():
+        r = np.where(bad, x - p, r)
+    return r
+
+
+# --- creation: 0-d arrays from host scalars -----------------------------------
+
+@function_rule("asarray", "array", "asanyarray", source=(
+    "cupy/_core/core.pyx _array_default: a 0-d host input is written with "
+    "a.fill(a_cpu), and ndarray.fill memsets when value == 0 (all bits 0); "
+    "probe2.txt: asarray(-0.0, float32) signbit False, asarray(np.float32(-0.0)) "
+    "signbit False, asarray(complex(-0.0, -0.0)) signbit False; full((), -0.0) keeps it"))
+def scalar_to_0d_drops_the_sign_of_zero(func, obj, *args, **kw):
+    r = func(obj, *args, **kw)
+    if isinstance(r, np.ndarray) and r.ndim == 0 and r.dtype.kind in "fc" and r == 0:
+        r = np.array(r, copy=True)
+        r[...] = 0
+    return r
+
+
+@method_rule("fill", source=(
+    "cupy/_core/core.pyx ndarray.fill: 'if value == 0 and self._c_contiguous: "
+    "self.data.memset_async(0, self.nbytes)' (all bits 0: +0, +0+0j)"))
+def fill_with_zero_is_a_memset(mem, value):
+    mem.fill(value)
+    if mem.dtype.kind in "fc" and mem.flags.c_contiguous and mem.size and mem.flat[0] == 0:
+        mem[...] = 0
+
+
+@method_rule("__setitem__", source=(
+    "cupy/_core/_routines_indexing.pyx _scatter_op 'update': a non-CuPy value "
+    "with basic indexing is y.fill(value) (a memset for 0 on a C-contiguous view)"))
+def setitem_of_zero_is_a_memset(mem, key, value, assign, value_on_device):
+    assign()
+    if mem.dtype.kind in "fc" and not value_on_device and not _advanced(key) and np.ndim(value) == 0:
+        view = mem[key]
+        if isinstance(view, np.ndarray) and view.flags.c_contiguous and view.size \
+                and view.flat[0] == 0:
+            view[...] = 0
+
+
+def _advanced(key):
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (np.ndarray, list)) for k in keys)
+
+
+@method_rule("__setitem__:duplicates", source=(
+    "cuda-tests-failures.log test_torch_functions.py::test_indexing_functions: "
+    "scatter_ with the index [2, 2] in one row kept the first value (3.0), not the "
+    "last (4.0): CuPy's scatter kernel writes duplicates in no defined order "
+    "(cupy/_core/_routines_indexing.pyx _scatter_op_single); the stand-in keeps the first"))
+def setitem_duplicate_indices_keep_the_first(mem, key, value, assign):
+    if not _advanced(key) or mem.size == 0:
+        return assign()
+    pos = np.arange(mem.size).reshape(mem.shape)[key]
+    if np.unique(pos).size == pos.size:
+        return assign()
+    vals = np.broadcast_to(np.asarray(value, dtype=mem.dtype), pos.shape).reshape(-1)[::-1]
+    mem[np.unravel_index(pos.reshape(-1)[::-1], mem.shape)] = vals  # last of the reversed wins
+
+
+# --- every ufunc: -ftz and C order -------------------------------------------
+
+_FTZ = (np.dtype(np.float32), np.dtype(np.complex64))
+_F32_TINY = np.finfo(np.float32).tiny
+# ufuncs whose CUDA code moves bits without float32 arithmetic (no flush), and
+# cuBLAS's matmul (not compiled by CuPy)
+_NO_FTZ = {"copysign", "signbit", "isnan", "isinf", "isfinite", "nextafter",
+           "matmul", "vecdot", "matvec", "vecmat"}
+
+
+_CHUNK = 1 << 14  # (the scan's temporaries: 7 bytes an element of one block)
+
+
+def _has_subnormals(a):
+    """Whether the float32 array ``a`` holds a subnormal (scanned in blocks, so
+    that the scan's temporaries stay small beside the arrays)."""
+    if a.ndim == 0:
+        v = abs(float(a))
+        return 0 < v < _F32_TINY
+    flat = a.reshape(-1)
+    n = flat.size
+    if n <= 32:  # (Python is quicker than five NumPy calls here)
+        tiny = _F32_TINY
+        return any(0 < abs(v) < tiny for v in flat.tolist())
+    if n <= _CHUNK:
+        c = np.abs(flat)
+        return bool(((c < _F32_TINY) & (c > 0)).any())
+    buf = np.empty(_CHUNK, np.float32)
+    small = np.empty(_CHUNK, bool)
+    nonzero = np.empty(_CHUNK, bool)
+    for i in range(0, n, _CHUNK):
+        j = min(n, i + _CHUNK) - i
+        c = np.abs(flat[i:i + j], out=buf[:j])
+        np.less(c, _F32_TINY, out=small[:j])
+        if small[:j].any():
+            np.greater(c, 0, out=nonzero[:j])
+            if (small[:j] & nonzero[:j]).any():
+                return True
+    return False
+
+
+def _flush(a, in_place=False):
+    """``a`` with its float32 / complex64 subnormals replaced by signed zeros."""
+    if not isinstance(a, (np.ndarray, np.generic)) or a.dtype not in _FTZ:
+        return a
+    parts = (a.real, a.imag) if a.dtype.kind == "c" else (a,)
+    if not any(_has_subnormals(p) for p in parts):
+        return a
+    scalar = isinstance(a, np.generic)
+    if not (in_place and isinstance(a, np.ndarray) and a.flags.writeable):
+        a = np.array(a)
+    parts = (a.real, a.imag) if a.dtype.kind == "c" else (a,)
+    for p in parts:
+        m = (np.abs(p) < _F32_TINY) & (p != 0)
+        np.copyto(p, np.copysign(np.float32(0), p), where=m)
+    return a[()] if scalar else a
+
+
+@every_ufunc_rule(source=(
+    "cupy/cuda/compiler.py _compile_with_cache_cuda: options += ('-ftz=true',): "
+    "float32 subnormal inputs and results flush to signed 0; cuda-tests-failures.log "
+    "test_no_runtime_warnings.py reciprocal: 1/1e38 (float32) gave 0.0, NumPy 1e-38"))
+def float32_subnormals_flush_to_zero(name, call, *args):
+    if name in _NO_FTZ or not any(getattr(a, "dtype", None) in _FTZ for a in args):
+        return call(*args)
+    r = call(*(_flush(a) for a in args))
+    if name not in _UNDERFLOWS:
+        return r
+    if isinstance(r, tuple):
+        return tuple(_flush(v, in_place=True) for v in r)
+    return _flush(r, in_place=True)
+
+
+# The ufuncs whose result can be subnormal when no input is (the others' results
+# need no scan once their inputs are flushed).
+_UNDERFLOWS = {"add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
+               "remainder", "fmod", "divmod", "reciprocal", "square", "power", "float_power",
+               "exp", "exp2", "expm1", "ldexp", "arctan2", "hypot", "logaddexp", "logaddexp2",
+               "spacing", "matmul", "vecdot", "frexp", "modf", "sinc", "heaviside"}
+
+
+@every_ufunc_rule(source=(
+    "cupy/_core/_kernel.pyx _get_out_args_from_optionals: outputs are "
+    "_ndarray_init(shape) (C order), not NumPy's order 'K'; cuda-tests-failures.log "
+    "test_hot_path.py::test_unsqueeze_and_mT_views: x.mT + 0 strides (12, 3, 1), NumPy (12, 1, 4)"))
+def ufunc_results_are_c_contiguous(name, call, *args):
+    r = call(*args)
+    if isinstance(r, np.ndarray) and r.ndim > 1 and not r.flags.c_contiguous:
+        r = np.ascontiguousarray(r)
+    return r
+
+
+# --- arithmetic ----------------------------------------------------------------
+
+@ufunc_rule("floor_divide", source=(
+    "cupy/_core/include/cupy/carray.cuh _floor_divide(float/double): floor(x / y) "
+    "(NumPy: Python's divmod, e.g. -1. // inf = -1., 1. // 0.1 = 9.; CuPy -0. and 10.)"))
+def floor_divide_is_floor_of_the_quotient(call, x, y):
+    r = call(x, y)
+    dt = r.dtype
+    if dt.kind != "f":
+        return r
+    return np.floor(np.true_divide(_as(x, dt), _as(y, dt)))
+
+
+@ufunc_rule("remainder", source=(
+    "cupy/_core/_routines_math.pyx _remainder: 'out0 = in0 - _floor_divide(in0, in1) "
+    "* in1' (contracted to an fma); probe2.txt: remainder(1., -inf) [nan] (NumPy -inf), "
+    "remainder(-0., -1.) [0.] (NumPy -0.); REPORT-cuda.md remainder(x1_i is +0 and "
+    "x2_i < 0) -> -0: out=0.0"))
+def remainder_is_x_minus_floor_quotient_times_y(call, x, y):
+    r = call(x, y)
+    dt = r.dtype
+    if dt.kind != "f":
+        return r
+    a, b = _as(x, dt), _as(y, dt)
+    q = np.floor(np.true_divide(a, b))
+    a, q, b = np.broadcast_arrays(a, q, b)
+    return _fms(a, q, b)
+
+
+@ufunc_rule("power", source=(
+    "cupy/_core/_routines_math.pyx _power_preamble integral_power: 'if (in1 < 0) "
+    "{ if (in0 == -1) return (in1 & 1) ? -1 : 1; else return (in0 == 1) ? 1 : 0; }' "
+    "(NumPy raises ValueError); probe.txt: cupy int pow neg [0]"))
+def integer_power_with_negative_exponent_is_0(call, x, y):
+    try:
+        return call(x, y)
+    except ValueError as e:
+        if "negative" not in str(e):
+            raise
+    r = _fresh(call(x, np.maximum(y, 0)))
+    dt = r.dtype
+    a, b = _as(x, dt), _as(y, dt)
+    neg = b < 0
+    odd = (b & 1) == 1
+    special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(dt)
+    return np.where(neg, special, r).astype(dt)
+
+
+def _extremum(call, x, y, keep_neg_zero_if):
+    r = call(x, y)
+    dt = r.dtype
+    if dt.kind == "f":
+        r = _fresh(r)
+        a, b = np.broadcast_arrays(_as(x, dt), _as(y, dt))
+        zz = (a == 0) & (b == 0)
+        if zz.any():
+            neg = keep_neg_zero_if(np.signbit(a), np.signbit(b))
+            r = np.where(zz, np.where(neg, dt.type(-0.0), dt.type(0.0)), r).astype(dt)
+        nan = np.isnan(a) | np.isnan(b)
+        if nan.any():
+            r = np.where(nan, _nan_of(dt), r).astype(dt)
+    elif dt.kind == "c":
+        a, b = np.broadcast_arrays(_as(x, dt), _as(y, dt))
+        nan = np.isnan(a) | np.isnan(b)
+        if nan.any():
+            r = np.where(nan, _nan_of(dt), r).astype(dt)
+    return r
+
+
+@ufunc_rule("maximum", source=(
+    "cupy/_math/misc.py _float_maximum: '(isnan(in0) | isnan(in1)) ? out0_type(NAN) : "
+    "max(in0, in1)': CUDA's max gives +0 for (-0, +0) in either order, NumPy the first; "
+    "NaN is the canonical NaN, not the input's; cuda-tests-failures.log "
+    "test_extremum_with_a_scalar_matches_numpy[*-maximum]: maximum(-0., 0.) signbit False"))
+def maximum_of_signed_zeros_is_plus_zero(call, x, y):
+    return _extremum(call, x, y, lambda sa, sb: sa & sb)
+
+
+@ufunc_rule("minimum", source=(
+    "cupy/_math/misc.py _float_minimum (as maximum): CUDA's min gives -0 for (+0, -0) "
+    "in either order; cuda-tests-failures.log test_extremum_with_a_scalar_matches_numpy"
+    "[*-minimum]: minimum(0., -0.) signbit True"))
+def minimum_of_signed_zeros_is_minus_zero(call, x, y):
+    return _extremum(call, x, y, lambda sa, sb: sa | sb)
+
+
+@ufunc_rule("fmax", source="cupy/_math/misc.py fmax: 'out0 = fmax(in0, in1)' (CUDA fmax: +0 over -0)")
+def fmax_of_signed_zeros_is_plus_zero(call, x, y):
+    r = call(x, y)
+    if r.dtype.kind != "f":
+        return r
+    a, b = np.broadcast_arrays(_as(x, r.dtype), _as(y, r.dtype))
+    zz = (a == 0) & (b == 0)
+    return np.where(zz, np.where(np.signbit(a) & np.signbit(b), r.dtype.type(-0.0),
+                                 r.dtype.type(0.0)), r).astype(r.dtype) if zz.any() else r
+
+
+@ufunc_rule("fmin", source="cupy/_math/misc.py fmin: 'out0 = fmin(in0, in1)' (CUDA fmin: -0 over +0)")
+def fmin_of_signed_zeros_is_minus_zero(call, x, y):
+    r = call(x, y)
+    if r.dtype.kind != "f":
+        return r
+    a, b = np.broadcast_arrays(_as(x, r.dtype), _as(y, r.dtype))
+    zz = (a == 0) & (b == 0)
+    return np.where(zz, np.where(np.signbit(a) | np.signbit(b), r.dtype.type(-0.0),
+                                 r.dtype.type(0.0)), r).astype(r.dtype) if zz.any() else r
+
+
+@function_rule("clip", source=(
+    "cupy/_core/_routines_math.pyx _clip: 'out0 = in1 > in2 ? in2 : (in0 < in1 ? in1 : "
+    "(in0 > in2 ? in2 : in0))' and _ndarray_clip (None -> -inf/inf or the integer "
+    "range): a NaN bound is ignored (NumPy: NaN); cuda-tests-failures.log "
+    "test_clip_nan_and_broadcast_and_out: clip([1.], nan) gave 1.0; probe.txt clip nan [nan]"))
+def clip_ignores_a_nan_bound(func, a, a_min=None, a_max=None, out=None, **kw):
+    if kw or not isinstance(a, np.ndarray) or a.dtype.kind not in "iuf":
+        return func(a, a_min, a_max, out=out, **kw)
+    ref = func(a, a_min, a_max)  # NumPy's dtype, shape and errors
+    dt = ref.dtype
+    if a.dtype.kind == "f":
+        lo = -np.inf if a_min is None else a_min
+        hi = np.inf if a_max is None else a_max
+    else:
+        info = np.iinfo(a.dtype)
+        lo = info.min if a_min is None else a_min
+        hi = info.max if a_max is None else a_max
+    x, lo, hi = _as(a, dt), _as(lo, dt), _as(hi, dt)
+    r = np.where(lo > hi, hi, np.where(x < lo, lo, np.where(x > hi, hi, x))).astype(dt)
+    r = np.array(np.broadcast_to(r, np.shape(ref)), order="C")  # (a copy: 0-d stays 0-d)
+    if out is not None:
+        np.copyto(out, r, casting="same_kind")
+        return out
+    return r
+
+
+# --- complex functions: thrust's (FreeBSD msun) special values ------------------
+# cupy/_core/include/cupy/complex/*.h. For inputs with a NaN (and, for tanh/tan,
+# an infinity) part the branches below are ported; elsewhere NumPy's value stands
+# (the same up to ulps, except log1p).
+
+def _cfix(r, z, pick, port):
+    """Replace ``r`` where ``pick(z)`` by ``port(x, y)`` (Python floats)."""
+    r = _fresh(r)
+    if r.dtype.kind != "c":
+        return r
+    z = np.broadcast_to(_as(z, r.dtype), r.shape)
+    if r.ndim == 0:
+        if pick(z):
+            r[()] = complex(*port(float(z.real), float(z.imag)))
+        return r
+    idx = np.nonzero(pick(z))
+    for i in zip(*idx):
+        v = z[i]
+        r[i] = complex(*port(float(v.real), float(v.imag)))
+    return r
+
+
+def _has_nan(z):
+    return np.isnan(z.real) | np.isnan(z.imag)
+
+
+def _not_finite(z):
+    return ~(np.isfinite(z.real) & np.isfinite(z.imag))
+
+
+def _log(v):
+    with np.errstate(all="ignore"):
+        return float(np.log(np.float64(v)))
+
+
+def _clog_nan(x, y):
+    # clog.h clog(): 'if (x != x || y != y) return complex(log(norm(z)), atan2(y, x))'
+    return _log(x * x + y * y), math.atan2(y, x)
+
+
+@ufunc_rule("log", source=(
+    "cupy/_core/include/cupy/complex/clog.h clog/clogf: NaN parts give "
+    "(log(norm(z)), atan2(y, x)) = NaN + NaN j; C99/NumPy: log(+-inf + NaN j) = "
+    "log(NaN + inf j) = +inf + NaN j; REPORT-cuda.md log((real(x_i) is +infinity ...) "
+    "and imag(x_i) is NaN) -> +infinity + NaN j: out=(nan+nanj)"))
+def complex_log_of_nan_parts_is_nan(call, z):
+    return _cfix(call(z), z, _has_nan, _clog_nan)
+
+
+def _clog_all(z, r_dtype):
+    """thrust log of a complex array: NumPy's log with clog's NaN branch."""
+    with np.errstate(all="ignore"):
+        r = np.log(z).astype(r_dtype)
+    return _cfix(r, z, _has_nan, _clog_nan)
+
+
+@ufunc_rule("log1p", source=(
+    "cupy/_core/include/cupy/complex.cuh log1p(complex): 'x += 1; return log(x);' "
+    "(no log1p accuracy near 0, and clog's NaN branch); REPORT-cuda.md log1p((real(x_i) "
+    "is +infinity ...) and imag(x_i) is NaN) -> +infinity + NaN j: out=(nan+nanj)"))
+def complex_log1p_is_log_of_z_plus_1(call, z):
+    r = call(z)
+    if np.result_type(r).kind != "c":
+        return r
+    dt = np.result_type(r)
+    zz = _as(z, dt)
+    w = np.empty(zz.shape, dt)
+    w.real = zz.real + dt.type(1).real
+    w.imag = zz.imag
+    return _clog_all(w, dt)
+
+
+def _log_over(const, name):
+    def rule(call, z):
+        r = call(z)
+        dt = np.result_type(r)
+        if dt.kind != "c":
+            return r
+        zz = _as(z, dt)
+        bad = _has_nan(zz)
+        if not np.any(bad):
+            return r
+        w = _clog_all(zz, dt)
+        fixed = np.empty(w.shape, dt)
+        fixed.real, fixed.imag = w.real / const, w.imag / const
+        return np.where(bad, fixed, r).astype(dt)
+    rule.__name__ = name
+    return rule
+
+
+complex_log2_is_log_over_ln2 = ufunc_rule("log2", source=(
+    "cupy/_core/include/cupy/complex.cuh log2(complex): log(x) / log(T(2)): "
+    "clog's NaN branch"))(_log_over(math.log(2.0), "complex_log2_is_log_over_ln2"))
+complex_log10_is_log_over_ln10 = ufunc_rule("log10", source=(
+    "cupy/_core/include/cupy/complex/clog.h log10: log(z) / 2.30258509299404568402: "
+    "clog's NaN branch"))(_log_over(2.30258509299404568402, "complex_log10_is_log_over_ln10"))
+
+
+def _ctanh(x, y):
+    # ctanh.h ctanh()/ctanhf(): the special-value branches
+    if math.isnan(x):
+        return x, (y if y == 0 else x * y)
+    if math.isinf(x):
+        s = y if math.isinf(y) else math.sin(y) * math.cos(y)
+        return math.copysign(1.0, x), math.copysign(0.0, s)
+    # x finite, y inf or NaN: 'if (!isfinite(y)) return complex(y - y, y - y)'
+    return y - y, y - y
+
+
+@ufunc_rule("tanh", source=(
+    "cupy/_core/include/cupy/complex/ctanh.h ctanh: 'if (!isfinite(y)) return "
+    "complex(y - y, y - y)' for finite x, +0 included (C99: +0 + NaN j); probe2.txt: "
+    "tanh(0+infj) [nan+nanj]; REPORT-cuda.md tanh(real(x_i) is +0 and imag(x_i) is "
+    "+infinity) -> +0 + NaN j: out=(nan+nanj)"))
+def complex_tanh_of_finite_plus_inf_or_nan_j_is_nan(call, z):
+    return _cfix(call(z), z, _not_finite, _ctanh)
+
+
+def _ctan(x, y):
+    # ctanh.h ctan(): z = ctanh(-y + x i); return (z.imag, -z.real)
+    re, im = _ctanh(-y, x)
+    return im, -re
+
+
+@ufunc_rule("tan", source="cupy/_core/include/cupy/complex/ctanh.h ctan: -i ctanh(i z)")
+def complex_tan_is_minus_i_ctanh_of_i_z(call, z):
+    return _cfix(call(z), z, _not_finite, _ctan)
+
+
+_PIO2 = 1.5707963267948966
+
+
+def _cacos_nan(x, y):
+    # catrig.h cacos(): the 'isnan(x) || isnan(y)' branch
+    if math.isinf(x):
+        return y + y, -math.inf
+    if math.isinf(y):
+        return x + x, -y
+    if x == 0:
+        return _PIO2, y + y
+    return math.nan, math.nan
+
+
+def _cacosh_nan(x, y):
+    # catrig.h cacosh(): from cacos
+    rx, ry = _cacos_nan(x, y)
+    if math.isnan(rx) and math.isnan(ry):
+        return ry, rx
+    if math.isnan(rx):
+        return abs(ry), rx
+    if math.isnan(ry):
+        return ry, ry  # 'cacosh(0 + I*NaN) = NaN + I*NaN'
+    return abs(ry), math.copysign(rx, y)
+
+
+def _casinh_nan(x, y):
+    # catrig.h casinh(): the NaN branch
+    if math.isinf(x):
+        return x, y + y
+    if math.isinf(y):
+        return y, x + x
+    if y == 0:
+        return x + x, y
+    return math.nan, math.nan
+
+
+def _catanh_nan(x, y):
+    # catrig.h catanh(): the branches before and in the NaN one
+    if y == 0 and abs(x) <= 1:
+        return math.atanh(x), y
+    if x == 0:
+        return x, math.atan(y)
+    if math.isinf(x):
+        return math.copysign(0.0, x), y + y
+    if math.isinf(y):
+        return math.copysign(0.0, x), math.copysign(_PIO2, y)
+    return math.nan, math.nan
+
+
+def _swap(f):
+    def g(x, y):
+        re, im = f(y, x)
+        return im, re
+    return g
+
+
+@ufunc_rule("arccosh", source=(
+    "cupy/_core/include/cupy/complex/catrig.h cacosh/catrigf.h cacoshf: "
+    "'cacosh(0 + I*NaN) = NaN + I*NaN' (C99: NaN + pi/2 j); REPORT-cuda.md "
+    "acosh(real(x_i) is +0 and imag(x_i) is NaN) -> NaN \u00b1 \u03c0j/2: out=(nan+nanj)"))
+def complex_acosh_nan_branches(call, z):
+    return _cfix(call(z), z, _has_nan, _cacosh_nan)
+
+
+@ufunc_rule("arccos", source="cupy/_core/include/cupy/complex/catrig.h cacos: the NaN branch")
+def complex_acos_nan_branches(call, z):
+    return _cfix(call(z), z, _has_nan, _cacos_nan)
+
+
+@ufunc_rule("arcsinh", source="cupy/_core/include/cupy/complex/catrig.h casinh: the NaN branch")
+def complex_asinh_nan_branches(call, z):
+    return _cfix(call(z), z, _has_nan, _casinh_nan)
+
+
+@ufunc_rule("arcsin", source="cupy/_core/include/cupy/complex/catrig.h casin = reverse(casinh(reverse(z)))")
+def complex_asin_nan_branches(call, z):
+    return _cfix(call(z), z, _has_nan, _swap(_casinh_nan))
+
+
+@ufunc_rule("arctanh", source="cupy/_core/include/cupy/complex/catrig.h catanh: the NaN branch")
+def complex_atanh_nan_branches(call, z):
+    return _cfix(call(z), z, _has_nan, _catanh_nan)
+
+
+@ufunc_rule("arctan", source="cupy/_core/include/cupy/complex/catrig.h catan = reverse(catanh(reverse(z)))")
+def complex_atan_nan_branches(call, z):
+    return _cfix(call(z), z, _has_nan, _swap(_catanh_nan))
+
+
+# --- linalg: no LinAlgError, the factorisation's NaN/inf instead ----------------
+
+# cupyx.errstate(linalg='raise') / cupyx.seterr: CuPy then checks cuSOLVER's devInfo
+# and raises LinAlgError (cupy/linalg/_util.py _check_cusolver_dev_info_if_synchronization_allowed,
+# cupyx/_ufunc_config.py: the default, 'ignore', is per thread).
+_linalg_config = threading.local()
+
+
+def linalg_errors() -> str:
+    return getattr(_linalg_config, "linalg", "ignore")
+
+
+def set_linalg_errors(mode: str) -> None:
+    _linalg_config.linalg = mode
+
+
+def _per_matrix(numpy_func, emulate, a, *rest, routine="getrf"):
+    """``numpy_func`` on each matrix of the batch; ``emulate`` where NumPy raises
+    (or CuPy's LinAlgError under cupyx.errstate(linalg='raise'))."""
+    try:
+        return numpy_func(a, *rest)
+    except np.linalg.LinAlgError:
+        if linalg_errors() == "raise":
+            raise np.linalg.LinAlgError(
+                f"Error reported by {routine} in cuSOLVER. devInfo = 1. Please refer to "
+                f"the cuSOLVER documentation.") from None
+    if a.ndim == 2:
+        return emulate(a, *rest)
+    batch = a.shape[:-2]
+    outs = [None] * int(np.prod(batch))
+    for k, i in enumerate(np.ndindex(*batch)):
+        args = [a[i]] + [v[i] for v in rest]
+        try:
+            outs[k] = numpy_func(*args)
+        except np.linalg.LinAlgError:
+            outs[k] = emulate(*args)
+    return np.stack(outs).reshape(batch + outs[0].shape)
+
+
+def _getrf_getrs(a, b):
+    """LAPACK getrf (partial pivoting; a zero pivot is not divided by, no error)
+    then getrs (unit-lower, then upper substitution without zero checks):
+    cuSOLVER's answer for a singular matrix (probe.txt: solve(zeros, ones) [nan inf];
+    probe2.txt: inv(zeros) [[nan nan] [nan inf]])."""
+    dt = np.result_type(a.dtype, b.dtype, np.float64 if a.dtype.kind not in "fc" else a.dtype)
+    lu = np.array(a, dtype=dt)
+    x = np.array(b, dtype=dt)
+    n = lu.shape[0]
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            p = j + int(np.argmax(np.abs(lu[j:, j])))
+            if p != j:
+                lu[[j, p]] = lu[[p, j]]
+                x[[j, p]] = x[[p, j]]
+            if lu[j, j] != 0:
+                lu[j + 1:, j] /= lu[j, j]
+            lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+        for j in range(n):
+            x[j + 1:] -= np.outer(lu[j + 1:, j], x[j])
+        for j in range(n - 1, -1, -1):
+            x[j] /= lu[j, j]
+            x[:j] -= np.outer(lu[:j, j], x[j])
+    return x
+
+
+@function_rule("linalg.solve", source=(
+    "cupy/linalg/_solve.py solve: getrf + getrs, dev_info checked only under "
+    "cupyx.errstate(linalg='raise'); probe.txt: cupy solve singular [nan inf]; "
+    "cuda-tests-failures.log test_singular_matrices: DID NOT RAISE LinAlgError"))
+def solve_of_a_singular_matrix_is_nan_inf(func, a, b):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        return func(a, b)  # NumPy's LinAlgError, as CuPy's _assert_stacked_2d/_square
+    FUNCTIONS["linalg.solve:shapes"](a, b)
+    if b.ndim == 1:  # NumPy 2 (and CuPy 14): a 1-d b is one vector
+        def emulate(m, v):
+            return _getrf_getrs(m, v[:, None])[:, 0]
+        # (the vectors as (..., M, 1) matrices: NumPy 2 reads a 2-d b as a matrix)
+        return _per_matrix(lambda m, v: func(m, v[..., None])[..., 0], emulate, a,
+                           np.broadcast_to(b, a.shape[:-1]))
+    return _per_matrix(func, _getrf_getrs, a, b)
+
+
+@function_rule("linalg.solve:shapes", source=(
+    "cupy/linalg/_solve.py solve: 'b must have at least one dimension'; a b of 2 or more "
+    "dimensions needs a.shape[:-1] == b.shape[:-1] ('a must have (..., M, M) shape and b "
+    "must have (..., M, K) for multidimensional b'): no broadcasting of the batch axes"))
+def solve_broadcasts_no_batch_axes(a, b):
+    if b.ndim == 0:
+        raise ValueError("b must have at least one dimension")
+    if b.ndim == 1:
+        if a.shape[-1] != b.size:
+            raise ValueError("a must have (..., M, M) shape and b must have (M,) "
+                             "for one-dimensional b")
+    elif a.shape[:-1] != b.shape[:-1]:
+        raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) "
+                         "for multidimensional b")
+
+
+@function_rule("linalg.inv", source=(
+    "cupy/linalg/_solve.py inv: getrf + getrs of the identity, no error by default; "
+    "probe2.txt: inv singular [[nan nan] [nan inf]]"))
+def inv_of_a_singular_matrix_is_nan_inf(func, a):
+    def emulate(m):
+        return _getrf_getrs(m, np.eye(m.shape[0], dtype=m.dtype))
+    return _per_matrix(func, emulate, a, routine="getrf" if a.ndim == 2 else "getrfBatched")
+
+
+def _potrf(a):
+    """Cholesky (lower) that goes on past a non-positive pivot: sqrt of a negative
+    number is NaN, which spreads to the rest (probe.txt: cholesky [[1,2],[2,1]] ->
+    [[1, 0], [2, nan]])."""
+    dt = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
+    a = np.array(a, dtype=dt)
+    n = a.shape[0]
+    L = np.zeros_like(a)
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            d = a[j, j] - np.sum(L[j, :j] * np.conj(L[j, :j]))
+            L[j, j] = np.sqrt(d.real if dt.kind == "c" else d)
+            L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ np.conj(L[j, :j])) / L[j, j]
+    return L
+
+
+@function_rule("linalg.cholesky", source=(
+    "cupy/linalg/_decomposition.py cholesky: potrf, dev_info checked only under "
+    "cupyx.errstate(linalg='raise'); probe.txt: cupy cholesky non-PD [[1. 0.] [2. nan]]; "
+    "cuda-tests-failures.log test_cholesky_not_positive_definite_raises: DID NOT RAISE"))
+def cholesky_of_a_non_positive_definite_matrix_has_nan(func, a, *args, **kw):
+    if args or kw:
+        return func(a, *args, **kw)
+    return _per_matrix(func, _potrf, a, routine="potrf" if a.ndim == 2 else "potrfBatched")
+
+
+# --- API: signatures CuPy has differently ------------------------------------
+
+@function_rule("may_share_memory", source=(
+    "cupy/_misc/memory_ranges.py may_share_memory: 'raise NotImplementedError("
+    "'Only supported for `max_work` is `None`')'; cuda-tests-failures.log "
+    "test_numpy_protocols.py::test_metadata_functions"))
+def may_share_memory_takes_no_max_work(func, a, b, max_work=None):
+    if max_work is not None:
+        raise NotImplementedError("Only supported for `max_work` is `None`")
+    return func(a, b)
+
+
+@function_rule("shares_memory", source=(
+    "cupy/_misc/memory_ranges.py shares_memory: an integer max_work raises "
+    "NotImplementedError('Not supported for integer `max_work`.')"))
+def shares_memory_takes_no_integer_max_work(func, a, b, max_work=None):
+    if max_work not in (None, "MAY_SHARE_BOUNDS", "MAY_SHARE_EXACT"):
+        raise NotImplementedError("Not supported for integer `max_work`.")
+    if max_work == "MAY_SHARE_BOUNDS":
+        return bool(np.may_share_memory(a, b))
+    return func(a, b)
+
+
+# --- CUDA after fork -------------------------------------------------------------
+# A process that has used CUDA (here: made a device array or counted devices)
+# and forks gives a child in which every CUDA call fails.
+
+class CUDARuntimeError(RuntimeError):
+    """``cupy_backends.cuda.api.runtime.CUDARuntimeError``."""
+
+
+DIFFERENCES.append(Difference("cuda_fails_in_a_forked_child", "runtime", (
+    "cuda-tests-failures.log test_save_faults.py (4 tests): the forked child exits 1 "
+    "(cudaErrorInitializationError: CUDA can't be used in a child forked after the "
+    "parent initialised it; CUDA Programming Guide, 'fork()')")))
+_state = {"used": False, "forked": False}
+
+
+def _after_fork_in_child():
+    if _state["used"]:
+        _state["forked"] = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def device_used():
+    """Mark CUDA initialised in this process; fail in a child forked after that."""
+    if _state["forked"]:
+        raise CUDARuntimeError("cudaErrorInitializationError: initialization error")
+    _state["used"] = True
+
