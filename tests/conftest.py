@@ -94,8 +94,16 @@ class SimBackend:
     fill = CupyBackend.fill
     lapack = CupyBackend.lapack
 
+    @contextlib.contextmanager
     def _linalg_raise(self):
-        return contextlib.nullcontext()
+        # cupyx.errstate(linalg="raise") of the sim's own copy of the stand-in
+        d = simcupy._cupy_differences
+        old = d.linalg_errors()
+        d.set_linalg_errors("raise")
+        try:
+            yield
+        finally:
+            d.set_linalg_errors(old)
 
     def empty(self, n: int, np_dtype, device=None):
         self.allocations += 1
