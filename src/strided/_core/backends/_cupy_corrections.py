@@ -29,6 +29,21 @@ def _remainder(ufunc, xp, a, b):
     return xp.where(m == 0, xp.copysign(xp.zeros_like(m), b), m)
 
 
+def _floor_divide(ufunc, xp, a, b):
+    # CuPy: floor(a / b) of the rounded quotient (cupy/_core/include/cupy/carray.cuh,
+    # _floor_divide): 1 // 0.1 is 10.0 there. NumPy (npy_divmod) and strided on the CPU
+    # floor the exact quotient: 9.0. The same steps as npy_divmod, from fmod. (Infinite
+    # operands are the row's own correction, on every device.)
+    q = xp.true_divide(a, b)
+    mod = xp.fmod(a, b)
+    div = xp.true_divide(a - mod, b)
+    div = xp.where(xp.logical_and(mod != 0, (b < 0) != (mod < 0)), div - 1, div)
+    fl = xp.floor(div)
+    fl = xp.where(div - fl > 0.5, fl + 1, fl)
+    fl = xp.where(div == 0, xp.copysign(xp.zeros_like(fl), q), fl)
+    return xp.where(b == 0, q, fl)
+
+
 def _inf_nan_parts(xp, r, z):
     """+inf + NaN j where one part of ``z`` is infinite and the other NaN."""
     re, im = z.real, z.imag
@@ -88,6 +103,7 @@ def _clip(ufunc, xp, a, lo, hi):
 KERNELS = {
     ("clip", "f"): _clip,
     ("remainder", "f"): _remainder,
+    ("floor_divide", "f"): _floor_divide,
     ("log", "c"): _log_complex,
     ("log1p", "c"): _log1p_complex,
     ("acosh", "c"): _acosh_complex,
