@@ -102,8 +102,8 @@ def advanced_setitem(x: Array, key, value) -> None:
             raise TypeError(f"__setitem__(): can't assign complex {value} into a {x._dtype.name} array")
         # (a 0-d array on a GPU: CuPy turns a scalar into one with ndarray.fill, which
         # drops the sign of -0.0; the backend's asarray keeps it)
-        v = value if x._device.type == "cpu" else x._device.backend.asarray(
-            value, x._dtype._np, device=x._device)
+        v = value if x._device.type == "cpu" or x._dtype.kind not in "fc" else \
+            x._device.backend.asarray(value, x._dtype._np, device=x._device)
     else:
         raise TypeError(f"__setitem__(): can't assign a {type(value).__name__}")
     try:

@@ -304,7 +304,7 @@ def _mean_dtypes(x: Array, dtype):
         raise TypeError(f"mean(): dtype must be a floating-point or complex data type; got {res.name}")
     if x._dtype.kind == "c" and res.kind != "c":
         raise TypeError(f"mean(): can't take the mean of complex {x._dtype.name} values in {res.name}")
-    return res, _accumulator(res, x._device)
+    return res, (_dtypes.float32 if res is _dtypes.float16 else res)
 
 
 @api("mean")
