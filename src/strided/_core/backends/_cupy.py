@@ -124,7 +124,10 @@ class CupyBackend:
         # Note: CuPy's ndarray.fill (and so ``target[...] = value``) memsets when
         # value == 0, which turns -0.0 into +0.0 (cupy/_core/core.pyx, fill);
         # copyto runs its elementwise copy kernel, which keeps the sign.
-        self.xp.copyto(target, value, casting="unsafe")
+        if target.dtype.kind in "fc":
+            self.xp.copyto(target, value, casting="unsafe")
+        else:
+            target[...] = value  # (NumPy's errors for values the dtype can't hold)
 
     @contextlib.contextmanager
     def lapack(self, func: str):
