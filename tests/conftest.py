@@ -281,3 +281,164 @@ def layouts(ref: np.ndarray) -> dict:
     """Every layout ``ref``'s dimensions allow, by name."""
     names = LAYOUTS[:1] + (LAYOUTS[1:3] if ref.ndim else []) + (LAYOUTS[3:] if ref.ndim >= 2 else [])
     return {name: layout(ref, name) for name in names}
+
+
+# --- NumPy's answer on any device: its bits on the CPU, documented error bounds elsewhere ---------
+#
+# On the CPU strided computes with NumPy's own kernels in NumPy's operand order, so a test
+# may hold it to NumPy's bits. Another device computes with its own kernels, and the
+# standard fixes the bits of only some operations (data-apis.org/array-api, "Accuracy"):
+# + - * / % and reciprocal, sqrt are correctly rounded; the other mathematical functions
+# are not precisely defined; and "conforming implementations may vary in their support for
+# subnormal numbers" (flush-to-zero: CuPy compiles every kernel with -ftz=true,
+# cupy/cuda/compiler.py, so a float32 result that would be subnormal is a zero there).
+#
+# The bound for a function is the sum of the two libraries' documented maximum errors
+# against the correctly rounded result (either may be off in either direction):
+# - CUDA, whose math library CuPy's kernels call: CUDA C++ Programming Guide, appendix
+#   "Mathematical Functions", tables "Single-Precision (Double-Precision) Mathematical
+#   Standard Library Functions with Maximum ULP Error" (the libdevice guide's __nv_expf etc.
+#   refer to them);
+# - NumPy: the tolerance its own accuracy test grants each function
+#   (numpy/_core/tests/test_umath_accuracy.py over data/umath-validation-set-<ufunc>.csv,
+#   column ulperrortol); for a function without such a file (atan2, hypot, pow), the
+#   largest tolerance granted there: 4 for float32, 2 for float64.
+# float16: NumPy and CuPy both compute a float16 function in float32 and round the result,
+# and two float32 values a few float32 ulps apart round to the same or adjacent halves: one ulp.
+# The H100 run of 2026-11-26 (../shared/gpu-runs/2026-11-26-h100) found differences of one
+# ulp (exp, sin, cos, cosh, tan, log10, acosh, asinh, atan2), well inside these bounds.
+
+#            (float32, float64)   CUDA's maximum ulp error
+_CUDA_ULPS = {"acos": (2, 2), "acosh": (4, 3), "asin": (2, 2), "asinh": (3, 3), "atan": (2, 2),
+              "atan2": (3, 2), "atanh": (3, 2), "cos": (2, 2), "cosh": (2, 1), "exp": (2, 1),
+              "expm1": (1, 1), "hypot": (3, 2), "log": (1, 1), "log10": (2, 1), "log1p": (1, 1),
+              "log2": (1, 1), "pow": (4, 2), "sin": (2, 2), "sinh": (3, 2), "tan": (4, 2),
+              "tanh": (2, 1)}
+#            (float32, float64)   NumPy's umath-validation-set-*.csv tolerance
+_NUMPY_ULPS = {"acos": (3, 1), "acosh": (2, 1), "asin": (4, 1), "asinh": (2, 1), "atan": (3, 1),
+               "atan2": (4, 2), "atanh": (2, 1), "cos": (2, 1), "cosh": (3, 1), "exp": (3, 1),
+               "expm1": (3, 1), "hypot": (4, 2), "log": (4, 1), "log10": (4, 1), "log1p": (2, 1),
+               "log2": (3, 1), "pow": (4, 2), "sin": (2, 1), "sinh": (2, 1), "tan": (4, 1),
+               "tanh": (2, 2)}
+# logaddexp(a, b) is max(a, b) + log1p(exp(-|a - b|)) in both (cupy/_math/explog.py,
+# npy_logaddexp): exp's and log1p's errors, plus one for the two roundings around them (the
+# bound holds where the result is at least the log1p term, as for inputs >= 0).
+_CUDA_ULPS["logaddexp"] = tuple(e + l + 1 for e, l in zip(_CUDA_ULPS["exp"], _CUDA_ULPS["log1p"]))
+_NUMPY_ULPS["logaddexp"] = tuple(e + l + 1 for e, l in zip(_NUMPY_ULPS["exp"], _NUMPY_ULPS["log1p"]))
+# Exact, or correctly rounded, on every device (the standard's list, and operations that
+# only move bits or compare).
+EXACT = frozenset({
+    "abs", "add", "ceil", "conj", "copysign", "divide", "floor", "floor_divide", "maximum",
+    "minimum", "multiply", "negative", "nextafter", "positive", "reciprocal", "remainder",
+    "round", "sign", "signbit", "sqrt", "square", "subtract", "trunc", "isnan", "isinf",
+    "isfinite", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not"})
+
+
+def ulp_bound(name: str, dtype) -> int:
+    """How many units in the last place of ``dtype`` a device's ``name`` (the standard's
+    name) may differ from NumPy's (0 for the exact ones; KeyError for a function without a
+    documented bound here)."""
+    if name in EXACT:
+        return 0
+    dt = np.dtype(dtype)
+    if dt.kind == "c":
+        dt = np.finfo(dt).dtype
+    if dt.kind != "f":
+        return 0
+    if dt == np.float16:
+        return 1
+    i = 0 if dt == np.float32 else 1
+    return _CUDA_ULPS[name][i] + _NUMPY_ULPS[name][i]
+
+
+def sum_ulps(n: int) -> int:
+    """The bound, in ulps of ``sum(|x|)``, between two sums of ``n`` terms added in different
+    orders (NumPy's pairwise leaf and a GPU's tree): each order is within (n - 1) u sum(|x|)
+    of the exact sum (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., (4.4)),
+    u being half of eps, and one ulp of sum(|x|) is at least eps/2 * sum(|x|); 2n covers the
+    higher-order terms."""
+    return 2 * n
+
+
+def _device_and_host(actual, device):
+    if isinstance(actual, xp.Array):
+        return actual.device, np.asarray(actual._host())
+    return (xp.get_default_device() if device is None else xp.Device(device)), np.asarray(actual)
+
+
+def _ordered(a: np.ndarray) -> np.ndarray:
+    """Float bits as integers that count ulps: consecutive floats differ by one, +0 == -0."""
+    it = np.dtype(f"i{a.dtype.itemsize}")
+    i = a.view(it).astype(np.int64)
+    return np.where(i < 0, -(i & np.int64(np.iinfo(it).max)), i)
+
+
+def _close_parts(got, want, n_ulps, scale, signed_zeros, err_msg):
+    """``got`` against ``want`` (flat real floats of one dtype) off the CPU: see assert_close."""
+    err_msg = f" {err_msg}" if err_msg else ""
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan, err_msg=f"NaN positions differ{err_msg}")
+    inf = np.isinf(want) | np.isinf(got)
+    np.testing.assert_array_equal(got[inf], want[inf], err_msg=f"infinities differ{err_msg}")
+    fin = ~(nan | inf)
+    g, w = got[fin], want[fin]
+    flushed = (g == 0) & (np.abs(w) < np.finfo(w.dtype).tiny) & (np.signbit(g) == np.signbit(w))
+    if scale is None:
+        big = np.int64(1) << 40  # distances across zero saturate: none that large passes
+        og, ow = _ordered(g), _ordered(w)
+        dist = np.where((og < 0) == (ow < 0), np.abs(og - ow),
+                        np.minimum(np.abs(og), big) + np.minimum(np.abs(ow), big))
+        ok = dist <= n_ulps
+        unit = "ulps"
+    else:
+        tol = n_ulps * np.spacing(np.abs(scale[fin]).astype(w.dtype)).astype(np.float64)
+        ok = np.abs(g.astype(np.float64) - w.astype(np.float64)) <= tol
+        unit = "ulps of sum(|x|)"
+    bad = ~(ok | flushed)
+    assert not bad.any(), (f"not within {n_ulps} {unit}{err_msg}: got {g[bad][:5].tolist()}, "
+                           f"NumPy {w[bad][:5].tolist()}")
+    if signed_zeros:
+        z = (g == 0) & (w == 0)
+        assert (np.signbit(g[z]) == np.signbit(w[z])).all(), f"signs of zeros differ{err_msg}"
+
+
+def assert_close(actual, expected, *, ulps=0, scale=None, signed_zeros=True, device=None,
+                 err_msg="") -> None:
+    """``actual`` is NumPy's ``expected`` as strided promises it on ``actual``'s device.
+
+    ``actual``: a strided array, or host data computed on ``device`` (default: the suite's
+    device). Shapes and dtypes must be equal; integers and booleans equal everywhere.
+
+    - On the CPU: NumPy's values bit for bit, NaN positions and the signs of zeros included
+      (NaN payloads are not compared), whatever the other arguments say.
+    - On another device: NaN and infinity positions equal; finite values within ``ulps``
+      units in the last place of their dtype (a number, or the standard's name of the
+      function: its ``ulp_bound``) of ``expected``, or with ``scale`` (broadcastable to
+      ``expected``; complex for complex values: its parts scale the parts) of ``scale``: for
+      sums, sum(|x|), where cancellation leaves the result's own ulp meaningless; an expected
+      subnormal may come back as a zero of its sign (flush to zero); zeros have NumPy's sign
+      unless ``signed_zeros=False`` (where the standard leaves the sign to the implementation).
+    """
+    dev, got = _device_and_host(actual, device)
+    want = np.asarray(expected)
+    assert got.shape == want.shape, (got.shape, want.shape, err_msg)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype, err_msg)
+    if want.dtype.kind not in "fc":
+        np.testing.assert_array_equal(got, want, err_msg=err_msg)
+        return
+    parts = [(got.real, want.real), (got.imag, want.imag)] if want.dtype.kind == "c" else [(got, want)]
+    if dev.type == "cpu":
+        np.testing.assert_array_equal(got, want, err_msg=err_msg)
+        for g, w in parts:
+            z = (g == 0) & (w == 0)
+            assert (np.signbit(g[z]) == np.signbit(w[z])).all(), ("signs of zeros differ " + err_msg).strip()
+        return
+    n_ulps = ulp_bound(ulps, want.dtype) if isinstance(ulps, str) else int(ulps)
+    s = None if scale is None else np.broadcast_to(np.asarray(scale), want.shape)
+    scales = [None, None] if s is None else ([s.real, s.imag] if want.dtype.kind == "c" else [s.real])
+    for (g, w), sc, what in zip(parts, scales, ["(real parts)", "(imaginary parts)"]
+                                if len(parts) == 2 else [""]):
+        _close_parts(g.reshape(-1), w.reshape(-1), n_ulps,
+                     None if sc is None else sc.astype(np.float64).reshape(-1), signed_zeros,
+                     f"{what} {err_msg}".strip())

@@ -21,7 +21,7 @@ import pytest
 import strided as xp
 from strided._api import elementwise as _elementwise
 
-from conftest import host, shares_memory
+from conftest import assert_close, host, shares_memory
 
 ROWS = _elementwise.ROWS
 REGISTRY = _elementwise.REGISTRY
@@ -675,7 +675,9 @@ def test_namespace_has_every_standard_name():
 @pytest.mark.parametrize("n", [4095, 4096, 70_001, 300_000])
 def test_extremum_with_a_scalar_matches_numpy(func, dtype, n):
     """Sizes around the path's threshold, across block boundaries and above the pool's
-    threshold; NaN propagates, signed zeros and the operand order are NumPy's."""
+    threshold; NaN propagates; on the CPU, signed zeros and the operand order are NumPy's
+    (docs/performance.md). The standard leaves the sign of a zero result of maximum(-0., +0.)
+    to the implementation: another device may pick either operand."""
     rng = np.random.default_rng(n)
     a = rng.standard_normal(n).astype(dtype)
     a[::97] = np.nan
@@ -683,11 +685,10 @@ def test_extremum_with_a_scalar_matches_numpy(func, dtype, n):
     x = xp.asarray(a)
     f, ref = getattr(xp, func), getattr(np, func)
     for s in (0.0, -0.0, 0.25, -3, float("nan"), float("-inf")):
-        for got, want in ((f(x, s), ref(a, s)), (f(s, x), ref(s, a))):
-            got = host(got)
-            assert got.dtype == want.dtype and got.shape == want.shape
-            np.testing.assert_array_equal(got, want)
-            assert (np.signbit(got) == np.signbit(want)).all()
+        for r, want in ((f(x, s), ref(a, s)), (f(s, x), ref(s, a))):
+            assert_close(r, want, signed_zeros=False)  # the CPU: NumPy's zero signs all the same
+            if r.device.type == "cpu":  # and the sign of the NaN NumPy's order picks
+                assert (np.signbit(host(r)) == np.signbit(want)).all()
     # a strided (non-contiguous) array and a 2-D one take NumPy's own loop or the block path
     m = a[: n - n % 8].reshape(-1, 8)
     np.testing.assert_array_equal(host(f(xp.asarray(m)[:, ::2], 0.5)), ref(m[:, ::2], 0.5))

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import strided as xp
 from strided._api import elementwise as E
 
-from conftest import run_concurrently
+from conftest import assert_close, run_concurrently
 
 pytestmark = pytest.mark.skipif(not E.COMPILED, reason="the compiled hot path is not active")
 
@@ -115,7 +115,8 @@ def test_unary_functions_equal_numpy(name):
     with np.errstate(all="ignore"):
         want = getattr(np, {"abs": "absolute"}.get(name, name))(a0)
     assert got.dtype == want.dtype
-    np.testing.assert_array_equal(_np(got), want)
+    # NumPy's bits on the CPU; a GPU's exp and sin are within their documented ulps
+    assert_close(got, want, ulps=name)
 
 
 def test_arithmetic_against_numpy_reference():

@@ -83,7 +83,14 @@ def test_indexing_functions():
             ref[i, idx[i, j]] = [[1.0, 2.0], [3.0, 4.0]][i][j]  # PyTorch's scatter_ definition
     Z = xp.zeros(3, 4, dtype=xp.float64)
     assert Z.scatter_(1, a(idx), a([[1.0, 2.0], [3.0, 4.0]])) is Z
-    np.testing.assert_array_equal(to_np(Z), ref)
+    got = to_np(Z)
+    if Z.device.type != "cpu":
+        # idx[1] writes 3.0 and 4.0 to one place: "when indices are not unique, the behavior
+        # is non-deterministic (one of the values from src will be picked arbitrarily)"
+        # (torch.Tensor.scatter_); on the CPU NumPy's assignment keeps the last, in order.
+        assert got[1, 2] in (3.0, 4.0)
+        ref[1, 2] = got[1, 2]
+    np.testing.assert_array_equal(got, ref)
     with pytest.raises(ValueError, match="gather"):
         xp.gather(X, 0, a([0, 1]))
 

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import pickle
+import re
 import struct
 import sys
 import tracemalloc
@@ -597,7 +598,10 @@ def test_deeply_nested_header_is_an_error_not_a_crash(depth):
     try:
         out = xp.load(io.BytesIO(data))
     except ValueError as e:
-        assert "nested too deeply" in str(e) or "not valid JSON" in str(e)
+        # Which check refuses it depends on the Python: json.loads raises RecursionError ("not
+        # valid JSON") where its C recursion limit is below the depth (3.11, 3.12.1 at 900),
+        # else the loader's own depth limit names the nesting (Python 3.12.3 on the H100 run).
+        assert re.search(r"nested too deeply|nested deeper than \d+ levels|not valid JSON", str(e)), e
         return
     for _ in range(depth):  # what loads is the tree that was written
         out = out[0]
