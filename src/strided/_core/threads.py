@@ -7,10 +7,11 @@ releases the GIL, takes chunks itself and waits for the workers, which spin
 for about 2 ms after a job (so operations separated by a little Python find
 them awake) and then sleep. It runs:
 
-- add, subtract, multiply, divide, maximum, minimum of two C-contiguous
-  float32/float64 arrays of the same shape and dtype, and add, subtract,
-  multiply, divide of one such array and a Python float or int (NumPy's
-  results bit for bit, NaNs and signed zeros included);
+- add, subtract, multiply, divide, maximum, minimum (the C table
+  SD_EW_BINARY_OPS) of two C-contiguous float32/float64 arrays of the same
+  shape and dtype, and add, subtract, multiply, divide of one such array and a
+  Python float or int: NumPy's own loop of that ufunc per chunk (NumPy's
+  results bit for bit, NaN payloads and signed zeros included);
 - the unary float ufuncs of ``_LOOP_UFUNCS`` (exp, log, sqrt, ...) through
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
@@ -150,9 +151,9 @@ def parallel(fn, ranges: list) -> list:
     return [first] + [f.result() for f in futs]
 
 
-# ufunc -> ew_binary's op code (the C loops; see _ckernels.c for the NaN / signed-zero rules)
-_C_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3, np.maximum: 4,
-             np.minimum: 5}
+# ufunc -> ew_binary's op code: the C table SD_EW_BINARY_OPS, exported by name (each op runs
+# NumPy's own loop of that ufunc per chunk, so NaN payloads and signed zeros are NumPy's)
+_C_BINARY = {getattr(np, name): code for name, code in _CK.EW_BINARY_OPS.items()} if _CK is not None else {}
 # Unary float ufuncs whose NumPy inner loop the C pool runs per chunk (each tested for
 # identical values across chunk boundaries in tests/_csrc/test_threads_c.py).
 _LOOP_UFUNCS = frozenset([np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p,
@@ -302,8 +303,9 @@ def sum_sq_dev(a, m) -> float:
 
 _np_max, _np_min = np.max, np.min
 _c_max, _c_min = _cfast.max_reduce, _cfast.min_reduce
-# the kernels reduce() in C runs: op codes (0 sum, 1 max, 2 min)
-_C_OPS = {_c_add_reduce: 0, _c_max: 1, _c_min: 2} if _CK is not None else {}
+# the kernels reduce() in C runs: their op codes (the C table SD_REDUCE_OPS, by name)
+_RED = _CK.REDUCE_OPS if _CK is not None else {}
+_C_OPS = {_c_add_reduce: _RED["sum"], _c_max: _RED["max"], _c_min: _RED["min"]} if _CK is not None else {}
 _layout = _cfast.layout
 _empty = np.empty
 
@@ -358,7 +360,7 @@ def sq_dev_reduce(a, axes, m):
     nt = _NUM[0]
     big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
     means = np.ascontiguousarray(m).reshape(shape)
-    return r if _CK.reduce(3, a, r, outer, nred, inner, nt if big else 1, means) else None
+    return r if _CK.reduce(_RED["sq_dev"], a, r, outer, nred, inner, nt if big else 1, means) else None
 
 
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
