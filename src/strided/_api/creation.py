@@ -233,12 +233,73 @@ def _leaves_to_native(obj):
     return obj
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _scan_leaves(obj, lo: int, hi: int):
+    """The leaves of a nested sequence: (the first Python int outside ``[lo, hi]`` or
+    None, the most inexact kind among them: "c" complex, "f" float, or None)."""
+    big = kind = None
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        t = type(o)
+        if t is builtins.int:
+            if big is None and not lo <= o <= hi:
+                big = o
+            continue
+        if isinstance(o, (list, tuple)):
+            stack.extend(reversed(o))
+            continue
+        k = o.dtype.kind if isinstance(o, (np.ndarray, np.generic)) else (
+            "c" if t is builtins.complex else "f" if t is builtins.float else None)
+        if k == "c":
+            kind = "c"
+        elif k == "f" and kind is None:
+            kind = "f"
+    return big, kind
+
+
+def _big_ints(obj, data, nd, dtype):
+    """A sequence whose Python ints go beyond int64 (NumPy infers uint64, float64 or
+    object for it): as PyTorch, an OverflowError naming the value where the ints are
+    to be stored as integers (no dtype and no float among the leaves, or an integer
+    dtype they don't fit), else the leaves converted one by one to float or complex
+    (None: there is no such int; NumPy's array stands)."""
+    info = np.iinfo(dtype._np) if dtype is not None and dtype.kind in "iu" else None
+    lo, hi = (info.min, info.max) if info is not None else _INT64
+    big, kind = _scan_leaves(obj, lo, hi)
+    if big is None and (info is not None or nd.dtype != object):
+        return None
+    if info is not None or (dtype is None and kind is None):
+        name = dtype.name if dtype is not None else "int64 (the dtype of Python ints)"
+        raise OverflowError(f"asarray(): Python int {big} is out of bounds for {name}")
+    if dtype is not None and dtype.kind == "b":
+        return np.array(data, dtype=np.bool_)
+    target = np.complex128 if kind == "c" or (dtype is not None and dtype.kind == "c") else np.float64
+    try:
+        return np.array(data, dtype=target)
+    except OverflowError:
+        huge, _ = _scan_leaves(obj, -(1 << 1023), 1 << 1023)
+        raise OverflowError(f"asarray(): Python int {huge} is too large to convert to a "
+                            f"floating-point dtype") from None
+
+
 def _from_sequence(obj, dtype, dev) -> Array:
     data = _leaves_to_native(obj)
     try:
         nd = np.asarray(data)
     except ValueError as e:
         raise ValueError(f"asarray(): can't build an array from a ragged or mixed sequence ({e})") from None
+    k = nd.dtype.kind
+    # Python ints beyond int64 make NumPy infer uint64, float64 or object: found by the
+    # (rare) kinds they give, then checked leaf by leaf.
+    if (k == "O" or (k == "u" and not _has_typed_leaf(obj))
+            or (k in "fc" and nd.size and (np.abs(nd) >= 2.0 ** 63).any())
+            or (dtype is not None and dtype.kind in "iu" and k in "fc")):
+        fixed = _big_ints(obj, data, nd, dtype)
+        if fixed is not None:
+            nd = fixed
     if nd.dtype == object:
         raise TypeError("asarray(): the sequence holds objects that are not numbers or arrays")
     if dtype is None:
@@ -256,7 +317,8 @@ def _from_sequence(obj, dtype, dev) -> Array:
         elif dtype.kind in "iu" and nd.dtype.kind in "iu":
             info = np.iinfo(dtype._np)
             if nd.size and (nd.min() < info.min or nd.max() > info.max):
-                raise OverflowError(f"values out of bounds for {dtype.name}")
+                bad = nd.reshape(-1)[(nd.reshape(-1) < info.min) | (nd.reshape(-1) > info.max)][0]
+                raise OverflowError(f"asarray(): value {bad} is out of bounds for {dtype.name}")
         nd = nd.astype(dtype._np)
     elif not nd.flags.owndata or nd is data:
         nd = nd.copy()

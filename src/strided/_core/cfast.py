@@ -23,6 +23,8 @@ __all__ = ["AVAILABLE", "add_reduce", "max_reduce", "min_reduce", "layout"]
 _ckernels = _cext.load("_ckernels")  # None: the NumPy kernels serve
 
 AVAILABLE = _ckernels is not None
+# reduce()'s op codes, from the C table SD_REDUCE_OPS ({"sum": 0, "max": 1, "min": 2, ...})
+_OPS = _ckernels.REDUCE_OPS if AVAILABLE else {}
 _ND = np.ndarray
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _np_add_reduce = np.add.reduce
@@ -77,7 +79,7 @@ def _axes(a, axis):
 
 
 def _c_reduce(op, a, axis, keepdims):
-    """The C kernel's reduction of ndarray ``a`` (op 0 sum, 1 max, 2 min), or None."""
+    """The C kernel's reduction of ndarray ``a`` (an op code of ``_OPS``), or None."""
     axes = _axes(a, axis)
     if axes is False:
         return None
@@ -97,7 +99,7 @@ def _c_reduce(op, a, axis, keepdims):
 def _c_add_reduce(a, axis=None, dtype=None, out=None, keepdims=False):
     if (type(a) is _ND and out is None and (dtype is None or a.dtype == dtype)
             and a.dtype in _FLOATS):
-        r = _c_reduce(0, a, axis, keepdims)
+        r = _c_reduce(_OPS["sum"], a, axis, keepdims)
         if r is not None:
             return r
     return _np_add_reduce(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
@@ -105,7 +107,7 @@ def _c_add_reduce(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def _c_max_reduce(a, axis=None, out=None, keepdims=False):
     if type(a) is _ND and out is None and a.dtype in _FLOATS:
-        r = _c_reduce(1, a, axis, keepdims)
+        r = _c_reduce(_OPS["max"], a, axis, keepdims)
         if r is not None:
             return r
     return _np_max(a, axis=axis, out=out, keepdims=keepdims)
@@ -113,7 +115,7 @@ def _c_max_reduce(a, axis=None, out=None, keepdims=False):
 
 def _c_min_reduce(a, axis=None, out=None, keepdims=False):
     if type(a) is _ND and out is None and a.dtype in _FLOATS:
-        r = _c_reduce(2, a, axis, keepdims)
+        r = _c_reduce(_OPS["min"], a, axis, keepdims)
         if r is not None:
             return r
     return _np_min(a, axis=axis, out=out, keepdims=keepdims)

@@ -87,32 +87,48 @@ _BARE = frozenset("""
     t transpose swapaxes swapdims view expand expand_as view_as reshape_as squeeze flatten
     unflatten narrow unfold split chunk unbind movedim moveaxis permute_dims diagonal
     to_device cpu cuda requires_grad_ register_hook retain_grad detach detach_
-    refine_names rename rename_ align_to align_as broadcast_to""".split())
-# Dunders that compute (the operators are quieted where they are made, in _elementwise).
-_COMPUTING_DUNDERS = ("__setitem__", "__rmatmul__", "__imatmul__", "__array_ufunc__",
-                      "__array_function__")
-# Namespace modules whose plain functions compute without passing through ``api``.
-_COMPUTING_MODULES = frozenset(f"strided.{m}" for m in (
-    "_api.creation", "_torch.functions", "_numpy.numeric", "_numpy.nanfunctions", "_torch.random"))
+    refine_names rename rename_ align_to align_as broadcast_to broadcast_shapes unsqueeze
+    finfo iinfo isdtype can_cast result_type is_grad_enabled memory_stats empty_cache
+    get_num_threads set_num_threads get_thread_threshold set_thread_threshold
+    get_cache_limit set_cache_limit get_pool_threshold set_pool_threshold
+    get_default_device set_default_device get_default_dtype set_default_dtype""".split())
+# The object protocol: construction, attribute access, printing, hashing, copying,
+# pickling, iteration and indexing (views); none computes.
+_STRUCTURAL = frozenset("""
+    __new__ __init__ __del__ __getattr__ __getattribute__ __setattr__ __delattr__ __dir__
+    __repr__ __str__ __format__ __hash__ __sizeof__ __len__ __iter__ __reversed__ __contains__
+    __getitem__ __reduce__ __reduce_ex__ __getstate__ __setstate__ __copy__ __deepcopy__
+    __init_subclass__ __subclasshook__ __class_getitem__ __array_namespace__ __dlpack_device__
+    __set_name__""".split())
+# The operators and functions generated from ``ROWS`` run their kernels under the quiet
+# state themselves (a wrapper would add the frame their temporary elision looks at).
+_SELF_QUIETED = "strided._api.elementwise"
 
 
 def quiet_entry_points(namespace: dict, cls: type) -> None:
-    """Put ``quiet`` in front of the namespace's plain computing functions and of
-    ``cls``'s computing methods (the ``api`` functions and the elementwise operators
-    have it already)."""
+    """Put ``quiet`` in front of every public function of the namespace and every method
+    and operator of ``cls`` that is a plain Python function, except the bare ones above:
+    the rule is "every entry point runs quiet" on both paths, with nothing to list when
+    a module or a dunder is added. (``api`` functions and compiled ``Fast`` entry points
+    are quiet already and are not plain functions; ``quiet`` of a quiet function only
+    costs a check.)"""
     if ERRSTATE is None:
         return
     for name, v in list(namespace.items()):
-        if (not name.startswith("_") and type(v) is types.FunctionType
-                and v.__module__ in _COMPUTING_MODULES and not hasattr(v, "_api_name")):
+        if (not name.startswith("_") and type(v) is types.FunctionType and name not in _BARE
+                and v.__module__ != _SELF_QUIETED and not hasattr(v, "_api_name")):
             q = namespace[name] = quiet(v)
-            module = sys.modules[v.__module__]
-            if getattr(module, name, None) is v:
+            module = sys.modules.get(v.__module__)
+            if module is not None and getattr(module, name, None) is v:
                 setattr(module, name, q)  # (pickled by reference: found where it's defined)
     for name, v in list(vars(cls).items()):
-        if type(v) is types.FunctionType and (
-                name in _COMPUTING_DUNDERS or (not name.startswith("_") and name not in _BARE)):
-            setattr(cls, name, quiet(v))
+        if type(v) is not types.FunctionType or name in _BARE or name in _STRUCTURAL:
+            continue
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            continue  # private helpers
+        if name.startswith("__") and v.__module__ == _SELF_QUIETED:
+            continue
+        setattr(cls, name, quiet(v))
 
 __all__ = ["api", "quiet", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
 

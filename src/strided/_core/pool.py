@@ -18,7 +18,12 @@ The pool holds at most ``get_cache_limit()`` bytes of free blocks (default
 environment); when a freed block would exceed it, the largest cached blocks
 are released to the system first. Buffers smaller than
 ``get_pool_threshold()`` bytes (default 256 KiB) keep NumPy's allocator, which
-already caches small blocks.
+already caches small blocks (and so do empty buffers, whatever the threshold).
+
+``memory_stats()`` is exact on every path: a request counts only once its
+array exists (an allocation that fails, even after the cache was emptied for
+it, leaves the counters as they were), and a block is in ``allocated_bytes``
+exactly while an array may use it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import collections
 import operator
 import os
+import sys
 import threading
 
 import numpy as np
@@ -96,6 +102,10 @@ class _Block:
         # ``_release`` inlined (one Python call less per pooled result). A finalizer
         # may run while this thread already holds the lock (garbage collected inside
         # ``empty``): never block here, queue the block instead.
+        try:
+            self.size
+        except AttributeError:  # made by ``empty`` but never handed a buffer (it failed first)
+            return
         if _lock.acquire(False):
             try:
                 if _pending:
@@ -157,17 +167,28 @@ def _release(raw, addr, size) -> None:
         _pending.append((raw, addr, size))
 
 
+def _alloc(size: int):
+    """A fresh raw buffer of ``size`` bytes from the system (NumPy's allocator)."""
+    return np.empty(size, np.uint8)
+
+
 def empty(shape: tuple, dtype, nbytes: int):
     """An uninitialised C-contiguous NumPy array of ``shape``/``dtype`` from the pool.
 
-    ``nbytes`` is the array's size in bytes; below the pool threshold this is
-    plain ``numpy.empty``.
+    ``nbytes`` is the array's size in bytes; below the pool threshold (and for an
+    empty array) this is plain ``numpy.empty``.
     """
-    if nbytes < MIN_BYTES[0]:
+    if nbytes < MIN_BYTES[0] or not nbytes:
         return np.empty(shape, dtype)
     size = _SIZES.get(nbytes)
     if size is None:
         size = _binned(nbytes)
+    typestr = _TYPESTR.get(dtype)
+    if typestr is None:
+        typestr = _TYPESTR[dtype] = np.dtype(dtype).str
+    # Made first: once it holds the buffer, its finalizer gives the buffer back (and the
+    # counters with it) whatever fails later.
+    blk = _Block()
     s = _stats
     with _lock:
         if _pending:
@@ -179,24 +200,20 @@ def empty(shape: tuple, dtype, nbytes: int):
                 del _bins[size]
             s["cached_bytes"] -= size
             s["hits"] += 1
+            _count_alloc(s, size)
         else:
             raw = None
-            s["misses"] += 1
-        s["num_allocs"] += 1
-        cur = s["allocated_bytes"] = s["allocated_bytes"] + size
-        if cur > s["allocated_peak_bytes"]:
-            s["allocated_peak_bytes"] = cur
     if raw is None:
+        # A miss: counted only once the system has handed out the memory.
         try:
-            raw = np.empty(size, np.uint8)
+            raw = _alloc(size)
         except MemoryError:
             empty_cache()
-            raw = np.empty(size, np.uint8)
+            raw = _alloc(size)  # (a second MemoryError leaves the counters untouched)
         addr = raw.ctypes.data
-    typestr = _TYPESTR.get(dtype)
-    if typestr is None:
-        typestr = _TYPESTR[dtype] = np.dtype(dtype).str
-    blk = _Block()
+        with _lock:
+            s["misses"] += 1
+            _count_alloc(s, size)
     blk.raw = raw
     blk.addr = addr
     blk.size = size
@@ -205,6 +222,14 @@ def empty(shape: tuple, dtype, nbytes: int):
     blk.__array_interface__ = {"data": (addr, False), "shape": shape if type(shape) is tuple else tuple(shape),
                                "typestr": typestr, "version": 3}
     return np.asarray(blk)
+
+
+def _count_alloc(s: dict, size: int) -> None:
+    """A request served with a block of ``size`` bytes (lock held)."""
+    s["num_allocs"] += 1
+    cur = s["allocated_bytes"] = s["allocated_bytes"] + size
+    if cur > s["allocated_peak_bytes"]:
+        s["allocated_peak_bytes"] = cur
 
 
 def empty_cache() -> None:
@@ -234,20 +259,25 @@ def memory_stats() -> dict:
     return out
 
 
-def _nbytes_arg(func: str, nbytes, least: int) -> int:
+def int_setting(func: str, v, least: int, most: int) -> int:
+    """A size or count handed to a setter (this module's, and threads'): an int (not a
+    bool: TypeError) of at least ``least`` (ValueError naming it), taken as ``most``
+    when larger (a huge value means "everything": no buffer or count is that large)."""
+    if type(v) is bool or isinstance(v, np.bool_):
+        raise TypeError(f"{func}(): expected an int; got a bool ({v!r})")
     try:
-        n = operator.index(nbytes)
+        n = operator.index(v)
     except TypeError:
-        raise TypeError(f"{func}(): expected an int number of bytes; got "
-                        f"{type(nbytes).__name__}") from None
+        raise TypeError(f"{func}(): expected an int; got {type(v).__name__} {v!r}") from None
     if n < least:
-        raise ValueError(f"{func}(): expected at least {least} bytes; got {n}")
-    return n
+        raise ValueError(f"{func}(): expected an int >= {least}; got {n}")
+    return min(n, most)
 
 
 def set_cache_limit(nbytes: int) -> None:
-    """Keep at most ``nbytes`` of free blocks (0 turns caching off); evicts down to it now."""
-    n = _nbytes_arg("set_cache_limit", nbytes, 0)
+    """Keep at most ``nbytes`` of free blocks (0 turns caching off; above ``sys.maxsize``,
+    ``sys.maxsize``); evicts down to it now."""
+    n = int_setting("set_cache_limit", nbytes, 0, sys.maxsize)
     with _lock:
         _LIMIT[0] = n
         _drain()
@@ -260,8 +290,10 @@ def get_cache_limit() -> int:
 
 
 def set_pool_threshold(nbytes: int) -> None:
-    """Serve buffers of at least ``nbytes`` from the pool (smaller ones use NumPy's allocator)."""
-    n = _nbytes_arg("set_pool_threshold", nbytes, 1)
+    """Serve buffers of at least ``nbytes`` from the pool (smaller ones, and empty ones, use
+    NumPy's allocator); ``nbytes >= 1`` (1: every non-empty buffer), above ``sys.maxsize``
+    taken as ``sys.maxsize``."""
+    n = int_setting("set_pool_threshold", nbytes, 1, sys.maxsize)
     MIN_BYTES[0] = n
 
 

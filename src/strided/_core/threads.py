@@ -7,10 +7,11 @@ releases the GIL, takes chunks itself and waits for the workers, which spin
 for about 2 ms after a job (so operations separated by a little Python find
 them awake) and then sleep. It runs:
 
-- add, subtract, multiply, divide, maximum, minimum of two C-contiguous
-  float32/float64 arrays of the same shape and dtype, and add, subtract,
-  multiply, divide of one such array and a Python float or int (NumPy's
-  results bit for bit, NaNs and signed zeros included);
+- add, subtract, multiply, divide, maximum, minimum (the C table
+  SD_EW_BINARY_OPS) of two C-contiguous float32/float64 arrays of the same
+  shape and dtype, and add, subtract, multiply, divide of one such array and a
+  Python float or int: NumPy's own loop of that ufunc per chunk (NumPy's
+  results bit for bit, NaN payloads and signed zeros included);
 - the unary float ufuncs of ``_LOOP_UFUNCS`` (exp, log, sqrt, ...) through
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
@@ -28,11 +29,26 @@ same inputs as in one thread, so results are identical in value.
 
 ``set_num_threads(n)`` / ``get_num_threads()`` set the number of threads (the
 default is the number of cores this process may run on,
-``os.sched_getaffinity``, as PyTorch's default; 1 uses no pool at all);
-operations whose result is smaller than ``get_thread_threshold()`` bytes, and
-reductions of inputs smaller than 4x that, stay on the calling thread. The
-default threshold is 256 KiB with the C pool (a hand-off costs a few
-microseconds) and 2 MiB with the Python pool (tens of microseconds).
+``os.sched_getaffinity``, as PyTorch's default; 1 uses no pool at all; counts
+above ``MAX_THREADS`` (256, the C pool's crew plus the caller) are taken as
+256); operations whose result is smaller than ``get_thread_threshold()`` bytes,
+and reductions of inputs smaller than 4x that, stay on the calling thread
+(1 splits everything that can be split). The default threshold is 256 KiB with
+the C pool (a hand-off costs a few microseconds) and 2 MiB with the Python pool
+(tens of microseconds). Each operation reads the count once: a
+``set_num_threads`` from another thread applies to the operations that start
+after it, never to one that is running.
+
+The rule for both pools: a result never depends on the thread count, NaN
+payloads and signed zeros included. An element is computed by the same NumPy
+loop as in one call over the whole array, at the same place in that loop:
+pieces start on multiples of 64 elements (of NumPy's buffer size, 8192, where
+it buffers), so every element meets the loop's vector body or its tail as it
+would in one call (NumPy's add and multiply return a different operand's NaN
+in the two). A reduction is split where that changes no bit: along a kept
+axis, along a reduced one only where the pieces combine exactly (integers,
+max/min whose result is neither a zero nor a NaN, a float sum cut along
+NumPy's own pairwise tree); elsewhere it runs in one piece.
 
 ``large_ufunc`` is what the elementwise functions call for results of at
 least the buffer pool's threshold: the result buffer comes from the caching
@@ -43,8 +59,9 @@ in chunks by the threads.
 from __future__ import annotations
 
 import math
-import operator
 import os
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -62,19 +79,25 @@ def _default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+MAX_THREADS = 256  # a larger count is taken as this (the C pool's 255 workers and the caller)
 _CK = _cfast._ckernels if _cfast.AVAILABLE else None  # the C pool, or None
-_NUM = [_default_threads()]
+_NUM = [min(_default_threads(), MAX_THREADS)]
 _THREAD_MIN = [(256 << 10) if _CK is not None else (2 << 20)]
 _REDUCE_FACTOR = 4  # a reduction reads its input once: split from 4x the threshold
-_EXEC: list = [None, 0]  # executor, its worker count
+_EXEC: list = [None]  # the Python pool (one for the process; made on first use)
 _ND = np.ndarray
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _forget_executor() -> None:
-    # A forked child has none of its parent's worker threads: start a fresh pool there.
+    # A forked child has none of its parent's worker threads: start a fresh pool there
+    # (and a fresh lock: another thread of the parent may have held it at the fork).
+    global _EXEC_LOCK
     _EXEC[0] = None
-    _EXEC[1] = 0
+    _EXEC_LOCK = threading.Lock()
 
+
+_EXEC_LOCK = threading.Lock()
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_executor)
@@ -89,30 +112,24 @@ def _quiet_worker():
 
 
 def _executor():
-    n = _NUM[0]
+    """The Python pool: one executor for the process, never shut down or replaced while
+    the process lives (an operation that is running keeps submitting to it whatever
+    ``set_num_threads`` does meanwhile). Its threads start as work needs them, at most
+    ``MAX_THREADS - 1``: an operation on ``n`` threads submits ``n - 1`` pieces."""
     ex = _EXEC[0]
-    if ex is None or _EXEC[1] != n:
-        if ex is not None:
-            ex.shutdown(wait=False)
-        ex = _EXEC[0] = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="strided",
-                                           initializer=_quiet_worker)
-        _EXEC[1] = n
+    if ex is None:
+        with _EXEC_LOCK:
+            ex = _EXEC[0]
+            if ex is None:
+                ex = _EXEC[0] = ThreadPoolExecutor(max_workers=MAX_THREADS - 1, thread_name_prefix="strided",
+                                                   initializer=_quiet_worker)
     return ex
 
 
-def _arg(func: str, v, least: int) -> int:
-    try:
-        n = operator.index(v)
-    except TypeError:
-        raise TypeError(f"{func}(): expected an int; got {type(v).__name__}") from None
-    if n < least:
-        raise ValueError(f"{func}(): expected an int >= {least}; got {n}")
-    return n
-
-
 def set_num_threads(n: int) -> None:
-    """Use ``n`` threads (``n >= 1``) for large elementwise operations and reductions."""
-    _NUM[0] = _arg("set_num_threads", n, 1)
+    """Use ``n`` threads (``n >= 1``; more than ``MAX_THREADS``, 256, is taken as 256) for
+    large elementwise operations and reductions, from the next operation on."""
+    _NUM[0] = _pool.int_setting("set_num_threads", n, 1, MAX_THREADS)
 
 
 def get_num_threads() -> int:
@@ -122,8 +139,9 @@ def get_num_threads() -> int:
 
 def set_thread_threshold(nbytes: int) -> None:
     """Split elementwise operations across threads only when their result has at least
-    ``nbytes`` bytes (reductions: when their input has at least 4x that)."""
-    _THREAD_MIN[0] = _arg("set_thread_threshold", nbytes, 1)
+    ``nbytes`` bytes (reductions: when their input has at least 4x that); ``nbytes >= 1``
+    (1: everything that can be split), above ``sys.maxsize`` taken as ``sys.maxsize``."""
+    _THREAD_MIN[0] = _pool.int_setting("set_thread_threshold", nbytes, 1, sys.maxsize)
 
 
 def get_thread_threshold() -> int:
@@ -142,17 +160,42 @@ def chunks(n: int, parts: int) -> list:
     return out
 
 
+def aligned_chunks(n: int, parts: int, step: int) -> list:
+    """At most ``parts`` ranges covering ``range(n)`` whose boundaries are multiples of
+    ``step``, each at least ``step`` long (the last one takes the ``n % step`` left over);
+    ``[(0, n)]`` when ``n`` holds fewer than two steps."""
+    blocks = n // step
+    parts = min(parts, blocks)
+    if parts < 2:
+        return [(0, n)]
+    cuts = [step * (blocks * i // parts) for i in range(parts)] + [n]
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def _loop_align() -> int:
+    """Where a piece of a flat elementwise loop may start without moving any element to
+    another part of NumPy's loop: multiples of 64 elements (every vector block), and of
+    NumPy's buffer size, in which it runs a loop that casts."""
+    return math.lcm(64, np.getbufsize())
+
+
 def parallel(fn, ranges: list) -> list:
-    """``[fn(lo, hi) for lo, hi in ranges]``, the first range on this thread, the rest on the pool."""
+    """``[fn(lo, hi) for lo, hi in ranges]``, the first range on this thread, the rest on the pool.
+
+    Every piece is submitted before the first runs here, to the one executor, which
+    is never shut down: a concurrent ``set_num_threads`` cannot stop a running operation."""
     ex = _executor()
     futs = [ex.submit(fn, lo, hi) for lo, hi in ranges[1:]]
-    first = fn(*ranges[0])
-    return [first] + [f.result() for f in futs]
+    try:
+        first = fn(*ranges[0])
+    finally:
+        done = [f.result() for f in futs]  # (an error in this thread's piece waits for the rest)
+    return [first] + done
 
 
-# ufunc -> ew_binary's op code (the C loops; see _ckernels.c for the NaN / signed-zero rules)
-_C_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3, np.maximum: 4,
-             np.minimum: 5}
+# ufunc -> ew_binary's op code: the C table SD_EW_BINARY_OPS, exported by name (each op runs
+# NumPy's own loop of that ufunc per chunk, so NaN payloads and signed zeros are NumPy's)
+_C_BINARY = {getattr(np, name): code for name, code in _CK.EW_BINARY_OPS.items()} if _CK is not None else {}
 # Unary float ufuncs whose NumPy inner loop the C pool runs per chunk (each tested for
 # identical values across chunk boundaries in tests/_csrc/test_threads_c.py).
 _LOOP_UFUNCS = frozenset([np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p,
@@ -196,6 +239,48 @@ def ufunc_into(k, x, y, out) -> None:
     k(x, y, out=out)
 
 
+def _ew_pieces(k, args, shape, n, nt, buf):
+    """How the Python pool splits ``k(*args, out=buf)`` (C-contiguous arrays): ``(part,
+    ranges)``, one range when it doesn't.
+
+    Operands of the result's shape or of one element: cut flat, on multiples of 64
+    elements and of NumPy's buffer size (``_loop_align``), so that every element meets
+    NumPy's loop as in one call. Operands broadcast along some axes: cut along the
+    first axis, where NumPy runs its inner loop row by row whatever the rows are, and
+    only without casts (a cast loop runs in buffers that may span rows)."""
+    full = True
+    dt = None
+    for x in args:
+        if type(x) is _ND:
+            if x.shape != shape and x.size != 1:
+                full = False
+            if dt is None:
+                dt = x.dtype
+            elif x.dtype != dt:
+                dt = False
+    if full:
+        ranges = aligned_chunks(n, nt, _loop_align())
+        if len(ranges) < 2:
+            return None, ranges
+        flat = [x if type(x) is not _ND else (x.reshape(-1) if x.shape == shape else x.reshape(()))
+                for x in args]
+        cut = [type(x) is _ND and x.ndim == 1 for x in flat]
+        out = buf.reshape(-1)
+
+        def part(lo, hi):
+            k(*[x[lo:hi] if c else x for x, c in zip(flat, cut)], out=out[lo:hi])
+        return part, ranges
+    if dt is False or not shape or shape[0] < 2:
+        return None, [(0, n)]
+    nd = len(shape)
+    d0 = shape[0]
+    split = [type(x) is _ND and x.ndim == nd and x.shape[0] == d0 for x in args]
+
+    def part(lo, hi):
+        k(*[x[lo:hi] if s else x for x, s in zip(args, split)], out=buf[lo:hi])
+    return part, chunks(d0, min(nt, d0))
+
+
 def large_ufunc(k, args: tuple, np_dtype):
     """``k(*args)`` for a result of at least the pool threshold: pooled buffer, threads.
 
@@ -230,18 +315,14 @@ def large_ufunc(k, args: tuple, np_dtype):
             info = _loop_info(k, np_dtype)
             if info is not None and _CK.ew_loop(info, args, buf, nt):
                 return buf
-    if nt > 1 and nbytes >= _THREAD_MIN[0] and shape[0] >= nt:
-        nd = len(shape)
-        d0 = shape[0]
-        split = [type(x) is _ND and x.ndim == nd and x.shape[0] == d0 for x in args]
-
-        def part(lo, hi):
-            k(*[x[lo:hi] if s else x for x, s in zip(args, split)], out=buf[lo:hi])
-        try:
-            parallel(part, chunks(d0, nt))
-        except TypeError:  # the kernel's natural dtype does not cast to np_dtype
-            return k(*args)
-        return buf
+    if nt > 1 and nbytes >= _THREAD_MIN[0]:
+        part, ranges = _ew_pieces(k, args, shape, n, nt, buf)
+        if len(ranges) > 1:
+            try:
+                parallel(part, ranges)
+            except TypeError:  # the kernel's natural dtype does not cast to np_dtype
+                return k(*args)
+            return buf
     try:
         k(*args, out=buf)
     except TypeError:
@@ -263,11 +344,12 @@ def _exact_sum(xs) -> float:
         return float(np.sum(np.asarray(xs, dtype=_F64)))
 
 
-def _flat_parts(n: int, itemsize: int) -> list:
-    """Ranges of a flat reduction's input, one per thread when it is large enough to split."""
+def _flat_parts(n: int, itemsize: int, step: int) -> list:
+    """Ranges of a flat reduction's input on multiples of ``step`` elements, one per
+    thread when it is large enough to split."""
     nt = _NUM[0]
     if nt > 1 and n * itemsize >= _REDUCE_FACTOR * _THREAD_MIN[0]:
-        return chunks(n, nt)
+        return aligned_chunks(n, nt, step)
     return [(0, n)]
 
 
@@ -279,7 +361,8 @@ def sum_sq_dev(a, m) -> float:
     stay in one small buffer in cache; each step is summed pairwise (the C kernel
     of strided._core.cfast, or NumPy's) and the step sums are added exactly
     (``math.fsum``): the error bound is the pairwise bound over one step, no
-    worse than NumPy's over the whole array.
+    worse than NumPy's over the whole array. The steps are the same whatever the
+    thread count (the threads take whole steps), and so is the result.
     """
     flat = a.reshape(-1)
     sub, mul = np.subtract, np.multiply
@@ -293,19 +376,68 @@ def sum_sq_dev(a, m) -> float:
             sub(c, m, out=d)
             mul(d, d, out=d)
             out.append(float(_c_add_reduce(d)))
-        return _exact_sum(out)
-    parts = _flat_parts(flat.shape[0], flat.itemsize)
+        return out
+    parts = _flat_parts(flat.shape[0], flat.itemsize, _DEV_CHUNK)
     if len(parts) == 1:
-        return part(0, flat.shape[0])
-    return _exact_sum(parallel(part, parts))
+        return _exact_sum(part(0, flat.shape[0]))
+    return _exact_sum([s for p in parallel(part, parts) for s in p])
+
+
+def _pairwise_tree(lo: int, n: int, depth: int):
+    """NumPy's pairwise summation of ``n`` elements from ``lo``, cut ``depth`` levels
+    down: a leaf ``(lo, n)`` or a pair of subtrees (its rule: halves, the first a
+    multiple of 8 long, until at most 128 elements)."""
+    if depth == 0 or n <= 128:
+        return (lo, n)
+    n2 = n // 2
+    n2 -= n2 % 8
+    return (_pairwise_tree(lo, n2, depth - 1), _pairwise_tree(lo + n2, n - n2, depth - 1))
+
+
+def _pairwise_sum(flat, nt):
+    """``numpy.add.reduce(flat)`` of a 1-d contiguous float32/float64 array on ``nt``
+    threads, bit for bit: the top of NumPy's own pairwise tree is cut into leaves
+    (at least ``nt``), each leaf summed by NumPy, the leaves added as the tree adds them
+    in the array's dtype (then NumPy's identity, +0). None where that is not certain:
+    a NaN result (which of several NaNs a sum returns is the loop's business)."""
+    depth = max(1, (nt - 1).bit_length())
+    tree = _pairwise_tree(0, flat.shape[0], depth)
+    leaves = []
+
+    def collect(t):
+        if type(t[0]) is tuple:
+            collect(t[0])
+            collect(t[1])
+        else:
+            leaves.append(t)
+    collect(tree)
+    if len(leaves) < 2:
+        return None
+    sums = iter(parallel(lambda i, _: _R(flat[leaves[i][0]:leaves[i][0] + leaves[i][1]]),
+                         [(i, i + 1) for i in range(len(leaves))]))
+
+    def combine(t):
+        if type(t[0]) is tuple:
+            left = combine(t[0])
+            return left + combine(t[1])
+        return next(sums)
+    total = flat.dtype.type(0) + combine(tree)
+    return None if total != total else total
 
 
 _np_max, _np_min = np.max, np.min
 _c_max, _c_min = _cfast.max_reduce, _cfast.min_reduce
-# the kernels reduce() in C runs: op codes (0 sum, 1 max, 2 min)
-_C_OPS = {_c_add_reduce: 0, _c_max: 1, _c_min: 2} if _CK is not None else {}
+# the kernels reduce() in C runs: their op codes (the C table SD_REDUCE_OPS, by name)
+_RED = _CK.REDUCE_OPS if _CK is not None else {}
+_C_OPS = {_c_add_reduce: _RED["sum"], _c_max: _RED["max"], _c_min: _RED["min"]} if _CK is not None else {}
 _layout = _cfast.layout
 _empty = np.empty
+# Reductions whose pieces combine exactly on integers and bools (modular sums and products,
+# max/min, any/all), and the float extrema (exact but for a zero's sign and a NaN's payload).
+_EXTREMA = (_np_max, _np_min, _c_max, _c_min, np.maximum.reduce, np.minimum.reduce)
+_EXACT_INT = _EXTREMA + (_R, _c_add_reduce, np.multiply.reduce, np.logical_or.reduce,
+                         np.logical_and.reduce, np.bitwise_or.reduce, np.bitwise_and.reduce,
+                         np.bitwise_xor.reduce)
 
 
 _prod = math.prod
@@ -358,7 +490,7 @@ def sq_dev_reduce(a, axes, m):
     nt = _NUM[0]
     big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
     means = np.ascontiguousarray(m).reshape(shape)
-    return r if _CK.reduce(3, a, r, outer, nred, inner, nt if big else 1, means) else None
+    return r if _CK.reduce(_RED["sq_dev"], a, r, outer, nred, inner, nt if big else 1, means) else None
 
 
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
@@ -369,12 +501,13 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     array over all axes or one run of adjacent axes run in C (``_ckernels``'s
     ``reduce``), on the C pool when the input is large: each output computed
     as in one thread (a whole-array sum split along its own pairwise tree),
-    so the values don't depend on the thread count. Elsewhere, split along a
-    kept axis, every result element is computed as in one thread (identical
-    values); split along a reduced axis, each thread reduces its chunk and
-    the partial results are reduced once more, which for sums regroups the
-    additions (each chunk is still summed pairwise, so the error bound stays
-    NumPy's).
+    so the values don't depend on the thread count. Elsewhere (the Python
+    pool) the same rule holds, bit for bit: split along a kept axis, every
+    result element is computed by the same loop as in one call; along a
+    reduced axis only where the pieces combine exactly (integers and bools;
+    float max/min unless the result holds a zero or a NaN; a whole float32/
+    float64 sum cut along NumPy's own pairwise tree). Anything else runs in
+    one call.
     """
     if kern == _R:  # the C kernels where they apply (strided._core.cfast)
         kern = _c_add_reduce
@@ -397,33 +530,53 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
                     r = r.reshape(tuple(1 if i in red else n for i, n in enumerate(a.shape)))
                 return r
     if (nt < 2 or type(a) is not _ND or a.nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
-            or not a.flags.c_contiguous
-            or a.ndim == 0):
+            or not a.flags.c_contiguous or a.ndim == 0 or a.size == 0):
         return kern(a, axis=axes, keepdims=keepdims, **kw)
     nd = a.ndim
     red = tuple(range(nd)) if axes is None else tuple(sorted(axes))
+    if not red:
+        return kern(a, axis=axes, keepdims=keepdims, **kw)
+    want = kw.get("dtype")
+    want = None if want is None else np.dtype(want)
+    uncast = want is None or want == a.dtype
+    # A kept axis: every output element is reduced by the same loop as in one call,
+    # provided the axis is not in NumPy's inner loop (a reduced axis follows it) or is
+    # cut on multiples of 64 elements of that loop (no casts: no buffers).
     for ax in range(nd):
-        if ax not in red and a.shape[ax] >= nt:  # a kept axis: identical values
-            head = (slice(None),) * ax
-            pos = ax if keepdims else ax - len([r for r in red if r < ax])
-            parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=axes,
-                                                 keepdims=keepdims, **kw), chunks(a.shape[ax], nt))
-            return np.concatenate(parts, axis=pos)
+        if ax in red or a.shape[ax] < 2:
+            continue
+        if red[-1] > ax:
+            ranges = chunks(a.shape[ax], min(nt, a.shape[ax]))
+        elif uncast:
+            unit = _prod(a.shape[ax + 1:])
+            ranges = aligned_chunks(a.shape[ax], nt, 64 // math.gcd(64, unit) if unit else 1)
+        else:
+            continue
+        if len(ranges) < 2:
+            continue
+        head = (slice(None),) * ax
+        pos = ax if keepdims else ax - len([r for r in red if r < ax])
+        parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=axes,
+                                             keepdims=keepdims, **kw), ranges)
+        return np.concatenate(parts, axis=pos)
+    # A reduced axis: only where the pieces' results combine exactly.
+    exact_int = a.dtype.kind in "biu" and (want is None or want.kind in "biu") and kern in _EXACT_INT
+    extremum = kern in _EXTREMA and uncast
+    if len(red) == nd and uncast and a.dtype in _C_FLOATS and (kern == _R or kern is _c_add_reduce):
+        total = _pairwise_sum(a.reshape(-1), nt)  # NumPy's own tree, cut at its top
+        if total is not None:
+            r = np.asarray(total, dtype=a.dtype)
+            return r.reshape((1,) * nd) if keepdims else r
+        return kern(a, axis=axes, keepdims=keepdims, **kw)
     ax = red[0]
-    if a.shape[ax] < nt:
+    if not (exact_int or extremum) or a.shape[ax] < nt:
         return kern(a, axis=axes, keepdims=keepdims, **kw)
     head = (slice(None),) * ax
     parts = parallel(lambda lo, hi: kern(a[head + (slice(lo, hi),)], axis=red, keepdims=True, **kw),
                      chunks(a.shape[ax], nt))
-    shape = [1 if i in red else n for i, n in enumerate(a.shape)]
-    if len(red) == nd and (kern == _R or kern is _c_add_reduce) and parts[0].dtype.kind == "f":
-        # A full float sum: add the partial sums exactly, rounding once.
-        r = np.asarray(_exact_sum([float(p.reshape(())) for p in parts]), dtype=parts[0].dtype)
-        r = r.reshape(shape)
-    else:
-        r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
-        if kern in (_np_max, _np_min, _c_max, _c_min) and r.dtype.kind == "f" and not np.all(r != 0):
-            # A zero (or NaN) extremum: its sign (payload) is the one NumPy's whole-array
-            # order picks, which the chunks' order need not: ask NumPy for it.
-            return kern(a, axis=axes, keepdims=keepdims, **kw)
+    r = kern(np.concatenate(parts, axis=ax), axis=ax, keepdims=True, **kw)
+    if r.dtype.kind in "fc" and (not np.all(r != 0) or np.isnan(r).any()):
+        # A zero or NaN extremum: its sign (payload) is the one NumPy's whole-array
+        # order picks, which the pieces' order need not: ask NumPy for it.
+        return kern(a, axis=axes, keepdims=keepdims, **kw)
     return r if keepdims else r.reshape([n for i, n in enumerate(a.shape) if i not in red])

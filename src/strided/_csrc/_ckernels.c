@@ -1,8 +1,44 @@
-/* strided._csrc._ckernels: the few CPU kernels NumPy has no fast equivalent for.
+/* strided._csrc._ckernels: the CPU kernels NumPy has no fast equivalent for, and the
+ * intra-op thread pool.
  *
- * Built by `pip install -e .` with the system C compiler (setup.py marks it
- * optional); strided/_core/cfast.py falls back to NumPy when it is absent or when
- * STRIDED_NO_CEXT=1, and CI runs the tests both ways.
+ * It stands in front of two Python modules, which are the definitions and the
+ * fallback (no compiler at install time, or STRIDED_NO_CEXT=1; CI runs the tests
+ * both ways):
+ *
+ * - strided/_core/cfast.py: sum_rows, sum_into and reduce behind add_reduce,
+ *   max_reduce, min_reduce (NumPy's add.reduce, max, min);
+ * - strided/_core/threads.py: ew_binary and ew_loop (large elementwise results),
+ *   reduce, sum_all, extremum_all (large reductions) on the thread pool, and
+ *   pool_config.
+ *
+ * Every entry point checks what it is handed (argument count and types, buffer
+ * formats, sizes, layouts, overlap) and declines -- False or None, nothing
+ * written -- on anything it does not take; Python then does the work. Each
+ * reads Python objects only through the buffer protocol, the number API and
+ * NumPy's documented ufunc call-info capsule.
+ *
+ * The operations are declared once, as tables (X-macros), like the rows of
+ * strided/_api/elementwise.py; from each table come the kernels' instantiations,
+ * the dispatch, the argument checks and the op codes exported to Python as
+ * dicts (EW_BINARY_OPS, REDUCE_OPS), which threads.py and cfast.py read:
+ *
+ * - SD_FLOAT_TYPES: the element types (float32, float64) every kernel is
+ *   instantiated for;
+ * - SD_EW_BINARY_OPS: the binary elementwise ops of ew_binary. Their kernels are
+ *   NumPy's own strided loops (ufunc._get_strided_loop), run per chunk: the same
+ *   loop on the same data gives NumPy's bits, NaN payloads included (NumPy's
+ *   add/multiply return the first operand's NaN in their vector body and the
+ *   second's in the scalar tail: no loop of ours could match it on every CPU);
+ * - SD_REDUCE_OPS: the reductions of reduce (sum, max, min, the sum of squared
+ *   deviations), and SD_EXTREMA: max and min's comparisons and AVX2 intrinsics.
+ *
+ * Adding an op:
+ * - a binary elementwise op: one row in SD_EW_BINARY_OPS (its NumPy ufunc's
+ *   name, whether a Python scalar operand is taken); threads.py finds it in
+ *   EW_BINARY_OPS. (A unary one needs no C: a ufunc in threads.py's
+ *   _LOOP_UFUNCS goes through ew_loop.)
+ * - a reduction: one row in SD_REDUCE_OPS, and its case in sd_red_task and
+ *   sd_reduce (the kernels of a new reduction are new code).
  *
  * sum_rows(src, out, ncols): out[i] = sum(src[i*ncols : (i+1)*ncols]) for a
  * C-contiguous float32 ('f') or float64 ('d') buffer src and a contiguous out of
@@ -32,9 +68,11 @@
  * pthreads that never take the GIL. ew_binary, ew_loop, reduce, sum_all and
  * extremum_all run one large operation on C-contiguous float32/float64
  * buffers split in chunks across it: the caller releases the GIL, takes
- * chunks itself and waits for the crew. Each returns False (nothing written)
- * for anything it doesn't take, and strided/_core/threads.py falls back. Results
- * never depend on the thread count.
+ * chunks itself and waits for the crew. Results never depend on the thread
+ * count: chunk boundaries fall on multiples of 64 elements and a last chunk
+ * is never shorter than 64, so NumPy's loops see every element in the same
+ * part of their loop (vector body or tail) as in one call over the whole.
+ * A thread count is clamped to 1 .. SD_MAXW + 1, whatever int it is.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -46,6 +84,50 @@
 #include <time.h>
 #include <unistd.h>
 #include <sched.h>
+
+/* ---------------------------------------------------------------------------
+ * The tables. Each row is one type or one op; the macros below expand them into
+ * the kernels, the dispatch and the op codes exported to Python.
+ * ------------------------------------------------------------------------- */
+
+/* The element types: suffix, C type, its bits as an unsigned int, vector type,
+   lanes per vector, the default quiet NaN's bits, the sign bit, AVX2's vector type
+   and intrinsic suffix, and the buffer kind sd_fbuf reports. */
+#define SD_FLOAT_TYPES(X)                                                                \
+    X(f32, float, uint32_t, vf, 8, 0x7fc00000u, 0x80000000u, __m256, ps, 1)              \
+    X(f64, double, uint64_t, vd, 4, 0x7ff8000000000000ull, 0x8000000000000000ull, __m256d, pd, 2)
+
+/* ew_binary's ops: op code, NumPy ufunc (whose strided loop is the kernel), and
+   whether one operand may be a Python float or int (NumPy runs maximum/minimum
+   with a scalar in loops of their own: left to NumPy). */
+#define SD_EW_BINARY_OPS(X)                                                              \
+    X(0, add, 1)                                                                         \
+    X(1, subtract, 1)                                                                    \
+    X(2, multiply, 1)                                                                    \
+    X(3, divide, 1)                                                                      \
+    X(4, maximum, 0)                                                                     \
+    X(5, minimum, 0)
+
+/* reduce's ops: op code, enum name, the name exported in REDUCE_OPS, and whether it
+   takes the means (the 8th argument). */
+#define SD_REDUCE_OPS(X)                                                                 \
+    X(0, SD_SUM, sum, 0)                                                                 \
+    X(1, SD_MAX, max, 0)                                                                 \
+    X(2, SD_MIN, min, 0)                                                                 \
+    X(3, SD_SQDEV, sq_dev, 1)
+
+/* max and min: name, the comparison that replaces the running value. */
+#define SD_EXTREMA(X, ...)                                                               \
+    X(max, >, __VA_ARGS__)                                                               \
+    X(min, <, __VA_ARGS__)
+
+#define SD_COUNT(...) +1
+enum { SD_NBIN = 0 SD_EW_BINARY_OPS(SD_COUNT) };
+#define SD_RED_ENUM(CODE, NAME, PY, MEANS) NAME = CODE,
+enum { SD_REDUCE_OPS(SD_RED_ENUM) SD_NRED = 0 SD_REDUCE_OPS(SD_COUNT) };
+#define SD_RED_MEANS(CODE, NAME, PY, MEANS) [CODE] = MEANS,
+static const char sd_red_means[SD_NRED] = {SD_REDUCE_OPS(SD_RED_MEANS)};
+#define SD_RED_DOC(CODE, NAME, PY, MEANS) " " #CODE " (" #PY ")"
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
 #define SD_CLONES __attribute__((target_clones("avx2", "default")))
@@ -236,8 +318,8 @@ SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
         return (T)pw_tree_##SFX(a, n / leaf, n % leaf);                                  \
     }
 
-PAIRWISE(f32, float, vf, 8, hsum4_f32)
-PAIRWISE(f64, double, vd, 4, hsum4_f64)
+#define SD_PAIRWISE_T(SFX, T, U, V, L, ...) PAIRWISE(SFX, T, V, L, hsum4_##SFX)
+SD_FLOAT_TYPES(SD_PAIRWISE_T)
 
 /* A row: NumPy's own leaf, operation for operation, up to 128 elements (so small
    sums are NumPy's bits); the vector pairwise sum above that. */
@@ -265,8 +347,46 @@ PAIRWISE(f64, double, vd, 4, hsum4_f64)
         return res;                                                                  \
     }
 
-ROW(row_f32, pairwise_f32, float)
-ROW(row_f64, pairwise_f64, double)
+#define SD_ROW_T(SFX, T, ...) ROW(row_##SFX, pairwise_##SFX, T)
+SD_FLOAT_TYPES(SD_ROW_T)
+
+/* --- argument checks shared by the entry points -------------------------------- */
+
+/* nargs in lo .. hi, else TypeError "fn() takes N arguments (n given)" (0 ok, -1 error set). */
+static int sd_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi)
+{
+    if (nargs >= lo && nargs <= hi)
+        return 0;
+    if (lo == hi)
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", fn, lo, nargs);
+    else if (lo == 0)
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)", fn, hi, nargs);
+    else
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd or %zd arguments (%zd given)", fn, lo, hi, nargs);
+    return -1;
+}
+
+/* A buffer's struct format without a byte-order prefix that means native ('<d' from a
+   little-endian dtype is native); a foreign order keeps its prefix (and is declined). */
+static const char *sd_format(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+#if PY_LITTLE_ENDIAN
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@')
+#else
+    if (f[0] == '>' || f[0] == '=' || f[0] == '@')
+#endif
+        f++;
+    return f;
+}
+
+/* 1 float32, 2 float64 (native format and itemsize), else 0: the kinds SD_FLOAT_TYPES lists. */
+static int sd_kind(const Py_buffer *v)
+{
+    const char *f = sd_format(v);
+    return (f[0] == 'f' && f[1] == 0 && v->itemsize == 4) ? 1
+         : (f[0] == 'd' && f[1] == 0 && v->itemsize == 8) ? 2 : 0;
+}
 
 /* The shared body of sum_rows and sum_into: 1 done, 0 not handled (only when
    !strict: a layout or type this kernel doesn't take), -1 error set. */
@@ -288,28 +408,15 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
         return 0;
     }
     int status = 1;
-    const char *f = src.format ? src.format : "B";
-    const char *g = out.format ? out.format : "B";
-    /* native byte order spelled out ('<d' from a little-endian dtype) is native */
-#if PY_LITTLE_ENDIAN
-    if (f[0] == '<' || f[0] == '=' || f[0] == '@')
-        f++;
-    if (g[0] == '<' || g[0] == '=' || g[0] == '@')
-        g++;
-#else
-    if (f[0] == '>' || f[0] == '=' || f[0] == '@')
-        f++;
-    if (g[0] == '>' || g[0] == '=' || g[0] == '@')
-        g++;
-#endif
-    int is32 = (f[0] == 'f' && f[1] == 0), is64 = (f[0] == 'd' && f[1] == 0);
+    const char *f = sd_format(&src), *g = sd_format(&out);
+    int kind = sd_kind(&src);
     Py_ssize_t isz = src.itemsize;
     if (!PyBuffer_IsContiguous(&src, 'C') || !PyBuffer_IsContiguous(&out, 'C')) {
         if (strict)
             PyErr_SetString(PyExc_ValueError, "sum_rows(): src and out must be C-contiguous");
         status = strict ? -1 : 0;
     }
-    else if ((!is32 && !is64) || strcmp(f, g) != 0 || ncols <= 0 || src.len % (isz * ncols) != 0
+    else if (!kind || sd_kind(&out) != kind || ncols <= 0 || src.len % (isz * ncols) != 0
              || out.len != (src.len / ncols)) {
         if (strict)
             PyErr_Format(PyExc_ValueError,
@@ -322,24 +429,17 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
         /* a few rows of a small array: not worth two thread-state switches */
         int release = src.len >= (1 << 16);
         PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
-        if (is32) {
-            const float *a = (const float *)src.buf;
-            float *o = (float *)out.buf;
-            for (Py_ssize_t r = 0; r < nrows; r++)
-                o[r] = 0.0f + row_f32(a + r * ncols, ncols); /* NumPy: identity + sum */
-            if (divisor != 1.0)
-                for (Py_ssize_t r = 0; r < nrows; r++)
-                    o[r] = o[r] / (float)divisor;
+#define SD_SUM_ROWS_T(SFX, T, U, V, L, QN, SB, AV, AS, KIND)                                \
+        if (kind == (KIND)) {                                                               \
+            const T *a = (const T *)src.buf;                                                \
+            T *o = (T *)out.buf;                                                            \
+            for (Py_ssize_t r = 0; r < nrows; r++)                                          \
+                o[r] = (T)0 + row_##SFX(a + r * ncols, ncols); /* NumPy: identity + sum */  \
+            if (divisor != 1.0)                                                             \
+                for (Py_ssize_t r = 0; r < nrows; r++)                                      \
+                    o[r] = o[r] / (T)divisor;                                               \
         }
-        else {
-            const double *a = (const double *)src.buf;
-            double *o = (double *)out.buf;
-            for (Py_ssize_t r = 0; r < nrows; r++)
-                o[r] = 0.0 + row_f64(a + r * ncols, ncols);
-            if (divisor != 1.0)
-                for (Py_ssize_t r = 0; r < nrows; r++)
-                    o[r] = o[r] / divisor;
-        }
+        SD_FLOAT_TYPES(SD_SUM_ROWS_T)
         if (release)
             PyEval_RestoreThread(ts);
     }
@@ -348,17 +448,27 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
     return status;
 }
 
+/* sum_rows(src, out, ncols) and sum_into(src, out, ncols[, divisor]): their arguments
+   (0 ok, -1 error set). */
+static int sd_sum_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t most,
+                       Py_ssize_t *ncols, double *divisor)
+{
+    if (sd_nargs(fn, nargs, 3, most) < 0)
+        return -1;
+    *ncols = PyLong_AsSsize_t(args[2]);
+    if (*ncols == -1 && PyErr_Occurred())
+        return -1;
+    *divisor = nargs == 4 ? PyFloat_AsDouble(args[3]) : 1.0;
+    return *divisor == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *
 sum_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "sum_rows() takes 3 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
-    if (ncols == -1 && PyErr_Occurred())
-        return NULL;
-    if (sum_rows_impl(args[0], args[1], ncols, 1, 1.0) < 0)
+    Py_ssize_t ncols;
+    double divisor;
+    if (sd_sum_args("sum_rows", args, nargs, 3, &ncols, &divisor) < 0
+        || sum_rows_impl(args[0], args[1], ncols, 1, 1.0) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -366,21 +476,11 @@ sum_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 sum_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 && nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "sum_into() takes 3 or 4 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
-    if (ncols == -1 && PyErr_Occurred())
-        return NULL;
-    double divisor = 1.0;
-    if (nargs == 4) {
-        divisor = PyFloat_AsDouble(args[3]);
-        if (divisor == -1.0 && PyErr_Occurred())
-            return NULL;
-    }
-    int r = sum_rows_impl(args[0], args[1], ncols, 0, divisor);
-    if (r < 0)
+    Py_ssize_t ncols;
+    double divisor;
+    int r = -1;
+    if (sd_sum_args("sum_into", args, nargs, 4, &ncols, &divisor) < 0
+        || (r = sum_rows_impl(args[0], args[1], ncols, 0, divisor)) < 0)
         return NULL;
     return PyBool_FromLong(r);
 }
@@ -601,25 +701,33 @@ static Py_ssize_t sd_chunks(Py_ssize_t nbytes, int nthreads)
     return k < 1 ? 1 : (k > most ? most : k);
 }
 
+/* A thread count from Python: any int, clamped to 1 .. SD_MAXW + 1 (a count beyond
+   what a C long holds included); 0 with *nt set, -1 with TypeError for a non-int. */
+static int sd_threads(PyObject *obj, long *nt)
+{
+    int overflow = 0;
+    long v = PyLong_AsLongAndOverflow(obj, &overflow);
+    if (v == -1 && !overflow && PyErr_Occurred())
+        return -1;
+    if (overflow > 0 || v > SD_MAXW + 1)
+        v = SD_MAXW + 1;
+    else if (overflow < 0 || v < 1)
+        v = 1;
+    *nt = v;
+    return 0;
+}
+
 /* --- buffers ------------------------------------------------------------ */
 
-/* 1 float32, 2 float64 (native, C-contiguous), else 0 with the view released
-   and no error set. */
+/* 1 float32, 2 float64 (native, C-contiguous), else 0 with the view released and no
+   error set. */
 static int sd_fbuf(PyObject *obj, Py_buffer *v, int writable)
 {
     if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) {
         PyErr_Clear();
         return 0;
     }
-    const char *f = v->format ? v->format : "B";
-#if PY_LITTLE_ENDIAN
-    if (f[0] == '<' || f[0] == '=' || f[0] == '@')
-#else
-    if (f[0] == '>' || f[0] == '=' || f[0] == '@')
-#endif
-        f++;
-    int kind = (f[0] == 'f' && f[1] == 0 && v->itemsize == 4) ? 1
-             : (f[0] == 'd' && f[1] == 0 && v->itemsize == 8) ? 2 : 0;
+    int kind = sd_kind(v);
     if (!kind || !PyBuffer_IsContiguous(v, 'C')) {
         PyBuffer_Release(v);
         return 0;
@@ -627,14 +735,23 @@ static int sd_fbuf(PyObject *obj, Py_buffer *v, int writable)
     return kind;
 }
 
-/* [lo, hi) of chunk c of n elements in nchunks pieces, boundaries on multiples of 64. */
+/* [lo, hi) of chunk c of n elements in nchunks pieces. Boundaries fall on multiples of
+   64 elements, and every chunk but a lone one has at least 64 (the blocks are shared
+   out evenly; the last chunk takes the n % 64 left over): each element meets NumPy's
+   loops, and ours, at the same place in their vector blocks as in one call over all n,
+   and no chunk is short enough for a loop's short-array path unless n is. */
 static inline void sd_range(Py_ssize_t n, Py_ssize_t nchunks, Py_ssize_t c, Py_ssize_t *lo, Py_ssize_t *hi)
 {
-    Py_ssize_t step = (n + nchunks - 1) / nchunks;
-    step = (step + 63) & ~(Py_ssize_t)63;
-    Py_ssize_t a = c * step, b = a + step;
-    *lo = a < n ? a : n;
-    *hi = b < n ? b : n;
+    Py_ssize_t blocks = n / 64;
+    if (nchunks > blocks)
+        nchunks = blocks > 0 ? blocks : 1;
+    if (c >= nchunks) {
+        *lo = *hi = n;
+        return;
+    }
+    /* blocks * c fits: blocks <= n / 64 and c < SD_MAXCHUNKS */
+    *lo = 64 * (blocks * c / nchunks);
+    *hi = c == nchunks - 1 ? n : 64 * (blocks * (c + 1) / nchunks);
 }
 
 static int sd_overlap(const char *p, const char *q, Py_ssize_t len)
@@ -642,124 +759,87 @@ static int sd_overlap(const char *p, const char *q, Py_ssize_t len)
     return p < q + len && q < p + len;
 }
 
-/* --- elementwise arithmetic ------------------------------------------------
-   NumPy's results bit for bit: IEEE +, -, *, / of the same operands in the same
-   order, and maximum/minimum as NumPy's loops define them (a NaN in a wins, then
-   a NaN in b; equal operands, +0/-0 included, give b). Four variants each, so
-   that the compiler vectorizes without runtime alias checks: out distinct from
-   both inputs, out == a, out == b, and out == a == b (temporary elision). */
-#define SD_OP_ADD(x, y) ((x) + (y))
-#define SD_OP_SUB(x, y) ((x) - (y))
-#define SD_OP_MUL(x, y) ((x) * (y))
-#define SD_OP_DIV(x, y) ((x) / (y))
-#define SD_OP_MAX(x, y) (((x) > (y) || (x) != (x)) ? (x) : (y))
-#define SD_OP_MIN(x, y) (((x) < (y) || (x) != (x)) ? (x) : (y))
-
-#define SD_BIN(NAME, T, OP)                                                                 \
-    SD_CLONES static void NAME##_ab(const T *restrict a, const T *restrict b, T *restrict o, \
-                                    Py_ssize_t n)                                          \
-    {                                                                                      \
-        for (Py_ssize_t i = 0; i < n; i++)                                                 \
-            o[i] = OP(a[i], b[i]);                                                         \
-    }                                                                                      \
-    SD_CLONES static void NAME##_oa(T *restrict o, const T *restrict b, Py_ssize_t n)       \
-    {                                                                                      \
-        for (Py_ssize_t i = 0; i < n; i++)                                                 \
-            o[i] = OP(o[i], b[i]);                                                         \
-    }                                                                                      \
-    SD_CLONES static void NAME##_ob(const T *restrict a, T *restrict o, Py_ssize_t n)       \
-    {                                                                                      \
-        for (Py_ssize_t i = 0; i < n; i++)                                                 \
-            o[i] = OP(a[i], o[i]);                                                         \
-    }                                                                                      \
-    SD_CLONES static void NAME##_oo(T *restrict o, Py_ssize_t n)                           \
-    {                                                                                      \
-        for (Py_ssize_t i = 0; i < n; i++)                                                 \
-            o[i] = OP(o[i], o[i]);                                                         \
-    }                                                                                      \
-    static void NAME(const T *a, const T *b, T *o, Py_ssize_t n)                           \
-    {                                                                                      \
-        if (o == a && o == b)                                                              \
-            NAME##_oo(o, n);                                                               \
-        else if (o == a)                                                                   \
-            NAME##_oa(o, b, n);                                                            \
-        else if (o == b)                                                                   \
-            NAME##_ob(a, o, n);                                                            \
-        else                                                                               \
-            NAME##_ab(a, b, o, n);                                                         \
-    }
-
-SD_BIN(add_f32, float, SD_OP_ADD)
-SD_BIN(sub_f32, float, SD_OP_SUB)
-SD_BIN(mul_f32, float, SD_OP_MUL)
-SD_BIN(div_f32, float, SD_OP_DIV)
-SD_BIN(max_f32, float, SD_OP_MAX)
-SD_BIN(min_f32, float, SD_OP_MIN)
-SD_BIN(add_f64, double, SD_OP_ADD)
-SD_BIN(sub_f64, double, SD_OP_SUB)
-SD_BIN(mul_f64, double, SD_OP_MUL)
-SD_BIN(div_f64, double, SD_OP_DIV)
-SD_BIN(max_f64, double, SD_OP_MAX)
-SD_BIN(min_f64, double, SD_OP_MIN)
-
-typedef void (*sd_bin_f32)(const float *, const float *, float *, Py_ssize_t);
-typedef void (*sd_bin_f64)(const double *, const double *, double *, Py_ssize_t);
-static const sd_bin_f32 SD_BIN32[6] = {add_f32, sub_f32, mul_f32, div_f32, max_f32, min_f32};
-static const sd_bin_f64 SD_BIN64[6] = {add_f64, sub_f64, mul_f64, div_f64, max_f64, min_f64};
-
+/* --- elementwise: NumPy's own inner loops on the pool ------------------------
+   numpy.ufunc._resolve_dtypes_and_context + _get_strided_loop (NumPy >= 1.24)
+   hand out a capsule "numpy_1.24_ufunc_call_info" whose layout NumPy documents
+   (the strided loop's signature is the stable part). A loop that needs no
+   Python API runs on a chunk as on the whole array: same loop, same values.
+   Chunks start on multiples of 64 elements of aligned buffers (sd_range), so
+   each element meets the loop where one call over the whole array meets it:
+   NumPy's bits, NaN payloads included. */
+typedef int(sd_np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
+                        const Py_ssize_t *strides, void *auxdata);
 typedef struct {
-    int op, kind, sside; /* sside: 0 two arrays, 1 a is a scalar, 2 b is a scalar */
-    double sval;
-    const char *a, *b;
-    char *o;
+    sd_np_loop *strided_loop;
+    void *context;
+    void *auxdata;
+    unsigned char requires_pyapi;
+    unsigned char no_floatingpoint_errors;
+} sd_call_info;
+#define SD_CALL_INFO "numpy_1.24_ufunc_call_info"
+
+#define SD_MAXOPS 4
+typedef struct {
+    sd_call_info *info;
+    int nops; /* inputs + the output */
+    char *ptr[SD_MAXOPS];
+    Py_ssize_t step[SD_MAXOPS]; /* each operand's stride: itemsize, or 0 for a scalar */
     Py_ssize_t n, nchunks;
-} sd_ew_ctx;
+    _Atomic int failed;
+} sd_loop_ctx;
 
-#define SD_BLK 512 /* a scalar operand meets its array as a block of its copies */
-
-static void sd_ew_task(void *p, Py_ssize_t c)
+static void sd_loop_task(void *p, Py_ssize_t c)
 {
-    sd_ew_ctx *x = (sd_ew_ctx *)p;
+    sd_loop_ctx *x = (sd_loop_ctx *)p;
     Py_ssize_t lo, hi;
     sd_range(x->n, x->nchunks, c, &lo, &hi);
     if (hi <= lo)
         return;
-    if (x->sside == 0) {
-        if (x->kind == 1)
-            SD_BIN32[x->op]((const float *)x->a + lo, (const float *)x->b + lo, (float *)x->o + lo, hi - lo);
-        else
-            SD_BIN64[x->op]((const double *)x->a + lo, (const double *)x->b + lo, (double *)x->o + lo, hi - lo);
-        return;
+    char *data[SD_MAXOPS];
+    Py_ssize_t len = hi - lo;
+    for (int i = 0; i < x->nops; i++)
+        data[i] = x->ptr[i] + lo * x->step[i];
+    if (x->info->strided_loop(x->info->context, data, &len, x->step, x->info->auxdata) < 0)
+        atomic_store(&x->failed, 1);
+}
+
+/* Run the loop over n elements on nt threads (the GIL released); 1 done, 0 the loop
+   reported an error (cleared: the caller declines and NumPy raises it again). */
+static int sd_run_loop(sd_call_info *info, int nops, char **ptr, const Py_ssize_t *step,
+                       Py_ssize_t n, Py_ssize_t itemsize, long nt)
+{
+    sd_loop_ctx x;
+    x.info = info;
+    x.nops = nops;
+    for (int i = 0; i < nops; i++) {
+        x.ptr[i] = ptr[i];
+        x.step[i] = step[i];
     }
-    const char *arr = x->sside == 2 ? x->a : x->b;
-    if (x->kind == 1) {
-        float blk[SD_BLK], v = (float)x->sval;
-        for (int i = 0; i < SD_BLK; i++)
-            blk[i] = v;
-        const float *s = (const float *)arr;
-        float *o = (float *)x->o;
-        for (Py_ssize_t i = lo; i < hi; i += SD_BLK) {
-            Py_ssize_t m = hi - i < SD_BLK ? hi - i : SD_BLK;
-            if (x->sside == 2)
-                SD_BIN32[x->op](s + i, blk, o + i, m);
-            else
-                SD_BIN32[x->op](blk, s + i, o + i, m);
-        }
+    x.n = n;
+    x.nchunks = sd_chunks(n * itemsize, (int)nt);
+    if (x.nchunks > n / 64)
+        x.nchunks = n / 64 > 0 ? n / 64 : 1;
+    atomic_init(&x.failed, 0);
+    Py_BEGIN_ALLOW_THREADS
+    sd_parallel((int)nt, sd_loop_task, &x, x.nchunks);
+    Py_END_ALLOW_THREADS
+    if (atomic_load(&x.failed)) {
+        PyErr_Clear();
+        return 0;
     }
-    else {
-        double blk[SD_BLK], v = x->sval;
-        for (int i = 0; i < SD_BLK; i++)
-            blk[i] = v;
-        const double *s = (const double *)arr;
-        double *o = (double *)x->o;
-        for (Py_ssize_t i = lo; i < hi; i += SD_BLK) {
-            Py_ssize_t m = hi - i < SD_BLK ? hi - i : SD_BLK;
-            if (x->sside == 2)
-                SD_BIN64[x->op](s + i, blk, o + i, m);
-            else
-                SD_BIN64[x->op](blk, s + i, o + i, m);
-        }
+    return 1;
+}
+
+/* The float buffers of an elementwise call: also aligned to their itemsize (NumPy
+   copies unaligned data through buffers first: its loops then run on other lengths). */
+static int sd_ew_buf(PyObject *obj, Py_buffer *v, int writable)
+{
+    int k = sd_fbuf(obj, v, writable);
+    if (k && ((uintptr_t)v->buf % (uintptr_t)v->itemsize) != 0) {
+        PyBuffer_Release(v);
+        return 0;
     }
+    return k;
 }
 
 /* A Python float or int operand (exact types: not bool) as NumPy 2 takes it against a
@@ -791,111 +871,133 @@ static int sd_scalar(PyObject *obj, int kind, double *v)
     return 1;
 }
 
-/* ew_binary(op, a, b, out, nthreads) -> bool: a and b arrays, or one of them a Python
-   float/int for op 0..3 (NumPy's loops for maximum/minimum with a scalar are its own). */
+/* SD_EW_BINARY_OPS expanded: each op's NumPy ufunc name and whether it takes a scalar. */
+#define SD_BIN_NAME(CODE, UFUNC, SCALAR) [CODE] = #UFUNC,
+#define SD_BIN_SCALAR(CODE, UFUNC, SCALAR) [CODE] = SCALAR,
+static const char *const sd_bin_ufunc[SD_NBIN] = {SD_EW_BINARY_OPS(SD_BIN_NAME)};
+static const char sd_bin_scalar[SD_NBIN] = {SD_EW_BINARY_OPS(SD_BIN_SCALAR)};
+
+/* NumPy's strided loop for op on kind (1 float32, 2 float64) with the scalar, if any,
+   on side sside (0 none, 1 a, 2 b): the strides NumPy itself passes for such a call
+   (0 for the scalar). Fetched once, with the GIL, and kept for the process (a capsule;
+   Py_None where NumPy has no such loop). NULL: none (no error set). */
+static PyObject *sd_bin_caps[SD_NBIN][2][3];
+
+static sd_call_info *sd_bin_loop(int op, int kind, int sside)
+{
+    PyObject **slot = &sd_bin_caps[op][kind - 1][sside];
+    if (*slot == NULL) {
+        PyObject *np = NULL, *uf = NULL, *dt = NULL, *res = NULL, *got = NULL;
+        Py_ssize_t isz = kind == 1 ? 4 : 8;
+        PyObject *cap = Py_None;
+        np = PyImport_ImportModule("numpy");
+        if (np)
+            uf = PyObject_GetAttrString(np, sd_bin_ufunc[op]);
+        if (uf)
+            dt = PyObject_CallMethod(np, "dtype", "s", kind == 1 ? "float32" : "float64");
+        if (dt)
+            res = PyObject_CallMethod(uf, "_resolve_dtypes_and_context", "((OOO))", dt, dt, Py_None);
+        if (res && PyTuple_Check(res) && PyTuple_GET_SIZE(res) == 2 && PyCapsule_IsValid(PyTuple_GET_ITEM(res, 1), SD_CALL_INFO)) {
+            PyObject *dts = PyTuple_GET_ITEM(res, 0);
+            int same = PyTuple_Check(dts) && PyTuple_GET_SIZE(dts) == 3;
+            for (Py_ssize_t i = 0; same && i < 3; i++) {
+                int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(dts, i), dt, Py_EQ);
+                same = eq == 1;
+            }
+            if (same) {
+                PyObject *c = PyTuple_GET_ITEM(res, 1), *fn = PyObject_GetAttrString(uf, "_get_strided_loop");
+                PyObject *kw = Py_BuildValue("{s(nnn)}", "fixed_strides", sside == 1 ? (Py_ssize_t)0 : isz,
+                                             sside == 2 ? (Py_ssize_t)0 : isz, isz);
+                PyObject *pos = PyTuple_Pack(1, c);
+                if (fn && kw && pos)
+                    got = PyObject_Call(fn, pos, kw);
+                Py_XDECREF(pos);
+                Py_XDECREF(kw);
+                Py_XDECREF(fn);
+                if (got)
+                    cap = c;
+            }
+        }
+        PyErr_Clear(); /* an older NumPy, or a loop it won't hand out: declined for good */
+        Py_INCREF(cap);
+        *slot = cap;
+        Py_XDECREF(got);
+        Py_XDECREF(res);
+        Py_XDECREF(dt);
+        Py_XDECREF(uf);
+        Py_XDECREF(np);
+    }
+    if (*slot == Py_None)
+        return NULL;
+    sd_call_info *info = (sd_call_info *)PyCapsule_GetPointer(*slot, SD_CALL_INFO);
+    if (info == NULL || info->strided_loop == NULL || info->requires_pyapi) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return info;
+}
+
+/* ew_binary(op, a, b, out, nthreads) -> bool: out = op(a, b) (SD_EW_BINARY_OPS) over
+   equal-sized C-contiguous float32/float64 buffers, or one of a, b a Python float/int
+   for the ops that take one; False (nothing written) for anything else. */
 static PyObject *
 ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "ew_binary() takes 5 arguments (%zd given)", nargs);
+    if (sd_nargs("ew_binary", nargs, 5, 5) < 0)
         return NULL;
-    }
-    long op = PyLong_AsLong(args[0]);
-    long nt = PyLong_AsLong(args[4]);
-    if ((op == -1 || nt == -1) && PyErr_Occurred())
+    long op = PyLong_AsLong(args[0]), nt;
+    if ((op == -1 && PyErr_Occurred()) || sd_threads(args[4], &nt) < 0)
         return NULL;
-    if (op < 0 || op > 5) {
-        PyErr_Format(PyExc_ValueError, "ew_binary(): op must be 0..5; got %ld", op);
+    if (op < 0 || op >= SD_NBIN) {
+        PyErr_Format(PyExc_ValueError, "ew_binary(): op must be 0..%d; got %ld", SD_NBIN - 1, op);
         return NULL;
     }
     int sside = 0;
-    if (op <= 3 && (PyFloat_CheckExact(args[1]) || PyLong_CheckExact(args[1])))
+    if (sd_bin_scalar[op] && (PyFloat_CheckExact(args[1]) || PyLong_CheckExact(args[1])))
         sside = 1;
-    else if (op <= 3 && (PyFloat_CheckExact(args[2]) || PyLong_CheckExact(args[2])))
+    else if (sd_bin_scalar[op] && (PyFloat_CheckExact(args[2]) || PyLong_CheckExact(args[2])))
         sside = 2;
-    Py_buffer v, o;
-    int kv = sd_fbuf(args[sside == 2 ? 1 : 2], &v, 0); /* the array (b's when both are) */
-    if (!kv)
-        Py_RETURN_FALSE;
-    double sval = 0.0;
-    Py_buffer a;
-    int ka = kv;
-    if (sside) {
-        if (!sd_scalar(args[sside], kv, &sval)) {
-            PyBuffer_Release(&v);
-            Py_RETURN_FALSE;
+    Py_buffer v[3]; /* a, b, out: v[sside - 1] unused for a scalar */
+    int held[3] = {0, 0, 0}, kind = 0, ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        if (i == sside - 1)
+            continue;
+        int k = sd_ew_buf(args[i + 1], &v[i], i == 2);
+        held[i] = k != 0;
+        ok = k != 0 && (kind == 0 || k == kind);
+        kind = k;
+    }
+    union { float f; double d; } sv;
+    double d = 0.0;
+    if (ok && sside) {
+        ok = sd_scalar(args[sside], kind, &d);
+        if (kind == 1)
+            sv.f = (float)d;
+        else
+            sv.d = d;
+    }
+    /* equal sizes; out the same memory as an input, or none of it */
+    for (int i = 0; i < 2 && ok; i++)
+        if (held[i])
+            ok = v[i].len == v[2].len && (v[i].buf == v[2].buf || !sd_overlap(v[i].buf, v[2].buf, v[2].len));
+    sd_call_info *info = ok && v[2].len ? sd_bin_loop((int)op, kind, sside) : NULL;
+    if (ok && v[2].len) {
+        ok = info != NULL;
+        if (ok) {
+            Py_ssize_t isz = v[2].itemsize;
+            char *ptr[3];
+            Py_ssize_t step[3];
+            for (int i = 0; i < 3; i++) {
+                ptr[i] = held[i] ? (char *)v[i].buf : (char *)&sv;
+                step[i] = held[i] ? isz : 0;
+            }
+            ok = sd_run_loop(info, 3, ptr, step, v[2].len / isz, isz, nt);
         }
     }
-    else if (!(ka = sd_fbuf(args[1], &a, 0))) {
-        PyBuffer_Release(&v);
-        Py_RETURN_FALSE;
-    }
-    int ko = sd_fbuf(args[3], &o, 1);
-    int ok = ko && ka == kv && kv == ko && v.len == o.len
-             && (o.buf == v.buf || !sd_overlap(o.buf, v.buf, o.len))
-             && (sside || (a.len == o.len && (o.buf == a.buf || !sd_overlap(o.buf, a.buf, o.len))));
-    if (ok && o.len) {
-        sd_ew_ctx x;
-        x.op = (int)op;
-        x.kind = kv;
-        x.sside = sside;
-        x.sval = sval;
-        x.a = sside == 0 ? a.buf : (sside == 2 ? v.buf : NULL);
-        x.b = sside == 2 ? NULL : v.buf;
-        x.o = o.buf;
-        x.n = o.len / o.itemsize;
-        x.nchunks = sd_chunks(o.len, nt > 255 ? 256 : (int)nt);
-        Py_BEGIN_ALLOW_THREADS
-        sd_parallel((int)nt, sd_ew_task, &x, x.nchunks);
-        Py_END_ALLOW_THREADS
-    }
-    if (ko)
-        PyBuffer_Release(&o);
-    if (!sside)
-        PyBuffer_Release(&a);
-    PyBuffer_Release(&v);
+    for (int i = 0; i < 3; i++)
+        if (held[i])
+            PyBuffer_Release(&v[i]);
     return PyBool_FromLong(ok);
-}
-
-/* --- NumPy's own inner loops ------------------------------------------------
-   numpy.ufunc._resolve_dtypes_and_context + _get_strided_loop (NumPy >= 1.24)
-   hand out a capsule "numpy_1.24_ufunc_call_info" whose layout NumPy documents
-   (the strided loop's signature is the stable part). A loop that needs no
-   Python API runs on a chunk as on the whole array: same loop, same values. */
-typedef int(sd_np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
-                        const Py_ssize_t *strides, void *auxdata);
-typedef struct {
-    sd_np_loop *strided_loop;
-    void *context;
-    void *auxdata;
-    unsigned char requires_pyapi;
-    unsigned char no_floatingpoint_errors;
-} sd_call_info;
-
-#define SD_MAXOPS 4
-typedef struct {
-    sd_call_info *info;
-    int nops; /* inputs + the output */
-    char *ptr[SD_MAXOPS];
-    Py_ssize_t itemsize, n, nchunks;
-    _Atomic int failed;
-} sd_loop_ctx;
-
-static void sd_loop_task(void *p, Py_ssize_t c)
-{
-    sd_loop_ctx *x = (sd_loop_ctx *)p;
-    Py_ssize_t lo, hi;
-    sd_range(x->n, x->nchunks, c, &lo, &hi);
-    if (hi <= lo)
-        return;
-    char *data[SD_MAXOPS];
-    Py_ssize_t strides[SD_MAXOPS], len = hi - lo;
-    for (int i = 0; i < x->nops; i++) {
-        data[i] = x->ptr[i] + lo * x->itemsize;
-        strides[i] = x->itemsize;
-    }
-    if (x->info->strided_loop(x->info->context, data, &len, strides, x->info->auxdata) < 0)
-        atomic_store(&x->failed, 1);
 }
 
 /* ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's loop over equal-sized
@@ -904,18 +1006,16 @@ static void sd_loop_task(void *p, Py_ssize_t c)
 static PyObject *
 ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "ew_loop() takes 4 arguments (%zd given)", nargs);
+    if (sd_nargs("ew_loop", nargs, 4, 4) < 0)
         return NULL;
-    }
-    long nt = PyLong_AsLong(args[3]);
-    if (nt == -1 && PyErr_Occurred())
+    long nt;
+    if (sd_threads(args[3], &nt) < 0)
         return NULL;
-    if (!PyCapsule_IsValid(args[0], "numpy_1.24_ufunc_call_info") || !PyTuple_Check(args[1])) {
+    if (!PyCapsule_IsValid(args[0], SD_CALL_INFO) || !PyTuple_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "ew_loop(): expected a NumPy ufunc call-info capsule and a tuple");
         return NULL;
     }
-    sd_call_info *info = (sd_call_info *)PyCapsule_GetPointer(args[0], "numpy_1.24_ufunc_call_info");
+    sd_call_info *info = (sd_call_info *)PyCapsule_GetPointer(args[0], SD_CALL_INFO);
     if (info == NULL)
         return NULL;
     Py_ssize_t nin = PyTuple_GET_SIZE(args[1]);
@@ -925,7 +1025,7 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     int got = 0, ok = 1, kind = 0;
     for (Py_ssize_t i = 0; i <= nin && ok; i++) {
         PyObject *obj = i < nin ? PyTuple_GET_ITEM(args[1], i) : args[2];
-        int k = sd_fbuf(obj, &v[i], i == nin);
+        int k = sd_ew_buf(obj, &v[i], i == nin);
         if (!k) {
             ok = 0;
             break;
@@ -940,22 +1040,13 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
                     ok = 0;
     }
     if (ok && v[0].len) {
-        sd_loop_ctx x;
-        x.info = info;
-        x.nops = (int)nin + 1;
-        for (int i = 0; i < x.nops; i++)
-            x.ptr[i] = (char *)v[i].buf;
-        x.itemsize = v[0].itemsize;
-        x.n = v[0].len / x.itemsize;
-        x.nchunks = sd_chunks(v[0].len, nt > 255 ? 256 : (int)nt);
-        atomic_init(&x.failed, 0);
-        Py_BEGIN_ALLOW_THREADS
-        sd_parallel((int)nt, sd_loop_task, &x, x.nchunks);
-        Py_END_ALLOW_THREADS
-        if (atomic_load(&x.failed)) {
-            PyErr_Clear();
-            ok = 0;
+        char *ptr[SD_MAXOPS];
+        Py_ssize_t step[SD_MAXOPS];
+        for (int i = 0; i <= nin; i++) {
+            ptr[i] = (char *)v[i].buf;
+            step[i] = v[0].itemsize;
         }
+        ok = sd_run_loop(info, (int)nin + 1, ptr, step, v[0].len / v[0].itemsize, v[0].itemsize, nt);
     }
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&v[i]);
@@ -1049,12 +1140,8 @@ static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, in
 static PyObject *
 sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "sum_all() takes 2 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    long nt = PyLong_AsLong(args[1]);
-    if (nt == -1 && PyErr_Occurred())
+    long nt;
+    if (sd_nargs("sum_all", nargs, 2, 2) < 0 || sd_threads(args[1], &nt) < 0)
         return NULL;
     Py_buffer v;
     int kind = sd_fbuf(args[0], &v, 0);
@@ -1131,18 +1218,16 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         for (int j = 0; j < (NV); j++)                                                      \
             memcpy(st + l * lstride + j * (L), &s[j], sizeof(V));                           \
     }
-COLBLK(colblk8_f32, float, vf, 8, 8, 0)
-COLBLK(colblk1_f32, float, vf, 8, 1, 0)
-COLBLK(colblks_f32, float, float, 1, 1, 0)
-COLBLK(colblk8_f64, double, vd, 4, 8, 0)
-COLBLK(colblk1_f64, double, vd, 4, 1, 0)
-COLBLK(colblks_f64, double, double, 1, 1, 0)
-COLBLK(colsq4_f32, float, vf, 8, 4, 1)
-COLBLK(colsq1_f32, float, vf, 8, 1, 1)
-COLBLK(colsqs_f32, float, float, 1, 1, 1)
-COLBLK(colsq4_f64, double, vd, 4, 4, 1)
-COLBLK(colsq1_f64, double, vd, 4, 1, 1)
-COLBLK(colsqs_f64, double, double, 1, 1, 1)
+/* per type: sums eight vectors, one vector or one column wide; squared deviations four
+   vectors (their means take registers too), one vector or one column wide */
+#define SD_COLBLK_T(SFX, T, U, V, L, ...)                                                   \
+    COLBLK(colblk8_##SFX, T, V, L, 8, 0)                                                    \
+    COLBLK(colblk1_##SFX, T, V, L, 1, 0)                                                    \
+    COLBLK(colblks_##SFX, T, T, 1, 1, 0)                                                    \
+    COLBLK(colsq4_##SFX, T, V, L, 4, 1)                                                     \
+    COLBLK(colsq1_##SFX, T, V, L, 1, 1)                                                     \
+    COLBLK(colsqs_##SFX, T, T, 1, 1, 1)
+SD_FLOAT_TYPES(SD_COLBLK_T)
 
 /* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
    w columns (eight vectors' or one's) over nred rows (stride inner) into out,
@@ -1184,10 +1269,9 @@ COLBLK(colsqs_f64, double, double, 1, 1, 1)
         }                                                                                   \
         *nanmask = w > 64 && mask ? ~(uint64_t)0 : mask;                                    \
     }
-RX_GENERIC(f32, float, max, >)
-RX_GENERIC(f32, float, min, <)
-RX_GENERIC(f64, double, max, >)
-RX_GENERIC(f64, double, min, <)
+#define SD_RX_GENERIC_X(NAME, CMP, SFX, T) RX_GENERIC(SFX, T, NAME, CMP)
+#define SD_RX_GENERIC_T(SFX, T, ...) SD_EXTREMA(SD_RX_GENERIC_X, SFX, T)
+SD_FLOAT_TYPES(SD_RX_GENERIC_T)
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -1277,16 +1361,14 @@ static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
         else                                                                                \
             cx_##NAME##_##SFX##_gen(a, nred, inner, w, out, first, nanmask);                \
     }
-#define SD_UNORD_PS(x, y) _mm256_cmp_ps((x), (y), _CMP_UNORD_Q)
-#define SD_UNORD_PD(x, y) _mm256_cmp_pd((x), (y), _CMP_UNORD_Q)
-RX_AVX2(f32, float, __m256, 8, max, >, _mm256_max_ps, _mm256_loadu_ps, _mm256_storeu_ps,
-        SD_UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
-RX_AVX2(f32, float, __m256, 8, min, <, _mm256_min_ps, _mm256_loadu_ps, _mm256_storeu_ps,
-        SD_UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
-RX_AVX2(f64, double, __m256d, 4, max, >, _mm256_max_pd, _mm256_loadu_pd, _mm256_storeu_pd,
-        SD_UNORD_PD, _mm256_or_pd, _mm256_movemask_pd)
-RX_AVX2(f64, double, __m256d, 4, min, <, _mm256_min_pd, _mm256_loadu_pd, _mm256_storeu_pd,
-        SD_UNORD_PD, _mm256_or_pd, _mm256_movemask_pd)
+#define SD_UNORD_ps(x, y) _mm256_cmp_ps((x), (y), _CMP_UNORD_Q)
+#define SD_UNORD_pd(x, y) _mm256_cmp_pd((x), (y), _CMP_UNORD_Q)
+/* one per type and extremum: the intrinsics named by AVX2's suffix (ps, pd) */
+#define SD_RX_AVX2_X(NAME, CMP, SFX, T, VT, L, PS)                                        \
+    RX_AVX2(SFX, T, VT, L, NAME, CMP, _mm256_##NAME##_##PS, _mm256_loadu_##PS, _mm256_storeu_##PS, \
+            SD_UNORD_##PS, _mm256_or_##PS, _mm256_movemask_##PS)
+#define SD_RX_AVX2_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND) SD_EXTREMA(SD_RX_AVX2_X, SFX, T, VT, L, PS)
+SD_FLOAT_TYPES(SD_RX_AVX2_T)
 #define SD_PICK(NAME, SFX, KIND) (sd_avx2 ? NAME##_##SFX##_avx2 : NAME##_##SFX##_gen)
 #else
 #define SD_PICK(NAME, SFX, KIND) NAME##_##SFX##_gen
@@ -1329,23 +1411,22 @@ RX_AVX2(f64, double, __m256d, 4, min, <, _mm256_min_pd, _mm256_loadu_pd, _mm256_
         }                                                                                \
         return 1;                                                                        \
     }
-RESOLVE(f32, float, uint32_t, 0x7fc00000u, 0x80000000u)
-RESOLVE(f64, double, uint64_t, 0x7ff8000000000000ull, 0x8000000000000000ull)
+#define SD_RESOLVE_T(SFX, T, U, V, L, QN, SB, ...) RESOLVE(SFX, T, U, QN, SB)
+SD_FLOAT_TYPES(SD_RESOLVE_T)
 
-typedef float (*sd_rx32)(const float *, Py_ssize_t, int *);
-typedef double (*sd_rx64)(const double *, Py_ssize_t, int *);
-typedef void (*sd_cx32)(const float *, Py_ssize_t, Py_ssize_t, Py_ssize_t, float *, int, uint64_t *);
-typedef void (*sd_cx64)(const double *, Py_ssize_t, Py_ssize_t, Py_ssize_t, double *, int, uint64_t *);
+/* a row's max/min, and a tile's (see RX_GENERIC), for each type */
+#define SD_RXCX_TYPES(SFX, T, ...)                                                          \
+    typedef T (*sd_rx_##SFX)(const T *, Py_ssize_t, int *);                                 \
+    typedef void (*sd_cx_##SFX)(const T *, Py_ssize_t, Py_ssize_t, Py_ssize_t, T *, int, uint64_t *);
+SD_FLOAT_TYPES(SD_RXCX_TYPES)
 
 typedef struct {
     int op, kind;
     const char *src, *mean; /* mean: op 3's (outer, inner) means */
     char *dst;
     Py_ssize_t outer, nred, inner, ntile, ngroup, ntask, nchunks;
-    sd_rx32 rx32;
-    sd_rx64 rx64;
-    sd_cx32 cx32;
-    sd_cx64 cx64;
+#define SD_RXCX_FIELDS(SFX, ...) sd_rx_##SFX rx_##SFX; sd_cx_##SFX cx_##SFX;
+    SD_FLOAT_TYPES(SD_RXCX_FIELDS)
     /* the whole array's max/min: one part per chunk */
     double part[SD_MAXCHUNKS];
     int pnan[SD_MAXCHUNKS];
@@ -1363,7 +1444,7 @@ typedef struct {
         Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                   \
         const T *a = (const T *)x->src + o * nred * inner;                                  \
         T *out = (T *)x->dst + o * inner;                                                   \
-        if (x->op == 1 || x->op == 2) {                                                     \
+        if (x->op == SD_MAX || x->op == SD_MIN) {                                           \
             unsigned char *fl = PyMem_RawCalloc((size_t)w, 1);                              \
             if (fl == NULL) {                                                               \
                 atomic_store(&x->declined, 1);                                              \
@@ -1397,13 +1478,13 @@ typedef struct {
             atomic_store(&x->declined, 1);                                                  \
             return;                                                                         \
         }                                                                                   \
-        const T *mean = x->op == 3 ? (const T *)x->mean + o * inner : NULL;                 \
-        Py_ssize_t W = x->op == 3 ? 4 * (L) : 8 * (L);                                      \
+        const T *mean = x->op == SD_SQDEV ? (const T *)x->mean + o * inner : NULL;          \
+        Py_ssize_t W = x->op == SD_SQDEV ? 4 * (L) : 8 * (L);                               \
         for (Py_ssize_t k = 0; k < nl; k++) {                                               \
             const T *p = a + k * SD_CROWS * inner;                                          \
             Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
             Py_ssize_t c = c0;                                                              \
-            if (x->op == 3) {                                                               \
+            if (x->op == SD_SQDEV) {                                                        \
                 for (; c + W <= c1; c += W)                                                 \
                     colsq4_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
                 for (; c + (L) <= c1; c += (L))                                             \
@@ -1434,29 +1515,31 @@ typedef struct {
         }                                                                                   \
         PyMem_RawFree(st);                                                                  \
     }
-SD_COLRANGE(f32, float, 8, cx32)
-SD_COLRANGE(f64, double, 4, cx64)
+#define SD_COLRANGE_T(SFX, T, U, V, L, ...) SD_COLRANGE(SFX, T, L, cx_##SFX)
+SD_FLOAT_TYPES(SD_COLRANGE_T)
 
-/* Row t of a last-axes reduction, for one type (T, its suffix, its lanes, its
-   extremum kernel field): a sum (+0 for a -0 sum, as NumPy), a sum of squared
-   deviations, or a max/min whose zero or NaN result is resolved exactly or
-   declined. */
-#define SD_ROW_TASK(T, SFX, L, RX)                                                      \
-    {                                                                                  \
+/* Row t of a last-axes reduction, for each type: a sum (+0 for a -0 sum, as NumPy), a
+   sum of squared deviations, or a max/min whose zero or NaN result is resolved exactly
+   or declined. */
+#define SD_ROW_TASK_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND)                            \
+    if (x->kind == (KIND)) {                                                           \
         const T *a = (const T *)x->src + t * n;                                        \
         T *o = (T *)x->dst + t;                                                        \
-        if (x->op == 0)                                                                \
+        if (x->op == SD_SUM)                                                           \
             *o = (T)0 + row_##SFX(a, n);                                               \
-        else if (x->op == 3)                                                           \
+        else if (x->op == SD_SQDEV)                                                    \
             *o = (T)pw_sq_##SFX(a, n / (SD_LEAF * (L)), n % (SD_LEAF * (L)),            \
                                 ((const T *)x->mean)[t]);                              \
         else {                                                                         \
             int nan;                                                                   \
-            *o = x->RX(a, n, &nan);                                                    \
+            *o = x->rx_##SFX(a, n, &nan);                                              \
             if ((nan || *o == 0) && !resolve_##SFX(a, n, 1, o))                        \
                 atomic_store(&x->declined, 1);                                         \
         }                                                                              \
     }
+#define SD_COLS_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND)                                \
+    if (x->kind == (KIND))                                                             \
+        sd_cols_##SFX(x, o, c0, c1);
 
 static void sd_red_task(void *p, Py_ssize_t c)
 {
@@ -1466,28 +1549,25 @@ static void sd_red_task(void *p, Py_ssize_t c)
     for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
         if (x->inner == 1) { /* row t */
             Py_ssize_t n = x->nred;
-            if (x->kind == 1)
-                SD_ROW_TASK(float, f32, 8, rx32)
-            else
-                SD_ROW_TASK(double, f64, 4, rx64)
+            SD_FLOAT_TYPES(SD_ROW_TASK_T)
             continue;
         }
         /* group t of outer block o: whole tiles of columns, the last group to the end */
         Py_ssize_t o = t / x->ngroup, g = t % x->ngroup;
-        Py_ssize_t W = x->op == 3 ? 4 * L : 8 * L;
+        Py_ssize_t W = x->op == SD_SQDEV ? 4 * L : 8 * L;
         Py_ssize_t c0 = (x->ntile * g / x->ngroup) * W, c1 = (x->ntile * (g + 1) / x->ngroup) * W;
         if (c1 > x->inner || g == x->ngroup - 1)
             c1 = x->inner;
         if (c0 >= c1)
             continue;
-        if (x->kind == 1)
-            sd_cols_f32(x, o, c0, c1);
-        else
-            sd_cols_f64(x, o, c0, c1);
+        SD_FLOAT_TYPES(SD_COLS_T)
     }
 }
 
 /* The whole array's max/min: chunk c's part. */
+#define SD_XALL_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND)                                \
+    if (x->kind == (KIND))                                                             \
+        x->part[c] = x->rx_##SFX((const T *)x->src + lo, hi - lo, &x->pnan[c]);
 static void sd_xall_task(void *p, Py_ssize_t c)
 {
     sd_red_ctx *x = (sd_red_ctx *)p;
@@ -1497,10 +1577,7 @@ static void sd_xall_task(void *p, Py_ssize_t c)
         x->part[c] = Py_NAN; /* never read: chunks are never empty (n >= nchunks) */
         return;
     }
-    if (x->kind == 1)
-        x->part[c] = x->rx32((const float *)x->src + lo, hi - lo, &x->pnan[c]);
-    else
-        x->part[c] = x->rx64((const double *)x->src + lo, hi - lo, &x->pnan[c]);
+    SD_FLOAT_TYPES(SD_XALL_T)
 }
 
 static int sd_mul(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *r)
@@ -1523,62 +1600,47 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
     x->outer = outer;
     x->nred = nred;
     x->inner = inner;
-#define SD_SET(NAME, SFX) (op == 1 ? SD_PICK(NAME##_max, SFX, 0) : SD_PICK(NAME##_min, SFX, 0))
-    x->rx32 = SD_SET(rx, f32);
-    x->rx64 = SD_SET(rx, f64);
-    x->cx32 = SD_SET(cx, f32);
-    x->cx64 = SD_SET(cx, f64);
+#define SD_SET(NAME, SFX) (op == SD_MAX ? SD_PICK(NAME##_max, SFX, 0) : SD_PICK(NAME##_min, SFX, 0))
+#define SD_SET_T(SFX, ...) x->rx_##SFX = SD_SET(rx, SFX), x->cx_##SFX = SD_SET(cx, SFX);
+    SD_FLOAT_TYPES(SD_SET_T)
     atomic_init(&x->declined, 0);
-    int ntc = nt > 255 ? 256 : (int)nt;
+    int ntc = (int)nt; /* clamped by sd_threads */
     int release = v->len >= (1 << 16);
     PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
     if (outer == 1 && inner == 1) { /* the whole array */
         Py_ssize_t n = nred;
-        if (op == 3) {
-            if (kind == 1)
-                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt, 1, *(const float *)mean);
-            else
-                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt, 1, *(const double *)mean);
-        }
-        else if (op == 0) {
-            if (n <= 128) {
-                if (kind == 1)
-                    *(float *)o->buf = 0.0f + row_f32((const float *)v->buf, n);
-                else
-                    *(double *)o->buf = 0.0 + row_f64((const double *)v->buf, n);
-            }
-            else if (kind == 1)
-                *(float *)o->buf = (float)sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);
-            else
-                *(double *)o->buf = sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);
-        }
-        else {
+        if (op == SD_MAX || op == SD_MIN) {
             x->nchunks = sd_chunks(v->len, ntc);
             if (x->nchunks > n)
                 x->nchunks = n;
             sd_parallel(ntc, sd_xall_task, x, x->nchunks);
-            double r = x->part[0];
-            int nan = 0;
-            for (Py_ssize_t c = 0; c < x->nchunks; c++) {
-                nan |= x->pnan[c];
-                if (op == 1 ? x->part[c] > r : x->part[c] < r)
-                    r = x->part[c];
-            }
-            if (kind == 1) {
-                float f = (float)r;
-                if ((nan || f == 0) && !resolve_f32((const float *)v->buf, n, 1, &f))
-                    atomic_store(&x->declined, 1);
-                *(float *)o->buf = f;
-            }
-            else {
-                if ((nan || r == 0) && !resolve_f64((const double *)v->buf, n, 1, &r))
-                    atomic_store(&x->declined, 1);
-                *(double *)o->buf = r;
-            }
         }
+#define SD_WHOLE_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND)                                   \
+        if (kind == (KIND)) {                                                              \
+            T *out = (T *)o->buf;                                                          \
+            if (op == SD_SQDEV)                                                            \
+                *out = (T)sd_sum_whole(kind, v->buf, n, nt, 1, *(const T *)mean);          \
+            else if (op == SD_SUM)                                                         \
+                *out = n <= 128 ? (T)0 + row_##SFX((const T *)v->buf, n)                   \
+                                : (T)sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);            \
+            else {                                                                         \
+                double r = x->part[0];                                                     \
+                int nan = 0;                                                               \
+                for (Py_ssize_t c = 0; c < x->nchunks; c++) {                              \
+                    nan |= x->pnan[c];                                                     \
+                    if (op == SD_MAX ? x->part[c] > r : x->part[c] < r)                    \
+                        r = x->part[c];                                                    \
+                }                                                                          \
+                T f = (T)r;                                                                \
+                if ((nan || f == 0) && !resolve_##SFX((const T *)v->buf, n, 1, &f))        \
+                    atomic_store(&x->declined, 1);                                         \
+                *out = f;                                                                  \
+            }                                                                              \
+        }
+        SD_FLOAT_TYPES(SD_WHOLE_T)
     }
     else {
-        Py_ssize_t L = kind == 1 ? 8 : 4, W = op == 3 ? 4 * L : 8 * L;
+        Py_ssize_t L = kind == 1 ? 8 : 4, W = op == SD_SQDEV ? 4 * L : 8 * L;
         Py_ssize_t want = sd_chunks(v->len, ntc);
         /* rows: one task each; columns: each outer block's tiles in groups, enough
            groups for the chunks wanted (one group, the whole width, on one thread) */
@@ -1600,22 +1662,19 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
 static PyObject *
 reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7 && nargs != 8) {
-        PyErr_Format(PyExc_TypeError, "reduce() takes 7 or 8 arguments (%zd given)", nargs);
+    if (sd_nargs("reduce", nargs, 7, 8) < 0)
         return NULL;
-    }
-    long op = PyLong_AsLong(args[0]);
+    long op = PyLong_AsLong(args[0]), nt;
     Py_ssize_t outer = PyLong_AsSsize_t(args[3]), nred = PyLong_AsSsize_t(args[4]);
     Py_ssize_t inner = PyLong_AsSsize_t(args[5]);
-    long nt = PyLong_AsLong(args[6]);
-    if (PyErr_Occurred())
+    if (PyErr_Occurred() || sd_threads(args[6], &nt) < 0)
         return NULL;
-    if (op < 0 || op > 3) {
-        PyErr_Format(PyExc_ValueError, "reduce(): op must be 0 (sum), 1 (max), 2 (min) or 3 (sum of "
-                     "squared deviations); got %ld", op);
+    if (op < 0 || op >= SD_NRED) {
+        PyErr_Format(PyExc_ValueError, "reduce(): op must be one of REDUCE_OPS: " SD_REDUCE_OPS(SD_RED_DOC)
+                     "; got %ld", op);
         return NULL;
     }
-    if ((op == 3) != (nargs == 8)) {
+    if (sd_red_means[op] != (nargs == 8)) {
         PyErr_SetString(PyExc_TypeError, "reduce(): op 3 and only op 3 takes the means (8th argument)");
         return NULL;
     }
@@ -1638,12 +1697,12 @@ reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
              && (inner == 1 || inner >= L);
     Py_buffer m;
     int km = 0;
-    if (ok && op == 3) {
+    if (ok && sd_red_means[op]) {
         km = sd_fbuf(args[7], &m, 0);
         ok = km == kv && m.len == o.len;
     }
     if (ok)
-        ok = sd_reduce((int)op, &v, &o, op == 3 ? m.buf : NULL, kv, outer, nred, inner, nt < 1 ? 1 : nt);
+        ok = sd_reduce((int)op, &v, &o, km ? m.buf : NULL, kv, outer, nred, inner, nt);
     if (km)
         PyBuffer_Release(&m);
     PyBuffer_Release(&o);
@@ -1657,13 +1716,11 @@ reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "extremum_all() takes 3 arguments (%zd given)", nargs);
+    if (sd_nargs("extremum_all", nargs, 3, 3) < 0)
         return NULL;
-    }
     int is_max = PyObject_IsTrue(args[1]);
-    long nt = PyLong_AsLong(args[2]);
-    if (is_max < 0 || (nt == -1 && PyErr_Occurred()))
+    long nt;
+    if (is_max < 0 || sd_threads(args[2], &nt) < 0)
         return NULL;
     Py_buffer v;
     int kind = sd_fbuf(args[0], &v, 0);
@@ -1675,7 +1732,7 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     memset(&o, 0, sizeof(o));
     o.buf = kind == 1 ? (void *)&f : (void *)&d;
     o.len = o.itemsize = kind == 1 ? 4 : 8;
-    int ok = v.len > 0 && sd_reduce(is_max ? 1 : 2, &v, &o, NULL, kind, 1, v.len / v.itemsize, 1, nt < 1 ? 1 : nt);
+    int ok = v.len > 0 && sd_reduce(is_max ? SD_MAX : SD_MIN, &v, &o, NULL, kind, 1, v.len / v.itemsize, 1, nt);
     PyBuffer_Release(&v);
     if (!ok)
         Py_RETURN_NONE;
@@ -1688,10 +1745,8 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs > 2) {
-        PyErr_Format(PyExc_TypeError, "pool_config() takes at most 2 arguments (%zd given)", nargs);
+    if (sd_nargs("pool_config", nargs, 0, 2) < 0)
         return NULL;
-    }
     long spin = nargs > 0 ? PyLong_AsLong(args[0]) : -1;
     if (spin == -1 && PyErr_Occurred())
         return NULL;
@@ -1706,38 +1761,40 @@ pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
                          atomic_load(&sd_worker_chunks));
 }
 
+#define SD_FN(NAME, FN, DOC) {NAME, (PyCFunction)(void (*)(void))FN, METH_FASTCALL, DOC}
 static PyMethodDef methods[] = {
-    {"sum_rows", (PyCFunction)(void (*)(void))sum_rows, METH_FASTCALL,
+    SD_FN("sum_rows", sum_rows,
      "sum_rows(src, out, ncols): pairwise sums of the ncols-long rows of a C-contiguous "
-     "float32/float64 buffer into out (ValueError for anything else)."},
-    {"sum_into", (PyCFunction)(void (*)(void))sum_into, METH_FASTCALL,
+     "float32/float64 buffer into out (ValueError for anything else)."),
+    SD_FN("sum_into", sum_into,
      "sum_into(src, out, ncols[, divisor]) -> bool: sum_rows (each sum then divided by divisor "
      "in the buffer's type: a mean), or False (nothing written) where src or out is not a "
-     "C-contiguous float32/float64 buffer of fitting sizes."},
-    {"ew_binary", (PyCFunction)(void (*)(void))ew_binary, METH_FASTCALL,
-     "ew_binary(op, a, b, out, nthreads) -> bool: out = a op b (op 0..5: add, subtract, multiply, "
-     "divide, maximum, minimum) over equal-sized C-contiguous float32/float64 buffers (for op "
-     "0..3 one of a, b may be a Python float or int), on the thread pool; False (nothing "
-     "written) for anything else."},
-    {"ew_loop", (PyCFunction)(void (*)(void))ew_loop, METH_FASTCALL,
+     "C-contiguous float32/float64 buffer of fitting sizes."),
+    SD_FN("ew_binary", ew_binary,
+     "ew_binary(op, a, b, out, nthreads) -> bool: out = op(a, b) by NumPy's own loop (op: a code "
+     "of EW_BINARY_OPS) over equal-sized C-contiguous float32/float64 buffers (for add, subtract, "
+     "multiply, divide one of a, b may be a Python float or int), on the thread pool; False "
+     "(nothing written) for anything else."),
+    SD_FN("ew_loop", ew_loop,
      "ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's strided loop from a "
-     "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."},
-    {"sum_all", (PyCFunction)(void (*)(void))sum_all, METH_FASTCALL,
+     "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."),
+    SD_FN("sum_all", sum_all,
      "sum_all(a, nthreads) -> float or None: the pairwise sum of a C-contiguous float32/float64 "
-     "buffer (more than 128 elements), bit for bit sum_rows's, on the thread pool."},
-    {"extremum_all", (PyCFunction)(void (*)(void))extremum_all, METH_FASTCALL,
+     "buffer (more than 128 elements), bit for bit sum_rows's, on the thread pool."),
+    SD_FN("extremum_all", extremum_all,
      "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
      "float32/float64 buffer (NaN where it holds one), on the thread pool; None where NumPy's "
-     "order picks a zero's sign or a NaN's payload."},
-    {"reduce", (PyCFunction)(void (*)(void))reduce_axis, METH_FASTCALL,
+     "order picks a zero's sign or a NaN's payload."),
+    SD_FN("reduce", reduce_axis,
      "reduce(op, src, out, outer, nred, inner, nthreads) -> bool: the sum (op 0), max (1) or "
-     "min (2) over the middle axis of a C-contiguous float32/float64 buffer seen as (outer, "
-     "nred, inner) into the C-contiguous (outer, inner) out of the same type, on nthreads "
-     "threads; op 3 with means (8th argument, shaped as out): the sum of (x - mean)**2; False (out unspecified) for anything it doesn't take or a zero/NaN extremum "
-     "whose sign/payload NumPy picks by its order."},
-    {"pool_config", (PyCFunction)(void (*)(void))pool_config, METH_FASTCALL,
+     "min (2) (the codes of REDUCE_OPS) over the middle axis of a C-contiguous float32/float64 "
+     "buffer seen as (outer, nred, inner) into the C-contiguous (outer, inner) out of the same "
+     "type, on nthreads threads; op 3 with means (8th argument, shaped as out): the sum of "
+     "(x - mean)**2; False (out unspecified) for anything it doesn't take or a zero/NaN "
+     "extremum whose sign/payload NumPy picks by its order."),
+    SD_FN("pool_config", pool_config,
      "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers, "
-     "chunks the workers have run)."},
+     "chunks the workers have run)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -1758,5 +1815,23 @@ PyInit__ckernels(void)
         pthread_atfork(NULL, NULL, sd_atfork_child);
         forked_handler = 1;
     }
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* The op codes, from the tables: {name: code} for threads.py and cfast.py. */
+#define SD_BIN_DICT(CODE, UFUNC, SCALAR) "s" "i"
+#define SD_BIN_ITEM(CODE, UFUNC, SCALAR) , #UFUNC, CODE
+#define SD_RED_DICT(CODE, NAME, PY, MEANS) "s" "i"
+#define SD_RED_ITEM(CODE, NAME, PY, MEANS) , #PY, CODE
+    PyObject *bin = Py_BuildValue("{" SD_EW_BINARY_OPS(SD_BIN_DICT) "}" SD_EW_BINARY_OPS(SD_BIN_ITEM));
+    PyObject *red = Py_BuildValue("{" SD_REDUCE_OPS(SD_RED_DICT) "}" SD_REDUCE_OPS(SD_RED_ITEM));
+    int bad = bin == NULL || red == NULL || PyModule_AddObjectRef(m, "EW_BINARY_OPS", bin) < 0
+              || PyModule_AddObjectRef(m, "REDUCE_OPS", red) < 0;
+    Py_XDECREF(bin);
+    Py_XDECREF(red);
+    if (bad) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

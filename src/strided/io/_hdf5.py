@@ -499,6 +499,8 @@ class H5Dataset(_Node):
         if self._h.shape is None:
             raise TypeError(f"{what} is an empty (null) HDF5 dataset; it holds no array")
         shape = self._h.shape
+        if _has_bool_scalar(key):
+            return self._bool_scalar_read(key, shape, what)
         basic = _basic_selection(key, shape)
         if basic is None:  # advanced: h5py's own rules (increasing index lists, masks)
             try:
@@ -522,6 +524,52 @@ class H5Dataset(_Node):
                 arr = _LATE["set_names"](arr, tuple(names))
         return arr
 
+    def _bool_scalar_read(self, key, shape, what):
+        """``self[key]`` for a key holding a bool scalar, exactly as NumPy indexes: a bool
+        is a 0-d boolean index (``True`` a new axis of length 1, ``False`` of length 0),
+        never the row 1 or 0 h5py would read. The region the key touches is read (ints
+        as one-row slices, slices as they are, index arrays as their whole axes), then
+        NumPy applies the same key to it, ints turned into 0."""
+        key = key if isinstance(key, tuple) else (key,)
+        if sum(k is Ellipsis for k in key) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        used = sum(_axes_used(k) for k in key)
+        if used > len(shape):
+            raise IndexError(f"too many indices: {used} for a dataset with {len(shape)} dimensions")
+        region, local, dim = [], [], 0
+        for k in key:
+            if k is Ellipsis:
+                m = len(shape) - used
+                region += [slice(None)] * m
+                dim += m
+                local.append(k)
+            elif k is None or _is_bool_scalar(k):
+                local.append(k)
+            elif isinstance(k, slice):
+                region.append(k)
+                local.append(slice(None))
+                dim += 1
+            elif _axes_used(k) == 1 and not isinstance(k, (list, np.ndarray, Array)):
+                n = shape[dim]
+                i = operator.index(k)
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
+                i %= n
+                region.append(slice(i, i + 1))
+                local.append(0)
+                dim += 1
+            else:  # index arrays and masks: their whole axes, indexed by NumPy below
+                m = _axes_used(k)
+                region += [slice(None)] * m
+                dim += m
+                local.append(_host_key(k))
+        region += [slice(None)] * (len(shape) - dim)
+        part = self[tuple(region)]._host()
+        try:
+            return _to_array(np.asarray(part[tuple(local)]), None, what)
+        except (TypeError, ValueError, IndexError) as e:
+            raise type(e)(f"{what}: can't read index {key!r}: {e}") from None
+
     def __setitem__(self, key, value):
         self._check()
         if not self._file._writable:
@@ -542,6 +590,27 @@ def _host_key(key):
     if isinstance(key, Array):
         return key._host()
     return key
+
+
+def _is_bool_scalar(k) -> bool:
+    """A Python or NumPy bool, or a 0-d boolean array: NumPy's 0-d boolean index."""
+    if isinstance(k, (bool, np.bool_)):
+        return True
+    return isinstance(k, (np.ndarray, Array)) and k.ndim == 0 and k.dtype.kind == "b"
+
+
+def _has_bool_scalar(key) -> bool:
+    return any(_is_bool_scalar(k) for k in key) if isinstance(key, tuple) else _is_bool_scalar(key)
+
+
+def _axes_used(k) -> int:
+    """How many of the dataset's axes an index item consumes (NumPy's count)."""
+    if k is None or k is Ellipsis or _is_bool_scalar(k):
+        return 0
+    if isinstance(k, (list, np.ndarray, Array)):
+        a = np.asarray(_host_key(k))
+        return a.ndim if a.dtype.kind == "b" else 1
+    return 1
 
 
 def _basic_selection(key, shape):
