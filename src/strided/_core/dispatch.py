@@ -93,7 +93,8 @@ _COMPUTING_DUNDERS = ("__setitem__", "__rmatmul__", "__imatmul__", "__array_ufun
                       "__array_function__")
 # Namespace modules whose plain functions compute without passing through ``api``.
 _COMPUTING_MODULES = frozenset(f"strided.{m}" for m in (
-    "_api.creation", "_torch.functions", "_numpy.numeric", "_numpy.nanfunctions", "_torch.random"))
+    "_api.creation", "_torch.functions", "_numpy.numeric", "_numpy.nanfunctions", "_numpy.histograms",
+    "_torch.random"))
 
 
 def quiet_entry_points(namespace: dict, cls: type) -> None:
