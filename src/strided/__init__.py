@@ -53,6 +53,7 @@ from ._torch import methods as _methods  # noqa: E402,F401
 from ._torch.functions import *  # noqa: E402,F401,F403
 from ._numpy.numeric import *  # noqa: E402,F401,F403
 from ._numpy.nanfunctions import *  # noqa: E402,F401,F403
+from ._numpy.histograms import *  # noqa: E402,F401,F403
 from ._api import interop as _interop  # noqa: E402,F401
 from ._numpy import protocols as _numpy_protocols  # noqa: E402,F401
 from ._torch.random import *  # noqa: E402,F401,F403

@@ -477,3 +477,43 @@ def test_mixed_namespaces_follow_x_and_y_pred(device):
     assert score == pytest.approx(metrics.r2_score(y, ref.predict(X)), rel=1e-9)
     assert type(errors) is xp.Array and errors.device == device
     assert back_np == pytest.approx(metrics.mean_squared_error(ref.predict(X), y), rel=1e-9)
+
+
+# --- devices: NumPy's "cpu" and strided's Device("cpu") are one device -----------------------
+
+def test_sklearn_device_check_accepts_numpy_and_strided_on_the_cpu():
+    from sklearn.utils._array_api import device as sk_device
+
+    with config_context(array_api_dispatch=True):
+        d = sk_device(np.zeros(2), xp.zeros(2), xp.ones(3))
+    assert d == "cpu" and d == xp.Device("cpu")
+
+
+def test_kmeans_fits_strided_input():
+    # KMeans is not on scikit-learn 1.9's array-API list: without dispatch it converts
+    # strided input with np.asarray (zero-copy) and fits as on NumPy.
+    from sklearn.cluster import KMeans
+
+    X, _ = _classification()
+    ref = KMeans(3, n_init=2, random_state=0).fit(X)
+    ours = KMeans(3, n_init=2, random_state=0).fit(xp.asarray(X))
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-12)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:You are comparing a array_api_strict dtype")
+def test_kmeans_with_dispatch_gets_past_the_device_check_then_fails_in_scikit_learn():
+    # With array_api_dispatch=True, 1.9's KMeans keeps X in its namespace but builds
+    # its centres with NumPy (sklearn/cluster/_kmeans.py, _kmeans_plusplus) and passes both
+    # to one array-API function: "Multiple namespaces". The device check before it
+    # ("Input arrays use different devices: cpu, cpu") no longer fails. array-api-strict
+    # and PyTorch fail earlier (np.float64 given as a dtype to their asarray/isdtype).
+    from sklearn.cluster import KMeans
+
+    X, _ = _classification()
+    with config_context(array_api_dispatch=True):
+        with pytest.raises(TypeError, match="Multiple namespaces"):
+            KMeans(3, n_init=2, random_state=0).fit(xp.asarray(X))
+        strict = pytest.importorskip("array_api_strict")
+        with pytest.raises(TypeError):
+            KMeans(3, n_init=2, random_state=0).fit(strict.asarray(X))

@@ -15,10 +15,24 @@ __all__ = ["Device", "register_backend", "get_backend", "as_device"]
 class Device:
     """A device: ``Device("cpu")``, ``Device("cuda:0")``, ``Device("cuda", 1)``.
 
-    Instances are interned, so equal devices are the same object.
+    Instances are interned, so equal devices are the same object. ``cuda``
+    without an index is ``cuda:0``: the index is resolved when the Device is
+    made (as for the device of any PyTorch tensor).
+
+    A device compares equal to its canonical spelling, ``str(device)``, in
+    both orders, and hashes like it: ``Device("cpu") == "cpu"`` (NumPy's
+    ``ndarray.device``), ``"cuda:0" == Device("cuda")``. Other spellings do
+    not compare equal (``Device("cuda:0") != "cuda"``), as in PyTorch, where
+    a tensor's device always carries its index and
+    ``torch.device("cuda") != torch.device("cuda:0")``.
+
+    >>> Device("cpu") == "cpu", hash(Device("cpu")) == hash("cpu")
+    (True, True)
+    >>> Device("cuda") is Device("cuda:0"), Device("cuda:0") == "cuda"
+    (True, False)
     """
 
-    __slots__ = ("type", "index", "_backend", "__weakref__")
+    __slots__ = ("type", "index", "_name", "_backend", "__weakref__")
     _cache: dict = {}
 
     def __new__(cls, type_or_spec, index=None):
@@ -57,6 +71,7 @@ class Device:
             dev = object.__new__(cls)
             dev.type = dtype_
             dev.index = index
+            dev._name = dtype_ if index is None else f"{dtype_}:{index}"
             dev._backend = None
             cls._cache[canon] = dev
         cls._cache[key] = dev
@@ -67,7 +82,24 @@ class Device:
             f"device(type='{self.type}', index={self.index})")
 
     def __str__(self) -> str:
-        return self.type if self.index is None else f"{self.type}:{self.index}"
+        return self._name
+
+    # Note: Python's default for __eq__ is identity, which interning makes right for two
+    # Devices; NumPy reports its device as the string "cpu", and scikit-learn (for one)
+    # compares devices of mixed inputs with ``!=``, so a string compares by spelling.
+    def __eq__(self, other):
+        if type(other) is str:
+            return other == self._name
+        if isinstance(other, Device):
+            return other is self
+        return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self._name)
 
     def __reduce__(self):
         return (Device, (str(self),))

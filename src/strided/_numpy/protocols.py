@@ -5,7 +5,15 @@ NumPy ufuncs and functions called on strided arrays run strided's own
 implementation and return strided arrays (as CuPy and Dask arrays do). Ufuncs
 map by name onto the namespace's elementwise rows; functions through one table
 (``_FUNCTIONS``: NumPy function -> handler that translates NumPy's argument
-spellings). What strided does not implement raises a TypeError naming it.
+spellings).
+
+What strided does not implement (a function with no handler, or an argument a
+handler does not take: ``_NotSupported``) never makes NumPy code fail on the
+CPU: the call takes NumPy's own path (``_numpy_fallback``), with every strided
+argument read through ``__array__`` (no copy), and the ndarrays NumPy returns
+come back as strided arrays over the same memory (NumPy scalars as 0-d arrays).
+On another device NumPy can't read the data: a TypeError names the function and the way out (``x.cpu()``),
+as CuPy's arrays refuse NumPy's fallback.
 
 The mixing rule (also in docs/guide/interop.md, "Mixing with NumPy arrays"):
 an ndarray operand of a strided operation — an operator in either order, a
@@ -33,6 +41,11 @@ _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 class _Foreign(Exception):
     """An operand of a type with its own NumPy override: let it (or NumPy) decide."""
+
+
+class _NotSupported(TypeError):
+    """A NumPy function, or an argument of one, that strided does not implement: on the
+    CPU the call goes to NumPy (``_numpy_fallback``); elsewhere it is the TypeError."""
 
 
 def _xp():
@@ -89,7 +102,7 @@ def _write_out(result, out, what: str):
         return result
     if type(out) is tuple:
         if len(out) != 1:
-            raise TypeError(f"{what}: strided supports one output array; got {len(out)}")
+            raise _NotSupported(f"{what}: strided supports one output array; got {len(out)}")
         out = out[0]
         if out is None:
             return result
@@ -199,7 +212,8 @@ def _numpy_loop_operands(ufunc, args):
 
 
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-    """NEP 13: a NumPy ufunc on strided arrays runs strided's function of the same meaning."""
+    """NEP 13: a NumPy ufunc on strided arrays runs strided's function of the same meaning
+    (NumPy's own loop, through ``__array__``, for what strided lacks, on the CPU)."""
     if method == "__call__" and not kwargs and ufunc in _UFUNCS:
         for v in inputs:
             if type(v) is not Array and type(v) not in _PYSCALARS:
@@ -212,6 +226,16 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
                 if cast is None:
                     raise
             return _ufunc_function(ufunc)(*cast)
+    try:
+        return _array_ufunc(self, ufunc, method, inputs, dict(kwargs))
+    except _NotSupported as e:
+        dev = _device_of(inputs) or _device_of(kwargs.get("out") or ()) or self._device
+        call = getattr(ufunc, method) if method != "__call__" else ufunc
+        return _numpy_fallback(call, _ufunc_name(ufunc, method), inputs, kwargs, dev, e,
+                               inplace=inputs[0] if method == "at" else None)
+
+
+def _array_ufunc(self, ufunc, method, inputs, kwargs):
     what = _ufunc_name(ufunc, method)
     dev = _device_of(inputs) or self._device
     try:
@@ -225,8 +249,7 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         name = _UFUNCS.get(ufunc)
         if name is None:
-            raise TypeError(f"{what} is not implemented for strided arrays (strided has no "
-                            f"equivalent function); convert with x.numpy() to use NumPy's")
+            raise _NotSupported(f"{what} is not implemented by strided (it has no equivalent function)")
         dtype = kwargs.pop("dtype", None)
         _check_defaults(what, kwargs, _UFUNC_DEFAULTS)
         if dtype is not None:
@@ -245,8 +268,7 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return _write_out(getattr(xp, _UFUNCS[ufunc])(a, b), out, what)
     name = _UFUNC_METHODS.get((ufunc.__name__, method))
     if name is None or len(args) != 1:
-        raise TypeError(f"{what} is not implemented for strided arrays; convert with x.numpy() "
-                        f"to use NumPy's")
+        raise _NotSupported(f"{what} is not implemented by strided")
     x = args[0] if type(args[0]) is Array else xp.asarray(args[0], device=dev)
     axis = kwargs.pop("axis", 0)
     dtype = kwargs.pop("dtype", None)
@@ -264,10 +286,10 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
 def _check_defaults(what: str, given: dict, defaults: dict) -> None:
     for k, v in given.items():
         if k not in defaults:
-            raise TypeError(f"{what}: strided does not support the argument {k}=")
+            raise _NotSupported(f"{what}: strided does not support the argument {k}=")
         d = defaults[k]
         if v is not d and not (d is not _NoValue and type(v) is type(d) and v == d):
-            raise TypeError(f"{what}: strided supports {k}= only at NumPy's default "
+            raise _NotSupported(f"{what}: strided supports {k}= only at NumPy's default "
                             f"({'no value' if d is _NoValue else repr(d)}); got {v!r}")
 
 
@@ -302,18 +324,99 @@ def __array_function__(self, func, types, args, kwargs):
         if t is not np.ndarray and not issubclass(t, Array):
             return NotImplemented  # another library's array type decides
     handler = _FUNCTIONS.get(func)
-    if handler is None:
-        raise TypeError(f"{_qualname(func)}() is not implemented for strided arrays; use the "
-                        f"strided namespace's functions, or convert with x.numpy() to use NumPy's")
     dev = _device_of(args) or _device_of(kwargs.values()) or self._device
+    if handler is None:
+        return _numpy_fallback(func, f"{_qualname(func)}()", args, kwargs, dev,
+                               _NotSupported(f"{_qualname(func)}() is not implemented by strided"))
     try:
-        args = [_convert(a, dev) for a in args]
-        kwargs = {k: (v if k == "out" else _convert(v, dev)) for k, v in kwargs.items()}
+        cargs = [_convert(a, dev) for a in args]
+        ckwargs = {k: (v if k == "out" else _convert(v, dev)) for k, v in kwargs.items()}
     except _Foreign:
         return NotImplemented
-    if func in _CREATION:  # ``like=`` a strided array: created on its device
-        return handler(*args, _device=dev, **kwargs)
-    return handler(*args, **kwargs)
+    try:
+        if func in _CREATION:  # ``like=`` a strided array: created on its device
+            return handler(*cargs, _device=dev, **ckwargs)
+        return handler(*cargs, **ckwargs)
+    except _NotSupported as e:
+        if func in _CREATION:
+            raise
+        return _numpy_fallback(func, f"{_qualname(func)}()", args, kwargs, dev, e)
+
+
+# --- NumPy's own path, for what strided does not implement ---------------------------------
+
+def _numpy_fallback(call, what: str, args, kwargs, dev, reason, inplace=None):
+    """``call`` (a NumPy function or ufunc method) run by NumPy on the CPU.
+
+    Every strided argument (also inside lists and tuples, and ``out=``) is read as
+    an ndarray over its memory, so NumPy never dispatches back to strided; a
+    strided ``out=`` (and the first operand of ``ufunc.at``) is written in place
+    and counted as a write. ndarrays in the result come back as strided arrays
+    over the same memory, NumPy scalars as 0-d strided arrays (as strided's own
+    ``np.sum(x)`` returns); a Python object, or an ndarray of a dtype strided
+    lacks, comes back as NumPy returns it. On another device NumPy can't read
+    the data: a TypeError names the function and the way out.
+    """
+    if dev is not None and dev.type != "cpu":
+        raise TypeError(
+            f"{what} is not implemented for strided arrays on {dev} ({reason}), and NumPy can't "
+            f"read device memory: copy the data to the host with x.cpu() (NumPy then computes it "
+            f"there), or use strided's functions (docs/guide/interop.md lists the NumPy "
+            f"functions strided implements on every device)") from None
+    written = {}  # id(native view) -> the strided array it writes into
+
+    def host(v, depth=0):
+        t = type(v)
+        if t is Array:
+            if v._device.type != "cpu":
+                raise TypeError(f"{what}: a {v._device} array can't go to NumPy; call .cpu() first")
+            return v.__array__()
+        if (t is list or t is tuple) and depth < 3:
+            return t(host(b, depth + 1) for b in v)
+        return v
+
+    def target(v):
+        if type(v) is Array:
+            r = _LATE["out_native"](v, what)
+            written[id(r)] = v
+            return r
+        written[id(v)] = v  # an ndarray out= comes back as itself
+        return host(v)
+
+    nargs = [host(a) for a in args]
+    if inplace is not None and type(inplace) is Array:
+        nargs[0] = target(inplace)
+    nkwargs = {}
+    for k, v in kwargs.items():
+        if k == "out":
+            nkwargs[k] = tuple(target(o) for o in v) if type(v) is tuple else target(v)
+        else:
+            nkwargs[k] = host(v)
+    return _from_numpy(call(*nargs, **nkwargs), written)
+
+
+def _from_numpy(r, written, depth=0):
+    w = written.get(id(r))
+    if w is not None:
+        return w
+    t = type(r)
+    if t is np.ndarray:
+        if r.dtype.isnative and r.dtype in _SUPPORTED:
+            return _asarray(r)
+        return r
+    if isinstance(r, np.generic) and r.dtype in _SUPPORTED:
+        return _asarray(np.asarray(r))  # a 0-d array, as strided's own np.sum(x) returns
+    if isinstance(r, tuple) and depth < 3:
+        items = [_from_numpy(v, written, depth + 1) for v in r]
+        return t(items) if t is tuple else (t._make(items) if hasattr(t, "_make") else tuple(items))
+    if t is list and depth < 3:
+        return [_from_numpy(v, written, depth + 1) for v in r]
+    return r
+
+
+_SUPPORTED = frozenset(np.dtype(n) for n in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128"))
 
 
 def _arr(v, like=None):
@@ -335,7 +438,14 @@ def _refuse(what: str, **unsupported) -> None:
     """TypeError for arguments strided does not implement (given with a non-default value)."""
     for k, v in unsupported.items():
         if v is not _NoValue and v is not None and v is not False:
-            raise TypeError(f"{what}: strided does not support {k}= (got {v!r})")
+            raise _NotSupported(f"{what}: strided does not support {k}= (got {_brief(v)})")
+
+
+def _brief(v) -> str:
+    """``v`` for an error message: an array by its kind and shape, not its values."""
+    if type(v) is Array or isinstance(v, np.ndarray):
+        return f"a {v.dtype} array of shape {tuple(v.shape)}"
+    return repr(v)
 
 
 def _keep(v) -> bool:
@@ -369,13 +479,12 @@ def _reduction(np_funcs, name, has_dtype=True):
 
 def _lookup(name: str, what: str):
     """A strided function by name (``linalg.x``/``fft.x`` for the extensions), looked up
-    at call time so functions added later are found; TypeError when strided has none."""
+    at call time so functions added later are found; _NotSupported when strided has none."""
     obj = _xp()
     for part in name.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
-            raise TypeError(f"{what}() is not implemented for strided arrays (strided has no "
-                            f"{name}); convert with x.numpy() to use NumPy's")
+            raise _NotSupported(f"{what}() is not implemented by strided (it has no {name})")
     return obj
 
 
@@ -586,7 +695,7 @@ def _swapaxes(a, axis1, axis2):
 @_implements(np.reshape)
 def _reshape(a, /, shape=None, order="C", *, newshape=_NoValue, copy=None):
     if order != "C":
-        raise TypeError(f"numpy.reshape: strided reshapes in C order only; got order={order!r}")
+        raise _NotSupported(f"numpy.reshape: strided reshapes in C order only; got order={order!r}")
     if shape is None:
         shape = newshape
     shape = (shape,) if type(shape) is builtins.int else tuple(shape)
@@ -596,7 +705,7 @@ def _reshape(a, /, shape=None, order="C", *, newshape=_NoValue, copy=None):
 @_implements(np.ravel)
 def _ravel(a, order="C"):
     if order not in ("C", "K", "A"):
-        raise TypeError(f"numpy.ravel: strided flattens in C order only; got order={order!r}")
+        raise _NotSupported(f"numpy.ravel: strided flattens in C order only; got order={order!r}")
     return _xp().reshape(_arr(a), (-1,))
 
 
@@ -620,7 +729,7 @@ def _expand_dims(a, axis):
 
 def _joined(what, arrays, dtype, casting):
     if casting not in ("same_kind", None):
-        raise TypeError(f"{what}: strided supports casting='same_kind' only; got {casting!r}")
+        raise _NotSupported(f"{what}: strided supports casting='same_kind' only; got {casting!r}")
     xs = [_arr(v) for v in arrays]
     if dtype is not None:
         xs = [_xp().astype(v, dtype) for v in xs]
@@ -719,7 +828,7 @@ def _round(a, decimals=0, out=None):
         s = 10.0 ** decimals
         r = xp.round(x * s) / s
     else:
-        raise TypeError(f"numpy.round: strided rounds {x.dtype} arrays with decimals=0 only; got {decimals}")
+        raise _NotSupported(f"numpy.round: strided rounds {x.dtype} arrays with decimals=0 only; got {decimals}")
     return _write_out(r, out, "numpy.round")
 
 
@@ -794,7 +903,7 @@ for _f, _n in [(np.unique_values, "unique_values"), (np.unique_counts, "unique_c
 @_implements(np.take)
 def _take(a, indices, axis=None, out=None, mode="raise"):
     if mode != "raise":
-        raise TypeError(f"numpy.take: strided supports mode='raise' only; got {mode!r}")
+        raise _NotSupported(f"numpy.take: strided supports mode='raise' only; got {mode!r}")
     x = _arr(a)
     idx = _arr(indices, x)
     x, axis = _flat_axis(x, axis)
@@ -886,7 +995,7 @@ def _tensordot(a, b, axes=2):
 def _einsum(*operands, out=None, optimize=False, **kwargs):
     _refuse("numpy.einsum", **kwargs)
     if not operands or type(operands[0]) is not str:
-        raise TypeError("numpy.einsum: strided supports the subscripts-string form only")
+        raise _NotSupported("numpy.einsum: strided supports the subscripts-string form only")
     xs = [_arr(v) for v in operands[1:]]
     return _write_out(_xp().einsum(operands[0], *xs), out, "numpy.einsum")
 
@@ -896,7 +1005,7 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     x, y = _arr(a, b), _arr(b, a)
     if axis is None:
         if (axisa, axisb, axisc) != (-1, -1, -1):
-            raise TypeError("numpy.cross: strided supports axis= (not axisa/axisb/axisc)")
+            raise _NotSupported("numpy.cross: strided supports axis= (not axisa/axisb/axisc)")
         axis = -1
     return _xp().linalg.cross(x, y, axis=axis)
 
@@ -1008,7 +1117,7 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     if kwargs.get("reflect_type", "even") == "even":
         kwargs.pop("reflect_type", None)
     if kwargs:
-        raise TypeError(f"numpy.pad: strided does not support the arguments "
+        raise _NotSupported(f"numpy.pad: strided does not support the arguments "
                         f"{', '.join(f'{k}={v!r}' for k, v in kwargs.items())}")
     return _xp().pad(_arr(array), pad_width, mode, constant_values=cv)
 
@@ -1031,6 +1140,88 @@ def _searchsorted(a, v, side="left", sorter=None):
                               sorter=None if sorter is None else _arr(sorter, x))
 
 
+# NumPy functions that array-API code often calls on the arrays it is given (scikit-learn's
+# metrics: average; preprocessing: bincount, interp; SciPy's stats: histogram): strided's
+# own, on every device (src/strided/_numpy/histograms.py).
+
+@_implements(np.average)
+def _average(a, axis=None, weights=None, returned=False, *, keepdims=_NoValue):
+    x = _arr(a)
+    w = None if weights is None else _arr(weights, x)
+    return _xp().average(x, axis=_ax(axis), weights=w, returned=returned, keepdims=keepdims)
+
+
+@_implements(np.bincount)
+def _bincount(x, /, weights=None, minlength=0):
+    a = _arr(x)
+    return _xp().bincount(a, weights=None if weights is None else _arr(weights, a), minlength=minlength)
+
+
+@_implements(np.digitize)
+def _digitize(x, bins, right=False):
+    a = _arr(x)
+    return _xp().digitize(a, _arr(bins, a), right=right)
+
+
+def _bins(bins, a):
+    return bins if isinstance(bins, (str, builtins.int)) or type(bins) is Array else _arr(bins, a)
+
+
+@_implements(np.histogram)
+def _histogram(a, bins=10, range=None, density=None, weights=None):
+    x = _arr(a)
+    return _xp().histogram(x, _bins(bins, x), range=range, density=density,
+                           weights=None if weights is None else _arr(weights, x))
+
+
+@_implements(np.histogram_bin_edges)
+def _histogram_bin_edges(a, bins=10, range=None, weights=None):
+    x = _arr(a)
+    return _xp().histogram_bin_edges(x, _bins(bins, x), range=range,
+                                     weights=None if weights is None else _arr(weights, x))
+
+
+@_implements(np.interp)
+def _interp(x, xp, fp, left=None, right=None, period=None):
+    v = _arr(x, xp)
+    return _xp().interp(v, _arr(xp, v), _arr(fp, v), left=left, right=right, period=period)
+
+
+def _stacked(np_func, nd, axis_of):
+    what = f"numpy.{np_func.__name__}"
+
+    def handler(tup, *, dtype=None, casting="same_kind"):
+        xs = _joined(what, tup, dtype, casting)
+        if not xs:
+            raise ValueError(f"{what}: need at least one array to concatenate")
+        xs = [_atleast_nd(v, nd) for v in xs]
+        return _xp().concat(xs, axis=axis_of(xs))
+    _FUNCTIONS[np_func] = handler
+
+
+def _atleast_nd(x, nd):
+    shape = tuple(x.shape)
+    if len(shape) >= nd:
+        return x
+    if nd == 3:
+        shape = {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)]
+    else:
+        shape = (1,) * (nd - len(shape)) + shape
+    return _xp().reshape(x, shape)
+
+
+_stacked(np.vstack, 2, lambda xs: 0)
+_stacked(np.hstack, 1, lambda xs: 0 if xs[0].ndim == 1 else 1)
+_stacked(np.dstack, 3, lambda xs: 2)
+
+
+@_implements(np.column_stack)
+def _column_stack(tup):
+    xs = [_arr(v) for v in tup]
+    xs = [_xp().reshape(v, (-1, 1)) if v.ndim < 2 else v for v in xs]
+    return _xp().concat(xs, axis=1)
+
+
 @_implements(np.isin)
 def _isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     x = _arr(element)
@@ -1045,9 +1236,9 @@ def _meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 def _like_shape(what, x, dtype, order, shape, device):
     if order not in ("K", "C", "A"):
-        raise TypeError(f"{what}: strided arrays are C-ordered; got order={order!r}")
+        raise _NotSupported(f"{what}: strided arrays are C-ordered; got order={order!r}")
     if device not in (None, "cpu"):
-        raise TypeError(f"{what}: device={device!r} is NumPy's; strided keeps the prototype's device")
+        raise _NotSupported(f"{what}: device={device!r} is NumPy's; strided keeps the prototype's device")
     shape = tuple(x.shape) if shape is None else shape
     return ((shape,) if type(shape) is builtins.int else tuple(shape)), (x.dtype if dtype is None else dtype)
 
