@@ -540,34 +540,12 @@ AXIS_CALLS = {
     "x.movedim(True, 0)": lambda: _x().movedim(True, 0),
     "x.size(True)": lambda: _x().size(True),
 }
-# Bool axes that still pass, in files outside this change (reported; the xfail is strict, so
-# the fix there turns it into a failure that asks for this mark to go):
-# the permute layout cache in _api/views.py (``(1, False) == (1, 0)`` as a key) and
-# _chot.c's view_permute (takes bools on purpose), _torch/functions.gather (``dim % nd``),
-# _api/linalg_functions.vecdot (``operator.index``), and the method x.squeeze(False).
-KNOWN_OUTSIDE = {
-    "permute_dims after (1, 0, 2)": lambda: (xp.permute_dims(_x(), (1, 0, 2)),
-                                             xp.permute_dims(_x(), (1, False, 2))),
-    "x.permute(1, False, 2)": lambda: _x().permute(1, False, 2),
-    "gather(dim=True)": lambda: xp.gather(_x(), True, cpu(np.zeros((2, 3, 4), np.int64))),
-    "vecdot(axis=True)": lambda: xp.vecdot(_x(), _x(), axis=True),
-    "x.squeeze(False)": lambda: _x().squeeze(False),
-}
 
 
 @pytest.mark.parametrize("name", sorted(AXIS_CALLS))
 def test_a_bool_is_never_an_axis(name):
     with pytest.raises(TypeError):
         AXIS_CALLS[name]()
-
-
-@pytest.mark.xfail(strict=True, reason="bool axes taken outside this change's files: "
-                   "_api/views.py's permute cache, _csrc/_chot.c's view_permute, "
-                   "_torch/functions.gather, _api/linalg_functions.vecdot, _torch/methods.squeeze_")
-@pytest.mark.parametrize("name", sorted(KNOWN_OUTSIDE))
-def test_a_bool_is_never_an_axis_outside_this_change(name):
-    with pytest.raises(TypeError):
-        KNOWN_OUTSIDE[name]()
 
 
 BOOL_KEYS = [True, False, (0, True), (True, 0), (Ellipsis, True), (None, True), (True, True),

@@ -1399,7 +1399,13 @@ def _memory_query(np_func, default_work):
         if n is None or type(n[0]) is not type(n[1]):
             return False  # different devices (or host and device) share no memory
         dev = a._device if type(a) is Array else b._device
-        return builtins.bool(getattr(dev.backend.xp, name)(*n, max_work=max_work))
+        bxp = dev.backend.xp
+        if bxp is np:
+            return builtins.bool(getattr(np, name)(*n, max_work=max_work))
+        # Note: CuPy takes no max_work (NotImplementedError): its may_share_memory compares
+        # bounds (NumPy's max_work=0), its shares_memory answers exactly.
+        f = bxp.may_share_memory if max_work == 0 else bxp.shares_memory
+        return builtins.bool(f(*n))
     _FUNCTIONS[np_func] = handler
 
 
