@@ -487,6 +487,7 @@ rule("sort", "x, axis=-1, descending=False, stable=True", "SortBackward0", x=_so
 nondiff("integer index output", "argmax", "argmin", "argsort", "nonzero", "searchsorted",
         "count_nonzero", "matrix_rank")
 nondiff("boolean output", "all", "any", "isin")
+nondiff("counts: piecewise constant in the values, as PyTorch's bincount", "bincount")
 nondiff("set functions: the result's structure (which values are unique) is piecewise constant "
         "and PyTorch does not differentiate them either",
         "unique_all", "unique_counts", "unique_inverse", "unique_values")
