@@ -354,10 +354,11 @@ def ulp_bound(name: str, dtype) -> int:
 
 def sum_ulps(n: int) -> int:
     """The bound, in ulps of ``sum(|x|)``, between two sums of ``n`` terms added in different
-    orders (NumPy's pairwise leaf and a GPU's tree): each order is within (n - 1) u sum(|x|)
-    of the exact sum (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., (4.4)),
-    u being half of eps, and one ulp of sum(|x|) is at least eps/2 * sum(|x|); 2n covers the
-    higher-order terms."""
+    orders (NumPy's pairwise leaf and a GPU's tree): any order of the n - 1 additions is
+    within (n - 1) u sum(|x|) + O(u^2) of the exact sum, u = eps/2 (Higham, Accuracy and
+    Stability of Numerical Algorithms, 2nd ed., section 4.2), so two orders differ by at most
+    (n - 1) eps sum(|x|); one ulp of sum(|x|) is at least eps/2 * sum(|x|): 2(n - 1) ulps,
+    and 2n covers the O(u^2) terms."""
     return 2 * n
 
 
