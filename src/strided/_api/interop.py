@@ -74,7 +74,10 @@ def __buffer__(self, flags, /):
     """The buffer protocol (Python >= 3.12): a memoryview of a CPU array's memory."""
     if self._device.type != "cpu":
         raise BufferError(f"memoryview(): the array is on {self._device}; call .cpu() first")
-    return memoryview(_exportable(self, "memoryview()"))
+    _exportable(self, "memoryview()")  # (refuses an array that requires grad)
+    # Read-only where elements share memory (stride 0, self-overlap), as np.asarray(x) is:
+    # a write through the buffer must not bypass the overlap check.
+    return memoryview(self._export())
 
 
 Array.__dlpack__ = __dlpack__
