@@ -270,7 +270,7 @@ def _big_ints(obj, data, nd, dtype):
     info = np.iinfo(dtype._np) if dtype is not None and dtype.kind in "iu" else None
     lo, hi = (info.min, info.max) if info is not None else _INT64
     big, kind = _scan_leaves(obj, lo, hi)
-    if big is None and (info is not None or nd.dtype != object):
+    if big is None:  # (an object array of other things: refused below)
         return None
     if info is not None or (dtype is None and kind is None):
         name = dtype.name if dtype is not None else "int64 (the dtype of Python ints)"
