@@ -919,8 +919,10 @@ static sd_call_info *sd_bin_loop(int op, int kind, int sside)
             }
         }
         PyErr_Clear(); /* an older NumPy, or a loop it won't hand out: declined for good */
-        Py_INCREF(cap);
-        *slot = cap;
+        if (*slot == NULL) { /* (NumPy's Python code may have let another thread fill it) */
+            Py_INCREF(cap);
+            *slot = cap;
+        }
         Py_XDECREF(got);
         Py_XDECREF(res);
         Py_XDECREF(dt);
