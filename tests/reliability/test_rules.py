@@ -635,3 +635,21 @@ def test_hdf5_bool_out_of_range_int_is_numpys_error(tmp_path):
 
 def _is_bool(k):
     return isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0)
+
+
+# The five places the review's files did not cover (the permute layout cache, the compiled
+# permute, gather, vecdot, the squeeze method): NumPy and PyTorch refuse a bool axis there too.
+BOOL_AXES_ELSEWHERE = {
+    "permute_dims after (1, 0, 2)": lambda: (xp.permute_dims(_x(), (1, 0, 2)),
+                                             xp.permute_dims(_x(), (1, False, 2))),
+    "x.permute(1, False, 2)": lambda: _x().permute(1, False, 2),
+    "gather(dim=True)": lambda: xp.gather(_x(), True, cpu(np.zeros((2, 3, 4), np.int64))),
+    "vecdot(axis=True)": lambda: xp.vecdot(_x(), _x(), axis=True),
+    "x.squeeze(False)": lambda: _x().squeeze(False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_AXES_ELSEWHERE))
+def test_a_bool_is_never_an_axis_anywhere(name):
+    with pytest.raises(TypeError):
+        BOOL_AXES_ELSEWHERE[name]()

@@ -11,6 +11,7 @@ integer dtype (wrapping on overflow). Every function returning one array takes
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -246,6 +247,8 @@ def vecdot(x1, x2, /, *, axis=-1, out=None) -> Array:
     nmin = min(len(s1), len(s2))
     if nmin == 0:
         raise ValueError(f"vecdot(): both operands need at least one dimension; got shapes {s1} and {s2}")
+    if type(axis) is builtins.bool:  # an index, but never an axis
+        raise TypeError(f"vecdot(): axis must be an int; got bool")
     ax = operator.index(axis)
     nd = max(len(s1), len(s2))
     # Note: the standard asks for a negative axis; a nonnegative one counts in

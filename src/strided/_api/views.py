@@ -262,7 +262,7 @@ def permute_dims(x, /, axes) -> Array:
         elif hit[3] is not axes:
             # An equal tuple (see reshape): the entry keeps its own ints for NumPy and
             # takes this tuple as its identity token.
-            if type(sum(axes)) is not builtins.int:
+            if not all(type(a) is builtins.int for a in axes):  # (bools are no axes)
                 hit = None
             else:
                 hit = _PERMUTED[axes, x._shape, x._str] = (hit[0], hit[1], hit[2], axes)

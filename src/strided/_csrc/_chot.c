@@ -1467,6 +1467,8 @@ view_permute(PyObject *x, PyObject *axes)
     int bools = 0, negative = 0;
     if (tuple_ints_or_bools(axes, ax, &na, &bools))
         return NULL;
+    if (bools)  /* a bool is no axis: the Python definition raises TypeError */
+        return NULL;
     Layout L;
     if (get_layout(x, &L) < 0 || na != L.nd)
         return NULL;

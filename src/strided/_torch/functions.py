@@ -14,7 +14,7 @@ import math
 import sys
 from collections import namedtuple
 
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import Array
 
 __all__ = [
@@ -143,7 +143,7 @@ def gather(input, /, dim, index) -> Array:
             [4, 3]])
     """
     nd = input.ndim
-    d = dim % nd if nd else 0
+    d = _layout.normalize_axis(dim, nd, "gather")
     if index.ndim != nd:
         raise ValueError(f"gather(): index has {index.ndim} dimensions but input has {nd}")
     key = tuple(slice(None) if i == d else slice(0, index.shape[i]) for i in range(nd))
@@ -207,7 +207,7 @@ def _scatter_(self, dim, index, src=None, *, value=None):
     if src is None:
         src = value
     nd = self.ndim
-    d = dim % nd if nd else 0
+    d = _layout.normalize_axis(dim, nd, "gather")
     if index.ndim != nd:
         raise ValueError(f"scatter_(): index has {index.ndim} dimensions but self has {nd}")
     coords = []

@@ -16,7 +16,7 @@ import inspect
 import sys
 from collections import namedtuple
 
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, layout as _layout
 from .._api import elementwise as _elementwise
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
@@ -202,7 +202,7 @@ def squeeze_(self, *dims, dim=None):
     if dim is None:
         return _ns().squeeze(self)
     axes = dim if isinstance(dim, (tuple, list)) else (dim,)
-    axes = tuple(self._axis(a) for a in axes)
+    axes = tuple(_layout.normalize_axis(self._axis(a), len(self._shape), "squeeze") for a in axes)
     axes = tuple(a for a in axes if self._shape[a] == 1)
     return _ns().squeeze(self, axis=axes) if axes else self.view(self._shape)
 
