@@ -151,11 +151,12 @@ nbytes_of(PyObject *x)
         if (!PyLong_CheckExact(d))
             return -1;
         Py_ssize_t v = PyLong_AsSsize_t(d);
-        if (v == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
+        if (v < 0) {
+            if (PyErr_Occurred())
+                PyErr_Clear();
             return -1;
         }
-        if (v < 0 || (v && n > PY_SSIZE_T_MAX / v))
+        if (v && n > PY_SSIZE_T_MAX / v)
             return -1;
         n *= v;
     }

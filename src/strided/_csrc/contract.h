@@ -55,18 +55,20 @@ typedef enum {
 } Want;
 
 /* One row per slot read: X(its name in the Python class, the C name of its offset,
-   what it must hold). Each table expands into the offsets, the rows setup() looks up
-   (contract_setup) and the check every entry point runs (an unrolled sequence of
-   contract_want calls, each with its Want a constant). */
+   what it must hold, whether the elementwise entry points read it). Each table
+   expands into the offsets, the rows setup() looks up (contract_setup) and the checks
+   the entry points run (an unrolled sequence of contract_want calls, each with a
+   constant Want: the elementwise ones check the slots they read, the views all). */
 typedef struct {
     const char *name; /* the slot's name in the Python class */
     Py_ssize_t *off;  /* where setup puts its offset */
     Want want;
 } Slot;
 
-#define CONTRACT_OFFSET(name, off, want) static Py_ssize_t off;
-#define CONTRACT_ROW(name, off, want) {name, &off, want},
-#define CONTRACT_CHECK(name, off, want) &&contract_want(SLOT(o, off), want)
+#define CONTRACT_OFFSET(name, off, want, ew) static Py_ssize_t off;
+#define CONTRACT_ROW(name, off, want, ew) {name, &off, want},
+#define CONTRACT_CHECK(name, off, want, ew) &&contract_want(SLOT(o, off), want)
+#define CONTRACT_CHECK_EW(name, off, want, ew) &&(!(ew) || contract_want(SLOT(o, off), want))
 
 /* The classes, given at setup (strong references). */
 static PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
@@ -76,36 +78,36 @@ static PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
    Storage (None for a kernel result not yet materialized), the offset, shape and
    strides in elements (strides None while lazy), the dtype, the device, and the
    extension record (None: no autograd, no names; anything else takes Python). */
-#define ARRAY_SLOTS(X)                  \
-    X("_np", O_np, W_SET)               \
-    X("_st", O_st, W_STORAGE_OR_NONE)   \
-    X("_off", O_off, W_INT)             \
-    X("_shape", O_shape, W_TUPLE)       \
-    X("_str", O_str, W_TUPLE_OR_NONE)   \
-    X("_dtype", O_dtype, W_DTYPE)       \
-    X("_device", O_device, W_DEVICE)    \
-    X("_ext", O_ext, W_SET)
+#define ARRAY_SLOTS(X)                     \
+    X("_np", O_np, W_SET, 1)               \
+    X("_st", O_st, W_STORAGE_OR_NONE, 1)   \
+    X("_off", O_off, W_INT, 0)             \
+    X("_shape", O_shape, W_TUPLE, 1)       \
+    X("_str", O_str, W_TUPLE_OR_NONE, 0)   \
+    X("_dtype", O_dtype, W_DTYPE, 1)       \
+    X("_device", O_device, W_DEVICE, 1)    \
+    X("_ext", O_ext, W_SET, 1)
 
 /* DType's slots: its row index in the registry's tables, its NumPy dtype (compared by
    identity with a kernel result's), its size in bytes. */
 #define DTYPE_SLOTS(X)                  \
-    X("_index", D_index, W_INT)         \
-    X("_np", D_np, W_SET)               \
-    X("itemsize", D_itemsize, W_INT)
+    X("_index", D_index, W_INT, 1)      \
+    X("_np", D_np, W_SET, 1)            \
+    X("itemsize", D_itemsize, W_INT, 1)
 
 /* Ext's slots (strided.named's fast link): read are requires_grad and grad_fn
    (compared with False and None), names (a tuple or None, checked where read); a
    fresh Ext for a named result gets all nine. */
-#define EXT_SLOTS(X)                    \
-    X("requires_grad", E_rg, W_SET)     \
-    X("grad", E_grad, W_SET)            \
-    X("grad_fn", E_fn, W_SET)           \
-    X("output_nr", E_nr, W_SET)         \
-    X("retains_grad", E_retains, W_SET) \
-    X("hooks", E_hooks, W_SET)          \
-    X("names", E_names, W_SET)          \
-    X("is_view", E_view, W_SET)         \
-    X("acc", E_acc, W_SET)
+#define EXT_SLOTS(X)                       \
+    X("requires_grad", E_rg, W_SET, 1)     \
+    X("grad", E_grad, W_SET, 1)            \
+    X("grad_fn", E_fn, W_SET, 1)           \
+    X("output_nr", E_nr, W_SET, 1)         \
+    X("retains_grad", E_retains, W_SET, 1) \
+    X("hooks", E_hooks, W_SET, 1)          \
+    X("names", E_names, W_SET, 1)          \
+    X("is_view", E_view, W_SET, 1)         \
+    X("acc", E_acc, W_SET, 1)
 
 ARRAY_SLOTS(CONTRACT_OFFSET)
 DTYPE_SLOTS(CONTRACT_OFFSET)
@@ -194,11 +196,12 @@ contract_array(PyObject *o)
     return Array_T != NULL && Py_IS_TYPE(o, Array_T) ARRAY_SLOTS(CONTRACT_CHECK);
 }
 
-/* Not an Array, or an Array whose slots hold: 0 means "decline, let Python raise". */
+/* An elementwise operand: not an Array, or an Array whose slots that the elementwise
+   entry points read hold. 0 means "decline, let Python raise". */
 static inline int
 contract_operand(PyObject *o)
 {
-    return !Py_IS_TYPE(o, Array_T) || (1 ARRAY_SLOTS(CONTRACT_CHECK));
+    return !Py_IS_TYPE(o, Array_T) || (1 ARRAY_SLOTS(CONTRACT_CHECK_EW));
 }
 
 /* An Ext (exact type) whose slots are all set. */
