@@ -933,7 +933,7 @@ static const char *elide_why = "not calibrated";
 static PyThreadState *calib_tstate; /* the thread running calibrate() */
 static int calib_depth;             /* its Fast calls in progress (only depth 0 counts) */
 static int probes_passed;           /* borrowing calls the check let through */
-static int chain_count, chain_overflow;
+static int chain_count, chain_overflow, chain_longest;
 static struct {
     int n;
     void *pc[CHAIN_DEPTH];
@@ -943,10 +943,10 @@ static struct {
 
 /* Whether this call came straight from the interpreter (a recorded chain); while
    recording, records the chain instead and answers 0. The chain starts above this
-   file's own three frames (this function, try_elide, fast_vectorcall: the compiler may
-   duplicate their call sites, so their return addresses are not compared): with the
-   caller of the Fast's vectorcall. */
-#define OWN_FRAMES 3
+   file's own two frames (try_elide, into which this function is inlined, and
+   fast_vectorcall: the compiler may duplicate their call sites, so their return
+   addresses are not compared): with the caller of the Fast's vectorcall. */
+#define OWN_FRAMES 2
 
 #ifdef HAVE_CHAIN
 /* What dladdr() says of a return address, while recording: 1 in this file, 2 in the
@@ -979,12 +979,15 @@ place_of(void *pc)
 }
 #endif
 
-static __attribute__((noinline)) int
+static inline __attribute__((always_inline)) int
 from_interpreter(void)
 {
 #ifdef HAVE_CHAIN
+    /* Unwinding costs about a microsecond for a few frames: only as deep as the longest
+       recorded chain (while recording, CHAIN_DEPTH). */
     void *pc[OWN_FRAMES + CHAIN_DEPTH];
-    int n = backtrace(pc, OWN_FRAMES + CHAIN_DEPTH) - OWN_FRAMES;
+    int n = backtrace(pc, OWN_FRAMES + (elide_mode == ELIDE_RECORD ? CHAIN_DEPTH : chain_longest))
+            - OWN_FRAMES;
     if (n <= 0)
         return 0;
     if (elide_mode == ELIDE_RECORD) {
@@ -1008,6 +1011,8 @@ from_interpreter(void)
             chains[chain_count].n = i + 1;
             memcpy(chains[chain_count].pc, pc + OWN_FRAMES, (i + 1) * sizeof(void *));
             chain_count++;
+            if (i + 1 > chain_longest)
+                chain_longest = i + 1;
             return 0;
         }
         return 0;
@@ -1076,7 +1081,7 @@ calibrate(PyObject *mod, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO:calibrate", &genuine, &borrowing))
         return NULL;
     elide_mode = ELIDE_OFF;
-    chain_count = chain_overflow = probes_passed = calib_depth = 0;
+    chain_count = chain_overflow = chain_longest = probes_passed = calib_depth = 0;
 #ifndef HAVE_CHAIN
     elide_why = "off: no C call-chain check on this platform or Python (3.10-3.13 with the GIL, "
                 "backtrace())";
