@@ -6,7 +6,7 @@ worker process started with ``STRIDED_NO_CEXT=1`` (the Python definitions): the 
 reads ``(program, inputs)`` pickles on stdin and writes result pickles on stdout.
 
 A program is a list of ``(name, source)`` statements run with ``exec`` in one
-namespace holding ``xp``, ``np``, ``functools``, ``itertools``, ``obj1`` (a 1-item
+namespace holding ``xp``, ``np``, ``functools``, ``itertools``, ``operator``, ``obj1`` (a 1-item
 object array), ``tstarmap`` (``ThreadPool(2).starmap``) and the inputs ``I0``, ``I1``, ...
 Each statement binds ``name``. Every value a statement binds is recorded right after
 the statement (values as raw bytes, so NaN payloads and signed zeros count; dtype,
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import pickle
 import struct
 import sys
@@ -106,7 +107,7 @@ def _error(e: BaseException) -> tuple:
 def run(program, spec) -> dict:
     inputs = make_inputs(spec)
     ns = {"xp": xp, "np": np, "functools": functools, "itertools": itertools, "obj1": obj1,
-          "tstarmap": tstarmap}
+          "tstarmap": tstarmap, "operator": operator}
     held = {}
     for i, x in enumerate(inputs):
         ns[f"I{i}"] = x

@@ -4,15 +4,16 @@ DESIGN.md: "A fast path is the reference, faster -- never different." Hypothesis
 writes small programs -- operators and namespace functions nested so that their
 temporaries cross the elision threshold (_ELIDE_BYTES), views, in-place operators,
 and the calls that hand a temporary over borrowed: ``f(*args)``,
-``functools.partial``, ``itertools.starmap``, ``ThreadPool.starmap``, NumPy's object
-loop (``obj1(t) + 1``, ``np.frompyfunc``) -- and each program runs twice: here (the
-compiled paths, when built) and in a worker process started with
-``STRIDED_NO_CEXT=1`` (the Python definitions, nothing compiled). The two runs must
-agree on every value (bit for bit: NaN payloads, signed zeros), dtype, shape, name,
-``requires_grad``, ``grad_fn`` and error (type and message), and on the gradients
-of a final backward pass; and in each run every array the program holds (its inputs,
-each value it bound, the items of the tuples, lists, partials and object arrays it
-built) must be as it was when made. The runner is _differential_runner.py.
+``operator.add(*args)``, ``functools.partial``, ``itertools.starmap``,
+``ThreadPool.starmap``, NumPy's object loop (``obj1(t) + 1``, ``np.frompyfunc``) --
+and each program runs twice: here (the compiled paths, when built) and in a worker
+process started with ``STRIDED_NO_CEXT=1`` (the Python definitions, nothing
+compiled). The two runs must agree on every value (bit for bit: NaN payloads,
+signed zeros), dtype, shape, name, ``requires_grad``, ``grad_fn`` and error (type
+and message), and on the gradients of a final backward pass; and in each run every
+array the program holds (its inputs, each value it bound, the items of the tuples,
+lists, partials and object arrays it built) must be as it was when made. The
+runner is _differential_runner.py.
 
 docs/reliability.md has the figures of a run.
 """
@@ -107,6 +108,7 @@ WORLDS = {
                   scalars=["2.0", "3", "True", "(1+2j)"]),
 }
 WORLDS["mixed"] = {k: sorted({v for w in WORLDS.values() for v in w[k]}) for k in WORLDS["float"]}
+OPMOD = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "xor", "lshift", "lt", "eq"]
 IOPS = ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>="]
 VIEWS = ["{}[::2]", "{}[1:]", "{}.T", "xp.reshape({}, (-1,))", "{}[0]", "xp.permute_dims({}, (1, 0))",
          "{}.mT", "xp.expand_dims({}, axis=0)"]
@@ -167,7 +169,9 @@ def programs(draw):
             prog.append((v, f"{v} = {t}"))
         elif form == "args":
             pair = draw(st.sampled_from([f"({t}, {a})", f"({a}, {t})"]))
-            prog += [(h, f"{h} = {pair}"), (r, f"{r} = xp.{f}(*{h})")]
+            call = draw(st.sampled_from([f"xp.{f}(*{h})",
+                                         f"operator.{draw(st.sampled_from(OPMOD))}(*{h})"]))
+            prog += [(h, f"{h} = {pair}"), (r, f"{r} = {call}")]
         elif form == "partial":
             prog += [(h, f"{h} = functools.partial(xp.{f}, {t})"), (r, f"{r} = {h}({a})")]
         elif form in ("starmap", "threads"):

@@ -108,6 +108,26 @@ def test_partial_starmap_map_and_threads_leave_the_held_arrays_alone(name):
     assert bits(host(o[0])) == want, "np.frompyfunc"
 
 
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow", "lt"])
+def test_operator_module_calls_leave_the_held_arrays_alone(op):
+    """``operator.add(*args)`` and ``partial(operator.add, t)``: the operator slot is
+    called from C with a borrowed item (NumPy's own elision overwrites its arrays here:
+    its check accepts any chain of CPython frames)."""
+    import operator
+    f = getattr(operator, op)
+    a = xp.full(N, 1.5, dtype=xp.float64)
+    want = bits(np.full(N, 1.5))
+    args = (_fresh(a), 2.0)
+    f(*args)
+    assert bits(host(args[0])) == want
+    args = (2.0, _fresh(a))
+    f(*args)
+    assert bits(host(args[1])) == want
+    p = functools.partial(f, _fresh(a))
+    p(2.0)
+    assert bits(host(p.args[0])) == want
+
+
 _OBJECT_LOOP = """
 import numpy as np, strided as xp
 a = xp.full({n}, 1.5, dtype=xp.float64)
