@@ -406,3 +406,21 @@ def test_setup_refuses_other_classes():
     with pytest.raises(TypeError):
         chot.setup_array(xp.Array, Other, Storage, Device)
     chot.setup_array(xp.Array, DType, Storage, Device)  # the same classes again: fine
+
+
+# --- found by the differential test ---------------------------------------------------------
+
+@pytest.mark.parametrize("form", ["operator", "reflected", "function"])
+def test_a_temporary_that_cannot_broadcast_raises_the_reference_error(form):
+    """The elision's own broadcast check raised ``shapes (3, 4), (256, 160) cannot be
+    broadcast together``; the reference path names the function: the same error now."""
+    small = xp.ones((3, 4), dtype=xp.float64)
+    big = xp.ones((256, 160), dtype=xp.float64)
+    with pytest.raises(ValueError, match=r"^add\(\): operands of shapes \(3, 4\) and \(256, 160\) "
+                                         r"cannot be broadcast together$"):
+        if form == "operator":
+            small + (big - big)
+        elif form == "reflected":
+            small + (2.0 - big)
+        else:
+            xp.add(small, xp.subtract(big, big))

@@ -918,6 +918,14 @@ _TEMP_REFS_FUNC = 2 if ((3, 11) <= sys.version_info < (3, 14)
 _getweakrefcount = weakref.getweakrefcount
 
 
+def _broadcasts_into(s: tuple, shape: tuple) -> bool:
+    """``s`` broadcasts to ``shape`` (no longer than it) without changing it."""
+    for n, m in zip(reversed(s), reversed(shape)):
+        if n != m and n != 1:
+            return False
+    return True
+
+
 def _elide(impl, kc_of, x1, x2, tmp):
     """``impl(x1, x2)`` written into ``tmp``'s buffer (``tmp`` is x1 or x2, a temporary
     nobody else holds: the caller has proved that), or None when that is not safe: the
@@ -943,8 +951,8 @@ def _elide(impl, kc_of, x1, x2, tmp):
         if o._device is not tmp._device or o._ext is not None:
             return None
         b = o._np if o._np is not None else _nat(o)
-        if len(b.shape) > len(a.shape) or _layout.broadcast_shapes(b.shape, a.shape) != a.shape:
-            return None
+        if len(b.shape) > len(a.shape) or not _broadcasts_into(b.shape, a.shape):
+            return None  # (shapes that don't broadcast: the reference path raises its error)
     else:
         b = o
     dev = tmp._device
