@@ -273,6 +273,10 @@ def bare():
     return object.__new__(xp.Array)
 def ones(*shape):
     return xp.ones(shape, dtype=xp.float64)
+def named_broken(how, slot, fn, *value):
+    x = ones(2, 3).rename("a", "b")
+    how(x._ext, slot, *value)
+    return fn(x)
 def broken(slot, value=None, delete=False, shape=(2, 3)):
     x = ones(*shape)
     if delete:
@@ -316,9 +320,10 @@ cases = {
     "del _ext; x + 1": lambda: broken("_ext", delete=True) + 1,
     "del _ext; concat": lambda: xp.concat([ones(2), broken("_ext", delete=True, shape=(2,))]),
     "_ext = 5; x + 1": lambda: broken("_ext", 5) + 1,
-    "named, del names; x + 1": lambda: (lambda x: (delattr(x._ext, "names"), x + 1))(ones(2, 3).rename("a", "b")),
-    "named, names = 5; exp": lambda: (lambda x: (setattr(x._ext, "names", 5), xp.exp(x)))(ones(2, 3).rename("a", "b")),
-    "named, del requires_grad; sum(axis)": lambda: (lambda x: (delattr(x._ext, "requires_grad"), xp.sum(x, axis="a")))(ones(2, 3).rename("a", "b")),
+    "named, del names; x + 1": lambda: named_broken(delattr, "names", lambda x: x + 1),
+    "named, names = 5; exp": lambda: named_broken(setattr, "names", xp.exp, 5),
+    "named, del requires_grad; sum(axis)": lambda: named_broken(
+        delattr, "requires_grad", lambda x: xp.sum(x, axis="a")),
 }
 def restoring(obj, attr, value, fn):
     old = getattr(obj, attr)
