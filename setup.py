@@ -19,6 +19,7 @@ _FLAGS = ["-O3", "-std=c11"]
 setup(ext_modules=[
     Extension("strided._csrc._ckernels", ["src/strided/_csrc/_ckernels.c"], optional=True,
               extra_compile_args=_FLAGS + ["-pthread"], extra_link_args=["-pthread"]),
-    Extension("strided._csrc._chot", ["src/strided/_csrc/_chot.c"], optional=True, extra_compile_args=_FLAGS),
+    Extension("strided._csrc._chot", ["src/strided/_csrc/_chot.c"], optional=True, extra_compile_args=_FLAGS,
+              depends=["src/strided/_csrc/contract.h"]),
     Extension("strided._csrc._cio", ["src/strided/_csrc/_cio.c"], optional=True, extra_compile_args=["-O3", "-std=gnu11"]),
 ])

@@ -248,7 +248,12 @@ def test_elision_reuses_the_temporary_buffer():
     a, b, c = (xp.asarray(_big(i), device=dev) for i in range(3))
     nbytes = BIG * 4
     # one result buffer for the whole chain, where a fresh buffer per operation needs two
-    assert _peak_bytes(lambda: a * b + c) < 1.5 * nbytes
+    from strided._api import elementwise
+    from strided._core import dispatch
+    if elementwise.COMPILED and dispatch.CHOT.elision_state()[0]:
+        assert _peak_bytes(lambda: a * b + c) < 1.5 * nbytes
+    else:  # Python operators can't prove the temporary unshared (docs/reliability.md)
+        assert _peak_bytes(lambda: a * b + c) > 1.9 * nbytes
     assert _peak_bytes(lambda: xp.add(xp.multiply(a, b), c)) < 1.5 * nbytes
     assert _peak_bytes(lambda: (lambda t: t + c)(a * b)) > 1.9 * nbytes  # a named temporary
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import builtins
 import contextvars
-import dis
 import functools
 import math
 import sys
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -414,13 +414,14 @@ def _make_binary(row: Elementwise):
             if hook is not None:
                 return hook(name, impl, (x1, x2, out), {})
         elif out is None:
-            # A temporary argument (``add(multiply(a, b), c)``) is held by this frame only.
+            # A temporary argument (``add(multiply(a, b), c)``) that this frame's parameter
+            # alone holds (_TEMP_REFS_FUNC: the interpreter moved its stack's reference in).
             if type(x1) is Array and x1._st is None and _getrefcount(x1) == _TEMP_REFS_FUNC:
-                r = _elide(impl, entry, x1, x2, x1, False)
+                r = _elide(impl, entry, x1, x2, x1)
                 if r is not None:
                     return r
             elif type(x2) is Array and x2._st is None and _getrefcount(x2) == _TEMP_REFS_FUNC:
-                r = _elide(impl, entry, x1, x2, x2, False)
+                r = _elide(impl, entry, x1, x2, x2)
                 if r is not None:
                     return r
         elif type(out) is Array and type(x1) is Array:  # add(a, b, out=c), a += b
@@ -904,23 +905,40 @@ _OPERAND_TYPES = (Array,) + _PYSCALARS
 # result nothing else refers to is overwritten with the result instead of allocating
 # (and page-faulting) a new buffer. Only from this many bytes on: below it a fresh
 # buffer costs less than the checks.
+#
+# The rule (docs/reliability.md): an optimisation may not change any array the user
+# holds, so elision needs a proof that nobody else can see the temporary.
+# - Operators: the proof needs the C call stack (was ``Array.__add__`` called by the
+#   interpreter's BINARY_OP on its own stack's operands, or by C code -- NumPy's object
+#   loop -- on a borrowed item?), which Python code cannot see. So the Python operators
+#   never elide; the compiled ones (strided/_csrc/_chot.c, "temporary elision") do,
+#   with that proof, and call _elide for the buffer's half of it.
+# - Namespace functions: the compiled ones as the operators. The Python ones (no C
+#   extension) when the argument's count is _TEMP_REFS_FUNC inside ``func``: its
+#   parameter and getrefcount's argument, nothing else. Only a Python-to-Python call
+#   moves the caller's stack reference into the parameter (CPython 3.11 to 3.13); any
+#   other caller -- ``add(*args)``, ``partial(add, t)``, ``starmap``, C code -- keeps
+#   its own reference, so the count is higher. Elsewhere (3.10 copies the reference;
+#   3.14's stack may borrow one; free-threaded counts are split) it is never elided.
 _ELIDE_BYTES = 256 * 1024
-# sys.getrefcount of an operand that only the expression holds, seen inside ``op``:
-# the interpreter's stack, op's parameter and getrefcount's own argument.
-_TEMP_REFS = 3
-# ... and inside a namespace function (the call moved the stack's reference to the parameter).
-_TEMP_REFS_FUNC = 2
+_TEMP_REFS_FUNC = 2 if ((3, 11) <= sys.version_info < (3, 14)
+                        and getattr(sys, "_is_gil_enabled", lambda: True)()) else -1
+_getweakrefcount = weakref.getweakrefcount
 
 
-# The interpreter's binary-operator instructions (BINARY_OP; BINARY_ADD, ... before 3.11).
-_BINOPS = frozenset(v for k, v in dis.opmap.items() if k.startswith(("BINARY_", "INPLACE_"))
-                    and k != "BINARY_SUBSCR")
+def _broadcasts_into(s: tuple, shape: tuple) -> bool:
+    """``s`` broadcasts to ``shape`` (no longer than it) without changing it."""
+    for n, m in zip(reversed(s), reversed(shape)):
+        if n != m and n != 1:
+            return False
+    return True
 
 
-def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
-    """``impl(x1, x2)`` written into ``tmp``'s buffer (``tmp`` is x1 or x2), or None when
-    that is not safe: the buffer must be a fresh, unshared, owned result of the
-    result's dtype and shape, and the kernel a plain ufunc."""
+def _elide(impl, kc_of, x1, x2, tmp):
+    """``impl(x1, x2)`` written into ``tmp``'s buffer (``tmp`` is x1 or x2, a temporary
+    nobody else holds: the caller has proved that), or None when that is not safe: the
+    buffer must be a fresh, unshared, owned result of the result's dtype and shape, the
+    kernel a plain ufunc, and no weak reference may point at ``tmp``."""
     a = tmp._np
     if a is None or a.nbytes < _ELIDE_BYTES or _getrefcount(a) != 3:
         return None  # 3: tmp._np, ``a`` and getrefcount's argument (no numpy() export)
@@ -928,17 +946,8 @@ def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
     if base is not None and (type(base) is not _PoolBlock or _getrefcount(base) != 3):
         return None  # a view of other memory, or a pooled buffer that another view shares
         # (3: a.base, ``base`` and getrefcount's argument)
-    if not a.flags.c_contiguous:
+    if not a.flags.c_contiguous or _getweakrefcount(tmp):
         return None
-    if from_operator:
-        # Note: as NumPy does, only when the interpreter itself evaluates the operator:
-        # an explicit ``t.__add__(c)`` or C code holding its own reference looks the same
-        # to the reference count, but its caller is not at a binary-operator instruction.
-        f = sys._getframe(2)
-        code = f.f_code.co_code
-        i = f.f_lasti
-        if not (0 <= i < len(code) and code[i] in _BINOPS):
-            return None
     ent = kc_of(x1, x2)
     if ent is None:
         return None
@@ -947,11 +956,11 @@ def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
         return None
     o = x2 if tmp is x1 else x1
     if type(o) is Array:
-        if o._device is not tmp._device:
+        if o._device is not tmp._device or o._ext is not None:
             return None
         b = o._np if o._np is not None else _nat(o)
-        if len(b.shape) > len(a.shape) or _layout.broadcast_shapes(b.shape, a.shape) != a.shape:
-            return None
+        if len(b.shape) > len(a.shape) or not _broadcasts_into(b.shape, a.shape):
+            return None  # (shapes that don't broadcast: the reference path raises its error)
     else:
         b = o
     dev = tmp._device
@@ -965,7 +974,6 @@ def _elide(impl, kc_of, x1, x2, tmp, from_operator=True):
 
 def _operator(f):
     impl = f._impl
-    kc_of = f._entry
     name = f._row.name if hasattr(f, "_row") else f.__name__
 
     def op(self, other):
@@ -974,14 +982,6 @@ def _operator(f):
         t = type(other)
         if t is Array:
             if self._ext is None and other._ext is None:
-                if self._st is None and _getrefcount(self) == _TEMP_REFS:
-                    r = _elide(impl, kc_of, self, other, self)
-                    if r is not None:
-                        return r
-                elif other._st is None and _getrefcount(other) == _TEMP_REFS:
-                    r = _elide(impl, kc_of, self, other, other)
-                    if r is not None:
-                        return r
                 return impl(self, other, None)
             hook = HOOK[0]
             if hook is not None:  # an extension (names, autograd): straight to its handlers
@@ -992,10 +992,6 @@ def _operator(f):
                     return NotImplemented
                 other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
         elif self._ext is None:
-            if self._st is None and _getrefcount(self) == _TEMP_REFS:
-                r = _elide(impl, kc_of, self, other, self)
-                if r is not None:
-                    return r
             return impl(self, other, None)
         return f(self, other)
     return op
@@ -1003,16 +999,11 @@ def _operator(f):
 
 def _roperator(f):
     impl = f._impl
-    kc_of = f._entry
 
     def rop(self, other):
         t = type(other)
         if t in _PYSCALARS:
             if self._ext is None:
-                if self._st is None and _getrefcount(self) == _TEMP_REFS:
-                    r = _elide(impl, kc_of, other, self, self)
-                    if r is not None:
-                        return r
                 return impl(other, self, None)
         elif t is np.ndarray:
             other = _LATE["ndarray_operand"](other, self._device)  # the mixing rule
@@ -1068,8 +1059,55 @@ for _row in ROWS:
 
 def _elide_arg(func, x1, x2, tmp):
     """``func(x1, x2)`` written into the temporary ``tmp``'s buffer, or None (the C
-    layer found ``tmp`` held by its caller's stack alone)."""
-    return _elide(func._impl, func._entry, x1, x2, tmp, False)
+    layer has proved ``tmp`` held by the interpreter's stack alone)."""
+    return _elide(func._impl, func._entry, x1, x2, tmp)
+
+
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+            "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>",
+            "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def _calibration():
+    """``(genuine, borrowing)`` for ``_chot.calibrate`` (strided/_csrc/_chot.c, "temporary
+    elision"): ``genuine()`` makes every kind of call that comes straight from the
+    interpreter on a temporary (each operator, reflected, on arrays and scalars, and a
+    namespace function), whose C call chains the check then accepts; ``borrowing()``
+    makes calls whose temporary a container holds, which it must refuse. The arrays
+    are 2-element int64 kernel results (every operator takes them)."""
+    from .._core.device import CPU
+    i64 = _dtypes.int64
+
+    def t():  # a fresh temporary: a kernel result nothing else holds
+        return Array._new(np.ones(2, np.int64), None, 0, (2,), None, i64, CPU)
+
+    c = t()
+    calls = []
+    for row in ROWS:
+        op = _SYMBOLS.get(row.dunder)
+        if op is not None and row.nargs == 2:
+            calls += [f"t() {op} c", f"c {op} t()", f"t() {op} 1", f"1 {op} t()", f"t() {op} t()"]
+    calls += ["f(t(), c)", "f(c, t())", "f(t(), 1)", "f(1, t())"]
+    src = ["def genuine(t, c, f):", "    for _ in range(3):  # the adaptive and the generic instructions"]
+    for call in calls:
+        src += [f"        try: {call}", "        except Exception: pass"]
+    src += ["def borrowing(t, c, f, g, np, functools, itertools, operator):",
+            "    o = np.empty(1, object)"]
+    for call in ("f(*(t(), c))", "f(*(c, t()))", "functools.partial(f, t())(c)",
+                 "list(itertools.starmap(g, [(t(), c)]))", "list(map(f, [t()], [c]))",
+                 "np.frompyfunc(f, 2, 1)(np.array([t(), 1], object), 1)",
+                 "operator.add(*(t(), c))", "operator.sub(t(), 1)",
+                 "o.__setitem__(0, t()); o + 1", "o.__setitem__(0, t()); o - c",
+                 "o.__setitem__(0, t()); 1 - o", "o.__setitem__(0, t()); o * 2",
+                 "o.__setitem__(0, t()); o == 1"):
+        src += [f"    try: {call}", "    except Exception: pass"]
+    ns: dict = {}
+    exec(compile("\n".join(src) + "\n", "<strided: elision calibration>", "exec"), ns)
+    import itertools
+    import operator
+    add, sub = FUNCTIONS["add"], FUNCTIONS["subtract"]
+    return (lambda: ns["genuine"](t, c, add),
+            lambda: ns["borrowing"](t, c, add, sub, np, functools, itertools, operator))
 
 
 def _install_compiled() -> bool:
@@ -1090,11 +1128,14 @@ def _install_compiled() -> bool:
         if row.nargs == 1:
             setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 1, row.upairs, name=row.name))
             continue
+        # (the operators elide as the functions do: the C side proves the temporary's
+        # reference is the interpreter stack's own, _elide checks its buffer)
+        elide = functools.partial(_elide_arg, row.func)
         setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs,
-                                        name=row.name))
+                                        name=row.name, elide=elide))
         if d not in _NO_REFLECT:
             setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
-                                             swap=True, name=row.name))
+                                             swap=True, name=row.name, elide=elide))
     # The namespace functions: ``strided.exp`` is a Fast in front of the Python ``exp``
     # (its name, docstring, signature and pickling are the function's).
     for row in ROWS:
@@ -1106,6 +1147,10 @@ def _install_compiled() -> bool:
                         elide=functools.partial(_elide_arg, f))
         FUNCTIONS[row.name] = row.func = fast
         globals()[row.name] = fast
+    try:
+        _chot.calibrate(*_calibration())  # temporary elision: on where the check is sound
+    except Exception:  # pragma: no cover (elision stays off: correct, a little slower)
+        pass
     return True
 
 

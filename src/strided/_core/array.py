@@ -959,7 +959,7 @@ def _install_compiled_views():
     _chot = _cext.load("_chot")
     if _chot is None:
         return None
-    _chot.views_setup(Array)
+    _chot.setup_array(Array, DType, Storage, Device)  # (contract.h: what C reads, and its checks)
     d = Array.__dict__
     Array.__getitem__ = _chot.View(d["__getitem__"], _chot.GETITEM)
     Array.contiguous = _chot.View(d["contiguous"], _chot.CONTIGUOUS)

@@ -23,6 +23,7 @@ import numpy as np
 from . import cext as _cext, dtypes as _dtypes, layout as _layout
 from .array import _LATE, HOOK, Array, _native
 from .device import Device
+from .storage import Storage
 
 
 def _load_chot():
@@ -30,7 +31,7 @@ def _load_chot():
     _chot = _cext.load("_chot")
     if _chot is None:
         return None
-    _chot.setup_array(Array, _dtypes.DType)
+    _chot.setup_array(Array, _dtypes.DType, Storage, Device)  # (done by _array already: the same classes)
     return _chot
 
 

@@ -22,21 +22,26 @@
  * frame, so the kernel runs under NumPy's "ignore" error state (its context
  * variable, set and reset around the call, as ``np.errstate`` does).
  *
- * Array's fields are the Python class's __slots__: ``setup`` reads their
- * offsets from the slot descriptors once, so a result is built exactly as
- * ``object.__new__(Array)`` and eight slot stores would build it.
+ * What it reads from Python objects (Array's, DType's and Ext's slots, the registry's
+ * tables, the pool's threshold) is declared once, in contract.h, with the checks every
+ * entry point runs before reading: an object that is not what it should be (a deleted
+ * slot, ``x._dtype = 5``, ``object.__new__(Array)``) declines to the Python definition,
+ * which raises its own error. Results are built as ``object.__new__(Array)`` and eight
+ * slot stores would build them.
+ *
+ * Temporary elision (an operand nobody else can see lends its buffer to the result) is
+ * decided here, for operators and namespace functions alike, and only with a proof: see
+ * "temporary elision" below.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <string.h>
 
-#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+#include "contract.h"
 
 /* --- what setup() is told once ---------------------------------------------- */
-static PyTypeObject *Array_T;   /* strided.Array */
 static PyTypeObject *ND_T;      /* numpy.ndarray */
-static Py_ssize_t O_np, O_st, O_off, O_shape, O_str, O_dtype, O_device, O_ext;
-static Py_ssize_t D_index, D_np, D_itemsize; /* DType's slots */
 static PyObject *nat_fn;        /* _elementwise._nat(x): builds and caches x._np */
 static PyObject *big_list;      /* _pool.MIN_BYTES: [bytes], the pooled-buffer threshold */
 static Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
@@ -44,51 +49,37 @@ static PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
 static PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
 static PyObject *ignore_ctx;    /* a Context holding just that value */
 static PyObject *zero;
-static PyObject *s_dtype, *s_shape;
+static PyObject *s_dtype, *s_shape, *s_ext;
 static int ready;
+static int views_ready;
 
-static int
-slot_offset(PyTypeObject *t, const char *name, Py_ssize_t *off)
-{
-    PyObject *d = PyDict_GetItemString(t->tp_dict, name);
-    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type) {
-        PyErr_Format(PyExc_TypeError, "setup(): %s.%s is not a __slots__ member", t->tp_name, name);
-        return -1;
-    }
-    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
-    if (m->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "setup(): %s.%s is not an object slot", t->tp_name, name);
-        return -1;
-    }
-    *off = m->offset;
-    return 0;
-}
-
-/* The offsets of Array's slots. */
-static int
-array_slots(PyTypeObject *A)
-{
-    if (slot_offset(A, "_np", &O_np) || slot_offset(A, "_st", &O_st) || slot_offset(A, "_off", &O_off)
-        || slot_offset(A, "_shape", &O_shape) || slot_offset(A, "_str", &O_str)
-        || slot_offset(A, "_dtype", &O_dtype) || slot_offset(A, "_device", &O_device)
-        || slot_offset(A, "_ext", &O_ext))
-        return -1;
-    return 0;
-}
-
-/* setup_array(Array, DType): the slots of Array and DType (called by _dispatch, before
-   any namespace function exists). */
+/* setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads
+   and writes (contract.h), their offsets looked up by name. Called by _array (for the
+   views) and _dispatch, before any Fast or View exists; a second call must name the
+   same classes. */
 static PyObject *
 setup_array(PyObject *mod, PyObject *args)
 {
-    PyObject *arr, *dt;
-    if (!PyArg_ParseTuple(args, "O!O!:setup_array", &PyType_Type, &arr, &PyType_Type, &dt))
+    PyObject *arr, *dt, *st, *dev;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!:setup_array", &PyType_Type, &arr, &PyType_Type, &dt,
+                          &PyType_Type, &st, &PyType_Type, &dev))
         return NULL;
-    PyTypeObject *A = (PyTypeObject *)arr, *D = (PyTypeObject *)dt;
-    if (array_slots(A) < 0 || slot_offset(D, "_index", &D_index) || slot_offset(D, "_np", &D_np)
-        || slot_offset(D, "itemsize", &D_itemsize))
+    if (Array_T != NULL
+        && ((PyObject *)Array_T != arr || (PyObject *)DType_T != dt || (PyObject *)Storage_T != st
+            || (PyObject *)Device_T != dev)) {
+        PyErr_SetString(PyExc_TypeError, "setup_array(): other classes than the first call's");
         return NULL;
-    Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(arr));
+    }
+    if (contract_setup((PyTypeObject *)arr, ARRAY_ROWS, N_ROWS(ARRAY_ROWS)) < 0
+        || contract_setup((PyTypeObject *)dt, DTYPE_ROWS, N_ROWS(DTYPE_ROWS)) < 0)
+        return NULL;
+    if (Array_T == NULL) {
+        Storage_T = (PyTypeObject *)Py_NewRef(st);
+        Device_T = (PyTypeObject *)Py_NewRef(dev);
+        DType_T = (PyTypeObject *)Py_NewRef(dt);
+        Array_T = (PyTypeObject *)Py_NewRef(arr); /* last: it turns the checks on */
+    }
+    views_ready = 1;
     Py_RETURN_NONE;
 }
 
@@ -102,10 +93,10 @@ setup(PyObject *mod, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!OO!nOOO:setup", &PyType_Type, &nd, &nat, &PyList_Type, &big,
                           &elide, &var, &ign, &ctx))
         return NULL;
-    if (Array_T == NULL || PyList_GET_SIZE(big) < 1 || !PyContextVar_CheckExact(var)
-        || !PyContext_CheckExact(ctx)) {
-        PyErr_SetString(PyExc_TypeError, "setup(): setup_array() first; a pool threshold list, "
-                        "NumPy's error-state variable and a Context");
+    if (Array_T == NULL || contract_pool_limit(big) <= 0 || !PyCallable_Check(nat)
+        || !PyContextVar_CheckExact(var) || !PyContext_CheckExact(ctx)) {
+        PyErr_SetString(PyExc_TypeError, "setup(): setup_array() first; a callable, a pool "
+                        "threshold list, NumPy's error-state variable and a Context");
         return NULL;
     }
     Py_XSETREF(ND_T, (PyTypeObject *)Py_NewRef(nd));
@@ -121,31 +112,51 @@ setup(PyObject *mod, PyObject *args)
 
 /* --- the pieces of one call --------------------------------------------------- */
 
+/* The readers below re-check what they read (NULL, types) although the entry point has
+   run contract_array: Python code that runs inside an entry point (a dict's __missing__,
+   a kernel that releases the GIL to another thread) may have changed a slot since. */
+
 /* The dtype's row index (DType._index), or -1. */
 static inline Py_ssize_t
 dtype_index(PyObject *dt)
 {
+    if (dt == NULL || Py_TYPE(dt) != DType_T)
+        return -1;
     PyObject *i = SLOT(dt, D_index);
     if (i == NULL || !PyLong_CheckExact(i))
         return -1;
-    return PyLong_AsSsize_t(i);
+    Py_ssize_t v = PyLong_AsSsize_t(i);
+    if (v == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    return v;
 }
 
 /* Bytes an array of x's shape and dtype holds, or -1 (not a plain tuple of ints). */
 static inline Py_ssize_t
 nbytes_of(PyObject *x)
 {
-    PyObject *shape = SLOT(x, O_shape);
-    PyObject *isz = SLOT(SLOT(x, O_dtype), D_itemsize);
-    if (!PyTuple_CheckExact(shape) || !PyLong_CheckExact(isz))
+    PyObject *shape = SLOT(x, O_shape), *dt = SLOT(x, O_dtype);
+    if (shape == NULL || dt == NULL || !PyTuple_CheckExact(shape) || Py_TYPE(dt) != DType_T)
+        return -1;
+    PyObject *isz = SLOT(dt, D_itemsize);
+    if (isz == NULL || !PyLong_CheckExact(isz))
         return -1;
     Py_ssize_t n = PyLong_AsSsize_t(isz);
+    if (n < 0) {
+        PyErr_Clear();
+        return -1;
+    }
     for (Py_ssize_t i = 0, nd = PyTuple_GET_SIZE(shape); i < nd; i++) {
         PyObject *d = PyTuple_GET_ITEM(shape, i);
         if (!PyLong_CheckExact(d))
             return -1;
         Py_ssize_t v = PyLong_AsSsize_t(d);
-        if (v < 0 || (v && n > PY_SSIZE_T_MAX / v))
+        if (v < 0) {
+            if (PyErr_Occurred())
+                PyErr_Clear();
+            return -1;
+        }
+        if (v && n > PY_SSIZE_T_MAX / v)
             return -1;
         n *= v;
     }
@@ -157,11 +168,7 @@ nbytes_of(PyObject *x)
 static inline Py_ssize_t
 small_limit(void)
 {
-    Py_ssize_t big = PyLong_AsSsize_t(PyList_GET_ITEM(big_list, 0));
-    if (big == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
+    Py_ssize_t big = contract_pool_limit(big_list);
     return big < elide_bytes ? big : elide_bytes;
 }
 
@@ -297,40 +304,41 @@ decline:
     return NULL;
 }
 
-/* An entry (result dtype, cast, kernels) without a cast: the kernel for dev
-   (borrowed), or NULL. */
-static inline PyObject *
+/* A registry entry (result dtype, cast, kernels) without a cast (contract_entry): the
+   kernel for dev and the result dtype, both new references (the kernel call may run
+   Python code that changes the tables or the operands), or NULL with no error set. */
+static PyObject *
 entry_kernel(PyObject *ent, PyObject *dev, PyObject **res)
 {
-    if (!PyTuple_CheckExact(ent) || PyTuple_GET_SIZE(ent) != 3 || PyTuple_GET_ITEM(ent, 1) != Py_None)
-        return NULL;
-    PyObject *kc = PyTuple_GET_ITEM(ent, 2);
-    if (!PyDict_Check(kc))
+    PyObject *kc;
+    if (!contract_entry(ent, res, &kc))
         return NULL;
     PyObject *k = PyDict_GetItemWithError(kc, dev);
     if (k == NULL) {
         /* not resolved yet: kc[dev] resolves and keeps it (the dict subclass's __missing__) */
         PyErr_Clear();
-        PyObject *r = PyObject_GetItem(kc, dev);
-        if (r == NULL) {
-            PyErr_Clear();
-            return NULL;
-        }
-        Py_DECREF(r);
-        k = PyDict_GetItemWithError(kc, dev);
+        Py_INCREF(ent); /* __missing__ is Python code */
+        k = PyObject_GetItem(kc, dev);
+        Py_DECREF(ent);
         if (k == NULL) {
             PyErr_Clear();
             return NULL;
         }
+        if (!contract_entry(ent, res, &kc)) {
+            Py_DECREF(k);
+            return NULL;
+        }
     }
-    *res = PyTuple_GET_ITEM(ent, 0);
+    else
+        Py_INCREF(k);
+    Py_INCREF(*res);
     return k;
 }
 
 static inline PyObject *
 list_at(PyObject *list, Py_ssize_t i)
 {
-    if (!PyList_CheckExact(list) || i < 0 || i >= PyList_GET_SIZE(list))
+    if (list == NULL || !PyList_CheckExact(list) || i < 0 || i >= PyList_GET_SIZE(list))
         return NULL;
     return PyList_GET_ITEM(list, i);
 }
@@ -384,29 +392,34 @@ fast_unary(Fast *f, PyObject *x, int named)
     if (Py_TYPE(x) != Array_T)
         return NULL;
     PyObject *dev = SLOT(x, O_device), *res;
-    PyObject *ent = list_at(f->table, dtype_index(SLOT(x, O_dtype)));
-    if (ent == NULL || ent == Py_None)
+    if (dev == NULL)
         return NULL;
-    PyObject *k = entry_kernel(ent, dev, &res);
-    if (k == NULL)
-        return NULL;
-    PyObject *a = (named ? small_native_any : small_native)(x, small_limit());
-    if (a == NULL)
-        return NULL;
-    PyObject *r = run_kernel(k, &a, 1);
-    Py_DECREF(a);
-    return r == NULL ? NULL : wrap(r, res, dev);
+    Py_INCREF(dev);
+    PyObject *k = entry_kernel(list_at(f->table, dtype_index(SLOT(x, O_dtype))), dev, &res), *r = NULL;
+    if (k != NULL) {
+        PyObject *a = (named ? small_native_any : small_native)(x, small_limit());
+        if (a != NULL) {
+            r = run_kernel(k, &a, 1);
+            Py_DECREF(a);
+            if (r != NULL)
+                r = wrap(r, res, dev);
+        }
+        Py_DECREF(k);
+        Py_DECREF(res);
+    }
+    Py_DECREF(dev);
+    return r;
 }
 
 static PyObject *
 fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
 {
     PyObject *ent, *dev, *res, *args[2];
-    Py_ssize_t limit = small_limit();
-    if (Py_TYPE(x1) == Array_T) {
+    int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
+    if (n1) {
         dev = SLOT(x1, O_device);
         Py_ssize_t i = dtype_index(SLOT(x1, O_dtype));
-        if (Py_TYPE(x2) == Array_T) {
+        if (n2) {
             if (SLOT(x2, O_device) != dev)
                 return NULL;
             ent = list_at(list_at(f->table, i), dtype_index(SLOT(x2, O_dtype)));
@@ -418,7 +431,7 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
             ent = list_at(list_at(f->stable, i), c);
         }
     }
-    else if (Py_TYPE(x2) == Array_T) {
+    else if (n2) {
         dev = SLOT(x2, O_device);
         Py_ssize_t c = scalar_column(x1);
         if (c < 0)
@@ -427,25 +440,28 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
     }
     else
         return NULL;
-    if (ent == NULL || ent == Py_None)
+    if (dev == NULL)
         return NULL;
-    PyObject *k = entry_kernel(ent, dev, &res);
+    Py_INCREF(dev);
+    PyObject *k = entry_kernel(ent, dev, &res), *r = NULL;
     if (k == NULL)
-        return NULL;
-    int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
+        goto done;
+    Py_ssize_t limit = small_limit();
     PyObject *(*native)(PyObject *, Py_ssize_t) = named ? small_native_any : small_native;
     args[0] = n1 ? native(x1, limit) : Py_NewRef(x1);
-    if (args[0] == NULL)
-        return NULL;
-    args[1] = n2 ? native(x2, limit) : Py_NewRef(x2);
-    if (args[1] == NULL) {
-        Py_DECREF(args[0]);
-        return NULL;
+    args[1] = args[0] == NULL ? NULL : n2 ? native(x2, limit) : Py_NewRef(x2);
+    if (args[1] != NULL) {
+        r = run_kernel(k, args, 2);
+        if (r != NULL)
+            r = wrap(r, res, dev);
     }
-    PyObject *r = run_kernel(k, args, 2);
-    Py_DECREF(args[0]);
-    Py_DECREF(args[1]);
-    return r == NULL ? NULL : wrap(r, res, dev);
+    Py_XDECREF(args[0]);
+    Py_XDECREF(args[1]);
+    Py_DECREF(k);
+    Py_DECREF(res);
+done:
+    Py_DECREF(dev);
+    return r;
 }
 
 /* The Python definitions behind every Fast run NumPy's kernels too: they run under
@@ -494,18 +510,41 @@ call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames
     return quiet_exit(tok, PyObject_Vectorcall(fn, args, nargsf, kwnames));
 }
 
+/* Whether an Array carries an extension (``a._ext is not None``): 1, 0, or -1 with the
+   error the Python wrapper's ``a._ext`` raises for a deleted or unset slot. */
+static inline int
+ext_of(PyObject *a)
+{
+    PyObject *e = SLOT(a, O_ext);
+    if (e == NULL) {
+        e = PyObject_GetAttr(a, s_ext); /* raises the AttributeError Python raises */
+        if (e == NULL)
+            return -1;
+        Py_DECREF(e); /* (set since: a class attribute, or another thread) */
+        return e != Py_None;
+    }
+    return e != Py_None;
+}
+
+/* _dispatch.api's has_ext for one positional argument: an Array, or a tuple or list of
+   them (the wrapper's order and errors). */
 static inline int
 has_ext(PyObject *a)
 {
     PyTypeObject *t = Py_TYPE(a);
     if (t == Array_T)
-        return SLOT(a, O_ext) != Py_None;
+        return ext_of(a);
     if (t == &PyTuple_Type || t == &PyList_Type) {
         /* (a list may change size under us: index it afresh each time) */
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(a); i++) {
             PyObject *b = PySequence_Fast_GET_ITEM(a, i);
-            if (Py_TYPE(b) == Array_T && SLOT(b, O_ext) != Py_None)
-                return 1;
+            if (Py_TYPE(b) == Array_T) {
+                Py_INCREF(b);
+                int e = ext_of(b);
+                Py_DECREF(b);
+                if (e != 0)
+                    return e;
+            }
         }
     }
     return 0;
@@ -519,7 +558,8 @@ static PyObject *decline_error(void);
 static PyObject *
 api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    PyObject *hook = PyList_GET_SIZE(f->hook) ? PyList_GET_ITEM(f->hook, 0) : Py_None;
+    PyObject *hook = PyList_CheckExact(f->hook) && PyList_GET_SIZE(f->hook) ? PyList_GET_ITEM(f->hook, 0)
+                                                                            : Py_None;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     if (hook != Py_None) {
@@ -527,7 +567,9 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         for (Py_ssize_t i = 0; i < n && !ext; i++)
             ext = has_ext(args[i]);
         for (Py_ssize_t i = 0; i < nk && !ext; i++)
-            ext = Py_TYPE(args[n + i]) == Array_T && SLOT(args[n + i], O_ext) != Py_None;
+            ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
+        if (ext < 0)
+            return NULL;
         if (ext && n == 1 && nk == 1) {
             PyObject *r = named_reduction(f, args[0], PyTuple_GET_ITEM(kwnames, 0), args[1]);
             if (r != NULL || PyErr_Occurred())
@@ -556,56 +598,65 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return call_quiet(f->fallback, args, nargsf, kwnames);
 }
 
+/* The kernel call of matmul's and where's fast cases: kernel(natives of xs) wrapped as
+   a result of dtype res on dev, each held across the call (Python code may run). */
+static PyObject *
+run_wrapped(PyObject *kernel, PyObject *const *xs, int n, PyObject *res, PyObject *dev)
+{
+    PyObject *args[3] = {NULL, NULL, NULL}, *r = NULL;
+    Py_ssize_t limit = small_limit();
+    Py_INCREF(kernel);
+    Py_INCREF(res);
+    Py_INCREF(dev);
+    int i = 0;
+    for (; i < n; i++)
+        if ((args[i] = small_native(xs[i], limit)) == NULL)
+            break;
+    if (i == n) {
+        r = run_kernel(kernel, args, n);
+        if (r != NULL)
+            r = wrap(r, res, dev);
+    }
+    for (i = 0; i < n; i++)
+        Py_XDECREF(args[i]);
+    Py_DECREF(kernel);
+    Py_DECREF(res);
+    Py_DECREF(dev);
+    return r;
+}
+
 static PyObject *
 fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
 {
-    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T || !contract_list2(f->table))
         return NULL;
     PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
     PyObject *s1 = SLOT(x1, O_shape), *s2 = SLOT(x2, O_shape);
-    if (SLOT(x2, O_dtype) != dt || SLOT(x2, O_device) != dev || !PyTuple_CheckExact(s1)
-        || !PyTuple_CheckExact(s2))
+    if (dt == NULL || dev == NULL || s1 == NULL || s2 == NULL || SLOT(x2, O_dtype) != dt
+        || SLOT(x2, O_device) != dev || !PyTuple_CheckExact(s1) || !PyTuple_CheckExact(s2))
         return NULL;
     Py_ssize_t d1 = PyTuple_GET_SIZE(s1), d2 = PyTuple_GET_SIZE(s2);
     if (d1 < 1 || d1 > 2 || d2 < 1 || d2 > 2) /* stacks: numpy.matmul, in Python */
         return NULL;
     PyObject *res = list_at(PyList_GET_ITEM(f->table, 0), dtype_index(dt));
-    if (res == NULL || res == Py_None)
+    if (res == NULL || !contract_dtype(res))
         return NULL;
-    Py_ssize_t limit = small_limit();
-    PyObject *args[2] = {small_native(x1, limit), NULL};
-    if (args[0] == NULL)
-        return NULL;
-    args[1] = small_native(x2, limit);
-    if (args[1] == NULL) {
-        Py_DECREF(args[0]);
-        return NULL;
-    }
-    PyObject *r = run_kernel(PyList_GET_ITEM(f->table, 1), args, 2);
-    Py_DECREF(args[0]);
-    Py_DECREF(args[1]);
-    return r == NULL ? NULL : wrap(r, res, dev);
+    PyObject *xs[2] = {x1, x2};
+    return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 2, res, dev);
 }
 
 static PyObject *
 fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 {
-    if (Py_TYPE(c) != Array_T || Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+    if (Py_TYPE(c) != Array_T || Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T
+        || !contract_list2(f->table))
         return NULL;
     PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
-    if (SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0) || SLOT(x2, O_dtype) != dt
-        || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
+    if (dt == NULL || dev == NULL || !contract_dtype(dt) || SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0)
+        || SLOT(x2, O_dtype) != dt || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
         return NULL;
-    Py_ssize_t limit = small_limit();
-    PyObject *args[3] = {small_native(c, limit), NULL, NULL};
-    if (args[0] == NULL)
-        return NULL;
-    args[1] = small_native(x1, limit);
-    args[2] = args[1] == NULL ? NULL : small_native(x2, limit);
-    PyObject *r = args[2] == NULL ? NULL : run_kernel(PyList_GET_ITEM(f->table, 1), args, 3);
-    for (int i = 0; i < 3; i++)
-        Py_XDECREF(args[i]);
-    return r == NULL ? NULL : wrap(r, dt, dev);
+    PyObject *xs[3] = {c, x1, x2};
+    return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
 }
 
 /* --- named dimensions ---------------------------------------------------------------
@@ -617,8 +668,6 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
    inputs whose names agree (else auto-alignment may apply): anything else goes to the
    Python path. Enabled by setup_named(), which strided.named calls when it installs
    its handler. */
-static PyTypeObject *Ext_T;
-static Py_ssize_t E_rg, E_grad, E_fn, E_nr, E_retains, E_hooks, E_names, E_view, E_acc;
 static PyObject *ew_names; /* _handler._EW_NAMES */
 static PyObject *red_axis; /* _handler._RED_AXIS */
 static PyObject *s_axis;
@@ -631,17 +680,31 @@ setup_named(PyObject *mod, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
                           &PyDict_Type, &red))
         return NULL;
-    PyTypeObject *E = (PyTypeObject *)ext;
-    if (slot_offset(E, "requires_grad", &E_rg) || slot_offset(E, "grad", &E_grad)
-        || slot_offset(E, "grad_fn", &E_fn) || slot_offset(E, "output_nr", &E_nr)
-        || slot_offset(E, "retains_grad", &E_retains) || slot_offset(E, "hooks", &E_hooks)
-        || slot_offset(E, "names", &E_names) || slot_offset(E, "is_view", &E_view)
-        || slot_offset(E, "acc", &E_acc))
+    if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
+        PyErr_SetString(PyExc_TypeError, "setup_named(): another Ext class than the first call's");
         return NULL;
-    Py_XSETREF(Ext_T, (PyTypeObject *)Py_NewRef(ext));
+    }
+    if (contract_setup((PyTypeObject *)ext, EXT_ROWS, N_ROWS(EXT_ROWS)) < 0)
+        return NULL;
+    if (Ext_T == NULL)
+        Ext_T = (PyTypeObject *)Py_NewRef(ext);
     Py_XSETREF(ew_names, Py_NewRef(cache));
     Py_XSETREF(red_axis, Py_NewRef(red));
     Py_RETURN_NONE;
+}
+
+/* x's ndim as an int object (new reference), or NULL (no error) for a shape that is not
+   a tuple. */
+static inline PyObject *
+ndim_key(PyObject *x)
+{
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    PyObject *r = PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
+    if (r == NULL)
+        PyErr_Clear();
+    return r;
 }
 
 /* An operand's key in the name cache (new reference), or NULL (no error) to decline. */
@@ -652,12 +715,12 @@ name_key(PyObject *x)
         return scalar_column(x) < 0 ? NULL : Py_NewRef(minus_one);
     PyObject *e = SLOT(x, O_ext);
     if (e == Py_None)
-        return PyLong_FromSsize_t(PyTuple_GET_SIZE(SLOT(x, O_shape)));
-    if (Py_TYPE(e) != Ext_T || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return ndim_key(x);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
         return NULL;
     PyObject *names = SLOT(e, E_names);
     if (names == Py_None)
-        return PyLong_FromSsize_t(PyTuple_GET_SIZE(SLOT(x, O_shape)));
+        return ndim_key(x);
     return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
 }
 
@@ -761,7 +824,7 @@ named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
         return NULL;
     }
     PyObject *e = SLOT(x, O_ext);
-    if (Py_TYPE(e) != Ext_T || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None
         || !PyTuple_CheckExact(SLOT(e, E_names)))
         return NULL;
     PyObject *key = PyTuple_Pack(3, f->name, SLOT(e, E_names), axis);
@@ -786,7 +849,7 @@ named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
         return decline_error(); /* the Python path raises its own error */
     }
     /* a fresh unnamed result whose rank the names fit, and not all None (as the handler) */
-    int fits = Py_TYPE(r) == Array_T && r != x && SLOT(r, O_ext) == Py_None
+    int fits = contract_array(r) && r != x && SLOT(r, O_ext) == Py_None
                && PyTuple_CheckExact(names)
                && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
     int any = 0;
@@ -808,6 +871,261 @@ plain(PyObject *x)
     return Py_TYPE(x) != Array_T || SLOT(x, O_ext) == Py_None;
 }
 
+/* --- temporary elision ------------------------------------------------------------------
+ * ``x op y`` where x is a temporary -- ``a * b + c``, ``add(multiply(a, b), c)`` -- may
+ * write the result into x's buffer instead of a fresh one (NumPy does the same for its
+ * own arrays: numpy/_core/src/multiarray/temp_elide.c). It is correct only when nobody
+ * else can see x: an optimisation may not change any array the user holds
+ * (docs/reliability.md, "A fast path is the reference, faster").
+ *
+ * A reference count of 1 is not that proof. A vectorcall's arguments are borrowed: in
+ * ``add(*args)``, ``partial(add, t)(c)``, ``starmap(add, pairs)`` the one reference is
+ * a tuple the user still holds, and NumPy's object loop (``o + 1.0`` on an object array)
+ * calls ``PyNumber_Add`` on an item the array holds. The proof is: the call comes
+ * straight from the interpreter's own instruction -- BINARY_OP (``nb_add`` ...),
+ * COMPARE_OP, or CALL -- whose operands are its value stack's own references, and the
+ * count is 1. Then the stack is the only holder, and it drops x when the instruction
+ * ends.
+ *
+ * "Straight from the interpreter" is checked on the C stack, as NumPy does, but more
+ * strictly. NumPy accepts any chain of CPython and NumPy frames up to the interpreter
+ * loop (``operator.add(*args)`` passes that). Here the chain of return addresses, from
+ * the check up to the first frame of ``_PyEval_EvalFrameDefault``, must equal, address
+ * for address, a chain recorded at import from calls known to come from those
+ * instructions (``calibrate``: ``t() + c``, ``1 - t()``, ``add(t(), c)``, ... for every
+ * operator): the same call instruction at every level passes the interpreter's stack
+ * operands through unchanged. Then ``calibrate`` runs the known borrowing calls (those
+ * above) and, should any of them pass on this build, turns elision off altogether.
+ * Where no chain can be recorded (no backtrace(), another interpreter loop, a JIT),
+ * elision is off: correct, a little slower.
+ *
+ * Also required: an exact Array that no weak reference points to, with no Storage yet
+ * (a fresh kernel result), no extension on either operand (autograd needs the inputs
+ * in its graph, names need their handler), and at least _ELIDE_BYTES (below that a
+ * fresh buffer costs less than the check, ~1 us). _elementwise._elide then checks the
+ * buffer itself (owned, unshared, contiguous, of the result's dtype and shape) and runs
+ * the kernel into it.
+ *
+ * The count means "one holder" only where the interpreter's stack holds a strong
+ * reference per slot: CPython 3.10 to 3.13 with the GIL. 3.14's stack may borrow (a
+ * count of 1 can be a local variable's) and free-threaded counts are split: no elision
+ * there.
+ */
+#if defined(__has_include)
+#if __has_include(<execinfo.h>) && __has_include(<dlfcn.h>)
+#define HAVE_CHAIN 1
+#endif
+#endif
+#if PY_VERSION_HEX >= 0x030E0000 || defined(Py_GIL_DISABLED)
+#undef HAVE_CHAIN
+#endif
+#ifdef HAVE_CHAIN
+#include <dlfcn.h>
+#include <execinfo.h>
+#endif
+
+#define CHAIN_DEPTH 12  /* return addresses looked at */
+#define CHAIN_KINDS 128 /* distinct chains recorded */
+
+enum { ELIDE_OFF, ELIDE_RECORD, ELIDE_PROBE, ELIDE_ON };
+static int elide_mode = ELIDE_OFF;
+static const char *elide_why = "not calibrated";
+static PyThreadState *calib_tstate; /* the thread running calibrate() */
+static int calib_depth;             /* its Fast calls in progress (only depth 0 counts) */
+static int probes_passed;           /* borrowing calls the check let through */
+static int chain_count, chain_overflow, chain_longest;
+static struct {
+    int n;
+    void *pc[CHAIN_DEPTH];
+} chains[CHAIN_KINDS];
+
+#define CALIBRATING (elide_mode == ELIDE_RECORD || elide_mode == ELIDE_PROBE)
+
+/* Whether this call came straight from the interpreter (a recorded chain); while
+   recording, records the chain instead and answers 0. The chain starts above this
+   file's own two frames (try_elide, into which this function is inlined, and
+   fast_vectorcall: the compiler may duplicate their call sites, so their return
+   addresses are not compared): with the caller of the Fast's vectorcall. */
+#define OWN_FRAMES 2
+
+#ifdef HAVE_CHAIN
+/* What dladdr() says of a return address, while recording: 1 in this file, 2 in the
+   interpreter loop, 0 elsewhere, -1 unknown. dladdr scans a library's symbol table
+   (~100k instructions), so each address is asked once. */
+#define PLACES 256
+static struct {
+    void *pc;
+    int where;
+} places[PLACES];
+static int n_places;
+
+static int
+place_of(void *pc)
+{
+    for (int i = 0; i < n_places; i++)
+        if (places[i].pc == pc)
+            return places[i].where;
+    Dl_info own, info;
+    int where = -1;
+    if (dladdr((void *)place_of, &own) && dladdr(pc, &info))
+        where = info.dli_fbase == own.dli_fbase ? 1
+                : info.dli_sname != NULL && strcmp(info.dli_sname, "_PyEval_EvalFrameDefault") == 0 ? 2
+                : 0;
+    if (n_places < PLACES) {
+        places[n_places].pc = pc;
+        places[n_places++].where = where;
+    }
+    return where;
+}
+#endif
+
+static inline __attribute__((always_inline)) int
+from_interpreter(void)
+{
+#ifdef HAVE_CHAIN
+    /* Unwinding costs about a microsecond for a few frames: only as deep as the longest
+       recorded chain (while recording, CHAIN_DEPTH). */
+    void *pc[OWN_FRAMES + CHAIN_DEPTH];
+    int n = backtrace(pc, OWN_FRAMES + (elide_mode == ELIDE_RECORD ? CHAIN_DEPTH : chain_longest))
+            - OWN_FRAMES;
+    if (n <= 0)
+        return 0;
+    if (elide_mode == ELIDE_RECORD) {
+        for (int i = 0; i <= OWN_FRAMES; i++) /* ours, then not ours: else no sample */
+            if ((place_of(pc[i]) == 1) != (i < OWN_FRAMES))
+                return 0;
+        for (int i = 0; i < n; i++) {
+            int where = place_of(pc[OWN_FRAMES + i]);
+            if (where < 0)
+                return 0;
+            if (where != 2)
+                continue;
+            for (int k = 0; k < chain_count; k++)
+                if (chains[k].n == i + 1
+                    && memcmp(chains[k].pc, pc + OWN_FRAMES, (i + 1) * sizeof(void *)) == 0)
+                    return 0;
+            if (chain_count == CHAIN_KINDS) {
+                chain_overflow = 1;
+                return 0;
+            }
+            chains[chain_count].n = i + 1;
+            memcpy(chains[chain_count].pc, pc + OWN_FRAMES, (i + 1) * sizeof(void *));
+            chain_count++;
+            if (i + 1 > chain_longest)
+                chain_longest = i + 1;
+            return 0;
+        }
+        return 0;
+    }
+    for (int k = 0; k < chain_count; k++)
+        if (chains[k].n <= n && memcmp(chains[k].pc, pc + OWN_FRAMES, chains[k].n * sizeof(void *)) == 0)
+            return 1;
+#endif
+    return 0;
+}
+
+static inline int
+no_weakrefs(PyObject *x)
+{
+    Py_ssize_t off = Py_TYPE(x)->tp_weaklistoffset;
+    return off > 0 && *(PyObject **)((char *)x + off) == NULL;
+}
+
+/* A binary call whose temporary operand lends its buffer: the result (f->elide(x1, x2,
+   tmp), the Python half: _elementwise._elide), or NULL, with an error set only for one
+   that must propagate. args: the call's two arguments, in the call's order. */
+static __attribute__((noinline)) PyObject *
+try_elide(Fast *f, PyObject *const *args)
+{
+    PyObject *x1 = args[f->swap], *x2 = args[!f->swap], *tmp = NULL;
+    if (!plain(x1) || !plain(x2))
+        return NULL;
+    for (int i = 0; i < 2 && tmp == NULL; i++) {
+        PyObject *x = args[i];
+        if (Py_TYPE(x) == Array_T && Py_REFCNT(x) == 1 && SLOT(x, O_st) == Py_None && no_weakrefs(x)
+            && (CALIBRATING || nbytes_of(x) >= elide_bytes))
+            tmp = x;
+    }
+    if (tmp == NULL)
+        return NULL;
+    if (CALIBRATING && (PyThreadState_Get() != calib_tstate || calib_depth != 0))
+        return NULL; /* only calibrate()'s own calls are its samples */
+    int ok = from_interpreter(); /* the one call */
+    if (elide_mode != ELIDE_ON) {
+        probes_passed += ok && elide_mode == ELIDE_PROBE;
+        return NULL;
+    }
+    if (!ok)
+        return NULL;
+    PyObject *tok = quiet_enter();
+    PyObject *r = tok == NULL ? NULL
+                              : quiet_exit(tok, PyObject_CallFunctionObjArgs(f->elide, x1, x2, tmp, NULL));
+    if (r == Py_None) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* calibrate(genuine, borrowing): records the C call chains of genuine() (which makes
+   each kind of interpreter call on a temporary: operators, reflected operators,
+   comparisons, namespace functions), then runs borrowing() (calls whose temporary is
+   held by a container) and turns elision on only if none of those passed. Returns
+   elision_state(). */
+static PyObject *elision_state(PyObject *mod, PyObject *Py_UNUSED(ignored));
+
+static PyObject *
+calibrate(PyObject *mod, PyObject *args)
+{
+    PyObject *genuine, *borrowing;
+    if (!PyArg_ParseTuple(args, "OO:calibrate", &genuine, &borrowing))
+        return NULL;
+    elide_mode = ELIDE_OFF;
+    chain_count = chain_overflow = chain_longest = probes_passed = calib_depth = 0;
+#ifndef HAVE_CHAIN
+    elide_why = "off: no C call-chain check on this platform or Python (3.10-3.13 with the GIL, "
+                "backtrace())";
+#else
+    if (!ready) {
+        elide_why = "off: setup() first";
+        return elision_state(mod, NULL);
+    }
+    void *pc[2];
+    backtrace(pc, 2); /* loads the unwinder now, not on the first large operation */
+    calib_tstate = PyThreadState_Get();
+    elide_mode = ELIDE_RECORD;
+    PyObject *r = PyObject_CallNoArgs(genuine);
+    if (r != NULL) {
+        Py_DECREF(r);
+        elide_mode = ELIDE_PROBE;
+        r = PyObject_CallNoArgs(borrowing);
+    }
+    elide_mode = ELIDE_OFF;
+    calib_tstate = NULL;
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    if (chain_count == 0)
+        elide_why = "off: no call chain from the interpreter's loop could be recorded";
+    else if (chain_overflow)
+        elide_why = "off: more call chains than recorded";
+    else if (probes_passed)
+        elide_why = "off: the check could not tell a borrowing call from the interpreter's on this build";
+    else {
+        elide_why = "on";
+        elide_mode = ELIDE_ON;
+    }
+#endif
+    return elision_state(mod, NULL);
+}
+
+/* elision_state(): (on, chains recorded, why) */
+static PyObject *
+elision_state(PyObject *mod, PyObject *Py_UNUSED(ignored))
+{
+    return Py_BuildValue("(Ois)", elide_mode == ELIDE_ON ? Py_True : Py_False, chain_count, elide_why);
+}
+
 static PyObject *
 fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -817,26 +1135,13 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         return api_call(f, args, nargsf, kwnames);
     if (f->kind == K_QUIET)
         return call_quiet(f->fallback, args, nargsf, kwnames);
-    if (f->elide != Py_None && n == 2 && kwnames == NULL) {
-        /* A temporary argument -- add(multiply(a, b), c): the caller's stack holds the
-           only reference -- may lend its buffer to the result (_elementwise._elide; the
-           Python function's own test counts the reference its frame holds instead). */
-        for (int i = 0; i < 2; i++) {
-            PyObject *x = args[i];
-            if (Py_TYPE(x) == Array_T && Py_REFCNT(x) == 1 && SLOT(x, O_st) == Py_None
-                && SLOT(x, O_ext) == Py_None) {
-                PyObject *tok = quiet_enter();
-                PyObject *r = tok == NULL ? NULL
-                                          : quiet_exit(tok, PyObject_CallFunctionObjArgs(
-                                                                f->elide, args[0], args[1], x, NULL));
-                if (r != Py_None)
-                    return r;
-                Py_DECREF(r);
-                break;
-            }
-        }
-    }
-    if (ready && n == NARGS[f->kind] && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+    /* contract.h: every Array argument as it should be, else the Python definition (and
+       its error) */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!contract_operand(args[i]))
+            goto fallback;
+    if (ready && !CALIBRATING && n == NARGS[f->kind]
+        && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
         PyObject *r;
         switch (f->kind) {
         case K_UNARY:
@@ -855,6 +1160,18 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         }
         if (r != NULL || PyErr_Occurred())
             return r;
+    }
+    if (elide_mode != ELIDE_OFF && f->elide != Py_None && n == 2 && kwnames == NULL) {
+        PyObject *r = try_elide(f, args);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+fallback:
+    if (CALIBRATING) {
+        calib_depth++;
+        PyObject *r = call_quiet(f->fallback, args, nargsf, kwnames);
+        calib_depth--;
+        return r;
     }
     return call_quiet(f->fallback, args, nargsf, kwnames);
 }
@@ -1073,30 +1390,8 @@ static PyTypeObject Fast_T = {
 #define MAXDIMS 64
 
 
-static int views_ready;
 static PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
 static PyObject *unsq_keys[MAXDIMS + 1]; /* (slice(None),) * a + (None, Ellipsis), built on use */
-
-/* views_setup(Array): the slot offsets (the same as setup()'s) for the view paths. */
-static PyObject *
-views_setup(PyObject *mod, PyObject *arr)
-{
-    if (!PyType_Check(arr)) {
-        PyErr_SetString(PyExc_TypeError, "views_setup(Array): expected the Array class");
-        return NULL;
-    }
-    PyTypeObject *A = (PyTypeObject *)arr;
-    if (array_slots(A) < 0)
-        return NULL;
-    if (Array_T != NULL && Array_T != A) {
-        PyErr_SetString(PyExc_TypeError, "views_setup(): a different Array class than setup()'s");
-        return NULL;
-    }
-    if (Array_T == NULL)
-        Array_T = (PyTypeObject *)Py_NewRef(arr);
-    views_ready = 1;
-    Py_RETURN_NONE;
-}
 
 /* A failed call into Python: ordinary exceptions are cleared (the caller declines and
    the Python path runs, raising its own); KeyboardInterrupt and friends propagate.
@@ -1214,7 +1509,7 @@ make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
     Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
     if (xoff == -1 && PyErr_Occurred())
         PyErr_Clear();
-    o = xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
+    o = xo != NULL && xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
     sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
     sr = ints_tuple(str, nd);
     if (o == NULL || sh == NULL || sr == NULL) {
@@ -1374,8 +1669,8 @@ view_contiguous(PyObject *x)
         if (ND_T == NULL || p == NULL || Py_TYPE(p) != ND_T)
             return NULL;
         PyObject *dt = SLOT(x, O_dtype), *isz;
-        if (dt == NULL || D_itemsize == 0 || Py_TYPE(dt)->tp_basicsize <= D_itemsize)
-            return NULL; /* (setup() not run: no DType slot offsets) */
+        if (dt == NULL || Py_TYPE(dt) != DType_T)
+            return NULL;
         isz = SLOT(dt, D_itemsize);
         if (isz == NULL || !PyLong_CheckExact(isz))
             return NULL;
@@ -1653,7 +1948,7 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    if (views_ready && n >= 1 && Py_TYPE(args[0]) == Array_T && SLOT(args[0], O_ext) == Py_None) {
+    if (views_ready && n >= 1 && contract_array(args[0]) && SLOT(args[0], O_ext) == Py_None) {
         PyObject *x = args[0], *r = NULL;
         switch (f->kind) {
         case V_GETITEM:
@@ -1750,7 +2045,7 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
         return Py_NewRef(self);
-    if (views_ready && Py_TYPE(obj) == Array_T && SLOT(obj, O_ext) == Py_None) {
+    if (views_ready && contract_array(obj) && SLOT(obj, O_ext) == Py_None) {
         PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
         if (r != NULL || PyErr_Occurred())
             return r;
@@ -1833,15 +2128,19 @@ static PyTypeObject ViewProp_T = {
 
 static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
-     "setup_array(Array, DType): the classes whose slots the hot path reads and writes."},
+     "setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads "
+     "and writes (contract.h)."},
     {"setup_named", setup_named, METH_VARARGS,
      "setup_named(Ext, name_cache, reduction_axis_cache): named elementwise calls and "
      "reductions over one named axis with a cached name outcome in C."},
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
-    {"views_setup", views_setup, METH_O,
-     "views_setup(Array): what the view paths need to know (the slot offsets), once."},
+    {"calibrate", calibrate, METH_VARARGS,
+     "calibrate(genuine, borrowing): record the C call chains of interpreter calls on a "
+     "temporary, check that borrowing calls are told apart, and turn temporary elision on."},
+    {"elision_state", elision_state, METH_NOARGS,
+     "elision_state(): (on, call chains recorded, why)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1867,13 +2166,14 @@ PyInit__chot(void)
     minus_one = PyLong_FromLong(-1);
     s_axis = PyUnicode_InternFromString("axis");
     s_dtype = PyUnicode_InternFromString("dtype");
+    s_ext = PyUnicode_InternFromString("_ext");
     s_shape = PyUnicode_InternFromString("shape");
     s_materialize = PyUnicode_InternFromString("_materialize");
     s_reshape = PyUnicode_InternFromString("reshape");
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
     s_strides = PyUnicode_InternFromString("strides");
-    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_shape == NULL || s_materialize == NULL
+    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
