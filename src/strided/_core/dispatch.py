@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from . import cext as _cext, dtypes as _dtypes, layout as _layout
+from . import cext as _cext, dtypes as _dtypes, layout as _layout, spellings as _spellings
 from .array import _LATE, HOOK, Array, _native
 from .device import Device
 
@@ -147,7 +147,24 @@ def register_handler(handler, priority: int) -> None:
     for _, h in reversed(_HANDLERS):
         entry = getattr(h, "entry", None)
         chain = entry(chain) if entry is not None else _link(h, chain)
-    HOOK[0] = chain
+    HOOK[0] = _standard_keywords(chain)
+
+
+# ``fn`` taking PyTorch's keyword spellings of namespace function ``name`` (_core/spellings.py)
+accept_torch_keywords = _spellings.accepting
+
+
+def _standard_keywords(chain):
+    """The chain's head: PyTorch's keyword spellings (``dim=``; _core/spellings.py) given
+    to a namespace function reach the extensions as the standard's (``axis=``)."""
+    spelled = _spellings.TORCH_KEYWORDS
+    translate = _spellings.translate
+
+    def head(name, impl, args, kwargs):
+        if kwargs and name in spelled:
+            kwargs = translate(name, kwargs)
+        return chain(name, impl, args, kwargs)
+    return head
 
 
 def _run_impl(name, impl, args, kwargs):

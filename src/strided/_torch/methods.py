@@ -703,6 +703,21 @@ for _row in _elementwise.ROWS:
 Array.round = round_method
 
 
+def equal_(self, other) -> builtins.bool:
+    """PyTorch's ``x.equal(y)``: True when ``y`` has this array's shape and every element
+    equals it (after promotion; NaN equals nothing), a Python bool. The namespace's
+    ``strided.equal`` (the standard's) and ``x.eq(y)`` compare elementwise."""
+    if type(other) is not Array:
+        raise TypeError(f"equal(): other must be a strided array; got {type(other).__name__}")
+    if self._shape != other._shape:
+        return False
+    ns = _ns()
+    return builtins.bool(ns.all(ns.equal(self, other)))
+
+
+Array.equal = equal_
+
+
 def zero_(self):
     """Fill with zeros in place; returns self."""
     out_native(self, "zero_()", True)[...] = 0
