@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 
@@ -235,6 +236,19 @@ def api(name: str):
         return wrapper
 
     return deco
+
+
+def method_signature(fn, **replace) -> inspect.Signature:
+    """``fn``'s signature with its first parameter named ``self``: the signature of a method
+    that forwards to namespace function ``fn`` (``x.matmul(y)`` is ``matmul(x, y)``), so that
+    a generated method shows its real parameters, not ``(*args, **kwargs)``. ``replace``
+    renames more parameters (``x2="other"``)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if params and params[0].kind in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        params[0] = params[0].replace(name="self")
+    params = [p.replace(name=replace.get(p.name, p.name)) for p in params]
+    return sig.replace(parameters=params)
 
 
 def check_devices(func: str, *arrays) -> Device:

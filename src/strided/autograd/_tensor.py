@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 import weakref
 
@@ -202,6 +203,7 @@ def _hooked_inplace(name, orig):
         return self
     method.__name__ = orig.__name__
     method.__doc__ = orig.__doc__
+    method.__signature__ = inspect.signature(orig)  # (the reference shows orig's parameters)
     return method
 
 
