@@ -186,13 +186,15 @@ def digitize(x, bins, right=False) -> Array:
         raise TypeError(f"{func}(): x may not be complex")
     if bins.ndim != 1:
         raise ValueError(f"{func}(): bins must be 1-dimensional; got shape {tuple(bins.shape)}")
+    # (bool compares as 0 and 1, as in NumPy; the standard's comparisons take numbers only)
+    x = ns.astype(x, ns.uint8) if x._dtype.kind == "b" else x
+    bins = ns.astype(bins, ns.uint8) if bins._dtype.kind == "b" else bins
     side = "left" if right else "right"
     n = bins.shape[0]
     if n > 1:
-        d = bins[1:] - bins[:-1] if bins._dtype.kind != "b" else ns.astype(bins[1:], ns.int8) - ns.astype(bins[:-1], ns.int8)
-        if builtins.bool(ns.all(d >= 0)):
+        if builtins.bool(ns.all(bins[1:] >= bins[:-1])):
             decreasing = False
-        elif builtins.bool(ns.all(d <= 0)):
+        elif builtins.bool(ns.all(bins[1:] <= bins[:-1])):
             decreasing = True
         else:
             raise ValueError(f"{func}(): bins must be monotonically increasing or decreasing")
