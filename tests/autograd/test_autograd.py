@@ -742,9 +742,27 @@ def test_missing_rule_raises_naming_the_op():
 
 # --- conventions against PyTorch ----------------------------------------------------------------------
 
+def _torch_at_least(version: str) -> bool:
+    import re as _re
+
+    if torch is None:
+        return False
+    have = tuple(int(v) for v in _re.findall(r"\d+", torch.__version__)[:2])
+    return have >= tuple(int(v) for v in version.split("."))
+
+
+# Note: PyTorch 2.14 changed clamp's gradient at the bounds (0 there for number bounds, 0.5
+# for tensor bounds); PyTorch 2.13 and earlier, and strided, pass the gradient through
+# (1). Found when CI started installing PyTorch (2.14.1); the case xfails there so that
+# the change is seen, not hidden.
+_CLIP_EDGES = pytest.param("clip_edges", marks=pytest.mark.xfail(
+    _torch_at_least("2.14"), strict=True,
+    reason="PyTorch 2.14 gives clamp a zero gradient at the bounds; strided keeps 2.13's"))
+
+
 @needs_torch
 @pytest.mark.parametrize("case", [
-    "maximum_tie", "max_tie", "abs_zero", "sign", "floor", "clip_edges", "norm_zero", "where",
+    "maximum_tie", "max_tie", "abs_zero", "sign", "floor", _CLIP_EDGES, "norm_zero", "where",
     "complex_mul", "complex_abs", "complex_sgn", "complex_real_imag", "prod_zeros", "cumprod_zeros",
     "median_like_sort", "take_dupes", "amin_ties_axis",
 ])
