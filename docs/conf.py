@@ -37,16 +37,26 @@ napoleon_google_docstring = False
 html_theme = "pydata_sphinx_theme"
 html_title = f"strided {release}"
 html_static_path = []  # images are referenced from the pages (docs/_static/*.svg)
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+# The top bar shows the five sections (index.md's toctree: each a page with its own
+# toctree), the API reference among them; the left sidebar shows the current section's
+# pages.
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 6,
+    "show_nav_level": 1,
+    "navigation_depth": 3,
+}
 
 # Pages that other parts of the project write (scaling out, performance,
-# reliability) are listed in index.md's toctree; until a page exists, its
+# reliability) are listed in a section's toctree; until a page exists, its
 # toctree line is dropped at read time instead of failing the build.
 OPTIONAL_PAGES = ("scaling", "performance", "reliability")
+SECTION_PAGES = ("ecosystem-section", "internals")
 
 
 def _drop_missing_pages(app, docname, source):
-    if docname != "index":
+    if docname not in SECTION_PAGES:
         return
     here = pathlib.Path(app.srcdir)
     missing = [p for p in OPTIONAL_PAGES if not (here / f"{p}.md").exists()]

@@ -189,6 +189,35 @@ def test_reference_is_what_the_generator_writes():
             f"docs/api/{name}.rst is stale: run `python docs/_tools/reference.py`")
 
 
+# Callables whose own definition takes ``*args`` and ``**kwargs``: nothing hides behind them.
+VARIADIC = {
+    "strided.named.rename": "rename(x, *names, **rename_map): the new names in order, or old=new pairs",
+    "strided.Array.rename": "the method form of strided.named.rename",
+    "strided.Array.rename_": "the in-place rename, the same parameters",
+}
+
+
+def test_reference_signatures_are_the_real_ones():
+    """No documented function or method shows ``(*args, **kwargs)`` (a wrapper hiding the
+    parameters) unless its own definition is so (``VARIADIC``)."""
+    import inspect
+
+    hidden = []
+    for qual, obj, kind in PUBLIC:
+        if kind not in ("function", "method"):
+            continue
+        try:
+            sig = inspect.signature(obj)
+        except (TypeError, ValueError):
+            hidden.append(f"{qual}: no signature")
+            continue
+        kinds = {p.kind for p in sig.parameters.values()}
+        if {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD} <= kinds \
+                and qual not in VARIADIC:
+            hidden.append(f"{qual}{sig}")
+    assert not hidden, "signatures hidden behind (*args, **kwargs):\n" + "\n".join(hidden)
+
+
 def test_reference_entries_name_real_objects():
     for q in _reference_entries():
         mod, _, attr = q.rpartition(".")
@@ -206,5 +235,23 @@ def test_site_builds_without_warnings(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                         str(DOCS), str(tmp_path / "html")], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-4000:]
-    html = (tmp_path / "html" / "api" / "array.html").read_text()
+    out = tmp_path / "html"
+    html = (out / "api" / "array.html").read_text()
     assert 'id="strided.Array.add_"' in html and 'id="strided.Array.std"' in html
+    # real signatures, not (*args, **kwargs)
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "Array.sum(dim=None, keepdim=False, dtype=None)" in " ".join(text.split())
+    # the top bar names the five sections, the API reference among them, with no "More"
+    # dropdown; the left sidebar lists the current section's pages
+    page = (out / "guide" / "autograd.html").read_text()
+    header = page[page.index("bd-header"):page.index("bd-main")]
+    for section in ("User guide", "PyTorch users", "Ecosystem", "Internals", "API reference"):
+        assert section in header, section
+    assert "More" not in re.sub(r"<[^>]+>", " ", header)
+    sidebar = page[page.index("bd-sidebar-primary"):page.index("bd-main")]
+    assert 'href="tensor-model.html"' in sidebar and 'href="devices.html"' in sidebar
+    # the figures: the autograd guide's training curves, the performance page's charts
+    assert 'autograd-loss.png' in page
+    perf = (out / "performance.html").read_text()
+    for chart in ("tiny.png", "reductions.png", "autograd.png", "workload.png"):
+        assert chart in perf and (out / "_images" / chart).exists(), chart

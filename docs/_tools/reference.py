@@ -39,6 +39,9 @@ SECTIONS = {
     "strided.autograd._mode": "Gradient modes",
     "strided._api.info": "Inspection",
     "strided._torch.functions": "PyTorch functions beyond the standard",
+    "strided._numpy.numeric": "NumPy functions beyond the standard",
+    "strided._numpy.nanfunctions": "NumPy functions beyond the standard",
+    "strided._numpy.histograms": "NumPy functions beyond the standard",
 }
 OTHER = "Constants and aliases"
 SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks")

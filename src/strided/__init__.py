@@ -85,6 +85,13 @@ for _old, _new in (("_dtypes", _core.dtypes), ("_device", _core.device),
     _sys.modules.setdefault(f"strided.{_old}", _new)
 del _sys, _old, _new
 
+# PyTorch's keyword spellings (dim=, keepdim=, out=) where PyTorch's twin takes them
+# (src/strided/_core/spellings.py); before the functions are quieted below.
+from ._core.spellings import install as _install_torch_keywords  # noqa: E402
+
+_install_torch_keywords(globals())
+del _install_torch_keywords
+
 # Last, when every function and method is in place: strided's arithmetic reports no
 # NumPy RuntimeWarning, whatever the user's warnings filters (see _dispatch.quiet).
 from ._core.dispatch import quiet_entry_points as _quiet_entry_points  # noqa: E402

@@ -214,6 +214,8 @@ def test_histogram_matches_numpy(a, bins, use_range, weighted):
     (INTS, np.array([0, 3, 3, 7]), False),
     (np.float64(0.3), np.array([0.1, 0.5]), False),
     (F32, np.array([0.5]), False),
+    (INTS.astype(np.uint8), np.array([9, 4, 1], dtype=np.uint8), False),  # unsigned, decreasing
+    (np.array([True, False]), np.array([False, True]), True),
 ])
 def test_digitize(x, bins, right, device):
     if isinstance(x, np.generic):  # NumPy gives a NumPy scalar; strided a 0-d array

@@ -558,6 +558,7 @@ def build(row: Elementwise):
     f.__doc__ = _DOC.format(summary=row.doc or f"Elementwise {row.name}.", name=row.name,
                             category=row.category)
     f._row = row
+    f = _dispatch.accept_torch_keywords(row.name, f)  # PyTorch's alpha= (add, subtract)
     row.func = f
     return f
 

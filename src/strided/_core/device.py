@@ -191,5 +191,7 @@ def default_device_from_env() -> None:
         # Note: a device unusable here (no CuPy, no GPU) must not make `import strided`
         # fail; the default stays cpu, and using cuda explicitly still raises.
         import warnings
+
+        from .caller import stacklevel
         warnings.warn(f"STRIDED_DEFAULT_DEVICE={spec!r} ignored, the default device stays cpu: {e}",
-                      RuntimeWarning, stacklevel=2)
+                      RuntimeWarning, stacklevel=stacklevel())

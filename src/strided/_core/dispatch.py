@@ -15,12 +15,13 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 
 import numpy as np
 
-from . import cext as _cext, dtypes as _dtypes, layout as _layout
+from . import cext as _cext, dtypes as _dtypes, layout as _layout, spellings as _spellings
 from .array import _LATE, HOOK, Array, _native
 from .device import Device
 from .storage import Storage
@@ -163,7 +164,24 @@ def register_handler(handler, priority: int) -> None:
     for _, h in reversed(_HANDLERS):
         entry = getattr(h, "entry", None)
         chain = entry(chain) if entry is not None else _link(h, chain)
-    HOOK[0] = chain
+    HOOK[0] = _standard_keywords(chain)
+
+
+# ``fn`` taking PyTorch's keyword spellings of namespace function ``name`` (_core/spellings.py)
+accept_torch_keywords = _spellings.accepting
+
+
+def _standard_keywords(chain):
+    """The chain's head: PyTorch's keyword spellings (``dim=``; _core/spellings.py) given
+    to a namespace function reach the extensions as the standard's (``axis=``)."""
+    spelled = _spellings.TORCH_KEYWORDS
+    translate = _spellings.translate
+
+    def head(name, impl, args, kwargs):
+        if kwargs and name in spelled:
+            kwargs = translate(name, kwargs)
+        return chain(name, impl, args, kwargs)
+    return head
 
 
 def _run_impl(name, impl, args, kwargs):
@@ -234,6 +252,19 @@ def api(name: str):
         return wrapper
 
     return deco
+
+
+def method_signature(fn, **replace) -> inspect.Signature:
+    """``fn``'s signature with its first parameter named ``self``: the signature of a method
+    that forwards to namespace function ``fn`` (``x.matmul(y)`` is ``matmul(x, y)``), so that
+    a generated method shows its real parameters, not ``(*args, **kwargs)``. ``replace``
+    renames more parameters (``x2="other"``)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if params and params[0].kind in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        params[0] = params[0].replace(name="self")
+    params = [p.replace(name=replace.get(p.name, p.name)) for p in params]
+    return sig.replace(parameters=params)
 
 
 def check_devices(func: str, *arrays) -> Device:

@@ -12,7 +12,7 @@ the namespace (``xp.histogram(x)``).
 Each is built from namespace functions (``searchsorted``, ``take``, ``where``,
 reductions, arithmetic) and one backend kernel (``bincount``, NumPy's or
 CuPy's), so it runs on every device; ``average`` and ``interp`` record
-gradients through those calls. What needs a value on the host (the data's
+gradients through those calls (``bincount``'s weights have no derivative: refused). What needs a value on the host (the data's
 range for ``bins=10``, the "weights sum to zero" check) reads it as NumPy and
 CuPy do.
 """
@@ -27,8 +27,8 @@ import sys
 import numpy as np
 
 from .._core import dtypes as _dtypes
-from .._core.array import Array
-from .._core.dispatch import api, check_devices
+from .._core.array import _LATE, Array
+from .._core.dispatch import check_devices
 from .._api.creation import wrap_new
 from .._api.statistics import check_array
 from .._torch.functions import _composite
@@ -122,11 +122,12 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 # --- bincount ----------------------------------------------------------------------------------
 
-@api("bincount")
+@_composite
 def bincount(x, /, weights=None, minlength=0) -> Array:
     """Count the occurrences of each value in the non-negative integer array ``x``:
     NumPy's ``bincount`` (also PyTorch's, which keeps the weights' dtype; here, as
-    in NumPy, weighted counts are float64).
+    in NumPy, weighted counts are float64). One backend kernel; weights that require
+    grad are refused (no derivative: ``detach()`` them).
 
     >>> import strided as xp
     >>> xp.bincount(xp.asarray([0, 1, 1, 3])).tolist()
@@ -152,6 +153,10 @@ def bincount(x, /, weights=None, minlength=0) -> Array:
                              f"{tuple(x.shape)}")
         if weights._dtype.kind == "c":
             raise TypeError(f"{func}(): weights must be real; got {weights._dtype.name}")
+        if weights.requires_grad and _LATE.get("grad_enabled", lambda: False)():
+            raise RuntimeError(f"the derivative for '{func}' with respect to weights is not "
+                               f"implemented: strided.autograd has no rule for it (compute it under "
+                               f"no_grad() or detach() the weights)")
         w = weights._get_native()
     if x.shape[0] and x._dtype.kind != "b" and builtins.int(_ns().min(x)) < 0:
         raise ValueError(f"{func}(): x must hold no negative values")
@@ -181,13 +186,15 @@ def digitize(x, bins, right=False) -> Array:
         raise TypeError(f"{func}(): x may not be complex")
     if bins.ndim != 1:
         raise ValueError(f"{func}(): bins must be 1-dimensional; got shape {tuple(bins.shape)}")
+    # (bool compares as 0 and 1, as in NumPy; the standard's comparisons take numbers only)
+    x = ns.astype(x, ns.uint8) if x._dtype.kind == "b" else x
+    bins = ns.astype(bins, ns.uint8) if bins._dtype.kind == "b" else bins
     side = "left" if right else "right"
     n = bins.shape[0]
     if n > 1:
-        d = bins[1:] - bins[:-1] if bins._dtype.kind != "b" else ns.astype(bins[1:], ns.int8) - ns.astype(bins[:-1], ns.int8)
-        if builtins.bool(ns.all(d >= 0)):
+        if builtins.bool(ns.all(bins[1:] >= bins[:-1])):
             decreasing = False
-        elif builtins.bool(ns.all(d <= 0)):
+        elif builtins.bool(ns.all(bins[1:] <= bins[:-1])):
             decreasing = True
         else:
             raise ValueError(f"{func}(): bins must be monotonically increasing or decreasing")

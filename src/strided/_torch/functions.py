@@ -16,6 +16,7 @@ from collections import namedtuple
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import Array
+from .._core.dispatch import method_signature
 
 __all__ = [
     "addmm", "allclose", "baddbmm", "cdist", "clamp", "cross", "cumprod", "cumsum", "det",
@@ -607,6 +608,7 @@ def _method(f, name=None):
         return f(self, *args, **kwargs)
     method.__name__ = name or f.__name__
     method.__doc__ = f"Method form of ``strided.{f.__name__}``."
+    method.__signature__ = method_signature(f)
     return method
 
 

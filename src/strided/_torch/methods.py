@@ -21,7 +21,7 @@ from .._api import elementwise as _elementwise
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.device import as_device
-from .._core.dispatch import out_native
+from .._core.dispatch import method_signature, out_native
 from .._api.views import permute_dims as _permute_dims, reshape as _reshape
 
 
@@ -99,6 +99,12 @@ def type_(self, dtype=None):
     return self.to(dtype)
 
 
+_Param = inspect.Parameter
+to.__signature__ = inspect.Signature([
+    _Param("self", _Param.POSITIONAL_ONLY), _Param("args", _Param.VAR_POSITIONAL),
+    *(_Param(k, _Param.KEYWORD_ONLY, default=d) for k, d in (
+        ("dtype", None), ("device", None), ("copy", False), ("non_blocking", False)))])
+
 Array.__array_namespace__ = __array_namespace__
 Array.to_device = to_device
 Array.to = to
@@ -167,6 +173,8 @@ def _axis_method(fname: str):
         return getattr(_ns(), fname)(self, **kwargs)
     method.__name__ = fname
     method.__doc__ = f"Method form of ``strided.{fname}`` (``dim``/``keepdim`` accepted)."
+    method.__signature__ = inspect.Signature([_Param("self", _Param.POSITIONAL_ONLY),
+                                              _Param("dims", _Param.VAR_POSITIONAL)])
     return method
 
 
@@ -183,6 +191,7 @@ def _plain_method(fname: str):
         return f(self, *args, **(kwargs if takes_dim else _torch_kwargs(kwargs)))
     method.__name__ = fname
     method.__doc__ = f"Method form of ``strided.{fname}``."
+    method.__signature__ = method_signature(f)
     return method
 
 
@@ -238,6 +247,7 @@ TORCH_SIGNATURES = {
     "argsort": ("argsort", ("dim", "descending")),
 }
 _KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+_TORCH_DEFAULTS = {"keepdim": False, "unbiased": True, "descending": False}
 
 
 def _torch_reduction(mname: str, fname: str, params: tuple):
@@ -297,6 +307,10 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
     also = "``axis``/``keepdims``" + (", and NumPy's ``ddof`` for ``correction``," if extra else "")
     method.__doc__ = (f"PyTorch's ``{mname}({names}{extra})``: ``strided.{fname}`` with PyTorch's "
                       f"argument names and defaults ({also} are accepted too).")
+    method.__signature__ = inspect.Signature(
+        [_Param("self", _Param.POSITIONAL_ONLY)]
+        + [_Param(p, _Param.POSITIONAL_OR_KEYWORD, default=_TORCH_DEFAULTS.get(p, None)) for p in params]
+        + ([_Param("correction", _Param.KEYWORD_ONLY, default=None)] if extra else []))
     return method
 
 
@@ -448,6 +462,9 @@ def _values_indices(x, vname, iname, kwargs):
 
 
 _ValuesIndices = namedtuple("values_indices", ["values", "indices"])
+max_.__signature__ = min_.__signature__ = inspect.Signature([
+    _Param("self", _Param.POSITIONAL_ONLY), _Param("dim", _Param.POSITIONAL_OR_KEYWORD, default=None),
+    _Param("keepdim", _Param.POSITIONAL_OR_KEYWORD, default=False)])
 Array.max = max_
 Array.min = min_
 
@@ -503,6 +520,11 @@ def where_(self, condition, other):
     return _ns().where(condition, self, other)
 
 
+reshape_.__signature__ = inspect.Signature([
+    _Param("self", _Param.POSITIONAL_ONLY), _Param("shape", _Param.VAR_POSITIONAL),
+    _Param("copy", _Param.KEYWORD_ONLY, default=None)])
+permute_.__signature__ = inspect.Signature([_Param("self", _Param.POSITIONAL_ONLY),
+                                            _Param("dims", _Param.VAR_POSITIONAL)])
 Array.reshape = reshape_
 if _CVIEWS is not None:  # the compiled view paths (strided/_csrc/_chot.c, "views"; end of _array.py)
     Array.reshape = _CVIEWS.View(reshape_, _CVIEWS.RESHAPE_METHOD)
@@ -649,7 +671,24 @@ def _method_for(row):
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     method.__name__ = row.name
     method.__doc__ = f"Method form of ``strided.{row.name}``."
+    method.__signature__ = _row_signature(row, out=True)
     return method
+
+
+_EXTRA_PARAMS = {"add": ("alpha", 1), "subtract": ("alpha", 1), "divide": ("rounding_mode", None)}
+
+
+def _row_signature(row, out: bool) -> inspect.Signature:
+    """``(self, other, /, *, alpha=1, out=None)``: a registry row's method, as it is called."""
+    ps = [_Param("self", _Param.POSITIONAL_ONLY)]
+    if row.nargs == 2:
+        ps.append(_Param("other", _Param.POSITIONAL_OR_KEYWORD))
+    extra = _EXTRA_PARAMS.get(row.name)
+    if extra is not None:
+        ps.append(_Param(extra[0], _Param.KEYWORD_ONLY, default=extra[1]))
+    if out:
+        ps.append(_Param("out", _Param.KEYWORD_ONLY, default=None))
+    return inspect.Signature(ps)
 
 
 def _inplace_for(row):
@@ -686,6 +725,7 @@ def _inplace_for(row):
     inplace.__name__ = name
     inplace.__doc__ = (f"In-place ``{row.name}``: writes into this array's storage and returns it. "
                        f"Raises TypeError when the result can't be cast to this array's dtype.")
+    inplace.__signature__ = _row_signature(row, out=False)
     return inplace
 
 
@@ -701,6 +741,21 @@ for _row in _elementwise.ROWS:
             continue
         setattr(Array, _n + "_", _inpl)
 Array.round = round_method
+
+
+def equal_(self, other) -> builtins.bool:
+    """PyTorch's ``x.equal(y)``: True when ``y`` has this array's shape and every element
+    equals it (after promotion; NaN equals nothing), a Python bool. The namespace's
+    ``strided.equal`` (the standard's) and ``x.eq(y)`` compare elementwise."""
+    if type(other) is not Array:
+        raise TypeError(f"equal(): other must be a strided array; got {type(other).__name__}")
+    if self._shape != other._shape:
+        return False
+    ns = _ns()
+    return builtins.bool(ns.all(ns.equal(self, other)))
+
+
+Array.equal = equal_
 
 
 def zero_(self):
@@ -758,6 +813,10 @@ def _new_factory(fname):
                                      device=device or self._device, **kwargs)
     new.__name__ = "new_" + fname
     new.__doc__ = f"``strided.{fname}`` with this array's dtype and device unless overridden."
+    new.__signature__ = inspect.Signature(
+        [_Param("self", _Param.POSITIONAL_ONLY), _Param("size", _Param.VAR_POSITIONAL)]
+        + [_Param(k, _Param.KEYWORD_ONLY, default=d) for k, d in (
+            ("dtype", None), ("device", None), ("requires_grad", False))])
     return new
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 import weakref
 
 from .._core.array import _LATE, HOOK, Array
+from .._core.caller import stacklevel
 from .._core.dispatch import register_handler
 from .._core.storage import Storage
 from ._graph import ViewInfo, _Handle, _accumulate_into, alias, ext_of, refresh_view
@@ -79,7 +81,7 @@ def _get_grad(self):
         warnings.warn(
             "The .grad attribute of an array that is not a leaf is being accessed. Its .grad attribute "
             "won't be populated during backward(). Use .retain_grad() on the non-leaf array if you want "
-            "its gradient, or access the leaf array instead.", UserWarning, stacklevel=2)
+            "its gradient, or access the leaf array instead.", UserWarning, stacklevel=stacklevel())
     return e.grad
 
 
@@ -201,6 +203,7 @@ def _hooked_inplace(name, orig):
         return self
     method.__name__ = orig.__name__
     method.__doc__ = orig.__doc__
+    method.__signature__ = inspect.signature(orig)  # (the reference shows orig's parameters)
     return method
 
 

@@ -196,9 +196,11 @@ def _valid_names(labels, what) -> tuple:
         out.append(n)
     if dropped:
         import warnings
+
+        from .._core.caller import stacklevel
         warnings.warn(f"{what}: dimension labels {dropped} are not valid dimension names (Python "
                       f"identifiers, unique, not starting with '_'); they were dropped", UserWarning,
-                      stacklevel=4)
+                      stacklevel=stacklevel())
     return tuple(out)
 
 

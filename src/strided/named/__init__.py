@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 
 from .._core.array import _LATE, Array
+from .._core.dispatch import method_signature
 from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, tag
 from ._handler import AUTO_ALIGN
 from ._ops import (align, align_as, align_to, flatten, refine_names, rename, set_names,
@@ -83,6 +84,7 @@ def _method(fn, doc):
         return fn(self, *args, **kwargs)
     m.__name__ = fn.__name__
     m.__doc__ = doc
+    m.__signature__ = method_signature(fn)  # (the reference shows fn's parameters)
     return m
 
 
@@ -113,6 +115,7 @@ Array.rename_ = _rename_
 Array.align_to = _method(align_to, align_to.__doc__)
 Array.align_as = _method(align_as, align_as.__doc__)
 Array.has_names = _has_names
+_flatten_method.__signature__ = method_signature(_plain_flatten)  # (PyTorch's form; names in the doc)
 Array.flatten = _flatten_method
 Array.unflatten = _unflatten_method
 
