@@ -557,11 +557,6 @@ def _searchsorted(p):
     return N(x2) if type(x2) is Array else ()
 
 
-@rule("bincount")
-def _bincount(p):
-    return ()  # a new axis of bins: no input dimension survives
-
-
 @rule("isin")
 def _isin(p):
     x1 = p["x1"]
