@@ -19,13 +19,20 @@ from __future__ import annotations
 import math
 
 
+def _fmod_and_move(xp, a, b):
+    """NumPy's npy_divmod, first steps: ``fmod(a, b)``, and where it must move by ``b``
+    (it is nonzero and its sign differs from ``b``'s)."""
+    mod = xp.fmod(a, b)
+    return mod, xp.logical_and(mod != 0, (b < 0) != (mod < 0))
+
+
 def _remainder(ufunc, xp, a, b):
     # CuPy: remainder(x, +-inf) is nan for finite x, and remainder(-0., -1.) is +0
     # (probe2.txt; REPORT-cuda.md: remainder/__mod__ with an infinite x2, -0 results).
     # The standard (and NumPy's npy_divmod): fmod, moved by x2 when its sign differs
     # from x2's, and a zero result takes x2's sign.
-    m = xp.fmod(a, b)
-    m = xp.where(xp.logical_and(m != 0, (b < 0) != (m < 0)), m + b, m)
+    m, move = _fmod_and_move(xp, a, b)
+    m = xp.where(move, m + b, m)
     return xp.where(m == 0, xp.copysign(xp.zeros_like(m), b), m)
 
 
@@ -35,9 +42,9 @@ def _floor_divide(ufunc, xp, a, b):
     # floor the exact quotient: 9.0. The same steps as npy_divmod, from fmod. (Infinite
     # operands are the row's own correction, on every device.)
     q = xp.true_divide(a, b)
-    mod = xp.fmod(a, b)
+    mod, move = _fmod_and_move(xp, a, b)
     div = xp.true_divide(a - mod, b)
-    div = xp.where(xp.logical_and(mod != 0, (b < 0) != (mod < 0)), div - 1, div)
+    div = xp.where(move, div - 1, div)
     fl = xp.floor(div)
     fl = xp.where(div - fl > 0.5, fl + 1, fl)
     fl = xp.where(div == 0, xp.copysign(xp.zeros_like(fl), q), fl)
@@ -55,13 +62,9 @@ def _inf_nan_parts(xp, r, z):
 
 
 def _log_complex(ufunc, xp, z):
-    # thrust's clog gives NaN + NaN j for (+-inf + NaN j) and (NaN + +-inf j); the
-    # standard (C99 clog): +inf + NaN j (REPORT-cuda.md: log(... imag(x_i) is NaN)).
-    return _inf_nan_parts(xp, ufunc(z), z)
-
-
-def _log1p_complex(ufunc, xp, z):
-    # thrust's log1p: the same two cases as clog (REPORT-cuda.md: log1p(...)).
+    # thrust's clog, and its log1p (log(z + 1)), give NaN + NaN j for (+-inf + NaN j) and
+    # (NaN + +-inf j); the standard (C99 clog, clog1p): +inf + NaN j (REPORT-cuda.md:
+    # log(... imag(x_i) is NaN), log1p(...)).
     return _inf_nan_parts(xp, ufunc(z), z)
 
 
@@ -105,7 +108,7 @@ KERNELS = {
     ("remainder", "f"): _remainder,
     ("floor_divide", "f"): _floor_divide,
     ("log", "c"): _log_complex,
-    ("log1p", "c"): _log1p_complex,
+    ("log1p", "c"): _log_complex,
     ("acosh", "c"): _acosh_complex,
     ("tanh", "c"): _tanh_complex,
 }
