@@ -180,7 +180,7 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
             return o
         if x._device.type == "cpu":
             # A large one: the C kernels straight away where they take it (else below).
-            r = reduce1(0, a, axis, keepdims)
+            r = reduce1("sum", a, axis, keepdims)
             if r is not None:
                 return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
@@ -206,7 +206,7 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
             and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))):
         # A large array (not a view): the C kernels straight away where they take it
         # (C-contiguous float32/float64, not empty; else below).
-        r = reduce1(1 if kernel == "max" else 2, a, axis, keepdims is True)
+        r = reduce1(kernel, a, axis, keepdims is True)
         if r is not None:
             return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     check_array(x, func)
@@ -347,7 +347,7 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
         # A large one: the C sum straight away where it takes it, divided as NumPy's mean
         # divides (in the array's dtype); else below.
         a = x._np if x._np is not None else x._get_native()
-        r = reduce1(0, a, axis, keepdims is True) if a.size > _SMALL else None
+        r = reduce1("sum", a, axis, keepdims is True) if a.size > _SMALL else None
         if r is not None:
             n = a.size // r.size
             r = np.true_divide(r, n, out=r) if r.ndim else np.asarray(np.true_divide(r, n))

@@ -444,7 +444,7 @@ _prod = math.prod
 
 
 def reduce1(op, a, axis, keepdims):
-    """The C reduction (op 0 sum, 1 max, 2 min) of ndarray ``a`` over all axes (``axis``
+    """The C reduction ``op`` (a name in REDUCE_OPS: "sum", "max", "min") of ndarray ``a`` over all axes (``axis``
     None) or one int axis (``-a.ndim <= axis < a.ndim``, the caller checks), as an
     ndarray; None where the C kernels don't take it: the large reductions' short
     path from the namespace functions (threads as in ``large_reduce``)."""
@@ -465,7 +465,7 @@ def reduce1(op, a, axis, keepdims):
     r = _empty(rshape, a.dtype)
     nt = _NUM[0]
     big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
-    if not _CK.reduce(op, a, r, outer, nred, inner, nt if big else 1):
+    if not _CK.reduce(_RED[op], a, r, outer, nred, inner, nt if big else 1):
         return None
     if keepdims:
         r = r.reshape((1,) * len(shape) if axis is None else shape[:ax] + (1,) + shape[ax + 1:])
