@@ -1024,11 +1024,15 @@ from_interpreter(void)
     return 0;
 }
 
+/* No weak reference points to x. The list's address is x plus the type's offset, as in
+   CPython's _PyObject_GET_WEAKREFS_LISTPTR: positive for a __weakref__ slot (3.11), negative
+   from 3.12 on, where a class's __weakref__ lives in the object's pre-header
+   (Py_TPFLAGS_MANAGED_WEAKREF). Offset 0: the type has no weak references at all. */
 static inline int
 no_weakrefs(PyObject *x)
 {
     Py_ssize_t off = Py_TYPE(x)->tp_weaklistoffset;
-    return off > 0 && *(PyObject **)((char *)x + off) == NULL;
+    return off != 0 && *(PyObject **)((char *)x + off) == NULL;
 }
 
 /* A binary call whose temporary operand lends its buffer: the result (f->elide(x1, x2,
