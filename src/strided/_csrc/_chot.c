@@ -550,7 +550,7 @@ has_ext(PyObject *a)
     return 0;
 }
 
-static PyObject *named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis);
+static PyObject *named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames);
 static PyObject *decline_error(void);
 
 /* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
@@ -570,8 +570,8 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
         if (ext < 0)
             return NULL;
-        if (ext && n == 1 && nk == 1) {
-            PyObject *r = named_reduction(f, args[0], PyTuple_GET_ITEM(kwnames, 0), args[1]);
+        if (ext > 0 && n == 1) {
+            PyObject *r = named_reduction(f, args[0], args + 1, kwnames);
             if (r != NULL || PyErr_Occurred())
                 return r;
         }
@@ -660,26 +660,38 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 }
 
 /* --- named dimensions ---------------------------------------------------------------
-   An elementwise call on named arrays (strided.named) whose name outcome the named
-   handler has cached (_handler._EW_NAMES, keyed by (row name, key of each input): its
-   names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and names
-   the result with a fresh Ext, as the handler's own fast link does. Only arrays whose
-   Ext tracks no gradient (autograd, the one other handler, passes those through) and
-   inputs whose names agree (else auto-alignment may apply): anything else goes to the
-   Python path. Enabled by setup_named(), which strided.named calls when it installs
-   its handler. */
-static PyObject *ew_names; /* _handler._EW_NAMES */
-static PyObject *red_axis; /* _handler._RED_AXIS */
-static PyObject *s_axis;
+   Calls on named arrays (strided.named) whose name outcome the named handler has
+   cached run here, the names coming from the handler's caches (the Python name rules
+   stay the only definition):
+   - an elementwise call (_handler._EW_NAMES, keyed by (row name, key of each input):
+     its names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and
+     names the result with a fresh Ext, as the handler's own fast link does; inputs
+     whose names differ only while auto_align() is off (else they are aligned first);
+   - a reduction ``reduce(x, **keywords)`` (_handler._RED) runs the function's body
+     with the keywords the rule turned names into;
+   - the views the compiled views compute (see "views" below: indexing, .T, .mT,
+     permute, expand_dims, reshape) take their names from _handler._VIEW_NAMES.
+   Only arrays whose Ext tracks no gradient (autograd, the one other handler, passes
+   those through): anything else, and every first sight, goes to the Python path.
+   Enabled by setup_named(), which strided.named calls when it installs its handler. */
+static PyObject *ew_names;   /* _handler._EW_NAMES */
+static PyObject *red_cache;  /* _handler._RED */
+static PyObject *view_names; /* _handler._VIEW_NAMES */
+static PyObject *auto_align; /* _handler.AUTO_ALIGN, a ContextVar */
+static PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
 static PyObject *minus_one;
 
 static PyObject *
 setup_named(PyObject *mod, PyObject *args)
 {
-    PyObject *ext, *cache, *red;
-    if (!PyArg_ParseTuple(args, "O!O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
-                          &PyDict_Type, &red))
+    PyObject *ext, *cache, *red, *views, *align;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
+                          &PyDict_Type, &red, &PyDict_Type, &views, &align))
         return NULL;
+    if (!PyContextVar_CheckExact(align)) {
+        PyErr_SetString(PyExc_TypeError, "setup_named(): the auto-align setting must be a ContextVar");
+        return NULL;
+    }
     if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
         PyErr_SetString(PyExc_TypeError, "setup_named(): another Ext class than the first call's");
         return NULL;
@@ -689,8 +701,35 @@ setup_named(PyObject *mod, PyObject *args)
     if (Ext_T == NULL)
         Ext_T = (PyTypeObject *)Py_NewRef(ext);
     Py_XSETREF(ew_names, Py_NewRef(cache));
-    Py_XSETREF(red_axis, Py_NewRef(red));
+    Py_XSETREF(red_cache, Py_NewRef(red));
+    Py_XSETREF(view_names, Py_NewRef(views));
+    Py_XSETREF(auto_align, Py_NewRef(align));
     Py_RETURN_NONE;
+}
+
+/* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
+   Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
+static PyObject *
+untracked_names(PyObject *x)
+{
+    PyObject *e = SLOT(x, O_ext);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    PyObject *names = SLOT(e, E_names);
+    return PyTuple_CheckExact(names) ? names : NULL;
+}
+
+/* Whether auto_align() is off (its context variable holds False); errors read as on. */
+static int
+auto_align_off(void)
+{
+    PyObject *v;
+    if (auto_align == NULL || PyContextVar_Get(auto_align, NULL, &v) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_XDECREF(v);
+    return v == Py_False;
 }
 
 /* x's ndim as an int object (new reference), or NULL (no error) for a shape that is not
@@ -718,10 +757,9 @@ name_key(PyObject *x)
         return ndim_key(x);
     if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
         return NULL;
-    PyObject *names = SLOT(e, E_names);
-    if (names == Py_None)
+    if (SLOT(e, E_names) == Py_None)
         return ndim_key(x);
-    return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
+    return Py_XNewRef(untracked_names(x));
 }
 
 /* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed). */
@@ -770,18 +808,19 @@ fast_named(Fast *f, PyObject *const *xs, int n)
     }
     if (!named)
         goto done;
+    if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
+        int eq = PyObject_RichCompareBool(k[0], k[1], Py_EQ);
+        if (eq < 0) {
+            PyErr_Clear();
+            goto done;
+        }
+        if (!eq && !auto_align_off()) /* names that differ: the handler aligns them */
+            goto done;
+    }
     if (k[0] == f->last[0] && k[1] == f->last[1]) {
         names = Py_NewRef(f->last[2]);
     }
     else {
-        if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
-            int eq = PyObject_RichCompareBool(k[0], k[1], Py_EQ);
-            if (eq != 1) { /* names that differ: the handler aligns them or reports them */
-                if (eq < 0)
-                    PyErr_Clear();
-                goto done;
-            }
-        }
         PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
         if (key == NULL) {
             PyErr_Clear();
@@ -808,39 +847,52 @@ done:
     return r;
 }
 
-/* reduce(x, axis='C') on a named array whose outcome the named handler has cached
-   (_handler._RED_AXIS: (name, names, axis) -> ((), keywords for the kernel, result
-   names)): the function's body with those keywords, the result named as the
-   handler's fast link names it; NULL (no error) to decline. */
+/* reduce(x, **keywords) on a named array whose outcome the named handler has cached
+   (_handler._RED: (name, names, ndim, then name, type and value of each keyword) ->
+   ((), keywords for the kernel, result names)): the function's body with those
+   keywords, the result named as the handler's fast link names it; NULL (no error) to
+   decline. A tuple value must hold exact strs and ints (the cache's own rule: its
+   items' types are not in the key). */
 static PyObject *
-named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
+named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
 {
-    if (red_axis == NULL || Py_TYPE(x) != Array_T || !PyUnicode_CheckExact(axis)
-        || !PyUnicode_Check(f->name))
+    if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_Check(f->name))
         return NULL;
-    int is_axis = PyUnicode_Compare(kwname, s_axis) == 0;
-    if (!is_axis) {
-        PyErr_Clear();
+    PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape);
+    if (names == NULL || shape == NULL || !PyTuple_CheckExact(shape))
         return NULL;
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < nk; i++)
+        if (PyTuple_CheckExact(kwv[i]))
+            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwv[i]); j++) {
+                PyObject *a = PyTuple_GET_ITEM(kwv[i], j);
+                if (!PyUnicode_CheckExact(a) && !PyLong_CheckExact(a))
+                    return NULL;
+            }
+    PyObject *key = PyTuple_New(3 + 3 * nk), *nd = PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
+    if (key == NULL || nd == NULL) {
+        Py_XDECREF(key);
+        Py_XDECREF(nd);
+        return decline_error();
     }
-    PyObject *e = SLOT(x, O_ext);
-    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None
-        || !PyTuple_CheckExact(SLOT(e, E_names)))
-        return NULL;
-    PyObject *key = PyTuple_Pack(3, f->name, SLOT(e, E_names), axis);
-    if (key == NULL) {
-        PyErr_Clear();
-        return NULL;
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
+    PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
+    PyTuple_SET_ITEM(key, 2, nd);
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyTuple_SET_ITEM(key, 3 + 3 * i, Py_NewRef(PyTuple_GET_ITEM(kwnames, i)));
+        PyTuple_SET_ITEM(key, 4 + 3 * i, Py_NewRef((PyObject *)Py_TYPE(kwv[i])));
+        PyTuple_SET_ITEM(key, 5 + 3 * i, Py_NewRef(kwv[i]));
     }
-    PyObject *hit = PyDict_GetItemWithError(red_axis, key);
+    PyObject *hit = PyDict_GetItemWithError(red_cache, key); /* (an unhashable value: declined) */
     Py_DECREF(key);
     if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0))
         || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1))) {
         PyErr_Clear();
         return NULL;
     }
     Py_INCREF(hit); /* the call may clear the cache */
-    PyObject *names = PyTuple_GET_ITEM(hit, 2);
+    names = PyTuple_GET_ITEM(hit, 2);
     PyObject *tok = quiet_enter();
     PyObject *r = tok == NULL ? NULL
                               : quiet_exit(tok, PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1)));
@@ -848,21 +900,44 @@ named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
         Py_DECREF(hit);
         return decline_error(); /* the Python path raises its own error */
     }
-    /* a fresh unnamed result whose rank the names fit, and not all None (as the handler) */
+    /* a fresh unnamed result whose rank the names fit (as the handler); all None: unnamed */
     int fits = contract_array(r) && r != x && SLOT(r, O_ext) == Py_None
                && PyTuple_CheckExact(names)
                && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
     int any = 0;
     for (Py_ssize_t i = 0; fits && i < PyTuple_GET_SIZE(names); i++)
         any |= PyTuple_GET_ITEM(names, i) != Py_None;
-    if (!fits || !any) {
+    if (!fits) {
         Py_DECREF(r);
         Py_DECREF(hit);
         return NULL;
     }
-    r = name_result(r, names);
+    if (any)
+        r = name_result(r, names);
     Py_DECREF(hit);
     return r;
+}
+
+/* r, a fresh view of a named array (stolen), named by the handler's cached outcome of
+   the view (op, the array's names, sig) (_handler._VIEW_NAMES); NULL (r released, no
+   error) when there is none yet. */
+static PyObject *
+named_view(PyObject *r, PyObject *x, PyObject *op, PyObject *names, PyObject *sig)
+{
+    PyObject *out = NULL;
+    if (view_names != NULL && sig != NULL) {
+        PyObject *key = PyTuple_Pack(3, op, names, sig);
+        if (key != NULL) {
+            out = PyDict_GetItemWithError(view_names, key);
+            Py_DECREF(key);
+        }
+    }
+    if (out == NULL) {
+        PyErr_Clear();
+        Py_DECREF(r);
+        return NULL;
+    }
+    return name_result(r, out);
 }
 
 static inline int
@@ -1942,13 +2017,72 @@ kw_is(PyObject *kwnames, Py_ssize_t i, const char *name)
     return PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, name) == 0;
 }
 
+/* x[key]'s key in the named views' cache (_handler._index_signature): 1 << (entries),
+   plus bit i for an int entry i; key is a slice, an int or a tuple of them (as
+   view_getitem takes it). New reference, or NULL (no error). */
+static PyObject *
+index_signature(PyObject *key)
+{
+    int single = !PyTuple_CheckExact(key);
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
+    if (nk > 60)
+        return NULL;
+    unsigned long long sig = 1ULL << nk;
+    for (Py_ssize_t i = 0; i < nk; i++)
+        if (PyLong_CheckExact(single ? key : PyTuple_GET_ITEM(key, i)))
+            sig |= 1ULL << i;
+    PyObject *r = PyLong_FromUnsignedLongLong(sig);
+    if (r == NULL)
+        PyErr_Clear();
+    return r;
+}
+
+/* The view of a named array x (names: its names) that view_vectorcall computed, r
+   (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
+   says which arguments the key holds); NULL (no error) when there is none. */
+static PyObject *
+name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *args,
+          Py_ssize_t n)
+{
+    PyObject *op = NULL, *sig = NULL;
+    if (r == x) /* contiguous(): the array itself, its names and all */
+        return r;
+    switch (f->kind) {
+    case V_GETITEM:
+        op = s_getitem, sig = index_signature(args[1]);
+        break;
+    case V_RESHAPE:
+    case V_RESHAPE_M: /* (reshaping drops the names, whatever the shape) */
+        op = s_reshape, sig = PyTuple_New(0);
+        break;
+    case V_PERMUTE:
+    case V_PERMUTE_M:
+        op = s_permute_dims, sig = n == 2 && PyTuple_CheckExact(args[1]) ? Py_NewRef(args[1])
+                                                                         : args_tuple(args + 1, n - 1);
+        break;
+    case V_EXPAND:
+        op = s_expand_dims, sig = Py_NewRef(n == 2 ? args[1] : zero); /* (the one int axis) */
+        break;
+    }
+    if (op == NULL) {
+        Py_XDECREF(sig);
+        Py_DECREF(r);
+        return NULL;
+    }
+    r = named_view(r, x, op, names, sig);
+    Py_XDECREF(sig);
+    return r;
+}
+
 static PyObject *
 view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    if (views_ready && n >= 1 && contract_array(args[0]) && SLOT(args[0], O_ext) == Py_None) {
+    PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
+    if (views_ready && n >= 1 && contract_array(args[0])
+        && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
         PyObject *x = args[0], *r = NULL;
         switch (f->kind) {
         case V_GETITEM:
@@ -1986,6 +2120,8 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
                 r = view_expand(x, zero); /* expand_dims's default axis */
             break;
         }
+        if (r != NULL && names != NULL)
+            r = name_view(f, r, x, names, args, n);
         if (r != NULL || PyErr_Occurred())
             return r;
     }
@@ -2045,8 +2181,22 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
         return Py_NewRef(self);
-    if (views_ready && contract_array(obj) && SLOT(obj, O_ext) == Py_None) {
+    PyObject *names = NULL; /* a named array: as in view_vectorcall */
+    if (views_ready && contract_array(obj)
+        && (SLOT(obj, O_ext) == Py_None || (names = untracked_names(obj)) != NULL)) {
         PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
+        if (r != NULL && names != NULL) {
+            /* x.T and x.mT of a named array are permute_dims with the last two axes swapped */
+            Py_ssize_t nd = PyTuple_GET_SIZE(SLOT(r, O_shape)), ax[MAXDIMS];
+            for (Py_ssize_t i = 0; i < nd; i++)
+                ax[i] = i;
+            ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
+            PyObject *sig = ints_tuple(ax, nd);
+            if (sig == NULL)
+                PyErr_Clear();
+            r = named_view(r, obj, s_permute_dims, names, sig);
+            Py_XDECREF(sig);
+        }
         if (r != NULL || PyErr_Occurred())
             return r;
     }
@@ -2164,7 +2314,9 @@ PyInit__chot(void)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
-    s_axis = PyUnicode_InternFromString("axis");
+    s_getitem = PyUnicode_InternFromString("getitem");
+    s_permute_dims = PyUnicode_InternFromString("permute_dims");
+    s_expand_dims = PyUnicode_InternFromString("expand_dims");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_ext = PyUnicode_InternFromString("_ext");
     s_shape = PyUnicode_InternFromString("shape");
@@ -2173,7 +2325,8 @@ PyInit__chot(void)
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
     s_strides = PyUnicode_InternFromString("strides");
-    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
+    if (zero == NULL || minus_one == NULL || s_getitem == NULL
+        || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -14,6 +14,7 @@ import contextvars
 import inspect
 
 from .._core.array import Array, Ext
+from .._core.dtypes import DType
 from .._core.dispatch import CHOT, _run_impl, register_handler
 from .._api.elementwise import REGISTRY
 from ._core import DimensionNameError, full_names, renamed, tag, unify_same
@@ -84,10 +85,10 @@ class _Binder:
 def install() -> None:
     register_handler(handler, priority=10)
     if CHOT is not None:
-        # The compiled hot path names the results of elementwise calls and of reductions
-        # over one named axis whose outcome is cached below (the same outcome as
-        # ``_entry``'s fast link; strided/_csrc/_chot.c).
-        CHOT.setup_named(Ext, _EW_NAMES, _RED_AXIS)
+        # The compiled hot path names the results of elementwise calls, reductions and the
+        # views it computes itself, from the outcomes cached below (the same outcomes as
+        # this module's own fast links; strided/_csrc/_chot.c, "named dimensions").
+        CHOT.setup_named(Ext, _EW_NAMES, _RED, _VIEW_NAMES, AUTO_ALIGN)
 
 
 def _named(a) -> bool:
@@ -133,6 +134,8 @@ def handler(name, impl, args, kwargs, call_next):
     impl = getattr(impl, "_impl", impl)
     if r is _reduction and len(args) == 1:
         return _cached_reduction(name, r, impl, args[0], kwargs, call_next)
+    if name in _VIEW_KEYS:
+        return _cached_view(name, r, impl, args, kwargs, call_next)
     return _named_call(name, r, impl, args, kwargs, call_next)
 
 
@@ -296,9 +299,98 @@ def _entry(call_next):
 handler.entry = _entry
 
 
-_SIMPLE = (str, int, bool, float, type(None))
-# (op, x's names, ndim, keyword arguments) -> (keywords for the kernel, result names):
-# a reduction's name rule depends on nothing else, so it runs once per combination.
+# --- views ----------------------------------------------------------------------------
+
+# (op, x's names, the view's arguments) -> the result's names (None: unnamed). The name
+# rules of these views depend on nothing else (for indexing: on which entries of the key
+# are ints and which are slices, not on their values), so each runs once per combination.
+# The compiled views (_chot.c, "views") compute the view itself and take its names from
+# here; they build the same keys (_VIEW_KEYS below) for the calls they answer.
+_VIEW_NAMES: dict = {}
+
+
+def _index_signature(x, key):
+    """x[key]'s key in _VIEW_NAMES for a key of ints and slices, one per leading axis:
+    ``1 << len(key)``, plus bit i when entry i is an int; None for any other key."""
+    if type(key) is not tuple:
+        key = (key,)
+    if len(key) > len(x._shape):
+        return None
+    sig = 1 << len(key)
+    for i, k in enumerate(key):
+        t = type(k)
+        if t is int:
+            sig |= 1 << i
+        elif t is not slice:
+            return None
+    return sig
+
+
+def _int_axes(x, args, kwargs):
+    axes = args[1] if len(args) == 2 and not kwargs else None
+    if type(axes) is not tuple:
+        return None
+    for a in axes:
+        if type(a) is not int:
+            return None
+    return axes
+
+
+def _expand_axis(x, args, kwargs):
+    if len(args) == 2 and not kwargs:
+        axis = args[1]
+    elif len(args) == 1 and len(kwargs) <= 1:
+        axis = kwargs.get("axis", 0) if not kwargs or "axis" in kwargs else None
+    else:
+        return None
+    return axis if type(axis) is int else None
+
+
+def _reshape_args(x, args, kwargs):
+    return None if len(args) != 2 or kwargs.get("copy", None) is not None or len(kwargs) > 1 \
+        or (kwargs and "copy" not in kwargs) else ()
+
+
+# op -> the part of a call's arguments that its view's key holds (None: not cached).
+# ``x.T`` and ``x.mT`` are ``permute_dims`` with the swap of the last two axes.
+_VIEW_KEYS = {
+    "getitem": lambda x, args, kwargs: _index_signature(x, args[1]) if len(args) == 2 and not kwargs else None,
+    "permute_dims": _int_axes,
+    "expand_dims": _expand_axis,
+    "reshape": _reshape_args,  # (reshaping drops the names, whatever the shape)
+}
+
+
+def _cached_view(name, r, impl, args, kwargs, call_next):
+    x = args[0]
+    sig = _VIEW_KEYS[name](x, args, kwargs) if type(x) is Array else None
+    if sig is None:
+        return _named_call(name, r, impl, args, kwargs, call_next)
+    key = (name, x._ext.names, sig)
+    names = _VIEW_NAMES.get(key, _MISS)
+    if names is _MISS:
+        result = _named_call(name, r, impl, args, kwargs, call_next)
+        if type(result) is Array and result is not x:
+            if len(_VIEW_NAMES) > 4096:
+                _VIEW_NAMES.clear()
+            e = result._ext
+            _VIEW_NAMES[key] = None if e is None else e.names
+        return result
+    result = call_next(name, impl, args, kwargs)
+    if type(result) is Array and result is not x:
+        return _attach(name, result, names)
+    return _finish(name, result, names, None, args)
+
+
+# --- reductions ---------------------------------------------------------------------------
+
+_SIMPLE = (str, int, bool, float, type(None), DType)
+# (op, x's names, ndim, then for each keyword argument: its name, type and value) ->
+# (positional arguments after x, keywords for the kernel, result names): a reduction's
+# name rule depends on nothing else, so it runs once per combination. The compiled
+# namespace functions (_chot.c's named_reduction) build the same key for ``reduce(x,
+# **keywords)``. A tuple value holds str and int only (its items' types are not in
+# the key, and True == 1).
 _RED: dict = {}
 # (op, x's names, the dimension name given as axis=) -> the same entry, for the commonest
 # call, ``reduce(x, axis='C')``, found without building the general key.
@@ -313,7 +405,7 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
         t = type(v)
         if t is tuple:
             for a in v:
-                if type(a) not in _SIMPLE:
+                if type(a) is not str and type(a) is not int:
                     return _named_call(name, r, impl, (x,), kwargs, call_next)
         elif t not in _SIMPLE:
             return _named_call(name, r, impl, (x,), kwargs, call_next)
