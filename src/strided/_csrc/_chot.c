@@ -920,16 +920,30 @@ named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
 
 /* r, a fresh view of a named array (stolen), named by the handler's cached outcome of
    the view (op, the array's names, sig) (_handler._VIEW_NAMES); NULL (r released, no
-   error) when there is none yet. */
+   error) when there is none yet. last[3] (the call site's: names, sig, outcome) keeps
+   the last outcome found: an outcome is a function of its key, so it never goes stale,
+   and a loop over one array finds it by the names' identity. */
 static PyObject *
-named_view(PyObject *r, PyObject *x, PyObject *op, PyObject *names, PyObject *sig)
+named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
     PyObject *out = NULL;
-    if (view_names != NULL && sig != NULL) {
+    if (sig != NULL && names == last[0]) {
+        int eq = sig == last[1] ? 1 : PyObject_RichCompareBool(sig, last[1], Py_EQ);
+        if (eq < 0)
+            PyErr_Clear();
+        else if (eq)
+            out = last[2];
+    }
+    if (out == NULL && view_names != NULL && sig != NULL) {
         PyObject *key = PyTuple_Pack(3, op, names, sig);
         if (key != NULL) {
             out = PyDict_GetItemWithError(view_names, key);
             Py_DECREF(key);
+        }
+        if (out != NULL) {
+            Py_XSETREF(last[0], Py_NewRef(names));
+            Py_XSETREF(last[1], Py_NewRef(sig));
+            Py_XSETREF(last[2], Py_NewRef(out));
         }
     }
     if (out == NULL) {
@@ -2069,7 +2083,7 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
         Py_DECREF(r);
         return NULL;
     }
-    r = named_view(r, x, op, names, sig);
+    r = named_view(r, op, names, sig, f->last);
     Py_XDECREF(sig);
     return r;
 }
@@ -2175,6 +2189,8 @@ static PyTypeObject View_T = {
    property's: a __dict__ (where property.__init__ puts a subclass's __doc__) and the kind.
    The offsets are set in PyInit (the property's size is not in the public headers). */
 static Py_ssize_t VP_dict, VP_kind;
+static PyObject *swap_perms[MAXDIMS + 1]; /* (0, ..., nd - 1, nd - 2) per nd, built on use */
+static PyObject *prop_last[3];            /* named_view's last outcome of .T and .mT */
 
 static PyObject *
 prop_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -2186,16 +2202,17 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
         && (SLOT(obj, O_ext) == Py_None || (names = untracked_names(obj)) != NULL)) {
         PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
         if (r != NULL && names != NULL) {
-            /* x.T and x.mT of a named array are permute_dims with the last two axes swapped */
+            /* x.T and x.mT of a named array are permute_dims with the last two axes
+               swapped (that permutation built once per ndim) */
             Py_ssize_t nd = PyTuple_GET_SIZE(SLOT(r, O_shape)), ax[MAXDIMS];
-            for (Py_ssize_t i = 0; i < nd; i++)
-                ax[i] = i;
-            ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
-            PyObject *sig = ints_tuple(ax, nd);
-            if (sig == NULL)
-                PyErr_Clear();
-            r = named_view(r, obj, s_permute_dims, names, sig);
-            Py_XDECREF(sig);
+            if (swap_perms[nd] == NULL) {
+                for (Py_ssize_t i = 0; i < nd; i++)
+                    ax[i] = i;
+                ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
+                if ((swap_perms[nd] = ints_tuple(ax, nd)) == NULL)
+                    PyErr_Clear();
+            }
+            r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
         }
         if (r != NULL || PyErr_Occurred())
             return r;
