@@ -2056,7 +2056,7 @@ index_signature(PyObject *key)
    says which arguments the key holds); NULL (no error) when there is none. */
 static PyObject *
 name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *args,
-          Py_ssize_t n)
+          Py_ssize_t n, Py_ssize_t nkw)
 {
     PyObject *op = NULL, *sig = NULL;
     if (r == x) /* contiguous(): the array itself, its names and all */
@@ -2074,8 +2074,8 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
         op = s_permute_dims, sig = n == 2 && PyTuple_CheckExact(args[1]) ? Py_NewRef(args[1])
                                                                          : args_tuple(args + 1, n - 1);
         break;
-    case V_EXPAND:
-        op = s_expand_dims, sig = Py_NewRef(n == 2 ? args[1] : zero); /* (the one int axis) */
+    case V_EXPAND: /* (the one int axis: given, as a keyword too, or the default) */
+        op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
         break;
     }
     if (op == NULL) {
@@ -2135,7 +2135,7 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             break;
         }
         if (r != NULL && names != NULL)
-            r = name_view(f, r, x, names, args, n);
+            r = name_view(f, r, x, names, args, n, nkw);
         if (r != NULL || PyErr_Occurred())
             return r;
     }
