@@ -438,8 +438,9 @@ class Array:
         d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
         perm = list(range(nd))
         perm[d0], perm[d1] = perm[d1], perm[d0]
-        if self._ext is not None and HOOK[0] is not None:
-            return HOOK[0]("permute_dims", _LATE["permute_dims"]._impl, (self, tuple(perm)), {})
+        if self._ext is not None:
+            # the namespace function (its compiled view answers a named array it has seen)
+            return _LATE["permute_dims"](self, tuple(perm))
         st, off, shape, strides = self._layout()
         shape = list(shape)
         strides = list(strides)
@@ -460,8 +461,8 @@ class Array:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         dims = tuple(self._axis(d) for d in dims)
-        if self._ext is not None and HOOK[0] is not None:
-            return HOOK[0]("permute_dims", _LATE["permute_dims"]._impl, (self, dims), {})
+        if self._ext is not None:
+            return _LATE["permute_dims"](self, dims)  # (as transpose)
         st, off, shape, strides = self._layout()
         shape, strides = _layout.permute(shape, strides, dims)
         return self._view(off, shape, strides)

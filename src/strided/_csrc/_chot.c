@@ -847,21 +847,84 @@ done:
     return r;
 }
 
+/* Whether a reduction's call (x's names, ndim, keywords) is the one ``key`` (a _RED
+   key) was built from: by identity, or equal values of the builtin types the key may
+   hold (equal types first: True == 1 must not match). */
+static int
+same_reduction(PyObject *key, PyObject *names, Py_ssize_t nd, PyObject *const *kwv,
+               PyObject *kwnames, Py_ssize_t nk)
+{
+    if (key == NULL || PyTuple_GET_SIZE(key) != 3 + 3 * nk || PyTuple_GET_ITEM(key, 1) != names
+        || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 2)) != nd)
+        return 0;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *k = PyTuple_GET_ITEM(key, 3 + 3 * i), *v = PyTuple_GET_ITEM(key, 5 + 3 * i);
+        PyTypeObject *t = Py_TYPE(kwv[i]);
+        if ((PyObject *)t != PyTuple_GET_ITEM(key, 4 + 3 * i))
+            return 0;
+        if (k != PyTuple_GET_ITEM(kwnames, i) && PyUnicode_Compare(k, PyTuple_GET_ITEM(kwnames, i)))
+            return 0;
+        if (v != kwv[i]) {
+            if (t != &PyUnicode_Type && t != &PyLong_Type && t != &PyFloat_Type && t != &PyTuple_Type)
+                return 0; /* (a comparison that may run Python code: looked up afresh) */
+            int eq = PyObject_RichCompareBool(v, kwv[i], Py_EQ);
+            if (eq <= 0) {
+                PyErr_Clear();
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* A _RED outcome ((), {keyword: value}, result names) as the call makes it: (result
+   names, the keywords' names, their values...); NULL (no error) for another shape. */
+static PyObject *
+reduction_call(PyObject *hit)
+{
+    if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0))
+        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1)) || PyDict_GET_SIZE(PyTuple_GET_ITEM(hit, 1)) > 8)
+        return NULL;
+    PyObject *kw = PyTuple_GET_ITEM(hit, 1), *k, *v;
+    Py_ssize_t m = PyDict_GET_SIZE(kw), pos = 0, i = 0;
+    PyObject *call = PyTuple_New(2 + m), *kn = PyTuple_New(m);
+    if (call == NULL || kn == NULL) {
+        Py_XDECREF(call);
+        Py_XDECREF(kn);
+        PyErr_Clear();
+        return NULL;
+    }
+    PyTuple_SET_ITEM(call, 0, Py_NewRef(PyTuple_GET_ITEM(hit, 2)));
+    PyTuple_SET_ITEM(call, 1, kn);
+    while (i < m && PyDict_Next(kw, &pos, &k, &v)) {
+        PyTuple_SET_ITEM(kn, i, Py_NewRef(k));
+        PyTuple_SET_ITEM(call, 2 + i++, Py_NewRef(v));
+    }
+    if (i != m) {
+        Py_DECREF(call);
+        return NULL;
+    }
+    return call;
+}
+
 /* reduce(x, **keywords) on a named array whose outcome the named handler has cached
    (_handler._RED: (name, names, ndim, then name, type and value of each keyword) ->
    ((), keywords for the kernel, result names)): the function's body with those
    keywords, the result named as the handler's fast link names it; NULL (no error) to
    decline. A tuple value must hold exact strs and ints (the cache's own rule: its
-   items' types are not in the key). */
+   items' types are not in the key). The call site keeps its last outcome (f->last:
+   x's names, the key, the call as reduction_call makes it): a loop finds it without
+   building and hashing a key. */
 static PyObject *
 named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
 {
     if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_Check(f->name))
         return NULL;
-    PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape);
+    PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape), *call;
     if (names == NULL || shape == NULL || !PyTuple_CheckExact(shape))
         return NULL;
-    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames), nd = PyTuple_GET_SIZE(shape);
     for (Py_ssize_t i = 0; i < nk; i++)
         if (PyTuple_CheckExact(kwv[i]))
             for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwv[i]); j++) {
@@ -869,38 +932,49 @@ named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
                 if (!PyUnicode_CheckExact(a) && !PyLong_CheckExact(a))
                     return NULL;
             }
-    PyObject *key = PyTuple_New(3 + 3 * nk), *nd = PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
-    if (key == NULL || nd == NULL) {
-        Py_XDECREF(key);
-        Py_XDECREF(nd);
-        return decline_error();
+    if (f->last[0] == names && same_reduction(f->last[1], names, nd, kwv, kwnames, nk))
+        call = Py_NewRef(f->last[2]);
+    else {
+        PyObject *key = PyTuple_New(3 + 3 * nk), *ndo = PyLong_FromSsize_t(nd);
+        if (key == NULL || ndo == NULL) {
+            Py_XDECREF(key);
+            Py_XDECREF(ndo);
+            return decline_error();
+        }
+        PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
+        PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
+        PyTuple_SET_ITEM(key, 2, ndo);
+        for (Py_ssize_t i = 0; i < nk; i++) {
+            PyTuple_SET_ITEM(key, 3 + 3 * i, Py_NewRef(PyTuple_GET_ITEM(kwnames, i)));
+            PyTuple_SET_ITEM(key, 4 + 3 * i, Py_NewRef((PyObject *)Py_TYPE(kwv[i])));
+            PyTuple_SET_ITEM(key, 5 + 3 * i, Py_NewRef(kwv[i]));
+        }
+        PyObject *hit = PyDict_GetItemWithError(red_cache, key); /* (unhashable: declined) */
+        call = hit == NULL ? NULL : reduction_call(hit);
+        if (call == NULL) {
+            Py_DECREF(key);
+            PyErr_Clear();
+            return NULL;
+        }
+        Py_XSETREF(f->last[0], Py_NewRef(names));
+        Py_XSETREF(f->last[1], key);
+        Py_XSETREF(f->last[2], Py_NewRef(call));
     }
-    PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
-    PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
-    PyTuple_SET_ITEM(key, 2, nd);
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        PyTuple_SET_ITEM(key, 3 + 3 * i, Py_NewRef(PyTuple_GET_ITEM(kwnames, i)));
-        PyTuple_SET_ITEM(key, 4 + 3 * i, Py_NewRef((PyObject *)Py_TYPE(kwv[i])));
-        PyTuple_SET_ITEM(key, 5 + 3 * i, Py_NewRef(kwv[i]));
-    }
-    PyObject *hit = PyDict_GetItemWithError(red_cache, key); /* (an unhashable value: declined) */
-    Py_DECREF(key);
-    if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
-        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0))
-        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1))) {
-        PyErr_Clear();
-        return NULL;
-    }
-    Py_INCREF(hit); /* the call may clear the cache */
-    names = PyTuple_GET_ITEM(hit, 2);
+    /* (call is held: the body may run code that clears the cache) */
+    Py_ssize_t m = PyTuple_GET_SIZE(call) - 2;
+    PyObject *argv[9] = {x};
+    for (Py_ssize_t i = 0; i < m; i++)
+        argv[1 + i] = PyTuple_GET_ITEM(call, 2 + i);
+    PyObject *kn = PyTuple_GET_ITEM(call, 1);
     PyObject *tok = quiet_enter();
     PyObject *r = tok == NULL ? NULL
-                              : quiet_exit(tok, PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1)));
+                              : quiet_exit(tok, PyObject_Vectorcall(f->fallback, argv, 1, m ? kn : NULL));
     if (r == NULL) {
-        Py_DECREF(hit);
+        Py_DECREF(call);
         return decline_error(); /* the Python path raises its own error */
     }
     /* a fresh unnamed result whose rank the names fit (as the handler); all None: unnamed */
+    names = PyTuple_GET_ITEM(call, 0);
     int fits = contract_array(r) && r != x && SLOT(r, O_ext) == Py_None
                && PyTuple_CheckExact(names)
                && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
@@ -909,12 +983,12 @@ named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
         any |= PyTuple_GET_ITEM(names, i) != Py_None;
     if (!fits) {
         Py_DECREF(r);
-        Py_DECREF(hit);
+        Py_DECREF(call);
         return NULL;
     }
     if (any)
         r = name_result(r, names);
-    Py_DECREF(hit);
+    Py_DECREF(call);
     return r;
 }
 
@@ -1985,10 +2059,23 @@ view_swap_last(PyObject *x, int t)
     return make_view(x, nat, L.off, L.shape, L.str, nd, NULL);
 }
 
+/* --- rename / refine_names: a view with x's own layout ------------------------------------ */
+
+static PyObject *
+view_alias(PyObject *x)
+{
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    return make_view(x, parent_native(x), L.off, L.shape, L.str, L.nd, SLOT(x, O_shape));
+}
+
 /* --- the objects ----------------------------------------------------------------------- */
 
+/* V_RENAME: rename / refine_names of a named array (strided.named), f->table their name:
+   answered only with a cached outcome (named_view). */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_T, V_MT };
+       V_RENAME, V_T, V_MT };
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
    reference); NULL (no error set) unless they are all exact ints or bools (the view
@@ -2077,6 +2164,24 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
     case V_EXPAND: /* (the one int axis: given, as a keyword too, or the default) */
         op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
         break;
+    case V_RENAME: /* (the names given; the same names: the array itself, as in Python) */
+        op = f->table, sig = PyTuple_New(n - 1);
+        for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
+            PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
+        r = named_view(r, op, names, sig, f->last);
+        Py_XDECREF(sig);
+        if (r != NULL && SLOT(r, O_ext) != Py_None) {
+            int same = PyObject_RichCompareBool(SLOT(SLOT(r, O_ext), E_names), names, Py_EQ);
+            if (same) { /* (tuples of str and None: no Python code runs) */
+                Py_DECREF(r);
+                if (same < 0) {
+                    PyErr_Clear();
+                    return NULL;
+                }
+                return Py_NewRef(x);
+            }
+        }
+        return r;
     }
     if (op == NULL) {
         Py_XDECREF(sig);
@@ -2132,6 +2237,10 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
                      && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
                 r = view_expand(x, zero); /* expand_dims's default axis */
+            break;
+        case V_RENAME: /* x.rename('a', 'b'): x's layout, the names name_view finds */
+            if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+                r = view_alias(x);
             break;
         }
         if (r != NULL && names != NULL)
@@ -2358,7 +2467,7 @@ PyInit__chot(void)
     static const struct { const char *name; int kind; } kinds[] = {
         {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
-        {"EXPAND", V_EXPAND}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+        {"EXPAND", V_EXPAND}, {"RENAME", V_RENAME}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);

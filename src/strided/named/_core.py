@@ -48,6 +48,20 @@ def full_names(x: Array) -> tuple:
     return n if n is not None else (None,) * len(x._shape)
 
 
+# (op, x's names, the view's arguments) -> the names of the view's result (None: unnamed),
+# for the views whose name outcome depends on nothing else: filled by the named handler
+# (_handler._VIEW_KEYS) and by rename/refine_names, read there and by the compiled views
+# (_chot.c, "named dimensions"). An outcome is a function of its key: it never goes stale.
+VIEW_NAMES: dict = {}
+
+
+def remember_view(key, names) -> None:
+    """Cache the names of a view's result (a tuple or None) under ``key``."""
+    if len(VIEW_NAMES) > 4096:
+        VIEW_NAMES.clear()
+    VIEW_NAMES[key] = names if names is None or names.count(None) != len(names) else None
+
+
 def tag(x: Array, names) -> Array:
     """Set ``x``'s names in place (``x`` must be an array this library just made)."""
     if names is None or names.count(None) == len(names):

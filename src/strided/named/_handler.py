@@ -17,7 +17,8 @@ from .._core.array import Array, Ext
 from .._core.dtypes import DType
 from .._core.dispatch import CHOT, _run_impl, register_handler
 from .._api.elementwise import REGISTRY
-from ._core import DimensionNameError, full_names, renamed, tag, unify_same
+from ._core import (VIEW_NAMES, DimensionNameError, full_names, remember_view, renamed, tag,
+                    unify_same)
 from ._ops import align
 from ._rules import RULES, Each, _reduction
 
@@ -301,12 +302,12 @@ handler.entry = _entry
 
 # --- views ----------------------------------------------------------------------------
 
-# (op, x's names, the view's arguments) -> the result's names (None: unnamed). The name
-# rules of these views depend on nothing else (for indexing: on which entries of the key
-# are ints and which are slices, not on their values), so each runs once per combination.
-# The compiled views (_chot.c, "views") compute the view itself and take its names from
-# here; they build the same keys (_VIEW_KEYS below) for the calls they answer.
-_VIEW_NAMES: dict = {}
+# _core.VIEW_NAMES: (op, x's names, the view's arguments) -> the result's names. The name
+# rules of the views in _VIEW_KEYS depend on nothing else (for indexing: on which entries
+# of the key are ints and which are slices, not on their values), so each runs once per
+# combination. The compiled views (_chot.c, "views") compute the view itself and take
+# its names from there; they build the same keys for the calls they answer.
+_VIEW_NAMES = VIEW_NAMES
 
 
 def _index_signature(x, key):
@@ -346,6 +347,33 @@ def _expand_axis(x, args, kwargs):
     return axis if type(axis) is int else None
 
 
+def _int_or_ints(a):
+    if type(a) is int:
+        return a
+    if type(a) is tuple:
+        for b in a:
+            if type(b) is not int:
+                return None
+        return a
+    return None
+
+
+def _squeeze_axis(x, args, kwargs):
+    # (not axis=None: which dims go depends on the shape, not on the names)
+    if len(args) == 2 and not kwargs:
+        return _int_or_ints(args[1])
+    if len(args) == 1 and len(kwargs) == 1 and "axis" in kwargs:
+        return _int_or_ints(kwargs["axis"])
+    return None
+
+
+def _flatten_dims(x, args, kwargs):
+    if kwargs or len(args) > 3:
+        return None
+    dims = args[1:] + (0, -1)[len(args) - 1:]
+    return dims if type(dims[0]) is int and type(dims[1]) is int else None
+
+
 def _reshape_args(x, args, kwargs):
     return None if len(args) != 2 or kwargs.get("copy", None) is not None or len(kwargs) > 1 \
         or (kwargs and "copy" not in kwargs) else ()
@@ -358,6 +386,9 @@ _VIEW_KEYS = {
     "permute_dims": _int_axes,
     "expand_dims": _expand_axis,
     "reshape": _reshape_args,  # (reshaping drops the names, whatever the shape)
+    # (no compiled view: cached here for the Python path)
+    "squeeze": _squeeze_axis,
+    "flatten": _flatten_dims,
 }
 
 
@@ -371,10 +402,8 @@ def _cached_view(name, r, impl, args, kwargs, call_next):
     if names is _MISS:
         result = _named_call(name, r, impl, args, kwargs, call_next)
         if type(result) is Array and result is not x:
-            if len(_VIEW_NAMES) > 4096:
-                _VIEW_NAMES.clear()
             e = result._ext
-            _VIEW_NAMES[key] = None if e is None else e.names
+            remember_view(key, None if e is None else e.names)
         return result
     result = call_next(name, impl, args, kwargs)
     if type(result) is Array and result is not x:
