@@ -550,7 +550,14 @@ has_ext(PyObject *a)
     return 0;
 }
 
-static PyObject *named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames);
+/* A named call's arguments after x (vectorcall's: npos positional, then the keywords'
+   values, kwnames their names): the part of its _RED key after (op, names, ndim, npos). */
+typedef struct {
+    PyObject *const *v;
+    Py_ssize_t npos, nk;
+    PyObject *kwnames;
+} CallArgs;
+static PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);
 static PyObject *decline_error(void);
 
 /* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
@@ -570,8 +577,9 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
         if (ext < 0)
             return NULL;
-        if (ext > 0 && n == 1) {
-            PyObject *r = named_reduction(f, args[0], args + 1, kwnames);
+        if (ext > 0 && n >= 1) {
+            CallArgs c = {args + 1, n - 1, nk, kwnames};
+            PyObject *r = named_call(f, args[0], &c);
             if (r != NULL || PyErr_Occurred())
                 return r;
         }
@@ -667,8 +675,9 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
      its names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and
      names the result with a fresh Ext, as the handler's own fast link does; inputs
      whose names differ only while auto_align() is off (else they are aligned first);
-   - a reduction ``reduce(x, **keywords)`` (_handler._RED) runs the function's body
-     with the keywords the rule turned names into;
+   - a reduction, or a view whose names follow from its arguments (_handler._RED:
+     ``reduce(x, axis='C', keepdims=True)``, ``squeeze(x, axis=0)``), runs the
+     function's body with the arguments the rule turned names into;
    - the views the compiled views compute (see "views" below: indexing, .T, .mT,
      permute, expand_dims, reshape) take their names from _handler._VIEW_NAMES.
    Only arrays whose Ext tracks no gradient (autograd, the one other handler, passes
@@ -847,27 +856,32 @@ done:
     return r;
 }
 
-/* Whether a reduction's call (x's names, ndim, keywords) is the one ``key`` (a _RED
-   key) was built from: by identity, or equal values of the builtin types the key may
-   hold (equal types first: True == 1 must not match). */
+/* Whether a call (x's names, ndim, arguments) is the one ``key`` (a _RED key) was built
+   from: by identity, or equal values of the builtin types the key may hold (equal
+   types first: True == 1 must not match). */
 static int
-same_reduction(PyObject *key, PyObject *names, Py_ssize_t nd, PyObject *const *kwv,
-               PyObject *kwnames, Py_ssize_t nk)
+same_call(PyObject *key, PyObject *names, Py_ssize_t nd, const CallArgs *c)
 {
-    if (key == NULL || PyTuple_GET_SIZE(key) != 3 + 3 * nk || PyTuple_GET_ITEM(key, 1) != names
-        || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 2)) != nd)
+    Py_ssize_t np = c->npos;
+    if (key == NULL || PyTuple_GET_SIZE(key) != 4 + 2 * np + 3 * c->nk
+        || PyTuple_GET_ITEM(key, 1) != names || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 2)) != nd
+        || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 3)) != np + 1)
         return 0;
-    for (Py_ssize_t i = 0; i < nk; i++) {
-        PyObject *k = PyTuple_GET_ITEM(key, 3 + 3 * i), *v = PyTuple_GET_ITEM(key, 5 + 3 * i);
-        PyTypeObject *t = Py_TYPE(kwv[i]);
-        if ((PyObject *)t != PyTuple_GET_ITEM(key, 4 + 3 * i))
+    for (Py_ssize_t i = 0; i < np + c->nk; i++) {
+        Py_ssize_t at = i < np ? 4 + 2 * i : 4 + 2 * np + 3 * (i - np) + 1;
+        PyObject *v = PyTuple_GET_ITEM(key, at + 1), *a = c->v[i];
+        PyTypeObject *t = Py_TYPE(a);
+        if ((PyObject *)t != PyTuple_GET_ITEM(key, at))
             return 0;
-        if (k != PyTuple_GET_ITEM(kwnames, i) && PyUnicode_Compare(k, PyTuple_GET_ITEM(kwnames, i)))
-            return 0;
-        if (v != kwv[i]) {
+        if (i >= np) {
+            PyObject *k = PyTuple_GET_ITEM(key, at - 1), *kn = PyTuple_GET_ITEM(c->kwnames, i - np);
+            if (k != kn && PyUnicode_Compare(k, kn))
+                return 0;
+        }
+        if (v != a) {
             if (t != &PyUnicode_Type && t != &PyLong_Type && t != &PyFloat_Type && t != &PyTuple_Type)
                 return 0; /* (a comparison that may run Python code: looked up afresh) */
-            int eq = PyObject_RichCompareBool(v, kwv[i], Py_EQ);
+            int eq = PyObject_RichCompareBool(v, a, Py_EQ);
             if (eq <= 0) {
                 PyErr_Clear();
                 return 0;
@@ -877,18 +891,19 @@ same_reduction(PyObject *key, PyObject *names, Py_ssize_t nd, PyObject *const *k
     return 1;
 }
 
-/* A _RED outcome ((), {keyword: value}, result names) as the call makes it: (result
-   names, the keywords' names, their values...); NULL (no error) for another shape. */
+/* A _RED outcome (positional arguments after x, {keyword: value}, result names) as the
+   call makes it: (result names, the keywords' names, the positional arguments, the
+   keywords' values...); NULL (no error) for another shape. */
 static PyObject *
-reduction_call(PyObject *hit)
+cached_call_form(PyObject *hit)
 {
     if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
-        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0))
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0)) > 4
         || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1)) || PyDict_GET_SIZE(PyTuple_GET_ITEM(hit, 1)) > 8)
         return NULL;
     PyObject *kw = PyTuple_GET_ITEM(hit, 1), *k, *v;
     Py_ssize_t m = PyDict_GET_SIZE(kw), pos = 0, i = 0;
-    PyObject *call = PyTuple_New(2 + m), *kn = PyTuple_New(m);
+    PyObject *call = PyTuple_New(3 + m), *kn = PyTuple_New(m);
     if (call == NULL || kn == NULL) {
         Py_XDECREF(call);
         Py_XDECREF(kn);
@@ -897,9 +912,10 @@ reduction_call(PyObject *hit)
     }
     PyTuple_SET_ITEM(call, 0, Py_NewRef(PyTuple_GET_ITEM(hit, 2)));
     PyTuple_SET_ITEM(call, 1, kn);
+    PyTuple_SET_ITEM(call, 2, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
     while (i < m && PyDict_Next(kw, &pos, &k, &v)) {
         PyTuple_SET_ITEM(kn, i, Py_NewRef(k));
-        PyTuple_SET_ITEM(call, 2 + i++, Py_NewRef(v));
+        PyTuple_SET_ITEM(call, 3 + i++, Py_NewRef(v));
     }
     if (i != m) {
         Py_DECREF(call);
@@ -908,49 +924,58 @@ reduction_call(PyObject *hit)
     return call;
 }
 
-/* reduce(x, **keywords) on a named array whose outcome the named handler has cached
-   (_handler._RED: (name, names, ndim, then name, type and value of each keyword) ->
-   ((), keywords for the kernel, result names)): the function's body with those
-   keywords, the result named as the handler's fast link names it; NULL (no error) to
-   decline. A tuple value must hold exact strs and ints (the cache's own rule: its
-   items' types are not in the key). The call site keeps its last outcome (f->last:
-   x's names, the key, the call as reduction_call makes it): a loop finds it without
-   building and hashing a key. */
+/* op(x, *args, **keywords) on a named array whose outcome the named handler has cached
+   (_handler._RED, for reductions and the views whose names follow from their arguments:
+   (op, names, ndim, the number of positional arguments, type and value of each after x,
+   then name, type and value of each keyword) -> (positional arguments after x, keywords
+   for the function, result names)): the function's body with those arguments, the
+   result named as the handler's fast link names it; NULL (no error) to decline. A tuple
+   argument must hold exact strs and ints (the cache's own rule: its items' types are
+   not in the key). The call site keeps its last outcome (f->last: x's names, the key,
+   the call as cached_call_form makes it): a loop finds it without building and hashing
+   a key. */
 static PyObject *
-named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
+named_call(Fast *f, PyObject *x, const CallArgs *c)
 {
     if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_Check(f->name))
         return NULL;
     PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape), *call;
     if (names == NULL || shape == NULL || !PyTuple_CheckExact(shape))
         return NULL;
-    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames), nd = PyTuple_GET_SIZE(shape);
-    for (Py_ssize_t i = 0; i < nk; i++)
-        if (PyTuple_CheckExact(kwv[i]))
-            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kwv[i]); j++) {
-                PyObject *a = PyTuple_GET_ITEM(kwv[i], j);
-                if (!PyUnicode_CheckExact(a) && !PyLong_CheckExact(a))
+    Py_ssize_t np = c->npos, nk = c->nk, nd = PyTuple_GET_SIZE(shape);
+    for (Py_ssize_t i = 0; i < np + nk; i++) {
+        PyObject *a = c->v[i];
+        if (Py_TYPE(a) == Array_T)
+            return NULL; /* (not a key: the Python path) */
+        if (PyTuple_CheckExact(a))
+            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(a); j++)
+                if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(a, j)) && !PyLong_CheckExact(PyTuple_GET_ITEM(a, j)))
                     return NULL;
-            }
-    if (f->last[0] == names && same_reduction(f->last[1], names, nd, kwv, kwnames, nk))
+    }
+    if (f->last[0] == names && same_call(f->last[1], names, nd, c))
         call = Py_NewRef(f->last[2]);
     else {
-        PyObject *key = PyTuple_New(3 + 3 * nk), *ndo = PyLong_FromSsize_t(nd);
-        if (key == NULL || ndo == NULL) {
+        PyObject *key = PyTuple_New(4 + 2 * np + 3 * nk), *ndo = PyLong_FromSsize_t(nd);
+        PyObject *npo = PyLong_FromSsize_t(np + 1);
+        if (key == NULL || ndo == NULL || npo == NULL) {
             Py_XDECREF(key);
             Py_XDECREF(ndo);
+            Py_XDECREF(npo);
             return decline_error();
         }
         PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
         PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
         PyTuple_SET_ITEM(key, 2, ndo);
-        for (Py_ssize_t i = 0; i < nk; i++) {
-            PyTuple_SET_ITEM(key, 3 + 3 * i, Py_NewRef(PyTuple_GET_ITEM(kwnames, i)));
-            PyTuple_SET_ITEM(key, 4 + 3 * i, Py_NewRef((PyObject *)Py_TYPE(kwv[i])));
-            PyTuple_SET_ITEM(key, 5 + 3 * i, Py_NewRef(kwv[i]));
+        PyTuple_SET_ITEM(key, 3, npo);
+        Py_ssize_t at = 4;
+        for (Py_ssize_t i = 0; i < np + nk; i++) {
+            if (i >= np)
+                PyTuple_SET_ITEM(key, at++, Py_NewRef(PyTuple_GET_ITEM(c->kwnames, i - np)));
+            PyTuple_SET_ITEM(key, at++, Py_NewRef((PyObject *)Py_TYPE(c->v[i])));
+            PyTuple_SET_ITEM(key, at++, Py_NewRef(c->v[i]));
         }
         PyObject *hit = PyDict_GetItemWithError(red_cache, key); /* (unhashable: declined) */
-        call = hit == NULL ? NULL : reduction_call(hit);
+        call = hit == NULL ? NULL : cached_call_form(hit);
         if (call == NULL) {
             Py_DECREF(key);
             PyErr_Clear();
@@ -961,14 +986,16 @@ named_reduction(Fast *f, PyObject *x, PyObject *const *kwv, PyObject *kwnames)
         Py_XSETREF(f->last[2], Py_NewRef(call));
     }
     /* (call is held: the body may run code that clears the cache) */
-    Py_ssize_t m = PyTuple_GET_SIZE(call) - 2;
-    PyObject *argv[9] = {x};
+    PyObject *tail = PyTuple_GET_ITEM(call, 2), *kn = PyTuple_GET_ITEM(call, 1);
+    Py_ssize_t nt = PyTuple_GET_SIZE(tail), m = PyTuple_GET_SIZE(kn);
+    PyObject *argv[13] = {x};
+    for (Py_ssize_t i = 0; i < nt; i++)
+        argv[1 + i] = PyTuple_GET_ITEM(tail, i);
     for (Py_ssize_t i = 0; i < m; i++)
-        argv[1 + i] = PyTuple_GET_ITEM(call, 2 + i);
-    PyObject *kn = PyTuple_GET_ITEM(call, 1);
+        argv[1 + nt + i] = PyTuple_GET_ITEM(call, 3 + i);
     PyObject *tok = quiet_enter();
     PyObject *r = tok == NULL ? NULL
-                              : quiet_exit(tok, PyObject_Vectorcall(f->fallback, argv, 1, m ? kn : NULL));
+                              : quiet_exit(tok, PyObject_Vectorcall(f->fallback, argv, 1 + nt, m ? kn : NULL));
     if (r == NULL) {
         Py_DECREF(call);
         return decline_error(); /* the Python path raises its own error */
@@ -2138,6 +2165,45 @@ index_signature(PyObject *key)
     return r;
 }
 
+/* permute's axes (items[0..n), or the one tuple items[0]) of a named array with each
+   name given as its position in names (as _core.name_to_axis finds it): a new tuple of
+   ints, or NULL (no error) when one is not a name of the array, nor an int. */
+static PyObject *
+axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    if (n == 1 && PyTuple_CheckExact(items[0])) {
+        n = PyTuple_GET_SIZE(items[0]);
+        items = &PyTuple_GET_ITEM(items[0], 0);
+    }
+    if (n > MAXDIMS)
+        return NULL;
+    Py_ssize_t ax[MAXDIMS], nn = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = items[i];
+        if (PyLong_CheckExact(a)) {
+            ax[i] = PyLong_AsSsize_t(a);
+            if (ax[i] == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return NULL;
+            }
+            continue;
+        }
+        if (!PyUnicode_CheckExact(a))
+            return NULL;
+        Py_ssize_t j = 0;
+        while (j < nn && !(PyUnicode_Check(PyTuple_GET_ITEM(names, j))
+                           && PyUnicode_Compare(PyTuple_GET_ITEM(names, j), a) == 0))
+            j++;
+        if (j == nn)
+            return NULL; /* the Python path reports the unknown name */
+        ax[i] = j;
+    }
+    PyObject *t = ints_tuple(ax, n);
+    if (t == NULL)
+        PyErr_Clear();
+    return t;
+}
+
 /* The view of a named array x (names: its names) that view_vectorcall computed, r
    (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
    says which arguments the key holds); NULL (no error) when there is none. */
@@ -2243,7 +2309,20 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
                 r = view_alias(x);
             break;
         }
-        if (r != NULL && names != NULL)
+        if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
+            && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
+            /* dims given by name: their positions, and the permutation's cached names */
+            PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
+            if (ax != NULL) {
+                r = view_permute(x, ax);
+                if (r != NULL)
+                    r = named_view(r, s_permute_dims, names, ax, f->last);
+                Py_DECREF(ax);
+            }
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
+        else if (r != NULL && names != NULL)
             r = name_view(f, r, x, names, args, n, nkw);
         if (r != NULL || PyErr_Occurred())
             return r;

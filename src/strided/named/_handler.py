@@ -20,7 +20,7 @@ from .._api.elementwise import REGISTRY
 from ._core import (VIEW_NAMES, DimensionNameError, full_names, remember_view, renamed, tag,
                     unify_same)
 from ._ops import align
-from ._rules import RULES, Each, _reduction
+from ._rules import RULES, Each, _expand_dims, _flatten, _reduction, _squeeze, _unflatten
 
 __all__ = ["handler", "install", "AUTO_ALIGN"]
 
@@ -133,10 +133,10 @@ def handler(name, impl, args, kwargs, call_next):
     # Array methods pass the namespace function itself (its @api wrapper), which would
     # dispatch a second time: run the function's body instead.
     impl = getattr(impl, "_impl", impl)
-    if r is _reduction and len(args) == 1:
-        return _cached_reduction(name, r, impl, args[0], kwargs, call_next)
     if name in _VIEW_KEYS:
         return _cached_view(name, r, impl, args, kwargs, call_next)
+    if r in _CACHED_RULES:
+        return _cached_call(name, r, impl, args, kwargs, call_next)
     return _named_call(name, r, impl, args, kwargs, call_next)
 
 
@@ -290,8 +290,8 @@ def _entry(call_next):
                             return result
                         return _finish(name, result, names, None, args)
                 if RULES.get(name) is _reduction:
-                    return _cached_reduction(name, _reduction, getattr(impl, "_impl", impl), x,
-                                             kwargs, call_next)
+                    return _cached_call(name, _reduction, getattr(impl, "_impl", impl), args,
+                                        kwargs, call_next)
         return handler(name, impl, args, kwargs, call_next)
 
     return entry
@@ -328,12 +328,16 @@ def _index_signature(x, key):
 
 
 def _int_axes(x, args, kwargs):
+    """permute_dims's axes as ints (a name as its position), or None."""
     axes = args[1] if len(args) == 2 and not kwargs else None
     if type(axes) is not tuple:
         return None
+    names = x._ext.names
     for a in axes:
         if type(a) is not int:
-            return None
+            if type(a) is not str or a not in names:
+                return None  # (the rule reports an unknown name)
+            return tuple(names.index(a) if type(a) is str else a for a in axes)
     return axes
 
 
@@ -345,33 +349,6 @@ def _expand_axis(x, args, kwargs):
     else:
         return None
     return axis if type(axis) is int else None
-
-
-def _int_or_ints(a):
-    if type(a) is int:
-        return a
-    if type(a) is tuple:
-        for b in a:
-            if type(b) is not int:
-                return None
-        return a
-    return None
-
-
-def _squeeze_axis(x, args, kwargs):
-    # (not axis=None: which dims go depends on the shape, not on the names)
-    if len(args) == 2 and not kwargs:
-        return _int_or_ints(args[1])
-    if len(args) == 1 and len(kwargs) == 1 and "axis" in kwargs:
-        return _int_or_ints(kwargs["axis"])
-    return None
-
-
-def _flatten_dims(x, args, kwargs):
-    if kwargs or len(args) > 3:
-        return None
-    dims = args[1:] + (0, -1)[len(args) - 1:]
-    return dims if type(dims[0]) is int and type(dims[1]) is int else None
 
 
 def _reshape_args(x, args, kwargs):
@@ -386,17 +363,15 @@ _VIEW_KEYS = {
     "permute_dims": _int_axes,
     "expand_dims": _expand_axis,
     "reshape": _reshape_args,  # (reshaping drops the names, whatever the shape)
-    # (no compiled view: cached here for the Python path)
-    "squeeze": _squeeze_axis,
-    "flatten": _flatten_dims,
 }
 
 
 def _cached_view(name, r, impl, args, kwargs, call_next):
     x = args[0]
     sig = _VIEW_KEYS[name](x, args, kwargs) if type(x) is Array else None
-    if sig is None:
-        return _named_call(name, r, impl, args, kwargs, call_next)
+    if sig is None:  # (expand_dims(x, axis=(0, 2)): _RED's)
+        return (_cached_call if r in _CACHED_RULES else _named_call)(name, r, impl, args, kwargs,
+                                                                       call_next)
     key = (name, x._ext.names, sig)
     names = _VIEW_NAMES.get(key, _MISS)
     if names is _MISS:
@@ -414,37 +389,42 @@ def _cached_view(name, r, impl, args, kwargs, call_next):
 # --- reductions ---------------------------------------------------------------------------
 
 _SIMPLE = (str, int, bool, float, type(None), DType)
-# (op, x's names, ndim, then for each keyword argument: its name, type and value) ->
-# (positional arguments after x, keywords for the kernel, result names): a reduction's
-# name rule depends on nothing else, so it runs once per combination. The compiled
-# namespace functions (_chot.c's named_reduction) build the same key for ``reduce(x,
-# **keywords)``. A tuple value holds str and int only (its items' types are not in
-# the key, and True == 1).
+# (op, x's names, ndim, the number of positional arguments, the type and value of each
+# after x, then for each keyword argument: its name, type and value) -> (positional
+# arguments after x, keywords for the kernel, result names), for the ops of
+# _CACHED_RULES (reductions, and views whose names follow from the arguments): their
+# name rules depend on nothing else, so each runs once per combination. The compiled
+# namespace functions (_chot.c's named_call) build the same key. A tuple value holds
+# str and int only (its items' types are not in the key, and True == 1).
 _RED: dict = {}
 # (op, x's names, the dimension name given as axis=) -> the same entry, for the commonest
 # call, ``reduce(x, axis='C')``, found without building the general key.
 _RED_AXIS: dict = {}
 
 
-def _cached_reduction(name, r, impl, x, kwargs, call_next):
-    if type(x) is not Array:
-        return _named_call(name, r, impl, (x,), kwargs, call_next)
-    key = [name, x._ext.names, len(x._shape)]
+def _cached_call(name, r, impl, args, kwargs, call_next):
+    """``op(x, *args, **kwargs)`` for an op whose rule is in _CACHED_RULES: the rule's
+    outcome comes from _RED, or is put there."""
+    x = args[0]
+    if type(x) is not Array or not _SHAPE_FREE.get(r, _always)(args, kwargs):
+        return _named_call(name, r, impl, args, kwargs, call_next)
+    key = [name, x._ext.names, len(x._shape), len(args)]
+    for v in args[1:]:
+        t = type(v)
+        if not _simple(t, v):
+            return _named_call(name, r, impl, args, kwargs, call_next)
+        key += (t, v)
     for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
         t = type(v)
-        if t is tuple:
-            for a in v:
-                if type(a) is not str and type(a) is not int:
-                    return _named_call(name, r, impl, (x,), kwargs, call_next)
-        elif t not in _SIMPLE:
-            return _named_call(name, r, impl, (x,), kwargs, call_next)
+        if not _simple(t, v):
+            return _named_call(name, r, impl, args, kwargs, call_next)
         key += (k, t, v)
     key = tuple(key)
     hit = _RED.get(key)
     if hit is None:
-        hit = _rule_outcome(name, r, impl, (x,), kwargs, call_next)
+        hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
         if hit is None:
-            return call_next(name, impl, (x,), kwargs)  # the operation reports the mistake
+            return call_next(name, impl, args, kwargs)  # the operation reports the mistake
         _, a, k, spec = hit
         if spec is not None:
             _check_unique(name, spec)
@@ -455,7 +435,7 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
             _RED_AXIS.clear()
         _RED[key] = hit
         axis = kwargs.get("axis")
-        if len(kwargs) == 1 and type(axis) is str and not hit[0]:
+        if len(args) == 1 and len(kwargs) == 1 and type(axis) is str and not hit[0]:
             _RED_AXIS[(name, x._ext.names, axis)] = hit
     tail, kw, names = hit
     if call_next is _run_impl:  # the last link: run the function's body without it
@@ -470,6 +450,32 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
             e.names = names
         return result
     return _finish(name, result, names, None, (x,))
+
+
+def _simple(t, v) -> bool:
+    """Whether an argument may be part of a _RED key (its type is there too; a tuple
+    holds exact str and int only, since its items' types are not)."""
+    if t is tuple:
+        for a in v:
+            if type(a) is not str and type(a) is not int:
+                return False
+        return True
+    return t in _SIMPLE
+
+
+def _always(args, kwargs) -> bool:
+    return True
+
+
+def _squeeze_axis_given(args, kwargs) -> bool:
+    # squeeze(x) drops the size-1 dims: the shape decides, not the names
+    return (args[1] if len(args) > 1 else kwargs.get("axis")) is not None
+
+
+# The rules that read nothing but x's names, its ndim and the call's simple arguments
+# (and turn names given as axes into positions): their outcomes are cached in _RED.
+_CACHED_RULES = frozenset([_reduction, _squeeze, _flatten, _unflatten, _expand_dims])
+_SHAPE_FREE = {_squeeze: _squeeze_axis_given}
 
 
 def _rule_outcome(name, r, impl, args, kwargs, call_next):
