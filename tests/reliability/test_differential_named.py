@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 
 import numpy as np
 import pytest
@@ -119,7 +120,8 @@ def view(draw, x):
         return f"{x}.refine_names({draw(st.sampled_from(['r', 'c']) | st.just('...'))!r}, 'c')" \
             .replace("'...'", "...")
     if kind == 11:
-        to = draw(st.sampled_from(["'c', 'r'", "'c', 'h', 'r'", "..., 'r'", "'r'"]))
+        to = draw(st.sampled_from(["'c', 'r'", "'c', 'h', 'r'", "..., 'r'", "'r'", "'h', ..., 'r'",
+                                   "'c', 'c'", "..., ...", "'n', 'r', 'c', 'z'"]))
         return f"{x}.align_to({to})"
     if kind == 12:
         return draw(st.sampled_from([f"{x}.flatten(0, 1)", f"{x}.flatten()",
@@ -163,6 +165,8 @@ def programs(draw):
             e = draw(view(arr()).filter(lambda s: ".rename(" in s or ".refine_names(" in s)
                      | st.sampled_from([f"{arr()}.rename('c', 'r')", f"{arr()}.rename(None)",
                                         f"{arr()}[:, None]"]))
+        if kind in ("view", "rename") and ".names" not in e:  # its layout too
+            e = f"(lambda r: (r, r.stride(), r.storage_offset()))({e})"
         # three times: the first call caches the outcome, the other two take the compiled path
         calls = f"[{e} for _ in range(3)]"
         if kind == "align":
@@ -170,11 +174,36 @@ def programs(draw):
         else:
             prog.append((v, f"{v} = {calls}"))
         if kind in ("view", "rename") and draw(st.booleans()):
-            prog.append((f"w{k}", f"w{k} = {v}[0]"))
+            prog.append((f"w{k}", f"w{k} = {v}[0][0]"))
             held.append(f"w{k}")
     spec = [(dtype, shape, draw(st.integers(0, 2**16)), i in (0, 1) and draw(st.integers(0, 3)) == 0,
              names) for i, (dtype, shape, names) in enumerate(INPUTS)]
     return prog, spec
+
+
+# Note: on unnamed arrays too, the compiled float64 sum/mean/var/std (strided's C sums,
+# not this extension) give another NaN payload than the Python definitions when the
+# reduced elements hold several NaNs of different payloads (they add in another order).
+# Those results are compared with their NaNs made one NaN; everything else bit for bit.
+_NAN_ORDER = re.compile(r"\b(sum|mean|var|std|prod)\(")
+
+
+def _one_nan(rec):
+    if isinstance(rec, tuple) and rec[:1] == ("array",) and rec[1].startswith(("float", "complex")):
+        a = np.frombuffer(rec[3], dtype=rec[1]).copy()
+        a[np.isnan(a)] = np.nan
+        return rec[:3] + (a.tobytes(),) + rec[4:]
+    if isinstance(rec, tuple):
+        return tuple(_one_nan(r) for r in rec)
+    return rec
+
+
+def _comparable(res, program) -> dict:
+    if not any(_NAN_ORDER.search(src) for _, src in program):
+        return res
+    return {"steps": [(name, _one_nan(rec) if _NAN_ORDER.search(src) else rec)
+                      for (name, rec), (_, src) in zip(res["steps"], program)],
+            "changed": res["changed"], "grads": _one_nan(res["grads"])}
 
 
 def test_compiled_and_python_paths_agree_on_names(worker):
@@ -194,6 +223,7 @@ def test_compiled_and_python_paths_agree_on_names(worker):
         stats["errors"] += sum(rec[0] == "error" for _, rec in here["steps"])
         assert here["changed"] == [], f"the compiled run overwrote {here['changed']}: {program}"
         assert there["changed"] == [], f"the Python run overwrote {there['changed']}: {program}"
+        here, there = _comparable(here, program), _comparable(there, program)
         if here != there:
             pytest.fail(_first_difference(here, there) + f"\nprogram: {program}\ninputs: {spec}")
 
@@ -237,7 +267,8 @@ HOT = ["x + y", "x + v", "xp.exp(x)", "x * 2.0", "xp.sum(x, axis='c')", "xp.sum(
        "xp.permute_dims(x, ('c', 0))", "x.transpose(0, 1)", "x.rename('a', 'b')",
        "x.rename(None)", "x.refine_names('r', 'c')", "xp.squeeze(w, axis=0)", "xp.squeeze(w, 0)",
        "x.flatten(0, 1)", "xp.flatten(x, 0, 1)", "x.unflatten(1, (2, 2))",
-       "xp.expand_dims(x, axis=(0, 2))", "xp.sum(x, axis=('c', 0))"]
+       "xp.expand_dims(x, axis=(0, 2))", "xp.sum(x, axis=('c', 0))", "x.align_to('c', 'r')",
+       "x.align_to('c', 'h', 'r')", "x.align_to(..., 'r')"]
 
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled hot path is not built (or STRIDED_NO_CEXT=1)")
@@ -252,6 +283,7 @@ def test_a_seen_call_on_named_arrays_takes_the_compiled_path(expr, counting):
     assert counting.calls == []
     assert got is not ns["x"] or expect is ns["x"]
     assert got.names == expect.names and got.shape == expect.shape and got.dtype == expect.dtype
+    assert got.stride() == expect.stride() and got.storage_offset() == expect.storage_offset()
     assert np.array_equal(np.asarray(got), np.asarray(expect))
 
 

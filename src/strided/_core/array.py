@@ -431,9 +431,12 @@ class Array:
         strided.Size([4, 3, 2])
         """
         nd = len(self._shape)
-        if self._ext is None and nd >= 2 and ((dim0 == -2 and dim1 == -1) or (dim0 == nd - 2 and dim1 == nd - 1)) \
+        if nd >= 2 and ((dim0 == -2 and dim1 == -1) or (dim0 == nd - 2 and dim1 == nd - 1)) \
                 and type(dim0) is int and type(dim1) is int:
-            return _swap_last(self, self._shape)
+            if self._ext is None:
+                return _swap_last(self, self._shape)
+            # (the namespace function, as below, with the permutation made once per ndim)
+            return _LATE["permute_dims"](self, _SWAP_LAST[nd])
         d0 = _layout.normalize_axis(self._axis(dim0), nd, "transpose")
         d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
         perm = list(range(nd))
@@ -784,6 +787,8 @@ def _normalize_key(key) -> tuple:
 
 
 _SWAPPED: dict = {}  # tuple of ints -> the same with its last two items swapped
+# ndim -> the permutation that swaps the last two axes (transpose(-2, -1) of a named array)
+_SWAP_LAST = [None, None] + [tuple(range(n - 2)) + (n - 1, n - 2) for n in range(2, 65)]
 
 
 def _swapped(t: tuple) -> tuple:

@@ -1019,36 +1019,48 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
     return r;
 }
 
-/* r, a fresh view of a named array (stolen), named by the handler's cached outcome of
-   the view (op, the array's names, sig) (_handler._VIEW_NAMES); NULL (r released, no
-   error) when there is none yet. last[3] (the call site's: names, sig, outcome) keeps
-   the last outcome found: an outcome is a function of its key, so it never goes stale,
-   and a loop over one array finds it by the names' identity. */
+/* The cached outcome of the view (op, the array's names, sig) (_core.VIEW_NAMES; borrowed:
+   held by last), or NULL (no error) when there is none yet. last[3] (the call site's:
+   names, sig, outcome) keeps the last outcome found: an outcome is a function of its
+   key, so it never goes stale, and a loop over one array finds it by the names'
+   identity. */
 static PyObject *
-named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
-    PyObject *out = NULL;
-    if (sig != NULL && names == last[0]) {
+    if (sig == NULL)
+        return NULL;
+    if (names == last[0]) {
         int eq = sig == last[1] ? 1 : PyObject_RichCompareBool(sig, last[1], Py_EQ);
         if (eq < 0)
             PyErr_Clear();
         else if (eq)
-            out = last[2];
+            return last[2];
     }
-    if (out == NULL && view_names != NULL && sig != NULL) {
-        PyObject *key = PyTuple_Pack(3, op, names, sig);
-        if (key != NULL) {
-            out = PyDict_GetItemWithError(view_names, key);
-            Py_DECREF(key);
-        }
-        if (out != NULL) {
-            Py_XSETREF(last[0], Py_NewRef(names));
-            Py_XSETREF(last[1], Py_NewRef(sig));
-            Py_XSETREF(last[2], Py_NewRef(out));
-        }
+    if (view_names == NULL)
+        return NULL;
+    PyObject *key = PyTuple_Pack(3, op, names, sig), *out = NULL;
+    if (key != NULL) {
+        out = PyDict_GetItemWithError(view_names, key);
+        Py_DECREF(key);
     }
     if (out == NULL) {
         PyErr_Clear();
+        return NULL;
+    }
+    Py_XSETREF(last[0], Py_NewRef(names));
+    Py_XSETREF(last[1], Py_NewRef(sig));
+    Py_XSETREF(last[2], Py_NewRef(out));
+    return out;
+}
+
+/* r, a fresh view of a named array (stolen), named by the cached outcome of the view
+   (op, the array's names, sig) (view_outcome); NULL (r released, no error) when there is
+   none yet. */
+static PyObject *
+named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+{
+    PyObject *out = view_outcome(op, names, sig, last);
+    if (out == NULL) {
         Py_DECREF(r);
         return NULL;
     }
@@ -2097,12 +2109,60 @@ view_alias(PyObject *x)
     return make_view(x, parent_native(x), L.off, L.shape, L.str, L.nd, SLOT(x, O_shape));
 }
 
+/* --- align_to: permuted, size-1 dims inserted ----------------------------------------------- */
+
+/* x.align_to(*items) of a named array seen before: its outcome (_core.VIEW_NAMES[("align_to",
+   names, items)] = (target names, perm, new dims)) is x permuted by perm, with size-1
+   dims inserted at the sorted positions new dims as _layout.unsqueeze inserts them, named
+   target (_core.relayout); NULL (no error) to decline. */
+static PyObject *
+view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    PyObject *sig = PyTuple_New(n), *out;
+    if (sig == NULL)
+        return decline_error();
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(sig, i, Py_NewRef(items[i]));
+    out = view_outcome(f->table, names, sig, f->last);
+    Py_DECREF(sig);
+    Py_ssize_t perm[MAXDIMS], add[MAXDIMS], np, na, shape[MAXDIMS], str[MAXDIMS];
+    Layout L;
+    if (out == NULL || !PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3
+        || tuple_ints(PyTuple_GET_ITEM(out, 1), perm, &np) || tuple_ints(PyTuple_GET_ITEM(out, 2), add, &na)
+        || get_layout(x, &L) < 0 || np != L.nd || np + na > MAXDIMS)
+        return NULL;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        if (perm[i] < 0 || perm[i] >= np)
+            return NULL;
+        shape[i] = L.shape[perm[i]];
+        str[i] = L.str[perm[i]];
+    }
+    Py_ssize_t nd = np;
+    for (Py_ssize_t k = 0; k < na; k++, nd++) {
+        Py_ssize_t a = add[k], st = 1;
+        if (a < 0 || a > nd)
+            return NULL;
+        if (a < nd && __builtin_mul_overflow(str[a], shape[a], &st))
+            return NULL;
+        memmove(shape + a + 1, shape + a, (nd - a) * sizeof(Py_ssize_t));
+        memmove(str + a + 1, str + a, (nd - a) * sizeof(Py_ssize_t));
+        shape[a] = 1;
+        str[a] = st;
+    }
+    Py_INCREF(out); /* (held across the allocations) */
+    PyObject *r = make_view(x, Py_NewRef(Py_None), L.off, shape, str, nd, NULL);
+    if (r != NULL)
+        r = name_result(r, PyTuple_GET_ITEM(out, 0));
+    Py_DECREF(out);
+    return r;
+}
+
 /* --- the objects ----------------------------------------------------------------------- */
 
 /* V_RENAME: rename / refine_names of a named array (strided.named), f->table their name:
-   answered only with a cached outcome (named_view). */
+   answered only with a cached outcome (named_view); V_ALIGN: align_to, the same way. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_RENAME, V_T, V_MT };
+       V_RENAME, V_ALIGN, V_T, V_MT };
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
    reference); NULL (no error set) unless they are all exact ints or bools (the view
@@ -2307,6 +2367,13 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         case V_RENAME: /* x.rename('a', 'b'): x's layout, the names name_view finds */
             if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
                 r = view_alias(x);
+            break;
+        case V_ALIGN: /* x.align_to('c', 'r'): named here (the layout comes with the names) */
+            if (names != NULL && nkw == 0 && PyUnicode_Check(f->table)) {
+                r = view_aligned(f, x, names, args + 1, n - 1);
+                if (r != NULL || PyErr_Occurred())
+                    return r;
+            }
             break;
         }
         if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
@@ -2546,7 +2613,8 @@ PyInit__chot(void)
     static const struct { const char *name; int kind; } kinds[] = {
         {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
-        {"EXPAND", V_EXPAND}, {"RENAME", V_RENAME}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+        {"EXPAND", V_EXPAND}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN}, {"T", V_T}, {"MT", V_MT},
+        {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);

@@ -114,16 +114,17 @@ def rename(x: Array, *names, **rename_map) -> Array:
     return x if new == old else renamed(x, new)
 
 
-def _remember(op, x, names, new) -> None:
-    """Cache the outcome of ``op(x, *names)`` for the compiled ``Array.rename`` and
-    ``refine_names`` (_core.VIEW_NAMES): x named, names of str, None and ``...``."""
+def _remember(op, x, names, outcome) -> None:
+    """Cache the outcome of ``op(x, *names)`` for the compiled ``Array.rename``,
+    ``refine_names`` and ``align_to`` (_core.VIEW_NAMES): x named, names of str, None
+    and ``...``."""
     key = names_of(x)
     if key is None:
         return
     for n in names:
         if n is not None and n is not Ellipsis and type(n) is not str:
             return
-    remember_view((op, key, names), new)
+    remember_view((op, key, names), outcome)
 
 
 def _is_ell(n) -> bool:
@@ -177,7 +178,11 @@ def align_to(x: Array, *names) -> Array:
         missing = [n for n in old if n not in target]
         raise DimensionNameError(f"align_to(): dims {missing} of the array (names {list(old)}) are "
                                  f"not among the target names {list(target)}")
-    return relayout(x, tuple(perm), tuple(new_dims), target)
+    perm, new_dims = tuple(perm), tuple(new_dims)
+    # (the compiled Array.align_to: the layout and the names from this outcome)
+    _remember("align_to", x, names, (target if target.count(None) != len(target) else None, perm,
+                                     new_dims))
+    return relayout(x, perm, new_dims, target)
 
 
 def align_as(x: Array, other: Array) -> Array:
