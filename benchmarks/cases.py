@@ -200,7 +200,8 @@ def _build_named(named: str, plain: str):
 
 # --- (m) named dimensions over plain strided ------------------------------------------
 
-# (label, the statement on named arrays, its unnamed twin, the twin is PyTorch-style only).
+# (label, the statement on named arrays, its unnamed twin, the twin is PyTorch-style only[,
+# PyTorch's spelling of the twin]).
 # Inputs (make_inputs(("named",))): a, b of 10 elements; m 4x4; v 4; m1 1x4; a3 2x3x4, all
 # float32. The named copies (named_inputs): an, bn ("N"); mn ("R", "C"); vn ("C");
 # m1n ("O", "C"); a3n ("N", "H", "W"); pn (None, "C"). A named-only view (rename,
@@ -220,12 +221,13 @@ NAMED_CASES = [
     ("sum of everything", "xp.sum(mn)", "xp.sum(m)", False),
     ("sum method, x.sum('C')", "mn.sum('C')", "m.sum(1)", True),
     ("mean over a named axis", "xp.mean(mn, axis='C')", "xp.mean(m, axis=1)", False),
-    ("max over a named axis", "xp.max(mn, axis='C')", "xp.max(m, axis=1)", False),
+    ("max over a named axis", "xp.max(mn, axis='C')", "xp.max(m, axis=1)", False, "torch.amax(m, dim=1)"),
     ("var, correction=1", "xp.var(mn, axis='C', correction=1)", "xp.var(m, axis=1, correction=1)",
      False),
     ("view: .T", "mn.T", "m.T", False),
     ("view: .mT (3-D)", "a3n.mT", "a3.mT", False),
-    ("view: permute_dims", "xp.permute_dims(a3n, (2, 0, 1))", "xp.permute_dims(a3, (2, 0, 1))", False),
+    ("view: permute_dims", "xp.permute_dims(a3n, (2, 0, 1))", "xp.permute_dims(a3, (2, 0, 1))", False,
+     "a3.permute(2, 0, 1)"),
     ("view: permute method", "a3n.permute(2, 0, 1)", "a3.permute(2, 0, 1)", True),
     ("view: permute by names", "a3n.permute('W', 'N', 'H')", "a3.permute(2, 0, 1)", True),
     ("view: transpose method", "mn.transpose(0, 1)", "m.transpose(0, 1)", True),
@@ -234,7 +236,7 @@ NAMED_CASES = [
     ("view: flatten by names", "xp.named.flatten(a3n, ['H', 'W'], 'HW')", "a3.flatten(1, 2)", True),
     ("view: unflatten by names", "a3n.unflatten('W', (('P', 2), ('Q', 2)))", "a3.unflatten(2, (2, 2))",
      True),
-    ("view: expand_dims", "xp.expand_dims(mn, axis=0)", "xp.expand_dims(m, axis=0)", False),
+    ("view: expand_dims", "xp.expand_dims(mn, axis=0)", "xp.expand_dims(m, axis=0)", False, "m.unsqueeze(0)"),
     ("view: unsqueeze", "mn.unsqueeze(0)", "m.unsqueeze(0)", True),
     ("view: squeeze", "xp.squeeze(m1n, axis=0)", "xp.squeeze(m1, axis=0)", False),
     ("view: x[1:3]", "mn[1:3]", "m[1:3]", False),
@@ -242,7 +244,7 @@ NAMED_CASES = [
     ("view: x[1:3, 0]", "mn[1:3, 0]", "m[1:3, 0]", False),
     ("view: rename", "mn.rename('A', 'B')", "m[:]", False),
     ("view: refine_names", "pn.refine_names('R', 'C')", "m[:]", False),
-    ("view: align_to", "mn.align_to('C', 'R')", "xp.permute_dims(m, (1, 0))", False),
+    ("view: align_to", "mn.align_to('C', 'R')", "xp.permute_dims(m, (1, 0))", False, "m.permute(1, 0)"),
 ]
 
 
@@ -262,15 +264,19 @@ def named(quick: bool) -> list[Case]:
     p = {"dtype": "float32"}
     torch_only = {n: "a PyTorch-style method" for n in ("numpy", "array-api-strict", "cupy")}
     cases = []
-    for label, named_stmt, plain, torch_style in NAMED_CASES:
+    for label, named_stmt, plain, torch_style, *torch_stmt in NAMED_CASES:
         skip = torch_only if torch_style else {}
-        cases.append(Case("named", label, p, ("named",), plain, skip=skip))
+        torch_stmt = torch_stmt[0] if torch_stmt else None
+        # (array-api-strict wants every axis indexed)
+        per_lib = {"array-api-strict": plain[:-1] + ", ...]"} if plain.startswith("m[") else {}
+        cases.append(Case("named", label, p, ("named",), plain, torch_stmt, per_lib=per_lib, skip=skip))
 
-        def build(lib, inp, ctx, named_stmt=named_stmt, plain=plain, skip=skip):
+        def build(lib, inp, ctx, named_stmt=named_stmt, plain=plain, skip=skip, torch_stmt=torch_stmt,
+                  per_lib=per_lib):
             if lib.name in skip:
                 raise Skip(skip[lib.name])
             if lib.name != "strided":
-                return plain, inp
+                return per_lib.get(lib.name, torch_stmt if lib.kind == "torch" and torch_stmt else plain), inp
             check_available(lib, "xp.named")
             return named_stmt, named_inputs(lib.xp, inp)
         cases.append(Case("named", label + ", named", p, ("named",), build=build,
