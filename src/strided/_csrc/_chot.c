@@ -1064,7 +1064,10 @@ named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject *
         Py_DECREF(r);
         return NULL;
     }
-    return name_result(r, out);
+    Py_INCREF(out); /* (an allocation may run a finalizer that replaces last[2]) */
+    r = name_result(r, out);
+    Py_DECREF(out);
+    return r;
 }
 
 static inline int
@@ -2127,34 +2130,37 @@ view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_s
     Py_DECREF(sig);
     Py_ssize_t perm[MAXDIMS], add[MAXDIMS], np, na, shape[MAXDIMS], str[MAXDIMS];
     Layout L;
-    if (out == NULL || !PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3
+    if (out == NULL)
+        return NULL;
+    Py_INCREF(out); /* (held: materializing x runs Python code) */
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3
         || tuple_ints(PyTuple_GET_ITEM(out, 1), perm, &np) || tuple_ints(PyTuple_GET_ITEM(out, 2), add, &na)
         || get_layout(x, &L) < 0 || np != L.nd || np + na > MAXDIMS)
-        return NULL;
+        goto decline;
     for (Py_ssize_t i = 0; i < np; i++) {
         if (perm[i] < 0 || perm[i] >= np)
-            return NULL;
+            goto decline;
         shape[i] = L.shape[perm[i]];
         str[i] = L.str[perm[i]];
     }
     Py_ssize_t nd = np;
     for (Py_ssize_t k = 0; k < na; k++, nd++) {
         Py_ssize_t a = add[k], st = 1;
-        if (a < 0 || a > nd)
-            return NULL;
-        if (a < nd && __builtin_mul_overflow(str[a], shape[a], &st))
-            return NULL;
+        if (a < 0 || a > nd || (a < nd && __builtin_mul_overflow(str[a], shape[a], &st)))
+            goto decline;
         memmove(shape + a + 1, shape + a, (nd - a) * sizeof(Py_ssize_t));
         memmove(str + a + 1, str + a, (nd - a) * sizeof(Py_ssize_t));
         shape[a] = 1;
         str[a] = st;
     }
-    Py_INCREF(out); /* (held across the allocations) */
     PyObject *r = make_view(x, Py_NewRef(Py_None), L.off, shape, str, nd, NULL);
     if (r != NULL)
         r = name_result(r, PyTuple_GET_ITEM(out, 0));
     Py_DECREF(out);
     return r;
+decline:
+    Py_DECREF(out);
+    return NULL;
 }
 
 /* --- the objects ----------------------------------------------------------------------- */
@@ -2319,6 +2325,9 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
     return r;
 }
 
+static PyObject *view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args,
+                           Py_ssize_t n, PyObject *kwnames, Py_ssize_t nkw);
+
 static PyObject *
 view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -2328,73 +2337,81 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
     if (views_ready && n >= 1 && contract_array(args[0])
         && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
-        PyObject *x = args[0], *r = NULL;
-        switch (f->kind) {
-        case V_GETITEM:
-            if (n == 2 && nkw == 0)
-                r = view_getitem(x, args[1]);
-            break;
-        case V_CONTIGUOUS:
-            if (n == 1 && nkw == 0)
-                r = view_contiguous(x);
-            break;
-        case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
-            if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
-                r = view_reshape(x, args[1]);
-            break;
-        case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
-            if (n >= 2 && nkw == 0)
-                r = view_with_dims(x, args + 1, n - 1, view_reshape);
-            break;
-        case V_PERMUTE: /* permute_dims(x, axes) */
-            if (n == 2 && nkw == 0)
-                r = view_permute(x, args[1]);
-            break;
-        case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
-            if (n >= 2 && nkw == 0)
-                r = view_with_dims(x, args + 1, n - 1, view_permute);
-            break;
-        case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
-            if (n == 2 && nkw == 0)
-                r = view_expand(x, args[1]);
-            else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
-                     && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
-                r = view_expand(x, args[1]);
-            else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
-                     && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
-                r = view_expand(x, zero); /* expand_dims's default axis */
-            break;
-        case V_RENAME: /* x.rename('a', 'b'): x's layout, the names name_view finds */
-            if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
-                r = view_alias(x);
-            break;
-        case V_ALIGN: /* x.align_to('c', 'r'): named here (the layout comes with the names) */
-            if (names != NULL && nkw == 0 && PyUnicode_Check(f->table)) {
-                r = view_aligned(f, x, names, args + 1, n - 1);
-                if (r != NULL || PyErr_Occurred())
-                    return r;
-            }
-            break;
-        }
-        if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
-            && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
-            /* dims given by name: their positions, and the permutation's cached names */
-            PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
-            if (ax != NULL) {
-                r = view_permute(x, ax);
-                if (r != NULL)
-                    r = named_view(r, s_permute_dims, names, ax, f->last);
-                Py_DECREF(ax);
-            }
-            if (r != NULL || PyErr_Occurred())
-                return r;
-        }
-        else if (r != NULL && names != NULL)
-            r = name_view(f, r, x, names, args, n, nkw);
+        PyObject *x = args[0];
+        Py_XINCREF(names); /* (held: materializing x runs Python code) */
+        PyObject *r = view_call(f, x, names, args, n, kwnames, nkw);
+        Py_XDECREF(names);
         if (r != NULL || PyErr_Occurred())
             return r;
     }
     return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+/* view_vectorcall's fast cases: the view, or NULL (an error set only for one that must
+   propagate) for the Python definition. */
+static PyObject *
+view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n,
+          PyObject *kwnames, Py_ssize_t nkw)
+{
+    PyObject *r = NULL;
+    switch (f->kind) {
+    case V_GETITEM:
+        if (n == 2 && nkw == 0)
+            r = view_getitem(x, args[1]);
+        break;
+    case V_CONTIGUOUS:
+        if (n == 1 && nkw == 0)
+            r = view_contiguous(x);
+        break;
+    case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
+        if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
+            r = view_reshape(x, args[1]);
+        break;
+    case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
+        if (n >= 2 && nkw == 0)
+            r = view_with_dims(x, args + 1, n - 1, view_reshape);
+        break;
+    case V_PERMUTE: /* permute_dims(x, axes) */
+        if (n == 2 && nkw == 0)
+            r = view_permute(x, args[1]);
+        break;
+    case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
+        if (n >= 2 && nkw == 0)
+            r = view_with_dims(x, args + 1, n - 1, view_permute);
+        break;
+    case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
+        if (n == 2 && nkw == 0)
+            r = view_expand(x, args[1]);
+        else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
+                 && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
+            r = view_expand(x, args[1]);
+        else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
+                 && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
+            r = view_expand(x, zero); /* expand_dims's default axis */
+        break;
+    case V_RENAME: /* x.rename('a', 'b'): x's layout, the names name_view finds */
+        if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+            r = view_alias(x);
+        break;
+    case V_ALIGN: /* x.align_to('c', 'r'): named here (the layout comes with the names) */
+        if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+            return view_aligned(f, x, names, args + 1, n - 1);
+        break;
+    }
+    if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
+        && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
+        /* dims given by name: their positions, and the permutation's cached names */
+        PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
+        if (ax != NULL) {
+            r = view_permute(x, ax);
+            if (r != NULL)
+                r = named_view(r, s_permute_dims, names, ax, f->last);
+            Py_DECREF(ax);
+        }
+    }
+    else if (r != NULL && names != NULL)
+        r = name_view(f, r, x, names, args, n, nkw);
+    return r;
 }
 
 static PyObject *
@@ -2455,6 +2472,7 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
     PyObject *names = NULL; /* a named array: as in view_vectorcall */
     if (views_ready && contract_array(obj)
         && (SLOT(obj, O_ext) == Py_None || (names = untracked_names(obj)) != NULL)) {
+        Py_XINCREF(names); /* (held: materializing obj runs Python code) */
         PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
         if (r != NULL && names != NULL) {
             /* x.T and x.mT of a named array are permute_dims with the last two axes
@@ -2469,6 +2487,7 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
             }
             r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
         }
+        Py_XDECREF(names);
         if (r != NULL || PyErr_Occurred())
             return r;
     }
