@@ -766,9 +766,10 @@ name_key(PyObject *x)
         return ndim_key(x);
     if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
         return NULL;
-    if (SLOT(e, E_names) == Py_None)
+    PyObject *names = SLOT(e, E_names);
+    if (names == Py_None)
         return ndim_key(x);
-    return Py_XNewRef(untracked_names(x));
+    return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
 }
 
 /* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed). */
@@ -799,6 +800,20 @@ name_result(PyObject *r, PyObject *names)
     return r;
 }
 
+/* Whether two names tuples are equal: item by item by identity first (names are mostly
+   the same interned strs), else compared; -1 on error. */
+static int
+same_names(PyObject *a, PyObject *b)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    if (n != PyTuple_GET_SIZE(b))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyTuple_GET_ITEM(a, i) != PyTuple_GET_ITEM(b, i))
+            return PyObject_RichCompareBool(a, b, Py_EQ);
+    return 1;
+}
+
 /* The named case of a unary (n == 1) or binary row, operands in kernel order. The
    last outcome is kept on the object, keyed by the identity of the inputs' keys
    (results carry the cache's own names tuple, so chains hit it). */
@@ -818,7 +833,7 @@ fast_named(Fast *f, PyObject *const *xs, int n)
     if (!named)
         goto done;
     if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
-        int eq = PyObject_RichCompareBool(k[0], k[1], Py_EQ);
+        int eq = same_names(k[0], k[1]);
         if (eq < 0) {
             PyErr_Clear();
             goto done;
