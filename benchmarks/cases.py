@@ -141,6 +141,13 @@ def make_inputs(key: tuple) -> dict:
                 "labels": labels}
     if kind == "io":
         return {"a": rng.standard_normal(key[1] // 4, dtype=np.float32)}
+    if kind == "named":
+        a = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+        return {"a": a, "b": rng.uniform(0.5, 2.0, 10).astype(np.float32),
+                "m": rng.standard_normal((4, 4)).astype(np.float32),
+                "v": rng.standard_normal(4).astype(np.float32),
+                "m1": rng.standard_normal((1, 4)).astype(np.float32),
+                "a3": rng.standard_normal((2, 3, 4)).astype(np.float32)}
     raise KeyError(key)
 
 
@@ -189,6 +196,92 @@ def _build_named(named: str, plain: str):
         return named, inp | {"an": inp["a"].rename("N"), "bn": inp["b"].rename("N"),
                              "mn": inp["m"].rename("R", "C")}
     return build
+
+
+# --- (m) named dimensions over plain strided ------------------------------------------
+
+# (label, the statement on named arrays, its unnamed twin, the twin is PyTorch-style only[,
+# PyTorch's spelling of the twin]).
+# Inputs (make_inputs(("named",))): a, b of 10 elements; m 4x4; v 4; m1 1x4; a3 2x3x4, all
+# float32. The named copies (named_inputs): an, bn ("N"); mn ("R", "C"); vn ("C");
+# m1n ("O", "C"); a3n ("N", "H", "W"); pn (None, "C"). A named-only view (rename,
+# refine_names) has the cheapest plain view, m[:], as its twin; align_to has permute_dims.
+NAMED_CASES = [
+    ("add, same names", "an + bn", "a + b", False),
+    ("add, broadcast (R, C) + (C)", "mn + vn", "m + v", False),
+    ("multiply by a Python scalar", "mn * 2.0", "m * 2.0", False),
+    ("exp", "xp.exp(mn)", "xp.exp(m)", False),
+    ("sum over a named axis", "xp.sum(mn, axis='C')", "xp.sum(m, axis=1)", False),
+    ("sum over an int axis of a named array", "xp.sum(mn, axis=1)", "xp.sum(m, axis=1)", False),
+    ("sum, keepdims=True", "xp.sum(mn, axis='C', keepdims=True)", "xp.sum(m, axis=1, keepdims=True)",
+     False),
+    ("sum, dtype=float64", "xp.sum(mn, axis='C', dtype=xp.float64)",
+     "xp.sum(m, axis=1, dtype=xp.float64)", False),
+    ("sum over two named axes", "xp.sum(a3n, axis=('H', 'W'))", "xp.sum(a3, axis=(1, 2))", False),
+    ("sum of everything", "xp.sum(mn)", "xp.sum(m)", False),
+    ("sum method, x.sum('C')", "mn.sum('C')", "m.sum(1)", True),
+    ("mean over a named axis", "xp.mean(mn, axis='C')", "xp.mean(m, axis=1)", False),
+    ("max over a named axis", "xp.max(mn, axis='C')", "xp.max(m, axis=1)", False, "torch.amax(m, dim=1)"),
+    ("var, correction=1", "xp.var(mn, axis='C', correction=1)", "xp.var(m, axis=1, correction=1)",
+     False),
+    ("view: .T", "mn.T", "m.T", False),
+    ("view: .mT (3-D)", "a3n.mT", "a3.mT", False),
+    ("view: permute_dims", "xp.permute_dims(a3n, (2, 0, 1))", "xp.permute_dims(a3, (2, 0, 1))", False,
+     "a3.permute(2, 0, 1)"),
+    ("view: permute method", "a3n.permute(2, 0, 1)", "a3.permute(2, 0, 1)", True),
+    ("view: permute by names", "a3n.permute('W', 'N', 'H')", "a3.permute(2, 0, 1)", True),
+    ("view: transpose method", "mn.transpose(0, 1)", "m.transpose(0, 1)", True),
+    ("view: reshape (names dropped)", "xp.reshape(mn, (16,))", "xp.reshape(m, (16,))", False),
+    ("view: flatten(1, 2)", "a3n.flatten(1, 2)", "a3.flatten(1, 2)", True),
+    ("view: flatten by names", "xp.named.flatten(a3n, ['H', 'W'], 'HW')", "a3.flatten(1, 2)", True),
+    ("view: unflatten by names", "a3n.unflatten('W', (('P', 2), ('Q', 2)))", "a3.unflatten(2, (2, 2))",
+     True),
+    ("view: expand_dims", "xp.expand_dims(mn, axis=0)", "xp.expand_dims(m, axis=0)", False, "m.unsqueeze(0)"),
+    ("view: unsqueeze", "mn.unsqueeze(0)", "m.unsqueeze(0)", True),
+    ("view: squeeze", "xp.squeeze(m1n, axis=0)", "xp.squeeze(m1, axis=0)", False),
+    ("view: x[1:3]", "mn[1:3]", "m[1:3]", False),
+    ("view: x[1]", "mn[1]", "m[1]", False),
+    ("view: x[1:3, 0]", "mn[1:3, 0]", "m[1:3, 0]", False),
+    ("view: rename", "mn.rename('A', 'B')", "m[:]", False),
+    ("view: refine_names", "pn.refine_names('R', 'C')", "m[:]", False),
+    ("view: align_to", "mn.align_to('C', 'R')", "xp.permute_dims(m, (1, 0))", False, "m.permute(1, 0)"),
+]
+
+
+def named_inputs(xp, inp=None) -> dict:
+    """The inputs of NAMED_CASES for strided (``xp``): plain arrays and their named copies."""
+    if inp is None:
+        inp = {k: xp.asarray(v) for k, v in make_inputs(("named",)).items()}
+    return {"xp": xp, **inp, "an": inp["a"].rename("N"), "bn": inp["b"].rename("N"),
+            "mn": inp["m"].rename("R", "C"), "vn": inp["v"].rename("C"),
+            "m1n": inp["m1"].rename("O", "C"), "a3n": inp["a3"].rename("N", "H", "W"),
+            "pn": inp["m"].rename(None, "C")}
+
+
+def named(quick: bool) -> list[Case]:
+    """Each case twice: the unnamed twin (every library), then strided on named arrays
+    (the peers time the twin again). ``benchmarks/named_overhead.py`` prints the ratio."""
+    p = {"dtype": "float32"}
+    torch_only = {n: "a PyTorch-style method" for n in ("numpy", "array-api-strict", "cupy")}
+    cases = []
+    for label, named_stmt, plain, torch_style, *torch_stmt in NAMED_CASES:
+        skip = torch_only if torch_style else {}
+        torch_stmt = torch_stmt[0] if torch_stmt else None
+        # (array-api-strict wants every axis indexed)
+        per_lib = {"array-api-strict": plain[:-1] + ", ...]"} if plain.startswith("m[") else {}
+        cases.append(Case("named", label, p, ("named",), plain, torch_stmt, per_lib=per_lib, skip=skip))
+
+        def build(lib, inp, ctx, named_stmt=named_stmt, plain=plain, skip=skip, torch_stmt=torch_stmt,
+                  per_lib=per_lib):
+            if lib.name in skip:
+                raise Skip(skip[lib.name])
+            if lib.name != "strided":
+                return per_lib.get(lib.name, torch_stmt if lib.kind == "torch" and torch_stmt else plain), inp
+            check_available(lib, "xp.named")
+            return named_stmt, named_inputs(lib.xp, inp)
+        cases.append(Case("named", label + ", named", p, ("named",), build=build,
+                          note="strided on named arrays; the peers on plain ones"))
+    return cases
 
 
 # --- (b) large elementwise -----------------------------------------------------------
@@ -572,4 +665,6 @@ GROUPS = {
     "temporaries": ("(j) expressions with multi-MB temporaries (the buffer pool)", temporaries),
     "threads": ("(k) large ops at default threads (strided, PyTorch) vs NumPy", threads),
     "workload": ("(l) scikit-learn and SciPy on each library's arrays (array-api-compat)", workload),
+    # issue 31
+    "named": ("(m) named dimensions: each case on plain, then on named strided arrays", named),
 }

@@ -431,15 +431,19 @@ class Array:
         strided.Size([4, 3, 2])
         """
         nd = len(self._shape)
-        if self._ext is None and nd >= 2 and ((dim0 == -2 and dim1 == -1) or (dim0 == nd - 2 and dim1 == nd - 1)) \
+        if nd >= 2 and ((dim0 == -2 and dim1 == -1) or (dim0 == nd - 2 and dim1 == nd - 1)) \
                 and type(dim0) is int and type(dim1) is int:
-            return _swap_last(self, self._shape)
+            if self._ext is None:
+                return _swap_last(self, self._shape)
+            # (the namespace function, as below, with the permutation made once per ndim)
+            return _LATE["permute_dims"](self, _SWAP_LAST[nd])
         d0 = _layout.normalize_axis(self._axis(dim0), nd, "transpose")
         d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
         perm = list(range(nd))
         perm[d0], perm[d1] = perm[d1], perm[d0]
-        if self._ext is not None and HOOK[0] is not None:
-            return HOOK[0]("permute_dims", _LATE["permute_dims"]._impl, (self, tuple(perm)), {})
+        if self._ext is not None:
+            # the namespace function (its compiled view answers a named array it has seen)
+            return _LATE["permute_dims"](self, tuple(perm))
         st, off, shape, strides = self._layout()
         shape = list(shape)
         strides = list(strides)
@@ -460,8 +464,8 @@ class Array:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
         dims = tuple(self._axis(d) for d in dims)
-        if self._ext is not None and HOOK[0] is not None:
-            return HOOK[0]("permute_dims", _LATE["permute_dims"]._impl, (self, dims), {})
+        if self._ext is not None:
+            return _LATE["permute_dims"](self, dims)  # (as transpose)
         st, off, shape, strides = self._layout()
         shape, strides = _layout.permute(shape, strides, dims)
         return self._view(off, shape, strides)
@@ -783,6 +787,8 @@ def _normalize_key(key) -> tuple:
 
 
 _SWAPPED: dict = {}  # tuple of ints -> the same with its last two items swapped
+# ndim -> the permutation that swaps the last two axes (transpose(-2, -1) of a named array)
+_SWAP_LAST = [None, None] + [tuple(range(n - 2)) + (n - 1, n - 2) for n in range(2, 65)]
 
 
 def _swapped(t: tuple) -> tuple:

@@ -550,7 +550,14 @@ has_ext(PyObject *a)
     return 0;
 }
 
-static PyObject *named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis);
+/* A named call's arguments after x (vectorcall's: npos positional, then the keywords'
+   values, kwnames their names): the part of its _RED key after (op, names, ndim, npos). */
+typedef struct {
+    PyObject *const *v;
+    Py_ssize_t npos, nk;
+    PyObject *kwnames;
+} CallArgs;
+static PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);
 static PyObject *decline_error(void);
 
 /* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
@@ -570,8 +577,9 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
         if (ext < 0)
             return NULL;
-        if (ext && n == 1 && nk == 1) {
-            PyObject *r = named_reduction(f, args[0], PyTuple_GET_ITEM(kwnames, 0), args[1]);
+        if (ext > 0 && n >= 1) {
+            CallArgs c = {args + 1, n - 1, nk, kwnames};
+            PyObject *r = named_call(f, args[0], &c);
             if (r != NULL || PyErr_Occurred())
                 return r;
         }
@@ -660,26 +668,39 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 }
 
 /* --- named dimensions ---------------------------------------------------------------
-   An elementwise call on named arrays (strided.named) whose name outcome the named
-   handler has cached (_handler._EW_NAMES, keyed by (row name, key of each input): its
-   names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and names
-   the result with a fresh Ext, as the handler's own fast link does. Only arrays whose
-   Ext tracks no gradient (autograd, the one other handler, passes those through) and
-   inputs whose names agree (else auto-alignment may apply): anything else goes to the
-   Python path. Enabled by setup_named(), which strided.named calls when it installs
-   its handler. */
-static PyObject *ew_names; /* _handler._EW_NAMES */
-static PyObject *red_axis; /* _handler._RED_AXIS */
-static PyObject *s_axis;
+   Calls on named arrays (strided.named) whose name outcome the named handler has
+   cached run here, the names coming from the handler's caches (the Python name rules
+   stay the only definition):
+   - an elementwise call (_handler._EW_NAMES, keyed by (row name, key of each input):
+     its names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and
+     names the result with a fresh Ext, as the handler's own fast link does; inputs
+     whose names differ only while auto_align() is off (else they are aligned first);
+   - a reduction, or a view whose names follow from its arguments (_handler._RED:
+     ``reduce(x, axis='C', keepdims=True)``, ``squeeze(x, axis=0)``), runs the
+     function's body with the arguments the rule turned names into;
+   - the views the compiled views compute (see "views" below: indexing, .T, .mT,
+     permute, expand_dims, reshape) take their names from _handler._VIEW_NAMES.
+   Only arrays whose Ext tracks no gradient (autograd, the one other handler, passes
+   those through): anything else, and every first sight, goes to the Python path.
+   Enabled by setup_named(), which strided.named calls when it installs its handler. */
+static PyObject *ew_names;   /* _handler._EW_NAMES */
+static PyObject *red_cache;  /* _handler._RED */
+static PyObject *view_names; /* _handler._VIEW_NAMES */
+static PyObject *auto_align; /* _handler.AUTO_ALIGN, a ContextVar */
+static PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
 static PyObject *minus_one;
 
 static PyObject *
 setup_named(PyObject *mod, PyObject *args)
 {
-    PyObject *ext, *cache, *red;
-    if (!PyArg_ParseTuple(args, "O!O!O!:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
-                          &PyDict_Type, &red))
+    PyObject *ext, *cache, *red, *views, *align;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
+                          &PyDict_Type, &red, &PyDict_Type, &views, &align))
         return NULL;
+    if (!PyContextVar_CheckExact(align)) {
+        PyErr_SetString(PyExc_TypeError, "setup_named(): the auto-align setting must be a ContextVar");
+        return NULL;
+    }
     if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
         PyErr_SetString(PyExc_TypeError, "setup_named(): another Ext class than the first call's");
         return NULL;
@@ -689,8 +710,35 @@ setup_named(PyObject *mod, PyObject *args)
     if (Ext_T == NULL)
         Ext_T = (PyTypeObject *)Py_NewRef(ext);
     Py_XSETREF(ew_names, Py_NewRef(cache));
-    Py_XSETREF(red_axis, Py_NewRef(red));
+    Py_XSETREF(red_cache, Py_NewRef(red));
+    Py_XSETREF(view_names, Py_NewRef(views));
+    Py_XSETREF(auto_align, Py_NewRef(align));
     Py_RETURN_NONE;
+}
+
+/* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
+   Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
+static PyObject *
+untracked_names(PyObject *x)
+{
+    PyObject *e = SLOT(x, O_ext);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    PyObject *names = SLOT(e, E_names);
+    return PyTuple_CheckExact(names) ? names : NULL;
+}
+
+/* Whether auto_align() is off (its context variable holds False); errors read as on. */
+static int
+auto_align_off(void)
+{
+    PyObject *v;
+    if (auto_align == NULL || PyContextVar_Get(auto_align, NULL, &v) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_XDECREF(v);
+    return v == Py_False;
 }
 
 /* x's ndim as an int object (new reference), or NULL (no error) for a shape that is not
@@ -752,6 +800,20 @@ name_result(PyObject *r, PyObject *names)
     return r;
 }
 
+/* Whether two names tuples are equal: item by item by identity first (names are mostly
+   the same interned strs), else compared; -1 on error. */
+static int
+same_names(PyObject *a, PyObject *b)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    if (n != PyTuple_GET_SIZE(b))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyTuple_GET_ITEM(a, i) != PyTuple_GET_ITEM(b, i))
+            return PyObject_RichCompareBool(a, b, Py_EQ);
+    return 1;
+}
+
 /* The named case of a unary (n == 1) or binary row, operands in kernel order. The
    last outcome is kept on the object, keyed by the identity of the inputs' keys
    (results carry the cache's own names tuple, so chains hit it). */
@@ -770,18 +832,19 @@ fast_named(Fast *f, PyObject *const *xs, int n)
     }
     if (!named)
         goto done;
+    if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
+        int eq = same_names(k[0], k[1]);
+        if (eq < 0) {
+            PyErr_Clear();
+            goto done;
+        }
+        if (!eq && !auto_align_off()) /* names that differ: the handler aligns them */
+            goto done;
+    }
     if (k[0] == f->last[0] && k[1] == f->last[1]) {
         names = Py_NewRef(f->last[2]);
     }
     else {
-        if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
-            int eq = PyObject_RichCompareBool(k[0], k[1], Py_EQ);
-            if (eq != 1) { /* names that differ: the handler aligns them or reports them */
-                if (eq < 0)
-                    PyErr_Clear();
-                goto done;
-            }
-        }
         PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
         if (key == NULL) {
             PyErr_Clear();
@@ -808,60 +871,217 @@ done:
     return r;
 }
 
-/* reduce(x, axis='C') on a named array whose outcome the named handler has cached
-   (_handler._RED_AXIS: (name, names, axis) -> ((), keywords for the kernel, result
-   names)): the function's body with those keywords, the result named as the
-   handler's fast link names it; NULL (no error) to decline. */
-static PyObject *
-named_reduction(Fast *f, PyObject *x, PyObject *kwname, PyObject *axis)
+/* Whether a call (x's names, ndim, arguments) is the one ``key`` (a _RED key) was built
+   from: by identity, or equal values of the builtin types the key may hold (equal
+   types first: True == 1 must not match). */
+static int
+same_call(PyObject *key, PyObject *names, Py_ssize_t nd, const CallArgs *c)
 {
-    if (red_axis == NULL || Py_TYPE(x) != Array_T || !PyUnicode_CheckExact(axis)
-        || !PyUnicode_Check(f->name))
+    Py_ssize_t np = c->npos;
+    if (key == NULL || PyTuple_GET_SIZE(key) != 4 + 2 * np + 3 * c->nk
+        || PyTuple_GET_ITEM(key, 1) != names || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 2)) != nd
+        || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 3)) != np + 1)
+        return 0;
+    for (Py_ssize_t i = 0; i < np + c->nk; i++) {
+        Py_ssize_t at = i < np ? 4 + 2 * i : 4 + 2 * np + 3 * (i - np) + 1;
+        PyObject *v = PyTuple_GET_ITEM(key, at + 1), *a = c->v[i];
+        PyTypeObject *t = Py_TYPE(a);
+        if ((PyObject *)t != PyTuple_GET_ITEM(key, at))
+            return 0;
+        if (i >= np) {
+            PyObject *k = PyTuple_GET_ITEM(key, at - 1), *kn = PyTuple_GET_ITEM(c->kwnames, i - np);
+            if (k != kn && PyUnicode_Compare(k, kn))
+                return 0;
+        }
+        if (v != a) {
+            if (t != &PyUnicode_Type && t != &PyLong_Type && t != &PyFloat_Type && t != &PyTuple_Type)
+                return 0; /* (a comparison that may run Python code: looked up afresh) */
+            int eq = PyObject_RichCompareBool(v, a, Py_EQ);
+            if (eq <= 0) {
+                PyErr_Clear();
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* A _RED outcome (positional arguments after x, {keyword: value}, result names) as the
+   call makes it: (result names, the keywords' names, the positional arguments, the
+   keywords' values...); NULL (no error) for another shape. */
+static PyObject *
+cached_call_form(PyObject *hit)
+{
+    if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0)) > 4
+        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1)) || PyDict_GET_SIZE(PyTuple_GET_ITEM(hit, 1)) > 8)
         return NULL;
-    int is_axis = PyUnicode_Compare(kwname, s_axis) == 0;
-    if (!is_axis) {
+    PyObject *kw = PyTuple_GET_ITEM(hit, 1), *k, *v;
+    Py_ssize_t m = PyDict_GET_SIZE(kw), pos = 0, i = 0;
+    PyObject *call = PyTuple_New(3 + m), *kn = PyTuple_New(m);
+    if (call == NULL || kn == NULL) {
+        Py_XDECREF(call);
+        Py_XDECREF(kn);
         PyErr_Clear();
         return NULL;
     }
-    PyObject *e = SLOT(x, O_ext);
-    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None
-        || !PyTuple_CheckExact(SLOT(e, E_names)))
-        return NULL;
-    PyObject *key = PyTuple_Pack(3, f->name, SLOT(e, E_names), axis);
-    if (key == NULL) {
-        PyErr_Clear();
+    PyTuple_SET_ITEM(call, 0, Py_NewRef(PyTuple_GET_ITEM(hit, 2)));
+    PyTuple_SET_ITEM(call, 1, kn);
+    PyTuple_SET_ITEM(call, 2, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
+    while (i < m && PyDict_Next(kw, &pos, &k, &v)) {
+        PyTuple_SET_ITEM(kn, i, Py_NewRef(k));
+        PyTuple_SET_ITEM(call, 3 + i++, Py_NewRef(v));
+    }
+    if (i != m) {
+        Py_DECREF(call);
         return NULL;
     }
-    PyObject *hit = PyDict_GetItemWithError(red_axis, key);
-    Py_DECREF(key);
-    if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
-        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1))) {
-        PyErr_Clear();
+    return call;
+}
+
+/* op(x, *args, **keywords) on a named array whose outcome the named handler has cached
+   (_handler._RED, for reductions and the views whose names follow from their arguments:
+   (op, names, ndim, the number of positional arguments, type and value of each after x,
+   then name, type and value of each keyword) -> (positional arguments after x, keywords
+   for the function, result names)): the function's body with those arguments, the
+   result named as the handler's fast link names it; NULL (no error) to decline. A tuple
+   argument must hold exact strs and ints (the cache's own rule: its items' types are
+   not in the key). The call site keeps its last outcome (f->last: x's names, the key,
+   the call as cached_call_form makes it): a loop finds it without building and hashing
+   a key. */
+static PyObject *
+named_call(Fast *f, PyObject *x, const CallArgs *c)
+{
+    if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_Check(f->name))
         return NULL;
+    PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape), *call;
+    if (names == NULL || shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    Py_ssize_t np = c->npos, nk = c->nk, nd = PyTuple_GET_SIZE(shape);
+    for (Py_ssize_t i = 0; i < np + nk; i++) {
+        PyObject *a = c->v[i];
+        if (Py_TYPE(a) == Array_T)
+            return NULL; /* (not a key: the Python path) */
+        if (PyTuple_CheckExact(a))
+            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(a); j++)
+                if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(a, j)) && !PyLong_CheckExact(PyTuple_GET_ITEM(a, j)))
+                    return NULL;
     }
-    Py_INCREF(hit); /* the call may clear the cache */
-    PyObject *names = PyTuple_GET_ITEM(hit, 2);
+    if (f->last[0] == names && same_call(f->last[1], names, nd, c))
+        call = Py_NewRef(f->last[2]);
+    else {
+        PyObject *key = PyTuple_New(4 + 2 * np + 3 * nk), *ndo = PyLong_FromSsize_t(nd);
+        PyObject *npo = PyLong_FromSsize_t(np + 1);
+        if (key == NULL || ndo == NULL || npo == NULL) {
+            Py_XDECREF(key);
+            Py_XDECREF(ndo);
+            Py_XDECREF(npo);
+            return decline_error();
+        }
+        PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
+        PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
+        PyTuple_SET_ITEM(key, 2, ndo);
+        PyTuple_SET_ITEM(key, 3, npo);
+        Py_ssize_t at = 4;
+        for (Py_ssize_t i = 0; i < np + nk; i++) {
+            if (i >= np)
+                PyTuple_SET_ITEM(key, at++, Py_NewRef(PyTuple_GET_ITEM(c->kwnames, i - np)));
+            PyTuple_SET_ITEM(key, at++, Py_NewRef((PyObject *)Py_TYPE(c->v[i])));
+            PyTuple_SET_ITEM(key, at++, Py_NewRef(c->v[i]));
+        }
+        PyObject *hit = PyDict_GetItemWithError(red_cache, key); /* (unhashable: declined) */
+        call = hit == NULL ? NULL : cached_call_form(hit);
+        if (call == NULL) {
+            Py_DECREF(key);
+            PyErr_Clear();
+            return NULL;
+        }
+        Py_XSETREF(f->last[0], Py_NewRef(names));
+        Py_XSETREF(f->last[1], key);
+        Py_XSETREF(f->last[2], Py_NewRef(call));
+    }
+    /* (call is held: the body may run code that clears the cache) */
+    PyObject *tail = PyTuple_GET_ITEM(call, 2), *kn = PyTuple_GET_ITEM(call, 1);
+    Py_ssize_t nt = PyTuple_GET_SIZE(tail), m = PyTuple_GET_SIZE(kn);
+    PyObject *argv[13] = {x};
+    for (Py_ssize_t i = 0; i < nt; i++)
+        argv[1 + i] = PyTuple_GET_ITEM(tail, i);
+    for (Py_ssize_t i = 0; i < m; i++)
+        argv[1 + nt + i] = PyTuple_GET_ITEM(call, 3 + i);
     PyObject *tok = quiet_enter();
     PyObject *r = tok == NULL ? NULL
-                              : quiet_exit(tok, PyObject_VectorcallDict(f->fallback, &x, 1, PyTuple_GET_ITEM(hit, 1)));
+                              : quiet_exit(tok, PyObject_Vectorcall(f->fallback, argv, 1 + nt, m ? kn : NULL));
     if (r == NULL) {
-        Py_DECREF(hit);
+        Py_DECREF(call);
         return decline_error(); /* the Python path raises its own error */
     }
-    /* a fresh unnamed result whose rank the names fit, and not all None (as the handler) */
+    /* a fresh unnamed result whose rank the names fit (as the handler); all None: unnamed */
+    names = PyTuple_GET_ITEM(call, 0);
     int fits = contract_array(r) && r != x && SLOT(r, O_ext) == Py_None
                && PyTuple_CheckExact(names)
                && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
     int any = 0;
     for (Py_ssize_t i = 0; fits && i < PyTuple_GET_SIZE(names); i++)
         any |= PyTuple_GET_ITEM(names, i) != Py_None;
-    if (!fits || !any) {
+    if (!fits) {
         Py_DECREF(r);
-        Py_DECREF(hit);
+        Py_DECREF(call);
         return NULL;
     }
-    r = name_result(r, names);
-    Py_DECREF(hit);
+    if (any)
+        r = name_result(r, names);
+    Py_DECREF(call);
+    return r;
+}
+
+/* The cached outcome of the view (op, the array's names, sig) (_core.VIEW_NAMES; borrowed:
+   held by last), or NULL (no error) when there is none yet. last[3] (the call site's:
+   names, sig, outcome) keeps the last outcome found: an outcome is a function of its
+   key, so it never goes stale, and a loop over one array finds it by the names'
+   identity. */
+static PyObject *
+view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+{
+    if (sig == NULL)
+        return NULL;
+    if (names == last[0]) {
+        int eq = sig == last[1] ? 1 : PyObject_RichCompareBool(sig, last[1], Py_EQ);
+        if (eq < 0)
+            PyErr_Clear();
+        else if (eq)
+            return last[2];
+    }
+    if (view_names == NULL)
+        return NULL;
+    PyObject *key = PyTuple_Pack(3, op, names, sig), *out = NULL;
+    if (key != NULL) {
+        out = PyDict_GetItemWithError(view_names, key);
+        Py_DECREF(key);
+    }
+    if (out == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_XSETREF(last[0], Py_NewRef(names));
+    Py_XSETREF(last[1], Py_NewRef(sig));
+    Py_XSETREF(last[2], Py_NewRef(out));
+    return out;
+}
+
+/* r, a fresh view of a named array (stolen), named by the cached outcome of the view
+   (op, the array's names, sig) (view_outcome); NULL (r released, no error) when there is
+   none yet. */
+static PyObject *
+named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+{
+    PyObject *out = view_outcome(op, names, sig, last);
+    if (out == NULL) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    Py_INCREF(out); /* (an allocation may run a finalizer that replaces last[2]) */
+    r = name_result(r, out);
+    Py_DECREF(out);
     return r;
 }
 
@@ -1900,10 +2120,74 @@ view_swap_last(PyObject *x, int t)
     return make_view(x, nat, L.off, L.shape, L.str, nd, NULL);
 }
 
+/* --- rename / refine_names: a view with x's own layout ------------------------------------ */
+
+static PyObject *
+view_alias(PyObject *x)
+{
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    return make_view(x, parent_native(x), L.off, L.shape, L.str, L.nd, SLOT(x, O_shape));
+}
+
+/* --- align_to: permuted, size-1 dims inserted ----------------------------------------------- */
+
+/* x.align_to(*items) of a named array seen before: its outcome (_core.VIEW_NAMES[("align_to",
+   names, items)] = (target names, perm, new dims)) is x permuted by perm, with size-1
+   dims inserted at the sorted positions new dims as _layout.unsqueeze inserts them, named
+   target (_core.relayout); NULL (no error) to decline. */
+static PyObject *
+view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    PyObject *sig = PyTuple_New(n), *out;
+    if (sig == NULL)
+        return decline_error();
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(sig, i, Py_NewRef(items[i]));
+    out = view_outcome(f->table, names, sig, f->last);
+    Py_DECREF(sig);
+    Py_ssize_t perm[MAXDIMS], add[MAXDIMS], np, na, shape[MAXDIMS], str[MAXDIMS];
+    Layout L;
+    if (out == NULL)
+        return NULL;
+    Py_INCREF(out); /* (held: materializing x runs Python code) */
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3
+        || tuple_ints(PyTuple_GET_ITEM(out, 1), perm, &np) || tuple_ints(PyTuple_GET_ITEM(out, 2), add, &na)
+        || get_layout(x, &L) < 0 || np != L.nd || np + na > MAXDIMS)
+        goto decline;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        if (perm[i] < 0 || perm[i] >= np)
+            goto decline;
+        shape[i] = L.shape[perm[i]];
+        str[i] = L.str[perm[i]];
+    }
+    Py_ssize_t nd = np;
+    for (Py_ssize_t k = 0; k < na; k++, nd++) {
+        Py_ssize_t a = add[k], st = 1;
+        if (a < 0 || a > nd || (a < nd && __builtin_mul_overflow(str[a], shape[a], &st)))
+            goto decline;
+        memmove(shape + a + 1, shape + a, (nd - a) * sizeof(Py_ssize_t));
+        memmove(str + a + 1, str + a, (nd - a) * sizeof(Py_ssize_t));
+        shape[a] = 1;
+        str[a] = st;
+    }
+    PyObject *r = make_view(x, Py_NewRef(Py_None), L.off, shape, str, nd, NULL);
+    if (r != NULL)
+        r = name_result(r, PyTuple_GET_ITEM(out, 0));
+    Py_DECREF(out);
+    return r;
+decline:
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* --- the objects ----------------------------------------------------------------------- */
 
+/* V_RENAME: rename / refine_names of a named array (strided.named), f->table their name:
+   answered only with a cached outcome (named_view); V_ALIGN: align_to, the same way. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_T, V_MT };
+       V_RENAME, V_ALIGN, V_T, V_MT };
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
    reference); NULL (no error set) unless they are all exact ints or bools (the view
@@ -1946,54 +2230,207 @@ kw_is(PyObject *kwnames, Py_ssize_t i, const char *name)
     return PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, name) == 0;
 }
 
+/* x[key]'s key in the named views' cache (_handler._index_signature): 1 << (entries),
+   plus bit i for an int entry i; key is a slice, an int or a tuple of them (as
+   view_getitem takes it). New reference, or NULL (no error). */
+static PyObject *
+index_signature(PyObject *key)
+{
+    int single = !PyTuple_CheckExact(key);
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
+    if (nk > 60)
+        return NULL;
+    unsigned long long sig = 1ULL << nk;
+    for (Py_ssize_t i = 0; i < nk; i++)
+        if (PyLong_CheckExact(single ? key : PyTuple_GET_ITEM(key, i)))
+            sig |= 1ULL << i;
+    PyObject *r = PyLong_FromUnsignedLongLong(sig);
+    if (r == NULL)
+        PyErr_Clear();
+    return r;
+}
+
+/* permute's axes (items[0..n), or the one tuple items[0]) of a named array with each
+   name given as its position in names (as _core.name_to_axis finds it): a new tuple of
+   ints, or NULL (no error) when one is not a name of the array, nor an int. */
+static PyObject *
+axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    if (n == 1 && PyTuple_CheckExact(items[0])) {
+        n = PyTuple_GET_SIZE(items[0]);
+        items = &PyTuple_GET_ITEM(items[0], 0);
+    }
+    if (n > MAXDIMS)
+        return NULL;
+    Py_ssize_t ax[MAXDIMS], nn = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = items[i];
+        if (PyLong_CheckExact(a)) {
+            ax[i] = PyLong_AsSsize_t(a);
+            if (ax[i] == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return NULL;
+            }
+            continue;
+        }
+        if (!PyUnicode_CheckExact(a))
+            return NULL;
+        Py_ssize_t j = 0;
+        while (j < nn && !(PyUnicode_Check(PyTuple_GET_ITEM(names, j))
+                           && PyUnicode_Compare(PyTuple_GET_ITEM(names, j), a) == 0))
+            j++;
+        if (j == nn)
+            return NULL; /* the Python path reports the unknown name */
+        ax[i] = j;
+    }
+    PyObject *t = ints_tuple(ax, n);
+    if (t == NULL)
+        PyErr_Clear();
+    return t;
+}
+
+/* The view of a named array x (names: its names) that view_vectorcall computed, r
+   (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
+   says which arguments the key holds); NULL (no error) when there is none. */
+static PyObject *
+name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *args,
+          Py_ssize_t n, Py_ssize_t nkw)
+{
+    PyObject *op = NULL, *sig = NULL;
+    if (r == x) /* contiguous(): the array itself, its names and all */
+        return r;
+    switch (f->kind) {
+    case V_GETITEM:
+        op = s_getitem, sig = index_signature(args[1]);
+        break;
+    case V_RESHAPE:
+    case V_RESHAPE_M: /* (reshaping drops the names, whatever the shape) */
+        op = s_reshape, sig = PyTuple_New(0);
+        break;
+    case V_PERMUTE:
+    case V_PERMUTE_M:
+        op = s_permute_dims, sig = n == 2 && PyTuple_CheckExact(args[1]) ? Py_NewRef(args[1])
+                                                                         : args_tuple(args + 1, n - 1);
+        break;
+    case V_EXPAND: /* (the one int axis: given, as a keyword too, or the default) */
+        op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
+        break;
+    case V_RENAME: /* (the names given; the same names: the array itself, as in Python) */
+        op = f->table, sig = PyTuple_New(n - 1);
+        for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
+            PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
+        r = named_view(r, op, names, sig, f->last);
+        Py_XDECREF(sig);
+        if (r != NULL && SLOT(r, O_ext) != Py_None) {
+            int same = PyObject_RichCompareBool(SLOT(SLOT(r, O_ext), E_names), names, Py_EQ);
+            if (same) { /* (tuples of str and None: no Python code runs) */
+                Py_DECREF(r);
+                if (same < 0) {
+                    PyErr_Clear();
+                    return NULL;
+                }
+                return Py_NewRef(x);
+            }
+        }
+        return r;
+    }
+    if (op == NULL) {
+        Py_XDECREF(sig);
+        Py_DECREF(r);
+        return NULL;
+    }
+    r = named_view(r, op, names, sig, f->last);
+    Py_XDECREF(sig);
+    return r;
+}
+
+static PyObject *view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args,
+                           Py_ssize_t n, PyObject *kwnames, Py_ssize_t nkw);
+
 static PyObject *
 view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    if (views_ready && n >= 1 && contract_array(args[0]) && SLOT(args[0], O_ext) == Py_None) {
-        PyObject *x = args[0], *r = NULL;
-        switch (f->kind) {
-        case V_GETITEM:
-            if (n == 2 && nkw == 0)
-                r = view_getitem(x, args[1]);
-            break;
-        case V_CONTIGUOUS:
-            if (n == 1 && nkw == 0)
-                r = view_contiguous(x);
-            break;
-        case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
-            if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
-                r = view_reshape(x, args[1]);
-            break;
-        case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
-            if (n >= 2 && nkw == 0)
-                r = view_with_dims(x, args + 1, n - 1, view_reshape);
-            break;
-        case V_PERMUTE: /* permute_dims(x, axes) */
-            if (n == 2 && nkw == 0)
-                r = view_permute(x, args[1]);
-            break;
-        case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
-            if (n >= 2 && nkw == 0)
-                r = view_with_dims(x, args + 1, n - 1, view_permute);
-            break;
-        case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
-            if (n == 2 && nkw == 0)
-                r = view_expand(x, args[1]);
-            else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
-                     && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
-                r = view_expand(x, args[1]);
-            else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
-                     && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
-                r = view_expand(x, zero); /* expand_dims's default axis */
-            break;
-        }
+    PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
+    if (views_ready && n >= 1 && contract_array(args[0])
+        && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
+        PyObject *x = args[0];
+        Py_XINCREF(names); /* (held: materializing x runs Python code) */
+        PyObject *r = view_call(f, x, names, args, n, kwnames, nkw);
+        Py_XDECREF(names);
         if (r != NULL || PyErr_Occurred())
             return r;
     }
     return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+/* view_vectorcall's fast cases: the view, or NULL (an error set only for one that must
+   propagate) for the Python definition. */
+static PyObject *
+view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n,
+          PyObject *kwnames, Py_ssize_t nkw)
+{
+    PyObject *r = NULL;
+    switch (f->kind) {
+    case V_GETITEM:
+        if (n == 2 && nkw == 0)
+            r = view_getitem(x, args[1]);
+        break;
+    case V_CONTIGUOUS:
+        if (n == 1 && nkw == 0)
+            r = view_contiguous(x);
+        break;
+    case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
+        if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
+            r = view_reshape(x, args[1]);
+        break;
+    case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
+        if (n >= 2 && nkw == 0)
+            r = view_with_dims(x, args + 1, n - 1, view_reshape);
+        break;
+    case V_PERMUTE: /* permute_dims(x, axes) */
+        if (n == 2 && nkw == 0)
+            r = view_permute(x, args[1]);
+        break;
+    case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
+        if (n >= 2 && nkw == 0)
+            r = view_with_dims(x, args + 1, n - 1, view_permute);
+        break;
+    case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
+        if (n == 2 && nkw == 0)
+            r = view_expand(x, args[1]);
+        else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
+                 && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
+            r = view_expand(x, args[1]);
+        else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
+                 && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
+            r = view_expand(x, zero); /* expand_dims's default axis */
+        break;
+    case V_RENAME: /* x.rename('a', 'b'): x's layout, the names name_view finds */
+        if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+            r = view_alias(x);
+        break;
+    case V_ALIGN: /* x.align_to('c', 'r'): named here (the layout comes with the names) */
+        if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+            return view_aligned(f, x, names, args + 1, n - 1);
+        break;
+    }
+    if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
+        && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
+        /* dims given by name: their positions, and the permutation's cached names */
+        PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
+        if (ax != NULL) {
+            r = view_permute(x, ax);
+            if (r != NULL)
+                r = named_view(r, s_permute_dims, names, ax, f->last);
+            Py_DECREF(ax);
+        }
+    }
+    else if (r != NULL && names != NULL)
+        r = name_view(f, r, x, names, args, n, nkw);
+    return r;
 }
 
 static PyObject *
@@ -2043,14 +2480,33 @@ static PyTypeObject View_T = {
    property's: a __dict__ (where property.__init__ puts a subclass's __doc__) and the kind.
    The offsets are set in PyInit (the property's size is not in the public headers). */
 static Py_ssize_t VP_dict, VP_kind;
+static PyObject *swap_perms[MAXDIMS + 1]; /* (0, ..., nd - 1, nd - 2) per nd, built on use */
+static PyObject *prop_last[3];            /* named_view's last outcome of .T and .mT */
 
 static PyObject *
 prop_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
         return Py_NewRef(self);
-    if (views_ready && contract_array(obj) && SLOT(obj, O_ext) == Py_None) {
+    PyObject *names = NULL; /* a named array: as in view_vectorcall */
+    if (views_ready && contract_array(obj)
+        && (SLOT(obj, O_ext) == Py_None || (names = untracked_names(obj)) != NULL)) {
+        Py_XINCREF(names); /* (held: materializing obj runs Python code) */
         PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
+        if (r != NULL && names != NULL) {
+            /* x.T and x.mT of a named array are permute_dims with the last two axes
+               swapped (that permutation built once per ndim) */
+            Py_ssize_t nd = PyTuple_GET_SIZE(SLOT(r, O_shape)), ax[MAXDIMS];
+            if (swap_perms[nd] == NULL) {
+                for (Py_ssize_t i = 0; i < nd; i++)
+                    ax[i] = i;
+                ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
+                if ((swap_perms[nd] = ints_tuple(ax, nd)) == NULL)
+                    PyErr_Clear();
+            }
+            r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
+        }
+        Py_XDECREF(names);
         if (r != NULL || PyErr_Occurred())
             return r;
     }
@@ -2168,7 +2624,9 @@ PyInit__chot(void)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
-    s_axis = PyUnicode_InternFromString("axis");
+    s_getitem = PyUnicode_InternFromString("getitem");
+    s_permute_dims = PyUnicode_InternFromString("permute_dims");
+    s_expand_dims = PyUnicode_InternFromString("expand_dims");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_ext = PyUnicode_InternFromString("_ext");
     s_shape = PyUnicode_InternFromString("shape");
@@ -2177,7 +2635,8 @@ PyInit__chot(void)
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
     s_strides = PyUnicode_InternFromString("strides");
-    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
+    if (zero == NULL || minus_one == NULL || s_getitem == NULL
+        || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
@@ -2192,7 +2651,8 @@ PyInit__chot(void)
     static const struct { const char *name; int kind; } kinds[] = {
         {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
-        {"EXPAND", V_EXPAND}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+        {"EXPAND", V_EXPAND}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN}, {"T", V_T}, {"MT", V_MT},
+        {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);

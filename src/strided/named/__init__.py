@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .._core.array import _LATE, Array
+from .._core.array import _CVIEWS, _LATE, Array
 from .._core.dispatch import method_signature
 from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, tag
 from ._handler import AUTO_ALIGN
@@ -111,8 +111,14 @@ Array.names = property(_get_names, _set_names, doc=(
     "Assigning renames in place."))
 Array.refine_names = _method(refine_names, refine_names.__doc__)
 Array.rename = _method(rename, rename.__doc__)
-Array.rename_ = _rename_
 Array.align_to = _method(align_to, align_to.__doc__)
+if _CVIEWS is not None:
+    # the compiled view paths (_chot.c): a named array's rename or refine_names seen before
+    # (their outcome cached in _core.VIEW_NAMES) is answered in C
+    Array.refine_names = _CVIEWS.View(Array.refine_names, _CVIEWS.RENAME, "refine_names")
+    Array.rename = _CVIEWS.View(Array.rename, _CVIEWS.RENAME, "rename")
+    Array.align_to = _CVIEWS.View(Array.align_to, _CVIEWS.ALIGN, "align_to")
+Array.rename_ = _rename_
 Array.align_as = _method(align_as, align_as.__doc__)
 Array.has_names = _has_names
 _flatten_method.__signature__ = method_signature(_plain_flatten)  # (PyTorch's form; names in the doc)

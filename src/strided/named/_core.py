@@ -48,6 +48,24 @@ def full_names(x: Array) -> tuple:
     return n if n is not None else (None,) * len(x._shape)
 
 
+# (op, x's names, the view's arguments) -> the names of the view's result (None: unnamed),
+# for the views whose name outcome depends on nothing else: filled by the named handler
+# (_handler._VIEW_KEYS) and by rename/refine_names/align_to (align_to's outcome is
+# (names, permutation, new dims)), read there and by the compiled views (_chot.c, "named
+# dimensions"). An outcome is a function of its key: it never goes stale.
+VIEW_NAMES: dict = {}
+
+
+def remember_view(key, outcome) -> None:
+    """Cache a view's outcome under ``key``: the names of its result (a tuple; all None
+    is stored as None), or align_to's (names, permutation, new dims)."""
+    if len(VIEW_NAMES) > 4096:
+        VIEW_NAMES.clear()
+    if key[0] != "align_to" and outcome is not None and outcome.count(None) == len(outcome):
+        outcome = None
+    VIEW_NAMES[key] = outcome
+
+
 def tag(x: Array, names) -> Array:
     """Set ``x``'s names in place (``x`` must be an array this library just made)."""
     if names is None or names.count(None) == len(names):

@@ -14,11 +14,13 @@ import contextvars
 import inspect
 
 from .._core.array import Array, Ext
+from .._core.dtypes import DType
 from .._core.dispatch import CHOT, _run_impl, register_handler
 from .._api.elementwise import REGISTRY
-from ._core import DimensionNameError, full_names, renamed, tag, unify_same
+from ._core import (VIEW_NAMES, DimensionNameError, full_names, remember_view, renamed, tag,
+                    unify_same)
 from ._ops import align
-from ._rules import RULES, Each, _reduction
+from ._rules import RULES, Each, _expand_dims, _flatten, _reduction, _squeeze, _unflatten
 
 __all__ = ["handler", "install", "AUTO_ALIGN"]
 
@@ -84,10 +86,10 @@ class _Binder:
 def install() -> None:
     register_handler(handler, priority=10)
     if CHOT is not None:
-        # The compiled hot path names the results of elementwise calls and of reductions
-        # over one named axis whose outcome is cached below (the same outcome as
-        # ``_entry``'s fast link; strided/_csrc/_chot.c).
-        CHOT.setup_named(Ext, _EW_NAMES, _RED_AXIS)
+        # The compiled hot path names the results of elementwise calls, reductions and the
+        # views it computes itself, from the outcomes cached below (the same outcomes as
+        # this module's own fast links; strided/_csrc/_chot.c, "named dimensions").
+        CHOT.setup_named(Ext, _EW_NAMES, _RED, _VIEW_NAMES, AUTO_ALIGN)
 
 
 def _named(a) -> bool:
@@ -131,8 +133,10 @@ def handler(name, impl, args, kwargs, call_next):
     # Array methods pass the namespace function itself (its @api wrapper), which would
     # dispatch a second time: run the function's body instead.
     impl = getattr(impl, "_impl", impl)
-    if r is _reduction and len(args) == 1:
-        return _cached_reduction(name, r, impl, args[0], kwargs, call_next)
+    if name in _VIEW_KEYS:
+        return _cached_view(name, r, impl, args, kwargs, call_next)
+    if r in _CACHED_RULES:
+        return _cached_call(name, r, impl, args, kwargs, call_next)
     return _named_call(name, r, impl, args, kwargs, call_next)
 
 
@@ -286,8 +290,8 @@ def _entry(call_next):
                             return result
                         return _finish(name, result, names, None, args)
                 if RULES.get(name) is _reduction:
-                    return _cached_reduction(name, _reduction, getattr(impl, "_impl", impl), x,
-                                             kwargs, call_next)
+                    return _cached_call(name, _reduction, getattr(impl, "_impl", impl), args,
+                                        kwargs, call_next)
         return handler(name, impl, args, kwargs, call_next)
 
     return entry
@@ -296,34 +300,131 @@ def _entry(call_next):
 handler.entry = _entry
 
 
-_SIMPLE = (str, int, bool, float, type(None))
-# (op, x's names, ndim, keyword arguments) -> (keywords for the kernel, result names):
-# a reduction's name rule depends on nothing else, so it runs once per combination.
+# --- views ----------------------------------------------------------------------------
+
+# _core.VIEW_NAMES: (op, x's names, the view's arguments) -> the result's names. The name
+# rules of the views in _VIEW_KEYS depend on nothing else (for indexing: on which entries
+# of the key are ints and which are slices, not on their values), so each runs once per
+# combination. The compiled views (_chot.c, "views") compute the view itself and take
+# its names from there; they build the same keys for the calls they answer.
+_VIEW_NAMES = VIEW_NAMES
+
+
+def _index_signature(x, key):
+    """x[key]'s key in _VIEW_NAMES for a key of ints and slices, one per leading axis:
+    ``1 << len(key)``, plus bit i when entry i is an int; None for any other key."""
+    if type(key) is not tuple:
+        key = (key,)
+    if len(key) > len(x._shape):
+        return None
+    sig = 1 << len(key)
+    for i, k in enumerate(key):
+        t = type(k)
+        if t is int:
+            sig |= 1 << i
+        elif t is not slice:
+            return None
+    return sig
+
+
+def _int_axes(x, args, kwargs):
+    """permute_dims's axes as ints (a name as its position), or None."""
+    axes = args[1] if len(args) == 2 and not kwargs else None
+    if type(axes) is not tuple:
+        return None
+    names = x._ext.names
+    for a in axes:
+        if type(a) is not int:
+            if type(a) is not str or a not in names:
+                return None  # (the rule reports an unknown name)
+            return tuple(names.index(a) if type(a) is str else a for a in axes)
+    return axes
+
+
+def _expand_axis(x, args, kwargs):
+    if len(args) == 2 and not kwargs:
+        axis = args[1]
+    elif len(args) == 1 and len(kwargs) <= 1:
+        axis = kwargs.get("axis", 0) if not kwargs or "axis" in kwargs else None
+    else:
+        return None
+    return axis if type(axis) is int else None
+
+
+def _reshape_args(x, args, kwargs):
+    return None if len(args) != 2 or kwargs.get("copy", None) is not None or len(kwargs) > 1 \
+        or (kwargs and "copy" not in kwargs) else ()
+
+
+# op -> the part of a call's arguments that its view's key holds (None: not cached).
+# ``x.T`` and ``x.mT`` are ``permute_dims`` with the swap of the last two axes.
+_VIEW_KEYS = {
+    "getitem": lambda x, args, kwargs: _index_signature(x, args[1]) if len(args) == 2 and not kwargs else None,
+    "permute_dims": _int_axes,
+    "expand_dims": _expand_axis,
+    "reshape": _reshape_args,  # (reshaping drops the names, whatever the shape)
+}
+
+
+def _cached_view(name, r, impl, args, kwargs, call_next):
+    x = args[0]
+    sig = _VIEW_KEYS[name](x, args, kwargs) if type(x) is Array else None
+    if sig is None:  # (expand_dims(x, axis=(0, 2)): _RED's)
+        return (_cached_call if r in _CACHED_RULES else _named_call)(name, r, impl, args, kwargs,
+                                                                       call_next)
+    key = (name, x._ext.names, sig)
+    names = _VIEW_NAMES.get(key, _MISS)
+    if names is _MISS:
+        result = _named_call(name, r, impl, args, kwargs, call_next)
+        if type(result) is Array and result is not x:
+            e = result._ext
+            remember_view(key, None if e is None else e.names)
+        return result
+    result = call_next(name, impl, args, kwargs)
+    if type(result) is Array and result is not x:
+        return _attach(name, result, names)
+    return _finish(name, result, names, None, args)
+
+
+# --- reductions ---------------------------------------------------------------------------
+
+_SIMPLE = (str, int, bool, float, type(None), DType)
+# (op, x's names, ndim, the number of positional arguments, the type and value of each
+# after x, then for each keyword argument: its name, type and value) -> (positional
+# arguments after x, keywords for the kernel, result names), for the ops of
+# _CACHED_RULES (reductions, and views whose names follow from the arguments): their
+# name rules depend on nothing else, so each runs once per combination. The compiled
+# namespace functions (_chot.c's named_call) build the same key. A tuple value holds
+# str and int only (its items' types are not in the key, and True == 1).
 _RED: dict = {}
 # (op, x's names, the dimension name given as axis=) -> the same entry, for the commonest
 # call, ``reduce(x, axis='C')``, found without building the general key.
 _RED_AXIS: dict = {}
 
 
-def _cached_reduction(name, r, impl, x, kwargs, call_next):
-    if type(x) is not Array:
-        return _named_call(name, r, impl, (x,), kwargs, call_next)
-    key = [name, x._ext.names, len(x._shape)]
+def _cached_call(name, r, impl, args, kwargs, call_next):
+    """``op(x, *args, **kwargs)`` for an op whose rule is in _CACHED_RULES: the rule's
+    outcome comes from _RED, or is put there."""
+    x = args[0]
+    if type(x) is not Array or not _SHAPE_FREE.get(r, _always)(args, kwargs):
+        return _named_call(name, r, impl, args, kwargs, call_next)
+    key = [name, x._ext.names, len(x._shape), len(args)]
+    for v in args[1:]:
+        t = type(v)
+        if not _simple(t, v):
+            return _named_call(name, r, impl, args, kwargs, call_next)
+        key += (t, v)
     for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
         t = type(v)
-        if t is tuple:
-            for a in v:
-                if type(a) not in _SIMPLE:
-                    return _named_call(name, r, impl, (x,), kwargs, call_next)
-        elif t not in _SIMPLE:
-            return _named_call(name, r, impl, (x,), kwargs, call_next)
+        if not _simple(t, v):
+            return _named_call(name, r, impl, args, kwargs, call_next)
         key += (k, t, v)
     key = tuple(key)
     hit = _RED.get(key)
     if hit is None:
-        hit = _rule_outcome(name, r, impl, (x,), kwargs, call_next)
+        hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
         if hit is None:
-            return call_next(name, impl, (x,), kwargs)  # the operation reports the mistake
+            return call_next(name, impl, args, kwargs)  # the operation reports the mistake
         _, a, k, spec = hit
         if spec is not None:
             _check_unique(name, spec)
@@ -334,7 +435,7 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
             _RED_AXIS.clear()
         _RED[key] = hit
         axis = kwargs.get("axis")
-        if len(kwargs) == 1 and type(axis) is str and not hit[0]:
+        if len(args) == 1 and len(kwargs) == 1 and type(axis) is str and not hit[0]:
             _RED_AXIS[(name, x._ext.names, axis)] = hit
     tail, kw, names = hit
     if call_next is _run_impl:  # the last link: run the function's body without it
@@ -349,6 +450,32 @@ def _cached_reduction(name, r, impl, x, kwargs, call_next):
             e.names = names
         return result
     return _finish(name, result, names, None, (x,))
+
+
+def _simple(t, v) -> bool:
+    """Whether an argument may be part of a _RED key (its type is there too; a tuple
+    holds exact str and int only, since its items' types are not)."""
+    if t is tuple:
+        for a in v:
+            if type(a) is not str and type(a) is not int:
+                return False
+        return True
+    return t in _SIMPLE
+
+
+def _always(args, kwargs) -> bool:
+    return True
+
+
+def _squeeze_axis_given(args, kwargs) -> bool:
+    # squeeze(x) drops the size-1 dims: the shape decides, not the names
+    return (args[1] if len(args) > 1 else kwargs.get("axis")) is not None
+
+
+# The rules that read nothing but x's names, its ndim and the call's simple arguments
+# (and turn names given as axes into positions): their outcomes are cached in _RED.
+_CACHED_RULES = frozenset([_reduction, _squeeze, _flatten, _unflatten, _expand_dims])
+_SHAPE_FREE = {_squeeze: _squeeze_axis_given}
 
 
 def _rule_outcome(name, r, impl, args, kwargs, call_next):

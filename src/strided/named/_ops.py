@@ -14,7 +14,7 @@ from .._core.layout import normalize_axis
 from .._api.views import flatten as _flatten
 from .._api.views import unflatten as _unflatten
 from ._core import (DimensionNameError, check_names, full_names, name_to_axis, names_of,
-                    relayout, renamed, tag)
+                    relayout, remember_view, renamed, tag)
 
 __all__ = ["set_names", "refine_names", "rename", "align_to", "align_as", "align",
            "flatten", "unflatten"]
@@ -77,6 +77,7 @@ def refine_names(x: Array, *names) -> Array:
             raise DimensionNameError(f"refine_names(): cannot coerce names {list(old)} to "
                                      f"{list(new)}: {a!r} is different from {b!r} at index {i}")
     new = check_names(new, x.ndim, "refine_names")
+    _remember("refine_names", x, names, new)
     return x if new == old else renamed(x, new)
 
 
@@ -108,7 +109,22 @@ def rename(x: Array, *names, **rename_map) -> Array:
             names = tuple(names[0])
         new = _expand_ellipsis(names, old, "rename")
     new = check_names(new, x.ndim, "rename")
+    if not rename_map:
+        _remember("rename", x, names, new)
     return x if new == old else renamed(x, new)
+
+
+def _remember(op, x, names, outcome) -> None:
+    """Cache the outcome of ``op(x, *names)`` for the compiled ``Array.rename``,
+    ``refine_names`` and ``align_to`` (_core.VIEW_NAMES): x named, names of str, None
+    and ``...``."""
+    key = names_of(x)
+    if key is None:
+        return
+    for n in names:
+        if n is not None and n is not Ellipsis and type(n) is not str:
+            return
+    remember_view((op, key, names), outcome)
 
 
 def _is_ell(n) -> bool:
@@ -162,7 +178,11 @@ def align_to(x: Array, *names) -> Array:
         missing = [n for n in old if n not in target]
         raise DimensionNameError(f"align_to(): dims {missing} of the array (names {list(old)}) are "
                                  f"not among the target names {list(target)}")
-    return relayout(x, tuple(perm), tuple(new_dims), target)
+    perm, new_dims = tuple(perm), tuple(new_dims)
+    # (the compiled Array.align_to: the layout and the names from this outcome)
+    _remember("align_to", x, names, (target if target.count(None) != len(target) else None, perm,
+                                     new_dims))
+    return relayout(x, perm, new_dims, target)
 
 
 def align_as(x: Array, other: Array) -> Array:
