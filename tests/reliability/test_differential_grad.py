@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import strided as xp
-from strided.autograd import _graph
+from strided.autograd import _graph, _rules
 
 CGRAD = _graph._cgrad
 pytestmark = pytest.mark.skipif(CGRAD is None, reason="the compiled engine is not built "
@@ -41,7 +41,7 @@ UNARY = ("exp", "tanh", "negative", "sin", "abs", "square")
 
 @st.composite
 def steps(draw):
-    kind = draw(st.sampled_from(("bin", "bin", "un", "un", "red", "mm", "view", "scalar",
+    kind = draw(st.sampled_from(("bin", "bin", "un", "un", "red", "mm", "view", "scalar", "relu",
                                  "inplace", "hook", "retain", "detach")))
     i, j = draw(st.integers(0, 63)), draw(st.integers(0, 63))
     if kind == "bin":
@@ -54,6 +54,9 @@ def steps(draw):
     if kind == "scalar":
         return ("scalar", draw(st.sampled_from(("mul", "add", "rdiv", "pow"))), i,
                 draw(st.sampled_from((0.5, 2.0, -1.5, 3))))
+    if kind == "relu":
+        return ("relu", draw(st.sampled_from(("maximum", "minimum"))), i,
+                draw(st.sampled_from((0.0, -0.0, 0, 0.5))), draw(st.booleans()))
     if kind == "view":
         return ("view", draw(st.sampled_from(("T", "slice", "reshape", "expand", "flip"))), i)
     if kind == "inplace":
@@ -135,6 +138,9 @@ def run(program) -> list:
                 a, s = pick(step[2]), step[3]
                 r = {"mul": lambda: a * s, "add": lambda: s + a, "rdiv": lambda: s / (xp.abs(a) + 1),
                      "pow": lambda: a ** 2 if s == 3 else xp.abs(a) ** s}[step[1]]()
+            elif kind == "relu":
+                a, s = pick(step[2]), step[3]
+                r = getattr(xp, step[1])(*((a, s) if step[4] else (s, a)))
             elif kind == "view":
                 a = pick(step[2])
                 r = {"T": lambda: a.T if a.ndim == 2 else a[None],
@@ -196,9 +202,12 @@ def run(program) -> list:
 
 
 def both(program, monkeypatch):
-    monkeypatch.setattr(_graph, "_cgrad", None)
+    """The program's record with the compiled engine and kernels, and without them."""
+    for mod in (_graph, _rules):
+        monkeypatch.setattr(mod, "_cgrad", None)
     ref = run(program)
-    monkeypatch.setattr(_graph, "_cgrad", CGRAD)
+    for mod in (_graph, _rules):
+        monkeypatch.setattr(mod, "_cgrad", CGRAD)
     fast = run(program)
     return fast, ref
 
@@ -315,3 +324,85 @@ def test_gradient_stealing_survives_the_compiled_loop(monkeypatch):
             leaf.register_hook(lambda g, name=name: seen.__setitem__(name, id(g)))
         xp.sum(x @ W + b).backward()
         assert (id(W.grad), id(b.grad)) == (seen["W"], seen["b"]), engine
+
+
+# --- the gradient of maximum(x, 0) and minimum(x, 0) in one pass (_cgrad.pick) ---------------
+
+SPECIAL = (0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.0, -1.0, 5e-324)
+
+
+@st.composite
+def relu_cases(draw):
+    dtype = draw(st.sampled_from((np.float32, np.float64)))
+    n = draw(st.integers(0, 40))
+    x = np.array(draw(st.lists(st.sampled_from(SPECIAL) | st.floats(-3, 3), min_size=n, max_size=n)),
+                 dtype)
+    g = np.array(draw(st.lists(st.sampled_from(SPECIAL) | st.floats(-3, 3), min_size=n, max_size=n)),
+                 dtype)
+    if draw(st.booleans()):  # a NaN gradient with a payload of its own
+        g = g.copy()
+        g.view(np.uint32 if dtype is np.float32 else np.uint64)[:1] |= 0x3
+    layout = draw(st.sampled_from(("plain", "2d", "transposed", "strided")))
+    return x, g, layout, draw(st.sampled_from(("maximum", "minimum"))), \
+        draw(st.sampled_from((0.0, -0.0, 0, 0.25))), draw(st.booleans())
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=relu_cases())
+def test_relu_gradient_kernel_matches_the_formula(case, monkeypatch):
+    """Bit for bit the formula's answer (ties halve, NaN passes, +0.0 where x loses), for
+    either zero, both dtypes, and layouts the kernel declines (transposed, strided)."""
+    x, g, layout, fn, s, first = case
+    view = lambda a: a  # noqa: E731
+    if layout == "2d" and x.size % 2 == 0:
+        x, g = x.reshape(2, -1), g.reshape(2, -1)
+    elif layout == "transposed" and x.size % 2 == 0:  # the kernel's input is a transposed view
+        x, g, view = x.reshape(2, -1), g.reshape(-1, 2), (lambda a: a.T)
+    elif layout == "strided":  # every other element of the leaf
+        x, view = np.repeat(x, 2), (lambda a: a[::2])
+    out = []
+    for engine in (None, CGRAD):
+        monkeypatch.setattr(_rules, "_cgrad", engine)
+        a = xp.asarray(x.copy()).requires_grad_()
+        v = view(a)
+        y = getattr(xp, fn)(*((v, s) if first else (s, v)))
+        y.backward(xp.asarray(g.copy()))
+        out.append((a.grad.dtype, a.grad.shape, np.asarray(a.grad).tobytes(), type(y.grad_fn).__name__))
+    assert out[0] == out[1]
+
+
+def test_relu_gradient_kernel_runs_and_agrees_with_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((128, 256)).astype(np.float32)
+    x[0, :8] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 0.0]
+    g = rng.standard_normal((128, 256)).astype(np.float32)
+    calls = []
+    real = CGRAD.pick
+    _rules._cgrad = type("Spy", (), {"pick": staticmethod(lambda *a: calls.append(1) or real(*a))})
+    try:
+        a = xp.asarray(x).requires_grad_()
+        xp.maximum(a, 0.0).backward(xp.asarray(g))
+    finally:
+        _rules._cgrad = CGRAD
+    assert calls
+    t = torch.from_numpy(x).requires_grad_()
+    torch.maximum(t, torch.tensor(0.0)).backward(torch.from_numpy(g))
+    np.testing.assert_array_equal(np.asarray(a.grad), t.grad.numpy())
+
+
+def test_relu_gradient_kernel_declines_what_it_does_not_take():
+    f32 = np.ones(4, np.float32)
+    assert CGRAD.pick(f32, f32.astype(np.float64), np.empty(4, np.float32), False) is False
+    assert CGRAD.pick(f32, f32, np.empty(3, np.float32), False) is False
+    assert CGRAD.pick(f32, f32, f32, False) is False  # out overlaps an input
+    assert CGRAD.pick(f32.astype(np.float16), f32.astype(np.float16), np.empty(4, np.float16), False) is False
+    assert CGRAD.pick(np.ones((4, 2), np.float32)[:, 0], f32, np.empty(4, np.float32), False) is False
+    assert CGRAD.pick(f32, f32, np.ones(4, np.float32).view(np.int32), False) is False
+    ro = np.empty(4, np.float32)
+    ro.flags.writeable = False
+    assert CGRAD.pick(f32, f32, ro, False) is False
+    assert CGRAD.pick(f32, [1.0] * 4, np.empty(4, np.float32), False) is False
+    with pytest.raises(TypeError):
+        CGRAD.pick(f32, f32, f32)
