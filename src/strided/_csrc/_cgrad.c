@@ -137,6 +137,38 @@ distribute_rest(PyObject *nf, PyObject *outs, Py_ssize_t i, PyObject *buffers, P
     return r == NULL ? -1 : 0;
 }
 
+/* buffers[child][nr] = g, or the sum with what is there (_add): 1 when done, 0 when
+   child's buffer or output count is not as expected (nothing changed), -1 on error. */
+static int
+give(PyObject *buffers, PyObject *child, Py_ssize_t nr, PyObject *g)
+{
+    PyObject *cb = PyDict_GetItemWithError(buffers, child); /* borrowed */
+    if (cb == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        Py_ssize_t nout = node_count(child, n_nout);
+        if (nout < 0 || nr >= nout)
+            return 0;
+        cb = new_handoff(nout);
+        if (cb == NULL)
+            return -1;
+        int r = PyDict_SetItem(buffers, child, cb);
+        if (r == 0)
+            PyList_SetItem(cb, nr, Py_NewRef(g)); /* (None was there) */
+        Py_DECREF(cb);
+        return r < 0 ? -1 : 1;
+    }
+    if (Py_TYPE(cb) != (PyTypeObject *)Handoff_T || nr >= PyList_GET_SIZE(cb))
+        return 0;
+    Py_INCREF(cb);
+    PyObject *args[2] = {Py_NewRef(PyList_GET_ITEM(cb, nr)), g};
+    PyObject *sum = PyObject_Vectorcall(add_fn, args, 2, NULL);
+    Py_DECREF(args[0]);
+    int r = sum == NULL ? -1 : PyList_SetItem(cb, nr, sum); /* (IndexError if it shrank) */
+    Py_DECREF(cb);
+    return r < 0 ? -1 : 1;
+}
+
 /* _graph._distribute, for a tuple of edges and a list (or tuple) of gradients. */
 static int
 distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyObject *heap)
@@ -168,42 +200,15 @@ distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyOb
             long long nr = plain_int(nr_o, &ok);
             if (!ok || nr < 0)
                 return distribute_rest(nf, outs, i, buffers, deps, heap);
-            PyObject *cb = PyDict_GetItemWithError(buffers, child); /* borrowed */
-            if (cb == NULL) {
-                if (PyErr_Occurred())
-                    return -1;
-                Py_ssize_t nout = node_count(child, n_nout);
-                if (nout < 0 || nr >= nout)
-                    return distribute_rest(nf, outs, i, buffers, deps, heap);
-                cb = new_handoff(nout);
-                if (cb == NULL)
-                    return -1;
-                if (PyDict_SetItem(buffers, child, cb) < 0) {
-                    Py_DECREF(cb);
-                    return -1;
-                }
-                PyList_SetItem(cb, (Py_ssize_t)nr, Py_NewRef(g)); /* (None was there) */
-                Py_DECREF(cb);
-            }
-            else {
-                if (Py_TYPE(cb) != (PyTypeObject *)Handoff_T || nr >= PyList_GET_SIZE(cb))
-                    return distribute_rest(nf, outs, i, buffers, deps, heap);
-                Py_INCREF(cb);
-                Py_INCREF(g);
-                PyObject *args[2] = {PyList_GET_ITEM(cb, (Py_ssize_t)nr), g};
-                Py_INCREF(args[0]);
-                PyObject *sum = PyObject_Vectorcall(add_fn, args, 2, NULL);
-                Py_DECREF(args[0]);
-                Py_DECREF(g);
-                if (sum == NULL) {
-                    Py_DECREF(cb);
-                    return -1;
-                }
-                int r = PyList_SetItem(cb, (Py_ssize_t)nr, sum); /* (IndexError if it shrank) */
-                Py_DECREF(cb);
-                if (r < 0)
-                    return -1;
-            }
+            /* (held across the Python code below, which might change outs; released
+               before the next node runs, so the buffers hold the only reference) */
+            Py_INCREF(g);
+            int r = give(buffers, child, (Py_ssize_t)nr, g);
+            Py_DECREF(g);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                return distribute_rest(nf, outs, i, buffers, deps, heap);
         }
         if (d == 1) {
             PyObject *zero = PyLong_FromLong(0);
@@ -344,7 +349,7 @@ drain(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         if (!PyTuple_CheckExact(top) || PyTuple_GET_SIZE(top) != 2)
             break;
         PyObject *node = Py_NewRef(PyTuple_GET_ITEM(top, 1));
-        PyObject *grads_in = PyDict_GetItemWithError(buffers, node);
+        PyObject *grads_in = Py_XNewRef(PyDict_GetItemWithError(buffers, node));
         Py_ssize_t nout = 0;
         if (grads_in == NULL) {
             if (PyErr_Occurred()) {
@@ -359,12 +364,12 @@ drain(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         }
         PyObject *popped = PyObject_Vectorcall(heappop_fn, &heap, 1, NULL);
         if (popped == NULL) {
+            Py_XDECREF(grads_in);
             Py_DECREF(node);
             return NULL;
         }
         Py_DECREF(popped);
         if (grads_in != NULL) {
-            Py_INCREF(grads_in);
             if (PyDict_DelItem(buffers, node) < 0) {
                 Py_DECREF(grads_in);
                 Py_DECREF(node);

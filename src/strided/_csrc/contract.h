@@ -1,5 +1,6 @@
 /* strided/_csrc/contract.h: what the compiled hot path (_chot.c) reads from Python
- * objects, declared once, and the checks that make reading it safe.
+ * objects, declared once, and the checks that make reading it safe (and, at the end,
+ * what the backward engine's loop, _cgrad.c, reads from graph nodes).
  *
  * The C code owns no object layout. It reads fields of objects that Python code
  * made and that Python code (a user's included) may change at any time:
