@@ -480,7 +480,7 @@ def _distribute(nf, outs, buffers, deps, heap):
             heapq.heappush(heap, (-child._seq, child))
         else:
             deps[child] = d - 1
-    # (the caller's ``outs`` and the buffers now hold the gradients; this frame's go with it)
+    # (this frame's references to the gradients go with it: the buffers hold them now)
 
 
 def _discover(roots):
