@@ -5,6 +5,8 @@
   strided/_core/threads.py's Python pool, NumPy's kernels);
 - ``strided._csrc._chot`` (src/strided/_csrc/_chot.c): the compiled hot path of calls on
   small arrays (fallback: the Python definitions it stands in front of);
+- ``strided._csrc._cgrad`` (src/strided/_csrc/_cgrad.c): the backward engine's loop
+  (fallback: the loop of strided/autograd/_graph.py's ``run_backward``);
 - ``strided._csrc._cio`` (src/strided/_csrc/_cio.c): the file format's CRC-32 (fallback:
   zlib.crc32).
 
@@ -20,6 +22,8 @@ setup(ext_modules=[
     Extension("strided._csrc._ckernels", ["src/strided/_csrc/_ckernels.c"], optional=True,
               extra_compile_args=_FLAGS + ["-pthread"], extra_link_args=["-pthread"]),
     Extension("strided._csrc._chot", ["src/strided/_csrc/_chot.c"], optional=True, extra_compile_args=_FLAGS,
+              depends=["src/strided/_csrc/contract.h"]),
+    Extension("strided._csrc._cgrad", ["src/strided/_csrc/_cgrad.c"], optional=True, extra_compile_args=_FLAGS,
               depends=["src/strided/_csrc/contract.h"]),
     Extension("strided._csrc._cio", ["src/strided/_csrc/_cio.c"], optional=True, extra_compile_args=["-O3", "-std=gnu11"]),
 ])

@@ -6,6 +6,9 @@
 - ``_ckernels.c`` -> ``strided._csrc._ckernels``: reductions, large elementwise
   kernels and the intra-op thread pool, behind ``_core/cfast.py`` and
   ``_core/threads.py``;
+- ``_cgrad.c`` -> ``strided._csrc._cgrad``: the backward engine's walk and loop,
+  behind ``autograd/_graph.py``'s ``run_backward``, and ReLU's gradient in one pass,
+  behind ``autograd/_rules.py``'s maximum and minimum;
 - ``_cio.c`` -> ``strided._csrc._cio``: the file format's CRC-32, behind
   ``io/_native.py``.
 

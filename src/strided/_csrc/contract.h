@@ -1,5 +1,6 @@
 /* strided/_csrc/contract.h: what the compiled hot path (_chot.c) reads from Python
- * objects, declared once, and the checks that make reading it safe.
+ * objects, declared once, and the checks that make reading it safe (and, at the end,
+ * what the backward engine's loop, _cgrad.c, reads from graph nodes).
  *
  * The C code owns no object layout. It reads fields of objects that Python code
  * made and that Python code (a user's included) may change at any time:
@@ -249,5 +250,22 @@ contract_pool_limit(PyObject *big_list)
     }
     return big;
 }
+
+/* --- the backward engine (_cgrad.c) ------------------------------------------------------ */
+
+/* A graph node's attributes, read by name through the ordinary attribute lookup (nodes
+   are Python classes without slots: a subclass's or an instance's own value counts) and
+   checked where read: the counts as plain ints (anything else: the Python loop runs
+   that node), next_functions as a tuple of 2-tuples (anything else: the Python walk,
+   or the Python ``_distribute`` for the rest of that node's edges), the hook
+   containers by truth value, as the Python loop tests them. X(name, C name, what). */
+#define NODE_ATTRS(X)                                  \
+    X("_seq", n_seq, "an int, unique per node")        \
+    X("_nout", n_nout, "an int, the outputs' count")   \
+    X("next_functions", n_next, "a tuple of (node or None, int)") \
+    X("_pre", n_pre, "hooks: tested for truth")        \
+    X("_retains", n_retains, "hooks: tested for truth") \
+    X("_prehooks", n_prehooks, "hooks: tested for truth") \
+    X("_hooks", n_hooks, "hooks: tested for truth")
 
 #endif /* STRIDED_CONTRACT_H */

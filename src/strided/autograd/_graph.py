@@ -450,24 +450,42 @@ def _pre_hooks(node, grads_in):
     return grads_in
 
 
-def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=False,
-                 allow_unused=False):
-    """Run the graph from ``roots`` (edges) with ``grads``.
+def _post_hooks(node, outs, grads_in):
+    """Run ``node``'s hooks on the gradients it computed (``outs``) from ``grads_in``."""
+    for h in list(node._hooks):
+        r = h(tuple(outs), tuple(grads_in))
+        if r is not None:
+            outs = checked_hook_results(h, r, outs)
+    return outs
 
-    ``inputs`` (arrays) restricts the run to what reaches them; with
-    ``capture=True`` their gradients are returned instead of accumulated.
-    """
-    # Targets: where the gradients of ``inputs`` appear.
-    targets = None
-    if inputs is not None:
-        targets = {}
-        for i, x in enumerate(inputs):
-            node, nr = edge_of(x)
-            if node is None:
-                raise RuntimeError(f"One of the differentiated arrays (input {i}) does not require grad")
-            targets.setdefault(node, []).append((nr, i, x))
 
-    # Discover the graph and count, for each node, the edges that feed it.
+def _distribute(nf, outs, buffers, deps, heap):
+    """Hand the gradients ``outs`` of a node that ran to the nodes its edges ``nf`` lead to
+    (summed into their buffers), and push each node whose last gradient has arrived."""
+    for (child, nr), g in zip(nf, outs):
+        if child is None:
+            continue
+        d = deps.get(child)
+        if d is None:
+            continue
+        if g is not None:
+            cb = buffers.get(child)
+            if cb is None:
+                cb = buffers[child] = _Handoff([None] * child._nout)
+                cb[nr] = g
+            else:
+                cb[nr] = _add(cb[nr], g)
+        if d == 1:
+            deps[child] = 0
+            heapq.heappush(heap, (-child._seq, child))
+        else:
+            deps[child] = d - 1
+    # (this frame's references to the gradients go with it: the buffers hold them now)
+
+
+def _discover(roots):
+    """``deps`` (for each node reached from ``roots``, the number of edges feeding it) and
+    the nodes in the order the walk met them."""
     deps: dict = {}
     seen = set()
     order = []
@@ -486,6 +504,30 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
+    return deps, order
+
+
+def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=False,
+                 allow_unused=False):
+    """Run the graph from ``roots`` (edges) with ``grads``.
+
+    ``inputs`` (arrays) restricts the run to what reaches them; with
+    ``capture=True`` their gradients are returned instead of accumulated.
+    """
+    # Targets: where the gradients of ``inputs`` appear.
+    targets = None
+    if inputs is not None:
+        targets = {}
+        for i, x in enumerate(inputs):
+            node, nr = edge_of(x)
+            if node is None:
+                raise RuntimeError(f"One of the differentiated arrays (input {i}) does not require grad")
+            targets.setdefault(node, []).append((nr, i, x))
+
+    # Discover the graph and count, for each node, the edges that feed it.
+    deps = _cgrad.discover(roots) if targets is None and _cgrad is not None else None
+    if deps is None:
+        deps, order = _discover(roots)
 
     needed = None
     if targets is not None:
@@ -495,6 +537,7 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
             for child, _ in node.next_functions:
                 if child is not None:
                     parents.setdefault(child, []).append(node)
+        seen = set(order)
         needed = set(n for n in targets if n in seen)
         todo = list(needed)
         while todo:
@@ -522,14 +565,17 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
     # unique per node, so the heap never compares two nodes.
     heap = [(-node._seq, node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(heap)
-    heappop, heappush = heapq.heappop, heapq.heappush
-    deps_get = deps.get
+    heappop = heapq.heappop
     plain = targets is None
 
     captured = [None] * len(inputs) if capture else None
     prev = STATE.enabled
     STATE.enabled = create_graph
     try:
+        if plain and _cgrad is not None:
+            # The same loop in C (_csrc/_cgrad.c); it leaves the heap as it is and returns
+            # at any node it does not expect, and the loop below runs the rest.
+            _cgrad.drain(heap, buffers, deps, keep_graph)
         while heap:
             node = heappop(heap)[1]
             grads_in = buffers.pop(node, None)
@@ -553,36 +599,15 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
             else:
                 outs = node.apply(grads_in)
                 if node._hooks:
-                    for h in list(node._hooks):
-                        r = h(tuple(outs), tuple(grads_in))
-                        if r is not None:
-                            outs = checked_hook_results(h, r, outs)
-                    r = None
+                    outs = _post_hooks(node, outs, grads_in)
                 if not keep_graph:
                     node.release()
             grads_in = None
             if nf:
-                for (child, nr), g in zip(nf, outs):
-                    if child is None:
-                        continue
-                    d = deps_get(child)
-                    if d is None:
-                        continue
-                    if g is not None:
-                        cb = buffers.get(child)
-                        if cb is None:
-                            cb = buffers[child] = _Handoff([None] * child._nout)
-                            cb[nr] = g
-                        else:
-                            cb[nr] = _add(cb[nr], g)
-                    if d == 1:
-                        deps[child] = 0
-                        heappush(heap, (-child._seq, child))
-                    else:
-                        deps[child] = d - 1
+                _distribute(nf, outs, buffers, deps, heap)
             # Drop this frame's references to the gradients (the buffers hold them), so the
             # node that receives one can tell that nothing else does (see _stealable).
-            g = outs = cb = None
+            outs = None
     finally:
         STATE.enabled = prev
     if capture:
@@ -592,3 +617,16 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                     f"One of the differentiated arrays (input {i}) appears to not have been used in the "
                     "graph. Set allow_unused=True if this is the desired behavior.")
     return captured
+
+
+def _load_cgrad():
+    """The engine's loop in C (``_csrc/_cgrad.c``), told once what it calls back; None
+    when it is not built or STRIDED_NO_CEXT=1 (the loop above runs everything)."""
+    from .._core import cext
+    mod = cext.load("_cgrad")
+    if mod is not None:
+        mod.setup(_Handoff, _add, _pre_hooks, _post_hooks, _distribute)
+    return mod
+
+
+_cgrad = _load_cgrad()

@@ -25,6 +25,7 @@ import strided as xp
 from .._core import layout as _layout
 from .._core.array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
+from ._graph import _cgrad
 from ._mode import STATE
 from ._record import ZERO, ew_rule, nondiff, rule
 
@@ -192,12 +193,37 @@ def _pick(g, loses, x1, x2):
     return where(loses, 0.0, where(tie, g * 0.5, g))
 
 
+def _pick_zero(g, x1, x2, upper):
+    """``_pick(g, x1 < x2, x1, x2)`` (``x1 > x2`` when ``upper``) for a ReLU, ``x2`` a
+    Python zero, in one pass of the compiled kernel (``_cgrad.pick``): a plain backward
+    on the host, g and x1 contiguous float32 or float64 of one shape and dtype. None
+    where that does not hold (the formula runs)."""
+    if _cgrad is None or STATE.enabled or type(x2) not in (float, int) or x2 != 0 \
+            or type(g) is not Array or type(x1) is not Array or g._dtype is not x1._dtype \
+            or g._shape != x1._shape or g._device is not x1._device or g._device.type != "cpu":
+        return None
+    gn, xn = g._get_native(), x1._get_native()
+    if type(gn) is not np.ndarray or type(xn) is not np.ndarray:
+        return None
+    out = np.empty(gn.shape, gn.dtype)
+    if not _cgrad.pick(gn, xn, out, upper):
+        return None
+    return Array._new(out, None, 0, out.shape, None, g._dtype, g._device)
+
+
+def _pick_first(g, x1, x2, upper):
+    r = _pick_zero(g, x1, x2, upper)
+    if r is not None:
+        return r
+    return _pick(g, x1 > x2 if upper else x1 < x2, x1, x2)
+
+
 # Note: like PyTorch, a tie sends half the gradient to each argument.
 E("maximum", "MaximumBackward0",
-  x1=lambda g, x1, x2: _pick(g, x1 < x2, x1, x2),
+  x1=lambda g, x1, x2: _pick_first(g, x1, x2, False),
   x2=lambda g, x1, x2: _pick(g, x2 < x1, x1, x2))
 E("minimum", "MinimumBackward0",
-  x1=lambda g, x1, x2: _pick(g, x1 > x2, x1, x2),
+  x1=lambda g, x1, x2: _pick_first(g, x1, x2, True),
   x2=lambda g, x1, x2: _pick(g, x2 > x1, x1, x2))
 E("multiply", "MulBackward0", x1=lambda g, x2: g * _conj(x2), x2=lambda g, x1: g * _conj(x1))
 E("negative", "NegBackward0", x=lambda g: -g)

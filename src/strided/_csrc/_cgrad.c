@@ -1,0 +1,637 @@
+/* strided._csrc._cgrad: the backward engine's loop, compiled.
+ *
+ * It stands in front of strided/autograd/_graph.py's ``run_backward``, which stays the
+ * definition and the fallback (STRIDED_NO_CEXT=1, or this module not built). Two steps
+ * of a plain backward (no ``inputs=``) run here:
+ *
+ *   discover(roots)      the walk that counts, for each node, the edges feeding it
+ *                        (``deps``); None when anything is unexpected (then the Python
+ *                        walk runs, and raises what it raises);
+ *   drain(heap, buffers, deps, keep_graph)
+ *                        the loop that pops the ready node created last, runs its
+ *                        ``apply`` on the gradients that arrived for it, and hands what it
+ *                        returns to the nodes its edges lead to.
+ *
+ * Everything a node does stays Python: ``apply``, ``release``, its hooks (``_pre_hooks``,
+ * ``_post_hooks``), and the sum of two gradients for one slot (``_add``). What moves to C
+ * is the bookkeeping around them (heap, buffers, dependency counts), which costs about a
+ * microsecond a node in Python.
+ *
+ * What it reads (contract.h, "the backward engine"): the nodes' attributes by name,
+ * through the ordinary attribute lookup (so a subclass's own values count), each checked
+ * where read. ``drain`` declines only between nodes: at a heap entry or a node it does
+ * not expect, it returns with the heap, buffers and counts exactly as the Python loop
+ * would have them, and that loop runs the rest. Inside a node, an edge it does not expect
+ * (not a 2-tuple, an index that is not a plain int in range) hands that edge and the
+ * ones after it to the Python ``_distribute``. Errors raised by Python code it calls
+ * propagate unchanged, as they would from the Python loop.
+ *
+ * Gradients it holds: none across a call into Python. The hand-off list it passes to
+ * ``apply`` is the only thing referring to its gradients (``_stealable`` counts on it),
+ * and the list ``apply`` returns is released once its gradients sit in the buffers.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* (only NODE_ATTRS is used here: the slot readers stay unused) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "contract.h"
+#pragma GCC diagnostic pop
+
+/* What setup() is told once. */
+static PyObject *Handoff_T;     /* _graph._Handoff: the gradients passed to apply */
+static PyObject *add_fn;        /* _graph._add(a, b): two gradients for one slot */
+static PyObject *pre_hooks_fn;  /* _graph._pre_hooks(node, grads_in) -> grads_in */
+static PyObject *post_hooks_fn; /* _graph._post_hooks(node, outs, grads_in) -> outs */
+static PyObject *distribute_fn; /* _graph._distribute(nf, outs, buffers, deps, heap) */
+static PyObject *heappush_fn, *heappop_fn; /* heapq's own */
+
+#define NODE_NAME(name, cname, want) static PyObject *cname;
+NODE_ATTRS(NODE_NAME)
+static PyObject *s_apply, *s_release;
+
+/* The largest output count read from a node (a bound on the list built for it). */
+#define MAX_NOUT (1 << 20)
+
+/* node.<name> as an exact int in [0, MAX_NOUT], or -1: anything else (error cleared). */
+static Py_ssize_t
+node_count(PyObject *node, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(node, name);
+    if (v == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    Py_ssize_t n = -1;
+    if (PyLong_CheckExact(v)) {
+        int overflow;
+        long long k = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (!overflow && k >= 0 && k <= MAX_NOUT)
+            n = (Py_ssize_t)k;
+    }
+    Py_DECREF(v);
+    return n;
+}
+
+/* _Handoff([None] * n) */
+static PyObject *
+new_handoff(Py_ssize_t n)
+{
+    PyObject *lst = PyList_New(n);
+    if (lst == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyList_SET_ITEM(lst, i, Py_NewRef(Py_None));
+    PyObject *h = PyObject_CallOneArg(Handoff_T, lst);
+    Py_DECREF(lst);
+    return h;
+}
+
+/* bool(node.<name>), or -1 with an error set (as the Python loop's ``if node._pre``). */
+static int
+node_truth(PyObject *node, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(node, name);
+    if (v == NULL)
+        return -1;
+    int r = v == Py_None ? 0 : PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* A plain int's value, or 0 with *ok = 0 (not an exact int, or out of range). */
+static long long
+plain_int(PyObject *v, int *ok)
+{
+    int overflow;
+    long long k;
+    if (!PyLong_CheckExact(v)) {
+        *ok = 0;
+        return 0;
+    }
+    k = PyLong_AsLongLongAndOverflow(v, &overflow);
+    *ok = !overflow && !(k == -1 && PyErr_Occurred());
+    if (!*ok)
+        PyErr_Clear();
+    return k;
+}
+
+/* The rest of the edges, from the i-th, through the Python ``_distribute``. */
+static int
+distribute_rest(PyObject *nf, PyObject *outs, Py_ssize_t i, PyObject *buffers, PyObject *deps,
+                PyObject *heap)
+{
+    PyObject *nf_rest = PySequence_GetSlice(nf, i, PY_SSIZE_T_MAX);
+    PyObject *outs_rest = nf_rest ? PySequence_GetSlice(outs, i, PY_SSIZE_T_MAX) : NULL;
+    PyObject *r = NULL;
+    if (outs_rest != NULL) {
+        PyObject *args[5] = {nf_rest, outs_rest, buffers, deps, heap};
+        r = PyObject_Vectorcall(distribute_fn, args, 5, NULL);
+    }
+    Py_XDECREF(nf_rest);
+    Py_XDECREF(outs_rest);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* buffers[child][nr] = g, or the sum with what is there (_add): 1 when done, 0 when
+   child's buffer or output count is not as expected (nothing changed), -1 on error. */
+static int
+give(PyObject *buffers, PyObject *child, Py_ssize_t nr, PyObject *g)
+{
+    PyObject *cb = PyDict_GetItemWithError(buffers, child); /* borrowed */
+    if (cb == NULL) {
+        if (PyErr_Occurred())
+            return -1;
+        Py_ssize_t nout = node_count(child, n_nout);
+        if (nout < 0 || nr >= nout)
+            return 0;
+        cb = new_handoff(nout);
+        if (cb == NULL)
+            return -1;
+        int r = PyDict_SetItem(buffers, child, cb);
+        if (r == 0)
+            PyList_SetItem(cb, nr, Py_NewRef(g)); /* (None was there) */
+        Py_DECREF(cb);
+        return r < 0 ? -1 : 1;
+    }
+    if (Py_TYPE(cb) != (PyTypeObject *)Handoff_T || nr >= PyList_GET_SIZE(cb))
+        return 0;
+    Py_INCREF(cb);
+    PyObject *args[2] = {Py_NewRef(PyList_GET_ITEM(cb, nr)), g};
+    PyObject *sum = PyObject_Vectorcall(add_fn, args, 2, NULL);
+    Py_DECREF(args[0]);
+    int r = sum == NULL ? -1 : PyList_SetItem(cb, nr, sum); /* (IndexError if it shrank) */
+    Py_DECREF(cb);
+    return r < 0 ? -1 : 1;
+}
+
+/* _graph._distribute, for a tuple of edges and a list (or tuple) of gradients. */
+static int
+distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyObject *heap)
+{
+    if (!PyTuple_CheckExact(nf) || !(PyList_CheckExact(outs) || PyTuple_CheckExact(outs)))
+        return distribute_rest(nf, outs, 0, buffers, deps, heap);
+    for (Py_ssize_t i = 0;; i++) {
+        /* zip(nf, outs): as long as the shorter (outs is re-read: Python code runs here) */
+        if (i >= PyTuple_GET_SIZE(nf) || i >= PySequence_Fast_GET_SIZE(outs))
+            return 0;
+        PyObject *e = PyTuple_GET_ITEM(nf, i);
+        if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 2)
+            return distribute_rest(nf, outs, i, buffers, deps, heap);
+        PyObject *child = PyTuple_GET_ITEM(e, 0), *nr_o = PyTuple_GET_ITEM(e, 1);
+        if (child == Py_None)
+            continue;
+        PyObject *d_o = PyDict_GetItemWithError(deps, child); /* borrowed */
+        if (d_o == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            continue;
+        }
+        int ok;
+        long long d = plain_int(d_o, &ok);
+        if (!ok)
+            return distribute_rest(nf, outs, i, buffers, deps, heap);
+        PyObject *g = PySequence_Fast_ITEMS(outs)[i];
+        if (g != Py_None) {
+            long long nr = plain_int(nr_o, &ok);
+            if (!ok || nr < 0)
+                return distribute_rest(nf, outs, i, buffers, deps, heap);
+            /* (held across the Python code below, which might change outs; released
+               before the next node runs, so the buffers hold the only reference) */
+            Py_INCREF(g);
+            int r = give(buffers, child, (Py_ssize_t)nr, g);
+            Py_DECREF(g);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                return distribute_rest(nf, outs, i, buffers, deps, heap);
+        }
+        if (d == 1) {
+            PyObject *zero = PyLong_FromLong(0);
+            if (zero == NULL || PyDict_SetItem(deps, child, zero) < 0) {
+                Py_XDECREF(zero);
+                return -1;
+            }
+            Py_DECREF(zero);
+            Py_INCREF(child); /* (the edge's tuple may go while Python code runs) */
+            PyObject *seq = PyObject_GetAttr(child, n_seq);
+            PyObject *neg = seq ? PyNumber_Negative(seq) : NULL;
+            Py_XDECREF(seq);
+            PyObject *item = neg ? PyTuple_Pack(2, neg, child) : NULL;
+            Py_XDECREF(neg);
+            Py_DECREF(child);
+            if (item == NULL)
+                return -1;
+            PyObject *args[2] = {heap, item};
+            PyObject *r = PyObject_Vectorcall(heappush_fn, args, 2, NULL);
+            Py_DECREF(item);
+            if (r == NULL)
+                return -1;
+            Py_DECREF(r);
+        }
+        else {
+            PyObject *dm = PyLong_FromLongLong(d - 1);
+            int r = dm ? PyDict_SetItem(deps, child, dm) : -1;
+            Py_XDECREF(dm);
+            if (r < 0)
+                return -1;
+        }
+    }
+}
+
+/* Whether every gradient in grads_in is None (the Python loop's test before apply). */
+static int
+all_none(PyObject *grads_in)
+{
+    PyObject *seq = PySequence_Fast(grads_in, "grads_in");
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int r = 1;
+    for (Py_ssize_t i = 0; i < n && r; i++)
+        r = PySequence_Fast_ITEMS(seq)[i] == Py_None;
+    Py_DECREF(seq);
+    return r;
+}
+
+/* One node, popped from the heap: its hooks, apply, release, and its gradients handed on. */
+static int
+run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, PyObject *heap,
+         int keep_graph)
+{
+    /* grads_in: a new reference, given to this function */
+    PyObject *nf = NULL, *outs = NULL;
+    int hooked = 0;
+    PyObject *hook_names[3] = {n_pre, n_retains, n_prehooks}; /* (in the Python loop's order) */
+    for (int k = 0; k < 3 && !hooked; k++) {
+        hooked = node_truth(node, hook_names[k]);
+        if (hooked < 0)
+            goto error;
+    }
+    if (hooked) {
+        PyObject *r = PyObject_CallFunctionObjArgs(pre_hooks_fn, node, grads_in, NULL);
+        if (r == NULL)
+            goto error;
+        Py_SETREF(grads_in, r);
+    }
+    nf = PyObject_GetAttr(node, n_next);
+    if (nf == NULL)
+        goto error;
+    int none = all_none(grads_in);
+    if (none < 0)
+        goto error;
+    if (none) {
+        Py_ssize_t n = PyObject_Length(nf);
+        if (n < 0)
+            goto error;
+        outs = PyList_New(n);
+        if (outs == NULL)
+            goto error;
+        for (Py_ssize_t i = 0; i < n; i++)
+            PyList_SET_ITEM(outs, i, Py_NewRef(Py_None));
+    }
+    else {
+        outs = PyObject_CallMethodOneArg(node, s_apply, grads_in);
+        if (outs == NULL)
+            goto error;
+        int h = node_truth(node, n_hooks);
+        if (h < 0)
+            goto error;
+        if (h) {
+            PyObject *r = PyObject_CallFunctionObjArgs(post_hooks_fn, node, outs, grads_in, NULL);
+            if (r == NULL)
+                goto error;
+            Py_SETREF(outs, r);
+        }
+        if (!keep_graph) {
+            PyObject *r = PyObject_CallMethodNoArgs(node, s_release);
+            if (r == NULL)
+                goto error;
+            Py_DECREF(r);
+        }
+    }
+    Py_CLEAR(grads_in);
+    int t = PyObject_IsTrue(nf);
+    if (t < 0 || (t && distribute(nf, outs, buffers, deps, heap) < 0))
+        goto error;
+    Py_DECREF(nf);
+    Py_DECREF(outs);
+    return 0;
+error:
+    Py_XDECREF(grads_in);
+    Py_XDECREF(nf);
+    Py_XDECREF(outs);
+    return -1;
+}
+
+static PyObject *
+drain(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_CheckExact(args[0]) || !PyDict_CheckExact(args[1])
+        || !PyDict_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "drain(heap: list, buffers: dict, deps: dict, keep_graph)");
+        return NULL;
+    }
+    if (Handoff_T == NULL)
+        Py_RETURN_NONE; /* (not set up: the Python loop runs everything) */
+    PyObject *heap = args[0], *buffers = args[1], *deps = args[2];
+    int keep_graph = PyObject_IsTrue(args[3]);
+    if (keep_graph < 0)
+        return NULL;
+    while (PyList_GET_SIZE(heap) > 0) {
+        /* Decide before anything changes: a heap entry or node not as expected is left to
+           the Python loop, with the heap as it is. */
+        PyObject *top = PyList_GET_ITEM(heap, 0);
+        if (!PyTuple_CheckExact(top) || PyTuple_GET_SIZE(top) != 2)
+            break;
+        PyObject *node = Py_NewRef(PyTuple_GET_ITEM(top, 1));
+        PyObject *grads_in = Py_XNewRef(PyDict_GetItemWithError(buffers, node));
+        Py_ssize_t nout = 0;
+        if (grads_in == NULL) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(node);
+                return NULL;
+            }
+            nout = node_count(node, n_nout);
+            if (nout < 0) {
+                Py_DECREF(node);
+                break;
+            }
+        }
+        PyObject *popped = PyObject_Vectorcall(heappop_fn, &heap, 1, NULL);
+        if (popped == NULL) {
+            Py_XDECREF(grads_in);
+            Py_DECREF(node);
+            return NULL;
+        }
+        Py_DECREF(popped);
+        if (grads_in != NULL) {
+            if (PyDict_DelItem(buffers, node) < 0) {
+                Py_DECREF(grads_in);
+                Py_DECREF(node);
+                return NULL;
+            }
+        }
+        else if ((grads_in = new_handoff(nout)) == NULL) {
+            Py_DECREF(node);
+            return NULL;
+        }
+        int r = run_node(node, grads_in, buffers, deps, heap, keep_graph);
+        Py_DECREF(node);
+        if (r < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* The Python walk of run_backward for a plain backward: {node: edges feeding it}. */
+static PyObject *
+discover(PyObject *mod, PyObject *roots)
+{
+    if (!PyList_CheckExact(roots)) {
+        PyErr_SetString(PyExc_TypeError, "discover(roots: list)");
+        return NULL;
+    }
+    PyObject *deps = PyDict_New(), *seen = PySet_New(NULL), *stack = PyList_New(0);
+    PyObject *node = NULL, *nf = NULL;
+    if (deps == NULL || seen == NULL || stack == NULL)
+        goto error;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(roots); i++) {
+        PyObject *e = PyList_GET_ITEM(roots, i);
+        if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 2)
+            goto decline;
+        PyObject *n = PyTuple_GET_ITEM(e, 0);
+        if (n == Py_None)
+            continue;
+        int in = PySet_Contains(seen, n);
+        if (in < 0 || (!in && (PySet_Add(seen, n) < 0 || PyList_Append(stack, n) < 0)))
+            goto error;
+    }
+    while (PyList_GET_SIZE(stack) > 0) {
+        Py_ssize_t top = PyList_GET_SIZE(stack) - 1;
+        node = Py_NewRef(PyList_GET_ITEM(stack, top));
+        if (PyList_SetSlice(stack, top, top + 1, NULL) < 0)
+            goto error;
+        nf = PyObject_GetAttr(node, n_next);
+        if (nf == NULL) {
+            PyErr_Clear();
+            goto decline;
+        }
+        if (!PyTuple_CheckExact(nf))
+            goto decline;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(nf); i++) {
+            PyObject *e = PyTuple_GET_ITEM(nf, i);
+            if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 2)
+                goto decline;
+            PyObject *child = PyTuple_GET_ITEM(e, 0);
+            if (child == Py_None)
+                continue;
+            PyObject *d = PyDict_GetItemWithError(deps, child);
+            int ok = 1;
+            long long k = 0;
+            if (d == NULL && PyErr_Occurred())
+                goto error;
+            if (d != NULL)
+                k = plain_int(d, &ok);
+            PyObject *dn = ok ? PyLong_FromLongLong(k + 1) : NULL;
+            if (dn == NULL || PyDict_SetItem(deps, child, dn) < 0) {
+                Py_XDECREF(dn);
+                goto error;
+            }
+            Py_DECREF(dn);
+            int in = PySet_Contains(seen, child);
+            if (in < 0 || (!in && (PySet_Add(seen, child) < 0 || PyList_Append(stack, child) < 0)))
+                goto error;
+        }
+        Py_CLEAR(nf);
+        Py_CLEAR(node);
+    }
+    Py_DECREF(seen);
+    Py_DECREF(stack);
+    return deps;
+decline:
+    Py_XDECREF(deps);
+    Py_XDECREF(seen);
+    Py_XDECREF(stack);
+    Py_XDECREF(node);
+    Py_XDECREF(nf);
+    Py_RETURN_NONE;
+error:
+    /* (the Python walk meets the same error: a node's hash or eq that raises, memory) */
+    Py_XDECREF(deps);
+    Py_XDECREF(seen);
+    Py_XDECREF(stack);
+    Py_XDECREF(node);
+    Py_XDECREF(nf);
+    return NULL;
+}
+
+/* --- the gradient of maximum(x, 0) and minimum(x, 0) ------------------------------------- */
+
+/* pick(g, x, out, upper): out = _rules._pick(g, x < 0 (x > 0 when upper), x, 0), the
+   gradient of maximum(x, 0) (minimum) for x: +0.0 where x loses, g * 0.5 on a tie
+   (x == 0, either sign), g elsewhere (a NaN x neither loses nor ties). The Python
+   formula makes four passes (two comparisons, a count of the ties, a select); this one.
+   g, x and out: C-contiguous buffers of one format, float32 or float64, of one length
+   (out writable). Returns False, writing nothing, for anything else. */
+/* Branch-free, so that it vectorizes (a ReLU's mask is irregular: a branch per element
+   mispredicts about half the time), and the tests on x made on its bits (a floating
+   comparison is control flow to the compiler, which keeps its invalid flag on NaN). x
+   loses (x < 0, or x > 0 when upper; not a zero, not NaN) exactly when its bits lie in
+   [lo, lo + inf's bits - 1]: from -0.0's successor to -inf (lo = sign bit + 1), or from
+   +0.0's successor to +inf (lo = 1); one unsigned test of bits - lo. A tie is x's bits
+   without the sign all zero. Every g * 0.5 is computed, then the bits selected. On x86-64
+   with GCC, an AVX2 clone runs where the CPU has it (the same operations, wider). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PICK_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PICK_CLONES
+#endif
+
+#define PICK_FN(NAME, T, U, SIGN, INF)                                                    \
+    PICK_CLONES static void NAME(const T *restrict gp, const U *restrict xb, U *restrict ob, \
+                                 Py_ssize_t n, int upper)                                 \
+    {                                                                                     \
+        const U lo = upper ? (U)1 : (U)(SIGN) + 1, width = (U)(INF) - 1;                  \
+        for (Py_ssize_t i = 0; i < n; i++) {                                              \
+            T gv = gp[i], hv = gv * (T)0.5;                                               \
+            U gb, hb, xv = xb[i];                                                         \
+            memcpy(&gb, &gv, sizeof gb);                                                  \
+            memcpy(&hb, &hv, sizeof hb);                                                  \
+            U tie = -(U)((U)(xv << 1) == 0);                                              \
+            U keep = -(U)((U)(xv - lo) > width);                                          \
+            ob[i] = ((hb & tie) | (gb & ~tie)) & keep;                                    \
+        }                                                                                 \
+    }
+
+PICK_FN(pick_f32, float, uint32_t, 0x80000000u, 0x7f800000u)
+PICK_FN(pick_f64, double, uint64_t, 0x8000000000000000ull, 0x7ff0000000000000ull)
+
+/* The item size of a native float32 ("f") or float64 ("d") buffer, else 0. */
+static int
+float_format(const Py_buffer *b)
+{
+    const char *f = b->format;
+    if (f == NULL || f[0] == '\0' || f[1] != '\0')
+        return 0;
+    if (f[0] == 'f' && b->itemsize == 4)
+        return 4;
+    if (f[0] == 'd' && b->itemsize == 8)
+        return 8;
+    return 0;
+}
+
+static PyObject *
+pick(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "pick(g, x, out, upper)");
+        return NULL;
+    }
+    int upper = PyObject_IsTrue(args[3]);
+    if (upper < 0)
+        return NULL;
+    Py_buffer bg, bx, bo;
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    if (PyObject_GetBuffer(args[0], &bg, flags) < 0) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (PyObject_GetBuffer(args[1], &bx, flags) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&bg);
+        Py_RETURN_FALSE;
+    }
+    if (PyObject_GetBuffer(args[2], &bo, flags | PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&bg);
+        PyBuffer_Release(&bx);
+        Py_RETURN_FALSE;
+    }
+    int size = float_format(&bg);
+    int ok = size != 0 && float_format(&bx) == size && float_format(&bo) == size
+             && bg.len == bx.len && bg.len == bo.len
+             && !(bo.buf < (void *)((char *)bg.buf + bg.len) && bg.buf < (void *)((char *)bo.buf + bo.len))
+             && !(bo.buf < (void *)((char *)bx.buf + bx.len) && bx.buf < (void *)((char *)bo.buf + bo.len));
+    if (ok) {
+        Py_ssize_t n = bg.len / size;
+        Py_BEGIN_ALLOW_THREADS
+        if (size == 4)
+            pick_f32((const float *)bg.buf, (const uint32_t *)bx.buf, (uint32_t *)bo.buf, n, upper);
+        else
+            pick_f64((const double *)bg.buf, (const uint64_t *)bx.buf, (uint64_t *)bo.buf, n, upper);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&bg);
+    PyBuffer_Release(&bx);
+    PyBuffer_Release(&bo);
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *
+setup(PyObject *mod, PyObject *args)
+{
+    PyObject *handoff, *add, *pre, *post, *dist;
+    if (!PyArg_ParseTuple(args, "O!OOOO:setup", &PyType_Type, &handoff, &add, &pre, &post, &dist))
+        return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)handoff, &PyList_Type)) {
+        PyErr_SetString(PyExc_TypeError, "setup(): the hand-off type must be a list subclass");
+        return NULL;
+    }
+    PyObject *heapq = PyImport_ImportModule("heapq");
+    if (heapq == NULL)
+        return NULL;
+    PyObject *push = PyObject_GetAttrString(heapq, "heappush");
+    PyObject *pop = push ? PyObject_GetAttrString(heapq, "heappop") : NULL;
+    Py_DECREF(heapq);
+    if (pop == NULL) {
+        Py_XDECREF(push);
+        return NULL;
+    }
+    Py_XSETREF(heappush_fn, push);
+    Py_XSETREF(heappop_fn, pop);
+    Py_XSETREF(add_fn, Py_NewRef(add));
+    Py_XSETREF(pre_hooks_fn, Py_NewRef(pre));
+    Py_XSETREF(post_hooks_fn, Py_NewRef(post));
+    Py_XSETREF(distribute_fn, Py_NewRef(dist));
+    Py_XSETREF(Handoff_T, Py_NewRef(handoff)); /* last: it turns drain on */
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS,
+     "setup(Handoff, add, pre_hooks, post_hooks, distribute): what the loop calls back, once."},
+    {"drain", (PyCFunction)(void (*)(void))drain, METH_FASTCALL,
+     "drain(heap, buffers, deps, keep_graph): run_backward's loop for a plain backward, until "
+     "the heap is empty or it meets a node it leaves to the Python loop."},
+    {"pick", (PyCFunction)(void (*)(void))pick, METH_FASTCALL,
+     "pick(g, x, out, upper): the gradient of maximum(x, 0) (minimum when upper) for x, into "
+     "out; False (nothing written) unless all three are C-contiguous float32 or float64 "
+     "buffers of one format and length."},
+    {"discover", discover, METH_O,
+     "discover(roots): {node: number of edges feeding it} for a plain backward, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moddef = {
+    PyModuleDef_HEAD_INIT, "strided._csrc._cgrad",
+    "The backward engine's loop, compiled (see strided/autograd/_graph.py, run_backward).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__cgrad(void)
+{
+#define NODE_INTERN(name, cname, want) \
+    if ((cname = PyUnicode_InternFromString(name)) == NULL) return NULL;
+    NODE_ATTRS(NODE_INTERN)
+#undef NODE_INTERN
+    if ((s_apply = PyUnicode_InternFromString("apply")) == NULL
+        || (s_release = PyUnicode_InternFromString("release")) == NULL)
+        return NULL;
+    return PyModule_Create(&moddef);
+}
