@@ -36,6 +36,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <fenv.h>
+#include <math.h>
 #include <string.h>
 
 #include "contract.h"
@@ -359,6 +361,446 @@ scalar_column(PyObject *v)
     return -1;
 }
 
+/* --- NumPy's inner loops, called directly ------------------------------------------
+   For a small call, NumPy's ufunc machinery costs more than everything else together
+   (argument parsing, promotion, the error-state lookup, iterator checks, wrapping).
+   Where NumPy itself makes ONE call of the loop -- its trivial loop
+   (numpy/_core/src/umath/ufunc_object.c, try_trivial_single_output_loop): operands of
+   one shape, each 1-D (any stride) or C-contiguous, or 0-d (stride 0), aligned, of
+   exactly the loop's dtypes, into a fresh output -- this path makes that same call: the
+   loop NumPy resolves for those dtypes (ufunc._resolve_dtypes_and_context and
+   _get_strided_loop, as _ckernels.c does; resolved once per row entry and device and
+   kept in the Fast), with the same data pointers, count and strides, into a result from
+   numpy.empty. The values are NumPy's by construction, and
+   tests/reliability/test_differential_tiny.py checks them bit for bit.
+
+   A Python scalar operand is what NumPy makes of it (npy_update_operand_for_scalar:
+   the scalar converted by the loop dtype's setitem, a 0-d operand): converted here the
+   same way where that is short to restate (a float or int into float32/float64, an int
+   in range into an integer dtype, a complex into a complex dtype, a bool into bool);
+   other scalars take the ufunc, as before.
+
+   The processor's floating-point status flags are saved before the loop and restored
+   after it: strided ignores floating-point errors (docs/reliability.md), and a flag
+   left set would make a NumPy loop of the user's around this call warn afterwards.
+
+   The ndarray fields read (data, nd, dimensions, strides, descr, flags) are NumPy's
+   public ABI (PyArrayObject_fields, the same in NumPy 1.x and 2.x); setup_loops()
+   compares them with what Python reports for a probe array and leaves this path off
+   if anything differs. */
+
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} NDFields;
+#define ND(a) ((NDFields *)(a))
+#define ND_C_CONTIGUOUS 0x0001
+#define ND_F_CONTIGUOUS 0x0002
+#define ND_ALIGNED 0x0100
+
+/* NumPy's call-info capsule (_ckernels.c reads the same) */
+typedef int(np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
+                     const Py_ssize_t *strides, void *auxdata);
+typedef struct {
+    np_loop *strided_loop;
+    void *context;
+    void *auxdata;
+    unsigned char requires_pyapi;
+    unsigned char no_floatingpoint_errors;
+} CallInfo;
+#define CALL_INFO "numpy_1.24_ufunc_call_info"
+
+static PyTypeObject *UF_T; /* numpy.ufunc */
+static PyObject *np_empty; /* numpy.empty */
+static PyObject *s_resolve, *s_get_loop, *s_fixed_strides, *s_kind;
+static int loops_ready;
+
+/* How a Python scalar operand becomes the loop's input (NumPy's setitem of its dtype). */
+enum { SC_NONE = 0, SC_F32, SC_F64, SC_C64, SC_C128, SC_INT, SC_UINT, SC_BOOL };
+
+/* One (row entry, device) of a Fast: the entry's kernel for the device (so that a call
+   needs no dict lookup, which hashes the Device in Python), and NumPy's loop where the
+   kernel is a ufunc whose loop for the operands' dtypes qualifies. */
+typedef struct {
+    PyObject *ent;    /* the registry entry it was resolved for (compared by identity) */
+    PyObject *dev;    /* the device (identity) */
+    PyObject *kernel; /* the entry's kernel for dev */
+    PyObject *res;    /* the entry's result DType */
+    PyObject *cap;    /* the call-info capsule that owns the loop, or NULL: no loop */
+    PyObject *in[2];  /* the loop's input descriptors: an array operand's dtype is one */
+    PyObject *out;    /* its output descriptor: the result dtype's */
+    CallInfo *info;
+    Py_ssize_t isz[3]; /* itemsizes: inputs, output */
+    int sside;        /* a Python scalar operand's position + 1, or 0 */
+    int sc;           /* SC_*: its conversion */
+} Loop;
+
+static void
+loop_clear(Loop *L)
+{
+    Py_CLEAR(L->ent);
+    Py_CLEAR(L->dev);
+    Py_CLEAR(L->kernel);
+    Py_CLEAR(L->res);
+    Py_CLEAR(L->cap);
+    Py_CLEAR(L->in[0]);
+    Py_CLEAR(L->in[1]);
+    Py_CLEAR(L->out);
+    L->info = NULL;
+}
+
+/* setup_loops(ufunc type, numpy.empty, probe, data address, shape, strides, c_contiguous,
+   aligned): turns the direct loops on when the probe ndarray's fields read as Python
+   reports them. Returns whether they are on. */
+static PyObject *
+setup_loops(PyObject *mod, PyObject *args)
+{
+    PyObject *uf, *empty, *probe, *shape, *strides;
+    Py_ssize_t addr;
+    int c_contig, aligned;
+    if (!PyArg_ParseTuple(args, "O!OOnO!O!pp:setup_loops", &PyType_Type, &uf, &empty, &probe, &addr,
+                          &PyTuple_Type, &shape, &PyTuple_Type, &strides, &c_contig, &aligned))
+        return NULL;
+    if (!ready || Py_TYPE(probe) != ND_T || !PyCallable_Check(empty)) {
+        PyErr_SetString(PyExc_TypeError, "setup_loops(): setup() first; an ndarray probe");
+        return NULL;
+    }
+    loops_ready = 0;
+    PyObject *dt = PyObject_GetAttr(probe, s_dtype);
+    if (dt == NULL)
+        return NULL;
+    NDFields *p = ND(probe);
+    int ok = p->data == (char *)addr && p->descr == dt && p->nd == PyTuple_GET_SIZE(shape)
+             && p->nd == PyTuple_GET_SIZE(strides) && !!(p->flags & ND_C_CONTIGUOUS) == c_contig
+             && !!(p->flags & ND_ALIGNED) == aligned;
+    Py_DECREF(dt);
+    for (int i = 0; ok && i < p->nd; i++)
+        ok = p->dimensions[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i))
+             && p->strides[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i));
+    if (PyErr_Occurred())
+        return NULL;
+    Py_XSETREF(UF_T, (PyTypeObject *)Py_NewRef(uf));
+    Py_XSETREF(np_empty, Py_NewRef(empty));
+    loops_ready = ok;
+    return PyBool_FromLong(ok);
+}
+
+/* NumPy's loop of ufunc k for the dtypes dts (nin of them; a Python scalar's type for a
+   weak scalar) with a scalar's fixed stride 0 at sside: L->cap, in, info set, or 0. */
+static int
+loop_resolve(Loop *L, PyObject *k, int nin, PyObject *const *dts)
+{
+    PyObject *tup = PyTuple_New(nin + 1), *got = NULL, *fixed = NULL, *fn = NULL, *pos = NULL,
+             *kw = NULL, *r = NULL;
+    if (tup == NULL)
+        goto done;
+    for (int i = 0; i < nin; i++)
+        PyTuple_SET_ITEM(tup, i, Py_NewRef(dts[i]));
+    PyTuple_SET_ITEM(tup, nin, Py_NewRef(Py_None));
+    got = PyObject_CallMethodOneArg(k, s_resolve, tup);
+    if (got == NULL || !PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 2
+        || !PyCapsule_IsValid(PyTuple_GET_ITEM(got, 1), CALL_INFO)
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(got, 0))
+        || PyTuple_GET_SIZE(PyTuple_GET_ITEM(got, 0)) != nin + 1)
+        goto done;
+    /* the strides NumPy fixes for its trivial loop: 0 for a scalar; an array's vary */
+    fixed = PyTuple_New(nin + 1);
+    if (fixed == NULL)
+        goto done;
+    for (int i = 0; i <= nin; i++)
+        PyTuple_SET_ITEM(fixed, i, Py_NewRef(i + 1 == L->sside ? zero : Py_None));
+    PyObject *cap = PyTuple_GET_ITEM(got, 1);
+    fn = PyObject_GetAttr(k, s_get_loop);
+    pos = PyTuple_Pack(1, cap);
+    kw = PyDict_New();
+    if (fn == NULL || pos == NULL || kw == NULL || PyDict_SetItem(kw, s_fixed_strides, fixed) < 0
+        || (r = PyObject_Call(fn, pos, kw)) == NULL)
+        goto done;
+    CallInfo *info = (CallInfo *)PyCapsule_GetPointer(cap, CALL_INFO);
+    if (info == NULL || info->strided_loop == NULL || info->requires_pyapi)
+        goto done;
+    PyObject *descrs = PyTuple_GET_ITEM(got, 0);
+    if (PyTuple_GET_ITEM(descrs, nin) != SLOT(L->res, D_np))
+        goto done; /* the loop must write the result's dtype */
+    L->cap = Py_NewRef(cap);
+    L->info = info;
+    for (int i = 0; i < nin; i++)
+        L->in[i] = Py_NewRef(PyTuple_GET_ITEM(descrs, i));
+    L->out = Py_NewRef(PyTuple_GET_ITEM(descrs, nin));
+done:
+    PyErr_Clear();
+    Py_XDECREF(tup);
+    Py_XDECREF(got);
+    Py_XDECREF(fixed);
+    Py_XDECREF(fn);
+    Py_XDECREF(pos);
+    Py_XDECREF(kw);
+    Py_XDECREF(r);
+    return L->cap != NULL;
+}
+
+/* The conversion of a Python scalar s into the dtype dt of the other operand (a
+   DType), as NumPy's setitem does it, where it is restated here; else SC_NONE. */
+static int
+scalar_kind(PyObject *s, PyObject *dt, Py_ssize_t isz)
+{
+    PyObject *kind = PyObject_GetAttr(dt, s_kind);
+    int k = kind != NULL && PyUnicode_Check(kind) && PyUnicode_GET_LENGTH(kind) == 1
+            ? (int)PyUnicode_READ_CHAR(kind, 0) : 0;
+    Py_XDECREF(kind);
+    PyErr_Clear();
+    if (PyFloat_CheckExact(s) || PyLong_CheckExact(s)) {
+        if (k == 'f')
+            return isz == 4 ? SC_F32 : isz == 8 ? SC_F64 : SC_NONE; /* (float16: NumPy's own rounding) */
+        if (PyLong_CheckExact(s) && (k == 'i' || k == 'u'))
+            return k == 'i' ? SC_INT : SC_UINT;
+        return SC_NONE;
+    }
+    if (PyComplex_CheckExact(s) && k == 'c')
+        return isz == 8 ? SC_C64 : SC_C128;
+    if (PyBool_Check(s) && k == 'b')
+        return SC_BOOL;
+    return SC_NONE;
+}
+
+/* L (a Fast's slot, or NULL) for the entry ent on dev (xs: the operands in kernel order,
+   n of them), resolved on first use and whenever the entry or device is another; NULL
+   (no error set) when ent is not a usable entry. */
+static Loop *
+loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
+{
+    if (L == NULL || ent == NULL || dev == NULL)
+        return NULL;
+    if (L->ent == ent && L->dev == dev)
+        return L;
+    Loop fresh = {0};
+    fresh.kernel = entry_kernel(ent, dev, &fresh.res);
+    if (fresh.kernel == NULL)
+        return NULL;
+    fresh.ent = Py_NewRef(ent);
+    fresh.dev = Py_NewRef(dev);
+    if (loops_ready && Py_TYPE(fresh.kernel) == UF_T && contract_dtype(fresh.res)) {
+        /* NumPy resolves with the arrays' dtypes and a weak scalar's Python type (bool
+           is not weak: np.bool_, the array's dtype for the one conversion restated) */
+        PyObject *dts[2];
+        PyObject *adt = NULL;
+        int ok = 1;
+        for (int j = 0; j < n; j++)
+            if (Py_TYPE(xs[j]) == Array_T) {
+                PyObject *dt = SLOT(xs[j], O_dtype);
+                ok &= dt != NULL && contract_dtype(dt);
+                if (!ok)
+                    break;
+                adt = dt;
+                dts[j] = SLOT(dt, D_np);
+                fresh.isz[j] = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+            }
+            else
+                fresh.sside = j + 1;
+        fresh.isz[n] = PyLong_AsSsize_t(SLOT(fresh.res, D_itemsize));
+        if (ok && fresh.sside) {
+            int s = fresh.sside - 1;
+            fresh.isz[s] = fresh.isz[1 - s];
+            fresh.sc = scalar_kind(xs[s], adt, fresh.isz[s]);
+            dts[s] = fresh.sc == SC_BOOL ? SLOT(adt, D_np) : (PyObject *)Py_TYPE(xs[s]);
+            ok = fresh.sc != SC_NONE;
+        }
+        PyErr_Clear();
+        if (ok && loop_resolve(&fresh, fresh.kernel, n, dts)) {
+            /* computed in exactly the operands' dtypes (a scalar: the array's) */
+            for (int j = 0; j < n; j++)
+                ok &= fresh.in[j] == SLOT(Py_TYPE(xs[j]) == Array_T ? SLOT(xs[j], O_dtype) : adt, D_np);
+            if (!ok) {
+                Py_CLEAR(fresh.cap);
+                fresh.info = NULL;
+            }
+        }
+    }
+    /* (Python code ran above: another thread may have filled this slot; ours replaces it) */
+    Loop old = *L;
+    *L = fresh;
+    loop_clear(&old);
+    return L;
+}
+
+/* The scalar s as the loop's input in buf, converted as L->sc says: 1, or 0 where
+   NumPy's conversion would raise or report an overflow (the ufunc path then runs). */
+static int
+scalar_to(const Loop *L, PyObject *s, void *buf)
+{
+    switch (L->sc) {
+    case SC_F32:
+    case SC_F64: {
+        /* NumPy: PyNumber_Float (an int rounds to the nearest double), then the C cast */
+        double d = PyFloat_CheckExact(s) ? PyFloat_AS_DOUBLE(s) : PyLong_AsDouble(s);
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (L->sc == SC_F64) {
+            memcpy(buf, &d, sizeof d);
+            return 1;
+        }
+        float v = (float)d;
+        if (isinf(v) && !isinf(d))
+            return 0;
+        memcpy(buf, &v, sizeof v);
+        return 1;
+    }
+    case SC_C64:
+    case SC_C128: {
+        Py_complex c = PyComplex_AsCComplex(s);
+        if (L->sc == SC_C128) {
+            memcpy(buf, &c, sizeof c);
+            return 1;
+        }
+        float v[2] = {(float)c.real, (float)c.imag};
+        if ((isinf(v[0]) && !isinf(c.real)) || (isinf(v[1]) && !isinf(c.imag)))
+            return 0;
+        memcpy(buf, v, sizeof v);
+        return 1;
+    }
+    case SC_BOOL:
+        *(unsigned char *)buf = s == Py_True;
+        return 1;
+    case SC_INT:
+    case SC_UINT: {
+        /* exact when in the dtype's range (outside it NumPy raises OverflowError) */
+        int over, bits = (int)(8 * L->isz[L->sside - 1]);
+        long long v = PyLong_AsLongLongAndOverflow(s, &over);
+        unsigned long long u = (unsigned long long)v;
+        if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (L->sc == SC_INT) {
+            if (over || (bits < 64 && (v < -(1LL << (bits - 1)) || v >= (1LL << (bits - 1)))))
+                return 0;
+        }
+        else if (over > 0 && bits == 64) {
+            u = PyLong_AsUnsignedLongLong(s);
+            if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+        }
+        else if (over || v < 0 || (bits < 64 && v >= (1LL << bits)))
+            return 0;
+        switch (bits) { /* the value in the dtype's own C type (either byte order) */
+        case 8: { unsigned char t = (unsigned char)u; memcpy(buf, &t, 1); return 1; }
+        case 16: { unsigned short t = (unsigned short)u; memcpy(buf, &t, 2); return 1; }
+        case 32: { unsigned int t = (unsigned int)u; memcpy(buf, &t, 4); return 1; }
+        case 64: memcpy(buf, &u, 8); return 1;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
+   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
+   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
+   make exactly this one call (the ufunc path then runs), or NULL with an error set
+   (out of memory). */
+static PyObject *
+loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    char *data[3];
+    Py_ssize_t strides[3], count = 1;
+    union { double d[2]; unsigned long long u; } sbuf;
+    PyObject *shape = NULL; /* the result's: the first operand that is not 0-d */
+    NDFields *first = NULL;
+    int order = 0;
+    for (int j = 0; j < n; j++) {
+        if (L->sside == j + 1) {
+            if (!scalar_to(L, xs[j], &sbuf))
+                return NULL;
+            data[j] = (char *)&sbuf;
+            strides[j] = 0;
+            continue;
+        }
+        NDFields *a = ND(nat[j]);
+        if (a->descr != L->in[j] || !(a->flags & ND_ALIGNED))
+            return NULL; /* NumPy would cast or copy first */
+        data[j] = a->data;
+        strides[j] = 0;
+        if (a->nd == 0)
+            continue;
+        if (first == NULL) {
+            first = a;
+            shape = SLOT(xs[j], O_shape);
+            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+                return NULL;
+            for (int d = 0; d < a->nd; d++)
+                count *= a->dimensions[d];
+        }
+        else {
+            if (a->nd != first->nd)
+                return NULL; /* broadcasting: NumPy's iterator */
+            for (int d = 0; d < a->nd; d++)
+                if (a->dimensions[d] != first->dimensions[d])
+                    return NULL;
+        }
+        if (a->nd == 1) {
+            strides[j] = a->strides[0];
+            continue;
+        }
+        /* N-d: contiguous in one order, which is C (an F-ordered result is NumPy's then) */
+        int o = a->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS);
+        if (!(o & ND_C_CONTIGUOUS) || (order && o != order))
+            return NULL;
+        order = o;
+        strides[j] = L->isz[j];
+    }
+    if (shape == NULL) /* every operand 0-d: a 0-d result */
+        shape = SLOT(xs[L->sside == 1], O_shape);
+    if (count * L->isz[n] >= limit)
+        return NULL;
+    strides[n] = L->isz[n];
+    PyObject *args[2] = {shape, L->out};
+    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
+    if (r == NULL)
+        return NULL;
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || ND(r)->nd != PyTuple_GET_SIZE(shape)) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    data[n] = ND(r)->data;
+    if (count > 0) {
+        int rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
+        if (rc < 0 || PyErr_Occurred()) { /* the ufunc path raises NumPy's error */
+            PyErr_Clear();
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+                     Py_NewRef(res), Py_NewRef(dev));
+}
+
+/* loop_into with the processor's floating-point status flags as they were before (the
+   scalar's conversion and the loop may raise some). */
+static PyObject *
+loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    fexcept_t saved;
+    fegetexceptflag(&saved, FE_ALL_EXCEPT);
+    int before = fetestexcept(FE_ALL_EXCEPT);
+    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev);
+    if (fetestexcept(FE_ALL_EXCEPT) != before)
+        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    return r;
+}
+
 /* --- the object: a fast case in front of a Python function ---------------------- */
 
 /* K_API: no fast case of its own; the namespace-function wrapper of _dispatch.api:
@@ -382,39 +824,86 @@ typedef struct {
     PyObject *name;     /* K_API: the namespace name the hook is called with */
     PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
     PyObject *last[3];  /* named: the last inputs' keys and their result names */
+    Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
+    Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */
+    Py_ssize_t nloops;
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
 } Fast;
+
+/* The Loop of dtype index i (unary), dtype pair (i, j) (binary, side 0), or dtype i with a
+   Python scalar of column j on side 1 (first) or 2 (second); NULL outside the table. */
+static inline Loop *
+loop_slot(Fast *f, Py_ssize_t i, Py_ssize_t j, int side)
+{
+    Py_ssize_t n = f->ndt, k;
+    if (f->loops == NULL || i < 0 || i >= n || j < 0 || j >= (side ? 4 : n))
+        return NULL;
+    if (f->kind == K_UNARY)
+        k = i;
+    else
+        k = side ? n * n + ((side - 1) * n + i) * 4 + j : i * n + j;
+    return &f->loops[k];
+}
+
+/* The call of a row entry ent on dev with the operands xs (kernel order, n of them:
+   Arrays and a Python scalar), through its Loop slot (or NULL): NumPy's loop directly
+   where it qualifies, else the kernel, under NumPy's "ignore" error state, on the
+   natives; the result Array, or NULL (no error set: declined; an error: raised). */
+static PyObject *
+ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named)
+{
+    PyObject *nat[2] = {NULL, NULL}, *k, *res, *cap = NULL, *r = NULL;
+    Loop L;
+    Py_INCREF(dev); /* (held across the Python code below, as the kernel, result dtype and loop) */
+    Loop *s = loop_for(slot, ent, dev, xs, n);
+    if (s != NULL) {
+        L = *s;
+        k = Py_NewRef(L.kernel);
+        res = Py_NewRef(L.res);
+        cap = Py_XNewRef(L.cap); /* (it owns the loop and its descriptors) */
+    }
+    else if ((k = entry_kernel(ent, dev, &res)) == NULL) {
+        Py_DECREF(dev);
+        return NULL;
+    }
+    Py_ssize_t limit = small_limit();
+    for (int j = 0; j < n; j++)
+        if ((nat[j] = Py_TYPE(xs[j]) != Array_T ? Py_NewRef(xs[j])
+                      : (named ? small_native_any : small_native)(xs[j], limit)) == NULL)
+            goto done;
+    if (cap != NULL) {
+        r = loop_call(&L, xs, nat, n, limit, res, dev);
+        if (r != NULL || PyErr_Occurred())
+            goto done;
+    }
+    r = run_kernel(k, nat, n);
+    if (r != NULL)
+        r = wrap(r, res, dev);
+done:
+    Py_XDECREF(nat[0]);
+    Py_XDECREF(nat[1]);
+    Py_XDECREF(cap);
+    Py_DECREF(k);
+    Py_DECREF(res);
+    Py_DECREF(dev);
+    return r;
+}
 
 static PyObject *
 fast_unary(Fast *f, PyObject *x, int named)
 {
     if (Py_TYPE(x) != Array_T)
         return NULL;
-    PyObject *dev = SLOT(x, O_device), *res;
-    if (dev == NULL)
-        return NULL;
-    Py_INCREF(dev);
-    PyObject *k = entry_kernel(list_at(f->table, dtype_index(SLOT(x, O_dtype))), dev, &res), *r = NULL;
-    if (k != NULL) {
-        PyObject *a = (named ? small_native_any : small_native)(x, small_limit());
-        if (a != NULL) {
-            r = run_kernel(k, &a, 1);
-            Py_DECREF(a);
-            if (r != NULL)
-                r = wrap(r, res, dev);
-        }
-        Py_DECREF(k);
-        Py_DECREF(res);
-    }
-    Py_DECREF(dev);
-    return r;
+    Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
+    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named);
 }
 
 static PyObject *
 fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
 {
-    PyObject *ent, *dev, *res, *args[2];
+    PyObject *ent, *dev;
+    Loop *slot;
     int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
     if (n1) {
         dev = SLOT(x1, O_device);
@@ -422,46 +911,30 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
         if (n2) {
             if (SLOT(x2, O_device) != dev)
                 return NULL;
-            ent = list_at(list_at(f->table, i), dtype_index(SLOT(x2, O_dtype)));
+            Py_ssize_t j = dtype_index(SLOT(x2, O_dtype));
+            ent = list_at(list_at(f->table, i), j);
+            slot = loop_slot(f, i, j, 0);
         }
         else {
             Py_ssize_t c = scalar_column(x2);
             if (c < 0)
                 return NULL;
             ent = list_at(list_at(f->stable, i), c);
+            slot = loop_slot(f, i, c, 2);
         }
     }
     else if (n2) {
         dev = SLOT(x2, O_device);
-        Py_ssize_t c = scalar_column(x1);
+        Py_ssize_t i = dtype_index(SLOT(x2, O_dtype)), c = scalar_column(x1);
         if (c < 0)
             return NULL;
-        ent = list_at(list_at(f->stable, dtype_index(SLOT(x2, O_dtype))), c);
+        ent = list_at(list_at(f->stable, i), c);
+        slot = loop_slot(f, i, c, 1);
     }
     else
         return NULL;
-    if (dev == NULL)
-        return NULL;
-    Py_INCREF(dev);
-    PyObject *k = entry_kernel(ent, dev, &res), *r = NULL;
-    if (k == NULL)
-        goto done;
-    Py_ssize_t limit = small_limit();
-    PyObject *(*native)(PyObject *, Py_ssize_t) = named ? small_native_any : small_native;
-    args[0] = n1 ? native(x1, limit) : Py_NewRef(x1);
-    args[1] = args[0] == NULL ? NULL : n2 ? native(x2, limit) : Py_NewRef(x2);
-    if (args[1] != NULL) {
-        r = run_kernel(k, args, 2);
-        if (r != NULL)
-            r = wrap(r, res, dev);
-    }
-    Py_XDECREF(args[0]);
-    Py_XDECREF(args[1]);
-    Py_DECREF(k);
-    Py_DECREF(res);
-done:
-    Py_DECREF(dev);
-    return r;
+    PyObject *xs[2] = {x1, x2};
+    return ew_call(slot, ent, dev, xs, 2, named);
 }
 
 /* The Python definitions behind every Fast run NumPy's kernels too: they run under
@@ -1245,6 +1718,16 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->elide = Py_NewRef(elide);
     f->kind = kind;
     f->swap = swap;
+    if (kind == K_UNARY || kind == K_BINARY) {
+        /* a Loop per dtype (unary); per dtype pair and per dtype, scalar column and side */
+        Py_ssize_t n = f->ndt = PyList_GET_SIZE(table);
+        f->nloops = kind == K_UNARY ? n : n * n + 2 * n * 4;
+        f->loops = PyMem_Calloc(f->nloops ? f->nloops : 1, sizeof(Loop));
+        if (f->loops == NULL) {
+            Py_DECREF(f);
+            return PyErr_NoMemory();
+        }
+    }
     return own_identity(f, fallback);
 }
 
@@ -1261,6 +1744,10 @@ fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->last[1]);
     Py_VISIT(f->last[2]);
     Py_VISIT(f->dict);
+    for (Py_ssize_t i = 0; f->loops != NULL && i < f->nloops; i++) {
+        Py_VISIT(f->loops[i].ent);
+        Py_VISIT(f->loops[i].kernel);
+    }
     return 0;
 }
 
@@ -1277,6 +1764,13 @@ fast_clear(Fast *f)
     Py_CLEAR(f->last[1]);
     Py_CLEAR(f->last[2]);
     Py_CLEAR(f->dict);
+    if (f->loops != NULL) {
+        for (Py_ssize_t i = 0; i < f->nloops; i++)
+            loop_clear(&f->loops[i]);
+        PyMem_Free(f->loops);
+        f->loops = NULL;
+        f->nloops = 0;
+    }
     return 0;
 }
 
@@ -2136,6 +2630,9 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
+    {"setup_loops", setup_loops, METH_VARARGS,
+     "setup_loops(ufunc, empty, probe, address, shape, strides, c_contiguous, aligned): call "
+     "NumPy's inner loops directly when the probe ndarray's fields read as Python reports."},
     {"calibrate", calibrate, METH_VARARGS,
      "calibrate(genuine, borrowing): record the C call chains of interpreter calls on a "
      "temporary, check that borrowing calls are told apart, and turn temporary elision on."},
@@ -2173,8 +2670,13 @@ PyInit__chot(void)
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
     s_strides = PyUnicode_InternFromString("strides");
+    s_resolve = PyUnicode_InternFromString("_resolve_dtypes_and_context");
+    s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
+    s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
+    s_kind = PyUnicode_InternFromString("kind");
     if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
-        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
+        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
+        || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL || s_kind == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
