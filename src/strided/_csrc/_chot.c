@@ -472,14 +472,16 @@ setup_loops(PyObject *mod, PyObject *args)
         return NULL;
     }
     loops_ready = 0;
-    PyObject *dt = PyObject_GetAttr(probe, s_dtype);
-    if (dt == NULL)
+    PyObject *dt = PyObject_GetAttr(probe, s_dtype), *base = PyObject_GetAttrString(probe, "base");
+    Py_XDECREF(dt); /* (compared by identity: the probe holds both) */
+    Py_XDECREF(base);
+    if (dt == NULL || base == NULL)
         return NULL;
     NDFields *p = ND(probe);
-    int ok = p->data == (char *)addr && p->descr == dt && p->nd == PyTuple_GET_SIZE(shape)
+    int ok = p->data == (char *)addr && p->descr == dt && p->base == base && p->base != Py_None
+             && p->nd == PyTuple_GET_SIZE(shape)
              && p->nd == PyTuple_GET_SIZE(strides) && !!(p->flags & ND_C_CONTIGUOUS) == c_contig
              && !!(p->flags & ND_ALIGNED) == aligned;
-    Py_DECREF(dt);
     for (int i = 0; ok && i < p->nd; i++)
         ok = p->dimensions[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i))
              && p->strides[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i));
@@ -2130,6 +2132,43 @@ view_getitem(PyObject *x, PyObject *key)
     return make_view(x, nat, off, oshape, ostr, no, NULL);
 }
 
+/* x[key] for an index Array key (not 0-d, no extension, on x's device) when both natives
+   are cached CPU ndarrays: NumPy's advanced indexing of them, a fresh array, wrapped as
+   indexing.advanced_getitem's hot path wraps it. NumPy refuses a key that is not of an
+   integer or boolean dtype, or out of bounds: the Python path then raises its error. */
+static PyObject *
+view_take(PyObject *x, PyObject *key)
+{
+    if (!loops_ready || !contract_array(key) || SLOT(key, O_ext) != Py_None
+        || SLOT(key, O_device) != SLOT(x, O_device) || PyTuple_GET_SIZE(SLOT(key, O_shape)) == 0)
+        return NULL;
+    PyObject *a = SLOT(x, O_np), *k = SLOT(key, O_np), *dt = SLOT(x, O_dtype), *r;
+    if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
+        return NULL;
+    Py_INCREF(a);
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    r = PyObject_GetItem(a, k);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    if (r == NULL) {
+        Py_DECREF(dt);
+        return decline_error();
+    }
+    /* (a result that is a view of its own buffer: the Python path copies it) */
+    PyObject *shape = NULL;
+    if (Py_TYPE(r) == ND_T && ND(r)->base == NULL && ND(r)->descr == SLOT(dt, D_np))
+        shape = ints_tuple(ND(r)->dimensions, ND(r)->nd);
+    if (shape == NULL) {
+        Py_DECREF(r);
+        Py_DECREF(dt);
+        return decline_error();
+    }
+    PyObject *dev = SLOT(x, O_device);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(dev));
+}
+
 /* --- contiguous(): self when row-major contiguous ------------------------------------ */
 
 /* _layout.is_contiguous: size-1 dimensions take any stride, an empty array is contiguous. */
@@ -2447,7 +2486,7 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         switch (f->kind) {
         case V_GETITEM:
             if (n == 2 && nkw == 0)
-                r = view_getitem(x, args[1]);
+                r = Py_TYPE(args[1]) == Array_T ? view_take(x, args[1]) : view_getitem(x, args[1]);
             break;
         case V_CONTIGUOUS:
             if (n == 1 && nkw == 0)
