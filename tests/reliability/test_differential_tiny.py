@@ -9,7 +9,7 @@ empty, 1-D with any stride, C- and F-ordered, broadcasting), holding special val
 each type (in and out of the dtype's range). The call runs here (compiled) and in a
 worker process started with ``STRIDED_NO_CEXT=1`` (the Python definitions); the two
 must agree on the value's bytes, dtype, shape, the ``out=`` array's bytes, the error
-(type and message), and leave the inputs as they were. Where the row's kernel is
+(type and message) and the warnings issued, and leave the inputs as they were. Where the row's kernel is
 NumPy's ufunc itself, NumPy's own answer on the same operands must match too.
 
 The processor's floating-point status flags: a compiled call that takes NumPy's loop
@@ -27,7 +27,7 @@ import pickle
 import struct
 import subprocess
 import sys
-from pathlib import Path
+import warnings
 
 import numpy as np
 
@@ -149,9 +149,16 @@ def run_index(case) -> dict:
 
 
 def run_case(case) -> dict:
-    """Run one call on strided arrays; plain, picklable values describing what it did."""
-    if case[0] == "index":
-        return run_index(case)
+    """Run one call on strided arrays; plain, picklable values describing what it did,
+    with the warnings it issued."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = run_index(case) if case[0] == "index" else run_call(case)
+    r["warnings"] = [(w.category.__name__, str(w.message)) for w in caught]
+    return r
+
+
+def run_call(case) -> dict:
     name, form, specs, out_dtype = case
     args = [native(s) for s in specs]
     xs = [xp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -312,6 +319,17 @@ def test_indexing_agrees(worker, case):
     ref = worker.run(case)
     assert mine == ref, (case, mine, ref)
     assert mine["inputs"], case
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("value", [1e300, 3.5e38, 3.4e38, 70000.0, 65504.0, 65519.0, 65520.0, 10**400,
+                                   2**64, 2**1023, -0.0, SCALARS[31], True, 7, float("inf")])
+def test_slice_assignment_of_a_scalar_agrees(worker, dtype, value):
+    # the values a floating dtype rounds, overflows or refuses (NumPy warns of an
+    # overflow in the cast where strided's Python path does not)
+    for layout in ("c", "step", "rev"):
+        case = ("index", "set", ("array", dtype, (7,), 5, layout), ("slice", (1, 6, 2)), value)
+        assert run_case(case) == worker.run(case), case
 
 
 def test_index_arrays_take_the_compiled_path():

@@ -50,7 +50,7 @@ static Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
 static PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
 static PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
 static PyObject *ignore_ctx;    /* a Context holding just that value */
-static PyObject *zero;
+static PyObject *zero, *one;
 static PyObject *s_dtype, *s_shape, *s_ext;
 static int ready;
 static int views_ready;
@@ -73,7 +73,8 @@ setup_array(PyObject *mod, PyObject *args)
         return NULL;
     }
     if (contract_setup((PyTypeObject *)arr, ARRAY_ROWS, N_ROWS(ARRAY_ROWS)) < 0
-        || contract_setup((PyTypeObject *)dt, DTYPE_ROWS, N_ROWS(DTYPE_ROWS)) < 0)
+        || contract_setup((PyTypeObject *)dt, DTYPE_ROWS, N_ROWS(DTYPE_ROWS)) < 0
+        || contract_setup((PyTypeObject *)st, STORAGE_ROWS, N_ROWS(STORAGE_ROWS)) < 0)
         return NULL;
     if (Array_T == NULL) {
         Storage_T = (PyTypeObject *)Py_NewRef(st);
@@ -2169,6 +2170,79 @@ view_take(PyObject *x, PyObject *key)
                      Py_NewRef(dev));
 }
 
+/* --- x[slice] = a Python real scalar ------------------------------------------------- */
+
+/* Array.__setitem__'s hot path: a Python bool, int or float written into a slice of a
+   floating array (dts: float16, float32, float64) on the CPU through its cached native
+   view (no stride 0: no element written twice), the floating-point status flags kept,
+   then its Storage's version bumped. A value that overflows the dtype is left to the
+   Python path (NumPy reports that overflow through its error state: ignored there).
+   1: done; 0: declined, nothing written (the Python path runs and raises what it
+   raises); -1: an error that must propagate. */
+static int
+view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
+{
+    PyTypeObject *tv = Py_TYPE(value);
+    if (!ready || Py_TYPE(key) != &PySlice_Type
+        || (tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type))
+        return 0;
+    PyObject *p = SLOT(x, O_np), *st = SLOT(x, O_st), *str = SLOT(x, O_str), *dt = SLOT(x, O_dtype);
+    if (Py_TYPE(p) != ND_T || st == Py_None || !PyTuple_CheckExact(str) || !PyTuple_CheckExact(dts))
+        return 0;
+    Py_ssize_t which = -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dts) && i < 3; i++)
+        if (PyTuple_GET_ITEM(dts, i) == dt)
+            which = i;
+    double d = tv == &PyFloat_Type ? PyFloat_AS_DOUBLE(value) : PyLong_AsDouble(value);
+    if (d == -1.0 && PyErr_Occurred()) { /* (an int beyond a double: Python raises) */
+        PyErr_Clear();
+        return 0;
+    }
+    /* (NumPy's conversions: (float)d, npy_double_to_half, which rounds to inf from 65520) */
+    int ok = which >= 0 && (isinf(d) || isnan(d)
+                            || (which == 0 ? fabs(d) < 65504.0 : which == 1 ? !isinf((float)d) : 1));
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(str); i++) {
+        PyObject *s = PyTuple_GET_ITEM(str, i);
+        ok = PyLong_CheckExact(s) && PyObject_IsTrue(s) == 1; /* (an exact int: no code runs) */
+    }
+    PyObject *ver = SLOT(st, S_version);
+    if (!ok || ver == NULL || !PyLong_CheckExact(ver))
+        return 0;
+    Py_INCREF(p);
+    Py_INCREF(st);
+    int rc = PyObject_SetItem(p, key, value);
+    Py_DECREF(p);
+    if (rc == 0) { /* st._version += 1 */
+        ver = SLOT(st, S_version);
+        PyObject *nv = ver != NULL && PyLong_CheckExact(ver) ? PyNumber_Add(ver, one) : NULL;
+        if (nv == NULL) {
+            Py_DECREF(st);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError, "__setitem__(): the storage's version counter changed type");
+            return -1;
+        }
+        Py_SETREF(SLOT(st, S_version), nv);
+    }
+    Py_DECREF(st);
+    if (rc == -1 && PyErr_ExceptionMatches(PyExc_Exception)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return rc < 0 ? -1 : 1;
+}
+
+static int
+view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
+{
+    fexcept_t saved; /* (the conversions above and NumPy's raise some) */
+    fegetexceptflag(&saved, FE_ALL_EXCEPT);
+    int before = fetestexcept(FE_ALL_EXCEPT);
+    int r = view_setitem_in(dts, x, key, value);
+    if (fetestexcept(FE_ALL_EXCEPT) != before)
+        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    return r;
+}
+
 /* --- contiguous(): self when row-major contiguous ------------------------------------ */
 
 /* _layout.is_contiguous: size-1 dimensions take any stride, an empty array is contiguous. */
@@ -2432,7 +2506,7 @@ view_swap_last(PyObject *x, int t)
 /* --- the objects ----------------------------------------------------------------------- */
 
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_T, V_MT };
+       V_SETITEM, V_T, V_MT };
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
    reference); NULL (no error set) unless they are all exact ints or bools (the view
@@ -2492,6 +2566,13 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             if (n == 1 && nkw == 0)
                 r = view_contiguous(x);
             break;
+        case V_SETITEM: /* x[key] = value */
+            if (n == 3 && nkw == 0) {
+                int done = view_setitem(f->table, x, args[1], args[2]);
+                if (done != 0)
+                    return done < 0 ? NULL : Py_NewRef(Py_None);
+            }
+            break;
         case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
             if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
                 r = view_reshape(x, args[1]);
@@ -2534,9 +2615,10 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|O:View", names, &fallback, &kind, &kwname))
         return NULL;
     if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
-        || (kwname != Py_None && !PyUnicode_Check(kwname))) {
+        || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+                              : kwname != Py_None && !PyUnicode_Check(kwname))) {
         PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
-                        "kind, a keyword name or None");
+                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -2700,6 +2782,7 @@ PyInit__chot(void)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
+    one = PyLong_FromLong(1);
     s_axis = PyUnicode_InternFromString("axis");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_ext = PyUnicode_InternFromString("_ext");
@@ -2713,7 +2796,7 @@ PyInit__chot(void)
     s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
     s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
     s_kind = PyUnicode_InternFromString("kind");
-    if (zero == NULL || minus_one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
+    if (zero == NULL || minus_one == NULL || one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
         || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL || s_kind == NULL)
         return NULL;
@@ -2729,7 +2812,7 @@ PyInit__chot(void)
     static const struct { const char *name; int kind; } kinds[] = {
         {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
-        {"EXPAND", V_EXPAND}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+        {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);
