@@ -255,6 +255,21 @@ def cases(draw):
 
 
 @st.composite
+def where_cases(draw):
+    shapes = draw(st.sampled_from([((), (), ()), ((7,), (7,), (7,)), ((7,), (), (7,)), ((0,), (0,), (0,)),
+                                   ((2, 3), (2, 3), (2, 3)), ((3, 1), (1, 4), (3, 4)), ((2, 3), (3,), ())]))
+    dt = draw(st.sampled_from(DTYPES))
+    specs = [("array", "bool", shapes[0], draw(st.integers(0, 2**16)), draw(st.sampled_from(LAYOUTS)))]
+    for s in shapes[1:]:
+        if draw(st.integers(0, 5)) == 0:
+            specs.append(("scalar", draw(st.sampled_from(SCALARS))))
+        else:
+            d = dt if draw(st.integers(0, 4)) else draw(st.sampled_from(DTYPES))
+            specs.append(("array", d, s, draw(st.integers(0, 2**16)), draw(st.sampled_from(LAYOUTS))))
+    return "where", draw(st.sampled_from(["fn", "fn", "out"])), specs, draw(st.sampled_from(DTYPES))
+
+
+@st.composite
 def index_cases(draw):
     shape = draw(st.sampled_from([(), (0,), (1,), (7,), (2, 3), (3, 4, 2)]))
     x = ("array", draw(st.sampled_from(DTYPES)), shape, draw(st.integers(0, 2**16)),
@@ -286,10 +301,13 @@ def _numpy_reference(case):
     """NumPy's ufunc on the same operands, where the row's kernel is that ufunc for
     every dtype (no kernel or correction of strided's own), else None."""
     name, form, specs, _ = case
-    row = REGISTRY[name]
-    if row.kernel is not None or row.fix is not None or form == "out":
+    row = REGISTRY.get(name)
+    if name == "where":
+        uf = np.where
+    elif row.kernel is not None or row.fix is not None or form == "out":
         return None
-    uf = getattr(np, RENAMES.get(name, name))
+    else:
+        uf = getattr(np, RENAMES.get(name, name))
     try:
         with np.errstate(all="ignore"):
             return _record(uf(*(native(s) for s in specs)))
@@ -301,6 +319,10 @@ def _numpy_reference(case):
           derandomize=True, suppress_health_check=list(HealthCheck))
 @given(cases())
 def test_compiled_and_python_paths_agree(worker, case):
+    _agree(worker, case)
+
+
+def _agree(worker, case):
     mine = run_case(case)
     ref = worker.run(case)
     assert mine == ref, (case, mine, ref)
@@ -309,6 +331,13 @@ def test_compiled_and_python_paths_agree(worker, case):
     got = mine["result"]
     if want is not None and got[0] == "ok" and got[1] == want[1]:
         assert got == want, (case, got, want)
+
+
+@settings(max_examples=int(os.environ.get("STRIDED_DIFFERENTIAL_EXAMPLES", 1500)) // 3, deadline=None,
+          derandomize=True, suppress_health_check=list(HealthCheck))
+@given(where_cases())
+def test_where_agrees(worker, case):
+    _agree(worker, case)
 
 
 @settings(max_examples=int(os.environ.get("STRIDED_DIFFERENTIAL_EXAMPLES", 1500)) // 2, deadline=None,

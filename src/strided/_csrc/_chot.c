@@ -1121,6 +1121,72 @@ fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
     return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 2, res, dev);
 }
 
+/* where(c, x1, x2) without numpy.where's machinery, where NumPy's answer is plain to
+   restate: operands of one shape (or 0-d), each 1-D (any stride) or C-contiguous, the
+   result C-ordered as NumPy's is then; each element copied byte for byte from x1 where
+   the condition's byte is nonzero, else from x2 (NaN payloads and signed zeros kept).
+   The result Array, or NULL (no error set: declined; an error: out of memory). */
+static PyObject *
+where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *dev, Py_ssize_t limit)
+{
+    if (!loops_ready || !contract_dtype(dt))
+        return NULL;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize)), count = 1, step[3];
+    char *p[3];
+    NDFields *first = NULL;
+    PyObject *shape = NULL;
+    if (isz <= 0 || isz > 16) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (int j = 0; j < 3; j++) {
+        NDFields *a = ND(nat[j]);
+        p[j] = a->data;
+        step[j] = 0;
+        if (a->nd == 0)
+            continue;
+        if (first == NULL) {
+            first = a;
+            shape = SLOT(xs[j], O_shape);
+            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+                return NULL;
+            for (int d = 0; d < a->nd; d++)
+                count *= a->dimensions[d];
+        }
+        else if (a->nd != first->nd || memcmp(a->dimensions, first->dimensions, a->nd * sizeof(Py_ssize_t)))
+            return NULL; /* broadcasting: numpy.where */
+        if (a->nd == 1)
+            step[j] = a->strides[0];
+        else if (a->flags & ND_C_CONTIGUOUS)
+            step[j] = j ? isz : 1;
+        else
+            return NULL;
+    }
+    if (ND(nat[1])->descr != SLOT(dt, D_np) || ND(nat[2])->descr != SLOT(dt, D_np))
+        return NULL;
+    if (shape == NULL)
+        shape = SLOT(xs[0], O_shape);
+    if (count * isz >= limit)
+        return NULL;
+    PyObject *args[2] = {shape, SLOT(dt, D_np)};
+    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
+    if (r == NULL)
+        return NULL;
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1]) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    char *o = ND(r)->data;
+    for (Py_ssize_t i = 0; i < count; i++, o += isz) {
+        memcpy(o, *p[0] ? p[1] : p[2], (size_t)isz);
+        p[0] += step[0];
+        p[1] += step[1];
+        p[2] += step[2];
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+                     Py_NewRef(dt), Py_NewRef(dev));
+}
+
 static PyObject *
 fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 {
@@ -1131,8 +1197,22 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
     if (dt == NULL || dev == NULL || !contract_dtype(dt) || SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0)
         || SLOT(x2, O_dtype) != dt || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
         return NULL;
-    PyObject *xs[3] = {c, x1, x2};
-    return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
+    PyObject *xs[3] = {c, x1, x2}, *nat[3] = {NULL, NULL, NULL}, *r = NULL;
+    Py_ssize_t limit = small_limit();
+    Py_INCREF(dt);
+    Py_INCREF(dev);
+    for (int j = 0; j < 3; j++)
+        if ((nat[j] = small_native(xs[j], limit)) == NULL)
+            goto done;
+    r = where_direct(xs, nat, dt, dev, limit);
+    if (r == NULL && !PyErr_Occurred())
+        r = run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
+done:
+    for (int j = 0; j < 3; j++)
+        Py_XDECREF(nat[j]);
+    Py_DECREF(dt);
+    Py_DECREF(dev);
+    return r;
 }
 
 /* --- named dimensions ---------------------------------------------------------------
