@@ -165,7 +165,9 @@ def run_call(case) -> dict:
     before = [np.asarray(x).tobytes() for x in xs if isinstance(x, xp.Array)]
     out = None
     try:
-        if form == "fn":
+        if name == "astype":
+            r = xp.astype(*xs, getattr(xp, out_dtype))
+        elif form == "fn":
             r = getattr(xp, name)(*xs)
         elif form == "op":
             r = _operator(name)(*xs)
@@ -270,6 +272,14 @@ def where_cases(draw):
 
 
 @st.composite
+def astype_cases(draw):
+    shape = draw(st.sampled_from([(), (0,), (7,), (2, 3), (3, 1, 2)]))
+    x = ("array", draw(st.sampled_from(DTYPES)), shape, draw(st.integers(0, 2**16)),
+         draw(st.sampled_from(LAYOUTS)))
+    return "astype", "fn", [x], draw(st.sampled_from(DTYPES))
+
+
+@st.composite
 def index_cases(draw):
     shape = draw(st.sampled_from([(), (0,), (1,), (7,), (2, 3), (3, 4, 2)]))
     x = ("array", draw(st.sampled_from(DTYPES)), shape, draw(st.integers(0, 2**16)),
@@ -302,7 +312,9 @@ def _numpy_reference(case):
     every dtype (no kernel or correction of strided's own), else None."""
     name, form, specs, _ = case
     row = REGISTRY.get(name)
-    if name == "where":
+    if name == "astype":
+        uf = lambda a: a.astype(case[3])  # noqa: E731
+    elif name == "where":
         uf = np.where
     elif row.kernel is not None or row.fix is not None or form == "out":
         return None
@@ -331,6 +343,13 @@ def _agree(worker, case):
     got = mine["result"]
     if want is not None and got[0] == "ok" and got[1] == want[1]:
         assert got == want, (case, got, want)
+
+
+@settings(max_examples=int(os.environ.get("STRIDED_DIFFERENTIAL_EXAMPLES", 1500)) // 3, deadline=None,
+          derandomize=True, suppress_health_check=list(HealthCheck))
+@given(astype_cases())
+def test_astype_agrees(worker, case):
+    _agree(worker, case)
 
 
 @settings(max_examples=int(os.environ.get("STRIDED_DIFFERENTIAL_EXAMPLES", 1500)) // 3, deadline=None,

@@ -400,6 +400,12 @@ typedef struct {
     PyObject *descr;
     int flags;
 } NDFields;
+/* PyArray_Descr's head: its kind follows the type object (setup_loops checks the probe's). */
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *typeobj;
+    char kind;
+} DescrHead;
 #define ND(a) ((NDFields *)(a))
 #define ND_C_CONTIGUOUS 0x0001
 #define ND_F_CONTIGUOUS 0x0002
@@ -480,6 +486,7 @@ setup_loops(PyObject *mod, PyObject *args)
         return NULL;
     NDFields *p = ND(probe);
     int ok = p->data == (char *)addr && p->descr == dt && p->base == base && p->base != Py_None
+             && ((DescrHead *)dt)->kind == 'f' && ((DescrHead *)dt)->typeobj != NULL
              && p->nd == PyTuple_GET_SIZE(shape)
              && p->nd == PyTuple_GET_SIZE(strides) && !!(p->flags & ND_C_CONTIGUOUS) == c_contig
              && !!(p->flags & ND_ALIGNED) == aligned;
@@ -813,8 +820,10 @@ loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
    per dtype index, the kernel]); K_WHERE: where(condition, x1, x2) for a bool condition
    and x1, x2 of one dtype (table: [the bool DType, the kernel]). K_QUIET: no fast
    case; the function under NumPy's "ignore" error state (_dispatch.quiet). */
-enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5 };
-static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1};
+/* K_ASTYPE: astype(x, dtype) of a small CPU array into another dtype (table: [the
+   unbound ndarray.astype]); everything else as K_API. */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6 };
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2};
 
 typedef struct {
     PyObject_HEAD
@@ -1213,6 +1222,54 @@ done:
     Py_DECREF(dt);
     Py_DECREF(dev);
     return r;
+}
+
+/* The dtype kind NumPy's descriptor records, or 0. */
+static inline char
+np_kind(PyObject *dt)
+{
+    PyObject *d = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_np) : NULL;
+    return d == NULL || !loops_ready ? 0 : ((DescrHead *)d)->kind;
+}
+
+/* astype(x, dtype) into another dtype, where the Python definition is just the native's
+   astype wrapped (not complex to real, which raises; not floating to integer, which
+   checks the range and warns): ndarray.astype under the "ignore" error state (NumPy
+   reports an overflow in the cast through it), the FPU flags kept. */
+static PyObject *
+fast_astype(Fast *f, PyObject *x, PyObject *dt)
+{
+    if (Py_TYPE(x) != Array_T || SLOT(x, O_ext) != Py_None || !contract_dtype(dt)
+        || dt == SLOT(x, O_dtype) || !contract_list1(f->table))
+        return NULL;
+    char from = np_kind(SLOT(x, O_dtype)), to = np_kind(dt);
+    if (from == 0 || to == 0 || (from == 'c' && to != 'c') || (from == 'f' && (to == 'i' || to == 'u')))
+        return NULL;
+    PyObject *a = small_native(x, small_limit()), *r = NULL;
+    if (a == NULL)
+        return NULL;
+    PyObject *args[2] = {a, SLOT(dt, D_np)}, *dev = Py_NewRef(SLOT(x, O_device));
+    PyObject *shape = Py_NewRef(SLOT(x, O_shape));
+    Py_INCREF(dt);
+    Py_INCREF(args[1]);
+    fexcept_t saved;
+    fegetexceptflag(&saved, FE_ALL_EXCEPT);
+    int before = fetestexcept(FE_ALL_EXCEPT);
+    r = run_kernel(PyList_GET_ITEM(f->table, 0), args, 2);
+    if (fetestexcept(FE_ALL_EXCEPT) != before)
+        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    Py_DECREF(a);
+    if (r != NULL && (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || !PyTuple_CheckExact(shape)
+                      || ND(r)->nd != PyTuple_GET_SIZE(shape)))
+        Py_CLEAR(r);
+    Py_DECREF(args[1]);
+    if (r == NULL) {
+        Py_DECREF(dt);
+        Py_DECREF(dev);
+        Py_DECREF(shape);
+        return NULL;
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt, dev);
 }
 
 /* --- named dimensions ---------------------------------------------------------------
@@ -1687,7 +1744,13 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
 {
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (f->kind == K_API)
+    if (f->kind == K_ASTYPE && n == 2 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)
+        && ready && !CALIBRATING) {
+        PyObject *r = fast_astype(f, args[0], args[1]);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    if (f->kind == K_API || f->kind == K_ASTYPE)
         return api_call(f, args, nargsf, kwnames);
     if (f->kind == K_QUIET)
         return call_quiet(f->fallback, args, nargsf, kwnames);
@@ -1776,6 +1839,8 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     if (!PyCallable_Check(fallback)
         || (kind == K_API ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+            : kind == K_ASTYPE ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+                                 || !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 1
             : kind == K_UNARY ? !PyList_CheckExact(table)
             : kind == K_BINARY ? !PyList_CheckExact(table) || !PyList_CheckExact(stable)
             : kind == K_MATMUL || kind == K_WHERE
@@ -1786,7 +1851,8 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
                         "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
                         "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
-                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else)");
+                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
+                        "6 (as 0, table: [ndarray.astype])");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);

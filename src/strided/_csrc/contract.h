@@ -239,6 +239,13 @@ contract_list2(PyObject *t)
     return t != NULL && PyList_CheckExact(t) && PyList_GET_SIZE(t) == 2;
 }
 
+/* K_ASTYPE's table: a list of exactly one item. */
+static inline int
+contract_list1(PyObject *t)
+{
+    return t != NULL && PyList_CheckExact(t) && PyList_GET_SIZE(t) == 1;
+}
+
 /* The pool's threshold (bytes) from its one-item list, or 0 (nothing counts as small)
    when the list is not what it should be. */
 static inline Py_ssize_t
