@@ -11,7 +11,9 @@
  *
  * There it does what the Python impl does -- look the row's entry up in its
  * dtype table, call the row's kernel on the native views, wrap the result in a
- * fresh Array -- without a Python frame. Everything else (other operand types,
+ * fresh Array -- without a Python frame; and where the kernel is a NumPy ufunc
+ * and NumPy would make one call of its inner loop, it makes that call itself
+ * ("NumPy's inner loops, called directly" below). Everything else (other operand types,
  * extensions, casts, large results, errors, keywords) calls the wrapped Python
  * function with the same arguments, so it behaves exactly as the fallback that
  * runs when the extension is not built (STRIDED_NO_CEXT=1, CI runs both).
