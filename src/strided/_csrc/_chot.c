@@ -425,10 +425,39 @@ typedef struct {
 } CallInfo;
 #define CALL_INFO "numpy_1.24_ufunc_call_info"
 
+/* The FPU status flags before a call that may raise some (a loop, a conversion), put
+   back after it when they changed (fesetexceptflag is the dear part). */
+typedef struct {
+    fexcept_t saved;
+    int before;
+} Flags;
+
+static inline void
+flags_save(Flags *f)
+{
+    fegetexceptflag(&f->saved, FE_ALL_EXCEPT);
+    f->before = fetestexcept(FE_ALL_EXCEPT);
+}
+
+static inline void
+flags_restore(const Flags *f)
+{
+    if (fetestexcept(FE_ALL_EXCEPT) != f->before)
+        fesetexceptflag(&f->saved, FE_ALL_EXCEPT);
+}
+
 static PyTypeObject *UF_T; /* numpy.ufunc */
 static PyObject *np_empty; /* numpy.empty */
-static PyObject *s_resolve, *s_get_loop, *s_fixed_strides, *s_kind;
+static PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
 static int loops_ready;
+
+/* A DType's kind as NumPy's descriptor records it ('f', 'c', ...), or 0. */
+static inline char
+np_kind(PyObject *dt)
+{
+    PyObject *d = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_np) : NULL;
+    return d == NULL || !loops_ready ? 0 : ((DescrHead *)d)->kind;
+}
 
 /* How a Python scalar operand becomes the loop's input (NumPy's setitem of its dtype). */
 enum { SC_NONE = 0, SC_F32, SC_F64, SC_C64, SC_C128, SC_INT, SC_UINT, SC_BOOL };
@@ -562,11 +591,7 @@ done:
 static int
 scalar_kind(PyObject *s, PyObject *dt, Py_ssize_t isz)
 {
-    PyObject *kind = PyObject_GetAttr(dt, s_kind);
-    int k = kind != NULL && PyUnicode_Check(kind) && PyUnicode_GET_LENGTH(kind) == 1
-            ? (int)PyUnicode_READ_CHAR(kind, 0) : 0;
-    Py_XDECREF(kind);
-    PyErr_Clear();
+    char k = np_kind(dt);
     if (PyFloat_CheckExact(s) || PyLong_CheckExact(s)) {
         if (k == 'f')
             return isz == 4 ? SC_F32 : isz == 8 ? SC_F64 : SC_NONE; /* (float16: NumPy's own rounding) */
@@ -804,12 +829,10 @@ static PyObject *
 loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
           PyObject *res, PyObject *dev)
 {
-    fexcept_t saved;
-    fegetexceptflag(&saved, FE_ALL_EXCEPT);
-    int before = fetestexcept(FE_ALL_EXCEPT);
+    Flags fl;
+    flags_save(&fl);
     PyObject *r = loop_into(L, xs, nat, n, limit, res, dev);
-    if (fetestexcept(FE_ALL_EXCEPT) != before)
-        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    flags_restore(&fl);
     return r;
 }
 
@@ -1173,7 +1196,9 @@ where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *
         else
             return NULL;
     }
-    if (ND(nat[1])->descr != SLOT(dt, D_np) || ND(nat[2])->descr != SLOT(dt, D_np))
+    PyObject *cdt = SLOT(xs[0], O_dtype); /* (the bool DType: fast_where checked it) */
+    if (ND(nat[1])->descr != SLOT(dt, D_np) || ND(nat[2])->descr != SLOT(dt, D_np)
+        || cdt == NULL || !contract_dtype(cdt) || ND(nat[0])->descr != SLOT(cdt, D_np))
         return NULL;
     if (shape == NULL)
         shape = SLOT(xs[0], O_shape);
@@ -1226,14 +1251,6 @@ done:
     return r;
 }
 
-/* The dtype kind NumPy's descriptor records, or 0. */
-static inline char
-np_kind(PyObject *dt)
-{
-    PyObject *d = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_np) : NULL;
-    return d == NULL || !loops_ready ? 0 : ((DescrHead *)d)->kind;
-}
-
 /* astype(x, dtype) into another dtype, where the Python definition is just the native's
    astype wrapped (not complex to real, which raises; not floating to integer, which
    checks the range and warns): ndarray.astype under the "ignore" error state (NumPy
@@ -1254,12 +1271,10 @@ fast_astype(Fast *f, PyObject *x, PyObject *dt)
     PyObject *shape = Py_NewRef(SLOT(x, O_shape));
     Py_INCREF(dt);
     Py_INCREF(args[1]);
-    fexcept_t saved;
-    fegetexceptflag(&saved, FE_ALL_EXCEPT);
-    int before = fetestexcept(FE_ALL_EXCEPT);
+    Flags fl;
+    flags_save(&fl);
     r = run_kernel(PyList_GET_ITEM(f->table, 0), args, 2);
-    if (fetestexcept(FE_ALL_EXCEPT) != before)
-        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    flags_restore(&fl);
     Py_DECREF(a);
     if (r != NULL && (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || !PyTuple_CheckExact(shape)
                       || ND(r)->nd != PyTuple_GET_SIZE(shape)))
@@ -2382,12 +2397,10 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
 static int
 view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
 {
-    fexcept_t saved; /* (the conversions above and NumPy's raise some) */
-    fegetexceptflag(&saved, FE_ALL_EXCEPT);
-    int before = fetestexcept(FE_ALL_EXCEPT);
+    Flags fl; /* (the range check's conversion and NumPy's raise some) */
+    flags_save(&fl);
     int r = view_setitem_in(dts, x, key, value);
-    if (fetestexcept(FE_ALL_EXCEPT) != before)
-        fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    flags_restore(&fl);
     return r;
 }
 
@@ -2943,10 +2956,9 @@ PyInit__chot(void)
     s_resolve = PyUnicode_InternFromString("_resolve_dtypes_and_context");
     s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
     s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
-    s_kind = PyUnicode_InternFromString("kind");
     if (zero == NULL || minus_one == NULL || one == NULL || s_axis == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
-        || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL || s_kind == NULL)
+        || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
