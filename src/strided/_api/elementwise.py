@@ -1121,6 +1121,12 @@ def _install_compiled() -> bool:
     ctx = contextvars.Context()
     ctx.run(var.set, ignore)
     _chot.setup(_ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
+    # NumPy's inner loops called directly for small operands (_chot.c, "NumPy's inner
+    # loops"): on when the C reading of an ndarray agrees with NumPy's on this probe.
+    probe = np.empty((3, 4), np.float64)[::2, 1:]
+    face = probe.__array_interface__
+    _chot.setup_loops(np.ufunc, np.empty, probe, face["data"][0], face["shape"], face["strides"],
+                      probe.flags.c_contiguous, probe.flags.aligned)
     Fast = _chot.Fast
     for row in ROWS:
         d = row.dunder

@@ -17,6 +17,7 @@ from .._core import dtypes as _dtypes, layout as _layout, pool as _pool
 from .._core.array import _CVIEWS, _LATE, Array, Size, _native
 from .creation import _as_dtype, wrap_new
 from .._core.device import as_device
+from .._core import dispatch as _dispatch
 from .._core.dispatch import api, check_out, out_native
 from .._core.dtypes import DType
 
@@ -598,6 +599,14 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
     else:
         r = a.astype(dtype._np)
     return wrap_new(r, dtype, x._device)
+
+
+if _dispatch.CHOT is not None:
+    # The same wrapper compiled, with a fast case of its own (strided/_csrc/_chot.c,
+    # fast_astype): a small CPU array into a dtype whose cast needs no check of ours.
+    _astype = astype
+    astype = _dispatch.CHOT.Fast(_astype._impl, 6, [np.ndarray.astype], hook=_dispatch.HOOK, name="astype")
+    astype.__dict__.update(_astype.__dict__)
 
 
 def _warn_at_caller(message: str, category=RuntimeWarning) -> None:

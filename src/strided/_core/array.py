@@ -969,6 +969,9 @@ def _install_compiled_views():
     d = Array.__dict__
     Array.__getitem__ = _chot.View(d["__getitem__"], _chot.GETITEM)
     Array.contiguous = _chot.View(d["contiguous"], _chot.CONTIGUOUS)
+    # (its hot path: a real Python scalar into a slice of a floating array)
+    Array.__setitem__ = _chot.View(d["__setitem__"], _chot.SETITEM,
+                                   (_dtypes.float16, _dtypes.float32, _dtypes.float64))
     Array.T = _chot.ViewProp(d["T"], _chot.T)  # (a property: its getter is the fallback)
     Array.mT = _chot.ViewProp(d["mT"], _chot.MT)
     return _chot

@@ -11,7 +11,9 @@
  *
  * There it does what the Python impl does -- look the row's entry up in its
  * dtype table, call the row's kernel on the native views, wrap the result in a
- * fresh Array -- without a Python frame. Everything else (other operand types,
+ * fresh Array -- without a Python frame; and where the kernel is a NumPy ufunc
+ * and NumPy would make one call of its inner loop, it makes that call itself
+ * ("NumPy's inner loops, called directly" below). Everything else (other operand types,
  * extensions, casts, large results, errors, keywords) calls the wrapped Python
  * function with the same arguments, so it behaves exactly as the fallback that
  * runs when the extension is not built (STRIDED_NO_CEXT=1, CI runs both).
@@ -36,6 +38,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <fenv.h>
+#include <math.h>
 #include <string.h>
 
 #include "contract.h"
@@ -48,7 +52,7 @@ static Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
 static PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
 static PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
 static PyObject *ignore_ctx;    /* a Context holding just that value */
-static PyObject *zero;
+static PyObject *zero, *one;
 static PyObject *s_dtype, *s_shape, *s_ext;
 static int ready;
 static int views_ready;
@@ -71,7 +75,8 @@ setup_array(PyObject *mod, PyObject *args)
         return NULL;
     }
     if (contract_setup((PyTypeObject *)arr, ARRAY_ROWS, N_ROWS(ARRAY_ROWS)) < 0
-        || contract_setup((PyTypeObject *)dt, DTYPE_ROWS, N_ROWS(DTYPE_ROWS)) < 0)
+        || contract_setup((PyTypeObject *)dt, DTYPE_ROWS, N_ROWS(DTYPE_ROWS)) < 0
+        || contract_setup((PyTypeObject *)st, STORAGE_ROWS, N_ROWS(STORAGE_ROWS)) < 0)
         return NULL;
     if (Array_T == NULL) {
         Storage_T = (PyTypeObject *)Py_NewRef(st);
@@ -359,6 +364,478 @@ scalar_column(PyObject *v)
     return -1;
 }
 
+/* --- NumPy's inner loops, called directly ------------------------------------------
+   For a small call, NumPy's ufunc machinery costs more than everything else together
+   (argument parsing, promotion, the error-state lookup, iterator checks, wrapping).
+   Where NumPy itself makes ONE call of the loop -- its trivial loop
+   (numpy/_core/src/umath/ufunc_object.c, try_trivial_single_output_loop): operands of
+   one shape, each 1-D (any stride) or C-contiguous, or 0-d (stride 0), aligned, of
+   exactly the loop's dtypes, into a fresh output -- this path makes that same call: the
+   loop NumPy resolves for those dtypes (ufunc._resolve_dtypes_and_context and
+   _get_strided_loop, as _ckernels.c does; resolved once per row entry and device and
+   kept in the Fast), with the same data pointers, count and strides, into a result from
+   numpy.empty. The values are NumPy's by construction, and
+   tests/reliability/test_differential_tiny.py checks them bit for bit.
+
+   A Python scalar operand is what NumPy makes of it (npy_update_operand_for_scalar:
+   the scalar converted by the loop dtype's setitem, a 0-d operand): converted here the
+   same way where that is short to restate (a float or int into float32/float64, an int
+   in range into an integer dtype, a complex into a complex dtype, a bool into bool);
+   other scalars take the ufunc, as before.
+
+   The processor's floating-point status flags are saved before the loop and restored
+   after it: strided ignores floating-point errors (docs/reliability.md), and a flag
+   left set would make a NumPy loop of the user's around this call warn afterwards.
+
+   The ndarray fields read (data, nd, dimensions, strides, descr, flags) are NumPy's
+   public ABI (PyArrayObject_fields, the same in NumPy 1.x and 2.x); setup_loops()
+   compares them with what Python reports for a probe array and leaves this path off
+   if anything differs. */
+
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} NDFields;
+/* PyArray_Descr's head: its kind follows the type object (setup_loops checks the probe's). */
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *typeobj;
+    char kind;
+} DescrHead;
+#define ND(a) ((NDFields *)(a))
+#define ND_C_CONTIGUOUS 0x0001
+#define ND_F_CONTIGUOUS 0x0002
+#define ND_ALIGNED 0x0100
+
+/* NumPy's call-info capsule (_ckernels.c reads the same) */
+typedef int(np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
+                     const Py_ssize_t *strides, void *auxdata);
+typedef struct {
+    np_loop *strided_loop;
+    void *context;
+    void *auxdata;
+    unsigned char requires_pyapi;
+    unsigned char no_floatingpoint_errors;
+} CallInfo;
+#define CALL_INFO "numpy_1.24_ufunc_call_info"
+
+/* The FPU status flags before a call that may raise some (a loop, a conversion), put
+   back after it when they changed (fesetexceptflag is the dear part). */
+typedef struct {
+    fexcept_t saved;
+    int before;
+} Flags;
+
+static inline void
+flags_save(Flags *f)
+{
+    fegetexceptflag(&f->saved, FE_ALL_EXCEPT);
+    f->before = fetestexcept(FE_ALL_EXCEPT);
+}
+
+static inline void
+flags_restore(const Flags *f)
+{
+    if (fetestexcept(FE_ALL_EXCEPT) != f->before)
+        fesetexceptflag(&f->saved, FE_ALL_EXCEPT);
+}
+
+static PyTypeObject *UF_T; /* numpy.ufunc */
+static PyObject *np_empty; /* numpy.empty */
+static PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
+static int loops_ready;
+
+/* A DType's kind as NumPy's descriptor records it ('f', 'c', ...), or 0. */
+static inline char
+np_kind(PyObject *dt)
+{
+    PyObject *d = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_np) : NULL;
+    return d == NULL || !loops_ready ? 0 : ((DescrHead *)d)->kind;
+}
+
+/* How a Python scalar operand becomes the loop's input (NumPy's setitem of its dtype). */
+enum { SC_NONE = 0, SC_F32, SC_F64, SC_C64, SC_C128, SC_INT, SC_UINT, SC_BOOL };
+
+/* One (row entry, device) of a Fast: the entry's kernel for the device (so that a call
+   needs no dict lookup, which hashes the Device in Python), and NumPy's loop where the
+   kernel is a ufunc whose loop for the operands' dtypes qualifies. */
+typedef struct {
+    PyObject *ent;    /* the registry entry it was resolved for (compared by identity) */
+    PyObject *dev;    /* the device (identity) */
+    PyObject *kernel; /* the entry's kernel for dev */
+    PyObject *res;    /* the entry's result DType */
+    PyObject *cap;    /* the call-info capsule that owns the loop, or NULL: no loop */
+    PyObject *in[2];  /* the loop's input descriptors: an array operand's dtype is one */
+    PyObject *out;    /* its output descriptor: the result dtype's */
+    CallInfo *info;
+    Py_ssize_t isz[3]; /* itemsizes: inputs, output */
+    int sside;        /* a Python scalar operand's position + 1, or 0 */
+    int sc;           /* SC_*: its conversion */
+} Loop;
+
+static void
+loop_clear(Loop *L)
+{
+    Py_CLEAR(L->ent);
+    Py_CLEAR(L->dev);
+    Py_CLEAR(L->kernel);
+    Py_CLEAR(L->res);
+    Py_CLEAR(L->cap);
+    Py_CLEAR(L->in[0]);
+    Py_CLEAR(L->in[1]);
+    Py_CLEAR(L->out);
+    L->info = NULL;
+}
+
+/* setup_loops(ufunc type, numpy.empty, probe, data address, shape, strides, c_contiguous,
+   aligned): turns the direct loops on when the probe ndarray's fields read as Python
+   reports them. Returns whether they are on. */
+static PyObject *
+setup_loops(PyObject *mod, PyObject *args)
+{
+    PyObject *uf, *empty, *probe, *shape, *strides;
+    Py_ssize_t addr;
+    int c_contig, aligned;
+    if (!PyArg_ParseTuple(args, "O!OOnO!O!pp:setup_loops", &PyType_Type, &uf, &empty, &probe, &addr,
+                          &PyTuple_Type, &shape, &PyTuple_Type, &strides, &c_contig, &aligned))
+        return NULL;
+    if (!ready || Py_TYPE(probe) != ND_T || !PyCallable_Check(empty)) {
+        PyErr_SetString(PyExc_TypeError, "setup_loops(): setup() first; an ndarray probe");
+        return NULL;
+    }
+    loops_ready = 0;
+    PyObject *dt = PyObject_GetAttr(probe, s_dtype), *base = PyObject_GetAttrString(probe, "base");
+    Py_XDECREF(dt); /* (compared by identity: the probe holds both) */
+    Py_XDECREF(base);
+    if (dt == NULL || base == NULL)
+        return NULL;
+    NDFields *p = ND(probe);
+    int ok = p->data == (char *)addr && p->descr == dt && p->base == base && p->base != Py_None
+             && ((DescrHead *)dt)->kind == 'f' && ((DescrHead *)dt)->typeobj != NULL
+             && p->nd == PyTuple_GET_SIZE(shape)
+             && p->nd == PyTuple_GET_SIZE(strides) && !!(p->flags & ND_C_CONTIGUOUS) == c_contig
+             && !!(p->flags & ND_ALIGNED) == aligned;
+    for (int i = 0; ok && i < p->nd; i++)
+        ok = p->dimensions[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i))
+             && p->strides[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i));
+    if (PyErr_Occurred())
+        return NULL;
+    Py_XSETREF(UF_T, (PyTypeObject *)Py_NewRef(uf));
+    Py_XSETREF(np_empty, Py_NewRef(empty));
+    loops_ready = ok;
+    return PyBool_FromLong(ok);
+}
+
+/* NumPy's loop of ufunc k for the dtypes dts (nin of them; a Python scalar's type for a
+   weak scalar) with a scalar's fixed stride 0 at sside: L->cap, in, info set, or 0. */
+static int
+loop_resolve(Loop *L, PyObject *k, int nin, PyObject *const *dts)
+{
+    PyObject *tup = PyTuple_New(nin + 1), *got = NULL, *fixed = NULL, *fn = NULL, *pos = NULL,
+             *kw = NULL, *r = NULL;
+    if (tup == NULL)
+        goto done;
+    for (int i = 0; i < nin; i++)
+        PyTuple_SET_ITEM(tup, i, Py_NewRef(dts[i]));
+    PyTuple_SET_ITEM(tup, nin, Py_NewRef(Py_None));
+    got = PyObject_CallMethodOneArg(k, s_resolve, tup);
+    if (got == NULL || !PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 2
+        || !PyCapsule_IsValid(PyTuple_GET_ITEM(got, 1), CALL_INFO)
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(got, 0))
+        || PyTuple_GET_SIZE(PyTuple_GET_ITEM(got, 0)) != nin + 1)
+        goto done;
+    /* the strides NumPy fixes for its trivial loop: 0 for a scalar; an array's vary */
+    fixed = PyTuple_New(nin + 1);
+    if (fixed == NULL)
+        goto done;
+    for (int i = 0; i <= nin; i++)
+        PyTuple_SET_ITEM(fixed, i, Py_NewRef(i + 1 == L->sside ? zero : Py_None));
+    PyObject *cap = PyTuple_GET_ITEM(got, 1);
+    fn = PyObject_GetAttr(k, s_get_loop);
+    pos = PyTuple_Pack(1, cap);
+    kw = PyDict_New();
+    if (fn == NULL || pos == NULL || kw == NULL || PyDict_SetItem(kw, s_fixed_strides, fixed) < 0
+        || (r = PyObject_Call(fn, pos, kw)) == NULL)
+        goto done;
+    CallInfo *info = (CallInfo *)PyCapsule_GetPointer(cap, CALL_INFO);
+    if (info == NULL || info->strided_loop == NULL || info->requires_pyapi)
+        goto done;
+    PyObject *descrs = PyTuple_GET_ITEM(got, 0);
+    if (PyTuple_GET_ITEM(descrs, nin) != SLOT(L->res, D_np))
+        goto done; /* the loop must write the result's dtype */
+    L->cap = Py_NewRef(cap);
+    L->info = info;
+    for (int i = 0; i < nin; i++)
+        L->in[i] = Py_NewRef(PyTuple_GET_ITEM(descrs, i));
+    L->out = Py_NewRef(PyTuple_GET_ITEM(descrs, nin));
+done:
+    PyErr_Clear();
+    Py_XDECREF(tup);
+    Py_XDECREF(got);
+    Py_XDECREF(fixed);
+    Py_XDECREF(fn);
+    Py_XDECREF(pos);
+    Py_XDECREF(kw);
+    Py_XDECREF(r);
+    return L->cap != NULL;
+}
+
+/* The conversion of a Python scalar s into the dtype dt of the other operand (a
+   DType), as NumPy's setitem does it, where it is restated here; else SC_NONE. */
+static int
+scalar_kind(PyObject *s, PyObject *dt, Py_ssize_t isz)
+{
+    char k = np_kind(dt);
+    if (PyFloat_CheckExact(s) || PyLong_CheckExact(s)) {
+        if (k == 'f')
+            return isz == 4 ? SC_F32 : isz == 8 ? SC_F64 : SC_NONE; /* (float16: NumPy's own rounding) */
+        if (PyLong_CheckExact(s) && (k == 'i' || k == 'u'))
+            return k == 'i' ? SC_INT : SC_UINT;
+        return SC_NONE;
+    }
+    if (PyComplex_CheckExact(s) && k == 'c')
+        return isz == 8 ? SC_C64 : SC_C128;
+    if (PyBool_Check(s) && k == 'b')
+        return SC_BOOL;
+    return SC_NONE;
+}
+
+/* L (a Fast's slot, or NULL) for the entry ent on dev (xs: the operands in kernel order,
+   n of them), resolved on first use and whenever the entry or device is another; NULL
+   (no error set) when ent is not a usable entry. */
+static Loop *
+loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
+{
+    if (L == NULL || ent == NULL || dev == NULL)
+        return NULL;
+    if (L->ent == ent && L->dev == dev)
+        return L;
+    Loop fresh = {0};
+    fresh.kernel = entry_kernel(ent, dev, &fresh.res);
+    if (fresh.kernel == NULL)
+        return NULL;
+    fresh.ent = Py_NewRef(ent);
+    fresh.dev = Py_NewRef(dev);
+    if (loops_ready && Py_TYPE(fresh.kernel) == UF_T && contract_dtype(fresh.res)) {
+        /* NumPy resolves with the arrays' dtypes and a weak scalar's Python type (bool
+           is not weak: np.bool_, the array's dtype for the one conversion restated) */
+        PyObject *dts[2];
+        PyObject *adt = NULL;
+        int ok = 1;
+        for (int j = 0; j < n; j++)
+            if (Py_TYPE(xs[j]) == Array_T) {
+                PyObject *dt = SLOT(xs[j], O_dtype);
+                ok &= dt != NULL && contract_dtype(dt);
+                if (!ok)
+                    break;
+                adt = dt;
+                dts[j] = SLOT(dt, D_np);
+                fresh.isz[j] = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+            }
+            else
+                fresh.sside = j + 1;
+        fresh.isz[n] = PyLong_AsSsize_t(SLOT(fresh.res, D_itemsize));
+        if (ok && fresh.sside) {
+            int s = fresh.sside - 1;
+            fresh.isz[s] = fresh.isz[1 - s];
+            fresh.sc = scalar_kind(xs[s], adt, fresh.isz[s]);
+            dts[s] = fresh.sc == SC_BOOL ? SLOT(adt, D_np) : (PyObject *)Py_TYPE(xs[s]);
+            ok = fresh.sc != SC_NONE;
+        }
+        PyErr_Clear();
+        if (ok && loop_resolve(&fresh, fresh.kernel, n, dts)) {
+            /* computed in exactly the operands' dtypes (a scalar: the array's) */
+            for (int j = 0; j < n; j++)
+                ok &= fresh.in[j] == SLOT(Py_TYPE(xs[j]) == Array_T ? SLOT(xs[j], O_dtype) : adt, D_np);
+            if (!ok) {
+                Py_CLEAR(fresh.cap);
+                fresh.info = NULL;
+            }
+        }
+    }
+    /* (Python code ran above: another thread may have filled this slot; ours replaces it) */
+    Loop old = *L;
+    *L = fresh;
+    loop_clear(&old);
+    return L;
+}
+
+/* The scalar s as the loop's input in buf, converted as L->sc says: 1, or 0 where
+   NumPy's conversion would raise or report an overflow (the ufunc path then runs). */
+static int
+scalar_to(const Loop *L, PyObject *s, void *buf)
+{
+    switch (L->sc) {
+    case SC_F32:
+    case SC_F64: {
+        /* NumPy: PyNumber_Float (an int rounds to the nearest double), then the C cast */
+        double d = PyFloat_CheckExact(s) ? PyFloat_AS_DOUBLE(s) : PyLong_AsDouble(s);
+        if (d == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (L->sc == SC_F64) {
+            memcpy(buf, &d, sizeof d);
+            return 1;
+        }
+        float v = (float)d;
+        if (isinf(v) && !isinf(d))
+            return 0;
+        memcpy(buf, &v, sizeof v);
+        return 1;
+    }
+    case SC_C64:
+    case SC_C128: {
+        Py_complex c = PyComplex_AsCComplex(s);
+        if (L->sc == SC_C128) {
+            memcpy(buf, &c, sizeof c);
+            return 1;
+        }
+        float v[2] = {(float)c.real, (float)c.imag};
+        if ((isinf(v[0]) && !isinf(c.real)) || (isinf(v[1]) && !isinf(c.imag)))
+            return 0;
+        memcpy(buf, v, sizeof v);
+        return 1;
+    }
+    case SC_BOOL:
+        *(unsigned char *)buf = s == Py_True;
+        return 1;
+    case SC_INT:
+    case SC_UINT: {
+        /* exact when in the dtype's range (outside it NumPy raises OverflowError) */
+        int over, bits = (int)(8 * L->isz[L->sside - 1]);
+        long long v = PyLong_AsLongLongAndOverflow(s, &over);
+        unsigned long long u = (unsigned long long)v;
+        if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (L->sc == SC_INT) {
+            if (over || (bits < 64 && (v < -(1LL << (bits - 1)) || v >= (1LL << (bits - 1)))))
+                return 0;
+        }
+        else if (over > 0 && bits == 64) {
+            u = PyLong_AsUnsignedLongLong(s);
+            if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return 0;
+            }
+        }
+        else if (over || v < 0 || (bits < 64 && v >= (1LL << bits)))
+            return 0;
+        switch (bits) { /* the value in the dtype's own C type (either byte order) */
+        case 8: { unsigned char t = (unsigned char)u; memcpy(buf, &t, 1); return 1; }
+        case 16: { unsigned short t = (unsigned short)u; memcpy(buf, &t, 2); return 1; }
+        case 32: { unsigned int t = (unsigned int)u; memcpy(buf, &t, 4); return 1; }
+        case 64: memcpy(buf, &u, 8); return 1;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
+   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
+   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
+   make exactly this one call (the ufunc path then runs), or NULL with an error set
+   (out of memory). */
+static PyObject *
+loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    char *data[3];
+    Py_ssize_t strides[3], count = 1;
+    union { double d[2]; unsigned long long u; } sbuf;
+    PyObject *shape = NULL; /* the result's: the first operand that is not 0-d */
+    NDFields *first = NULL;
+    int order = 0;
+    for (int j = 0; j < n; j++) {
+        if (L->sside == j + 1) {
+            if (!scalar_to(L, xs[j], &sbuf))
+                return NULL;
+            data[j] = (char *)&sbuf;
+            strides[j] = 0;
+            continue;
+        }
+        NDFields *a = ND(nat[j]);
+        if (a->descr != L->in[j] || !(a->flags & ND_ALIGNED))
+            return NULL; /* NumPy would cast or copy first */
+        data[j] = a->data;
+        strides[j] = 0;
+        if (a->nd == 0)
+            continue;
+        if (first == NULL) {
+            first = a;
+            shape = SLOT(xs[j], O_shape);
+            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+                return NULL;
+            for (int d = 0; d < a->nd; d++)
+                count *= a->dimensions[d];
+        }
+        else {
+            if (a->nd != first->nd)
+                return NULL; /* broadcasting: NumPy's iterator */
+            for (int d = 0; d < a->nd; d++)
+                if (a->dimensions[d] != first->dimensions[d])
+                    return NULL;
+        }
+        if (a->nd == 1) {
+            strides[j] = a->strides[0];
+            continue;
+        }
+        /* N-d: contiguous in one order, which is C (an F-ordered result is NumPy's then) */
+        int o = a->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS);
+        if (!(o & ND_C_CONTIGUOUS) || (order && o != order))
+            return NULL;
+        order = o;
+        strides[j] = L->isz[j];
+    }
+    if (shape == NULL) /* every operand 0-d: a 0-d result */
+        shape = SLOT(xs[L->sside == 1], O_shape);
+    if (count * L->isz[n] >= limit)
+        return NULL;
+    strides[n] = L->isz[n];
+    PyObject *args[2] = {shape, L->out};
+    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
+    if (r == NULL)
+        return NULL;
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || ND(r)->nd != PyTuple_GET_SIZE(shape)) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    data[n] = ND(r)->data;
+    if (count > 0) {
+        int rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
+        if (rc < 0 || PyErr_Occurred()) { /* the ufunc path raises NumPy's error */
+            PyErr_Clear();
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+                     Py_NewRef(res), Py_NewRef(dev));
+}
+
+/* loop_into with the processor's floating-point status flags as they were before (the
+   scalar's conversion and the loop may raise some). */
+static PyObject *
+loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    Flags fl;
+    flags_save(&fl);
+    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev);
+    flags_restore(&fl);
+    return r;
+}
+
 /* --- the object: a fast case in front of a Python function ---------------------- */
 
 /* K_API: no fast case of its own; the namespace-function wrapper of _dispatch.api:
@@ -368,8 +845,10 @@ scalar_column(PyObject *v)
    per dtype index, the kernel]); K_WHERE: where(condition, x1, x2) for a bool condition
    and x1, x2 of one dtype (table: [the bool DType, the kernel]). K_QUIET: no fast
    case; the function under NumPy's "ignore" error state (_dispatch.quiet). */
-enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5 };
-static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1};
+/* K_ASTYPE: astype(x, dtype) of a small CPU array into another dtype (table: [the
+   unbound ndarray.astype]); everything else as K_API. */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6 };
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2};
 
 typedef struct {
     PyObject_HEAD
@@ -382,39 +861,86 @@ typedef struct {
     PyObject *name;     /* K_API: the namespace name the hook is called with */
     PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
     PyObject *last[3];  /* named: the last inputs' keys and their result names */
+    Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
+    Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */
+    Py_ssize_t nloops;
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
 } Fast;
+
+/* The Loop of dtype index i (unary), dtype pair (i, j) (binary, side 0), or dtype i with a
+   Python scalar of column j on side 1 (first) or 2 (second); NULL outside the table. */
+static inline Loop *
+loop_slot(Fast *f, Py_ssize_t i, Py_ssize_t j, int side)
+{
+    Py_ssize_t n = f->ndt, k;
+    if (f->loops == NULL || i < 0 || i >= n || j < 0 || j >= (side ? 4 : n))
+        return NULL;
+    if (f->kind == K_UNARY)
+        k = i;
+    else
+        k = side ? n * n + ((side - 1) * n + i) * 4 + j : i * n + j;
+    return &f->loops[k];
+}
+
+/* The call of a row entry ent on dev with the operands xs (kernel order, n of them:
+   Arrays and a Python scalar), through its Loop slot (or NULL): NumPy's loop directly
+   where it qualifies, else the kernel, under NumPy's "ignore" error state, on the
+   natives; the result Array, or NULL (no error set: declined; an error: raised). */
+static PyObject *
+ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named)
+{
+    PyObject *nat[2] = {NULL, NULL}, *k, *res, *cap = NULL, *r = NULL;
+    Loop L;
+    Py_INCREF(dev); /* (held across the Python code below, as the kernel, result dtype and loop) */
+    Loop *s = loop_for(slot, ent, dev, xs, n);
+    if (s != NULL) {
+        L = *s;
+        k = Py_NewRef(L.kernel);
+        res = Py_NewRef(L.res);
+        cap = Py_XNewRef(L.cap); /* (it owns the loop and its descriptors) */
+    }
+    else if ((k = entry_kernel(ent, dev, &res)) == NULL) {
+        Py_DECREF(dev);
+        return NULL;
+    }
+    Py_ssize_t limit = small_limit();
+    for (int j = 0; j < n; j++)
+        if ((nat[j] = Py_TYPE(xs[j]) != Array_T ? Py_NewRef(xs[j])
+                      : (named ? small_native_any : small_native)(xs[j], limit)) == NULL)
+            goto done;
+    if (cap != NULL) {
+        r = loop_call(&L, xs, nat, n, limit, res, dev);
+        if (r != NULL || PyErr_Occurred())
+            goto done;
+    }
+    r = run_kernel(k, nat, n);
+    if (r != NULL)
+        r = wrap(r, res, dev);
+done:
+    Py_XDECREF(nat[0]);
+    Py_XDECREF(nat[1]);
+    Py_XDECREF(cap);
+    Py_DECREF(k);
+    Py_DECREF(res);
+    Py_DECREF(dev);
+    return r;
+}
 
 static PyObject *
 fast_unary(Fast *f, PyObject *x, int named)
 {
     if (Py_TYPE(x) != Array_T)
         return NULL;
-    PyObject *dev = SLOT(x, O_device), *res;
-    if (dev == NULL)
-        return NULL;
-    Py_INCREF(dev);
-    PyObject *k = entry_kernel(list_at(f->table, dtype_index(SLOT(x, O_dtype))), dev, &res), *r = NULL;
-    if (k != NULL) {
-        PyObject *a = (named ? small_native_any : small_native)(x, small_limit());
-        if (a != NULL) {
-            r = run_kernel(k, &a, 1);
-            Py_DECREF(a);
-            if (r != NULL)
-                r = wrap(r, res, dev);
-        }
-        Py_DECREF(k);
-        Py_DECREF(res);
-    }
-    Py_DECREF(dev);
-    return r;
+    Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
+    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named);
 }
 
 static PyObject *
 fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
 {
-    PyObject *ent, *dev, *res, *args[2];
+    PyObject *ent, *dev;
+    Loop *slot;
     int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
     if (n1) {
         dev = SLOT(x1, O_device);
@@ -422,46 +948,30 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
         if (n2) {
             if (SLOT(x2, O_device) != dev)
                 return NULL;
-            ent = list_at(list_at(f->table, i), dtype_index(SLOT(x2, O_dtype)));
+            Py_ssize_t j = dtype_index(SLOT(x2, O_dtype));
+            ent = list_at(list_at(f->table, i), j);
+            slot = loop_slot(f, i, j, 0);
         }
         else {
             Py_ssize_t c = scalar_column(x2);
             if (c < 0)
                 return NULL;
             ent = list_at(list_at(f->stable, i), c);
+            slot = loop_slot(f, i, c, 2);
         }
     }
     else if (n2) {
         dev = SLOT(x2, O_device);
-        Py_ssize_t c = scalar_column(x1);
+        Py_ssize_t i = dtype_index(SLOT(x2, O_dtype)), c = scalar_column(x1);
         if (c < 0)
             return NULL;
-        ent = list_at(list_at(f->stable, dtype_index(SLOT(x2, O_dtype))), c);
+        ent = list_at(list_at(f->stable, i), c);
+        slot = loop_slot(f, i, c, 1);
     }
     else
         return NULL;
-    if (dev == NULL)
-        return NULL;
-    Py_INCREF(dev);
-    PyObject *k = entry_kernel(ent, dev, &res), *r = NULL;
-    if (k == NULL)
-        goto done;
-    Py_ssize_t limit = small_limit();
-    PyObject *(*native)(PyObject *, Py_ssize_t) = named ? small_native_any : small_native;
-    args[0] = n1 ? native(x1, limit) : Py_NewRef(x1);
-    args[1] = args[0] == NULL ? NULL : n2 ? native(x2, limit) : Py_NewRef(x2);
-    if (args[1] != NULL) {
-        r = run_kernel(k, args, 2);
-        if (r != NULL)
-            r = wrap(r, res, dev);
-    }
-    Py_XDECREF(args[0]);
-    Py_XDECREF(args[1]);
-    Py_DECREF(k);
-    Py_DECREF(res);
-done:
-    Py_DECREF(dev);
-    return r;
+    PyObject *xs[2] = {x1, x2};
+    return ew_call(slot, ent, dev, xs, 2, named);
 }
 
 /* The Python definitions behind every Fast run NumPy's kernels too: they run under
@@ -653,6 +1163,74 @@ fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
     return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 2, res, dev);
 }
 
+/* where(c, x1, x2) without numpy.where's machinery, where NumPy's answer is plain to
+   restate: operands of one shape (or 0-d), each 1-D (any stride) or C-contiguous, the
+   result C-ordered as NumPy's is then; each element copied byte for byte from x1 where
+   the condition's byte is nonzero, else from x2 (NaN payloads and signed zeros kept).
+   The result Array, or NULL (no error set: declined; an error: out of memory). */
+static PyObject *
+where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *dev, Py_ssize_t limit)
+{
+    if (!loops_ready || !contract_dtype(dt))
+        return NULL;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize)), count = 1, step[3];
+    char *p[3];
+    NDFields *first = NULL;
+    PyObject *shape = NULL;
+    if (isz <= 0 || isz > 16) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (int j = 0; j < 3; j++) {
+        NDFields *a = ND(nat[j]);
+        p[j] = a->data;
+        step[j] = 0;
+        if (a->nd == 0)
+            continue;
+        if (first == NULL) {
+            first = a;
+            shape = SLOT(xs[j], O_shape);
+            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+                return NULL;
+            for (int d = 0; d < a->nd; d++)
+                count *= a->dimensions[d];
+        }
+        else if (a->nd != first->nd || memcmp(a->dimensions, first->dimensions, a->nd * sizeof(Py_ssize_t)))
+            return NULL; /* broadcasting: numpy.where */
+        if (a->nd == 1)
+            step[j] = a->strides[0];
+        else if (a->flags & ND_C_CONTIGUOUS)
+            step[j] = j ? isz : 1;
+        else
+            return NULL;
+    }
+    PyObject *cdt = SLOT(xs[0], O_dtype); /* (the bool DType: fast_where checked it) */
+    if (ND(nat[1])->descr != SLOT(dt, D_np) || ND(nat[2])->descr != SLOT(dt, D_np)
+        || cdt == NULL || !contract_dtype(cdt) || ND(nat[0])->descr != SLOT(cdt, D_np))
+        return NULL;
+    if (shape == NULL)
+        shape = SLOT(xs[0], O_shape);
+    if (count * isz >= limit)
+        return NULL;
+    PyObject *args[2] = {shape, SLOT(dt, D_np)};
+    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
+    if (r == NULL)
+        return NULL;
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1]) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    char *o = ND(r)->data;
+    for (Py_ssize_t i = 0; i < count; i++, o += isz) {
+        memcpy(o, *p[0] ? p[1] : p[2], (size_t)isz);
+        p[0] += step[0];
+        p[1] += step[1];
+        p[2] += step[2];
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+                     Py_NewRef(dt), Py_NewRef(dev));
+}
+
 static PyObject *
 fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 {
@@ -663,8 +1241,60 @@ fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
     if (dt == NULL || dev == NULL || !contract_dtype(dt) || SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0)
         || SLOT(x2, O_dtype) != dt || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
         return NULL;
-    PyObject *xs[3] = {c, x1, x2};
-    return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
+    PyObject *xs[3] = {c, x1, x2}, *nat[3] = {NULL, NULL, NULL}, *r = NULL;
+    Py_ssize_t limit = small_limit();
+    Py_INCREF(dt);
+    Py_INCREF(dev);
+    for (int j = 0; j < 3; j++)
+        if ((nat[j] = small_native(xs[j], limit)) == NULL)
+            goto done;
+    r = where_direct(xs, nat, dt, dev, limit);
+    if (r == NULL && !PyErr_Occurred())
+        r = run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
+done:
+    for (int j = 0; j < 3; j++)
+        Py_XDECREF(nat[j]);
+    Py_DECREF(dt);
+    Py_DECREF(dev);
+    return r;
+}
+
+/* astype(x, dtype) into another dtype, where the Python definition is just the native's
+   astype wrapped (not complex to real, which raises; not floating to integer, which
+   checks the range and warns): ndarray.astype under the "ignore" error state (NumPy
+   reports an overflow in the cast through it), the FPU flags kept. */
+static PyObject *
+fast_astype(Fast *f, PyObject *x, PyObject *dt)
+{
+    if (Py_TYPE(x) != Array_T || SLOT(x, O_ext) != Py_None || !contract_dtype(dt)
+        || dt == SLOT(x, O_dtype) || !contract_list1(f->table))
+        return NULL;
+    char from = np_kind(SLOT(x, O_dtype)), to = np_kind(dt);
+    if (from == 0 || to == 0 || (from == 'c' && to != 'c') || (from == 'f' && (to == 'i' || to == 'u')))
+        return NULL;
+    PyObject *a = small_native(x, small_limit()), *r = NULL;
+    if (a == NULL)
+        return NULL;
+    PyObject *args[2] = {a, SLOT(dt, D_np)}, *dev = Py_NewRef(SLOT(x, O_device));
+    PyObject *shape = Py_NewRef(SLOT(x, O_shape));
+    Py_INCREF(dt);
+    Py_INCREF(args[1]);
+    Flags fl;
+    flags_save(&fl);
+    r = run_kernel(PyList_GET_ITEM(f->table, 0), args, 2);
+    flags_restore(&fl);
+    Py_DECREF(a);
+    if (r != NULL && (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || !PyTuple_CheckExact(shape)
+                      || ND(r)->nd != PyTuple_GET_SIZE(shape)))
+        Py_CLEAR(r);
+    Py_DECREF(args[1]);
+    if (r == NULL) {
+        Py_DECREF(dt);
+        Py_DECREF(dev);
+        Py_DECREF(shape);
+        return NULL;
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt, dev);
 }
 
 /* --- named dimensions ---------------------------------------------------------------
@@ -1355,7 +1985,13 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
 {
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (f->kind == K_API)
+    if (f->kind == K_ASTYPE && n == 2 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)
+        && ready && !CALIBRATING) {
+        PyObject *r = fast_astype(f, args[0], args[1]);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    if (f->kind == K_API || f->kind == K_ASTYPE)
         return api_call(f, args, nargsf, kwnames);
     if (f->kind == K_QUIET)
         return call_quiet(f->fallback, args, nargsf, kwnames);
@@ -1444,6 +2080,8 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     if (!PyCallable_Check(fallback)
         || (kind == K_API ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+            : kind == K_ASTYPE ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+                                 || !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 1
             : kind == K_UNARY ? !PyList_CheckExact(table)
             : kind == K_BINARY ? !PyList_CheckExact(table) || !PyList_CheckExact(stable)
             : kind == K_MATMUL || kind == K_WHERE
@@ -1454,7 +2092,8 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
                         "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
                         "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
-                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else)");
+                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
+                        "6 (as 0, table: [ndarray.astype])");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -1469,6 +2108,16 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->elide = Py_NewRef(elide);
     f->kind = kind;
     f->swap = swap;
+    if (kind == K_UNARY || kind == K_BINARY) {
+        /* a Loop per dtype (unary); per dtype pair and per dtype, scalar column and side */
+        Py_ssize_t n = f->ndt = PyList_GET_SIZE(table);
+        f->nloops = kind == K_UNARY ? n : n * n + 2 * n * 4;
+        f->loops = PyMem_Calloc(f->nloops ? f->nloops : 1, sizeof(Loop));
+        if (f->loops == NULL) {
+            Py_DECREF(f);
+            return PyErr_NoMemory();
+        }
+    }
     return own_identity(f, fallback);
 }
 
@@ -1485,6 +2134,10 @@ fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->last[1]);
     Py_VISIT(f->last[2]);
     Py_VISIT(f->dict);
+    for (Py_ssize_t i = 0; f->loops != NULL && i < f->nloops; i++) {
+        Py_VISIT(f->loops[i].ent);
+        Py_VISIT(f->loops[i].kernel);
+    }
     return 0;
 }
 
@@ -1501,6 +2154,13 @@ fast_clear(Fast *f)
     Py_CLEAR(f->last[1]);
     Py_CLEAR(f->last[2]);
     Py_CLEAR(f->dict);
+    if (f->loops != NULL) {
+        for (Py_ssize_t i = 0; i < f->nloops; i++)
+            loop_clear(&f->loops[i]);
+        PyMem_Free(f->loops);
+        f->loops = NULL;
+        f->nloops = 0;
+    }
     return 0;
 }
 
@@ -1860,6 +2520,114 @@ view_getitem(PyObject *x, PyObject *key)
     return make_view(x, nat, off, oshape, ostr, no, NULL);
 }
 
+/* x[key] for an index Array key (not 0-d, no extension, on x's device) when both natives
+   are cached CPU ndarrays: NumPy's advanced indexing of them, a fresh array, wrapped as
+   indexing.advanced_getitem's hot path wraps it. NumPy refuses a key that is not of an
+   integer or boolean dtype, or out of bounds: the Python path then raises its error. */
+static PyObject *
+view_take(PyObject *x, PyObject *key)
+{
+    if (!loops_ready || !contract_array(key) || SLOT(key, O_ext) != Py_None
+        || SLOT(key, O_device) != SLOT(x, O_device) || PyTuple_GET_SIZE(SLOT(key, O_shape)) == 0)
+        return NULL;
+    PyObject *a = SLOT(x, O_np), *k = SLOT(key, O_np), *dt = SLOT(x, O_dtype), *r;
+    if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
+        return NULL;
+    Py_INCREF(a);
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    r = PyObject_GetItem(a, k);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    if (r == NULL) {
+        Py_DECREF(dt);
+        return decline_error();
+    }
+    /* (a result that is a view of its own buffer: the Python path copies it) */
+    PyObject *shape = NULL;
+    if (Py_TYPE(r) == ND_T && ND(r)->base == NULL && ND(r)->descr == SLOT(dt, D_np))
+        shape = ints_tuple(ND(r)->dimensions, ND(r)->nd);
+    if (shape == NULL) {
+        Py_DECREF(r);
+        Py_DECREF(dt);
+        return decline_error();
+    }
+    PyObject *dev = SLOT(x, O_device);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(dev));
+}
+
+/* --- x[slice] = a Python real scalar ------------------------------------------------- */
+
+/* Array.__setitem__'s hot path: a Python bool, int or float written into a slice of a
+   floating array (dts: float16, float32, float64) on the CPU through its cached native
+   view (no stride 0: no element written twice), the floating-point status flags kept,
+   then its Storage's version bumped. A value that overflows the dtype is left to the
+   Python path (NumPy reports that overflow through its error state: ignored there).
+   1: done; 0: declined, nothing written (the Python path runs and raises what it
+   raises); -1: an error that must propagate. */
+static int
+view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
+{
+    PyTypeObject *tv = Py_TYPE(value);
+    if (!ready || Py_TYPE(key) != &PySlice_Type
+        || (tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type))
+        return 0;
+    PyObject *p = SLOT(x, O_np), *st = SLOT(x, O_st), *str = SLOT(x, O_str), *dt = SLOT(x, O_dtype);
+    if (Py_TYPE(p) != ND_T || st == Py_None || !PyTuple_CheckExact(str) || !PyTuple_CheckExact(dts))
+        return 0;
+    Py_ssize_t which = -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dts) && i < 3; i++)
+        if (PyTuple_GET_ITEM(dts, i) == dt)
+            which = i;
+    double d = tv == &PyFloat_Type ? PyFloat_AS_DOUBLE(value) : PyLong_AsDouble(value);
+    if (d == -1.0 && PyErr_Occurred()) { /* (an int beyond a double: Python raises) */
+        PyErr_Clear();
+        return 0;
+    }
+    /* (NumPy's conversions: (float)d, npy_double_to_half, which rounds to inf from 65520) */
+    int ok = which >= 0 && (isinf(d) || isnan(d)
+                            || (which == 0 ? fabs(d) < 65504.0 : which == 1 ? !isinf((float)d) : 1));
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(str); i++) {
+        PyObject *s = PyTuple_GET_ITEM(str, i);
+        ok = PyLong_CheckExact(s) && PyObject_IsTrue(s) == 1; /* (an exact int: no code runs) */
+    }
+    PyObject *ver = SLOT(st, S_version);
+    if (!ok || ver == NULL || !PyLong_CheckExact(ver))
+        return 0;
+    Py_INCREF(p);
+    Py_INCREF(st);
+    int rc = PyObject_SetItem(p, key, value);
+    Py_DECREF(p);
+    if (rc == 0) { /* st._version += 1 */
+        ver = SLOT(st, S_version);
+        PyObject *nv = ver != NULL && PyLong_CheckExact(ver) ? PyNumber_Add(ver, one) : NULL;
+        if (nv == NULL) {
+            Py_DECREF(st);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError, "__setitem__(): the storage's version counter changed type");
+            return -1;
+        }
+        Py_SETREF(SLOT(st, S_version), nv);
+    }
+    Py_DECREF(st);
+    if (rc == -1 && PyErr_ExceptionMatches(PyExc_Exception)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return rc < 0 ? -1 : 1;
+}
+
+static int
+view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
+{
+    Flags fl; /* (the range check's conversion and NumPy's raise some) */
+    flags_save(&fl);
+    int r = view_setitem_in(dts, x, key, value);
+    flags_restore(&fl);
+    return r;
+}
+
 /* --- contiguous(): self when row-major contiguous ------------------------------------ */
 
 /* _layout.is_contiguous: size-1 dimensions take any stride, an empty array is contiguous. */
@@ -2187,7 +2955,7 @@ decline:
 /* V_RENAME: rename / refine_names of a named array (strided.named), f->table their name:
    answered only with a cached outcome (named_view); V_ALIGN: align_to, the same way. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_RENAME, V_ALIGN, V_T, V_MT };
+       V_SETITEM, V_RENAME, V_ALIGN, V_T, V_MT };
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
    reference); NULL (no error set) unless they are all exact ints or bools (the view
@@ -2376,11 +3144,19 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
     switch (f->kind) {
     case V_GETITEM:
         if (n == 2 && nkw == 0)
-            r = view_getitem(x, args[1]);
+            r = Py_TYPE(args[1]) != Array_T ? view_getitem(x, args[1])
+                : names == NULL ? view_take(x, args[1]) : NULL;
         break;
     case V_CONTIGUOUS:
         if (n == 1 && nkw == 0)
             r = view_contiguous(x);
+        break;
+    case V_SETITEM: /* x[key] = value (a plain x: a named one takes the Python path's hook) */
+        if (names == NULL && n == 3 && nkw == 0) {
+            int done = view_setitem(f->table, x, args[1], args[2]);
+            if (done != 0)
+                return done < 0 ? NULL : Py_NewRef(Py_None);
+        }
         break;
     case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
         if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
@@ -2442,9 +3218,10 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|O:View", names, &fallback, &kind, &kwname))
         return NULL;
     if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
-        || (kwname != Py_None && !PyUnicode_Check(kwname))) {
+        || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+                              : kwname != Py_None && !PyUnicode_Check(kwname))) {
         PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
-                        "kind, a keyword name or None");
+                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -2596,6 +3373,9 @@ static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
+    {"setup_loops", setup_loops, METH_VARARGS,
+     "setup_loops(ufunc, empty, probe, address, shape, strides, c_contiguous, aligned): call "
+     "NumPy's inner loops directly when the probe ndarray's fields read as Python reports."},
     {"calibrate", calibrate, METH_VARARGS,
      "calibrate(genuine, borrowing): record the C call chains of interpreter calls on a "
      "temporary, check that borrowing calls are told apart, and turn temporary elision on."},
@@ -2624,6 +3404,7 @@ PyInit__chot(void)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
+    one = PyLong_FromLong(1);
     s_getitem = PyUnicode_InternFromString("getitem");
     s_permute_dims = PyUnicode_InternFromString("permute_dims");
     s_expand_dims = PyUnicode_InternFromString("expand_dims");
@@ -2635,9 +3416,13 @@ PyInit__chot(void)
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
     s_strides = PyUnicode_InternFromString("strides");
-    if (zero == NULL || minus_one == NULL || s_getitem == NULL
+    s_resolve = PyUnicode_InternFromString("_resolve_dtypes_and_context");
+    s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
+    s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
+    if (zero == NULL || minus_one == NULL || one == NULL || s_getitem == NULL
         || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
-        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL)
+        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
+        || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -2651,8 +3436,8 @@ PyInit__chot(void)
     static const struct { const char *name; int kind; } kinds[] = {
         {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
-        {"EXPAND", V_EXPAND}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN}, {"T", V_T}, {"MT", V_MT},
-        {NULL, 0}};
+        {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
+        {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);

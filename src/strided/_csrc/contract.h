@@ -8,6 +8,7 @@
  *   Array     (strided._core.array.Array, exact type; subclasses take Python)
  *             the eight ``__slots__`` of ARRAY_SLOTS below, by offset;
  *   DType     (strided._core.dtypes.DType) the three slots of DTYPE_SLOTS;
+ *   Storage   (strided._core.storage.Storage) its version counter, STORAGE_SLOTS;
  *   Ext       (autograd and names, set up by strided.named) the slots of EXT_SLOTS;
  *   registry  a row's dtype tables: lists (per dtype index) of entries, each a tuple
  *             (result DType, cast or None, {Device: kernel}) or None; matmul's and
@@ -96,6 +97,10 @@ static PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
     X("_np", D_np, W_SET, 1)            \
     X("itemsize", D_itemsize, W_INT, 1)
 
+/* Storage's slots: the version counter an in-place write bumps (an exact int, checked
+   where read: view_setitem). */
+#define STORAGE_SLOTS(X) X("_version", S_version, W_INT, 1)
+
 /* Ext's slots (strided.named's fast link): read are requires_grad and grad_fn
    (compared with False and None), names (a tuple or None, checked where read); a
    fresh Ext for a named result gets all nine. */
@@ -112,9 +117,11 @@ static PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
 
 ARRAY_SLOTS(CONTRACT_OFFSET)
 DTYPE_SLOTS(CONTRACT_OFFSET)
+STORAGE_SLOTS(CONTRACT_OFFSET)
 EXT_SLOTS(CONTRACT_OFFSET)
 static const Slot ARRAY_ROWS[] = {ARRAY_SLOTS(CONTRACT_ROW)};
 static const Slot DTYPE_ROWS[] = {DTYPE_SLOTS(CONTRACT_ROW)};
+static const Slot STORAGE_ROWS[] = {STORAGE_SLOTS(CONTRACT_ROW)};
 static const Slot EXT_ROWS[] = {EXT_SLOTS(CONTRACT_ROW)};
 #define N_ROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
@@ -231,6 +238,13 @@ static inline int
 contract_list2(PyObject *t)
 {
     return t != NULL && PyList_CheckExact(t) && PyList_GET_SIZE(t) == 2;
+}
+
+/* K_ASTYPE's table: a list of exactly one item. */
+static inline int
+contract_list1(PyObject *t)
+{
+    return t != NULL && PyList_CheckExact(t) && PyList_GET_SIZE(t) == 1;
 }
 
 /* The pool's threshold (bytes) from its one-item list, or 0 (nothing counts as small)

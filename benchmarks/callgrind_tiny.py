@@ -1,0 +1,84 @@
+"""Instructions per call of the tiny cases, strided and NumPy, under callgrind.
+
+Wall-clock timings of 100-ns calls drift by 10-30% on a shared machine; instruction
+counts do not. Each (library, case) runs twice under ``valgrind --tool=callgrind``,
+with N1 and N2 calls of the case after the same setup (hash seed fixed, the garbage
+collector off for the timed loop); (Ir(N2) - Ir(N1)) / (N2 - N1) is what one call
+costs, the loop's own ``FOR_ITER``/``STORE`` included (the same for both libraries).
+
+    python benchmarks/callgrind_tiny.py                 # every case below
+    python benchmarks/callgrind_tiny.py add exp         # some of them
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+# name: (strided statement, NumPy statement) over the `tiny` group's inputs
+CASES = {
+    "add": ("a + b", None),
+    "add scalar": ("a + 1.5", None),
+    "multiply": ("a * b", None),
+    "exp": ("xp.exp(a)", None),
+    "less": ("a < b", None),
+    "where": ("xp.where(c, a, b)", None),
+    "astype float64": ("xp.astype(a, xp.float64)", "a.astype(np.float64)"),
+    "slice view": ("a[2:8]", None),
+    "slice views, then add": ("a[2:8] + b[2:8]", None),
+    "transpose view": ("m.T", None),
+    "integer-array index": ("a[idx]", None),
+    "boolean index": ("a[c]", None),
+    "__setitem__ slice": ("a[2:5] = 0.5", None),
+}
+
+_CHILD = r'''
+import gc, sys
+import numpy as np
+rng = np.random.default_rng(12345)
+a = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+b = rng.uniform(0.5, 2.0, 10).astype(np.float32)
+c = a > b
+m = rng.standard_normal((4, 4)).astype(np.float32)
+idx = np.array([1, 3, 5, 7], dtype=np.int64)
+lib, stmt, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if lib == "strided":
+    import strided as xp
+    a, b, c, m, idx = (xp.asarray(v) for v in (a, b, c, m, idx))
+else:
+    xp = np
+g = dict(a=a, b=b, c=c, m=m, idx=idx, xp=xp, np=np)
+exec(compile(f"for _ in range(200):\n    {stmt}\n", "<warm>", "exec"), g)
+code = compile(f"for _ in range({n}):\n    {stmt}\n", "<calls>", "exec")
+gc.collect()
+gc.disable()
+exec(code, g)
+'''
+
+
+def instructions(lib: str, stmt: str, n: int) -> int:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                        sys.executable, "-c", _CHILD, lib, stmt, str(n)],
+                       env=env, capture_output=True, text=True, check=True)
+    return int(re.search(r"Collected : (\d+)", p.stderr).group(1))
+
+
+def per_call(lib: str, stmt: str, n1: int = 2000, n2: int = 22000) -> float:
+    return (instructions(lib, stmt, n2) - instructions(lib, stmt, n1)) / (n2 - n1)
+
+
+def main(names) -> None:
+    print("| case | strided (Ir/call) | NumPy (Ir/call) | strided/NumPy |")
+    print("|:--|--:|--:|--:|")
+    for name in names or CASES:
+        s_stmt, n_stmt = CASES[name]
+        s = per_call("strided", s_stmt)
+        n = per_call("numpy", n_stmt or s_stmt)
+        print(f"| {name} | {s:,.0f} | {n:,.0f} | {s / n:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
