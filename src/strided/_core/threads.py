@@ -16,9 +16,10 @@ them awake) and then sleep. It runs:
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
 - float32/float64 sums, max and min over all axes or one run of adjacent
-  axes (``reduce``: a whole-array sum split along its own pairwise tree, bit
-  for bit the one-thread sum; axis reductions split by rows or column tiles,
-  each output computed as in one thread).
+  axes (``reduce``: NumPy's summation order, a whole-array sum split along
+  NumPy's own pairwise tree, bit for bit the one-thread sum and NumPy's; axis
+  reductions split by rows or column tiles, each output computed as in one
+  thread; a NaN sum declined, since its payload is NumPy's loop's business).
 
 Everything else (broadcasting, scalars, other dtypes, non-contiguous inputs,
 other reductions), and everything when the extension is absent or
@@ -500,7 +501,7 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     ``max``, ``min``). Sums, max and min of a C-contiguous float32/float64
     array over all axes or one run of adjacent axes run in C (``_ckernels``'s
     ``reduce``), on the C pool when the input is large: each output computed
-    as in one thread (a whole-array sum split along its own pairwise tree),
+    as in one thread (a whole-array sum split along NumPy's pairwise tree),
     so the values don't depend on the thread count. Elsewhere (the Python
     pool) the same rule holds, bit for bit: split along a kept axis, every
     result element is computed by the same loop as in one call; along a
