@@ -359,13 +359,17 @@ def sum_sq_dev(a, m) -> float:
     as a Python float, without a full-size temporary.
 
     The input is read once, in steps of ``_DEV_CHUNK`` elements whose deviations
-    stay in one small buffer in cache; each step is summed pairwise (the C kernel
-    of strided._core.cfast, or NumPy's) and the step sums are added exactly
+    stay in one small buffer in cache (or, with the C kernels, in registers:
+    ``_c_step_sums``, the same bits); each step is summed as NumPy's add.reduce
+    sums it and the step sums are added exactly
     (``math.fsum``): the error bound is the pairwise bound over one step, no
     worse than NumPy's over the whole array. The steps are the same whatever the
     thread count (the threads take whole steps), and so is the result.
     """
     flat = a.reshape(-1)
+    sums = _c_step_sums(flat, m)
+    if sums is not None:
+        return _exact_sum(sums)
     sub, mul = np.subtract, np.multiply
 
     def part(lo, hi):
@@ -382,6 +386,28 @@ def sum_sq_dev(a, m) -> float:
     if len(parts) == 1:
         return _exact_sum(part(0, flat.shape[0]))
     return _exact_sum([s for p in parallel(part, parts) for s in p])
+
+
+def _c_step_sums(flat, m):
+    """``sum_sq_dev``'s step sums from the C kernel (each step a row of ``reduce``'s
+    sq_dev: NumPy's a - m, d * d and add.reduce, bit for bit, without the temporaries),
+    or None where it declines (no kernel, a NaN)."""
+    if _CK is None:
+        return None
+    n = flat.shape[0]
+    full = n // _DEV_CHUNK
+    nt = _NUM[0]
+    big = nt > 1 and flat.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    sums = []
+    for lo, rows, width in ((0, full, _DEV_CHUNK), (full * _DEV_CHUNK, int(n % _DEV_CHUNK > 0), n % _DEV_CHUNK)):
+        if rows:
+            out = _empty(rows, flat.dtype)
+            means = np.full(rows, m, flat.dtype)
+            if not _CK.reduce(_RED["sq_dev"], flat[lo:lo + rows * width], out, rows, width, 1,
+                              nt if big else 1, means):
+                return None
+            sums.extend(out.tolist())
+    return sums
 
 
 def _pairwise_tree(lo: int, n: int, depth: int):
