@@ -130,3 +130,20 @@ def test_the_worker_runs_the_python_definitions(worker):
     assert probe.stdout.strip() == "False"
     if not cfast.AVAILABLE:
         pytest.skip("the compiled paths are not built here (or STRIDED_NO_CEXT=1)")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_threaded_whole_sums_cut_numpys_tree(dtype):
+    # The C pool cuts NumPy's pairwise tree into up to 64 subtrees: every thread count
+    # (clamped to 256) must give numpy.add.reduce's bits, on sums that depend on the order.
+    if not cfast.AVAILABLE:
+        pytest.skip("the compiled paths are not built here (or STRIDED_NO_CEXT=1)")
+    C = cfast._ckernels
+    rng = np.random.default_rng(11)
+    for n in (129, 1000, 4097, 65_536, 100_003, 1 << 20):
+        x = (rng.standard_normal(n) * 10.0 ** rng.integers(0, 8, n)).astype(dtype)
+        want = np.add.reduce(x).tobytes()
+        for nt in (1, 2, 3, 4, 8, 64, 1000):
+            out = np.empty((), dtype)
+            assert C.reduce(0, x, out, 1, n, 1, nt) and out.tobytes() == want, (n, nt)
+            assert dtype(C.sum_all(x, nt)).tobytes() == want, (n, nt)
