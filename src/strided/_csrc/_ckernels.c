@@ -973,7 +973,8 @@ static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, in
 }
 
 /* sum_all(a, nthreads) -> float, or None (not a C-contiguous float32/float64
-   buffer of more than 128 elements): sum_rows(a, out, a.size)'s value. */
+   buffer of more than 128 elements, or a NaN sum): sum_rows(a, out, a.size)'s value,
+   numpy.add.reduce's. */
 static PyObject *
 sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1613,7 +1614,8 @@ static PyMethodDef methods[] = {
      "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."),
     SD_FN("sum_all", sum_all,
      "sum_all(a, nthreads) -> float or None: the pairwise sum of a C-contiguous float32/float64 "
-     "buffer (more than 128 elements), bit for bit sum_rows's, on the thread pool."),
+     "buffer (more than 128 elements), bit for bit sum_rows's (NumPy's), on the thread pool; "
+     "None for a NaN sum."),
     SD_FN("extremum_all", extremum_all,
      "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
      "float32/float64 buffer (NaN where it holds one), on the thread pool; None where NumPy's "
