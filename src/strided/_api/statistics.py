@@ -368,25 +368,25 @@ def _var_native(func, x, axis, correction, keepdims):
     a = x._get_native()
     n = _reduced_size(x, axes)
     m = _mean_native(xp, a, axes, acc, n, True)
-    s = sq_dev_reduce(a, axes, m) if type(a) is _ND and acc.kind == "f" and a.dtype == acc._np \
-        else None
-    fused = s is not None
-    if fused:
-        # The C kernel: the squared deviations summed in one pass over the input.
-        if keepdims:
-            s = s.reshape(m.shape)
-    elif type(a) is _ND and acc.kind == "f" and len(axes) == a.ndim and a.dtype == acc._np \
-            and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous:
-        # A large full reduction: one fused pass over the input, no full-size temporary.
+    fused = type(a) is _ND and acc.kind == "f" and a.dtype == acc._np
+    if fused and len(axes) == a.ndim and a.size >= _FUSED_VAR_MIN and a.flags.c_contiguous:
+        # A large full reduction: one fused pass over the input, no full-size temporary
+        # (its steps' sums added exactly: not NumPy's one sum, so not the C kernel's).
         s = np.asarray(sum_sq_dev(a, m.reshape(())), dtype=acc._np)
         if keepdims:
             s = s.reshape((1,) * a.ndim)
-        fused = True
+    elif fused and (s := sq_dev_reduce(a, axes, m)) is not None:
+        # The C kernel: the squared deviations summed in one pass over the input, as
+        # NumPy sums the squares below.
+        if keepdims:
+            s = s.reshape(m.shape)
     elif type(a) is _ND and acc.kind != "c":
         # The deviations go to a pooled buffer and are squared in place (no fresh pages).
+        fused = False
         d = large_ufunc(xp.subtract, (a, m), acc._np)
         sq = xp.multiply(d, d, out=d) if d.flags.writeable else d * d
     else:
+        fused = False
         d = xp.asarray(a, dtype=acc._np) - m
         if acc.kind == "c":
             # Note: like NumPy and PyTorch, the variance of complex values is real.

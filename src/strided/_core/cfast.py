@@ -4,10 +4,10 @@
 ``max_reduce`` / ``min_reduce(a, axis, keepdims)`` are ``numpy.max`` /
 ``numpy.min`` for the CPU backend: a C-contiguous float32/float64 array
 reduced over all axes or one run of adjacent axes (trailing, leading or
-middle) goes to the C kernels (``reduce``: the pairwise sum, at least as
-accurate as NumPy's, see the kernel's comment; exact, NaN-propagating
-max/min); everything else goes to NumPy, and so does a max/min whose zero
-sign or NaN payload NumPy picks by its own loop order. With the extension
+middle) goes to the C kernels (``reduce``: NumPy's own summation order,
+its values bit for bit; exact, NaN-propagating max/min); everything else goes
+to NumPy, and so does a sum that comes out NaN or a max/min whose zero sign
+or NaN payload NumPy picks by its own loop order. With the extension
 missing (no compiler at install time) or ``STRIDED_NO_CEXT=1`` in the
 environment, they are NumPy's functions themselves.
 """

@@ -16,9 +16,10 @@ them awake) and then sleep. It runs:
   NumPy's own inner loop (``ufunc._get_strided_loop``): the same loop per
   chunk, so the same values;
 - float32/float64 sums, max and min over all axes or one run of adjacent
-  axes (``reduce``: a whole-array sum split along its own pairwise tree, bit
-  for bit the one-thread sum; axis reductions split by rows or column tiles,
-  each output computed as in one thread).
+  axes (``reduce``: NumPy's summation order, a whole-array sum split along
+  NumPy's own pairwise tree, bit for bit the one-thread sum and NumPy's; axis
+  reductions split by rows or column tiles, each output computed as in one
+  thread; a NaN sum declined, since its payload is NumPy's loop's business).
 
 Everything else (broadcasting, scalars, other dtypes, non-contiguous inputs,
 other reductions), and everything when the extension is absent or
@@ -358,13 +359,17 @@ def sum_sq_dev(a, m) -> float:
     as a Python float, without a full-size temporary.
 
     The input is read once, in steps of ``_DEV_CHUNK`` elements whose deviations
-    stay in one small buffer in cache; each step is summed pairwise (the C kernel
-    of strided._core.cfast, or NumPy's) and the step sums are added exactly
+    stay in one small buffer in cache (or, with the C kernels, in registers:
+    ``_c_step_sums``, the same bits); each step is summed as NumPy's add.reduce
+    sums it and the step sums are added exactly
     (``math.fsum``): the error bound is the pairwise bound over one step, no
     worse than NumPy's over the whole array. The steps are the same whatever the
     thread count (the threads take whole steps), and so is the result.
     """
     flat = a.reshape(-1)
+    sums = _c_step_sums(flat, m)
+    if sums is not None:
+        return _exact_sum(sums)
     sub, mul = np.subtract, np.multiply
 
     def part(lo, hi):
@@ -381,6 +386,28 @@ def sum_sq_dev(a, m) -> float:
     if len(parts) == 1:
         return _exact_sum(part(0, flat.shape[0]))
     return _exact_sum([s for p in parallel(part, parts) for s in p])
+
+
+def _c_step_sums(flat, m):
+    """``sum_sq_dev``'s step sums from the C kernel (each step a row of ``reduce``'s
+    sq_dev: NumPy's a - m, d * d and add.reduce, bit for bit, without the temporaries),
+    or None where it declines (no kernel, a NaN)."""
+    if _CK is None:
+        return None
+    n = flat.shape[0]
+    full = n // _DEV_CHUNK
+    nt = _NUM[0]
+    big = nt > 1 and flat.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    sums = []
+    for lo, rows, width in ((0, full, _DEV_CHUNK), (full * _DEV_CHUNK, int(n % _DEV_CHUNK > 0), n % _DEV_CHUNK)):
+        if rows:
+            out = _empty(rows, flat.dtype)
+            means = np.full(rows, m, flat.dtype)
+            if not _CK.reduce(_RED["sq_dev"], flat[lo:lo + rows * width], out, rows, width, 1,
+                              nt if big else 1, means):
+                return None
+            sums.extend(out.tolist())
+    return sums
 
 
 def _pairwise_tree(lo: int, n: int, depth: int):
@@ -500,7 +527,7 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
     ``max``, ``min``). Sums, max and min of a C-contiguous float32/float64
     array over all axes or one run of adjacent axes run in C (``_ckernels``'s
     ``reduce``), on the C pool when the input is large: each output computed
-    as in one thread (a whole-array sum split along its own pairwise tree),
+    as in one thread (a whole-array sum split along NumPy's pairwise tree),
     so the values don't depend on the thread count. Elsewhere (the Python
     pool) the same rule holds, bit for bit: split along a kept axis, every
     result element is computed by the same loop as in one call; along a

@@ -42,14 +42,11 @@
  *
  * sum_rows(src, out, ncols): out[i] = sum(src[i*ncols : (i+1)*ncols]) for a
  * C-contiguous float32 ('f') or float64 ('d') buffer src and a contiguous out of
- * the same type. Pairwise summation like NumPy's, restructured for speed (see
- * "The pairwise sum" below): leaves of 64 vectors in eight accumulators (lane
- * depth 9, NumPy's 16), each leaf's lanes added neighbours first as NumPy's
- * leaf does, and the leaves combined in float64 by a binary counter (no
- * recursion, float32 rounded once at the end), so the error bound is NumPy's
- * or better. The GIL is released while it runs (from 64 KiB), so strided's
- * threads can split a sum. Sums of at most 128 elements are NumPy's leaf,
- * operation for operation (the same bits as numpy.add.reduce).
+ * the same type. NumPy's pairwise summation, operation for operation (see
+ * "The pairwise sum" below): the same values as numpy.add.reduce, bit for bit
+ * (a fast path changes no value; NaN payloads aside: the entry points that may
+ * decline do so on a NaN sum). The GIL is released while it runs (from
+ * 64 KiB), so strided's threads can split a sum.
  *
  * sum_into(src, out, ncols[, divisor]) -> bool: the same (divided by divisor: a
  * mean), or False (nothing written) for a buffer it doesn't take, so the hot
@@ -59,8 +56,9 @@
  * max, min (or, with means, the sum of squared deviations: var/std in one
  * pass) over the middle axis of a C-contiguous float32/float64 buffer seen as
  * (outer, nred, inner): any run of adjacent axes of an array, or all of them.
- * Rows (inner == 1) as sum_rows sums them; leading/middle axes as column sums
- * pairwise over the rows, in blocks of 16 rows streamed across the columns;
+ * Rows (inner == 1) as sum_rows sums them; leading/middle axes as NumPy sums
+ * them, the rows added one after another, in blocks of 16 rows streamed across
+ * the columns; a NaN sum declined (its payload is NumPy's loop's business);
  * max/min exact and NaN-propagating, a zero's sign or a NaN's payload as NumPy
  * gives it or the call declined (see "reductions over one run of axes").
  *
@@ -145,210 +143,49 @@ typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
 #define SD_INLINE static inline __attribute__((always_inline))
 typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 
-/* q[m] = the lanes of r_m summed pairwise, neighbours first:
-   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) -- for all four vectors at
-   once with shuffles where the compiler has them (the same additions in the
-   same order either way). */
-#if defined(__GNUC__) && !defined(__clang__)
-typedef int vi8 __attribute__((vector_size(32)));
-typedef long long vl4 __attribute__((vector_size(32)));
-typedef float vf4 __attribute__((vector_size(16)));
-#define EVEN8 ((vi8){0, 2, 8, 10, 4, 6, 12, 14})
-#define ODD8 ((vi8){1, 3, 9, 11, 5, 7, 13, 15})
-SD_INLINE void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
-{
-    /* neighbours: [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7] */
-    vf p = __builtin_shuffle(a, b, EVEN8) + __builtin_shuffle(a, b, ODD8);
-    vf r = __builtin_shuffle(c, d, EVEN8) + __builtin_shuffle(c, d, ODD8);
-    /* pairs of pairs: [A0123, B0123, C0123, D0123, A4567, B4567, C4567, D4567] */
-    vf u = __builtin_shuffle(p, r, EVEN8) + __builtin_shuffle(p, r, ODD8);
-    for (int m = 0; m < 4; m++)
-        q[m] = u[m] + u[m + 4];
-}
-SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
-{
-    /* [a0+a1, b0+b1, a2+a3, b2+b3] */
-    vd p = __builtin_shuffle(a, b, (vl4){0, 4, 2, 6}) + __builtin_shuffle(a, b, (vl4){1, 5, 3, 7});
-    vd r = __builtin_shuffle(c, d, (vl4){0, 4, 2, 6}) + __builtin_shuffle(c, d, (vl4){1, 5, 3, 7});
-    q[0] = p[0] + p[2];
-    q[1] = p[1] + p[3];
-    q[2] = r[0] + r[2];
-    q[3] = r[1] + r[3];
-}
-#else
-SD_INLINE float hsum_f32(vf v)
-{
-    float l[8];
-    memcpy(l, &v, sizeof(v));
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-SD_INLINE double hsum_f64(vd v)
-{
-    double l[4];
-    memcpy(l, &v, sizeof(v));
-    return (l[0] + l[1]) + (l[2] + l[3]);
-}
-SD_INLINE void hsum4_f32(vf a, vf b, vf c, vf d, float *q)
-{
-    q[0] = hsum_f32(a), q[1] = hsum_f32(b), q[2] = hsum_f32(c), q[3] = hsum_f32(d);
-}
-SD_INLINE void hsum4_f64(vd a, vd b, vd c, vd d, double *q)
-{
-    q[0] = hsum_f64(a), q[1] = hsum_f64(b), q[2] = hsum_f64(c), q[3] = hsum_f64(d);
-}
-#endif
-
-/* The pairwise sum. A leaf is 64 vectors (float32: 512 elements, float64: 256)
-   summed in eight vector accumulators, each lane adding 8 elements in sequence;
-   accumulators m and m+4 are added (lane depth 9: NumPy's eight accumulators
-   add 16), and each of the four left has its lanes added pairwise, neighbours
-   first (as the data lie: periodic signs cancel before they grow, as in
-   NumPy's leaf), then the four pairwise, in float64. Leaves are combined in
-   float64 by a binary counter (leaf k is added to the stack entries of its
-   index's trailing one bits: a balanced tree over the leaves, each entry on
-   the left of the newer one); float32 sums are rounded to float32 once, at
-   the end. Error bound: float32, the leaf's float32 roundings (9 + 3 + 2 of
-   partial sums of at most 512 elements) and one rounding of the result;
-   float64, (9 + 2 + 2 + log2(leaves)) eps * sum|x|, both below NumPy's
-   (16 + 3 + log2(n / 128)). */
-#define SD_LEAF 64 /* vectors per leaf: 8 accumulators x 8 deep */
-
-#define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
-
-/* One generator for both types: T scalar, V vector, L lanes. */
-#define SDX(v) (sq ? ((v) - mv) * ((v) - mv) : (v))
-/* r0 .. r7 += the eight vectors at a + i (each through SDX) */
-#define SD_ADD8(V, L, a, i)                                                              \
-    do {                                                                                 \
-        r0 += SDX(SD_LD(V, (a) + (i)));                                                  \
-        r1 += SDX(SD_LD(V, (a) + (i) + (L)));                                            \
-        r2 += SDX(SD_LD(V, (a) + (i) + 2 * (L)));                                        \
-        r3 += SDX(SD_LD(V, (a) + (i) + 3 * (L)));                                        \
-        r4 += SDX(SD_LD(V, (a) + (i) + 4 * (L)));                                        \
-        r5 += SDX(SD_LD(V, (a) + (i) + 5 * (L)));                                        \
-        r6 += SDX(SD_LD(V, (a) + (i) + 6 * (L)));                                        \
-        r7 += SDX(SD_LD(V, (a) + (i) + 7 * (L)));                                        \
-    } while (0)
-#define PAIRWISE(SFX, T, V, L, HSUM4)                                                    \
-    SD_INLINE double leaf_end_##SFX(V r0, V r1, V r2, V r3, V r4, V r5, V r6, V r7) \
+/* The pairwise sum: NumPy's pairwise_sum (numpy/_core/src/umath/loops_utils.h.src,
+   what add.reduce runs over a contiguous float32/float64 row), operation for
+   operation in the element type, so that a sum is NumPy's bits: below 8 elements
+   one running sum; up to 128 eight accumulators over the whole groups of 8, added
+   ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the rest in order; above
+   128 the two halves (the first n / 2 rounded down to a multiple of 8) summed alike
+   and added. rowsq: the same over (a[i] - mean) * (a[i] - mean), each rounded to
+   the element type as NumPy's subtract and multiply round them (-std=c11: no fused
+   multiply-add). A NaN's payload is not NumPy's for certain (the compiler may
+   commute an addition, and x86 returns its first operand's NaN): callers decline
+   a NaN result. (NumPy adds its identity, 0, to the value: callers add it.) */
+#define SD_SQX(SQ, v) ((SQ) ? ((v) - m) * ((v) - m) : (v))
+#define ROW(NAME, T, SQ)                                                                 \
+    static T NAME(const T *a, Py_ssize_t n, T m)                                         \
     {                                                                                    \
-        T q[4];                                                                          \
-        HSUM4(r0 + r4, r1 + r5, r2 + r6, r3 + r7, q);                                    \
-        return ((double)q[0] + (double)q[1]) + ((double)q[2] + (double)q[3]);            \
-    }                                                                                    \
-    SD_INLINE double leaf_full_##SFX(const T *a, V mv, int sq)                       \
-    {                                                                                    \
-        V r0 = SDX(SD_LD(V, a)), r1 = SDX(SD_LD(V, a + (L))), r2 = SDX(SD_LD(V, a + 2 * (L)));          \
-        V r3 = SDX(SD_LD(V, a + 3 * (L))), r4 = SDX(SD_LD(V, a + 4 * (L)));                        \
-        V r5 = SDX(SD_LD(V, a + 5 * (L))), r6 = SDX(SD_LD(V, a + 6 * (L))), r7 = SDX(SD_LD(V, a + 7 * (L))); \
-        for (int i = 8 * (L); i < SD_LEAF * (L); i += 8 * (L)) {                         \
-            SD_ADD8(V, L, a, i);                                                         \
+        if (n > 128) {                                                                   \
+            Py_ssize_t n2 = n / 2;                                                       \
+            n2 -= n2 % 8;                                                                \
+            return NAME(a, n2, m) + NAME(a + n2, n - n2, m);                             \
         }                                                                                \
-        return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
-    }                                                                                    \
-    /* m < SD_LEAF * L elements (a partial last leaf): the rest after whole groups of  \
-       eight vectors go to r0 .. r6 one vector each, then the last few elements (zeros  \
-       padding them) to r7 (lane depth at most 9) */                                    \
-    SD_INLINE double leaf_part_##SFX(const T *a, Py_ssize_t m, V mv, int sq)         \
-    {                                                                                    \
-        V r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0}, r5 = {0}, r6 = {0}, r7 = {0}; \
-        Py_ssize_t i = 0;                                                                \
-        for (; i + 8 * (L) <= m; i += 8 * (L)) {                                         \
-            SD_ADD8(V, L, a, i);                                                         \
+        T res = 0;                                                                       \
+        Py_ssize_t i;                                                                    \
+        if (n < 8) {                                                                     \
+            for (i = 0; i < n; i++)                                                      \
+                res += SD_SQX(SQ, a[i]);                                                 \
+            return res;                                                                  \
         }                                                                                \
-        Py_ssize_t nv = (m - i) / (L);                                                   \
-        switch (nv) {                                                                    \
-        case 7: r6 += SDX(SD_LD(V, a + i + 6 * (L))); /* fall through */                     \
-        case 6: r5 += SDX(SD_LD(V, a + i + 5 * (L))); /* fall through */                     \
-        case 5: r4 += SDX(SD_LD(V, a + i + 4 * (L))); /* fall through */                     \
-        case 4: r3 += SDX(SD_LD(V, a + i + 3 * (L))); /* fall through */                     \
-        case 3: r2 += SDX(SD_LD(V, a + i + 2 * (L))); /* fall through */                     \
-        case 2: r1 += SDX(SD_LD(V, a + i + (L))); /* fall through */                         \
-        case 1: r0 += SDX(SD_LD(V, a + i)); /* fall through */                               \
-        default: break;                                                                  \
-        }                                                                                \
-        i += nv * (L);                                                                   \
-        if (i < m) {                                                                     \
-            V u = {0};                                                                   \
-            if (sq)                                                                      \
-                u = mv; /* padding that deviates by zero */                              \
-            memcpy(&u, a + i, (size_t)(m - i) * sizeof(T));                              \
-            r7 += SDX(u);                                                                \
-        }                                                                                \
-        return leaf_end_##SFX(r0, r1, r2, r3, r4, r5, r6, r7);                           \
-    }                                                                                    \
-    /* nfull leaves then a partial one of rem elements (0: none), combined: the        \
-       counter's entries added lowest level first, each on the left of the total */     \
-    SD_INLINE double pw_body_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem, V mv, int sq) \
-    {                                                                                    \
-        double st[64];                                                                   \
-        Py_ssize_t nl = nfull + (rem > 0);                                               \
-        for (Py_ssize_t k = 0; k < nl; k++) {                                            \
-            double s = k < nfull ? leaf_full_##SFX(a + k * (SD_LEAF * (L)), mv, sq)      \
-                                 : leaf_part_##SFX(a + k * (SD_LEAF * (L)), rem, mv, sq); \
-            int l = 0;                                                                   \
-            for (Py_ssize_t j = k; j & 1; j >>= 1, l++)                                  \
-                s = st[l] + s;                                                           \
-            st[l] = s;                                                                   \
-        }                                                                                \
-        double tot = 0;                                                                  \
-        int have = 0;                                                                    \
-        for (int l = 0; (nl >> l) != 0; l++)                                                  \
-            if ((nl >> l) & 1) {                                                         \
-                tot = have ? st[l] + tot : st[l];                                        \
-                have = 1;                                                                \
-            }                                                                            \
-        return tot;                                                                      \
-    }                                                                                    \
-    SD_CLONES static double pw_tree_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem)  \
-    {                                                                                    \
-        V z = {0};                                                                       \
-        return pw_body_##SFX(a, nfull, rem, z, 0);                                       \
-    }                                                                                    \
-    /* the same tree over (a[i] - mean)**2 */                                            \
-    SD_CLONES static double pw_sq_##SFX(const T *a, Py_ssize_t nfull, Py_ssize_t rem, T mean) \
-    {                                                                                    \
-        V mv = {0};                                                                      \
-        mv += mean;                                                                      \
-        return pw_body_##SFX(a, nfull, rem, mv, 1);                                      \
-    }                                                                                    \
-    static T pairwise_##SFX(const T *a, Py_ssize_t n)                                    \
-    {                                                                                    \
-        Py_ssize_t leaf = SD_LEAF * (L);                                                 \
-        return (T)pw_tree_##SFX(a, n / leaf, n % leaf);                                  \
+        T r[8];                                                                          \
+        for (int j = 0; j < 8; j++)                                                      \
+            r[j] = SD_SQX(SQ, a[j]);                                                     \
+        for (i = 8; i < n - (n % 8); i += 8)                                             \
+            for (int j = 0; j < 8; j++)                                                  \
+                r[j] += SD_SQX(SQ, a[i + j]);                                            \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));         \
+        for (; i < n; i++)                                                               \
+            res += SD_SQX(SQ, a[i]);                                                     \
+        return res;                                                                      \
     }
 
-#define SD_PAIRWISE_T(SFX, T, U, V, L, ...) PAIRWISE(SFX, T, V, L, hsum4_##SFX)
-SD_FLOAT_TYPES(SD_PAIRWISE_T)
-
-/* A row: NumPy's own leaf, operation for operation, up to 128 elements (so small
-   sums are NumPy's bits); the vector pairwise sum above that. */
-#define ROW(NAME, PW, T)                                                             \
-    static T NAME(const T *a, Py_ssize_t n)                                          \
-    {                                                                                \
-        if (n > 128)                                                                 \
-            return PW(a, n);                                                         \
-        T res = 0;                                                                   \
-        Py_ssize_t i;                                                                \
-        if (n < 8) {                                                                 \
-            for (i = 0; i < n; i++)                                                  \
-                res += a[i];                                                         \
-            return res;                                                              \
-        }                                                                            \
-        T r[8];                                                                      \
-        for (int j = 0; j < 8; j++)                                                  \
-            r[j] = a[j];                                                             \
-        for (i = 8; i < n - (n % 8); i += 8)                                         \
-            for (int j = 0; j < 8; j++)                                              \
-                r[j] += a[i + j];                                                    \
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));     \
-        for (; i < n; i++)                                                           \
-            res += a[i];                                                             \
-        return res;                                                                  \
-    }
-
-#define SD_ROW_T(SFX, T, ...) ROW(row_##SFX, pairwise_##SFX, T)
+#define SD_ROW_T(SFX, T, ...) ROW(row_##SFX, T, 0) ROW(rowsq_##SFX, T, 1)
 SD_FLOAT_TYPES(SD_ROW_T)
+/* SD_LD(V, p): vector V loaded from the unaligned p */
+#define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
 
 /* --- argument checks shared by the entry points -------------------------------- */
 
@@ -434,7 +271,10 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
             const T *a = (const T *)src.buf;                                                \
             T *o = (T *)out.buf;                                                            \
             for (Py_ssize_t r = 0; r < nrows; r++)                                          \
-                o[r] = (T)0 + row_##SFX(a + r * ncols, ncols); /* NumPy: identity + sum */  \
+                o[r] = (T)0 + row_##SFX(a + r * ncols, ncols, 0); /* NumPy: identity + sum */ \
+            for (Py_ssize_t r = 0; r < nrows && !strict; r++)                               \
+                if (o[r] != o[r])                                                           \
+                    status = 0; /* a NaN: NumPy's payload (see ROW) */                      \
             if (divisor != 1.0)                                                             \
                 for (Py_ssize_t r = 0; r < nrows; r++)                                      \
                     o[r] = o[r] / (T)divisor;                                               \
@@ -1056,89 +896,85 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* --- whole-array sums -------------------------------------------------------
-   The same pairwise tree as one thread (pw_vec_f32/f64 above), cut at a level
-   K of its leaf counter: chunk c is leaves [c 2^K, (c+1) 2^K), whose counter
-   ends in one entry at level K, exactly the value the one-thread counter
-   builds for those leaves (a leaf index's trailing one bits below K are its
-   index's within the chunk). The chunks' vectors are then combined by the
-   same counter from level K up, and a last chunk of fewer leaves is the
-   one-thread counter's low entries, collapsed first as it collapses them:
-   every addition is the one-thread sum's, in the same order, so the result
-   is bit for bit the one-thread sum whatever the thread count. */
+   NumPy's pairwise tree (row_f32/f64 above) cut a few levels down into subtrees,
+   one per chunk, summed on the threads and then added as the tree adds them, in
+   the element type: every addition is the one-thread sum's, in the same order, so
+   the result is bit for bit the one-thread sum (NumPy's) whatever the thread
+   count. */
 typedef struct {
-    int kind, K, sq; /* sq: the sum of (x - mean)**2 */
+    int kind, sq, nleaf; /* sq: the sum of (x - mean)**2 */
     double mean;
     const char *base;
-    Py_ssize_t nfull, rem, nchunks; /* leaves of the whole array */
-    double p[SD_MAXCHUNKS];
+    Py_ssize_t lo[SD_MAXCHUNKS], n[SD_MAXCHUNKS]; /* the subtrees' elements */
+    double p[SD_MAXCHUNKS];                       /* and their sums */
 } sd_sum_ctx;
+
+/* NumPy's split of n > 128 elements: the first half rounded down to a multiple of 8 */
+static Py_ssize_t sd_half(Py_ssize_t n)
+{
+    Py_ssize_t n2 = n / 2;
+    return n2 - n2 % 8;
+}
+
+/* The subtrees of the n elements from lo, depth levels down, in order. */
+static void sd_sum_cut(sd_sum_ctx *s, Py_ssize_t lo, Py_ssize_t n, int depth)
+{
+    if (depth == 0 || n <= 128) {
+        s->lo[s->nleaf] = lo;
+        s->n[s->nleaf++] = n;
+        return;
+    }
+    Py_ssize_t n2 = sd_half(n);
+    sd_sum_cut(s, lo, n2, depth - 1);
+    sd_sum_cut(s, lo + n2, n - n2, depth - 1);
+}
 
 static void sd_sum_task(void *p, Py_ssize_t c)
 {
     sd_sum_ctx *s = (sd_sum_ctx *)p;
-    Py_ssize_t k0 = c << s->K, k1 = (c + 1) << s->K;
-    Py_ssize_t nl = s->nfull + (s->rem > 0);
-    if (k1 > nl)
-        k1 = nl;
-    Py_ssize_t full = (k1 <= s->nfull ? k1 : s->nfull) - k0;
-    Py_ssize_t rem = k1 > s->nfull ? s->rem : 0;
-    const float *a32 = (const float *)s->base + k0 * (SD_LEAF * 8);
-    const double *a64 = (const double *)s->base + k0 * (SD_LEAF * 4);
+    const float *a32 = (const float *)s->base + s->lo[c];
+    const double *a64 = (const double *)s->base + s->lo[c];
     if (s->kind == 1)
-        s->p[c] = s->sq ? pw_sq_f32(a32, full, rem, (float)s->mean) : pw_tree_f32(a32, full, rem);
+        s->p[c] = s->sq ? rowsq_f32(a32, s->n[c], (float)s->mean) : row_f32(a32, s->n[c], 0);
     else
-        s->p[c] = s->sq ? pw_sq_f64(a64, full, rem, s->mean) : pw_tree_f64(a64, full, rem);
+        s->p[c] = s->sq ? rowsq_f64(a64, s->n[c], s->mean) : row_f64(a64, s->n[c], 0);
 }
 
-/* The chunks' values up the counter from level K (see above). */
-static double sd_sum_up(sd_sum_ctx *s)
+/* The subtrees' sums added as sd_sum_cut's tree adds them (*k: the next subtree). */
+static double sd_sum_join(sd_sum_ctx *s, Py_ssize_t n, int depth, int *k)
 {
-    double st[64];
-    Py_ssize_t nl = s->nfull + (s->rem > 0);
-    Py_ssize_t F = nl >> s->K, part = nl & (((Py_ssize_t)1 << s->K) - 1);
-    for (Py_ssize_t c = 0; c < F; c++) {
-        double v = s->p[c];
-        int l = 0;
-        for (Py_ssize_t j = c; j & 1; j >>= 1, l++)
-            v = st[l] + v;
-        st[l] = v;
-    }
-    double tot = part ? s->p[F] : 0.0;
-    int have = part != 0;
-    for (int l = 0; (F >> l) != 0; l++)
-        if ((F >> l) & 1) {
-            tot = have ? st[l] + tot : st[l];
-            have = 1;
-        }
-    return tot;
+    if (depth == 0 || n <= 128)
+        return s->p[(*k)++];
+    Py_ssize_t n2 = sd_half(n);
+    double l = sd_sum_join(s, n2, depth - 1, k);
+    double r = sd_sum_join(s, n - n2, depth - 1, k);
+    return s->kind == 1 ? (double)((float)l + (float)r) : l + r;
 }
 
-/* The whole-array pairwise sum of n > 128 elements on nt threads (without the GIL):
-   pairwise_f32/f64's value, bit for bit; with sq, of (x - mean)**2 (n >= 1). */
+/* The whole-array sum of n >= 1 elements on nt threads (without the GIL): NumPy's
+   identity plus row_f32/f64's value, bit for bit; with sq, of (x - mean)**2. */
 static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, int sq, double mean)
 {
     sd_sum_ctx s;
+    s.kind = kind;
     s.sq = sq;
     s.mean = mean;
-    Py_ssize_t leaf = SD_LEAF * (kind == 1 ? 8 : 4);
-    s.kind = kind;
     s.base = base;
-    s.nfull = n / leaf;
-    s.rem = n % leaf;
-    Py_ssize_t nl = s.nfull + (s.rem > 0);
+    s.nleaf = 0;
     Py_ssize_t want = sd_chunks(n * (kind == 1 ? 4 : 8), nt > 255 ? 256 : (int)nt);
-    s.K = 0;
-    while (((nl + ((Py_ssize_t)1 << s.K) - 1) >> s.K) > want)
-        s.K++;
-    s.nchunks = (nl + ((Py_ssize_t)1 << s.K) - 1) >> s.K;
-    sd_parallel((int)nt, sd_sum_task, &s, s.nchunks);
-    if (kind == 1)
-        return (double)(0.0f + (float)sd_sum_up(&s));
-    return 0.0 + sd_sum_up(&s);
+    int depth = 0; /* 2^depth <= want <= SD_MAXCHUNKS subtrees */
+    while (((Py_ssize_t)2 << depth) <= want)
+        depth++;
+    sd_sum_cut(&s, 0, n, depth);
+    sd_parallel((int)nt, sd_sum_task, &s, s.nleaf);
+    int k = 0;
+    double t = sd_sum_join(&s, n, depth, &k);
+    return kind == 1 ? (double)(0.0f + (float)t) : 0.0 + t;
 }
 
 /* sum_all(a, nthreads) -> float, or None (not a C-contiguous float32/float64
-   buffer of more than 128 elements): sum_rows(a, out, a.size)'s value. */
+   buffer of more than 128 elements, or a NaN sum): sum_rows(a, out, a.size)'s value,
+   numpy.add.reduce's. */
 static PyObject *
 sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1159,6 +995,8 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     r = sd_sum_whole(kind, v.buf, n, nt, 0, 0.0);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&v);
+    if (r != r) /* its payload is the one NumPy's loop order picks (see ROW) */
+        Py_RETURN_NONE;
     return PyFloat_FromDouble(r);
 }
 
@@ -1177,9 +1015,11 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
      array on the thread pool as sum_all does, the same bits); max/min per row
      in vector accumulators.
    - inner > 1 (leading or middle axes): tiles of columns, each column summed
-     down the rows in a vector lane: 16 rows in sequence, then the blocks of 16
-     combined by a binary counter (a pairwise tree over the rows; NumPy adds
-     the rows one after another), or their max/min. A last partial tile is
+     down the rows in a vector lane, the rows one after another as NumPy adds
+     them, or their max/min.
+   - sums: a NaN result anywhere declines the call (which NaN a sum of NaNs
+     returns depends on the order of each addition's operands, which C does not
+     fix). A last partial tile is
      covered by one-vector tiles, the last one overlapping its neighbour (a
      column's value doesn't depend on its tile).
    - max/min: exact. A NaN propagates (any NaN in a line gives NaN). Where a
@@ -1194,31 +1034,28 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 #define SD_CROWS 16
 
 /* Block k (nr <= SD_CROWS rows from p, stride inner) of NV vectors' columns: each
-   column's rows added in sequence (their squared deviations from mean with SQ), then
-   merged into the column's binary counter st (level l at st + l * lstride) as the
-   k-th leaf: entries of the trailing one bits of k added on the left. */
+   column's rows (their squared deviations from mean with SQ) added in sequence to its
+   running sum in st (block 0 starts it with its first row): NumPy's reduction over
+   leading axes adds the rows one after another, and so does this, in every lane. */
 #define COLBLK(NAME, T, V, L, NV, SQ)                                                       \
     SD_CLONES static void NAME(const T *p, Py_ssize_t nr, Py_ssize_t inner, const T *mean,  \
-                               T *st, Py_ssize_t lstride, Py_ssize_t k)                     \
+                               T *st, Py_ssize_t k)                                         \
     {                                                                                       \
         V s[NV], mv[NV];                                                                    \
         for (int j = 0; j < (NV); j++) {                                                    \
             V z = {0};                                                                      \
             mv[j] = (SQ) ? SD_LD(V, mean + j * (L)) : z;                                    \
             V v = SD_LD(V, p + j * (L));                                                    \
-            s[j] = (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                                    \
+            s[j] = k ? SD_LD(V, st + j * (L)) + ((SQ) ? (v - mv[j]) * (v - mv[j]) : v)      \
+                     : ((SQ) ? (v - mv[j]) * (v - mv[j]) : v);                              \
         }                                                                                   \
         for (Py_ssize_t r = 1; r < nr; r++)                                                 \
             for (int j = 0; j < (NV); j++) {                                                \
                 V v = SD_LD(V, p + r * inner + j * (L));                                    \
                 s[j] += (SQ) ? (v - mv[j]) * (v - mv[j]) : v;                               \
             }                                                                               \
-        int l = 0;                                                                          \
-        for (Py_ssize_t q = k; q & 1; q >>= 1, l++)                                         \
-            for (int j = 0; j < (NV); j++)                                                  \
-                s[j] = SD_LD(V, st + l * lstride + j * (L)) + s[j];                         \
         for (int j = 0; j < (NV); j++)                                                      \
-            memcpy(st + l * lstride + j * (L), &s[j], sizeof(V));                           \
+            memcpy(st + j * (L), &s[j], sizeof(V));                                         \
     }
 /* per type: sums eight vectors, one vector or one column wide; squared deviations four
    vectors (their means take registers too), one vector or one column wide */
@@ -1437,8 +1274,8 @@ typedef struct {
 
 /* Columns [c0, c1) of outer block o over all rows, in blocks of SD_CROWS rows
    streamed across the columns (SD_CROWS sequential streams, not one per row):
-   sums and squared deviations merge each block into per-column binary counters
-   (a buffer of levels x columns); max/min keep their accumulators in out. */
+   sums and squared deviations keep the columns' running sums in a buffer; max/min
+   keep their accumulators in out. */
 #define SD_COLRANGE(SFX, T, L, CX)                                                          \
     static void sd_cols_##SFX(sd_red_ctx *x, Py_ssize_t o, Py_ssize_t c0, Py_ssize_t c1)    \
     {                                                                                       \
@@ -1472,10 +1309,7 @@ typedef struct {
             PyMem_RawFree(fl);                                                              \
             return;                                                                         \
         }                                                                                   \
-        int levels = 1;                                                                     \
-        while ((nl >> levels) != 0)                                                         \
-            levels++;                                                                       \
-        T *st = PyMem_RawMalloc((size_t)levels * (size_t)w * sizeof(T));                    \
+        T *st = PyMem_RawMalloc((size_t)w * sizeof(T)); /* the columns' running sums */     \
         if (st == NULL) {                                                                   \
             atomic_store(&x->declined, 1);                                                  \
             return;                                                                         \
@@ -1488,33 +1322,25 @@ typedef struct {
             Py_ssize_t c = c0;                                                              \
             if (x->op == SD_SQDEV) {                                                        \
                 for (; c + W <= c1; c += W)                                                 \
-                    colsq4_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                    colsq4_##SFX(p + c, nr, inner, mean + c, st + (c - c0), k);             \
                 for (; c + (L) <= c1; c += (L))                                             \
-                    colsq1_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                    colsq1_##SFX(p + c, nr, inner, mean + c, st + (c - c0), k);             \
                 for (; c < c1; c++)                                                         \
-                    colsqs_##SFX(p + c, nr, inner, mean + c, st + (c - c0), w, k);          \
+                    colsqs_##SFX(p + c, nr, inner, mean + c, st + (c - c0), k);             \
             }                                                                               \
             else {                                                                          \
                 for (; c + W <= c1; c += W)                                                 \
-                    colblk8_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                    colblk8_##SFX(p + c, nr, inner, NULL, st + (c - c0), k);                \
                 for (; c + (L) <= c1; c += (L))                                             \
-                    colblk1_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                    colblk1_##SFX(p + c, nr, inner, NULL, st + (c - c0), k);                \
                 for (; c < c1; c++)                                                         \
-                    colblks_##SFX(p + c, nr, inner, NULL, st + (c - c0), w, k);             \
+                    colblks_##SFX(p + c, nr, inner, NULL, st + (c - c0), k);                \
             }                                                                               \
         }                                                                                   \
-        /* the counter's entries, lowest level first, each on the left; NumPy's             \
-           identity plus the sum (+0.0 for -0.0s) */                                        \
-        for (Py_ssize_t c = 0; c < w; c++) {                                                \
-            T tot = 0;                                                                      \
-            int have = 0;                                                                   \
-            for (int l = 0; l < levels; l++)                                                \
-                if ((nl >> l) & 1) {                                                        \
-                    tot = have ? st[l * w + c] + tot : st[l * w + c];                       \
-                    have = 1;                                                               \
-                }                                                                           \
-            out[c0 + c] = (T)0 + tot;                                                       \
-        }                                                                                   \
+        /* NumPy's identity plus the sum (+0.0 for a -0.0 sum; adding it first, as NumPy  \
+           does, gives the same bits) */                                                \
+        for (Py_ssize_t c = 0; c < w; c++)                                                  \
+            out[c0 + c] = (T)0 + st[c];                                                     \
         PyMem_RawFree(st);                                                                  \
     }
 #define SD_COLRANGE_T(SFX, T, U, V, L, ...) SD_COLRANGE(SFX, T, L, cx_##SFX)
@@ -1528,10 +1354,9 @@ SD_FLOAT_TYPES(SD_COLRANGE_T)
         const T *a = (const T *)x->src + t * n;                                        \
         T *o = (T *)x->dst + t;                                                        \
         if (x->op == SD_SUM)                                                           \
-            *o = (T)0 + row_##SFX(a, n);                                               \
+            *o = (T)0 + row_##SFX(a, n, 0);                                            \
         else if (x->op == SD_SQDEV)                                                    \
-            *o = (T)pw_sq_##SFX(a, n / (SD_LEAF * (L)), n % (SD_LEAF * (L)),            \
-                                ((const T *)x->mean)[t]);                              \
+            *o = (T)0 + rowsq_##SFX(a, n, ((const T *)x->mean)[t]);                    \
         else {                                                                         \
             int nan;                                                                   \
             *o = x->rx_##SFX(a, n, &nan);                                              \
@@ -1623,7 +1448,7 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
             if (op == SD_SQDEV)                                                            \
                 *out = (T)sd_sum_whole(kind, v->buf, n, nt, 1, *(const T *)mean);          \
             else if (op == SD_SUM)                                                         \
-                *out = n <= 128 ? (T)0 + row_##SFX((const T *)v->buf, n)                   \
+                *out = n <= 128 ? (T)0 + row_##SFX((const T *)v->buf, n, 0)                \
                                 : (T)sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);            \
             else {                                                                         \
                 double r = x->part[0];                                                     \
@@ -1657,6 +1482,13 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
     if (release)
         PyEval_RestoreThread(ts);
     int ok = !atomic_load(&x->declined);
+    if (ok && (op == SD_SUM || op == SD_SQDEV)) {
+        /* a NaN sum: its payload is the one NumPy's loop order picks (see ROW): declined */
+        Py_ssize_t m = outer * inner;
+        for (Py_ssize_t i = 0; i < m && ok; i++)
+            ok = kind == 1 ? ((const float *)o->buf)[i] == ((const float *)o->buf)[i]
+                           : ((const double *)o->buf)[i] == ((const double *)o->buf)[i];
+    }
     PyMem_Free(x);
     return ok;
 }
@@ -1782,7 +1614,8 @@ static PyMethodDef methods[] = {
      "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."),
     SD_FN("sum_all", sum_all,
      "sum_all(a, nthreads) -> float or None: the pairwise sum of a C-contiguous float32/float64 "
-     "buffer (more than 128 elements), bit for bit sum_rows's, on the thread pool."),
+     "buffer (more than 128 elements), bit for bit sum_rows's (NumPy's), on the thread pool; "
+     "None for a NaN sum."),
     SD_FN("extremum_all", extremum_all,
      "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
      "float32/float64 buffer (NaN where it holds one), on the thread pool; None where NumPy's "
