@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import strided as xp
 
-from conftest import bits, host
+from conftest import host
 
 INF, NAN = math.inf, math.nan
 
@@ -62,6 +62,7 @@ _FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
 @settings(max_examples=300, deadline=None)
 @given(a=st.lists(_FLOATS, min_size=1, max_size=8), b=st.lists(_FLOATS, min_size=1, max_size=8))
+@example(a=[-math.nan, math.nan, -math.nan, 1.0], b=[math.nan, -math.nan, 1.0, -math.nan])  # NaN signs
 def test_remainder_and_floor_divide_are_numpys(a, b):
     sim = xp.Device("sim:0")
     n = min(len(a), len(b))
@@ -70,9 +71,13 @@ def test_remainder_and_floor_divide_are_numpys(a, b):
     with np.errstate(all="ignore"):
         want_mod, want_div = np.remainder(na, nb), np.floor_divide(na, nb)
         want_div = np.where(np.isinf(na) | np.isinf(nb), na / nb, want_div)  # the standard's +-inf cases
-    assert (bits(host(xp.remainder(x, y))) == bits(want_mod)).all() or np.array_equal(
-        host(xp.remainder(x, y)), want_mod, equal_nan=True) and (
-        np.signbit(host(xp.remainder(x, y))) == np.signbit(want_mod)).all()
+    # Values and zero signs are NumPy's; a NaN's sign is not: NumPy's own loops give
+    # remainder(-nan, nan) as +nan (its SIMD loop) where npy_divmod's fmod keeps -nan, and
+    # the standard leaves a NaN's sign open. (The rule that NaN payloads are kept is about
+    # a fast path against its reference on one device; tests/reliability holds it.)
+    got = host(xp.remainder(x, y))
+    assert np.array_equal(got, want_mod, equal_nan=True)
+    assert (np.signbit(got[~np.isnan(got)]) == np.signbit(want_mod[~np.isnan(want_mod)])).all()
     got = host(xp.floor_divide(x, y))
     assert np.array_equal(got, want_div, equal_nan=True)
     assert (np.signbit(got[~np.isnan(got)]) == np.signbit(want_div[~np.isnan(want_div)])).all()
