@@ -98,8 +98,8 @@ def programs(draw):
             lines.append(f"{draw(st.sampled_from(mutable))} += {_expr(draw, names, 2)}")
         elif kind == 4 and bound:
             v = draw(st.sampled_from(bound))
+            # a view keeps its block alive; held to the end, never an operand (other shapes)
             lines.append(f"w{i} = {v}[{draw(st.sampled_from(['::2', '1:', '::-3']))}]")
-            bound.append(f"w{i}")
             if v in mutable:
                 mutable.remove(v)
         elif kind == 5 and bound:
