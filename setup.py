@@ -8,7 +8,9 @@
 - ``strided._csrc._cgrad`` (src/strided/_csrc/_cgrad.c): the backward engine's loop
   (fallback: the loop of strided/autograd/_graph.py's ``run_backward``);
 - ``strided._csrc._cio`` (src/strided/_csrc/_cio.c): the file format's CRC-32 (fallback:
-  zlib.crc32).
+  zlib.crc32);
+- ``strided._csrc._cpool`` (src/strided/_csrc/_cpool.c): the buffer pool of large CPU results
+  (fallback: strided/_core/pool.py).
 
 All are optional: when the compiler is missing or fails, the install goes on
 and strided runs its Python fallbacks (as with STRIDED_NO_CEXT=1).
@@ -24,6 +26,9 @@ setup(ext_modules=[
     Extension("strided._csrc._chot", ["src/strided/_csrc/_chot.c"], optional=True, extra_compile_args=_FLAGS,
               depends=["src/strided/_csrc/contract.h"]),
     Extension("strided._csrc._cgrad", ["src/strided/_csrc/_cgrad.c"], optional=True, extra_compile_args=_FLAGS,
+              depends=["src/strided/_csrc/contract.h"]),
+    Extension("strided._csrc._cpool", ["src/strided/_csrc/_cpool.c"], optional=True,
+              extra_compile_args=_FLAGS + ["-pthread"], extra_link_args=["-pthread"],
               depends=["src/strided/_csrc/contract.h"]),
     Extension("strided._csrc._cio", ["src/strided/_csrc/_cio.c"], optional=True, extra_compile_args=["-O3", "-std=gnu11"]),
 ])

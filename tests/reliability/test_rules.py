@@ -289,8 +289,7 @@ def _raw(a):
 
 def _counters():
     s = xp.memory_stats()
-    cached = sum(size * len(blocks) for size, blocks in _pool._bins.items())
-    assert s["cached_bytes"] == cached  # the cache's count is what it holds
+    assert s["cached_bytes"] == sum(_pool._cached_sizes())  # the cache's count is what it holds
     return {k: s[k] for k in ("allocated_bytes", "allocated_peak_bytes", "num_allocs", "hits", "misses")}
 
 
@@ -302,13 +301,49 @@ def pool_on(restore_settings):
     yield
 
 
-def test_memory_stats_are_exact_when_the_system_refuses_memory(pool_on, monkeypatch):
+@pytest.fixture
+def refuse(monkeypatch):
+    """``refuse(allocs, arrays=0)``: the pool that serves (C or Python) fails its next
+    ``allocs`` system allocations and ``arrays`` array constructions over a block with
+    MemoryError; returns the list of sizes it was asked for (the Python pool's only)."""
+    tries = []
+
+    def arm(allocs, arrays=0):
+        if _pool._C is not None:
+            _pool._C.fail_next(allocs, arrays)
+            return tries
+        real, left = _pool._alloc, [allocs]
+
+        def alloc(size):
+            tries.append(size)
+            if left[0] > 0:
+                left[0] -= 1
+                raise MemoryError("simulated")
+            return real(size)
+        monkeypatch.setattr(_pool, "_alloc", alloc)
+        if arrays:
+            class _NoArrays:
+                def __getattr__(self, name):
+                    if name == "asarray":
+                        def fail(*args, **kwargs):
+                            if arrays_left[0] > 0:
+                                arrays_left[0] -= 1
+                                raise MemoryError("simulated")
+                            return np.asarray(*args, **kwargs)
+                        return fail
+                    return getattr(np, name)
+            arrays_left = [arrays]
+            monkeypatch.setattr(_pool, "np", _NoArrays())
+        return tries
+    yield arm
+    if _pool._C is not None:
+        _pool._C.fail_next(0, 0)
+
+
+def test_memory_stats_are_exact_when_the_system_refuses_memory(pool_on, refuse):
     a = np.arange(100_000.0)
     before = _counters()
-
-    def refuse(size):
-        raise MemoryError(f"simulated: no {size} bytes")
-    monkeypatch.setattr(_pool, "_alloc", refuse)
+    refuse(1 << 40)
     for _ in range(3):
         with pytest.raises(MemoryError):
             cpu(a) + 1.0
@@ -317,45 +352,41 @@ def test_memory_stats_are_exact_when_the_system_refuses_memory(pool_on, monkeypa
     assert _counters() == before  # nothing was handed out: nothing counted
 
 
-def test_memory_stats_count_an_allocation_that_succeeds_on_the_retry(pool_on, monkeypatch):
-    before = _counters()
-    real = _pool._alloc
-    tries = []
+def test_both_pools_say_what_they_could_not_allocate(pool_on, refuse):
+    # The Python definition on a real refusal (2**62 bytes), the C pool on a simulated one:
+    # the same message.
+    with pytest.raises(MemoryError, match=f"^the buffer pool cannot allocate {1 << 62} bytes$"):
+        _pool._alloc(1 << 62)
+    if _pool._C is not None:
+        refuse(2)
+        with pytest.raises(MemoryError, match="^the buffer pool cannot allocate 8192 bytes$"):
+            _pool.empty((1000,), np.dtype(np.float64), 8000)
 
-    def once(size):
-        tries.append(size)
-        if len(tries) == 1:
-            raise MemoryError("simulated")
-        return real(size)
-    monkeypatch.setattr(_pool, "_alloc", once)
+
+def test_memory_stats_count_an_allocation_that_succeeds_on_the_retry(pool_on, refuse):
+    before = _counters()
+    tries = refuse(1)
     r = _pool.empty((1000,), np.dtype(np.float64), 8000)
     after = _counters()
-    assert len(tries) == 2
+    assert type(r.base) is _pool._Block and r.base.size == 8192
+    if _pool._C is None:
+        assert tries == [8192, 8192]
     assert after["num_allocs"] == before["num_allocs"] + 1 and after["misses"] == before["misses"] + 1
-    assert after["allocated_bytes"] == before["allocated_bytes"] + tries[0]
+    assert after["allocated_bytes"] == before["allocated_bytes"] + 8192
     del r
     assert _counters()["allocated_bytes"] == before["allocated_bytes"]
 
 
-def test_memory_stats_are_exact_when_the_array_cannot_be_made(pool_on, monkeypatch):
+def test_memory_stats_are_exact_when_the_array_cannot_be_made(pool_on, refuse):
     # The block is served, then making the array over it fails: the block goes back.
     before = _counters()
     keep = _pool.empty((1000,), np.dtype(np.float64), 8000)  # a cached block to be hit next
     del keep
-
-    class _NoArrays:
-        def __getattr__(self, name):
-            if name == "asarray":
-                def fail(*args, **kwargs):
-                    raise MemoryError("simulated")
-                return fail
-            return getattr(np, name)
-    monkeypatch.setattr(_pool, "np", _NoArrays())
+    refuse(0, 2)
     for _ in range(2):  # a hit, then (cache emptied) a miss
         with pytest.raises(MemoryError):
             _pool.empty((1000,), np.dtype(np.float64), 8000)
         xp.empty_cache()
-    monkeypatch.undo()
     after = _counters()
     assert after["allocated_bytes"] == before["allocated_bytes"]
 

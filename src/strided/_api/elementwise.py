@@ -33,7 +33,7 @@ from .._core.dispatch import api, check_out, out_native
 from .._core.dtypes import CATEGORIES, PROMOTION
 from .._core.pool import MIN_BYTES as _BIG, _Block as _PoolBlock
 from .._core.pool import empty as _pool_empty
-from .._core.threads import large_ufunc as _large_c_order, ufunc_into
+from .._core.threads import large_c_order as _large_c_order, large_ufunc as _large_any, ufunc_into
 
 # NumPy reports floating-point exceptions (overflow, invalid, divide by zero)
 # as RuntimeWarnings attributed to the calling frame, which is ours. The
@@ -62,27 +62,25 @@ def large_ufunc(k, args: tuple, np_dtype):
     the reduced axis last) left the result to NumPy's own allocator, whose fresh
     multi-MB buffers are faulted in again on every call.
     """
-    for x in args:
-        if type(x) is _ND and not x.flags.c_contiguous:
-            break
-    else:
-        return _large_c_order(k, args, np_dtype)
+    r = _large_c_order(k, args, np_dtype)
+    if r is not None:
+        return r
     ref = None
     for x in args:  # the first of the largest operands
         if type(x) is _ND and (ref is None or x.size > ref.size):
             ref = x
     nd = ref.ndim
     if nd < 2 or ref.flags.c_contiguous or any(type(x) is _ND and x.ndim > nd for x in args):
-        return _large_c_order(k, args, np_dtype)
+        return _large_any(k, args, np_dtype)
     perm = _layout.dense_order(ref.shape, ref.strides, ref.itemsize)
     if perm is None:
-        return _large_c_order(k, args, np_dtype)
+        return _large_any(k, args, np_dtype)
     inv = [0] * nd
     for i, p in enumerate(perm):
         inv[p] = i
     moved = tuple(x.reshape((1,) * (nd - x.ndim) + x.shape).transpose(perm) if type(x) is _ND else x
                   for x in args)
-    return _large_c_order(k, moved, np_dtype).transpose(inv)
+    return _large_any(k, moved, np_dtype).transpose(inv)
 
 
 def _numpy_scalar(v):

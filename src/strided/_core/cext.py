@@ -2,7 +2,9 @@
 
 One switch for all of them: ``STRIDED_NO_CEXT=1`` in the environment, read when
 strided is imported, runs the pure-Python fallbacks, as a machine without a C
-compiler does (CI runs the whole test suite both ways).
+compiler does (CI runs the whole test suite both ways). A comma-separated list
+of module names (``STRIDED_NO_CEXT=_cpool``) turns off those only: the tests
+compare one compiled part with its Python definition that way.
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 import importlib
 import os
 
-DISABLED = os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0")
+_SWITCH = os.environ.get("STRIDED_NO_CEXT", "")
+DISABLED = _SWITCH not in ("", "0") and not _SWITCH.startswith("_")
+_OFF = frozenset(_SWITCH.split(",")) if _SWITCH.startswith("_") else frozenset()
 
 
 def load(name: str):
-    """The extension module ``strided._csrc.<name>``, or None: not built, or STRIDED_NO_CEXT=1."""
-    if DISABLED:
+    """The extension module ``strided._csrc.<name>``, or None: not built, or turned off
+    (STRIDED_NO_CEXT=1, or a list that names it)."""
+    if DISABLED or name in _OFF:
         return None
     try:
         return importlib.import_module(f"strided._csrc.{name}")

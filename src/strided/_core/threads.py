@@ -70,7 +70,7 @@ import numpy as np
 from . import cfast as _cfast, pool as _pool
 
 __all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
-           "get_thread_threshold", "large_ufunc", "ufunc_into"]
+           "get_thread_threshold", "large_ufunc", "large_c_order", "ufunc_into"]
 
 
 def _default_threads() -> int:
@@ -288,12 +288,20 @@ def large_ufunc(k, args: tuple, np_dtype):
     Falls back to ``k(*args)`` when an input is not C-contiguous (NumPy then
     picks the result's layout) or the kernel cannot write ``np_dtype``.
     """
+    r = large_c_order(k, args, np_dtype)
+    return k(*args) if r is None else r
+
+
+def large_c_order(k, args: tuple, np_dtype):
+    """``large_ufunc`` where every array operand is C-contiguous; None (nothing done)
+    where one is not: the caller picks the layout (one pass over the operands for
+    both questions: a multi-MB kernel leaves the caches cold for this code)."""
     shape = None
     mixed = False
     for x in args:
         if type(x) is _ND:
             if not x.flags.c_contiguous:
-                return k(*args)
+                return None
             if shape is None:
                 shape = x.shape
             elif x.shape != shape:

@@ -282,4 +282,10 @@ contract_pool_limit(PyObject *big_list)
     X("_prehooks", n_prehooks, "hooks: tested for truth") \
     X("_hooks", n_hooks, "hooks: tested for truth")
 
+/* --- the buffer pool in C (_cpool.c) ----------------------------------------------------
+ * _cpool.empty(shape, dtype, nbytes) reads one Python object of its own: the threshold
+ * list, with contract_pool_limit above (anything else there, and it compares nbytes
+ * with MIN_BYTES[0] as Python does, raising Python's error). nbytes must be an exact
+ * int; shape and dtype go to numpy.ndarray unread, which checks them. */
+
 #endif /* STRIDED_CONTRACT_H */
