@@ -21,9 +21,6 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-import pickle
-import struct
-import sys
 import warnings
 
 import numpy as np
@@ -152,22 +149,16 @@ def run(program, spec) -> dict:
     return {"steps": steps, "changed": changed, "grads": grads}
 
 
-def _serve() -> None:  # pragma: no cover - runs in the worker process
-    warnings.simplefilter("error", RuntimeWarning)  # as the test suite runs
-    rd, wr = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        head = rd.read(4)
-        if len(head) < 4:
-            return
-        program, spec = pickle.loads(rd.read(struct.unpack("<I", head)[0]))
-        try:
-            res = run(program, spec)
-        except BaseException as e:  # noqa: BLE001
-            res = {"crash": _error(e)}
-        out = pickle.dumps(res)
-        wr.write(struct.pack("<I", len(out)) + out)
-        wr.flush()
+def _handle(message) -> dict:  # pragma: no cover - runs in the worker process
+    program, spec = message
+    try:
+        return run(program, spec)
+    except BaseException as e:  # noqa: BLE001
+        return {"crash": _error(e)}
 
 
 if __name__ == "__main__":  # pragma: no cover
-    _serve()
+    import _worker
+
+    warnings.simplefilter("error", RuntimeWarning)  # as the test suite runs
+    _worker.serve(_handle)

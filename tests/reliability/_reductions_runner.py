@@ -5,9 +5,6 @@ cases (a 4-byte length, then the pickle) on stdin and writes their results back.
 
 from __future__ import annotations
 
-import pickle
-import struct
-import sys
 
 import numpy as np
 
@@ -71,17 +68,7 @@ def compute(case: dict):
         xp.set_thread_threshold(thresh)
 
 
-def _serve() -> None:  # pragma: no cover - runs in the worker process
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        head = inp.read(4)
-        if len(head) < 4:
-            return
-        case = pickle.loads(inp.read(struct.unpack("<I", head)[0]))
-        msg = pickle.dumps(compute(case))
-        out.write(struct.pack("<I", len(msg)) + msg)
-        out.flush()
+if __name__ == "__main__":  # pragma: no cover
+    import _worker
 
-
-if __name__ == "__main__":
-    _serve()
+    _worker.serve(compute)

@@ -23,10 +23,6 @@ from __future__ import annotations
 import collections
 import os
 import pathlib
-import pickle
-import struct
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
@@ -35,7 +31,7 @@ from hypothesis import strategies as st
 from strided._api import elementwise
 from strided._core import dispatch
 
-from . import _differential_runner as runner
+from . import _differential_runner as runner, _worker
 
 HERE = pathlib.Path(__file__).resolve().parent
 # CI runs the same 500 programs each time (derandomized); STRIDED_DIFFERENTIAL_SEED=n
@@ -46,24 +42,12 @@ SEED = os.environ.get("STRIDED_DIFFERENTIAL_SEED") or None
 # --- the worker: the same runner under STRIDED_NO_CEXT=1 ------------------------------------
 
 
-class Worker:
+class Worker(_worker.Worker):
     def __init__(self):
-        env = dict(os.environ, STRIDED_NO_CEXT="1")
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "_differential_runner.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        super().__init__(HERE / "_differential_runner.py")
 
     def run(self, program, spec) -> dict:
-        msg = pickle.dumps((program, spec))
-        self.proc.stdin.write(struct.pack("<I", len(msg)) + msg)
-        self.proc.stdin.flush()
-        head = self.proc.stdout.read(4)
-        if len(head) < 4:
-            raise RuntimeError(f"the STRIDED_NO_CEXT=1 worker died (exit code {self.proc.wait()})")
-        return pickle.loads(self.proc.stdout.read(struct.unpack("<I", head)[0]))
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+        return self.ask((program, spec))
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
-import struct
 import subprocess
 import sys
 import threading
@@ -38,6 +36,11 @@ from hypothesis import strategies as st
 
 import strided as xp
 from strided._core import pool as _pool
+
+try:
+    from . import _worker
+except ImportError:  # imported by its plain name, in the worker process
+    import _worker
 
 N = {"float32": 70_000, "float64": 40_000}  # 280 and 320 KB: pooled and elided
 THRESHOLD = 4096  # the pool serves every result of these programs (bool ones too)
@@ -213,51 +216,28 @@ def run_threads(prog: dict, nthreads: int = 3) -> list:
 
 # --- the Python pool's worker ---------------------------------------------------------
 
-def _serve() -> None:
-    """The worker's loop: a pickled program in, its pickled run out (or the error)."""
-    inp, outp = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        head = inp.read(8)
-        if len(head) < 8:
-            return
-        prog = pickle.loads(inp.read(struct.unpack("<Q", head)[0]))
-        try:
-            reply = ("ok", run(prog))
-        except BaseException as e:
-            reply = ("error", f"{type(e).__name__}: {e}")
-        data = pickle.dumps(reply)
-        outp.write(struct.pack("<Q", len(data)) + data)
-        outp.flush()
+def _handle(prog):  # pragma: no cover - runs in the worker process
+    """A program's run there, or the error it raised."""
+    try:
+        return ("ok", run(prog))
+    except BaseException as e:
+        return ("error", f"{type(e).__name__}: {e}")
 
 
-class _Worker:
+class _Worker(_worker.Worker):
     def __init__(self):
-        env = dict(os.environ, STRIDED_NO_CEXT="_cpool")
         here = os.path.dirname(os.path.abspath(__file__))
-        code = (f"import sys; sys.path.insert(0, {here!r}); "
-                "import test_differential_pool as t; t._serve()")
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env)
+        super().__init__(("-c", f"import sys; sys.path.insert(0, {here!r}); import _worker, "
+                                "test_differential_pool as t; _worker.serve(t._handle)"), no_cext="_cpool")
         assert self.call(None) == "python pool", "the worker runs the C pool"
 
     def call(self, prog):
         if prog is None:  # the handshake: which pool serves there
-            prog = {"dtype": "float32", "seed": 0, "lines": ["v0 = type(xp)"], "limit": 0}
-            prog["lines"] = []
-        data = pickle.dumps(prog)
-        self.proc.stdin.write(struct.pack("<Q", len(data)) + data)
-        self.proc.stdin.flush()
-        head = self.proc.stdout.read(8)
-        if len(head) < 8:
-            raise RuntimeError(f"the worker died (exit code {self.proc.wait()})")
-        status, value = pickle.loads(self.proc.stdout.read(struct.unpack("<Q", head)[0]))
+            prog = {"dtype": "float32", "seed": 0, "lines": [], "limit": 0}
+        status, value = self.ask(prog)
         if status != "ok":
             raise AssertionError(f"the Python pool's run failed: {value}")
         return "python pool" if not prog["lines"] else value
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import os
 import pathlib
-import pickle
-import struct
 import subprocess
 import sys
 
@@ -31,30 +29,17 @@ from hypothesis import strategies as st
 
 from strided._core import cfast
 
-from . import _reductions_runner as runner
+from . import _reductions_runner as runner, _worker
 
 HERE = pathlib.Path(__file__).resolve().parent
 EXAMPLES = int(os.environ.get("STRIDED_DIFFERENTIAL_EXAMPLES", "300"))
 
 
-class Worker:
+class Worker(_worker.Worker):
     def __init__(self):
-        env = dict(os.environ, STRIDED_NO_CEXT="1")
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "_reductions_runner.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        super().__init__(HERE / "_reductions_runner.py")
 
-    def run(self, case: dict):
-        msg = pickle.dumps(case)
-        self.proc.stdin.write(struct.pack("<I", len(msg)) + msg)
-        self.proc.stdin.flush()
-        head = self.proc.stdout.read(4)
-        if len(head) < 4:
-            raise RuntimeError(f"the STRIDED_NO_CEXT=1 worker died (exit code {self.proc.wait()})")
-        return pickle.loads(self.proc.stdout.read(struct.unpack("<I", head)[0]))
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+    run = _worker.Worker.ask
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,7 @@ import ctypes
 import ctypes.util
 import operator
 import os
-import pickle
 import struct
-import subprocess
 import sys
 import warnings
 
@@ -185,36 +183,16 @@ def run_call(case) -> dict:
 
 # --- the worker: the Python definitions ----------------------------------------------
 
-class Worker:
-    def __init__(self):
-        env = dict(os.environ, STRIDED_NO_CEXT="1")
-        self.proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env)
-
-    def run(self, case) -> dict:
-        pickle.dump(case, self.proc.stdin)
-        self.proc.stdin.flush()
-        return pickle.load(self.proc.stdout)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-
-
-def _serve():
+def _handle(case):  # pragma: no cover - runs in the worker process
     import strided._core.cext as cext
     assert cext.DISABLED
-    while True:
-        try:
-            case = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            return
-        pickle.dump(run_case(case), sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+    return run_case(case)
 
 
 if __name__ == "__main__":
-    _serve()
+    import _worker
+
+    _worker.serve(_handle)
     sys.exit(0)
 
 
@@ -230,7 +208,9 @@ pytestmark = pytest.mark.skipif(not _ew.COMPILED, reason="the compiled path is n
 
 @pytest.fixture(scope="module")
 def worker():
-    w = Worker()
+    from ._worker import Worker
+
+    w = Worker(__file__)
     yield w
     w.close()
 
@@ -336,7 +316,7 @@ def test_compiled_and_python_paths_agree(worker, case):
 
 def _agree(worker, case):
     mine = run_case(case)
-    ref = worker.run(case)
+    ref = worker.ask(case)
     assert mine == ref, (case, mine, ref)
     assert mine["inputs"], case  # no input overwritten
     want = _numpy_reference(case)
@@ -364,7 +344,7 @@ def test_where_agrees(worker, case):
 @given(index_cases())
 def test_indexing_agrees(worker, case):
     mine = run_case(case)
-    ref = worker.run(case)
+    ref = worker.ask(case)
     assert mine == ref, (case, mine, ref)
     assert mine["inputs"], case
 
@@ -377,7 +357,7 @@ def test_slice_assignment_of_a_scalar_agrees(worker, dtype, value):
     # overflow in the cast where strided's Python path does not)
     for layout in ("c", "step", "rev"):
         case = ("index", "set", ("array", dtype, (7,), 5, layout), ("slice", (1, 6, 2)), value)
-        assert run_case(case) == worker.run(case), case
+        assert run_case(case) == worker.ask(case), case
 
 
 def test_index_arrays_take_the_compiled_path():
@@ -391,7 +371,7 @@ def test_index_arrays_take_the_compiled_path():
 def test_the_worker_runs_the_python_definitions(worker):
     # (a probe: the worker's strided has no compiled path, so its Fast objects are absent)
     case = ("add", "fn", [("array", "float32", (3,), 1, "c"), ("scalar", 1.5)], "float32")
-    assert worker.run(case) == run_case(case)
+    assert worker.ask(case) == run_case(case)
     assert _ew.COMPILED and type(xp.add).__name__ == "Fast"
 
 
