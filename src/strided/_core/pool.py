@@ -39,6 +39,7 @@ import operator
 import os
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -49,14 +50,24 @@ __all__ = ["empty", "empty_cache", "memory_stats", "set_cache_limit", "get_cache
 
 
 def _default_limit() -> int:
-    env = os.environ.get("STRIDED_CACHE_LIMIT")
-    if env:
-        return int(env)
     try:
         phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         phys = 8 << 30
-    return min(1 << 30, phys // 8)
+    default = min(1 << 30, phys // 8)
+    env = os.environ.get("STRIDED_CACHE_LIMIT", "").strip()
+    if not env:
+        return default
+    try:
+        n = int(env, 10)
+    except ValueError:
+        n = -1
+    if n < 0:
+        # as STRIDED_DEFAULT_DEVICE: a bad setting must not stop ``import strided``
+        warnings.warn(f"STRIDED_CACHE_LIMIT={env!r} ignored (not a whole number of bytes >= 0); "
+                      f"the pool keeps at most {default} bytes", RuntimeWarning, stacklevel=2)
+        return default
+    return min(n, sys.maxsize)  # as set_cache_limit clamps
 
 
 # Mutable settings, read on the hot path as list items (no global statement there).
