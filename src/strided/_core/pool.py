@@ -44,6 +44,7 @@ import warnings
 import numpy as np
 
 from . import cext as _cext
+from .caller import stacklevel
 
 __all__ = ["empty", "empty_cache", "memory_stats", "set_cache_limit", "get_cache_limit",
            "set_pool_threshold", "get_pool_threshold"]
@@ -65,7 +66,7 @@ def _default_limit() -> int:
     if n < 0:
         # as STRIDED_DEFAULT_DEVICE: a bad setting must not stop ``import strided``
         warnings.warn(f"STRIDED_CACHE_LIMIT={env!r} ignored (not a whole number of bytes >= 0); "
-                      f"the pool keeps at most {default} bytes", RuntimeWarning, stacklevel=2)
+                      f"the pool keeps at most {default} bytes", RuntimeWarning, stacklevel=stacklevel())
         return default
     return min(n, sys.maxsize)  # as set_cache_limit clamps
 
