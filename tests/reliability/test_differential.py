@@ -213,14 +213,13 @@ class _Counting:
         return r
 
 
-def test_compiled_and_python_paths_agree(worker, monkeypatch):
-    stats = collections.Counter()
-    monkeypatch.setattr(elementwise, "_elide", _Counting(stats))
-
+def run_both(worker, strategy, stats) -> None:
+    """Every program ``strategy`` draws, here (compiled) and in the worker (the Python
+    definitions): the same records, no held array overwritten in either run."""
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
               suppress_health_check=list(HealthCheck))
     @seed(int(SEED or 0))
-    @given(programs())
+    @given(strategy)
     def agree(case):
         program, spec = case
         here = runner.run(program, spec)
@@ -236,6 +235,12 @@ def test_compiled_and_python_paths_agree(worker, monkeypatch):
             pytest.fail(_first_difference(here, there) + f"\nprogram: {program}\ninputs: {spec}")
 
     agree()
+
+
+def test_compiled_and_python_paths_agree(worker, monkeypatch):
+    stats = collections.Counter()
+    monkeypatch.setattr(elementwise, "_elide", _Counting(stats))
+    run_both(worker, programs(), stats)
     print(f"\ndifferential: {dict(stats)}")
     assert stats["mismatches"] == 0
     if elementwise.COMPILED and dispatch.CHOT.elision_state()[0]:

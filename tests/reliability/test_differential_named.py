@@ -19,26 +19,22 @@ would show as a difference.
 from __future__ import annotations
 
 import collections
-import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strided as xp
 from strided._core import array as _array, dispatch
 
-from . import _differential_runner as runner
-from .test_differential import Worker, _first_difference
+from .test_differential import Worker, run_both
 from conftest import cpu_only
 
 # The compiled paths under test serve CPU arrays (on another device they decline at once):
 # with another default device (the cuda stand-in run) there is nothing of theirs to compare.
 pytestmark = cpu_only
 
-EXAMPLES = int(os.environ.get("STRIDED_DIFFERENTIAL_EXAMPLES", "500"))
-SEED = os.environ.get("STRIDED_DIFFERENTIAL_SEED") or None
 COMPILED = dispatch.CHOT is not None
 
 
@@ -187,25 +183,7 @@ def programs(draw):
 
 def test_compiled_and_python_paths_agree_on_names(worker):
     stats = collections.Counter()
-
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
-              suppress_health_check=list(HealthCheck))
-    @seed(int(SEED or 0))
-    @given(programs())
-    def agree(case):
-        program, spec = case
-        here = runner.run(program, spec)
-        there = worker.run(program, spec)
-        assert "crash" not in there, there
-        stats["programs"] += 1
-        stats["statements"] += len(program)
-        stats["errors"] += sum(rec[0] == "error" for _, rec in here["steps"])
-        assert here["changed"] == [], f"the compiled run overwrote {here['changed']}: {program}"
-        assert there["changed"] == [], f"the Python run overwrote {there['changed']}: {program}"
-        if here != there:
-            pytest.fail(_first_difference(here, there) + f"\nprogram: {program}\ninputs: {spec}")
-
-    agree()
+    run_both(worker, programs(), stats)
     print(f"\nnamed differential: {dict(stats)}")
     # the programs compute, and they make mistakes
     assert stats["statements"] > stats["errors"] > 0
