@@ -82,9 +82,9 @@ class _Flags:
 
 # The methods of cupy.ndarray that do not copy to the host; results are device arrays.
 _METHODS = (
-    "all any argmax argmin argpartition argsort astype byteswap choose compress conj "
+    "all any argmax argmin argpartition argsort byteswap choose compress conj "
     "conjugate copy cumprod cumsum diagonal dot flatten max mean min nonzero partition "
-    "prod ptp put ravel repeat reshape round searchsorted sort squeeze std sum swapaxes take "
+    "prod ptp put ravel repeat reshape round searchsorted sort squeeze std sum swapaxes "
     "trace transpose var view").split()
 _HOST_METHODS = ("item", "tolist", "tobytes")
 
@@ -208,19 +208,32 @@ class ndarray:
 
     # indexing
     def __getitem__(self, key):
-        return _wrap(self._a[_unwrap(key, host_ok=True)])
+        return _wrap(self._a[_diff.METHODS["__getitem__:indices"](self._a.shape, _unwrap(key, host_ok=True))])
 
     def __setitem__(self, key, value):
-        if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) != 0:
-            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
         _device_used()
         on_device = type(value) is ndarray
-        mem, key, value = self._a, _unwrap(key, host_ok=True), _unwrap(value, host_ok=True)
+        mem = self._a
+        key = _diff.METHODS["__setitem__:indices"](mem.shape, _unwrap(key, host_ok=True))
+        if not on_device and isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) != 0 \
+                and not _diff.is_advanced(key):
+            # (basic indexing: _scatter_op's y.fill(value); an advanced key takes host data,
+            # core.array(value): _routines_indexing.pyx _scatter_op_single)
+            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+        value = _unwrap(value, host_ok=True)
+        if on_device and value.dtype != mem.dtype:
+            value = _diff.cuda_cast(value, mem.dtype)  # the copy kernel's cast
 
-        def assign():
-            mem[key] = value
-        _diff.METHODS["__setitem__"](mem, key, value, lambda: _diff.METHODS[
-            "__setitem__:duplicates"](mem, key, value, assign), on_device)
+        def assign(v):
+            mem[key] = v
+        _diff.METHODS["__setitem__"](mem, key, value, lambda v: _diff.METHODS[
+            "__setitem__:duplicates"](mem, key, v, assign), on_device)
+
+    def astype(self, dtype, *args, **kw):
+        return _wrap(_diff.METHODS["astype"](self._a, dtype, *args, **kw))
+
+    def take(self, indices, axis=None, out=None):
+        return _NS.take(self, indices, axis=axis, out=out)
 
     # NumPy protocols: a NumPy function or ufunc on device arrays runs on the device
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -248,11 +261,13 @@ class ndarray:
         if _SIM_DLPACK_DEVICE != _KDL_CUDA:  # a device type no consumer knows (conftest's sim)
             raise BufferError("this device's memory can't be exported via DLPack")
         if dl_device is not None and tuple(dl_device) == (1, 0):
-            if copy is False:
-                raise BufferError("cupy.ndarray.__dlpack__: copy=False with a CPU dl_device")
+            if copy is False:  # (cupy/_core/core.pyx ndarray.__dlpack__)
+                raise ValueError("GPU memory cannot be exported to CPU without copy.")
             return self.get().__dlpack__(max_version=max_version)
         if dl_device is not None and tuple(dl_device) != (_SIM_DLPACK_DEVICE, 0):
-            raise BufferError(f"cupy.ndarray.__dlpack__: can't export to device {dl_device}")
+            raise BufferError("unsupported device requested.")
+        if copy is True:  # _cupy_differences: dlpack_copy_true_on_the_device_raises
+            raise BufferError(_diff.DLPACK_COPY_MESSAGE)
         return self._a.__dlpack__(max_version=max_version, copy=copy)
 
 

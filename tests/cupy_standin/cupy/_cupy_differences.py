@@ -177,8 +177,6 @@ def _fms(x, q, y):
     """``x - q * y`` rounded once, as CUDA's contracted ``fma(-q, y, x)``
     (NVRTC's default --fmad=true contracts ``in0 - q * in1``)."""
     dt = np.result_type(x, q, y)
-    if dt == np.float16:  # CuPy's float16 class: each operator rounds to half
-        return x - q * y
     if dt == np.float32:  # the product of two float32 is exact in float64
         return (x.astype(np.float64) - q.astype(np.float64) * y.astype(np.float64)).astype(np.float32)
     p, e = _two_prod(q, y)
@@ -214,35 +212,112 @@ def fill_with_zero_is_a_memset(mem, value):
 
 
 @method_rule("__setitem__", source=(
-    "cupy/_core/_routines_indexing.pyx _scatter_op 'update': a non-CuPy value "
-    "with basic indexing is y.fill(value) (a memset for 0 on a C-contiguous view)"))
-def setitem_of_zero_is_a_memset(mem, key, value, assign, value_on_device):
-    assign()
-    if mem.dtype.kind in "fc" and not value_on_device and not _advanced(key) and np.ndim(value) == 0:
-        view = mem[key]
-        if isinstance(view, np.ndarray) and view.flags.c_contiguous and view.size \
-                and view.flat[0] == 0:
-            view[...] = 0
+    "cupy/_core/_routines_indexing.pyx _scatter_op 'update': a non-CuPy value with basic "
+    "indexing is y.fill(value) (a memset for 0 on a C-contiguous view; a kernel argument, "
+    "sign kept, on another view); with an advanced or mask key, _scatter_op_single / "
+    "_scatter_op_mask_single make 'core.array(value, dtype=a.dtype)', and core.pyx "
+    "_array_default writes a 0-d host value with a.fill(a_cpu): a memset for any zero, so "
+    "a[[0]] = -0.0 and a[mask] = -0.0 write +0 whatever the view"))
+def setitem_of_a_host_zero_is_a_memset(mem, key, value, assign, value_on_device):
+    if mem.dtype.kind not in "fc" or value_on_device or np.ndim(value) != 0:
+        return assign(value)
+    if is_advanced(key):
+        v = np.asarray(value, dtype=mem.dtype)
+        return assign(np.zeros((), mem.dtype) if v == 0 else v)
+    assign(value)
+    view = mem[key]
+    if isinstance(view, np.ndarray) and view.flags.c_contiguous and view.size and view.flat[0] == 0:
+        view[...] = 0
 
 
-def _advanced(key):
+def is_advanced(key):
+    """Whether ``key`` (host form: NumPy arrays, lists, ints, slices...) has an index array."""
     keys = key if isinstance(key, tuple) else (key,)
     return any(isinstance(k, (np.ndarray, list)) for k in keys)
 
 
+def _index_dims(k):
+    """How many axes the index entry ``k`` consumes (None for Ellipsis)."""
+    if k is Ellipsis:
+        return None
+    if k is None or isinstance(k, (bool, np.bool_)):
+        return 0
+    if isinstance(k, np.ndarray) and k.dtype == bool:
+        return k.ndim
+    return 1
+
+
+@method_rule("__getitem__:indices", source=(
+    "cupy/_core/core.pyx ndarray.__setitem__ docstring: 'CuPy handles out-of-bounds "
+    "indices differently from NumPy when using integer array indexing. NumPy handles "
+    "them by raising an error, but CuPy wraps around them'; _routines_indexing.pyx "
+    "_take_kernel_core 'out_i = indices % index_range; if (out_i < 0) out_i += "
+    "index_range', _create_scatter_kernel 'wrap_indices = indices % adim', "
+    "_prepare_array_indexing (several index arrays) 'in0 - _floor_divide(in0, in1) * in1'"))
+def index_arrays_wrap_around(shape, key):
+    """``key`` with its integer index arrays (lists included) taken modulo their axis's
+    length (an empty axis is left to NumPy: CuPy raises IndexError there too)."""
+    keys = key if type(key) is tuple else (key,)
+    keys = [np.asarray(k) if type(k) is list else k for k in keys]
+    used = sum(n for n in map(_index_dims, keys) if n)
+    out, d, changed = [], 0, False
+    for k in keys:
+        n = _index_dims(k)
+        if n is None:
+            d += len(shape) - used
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu" and k.size and d < len(shape) \
+                and shape[d] > 0 and (k.min() < -shape[d] or k.max() >= shape[d]):
+            k, changed = np.mod(k, shape[d]), True
+        out.append(k)
+        d += n or 0
+    if not changed:
+        return key
+    return tuple(out) if type(key) is tuple else out[0]
+
+
+METHODS["__setitem__:indices"] = index_arrays_wrap_around  # (the same kernels' rule)
+
+@function_rule("take", source=(
+    "cupy/_indexing/indexing.py take -> ndarray.take -> _routines_indexing.pyx _ndarray_take "
+    "-> _take_kernel: no mode argument, indices wrap ('indices % index_range')"))
+def take_wraps_indices(func, a, indices, axis=None, out=None):
+    return func(a, indices, axis=axis, out=out, mode="wrap")
+
+
+@function_rule("take_along_axis", source=(
+    "cupy/_indexing/indexing.py take_along_axis: 'return a[tuple(fancy_index)]' (advanced "
+    "indexing: indices wrap)"))
+def take_along_axis_wraps_indices(func, a, indices, axis):
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    n = a.shape[axis]
+    return func(a, np.mod(indices, n) if n else indices, axis)
+
+
+_SCATTER_SEED = int(os.environ.get("STANDIN_SCATTER_SEED", "20261128"))
+_scatters = [0]
+
+
 @method_rule("__setitem__:duplicates", source=(
-    "cuda-tests-failures.log test_torch_functions.py::test_indexing_functions: "
-    "scatter_ with the index [2, 2] in one row kept the first value (3.0), not the "
-    "last (4.0): CuPy's scatter kernel writes duplicates in no defined order "
-    "(cupy/_core/_routines_indexing.pyx _scatter_op_single); the stand-in keeps the first"))
-def setitem_duplicate_indices_keep_the_first(mem, key, value, assign):
-    if not _advanced(key) or mem.size == 0:
-        return assign()
+    "cupy/_core/core.pyx ndarray.__setitem__ docstring: 'when integer arrays in slices "
+    "reference the same location multiple times ... the value that is actually stored is "
+    "undefined' (its example: a[i] = v with i = arange(10000) % 2 gives [9150., 9151.]); "
+    "_routines_indexing.pyx _scatter_update_kernel: one thread per value, 'out0 = in1', no "
+    "order. cuda-tests-failures.log test_indexing_functions saw the first value win once. "
+    "The stand-in picks the winner at random (seeded: STANDIN_SCATTER_SEED, one draw per "
+    "scatter with duplicates), so that nothing can rely on first or last"))
+def setitem_duplicate_indices_store_any_of_them(mem, key, value, assign):
+    if not is_advanced(key) or mem.size == 0:
+        return assign(value)
     pos = np.arange(mem.size).reshape(mem.shape)[key]
     if np.unique(pos).size == pos.size:
-        return assign()
-    vals = np.broadcast_to(np.asarray(value, dtype=mem.dtype), pos.shape).reshape(-1)[::-1]
-    mem[np.unravel_index(pos.reshape(-1)[::-1], mem.shape)] = vals  # last of the reversed wins
+        return assign(value)
+    _scatters[0] += 1
+    rng = np.random.default_rng([_SCATTER_SEED, _scatters[0]])
+    vals = np.broadcast_to(np.asarray(value, dtype=mem.dtype), pos.shape).reshape(-1)
+    order = rng.permutation(pos.size)
+    # NumPy's assignment keeps the last of each duplicate: the last in a random order
+    mem[np.unravel_index(pos.reshape(-1)[order], mem.shape)] = vals[order]
 
 
 # --- every ufunc: -ftz and C order -------------------------------------------
@@ -337,6 +412,67 @@ def ufunc_results_are_c_contiguous(name, call, *args):
     return r
 
 
+# --- casts: float -> int saturates; float32 -> float64 flushes subnormals ----------
+
+def cuda_cast(a, dt):
+    """``a`` (a NumPy array) cast to ``dt`` as CuPy's copy kernel casts it on a GPU."""
+    dt = np.dtype(dt)
+    if not isinstance(a, np.ndarray):
+        return a
+    if a.dtype.kind == "f" and dt.kind in "iu":
+        info = np.iinfo(dt)
+        with np.errstate(invalid="ignore"):
+            t = np.trunc(a.astype(np.float64))  # (float16/32/64 values are float64 values)
+            nan = np.isnan(t)
+            hi = t >= 2.0 ** (info.bits - (dt.kind == "i"))
+            lo = t < (-(2.0 ** (info.bits - 1)) if dt.kind == "i" else 0.0)
+            safe = np.where(nan | hi | lo, 0.0, t).astype(dt)
+        return np.where(hi, dt.type(info.max), np.where(lo, dt.type(info.min), safe)).astype(dt)
+    if a.dtype in _FTZ and dt.kind in "fc" and dt.itemsize > a.dtype.itemsize:
+        return _flush(a).astype(dt)
+    return a.astype(dt)
+
+
+@method_rule("astype", source=(
+    "cupy/_core/core.pyx ndarray._astype -> elementwise_copy (cupy/_core/_ufuncs.py "
+    "'cupy_copy', 'out0 = in0', casting 'unsafe'): a C++ conversion, which NVVM compiles to "
+    "PTX 'cvt.rzi.<int>.<float>' (PTX ISA, cvt: float-to-integer conversions are clamped to "
+    "the destination range, NaN converts to 0): inf -> INT_MAX, -inf -> INT_MIN, NaN -> 0, "
+    "-1.0 -> 0 for unsigned (NumPy: INT_MIN, INT_MIN, INT_MIN, 255 on x86); float32 -> "
+    "float64 is 'cvt.f64.f32', with .ftz under CuPy's -ftz=true (cupy/cuda/compiler.py "
+    "_compile_with_cache_cuda): a float32 subnormal becomes a signed 0"))
+def casts_saturate_and_flush(mem, dtype, *args, **kw):
+    dt = np.dtype(dtype)
+    if (mem.dtype.kind == "f" and dt.kind in "iu") or (mem.dtype in _FTZ and dt.kind in "fc"
+                                                         and dt.itemsize > mem.dtype.itemsize):
+        r = cuda_cast(mem, dt)
+        order = kw.get("order", args[0] if args else "K")
+        return np.asarray(r, order="F" if order == "F" or (order in "KA" and mem.flags.fnc) else "C")
+    return mem.astype(dtype, *args, **kw)
+
+
+@function_rule("copyto", source=(
+    "cupy/_manipulation/basic.py copyto: elementwise_copy(src, dst) (the cast of "
+    "ndarray.astype: float -> int saturates, float32 -> float64 flushes)"))
+def copyto_casts_as_astype(func, dst, src, casting="same_kind", where=None):
+    if isinstance(src, np.ndarray) and where is None and (
+            (src.dtype.kind == "f" and dst.dtype.kind in "iu")
+            or (src.dtype in _FTZ and dst.dtype.kind in "fc" and dst.dtype.itemsize > src.dtype.itemsize)):
+        if not np.can_cast(src.dtype, dst.dtype, casting):
+            return func(dst, src, casting=casting)  # NumPy's TypeError
+        return func(dst, cuda_cast(src, dst.dtype), casting="unsafe")
+    return func(dst, src, casting=casting, where=True if where is None else where)
+
+
+# --- DLPack ----------------------------------------------------------------------
+
+DIFFERENCES.append(Difference("dlpack_copy_true_on_the_device_raises", "ndarray.__dlpack__", (
+    "cupy/_core/core.pyx ndarray.__dlpack__: 'if dl_device is None or dl_device == "
+    "self.__dlpack_device__(): if copy is True: raise BufferError(\"copy=True only "
+    "supported for copy to CPU.\")' (NumPy's __dlpack__ copies)")))
+DLPACK_COPY_MESSAGE = "copy=True only supported for copy to CPU."
+
+
 # --- arithmetic ----------------------------------------------------------------
 
 @ufunc_rule("floor_divide", source=(
@@ -347,7 +483,26 @@ def floor_divide_is_floor_of_the_quotient(call, x, y):
     dt = r.dtype
     if dt.kind != "f":
         return r
+    if dt == np.float16:
+        return _half_floor_divide(x, y)
     return np.floor(np.true_divide(_as(x, dt), _as(y, dt)))
+
+
+def _half_floor_divide(x, y):
+    """floor(float(x) / float(y)) in float32, rounded to half once (float32's quotient)."""
+    return np.floor(np.true_divide(_as(x, np.float32), _as(y, np.float32))).astype(np.float16)
+
+
+DIFFERENCES.append(Difference(
+    "float16_floor_divide_and_remainder_run_in_float32", "ufunc:floor_divide, ufunc:remainder", (
+    "cupy/_core/include/cupy/float16.cuh class float16: no arithmetic operators of its own "
+    "on CUDA, only 'operator float()' and float16(float): carray.cuh _floor_divide has float "
+    "and double overloads, so float16 operands run 'floor(x / y)' and _routines_math.pyx "
+    "_remainder 'in0 - _floor_divide(in0, in1) * in1' in float32 (an fma), and the result "
+    "rounds to half once, on the store (NumPy: npy_divmod in float32 of the halves, then "
+    "rounds the quotient; the stand-in used to floor a quotient already rounded to half): "
+    "the float16 branches of floor_divide_is_floor_of_the_quotient and "
+    "remainder_is_x_minus_floor_quotient_times_y")))
 
 
 @ufunc_rule("remainder", source=(
@@ -360,6 +515,11 @@ def remainder_is_x_minus_floor_quotient_times_y(call, x, y):
     dt = r.dtype
     if dt.kind != "f":
         return r
+    if dt == np.float16:
+        a, b = _as(x, np.float32), _as(y, np.float32)
+        q = np.floor(np.true_divide(a, b))
+        a, q, b = np.broadcast_arrays(a, q, b)
+        return _fms(a, q, b).astype(np.float16)
     a, b = _as(x, dt), _as(y, dt)
     q = np.floor(np.true_divide(a, b))
     a, q, b = np.broadcast_arrays(a, q, b)
@@ -543,6 +703,20 @@ def complex_log1p_is_log_of_z_plus_1(call, z):
     return _clog_all(w, dt)
 
 
+@ufunc_rule("expm1", source=(
+    "cupy/_core/include/cupy/complex.cuh expm1(complex<T>): 'complex<T> y = exp(x); y -= 1; "
+    "return y;' (no expm1 accuracy near 0: expm1(1e-20+0j) is 0j, NumPy's 1e-20+0j)"))
+def complex_expm1_is_exp_minus_1(call, z):
+    r = call(z)
+    dt = np.result_type(r)
+    if dt.kind != "c":
+        return r
+    with np.errstate(all="ignore"):
+        e = _fresh(np.exp(_as(z, dt)))
+        e.real -= dt.type(1).real
+    return e
+
+
 def _log_over(const, name):
     def rule(call, z):
         r = call(z)
@@ -706,6 +880,28 @@ def set_linalg_errors(mode: str) -> None:
     _linalg_config.linalg = mode
 
 
+_LAPACK_T = {"f": "s", "d": "d", "F": "c", "D": "z"}
+
+
+def _routine(a, name):
+    """CuPy's name of the routine for ``a``'s dtype: 'dgetrf', 'sgetrfBatched', ..."""
+    char = np.result_type(a.dtype, np.float32 if a.dtype.kind not in "fc" else a.dtype).char
+    return _LAPACK_T.get(char, "d") + name
+
+
+def _linalg_error(a, name):
+    """CuPy's LinAlgError under cupyx.errstate(linalg='raise'): cupy/linalg/_util.py
+    _check_cusolver_dev_info_if_synchronization_allowed (one matrix, cuSOLVER) and
+    _check_cublas_info_array_if_synchronization_allowed (a batch, cuBLAS)."""
+    if name.endswith("Batched") and not name.startswith("potrf"):
+        return np.linalg.LinAlgError(
+            f"Error reported by {_routine(a, name)} in cuBLAS. infoArray/devInfoArray = [1]. "
+            f"Please refer to the cuBLAS documentation.")
+    return np.linalg.LinAlgError(
+        f"Error reported by {_routine(a, name)} in cuSOLVER. devInfo = [1]. Please refer to "
+        f"the cuSOLVER documentation.")
+
+
 def _per_matrix(numpy_func, emulate, a, *rest, routine="getrf"):
     """``numpy_func`` on each matrix of the batch; ``emulate`` where NumPy raises
     (or CuPy's LinAlgError under cupyx.errstate(linalg='raise'))."""
@@ -713,9 +909,7 @@ def _per_matrix(numpy_func, emulate, a, *rest, routine="getrf"):
         return numpy_func(a, *rest)
     except np.linalg.LinAlgError:
         if linalg_errors() == "raise":
-            raise np.linalg.LinAlgError(
-                f"Error reported by {routine} in cuSOLVER. devInfo = 1. Please refer to "
-                f"the cuSOLVER documentation.") from None
+            raise _linalg_error(a, routine) from None
     if a.ndim == 2:
         return emulate(a, *rest)
     batch = a.shape[:-2]
@@ -768,8 +962,14 @@ def solve_of_a_singular_matrix_is_nan_inf(func, a, b):
             return _getrf_getrs(m, v[:, None])[:, 0]
         # (the vectors as (..., M, 1) matrices: NumPy 2 reads a 2-d b as a matrix)
         return _per_matrix(lambda m, v: func(m, v[..., None])[..., 0], emulate, a,
-                           np.broadcast_to(b, a.shape[:-1]))
-    return _per_matrix(func, _getrf_getrs, a, b)
+                           np.broadcast_to(b, a.shape[:-1]), routine=_solve_routine(a))
+    return _per_matrix(func, _getrf_getrs, a, b, routine=_solve_routine(a))
+
+
+def _solve_routine(a):
+    # cupy/linalg/_solve.py solve: 'if a.ndim > 2 and a.shape[-1] <= get_batched_gesv_limit()'
+    # (256, cupy/cublas.py): cupy.cublas.batched_gesv, cuBLAS getrfBatched/getrsBatched
+    return "getrfBatched" if a.ndim > 2 and a.shape[-1] <= 256 else "getrf"
 
 
 @function_rule("linalg.solve:shapes", source=(
@@ -789,11 +989,19 @@ def solve_broadcasts_no_batch_axes(a, b):
 
 
 @function_rule("linalg.inv", source=(
-    "cupy/linalg/_solve.py inv: getrf + getrs of the identity, no error by default; "
-    "probe2.txt: inv singular [[nan nan] [nan inf]]"))
+    "cupy/linalg/_solve.py inv: no error by default; 'order = 'F' if a._f_contiguous else "
+    "'C'' and for C order 'lapack.gesv(a.T, b.T)' (cupyx/lapack.py gesv: getrf + getrs of "
+    "the column-major buffer): a C-ordered matrix's transpose is factorised, so a singular "
+    "non-symmetric one gives the nan/inf of LU(a.T) (inv([[0, 1], [0, 1]]): [[-inf, inf], "
+    "[nan, nan]], not LU(a)'s [[inf, -inf], [0, 1]]); a stack (_batched_inv): a C-order copy "
+    "through cuBLAS getrfBatched/getriBatched, also the transpose; probe2.txt: inv(zeros) "
+    "[[nan nan] [nan inf]]"))
 def inv_of_a_singular_matrix_is_nan_inf(func, a):
     def emulate(m):
-        return _getrf_getrs(m, np.eye(m.shape[0], dtype=m.dtype))
+        eye = np.eye(m.shape[0], dtype=m.dtype)
+        if m.flags.f_contiguous and a.ndim == 2:
+            return _getrf_getrs(m, eye)
+        return _getrf_getrs(m.T, eye).T
     return _per_matrix(func, emulate, a, routine="getrf" if a.ndim == 2 else "getrfBatched")
 
 
