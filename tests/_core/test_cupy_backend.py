@@ -139,3 +139,170 @@ def test_linalg_errors_are_the_same_on_every_device(sim):
     assert xp.linalg.det(singular).item() == 0.0
     assert xp.linalg.solve(xp.asarray([[2.0, 0.0], [0.0, 4.0]], device=sim),
                            xp.asarray([2.0, 2.0], device=sim)).tolist() == [1.0, 0.5]
+
+
+# --- issue 39: paths the stand-in now models (cupy/_cupy_differences.py) -------------------
+
+def _signs(a) -> list:
+    return np.signbit(host(a)).tolist()
+
+
+@pytest.mark.parametrize("how", ["slice", "ellipsis", "int", "list", "device-int", "mask",
+                                 "strided-2d", "fill_"])
+def test_negative_zero_keeps_its_sign_through_every_write(sim, how):
+    # CuPy writes +0 for a host zero through fill and through advanced / mask assignment
+    # (core.array(value) -> fill -> memset); the standard keeps -0 (IEEE copy)
+    x = xp.full((2, 3), -1.0, device=sim)
+    keys = {"slice": (slice(None), slice(0, 2)), "ellipsis": Ellipsis, "int": (0, 1),
+            "list": ([0, 1], [1, 1]), "device-int": xp.asarray([1], device=sim),
+            "mask": xp.asarray([[True, False, True], [False, False, True]], device=sim),
+            "strided-2d": (slice(None), slice(None, None, 2))}
+    ref = np.full((2, 3), -1.0)
+    if how == "fill_":
+        x.fill_(-0.0)
+        ref[...] = -0.0
+    else:
+        key = keys[how]
+        x[key] = -0.0
+        nkey = tuple(np.asarray(k) if isinstance(k, list) else k for k in key) if type(key) is tuple \
+            else (host(key) if type(key) is xp.Array else key)
+        ref[nkey] = -0.0
+    assert _signs(x) == np.signbit(ref).tolist() and host(x).tolist() == ref.tolist()
+
+
+def test_negative_zero_keeps_its_sign_in_complex_advanced_writes(sim):
+    x = xp.ones(3, dtype=xp.complex128, device=sim)
+    x[xp.asarray([True, False, True], device=sim)] = complex(-0.0, -0.0)
+    got = host(x)
+    assert np.signbit(got.real).tolist() == [True, False, True]
+    assert np.signbit(got.imag).tolist() == [True, False, True]
+
+
+_KEYS_1D = [[5], [-4], [2], [-3], [0, 3, 1]]
+_KEYS_2D = [(Ellipsis, [3]), (Ellipsis, [2]), (None, [1], [2]), ([2], slice(None)), (slice(None), [2]),
+            ([True, False], [3]), ([True, False], [2]), ([[0, 1]], [[3, 0]]), (0, [3]), (0, [-1]),
+            ([1, -3], Ellipsis)]
+
+
+@pytest.mark.parametrize("key", [(k, 1) for k in _KEYS_1D] + [(k, 2) for k in _KEYS_2D], ids=repr)
+@pytest.mark.parametrize("host_kind", ["list", "numpy"])
+def test_host_index_arrays_out_of_bounds_raise_index_error_on_every_device(sim, key, host_kind):
+    # CuPy wraps an out-of-bounds index array around (_take_kernel_core: 'indices % range');
+    # a host index is checked before it is copied to the device, as NumPy checks it
+    key, ndim = key
+
+    def conv(k):
+        return np.asarray(k) if host_kind == "numpy" and isinstance(k, list) else k
+    key = tuple(conv(k) for k in key) if type(key) is tuple else conv(key)
+    ref = np.arange(3.0) if ndim == 1 else np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(ref, device=sim)
+    try:
+        want = ref[key]
+    except IndexError:
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[key]
+        y = xp.asarray(ref, device=sim)
+        with pytest.raises(IndexError, match="out of bounds"):
+            y[key] = 7.0
+        assert host(y).tolist() == ref.tolist()  # nothing written
+        return
+    assert host(x[key]).tolist() == want.tolist()
+    y, r = xp.asarray(ref, device=sim), ref.copy()
+    y[key] = 7.0
+    r[key] = 7.0
+    assert host(y).tolist() == r.tolist()
+
+
+def test_take_of_an_out_of_bounds_host_int_raises_on_every_device(sim):
+    x = xp.asarray([1.0, 2.0, 3.0], device=sim)
+    for axis in (None, 0, -1):
+        with pytest.raises(IndexError, match="out of bounds"):
+            xp.take(x, 3, axis=axis)
+        assert xp.take(x, -3, axis=axis).item() == 1.0
+
+
+def test_a_device_index_array_out_of_bounds_is_not_checked_off_the_cpu(sim):
+    # Documented (strided/_api/indexing.py, take): checking a device index would copy it to
+    # the host on every call; CuPy's kernels wrap it around, never reading outside the array
+    # (the standard leaves out-of-bounds indices unspecified). The CPU raises.
+    x = xp.asarray([1.0, 2.0, 3.0], device=sim)
+    assert host(x[xp.asarray([4], device=sim)]).tolist() == [2.0]
+    assert host(xp.take(x, xp.asarray([-4], device=sim))).tolist() == [3.0]
+    with pytest.raises(IndexError):
+        xp.asarray([1.0, 2.0, 3.0], device="cpu")[xp.asarray([4], device="cpu")]
+
+
+_HALF = st.floats(width=16, allow_nan=True, allow_infinity=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.lists(_HALF, min_size=1, max_size=8), b=st.lists(_HALF, min_size=1, max_size=8))
+@example(a=[-1.845703125, -46080.0, 0.1424560546875, 6564.0, -431.0, -2804.0],
+         b=[-8.392333984375e-05, 13.1015625, -0.00017631053924560547, 2.681640625, -0.46630859375,
+            14.53125])  # where a quotient rounded to half before the floor differs
+def test_float16_remainder_and_floor_divide_are_numpys(a, b):
+    # NumPy's float16 loops run npy_divmod in float32 and round once; CuPy's float16 too
+    # (float16.cuh: no arithmetic of its own), but each kernel of a correction rounds to half
+    sim = xp.Device("sim:0")
+    n = min(len(a), len(b))
+    na, nb = np.asarray(a[:n], np.float16), np.asarray(b[:n], np.float16)
+    x, y = xp.asarray(na, device=sim), xp.asarray(nb, device=sim)
+    with np.errstate(all="ignore"):
+        want_mod, want_div = np.remainder(na, nb), np.floor_divide(na, nb)
+        want_div = np.where(np.isinf(na) | np.isinf(nb), na / nb, want_div)  # the standard's +-inf cases
+    for got, want in ((host(xp.remainder(x, y)), want_mod), (host(xp.floor_divide(x, y)), want_div)):
+        assert got.dtype == np.float16
+        assert np.array_equal(got, want, equal_nan=True), (na, nb, got, want)
+        ok = ~np.isnan(want)
+        assert (np.signbit(got[ok]) == np.signbit(want[ok])).all()
+
+
+@pytest.mark.parametrize("z", [complex(1e-20, 0.0), complex(1e-10, 1e-10), complex(-1e-12, 3e-9),
+                               complex(0.0, 1e-15), complex(-0.0, 0.0)])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_expm1_is_accurate_near_zero_on_every_device(sim, z, dtype):
+    # CuPy's expm1(z) is exp(z) - 1 (complex.cuh): 0j for 1e-20; NumPy's nc_expm1 (and
+    # strided's own kernel, on every device) is accurate. Reference: the series
+    # z + z^2/2 + z^3/6, exact to double rounding for |z| <= 1e-9.
+    w = np.asarray([z], dtype=dtype)[0]
+    zz = complex(w)
+    want = zz + zz * zz / 2 + zz ** 3 / 6
+    got = complex(host(xp.expm1(xp.asarray([w], device=sim)))[0])
+    eps = np.finfo(dtype).eps
+    assert abs(got.real - want.real) <= 2 * eps * abs(want.real) + 1e-300, (z, got, want)
+    assert abs(got.imag - want.imag) <= 2 * eps * abs(want.imag) + 1e-300, (z, got, want)
+    assert np.signbit(got.real) == np.signbit(want.real) or want.real != 0
+
+
+def test_float_to_int_astype_of_nan_and_infinity_is_the_devices_own(sim):
+    # The standard leaves it undefined. strided passes each device's cast through: NumPy's on
+    # the CPU (with strided's RuntimeWarning); on a GPU CuPy's copy kernel, which PTX's
+    # cvt.rzi clamps to the target's range with NaN -> 0 (no warning: no host copy).
+    x = xp.asarray([INF, -INF, NAN, -1.0, 2.9, -2.9], device=sim)
+    assert host(x.astype(xp.int32)).tolist() == [2**31 - 1, -2**31, 0, -1, 2, -2]
+    assert host(xp.asarray([-1.0, 300.0], device=sim).astype(xp.uint8)).tolist() == [0, 255]
+    # in-range values are the standard's (truncation toward zero) on every device
+    v = np.asarray([-7.5, -0.5, 0.0, 0.5, 126.9])
+    assert host(xp.asarray(v, device=sim).astype(xp.int8)).tolist() == np.trunc(v).astype(np.int8).tolist()
+
+
+def test_dlpack_copy_true_copies_on_the_device():
+    # CuPy 14's __dlpack__(copy=True) on the array's own device raises BufferError
+    # (cupy/_core/core.pyx); the standard's copy=True copies: strided copies first.
+    cupy = pytest.importorskip("cupy")
+    try:
+        x = xp.asarray([1.0, 2.0, 3.0], device="cuda")
+    except ValueError:
+        pytest.skip("no cuda device")
+
+    class Producer:
+        def __dlpack__(self, **kw):
+            kw.pop("copy", None)
+            return x.__dlpack__(copy=True, **kw)
+
+        def __dlpack_device__(self):
+            return x.__dlpack_device__()
+    y = cupy.from_dlpack(Producer())
+    y[0] = 9.0
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    assert xp.from_dlpack(x, copy=True).tolist() == [1.0, 2.0, 3.0]

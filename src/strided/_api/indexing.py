@@ -17,13 +17,57 @@ __all__ = ["take", "take_along_axis"]
 _object_new = object.__new__
 
 
+def _key_dims(k) -> int | None:
+    """How many axes of the array the index entry ``k`` consumes (None: ``...``)."""
+    t = type(k)
+    if k is Ellipsis:
+        return None
+    if k is None or t is builtins.bool or isinstance(k, np.bool_):
+        return 0
+    if t is Array:
+        return k.ndim if k._dtype.kind == "b" else 1
+    if t is np.ndarray:
+        return k.ndim if k.dtype.kind == "b" else 1
+    if t is list:
+        a = np.asarray(k)
+        return a.ndim if a.dtype.kind == "b" else 1
+    return 1
+
+
+def _check_host_index(x: Array, a: np.ndarray, axis: int) -> None:
+    """IndexError for an out-of-bounds integer in the host index ``a`` on ``axis``.
+
+    Note: off the CPU the backend's kernels don't check: CuPy wraps an out-of-bounds index
+    around (cupy/_core/_routines_indexing.pyx, _take_kernel_core and the scatter kernels:
+    'indices % size'), so a host index is checked here, before it is copied to the device,
+    at no cost. An index array already on the device is not: checking it would copy to the
+    host on every call (the standard leaves out-of-bounds indices unspecified)."""
+    if a.dtype.kind not in "iu" or not a.size or axis >= len(x._shape):
+        return
+    n = x._shape[axis]
+    lo, hi = a.min(), a.max()
+    if lo < -n or hi >= n:
+        bad = int(hi) if hi >= n else int(lo)
+        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n} "
+                         f"(array shape {x._shape})")
+
+
 def _native_key(x: Array, key):
     if type(key) is not tuple:
         key = (key,)
     out = []
     dev = x._device
+    check = dev.type != "cpu"  # (NumPy checks its own indices)
+    if check:
+        dims = [_key_dims(k) for k in key]
+        rest = len(x._shape) - sum(d for d in dims if d)
+    axis = 0
     for k in key:
         t = type(k)
+        if check:
+            d = _key_dims(k)
+            if d is None:
+                axis += rest
         if t is Array:
             if k._device is not dev:
                 raise ValueError(f"index array is on {k._device} but the array is on {dev}")
@@ -36,8 +80,12 @@ def _native_key(x: Array, key):
                 a = a.astype(np.intp)
             if a.dtype.kind not in "biu":
                 raise IndexError(f"lists used as indices must hold integers or booleans; got {a.dtype}")
+            if check:
+                _check_host_index(x, a, axis)
             out.append(dev.backend.from_host(a, dev))
         elif t is np.ndarray:
+            if check:
+                _check_host_index(x, k, axis)
             out.append(dev.backend.from_host(k, dev))
         elif t is builtins.bool or isinstance(k, np.bool_):
             out.append(builtins.bool(k))
@@ -45,6 +93,8 @@ def _native_key(x: Array, key):
             out.append(k)
         else:
             out.append(operator.index(k))
+        if check:
+            axis += d or 0
     return tuple(out)
 
 
@@ -131,6 +181,11 @@ def take(x, indices, /, *, axis=None) -> Array:
         except TypeError:
             pass
         else:
+            ax = 0 if axis is None and x.ndim == 1 else axis
+            if x._device.type != "cpu" and type(ax) is int and -x.ndim <= ax < x.ndim \
+                    and not -x._shape[ax] <= i < x._shape[ax]:
+                raise IndexError(f"take(): index {i} is out of bounds for axis {ax} with size "
+                                 f"{x._shape[ax]}")  # (a host int: checked at no cost)
             indices = asarray(i, dtype=int64, device=x._device)
     if type(x) is not Array or type(indices) is not Array:
         raise TypeError(f"take(): x must be a strided array and indices a strided array or an int; "
@@ -151,7 +206,8 @@ def take(x, indices, /, *, axis=None) -> Array:
     n = x._shape[axis]
     # Note: bounds are checked on the CPU only: on a GPU the check would copy to the
     # host on every call (the standard leaves out-of-bounds indices unspecified;
-    # CuPy wraps them around, never reading outside the array).
+    # CuPy wraps them around, never reading outside the array: _routines_indexing.pyx
+    # _take_kernel_core, 'indices % index_range').
     if x._device.type == "cpu" and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"take(): index out of range for axis {axis} with size {n}")
     r = xp.take(x._get_native(), idx, axis=axis)

@@ -32,7 +32,16 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
                                 ("dl_device", dl_device), ("copy", copy)) if v is not None}
     # Note: like NumPy, negative strides are exported as they are; PyTorch <= 2.13
     # aborts on them (pytorch/pytorch#188023), so flip views need .contiguous() there.
-    return _exportable(self, "__dlpack__").__dlpack__(**kwargs)
+    native = _exportable(self, "__dlpack__")
+    if copy is True and self._device.type != "cpu" and (
+            dl_device is None or tuple(dl_device) == tuple(native.__dlpack_device__())):
+        # Note: CuPy 14 refuses copy=True on the array's own device ("copy=True only
+        # supported for copy to CPU.", cupy/_core/core.pyx ndarray.__dlpack__); the
+        # standard's copy=True must copy: the copy is made here, on the device, and
+        # exported as it is (its capsule owns it).
+        native = native.copy()
+        del kwargs["copy"]
+    return native.__dlpack__(**kwargs)
 
 
 def __dlpack_device__(self, /):

@@ -36,6 +36,24 @@ def _remainder(ufunc, xp, a, b):
     return xp.where(m == 0, xp.copysign(xp.zeros_like(m), b), m)
 
 
+def _half(fix):
+    """``fix`` computed in float32 for float16 operands, rounded to float16 once at the end.
+
+    NumPy's float16 loops (npy_half_divmod) convert to float, run npy_divmodf and round the
+    result; CuPy's float16 has no arithmetic of its own either (float16.cuh: ``operator
+    float()``), but each of our steps is a kernel whose result rounds to half, so the
+    steps below would round the quotient to half before flooring it."""
+    def run(ufunc, xp, a, b):
+        if getattr(a, "dtype", None) == xp.float16 or getattr(b, "dtype", None) == xp.float16:
+            f32 = xp.float32
+            a32 = a.astype(f32) if hasattr(a, "astype") else a
+            b32 = b.astype(f32) if hasattr(b, "astype") else b
+            return fix(ufunc, xp, a32, b32).astype(xp.float16)
+        return fix(ufunc, xp, a, b)
+    run.__name__ = fix.__name__
+    return run
+
+
 def _floor_divide(ufunc, xp, a, b):
     # CuPy: floor(a / b) of the rounded quotient (cupy/_core/include/cupy/carray.cuh,
     # _floor_divide): 1 // 0.1 is 10.0 there. NumPy (npy_divmod) and strided on the CPU
@@ -105,8 +123,8 @@ def _clip(ufunc, xp, a, lo, hi):
 
 KERNELS = {
     ("clip", "f"): _clip,
-    ("remainder", "f"): _remainder,
-    ("floor_divide", "f"): _floor_divide,
+    ("remainder", "f"): _half(_remainder),
+    ("floor_divide", "f"): _half(_floor_divide),
     ("log", "c"): _log_complex,
     ("log1p", "c"): _log_complex,
     ("acosh", "c"): _acosh_complex,
