@@ -335,14 +335,23 @@ EXACT = frozenset({
     "logical_and", "logical_or", "logical_xor", "logical_not"})
 
 
+# Complex functions that CuPy (thrust, cupy/_core/include/cupy/complex.cuh) computes as a
+# composition whose relative error is unbounded near 0: expm1(z) = exp(z) - 1, log1p(z) =
+# log(z + 1), pow(z, w) = exp(w log z). No ulp count bounds them; complex_tolerance does.
+COMPOSED_COMPLEX = frozenset({"expm1", "log1p", "pow"})
+
+
 def ulp_bound(name: str, dtype) -> int:
     """How many units in the last place of ``dtype`` a device's ``name`` (the standard's
     name) may differ from NumPy's (0 for the exact ones; KeyError for a function without a
-    documented bound here)."""
+    documented bound here; ValueError for a complex function of COMPOSED_COMPLEX)."""
     if name in EXACT:
         return 0
     dt = np.dtype(dtype)
     if dt.kind == "c":
+        if name in COMPOSED_COMPLEX:
+            raise ValueError(f"complex {name} has no ulp bound off the CPU (its relative error "
+                             f"is unbounded near 0): compare with atol=complex_tolerance(...)")
         dt = np.finfo(dt).dtype
     if dt.kind != "f":
         return 0
@@ -350,6 +359,69 @@ def ulp_bound(name: str, dtype) -> int:
         return 1
     i = 0 if dt == np.float32 else 1
     return _CUDA_ULPS[name][i] + _NUMPY_ULPS[name][i]
+
+
+def complex_tolerance(name: str, want, z, w=None):
+    """The absolute error (per element, as float64) by which a GPU's complex ``name`` may
+    differ from NumPy's ``want`` at the inputs ``z`` (and ``w`` for pow), for
+    ``assert_close(..., atol=...)``: a bound on each part.
+
+    The basis is the error of a composition (Higham, Accuracy and Stability of Numerical
+    Algorithms, 2nd ed., sections 2.2-2.3: each floating-point operation is exact times
+    (1 + d), |d| <= u = eps/2), with thrust's formulas (cupy/_core/include/cupy/complex.cuh)
+    on one side and NumPy's (npy_math: nc_expm1 accurate, nc_log1p = log(hypot(1 + x, y)) +
+    i atan2(y, 1 + x), nc_pow = cpow) on the other, and each real function within its
+    documented ulps (``ulp_bound``):
+
+    - expm1: exp(z) - 1. exp(z) is off by n_exp ulps of |exp(z)|, the subtraction by u of
+      the result: |error| <= (n_exp + 1) eps |exp(z)| <= (n_exp + 1) eps (1 + |want|),
+      plus NumPy's own n ulps of |want|.
+    - log1p: log(1 + z). Rounding 1 + z moves it by at most u |1 + z| per part, which moves
+      the logarithm by at most sqrt(2) u (|d log w| = |dw| / |w|); NumPy's hypot form loses
+      as much. Both: 2 eps absolute, plus n_log ulps of |want| each.
+    - pow: exp(w log z). log z is off by n_log ulps of |log z|, the product w log z by u of
+      itself more, and exp turns an absolute error e of its argument into a relative error
+      e of its result (d exp(t) = exp(t) dt), adding its own n_exp ulps; NumPy's cpow is
+      within n_pow ulps: |error| <= (n_exp + n_pow + (n_log + 2) |w| |log z|) eps |want|.
+      Near z = 0 |log z| grows without bound: the relative error does too.
+    """
+    want = np.asarray(want)
+    dt = np.finfo(want.dtype).dtype
+    eps = float(np.finfo(dt).eps)
+    i = 0 if dt == np.float32 else 1
+    mag = np.abs(want.astype(np.complex128))
+    n = lambda f: _CUDA_ULPS[f][i] + _NUMPY_ULPS[f][i]  # noqa: E731
+    if name == "expm1":
+        return (_CUDA_ULPS["exp"][i] + 1) * eps * (1.0 + mag) + n("expm1") * eps * mag
+    if name == "log1p":
+        return 2 * eps + (n("log") + n("log1p")) * eps * mag
+    if name == "pow":
+        zz = np.asarray(z).astype(np.complex128)
+        ww = np.asarray(1.0 if w is None else w).astype(np.complex128)
+        with np.errstate(all="ignore"):
+            lg = np.abs(np.log(np.where(zz == 0, 1.0, zz)))
+        return (n("exp") + n("pow") + (n("log") + 2) * np.abs(ww) * lg) * eps * mag
+    raise KeyError(f"no complex tolerance for {name}")
+
+
+def flush_subnormals(a, device=None):
+    """``a`` as a device that flushes float32 subnormals reads it: CuPy compiles every
+    kernel with -ftz=true (cupy/cuda/compiler.py, _compile_with_cache_cuda), so on ``cuda``
+    (and ``sim``) a float32 / complex64 subnormal *input* is a zero of its sign (log(1e-40f) is -inf
+    there, -92.1 in NumPy: no ulp bound covers it). A test computes NumPy's reference from
+    ``flush_subnormals(inputs, device)`` when its inputs may hold subnormals; the CPU reads
+    them as they are. (Subnormal *results* are assert_close's business.)"""
+    dev = xp.get_default_device() if device is None else xp.Device(device) if isinstance(device, str) else device
+    a = np.asarray(a)
+    # (every device but the CPU is CuPy's, or its stand-in's, which models the flush)
+    if dev.type == "cpu" or a.dtype not in (np.float32, np.complex64):
+        return a
+    a = a.copy()
+    parts = (a.real, a.imag) if a.dtype.kind == "c" else (a,)
+    tiny = np.finfo(np.float32).tiny
+    for p in parts:
+        np.copyto(p, np.copysign(np.float32(0), p), where=(np.abs(p) < tiny) & (p != 0))
+    return a
 
 
 def sum_ulps(n: int) -> int:
@@ -375,7 +447,7 @@ def _ordered(a: np.ndarray) -> np.ndarray:
     return np.where(i < 0, -(i & np.int64(np.iinfo(it).max)), i)
 
 
-def _close_parts(got, want, n_ulps, scale, signed_zeros, err_msg):
+def _close_parts(got, want, n_ulps, scale, signed_zeros, err_msg, atol=None):
     """``got`` against ``want`` (flat real floats of one dtype) off the CPU: see assert_close."""
     err_msg = f" {err_msg}" if err_msg else ""
     nan = np.isnan(want)
@@ -396,6 +468,9 @@ def _close_parts(got, want, n_ulps, scale, signed_zeros, err_msg):
         tol = n_ulps * np.spacing(np.abs(scale[fin]).astype(w.dtype)).astype(np.float64)
         ok = np.abs(g.astype(np.float64) - w.astype(np.float64)) <= tol
         unit = "ulps of sum(|x|)"
+    if atol is not None:
+        ok = ok | (np.abs(g.astype(np.float64) - w.astype(np.float64)) <= atol[fin])
+        unit += " nor the absolute tolerance"
     bad = ~(ok | flushed)
     assert not bad.any(), (f"not within {n_ulps} {unit}{err_msg}: got {g[bad][:5].tolist()}, "
                            f"NumPy {w[bad][:5].tolist()}")
@@ -404,7 +479,7 @@ def _close_parts(got, want, n_ulps, scale, signed_zeros, err_msg):
         assert (np.signbit(g[z]) == np.signbit(w[z])).all(), f"signs of zeros differ{err_msg}"
 
 
-def assert_close(actual, expected, *, ulps=0, scale=None, signed_zeros=True, device=None,
+def assert_close(actual, expected, *, ulps=0, scale=None, atol=None, signed_zeros=True, device=None,
                  err_msg="") -> None:
     """``actual`` is NumPy's ``expected`` as strided promises it on ``actual``'s device.
 
@@ -420,6 +495,10 @@ def assert_close(actual, expected, *, ulps=0, scale=None, signed_zeros=True, dev
       sums, sum(|x|), where cancellation leaves the result's own ulp meaningless; an expected
       subnormal may come back as a zero of its sign (flush to zero); zeros have NumPy's sign
       unless ``signed_zeros=False`` (where the standard leaves the sign to the implementation).
+      ``atol`` (broadcastable to ``expected``, real): an absolute error also accepted in each
+      part, for the complex compositions of COMPOSED_COMPLEX (``complex_tolerance``).
+      A subnormal float32 *input* is read as zero on cuda: compute ``expected`` from
+      ``flush_subnormals(inputs)``.
     """
     dev, got = _device_and_host(actual, device)
     want = np.asarray(expected)
@@ -435,11 +514,15 @@ def assert_close(actual, expected, *, ulps=0, scale=None, signed_zeros=True, dev
             z = (g == 0) & (w == 0)
             assert (np.signbit(g[z]) == np.signbit(w[z])).all(), ("signs of zeros differ " + err_msg).strip()
         return
-    n_ulps = ulp_bound(ulps, want.dtype) if isinstance(ulps, str) else int(ulps)
+    if isinstance(ulps, str) and atol is not None and ulps in COMPOSED_COMPLEX and want.dtype.kind == "c":
+        n_ulps = 0  # (the tolerance is atol's)
+    else:
+        n_ulps = ulp_bound(ulps, want.dtype) if isinstance(ulps, str) else int(ulps)
+    at = None if atol is None else np.broadcast_to(np.asarray(atol, dtype=np.float64), want.shape).reshape(-1)
     s = None if scale is None else np.broadcast_to(np.asarray(scale), want.shape)
     scales = [None, None] if s is None else ([s.real, s.imag] if want.dtype.kind == "c" else [s.real])
     for (g, w), sc, what in zip(parts, scales, ["(real parts)", "(imaginary parts)"]
                                 if len(parts) == 2 else [""]):
         _close_parts(g.reshape(-1), w.reshape(-1), n_ulps,
                      None if sc is None else sc.astype(np.float64).reshape(-1), signed_zeros,
-                     f"{what} {err_msg}".strip())
+                     f"{what} {err_msg}".strip(), at)

@@ -16,7 +16,7 @@ from hypothesis import example, given, settings, strategies as st
 
 import strided as xp
 
-from conftest import host
+from conftest import assert_close, complex_tolerance, flush_subnormals, host, ulp_bound
 
 INF, NAN = math.inf, math.nan
 
@@ -306,3 +306,52 @@ def test_dlpack_copy_true_copies_on_the_device():
     y[0] = 9.0
     assert x.tolist() == [1.0, 2.0, 3.0]
     assert xp.from_dlpack(x, copy=True).tolist() == [1.0, 2.0, 3.0]
+
+
+# --- honest bounds: complex compositions and flushed subnormal inputs (tests/conftest.py) --
+
+_SMALL = [complex(1e-10, 0.0), complex(1e-10, 1e-10), complex(-3e-9, 2e-9), complex(0.0, 1e-12),
+          complex(2e-7, -5e-8)]
+_MODERATE = [complex(0.5, 0.25), complex(-0.3, 1.2), complex(1.5, -2.0), complex(-2.5, 0.1)]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", ["expm1", "log1p"])
+def test_complex_expm1_and_log1p_within_their_composed_bound(sim, name, dtype):
+    z = np.asarray(_SMALL + _MODERATE, dtype=dtype)
+    want = getattr(np, name)(z)
+    got = getattr(xp, name)(xp.asarray(z, device=sim))
+    assert_close(got, want, ulps=name, atol=complex_tolerance(name, want, z))
+    with pytest.raises(ValueError, match="no ulp bound"):
+        ulp_bound(name, dtype)  # a real function's ulps have no basis for these
+
+
+def test_complex_log1p_near_zero_needs_the_absolute_bound(sim):
+    # CuPy's log1p(z) is log(1 + z): near 0 it is off NumPy's by a few eps absolute, which is
+    # ~1e5 ulps of the result: no ulp count bounds it, complex_tolerance does
+    z = np.asarray([complex(1e-10, 1e-10)])
+    want = np.log1p(z)
+    got = host(xp.log1p(xp.asarray(z, device=sim)))
+    err = np.abs(got.real - want.real)
+    assert err[0] <= complex_tolerance("log1p", want, z)[0]
+    assert err[0] > 1000 * np.spacing(np.abs(want.real))[0]  # (why the ulp bound can't hold)
+
+
+def test_complex_pow_within_its_composed_bound(sim):
+    z = np.asarray([complex(1e-8, 1e-8), complex(0.5, -0.5), complex(3.0, 1.0), complex(1e-30, 0.0)])
+    w = np.asarray([complex(2.0, 0.0), complex(0.5, 1.0), complex(-1.5, 0.25), complex(0.5, 0.0)])
+    want = np.power(z, w)
+    got = xp.pow(xp.asarray(z, device=sim), xp.asarray(w, device=sim))
+    assert_close(got, want, ulps="pow", atol=complex_tolerance("pow", want, z, w))
+
+
+def test_float32_subnormal_inputs_read_as_zero_off_the_cpu(sim):
+    # CuPy's -ftz=true: log(1e-40f) is -inf on a GPU (NumPy: -92.1); the reference is NumPy's
+    # on the flushed input, which is the input itself on the CPU
+    a = np.asarray([1e-40, -1e-40, 1e-38, 2.5], np.float32)
+    for dev in (sim, xp.Device("cpu")):
+        with np.errstate(all="ignore"):
+            want = np.log(flush_subnormals(a, dev))
+        assert_close(xp.log(xp.asarray(a, device=dev)), want, ulps="log")
+    with np.errstate(all="ignore"):
+        assert np.isneginf(np.log(flush_subnormals(a, sim))[0]) and np.isfinite(np.log(a[:1])).all()
