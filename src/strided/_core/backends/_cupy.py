@@ -8,6 +8,22 @@ Memory lives in CuPy arrays on the storage's GPU. Allocation and kernels that
 allocate run under ``ctx(device)`` (``cupy.cuda.Device(index)``), because CuPy
 allocates on the *current* device. ``d2h_copies`` counts copies to the host
 made through this backend (a test hook for "no hidden host round-trips").
+
+Where CuPy's answer differs from NumPy's, strided gives the standard's (the kernel
+corrections of ``_cupy_corrections``; signed zeros in ``fill``/``from_host``; the
+bounds check of host index arrays in ``strided/_api/indexing.py``; ``__dlpack__(copy=True)``
+in ``strided/_api/interop.py``). Where the standard leaves the answer to the
+implementation, CuPy's passes through, as documented here:
+
+- a float -> integer ``astype`` of NaN, an infinity or an out-of-range value: CuPy's copy
+  kernel is a C++ conversion, compiled to PTX ``cvt.rzi``, which clamps to the target's
+  range and gives 0 for NaN (inf -> INT_MAX, -1.0 -> 0 for unsigned); NumPy's CPU cast
+  gives INT_MIN (x86) and strided warns there ("those elements are undefined");
+- an out-of-bounds index in an index array *on the device*: CuPy's kernels wrap it
+  around (``indices % size``); checking it would copy it to the host on every call;
+- duplicate indices in an assignment: CuPy stores one of the values, in no defined
+  order (``ndarray.__setitem__``'s documentation);
+- float32 subnormal inputs and results are zeros (CuPy compiles with ``-ftz=true``).
 """
 
 from __future__ import annotations
