@@ -34,9 +34,11 @@ Not emulated (no faithful way to compute it with NumPy): ulp-level results of
 CUDA's libdevice (exp, sin, cos, tan, log10, cosh, acosh, asinh ... in float32;
 atan2 in float64), the summation order of CuPy's and CUB's reductions (sum,
 mean, var, trace), cuFFT's rounding and its inf/NaN arithmetic, the -ftz flush
-in ``astype``/copies and reductions, ``nextafter`` near 0 under -ftz (CuPy's
-docstring: "may be different"), complex ``power`` (thrust's pow = exp(y log x)),
-timings (the first call of each kernel compiles it: seconds on a GPU).
+in reductions (same-dtype copies move bits: no flush), ``nextafter`` near 0 under
+-ftz (CuPy's docstring: "may be different"), complex ``power`` and ``exp``'s special
+values (thrust's pow = exp(y log x)), the loop of ``solve`` for n > 256 (each matrix's
+transpose factorised), timings (the first call of each kernel compiles it: seconds
+on a GPU). ``../gpu_probe.py`` asks a GPU what the source leaves open (README.md).
 """
 
 from __future__ import annotations
@@ -258,6 +260,8 @@ def index_arrays_wrap_around(shape, key):
     """``key`` with its integer index arrays (lists included) taken modulo their axis's
     length (an empty axis is left to NumPy: CuPy raises IndexError there too)."""
     keys = key if type(key) is tuple else (key,)
+    if not any(type(k) is list or type(k) is np.ndarray for k in keys):
+        return key  # (basic indexing: NumPy's checks are CuPy's)
     keys = [np.asarray(k) if type(k) is list else k for k in keys]
     used = sum(n for n in map(_index_dims, keys) if n)
     out, d, changed = [], 0, False
