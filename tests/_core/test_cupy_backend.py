@@ -135,6 +135,13 @@ def test_linalg_errors_are_the_same_on_every_device(sim):
             f()
     with pytest.raises(xp.linalg.LinAlgError, match="positive definite"):
         xp.linalg.cholesky(xp.asarray([[1.0, 2.0], [2.0, 1.0]], device=sim))
+    # a stack goes through cuBLAS's batched routines (another error text): NumPy's words
+    # too, and a C-ordered singular matrix (factorised as its transpose) as well
+    stack = xp.asarray([[[0.0, 1.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]], device=sim)
+    for f in (lambda: xp.linalg.inv(stack), lambda: xp.linalg.solve(stack, xp.ones((2, 2, 1), device=sim)),
+              lambda: xp.linalg.inv(stack[0])):
+        with pytest.raises(xp.linalg.LinAlgError, match="[Ss]ingular"):
+            f()
     # NumPy's det of a singular matrix is 0, not an error
     assert xp.linalg.det(singular).item() == 0.0
     assert xp.linalg.solve(xp.asarray([[2.0, 0.0], [0.0, 4.0]], device=sim),
