@@ -411,7 +411,8 @@ def flush_subnormals(a, device=None):
     there, -92.1 in NumPy: no ulp bound covers it). A test computes NumPy's reference from
     ``flush_subnormals(inputs, device)`` when its inputs may hold subnormals; the CPU reads
     them as they are. (Subnormal *results* are assert_close's business.)"""
-    dev = xp.get_default_device() if device is None else xp.Device(device) if isinstance(device, str) else device
+    dev = xp.get_default_device() if device is None else device
+    dev = xp.Device(dev) if isinstance(dev, str) else dev
     a = np.asarray(a)
     # (every device but the CPU is CuPy's, or its stand-in's, which models the flush)
     if dev.type == "cpu" or a.dtype not in (np.float32, np.complex64):

@@ -94,7 +94,8 @@ def _(cp):
 
 @q("remainder 1.%-inf, -1.%inf, -0.%-1., 0.%-1.")
 def _(cp):
-    return h(cp, cp.remainder(cp.asarray([1.0, -1.0, -0.0, 0.0]), cp.asarray([-math.inf, math.inf, -1.0, -1.0])))
+    return h(cp, cp.remainder(cp.asarray([1.0, -1.0, -0.0, 0.0]),
+                              cp.asarray([-math.inf, math.inf, -1.0, -1.0])))
 
 
 def _half_grid():
@@ -135,7 +136,8 @@ for _label, _w in [
         ("a[[0]] = -0.0", lambda cp, a: a.__setitem__(cp.asarray([0]), -0.0)),
         ("a[[0]] = -0.0 (a list key)", lambda cp, a: a.__setitem__([0], -0.0)),
         ("a[mask] = -0.0", lambda cp, a: a.__setitem__(cp.asarray([True, False]), -0.0)),
-        ("a[[0]] = full((), -0.0) (a device value)", lambda cp, a: a.__setitem__(cp.asarray([0]), cp.full((), -0.0))),
+        ("a[[0]] = full((), -0.0) (a device value)",
+         lambda cp, a: a.__setitem__(cp.asarray([0]), cp.full((), -0.0))),
         ("a[[0, 1]] = np.asarray([-0.0, 5.0]) (a host array)",
          lambda cp, a: a.__setitem__(cp.asarray([0, 1]), np.asarray([-0.0, 5.0])))]:
     q(f"signbit after {_label}")(lambda cp, _w=_w: _signs(cp, _w))
@@ -226,7 +228,8 @@ def _raising(cp, fn):
         return fn(cp)
 
 
-q("errstate(linalg='raise'): inv(zeros((2, 2)))")(lambda cp: _raising(cp, lambda cp: cp.linalg.inv(cp.zeros((2, 2)))))
+q("errstate(linalg='raise'): inv(zeros((2, 2)))")(
+    lambda cp: _raising(cp, lambda cp: cp.linalg.inv(cp.zeros((2, 2)))))
 q("errstate(linalg='raise'): batched inv(zeros((2, 2, 2)))")(
     lambda cp: _raising(cp, lambda cp: cp.linalg.inv(cp.zeros((2, 2, 2)))))
 q("errstate(linalg='raise'): batched solve(zeros((2, 2, 2)), ones((2, 2, 1)))")(
@@ -258,7 +261,8 @@ q("arange(3.)[[5]] with a list key")(lambda cp: h(cp, cp.arange(3.0)[[5]]))
 q("take(arange(3.), [4])")(lambda cp: h(cp, cp.take(cp.arange(3.0), cp.asarray([4]))))
 q("arange(6.).reshape(2, 3)[[0], [3]] (two index arrays)")(
     lambda cp: h(cp, cp.arange(6.0).reshape(2, 3)[cp.asarray([0]), cp.asarray([3])]))
-q("a = arange(3); a[[1, 3]] = 10")(lambda cp: h(cp, (lambda a: (a.__setitem__(cp.asarray([1, 3]), 10), a)[1])(cp.arange(3))))
+q("a = arange(3); a[[1, 3]] = 10")(
+    lambda cp: h(cp, (lambda a: (a.__setitem__(cp.asarray([1, 3]), 10), a)[1])(cp.arange(3))))
 q("arange(3.)[5] (an int)")(lambda cp: h(cp, cp.arange(3.0)[5]))
 q("take_along_axis(arange(3.), [3], 0)")(
     lambda cp: h(cp, cp.take_along_axis(cp.arange(3.0), cp.asarray([3]), 0)))
@@ -335,8 +339,8 @@ def main(argv):
         print("== strided on cpu and cuda")
         strided_rows = _strided_questions(xp)
         for name, row in strided_rows:
-            print(f"{'SAME  ' if row['cpu'] == row['cuda'] else 'DEVICE'}  {name}: cpu {str(row['cpu'])[:150]} | "
-                  f"cuda {str(row['cuda'])[:150]}")
+            tag = "SAME  " if row["cpu"] == row["cuda"] else "DEVICE"
+            print(f"{tag}  {name}: cpu {str(row['cpu'])[:150]} | cuda {str(row['cuda'])[:150]}")
     except Exception as e:  # noqa: BLE001
         print("strided:", type(e).__name__, e)
     if "--json" in argv:
