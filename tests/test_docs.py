@@ -162,6 +162,7 @@ def test_guide_code_blocks_are_doctests(page):
 PUBLIC = list(reference.public_objects())
 
 
+@pytest.mark.docstring  # a presence check, counted apart from behaviour tests (tests/_counts.py)
 @pytest.mark.parametrize("qual,obj,kind", [p for p in PUBLIC if p[2] != "data"], ids=lambda v: v if isinstance(v, str) else "")
 def test_public_name_has_docstring(qual, obj, kind):
     doc = obj.__doc__ if kind != "attribute" else obj.__doc__

@@ -1,4 +1,5 @@
-"""The CI skip policy (tests/_skip_policy.py): a skip for a missing extra fails under CI."""
+"""The run's policies: under CI a skip for a missing extra fails (tests/_skip_policy.py);
+docstring-presence checks are counted apart (tests/_counts.py)."""
 
 from __future__ import annotations
 
@@ -90,3 +91,14 @@ def test_ci_turns_a_skipped_module_into_a_collection_error(tmp_path):
     rc, out = _run(tmp_path, "true", "test_b.py")
     assert rc == 2 and "1 error" in out, out  # (pytest stops at a collection error)
     assert "CI: skipped because 'h5py' is missing" in out, out
+
+
+def test_docstring_checks_are_counted_apart():
+    from types import SimpleNamespace as R
+
+    from _counts import split_counts
+    reports = [R(when="call", passed=True, keywords={"test_x": 1}),
+               R(when="call", passed=True, keywords={"docstring": 1, "test_y": 1}),
+               R(when="setup", passed=True, keywords={"docstring": 1}),
+               R(when="call", passed=False, keywords={"docstring": 1})]
+    assert split_counts(reports) == {"behaviour": 1, "docstring": 1}
