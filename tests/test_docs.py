@@ -256,3 +256,25 @@ def test_site_builds_without_warnings(tmp_path):
     perf = (out / "performance.html").read_text()
     for chart in ("tiny.png", "reductions.png", "autograd.png", "workload.png"):
         assert chart in perf and (out / "_images" / chart).exists(), chart
+
+
+def test_repository_file_links_name_existing_paths():
+    """``{source}`path``` links a repository file (docs/conf.py's role, which the -W build
+    also checks): each must exist, and a backticked path of the repository in the pages'
+    prose is written as such a link, not as plain text."""
+    plain = re.compile(r"(?<![}\w])`((?:src|tests|benchmarks|examples|conformance|\.ci)/[\w./-]+)`")
+    missing, unlinked = [], []
+    for page in PAGES:
+        if page.name == "README.md":  # (GitHub renders it: plain paths there)
+            continue
+        text = page.read_text()
+        for path in re.findall(r"\{source\}`([^`]+)`", text):
+            if not (ROOT / path).exists():
+                missing.append(f"{page.name}: {path}")
+        prose = markdown_code(text)  # the code blocks' lines; the rest are blank
+        for i, (line, code) in enumerate(zip(text.splitlines(), prose.splitlines()), 1):
+            if not code.strip():
+                unlinked += [f"{page.name}:{i}: {p}" for p in plain.findall(line)
+                             if (ROOT / p).exists()]
+    assert not missing, f"links to paths that don't exist: {missing}"
+    assert not unlinked, f"write these as {{source}}`path`: {unlinked}"
