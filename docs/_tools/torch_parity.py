@@ -273,6 +273,28 @@ def signature(name: str) -> str:
     return str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty))
 
 
+def hidden_keywords(name: str) -> list:
+    """Keywords that PyTorch's call (SPECS) passes to the name, that strided accepts (the
+    call runs) but its signature doesn't list: what the reference would hide."""
+    import ast
+
+    if not exists(name) or raised(name) is not None:
+        return []
+    obj, attr = _owner(name, strided)
+    try:
+        sig = inspect.signature(getattr(obj, attr))
+    except (TypeError, ValueError):
+        return []
+    params = sig.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return []
+    used = []
+    for node in ast.walk(ast.parse(SPECS[name].removeprefix("shape:"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == attr:
+            used += [k.arg for k in node.keywords if k.arg and k.arg not in params and k.arg not in used]
+    return used
+
+
 def torch_package():
     """``strided.torch`` when this build has it, else None."""
     try:
@@ -376,8 +398,10 @@ def page() -> str:
         "source (PyTorch's reference pages) and how it was chosen are in {source}`docs/_data/torch_top150.txt`.",
         "Every column comes from the code: *signature* is `inspect.signature` of `strided.<name>` (or of",
         "the method of `strided.Array`, without `self`), as the {doc}`API reference <api/index>` shows it;",
-        "*`strided.torch`* says whether that package has the name. A name is *supported* when a call",
-        "written exactly as for PyTorch runs in strided and gives PyTorch's result; *supported with",
+        "*`strided.torch`* says whether that package has the name. A keyword that PyTorch's call passes",
+        "and strided accepts without its signature listing it is named after the signature. A name is",
+        "*supported* when a call written exactly as for PyTorch runs in strided and gives PyTorch's",
+        "result; *supported with",
         "differences* when that call raises (the error is quoted) or differs as the last column says;",
         "*missing* otherwise. The test suite regenerates this page and compares it, and runs each call",
         "with both libraries (when PyTorch is installed). The general rule is on {doc}`torch-differences`.",
@@ -395,6 +419,9 @@ def page() -> str:
     for n in rows:
         has = exists(n)
         sig = f"`{_cell(signature(n))}`" if has else ""
+        hidden = hidden_keywords(n)
+        if hidden:
+            sig += "; also takes " + ", ".join(f"`{k}=`" for k in hidden) + " (not in the signature)"
         t = in_torch_package(n)
         tcol = "\u2014" if t is None else ("yes" if t else "no")
         lines.append(f"| `{n}` | {st[n]} | {sig} | {tcol} | {_cell(differences(n)) if has else ''} |")
