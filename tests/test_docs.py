@@ -172,7 +172,7 @@ def test_public_name_has_docstring(qual, obj, kind):
 
 def _reference_entries() -> set:
     entries = set()
-    for rst in (DOCS / "api").glob("*.rst"):
+    for rst in (DOCS / "api").rglob("*.rst"):
         entries |= set(re.findall(r"^\.\. (?:auto\w+|py:\w+):: (\S+)", rst.read_text(), re.M))
     return entries
 
@@ -185,9 +185,22 @@ def test_every_public_name_has_a_reference_entry():
 
 
 def test_reference_is_what_the_generator_writes():
-    for name, text in reference.pages().items():
+    texts = reference.pages()
+    for name, text in texts.items():
         assert (DOCS / "api" / f"{name}.rst").read_text() == text, (
             f"docs/api/{name}.rst is stale: run `python docs/_tools/reference.py`")
+    extra = sorted(p.relative_to(DOCS / "api").with_suffix("").as_posix()
+                   for p in (DOCS / "api").rglob("*.rst"))
+    assert not [n for n in extra if n != "index" and n not in texts], (
+        "docs/api has pages the generator no longer writes: run `python docs/_tools/reference.py`")
+
+
+def test_reference_pages_open_with_summary_tables():
+    # every section of every generated page lists its entries in a summary table first
+    for name, text in reference.pages().items():
+        entries = re.findall(r"^\.\. auto(?:function|class|method|property):: (\S+)", text, re.M)
+        tables = set(re.findall(r"^   (strided\.\S+)$", text, re.M))
+        assert not [e for e in entries if e not in tables], name
 
 
 # Callables whose own definition takes ``*args`` and ``**kwargs``: nothing hides behind them.
