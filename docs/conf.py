@@ -20,6 +20,7 @@ release = version = strided.__version__
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",  # the reference's summary tables (docs/_tools/reference.py)
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
 ]
@@ -28,6 +29,7 @@ exclude_patterns = ["_build", "_data", "_tools", "Thumbs.db", ".DS_Store"]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 
+autosummary_generate = False  # tables only: the entries are on the same pages
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 autodoc_default_options = {"undoc-members": False}
@@ -65,5 +67,42 @@ def _drop_missing_pages(app, docname, source):
         source[0] = "\n".join(line for line in lines if line.strip() not in missing) + "\n"
 
 
+def _repository_url():
+    """The repository's address from pyproject.toml's [project.urls] (Source or Repository),
+    or None: then {source} shows the path without a link."""
+    import tomllib
+
+    try:
+        urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("urls", {})
+    except (OSError, KeyError, ValueError):
+        return None
+    for key in ("Source", "Repository", "Source code", "Homepage"):
+        url = urls.get(key)
+        if url and (key != "Homepage" or "github.com" in url or "gitlab" in url):
+            return url.rstrip("/")
+    return None
+
+
+REPOSITORY = _repository_url()
+
+
+def source_role(name, rawtext, text, lineno, inliner, options=None, content=()):
+    """``{source}`path``: a file or folder of the repository, linked to it there. A path
+    that does not exist is an error (the build runs with -W), so no link goes stale."""
+    from docutils import nodes
+
+    path = text.strip()
+    if not (ROOT / path).exists():
+        msg = inliner.reporter.error(f"{{source}}: no such file or folder in the repository: {path}",
+                                     line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    literal = nodes.literal(path, path)
+    if REPOSITORY is None:
+        return [literal], []
+    kind = "tree" if (ROOT / path).is_dir() else "blob"
+    return [nodes.reference(rawtext, "", literal, refuri=f"{REPOSITORY}/{kind}/main/{path}")], []
+
+
 def setup(app):
     app.connect("source-read", _drop_missing_pages)
+    app.add_role("source", source_role)

@@ -32,6 +32,11 @@ import sys
 import numpy as np
 import pytest
 
+# Under CI, a skip for a missing installed extra fails the run (tests/_skip_policy.py).
+from _skip_policy import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401
+# The summary counts docstring-presence checks apart from behaviour tests (tests/_counts.py).
+from _counts import pytest_terminal_summary  # noqa: E402,F401
+
 # ``STRIDED_DEFAULT_DEVICE=sim`` runs the tests with the simulated device as the
 # default. strided applies the variable when imported, before this file registers
 # ``sim``; so for ``sim`` it is taken out of strided's sight and applied below.

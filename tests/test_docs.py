@@ -162,6 +162,7 @@ def test_guide_code_blocks_are_doctests(page):
 PUBLIC = list(reference.public_objects())
 
 
+@pytest.mark.docstring  # a presence check, counted apart from behaviour tests (tests/_counts.py)
 @pytest.mark.parametrize("qual,obj,kind", [p for p in PUBLIC if p[2] != "data"], ids=lambda v: v if isinstance(v, str) else "")
 def test_public_name_has_docstring(qual, obj, kind):
     doc = obj.__doc__ if kind != "attribute" else obj.__doc__
@@ -171,7 +172,7 @@ def test_public_name_has_docstring(qual, obj, kind):
 
 def _reference_entries() -> set:
     entries = set()
-    for rst in (DOCS / "api").glob("*.rst"):
+    for rst in (DOCS / "api").rglob("*.rst"):
         entries |= set(re.findall(r"^\.\. (?:auto\w+|py:\w+):: (\S+)", rst.read_text(), re.M))
     return entries
 
@@ -184,9 +185,22 @@ def test_every_public_name_has_a_reference_entry():
 
 
 def test_reference_is_what_the_generator_writes():
-    for name, text in reference.pages().items():
+    texts = reference.pages()
+    for name, text in texts.items():
         assert (DOCS / "api" / f"{name}.rst").read_text() == text, (
             f"docs/api/{name}.rst is stale: run `python docs/_tools/reference.py`")
+    extra = sorted(p.relative_to(DOCS / "api").with_suffix("").as_posix()
+                   for p in (DOCS / "api").rglob("*.rst"))
+    assert not [n for n in extra if n != "index" and n not in texts], (
+        "docs/api has pages the generator no longer writes: run `python docs/_tools/reference.py`")
+
+
+def test_reference_pages_open_with_summary_tables():
+    # every section of every generated page lists its entries in a summary table first
+    for name, text in reference.pages().items():
+        entries = re.findall(r"^\.\. auto(?:function|class|method|property):: (\S+)", text, re.M)
+        tables = set(re.findall(r"^   (strided\.\S+)$", text, re.M))
+        assert not [e for e in entries if e not in tables], name
 
 
 # Callables whose own definition takes ``*args`` and ``**kwargs``: nothing hides behind them.
@@ -255,3 +269,25 @@ def test_site_builds_without_warnings(tmp_path):
     perf = (out / "performance.html").read_text()
     for chart in ("tiny.png", "reductions.png", "autograd.png", "workload.png"):
         assert chart in perf and (out / "_images" / chart).exists(), chart
+
+
+def test_repository_file_links_name_existing_paths():
+    """``{source}`path``` links a repository file (docs/conf.py's role, which the -W build
+    also checks): each must exist, and a backticked path of the repository in the pages'
+    prose is written as such a link, not as plain text."""
+    plain = re.compile(r"(?<![}\w])`((?:src|tests|benchmarks|examples|conformance|\.ci)/[\w./-]+)`")
+    missing, unlinked = [], []
+    for page in PAGES:
+        if page.name == "README.md":  # (GitHub renders it: plain paths there)
+            continue
+        text = page.read_text()
+        for path in re.findall(r"\{source\}`([^`]+)`", text):
+            if not (ROOT / path).exists():
+                missing.append(f"{page.name}: {path}")
+        prose = markdown_code(text)  # the code blocks' lines; the rest are blank
+        for i, (line, code) in enumerate(zip(text.splitlines(), prose.splitlines()), 1):
+            if not code.strip():
+                unlinked += [f"{page.name}:{i}: {p}" for p in plain.findall(line)
+                             if (ROOT / p).exists()]
+    assert not missing, f"links to paths that don't exist: {missing}"
+    assert not unlinked, f"write these as {{source}}`path`: {unlinked}"

@@ -398,6 +398,19 @@ _NP_NAMES = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "a
              "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
              "bitwise_invert": "invert", "conj": "conjugate"}
 _SAMPLES = {"float64": 0.5, "int64": 3, "bool": True, "complex128": 0.5 + 0.25j}
+# The standard's dtype categories (its words, as the rows name them) as ``isdtype`` kinds:
+# a dtype outside its row's category raises TypeError, one inside computes.
+_CATEGORY_KINDS = {
+    "any": ("bool", "numeric"),
+    "boolean": "bool",
+    "complex floating-point": "complex floating",
+    "floating-point": ("real floating", "complex floating"),
+    "integer": "integral",
+    "integer or boolean": ("integral", "bool"),
+    "numeric": "numeric",
+    "real floating-point": "real floating",
+    "real-valued": ("integral", "real floating"),
+}
 
 
 @pytest.mark.parametrize("row", [r for r in _elementwise.ROWS if r.nargs in (1, 2)], ids=lambda r: r.name)
@@ -412,10 +425,11 @@ def test_every_elementwise_function_takes_tiny_thresholds(row, shape, restore_se
             xp.set_num_threads(nt)
             for dtype, v in _SAMPLES.items():
                 a = np.full(shape, v, dtype=dtype)
-                try:
-                    got = host(f(*[cpu(a)] * row.nargs))
-                except TypeError:  # a dtype the row doesn't take
+                if not xp.isdtype(getattr(xp, dtype), _CATEGORY_KINDS[row.category]):
+                    with pytest.raises(TypeError, match=row.name):  # a dtype the row doesn't take
+                        f(*[cpu(a)] * row.nargs)
                     continue
+                got = host(f(*[cpu(a)] * row.nargs))
                 assert got.shape == a.shape, (row.name, dtype, thr, nt)
                 if nf is not None and row.name not in ("round", "sign", "remainder", "floor_divide",
                                                        "divide", "pow", "copysign", "nextafter"):
@@ -458,31 +472,97 @@ def _inputs():
     return [(big,), (big, big), (big, zero), (zero, zero), (ints, ints), (big, 1e38), (ints, 0)]
 
 
-def _numpy_fp_warnings(call):
+# What a call with arguments that don't fit may raise (the standard's and PyTorch's
+# classes for a wrong type, value or index; LinAlgError is a ValueError; RuntimeError is
+# PyTorch's for a wrong state, e.g. ``backward()`` of an array that needs no grad):
+# anything else (AttributeError, ZeroDivisionError, ...) is a crash and fails the test.
+_FITTING_ERRORS = (TypeError, ValueError, IndexError, RuntimeError)
+
+
+def _numpy_fp_warnings(call, inputs=None):
     """The NumPy floating-point RuntimeWarnings ``call`` raised under simplefilter("error")
-    (strided's own warnings, such as astype's of a NaN to an integer dtype, are allowed)."""
+    (strided's own warnings, such as astype's of a NaN to an integer dtype, are allowed),
+    and how many of the input sets it ran on (a wrong fit raises one of _FITTING_ERRORS)."""
     found = []
-    for args in _inputs():
+    ran = 0
+    for args in (_inputs() if inputs is None else inputs):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             try:
                 call(*args)
+                ran += 1
             except RuntimeWarning as w:
+                ran += 1
                 if "encountered in" in str(w):
                     found.append(str(w))
-            except Exception:  # wrong arguments for this function: not what is tested here
+            except _FITTING_ERRORS:  # wrong arguments for this function: the next set
                 pass
-    return found
+    return found, ran
 
 
 def _public_functions():
     for mod in (xp, strided.linalg, strided.fft):
-        for name in sorted(dir(mod)):
+        names = getattr(mod, "__all__", None) or dir(mod)  # (not the modules' own imports)
+        for name in sorted(names):
             f = getattr(mod, name)
             if (name.startswith("_") or name.startswith("set_") or name in _SIDE_EFFECTS
                     or not callable(f) or isinstance(f, type) or inspect.ismodule(f)):
                 continue
             yield f"{mod.__name__}.{name}", f
+
+
+def _own_inputs():
+    """Arguments for the functions the shared input sets don't fit (axes, shapes, indices,
+    several arrays), with the same extreme values; name -> list of argument tuples."""
+    big = cpu(np.array([[3e38, -3e38, 0.0], [1e-45, 0.0, 88.0], [-1.0, 1e38, 2.0]], np.float32))
+    v = cpu(np.array([3e38, -3e38, 1e38], np.float32))
+    srt = cpu(np.array([-3e38, 0.0, 3e38], np.float32))
+    pos = cpu(np.array([1e38, 2e38, 3e38], np.float32))  # (-3e38..3e38 has no finite bins)
+    ints = cpu(np.array([[2**62, -2**63, 0], [1, 0, -1], [3, 2, 1]], np.int64))
+    idx = cpu(np.array([[0, 2, 1], [2, 2, 0]], np.int64))
+    row = cpu(np.array([2, 0], np.int64))
+    mask = big > 0
+    b3 = xp.reshape(big, (1, 3, 3))
+    spd = cpu(np.array([[3e38, 1e38], [1e38, 3e38]], np.float32))
+    f32 = xp.float32
+    return {
+        "addmm": [(big, big, big)], "baddbmm": [(b3, b3, b3)], "bmm": [(b3, b3)],
+        "astype": [(big, xp.float16), (big, xp.int32), (ints, f32)],
+        "bincount": [(cpu(np.array([0, 3, 1], np.int64)), v)], "bitwise_invert": [(ints,)],
+        "broadcast_to": [(big, (2, 3, 3))], "cat": [([big, big],)], "concat": [([big, big],)],
+        "stack": [([big, big],)], "chunk": [(big, 3)], "split": [(big, 1)],
+        "cumulative_prod": [(v,)], "cumulative_sum": [(v,), (ints[0],)],
+        "digitize": [(v, srt)], "searchsorted": [(srt, v)], "dot": [(v, v)], "outer": [(v, v)],
+        "einsum": [("ij,jk->ik", big, big)], "gather": [(big, 0, idx)],
+        "index_select": [(big, 0, row)], "take": [(v, row)],
+        "take_along_axis": [(v, row)], "masked_fill": [(big, mask, 3e38)],
+        "masked_select": [(big, mask)], "where": [(mask, big, -big)],
+        "histogram": [(pos,), (pos, 4)], "histogram_bin_edges": [(pos,), (pos, 4)],
+        "imag": [(big + 1j * big,)], "interp": [(v, srt, srt)], "lerp": [(big, -big, 0.5)],
+        "logical_and": [(mask, mask)], "logical_or": [(mask, mask)],
+        "logical_xor": [(mask, mask)], "logical_not": [(mask,)],
+        "meshgrid": [(v, v)], "moveaxis": [(big, 0, 1)], "movedim": [(big, 0, 1)],
+        "permute": [(big, (1, 0))], "permute_dims": [(big, (1, 0))],
+        "swapdims": [(big, 0, 1)], "transpose": [(big, 0, 1)], "narrow": [(big, 0, 1, 2)],
+        "reshape": [(big, (9,))], "view": [(big, (9,))], "unflatten": [(big, 1, (3, 1))],
+        "unfold": [(big, 0, 2, 1)], "to_device": [(big, "cpu")],
+        "scatter": [(big, 0, idx, big)], "multinomial": [(cpu(np.array([3e38, 1e38], np.float32)), 1)],
+        "randint_like": [(ints, 0, 5)], "strided.linalg.cholesky": [(spd,)],
+        "strided.linalg.outer": [(v, v)],
+        # creation from Python numbers, at the float32 limits
+        "arange": [(-3e38, 3e38, 1e38)], "full": [((2,), 1e39), ((2,), 1e5)],
+        "linspace": [(-3e38, 3e38, 5)], "logspace": [(0, 40, 5)], "eye": [(3,)],
+        "empty": [((2,),)], "ones": [((2,),)], "zeros": [((2,),)], "rand": [(3,)],
+        "randn": [(3,)], "randint": [(0, 5, (3,))], "randperm": [(4,)],
+        "broadcast_shapes": [((3, 1), (1, 3))], "from_numpy": [(np.array([3e38], np.float32),)],
+        "iinfo": [(xp.int8,)], "isdtype": [(f32, "real floating")],
+        "strided.fft.fftfreq": [(5,)], "strided.fft.rfftfreq": [(5,)],
+        # getters: no arguments
+        **{n: [()] for n in ("default_generator", "get_cache_limit", "get_default_device",
+                             "get_default_dtype", "get_num_threads", "get_pool_threshold",
+                             "get_rng_state", "get_thread_threshold", "initial_seed",
+                             "is_grad_enabled", "memory_stats")},
+    }
 
 
 _OPERATORS = ["__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__",
@@ -494,23 +574,94 @@ _OPERATORS = ["__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "_
 
 
 def test_no_public_function_reports_a_numpy_warning():
-    bad = {name: w for name, f in _public_functions() if (w := _numpy_fp_warnings(f))}
+    own = _own_inputs()
+    bad, never = {}, []
+    for name, f in _public_functions():
+        w, ran = _numpy_fp_warnings(f)
+        short = name.removeprefix("strided.")
+        mine = own.get(short, own.get(name))
+        if mine is not None:
+            w2, ran2 = _numpy_fp_warnings(f, mine)
+            w, ran = w + w2, ran + ran2
+            assert ran2 == len(mine), f"{name}: its own arguments don't fit"
+        if w:
+            bad[name] = w
+        if not ran:  # no input set fits: nothing was tested
+            never.append(name)
     assert not bad, bad
+    assert not never, f"add arguments to _own_inputs() for {never}"
+
+
+# Methods the warning scan does not call, with the reason (they compute nothing in NumPy)
+_METHODS_NOT_CALLED = {
+    "backward": "needs a graph (tests/autograd)", "register_hook": "needs a graph (tests/autograd)",
+    "retain_grad": "needs a graph (tests/autograd)", "cuda": "a copy to a GPU (tests/_core)",
+    "align_to": "dimension names only (tests/named)", "refine_names": "dimension names only",
+    "rename": "dimension names only", "rename_": "dimension names only",
+}
+
+
+def _own_method_inputs():
+    """(array, *arguments) for the methods the shared input sets don't fit."""
+    big = cpu(np.array([[3e38, -3e38, 0.0], [1e-45, 0.0, 88.0], [-1.0, 1e38, 2.0]], np.float32))
+    one = cpu(np.array([3e38], np.float32))
+    v = cpu(np.array([3e38, -3e38, 1e38], np.float32))
+    srt = cpu(np.array([-3e38, 0.0, 3e38], np.float32))
+    ints = cpu(np.array([[7, 1, 0], [1, 0, -1], [3, 2, 1]], np.int64))
+    idx = cpu(np.array([[0, 2, 1], [2, 2, 0]], np.int64))
+    row = cpu(np.array([2, 0], np.int64))
+    mask = big > 0
+    b3 = xp.reshape(big, (1, 3, 3))
+    out = {n: [(one,)] for n in ("__bool__", "__complex__", "__float__", "__int__", "item")}
+    out.update({
+        "addmm": [(big, big, big)], "baddbmm": [(b3, b3, b3)], "bmm": [(b3, b3)],
+        "astype": [(big, xp.float16), (ints, xp.float32)], "broadcast_to": [(big, (2, 3, 3))],
+        "chunk": [(big, 3)], "split": [(big, 1)], "dot": [(v, v)], "outer": [(v, v)],
+        "expand": [(v, 2, 3)], "gather": [(big, 0, idx)], "index_select": [(big, 0, row)],
+        "lerp": [(big, -big, 0.5)], "lerp_": [(big, -big, 0.5)],
+        "logical_and": [(mask, mask)], "logical_and_": [(mask, mask)],
+        "logical_or": [(mask, mask)], "logical_or_": [(mask, mask)],
+        "logical_xor": [(mask, mask)], "logical_xor_": [(mask, mask)],
+        "logical_not": [(mask,)], "logical_not_": [(mask,)],
+        "bitwise_invert": [(ints,)], "bitwise_invert_": [(ints,)],
+        "bitwise_not": [(ints,)], "bitwise_not_": [(ints,)],
+        "masked_fill": [(big, mask, 3e38)], "masked_fill_": [(big, mask, 3e38)],
+        "masked_select": [(big, mask)], "moveaxis": [(big, 0, 1)], "movedim": [(big, 0, 1)],
+        "narrow": [(big, 0, 1, 2)], "new_full": [(big, (2,), 1e38)], "permute": [(big, 1, 0)],
+        "permute_dims": [(big, (1, 0))], "reshape": [(big, 9)], "view": [(big, 9)],
+        "scatter": [(big, 0, idx, big)], "scatter_": [(big, 0, idx, big)],
+        "searchsorted": [(srt, v)], "swapaxes": [(big, 0, 1)], "swapdims": [(big, 0, 1)],
+        "transpose": [(big, 0, 1)], "take": [(big, row)], "take_along_axis": [(v, row)],
+        "to_device": [(big, "cpu")], "unflatten": [(big, 1, (3, 1))], "unfold": [(big, 0, 2, 1)],
+        "where": [(big, mask, -big)],
+    })
+    return out
 
 
 def test_no_method_or_operator_reports_a_numpy_warning():
     names = sorted({n for n in dir(xp.Array) if not n.startswith("_")} | set(_OPERATORS))
-    bad = {}
+    own = _own_method_inputs()
+    bad, never = {}, []
     for name in names:
+        if isinstance(inspect.getattr_static(xp.Array, name, None), property) or name in _METHODS_NOT_CALLED:
+            continue  # an attribute: nothing to call
+
         def call(x, *rest, name=name):
             target = xp.asarray(x, copy=True)  # a fresh array: in-place methods are fine
             if name == "__setitem__":
                 return target.__setitem__(slice(None), *rest[:1])
             return getattr(target, name)(*rest)
-        w = _numpy_fp_warnings(call)
+        w, ran = _numpy_fp_warnings(call)
+        if name in own:
+            w2, ran2 = _numpy_fp_warnings(call, own[name])
+            assert ran2 == len(own[name]), f"{name}: its own arguments don't fit"
+            w, ran = w + w2, ran + ran2
         if w:
             bad[name] = w
+        if not ran:
+            never.append(name)
     assert not bad, bad
+    assert not never, f"add arguments to _own_method_inputs() for {never}"
 
 
 def test_matmul_operator_is_quiet_on_both_paths():

@@ -240,6 +240,10 @@ def broadcast_arrays(*arrays) -> tuple:
     """Views of ``arrays`` broadcast to their common shape (a tuple, as in the 2025.12 standard)."""
     if len(arrays) == 1 and isinstance(arrays[0], (list, tuple)):
         arrays = tuple(arrays[0])
+    for i, a in enumerate(arrays):
+        if not isinstance(a, Array):  # (PyTorch's broadcast_tensors raises TypeError too)
+            raise TypeError(f"broadcast_arrays(): expected an array as argument {i}; "
+                            f"got {type(a).__name__}")
     shape = _layout.broadcast_shapes(*(a._shape for a in arrays))
     return tuple(broadcast_to(a, shape) for a in arrays)
 

@@ -415,6 +415,13 @@ def cdist(x1, x2, /, p=2.0) -> Array:
     return ns.linalg.vector_norm(diff, axis=-1, ord=p)
 
 
+def _arrays(fname, **args):
+    """TypeError (PyTorch's) for an argument that is not an array."""
+    for name, a in args.items():
+        if not isinstance(a, Array):
+            raise TypeError(f"{fname}(): argument '{name}' must be an array, not {type(a).__name__}")
+
+
 @_composite
 def cross(input, other, /, dim=None) -> Array:
     """The cross product along ``dim`` (by default the first dimension of size 3, as in PyTorch).
@@ -424,6 +431,7 @@ def cross(input, other, /, dim=None) -> Array:
     tensor([0., 0., 1.])
     """
     ns = _ns()
+    _arrays("cross", input=input, other=other)
     shape = ns.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     if dim is None:
         dim = next((i for i, n in enumerate(shape) if n == 3), None)
@@ -444,6 +452,7 @@ def kron(input, other, /) -> Array:
             [ 100, 1000,  200, 2000]])
     """
     ns = _ns()
+    _arrays("kron", input=input, other=other)
     nd = builtins.max(input.ndim, other.ndim)
     a = ns.reshape(input, (1,) * (nd - input.ndim) + tuple(input.shape))
     b = ns.reshape(other, (1,) * (nd - other.ndim) + tuple(other.shape))
@@ -625,6 +634,7 @@ def unique_(self, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 def type_as(self, other):
     """This array cast to ``other``'s dtype (self when it already has it)."""
+    _arrays("type_as", other=other)
     return self.to(other.dtype)
 
 

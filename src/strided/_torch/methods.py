@@ -500,18 +500,26 @@ def repeat_(self, *sizes):
     return _ns().tile(self, sizes)
 
 
+def _other_array(fname, other):
+    if not isinstance(other, Array):  # (PyTorch: TypeError)
+        raise TypeError(f"{fname}(): argument 'other' must be an array, not {type(other).__name__}")
+
+
 def expand_as(self, other):
     """``expand`` to ``other``'s shape."""
+    _other_array('expand_as', other)
     return self.expand(other._shape)
 
 
 def view_as(self, other):
     """``view`` with ``other``'s shape."""
+    _other_array('view_as', other)
     return self.view(other._shape)
 
 
 def reshape_as(self, other):
     """``reshape`` to ``other``'s shape."""
+    _other_array('reshape_as', other)
     return reshape_(self, other._shape)
 
 
