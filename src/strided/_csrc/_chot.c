@@ -132,7 +132,7 @@ dtype_index(PyObject *dt)
         return -1;
     Py_ssize_t v = PyLong_AsSsize_t(i);
     if (v == -1 && PyErr_Occurred())
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
     return v;
 }
 
@@ -148,7 +148,7 @@ nbytes_of(PyObject *x)
         return -1;
     Py_ssize_t n = PyLong_AsSsize_t(isz);
     if (n < 0) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError);
         return -1;
     }
     for (Py_ssize_t i = 0, nd = PyTuple_GET_SIZE(shape); i < nd; i++) {
@@ -157,8 +157,7 @@ nbytes_of(PyObject *x)
             return -1;
         Py_ssize_t v = PyLong_AsSsize_t(d);
         if (v < 0) {
-            if (PyErr_Occurred())
-                PyErr_Clear();
+            (void)contract_clear(PyExc_OverflowError);
             return -1;
         }
         if (v && n > PY_SSIZE_T_MAX / v)
@@ -178,7 +177,9 @@ small_limit(void)
 }
 
 /* A CPU array small enough for this path: its native view (new reference), else NULL
-   with no error set. small_native: the same for an extension-free array only. */
+   with no error set (declined), or NULL with an error that must propagate (building the
+   native ran Python code: a KeyboardInterrupt, a MemoryError). small_native: the same
+   for an extension-free array only. */
 static PyObject *
 small_native_any(PyObject *x, Py_ssize_t limit)
 {
@@ -190,10 +191,8 @@ small_native_any(PyObject *x, Py_ssize_t limit)
         return NULL;
     if (a == Py_None) {
         a = PyObject_CallOneArg(nat_fn, x);
-        if (a == NULL) {
-            PyErr_Clear();
-            return NULL;
-        }
+        if (a == NULL)
+            return contract_decline();
     }
     else
         Py_INCREF(a);
@@ -211,7 +210,8 @@ small_native(PyObject *x, Py_ssize_t limit)
 }
 
 /* Call kernel(args) under NumPy's "ignore" error state; NULL with no error set when
-   it failed (the Python path then runs and raises its own error).
+   it failed (the Python path then runs and raises its own error), NULL with an error
+   set for one that must propagate (contract_clear).
    The cheap way in is entering a prepared Context that holds just that state (a
    kernel reads no other context variable); a Context is entered by one thread at a
    time, so while another thread has it (NumPy releases the GIL in its loops) this
@@ -228,12 +228,12 @@ run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n)
         }
     }
     else {
-        PyErr_Clear();
-        PyObject *tok = PyContextVar_Set(errstate_var, errstate_ignore);
-        if (tok == NULL) {
-            PyErr_Clear();
+        /* (entered by another thread: the RuntimeError Python raises for that) */
+        if (!contract_clear(PyExc_RuntimeError))
             return NULL;
-        }
+        PyObject *tok = PyContextVar_Set(errstate_var, errstate_ignore);
+        if (tok == NULL)
+            return NULL; /* (out of memory: propagates) */
         r = PyObject_Vectorcall(kernel, args, n, NULL);
         if (PyContextVar_Reset(errstate_var, tok) < 0) {
             Py_DECREF(tok);
@@ -242,11 +242,8 @@ run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n)
         }
         Py_DECREF(tok);
     }
-    if (r == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return NULL; /* KeyboardInterrupt and friends propagate (error set) */
-        PyErr_Clear();
-    }
+    if (r == NULL)
+        return contract_decline(); /* (KeyboardInterrupt, MemoryError: propagate, error set) */
     return r;
 }
 
@@ -281,7 +278,7 @@ array_new(PyObject *np, PyObject *st, PyObject *off, PyObject *shape, PyObject *
 
 /* The Array wrapping a fresh kernel result r (stolen), or NULL with no error set when
    r is not a plain result of dtype res (0-d NumPy scalars, other dtypes: the Python
-   path wraps those). */
+   path wraps those); NULL with an error set: out of memory. */
 static PyObject *
 wrap(PyObject *r, PyObject *res, PyObject *dev)
 {
@@ -303,7 +300,7 @@ wrap(PyObject *r, PyObject *res, PyObject *dev)
     return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
                      Py_NewRef(res), Py_NewRef(dev));
 fail:
-    PyErr_Clear();
+    (void)contract_clear(PyExc_Exception); /* (a MemoryError propagates) */
 decline:
     Py_DECREF(r);
     return NULL;
@@ -311,7 +308,8 @@ decline:
 
 /* A registry entry (result dtype, cast, kernels) without a cast (contract_entry): the
    kernel for dev and the result dtype, both new references (the kernel call may run
-   Python code that changes the tables or the operands), or NULL with no error set. */
+   Python code that changes the tables or the operands), or NULL with no error set
+   (declined), or NULL with an error that must propagate. */
 static PyObject *
 entry_kernel(PyObject *ent, PyObject *dev, PyObject **res)
 {
@@ -321,14 +319,13 @@ entry_kernel(PyObject *ent, PyObject *dev, PyObject **res)
     PyObject *k = PyDict_GetItemWithError(kc, dev);
     if (k == NULL) {
         /* not resolved yet: kc[dev] resolves and keeps it (the dict subclass's __missing__) */
-        PyErr_Clear();
+        if (!contract_clear(PyExc_Exception))
+            return NULL;
         Py_INCREF(ent); /* __missing__ is Python code */
         k = PyObject_GetItem(kc, dev);
         Py_DECREF(ent);
-        if (k == NULL) {
-            PyErr_Clear();
-            return NULL;
-        }
+        if (k == NULL)
+            return contract_decline();
         if (!contract_entry(ent, res, &kc)) {
             Py_DECREF(k);
             return NULL;
@@ -575,7 +572,8 @@ loop_resolve(Loop *L, PyObject *k, int nin, PyObject *const *dts)
         L->in[i] = Py_NewRef(PyTuple_GET_ITEM(descrs, i));
     L->out = Py_NewRef(PyTuple_GET_ITEM(descrs, nin));
 done:
-    PyErr_Clear();
+    /* (NumPy refusing this loop: declined for good; a KeyboardInterrupt, MemoryError stays) */
+    (void)contract_clear(PyExc_Exception);
     Py_XDECREF(tup);
     Py_XDECREF(got);
     Py_XDECREF(fixed);
@@ -608,7 +606,8 @@ scalar_kind(PyObject *s, PyObject *dt, Py_ssize_t isz)
 
 /* L (a Fast's slot, or NULL) for the entry ent on dev (xs: the operands in kernel order,
    n of them), resolved on first use and whenever the entry or device is another; NULL
-   (no error set) when ent is not a usable entry. */
+   (no error set) when ent is not a usable entry, NULL with an error set for one that
+   must propagate. */
 static Loop *
 loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
 {
@@ -648,8 +647,8 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
             dts[s] = fresh.sc == SC_BOOL ? SLOT(adt, D_np) : (PyObject *)Py_TYPE(xs[s]);
             ok = fresh.sc != SC_NONE;
         }
-        PyErr_Clear();
-        if (ok && loop_resolve(&fresh, fresh.kernel, n, dts)) {
+        (void)contract_clear(PyExc_OverflowError); /* (an itemsize beyond Py_ssize_t) */
+        if (ok && !PyErr_Occurred() && loop_resolve(&fresh, fresh.kernel, n, dts)) {
             /* computed in exactly the operands' dtypes (a scalar: the array's) */
             for (int j = 0; j < n; j++)
                 ok &= fresh.in[j] == SLOT(Py_TYPE(xs[j]) == Array_T ? SLOT(xs[j], O_dtype) : adt, D_np);
@@ -658,6 +657,10 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
                 fresh.info = NULL;
             }
         }
+    }
+    if (PyErr_Occurred()) { /* (an error that must propagate: nothing kept) */
+        loop_clear(&fresh);
+        return NULL;
     }
     /* (Python code ran above: another thread may have filled this slot; ours replaces it) */
     Loop old = *L;
@@ -677,7 +680,7 @@ scalar_to(const Loop *L, PyObject *s, void *buf)
         /* NumPy: PyNumber_Float (an int rounds to the nearest double), then the C cast */
         double d = PyFloat_CheckExact(s) ? PyFloat_AS_DOUBLE(s) : PyLong_AsDouble(s);
         if (d == -1.0 && PyErr_Occurred()) {
-            PyErr_Clear();
+            (void)contract_clear(PyExc_OverflowError); /* (an int beyond a double) */
             return 0;
         }
         if (L->sc == SC_F64) {
@@ -713,7 +716,7 @@ scalar_to(const Loop *L, PyObject *s, void *buf)
         long long v = PyLong_AsLongLongAndOverflow(s, &over);
         unsigned long long u = (unsigned long long)v;
         if (v == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
+            (void)contract_clear(PyExc_OverflowError);
             return 0;
         }
         if (L->sc == SC_INT) {
@@ -723,7 +726,7 @@ scalar_to(const Loop *L, PyObject *s, void *buf)
         else if (over > 0 && bits == 64) {
             u = PyLong_AsUnsignedLongLong(s);
             if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-                PyErr_Clear();
+                (void)contract_clear(PyExc_OverflowError);
                 return 0;
             }
         }
@@ -814,7 +817,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
     if (count > 0) {
         int rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
         if (rc < 0 || PyErr_Occurred()) { /* the ufunc path raises NumPy's error */
-            PyErr_Clear();
+            (void)contract_clear(PyExc_Exception); /* (KeyboardInterrupt, MemoryError stay) */
             Py_DECREF(r);
             return NULL;
         }
@@ -894,6 +897,10 @@ ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, in
     Loop L;
     Py_INCREF(dev); /* (held across the Python code below, as the kernel, result dtype and loop) */
     Loop *s = loop_for(slot, ent, dev, xs, n);
+    if (s == NULL && PyErr_Occurred()) {
+        Py_DECREF(dev);
+        return NULL;
+    }
     if (s != NULL) {
         L = *s;
         k = Py_NewRef(L.kernel);
@@ -1178,7 +1185,7 @@ where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *
     NDFields *first = NULL;
     PyObject *shape = NULL;
     if (isz <= 0 || isz > 16) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError);
         return NULL;
     }
     for (int j = 0; j < 3; j++) {
@@ -1346,6 +1353,66 @@ setup_named(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* Keys of the name caches. A cache key is hashed, and compared with the keys of a dict
+   and with a call site's last key, only when hashing and comparing it runs no Python
+   code: every part of it an exact str, int, float or bool, None, Ellipsis, or an exact tuple
+   of those (dtypes: DType, whose hash and comparison are strided's own), compared by
+   identity or, within one exact type, by value (so np.str_("a") is not "a", True is not
+   1). Anything else declines to the Python path, which owns its own rules (a user's
+   __eq__ that renames again, a str subclass). The key is built by the call and held by
+   it (a strong reference) while it is looked up. */
+static int
+plain_key(PyObject *o, int depth)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type
+        || o == Py_None || o == Py_Ellipsis || (t == DType_T && DType_T != NULL))
+        return 1;
+    if (t != &PyTuple_Type || depth <= 0)
+        return 0;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(o); i < n; i++)
+        if (!plain_key(PyTuple_GET_ITEM(o, i), depth - 1))
+            return 0;
+    return 1;
+}
+
+/* Whether two cache keys are the same: by identity, else plain keys (plain_key) of one
+   exact type and equal value, item by item for tuples; no Python code runs, no error. */
+static int
+plain_equal(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 1;
+    PyTypeObject *t = Py_TYPE(a);
+    if (t != Py_TYPE(b))
+        return 0;
+    if (t == &PyUnicode_Type)
+        return PyUnicode_Compare(a, b) == 0; /* (two exact strs: no error) */
+    if (t == &PyLong_Type || t == &PyFloat_Type)
+        return PyObject_RichCompareBool(a, b, Py_EQ) == 1; /* (builtin: no code, no error) */
+    if (t != &PyTuple_Type || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b))
+        return 0; /* (bools, None, Ellipsis, DTypes: by identity) */
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; i++)
+        if (!plain_equal(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i)))
+            return 0;
+    return 1;
+}
+
+/* A names tuple: exact strs and None only (what strided.named makes; a tuple a user put
+   in an Ext's names by hand declines). */
+static int
+plain_names(PyObject *names)
+{
+    if (!PyTuple_CheckExact(names))
+        return 0;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(names); i < n; i++) {
+        PyObject *v = PyTuple_GET_ITEM(names, i);
+        if (v != Py_None && !PyUnicode_CheckExact(v))
+            return 0;
+    }
+    return 1;
+}
+
 /* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
    Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
 static PyObject *
@@ -1358,34 +1425,31 @@ untracked_names(PyObject *x)
     return PyTuple_CheckExact(names) ? names : NULL;
 }
 
-/* Whether auto_align() is off (its context variable holds False); errors read as on. */
+/* Whether auto_align() is off (its context variable holds False); an error reads as on
+   and stays set (reading a context variable fails only out of memory). */
 static int
 auto_align_off(void)
 {
     PyObject *v;
-    if (auto_align == NULL || PyContextVar_Get(auto_align, NULL, &v) < 0) {
-        PyErr_Clear();
+    if (auto_align == NULL || PyContextVar_Get(auto_align, NULL, &v) < 0)
         return 0;
-    }
     Py_XDECREF(v);
     return v == Py_False;
 }
 
 /* x's ndim as an int object (new reference), or NULL (no error) for a shape that is not
-   a tuple. */
+   a tuple (NULL with an error: out of memory). */
 static inline PyObject *
 ndim_key(PyObject *x)
 {
     PyObject *shape = SLOT(x, O_shape);
     if (shape == NULL || !PyTuple_CheckExact(shape))
         return NULL;
-    PyObject *r = PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
-    if (r == NULL)
-        PyErr_Clear();
-    return r;
+    return PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
 }
 
-/* An operand's key in the name cache (new reference), or NULL (no error) to decline. */
+/* An operand's key in the name cache (new reference), or NULL (no error) to decline;
+   a names tuple is checked (plain_names) where it is hashed or compared by value. */
 static PyObject *
 name_key(PyObject *x)
 {
@@ -1431,7 +1495,8 @@ name_result(PyObject *r, PyObject *names)
 }
 
 /* Whether two names tuples are equal: item by item by identity first (names are mostly
-   the same interned strs), else compared; -1 on error. */
+   the same interned strs), else by value when both are plain names (plain_names); -1
+   (no error) for names that are not. */
 static int
 same_names(PyObject *a, PyObject *b)
 {
@@ -1440,7 +1505,7 @@ same_names(PyObject *a, PyObject *b)
         return 0;
     for (Py_ssize_t i = 0; i < n; i++)
         if (PyTuple_GET_ITEM(a, i) != PyTuple_GET_ITEM(b, i))
-            return PyObject_RichCompareBool(a, b, Py_EQ);
+            return plain_names(a) && plain_names(b) ? plain_equal(a, b) : -1;
     return 1;
 }
 
@@ -1464,29 +1529,25 @@ fast_named(Fast *f, PyObject *const *xs, int n)
         goto done;
     if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
         int eq = same_names(k[0], k[1]);
-        if (eq < 0) {
-            PyErr_Clear();
-            goto done;
-        }
-        if (!eq && !auto_align_off()) /* names that differ: the handler aligns them */
+        if (eq < 0 || (!eq && !auto_align_off())) /* names that differ: the handler aligns them */
             goto done;
     }
     if (k[0] == f->last[0] && k[1] == f->last[1]) {
         names = Py_NewRef(f->last[2]);
     }
     else {
+        /* (a key of plain parts only: the lookup runs no Python code) */
+        if (!PyUnicode_CheckExact(f->name) || !plain_key(k[0], 1) || (n == 2 && !plain_key(k[1], 1)))
+            goto done;
         PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
-        if (key == NULL) {
-            PyErr_Clear();
-            goto done;
-        }
+        if (key == NULL)
+            goto done; /* (out of memory: propagates) */
         names = PyDict_GetItemWithError(ew_names, key);
+        Py_XINCREF(names);
         Py_DECREF(key);
-        if (names == NULL) {
-            PyErr_Clear();
-            goto done;
-        }
-        Py_INCREF(names); /* the kernel call may run code that clears the cache */
+        if (names == NULL)
+            goto done; /* (a miss; an error propagates) */
+        /* (names held: the kernel call may run code that clears the cache) */
         for (int i = 0; i < 2; i++)
             Py_XSETREF(f->last[i], Py_XNewRef(k[i]));
         Py_XSETREF(f->last[2], Py_NewRef(names));
@@ -1502,8 +1563,8 @@ done:
 }
 
 /* Whether a call (x's names, ndim, arguments) is the one ``key`` (a _RED key) was built
-   from: by identity, or equal values of the builtin types the key may hold (equal
-   types first: True == 1 must not match). */
+   from: by identity, or plain_equal (equal exact types: True == 1 must not match; no
+   Python code runs). The call's arguments are plain keys (named_call checked them). */
 static int
 same_call(PyObject *key, PyObject *names, Py_ssize_t nd, const CallArgs *c)
 {
@@ -1518,27 +1579,18 @@ same_call(PyObject *key, PyObject *names, Py_ssize_t nd, const CallArgs *c)
         PyTypeObject *t = Py_TYPE(a);
         if ((PyObject *)t != PyTuple_GET_ITEM(key, at))
             return 0;
-        if (i >= np) {
-            PyObject *k = PyTuple_GET_ITEM(key, at - 1), *kn = PyTuple_GET_ITEM(c->kwnames, i - np);
-            if (k != kn && PyUnicode_Compare(k, kn))
-                return 0;
-        }
-        if (v != a) {
-            if (t != &PyUnicode_Type && t != &PyLong_Type && t != &PyFloat_Type && t != &PyTuple_Type)
-                return 0; /* (a comparison that may run Python code: looked up afresh) */
-            int eq = PyObject_RichCompareBool(v, a, Py_EQ);
-            if (eq <= 0) {
-                PyErr_Clear();
-                return 0;
-            }
-        }
+        if (i >= np && !plain_equal(PyTuple_GET_ITEM(key, at - 1), PyTuple_GET_ITEM(c->kwnames, i - np)))
+            return 0;
+        if (!plain_equal(v, a))
+            return 0;
     }
     return 1;
 }
 
 /* A _RED outcome (positional arguments after x, {keyword: value}, result names) as the
    call makes it: (result names, the keywords' names, the positional arguments, the
-   keywords' values...); NULL (no error) for another shape. */
+   keywords' values...); NULL (no error) for another shape, NULL with an error: out of
+   memory. */
 static PyObject *
 cached_call_form(PyObject *hit)
 {
@@ -1552,8 +1604,7 @@ cached_call_form(PyObject *hit)
     if (call == NULL || kn == NULL) {
         Py_XDECREF(call);
         Py_XDECREF(kn);
-        PyErr_Clear();
-        return NULL;
+        return NULL; /* (out of memory: propagates) */
     }
     PyTuple_SET_ITEM(call, 0, Py_NewRef(PyTuple_GET_ITEM(hit, 2)));
     PyTuple_SET_ITEM(call, 1, kn);
@@ -1582,20 +1633,25 @@ cached_call_form(PyObject *hit)
 static PyObject *
 named_call(Fast *f, PyObject *x, const CallArgs *c)
 {
-    if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_Check(f->name))
+    if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_CheckExact(f->name))
         return NULL;
     PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape), *call;
     if (names == NULL || shape == NULL || !PyTuple_CheckExact(shape))
         return NULL;
     Py_ssize_t np = c->npos, nk = c->nk, nd = PyTuple_GET_SIZE(shape);
+    /* (every part of the key plain, plain_key: an Array, a list, a str subclass, a user
+       object with its own __eq__ or __hash__ take the Python path; a tuple holds exact
+       strs and ints only, as _handler._simple says: its items' types are not in the key) */
     for (Py_ssize_t i = 0; i < np + nk; i++) {
         PyObject *a = c->v[i];
-        if (Py_TYPE(a) == Array_T)
-            return NULL; /* (not a key: the Python path) */
+        if (!plain_key(a, 0) && !(PyTuple_CheckExact(a) && plain_key(a, 1)))
+            return NULL;
         if (PyTuple_CheckExact(a))
             for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(a); j++)
                 if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(a, j)) && !PyLong_CheckExact(PyTuple_GET_ITEM(a, j)))
                     return NULL;
+        if (i >= np && !PyUnicode_CheckExact(PyTuple_GET_ITEM(c->kwnames, i - np)))
+            return NULL;
     }
     if (f->last[0] == names && same_call(f->last[1], names, nd, c))
         call = Py_NewRef(f->last[2]);
@@ -1606,7 +1662,7 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
             Py_XDECREF(key);
             Py_XDECREF(ndo);
             Py_XDECREF(npo);
-            return decline_error();
+            return NULL; /* (out of memory: propagates) */
         }
         PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
         PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
@@ -1619,12 +1675,16 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
             PyTuple_SET_ITEM(key, at++, Py_NewRef((PyObject *)Py_TYPE(c->v[i])));
             PyTuple_SET_ITEM(key, at++, Py_NewRef(c->v[i]));
         }
-        PyObject *hit = PyDict_GetItemWithError(red_cache, key); /* (unhashable: declined) */
+        if (!plain_names(names)) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        /* (the key holds what it is made of: a stored key's comparison runs no code of ours) */
+        PyObject *hit = PyDict_GetItemWithError(red_cache, key);
         call = hit == NULL ? NULL : cached_call_form(hit);
         if (call == NULL) {
             Py_DECREF(key);
-            PyErr_Clear();
-            return NULL;
+            return NULL; /* (a miss, or an error that propagates) */
         }
         Py_XSETREF(f->last[0], Py_NewRef(names));
         Py_XSETREF(f->last[1], key);
@@ -1664,34 +1724,30 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
     return r;
 }
 
-/* The cached outcome of the view (op, the array's names, sig) (_core.VIEW_NAMES; borrowed:
-   held by last), or NULL (no error) when there is none yet. last[3] (the call site's:
-   names, sig, outcome) keeps the last outcome found: an outcome is a function of its
-   key, so it never goes stale, and a loop over one array finds it by the names'
-   identity. */
+/* The cached outcome of the view (op, the array's names, sig) (_core.VIEW_NAMES; a new
+   reference), or NULL when there is none yet (no error; an error set: out of memory).
+   last[3] (the call site's: names, sig, outcome, held) keeps the last outcome found: an
+   outcome is a function of its key, so it never goes stale, and a loop over one array
+   finds it by the names' identity. The key is plain (plain_key: the caller's sig, the
+   names checked here), so comparing it with last's and looking it up runs no Python code
+   of its own; it is held by this call throughout. */
 static PyObject *
 view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
     if (sig == NULL)
         return NULL;
-    if (names == last[0]) {
-        int eq = sig == last[1] ? 1 : PyObject_RichCompareBool(sig, last[1], Py_EQ);
-        if (eq < 0)
-            PyErr_Clear();
-        else if (eq)
-            return last[2];
-    }
-    if (view_names == NULL)
+    if (names == last[0] && plain_equal(sig, last[1]))
+        return Py_NewRef(last[2]);
+    if (view_names == NULL || !plain_names(names) || !plain_key(sig, 2))
         return NULL;
-    PyObject *key = PyTuple_Pack(3, op, names, sig), *out = NULL;
-    if (key != NULL) {
-        out = PyDict_GetItemWithError(view_names, key);
-        Py_DECREF(key);
-    }
-    if (out == NULL) {
-        PyErr_Clear();
+    PyObject *key = PyTuple_Pack(3, op, names, sig), *out;
+    if (key == NULL)
         return NULL;
-    }
+    out = PyDict_GetItemWithError(view_names, key);
+    Py_XINCREF(out);
+    Py_DECREF(key);
+    if (out == NULL)
+        return NULL; /* (a miss; an error propagates) */
     Py_XSETREF(last[0], Py_NewRef(names));
     Py_XSETREF(last[1], Py_NewRef(sig));
     Py_XSETREF(last[2], Py_NewRef(out));
@@ -1709,7 +1765,7 @@ named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject *
         Py_DECREF(r);
         return NULL;
     }
-    Py_INCREF(out); /* (an allocation may run a finalizer that replaces last[2]) */
+    /* (out held: an allocation may run a finalizer that replaces last[2]) */
     r = name_result(r, out);
     Py_DECREF(out);
     return r;
@@ -2050,7 +2106,10 @@ own_identity(Fast *f, PyObject *fallback)
     for (const char **a = own; *a; a++) {
         PyObject *v = PyObject_GetAttrString(fallback, *a);
         if (v == NULL) {
-            PyErr_Clear();
+            if (!contract_clear(PyExc_AttributeError)) {
+                Py_DECREF(f);
+                return NULL;
+            }
             continue;
         }
         int err = PyDict_SetItemString(f->dict, *a, v);
@@ -2278,14 +2337,12 @@ static PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
 static PyObject *unsq_keys[MAXDIMS + 1]; /* (slice(None),) * a + (None, Ellipsis), built on use */
 
 /* A failed call into Python: ordinary exceptions are cleared (the caller declines and
-   the Python path runs, raising its own); KeyboardInterrupt and friends propagate.
-   Returns NULL either way. */
+   the Python path runs, raising its own); KeyboardInterrupt, MemoryError and friends
+   propagate (contract.h, contract_decline). Returns NULL either way. */
 static PyObject *
 decline_error(void)
 {
-    if (PyErr_ExceptionMatches(PyExc_Exception))
-        PyErr_Clear();
-    return NULL;
+    return contract_decline();
 }
 
 /* The items of a tuple of exact Python ints (bools too when bools is set: *bools then
@@ -2308,7 +2365,7 @@ tuple_ints_or_bools(PyObject *t, Py_ssize_t *out, Py_ssize_t *n, int *bools)
         }
         Py_ssize_t x = PyLong_AsSsize_t(v);
         if (x == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
+            (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
             return -1;
         }
         out[i] = x;
@@ -2354,7 +2411,7 @@ get_layout(PyObject *x, Layout *L)
         return -1;
     L->off = PyLong_AsSsize_t(off);
     if (L->off == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError);
         return -1;
     }
     for (Py_ssize_t i = 0; i < L->nd; i++)
@@ -2392,7 +2449,7 @@ make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
     PyObject *xo = SLOT(x, O_off);
     Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
     if (xoff == -1 && PyErr_Occurred())
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError);
     o = xo != NULL && xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
     sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
     sr = ints_tuple(str, nd);
@@ -2582,7 +2639,7 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
             which = i;
     double d = tv == &PyFloat_Type ? PyFloat_AS_DOUBLE(value) : PyLong_AsDouble(value);
     if (d == -1.0 && PyErr_Occurred()) { /* (an int beyond a double: Python raises) */
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError);
         return 0;
     }
     /* (NumPy's conversions: (float)d, npy_double_to_half, which rounds to inf from 65520) */
@@ -2611,10 +2668,8 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
         Py_SETREF(SLOT(st, S_version), nv);
     }
     Py_DECREF(st);
-    if (rc == -1 && PyErr_ExceptionMatches(PyExc_Exception)) {
-        PyErr_Clear();
+    if (rc == -1 && contract_clear(PyExc_Exception)) /* (KeyboardInterrupt, MemoryError: -1) */
         return 0;
-    }
     return rc < 0 ? -1 : 1;
 }
 
@@ -2668,7 +2723,7 @@ view_contiguous(PyObject *x)
             return NULL;
         Py_ssize_t unit = PyLong_AsSsize_t(isz);
         if (unit <= 0) {
-            PyErr_Clear();
+            (void)contract_clear(PyExc_OverflowError);
             return NULL;
         }
         PyObject *bs = PyObject_GetAttr(p, s_strides);
@@ -2901,6 +2956,19 @@ view_alias(PyObject *x)
 
 /* --- align_to: permuted, size-1 dims inserted ----------------------------------------------- */
 
+/* The arguments of rename, refine_names and align_to that a cached outcome may answer
+   for: each an exact str, None or Ellipsis (what strided.named's _remember caches; an
+   np.str_, a str subclass, a user object with its own __eq__ take the Python path, which
+   raises or answers by its own rules, whatever was cached before). */
+static int
+name_args(PyObject *const *items, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (items[i] != Py_None && items[i] != Py_Ellipsis && !PyUnicode_CheckExact(items[i]))
+            return 0;
+    return 1;
+}
+
 /* x.align_to(*items) of a named array seen before: its outcome (_core.VIEW_NAMES[("align_to",
    names, items)] = (target names, perm, new dims)) is x permuted by perm, with size-1
    dims inserted at the sorted positions new dims as _layout.unsqueeze inserts them, named
@@ -2908,18 +2976,19 @@ view_alias(PyObject *x)
 static PyObject *
 view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_ssize_t n)
 {
+    if (!name_args(items, n))
+        return NULL;
     PyObject *sig = PyTuple_New(n), *out;
     if (sig == NULL)
-        return decline_error();
+        return NULL; /* (out of memory: propagates) */
     for (Py_ssize_t i = 0; i < n; i++)
         PyTuple_SET_ITEM(sig, i, Py_NewRef(items[i]));
-    out = view_outcome(f->table, names, sig, f->last);
+    out = view_outcome(f->table, names, sig, f->last); /* (held: materializing x runs Python code) */
     Py_DECREF(sig);
     Py_ssize_t perm[MAXDIMS], add[MAXDIMS], np, na, shape[MAXDIMS], str[MAXDIMS];
     Layout L;
     if (out == NULL)
         return NULL;
-    Py_INCREF(out); /* (held: materializing x runs Python code) */
     if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3
         || tuple_ints(PyTuple_GET_ITEM(out, 1), perm, &np) || tuple_ints(PyTuple_GET_ITEM(out, 2), add, &na)
         || get_layout(x, &L) < 0 || np != L.nd || np + na > MAXDIMS)
@@ -3000,7 +3069,8 @@ kw_is(PyObject *kwnames, Py_ssize_t i, const char *name)
 
 /* x[key]'s key in the named views' cache (_handler._index_signature): 1 << (entries),
    plus bit i for an int entry i; key is a slice, an int or a tuple of them (as
-   view_getitem takes it). New reference, or NULL (no error). */
+   view_getitem takes it). New reference, or NULL (no error: declined; an error: out of
+   memory). */
 static PyObject *
 index_signature(PyObject *key)
 {
@@ -3012,15 +3082,13 @@ index_signature(PyObject *key)
     for (Py_ssize_t i = 0; i < nk; i++)
         if (PyLong_CheckExact(single ? key : PyTuple_GET_ITEM(key, i)))
             sig |= 1ULL << i;
-    PyObject *r = PyLong_FromUnsignedLongLong(sig);
-    if (r == NULL)
-        PyErr_Clear();
-    return r;
+    return PyLong_FromUnsignedLongLong(sig); /* (NULL: out of memory, propagates) */
 }
 
 /* permute's axes (items[0..n), or the one tuple items[0]) of a named array with each
    name given as its position in names (as _core.name_to_axis finds it): a new tuple of
-   ints, or NULL (no error) when one is not a name of the array, nor an int. */
+   ints, or NULL (no error) when one is not a name of the array, nor an int (an error:
+   out of memory). */
 static PyObject *
 axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
 {
@@ -3036,7 +3104,7 @@ axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
         if (PyLong_CheckExact(a)) {
             ax[i] = PyLong_AsSsize_t(a);
             if (ax[i] == -1 && PyErr_Occurred()) {
-                PyErr_Clear();
+                (void)contract_clear(PyExc_OverflowError);
                 return NULL;
             }
             continue;
@@ -3051,10 +3119,7 @@ axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
             return NULL; /* the Python path reports the unknown name */
         ax[i] = j;
     }
-    PyObject *t = ints_tuple(ax, n);
-    if (t == NULL)
-        PyErr_Clear();
-    return t;
+    return ints_tuple(ax, n); /* (NULL: out of memory, propagates) */
 }
 
 /* The view of a named array x (names: its names) that view_vectorcall computed, r
@@ -3084,19 +3149,20 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
         op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
         break;
     case V_RENAME: /* (the names given; the same names: the array itself, as in Python) */
+        if (!name_args(args + 1, n - 1)) {
+            Py_DECREF(r);
+            return NULL;
+        }
         op = f->table, sig = PyTuple_New(n - 1);
         for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
             PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
         r = named_view(r, op, names, sig, f->last);
         Py_XDECREF(sig);
         if (r != NULL && SLOT(r, O_ext) != Py_None) {
-            int same = PyObject_RichCompareBool(SLOT(SLOT(r, O_ext), E_names), names, Py_EQ);
-            if (same) { /* (tuples of str and None: no Python code runs) */
+            /* (both plain names: named_view found them by plain keys; no Python code runs) */
+            PyObject *got = SLOT(SLOT(r, O_ext), E_names);
+            if (plain_names(got) && plain_names(names) && plain_equal(got, names)) {
                 Py_DECREF(r);
-                if (same < 0) {
-                    PyErr_Clear();
-                    return NULL;
-                }
                 return Py_NewRef(x);
             }
         }
@@ -3278,8 +3344,7 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
                 for (Py_ssize_t i = 0; i < nd; i++)
                     ax[i] = i;
                 ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
-                if ((swap_perms[nd] = ints_tuple(ax, nd)) == NULL)
-                    PyErr_Clear();
+                swap_perms[nd] = ints_tuple(ax, nd); /* (NULL: out of memory, propagates) */
             }
             r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
         }

@@ -125,6 +125,52 @@ static const Slot STORAGE_ROWS[] = {STORAGE_SLOTS(CONTRACT_ROW)};
 static const Slot EXT_ROWS[] = {EXT_SLOTS(CONTRACT_ROW)};
 #define N_ROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
 
+/* --- errors: a C path clears only the errors it expects -----------------------------------
+ * An entry point declines (the Python definition then runs and raises its own error) on
+ * the errors it expects: an int that does not fit (OverflowError, from the C API's
+ * conversions), or an ordinary error of Python code that the Python definition runs too
+ * (a kernel, ``_nat``, a dict's ``__missing__``, NumPy's loop resolution: an Exception).
+ * It never clears MemoryError, nor what is not an Exception (KeyboardInterrupt,
+ * SystemExit): those propagate from where they arose, so a Ctrl-C that arrives while a C
+ * path runs Python code is never lost, and the Python definition does not run again
+ * after it. */
+
+/* 1 when no error is set any more (there was none, or one of `expected` that was
+   cleared); 0 when one stays set and must propagate. */
+static inline int
+contract_clear(PyObject *expected)
+{
+    if (!PyErr_Occurred())
+        return 1;
+    if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(expected))
+        return 0;
+    PyErr_Clear();
+    return 1;
+}
+
+/* A refused buffer request (PyObject_GetBuffer: BufferError, TypeError, ValueError):
+   the same as contract_clear for those. */
+static inline int
+contract_clear_buffer(void)
+{
+    if (!PyErr_Occurred())
+        return 1;
+    if (!PyErr_ExceptionMatches(PyExc_BufferError) && !PyErr_ExceptionMatches(PyExc_TypeError)
+        && !PyErr_ExceptionMatches(PyExc_ValueError))
+        return 0;
+    PyErr_Clear();
+    return 1;
+}
+
+/* A failed call into Python code: an ordinary error cleared (declined), any other left
+   set (propagates). NULL either way. */
+static inline PyObject *
+contract_decline(void)
+{
+    (void)contract_clear(PyExc_Exception);
+    return NULL;
+}
+
 /* --- setup: the offsets, from the slot descriptors ----------------------------------- */
 
 static int
@@ -259,7 +305,7 @@ contract_pool_limit(PyObject *big_list)
         return 0;
     Py_ssize_t big = PyLong_AsSsize_t(v);
     if (big == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
         return 0;
     }
     return big;
