@@ -1,4 +1,4 @@
-"""The compiled caches (strided/_csrc/_chot.c, "named dimensions" and the views' name
+"""The compiled caches (strided/_csrc/_chot/names.c, and the views' name
 caches) against the Python definitions they stand in front of, for the arguments a cache
 must not answer for, and the errors a C path must not swallow.
 

@@ -1,4 +1,4 @@
-/* strided/_csrc/contract.h: what the compiled hot path (_chot.c) reads from Python
+/* strided/_csrc/contract.h: what the compiled hot path (the sources in _chot/) reads from Python
  * objects, declared once, and the checks that make reading it safe (and, at the end,
  * what the backward engine's loop, _cgrad.c, reads from graph nodes).
  *
@@ -43,6 +43,17 @@
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* The storage of the state below (the classes, the slot offsets): static in an extension
+   of one source; in one of several sources (_chot: chot.h defines CONTRACT_EXTERN) declared
+   extern in each and defined in one (module.c defines CONTRACT_DEFINE). */
+#if !defined(CONTRACT_EXTERN)
+#define CONTRACT_STATE static
+#elif defined(CONTRACT_DEFINE)
+#define CONTRACT_STATE
+#else
+#define CONTRACT_STATE extern
+#endif
+
 /* What a slot must hold. Items of tuples (shape, strides) are checked where they are
    read, with the arithmetic that uses them (nbytes_of, tuple_ints). */
 typedef enum {
@@ -67,13 +78,13 @@ typedef struct {
     Want want;
 } Slot;
 
-#define CONTRACT_OFFSET(name, off, want, ew) static Py_ssize_t off;
+#define CONTRACT_OFFSET(name, off, want, ew) CONTRACT_STATE Py_ssize_t off;
 #define CONTRACT_ROW(name, off, want, ew) {name, &off, want},
 #define CONTRACT_CHECK(name, off, want, ew) &&contract_want(SLOT(o, off), want)
 #define CONTRACT_CHECK_EW(name, off, want, ew) &&(!(ew) || contract_want(SLOT(o, off), want))
 
 /* The classes, given at setup (strong references). */
-static PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
+CONTRACT_STATE PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
 
 /* Array's slots: the native view (None until built; an ndarray on CPU, a CuPy array
    on CUDA: the C code uses it as an ndarray only after checking its type), the
