@@ -22,15 +22,18 @@ from setuptools import Extension, setup
 
 _FLAGS = ["-O3", "-std=c11"]
 # _chot's sources, one per concern (each file's head says which Python module it stands in
-# front of); module.c first: it defines the shared state the others declare (chot.h).
+# front of); module.c defines the shared state the others declare (chot.h).
 _CHOT = "src/strided/_csrc/_chot"
 _CHOT_SOURCES = ["module", "call", "loops", "fast", "names", "elide", "views", "setitem"]
 
 setup(ext_modules=[
     Extension("strided._csrc._ckernels", ["src/strided/_csrc/_ckernels.c"], optional=True,
               extra_compile_args=_FLAGS + ["-pthread"], extra_link_args=["-pthread"]),
+    # (-flto: the per-call path crosses sources -- fast.c, loops.c, call.c -- and link-time
+    # optimisation inlines across them as one file did)
     Extension("strided._csrc._chot", [f"{_CHOT}/{s}.c" for s in _CHOT_SOURCES], optional=True,
-              extra_compile_args=_FLAGS, depends=["src/strided/_csrc/contract.h", f"{_CHOT}/chot.h"]),
+              extra_compile_args=_FLAGS + ["-flto"], extra_link_args=["-flto", "-O3"],
+              depends=["src/strided/_csrc/contract.h", f"{_CHOT}/chot.h"]),
     Extension("strided._csrc._cgrad", ["src/strided/_csrc/_cgrad.c"], optional=True, extra_compile_args=_FLAGS,
               depends=["src/strided/_csrc/contract.h"]),
     Extension("strided._csrc._cpool", ["src/strided/_csrc/_cpool.c"], optional=True,
