@@ -411,8 +411,11 @@ discover(PyObject *mod, PyObject *roots)
         PyObject *n = PyTuple_GET_ITEM(e, 0);
         if (n == Py_None)
             continue;
+        Py_INCREF(n); /* (a node's __hash__ or __eq__ is Python code: n held across it) */
         int in = PySet_Contains(seen, n);
-        if (in < 0 || (!in && (PySet_Add(seen, n) < 0 || PyList_Append(stack, n) < 0)))
+        int bad = in < 0 || (!in && (PySet_Add(seen, n) < 0 || PyList_Append(stack, n) < 0));
+        Py_DECREF(n);
+        if (bad)
             goto error;
     }
     while (PyList_GET_SIZE(stack) > 0) {

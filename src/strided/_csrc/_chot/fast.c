@@ -218,41 +218,45 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                                                                             : Py_None;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    if (hook != Py_None) {
-        int ext = 0;
-        for (Py_ssize_t i = 0; i < n && !ext; i++)
-            ext = has_ext(args[i]);
-        for (Py_ssize_t i = 0; i < nk && !ext; i++)
-            ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
-        if (ext < 0)
-            return NULL;
-        if (ext > 0 && n >= 1) {
-            CallArgs c = {args + 1, n - 1, nk, kwnames};
-            PyObject *r = named_call(f, args[0], &c);
-            if (r != NULL || PyErr_Occurred())
-                return r;
-        }
-        if (ext) {
-            PyObject *tup = PyTuple_New(n), *kw = PyDict_New(), *r = NULL;
-            if (tup == NULL || kw == NULL)
-                goto done;
-            for (Py_ssize_t i = 0; i < n; i++)
-                PyTuple_SET_ITEM(tup, i, Py_NewRef(args[i]));
-            for (Py_ssize_t i = 0; i < nk; i++)
-                if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
-                    goto done;
-            Py_INCREF(hook); /* the hook may be uninstalled while it runs */
-            PyObject *tok = quiet_enter();
-            if (tok != NULL)
-                r = quiet_exit(tok, PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL));
-            Py_DECREF(hook);
-        done:
-            Py_XDECREF(tup);
-            Py_XDECREF(kw);
-            return r;
-        }
+    if (hook == Py_None)
+        return call_quiet(f->fallback, args, nargsf, kwnames);
+    /* (held: the checks and the named case below may run Python code that uninstalls it;
+       the Python wrapper keeps the hook it read first, too) */
+    Py_INCREF(hook);
+    PyObject *r = NULL, *tup = NULL, *kw = NULL;
+    int ext = 0;
+    for (Py_ssize_t i = 0; i < n && !ext; i++)
+        ext = has_ext(args[i]);
+    for (Py_ssize_t i = 0; i < nk && !ext; i++)
+        ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
+    if (ext < 0)
+        goto done;
+    if (ext > 0 && n >= 1) {
+        CallArgs c = {args + 1, n - 1, nk, kwnames};
+        r = named_call(f, args[0], &c);
+        if (r != NULL || PyErr_Occurred())
+            goto done;
     }
-    return call_quiet(f->fallback, args, nargsf, kwnames);
+    if (!ext) {
+        r = call_quiet(f->fallback, args, nargsf, kwnames);
+        goto done;
+    }
+    tup = PyTuple_New(n), kw = PyDict_New();
+    if (tup == NULL || kw == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(tup, i, Py_NewRef(args[i]));
+    for (Py_ssize_t i = 0; i < nk; i++)
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
+            goto done;
+    PyObject *tok = quiet_enter();
+    if (tok != NULL)
+        r = quiet_exit(tok, PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL));
+done:
+    Py_XDECREF(tup);
+    Py_XDECREF(kw);
+    Py_DECREF(hook);
+    return r;
 }
 
 /* The kernel call of matmul's and where's fast cases: kernel(natives of xs) wrapped as
