@@ -237,8 +237,11 @@ fast_named(Fast *f, PyObject *const *xs, int n)
         names = Py_NewRef(f->last[2]);
     }
     else {
-        /* (a key of plain parts only: the lookup runs no Python code) */
-        if (!PyUnicode_CheckExact(f->name) || !plain_key(k[0], 1) || (n == 2 && !plain_key(k[1], 1)))
+        /* (a key of plain parts only, an ndim or plain names: the lookup runs no Python code) */
+        for (int i = 0; i < n; i++)
+            if (!PyLong_CheckExact(k[i]) && !plain_names(k[i]))
+                goto done;
+        if (!PyUnicode_CheckExact(f->name))
             goto done;
         PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
         if (key == NULL)
