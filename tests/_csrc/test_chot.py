@@ -1,4 +1,4 @@
-"""The compiled hot path (strided/_csrc/_chot.c) against NumPy and against the Python
+"""The compiled hot path (strided/_csrc/_chot/) against NumPy and against the Python
 definition it stands in front of (``Fast.__wrapped__``).
 
 Skipped where the extension is not built or STRIDED_NO_CEXT=1; the rest of the
@@ -309,7 +309,7 @@ _NAMES = st.sampled_from([[None, None], ["A", None], [None, "A"], ["A", "B"], ["
 @given(row=st.sampled_from([r for r in E.ROWS if r.dunder]), shape1=st.sampled_from([(2, 3), (3,), (1, 3)]),
        shape2=st.sampled_from([(2, 3), (3,), ()]), n1=_NAMES, n2=_NAMES, scalar=st.booleans())
 def test_named_elementwise_equals_the_python_path(row, shape1, shape2, n1, n2, scalar):
-    # The compiled named case (a cached name outcome, strided/_csrc/_chot.c) against the named
+    # The compiled named case (a cached name outcome, strided/_csrc/_chot/names.c) against the named
     # handler's own path: the same names, values and errors, on the first call (which
     # fills the cache) and on the second (which the compiled path answers).
     a = xp.asarray(_value("float64", int(np.prod(shape1)), 10).reshape(shape1))

@@ -1,4 +1,4 @@
-"""The compiled view paths (strided/_csrc/_chot.c, "views") against NumPy's views and against
+"""The compiled view paths (strided/_csrc/_chot/views.c) against NumPy's views and against
 the Python definitions they stand in front of (``__wrapped__``; for ``T``/``mT`` the
 property's getter).
 

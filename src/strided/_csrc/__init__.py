@@ -1,8 +1,10 @@
 """The optional C extensions, built by ``pip install -e .`` (see setup.py).
 
-- ``_chot.c``  -> ``strided._csrc._chot``: the compiled hot path in front of the
+- ``_chot/*.c`` -> ``strided._csrc._chot``: the compiled hot path in front of the
   elementwise functions and operators (``_api/elementwise.py``), the views
-  (``_core/array.py``, ``_api/views.py``) and ``where`` (``_api/searching.py``);
+  (``_core/array.py``, ``_api/views.py``), ``where`` (``_api/searching.py``) and the name
+  caches of ``named/``: one extension of several sources, one per concern (module.c
+  lists them), sharing ``contract.h`` and ``_chot/chot.h``;
 - ``_ckernels.c`` -> ``strided._csrc._ckernels``: reductions, large elementwise
   kernels and the intra-op thread pool, behind ``_core/cfast.py`` and
   ``_core/threads.py``;

@@ -56,13 +56,15 @@ static PyObject *s_apply, *s_release;
 /* The largest output count read from a node (a bound on the list built for it). */
 #define MAX_NOUT (1 << 20)
 
-/* node.<name> as an exact int in [0, MAX_NOUT], or -1: anything else (error cleared). */
+/* node.<name> as an exact int in [0, MAX_NOUT], or -1: anything else (an ordinary error
+   cleared; a KeyboardInterrupt or MemoryError stays set: the caller checks PyErr_Occurred
+   and propagates it, contract.h). */
 static Py_ssize_t
 node_count(PyObject *node, PyObject *name)
 {
     PyObject *v = PyObject_GetAttr(node, name);
     if (v == NULL) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_Exception);
         return -1;
     }
     Py_ssize_t n = -1;
@@ -115,7 +117,7 @@ plain_int(PyObject *v, int *ok)
     k = PyLong_AsLongLongAndOverflow(v, &overflow);
     *ok = !overflow && !(k == -1 && PyErr_Occurred());
     if (!*ok)
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
     return k;
 }
 
@@ -148,7 +150,7 @@ give(PyObject *buffers, PyObject *child, Py_ssize_t nr, PyObject *g)
             return -1;
         Py_ssize_t nout = node_count(child, n_nout);
         if (nout < 0 || nr >= nout)
-            return 0;
+            return PyErr_Occurred() ? -1 : 0;
         cb = new_handoff(nout);
         if (cb == NULL)
             return -1;
@@ -359,6 +361,8 @@ drain(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             nout = node_count(node, n_nout);
             if (nout < 0) {
                 Py_DECREF(node);
+                if (PyErr_Occurred())
+                    return NULL;
                 break;
             }
         }
@@ -407,8 +411,11 @@ discover(PyObject *mod, PyObject *roots)
         PyObject *n = PyTuple_GET_ITEM(e, 0);
         if (n == Py_None)
             continue;
+        Py_INCREF(n); /* (a node's __hash__ or __eq__ is Python code: n held across it) */
         int in = PySet_Contains(seen, n);
-        if (in < 0 || (!in && (PySet_Add(seen, n) < 0 || PyList_Append(stack, n) < 0)))
+        int bad = in < 0 || (!in && (PySet_Add(seen, n) < 0 || PyList_Append(stack, n) < 0));
+        Py_DECREF(n);
+        if (bad)
             goto error;
     }
     while (PyList_GET_SIZE(stack) > 0) {
@@ -418,7 +425,8 @@ discover(PyObject *mod, PyObject *roots)
             goto error;
         nf = PyObject_GetAttr(node, n_next);
         if (nf == NULL) {
-            PyErr_Clear();
+            if (!contract_clear(PyExc_Exception))
+                goto error; /* (KeyboardInterrupt, MemoryError: propagate) */
             goto decline;
         }
         if (!PyTuple_CheckExact(nf))
@@ -538,18 +546,21 @@ pick(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer bg, bx, bo;
     const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
     if (PyObject_GetBuffer(args[0], &bg, flags) < 0) {
-        PyErr_Clear();
+        if (!contract_clear_buffer())
+            return NULL;
         Py_RETURN_FALSE;
     }
     if (PyObject_GetBuffer(args[1], &bx, flags) < 0) {
-        PyErr_Clear();
         PyBuffer_Release(&bg);
+        if (!contract_clear_buffer())
+            return NULL;
         Py_RETURN_FALSE;
     }
     if (PyObject_GetBuffer(args[2], &bo, flags | PyBUF_WRITABLE) < 0) {
-        PyErr_Clear();
         PyBuffer_Release(&bg);
         PyBuffer_Release(&bx);
+        if (!contract_clear_buffer())
+            return NULL;
         Py_RETURN_FALSE;
     }
     int size = float_format(&bg);

@@ -83,6 +83,12 @@
 #include <unistd.h>
 #include <sched.h>
 
+/* (only the error rules are used here: contract_clear, contract_clear_buffer) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "contract.h"
+#pragma GCC diagnostic pop
+
 /* ---------------------------------------------------------------------------
  * The tables. Each row is one type or one op; the macros below expand them into
  * the kernels, the dispatch and the op codes exported to Python.
@@ -231,18 +237,11 @@ static int
 sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict, double divisor)
 {
     Py_buffer src, out;
-    if (PyObject_GetBuffer(src_obj, &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0) {
-        if (strict)
-            return -1;
-        PyErr_Clear();
-        return 0;
-    }
+    if (PyObject_GetBuffer(src_obj, &src, PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+        return strict || !contract_clear_buffer() ? -1 : 0;
     if (PyObject_GetBuffer(out_obj, &out, PyBUF_STRIDES | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
         PyBuffer_Release(&src);
-        if (strict)
-            return -1;
-        PyErr_Clear();
-        return 0;
+        return strict || !contract_clear_buffer() ? -1 : 0;
     }
     int status = 1;
     const char *f = sd_format(&src), *g = sd_format(&out);
@@ -560,11 +559,12 @@ static int sd_threads(PyObject *obj, long *nt)
 /* --- buffers ------------------------------------------------------------ */
 
 /* 1 float32, 2 float64 (native, C-contiguous), else 0 with the view released and no
-   error set. */
+   error set, unless the request failed with an error other than a refusal (MemoryError:
+   left set, the callers check PyErr_Occurred before answering "not handled"). */
 static int sd_fbuf(PyObject *obj, Py_buffer *v, int writable)
 {
     if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) {
-        PyErr_Clear();
+        (void)contract_clear_buffer();
         return 0;
     }
     int kind = sd_kind(v);
@@ -664,7 +664,7 @@ static int sd_run_loop(sd_call_info *info, int nops, char **ptr, const Py_ssize_
     sd_parallel((int)nt, sd_loop_task, &x, x.nchunks);
     Py_END_ALLOW_THREADS
     if (atomic_load(&x.failed)) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_Exception); /* (anything else: the caller propagates it) */
         return 0;
     }
     return 1;
@@ -694,7 +694,7 @@ static int sd_scalar(PyObject *obj, int kind, double *v)
     else if (PyLong_CheckExact(obj)) {
         d = PyLong_AsDouble(obj);
         if (d == -1.0 && PyErr_Occurred()) {
-            PyErr_Clear();
+            (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
             return 0;
         }
         if (d > 9007199254740992.0 || d < -9007199254740992.0)
@@ -758,8 +758,11 @@ static sd_call_info *sd_bin_loop(int op, int kind, int sside)
                     cap = c;
             }
         }
-        PyErr_Clear(); /* an older NumPy, or a loop it won't hand out: declined for good */
-        if (*slot == NULL) { /* (NumPy's Python code may have let another thread fill it) */
+        /* an older NumPy, or a loop it won't hand out: declined for good; a KeyboardInterrupt
+           or MemoryError propagates (the callers check PyErr_Occurred) and nothing is kept */
+        if (!contract_clear(PyExc_Exception))
+            cap = NULL;
+        if (cap != NULL && *slot == NULL) { /* (NumPy's Python code may have let another thread fill it) */
             Py_INCREF(cap);
             *slot = cap;
         }
@@ -769,11 +772,11 @@ static sd_call_info *sd_bin_loop(int op, int kind, int sside)
         Py_XDECREF(uf);
         Py_XDECREF(np);
     }
-    if (*slot == Py_None)
+    if (PyErr_Occurred() || *slot == NULL || *slot == Py_None) /* (an error: propagates) */
         return NULL;
     sd_call_info *info = (sd_call_info *)PyCapsule_GetPointer(*slot, SD_CALL_INFO);
     if (info == NULL || info->strided_loop == NULL || info->requires_pyapi) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_ValueError); /* (a capsule of another name) */
         return NULL;
     }
     return info;
@@ -839,6 +842,8 @@ ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     for (int i = 0; i < 3; i++)
         if (held[i])
             PyBuffer_Release(&v[i]);
+    if (!ok && PyErr_Occurred())
+        return NULL; /* (KeyboardInterrupt, MemoryError: never answered as "not handled") */
     return PyBool_FromLong(ok);
 }
 
@@ -892,6 +897,8 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     }
     for (int i = 0; i < got; i++)
         PyBuffer_Release(&v[i]);
+    if (!ok && PyErr_Occurred())
+        return NULL;
     return PyBool_FromLong(ok);
 }
 
@@ -983,8 +990,11 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     Py_buffer v;
     int kind = sd_fbuf(args[0], &v, 0);
-    if (!kind)
+    if (!kind) {
+        if (PyErr_Occurred())
+            return NULL;
         Py_RETURN_NONE;
+    }
     Py_ssize_t n = v.len / v.itemsize;
     if (n <= 128) {
         PyBuffer_Release(&v);
@@ -1517,11 +1527,11 @@ reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     Py_buffer v, o;
     int kv = sd_fbuf(args[1], &v, 0);
     if (!kv)
-        Py_RETURN_FALSE;
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
     int ko = sd_fbuf(args[2], &o, 1);
     if (!ko) {
         PyBuffer_Release(&v);
-        Py_RETURN_FALSE;
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
     }
     Py_ssize_t L = kv == 1 ? 8 : 4, nin, nout;
     int ok = ko == kv && sd_mul(outer, nred, &nin) && sd_mul(nin, inner, &nin)
@@ -1541,6 +1551,8 @@ reduce_axis(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&m);
     PyBuffer_Release(&o);
     PyBuffer_Release(&v);
+    if (!ok && PyErr_Occurred())
+        return NULL;
     return PyBool_FromLong(ok);
 }
 
@@ -1559,7 +1571,7 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     Py_buffer v;
     int kind = sd_fbuf(args[0], &v, 0);
     if (!kind)
-        Py_RETURN_NONE;
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
     double d = 0.0;
     float f = 0.0f;
     Py_buffer o;

@@ -1,4 +1,4 @@
-/* strided/_csrc/contract.h: what the compiled hot path (_chot.c) reads from Python
+/* strided/_csrc/contract.h: what the compiled hot path (the sources in _chot/) reads from Python
  * objects, declared once, and the checks that make reading it safe (and, at the end,
  * what the backward engine's loop, _cgrad.c, reads from graph nodes).
  *
@@ -43,6 +43,17 @@
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* The storage of the state below (the classes, the slot offsets): static in an extension
+   of one source; in one of several sources (_chot: chot.h defines CONTRACT_EXTERN) declared
+   extern in each and defined in one (module.c defines CONTRACT_DEFINE). */
+#if !defined(CONTRACT_EXTERN)
+#define CONTRACT_STATE static
+#elif defined(CONTRACT_DEFINE)
+#define CONTRACT_STATE
+#else
+#define CONTRACT_STATE extern
+#endif
+
 /* What a slot must hold. Items of tuples (shape, strides) are checked where they are
    read, with the arithmetic that uses them (nbytes_of, tuple_ints). */
 typedef enum {
@@ -67,13 +78,13 @@ typedef struct {
     Want want;
 } Slot;
 
-#define CONTRACT_OFFSET(name, off, want, ew) static Py_ssize_t off;
+#define CONTRACT_OFFSET(name, off, want, ew) CONTRACT_STATE Py_ssize_t off;
 #define CONTRACT_ROW(name, off, want, ew) {name, &off, want},
 #define CONTRACT_CHECK(name, off, want, ew) &&contract_want(SLOT(o, off), want)
 #define CONTRACT_CHECK_EW(name, off, want, ew) &&(!(ew) || contract_want(SLOT(o, off), want))
 
 /* The classes, given at setup (strong references). */
-static PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
+CONTRACT_STATE PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
 
 /* Array's slots: the native view (None until built; an ndarray on CPU, a CuPy array
    on CUDA: the C code uses it as an ndarray only after checking its type), the
@@ -124,6 +135,52 @@ static const Slot DTYPE_ROWS[] = {DTYPE_SLOTS(CONTRACT_ROW)};
 static const Slot STORAGE_ROWS[] = {STORAGE_SLOTS(CONTRACT_ROW)};
 static const Slot EXT_ROWS[] = {EXT_SLOTS(CONTRACT_ROW)};
 #define N_ROWS(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+/* --- errors: a C path clears only the errors it expects -----------------------------------
+ * An entry point declines (the Python definition then runs and raises its own error) on
+ * the errors it expects: an int that does not fit (OverflowError, from the C API's
+ * conversions), or an ordinary error of Python code that the Python definition runs too
+ * (a kernel, ``_nat``, a dict's ``__missing__``, NumPy's loop resolution: an Exception).
+ * It never clears MemoryError, nor what is not an Exception (KeyboardInterrupt,
+ * SystemExit): those propagate from where they arose, so a Ctrl-C that arrives while a C
+ * path runs Python code is never lost, and the Python definition does not run again
+ * after it. */
+
+/* 1 when no error is set any more (there was none, or one of `expected` that was
+   cleared); 0 when one stays set and must propagate. */
+static inline int
+contract_clear(PyObject *expected)
+{
+    if (!PyErr_Occurred())
+        return 1;
+    if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(expected))
+        return 0;
+    PyErr_Clear();
+    return 1;
+}
+
+/* A refused buffer request (PyObject_GetBuffer: BufferError, TypeError, ValueError):
+   the same as contract_clear for those. */
+static inline int
+contract_clear_buffer(void)
+{
+    if (!PyErr_Occurred())
+        return 1;
+    if (!PyErr_ExceptionMatches(PyExc_BufferError) && !PyErr_ExceptionMatches(PyExc_TypeError)
+        && !PyErr_ExceptionMatches(PyExc_ValueError))
+        return 0;
+    PyErr_Clear();
+    return 1;
+}
+
+/* A failed call into Python code: an ordinary error cleared (declined), any other left
+   set (propagates). NULL either way. */
+static inline PyObject *
+contract_decline(void)
+{
+    (void)contract_clear(PyExc_Exception);
+    return NULL;
+}
 
 /* --- setup: the offsets, from the slot descriptors ----------------------------------- */
 
@@ -259,7 +316,7 @@ contract_pool_limit(PyObject *big_list)
         return 0;
     Py_ssize_t big = PyLong_AsSsize_t(v);
     if (big == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
+        (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
         return 0;
     }
     return big;

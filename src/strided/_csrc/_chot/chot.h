@@ -1,0 +1,357 @@
+/* strided/_csrc/_chot/chot.h: what the sources of strided._csrc._chot share.
+ *
+ * One extension of several sources (module.c lists them). contract.h says what the C code
+ * reads from Python objects and how it checks it; this header adds what the sources share
+ * among themselves: the state setup() fills (defined in module.c, loops.c, elide.c,
+ * views.c; declared here), the layouts they all read (an ndarray's public fields, NumPy's
+ * call-info capsule, a Fast), the small readers every entry point inlines, and the
+ * functions one source calls in another. Nothing here is visible outside the extension
+ * (hidden visibility): the module's only export is PyInit__chot.
+ */
+#ifndef STRIDED_CHOT_H
+#define STRIDED_CHOT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#pragma GCC visibility push(hidden)
+
+/* contract.h's state (the classes, the slot offsets) shared by every source: declared
+   extern here, defined in module.c (CONTRACT_DEFINE). */
+#define CONTRACT_EXTERN 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "../contract.h"
+#pragma GCC diagnostic pop
+
+/* --- the state setup() is told once (module.c; loops.c: the loops'; elide.c: its mode) -- */
+extern PyTypeObject *ND_T;      /* numpy.ndarray */
+extern PyObject *nat_fn;        /* _elementwise._nat(x): builds and caches x._np */
+extern PyObject *big_list;      /* _pool.MIN_BYTES: [bytes], the pooled-buffer threshold */
+extern Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
+extern PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
+extern PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
+extern PyObject *ignore_ctx;    /* a Context holding just that value */
+extern int ready;               /* setup() done */
+extern int views_ready;         /* setup_array() done */
+extern PyTypeObject *UF_T;      /* numpy.ufunc (loops.c) */
+extern PyObject *np_empty;      /* numpy.empty (loops.c) */
+extern int loops_ready;         /* setup_loops() found the ndarray fields as expected */
+extern int elide_mode;          /* elide.c: ELIDE_* */
+extern int calib_depth;         /* elide.c: calibrate()'s Fast calls in progress */
+extern Py_ssize_t VP_dict, VP_kind; /* views.c: ViewProp's fields after the property's */
+
+/* --- constants (module.c, made in PyInit) ------------------------------------------------ */
+extern PyObject *zero, *one, *minus_one;
+extern PyObject *s_dtype, *s_shape, *s_ext;
+extern PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
+extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
+extern PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
+
+/* --- the readers every entry point inlines (call.c: the pieces of one call) -------------- */
+
+PyObject *small_native_any(PyObject *x, Py_ssize_t limit); /* (call.c) */
+
+/* The dtype's row index (DType._index), or -1. */
+static inline Py_ssize_t
+dtype_index(PyObject *dt)
+{
+    if (dt == NULL || Py_TYPE(dt) != DType_T)
+        return -1;
+    PyObject *i = SLOT(dt, D_index);
+    if (i == NULL || !PyLong_CheckExact(i))
+        return -1;
+    Py_ssize_t v = PyLong_AsSsize_t(i);
+    if (v == -1 && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
+    return v;
+}
+
+/* Bytes an array of x's shape and dtype holds, or -1 (not a plain tuple of ints). */
+static inline Py_ssize_t
+nbytes_of(PyObject *x)
+{
+    PyObject *shape = SLOT(x, O_shape), *dt = SLOT(x, O_dtype);
+    if (shape == NULL || dt == NULL || !PyTuple_CheckExact(shape) || Py_TYPE(dt) != DType_T)
+        return -1;
+    PyObject *isz = SLOT(dt, D_itemsize);
+    if (isz == NULL || !PyLong_CheckExact(isz))
+        return -1;
+    Py_ssize_t n = PyLong_AsSsize_t(isz);
+    if (n < 0) {
+        (void)contract_clear(PyExc_OverflowError);
+        return -1;
+    }
+    for (Py_ssize_t i = 0, nd = PyTuple_GET_SIZE(shape); i < nd; i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_CheckExact(d))
+            return -1;
+        Py_ssize_t v = PyLong_AsSsize_t(d);
+        if (v < 0) {
+            (void)contract_clear(PyExc_OverflowError);
+            return -1;
+        }
+        if (v && n > PY_SSIZE_T_MAX / v)
+            return -1;
+        n *= v;
+    }
+    return n;
+}
+
+/* Results from this many bytes on take the Python path (pooled buffers, threads,
+   temporary elision). */
+static inline Py_ssize_t
+small_limit(void)
+{
+    Py_ssize_t big = contract_pool_limit(big_list);
+    return big < elide_bytes ? big : elide_bytes;
+}
+
+static inline PyObject *
+small_native(PyObject *x, Py_ssize_t limit)
+{
+    return SLOT(x, O_ext) == Py_None ? small_native_any(x, limit) : NULL;
+}
+
+static inline PyObject *
+list_at(PyObject *list, Py_ssize_t i)
+{
+    if (list == NULL || !PyList_CheckExact(list) || i < 0 || i >= PyList_GET_SIZE(list))
+        return NULL;
+    return PyList_GET_ITEM(list, i);
+}
+
+/* Python scalar type -> its column in a row's scalar table (bool, int, float, complex). */
+static inline Py_ssize_t
+scalar_column(PyObject *v)
+{
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyFloat_Type)
+        return 2;
+    if (t == &PyLong_Type)
+        return 1;
+    if (t == &PyBool_Type)
+        return 0;
+    if (t == &PyComplex_Type)
+        return 3;
+    return -1;
+}
+
+/* --- NumPy's inner loops (loops.c) --------------------------------------------------------
+   The ndarray fields read (NumPy's public ABI, PyArrayObject_fields; setup_loops checks
+   them against a probe), NumPy's call-info capsule, the FPU flags, a Fast's Loop slots. */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} NDFields;
+/* PyArray_Descr's head: its kind follows the type object (setup_loops checks the probe's). */
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *typeobj;
+    char kind;
+} DescrHead;
+#define ND(a) ((NDFields *)(a))
+#define ND_C_CONTIGUOUS 0x0001
+#define ND_F_CONTIGUOUS 0x0002
+#define ND_ALIGNED 0x0100
+
+/* NumPy's call-info capsule (_ckernels.c reads the same) */
+typedef int(np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
+                     const Py_ssize_t *strides, void *auxdata);
+typedef struct {
+    np_loop *strided_loop;
+    void *context;
+    void *auxdata;
+    unsigned char requires_pyapi;
+    unsigned char no_floatingpoint_errors;
+} CallInfo;
+#define CALL_INFO "numpy_1.24_ufunc_call_info"
+
+/* The FPU status flags before a call that may raise some (a loop, a conversion), put
+   back after it when they changed (fesetexceptflag is the dear part). */
+typedef struct {
+    fexcept_t saved;
+    int before;
+} Flags;
+
+static inline void
+flags_save(Flags *f)
+{
+    fegetexceptflag(&f->saved, FE_ALL_EXCEPT);
+    f->before = fetestexcept(FE_ALL_EXCEPT);
+}
+
+static inline void
+flags_restore(const Flags *f)
+{
+    if (fetestexcept(FE_ALL_EXCEPT) != f->before)
+        fesetexceptflag(&f->saved, FE_ALL_EXCEPT);
+}
+
+/* A DType's kind as NumPy's descriptor records it ('f', 'c', ...), or 0. */
+static inline char
+np_kind(PyObject *dt)
+{
+    PyObject *d = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_np) : NULL;
+    return d == NULL || !loops_ready ? 0 : ((DescrHead *)d)->kind;
+}
+
+/* How a Python scalar operand becomes the loop's input (NumPy's setitem of its dtype). */
+enum { SC_NONE = 0, SC_F32, SC_F64, SC_C64, SC_C128, SC_INT, SC_UINT, SC_BOOL };
+
+/* One (row entry, device) of a Fast: the entry's kernel for the device (so that a call
+   needs no dict lookup, which hashes the Device in Python), and NumPy's loop where the
+   kernel is a ufunc whose loop for the operands' dtypes qualifies. */
+typedef struct {
+    PyObject *ent;    /* the registry entry it was resolved for (compared by identity) */
+    PyObject *dev;    /* the device (identity) */
+    PyObject *kernel; /* the entry's kernel for dev */
+    PyObject *res;    /* the entry's result DType */
+    PyObject *cap;    /* the call-info capsule that owns the loop, or NULL: no loop */
+    PyObject *in[2];  /* the loop's input descriptors: an array operand's dtype is one */
+    PyObject *out;    /* its output descriptor: the result dtype's */
+    CallInfo *info;
+    Py_ssize_t isz[3]; /* itemsizes: inputs, output */
+    int sside;        /* a Python scalar operand's position + 1, or 0 */
+    int sc;           /* SC_*: its conversion */
+} Loop;
+
+/* --- the Fast object (fast.c) --------------------------------------------------------------- */
+
+/* K_API: no fast case of its own; the namespace-function wrapper of _dispatch.api:
+   hand the call to the extension hook when an argument carries an extension, else
+   call the function with the arguments as they came (no packing of args, kwargs). */
+/* K_MATMUL: x1 @ x2 for matrices and vectors of one dtype (table: [result dtype or None
+   per dtype index, the kernel]); K_WHERE: where(condition, x1, x2) for a bool condition
+   and x1, x2 of one dtype (table: [the bool DType, the kernel]). K_QUIET: no fast
+   case; the function under NumPy's "ignore" error state (_dispatch.quiet). */
+/* K_ASTYPE: astype(x, dtype) of a small CPU array into another dtype (table: [the
+   unbound ndarray.astype]); everything else as K_API. */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6 };
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fallback; /* the Python function: the definition */
+    PyObject *table;    /* unary: [entry per dtype index]; binary: [[entry per index]] */
+    PyObject *stable;   /* binary: [[entry per scalar column] per dtype index] */
+    PyObject *dict;     /* attributes of its own (__doc__, __name__, ... for namespace use) */
+    PyObject *hook;     /* K_API: the extension hook list (``_array.HOOK``) */
+    PyObject *name;     /* K_API: the namespace name the hook is called with */
+    PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
+    PyObject *last[3];  /* named: the last inputs' keys and their result names */
+    Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
+    Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */
+    Py_ssize_t nloops;
+    int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
+    int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
+} Fast;
+
+/* --- the name caches (names.c) --------------------------------------------------------------- */
+
+/* A named call's arguments after x (vectorcall's: npos positional, then the keywords'
+   values, kwnames their names): the part of its _RED key after (op, names, ndim, npos). */
+typedef struct {
+    PyObject *const *v;
+    Py_ssize_t npos, nk;
+    PyObject *kwnames;
+} CallArgs;
+
+/* An operand with no extension (not an Array, or _ext None). */
+static inline int
+plain(PyObject *x)
+{
+    return Py_TYPE(x) != Array_T || SLOT(x, O_ext) == Py_None;
+}
+
+/* --- temporary elision (elide.c) ------------------------------------------------------------ */
+
+enum { ELIDE_OFF, ELIDE_RECORD, ELIDE_PROBE, ELIDE_ON };
+
+#define CALIBRATING (elide_mode == ELIDE_RECORD || elide_mode == ELIDE_PROBE)
+
+/* --- the views (views.c) ------------------------------------------------------------------- */
+
+/* The most dimensions a view in C takes (more: the Python path). */
+#define MAXDIMS 64
+
+/* A failed call into Python: ordinary exceptions are cleared (the caller declines and
+   the Python path runs, raising its own); KeyboardInterrupt, MemoryError and friends
+   propagate (contract.h, contract_decline). Returns NULL either way. */
+static inline PyObject *
+decline_error(void)
+{
+    return contract_decline();
+}
+
+/* V_RENAME: rename / refine_names of a named array (strided.named), f->table their name:
+   answered only with a cached outcome (named_view); V_ALIGN: align_to, the same way. */
+enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
+       V_SETITEM, V_RENAME, V_ALIGN, V_T, V_MT };
+
+/* --- functions one source calls in another ------------------------------------------------ */
+
+/* module.c */
+PyObject *setup(PyObject *mod, PyObject *args);
+PyObject *setup_array(PyObject *mod, PyObject *args);
+
+/* call.c */
+PyObject *array_new(PyObject *np, PyObject *st, PyObject *off, PyObject *shape, PyObject *str, PyObject *dtype, PyObject *dev);
+PyObject *entry_kernel(PyObject *ent, PyObject *dev, PyObject **res);
+PyObject *run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n);
+PyObject *wrap(PyObject *r, PyObject *res, PyObject *dev);
+
+/* loops.c */
+PyObject *loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit, PyObject *res, PyObject *dev);
+void loop_clear(Loop *L);
+Loop *loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n);
+PyObject *setup_loops(PyObject *mod, PyObject *args);
+
+/* fast.c */
+PyObject *call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+PyObject *fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named);
+int fast_clear(Fast *f);
+int fast_traverse(Fast *f, visitproc visit, void *arg);
+PyObject *fast_unary(Fast *f, PyObject *x, int named);
+PyObject *fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+PyObject *own_identity(Fast *f, PyObject *fallback);
+PyObject *quiet_enter(void);
+PyObject *quiet_exit(PyObject *tok, PyObject *r);
+
+/* names.c */
+PyObject *fast_named(Fast *f, PyObject *const *xs, int n);
+PyObject *name_result(PyObject *r, PyObject *names);
+PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);
+PyObject *named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
+int plain_equal(PyObject *a, PyObject *b);
+int plain_names(PyObject *names);
+PyObject *setup_named(PyObject *mod, PyObject *args);
+PyObject *untracked_names(PyObject *x);
+PyObject *view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
+
+/* elide.c */
+PyObject *calibrate(PyObject *mod, PyObject *args);
+PyObject *elision_state(PyObject *mod, PyObject *Py_UNUSED(ignored));
+__attribute__((noinline)) PyObject *try_elide(Fast *f, PyObject *const *args);
+
+/* views.c */
+int c_contiguous(const Py_ssize_t *shape, const Py_ssize_t *str, Py_ssize_t nd, Py_ssize_t unit);
+
+/* setitem.c */
+int view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value);
+
+extern PyTypeObject Fast_T, View_T, ViewProp_T;
+
+#pragma GCC visibility pop
+
+#endif /* STRIDED_CHOT_H */

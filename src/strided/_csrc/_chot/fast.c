@@ -1,0 +1,712 @@
+/* strided._csrc._chot, fast.c: the ``Fast`` object, a fast case in front of a Python function.
+ *
+ * In front of: the operators and namespace functions of strided/_api/elementwise.py
+ * (K_UNARY, K_BINARY), ``_dispatch.api``'s wrapper (K_API) and ``_dispatch.quiet``
+ * (K_QUIET), matmul (strided/_api/linalg_functions.py), where (strided/_api/searching.py)
+ * and astype (strided/_api/views.py). Also the quiet state every Python definition behind
+ * a Fast runs under (quiet_enter, quiet_exit).
+ */
+#include "chot.h"
+
+/* --- the object: a fast case in front of a Python function ---------------------- */
+
+/* the positional arguments of each kind's fast case (-1: none) */
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2};
+
+/* The Loop of dtype index i (unary), dtype pair (i, j) (binary, side 0), or dtype i with a
+   Python scalar of column j on side 1 (first) or 2 (second); NULL outside the table. */
+static inline Loop *
+loop_slot(Fast *f, Py_ssize_t i, Py_ssize_t j, int side)
+{
+    Py_ssize_t n = f->ndt, k;
+    if (f->loops == NULL || i < 0 || i >= n || j < 0 || j >= (side ? 4 : n))
+        return NULL;
+    if (f->kind == K_UNARY)
+        k = i;
+    else
+        k = side ? n * n + ((side - 1) * n + i) * 4 + j : i * n + j;
+    return &f->loops[k];
+}
+
+/* The call of a row entry ent on dev with the operands xs (kernel order, n of them:
+   Arrays and a Python scalar), through its Loop slot (or NULL): NumPy's loop directly
+   where it qualifies, else the kernel, under NumPy's "ignore" error state, on the
+   natives; the result Array, or NULL (no error set: declined; an error: raised). */
+static PyObject *
+ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named)
+{
+    PyObject *nat[2] = {NULL, NULL}, *k, *res, *cap = NULL, *r = NULL;
+    Loop L;
+    Py_INCREF(dev); /* (held across the Python code below, as the kernel, result dtype and loop) */
+    Loop *s = loop_for(slot, ent, dev, xs, n);
+    if (s == NULL && PyErr_Occurred()) {
+        Py_DECREF(dev);
+        return NULL;
+    }
+    if (s != NULL) {
+        L = *s;
+        k = Py_NewRef(L.kernel);
+        res = Py_NewRef(L.res);
+        cap = Py_XNewRef(L.cap); /* (it owns the loop and its descriptors) */
+    }
+    else if ((k = entry_kernel(ent, dev, &res)) == NULL) {
+        Py_DECREF(dev);
+        return NULL;
+    }
+    Py_ssize_t limit = small_limit();
+    for (int j = 0; j < n; j++)
+        if ((nat[j] = Py_TYPE(xs[j]) != Array_T ? Py_NewRef(xs[j])
+                      : (named ? small_native_any : small_native)(xs[j], limit)) == NULL)
+            goto done;
+    if (cap != NULL) {
+        r = loop_call(&L, xs, nat, n, limit, res, dev);
+        if (r != NULL || PyErr_Occurred())
+            goto done;
+    }
+    r = run_kernel(k, nat, n);
+    if (r != NULL)
+        r = wrap(r, res, dev);
+done:
+    Py_XDECREF(nat[0]);
+    Py_XDECREF(nat[1]);
+    Py_XDECREF(cap);
+    Py_DECREF(k);
+    Py_DECREF(res);
+    Py_DECREF(dev);
+    return r;
+}
+
+PyObject *
+fast_unary(Fast *f, PyObject *x, int named)
+{
+    if (Py_TYPE(x) != Array_T)
+        return NULL;
+    Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
+    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named);
+}
+
+PyObject *
+fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
+{
+    PyObject *ent, *dev;
+    Loop *slot;
+    int n1 = Py_TYPE(x1) == Array_T, n2 = Py_TYPE(x2) == Array_T;
+    if (n1) {
+        dev = SLOT(x1, O_device);
+        Py_ssize_t i = dtype_index(SLOT(x1, O_dtype));
+        if (n2) {
+            if (SLOT(x2, O_device) != dev)
+                return NULL;
+            Py_ssize_t j = dtype_index(SLOT(x2, O_dtype));
+            ent = list_at(list_at(f->table, i), j);
+            slot = loop_slot(f, i, j, 0);
+        }
+        else {
+            Py_ssize_t c = scalar_column(x2);
+            if (c < 0)
+                return NULL;
+            ent = list_at(list_at(f->stable, i), c);
+            slot = loop_slot(f, i, c, 2);
+        }
+    }
+    else if (n2) {
+        dev = SLOT(x2, O_device);
+        Py_ssize_t i = dtype_index(SLOT(x2, O_dtype)), c = scalar_column(x1);
+        if (c < 0)
+            return NULL;
+        ent = list_at(list_at(f->stable, i), c);
+        slot = loop_slot(f, i, c, 1);
+    }
+    else
+        return NULL;
+    PyObject *xs[2] = {x1, x2};
+    return ew_call(slot, ent, dev, xs, 2, named);
+}
+
+/* The Python definitions behind every Fast run NumPy's kernels too: they run under
+   the same "ignore" error state (set for the outermost call; a nested call finds it
+   set), so a user's warnings filter of "error" meets no RuntimeWarning from
+   strided's own arithmetic on either path (strided/_dispatch.quiet, the fallback's
+   twin). quiet_enter gives the token to reset with (Py_None: nothing to reset),
+   NULL on error; quiet_exit resets it and passes r on (NULL on a reset error). */
+PyObject *
+quiet_enter(void)
+{
+    if (!ready)
+        return Py_NewRef(Py_None);
+    PyObject *cur;
+    if (PyContextVar_Get(errstate_var, NULL, &cur) < 0)
+        return NULL;
+    int set = cur == errstate_ignore;
+    Py_XDECREF(cur);
+    return set ? Py_NewRef(Py_None) : PyContextVar_Set(errstate_var, errstate_ignore);
+}
+
+PyObject *
+quiet_exit(PyObject *tok, PyObject *r)
+{
+    if (tok != Py_None) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb); /* the call's own error, kept across the reset */
+        if (PyContextVar_Reset(errstate_var, tok) < 0) {
+            Py_CLEAR(r);
+            Py_XDECREF(et), Py_XDECREF(ev), Py_XDECREF(tb);
+        }
+        else
+            PyErr_Restore(et, ev, tb);
+    }
+    Py_DECREF(tok);
+    return r;
+}
+
+/* fn(*args, **kwnames) under quiet_enter/quiet_exit. */
+PyObject *
+call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *tok = quiet_enter();
+    if (tok == NULL)
+        return NULL;
+    return quiet_exit(tok, PyObject_Vectorcall(fn, args, nargsf, kwnames));
+}
+
+/* Whether an Array carries an extension (``a._ext is not None``): 1, 0, or -1 with the
+   error the Python wrapper's ``a._ext`` raises for a deleted or unset slot. */
+static inline int
+ext_of(PyObject *a)
+{
+    PyObject *e = SLOT(a, O_ext);
+    if (e == NULL) {
+        e = PyObject_GetAttr(a, s_ext); /* raises the AttributeError Python raises */
+        if (e == NULL)
+            return -1;
+        Py_DECREF(e); /* (set since: a class attribute, or another thread) */
+        return e != Py_None;
+    }
+    return e != Py_None;
+}
+
+/* _dispatch.api's has_ext for one positional argument: an Array, or a tuple or list of
+   them (the wrapper's order and errors). */
+static inline int
+has_ext(PyObject *a)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    if (t == Array_T)
+        return ext_of(a);
+    if (t == &PyTuple_Type || t == &PyList_Type) {
+        /* (a list may change size under us: index it afresh each time) */
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(a); i++) {
+            PyObject *b = PySequence_Fast_GET_ITEM(a, i);
+            if (Py_TYPE(b) == Array_T) {
+                Py_INCREF(b);
+                int e = ext_of(b);
+                Py_DECREF(b);
+                if (e != 0)
+                    return e;
+            }
+        }
+    }
+    return 0;
+}
+
+/* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
+   array in a tuple/list argument, or a keyword argument) carries an extension. */
+static PyObject *
+api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyObject *hook = PyList_CheckExact(f->hook) && PyList_GET_SIZE(f->hook) ? PyList_GET_ITEM(f->hook, 0)
+                                                                            : Py_None;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (hook == Py_None)
+        return call_quiet(f->fallback, args, nargsf, kwnames);
+    /* (held: the checks and the named case below may run Python code that uninstalls it;
+       the Python wrapper keeps the hook it read first, too) */
+    Py_INCREF(hook);
+    PyObject *r = NULL, *tup = NULL, *kw = NULL;
+    int ext = 0;
+    for (Py_ssize_t i = 0; i < n && !ext; i++)
+        ext = has_ext(args[i]);
+    for (Py_ssize_t i = 0; i < nk && !ext; i++)
+        ext = Py_TYPE(args[n + i]) == Array_T ? ext_of(args[n + i]) : 0;
+    if (ext < 0)
+        goto done;
+    if (ext > 0 && n >= 1) {
+        CallArgs c = {args + 1, n - 1, nk, kwnames};
+        r = named_call(f, args[0], &c);
+        if (r != NULL || PyErr_Occurred())
+            goto done;
+    }
+    if (!ext) {
+        r = call_quiet(f->fallback, args, nargsf, kwnames);
+        goto done;
+    }
+    tup = PyTuple_New(n), kw = PyDict_New();
+    if (tup == NULL || kw == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(tup, i, Py_NewRef(args[i]));
+    for (Py_ssize_t i = 0; i < nk; i++)
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0)
+            goto done;
+    PyObject *tok = quiet_enter();
+    if (tok != NULL)
+        r = quiet_exit(tok, PyObject_CallFunctionObjArgs(hook, f->name, f->fallback, tup, kw, NULL));
+done:
+    Py_XDECREF(tup);
+    Py_XDECREF(kw);
+    Py_DECREF(hook);
+    return r;
+}
+
+/* The kernel call of matmul's and where's fast cases: kernel(natives of xs) wrapped as
+   a result of dtype res on dev, each held across the call (Python code may run). */
+static PyObject *
+run_wrapped(PyObject *kernel, PyObject *const *xs, int n, PyObject *res, PyObject *dev)
+{
+    PyObject *args[3] = {NULL, NULL, NULL}, *r = NULL;
+    Py_ssize_t limit = small_limit();
+    Py_INCREF(kernel);
+    Py_INCREF(res);
+    Py_INCREF(dev);
+    int i = 0;
+    for (; i < n; i++)
+        if ((args[i] = small_native(xs[i], limit)) == NULL)
+            break;
+    if (i == n) {
+        r = run_kernel(kernel, args, n);
+        if (r != NULL)
+            r = wrap(r, res, dev);
+    }
+    for (i = 0; i < n; i++)
+        Py_XDECREF(args[i]);
+    Py_DECREF(kernel);
+    Py_DECREF(res);
+    Py_DECREF(dev);
+    return r;
+}
+
+static PyObject *
+fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T || !contract_list2(f->table))
+        return NULL;
+    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
+    PyObject *s1 = SLOT(x1, O_shape), *s2 = SLOT(x2, O_shape);
+    if (dt == NULL || dev == NULL || s1 == NULL || s2 == NULL || SLOT(x2, O_dtype) != dt
+        || SLOT(x2, O_device) != dev || !PyTuple_CheckExact(s1) || !PyTuple_CheckExact(s2))
+        return NULL;
+    Py_ssize_t d1 = PyTuple_GET_SIZE(s1), d2 = PyTuple_GET_SIZE(s2);
+    if (d1 < 1 || d1 > 2 || d2 < 1 || d2 > 2) /* stacks: numpy.matmul, in Python */
+        return NULL;
+    PyObject *res = list_at(PyList_GET_ITEM(f->table, 0), dtype_index(dt));
+    if (res == NULL || !contract_dtype(res))
+        return NULL;
+    PyObject *xs[2] = {x1, x2};
+    return run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 2, res, dev);
+}
+
+/* where(c, x1, x2) without numpy.where's machinery, where NumPy's answer is plain to
+   restate: operands of one shape (or 0-d), each 1-D (any stride) or C-contiguous, the
+   result C-ordered as NumPy's is then; each element copied byte for byte from x1 where
+   the condition's byte is nonzero, else from x2 (NaN payloads and signed zeros kept).
+   The result Array, or NULL (no error set: declined; an error: out of memory). */
+static PyObject *
+where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *dev, Py_ssize_t limit)
+{
+    if (!loops_ready || !contract_dtype(dt))
+        return NULL;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize)), count = 1, step[3];
+    char *p[3];
+    NDFields *first = NULL;
+    PyObject *shape = NULL;
+    if (isz <= 0 || isz > 16) {
+        (void)contract_clear(PyExc_OverflowError);
+        return NULL;
+    }
+    for (int j = 0; j < 3; j++) {
+        NDFields *a = ND(nat[j]);
+        p[j] = a->data;
+        step[j] = 0;
+        if (a->nd == 0)
+            continue;
+        if (first == NULL) {
+            first = a;
+            shape = SLOT(xs[j], O_shape);
+            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+                return NULL;
+            for (int d = 0; d < a->nd; d++)
+                count *= a->dimensions[d];
+        }
+        else if (a->nd != first->nd || memcmp(a->dimensions, first->dimensions, a->nd * sizeof(Py_ssize_t)))
+            return NULL; /* broadcasting: numpy.where */
+        if (a->nd == 1)
+            step[j] = a->strides[0];
+        else if (a->flags & ND_C_CONTIGUOUS)
+            step[j] = j ? isz : 1;
+        else
+            return NULL;
+    }
+    PyObject *cdt = SLOT(xs[0], O_dtype); /* (the bool DType: fast_where checked it) */
+    if (ND(nat[1])->descr != SLOT(dt, D_np) || ND(nat[2])->descr != SLOT(dt, D_np)
+        || cdt == NULL || !contract_dtype(cdt) || ND(nat[0])->descr != SLOT(cdt, D_np))
+        return NULL;
+    if (shape == NULL)
+        shape = SLOT(xs[0], O_shape);
+    if (count * isz >= limit)
+        return NULL;
+    PyObject *args[2] = {shape, SLOT(dt, D_np)};
+    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
+    if (r == NULL)
+        return NULL;
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1]) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    char *o = ND(r)->data;
+    for (Py_ssize_t i = 0; i < count; i++, o += isz) {
+        memcpy(o, *p[0] ? p[1] : p[2], (size_t)isz);
+        p[0] += step[0];
+        p[1] += step[1];
+        p[2] += step[2];
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+                     Py_NewRef(dt), Py_NewRef(dev));
+}
+
+static PyObject *
+fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(c) != Array_T || Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T
+        || !contract_list2(f->table))
+        return NULL;
+    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
+    if (dt == NULL || dev == NULL || !contract_dtype(dt) || SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0)
+        || SLOT(x2, O_dtype) != dt || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
+        return NULL;
+    PyObject *xs[3] = {c, x1, x2}, *nat[3] = {NULL, NULL, NULL}, *r = NULL;
+    Py_ssize_t limit = small_limit();
+    Py_INCREF(dt);
+    Py_INCREF(dev);
+    for (int j = 0; j < 3; j++)
+        if ((nat[j] = small_native(xs[j], limit)) == NULL)
+            goto done;
+    r = where_direct(xs, nat, dt, dev, limit);
+    if (r == NULL && !PyErr_Occurred())
+        r = run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
+done:
+    for (int j = 0; j < 3; j++)
+        Py_XDECREF(nat[j]);
+    Py_DECREF(dt);
+    Py_DECREF(dev);
+    return r;
+}
+
+/* astype(x, dtype) into another dtype, where the Python definition is just the native's
+   astype wrapped (not complex to real, which raises; not floating to integer, which
+   checks the range and warns): ndarray.astype under the "ignore" error state (NumPy
+   reports an overflow in the cast through it), the FPU flags kept. */
+static PyObject *
+fast_astype(Fast *f, PyObject *x, PyObject *dt)
+{
+    if (Py_TYPE(x) != Array_T || SLOT(x, O_ext) != Py_None || !contract_dtype(dt)
+        || dt == SLOT(x, O_dtype) || !contract_list1(f->table))
+        return NULL;
+    char from = np_kind(SLOT(x, O_dtype)), to = np_kind(dt);
+    if (from == 0 || to == 0 || (from == 'c' && to != 'c') || (from == 'f' && (to == 'i' || to == 'u')))
+        return NULL;
+    PyObject *a = small_native(x, small_limit()), *r = NULL;
+    if (a == NULL)
+        return NULL;
+    PyObject *args[2] = {a, SLOT(dt, D_np)}, *dev = Py_NewRef(SLOT(x, O_device));
+    PyObject *shape = Py_NewRef(SLOT(x, O_shape));
+    Py_INCREF(dt);
+    Py_INCREF(args[1]);
+    Flags fl;
+    flags_save(&fl);
+    r = run_kernel(PyList_GET_ITEM(f->table, 0), args, 2);
+    flags_restore(&fl);
+    Py_DECREF(a);
+    if (r != NULL && (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || !PyTuple_CheckExact(shape)
+                      || ND(r)->nd != PyTuple_GET_SIZE(shape)))
+        Py_CLEAR(r);
+    Py_DECREF(args[1]);
+    if (r == NULL) {
+        Py_DECREF(dt);
+        Py_DECREF(dev);
+        Py_DECREF(shape);
+        return NULL;
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt, dev);
+}
+
+PyObject *
+fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Fast *f = (Fast *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (f->kind == K_ASTYPE && n == 2 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)
+        && ready && !CALIBRATING) {
+        PyObject *r = fast_astype(f, args[0], args[1]);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    if (f->kind == K_API || f->kind == K_ASTYPE)
+        return api_call(f, args, nargsf, kwnames);
+    if (f->kind == K_QUIET)
+        return call_quiet(f->fallback, args, nargsf, kwnames);
+    /* contract.h: every Array argument as it should be, else the Python definition (and
+       its error) */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!contract_operand(args[i]))
+            goto fallback;
+    if (ready && !CALIBRATING && n == NARGS[f->kind]
+        && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *r;
+        switch (f->kind) {
+        case K_UNARY:
+            r = plain(args[0]) ? fast_unary(f, args[0], 0) : fast_named(f, args, 1);
+            break;
+        case K_BINARY: {
+            PyObject *xs[2] = {args[f->swap], args[!f->swap]};
+            r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
+            break;
+        }
+        case K_MATMUL:
+            r = fast_matmul(f, args[0], args[1]);
+            break;
+        default:
+            r = fast_where(f, args[0], args[1], args[2]);
+        }
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    if (elide_mode != ELIDE_OFF && f->elide != Py_None && n == 2 && kwnames == NULL) {
+        PyObject *r = try_elide(f, args);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+fallback:
+    if (CALIBRATING) {
+        calib_depth++;
+        PyObject *r = call_quiet(f->fallback, args, nargsf, kwnames);
+        calib_depth--;
+        return r;
+    }
+    return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+/* f (stolen) with its own copies of what its type would otherwise answer for: the
+   fallback's docstring, module, name and qualified name. */
+PyObject *
+own_identity(Fast *f, PyObject *fallback)
+{
+    f->dict = PyDict_New();
+    if (f->dict == NULL) {
+        Py_DECREF(f);
+        return NULL;
+    }
+    static const char *own[] = {"__doc__", "__module__", "__name__", "__qualname__", NULL};
+    for (const char **a = own; *a; a++) {
+        PyObject *v = PyObject_GetAttrString(fallback, *a);
+        if (v == NULL) {
+            if (!contract_clear(PyExc_AttributeError)) {
+                Py_DECREF(f);
+                return NULL;
+            }
+            continue;
+        }
+        int err = PyDict_SetItemString(f->dict, *a, v);
+        Py_DECREF(v);
+        if (err < 0) {
+            Py_DECREF(f);
+            return NULL;
+        }
+    }
+    return (PyObject *)f;
+}
+
+static PyObject *
+fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
+    PyObject *elide = Py_None;
+    int kind, swap = 0;
+    static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOO:Fast", names, &fallback, &kind,
+                                     &table, &stable, &swap, &hook, &name, &elide))
+        return NULL;
+    if (Array_T == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)
+        || (kind == K_API ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+            : kind == K_ASTYPE ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+                                 || !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 1
+            : kind == K_UNARY ? !PyList_CheckExact(table)
+            : kind == K_BINARY ? !PyList_CheckExact(table) || !PyList_CheckExact(stable)
+            : kind == K_MATMUL || kind == K_WHERE
+              ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
+                || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
+            : kind != K_QUIET)
+        || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))) {
+        PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
+                        "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
+                        "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
+                        "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
+                        "6 (as 0, table: [ndarray.astype])");
+        return NULL;
+    }
+    Fast *f = (Fast *)type->tp_alloc(type, 0);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = fast_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(table);
+    f->stable = Py_NewRef(stable);
+    f->hook = Py_NewRef(hook);
+    f->name = Py_NewRef(name);
+    f->elide = Py_NewRef(elide);
+    f->kind = kind;
+    f->swap = swap;
+    if (kind == K_UNARY || kind == K_BINARY) {
+        /* a Loop per dtype (unary); per dtype pair and per dtype, scalar column and side */
+        Py_ssize_t n = f->ndt = PyList_GET_SIZE(table);
+        f->nloops = kind == K_UNARY ? n : n * n + 2 * n * 4;
+        f->loops = PyMem_Calloc(f->nloops ? f->nloops : 1, sizeof(Loop));
+        if (f->loops == NULL) {
+            Py_DECREF(f);
+            return PyErr_NoMemory();
+        }
+    }
+    return own_identity(f, fallback);
+}
+
+int
+fast_traverse(Fast *f, visitproc visit, void *arg)
+{
+    Py_VISIT(f->fallback);
+    Py_VISIT(f->table);
+    Py_VISIT(f->stable);
+    Py_VISIT(f->hook);
+    Py_VISIT(f->name);
+    Py_VISIT(f->elide);
+    Py_VISIT(f->last[0]);
+    Py_VISIT(f->last[1]);
+    Py_VISIT(f->last[2]);
+    Py_VISIT(f->dict);
+    for (Py_ssize_t i = 0; f->loops != NULL && i < f->nloops; i++) {
+        Py_VISIT(f->loops[i].ent);
+        Py_VISIT(f->loops[i].kernel);
+    }
+    return 0;
+}
+
+int
+fast_clear(Fast *f)
+{
+    Py_CLEAR(f->fallback);
+    Py_CLEAR(f->table);
+    Py_CLEAR(f->stable);
+    Py_CLEAR(f->hook);
+    Py_CLEAR(f->name);
+    Py_CLEAR(f->elide);
+    Py_CLEAR(f->last[0]);
+    Py_CLEAR(f->last[1]);
+    Py_CLEAR(f->last[2]);
+    Py_CLEAR(f->dict);
+    if (f->loops != NULL) {
+        for (Py_ssize_t i = 0; i < f->nloops; i++)
+            loop_clear(&f->loops[i]);
+        PyMem_Free(f->loops);
+        f->loops = NULL;
+        f->nloops = 0;
+    }
+    return 0;
+}
+
+static void
+fast_dealloc(Fast *f)
+{
+    PyObject_GC_UnTrack(f);
+    fast_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+/* As a class attribute it is a method: ``a.__add__`` binds, and the interpreter
+   calls it unbound (Py_TPFLAGS_METHOD_DESCRIPTOR) for ``a + b``. */
+static PyObject *
+fast_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+/* Attributes: its own (__dict__), then the wrapped function's (__name__, __doc__,
+   __module__, _impl, ...), so it stands in wherever the function is looked at. */
+static PyObject *
+fast_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    return PyObject_GetAttr(((Fast *)self)->fallback, name);
+}
+
+static PyObject *
+fast_repr(Fast *f)
+{
+    return PyObject_Repr(f->fallback);
+}
+
+static PyObject *
+fast_reduce(Fast *f, PyObject *Py_UNUSED(ignored))
+{
+    /* pickled as the function it wraps (by its qualified name, where that names us) */
+    return PyObject_GetAttrString(f->fallback, "__qualname__");
+}
+
+static PyObject *
+fast_wrapped(Fast *f, void *Py_UNUSED(c))
+{
+    return Py_NewRef(f->fallback);
+}
+
+static PyGetSetDef fast_getset[] = {
+    {"__wrapped__", (getter)fast_wrapped, NULL, "the Python function this one stands in front of"},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict},
+    {NULL},
+};
+
+static PyMethodDef fast_methods[] = {
+    {"__reduce__", (PyCFunction)fast_reduce, METH_NOARGS, NULL},
+    {NULL},
+};
+
+PyTypeObject Fast_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._chot.Fast",
+    .tp_doc = "Fast(fallback, kind, table=None, stable=None, swap=False, hook=None, name=None, "
+              "elide=None): "
+              "the compiled hot path of a call, in front of the Python function `fallback`.",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = fast_new,
+    .tp_dealloc = (destructor)fast_dealloc,
+    .tp_traverse = (traverseproc)fast_traverse,
+    .tp_clear = (inquiry)fast_clear,
+    .tp_vectorcall_offset = offsetof(Fast, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = fast_get,
+    .tp_getattro = fast_getattro,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_dictoffset = offsetof(Fast, dict),
+    .tp_repr = (reprfunc)fast_repr,
+    .tp_getset = fast_getset,
+    .tp_methods = fast_methods,
+};

@@ -1,0 +1,402 @@
+/* strided._csrc._chot, loops.c: NumPy's inner loops, called directly.
+ *
+ * In front of: the ufunc call of strided/_api/elementwise.py's impls for small operands
+ * (NumPy's trivial loop, numpy/_core/src/umath/ufunc_object.c); the values are NumPy's by
+ * construction, tests/reliability/test_differential_tiny.py checks them bit for bit.
+ */
+#include "chot.h"
+
+/* --- NumPy's inner loops, called directly ------------------------------------------
+   For a small call, NumPy's ufunc machinery costs more than everything else together
+   (argument parsing, promotion, the error-state lookup, iterator checks, wrapping).
+   Where NumPy itself makes ONE call of the loop -- its trivial loop
+   (numpy/_core/src/umath/ufunc_object.c, try_trivial_single_output_loop): operands of
+   one shape, each 1-D (any stride) or C-contiguous, or 0-d (stride 0), aligned, of
+   exactly the loop's dtypes, into a fresh output -- this path makes that same call: the
+   loop NumPy resolves for those dtypes (ufunc._resolve_dtypes_and_context and
+   _get_strided_loop, as _ckernels.c does; resolved once per row entry and device and
+   kept in the Fast), with the same data pointers, count and strides, into a result from
+   numpy.empty. The values are NumPy's by construction, and
+   tests/reliability/test_differential_tiny.py checks them bit for bit.
+
+   A Python scalar operand is what NumPy makes of it (npy_update_operand_for_scalar:
+   the scalar converted by the loop dtype's setitem, a 0-d operand): converted here the
+   same way where that is short to restate (a float or int into float32/float64, an int
+   in range into an integer dtype, a complex into a complex dtype, a bool into bool);
+   other scalars take the ufunc, as before.
+
+   The processor's floating-point status flags are saved before the loop and restored
+   after it: strided ignores floating-point errors (docs/reliability.md), and a flag
+   left set would make a NumPy loop of the user's around this call warn afterwards.
+
+   The ndarray fields read (data, nd, dimensions, strides, descr, flags) are NumPy's
+   public ABI (PyArrayObject_fields, the same in NumPy 1.x and 2.x); setup_loops()
+   compares them with what Python reports for a probe array and leaves this path off
+   if anything differs. */
+
+PyTypeObject *UF_T; /* numpy.ufunc */
+PyObject *np_empty; /* numpy.empty */
+int loops_ready;
+
+void
+loop_clear(Loop *L)
+{
+    Py_CLEAR(L->ent);
+    Py_CLEAR(L->dev);
+    Py_CLEAR(L->kernel);
+    Py_CLEAR(L->res);
+    Py_CLEAR(L->cap);
+    Py_CLEAR(L->in[0]);
+    Py_CLEAR(L->in[1]);
+    Py_CLEAR(L->out);
+    L->info = NULL;
+}
+
+/* setup_loops(ufunc type, numpy.empty, probe, data address, shape, strides, c_contiguous,
+   aligned): turns the direct loops on when the probe ndarray's fields read as Python
+   reports them. Returns whether they are on. */
+PyObject *
+setup_loops(PyObject *mod, PyObject *args)
+{
+    PyObject *uf, *empty, *probe, *shape, *strides;
+    Py_ssize_t addr;
+    int c_contig, aligned;
+    if (!PyArg_ParseTuple(args, "O!OOnO!O!pp:setup_loops", &PyType_Type, &uf, &empty, &probe, &addr,
+                          &PyTuple_Type, &shape, &PyTuple_Type, &strides, &c_contig, &aligned))
+        return NULL;
+    if (!ready || Py_TYPE(probe) != ND_T || !PyCallable_Check(empty)) {
+        PyErr_SetString(PyExc_TypeError, "setup_loops(): setup() first; an ndarray probe");
+        return NULL;
+    }
+    loops_ready = 0;
+    PyObject *dt = PyObject_GetAttr(probe, s_dtype), *base = PyObject_GetAttrString(probe, "base");
+    Py_XDECREF(dt); /* (compared by identity: the probe holds both) */
+    Py_XDECREF(base);
+    if (dt == NULL || base == NULL)
+        return NULL;
+    NDFields *p = ND(probe);
+    int ok = p->data == (char *)addr && p->descr == dt && p->base == base && p->base != Py_None
+             && ((DescrHead *)dt)->kind == 'f' && ((DescrHead *)dt)->typeobj != NULL
+             && p->nd == PyTuple_GET_SIZE(shape)
+             && p->nd == PyTuple_GET_SIZE(strides) && !!(p->flags & ND_C_CONTIGUOUS) == c_contig
+             && !!(p->flags & ND_ALIGNED) == aligned;
+    for (int i = 0; ok && i < p->nd; i++)
+        ok = p->dimensions[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i))
+             && p->strides[i] == PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i));
+    if (PyErr_Occurred())
+        return NULL;
+    Py_XSETREF(UF_T, (PyTypeObject *)Py_NewRef(uf));
+    Py_XSETREF(np_empty, Py_NewRef(empty));
+    loops_ready = ok;
+    return PyBool_FromLong(ok);
+}
+
+/* NumPy's loop of ufunc k for the dtypes dts (nin of them; a Python scalar's type for a
+   weak scalar) with a scalar's fixed stride 0 at sside: L->cap, in, info set, or 0. */
+static int
+loop_resolve(Loop *L, PyObject *k, int nin, PyObject *const *dts)
+{
+    PyObject *tup = PyTuple_New(nin + 1), *got = NULL, *fixed = NULL, *fn = NULL, *pos = NULL,
+             *kw = NULL, *r = NULL;
+    if (tup == NULL)
+        goto done;
+    for (int i = 0; i < nin; i++)
+        PyTuple_SET_ITEM(tup, i, Py_NewRef(dts[i]));
+    PyTuple_SET_ITEM(tup, nin, Py_NewRef(Py_None));
+    got = PyObject_CallMethodOneArg(k, s_resolve, tup);
+    if (got == NULL || !PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 2
+        || !PyCapsule_IsValid(PyTuple_GET_ITEM(got, 1), CALL_INFO)
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(got, 0))
+        || PyTuple_GET_SIZE(PyTuple_GET_ITEM(got, 0)) != nin + 1)
+        goto done;
+    /* the strides NumPy fixes for its trivial loop: 0 for a scalar; an array's vary */
+    fixed = PyTuple_New(nin + 1);
+    if (fixed == NULL)
+        goto done;
+    for (int i = 0; i <= nin; i++)
+        PyTuple_SET_ITEM(fixed, i, Py_NewRef(i + 1 == L->sside ? zero : Py_None));
+    PyObject *cap = PyTuple_GET_ITEM(got, 1);
+    fn = PyObject_GetAttr(k, s_get_loop);
+    pos = PyTuple_Pack(1, cap);
+    kw = PyDict_New();
+    if (fn == NULL || pos == NULL || kw == NULL || PyDict_SetItem(kw, s_fixed_strides, fixed) < 0
+        || (r = PyObject_Call(fn, pos, kw)) == NULL)
+        goto done;
+    CallInfo *info = (CallInfo *)PyCapsule_GetPointer(cap, CALL_INFO);
+    if (info == NULL || info->strided_loop == NULL || info->requires_pyapi)
+        goto done;
+    PyObject *descrs = PyTuple_GET_ITEM(got, 0);
+    if (PyTuple_GET_ITEM(descrs, nin) != SLOT(L->res, D_np))
+        goto done; /* the loop must write the result's dtype */
+    L->cap = Py_NewRef(cap);
+    L->info = info;
+    for (int i = 0; i < nin; i++)
+        L->in[i] = Py_NewRef(PyTuple_GET_ITEM(descrs, i));
+    L->out = Py_NewRef(PyTuple_GET_ITEM(descrs, nin));
+done:
+    /* (NumPy refusing this loop: declined for good; a KeyboardInterrupt, MemoryError stays) */
+    (void)contract_clear(PyExc_Exception);
+    Py_XDECREF(tup);
+    Py_XDECREF(got);
+    Py_XDECREF(fixed);
+    Py_XDECREF(fn);
+    Py_XDECREF(pos);
+    Py_XDECREF(kw);
+    Py_XDECREF(r);
+    return L->cap != NULL;
+}
+
+/* The conversion of a Python scalar s into the dtype dt of the other operand (a
+   DType), as NumPy's setitem does it, where it is restated here; else SC_NONE. */
+static int
+scalar_kind(PyObject *s, PyObject *dt, Py_ssize_t isz)
+{
+    char k = np_kind(dt);
+    if (PyFloat_CheckExact(s) || PyLong_CheckExact(s)) {
+        if (k == 'f')
+            return isz == 4 ? SC_F32 : isz == 8 ? SC_F64 : SC_NONE; /* (float16: NumPy's own rounding) */
+        if (PyLong_CheckExact(s) && (k == 'i' || k == 'u'))
+            return k == 'i' ? SC_INT : SC_UINT;
+        return SC_NONE;
+    }
+    if (PyComplex_CheckExact(s) && k == 'c')
+        return isz == 8 ? SC_C64 : SC_C128;
+    if (PyBool_Check(s) && k == 'b')
+        return SC_BOOL;
+    return SC_NONE;
+}
+
+/* L (a Fast's slot, or NULL) for the entry ent on dev (xs: the operands in kernel order,
+   n of them), resolved on first use and whenever the entry or device is another; NULL
+   (no error set) when ent is not a usable entry, NULL with an error set for one that
+   must propagate. */
+Loop *
+loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
+{
+    if (L == NULL || ent == NULL || dev == NULL)
+        return NULL;
+    if (L->ent == ent && L->dev == dev)
+        return L;
+    Loop fresh = {0};
+    fresh.kernel = entry_kernel(ent, dev, &fresh.res);
+    if (fresh.kernel == NULL)
+        return NULL;
+    fresh.ent = Py_NewRef(ent);
+    fresh.dev = Py_NewRef(dev);
+    if (loops_ready && Py_TYPE(fresh.kernel) == UF_T && contract_dtype(fresh.res)) {
+        /* NumPy resolves with the arrays' dtypes and a weak scalar's Python type (bool
+           is not weak: np.bool_, the array's dtype for the one conversion restated) */
+        PyObject *dts[2];
+        PyObject *adt = NULL;
+        int ok = 1;
+        for (int j = 0; j < n; j++)
+            if (Py_TYPE(xs[j]) == Array_T) {
+                PyObject *dt = SLOT(xs[j], O_dtype);
+                ok &= dt != NULL && contract_dtype(dt);
+                if (!ok)
+                    break;
+                adt = dt;
+                dts[j] = SLOT(dt, D_np);
+                fresh.isz[j] = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+            }
+            else
+                fresh.sside = j + 1;
+        fresh.isz[n] = PyLong_AsSsize_t(SLOT(fresh.res, D_itemsize));
+        if (ok && fresh.sside) {
+            int s = fresh.sside - 1;
+            fresh.isz[s] = fresh.isz[1 - s];
+            fresh.sc = scalar_kind(xs[s], adt, fresh.isz[s]);
+            dts[s] = fresh.sc == SC_BOOL ? SLOT(adt, D_np) : (PyObject *)Py_TYPE(xs[s]);
+            ok = fresh.sc != SC_NONE;
+        }
+        (void)contract_clear(PyExc_OverflowError); /* (an itemsize beyond Py_ssize_t) */
+        if (ok && !PyErr_Occurred() && loop_resolve(&fresh, fresh.kernel, n, dts)) {
+            /* computed in exactly the operands' dtypes (a scalar: the array's) */
+            for (int j = 0; j < n; j++)
+                ok &= fresh.in[j] == SLOT(Py_TYPE(xs[j]) == Array_T ? SLOT(xs[j], O_dtype) : adt, D_np);
+            if (!ok) {
+                Py_CLEAR(fresh.cap);
+                fresh.info = NULL;
+            }
+        }
+    }
+    if (PyErr_Occurred()) { /* (an error that must propagate: nothing kept) */
+        loop_clear(&fresh);
+        return NULL;
+    }
+    /* (Python code ran above: another thread may have filled this slot; ours replaces it) */
+    Loop old = *L;
+    *L = fresh;
+    loop_clear(&old);
+    return L;
+}
+
+/* The scalar s as the loop's input in buf, converted as L->sc says: 1, or 0 where
+   NumPy's conversion would raise or report an overflow (the ufunc path then runs). */
+static int
+scalar_to(const Loop *L, PyObject *s, void *buf)
+{
+    switch (L->sc) {
+    case SC_F32:
+    case SC_F64: {
+        /* NumPy: PyNumber_Float (an int rounds to the nearest double), then the C cast */
+        double d = PyFloat_CheckExact(s) ? PyFloat_AS_DOUBLE(s) : PyLong_AsDouble(s);
+        if (d == -1.0 && PyErr_Occurred()) {
+            (void)contract_clear(PyExc_OverflowError); /* (an int beyond a double) */
+            return 0;
+        }
+        if (L->sc == SC_F64) {
+            memcpy(buf, &d, sizeof d);
+            return 1;
+        }
+        float v = (float)d;
+        if (isinf(v) && !isinf(d))
+            return 0;
+        memcpy(buf, &v, sizeof v);
+        return 1;
+    }
+    case SC_C64:
+    case SC_C128: {
+        Py_complex c = PyComplex_AsCComplex(s);
+        if (L->sc == SC_C128) {
+            memcpy(buf, &c, sizeof c);
+            return 1;
+        }
+        float v[2] = {(float)c.real, (float)c.imag};
+        if ((isinf(v[0]) && !isinf(c.real)) || (isinf(v[1]) && !isinf(c.imag)))
+            return 0;
+        memcpy(buf, v, sizeof v);
+        return 1;
+    }
+    case SC_BOOL:
+        *(unsigned char *)buf = s == Py_True;
+        return 1;
+    case SC_INT:
+    case SC_UINT: {
+        /* exact when in the dtype's range (outside it NumPy raises OverflowError) */
+        int over, bits = (int)(8 * L->isz[L->sside - 1]);
+        long long v = PyLong_AsLongLongAndOverflow(s, &over);
+        unsigned long long u = (unsigned long long)v;
+        if (v == -1 && PyErr_Occurred()) {
+            (void)contract_clear(PyExc_OverflowError);
+            return 0;
+        }
+        if (L->sc == SC_INT) {
+            if (over || (bits < 64 && (v < -(1LL << (bits - 1)) || v >= (1LL << (bits - 1)))))
+                return 0;
+        }
+        else if (over > 0 && bits == 64) {
+            u = PyLong_AsUnsignedLongLong(s);
+            if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+                (void)contract_clear(PyExc_OverflowError);
+                return 0;
+            }
+        }
+        else if (over || v < 0 || (bits < 64 && v >= (1LL << bits)))
+            return 0;
+        switch (bits) { /* the value in the dtype's own C type (either byte order) */
+        case 8: { unsigned char t = (unsigned char)u; memcpy(buf, &t, 1); return 1; }
+        case 16: { unsigned short t = (unsigned short)u; memcpy(buf, &t, 2); return 1; }
+        case 32: { unsigned int t = (unsigned int)u; memcpy(buf, &t, 4); return 1; }
+        case 64: memcpy(buf, &u, 8); return 1;
+        }
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
+   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
+   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
+   make exactly this one call (the ufunc path then runs), or NULL with an error set
+   (out of memory). */
+static PyObject *
+loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    char *data[3];
+    Py_ssize_t strides[3], count = 1;
+    union { double d[2]; unsigned long long u; } sbuf;
+    PyObject *shape = NULL; /* the result's: the first operand that is not 0-d */
+    NDFields *first = NULL;
+    int order = 0;
+    for (int j = 0; j < n; j++) {
+        if (L->sside == j + 1) {
+            if (!scalar_to(L, xs[j], &sbuf))
+                return NULL;
+            data[j] = (char *)&sbuf;
+            strides[j] = 0;
+            continue;
+        }
+        NDFields *a = ND(nat[j]);
+        if (a->descr != L->in[j] || !(a->flags & ND_ALIGNED))
+            return NULL; /* NumPy would cast or copy first */
+        data[j] = a->data;
+        strides[j] = 0;
+        if (a->nd == 0)
+            continue;
+        if (first == NULL) {
+            first = a;
+            shape = SLOT(xs[j], O_shape);
+            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+                return NULL;
+            for (int d = 0; d < a->nd; d++)
+                count *= a->dimensions[d];
+        }
+        else {
+            if (a->nd != first->nd)
+                return NULL; /* broadcasting: NumPy's iterator */
+            for (int d = 0; d < a->nd; d++)
+                if (a->dimensions[d] != first->dimensions[d])
+                    return NULL;
+        }
+        if (a->nd == 1) {
+            strides[j] = a->strides[0];
+            continue;
+        }
+        /* N-d: contiguous in one order, which is C (an F-ordered result is NumPy's then) */
+        int o = a->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS);
+        if (!(o & ND_C_CONTIGUOUS) || (order && o != order))
+            return NULL;
+        order = o;
+        strides[j] = L->isz[j];
+    }
+    if (shape == NULL) /* every operand 0-d: a 0-d result */
+        shape = SLOT(xs[L->sside == 1], O_shape);
+    if (count * L->isz[n] >= limit)
+        return NULL;
+    strides[n] = L->isz[n];
+    PyObject *args[2] = {shape, L->out};
+    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
+    if (r == NULL)
+        return NULL;
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || ND(r)->nd != PyTuple_GET_SIZE(shape)) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    data[n] = ND(r)->data;
+    if (count > 0) {
+        int rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
+        if (rc < 0 || PyErr_Occurred()) { /* the ufunc path raises NumPy's error */
+            (void)contract_clear(PyExc_Exception); /* (KeyboardInterrupt, MemoryError stay) */
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+                     Py_NewRef(res), Py_NewRef(dev));
+}
+
+/* loop_into with the processor's floating-point status flags as they were before (the
+   scalar's conversion and the loop may raise some). */
+PyObject *
+loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    Flags fl;
+    flags_save(&fl);
+    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev);
+    flags_restore(&fl);
+    return r;
+}

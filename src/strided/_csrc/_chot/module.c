@@ -1,0 +1,214 @@
+/* strided._csrc._chot, module.c: the module (setup, the method table, PyInit).
+ *
+ * strided._csrc._chot is the compiled hot path of the plain elementwise call.
+ *
+ * The Python code stays the definition (DESIGN.md, "One hot path, visible"):
+ * every object here wraps a Python function -- an operator like
+ * ``Array.__add__`` or a namespace function like ``strided.exp`` -- and
+ * answers one case itself, the one that dominates small-array code:
+ *
+ *     strided arrays (or a Python scalar) with no extension (``_ext is None``),
+ *     on one device, a dtype (pair) the registry row takes without a cast,
+ *     CPU natives smaller than the buffer pool's threshold.
+ *
+ * There it does what the Python impl does -- look the row's entry up in its
+ * dtype table, call the row's kernel on the native views, wrap the result in a
+ * fresh Array -- without a Python frame; and where the kernel is a NumPy ufunc
+ * and NumPy would make one call of its inner loop, it makes that call itself
+ * (loops.c, "NumPy's inner loops, called directly"). Everything else (other operand types,
+ * extensions, casts, large results, errors, keywords) calls the wrapped Python
+ * function with the same arguments, so it behaves exactly as the fallback that
+ * runs when the extension is not built (STRIDED_NO_CEXT=1, CI runs both).
+ *
+ * NumPy's floating-point warnings: the Python path ignores them (a
+ * warnings filter on strided's modules; the standard specifies IEEE results,
+ * not warnings). Called from here NumPy would attribute them to the user's
+ * frame, so the kernel runs under NumPy's "ignore" error state (its context
+ * variable, set and reset around the call, as ``np.errstate`` does).
+ *
+ * What it reads from Python objects (Array's, DType's and Ext's slots, the registry's
+ * tables, the pool's threshold) is declared once, in contract.h, with the checks every
+ * entry point runs before reading: an object that is not what it should be (a deleted
+ * slot, ``x._dtype = 5``, ``object.__new__(Array)``) declines to the Python definition,
+ * which raises its own error. Results are built as ``object.__new__(Array)`` and eight
+ * slot stores would build them.
+ *
+ * Temporary elision (an operand nobody else can see lends its buffer to the result) is
+ * decided here, for operators and namespace functions alike, and only with a proof: see
+ * elide.c, "temporary elision".
+ *
+ * One extension, several sources, by concern (as NumPy keeps temp_elide.c,
+ * dispatching.cpp and override.c apart), sharing contract.h and chot.h:
+ *
+ *   module.c   setup(), setup_array(), the constants, the method table, PyInit
+ *   call.c     the pieces of one call: natives, the kernel call, the result's wrapping
+ *   loops.c    NumPy's inner loops, called directly
+ *   fast.c     the Fast object (operators, namespace functions, matmul, where, astype)
+ *   names.c    the name caches of named dimensions
+ *   elide.c    temporary elision
+ *   views.c    the views (View, ViewProp)
+ *   setitem.c  x[slice] = scalar
+ *
+ * The only symbol exported is PyInit__chot (chot.h: hidden visibility).
+ */
+#define CONTRACT_DEFINE 1
+#include "chot.h"
+
+/* --- constants: made once in PyInit ----------------------------------------------- */
+PyObject *zero, *one, *minus_one;
+PyObject *s_dtype, *s_shape, *s_ext;
+PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
+PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
+PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
+
+/* --- what setup() is told once ---------------------------------------------- */
+PyTypeObject *ND_T;      /* numpy.ndarray */
+PyObject *nat_fn;        /* _elementwise._nat(x): builds and caches x._np */
+PyObject *big_list;      /* _pool.MIN_BYTES: [bytes], the pooled-buffer threshold */
+Py_ssize_t elide_bytes;  /* _elementwise._ELIDE_BYTES */
+PyObject *errstate_var;  /* NumPy's ufunc error-state context variable */
+PyObject *errstate_ignore; /* its value under np.errstate(all="ignore") */
+PyObject *ignore_ctx;    /* a Context holding just that value */
+int ready;
+int views_ready;
+
+/* setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads
+   and writes (contract.h), their offsets looked up by name. Called by _array (for the
+   views) and _dispatch, before any Fast or View exists; a second call must name the
+   same classes. */
+PyObject *
+setup_array(PyObject *mod, PyObject *args)
+{
+    PyObject *arr, *dt, *st, *dev;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!:setup_array", &PyType_Type, &arr, &PyType_Type, &dt,
+                          &PyType_Type, &st, &PyType_Type, &dev))
+        return NULL;
+    if (Array_T != NULL
+        && ((PyObject *)Array_T != arr || (PyObject *)DType_T != dt || (PyObject *)Storage_T != st
+            || (PyObject *)Device_T != dev)) {
+        PyErr_SetString(PyExc_TypeError, "setup_array(): other classes than the first call's");
+        return NULL;
+    }
+    if (contract_setup((PyTypeObject *)arr, ARRAY_ROWS, N_ROWS(ARRAY_ROWS)) < 0
+        || contract_setup((PyTypeObject *)dt, DTYPE_ROWS, N_ROWS(DTYPE_ROWS)) < 0
+        || contract_setup((PyTypeObject *)st, STORAGE_ROWS, N_ROWS(STORAGE_ROWS)) < 0)
+        return NULL;
+    if (Array_T == NULL) {
+        Storage_T = (PyTypeObject *)Py_NewRef(st);
+        Device_T = (PyTypeObject *)Py_NewRef(dev);
+        DType_T = (PyTypeObject *)Py_NewRef(dt);
+        Array_T = (PyTypeObject *)Py_NewRef(arr); /* last: it turns the checks on */
+    }
+    views_ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* setup(ndarray, nat, big_list, elide_bytes, errstate_var, errstate_ignore, ignore_context):
+   what the elementwise fast cases need (called by _elementwise). */
+PyObject *
+setup(PyObject *mod, PyObject *args)
+{
+    PyObject *nd, *nat, *big, *var, *ign, *ctx;
+    Py_ssize_t elide;
+    if (!PyArg_ParseTuple(args, "O!OO!nOOO:setup", &PyType_Type, &nd, &nat, &PyList_Type, &big,
+                          &elide, &var, &ign, &ctx))
+        return NULL;
+    if (Array_T == NULL || contract_pool_limit(big) <= 0 || !PyCallable_Check(nat)
+        || !PyContextVar_CheckExact(var) || !PyContext_CheckExact(ctx)) {
+        PyErr_SetString(PyExc_TypeError, "setup(): setup_array() first; a callable, a pool "
+                        "threshold list, NumPy's error-state variable and a Context");
+        return NULL;
+    }
+    Py_XSETREF(ND_T, (PyTypeObject *)Py_NewRef(nd));
+    Py_XSETREF(nat_fn, Py_NewRef(nat));
+    Py_XSETREF(big_list, Py_NewRef(big));
+    Py_XSETREF(errstate_var, Py_NewRef(var));
+    Py_XSETREF(errstate_ignore, Py_NewRef(ign));
+    Py_XSETREF(ignore_ctx, Py_NewRef(ctx));
+    elide_bytes = elide;
+    ready = 1;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"setup_array", setup_array, METH_VARARGS,
+     "setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads "
+     "and writes (contract.h)."},
+    {"setup_named", setup_named, METH_VARARGS,
+     "setup_named(Ext, name_cache, reduction_axis_cache): named elementwise calls and "
+     "reductions over one named axis with a cached name outcome in C."},
+    {"setup", setup, METH_VARARGS,
+     "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
+     "ignore_context): what the elementwise fast cases need to know, once."},
+    {"setup_loops", setup_loops, METH_VARARGS,
+     "setup_loops(ufunc, empty, probe, address, shape, strides, c_contiguous, aligned): call "
+     "NumPy's inner loops directly when the probe ndarray's fields read as Python reports."},
+    {"calibrate", calibrate, METH_VARARGS,
+     "calibrate(genuine, borrowing): record the C call chains of interpreter calls on a "
+     "temporary, check that borrowing calls are told apart, and turn temporary elision on."},
+    {"elision_state", elision_state, METH_NOARGS,
+     "elision_state(): (on, call chains recorded, why)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "strided._csrc._chot",
+    "The compiled hot path of plain elementwise calls (see strided/_api/elementwise.py) and of "
+    "views (strided/_core/array.py, _views.py, _methods.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__chot(void)
+{
+    /* ViewProp: a property with a __dict__ and the kind after the property's own fields */
+    VP_dict = PyProperty_Type.tp_basicsize;
+    VP_kind = VP_dict + (Py_ssize_t)sizeof(PyObject *);
+    ViewProp_T.tp_base = &PyProperty_Type;
+    ViewProp_T.tp_basicsize = VP_kind + (Py_ssize_t)sizeof(PyObject *);
+    ViewProp_T.tp_dictoffset = VP_dict;
+    View_T.tp_base = &Fast_T;
+    if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0)
+        return NULL;
+    zero = PyLong_FromLong(0);
+    minus_one = PyLong_FromLong(-1);
+    one = PyLong_FromLong(1);
+    s_getitem = PyUnicode_InternFromString("getitem");
+    s_permute_dims = PyUnicode_InternFromString("permute_dims");
+    s_expand_dims = PyUnicode_InternFromString("expand_dims");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_ext = PyUnicode_InternFromString("_ext");
+    s_shape = PyUnicode_InternFromString("shape");
+    s_materialize = PyUnicode_InternFromString("_materialize");
+    s_reshape = PyUnicode_InternFromString("reshape");
+    s_transpose = PyUnicode_InternFromString("transpose");
+    s_T = PyUnicode_InternFromString("T");
+    s_strides = PyUnicode_InternFromString("strides");
+    s_resolve = PyUnicode_InternFromString("_resolve_dtypes_and_context");
+    s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
+    s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
+    if (zero == NULL || minus_one == NULL || one == NULL || s_getitem == NULL
+        || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
+        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
+        || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0
+        || PyModule_AddObjectRef(m, "View", (PyObject *)&View_T) < 0
+        || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
+        {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
+        {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
+        {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+    for (int i = 0; kinds[i].name; i++)
+        if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    return m;
+}

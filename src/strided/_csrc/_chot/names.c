@@ -1,0 +1,476 @@
+/* strided._csrc._chot, names.c: the name caches (named dimensions).
+ *
+ * In front of: strided/named/_handler.py's fast links (``_EW_NAMES``, ``_RED``) and
+ * strided/named/_core.py's ``VIEW_NAMES``: calls on named arrays whose name outcome the
+ * handler has cached. A key is looked up only when it is plain (plain_key): compared by
+ * identity or exact type, never by running user code.
+ */
+#include "chot.h"
+
+/* --- named dimensions ---------------------------------------------------------------
+   Calls on named arrays (strided.named) whose name outcome the named handler has
+   cached run here, the names coming from the handler's caches (the Python name rules
+   stay the only definition):
+   - an elementwise call (_handler._EW_NAMES, keyed by (row name, key of each input):
+     its names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and
+     names the result with a fresh Ext, as the handler's own fast link does; inputs
+     whose names differ only while auto_align() is off (else they are aligned first);
+   - a reduction, or a view whose names follow from its arguments (_handler._RED:
+     ``reduce(x, axis='C', keepdims=True)``, ``squeeze(x, axis=0)``), runs the
+     function's body with the arguments the rule turned names into;
+   - the views the compiled views compute (views.c: indexing, .T, .mT,
+     permute, expand_dims, reshape) take their names from _handler._VIEW_NAMES.
+   Only arrays whose Ext tracks no gradient (autograd, the one other handler, passes
+   those through): anything else, and every first sight, goes to the Python path.
+   Enabled by setup_named(), which strided.named calls when it installs its handler. */
+static PyObject *ew_names;   /* _handler._EW_NAMES */
+static PyObject *red_cache;  /* _handler._RED */
+static PyObject *view_names; /* _handler._VIEW_NAMES */
+static PyObject *auto_align; /* _handler.AUTO_ALIGN, a ContextVar */
+
+PyObject *
+setup_named(PyObject *mod, PyObject *args)
+{
+    PyObject *ext, *cache, *red, *views, *align;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
+                          &PyDict_Type, &red, &PyDict_Type, &views, &align))
+        return NULL;
+    if (!PyContextVar_CheckExact(align)) {
+        PyErr_SetString(PyExc_TypeError, "setup_named(): the auto-align setting must be a ContextVar");
+        return NULL;
+    }
+    if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
+        PyErr_SetString(PyExc_TypeError, "setup_named(): another Ext class than the first call's");
+        return NULL;
+    }
+    if (contract_setup((PyTypeObject *)ext, EXT_ROWS, N_ROWS(EXT_ROWS)) < 0)
+        return NULL;
+    if (Ext_T == NULL)
+        Ext_T = (PyTypeObject *)Py_NewRef(ext);
+    Py_XSETREF(ew_names, Py_NewRef(cache));
+    Py_XSETREF(red_cache, Py_NewRef(red));
+    Py_XSETREF(view_names, Py_NewRef(views));
+    Py_XSETREF(auto_align, Py_NewRef(align));
+    Py_RETURN_NONE;
+}
+
+/* Keys of the name caches. A cache key is hashed, and compared with the keys of a dict
+   and with a call site's last key, only when hashing and comparing it runs no Python
+   code: every part of it an exact str, int, float or bool, None, Ellipsis, or an exact tuple
+   of those (dtypes: DType, whose hash and comparison are strided's own), compared by
+   identity or, within one exact type, by value (so np.str_("a") is not "a", True is not
+   1). Anything else declines to the Python path, which owns its own rules (a user's
+   __eq__ that renames again, a str subclass). The key is built by the call and held by
+   it (a strong reference) while it is looked up. */
+static int
+plain_key(PyObject *o, int depth)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyUnicode_Type || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type
+        || o == Py_None || o == Py_Ellipsis || (t == DType_T && DType_T != NULL))
+        return 1;
+    if (t != &PyTuple_Type || depth <= 0)
+        return 0;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(o); i < n; i++)
+        if (!plain_key(PyTuple_GET_ITEM(o, i), depth - 1))
+            return 0;
+    return 1;
+}
+
+/* Whether two cache keys are the same: by identity, else plain keys (plain_key) of one
+   exact type and equal value, item by item for tuples; no Python code runs, no error. */
+int
+plain_equal(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 1;
+    PyTypeObject *t = Py_TYPE(a);
+    if (t != Py_TYPE(b))
+        return 0;
+    if (t == &PyUnicode_Type)
+        return PyUnicode_Compare(a, b) == 0; /* (two exact strs: no error) */
+    if (t == &PyLong_Type || t == &PyFloat_Type)
+        return PyObject_RichCompareBool(a, b, Py_EQ) == 1; /* (builtin: no code, no error) */
+    if (t != &PyTuple_Type || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b))
+        return 0; /* (bools, None, Ellipsis, DTypes: by identity) */
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; i++)
+        if (!plain_equal(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i)))
+            return 0;
+    return 1;
+}
+
+/* A names tuple: exact strs and None only (what strided.named makes; a tuple a user put
+   in an Ext's names by hand declines). */
+int
+plain_names(PyObject *names)
+{
+    if (!PyTuple_CheckExact(names))
+        return 0;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(names); i < n; i++) {
+        PyObject *v = PyTuple_GET_ITEM(names, i);
+        if (v != Py_None && !PyUnicode_CheckExact(v))
+            return 0;
+    }
+    return 1;
+}
+
+/* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
+   Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
+PyObject *
+untracked_names(PyObject *x)
+{
+    PyObject *e = SLOT(x, O_ext);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    PyObject *names = SLOT(e, E_names);
+    return PyTuple_CheckExact(names) ? names : NULL;
+}
+
+/* Whether auto_align() is off (its context variable holds False); an error reads as on
+   and stays set (reading a context variable fails only out of memory). */
+static int
+auto_align_off(void)
+{
+    PyObject *v;
+    if (auto_align == NULL || PyContextVar_Get(auto_align, NULL, &v) < 0)
+        return 0;
+    Py_XDECREF(v);
+    return v == Py_False;
+}
+
+/* x's ndim as an int object (new reference), or NULL (no error) for a shape that is not
+   a tuple (NULL with an error: out of memory). */
+static inline PyObject *
+ndim_key(PyObject *x)
+{
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    return PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
+}
+
+/* An operand's key in the name cache (new reference), or NULL (no error) to decline;
+   a names tuple is checked (plain_names) where it is hashed or compared by value. */
+static PyObject *
+name_key(PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T)
+        return scalar_column(x) < 0 ? NULL : Py_NewRef(minus_one);
+    PyObject *e = SLOT(x, O_ext);
+    if (e == Py_None)
+        return ndim_key(x);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    PyObject *names = SLOT(e, E_names);
+    if (names == Py_None)
+        return ndim_key(x);
+    return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
+}
+
+/* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed). */
+PyObject *
+name_result(PyObject *r, PyObject *names)
+{
+    if (names == Py_None)
+        return r;
+    if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(SLOT(r, O_shape))) {
+        Py_DECREF(r);
+        return NULL; /* the handler raises its own error */
+    }
+    PyObject *e = Ext_T->tp_alloc(Ext_T, 0);
+    if (e == NULL) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    SLOT(e, E_rg) = Py_NewRef(Py_False);
+    SLOT(e, E_grad) = Py_NewRef(Py_None);
+    SLOT(e, E_fn) = Py_NewRef(Py_None);
+    SLOT(e, E_nr) = Py_NewRef(zero);
+    SLOT(e, E_retains) = Py_NewRef(Py_False);
+    SLOT(e, E_hooks) = Py_NewRef(Py_None);
+    SLOT(e, E_names) = Py_NewRef(names);
+    SLOT(e, E_view) = Py_NewRef(Py_False);
+    SLOT(e, E_acc) = Py_NewRef(Py_None);
+    Py_SETREF(SLOT(r, O_ext), e);
+    return r;
+}
+
+/* Whether two names tuples are equal: item by item by identity first (names are mostly
+   the same interned strs), else by value when both are plain names (plain_names); -1
+   (no error) for names that are not. */
+static int
+same_names(PyObject *a, PyObject *b)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    if (n != PyTuple_GET_SIZE(b))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyTuple_GET_ITEM(a, i) != PyTuple_GET_ITEM(b, i))
+            return plain_names(a) && plain_names(b) ? plain_equal(a, b) : -1;
+    return 1;
+}
+
+/* The named case of a unary (n == 1) or binary row, operands in kernel order. The
+   last outcome is kept on the object, keyed by the identity of the inputs' keys
+   (results carry the cache's own names tuple, so chains hit it). */
+PyObject *
+fast_named(Fast *f, PyObject *const *xs, int n)
+{
+    if (ew_names == NULL || !PyUnicode_Check(f->name))
+        return NULL;
+    PyObject *k[2] = {NULL, NULL}, *names = NULL, *r = NULL;
+    int named = 0;
+    for (int i = 0; i < n; i++) {
+        k[i] = name_key(xs[i]);
+        if (k[i] == NULL)
+            goto done;
+        named |= PyTuple_CheckExact(k[i]);
+    }
+    if (!named)
+        goto done;
+    if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
+        int eq = same_names(k[0], k[1]);
+        if (eq < 0 || (!eq && !auto_align_off())) /* names that differ: the handler aligns them */
+            goto done;
+    }
+    if (k[0] == f->last[0] && k[1] == f->last[1]) {
+        names = Py_NewRef(f->last[2]);
+    }
+    else {
+        /* (a key of plain parts only, an ndim or plain names: the lookup runs no Python code) */
+        for (int i = 0; i < n; i++)
+            if (!PyLong_CheckExact(k[i]) && !plain_names(k[i]))
+                goto done;
+        if (!PyUnicode_CheckExact(f->name))
+            goto done;
+        PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
+        if (key == NULL)
+            goto done; /* (out of memory: propagates) */
+        names = PyDict_GetItemWithError(ew_names, key);
+        Py_XINCREF(names);
+        Py_DECREF(key);
+        if (names == NULL)
+            goto done; /* (a miss; an error propagates) */
+        /* (names held: the kernel call may run code that clears the cache) */
+        for (int i = 0; i < 2; i++)
+            Py_XSETREF(f->last[i], Py_XNewRef(k[i]));
+        Py_XSETREF(f->last[2], Py_NewRef(names));
+    }
+    r = n == 1 ? fast_unary(f, xs[0], 1) : fast_binary(f, xs[0], xs[1], 1);
+    if (r != NULL)
+        r = name_result(r, names);
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(k[0]);
+    Py_XDECREF(k[1]);
+    return r;
+}
+
+/* Whether a call (x's names, ndim, arguments) is the one ``key`` (a _RED key) was built
+   from: by identity, or plain_equal (equal exact types: True == 1 must not match; no
+   Python code runs). The call's arguments are plain keys (named_call checked them). */
+static int
+same_call(PyObject *key, PyObject *names, Py_ssize_t nd, const CallArgs *c)
+{
+    Py_ssize_t np = c->npos;
+    if (key == NULL || PyTuple_GET_SIZE(key) != 4 + 2 * np + 3 * c->nk
+        || PyTuple_GET_ITEM(key, 1) != names || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 2)) != nd
+        || PyLong_AsSsize_t(PyTuple_GET_ITEM(key, 3)) != np + 1)
+        return 0;
+    for (Py_ssize_t i = 0; i < np + c->nk; i++) {
+        Py_ssize_t at = i < np ? 4 + 2 * i : 4 + 2 * np + 3 * (i - np) + 1;
+        PyObject *v = PyTuple_GET_ITEM(key, at + 1), *a = c->v[i];
+        PyTypeObject *t = Py_TYPE(a);
+        if ((PyObject *)t != PyTuple_GET_ITEM(key, at))
+            return 0;
+        if (i >= np && !plain_equal(PyTuple_GET_ITEM(key, at - 1), PyTuple_GET_ITEM(c->kwnames, i - np)))
+            return 0;
+        if (!plain_equal(v, a))
+            return 0;
+    }
+    return 1;
+}
+
+/* A _RED outcome (positional arguments after x, {keyword: value}, result names) as the
+   call makes it: (result names, the keywords' names, the positional arguments, the
+   keywords' values...); NULL (no error) for another shape, NULL with an error: out of
+   memory. */
+static PyObject *
+cached_call_form(PyObject *hit)
+{
+    if (!PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 3
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(hit, 0)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(hit, 0)) > 4
+        || !PyDict_CheckExact(PyTuple_GET_ITEM(hit, 1)) || PyDict_GET_SIZE(PyTuple_GET_ITEM(hit, 1)) > 8)
+        return NULL;
+    PyObject *kw = PyTuple_GET_ITEM(hit, 1), *k, *v;
+    Py_ssize_t m = PyDict_GET_SIZE(kw), pos = 0, i = 0;
+    PyObject *call = PyTuple_New(3 + m), *kn = PyTuple_New(m);
+    if (call == NULL || kn == NULL) {
+        Py_XDECREF(call);
+        Py_XDECREF(kn);
+        return NULL; /* (out of memory: propagates) */
+    }
+    PyTuple_SET_ITEM(call, 0, Py_NewRef(PyTuple_GET_ITEM(hit, 2)));
+    PyTuple_SET_ITEM(call, 1, kn);
+    PyTuple_SET_ITEM(call, 2, Py_NewRef(PyTuple_GET_ITEM(hit, 0)));
+    while (i < m && PyDict_Next(kw, &pos, &k, &v)) {
+        PyTuple_SET_ITEM(kn, i, Py_NewRef(k));
+        PyTuple_SET_ITEM(call, 3 + i++, Py_NewRef(v));
+    }
+    if (i != m) {
+        Py_DECREF(call);
+        return NULL;
+    }
+    return call;
+}
+
+/* op(x, *args, **keywords) on a named array whose outcome the named handler has cached
+   (_handler._RED, for reductions and the views whose names follow from their arguments:
+   (op, names, ndim, the number of positional arguments, type and value of each after x,
+   then name, type and value of each keyword) -> (positional arguments after x, keywords
+   for the function, result names)): the function's body with those arguments, the
+   result named as the handler's fast link names it; NULL (no error) to decline. A tuple
+   argument must hold exact strs and ints (the cache's own rule: its items' types are
+   not in the key). The call site keeps its last outcome (f->last: x's names, the key,
+   the call as cached_call_form makes it): a loop finds it without building and hashing
+   a key. */
+PyObject *
+named_call(Fast *f, PyObject *x, const CallArgs *c)
+{
+    if (red_cache == NULL || Py_TYPE(x) != Array_T || !PyUnicode_CheckExact(f->name))
+        return NULL;
+    PyObject *names = untracked_names(x), *shape = SLOT(x, O_shape), *call;
+    if (names == NULL || shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    Py_ssize_t np = c->npos, nk = c->nk, nd = PyTuple_GET_SIZE(shape);
+    /* (every part of the key plain, plain_key: an Array, a list, a str subclass, a user
+       object with its own __eq__ or __hash__ take the Python path; a tuple holds exact
+       strs and ints only, as _handler._simple says: its items' types are not in the key) */
+    for (Py_ssize_t i = 0; i < np + nk; i++) {
+        PyObject *a = c->v[i];
+        if (!plain_key(a, 0) && !(PyTuple_CheckExact(a) && plain_key(a, 1)))
+            return NULL;
+        if (PyTuple_CheckExact(a))
+            for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(a); j++)
+                if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(a, j)) && !PyLong_CheckExact(PyTuple_GET_ITEM(a, j)))
+                    return NULL;
+        if (i >= np && !PyUnicode_CheckExact(PyTuple_GET_ITEM(c->kwnames, i - np)))
+            return NULL;
+    }
+    if (f->last[0] == names && same_call(f->last[1], names, nd, c))
+        call = Py_NewRef(f->last[2]);
+    else {
+        PyObject *key = PyTuple_New(4 + 2 * np + 3 * nk), *ndo = PyLong_FromSsize_t(nd);
+        PyObject *npo = PyLong_FromSsize_t(np + 1);
+        if (key == NULL || ndo == NULL || npo == NULL) {
+            Py_XDECREF(key);
+            Py_XDECREF(ndo);
+            Py_XDECREF(npo);
+            return NULL; /* (out of memory: propagates) */
+        }
+        PyTuple_SET_ITEM(key, 0, Py_NewRef(f->name));
+        PyTuple_SET_ITEM(key, 1, Py_NewRef(names));
+        PyTuple_SET_ITEM(key, 2, ndo);
+        PyTuple_SET_ITEM(key, 3, npo);
+        Py_ssize_t at = 4;
+        for (Py_ssize_t i = 0; i < np + nk; i++) {
+            if (i >= np)
+                PyTuple_SET_ITEM(key, at++, Py_NewRef(PyTuple_GET_ITEM(c->kwnames, i - np)));
+            PyTuple_SET_ITEM(key, at++, Py_NewRef((PyObject *)Py_TYPE(c->v[i])));
+            PyTuple_SET_ITEM(key, at++, Py_NewRef(c->v[i]));
+        }
+        if (!plain_names(names)) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        /* (the key holds what it is made of: a stored key's comparison runs no code of ours) */
+        PyObject *hit = PyDict_GetItemWithError(red_cache, key);
+        call = hit == NULL ? NULL : cached_call_form(hit);
+        if (call == NULL) {
+            Py_DECREF(key);
+            return NULL; /* (a miss, or an error that propagates) */
+        }
+        Py_XSETREF(f->last[0], Py_NewRef(names));
+        Py_XSETREF(f->last[1], key);
+        Py_XSETREF(f->last[2], Py_NewRef(call));
+    }
+    /* (call is held: the body may run code that clears the cache) */
+    PyObject *tail = PyTuple_GET_ITEM(call, 2), *kn = PyTuple_GET_ITEM(call, 1);
+    Py_ssize_t nt = PyTuple_GET_SIZE(tail), m = PyTuple_GET_SIZE(kn);
+    PyObject *argv[13] = {x};
+    for (Py_ssize_t i = 0; i < nt; i++)
+        argv[1 + i] = PyTuple_GET_ITEM(tail, i);
+    for (Py_ssize_t i = 0; i < m; i++)
+        argv[1 + nt + i] = PyTuple_GET_ITEM(call, 3 + i);
+    PyObject *tok = quiet_enter();
+    PyObject *r = tok == NULL ? NULL
+                              : quiet_exit(tok, PyObject_Vectorcall(f->fallback, argv, 1 + nt, m ? kn : NULL));
+    if (r == NULL) {
+        Py_DECREF(call);
+        return decline_error(); /* the Python path raises its own error */
+    }
+    /* a fresh unnamed result whose rank the names fit (as the handler); all None: unnamed */
+    names = PyTuple_GET_ITEM(call, 0);
+    int fits = contract_array(r) && r != x && SLOT(r, O_ext) == Py_None
+               && PyTuple_CheckExact(names)
+               && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape));
+    int any = 0;
+    for (Py_ssize_t i = 0; fits && i < PyTuple_GET_SIZE(names); i++)
+        any |= PyTuple_GET_ITEM(names, i) != Py_None;
+    if (!fits) {
+        Py_DECREF(r);
+        Py_DECREF(call);
+        return NULL;
+    }
+    if (any)
+        r = name_result(r, names);
+    Py_DECREF(call);
+    return r;
+}
+
+/* The cached outcome of the view (op, the array's names, sig) (_core.VIEW_NAMES; a new
+   reference), or NULL when there is none yet (no error; an error set: out of memory).
+   last[3] (the call site's: names, sig, outcome, held) keeps the last outcome found: an
+   outcome is a function of its key, so it never goes stale, and a loop over one array
+   finds it by the names' identity. The key is plain (plain_key: the caller's sig, the
+   names checked here), so comparing it with last's and looking it up runs no Python code
+   of its own; it is held by this call throughout. */
+PyObject *
+view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+{
+    if (sig == NULL)
+        return NULL;
+    if (names == last[0] && plain_equal(sig, last[1]))
+        return Py_NewRef(last[2]);
+    if (view_names == NULL || !plain_names(names) || !plain_key(sig, 2))
+        return NULL;
+    PyObject *key = PyTuple_Pack(3, op, names, sig), *out;
+    if (key == NULL)
+        return NULL;
+    out = PyDict_GetItemWithError(view_names, key);
+    Py_XINCREF(out);
+    Py_DECREF(key);
+    if (out == NULL)
+        return NULL; /* (a miss; an error propagates) */
+    Py_XSETREF(last[0], Py_NewRef(names));
+    Py_XSETREF(last[1], Py_NewRef(sig));
+    Py_XSETREF(last[2], Py_NewRef(out));
+    return out;
+}
+
+/* r, a fresh view of a named array (stolen), named by the cached outcome of the view
+   (op, the array's names, sig) (view_outcome); NULL (r released, no error) when there is
+   none yet. */
+PyObject *
+named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+{
+    PyObject *out = view_outcome(op, names, sig, last);
+    if (out == NULL) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    /* (out held: an allocation may run a finalizer that replaces last[2]) */
+    r = name_result(r, out);
+    Py_DECREF(out);
+    return r;
+}

@@ -1,0 +1,1042 @@
+/* strided._csrc._chot, views.c: the views in C (``View``, ``ViewProp``).
+ *
+ * In front of: Array.__getitem__, .T, .mT, .contiguous() (strided/_core/array.py), reshape,
+ * permute_dims, expand_dims, unsqueeze (strided/_api/views.py), the reshape/permute
+ * methods (strided/_torch/methods.py) and rename, refine_names, align_to of named arrays
+ * (strided/named/_ops.py; their names from the caches in names.c).
+ */
+#include "chot.h"
+
+/* ====================================================================================
+ * Views: the plain cases of indexing and of the view functions, in C.
+ *
+ * A view is integer arithmetic on (offset, shape, strides); the Python hot paths
+ * (Array.__getitem__, .T, .mT, .contiguous() in _array.py; reshape, permute_dims,
+ * expand_dims, unsqueeze in _views.py; the reshape/permute methods in _methods.py)
+ * do it with a few cached tuples and a fresh Array. Here a ``View`` (a ``Fast`` of
+ * another kind, same fields) or a ``ViewProp`` (a data descriptor in front of a
+ * property) answers the case those hot paths answer, with the same result:
+ *
+ *     an Array (exact type, ``_ext is None``) whose layout is plain tuples of
+ *     Python ints, and arguments of exact types (ints, slices, tuples of them).
+ *
+ * A lazy parent (a kernel result without a Storage yet) is materialized first
+ * (its ``_materialize``), as the Python paths do; the child shares the parent's
+ * Storage. The child's native view is the backend's own view of the parent's
+ * (``p[key]``, ``p.reshape(shape)``, ``p.transpose(axes)``, ``p.T``) when the
+ * parent's is cached, else None (built when a kernel needs it), as in Python.
+ * Anything else -- other key types, Ellipsis, None, bools, out-of-range ints, zero
+ * steps, negative sizes, keywords, arithmetic that would overflow -- declines
+ * (NULL, no error set) and the Python function runs, raising its own errors.
+ * ==================================================================================== */
+
+static PyObject *unsq_keys[MAXDIMS + 1]; /* (slice(None),) * a + (None, Ellipsis), built on use */
+
+/* The items of a tuple of exact Python ints (bools too when bools is set: *bools then
+   says whether there was one), at most MAXDIMS of them; -1 (no error set) for
+   anything else. */
+static int
+tuple_ints_or_bools(PyObject *t, Py_ssize_t *out, Py_ssize_t *n, int *bools)
+{
+    if (t == NULL || !PyTuple_CheckExact(t))
+        return -1;
+    Py_ssize_t m = PyTuple_GET_SIZE(t);
+    if (m > MAXDIMS)
+        return -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *v = PyTuple_GET_ITEM(t, i);
+        if (!PyLong_CheckExact(v)) {
+            if (bools == NULL || !PyBool_Check(v))
+                return -1;
+            *bools = 1;
+        }
+        Py_ssize_t x = PyLong_AsSsize_t(v);
+        if (x == -1 && PyErr_Occurred()) {
+            (void)contract_clear(PyExc_OverflowError); /* (the only error of an exact int) */
+            return -1;
+        }
+        out[i] = x;
+    }
+    *n = m;
+    return 0;
+}
+
+static inline int
+tuple_ints(PyObject *t, Py_ssize_t *out, Py_ssize_t *n)
+{
+    return tuple_ints_or_bools(t, out, n, NULL);
+}
+
+/* x's layout in C: offset, shape and strides, after materializing a lazy x.
+   0, or -1 to decline (an error set only for one that must propagate). */
+typedef struct {
+    Py_ssize_t nd, off;
+    Py_ssize_t shape[MAXDIMS], str[MAXDIMS];
+} Layout;
+
+static int
+get_layout(PyObject *x, Layout *L)
+{
+    PyObject *st = SLOT(x, O_st);
+    if (st == NULL)
+        return -1;
+    if (st == Py_None) {
+        PyObject *r = PyObject_CallMethodNoArgs(x, s_materialize);
+        if (r == NULL) {
+            decline_error();
+            return -1;
+        }
+        Py_DECREF(r);
+        st = SLOT(x, O_st);
+        if (st == NULL || st == Py_None)
+            return -1;
+    }
+    PyObject *off = SLOT(x, O_off);
+    Py_ssize_t ns;
+    if (off == NULL || !PyLong_CheckExact(off) || tuple_ints(SLOT(x, O_shape), L->shape, &L->nd)
+        || tuple_ints(SLOT(x, O_str), L->str, &ns) || ns != L->nd)
+        return -1;
+    L->off = PyLong_AsSsize_t(off);
+    if (L->off == -1 && PyErr_Occurred()) {
+        (void)contract_clear(PyExc_OverflowError);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < L->nd; i++)
+        if (L->shape[i] < 0)
+            return -1;
+    return 0;
+}
+
+/* A tuple of n C integers (new reference), or NULL with an error set. */
+static PyObject *
+ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyLong_FromSsize_t(v[i]);
+        if (o == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, o);
+    }
+    return t;
+}
+
+/* The child view of x: (offset, shape, strides) in C, its native view nat (stolen;
+   Py_None when not cached), sharing x's Storage, dtype and device. shape_obj, when not
+   NULL, is a tuple equal to shape (borrowed) that the child takes as it is. */
+static PyObject *
+make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
+          const Py_ssize_t *str, Py_ssize_t nd, PyObject *shape_obj)
+{
+    PyObject *o = NULL, *sh = NULL, *sr = NULL;
+    PyObject *xo = SLOT(x, O_off);
+    Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
+    if (xoff == -1 && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError);
+    o = xo != NULL && xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
+    sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
+    sr = ints_tuple(str, nd);
+    if (o == NULL || sh == NULL || sr == NULL) {
+        Py_DECREF(nat);
+        Py_XDECREF(o);
+        Py_XDECREF(sh);
+        Py_XDECREF(sr);
+        return NULL;
+    }
+    PyObject *st = SLOT(x, O_st), *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device);
+    if (st == NULL || dt == NULL || dev == NULL) { /* not reachable for an Array made by us */
+        Py_DECREF(nat);
+        Py_DECREF(o);
+        Py_DECREF(sh);
+        Py_DECREF(sr);
+        return NULL;
+    }
+    return array_new(nat, Py_NewRef(st), o, sh, sr, Py_NewRef(dt), Py_NewRef(dev));
+}
+
+/* The parent's cached native view (new reference), or Py_None. */
+static inline PyObject *
+parent_native(PyObject *x)
+{
+    PyObject *p = SLOT(x, O_np);
+    return Py_NewRef(p == NULL ? Py_None : p);
+}
+
+/* --- indexing: x[slice], x[int], x[(ints and slices, one per leading axis)] --------- */
+
+static inline int
+plain_index(PyObject *v)
+{
+    return v == Py_None || PyLong_CheckExact(v);
+}
+
+static PyObject *
+view_getitem(PyObject *x, PyObject *key)
+{
+    PyTypeObject *tk = Py_TYPE(key);
+    int single = tk == &PySlice_Type || tk == &PyLong_Type;
+    if (!single && tk != &PyTuple_Type)
+        return NULL;
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
+    if (nk > nd)
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    if (L.nd != nd)
+        return NULL;
+    Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off;
+    for (Py_ssize_t d = 0; d < nk; d++) {
+        PyObject *k = single ? key : PyTuple_GET_ITEM(key, d);
+        Py_ssize_t n = L.shape[d], s = L.str[d];
+        if (Py_TYPE(k) == &PySlice_Type) {
+            PySliceObject *sl = (PySliceObject *)k;
+            Py_ssize_t start, stop, step, t;
+            if (!plain_index(sl->start) || !plain_index(sl->stop) || !plain_index(sl->step))
+                return NULL;
+            if (PySlice_Unpack(k, &start, &stop, &step) < 0) /* a zero step */
+                return decline_error();
+            Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
+            if (len) {
+                if (__builtin_mul_overflow(start, s, &t) || __builtin_add_overflow(off, t, &off))
+                    return NULL;
+            }
+            if (__builtin_mul_overflow(s, step, &t))
+                return NULL;
+            oshape[no] = len;
+            ostr[no++] = t;
+        }
+        else if (PyLong_CheckExact(k)) {
+            Py_ssize_t i = PyLong_AsSsize_t(k), t;
+            if (i == -1 && PyErr_Occurred())
+                return decline_error();
+            if (i < -n || i >= n)
+                return NULL; /* the Python path raises the IndexError */
+            if (i < 0)
+                i += n;
+            if (__builtin_mul_overflow(i, s, &t) || __builtin_add_overflow(off, t, &off))
+                return NULL;
+        }
+        else
+            return NULL;
+    }
+    for (Py_ssize_t d = nk; d < nd; d++) {
+        oshape[no] = L.shape[d];
+        ostr[no++] = L.str[d];
+    }
+    /* the native view: the parent's indexed by the same key ("..." keeps an all-int
+       key's element a 0-d view, as in the Python path) */
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        if (no == 0 || tk == &PyLong_Type) {
+            PyObject *k2 = single ? PyTuple_Pack(2, key, Py_Ellipsis) : NULL;
+            if (!single) {
+                k2 = PyTuple_New(nk + 1);
+                if (k2 != NULL) {
+                    for (Py_ssize_t i = 0; i < nk; i++)
+                        PyTuple_SET_ITEM(k2, i, Py_NewRef(PyTuple_GET_ITEM(key, i)));
+                    PyTuple_SET_ITEM(k2, nk, Py_NewRef(Py_Ellipsis));
+                }
+            }
+            if (k2 == NULL) {
+                Py_DECREF(p);
+                return NULL;
+            }
+            nat = PyObject_GetItem(p, k2);
+            Py_DECREF(k2);
+        }
+        else
+            nat = PyObject_GetItem(p, key);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, off, oshape, ostr, no, NULL);
+}
+
+/* x[key] for an index Array key (not 0-d, no extension, on x's device) when both natives
+   are cached CPU ndarrays: NumPy's advanced indexing of them, a fresh array, wrapped as
+   indexing.advanced_getitem's hot path wraps it. NumPy refuses a key that is not of an
+   integer or boolean dtype, or out of bounds: the Python path then raises its error. */
+static PyObject *
+view_take(PyObject *x, PyObject *key)
+{
+    if (!loops_ready || !contract_array(key) || SLOT(key, O_ext) != Py_None
+        || SLOT(key, O_device) != SLOT(x, O_device) || PyTuple_GET_SIZE(SLOT(key, O_shape)) == 0)
+        return NULL;
+    PyObject *a = SLOT(x, O_np), *k = SLOT(key, O_np), *dt = SLOT(x, O_dtype), *r;
+    if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
+        return NULL;
+    Py_INCREF(a);
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    r = PyObject_GetItem(a, k);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    if (r == NULL) {
+        Py_DECREF(dt);
+        return decline_error();
+    }
+    /* (a result that is a view of its own buffer: the Python path copies it) */
+    PyObject *shape = NULL;
+    if (Py_TYPE(r) == ND_T && ND(r)->base == NULL && ND(r)->descr == SLOT(dt, D_np))
+        shape = ints_tuple(ND(r)->dimensions, ND(r)->nd);
+    if (shape == NULL) {
+        Py_DECREF(r);
+        Py_DECREF(dt);
+        return decline_error();
+    }
+    PyObject *dev = SLOT(x, O_device);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(dev));
+}
+
+/* --- contiguous(): self when row-major contiguous ------------------------------------ */
+
+/* _layout.is_contiguous: size-1 dimensions take any stride, an empty array is contiguous. */
+int
+c_contiguous(const Py_ssize_t *shape, const Py_ssize_t *str, Py_ssize_t nd, Py_ssize_t unit)
+{
+    Py_ssize_t expected = unit;
+    for (Py_ssize_t i = nd - 1; i >= 0; i--) {
+        if (shape[i] == 0)
+            return 1;
+        if (shape[i] != 1) {
+            if (str[i] != expected)
+                return 0;
+            if (__builtin_mul_overflow(expected, shape[i], &expected))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *
+view_contiguous(PyObject *x)
+{
+    Py_ssize_t shape[MAXDIMS], str[MAXDIMS], nd, ns;
+    PyObject *s = SLOT(x, O_str);
+    if (tuple_ints(SLOT(x, O_shape), shape, &nd))
+        return NULL;
+    if (s == Py_None) {
+        /* a lazy kernel result: its native array's byte strides */
+        PyObject *p = SLOT(x, O_np);
+        if (ND_T == NULL || p == NULL || Py_TYPE(p) != ND_T)
+            return NULL;
+        PyObject *dt = SLOT(x, O_dtype), *isz;
+        if (dt == NULL || Py_TYPE(dt) != DType_T)
+            return NULL;
+        isz = SLOT(dt, D_itemsize);
+        if (isz == NULL || !PyLong_CheckExact(isz))
+            return NULL;
+        Py_ssize_t unit = PyLong_AsSsize_t(isz);
+        if (unit <= 0) {
+            (void)contract_clear(PyExc_OverflowError);
+            return NULL;
+        }
+        PyObject *bs = PyObject_GetAttr(p, s_strides);
+        if (bs == NULL)
+            return decline_error();
+        int ok = tuple_ints(bs, str, &ns) == 0 && ns == nd && c_contiguous(shape, str, nd, unit);
+        Py_DECREF(bs);
+        return ok ? Py_NewRef(x) : NULL;
+    }
+    if (tuple_ints(s, str, &ns) || ns != nd || !c_contiguous(shape, str, nd, 1))
+        return NULL; /* the Python path copies */
+    return Py_NewRef(x);
+}
+
+/* --- reshape of a contiguous array ---------------------------------------------------- */
+
+/* Row-major strides of shape as _layout.contiguous_strides has them (a size-0 or
+   size-1 dimension multiplies by 1). 0, or -1 on overflow. */
+static int
+contiguous_strides(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *out)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = nd - 1; i >= 0; i--) {
+        out[i] = acc;
+        if (shape[i] > 1 && __builtin_mul_overflow(acc, shape[i], &acc))
+            return -1;
+    }
+    return 0;
+}
+
+static int
+size_of(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *n)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = 0; i < nd; i++)
+        if (shape[i] < 0 || __builtin_mul_overflow(acc, shape[i], &acc))
+            return -1;
+    *n = acc;
+    return 0;
+}
+
+/* x viewed with shape (a tuple of exact non-negative ints, borrowed), when x's strides
+   are its shape's contiguous strides (the Python hot path's test). */
+static PyObject *
+view_reshape(PyObject *x, PyObject *shape)
+{
+    Py_ssize_t nshape[MAXDIMS], nstr[MAXDIMS], cstr[MAXDIMS], nn, n_new, n_old;
+    if (tuple_ints(shape, nshape, &nn) || size_of(nshape, nn, &n_new)
+        || contiguous_strides(nshape, nn, nstr))
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    if (size_of(L.shape, L.nd, &n_old) || n_old != n_new || contiguous_strides(L.shape, L.nd, cstr))
+        return NULL;
+    for (Py_ssize_t i = 0; i < L.nd; i++)
+        if (L.str[i] != cstr[i])
+            return NULL; /* not contiguous (or size-1 dimensions with other strides) */
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        PyObject *args[2] = {p, shape};
+        nat = PyObject_VectorcallMethod(s_reshape, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, nshape, nstr, nn, shape);
+}
+
+/* --- permute_dims / permute ------------------------------------------------------------ */
+
+/* axes: a tuple of exact ints (borrowed), a permutation of range(ndim) (negative axes
+   counted from the end, as the general path normalises them, and as there the child's
+   native view is left to be built on use; bools are ints, as the Python path's cache
+   takes them, and NumPy gets the ints). */
+static PyObject *
+view_permute(PyObject *x, PyObject *axes)
+{
+    Py_ssize_t ax[MAXDIMS], na, oshape[MAXDIMS], ostr[MAXDIMS];
+    char seen[MAXDIMS] = {0};
+    int bools = 0, negative = 0;
+    if (tuple_ints_or_bools(axes, ax, &na, &bools))
+        return NULL;
+    if (bools)  /* a bool is no axis: the Python definition raises TypeError */
+        return NULL;
+    Layout L;
+    if (get_layout(x, &L) < 0 || na != L.nd)
+        return NULL;
+    for (Py_ssize_t i = 0; i < na; i++) {
+        Py_ssize_t a = ax[i];
+        if (a < -na || a >= na)
+            return NULL;
+        if (a < 0) {
+            a += na;
+            negative = 1;
+        }
+        if (seen[a])
+            return NULL;
+        seen[a] = 1;
+        ax[i] = a;
+        oshape[i] = L.shape[a];
+        ostr[i] = L.str[a];
+    }
+    PyObject *p = negative ? Py_NewRef(Py_None) : parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        PyObject *ints = bools ? ints_tuple(ax, na) : Py_NewRef(axes);
+        if (ints == NULL) {
+            Py_DECREF(p);
+            return NULL;
+        }
+        PyObject *args[2] = {p, ints};
+        nat = PyObject_VectorcallMethod(s_transpose, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(ints);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, oshape, ostr, na, NULL);
+}
+
+/* --- expand_dims / unsqueeze with one int axis ---------------------------------------- */
+
+static PyObject *
+view_expand(PyObject *x, PyObject *axis)
+{
+    if (!PyLong_CheckExact(axis))
+        return NULL;
+    Py_ssize_t a = PyLong_AsSsize_t(axis), oshape[MAXDIMS], ostr[MAXDIMS];
+    if (a == -1 && PyErr_Occurred())
+        return decline_error();
+    Layout L;
+    if (get_layout(x, &L) < 0 || L.nd >= MAXDIMS)
+        return NULL;
+    Py_ssize_t nd = L.nd;
+    if (a < -nd - 1 || a > nd)
+        return NULL; /* the Python path raises */
+    if (a < 0)
+        a += nd + 1;
+    for (Py_ssize_t i = 0, j = 0; i <= nd; i++) {
+        if (i == a) {
+            oshape[i] = 1;
+            if (a < nd) {
+                if (__builtin_mul_overflow(L.str[a], L.shape[a], &ostr[i]))
+                    return NULL;
+            }
+            else
+                ostr[i] = 1;
+        }
+        else {
+            oshape[i] = L.shape[j];
+            ostr[i] = L.str[j++];
+        }
+    }
+    PyObject *p = parent_native(x), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        /* NumPy's own view: p[None] for axis 0, p[(slice(None),) * a + (None, ...)] */
+        PyObject *k = Py_None;
+        if (a > 0) {
+            k = unsq_keys[a];
+            if (k == NULL) {
+                k = PyTuple_New(a + 2);
+                PyObject *all = k == NULL ? NULL : PySlice_New(NULL, NULL, NULL);
+                if (all == NULL) {
+                    Py_XDECREF(k);
+                    Py_DECREF(p);
+                    return NULL;
+                }
+                for (Py_ssize_t i = 0; i < a; i++)
+                    PyTuple_SET_ITEM(k, i, Py_NewRef(all));
+                Py_DECREF(all);
+                PyTuple_SET_ITEM(k, a, Py_NewRef(Py_None));
+                PyTuple_SET_ITEM(k, a + 1, Py_NewRef(Py_Ellipsis));
+                unsq_keys[a] = k;
+            }
+        }
+        nat = PyObject_GetItem(p, k);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, oshape, ostr, nd + 1, NULL);
+}
+
+/* --- .T and .mT ------------------------------------------------------------------------ */
+
+/* x.T (t: a 2-D x; the child's native view NumPy's .T of a cached parent's) or x.mT
+   (at least 2-D; the native view built when a kernel needs it, as in Python). */
+static PyObject *
+view_swap_last(PyObject *x, int t)
+{
+    Layout L;
+    PyObject *shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) < 2
+        || (t && PyTuple_GET_SIZE(shape) != 2))
+        return NULL; /* the Python property raises */
+    if (get_layout(x, &L) < 0 || L.nd != PyTuple_GET_SIZE(shape))
+        return NULL;
+    int native = t;
+    Py_ssize_t v, nd = L.nd;
+    v = L.shape[nd - 1], L.shape[nd - 1] = L.shape[nd - 2], L.shape[nd - 2] = v;
+    v = L.str[nd - 1], L.str[nd - 1] = L.str[nd - 2], L.str[nd - 2] = v;
+    PyObject *p = native ? parent_native(x) : Py_NewRef(Py_None), *nat;
+    if (p == Py_None)
+        nat = p;
+    else {
+        nat = PyObject_GetAttr(p, s_T);
+        Py_DECREF(p);
+        if (nat == NULL)
+            return decline_error();
+    }
+    return make_view(x, nat, L.off, L.shape, L.str, nd, NULL);
+}
+
+/* --- rename / refine_names: a view with x's own layout ------------------------------------ */
+
+static PyObject *
+view_alias(PyObject *x)
+{
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    return make_view(x, parent_native(x), L.off, L.shape, L.str, L.nd, SLOT(x, O_shape));
+}
+
+/* --- align_to: permuted, size-1 dims inserted ----------------------------------------------- */
+
+/* The arguments of rename, refine_names and align_to that a cached outcome may answer
+   for: each an exact str, None or Ellipsis (what strided.named's _remember caches; an
+   np.str_, a str subclass, a user object with its own __eq__ take the Python path, which
+   raises or answers by its own rules, whatever was cached before). */
+static int
+name_args(PyObject *const *items, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (items[i] != Py_None && items[i] != Py_Ellipsis && !PyUnicode_CheckExact(items[i]))
+            return 0;
+    return 1;
+}
+
+/* x.align_to(*items) of a named array seen before: its outcome (_core.VIEW_NAMES[("align_to",
+   names, items)] = (target names, perm, new dims)) is x permuted by perm, with size-1
+   dims inserted at the sorted positions new dims as _layout.unsqueeze inserts them, named
+   target (_core.relayout); NULL (no error) to decline. */
+static PyObject *
+view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    if (!name_args(items, n))
+        return NULL;
+    PyObject *sig = PyTuple_New(n), *out;
+    if (sig == NULL)
+        return NULL; /* (out of memory: propagates) */
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(sig, i, Py_NewRef(items[i]));
+    out = view_outcome(f->table, names, sig, f->last); /* (held: materializing x runs Python code) */
+    Py_DECREF(sig);
+    Py_ssize_t perm[MAXDIMS], add[MAXDIMS], np, na, shape[MAXDIMS], str[MAXDIMS];
+    Layout L;
+    if (out == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3
+        || tuple_ints(PyTuple_GET_ITEM(out, 1), perm, &np) || tuple_ints(PyTuple_GET_ITEM(out, 2), add, &na)
+        || get_layout(x, &L) < 0 || np != L.nd || np + na > MAXDIMS)
+        goto decline;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        if (perm[i] < 0 || perm[i] >= np)
+            goto decline;
+        shape[i] = L.shape[perm[i]];
+        str[i] = L.str[perm[i]];
+    }
+    Py_ssize_t nd = np;
+    for (Py_ssize_t k = 0; k < na; k++, nd++) {
+        Py_ssize_t a = add[k], st = 1;
+        if (a < 0 || a > nd || (a < nd && __builtin_mul_overflow(str[a], shape[a], &st)))
+            goto decline;
+        memmove(shape + a + 1, shape + a, (nd - a) * sizeof(Py_ssize_t));
+        memmove(str + a + 1, str + a, (nd - a) * sizeof(Py_ssize_t));
+        shape[a] = 1;
+        str[a] = st;
+    }
+    PyObject *r = make_view(x, Py_NewRef(Py_None), L.off, shape, str, nd, NULL);
+    if (r != NULL)
+        r = name_result(r, PyTuple_GET_ITEM(out, 0));
+    Py_DECREF(out);
+    return r;
+decline:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* --- the objects ------------------------------------------------------------------------- */
+
+/* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
+   reference); NULL (no error set) unless they are all exact ints or bools (the view
+   then checks the tuple's items as it checks a tuple argument's). */
+static PyObject *
+args_tuple(PyObject *const *args, Py_ssize_t n)
+{
+    if (n > MAXDIMS)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyLong_CheckExact(args[i]) && !PyBool_Check(args[i]))
+            return NULL;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return decline_error();
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(args[i]));
+    return t;
+}
+
+/* A method's argument: one tuple (``x.permute((2, 0, 1))``) or the ints themselves. */
+static PyObject *
+view_with_dims(PyObject *x, PyObject *const *args, Py_ssize_t n,
+               PyObject *(*view)(PyObject *, PyObject *))
+{
+    if (n == 1 && PyTuple_CheckExact(args[0]))
+        return view(x, args[0]);
+    PyObject *t = args_tuple(args, n);
+    if (t == NULL)
+        return NULL;
+    PyObject *r = view(x, t);
+    Py_DECREF(t);
+    return r;
+}
+
+static inline int
+kw_is(PyObject *kwnames, Py_ssize_t i, const char *name)
+{
+    PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+    return PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, name) == 0;
+}
+
+/* x[key]'s key in the named views' cache (_handler._index_signature): 1 << (entries),
+   plus bit i for an int entry i; key is a slice, an int or a tuple of them (as
+   view_getitem takes it). New reference, or NULL (no error: declined; an error: out of
+   memory). */
+static PyObject *
+index_signature(PyObject *key)
+{
+    int single = !PyTuple_CheckExact(key);
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
+    if (nk > 60)
+        return NULL;
+    unsigned long long sig = 1ULL << nk;
+    for (Py_ssize_t i = 0; i < nk; i++)
+        if (PyLong_CheckExact(single ? key : PyTuple_GET_ITEM(key, i)))
+            sig |= 1ULL << i;
+    return PyLong_FromUnsignedLongLong(sig); /* (NULL: out of memory, propagates) */
+}
+
+/* permute's axes (items[0..n), or the one tuple items[0]) of a named array with each
+   name given as its position in names (as _core.name_to_axis finds it): a new tuple of
+   ints, or NULL (no error) when one is not a name of the array, nor an int (an error:
+   out of memory). */
+static PyObject *
+axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    if (n == 1 && PyTuple_CheckExact(items[0])) {
+        n = PyTuple_GET_SIZE(items[0]);
+        items = &PyTuple_GET_ITEM(items[0], 0);
+    }
+    if (n > MAXDIMS)
+        return NULL;
+    Py_ssize_t ax[MAXDIMS], nn = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = items[i];
+        if (PyLong_CheckExact(a)) {
+            ax[i] = PyLong_AsSsize_t(a);
+            if (ax[i] == -1 && PyErr_Occurred()) {
+                (void)contract_clear(PyExc_OverflowError);
+                return NULL;
+            }
+            continue;
+        }
+        if (!PyUnicode_CheckExact(a))
+            return NULL;
+        Py_ssize_t j = 0;
+        while (j < nn && !(PyUnicode_Check(PyTuple_GET_ITEM(names, j))
+                           && PyUnicode_Compare(PyTuple_GET_ITEM(names, j), a) == 0))
+            j++;
+        if (j == nn)
+            return NULL; /* the Python path reports the unknown name */
+        ax[i] = j;
+    }
+    return ints_tuple(ax, n); /* (NULL: out of memory, propagates) */
+}
+
+/* The view of a named array x (names: its names) that view_vectorcall computed, r
+   (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
+   says which arguments the key holds); NULL (no error) when there is none. */
+static PyObject *
+name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *args,
+          Py_ssize_t n, Py_ssize_t nkw)
+{
+    PyObject *op = NULL, *sig = NULL;
+    if (r == x) /* contiguous(): the array itself, its names and all */
+        return r;
+    switch (f->kind) {
+    case V_GETITEM:
+        op = s_getitem, sig = index_signature(args[1]);
+        break;
+    case V_RESHAPE:
+    case V_RESHAPE_M: /* (reshaping drops the names, whatever the shape) */
+        op = s_reshape, sig = PyTuple_New(0);
+        break;
+    case V_PERMUTE:
+    case V_PERMUTE_M:
+        op = s_permute_dims, sig = n == 2 && PyTuple_CheckExact(args[1]) ? Py_NewRef(args[1])
+                                                                         : args_tuple(args + 1, n - 1);
+        break;
+    case V_EXPAND: /* (the one int axis: given, as a keyword too, or the default) */
+        op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
+        break;
+    case V_RENAME: /* (the names given; the same names: the array itself, as in Python) */
+        if (!name_args(args + 1, n - 1)) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        op = f->table, sig = PyTuple_New(n - 1);
+        for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
+            PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
+        r = named_view(r, op, names, sig, f->last);
+        Py_XDECREF(sig);
+        if (r != NULL && SLOT(r, O_ext) != Py_None) {
+            /* (both plain names: named_view found them by plain keys; no Python code runs) */
+            PyObject *got = SLOT(SLOT(r, O_ext), E_names);
+            if (plain_names(got) && plain_names(names) && plain_equal(got, names)) {
+                Py_DECREF(r);
+                return Py_NewRef(x);
+            }
+        }
+        return r;
+    }
+    if (op == NULL) {
+        Py_XDECREF(sig);
+        Py_DECREF(r);
+        return NULL;
+    }
+    r = named_view(r, op, names, sig, f->last);
+    Py_XDECREF(sig);
+    return r;
+}
+
+static PyObject *view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args,
+                           Py_ssize_t n, PyObject *kwnames, Py_ssize_t nkw);
+
+static PyObject *
+view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Fast *f = (Fast *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
+    if (views_ready && n >= 1 && contract_array(args[0])
+        && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
+        PyObject *x = args[0];
+        Py_XINCREF(names); /* (held: materializing x runs Python code) */
+        PyObject *r = view_call(f, x, names, args, n, kwnames, nkw);
+        Py_XDECREF(names);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return call_quiet(f->fallback, args, nargsf, kwnames);
+}
+
+/* view_vectorcall's fast cases: the view, or NULL (an error set only for one that must
+   propagate) for the Python definition. */
+static PyObject *
+view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n,
+          PyObject *kwnames, Py_ssize_t nkw)
+{
+    PyObject *r = NULL;
+    switch (f->kind) {
+    case V_GETITEM:
+        if (n == 2 && nkw == 0)
+            r = Py_TYPE(args[1]) != Array_T ? view_getitem(x, args[1])
+                : names == NULL ? view_take(x, args[1]) : NULL;
+        break;
+    case V_CONTIGUOUS:
+        if (n == 1 && nkw == 0)
+            r = view_contiguous(x);
+        break;
+    case V_SETITEM: /* x[key] = value (a plain x: a named one takes the Python path's hook) */
+        if (names == NULL && n == 3 && nkw == 0) {
+            int done = view_setitem(f->table, x, args[1], args[2]);
+            if (done != 0)
+                return done < 0 ? NULL : Py_NewRef(Py_None);
+        }
+        break;
+    case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
+        if (n == 2 && (nkw == 0 || (nkw == 1 && kw_is(kwnames, 0, "copy") && args[2] == Py_None)))
+            r = view_reshape(x, args[1]);
+        break;
+    case V_RESHAPE_M: /* x.reshape(2, 5) or x.reshape((2, 5)) */
+        if (n >= 2 && nkw == 0)
+            r = view_with_dims(x, args + 1, n - 1, view_reshape);
+        break;
+    case V_PERMUTE: /* permute_dims(x, axes) */
+        if (n == 2 && nkw == 0)
+            r = view_permute(x, args[1]);
+        break;
+    case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
+        if (n >= 2 && nkw == 0)
+            r = view_with_dims(x, args + 1, n - 1, view_permute);
+        break;
+    case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
+        if (n == 2 && nkw == 0)
+            r = view_expand(x, args[1]);
+        else if (n == 1 && nkw == 1 && PyUnicode_Check(f->table)
+                 && PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), f->table) == 0)
+            r = view_expand(x, args[1]);
+        else if (n == 1 && nkw == 0 && PyUnicode_Check(f->table)
+                 && PyUnicode_CompareWithASCIIString(f->table, "axis") == 0)
+            r = view_expand(x, zero); /* expand_dims's default axis */
+        break;
+    case V_RENAME: /* x.rename('a', 'b'): x's layout, the names name_view finds */
+        if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+            r = view_alias(x);
+        break;
+    case V_ALIGN: /* x.align_to('c', 'r'): named here (the layout comes with the names) */
+        if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
+            return view_aligned(f, x, names, args + 1, n - 1);
+        break;
+    }
+    if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
+        && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
+        /* dims given by name: their positions, and the permutation's cached names */
+        PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
+        if (ax != NULL) {
+            r = view_permute(x, ax);
+            if (r != NULL)
+                r = named_view(r, s_permute_dims, names, ax, f->last);
+            Py_DECREF(ax);
+        }
+    }
+    else if (r != NULL && names != NULL)
+        r = name_view(f, r, x, names, args, n, nkw);
+    return r;
+}
+
+static PyObject *
+view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    PyObject *fallback, *kwname = Py_None;
+    int kind;
+    static char *names[] = {"fallback", "kind", "keyword", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|O:View", names, &fallback, &kind, &kwname))
+        return NULL;
+    if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
+        || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+                              : kwname != Py_None && !PyUnicode_Check(kwname))) {
+        PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
+                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes)");
+        return NULL;
+    }
+    Fast *f = (Fast *)type->tp_alloc(type, 0);
+    if (f == NULL)
+        return NULL;
+    f->vectorcall = view_vectorcall;
+    f->fallback = Py_NewRef(fallback);
+    f->table = Py_NewRef(kwname);
+    f->stable = Py_NewRef(Py_None);
+    f->kind = kind;
+    f->swap = 0;
+    return own_identity(f, fallback);
+}
+
+/* A Fast of another constructor and vectorcall: everything else (binding, attributes,
+   pickling, GC) is inherited from Fast (tp_base, set in PyInit). */
+PyTypeObject View_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._chot.View",
+    .tp_doc = "View(fallback, kind[, keyword]): the compiled hot path of a view (indexing, "
+              "contiguous, reshape, permute, expand_dims), in front of the Python function `fallback`.",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL
+                | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = view_new,
+    .tp_traverse = (traverseproc)fast_traverse,
+    .tp_clear = (inquiry)fast_clear,
+};
+
+/* ``Array.T`` and ``Array.mT``: a property (a subclass of it, so the property it stands
+   in for keeps its getter, docstring and kind for tools) whose instance access answers
+   the plain case in C; everything else is the property's getter. Its fields follow the
+   property's: a __dict__ (where property.__init__ puts a subclass's __doc__) and the kind.
+   The offsets are set in PyInit (the property's size is not in the public headers). */
+Py_ssize_t VP_dict, VP_kind;
+static PyObject *swap_perms[MAXDIMS + 1]; /* (0, ..., nd - 1, nd - 2) per nd, built on use */
+static PyObject *prop_last[3];            /* named_view's last outcome of .T and .mT */
+
+static PyObject *
+prop_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    PyObject *names = NULL; /* a named array: as in view_vectorcall */
+    if (views_ready && contract_array(obj)
+        && (SLOT(obj, O_ext) == Py_None || (names = untracked_names(obj)) != NULL)) {
+        Py_XINCREF(names); /* (held: materializing obj runs Python code) */
+        PyObject *r = view_swap_last(obj, *(int *)((char *)self + VP_kind) == V_T);
+        if (r != NULL && names != NULL) {
+            /* x.T and x.mT of a named array are permute_dims with the last two axes
+               swapped (that permutation built once per ndim) */
+            Py_ssize_t nd = PyTuple_GET_SIZE(SLOT(r, O_shape)), ax[MAXDIMS];
+            if (swap_perms[nd] == NULL) {
+                for (Py_ssize_t i = 0; i < nd; i++)
+                    ax[i] = i;
+                ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
+                swap_perms[nd] = ints_tuple(ax, nd); /* (NULL: out of memory, propagates) */
+            }
+            r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
+        }
+        Py_XDECREF(names);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
+    return PyProperty_Type.tp_descr_get(self, obj, type);
+}
+
+/* ViewProp(prop, kind): the getter, setter, deleter and docstring of the property prop. */
+static int
+prop_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *prop;
+    int kind;
+    if (!PyArg_ParseTuple(args, "O!i:ViewProp", &PyProperty_Type, &prop, &kind))
+        return -1;
+    if (kind != V_T && kind != V_MT) {
+        PyErr_SetString(PyExc_ValueError, "ViewProp(prop, kind): kind T or MT");
+        return -1;
+    }
+    PyObject *parts = PyTuple_New(4);
+    if (parts == NULL)
+        return -1;
+    static const char *names[] = {"fget", "fset", "fdel", "__doc__"};
+    for (int i = 0; i < 4; i++) {
+        PyObject *v = PyObject_GetAttrString(prop, names[i]);
+        if (v == NULL) {
+            Py_DECREF(parts);
+            return -1;
+        }
+        PyTuple_SET_ITEM(parts, i, v);
+    }
+    int r = PyProperty_Type.tp_init(self, parts, NULL);
+    if (r == 0) {
+        /* the docstring in its own __dict__, where it is found before this type's */
+        PyObject **dict = (PyObject **)((char *)self + VP_dict);
+        if (*dict == NULL)
+            *dict = PyDict_New();
+        if (*dict == NULL || PyDict_SetItemString(*dict, "__doc__", PyTuple_GET_ITEM(parts, 3)) < 0)
+            r = -1;
+        else
+            *(int *)((char *)self + VP_kind) = kind;
+    }
+    Py_DECREF(parts);
+    return r;
+}
+
+static int
+prop_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(*(PyObject **)((char *)self + VP_dict));
+    return PyProperty_Type.tp_traverse(self, visit, arg);
+}
+
+static int
+prop_clear(PyObject *self)
+{
+    Py_CLEAR(*(PyObject **)((char *)self + VP_dict));
+    return PyProperty_Type.tp_clear != NULL ? PyProperty_Type.tp_clear(self) : 0;
+}
+
+static void
+prop_dealloc(PyObject *self)
+{
+    Py_CLEAR(*(PyObject **)((char *)self + VP_dict));
+    PyProperty_Type.tp_dealloc(self);
+}
+
+PyTypeObject ViewProp_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._chot.ViewProp",
+    .tp_doc = "ViewProp(prop, kind): the property prop (Array.T or Array.mT) with the compiled "
+              "hot path of its view in front of its getter.",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_init = prop_init,
+    .tp_descr_get = prop_get,
+    .tp_traverse = prop_traverse,
+    .tp_clear = prop_clear,
+    .tp_dealloc = prop_dealloc,
+};
