@@ -373,3 +373,12 @@ def test_pad_errors():
 def test_normalize(p, dim, dtype):
     check(lambda lib, T, rng: lib.nn.functional.normalize(T(rng.standard_normal((4, 5)), grad=True),
                                                          p=p, dim=dim), dtype)
+
+
+def test_signs_of_zero_follow_pytorch():
+    x = np.array([-4.0, -3.0, -0.0, 0.0, 4.0])
+    # (relu is strided.relu, whose -0. is +0.: the "speed" work's registry row decides it.)
+    for name in ("hardswish", "hardsigmoid", "leaky_relu", "elu", "silu", "hardtanh"):
+        ref = getattr(torch.nn.functional, name)(torch.from_numpy(x)).numpy()
+        got = to_numpy(getattr(storch.nn.functional, name)(strided.asarray(x)))
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(ref), err_msg=name)

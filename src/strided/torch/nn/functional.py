@@ -344,7 +344,9 @@ def hardswish(input, inplace: bool = False) -> Array:
     # PyTorch's gradient is 0 at -3 and 1 at 3 (hardswish_backward's branches).
     input_ = input
     input = _source(input, inplace)
-    out = _st.where(input <= -3.0, 0.0, _st.where(input >= 3.0, input, input * (input + 3.0) / 6.0))
+    # x * 0 below -3 keeps PyTorch's sign of zero (-0. for negative x).
+    out = _st.where(input <= -3.0, input * 0.0,
+                    _st.where(input >= 3.0, input, input * (input + 3.0) / 6.0))
     return _inplace(input_, out) if inplace else out
 
 

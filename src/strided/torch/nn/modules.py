@@ -15,7 +15,7 @@ parameters; ``load_state_dict`` copies into the existing arrays under
 
 from __future__ import annotations
 
-import builtins
+import inspect
 import itertools
 import math
 from collections import OrderedDict, namedtuple
@@ -1030,9 +1030,14 @@ def _activation(name: str, fn, doc: str, params=(), inplace: bool = False, reprs
         return ", ".join(parts)
 
     forward.__doc__ = f"``{fn.__name__}(input, ...)``."
+    sig = inspect.Signature(
+        [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+         for k, v in defaults.items()]
+        + ([inspect.Parameter("inplace", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=False)]
+           if inplace else []))
     cls = type(name, (Module,), {"__init__": __init__, "forward": forward,
                                  "extra_repr": extra_repr, "__doc__": doc,
-                                 "__module__": __name__})
+                                 "__module__": __name__, "__signature__": sig})
     return cls
 
 

@@ -182,7 +182,7 @@ class CosineAnnealingLR(LRScheduler):
     >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
     >>> sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=2)
     >>> sched.step(); sched.get_last_lr()
-    [0.5000000000000001]
+    [0.5]
     """
 
     def __init__(self, optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1):

@@ -29,7 +29,7 @@ class SGD(Optimizer):
     ...     (w * w).sum().backward()
     ...     opt.step()
     >>> w
-    tensor([0.4580], requires_grad=True)
+    tensor([0.4600], requires_grad=True)
     """
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
