@@ -617,16 +617,28 @@ def _check_targets(input, target, func):
                          f"{tuple(input.shape)}; got {tuple(target.shape)}")
 
 
+def _target_range(target):
+    """(min, max) of the integer targets, read on their device (two scalars to the host)."""
+    nat = target._get_native()
+    xp = target.device.backend.xp
+    return builtins.int(xp.min(nat)), builtins.int(xp.max(nat))
+
+
 def _picked(input, target, ignore_index, func):
-    """(-input at the target classes, the mask of kept targets, the safe indices)."""
+    """(-input at the target classes, the mask of kept targets or None when every target is
+    kept, the safe indices)."""
     cd = _class_dim(input)
     n_classes = input.shape[cd]
-    keep = target != ignore_index
-    safe = _st.where(keep, target, 0)
-    if target.size and builtins.bool(_st.any((safe < 0) | (safe >= n_classes))):
-        bad = _st.where((safe < 0) | (safe >= n_classes), safe, 0)
-        raise IndexError(f"{func}(): target {builtins.int(_st.max(_st.abs(bad)))} is out of "
-                         f"bounds for {n_classes} classes")
+    keep, safe = None, target
+    if target.size:
+        lo, hi = _target_range(target)
+        if lo <= ignore_index <= hi:  # some targets may be ignored: mask them
+            keep = target != ignore_index
+            safe = _st.where(keep, target, 0)
+            lo, hi = _target_range(safe)
+        if lo < 0 or hi >= n_classes:
+            raise IndexError(f"{func}(): target {lo if lo < 0 else hi} is out of bounds for "
+                             f"{n_classes} classes")
     picked = _st.take_along_axis(input, _st.expand_dims(safe, axis=cd), axis=cd)
     return -_st.squeeze(picked, axis=cd), keep, safe
 
@@ -651,8 +663,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
         raise ValueError("nll_loss(): input must have at least 1 dimension (the classes)")
     _check_targets(input, target, "nll_loss")
     loss, keep, safe = _picked(input, target, ignore_index, "nll_loss")
+    if weight is None and keep is None:  # every target counts, with weight 1
+        if reduction == "mean" and loss.size == 0:
+            return _st.sum(loss) / 0.0  # PyTorch: nan
+        return _reduce(loss, reduction, "nll_loss")
     if weight is not None:
-        w = _st.where(keep, _st.reshape(_st.take(weight, _st.reshape(safe, (-1,))), safe.shape), 0.0)
+        w = _st.reshape(_st.take(weight, _st.reshape(safe, (-1,))), safe.shape)
+        if keep is not None:
+            w = _st.where(keep, w, 0.0)
     else:
         w = keep.astype(input.dtype)
     loss = loss * w
