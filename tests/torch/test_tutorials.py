@@ -88,6 +88,8 @@ def same(got, ref, rtol, path="out"):
                                        ("polynomial", {"losses": 5e-2, None: 2e-3}),
                                        ("classifier", 1e-2)])
 def test_tutorial_reaches_pytorchs_results(name, rtol):
+    torch.manual_seed(0)  # PyTorch's initial weights, fixed (the strided run copies them)
+    strided.manual_seed(0)
     ref = plain(load(name, use_strided=False).run())
     got = plain(load(name, use_strided=True).run(ref.get("initial")))
     same(got, ref, rtol)
