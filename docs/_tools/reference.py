@@ -15,6 +15,7 @@ import pathlib
 import types
 
 import strided
+import strided.torch  # noqa: F401  (its pages: strided.torch, nn, nn.functional, optim, ...)
 
 API = pathlib.Path(__file__).resolve().parent.parent / "api"
 
@@ -46,7 +47,9 @@ SECTIONS = {
     "strided._numpy.histograms": "NumPy functions beyond the standard",
 }
 OTHER = "Constants and aliases"
-SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks")
+SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks", "torch", "torch.cuda",
+              "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
+              "torch.optim.lr_scheduler")
 
 
 def _mod(sub: str):
@@ -60,7 +63,12 @@ ARRAY_DUNDERS = ("__array_namespace__", "__dlpack__", "__dlpack_device__")
 
 def _public(mod) -> list:
     names = getattr(mod, "__all__", None)
-    if names is None:
+    if mod is strided.torch:
+        # strided.torch re-exports strided's names (documented on the namespace page):
+        # its page lists only the names whose objects are its own.
+        names = [n for n in dir(mod) if not n.startswith("_")
+                 and getattr(strided, n, None) is not getattr(mod, n)]
+    elif names is None:
         names = [n for n in dir(mod) if not n.startswith("_")]
         names.append("__array_namespace_info__")
     out = []
@@ -205,6 +213,15 @@ INTROS = {
     "io": "HDF5 files; see :doc:`../guide/hdf5`.",
     "lib.stride_tricks": "NumPy's ``numpy.lib.stride_tricks`` functions that code written for NumPy reaches "
                          "through the namespace (xarray's rolling windows): an extension beyond the standard.",
+    "torch": "PyTorch's namespace over strided's arrays (``import strided.torch as torch``): every name of "
+             ":doc:`namespace` plus the names below, which are its own; see :doc:`../porting-from-pytorch`.",
+    "torch.cuda": "PyTorch's ``torch.cuda`` questions, answered for strided's ``cuda`` device.",
+    "torch.nn": "PyTorch's ``torch.nn``: ``Module``, ``Parameter``, layers, containers, activations and losses.",
+    "torch.nn.functional": "PyTorch's ``torch.nn.functional``: activations, losses and utilities, each a "
+                           "composite of differentiable strided operations.",
+    "torch.nn.init": "PyTorch's weight initialisations.",
+    "torch.optim": "PyTorch's optimizers, step for step.",
+    "torch.optim.lr_scheduler": "PyTorch's learning-rate schedulers.",
 }
 
 

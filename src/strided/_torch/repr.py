@@ -5,6 +5,8 @@ edge items 3, line width 80): floats whose values are all integral print as
 ``4.``, otherwise with 4 decimals; scientific notation when the nonzero
 magnitudes span more than 1000x, exceed 1e8, or (non-integral) fall below
 1e-4. Formatting runs on the host copy of the (summarised) values only.
+``set_printoptions`` (``strided.torch.set_printoptions``) changes the module's
+options, read at each print.
 """
 
 from __future__ import annotations
@@ -20,6 +22,64 @@ PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE = None  # None: chosen from the values (PyTorch's rule); True/False: forced
+
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None) -> None:
+    """Set how arrays print (PyTorch's ``torch.set_printoptions``).
+
+    ``precision`` digits after the point (4), ``threshold`` the element count
+    above which a print is summarised (1000), ``edgeitems`` the items kept at
+    each end of a summarised axis (3), ``linewidth`` the characters per line
+    (80); ``profile`` ("default", "short", "full") sets all four first;
+    ``sci_mode`` True/False forces or forbids scientific notation, None lets
+    the values decide. Options left None keep their value (except
+    ``sci_mode``, which is always set, as in PyTorch).
+
+    >>> import strided as xp
+    >>> from strided.torch import set_printoptions
+    >>> set_printoptions(precision=2)
+    >>> xp.asarray([1.2345, 2.0])
+    tensor([1.23, 2.00])
+    >>> set_printoptions(profile="default")
+    """
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"set_printoptions(): profile must be one of "
+                             f"{sorted(_PROFILES)}; got {profile!r}")
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = _PROFILES[profile]
+    for name, v in (("precision", precision), ("edgeitems", edgeitems),
+                    ("linewidth", linewidth)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise ValueError(f"set_printoptions(): {name} must be an int >= 0; got {v!r}")
+    if threshold is not None and (isinstance(threshold, bool) or
+                                  not isinstance(threshold, (int, float)) or threshold < 0):
+        raise ValueError(f"set_printoptions(): threshold must be a number >= 0; got {threshold!r}")
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = None if sci_mode is None else bool(sci_mode)
+
+
+def get_printoptions() -> dict:
+    """The current print options, as ``set_printoptions`` takes them.
+
+    >>> from strided.torch import get_printoptions
+    >>> get_printoptions()
+    {'precision': 4, 'threshold': 1000, 'edgeitems': 3, 'linewidth': 80, 'sci_mode': None}
+    """
+    return {"precision": PRECISION, "threshold": THRESHOLD, "edgeitems": EDGEITEMS,
+            "linewidth": LINEWIDTH, "sci_mode": SCI_MODE}
 
 
 class _Formatter:
@@ -45,6 +105,8 @@ class _Formatter:
             self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
         else:
             self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE
         for v in vals.tolist():
             if self.sci_mode:
                 w = len(f"{v:.{PRECISION}e}")

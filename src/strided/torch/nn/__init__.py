@@ -1,0 +1,21 @@
+"""``strided.torch.nn``: PyTorch's ``torch.nn`` on strided's arrays and autograd.
+
+``Module`` and its registries (parameters, buffers, submodules), ``Parameter``,
+layers (``Linear``, ``Bilinear``, ``Embedding``, ``Flatten``, ``Unflatten``,
+``Dropout``, ``Identity``), containers (``Sequential``, ``ModuleList``,
+``ModuleDict``, ``ParameterList``), activation and loss modules, and the
+submodules ``functional`` and ``init``. Gradients come from strided's
+autograd: every module's forward is a composite of recorded operations.
+
+>>> import strided.torch as torch
+>>> net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+>>> net(torch.ones(2, 3)).shape
+strided.Size([2, 1])
+"""
+
+from . import functional, init  # noqa: F401
+from .parameter import Parameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+
+__all__ = ["Parameter", "functional", "init"] + list(_modules_all)

@@ -1,0 +1,919 @@
+"""``strided.torch.nn.functional``: PyTorch's ``torch.nn.functional`` over strided's ops.
+
+Every function is a composite of strided operations that have derivative
+rules (or, for ``erf`` in the exact GELU, a small ``autograd.Function`` with
+its own derivative), so values and gradients follow from strided's autograd
+and match PyTorch's up to rounding. The formulas follow PyTorch's kernels
+(``aten/src/ATen/native/Activation.cpp``, ``Loss.cpp``, ``LossNLL.cpp``),
+including their choices at the edges: gradients at a kink are PyTorch's
+(``leaky_relu`` takes the negative slope at 0, ``hardtanh`` passes no gradient
+at its bounds), ``binary_cross_entropy`` clamps its logs at -100, ``softplus``
+is linear above ``threshold``, and a branch that ``where`` does not select is
+computed on a clamped input so that it cannot turn a gradient into NaN.
+
+Invariants: no function changes its inputs unless asked (``inplace=True``,
+which writes through strided's in-place methods and bumps the version
+counter); a Python scalar never promotes an array's dtype (float32 stays
+float32); errors name the function, the argument and what was given.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+import strided as _st
+from strided import Array
+from strided.autograd import Function
+
+__all__ = [
+    "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu",
+    "silu", "mish", "sigmoid", "tanh", "softplus", "softsign", "hardtanh", "hardtanh_",
+    "hardsigmoid", "hardswish", "logsigmoid", "tanhshrink", "softmax", "softmin", "log_softmax",
+    "linear", "bilinear", "dropout", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "one_hot", "pad", "normalize", "embedding",
+]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _check(x, func: str, name: str = "input") -> Array:
+    if type(x) is not Array:
+        raise TypeError(f"{func}(): {name} must be a strided array; got {type(x).__name__}")
+    return x
+
+
+def _check_float(x, func: str, name: str = "input") -> Array:
+    _check(x, func, name)
+    if x.dtype.kind != "f":
+        raise TypeError(f"{func}(): {name} must be a real floating-point array; got {x.dtype.name}")
+    return x
+
+
+def _inplace(x: Array, value: Array) -> Array:
+    return x.copy_(value)
+
+
+def _source(x: Array, inplace: bool) -> Array:
+    """The array an in-place activation computes from: a copy when ``x`` has history, so
+    that the values saved for backward are not the ones ``copy_`` then overwrites."""
+    return x.clone() if inplace and type(x) is Array and x.requires_grad else x
+
+
+# --- activations -------------------------------------------------------------------------
+
+def relu(input, inplace: bool = False) -> Array:
+    """``max(x, 0)`` element-wise (gradient 0 at 0, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.relu(torch.tensor([-1.0, 0.0, 2.0]))
+    tensor([0., 0., 2.])
+    """
+    _check(input, "relu")
+    return input.relu_() if inplace else _st.relu(input)
+
+
+def relu_(input) -> Array:
+    """In-place ``relu``."""
+    return relu(input, inplace=True)
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Array:
+    """``x`` clamped to ``[min_val, max_val]``; no gradient at or beyond the bounds (PyTorch).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.hardtanh(torch.tensor([-3.0, 0.5, 2.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    _check_float(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError(f"hardtanh(): min_val ({min_val}) must not exceed max_val ({max_val})")
+    input_ = input
+    input = _source(input, inplace)
+    out = _st.where(input <= min_val, min_val, _st.where(input >= max_val, max_val, input))
+    return _inplace(input_, out) if inplace else out
+
+
+def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0) -> Array:
+    """In-place ``hardtanh``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace: bool = False) -> Array:
+    """``min(max(x, 0), 6)`` (``hardtanh(x, 0, 6)``, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.relu6(torch.tensor([-1.0, 3.0, 9.0]))
+    tensor([0., 3., 6.])
+    """
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False) -> Array:
+    """``x`` where ``x > 0``, else ``negative_slope * x`` (the slope's gradient at 0).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.leaky_relu(torch.tensor([-2.0, 3.0]), 0.5)
+    tensor([-1.,  3.])
+    """
+    _check_float(input, "leaky_relu")
+    input_ = input
+    input = _source(input, inplace)
+    out = _st.where(input > 0, input, input * negative_slope)
+    return _inplace(input_, out) if inplace else out
+
+
+def leaky_relu_(input, negative_slope: float = 0.01) -> Array:
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def _nonpositive(x: Array) -> Array:
+    # The x <= 0 branch's input, clamped so that exp() of the unused branch cannot
+    # overflow (an inf there would make its zero gradient NaN). The gradient passes
+    # to x wherever x <= 0, as in PyTorch.
+    return _st.where(x > 0, 0.0, x)
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False) -> Array:
+    """``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.elu(torch.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+    _check_float(input, "elu")
+    input_ = input
+    input = _source(input, inplace)
+    out = _st.where(input > 0, input, _st.expm1(_nonpositive(input)) * alpha)
+    return _inplace(input_, out) if inplace else out
+
+
+def elu_(input, alpha: float = 1.0) -> Array:
+    """In-place ``elu``."""
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace: bool = False) -> Array:
+    """``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.selu(torch.tensor([1.0]))
+    tensor([1.0507])
+    """
+    _check_float(input, "selu")
+    input_ = input
+    input = _source(input, inplace)
+    out = _st.where(input > 0, input * _SELU_SCALE,
+                    _st.expm1(_nonpositive(input)) * (_SELU_ALPHA * _SELU_SCALE))
+    return _inplace(input_, out) if inplace else out
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False) -> Array:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.celu(torch.tensor([-1.0, 2.0]), alpha=2.0)
+    tensor([-0.7869,  2.0000])
+    """
+    _check_float(input, "celu")
+    if alpha == 0:
+        raise ValueError("celu(): alpha must not be 0 (it divides x)")
+    input_ = input
+    input = _source(input, inplace)
+    out = _st.where(input > 0, input, _st.expm1(_nonpositive(input) / alpha) * alpha)
+    return _inplace(input_, out) if inplace else out
+
+
+def _native_erf(a, xp):
+    """erf of a native array on its own device (SciPy/CuPy's kernels, else math.erf)."""
+    if xp is np:
+        try:
+            from scipy.special import erf
+        except ImportError:
+            erf = np.vectorize(math.erf, otypes=[a.dtype])
+        return np.asarray(erf(a), dtype=a.dtype)
+    try:
+        from cupyx.scipy.special import erf
+        return erf(a)
+    except ImportError:  # a CuPy without cupyx.scipy: one host round trip
+        host = np.asarray(xp.asnumpy(a)) if hasattr(xp, "asnumpy") else np.asarray(a)
+        return xp.asarray(np.vectorize(math.erf, otypes=[host.dtype])(host))
+
+
+class _Erf(Function):
+    """The error function, with its derivative ``2/sqrt(pi) * exp(-x**2)``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        native = _native_erf(x._get_native(), x.device.backend.xp)
+        return _st.asarray(native, dtype=x.dtype, device=x.device)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (_st.exp(-(x * x)) * (2.0 / math.sqrt(math.pi)))
+
+
+def gelu(input, approximate: str = "none") -> Array:
+    """``x * Phi(x)`` (``approximate="none"``, with erf) or its tanh approximation.
+
+    >>> import strided.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.gelu(torch.tensor([1.0])), F.gelu(torch.tensor([1.0]), approximate="tanh")
+    (tensor([0.8413]), tensor([0.8412]))
+    """
+    _check_float(input, "gelu")
+    if approximate == "none":
+        return input * 0.5 * (1.0 + _Erf.apply(input * (1.0 / math.sqrt(2.0))))
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
+        return input * 0.5 * (1.0 + _st.tanh(inner))
+    raise ValueError(f"gelu(): approximate must be 'none' or 'tanh'; got {approximate!r}")
+
+
+def sigmoid(input) -> Array:
+    """The logistic function ``1 / (1 + exp(-x))``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.sigmoid(torch.tensor([0.0]))
+    tensor([0.5000])
+    """
+    return _st.sigmoid(_check(input, "sigmoid"))
+
+
+def tanh(input) -> Array:
+    """The hyperbolic tangent.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.tanh(torch.tensor([0.0]))
+    tensor([0.])
+    """
+    return _st.tanh(_check(input, "tanh"))
+
+
+def silu(input, inplace: bool = False) -> Array:
+    """``x * sigmoid(x)`` (the swish).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.silu(torch.tensor([1.0]))
+    tensor([0.7311])
+    """
+    _check_float(input, "silu")
+    input_ = input
+    input = _source(input, inplace)
+    out = input * _st.sigmoid(input)
+    return _inplace(input_, out) if inplace else out
+
+
+def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Array:
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.softplus(torch.tensor([0.0, 30.0]))
+    tensor([ 0.6931, 30.0000])
+    """
+    _check_float(input, "softplus")
+    bx = input * beta
+    small = _st.where(bx > threshold, threshold, bx)  # the unused branch stays finite
+    return _st.where(bx > threshold, input, _st.log1p(_st.exp(small)) / beta)
+
+
+def mish(input, inplace: bool = False) -> Array:
+    """``x * tanh(softplus(x))``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.mish(torch.tensor([1.0]))
+    tensor([0.8651])
+    """
+    src = _source(input, inplace)
+    out = src * _st.tanh(softplus(src))
+    return _inplace(input, out) if inplace else out
+
+
+def softsign(input) -> Array:
+    """``x / (1 + |x|)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.softsign(torch.tensor([1.0]))
+    tensor([0.5000])
+    """
+    _check_float(input, "softsign")
+    return input / (_st.abs(input) + 1.0)
+
+
+def logsigmoid(input) -> Array:
+    """``log(sigmoid(x))``, computed without overflow: ``min(x, 0) - log1p(exp(-|x|))``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.logsigmoid(torch.tensor([0.0]))
+    tensor([-0.6931])
+    """
+    _check_float(input, "logsigmoid")
+    return _nonpositive(input) - _st.log1p(_st.exp(-_st.abs(input)))
+
+
+def hardsigmoid(input, inplace: bool = False) -> Array:
+    """``relu6(x + 3) / 6`` (no gradient at or beyond -3 and 3, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.hardsigmoid(torch.tensor([-4.0, 0.0, 4.0]))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    _check_float(input, "hardsigmoid")
+    input_ = input
+    input = _source(input, inplace)
+    out = _st.where(input <= -3.0, 0.0, _st.where(input >= 3.0, 1.0, input / 6.0 + 0.5))
+    return _inplace(input_, out) if inplace else out
+
+
+def hardswish(input, inplace: bool = False) -> Array:
+    """``x * relu6(x + 3) / 6``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.hardswish(torch.tensor([-4.0, 1.0, 4.0]))
+    tensor([-0.0000,  0.6667,  4.0000])
+    """
+    _check_float(input, "hardswish")
+    # PyTorch's gradient is 0 at -3 and 1 at 3 (hardswish_backward's branches).
+    input_ = input
+    input = _source(input, inplace)
+    # x * 0 below -3 keeps PyTorch's sign of zero (-0. for negative x).
+    out = _st.where(input <= -3.0, input * 0.0,
+                    _st.where(input >= 3.0, input, input * (input + 3.0) / 6.0))
+    return _inplace(input_, out) if inplace else out
+
+
+def tanhshrink(input) -> Array:
+    """``x - tanh(x)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.tanhshrink(torch.tensor([1.0]))
+    tensor([0.2384])
+    """
+    return _check_float(input, "tanhshrink") - _st.tanh(input)
+
+
+def _softmax_dim(name: str, ndim: int, dim):
+    if dim is not None:
+        return dim
+    # Note: PyTorch's legacy implicit dimension (torch/nn/functional.py _get_softmax_dim).
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                  "Change the call to include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
+    """``exp(x) / sum(exp(x), dim)``, shifted so that it does not overflow.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    _check(input, "softmax")
+    return _st.softmax(input, _softmax_dim("softmax", input.ndim, dim), dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
+    """``softmax(-x, dim)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.softmin(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    _check(input, "softmin")
+    return _st.softmax(-input, _softmax_dim("softmin", input.ndim, dim), dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
+    """``x - logsumexp(x, dim)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.log_softmax(torch.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
+    _check(input, "log_softmax")
+    return _st.log_softmax(input, _softmax_dim("log_softmax", input.ndim, dim), dtype=dtype)
+
+
+# --- linear layers, dropout, embedding ---------------------------------------------------
+
+def linear(input, weight, bias=None) -> Array:
+    """``input @ weight.T + bias``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
+    tensor([[2., 2., 2.]])
+    """
+    _check(input, "linear")
+    _check(weight, "linear", "weight")
+    if weight.ndim not in (1, 2):
+        raise ValueError(f"linear(): weight must be 1-D or 2-D; got shape {tuple(weight.shape)}")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"linear(): input's last dimension {tuple(input.shape)} does not match "
+                         f"weight's in_features (shape {tuple(weight.shape)})")
+    out = _st.matmul(input, weight.mT if weight.ndim == 2 else weight)
+    if bias is not None:
+        out = out + _check(bias, "linear", "bias")
+    return out
+
+
+def bilinear(input1, input2, weight, bias=None) -> Array:
+    """``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.bilinear(torch.ones(1, 2), torch.ones(1, 3), torch.ones(4, 2, 3)).shape
+    strided.Size([1, 4])
+    """
+    _check(input1, "bilinear", "input1")
+    _check(input2, "bilinear", "input2")
+    _check(weight, "bilinear", "weight")
+    if weight.ndim != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
+        raise ValueError(f"bilinear(): shapes do not match: input1 {tuple(input1.shape)}, input2 "
+                         f"{tuple(input2.shape)}, weight {tuple(weight.shape)} (out, in1, in2)")
+    # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2); times input2, summed over in2.
+    left = _st.matmul(input1[..., None, None, :], weight)[..., 0, :]
+    out = _st.sum(left * input2[..., None, :], axis=-1)
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Array:
+    """Zero each element with probability ``p`` and scale the others by ``1 / (1 - p)``.
+
+    Identity when ``training`` is False or ``p`` is 0 (the input itself is returned).
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(4)
+    >>> torch.nn.functional.dropout(x, 0.5, training=False) is x
+    True
+    """
+    _check(input, "dropout")
+    if isinstance(p, builtins.bool) or not isinstance(p, (builtins.int, builtins.float)) \
+            or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout(): probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        mask = _st.zeros_like(input)
+    else:
+        keep = _st.bernoulli(_st.empty_like(input, dtype=input.dtype), 1.0 - p)
+        mask = keep / (1.0 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Array:
+    """Rows of ``weight`` picked by the integer indices ``input``.
+
+    ``padding_idx``'s row gets no gradient, as in PyTorch; ``max_norm``,
+    ``scale_grad_by_freq`` and ``sparse`` are not supported (they raise).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(3))
+    tensor([[0., 1., 0.]])
+    """
+    _check(input, "embedding")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding(): max_norm, scale_grad_by_freq and sparse are "
+                                  "not supported by strided")
+    if input.dtype.kind not in "iu":
+        raise TypeError(f"embedding(): indices must be integers; got {input.dtype.name}")
+    flat = _st.reshape(input, (-1,))
+    rows = _st.take(weight, flat, axis=0)
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        keep = (flat != padding_idx)[:, None]
+        rows = _st.where(keep, rows, rows.detach())
+    return _st.reshape(rows, tuple(input.shape) + (weight.shape[1],))
+
+
+# --- losses ------------------------------------------------------------------------------
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    # Note: PyTorch's deprecated size_average/reduce pair (torch/nn/_reduction.py).
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction "
+                  "instead.", UserWarning, stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss: Array, reduction: str, func: str) -> Array:
+    if reduction == "mean":
+        return _st.mean(loss)
+    if reduction == "sum":
+        return _st.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{func}(): {reduction!r} is not a valid value for reduction "
+                     f"(one of {', '.join(_REDUCTIONS)})")
+
+
+def _pair(input, target, func: str):
+    _check(input, func)
+    _check(target, func, "target")
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"{func}(): using a target size ({tuple(target.shape)}) that is different to "
+                      f"the input size ({tuple(input.shape)}). This will likely lead to incorrect "
+                      "results due to broadcasting. Please ensure they have the same size.",
+                      UserWarning, stacklevel=3)
+    return input - target
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+             weight=None) -> Array:
+    """Mean (or sum, or none) of ``(input - target) ** 2``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.mse_loss(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    d = _pair(input, target, "mse_loss")
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "mse_loss")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+            weight=None) -> Array:
+    """Mean (or sum, or none) of ``|input - target|``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.l1_loss(torch.tensor([1.0, -3.0]), torch.tensor([0.0, 0.0]))
+    tensor(2.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = _st.abs(_pair(input, target, "l1_loss"))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "l1_loss")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Array:
+    """``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta`` (``d = input - target``).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.smooth_l1_loss(torch.tensor([0.5, 3.0]), torch.zeros(2))
+    tensor(1.3125)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise ValueError(f"smooth_l1_loss(): beta must be >= 0; got {beta}")
+    d = _pair(input, target, "smooth_l1_loss")
+    a = _st.abs(d)
+    if beta == 0:
+        return _reduce(a, reduction, "smooth_l1_loss")
+    loss = _st.where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta)
+    return _reduce(loss, reduction, "smooth_l1_loss")
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None) -> Array:
+    """``0.5 * d**2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 * delta)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.huber_loss(torch.tensor([0.5, 3.0]), torch.zeros(2), delta=2.0)
+    tensor(2.0625)
+    """
+    if delta <= 0:
+        raise ValueError(f"huber_loss(): delta must be > 0; got {delta}")
+    d = _pair(input, target, "huber_loss")
+    a = _st.abs(d)
+    loss = _st.where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "huber_loss")
+
+
+def _class_dim(input: Array) -> int:
+    return 0 if input.ndim == 1 else 1
+
+
+def _check_targets(input, target, func):
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{func}(): class-index targets must be integers; got {target.dtype.name}")
+    cd = _class_dim(input)
+    want = tuple(input.shape[:cd]) + tuple(input.shape[cd + 1:])
+    if tuple(target.shape) != want:
+        raise ValueError(f"{func}(): expected target of shape {want} for input of shape "
+                         f"{tuple(input.shape)}; got {tuple(target.shape)}")
+
+
+def _target_range(target):
+    """(min, max) of the integer targets, read on their device (two scalars to the host)."""
+    nat = target._get_native()
+    xp = target.device.backend.xp
+    return builtins.int(xp.min(nat)), builtins.int(xp.max(nat))
+
+
+def _picked(input, target, ignore_index, func):
+    """(-input at the target classes, the mask of kept targets or None when every target is
+    kept, the safe indices)."""
+    cd = _class_dim(input)
+    n_classes = input.shape[cd]
+    keep, safe = None, target
+    if target.size:
+        lo, hi = _target_range(target)
+        if lo <= ignore_index <= hi:  # some targets may be ignored: mask them
+            keep = target != ignore_index
+            safe = _st.where(keep, target, 0)
+            lo, hi = _target_range(safe)
+        if lo < 0 or hi >= n_classes:
+            raise IndexError(f"{func}(): target {lo if lo < 0 else hi} is out of bounds for "
+                             f"{n_classes} classes")
+    picked = _st.take_along_axis(input, _st.expand_dims(safe, axis=cd), axis=cd)
+    return -_st.squeeze(picked, axis=cd), keep, safe
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100,
+             reduce=None, reduction: str = "mean") -> Array:
+    """The negative log likelihood of the target classes, given log-probabilities ``input``.
+
+    ``input`` is ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; ``target`` holds
+    class indices. ``mean`` divides by the sum of the targets' weights (the
+    ignored ones excluded), as PyTorch.
+
+    >>> import strided.torch as torch
+    >>> logp = torch.log(torch.tensor([[0.25, 0.75]]))
+    >>> torch.nn.functional.nll_loss(logp, torch.tensor([1]))
+    tensor(0.2877)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check(input, "nll_loss")
+    _check(target, "nll_loss", "target")
+    if input.ndim == 0:
+        raise ValueError("nll_loss(): input must have at least 1 dimension (the classes)")
+    _check_targets(input, target, "nll_loss")
+    loss, keep, safe = _picked(input, target, ignore_index, "nll_loss")
+    if weight is None and keep is None:  # every target counts, with weight 1
+        if reduction == "mean" and loss.size == 0:
+            return _st.sum(loss) / 0.0  # PyTorch: nan
+        return _reduce(loss, reduction, "nll_loss")
+    if weight is not None:
+        w = _st.reshape(_st.take(weight, _st.reshape(safe, (-1,))), safe.shape)
+        if keep is not None:
+            w = _st.where(keep, w, 0.0)
+    else:
+        w = keep.astype(input.dtype)
+    loss = loss * w
+    if reduction == "mean":
+        return _st.sum(loss) / _st.sum(w)
+    return _reduce(loss, reduction, "nll_loss")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0) -> Array:
+    """The cross entropy between ``softmax(input)`` and the targets (indices or probabilities).
+
+    Class indices (an integer ``target``): ``nll_loss(log_softmax(input, 1), target)``
+    with ``weight``, ``ignore_index`` and ``label_smoothing`` as PyTorch.
+    Probabilities (a float ``target`` of ``input``'s shape): ``-sum(target *
+    log_softmax(input))`` over the classes; ``mean`` divides by the number of
+    samples.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.cross_entropy(torch.zeros(1, 4), torch.tensor([2]))
+    tensor(1.3863)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check(input, "cross_entropy")
+    _check(target, "cross_entropy", "target")
+    if input.ndim == 0:
+        raise ValueError("cross_entropy(): input must have at least 1 dimension (the classes)")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0; "
+                         f"got {label_smoothing}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"cross_entropy(): {reduction!r} is not a valid value for reduction")
+    cd = _class_dim(input)
+    n_classes = input.shape[cd]
+    logp = _st.log_softmax(input, cd)
+    wshape = [1] * input.ndim
+    wshape[cd] = n_classes
+    if target.dtype.kind == "f":  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise ValueError(f"cross_entropy(): probability targets must have the input's shape "
+                             f"{tuple(input.shape)}; got {tuple(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * _st.reshape(weight, tuple(wshape))
+        loss = -_st.sum(terms, axis=cd)
+        if reduction == "mean":
+            return _st.sum(loss) / builtins.max(1, input.size // n_classes) if input.size else \
+                _st.sum(loss) * math.nan
+        return _reduce(loss, reduction, "cross_entropy")
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return nll
+    # Note: PyTorch's cross_entropy_loss_label_smoothing (aten/src/ATen/native/LossNLL.cpp).
+    keep = target != ignore_index
+    terms = logp if weight is None else logp * _st.reshape(weight, tuple(wshape))
+    smooth = _st.where(keep, -_st.sum(terms, axis=cd), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            safe = _st.where(keep, target, 0)
+            wsum = _st.sum(_st.where(keep, _st.reshape(_st.take(weight, _st.reshape(safe, (-1,))),
+                                                       safe.shape), 0.0))
+            ret = _st.sum(smooth) / wsum
+        else:
+            ret = _st.sum(smooth) / _st.sum(keep.astype(input.dtype))
+    elif reduction == "sum":
+        ret = _st.sum(smooth)
+    else:
+        ret = smooth
+    return nll * (1.0 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Array:
+    """``-(t * log(x) + (1 - t) * log(1 - x))``, logs clamped at -100 (as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.binary_cross_entropy(torch.tensor([0.5]), torch.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_float(input, "binary_cross_entropy")
+    _check(target, "binary_cross_entropy", "target")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"binary_cross_entropy(): target size ({tuple(target.shape)}) must be "
+                         f"the same as input size ({tuple(input.shape)})")
+    if input.size and builtins.bool(
+            _st.any((input < 0) | (input > 1))):
+        raise ValueError("binary_cross_entropy(): all elements of input should be between 0 and 1")
+    log_x = _st.clip(_st.log(input), -100.0, None)
+    log_1mx = _st.clip(_st.log(1.0 - input), -100.0, None)
+    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None) -> Array:
+    """``binary_cross_entropy(sigmoid(input), target)``, computed stably from the logits.
+
+    ``pos_weight`` weighs the positive term: ``-(pos_weight * t * log(sigmoid(x))
+    + (1 - t) * log(1 - sigmoid(x)))``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.binary_cross_entropy_with_logits(torch.zeros(1), torch.ones(1))
+    tensor(0.6931)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_float(input, "binary_cross_entropy_with_logits")
+    _check(target, "binary_cross_entropy_with_logits", "target")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"binary_cross_entropy_with_logits(): target size ({tuple(target.shape)}) "
+                         f"must be the same as input size ({tuple(input.shape)})")
+    # Note: PyTorch's formula (aten/src/ATen/native/Loss.cpp):
+    # (1 - t) * x - log_weight * log_sigmoid(x), log_weight = (pos_weight - 1) * t + 1.
+    log_sig = logsigmoid(input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1.0) * target + 1.0
+        loss = (1.0 - target) * input - log_weight * log_sig
+    else:
+        loss = (1.0 - target) * input - log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+# --- utilities ---------------------------------------------------------------------------
+
+def one_hot(tensor, num_classes: int = -1) -> Array:
+    """int64 one-hot encoding of the class indices ``tensor``: shape ``(*tensor.shape, C)``.
+
+    ``num_classes=-1`` takes ``max(tensor) + 1``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.one_hot(torch.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    _check(tensor, "one_hot", "tensor")
+    if tensor.dtype.kind not in "iu":
+        raise TypeError(f"one_hot(): class values must be integers (int64 in PyTorch); "
+                        f"got {tensor.dtype.name}")
+    if num_classes == -1:
+        if tensor.size == 0:
+            raise ValueError("one_hot(): can not infer the number of classes from an empty array")
+        num_classes = builtins.int(_st.max(tensor)) + 1
+    if tensor.size:
+        lo, hi = builtins.int(_st.min(tensor)), builtins.int(_st.max(tensor))
+        if lo < 0:
+            raise ValueError(f"one_hot(): class values must be non-negative; got {lo}")
+        if hi >= num_classes:
+            raise ValueError(f"one_hot(): class values must be smaller than num_classes "
+                             f"({num_classes}); got {hi}")
+    classes = _st.arange(num_classes, dtype=tensor.dtype, device=tensor.device)
+    return (_st.expand_dims(tensor, axis=-1) == classes).astype(_st.int64)
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def pad(input, pad, mode: str = "constant", value=None) -> Array:
+    """Pad (or, with negative amounts, crop) the last dimensions of ``input``.
+
+    ``pad`` lists (left, right) amounts from the last dimension backwards, as
+    PyTorch: ``(1, 2)`` pads the last dimension, ``(1, 2, 0, 3)`` also the one
+    before. ``mode``: ``constant`` (``value``, default 0), ``reflect`` (the
+    edge not repeated), ``replicate`` (the edge repeated) or ``circular``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.pad(torch.tensor([1.0, 2.0]), (1, 2), value=9.0)
+    tensor([9., 1., 2., 9., 9.])
+    >>> torch.nn.functional.pad(torch.tensor([[1.0, 2.0, 3.0]]), (2, 1), mode="reflect")
+    tensor([[3., 2., 1., 2., 3., 2.]])
+    """
+    _check(input, "pad")
+    pad = tuple(pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(f"pad(): padding length must be even and at most twice the number of "
+                         f"dimensions ({input.ndim}); got {len(pad)}")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad(): mode must be one of {', '.join(_PAD_MODES)}; got {mode!r}")
+    if mode != "constant" and value is not None:
+        raise ValueError(f"pad(): padding mode {mode!r} doesn't take in value argument")
+    x = input
+    for k in range(len(pad) // 2):
+        dim = input.ndim - 1 - k
+        left, right = pad[2 * k], pad[2 * k + 1]
+        n = x.shape[dim]
+        if mode == "constant":
+            if left < 0 or right < 0:  # crop first
+                lo, hi = builtins.max(-left, 0), n - builtins.max(-right, 0)
+                if hi < lo:
+                    raise ValueError(f"pad(): cropping dimension {dim} of size {n} by "
+                                     f"({left}, {right}) leaves a negative size")
+                x = _st.narrow(x, dim, lo, hi - lo)
+            parts = []
+            fill = 0 if value is None else value
+            for amount in (left, right):
+                shape = list(x.shape)
+                shape[dim] = builtins.max(amount, 0)
+                parts.append(_st.full(tuple(shape), fill, dtype=x.dtype, device=x.device))
+            x = _st.concat([parts[0], x, parts[1]], axis=dim)
+            continue
+        if mode == "reflect" and (left >= n or right >= n):
+            raise ValueError(f"pad(): reflect padding ({left}, {right}) must be smaller than the "
+                             f"size {n} of dimension {dim}")
+        if mode == "circular" and (left > n or right > n):
+            raise ValueError(f"pad(): circular padding ({left}, {right}) may be at most the "
+                             f"size {n} of dimension {dim}")
+        if n == 0:
+            raise ValueError(f"pad(): {mode} padding of an empty dimension {dim}")
+        idx = np.arange(-left, n + right)
+        if mode == "reflect":
+            period = 2 * (n - 1) if n > 1 else 1
+            idx = np.abs(idx) % period
+            idx = np.where(idx >= n, period - idx, idx)
+        elif mode == "replicate":
+            idx = np.clip(idx, 0, n - 1)
+        else:
+            idx = idx % n
+        x = _st.index_select(x, dim, _st.asarray(idx.astype(np.int64), device=x.device))
+    return x
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Array:
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.normalize(torch.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    _check_float(input, "normalize")
+    if p == 2:
+        norm = _st.sqrt(_st.sum(input * input, axis=dim, keepdims=True))
+    elif p == 1:
+        norm = _st.sum(_st.abs(input), axis=dim, keepdims=True)
+    elif p == math.inf:
+        norm = _st.max(_st.abs(input), axis=dim, keepdims=True)
+    else:
+        norm = _st.sum(_st.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
+    res = input / _st.clip(norm, eps, None)
+    if out is not None:
+        return out.copy_(res)
+    return res

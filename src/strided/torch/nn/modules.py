@@ -1,0 +1,1251 @@
+"""``Module`` and the layers, activations, losses and containers built on it.
+
+A port of the behaviour of ``torch/nn/modules/module.py`` on strided's
+arrays: assigning a ``Parameter`` or a ``Module`` as an attribute registers it
+(in ``_parameters`` / ``_modules``, in assignment order), ``register_buffer``
+registers a non-trainable array, and everything that walks a module
+(``parameters``, ``named_modules``, ``state_dict``, ``to``, ``zero_grad``)
+walks those registries in that order, so names and orders equal PyTorch's.
+
+Invariants: ``to``/``cuda``/``float`` keep each parameter object (they replace
+its ``data``), so an optimizer built before the move still holds the live
+parameters; ``load_state_dict`` copies into the existing arrays under
+``no_grad`` and changes nothing when it raises for a size mismatch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+from collections import OrderedDict, namedtuple
+
+import strided as _st
+from strided import Array
+
+from . import functional as F
+from . import init
+from .parameter import Parameter, is_parameter
+
+__all__ = [
+    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "Identity", "Linear",
+    "Bilinear", "Embedding", "Flatten", "Unflatten", "Dropout",
+    "ReLU", "ReLU6", "Tanh", "Sigmoid", "Hardtanh", "Softplus", "LeakyReLU", "GELU", "SiLU",
+    "ELU", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish", "LogSigmoid",
+    "Tanhshrink", "Softmax", "Softmin", "LogSoftmax",
+    "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+    "SmoothL1Loss", "HuberLoss",
+]
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _addindent(s: str, n: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(" " * n + line for line in lines)
+
+
+class _Handle:
+    """Removes a hook from its dict (``handle.remove()``)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self.hooks = hooks
+        self.id = next(self._ids)
+
+    def remove(self) -> None:
+        self.hooks.pop(self.id, None)
+
+
+class Module:
+    """Base class of every layer (PyTorch's ``nn.Module``).
+
+    Subclasses call ``super().__init__()`` then assign their parameters,
+    buffers and submodules as attributes, and define ``forward``; calling the
+    module runs the forward pre-hooks, ``forward`` and the forward hooks.
+
+    >>> import strided.torch as torch
+    >>> class Net(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = torch.nn.Linear(2, 1)
+    ...     def forward(self, x):
+    ...         return self.fc(x)
+    >>> [name for name, _ in Net().named_parameters()]
+    ['fc.weight', 'fc.bias']
+    """
+
+    training: bool
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments "
+                            f"{args or ''}{kwargs or ''}")
+        sa = object.__setattr__
+        sa(self, "training", True)
+        sa(self, "_parameters", {})
+        sa(self, "_buffers", {})
+        sa(self, "_non_persistent_buffers_set", set())
+        sa(self, "_modules", {})
+        sa(self, "_forward_hooks", {})
+        sa(self, "_forward_pre_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        """The computation of the module; subclasses define it."""
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    def __call__(self, *args, **kwargs):
+        for hook in tuple(self._forward_pre_hooks.values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        result = self.forward(*args, **kwargs)
+        for hook in tuple(self._forward_hooks.values()):
+            r = hook(self, args, result)
+            if r is not None:
+                result = r
+        return result
+
+    def register_forward_hook(self, hook) -> _Handle:
+        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces it."""
+        h = _Handle(self._forward_hooks)
+        self._forward_hooks[h.id] = hook
+        return h
+
+    def register_forward_pre_hook(self, hook) -> _Handle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces the args."""
+        h = _Handle(self._forward_pre_hooks)
+        self._forward_pre_hooks[h.id] = hook
+        return h
+
+    # --- registration --------------------------------------------------------------
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+        if "_parameters" not in d:
+            raise AttributeError("cannot assign to a Module before Module.__init__() call")
+        params, modules, buffers = d["_parameters"], d["_modules"], d["_buffers"]
+        if is_parameter(value):
+            self._drop(name)
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            self._drop(name)
+            modules[name] = value
+        elif name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(strided.torch.nn.Parameter or None expected)")
+            params[name] = None
+        elif name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (strided.torch.nn.Module or None expected)")
+            modules[name] = None
+        elif name in buffers:
+            if value is not None and type(value) is not Array:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(a strided array or None expected)")
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _drop(self, name: str) -> None:
+        self.__dict__.pop(name, None)
+        for key in ("_parameters", "_modules", "_buffers"):
+            self.__dict__[key].pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            reg = d.get(key)
+            if reg is not None and name in reg:
+                return reg[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for key in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__[key]:
+                del self.__dict__[key][name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    @staticmethod
+    def _check_name(kind: str, name) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string; got {type(name).__name__}")
+        if name == "" or "." in name:
+            raise KeyError(f"{kind} name can't be empty or contain \".\"; got {name!r}")
+
+    def register_parameter(self, name: str, param) -> None:
+        """Register ``param`` (a ``Parameter`` or None) as the parameter ``name``."""
+        self._check_name("parameter", name)
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not is_parameter(param):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (strided.torch.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf array to parameter '{name}'. Model "
+                             "parameters must be created explicitly (use .detach()).")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        """Register ``tensor`` (an array or None) as the buffer ``name`` (in ``state_dict``
+        unless ``persistent=False``)."""
+        self._check_name("buffer", name)
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and type(tensor) is not Array:
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(a strided array or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module) -> None:
+        """Register ``module`` (a ``Module`` or None) as the child ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name("module", name)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> "Module":
+        """The submodule at the dotted path ``target`` ("" is the module itself)."""
+        mod = self
+        for item in target.split(".") if target else ():
+            if item not in mod._modules:
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = mod._modules[item]
+        return mod
+
+    def get_parameter(self, target: str) -> Array:
+        """The parameter at the dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if name not in mod._parameters:
+            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
+        return mod._parameters[name]
+
+    # --- walking -------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        """Yield ``(dotted name, module)`` for this module and every descendant, once each."""
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        """Yield this module and every descendant."""
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        """Yield ``(name, module)`` for the direct children."""
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        """Yield the direct children."""
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, get, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for k, v in get(mod):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield mod_prefix + ("." if mod_prefix else "") + k, v
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True):
+        """Yield ``(dotted name, parameter)``, each shared parameter once."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def parameters(self, recurse: bool = True):
+        """Yield the parameters (a generator, as PyTorch's)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """Yield ``(dotted name, buffer)``."""
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse: bool = True):
+        """Yield the buffers."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self, fn) -> "Module":
+        """Call ``fn`` on every descendant (children first), then on this module; returns self."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # --- state ---------------------------------------------------------------------
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An ``OrderedDict`` of the parameters and persistent buffers by dotted name
+        (detached arrays sharing their memory, unless ``keep_vars``)."""
+        if args:  # PyTorch's deprecated positional (destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy the arrays of ``state_dict`` into this module's parameters and buffers.
+
+        Values may be strided arrays or anything ``strided.asarray`` takes (NumPy
+        arrays); they are copied onto each parameter's device and dtype. With
+        ``strict``, missing and unexpected keys raise. Returns
+        ``(missing_keys, unexpected_keys)``. Nothing is written unless every
+        size matches.
+        """
+        if not hasattr(state_dict, "keys"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = OrderedDict()
+        for mod_prefix, mod in self.named_modules(remove_duplicate=False):
+            pre = mod_prefix + ("." if mod_prefix else "")
+            for name, p in mod._parameters.items():
+                if p is not None:
+                    own[pre + name] = (mod, "_parameters", name, p)
+            for name, b in mod._buffers.items():
+                if b is not None and name not in mod._non_persistent_buffers_set:
+                    own[pre + name] = (mod, "_buffers", name, b)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict.keys() if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.append("Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        plan = []
+        for key, (mod, kind, name, target) in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if type(value) is not Array:
+                try:
+                    value = _st.asarray(value, device=target.device)
+                except Exception as e:  # noqa: BLE001 - reported with its key below
+                    errors.append(f'While copying the parameter named "{key}", whose dimensions '
+                                  f"in the model are {tuple(target.shape)}, an exception occurred: "
+                                  f"{type(e).__name__}: {e}.")
+                    continue
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{_st.Size(value.shape)} from checkpoint, the shape in current "
+                              f"model is {_st.Size(target.shape)}.")
+                continue
+            plan.append((mod, kind, name, target, value))
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
+                               + "\n\t".join(errors))
+        with _st.no_grad():
+            for mod, kind, name, target, value in plan:
+                if value.device != target.device:
+                    value = value.to(target.device)
+                if assign:
+                    if kind == "_parameters":
+                        new = Parameter(value, requires_grad=target.requires_grad)
+                        mod._parameters[name] = new
+                    else:
+                        mod._buffers[name] = value
+                else:
+                    target.copy_(value)
+        return _IncompatibleKeys(missing, unexpected)
+
+    # --- modes and gradients -------------------------------------------------------
+    def train(self, mode: bool = True) -> "Module":
+        """Set training mode (``training``) on this module and its descendants; returns self."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> "Module":
+        """``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Set ``requires_grad`` on every parameter; returns self."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the parameters' gradients: to None (default, as PyTorch 2) or to zeros."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    # --- moving and casting --------------------------------------------------------
+    def _apply(self, fn) -> "Module":
+        for m in self.children():
+            m._apply(fn)
+        with _st.no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                new = fn(p)
+                if new is not p:
+                    g = p.grad
+                    p.data = new
+                    if g is not None:
+                        p.grad = fn(g)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs) -> "Module":
+        """Move (``to(device)``) and/or cast (``to(dtype)``, floating-point only) in place;
+        returns self. Parameters stay the same objects."""
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, _st.DType):
+                dtype = a
+            elif type(a) is Array:
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, bool):
+                continue  # non_blocking
+            else:
+                device = a
+        if dtype is not None and dtype.kind not in "fc":
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, "
+                            f"but got desired dtype={dtype.name}")
+
+        def convert(t):
+            if dtype is not None and t.dtype.kind in "fc" and t.dtype != dtype:
+                t = t.to(dtype)
+            if device is not None:
+                t = t.to(device)
+            return t
+        return self._apply(convert)
+
+    def cuda(self, device=None) -> "Module":
+        """Move every parameter and buffer to a CUDA device; returns self."""
+        return self.to("cuda" if device is None else
+                       (f"cuda:{device}" if isinstance(device, int) else device))
+
+    def cpu(self) -> "Module":
+        """Move every parameter and buffer to the CPU; returns self."""
+        return self.to("cpu")
+
+    def float(self) -> "Module":
+        """Cast floating-point parameters and buffers to float32; returns self."""
+        return self.to(_st.float32)
+
+    def double(self) -> "Module":
+        """Cast floating-point parameters and buffers to float64; returns self."""
+        return self.to(_st.float64)
+
+    def half(self) -> "Module":
+        """Cast floating-point parameters and buffers to float16; returns self."""
+        return self.to(_st.float16)
+
+    # --- printing ------------------------------------------------------------------
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The module's own line in its repr (subclasses override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(m), 2) for key, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+# --- containers -------------------------------------------------------------------------
+
+class Sequential(Module):
+    """Modules applied one after another: ``Sequential(m1, m2)`` or ``Sequential(OrderedDict)``.
+
+    >>> import strided.torch as torch
+    >>> net = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
+    >>> len(net), type(net[1]).__name__
+    (2, 'ReLU')
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _index(self, idx: int) -> int:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % n
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return list(self._modules.values())[self._index(idx)]
+
+    def __setitem__(self, idx: int, module) -> None:
+        key = list(self._modules)[self._index(idx)]
+        setattr(self, key, module)
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[self._index(idx)]]):
+            del self._modules[key]
+        mods = list(self._modules.values())
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module) -> "Sequential":
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules) -> "Sequential":
+        """Add each of ``modules`` at the end; returns self."""
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module) -> "Sequential":
+        """Insert ``module`` before position ``index``; returns self."""
+        mods = list(self._modules.values())
+        n = len(mods)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        mods.insert(index if index >= 0 else index + n, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+        return self
+
+    def forward(self, input):
+        """Apply each module in turn."""
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of modules, registered (PyTorch's ``nn.ModuleList``).
+
+    >>> import strided.torch as torch
+    >>> layers = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)])
+    >>> len(list(layers.parameters()))
+    6
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _index(self, idx: int) -> int:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % n
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[str(self._index(idx))]
+
+    def __setitem__(self, idx: int, module) -> None:
+        self.add_module(str(self._index(idx)), module)
+
+    def __delitem__(self, idx) -> None:
+        mods = list(self._modules.values())
+        del mods[idx]
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self._modules[str(i)] = m
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules) -> "ModuleList":
+        return self.extend(modules)
+
+    def append(self, module) -> "ModuleList":
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules) -> "ModuleList":
+        """Add each of ``modules`` at the end; returns self."""
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module) -> None:
+        """Insert ``module`` before position ``index``."""
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+    def __repr__(self) -> str:
+        # Note: PyTorch's ModuleList repr compresses runs of equal reprs: "(0-2): 3 x ...".
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks = [[0, 0, reprs[0]]]
+        for i, r in enumerate(reprs[1:], 1):
+            if r == blocks[-1][2]:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, r])
+        lines = []
+        for start, end, r in blocks:
+            local = f"({start}): {r}" if start == end else f"({start}-{end}): {end - start + 1} x {r}"
+            lines.append(_addindent(local, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """A dict of modules, registered in insertion order (PyTorch's ``nn.ModuleDict``).
+
+    >>> import strided.torch as torch
+    >>> d = torch.nn.ModuleDict({"act": torch.nn.ReLU()})
+    >>> list(d.keys())
+    ['act']
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key) -> bool:
+        return key in self._modules
+
+    def keys(self):
+        """The keys, in insertion order."""
+        return self._modules.keys()
+
+    def items(self):
+        """The ``(key, module)`` pairs."""
+        return self._modules.items()
+
+    def values(self):
+        """The modules."""
+        return self._modules.values()
+
+    def pop(self, key: str) -> Module:
+        """Remove and return the module at ``key``."""
+        return self._modules.pop(key)
+
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
+
+    def update(self, modules) -> None:
+        """Add the modules of a mapping or of ``(key, module)`` pairs."""
+        items = modules.items() if hasattr(modules, "items") else modules
+        for key, m in items:
+            self[key] = m
+
+
+class ParameterList(Module):
+    """A list of parameters, registered (PyTorch's ``nn.ParameterList``).
+
+    >>> import strided.torch as torch
+    >>> ps = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2))])
+    >>> len(list(ps.parameters()))
+    1
+    """
+
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __getitem__(self, idx: int) -> Array:
+        return list(self._parameters.values())[idx]
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def append(self, value) -> "ParameterList":
+        """Add ``value`` (made a Parameter if it is a plain array); returns self."""
+        if not is_parameter(value):
+            value = Parameter(value)
+        self.register_parameter(str(len(self)), value)
+        return self
+
+
+# --- layers -----------------------------------------------------------------------------
+
+def _factory(device, dtype):
+    return {"device": device, "dtype": dtype if dtype is not None else _st.get_default_dtype()}
+
+
+class Identity(Module):
+    """Returns its input (arguments are accepted and ignored, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(2)
+    >>> torch.nn.Identity()(x) is x
+    True
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        """Return ``input``."""
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` with PyTorch's default initialisation.
+
+    ``weight`` (out_features, in_features) and ``bias`` are drawn from
+    ``U(-1/sqrt(in_features), 1/sqrt(in_features))`` (``kaiming_uniform_`` with
+    ``a=sqrt(5)``, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.Linear(4, 2)
+    Linear(in_features=4, out_features=2, bias=True)
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        kw = _factory(device, dtype)
+        self.weight = Parameter(_st.empty((out_features, in_features), **kw))
+        if bias:
+            self.bias = Parameter(_st.empty((out_features,), **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the weights again (PyTorch's default initialisation)."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        """``linear(input, weight, bias)``."""
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y = x1 @ weight[k] @ x2 + bias[k]`` for each output ``k``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.Bilinear(2, 3, 4)
+    Bilinear(in1_features=2, in2_features=3, out_features=4, bias=True)
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        kw = _factory(device, dtype)
+        self.weight = Parameter(_st.empty((out_features, in1_features, in2_features), **kw))
+        if bias:
+            self.bias = Parameter(_st.empty((out_features,), **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the weights again (``U(-1/sqrt(in1), 1/sqrt(in1))``, as PyTorch)."""
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        """``bilinear(input1, input2, weight, bias)``."""
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class Embedding(Module):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim`` (``N(0, 1)``).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.Embedding(10, 3)
+    Embedding(10, 3)
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight=None, _freeze: bool = False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError("Padding_idx must be within num_embeddings")
+            padding_idx = padding_idx % num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(_st.empty((num_embeddings, embedding_dim),
+                                              **_factory(device, dtype)),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        """Draw the table again from ``N(0, 1)``, the padding row zero."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with _st.no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        """``embedding(input, weight, padding_idx)``."""
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        return s
+
+
+class Flatten(Module):
+    """Flatten dimensions ``start_dim`` to ``end_dim`` into one.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.Flatten()(torch.zeros(2, 3, 4)).shape
+    strided.Size([2, 12])
+    """
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        """``input.flatten(start_dim, end_dim)``."""
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.Unflatten(1, (2, 3))(torch.zeros(4, 6)).shape
+    strided.Size([4, 2, 3])
+    """
+
+    def __init__(self, dim: int, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        """``input.unflatten(dim, unflattened_size)``."""
+        return input.unflatten(self.dim, tuple(self.unflattened_size))
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Dropout(Module):
+    """``dropout(x, p)`` while training; the identity in ``eval()`` mode.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.Dropout(0.2)
+    Dropout(p=0.2, inplace=False)
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        """``dropout(input, p, training, inplace)``."""
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+# --- activations ------------------------------------------------------------------------
+
+def _activation(name: str, fn, doc: str, params=(), inplace: bool = False, reprs=None):
+    """A module class ``name`` whose forward is ``fn(input, *params[, inplace])``."""
+    defaults = dict(params)
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        names = list(defaults) + (["inplace"] if inplace else [])
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes at most {len(names)} arguments")
+        values = dict(defaults, **({"inplace": False} if inplace else {}))
+        values.update(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in values:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+            values[k] = v
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def forward(self, input):
+        kw = {k: getattr(self, k) for k in defaults}
+        if inplace:
+            kw["inplace"] = self.inplace
+        return fn(input, **kw)
+
+    def extra_repr(self) -> str:
+        if reprs is not None:
+            return reprs(self)
+        parts = [f"{k}={getattr(self, k)!r}" for k in defaults]
+        if inplace and self.inplace:
+            parts.append("inplace=True")
+        return ", ".join(parts)
+
+    forward.__doc__ = f"``{fn.__name__}(input, ...)``."
+    sig = inspect.Signature(
+        [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+         for k, v in defaults.items()]
+        + ([inspect.Parameter("inplace", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=False)]
+           if inplace else []))
+    cls = type(name, (Module,), {"__init__": __init__, "forward": forward,
+                                 "extra_repr": extra_repr, "__doc__": doc,
+                                 "__module__": __name__, "__signature__": sig})
+    return cls
+
+
+def _ex(name, call, out):
+    return f"\n\n    >>> import strided.torch as torch\n    >>> torch.nn.{name}{call}\n    {out}\n"
+
+
+ReLU = _activation("ReLU", F.relu, "Element-wise ``relu``." + _ex(
+    "ReLU", "()(torch.tensor([-1.0, 2.0]))", "tensor([0., 2.])"), inplace=True)
+ReLU6 = _activation("ReLU6", F.relu6, "Element-wise ``relu6``." + _ex(
+    "ReLU6", "()(torch.tensor([9.0]))", "tensor([6.])"), inplace=True)
+Tanh = _activation("Tanh", F.tanh, "Element-wise ``tanh``." + _ex(
+    "Tanh", "()(torch.tensor([0.0]))", "tensor([0.])"))
+Sigmoid = _activation("Sigmoid", F.sigmoid, "Element-wise ``sigmoid``." + _ex(
+    "Sigmoid", "()(torch.tensor([0.0]))", "tensor([0.5000])"))
+Hardtanh = _activation(
+    "Hardtanh", F.hardtanh, "Element-wise ``hardtanh``." + _ex(
+        "Hardtanh", "()", "Hardtanh(min_val=-1.0, max_val=1.0)"),
+    params=(("min_val", -1.0), ("max_val", 1.0)), inplace=True,
+    reprs=lambda m: f"min_val={m.min_val}, max_val={m.max_val}"
+                    + (", inplace=True" if m.inplace else ""))
+Softplus = _activation("Softplus", F.softplus, "Element-wise ``softplus``." + _ex(
+    "Softplus", "()", "Softplus(beta=1.0, threshold=20.0)"),
+    params=(("beta", 1.0), ("threshold", 20.0)))
+LeakyReLU = _activation(
+    "LeakyReLU", F.leaky_relu, "Element-wise ``leaky_relu``." + _ex(
+        "LeakyReLU", "()", "LeakyReLU(negative_slope=0.01)"),
+    params=(("negative_slope", 0.01),), inplace=True,
+    reprs=lambda m: f"negative_slope={m.negative_slope}" + (", inplace=True" if m.inplace else ""))
+GELU = _activation("GELU", F.gelu, "Element-wise ``gelu``." + _ex(
+    "GELU", "('tanh')", "GELU(approximate='tanh')"), params=(("approximate", "none"),))
+SiLU = _activation("SiLU", F.silu, "Element-wise ``silu``." + _ex(
+    "SiLU", "()(torch.tensor([0.0]))", "tensor([0.])"), inplace=True)
+ELU = _activation(
+    "ELU", F.elu, "Element-wise ``elu``." + _ex("ELU", "()", "ELU(alpha=1.0)"),
+    params=(("alpha", 1.0),), inplace=True,
+    reprs=lambda m: f"alpha={m.alpha}" + (", inplace=True" if m.inplace else ""))
+SELU = _activation("SELU", F.selu, "Element-wise ``selu``." + _ex(
+    "SELU", "()(torch.tensor([0.0]))", "tensor([0.])"), inplace=True)
+CELU = _activation(
+    "CELU", F.celu, "Element-wise ``celu``." + _ex("CELU", "()", "CELU(alpha=1.0)"),
+    params=(("alpha", 1.0),), inplace=True,
+    reprs=lambda m: f"alpha={m.alpha}" + (", inplace=True" if m.inplace else ""))
+Mish = _activation("Mish", F.mish, "Element-wise ``mish``." + _ex(
+    "Mish", "()(torch.tensor([0.0]))", "tensor([0.])"), inplace=True)
+Softsign = _activation("Softsign", F.softsign, "Element-wise ``softsign``." + _ex(
+    "Softsign", "()(torch.tensor([1.0]))", "tensor([0.5000])"))
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, "Element-wise ``hardsigmoid``." + _ex(
+    "Hardsigmoid", "()(torch.tensor([0.0]))", "tensor([0.5000])"), inplace=True)
+Hardswish = _activation("Hardswish", F.hardswish, "Element-wise ``hardswish``." + _ex(
+    "Hardswish", "()(torch.tensor([4.0]))", "tensor([4.])"), inplace=True)
+LogSigmoid = _activation("LogSigmoid", F.logsigmoid, "Element-wise ``logsigmoid``." + _ex(
+    "LogSigmoid", "()(torch.tensor([0.0]))", "tensor([-0.6931])"))
+Tanhshrink = _activation("Tanhshrink", F.tanhshrink, "Element-wise ``tanhshrink``." + _ex(
+    "Tanhshrink", "()(torch.tensor([0.0]))", "tensor([0.])"))
+Softmax = _activation("Softmax", F.softmax, "``softmax`` along ``dim``." + _ex(
+    "Softmax", "(dim=1)", "Softmax(dim=1)"), params=(("dim", None),),
+    reprs=lambda m: f"dim={m.dim}")
+Softmin = _activation("Softmin", F.softmin, "``softmin`` along ``dim``." + _ex(
+    "Softmin", "(dim=1)", "Softmin(dim=1)"), params=(("dim", None),),
+    reprs=lambda m: f"dim={m.dim}")
+LogSoftmax = _activation("LogSoftmax", F.log_softmax, "``log_softmax`` along ``dim``." + _ex(
+    "LogSoftmax", "(dim=1)", "LogSoftmax(dim=1)"), params=(("dim", None),),
+    reprs=lambda m: f"dim={m.dim}")
+
+
+# --- losses -----------------------------------------------------------------------------
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    """``mse_loss(input, target, reduction)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.MSELoss()(torch.tensor([1.0, 3.0]), torch.zeros(2))
+    tensor(5.)
+    """
+
+    def forward(self, input, target):
+        """``mse_loss(input, target)``."""
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """``l1_loss(input, target, reduction)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.L1Loss(reduction="sum")(torch.tensor([1.0, -3.0]), torch.zeros(2))
+    tensor(4.)
+    """
+
+    def forward(self, input, target):
+        """``l1_loss(input, target)``."""
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """``smooth_l1_loss(input, target, reduction, beta)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.SmoothL1Loss()(torch.tensor([0.5, 3.0]), torch.zeros(2))
+    tensor(1.3125)
+    """
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        """``smooth_l1_loss(input, target)``."""
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """``huber_loss(input, target, reduction, delta)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.HuberLoss(delta=2.0)(torch.tensor([0.5, 3.0]), torch.zeros(2))
+    tensor(2.0625)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        """``huber_loss(input, target)``."""
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class NLLLoss(_WeightedLoss):
+    """``nll_loss(input, target, weight, ignore_index, reduction)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.NLLLoss()(torch.log(torch.tensor([[0.25, 0.75]])), torch.tensor([1]))
+    tensor(0.2877)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        """``nll_loss(input, target)``."""
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """``cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.CrossEntropyLoss()(torch.zeros(1, 4), torch.tensor([2]))
+    tensor(1.3863)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        """``cross_entropy(input, target)``."""
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    """``binary_cross_entropy(input, target, weight, reduction)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.BCELoss()(torch.tensor([0.5]), torch.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input, target):
+        """``binary_cross_entropy(input, target)``."""
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.BCEWithLogitsLoss()(torch.zeros(1), torch.ones(1))
+    tensor(0.6931)
+    """
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        """``binary_cross_entropy_with_logits(input, target)``."""
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

@@ -1,0 +1,24 @@
+"""``strided.torch.optim``: PyTorch's optimizers and learning-rate schedulers.
+
+``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad`` follow PyTorch's
+single-array algorithms step for step (same formulas, same order of
+operations), so from the same initial weights their trajectories equal
+PyTorch's up to rounding. Updates run under ``no_grad`` and write each
+parameter in place with strided's in-place methods.
+
+>>> import strided.torch as torch
+>>> w = torch.nn.Parameter(torch.tensor([2.0]))
+>>> opt = torch.optim.SGD([w], lr=0.25)
+>>> (w * w).sum().backward(); opt.step()
+>>> w
+tensor([1.], requires_grad=True)
+"""
+
+from . import lr_scheduler  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .sgd import SGD  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

@@ -1,0 +1,105 @@
+"""``Adam`` and ``AdamW``: adaptive moment estimation (with decoupled weight decay).
+
+PyTorch's single-array algorithm (``torch/optim/adam.py``, ``_single_tensor_adam``),
+step for step: ``exp_avg.lerp_(g, 1 - beta1)``, ``exp_avg_sq = beta2 * exp_avg_sq +
+(1 - beta2) * g * g``, bias corrections from the float step count, ``p -=
+(lr / bc1) * exp_avg / (sqrt(v) / sqrt(bc2) + eps)``.
+"""
+
+from __future__ import annotations
+
+import strided as _st
+
+from .optimizer import Optimizer, _check_range, _new_step, _step_value
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam (PyTorch's ``torch.optim.Adam``): ``amsgrad``, ``weight_decay`` (L2, or
+    decoupled with ``decoupled_weight_decay=True``), ``maximize``.
+
+    >>> import strided.torch as torch
+    >>> w = torch.nn.Parameter(torch.tensor([1.0]))
+    >>> opt = torch.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([0.9000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach=None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused=None, decoupled_weight_decay: bool = False):
+        _check_range("learning rate", lr)
+        _check_range("epsilon value", eps)
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        _check_range("weight_decay value", weight_decay)
+        if capturable or differentiable or fused:
+            raise NotImplementedError(f"{type(self).__name__}: capturable, differentiable and "
+                                      "fused are not supported by strided")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused, decoupled_weight_decay=decoupled_weight_decay))
+
+    def _update(self, group: dict) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        decoupled = group["decoupled_weight_decay"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            grad = -p.grad if maximize else p.grad
+            state = self.state[p]
+            if not state:
+                state["step"] = _new_step()
+                state["exp_avg"] = _st.zeros_like(p)
+                state["exp_avg_sq"] = _st.zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = _st.zeros_like(p)
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            step = _step_value(state)
+            if wd != 0:
+                if decoupled:
+                    p.mul_(1 - lr * wd)
+                else:
+                    grad = grad.add(p, alpha=wd)
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bc2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                m = state["max_exp_avg_sq"]
+                _st.maximum(m, exp_avg_sq, out=m)
+                denom = (m.sqrt() / bc2_sqrt).add_(eps)
+            else:
+                denom = (exp_avg_sq.sqrt() / bc2_sqrt).add_(eps)
+            p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (PyTorch's ``torch.optim.AdamW``;
+    ``weight_decay`` defaults to 0.01): ``p *= 1 - lr * weight_decay`` before the step.
+
+    >>> import strided.torch as torch
+    >>> w = torch.nn.Parameter(torch.tensor([1.0]))
+    >>> opt = torch.optim.AdamW([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([0.8990], requires_grad=True)
+    """
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach=None, capturable: bool = False, differentiable: bool = False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable, differentiable=differentiable,
+                         fused=fused, decoupled_weight_decay=True)

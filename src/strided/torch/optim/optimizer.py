@@ -1,0 +1,211 @@
+"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, state dicts.
+
+A port of ``torch/optim/optimizer.py``'s contract: ``param_groups`` is a list
+of dicts (``params`` plus every hyperparameter, defaults filled in, so that a
+group's keys and the optimizer's repr equal PyTorch's); ``state`` maps each
+parameter (by identity) to its buffers; ``state_dict`` numbers the parameters
+in group order, as PyTorch does, so the two can be compared key for key.
+
+Invariants: ``step`` runs under ``no_grad`` and updates each parameter in
+place with strided's in-place methods (same array object, same storage, its
+version counter bumped once per write); a parameter belongs to one group only;
+a non-leaf array is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+
+import strided as _st
+from strided import Array
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class of the optimizers: ``Optimizer(params, defaults)``.
+
+    ``params`` is an iterable of arrays or of dicts (parameter groups, each
+    with ``"params"`` and its own hyperparameters).
+
+    >>> import strided.torch as torch
+    >>> w = torch.nn.Parameter(torch.ones(2))
+    >>> opt = torch.optim.SGD([w], lr=0.5)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    tensor([0., 0.], requires_grad=True)
+    """
+
+    def __init__(self, params, defaults: dict):
+        self.defaults = defaults
+        self.state: dict = defaultdict(dict)
+        self.param_groups: list = []
+        if type(params) is Array:
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"arrays or dicts, but got a strided array of shape {tuple(params.shape)}")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters (a dict with ``"params"``; missing options take the defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if type(params) is Array:
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of arrays in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if type(p) is not Array:
+                raise TypeError(f"optimizer can only optimize strided arrays, but one of the "
+                                f"params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf array")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        ids = [id(p) for p in param_group["params"]]
+        if len(set(ids)) != len(ids):
+            import warnings
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error", UserWarning, stacklevel=3)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if seen & set(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every parameter: to None (default) or to zeros."""
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    grad = p.grad
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    def step(self, closure=None):
+        """One update of every parameter (subclasses define ``_update``); returns
+        ``closure()``'s loss when a closure is given (it runs with grad enabled)."""
+        loss = None
+        if closure is not None:
+            with _st.enable_grad():
+                loss = closure()
+        with _st.no_grad():
+            for group in self.param_groups:
+                self._update(group)
+        return loss
+
+    def _update(self, group: dict) -> None:  # pragma: no cover - subclasses define it
+        raise NotImplementedError
+
+    # --- state dicts -----------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """``{"state": {index: buffers}, "param_groups": [options + "params": indices]}``,
+        parameters numbered in group order as in PyTorch."""
+        index, groups, start = {}, [], 0
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            index.update({id(p): i for i, p in enumerate(g["params"], start) if id(p) not in index})
+            packed["params"] = [index[id(p)] for p in g["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {index[id(p)]: v for p, v in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore the state and options of ``state_dict`` (as ``state_dict()`` returns).
+
+        Buffers are copied onto each parameter's device; floating-point buffers
+        take the parameter's dtype (``step`` keeps its own).
+        """
+        state_dict = copy.deepcopy(state_dict)
+        groups, saved = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = {old: p for g, s in zip(groups, saved) for old, p in zip(s["params"], g["params"])}
+        state: dict = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k not in id_map:
+                continue
+            p = id_map[k]
+            state[p] = {key: self._cast(p, key, val) for key, val in v.items()}
+        self.state = state
+        new_groups = []
+        for g, s in zip(groups, saved):
+            s = dict(s)
+            s["params"] = g["params"]
+            new_groups.append(s)
+        self.param_groups = new_groups
+
+    @staticmethod
+    def _cast(param, key, value):
+        if type(value) is not Array:
+            return value
+        if key == "step":
+            return value
+        if value.dtype.kind in "fc":
+            value = value.to(param.dtype)
+        return value.to(param.device)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        s = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+
+def _check_range(name: str, value, lo: float = 0.0) -> None:
+    if not value >= lo:
+        raise ValueError(f"Invalid {name}: {value}")
+
+
+def _step_value(state: dict) -> float:
+    """Increment the state's ``step`` (a 0-d float32 array on the CPU, as PyTorch's) and
+    return its new value."""
+    step = state["step"]
+    step += 1.0
+    return float(step)
+
+
+def _new_step():
+    return _st.zeros((), dtype=_st.float32, device="cpu")

@@ -1,0 +1,67 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening, Nesterov, weight decay.
+
+PyTorch's single-array algorithm (``torch/optim/sgd.py``, ``_single_tensor_sgd``),
+step for step, so a trajectory equals PyTorch's from the same start.
+"""
+
+from __future__ import annotations
+
+import strided as _st
+
+from .optimizer import Optimizer, _check_range
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (PyTorch's ``torch.optim.SGD``).
+
+    ``g = grad (+ weight_decay * p)``; with momentum ``buf = momentum * buf +
+    (1 - dampening) * g`` (``buf = g`` on the first step) and ``g = buf`` (or
+    ``g + momentum * buf`` with ``nesterov``); then ``p -= lr * g``
+    (``maximize`` ascends).
+
+    >>> import strided.torch as torch
+    >>> w = torch.nn.Parameter(torch.tensor([1.0]))
+    >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+    >>> for _ in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([0.4600], requires_grad=True)
+    """
+
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach=None, differentiable: bool = False, fused=None):
+        _check_range("learning rate", lr)
+        _check_range("momentum value", momentum)
+        _check_range("weight_decay value", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if differentiable or fused:
+            raise NotImplementedError("SGD: differentiable and fused are not supported by strided")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
+
+    def _update(self, group: dict) -> None:
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            grad = -p.grad if maximize else p.grad
+            if wd != 0:
+                grad = grad.add(p, alpha=wd)
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = _st.clone(grad).detach()
+                else:
+                    buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                grad = grad.add(buf, alpha=momentum) if nesterov else buf
+            p.add_(grad, alpha=-lr)
