@@ -548,15 +548,14 @@ class Array:
     def _export(self):
         """The native view handed to NumPy: read-only where elements share memory
         (as NumPy's own broadcast views are), so writes can't bypass the overlap check."""
-        r = self._get_native()
+        # (a native built from this memory later, np.asarray(x)[::-1] or as_strided,
+        # is adopted over this Storage: _core/call/adopt.py)
+        if self._st is None:
+            self._materialize()
         st = self._st
-        if st is not None:
-            # (a native built from this memory later, np.asarray(x)[::-1] or as_strided,
-            # is adopted over this Storage: _core/call/adopt.py)
-            exported = _LATE.get("exported")
-            if exported is not None:
-                exported(st)
-        if st is not None and _layout.has_internal_overlap(self._shape, self._str):
+        _LATE["exported"](st)
+        r = self._get_native()
+        if _layout.has_internal_overlap(self._shape, self._str):
             r = r.view()
             r.flags.writeable = False
         return r

@@ -22,8 +22,8 @@ import types
 
 import numpy as np
 
-from . import cext as _cext, dtypes as _dtypes, layout as _layout, spellings as _spellings
-from .array import _LATE, HOOK, Array, _native
+from . import cext as _cext, dtypes as _dtypes, spellings as _spellings
+from .array import _LATE, HOOK, Array
 from .device import Device
 from .storage import Storage
 from .call import adopt as _adopt, write as _write  # noqa: F401  (adopt: registers its hook)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from .. import dtypes as _dtypes, layout as _layout
 from ..array import _LATE, Array
 
-__all__ = ["target", "write_into", "check_out", "write_out", "check_names"]
+__all__ = ["target", "write_into", "check_out", "write_out", "check_names", "unaliased"]
 
 
 def check_out(func: str, out, shape: tuple, dtype, device) -> None:
@@ -115,7 +115,7 @@ def check_names(dst: Array, src, func: str) -> None:
                 f"{list(dn)} (rename one, or drop names with rename(None))")
 
 
-def _unaliased(src, dst, backend):
+def unaliased(src, dst, backend):
     """``src`` safe to copy into ``dst``: NumPy buffers an overlapping assignment itself;
     another backend (CuPy's copy kernel reads while it writes) gets a copy first."""
     xp = backend.xp
@@ -137,7 +137,7 @@ def write_into(dst: Array, src, func: str = "in-place write", *, same_value: boo
             raise ValueError(f"{func}: the value is on {src._device} but the target is on {dst._device}")
         src = src._get_native()
     r = target(dst, func, same_value)
-    r[...] = _unaliased(src, r, dst._device.backend)
+    r[...] = unaliased(src, r, dst._device.backend)
     return dst
 
 
