@@ -179,3 +179,26 @@ def test_reading_grad_of_a_named_leaf_does_not_rename_the_assigned_array():
     (xt * xt).sum().backward()
     np.testing.assert_array_equal(host(x.grad.rename(None)), xt.grad.numpy())
     assert x.grad.names == ("N", "C")
+
+
+def test_out_of_a_pytorch_spelling_keeps_autograd_and_names_rules():
+    # torch refuses out= when an input requires grad
+    wt = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        torch.sigmoid(wt, out=torch.empty(3))
+    w = xp.ones(3, requires_grad=True)
+    o = xp.zeros(3)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        xp.sigmoid(w, out=o)
+    assert host(o).tolist() == [0.0] * 3  # nothing written
+    with xp.autograd.no_grad():
+        assert xp.sigmoid(w, out=o) is o
+    np.testing.assert_allclose(host(o), torch.sigmoid(torch.ones(3)).numpy(), rtol=1e-6)
+    # names: out takes the result's names, as strided's own xp.exp(x, out=o); a clash raises
+    from strided.named import DimensionNameError
+    x = xp.ones((2, 3), names=("N", "C"))
+    o = xp.empty((2, 3))
+    xp.sigmoid(x, out=o)
+    assert o.names == xp.exp(x, out=xp.empty((2, 3))).names == ("N", "C")
+    with pytest.raises(DimensionNameError):
+        xp.sigmoid(x, out=xp.empty((2, 3), names=("C", "N")))

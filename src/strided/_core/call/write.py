@@ -142,11 +142,31 @@ def write_into(dst: Array, src, func: str = "in-place write", *, same_value: boo
 
 
 def write_out(func: str, out: Array, result) -> Array:
-    """Copy ``result`` (an Array or native array) into ``out`` after ``check_out``."""
+    """Copy ``result`` (an Array or native array) into ``out`` after ``check_out``: the
+    ``out=`` of an op computed out of place first (the PyTorch-spellings layer).
+
+    As the ops that take ``out=`` themselves: a result that autograd tracks is refused
+    while grad mode is on (PyTorch: "functions with out=... arguments don't support
+    automatic differentiation"), and ``out`` takes the result's names (a clash raises
+    DimensionNameError)."""
+    name = func[:-2] if func.endswith("()") else func
+    what = f"{name}()"
     if type(result) is Array:
-        check_out(func, out, result._shape, result._dtype, result._device)
-        check_names(out, result, f"{func}()")
-    return write_into(out, result, f"{func}()")
+        check_out(name, out, result._shape, result._dtype, result._device)
+        check_names(out, result, what)
+        e = result._ext
+        if e is not None and e.requires_grad:
+            enabled = _LATE.get("grad_enabled")
+            if enabled is not None and enabled():
+                raise RuntimeError(f"{what}: functions with out=... arguments don't support automatic "
+                                   f"differentiation, but one of the arguments requires grad")
+        write_into(out, result, what)
+        rn = _names(result)
+        if rn is not None and _names(out) != rn:
+            from ...named._core import tag, unify_right
+            tag(out, unify_right(_names(out) or (None,) * len(rn), rn))
+        return out
+    return write_into(out, result, what)
 
 
 _LATE["out_native"] = target
