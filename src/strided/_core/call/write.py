@@ -75,8 +75,10 @@ def target(out: Array, func: str = "in-place write", same_value: bool = False):
     metadata: autograd may have saved it without its Storage).
     """
     st = out._st
-    if out._ext is not None:
-        _check_autograd(out, func)
+    e = out._ext
+    if e is not None:
+        if e.requires_grad or e.is_view is not False:  # (names alone: nothing to check)
+            _check_autograd(out, func)
         if st is None:
             # An array with extension metadata may be saved for backward while lazy
             # (autograd's SavedVar): it gets its Storage, so the write below is counted.
