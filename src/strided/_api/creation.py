@@ -18,6 +18,7 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array, Size
 from .._core.device import as_device
 from .._core.dispatch import api, check_out, out_native
+from .._core.call import adopt as _adopt
 from .._core.dtypes import DType
 from .._core.storage import Storage
 
@@ -218,6 +219,12 @@ def _from_native(a, dtype, dev, copy) -> Array:
     if copy:
         with dev.backend.ctx(dev):
             return wrap_new(a.copy(), _dtypes.from_numpy_dtype(a.dtype), dev)
+    if _adopt._EXPORTED:
+        # memory a strided Storage handed to NumPy (x.numpy()[::-1], as_strided(x, ...)):
+        # a view of that Storage, one version counter (_core/call/adopt.py)
+        hit = _adopt.owner_of(a)
+        if type(hit) is Array and hit._device is dev:
+            return hit
     if dev.type != "cpu" and not a.flags.c_contiguous:
         # Note: on other devices only contiguous memory is adopted as a storage as is.
         with dev.backend.ctx(dev):

@@ -276,7 +276,7 @@ _getrefcount = sys.getrefcount
 def _nat(x: Array):
     r = x._np
     if r is None:
-        r = x._np = _native(x._st, x._off, x._shape, x._str)
+        r = x._get_native()  # (cached unless the view overlaps itself: _layout.OVERLAP_SEEN)
     return r
 
 

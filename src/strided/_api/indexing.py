@@ -11,6 +11,7 @@ from .._core.array import _LATE, Array
 from .creation import asarray, wrap_new
 from .._core.dtypes import int64
 from .._core.dispatch import api
+from .._core.call import write as _write
 
 __all__ = ["take", "take_along_axis"]
 
@@ -142,10 +143,10 @@ def advanced_getitem(x: Array, key) -> Array:
 def advanced_setitem(x: Array, key, value) -> None:
     x._check_writable("__setitem__()")
     nk = _native_key(x, key)
-    a = x._get_native()
     if type(value) is Array:
         if value._device is not x._device:
             raise ValueError(f"__setitem__(): value is on {value._device} but the array is on {x._device}")
+        _write.check_names(x, value, "__setitem__()")
         v = value._get_native()
     elif isinstance(value, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         if type(value) is builtins.complex and x._dtype.kind != "c":
@@ -156,11 +157,12 @@ def advanced_setitem(x: Array, key, value) -> None:
             x._device.backend.asarray(value, x._dtype._np, device=x._device)
     else:
         raise TypeError(f"__setitem__(): can't assign a {type(value).__name__}")
+    # the write stage: the version counter of x's Storage, the target's native
+    a = _write.target(x, "__setitem__()")
     try:
-        a[nk] = v
+        a[nk] = _write.unaliased(v, a, x._device.backend)
     except IndexError as e:
         raise IndexError(f"{e} (array shape {x._shape})") from None
-    x._bump()
 
 
 @api("take")

@@ -402,6 +402,8 @@ def unfold(x, dim, size, step) -> Array:
     st, off, shape, strides = x._layout()
     shape = shape[:d] + ((n - size) // step + 1,) + shape[d + 1:] + (size,)
     strides = strides[:d] + (strides[d] * step,) + strides[d + 1:] + (strides[d],)
+    if step < size:
+        _layout.note_overlap(shape, strides)  # (overlapping windows: no cached native view)
     return x._view(off, shape, strides)
 
 

@@ -168,7 +168,9 @@ class Array:
     def _get_native(self):
         r = self._np
         if r is None:
-            r = self._np = _native(self._st, self._off, self._shape, self._str)
+            r = _native(self._st, self._off, self._shape, self._str)
+            if not (_layout.OVERLAP_SEEN[0] and _layout.has_internal_overlap(self._shape, self._str)):
+                self._np = r  # (see _layout.OVERLAP_SEEN: a self-overlapping view caches none)
         return r
 
     def _view(self, offset: int, shape: tuple, strides: tuple) -> "Array":
@@ -384,10 +386,11 @@ class Array:
         return self._shape[0]
 
     def __iter__(self):
+        # Note: raised by iter() itself, as NumPy's and PyTorch's (so np.iterable(x) is
+        # False for a 0-d array); a generator function would raise only at next().
         if not self._shape:
             raise TypeError("iteration over a 0-d array")
-        for i in range(self._shape[0]):
-            yield self[i]
+        return map(self.__getitem__, range(self._shape[0]))
 
     # --- copies -----------------------------------------------------------------
     def contiguous(self) -> "Array":
@@ -545,8 +548,14 @@ class Array:
     def _export(self):
         """The native view handed to NumPy: read-only where elements share memory
         (as NumPy's own broadcast views are), so writes can't bypass the overlap check."""
+        # (a native built from this memory later, np.asarray(x)[::-1] or as_strided,
+        # is adopted over this Storage: _core/call/adopt.py)
+        if self._st is None:
+            self._materialize()
+        st = self._st
+        _LATE["exported"](st)
         r = self._get_native()
-        if self._st is not None and _layout.has_internal_overlap(self._shape, self._str):
+        if _layout.has_internal_overlap(self._shape, self._str):
             r = r.view()
             r.flags.writeable = False
         return r

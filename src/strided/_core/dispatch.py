@@ -8,8 +8,9 @@
   own arithmetic never reports a RuntimeWarning (the standard specifies IEEE
   results, and PyTorch does not warn), even under a user's
   ``warnings.simplefilter("error")`` or ``pytest -W error``.
-- Operand helpers: device checks, Python scalar handling, ``out=`` checks
-  and writing a result into an existing array.
+- Operand helpers: device checks, Python scalar handling; ``out=`` checks and
+  writing into an existing array are the write stage's (``_core/call/write.py``),
+  re-exported here.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ import types
 
 import numpy as np
 
-from . import cext as _cext, dtypes as _dtypes, layout as _layout, spellings as _spellings
-from .array import _LATE, HOOK, Array, _native
+from . import cext as _cext, dtypes as _dtypes, spellings as _spellings
+from .array import _LATE, HOOK, Array
 from .device import Device
 from .storage import Storage
+from .call import adopt as _adopt, write as _write  # noqa: F401  (adopt: registers its hook)
 
 
 def _load_chot():
@@ -280,66 +282,10 @@ def check_devices(func: str, *arrays) -> Device:
     return dev
 
 
-def check_out(func: str, out, shape: tuple, dtype, device) -> None:
-    """Validate ``out=`` against the result's shape, dtype and device."""
-    if type(out) is not Array:
-        raise TypeError(f"{func}(): out must be a strided array; got {type(out).__name__}")
-    if out._device is not device:
-        raise ValueError(f"{func}(): out is on {out._device} but the result is on {device}")
-    if out._shape != tuple(shape):
-        raise ValueError(f"{func}(): out has shape {out._shape} but the result has shape {tuple(shape)}")
-    if not _dtypes.same_kind_castable(dtype, out._dtype):
-        raise TypeError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
-                        f"{out._dtype.name}")
-    if out._ext is not None and out._ext.requires_grad:
-        enabled = _LATE.get("grad_enabled")  # (_LATE is this module's import: no import per call)
-        if enabled is not None and enabled():
-            raise RuntimeError(f"{func}(): out= arguments don't support automatic differentiation, "
-                               f"but out requires grad")
+# The out=/in-place writer lives in the call pipeline's write stage (_core/call/write.py),
+# the only code that writes into user memory; the old names stay for their callers.
+check_out = _write.check_out
+out_native = _write.target
+write_out = _write.write_out
+write_into = _write.write_into
 
-
-def out_native(out: Array, func: str = "in-place write", same_value: bool = False):
-    """The native view of ``out`` to write into, bumping its version counter.
-
-    Every in-place write and ``out=`` goes through here, so this is where a
-    target whose elements share memory (stride 0, self-overlap) is refused.
-    A lazy array (a kernel result whose Storage was never asked for) has no
-    views and no saved versions yet, so it is written as is (unless it carries
-    extension metadata: autograd may have saved it without its Storage). ``same_value``:
-    the write puts one value everywhere (``fill_``, ``zero_``), which aliased
-    elements cannot make ambiguous, so it is allowed there, as in PyTorch.
-    """
-    st = out._st
-    if st is None and out._ext is not None:
-        # An array with extension metadata may be saved for backward while lazy
-        # (autograd's SavedVar): it gets its Storage, so the write below is counted.
-        out._materialize()
-        st = out._st
-    if st is None:
-        r = out._np
-        if not same_value and not r.flags.c_contiguous and r.size > 1:
-            isz = r.itemsize
-            _layout.check_no_internal_overlap(r.shape, tuple(s // isz for s in r.strides), func)
-        return r
-    if not same_value and _layout.has_internal_overlap(out._shape, out._str):
-        _layout.check_no_internal_overlap(out._shape, out._str, func)
-    st._version += 1
-    r = out._np
-    if r is None:
-        r = out._np = _native(st, out._off, out._shape, out._str)
-    return r
-
-
-def write_out(func: str, out: Array, result) -> Array:
-    """Copy ``result`` (an Array or native array) into ``out`` after checks."""
-    if type(result) is Array:
-        check_out(func, out, result._shape, result._dtype, result._device)
-        src = result._get_native()
-    else:
-        src = result
-    dst = out_native(out)
-    dst[...] = src
-    return out
-
-
-_LATE["out_native"] = out_native

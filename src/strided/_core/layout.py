@@ -120,6 +120,19 @@ def extent(offset: int, shape: tuple, strides: tuple) -> tuple[int, int]:
 
 
 _OVERLAP: dict = {}
+# Whether a view whose elements share memory without a stride 0 (``unfold``,
+# ``sliding_window_view``, a NumPy ``as_strided`` view adopted) was ever made. Until
+# then no array can have one, and the native-view caches skip the check; after, an
+# array with such a layout never caches its native view (``Array._np``), so the
+# compiled and Python ``x[slice] = scalar`` fast paths (which need the cached view and
+# check only for stride 0) leave it to the general path, which refuses the write.
+OVERLAP_SEEN = [False]
+
+
+def note_overlap(shape: tuple, strides: tuple) -> None:
+    """Record that a view with this layout was made (see ``OVERLAP_SEEN``)."""
+    if not OVERLAP_SEEN[0] and 0 not in strides and has_internal_overlap(shape, strides):
+        OVERLAP_SEEN[0] = True
 _EXACT_OVERLAP_LIMIT = 1 << 22  # most elements whose offsets are compared one by one
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from .._api import elementwise as _elementwise
 from .._core import layout as _layout
+from .._core.call import adopt as _adopt, write as _write
 from .._core.array import _LATE, Array
 from .._api.creation import asarray as _asarray
 
@@ -346,16 +347,28 @@ def __array_function__(self, func, types, args, kwargs):
 # --- NumPy's own path, for what strided does not implement ---------------------------------
 
 def _numpy_fallback(call, what: str, args, kwargs, dev, reason, inplace=None):
-    """``call`` (a NumPy function or ufunc method) run by NumPy on the CPU.
+    """``call`` (a NumPy function or ufunc method) run by NumPy on the CPU: an op whose
+    kernel is "call NumPy", through the stages every strided call goes through.
 
-    Every strided argument (also inside lists and tuples, and ``out=``) is read as
-    an ndarray over its memory, so NumPy never dispatches back to strided; a
-    strided ``out=`` (and the first operand of ``ufunc.at``) is written in place
-    and counted as a write. ndarrays in the result come back as strided arrays
-    over the same memory, NumPy scalars as 0-d strided arrays (as strided's own
-    ``np.sum(x)`` returns); a Python object, or an ndarray of a dtype strided
-    lacks, comes back as NumPy returns it. On another device NumPy can't read
-    the data: a TypeError names the function and the way out.
+    - handlers: an argument that requires grad is refused (NumPy's path records no
+      gradient, as ``np.asarray(x)`` refuses it); dimension names are kept where the
+      rule of ``_FALLBACK_NAMES`` gives them, else refused (DimensionNameError), never
+      silently dropped;
+    - write: the arrays NumPy writes (``out=``, the first operand of ``ufunc.at``, the
+      target of ``np.put``/``copyto``/``place``/``putmask``/``fill_diagonal``/...:
+      ``_WRITES``) are handed over by the write stage (``_core/call/write.py``: overlap
+      refused, the owning Storage's version counter bumped, so autograd's saved values
+      see the write); every other strided argument goes to NumPy read-only, so a write
+      NumPy would make into it raises instead of bypassing the counter;
+    - adopt: ndarrays in the result come back through ``_core/call/adopt.py``, as views of
+      the Storage that owns their bytes when NumPy returned a view of an argument
+      (``rot90``, ``fliplr``, ``hsplit``: one version counter), an argument handed back
+      as itself (``asarray_chkfinite``) as that strided array; NumPy scalars as 0-d
+      arrays (as strided's own ``np.sum(x)`` returns); a Python object, or an ndarray of
+      a dtype strided lacks, as NumPy returns it.
+
+    On another device NumPy can't read the data: a TypeError names the function and
+    the way out.
     """
     if dev is not None and dev.type != "cpu":
         raise TypeError(
@@ -363,54 +376,191 @@ def _numpy_fallback(call, what: str, args, kwargs, dev, reason, inplace=None):
             f"read device memory: copy the data to the host with x.cpu() (NumPy then computes it "
             f"there), or use strided's functions (docs/guide/interop.md lists the NumPy "
             f"functions strided implements on every device)") from None
-    written = {}  # id(native view) -> the strided array it writes into
+    arrays = []  # the strided arguments, one level into lists (the owners of returned views)
+    _collect(args, arrays)
+    _collect(kwargs.values(), arrays)
+    for a in arrays:
+        if a._device.type != "cpu":
+            raise TypeError(f"{what}: a {a._device} array can't go to NumPy; call .cpu() first")
+        e = a._ext
+        if e is not None and e.requires_grad:
+            raise RuntimeError(f"{what}: NumPy's own path records no gradient, and an argument "
+                               f"requires grad (as np.asarray(x)); call it on x.detach(), or use "
+                               f"strided's functions")
+    names = _fallback_names(call, what, args, kwargs, arrays)
+    targets = list(_WRITES[call](args, kwargs)) if call in _WRITES else []
+    if inplace is not None:
+        targets.append(inplace)
+    written = {}  # id(native handed to NumPy) -> the strided array it is
+    wnatives = {}  # id(strided target) -> its writable native (each target checked once)
+    for t in targets:
+        if type(t) is Array and id(t) not in wnatives:
+            check = _write.check_names
+            for v in args[1:2] if call is np.copyto else ():
+                check(t, v, what)
+            wnatives[id(t)] = _write.target(t, what)
 
     def host(v, depth=0):
         t = type(v)
         if t is Array:
-            if v._device.type != "cpu":
-                raise TypeError(f"{what}: a {v._device} array can't go to NumPy; call .cpu() first")
-            return v.__array__()
+            r = wnatives.get(id(v))
+            if r is None:
+                r = v._export().view()
+                r.flags.writeable = False  # (only a declared target is written)
+            written[id(r)] = v
+            return r
         if (t is list or t is tuple) and depth < 3:
             return t(host(b, depth + 1) for b in v)
         return v
 
-    def target(v):
+    def out_target(v):
         if type(v) is Array:
-            r = _LATE["out_native"](v, what)
-            written[id(r)] = v
-            return r
+            if id(v) not in wnatives:
+                wnatives[id(v)] = _write.target(v, what)
+            return host(v)
         written[id(v)] = v  # an ndarray out= comes back as itself
-        return host(v)
+        return v
 
     nargs = [host(a) for a in args]
-    if inplace is not None and type(inplace) is Array:
-        nargs[0] = target(inplace)
     nkwargs = {}
     for k, v in kwargs.items():
         if k == "out":
-            nkwargs[k] = tuple(target(o) for o in v) if type(v) is tuple else target(v)
+            nkwargs[k] = tuple(out_target(o) for o in v) if type(v) is tuple else out_target(v)
         else:
             nkwargs[k] = host(v)
-    return _from_numpy(call(*nargs, **nkwargs), written)
+    r = _from_numpy(call(*nargs, **nkwargs), written, arrays)
+    return r if names is None else _name_results(r, names, arrays, what)
 
 
-def _from_numpy(r, written, depth=0):
+def _collect(values, into, depth=0):
+    for v in values:
+        t = type(v)
+        if t is Array:
+            into.append(v)
+        elif (t is list or t is tuple) and depth < 2:
+            _collect(v, into, depth + 1)
+
+
+def _from_numpy(r, written, owners=(), depth=0):
     w = written.get(id(r))
     if w is not None:
         return w
     t = type(r)
     if t is np.ndarray:
         if r.dtype.isnative and r.dtype in _SUPPORTED:
-            return _asarray(r)
+            return _adopt.adopt(r, owners)
         return r
     if isinstance(r, np.generic) and r.dtype in _SUPPORTED:
         return _asarray(np.asarray(r))  # a 0-d array, as strided's own np.sum(x) returns
     if isinstance(r, tuple) and depth < 3:
-        items = [_from_numpy(v, written, depth + 1) for v in r]
+        items = [_from_numpy(v, written, owners, depth + 1) for v in r]
         return t(items) if t is tuple else (t._make(items) if hasattr(t, "_make") else tuple(items))
     if t is list and depth < 3:
-        return [_from_numpy(v, written, depth + 1) for v in r]
+        return [_from_numpy(v, written, owners, depth + 1) for v in r]
+    return r
+
+
+def _arg(args, kwargs, i, name):
+    return args[i] if len(args) > i else kwargs.get(name)
+
+
+# NumPy functions that write into an argument (the write stage hands it over; every
+# other strided argument is read-only to NumPy): function -> (args, kwargs) -> targets.
+_WRITES = {
+    np.put: lambda a, k: (_arg(a, k, 0, "a"),),
+    np.copyto: lambda a, k: (_arg(a, k, 0, "dst"),),
+    np.place: lambda a, k: (_arg(a, k, 0, "arr"),),
+    np.putmask: lambda a, k: (_arg(a, k, 0, "a"),),
+    np.fill_diagonal: lambda a, k: (_arg(a, k, 0, "a"),),
+    np.put_along_axis: lambda a, k: (_arg(a, k, 0, "arr"),),
+    # copy=False: NumPy replaces the values in place
+    np.nan_to_num: lambda a, k: (_arg(a, k, 0, "x"),) if _arg(a, k, 1, "copy") is False else (),
+}
+
+
+def _names_of(a):
+    e = a._ext
+    return None if e is None or e.names is None else e.names
+
+
+def _same_dims(call, args, kwargs, named):
+    """The result has the dimensions of the (first) array argument: its names."""
+    return named[0]
+
+
+def _rot90_names(call, args, kwargs, named):
+    """``rot90`` by an odd ``k`` swaps its two ``axes`` (and their names)."""
+    m = _arg(args, kwargs, 0, "m")
+    k = _arg(args, kwargs, 1, "k")
+    axes = _arg(args, kwargs, 2, "axes")
+    k = 1 if k is None else k
+    axes = (0, 1) if axes is None else axes
+    n = list(_names_of(m) or (None,) * m.ndim)
+    if k % 2:
+        a, b = (_layout.normalize_axis(ax, len(n), "numpy.rot90") for ax in axes)
+        n[a], n[b] = n[b], n[a]
+    return tuple(n)
+
+
+def _broadcast_names(call, args, kwargs, named, what=""):
+    """A ufunc: the inputs' names unified from the right (None matches any name)."""
+    nd = max(a.ndim for a in args if type(a) is Array)
+    out = [None] * nd
+    for a in args:
+        if type(a) is not Array:
+            continue
+        n = _names_of(a) or (None,) * a.ndim
+        for i, name in enumerate(n, nd - len(n)):
+            if name is None:
+                continue
+            if out[i] is not None and out[i] != name:
+                from ..named._core import DimensionNameError
+                raise DimensionNameError(f"{what}: dimension names {list(n)} don't match "
+                                         f"{out} (from the right)")
+            out[i] = name
+    return tuple(out)
+
+
+# How the names of a function's result follow from its arguments on NumPy's own path
+# (a function not here refuses named arguments: DimensionNameError).
+_FALLBACK_NAMES = {
+    **dict.fromkeys(_WRITES, None),  # the target keeps its names (the result is None)
+    **dict.fromkeys((np.nan_to_num, np.sinc, np.fliplr, np.flipud, np.asarray_chkfinite,
+                     np.real_if_close, np.fix, np.i0, np.angle), _same_dims),
+    np.rot90: _rot90_names,
+}
+
+
+def _fallback_names(call, what, args, kwargs, arrays):
+    """The result's names (None: no names to give), or DimensionNameError."""
+    named = [n for n in map(_names_of, arrays) if n is not None]
+    if not named:
+        return None
+    if type(call) is np.ufunc:  # ufunc(...): elementwise, broadcasting
+        return _broadcast_names(call, args, kwargs, named, what)
+    if call in _FALLBACK_NAMES:
+        rule = _FALLBACK_NAMES[call]
+        return None if rule is None else rule(call, args, kwargs, named)
+    from ..named._core import DimensionNameError
+    raise DimensionNameError(
+        f"{what} takes NumPy's own path (strided does not implement it), and strided has no "
+        f"dimension-name rule for it, so it can't tell the names of its result; drop the names "
+        f"first with x.rename(None)")
+
+
+def _name_results(r, names, arrays, what):
+    """Name the fresh strided arrays in the result (a strided argument handed back keeps
+    its own names)."""
+    from ..named._core import tag
+    items = r if isinstance(r, (tuple, list)) else (r,)
+    for v in items:
+        if type(v) is Array and not any(v is a for a in arrays):
+            if len(names) != v.ndim:
+                from ..named._core import DimensionNameError
+                raise DimensionNameError(f"{what}: the result has {v.ndim} dimensions, the names "
+                                         f"rule gave {list(names)}; drop the names first with "
+                                         f"x.rename(None)")
+            tag(v, names)
     return r
 
 

@@ -232,3 +232,5 @@ def install_methods() -> None:
     _LATE["set_requires_grad"] = set_requires_grad
     _LATE["detach"] = detach
     _LATE["grad_enabled"] = lambda: STATE.enabled
+    from ._record import check_inplace
+    _LATE["check_inplace"] = check_inplace  # (the write stage's leaf check: _core/call/write.py)

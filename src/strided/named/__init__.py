@@ -26,7 +26,7 @@ import contextlib
 
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.dispatch import method_signature
-from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, tag
+from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, renamed, tag
 from ._handler import AUTO_ALIGN
 from ._ops import (align, align_as, align_to, flatten, refine_names, rename, set_names,
                    split_sizes, unflatten)
@@ -158,7 +158,10 @@ def _name_gradients() -> None:
         if type(g) is Array:
             n = self._ext.names
             if n is not None and g._shape == self._shape and names_of(g) != n:
-                tag(g, n)
+                # A view of the gradient with x's names replaces it (the engine's
+                # accumulation writes through it into the same memory): renaming ``g``
+                # in place would rename an array the user assigned to ``x.grad``.
+                g = self._ext.grad = renamed(g, n)
         return g
 
     get._named = True
