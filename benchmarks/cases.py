@@ -700,6 +700,33 @@ def midsize(quick: bool) -> list[Case]:
     return cases
 
 
+# --- issue 38: real work through the peers' array-API code paths -----------------------------
+# The same scikit-learn / SciPy code on strided arrays and on NumPy's (and PyTorch's): what
+# strided's namespace costs inside code written for any array library.
+
+_REALWORK = dict(_WORKLOADS)
+_REALWORK.update({
+    "StandardScaler fit_transform": ("from sklearn.preprocessing import StandardScaler",
+                                     "StandardScaler().fit_transform(X)"),
+    "MinMaxScaler fit_transform": ("from sklearn.preprocessing import MinMaxScaler",
+                                   "MinMaxScaler().fit_transform(X)"),
+    # lbfgs is the solver scikit-learn 1.9 takes array-API inputs with
+    "LogisticRegression fit": ("from sklearn.linear_model import LogisticRegression",
+                               "LogisticRegression(max_iter=20, tol=0.0).fit(X, labels)"),
+    "signal.detrend": ("from scipy import signal", "signal.detrend(X, axis=0)"),
+})
+
+
+def realwork(quick: bool) -> list[Case]:
+    """scikit-learn estimators and SciPy functions with array-API dispatch on, each on every
+    library's own arrays through the same code path (ratios: strided's arrays vs NumPy's)."""
+    shapes = ((200, 10),) if quick else ((1000, 20), (5000, 200))
+    return [Case("realwork", op, {"shape": shape, "dtype": "float64"}, ("fit", shape),
+                 build=_build_workload(imp, stmt, op.split()[0][0].isupper()), check=False,
+                 note="array_api_dispatch=True for scikit-learn, SCIPY_ARRAY_API=1; results not compared")
+            for shape in shapes for op, (imp, stmt) in _REALWORK.items()]
+
+
 GROUPS = {
     "tiny": ("(a) per-op overhead on tiny (10-element) arrays", tiny),
     "elementwise": ("(b) large elementwise", elementwise),
@@ -718,4 +745,5 @@ GROUPS = {
     "named": ("(m) named dimensions: each case on plain, then on named strided arrays", named),
     # issue 38
     "midsize": ("(n) the size sweep 1 .. 1e7 (thresholds show as steps; see malloc)", midsize),
+    "realwork": ("(o) scikit-learn estimators and SciPy functions, array-API dispatch on", realwork),
 }

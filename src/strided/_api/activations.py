@@ -43,9 +43,11 @@ def _result(a):
 def relu_kernel(maximum_kernel):
     """``relu``'s kernel on top of the ``maximum`` row's float kernel (the constant-block path)."""
     def relu(xp, a):
-        if a.dtype.kind == "f":
-            return maximum_kernel(xp, 0.0, a)
-        return xp.maximum(a, 0)  # integers: 0 is a weak scalar, the dtype stays
+        if a.dtype.kind != "f":
+            return xp.maximum(a, 0)  # integers: 0 is a weak scalar, the dtype stays
+        if a.size < 4096:
+            return xp.maximum(0.0, a)
+        return maximum_kernel(xp, 0.0, a)
     return relu
 
 
