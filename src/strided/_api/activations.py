@@ -57,8 +57,11 @@ def relu_kernel(maximum_kernel):
             nt = _threads._NUM[0] if nb >= _threads._THREAD_MIN[0] else 1
             if _CK.relu(a, out, nt):
                 return out
+        if xp is not np:
+            # (another backend's maximum need not keep -0.0: where does, and NaN)
+            return xp.where(a < 0, xp.zeros_like(a), a)
         if a.size < 4096:
-            return xp.maximum(0.0, a)
+            return np.maximum(0.0, a)
         return maximum_kernel(xp, 0.0, a)
     return relu
 
