@@ -51,17 +51,16 @@ def relu_kernel(maximum_kernel):
         dt = a.dtype
         if dt.kind != "f":
             return xp.maximum(a, 0)  # integers: 0 is a weak scalar, the dtype stays
-        if _CK is not None and type(a) is _ND and dt in _C_RELU and a.flags.c_contiguous:
-            out = _result(a)
-            nb = a.nbytes
-            nt = _threads._NUM[0] if nb >= _threads._THREAD_MIN[0] else 1
-            if _CK.relu(a, out, nt):
-                return out
         if xp is not np:
             # (another backend's maximum need not keep -0.0: where does, and NaN)
             return xp.where(a < 0, xp.zeros_like(a), a)
-        if a.size < 4096:
+        if a.size < 4096:  # one NumPy call: less overhead than the compiled pass's checks
             return np.maximum(0.0, a)
+        if _CK is not None and type(a) is _ND and dt in _C_RELU and a.flags.c_contiguous:
+            out = _result(a)
+            nt = _threads._NUM[0] if a.nbytes >= _threads._THREAD_MIN[0] else 1
+            if _CK.relu(a, out, nt):
+                return out
         return maximum_kernel(xp, 0.0, a)
     return relu
 
