@@ -15,7 +15,8 @@ _PROBE = ("import numpy as np, strided as xp\n"
           "print(xp.get_pool_threshold())\n"
           "a = xp.ones(40000, dtype=xp.float32, device='cpu')\n"  # 160,000 bytes: between 128 KiB and 256 KiB
           "r = a + a\n"
-          "print(type(np.asarray(r).base).__name__, bool((np.asarray(r) == 2).all()), xp.memory_stats()['num_allocs'])\n")
+          "n = np.asarray(r)\n"
+          "print(type(n.base).__name__, bool((n == 2).all()), xp.memory_stats()['num_allocs'])\n")
 
 
 def _run(**env_vars):
