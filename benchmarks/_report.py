@@ -26,7 +26,12 @@ def ratio_columns(names: list[str]) -> list[str]:
         subject = "strided-cuda" if n in ("cupy", "torch-cuda") else "strided"
         if subject in names:
             cols.append(f"{subject}/{n}")
+    if "strided" in names and "numpy" in names and "torch" in names:
+        cols.append(BEST)  # the issue-38 target: at or below the faster of the two
     return cols
+
+
+BEST = "strided/min(numpy,torch)"
 
 
 def compute_ratios(rec: dict, stat: str = "median_ns") -> dict:
@@ -34,8 +39,13 @@ def compute_ratios(rec: dict, stat: str = "median_ns") -> dict:
     libs = rec["libs"]
     out = {}
     for col in ratio_columns(list(libs)):
-        s, p = col.split("/")
-        a, b = libs[s].get(stat), libs[p].get(stat)
+        if col == BEST:
+            a = libs["strided"].get(stat)
+            peers = [libs[p].get(stat) for p in ("numpy", "torch")]
+            b = min(peers) if all(peers) else None
+        else:
+            s, p = col.split("/")
+            a, b = libs[s].get(stat), libs[p].get(stat)
         if a is not None and b:
             out[col] = a / b
     return out

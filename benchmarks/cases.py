@@ -141,6 +141,12 @@ def make_inputs(key: tuple) -> dict:
                 "labels": labels}
     if kind == "io":
         return {"a": rng.standard_normal(key[1] // 4, dtype=np.float32)}
+    if kind == "mid":
+        _, n, dt = key
+        a = rng.uniform(0.5, 2.0, n).astype(dt)
+        return {"a": a, "b": rng.uniform(0.5, 2.0, n).astype(dt), "cond": a > 1.25,
+                "x": rng.standard_normal(n).astype(dt),
+                "idx": rng.permutation(n)[: max(1, n // 2)].astype(np.int64)}
     if kind == "named":
         a = rng.uniform(0.5, 2.0, 10).astype(np.float32)
         return {"a": a, "b": rng.uniform(0.5, 2.0, 10).astype(np.float32),
@@ -651,6 +657,78 @@ def workload(quick: bool) -> list[Case]:
             for shape in shapes for op, (imp, stmt) in _WORKLOADS.items()]
 
 
+# --- issue 38: the mid-size sweep ------------------------------------------------------------
+# Every size from 1 to 1e7, so that a threshold of the pool, the threads or the compiled hot
+# path shows up as a step. glibc's malloc regime is fixed at process start: run the group once
+# as is and once under MALLOC_MMAP_THRESHOLD_=131072 (``benchmarks/midsize.py`` does both);
+# the regime is a parameter of every case so that the two runs' tables say which is which.
+
+def midsize_sizes(quick: bool) -> list[int]:
+    if quick:
+        return [1000, 65536]
+    return [1, 10, 100, 1000, 10**4, 30000, 60000, 65536, 10**5, 2 * 10**5, 5 * 10**5, 10**6, 10**7]
+
+
+def malloc_regime() -> str:
+    v = os.environ.get("MALLOC_MMAP_THRESHOLD_")
+    return f"mmap>={v}" if v else "glibc default"
+
+
+_MIDSIZE = [("add", "a + b", None), ("multiply", "a * b", None), ("less", "a < b", None),
+            ("where", "xp.where(cond, a, b)", "torch.where(cond, a, b)"),
+            ("sum", "xp.sum(a)", "torch.sum(a)"), ("exp", "xp.exp(a)", "torch.exp(a)"),
+            ("relu", "xp.maximum(x, 0.0)", "torch.relu(x)"),
+            ("take", "a[idx]", None)]
+
+
+def midsize(quick: bool) -> list[Case]:
+    """add, multiply, less, where, sum, exp, relu (NumPy: maximum(x, 0)) and integer indexing
+    at every size from 1 to 1e7, float32 and float64 (ratios: strided / each peer and
+    strided / min(NumPy, PyTorch))."""
+    reg = malloc_regime()
+    cases = []
+    for dt in (("float32",) if quick else ("float32", "float64")):
+        for op, stmt, torch in _MIDSIZE:
+            for n in midsize_sizes(quick):
+                p = {"n": n, "dtype": dt}
+                if n * 4 > 65536:
+                    p["malloc"] = reg
+                per_lib = {"strided": "xp.relu(x)"} if op == "relu" else {}
+                cases.append(Case("midsize", op, p, ("mid", n, dt), stmt, torch, per_lib=per_lib,
+                                  note="relu: NumPy maximum(x, 0.0), PyTorch torch.relu, strided relu"
+                                  if op == "relu" else ""))
+    return cases
+
+
+# --- issue 38: real work through the peers' array-API code paths -----------------------------
+# The same scikit-learn / SciPy code on strided arrays and on NumPy's (and PyTorch's): what
+# strided's namespace costs inside code written for any array library.
+
+_REALWORK = dict(_WORKLOADS)
+_REALWORK.update({
+    "StandardScaler fit_transform": ("from sklearn.preprocessing import StandardScaler",
+                                     "StandardScaler().fit_transform(X)"),
+    "MinMaxScaler fit_transform": ("from sklearn.preprocessing import MinMaxScaler",
+                                   "MinMaxScaler().fit_transform(X)"),
+    # lbfgs is the solver scikit-learn 1.9 takes array-API inputs with
+    "LogisticRegression fit": ("from sklearn.linear_model import LogisticRegression",
+                               "LogisticRegression(max_iter=20, tol=0.0).fit(X, labels)"),
+    "signal.detrend": ("from scipy import signal", "signal.detrend(X, axis=0)"),
+})
+
+
+def realwork(quick: bool) -> list[Case]:
+    """scikit-learn estimators and SciPy functions with array-API dispatch on, each on every
+    library's own arrays through the same code path (ratios: strided's arrays vs NumPy's)."""
+    shapes = ((200, 10),) if quick else ((1000, 20), (5000, 200))
+    # (--quick, the CI smoke run: the calls group (l) does not already make)
+    ops = {k: v for k, v in _REALWORK.items() if not quick or k not in _WORKLOADS}
+    return [Case("realwork", op, {"shape": shape, "dtype": "float64"}, ("fit", shape),
+                 build=_build_workload(imp, stmt, op.split()[0][0].isupper()), check=False,
+                 note="array_api_dispatch=True for scikit-learn, SCIPY_ARRAY_API=1; results not compared")
+            for shape in shapes for op, (imp, stmt) in ops.items()]
+
+
 GROUPS = {
     "tiny": ("(a) per-op overhead on tiny (10-element) arrays", tiny),
     "elementwise": ("(b) large elementwise", elementwise),
@@ -667,4 +745,7 @@ GROUPS = {
     "workload": ("(l) scikit-learn and SciPy on each library's arrays (array-api-compat)", workload),
     # issue 31
     "named": ("(m) named dimensions: each case on plain, then on named strided arrays", named),
+    # issue 38
+    "midsize": ("(n) the size sweep 1 .. 1e7 (thresholds show as steps; see malloc)", midsize),
+    "realwork": ("(o) scikit-learn estimators and SciPy functions, array-API dispatch on", realwork),
 }

@@ -104,7 +104,27 @@ def _expm1_ref(z):
     return np.expm1(x) * np.cos(y) - 2 * np.sin(y / 2) ** 2 + 1j * np.exp(x) * np.sin(y)
 
 
+def _relu_ref(x):
+    # PyTorch's relu, written independently of strided's maximum(0.0, x): where keeps -0.0 and NaN
+    return np.where(x < 0, np.zeros((), x.dtype), x)
+
+
+def _logistic_ref(x, silu=False):
+    # in float64 (or the default float for integers), rounded once to the result dtype
+    dt = x.dtype if x.dtype.kind == "f" else xp.get_default_dtype()._np
+    w = x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        r = 1.0 / (1.0 + np.exp(-w))
+    return (w * r if silu else r).astype(dt)
+
+
+# PyTorch's activations among the registry's rows (not the standard's names)
+TORCH_ROWS = {"relu", "sigmoid", "silu"}
+
 REF = {
+    "relu": (_relu_ref, REAL, WIDE),
+    "sigmoid": (_logistic_ref, REAL, WIDE),
+    "silu": (lambda x: _logistic_ref(x, True), REAL, WIDE),
     "abs": (np.abs, NUMERIC, WIDE),
     "acos": (np.arccos, FLOAT, UNIT),
     "acosh": (np.arccosh, FLOAT, (1.1, 5.0)),
@@ -650,7 +670,7 @@ def test_clip_nan_and_broadcast_and_out():
 
 def test_registry_exported_and_standard_names_agree():
     assert len(STANDARD_ELEMENTWISE) == len(set(STANDARD_ELEMENTWISE)) == 67
-    assert sorted([*REGISTRY, "clip"]) == sorted(STANDARD_ELEMENTWISE)
+    assert sorted([*(set(REGISTRY) - TORCH_ROWS), "clip"]) == sorted(STANDARD_ELEMENTWISE)
     for name in REGISTRY:
         f = getattr(xp, name)
         assert f is REGISTRY[name].func and f.__name__ == name and name in _elementwise.__all__

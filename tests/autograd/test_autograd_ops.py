@@ -137,7 +137,7 @@ UNARY_REAL = {
     "log1p": dict(lo=-0.8, hi=3.0), "log2": dict(lo=0.2, hi=3.0), "log10": dict(lo=0.2, hi=3.0),
     "negative": {}, "positive": {}, "reciprocal": dict(lo=0.3, hi=3.0), "sin": {}, "sinh": {},
     "square": {}, "sqrt": dict(lo=0.2, hi=3.0), "tan": dict(lo=-1.2, hi=1.2), "tanh": {},
-    "real": {}, "conj": {},
+    "real": {}, "conj": {}, "sigmoid": dict(lo=-6.0, hi=6.0), "silu": dict(lo=-6.0, hi=6.0),
 }
 UNARY_COMPLEX = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "conj", "cos", "cosh",
                  "exp", "expm1", "imag", "log", "log1p", "log2", "log10", "negative", "positive",
@@ -160,6 +160,7 @@ for _n in UNARY_COMPLEX:
 for _n in ("ceil", "floor", "round", "trunc"):
     add(_n, S(away(3, 4)), S(away(5), view=NEG))
 add("sign", S(away(3, 4)))
+add("relu", S(away(3, 4)), S(away(5), view=NEG), S(away(4), view=T))
 
 BINARY = {
     "add": (r(3, 4), r(4)), "subtract": (r(3, 4), r(3, 1)), "multiply": (r(3, 4), r(1, 4)),
@@ -504,7 +505,7 @@ except ImportError:  # pragma: no cover - torch is installed in our environment
     torch = None
 
 TORCH_NAMES = {n: n for n in list(UNARY_REAL) + UNARY_COMPLEX + list(BINARY)
-               + ["ceil", "floor", "round", "trunc", "sign"]}
+               + ["ceil", "floor", "round", "trunc", "sign", "relu"]}
 TORCH_NAMES.update(negative="neg", positive="positive", sign="sgn", conj="conj_physical")
 del TORCH_NAMES["nextafter"]  # PyTorch has no derivative for nextafter
 del TORCH_NAMES["floor_divide"]  # nor for floor_divide
@@ -516,7 +517,7 @@ TORCH_CASES = [(n, i) for n in sorted(TORCH_NAMES) for i, s in enumerate(SAMPLES
 @pytest.mark.parametrize("name,i", TORCH_CASES, ids=[f"{n}-{i}" for n, i in TORCH_CASES])
 def test_elementwise_gradients_match_torch(name, i):
     s = SAMPLES[name][i]
-    tf = getattr(torch, TORCH_NAMES[name])
+    tf = torch.nn.functional.silu if name == "silu" else getattr(torch, TORCH_NAMES[name])
     ours = [xp.asarray(a.copy(), requires_grad=True) if _is_diff(a) else a for a in s.args]
     theirs = [torch.tensor(a.copy(), requires_grad=True) if _is_diff(a) else a for a in s.args]
     if name in ("maximum", "minimum"):  # torch takes tensors only

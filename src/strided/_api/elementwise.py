@@ -724,6 +724,10 @@ def _shift(npname, name):
     return k
 
 
+from . import activations as _act  # noqa: E402 (the activation rows' kernels)
+
+_MAXIMUM_F = _extremum_kernel("maximum")
+
 R = Elementwise
 ROWS: list[Elementwise] = [
     R("abs", 1, "numeric", "real", dunder="abs", aliases=("absolute",), doc="Absolute value."),
@@ -770,7 +774,7 @@ ROWS: list[Elementwise] = [
     R("logical_not", 1, "boolean", "bool"),
     R("logical_or", 2, "boolean", "bool"),
     R("logical_xor", 2, "boolean", "bool"),
-    R("maximum", 2, "real-valued", kernel={"f": _extremum_kernel("maximum")}),
+    R("maximum", 2, "real-valued", kernel={"f": _MAXIMUM_F}),
     R("minimum", 2, "real-valued", kernel={"f": _extremum_kernel("minimum")}),
     R("multiply", 2, "numeric", dunder="mul", aliases=("mul",)),
     R("negative", 1, "numeric", dunder="neg", aliases=("neg",)),
@@ -780,9 +784,16 @@ ROWS: list[Elementwise] = [
     R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow"),
     R("real", 1, "numeric", "real", kernel={"c": _real_part, "iuf": _copy}),
     R("reciprocal", 1, "floating-point", method_float=True),
+    # Note: relu, sigmoid and silu are PyTorch's activations, not the standard's functions.
+    R("relu", 1, "real-valued", kernel=_act.relu_kernel(_MAXIMUM_F),
+      doc="``max(0, x)`` (PyTorch's relu: NaN stays NaN, relu(-0.0) is -0.0, the gradient at 0 is 0)."),
     R("remainder", 2, "real-valued", dunder="mod"),
     R("round", 1, "numeric", kernel={"iu": _copy}),
+    R("sigmoid", 1, "real-valued", "float", kernel=_act.sigmoid, method_float=True,
+      doc="The logistic function ``1 / (1 + exp(-x))`` (PyTorch's sigmoid; integers give the default float)."),
     R("sign", 1, "numeric"),
+    R("silu", 1, "real-valued", "float", kernel=_act.silu, method_float=True,
+      doc="``x * sigmoid(x)``, computed as ``x / (1 + exp(-x))`` (PyTorch's silu)."),
     R("signbit", 1, "real floating-point", "bool"),
     R("sin", 1, "floating-point", method_float=True),
     R("sinh", 1, "floating-point", method_float=True),

@@ -847,6 +847,85 @@ ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(ok);
 }
 
+/* relu(x, out, nthreads) -> bool: out = relu(x) over equal-sized C-contiguous float32 or
+   float64 buffers of one type (out the same memory as x, or none of it): x < 0 ? +0 : x,
+   element by element. That is PyTorch's relu bit for bit: NaN stays (its payload too),
+   -0.0 stays -0.0 (not < 0), negatives give +0. One pass, a compare and a blend the
+   compiler vectorises. False (nothing written) for anything else. */
+typedef struct {
+    char *x, *o;
+    Py_ssize_t n, nchunks;
+    int kind;
+} sd_relu_ctx;
+
+static void sd_relu_task(void *p, Py_ssize_t c)
+{
+    sd_relu_ctx *r = (sd_relu_ctx *)p;
+    Py_ssize_t lo, hi;
+    sd_range(r->n, r->nchunks, c, &lo, &hi);
+    if (r->kind == 1) {
+        const float *restrict x = (const float *)r->x;
+        float *restrict o = (float *)r->o;
+        if (r->x == r->o) {
+            float *y = (float *)r->o;
+            for (Py_ssize_t i = lo; i < hi; i++)
+                y[i] = y[i] < 0.0f ? 0.0f : y[i];
+            return;
+        }
+        for (Py_ssize_t i = lo; i < hi; i++)
+            o[i] = x[i] < 0.0f ? 0.0f : x[i];
+    }
+    else {
+        const double *restrict x = (const double *)r->x;
+        double *restrict o = (double *)r->o;
+        if (r->x == r->o) {
+            double *y = (double *)r->o;
+            for (Py_ssize_t i = lo; i < hi; i++)
+                y[i] = y[i] < 0.0 ? 0.0 : y[i];
+            return;
+        }
+        for (Py_ssize_t i = lo; i < hi; i++)
+            o[i] = x[i] < 0.0 ? 0.0 : x[i];
+    }
+}
+
+static PyObject *
+relu(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("relu", nargs, 3, 3) < 0)
+        return NULL;
+    long nt;
+    if (sd_threads(args[2], &nt) < 0)
+        return NULL;
+    Py_buffer v[2];
+    int kx = sd_ew_buf(args[0], &v[0], 0);
+    if (!kx)
+        Py_RETURN_FALSE;
+    int ko = sd_ew_buf(args[1], &v[1], 1);
+    if (!ko) {
+        PyBuffer_Release(&v[0]);
+        Py_RETURN_FALSE;
+    }
+    int ok = kx == ko && v[0].len == v[1].len
+             && (v[0].buf == v[1].buf || !sd_overlap(v[0].buf, v[1].buf, v[1].len));
+    if (ok && v[1].len) {
+        sd_relu_ctx r;
+        r.x = (char *)v[0].buf;
+        r.o = (char *)v[1].buf;
+        r.kind = kx;
+        r.n = v[1].len / v[1].itemsize;
+        r.nchunks = sd_chunks(v[1].len, (int)nt);
+        if (r.nchunks > r.n / 64)
+            r.nchunks = r.n / 64 > 0 ? r.n / 64 : 1;
+        Py_BEGIN_ALLOW_THREADS
+        sd_parallel((int)nt, sd_relu_task, &r, r.nchunks);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&v[0]);
+    PyBuffer_Release(&v[1]);
+    return PyBool_FromLong(ok);
+}
+
 /* ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's loop over equal-sized
    C-contiguous buffers of one float type (False: not handled, nothing promised
    about out). */
@@ -1616,6 +1695,9 @@ static PyMethodDef methods[] = {
      "sum_into(src, out, ncols[, divisor]) -> bool: sum_rows (each sum then divided by divisor "
      "in the buffer's type: a mean), or False (nothing written) where src or out is not a "
      "C-contiguous float32/float64 buffer of fitting sizes."),
+    SD_FN("relu", relu,
+     "relu(x, out, nthreads) -> bool: out = (x < 0 ? +0 : x) over equal-sized C-contiguous float32/"
+     "float64 buffers of one type (PyTorch's relu: NaN and -0.0 kept); False for anything else."),
     SD_FN("ew_binary", ew_binary,
      "ew_binary(op, a, b, out, nthreads) -> bool: out = op(a, b) by NumPy's own loop (op: a code "
      "of EW_BINARY_OPS) over equal-sized C-contiguous float32/float64 buffers (for add, subtract, "

@@ -21,8 +21,8 @@ from .._core.dispatch import method_signature
 __all__ = [
     "addmm", "allclose", "baddbmm", "cdist", "clamp", "cross", "cumprod", "cumsum", "det",
     "gather", "index_select", "inverse", "isclose", "kron", "lerp", "log_softmax", "logspace",
-    "logsumexp", "masked_fill", "masked_select", "norm", "numel", "permute", "relu",
-    "scatter", "sigmoid", "softmax", "std_mean", "topk", "unique", "var_mean",
+    "logsumexp", "masked_fill", "masked_select", "norm", "numel", "permute",
+    "scatter", "softmax", "std_mean", "topk", "unique", "var_mean",
 ]
 
 # Note: the tests of autograd's and names' coverage skip functions marked here;
@@ -60,29 +60,8 @@ def _axis(x: Array, dim):
 
 # --- activations and log-sum-exp -------------------------------------------------
 
-@_composite
-def sigmoid(input, /) -> Array:
-    """The logistic function ``1 / (1 + exp(-x))``, computed without overflow.
-
-    >>> import strided as xp
-    >>> xp.sigmoid(xp.tensor([-1000.0, 0.0, 2.0]))
-    tensor([0.0000, 0.5000, 0.8808])
-    """
-    ns = _ns()
-    x = _floating(input)
-    z = ns.exp(-ns.abs(x))  # in (0, 1]: no overflow, finite gradients everywhere
-    return ns.where(x >= 0, 1.0, z) / (1.0 + z)
-
-
-@_composite
-def relu(input, /) -> Array:
-    """``max(x, 0)`` element-wise; NaN stays NaN and the gradient at 0 is 0 (PyTorch).
-
-    >>> import strided as xp
-    >>> xp.relu(xp.tensor([-1.0, 0.0, 2.5]))
-    tensor([0.0000, 0.0000, 2.5000])
-    """
-    return _ns().where(input <= 0, 0, input)
+# sigmoid, relu (and silu) are rows of the elementwise registry (strided._api.elementwise,
+# kernels in strided._api.activations), with derivative rules of their own.
 
 
 @_composite
@@ -621,7 +600,7 @@ def _method(f, name=None):
     return method
 
 
-for _name in ("sigmoid", "relu", "softmax", "log_softmax", "logsumexp", "gather", "index_select",
+for _name in ("softmax", "log_softmax", "logsumexp", "gather", "index_select",
               "masked_select", "masked_fill", "scatter", "topk", "isclose", "allclose",
               "addmm", "baddbmm", "cross", "inverse", "det", "lerp"):
     setattr(Array, _name, _method(globals()[_name]))
@@ -638,16 +617,6 @@ def type_as(self, other):
     return self.to(other.dtype)
 
 
-def sigmoid_(self):
-    """In-place ``sigmoid``; returns self."""
-    return self.copy_(sigmoid(self))
-
-
-def relu_(self):
-    """In-place ``relu``; returns self."""
-    return _masked_fill_(self, self <= 0, 0)
-
-
 def lerp_(self, end, weight):
     """In-place ``lerp``; returns self."""
     return self.copy_(lerp(self, end, weight))
@@ -658,6 +627,4 @@ Array.unique = unique_
 Array.type_as = type_as
 Array.masked_fill_ = _masked_fill_
 Array.scatter_ = _scatter_
-Array.sigmoid_ = sigmoid_
-Array.relu_ = relu_
 Array.lerp_ = lerp_

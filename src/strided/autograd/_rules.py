@@ -259,10 +259,23 @@ def _pow_node(p):
 E("pow", _pow_node, x1=_pow_base, x2=_pow_exponent)
 E("real", "RealBackward0", x=lambda g: g)
 E("reciprocal", "ReciprocalBackward0", x=lambda g, result: -g * _conj(result * result))
+# Note: PyTorch's threshold_backward: the gradient is 0 where the result is <= 0 (at x = 0
+# too) and passes where it is not (x > 0, and NaN: NaN <= 0 is false).
+E("relu", "ReluBackward0", x=lambda g, result: where(result <= 0, 0.0, g))
 E("remainder", "RemainderBackward0",
   x1=lambda g: g, x2=lambda g, x1, x2: -g * xp.floor_divide(x1, x2))
 E("round", "RoundBackward0", x=ZERO)
+E("sigmoid", "SigmoidBackward0", x=lambda g, result: g * (result * (1 - result)))
 E("sign", "SgnBackward0", x=_sign_backward)
+
+
+def _silu_backward(g, x):
+    # PyTorch's silu_backward: g * s * (1 + x * (1 - s)), s = sigmoid(x)
+    s = xp.sigmoid(x)
+    return g * (s * (1 + x * (1 - s)))
+
+
+E("silu", "SiluBackward0", x=_silu_backward)
 E("sin", "SinBackward0", x=lambda g, x: g * _conj(xp.cos(x)))
 E("sinh", "SinhBackward0", x=lambda g, x: g * _conj(xp.cosh(x)))
 E("square", "PowBackward0", x=lambda g, x: 2 * g * _conj(x))

@@ -1,0 +1,59 @@
+"""where on both sides of the size where the compiled loop hands over to numpy.where
+(searching._WHERE_C_MOST): the same values (bit for bit: NaN payloads, signed zeros), the
+same dtype and shape as NumPy, layouts, broadcasting, and extensions (names, autograd)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided._api import searching
+
+from conftest import host
+
+N0 = searching._WHERE_C_MOST
+
+
+@pytest.mark.parametrize("n", [1, N0 - 1, N0, N0 + 1, 10_000])
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int16, np.complex64, np.bool_])
+def test_values_bits_and_dtype_match_numpy(n, dt):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 5).astype(dt)
+    b = (rng.standard_normal(n) * 5).astype(dt)
+    if a.dtype.kind == "f":
+        a[::7] = -0.0
+        a[::11] = np.frombuffer(np.array([0x7FC00123 if dt == np.float32 else 0x7FF8000000000123],
+                                         dtype=np.uint32 if dt == np.float32 else np.uint64).tobytes(), dt)[0]
+    c = rng.random(n) > 0.5
+    want = np.where(c, a, b)
+    for view in (slice(None), slice(None, None, -1)):
+        got = xp.where(xp.asarray(c)[view], xp.asarray(a)[view], xp.asarray(b)[view])
+        w = want[view] if view.step is None else np.where(c[view], a[view], b[view])
+        g = host(got)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+
+
+def test_broadcasting_scalars_and_errors_above_the_handover():
+    n = N0 * 2
+    a = np.arange(n, dtype=np.float64).reshape(2, N0)
+    c = np.array([True, False])[:, None]
+    np.testing.assert_array_equal(host(xp.where(xp.asarray(c), xp.asarray(a), 0.5)), np.where(c, a, 0.5))
+    np.testing.assert_array_equal(host(xp.where(xp.asarray(a > 3), xp.asarray(a), xp.asarray(a[0]))),
+                                  np.where(a > 3, a, a[0]))
+    with pytest.raises(ValueError, match="shape"):
+        xp.where(xp.asarray(a > 3), xp.asarray(a), xp.asarray(np.ones(3)))
+    with pytest.raises(TypeError, match="bool"):
+        xp.where(xp.asarray(a), xp.asarray(a), xp.asarray(a))
+
+
+def test_gradients_and_names_above_the_handover():
+    n = N0 * 2
+    a = np.linspace(-1, 1, n)
+    x = xp.asarray(a, requires_grad=True)
+    xp.sum(xp.where(x > 0, x * 3.0, x)).backward()
+    np.testing.assert_array_equal(host(x.grad), np.where(a > 0, 3.0, 1.0))
+    named = xp.asarray(a.reshape(2, N0), names=("N", "C"))
+    r = xp.where(named > 0, named, named * 0.0)
+    assert r.names == ("N", "C")
