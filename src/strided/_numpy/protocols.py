@@ -31,11 +31,11 @@ import inspect
 import numpy as np
 
 from .._api import elementwise as _elementwise
-from .._core import layout as _layout
+from .._core import _npcompat, layout as _layout
 from .._core.array import _LATE, Array
 from .._api.creation import asarray as _asarray
 
-_NoValue = np._NoValue
+_NoValue = _npcompat.NoValue
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
