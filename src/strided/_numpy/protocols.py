@@ -643,8 +643,9 @@ def _cumulative_std_like(np_func, name):
     _FUNCTIONS[np_func] = handler
 
 
-_cumulative_std_like(np.cumulative_sum, "cumulative_sum")
-_cumulative_std_like(np.cumulative_prod, "cumulative_prod")
+for _n in ("cumulative_sum", "cumulative_prod"):
+    if hasattr(np, _n):  # (NumPy >= 2.1; on 2.0 there is no NumPy function to dispatch)
+        _cumulative_std_like(getattr(np, _n), _n)
 
 
 def _same_args(np_func, name):
