@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+import strided
+
+# The strided this process imported (a checkout's src, or an installed wheel's site-packages)
+SRC = str(Path(strided.__file__).resolve().parents[1])
 
 # (what is removed, the code that removes it, a check that the fallback is in use)
 CASES = {
