@@ -96,7 +96,10 @@ def _discover_gpu(strided, torch):
         import cupy as cp
         if cp.cuda.runtime.getDeviceCount() < 1:
             raise RuntimeError("no CUDA device")
-    except Exception as e:  # noqa: BLE001 - ImportError, or a CUDA runtime error without a GPU
+    except ImportError:  # (said plainly: the smoke run's output has no error text when all is well)
+        missing.append(("cupy", "not installed (pip install cupy-cuda12x; needs an NVIDIA GPU)"))
+        cp = None
+    except Exception as e:  # noqa: BLE001 - a CUDA runtime error without a GPU
         missing.append(("cupy", f"unavailable ({type(e).__name__}: {e})"))
         cp = None
     if cp is not None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
+from .._core import _npcompat, dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core.array import _INT_RANGE, _LATE, HOOK, Array, _native
 from .._core.dispatch import api, check_out, out_native
 from .._core.dtypes import CATEGORIES, PROMOTION
@@ -47,7 +47,7 @@ _ND = np.ndarray  # a CPU native: large results of these come from the buffer po
 # "ignore" error state themselves (see _dispatch.quiet); the operators and functions
 # around them are left bare, as their temporary elision counts references and frames.
 # Compiled, every Fast sets that state around its Python definition instead.
-_quiet_leaf = _dispatch.quiet if _dispatch.CHOT is None else (lambda fn: fn)
+_quiet_leaf = _dispatch.quiet if _dispatch.CHOT is None or _dispatch.ERRSTATE is None else (lambda fn: fn)
 ufunc_into = _quiet_leaf(ufunc_into)
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
@@ -853,7 +853,7 @@ def _clip_bound(x: Array, v, which: str, lower: builtins.bool):
     return builtins.float(v)
 
 
-_np_clip, _np_minimum, _np_maximum = np._core.umath.clip, np.minimum, np.maximum
+_np_clip, _np_minimum, _np_maximum = _npcompat.umath_clip, np.minimum, np.maximum
 
 
 @api("clip")

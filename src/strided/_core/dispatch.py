@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from . import cext as _cext, dtypes as _dtypes, spellings as _spellings
+from . import _npcompat, cext as _cext, dtypes as _dtypes, spellings as _spellings
 from .array import _LATE, HOOK, Array
 from .device import Device
 from .storage import Storage
@@ -44,10 +44,8 @@ CHOT = _load_chot()
 def _errstate():
     """NumPy's ufunc error-state context variable and its value under
     ``np.errstate(all="ignore")``, or (None, None) for a NumPy without one."""
-    try:
-        from numpy._core import _ufunc_config
-        var = _ufunc_config._extobj_contextvar
-    except (ImportError, AttributeError):
+    var = _npcompat.errstate_var()
+    if var is None:
         return None, None
     with np.errstate(all="ignore"):
         return var, var.get()
@@ -62,8 +60,8 @@ def quiet(fn):
     """``fn`` run under NumPy's "ignore" error state (the outermost call sets it,
     nested calls find it set): no floating-point RuntimeWarning from strided's
     kernels. Compiled, the setting costs ~40 ns a call (``_chot``'s K_QUIET)."""
-    if ERRSTATE is None:
-        return fn
+    if ERRSTATE is None:  # a NumPy without the variable (_npcompat): np.errstate, ~1 us a call
+        return _quiet_errstate(fn)
     if CHOT is not None:
         fast = CHOT.Fast(fn, 5)
         fast.__dict__.update(getattr(fn, "__dict__", {}))
@@ -80,6 +78,20 @@ def quiet(fn):
         finally:
             reset(token)
 
+    return run
+
+
+def _quiet_errstate(fn):
+    """``quiet``'s fallback: ``fn`` under ``np.errstate(all="ignore")``."""
+    if getattr(fn, "_quiet_errstate", False):
+        return fn
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    run._quiet_errstate = True
     return run
 
 
@@ -116,8 +128,6 @@ def quiet_entry_points(namespace: dict, cls: type) -> None:
     a module or a dunder is added. (``api`` functions and compiled ``Fast`` entry points
     are quiet already and are not plain functions; ``quiet`` of a quiet function only
     costs a check.)"""
-    if ERRSTATE is None:
-        return
     for name, v in list(namespace.items()):
         if (not name.startswith("_") and type(v) is types.FunctionType and name not in _BARE
                 and v.__module__ != _SELF_QUIETED and not hasattr(v, "_api_name")):
@@ -250,8 +260,8 @@ def api(name: str):
             # (under the "ignore" error state, as above).
             fast = CHOT.Fast(fn, 0, hook=HOOK, name=name)
             fast.__dict__.update(wrapper.__dict__)
-            return fast
-        return wrapper
+            return fast if ERRSTATE is not None else quiet(fast)
+        return wrapper if ERRSTATE is not None else quiet(wrapper)
 
     return deco
 

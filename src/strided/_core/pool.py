@@ -44,7 +44,7 @@ import warnings
 
 import numpy as np
 
-from . import cext as _cext
+from . import _npcompat, cext as _cext
 from .caller import stacklevel
 
 __all__ = ["empty", "empty_cache", "memory_stats", "set_cache_limit", "get_cache_limit",
@@ -385,7 +385,7 @@ def _cached_sizes() -> list:
 # The pool in C (strided/_csrc/_cpool.c), in front of the definitions above.
 _C = _cext.load("_cpool")
 if _C is not None:
-    _C.setup(np.ndarray, np.empty, MIN_BYTES, np._core.multiarray._get_madvise_hugepage())
+    _C.setup(np.ndarray, np.empty, MIN_BYTES, _npcompat.madvise_hugepage())
     _C.set_limit(_LIMIT[0])
     _py_empty = empty
     empty = _C.empty  # noqa: F811

@@ -67,7 +67,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import cfast as _cfast, pool as _pool
+from . import _npcompat, cfast as _cfast, pool as _pool
 
 __all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
            "get_thread_threshold", "large_ufunc", "large_c_order", "ufunc_into"]
@@ -110,6 +110,8 @@ def _quiet_worker():
     from .dispatch import ERRSTATE, QUIET
     if ERRSTATE is not None:
         ERRSTATE.set(QUIET)
+    else:  # a NumPy without the variable (_npcompat): the same, through the public call
+        np.seterr(all="ignore")
 
 
 def _executor():
@@ -217,14 +219,7 @@ def _loop_info(k, dt):
         pass
     info = None
     if k in _LOOP_UFUNCS and dt in _C_FLOATS and dt.isnative:
-        try:
-            dts, info = k._resolve_dtypes_and_context((dt, None))
-            if tuple(dts) != (dt, dt):
-                info = None
-            else:
-                k._get_strided_loop(info, fixed_strides=(dt.itemsize, dt.itemsize))
-        except Exception:  # an older NumPy, or a loop it won't hand out: the Python path
-            info = None
+        info = _npcompat.strided_loop_info(k, dt)  # None: the Python path
     _LOOPS[key] = info
     return info
 

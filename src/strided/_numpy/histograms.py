@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from .._core import dtypes as _dtypes
+from .._core import _npcompat, dtypes as _dtypes
 from .._core.array import _LATE, Array
 from .._core.dispatch import check_devices
 from .._api.creation import wrap_new
@@ -82,7 +82,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     check_array(a, func)
     ns = _ns()
     axes = _axis_tuple(axis, a.ndim, func)
-    keepdims = builtins.bool(keepdims) if keepdims is not np._NoValue else False
+    keepdims = builtins.bool(keepdims) if keepdims is not _npcompat.NoValue else False
     if weights is None:
         x = a if a._dtype.kind in "fc" else _astype(a, ns.float64)
         avg = ns.mean(x, axis=axes, keepdims=keepdims)

@@ -31,12 +31,12 @@ import inspect
 import numpy as np
 
 from .._api import elementwise as _elementwise
-from .._core import layout as _layout
+from .._core import _npcompat, layout as _layout
 from .._core.call import adopt as _adopt, write as _write
 from .._core.array import _LATE, Array
 from .._api.creation import asarray as _asarray
 
-_NoValue = np._NoValue
+_NoValue = _npcompat.NoValue
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -793,8 +793,9 @@ def _cumulative_std_like(np_func, name):
     _FUNCTIONS[np_func] = handler
 
 
-_cumulative_std_like(np.cumulative_sum, "cumulative_sum")
-_cumulative_std_like(np.cumulative_prod, "cumulative_prod")
+for _n in ("cumulative_sum", "cumulative_prod"):
+    if hasattr(np, _n):  # (NumPy >= 2.1; on 2.0 there is no NumPy function to dispatch)
+        _cumulative_std_like(getattr(np, _n), _n)
 
 
 def _same_args(np_func, name):

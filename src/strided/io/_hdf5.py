@@ -170,9 +170,50 @@ def save_hdf5(path_or_group, mapping, *, compression=None, chunks=None) -> None:
 # --- load ----------------------------------------------------------------------------
 
 
+def _foreign_type(dt) -> str | None:
+    """What an HDF5 dataset of NumPy dtype ``dt`` (as h5py maps it) holds, in words, when that
+    is not an array of numbers strided can hold; None when it is."""
+    h5py = _h5py()
+    try:
+        if h5py.check_string_dtype(dt) is not None or dt.kind in "SU":
+            return "text (an HDF5 string type)"
+        if h5py.check_ref_dtype(dt) is not None:
+            return f"HDF5 {'region' if h5py.check_ref_dtype(dt) is h5py.RegionReference else 'object'} references"
+        if h5py.check_vlen_dtype(dt) is not None:
+            return "variable-length sequences (an HDF5 vlen type)"
+    except (TypeError, ValueError, AttributeError):
+        pass
+    if dt.names is not None:
+        fields = ", ".join(repr(n) for n in dt.names[:6]) + (", ..." if len(dt.names) > 6 else "")
+        return f"records of fields {fields} (an HDF5 compound type)"
+    if dt.subdtype is not None:
+        return f"an HDF5 array type of element shape {dt.subdtype[1]}"
+    if dt.kind == "O":
+        return "Python objects"
+    if dt.kind == "V":
+        return "opaque bytes (an HDF5 opaque type)"
+    return None
+
+
+def _check_numeric(dset, what):
+    """TypeError naming the dataset and its type when it holds no numbers (text, compound
+    records, references, vlen sequences, opaque bytes): what other tools write beside arrays."""
+    try:
+        dt = dset.dtype
+    except _H5_ERRORS:
+        return  # (h5py can't even say: the read that follows reports the file)
+    kind = _foreign_type(dt)
+    if kind is not None:
+        raise TypeError(f"{what} holds {kind}, not numbers: strided does not support its type "
+                        f"({dt}); read it with h5py, or load the file's other datasets by key")
+
+
 def _to_array(np_arr, names, what):
     if isinstance(np_arr, np.generic):
         np_arr = np.asarray(np_arr)
+    if not isinstance(np_arr, np.ndarray):  # h5py gives bytes, str or objects for foreign types
+        raise TypeError(f"{what} holds a {type(np_arr).__name__}, not an array of numbers (strided "
+                        f"does not support its type)")
     if not np_arr.dtype.isnative:
         np_arr = np_arr.astype(np_arr.dtype.newbyteorder("="))
     if np_arr.dtype not in _dtypes._BY_NP:
@@ -219,6 +260,7 @@ def _h5fail(e, filename, what):
 def _read_all(dset, what, filename="?"):
     if dset.shape is None:
         raise TypeError(f"{what} is an empty (null) HDF5 dataset; it holds no array")
+    _check_numeric(dset, what)
     try:
         data = dset[()]
     except _H5_ERRORS as e:
@@ -473,6 +515,7 @@ class H5Dataset(_Node):
     @property
     def dtype(self):
         self._check()
+        _check_numeric(self._h, f"HDF5 dataset {self._h.name!r}")
         return _dtypes.from_numpy_dtype(self._h.dtype)
 
     @property
@@ -500,6 +543,7 @@ class H5Dataset(_Node):
         what = f"HDF5 dataset {self._h.name!r}"
         if self._h.shape is None:
             raise TypeError(f"{what} is an empty (null) HDF5 dataset; it holds no array")
+        _check_numeric(self._h, what)
         shape = self._h.shape
         if _has_bool_scalar(key):
             return self._bool_scalar_read(key, shape, what)

@@ -987,6 +987,52 @@ def _refusal(what: str) -> str:
             f"weights_only=False")
 
 
+_OPS = {op.code.encode("latin-1"): op for op in pickletools.opcodes}
+# Protocol 0's escaped byte string (Python 2 ``str``): no pickle protocol >= 1 writes it, and
+# PyTorch's weights-only unpickler has no such opcode either: refused before its argument is
+# read (pickletools decodes its escapes with codecs.escape_decode, which warns --
+# DeprecationWarning -- on an invalid escape in a hostile or corrupt file).
+_REFUSED_BEFORE_READING = frozenset({"STRING"})
+
+
+def _read_line(data) -> str:
+    line = data.readline()
+    if not line.endswith(b"\n"):
+        raise ValueError("no newline found when trying to read stringnl")
+    return line[:-1].decode("utf-8")  # (UnicodeDecodeError is a ValueError)
+
+
+# Note: pickletools (CPython 3.11, 3.12) runs GLOBAL's, INST's and PERSID's newline-ended
+# arguments through codecs.escape_decode as well, which warns on a backslash; the unpickler
+# reads them as plain UTF-8 lines (Modules/_pickle.c, load_global), and so does this scan:
+# a name with a backslash is then simply not a safe global.
+_READERS = {
+    "stringnl_noescape": _read_line,
+    "stringnl_noescape_pair": lambda data: f"{_read_line(data)} {_read_line(data)}",
+}
+
+
+def _opcodes(payload: bytes):
+    """``(opcode, argument)`` of each opcode of ``payload`` up to STOP: ``pickletools.genops``,
+    with the arguments read as the unpickler reads them (above) and the opcodes above refused
+    before their argument is read. ValueError (a malformed pickle) where genops raises it."""
+    data = io.BytesIO(payload)
+    while True:
+        code = data.read(1)
+        op = _OPS.get(code)
+        if op is None:
+            raise ValueError("pickle exhausted before seeing STOP" if code == b"" else
+                             f"at position {data.tell() - 1}, opcode {code!r} unknown")
+        if op.name in _REFUSED_BEFORE_READING:
+            raise RefusedError(_refusal(f"pickle opcode {op.name} (protocol 0's escaped strings)"))
+        arg = None
+        if op.arg is not None:
+            arg = _READERS.get(op.arg.name, op.arg.reader)(data)
+        yield op, arg
+        if op.name == "STOP":
+            return
+
+
 def _scan_pickle(payload: bytes) -> None:
     """Refuse a pickle that names an unsafe global or sets object state, without running it.
 
@@ -994,7 +1040,7 @@ def _scan_pickle(payload: bytes) -> None:
     so that ``STACK_GLOBAL`` is named; anything not resolvable is refused.
     """
     memo, stack = {}, []
-    for op, arg, _ in pickletools.genops(payload):
+    for op, arg in _opcodes(payload):
         name = op.name
         if name in ("GLOBAL", "INST"):
             module, _, qual = arg.partition(" ")

@@ -1,0 +1,167 @@
+"""Every private NumPy attribute strided reads, each behind its fallback.
+
+NumPy's private names (``numpy._core...``, ``ufunc._get_strided_loop``, ``np._NoValue``)
+move between releases without deprecation. strided reads them for speed or for exact
+agreement with NumPy, never for correctness, so each one is read here, once, inside a
+``try``; when NumPy no longer has it, the name below holds a fallback built on public
+NumPy that computes the same values (more slowly, or without NumPy's tuning). The
+invariant: ``import strided`` never fails because NumPy moved a private attribute,
+and results are the same with or without it (tests/_core/test_npcompat.py deletes each
+attribute in a subprocess before ``import strided`` and checks against NumPy).
+
+Names (what strided reads -> the fallback):
+
+- ``umath_clip``: ``numpy._core.umath.clip``, the clip ufunc without ``np.clip``'s
+  Python wrapper -> ``minimum(maximum(a, lo), hi)`` with public ufuncs (NumPy's
+  documented definition of clip).
+- ``madvise_hugepage()``: ``numpy._core.multiarray._get_madvise_hugepage()``, whether
+  NumPy advises huge pages for its large buffers (the C pool follows it) -> NumPy's own
+  rule (``numpy/__init__.py``, ``hugepage_setup``): ``NUMPY_MADVISE_HUGEPAGE`` if set,
+  else on for Linux >= 4.6 and elsewhere.
+- ``errstate_var()``: ``numpy._core._ufunc_config._extobj_contextvar``, NumPy's
+  error-state context variable (set directly: ~40 ns instead of ``np.errstate``'s
+  ~1 us) -> None, and callers use ``np.errstate``.
+- ``strided_loop_info(ufunc, dtype)``: ``ufunc._resolve_dtypes_and_context`` and
+  ``ufunc._get_strided_loop`` (NumPy >= 1.24), NumPy's inner loop as a capsule that the
+  C thread pool runs per chunk -> None, and callers call the ufunc.
+- ``NoValue``: ``numpy._NoValue`` (defined in ``numpy._globals``), the default NumPy's
+  functions pass through ``__array_function__`` for an argument not given -> the
+  default of ``np.sum``'s ``keepdims`` (that very object), else a sentinel of our own.
+
+The C extensions read two more by name at run time, each guarded there:
+``_chot.c`` and ``_ckernels.c`` call ``_resolve_dtypes_and_context`` and
+``_get_strided_loop`` and check the capsule's name ("numpy_1.24_ufunc_call_info");
+when either is missing or the capsule differs they decline and the Python path runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+
+def _attr(path: str):
+    """The object at dotted ``path`` below ``numpy`` (imported as needed), or None."""
+    import importlib
+
+    parts = path.split(".")
+    obj = np
+    for i, part in enumerate(parts):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            try:
+                obj = importlib.import_module("numpy." + ".".join(parts[:i + 1]))
+            except ImportError:
+                return None
+    return obj
+
+
+# --- clip ---------------------------------------------------------------------------
+
+def _clip_fallback(a, lo, hi, out=None, **kwargs):
+    """``numpy._core.umath.clip(a, lo, hi, out=)`` with public ufuncs:
+    ``minimum(maximum(a, lo), hi)`` (NaN anywhere gives NaN, as clip)."""
+    r = np.maximum(a, lo, out=out, **kwargs)
+    return np.minimum(r, hi, out=r if out is None else out, **kwargs)
+
+
+def _umath_clip():
+    k = _attr("_core.umath.clip")
+    return k if isinstance(k, np.ufunc) and k.nin == 3 else _clip_fallback
+
+
+umath_clip = _umath_clip()
+
+
+# --- huge pages ---------------------------------------------------------------------
+
+def _hugepage_rule() -> bool:
+    """NumPy's own default (numpy/__init__.py, ``hugepage_setup``)."""
+    env = os.environ.get("NUMPY_MADVISE_HUGEPAGE")
+    if env is not None:
+        try:
+            return bool(int(env))
+        except ValueError:
+            return False
+    if sys.platform != "linux":
+        return True
+    try:
+        return tuple(int(v) for v in os.uname().release.split(".")[:2]) >= (4, 6)
+    except ValueError:
+        return False
+
+
+def madvise_hugepage() -> bool:
+    """Whether NumPy advises huge pages for large buffers (its setting, else its rule)."""
+    get = _attr("_core.multiarray._get_madvise_hugepage")
+    if callable(get):
+        try:
+            return bool(get())
+        except Exception:  # a changed signature: the rule below
+            pass
+    return _hugepage_rule()
+
+
+# --- error state --------------------------------------------------------------------
+
+def errstate_var():
+    """NumPy's error-state ``ContextVar`` (``np.errstate`` sets it), or None."""
+    var = _attr("_core._ufunc_config._extobj_contextvar")
+    if var is None:
+        var = _attr("_core.umath._extobj_contextvar")
+    if var is None or not all(hasattr(var, m) for m in ("get", "set", "reset")):
+        return None
+    try:  # it must be the variable np.errstate sets: its value changes under errstate
+        before = var.get()
+        with np.errstate(all="ignore"):
+            inside = var.get()
+    except Exception:
+        return None
+    return var if inside is not before else None
+
+
+# --- NumPy's inner loops ------------------------------------------------------------
+
+def strided_loop_info(k, dt):
+    """NumPy's call-info capsule of unary ufunc ``k`` on contiguous ``dt`` arrays (its
+    loop resolved for ``dt -> dt``), or None: a NumPy without those private methods, a
+    loop resolved for other dtypes, or one it does not hand out."""
+    try:
+        dts, info = k._resolve_dtypes_and_context((dt, None))
+        if tuple(dts) != (dt, dt):
+            return None
+        k._get_strided_loop(info, fixed_strides=(dt.itemsize, dt.itemsize))
+    except Exception:  # an older or newer NumPy without them: the Python path
+        return None
+    return info
+
+
+# --- the "not given" default --------------------------------------------------------
+
+class _NoValueType:
+    """A "no value" sentinel of our own, for a NumPy without ``_NoValue``."""
+
+    def __repr__(self):
+        return "<no value>"
+
+
+def _no_value():
+    v = getattr(np, "_NoValue", None)
+    if v is None:
+        v = _attr("_globals._NoValue")
+    if v is None:  # what NumPy's own functions pass for "not given": np.sum's keepdims default
+        import inspect
+
+        try:
+            v = inspect.signature(np.sum).parameters["keepdims"].default
+        except (TypeError, ValueError, KeyError):
+            v = None
+        if v is None or "NoValue" not in type(v).__name__:
+            v = None
+    return _NoValueType() if v is None else v
+
+
+NoValue = _no_value()
