@@ -28,6 +28,7 @@ import numpy as np
 import strided as _st
 from strided import Array
 from strided.autograd import Function
+from strided._core.caller import stacklevel
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu",
@@ -365,7 +366,7 @@ def _softmax_dim(name: str, ndim: int, dim):
         return dim
     # Note: PyTorch's legacy implicit dimension (torch/nn/functional.py _get_softmax_dim).
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
-                  "Change the call to include dim=X as an argument.", UserWarning, stacklevel=3)
+                  "Change the call to include dim=X as an argument.", UserWarning, stacklevel=stacklevel())
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -506,7 +507,7 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
         return reduction
     # Note: PyTorch's deprecated size_average/reduce pair (torch/nn/_reduction.py).
     warnings.warn("size_average and reduce args will be deprecated, please use reduction "
-                  "instead.", UserWarning, stacklevel=3)
+                  "instead.", UserWarning, stacklevel=stacklevel())
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if not reduce:
@@ -532,7 +533,7 @@ def _pair(input, target, func: str):
         warnings.warn(f"{func}(): using a target size ({tuple(target.shape)}) that is different to "
                       f"the input size ({tuple(input.shape)}). This will likely lead to incorrect "
                       "results due to broadcasting. Please ensure they have the same size.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel())
     return input - target
 
 

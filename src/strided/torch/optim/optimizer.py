@@ -19,6 +19,7 @@ from collections import defaultdict
 
 import strided as _st
 from strided import Array
+from strided._core.caller import stacklevel
 
 __all__ = ["Optimizer", "required"]
 
@@ -89,7 +90,7 @@ class Optimizer:
         if len(set(ids)) != len(ids):
             import warnings
             warnings.warn("optimizer contains a parameter group with duplicate parameters; "
-                          "in future, this will cause an error", UserWarning, stacklevel=3)
+                          "in future, this will cause an error", UserWarning, stacklevel=stacklevel())
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if seen & set(ids):
             raise ValueError("some parameters appear in more than one parameter group")
