@@ -575,21 +575,6 @@ def _unexpected(name, kwargs):
     return TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
 
 
-def _alpha_call(f, name):
-    """``add``/``sub`` with PyTorch's ``alpha``: ``x + alpha * other``."""
-    def call(self, other, *, alpha=1, out=None, **unexpected):
-        if unexpected:
-            raise _unexpected(name, unexpected)
-        if alpha != 1:
-            if isinstance(alpha, builtins.float) and self._dtype.kind in "biu" and (
-                    type(other) is not Array and not isinstance(other, builtins.float)
-                    or type(other) is Array and other._dtype.kind in "biu"):
-                raise TypeError(f"{name}(): alpha must be an integer for integer arrays; got {alpha!r}")
-            other = _ns().multiply(other, alpha) if type(other) is Array else other * alpha
-        return f(self, other, out=out)
-    return call
-
-
 def _div_call(f, name):
     """``div`` with PyTorch's ``rounding_mode``: None, ``'trunc'`` or ``'floor'``."""
     def call(self, other, *, rounding_mode=None, out=None, **unexpected):
@@ -615,8 +600,9 @@ def _div_call(f, name):
     return call
 
 
-# Rows whose methods take PyTorch's extra keyword arguments.
-_TORCH_EXTRAS = {"add": _alpha_call, "subtract": _alpha_call, "divide": _div_call}
+# Rows whose methods take PyTorch's extra keyword arguments beyond the row's own (``alpha``
+# is the row's: ``row.torch``, applied once in the compute dtype by the row's function).
+_TORCH_EXTRAS = {"divide": _div_call}
 
 
 # PyTorch's keyword names for the second operand of a two-input method.
@@ -638,10 +624,14 @@ def _keywords_call(row, name):
     f = row.func
     if row.name in _TORCH_EXTRAS:
         f = _TORCH_EXTRAS[row.name](f, name)
+    accepted = frozenset(("out",) + row.torch + tuple(_EXTRA_PARAMS.get(row.name, ())[:1]))
 
     def call(self, *args, **kwargs):
         if not args:
             args = _operand_keyword(kwargs)
+        for k in kwargs:
+            if k not in accepted:
+                raise _unexpected(name, {k: None})
         return f(self, *args, **kwargs)
     return call
 
@@ -675,7 +665,8 @@ def _method_for(row):
     return method
 
 
-_EXTRA_PARAMS = {"add": ("alpha", 1), "subtract": ("alpha", 1), "divide": ("rounding_mode", None)}
+_EXTRA_PARAMS = {"divide": ("rounding_mode", None)}
+_TORCH_DEFAULTS_OF_ROWS = {"alpha": 1}
 
 
 def _row_signature(row, out: bool) -> inspect.Signature:
@@ -686,6 +677,8 @@ def _row_signature(row, out: bool) -> inspect.Signature:
     extra = _EXTRA_PARAMS.get(row.name)
     if extra is not None:
         ps.append(_Param(extra[0], _Param.KEYWORD_ONLY, default=extra[1]))
+    for k in row.torch:
+        ps.append(_Param(k, _Param.KEYWORD_ONLY, default=_TORCH_DEFAULTS_OF_ROWS.get(k)))
     if out:
         ps.append(_Param("out", _Param.KEYWORD_ONLY, default=None))
     return inspect.Signature(ps)
