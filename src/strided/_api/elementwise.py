@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
+from .._core import backends as _backends, threads as _threads
 from .._core.call import bind as _bind
 from .._core.array import _INT_RANGE, _LATE, HOOK, Array, _native
 from .._core.dispatch import api, check_out, out_native
@@ -154,8 +155,13 @@ class Elementwise:
     # _core/call/bind.py): ("alpha",) for add/subtract; methods take them too
     torch: tuple = ()
     # NumPy's name of the ufunc, where it differs from the standard's (np.arccos is acos):
-    # the backends' kernel name and the NumPy protocol's ufunc table are built from it
+    # the backends' kernel name (backends.RENAMES) and the NumPy protocol's ufunc table
+    # (_numpy/protocols.py) are built from it
     numpy: str | None = None
+    # NumPy's inner loop runs per chunk on the C thread pool for large float inputs
+    # (_core/threads.py's loop ufuncs are built from this; the C side's op table is
+    # _ckernels.c's, kept apart)
+    threaded: bool = False
     # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
     # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
@@ -789,31 +795,31 @@ def _shift(npname, name):
 
 R = Elementwise
 ROWS: list[Elementwise] = [
-    R("abs", 1, "numeric", "real", dunder="abs", aliases=("absolute",), doc="Absolute value."),
-    R("acos", 1, "floating-point", method_float=True, aliases=("arccos",)),
-    R("acosh", 1, "floating-point", method_float=True, aliases=("arccosh",)),
+    R("abs", 1, "numeric", "real", dunder="abs", aliases=("absolute",), doc="Absolute value.", numpy="absolute", threaded=True),
+    R("acos", 1, "floating-point", method_float=True, aliases=("arccos",), numpy="arccos", threaded=True),
+    R("acosh", 1, "floating-point", method_float=True, aliases=("arccosh",), numpy="arccosh", threaded=True),
     R("add", 2, "numeric", dunder="add", torch=("alpha",)),
-    R("asin", 1, "floating-point", method_float=True, aliases=("arcsin",)),
-    R("asinh", 1, "floating-point", method_float=True, aliases=("arcsinh",)),
-    R("atan", 1, "floating-point", method_float=True, aliases=("arctan",)),
-    R("atan2", 2, "real floating-point", method_float=True, aliases=("arctan2",)),
-    R("atanh", 1, "floating-point", method_float=True, aliases=("arctanh",)),
+    R("asin", 1, "floating-point", method_float=True, aliases=("arcsin",), numpy="arcsin", threaded=True),
+    R("asinh", 1, "floating-point", method_float=True, aliases=("arcsinh",), numpy="arcsinh", threaded=True),
+    R("atan", 1, "floating-point", method_float=True, aliases=("arctan",), numpy="arctan", threaded=True),
+    R("atan2", 2, "real floating-point", method_float=True, aliases=("arctan2",), numpy="arctan2"),
+    R("atanh", 1, "floating-point", method_float=True, aliases=("arctanh",), numpy="arctanh", threaded=True),
     R("bitwise_and", 2, "integer or boolean", dunder="and"),
-    R("bitwise_left_shift", 2, "integer", kernel=_shift("left_shift", "bitwise_left_shift"), dunder="lshift"),
-    R("bitwise_invert", 1, "integer or boolean", dunder="invert", aliases=("bitwise_not",)),
+    R("bitwise_left_shift", 2, "integer", kernel=_shift("left_shift", "bitwise_left_shift"), dunder="lshift", numpy="left_shift"),
+    R("bitwise_invert", 1, "integer or boolean", dunder="invert", aliases=("bitwise_not",), numpy="invert"),
     R("bitwise_or", 2, "integer or boolean", dunder="or"),
-    R("bitwise_right_shift", 2, "integer", kernel=_shift("right_shift", "bitwise_right_shift"), dunder="rshift"),
+    R("bitwise_right_shift", 2, "integer", kernel=_shift("right_shift", "bitwise_right_shift"), dunder="rshift", numpy="right_shift"),
     R("bitwise_xor", 2, "integer or boolean", dunder="xor"),
-    R("ceil", 1, "real-valued", kernel={"iu": _copy}),
-    R("conj", 1, "numeric", aliases=("conj_physical",)),
+    R("ceil", 1, "real-valued", kernel={"iu": _copy}, threaded=True),
+    R("conj", 1, "numeric", aliases=("conj_physical",), numpy="conjugate"),
     R("copysign", 2, "real floating-point", method_float=True),
-    R("cos", 1, "floating-point", method_float=True),
-    R("cosh", 1, "floating-point", method_float=True),
+    R("cos", 1, "floating-point", method_float=True, threaded=True),
+    R("cosh", 1, "floating-point", method_float=True, threaded=True),
     R("divide", 2, "numeric", "float", dunder="truediv", aliases=("div", "true_divide")),
     R("equal", 2, "any", "bool", dunder="eq", aliases=("eq",)),
-    R("exp", 1, "floating-point", method_float=True),
-    R("expm1", 1, "floating-point", kernel={"c": _expm1_complex}, method_float=True),
-    R("floor", 1, "real-valued", kernel={"iu": _copy}),
+    R("exp", 1, "floating-point", method_float=True, threaded=True),
+    R("expm1", 1, "floating-point", kernel={"c": _expm1_complex}, method_float=True, threaded=True),
+    R("floor", 1, "real-valued", kernel={"iu": _copy}, threaded=True),
     R("floor_divide", 2, "real-valued", fix={"f": _fix_floor_divide}, dunder="floordiv"),
     R("greater", 2, "real-valued", "bool", dunder="gt", aliases=("gt",)),
     R("greater_equal", 2, "real-valued", "bool", dunder="ge", aliases=("ge",)),
@@ -824,10 +830,10 @@ ROWS: list[Elementwise] = [
     R("isnan", 1, "numeric", "bool"),
     R("less", 2, "real-valued", "bool", dunder="lt", aliases=("lt",)),
     R("less_equal", 2, "real-valued", "bool", dunder="le", aliases=("le",)),
-    R("log", 1, "floating-point", method_float=True),
-    R("log1p", 1, "floating-point", method_float=True),
-    R("log2", 1, "floating-point", method_float=True),
-    R("log10", 1, "floating-point", method_float=True),
+    R("log", 1, "floating-point", method_float=True, threaded=True),
+    R("log1p", 1, "floating-point", method_float=True, threaded=True),
+    R("log2", 1, "floating-point", method_float=True, threaded=True),
+    R("log10", 1, "floating-point", method_float=True, threaded=True),
     R("logaddexp", 2, "real floating-point", method_float=True),
     R("logical_and", 2, "boolean", "bool"),
     R("logical_not", 1, "boolean", "bool"),
@@ -836,27 +842,31 @@ ROWS: list[Elementwise] = [
     R("maximum", 2, "real-valued", kernel={"f": _extremum_kernel("maximum")}),
     R("minimum", 2, "real-valued", kernel={"f": _extremum_kernel("minimum")}),
     R("multiply", 2, "numeric", dunder="mul", aliases=("mul",)),
-    R("negative", 1, "numeric", dunder="neg", aliases=("neg",)),
+    R("negative", 1, "numeric", dunder="neg", aliases=("neg",), threaded=True),
     R("nextafter", 2, "real floating-point", fix={_dtypes.float16: _fix_nextafter_float16}),
     R("not_equal", 2, "any", "bool", dunder="ne", aliases=("ne",)),
     R("positive", 1, "numeric", kernel=_copy, dunder="pos"),
-    R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow"),
+    R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow", numpy="power"),
     R("real", 1, "numeric", "real", kernel={"c": _real_part, "iuf": _copy}),
-    R("reciprocal", 1, "floating-point", method_float=True),
+    R("reciprocal", 1, "floating-point", method_float=True, threaded=True),
     R("remainder", 2, "real-valued", dunder="mod"),
     R("round", 1, "numeric", kernel={"iu": _copy}),
     R("sign", 1, "numeric"),
     R("signbit", 1, "real floating-point", "bool"),
-    R("sin", 1, "floating-point", method_float=True),
-    R("sinh", 1, "floating-point", method_float=True),
-    R("square", 1, "numeric"),
-    R("sqrt", 1, "floating-point", method_float=True),
+    R("sin", 1, "floating-point", method_float=True, threaded=True),
+    R("sinh", 1, "floating-point", method_float=True, threaded=True),
+    R("square", 1, "numeric", threaded=True),
+    R("sqrt", 1, "floating-point", method_float=True, threaded=True),
     R("subtract", 2, "numeric", dunder="sub", aliases=("sub",), torch=("alpha",)),
-    R("tan", 1, "floating-point", method_float=True),
-    R("tanh", 1, "floating-point", fix={"c": _fix_tanh_complex}, method_float=True),
-    R("trunc", 1, "real-valued", kernel={"iu": _copy}),
+    R("tan", 1, "floating-point", method_float=True, threaded=True),
+    R("tanh", 1, "floating-point", fix={"c": _fix_tanh_complex}, method_float=True, threaded=True),
+    R("trunc", 1, "real-valued", kernel={"iu": _copy}, threaded=True),
 ]
 REGISTRY: dict[str, Elementwise] = {r.name: r for r in ROWS}
+
+# The satellite tables, built from the rows' columns (before any kernel is resolved).
+_backends.RENAMES.update({r.name: r.numpy for r in ROWS if r.numpy})
+_threads.add_loop_ufuncs(getattr(np, r.numpy or r.name) for r in ROWS if r.threaded)
 
 FUNCTIONS = {r.name: build(r) for r in ROWS}
 globals().update(FUNCTIONS)
