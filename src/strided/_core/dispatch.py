@@ -214,8 +214,16 @@ def api(name: str):
     """Mark ``fn`` as the namespace function ``name`` (hookable by extensions)."""
 
     def deco(fn):
+        # The binding stage (_core/call/bind.py) of a function that declares PyTorch keywords:
+        # taken when a keyword or an extra positional argument is given, before the handlers.
+        b = _bind.binder(name, fn)
+        bind = b.bind if b is not None else None
+        npos = b.npos if b is not None and b.npos is not None else 1 << 30
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            if bind is not None and (kwargs or len(args) > npos):
+                args, kwargs = bind(args, kwargs)
             if ERRSTATE is not None and ERRSTATE.get() is not QUIET:
                 token = ERRSTATE.set(QUIET)
                 try:
@@ -242,12 +250,21 @@ def api(name: str):
 
         wrapper._impl = fn
         wrapper._api_name = name
+        if b is not None:
+            wrapper._binder = b
+            wrapper._torch_keywords = b.keywords
+            wrapper.__doc__ = _bind._spelled_doc(wrapper.__doc__, b.keywords)
         if CHOT is not None:
             # The same wrapper compiled: the hook test in C, the call passed on as it came
-            # (under the "ignore" error state, as above).
-            fast = CHOT.Fast(fn, 0, hook=HOOK, name=name)
+            # (under the "ignore" error state, as above); a function that declares PyTorch
+            # keywords is entered through its binder (bind.entry: one frame, see there).
+            fast = CHOT.Fast(fn if b is None else _bind.entry(b, fn), 0, hook=HOOK, name=name)
             fast.__dict__.update(wrapper.__dict__)
+            if b is not None:
+                fast.__signature__ = b.signature(fn)
             return fast
+        if b is not None:
+            wrapper.__signature__ = b.signature(fn)
         return wrapper
 
     return deco

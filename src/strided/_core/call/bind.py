@@ -204,6 +204,32 @@ def binder(name: str, fn=None) -> Binder | None:
     return b
 
 
+def entry(b: Binder, fn):
+    """The compiled hot path's entry into ``fn`` (an ``api`` function's definition) for a
+    function that declares PyTorch keywords: binds a call with a keyword or an extra
+    positional argument, calls ``fn`` at once otherwise.
+
+    Note: one Python frame before the definition (the definition itself is called with
+    CPython's inlined call). The compiled ``Fast`` could take this test in C and call
+    ``fn`` directly: docs/design.md, "The call pipeline"."""
+    bind = b.bind
+    npos = b.npos if b.npos is not None else 1 << 30
+    if npos == 1:
+        def call(x, /, *args, **kwargs):
+            if args or kwargs:
+                args, kwargs = bind((x,) + args, kwargs)
+                return fn(*args, **kwargs)
+            return fn(x)
+    else:
+        def call(*args, **kwargs):
+            if kwargs or len(args) > npos:
+                args, kwargs = bind(args, kwargs)
+            return fn(*args, **kwargs)
+    functools.update_wrapper(call, fn)
+    call._impl = fn
+    return call
+
+
 def _spelled_doc(doc: str | None, keywords: tuple) -> str | None:
     spelled = ", ".join(f"``{k}``" + (f" (``{RENAMED[k]}``)" if k in RENAMED else "") for k in keywords)
     if doc and "PyTorch's spellings" not in doc:
