@@ -22,7 +22,8 @@ from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
-from .._api.views import permute_dims as _permute_dims, reshape as _reshape
+from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
+                          reshape as _reshape, to_device as _to_device)
 
 
 
@@ -53,7 +54,7 @@ def __array_namespace__(self, /, *, api_version=None):
 
 def to_device(self, device, /, *, stream=None):
     """A copy on ``device`` (self when already there); the standard's method."""
-    return _LATE["to_device"](self, device, stream=stream)
+    return _to_device(self, device, stream=stream)
 
 
 def to(self, *args, **kwargs):
@@ -73,10 +74,10 @@ def to(self, *args, **kwargs):
             device = a
     out = self
     if device is not None and as_device(device) is not out._device:
-        out = _LATE["to_device"](out, device)
+        out = _to_device(out, device)
         copy = False
     if dtype is not None and dtype is not out._dtype:
-        out = _LATE["astype"](out, dtype)
+        out = _astype(out, dtype)
         copy = False
     if copy:
         out = out.clone()
@@ -89,7 +90,7 @@ def _cuda(self, device=None):
         device = "cuda"
     elif isinstance(device, builtins.int):
         device = f"cuda:{device}"
-    return _LATE["to_device"](self, device)
+    return _to_device(self, device)
 
 
 def type_(self, dtype=None):
@@ -108,11 +109,11 @@ to.__signature__ = inspect.Signature([
 Array.__array_namespace__ = __array_namespace__
 Array.to_device = to_device
 Array.to = to
-Array.cpu = lambda self: _LATE["to_device"](self, "cpu")
+Array.cpu = lambda self: _to_device(self, "cpu")
 Array.cpu.__doc__ = "A copy on the CPU (self when already there), PyTorch's ``cpu()``."
 Array.cuda = _cuda
 Array.type = type_
-Array.astype = lambda self, dtype, copy=True: _LATE["astype"](self, dtype, copy=copy)
+Array.astype = lambda self, dtype, copy=True: _astype(self, dtype, copy=copy)
 Array.astype.__doc__ = "Method form of ``strided.astype``: a copy cast to ``dtype`` (self when ``copy=False`` and no cast is needed)."
 
 _CONVERSIONS = {
@@ -125,7 +126,7 @@ _CONVERSIONS = {
 
 def _conversion(dtype):
     def conv(self):
-        return self if self._dtype is dtype else _LATE["astype"](self, dtype)
+        return self if self._dtype is dtype else _astype(self, dtype)
     conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
     return conv
 
@@ -288,7 +289,7 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
             if fname in ("sum", "prod", "mean", "cumulative_sum", "cumulative_prod"):
                 call["dtype"] = dtype
             else:
-                self = _LATE["astype"](self, dtype)  # PyTorch casts the input first
+                self = _astype(self, dtype)  # PyTorch casts the input first
         if correction_default is not None:
             unbiased = kw.pop("unbiased", None)
             correction = kw.pop("correction", None)
@@ -548,7 +549,7 @@ def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     ``'nuc'`` (the nuclear norm over two dims).
     """
     if dtype is not None:
-        self = _LATE["astype"](self, dtype)
+        self = _astype(self, dtype)
     if isinstance(dim, list):
         dim = tuple(dim)
     if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
@@ -643,7 +644,7 @@ def _method_for(row):
     if row.method_float:
         def method(self, *args, **kwargs):
             if self._dtype.kind in "biu":
-                self = _LATE["astype"](self, _dtypes.get_default_dtype())
+                self = _astype(self, _dtypes.get_default_dtype())
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     elif row.nargs == 2:
         def method(self, *args, **kwargs):
@@ -763,7 +764,7 @@ def fill_(self, value):
         if value._shape:
             raise ValueError(f"fill_(): value must be a scalar or 0-d array; got shape {value._shape}")
         value = value.item()
-    _LATE["assign"](out_native(self, "fill_()", True), value, self._dtype, self._device, "fill_")
+    _assign(out_native(self, "fill_()", True), value, self._dtype, self._device, "fill_")
     return self
 
 
@@ -772,7 +773,7 @@ def copy_(self, src, non_blocking=False):
     if type(src) is not Array:
         src = _ns().asarray(src, device=self._device)
     if src._device is not self._device:
-        src = _LATE["to_device"](src, self._device)
+        src = _to_device(src, self._device)
     dst = out_native(self, "copy_()")
     s = src._get_native()
     if src._dtype.kind == "c" and self._dtype.kind != "c":
