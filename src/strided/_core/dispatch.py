@@ -258,7 +258,11 @@ def api(name: str):
             # The same wrapper compiled: the hook test in C, the call passed on as it came
             # (under the "ignore" error state, as above); a function that declares PyTorch
             # keywords is entered through its binder (bind.entry: one frame, see there).
-            fast = CHOT.Fast(fn if b is None else _bind.entry(b, fn), 0, hook=HOOK, name=name)
+            target = fn
+            if b is not None:
+                target = _bind.entry(b, fn)
+                target.__doc__ = wrapper.__doc__  # (a Fast shows its fallback's docstring)
+            fast = CHOT.Fast(target, 0, hook=HOOK, name=name)
             fast.__dict__.update(wrapper.__dict__)
             if b is not None:
                 fast.__signature__ = b.signature(fn)
