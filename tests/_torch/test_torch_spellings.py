@@ -182,9 +182,15 @@ def test_no_source_is_compiled_again():
     import inspect
     from strided._api import statistics
 
-    impl = xp.sum._impl
+    from strided._api import searching
+
+    impl = xp.argmax._impl  # bound by its declaration (bind.DECLARED)
     assert "dim" not in impl.__code__.co_varnames
-    assert impl.__code__ is inspect.unwrap(statistics.sum._impl).__code__
+    assert impl.__code__ is inspect.unwrap(searching.argmax._impl).__code__
+    assert xp.argmax(arr(), dim=1).shape == (3,)
+    # the hot reductions declare dim/keepdim in their definitions (no binding frame)
+    assert xp.sum._impl.__code__ is statistics.sum._impl.__code__
+    assert "dim" not in inspect.signature(xp.sum._impl).parameters  # what handlers bind against
     params = inspect.signature(xp.sum).parameters
     assert {"axis", "keepdims", "dim", "keepdim"} <= set(params)
     assert params["dim"].kind is inspect.Parameter.KEYWORD_ONLY and params["keepdim"].default is False

@@ -216,8 +216,10 @@ def api(name: str):
     def deco(fn):
         # The binding stage (_core/call/bind.py) of a function that declares PyTorch keywords:
         # taken when a keyword or an extra positional argument is given, before the handlers.
-        b = _bind.binder(name, fn)
-        bind = b.bind if b is not None else None
+        # (a private definition behind a public function of the same name, ``_var`` behind
+        # ``var``, is bound where the public one is)
+        b = _bind.binder(name, fn) if getattr(fn, "__name__", name) == name else None
+        bind = b.bind if b is not None and not b.native else None
         npos = b.npos if b is not None and b.npos is not None else 1 << 30
 
         @functools.wraps(fn)
@@ -254,12 +256,14 @@ def api(name: str):
             wrapper._binder = b
             wrapper._torch_keywords = b.keywords
             wrapper.__doc__ = _bind._spelled_doc(wrapper.__doc__, b.keywords)
+            if b.native:
+                fn.__doc__ = wrapper.__doc__  # (the compiled entry shows its definition's)
         if CHOT is not None:
             # The same wrapper compiled: the hook test in C, the call passed on as it came
             # (under the "ignore" error state, as above); a function that declares PyTorch
             # keywords is entered through its binder (bind.entry: one frame, see there).
             target = fn
-            if b is not None:
+            if b is not None and not b.native:
                 target = _bind.entry(b, fn)
                 target.__doc__ = wrapper.__doc__  # (a Fast shows its fallback's docstring)
             fast = CHOT.Fast(target, 0, hook=HOOK, name=name)

@@ -92,6 +92,7 @@ class _TorchBinder(Binder):
         self.refuse = None
         self.axis_kw = None
         self.out = False
+        self.native = False
 
     def bind_torch(self, args: tuple, kwargs: dict) -> dict:
         pos = self.pos

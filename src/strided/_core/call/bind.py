@@ -32,6 +32,17 @@ from __future__ import annotations
 import functools
 import inspect
 
+class _Unset:
+    """``UNSET``: a parameter not given (told apart from its default, see ``axis_keywords``)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<not given>"
+
+
+UNSET = _Unset()
+
 # The standard's name of each renamed PyTorch keyword.
 RENAMED = {"dim": "axis", "dims": "axis", "keepdim": "keepdims"}
 _TORCH = frozenset(RENAMED) | {"out", "alpha"}
@@ -114,6 +125,39 @@ def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeErro
         f"takes the dim positionally, as PyTorch does")
 
 
+def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim) -> tuple:
+    """The standard's ``(axis, keepdims)`` of a hot reduction whose definition declares
+    PyTorch's ``dim``/``keepdim`` and a positional dim itself (_api/statistics.py: ``sum``,
+    ``prod``, ``mean``, ``max``, ``min``), when one of them was given (``UNSET``: not given)."""
+    if dims:
+        raise _positional_hint(name, 1, 1 + len(dims), "axis")
+    torch_given = tuple(k for k, v in (("dim", dim), ("keepdim", keepdim)) if v is not UNSET)
+    refuse = REFUSED.get(name)
+    if refuse is not None:
+        refuse(name, {}, torch_given)
+    if dim is not UNSET:
+        if axis is not UNSET:
+            raise _both(name, "axis", "dim")
+        axis = tuple(dim) if type(dim) is list else dim
+    if keepdim is not UNSET:
+        if keepdims is not UNSET:
+            raise _both(name, "keepdims", "keepdim")
+        keepdims = keepdim
+    return (None if axis is UNSET else axis), (False if keepdims is UNSET else keepdims)
+
+
+def _standard_signature(fn) -> inspect.Signature:
+    """The signature of a definition that declares PyTorch's keywords itself, as the
+    standard's: no positional dims, no ``dim``/``keepdim``, ``UNSET`` defaults shown as
+    the standard's (what the handlers bind against)."""
+    sig = inspect.signature(fn)
+    std_defaults = {"axis": None, "keepdims": False}
+    ps = [p.replace(default=std_defaults.get(p.name, p.default)) if p.default is UNSET else p
+          for p in sig.parameters.values()
+          if p.kind is not p.VAR_POSITIONAL and p.name not in RENAMED]
+    return sig.replace(parameters=ps)
+
+
 class Binder:
     """One function's declared signature: its definition's parameters (read once, from
     ``inspect.signature``) plus the PyTorch keywords ``keywords``.
@@ -124,11 +168,18 @@ class Binder:
     function's own parameter, see ``bound``).
     """
 
-    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out")
+    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out", "native")
 
     def __init__(self, name: str, fn, keywords: tuple):
         self.name = name
         self.keywords = tuple(keywords)
+        code = getattr(fn, "__code__", None)
+        # A definition that declares PyTorch's keywords itself (the hot reductions): it binds
+        # them in its own body; its signature is shown, and bound against, as the standard's.
+        declared = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] if code is not None else ()
+        self.native = "dim" in declared and "axis" in declared
+        if self.native:
+            fn.__signature__ = _standard_signature(fn)
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):
