@@ -32,16 +32,10 @@ from __future__ import annotations
 import functools
 import inspect
 
-class _Unset:
-    """``UNSET``: a parameter not given (told apart from its default, see ``axis_keywords``)."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return "<not given>"
-
-
-UNSET = _Unset()
+# "Not given": the default of a parameter told apart from the standard's default (the hot
+# reductions' axis/keepdims/dim/keepdim, see ``axis_keywords``). Ellipsis, as a constant
+# the definitions test with ``is ...`` (a LOAD_CONST, cheaper than a global).
+UNSET = ...
 
 # The standard's name of each renamed PyTorch keyword.
 RENAMED = {"dim": "axis", "dims": "axis", "keepdim": "keepdims"}
