@@ -85,12 +85,14 @@ for _old, _new in (("_dtypes", _core.dtypes), ("_device", _core.device),
     _sys.modules.setdefault(f"strided.{_old}", _new)
 del _sys, _old, _new
 
-# PyTorch's keyword spellings (dim=, keepdim=, out=) where PyTorch's twin takes them
-# (src/strided/_core/spellings.py); before the functions are quieted below.
-from ._core.spellings import install as _install_torch_keywords  # noqa: E402
+# The binding stage (src/strided/_core/call/bind.py): PyTorch's keywords (dim=, keepdim=,
+# out=) where they mean what they mean in PyTorch, refused with a pointer to strided.torch
+# where they would not; before the functions are quieted below.
+from ._core.call.bind import install as _install_binders  # noqa: E402
+from ._core.dispatch import with_out as _with_out  # noqa: E402
 
-_install_torch_keywords(globals())
-del _install_torch_keywords
+_install_binders(globals(), write=_with_out)
+del _install_binders, _with_out
 
 # Last, when every function and method is in place: strided's arithmetic reports no
 # NumPy RuntimeWarning, whatever the user's warnings filters (see _dispatch.quiet).

@@ -1,7 +1,9 @@
-"""PyTorch's keyword spellings in the namespace functions (src/strided/_core/spellings.py):
-every function whose PyTorch twin takes dim/keepdim/dims/alpha/out accepts them, with the
-same result as the standard's spelling; both spellings at once is a TypeError naming both;
-the standard's names and defaults stay. And Tensor.equal is PyTorch's (a bool)."""
+"""PyTorch's keyword spellings in the namespace functions (the binding stage,
+src/strided/_core/call/bind.py): every function whose PyTorch twin takes dim/keepdim/dims/
+alpha/out accepts them, with the same result as the standard's spelling; both spellings at
+once is a TypeError naming both; where PyTorch's spelling would give another result than
+PyTorch's (std/var's default, max/min's pair) it is refused, naming strided.torch. And
+Tensor.equal is PyTorch's (a bool)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import numpy as np
 import pytest
 
 import strided as xp
-from strided._core import spellings
+from strided._core.call import bind as spellings
 from conftest import host
 
 RNG = np.random.default_rng(3)
@@ -28,10 +30,9 @@ CALLS = {
     "sum": ((arr(),), dict(axis=1, keepdims=True), dict(dim=1, keepdim=True)),
     "prod": ((arr(),), dict(axis=0), dict(dim=0)),
     "mean": ((arr(),), dict(axis=(0, 1), keepdims=True), dict(dim=(0, 1), keepdim=True)),
-    "std": ((arr(),), dict(axis=0), dict(dim=0)),          # the standard's default: correction=0
-    "var": ((arr(),), dict(axis=1, keepdims=True), dict(dim=1, keepdim=True)),
-    "max": ((arr(),), dict(axis=1), dict(dim=1)),          # values only: the standard's max
-    "min": ((arr(),), dict(axis=0, keepdims=True), dict(dim=0, keepdim=True)),
+    # (correction given: without it dim= is refused, see test_refused_where_pytorch_differs)
+    "std": ((arr(),), dict(axis=0, correction=1), dict(dim=0, correction=1)),
+    "var": ((arr(),), dict(axis=1, keepdims=True, correction=0), dict(dim=1, keepdim=True, correction=0)),
     "all": ((arr() > 0.7,), dict(axis=1), dict(dim=1)),
     "any": ((arr() > 0.7,), dict(axis=0, keepdims=True), dict(dim=0, keepdim=True)),
     "argmax": ((arr(),), dict(axis=1), dict(dim=1)),
@@ -54,9 +55,16 @@ CALLS = {
 }
 
 
+# name -> a call with PyTorch's spelling whose PyTorch meaning differs from the standard's
+REFUSED = {
+    "max": lambda: xp.max(arr(), dim=1),  # torch.max(x, dim=1) is (values, indices)
+    "min": lambda: xp.min(arr(), dim=0, keepdim=True),
+}
+
+
 def test_every_table_entry_is_checked():
-    renamed = {n for n, kws in spellings.TORCH_KEYWORDS.items() if set(kws) & set(spellings.RENAMED)}
-    assert renamed == set(CALLS)
+    renamed = {n for n, kws in spellings.DECLARED.items() if set(kws) & set(spellings.RENAMED)}
+    assert renamed == set(CALLS) | set(REFUSED)
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
@@ -83,11 +91,27 @@ def test_a_pytorch_keyword_given_as_the_standards_default_still_counts_as_both()
         xp.sum(arr(), keepdims=False, keepdim=True)
 
 
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_where_pytorch_differs(name):
+    with pytest.raises(TypeError, match=rf"strided\.torch\.{name}"):
+        REFUSED[name]()
+
+
 def test_standard_names_and_defaults_stay():
-    np.testing.assert_allclose(host(xp.std(arr(), dim=0)), np.std(A, axis=0))  # population
-    assert xp.max(arr(), dim=1).shape == (3,)  # values (PyTorch: (values, indices))
-    with pytest.raises(TypeError):
-        xp.sum(arr(), 1)  # axis stays keyword-only
+    np.testing.assert_allclose(host(xp.std(arr(), axis=0)), np.std(A, axis=0))  # population
+    with pytest.raises(TypeError, match=r"torch\.std divides by n - 1.*strided\.torch\.std"):
+        xp.std(arr(), dim=0)  # torch.std(x, dim=0) is unbiased: not silently the population value
+    with pytest.raises(TypeError, match=r"strided\.torch\.var"):
+        xp.var(arr(), dim=1, keepdim=True)
+    with pytest.raises(TypeError, match=r"correction="):
+        xp.var(arr(), unbiased=True)
+    assert xp.max(arr(), axis=1).shape == (3,)  # values
+    with pytest.raises(TypeError, match=r"strided\.torch\.max\(x, 1\)"):
+        xp.max(arr(), 1)
+    with pytest.raises(TypeError, match=r"axis by keyword.*strided\.torch\.sum"):
+        xp.sum(arr(), 1)  # axis stays keyword-only, with a hint
+    with pytest.raises(TypeError, match=r"strided\.torch\.mean"):
+        xp.mean(arr(), (0, 1), True)
 
 
 def test_alpha_scales_the_second_operand():
@@ -136,11 +160,11 @@ def test_out_writes_into_an_existing_array(name):
 def test_out_entries_are_all_callable_with_out():
     import inspect
 
-    for name, kws in spellings.TORCH_KEYWORDS.items():
+    for name, kws in spellings.DECLARED.items():
         if "out" in kws:
             f = getattr(xp, name)
             assert getattr(f, "_torch_keywords", None) == kws, name
-            assert "out" not in inspect.signature(f).parameters, f"{name} has out= itself"
+            assert "out" in inspect.signature(f).parameters, f"{name}'s signature lacks out="
 
 
 def test_extensions_see_the_standards_names():
@@ -152,14 +176,28 @@ def test_extensions_see_the_standards_names():
     assert xp.mean(named, dim=0, keepdim=True).names == ("N", "C")
 
 
-def test_no_extra_call_on_the_hot_path():
-    # xp.sum's definition was compiled again with dim/keepdim: the compiled hot path
-    # calls it directly (no wrapper frame in between).
-    impl = xp.sum._impl
-    assert "dim" in impl.__code__.co_varnames and impl.__code__.co_name == "sum"
-    assert impl.__wrapped__.__code__.co_filename == impl.__code__.co_filename
-    params = __import__("inspect").signature(xp.sum).parameters
-    assert "axis" in params and "dim" not in params  # the standard's signature
+def test_no_source_is_compiled_again():
+    # The definition is called as written (its code is its module's), and the signature
+    # shows the PyTorch keywords the function accepts (the docs are generated from it).
+    import inspect
+    from strided._api import statistics
+
+    from strided._api import searching
+
+    impl = xp.argmax._impl  # bound by its declaration (bind.DECLARED)
+    assert "dim" not in impl.__code__.co_varnames
+    assert impl.__code__ is inspect.unwrap(searching.argmax._impl).__code__
+    assert xp.argmax(arr(), dim=1).shape == (3,)
+    # the hot reductions declare dim/keepdim in their definitions (no binding frame)
+    assert xp.sum._impl.__code__ is statistics.sum._impl.__code__
+    assert "dim" not in inspect.signature(xp.sum._impl).parameters  # what handlers bind against
+    params = inspect.signature(xp.sum).parameters
+    assert {"axis", "keepdims", "dim", "keepdim"} <= set(params)
+    assert params["dim"].kind is inspect.Parameter.KEYWORD_ONLY and params["keepdim"].default is False
+    assert "alpha" in inspect.signature(xp.add).parameters
+    assert "alpha" not in inspect.signature(xp.multiply).parameters
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
+        xp.multiply(arr(), arr(), alpha=2)
 
 
 def test_docstrings_name_the_spellings():

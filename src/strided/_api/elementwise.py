@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import contextvars
 import functools
+import inspect
 import math
 import sys
 import warnings
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core import _npcompat, dispatch as _dispatch, dtypes as _dtypes, layout as _layout
+from .._core import backends as _backends, threads as _threads
+from .._core.call import bind as _bind
 from .._core.array import _INT_RANGE, _LATE, HOOK, Array, _native
 from .._core.dispatch import api, check_out, out_native
 from .._core.dtypes import CATEGORIES, PROMOTION
@@ -148,6 +151,17 @@ class Elementwise:
     method_float: bool = False  # methods promote integer inputs to the default float (PyTorch)
     aliases: tuple = ()  # PyTorch names for methods (and in-place methods)
     doc: str = ""
+    # PyTorch's keywords beyond the standard's (declared to the binding stage,
+    # _core/call/bind.py): ("alpha",) for add/subtract; methods take them too
+    torch: tuple = ()
+    # NumPy's name of the ufunc, where it differs from the standard's (np.arccos is acos):
+    # the backends' kernel name (backends.RENAMES) and the NumPy protocol's ufunc table
+    # (_numpy/protocols.py) are built from it
+    numpy: str | None = None
+    # NumPy's inner loop runs per chunk on the C thread pool for large float inputs
+    # (_core/threads.py's loop ufuncs are built from this; the C side's op table is
+    # _ckernels.c's, kept apart)
+    threaded: bool = False
     # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
     # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
@@ -405,7 +419,12 @@ def _make_binary(row: Elementwise):
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
-    def func(x1, x2, /, *, out=None):
+    # Note: every binary row's function has ``alpha`` (default 1: an identity test per
+    # call, no extra frame); only the rows that declare it (``torch=("alpha",)``) show and
+    # accept it, the others refuse it as an unexpected keyword.
+    def func(x1, x2, /, *, alpha=1, out=None):
+        if alpha is not _ONE:
+            x2 = _alpha_operand(row, entry, x1, x2, alpha)
         if (type(x1) is Array and x1._ext is not None) or (type(x2) is Array and x2._ext is not None) \
                 or (out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
@@ -472,6 +491,48 @@ def _make_binary(row: Elementwise):
     func._entry = entry
     func._into = into
     return func
+
+
+_ONE = 1  # (the int 1 is one object in CPython: ``alpha is not _ONE`` is the default's test)
+
+
+def _alpha_operand(row: Elementwise, entry, x1, x2, alpha):
+    """``x2 * alpha`` in the compute dtype of ``row(x1, x2)`` (PyTorch's ``add(input, other,
+    alpha=)``: torch/_refs ``add`` scales ``other`` after type promotion), or ``x2`` when
+    the operands have no common dtype (the operation reports that). ``alpha`` is checked
+    against the result's dtype as PyTorch's ``alpha_check`` does (aten/src/ATen/native/
+    BinaryOps.h): a bool only for a bool result, a float not for an integral one, a complex
+    only for a complex one."""
+    name = row.name
+    if "alpha" not in row.torch:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'alpha'")
+    ta = type(alpha)
+    if type(x1) is not Array and type(x2) is not Array:
+        return x2  # (the operation reports the operands)
+    ent = entry(x1, x2) if (type(x1) is Array or type(x1) in _PYSCALARS) and (
+        type(x2) is Array or type(x2) in _PYSCALARS) else None
+    if ent is None:
+        return x2
+    res = ent[0]
+    if isinstance(alpha, Array) or not isinstance(alpha, _PYSCALARS + (np.number, np.bool_)):
+        raise TypeError(f"{name}(): alpha must be a Python number; got {ta.__name__}")
+    if isinstance(alpha, (builtins.bool, np.bool_)):
+        if res.kind != "b":
+            raise TypeError(f"{name}(): boolean alpha only supported for boolean results "
+                            f"(the result is {res.name}); got {alpha!r}")
+    elif isinstance(alpha, (builtins.complex, np.complexfloating)):
+        if res.kind != "c":
+            raise TypeError(f"{name}(): for non-complex input tensors, argument alpha must not be "
+                            f"a complex number (the result is {res.name}); got {alpha!r}")
+    elif isinstance(alpha, (builtins.float, np.floating)) and res.kind in "biu":
+        raise TypeError(f"{name}(): for integral input tensors, argument alpha must not be a "
+                        f"floating point number: alpha must be an integer for integer arrays "
+                        f"(the result is {res.name}); got {alpha!r}")
+    if type(x2) is Array:
+        if x2._dtype is not res:
+            x2 = _LATE["astype"](x2, res)
+        return FUNCTIONS["multiply"](x2, alpha)
+    return x2 * alpha  # a Python scalar: weak, as the result (and PyTorch's) is
 
 
 def _make_unary(row: Elementwise):
@@ -556,7 +617,15 @@ def build(row: Elementwise):
     f.__doc__ = _DOC.format(summary=row.doc or f"Elementwise {row.name}.", name=row.name,
                             category=row.category)
     f._row = row
-    f = _dispatch.accept_torch_keywords(row.name, f)  # PyTorch's alpha= (add, subtract)
+    if row.nargs == 2:
+        sig = inspect.signature(f)
+        f.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "alpha"])
+    _bind.declare(row.name, row.torch)
+    if row.torch:
+        sig = _bind.Binder(row.name, f, row.torch).signature(f)
+        f.__signature__ = sig
+        f.__doc__ = _bind._spelled_doc(f.__doc__, row.torch)
+        f._torch_keywords = row.torch
     row.func = f
     return f
 
@@ -730,31 +799,31 @@ _MAXIMUM_F = _extremum_kernel("maximum")
 
 R = Elementwise
 ROWS: list[Elementwise] = [
-    R("abs", 1, "numeric", "real", dunder="abs", aliases=("absolute",), doc="Absolute value."),
-    R("acos", 1, "floating-point", method_float=True, aliases=("arccos",)),
-    R("acosh", 1, "floating-point", method_float=True, aliases=("arccosh",)),
-    R("add", 2, "numeric", dunder="add"),
-    R("asin", 1, "floating-point", method_float=True, aliases=("arcsin",)),
-    R("asinh", 1, "floating-point", method_float=True, aliases=("arcsinh",)),
-    R("atan", 1, "floating-point", method_float=True, aliases=("arctan",)),
-    R("atan2", 2, "real floating-point", method_float=True, aliases=("arctan2",)),
-    R("atanh", 1, "floating-point", method_float=True, aliases=("arctanh",)),
+    R("abs", 1, "numeric", "real", dunder="abs", aliases=("absolute",), doc="Absolute value.", numpy="absolute", threaded=True),
+    R("acos", 1, "floating-point", method_float=True, aliases=("arccos",), numpy="arccos", threaded=True),
+    R("acosh", 1, "floating-point", method_float=True, aliases=("arccosh",), numpy="arccosh", threaded=True),
+    R("add", 2, "numeric", dunder="add", torch=("alpha",)),
+    R("asin", 1, "floating-point", method_float=True, aliases=("arcsin",), numpy="arcsin", threaded=True),
+    R("asinh", 1, "floating-point", method_float=True, aliases=("arcsinh",), numpy="arcsinh", threaded=True),
+    R("atan", 1, "floating-point", method_float=True, aliases=("arctan",), numpy="arctan", threaded=True),
+    R("atan2", 2, "real floating-point", method_float=True, aliases=("arctan2",), numpy="arctan2"),
+    R("atanh", 1, "floating-point", method_float=True, aliases=("arctanh",), numpy="arctanh", threaded=True),
     R("bitwise_and", 2, "integer or boolean", dunder="and"),
-    R("bitwise_left_shift", 2, "integer", kernel=_shift("left_shift", "bitwise_left_shift"), dunder="lshift"),
-    R("bitwise_invert", 1, "integer or boolean", dunder="invert", aliases=("bitwise_not",)),
+    R("bitwise_left_shift", 2, "integer", kernel=_shift("left_shift", "bitwise_left_shift"), dunder="lshift", numpy="left_shift"),
+    R("bitwise_invert", 1, "integer or boolean", dunder="invert", aliases=("bitwise_not",), numpy="invert"),
     R("bitwise_or", 2, "integer or boolean", dunder="or"),
-    R("bitwise_right_shift", 2, "integer", kernel=_shift("right_shift", "bitwise_right_shift"), dunder="rshift"),
+    R("bitwise_right_shift", 2, "integer", kernel=_shift("right_shift", "bitwise_right_shift"), dunder="rshift", numpy="right_shift"),
     R("bitwise_xor", 2, "integer or boolean", dunder="xor"),
-    R("ceil", 1, "real-valued", kernel={"iu": _copy}),
-    R("conj", 1, "numeric", aliases=("conj_physical",)),
+    R("ceil", 1, "real-valued", kernel={"iu": _copy}, threaded=True),
+    R("conj", 1, "numeric", aliases=("conj_physical",), numpy="conjugate"),
     R("copysign", 2, "real floating-point", method_float=True),
-    R("cos", 1, "floating-point", method_float=True),
-    R("cosh", 1, "floating-point", method_float=True),
+    R("cos", 1, "floating-point", method_float=True, threaded=True),
+    R("cosh", 1, "floating-point", method_float=True, threaded=True),
     R("divide", 2, "numeric", "float", dunder="truediv", aliases=("div", "true_divide")),
     R("equal", 2, "any", "bool", dunder="eq", aliases=("eq",)),
-    R("exp", 1, "floating-point", method_float=True),
-    R("expm1", 1, "floating-point", kernel={"c": _expm1_complex}, method_float=True),
-    R("floor", 1, "real-valued", kernel={"iu": _copy}),
+    R("exp", 1, "floating-point", method_float=True, threaded=True),
+    R("expm1", 1, "floating-point", kernel={"c": _expm1_complex}, method_float=True, threaded=True),
+    R("floor", 1, "real-valued", kernel={"iu": _copy}, threaded=True),
     R("floor_divide", 2, "real-valued", fix={"f": _fix_floor_divide}, dunder="floordiv"),
     R("greater", 2, "real-valued", "bool", dunder="gt", aliases=("gt",)),
     R("greater_equal", 2, "real-valued", "bool", dunder="ge", aliases=("ge",)),
@@ -765,10 +834,10 @@ ROWS: list[Elementwise] = [
     R("isnan", 1, "numeric", "bool"),
     R("less", 2, "real-valued", "bool", dunder="lt", aliases=("lt",)),
     R("less_equal", 2, "real-valued", "bool", dunder="le", aliases=("le",)),
-    R("log", 1, "floating-point", method_float=True),
-    R("log1p", 1, "floating-point", method_float=True),
-    R("log2", 1, "floating-point", method_float=True),
-    R("log10", 1, "floating-point", method_float=True),
+    R("log", 1, "floating-point", method_float=True, threaded=True),
+    R("log1p", 1, "floating-point", method_float=True, threaded=True),
+    R("log2", 1, "floating-point", method_float=True, threaded=True),
+    R("log10", 1, "floating-point", method_float=True, threaded=True),
     R("logaddexp", 2, "real floating-point", method_float=True),
     R("logical_and", 2, "boolean", "bool"),
     R("logical_not", 1, "boolean", "bool"),
@@ -777,13 +846,13 @@ ROWS: list[Elementwise] = [
     R("maximum", 2, "real-valued", kernel={"f": _MAXIMUM_F}),
     R("minimum", 2, "real-valued", kernel={"f": _extremum_kernel("minimum")}),
     R("multiply", 2, "numeric", dunder="mul", aliases=("mul",)),
-    R("negative", 1, "numeric", dunder="neg", aliases=("neg",)),
+    R("negative", 1, "numeric", dunder="neg", aliases=("neg",), threaded=True),
     R("nextafter", 2, "real floating-point", fix={_dtypes.float16: _fix_nextafter_float16}),
     R("not_equal", 2, "any", "bool", dunder="ne", aliases=("ne",)),
     R("positive", 1, "numeric", kernel=_copy, dunder="pos"),
-    R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow"),
+    R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow", numpy="power"),
     R("real", 1, "numeric", "real", kernel={"c": _real_part, "iuf": _copy}),
-    R("reciprocal", 1, "floating-point", method_float=True),
+    R("reciprocal", 1, "floating-point", method_float=True, threaded=True),
     # Note: relu, sigmoid and silu are PyTorch's activations, not the standard's functions.
     R("relu", 1, "real-valued", kernel=_act.relu_kernel(_MAXIMUM_F),
       doc="``max(0, x)`` (PyTorch's relu: NaN stays NaN, relu(-0.0) is -0.0, the gradient at 0 is 0)."),
@@ -795,16 +864,20 @@ ROWS: list[Elementwise] = [
     R("silu", 1, "real-valued", "float", kernel=_act.silu, method_float=True,
       doc="``x * sigmoid(x)``, computed as ``x / (1 + exp(-x))`` (PyTorch's silu)."),
     R("signbit", 1, "real floating-point", "bool"),
-    R("sin", 1, "floating-point", method_float=True),
-    R("sinh", 1, "floating-point", method_float=True),
-    R("square", 1, "numeric"),
-    R("sqrt", 1, "floating-point", method_float=True),
-    R("subtract", 2, "numeric", dunder="sub", aliases=("sub",)),
-    R("tan", 1, "floating-point", method_float=True),
-    R("tanh", 1, "floating-point", fix={"c": _fix_tanh_complex}, method_float=True),
-    R("trunc", 1, "real-valued", kernel={"iu": _copy}),
+    R("sin", 1, "floating-point", method_float=True, threaded=True),
+    R("sinh", 1, "floating-point", method_float=True, threaded=True),
+    R("square", 1, "numeric", threaded=True),
+    R("sqrt", 1, "floating-point", method_float=True, threaded=True),
+    R("subtract", 2, "numeric", dunder="sub", aliases=("sub",), torch=("alpha",)),
+    R("tan", 1, "floating-point", method_float=True, threaded=True),
+    R("tanh", 1, "floating-point", fix={"c": _fix_tanh_complex}, method_float=True, threaded=True),
+    R("trunc", 1, "real-valued", kernel={"iu": _copy}, threaded=True),
 ]
 REGISTRY: dict[str, Elementwise] = {r.name: r for r in ROWS}
+
+# The satellite tables, built from the rows' columns (before any kernel is resolved).
+_backends.RENAMES.update({r.name: r.numpy for r in ROWS if r.numpy})
+_threads.add_loop_ufuncs(getattr(np, r.numpy or r.name) for r in ROWS if r.threaded)
 
 FUNCTIONS = {r.name: build(r) for r in ROWS}
 globals().update(FUNCTIONS)

@@ -16,6 +16,7 @@ import numpy as np
 from .._core import cfast as _cfast, dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
 from .creation import _as_dtype, _finish, wrap_new
+from .._core.call import bind as _bind
 from .._core.dispatch import api
 from .._core.threads import large_reduce, large_ufunc, reduce1, sq_dev_reduce, sum_sq_dev
 
@@ -137,13 +138,20 @@ def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
 
 
 @api("sum")
-def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
+def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Sum of the elements over ``axis``; small integers accumulate in int64/uint64.
 
     >>> import strided as xp
     >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0).tolist()
     [4, 6]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("sum", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     if dtype is None and out is None and type(x) is Array and x._dtype.kind in "fc" \
             and (axis is None or (type(axis) is int and -len(x._shape) <= axis < len(x._shape))) \
             and (keepdims is False or keepdims is True):
@@ -187,15 +195,28 @@ def sum(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
 
 
 @api("prod")
-def prod(x, /, *, axis=None, dtype=None, keepdims=False, out=None) -> Array:
+def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Product of the elements over ``axis``; small integers accumulate in int64/uint64.
 
     >>> import strided as xp
     >>> xp.prod(xp.asarray([1.5, 2.0, 4.0])).item()
     12.0
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("prod", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
 
+
+# Note: sum, prod, mean, max and min are the hot reductions: their definitions declare
+# PyTorch's dim/keepdim (and a positional dim, to refuse it with a hint) themselves, so
+# the compiled hot path calls them directly (no binding frame); ``...`` (bind.UNSET, a
+# constant: cheaper to test than a global) marks "not given" so that both spellings of one argument are told apart from a default
+# (_core/call/bind.py, ``axis_keywords``). Their signature shows the standard's defaults.
 
 # --- extrema --------------------------------------------------------------------------
 
@@ -244,24 +265,38 @@ _C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @api("max")
-def max(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def max(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Largest element over ``axis`` (NaN propagates); ValueError when there are none.
 
     >>> import strided as xp
     >>> xp.max(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [5, 3]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("max", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _extremum("max", "max", x, axis, keepdims, out)
 
 
 @api("min")
-def min(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def min(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
 
     >>> import strided as xp
     >>> xp.min(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [1, 2]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("min", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _extremum("min", "min", x, axis, keepdims, out)
 
 
@@ -314,7 +349,7 @@ def _mean_dtypes(x: Array, dtype):
 
 
 @api("mean")
-def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
+def mean(x, /, *dims, axis=..., keepdims=..., dtype=None, out=None, dim=..., keepdim=...) -> Array:
     """Arithmetic mean over ``axis``; NaN for an empty reduction.
 
     ``dtype=`` (an extension beyond the standard, as in NumPy and PyTorch) is the
@@ -329,6 +364,13 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None, out=None) -> Array:
     >>> r.dtype, round(r.item(), 4)
     (strided.float64, 2.3333)
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("mean", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     if axis is None and out is None and dtype is None and not keepdims and type(x) is Array \
             and x._dtype.kind in "fc" and x._dtype is not _dtypes.float16:
         a = x._np if x._np is not None else x._get_native()

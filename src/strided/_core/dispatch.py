@@ -22,7 +22,8 @@ import types
 
 import numpy as np
 
-from . import _npcompat, cext as _cext, dtypes as _dtypes, spellings as _spellings
+from . import _npcompat, cext as _cext, dtypes as _dtypes
+from .call import bind as _bind
 from .array import _LATE, HOOK, Array
 from .device import Device
 from .storage import Storage
@@ -179,19 +180,17 @@ def register_handler(handler, priority: int) -> None:
     HOOK[0] = _standard_keywords(chain)
 
 
-# ``fn`` taking PyTorch's keyword spellings of namespace function ``name`` (_core/spellings.py)
-accept_torch_keywords = _spellings.accepting
-
-
 def _standard_keywords(chain):
-    """The chain's head: PyTorch's keyword spellings (``dim=``; _core/spellings.py) given
-    to a namespace function reach the extensions as the standard's (``axis=``)."""
-    spelled = _spellings.TORCH_KEYWORDS
-    translate = _spellings.translate
+    """The chain's head: the binding stage (_core/call/bind.py) for a call that reaches the
+    handlers without having been bound (an ``api`` function called by a method with
+    PyTorch's keywords): the extensions see the standard's names (``axis=``)."""
+    binders = _bind.BINDERS
 
     def head(name, impl, args, kwargs):
-        if kwargs and name in spelled:
-            kwargs = translate(name, kwargs)
+        if kwargs:
+            b = binders.get(name)
+            if b is not None:
+                args, kwargs = b.bind(args, kwargs)
         return chain(name, impl, args, kwargs)
     return head
 
@@ -227,8 +226,18 @@ def api(name: str):
     """Mark ``fn`` as the namespace function ``name`` (hookable by extensions)."""
 
     def deco(fn):
+        # The binding stage (_core/call/bind.py) of a function that declares PyTorch keywords:
+        # taken when a keyword or an extra positional argument is given, before the handlers.
+        # (a private definition behind a public function of the same name, ``_var`` behind
+        # ``var``, is bound where the public one is)
+        b = _bind.binder(name, fn) if getattr(fn, "__name__", name) == name else None
+        bind = b.bind if b is not None and not b.native else None
+        npos = b.npos if b is not None and b.npos is not None else 1 << 30
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            if bind is not None and (kwargs or len(args) > npos):
+                args, kwargs = bind(args, kwargs)
             if ERRSTATE is not None and ERRSTATE.get() is not QUIET:
                 token = ERRSTATE.set(QUIET)
                 try:
@@ -255,15 +264,104 @@ def api(name: str):
 
         wrapper._impl = fn
         wrapper._api_name = name
+        if b is not None:
+            wrapper._binder = b
+            wrapper._torch_keywords = b.keywords
+            wrapper.__doc__ = _bind._spelled_doc(wrapper.__doc__, b.keywords)
+            if b.native:
+                fn.__doc__ = wrapper.__doc__  # (the compiled entry shows its definition's)
         if CHOT is not None:
             # The same wrapper compiled: the hook test in C, the call passed on as it came
-            # (under the "ignore" error state, as above).
-            fast = CHOT.Fast(fn, 0, hook=HOOK, name=name)
+            # (under the "ignore" error state, as above); a function that declares PyTorch
+            # keywords is entered through its binder (bind.entry: one frame, see there).
+            target = fn
+            if b is not None and not b.native:
+                target = _bind.entry(b, fn)
+                target.__doc__ = wrapper.__doc__  # (a Fast shows its fallback's docstring)
+            fast = CHOT.Fast(target, 0, hook=HOOK, name=name)
             fast.__dict__.update(wrapper.__dict__)
+            if b is not None:
+                fast.__signature__ = b.signature(fn)
             return fast if ERRSTATE is not None else quiet(fast)
+        if b is not None:
+            wrapper.__signature__ = b.signature(fn)
         return wrapper if ERRSTATE is not None else quiet(wrapper)
 
     return deco
+
+
+# The names extension's check of ``out=`` for a function it has no rule of its own for
+# (a composite: its result's names come from the functions it calls): ``fn(name, out,
+# result) -> names`` (DimensionNameError on a clash), and ``tag(out, names)``; set by
+# strided.named.
+OUT_NAMES: list = [None, None]
+
+
+def with_out(name: str, fn):
+    """``fn`` (a function without ``out=``: PyTorch's composites) taking ``out=`` as an
+    ordinary parameter: a call with ``out`` and an input (or ``out``) that carries extension
+    metadata runs through the handlers with ``out`` in its keywords (autograd refuses it
+    when an input requires grad, as PyTorch does: "out=... arguments don't support
+    automatic differentiation"); the result's names and ``out``'s are unified (a clash
+    raises, before anything is written) and kept on ``out``; the writer writes it. A pair
+    result (``topk``) takes a pair ``out``."""
+    body = getattr(fn, "_impl", fn)
+
+    def impl(*args, out=None, **kwargs):
+        r = body(*args, **kwargs)
+        if out is None:
+            return r
+        return _write_result(name, out, r)
+
+    impl._names_from_body = True  # (strided.named: no rule needed, see OUT_NAMES)
+    impl.__name__ = impl.__qualname__ = name
+
+    @functools.wraps(fn)
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        hook = HOOK[0]
+        if hook is not None and (has_ext(args, kwargs) or has_ext((out,))):
+            return hook(name, impl, args, dict(kwargs, out=out))
+        return impl(*args, out=out, **kwargs)
+
+    call._impl = impl
+    return call
+
+
+def _write_result(name: str, out, r):
+    """``r`` (an Array, or a tuple of them) written into ``out`` (a pair where ``r`` is)."""
+    func = f"{name}()"
+    if isinstance(r, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(r):
+            raise TypeError(f"{func}: out must be a tuple of {len(r)} arrays (the result is); "
+                            f"got {type(out).__name__}")
+        names = [_out_names(name, o, v) for o, v in zip(out, r)]
+        for o, v in zip(out, r):
+            check_out(func, o, v._shape, v._dtype, v._device)
+        written = tuple(_tagged(write_out(func, o, v), n) for o, v, n in zip(out, r, names))
+        return type(r)(*written) if hasattr(r, "_fields") else written
+    if type(r) is Array and type(out) is Array:
+        names = _out_names(name, out, r)
+        return _tagged(write_out(func, out, r), names)
+    return write_out(func, out, r)
+
+
+def _out_names(name, out, r):
+    rule = OUT_NAMES[0]
+    if rule is None or type(out) is not Array or type(r) is not Array:
+        return None
+    if (out._ext is None or out._ext.names is None) and (r._ext is None or r._ext.names is None):
+        return None
+    if out._shape != r._shape:
+        return None  # (the writer reports the shapes)
+    return rule(name, out, r)
+
+
+def _tagged(out, names):
+    if names is not None:
+        OUT_NAMES[1](out, names)
+    return out
 
 
 def method_signature(fn, **replace) -> inspect.Signature:

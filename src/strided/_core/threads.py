@@ -200,12 +200,17 @@ def parallel(fn, ranges: list) -> list:
 # NumPy's own loop of that ufunc per chunk, so NaN payloads and signed zeros are NumPy's)
 _C_BINARY = {getattr(np, name): code for name, code in _CK.EW_BINARY_OPS.items()} if _CK is not None else {}
 # Unary float ufuncs whose NumPy inner loop the C pool runs per chunk (each tested for
-# identical values across chunk boundaries in tests/_csrc/test_threads_c.py).
-_LOOP_UFUNCS = frozenset([np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p,
-                          np.sqrt, np.cbrt, np.sin, np.cos, np.tan, np.arcsin, np.arccos,
-                          np.arctan, np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh,
-                          np.arctanh, np.negative, np.absolute, np.square, np.reciprocal,
-                          np.floor, np.ceil, np.trunc, np.rint])
+# identical values across chunk boundaries in tests/_csrc/test_threads_c.py): the
+# elementwise rows marked ``threaded`` add theirs (add_loop_ufuncs), these are the others.
+_LOOP_UFUNCS = frozenset([np.exp2, np.cbrt, np.rint])
+
+
+def add_loop_ufuncs(ufuncs) -> None:
+    """Add the registry's threaded rows' ufuncs (_api/elementwise.py, ``threaded``)."""
+    global _LOOP_UFUNCS
+    _LOOP_UFUNCS = _LOOP_UFUNCS | frozenset(ufuncs)
+
+
 _LOOPS: dict = {}  # (ufunc, dtype) -> NumPy's call-info capsule, or None (no usable loop)
 _C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 

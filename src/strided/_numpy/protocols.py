@@ -128,12 +128,9 @@ def _write_out(result, out, what: str):
 # --- __array_ufunc__ ---------------------------------------------------------------------
 
 # NumPy ufunc names that differ from the standard's (np.true_divide is np.divide).
-_UFUNC_NAMES = {
-    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
-    "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "arctan2": "atan2",
-    "conjugate": "conj", "invert": "bitwise_invert", "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift", "power": "pow", "rint": "round",
-}
+# Built from the registry rows' ``numpy`` column (the one place NumPy's names are kept);
+# ``rint`` is NumPy's ufunc of the standard's ``round`` (np.round is not a ufunc).
+_UFUNC_NAMES = {r.numpy: r.name for r in _elementwise.ROWS if r.numpy} | {"rint": "round"}
 # ufunc methods with a namespace equivalent: (ufunc name, method) -> function name.
 _UFUNC_METHODS = {
     ("add", "reduce"): "sum", ("multiply", "reduce"): "prod",

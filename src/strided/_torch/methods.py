@@ -22,7 +22,8 @@ from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
-from .._api.views import permute_dims as _permute_dims, reshape as _reshape
+from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
+                          reshape as _reshape, to_device as _to_device)
 
 
 
@@ -53,7 +54,7 @@ def __array_namespace__(self, /, *, api_version=None):
 
 def to_device(self, device, /, *, stream=None):
     """A copy on ``device`` (self when already there); the standard's method."""
-    return _LATE["to_device"](self, device, stream=stream)
+    return _to_device(self, device, stream=stream)
 
 
 def to(self, *args, **kwargs):
@@ -73,10 +74,10 @@ def to(self, *args, **kwargs):
             device = a
     out = self
     if device is not None and as_device(device) is not out._device:
-        out = _LATE["to_device"](out, device)
+        out = _to_device(out, device)
         copy = False
     if dtype is not None and dtype is not out._dtype:
-        out = _LATE["astype"](out, dtype)
+        out = _astype(out, dtype)
         copy = False
     if copy:
         out = out.clone()
@@ -89,7 +90,7 @@ def _cuda(self, device=None):
         device = "cuda"
     elif isinstance(device, builtins.int):
         device = f"cuda:{device}"
-    return _LATE["to_device"](self, device)
+    return _to_device(self, device)
 
 
 def type_(self, dtype=None):
@@ -108,11 +109,11 @@ to.__signature__ = inspect.Signature([
 Array.__array_namespace__ = __array_namespace__
 Array.to_device = to_device
 Array.to = to
-Array.cpu = lambda self: _LATE["to_device"](self, "cpu")
+Array.cpu = lambda self: _to_device(self, "cpu")
 Array.cpu.__doc__ = "A copy on the CPU (self when already there), PyTorch's ``cpu()``."
 Array.cuda = _cuda
 Array.type = type_
-Array.astype = lambda self, dtype, copy=True: _LATE["astype"](self, dtype, copy=copy)
+Array.astype = lambda self, dtype, copy=True: _astype(self, dtype, copy=copy)
 Array.astype.__doc__ = "Method form of ``strided.astype``: a copy cast to ``dtype`` (self when ``copy=False`` and no cast is needed)."
 
 _CONVERSIONS = {
@@ -125,7 +126,7 @@ _CONVERSIONS = {
 
 def _conversion(dtype):
     def conv(self):
-        return self if self._dtype is dtype else _LATE["astype"](self, dtype)
+        return self if self._dtype is dtype else _astype(self, dtype)
     conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
     return conv
 
@@ -288,7 +289,7 @@ def _torch_reduction(mname: str, fname: str, params: tuple):
             if fname in ("sum", "prod", "mean", "cumulative_sum", "cumulative_prod"):
                 call["dtype"] = dtype
             else:
-                self = _LATE["astype"](self, dtype)  # PyTorch casts the input first
+                self = _astype(self, dtype)  # PyTorch casts the input first
         if correction_default is not None:
             unbiased = kw.pop("unbiased", None)
             correction = kw.pop("correction", None)
@@ -556,7 +557,7 @@ def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     ``'nuc'`` (the nuclear norm over two dims).
     """
     if dtype is not None:
-        self = _LATE["astype"](self, dtype)
+        self = _astype(self, dtype)
     if isinstance(dim, list):
         dim = tuple(dim)
     if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
@@ -581,21 +582,6 @@ def _cast_error(res, target):
 
 def _unexpected(name, kwargs):
     return TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
-
-
-def _alpha_call(f, name):
-    """``add``/``sub`` with PyTorch's ``alpha``: ``x + alpha * other``."""
-    def call(self, other, *, alpha=1, out=None, **unexpected):
-        if unexpected:
-            raise _unexpected(name, unexpected)
-        if alpha != 1:
-            if isinstance(alpha, builtins.float) and self._dtype.kind in "biu" and (
-                    type(other) is not Array and not isinstance(other, builtins.float)
-                    or type(other) is Array and other._dtype.kind in "biu"):
-                raise TypeError(f"{name}(): alpha must be an integer for integer arrays; got {alpha!r}")
-            other = _ns().multiply(other, alpha) if type(other) is Array else other * alpha
-        return f(self, other, out=out)
-    return call
 
 
 def _div_call(f, name):
@@ -623,8 +609,9 @@ def _div_call(f, name):
     return call
 
 
-# Rows whose methods take PyTorch's extra keyword arguments.
-_TORCH_EXTRAS = {"add": _alpha_call, "subtract": _alpha_call, "divide": _div_call}
+# Rows whose methods take PyTorch's extra keyword arguments beyond the row's own (``alpha``
+# is the row's: ``row.torch``, applied once in the compute dtype by the row's function).
+_TORCH_EXTRAS = {"divide": _div_call}
 
 
 # PyTorch's keyword names for the second operand of a two-input method.
@@ -646,10 +633,14 @@ def _keywords_call(row, name):
     f = row.func
     if row.name in _TORCH_EXTRAS:
         f = _TORCH_EXTRAS[row.name](f, name)
+    accepted = frozenset(("out",) + row.torch + tuple(_EXTRA_PARAMS.get(row.name, ())[:1]))
 
     def call(self, *args, **kwargs):
         if not args:
             args = _operand_keyword(kwargs)
+        for k in kwargs:
+            if k not in accepted:
+                raise _unexpected(name, {k: None})
         return f(self, *args, **kwargs)
     return call
 
@@ -661,7 +652,7 @@ def _method_for(row):
     if row.method_float:
         def method(self, *args, **kwargs):
             if self._dtype.kind in "biu":
-                self = _LATE["astype"](self, _dtypes.get_default_dtype())
+                self = _astype(self, _dtypes.get_default_dtype())
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     elif row.nargs == 2:
         def method(self, *args, **kwargs):
@@ -683,7 +674,8 @@ def _method_for(row):
     return method
 
 
-_EXTRA_PARAMS = {"add": ("alpha", 1), "subtract": ("alpha", 1), "divide": ("rounding_mode", None)}
+_EXTRA_PARAMS = {"divide": ("rounding_mode", None)}
+_TORCH_DEFAULTS_OF_ROWS = {"alpha": 1}
 
 
 def _row_signature(row, out: bool) -> inspect.Signature:
@@ -694,6 +686,8 @@ def _row_signature(row, out: bool) -> inspect.Signature:
     extra = _EXTRA_PARAMS.get(row.name)
     if extra is not None:
         ps.append(_Param(extra[0], _Param.KEYWORD_ONLY, default=extra[1]))
+    for k in row.torch:
+        ps.append(_Param(k, _Param.KEYWORD_ONLY, default=_TORCH_DEFAULTS_OF_ROWS.get(k)))
     if out:
         ps.append(_Param("out", _Param.KEYWORD_ONLY, default=None))
     return inspect.Signature(ps)
@@ -778,7 +772,7 @@ def fill_(self, value):
         if value._shape:
             raise ValueError(f"fill_(): value must be a scalar or 0-d array; got shape {value._shape}")
         value = value.item()
-    _LATE["assign"](out_native(self, "fill_()", True), value, self._dtype, self._device, "fill_")
+    _assign(out_native(self, "fill_()", True), value, self._dtype, self._device, "fill_")
     return self
 
 
@@ -787,7 +781,7 @@ def copy_(self, src, non_blocking=False):
     if type(src) is not Array:
         src = _ns().asarray(src, device=self._device)
     if src._device is not self._device:
-        src = _LATE["to_device"](src, self._device)
+        src = _to_device(src, self._device)
     dst = out_native(self, "copy_()")
     s = src._get_native()
     if src._dtype.kind == "c" and self._dtype.kind != "c":

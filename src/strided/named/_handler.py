@@ -15,7 +15,7 @@ import inspect
 
 from .._core.array import Array, Ext
 from .._core.dtypes import DType
-from .._core.dispatch import CHOT, _run_impl, register_handler
+from .._core.dispatch import CHOT, OUT_NAMES, _run_impl, register_handler
 from .._api.elementwise import REGISTRY
 from ._core import (VIEW_NAMES, DimensionNameError, full_names, remember_view, renamed, tag,
                     unify_same)
@@ -83,8 +83,14 @@ class _Binder:
         return args, {k: p[k] for k in self.kwonly}
 
 
+def _out_names(name, out, result):
+    """The names ``out`` keeps when ``result`` is written into it (dispatch.with_out)."""
+    return unify_same(full_names(result), full_names(out), name, "the result's names and out's names")
+
+
 def install() -> None:
     register_handler(handler, priority=10)
+    OUT_NAMES[:] = [_out_names, tag]
     if CHOT is not None:
         # The compiled hot path names the results of elementwise calls, reductions and the
         # views it computes itself, from the outcomes cached below (the same outcomes as
@@ -127,6 +133,8 @@ def handler(name, impl, args, kwargs, call_next):
         return call_next(name, impl, args, kwargs)
     r = RULES.get(name)
     if r is None:
+        if getattr(impl, "_names_from_body", False):  # (dispatch.with_out: a composite's out=)
+            return call_next(name, impl, args, kwargs)
         raise NotImplementedError(
             f"{name}(): strided.named has no dimension-name rule for this operation, so it can't "
             f"tell the names of its result; drop the names first with rename(None)")

@@ -1,9 +1,402 @@
-"""PyTorch's function semantics over strided's ops (placeholder).
+"""PyTorch's function semantics over strided's core: the functions of ``strided.torch`` whose
+meaning differs from the standard namespace's of the same name, or that the standard lacks.
 
-The binding stage's PyTorch signatures (``max(x, 1)`` named tuples, unbiased
-``std``/``var``, positional dims, PyTorch's aliases) are defined here by the
-"bind" work of issue 37; ``strided.torch`` star-imports this module last, so
-its names override the standard's.
+DESIGN (fourth round, "Two namespaces, one core"): nothing here computes. Each function is
+one row of ``SIGNATURES``: PyTorch's documented signature (as ``torch.<name>``'s
+docstring spells it, a schema) and the core call it becomes. The binding stage's
+``Binder`` (_core/call/bind.py) binds the declared signature: positional dims
+(``torch.sum(x, 0)``, ``torch.mean(x, (0, 1), True)``), ``dim``/``keepdim``, PyTorch's
+defaults (``std``/``var`` unbiased), and calls the core (``strided.sum(x, axis=0)``),
+so gradients and dimension names come from the core's rules.
+
+Results with values and indices are PyTorch's named tuples (``return_types.max`` with
+``values`` and ``indices``, indexed and unpacked as a tuple). ``__all__`` lists every name:
+``strided.torch`` re-exports strided's namespace and then these (so these win).
 """
 
-__all__: list = []
+from __future__ import annotations
+
+import builtins
+import inspect
+import sys
+import types
+from collections import namedtuple
+
+from .._core.array import Array
+from .._core.call.bind import Binder
+
+_P = inspect.Parameter
+
+
+def _ns():
+    return sys.modules["strided"]
+
+
+# --- PyTorch's return types ----------------------------------------------------------------
+
+def _return_type(name: str, fields=("values", "indices")):
+    # Note: torch.return_types.<name> is a structseq; a namedtuple is indexed, unpacked,
+    # compared and has the same fields (its repr names the type as PyTorch's does).
+    t = namedtuple(name, fields)
+    t.__module__ = "strided.torch.return_types"
+    t.__qualname__ = name
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"strided.torch.return_types.{name}(\n{body})"
+    t.__repr__ = __repr__
+    return t
+
+
+return_types = types.SimpleNamespace(**{n: _return_type(n) for n in (
+    "max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue", "cummax", "cummin")})
+return_types.aminmax = _return_type("aminmax", ("min", "max"))
+return_types.__name__ = "strided.torch.return_types"
+
+
+# --- the declared signatures -------------------------------------------------------------
+
+def _signature(spec: str) -> inspect.Signature:
+    """``"input, dim=None, keepdim=False, *, dtype=None"`` as an ``inspect.Signature``
+    (defaults are Python literals; a name without ``=`` is required)."""
+    import ast  # (literal defaults only: ast.literal_eval, no code is compiled)
+
+    params, kind = [], _P.POSITIONAL_OR_KEYWORD
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        if part == "*":
+            kind = _P.KEYWORD_ONLY
+            continue
+        name, eq, default = part.partition("=")
+        params.append(_P(name.strip(), kind, default=ast.literal_eval(default.strip()) if eq else _P.empty))
+    return inspect.Signature(params)
+
+
+class _TorchBinder(Binder):
+    """A ``Binder`` of a declared PyTorch signature: ``bind_torch(args, kwargs)`` is the
+    arguments by PyTorch's parameter names, defaults filled (TypeError as Python's for a
+    call that doesn't fit)."""
+
+    __slots__ = ("pos", "kwonly", "defaults", "sig")
+
+    def __init__(self, name: str, sig: inspect.Signature):
+        ps = list(sig.parameters.values())
+        self.sig = sig
+        self.pos = tuple(p.name for p in ps if p.kind is _P.POSITIONAL_OR_KEYWORD)
+        self.kwonly = frozenset(p.name for p in ps if p.kind is _P.KEYWORD_ONLY)
+        self.defaults = {p.name: p.default for p in ps if p.default is not _P.empty}
+        self.name = name
+        self.keywords = ()
+        self.renamed = {}
+        self.npos = len(self.pos)
+        self.params = frozenset(sig.parameters)
+        self.refuse = None
+        self.axis_kw = None
+        self.out = False
+        self.native = False
+
+    def bind_torch(self, args: tuple, kwargs: dict) -> dict:
+        pos = self.pos
+        if len(args) > len(pos):
+            raise TypeError(f"{self.name}() takes at most {len(pos)} positional arguments "
+                            f"({', '.join(pos)}); got {len(args)}")
+        p = dict(zip(pos, args))
+        for k, v in kwargs.items():
+            if k in p:
+                raise TypeError(f"{self.name}() got multiple values for argument {k!r}")
+            if k not in self.params:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument {k!r}")
+            p[k] = v
+        for k, v in self.defaults.items():
+            if k not in p:
+                p[k] = v
+        for k in self.params:
+            if k not in p:
+                raise TypeError(f"{self.name}() missing required argument {k!r}")
+        return p
+
+
+def _axis(dim):
+    """PyTorch's dim (an int, a tuple or list of ints, or None) as the standard's axis."""
+    return tuple(dim) if type(dim) is list else dim
+
+
+# Each row: name -> (PyTorch's signature, the core call of the bound arguments ``p``).
+SIGNATURES: dict = {}
+
+
+def _row(name: str, spec: str):
+    def deco(core):
+        SIGNATURES[name] = (spec, core)
+        return core
+    return deco
+
+
+def _reduction(name: str, core_name: str, spec: str, dtype: bool = False):
+    def core(p):
+        kw = {"axis": _axis(p["dim"]), "keepdims": p["keepdim"]}
+        if dtype and p.get("dtype") is not None:
+            kw["dtype"] = p["dtype"]
+        return _write(name, getattr(_ns(), core_name)(p["input"], **kw), p.get("out"))
+    SIGNATURES[name] = (spec, core)
+
+
+def _write(name, r, out):
+    if out is None:
+        return r
+    from .._core.dispatch import _write_result
+    return _write_result(name, out, r)
+
+
+for _n in ("sum", "prod", "mean", "nansum", "nanmean"):
+    _reduction(_n, _n, "input, dim=None, keepdim=False, *, dtype=None, out=None", dtype=True)
+for _n, _core in (("all", "all"), ("any", "any"), ("amax", "max"), ("amin", "min")):
+    _reduction(_n, _core, "input, dim=None, keepdim=False, *, out=None")
+for _n in ("argmax", "argmin"):
+    _reduction(_n, _n, "input, dim=None, keepdim=False")
+
+
+@_row("logsumexp", "input, dim, keepdim=False, *, out=None")
+def _logsumexp(p):
+    return _write("logsumexp", _ns().logsumexp(p["input"], _axis(p["dim"]), p["keepdim"]), p["out"])
+
+
+@_row("count_nonzero", "input, dim=None")
+def _count_nonzero(p):
+    return _ns().count_nonzero(p["input"], axis=_axis(p["dim"]))
+
+
+def _std_var(name):
+    # torch.std(input, dim=None, *, correction=1, keepdim=False) and its legacy forms
+    # std(input, dim, unbiased, keepdim=False), std(input, unbiased): PyTorch's method
+    # (Array.std) already takes all of them with PyTorch's defaults.
+    def call(input, *args, **kwargs):
+        if type(input) is not Array:
+            raise TypeError(f"{name}(): input must be a strided array; got {type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"PyTorch's ``torch.{name}``: unbiased (``correction=1``) by default; "
+                    f"``unbiased=`` and ``correction=`` as in PyTorch.")
+    call.__signature__ = _signature("input, dim=None, *, correction=1, keepdim=False")
+    return call
+
+
+std = _std_var("std")
+var = _std_var("var")
+
+
+def _values_indices(name, vname, iname):
+    rt = getattr(return_types, name)
+
+    def core(x, dim, keepdim):
+        ns = _ns()
+        return rt(getattr(ns, vname)(x, axis=dim, keepdims=keepdim),
+                  getattr(ns, iname)(x, axis=dim, keepdims=keepdim))
+    return core
+
+
+_max_pair = _values_indices("max", "max", "argmax")
+_min_pair = _values_indices("min", "min", "argmin")
+
+
+def _extremum(name, pair, elementwise):
+    binder = _TorchBinder(name, _signature("input, dim=None, keepdim=False, *, out=None"))
+
+    def call(input, *args, **kwargs):
+        """torch.max(input) -> the maximum; torch.max(input, dim, keepdim=False) ->
+        (values, indices); torch.max(input, other) -> maximum(input, other)."""
+        if args and type(args[0]) is Array or "other" in kwargs:
+            other = args[0] if args else kwargs.pop("other")
+            return getattr(_ns(), elementwise)(input, other, **kwargs)
+        p = binder.bind_torch((input,) + args, kwargs)
+        if p["dim"] is None:
+            if p["keepdim"]:
+                raise TypeError(f"{name}(): keepdim needs a dim")
+            return _write(name, getattr(_ns(), name)(p["input"]), p["out"])
+        return _write(name, pair(p["input"], p["dim"], p["keepdim"]), p["out"])
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"PyTorch's ``torch.{name}``: of all elements; with a ``dim``, "
+                    f"``return_types.{name}(values, indices)``; with another array, "
+                    f"``{elementwise}``.")
+    call.__signature__ = binder.sig
+    return call
+
+
+max = _extremum("max", _max_pair, "maximum")
+min = _extremum("min", _min_pair, "minimum")
+
+
+@_row("aminmax", "input, *, dim=None, keepdim=False")
+def _aminmax(p):
+    ns = _ns()
+    kw = {"axis": p["dim"], "keepdims": p["keepdim"]}
+    return return_types.aminmax(ns.min(p["input"], **kw), ns.max(p["input"], **kw))
+
+
+@_row("sort", "input, dim=-1, descending=False, *, stable=False, out=None")
+def _sort(p):
+    x, d = p["input"], p["dim"]
+    ns = _ns()
+    # (a stable sort: among equal elements PyTorch's order is unspecified unless stable=True)
+    idx = ns.argsort(x, axis=d, descending=p["descending"], stable=True)
+    return _write("sort", return_types.sort(ns.take_along_axis(x, idx, axis=d), idx), p["out"])
+
+
+@_row("argsort", "input, dim=-1, descending=False, *, stable=False")
+def _argsort(p):
+    return _ns().argsort(p["input"], axis=p["dim"], descending=p["descending"], stable=True)
+
+
+@_row("topk", "input, k, dim=-1, largest=True, sorted=True, *, out=None")
+def _topk(p):
+    v, i = _ns().topk(p["input"], p["k"], p["dim"], p["largest"], p["sorted"])
+    return _write("topk", return_types.topk(v, i), p["out"])
+
+
+@_row("kthvalue", "input, k, dim=-1, keepdim=False, *, out=None")
+def _kthvalue(p):
+    x, k, d = p["input"], p["k"], p["dim"]
+    ns = _ns()
+    n = x.shape[d] if x.ndim else 1
+    if not 1 <= k <= n:
+        raise IndexError(f"kthvalue(): k={k} is out of range for a dimension of size {n}")
+    if not x.ndim:
+        return return_types.kthvalue(x, ns.zeros((), dtype=ns.int64, device=x.device))
+    idx = ns.argsort(x, axis=d, stable=True).narrow(d, k - 1, 1)
+    vals = ns.take_along_axis(x, idx, axis=d)
+    if not p["keepdim"]:
+        vals, idx = ns.squeeze(vals, axis=d), ns.squeeze(idx, axis=d)
+    return _write("kthvalue", return_types.kthvalue(vals, idx), p["out"])
+
+
+def _median(p, nan):
+    x, d = p["input"], p["dim"]
+    if d is None:
+        if nan:
+            raise TypeError("nanmedian(): only with a dim in strided.torch")
+        return x.median()
+    v, i = x.median(dim=d, keepdim=p["keepdim"])
+    return _write("median", return_types.median(v, i), p["out"])
+
+
+SIGNATURES["median"] = ("input, dim=None, keepdim=False, *, out=None", lambda p: _median(p, False))
+
+
+@_row("cat", "tensors, dim=0, *, out=None")
+def _cat(p):
+    return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
+
+
+SIGNATURES["concat"] = SIGNATURES["concatenate"] = SIGNATURES["cat"]
+
+
+@_row("stack", "tensors, dim=0, *, out=None")
+def _stack(p):
+    return _write("stack", _ns().stack(list(p["tensors"]), axis=p["dim"]), p["out"])
+
+
+@_row("flip", "input, dims")
+def _flip(p):
+    return _ns().flip(p["input"], axis=_axis(p["dims"]))
+
+
+@_row("roll", "input, shifts, dims=None")
+def _roll(p):
+    return _ns().roll(p["input"], _axis(p["shifts"]), axis=_axis(p["dims"]))
+
+
+@_row("squeeze", "input, dim=None")
+def _squeeze(p):
+    return p["input"].squeeze() if p["dim"] is None else p["input"].squeeze(p["dim"])
+
+
+@_row("diff", "input, n=1, dim=-1, prepend=None, append=None")
+def _diff(p):
+    return _ns().diff(p["input"], n=p["n"], axis=p["dim"], prepend=p["prepend"], append=p["append"])
+
+
+@_row("quantile", "input, q, dim=None, keepdim=False, *, interpolation='linear', out=None")
+def _quantile(p):
+    r = _ns().quantile(p["input"], p["q"], axis=p["dim"], keepdims=p["keepdim"],
+                       method=p["interpolation"])
+    return _write("quantile", r, p["out"])
+
+
+def _bound(name: str, spec: str, core):
+    binder = _TorchBinder(name, _signature(spec))
+
+    def call(*args, **kwargs):
+        return core(binder.bind_torch(args, kwargs))
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__signature__ = binder.sig
+    call.__doc__ = f"PyTorch's ``torch.{name}({spec})``, over strided's core."
+    call._binder = binder
+    return call
+
+
+for _n, (_spec, _core) in list(SIGNATURES.items()):
+    globals()[_n] = _bound(_n, _spec, _core)
+
+
+# --- PyTorch's names for the standard's functions ----------------------------------------------
+
+ALIASES = {
+    "lt": "less", "gt": "greater", "le": "less_equal", "ge": "greater_equal", "eq": "equal",
+    "ne": "not_equal", "greater": "greater", "less": "less",
+    "mul": "multiply", "sub": "subtract", "true_divide": "divide", "absolute": "abs",
+    "neg": "negative", "clip": "clamp", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
+    "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2",
+    "bitwise_not": "bitwise_invert", "conj_physical": "conj",
+}
+
+
+def _alias(name: str, target: str):
+    f = getattr(_ns(), target)
+
+    def call(*args, **kwargs):
+        return f(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__doc__ = f"PyTorch's ``torch.{name}``: ``strided.{target}``."
+    try:
+        call.__signature__ = inspect.signature(f)
+    except (TypeError, ValueError):
+        pass
+    return call
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """PyTorch's ``torch.div``: true division, or ``rounding_mode='trunc'``/``'floor'``."""
+    if type(input) is not Array:
+        input = _ns().asarray(input, device=other.device if type(other) is Array else None)
+    return input.div(other, rounding_mode=rounding_mode, out=out)
+
+
+divide = div
+
+
+def is_tensor(obj, /) -> builtins.bool:
+    """PyTorch's ``torch.is_tensor``: whether ``obj`` is a strided array."""
+    return isinstance(obj, Array)
+
+
+def numel(input, /) -> builtins.int:
+    """PyTorch's ``torch.numel``: the number of elements."""
+    if type(input) is not Array:
+        raise TypeError(f"numel(): input must be a strided array; got {type(input).__name__}")
+    n = 1
+    for s in input.shape:
+        n *= s
+    return n
+
+
+def _install_aliases():
+    g = globals()
+    for name, target in ALIASES.items():
+        g[name] = _alias(name, target)
+
+
+_install_aliases()
+
+__all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
+    "std", "var", "max", "min", "div", "divide", "is_tensor", "numel", "return_types"})

@@ -6,11 +6,9 @@ fresh kernel result into a flat storage buffer, and host transfers. Kernels
 are looked up by the standard's name through one rename table.
 """
 
-# The standard's name -> the NumPy/CuPy name, where they differ.
+# The standard's name -> the NumPy/CuPy name, where they differ. The elementwise rows
+# add theirs from their ``numpy`` column (_api/elementwise.py) when the registry is built.
 RENAMES = {
-    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
-    "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
-    "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift",
-    "bitwise_invert": "invert", "pow": "power", "concat": "concatenate",
-    "permute_dims": "transpose", "cumulative_sum": "cumsum", "cumulative_prod": "cumprod",
+    "concat": "concatenate", "permute_dims": "transpose", "cumulative_sum": "cumsum",
+    "cumulative_prod": "cumprod",
 }

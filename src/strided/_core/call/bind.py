@@ -1,0 +1,337 @@
+"""The binding stage of the call pipeline: a call as the user spelled it -> the canonical call.
+
+Each namespace function declares once (``declare``) which of PyTorch's keywords it accepts
+beyond its own parameters; its definition (the Python function) declares the rest. One
+``Binder`` per function turns ``(args, kwargs)`` into the call of the definition:
+
+- ``dim``/``dims`` and ``keepdim`` stand for the standard's ``axis`` and ``keepdims``;
+  giving both spellings of one argument is a TypeError naming both;
+- ``out`` (where the definition has none: PyTorch's composites) is an ordinary parameter
+  of the bound call: it goes through the dispatch handlers (autograd refuses it with
+  grad, as PyTorch does; names are checked and kept) and is written by the one writer;
+- ``alpha`` (``add``, ``subtract``) is the elementwise rows' own parameter: applied after
+  promotion, in the compute dtype (stage 2, _api/elementwise.py), so it is only declared here.
+
+The standard namespace stays the standard's (DESIGN, fourth round, "Two namespaces, one
+core"): a PyTorch spelling is accepted only where the result equals PyTorch's. Where it
+would differ the binder raises a TypeError naming the difference and the ``strided.torch``
+function that has PyTorch's meaning (``REFUSED``): ``strided.std(x, dim=0)`` without
+``correction`` (torch divides by n - 1), ``strided.max(x, 1)`` (torch returns values and
+indices), a positional dim (``strided.sum(x, 0)``).
+
+Invariants: no function's source is read or compiled again; the definition is called
+as it is, with the standard's keywords; a call that spells nothing of PyTorch's reaches
+the definition unchanged (``bound`` adds one Python frame, taken only by the functions
+declared here; the compiled hot path can skip it: docs/design.md, "the pipeline").
+``strided.torch`` binds PyTorch's own signatures with the same class (``Binder`` with
+``positional``: the dims PyTorch takes positionally).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+# "Not given": the default of a parameter told apart from the standard's default (the hot
+# reductions' axis/keepdims/dim/keepdim, see ``axis_keywords``). Ellipsis, as a constant
+# the definitions test with ``is ...`` (a LOAD_CONST, cheaper than a global).
+UNSET = ...
+
+# The standard's name of each renamed PyTorch keyword.
+RENAMED = {"dim": "axis", "dims": "axis", "keepdim": "keepdims"}
+_TORCH = frozenset(RENAMED) | {"out", "alpha"}
+
+_DK = ("dim", "keepdim")
+# name -> the PyTorch keywords it accepts beyond its definition's parameters, as
+# torch.<name>'s documented signature spells them. The elementwise rows declare theirs
+# in the registry (``Elementwise.torch``), which adds them here when built.
+DECLARED: dict[str, tuple] = {
+    # reductions: torch.<name>(input, dim, keepdim=False, ...)
+    "sum": _DK, "prod": _DK, "mean": _DK, "std": _DK, "var": _DK, "max": _DK, "min": _DK,
+    "all": _DK, "any": _DK, "argmax": _DK, "argmin": _DK, "nansum": _DK,
+    "count_nonzero": ("dim",),
+    "median": _DK + ("out",), "nanmedian": _DK + ("out",), "nanmean": _DK + ("out",),
+    "quantile": _DK + ("out",), "nanquantile": _DK + ("out",),
+    # along one dimension: torch.<name>(input, dim, ...)
+    "concat": ("dim",), "stack": ("dim",), "sort": ("dim",), "argsort": ("dim",),
+    "squeeze": ("dim",), "diff": ("dim",),
+    "flip": ("dims",), "roll": ("dims",),
+    # out= where PyTorch's twin has one and the function does not
+    "clamp": ("out",), "cross": ("out",), "gather": ("out",), "index_select": ("out",),
+    "inverse": ("out",), "kron": ("out",), "lerp": ("out",), "logsumexp": ("out",),
+    "masked_select": ("out",), "sigmoid": ("out",), "addmm": ("out",), "baddbmm": ("out",),
+    "logspace": ("out",),
+    # ... and where it returns a pair, out= is a pair: torch.topk(..., out=(values, indices))
+    "topk": ("out",), "std_mean": ("out",), "var_mean": ("out",), "histogram": ("out",),
+}
+
+_REDUCTIONS = frozenset(("sum", "prod", "mean", "std", "var", "max", "min", "all", "any",
+                         "nansum", "nanmean", "median", "nanmedian", "count_nonzero"))
+
+
+def declare(name: str, keywords: tuple) -> None:
+    """Declare the PyTorch keywords namespace function ``name`` accepts (a registry row's)."""
+    if keywords:
+        DECLARED[name] = tuple(keywords)
+
+
+def _both(name: str, std: str, torch_kw: str) -> TypeError:
+    return TypeError(f"{name}() got both {std}= and {torch_kw}= ({torch_kw} is PyTorch's name for "
+                     f"{std}); give one")
+
+
+# --- the standard namespace's refusals: where PyTorch's spelling would mean something else ----
+
+def _refuse_std_var(name, kwargs, torch_given):
+    if "dim" in torch_given and "correction" not in kwargs and "ddof" not in kwargs:
+        raise TypeError(
+            f"{name}(x, dim=...): strided.{name} is the standard's, which divides by n "
+            f"(correction=0) where torch.{name} divides by n - 1; give correction= (0: the "
+            f"standard's value, 1: PyTorch's), or call strided.torch.{name} for PyTorch's meaning")
+    if "unbiased" in kwargs:
+        raise TypeError(f"{name}(): unbiased= is PyTorch's; strided.{name} takes the standard's "
+                        f"correction= (unbiased=True is correction=1), or call strided.torch.{name}")
+
+
+def _refuse_max_min(name, kwargs, torch_given):
+    if "dim" in torch_given:
+        raise TypeError(
+            f"{name}(x, dim=...): torch.{name} with a dim returns (values, indices), "
+            f"strided.{name} (the standard's) the values only; give axis= for the values, or "
+            f"call strided.torch.{name} for PyTorch's (values, indices)")
+
+
+REFUSED = {"std": _refuse_std_var, "var": _refuse_std_var,
+           "max": _refuse_max_min, "min": _refuse_max_min}
+
+
+def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeError:
+    s = "" if npos == 1 else "s"
+    if name in ("max", "min"):
+        return TypeError(
+            f"{name}() takes {npos} positional argument{s} but {given} were given: a dim "
+            f"given positionally is PyTorch's spelling, where torch.{name}(x, dim) returns "
+            f"(values, indices); give axis= for the values (strided.{name}(x, axis=1)), or "
+            f"call strided.torch.{name}(x, 1) for PyTorch's pair")
+    return TypeError(
+        f"{name}() takes {npos} positional argument{s} but {given} were given: the standard's "
+        f"{name} takes {axis_kw} by keyword ({name}(x, {axis_kw}=...)); strided.torch.{name} "
+        f"takes the dim positionally, as PyTorch does")
+
+
+def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim) -> tuple:
+    """The standard's ``(axis, keepdims)`` of a hot reduction whose definition declares
+    PyTorch's ``dim``/``keepdim`` and a positional dim itself (_api/statistics.py: ``sum``,
+    ``prod``, ``mean``, ``max``, ``min``), when one of them was given (``UNSET``: not given)."""
+    if dims:
+        raise _positional_hint(name, 1, 1 + len(dims), "axis")
+    torch_given = tuple(k for k, v in (("dim", dim), ("keepdim", keepdim)) if v is not UNSET)
+    refuse = REFUSED.get(name)
+    if refuse is not None:
+        refuse(name, {}, torch_given)
+    if dim is not UNSET:
+        if axis is not UNSET:
+            raise _both(name, "axis", "dim")
+        axis = tuple(dim) if type(dim) is list else dim
+    if keepdim is not UNSET:
+        if keepdims is not UNSET:
+            raise _both(name, "keepdims", "keepdim")
+        keepdims = keepdim
+    return (None if axis is UNSET else axis), (False if keepdims is UNSET else keepdims)
+
+
+def _standard_signature(fn) -> inspect.Signature:
+    """The signature of a definition that declares PyTorch's keywords itself, as the
+    standard's: no positional dims, no ``dim``/``keepdim``, ``UNSET`` defaults shown as
+    the standard's (what the handlers bind against)."""
+    sig = inspect.signature(fn)
+    std_defaults = {"axis": None, "keepdims": False}
+    ps = [p.replace(default=std_defaults.get(p.name, p.default)) if p.default is UNSET else p
+          for p in sig.parameters.values()
+          if p.kind is not p.VAR_POSITIONAL and p.name not in RENAMED]
+    return sig.replace(parameters=ps)
+
+
+class Binder:
+    """One function's declared signature: its definition's parameters (read once, from
+    ``inspect.signature``) plus the PyTorch keywords ``keywords``.
+
+    ``bind(args, kwargs)`` is the canonical ``(args, kwargs)`` of the definition: PyTorch's
+    renamed keywords spelled as the standard's, refusals raised (``REFUSED``).
+    ``out`` in ``keywords`` where the definition has none: kept in kwargs (the bound
+    function's own parameter, see ``bound``).
+    """
+
+    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out", "native")
+
+    def __init__(self, name: str, fn, keywords: tuple):
+        self.name = name
+        self.keywords = tuple(keywords)
+        code = getattr(fn, "__code__", None)
+        # A definition that declares PyTorch's keywords itself (the hot reductions): it binds
+        # them in its own body; its signature is shown, and bound against, as the standard's.
+        declared = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] if code is not None else ()
+        self.native = "dim" in declared and "axis" in declared
+        if self.native:
+            fn.__signature__ = _standard_signature(fn)
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+        params = dict(sig.parameters) if sig is not None else {}
+        self.params = frozenset(params)
+        self.npos = (None if sig is None or any(p.kind is p.VAR_POSITIONAL for p in params.values())
+                     else sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                              for p in params.values()))
+        self.renamed = {k: RENAMED[k] for k in self.keywords if k in RENAMED}
+        self.refuse = REFUSED.get(name)
+        self.axis_kw = "axis" if "axis" in params else None
+        self.out = "out" in self.keywords and "out" not in params
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple:
+        name = self.name
+        npos = self.npos
+        if npos is not None and len(args) > npos and (name in _REDUCTIONS or name in ("max", "min")) \
+                and self.axis_kw is not None:
+            raise _positional_hint(name, npos, len(args), self.axis_kw)
+        if not kwargs:
+            return args, kwargs
+        torch_given = ()
+        renamed = self.renamed
+        for k in kwargs:
+            if k in renamed:
+                torch_given += (k,)
+        if self.refuse is not None:
+            self.refuse(name, kwargs, torch_given)
+        if torch_given:
+            kwargs = dict(kwargs)
+            for k in torch_given:
+                std = renamed[k]
+                if std in kwargs:
+                    raise _both(name, std, k)
+                v = kwargs.pop(k)
+                if type(v) is list and std == "axis":
+                    v = tuple(v)  # PyTorch takes dim=[0, 1] as a tuple
+                kwargs[std] = v
+        return args, kwargs
+
+    def signature(self, fn) -> inspect.Signature | None:
+        """``fn``'s signature with the PyTorch keywords it accepts, keyword-only, with
+        PyTorch's defaults (what ``inspect.signature`` and the docs show)."""
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
+        ps = list(sig.parameters.values())
+        have = {p.name for p in ps}
+        var_kw = [p for p in ps if p.kind is p.VAR_KEYWORD]
+        ps = [p for p in ps if p.kind is not p.VAR_KEYWORD]
+        for k in self.keywords:
+            if k in have:
+                continue
+            default = False if k == "keepdim" else 1 if k == "alpha" else None
+            ps.append(inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=default))
+        return sig.replace(parameters=ps + var_kw)
+
+
+BINDERS: dict[str, Binder] = {}
+
+
+def binder(name: str, fn=None) -> Binder | None:
+    """The ``Binder`` of namespace function ``name`` (made from its definition ``fn`` on
+    first use), or None when it declares no PyTorch keywords."""
+    b = BINDERS.get(name)
+    if b is None and fn is not None:
+        keywords = DECLARED.get(name)
+        if not keywords:
+            return None
+        b = BINDERS[name] = Binder(name, fn, keywords)
+    return b
+
+
+def entry(b: Binder, fn):
+    """The compiled hot path's entry into ``fn`` (an ``api`` function's definition) for a
+    function that declares PyTorch keywords: binds a call with a keyword or an extra
+    positional argument, calls ``fn`` at once otherwise.
+
+    Note: one Python frame before the definition (the definition itself is called with
+    CPython's inlined call). The compiled ``Fast`` could take this test in C and call
+    ``fn`` directly: docs/design.md, "The call pipeline"."""
+    bind = b.bind
+    npos = b.npos if b.npos is not None else 1 << 30
+    if npos == 1:
+        def call(x, /, *args, **kwargs):
+            if args or kwargs:
+                args, kwargs = bind((x,) + args, kwargs)
+                return fn(*args, **kwargs)
+            return fn(x)
+    else:
+        def call(*args, **kwargs):
+            if kwargs or len(args) > npos:
+                args, kwargs = bind(args, kwargs)
+            return fn(*args, **kwargs)
+    functools.update_wrapper(call, fn)
+    call._impl = fn
+    return call
+
+
+def _spelled_doc(doc: str | None, keywords: tuple) -> str | None:
+    spelled = ", ".join(f"``{k}``" + (f" (``{RENAMED[k]}``)" if k in RENAMED else "") for k in keywords)
+    if doc and "PyTorch's spellings" not in doc:
+        return doc.rstrip() + f"\n\nPyTorch's spellings accepted too: {spelled}.\n"
+    return doc
+
+
+def bound(name: str, fn, write=None):
+    """Namespace function ``name`` (its callable ``fn``: a definition, an ``api``
+    function or a compiled entry point) taking the PyTorch keywords it declares; ``fn``
+    itself when it declares none.
+
+    ``write(name, out, result)``: the writer, for ``out`` where ``fn`` has none; the
+    handlers see ``out`` first (``dispatch.with_out``).
+    """
+    keywords = DECLARED.get(name)
+    if not keywords or getattr(fn, "_binder", None) is not None:
+        return fn
+    b = binder(name, getattr(fn, "_impl", fn))
+    if b.out and write is not None:
+        fn = write(name, fn)  # out= an ordinary parameter (dispatch.with_out)
+    bind = b.bind
+    npos = b.npos if b.npos is not None else 1 << 30
+
+    # Note: one Python frame in front of the definition (the price of binding without
+    # rewriting it); a call with no keyword and no extra positional argument goes
+    # straight on. The compiled hot path can take that test in C (docs/design.md).
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if kwargs or len(args) > npos:
+            args, kwargs = bind(args, kwargs)
+        return fn(*args, **kwargs)
+
+    call._binder = b
+    call._torch_keywords = b.keywords
+    sig = b.signature(fn)
+    if sig is not None:
+        call.__signature__ = sig
+    call.__doc__ = _spelled_doc(call.__doc__, b.keywords)
+    return call
+
+
+def install(namespace: dict, write=None) -> None:
+    """Bind every declared function of ``namespace`` (where it is defined too: pickled
+    by reference)."""
+    import sys
+
+    for name in DECLARED:
+        obj = namespace.get(name)
+        if obj is None or getattr(obj, "_binder", None) is not None or getattr(obj, "_row", None) is not None:
+            continue
+        new = bound(name, obj, write)
+        if new is obj:
+            continue
+        module = sys.modules.get(getattr(obj, "__module__", "") or "", None)
+        for k, v in list(namespace.items()):
+            if v is obj:
+                namespace[k] = new
+        if module is not None and getattr(module, name, None) is obj:
+            setattr(module, name, new)
