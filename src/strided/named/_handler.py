@@ -154,7 +154,10 @@ def _named_call(name, r, impl, args, kwargs, call_next):
     if hit is None:
         return call_next(name, impl, args, kwargs)  # the operation reports the caller's mistake
     p, a, k, spec = hit
-    return _finish(name, call_next(name, impl, a, k), spec, p.get("out"), args)
+    out = p.get("out")
+    if type(out) is Array and type(spec) in (tuple, list):
+        _check_out_first(name, spec, out)
+    return _finish(name, call_next(name, impl, a, k), spec, out, args)
 
 
 # (op, key of each input) -> the result's checked names (None: unnamed). An input's
@@ -190,6 +193,8 @@ def _elementwise(name, nargs, impl, args, call_next):
     if names is _MISS:
         names = _ew_names(name, nargs, args, key)
     out = args[-1]
+    if out is not None:
+        _check_out_first(name, names, out)
     # the last link of the chain runs the kernel path: call it without the link
     result = impl(*args) if call_next is _run_impl else call_next(name, impl, args, {})
     if out is None and type(result) is Array and result is not args[0] and result is not args[-2]:
@@ -527,6 +532,15 @@ def _is_input(r, args) -> bool:
                 if b is r:
                     return True
     return False
+
+
+def _check_out_first(name, spec, out):
+    """Refuse ``out`` whose names clash with the result's before anything is written into
+    it (the single-writer rule: an error leaves user memory as it was); ``_finish`` then
+    gives ``out`` the merged names."""
+    if type(out) is Array and (spec is None or len(spec) == out.ndim):
+        unify_same(spec if spec is not None else (None,) * out.ndim, full_names(out),
+                   name, "the result's names and out's names")
 
 
 def _finish(name, result, spec, out, args):

@@ -59,7 +59,7 @@ DECLARED: dict[str, tuple] = {
     # out= where PyTorch's twin has one and the function does not
     "clamp": ("out",), "cross": ("out",), "gather": ("out",), "index_select": ("out",),
     "inverse": ("out",), "kron": ("out",), "lerp": ("out",), "logsumexp": ("out",),
-    "masked_select": ("out",), "sigmoid": ("out",), "addmm": ("out",), "baddbmm": ("out",),
+    "masked_select": ("out",), "addmm": ("out",), "baddbmm": ("out",),
     "logspace": ("out",),
     # ... and where it returns a pair, out= is a pair: torch.topk(..., out=(values, indices))
     "topk": ("out",), "std_mean": ("out",), "var_mean": ("out",), "histogram": ("out",),
