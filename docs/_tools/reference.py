@@ -144,6 +144,8 @@ DATA_DOCS = {
     "strided.named.RULES": "Name rules by operation name (a dict): how each operation's result names follow "
                            "from its inputs' names.",
     "strided.named.UNHOOKED": "Public functions that need no name rule, by name, with the reason (a dict).",
+    "strided.torch.return_types": "The named tuples of results with values and indices (``return_types.max``, "
+                                  "``.sort``, ``.topk``, ...), as ``torch.return_types``.",
 }
 
 

@@ -65,7 +65,8 @@ def run(initial=None):
         with torch.no_grad():
             pred = model(X)
             out["losses"].append(loss_fn(pred, y).item())
-            correct = (pred.argmax(1) == y).type(torch.float).sum().item()
+            _, predicted = torch.max(pred, 1)
+            correct = (predicted == y).type(torch.float).sum().item()
             out["accuracy"].append(correct / len(X))
     out["probabilities"] = nn.Softmax(dim=1)(model(X[:5]))
     return out

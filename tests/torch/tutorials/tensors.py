@@ -43,7 +43,7 @@ def run(initial=None):
     z1 = tensor * tensor
     z2 = tensor.mul(tensor)
     z3 = torch.rand_like(tensor)
-    torch.multiply(tensor, tensor, out=z3)  # the tutorial writes torch.mul (strided.torch._functions)
+    torch.mul(tensor, tensor, out=z3)
     out["z1"], out["z2"], out["z3"] = z1, z2, z3
 
     agg = tensor.sum()
