@@ -30,6 +30,10 @@ __all__ = ["adopt", "owner_of", "exported"]
 # memory's root object lives (the Storage holds it), so an id here is not reused.
 _EXPORTED: dict = {}
 _LOCK = threading.Lock()
+# Keys whose Storage died. A weakref callback may run inside a garbage collection that an
+# allocation under _LOCK set off (in this very thread), so callbacks never take the lock:
+# they only append here (atomic), and the next ``exported`` purges under the lock.
+_DEAD: list = []
 
 
 def _root(a):
@@ -46,19 +50,23 @@ def exported(st) -> None:
     """Remember that ``st``'s memory was handed out as a native array (so a native
     built from it later, ``np.asarray(x)[::-1]`` or ``as_strided``, finds it again)."""
     key = id(_root(st._data))
+    ref = weakref.ref(st, lambda _r, key=key: _DEAD.append(key))
     with _LOCK:
+        _purge()
         refs = _EXPORTED.get(key)
         if refs is None:
-            _EXPORTED[key] = [weakref.ref(st, lambda _r, key=key: _forget(key))]
+            _EXPORTED[key] = [ref]
             return
         for r in refs:
             if r() is st:
                 return
-        refs.append(weakref.ref(st, lambda _r, key=key: _forget(key)))
+        refs.append(ref)
 
 
-def _forget(key) -> None:
-    with _LOCK:
+def _purge() -> None:
+    """Drop the entries of Storages that died (called with _LOCK held)."""
+    while _DEAD:
+        key = _DEAD.pop()
         refs = _EXPORTED.get(key)
         if refs is not None:
             refs[:] = [r for r in refs if r() is not None]
