@@ -24,6 +24,7 @@ import pytest
 
 import strided as xp
 from strided._api import elementwise as E
+from strided._core import array as _array_mod
 from strided.named import _core as named_core
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(xp.__file__)))  # (the strided under test)
@@ -182,9 +183,10 @@ def test_the_view_name_cache_holds_only_plain_keys():
 # --- errors a C path did not raise propagate ---------------------------------------------
 
 def _raise_once(monkeypatch, exc):
-    """Make building a native view (elementwise._native, which _nat calls: the C path
-    through its nat callback, the Python path directly) raise exc the first time."""
-    real, calls = E._native, []
+    """Make building a native view (array._native, which Array._get_native calls: the C
+    path through its nat callback, elementwise._nat, the Python path directly) raise exc
+    the first time."""
+    real, calls = _array_mod._native, []
 
     def once(*args):
         calls.append(1)
@@ -192,7 +194,7 @@ def _raise_once(monkeypatch, exc):
             raise exc("arrived while a native view was built")
         return real(*args)
 
-    monkeypatch.setattr(E, "_native", once)
+    monkeypatch.setattr(_array_mod, "_native", once)
     return calls
 
 

@@ -631,7 +631,9 @@ def _own_method_inputs():
         "permute_dims": [(big, (1, 0))], "reshape": [(big, 9)], "view": [(big, 9)],
         "scatter": [(big, 0, idx, big)], "scatter_": [(big, 0, idx, big)],
         "searchsorted": [(srt, v)], "swapaxes": [(big, 0, 1)], "swapdims": [(big, 0, 1)],
-        "transpose": [(big, 0, 1)], "take": [(big, row)], "take_along_axis": [(v, row)],
+        "transpose": [(big, 0, 1)], "transpose_": [(big, 0, 1)],
+        "swapaxes_": [(big, 0, 1)], "swapdims_": [(big, 0, 1)],
+        "addcmul_": [(big, big, big)], "addcdiv_": [(big, big, big)], "take": [(big, row)], "take_along_axis": [(v, row)],
         "to_device": [(big, "cpu")], "unflatten": [(big, 1, (3, 1))], "unfold": [(big, 0, 2, 1)],
         "where": [(big, mask, -big)],
     })
