@@ -15,7 +15,7 @@ def test_a_storage_freed_while_the_registry_lock_is_held_does_not_hang():
         import numpy as np
         import strided as xp
         from strided._core.call import adopt
-        a = xp.asarray(np.arange(8.0))
+        a = xp.asarray(np.arange(8.0), device="cpu")  # (host memory handed to NumPy)
         n = np.asarray(a)                 # a's Storage is exported (adopt.exported)
         st = a.storage()
         cycle = [st]
@@ -23,7 +23,7 @@ def test_a_storage_freed_while_the_registry_lock_is_held_does_not_hang():
         del a, st, cycle
         with adopt._LOCK:                 # as inside exported(): a collection runs there
             gc.collect()                  # the Storage dies; its callback must not wait
-        b = xp.asarray(np.arange(4.0))
+        b = xp.asarray(np.arange(4.0), device="cpu")
         assert np.asarray(b)[2] == 2.0    # the registry still works (and purges)
         print("ok")
     """)
