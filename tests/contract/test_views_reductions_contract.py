@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
+torch = pytest.importorskip("torch")  # (the CPython 3.12 leg has no PyTorch)
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import strided as xp
