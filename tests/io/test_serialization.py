@@ -882,3 +882,17 @@ def test_deepcopy_copies_storage_and_keeps_sharing_within_the_call(ext_hooks):
     assert same_bits(host(d["v"]), base[1:, 1:])
     single = copy.deepcopy(a.t())
     assert same_bits(host(single), base.T) and single.storage() is not a.storage()
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_plain_builtins_load_safely_from_every_protocol(tmp_path, monkeypatch, protocol):
+    # Protocols 0-2 name built-ins as Python 2's ``__builtin__`` (pickle's fix_imports):
+    # the safe loader maps the name as pickle's own find_class does, then allowlists it.
+    monkeypatch.setattr(ser, "_PICKLE_PROTOCOL", protocol)
+    obj = {"s": {1, 2}, "f": frozenset({3}), "c": 1 + 2j, "sl": slice(1, 5, 2),
+           "r": range(3), "o": collections.OrderedDict(a=1), "w": xp.arange(3)}
+    path = tmp_path / "plain.t"
+    xp.save(obj, path)
+    got = xp.load(path)
+    assert {k: v for k, v in got.items() if k != "w"} == {k: v for k, v in obj.items() if k != "w"}
+    assert got["w"].tolist() == [0, 1, 2]

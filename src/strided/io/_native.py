@@ -20,6 +20,7 @@ import io
 import json
 import mmap as _mmap
 import os
+import _compat_pickle
 import pickle
 import pickletools
 import secrets
@@ -956,11 +957,23 @@ _SAFE_CONSTRUCTORS = {
 assert set(_SAFE_CONSTRUCTORS) == _SAFE_GLOBALS
 
 
+def _safe_global(module: str, name: str) -> tuple[str, str]:
+    """``(module, name)`` as Python 3 names it, if a safe load may construct it; else refused.
+
+    Note: pickle's own find_class maps Python 2's names (``__builtin__.set``, which protocols
+    0-2 write) to Python 3's before importing (CPython Lib/pickle.py, _Unpickler.find_class);
+    a safe loader must map the same way, and then allowlist the mapped name.
+    """
+    key = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+    key = (_compat_pickle.IMPORT_MAPPING.get(key[0], key[0]), key[1])
+    if key not in _SAFE_GLOBALS:
+        raise RefusedError(_refusal(f"{module}.{name}"))
+    return key
+
+
 class _SafeUnpickler(pickle.Unpickler):
     def find_class(self, module, name):
-        if (module, name) not in _SAFE_GLOBALS:
-            raise RefusedError(_refusal(f"{module}.{name}"))
-        return _SAFE_CONSTRUCTORS[module, name]
+        return _SAFE_CONSTRUCTORS[_safe_global(module, name)]
 
 
 def _check_depth(obj, limit: int) -> None:
@@ -1044,13 +1057,12 @@ def _scan_pickle(payload: bytes) -> None:
         name = op.name
         if name in ("GLOBAL", "INST"):
             module, _, qual = arg.partition(" ")
-            if (module, qual) not in _SAFE_GLOBALS:
-                raise RefusedError(_refusal(f"{module}.{qual}"))
+            _safe_global(module, qual)
         elif name == "STACK_GLOBAL":
             module, qual = (stack[-2], stack[-1]) if len(stack) >= 2 else (None, None)
-            if type(module) is not str or type(qual) is not str or (module, qual) not in _SAFE_GLOBALS:
-                raise RefusedError(_refusal(
-                    f"{module}.{qual}" if type(module) is str and type(qual) is str else "an unnamed global"))
+            if type(module) is not str or type(qual) is not str:
+                raise RefusedError(_refusal("an unnamed global"))
+            _safe_global(module, qual)
         if name in _UNSAFE_OPCODES:
             raise RefusedError(_refusal(f"pickle opcode {name} (it sets object state)"))
         if name == "MEMOIZE":
