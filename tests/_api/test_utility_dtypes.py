@@ -349,3 +349,19 @@ def test_result_type_errors(sim):
         xp.result_type(xp.int8, [1])
     with pytest.raises(ValueError, match="different devices"):
         xp.result_type(xp.ones(1), xp.ones(1, device=sim))
+
+
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("n", [1, 7, 1000, 300_000])  # (the last: past the thread pool's split)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_all_any_both_sides_of_the_direct_call(func, n, axis):
+    # Small host arrays call NumPy's ufunc reduction directly (utility._logical); large ones
+    # go through large_reduce. Both are NumPy's any/all: values, dtype, shape, keepdims.
+    rng = np.random.default_rng(n)
+    for ref in (rng.random((2, n)) > 0.999, np.where(rng.random((2, n)) > 0.5, np.nan, 0.0),
+                (rng.random((2, n)) * 3).astype(np.int8)):
+        x = xp.asarray(ref)
+        for keepdims in (False, True):
+            for v, r in ((x, ref), (x[:, ::-1], ref[:, ::-1])):
+                got = getattr(xp, func)(v, axis=axis, keepdims=keepdims)
+                assert_same(got, np.asarray(getattr(np, func)(r, axis=axis, keepdims=keepdims)))
