@@ -227,6 +227,23 @@ def test_finfo_matches_numpy(name, real):
         assert f.tiny == f.smallest_normal and f.resolution == float(ref.resolution)
 
 
+def test_finfo_iinfo_answers_are_immutable_and_errors_repeat():
+    # (one answer per dtype is cached: it must not be writable, and a refused dtype is
+    # refused every time)
+    import dataclasses
+    f = xp.finfo(xp.float32)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.eps = 1.0
+    assert xp.finfo(xp.float32).eps == float(np.finfo(np.float32).eps)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        xp.iinfo(xp.int8).max = 0
+    for _ in range(2):
+        with pytest.raises(TypeError, match="floating-point"):
+            xp.finfo(xp.int16)
+        with pytest.raises(TypeError, match="integer"):
+            xp.iinfo(xp.float32)
+
+
 def test_finfo_default_and_errors(default_float64):
     assert xp.finfo().dtype is xp.float64
     with pytest.raises(TypeError, match="floating-point"):
