@@ -227,6 +227,23 @@ def test_finfo_matches_numpy(name, real):
         assert f.tiny == f.smallest_normal and f.resolution == float(ref.resolution)
 
 
+def test_finfo_iinfo_answers_are_immutable_and_errors_repeat():
+    # (one answer per dtype is cached: it must not be writable, and a refused dtype is
+    # refused every time)
+    import dataclasses
+    f = xp.finfo(xp.float32)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.eps = 1.0
+    assert xp.finfo(xp.float32).eps == float(np.finfo(np.float32).eps)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        xp.iinfo(xp.int8).max = 0
+    for _ in range(2):
+        with pytest.raises(TypeError, match="floating-point"):
+            xp.finfo(xp.int16)
+        with pytest.raises(TypeError, match="integer"):
+            xp.iinfo(xp.float32)
+
+
 def test_finfo_default_and_errors(default_float64):
     assert xp.finfo().dtype is xp.float64
     with pytest.raises(TypeError, match="floating-point"):
@@ -349,3 +366,19 @@ def test_result_type_errors(sim):
         xp.result_type(xp.int8, [1])
     with pytest.raises(ValueError, match="different devices"):
         xp.result_type(xp.ones(1), xp.ones(1, device=sim))
+
+
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("n", [1, 7, 1000, 300_000])  # (the last: past the thread pool's split)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_all_any_both_sides_of_the_direct_call(func, n, axis):
+    # Small host arrays call NumPy's ufunc reduction directly (utility._logical); large ones
+    # go through large_reduce. Both are NumPy's any/all: values, dtype, shape, keepdims.
+    rng = np.random.default_rng(n)
+    for ref in (rng.random((2, n)) > 0.999, np.where(rng.random((2, n)) > 0.5, np.nan, 0.0),
+                (rng.random((2, n)) * 3).astype(np.int8)):
+        x = xp.asarray(ref)
+        for keepdims in (False, True):
+            for v, r in ((x, ref), (x[:, ::-1], ref[:, ::-1])):
+                got = getattr(xp, func)(v, axis=axis, keepdims=keepdims)
+                assert_same(got, np.asarray(getattr(np, func)(r, axis=axis, keepdims=keepdims)))

@@ -961,3 +961,32 @@ def test_hot_path_caches_take_bools_as_ints_without_leaking_them():
         y.reshape(6.0)
     with pytest.raises(TypeError):
         x.permute(1.0, 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=4), st.data())
+def test_reshape_with_minus_one_matches_numpy(dims, data):
+    # One -1 is resolved on reshape's hot path (views._resolve_minus_one); anything NumPy
+    # refuses (two -1s, a size that doesn't divide) raises ValueError. (Other negatives:
+    # PyTorch raises, NumPy 2.4 takes -2 as -1 for a size-0 array; test_reshape_errors.)
+    ref = np.arange(int(np.prod(dims)), dtype=np.float32).reshape(dims)
+    x = xp.asarray(ref)
+    new = data.draw(st.lists(st.integers(-1, 6), min_size=0, max_size=4).map(tuple))
+    try:
+        want = ref.reshape(new)
+    except ValueError:
+        with pytest.raises(ValueError):
+            xp.reshape(x, new)
+        return
+    got = xp.reshape(x, new)
+    assert_same(got, want)
+    assert type(got.shape[0]) is int if got.ndim else True
+    if ref.size:
+        assert shares_memory(got, x)
+
+
+def test_reshape_other_negatives_raise_on_both_paths():
+    x = xp.asarray(np.arange(6.0))
+    for shape in ((-2, 3), (2, -3), (-1, -1)):
+        with pytest.raises(ValueError, match="-1"):
+            xp.reshape(x, shape)

@@ -57,3 +57,37 @@ def test_gradients_and_names_above_the_handover():
     named = xp.asarray(a.reshape(2, N0), names=("N", "C"))
     r = xp.where(named > 0, named, named * 0.0)
     assert r.names == ("N", "C")
+
+
+@pytest.mark.parametrize("shape", [(N0 - 1,), (N0,), (40, 50), (1000, 20)])
+@pytest.mark.parametrize("small_side", ["x1", "x2", "condition"])
+def test_a_small_operand_broadcast_to_a_large_result(shape, small_side):
+    # scikit-learn's _nanmin: where(isnan(X), 0-d inf, X). The size that picks the loop is the
+    # result's, not x1's; the values (NaN payloads, signed zeros) are numpy.where's either way.
+    rng = np.random.default_rng(len(shape) * 7 + shape[0])
+    x = rng.standard_normal(shape)
+    x.flat[::5] = -0.0
+    x.flat[::9] = np.frombuffer(np.array([0x7FF8000000000123], dtype=np.uint64).tobytes(), np.float64)[0]
+    m = np.isnan(x)
+    fill = np.asarray(np.inf)
+    if small_side == "x1":
+        args = (m, fill, x)
+    elif small_side == "x2":
+        args = (m, x, fill)
+    else:
+        args = (np.asarray(True), x, -x)
+    want = np.where(*args)
+    got = host(xp.where(*(xp.asarray(v) for v in args)))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_a_large_result_from_a_small_x1_takes_numpy_where(monkeypatch):
+    # (the compiled element-by-element loop is for small results only: _WHERE_C_MOST)
+    if not hasattr(searching, "_where_fast"):
+        pytest.skip("no compiled hot path (STRIDED_NO_CEXT)")
+    calls = []
+    monkeypatch.setattr(searching, "_where_fast", lambda *a, **k: calls.append(a))
+    x = xp.asarray(np.ones((N0, 2)), device="cpu")
+    r = xp.where(x > 0, xp.asarray(2.0, device="cpu"), x)
+    assert calls == [] and host(r).shape == (N0, 2)

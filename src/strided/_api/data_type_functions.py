@@ -87,12 +87,22 @@ def finfo(type=None, /) -> finfo_object:
     (strided.float32, 32)
     """
     d = _dtypes.get_default_dtype() if type is None else _dtype_of("finfo", type)
+    r = _FINFO.get(d)
+    if r is not None:
+        return r
     if d.kind not in "fc":
         raise TypeError(f"finfo() accepts only floating-point data types; got {d.name} (use iinfo)")
-    d = _dtypes.real_of(d)
-    f = np.finfo(d._np)
-    return finfo_object(builtins.int(f.bits), builtins.float(f.eps), builtins.float(f.max),
-                        builtins.float(f.min), builtins.float(f.smallest_normal), d)
+    f = np.finfo(_dtypes.real_of(d)._np)
+    r = _FINFO[d] = finfo_object(builtins.int(f.bits), builtins.float(f.eps), builtins.float(f.max),
+                                 builtins.float(f.min), builtins.float(f.smallest_normal),
+                                 _dtypes.real_of(d))
+    return r
+
+
+# One (frozen, immutable) answer per dtype, as NumPy caches its finfo: SciPy's and
+# scikit-learn's array-API code asks finfo on every call (a dataclass built per call: ~3 us).
+_FINFO: dict = {}
+_IINFO: dict = {}
 
 
 def iinfo(type, /) -> iinfo_object:
@@ -103,10 +113,14 @@ def iinfo(type, /) -> iinfo_object:
     (-128, 65535)
     """
     d = _dtype_of("iinfo", type)
+    r = _IINFO.get(d)
+    if r is not None:
+        return r
     if d.kind not in "iu":
         raise TypeError(f"iinfo() accepts only integer data types; got {d.name} (use finfo)")
     i = np.iinfo(d._np)
-    return iinfo_object(builtins.int(i.bits), builtins.int(i.max), builtins.int(i.min), d)
+    r = _IINFO[d] = iinfo_object(builtins.int(i.bits), builtins.int(i.max), builtins.int(i.min), d)
+    return r
 
 
 # The standard's kinds. Note: float16 counts as "real floating" (an extension

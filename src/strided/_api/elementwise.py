@@ -734,6 +734,26 @@ def _extremum_kernel(name: str):
     return kern
 
 
+def _pow_float(xp, a, b):
+    """Real floating ``a ** b``: NumPy's ``ndarray.__pow__`` squares for a scalar exponent
+    of 2 (numpy/_core/src/multiarray/number.c, fast_scalar_power), 6-7x faster than its
+    power loop (5000x200 float64: 0.46 vs 3.1 ms; SciPy's moments square every
+    deviation); power(x, 2) and square(x) agree bit for bit (x*x is rounded once; NaN
+    payloads pass through both), so strided's pow takes the same short cut for a host
+    array and a Python 2 or 2.0. Anything else: NumPy's power, then the standard's
+    x ** 0.5 (_fix_pow)."""
+    if type(a) is _ND and type(b) in (builtins.int, builtins.float) and b == 2:
+        if a.nbytes >= _BIG[0]:
+            return large_ufunc(np.square, (a,), a.dtype)  # pooled buffer, threads
+        return np.square(a)
+    if xp is np and ((type(a) is _ND and a.nbytes >= _BIG[0]) or (type(b) is _ND and b.nbytes >= _BIG[0])):
+        # (both operands are in the compute dtype already, or one is a Python scalar)
+        r = large_ufunc(np.power, (a, b), a.dtype if type(a) is _ND else b.dtype)
+    else:
+        r = xp.asarray(xp.power(a, b))
+    return _fix_pow(xp, r, a, b)
+
+
 _NEGATIVE_POWER = "pow(): integers to negative integer powers are not allowed; use a floating-point base"
 
 
@@ -850,7 +870,7 @@ ROWS: list[Elementwise] = [
     R("nextafter", 2, "real floating-point", fix={_dtypes.float16: _fix_nextafter_float16}),
     R("not_equal", 2, "any", "bool", dunder="ne", aliases=("ne",)),
     R("positive", 1, "numeric", kernel=_copy, dunder="pos"),
-    R("pow", 2, "numeric", kernel={"iu": _pow_int}, fix={"f": _fix_pow}, dunder="pow", numpy="power"),
+    R("pow", 2, "numeric", kernel={"iu": _pow_int, "f": _pow_float}, dunder="pow", numpy="power"),
     R("real", 1, "numeric", "real", kernel={"c": _real_part, "iuf": _copy}),
     R("reciprocal", 1, "floating-point", method_float=True, threaded=True),
     # Note: relu, sigmoid and silu are PyTorch's activations, not the standard's functions.

@@ -291,10 +291,12 @@ if _dispatch.CHOT is not None:
         # (issue 38). From _WHERE_C_MOST elements the definition's own fast path calls
         # numpy.where (typed, branch-free loops); below, the compiled call's ~1 us less
         # overhead wins. (A where_direct with typed loops per itemsize would lift this.)
+        # The size that decides is the largest operand's (the result's, up to broadcasting):
+        # `where(mask, 0-d fill, X)` (scikit-learn's _nanmin) is as large as X.
         if out is None:
             if type(x1) is Array:
                 a = x1._np
-                if type(a) is _ND and a.size >= _WHERE_C_MOST:
+                if type(a) is _ND and (a.size >= _WHERE_C_MOST or _large_operand(condition, x2)):
                     # the definition's fast path, restated for host natives without extensions
                     if type(condition) is Array and type(x2) is Array and x1._ext is None \
                             and condition._ext is None and x2._ext is None \
@@ -310,6 +312,14 @@ if _dispatch.CHOT is not None:
                     return _where_def(condition, x1, x2)
             return _where_fast(condition, x1, x2)  # (positional: the compiled case)
         return _where_fast(condition, x1, x2, out=out)
+
+    def _large_operand(condition, x2) -> bool:
+        for v in (condition, x2):
+            if type(v) is Array:
+                n = v._np
+                if type(n) is _ND and n.size >= _WHERE_C_MOST:
+                    return True
+        return False
 
     # the api function's marks (_api_name, _impl, __wrapped__, the docs): an entry point
     # already quiet (both callees are), found by name as the definition is

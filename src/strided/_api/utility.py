@@ -5,7 +5,9 @@ from __future__ import annotations
 import builtins
 import operator
 
-from .._core import dtypes as _dtypes
+import numpy as np
+
+from .._core import dtypes as _dtypes, threads as _threads
 from .._core.array import Array
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
@@ -13,10 +15,29 @@ from .statistics import check_array, reduce_with, reduction_axes, single_axis
 
 __all__ = ["all", "any", "diff"]
 
+_BOOL_NP = np.dtype(bool)
+_asarray = np.asarray
+
+
+# NumPy's own any/all are these ufunc reductions with dtype=bool (numpy/_core/fromnumeric.py,
+# _wrapreduction_any_all); called directly below the size the thread pool splits from.
+_LOGICAL = {"any": np.logical_or.reduce, "all": np.logical_and.reduce}
+_ND = np.ndarray
+
 
 def _logical(func: str, x, axis, keepdims, out):
     check_array(x, func)
     axes = None if axis is None else reduction_axes(x, axis, func)
+    a = x._np
+    if a is None:
+        a = x._get_native()
+    if type(a) is _ND and a.nbytes < _threads._REDUCE_FACTOR * _threads._THREAD_MIN[0]:
+        # Small host arrays: large_reduce would call the same kernel in one piece (~3 us
+        # of wrappers saved per call; scikit-learn and SciPy call any/all on every input).
+        r = _LOGICAL[func](a, axes, _BOOL_NP, None, keepdims=keepdims)
+        if type(r) is not _ND:
+            r = _asarray(r)  # NumPy's scalar for a full reduction
+        return _finish(wrap_new(r, _dtypes.bool, x._device), func, out)
     return _finish(reduce_with(func, x, axes, keepdims, _dtypes.bool), func, out)
 
 

@@ -59,6 +59,8 @@ def reshape(x, /, shape, *, copy=None) -> Array:
             return _reshape(x, shape)
         if new is None:
             new = _adopt_shape(shape)
+            if new is None:
+                new = _resolve_minus_one(shape, x._shape)
         elif new[0] is not shape:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
             # float (bools and ints sum to an int and index as ints on every path; the
@@ -99,6 +101,33 @@ def _adopt_shape(shape: tuple):
         if type(n) is not builtins.int or n < 0:
             return None
     return _layout.shape_info(shape)
+
+
+def _resolve_minus_one(shape: tuple, old: tuple):
+    """The ``_SHAPES`` entry of ``shape`` with its one ``-1`` resolved against the size of
+    ``old`` (``reshape(x, (-1,))``: scikit-learn's and SciPy's ravel), or None: anything
+    else (two -1s, other negatives, non-ints, a size that doesn't divide) takes the general
+    path, which raises what it raises."""
+    neg = -1
+    known = 1
+    for i, n in enumerate(shape):
+        if type(n) is not builtins.int:
+            return None
+        if n < 0:
+            if n != -1 or neg >= 0:
+                return None
+            neg = i
+        else:
+            known *= n
+    if neg < 0 or not known:
+        return None
+    info = _SHAPES.get(old) or _layout.shape_info(old)
+    if info is None:
+        return None
+    size = info[1]
+    if size % known:
+        return None
+    return _layout.shape_info(shape[:neg] + (size // known,) + shape[neg + 1:])
 
 
 @api("reshape")

@@ -1,0 +1,71 @@
+"""x ** 2 for real floating arrays squares (as NumPy's own ``ndarray.__pow__`` does):
+the values must be NumPy's ``power(x, 2)`` bit for bit (NaN payloads, subnormals, signed
+zeros, infinities), on both sides of the pool's size threshold, for views, out= and
+in-place, and the gradient PyTorch's. (The host path: pinned to the CPU; on a GPU the
+reference is CuPy's power.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided._core.pool import MIN_BYTES
+
+from conftest import host
+
+_BITS = {np.float16: np.uint16, np.float32: np.uint32, np.float64: np.uint64}
+
+
+def _random_bits(dt, n, seed):
+    bits = _BITS[dt]
+    rng = np.random.default_rng(seed)
+    hi = np.iinfo(bits).max
+    r = rng.integers(0, hi, size=n, dtype=bits, endpoint=True)
+    x = r.view(dt).copy()
+    x[:8] = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.0, 0.5], dtype=dt)
+    return x
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("n", [10, 5000, None])  # None: past the pool's threshold
+@pytest.mark.parametrize("e", [2, 2.0])
+def test_square_is_numpy_power_bit_for_bit(dt, n, e):
+    if n is None:
+        n = MIN_BYTES[0] // np.dtype(dt).itemsize + 17
+    x = _random_bits(dt, n, n)
+    with np.errstate(all="ignore"):
+        want = np.power(x, dt(e))
+    for a, w in ((xp.asarray(x, device="cpu"), want), (xp.asarray(x, device="cpu")[::-1], want[::-1])):
+        for got in (a ** e, xp.pow(a, e)):
+            g = host(got)
+            assert g.dtype == w.dtype and g.shape == w.shape
+            assert g.view(_BITS[dt]).tobytes() == w.view(_BITS[dt]).tobytes()
+
+
+def test_out_inplace_and_other_exponents():
+    x = _random_bits(np.float64, 3000, 1)
+    with np.errstate(all="ignore"):
+        want2, want3 = np.power(x, 2.0), np.power(x, 3.0)
+    out = xp.empty(3000, dtype=xp.float64, device="cpu")
+    assert xp.pow(xp.asarray(x, device="cpu"), 2, out=out) is out
+    assert host(out).view(np.uint64).tobytes() == want2.view(np.uint64).tobytes()
+    y = xp.asarray(x.copy(), device="cpu")
+    y **= 2
+    assert host(y).view(np.uint64).tobytes() == want2.view(np.uint64).tobytes()
+    assert host(xp.asarray(x, device="cpu") ** 3).view(np.uint64).tobytes() == want3.view(np.uint64).tobytes()
+    # the standard's x ** 0.5 still: +inf for -inf, +0 for -0
+    h = host(xp.asarray(np.array([-np.inf, -0.0, 4.0])) ** 0.5)
+    assert h[0] == np.inf and h[1] == 0 and not np.signbit(h[1]) and h[2] == 2.0
+    # an int array to a float 2.0 is the default float dtype, squared
+    assert host(xp.asarray(np.arange(4)) ** 2.0).tolist() == [0.0, 1.0, 4.0, 9.0]
+
+
+def test_gradient_matches_torch():
+    torch = pytest.importorskip("torch")
+    v = np.linspace(-3, 3, 11)
+    x = xp.asarray(v, requires_grad=True)
+    xp.sum(x ** 2).backward()
+    t = torch.tensor(v, requires_grad=True)
+    (t ** 2).sum().backward()
+    np.testing.assert_array_equal(host(x.grad), t.grad.numpy())
