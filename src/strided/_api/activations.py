@@ -199,8 +199,10 @@ def gelu(xp, a, approximate="none"):
         return h * (1.0 + xp.tanh(inner))
     e = native_erf(xp, a * _SQRT1_2)
     if a.dtype == _F32:
-        # Note: PyTorch's vectorised float kernel computes h * erf + h (a fused
-        # multiply-add: gelu(-0.0) is +0.0 in float32); its double kernel h * (1 + erf).
+        # Note: PyTorch 2.13's vectorised float32 CPU kernel computes h * erf + h (a fused
+        # multiply-add): +0.0 where the formula gives -0.0 (at -0.0, and below about -5.9
+        # where erf is -1); measured. Its scalar path (a one-element tensor) and its float64
+        # kernel compute h * (1 + erf), as strided does for float64.
         return h * e + h
     return h * (1.0 + e)
 
@@ -224,8 +226,9 @@ def check_elu(alpha):
 def check_celu(alpha):
     alpha = _number("celu", "alpha", alpha)
     if alpha == 0:
-        # Note: PyTorch raises RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU").
-        raise ZeroDivisionError("celu(): alpha must not be 0 (x is divided by it)")
+        # Note: PyTorch raises RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU");
+        # a ValueError here (a bad argument value).
+        raise ValueError("celu(): alpha must not be 0 (x is divided by it)")
     return (alpha,)
 
 

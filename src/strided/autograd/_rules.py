@@ -286,15 +286,17 @@ E("sin", "SinBackward0", x=lambda g, x: g * _conj(xp.cos(x)))
 # and refuse a non-positive slope/alpha with grad; the input's formula has no such limit.
 E("leaky_relu", "LeakyReluBackward0",
   x=lambda g, x, negative_slope: where(x > 0, g, g * negative_slope))
-# elu's gradient: x <= 0 ? g * input_scale * alpha * scale * exp(x * input_scale) : g * scale
-# (NaN takes the x > 0 branch, as in PyTorch's elu_backward)
-E("elu", "EluBackward0", x=lambda g, x, alpha: where(x <= 0, g * (xp.exp(x) * alpha), g))
-E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x <= 0, g * xp.exp(x * (1.0 / alpha)), g))
+# elu's gradient: x <= 0 ? g * input_scale * alpha * scale * exp(x * input_scale) : g * scale.
+# Note: at NaN PyTorch's CPU gradient depends on the element's position (its vectorised
+# loop gives NaN for elu/celu/selu and 0 for hardtanh, its scalar tail g and g); strided
+# gives the vectorised loop's everywhere, the values a large array gets.
+E("elu", "EluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * (xp.exp(x) * alpha)))
+E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * xp.exp(x * (1.0 / alpha))))
 E("selu", "EluBackward0",
-  x=lambda g, x: where(x <= 0, g * (xp.exp(x) * (_act._SELU_ALPHA * _act._SELU_SCALE)), g * _act._SELU_SCALE))
-# (0 at and beyond the bounds; NaN passes: hardtanh_backward's (x <= min) | (x >= max))
+  x=lambda g, x: where(x > 0, g * _act._SELU_SCALE, g * (xp.exp(x) * (_act._SELU_ALPHA * _act._SELU_SCALE))))
+# (0 at and beyond the bounds, and at NaN: (x > min) & (x < max) passes g)
 E("hardtanh", "HardtanhBackward0",
-  x=lambda g, x, min_val, max_val: where((x <= min_val) | (x >= max_val), 0.0, g))
+  x=lambda g, x, min_val, max_val: where((x > min_val) & (x < max_val), g, 0.0))
 
 
 def _softplus_backward(g, x, beta, threshold):
