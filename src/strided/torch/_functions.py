@@ -281,6 +281,15 @@ def _median(p, nan):
 SIGNATURES["median"] = ("input, dim=None, keepdim=False, *, out=None", lambda p: _median(p, False))
 
 
+@_row("mode", "input, dim=-1, keepdim=False, *, out=None")
+def _mode(p):
+    # (the tie rule and NaN: the method's, strided/_torch/functions.py)
+    if type(p["input"]) is not Array:
+        raise TypeError(f"mode(): input must be a strided array; got {type(p['input']).__name__}")
+    v, i = p["input"].mode(p["dim"], p["keepdim"])
+    return _write("mode", return_types.mode(v, i), p["out"])
+
+
 @_row("cat", "tensors, dim=0, *, out=None")
 def _cat(p):
     return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
