@@ -411,7 +411,7 @@ def namespace_functions() -> dict:
         if n.startswith("_") or isinstance(f, (types.ModuleType, type)) or not callable(f):
             continue
         if isinstance(f, (xp.DType, xp.Device)) or getattr(f, "_composite", False):
-            continue  # composites (strided._torch.functions) record through the functions they call
+            continue  # composites (strided.torch._composites) record through the functions they call
         out[n] = f
     for mod, pre in ((xp.linalg, "linalg."), (xp.fft, "fft.")):
         for n in mod.__all__:
