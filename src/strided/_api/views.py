@@ -225,7 +225,7 @@ def _broadcast_layout(shape: tuple, old: tuple, strides: tuple):
 def _broadcast_to(x, /, shape) -> Array:
     """``broadcast_to`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "broadcast_to")
-    shape = tuple(operator.index(n) for n in shape)
+    shape = _layout.shape_ints(shape, "broadcast_to")
     st, off, old, strides = x._layout()
     new_strides = _layout.broadcast_to(old, strides, shape)
     return x._view(off, shape, new_strides)
