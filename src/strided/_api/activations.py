@@ -1,5 +1,7 @@
-"""The kernels of the activation rows (``relu``, ``sigmoid``, ``silu``) of the elementwise
-registry (``strided._api.elementwise.ROWS``).
+"""The kernels of the activation rows (``relu``, ``sigmoid``, ``silu``; with parameters:
+``leaky_relu``, ``elu``, ``celu``, ``selu``, ``hardtanh``, ``softplus``, ``gelu``) of the
+elementwise registry (``strided._api.elementwise.ROWS``), and the parameter checks of
+the parametric ones (see the second half of this file).
 
 Each kernel is ``kernel(xp, a) -> native`` on one backend array of a floating dtype
 (``relu`` also takes integers); the row's tables have already promoted integers to
@@ -155,6 +157,10 @@ def native_erf(xp, a):
 @_in_float32
 def leaky_relu(xp, a, negative_slope=0.01):
     """``x > 0 ? x : x * negative_slope`` (NaN: NaN * slope)."""
+    if 0 < negative_slope < 1:
+        # the same values in two passes: max(x, slope * x) is x for x > 0 and slope * x
+        # below (NaN propagates; -0.0 and the infinities give the formula's)
+        return xp.maximum(a, a * negative_slope)
     return xp.where(a > 0, a, a * negative_slope)
 
 
