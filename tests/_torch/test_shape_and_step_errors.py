@@ -65,3 +65,17 @@ def test_a_zero_slice_step_is_a_value_error_as_numpy_and_torch(key):
     with pytest.raises(ValueError, match="slice step cannot be zero"):
         x[key] = 1.0
     assert bool(xp.all(x == before))
+
+
+def test_a_bool_is_refused_after_the_equal_int_shape_was_cached():
+    # (True == 1 and hash(True) == hash(1): the shape caches of reshape/view/broadcast_to
+    # must not take (2, True) for the cached (2, 1))
+    x = xp.ones(2)
+    for _ in range(3):
+        x.reshape(2, 1), x.view(2, 1), xp.reshape(x, (2, 1)), xp.broadcast_to(x, (1, 2)), x.expand(1, 2)
+        xp.zeros((2, 1)), x.reshape(1, 2)
+    for call in (lambda: x.reshape(2, True), lambda: x.view(2, True), lambda: xp.reshape(x, (2, True)),
+                 lambda: xp.broadcast_to(x, (True, 2)), lambda: x.expand(True, 2), lambda: xp.zeros((2, True)),
+                 lambda: x.reshape(True, 2), lambda: x.view((True, 2))):
+        with pytest.raises(TypeError, match="bool"):
+            call()
