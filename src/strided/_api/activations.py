@@ -192,7 +192,10 @@ def hardtanh(xp, a, min_val=-1.0, max_val=1.0):
 def softplus(xp, a, beta=1.0, threshold=20.0):
     """``x * beta > threshold ? x : log1p(exp(x * beta)) / beta``."""
     bx = a * beta
-    return xp.where(bx > threshold, a, xp.log1p(xp.exp(bx)) / beta)
+    linear = bx > threshold
+    r = xp.log1p(xp.exp(bx))
+    r /= beta
+    return xp.where(linear, a, r)
 
 
 @_in_float32
@@ -201,8 +204,16 @@ def gelu(xp, a, approximate="none"):
     ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))`` (``"tanh"``)."""
     h = a * 0.5
     if approximate == "tanh":
-        inner = (a + (a * a * a) * _GELU_TANH_KAPPA) * _GELU_TANH_BETA
-        return h * (1.0 + xp.tanh(inner))
+        # beta * (x + kappa x^3), then h * (1 + tanh), in place on fresh temporaries
+        t = a * a
+        t *= a
+        t *= _GELU_TANH_KAPPA
+        t += a
+        t *= _GELU_TANH_BETA
+        t = xp.tanh(t)
+        t += 1.0
+        t *= h
+        return t
     e = native_erf(xp, a * _SQRT1_2)
     if a.dtype == _F32:
         # Note: PyTorch 2.13's vectorised float32 CPU kernel computes h * erf + h (a fused
