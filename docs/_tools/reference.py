@@ -35,13 +35,13 @@ SECTIONS = {
     "strided._core.dtypes": "Data types",
     "strided._api.linalg_functions": "Linear algebra (namespace)",
     "strided.io._native": "Save and load",
-    "strided._torch.random": "Random numbers",
+    "strided.torch._random": "Random numbers",
     "strided._core.device": "Devices",
     "strided._core.array": "Array, Size",
     "strided._core.storage": "Storage",
     "strided.autograd._mode": "Gradient modes",
     "strided._api.info": "Inspection",
-    "strided._torch.functions": "PyTorch functions beyond the standard",
+    "strided.torch._composites": "PyTorch functions beyond the standard",
     "strided._numpy.numeric": "NumPy functions beyond the standard",
     "strided._numpy.nanfunctions": "NumPy functions beyond the standard",
     "strided._numpy.histograms": "NumPy functions beyond the standard",
@@ -162,7 +162,8 @@ def _data_doc(qual: str) -> str:
 def _entry(qual: str, kind: str, no_index: bool = False) -> str:
     if no_index:
         name = qual.rpartition(".")[2]
-        sub = next(m for m in SUBMODULES if name in getattr(_mod(m), "__all__", ()))
+        # (strided.torch's __all__ holds every name of strided too: never the home of one)
+        sub = next(m for m in SUBMODULES if m != "torch" and name in getattr(_mod(m), "__all__", ()))
         role = "class" if kind == "class" else "func"
         directive = "py:class" if kind == "class" else "py:function"
         return (f".. {directive}:: {qual}\n   :no-index:\n\n"
@@ -231,7 +232,7 @@ def _in_submodule(name: str) -> bool:
     """Whether a top-level name is also documented on a submodule's page."""
     obj = getattr(strided, name)
     return any(getattr(_mod(sub), name, None) is obj
-               for sub in SUBMODULES if name in getattr(_mod(sub), "__all__", ()))
+               for sub in SUBMODULES if sub != "torch" and name in getattr(_mod(sub), "__all__", ()))
 
 
 def _slug(title: str) -> str:

@@ -48,15 +48,19 @@ from ._api.data_type_functions import *  # noqa: E402,F401,F403
 from ._api.linalg_functions import *  # noqa: E402,F401,F403
 from .io._native import *  # noqa: E402,F401,F403
 from ._api.info import __array_namespace_info__  # noqa: E402
-from ._torch import repr as _repr  # noqa: E402,F401
-from ._torch import methods as _methods  # noqa: E402,F401
-from ._torch.functions import *  # noqa: E402,F401,F403
+# The PyTorch-style surface over the standard's functions (strided/torch/'s private modules:
+# importing them attaches Array's torch-style methods; strided.torch itself reads nothing of
+# this namespace until it is used, so it imports here, half-way through, without a cycle).
+from .torch import _repr  # noqa: E402,F401
+from .torch import _methods  # noqa: E402,F401
+from .torch import _inplace_views  # noqa: E402,F401
+from .torch._composites import *  # noqa: E402,F401,F403
 from ._numpy.numeric import *  # noqa: E402,F401,F403
 from ._numpy.nanfunctions import *  # noqa: E402,F401,F403
 from ._numpy.histograms import *  # noqa: E402,F401,F403
 from ._api import interop as _interop  # noqa: E402,F401
 from ._numpy import protocols as _numpy_protocols  # noqa: E402,F401
-from ._torch.random import *  # noqa: E402,F401,F403
+from .torch._random import *  # noqa: E402,F401,F403
 from . import linalg, fft, lib  # noqa: E402,F401
 from . import io  # noqa: E402,F401
 from ._core.pool import (  # noqa: E402,F401
@@ -80,8 +84,12 @@ from . import named  # noqa: E402,F401
 # flat modules: they still load.
 import sys as _sys  # noqa: E402
 
+# Those written before ``_torch/`` moved into ``torch/`` (2026-11-28) name ``strided._torch.*``.
 for _old, _new in (("_dtypes", _core.dtypes), ("_device", _core.device),
-                   ("_storage", _core.storage), ("_serialization", io._pickle)):
+                   ("_storage", _core.storage), ("_serialization", io._pickle),
+                   ("_torch", torch), ("_torch.methods", torch._methods),
+                   ("_torch.functions", torch._composites), ("_torch.random", torch._random),
+                   ("_torch.repr", torch._repr), ("_torch.inplace_views", torch._inplace_views)):
     _sys.modules.setdefault(f"strided.{_old}", _new)
 del _sys, _old, _new
 

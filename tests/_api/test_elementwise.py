@@ -118,13 +118,33 @@ def _logistic_ref(x, silu=False):
     return (w * r if silu else r).astype(dt)
 
 
-# PyTorch's activations among the registry's rows (not the standard's names)
-TORCH_ROWS = {"relu", "sigmoid", "silu"}
+def _in_f64(formula):
+    # an activation's formula in float64 (math.erf for gelu), rounded once to x's dtype
+    def ref(x):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return formula(x.astype(np.float64)).astype(x.dtype)
+    return ref
+
+
+_SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+# PyTorch's activations among the registry's rows (not the standard's names); the
+# parametric ones at their defaults here (tests/_api/test_activations.py: other values)
+TORCH_ROWS = {"relu", "sigmoid", "silu", "leaky_relu", "elu", "celu", "selu", "hardtanh",
+              "softplus", "gelu"}
 
 REF = {
     "relu": (_relu_ref, REAL, WIDE),
     "sigmoid": (_logistic_ref, REAL, WIDE),
     "silu": (lambda x: _logistic_ref(x, True), REAL, WIDE),
+    "leaky_relu": (_in_f64(lambda w: np.where(w > 0, w, w * 0.01)), RFLOAT, WIDE),
+    "elu": (_in_f64(lambda w: np.where(w > 0, w, np.expm1(w))), RFLOAT, WIDE),
+    "celu": (_in_f64(lambda w: np.where(w > 0, w, np.expm1(w))), RFLOAT, WIDE),
+    "selu": (_in_f64(lambda w: _SELU[1] * np.where(w > 0, w, _SELU[0] * np.expm1(w))), RFLOAT, WIDE),
+    "hardtanh": (_in_f64(lambda w: np.where(w < -1, -1.0, np.where(w > 1, 1.0, w))), RFLOAT, WIDE),
+    "softplus": (_in_f64(lambda w: np.where(w > 20, w, np.log1p(np.exp(w)))), RFLOAT, WIDE),
+    "gelu": (_in_f64(lambda w: w * 0.5 * (1 + _erf(w / math.sqrt(2)))), RFLOAT, WIDE),
     "abs": (np.abs, NUMERIC, WIDE),
     "acos": (np.arccos, FLOAT, UNIT),
     "acosh": (np.arccosh, FLOAT, (1.1, 5.0)),

@@ -1,6 +1,6 @@
 """The random samplers draw from the distribution they name: goodness-of-fit tests.
 
-Each sampler (strided/_torch/random.py) is seeded, drawn from, and tested against
+Each sampler (strided/torch/_random.py) is seeded, drawn from, and tested against
 its distribution with SciPy: Kolmogorov–Smirnov for the continuous ones
 (uniform, normal, the real and imaginary parts of complex normals), chi-square
 for the discrete ones (randint, bernoulli, multinomial with and without

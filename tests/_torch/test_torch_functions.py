@@ -1,4 +1,4 @@
-"""PyTorch's functions that the standard lacks (strided._torch.functions):
+"""PyTorch's functions that the standard lacks (strided.torch._composites):
 values against NumPy formulas, gradients against central differences, errors."""
 
 from __future__ import annotations

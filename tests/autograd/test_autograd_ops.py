@@ -161,6 +161,14 @@ for _n in ("ceil", "floor", "round", "trunc"):
     add(_n, S(away(3, 4)), S(away(5), view=NEG))
 add("sign", S(away(3, 4)))
 add("relu", S(away(3, 4)), S(away(5), view=NEG), S(away(4), view=T))
+# the parametric activation rows (kinks at 0, hardtanh's at its bounds: samples away from them)
+add("leaky_relu", S(away(3, 4)), S(away(5), 0.2, view=NEG), S(away(4), negative_slope=-0.5))
+add("elu", S(away(3, 4)), S(away(5), 0.5, view=NEG), S(away(4), alpha=2.0, view=T))
+add("celu", S(away(3, 4)), S(away(5), 0.5, view=NEG), S(away(4), alpha=2.0))
+add("selu", S(away(3, 4)), S(away(5), view=NEG))
+add("hardtanh", S(away(3, 4)), S(away(5, lo=-0.95, hi=0.95), view=NEG), S(away(4), -2.5, 1.5))
+add("softplus", S(r(3, 4, lo=-6, hi=6)), S(r(5), 2.0, 1.0, view=NEG), S(r(4), beta=0.5, threshold=3.0))
+add("gelu", S(r(3, 4, lo=-4, hi=4)), S(r(5), "tanh", view=NEG), S(r(4), approximate="tanh"))
 
 BINARY = {
     "add": (r(3, 4), r(4)), "subtract": (r(3, 4), r(3, 1)), "multiply": (r(3, 4), r(1, 4)),
@@ -403,7 +411,7 @@ def namespace_functions() -> dict:
         if n.startswith("_") or isinstance(f, (types.ModuleType, type)) or not callable(f):
             continue
         if isinstance(f, (xp.DType, xp.Device)) or getattr(f, "_composite", False):
-            continue  # composites (strided._torch.functions) record through the functions they call
+            continue  # composites (strided.torch._composites) record through the functions they call
         out[n] = f
     for mod, pre in ((xp.linalg, "linalg."), (xp.fft, "fft.")):
         for n in mod.__all__:

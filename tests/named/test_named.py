@@ -394,7 +394,7 @@ def _public_functions():
             if n.startswith("_") or isinstance(f, type) or not callable(f) or inspect.ismodule(f):
                 continue
             if getattr(f, "_composite", False):
-                continue  # composites (strided._torch.functions): names checked by what they call
+                continue  # composites (strided.torch._composites): names checked by what they call
             out[prefix + n] = f
     return out
 

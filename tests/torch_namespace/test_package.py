@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")  # (the CPython 3.12 leg has no PyTorch)
 
 import strided
 import strided.torch as storch
-from strided._torch import repr as _repr
+from strided.torch import _repr
 
 
 def host(x):

@@ -1,5 +1,7 @@
-"""The kernels of the activation rows (``relu``, ``sigmoid``, ``silu``) of the elementwise
-registry (``strided._api.elementwise.ROWS``).
+"""The kernels of the activation rows (``relu``, ``sigmoid``, ``silu``; with parameters:
+``leaky_relu``, ``elu``, ``celu``, ``selu``, ``hardtanh``, ``softplus``, ``gelu``) of the
+elementwise registry (``strided._api.elementwise.ROWS``), and the parameter checks of
+the parametric ones (see the second half of this file).
 
 Each kernel is ``kernel(xp, a) -> native`` on one backend array of a floating dtype
 (``relu`` also takes integers); the row's tables have already promoted integers to
@@ -104,3 +106,162 @@ def silu(xp, a):
     if xp is np and type(a) is _ND:
         return _logistic(a, True)
     return a / (1.0 + xp.exp(-a))
+
+
+# --- the parametric activations: kernels ``kernel(xp, a, *params)`` -----------------------
+# Each takes its row's parameters positionally, in the row's declared order, with
+# PyTorch's defaults (the compiled hot path calls ``kernel(xp, a)``: the defaults).
+# The formulas are PyTorch's CPU kernels' (aten/src/ATen/native/cpu/Activation.cpp),
+# written with the array namespace ``xp`` only (NumPy on cpu, CuPy on cuda); float16
+# is computed in float32 and rounded once, as PyTorch's CPU kernels do (opmath).
+# ``where`` picks the branch, so NaN goes to the branch PyTorch's comparison sends it to.
+
+import math as _math
+import numbers as _numbers
+
+_SQRT1_2 = 1.0 / _math.sqrt(2.0)
+_GELU_TANH_BETA = _math.sqrt(2.0) * (2.0 / _math.sqrt(_math.pi)) * 0.5  # sqrt(2 / pi)
+_GELU_TANH_KAPPA = 0.044715
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _in_float32(kernel):
+    """``kernel`` computed in float32 for a float16 input, rounded once to float16."""
+    def k(xp, a, *params):
+        if a.dtype == _F16:
+            return kernel(xp, a.astype(_F32), *params).astype(_F16)
+        return kernel(xp, a, *params)
+    k.__name__ = kernel.__name__
+    k.__doc__ = kernel.__doc__
+    return k
+
+
+def native_erf(xp, a):
+    """erf of a native float array on its own device: SciPy's ufunc on the host (else
+    ``math.erf`` per element), ``cupyx.scipy.special.erf`` on CuPy (else one host round trip)."""
+    if xp is np:
+        try:
+            from scipy.special import erf
+        except ImportError:  # pragma: no cover (SciPy is installed where the tests run)
+            return np.vectorize(_math.erf, otypes=[a.dtype])(a).astype(a.dtype, copy=False)
+        return np.asarray(erf(a), dtype=a.dtype)
+    try:
+        from cupyx.scipy.special import erf
+    except ImportError:  # a CuPy without cupyx.scipy (the stand-in): one host round trip
+        host = np.asarray(xp.asnumpy(a)) if hasattr(xp, "asnumpy") else np.asarray(a)
+        return xp.asarray(native_erf(np, host))
+    return erf(a)
+
+
+@_in_float32
+def leaky_relu(xp, a, negative_slope=0.01):
+    """``x > 0 ? x : x * negative_slope`` (NaN: NaN * slope)."""
+    if 0 < negative_slope < 1:
+        # the same values in two passes: max(x, slope * x) is x for x > 0 and slope * x
+        # below (NaN propagates; -0.0 and the infinities give the formula's)
+        return xp.maximum(a, a * negative_slope)
+    return xp.where(a > 0, a, a * negative_slope)
+
+
+@_in_float32
+def elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
+    """``x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale`` (PyTorch's elu;
+    celu and selu are elu with their constants)."""
+    return xp.where(a <= 0, xp.expm1(a * input_scale) * (alpha * scale), a * scale)
+
+
+def celu(xp, a, alpha=1.0):
+    """PyTorch's celu: ``elu(x, alpha, scale=1, input_scale=1/alpha)``."""
+    return elu(xp, a, alpha, 1.0, 1.0 / alpha)
+
+
+def selu(xp, a):
+    """PyTorch's selu: ``elu`` with the constants of Klambauer et al. (2017)."""
+    return elu(xp, a, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def hardtanh(xp, a, min_val=-1.0, max_val=1.0):
+    """``x`` clamped to ``[min_val, max_val]`` as PyTorch's clamp: NaN stays NaN, a zero
+    keeps its sign (``hardtanh(-0.0, 0.0, 6.0)`` is -0.0; NumPy's maximum would give +0)."""
+    lo = xp.where(a < min_val, min_val, a)
+    return xp.where(lo > max_val, max_val, lo).astype(a.dtype, copy=False)
+
+
+@_in_float32
+def softplus(xp, a, beta=1.0, threshold=20.0):
+    """``x * beta > threshold ? x : log1p(exp(x * beta)) / beta``."""
+    bx = a * beta
+    linear = bx > threshold
+    r = xp.log1p(xp.exp(bx))
+    r /= beta
+    return xp.where(linear, a, r)
+
+
+@_in_float32
+def gelu(xp, a, approximate="none"):
+    """``x * Phi(x)``: ``x/2 * (1 + erf(x / sqrt 2))`` (``approximate="none"``) or
+    ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))`` (``"tanh"``)."""
+    h = a * 0.5
+    if approximate == "tanh":
+        # beta * (x + kappa x^3), then h * (1 + tanh), in place on fresh temporaries
+        t = a * a
+        t *= a
+        t *= _GELU_TANH_KAPPA
+        t += a
+        t *= _GELU_TANH_BETA
+        t = xp.tanh(t)
+        t += 1.0
+        t *= h
+        return t
+    e = native_erf(xp, a * _SQRT1_2)
+    if a.dtype == _F32:
+        # Note: PyTorch 2.13's vectorised float32 CPU kernel computes h * erf + h (a fused
+        # multiply-add): +0.0 where the formula gives -0.0 (at -0.0, and below about -5.9
+        # where erf is -1); measured. Its scalar path (a one-element tensor) and its float64
+        # kernel compute h * (1 + erf), as strided does for float64.
+        return h * e + h
+    return h * (1.0 + e)
+
+
+# --- the rows' parameter checks: ``check(*values) -> values`` (bind.Params) ---------------
+
+def _number(func: str, name: str, v) -> float:
+    if isinstance(v, (_numbers.Real, np.bool_)):  # (PyTorch's Number: a bool is 0 or 1 too)
+        return float(v)
+    raise TypeError(f"{func}(): {name} must be a real number; got {type(v).__name__}")
+
+
+def check_leaky_relu(negative_slope):
+    return (_number("leaky_relu", "negative_slope", negative_slope),)
+
+
+def check_elu(alpha):
+    return (_number("elu", "alpha", alpha),)
+
+
+def check_celu(alpha):
+    alpha = _number("celu", "alpha", alpha)
+    if alpha == 0:
+        # Note: PyTorch raises RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU");
+        # a ValueError here (a bad argument value).
+        raise ValueError("celu(): alpha must not be 0 (x is divided by it)")
+    return (alpha,)
+
+
+def check_hardtanh(min_val, max_val):
+    lo, hi = _number("hardtanh", "min_val", min_val), _number("hardtanh", "max_val", max_val)
+    if lo > hi:
+        raise ValueError(f"hardtanh(): min_val cannot be greater than max_val; got min_val={lo}, "
+                         f"max_val={hi}")
+    return lo, hi
+
+
+def check_softplus(beta, threshold):
+    return _number("softplus", "beta", beta), _number("softplus", "threshold", threshold)
+
+
+def check_gelu(approximate):
+    if approximate not in ("none", "tanh") or type(approximate) is not str:
+        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh'; got {approximate!r}")
+    return (approximate,)

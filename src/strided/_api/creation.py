@@ -47,10 +47,7 @@ def _shape_args(args, func: str) -> tuple:
         args = args[0]
         if isinstance(args, (builtins.int, np.integer)):
             args = (args,)
-    try:
-        shape = tuple(operator.index(n) for n in args)
-    except TypeError:
-        raise TypeError(f"{func}(): shape must be a tuple of ints; got {args!r}") from None
+    shape = _layout.shape_ints(args, func)
     for n in shape:
         if n < 0:
             raise ValueError(f"{func}(): negative dimension {n} in shape {shape}")

@@ -162,6 +162,13 @@ class Elementwise:
     # (_core/threads.py's loop ufuncs are built from this; the C side's op table is
     # _ckernels.c's, kept apart)
     threaded: bool = False
+    # PyTorch's keyword parameters of a parametric activation, ((name, default), ...) in
+    # PyTorch's order (``leaky_relu``: (("negative_slope", 0.01),)), and ``check(*values)
+    # -> values`` (their types and ranges). Bound by the binding stage (_core/call/bind.py,
+    # ``Params``); the kernel, the handlers and the derivative rule get them positionally
+    # between the array and ``out``: ``(x, *params, out)``.
+    params: tuple = ()
+    check: object = None
     # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
     # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
@@ -600,6 +607,49 @@ def _make_unary(row: Elementwise):
     return _quiet_leaf(func)  # (no elision to count references for: the whole function)
 
 
+def _make_unary_params(row: Elementwise):
+    """A unary row with keyword parameters (``row.params``): ``impl(x, *params, out)``,
+    also called ``impl(x, out)`` (the defaults: the methods' straight path)."""
+    types, name = row.types, row.name
+    P = _bind.Params(name, row.params, row.check)
+    bind = P.bind
+    defaults = bind((), {})
+
+    def impl(x, *rest):
+        out = rest[-1] if rest else None
+        params = rest[:-1] if len(rest) > 1 else defaults
+        if type(x) is not Array:
+            raise TypeError(f"{name}(): expected an array; got {type(x).__name__}")
+        ent = types.get(x._dtype._index)
+        if ent is None:
+            raise _type_error(row, x._dtype)
+        res, cast, kc = ent
+        dev = x._device
+        a = _nat(x)
+        if cast is not None:
+            a = a.astype(cast)
+        r = kc[dev](a, *params)
+        if out is None:
+            return _wrap_result(r, res, dev)
+        return _finish(name, r, res, dev, out)
+
+    def func(x, /, *args, out=None, **kwargs):
+        params = bind(args, kwargs) if args or kwargs else defaults
+        if (type(x) is Array and x._ext is not None) or (
+                out is not None and type(out) is Array and out._ext is not None):
+            hook = HOOK[0]
+            if hook is not None:
+                return hook(name, impl, (x,) + params + (out,), {})
+        return impl(x, *params, out)
+
+    func._impl = impl
+    func._params = P
+    func.__signature__ = inspect.Signature(
+        [inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY)] + P.parameters()
+        + [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return _quiet_leaf(func)
+
+
 _DOC = """{summary}
 
 Elementwise ``{name}`` of the Array API standard
@@ -612,7 +662,8 @@ an existing array of the result's shape and a dtype it can be cast to.
 def build(row: Elementwise):
     _build_tables(row)
     row.direct = all(kc.direct for kc in row.kcache.values())
-    f = _make_binary(row) if row.nargs == 2 else _make_unary(row)
+    f = (_make_binary(row) if row.nargs == 2 else _make_unary_params(row) if row.params
+         else _make_unary(row))
     f.__name__ = f.__qualname__ = row.name
     f.__doc__ = _DOC.format(summary=row.doc or f"Elementwise {row.name}.", name=row.name,
                             category=row.category)
@@ -876,6 +927,26 @@ ROWS: list[Elementwise] = [
     # Note: relu, sigmoid and silu are PyTorch's activations, not the standard's functions.
     R("relu", 1, "real-valued", kernel=_act.relu_kernel(_MAXIMUM_F),
       doc="``max(0, x)`` (PyTorch's relu: NaN stays NaN, relu(-0.0) is -0.0, the gradient at 0 is 0)."),
+    # PyTorch's activations with parameters (torch.nn.functional's; rows since their
+    # parameters are columns: ``params``, bound by _core/call/bind.py's ``Params``)
+    R("leaky_relu", 1, "real floating-point", kernel=_act.leaky_relu,
+      params=(("negative_slope", 0.01),), check=_act.check_leaky_relu,
+      doc="``x`` where ``x > 0``, else ``negative_slope * x`` (PyTorch's leaky_relu; the gradient at 0 is the slope)."),
+    R("elu", 1, "real floating-point", kernel=_act.elu, params=(("alpha", 1.0),), check=_act.check_elu,
+      doc="``x`` where ``x > 0``, else ``alpha * (exp(x) - 1)`` (PyTorch's elu)."),
+    R("celu", 1, "real floating-point", kernel=_act.celu, params=(("alpha", 1.0),), check=_act.check_celu,
+      doc="``x`` where ``x > 0``, else ``alpha * (exp(x / alpha) - 1)`` (PyTorch's celu)."),
+    R("selu", 1, "real floating-point", kernel=_act.selu,
+      doc="``scale * elu(x, alpha)`` with the self-normalising constants of Klambauer et al. (PyTorch's selu)."),
+    R("hardtanh", 1, "real floating-point", kernel=_act.hardtanh,
+      params=(("min_val", -1.0), ("max_val", 1.0)), check=_act.check_hardtanh,
+      doc="``x`` clamped to ``[min_val, max_val]`` (PyTorch's hardtanh: no gradient at or beyond the bounds)."),
+    R("softplus", 1, "real floating-point", kernel=_act.softplus,
+      params=(("beta", 1.0), ("threshold", 20.0)), check=_act.check_softplus,
+      doc="``log(1 + exp(beta * x)) / beta``, and ``x`` where ``beta * x > threshold`` (PyTorch's softplus)."),
+    R("gelu", 1, "real floating-point", kernel=_act.gelu, params=(("approximate", "none"),),
+      check=_act.check_gelu,
+      doc="``x * Phi(x)`` with erf (``approximate='none'``) or its tanh approximation (PyTorch's gelu)."),
     R("remainder", 2, "real-valued", dunder="mod"),
     R("round", 1, "numeric", kernel={"iu": _copy}),
     R("sigmoid", 1, "real-valued", "float", kernel=_act.sigmoid, method_float=True,

@@ -63,14 +63,15 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                 new = _resolve_minus_one(shape, x._shape)
         elif new[0] is not shape:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
-            # float (bools and ints sum to an int and index as ints on every path; the
-            # result takes the entry's own tuple, so no bool leaks into it). A tuple that
-            # can hold no bool (no 0 or 1 in it) becomes the entry's own, so a loop passing
-            # it again takes the identity test.
+            # float; (True, 5) equals (1, 5), and a bool is refused (NumPy and PyTorch's
+            # factories raise TypeError). A tuple that can hold no bool (no 0 or 1 in it)
+            # becomes the entry's own, so a loop passing it again takes the identity test.
             if type(sum(shape)) is not builtins.int:
                 new = None
             elif 1 not in shape and 0 not in shape:
                 new = _SHAPES[shape] = (shape, new[1], new[2])
+            elif any(type(n) is builtins.bool for n in shape):
+                new = None  # (True equals 1 as a key; a bool is no size: the general path raises)
         if new is not None:
             st = x._st
             if st is None:
@@ -212,6 +213,8 @@ def broadcast_to(x, /, shape) -> Array:
                 hit = None
             elif 1 not in shape and 0 not in shape:
                 hit = _BROADCAST[shape, x._shape, x._str] = (shape, hit[1])
+            elif any(type(n) is builtins.bool for n in shape):
+                hit = None  # (see reshape)
         if hit is not None:
             out = _object_new(Array)
             out._np = None
@@ -254,7 +257,7 @@ def _broadcast_layout(shape: tuple, old: tuple, strides: tuple):
 def _broadcast_to(x, /, shape) -> Array:
     """``broadcast_to`` past its hot path (and the function extensions dispatch to)."""
     _check(x, "broadcast_to")
-    shape = tuple(operator.index(n) for n in shape)
+    shape = _layout.shape_ints(shape, "broadcast_to")
     st, off, old, strides = x._layout()
     new_strides = _layout.broadcast_to(old, strides, shape)
     return x._view(off, shape, new_strides)

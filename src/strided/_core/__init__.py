@@ -8,6 +8,6 @@ hooks), ``threads`` and ``cfast`` (intra-op threads and the C kernels' NumPy-sha
 front), ``cext`` (the loader of the optional C extensions in ``strided/_csrc``) and
 ``backends/`` (NumPy on cpu, CuPy on cuda: the only code that calls their kernels).
 
-Nothing here imports a layer above it (``_api``, ``_torch``, ``_numpy``, ``io``,
+Nothing here imports a layer above it (``_api``, ``torch``, ``_numpy``, ``io``,
 ``autograd``, ``named``): those plug in through the hooks ``dispatch`` offers.
 """

@@ -782,7 +782,8 @@ def _normalize_key(key) -> tuple:
                     k = out[i] = slice(*(None if p is None else operator.index(p)
                                          for p in (k.start, k.stop, k.step)))
             if k.step == 0:
-                raise IndexError("slice step cannot be zero")
+                # Note: a ValueError, as NumPy's and PyTorch's (a bad slice, not a bad index).
+                raise ValueError("slice step cannot be zero")
             continue
         if t is builtins.bool or t is Array or t is list or t is np.ndarray or isinstance(k, np.bool_):
             return None  # advanced

@@ -338,9 +338,25 @@ def diagonal(offset: int, shape: tuple, strides: tuple, k: int = 0, d1: int = -2
             tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],))
 
 
+def shape_ints(shape, func: str) -> tuple:
+    """``shape`` as a tuple of Python ints (``operator.index`` of each entry).
+
+    Note: a bool is an int to Python but not a size: NumPy (``np.zeros((True, 2))``) and
+    PyTorch's factories raise TypeError, and so does strided (it took True as 1)."""
+    try:
+        out = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"{func}(): shape must be a tuple of ints; got {tuple(shape)!r}") from None
+    for n in shape:
+        if type(n) is bool:
+            raise TypeError(f"{func}(): shape must be a tuple of ints; got a bool ({n}) in "
+                            f"{tuple(shape)!r}")
+    return out
+
+
 def infer_shape(new_shape, size: int, func: str = "reshape") -> tuple:
     """Resolve one ``-1`` in ``new_shape`` against ``size``."""
-    new_shape = tuple(operator.index(n) for n in new_shape)
+    new_shape = shape_ints(new_shape, func)
     neg = [i for i, n in enumerate(new_shape) if n < 0]
     if len(neg) > 1 or any(new_shape[i] != -1 for i in neg):
         raise ValueError(f"{func}(): invalid shape {new_shape}: only one dimension may be -1")

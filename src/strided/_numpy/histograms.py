@@ -31,7 +31,7 @@ from .._core.array import _LATE, Array
 from .._core.dispatch import check_devices
 from .._api.creation import wrap_new
 from .._api.statistics import check_array
-from .._torch.functions import _composite
+from ..torch._composites import _composite
 
 __all__ = ["average", "bincount", "digitize", "histogram", "histogram_bin_edges", "interp"]
 

@@ -21,7 +21,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.array import Array
 from .._api.statistics import check_array, reduction_axes
-from .._torch.functions import _composite
+from ..torch._composites import _composite
 
 __all__ = [
     "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax",

@@ -18,7 +18,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.array import Array
 from .._api.statistics import check_array, reduction_axes, single_axis
-from .._torch.functions import _composite
+from ..torch._composites import _composite
 
 __all__ = ["gradient", "pad", "ravel"]
 

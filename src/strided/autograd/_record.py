@@ -139,8 +139,10 @@ def ew_rule(name, node=None, **formulas):
     """A rule for an elementwise registry row (arguments ``x`` or ``x1, x2``)."""
     from .._api.elementwise import REGISTRY
     row = REGISTRY[name]
-    r = rule(name, "x1, x2, out=None" if row.nargs == 2 else "x, out=None", node, **formulas)
-    r.argnames = ("x1", "x2", "out") if row.nargs == 2 else ("x", "out")
+    # (a parametric row's parameters come between the array and out: (x, *params, out))
+    params = "".join(f"{k}={d!r}, " for k, d in row.params)
+    r = rule(name, "x1, x2, out=None" if row.nargs == 2 else f"x, {params}out=None", node, **formulas)
+    r.argnames = ("x1", "x2", "out") if row.nargs == 2 else ("x",) + tuple(k for k, _ in row.params) + ("out",)
     return r
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import strided as xp
 
 from .._core import layout as _layout
+from .._api import activations as _act
 from .._core.array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
 from ._graph import _cgrad
@@ -277,6 +278,71 @@ def _silu_backward(g, x):
 
 E("silu", "SiluBackward0", x=_silu_backward)
 E("sin", "SinBackward0", x=lambda g, x: g * _conj(xp.cos(x)))
+
+# --- the parametric activations (rows with ``params``): PyTorch's backward formulas
+# (tools/autograd/derivatives.yaml and aten/src/ATen/native/cpu/Activation.cpp), in
+# terms of the input (an in-place call saves a copy of it: _record's target rule).
+# Note: PyTorch's in-place forms (leaky_relu_, elu_, celu_) take theirs from the result
+# and refuse a non-positive slope/alpha with grad; the input's formula has no such limit.
+E("leaky_relu", "LeakyReluBackward0",
+  x=lambda g, x, negative_slope: where(x > 0, g, g * negative_slope))
+# elu's gradient: x <= 0 ? g * input_scale * alpha * scale * exp(x * input_scale) : g * scale.
+# Note: at NaN PyTorch's CPU gradient depends on the element's position (its vectorised
+# loop gives NaN for elu/celu/selu and 0 for hardtanh, its scalar tail g and g); strided
+# gives the vectorised loop's everywhere, the values a large array gets.
+E("elu", "EluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * (xp.exp(x) * alpha)))
+E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * xp.exp(x * (1.0 / alpha))))
+E("selu", "EluBackward0",
+  x=lambda g, x: where(x > 0, g * _act._SELU_SCALE, g * (xp.exp(x) * (_act._SELU_ALPHA * _act._SELU_SCALE))))
+# (0 at and beyond the bounds, and at NaN: (x > min) & (x < max) passes g)
+E("hardtanh", "HardtanhBackward0",
+  x=lambda g, x, min_val, max_val: where((x > min_val) & (x < max_val), g, 0.0))
+
+
+def _softplus_backward(g, x, beta, threshold):
+    # softplus_backward: z = exp(x * beta); x * beta > threshold ? g : g * z / (z + 1)
+    bx = x * beta
+    z = xp.exp(where(bx > threshold, 0.0, bx))  # (the unused branch stays finite)
+    return where(bx > threshold, g, g * (z / (z + 1.0)))
+
+
+E("softplus", "SoftplusBackward0", x=_softplus_backward)
+
+
+class _Erf(Function):
+    """The error function of a float array (the exact GELU's backward), with its
+    derivative ``2/sqrt(pi) * exp(-x**2)`` (so that gelu's gradient has one too)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        r = _act.native_erf(x._device.backend.xp, x._get_native())
+        return xp.asarray(r, dtype=x._dtype, device=x._device)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * (xp.exp(-(x * x)) * (2.0 / math.sqrt(math.pi)))
+
+
+_GELU_PDF = 0.5 * (2.0 / math.sqrt(math.pi)) * (1.0 / math.sqrt(2.0))  # 1 / sqrt(2 pi)
+
+
+def _gelu_backward(g, x, approximate):
+    if x._dtype is xp.float16:  # (PyTorch's CPU kernel: in float32, rounded once)
+        return xp.astype(_gelu_backward(xp.astype(g, xp.float32), xp.astype(x, xp.float32), approximate),
+                         xp.float16)
+    if approximate == "tanh":
+        # GeluBackward (tanh): 0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)
+        kappa, beta = _act._GELU_TANH_KAPPA, _act._GELU_TANH_BETA
+        t = xp.tanh((x + (x * x * x) * kappa) * beta)
+        return g * ((1.0 + t) * 0.5 + (x * 0.5) * ((1.0 - t * t) * ((1.0 + (x * x) * (3.0 * kappa)) * beta)))
+    # GeluBackward (none): cdf + x * pdf, cdf = (1 + erf(x / sqrt 2)) / 2, pdf = exp(-x^2 / 2) / sqrt(2 pi)
+    cdf = (_Erf.apply(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5
+    return g * (cdf + x * (xp.exp((x * x) * -0.5) * _GELU_PDF))
+
+
+E("gelu", "GeluBackward0", x=_gelu_backward)
 E("sinh", "SinhBackward0", x=lambda g, x: g * _conj(xp.cosh(x)))
 E("square", "PowBackward0", x=lambda g, x: 2 * g * _conj(x))
 E("sqrt", "SqrtBackward0", x=lambda g, result: g / _conj(2 * result))

@@ -9,6 +9,12 @@ function semantics (``strided.torch._functions``: ``max(x, 1)`` returns values
 and indices, ``std``/``var`` are unbiased), which override the standard's
 functions of the same names. ``strided`` itself stays the standard's namespace.
 
+Its private modules are strided's PyTorch-style surface, which ``strided`` itself
+imports: ``_methods`` (Array's torch-style methods and ``op_`` forms),
+``_composites`` (torch-style namespace functions: ``cat``, ``clamp``, ...),
+``_random`` (``manual_seed``, ``rand``, ...), ``_inplace_views`` (``unsqueeze_``,
+``t_``, ...) and ``_repr`` (the ``tensor(...)`` printout).
+
 Invariants: every array this namespace makes is a ``strided.Array``
 (``isinstance(x, torch.Tensor)`` is true for exactly those); nothing here
 copies or wraps an array to change its meaning.
@@ -22,17 +28,77 @@ copies or wraps an array to change its meaning.
 from __future__ import annotations
 
 import builtins as _builtins
+import importlib as _importlib
+import sys as _sys
 
-from strided import *  # noqa: F401,F403
-from strided import Array as _Array, Size, DType as dtype, Device as device  # noqa: F401
-from strided import get_default_dtype as _get_default_dtype, empty as _empty
-from strided import asarray as _asarray
-from .._torch.repr import set_printoptions, get_printoptions  # noqa: F401
+from .._core.array import Array as _Array, Size  # noqa: F401
+from .._core.dtypes import DType as dtype  # noqa: F401
+from .._core.device import Device as device  # noqa: F401
+from ._repr import set_printoptions, get_printoptions  # noqa: F401
 
-try:
-    del annotations  # noqa: F821 - the star import's __future__ feature, not a PyTorch name
-except NameError:
-    pass
+# How this package reads strided's namespace (DESIGN, fourth round, "the PyTorch surface
+# lives in one folder"): ``strided/__init__`` imports this package's private modules
+# (``_methods``, ``_composites``, ``_random``, ``_repr``, ``_inplace_views``) half-way
+# through its own initialisation, which runs this file first. So nothing here reads
+# ``strided``'s namespace at import time: a name not defined here is looked up on first
+# use (PEP 562 ``__getattr__`` below) -- PyTorch's function semantics (``_functions``)
+# first, then strided's public names -- and cached in this module's globals. ``nn``,
+# ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
+# ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
+_SUBMODULES = ("nn", "optim", "cuda")
+_LOADED = []  # [the names of _functions] once loaded
+
+
+def _strided():
+    return _sys.modules["strided"]
+
+
+def _functions_names() -> list:
+    """Load PyTorch's function semantics (``_functions``) into this namespace, once:
+    they override the standard's functions of the same names."""
+    if not _LOADED:
+        from . import _functions
+        g = globals()
+        for n in _functions.__all__:
+            g[n] = getattr(_functions, n)
+        _LOADED.append(list(_functions.__all__))
+    return _LOADED[0]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    if name == "__all__":
+        return _all()
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _functions_names()
+    g = globals()
+    if name in g:
+        return g[name]
+    try:
+        value = getattr(_strided(), name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    g[name] = value
+    return value
+
+
+def _public_of_strided() -> list:
+    st = _strided()
+    names = getattr(st, "__all__", None)
+    if names is None:
+        names = [n for n in vars(st) if not n.startswith("_")]
+    return [n for n in names if n not in ("annotations", "torch")]
+
+
+def _all() -> list:
+    own = [n for n in globals() if not n.startswith("_")]
+    return sorted(set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES))
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_all()))
 
 
 class _TensorType(type):
@@ -53,13 +119,14 @@ class _TensorType(type):
 
 
 def _legacy_tensor(args, dev):
-    dt = _get_default_dtype()
+    st = _strided()
+    dt = st.get_default_dtype()
     if _builtins.len(args) == 0:
-        return _empty(0, dtype=dt, device=dev)
+        return st.empty(0, dtype=dt, device=dev)
     if _builtins.all(type(a) is _builtins.int for a in args) or (
             len(args) == 1 and isinstance(args[0], Size)):
         size = tuple(args[0]) if isinstance(args[0], Size) else args
-        return _empty(*size, dtype=dt, device=dev)
+        return st.empty(*size, dtype=dt, device=dev)
     if len(args) > 1:
         raise TypeError(f"Tensor(): expected sizes (ints) or one sequence of data; got "
                         f"{', '.join(type(a).__name__ for a in args)}")
@@ -69,7 +136,7 @@ def _legacy_tensor(args, dev):
             raise TypeError(f"Tensor(): expected an array of dtype {dt.name} (the default "
                             f"float dtype); got {data.dtype.name}: use tensor.to({dt.name})")
         return data if dev is None else data.to(dev)
-    return _asarray(data, dtype=dt, device=dev, copy=True)
+    return st.asarray(data, dtype=dt, device=dev, copy=True)
 
 
 class Tensor(metaclass=_TensorType):
@@ -118,9 +185,4 @@ def is_complex(x) -> bool:
     return x.is_complex()
 
 
-from . import cuda  # noqa: E402,F401
-from . import nn  # noqa: E402,F401
-from . import optim  # noqa: E402,F401
-
-# Last: PyTorch's function semantics override the standard's of the same names.
-from ._functions import *  # noqa: E402,F401,F403
+del annotations  # (the __future__ feature, not a PyTorch name)

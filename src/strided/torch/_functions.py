@@ -281,6 +281,15 @@ def _median(p, nan):
 SIGNATURES["median"] = ("input, dim=None, keepdim=False, *, out=None", lambda p: _median(p, False))
 
 
+@_row("mode", "input, dim=-1, keepdim=False, *, out=None")
+def _mode(p):
+    # (the tie rule and NaN: the method's, strided/torch/_composites.py)
+    if type(p["input"]) is not Array:
+        raise TypeError(f"mode(): input must be a strided array; got {type(p['input']).__name__}")
+    v, i = p["input"].mode(p["dim"], p["keepdim"])
+    return _write("mode", return_types.mode(v, i), p["out"])
+
+
 @_row("cat", "tensors, dim=0, *, out=None")
 def _cat(p):
     return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
@@ -375,11 +384,6 @@ def div(input, other, *, rounding_mode=None, out=None):
 divide = div
 
 
-def is_tensor(obj, /) -> builtins.bool:
-    """PyTorch's ``torch.is_tensor``: whether ``obj`` is a strided array."""
-    return isinstance(obj, Array)
-
-
 def numel(input, /) -> builtins.int:
     """PyTorch's ``torch.numel``: the number of elements."""
     if type(input) is not Array:
@@ -399,4 +403,4 @@ def _install_aliases():
 _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
-    "std", "var", "max", "min", "div", "divide", "is_tensor", "numel", "return_types"})
+    "std", "var", "max", "min", "div", "divide", "numel", "return_types"})

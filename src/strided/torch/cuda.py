@@ -8,7 +8,7 @@ otherwise). Nothing here initialises a GPU that strided would not use.
 from __future__ import annotations
 
 from .._core import device as _device
-from .._torch import random as _random
+from . import _random
 
 __all__ = ["is_available", "device_count", "current_device", "synchronize",
            "manual_seed", "manual_seed_all"]

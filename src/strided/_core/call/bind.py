@@ -234,6 +234,51 @@ class Binder:
         return sig.replace(parameters=ps + var_kw)
 
 
+class Params:
+    """The keyword parameters of a parametric registry row (``leaky_relu``'s
+    ``negative_slope``, ``softplus``'s ``beta`` and ``threshold``, ``gelu``'s
+    ``approximate``): declared once, as ``((name, default), ...)`` in the row
+    (``Elementwise.params``), in PyTorch's order and with PyTorch's defaults.
+
+    ``bind(args, kwargs)`` is the tuple of their values in that order (given
+    positionally after the array, as PyTorch's ``F.leaky_relu(x, 0.2)``, or by keyword;
+    defaults filled in), checked by ``check(*values)`` (the row's: types and ranges,
+    raising with the row's name) -- what the row's kernel, its derivative rule and
+    every handler receive, positionally, between the array and ``out``.
+    ``parameters()``: them as ``inspect.Parameter`` objects (the row's signature).
+    """
+
+    __slots__ = ("name", "names", "defaults", "index", "check")
+
+    def __init__(self, name: str, params: tuple, check=None):
+        self.name = name
+        self.names = tuple(p[0] for p in params)
+        self.defaults = tuple(p[1] for p in params)
+        self.index = {n: i for i, n in enumerate(self.names)}
+        self.check = check
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple:
+        n = len(self.names)
+        if len(args) > n:
+            raise TypeError(f"{self.name}() takes {n + 1} positional argument{'s' if n else ''} "
+                            f"(the array and {', '.join(self.names) or 'nothing else'}) but "
+                            f"{len(args) + 1} were given")
+        vals = list(args) + list(self.defaults[len(args):])
+        for k, v in kwargs.items():
+            i = self.index.get(k)
+            if i is None:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument {k!r}")
+            if i < len(args):
+                raise TypeError(f"{self.name}() got multiple values for argument {k!r}")
+            vals[i] = v
+        vals = tuple(vals)
+        return self.check(*vals) if self.check is not None else vals
+
+    def parameters(self) -> list:
+        return [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
+                for k, d in zip(self.names, self.defaults)]
+
+
 BINDERS: dict[str, Binder] = {}
 
 

@@ -1,9 +1,13 @@
 """``strided.torch.nn.functional``: PyTorch's ``torch.nn.functional`` over strided's ops.
 
-Every function is a composite of strided operations that have derivative
-rules (or, for ``erf`` in the exact GELU, a small ``autograd.Function`` with
-its own derivative), so values and gradients follow from strided's autograd
-and match PyTorch's up to rounding. The formulas follow PyTorch's kernels
+The activations ``relu``, ``leaky_relu``, ``elu``, ``celu``, ``selu``, ``hardtanh``
+(``relu6``), ``softplus``, ``gelu``, ``sigmoid`` and ``silu`` are registry rows of
+strided's elementwise table (their parameters are the rows' declared ``params``, their
+kernels in ``strided/_api/activations.py``, their derivatives PyTorch's formulas in
+``strided/autograd/_rules.py``); ``inplace=True`` is the row's ``out=`` on the input,
+the same pipeline as ``x.relu_()``. Every other function is a composite of strided
+operations that have derivative rules, so values and gradients follow from strided's
+autograd and match PyTorch's up to rounding. The formulas follow PyTorch's kernels
 (``aten/src/ATen/native/Activation.cpp``, ``Loss.cpp``, ``LossNLL.cpp``),
 including their choices at the edges: gradients at a kink are PyTorch's
 (``leaky_relu`` takes the negative slope at 0, ``hardtanh`` passes no gradient
@@ -39,9 +43,6 @@ __all__ = [
     "one_hot", "pad", "normalize", "embedding",
 ]
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
 
 def _check(x, func: str, name: str = "input") -> Array:
     if type(x) is not Array:
@@ -56,14 +57,25 @@ def _check_float(x, func: str, name: str = "input") -> Array:
     return x
 
 
-def _inplace(x: Array, value: Array) -> Array:
-    return x.copy_(value)
-
-
 def _source(x: Array, inplace: bool) -> Array:
-    """The array an in-place activation computes from: a copy when ``x`` has history, so
+    """The array an in-place composite computes from: a copy when ``x`` has history, so
     that the values saved for backward are not the ones ``copy_`` then overwrites."""
     return x.clone() if inplace and type(x) is Array and x.requires_grad else x
+
+
+def _composite(input: Array, inplace: bool, compute) -> Array:
+    """``compute(input)`` (a composite activation), written back into ``input`` when
+    ``inplace`` (``copy_``: the version counter and the history of ``input`` follow)."""
+    out = compute(_source(input, inplace))
+    return input.copy_(out) if inplace else out
+
+
+def _row(row, func: str, input, params: tuple, inplace: bool) -> Array:
+    """An activation that is a registry row (``strided.leaky_relu``, ...): one call of the
+    row, in place through its ``out=`` (the one writer: version counter, in-place
+    autograd) -- the same pipeline as ``x.leaky_relu_()``."""
+    _check(input, func)
+    return row(input, *params, out=input) if inplace else row(input, *params)
 
 
 # --- activations -------------------------------------------------------------------------
@@ -75,8 +87,7 @@ def relu(input, inplace: bool = False) -> Array:
     >>> torch.nn.functional.relu(torch.tensor([-1.0, 0.0, 2.0]))
     tensor([0., 0., 2.])
     """
-    _check(input, "relu")
-    return input.relu_() if inplace else _st.relu(input)
+    return _row(_st.relu, "relu", input, (), inplace)
 
 
 def relu_(input) -> Array:
@@ -91,13 +102,7 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     >>> torch.nn.functional.hardtanh(torch.tensor([-3.0, 0.5, 2.0]))
     tensor([-1.0000,  0.5000,  1.0000])
     """
-    _check_float(input, "hardtanh")
-    if min_val > max_val:
-        raise ValueError(f"hardtanh(): min_val ({min_val}) must not exceed max_val ({max_val})")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.where(input <= min_val, min_val, _st.where(input >= max_val, max_val, input))
-    return _inplace(input_, out) if inplace else out
+    return _row(_st.hardtanh, "hardtanh", input, (min_val, max_val), inplace)
 
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0) -> Array:
@@ -122,11 +127,7 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False) -> Ar
     >>> torch.nn.functional.leaky_relu(torch.tensor([-2.0, 3.0]), 0.5)
     tensor([-1.,  3.])
     """
-    _check_float(input, "leaky_relu")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.where(input > 0, input, input * negative_slope)
-    return _inplace(input_, out) if inplace else out
+    return _row(_st.leaky_relu, "leaky_relu", input, (negative_slope,), inplace)
 
 
 def leaky_relu_(input, negative_slope: float = 0.01) -> Array:
@@ -135,9 +136,7 @@ def leaky_relu_(input, negative_slope: float = 0.01) -> Array:
 
 
 def _nonpositive(x: Array) -> Array:
-    # The x <= 0 branch's input, clamped so that exp() of the unused branch cannot
-    # overflow (an inf there would make its zero gradient NaN). The gradient passes
-    # to x wherever x <= 0, as in PyTorch.
+    # min(x, 0) keeping NaN: the x <= 0 branch's input of a composite.
     return _st.where(x > 0, 0.0, x)
 
 
@@ -148,11 +147,7 @@ def elu(input, alpha: float = 1.0, inplace: bool = False) -> Array:
     >>> torch.nn.functional.elu(torch.tensor([-1.0, 2.0]))
     tensor([-0.6321,  2.0000])
     """
-    _check_float(input, "elu")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.where(input > 0, input, _st.expm1(_nonpositive(input)) * alpha)
-    return _inplace(input_, out) if inplace else out
+    return _row(_st.elu, "elu", input, (alpha,), inplace)
 
 
 def elu_(input, alpha: float = 1.0) -> Array:
@@ -167,12 +162,7 @@ def selu(input, inplace: bool = False) -> Array:
     >>> torch.nn.functional.selu(torch.tensor([1.0]))
     tensor([1.0507])
     """
-    _check_float(input, "selu")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.where(input > 0, input * _SELU_SCALE,
-                    _st.expm1(_nonpositive(input)) * (_SELU_ALPHA * _SELU_SCALE))
-    return _inplace(input_, out) if inplace else out
+    return _row(_st.selu, "selu", input, (), inplace)
 
 
 def celu(input, alpha: float = 1.0, inplace: bool = False) -> Array:
@@ -182,44 +172,7 @@ def celu(input, alpha: float = 1.0, inplace: bool = False) -> Array:
     >>> torch.nn.functional.celu(torch.tensor([-1.0, 2.0]), alpha=2.0)
     tensor([-0.7869,  2.0000])
     """
-    _check_float(input, "celu")
-    if alpha == 0:
-        raise ValueError("celu(): alpha must not be 0 (it divides x)")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.where(input > 0, input, _st.expm1(_nonpositive(input) / alpha) * alpha)
-    return _inplace(input_, out) if inplace else out
-
-
-def _native_erf(a, xp):
-    """erf of a native array on its own device (SciPy/CuPy's kernels, else math.erf)."""
-    if xp is np:
-        try:
-            from scipy.special import erf
-        except ImportError:
-            erf = np.vectorize(math.erf, otypes=[a.dtype])
-        return np.asarray(erf(a), dtype=a.dtype)
-    try:
-        from cupyx.scipy.special import erf
-        return erf(a)
-    except ImportError:  # a CuPy without cupyx.scipy: one host round trip
-        host = np.asarray(xp.asnumpy(a)) if hasattr(xp, "asnumpy") else np.asarray(a)
-        return xp.asarray(np.vectorize(math.erf, otypes=[host.dtype])(host))
-
-
-class _Erf(Function):
-    """The error function, with its derivative ``2/sqrt(pi) * exp(-x**2)``."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        native = _native_erf(x._get_native(), x.device.backend.xp)
-        return _st.asarray(native, dtype=x.dtype, device=x.device)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * (_st.exp(-(x * x)) * (2.0 / math.sqrt(math.pi)))
+    return _row(_st.celu, "celu", input, (alpha,), inplace)
 
 
 def gelu(input, approximate: str = "none") -> Array:
@@ -230,13 +183,7 @@ def gelu(input, approximate: str = "none") -> Array:
     >>> F.gelu(torch.tensor([1.0])), F.gelu(torch.tensor([1.0]), approximate="tanh")
     (tensor([0.8413]), tensor([0.8412]))
     """
-    _check_float(input, "gelu")
-    if approximate == "none":
-        return input * 0.5 * (1.0 + _Erf.apply(input * (1.0 / math.sqrt(2.0))))
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * math.sqrt(2.0 / math.pi)
-        return input * 0.5 * (1.0 + _st.tanh(inner))
-    raise ValueError(f"gelu(): approximate must be 'none' or 'tanh'; got {approximate!r}")
+    return _row(_st.gelu, "gelu", input, (approximate,), False)
 
 
 def sigmoid(input) -> Array:
@@ -267,10 +214,7 @@ def silu(input, inplace: bool = False) -> Array:
     tensor([0.7311])
     """
     _check_float(input, "silu")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.silu(input)  # the registry row: its own kernel and SiluBackward0
-    return _inplace(input_, out) if inplace else out
+    return _row(_st.silu, "silu", input, (), inplace)  # the registry row: its own kernel and SiluBackward0
 
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Array:
@@ -280,10 +224,7 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0) -> Array:
     >>> torch.nn.functional.softplus(torch.tensor([0.0, 30.0]))
     tensor([ 0.6931, 30.0000])
     """
-    _check_float(input, "softplus")
-    bx = input * beta
-    small = _st.where(bx > threshold, threshold, bx)  # the unused branch stays finite
-    return _st.where(bx > threshold, input, _st.log1p(_st.exp(small)) / beta)
+    return _row(_st.softplus, "softplus", input, (beta, threshold), False)
 
 
 def mish(input, inplace: bool = False) -> Array:
@@ -293,9 +234,7 @@ def mish(input, inplace: bool = False) -> Array:
     >>> torch.nn.functional.mish(torch.tensor([1.0]))
     tensor([0.8651])
     """
-    src = _source(input, inplace)
-    out = src * _st.tanh(softplus(src))
-    return _inplace(input, out) if inplace else out
+    return _composite(input, inplace, lambda x: x * _st.tanh(softplus(x)))
 
 
 def softsign(input) -> Array:
@@ -328,10 +267,7 @@ def hardsigmoid(input, inplace: bool = False) -> Array:
     tensor([0.0000, 0.5000, 1.0000])
     """
     _check_float(input, "hardsigmoid")
-    input_ = input
-    input = _source(input, inplace)
-    out = _st.where(input <= -3.0, 0.0, _st.where(input >= 3.0, 1.0, input / 6.0 + 0.5))
-    return _inplace(input_, out) if inplace else out
+    return _composite(input, inplace, lambda x: _st.where(x <= -3.0, 0.0, _st.where(x >= 3.0, 1.0, x / 6.0 + 0.5)))
 
 
 def hardswish(input, inplace: bool = False) -> Array:
@@ -343,12 +279,9 @@ def hardswish(input, inplace: bool = False) -> Array:
     """
     _check_float(input, "hardswish")
     # PyTorch's gradient is 0 at -3 and 1 at 3 (hardswish_backward's branches).
-    input_ = input
-    input = _source(input, inplace)
     # x * 0 below -3 keeps PyTorch's sign of zero (-0. for negative x).
-    out = _st.where(input <= -3.0, input * 0.0,
-                    _st.where(input >= 3.0, input, input * (input + 3.0) / 6.0))
-    return _inplace(input_, out) if inplace else out
+    return _composite(input, inplace, lambda x: _st.where(
+        x <= -3.0, x * 0.0, _st.where(x >= 3.0, x, x * (x + 3.0) / 6.0)))
 
 
 def tanhshrink(input) -> Array:

@@ -533,7 +533,64 @@ class Module:
 
 # --- containers -------------------------------------------------------------------------
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What ``Sequential`` and ``ModuleList`` share: submodules addressed by position
+    (negative positions count from the end; an out-of-range one is an IndexError), and
+    renumbered ``"0"``, ``"1"``, ... after a deletion or an insertion, as PyTorch does.
+    Subclasses say how a slice is rebuilt (``_sliced``)."""
+
+    def _sliced(self, items: list):
+        raise NotImplementedError
+
+    def _index(self, idx: int) -> int:
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % n
+
+    def _renumber(self, mods: list) -> None:
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self._sliced(list(self._modules.items())[idx])
+        return list(self._modules.values())[self._index(idx)]
+
+    def __setitem__(self, idx: int, module) -> None:
+        self.add_module(list(self._modules)[self._index(idx)], module)
+
+    def __delitem__(self, idx) -> None:
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[self._index(idx)]]):
+            del self._modules[key]
+        self._renumber(list(self._modules.values()))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add ``module`` at the end; returns self."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        """Add each of ``modules`` at the end; returns self."""
+        for m in modules:
+            self.append(m)
+        return self
+
+    def _insert(self, index: int, module) -> None:
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._renumber(mods)
+
+
+class Sequential(_ModuleSequence):
     """Modules applied one after another: ``Sequential(m1, m2)`` or ``Sequential(OrderedDict)``.
 
     >>> import strided.torch as torch
@@ -551,57 +608,15 @@ class Sequential(Module):
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
 
-    def _index(self, idx: int) -> int:
-        n = len(self)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % n
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[self._index(idx)]
-
-    def __setitem__(self, idx: int, module) -> None:
-        key = list(self._modules)[self._index(idx)]
-        setattr(self, key, module)
-
-    def __delitem__(self, idx) -> None:
-        keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[self._index(idx)]]):
-            del self._modules[key]
-        mods = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module) -> "Sequential":
-        """Add ``module`` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules) -> "Sequential":
-        """Add each of ``modules`` at the end; returns self."""
-        for m in modules:
-            self.append(m)
-        return self
+    def _sliced(self, items):
+        return type(self)(OrderedDict(items))  # (a slice keeps the modules' names)
 
     def insert(self, index: int, module) -> "Sequential":
         """Insert ``module`` before position ``index``; returns self."""
-        mods = list(self._modules.values())
-        n = len(mods)
+        n = len(self)
         if not -n <= index <= n:
             raise IndexError(f"Index out of range: {index}")
-        mods.insert(index if index >= 0 else index + n, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
+        self._insert(index if index >= 0 else index + n, module)
         return self
 
     def forward(self, input):
@@ -611,7 +626,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules, registered (PyTorch's ``nn.ModuleList``).
 
     >>> import strided.torch as torch
@@ -625,54 +640,15 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def _index(self, idx: int) -> int:
-        n = len(self)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % n
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(self._index(idx))]
-
-    def __setitem__(self, idx: int, module) -> None:
-        self.add_module(str(self._index(idx)), module)
-
-    def __delitem__(self, idx) -> None:
-        mods = list(self._modules.values())
-        del mods[idx]
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self._modules[str(i)] = m
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+    def _sliced(self, items):
+        return type(self)([m for _, m in items])
 
     def __iadd__(self, modules) -> "ModuleList":
         return self.extend(modules)
 
-    def append(self, module) -> "ModuleList":
-        """Add ``module`` at the end; returns self."""
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules) -> "ModuleList":
-        """Add each of ``modules`` at the end; returns self."""
-        for m in modules:
-            self.append(m)
-        return self
-
     def insert(self, index: int, module) -> None:
         """Insert ``module`` before position ``index``."""
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
+        self._insert(index, module)
 
     def __repr__(self) -> str:
         # Note: PyTorch's ModuleList repr compresses runs of equal reprs: "(0-2): 3 x ...".

@@ -633,7 +633,8 @@ def _keywords_call(row, name):
     f = row.func
     if row.name in _TORCH_EXTRAS:
         f = _TORCH_EXTRAS[row.name](f, name)
-    accepted = frozenset(("out",) + row.torch + tuple(_EXTRA_PARAMS.get(row.name, ())[:1]))
+    accepted = frozenset(("out",) + row.torch + tuple(_EXTRA_PARAMS.get(row.name, ())[:1])
+                         + tuple(k for k, _ in row.params))
 
     def call(self, *args, **kwargs):
         if not args:
@@ -683,6 +684,8 @@ def _row_signature(row, out: bool) -> inspect.Signature:
     ps = [_Param("self", _Param.POSITIONAL_ONLY)]
     if row.nargs == 2:
         ps.append(_Param("other", _Param.POSITIONAL_OR_KEYWORD))
+    for k, d in row.params:  # a parametric activation's (x.leaky_relu(0.2))
+        ps.append(_Param(k, _Param.POSITIONAL_OR_KEYWORD, default=d))
     extra = _EXTRA_PARAMS.get(row.name)
     if extra is not None:
         ps.append(_Param(extra[0], _Param.KEYWORD_ONLY, default=extra[1]))
