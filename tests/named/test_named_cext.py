@@ -10,6 +10,8 @@
   (``STRIDED_NO_CEXT=1``), called repeatedly so that the compiled caches answer.
 - A call spelled with ``dim=``/``keepdim=`` is answered by the compiled cache after its
   first sight (it used to miss it every time: the cache kept the call as bound, ``axis=``).
+- ``strided.named.flatten`` and ``unflatten`` by names keep their checked outcome per
+  (names, arguments): a repeated call gives the first one's names and errors.
 - ``x.equal(y)`` compares names first, as PyTorch's ``at::equal`` does
   (``namedinference::are_names_equal``): different names give False, never an error.
 """
@@ -120,6 +122,12 @@ _CASES = [
     "mn.rename('A', 'B')", "mn.align_to('C', 'R')", "mn.permute('Z', 'R')",
     "xp.exp(mn, out=o_ok)", "xp.exp(mn, out=o_clash)", "xp.add(an, bn, out=ao_clash)",
     "xp.sum(mn, dim='C', out=so_clash)",
+    "xp.named.flatten(a3n, ['H', 'W'], 'HW')", "xp.named.flatten(a3n, ('N', 'H'), 'NH')",
+    "xp.named.flatten(a3n, ['H', 'N'], 'HW')", "xp.named.flatten(a3n, ['H', 'W'], 'N')",
+    "xp.named.flatten(a3n, [1, 2], 'HW')", "a3n.unflatten('W', (('P', 2), ('Q', 2)))",
+    "a3n.unflatten(2, (2, 2))", "a3n.unflatten('W', (('P', 2), ('Q', 3)))",
+    "a3n.unflatten('W', (('P', 2), ('N', 2)))", "a3n.unflatten('Z', (2, 2))",
+    "a3n.unflatten('W', [['P', -1], ['Q', 2]])",
     "mn.equal(mn)", "mn.equal(cn)", "mn.equal(m)", "m.equal(m)", "mn.equal(mn2)",
 ]
 
@@ -191,6 +199,8 @@ def test_expected_outcomes_of_the_python_path(outcomes):
     assert python["xp.max(mn, dim='C')"][0] == ["raises", "TypeError"]
     assert python["xp.sum(mn, 'C')"][0] == ["raises", "TypeError"]
     assert python["mn + cn"][0] == ["raises", "DimensionNameError"]
+    assert python["a3n.unflatten('W', (('P', 2), ('N', 2)))"][0] == ["raises", "DimensionNameError"]
+    assert python["xp.named.flatten(a3n, ['H', 'W'], 'HW')"][0][:2] == ["array", ["N", "HW"]]
     assert python["xp.exp(mn, out=o_clash)"][:2] == [["raises", "DimensionNameError"], ["untouched", 0.0]]
     assert python["xp.sum(mn, dim='C', out=so_clash)"][:2] == [["raises", "DimensionNameError"],
                                                                 ["untouched", 0.0]]
