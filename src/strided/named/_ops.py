@@ -313,31 +313,46 @@ def flatten(x: Array, dims, out_name: str) -> Array:
 # ("flatten" or "unflatten", x's names, ndim, the dims or dim, out_name or the sizes) -> the
 # checked outcome: flatten's (start, end, result names), unflatten's (dim, sizes, result
 # names or None). The checks depend on nothing else, so each runs once per combination (a
-# named flatten was 2x the plain one). Keys hold exact str and int only (lists as tuples):
-# hashing and comparing them runs no user code (a str subclass, an int-like object: not cached).
+# named flatten was 2x the plain one). Keys hold exact str and int only (flatten's list of
+# dims as a tuple): hashing and comparing them runs no user code (a str subclass, an int-like
+# object, a list of sizes: not cached).
 _SHAPES: dict = {}
 
 
-def _plain(v, depth: int) -> bool:
+def _plain_dims(v) -> bool:
+    """An exact str or int, or a tuple of them."""
     t = type(v)
     if t is str or t is int:
         return True
-    if (t is tuple or t is list) and depth > 0:
-        for a in v:
-            if not _plain(a, depth - 1):
-                return False
+    if t is not tuple:
+        return False
+    for a in v:
+        if type(a) is not str and type(a) is not int:
+            return False
+    return True
+
+
+def _plain_sizes(v) -> bool:
+    """An exact str or int, or a tuple of exact ints and (str, int) tuples."""
+    t = type(v)
+    if t is str or t is int:
         return True
-    return False
-
-
-def _frozen(v):
-    return tuple(_frozen(a) for a in v) if type(v) is tuple or type(v) is list else v
+    if t is not tuple:
+        return False
+    for a in v:
+        if type(a) is not int:
+            if type(a) is not tuple or len(a) != 2 or type(a[0]) is not str or type(a[1]) is not int:
+                return False
+    return True
 
 
 def _shape_key(op, x, dim, arg):
-    if type(x) is not Array or not _plain(dim, 1) or not _plain(arg, 2):
-        return None
-    return (op, names_of(x), len(x._shape), _frozen(dim), _frozen(arg))
+    if type(dim) is list:
+        dim = tuple(dim)
+    if type(x) is not Array or not _plain_dims(dim) or not _plain_sizes(arg):
+        return None  # (lists of sizes, other types: checked each time)
+    e = x._ext
+    return (op, None if e is None else e.names, len(x._shape), dim, arg)
 
 
 def _remember_shape(key, hit) -> None:
