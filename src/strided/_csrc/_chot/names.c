@@ -42,7 +42,7 @@ typedef struct {
 #define EXT_FREE_MAX 256
 static ExtObject *ext_free[EXT_FREE_MAX];
 static int ext_nfree;
-static PyTypeObject ExtC_T;
+static PyTypeObject *ExtC_T; /* made in PyInit (ext_type_add) */
 
 /* A fresh Ext with the defaults (Ext.__init__'s) and ``names`` (borrowed), tracked by the
    collector; NULL with an error: out of memory. */
@@ -52,9 +52,9 @@ ext_make(PyObject *names)
     ExtObject *e;
     if (ext_nfree > 0) {
         e = ext_free[--ext_nfree];
-        (void)PyObject_Init((PyObject *)e, &ExtC_T); /* (a static type: no reference to it) */
+        (void)PyObject_Init((PyObject *)e, ExtC_T); /* (a reference to its heap type) */
     }
-    else if ((e = PyObject_GC_New(ExtObject, &ExtC_T)) == NULL)
+    else if ((e = PyObject_GC_New(ExtObject, ExtC_T)) == NULL)
         return NULL;
     e->requires_grad = Py_NewRef(Py_False);
     e->grad = Py_NewRef(Py_None);
@@ -83,6 +83,7 @@ ext_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static int
 ext_traverse(ExtObject *e, visitproc visit, void *arg)
 {
+    Py_VISIT(Py_TYPE(e)); /* (an instance of a heap type holds its type) */
     Py_VISIT(e->requires_grad);
     Py_VISIT(e->grad);
     Py_VISIT(e->grad_fn);
@@ -118,10 +119,12 @@ ext_dealloc(ExtObject *e)
     if (e->weakrefs != NULL)
         PyObject_ClearWeakRefs((PyObject *)e);
     (void)ext_clear(e); /* (may run code that frees other Exts: the list is touched after) */
+    PyTypeObject *t = Py_TYPE(e);
     if (ext_nfree < EXT_FREE_MAX)
         ext_free[ext_nfree++] = e;
     else
         PyObject_GC_Del(e);
+    Py_DECREF(t);
     Py_TRASHCAN_END
 }
 
@@ -129,31 +132,51 @@ ext_dealloc(ExtObject *e)
 static PyMemberDef ext_members[] = {
     EXT_MEMBER(requires_grad), EXT_MEMBER(grad), EXT_MEMBER(grad_fn), EXT_MEMBER(output_nr),
     EXT_MEMBER(retains_grad), EXT_MEMBER(hooks), EXT_MEMBER(names), EXT_MEMBER(is_view),
-    EXT_MEMBER(acc), {NULL, 0, 0, 0, NULL},
+    EXT_MEMBER(acc), {"__weaklistoffset__", T_PYSSIZET, offsetof(ExtObject, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
 };
 
-static PyTypeObject ExtC_T = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "strided._core.array.Ext",
-    .tp_basicsize = sizeof(ExtObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Per-array metadata owned by extensions (autograd, names); the compiled twin of "
-              "strided._core.array's Python class.",
-    .tp_new = ext_new,
-    .tp_dealloc = (destructor)ext_dealloc,
-    .tp_traverse = (traverseproc)ext_traverse,
-    .tp_clear = (inquiry)ext_clear,
-    .tp_weaklistoffset = offsetof(ExtObject, weakrefs),
-    .tp_members = ext_members,
+/* A heap type, as the Python class is: named Ext in strided._core.array, so that its
+   errors read as the class's ("'Ext' object has no attribute 'names'"). */
+static PyType_Slot ext_slots[] = {
+    {Py_tp_doc, "Per-array metadata owned by extensions (autograd, names); the compiled twin "
+                "of strided._core.array's Python class."},
+    {Py_tp_new, ext_new},
+    {Py_tp_dealloc, ext_dealloc},
+    {Py_tp_traverse, ext_traverse},
+    {Py_tp_clear, ext_clear},
+    {Py_tp_members, ext_members},
+    {0, NULL},
 };
 
-/* Ready the type and add it to the module as ``Ext`` (PyInit); -1 with an error. */
+static PyType_Spec ext_spec = {
+    "strided._core.array.Ext", sizeof(ExtObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, ext_slots,
+};
+
+static int
+set_short_name(PyObject *t)
+{
+    PyObject *n = PyUnicode_InternFromString("Ext");
+    int r = n == NULL ? -1 : PyObject_SetAttrString(t, "__name__", n);
+    Py_XDECREF(n);
+    return r;
+}
+
+/* Make the type and add it to the module as ``Ext`` (PyInit); -1 with an error. */
 int
 ext_type_add(PyObject *m)
 {
-    if (PyType_Ready(&ExtC_T) < 0)
-        return -1;
-    return PyModule_AddObjectRef(m, "Ext", (PyObject *)&ExtC_T);
+    if (ExtC_T == NULL) {
+        PyObject *t = PyType_FromSpec(&ext_spec);
+        /* (setting __name__ makes tp_name the short name, as a class statement's: the
+           spec's dotted one gives __module__ only) */
+        if (t == NULL || set_short_name(t) < 0) {
+            Py_XDECREF(t);
+            return -1;
+        }
+        ExtC_T = (PyTypeObject *)t;
+    }
+    return PyModule_AddObjectRef(m, "Ext", (PyObject *)ExtC_T);
 }
 
 static PyObject *ew_names;   /* _handler._EW_NAMES */
@@ -320,7 +343,7 @@ name_result(PyObject *r, PyObject *names)
         return NULL; /* the handler raises its own error */
     }
     PyObject *e;
-    if (Ext_T == &ExtC_T) {
+    if (Ext_T == ExtC_T && ExtC_T != NULL) {
         if ((e = ext_make(names)) == NULL) {
             Py_DECREF(r);
             return NULL;
