@@ -151,14 +151,14 @@ _SCRIPT = textwrap.dedent("""
                 if type(r) is bool:
                     got.append(["bool", r])
                 else:
-                    got.append(["array", list(r.names), np.asarray(r.rename(None)).tolist()])
+                    got.append(["array", list(r.names), np.asarray(r.rename(None).cpu()).tolist()])
                 if stmt.startswith("xp.exp(mn, out"):
-                    got.append(["out", list(g["o_ok"].names), np.asarray(g["o_ok"].rename(None)).tolist()])
+                    got.append(["out", list(g["o_ok"].names), np.asarray(g["o_ok"].rename(None).cpu()).tolist()])
             except Exception as e:
                 got.append(["raises", type(e).__name__])
             for k in ("o_clash", "ao_clash", "so_clash"):  # refused out= is left as it was
                 if stmt.endswith(k + ")"):
-                    got.append(["untouched", float(np.asarray(g[k].rename(None)).sum())])
+                    got.append(["untouched", float(np.asarray(g[k].rename(None).cpu()).sum())])
         out[stmt] = got
     print(json.dumps(out))
 """)
