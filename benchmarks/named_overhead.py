@@ -4,6 +4,7 @@
     PYTHONPATH=src python benchmarks/named_overhead.py            # every case
     PYTHONPATH=src python benchmarks/named_overhead.py sum view   # cases whose label holds a word
     PYTHONPATH=src python benchmarks/named_overhead.py --json out.json
+    PYTHONPATH=src python benchmarks/named_overhead.py --callgrind add view   # instructions
 
 Issue 31 asks for every named case at or below 1.1x the same call on unnamed arrays.
 ``benchmarks/run.py --group named`` times the same cases against the other libraries;
@@ -11,7 +12,12 @@ this script gives the one ratio that matters here, named / unnamed strided, meas
 in one process: the two statements are timed in alternation, in many short batches
 (about 0.2 ms each), and each gets the minimum of its batches (on a shared machine
 the minimum is the batch nobody preempted). One thread. The cases are
-``benchmarks.cases.NAMED_CASES``, shared with the harness.
+``benchmarks.cases.NAMED_CASES``, shared with the harness, and EXTRA_CASES below.
+
+``--callgrind`` counts instructions instead (valgrind's callgrind, which must be
+installed): each statement runs N1 and N2 times after the same warm-up, with a fixed
+hash seed and the collector off; (Ir(N2) - Ir(N1)) / (N2 - N1) is one call's cost. On a
+shared machine these counts are the firm numbers; the times show what a user sees.
 """
 
 import os
@@ -28,6 +34,43 @@ import timeit  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.cases import NAMED_CASES, named_inputs  # noqa: E402
+
+# Cases beyond the harness's: PyTorch's keywords (dim=, keepdim=) and unflatten by position.
+EXTRA_CASES = [
+    ("sum, dim='C' (PyTorch's keyword)", "xp.sum(mn, dim='C')", "xp.sum(m, dim=1)", False),
+    ("mean, dim=1, keepdim=True", "xp.mean(mn, dim=1, keepdim=True)",
+     "xp.mean(m, dim=1, keepdim=True)", False),
+    ("view: unflatten(2, (2, 2))", "a3n.unflatten(2, (2, 2))", "a3.unflatten(2, (2, 2))", True),
+]
+
+_CHILD = r"""
+import gc, os, sys
+sys.path.insert(0, os.getcwd())
+import strided as xp
+from benchmarks.cases import named_inputs
+g = named_inputs(xp)
+stmt, n = sys.argv[1], int(sys.argv[2])
+exec(compile(f"for _ in range(300):\n    {stmt}\n", "<warm>", "exec"), g)
+code = compile(f"for _ in range({n}):\n    {stmt}\n", "<calls>", "exec")
+gc.collect()
+gc.disable()
+exec(code, g)
+"""
+
+
+def instructions(stmt: str, n: int) -> int:
+    import re
+    import subprocess
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                        sys.executable, "-c", _CHILD, stmt, str(n)], env=env, capture_output=True,
+                       text=True, check=True, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return int(re.search(r"Collected : (\d+)", p.stderr).group(1))
+
+
+def per_call(stmt: str, n1: int = 2000, n2: int = 12000) -> float:
+    """Instructions of one call of ``stmt`` (callgrind; see the module's docstring)."""
+    return (instructions(stmt, n2) - instructions(stmt, n1)) / (n2 - n1)
 
 
 def _timer(stmt, ns):
@@ -66,16 +109,22 @@ def main(argv=None) -> int:
     ap.add_argument("--batches", type=int, default=200, help="batches per statement (default 200)")
     ap.add_argument("--batch-us", type=float, default=200, help="one batch's length (default 200 µs)")
     ap.add_argument("--json", help="also write the numbers to this file")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions per call under callgrind instead of timing")
     args = ap.parse_args(argv)
     import strided as xp
     ns = named_inputs(xp)
     rows = []
-    print(f"{'case':<44}{'named':>10}{'unnamed':>10}{'ratio':>8}   (ns per call, min of "
-          f"{args.batches} interleaved batches)")
-    for label, named, plain, *_ in NAMED_CASES:
+    unit = "instructions per call, callgrind" if args.callgrind else \
+        f"ns per call, min of {args.batches} interleaved batches"
+    print(f"{'case':<44}{'named':>10}{'unnamed':>10}{'ratio':>8}   ({unit})")
+    for label, named, plain, *_ in NAMED_CASES + EXTRA_CASES:
         if args.words and not any(w in label for w in args.words):
             continue
-        tn, tp = ratio(named, plain, ns, args.batches, int(args.batch_us * 1000))
+        if args.callgrind:
+            tn, tp = per_call(named), per_call(plain)
+        else:
+            tn, tp = ratio(named, plain, ns, args.batches, int(args.batch_us * 1000))
         rows.append({"case": label, "named": named, "plain": plain, "named_ns": tn, "plain_ns": tp,
                      "ratio": tn / tp})
         print(f"{label:<44}{tn:>10.0f}{tp:>10.0f}{tn / tp:>8.2f}", flush=True)

@@ -988,3 +988,8 @@ def _install_compiled_views():
 
 
 _CVIEWS = _install_compiled_views()
+# The compiled Ext (strided/_csrc/_chot/names.c): the class above, field for field, allocated
+# from a free list (a named result takes one; a Python instance costs ~450 instructions).
+_ExtPython = Ext  # (the definition; tests compare the two)
+if _CVIEWS is not None:
+    Ext = _CVIEWS.Ext  # noqa: F811

@@ -15,6 +15,7 @@ import inspect
 
 from .._core.array import Array, Ext
 from .._core.dtypes import DType
+from .._core.call import bind as _bind
 from .._core.dispatch import CHOT, OUT_NAMES, _run_impl, register_handler
 from .._api.elementwise import REGISTRY
 from ._core import (VIEW_NAMES, DimensionNameError, full_names, remember_view, renamed, tag,
@@ -95,7 +96,7 @@ def install() -> None:
         # The compiled hot path names the results of elementwise calls, reductions and the
         # views it computes itself, from the outcomes cached below (the same outcomes as
         # this module's own fast links; strided/_csrc/_chot.c, "named dimensions").
-        CHOT.setup_named(Ext, _EW_NAMES, _RED, _VIEW_NAMES, AUTO_ALIGN)
+        CHOT.setup_named(Ext, _EW_NAMES, _RED, _VIEW_NAMES, AUTO_ALIGN, SPELLED, _spelled)
 
 
 def _named(a) -> bool:
@@ -419,20 +420,9 @@ def _cached_call(name, r, impl, args, kwargs, call_next):
     """``op(x, *args, **kwargs)`` for an op whose rule is in _CACHED_RULES: the rule's
     outcome comes from _RED, or is put there."""
     x = args[0]
-    if type(x) is not Array or not _SHAPE_FREE.get(r, _always)(args, kwargs):
+    key = _red_key(name, r, x, args, kwargs)
+    if key is None:
         return _named_call(name, r, impl, args, kwargs, call_next)
-    key = [name, x._ext.names, len(x._shape), len(args)]
-    for v in args[1:]:
-        t = type(v)
-        if not _simple(t, v):
-            return _named_call(name, r, impl, args, kwargs, call_next)
-        key += (t, v)
-    for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
-        t = type(v)
-        if not _simple(t, v):
-            return _named_call(name, r, impl, args, kwargs, call_next)
-        key += (k, t, v)
-    key = tuple(key)
     hit = _RED.get(key)
     if hit is None:
         hit = _rule_outcome(name, r, impl, args, kwargs, call_next)
@@ -463,6 +453,60 @@ def _cached_call(name, r, impl, args, kwargs, call_next):
             e.names = names
         return result
     return _finish(name, result, names, None, (x,))
+
+
+def _red_key(name, r, x, args, kwargs):
+    """The _RED key of ``op(x, *args[1:], **kwargs)`` (op's rule ``r``), or None when the
+    call is not one whose outcome is cached."""
+    if type(x) is not Array or not _SHAPE_FREE.get(r, _always)(args, kwargs):
+        return None
+    key = [name, x._ext.names, len(x._shape), len(args)]
+    for v in args[1:]:
+        t = type(v)
+        if not _simple(t, v):
+            return None
+        key += (t, v)
+    for k, v in kwargs.items():  # the values' types too: axis=True is not axis=1
+        t = type(v)
+        if not _simple(t, v):
+            return None
+        key += (k, t, v)
+    return tuple(key)
+
+
+# The keywords the binding stage renames (dim=, dims=, keepdim=): a call that spells one
+# reaches the handlers bound (dispatch's chain head), so its _RED key holds the
+# standard's names; the compiled named_call (names.c) keys on the call as spelled.
+SPELLED = frozenset(_bind.RENAMED)
+
+
+def _spelled(x, key):
+    """The _RED outcome of a call spelled with a keyword of SPELLED (``sum(x, dim='C')``),
+    given its key as spelled (names.c's named_call missed it): the call bound as the chain's
+    head binds it (_core/call/bind.py), the bound call's outcome looked up, and kept under
+    the spelled key too, so the compiled path finds it at once from then on. None when the
+    bound call's outcome is not cached yet or the call does not bind (the Python path then
+    runs: it caches the outcome, or raises the binding error)."""
+    name, npos = key[0], key[3]
+    r = RULES.get(name)
+    b = _bind.BINDERS.get(name)
+    if b is None or r not in _CACHED_RULES:
+        return None
+    at = 4 + 2 * (npos - 1)
+    args = (x,) + key[5:at:2]
+    kwargs = {key[i]: key[i + 2] for i in range(at, len(key), 3)}
+    try:
+        args, kwargs = b.bind(args, kwargs)
+    except Exception:  # (the Python path raises it, from the user's call)
+        return None
+    bound = _red_key(name, r, x, args, kwargs)
+    hit = None if bound is None else _RED.get(bound)
+    if hit is not None:
+        if len(_RED) > 4096:
+            _RED.clear()
+            _RED_AXIS.clear()
+        _RED[key] = hit
+    return hit
 
 
 def _simple(t, v) -> bool:

@@ -295,12 +295,70 @@ def flatten(x: Array, dims, out_name: str) -> Array:
     (strided.Size([2, 12]), ('N', 'HW'))
     """
     _check_array(x, "flatten")
-    s, e = flatten_dims(x, dims, out_name)
-    names = full_names(x)
-    new = names[:s] + (out_name,) + names[e + 1:]
-    check_names(new, len(new), "flatten")
+    key = _shape_key("flatten", x, dims, out_name)
+    hit = _SHAPES.get(key) if key is not None else None
+    if hit is None:
+        s, e = flatten_dims(x, dims, out_name)
+        names = full_names(x)
+        new = names[:s] + (out_name,) + names[e + 1:]
+        check_names(new, len(new), "flatten")
+        hit = (s, e, new)
+        if key is not None:
+            _remember_shape(key, hit)
+    s, e, new = hit
     y = _flatten(x, s, e)
     return _retag(y, x, new)
+
+
+# ("flatten" or "unflatten", x's names, ndim, the dims or dim, out_name or the sizes) -> the
+# checked outcome: flatten's (start, end, result names), unflatten's (dim, sizes, result
+# names or None). The checks depend on nothing else, so each runs once per combination (a
+# named flatten was 2x the plain one). Keys hold exact str and int only (flatten's list of
+# dims as a tuple): hashing and comparing them runs no user code (a str subclass, an int-like
+# object, a list of sizes: not cached).
+_SHAPES: dict = {}
+
+
+def _plain_dims(v) -> bool:
+    """An exact str or int, or a tuple of them."""
+    t = type(v)
+    if t is str or t is int:
+        return True
+    if t is not tuple:
+        return False
+    for a in v:
+        if type(a) is not str and type(a) is not int:
+            return False
+    return True
+
+
+def _plain_sizes(v) -> bool:
+    """An exact str or int, or a tuple of exact ints and (str, int) tuples."""
+    t = type(v)
+    if t is str or t is int:
+        return True
+    if t is not tuple:
+        return False
+    for a in v:
+        if type(a) is not int:
+            if type(a) is not tuple or len(a) != 2 or type(a[0]) is not str or type(a[1]) is not int:
+                return False
+    return True
+
+
+def _shape_key(op, x, dim, arg):
+    if type(dim) is list:
+        dim = tuple(dim)
+    if type(x) is not Array or not _plain_dims(dim) or not _plain_sizes(arg):
+        return None  # (lists of sizes, other types: checked each time)
+    e = x._ext
+    return (op, None if e is None else e.names, len(x._shape), dim, arg)
+
+
+def _remember_shape(key, hit) -> None:
+    if len(_SHAPES) > 4096:
+        _SHAPES.clear()
+    _SHAPES[key] = hit
 
 
 def _retag(y: Array, x: Array, names) -> Array:
@@ -329,12 +387,21 @@ def unflatten(x: Array, dim, sizes) -> Array:
     (strided.Size([2, 2, 3]), ('N', 'C', 'D'))
     """
     _check_array(x, "unflatten")
+    key = _shape_key("unflatten", x, dim, sizes)
+    hit = _SHAPES.get(key) if key is not None else None
+    if hit is not None:
+        d, ints, names = hit
+        y = _unflatten(x, d, ints)
+        return y if names is None else _retag(y, x, names)
     ints, new = split_sizes(sizes)
     d = normalize_axis(name_to_axis(x, dim) if type(dim) is str else dim, x.ndim, "unflatten")
     y = _unflatten(x, d, ints)
     if new is None and names_of(x) is None:
-        return y
-    old = full_names(x)
-    names = old[:d] + (new if new is not None else (None,) * len(ints)) + old[d + 1:]
-    check_names(names, len(names), "unflatten")
-    return _retag(y, x, names)
+        names = None
+    else:
+        old = full_names(x)
+        names = old[:d] + (new if new is not None else (None,) * len(ints)) + old[d + 1:]
+        check_names(names, len(names), "unflatten")
+    if key is not None:
+        _remember_shape(key, (d, ints, names))
+    return y if names is None else _retag(y, x, names)

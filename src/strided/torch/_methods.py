@@ -756,8 +756,21 @@ def equal_(self, other) -> builtins.bool:
         raise TypeError(f"equal(): other must be a strided array; got {type(other).__name__}")
     if self._shape != other._shape:
         return False
+    if self._ext is not None or other._ext is not None:
+        # Note: as PyTorch's at::equal, names first (namedinference::are_names_equal): arrays
+        # whose names differ are not equal (an unnamed array's names are all None), whatever
+        # their elements; no names are unified, so no DimensionNameError.
+        if _full_names(self) != _full_names(other):
+            return False
+        self, other = self.rename(None), other.rename(None)
     ns = _ns()
     return builtins.bool(ns.all(ns.equal(self, other)))
+
+
+def _full_names(x) -> tuple:
+    e = x._ext
+    n = None if e is None else e.names
+    return n if n is not None else (None,) * len(x._shape)
 
 
 Array.equal = equal_

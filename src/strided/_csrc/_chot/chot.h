@@ -329,6 +329,7 @@ PyObject *quiet_enter(void);
 PyObject *quiet_exit(PyObject *tok, PyObject *r);
 
 /* names.c */
+int ext_type_add(PyObject *m);
 PyObject *fast_named(Fast *f, PyObject *const *xs, int n);
 PyObject *name_result(PyObject *r, PyObject *names);
 PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);

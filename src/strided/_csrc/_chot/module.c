@@ -196,7 +196,8 @@ PyInit__chot(void)
         return NULL;
     if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0
         || PyModule_AddObjectRef(m, "View", (PyObject *)&View_T) < 0
-        || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0) {
+        || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0
+        || ext_type_add(m) < 0 /* names.c: the compiled Ext */) {
         Py_DECREF(m);
         return NULL;
     }

@@ -23,20 +23,183 @@
    Only arrays whose Ext tracks no gradient (autograd, the one other handler, passes
    those through): anything else, and every first sight, goes to the Python path.
    Enabled by setup_named(), which strided.named calls when it installs its handler. */
+/* --- Ext, compiled: the per-array record of autograd and names -----------------------------
+   strided._core.array.Ext is this type when the extension is built (the Python class there
+   stays the definition and the fallback, STRIDED_NO_CEXT=1): the same nine attributes with
+   the same defaults, no others (an unknown attribute is an AttributeError, a deleted one
+   reads as missing, as a __slots__ member's), weak references, cyclic garbage collection
+   (grad_fn -> node -> saved arrays -> Ext). What it adds is the cost: a named result takes
+   one Ext, and a Python class's instance costs ~450 instructions to allocate and free
+   (PyType_GenericAlloc, subtype_dealloc); this one comes from a free list of released
+   Exts (as CPython's own tuples and lists do) and goes back there. Its members are
+   T_OBJECT_EX, so contract.h finds their offsets by name as it finds a class's slots. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *requires_grad, *grad, *grad_fn, *output_nr, *retains_grad, *hooks, *names, *is_view, *acc;
+    PyObject *weakrefs;
+} ExtObject;
+
+#define EXT_FREE_MAX 256
+static ExtObject *ext_free[EXT_FREE_MAX];
+static int ext_nfree;
+static PyTypeObject *ExtC_T; /* made in PyInit (ext_type_add) */
+
+/* A fresh Ext with the defaults (Ext.__init__'s) and ``names`` (borrowed), tracked by the
+   collector; NULL with an error: out of memory. */
+static PyObject *
+ext_make(PyObject *names)
+{
+    ExtObject *e;
+    if (ext_nfree > 0) {
+        e = ext_free[--ext_nfree];
+        (void)PyObject_Init((PyObject *)e, ExtC_T); /* (a reference to its heap type) */
+    }
+    else if ((e = PyObject_GC_New(ExtObject, ExtC_T)) == NULL)
+        return NULL;
+    e->requires_grad = Py_NewRef(Py_False);
+    e->grad = Py_NewRef(Py_None);
+    e->grad_fn = Py_NewRef(Py_None);
+    e->output_nr = Py_NewRef(zero);
+    e->retains_grad = Py_NewRef(Py_False);
+    e->hooks = Py_NewRef(Py_None);
+    e->names = Py_NewRef(names);
+    e->is_view = Py_NewRef(Py_False);
+    e->acc = Py_NewRef(Py_None);
+    e->weakrefs = NULL;
+    PyObject_GC_Track(e);
+    return (PyObject *)e;
+}
+
+static PyObject *
+ext_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "Ext() takes no arguments");
+        return NULL;
+    }
+    return ext_make(Py_None);
+}
+
+static int
+ext_traverse(ExtObject *e, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(e)); /* (an instance of a heap type holds its type) */
+    Py_VISIT(e->requires_grad);
+    Py_VISIT(e->grad);
+    Py_VISIT(e->grad_fn);
+    Py_VISIT(e->output_nr);
+    Py_VISIT(e->retains_grad);
+    Py_VISIT(e->hooks);
+    Py_VISIT(e->names);
+    Py_VISIT(e->is_view);
+    Py_VISIT(e->acc);
+    return 0;
+}
+
+static int
+ext_clear(ExtObject *e)
+{
+    Py_CLEAR(e->requires_grad);
+    Py_CLEAR(e->grad);
+    Py_CLEAR(e->grad_fn);
+    Py_CLEAR(e->output_nr);
+    Py_CLEAR(e->retains_grad);
+    Py_CLEAR(e->hooks);
+    Py_CLEAR(e->names);
+    Py_CLEAR(e->is_view);
+    Py_CLEAR(e->acc);
+    return 0;
+}
+
+static void
+ext_dealloc(ExtObject *e)
+{
+    PyObject_GC_UnTrack(e);
+    Py_TRASHCAN_BEGIN(e, ext_dealloc)
+    if (e->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)e);
+    (void)ext_clear(e); /* (may run code that frees other Exts: the list is touched after) */
+    PyTypeObject *t = Py_TYPE(e);
+    if (ext_nfree < EXT_FREE_MAX)
+        ext_free[ext_nfree++] = e;
+    else
+        PyObject_GC_Del(e);
+    Py_DECREF(t);
+    Py_TRASHCAN_END
+}
+
+#define EXT_MEMBER(f) {#f, T_OBJECT_EX, offsetof(ExtObject, f), 0, NULL}
+static PyMemberDef ext_members[] = {
+    EXT_MEMBER(requires_grad), EXT_MEMBER(grad), EXT_MEMBER(grad_fn), EXT_MEMBER(output_nr),
+    EXT_MEMBER(retains_grad), EXT_MEMBER(hooks), EXT_MEMBER(names), EXT_MEMBER(is_view),
+    EXT_MEMBER(acc), {"__weaklistoffset__", T_PYSSIZET, offsetof(ExtObject, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* A heap type, as the Python class is: named Ext in strided._core.array, so that its
+   errors read as the class's ("'Ext' object has no attribute 'names'"). */
+static PyType_Slot ext_slots[] = {
+    {Py_tp_doc, "Per-array metadata owned by extensions (autograd, names); the compiled twin "
+                "of strided._core.array's Python class."},
+    {Py_tp_new, ext_new},
+    {Py_tp_dealloc, ext_dealloc},
+    {Py_tp_traverse, ext_traverse},
+    {Py_tp_clear, ext_clear},
+    {Py_tp_members, ext_members},
+    {0, NULL},
+};
+
+static PyType_Spec ext_spec = {
+    "strided._core.array.Ext", sizeof(ExtObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, ext_slots,
+};
+
+static int
+set_short_name(PyObject *t)
+{
+    PyObject *n = PyUnicode_InternFromString("Ext");
+    int r = n == NULL ? -1 : PyObject_SetAttrString(t, "__name__", n);
+    Py_XDECREF(n);
+    return r;
+}
+
+/* Make the type and add it to the module as ``Ext`` (PyInit); -1 with an error. */
+int
+ext_type_add(PyObject *m)
+{
+    if (ExtC_T == NULL) {
+        PyObject *t = PyType_FromSpec(&ext_spec);
+        /* (setting __name__ makes tp_name the short name, as a class statement's: the
+           spec's dotted one gives __module__ only) */
+        if (t == NULL || set_short_name(t) < 0) {
+            Py_XDECREF(t);
+            return -1;
+        }
+        ExtC_T = (PyTypeObject *)t;
+    }
+    return PyModule_AddObjectRef(m, "Ext", (PyObject *)ExtC_T);
+}
+
 static PyObject *ew_names;   /* _handler._EW_NAMES */
 static PyObject *red_cache;  /* _handler._RED */
 static PyObject *view_names; /* _handler._VIEW_NAMES */
 static PyObject *auto_align; /* _handler.AUTO_ALIGN, a ContextVar */
+static PyObject *spelled;    /* _handler.SPELLED: the keywords the binding stage renames (a frozenset) */
+static PyObject *spelled_fn; /* _handler._spelled(x, key): a spelled call's outcome, or None */
 
 PyObject *
 setup_named(PyObject *mod, PyObject *args)
 {
-    PyObject *ext, *cache, *red, *views, *align;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
-                          &PyDict_Type, &red, &PyDict_Type, &views, &align))
+    PyObject *ext, *cache, *red, *views, *align, *sp = NULL, *sp_fn = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O|O!O:setup_named", &PyType_Type, &ext, &PyDict_Type, &cache,
+                          &PyDict_Type, &red, &PyDict_Type, &views, &align, &PyFrozenSet_Type, &sp,
+                          &sp_fn))
         return NULL;
     if (!PyContextVar_CheckExact(align)) {
         PyErr_SetString(PyExc_TypeError, "setup_named(): the auto-align setting must be a ContextVar");
+        return NULL;
+    }
+    if (sp != NULL && (sp_fn == NULL || !PyCallable_Check(sp_fn))) {
+        PyErr_SetString(PyExc_TypeError, "setup_named(): the spelled keywords come with a callable");
         return NULL;
     }
     if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
@@ -51,6 +214,8 @@ setup_named(PyObject *mod, PyObject *args)
     Py_XSETREF(red_cache, Py_NewRef(red));
     Py_XSETREF(view_names, Py_NewRef(views));
     Py_XSETREF(auto_align, Py_NewRef(align));
+    Py_XSETREF(spelled, Py_XNewRef(sp));
+    Py_XSETREF(spelled_fn, Py_XNewRef(sp_fn));
     Py_RETURN_NONE;
 }
 
@@ -177,7 +342,16 @@ name_result(PyObject *r, PyObject *names)
         Py_DECREF(r);
         return NULL; /* the handler raises its own error */
     }
-    PyObject *e = Ext_T->tp_alloc(Ext_T, 0);
+    PyObject *e;
+    if (Ext_T == ExtC_T && ExtC_T != NULL) {
+        if ((e = ext_make(names)) == NULL) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        Py_SETREF(SLOT(r, O_ext), e);
+        return r;
+    }
+    e = Ext_T->tp_alloc(Ext_T, 0);
     if (e == NULL) {
         Py_DECREF(r);
         return NULL;
@@ -324,6 +498,22 @@ cached_call_form(PyObject *hit)
     return call;
 }
 
+/* Whether a call spells a keyword the binding stage renames (_handler.SPELLED: dim=,
+   keepdim=); the keywords' names are exact strs (named_call checked them), so the set's
+   lookup runs no Python code. */
+static int
+spells(const CallArgs *c)
+{
+    if (spelled == NULL || spelled_fn == NULL)
+        return 0;
+    for (Py_ssize_t i = 0; i < c->nk; i++) {
+        int in = PySet_Contains(spelled, PyTuple_GET_ITEM(c->kwnames, i));
+        if (in != 0)
+            return in > 0; /* (an error: none but out of memory, and it propagates) */
+    }
+    return 0;
+}
+
 /* op(x, *args, **keywords) on a named array whose outcome the named handler has cached
    (_handler._RED, for reductions and the views whose names follow from their arguments:
    (op, names, ndim, the number of positional arguments, type and value of each after x,
@@ -384,8 +574,20 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
             return NULL;
         }
         /* (the key holds what it is made of: a stored key's comparison runs no code of ours) */
-        PyObject *hit = PyDict_GetItemWithError(red_cache, key);
+        PyObject *hit = Py_XNewRef(PyDict_GetItemWithError(red_cache, key));
+        if (hit == NULL && !PyErr_Occurred() && spells(c)) {
+            /* dim=, keepdim=: the handler keys the call as the binding stage binds it; it
+               binds this one the same way and keeps the outcome under this key too */
+            hit = PyObject_CallFunctionObjArgs(spelled_fn, x, key, NULL);
+            if (hit == NULL) {
+                Py_DECREF(key);
+                return decline_error(); /* (the Python path raises its own error) */
+            }
+            if (hit == Py_None)
+                Py_CLEAR(hit);
+        }
         call = hit == NULL ? NULL : cached_call_form(hit);
+        Py_XDECREF(hit);
         if (call == NULL) {
             Py_DECREF(key);
             return NULL; /* (a miss, or an error that propagates) */
