@@ -416,11 +416,17 @@ where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *
     Py_ssize_t nbytes = count * isz;
     if (nbytes >= limit)
         return NULL;
+    /* (held: the pool's empty, a finalizer it sets off, or another thread while the GIL
+       is released below may run Python code that replaces the operand's shape) */
+    Py_INCREF(shape);
     PyObject *r = result_empty(shape, SLOT(dt, D_np), nbytes);
-    if (r == NULL)
+    if (r == NULL) {
+        Py_DECREF(shape);
         return NULL;
+    }
     if (Py_TYPE(r) != ND_T || ND(r)->descr != SLOT(dt, D_np) || !(ND(r)->flags & ND_C_CONTIGUOUS)) {
         Py_DECREF(r);
+        Py_DECREF(shape);
         return NULL;
     }
     int aligned = (ND(nat[1])->flags & ND_ALIGNED) && (ND(nat[2])->flags & ND_ALIGNED);
@@ -431,7 +437,7 @@ where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *
     }
     else
         where_loop(ND(r)->data, p, step, count, isz, aligned);
-    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
                      Py_NewRef(dt), Py_NewRef(dev));
 }
 

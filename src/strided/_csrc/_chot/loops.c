@@ -454,12 +454,18 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
     if (nbytes >= limit)
         return NULL;
     strides[n] = L->isz[n];
+    /* (held: the pool's empty, a finalizer it sets off, or another thread while the GIL
+       is released below may run Python code that replaces the operand's shape) */
+    Py_INCREF(shape);
     PyObject *r = result_empty(shape, L->out, nbytes);
-    if (r == NULL)
+    if (r == NULL) {
+        Py_DECREF(shape);
         return NULL;
+    }
     if (Py_TYPE(r) != ND_T || ND(r)->descr != L->out || ND(r)->nd != PyTuple_GET_SIZE(shape)
         || !(ND(r)->flags & ND_C_CONTIGUOUS)) {
         Py_DECREF(r);
+        Py_DECREF(shape);
         return NULL;
     }
     data[n] = ND(r)->data;
@@ -475,10 +481,11 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         if (rc < 0 || PyErr_Occurred()) { /* the ufunc path raises NumPy's error */
             (void)contract_clear(PyExc_Exception); /* (KeyboardInterrupt, MemoryError stay) */
             Py_DECREF(r);
+            Py_DECREF(shape);
             return NULL;
         }
     }
-    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
                      Py_NewRef(res), Py_NewRef(dev));
 }
 
