@@ -8,7 +8,6 @@ the float64 values (exact), and NumPy's own pairwise sum as the error bound.
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import sysconfig
 
