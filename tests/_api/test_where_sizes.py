@@ -1,6 +1,7 @@
-"""where on both sides of the size where the compiled loop hands over to numpy.where
-(searching._WHERE_C_MOST): the same values (bit for bit: NaN payloads, signed zeros), the
-same dtype and shape as NumPy, layouts, broadcasting, and extensions (names, autograd)."""
+"""where at sizes around 512 elements (where the compiled loop once handed over to
+numpy.where; it now runs at every size, tests/_csrc/test_large_results.py checks the pool
+threshold's sides): the same values (bit for bit: NaN payloads, signed zeros), the same
+dtype and shape as NumPy, layouts, broadcasting, and extensions (names, autograd)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import numpy as np
 import pytest
 
 import strided as xp
-from strided._api import searching
 
 from conftest import host
 
-N0 = searching._WHERE_C_MOST
+N0 = 512
 
 
 @pytest.mark.parametrize("n", [1, N0 - 1, N0, N0 + 1, 10_000])

@@ -195,7 +195,8 @@ def test_setitem_slice_keeps_checks():
 
 # --- temporary elision -------------------------------------------------------------------
 
-BIG = 1 << 17  # float32 elements: 512 KiB, above the elision threshold
+BIG = 1 << 18  # float32 elements: 1 MiB, from which the compiled path elides before its own
+# case (ELIDE_FIRST_FROM; below it a pooled buffer costs less: _chot/fast.c)
 
 
 def _big(seed, dtype=np.float32, n=BIG):

@@ -8,7 +8,6 @@ the float64 values (exact), and NumPy's own pairwise sum as the error bound.
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import sysconfig
 
@@ -25,7 +24,8 @@ from conftest import host
 
 
 def test_extension_is_built_where_a_compiler_is():
-    if os.environ.get("STRIDED_NO_CEXT", "") not in ("", "0"):
+    from strided._core import cext
+    if cext.DISABLED or "_ckernels" in cext._OFF:  # (=_cpool turns off only the pool's)
         assert not _cfast.AVAILABLE and _cfast.add_reduce == np.add.reduce
         return
     if shutil.which(sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc") is None:

@@ -34,9 +34,9 @@ default is the number of cores this process may run on,
 above ``MAX_THREADS`` (256, the C pool's crew plus the caller) are taken as
 256); operations whose result is smaller than ``get_thread_threshold()`` bytes,
 and reductions of inputs smaller than 4x that, stay on the calling thread
-(1 splits everything that can be split). The default threshold is 256 KiB with
-the C pool (a hand-off costs a few microseconds) and 2 MiB with the Python pool
-(tens of microseconds). Each operation reads the count once: a
+(1 splits everything that can be split). The default threshold is 2 MiB
+(``_C_SPLIT_FROM``: 1 MiB per thread on 2 cores, measured; below that a pre-empted
+worker costs more than the split saves), with the C pool and with the Python one. Each operation reads the count once: a
 ``set_num_threads`` from another thread applies to the operations that start
 after it, never to one that is running.
 
@@ -67,7 +67,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import _npcompat, cfast as _cfast, pool as _pool
+from . import _npcompat, cext as _cext, cfast as _cfast, pool as _pool
 
 __all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
            "get_thread_threshold", "large_ufunc", "large_c_order", "ufunc_into"]
@@ -83,7 +83,17 @@ def _default_threads() -> int:
 MAX_THREADS = 256  # a larger count is taken as this (the C pool's 255 workers and the caller)
 _CK = _cfast._ckernels if _cfast.AVAILABLE else None  # the C pool, or None
 _NUM = [min(_default_threads(), MAX_THREADS)]
-_THREAD_MIN = [(256 << 10) if _CK is not None else (2 << 20)]
+# From how many result bytes the C pool splits an elementwise call: 1 MiB per thread on the
+# default 2 threads of the machine this was measured on. Measured (issue 38; 2-core EPYC
+# shared with other work, float32, interleaved minima/medians of 41 batches, one thread vs
+# two through the C pool, the result from the buffer pool either way): add 256 KiB 1.37x
+# (min) / 1.41x (median) slower on two, 512 KiB 1.17x/1.18x, 1 MiB 1.11x/1.27x, 2 MiB
+# 1.08x/1.08x, 4 MiB 1.06x/1.01x; exp 256 KiB-2 MiB 0.93-1.03x (min) but medians up to
+# 3.7x at 1 MiB (the caller waits for a pre-empted worker). Under 1 MiB a thread's half is
+# shorter than a pre-emption; the old 256 KiB split made a 100k float32 add bimodal
+# (20-46 us). Unloaded machines split memory-bound work profitably from a few MiB.
+_C_SPLIT_FROM = 2 << 20
+_THREAD_MIN = [_C_SPLIT_FROM if _CK is not None else (2 << 20)]
 _REDUCE_FACTOR = 4  # a reduction reads its input once: split from 4x the threshold
 _EXEC: list = [None]  # the Python pool (one for the process; made on first use)
 _ND = np.ndarray
@@ -615,3 +625,29 @@ def large_reduce(kern, a, axes, keepdims: bool, **kw):
         # order picks, which the pieces' order need not: ask NumPy for it.
         return kern(a, axis=axes, keepdims=keepdims, **kw)
     return r if keepdims else r.reshape([n for i, n in enumerate(a.shape) if i not in red])
+
+
+_SCALAR_SPLIT = frozenset([np.add, np.subtract, np.multiply, np.divide])  # ew_binary's with a scalar
+
+
+def c_splits(k, dt, binary: bool, scalar: bool) -> bool:
+    """Whether ``large_c_order`` hands ``k``'s call (result dtype ``dt``; two operands or
+    one; one of them a Python scalar) to the C pool, which splits it from the thread
+    threshold on: SD_EW_BINARY_OPS (with a scalar: add, subtract, multiply, divide) and
+    the unary loop ufuncs, on float32/float64."""
+    if _CK is None or dt not in _C_FLOATS:
+        return False
+    if binary:
+        return k in _C_BINARY and (not scalar or k in _SCALAR_SPLIT)
+    return k in _LOOP_UFUNCS
+
+
+# The compiled hot path (strided/_csrc/_chot/loops.c, "large results") makes the results of
+# NumPy's loops and of ``where`` itself at every size, taking large ones from the pool as
+# ``large_c_order`` does; from the thread threshold on (more than one thread) it leaves the
+# calls ``c_splits`` names to ``large_c_order``, which splits them on the C pool. (The
+# others run on one thread there: the Python pool lost to one thread at every size
+# measured, 256 KiB to 8 MiB, 1.4-7x on ``a < b``, on this loaded 2-core machine.)
+_CHOT = _cext.load("_chot")
+if _CHOT is not None and hasattr(_CHOT, "setup_large"):
+    _CHOT.setup_large(_pool.empty, _THREAD_MIN, _NUM, c_splits)

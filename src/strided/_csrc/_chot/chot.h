@@ -40,6 +40,10 @@ extern int ready;               /* setup() done */
 extern int views_ready;         /* setup_array() done */
 extern PyTypeObject *UF_T;      /* numpy.ufunc (loops.c) */
 extern PyObject *np_empty;      /* numpy.empty (loops.c) */
+extern PyObject *pool_empty;    /* _pool.empty(shape, dtype, nbytes), or NULL: setup_large() not called */
+extern PyObject *thread_min_list; /* threads._THREAD_MIN: [bytes], the smallest result split */
+extern PyObject *num_threads_list; /* threads._NUM: [count] */
+extern PyObject *splits_fn;     /* threads.c_splits(ufunc, dtype, nin, scalar) -> bool */
 extern int loops_ready;         /* setup_loops() found the ndarray fields as expected */
 extern int elide_mode;          /* elide.c: ELIDE_* */
 extern int calib_depth;         /* elide.c: calibrate()'s Fast calls in progress */
@@ -102,14 +106,23 @@ nbytes_of(PyObject *x)
     return n;
 }
 
-/* Results from this many bytes on take the Python path (pooled buffers, threads,
-   temporary elision). */
+/* Results from this many bytes on take the Python path where the C path has no pooled
+   result of its own (a kernel call that is not NumPy's loop: matmul, astype, NumPy's
+   where, a ufunc whose loop does not qualify). */
 static inline Py_ssize_t
 small_limit(void)
 {
     Py_ssize_t big = contract_pool_limit(big_list);
     return big < elide_bytes ? big : elide_bytes;
 }
+
+/* The size classes of a result the C path makes itself (NumPy's loop, the typed where):
+   one policy, by the result's bytes (loops.c, "large results"). Below the pool threshold
+   numpy.empty, from it the buffer pool (_pool.empty), and from the thread threshold on,
+   when more than one thread may split the call, the Python path (threads.large_ufunc):
+   this returns that last bound (PY_SSIZE_T_MAX: one thread, nothing is split), or
+   small_limit() before setup_large(). */
+Py_ssize_t c_result_limit(int splittable);
 
 static inline PyObject *
 small_native(PyObject *x, Py_ssize_t limit)
@@ -222,6 +235,7 @@ typedef struct {
     PyObject *out;    /* its output descriptor: the result dtype's */
     CallInfo *info;
     Py_ssize_t isz[3]; /* itemsizes: inputs, output */
+    int split;        /* the Python path splits a large result over threads (threads.c_splits) */
     int sside;        /* a Python scalar operand's position + 1, or 0 */
     int sc;           /* SC_*: its conversion */
 } Loop;
@@ -316,6 +330,8 @@ PyObject *loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, in
 void loop_clear(Loop *L);
 Loop *loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n);
 PyObject *setup_loops(PyObject *mod, PyObject *args);
+PyObject *setup_large(PyObject *mod, PyObject *args);
+PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
 
 /* fast.c */
 PyObject *call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames);

@@ -38,6 +38,83 @@ PyTypeObject *UF_T; /* numpy.ufunc */
 PyObject *np_empty; /* numpy.empty */
 int loops_ready;
 
+/* --- large results -----------------------------------------------------------------------
+   In front of: strided/_api/elementwise.py's large path (``large_ufunc``: a pooled result
+   buffer, then ``threads.large_c_order``), for the calls this path makes itself.
+
+   The cost of a call above the pool threshold was once the Python path's (~45,000
+   instructions more than NumPy's own call: 102k vs 57k for a float32 ``a + b`` at 65,536
+   elements), which made a cliff at the threshold under glibc's default malloc (2.35x NumPy
+   at 65,536 elements, 2.65x at 100k). Now one policy decides by the result's bytes alone:
+   - below the pool threshold (_pool.MIN_BYTES): numpy.empty, as NumPy's own call;
+   - from it: a buffer from the pool (_pool.empty: _cpool's C function, or pool.py's
+     Python one under STRIDED_NO_CEXT=_cpool), filled by the same single loop call;
+   - from the thread threshold (threads._THREAD_MIN) on, when more than one thread is set
+     (threads._NUM) and the C thread pool would split the call (threads.c_splits, asked
+     once per Loop): declined, so that the Python path runs it on the threads
+     (``threads.large_c_order``). Other loops run here at every size: the Python
+     thread pool, which would split them, lost to one thread at every size measured
+     (threads.py, _C_SPLIT_FROM).
+   The values do not depend on the class: the same NumPy loop over the same operands.
+   A loop over a large result releases the GIL as NumPy's does (it calls no Python). */
+PyObject *pool_empty;       /* _pool.empty */
+PyObject *thread_min_list;  /* threads._THREAD_MIN */
+PyObject *num_threads_list; /* threads._NUM */
+PyObject *splits_fn;        /* threads.c_splits */
+
+/* setup_large(pool_empty, thread_min_list, num_threads_list, c_splits) (strided._core.threads). */
+PyObject *
+setup_large(PyObject *mod, PyObject *args)
+{
+    PyObject *emp, *tmin, *num, *splits;
+    if (!PyArg_ParseTuple(args, "OO!O!O:setup_large", &emp, &PyList_Type, &tmin, &PyList_Type, &num,
+                          &splits))
+        return NULL;
+    if (!PyCallable_Check(emp) || !PyCallable_Check(splits)) {
+        PyErr_SetString(PyExc_TypeError, "setup_large(): pool_empty and c_splits must be callable");
+        return NULL;
+    }
+    Py_XSETREF(thread_min_list, Py_NewRef(tmin));
+    Py_XSETREF(num_threads_list, Py_NewRef(num));
+    Py_XSETREF(splits_fn, Py_NewRef(splits));
+    Py_XSETREF(pool_empty, Py_NewRef(emp)); /* last: it turns the large results on */
+    Py_RETURN_NONE;
+}
+
+Py_ssize_t
+c_result_limit(int splittable)
+{
+    if (pool_empty == NULL)
+        return small_limit();
+    if (!splittable)
+        return PY_SSIZE_T_MAX;
+    Py_ssize_t nt = contract_pool_limit(num_threads_list); /* (a one-int list, as the pool's) */
+    if (nt == 1)
+        return PY_SSIZE_T_MAX;
+    Py_ssize_t tmin = contract_pool_limit(thread_min_list);
+    return tmin > 0 ? tmin : small_limit(); /* (not the list threads.py keeps: as before) */
+}
+
+/* A fresh C-ordered ndarray of shape (a tuple) and NumPy descriptor descr that holds
+   nbytes: numpy.empty below the pool threshold, the pool's buffer from it. NULL with an
+   error set (out of memory; the caller propagates it), or a new reference. */
+PyObject *
+result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes)
+{
+    Py_ssize_t big = contract_pool_limit(big_list);
+    if (pool_empty != NULL && nbytes > 0 && big > 0 && nbytes >= big) {
+        PyObject *nb = PyLong_FromSsize_t(nbytes);
+        if (nb == NULL)
+            return NULL;
+        PyObject *args[3] = {shape, descr, nb};
+        PyObject *r = PyObject_Vectorcall(pool_empty, args, 3, NULL);
+        Py_DECREF(nb);
+        return r;
+    }
+    PyObject *args[2] = {shape, descr};
+    return PyObject_Vectorcall(np_empty, args, 2, NULL);
+}
+
 void
 loop_clear(Loop *L)
 {
@@ -209,6 +286,7 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
             dts[s] = fresh.sc == SC_BOOL ? SLOT(adt, D_np) : (PyObject *)Py_TYPE(xs[s]);
             ok = fresh.sc != SC_NONE;
         }
+        fresh.split = 1;
         (void)contract_clear(PyExc_OverflowError); /* (an itemsize beyond Py_ssize_t) */
         if (ok && !PyErr_Occurred() && loop_resolve(&fresh, fresh.kernel, n, dts)) {
             /* computed in exactly the operands' dtypes (a scalar: the array's) */
@@ -217,6 +295,14 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
             if (!ok) {
                 Py_CLEAR(fresh.cap);
                 fresh.info = NULL;
+            }
+            else if (splits_fn != NULL) { /* (an error: split, as before this was asked) */
+                PyObject *a[4] = {fresh.kernel, fresh.out, n == 2 ? Py_True : Py_False,
+                                  fresh.sside ? Py_True : Py_False};
+                PyObject *v = PyObject_Vectorcall(splits_fn, a, 4, NULL);
+                fresh.split = v == NULL || v != Py_False;
+                Py_XDECREF(v);
+                (void)contract_clear(PyExc_Exception);
             }
         }
     }
@@ -364,27 +450,42 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
     }
     if (shape == NULL) /* every operand 0-d: a 0-d result */
         shape = SLOT(xs[L->sside == 1], O_shape);
-    if (count * L->isz[n] >= limit)
+    Py_ssize_t nbytes = count * L->isz[n];
+    if (nbytes >= limit)
         return NULL;
     strides[n] = L->isz[n];
-    PyObject *args[2] = {shape, L->out};
-    PyObject *r = PyObject_Vectorcall(np_empty, args, 2, NULL);
-    if (r == NULL)
+    /* (held: the pool's empty, a finalizer it sets off, or another thread while the GIL
+       is released below may run Python code that replaces the operand's shape) */
+    Py_INCREF(shape);
+    PyObject *r = result_empty(shape, L->out, nbytes);
+    if (r == NULL) {
+        Py_DECREF(shape);
         return NULL;
-    if (Py_TYPE(r) != ND_T || ND(r)->descr != args[1] || ND(r)->nd != PyTuple_GET_SIZE(shape)) {
+    }
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != L->out || ND(r)->nd != PyTuple_GET_SIZE(shape)
+        || !(ND(r)->flags & ND_C_CONTIGUOUS)) {
         Py_DECREF(r);
+        Py_DECREF(shape);
         return NULL;
     }
     data[n] = ND(r)->data;
     if (count > 0) {
-        int rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
+        int rc;
+        if (nbytes >= elide_bytes) { /* (NumPy releases the GIL for its loops too) */
+            Py_BEGIN_ALLOW_THREADS
+            rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            rc = L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
         if (rc < 0 || PyErr_Occurred()) { /* the ufunc path raises NumPy's error */
             (void)contract_clear(PyExc_Exception); /* (KeyboardInterrupt, MemoryError stay) */
             Py_DECREF(r);
+            Py_DECREF(shape);
             return NULL;
         }
     }
-    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), Py_NewRef(shape), Py_NewRef(Py_None),
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
                      Py_NewRef(res), Py_NewRef(dev));
 }
 

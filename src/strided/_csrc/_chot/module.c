@@ -143,6 +143,9 @@ static PyMethodDef methods[] = {
     {"setup_loops", setup_loops, METH_VARARGS,
      "setup_loops(ufunc, empty, probe, address, shape, strides, c_contiguous, aligned): call "
      "NumPy's inner loops directly when the probe ndarray's fields read as Python reports."},
+    {"setup_large", setup_large, METH_VARARGS,
+     "setup_large(pool_empty, thread_threshold_list, num_threads_list): results of NumPy's loops "
+     "and where made in C at every size below the thread threshold, pooled from the pool's."},
     {"calibrate", calibrate, METH_VARARGS,
      "calibrate(genuine, borrowing): record the C call chains of interpreter calls on a "
      "temporary, check that borrowing calls are told apart, and turn temporary elision on."},
