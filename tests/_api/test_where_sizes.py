@@ -81,13 +81,3 @@ def test_a_small_operand_broadcast_to_a_large_result(shape, small_side):
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
 
-
-def test_a_large_result_from_a_small_x1_takes_numpy_where(monkeypatch):
-    # (the compiled element-by-element loop is for small results only: _WHERE_C_MOST)
-    if not hasattr(searching, "_where_fast"):
-        pytest.skip("no compiled hot path (STRIDED_NO_CEXT)")
-    calls = []
-    monkeypatch.setattr(searching, "_where_fast", lambda *a, **k: calls.append(a))
-    x = xp.asarray(np.ones((N0, 2)), device="cpu")
-    r = xp.where(x > 0, xp.asarray(2.0, device="cpu"), x)
-    assert calls == [] and host(r).shape == (N0, 2)
