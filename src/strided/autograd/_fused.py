@@ -1,0 +1,177 @@
+"""Fused operations for ``strided.torch.nn.functional``'s hot paths, one graph node each.
+
+``linear(x, weight, bias)`` is ``x @ weight.mT + bias`` recorded as one node
+(PyTorch's ``AddmmBackward0``, ``MmBackward0`` without a bias) instead of three
+(a transpose, a product and a broadcast add); its backward computes the weight's
+gradient as ``g.mT @ x``, in the weight's own layout (as PyTorch does), so the
+leaf's ``.grad`` is that product itself and not a transposing copy.
+
+``log_softmax_nll(x, target, reduction)`` is ``nll_loss(log_softmax(x, 1), target)``
+for class indices without weights, ignore_index or label smoothing, recorded as one
+node (PyTorch records two: ``LogSoftmaxBackward0`` and ``NllLossBackward0``); its
+backward is theirs composed: ``exp(logp) * s - onehot * s`` with ``s`` the loss's
+gradient per sample (``g / N`` for ``mean``).
+
+Invariants:
+- the values are those of the composites they stand for, computed the same way in the
+  forward pass (``linear``: the same product and add, bit for bit; the loss: PyTorch's
+  log-softmax, ``x - max - log(sum(exp(x - max)))``);
+- each is taken only for real floating inputs of one dtype, on one device, without
+  dimension names (``nn.functional`` falls back to the composites otherwise);
+- the backward formulas are strided's own namespace functions when a graph is being
+  built (``create_graph=True``: double backward records through them), and NumPy's on
+  the host otherwise (the same products and sums, fewer calls).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import strided as xp
+
+from .._core.array import Array
+from .._core.dispatch import api
+from ._function import sum_to
+from ._mode import STATE
+from ._record import rule
+
+__all__ = ["linear", "log_softmax_nll", "fusable"]
+
+_new = Array._new
+
+
+def fusable(*arrays) -> bool:
+    """Whether arrays (None skipped) are real floating, of one dtype and device, unnamed."""
+    dt = dev = None
+    for a in arrays:
+        if a is None:
+            continue
+        if type(a) is not Array or a._dtype.kind != "f":
+            return False
+        e = a._ext
+        if e is not None and e.names is not None:
+            return False
+        if dt is None:
+            dt, dev = a._dtype, a._device
+        elif a._dtype is not dt or a._device is not dev:
+            return False
+    return True
+
+
+def _host(*arrays) -> bool:
+    return arrays[0]._device.type == "cpu" and all(type(a._get_native()) is np.ndarray for a in arrays)
+
+
+@api("nn.functional.linear")
+def linear(x, weight, bias=None):
+    """``x @ weight.mT + bias`` (x: (..., in), weight: (out, in), bias: (out,) or None)."""
+    if _host(x, weight) and (bias is None or type(bias._get_native()) is np.ndarray):
+        a, w = x._get_native(), weight._get_native()
+        # (the same calls as matmul(x, weight.mT): ndarray.dot for matrices, matmul for stacks)
+        r = a.dot(w.T) if a.ndim == 2 else np.matmul(a, w.T)
+        if bias is not None:
+            np.add(r, bias._get_native(), out=r)  # (r is this call's own product)
+        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+    out = xp.matmul(x, xp.matrix_transpose(weight))
+    return out if bias is None else out + bias
+
+
+def _linear_grads(g, x, weight, bias, ctx):
+    need_x, need_w, need_b = ctx.needs("x"), ctx.needs("weight"), ctx.needs("bias")
+    gx = gw = gb = None
+    out_f = weight._shape[0]
+    if not STATE.enabled and g._dtype is x._dtype and g._device is x._device and _host(g, x, weight):
+        gn, an, wn = g._get_native(), x._get_native(), weight._get_native()
+        dt, dev = g._dtype, g._device
+        if need_x:
+            r = gn.dot(wn) if gn.ndim == 2 else np.matmul(gn, wn)
+            gx = _new(r, None, 0, r.shape, None, dt, dev)
+        if need_w:
+            g2 = gn if gn.ndim == 2 else gn.reshape(-1, out_f)
+            a2 = an if an.ndim == 2 else an.reshape(-1, an.shape[-1])
+            r = g2.T.dot(a2)  # (out, in): the weight's layout
+            gw = _new(r, None, 0, r.shape, None, dt, dev)
+    else:
+        if need_x:
+            gx = xp.matmul(g, weight)
+        if need_w:
+            g2 = g if g.ndim == 2 else xp.reshape(g, (-1, out_f))
+            a2 = x if x.ndim == 2 else xp.reshape(x, (-1, x.shape[-1]))
+            gw = xp.matmul(xp.matrix_transpose(g2), a2)
+    if need_b:
+        gb = sum_to(g, (out_f,))
+    return gx, gw, gb
+
+
+rule("nn.functional.linear", "x, weight, bias=None",
+     lambda p: "MmBackward0" if p["bias"] is None else "AddmmBackward0",
+     diff=("x", "weight", "bias"), joint=_linear_grads)
+
+
+@api("nn.functional.log_softmax_nll")
+def log_softmax_nll(x, target, reduction="mean"):
+    """``nll_loss(log_softmax(x, 1), target, reduction=...)`` for x (N, C) and class
+    indices ``target`` (N,) in range (the caller checks them)."""
+    if _host(x, target):
+        a = x._get_native()
+        m = np.max(a, axis=1, keepdims=True)
+        z = a - m
+        lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+        z -= lse  # logp = x - max - log(sum(exp(x - max)))
+        t = target._get_native()
+        picked = -np.take_along_axis(z, t[:, None], axis=1)[:, 0]
+        if reduction == "none":
+            r = picked
+        elif reduction == "sum":
+            r = np.asarray(np.sum(picked), dtype=a.dtype)
+        else:
+            r = np.asarray(np.sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
+        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+    m = xp.max(x, axis=1, keepdims=True)
+    z = x - m
+    logp = z - xp.log(xp.sum(xp.exp(z), axis=1, keepdims=True))
+    picked = -xp.take_along_axis(logp, xp.expand_dims(target, axis=1), axis=1)[:, 0]
+    if reduction == "none":
+        return picked
+    s = xp.sum(picked)
+    return s if reduction == "sum" else s / x.shape[0]
+
+
+def _log_softmax_nll_grad(g, x, target, reduction):
+    if not STATE.enabled and type(g) is Array and g._device is x._device and _host(g, x, target):
+        a = x._get_native()
+        gn = g._get_native()
+        n = a.shape[0]
+        if reduction == "none":
+            s = gn.astype(a.dtype, copy=False)[:, None]
+        elif reduction == "sum":
+            s = gn.astype(a.dtype, copy=False)
+        else:
+            s = (gn / a.dtype.type(n)).astype(a.dtype, copy=False)
+        m = np.max(a, axis=1, keepdims=True)
+        z = a - m
+        lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+        z -= lse
+        p = np.exp(z, out=z)
+        r = np.multiply(p, s, out=p)  # exp(logp) * s ...
+        t = target._get_native()
+        rows = np.arange(n)
+        sv = s[:, 0] if s.ndim == 2 else s
+        r[rows, t] -= sv  # ... - onehot * s
+        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+    n = x.shape[0]
+    if reduction == "none":
+        s = xp.expand_dims(g, axis=1)
+    elif reduction == "sum":
+        s = g
+    else:
+        s = g / n
+    logp = x - xp.max(x, axis=1, keepdims=True)
+    logp = logp - xp.log(xp.sum(xp.exp(logp), axis=1, keepdims=True))
+    onehot = xp.astype(xp.expand_dims(target, axis=1) == xp.arange(x.shape[1], device=x.device),
+                       x.dtype)
+    return xp.exp(logp) * s - onehot * s
+
+
+rule("nn.functional.log_softmax_nll", "x, target, reduction='mean'", "NllLossBackward0",
+     x=_log_softmax_nll_grad)
