@@ -180,3 +180,46 @@ def test_cross_entropy_ignore_index_in_range_takes_the_composite():
     loss.backward()
     tl.backward()
     np.testing.assert_allclose(_np(x.grad), tx.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_direct_recorder_equals_dispatch_recording(with_bias):
+    """``_fused.linear``/``log_softmax_nll`` record their node themselves; the same op
+    called through dispatch is recorded by the generic ``_record``: the same graph."""
+    from strided.autograd import _fused
+    rng = np.random.default_rng(6)
+    a, w, b = rng.standard_normal((4, 3)), rng.standard_normal((5, 3)), rng.standard_normal(5)
+    t = xp.asarray(rng.integers(0, 5, 4))
+    outs = []
+    for fn, ce in ((_fused.linear, _fused.log_softmax_nll),
+                   (_fused._linear_op, _fused._log_softmax_nll_op)):
+        x, W, B = _leaf(a), _leaf(w), _leaf(b)
+        h = fn(x, W, B if with_bias else None)
+        h.retain_grad()
+        seen = []
+        h.register_hook(lambda g: seen.append(_np(g)))
+        loss = ce(xp.tanh(h), t, "mean")
+        assert type(h.grad_fn).__name__ == ("AddmmBackward0" if with_bias else "MmBackward0")
+        assert type(loss.grad_fn).__name__ == "NllLossBackward0"
+        assert sorted(h.grad_fn.saved_values) == ["weight", "x"]
+        loss.backward(retain_graph=True)
+        first = [_np(v.grad).copy() for v in (x, W) + ((B,) if with_bias else ())]
+        loss.backward()  # retain_graph kept the saved values
+        outs.append((_np(h), _np(loss), first, [_np(v.grad) for v in (x, W) + ((B,) if with_bias else ())],
+                     seen, _np(h.grad)))
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
+    (h1, l1, f1, s1, k1, hg1), (h2, l2, f2, s2, k2, hg2) = outs
+    np.testing.assert_array_equal(h1, h2)
+    np.testing.assert_array_equal(l1, l2)
+    for u, v in zip(f1 + s1 + k1 + [hg1], f2 + s2 + k2 + [hg2]):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_no_grad_records_nothing():
+    x, W = _leaf(np.ones((2, 3))), _leaf(np.ones((4, 3)))
+    with xp.no_grad():
+        out = F.linear(x, W)
+        loss = F.cross_entropy(out, xp.asarray([0, 1]))
+    assert out.grad_fn is None and not out.requires_grad
+    assert loss.grad_fn is None and not loss.requires_grad

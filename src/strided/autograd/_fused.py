@@ -29,13 +29,14 @@ import numpy as np
 
 import strided as xp
 
-from .._core.array import Array
+from .._core.array import Array, Ext
 from .._core.dispatch import api
 from ._function import sum_to
+from ._graph import _SEQ, SavedVar, ViewInfo, edge_of
 from ._mode import STATE
-from ._record import rule
+from ._record import node_class, rule
 
-__all__ = ["linear", "log_softmax_nll", "fusable"]
+__all__ = ["linear", "log_softmax_nll", "fusable"]  # (and their ops, recorded through dispatch)
 
 _new = Array._new
 
@@ -62,8 +63,71 @@ def _host(*arrays) -> bool:
     return arrays[0]._device.type == "cpu" and all(type(a._get_native()) is np.ndarray for a in arrays)
 
 
-@api("nn.functional.linear")
+def _rg(a) -> bool:
+    return a is not None and a._ext is not None and a._ext.requires_grad
+
+
+_NO_EDGE = (None, 0)
+_object_new = object.__new__
+_next_seq = _SEQ.__next__
+
+
+def _record(r, cls, inputs, saved, result):
+    """The node of rule ``r`` for ``result``, computed by a fused op from ``inputs``
+    ((parameter, array or None) pairs): what ``_record._record`` builds for a call of the
+    op through dispatch (the same slots, edges, metadata, saved values), without the
+    binding, the handler chain and the recording switch (the fused ops' kernels are NumPy
+    calls: nothing in them records). ``saved``: (parameter, value) pairs, saved as
+    ``_record`` saves them, before the result is attached."""
+    slots, edges, metas, needs = [], [], [], set()
+    for p, a in inputs:
+        if a is None:
+            continue
+        e = a._ext
+        if e is None or not e.requires_grad:
+            edge = _NO_EDGE
+        elif e.grad_fn is not None and type(e.is_view) is not ViewInfo:
+            edge = (e.grad_fn, e.output_nr)
+        else:
+            edge = edge_of(a)
+        slots.append((p, None))
+        edges.append(edge)
+        metas.append((a._shape, a._dtype, a._device))
+        if edge[0] is not None:
+            needs.add(p)
+    vals = {}
+    for p, v in saved:
+        vals[p] = SavedVar(v) if type(v) is Array else v
+    node = _object_new(cls)  # Node.__init__, inlined (as _record does)
+    node._seq = _next_seq()
+    node._rule = r
+    node._slots = slots
+    node._metas = metas
+    node._needs = needs
+    node._nout = 1
+    node.next_functions = tuple(edges)
+    node._out_metas = [(result._shape, result._dtype, result._device)]
+    e = result._ext = Ext()
+    e.requires_grad = True
+    e.grad_fn = node
+    e.output_nr = 0
+    node._vals = vals
+    return result
+
+
 def linear(x, weight, bias=None):
+    """``x @ weight.mT + bias``, one node when recorded (``fusable`` arrays; bias (out,))."""
+    if STATE.enabled and (_rg(x) or _rg(weight) or _rg(bias)) and _host(x, weight) \
+            and (bias is None or type(bias._get_native()) is np.ndarray):
+        r = _linear_op._impl(x, weight, bias)  # (the definition: no handler to pass)
+        return _record(_LINEAR, _ADDMM if bias is not None else _MM,
+                       (("x", x), ("weight", weight), ("bias", bias)),
+                       (("x", x), ("weight", weight)), r)
+    return _linear_op(x, weight, bias)
+
+
+@api("nn.functional.linear")
+def _linear_op(x, weight, bias=None):
     """``x @ weight.mT + bias`` (x: (..., in), weight: (out, in), bias: (out,) or None)."""
     if _host(x, weight) and (bias is None or type(bias._get_native()) is np.ndarray):
         a, w = x._get_native(), weight._get_native()
@@ -76,7 +140,7 @@ def linear(x, weight, bias=None):
     return out if bias is None else out + bias
 
 
-def _linear_grads(g, x, weight, bias, ctx):
+def _linear_grads(g, x, weight, ctx):
     need_x, need_w, need_b = ctx.needs("x"), ctx.needs("weight"), ctx.needs("bias")
     gx = gw = gb = None
     out_f = weight._shape[0]
@@ -103,13 +167,23 @@ def _linear_grads(g, x, weight, bias, ctx):
     return gx, gw, gb
 
 
-rule("nn.functional.linear", "x, weight, bias=None",
-     lambda p: "MmBackward0" if p["bias"] is None else "AddmmBackward0",
-     diff=("x", "weight", "bias"), joint=_linear_grads)
+_LINEAR = rule("nn.functional.linear", "x, weight, bias=None",
+                lambda p: "MmBackward0" if p["bias"] is None else "AddmmBackward0",
+                diff=("x", "weight", "bias"), joint=_linear_grads)
+_MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
+
+
+def log_softmax_nll(x, target, reduction="mean"):
+    """``nll_loss(log_softmax(x, 1), target)``, one node when recorded."""
+    if STATE.enabled and _rg(x) and _host(x, target):
+        r = _log_softmax_nll_op._impl(x, target, reduction)
+        return _record(_NLL, _NLL.cls, (("x", x),),
+                       (("x", x), ("target", target), ("reduction", reduction)), r)
+    return _log_softmax_nll_op(x, target, reduction)
 
 
 @api("nn.functional.log_softmax_nll")
-def log_softmax_nll(x, target, reduction="mean"):
+def _log_softmax_nll_op(x, target, reduction="mean"):
     """``nll_loss(log_softmax(x, 1), target, reduction=...)`` for x (N, C) and class
     indices ``target`` (N,) in range (the caller checks them)."""
     if _host(x, target):
@@ -173,5 +247,5 @@ def _log_softmax_nll_grad(g, x, target, reduction):
     return xp.exp(logp) * s - onehot * s
 
 
-rule("nn.functional.log_softmax_nll", "x, target, reduction='mean'", "NllLossBackward0",
-     x=_log_softmax_nll_grad)
+_NLL = rule("nn.functional.log_softmax_nll", "x, target, reduction='mean'", "NllLossBackward0",
+            x=_log_softmax_nll_grad)
