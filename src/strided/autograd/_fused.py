@@ -60,7 +60,17 @@ def fusable(*arrays) -> bool:
 
 
 def _host(*arrays) -> bool:
-    return arrays[0]._device.type == "cpu" and all(type(a._get_native()) is np.ndarray for a in arrays)
+    """Whether every array's native is a host NumPy array (on the cpu device)."""
+    if arrays[0]._device.type != "cpu":
+        return False
+    for a in arrays:
+        n = a._np
+        if type(n) is not np.ndarray and type(a._get_native()) is not np.ndarray:
+            return False
+    return True
+
+
+_max, _sum = np.maximum.reduce, np.add.reduce  # (np.max and np.sum without their Python wrappers)
 
 
 def _rg(a) -> bool:
@@ -188,18 +198,18 @@ def _log_softmax_nll_op(x, target, reduction="mean"):
     indices ``target`` (N,) in range (the caller checks them)."""
     if _host(x, target):
         a = x._get_native()
-        m = np.max(a, axis=1, keepdims=True)
+        m = _max(a, axis=1, keepdims=True)
         z = a - m
-        lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+        lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
         z -= lse  # logp = x - max - log(sum(exp(x - max)))
         t = target._get_native()
         picked = -np.take_along_axis(z, t[:, None], axis=1)[:, 0]
         if reduction == "none":
             r = picked
         elif reduction == "sum":
-            r = np.asarray(np.sum(picked), dtype=a.dtype)
+            r = np.asarray(_sum(picked), dtype=a.dtype)
         else:
-            r = np.asarray(np.sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
+            r = np.asarray(_sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
         return _new(r, None, 0, r.shape, None, x._dtype, x._device)
     m = xp.max(x, axis=1, keepdims=True)
     z = x - m
@@ -222,9 +232,9 @@ def _log_softmax_nll_grad(g, x, target, reduction):
             s = gn.astype(a.dtype, copy=False)
         else:
             s = (gn / a.dtype.type(n)).astype(a.dtype, copy=False)
-        m = np.max(a, axis=1, keepdims=True)
+        m = _max(a, axis=1, keepdims=True)
         z = a - m
-        lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+        lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
         z -= lse
         p = np.exp(z, out=z)
         r = np.multiply(p, s, out=p)  # exp(logp) * s ...

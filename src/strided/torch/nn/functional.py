@@ -413,6 +413,11 @@ def linear(input, weight, bias=None) -> Array:
     >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
     tensor([[2., 2., 2.]])
     """
+    if type(input) is Array and type(weight) is Array and len(weight._shape) == 2 \
+            and len(input._shape) >= 2 and input._shape[-1] == weight._shape[1] \
+            and (bias is None or (type(bias) is Array and bias._shape == weight._shape[:1])) \
+            and _fused.fusable(input, weight, bias):
+        return _fused.linear(input, weight, bias)  # one graph node (AddmmBackward0), as PyTorch
     _check(input, "linear")
     _check(weight, "linear", "weight")
     if weight.ndim not in (1, 2):
@@ -422,9 +427,6 @@ def linear(input, weight, bias=None) -> Array:
                          f"weight's in_features (shape {tuple(weight.shape)})")
     if bias is not None:
         _check(bias, "linear", "bias")
-    if weight.ndim == 2 and input.ndim >= 2 and (bias is None or bias.shape == weight.shape[:1]) \
-            and _fused.fusable(input, weight, bias):
-        return _fused.linear(input, weight, bias)  # one graph node (AddmmBackward0), as PyTorch
     out = _st.matmul(input, weight.mT if weight.ndim == 2 else weight)
     if bias is not None:
         out = out + bias
