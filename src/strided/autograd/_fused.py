@@ -226,12 +226,11 @@ def _log_softmax_nll_grad(g, x, target, reduction):
         a = x._get_native()
         gn = g._get_native()
         n = a.shape[0]
+        s = gn if reduction != "mean" else np.true_divide(gn, a.dtype.type(n))
+        if s.dtype != a.dtype:
+            s = s.astype(a.dtype)
         if reduction == "none":
-            s = gn.astype(a.dtype, copy=False)[:, None]
-        elif reduction == "sum":
-            s = gn.astype(a.dtype, copy=False)
-        else:
-            s = (gn / a.dtype.type(n)).astype(a.dtype, copy=False)
+            s = s[:, None]
         m = _max(a, axis=1, keepdims=True)
         z = a - m
         lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
