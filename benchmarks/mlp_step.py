@@ -124,7 +124,8 @@ def main(argv=None) -> int:
     mn = {k: min(v) * 1e6 for k, v in times.items()}
     print(f"sizes {sizes} batch {args.batch}; {args.repeats} interleaved repeats of {n} steps; "
           f"load {os.getloadavg()[0]:.2f}")
-    print("| program | median us/step | min us/step | / numpy (median) | / torch (median) |\n|---|---|---|---|---|")
+    print("| program | median us/step | min us/step | / numpy (median) | / torch (median) |\n"
+          "|---|---|---|---|---|")
     for k in names:
         ref = med.get("numpy")
         tref = med["torch (g)"] if k in ("strided", "strided max", "numpy", "torch (g)") else med["torch"]

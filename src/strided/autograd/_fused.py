@@ -30,7 +30,7 @@ import numpy as np
 import strided as xp
 
 from .._core.array import Array, Ext
-from .._core.dispatch import api
+from .._core.dispatch import _HANDLERS, api
 from ._function import sum_to
 from ._graph import _SEQ, SavedVar, ViewInfo, edge_of
 from ._mode import STATE
@@ -88,7 +88,9 @@ def _record(r, cls, inputs, saved, result):
     op through dispatch (the same slots, edges, metadata, saved values), without the
     binding, the handler chain and the recording switch (the fused ops' kernels are NumPy
     calls: nothing in them records). ``saved``: (parameter, value) pairs, saved as
-    ``_record`` saves them, before the result is attached."""
+    ``_record`` saves them, before the result is attached. Taken only while the handler
+    chain is strided's own two (names, autograd): the callers check ``_HANDLERS``, so an
+    extension registered with ``register_handler`` sees every call through dispatch."""
     slots, edges, metas, needs = [], [], [], set()
     for p, a in inputs:
         if a is None:
@@ -127,7 +129,7 @@ def _record(r, cls, inputs, saved, result):
 
 def linear(x, weight, bias=None):
     """``x @ weight.mT + bias``, one node when recorded (``fusable`` arrays; bias (out,))."""
-    if STATE.enabled and (_rg(x) or _rg(weight) or _rg(bias)) and _host(x, weight) \
+    if STATE.enabled and (_rg(x) or _rg(weight) or _rg(bias)) and len(_HANDLERS) <= 2 and _host(x, weight) \
             and (bias is None or type(bias._get_native()) is np.ndarray):
         r = _linear_op._impl(x, weight, bias)  # (the definition: no handler to pass)
         return _record(_LINEAR, _ADDMM if bias is not None else _MM,
@@ -185,7 +187,7 @@ _MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
 
 def log_softmax_nll(x, target, reduction="mean"):
     """``nll_loss(log_softmax(x, 1), target)``, one node when recorded."""
-    if STATE.enabled and _rg(x) and _host(x, target):
+    if STATE.enabled and _rg(x) and len(_HANDLERS) <= 2 and _host(x, target):
         r = _log_softmax_nll_op._impl(x, target, reduction)
         return _record(_NLL, _NLL.cls, (("x", x),),
                        (("x", x), ("target", target), ("reduction", reduction)), r)
