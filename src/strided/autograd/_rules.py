@@ -756,7 +756,14 @@ def _matmul_grads(g, x1, x2, ctx):
             r = mm(gn, bn.T)
             g1 = Array._new(r, None, 0, r.shape, None, dt, dev)
         if ctx.needs("x2"):
-            r = mm(an.T, gn)
+            # Note: x2 is often a transposed view (``linear``'s ``weight.mT``): its gradient
+            # is then computed as (g.T @ x1).T, so that it is the transpose of a C-ordered
+            # product, as PyTorch's AddmmBackward0 computes the weight's (``g.T @ x1``); the
+            # gradient of the weight itself is then contiguous and no copy is made for .grad.
+            if bn.ndim == 2 and bn.flags.f_contiguous and not bn.flags.c_contiguous:
+                r = mm(gn.T, an).T
+            else:
+                r = mm(an.T, gn)
             g2 = Array._new(r, None, 0, r.shape, None, dt, dev)
         return g1, g2
     v1, v2 = x1.ndim == 1, x2.ndim == 1

@@ -32,6 +32,7 @@ import numpy as np
 import strided as _st
 from strided import Array
 from strided.autograd import Function
+from strided.autograd import _fused
 from strided._core.caller import stacklevel
 
 __all__ = [
@@ -345,6 +346,11 @@ def linear(input, weight, bias=None) -> Array:
     >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
     tensor([[2., 2., 2.]])
     """
+    if type(input) is Array and type(weight) is Array and len(weight._shape) == 2 \
+            and len(input._shape) >= 2 and input._shape[-1] == weight._shape[1] \
+            and (bias is None or (type(bias) is Array and bias._shape == weight._shape[:1])) \
+            and _fused.fusable(input, weight, bias):
+        return _fused.linear(input, weight, bias)  # one graph node (AddmmBackward0), as PyTorch
     _check(input, "linear")
     _check(weight, "linear", "weight")
     if weight.ndim not in (1, 2):
@@ -352,9 +358,11 @@ def linear(input, weight, bias=None) -> Array:
     if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear(): input's last dimension {tuple(input.shape)} does not match "
                          f"weight's in_features (shape {tuple(weight.shape)})")
+    if bias is not None:
+        _check(bias, "linear", "bias")
     out = _st.matmul(input, weight.mT if weight.ndim == 2 else weight)
     if bias is not None:
-        out = out + _check(bias, "linear", "bias")
+        out = out + bias
     return out
 
 
@@ -637,6 +645,18 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
                          f"got {label_smoothing}")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"cross_entropy(): {reduction!r} is not a valid value for reduction")
+    if weight is None and label_smoothing == 0 and input.ndim == 2 and input.size \
+            and target.dtype.kind in "iu" and target.device == input.device and _fused.fusable(input) \
+            and (target._ext is None or target._ext.names is None):
+        # Class indices, nothing weighted, ignored or smoothed: log_softmax and nll_loss as
+        # one graph node (the errors are nll_loss's, as on the path below).
+        _check_targets(input, target, "nll_loss")
+        lo, hi = _target_range(target)
+        if not lo <= ignore_index <= hi:
+            if lo < 0 or hi >= input.shape[1]:
+                raise IndexError(f"nll_loss(): target {lo if lo < 0 else hi} is out of bounds for "
+                                 f"{input.shape[1]} classes")
+            return _fused.log_softmax_nll(input, target, reduction)
     cd = _class_dim(input)
     n_classes = input.shape[cd]
     logp = _st.log_softmax(input, cd)

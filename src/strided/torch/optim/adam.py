@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import strided as _st
 
-from .optimizer import Optimizer, _check_range, _new_step, _step_value
+import numpy as np
+
+from .optimizer import Optimizer, _check_range, _new_step, _step_value, host, written
 
 __all__ = ["Adam", "AdamW"]
 
@@ -64,6 +66,9 @@ class Adam(Optimizer):
                     state["max_exp_avg_sq"] = _st.zeros_like(p)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             step = _step_value(state)
+            if host(p, p.grad, exp_avg, exp_avg_sq, *((state["max_exp_avg_sq"],) if amsgrad else ())):
+                _host_update(p, state, step, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled)
+                continue
             if wd != 0:
                 if decoupled:
                     p.mul_(1 - lr * wd)
@@ -82,6 +87,46 @@ class Adam(Optimizer):
             else:
                 denom = (exp_avg_sq.sqrt() / bc2_sqrt).add_(eps)
             p.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _host_update(p, state, step, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled) -> None:
+    """``_update``'s body for one parameter on the host (``optimizer.host``): the in-place
+    methods' NumPy calls in their order (``lerp_(g, w)`` is ``a + w * (g - a)``,
+    ``addcmul_(g, g, value=v)`` is ``+= (g * v) * g``, ``addcdiv_(a, d, value=v)`` is
+    ``+= (a * v) / d``)."""
+    g = p.grad._get_native()
+    if maximize:
+        g = np.negative(g)
+    if wd != 0:
+        if decoupled:
+            w = written(p, "Adam.step()")
+            np.multiply(w, 1 - lr * wd, out=w)
+        else:
+            g = np.add(g, np.multiply(p._get_native(), wd))
+    ea = written(state["exp_avg"], "Adam.step()")
+    t = np.subtract(g, ea)
+    np.multiply(t, 1 - beta1, out=t)
+    np.add(ea, t, out=ea)
+    es = written(state["exp_avg_sq"], "Adam.step()")
+    np.multiply(es, beta2, out=es)
+    v = 1 - beta2
+    t = np.multiply(g, v) if v != 1 else g.copy()
+    np.multiply(t, g, out=t)
+    np.add(es, t, out=es)
+    step_size = lr / (1 - beta1 ** step)
+    bc2_sqrt = (1 - beta2 ** step) ** 0.5
+    if amsgrad:
+        m = written(state["max_exp_avg_sq"], "Adam.step()")
+        np.maximum(m, es, out=m)
+        es = m
+    d = np.sqrt(es)
+    np.divide(d, bc2_sqrt, out=d)
+    np.add(d, eps, out=d)
+    v = -step_size
+    t = np.multiply(ea, v) if v != 1 else ea.copy()
+    np.divide(t, d, out=t)
+    w = written(p, "Adam.step()")
+    np.add(w, t, out=w)
 
 
 class AdamW(Adam):

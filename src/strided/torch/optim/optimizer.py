@@ -17,8 +17,11 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 
+import numpy as _np
+
 import strided as _st
 from strided import Array
+from strided._core.call.write import target as _write_target
 from strided._core.caller import stacklevel
 
 __all__ = ["Optimizer", "required"]
@@ -210,3 +213,41 @@ def _step_value(state: dict) -> float:
 
 def _new_step():
     return _st.zeros((), dtype=_st.float32, device="cpu")
+
+
+# The host path of the optimizers' updates (``host``): False makes every update take the
+# in-place methods (the reference path; the differential tests compare the two).
+HOST = True
+
+
+def host(*arrays) -> bool:
+    """Whether ``arrays`` (a parameter, its gradient, its state buffers) can be updated by
+    NumPy calls on their natives: host NumPy arrays of one real floating dtype and one
+    shape, without dimension names.
+
+    Note: the update then makes the in-place methods' NumPy calls itself, in their order
+    and with their operands (a Python scalar weak, as in strided and PyTorch), so the bits
+    are the same; the writes go through the writer's ``target`` (version counter bumped,
+    autograd's checks), one call per written array instead of the method's pipeline. This
+    is PyTorch's ``foreach`` idea without the batching: one Python loop over the group,
+    no per-parameter temporaries beyond NumPy's own."""
+    if not HOST:
+        return False
+    a0 = arrays[0]
+    dt, dev, shape = a0._dtype, a0._device, a0._shape
+    if dt.kind != "f" or dev.type != "cpu":
+        return False
+    for a in arrays:
+        if type(a) is not Array or a._dtype is not dt or a._device is not dev or a._shape != shape:
+            return False
+        e = a._ext
+        if e is not None and e.names is not None:
+            return False
+        if type(a._get_native()) is not _np.ndarray:
+            return False
+    return True
+
+
+def written(a: Array, func: str):
+    """The native of ``a`` to write into, through the writer (its version bumped)."""
+    return _write_target(a, func)

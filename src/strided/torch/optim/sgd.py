@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import strided as _st
 
-from .optimizer import Optimizer, _check_range
+import numpy as np
+
+from .optimizer import Optimizer, _check_range, host, written
 
 __all__ = ["SGD"]
 
@@ -53,6 +55,11 @@ class SGD(Optimizer):
         for p in group["params"]:
             if p.grad is None:
                 continue
+            if momentum == 0 or self.state[p].get("momentum_buffer") is not None:
+                buf = self.state[p]["momentum_buffer"] if momentum != 0 else None
+                if host(p, p.grad) if buf is None else host(p, p.grad, buf):
+                    _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize)
+                    continue
             grad = -p.grad if maximize else p.grad
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
@@ -65,3 +72,22 @@ class SGD(Optimizer):
                     buf.mul_(momentum).add_(grad, alpha=1 - dampening)
                 grad = grad.add(buf, alpha=momentum) if nesterov else buf
             p.add_(grad, alpha=-lr)
+
+
+def _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
+    """``_update``'s body for one parameter on the host (``optimizer.host``): the in-place
+    methods' NumPy calls, in their order (``grad.add(p, alpha=wd)`` is ``grad + p * wd``,
+    ``buf.mul_(m).add_(g, alpha=a)`` is ``buf *= m; buf += g * a``, ...)."""
+    g = p.grad._get_native()
+    if maximize:
+        g = np.negative(g)
+    if wd != 0:
+        g = np.add(g, np.multiply(p._get_native(), wd))
+    if momentum != 0:
+        b = written(buf, "SGD.step()")
+        np.multiply(b, momentum, out=b)
+        a = 1 - dampening
+        np.add(b, g if a == 1 and type(a) is int else np.multiply(g, a), out=b)
+        g = np.add(g, np.multiply(b, momentum)) if nesterov else b
+    w = written(p, "SGD.step()")
+    np.add(w, np.multiply(g, -lr), out=w)

@@ -1,0 +1,262 @@
+"""Fused operations for ``strided.torch.nn.functional``'s hot paths, one graph node each.
+
+``linear(x, weight, bias)`` is ``x @ weight.mT + bias`` recorded as one node
+(PyTorch's ``AddmmBackward0``, ``MmBackward0`` without a bias) instead of three
+(a transpose, a product and a broadcast add); its backward computes the weight's
+gradient as ``g.mT @ x``, in the weight's own layout (as PyTorch does), so the
+leaf's ``.grad`` is that product itself and not a transposing copy.
+
+``log_softmax_nll(x, target, reduction)`` is ``nll_loss(log_softmax(x, 1), target)``
+for class indices without weights, ignore_index or label smoothing, recorded as one
+node (PyTorch records two: ``LogSoftmaxBackward0`` and ``NllLossBackward0``); its
+backward is theirs composed: ``exp(logp) * s - onehot * s`` with ``s`` the loss's
+gradient per sample (``g / N`` for ``mean``).
+
+Invariants:
+- the values are those of the composites they stand for, computed the same way in the
+  forward pass (``linear``: the same product and add, bit for bit; the loss: PyTorch's
+  log-softmax, ``x - max - log(sum(exp(x - max)))``);
+- each is taken only for real floating inputs of one dtype, on one device, without
+  dimension names (``nn.functional`` falls back to the composites otherwise);
+- the backward formulas are strided's own namespace functions when a graph is being
+  built (``create_graph=True``: double backward records through them), and NumPy's on
+  the host otherwise (the same products and sums, fewer calls).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import strided as xp
+
+from .._core.array import Array, Ext
+from .._core.dispatch import _HANDLERS, api
+from ._function import sum_to
+from ._graph import _SEQ, SavedVar, ViewInfo, edge_of
+from ._mode import STATE
+from ._record import node_class, rule
+
+__all__ = ["linear", "log_softmax_nll", "fusable"]  # (and their ops, recorded through dispatch)
+
+_new = Array._new
+
+
+def fusable(*arrays) -> bool:
+    """Whether arrays (None skipped) are real floating, of one dtype and device, unnamed."""
+    dt = dev = None
+    for a in arrays:
+        if a is None:
+            continue
+        if type(a) is not Array or a._dtype.kind != "f":
+            return False
+        e = a._ext
+        if e is not None and e.names is not None:
+            return False
+        if dt is None:
+            dt, dev = a._dtype, a._device
+        elif a._dtype is not dt or a._device is not dev:
+            return False
+    return True
+
+
+def _host(*arrays) -> bool:
+    """Whether every array's native is a host NumPy array (on the cpu device)."""
+    if arrays[0]._device.type != "cpu":
+        return False
+    for a in arrays:
+        n = a._np
+        if type(n) is not np.ndarray and type(a._get_native()) is not np.ndarray:
+            return False
+    return True
+
+
+_max, _sum = np.maximum.reduce, np.add.reduce  # (np.max and np.sum without their Python wrappers)
+
+
+def _rg(a) -> bool:
+    return a is not None and a._ext is not None and a._ext.requires_grad
+
+
+_NO_EDGE = (None, 0)
+_object_new = object.__new__
+_next_seq = _SEQ.__next__
+
+
+def _record(r, cls, inputs, saved, result):
+    """The node of rule ``r`` for ``result``, computed by a fused op from ``inputs``
+    ((parameter, array or None) pairs): what ``_record._record`` builds for a call of the
+    op through dispatch (the same slots, edges, metadata, saved values), without the
+    binding, the handler chain and the recording switch (the fused ops' kernels are NumPy
+    calls: nothing in them records). ``saved``: (parameter, value) pairs, saved as
+    ``_record`` saves them, before the result is attached. Taken only while the handler
+    chain is strided's own two (names, autograd): the callers check ``_HANDLERS``, so an
+    extension registered with ``register_handler`` sees every call through dispatch."""
+    slots, edges, metas, needs = [], [], [], set()
+    for p, a in inputs:
+        if a is None:
+            continue
+        e = a._ext
+        if e is None or not e.requires_grad:
+            edge = _NO_EDGE
+        elif e.grad_fn is not None and type(e.is_view) is not ViewInfo:
+            edge = (e.grad_fn, e.output_nr)
+        else:
+            edge = edge_of(a)
+        slots.append((p, None))
+        edges.append(edge)
+        metas.append((a._shape, a._dtype, a._device))
+        if edge[0] is not None:
+            needs.add(p)
+    vals = {}
+    for p, v in saved:
+        vals[p] = SavedVar(v) if type(v) is Array else v
+    node = _object_new(cls)  # Node.__init__, inlined (as _record does)
+    node._seq = _next_seq()
+    node._rule = r
+    node._slots = slots
+    node._metas = metas
+    node._needs = needs
+    node._nout = 1
+    node.next_functions = tuple(edges)
+    node._out_metas = [(result._shape, result._dtype, result._device)]
+    e = result._ext = Ext()
+    e.requires_grad = True
+    e.grad_fn = node
+    e.output_nr = 0
+    node._vals = vals
+    return result
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.mT + bias``, one node when recorded (``fusable`` arrays; bias (out,))."""
+    if STATE.enabled and (_rg(x) or _rg(weight) or _rg(bias)) and len(_HANDLERS) <= 2 and _host(x, weight) \
+            and (bias is None or type(bias._get_native()) is np.ndarray):
+        r = _linear_op._impl(x, weight, bias)  # (the definition: no handler to pass)
+        return _record(_LINEAR, _ADDMM if bias is not None else _MM,
+                       (("x", x), ("weight", weight), ("bias", bias)),
+                       (("x", x), ("weight", weight)), r)
+    return _linear_op(x, weight, bias)
+
+
+@api("nn.functional.linear")
+def _linear_op(x, weight, bias=None):
+    """``x @ weight.mT + bias`` (x: (..., in), weight: (out, in), bias: (out,) or None)."""
+    if _host(x, weight) and (bias is None or type(bias._get_native()) is np.ndarray):
+        a, w = x._get_native(), weight._get_native()
+        # (the same calls as matmul(x, weight.mT): ndarray.dot for matrices, matmul for stacks)
+        r = a.dot(w.T) if a.ndim == 2 else np.matmul(a, w.T)
+        if bias is not None:
+            np.add(r, bias._get_native(), out=r)  # (r is this call's own product)
+        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+    out = xp.matmul(x, xp.matrix_transpose(weight))
+    return out if bias is None else out + bias
+
+
+def _linear_grads(g, x, weight, ctx):
+    need_x, need_w, need_b = ctx.needs("x"), ctx.needs("weight"), ctx.needs("bias")
+    gx = gw = gb = None
+    out_f = weight._shape[0]
+    if not STATE.enabled and g._dtype is x._dtype and g._device is x._device and _host(g, x, weight):
+        gn, an, wn = g._get_native(), x._get_native(), weight._get_native()
+        dt, dev = g._dtype, g._device
+        if need_x:
+            r = gn.dot(wn) if gn.ndim == 2 else np.matmul(gn, wn)
+            gx = _new(r, None, 0, r.shape, None, dt, dev)
+        if need_w:
+            g2 = gn if gn.ndim == 2 else gn.reshape(-1, out_f)
+            a2 = an if an.ndim == 2 else an.reshape(-1, an.shape[-1])
+            r = g2.T.dot(a2)  # (out, in): the weight's layout
+            gw = _new(r, None, 0, r.shape, None, dt, dev)
+    else:
+        if need_x:
+            gx = xp.matmul(g, weight)
+        if need_w:
+            g2 = g if g.ndim == 2 else xp.reshape(g, (-1, out_f))
+            a2 = x if x.ndim == 2 else xp.reshape(x, (-1, x.shape[-1]))
+            gw = xp.matmul(xp.matrix_transpose(g2), a2)
+    if need_b:
+        gb = sum_to(g, (out_f,))
+    return gx, gw, gb
+
+
+_LINEAR = rule("nn.functional.linear", "x, weight, bias=None",
+                lambda p: "MmBackward0" if p["bias"] is None else "AddmmBackward0",
+                diff=("x", "weight", "bias"), joint=_linear_grads)
+_MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
+
+
+def log_softmax_nll(x, target, reduction="mean"):
+    """``nll_loss(log_softmax(x, 1), target)``, one node when recorded."""
+    if STATE.enabled and _rg(x) and len(_HANDLERS) <= 2 and _host(x, target):
+        r = _log_softmax_nll_op._impl(x, target, reduction)
+        return _record(_NLL, _NLL.cls, (("x", x),),
+                       (("x", x), ("target", target), ("reduction", reduction)), r)
+    return _log_softmax_nll_op(x, target, reduction)
+
+
+@api("nn.functional.log_softmax_nll")
+def _log_softmax_nll_op(x, target, reduction="mean"):
+    """``nll_loss(log_softmax(x, 1), target, reduction=...)`` for x (N, C) and class
+    indices ``target`` (N,) in range (the caller checks them)."""
+    if _host(x, target):
+        a = x._get_native()
+        m = _max(a, axis=1, keepdims=True)
+        z = a - m
+        lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
+        z -= lse  # logp = x - max - log(sum(exp(x - max)))
+        t = target._get_native()
+        picked = -np.take_along_axis(z, t[:, None], axis=1)[:, 0]
+        if reduction == "none":
+            r = picked
+        elif reduction == "sum":
+            r = np.asarray(_sum(picked), dtype=a.dtype)
+        else:
+            r = np.asarray(_sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
+        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+    m = xp.max(x, axis=1, keepdims=True)
+    z = x - m
+    logp = z - xp.log(xp.sum(xp.exp(z), axis=1, keepdims=True))
+    picked = -xp.take_along_axis(logp, xp.expand_dims(target, axis=1), axis=1)[:, 0]
+    if reduction == "none":
+        return picked
+    s = xp.sum(picked)
+    return s if reduction == "sum" else s / x.shape[0]
+
+
+def _log_softmax_nll_grad(g, x, target, reduction):
+    if not STATE.enabled and type(g) is Array and g._device is x._device and _host(g, x, target):
+        a = x._get_native()
+        gn = g._get_native()
+        n = a.shape[0]
+        s = gn if reduction != "mean" else np.true_divide(gn, a.dtype.type(n))
+        if s.dtype != a.dtype:
+            s = s.astype(a.dtype)
+        if reduction == "none":
+            s = s[:, None]
+        m = _max(a, axis=1, keepdims=True)
+        z = a - m
+        lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
+        z -= lse
+        p = np.exp(z, out=z)
+        r = np.multiply(p, s, out=p)  # exp(logp) * s ...
+        t = target._get_native()
+        rows = np.arange(n)
+        sv = s[:, 0] if s.ndim == 2 else s
+        r[rows, t] -= sv  # ... - onehot * s
+        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+    n = x.shape[0]
+    if reduction == "none":
+        s = xp.expand_dims(g, axis=1)
+    elif reduction == "sum":
+        s = g
+    else:
+        s = g / n
+    logp = x - xp.max(x, axis=1, keepdims=True)
+    logp = logp - xp.log(xp.sum(xp.exp(logp), axis=1, keepdims=True))
+    onehot = xp.astype(xp.expand_dims(target, axis=1) == xp.arange(x.shape[1], device=x.device),
+                       x.dtype)
+    return xp.exp(logp) * s - onehot * s
+
+
+_NLL = rule("nn.functional.log_softmax_nll", "x, target, reduction='mean'", "NllLossBackward0",
+            x=_log_softmax_nll_grad)
