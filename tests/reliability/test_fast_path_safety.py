@@ -35,7 +35,7 @@ from strided._api import elementwise
 from strided._api.elementwise import ROWS
 from strided._core import dispatch
 
-N = 100_000  # float64: 800 KB, above the elision threshold
+N = 200_000  # float64: 1.6 MB, above the compiled path's elide-first size (ELIDE_FIRST_FROM, 1 MiB)
 assert N * 8 > elementwise._ELIDE_BYTES
 
 COMPILED = elementwise.COMPILED

@@ -84,8 +84,8 @@ setup_large(PyObject *mod, PyObject *args)
 Py_ssize_t
 c_result_limit(int splittable)
 {
-    if (pool_empty == NULL)
-        return small_limit();
+    if (pool_empty == NULL || contract_pool_limit(big_list) <= 0)
+        return small_limit(); /* (an unreadable pool threshold: decline, the Python path names it) */
     if (!splittable)
         return PY_SSIZE_T_MAX;
     Py_ssize_t nt = contract_pool_limit(num_threads_list); /* (a one-int list, as the pool's) */
