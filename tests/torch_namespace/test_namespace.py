@@ -176,3 +176,14 @@ def test_wrong_calls_are_type_errors():
         st.sum(x, 0, dim=1)
     with pytest.raises(TypeError, match="missing required argument 'k'"):
         st.topk(x)
+
+
+@pytest.mark.parametrize("same_dtype", [True, False])
+@pytest.mark.parametrize("flags", [(), (False,), (True,), (False, False), (False, True)])
+def test_to_takes_pytorchs_positional_non_blocking_and_copy(same_dtype, flags):
+    # Tensor.to(device, dtype, non_blocking=False, copy=False): a copy exactly where PyTorch makes one
+    x, xt = st.ones(3, device="cpu"), torch.ones(3)
+    got = x.to("cpu", st.float32 if same_dtype else st.float64, *flags)
+    want = xt.to("cpu", torch.float32 if same_dtype else torch.float64, *flags)
+    assert (got is x) == (want is xt)
+    assert got.tolist() == want.tolist()

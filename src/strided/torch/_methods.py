@@ -57,21 +57,38 @@ def to_device(self, device, /, *, stream=None):
     return _to_device(self, device, stream=stream)
 
 
-def to(self, *args, **kwargs):
-    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``."""
+def to_arguments(args, kwargs) -> tuple:
+    """``(device, dtype, copy)`` from PyTorch's ``to(...)`` arguments: ``to(dtype)``,
+    ``to(device)``, ``to(device, dtype)``, ``to(other)``, then positional bools
+    ``non_blocking`` (ignored: copies here are synchronous) and ``copy``; shared by ``Array.to`` and
+    ``nn.Module.to``."""
+    kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     if kwargs:
         raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
+    flags = 0
     for a in args:
         if isinstance(a, _dtypes.DType):
             dtype = a
         elif type(a) is Array:
             dtype, device = a._dtype, a._device
+        elif isinstance(a, bool):
+            flags += 1  # PyTorch's positional (non_blocking, copy)
+            if flags == 2:
+                copy = a
+            elif flags > 2:
+                raise TypeError("to(): at most two positional bools (non_blocking, copy)")
         else:
             device = a
+    return device, dtype, copy
+
+
+def to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``."""
+    device, dtype, copy = to_arguments(args, kwargs)
     out = self
     if device is not None and as_device(device) is not out._device:
         out = _to_device(out, device)

@@ -26,6 +26,7 @@ from strided import Array
 from . import functional as F
 from . import init
 from .parameter import Parameter, is_parameter
+from .._methods import to_arguments
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "Identity", "Linear",
@@ -462,20 +463,9 @@ class Module:
     def to(self, *args, **kwargs) -> "Module":
         """Move (``to(device)``) and/or cast (``to(dtype)``, floating-point only) in place;
         returns self. Parameters stay the same objects."""
-        device = kwargs.pop("device", None)
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, _st.DType):
-                dtype = a
-            elif type(a) is Array:
-                device, dtype = a.device, a.dtype
-            elif isinstance(a, bool):
-                continue  # non_blocking
-            else:
-                device = a
+        if "copy" in kwargs:
+            raise TypeError("to() got unexpected keyword arguments ['copy']")  # (as PyTorch's Module.to)
+        device, dtype, _ = to_arguments(args, kwargs)
         if dtype is not None and dtype.kind not in "fc":
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, "
                             f"but got desired dtype={dtype.name}")
