@@ -397,3 +397,45 @@ def test_fork_while_another_thread_is_inside_the_pool():
     finally:
         stop.set()
         t.join()
+
+
+@needs_c
+def test_a_back_off_runs_the_same_chunks_on_the_caller_alone():
+    # A stall (a worker losing its core mid-chunk) starts a back-off: the following jobs run
+    # their chunks on the caller alone. The chunks are the same, so the bits are; no worker
+    # runs any of them. pool_config's fourth argument starts one as a stall does.
+    st.set_num_threads(2)
+    a, b = _operands(20_000, np.float32, 11, special=True)
+    m = a.reshape(200, 100)
+
+    def work():
+        x, y = cpu(a), cpu(b)
+        return host(x + y), float(host(st.sum(x))), host(st.sum(cpu(m), axis=0)), float(host(st.max(x)))
+
+    on_crew = work()
+    try:
+        cfg = C.pool_config(-1, -1, -1, 10**10)  # ten seconds
+        assert cfg[6] > 0
+        ran_before = cfg[3]
+        alone = work()
+        assert C.pool_config()[3] == ran_before  # the workers ran nothing
+        assert C.pool_config()[6] > 0
+    finally:
+        C.pool_config(-1, -1, -1, 0)
+    assert C.pool_config()[6] == 0
+    for got, want in zip(alone, on_crew):
+        if isinstance(got, float):
+            assert bits(np.float64(got)) == bits(np.float64(want))
+        else:
+            assert_same(got, want)
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert_same(alone[0], a + b)
+        assert_same(alone[2], np.sum(m, axis=0))
+
+
+@needs_c
+def test_pool_config_names_its_settings_and_refuses_extra_arguments():
+    cfg = C.pool_config()
+    assert len(cfg) == 7 and cfg[4] >= 0 and cfg[5] >= 0
+    with pytest.raises(TypeError, match="pool_config"):
+        C.pool_config(-1, -1, -1, -1, -1)

@@ -350,6 +350,16 @@ sum_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
  * claim reads the fields after it has seen the ticket and succeeds only if the
  * ticket is still what it saw, so the fields it runs with are its job's.
  *
+ * Stalls: on a loaded machine a worker can lose its core in the middle of a
+ * chunk, and the caller, done with the rest, waits for it a scheduler slice
+ * (milliseconds: a 0.4 ms add took 4 ms). A claimed chunk cannot be run again
+ * (an output may be an input), so the caller measures instead: a wait longer
+ * than sd_stall_ns plus twice its own time per chunk is a stall, and the
+ * following jobs run their chunks on the caller alone for a back-off period
+ * (50 ms, doubled by each stall that follows one, at most 1 s; a job that
+ * then runs on the crew without a stall resets it). The chunks are the same
+ * on the caller alone, so a back-off changes no result, only who runs them.
+ *
  * One caller at a time (call_mu): a second Python thread that finds the pool
  * busy runs its job alone (no waiting, no deadlock). Fork: the child has none
  * of the workers; the pthread_atfork child handler forgets them (and resets
@@ -378,6 +388,12 @@ static struct {
 static _Atomic long sd_spin_ns = 2000000;         /* a worker's spin before it sleeps */
 static _Atomic Py_ssize_t sd_min_chunk = 1 << 16; /* bytes of output (or input) per chunk */
 static _Atomic long sd_worker_chunks = 0;         /* chunks the workers ran (a statistic) */
+static _Atomic long sd_stall_ns = 200000;         /* a caller's wait beyond this (and 2 chunks) is a stall */
+static _Atomic long sd_backoff_until = 0;         /* until then (sd_now) jobs run on the caller alone */
+static long sd_backoff_ns = 0;                    /* the current back-off's length (call_mu held) */
+static _Atomic long sd_stalls = 0;                /* stalls seen (a statistic) */
+#define SD_BACKOFF_FIRST_NS 50000000L
+#define SD_BACKOFF_MAX_NS 1000000000L
 
 static inline void sd_pause(void)
 {
@@ -395,21 +411,24 @@ static inline long sd_now(void)
     return (long)ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-/* Claim and run chunks of job `job` until none is left (or another job began). */
-static void sd_run_job(uint32_t job, int worker)
+/* Claim and run chunks of job `job` until none is left (or another job began).
+   Returns the number of chunks this thread ran. */
+static Py_ssize_t sd_run_job(uint32_t job, int worker)
 {
+    Py_ssize_t ran = 0;
     for (;;) {
         uint64_t t = atomic_load_explicit(&P.ticket, memory_order_acquire);
         if ((uint32_t)(t >> 32) != job)
-            return;
+            return ran;
         Py_ssize_t c = (Py_ssize_t)(uint32_t)t;
         sd_task fn = (sd_task)atomic_load_explicit(&P.fn, memory_order_relaxed);
         void *ctx = (void *)atomic_load_explicit(&P.ctx, memory_order_relaxed);
         Py_ssize_t n = atomic_load_explicit(&P.nchunks, memory_order_relaxed);
         if (c >= n)
-            return;
+            return ran;
         if (atomic_compare_exchange_weak(&P.ticket, &t, t + 1)) {
             fn(ctx, c);
+            ran++;
             if (worker)
                 atomic_fetch_add_explicit(&sd_worker_chunks, 1, memory_order_relaxed);
             atomic_fetch_add_explicit(&P.done, 1, memory_order_release);
@@ -499,7 +518,12 @@ static void sd_atfork_child(void)
    Called without the GIL. */
 static void sd_parallel(int nthreads, sd_task fn, void *ctx, Py_ssize_t nchunks)
 {
-    if (nthreads > 1 && nchunks > 1 && pthread_mutex_trylock(&P.call_mu) == 0) {
+    long until = atomic_load_explicit(&sd_backoff_until, memory_order_relaxed);
+    if (until != 0 && sd_now() >= until) {
+        atomic_store_explicit(&sd_backoff_until, 0, memory_order_relaxed);
+        until = 0;
+    }
+    if (nthreads > 1 && nchunks > 1 && until == 0 && pthread_mutex_trylock(&P.call_mu) == 0) {
         if (sd_ensure(nthreads - 1) > 0) {
             uint32_t job = (uint32_t)(atomic_load(&P.ticket) >> 32);
             atomic_store(&P.ticket, ((uint64_t)job << 32) | SD_CLOSED);
@@ -511,12 +535,31 @@ static void sd_parallel(int nthreads, sd_task fn, void *ctx, Py_ssize_t nchunks)
             atomic_store(&P.ticket, (uint64_t)job << 32);
             if (atomic_load(&P.sleepers) > 0)
                 sd_wake_all();
-            sd_run_job(job, 0);
-            for (unsigned spins = 0; atomic_load_explicit(&P.done, memory_order_acquire) < nchunks;) {
-                sd_pause();
-                if (++spins > 2048)
-                    sched_yield(); /* a worker lost its core mid-chunk: let it have ours */
+            long t0 = sd_now();
+            Py_ssize_t ran = sd_run_job(job, 0);
+            int stalled = 0;
+            if (atomic_load_explicit(&P.done, memory_order_acquire) < nchunks) {
+                long t1 = sd_now();
+                long limit = atomic_load_explicit(&sd_stall_ns, memory_order_relaxed)
+                             + (ran > 0 ? 2 * (t1 - t0) / ran : 0);
+                for (unsigned spins = 0; atomic_load_explicit(&P.done, memory_order_acquire) < nchunks;) {
+                    sd_pause();
+                    if (++spins > 2048) {
+                        sched_yield(); /* a worker lost its core mid-chunk: let it have ours */
+                        if (!stalled && (spins & 63) == 0 && sd_now() - t1 > limit)
+                            stalled = 1;
+                    }
+                }
             }
+            if (stalled) {
+                sd_backoff_ns = sd_backoff_ns ? sd_backoff_ns * 2 : SD_BACKOFF_FIRST_NS;
+                if (sd_backoff_ns > SD_BACKOFF_MAX_NS)
+                    sd_backoff_ns = SD_BACKOFF_MAX_NS;
+                atomic_store_explicit(&sd_backoff_until, sd_now() + sd_backoff_ns, memory_order_relaxed);
+                atomic_fetch_add_explicit(&sd_stalls, 1, memory_order_relaxed);
+            }
+            else
+                sd_backoff_ns = 0;
             pthread_mutex_unlock(&P.call_mu);
             return;
         }
@@ -1664,26 +1707,34 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyFloat_FromDouble(kind == 1 ? (double)f : d);
 }
 
-/* pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers,
-   worker_chunks): set what is >= 0, report all (workers: the crew now running in this
-   process; worker_chunks: the chunks its workers have run so far, a statistic). */
+/* pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1) -> (spin_ns,
+   min_chunk_bytes, workers, worker_chunks, stall_ns, stalls, backoff_left_ns): set what is
+   >= 0, report all (workers: the crew now running in this process; worker_chunks: the chunks
+   its workers have run so far; stalls: the stalls seen so far; backoff_left_ns: how long jobs
+   still run on the caller alone). backoff_ns starts a back-off of that length now (0 ends
+   one), as a stall does. */
 static PyObject *
 pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (sd_nargs("pool_config", nargs, 0, 2) < 0)
+    if (sd_nargs("pool_config", nargs, 0, 4) < 0)
         return NULL;
-    long spin = nargs > 0 ? PyLong_AsLong(args[0]) : -1;
-    if (spin == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t mc = nargs > 1 ? PyLong_AsSsize_t(args[1]) : -1;
-    if (mc == -1 && PyErr_Occurred())
-        return NULL;
-    if (spin >= 0)
-        atomic_store(&sd_spin_ns, spin);
-    if (mc >= 0)
-        atomic_store(&sd_min_chunk, mc > 0 ? mc : 1);
-    return Py_BuildValue("(lnil)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers,
-                         atomic_load(&sd_worker_chunks));
+    long v[4] = {-1, -1, -1, -1};
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        if ((v[i] = PyLong_AsLong(args[i])) == -1 && PyErr_Occurred())
+            return NULL;
+    if (v[0] >= 0)
+        atomic_store(&sd_spin_ns, v[0]);
+    if (v[1] >= 0)
+        atomic_store(&sd_min_chunk, v[1] > 0 ? (Py_ssize_t)v[1] : 1);
+    if (v[2] >= 0)
+        atomic_store(&sd_stall_ns, v[2]);
+    long now = sd_now();
+    if (v[3] >= 0)
+        atomic_store(&sd_backoff_until, v[3] > 0 ? now + v[3] : 0);
+    long until = atomic_load(&sd_backoff_until);
+    return Py_BuildValue("(lnillll)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers,
+                         atomic_load(&sd_worker_chunks), atomic_load(&sd_stall_ns), atomic_load(&sd_stalls),
+                         until > now ? until - now : 0L);
 }
 
 #define SD_FN(NAME, FN, DOC) {NAME, (PyCFunction)(void (*)(void))FN, METH_FASTCALL, DOC}
@@ -1722,8 +1773,9 @@ static PyMethodDef methods[] = {
      "(x - mean)**2; False (out unspecified) for anything it doesn't take or a zero/NaN "
      "extremum whose sign/payload NumPy picks by its order."),
     SD_FN("pool_config", pool_config,
-     "pool_config(spin_ns=-1, min_chunk_bytes=-1) -> (spin_ns, min_chunk_bytes, workers, "
-     "chunks the workers have run)."),
+     "pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1) -> (spin_ns, "
+     "min_chunk_bytes, workers, chunks the workers have run, stall_ns, stalls seen, back-off "
+     "left in ns): sets what is >= 0; backoff_ns > 0 runs jobs on the caller alone that long."),
     {NULL, NULL, 0, NULL},
 };
 
