@@ -315,6 +315,18 @@ def _shape_of(v):
     return v.shape if hasattr(v, "shape") else ()
 
 
+def _broadcasts_to(s: tuple, shape: tuple) -> bool:
+    """Whether an operand of shape ``s`` broadcasts to ``shape`` leaving it as it is
+    (every axis of ``s``, aligned from the right, is 1 or ``shape``'s)."""
+    k = len(shape) - len(s)
+    if k < 0:
+        return False
+    for i, n in enumerate(s):
+        if n != 1 and n != shape[k + i]:
+            return False
+    return True
+
+
 _CALL_NAMES: dict = {}  # name -> "name()" for error messages, built once
 
 
@@ -470,7 +482,10 @@ def _make_binary(row: Elementwise):
         t2 = type(x2)
         if t2 is Array:
             ent = pairs[x1._dtype._index][x2._dtype._index]
-            ok = x2._device is out._device and x2._shape == out._shape
+            s2 = x2._shape
+            # (``X *= row``, ``X -= mean``: an operand that broadcasts to out's shape
+            # without changing it; NumPy's ufunc broadcasts it into ``out=`` itself)
+            ok = x2._device is out._device and (s2 == out._shape or _broadcasts_to(s2, out._shape))
         else:
             ent = stypes.get((x1._dtype._index, t2))
             ok = True
