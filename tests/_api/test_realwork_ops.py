@@ -110,9 +110,14 @@ def test_extrema_along_one_axis_match_numpy(func, shape, keepdims, layout):
         assert (np.signbit(g[z]) == np.signbit(want[z])).all()
 
 
-@pytest.mark.parametrize("shape", [(5000, 20), (200, 300), (7, 3)])
-def test_reshape_minus_one_of_a_transposed_array_matches_numpy(shape):
-    a = np.random.default_rng(1).standard_normal(shape)
+@pytest.mark.parametrize("shape", [(5000, 20), (200, 300), (7, 3), (2000, 600), (1100, 520)])
+@pytest.mark.parametrize("dt", ["float64", "float32", "complex128", "int16"])
+def test_reshape_minus_one_of_a_transposed_array_matches_numpy(shape, dt):
+    # (2000, 600) and (1100, 520) transposed are copied in tiles of columns (views.copy_into_c)
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal(shape) * 100).astype(dt)
+    if a.dtype.kind == "c":
+        a += 1j * rng.standard_normal(shape)
     x = xp.asarray(a)
     t = x.T
     r = xp.reshape(t, (-1,))
@@ -123,3 +128,16 @@ def test_reshape_minus_one_of_a_transposed_array_matches_numpy(shape):
     r[0] = 123.0
     assert host(x)[0, 0] == a[0, 0]
     assert xp.any(r[:1]).item() is True
+
+
+@pytest.mark.parametrize("shape", [(2000, 600), (1000, 20)])
+def test_clone_and_contiguous_copies_match_numpy(shape):
+    a = np.random.default_rng(2).standard_normal(shape)
+    x = xp.asarray(a)
+    for src, ref in ((x, a), (x.T, a.T), (x[::-1, ::3], a[::-1, ::3]), (x.T[::2], a.T[::2])):
+        c = src.clone()
+        want = np.ascontiguousarray(ref)
+        assert host(c).tobytes() == want.tobytes() and c.shape == want.shape
+        assert c.dtype == src.dtype
+        c[...] = 0.0  # its own memory
+        assert host(x).tobytes() == a.tobytes()
