@@ -141,3 +141,23 @@ def test_clone_and_contiguous_copies_match_numpy(shape):
         assert c.dtype == src.dtype
         c[...] = 0.0  # its own memory
         assert host(x).tobytes() == a.tobytes()
+
+
+def test_asarray_of_numpy_memory_finds_its_storage_only_when_strided_handed_it_out():
+    # (SciPy's detrend: np.asarray(x) in, xp.asarray(result) out; adopt.owner_of looks up
+    # the root's entry before it measures the native's extent)
+    base = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(base.copy(), device="cpu")
+    n = np.asarray(x)  # strided's memory handed to NumPy
+    back = xp.asarray(n[::-1], device="cpu")
+    assert back.storage() is x.storage()  # one Storage, one version counter
+    v = x._version
+    back[0, 0] = -1.0
+    assert x._version > v and host(x)[2, 0] == -1.0
+    empty = xp.asarray(n[1:1], device="cpu")
+    assert empty.shape == (0, 4) and empty.storage() is not x.storage()
+    fresh = np.ones((2, 2))
+    f = xp.asarray(fresh, device="cpu")
+    assert f.storage() is not x.storage()
+    f[0, 0] = 5.0
+    assert fresh[0, 0] == 5.0 and host(x)[2, 0] == -1.0  # shares fresh's memory, not x's
