@@ -40,6 +40,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_N
 NOT_SAME_CODE = {
     "MinMaxScaler fit_transform": "NumPy: numpy.nanmin/nanmax; others: isnan, where, min, all, any",
     "LogisticRegression fit": "NumPy: the Cython loss and gradient; others: the loss in the namespace",
+    "fft.rfft": "NumPy: SciPy's own pocketfft; others: the namespace's fft (strided's: numpy.fft)",
 }
 
 LIBS = ("strided", "numpy", "array-api-strict")
