@@ -161,3 +161,22 @@ def test_asarray_of_numpy_memory_finds_its_storage_only_when_strided_handed_it_o
     assert f.storage() is not x.storage()
     f[0, 0] = 5.0
     assert fresh[0, 0] == 5.0 and host(x)[2, 0] == -1.0  # shares fresh's memory, not x's
+
+
+@pytest.mark.parametrize("func", ["sum", "prod", "mean"])
+@pytest.mark.parametrize("shape", [(1000, 20), (3, 7, 9)])
+@pytest.mark.parametrize("layout", ["transposed", "sliced"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_sums_and_means_of_views_are_numpys_bits(func, shape, layout, dt):
+    # (views go to NumPy's reduction directly: statistics._backend_reduce)
+    a = np.random.default_rng(5).uniform(0.5, 1.5, shape).astype(dt)
+    x = xp.asarray(a, device="cpu")
+    rev = tuple(range(a.ndim))[::-1]
+    a, x = ((np.transpose(a, rev), xp.permute_dims(x, rev)) if layout == "transposed"
+            else (a[..., ::2], x[..., ::2]))
+    for axis in [None, *range(a.ndim), (0, a.ndim - 1)]:
+        for keepdims in (False, True):
+            want = np.asarray(getattr(np, func)(a, axis=axis, keepdims=keepdims))
+            g = host(getattr(xp, func)(x, axis=axis, keepdims=keepdims))
+            assert g.dtype == want.dtype and g.shape == want.shape
+            assert g.tobytes() == want.tobytes(), (axis, keepdims)
