@@ -156,6 +156,11 @@ reshape._api_name = "reshape"
 
 def _from_copy(x, shape):
     c = clone(x)
+    if c._st is None and c._ext is None:
+        # clone's fresh C-order result: its native reshaped, still without a Storage
+        # (reshape(c) would make one for the view; ``shape`` is resolved already)
+        r = c._np.reshape(shape)
+        return Array._new(r, None, 0, r.shape, None, c._dtype, c._device)
     return reshape(c, shape)
 
 
