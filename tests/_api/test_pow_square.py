@@ -69,3 +69,39 @@ def test_gradient_matches_torch():
     t = torch.tensor(v, requires_grad=True)
     (t ** 2).sum().backward()
     np.testing.assert_array_equal(host(x.grad), t.grad.numpy())
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 10, 5000, None])  # None: past the pool's threshold
+def test_square_root_is_numpy_power_with_the_standards_two_values(dt, n):
+    # x ** 0.5 takes numpy.sqrt (NumPy's power loop does, for a scalar 0.5) and puts the
+    # standard's +inf for -inf and +0 for -0 in place: every other value is NumPy's
+    # power(x, 0.5) bit for bit (NaN payloads, subnormals).
+    if n is None:
+        n = MIN_BYTES[0] // np.dtype(dt).itemsize + 17
+    x = _random_bits(dt, max(n, 8), n)[:n] if n < 8 else _random_bits(dt, n, n)
+    with np.errstate(all="ignore"):
+        want = np.power(x, dt(0.5))
+    want = np.where(x == -np.inf, dt(np.inf), want).astype(dt)
+    want = np.where((x == 0), dt(0.0), want).astype(dt)  # +0 for -0 and +0
+    before = x.copy()
+    for a, w in ((xp.asarray(x, device="cpu"), want), (xp.asarray(x, device="cpu")[::-1], want[::-1])):
+        for got in (a ** 0.5, xp.pow(a, 0.5)):
+            g = host(got)
+            assert g.dtype == w.dtype and g.shape == w.shape
+            assert g.view(_BITS[dt]).tobytes() == w.view(_BITS[dt]).tobytes()
+    assert x.view(_BITS[dt]).tobytes() == before.view(_BITS[dt]).tobytes()  # input untouched
+    # -inf among NaNs (the minimum is NaN then) still gives +inf
+    y = np.array([np.nan, -np.inf, 4.0, -0.0], dtype=dt)
+    h = host(xp.asarray(y, device="cpu") ** 0.5)
+    assert np.isnan(h[0]) and h[1] == np.inf and h[2] == 2 and h[3] == 0 and not np.signbit(h[3])
+
+
+def test_square_root_of_a_0d_array_and_2d_views():
+    z = host(xp.asarray(np.float64(-0.0), device="cpu") ** 0.5)
+    assert z.shape == () and z == 0 and not np.signbit(z)
+    a = np.abs(np.random.default_rng(3).standard_normal((50, 40)))
+    x = xp.asarray(a, device="cpu")
+    for v, r in ((x.T, a.T), (x[::2, 1::3], a[::2, 1::3])):
+        g = host(v ** 0.5)
+        assert np.array_equal(g, np.power(r, 0.5)) and g.dtype == np.float64

@@ -156,6 +156,11 @@ reshape._api_name = "reshape"
 
 def _from_copy(x, shape):
     c = clone(x)
+    if c._st is None and c._ext is None:
+        # clone's fresh C-order result: its native reshaped, still without a Storage
+        # (reshape(c) would make one for the view; ``shape`` is resolved already)
+        r = c._np.reshape(shape)
+        return Array._new(r, None, 0, r.shape, None, c._dtype, c._device)
     return reshape(c, shape)
 
 
@@ -569,13 +574,38 @@ def clone(x, /) -> Array:
     _check(x, "clone")
     xp = x._device.backend.xp
     a = x._get_native()
-    if type(a) is np.ndarray and a.nbytes >= _pool.MIN_BYTES[0]:  # large: a pooled buffer
-        r = _pool.empty(a.shape, a.dtype, a.nbytes)
-        np.copyto(r, a)
+    if type(a) is np.ndarray:
+        if a.nbytes >= _pool.MIN_BYTES[0]:  # large: a pooled buffer
+            r = _pool.empty(a.shape, a.dtype, a.nbytes)
+            copy_into_c(r, a)
+        else:
+            # (NumPy's own C-order copy: the host has no device context to enter, and
+            # ``numpy.array(a, copy=True)`` under one cost twice ``a.copy()`` at 160 KB)
+            r = a.copy()
         return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     with x._device.backend.ctx(x._device):
         r = xp.array(a, copy=True, order="C")
     return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+
+
+# A transposing copy (a 2-D source whose first axis is the one adjacent in memory, into a
+# C-order buffer) of at least _TILE_FROM bytes is made in tiles of _TILE columns.
+_TILE = 512
+_TILE_FROM = 1 << 20
+
+
+def copy_into_c(r: np.ndarray, a: np.ndarray) -> None:
+    """``numpy.copyto(r, a)`` for a C-contiguous ``r`` of ``a``'s shape and dtype.
+
+    Note: NumPy copies a transposed matrix into C order row by row of the result, reading
+    the source down a column, a cache line per element; by tiles of 512 columns the source
+    rows a tile reads stay in cache (5000x200 float64 transposed: 1.5 ms -> 0.8 ms here,
+    2000x2000 10.7 -> 6.7 ms). The same elements are copied: a copy has no rounding."""
+    if a.ndim == 2 and a.nbytes >= _TILE_FROM and a.shape[1] > _TILE and a.strides[0] == a.itemsize:
+        for j in range(0, a.shape[1], _TILE):
+            np.copyto(r[:, j:j + _TILE], a[:, j:j + _TILE])
+        return
+    np.copyto(r, a)
 
 
 def copy_keep_order(x) -> Array:

@@ -127,20 +127,28 @@ def _within(st, native, ext):
 
 def owner_of(native, owners=()):
     """The Array over an existing Storage that views ``native``, "partial", or None."""
-    ext = _byte_extent(native)
-    if ext is None:
-        return None
     seen = set()
+    ext = ()  # (its byte extent, found when a Storage is there to compare it with)
     for o in owners:
         st = o._st if type(o) is Array else o
         if st is None or id(st) in seen:
             continue
         seen.add(id(st))
+        if ext == ():
+            ext = _byte_extent(native)
+            if ext is None:
+                return None
         r = _within(st, native, ext)
         if r is not None:
             return r
     if _EXPORTED:
+        # (the root's entry first: a NumPy array strided never handed out, asarray's
+        # common case, then costs no extent, whose __array_interface__ builds a dict)
         refs = _EXPORTED.get(id(_root(native)))
+        if refs and ext == ():
+            ext = _byte_extent(native)
+        if ext is None:
+            return None
         for ref in list(refs or ()):
             st = ref()
             if st is not None and id(st) not in seen:

@@ -1,0 +1,161 @@
+"""The ``realwork`` cases, one process, interleaved: strided vs NumPy vs array-api-strict.
+
+Each case (``cases._REALWORK``: scikit-learn estimators with ``array_api_dispatch=True`` and
+SciPy functions under ``SCIPY_ARRAY_API=1``) runs on strided's arrays, NumPy's and
+array-api-strict's, one library after the other inside every repeat (so that the machine's
+load falls on all three alike), and each library's figure is the median over the repeats of
+the *per-thread CPU time* of one call (``time.thread_time``: time other processes take from
+this one's core is not counted; the figure is noisy under load all the same).
+
+Not every case runs the same code on every library. scikit-learn and SciPy test
+``is_numpy_namespace(xp)`` and hand NumPy arrays to other code (``numpy.nanmin`` where the
+array-API path spells isnan/where/min/all/any; a Cython loss where it writes the loss in the
+namespace's functions); for strided, array-api-strict and every other namespace they take the
+generic path. Where that is so (``NOT_SAME_CODE`` below, checked by reading scikit-learn 1.9 and
+SciPy 1.17), the table says so, and the fair comparison is strided vs array-api-strict (a
+pure-Python wrapper over NumPy: the same code path, the same NumPy kernels underneath).
+
+    PYTHONPATH=src python -m benchmarks.realwork                  # all cases, 7 repeats
+    PYTHONPATH=src python -m benchmarks.realwork --filter MinMax --repeats 11
+    PYTHONPATH=src python -m benchmarks.realwork --profile "stats.skew" --shape 5000x200
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# One thread everywhere (BLAS, strided's pool), set before NumPy loads its BLAS: the
+# per-thread CPU time is then all the work of a call.
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+           "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_v] = "1"
+
+# Where scikit-learn/SciPy run other code on NumPy's arrays than on any other namespace's.
+NOT_SAME_CODE = {
+    "MinMaxScaler fit_transform": "NumPy: numpy.nanmin/nanmax; others: isnan, where, min, all, any",
+    "LogisticRegression fit": "NumPy: the Cython loss and gradient; others: the loss in the namespace",
+    "fft.rfft": "NumPy: SciPy's own pocketfft; others: the namespace's fft (strided's: numpy.fft)",
+}
+
+LIBS = ("strided", "numpy", "array-api-strict")
+
+
+def _libs(names):
+    import numpy as np
+    out = {}
+    for name in names:
+        if name == "strided":
+            import strided as xp
+            xp.set_num_threads(1)
+            out[name] = (xp, xp.asarray)
+        elif name == "numpy":
+            out[name] = (np, np.array)
+        elif name == "array-api-strict":
+            try:
+                import array_api_strict as xp
+            except ImportError:
+                continue
+            out[name] = (xp, xp.asarray)
+    return out
+
+
+def _case(op: str, shape: tuple, lib: str, xp, conv):
+    """A thunk that runs case ``op`` at ``shape`` on ``lib``'s arrays."""
+    import numpy as np
+
+    from .cases import _REALWORK, _with_array_api_dispatch, make_inputs
+    imp, stmt = _REALWORK[op]
+    ns = {"xp": xp, "np": np}
+    exec(imp, ns)
+    for k, v in make_inputs(("fit", shape)).items():
+        ns[k] = conv(np.ascontiguousarray(v))
+    code = compile(stmt, f"<{op}>", "eval")
+    if op.split()[0][0].isupper():  # a scikit-learn estimator
+        return lambda: _with_array_api_dispatch(lambda: eval(code, ns))
+    return lambda: eval(code, ns)
+
+
+def _time(thunk, inner: int) -> float:
+    t0 = time.thread_time_ns()
+    for _ in range(inner):
+        thunk()
+    return (time.thread_time_ns() - t0) / inner
+
+
+def run(ops, shapes, repeats: int, libs) -> list[dict]:
+    rows = []
+    for shape in shapes:
+        for op in ops:
+            thunks = {}
+            for name, (xp, conv) in libs.items():
+                try:
+                    th = _case(op, shape, name, xp, conv)
+                    th()  # warm up (imports, caches)
+                    thunks[name] = th
+                except Exception as e:  # a library the path does not take
+                    print(f"  {op} {shape} on {name}: not run ({type(e).__name__}: {e})"[:160],
+                          file=sys.stderr)
+            # inner loop: about 20 ms of CPU per sample for the slowest library
+            one = max(_time(th, 1) for th in thunks.values())
+            inner = max(1, int(20e6 / max(one, 1)))
+            samples = {k: [] for k in thunks}
+            for _ in range(repeats):
+                for k, th in thunks.items():
+                    samples[k].append(_time(th, inner))
+            med = {k: statistics.median(v) for k, v in samples.items()}
+            rows.append({"op": op, "shape": shape, "median_ns": med, "inner": inner})
+            s = med.get("strided")
+            line = f"{op:30s} {shape[0]}x{shape[1]:<5d}"
+            for k in libs:
+                line += f" {k}={med[k] / 1e3:9.1f}us" if k in med else f" {k}=     n/a   "
+            if s and "numpy" in med:
+                line += f"  vs numpy {s / med['numpy']:.2f}"
+            if s and "array-api-strict" in med:
+                line += f"  vs strict {s / med['array-api-strict']:.2f}"
+            if op in NOT_SAME_CODE:
+                line += f"  [not the same code: {NOT_SAME_CODE[op]}]"
+            print(line, flush=True)
+    return rows
+
+
+def main(argv=None) -> int:
+    from .cases import _REALWORK
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--filter", default="", help="only cases whose name contains this")
+    p.add_argument("--shape", action="append", help="e.g. 1000x20 (default: 1000x20 and 5000x200)")
+    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--libs", default=",".join(LIBS))
+    p.add_argument("--profile", help="cProfile this case on strided (with --shape), top 30 by tottime")
+    a = p.parse_args(argv)
+    # (LogisticRegression(max_iter=20) stops before convergence on purpose: same work on each)
+    warnings.filterwarnings("ignore", message=".*failed to converge.*")
+    shapes = [tuple(int(v) for v in s.split("x")) for s in (a.shape or ["1000x20", "5000x200"])]
+    libs = _libs(a.libs.split(","))
+    if a.profile:
+        import cProfile
+        import pstats
+        xp, conv = libs["strided"]
+        th = _case(a.profile, shapes[0], "strided", xp, conv)
+        th()
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(20):
+            th()
+        pr.disable()
+        pstats.Stats(pr).sort_stats("tottime").print_stats(30)
+        return 0
+    ops = [k for k in _REALWORK if a.filter in k]
+    print(f"realwork: median of {a.repeats} interleaved repeats, per-thread CPU time per call; "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    run(ops, shapes, a.repeats, libs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
