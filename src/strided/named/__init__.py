@@ -101,7 +101,17 @@ def _flatten_method(self, *args, **kwargs):
 
 def _unflatten_method(self, dim, sizes):
     """Split ``dim`` into ``sizes``; ``(("C", 2), ("D", 3))`` names the new dims."""
-    if split_sizes(sizes)[1] is not None or type(dim) is str:
+    # (a dim given by name, and a tuple of plain ints, are told apart without split_sizes:
+    # it builds three tuples, and named.unflatten keeps its checked outcome per call)
+    if type(dim) is str:
+        return unflatten(self, dim, sizes)
+    if type(sizes) is tuple:
+        for s in sizes:
+            if type(s) is not int:
+                break
+        else:
+            return _plain_unflatten(self, dim, sizes)
+    if split_sizes(sizes)[1] is not None:
         return unflatten(self, dim, sizes)
     return _plain_unflatten(self, dim, sizes)
 

@@ -698,6 +698,24 @@ index_signature(PyObject *key)
     return PyLong_FromUnsignedLongLong(sig); /* (NULL: out of memory, propagates) */
 }
 
+/* Whether n (an item of a names tuple) is the str a (an exact str), as ``n == a`` finds: by
+   identity (names are mostly interned strs), then two exact strs whose hashes are known
+   and differ are different, else by value (no Python code runs). */
+static inline int
+str_equal(PyObject *n, PyObject *a)
+{
+    if (n == a)
+        return 1;
+    if (!PyUnicode_Check(n))
+        return 0;
+    if (PyUnicode_CheckExact(n)) {
+        Py_hash_t hn = ((PyASCIIObject *)n)->hash, ha = ((PyASCIIObject *)a)->hash;
+        if (hn != -1 && ha != -1 && hn != ha)
+            return 0;
+    }
+    return PyUnicode_Compare(n, a) == 0;
+}
+
 /* permute's axes (items[0..n), or the one tuple items[0]) of a named array with each
    name given as its position in names (as _core.name_to_axis finds it): a new tuple of
    ints, or NULL (no error) when one is not a name of the array, nor an int (an error:
@@ -725,8 +743,7 @@ axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
         if (!PyUnicode_CheckExact(a))
             return NULL;
         Py_ssize_t j = 0;
-        while (j < nn && !(PyUnicode_Check(PyTuple_GET_ITEM(names, j))
-                           && PyUnicode_Compare(PyTuple_GET_ITEM(names, j), a) == 0))
+        while (j < nn && !str_equal(PyTuple_GET_ITEM(names, j), a))
             j++;
         if (j == nn)
             return NULL; /* the Python path reports the unknown name */
@@ -850,7 +867,18 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
             r = view_permute(x, args[1]);
         break;
     case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
-        if (n >= 2 && nkw == 0)
+        if (n >= 2 && nkw == 0 && names != NULL && !(n == 2 && PyTuple_CheckExact(args[1]))) {
+            /* (a named array: the tuple of the axes made once, for the view and its names) */
+            PyObject *t = args_tuple(args + 1, n - 1);
+            if (t != NULL) {
+                r = view_permute(x, t);
+                if (r != NULL)
+                    r = r == x ? r : named_view(r, s_permute_dims, names, t, f->last);
+                Py_DECREF(t);
+                return r;
+            }
+        }
+        else if (n >= 2 && nkw == 0)
             r = view_with_dims(x, args + 1, n - 1, view_permute);
         break;
     case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
