@@ -168,6 +168,14 @@ _CASES = [
     "xp.named.unflatten(a3n, 'W', (('P', -1), ('Q', 2)))", "a3n.unflatten(1, (('P', 3), ('Q', 1)))",
     "a3n.unflatten(2, [2, 2])", "a3n.unflatten(2, (True, 4))", "a3n.unflatten(-1, (2, 2))",
     "xp.named.flatten(a3n.rename(None), [0, 1], 'A')", "a3n.rename(None).unflatten('W', (2, 2))",
+    # (answered in C (views.c) from the second call: all-None outcomes unnamed, a view that is
+    # not contiguous, sizes the cache does not take, a bool size, an out_name of None)
+    "m.rename(None, 'C').unflatten('C', (2, 2))", "xp.named.flatten(a3n, ['H', 'W'], None)",
+    "a3n.mT.unflatten('H', (('P', 3), ('Q', 1)))", "a3n.mT.flatten(['W', 'H'], 'WH')",
+    "a3n.unflatten('W', (('P', True), ('Q', 4)))", "a3n.unflatten('W', (('P', -1), ('Q', -1)))",
+    "a3n.unflatten('W', (('P', 0), ('Q', -1)))", "a3n.unflatten('W', (2, -1))",
+    "a3n.flatten(('N', 'H', 'W'), 'A')", "a3n.flatten(['W'], 'Z')", "a3n.flatten([], 'Z')",
+    "a3n.flatten(['H', 2], 'HW')", "a3n.flatten(['H', True], 'HW')", "a3n.unflatten(True, (1, 2))",
 ]
 
 _SCRIPT = textwrap.dedent("""

@@ -637,6 +637,202 @@ decline:
     return NULL;
 }
 
+/* --- flatten / unflatten by names: their cached outcome ------------------------------------ */
+
+/* strided.named's flatten(x, dims, out_name) and x.unflatten(dim, sizes) keep the checked
+   outcome of a call in named/_ops.py's _SHAPES (f->table), keyed (op, x's names, ndim, dims
+   (a list as a tuple) or dim, out_name or sizes), only for keys of exact strs and ints
+   (_plain_dims, _plain_sizes: hashing and comparing them runs no user code, and True is not
+   1); the same rules here. An answer needs that outcome: every first sight, every other
+   argument, a tracked or non-contiguous array, takes the Python path. */
+static int
+plain_dim(PyObject *v)
+{
+    return PyUnicode_CheckExact(v) || PyLong_CheckExact(v);
+}
+
+/* _plain_dims: an exact str or int, or a tuple (here also a list: the key holds it as a
+   tuple) of them. */
+static int
+plain_dims(PyObject *v)
+{
+    if (plain_dim(v))
+        return 1;
+    if (!PyTuple_CheckExact(v) && !PyList_CheckExact(v))
+        return 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++)
+        if (!plain_dim(PySequence_Fast_GET_ITEM(v, i)))
+            return 0;
+    return 1;
+}
+
+/* _plain_sizes: an exact str or int, or a tuple of exact ints and (str, int) tuples. */
+static int
+plain_sizes(PyObject *v)
+{
+    if (plain_dim(v))
+        return 1;
+    if (!PyTuple_CheckExact(v))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+        PyObject *a = PyTuple_GET_ITEM(v, i);
+        if (PyLong_CheckExact(a))
+            continue;
+        if (!PyTuple_CheckExact(a) || PyTuple_GET_SIZE(a) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(a, 0))
+            || !PyLong_CheckExact(PyTuple_GET_ITEM(a, 1)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether dims (a list or a tuple, plain_dims) holds the items of the tuple t, by plain_equal. */
+static int
+same_dims(PyObject *dims, PyObject *t)
+{
+    if (!PyTuple_CheckExact(dims) && !PyList_CheckExact(dims))
+        return plain_equal(dims, t);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(dims);
+    if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!plain_equal(PySequence_Fast_GET_ITEM(dims, i), PyTuple_GET_ITEM(t, i)))
+            return 0;
+    return 1;
+}
+
+/* The cached outcome of (op, names, dims, arg) (a new reference), or NULL (no error: none,
+   or an argument the cache does not take; an error: out of memory). f->last keeps the call
+   site's last one: names, (dims as a tuple, arg), outcome. */
+static PyObject *
+shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyObject *arg)
+{
+    if (!PyDict_CheckExact(f->table) || !plain_dims(dims) || !plain_sizes(arg) || !plain_names(names))
+        return NULL;
+    PyObject *l = f->last[1];
+    if (names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == 2
+        && same_dims(dims, PyTuple_GET_ITEM(l, 0)) && plain_equal(arg, PyTuple_GET_ITEM(l, 1)))
+        return Py_NewRef(f->last[2]);
+    PyObject *d = PyList_CheckExact(dims) ? PyList_AsTuple(dims) : Py_NewRef(dims);
+    PyObject *op = PyUnicode_InternFromString(opname);
+    PyObject *nd = PyLong_FromSsize_t(PyTuple_GET_SIZE(names)); /* (names: one per dimension) */
+    PyObject *key = d && op && nd ? PyTuple_Pack(5, op, names, nd, d, arg) : NULL;
+    PyObject *sig = d ? PyTuple_Pack(2, d, arg) : NULL, *out = NULL;
+    if (key != NULL && sig != NULL) {
+        out = Py_XNewRef(PyDict_GetItemWithError(f->table, key));
+        if (out != NULL) {
+            Py_XSETREF(f->last[0], Py_NewRef(names));
+            Py_XSETREF(f->last[1], Py_NewRef(sig));
+            Py_XSETREF(f->last[2], Py_NewRef(out));
+        }
+    }
+    Py_XDECREF(d);
+    Py_XDECREF(op);
+    Py_XDECREF(nd);
+    Py_XDECREF(key);
+    Py_XDECREF(sig);
+    return out;
+}
+
+/* x (a named array, names its names) viewed with the shape shape[0..nd) and named
+   out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline. */
+static PyObject *
+reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names)
+{
+    if (out_names != Py_None) {
+        if (!PyTuple_CheckExact(out_names) || PyTuple_GET_SIZE(out_names) != nd)
+            return NULL;
+        int any = 0; /* (all None: unnamed, as named.tag makes it) */
+        for (Py_ssize_t i = 0; i < nd; i++)
+            any |= PyTuple_GET_ITEM(out_names, i) != Py_None;
+        if (!any)
+            out_names = Py_None;
+    }
+    PyObject *t = ints_tuple(shape, nd);
+    if (t == NULL)
+        return NULL; /* (out of memory: propagates) */
+    PyObject *r = view_reshape(x, t); /* (a new view, or NULL: not contiguous) */
+    Py_DECREF(t);
+    return r == NULL ? NULL : name_result(r, out_names);
+}
+
+/* x.unflatten(dim, sizes) / named.unflatten(x, dim, sizes) of a named array seen before:
+   the outcome (d, sizes as ints (one may be -1), result names or None). */
+static PyObject *
+view_unflatten(Fast *f, PyObject *x, PyObject *names, PyObject *dim, PyObject *sizes)
+{
+    PyObject *out = shape_outcome(f, "unflatten", names, dim, sizes), *r = NULL;
+    Py_ssize_t shape[MAXDIMS], nd, ins[MAXDIMS], ni, d;
+    if (out == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || !PyLong_CheckExact(PyTuple_GET_ITEM(out, 0))
+        || tuple_ints(SLOT(x, O_shape), shape, &nd) || tuple_ints(PyTuple_GET_ITEM(out, 1), ins, &ni)
+        || nd != PyTuple_GET_SIZE(names) || nd + ni - 1 > MAXDIMS || ni < 1)
+        goto done;
+    d = PyLong_AsSsize_t(PyTuple_GET_ITEM(out, 0));
+    if (d < 0 || d >= nd)
+        goto done; /* (an error: none for an exact int in range; OverflowError cleared below) */
+    /* the sizes as _layout.infer_shape takes them: one -1 at most, inferred */
+    Py_ssize_t known = 1, infer = -1, n_new = nd + ni - 1, new_shape[MAXDIMS];
+    for (Py_ssize_t i = 0; i < ni; i++) {
+        if (ins[i] == -1 && infer < 0)
+            infer = i;
+        else if (ins[i] < 0 || __builtin_mul_overflow(known, ins[i], &known))
+            goto done;
+    }
+    if (infer >= 0) {
+        if (known == 0 || shape[d] % known != 0)
+            goto done;
+        ins[infer] = shape[d] / known;
+    }
+    else if (known != shape[d])
+        goto done;
+    memcpy(new_shape, shape, d * sizeof(Py_ssize_t));
+    memcpy(new_shape + d, ins, ni * sizeof(Py_ssize_t));
+    memcpy(new_shape + d + ni, shape + d + 1, (nd - d - 1) * sizeof(Py_ssize_t));
+    r = reshaped_named(x, new_shape, n_new, PyTuple_GET_ITEM(out, 2));
+done:
+    Py_DECREF(out);
+    if (r == NULL && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError);
+    return r;
+}
+
+/* named.flatten(x, dims, out_name) / x.flatten(dims, out_name) of a named array seen
+   before: the outcome (start, end, result names). */
+static PyObject *
+view_flatten_named(Fast *f, PyObject *x, PyObject *names, PyObject *dims, PyObject *out_name)
+{
+    if (!PyTuple_CheckExact(dims) && !PyList_CheckExact(dims))
+        return NULL; /* (x.flatten(1, 2): the plain form) */
+    PyObject *out = shape_outcome(f, "flatten", names, dims, out_name), *r = NULL;
+    Py_ssize_t shape[MAXDIMS], nd, se[2];
+    if (out == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || tuple_ints(SLOT(x, O_shape), shape, &nd)
+        || nd != PyTuple_GET_SIZE(names))
+        goto done;
+    for (int i = 0; i < 2; i++) {
+        PyObject *v = PyTuple_GET_ITEM(out, i);
+        if (!PyLong_CheckExact(v))
+            goto done;
+        se[i] = PyLong_AsSsize_t(v); /* (-1 with an OverflowError: refused below, cleared) */
+    }
+    if (se[0] < 0 || se[0] > se[1] || se[1] >= nd)
+        goto done;
+    Py_ssize_t m = 1;
+    for (Py_ssize_t i = se[0]; i <= se[1]; i++)
+        if (__builtin_mul_overflow(m, shape[i], &m))
+            goto done;
+    shape[se[0]] = m;
+    memmove(shape + se[0] + 1, shape + se[1] + 1, (nd - se[1] - 1) * sizeof(Py_ssize_t));
+    r = reshaped_named(x, shape, nd - (se[1] - se[0]), PyTuple_GET_ITEM(out, 2));
+done:
+    Py_DECREF(out);
+    if (r == NULL && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError);
+    return r;
+}
+
 /* --- the objects ------------------------------------------------------------------------- */
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
@@ -899,6 +1095,14 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
             return view_aligned(f, x, names, args + 1, n - 1);
         break;
+    case V_UNFLATTEN: /* x.unflatten(dim, sizes) of a named array (f->table: named's _SHAPES) */
+        if (names != NULL && n == 3 && nkw == 0)
+            return view_unflatten(f, x, names, args[1], args[2]);
+        return NULL;
+    case V_FLATTEN: /* flatten(x, dims, out_name) by names (f->table: named's _SHAPES) */
+        if (names != NULL && n == 3 && nkw == 0)
+            return view_flatten_named(f, x, names, args[1], args[2]);
+        return NULL;
     }
     if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
         && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
@@ -926,9 +1130,11 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
         || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+            : kind == V_UNFLATTEN || kind == V_FLATTEN ? !PyDict_CheckExact(kwname)
                               : kwname != Py_None && !PyUnicode_Check(kwname))) {
         PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
-                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes)");
+                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes; "
+                        "FLATTEN, UNFLATTEN: strided.named's dict of checked outcomes)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
