@@ -103,9 +103,11 @@ def _flatten_method(self, *args, **kwargs):
 
 def _unflatten_method(self, dim, sizes):
     """Split ``dim`` into ``sizes``; ``(("C", 2), ("D", 3))`` names the new dims."""
-    # (a dim given by name, and a tuple of plain ints, are told apart without split_sizes:
-    # it builds three tuples, and named.unflatten keeps its checked outcome per call)
-    if type(dim) is str:
+    # (a dim given by name, a named array, and a tuple of plain ints, are told apart without
+    # split_sizes: it builds three tuples; named.unflatten keeps its checked outcome per call,
+    # which the compiled method answers from)
+    e = self._ext
+    if type(dim) is str or (e is not None and e.names is not None):
         return unflatten(self, dim, sizes)
     if type(sizes) is tuple:
         for s in sizes:

@@ -948,6 +948,43 @@ axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
     return ints_tuple(ax, n); /* (NULL: out of memory, propagates) */
 }
 
+/* axes_by_name with the last call's answer kept (names, the items as a tuple, the axes):
+   a call with the same names tuple and the same item objects (compared by identity: the
+   same objects, the same values) gets the same axes tuple back, which named_view's last
+   outcome then finds by identity too. */
+static PyObject *by_name_last[3];
+
+static PyObject *
+axes_by_name_kept(PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    if (n == 1 && PyTuple_CheckExact(items[0])) {
+        n = PyTuple_GET_SIZE(items[0]);
+        items = &PyTuple_GET_ITEM(items[0], 0);
+    }
+    PyObject *last = by_name_last[1];
+    if (names == by_name_last[0] && last != NULL && PyTuple_GET_SIZE(last) == n) {
+        Py_ssize_t i = 0;
+        while (i < n && PyTuple_GET_ITEM(last, i) == items[i])
+            i++;
+        if (i == n)
+            return Py_NewRef(by_name_last[2]);
+    }
+    PyObject *ax = axes_by_name(names, items, n);
+    if (ax == NULL)
+        return NULL;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) {
+        Py_DECREF(ax);
+        return NULL; /* (out of memory: propagates) */
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
+    Py_XSETREF(by_name_last[0], Py_NewRef(names));
+    Py_XSETREF(by_name_last[1], t);
+    Py_XSETREF(by_name_last[2], Py_NewRef(ax));
+    return ax;
+}
+
 /* The view of a named array x (names: its names) that view_vectorcall computed, r
    (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
    says which arguments the key holds); NULL (no error) when there is none. */
@@ -1014,6 +1051,11 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
+    if ((f->kind == V_FLATTEN || f->kind == V_UNFLATTEN)
+        && (n < 1 || Py_TYPE(args[0]) != Array_T || SLOT(args[0], O_ext) == Py_None))
+        /* (an unnamed array: the Python method, called as it would be without this object;
+           its namespace function enters the quiet error state itself) */
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
     if (views_ready && n >= 1 && contract_array(args[0])
         && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
         PyObject *x = args[0];
@@ -1107,7 +1149,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
     if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
         && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
         /* dims given by name: their positions, and the permutation's cached names */
-        PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
+        PyObject *ax = axes_by_name_kept(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
         if (ax != NULL) {
             r = view_permute(x, ax);
             if (r != NULL)
