@@ -171,6 +171,8 @@ _CASES = [
     # (answered in C (views.c) from the second call: all-None outcomes unnamed, a view that is
     # not contiguous, sizes the cache does not take, a bool size, an out_name of None)
     "m.rename(None, 'C').unflatten('C', (2, 2))", "xp.named.flatten(a3n, ['H', 'W'], None)",
+    "m.rename(None, 'C').unflatten('C', (2, 2)).has_names()",
+    "xp.named.flatten(a3n.rename(None, 'H', 'W'), ['H', 'W'], None).has_names()",
     "a3n.mT.unflatten('H', (('P', 3), ('Q', 1)))", "a3n.mT.flatten(['W', 'H'], 'WH')",
     "a3n.unflatten('W', (('P', True), ('Q', 4)))", "a3n.unflatten('W', (('P', -1), ('Q', -1)))",
     "a3n.unflatten('W', (('P', 0), ('Q', -1)))", "a3n.unflatten('W', (2, -1))",
