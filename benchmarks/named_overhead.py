@@ -15,8 +15,11 @@ the minimum is the batch nobody preempted). One thread. The cases are
 ``benchmarks.cases.NAMED_CASES``, shared with the harness, and EXTRA_CASES below.
 
 ``--callgrind`` counts instructions instead (valgrind's callgrind, which must be
-installed): each statement runs N1 and N2 times after the same warm-up, with a fixed
-hash seed and the collector off; (Ir(N2) - Ir(N1)) / (N2 - N1) is one call's cost. On a
+installed): in one valgrind process, each statement's loop of 2000 calls counted alone
+(callgrind's client requests, from a helper compiled on the spot; ``--cache-sim`` adds the
+instruction-cache misses and mispredicted branches per call), with a fixed hash seed and
+the collector off; without a C compiler or valgrind's headers, each statement runs N1 and
+N2 times in its own process and (Ir(N2) - Ir(N1)) / (N2 - N1) is one call's cost. On a
 shared machine these counts are the firm numbers; the times show what a user sees.
 """
 
@@ -68,6 +71,76 @@ def instructions(stmt: str, n: int) -> int:
     return int(re.search(r"Collected : (\d+)", p.stderr).group(1))
 
 
+# One valgrind process for every case, when a C compiler and valgrind's callgrind.h are
+# there: a tiny helper (compiled into a temporary directory) issues callgrind's client
+# requests, so that only each statement's loop is counted (instrumentation starts at the
+# first loop: the imports run uninstrumented), and each loop's counts are dumped apart. The
+# same per-call figure as per_call's differencing (the loop's own cost included in both),
+# in minutes instead of hours.
+_HELPER = r"""
+#include <valgrind/callgrind.h>
+void cg_on(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; CALLGRIND_TOGGLE_COLLECT; }
+void cg_off(const char *label) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT(label); }
+"""
+
+_ALL_CHILD = r"""
+import ctypes, gc, json, os, sys
+sys.path.insert(0, os.getcwd())
+lib = ctypes.CDLL(sys.argv[1])
+import strided as xp
+from benchmarks.cases import named_inputs
+g = named_inputs(xp)
+n = int(sys.argv[2])
+gc.collect()
+gc.disable()
+for i, (named, plain) in enumerate(json.loads(sys.argv[3])):
+    for tag, stmt in (("named", named), ("plain", plain)):
+        exec(compile(f"for _ in range(300):\n    {stmt}\n", "<warm>", "exec"), g)
+        code = compile(f"for _ in range({n}):\n    {stmt}\n", "<calls>", "exec")
+        lib.cg_on()
+        exec(code, g)
+        lib.cg_off(f"{i}|{tag}".encode())
+"""
+
+
+def counts_in_one_process(pairs, n: int = 2000, cache_sim: bool = False):
+    """[(named events per call, plain events per call)] for each (named, plain) statement pair,
+    each a dict of callgrind's events (Ir; with cache_sim also I1mr, D1mr, Bcm, ...); None when
+    the helper can't be built (no C compiler or no valgrind/callgrind.h)."""
+    import glob
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None or not os.path.exists("/usr/include/valgrind/callgrind.h"):
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "cgreq.c"), "w") as f:
+            f.write(_HELPER)
+        so = os.path.join(tmp, "cgreq.so")
+        if subprocess.run([cc, "-O1", "-shared", "-fPIC", "-o", so, os.path.join(tmp, "cgreq.c")],
+                          capture_output=True).returncode != 0:
+            return None
+        opts = ["--cache-sim=yes", "--branch-sim=yes"] if cache_sim else []
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--instr-atstart=no",
+                        *opts, f"--callgrind-out-file={tmp}/cg.%p", sys.executable, "-c", _ALL_CHILD,
+                        so, str(n), json.dumps(pairs)], env=env, capture_output=True, check=True, cwd=root)
+        got = {}
+        for fn in glob.glob(os.path.join(tmp, "cg.*")):
+            with open(fn) as f:
+                t = f.read()
+            m = re.search(r"Client Request: (\d+)\|(\w+)", t)
+            if m is None:
+                continue
+            events = re.search(r"^events: (.*)$", t, re.M).group(1).split()
+            totals = re.search(r"^(?:summary|totals): (.*)$", t, re.M).group(1).split()
+            got[(int(m.group(1)), m.group(2))] = {e: int(v) / n for e, v in zip(events, totals)}
+    return [(got[(i, "named")], got[(i, "plain")]) for i in range(len(pairs))]
+
+
 def per_call(stmt: str, n1: int = 2000, n2: int = 12000) -> float:
     """Instructions of one call of ``stmt`` (callgrind; see the module's docstring)."""
     return (instructions(stmt, n2) - instructions(stmt, n1)) / (n2 - n1)
@@ -111,6 +184,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the numbers to this file")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions per call under callgrind instead of timing")
+    ap.add_argument("--cache-sim", action="store_true",
+                    help="with --callgrind: also callgrind's cache and branch simulation (the "
+                         "instruction-cache misses and mispredicted branches per call, named/unnamed)")
     args = ap.parse_args(argv)
     import strided as xp
     ns = named_inputs(xp)
@@ -118,16 +194,23 @@ def main(argv=None) -> int:
     unit = "instructions per call, callgrind" if args.callgrind else \
         f"ns per call, min of {args.batches} interleaved batches"
     print(f"{'case':<44}{'named':>10}{'unnamed':>10}{'ratio':>8}   ({unit})")
-    for label, named, plain, *_ in NAMED_CASES + EXTRA_CASES:
-        if args.words and not any(w in label for w in args.words):
-            continue
-        if args.callgrind:
+    cases = [c for c in NAMED_CASES + EXTRA_CASES
+             if not args.words or any(w in c[0] for w in args.words)]
+    counts = counts_in_one_process([(c[1], c[2]) for c in cases], cache_sim=args.cache_sim) \
+        if args.callgrind else None
+    for k, (label, named, plain, *_) in enumerate(cases):
+        extra = ""
+        if counts is not None:
+            en, ep = counts[k]
+            tn, tp = en["Ir"], ep["Ir"]
+            extra = "".join(f"  {e} {en[e]:.1f}/{ep[e]:.1f}" for e in ("I1mr", "D1mr", "Bcm", "Bim") if e in en)
+        elif args.callgrind:
             tn, tp = per_call(named), per_call(plain)
         else:
             tn, tp = ratio(named, plain, ns, args.batches, int(args.batch_us * 1000))
         rows.append({"case": label, "named": named, "plain": plain, "named_ns": tn, "plain_ns": tp,
                      "ratio": tn / tp})
-        print(f"{label:<44}{tn:>10.0f}{tp:>10.0f}{tn / tp:>8.2f}", flush=True)
+        print(f"{label:<44}{tn:>10.0f}{tp:>10.0f}{tn / tp:>8.2f}{extra}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

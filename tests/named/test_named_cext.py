@@ -24,6 +24,7 @@ import sys
 import textwrap
 import weakref
 
+import numpy as np
 import pytest
 
 import strided as xp
@@ -104,6 +105,36 @@ def test_recycled_ext_starts_from_the_defaults():
                and o._ext.grad_fn is None for o in outs)
 
 
+def test_named_result_records_join_cycles_and_come_back_clean():
+    # (a named result's record starts untracked by the collector: setting a field tracks it;
+    # one changed behind __setattr__'s back, by the member descriptor itself, is still
+    # released with its fields, never handed out again with them)
+    m = xp.ones((2, 3)).rename("a", "b")
+    ys = [m + m for _ in range(5)]
+    e = ys[-1]._ext
+    r = weakref.ref(e)
+
+    class Node:
+        pass
+
+    n = Node()
+    n.ext = e
+    e.grad_fn = n
+    assert gc.is_tracked(e)
+    del ys, e, n
+    gc.collect()
+    assert r() is None
+    y = m + m
+    kind = type(y._ext)
+    kind.hooks.__set__(y._ext, [1])
+    kind.output_nr.__set__(y._ext, 5)
+    kind.is_view.__set__(y._ext, True)
+    del y
+    outs = [m + m for _ in range(300)] + [Ext() for _ in range(300)]
+    assert all({**_defaults(o._ext if type(o) is not Ext else o), "names": None}
+               == _defaults(_PY()) for o in outs)
+
+
 # --- the compiled named paths against the Python path ------------------------------------------
 
 # Each case: a statement over the arrays below, run 4 times (the compiled caches answer from
@@ -129,6 +160,24 @@ _CASES = [
     "a3n.unflatten('W', (('P', 2), ('N', 2)))", "a3n.unflatten('Z', (2, 2))",
     "a3n.unflatten('W', [['P', -1], ['Q', 2]])",
     "mn.equal(mn)", "mn.equal(cn)", "mn.equal(m)", "m.equal(m)", "mn.equal(mn2)",
+    # (permute by names: the names found by identity, by value, mixed with ints, repeated)
+    "a3n.permute(('W', 'N', 'H'))", "a3n.permute('W', 0, 'H')", "a3n.permute('W', 'W', 'H')",
+    "xp.permute_dims(a3n, ('W', 'N', 'H'))", "a3n.permute(''.join(['W']), 'N', 'H')",
+    # (flatten and unflatten by names: the cached outcome runs the view's body directly)
+    "xp.named.flatten(a3n, ('H', 'W'), 'HW')", "a3n.flatten(['N', 'H'], 'NH')",
+    "xp.named.unflatten(a3n, 'W', (('P', -1), ('Q', 2)))", "a3n.unflatten(1, (('P', 3), ('Q', 1)))",
+    "a3n.unflatten(2, [2, 2])", "a3n.unflatten(2, (True, 4))", "a3n.unflatten(-1, (2, 2))",
+    "xp.named.flatten(a3n.rename(None), [0, 1], 'A')", "a3n.rename(None).unflatten('W', (2, 2))",
+    # (answered in C (views.c) from the second call: all-None outcomes unnamed, a view that is
+    # not contiguous, sizes the cache does not take, a bool size, an out_name of None)
+    "m.rename(None, 'C').unflatten('C', (2, 2))", "xp.named.flatten(a3n, ['H', 'W'], None)",
+    "m.rename(None, 'C').unflatten('C', (2, 2)).has_names()",
+    "xp.named.flatten(a3n.rename(None, 'H', 'W'), ['H', 'W'], None).has_names()",
+    "a3n.mT.unflatten('H', (('P', 3), ('Q', 1)))", "a3n.mT.flatten(['W', 'H'], 'WH')",
+    "a3n.unflatten('W', (('P', True), ('Q', 4)))", "a3n.unflatten('W', (('P', -1), ('Q', -1)))",
+    "a3n.unflatten('W', (('P', 0), ('Q', -1)))", "a3n.unflatten('W', (2, -1))",
+    "a3n.flatten(('N', 'H', 'W'), 'A')", "a3n.flatten(['W'], 'Z')", "a3n.flatten([], 'Z')",
+    "a3n.flatten(['H', 2], 'HW')", "a3n.flatten(['H', True], 'HW')", "a3n.unflatten(True, (1, 2))",
 ]
 
 _SCRIPT = textwrap.dedent("""
@@ -251,3 +300,94 @@ def test_equal_compares_names_first(n1, n2, same_values, expected):
     assert x.equal(y) is expected
     assert y.equal(x) is expected
     assert x.names == n1 and y.names == n2  # (the inputs keep their names)
+
+
+# --- flatten and unflatten by names: cached outcomes, tracked arrays, PyTorch's names --------------
+
+def _np(x):
+    return np.asarray(x.rename(None).cpu())
+
+
+# (method name, arguments, the result's names and values as PyTorch's named tensors define them
+# (torch 2.13 no longer has them: its documentation's rules, values from NumPy), or None: an
+# error) on an array named (N, H, W) of shape (2, 3, 4)
+_B = np.arange(24.0).reshape(2, 3, 4)
+_DEFINED_VIEWS = [
+    ("flatten", (["H", "W"], "HW"), ("N", "HW"), _B.reshape(2, 12)),
+    ("flatten", (("N", "H"), "NH"), ("NH", "W"), _B.reshape(6, 4)),
+    ("flatten", (["N", "H", "W"], "A"), ("A",), _B.reshape(24)),
+    ("flatten", (["H", "N"], "HN"), None, None),  # (not consecutive and in order)
+    ("flatten", (["H", "W"], "N"), None, None),   # (a duplicate name)
+    ("unflatten", ("W", (("P", 2), ("Q", 2))), ("N", "H", "P", "Q"), _B.reshape(2, 3, 2, 2)),
+    ("unflatten", ("H", (("P", 3), ("Q", 1))), ("N", "P", "Q", "W"), _B.reshape(2, 3, 1, 4)),
+    ("unflatten", ("W", (("P", -1), ("Q", 2))), ("N", "H", "P", "Q"), _B.reshape(2, 3, 2, 2)),
+    ("unflatten", (2, (("P", 2), ("Q", 2))), ("N", "H", "P", "Q"), _B.reshape(2, 3, 2, 2)),
+    ("unflatten", ("W", (("P", 3), ("Q", 2))), None, None),  # (sizes that don't multiply to 4)
+    ("unflatten", ("W", (("N", 2), ("Q", 2))), None, None),  # (a duplicate name)
+    ("unflatten", ("Z", (("P", 2), ("Q", 2))), None, None),  # (no such dim)
+    ("align_to", ("W", "N", "H"), ("W", "N", "H"), _B.transpose(2, 0, 1)),
+    ("align_to", ("W", ...), ("W", "N", "H"), _B.transpose(2, 0, 1)),
+    ("align_to", ("W", "N", "H", "E"), ("W", "N", "H", "E"), _B.transpose(2, 0, 1)[..., None]),
+    ("permute", ("W", "N", "H"), ("W", "N", "H"), _B.transpose(2, 0, 1)),
+    ("permute", ("W", "Z", "H"), None, None),
+]
+
+
+@pytest.mark.parametrize("method, args, names, values", _DEFINED_VIEWS, ids=lambda v: repr(v)[:40])
+def test_named_views_repeated_match_the_definition(method, args, names, values):
+    x = xp.asarray(_B).rename("N", "H", "W")
+    for _ in range(3):  # (the cached outcomes answer from the second call on)
+        if names is None:
+            with pytest.raises((ValueError, RuntimeError)):
+                getattr(x, method)(*args)
+            continue
+        got = getattr(x, method)(*args)
+        assert got.names == names
+        np.testing.assert_array_equal(_np(got), values)
+    assert x.names == ("N", "H", "W")
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: xp.named.flatten(x, ["H", "W"], "HW"),
+    lambda x: x.flatten(["N", "H"], "NH"),
+    lambda x: x.unflatten("W", (("P", 2), ("Q", 2))),
+    lambda x: xp.named.unflatten(x, 1, (("P", 3), ("Q", 1))),
+], ids=["flatten", "flatten method", "unflatten method", "unflatten"])
+def test_cached_flatten_and_unflatten_record_a_tracked_array(op):
+    # (the cached outcome skips dispatch only for an array autograd does not track)
+    base = np.random.default_rng(0).standard_normal((2, 3, 4))
+    for _ in range(3):
+        x = xp.asarray(base, requires_grad=True)
+        xn = x.rename("N", "H", "W")
+        y = op(xn)
+        assert y.grad_fn is not None
+        (y * y).sum().backward()
+        np.testing.assert_allclose(_np(x.grad), 2 * base)  # d/dx sum(view(x)**2) = 2x
+        z = op(xn.detach())
+        assert z.grad_fn is None and z.names == y.names
+
+
+@pytest.mark.skipif(_array_mod._CVIEWS is None, reason="the compiled path (C extension not built)")
+@pytest.mark.parametrize("stmt", ["xp.named.flatten(a3n, ['H', 'W'], 'HW')",
+                                  "a3n.unflatten('W', (('P', 2), ('Q', 2)))",
+                                  "a3n.permute('W', 'N', 'H')"])
+def test_cached_named_views_do_not_dispatch(stmt):
+    a3n = xp.ones((2, 3, 4)).rename("N", "H", "W")
+    g = {"xp": xp, "a3n": a3n}
+    expected = eval(stmt, g)
+    eval(stmt, g)
+    hook = _array_mod.HOOK[0]
+    calls = []
+
+    def counting(*args):
+        calls.append(args[0])
+        return hook(*args)
+
+    _array_mod.HOOK[0] = counting
+    try:
+        results = [eval(stmt, g) for _ in range(5)]
+    finally:
+        _array_mod.HOOK[0] = hook
+    assert calls == []
+    for r in results:
+        assert r.names == expected.names and r.shape == expected.shape

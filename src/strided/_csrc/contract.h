@@ -9,7 +9,7 @@
  *             the eight ``__slots__`` of ARRAY_SLOTS below, by offset;
  *   DType     (strided._core.dtypes.DType) the three slots of DTYPE_SLOTS;
  *   Storage   (strided._core.storage.Storage) its version counter, STORAGE_SLOTS;
- *   Ext       (autograd and names, set up by strided.named) the slots of EXT_SLOTS;
+ *   Ext       (autograd and names, set up by strided.named) three slots of EXT_SLOTS;
  *   registry  a row's dtype tables: lists (per dtype index) of entries, each a tuple
  *             (result DType, cast or None, {Device: kernel}) or None; matmul's and
  *             where's two-item lists ([result DTypes, kernel], [bool DType, kernel]);
@@ -113,18 +113,20 @@ CONTRACT_STATE PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
 #define STORAGE_SLOTS(X) X("_version", S_version, W_INT, 1)
 
 /* Ext's slots (strided.named's fast link): read are requires_grad and grad_fn
-   (compared with False and None), names (a tuple or None, checked where read); a
-   fresh Ext for a named result gets all nine. */
+   (compared with False and None), names (a tuple or None, checked where read): the
+   three rows marked 1, which contract_ext checks; the other six are only written, when
+   a fresh Ext for a named result of the Python class gets all nine (their offsets are
+   looked up all the same). */
 #define EXT_SLOTS(X)                       \
     X("requires_grad", E_rg, W_SET, 1)     \
-    X("grad", E_grad, W_SET, 1)            \
+    X("grad", E_grad, W_SET, 0)            \
     X("grad_fn", E_fn, W_SET, 1)           \
-    X("output_nr", E_nr, W_SET, 1)         \
-    X("retains_grad", E_retains, W_SET, 1) \
-    X("hooks", E_hooks, W_SET, 1)          \
+    X("output_nr", E_nr, W_SET, 0)         \
+    X("retains_grad", E_retains, W_SET, 0) \
+    X("hooks", E_hooks, W_SET, 0)          \
     X("names", E_names, W_SET, 1)          \
-    X("is_view", E_view, W_SET, 1)         \
-    X("acc", E_acc, W_SET, 1)
+    X("is_view", E_view, W_SET, 0)         \
+    X("acc", E_acc, W_SET, 0)
 
 ARRAY_SLOTS(CONTRACT_OFFSET)
 DTYPE_SLOTS(CONTRACT_OFFSET)
@@ -269,11 +271,11 @@ contract_operand(PyObject *o)
     return !Py_IS_TYPE(o, Array_T) || (1 ARRAY_SLOTS(CONTRACT_CHECK_EW));
 }
 
-/* An Ext (exact type) whose slots are all set. */
+/* An Ext (exact type) whose slots that the C paths read (EXT_SLOTS' rows marked 1) are set. */
 static inline int
 contract_ext(PyObject *o)
 {
-    return Ext_T != NULL && Py_IS_TYPE(o, Ext_T) EXT_SLOTS(CONTRACT_CHECK);
+    return Ext_T != NULL && Py_IS_TYPE(o, Ext_T) EXT_SLOTS(CONTRACT_CHECK_EW);
 }
 
 /* A registry entry usable by the fast case: (result DType, None, {Device: kernel});

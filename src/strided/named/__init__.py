@@ -23,13 +23,15 @@ without names never reach it.
 from __future__ import annotations
 
 import contextlib
+import inspect
 
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.dispatch import method_signature
 from ._core import DimensionNameError, check_names, full_names, name_to_axis, names_of, renamed, tag
 from ._handler import AUTO_ALIGN
-from ._ops import (align, align_as, align_to, flatten, refine_names, rename, set_names,
+from ._ops import (_SHAPES, align, align_as, align_to, flatten, refine_names, rename, set_names,
                    split_sizes, unflatten)
+from ._ops import flatten as _ops_flatten
 from ._rules import RULES, UNHOOKED
 from ._xarray import from_xarray, to_xarray
 
@@ -95,13 +97,25 @@ _plain_unflatten = Array.unflatten
 def _flatten_method(self, *args, **kwargs):
     """``x.flatten(start_dim, end_dim)``, or by name: ``x.flatten(dims, out_name)``."""
     if args and isinstance(args[0], (list, tuple)):
-        return flatten(self, *args, **kwargs)
+        return _ops_flatten(self, *args, **kwargs)
     return _plain_flatten(self, *args, **kwargs)
 
 
 def _unflatten_method(self, dim, sizes):
     """Split ``dim`` into ``sizes``; ``(("C", 2), ("D", 3))`` names the new dims."""
-    if split_sizes(sizes)[1] is not None or type(dim) is str:
+    # (a dim given by name, a named array, and a tuple of plain ints, are told apart without
+    # split_sizes: it builds three tuples; named.unflatten keeps its checked outcome per call,
+    # which the compiled method answers from)
+    e = self._ext
+    if type(dim) is str or (e is not None and e.names is not None):
+        return unflatten(self, dim, sizes)
+    if type(sizes) is tuple:
+        for s in sizes:
+            if type(s) is not int:
+                break
+        else:
+            return _plain_unflatten(self, dim, sizes)
+    if split_sizes(sizes)[1] is not None:
         return unflatten(self, dim, sizes)
     return _plain_unflatten(self, dim, sizes)
 
@@ -124,6 +138,15 @@ Array.has_names = _has_names
 _flatten_method.__signature__ = method_signature(_plain_flatten)  # (PyTorch's form; names in the doc)
 Array.flatten = _flatten_method
 Array.unflatten = _unflatten_method
+if _CVIEWS is not None:
+    # the compiled view paths (_chot/views.c): flatten and unflatten by names of an untracked,
+    # contiguous named array whose checked outcome _ops._SHAPES holds are answered in C
+    Array.flatten = _CVIEWS.View(_flatten_method, _CVIEWS.FLATTEN, _SHAPES)
+    Array.unflatten = _CVIEWS.View(_unflatten_method, _CVIEWS.UNFLATTEN, _SHAPES)
+    flatten = _CVIEWS.View(_ops_flatten, _CVIEWS.FLATTEN, _SHAPES)
+    Array.flatten.__signature__ = _flatten_method.__signature__
+    Array.unflatten.__signature__ = inspect.signature(_unflatten_method)
+    flatten.__signature__ = inspect.signature(_ops_flatten)
 
 
 # --- hooks the core and the other extensions call --------------------------------------------

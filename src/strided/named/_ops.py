@@ -13,8 +13,15 @@ from .._core.array import Array
 from .._core.layout import normalize_axis
 from .._api.views import flatten as _flatten
 from .._api.views import unflatten as _unflatten
-from ._core import (DimensionNameError, check_names, full_names, name_to_axis, names_of,
+from ._core import (DimensionNameError, _tracked, check_names, full_names, name_to_axis, names_of,
                     relayout, remember_view, renamed, tag)
+
+# The bodies of flatten and unflatten, without dispatch: a call whose outcome is cached
+# (_SHAPES) on an array autograd does not track needs no handler (the names handler would
+# only compute the names again, which _retag then replaces), so it runs the body and names
+# the result once. A tracked array goes through dispatch, so that autograd records the view.
+_flatten_impl = getattr(_flatten, "_impl", _flatten)
+_unflatten_impl = getattr(_unflatten, "_impl", _unflatten)
 
 __all__ = ["set_names", "refine_names", "rename", "align_to", "align_as", "align",
            "flatten", "unflatten"]
@@ -306,7 +313,7 @@ def flatten(x: Array, dims, out_name: str) -> Array:
         if key is not None:
             _remember_shape(key, hit)
     s, e, new = hit
-    y = _flatten(x, s, e)
+    y = _flatten_impl(x, s, e) if not _tracked(x) else _flatten(x, s, e)
     return _retag(y, x, new)
 
 
@@ -391,7 +398,7 @@ def unflatten(x: Array, dim, sizes) -> Array:
     hit = _SHAPES.get(key) if key is not None else None
     if hit is not None:
         d, ints, names = hit
-        y = _unflatten(x, d, ints)
+        y = _unflatten_impl(x, d, ints) if not _tracked(x) else _unflatten(x, d, ints)
         return y if names is None else _retag(y, x, names)
     ints, new = split_sizes(sizes)
     d = normalize_axis(name_to_axis(x, dim) if type(dim) is str else dim, x.ndim, "unflatten")

@@ -309,9 +309,11 @@ decline_error(void)
 }
 
 /* V_RENAME: rename / refine_names of a named array (strided.named), f->table their name:
-   answered only with a cached outcome (named_view); V_ALIGN: align_to, the same way. */
+   answered only with a cached outcome (named_view); V_ALIGN: align_to, the same way;
+   V_UNFLATTEN, V_FLATTEN: unflatten and flatten by names, f->table strided.named's dict
+   of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_SETITEM, V_RENAME, V_ALIGN, V_T, V_MT };
+       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_T, V_MT };
 
 /* --- functions one source calls in another ------------------------------------------------ */
 

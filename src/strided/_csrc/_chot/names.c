@@ -40,34 +40,63 @@ typedef struct {
 } ExtObject;
 
 #define EXT_FREE_MAX 256
+/* Released records, each already holding the defaults (its eight fields other than names
+   set as Ext.__init__ sets them, names NULL, no weak references): a named result's record
+   goes back there as it was made, with one field to release and, when taken again, one to
+   set. */
 static ExtObject *ext_free[EXT_FREE_MAX];
 static int ext_nfree;
 static PyTypeObject *ExtC_T; /* made in PyInit (ext_type_add) */
 
-/* A fresh Ext with the defaults (Ext.__init__'s) and ``names`` (borrowed), tracked by the
-   collector; NULL with an error: out of memory. */
-static PyObject *
-ext_make(PyObject *names)
+/* e's eight fields other than names set to the defaults (Ext.__init__'s): each NULL before. */
+static inline void
+ext_set_defaults(ExtObject *e)
 {
-    ExtObject *e;
-    if (ext_nfree > 0) {
-        e = ext_free[--ext_nfree];
-        (void)PyObject_Init((PyObject *)e, ExtC_T); /* (a reference to its heap type) */
-    }
-    else if ((e = PyObject_GC_New(ExtObject, ExtC_T)) == NULL)
-        return NULL;
     e->requires_grad = Py_NewRef(Py_False);
     e->grad = Py_NewRef(Py_None);
     e->grad_fn = Py_NewRef(Py_None);
     e->output_nr = Py_NewRef(zero);
     e->retains_grad = Py_NewRef(Py_False);
     e->hooks = Py_NewRef(Py_None);
-    e->names = Py_NewRef(names);
     e->is_view = Py_NewRef(Py_False);
     e->acc = Py_NewRef(Py_None);
-    e->weakrefs = NULL;
-    PyObject_GC_Track(e);
+}
+
+/* A fresh Ext with the defaults (Ext.__init__'s) and ``names`` (borrowed; None, or a
+   tuple of strs and None), not yet tracked by the collector; NULL with an error: out of
+   memory. */
+static PyObject *
+ext_make(PyObject *names)
+{
+    ExtObject *e;
+    if (ext_nfree > 0) {
+        e = ext_free[--ext_nfree]; /* (the defaults already set) */
+        (void)PyObject_Init((PyObject *)e, ExtC_T); /* (a reference to its heap type) */
+    }
+    else {
+        if ((e = PyObject_GC_New(ExtObject, ExtC_T)) == NULL)
+            return NULL;
+        ext_set_defaults(e);
+        e->weakrefs = NULL;
+    }
+    e->names = Py_NewRef(names);
+    /* (not tracked by the collector yet: its fields hold None, bools, 0 and names, none of
+       which can lead back to it; ext_setattro tracks it when a field is set) */
     return (PyObject *)e;
+}
+
+/* Setting or deleting a field: as a __slots__ member's, and from then on the record is
+   tracked by the collector (autograd's fields may close a cycle: grad_fn -> node -> saved
+   arrays -> Ext). object.__setattr__ refuses to skip this (CPython's hackcheck); only a
+   member descriptor's own __set__ does, and then the dealloc below still finds the
+   fields other than the defaults. */
+static int
+ext_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    int r = PyObject_GenericSetAttr(self, name, value);
+    if (!PyObject_GC_IsTracked(self))
+        PyObject_GC_Track(self);
+    return r;
 }
 
 static PyObject *
@@ -111,20 +140,42 @@ ext_clear(ExtObject *e)
     return 0;
 }
 
+/* e (its fields other than names holding the defaults, names NULL) onto the free list, or
+   freed when the list is full; its type released. */
+static inline void
+ext_shelve(ExtObject *e)
+{
+    PyTypeObject *t = Py_TYPE(e);
+    if (ext_nfree < EXT_FREE_MAX)
+        ext_free[ext_nfree++] = e;
+    else {
+        (void)ext_clear(e); /* (the defaults: releasing them runs no code) */
+        PyObject_GC_Del(e);
+    }
+    Py_DECREF(t);
+}
+
 static void
 ext_dealloc(ExtObject *e)
 {
     PyObject_GC_UnTrack(e);
+    /* A named result's record (the defaults but its names, no weak reference): only names
+       to release (a tuple's release has its own trashcan), and it goes back to the free
+       list as it is. */
+    if (e->requires_grad == Py_False && e->grad == Py_None && e->grad_fn == Py_None
+        && e->output_nr == zero && e->retains_grad == Py_False && e->hooks == Py_None
+        && e->is_view == Py_False && e->acc == Py_None && e->weakrefs == NULL
+        && (e->names == NULL || e->names == Py_None || PyTuple_CheckExact(e->names))) {
+        Py_CLEAR(e->names);
+        ext_shelve(e);
+        return;
+    }
     Py_TRASHCAN_BEGIN(e, ext_dealloc)
     if (e->weakrefs != NULL)
         PyObject_ClearWeakRefs((PyObject *)e);
     (void)ext_clear(e); /* (may run code that frees other Exts: the list is touched after) */
-    PyTypeObject *t = Py_TYPE(e);
-    if (ext_nfree < EXT_FREE_MAX)
-        ext_free[ext_nfree++] = e;
-    else
-        PyObject_GC_Del(e);
-    Py_DECREF(t);
+    ext_set_defaults(e);
+    ext_shelve(e);
     Py_TRASHCAN_END
 }
 
@@ -146,6 +197,7 @@ static PyType_Slot ext_slots[] = {
     {Py_tp_traverse, ext_traverse},
     {Py_tp_clear, ext_clear},
     {Py_tp_members, ext_members},
+    {Py_tp_setattro, ext_setattro},
     {0, NULL},
 };
 

@@ -637,6 +637,202 @@ decline:
     return NULL;
 }
 
+/* --- flatten / unflatten by names: their cached outcome ------------------------------------ */
+
+/* strided.named's flatten(x, dims, out_name) and x.unflatten(dim, sizes) keep the checked
+   outcome of a call in named/_ops.py's _SHAPES (f->table), keyed (op, x's names, ndim, dims
+   (a list as a tuple) or dim, out_name or sizes), only for keys of exact strs and ints
+   (_plain_dims, _plain_sizes: hashing and comparing them runs no user code, and True is not
+   1); the same rules here. An answer needs that outcome: every first sight, every other
+   argument, a tracked or non-contiguous array, takes the Python path. */
+static int
+plain_dim(PyObject *v)
+{
+    return PyUnicode_CheckExact(v) || PyLong_CheckExact(v);
+}
+
+/* _plain_dims: an exact str or int, or a tuple (here also a list: the key holds it as a
+   tuple) of them. */
+static int
+plain_dims(PyObject *v)
+{
+    if (plain_dim(v))
+        return 1;
+    if (!PyTuple_CheckExact(v) && !PyList_CheckExact(v))
+        return 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(v); i++)
+        if (!plain_dim(PySequence_Fast_GET_ITEM(v, i)))
+            return 0;
+    return 1;
+}
+
+/* _plain_sizes: an exact str or int, or a tuple of exact ints and (str, int) tuples. */
+static int
+plain_sizes(PyObject *v)
+{
+    if (plain_dim(v))
+        return 1;
+    if (!PyTuple_CheckExact(v))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+        PyObject *a = PyTuple_GET_ITEM(v, i);
+        if (PyLong_CheckExact(a))
+            continue;
+        if (!PyTuple_CheckExact(a) || PyTuple_GET_SIZE(a) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(a, 0))
+            || !PyLong_CheckExact(PyTuple_GET_ITEM(a, 1)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether dims (a list or a tuple, plain_dims) holds the items of the tuple t, by plain_equal. */
+static int
+same_dims(PyObject *dims, PyObject *t)
+{
+    if (!PyTuple_CheckExact(dims) && !PyList_CheckExact(dims))
+        return plain_equal(dims, t);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(dims);
+    if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!plain_equal(PySequence_Fast_GET_ITEM(dims, i), PyTuple_GET_ITEM(t, i)))
+            return 0;
+    return 1;
+}
+
+/* The cached outcome of (op, names, dims, arg) (a new reference), or NULL (no error: none,
+   or an argument the cache does not take; an error: out of memory). f->last keeps the call
+   site's last one: names, (dims as a tuple, arg), outcome. */
+static PyObject *
+shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyObject *arg)
+{
+    if (!PyDict_CheckExact(f->table) || !plain_dims(dims) || !plain_sizes(arg) || !plain_names(names))
+        return NULL;
+    PyObject *l = f->last[1];
+    if (names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == 2
+        && same_dims(dims, PyTuple_GET_ITEM(l, 0)) && plain_equal(arg, PyTuple_GET_ITEM(l, 1)))
+        return Py_NewRef(f->last[2]);
+    PyObject *d = PyList_CheckExact(dims) ? PyList_AsTuple(dims) : Py_NewRef(dims);
+    PyObject *op = PyUnicode_InternFromString(opname);
+    PyObject *nd = PyLong_FromSsize_t(PyTuple_GET_SIZE(names)); /* (names: one per dimension) */
+    PyObject *key = d && op && nd ? PyTuple_Pack(5, op, names, nd, d, arg) : NULL;
+    PyObject *sig = d ? PyTuple_Pack(2, d, arg) : NULL, *out = NULL;
+    if (key != NULL && sig != NULL) {
+        out = Py_XNewRef(PyDict_GetItemWithError(f->table, key));
+        if (out != NULL) {
+            Py_XSETREF(f->last[0], Py_NewRef(names));
+            Py_XSETREF(f->last[1], Py_NewRef(sig));
+            Py_XSETREF(f->last[2], Py_NewRef(out));
+        }
+    }
+    Py_XDECREF(d);
+    Py_XDECREF(op);
+    Py_XDECREF(nd);
+    Py_XDECREF(key);
+    Py_XDECREF(sig);
+    return out;
+}
+
+/* x (a named array, names its names) viewed with the shape shape[0..nd) and named
+   out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline. */
+static PyObject *
+reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names)
+{
+    if (out_names != Py_None) {
+        if (!PyTuple_CheckExact(out_names) || PyTuple_GET_SIZE(out_names) != nd)
+            return NULL;
+        int any = 0; /* (all None: unnamed, as named.tag makes it) */
+        for (Py_ssize_t i = 0; i < nd; i++)
+            any |= PyTuple_GET_ITEM(out_names, i) != Py_None;
+        if (!any)
+            out_names = Py_None;
+    }
+    PyObject *t = ints_tuple(shape, nd);
+    if (t == NULL)
+        return NULL; /* (out of memory: propagates) */
+    PyObject *r = view_reshape(x, t); /* (a new view, or NULL: not contiguous) */
+    Py_DECREF(t);
+    return r == NULL ? NULL : name_result(r, out_names);
+}
+
+/* x.unflatten(dim, sizes) / named.unflatten(x, dim, sizes) of a named array seen before:
+   the outcome (d, sizes as ints (one may be -1), result names or None). */
+static PyObject *
+view_unflatten(Fast *f, PyObject *x, PyObject *names, PyObject *dim, PyObject *sizes)
+{
+    PyObject *out = shape_outcome(f, "unflatten", names, dim, sizes), *r = NULL;
+    Py_ssize_t shape[MAXDIMS], nd, ins[MAXDIMS], ni, d;
+    if (out == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || !PyLong_CheckExact(PyTuple_GET_ITEM(out, 0))
+        || tuple_ints(SLOT(x, O_shape), shape, &nd) || tuple_ints(PyTuple_GET_ITEM(out, 1), ins, &ni)
+        || nd != PyTuple_GET_SIZE(names) || nd + ni - 1 > MAXDIMS || ni < 1)
+        goto done;
+    d = PyLong_AsSsize_t(PyTuple_GET_ITEM(out, 0));
+    if (d < 0 || d >= nd)
+        goto done; /* (an error: none for an exact int in range; OverflowError cleared below) */
+    /* the sizes as _layout.infer_shape takes them: one -1 at most, inferred */
+    Py_ssize_t known = 1, infer = -1, n_new = nd + ni - 1, new_shape[MAXDIMS];
+    for (Py_ssize_t i = 0; i < ni; i++) {
+        if (ins[i] == -1 && infer < 0)
+            infer = i;
+        else if (ins[i] < 0 || __builtin_mul_overflow(known, ins[i], &known))
+            goto done;
+    }
+    if (infer >= 0) {
+        if (known == 0 || shape[d] % known != 0)
+            goto done;
+        ins[infer] = shape[d] / known;
+    }
+    else if (known != shape[d])
+        goto done;
+    memcpy(new_shape, shape, d * sizeof(Py_ssize_t));
+    memcpy(new_shape + d, ins, ni * sizeof(Py_ssize_t));
+    memcpy(new_shape + d + ni, shape + d + 1, (nd - d - 1) * sizeof(Py_ssize_t));
+    r = reshaped_named(x, new_shape, n_new, PyTuple_GET_ITEM(out, 2));
+done:
+    Py_DECREF(out);
+    if (r == NULL && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError);
+    return r;
+}
+
+/* named.flatten(x, dims, out_name) / x.flatten(dims, out_name) of a named array seen
+   before: the outcome (start, end, result names). */
+static PyObject *
+view_flatten_named(Fast *f, PyObject *x, PyObject *names, PyObject *dims, PyObject *out_name)
+{
+    if (!PyTuple_CheckExact(dims) && !PyList_CheckExact(dims))
+        return NULL; /* (x.flatten(1, 2): the plain form) */
+    PyObject *out = shape_outcome(f, "flatten", names, dims, out_name), *r = NULL;
+    Py_ssize_t shape[MAXDIMS], nd, se[2];
+    if (out == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || tuple_ints(SLOT(x, O_shape), shape, &nd)
+        || nd != PyTuple_GET_SIZE(names))
+        goto done;
+    for (int i = 0; i < 2; i++) {
+        PyObject *v = PyTuple_GET_ITEM(out, i);
+        if (!PyLong_CheckExact(v))
+            goto done;
+        se[i] = PyLong_AsSsize_t(v); /* (-1 with an OverflowError: refused below, cleared) */
+    }
+    if (se[0] < 0 || se[0] > se[1] || se[1] >= nd)
+        goto done;
+    Py_ssize_t m = 1;
+    for (Py_ssize_t i = se[0]; i <= se[1]; i++)
+        if (__builtin_mul_overflow(m, shape[i], &m))
+            goto done;
+    shape[se[0]] = m;
+    memmove(shape + se[0] + 1, shape + se[1] + 1, (nd - se[1] - 1) * sizeof(Py_ssize_t));
+    r = reshaped_named(x, shape, nd - (se[1] - se[0]), PyTuple_GET_ITEM(out, 2));
+done:
+    Py_DECREF(out);
+    if (r == NULL && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError);
+    return r;
+}
+
 /* --- the objects ------------------------------------------------------------------------- */
 
 /* The trailing positional ints of a method call (``x.reshape(2, 5)``) as a tuple (new
@@ -698,6 +894,24 @@ index_signature(PyObject *key)
     return PyLong_FromUnsignedLongLong(sig); /* (NULL: out of memory, propagates) */
 }
 
+/* Whether n (an item of a names tuple) is the str a (an exact str), as ``n == a`` finds: by
+   identity (names are mostly interned strs), then two exact strs whose hashes are known
+   and differ are different, else by value (no Python code runs). */
+static inline int
+str_equal(PyObject *n, PyObject *a)
+{
+    if (n == a)
+        return 1;
+    if (!PyUnicode_Check(n))
+        return 0;
+    if (PyUnicode_CheckExact(n)) {
+        Py_hash_t hn = ((PyASCIIObject *)n)->hash, ha = ((PyASCIIObject *)a)->hash;
+        if (hn != -1 && ha != -1 && hn != ha)
+            return 0;
+    }
+    return PyUnicode_Compare(n, a) == 0;
+}
+
 /* permute's axes (items[0..n), or the one tuple items[0]) of a named array with each
    name given as its position in names (as _core.name_to_axis finds it): a new tuple of
    ints, or NULL (no error) when one is not a name of the array, nor an int (an error:
@@ -725,14 +939,50 @@ axes_by_name(PyObject *names, PyObject *const *items, Py_ssize_t n)
         if (!PyUnicode_CheckExact(a))
             return NULL;
         Py_ssize_t j = 0;
-        while (j < nn && !(PyUnicode_Check(PyTuple_GET_ITEM(names, j))
-                           && PyUnicode_Compare(PyTuple_GET_ITEM(names, j), a) == 0))
+        while (j < nn && !str_equal(PyTuple_GET_ITEM(names, j), a))
             j++;
         if (j == nn)
             return NULL; /* the Python path reports the unknown name */
         ax[i] = j;
     }
     return ints_tuple(ax, n); /* (NULL: out of memory, propagates) */
+}
+
+/* axes_by_name with the last call's answer kept (names, the items as a tuple, the axes):
+   a call with the same names tuple and the same item objects (compared by identity: the
+   same objects, the same values) gets the same axes tuple back, which named_view's last
+   outcome then finds by identity too. */
+static PyObject *by_name_last[3];
+
+static PyObject *
+axes_by_name_kept(PyObject *names, PyObject *const *items, Py_ssize_t n)
+{
+    if (n == 1 && PyTuple_CheckExact(items[0])) {
+        n = PyTuple_GET_SIZE(items[0]);
+        items = &PyTuple_GET_ITEM(items[0], 0);
+    }
+    PyObject *last = by_name_last[1];
+    if (names == by_name_last[0] && last != NULL && PyTuple_GET_SIZE(last) == n) {
+        Py_ssize_t i = 0;
+        while (i < n && PyTuple_GET_ITEM(last, i) == items[i])
+            i++;
+        if (i == n)
+            return Py_NewRef(by_name_last[2]);
+    }
+    PyObject *ax = axes_by_name(names, items, n);
+    if (ax == NULL)
+        return NULL;
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) {
+        Py_DECREF(ax);
+        return NULL; /* (out of memory: propagates) */
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
+    Py_XSETREF(by_name_last[0], Py_NewRef(names));
+    Py_XSETREF(by_name_last[1], t);
+    Py_XSETREF(by_name_last[2], Py_NewRef(ax));
+    return ax;
 }
 
 /* The view of a named array x (names: its names) that view_vectorcall computed, r
@@ -801,6 +1051,11 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
+    if ((f->kind == V_FLATTEN || f->kind == V_UNFLATTEN)
+        && (n < 1 || Py_TYPE(args[0]) != Array_T || SLOT(args[0], O_ext) == Py_None))
+        /* (an unnamed array: the Python method, called as it would be without this object;
+           its namespace function enters the quiet error state itself) */
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
     if (views_ready && n >= 1 && contract_array(args[0])
         && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
         PyObject *x = args[0];
@@ -850,7 +1105,18 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
             r = view_permute(x, args[1]);
         break;
     case V_PERMUTE_M: /* x.permute(2, 0, 1) or x.permute((2, 0, 1)) */
-        if (n >= 2 && nkw == 0)
+        if (n >= 2 && nkw == 0 && names != NULL && !(n == 2 && PyTuple_CheckExact(args[1]))) {
+            /* (a named array: the tuple of the axes made once, for the view and its names) */
+            PyObject *t = args_tuple(args + 1, n - 1);
+            if (t != NULL) {
+                r = view_permute(x, t);
+                if (r != NULL)
+                    r = r == x ? r : named_view(r, s_permute_dims, names, t, f->last);
+                Py_DECREF(t);
+                return r;
+            }
+        }
+        else if (n >= 2 && nkw == 0)
             r = view_with_dims(x, args + 1, n - 1, view_permute);
         break;
     case V_EXPAND: /* expand_dims(x, axis=0) / unsqueeze(x, dim): f->table names the keyword */
@@ -871,11 +1137,19 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         if (names != NULL && nkw == 0 && PyUnicode_Check(f->table))
             return view_aligned(f, x, names, args + 1, n - 1);
         break;
+    case V_UNFLATTEN: /* x.unflatten(dim, sizes) of a named array (f->table: named's _SHAPES) */
+        if (names != NULL && n == 3 && nkw == 0)
+            return view_unflatten(f, x, names, args[1], args[2]);
+        return NULL;
+    case V_FLATTEN: /* flatten(x, dims, out_name) by names (f->table: named's _SHAPES) */
+        if (names != NULL && n == 3 && nkw == 0)
+            return view_flatten_named(f, x, names, args[1], args[2]);
+        return NULL;
     }
     if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
         && (f->kind == V_PERMUTE || f->kind == V_PERMUTE_M)) {
         /* dims given by name: their positions, and the permutation's cached names */
-        PyObject *ax = axes_by_name(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
+        PyObject *ax = axes_by_name_kept(names, args + 1, f->kind == V_PERMUTE ? 1 : n - 1);
         if (ax != NULL) {
             r = view_permute(x, ax);
             if (r != NULL)
@@ -898,9 +1172,11 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
         || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+            : kind == V_UNFLATTEN || kind == V_FLATTEN ? !PyDict_CheckExact(kwname)
                               : kwname != Py_None && !PyUnicode_Check(kwname))) {
         PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
-                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes)");
+                        "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes; "
+                        "FLATTEN, UNFLATTEN: strided.named's dict of checked outcomes)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
