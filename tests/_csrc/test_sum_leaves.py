@@ -1,11 +1,11 @@
-"""The pairwise sum with its leaves side by side (strided/_csrc/_ckernels.c, ``row_f32/f64``:
-NumPy's tree, its leaves of 64-128 elements summed four at a time, then added as the tree
-adds them). Every addition is NumPy's, on the same values, so every sum must be
-``numpy.add.reduce``'s bits: whole sums of every size to 5000 (Hypothesis) and odd sizes
-beyond the block of 2048 elements, row sums of any width, threads, the compiled kernels
-(sum_into, sum_rows, sum_all, reduce) and the namespace's ``sum``/``mean``; signed zeros,
-infinities and NaN (a NaN sum: the callers decline, NumPy's answer). Runs with and without
-the C kernels (without them the namespace's answers are NumPy's own)."""
+"""Whole and row sums are NumPy's bits (strided/_csrc/_ckernels.c, ``row_f32/f64``: NumPy's
+pairwise tree, leaves of at most 128 elements with eight accumulators each, added in
+NumPy's order): whole sums of every size to 5000 (Hypothesis) and odd sizes far beyond,
+row sums of any width, threads, the compiled kernels (sum_into, sum_rows, sum_all, reduce)
+and the namespace's ``sum``/``mean``; signed zeros, infinities and NaN (a NaN sum: the
+callers decline, NumPy's answer). Written for issue 38's attempt to run the leaves side by
+side (measured no faster here, not kept): any change to the summation order must pass it.
+Runs with and without the C kernels (without them the namespace's answers are NumPy's own)."""
 
 from __future__ import annotations
 
