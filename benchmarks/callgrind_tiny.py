@@ -29,6 +29,7 @@ CASES = {
     "slice view": ("a[2:8]", None),
     "slice views, then add": ("a[2:8] + b[2:8]", None),
     "transpose view": ("m.T", None),
+    "relu": ("xp.relu(a)", "np.maximum(a, 0.0)"),
     "integer-array index": ("a[idx]", None),
     "boolean index": ("a[c]", None),
     "__setitem__ slice": ("a[2:5] = 0.5", None),

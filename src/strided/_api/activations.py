@@ -53,8 +53,10 @@ def relu_kernel(maximum_kernel):
         dt = a.dtype
         if dt.kind != "f":
             return xp.maximum(a, 0)  # integers: 0 is a weak scalar, the dtype stays
-        if xp is not np:
-            # (another backend's maximum need not keep -0.0: where does, and NaN)
+        if xp is not np or dt.itemsize < 4:
+            # (another backend's maximum need not keep -0.0: where does, and NaN. Note: so
+            # does NumPy's float16 maximum, which returns its first operand on a tie:
+            # maximum(0.0, -0.0) is +0 there, PyTorch's relu(-0.0) is -0.0)
             return xp.where(a < 0, xp.zeros_like(a), a)
         if a.size < 4096:  # one NumPy call: less overhead than the compiled pass's checks
             return np.maximum(0.0, a)
@@ -64,6 +66,9 @@ def relu_kernel(maximum_kernel):
             if _CK.relu(a, out, nt):
                 return out
         return maximum_kernel(xp, 0.0, a)
+    # The compiled hot path's own loop of this kernel (strided/_csrc/_chot/loops.c, "loops of
+    # strided's own"): float32/float64 operands of any size on the CPU, the same values.
+    relu._c_loop = "relu"
     return relu
 
 

@@ -176,7 +176,9 @@ typedef struct {
 #define ND(a) ((NDFields *)(a))
 #define ND_C_CONTIGUOUS 0x0001
 #define ND_F_CONTIGUOUS 0x0002
+#define ND_OWNDATA 0x0004
 #define ND_ALIGNED 0x0100
+#define ND_WRITEABLE 0x0400
 
 /* NumPy's call-info capsule (_ckernels.c reads the same) */
 typedef int(np_loop)(void *context, char *const *data, const Py_ssize_t *dims,
@@ -328,7 +330,7 @@ PyObject *run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n);
 PyObject *wrap(PyObject *r, PyObject *res, PyObject *dev);
 
 /* loops.c */
-PyObject *loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit, PyObject *res, PyObject *dev);
+PyObject *loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit, PyObject *res, PyObject *dev, PyObject *into);
 void loop_clear(Loop *L);
 Loop *loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n);
 PyObject *setup_loops(PyObject *mod, PyObject *args);
@@ -338,6 +340,7 @@ PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
 /* fast.c */
 PyObject *call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 PyObject *fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named);
+PyObject *fast_binary_into(Fast *f, PyObject *x1, PyObject *x2, PyObject *tmp);
 int fast_clear(Fast *f);
 int fast_traverse(Fast *f, visitproc visit, void *arg);
 PyObject *fast_unary(Fast *f, PyObject *x, int named);
@@ -360,6 +363,7 @@ PyObject *view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **
 
 /* elide.c */
 PyObject *calibrate(PyObject *mod, PyObject *args);
+PyObject *elided_calls(PyObject *mod, PyObject *Py_UNUSED(ignored));
 PyObject *elision_state(PyObject *mod, PyObject *Py_UNUSED(ignored));
 __attribute__((noinline)) PyObject *try_elide(Fast *f, PyObject *const *args);
 

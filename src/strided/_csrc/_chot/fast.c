@@ -41,7 +41,7 @@ loop_slot(Fast *f, Py_ssize_t i, Py_ssize_t j, int side)
    where it qualifies, else the kernel, under NumPy's "ignore" error state, on the
    natives; the result Array, or NULL (no error set: declined; an error: raised). */
 static PyObject *
-ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named)
+ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named, PyObject *into)
 {
     PyObject *nat[2] = {NULL, NULL}, *k, *res, *cap = NULL, *r = NULL;
     Loop L;
@@ -57,9 +57,9 @@ ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, in
         res = Py_NewRef(L.res);
         cap = Py_XNewRef(L.cap); /* (it owns the loop and its descriptors) */
     }
-    else if ((k = entry_kernel(ent, dev, &res)) == NULL) {
+    else if (into != NULL || (k = entry_kernel(ent, dev, &res)) == NULL) {
         Py_DECREF(dev);
-        return NULL;
+        return NULL; /* (an elided call: only a loop writes into the temporary) */
     }
     /* Operands of any size where NumPy's loop runs (the result's bytes decide: loops.c,
        "large results"); the kernel call only on operands under the pool threshold (the
@@ -69,9 +69,11 @@ ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, in
         if ((nat[j] = Py_TYPE(xs[j]) != Array_T ? Py_NewRef(xs[j])
                       : (named ? small_native_any : small_native)(xs[j], in_limit)) == NULL)
             goto done;
+    if (into != NULL && (cap == NULL || (nat[0] != into && (n < 2 || nat[1] != into))))
+        goto done;
     if (cap != NULL) {
-        r = loop_call(&L, xs, nat, n, c_result_limit(L.split), res, dev);
-        if (r != NULL || PyErr_Occurred())
+        r = loop_call(&L, xs, nat, n, c_result_limit(L.split), res, dev, into);
+        if (r != NULL || PyErr_Occurred() || into != NULL)
             goto done;
         for (int j = 0; j < n; j++)
             if (Py_TYPE(xs[j]) == Array_T && ND(nat[j])->nd > 0) {
@@ -99,11 +101,55 @@ fast_unary(Fast *f, PyObject *x, int named)
     if (Py_TYPE(x) != Array_T)
         return NULL;
     Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
-    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named);
+    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named, NULL);
 }
+
+static PyObject *binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into);
 
 PyObject *
 fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
+{
+    return binary_call(f, x1, x2, named, NULL);
+}
+
+/* pool._Block (the C block type, or pool.py's class under STRIDED_NO_CEXT=_cpool): the
+   type of a pooled result's base; looked up on the first elided call. */
+static PyObject *block_t;
+
+/* The elided call in C (elide.c, try_elide, once it has proved that the interpreter's stack
+   alone holds tmp, one of x1 and x2): x1 op x2 written by the Fast's loop (NumPy's, or
+   strided's own) into tmp's native buffer, element by element in place, as NumPy's
+   temp_elide.c lets its loops do; the result an Array over that buffer. The buffer
+   qualifies as in strided/_api/elementwise.py's ``_elide`` (the Python half, which runs
+   where this declines): owned by tmp's native alone (its one reference is tmp's, its
+   base none -- its own memory -- or a pool block nothing else holds), C-contiguous,
+   aligned, writeable, of the result's dtype and shape. NULL (no error) declines. */
+PyObject *
+fast_binary_into(Fast *f, PyObject *x1, PyObject *x2, PyObject *tmp)
+{
+    if (!ready || CALIBRATING || f->kind != K_BINARY || pool_empty == NULL)
+        return NULL;
+    if (block_t == NULL) {
+        PyObject *m = PyImport_ImportModule("strided._core.pool");
+        if (m != NULL) {
+            block_t = PyObject_GetAttrString(m, "_Block");
+            Py_DECREF(m);
+        }
+        if (block_t == NULL)
+            return decline_error();
+    }
+    PyObject *a = SLOT(tmp, O_np);
+    if (a == NULL || Py_TYPE(a) != ND_T || Py_REFCNT(a) != 1)
+        return NULL;
+    PyObject *base = ND(a)->base;
+    if (base == NULL ? !(ND(a)->flags & ND_OWNDATA)
+                     : (PyObject *)Py_TYPE(base) != block_t || Py_REFCNT(base) != 1)
+        return NULL;
+    return binary_call(f, x1, x2, 0, a);
+}
+
+static PyObject *
+binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into)
 {
     PyObject *ent, *dev;
     Loop *slot;
@@ -137,7 +183,7 @@ fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
     else
         return NULL;
     PyObject *xs[2] = {x1, x2};
-    return ew_call(slot, ent, dev, xs, 2, named);
+    return ew_call(slot, ent, dev, xs, 2, named, into);
 }
 
 /* The Python definitions behind every Fast run NumPy's kernels too: they run under

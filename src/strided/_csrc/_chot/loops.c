@@ -223,6 +223,110 @@ done:
     return L->cap != NULL;
 }
 
+/* --- loops of strided's own, for rows whose kernel is not a ufunc ---------------------------
+   A row kernel may name a compiled loop of this file (its ``_c_loop`` attribute: the
+   function's, or a functools.partial's ``func``'s): for operands of that loop's dtypes the
+   Fast then calls it as it calls NumPy's loops (loop_into: the same layouts, result
+   classes, GIL release and FPU flags), and the kernel stays the definition everywhere
+   else (other dtypes, layouts, devices, the Python path). The loops keep the signature
+   of NumPy's strided loops, so that a Loop holds either kind; each is the kernel's value,
+   bit for bit, which the differential tests check (tests/_csrc/test_own_loops.py).
+
+   "relu" (strided/_api/activations.py, relu_kernel): x < 0 ? +0 : x for float32/float64,
+   the value of the kernel's NumPy ``maximum(0.0, x)`` and of _ckernels.relu, PyTorch's
+   relu bit for bit: NaN stays (payload and sign), -0.0 stays -0.0 (not < 0). One compare
+   and a blend per element, which the compiler vectorises for contiguous operands. Before
+   it relu made a Python call per call (1.69 us at 10 float32 elements, NumPy's
+   maximum(x, 0) 1.03 us). */
+#define OWN_UNARY(NAME, T, EXPR)                                                          \
+    static int NAME(void *ctx, char *const *data, const Py_ssize_t *dims,                 \
+                    const Py_ssize_t *steps, void *aux)                                   \
+    {                                                                                     \
+        (void)ctx, (void)aux;                                                             \
+        Py_ssize_t n = dims[0], si = steps[0], so = steps[1];                             \
+        if (si == (Py_ssize_t)sizeof(T) && so == (Py_ssize_t)sizeof(T)) {                 \
+            const T *in = (const T *)data[0]; /* (no restrict: in may be out) */          \
+            T *out = (T *)data[1];                                                        \
+            for (Py_ssize_t i = 0; i < n; i++) {                                          \
+                T x = in[i];                                                              \
+                out[i] = (EXPR);                                                          \
+            }                                                                             \
+            return 0;                                                                     \
+        }                                                                                 \
+        const char *ip = data[0];                                                         \
+        char *op = data[1];                                                               \
+        for (Py_ssize_t i = 0; i < n; i++, ip += si, op += so) {                          \
+            T x = *(const T *)ip;                                                         \
+            *(T *)op = (EXPR);                                                            \
+        }                                                                                 \
+        return 0;                                                                         \
+    }
+OWN_UNARY(relu_f32, float, x < 0.0f ? 0.0f : x)
+OWN_UNARY(relu_f64, double, x < 0.0 ? 0.0 : x)
+#undef OWN_UNARY
+
+/* name, the loop per itemsize of a float dtype (4, 8), and its call info (context and
+   auxdata unused; no Python API; FPU flags: loop_call saves and restores them) */
+static struct {
+    const char *name;
+    CallInfo info[2];
+    PyObject *cap[2]; /* the capsules a Loop holds (made once; they own nothing) */
+} own_loops[] = {
+    {"relu", {{relu_f32, NULL, NULL, 0, 1}, {relu_f64, NULL, NULL, 0, 1}}, {NULL, NULL}},
+};
+
+/* The kernel's own loop for the one operand x (L->kernel and L->res set): L->cap, info,
+   in, out, isz set and 1, or 0 (none: the kernel is called), -1 with an error that must
+   propagate. Asked once per Loop (loop_for). */
+static int
+own_loop(Loop *L, PyObject *x)
+{
+    static PyObject *s_func, *s_c_loop;
+    if (s_func == NULL && (s_func = PyUnicode_InternFromString("func")) == NULL)
+        return -1;
+    if (s_c_loop == NULL && (s_c_loop = PyUnicode_InternFromString("_c_loop")) == NULL)
+        return -1;
+    PyObject *fn = PyObject_GetAttr(L->kernel, s_func), *name = NULL; /* (a functools.partial) */
+    if (fn == NULL) {
+        if (!contract_clear(PyExc_AttributeError))
+            return -1;
+        fn = Py_NewRef(L->kernel);
+    }
+    name = PyObject_GetAttr(fn, s_c_loop);
+    Py_DECREF(fn);
+    if (name == NULL)
+        return contract_clear(PyExc_AttributeError) ? 0 : -1;
+    int found = 0;
+    PyObject *dt = SLOT(x, O_dtype);
+    char kind = np_kind(dt);
+    for (size_t i = 0; PyUnicode_CheckExact(name) && i < sizeof own_loops / sizeof own_loops[0]; i++) {
+        if (PyUnicode_CompareWithASCIIString(name, own_loops[i].name) != 0)
+            continue;
+        /* (relu: a float32/float64 operand, the result of its own dtype) */
+        Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+        if (isz == -1 && PyErr_Occurred())
+            break;
+        int k = isz == 4 ? 0 : isz == 8 ? 1 : -1;
+        if (kind != 'f' || k < 0 || L->res != dt)
+            break;
+        if (own_loops[i].cap[k] == NULL
+            && (own_loops[i].cap[k] = PyCapsule_New(&own_loops[i].info[k], CALL_INFO, NULL)) == NULL)
+            break;
+        L->cap = Py_NewRef(own_loops[i].cap[k]);
+        L->info = &own_loops[i].info[k];
+        L->in[0] = Py_NewRef(SLOT(dt, D_np));
+        L->out = Py_NewRef(SLOT(dt, D_np));
+        L->isz[0] = L->isz[1] = isz;
+        L->split = 1; /* (the kernel splits large results over threads: the Python path) */
+        found = 1;
+        break;
+    }
+    Py_DECREF(name);
+    if (PyErr_Occurred())
+        return contract_clear(PyExc_Exception) ? 0 : -1;
+    return found;
+}
+
 /* The conversion of a Python scalar s into the dtype dt of the other operand (a
    DType), as NumPy's setitem does it, where it is restated here; else SC_NONE. */
 static int
@@ -306,6 +410,9 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
             }
         }
     }
+    else if (loops_ready && n == 1 && Py_TYPE(xs[0]) == Array_T && contract_dtype(fresh.res)
+             && contract_dtype(SLOT(xs[0], O_dtype)))
+        (void)own_loop(&fresh, xs[0]); /* (-1: the error below propagates) */
     if (PyErr_Occurred()) { /* (an error that must propagate: nothing kept) */
         loop_clear(&fresh);
         return NULL;
@@ -399,7 +506,7 @@ scalar_to(const Loop *L, PyObject *s, void *buf)
    (out of memory). */
 static PyObject *
 loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
-          PyObject *res, PyObject *dev)
+          PyObject *res, PyObject *dev, PyObject *into)
 {
     char *data[3];
     Py_ssize_t strides[3], count = 1;
@@ -456,8 +563,23 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
     strides[n] = L->isz[n];
     /* (held: the pool's empty, a finalizer it sets off, or another thread while the GIL
        is released below may run Python code that replaces the operand's shape) */
-    Py_INCREF(shape);
-    PyObject *r = result_empty(shape, L->out, nbytes);
+    PyObject *r;
+    if (into != NULL) {
+        /* the elided call (fast.c, fast_binary_into): into is one operand's own buffer, of
+           the result's dtype, shape and order, written element by element in place */
+        NDFields *t = ND(into);
+        if (first == NULL || t->nd != first->nd || t->descr != L->out
+            || (t->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
+                   != (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE)
+            || memcmp(t->dimensions, first->dimensions, t->nd * sizeof(Py_ssize_t)))
+            return NULL;
+        r = Py_NewRef(into);
+        Py_INCREF(shape);
+    }
+    else {
+        Py_INCREF(shape);
+        r = result_empty(shape, L->out, nbytes);
+    }
     if (r == NULL) {
         Py_DECREF(shape);
         return NULL;
@@ -493,11 +615,11 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
    scalar's conversion and the loop may raise some). */
 PyObject *
 loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
-          PyObject *res, PyObject *dev)
+          PyObject *res, PyObject *dev, PyObject *into)
 {
     Flags fl;
     flags_save(&fl);
-    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev);
+    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev, into);
     flags_restore(&fl);
     return r;
 }

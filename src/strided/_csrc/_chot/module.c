@@ -151,6 +151,8 @@ static PyMethodDef methods[] = {
      "temporary, check that borrowing calls are told apart, and turn temporary elision on."},
     {"elision_state", elision_state, METH_NOARGS,
      "elision_state(): (on, call chains recorded, why)."},
+    {"elided_calls", elided_calls, METH_NOARGS,
+     "elided_calls(): how many calls the compiled loop elided into a temporary since import."},
     {NULL, NULL, 0, NULL},
 };
 
