@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Instructions per training step of a tiny MLP under callgrind: the per-step overhead.
 
-    PYTHONPATH=src python benchmarks/mlp_callgrind.py [strided numpy torch] [--opt SGD|Adam]
+    PYTHONPATH=src python benchmarks/mlp_callgrind.py [strided strided-xp numpy torch] [--opt SGD|Adam]
+        [--split] [--gc]
 
 A network of 8-16-16-4, batch 4, float32: its arithmetic is a few thousand flops, so
 what a step costs is the library's overhead (recording, the backward engine, the
@@ -9,8 +10,14 @@ optimizer's loop). Each program runs twice under ``valgrind --tool=callgrind`` w
 and N2 steps after the same setup and warm-up (hash seed fixed, the garbage collector
 off); (Ir(N2) - Ir(N1)) / (N2 - N1) is one step. Programs: ``strided`` (strided.torch:
 nn.Linear, F.relu, F.cross_entropy, optim), ``torch`` (the same text on PyTorch) and
-``numpy`` (the same step by hand: forward, backward, update). Wall-clock timings of a
-machine shared with others drift; instruction counts do not.
+``numpy`` (the same step by hand: forward, backward, update); ``strided-xp`` is the
+standard-namespace program of ``benchmarks/mlp_step.py`` (``strided.relu``, ``matmul``, a
+hand-written softmax cross entropy, ``p -= lr * p.grad``; plain SGD whatever ``--opt``).
+``--split`` adds, per program, where a step's instructions go: by object file (the
+interpreter, NumPy, BLAS, libc's malloc) and the functions with the most instructions of
+their own (self cost, from the two runs' difference). ``--gc`` leaves the garbage
+collector on (its share of a step). Wall-clock timings of a machine shared with others
+drift; instruction counts do not.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import gc, os, sys
 for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[v] = "1"
 import numpy as np
-PROG, OPT, N = sys.argv[1], sys.argv[2], int(sys.argv[3])
+PROG, OPT, N, GC = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 sizes, batch = (8, 16, 16, 4), 4
 rng = np.random.default_rng(0)
 init = {}
@@ -60,6 +67,24 @@ if PROG == "numpy":
             Ws[i] -= 0.01 * gW
             bs[i] -= 0.01 * gb
         return loss
+elif PROG == "strided-xp":
+    import strided as xp
+    W1, b1, W2, b2, W3, b3 = (xp.asarray(init[f"{i}.{k}"].T.copy() if k == "weight" else init[f"{i}.{k}"],
+                                         device="cpu").requires_grad_()
+                              for i in range(3) for k in ("weight", "bias"))
+    params = [W1, b1, W2, b2, W3, b3]
+    x = xp.asarray(xn, device="cpu")
+    onehot = xp.asarray(np.eye(sizes[-1], dtype=np.float32)[yn], device="cpu")
+    def step():
+        z = xp.relu(xp.relu(x @ W1 + b1) @ W2 + b2) @ W3 + b3
+        m = xp.max(z, axis=1, keepdims=True)
+        loss = xp.sum(onehot * (xp.log(xp.sum(xp.exp(z - m), axis=1, keepdims=True)) + m - z)) / batch
+        loss.backward()
+        with xp.no_grad():
+            for p in params:
+                p -= 0.01 * p.grad
+                p.grad = None
+        return loss.detach()
 else:
     if PROG == "torch":
         import torch as lib
@@ -89,23 +114,78 @@ else:
 for _ in range(30):
     step()
 gc.collect()
-gc.disable()
+if not GC:
+    gc.disable()
 for _ in range(N):
     step()
 '''
 
 
-def instructions(prog: str, opt: str, n: int) -> int:
+def _self_costs(text: str) -> dict:
+    """{(object file, function): instructions of its own} from a callgrind output file
+    (name compression and relative positions as callgrind writes them; a ``calls=``
+    line's following cost line is the callee's inclusive cost, not the caller's own)."""
+    names = {"ob": {}, "fn": {}}
+    ob = fn = None
+    costs: dict = {}
+    skip = False
+    for line in text.splitlines():
+        if not line:
+            continue
+        c = line[0]
+        if c.isdigit() or c in "+-*":
+            if skip:
+                skip = False
+                continue
+            parts = line.split()
+            if len(parts) > 1:
+                costs[(ob, fn)] = costs.get((ob, fn), 0) + int(parts[1])
+            continue
+        key, _, val = line.partition("=")
+        if key in ("ob", "fn", "cob", "cfn"):
+            kind = key[-2:]
+            m = re.match(r"\((\d+)\)(?: (.*))?$", val)
+            if m:
+                if m.group(2) is not None:
+                    names[kind][m.group(1)] = m.group(2)
+                val = names[kind].get(m.group(1), val)
+            if key == "ob":
+                ob = val
+            elif key == "fn":
+                fn = val
+        elif key == "calls":
+            skip = True
+    return costs
+
+
+def instructions(prog: str, opt: str, n: int, gc_on: bool = False, split: bool = False):
     env = dict(os.environ, PYTHONHASHSEED="0")
     out = f"/tmp/mlp_callgrind.{os.getpid()}.out"
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q",
-                    sys.executable, "-c", _CHILD, prog, opt, str(n)], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    sys.executable, "-c", _CHILD, prog, opt, str(n), "1" if gc_on else "0"],
+                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(out) as f:
         text = f.read()
     os.unlink(out)
     m = re.search(r"^summary:\s*(\d+)", text, re.M) or re.search(r"^totals:\s*(\d+)", text, re.M)
-    return int(m.group(1))
+    total = int(m.group(1))
+    return (total, _self_costs(text)) if split else total
+
+
+def _split_report(prog, c1, c2, steps):
+    """Per step: instructions by object file, then the top functions (self cost)."""
+    d = {k: (c2.get(k, 0) - c1.get(k, 0)) / steps for k in set(c1) | set(c2)}
+    by_ob: dict = {}
+    for (ob, _), v in d.items():
+        o = os.path.basename(ob or "?")
+        by_ob[o] = by_ob.get(o, 0) + v
+    total = sum(d.values())
+    print(f"\n{prog}: {total:,.0f} instructions per step, by object file")
+    for o, v in sorted(by_ob.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  {v:>12,.0f}  {100 * v / total:5.1f}%  {o}")
+    print("  functions (self):")
+    for (ob, fn), v in sorted(d.items(), key=lambda kv: -kv[1])[:25]:
+        print(f"  {v:>12,.0f}  {100 * v / total:5.1f}%  {fn}  [{os.path.basename(ob or '?')}]")
 
 
 def main(argv=None) -> int:
@@ -115,14 +195,24 @@ def main(argv=None) -> int:
         i = argv.index("--opt")
         opt = argv[i + 1]
         del argv[i:i + 2]
-    progs = argv or ["strided", "torch", "numpy"]
+    split = "--split" in argv
+    gc_on = "--gc" in argv
+    progs = [a for a in argv if not a.startswith("--")] or ["strided", "torch", "numpy"]
     n1, n2 = 10, 40
     res = {}
+    splits = {}
     for p in progs:
-        res[p] = (instructions(p, opt, n2) - instructions(p, opt, n1)) / (n2 - n1)
-    print(f"| program ({opt}, 8-16-16-4, batch 4) | instructions per step |\n|---|---|")
+        a, b = instructions(p, opt, n1, gc_on, split), instructions(p, opt, n2, gc_on, split)
+        if split:
+            (a, ca), (b, cb) = a, b
+            splits[p] = (ca, cb)
+        res[p] = (b - a) / (n2 - n1)
+    print(f"| program ({opt}, 8-16-16-4, batch 4{', gc on' if gc_on else ''}) | instructions per step |"
+          "\n|---|---|")
     for p, v in res.items():
         print(f"| {p} | {v:,.0f} |")
+    for p, (ca, cb) in splits.items():
+        _split_report(p, ca, cb, n2 - n1)
     return 0
 
 

@@ -2,6 +2,7 @@
 """The MLP training step (784-256-10, batch 128, float32) side by side, in one run.
 
     PYTHONPATH=src python benchmarks/mlp_step.py [--repeats N] [--sizes 64,128,128,10 --batch 32]
+        [--only numpy,strided.torch,torch] [--no-gc]
 
 Five programs of one SGD step (lr 0.01, no momentum), from the same weights and data:
 
@@ -16,7 +17,9 @@ Five programs of one SGD step (lr 0.01, no momentum), from the same weights and 
 Each repeat times a batch of steps of every program in turn, the order rotating per
 repeat (interleaved: all see the same drift of a noisy machine). Printed: the median
 and the minimum of the per-step times, and the ratios of the medians to NumPy's and to
-PyTorch's. One thread everywhere. Nothing here asserts a timing.
+PyTorch's. One thread everywhere. ``--no-gc`` times with the garbage collector off (the
+collector's share of a step is the difference); ``--only`` times some programs. Nothing
+here asserts a timing.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import argparse  # noqa: E402
+import gc  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -101,9 +105,17 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=21)
     p.add_argument("--sizes", default="784,256,10")
     p.add_argument("--batch", type=int, default=128)
+    p.add_argument("--only", default="")
+    p.add_argument("--no-gc", action="store_true")
     args = p.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     steps = build(sizes, args.batch)
+    if args.only:
+        keep = args.only.split(",")
+        steps = {k: v for k, v in steps.items() if k in keep}
+    if args.no_gc:
+        gc.collect()
+        gc.disable()
     names = list(steps)
     for s in steps.values():  # warm up
         for _ in range(5):
@@ -128,9 +140,10 @@ def main(argv=None) -> int:
           "|---|---|---|---|---|")
     for k in names:
         ref = med.get("numpy")
-        tref = med["torch (g)"] if k in ("strided", "strided max", "numpy", "torch (g)") else med["torch"]
-        print(f"| {k} | {med[k]:.0f} | {mn[k]:.0f} | {med[k] / ref:.2f}x | {med[k] / tref:.2f}x |"
-              if ref else f"| {k} | {med[k]:.0f} | {mn[k]:.0f} | - | {med[k] / tref:.2f}x |")
+        tref = med.get("torch (g)") if k in ("strided", "strided max", "numpy", "torch (g)") else med.get("torch")
+        r1 = f"{med[k] / ref:.2f}x" if ref else "-"
+        r2 = f"{med[k] / tref:.2f}x" if tref else "-"
+        print(f"| {k} | {med[k]:.0f} | {mn[k]:.0f} | {r1} | {r2} |")
     return 0
 
 

@@ -202,6 +202,11 @@ def test_direct_recorder_equals_dispatch_recording(with_bias):
         assert type(h.grad_fn).__name__ == ("AddmmBackward0" if with_bias else "MmBackward0")
         assert type(loss.grad_fn).__name__ == "NllLossBackward0"
         assert sorted(h.grad_fn.saved_values) == ["weight", "x"]
+        # the direct recorder keeps the forward's log-softmax for the backward (the same
+        # bits as the dispatch path's recomputation: compared below, twice, retained)
+        # (on the host: elsewhere the direct recorder is not taken)
+        want = fn is _fused.linear and _fused._host(h, t)
+        assert (type(loss.grad_fn._vals.get("_logp")) is np.ndarray) == want
         loss.backward(retain_graph=True)
         first = [_np(v.grad).copy() for v in (x, W) + ((B,) if with_bias else ())]
         loss.backward()  # retain_graph kept the saved values

@@ -409,3 +409,87 @@ def test_relu_gradient_kernel_declines_what_it_does_not_take():
     assert CGRAD.pick(f32, [1.0] * 4, np.empty(4, np.float32), False) is False
     with pytest.raises(TypeError):
         CGRAD.pick(f32, f32, f32)
+
+
+# --- relu's gradient in one pass (_cgrad.threshold) ------------------------------------------
+
+@st.composite
+def threshold_cases(draw):
+    x, g, layout, *_ = draw(relu_cases())
+    return x, g, layout
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=threshold_cases())
+def test_relu_backward_kernel_matches_the_formula(case, monkeypatch):
+    """Bit for bit ``where(relu(x) <= 0, 0.0, g)`` (relu(-0.0) is -0.0: no gradient; NaN
+    passes g with its payload), both dtypes, and layouts the kernel declines."""
+    x, g, layout = case
+    view = lambda a: a  # noqa: E731
+    if layout == "2d" and x.size % 2 == 0:
+        x, g = x.reshape(2, -1), g.reshape(2, -1)
+    elif layout == "transposed" and x.size % 2 == 0:  # relu of a transposed view: g is not
+        x, g, view = x.reshape(2, -1), g.reshape(-1, 2), (lambda a: a.T)
+    elif layout == "strided":
+        x, view = np.repeat(x, 2), (lambda a: a[::2])
+    out = []
+    for engine in (None, CGRAD):
+        monkeypatch.setattr(_rules, "_cgrad", engine)
+        a = xp.asarray(x.copy()).requires_grad_()
+        y = xp.relu(view(a))
+        gy = xp.asarray(g.copy())
+        if layout == "transposed" and x.size % 2 == 0:
+            gy = xp.asarray(g.T.copy()).mT  # (a transposed gradient: the kernel declines it)
+        y.backward(gy)
+        out.append((a.grad.dtype, a.grad.shape, np.asarray(a.grad).tobytes(), type(y.grad_fn).__name__))
+    assert out[0] == out[1]
+
+
+def test_relu_backward_kernel_runs_and_agrees_with_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for dtype in (np.float32, np.float64):
+        x = rng.standard_normal((128, 256)).astype(dtype)
+        x[0, :8] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, -np.nan]
+        g = rng.standard_normal((128, 256)).astype(dtype)
+        g[1, :4] = [np.nan, np.inf, -np.inf, -0.0]
+        calls = []
+        real = CGRAD.threshold
+        _rules._cgrad = type("Spy", (), {"threshold": staticmethod(lambda *a: calls.append(1) or real(*a))})
+        try:
+            a = xp.asarray(x).requires_grad_()
+            xp.relu(a).backward(xp.asarray(g))
+        finally:
+            _rules._cgrad = CGRAD
+        assert calls, dtype
+        t = torch.from_numpy(x).requires_grad_()
+        torch.relu(t).backward(torch.from_numpy(g))
+        np.testing.assert_array_equal(np.asarray(a.grad), t.grad.numpy())
+        assert np.asarray(a.grad).tobytes() == t.grad.numpy().tobytes()  # (zeros' signs, NaN bits)
+
+
+def test_relu_backward_kernel_under_create_graph_records_the_formula():
+    """With a graph being built the formula runs (its own nodes: second derivatives)."""
+    a = xp.asarray(np.array([-1.0, 0.5, 2.0], np.float32)).requires_grad_()
+    (ga,) = xp.autograd.grad(xp.sum(xp.relu(a) ** 2), a, create_graph=True)
+    assert ga.grad_fn is not None
+    (gga,) = xp.autograd.grad(xp.sum(ga), a)
+    np.testing.assert_array_equal(np.asarray(gga), [0.0, 2.0, 2.0])
+
+
+def test_relu_backward_kernel_declines_what_it_does_not_take():
+    f32 = np.ones(4, np.float32)
+    assert CGRAD.threshold(f32, f32.astype(np.float64), np.empty(4, np.float32)) is False
+    assert CGRAD.threshold(f32, f32, np.empty(3, np.float32)) is False
+    assert CGRAD.threshold(f32, f32, f32) is False  # out overlaps an input
+    h = f32.astype(np.float16)
+    assert CGRAD.threshold(h, h, np.empty(4, np.float16)) is False
+    assert CGRAD.threshold(np.ones((4, 2), np.float32)[:, 0], f32, np.empty(4, np.float32)) is False
+    assert CGRAD.threshold(f32, f32, np.ones(4, np.float32).view(np.int32)) is False
+    ro = np.empty(4, np.float32)
+    ro.flags.writeable = False
+    assert CGRAD.threshold(f32, f32, ro) is False
+    assert CGRAD.threshold(f32, [1.0] * 4, np.empty(4, np.float32)) is False
+    with pytest.raises(TypeError):
+        CGRAD.threshold(f32, f32)

@@ -533,6 +533,58 @@ float_format(const Py_buffer *b)
     return 0;
 }
 
+/* relu's gradient, PyTorch's threshold_backward(g, result, 0): out = where(r <= 0, +0.0, g),
+   r being relu's result. Branch-free on r's bits as above: r is kept (neither a zero nor
+   negative: positive, or NaN of either sign) exactly when its bits without the sign
+   exceed 0 (sign clear) or inf's bits (sign set: only a NaN does). */
+#define THRESHOLD_FN(NAME, U, SIGN, INF)                                                   \
+    PICK_CLONES static void NAME(const U *restrict gb, const U *restrict rb, U *restrict ob, \
+                                 Py_ssize_t n)                                            \
+    {                                                                                     \
+        for (Py_ssize_t i = 0; i < n; i++) {                                              \
+            U rv = rb[i];                                                                 \
+            U t = -(U)(rv >> (sizeof(U) * 8 - 1)) & (U)(INF);                             \
+            U keep = -(U)((rv & ~(U)(SIGN)) > t);                                         \
+            ob[i] = gb[i] & keep;                                                         \
+        }                                                                                 \
+    }
+
+THRESHOLD_FN(threshold_f32, uint32_t, 0x80000000u, 0x7f800000u)
+THRESHOLD_FN(threshold_f64, uint64_t, 0x8000000000000000ull, 0x7ff0000000000000ull)
+
+/* The buffers of (g, x, out): C-contiguous, one float format (float32 or float64), one
+   length, out writable and overlapping neither input. Returns the item size (4 or 8),
+   0 (nothing held, no error) when they are not, or -1 with an error set (a
+   KeyboardInterrupt, MemoryError: contract_clear_buffer keeps those). */
+static int
+three_buffers(PyObject *const *args, Py_buffer *bg, Py_buffer *bx, Py_buffer *bo)
+{
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    if (PyObject_GetBuffer(args[0], bg, flags) < 0)
+        return contract_clear_buffer() ? 0 : -1;
+    if (PyObject_GetBuffer(args[1], bx, flags) < 0) {
+        PyBuffer_Release(bg);
+        return contract_clear_buffer() ? 0 : -1;
+    }
+    if (PyObject_GetBuffer(args[2], bo, flags | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(bg);
+        PyBuffer_Release(bx);
+        return contract_clear_buffer() ? 0 : -1;
+    }
+    int size = float_format(bg);
+    int ok = size != 0 && float_format(bx) == size && float_format(bo) == size
+             && bg->len == bx->len && bg->len == bo->len
+             && !(bo->buf < (void *)((char *)bg->buf + bg->len) && bg->buf < (void *)((char *)bo->buf + bo->len))
+             && !(bo->buf < (void *)((char *)bx->buf + bx->len) && bx->buf < (void *)((char *)bo->buf + bo->len));
+    if (!ok) {
+        PyBuffer_Release(bg);
+        PyBuffer_Release(bx);
+        PyBuffer_Release(bo);
+        return 0;
+    }
+    return size;
+}
+
 static PyObject *
 pick(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -544,43 +596,48 @@ pick(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     if (upper < 0)
         return NULL;
     Py_buffer bg, bx, bo;
-    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
-    if (PyObject_GetBuffer(args[0], &bg, flags) < 0) {
-        if (!contract_clear_buffer())
-            return NULL;
+    int size = three_buffers(args, &bg, &bx, &bo);
+    if (size < 0)
+        return NULL;
+    if (size == 0)
         Py_RETURN_FALSE;
-    }
-    if (PyObject_GetBuffer(args[1], &bx, flags) < 0) {
-        PyBuffer_Release(&bg);
-        if (!contract_clear_buffer())
-            return NULL;
-        Py_RETURN_FALSE;
-    }
-    if (PyObject_GetBuffer(args[2], &bo, flags | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&bg);
-        PyBuffer_Release(&bx);
-        if (!contract_clear_buffer())
-            return NULL;
-        Py_RETURN_FALSE;
-    }
-    int size = float_format(&bg);
-    int ok = size != 0 && float_format(&bx) == size && float_format(&bo) == size
-             && bg.len == bx.len && bg.len == bo.len
-             && !(bo.buf < (void *)((char *)bg.buf + bg.len) && bg.buf < (void *)((char *)bo.buf + bo.len))
-             && !(bo.buf < (void *)((char *)bx.buf + bx.len) && bx.buf < (void *)((char *)bo.buf + bo.len));
-    if (ok) {
-        Py_ssize_t n = bg.len / size;
-        Py_BEGIN_ALLOW_THREADS
-        if (size == 4)
-            pick_f32((const float *)bg.buf, (const uint32_t *)bx.buf, (uint32_t *)bo.buf, n, upper);
-        else
-            pick_f64((const double *)bg.buf, (const uint64_t *)bx.buf, (uint64_t *)bo.buf, n, upper);
-        Py_END_ALLOW_THREADS
-    }
+    Py_ssize_t n = bg.len / size;
+    Py_BEGIN_ALLOW_THREADS
+    if (size == 4)
+        pick_f32((const float *)bg.buf, (const uint32_t *)bx.buf, (uint32_t *)bo.buf, n, upper);
+    else
+        pick_f64((const double *)bg.buf, (const uint64_t *)bx.buf, (uint64_t *)bo.buf, n, upper);
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&bg);
     PyBuffer_Release(&bx);
     PyBuffer_Release(&bo);
-    return PyBool_FromLong(ok);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *
+threshold(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "threshold(g, result, out)");
+        return NULL;
+    }
+    Py_buffer bg, br, bo;
+    int size = three_buffers(args, &bg, &br, &bo);
+    if (size < 0)
+        return NULL;
+    if (size == 0)
+        Py_RETURN_FALSE;
+    Py_ssize_t n = bg.len / size;
+    Py_BEGIN_ALLOW_THREADS
+    if (size == 4)
+        threshold_f32((const uint32_t *)bg.buf, (const uint32_t *)br.buf, (uint32_t *)bo.buf, n);
+    else
+        threshold_f64((const uint64_t *)bg.buf, (const uint64_t *)br.buf, (uint64_t *)bo.buf, n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bg);
+    PyBuffer_Release(&br);
+    PyBuffer_Release(&bo);
+    Py_RETURN_TRUE;
 }
 
 static PyObject *
@@ -623,6 +680,9 @@ static PyMethodDef methods[] = {
      "pick(g, x, out, upper): the gradient of maximum(x, 0) (minimum when upper) for x, into "
      "out; False (nothing written) unless all three are C-contiguous float32 or float64 "
      "buffers of one format and length."},
+    {"threshold", (PyCFunction)(void (*)(void))threshold, METH_FASTCALL,
+     "threshold(g, result, out): relu's gradient (PyTorch's threshold_backward at 0), "
+     "where(result <= 0, +0.0, g), into out; False (nothing written) under pick's conditions."},
     {"discover", discover, METH_O,
      "discover(roots): {node: number of edges feeding it} for a plain backward, or None."},
     {NULL, NULL, 0, NULL},

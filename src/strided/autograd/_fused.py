@@ -10,7 +10,9 @@ leaf's ``.grad`` is that product itself and not a transposing copy.
 for class indices without weights, ignore_index or label smoothing, recorded as one
 node (PyTorch records two: ``LogSoftmaxBackward0`` and ``NllLossBackward0``); its
 backward is theirs composed: ``exp(logp) * s - onehot * s`` with ``s`` the loss's
-gradient per sample (``g / N`` for ``mean``).
+gradient per sample (``g / N`` for ``mean``); recorded directly, the node keeps the
+forward's ``logp`` (as PyTorch's LogSoftmaxBackward0 keeps its result) instead of
+computing it again.
 
 Invariants:
 - the values are those of the composites they stand for, computed the same way in the
@@ -188,10 +190,30 @@ _MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
 def log_softmax_nll(x, target, reduction="mean"):
     """``nll_loss(log_softmax(x, 1), target)``, one node when recorded."""
     if STATE.enabled and _rg(x) and len(_HANDLERS) <= 2 and _host(x, target):
-        r = _log_softmax_nll_op._impl(x, target, reduction)
+        r, logp = _nll_host(x, target, reduction)
+        # (logp, the forward's own log-softmax, saved as PyTorch saves it: the backward's
+        # softmax is exp(logp), the same bits as computing it again from x)
         return _record(_NLL, _NLL.cls, (("x", x),),
-                       (("x", x), ("target", target), ("reduction", reduction)), r)
+                       (("x", x), ("target", target), ("reduction", reduction), ("_logp", logp)), r)
     return _log_softmax_nll_op(x, target, reduction)
+
+
+def _nll_host(x, target, reduction):
+    """The host path of ``_log_softmax_nll_op``: (the loss, log_softmax(x) as a NumPy array)."""
+    a = x._get_native()
+    m = _max(a, axis=1, keepdims=True)
+    z = a - m
+    lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
+    z -= lse  # logp = x - max - log(sum(exp(x - max)))
+    t = target._get_native()
+    picked = -z[np.arange(a.shape[0]), t]  # (take_along_axis's elements, one indexing call)
+    if reduction == "none":
+        r = picked
+    elif reduction == "sum":
+        r = np.asarray(_sum(picked), dtype=a.dtype)
+    else:
+        r = np.asarray(_sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
+    return _new(r, None, 0, r.shape, None, x._dtype, x._device), z
 
 
 @api("nn.functional.log_softmax_nll")
@@ -199,20 +221,7 @@ def _log_softmax_nll_op(x, target, reduction="mean"):
     """``nll_loss(log_softmax(x, 1), target, reduction=...)`` for x (N, C) and class
     indices ``target`` (N,) in range (the caller checks them)."""
     if _host(x, target):
-        a = x._get_native()
-        m = _max(a, axis=1, keepdims=True)
-        z = a - m
-        lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
-        z -= lse  # logp = x - max - log(sum(exp(x - max)))
-        t = target._get_native()
-        picked = -np.take_along_axis(z, t[:, None], axis=1)[:, 0]
-        if reduction == "none":
-            r = picked
-        elif reduction == "sum":
-            r = np.asarray(_sum(picked), dtype=a.dtype)
-        else:
-            r = np.asarray(_sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
-        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+        return _nll_host(x, target, reduction)[0]
     m = xp.max(x, axis=1, keepdims=True)
     z = x - m
     logp = z - xp.log(xp.sum(xp.exp(z), axis=1, keepdims=True))
@@ -223,7 +232,7 @@ def _log_softmax_nll_op(x, target, reduction="mean"):
     return s if reduction == "sum" else s / x.shape[0]
 
 
-def _log_softmax_nll_grad(g, x, target, reduction):
+def _log_softmax_nll_grad(g, x, target, reduction, ctx):
     if not STATE.enabled and type(g) is Array and g._device is x._device and _host(g, x, target):
         a = x._get_native()
         gn = g._get_native()
@@ -233,11 +242,16 @@ def _log_softmax_nll_grad(g, x, target, reduction):
             s = s.astype(a.dtype)
         if reduction == "none":
             s = s[:, None]
-        m = _max(a, axis=1, keepdims=True)
-        z = a - m
-        lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
-        z -= lse
-        p = np.exp(z, out=z)
+        vals = ctx._vals
+        logp = vals.get("_logp") if type(vals) is dict else None
+        if type(logp) is np.ndarray and logp.shape == a.shape and logp.dtype == a.dtype:
+            p = np.exp(logp)  # (not in place: a retained graph runs this again)
+        else:  # (recorded through dispatch: log_softmax again, as the forward made it)
+            m = _max(a, axis=1, keepdims=True)
+            z = a - m
+            lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
+            z -= lse
+            p = np.exp(z, out=z)
         r = np.multiply(p, s, out=p)  # exp(logp) * s ...
         t = target._get_native()
         rows = np.arange(n)

@@ -199,15 +199,24 @@ def _pick_zero(g, x1, x2, upper):
     Python zero, in one pass of the compiled kernel (``_cgrad.pick``): a plain backward
     on the host, g and x1 contiguous float32 or float64 of one shape and dtype. None
     where that does not hold (the formula runs)."""
-    if _cgrad is None or STATE.enabled or type(x2) not in (float, int) or x2 != 0 \
-            or type(g) is not Array or type(x1) is not Array or g._dtype is not x1._dtype \
-            or g._shape != x1._shape or g._device is not x1._device or g._device.type != "cpu":
+    if type(x2) not in (float, int) or x2 != 0:
         return None
-    gn, xn = g._get_native(), x1._get_native()
+    return _one_pass(_cgrad.pick if _cgrad is not None else None, g, x1, upper)
+
+
+def _one_pass(kernel, g, x, *extra):
+    """``kernel(g, x, out, *extra)`` (one of _cgrad's, declining with False) into a fresh
+    array: a plain backward (no graph recorded) on the host, g and x of one shape, dtype
+    and device. None where that does not hold or the kernel declines (the formula runs)."""
+    if kernel is None or STATE.enabled or type(g) is not Array or type(x) is not Array \
+            or g._dtype is not x._dtype or g._shape != x._shape or g._device is not x._device \
+            or g._device.type != "cpu":
+        return None
+    gn, xn = g._get_native(), x._get_native()
     if type(gn) is not np.ndarray or type(xn) is not np.ndarray:
         return None
     out = np.empty(gn.shape, gn.dtype)
-    if not _cgrad.pick(gn, xn, out, upper):
+    if not kernel(gn, xn, out, *extra):
         return None
     return Array._new(out, None, 0, out.shape, None, g._dtype, g._device)
 
@@ -262,7 +271,14 @@ E("real", "RealBackward0", x=lambda g: g)
 E("reciprocal", "ReciprocalBackward0", x=lambda g, result: -g * _conj(result * result))
 # Note: PyTorch's threshold_backward: the gradient is 0 where the result is <= 0 (at x = 0
 # too) and passes where it is not (x > 0, and NaN: NaN <= 0 is false).
-E("relu", "ReluBackward0", x=lambda g, result: where(result <= 0, 0.0, g))
+# On the host, a plain backward makes it in one pass (``_cgrad.threshold``, bit for bit
+# this formula) instead of a comparison and a select.
+def _relu_backward(g, result):
+    r = _one_pass(_cgrad.threshold if _cgrad is not None else None, g, result)
+    return r if r is not None else where(result <= 0, 0.0, g)
+
+
+E("relu", "ReluBackward0", x=_relu_backward)
 E("remainder", "RemainderBackward0",
   x1=lambda g: g, x2=lambda g, x1, x2: -g * xp.floor_divide(x1, x2))
 E("round", "RoundBackward0", x=ZERO)

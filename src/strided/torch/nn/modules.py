@@ -101,6 +101,13 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        d = self.__dict__
+        try:
+            hooked = d["_forward_pre_hooks"] or d["_forward_hooks"]
+        except KeyError:  # (no Module.__init__: the lines below raise what they raise)
+            hooked = True
+        if not hooked:  # (no hooks: no tuples built)
+            return self.forward(*args, **kwargs)
         for hook in tuple(self._forward_pre_hooks.values()):
             r = hook(self, args)
             if r is not None:
