@@ -532,3 +532,12 @@ def assert_close(actual, expected, *, ulps=0, scale=None, atol=None, signed_zero
         _close_parts(g.reshape(-1), w.reshape(-1), n_ulps,
                      None if sc is None else sc.astype(np.float64).reshape(-1), signed_zeros,
                      f"{what} {err_msg}".strip(), at)
+
+
+@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
+def nthreads(request):
+    """The test under one thread, then two (the compiled pool's split); the count restored."""
+    old = xp.get_num_threads()
+    xp.set_num_threads(request.param)
+    yield request.param
+    xp.set_num_threads(old)

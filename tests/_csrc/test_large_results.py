@@ -76,12 +76,6 @@ def _quiet_references():
         yield
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def nthreads(request):
-    old = xp.get_num_threads()
-    xp.set_num_threads(request.param)
-    yield request.param
-    xp.set_num_threads(old)
 
 
 _BINARY = [("add", np.add, lambda a, b: a + b), ("multiply", np.multiply, lambda a, b: a * b),

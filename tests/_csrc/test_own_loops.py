@@ -91,12 +91,6 @@ def test_relu_zero_d_and_empty():
         _check(xp.asarray(e, device="cpu"), e, "empty")
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def nthreads(request):
-    old = xp.get_num_threads()
-    xp.set_num_threads(request.param)
-    yield request.param
-    xp.set_num_threads(old)
 
 
 def test_relu_bits_around_the_thresholds(nthreads):

@@ -258,13 +258,8 @@ def test_expected_outcomes_of_the_python_path(outcomes):
 # --- dim= reaches the compiled cache -------------------------------------------------------------
 
 @pytest.mark.skipif(_array_mod._CVIEWS is None, reason="the compiled path (C extension not built)")
-@pytest.mark.parametrize("stmt", ["xp.sum(mn, dim='C')", "xp.sum(mn, dim=1)",
-                                  "xp.mean(mn, dim='C', keepdim=True)", "xp.sum(mn, dim=('R', 'C'))",
-                                  "xp.sum(mn, axis='C')"])
-def test_a_call_spelled_with_dim_is_answered_by_the_compiled_cache(stmt):
-    m = xp.reshape(xp.arange(12, dtype=xp.float32), (3, 4))
-    g = {"xp": xp, "mn": m.rename("R", "C")}
-    expected = eval(stmt, g)
+def _hook_calls(stmt, g, times):
+    """(results, hook calls) of evaluating stmt `times` times, counting the dispatch hook's calls."""
     hook = _array_mod.HOOK[0]
     calls = []
 
@@ -274,9 +269,20 @@ def test_a_call_spelled_with_dim_is_answered_by_the_compiled_cache(stmt):
 
     _array_mod.HOOK[0] = counting
     try:
-        results = [eval(stmt, g) for _ in range(10)]
+        results = [eval(stmt, g) for _ in range(times)]
     finally:
         _array_mod.HOOK[0] = hook
+    return results, calls
+
+
+@pytest.mark.parametrize("stmt", ["xp.sum(mn, dim='C')", "xp.sum(mn, dim=1)",
+                                  "xp.mean(mn, dim='C', keepdim=True)", "xp.sum(mn, dim=('R', 'C'))",
+                                  "xp.sum(mn, axis='C')"])
+def test_a_call_spelled_with_dim_is_answered_by_the_compiled_cache(stmt):
+    m = xp.reshape(xp.arange(12, dtype=xp.float32), (3, 4))
+    g = {"xp": xp, "mn": m.rename("R", "C")}
+    expected = eval(stmt, g)
+    results, calls = _hook_calls(stmt, g, 10)
     assert len(calls) <= 1  # (the first sight of the spelling may take the Python path)
     for r in results:
         assert r.names == expected.names
@@ -376,18 +382,7 @@ def test_cached_named_views_do_not_dispatch(stmt):
     g = {"xp": xp, "a3n": a3n}
     expected = eval(stmt, g)
     eval(stmt, g)
-    hook = _array_mod.HOOK[0]
-    calls = []
-
-    def counting(*args):
-        calls.append(args[0])
-        return hook(*args)
-
-    _array_mod.HOOK[0] = counting
-    try:
-        results = [eval(stmt, g) for _ in range(5)]
-    finally:
-        _array_mod.HOOK[0] = hook
+    results, calls = _hook_calls(stmt, g, 5)
     assert calls == []
     for r in results:
         assert r.names == expected.names and r.shape == expected.shape
