@@ -144,7 +144,14 @@ def owner_of(native, owners=()):
     if _EXPORTED:
         # (the root's entry first: a NumPy array strided never handed out, asarray's
         # common case, then costs no extent, whose __array_interface__ builds a dict)
-        refs = _EXPORTED.get(id(_root(native)))
+        root = _root(native)
+        refs = _EXPORTED.get(id(root))
+        if refs is None and type(root) is memoryview:
+            # Note: from Python 3.12 np.asarray(x) takes x.__buffer__ (PEP 688), and the
+            # chain ends at a memoryview of Python's buffer wrapper, which leads back to
+            # nothing: every exported Storage is then a candidate, its extent decides.
+            with _LOCK:
+                refs = [r for rs in _EXPORTED.values() for r in rs]
         if refs and ext == ():
             ext = _byte_extent(native)
         if ext is None:
