@@ -52,3 +52,4 @@ class Worker:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
+        self.proc.stdout.close()  # (left open, the collector reports it as a ResourceWarning later)
