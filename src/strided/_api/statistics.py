@@ -71,11 +71,18 @@ def wrap_result(r, dtype, device) -> Array:
     return wrap_new(r, dtype, device)
 
 
+_KERNELS: dict = {}
+
+
 def _kernel(xp, name: str):
-    """The backend's ``name``: a function (``max``) or a ufunc method (``add.reduce``)."""
-    obj, _, method = name.partition(".")
-    f = getattr(xp, obj)
-    return getattr(f, method) if method else f
+    """The backend's ``name``: a function (``max``) or a ufunc method (``add.reduce``),
+    looked up once per backend module (the CuPy stand-in's attribute lookups allocate)."""
+    k = _KERNELS.get((xp, name))
+    if k is None:
+        obj, _, method = name.partition(".")
+        f = getattr(xp, obj)
+        k = _KERNELS[(xp, name)] = getattr(f, method) if method else f
+    return k
 
 
 # Note: the C reductions and the thread split (large_reduce, strided._core.cfast) take
