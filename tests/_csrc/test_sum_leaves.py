@@ -3,8 +3,9 @@ pairwise tree, leaves of at most 128 elements with eight accumulators each, adde
 NumPy's order): whole sums of every size to 5000 (Hypothesis) and odd sizes far beyond,
 row sums of any width, threads, the compiled kernels (sum_into, sum_rows, sum_all, reduce)
 and the namespace's ``sum``/``mean``; signed zeros, infinities and NaN (a NaN sum: the
-callers decline, NumPy's answer). Written for issue 38's attempt to run the leaves side by
-side (measured no faster here, not kept): any change to the summation order must pass it.
+callers decline, NumPy's answer). On AVX2 machines the leaves run two or four side by side
+(issue 38): any change to the summation order must pass it. The squared deviations' sums
+(var/std's ``sq_dev`` kernel) are compared with NumPy's own ``add.reduce((a - m) * (a - m))``.
 Runs with and without the C kernels (without them the namespace's answers are NumPy's own)."""
 
 from __future__ import annotations
@@ -96,6 +97,21 @@ def test_row_sums_are_numpys_bits(rows, ncols, dt, seed):
     r = np.empty(rows, dt)
     if C.reduce(0, a, r, rows, ncols, 1, 1):
         assert r[ok].tobytes() == want[ok].tobytes()
+
+
+@needs_c
+@settings(max_examples=80, deadline=None)
+@given(rows=hs.integers(1, 4), ncols=hs.integers(1, 5000), dt=hs.sampled_from(DTYPES),
+       seed=hs.integers(0, 2**32 - 1))
+def test_squared_deviation_sums_are_numpys_bits(rows, ncols, dt, seed):
+    a = _data(rows * ncols, dt, seed).reshape(rows, ncols)
+    m = np.add.reduce(a, axis=-1, keepdims=True) / dt(ncols)  # any mean per row, in a's dtype
+    d = a - m
+    want = np.add.reduce(d * d, axis=-1)
+    r = np.empty(rows, dt)
+    assert C.reduce(C.REDUCE_OPS["sq_dev"], a, r, rows, ncols, 1, 1, np.ascontiguousarray(m.reshape(rows)))
+    ok = np.isfinite(want)
+    assert r[ok].tobytes() == want[ok].tobytes(), f"{rows}x{ncols} {np.dtype(dt).name}"
 
 
 @needs_c

@@ -488,6 +488,13 @@ _EXACT_INT = _EXTREMA + (_R, _c_add_reduce, np.multiply.reduce, np.logical_or.re
 _prod = math.prod
 
 
+def one_thread_reduce(nbytes: int) -> bool:
+    """Whether a reduction reading ``nbytes`` runs on the calling thread alone (the thread
+    count is 1, or the input is under the reductions' split threshold): the namespace's
+    hot paths then call the one-thread kernels without the pool's bookkeeping."""
+    return _NUM[0] == 1 or nbytes < _REDUCE_FACTOR * _THREAD_MIN[0]
+
+
 def reduce1(op, a, axis, keepdims):
     """The C reduction ``op`` (a name in REDUCE_OPS: "sum", "max", "min") of ndarray ``a`` over all axes (``axis``
     None) or one int axis (``-a.ndim <= axis < a.ndim``, the caller checks), as an

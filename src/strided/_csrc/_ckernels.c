@@ -149,6 +149,13 @@ typedef float vf __attribute__((vector_size(32)));  /* 8 float32 lanes */
 #define SD_INLINE static inline __attribute__((always_inline))
 typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#include <immintrin.h>
+#define SD_HAVE_AVX2_X 1
+static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
+#define SD_AVX2 __attribute__((target("avx2")))
+#endif
+
 /* The pairwise sum: NumPy's pairwise_sum (numpy/_core/src/umath/loops_utils.h.src,
    what add.reduce runs over a contiguous float32/float64 row), operation for
    operation in the element type, so that a sum is NumPy's bits: below 8 elements
@@ -160,6 +167,12 @@ typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
    multiply-add). A NaN's payload is not NumPy's for certain (the compiler may
    commute an addition, and x86 returns its first operand's NaN): callers decline
    a NaN result. (NumPy adds its identity, 0, to the value: callers add it.) */
+/* NumPy's split of n > 128 elements: the first half rounded down to a multiple of 8 */
+static inline Py_ssize_t sd_half(Py_ssize_t n)
+{
+    Py_ssize_t n2 = n / 2;
+    return n2 - n2 % 8;
+}
 #define SD_SQX(SQ, v) ((SQ) ? ((v) - m) * ((v) - m) : (v))
 #define ROW(NAME, T, SQ)                                                                 \
     static T NAME(const T *a, Py_ssize_t n, T m)                                         \
@@ -188,8 +201,190 @@ typedef double vd __attribute__((vector_size(32))); /* 4 float64 lanes */
         return res;                                                                      \
     }
 
-#define SD_ROW_T(SFX, T, ...) ROW(row_##SFX, T, 0) ROW(rowsq_##SFX, T, 1)
+#define SD_ROW_T(SFX, T, ...) ROW(leaf_##SFX, T, 0) ROW(leafsq_##SFX, T, 1)
 SD_FLOAT_TYPES(SD_ROW_T)
+
+#ifdef SD_HAVE_AVX2_X
+/* The same tree on AVX2 (sd_avx2), leaves side by side. NumPy's recursion, but where a
+   node's two halves are leaves (or its four quarters are) their eight accumulators run as
+   independent vectors (a float32 leaf's eight are one 8-lane vector, a float64 leaf's two
+   4-lane ones) in one loop: one leaf at a time waits on the adder's latency, and the
+   per-leaf work (the eight accumulators added in NumPy's order, the leftover elements one
+   by one) dominates leaves of 64-128 elements. Every addition is the one-leaf-at-a-time
+   sum's, on the same values, in the same order (hadd's r1 + r0 is r0 + r1: an addition
+   commutes exactly; no fused multiply-add: the target is avx2 alone), so the value is the
+   same bits (tests/_csrc/test_sum_leaves.py). Measured (standalone, minima of 60 batches,
+   one thread, EPYC): float32 1e4 0.87 -> 0.48 us, 1e5 9.0 -> 6.3 us, 1e6 106 -> 75 us;
+   float64 1e4 1.27 -> 1.07 us, 1e6 185 -> 143 us. Every function here is built for AVX2
+   (the helpers too): a call from AVX2 code into SSE code without vzeroupper cost 8x. */
+#define SD_TAIL(res, p, g, n, XS)                                                          \
+    switch ((n) - (g)) { /* the leftover elements (at most 7), in order */                \
+    case 7: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    case 6: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    case 5: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    case 4: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    case 3: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    case 2: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    case 1: res += XS((p)[(g)]); (g)++; /* fall through */                                \
+    default: break;                                                                       \
+    }
+#define SD_ID(v) (v)
+#define SD_SQ(v) (((v) - m) * ((v) - m))
+#define SD_X32(p) (SQ ? ({ __m256 d_ = _mm256_sub_ps(_mm256_loadu_ps(p), M); _mm256_mul_ps(d_, d_); }) \
+                      : _mm256_loadu_ps(p))
+#define SD_X64(p) (SQ ? ({ __m256d d_ = _mm256_sub_pd(_mm256_loadu_pd(p), M); _mm256_mul_pd(d_, d_); }) \
+                      : _mm256_loadu_pd(p))
+#define SD_MIN4(a, b, c, d) ((a) < (b) ? ((a) < (c) ? ((a) < (d) ? (a) : (d)) : ((c) < (d) ? (c) : (d))) \
+                                       : ((b) < (c) ? ((b) < (d) ? (b) : (d)) : ((c) < (d) ? (c) : (d))))
+
+/* the sums of leaves p[j] (n[j] >= 8 elements), K = 2 or 4 of them; SQ: of (x - m)**2 */
+SD_AVX2 SD_INLINE void pw_leaves_f32(const float *const *p, const Py_ssize_t *n, float *s, const int K,
+                                     const int SQ, float m)
+{
+    const __m256 M = _mm256_set1_ps(m);
+    Py_ssize_t g[4], i;
+    for (int j = 0; j < K; j++)
+        g[j] = n[j] & ~(Py_ssize_t)7;
+    Py_ssize_t c = K == 2 ? (g[0] < g[1] ? g[0] : g[1]) : SD_MIN4(g[0], g[1], g[2], g[3]);
+    __m256 r[4];
+    for (int j = 0; j < K; j++)
+        r[j] = SD_X32(p[j]);
+    for (i = 8; i < c; i += 8)
+        for (int j = 0; j < K; j++)
+            r[j] = _mm256_add_ps(r[j], SD_X32(p[j] + i));
+    for (int j = 0; j < K; j++)
+        for (i = c; i < g[j]; i += 8)
+            r[j] = _mm256_add_ps(r[j], SD_X32(p[j] + i));
+    /* hadd(a, b) = [a0+a1 a2+a3 b0+b1 b2+b3 a4+a5 a6+a7 b4+b5 b6+b7]: twice, then the halves
+       added, is ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) of each leaf */
+    __m256 h = _mm256_hadd_ps(r[0], r[1]);
+    h = _mm256_hadd_ps(h, K == 2 ? h : _mm256_hadd_ps(r[2], r[3]));
+    float t[4];
+    _mm_storeu_ps(t, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+    for (int j = 0; j < K; j++) {
+        float res = t[j];
+        const float *q = p[j];
+        if (SQ)
+            SD_TAIL(res, q, g[j], n[j], SD_SQ)
+        else
+            SD_TAIL(res, q, g[j], n[j], SD_ID)
+        s[j] = res;
+    }
+}
+
+SD_AVX2 SD_INLINE void pw_leaves_f64(const double *const *p, const Py_ssize_t *n, double *s, const int K,
+                                     const int SQ, double m)
+{
+    const __m256d M = _mm256_set1_pd(m);
+    Py_ssize_t g[4], i;
+    for (int j = 0; j < K; j++)
+        g[j] = n[j] & ~(Py_ssize_t)7;
+    Py_ssize_t c = K == 2 ? (g[0] < g[1] ? g[0] : g[1]) : SD_MIN4(g[0], g[1], g[2], g[3]);
+    __m256d lo[4], hi[4]; /* each leaf's r0..r3 and r4..r7 */
+    for (int j = 0; j < K; j++) {
+        lo[j] = SD_X64(p[j]);
+        hi[j] = SD_X64(p[j] + 4);
+    }
+    for (i = 8; i < c; i += 8)
+        for (int j = 0; j < K; j++) {
+            lo[j] = _mm256_add_pd(lo[j], SD_X64(p[j] + i));
+            hi[j] = _mm256_add_pd(hi[j], SD_X64(p[j] + i + 4));
+        }
+    for (int j = 0; j < K; j++)
+        for (i = c; i < g[j]; i += 8) {
+            lo[j] = _mm256_add_pd(lo[j], SD_X64(p[j] + i));
+            hi[j] = _mm256_add_pd(hi[j], SD_X64(p[j] + i + 4));
+        }
+    /* hadd(lo, hi) = [r0+r1 r4+r5 r2+r3 r6+r7]; of two leaves a, b the 128-bit halves
+       regrouped and added: [(r0+r1)+(r2+r3) (r4+r5)+(r6+r7)] of a, then of b; hadd of two
+       such: [a, c, b, d] (leaves a, b in one, c, d in the other) */
+    __m256d h[4], u[2];
+    for (int j = 0; j < K; j++)
+        h[j] = _mm256_hadd_pd(lo[j], hi[j]);
+    for (int j = 0; j < K; j += 2)
+        u[j / 2] = _mm256_add_pd(_mm256_permute2f128_pd(h[j], h[j + 1], 0x20),
+                                 _mm256_permute2f128_pd(h[j], h[j + 1], 0x31));
+    double t[4];
+    _mm256_storeu_pd(t, _mm256_hadd_pd(u[0], K == 2 ? u[0] : u[1]));
+    for (int j = 0; j < K; j++) {
+        double res = t[K == 2 ? 2 * j : (j & 1) * 2 + (j >> 1)];
+        const double *q = p[j];
+        if (SQ)
+            SD_TAIL(res, q, g[j], n[j], SD_SQ)
+        else
+            SD_TAIL(res, q, g[j], n[j], SD_ID)
+        s[j] = res;
+    }
+}
+
+/* one leaf as ROW's (built for AVX2: called from the tree below) */
+#define SD_ONE(NAME, T, XS)                                                                \
+    SD_AVX2 SD_INLINE T NAME(const T *a, Py_ssize_t n, T m)                                \
+    {                                                                                      \
+        T res = 0;                                                                         \
+        Py_ssize_t i;                                                                      \
+        if (n < 8) {                                                                       \
+            for (i = 0; i < n; i++)                                                        \
+                res += XS(a[i]);                                                           \
+            return res;                                                                    \
+        }                                                                                  \
+        T r[8];                                                                            \
+        for (int j = 0; j < 8; j++)                                                        \
+            r[j] = XS(a[j]);                                                               \
+        for (i = 8; i < n - (n % 8); i += 8)                                               \
+            for (int j = 0; j < 8; j++)                                                    \
+                r[j] += XS(a[i + j]);                                                      \
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));           \
+        for (; i < n; i++)                                                                 \
+            res += XS(a[i]);                                                               \
+        return res;                                                                        \
+    }
+/* NumPy's recursion; a node of two leaves, or of two nodes of two leaves each, summed by
+   pw_leaves (the leaves' sums then added as the tree adds them) */
+#define SD_PWT(NAME, ONE, SFX, T, SQ, XS)                                                  \
+    SD_ONE(ONE, T, XS)                                                                     \
+    SD_AVX2 static T NAME(const T *a, Py_ssize_t n, T m)                                   \
+    {                                                                                      \
+        if (n <= 128)                                                                      \
+            return ONE(a, n, m);                                                           \
+        Py_ssize_t n2 = sd_half(n), n3 = n - n2;                                           \
+        T s[4];                                                                            \
+        if (n3 <= 128) {                                                                   \
+            const T *p[2] = {a, a + n2};                                                   \
+            const Py_ssize_t k[2] = {n2, n3};                                              \
+            pw_leaves_##SFX(p, k, s, 2, SQ, m);                                            \
+            return s[0] + s[1];                                                            \
+        }                                                                                  \
+        Py_ssize_t h2 = sd_half(n2), h3 = sd_half(n3);                                     \
+        if (n2 > 128 && n2 - h2 <= 128 && n3 - h3 <= 128) {                                \
+            const T *p[4] = {a, a + h2, a + n2, a + n2 + h3};                              \
+            const Py_ssize_t k[4] = {h2, n2 - h2, h3, n3 - h3};                            \
+            pw_leaves_##SFX(p, k, s, 4, SQ, m);                                            \
+            return (s[0] + s[1]) + (s[2] + s[3]);                                          \
+        }                                                                                  \
+        T l = NAME(a, n2, m);                                                              \
+        T r = NAME(a + n2, n3, m);                                                         \
+        return l + r;                                                                      \
+    }
+SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID)
+SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID)
+SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ)
+SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ)
+#define SD_ROW_PICK(SFX, T, ...)                                                           \
+    static inline T row_##SFX(const T *a, Py_ssize_t n, T m)                               \
+    {                                                                                      \
+        return sd_avx2 && n > 128 ? pwt_##SFX(a, n, m) : leaf_##SFX(a, n, m);              \
+    }                                                                                      \
+    static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m)                             \
+    {                                                                                      \
+        return sd_avx2 && n > 128 ? pwtsq_##SFX(a, n, m) : leafsq_##SFX(a, n, m);          \
+    }
+#else
+#define SD_ROW_PICK(SFX, T, ...)                                                           \
+    static inline T row_##SFX(const T *a, Py_ssize_t n, T m) { return leaf_##SFX(a, n, m); } \
+    static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m) { return leafsq_##SFX(a, n, m); }
+#endif
+SD_FLOAT_TYPES(SD_ROW_PICK)
 /* SD_LD(V, p): vector V loaded from the unaligned p */
 #define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
 
@@ -1038,12 +1233,6 @@ typedef struct {
     double p[SD_MAXCHUNKS];                       /* and their sums */
 } sd_sum_ctx;
 
-/* NumPy's split of n > 128 elements: the first half rounded down to a multiple of 8 */
-static Py_ssize_t sd_half(Py_ssize_t n)
-{
-    Py_ssize_t n2 = n / 2;
-    return n2 - n2 % 8;
-}
 
 /* The subtrees of the n elements from lo, depth levels down, in order. */
 static void sd_sum_cut(sd_sum_ctx *s, Py_ssize_t lo, Py_ssize_t n, int depth)
@@ -1244,11 +1433,7 @@ SD_FLOAT_TYPES(SD_COLBLK_T)
 #define SD_RX_GENERIC_T(SFX, T, ...) SD_EXTREMA(SD_RX_GENERIC_X, SFX, T)
 SD_FLOAT_TYPES(SD_RX_GENERIC_T)
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#include <immintrin.h>
-#define SD_HAVE_AVX2_X 1
-static int sd_avx2 = 0; /* set at import: __builtin_cpu_supports("avx2") */
-#define SD_AVX2 __attribute__((target("avx2")))
+#ifdef SD_HAVE_AVX2_X
 /* maxps(v, m) is v > m ? v : m, minps(v, m) is v < m ? v : m: a NaN in v leaves
    m (the NaN is seen by the unordered compare instead). */
 #define RX_AVX2(SFX, T, VT, L, NAME, CMP, OP, LD, ST, UNORD, OR, MM)                     \
