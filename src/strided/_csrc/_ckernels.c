@@ -1096,7 +1096,7 @@ typedef struct {
     int kind;
 } sd_relu_ctx;
 
-static void sd_relu_task(void *p, Py_ssize_t c)
+SD_CLONES static void sd_relu_task(void *p, Py_ssize_t c)
 {
     sd_relu_ctx *r = (sd_relu_ctx *)p;
     Py_ssize_t lo, hi;
