@@ -264,10 +264,318 @@ view_getitem(PyObject *x, PyObject *key)
     return make_view(x, nat, off, oshape, ostr, no, NULL);
 }
 
+/* NumPy's PyArray_NewFromDescr, from its C API table (setup_take; NULL: numpy.empty).
+   It steals the descriptor's reference. */
+typedef PyObject *(new_from_descr_fn)(PyTypeObject *, PyObject *, int, const Py_ssize_t *,
+                                     const Py_ssize_t *, void *, int, PyObject *);
+static new_from_descr_fn *nd_new;
+static PyTypeObject *nd_new_type; /* the ndarray type the table's function makes */
+
+/* setup_take(capsule or None, numpy.ndarray, numpy.dtype('float64')): the table of NumPy's
+   C API (the capsule import_array() reads) checked as import_array() checks it -- its
+   ndarray type (entry 2) is numpy.ndarray -- and on a probe: PyArray_NewFromDescr (entry
+   94, the same in every NumPy since 1.0) must make a fresh C-contiguous (2, 3) float64
+   ndarray that owns its data. Returns whether the compiled take uses it. */
+PyObject *
+setup_take(PyObject *mod, PyObject *args)
+{
+    PyObject *cap, *nd_type, *descr;
+    if (!PyArg_ParseTuple(args, "OO!O:setup_take", &cap, &PyType_Type, &nd_type, &descr))
+        return NULL;
+    nd_new = NULL;
+    nd_new_type = NULL;
+    if (!PyCapsule_CheckExact(cap))
+        Py_RETURN_FALSE;
+    void **api = (void **)PyCapsule_GetPointer(cap, NULL);
+    if (api == NULL) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (api[2] != (void *)nd_type || !PyObject_TypeCheck(descr, (PyTypeObject *)api[3]))
+        Py_RETURN_FALSE;
+    new_from_descr_fn *fn = (new_from_descr_fn *)api[94];
+    Py_ssize_t dims[2] = {2, 3};
+    Py_INCREF(descr);
+    PyObject *p = fn((PyTypeObject *)nd_type, descr, 2, dims, NULL, NULL, 0, NULL);
+    if (p == NULL)
+        return NULL;
+    PyObject *shape = PyObject_GetAttrString(p, "shape"), *flags = NULL, *owns = NULL, *cc = NULL,
+             *dt = PyObject_GetAttrString(p, "dtype");
+    if (shape != NULL)
+        flags = PyObject_GetAttrString(p, "flags");
+    if (flags != NULL) {
+        owns = PyObject_GetAttrString(flags, "owndata");
+        cc = PyObject_GetAttrString(flags, "c_contiguous");
+    }
+    int ok = Py_TYPE(p) == (PyTypeObject *)nd_type && dt == descr && owns == Py_True && cc == Py_True
+             && shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) == 2
+             && PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 0)) == 2
+             && PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 1)) == 3;
+    Py_XDECREF(shape);
+    Py_XDECREF(flags);
+    Py_XDECREF(owns);
+    Py_XDECREF(cc);
+    Py_XDECREF(dt);
+    Py_DECREF(p);
+    if (PyErr_Occurred())
+        return NULL;
+    if (ok) {
+        nd_new = fn;
+        nd_new_type = (PyTypeObject *)nd_type;
+    }
+    return PyBool_FromLong(ok);
+}
+
+/* The free list of small take results (a per-call cost NumPy's own result does not have:
+   the Array around it). A result ndarray made here is kept in a slot; it is free again
+   when the slot holds its only reference -- no Array, Storage, view, buffer export or
+   weak reference of it is left -- and it is as NumPy made it (its fields are checked:
+   type, descriptor, dimensions, flags, no base, no weak reference). Then its object and
+   buffer serve the next result of the same dtype and shape, every byte rewritten, as
+   CPython's free lists serve floats and tuples; nothing anyone holds changes. */
+#define TAKE_FREE 4
+#define TAKE_FREE_BYTES 4096
+static PyObject *take_free[TAKE_FREE];
+static int take_free_flags = -1; /* the flags of a fresh result (the first one seen) */
+static unsigned take_free_next;
+
+static PyObject *
+take_reuse(const Py_ssize_t *dims, int nd, PyObject *descr)
+{
+    for (int s = 0; s < TAKE_FREE; s++) {
+        PyObject *r = take_free[s];
+        if (r == NULL || Py_REFCNT(r) != 1 || Py_TYPE(r) != ND_T || ND(r)->descr != descr
+            || ND(r)->nd != nd || ND(r)->base != NULL || ND(r)->flags != take_free_flags
+            || (ND_T->tp_weaklistoffset > 0
+                && *(PyObject **)((char *)r + ND_T->tp_weaklistoffset) != NULL)
+            || memcmp(ND(r)->dimensions, dims, nd * sizeof(Py_ssize_t)) != 0)
+            continue;
+        return Py_NewRef(r);
+    }
+    return NULL;
+}
+
+/* A fresh C-contiguous ndarray of shape dims (nd of them; shape, the same as a tuple) and
+   descriptor descr (borrowed): a free one of the free list, or NumPy's
+   PyArray_NewFromDescr for a small result, the buffer pool's (result_empty) from the pool
+   threshold on, numpy.empty without the table. */
+static PyObject *
+take_empty(PyObject *shape, const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes)
+{
+    Py_ssize_t big = contract_pool_limit(big_list);
+    if (nd_new != NULL && nd_new_type == ND_T && (pool_empty == NULL || big <= 0 || nbytes < big)) {
+        PyObject *r = nbytes <= TAKE_FREE_BYTES ? take_reuse(dims, nd, descr) : NULL;
+        if (r != NULL)
+            return r;
+        Py_INCREF(descr);
+        r = nd_new(nd_new_type, descr, nd, dims, NULL, NULL, 0, NULL);
+        if (r != NULL && nbytes <= TAKE_FREE_BYTES && Py_TYPE(r) == ND_T && ND(r)->base == NULL) {
+            if (take_free_flags < 0)
+                take_free_flags = ND(r)->flags;
+            if (ND(r)->flags == take_free_flags)
+                Py_XSETREF(take_free[take_free_next++ % TAKE_FREE], Py_NewRef(r));
+        }
+        return r;
+    }
+    return result_empty(shape, descr, nbytes);
+}
+
 /* x[key] for an index Array key (not 0-d, no extension, on x's device) when both natives
    are cached CPU ndarrays: NumPy's advanced indexing of them, a fresh array, wrapped as
    indexing.advanced_getitem's hot path wraps it. NumPy refuses a key that is not of an
-   integer or boolean dtype, or out of bounds: the Python path then raises its error. */
+   integer or boolean dtype, or out of bounds: the Python path then raises its error.
+   The plain case -- an integer key (any width, signed or not, C-contiguous) into an x
+   whose native is C-contiguous after its first axis -- is gathered here (take_rows):
+   NumPy's result, element for element, without NumPy's index preparation and cast
+   machinery (mapping.c, mapiter_trivial_get: one pass, each index checked then copied). */
+
+/* The index at p of an integer array of itemsize isz (signed when sgn), as a Py_ssize_t;
+   an unsigned value beyond PY_SSIZE_T_MAX reads as -1 - PY_SSIZE_T_MAX (out of bounds). */
+static inline Py_ssize_t
+index_at(const char *p, int isz, int sgn)
+{
+    switch (isz) {
+    case 8:
+        if (sgn)
+            return (Py_ssize_t)*(const int64_t *)p;
+        else {
+            uint64_t u = *(const uint64_t *)p;
+            return u > (uint64_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MIN : (Py_ssize_t)u;
+        }
+    case 4:
+        return sgn ? (Py_ssize_t)*(const int32_t *)p : (Py_ssize_t)*(const uint32_t *)p;
+    case 2:
+        return sgn ? (Py_ssize_t)*(const int16_t *)p : (Py_ssize_t)*(const uint16_t *)p;
+    default:
+        return sgn ? (Py_ssize_t)*(const int8_t *)p : (Py_ssize_t)*(const uint8_t *)p;
+    }
+}
+
+/* The gather: dst[j] = src[idx[j]] (rows of rb bytes, the source's rows stride bytes
+   apart), each index checked against n and wrapped when negative. 0, or -1 at the first
+   index out of bounds (dst then partly written: the caller drops it). Bytes are copied
+   as they are (fixed-size memcpy: a NaN's payload, a signed zero stay). */
+#define GATHER(T)                                                                     \
+    for (Py_ssize_t j = 0; j < count; j++) {                                          \
+        Py_ssize_t i = index_at(ip + j * isz, isz, sgn);                              \
+        if (i < 0)                                                                    \
+            i += n;                                                                   \
+        if ((size_t)i >= (size_t)n)                                                   \
+            return -1;                                                                \
+        memcpy(dst + j * sizeof(T), src + i * stride, sizeof(T));                     \
+    }                                                                                 \
+    return 0;
+
+typedef struct { uint64_t lo, hi; } u128;
+
+static int
+gather(char *dst, const char *src, const char *ip, Py_ssize_t count, int isz, int sgn,
+       Py_ssize_t n, Py_ssize_t stride, Py_ssize_t rb)
+{
+    switch (rb) {
+    case 8:
+        if (isz == 8 && sgn) { /* (int64 indices: the common case, read without the switch) */
+            const int64_t *ix = (const int64_t *)ip;
+            for (Py_ssize_t j = 0; j < count; j++) {
+                Py_ssize_t i = (Py_ssize_t)ix[j];
+                if (i < 0)
+                    i += n;
+                if ((size_t)i >= (size_t)n)
+                    return -1;
+                memcpy(dst + j * 8, src + i * stride, 8);
+            }
+            return 0;
+        }
+        GATHER(uint64_t)
+    case 4:
+        if (isz == 8 && sgn) {
+            const int64_t *ix = (const int64_t *)ip;
+            for (Py_ssize_t j = 0; j < count; j++) {
+                Py_ssize_t i = (Py_ssize_t)ix[j];
+                if (i < 0)
+                    i += n;
+                if ((size_t)i >= (size_t)n)
+                    return -1;
+                memcpy(dst + j * 4, src + i * stride, 4);
+            }
+            return 0;
+        }
+        GATHER(uint32_t)
+    case 2:
+        GATHER(uint16_t)
+    case 1:
+        GATHER(uint8_t)
+    case 16:
+        GATHER(u128)
+    }
+    for (Py_ssize_t j = 0; j < count; j++) {
+        Py_ssize_t i = index_at(ip + j * isz, isz, sgn);
+        if (i < 0)
+            i += n;
+        if ((size_t)i >= (size_t)n)
+            return -1;
+        memcpy(dst + j * rb, src + i * stride, (size_t)rb);
+    }
+    return 0;
+}
+#undef GATHER
+
+/* x[key] gathered here (a = x's native, k = key's, dt = x's DType, all checked by the
+   caller), or NULL with no error set to leave it to NumPy's indexing (another layout, an
+   index out of bounds: NumPy's IndexError), or NULL with an error that must propagate. */
+static PyObject *
+take_rows(PyObject *x, PyObject *key, PyObject *a, PyObject *k, PyObject *dt)
+{
+    NDFields *A = ND(a), *K = ND(k);
+    PyObject *kdt = SLOT(key, O_dtype);
+    if (A->nd < 1 || A->descr != SLOT(dt, D_np) || !(A->flags & ND_ALIGNED)
+        || !(K->flags & ND_C_CONTIGUOUS) || !(K->flags & ND_ALIGNED) || !contract_dtype(kdt)
+        || K->descr != SLOT(kdt, D_np) || K->nd < 1 || K->nd + A->nd - 1 > MAXDIMS)
+        return NULL;
+    char kind = ((DescrHead *)K->descr)->kind;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(kdt, D_itemsize)),
+               esz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+    if ((kind != 'i' && kind != 'u') || (isz != 1 && isz != 2 && isz != 4 && isz != 8) || esz <= 0)
+        return NULL; /* (an exact int's only error, OverflowError: not for an itemsize) */
+    /* the rows: x's axes after the first, C-contiguous (any stride along the first) */
+    Py_ssize_t rb = esz, count = 1, nbytes;
+    for (int d = A->nd - 1; d >= 1; d--) {
+        if (A->dimensions[d] != 1 && A->strides[d] != rb)
+            return NULL;
+        if (__builtin_mul_overflow(rb, A->dimensions[d], &rb))
+            return NULL;
+    }
+    for (int d = 0; d < K->nd; d++)
+        if (__builtin_mul_overflow(count, K->dimensions[d], &count))
+            return NULL;
+    if (__builtin_mul_overflow(count, rb, &nbytes))
+        return NULL;
+    /* the result's shape: key.shape + x.shape[1:] (a 1-D x: key's own shape tuple) */
+    PyObject *shape, *ks = SLOT(key, O_shape);
+    Py_ssize_t dims[MAXDIMS];
+    int rnd = K->nd + A->nd - 1;
+    memcpy(dims, K->dimensions, K->nd * sizeof(Py_ssize_t));
+    memcpy(dims + K->nd, A->dimensions + 1, (A->nd - 1) * sizeof(Py_ssize_t));
+    int same = A->nd == 1 && PyTuple_CheckExact(ks) && PyTuple_GET_SIZE(ks) == K->nd;
+    for (int d = 0; same && d < K->nd; d++) {
+        PyObject *v = PyTuple_GET_ITEM(ks, d);
+        same = PyLong_CheckExact(v) && PyLong_AsSsize_t(v) == K->dimensions[d];
+    }
+    if (PyErr_Occurred() && !contract_clear(PyExc_OverflowError))
+        return NULL;
+    if (same)
+        shape = Py_NewRef(ks);
+    else {
+        shape = ints_tuple(dims, rnd);
+        if (shape == NULL)
+            return NULL;
+    }
+    Py_INCREF(a); /* (held: allocating may run Python code, the pool's) */
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    PyObject *r = take_empty(shape, dims, rnd, SLOT(dt, D_np), nbytes);
+    if (r == NULL) {
+        (void)decline_error();
+        goto fail;
+    }
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != A->descr || ND(r)->nd != rnd
+        || !(ND(r)->flags & ND_C_CONTIGUOUS) || !(ND(r)->flags & ND_WRITEABLE))
+        goto fail;
+    if (count > 0 && rb > 0) {
+        int rc;
+        if (nbytes >= elide_bytes) { /* (NumPy releases the GIL for a large take too) */
+            Py_BEGIN_ALLOW_THREADS
+            rc = gather(ND(r)->data, A->data, K->data, count, (int)isz, kind == 'i',
+                        A->dimensions[0], A->strides[0], rb);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            rc = gather(ND(r)->data, A->data, K->data, count, (int)isz, kind == 'i',
+                        A->dimensions[0], A->strides[0], rb);
+        if (rc < 0)
+            goto fail; /* (an index out of bounds: NumPy's indexing raises its error) */
+    }
+    else if (count > 0) {
+        /* (rows of no bytes: every index still checked, as NumPy does) */
+        for (Py_ssize_t j = 0; j < count; j++) {
+            Py_ssize_t i = index_at(K->data + j * isz, (int)isz, kind == 'i');
+            if (i < -A->dimensions[0] || i >= A->dimensions[0])
+                goto fail;
+        }
+    }
+    Py_DECREF(a);
+    Py_DECREF(k);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(SLOT(x, O_device)));
+fail:
+    Py_XDECREF(r);
+    Py_DECREF(shape);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    Py_DECREF(dt);
+    return NULL;
+}
+
 static PyObject *
 view_take(PyObject *x, PyObject *key)
 {
@@ -275,6 +583,12 @@ view_take(PyObject *x, PyObject *key)
         || SLOT(key, O_device) != SLOT(x, O_device) || PyTuple_GET_SIZE(SLOT(key, O_shape)) == 0)
         return NULL;
     PyObject *a = SLOT(x, O_np), *k = SLOT(key, O_np), *dt = SLOT(x, O_dtype), *r;
+    if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
+        return NULL;
+    r = take_rows(x, key, a, k, dt);
+    if (r != NULL || PyErr_Occurred())
+        return r;
+    a = SLOT(x, O_np), k = SLOT(key, O_np), dt = SLOT(x, O_dtype); /* (re-read: Python ran) */
     if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
         return NULL;
     Py_INCREF(a);
