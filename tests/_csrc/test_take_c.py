@@ -78,11 +78,17 @@ def sources(draw, device="cpu"):
 
 
 @st.composite
-def keys(draw, n, device="cpu"):
+def keys(draw, shape, device="cpu"):
     """(strided index array, the same as NumPy's): integers of any width, mostly in
-    [-n, n), sometimes out of bounds; or a boolean mask of the first axis."""
-    if draw(st.integers(0, 9)) == 0:
-        mask = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    [-n, n), sometimes out of bounds; or a boolean mask of x's leading axes (sometimes of
+    a wrong shape)."""
+    n = shape[0]
+    if draw(st.integers(0, 3)) == 0:
+        mshape = list(shape[:draw(st.integers(1, len(shape)))])
+        if draw(st.integers(0, 7)) == 0:  # a mask of another shape: NumPy's IndexError
+            mshape[-1] += 1
+        mask = np.array(draw(st.lists(st.booleans(), min_size=math.prod(mshape),
+                                      max_size=math.prod(mshape))), dtype=bool).reshape(mshape)
         return xp.asarray(mask, device=device), mask
     kdt = np.dtype(draw(st.sampled_from(KEY_DTYPES)))
     kshape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=2)))
@@ -149,7 +155,7 @@ def _check_against_numpy(x, r, k, kn):
 def test_take_equals_numpy(data):
     """On either path (compiled or STRIDED_NO_CEXT=1), on the cpu."""
     x, r = data.draw(sources())
-    k, kn = data.draw(keys(x.shape[0]))
+    k, kn = data.draw(keys(tuple(x.shape)))
     _check_against_numpy(x, r, k, kn)
 
 
@@ -159,7 +165,7 @@ def test_take_equals_numpy_on_the_default_device(data):
     """The same on the default device (the cuda stand-in in CI's cuda leg)."""
     dev = xp.asarray(0).device
     x, r = data.draw(sources(device=dev))
-    k, kn = data.draw(keys(x.shape[0], device=dev))
+    k, kn = data.draw(keys(tuple(x.shape), device=dev))
     got, err = _outcome(lambda: x[k])
     ref, rerr = _outcome(lambda: r[kn])
     if rerr is not None:
@@ -178,7 +184,7 @@ def test_take_equals_numpy_on_the_default_device(data):
 @given(data=st.data())
 def test_compiled_take_equals_the_python_definition(data):
     x, r = data.draw(sources())
-    k, kn = data.draw(keys(x.shape[0]))
+    k, kn = data.draw(keys(tuple(x.shape)))
     got, err = _check_against_numpy(x, r, k, kn)
     want, werr = _outcome(lambda: GETITEM(x, k))
     assert type(err) is type(werr)

@@ -576,6 +576,120 @@ fail:
     return NULL;
 }
 
+/* The selection: dst gets the rows of src (rb bytes, stride bytes apart) whose mask byte
+   is not zero (NumPy's truth of a bool), in order. */
+#define SELECT(T)                                                                     \
+    for (Py_ssize_t j = 0; j < n; j++)                                                \
+        if (m[j]) {                                                                   \
+            memcpy(dst, src + j * stride, sizeof(T));                                 \
+            dst += sizeof(T);                                                         \
+        }                                                                             \
+    return;
+
+static void
+select_rows(char *dst, const char *src, const unsigned char *m, Py_ssize_t n, Py_ssize_t stride,
+            Py_ssize_t rb)
+{
+    switch (rb) {
+    case 8:
+        SELECT(uint64_t)
+    case 4:
+        SELECT(uint32_t)
+    case 2:
+        SELECT(uint16_t)
+    case 1:
+        SELECT(uint8_t)
+    }
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (m[j]) {
+            memcpy(dst, src + j * stride, (size_t)rb);
+            dst += rb;
+        }
+}
+#undef SELECT
+
+/* x[mask] selected here for a bool mask (a = x's native, k = mask's, dt = x's DType,
+   checked by the caller) of x's leading shape, when x's rows after the mask's axes are
+   C-contiguous (and, for a mask of more than one axis, x wholly so): NumPy's
+   array_boolean_subscript (count the true elements, allocate, copy them in order); else
+   NULL with no error set for NumPy's indexing (which raises its IndexError for a mask of
+   another shape), or NULL with an error that must propagate. */
+static PyObject *
+take_mask(PyObject *x, PyObject *key, PyObject *a, PyObject *k, PyObject *dt)
+{
+    NDFields *A = ND(a), *K = ND(k);
+    PyObject *kdt = SLOT(key, O_dtype);
+    if (A->descr != SLOT(dt, D_np) || !(A->flags & ND_ALIGNED) || !(K->flags & ND_C_CONTIGUOUS)
+        || !contract_dtype(kdt) || K->descr != SLOT(kdt, D_np) || ((DescrHead *)K->descr)->kind != 'b'
+        || K->nd < 1 || K->nd > A->nd || PyLong_AsSsize_t(SLOT(kdt, D_itemsize)) != 1)
+        return NULL;
+    Py_ssize_t esz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+    if (esz <= 0)
+        return NULL;
+    int mnd = K->nd;
+    Py_ssize_t rb = esz, n = 1, count = 0, nbytes, stride;
+    for (int d = 0; d < mnd; d++)
+        if (K->dimensions[d] != A->dimensions[d])
+            return NULL; /* (NumPy's IndexError) */
+    for (int d = A->nd - 1; d >= mnd; d--) {
+        if (A->dimensions[d] != 1 && A->strides[d] != rb)
+            return NULL;
+        if (__builtin_mul_overflow(rb, A->dimensions[d], &rb))
+            return NULL;
+    }
+    if (mnd == 1)
+        stride = A->strides[0];
+    else if (A->flags & ND_C_CONTIGUOUS)
+        stride = rb;
+    else
+        return NULL;
+    for (int d = 0; d < mnd; d++)
+        n *= K->dimensions[d]; /* (no overflow: the mask's own size) */
+    const unsigned char *m = (const unsigned char *)K->data;
+    for (Py_ssize_t j = 0; j < n; j++)
+        count += m[j] != 0;
+    if (__builtin_mul_overflow(count, rb, &nbytes))
+        return NULL;
+    Py_ssize_t dims[MAXDIMS];
+    int rnd = 1 + A->nd - mnd;
+    dims[0] = count;
+    memcpy(dims + 1, A->dimensions + mnd, (A->nd - mnd) * sizeof(Py_ssize_t));
+    PyObject *shape = ints_tuple(dims, rnd);
+    if (shape == NULL)
+        return NULL;
+    Py_INCREF(a); /* (held: allocating may run Python code, the pool's) */
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    PyObject *r = take_empty(shape, dims, rnd, SLOT(dt, D_np), nbytes);
+    if (r == NULL) {
+        (void)decline_error();
+        goto fail;
+    }
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != A->descr || ND(r)->nd != rnd
+        || !(ND(r)->flags & ND_C_CONTIGUOUS) || !(ND(r)->flags & ND_WRITEABLE))
+        goto fail;
+    if (count > 0 && rb > 0) {
+        if (nbytes >= elide_bytes) {
+            Py_BEGIN_ALLOW_THREADS
+            select_rows(ND(r)->data, A->data, m, n, stride, rb);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            select_rows(ND(r)->data, A->data, m, n, stride, rb);
+    }
+    Py_DECREF(a);
+    Py_DECREF(k);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(SLOT(x, O_device)));
+fail:
+    Py_XDECREF(r);
+    Py_DECREF(shape);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    Py_DECREF(dt);
+    return NULL;
+}
+
 static PyObject *
 view_take(PyObject *x, PyObject *key)
 {
@@ -585,10 +699,13 @@ view_take(PyObject *x, PyObject *key)
     PyObject *a = SLOT(x, O_np), *k = SLOT(key, O_np), *dt = SLOT(x, O_dtype), *r;
     if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
         return NULL;
-    r = take_rows(x, key, a, k, dt);
+    r = np_kind(SLOT(key, O_dtype)) == 'b' ? take_mask(x, key, a, k, dt)
+                                            : take_rows(x, key, a, k, dt);
     if (r != NULL || PyErr_Occurred())
         return r;
-    a = SLOT(x, O_np), k = SLOT(key, O_np), dt = SLOT(x, O_dtype); /* (re-read: Python ran) */
+    if (!contract_array(x) || !contract_array(key)) /* (re-read: Python may have run) */
+        return NULL;
+    a = SLOT(x, O_np), k = SLOT(key, O_np), dt = SLOT(x, O_dtype);
     if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
         return NULL;
     Py_INCREF(a);
