@@ -125,6 +125,29 @@ ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
     return t;
 }
 
+/* Whether t is a tuple of exactly the n ints v (tuples are immutable: a child whose
+   shape or strides equal its parent's shares the parent's tuple, as x[:] or x[2:8] of a
+   1-D x does its strides, and .T of a square matrix its shape). */
+static int
+same_ints(PyObject *t, const Py_ssize_t *v, Py_ssize_t n)
+{
+    if (t == NULL || !PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyTuple_GET_ITEM(t, i);
+        if (!PyLong_CheckExact(o))
+            return 0;
+        Py_ssize_t w = PyLong_AsSsize_t(o);
+        if (w == -1 && PyErr_Occurred()) {
+            (void)contract_clear(PyExc_OverflowError);
+            return 0;
+        }
+        if (w != v[i])
+            return 0;
+    }
+    return 1;
+}
+
 /* The child view of x: (offset, shape, strides) in C, its native view nat (stolen;
    Py_None when not cached), sharing x's Storage, dtype and device. shape_obj, when not
    NULL, is a tuple equal to shape (borrowed) that the child takes as it is. */
@@ -133,13 +156,14 @@ make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
           const Py_ssize_t *str, Py_ssize_t nd, PyObject *shape_obj)
 {
     PyObject *o = NULL, *sh = NULL, *sr = NULL;
-    PyObject *xo = SLOT(x, O_off);
+    PyObject *xo = SLOT(x, O_off), *xsh = SLOT(x, O_shape), *xsr = SLOT(x, O_str);
     Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
     if (xoff == -1 && PyErr_Occurred())
         (void)contract_clear(PyExc_OverflowError);
     o = xo != NULL && xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
-    sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
-    sr = ints_tuple(str, nd);
+    sh = shape_obj != NULL ? Py_NewRef(shape_obj)
+         : same_ints(xsh, shape, nd) ? Py_NewRef(xsh) : ints_tuple(shape, nd);
+    sr = same_ints(xsr, str, nd) ? Py_NewRef(xsr) : ints_tuple(str, nd);
     if (o == NULL || sh == NULL || sr == NULL) {
         Py_DECREF(nat);
         Py_XDECREF(o);
@@ -174,6 +198,50 @@ plain_index(PyObject *v)
     return v == Py_None || PyLong_CheckExact(v);
 }
 
+/* PySlice_Unpack of a slice whose parts are None or exact ints (plain_index): read
+   directly when each fits a Py_ssize_t, else by PySlice_Unpack itself (which clips a
+   bound as slice.indices does). 0 (no error set: the Python path runs) for a zero step
+   or one that does not fit: PySlice_Unpack would clip it where the Python path's
+   slice.indices keeps it (the old C path gave an empty view of step -2**63 another
+   stride than the Python path's). */
+static int
+slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssize_t *step)
+{
+    int overflow = 0;
+    long long v;
+    if (sl->step == Py_None)
+        *step = 1;
+    else {
+        v = PyLong_AsLongLongAndOverflow(sl->step, &overflow);
+        if (overflow || v == 0 || v < -PY_SSIZE_T_MAX || v > PY_SSIZE_T_MAX)
+            return 0; /* (PySlice_Unpack would clip such a step, slice.indices keeps it) */
+        *step = (Py_ssize_t)v;
+    }
+    if (sl->start == Py_None)
+        *start = *step < 0 ? PY_SSIZE_T_MAX : 0;
+    else {
+        v = PyLong_AsLongLongAndOverflow(sl->start, &overflow);
+        if (overflow || v < PY_SSIZE_T_MIN || v > PY_SSIZE_T_MAX)
+            goto general;
+        *start = (Py_ssize_t)v;
+    }
+    if (sl->stop == Py_None)
+        *stop = *step < 0 ? PY_SSIZE_T_MIN : PY_SSIZE_T_MAX;
+    else {
+        v = PyLong_AsLongLongAndOverflow(sl->stop, &overflow);
+        if (overflow || v < PY_SSIZE_T_MIN || v > PY_SSIZE_T_MAX)
+            goto general;
+        *stop = (Py_ssize_t)v;
+    }
+    return 1;
+general:
+    if (PySlice_Unpack((PyObject *)sl, start, stop, step) < 0) {
+        (void)decline_error();
+        return 0;
+    }
+    return 1;
+}
+
 static PyObject *
 view_getitem(PyObject *x, PyObject *key)
 {
@@ -202,8 +270,8 @@ view_getitem(PyObject *x, PyObject *key)
             Py_ssize_t start, stop, step, t;
             if (!plain_index(sl->start) || !plain_index(sl->stop) || !plain_index(sl->step))
                 return NULL;
-            if (PySlice_Unpack(k, &start, &stop, &step) < 0) /* a zero step */
-                return decline_error();
+            if (!slice_unpack(sl, &start, &stop, &step))
+                return NULL; /* (a zero step: the Python path raises) */
             Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
             if (len) {
                 if (__builtin_mul_overflow(start, s, &t) || __builtin_add_overflow(off, t, &off))
