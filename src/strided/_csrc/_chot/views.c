@@ -204,7 +204,7 @@ plain_index(PyObject *v)
    or one that does not fit: PySlice_Unpack would clip it where the Python path's
    slice.indices keeps it (the old C path gave an empty view of step -2**63 another
    stride than the Python path's). */
-static int
+int
 slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssize_t *step)
 {
     int overflow = 0;
