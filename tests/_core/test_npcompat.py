@@ -34,6 +34,9 @@ CASES = {
     "no errstate variable": (
         "after_load('strided._core._npcompat', errstate_var=lambda: None)",
         "import strided._core.dispatch as d; assert d.ERRSTATE is None"),
+    "_ARRAY_API": (  # (the compiled take then makes its results with numpy.empty)
+        "after_load('strided._core._npcompat', array_api=lambda: None)",
+        "assert c.array_api() is None"),
     "ufunc._get_strided_loop": (
         "after_load('strided._core._npcompat', strided_loop_info=lambda k, dt: None)",
         "assert c.strided_loop_info(np.exp, np.dtype(np.float64)) is None"),
@@ -66,11 +69,13 @@ rng = np.random.default_rng(0)
 big = rng.standard_normal(1 << 21)            # 16 MiB of float64: pooled and threaded
 big[::1001] = np.nan
 ints = rng.integers(-100, 100, 1 << 20).astype(np.int32)
+perm, perm_big = rng.permutation(1000)[:100], rng.integers(-(1 << 21), 1 << 21, 1 << 18)
 ref = {{
     "clip": np.clip(big, -0.5, 0.75), "clip_lo": np.maximum(big, -0.5),
     "clip_int": np.clip(ints, -7, 9), "clip_arr": np.clip(big[:10], big[10:20], 1.0),
     "exp": np.exp(big), "fma": big * big + 1.0, "sum": np.sum(big[:1000]),
     "hist": np.histogram(big[~np.isnan(big)][:500], bins=5)[0],
+    "take": big[:1000][perm], "take_big": big[perm_big],
 }}
 {remove}
 import strided as xp
@@ -84,6 +89,7 @@ got = {{
     "clip_arr": xp.clip(x[:10], x[10:20], 1.0),
     "exp": xp.exp(x), "fma": x * x + 1.0, "sum": np.sum(x[:1000]),
     "hist": np.histogram(x[~xp.isnan(x)][:500], bins=5)[0],
+    "take": x[:1000][xp.asarray(perm)], "take_big": x[xp.asarray(perm_big)],
 }}
 for k, v in ref.items():
     np.testing.assert_array_equal(np.asarray(got[k]), v, err_msg=k)

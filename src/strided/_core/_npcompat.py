@@ -24,6 +24,10 @@ Names (what strided reads -> the fallback):
 - ``strided_loop_info(ufunc, dtype)``: ``ufunc._resolve_dtypes_and_context`` and
   ``ufunc._get_strided_loop`` (NumPy >= 1.24), NumPy's inner loop as a capsule that the
   C thread pool runs per chunk -> None, and callers call the ufunc.
+- ``array_api()``: ``numpy._core._multiarray_umath._ARRAY_API`` (``numpy.core.multiarray``
+  before NumPy 2), the capsule of NumPy's C API table that ``import_array()`` reads; the
+  compiled take (``_chot``, views.c) makes its small results with the table's
+  ``PyArray_NewFromDescr`` -> None, and that path calls ``numpy.empty``.
 - ``NoValue``: ``numpy._NoValue`` (defined in ``numpy._globals``), the default NumPy's
   functions pass through ``__array_function__`` for an argument not given -> the
   default of ``np.sum``'s ``keepdims`` (that very object), else a sentinel of our own.
@@ -137,6 +141,18 @@ def strided_loop_info(k, dt):
     except Exception:  # an older or newer NumPy without them: the Python path
         return None
     return info
+
+
+# --- NumPy's C API table ------------------------------------------------------------
+
+def array_api():
+    """The ``_ARRAY_API`` capsule (NumPy's C API table, as ``import_array()`` finds it),
+    or None."""
+    for path in ("_core._multiarray_umath._ARRAY_API", "core.multiarray._ARRAY_API"):
+        c = _attr(path)
+        if c is not None and type(c).__name__ == "PyCapsule":
+            return c
+    return None
 
 
 # --- the "not given" default --------------------------------------------------------

@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from . import cext as _cext, dtypes as _dtypes, layout as _layout
+from . import _npcompat, cext as _cext, dtypes as _dtypes, layout as _layout
 from .device import CPU, Device
 from .dtypes import DType
 from .storage import Storage
@@ -976,6 +976,8 @@ def _install_compiled_views():
     if _chot is None:
         return None
     _chot.setup_array(Array, DType, Storage, Device)  # (contract.h: what C reads, and its checks)
+    # (NumPy's C API table, for the results of the compiled take: checked there on a probe)
+    _chot.setup_take(_npcompat.array_api(), np.ndarray, np.dtype(np.float64))
     d = Array.__dict__
     Array.__getitem__ = _chot.View(d["__getitem__"], _chot.GETITEM)
     Array.contiguous = _chot.View(d["contiguous"], _chot.CONTIGUOUS)

@@ -370,6 +370,9 @@ __attribute__((noinline)) PyObject *try_elide(Fast *f, PyObject *const *args);
 /* views.c */
 int c_contiguous(const Py_ssize_t *shape, const Py_ssize_t *str, Py_ssize_t nd, Py_ssize_t unit);
 
+PyObject *setup_take(PyObject *mod, PyObject *args);
+int slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssize_t *step);
+
 /* setitem.c */
 int view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value);
 

@@ -134,6 +134,9 @@ static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads "
      "and writes (contract.h)."},
+    {"setup_take", setup_take, METH_VARARGS,
+     "setup_take(capsule, ndarray, float64 descr): NumPy's C API table (its _ARRAY_API), from "
+     "which the compiled take makes its small results; returns whether it passed the checks"},
     {"setup_named", setup_named, METH_VARARGS,
      "setup_named(Ext, name_cache, reduction_axis_cache): named elementwise calls and "
      "reductions over one named axis with a cached name outcome in C."},

@@ -8,6 +8,40 @@
 
 /* --- x[slice] = a Python real scalar ------------------------------------------------- */
 
+static inline int
+plain_bound(PyObject *v)
+{
+    return v == Py_None || PyLong_CheckExact(v);
+}
+
+/* The write itself for a 1-D float32 or float64 native p (writeable, aligned, of x's
+   dtype dt) and a slice of None or exact int parts: d converted as NumPy's setitem
+   converts a Python float (a C cast; the caller has ruled out an overflow), stored at
+   each selected element. 1: written; 0: nothing written (NumPy's setitem does it). */
+static int
+fill_slice(PyObject *p, PyObject *dt, Py_ssize_t which, PySliceObject *sl, double d)
+{
+    NDFields *P = ND(p);
+    Py_ssize_t start, stop, step, len;
+    if (!loops_ready || which < 1 || P->nd != 1 || P->descr != SLOT(dt, D_np)
+        || (P->flags & (ND_WRITEABLE | ND_ALIGNED)) != (ND_WRITEABLE | ND_ALIGNED)
+        || !plain_bound(sl->start) || !plain_bound(sl->stop) || !plain_bound(sl->step)
+        || !slice_unpack(sl, &start, &stop, &step))
+        return 0;
+    len = PySlice_AdjustIndices(P->dimensions[0], &start, &stop, step);
+    char *at = P->data + start * P->strides[0];
+    Py_ssize_t by = step * P->strides[0]; /* (no overflow: inside the array) */
+    if (which == 1) {
+        float f = (float)d;
+        for (Py_ssize_t j = 0; j < len; j++, at += by)
+            memcpy(at, &f, sizeof f);
+    }
+    else
+        for (Py_ssize_t j = 0; j < len; j++, at += by)
+            memcpy(at, &d, sizeof d);
+    return 1;
+}
+
 /* Array.__setitem__'s hot path: a Python bool, int or float written into a slice of a
    floating array (dts: float16, float32, float64) on the CPU through its cached native
    view (no stride 0: no element written twice), the floating-point status flags kept,
@@ -46,7 +80,7 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
         return 0;
     Py_INCREF(p);
     Py_INCREF(st);
-    int rc = PyObject_SetItem(p, key, value);
+    int rc = fill_slice(p, dt, which, (PySliceObject *)key, d) ? 0 : PyObject_SetItem(p, key, value);
     Py_DECREF(p);
     if (rc == 0) { /* st._version += 1 */
         ver = SLOT(st, S_version);

@@ -125,6 +125,29 @@ ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
     return t;
 }
 
+/* Whether t is a tuple of exactly the n ints v (tuples are immutable: a child whose
+   shape or strides equal its parent's shares the parent's tuple, as x[:] or x[2:8] of a
+   1-D x does its strides, and .T of a square matrix its shape). */
+static int
+same_ints(PyObject *t, const Py_ssize_t *v, Py_ssize_t n)
+{
+    if (t == NULL || !PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyTuple_GET_ITEM(t, i);
+        if (!PyLong_CheckExact(o))
+            return 0;
+        Py_ssize_t w = PyLong_AsSsize_t(o);
+        if (w == -1 && PyErr_Occurred()) {
+            (void)contract_clear(PyExc_OverflowError);
+            return 0;
+        }
+        if (w != v[i])
+            return 0;
+    }
+    return 1;
+}
+
 /* The child view of x: (offset, shape, strides) in C, its native view nat (stolen;
    Py_None when not cached), sharing x's Storage, dtype and device. shape_obj, when not
    NULL, is a tuple equal to shape (borrowed) that the child takes as it is. */
@@ -133,13 +156,14 @@ make_view(PyObject *x, PyObject *nat, Py_ssize_t off, const Py_ssize_t *shape,
           const Py_ssize_t *str, Py_ssize_t nd, PyObject *shape_obj)
 {
     PyObject *o = NULL, *sh = NULL, *sr = NULL;
-    PyObject *xo = SLOT(x, O_off);
+    PyObject *xo = SLOT(x, O_off), *xsh = SLOT(x, O_shape), *xsr = SLOT(x, O_str);
     Py_ssize_t xoff = xo != NULL && PyLong_CheckExact(xo) ? PyLong_AsSsize_t(xo) : -1;
     if (xoff == -1 && PyErr_Occurred())
         (void)contract_clear(PyExc_OverflowError);
     o = xo != NULL && xoff == off ? Py_NewRef(xo) : PyLong_FromSsize_t(off);
-    sh = shape_obj != NULL ? Py_NewRef(shape_obj) : ints_tuple(shape, nd);
-    sr = ints_tuple(str, nd);
+    sh = shape_obj != NULL ? Py_NewRef(shape_obj)
+         : same_ints(xsh, shape, nd) ? Py_NewRef(xsh) : ints_tuple(shape, nd);
+    sr = same_ints(xsr, str, nd) ? Py_NewRef(xsr) : ints_tuple(str, nd);
     if (o == NULL || sh == NULL || sr == NULL) {
         Py_DECREF(nat);
         Py_XDECREF(o);
@@ -174,6 +198,50 @@ plain_index(PyObject *v)
     return v == Py_None || PyLong_CheckExact(v);
 }
 
+/* PySlice_Unpack of a slice whose parts are None or exact ints (plain_index): read
+   directly when each fits a Py_ssize_t, else by PySlice_Unpack itself (which clips a
+   bound as slice.indices does). 0 (no error set: the Python path runs) for a zero step
+   or one that does not fit: PySlice_Unpack would clip it where the Python path's
+   slice.indices keeps it (the old C path gave an empty view of step -2**63 another
+   stride than the Python path's). */
+int
+slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssize_t *step)
+{
+    int overflow = 0;
+    long long v;
+    if (sl->step == Py_None)
+        *step = 1;
+    else {
+        v = PyLong_AsLongLongAndOverflow(sl->step, &overflow);
+        if (overflow || v == 0 || v < -PY_SSIZE_T_MAX || v > PY_SSIZE_T_MAX)
+            return 0; /* (PySlice_Unpack would clip such a step, slice.indices keeps it) */
+        *step = (Py_ssize_t)v;
+    }
+    if (sl->start == Py_None)
+        *start = *step < 0 ? PY_SSIZE_T_MAX : 0;
+    else {
+        v = PyLong_AsLongLongAndOverflow(sl->start, &overflow);
+        if (overflow || v < PY_SSIZE_T_MIN || v > PY_SSIZE_T_MAX)
+            goto general;
+        *start = (Py_ssize_t)v;
+    }
+    if (sl->stop == Py_None)
+        *stop = *step < 0 ? PY_SSIZE_T_MIN : PY_SSIZE_T_MAX;
+    else {
+        v = PyLong_AsLongLongAndOverflow(sl->stop, &overflow);
+        if (overflow || v < PY_SSIZE_T_MIN || v > PY_SSIZE_T_MAX)
+            goto general;
+        *stop = (Py_ssize_t)v;
+    }
+    return 1;
+general:
+    if (PySlice_Unpack((PyObject *)sl, start, stop, step) < 0) {
+        (void)decline_error();
+        return 0;
+    }
+    return 1;
+}
+
 static PyObject *
 view_getitem(PyObject *x, PyObject *key)
 {
@@ -202,8 +270,8 @@ view_getitem(PyObject *x, PyObject *key)
             Py_ssize_t start, stop, step, t;
             if (!plain_index(sl->start) || !plain_index(sl->stop) || !plain_index(sl->step))
                 return NULL;
-            if (PySlice_Unpack(k, &start, &stop, &step) < 0) /* a zero step */
-                return decline_error();
+            if (!slice_unpack(sl, &start, &stop, &step))
+                return NULL; /* (a zero step: the Python path raises) */
             Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
             if (len) {
                 if (__builtin_mul_overflow(start, s, &t) || __builtin_add_overflow(off, t, &off))
@@ -264,10 +332,432 @@ view_getitem(PyObject *x, PyObject *key)
     return make_view(x, nat, off, oshape, ostr, no, NULL);
 }
 
+/* NumPy's PyArray_NewFromDescr, from its C API table (setup_take; NULL: numpy.empty).
+   It steals the descriptor's reference. */
+typedef PyObject *(new_from_descr_fn)(PyTypeObject *, PyObject *, int, const Py_ssize_t *,
+                                     const Py_ssize_t *, void *, int, PyObject *);
+static new_from_descr_fn *nd_new;
+static PyTypeObject *nd_new_type; /* the ndarray type the table's function makes */
+
+/* setup_take(capsule or None, numpy.ndarray, numpy.dtype('float64')): the table of NumPy's
+   C API (the capsule import_array() reads) checked as import_array() checks it -- its
+   ndarray type (entry 2) is numpy.ndarray -- and on a probe: PyArray_NewFromDescr (entry
+   94, the same in every NumPy since 1.0) must make a fresh C-contiguous (2, 3) float64
+   ndarray that owns its data. Returns whether the compiled take uses it. */
+PyObject *
+setup_take(PyObject *mod, PyObject *args)
+{
+    PyObject *cap, *nd_type, *descr;
+    if (!PyArg_ParseTuple(args, "OO!O:setup_take", &cap, &PyType_Type, &nd_type, &descr))
+        return NULL;
+    nd_new = NULL;
+    nd_new_type = NULL;
+    if (!PyCapsule_CheckExact(cap))
+        Py_RETURN_FALSE;
+    void **api = (void **)PyCapsule_GetPointer(cap, NULL);
+    if (api == NULL) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (api[2] != (void *)nd_type || !PyObject_TypeCheck(descr, (PyTypeObject *)api[3]))
+        Py_RETURN_FALSE;
+    new_from_descr_fn *fn = (new_from_descr_fn *)api[94];
+    Py_ssize_t dims[2] = {2, 3};
+    Py_INCREF(descr);
+    PyObject *p = fn((PyTypeObject *)nd_type, descr, 2, dims, NULL, NULL, 0, NULL);
+    if (p == NULL)
+        return NULL;
+    PyObject *shape = PyObject_GetAttrString(p, "shape"), *flags = NULL, *owns = NULL, *cc = NULL,
+             *dt = PyObject_GetAttrString(p, "dtype");
+    if (shape != NULL)
+        flags = PyObject_GetAttrString(p, "flags");
+    if (flags != NULL) {
+        owns = PyObject_GetAttrString(flags, "owndata");
+        cc = PyObject_GetAttrString(flags, "c_contiguous");
+    }
+    int ok = Py_TYPE(p) == (PyTypeObject *)nd_type && dt == descr && owns == Py_True && cc == Py_True
+             && shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) == 2
+             && PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 0)) == 2
+             && PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 1)) == 3;
+    Py_XDECREF(shape);
+    Py_XDECREF(flags);
+    Py_XDECREF(owns);
+    Py_XDECREF(cc);
+    Py_XDECREF(dt);
+    Py_DECREF(p);
+    if (PyErr_Occurred())
+        return NULL;
+    if (ok) {
+        nd_new = fn;
+        nd_new_type = (PyTypeObject *)nd_type;
+    }
+    return PyBool_FromLong(ok);
+}
+
+/* The free list of small take results (a per-call cost NumPy's own result does not have:
+   the Array around it). A result ndarray made here is kept in a slot; it is free again
+   when the slot holds its only reference -- no Array, Storage, view, buffer export or
+   weak reference of it is left -- and it is as NumPy made it (its fields are checked:
+   type, descriptor, dimensions, flags, no base, no weak reference). Then its object and
+   buffer serve the next result of the same dtype and shape, every byte rewritten, as
+   CPython's free lists serve floats and tuples; nothing anyone holds changes. */
+#define TAKE_FREE 4
+#define TAKE_FREE_BYTES 4096
+static PyObject *take_free[TAKE_FREE];
+static int take_free_flags = -1; /* the flags of a fresh result (the first one seen) */
+static unsigned take_free_next;
+
+static PyObject *
+take_reuse(const Py_ssize_t *dims, int nd, PyObject *descr)
+{
+    for (int s = 0; s < TAKE_FREE; s++) {
+        PyObject *r = take_free[s];
+        if (r == NULL || Py_REFCNT(r) != 1 || Py_TYPE(r) != ND_T || ND(r)->descr != descr
+            || ND(r)->nd != nd || ND(r)->base != NULL || ND(r)->flags != take_free_flags
+            || (ND_T->tp_weaklistoffset > 0
+                && *(PyObject **)((char *)r + ND_T->tp_weaklistoffset) != NULL)
+            || memcmp(ND(r)->dimensions, dims, nd * sizeof(Py_ssize_t)) != 0)
+            continue;
+        return Py_NewRef(r);
+    }
+    return NULL;
+}
+
+/* A fresh C-contiguous ndarray of shape dims (nd of them; shape, the same as a tuple) and
+   descriptor descr (borrowed): a free one of the free list, or NumPy's
+   PyArray_NewFromDescr for a small result, the buffer pool's (result_empty) from the pool
+   threshold on, numpy.empty without the table. */
+static PyObject *
+take_empty(PyObject *shape, const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes)
+{
+    Py_ssize_t big = contract_pool_limit(big_list);
+    if (nd_new != NULL && nd_new_type == ND_T && (pool_empty == NULL || big <= 0 || nbytes < big)) {
+        PyObject *r = nbytes <= TAKE_FREE_BYTES ? take_reuse(dims, nd, descr) : NULL;
+        if (r != NULL)
+            return r;
+        Py_INCREF(descr);
+        r = nd_new(nd_new_type, descr, nd, dims, NULL, NULL, 0, NULL);
+        if (r != NULL && nbytes <= TAKE_FREE_BYTES && Py_TYPE(r) == ND_T && ND(r)->base == NULL) {
+            if (take_free_flags < 0)
+                take_free_flags = ND(r)->flags;
+            if (ND(r)->flags == take_free_flags)
+                Py_XSETREF(take_free[take_free_next++ % TAKE_FREE], Py_NewRef(r));
+        }
+        return r;
+    }
+    return result_empty(shape, descr, nbytes);
+}
+
 /* x[key] for an index Array key (not 0-d, no extension, on x's device) when both natives
    are cached CPU ndarrays: NumPy's advanced indexing of them, a fresh array, wrapped as
    indexing.advanced_getitem's hot path wraps it. NumPy refuses a key that is not of an
-   integer or boolean dtype, or out of bounds: the Python path then raises its error. */
+   integer or boolean dtype, or out of bounds: the Python path then raises its error.
+   The plain case -- an integer key (any width, signed or not, C-contiguous) into an x
+   whose native is C-contiguous after its first axis -- is gathered here (take_rows):
+   NumPy's result, element for element, without NumPy's index preparation and cast
+   machinery (mapping.c, mapiter_trivial_get: one pass, each index checked then copied). */
+
+/* The index at p of an integer array of itemsize isz (signed when sgn), as a Py_ssize_t;
+   an unsigned value beyond PY_SSIZE_T_MAX reads as -1 - PY_SSIZE_T_MAX (out of bounds). */
+static inline Py_ssize_t
+index_at(const char *p, int isz, int sgn)
+{
+    switch (isz) {
+    case 8:
+        if (sgn)
+            return (Py_ssize_t)*(const int64_t *)p;
+        else {
+            uint64_t u = *(const uint64_t *)p;
+            return u > (uint64_t)PY_SSIZE_T_MAX ? PY_SSIZE_T_MIN : (Py_ssize_t)u;
+        }
+    case 4:
+        return sgn ? (Py_ssize_t)*(const int32_t *)p : (Py_ssize_t)*(const uint32_t *)p;
+    case 2:
+        return sgn ? (Py_ssize_t)*(const int16_t *)p : (Py_ssize_t)*(const uint16_t *)p;
+    default:
+        return sgn ? (Py_ssize_t)*(const int8_t *)p : (Py_ssize_t)*(const uint8_t *)p;
+    }
+}
+
+/* The gather: dst[j] = src[idx[j]] (rows of rb bytes, the source's rows stride bytes
+   apart), each index checked against n and wrapped when negative. 0, or -1 at the first
+   index out of bounds (dst then partly written: the caller drops it). Bytes are copied
+   as they are (fixed-size memcpy: a NaN's payload, a signed zero stay). */
+#define GATHER(T)                                                                     \
+    for (Py_ssize_t j = 0; j < count; j++) {                                          \
+        Py_ssize_t i = index_at(ip + j * isz, isz, sgn);                              \
+        if (i < 0)                                                                    \
+            i += n;                                                                   \
+        if ((size_t)i >= (size_t)n)                                                   \
+            return -1;                                                                \
+        memcpy(dst + j * sizeof(T), src + i * stride, sizeof(T));                     \
+    }                                                                                 \
+    return 0;
+
+typedef struct { uint64_t lo, hi; } u128;
+
+static int
+gather(char *dst, const char *src, const char *ip, Py_ssize_t count, int isz, int sgn,
+       Py_ssize_t n, Py_ssize_t stride, Py_ssize_t rb)
+{
+    switch (rb) {
+    case 8:
+        if (isz == 8 && sgn) { /* (int64 indices: the common case, read without the switch) */
+            const int64_t *ix = (const int64_t *)ip;
+            for (Py_ssize_t j = 0; j < count; j++) {
+                Py_ssize_t i = (Py_ssize_t)ix[j];
+                if (i < 0)
+                    i += n;
+                if ((size_t)i >= (size_t)n)
+                    return -1;
+                memcpy(dst + j * 8, src + i * stride, 8);
+            }
+            return 0;
+        }
+        GATHER(uint64_t)
+    case 4:
+        if (isz == 8 && sgn) {
+            const int64_t *ix = (const int64_t *)ip;
+            for (Py_ssize_t j = 0; j < count; j++) {
+                Py_ssize_t i = (Py_ssize_t)ix[j];
+                if (i < 0)
+                    i += n;
+                if ((size_t)i >= (size_t)n)
+                    return -1;
+                memcpy(dst + j * 4, src + i * stride, 4);
+            }
+            return 0;
+        }
+        GATHER(uint32_t)
+    case 2:
+        GATHER(uint16_t)
+    case 1:
+        GATHER(uint8_t)
+    case 16:
+        GATHER(u128)
+    }
+    for (Py_ssize_t j = 0; j < count; j++) {
+        Py_ssize_t i = index_at(ip + j * isz, isz, sgn);
+        if (i < 0)
+            i += n;
+        if ((size_t)i >= (size_t)n)
+            return -1;
+        memcpy(dst + j * rb, src + i * stride, (size_t)rb);
+    }
+    return 0;
+}
+#undef GATHER
+
+/* x[key] gathered here (a = x's native, k = key's, dt = x's DType, all checked by the
+   caller), or NULL with no error set to leave it to NumPy's indexing (another layout, an
+   index out of bounds: NumPy's IndexError), or NULL with an error that must propagate. */
+static PyObject *
+take_rows(PyObject *x, PyObject *key, PyObject *a, PyObject *k, PyObject *dt)
+{
+    NDFields *A = ND(a), *K = ND(k);
+    PyObject *kdt = SLOT(key, O_dtype);
+    if (A->nd < 1 || A->descr != SLOT(dt, D_np) || !(A->flags & ND_ALIGNED)
+        || !(K->flags & ND_C_CONTIGUOUS) || !(K->flags & ND_ALIGNED) || !contract_dtype(kdt)
+        || K->descr != SLOT(kdt, D_np) || K->nd < 1 || K->nd + A->nd - 1 > MAXDIMS)
+        return NULL;
+    char kind = ((DescrHead *)K->descr)->kind;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(kdt, D_itemsize)),
+               esz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+    if ((kind != 'i' && kind != 'u') || (isz != 1 && isz != 2 && isz != 4 && isz != 8) || esz <= 0)
+        return NULL; /* (an exact int's only error, OverflowError: not for an itemsize) */
+    /* the rows: x's axes after the first, C-contiguous (any stride along the first) */
+    Py_ssize_t rb = esz, count = 1, nbytes;
+    for (int d = A->nd - 1; d >= 1; d--) {
+        if (A->dimensions[d] != 1 && A->strides[d] != rb)
+            return NULL;
+        if (__builtin_mul_overflow(rb, A->dimensions[d], &rb))
+            return NULL;
+    }
+    for (int d = 0; d < K->nd; d++)
+        if (__builtin_mul_overflow(count, K->dimensions[d], &count))
+            return NULL;
+    if (__builtin_mul_overflow(count, rb, &nbytes))
+        return NULL;
+    /* the result's shape: key.shape + x.shape[1:] (a 1-D x: key's own shape tuple) */
+    PyObject *shape, *ks = SLOT(key, O_shape);
+    Py_ssize_t dims[MAXDIMS];
+    int rnd = K->nd + A->nd - 1;
+    memcpy(dims, K->dimensions, K->nd * sizeof(Py_ssize_t));
+    memcpy(dims + K->nd, A->dimensions + 1, (A->nd - 1) * sizeof(Py_ssize_t));
+    int same = A->nd == 1 && PyTuple_CheckExact(ks) && PyTuple_GET_SIZE(ks) == K->nd;
+    for (int d = 0; same && d < K->nd; d++) {
+        PyObject *v = PyTuple_GET_ITEM(ks, d);
+        same = PyLong_CheckExact(v) && PyLong_AsSsize_t(v) == K->dimensions[d];
+    }
+    if (PyErr_Occurred() && !contract_clear(PyExc_OverflowError))
+        return NULL;
+    if (same)
+        shape = Py_NewRef(ks);
+    else {
+        shape = ints_tuple(dims, rnd);
+        if (shape == NULL)
+            return NULL;
+    }
+    Py_INCREF(a); /* (held: allocating may run Python code, the pool's) */
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    PyObject *r = take_empty(shape, dims, rnd, SLOT(dt, D_np), nbytes);
+    if (r == NULL) {
+        (void)decline_error();
+        goto fail;
+    }
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != A->descr || ND(r)->nd != rnd
+        || !(ND(r)->flags & ND_C_CONTIGUOUS) || !(ND(r)->flags & ND_WRITEABLE))
+        goto fail;
+    if (count > 0 && rb > 0) {
+        int rc;
+        if (nbytes >= elide_bytes) { /* (NumPy releases the GIL for a large take too) */
+            Py_BEGIN_ALLOW_THREADS
+            rc = gather(ND(r)->data, A->data, K->data, count, (int)isz, kind == 'i',
+                        A->dimensions[0], A->strides[0], rb);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            rc = gather(ND(r)->data, A->data, K->data, count, (int)isz, kind == 'i',
+                        A->dimensions[0], A->strides[0], rb);
+        if (rc < 0)
+            goto fail; /* (an index out of bounds: NumPy's indexing raises its error) */
+    }
+    else if (count > 0) {
+        /* (rows of no bytes: every index still checked, as NumPy does) */
+        for (Py_ssize_t j = 0; j < count; j++) {
+            Py_ssize_t i = index_at(K->data + j * isz, (int)isz, kind == 'i');
+            if (i < -A->dimensions[0] || i >= A->dimensions[0])
+                goto fail;
+        }
+    }
+    Py_DECREF(a);
+    Py_DECREF(k);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(SLOT(x, O_device)));
+fail:
+    Py_XDECREF(r);
+    Py_DECREF(shape);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    Py_DECREF(dt);
+    return NULL;
+}
+
+/* The selection: dst gets the rows of src (rb bytes, stride bytes apart) whose mask byte
+   is not zero (NumPy's truth of a bool), in order. */
+#define SELECT(T)                                                                     \
+    for (Py_ssize_t j = 0; j < n; j++)                                                \
+        if (m[j]) {                                                                   \
+            memcpy(dst, src + j * stride, sizeof(T));                                 \
+            dst += sizeof(T);                                                         \
+        }                                                                             \
+    return;
+
+static void
+select_rows(char *dst, const char *src, const unsigned char *m, Py_ssize_t n, Py_ssize_t stride,
+            Py_ssize_t rb)
+{
+    switch (rb) {
+    case 8:
+        SELECT(uint64_t)
+    case 4:
+        SELECT(uint32_t)
+    case 2:
+        SELECT(uint16_t)
+    case 1:
+        SELECT(uint8_t)
+    }
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (m[j]) {
+            memcpy(dst, src + j * stride, (size_t)rb);
+            dst += rb;
+        }
+}
+#undef SELECT
+
+/* x[mask] selected here for a bool mask (a = x's native, k = mask's, dt = x's DType,
+   checked by the caller) of x's leading shape, when x's rows after the mask's axes are
+   C-contiguous (and, for a mask of more than one axis, x wholly so): NumPy's
+   array_boolean_subscript (count the true elements, allocate, copy them in order); else
+   NULL with no error set for NumPy's indexing (which raises its IndexError for a mask of
+   another shape), or NULL with an error that must propagate. */
+static PyObject *
+take_mask(PyObject *x, PyObject *key, PyObject *a, PyObject *k, PyObject *dt)
+{
+    NDFields *A = ND(a), *K = ND(k);
+    PyObject *kdt = SLOT(key, O_dtype);
+    if (A->descr != SLOT(dt, D_np) || !(A->flags & ND_ALIGNED) || !(K->flags & ND_C_CONTIGUOUS)
+        || !contract_dtype(kdt) || K->descr != SLOT(kdt, D_np) || ((DescrHead *)K->descr)->kind != 'b'
+        || K->nd < 1 || K->nd > A->nd || PyLong_AsSsize_t(SLOT(kdt, D_itemsize)) != 1)
+        return NULL;
+    Py_ssize_t esz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+    if (esz <= 0)
+        return NULL;
+    int mnd = K->nd;
+    Py_ssize_t rb = esz, n = 1, count = 0, nbytes, stride;
+    for (int d = 0; d < mnd; d++)
+        if (K->dimensions[d] != A->dimensions[d])
+            return NULL; /* (NumPy's IndexError) */
+    for (int d = A->nd - 1; d >= mnd; d--) {
+        if (A->dimensions[d] != 1 && A->strides[d] != rb)
+            return NULL;
+        if (__builtin_mul_overflow(rb, A->dimensions[d], &rb))
+            return NULL;
+    }
+    if (mnd == 1)
+        stride = A->strides[0];
+    else if (A->flags & ND_C_CONTIGUOUS)
+        stride = rb;
+    else
+        return NULL;
+    for (int d = 0; d < mnd; d++)
+        n *= K->dimensions[d]; /* (no overflow: the mask's own size) */
+    const unsigned char *m = (const unsigned char *)K->data;
+    for (Py_ssize_t j = 0; j < n; j++)
+        count += m[j] != 0;
+    if (__builtin_mul_overflow(count, rb, &nbytes))
+        return NULL;
+    Py_ssize_t dims[MAXDIMS];
+    int rnd = 1 + A->nd - mnd;
+    dims[0] = count;
+    memcpy(dims + 1, A->dimensions + mnd, (A->nd - mnd) * sizeof(Py_ssize_t));
+    PyObject *shape = ints_tuple(dims, rnd);
+    if (shape == NULL)
+        return NULL;
+    Py_INCREF(a); /* (held: allocating may run Python code, the pool's) */
+    Py_INCREF(k);
+    Py_INCREF(dt);
+    PyObject *r = take_empty(shape, dims, rnd, SLOT(dt, D_np), nbytes);
+    if (r == NULL) {
+        (void)decline_error();
+        goto fail;
+    }
+    if (Py_TYPE(r) != ND_T || ND(r)->descr != A->descr || ND(r)->nd != rnd
+        || !(ND(r)->flags & ND_C_CONTIGUOUS) || !(ND(r)->flags & ND_WRITEABLE))
+        goto fail;
+    if (count > 0 && rb > 0) {
+        if (nbytes >= elide_bytes) {
+            Py_BEGIN_ALLOW_THREADS
+            select_rows(ND(r)->data, A->data, m, n, stride, rb);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            select_rows(ND(r)->data, A->data, m, n, stride, rb);
+    }
+    Py_DECREF(a);
+    Py_DECREF(k);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt,
+                     Py_NewRef(SLOT(x, O_device)));
+fail:
+    Py_XDECREF(r);
+    Py_DECREF(shape);
+    Py_DECREF(a);
+    Py_DECREF(k);
+    Py_DECREF(dt);
+    return NULL;
+}
+
 static PyObject *
 view_take(PyObject *x, PyObject *key)
 {
@@ -275,6 +765,15 @@ view_take(PyObject *x, PyObject *key)
         || SLOT(key, O_device) != SLOT(x, O_device) || PyTuple_GET_SIZE(SLOT(key, O_shape)) == 0)
         return NULL;
     PyObject *a = SLOT(x, O_np), *k = SLOT(key, O_np), *dt = SLOT(x, O_dtype), *r;
+    if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
+        return NULL;
+    r = np_kind(SLOT(key, O_dtype)) == 'b' ? take_mask(x, key, a, k, dt)
+                                            : take_rows(x, key, a, k, dt);
+    if (r != NULL || PyErr_Occurred())
+        return r;
+    if (!contract_array(x) || !contract_array(key)) /* (re-read: Python may have run) */
+        return NULL;
+    a = SLOT(x, O_np), k = SLOT(key, O_np), dt = SLOT(x, O_dtype);
     if (Py_TYPE(a) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(dt))
         return NULL;
     Py_INCREF(a);
