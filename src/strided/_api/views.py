@@ -451,6 +451,45 @@ def squeeze(x, /, axis=None) -> Array:
     return x._view(off, shape, strides)
 
 
+_squeeze = squeeze  # (the hookable definition, with its binding of PyTorch's dim=)
+
+
+def squeeze(x, /, axis=None, *, dim=None) -> Array:
+    """Remove size-1 dimensions (all of them when ``axis`` is None); a view."""
+    if dim is None and type(x) is Array and x._ext is None and type(axis) is builtins.int:
+        # Hot path (as reshape's, no dispatch wrapper: no extension metadata to dispatch
+        # on): one axis of size 1 given as an int (scikit-learn's and SciPy's
+        # ``squeeze(x, axis=1)`` of a keepdims reduction); the child's native view is
+        # NumPy's squeeze of the parent's when that is cached.
+        shape = x._shape
+        nd = len(shape)
+        a = axis + nd if axis < 0 else axis
+        if 0 <= a < nd and shape[a] == 1:
+            st = x._st
+            if st is None:
+                x._materialize()
+                st = x._st
+            p = x._np
+            s = x._str
+            out = _object_new(Array)
+            out._np = None if p is None else p.squeeze(a)
+            out._st = st
+            out._off = x._off
+            out._shape = shape[:a] + shape[a + 1:]
+            out._str = s[:a] + s[a + 1:]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    if dim is None:
+        return _squeeze(x, axis)
+    return _squeeze(x, axis, dim=dim)
+
+
+squeeze._impl = _squeeze._impl
+squeeze._api_name = "squeeze"
+
+
 @api("flip")
 def flip(x, /, *, axis=None) -> Array:
     """Reverse the order of elements along ``axis``: a view with negative strides."""

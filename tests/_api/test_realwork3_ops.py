@@ -1,0 +1,187 @@
+"""Per-call costs of the ops scikit-learn's and SciPy's array-API paths call many times
+(issue 38, ``benchmarks/realwork.py``), made cheaper without changing what they do:
+``arange`` (integer bounds checked without ``numpy.iinfo``), ``squeeze(x, axis=k)`` (a view
+without the dispatch wrapper), ``asarray`` of a C-contiguous NumPy array (its Storage made
+when first asked). Each is checked against NumPy: values, dtypes, shapes, memory sharing,
+errors, and the inputs left as they were."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import strided as xp
+
+from conftest import host
+
+# --- arange ----------------------------------------------------------------------------
+
+_I64 = (-(1 << 63), (1 << 63) - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(start=st.integers(-50, 50), stop=st.one_of(st.none(), st.integers(-50, 50)),
+       step=st.integers(-7, 7).filter(bool),
+       dtype=st.sampled_from([None, "int8", "int32", "uint8", "int64", "float32", "float64"]))
+def test_arange_of_ints_matches_numpy(start, stop, step, dtype):
+    args = (start,) if stop is None else (start, stop, step)
+    vals = list(range(*args))  # Python's own count: the reference
+    want_dt = np.dtype(np.int64) if dtype is None else np.dtype(dtype)
+    if want_dt.kind in "iu" and vals:
+        info = np.iinfo(want_dt)
+        if not (info.min <= vals[0] <= info.max and info.min <= vals[-1] <= info.max):
+            with pytest.raises(OverflowError, match="out of bounds"):
+                xp.arange(*args, dtype=getattr(xp, dtype))
+            return
+    want = np.arange(*args, dtype=want_dt)
+    assert want.tolist() == np.array(vals, dtype=want_dt).tolist()
+    got = xp.arange(*args, dtype=None if dtype is None else getattr(xp, dtype))
+    g = host(got)
+    assert g.dtype == want.dtype and g.shape == want.shape
+    np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("args", [(0, 1 << 62, 1 << 61), (-(1 << 63), -(1 << 63) + 3),
+                                  ((1 << 63) - 3, (1 << 63) - 1), (10**30, 10**30 + 2),
+                                  (5, -(10**25), -(10**24)), (3, 3), (3, 1), (1, 3, -1)])
+def test_arange_with_large_ints_counts_exactly_and_refuses_int64_overflow(args):
+    start, stop = args[0], args[1]
+    step = args[2] if len(args) > 2 else 1
+    n = max(0, -((start - stop) // step))
+    vals = [start + i * step for i in range(n)]
+    if any(not _I64[0] <= v <= _I64[1] for v in vals):
+        with pytest.raises(OverflowError, match="out of bounds for int64"):
+            xp.arange(*args)
+        return
+    g = host(xp.arange(*args))
+    assert g.dtype == np.int64 and g.tolist() == vals
+    np.testing.assert_array_equal(g, np.arange(*args, dtype=np.int64))
+
+
+def test_arange_errors_and_float_steps_as_before():
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        xp.arange(0, 5, 0)
+    with pytest.raises(TypeError, match="complex"):
+        xp.arange(3, dtype=xp.complex128)
+    with pytest.raises(TypeError, match="Python scalar"):
+        xp.arange("3")
+    g = host(xp.arange(0, 1, 0.25))
+    assert g.tolist() == [0.0, 0.25, 0.5, 0.75]  # (in the default floating dtype)
+    assert g.dtype == np.dtype(xp.get_default_dtype().name)
+    g = host(xp.arange(True, 4))  # a bool bound: int64, as NumPy's arange(True, 4)
+    assert g.dtype == np.int64 and g.tolist() == np.arange(True, 4).tolist()
+    g = host(xp.arange(np.int64(2), 7, 2))  # a NumPy integer acts as the int it holds
+    assert g.dtype == np.int64 and g.tolist() == [2, 4, 6]
+
+
+# --- squeeze ---------------------------------------------------------------------------
+
+_LAYOUTS = {  # (NumPy's side of each layout below)
+    "contiguous": lambda a: a,
+    "transposed": lambda a: np.moveaxis(a, 0, -1),
+    "sliced": lambda a: a[::-2],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple), data=st.data(),
+       layout=st.sampled_from(sorted(_LAYOUTS)), lazy=st.booleans())
+def test_squeeze_one_axis_matches_numpy_and_is_a_view(shape, data, layout, lazy):
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    src = _LAYOUTS[layout](a)
+    if layout == "transposed":
+        x = xp.moveaxis(xp.asarray(a.copy()), 0, -1)
+    elif layout == "sliced":
+        x = xp.asarray(a.copy())[::-2]
+    elif lazy:
+        x = xp.asarray(a.copy()) + 0.0  # a kernel's result: no Storage yet
+    else:
+        x = xp.asarray(a.copy())
+    nd = src.ndim
+    axis = data.draw(st.integers(-nd - 1, nd))
+    before = host(x).copy()
+    if not -nd <= axis < nd:
+        with pytest.raises((ValueError, IndexError), match="axis|dim"):
+            xp.squeeze(x, axis=axis)
+        return
+    if src.shape[axis] != 1:
+        with pytest.raises(ValueError, match="squeeze"):
+            xp.squeeze(x, axis=axis)
+        return
+    want = np.squeeze(src, axis=axis)
+    for got in (xp.squeeze(x, axis=axis), xp.squeeze(x, axis), x.squeeze(axis),
+                xp.squeeze(x, dim=axis)):
+        g = host(got)
+        assert g.shape == want.shape and g.dtype == want.dtype
+        np.testing.assert_array_equal(g, want)
+        assert got.storage() is x.storage()  # a view of the same memory
+    assert host(x).tobytes() == before.tobytes()
+    if want.size:
+        v = xp.squeeze(x, axis=axis)
+        v[(0,) * v.ndim] = -7.0  # writes through the view
+        assert host(x)[(0,) * nd] == -7.0
+
+
+def test_squeeze_of_named_and_grad_arrays_takes_the_general_path():
+    x = xp.asarray(np.ones((3, 1)), requires_grad=True)
+    y = xp.squeeze(x, axis=1)
+    assert y.grad_fn is not None
+    xp.sum(y * 2.0).backward()
+    np.testing.assert_array_equal(host(x.grad), np.full((3, 1), 2.0))
+    with pytest.raises(TypeError):
+        xp.squeeze(np.ones((3, 1)), axis=1)  # not a strided array
+
+
+# --- asarray of NumPy arrays -------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "bool", "complex128"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_asarray_of_a_numpy_array_shares_its_memory_both_ways(dt, order):
+    n = np.asarray(np.arange(12).reshape(3, 4) % 3, dtype=dt, order=order)
+    keep = n.copy()
+    x = xp.asarray(n, device="cpu")
+    assert x.dtype == getattr(xp, dt) and x.shape == (3, 4)
+    np.testing.assert_array_equal(host(x), keep)
+    v0 = x._version
+    n[0, 0] = 1  # NumPy's write is seen
+    assert host(x)[0, 0] == 1
+    x[2, 3] = 0  # strided's write lands in NumPy's memory and is counted
+    assert n[2, 3] == 0 and x._version > v0
+    view = x[1]
+    assert view.storage() is x.storage()  # one Storage for the array and its views
+    assert np.shares_memory(np.asarray(x), n)
+    view[0] = 1
+    assert n[1, 0] == 1
+
+
+@pytest.mark.parametrize("n_elems", [10, 300_000])  # either side of the elision threshold
+def test_a_numpy_array_the_caller_holds_is_never_a_temporary(n_elems):
+    # (temporary elision reuses a buffer nothing else references: the caller's NumPy
+    # array must come through every expression unchanged)
+    n = np.linspace(0.0, 1.0, n_elems)
+    keep = n.copy()
+    r = xp.asarray(n, device="cpu") + 1.0
+    r2 = xp.multiply(xp.asarray(n, device="cpu"), 2.0)
+    r3 = xp.exp(xp.asarray(n, device="cpu") * 1.0) - 1.0
+    np.testing.assert_array_equal(n, keep)
+    np.testing.assert_array_equal(host(r), keep + 1.0)
+    np.testing.assert_array_equal(host(r2), keep * 2.0)
+    np.testing.assert_allclose(host(r3), np.exp(keep) - 1.0, rtol=0, atol=0)
+    # a temporary NumPy array nobody holds may lend its buffer; the values are the same
+    r4 = xp.asarray(np.linspace(0.0, 1.0, n_elems), device="cpu") + 1.0
+    np.testing.assert_array_equal(host(r4), keep + 1.0)
+
+
+def test_asarray_of_non_native_and_strided_numpy_arrays_as_before():
+    be = np.arange(6, dtype=">f8")
+    x = xp.asarray(be, device="cpu")
+    assert x.dtype == xp.float64 and host(x).tolist() == be.tolist()
+    s = np.arange(20.0)[::3]
+    y = xp.asarray(s, device="cpu")
+    y[0] = -1.0  # a strided NumPy view is shared, as before
+    assert s[0] == -1.0 and np.shares_memory(np.asarray(y), s)
+    with pytest.raises(TypeError):
+        xp.asarray(np.array(["a"]), device="cpu")
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray(np.arange(3), dtype=xp.float64, copy=False, device="cpu")
