@@ -185,3 +185,67 @@ def test_asarray_of_non_native_and_strided_numpy_arrays_as_before():
         xp.asarray(np.array(["a"]), device="cpu")
     with pytest.raises(ValueError, match="copy=False"):
         xp.asarray(np.arange(3), dtype=xp.float64, copy=False, device="cpu")
+
+
+# --- asarray of our own arrays, where with a Python scalar --------------------------------
+
+def test_asarray_of_an_array_as_it_is_returns_it_and_anything_else_as_before():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    for kw in ({}, {"dtype": x.dtype}, {"device": x.device}, {"copy": None}):
+        assert xp.asarray(x, **kw) is x
+    c = xp.asarray(x, copy=True)
+    assert c is not x and c.storage() is not x.storage()
+    np.testing.assert_array_equal(host(c), host(x))
+    f = xp.asarray(x, dtype=xp.float32)
+    assert f.dtype == xp.float32 and host(f).tolist() == host(x).astype(np.float32).tolist()
+    g = xp.asarray(x, requires_grad=True)
+    assert g.requires_grad  # (the general path, as before)
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray(x, dtype=xp.int64, copy=False)
+
+
+_FLOATS = ["float16", "float32", "float64"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(shape=st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple), data=st.data(),
+       dt=st.sampled_from(_FLOATS), first=st.booleans(),
+       scalar=st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64),
+                        st.integers(-(1 << 70), 1 << 70)))
+def test_where_with_a_python_scalar_matches_numpy(shape, data, dt, first, scalar):
+    rng = np.random.default_rng(len(shape))
+    a = rng.standard_normal(shape).astype(dt)
+    cshape = data.draw(st.sampled_from([shape, shape[1:], ()]))
+    c = rng.random(cshape) < 0.5
+    # (the host path; on a GPU a 0-d array made from -0.0 is +0: CuPy's, tests/cupy_standin)
+    x, cond = xp.asarray(a.copy(), device="cpu"), xp.asarray(c.copy(), device="cpu")
+    args = (cond, x, scalar) if first else (cond, scalar, x)
+    # NumPy's answer with the scalar converted to the array's dtype (a Python scalar is
+    # weak in the standard: the result has the array's dtype)
+    try:
+        with np.errstate(all="ignore"):
+            v = np.asarray(scalar, dtype=dt)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            xp.where(*args)
+        return
+    want = np.where(c, a, v) if first else np.where(c, v, a)
+    got = xp.where(*args)
+    g = host(got)
+    assert g.dtype == want.dtype and g.shape == want.shape
+    assert g.tobytes() == want.tobytes()
+    assert host(x).tobytes() == a.tobytes() and host(cond).tobytes() == c.tobytes()
+
+
+def test_where_with_a_python_scalar_errors_and_other_dtypes_as_before():
+    x = xp.asarray(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="broadcast|shape"):
+        xp.where(xp.asarray(np.ones(4, dtype=bool)), x, 0.0)
+    with pytest.raises(TypeError, match="bool"):
+        xp.where(xp.asarray(np.ones((2, 3))), x, 0.0)
+    i = xp.where(xp.asarray(np.array([True, False])), xp.asarray(np.array([1, 2])), 7)
+    assert host(i).tolist() == [1, 7] and i.dtype == xp.int64
+    f = xp.where(xp.asarray(np.array([True, False])), xp.asarray(np.array([1, 2])), 0.5)
+    assert f.dtype == xp.get_default_dtype() and host(f).tolist() == [1.0, 0.5]  # (as PyTorch)
+    z = xp.where(xp.asarray(np.array([True, False])), xp.asarray(np.array([1.0, 2.0], np.float32)), 1j)
+    assert z.dtype == xp.complex64 and host(z).tolist() == [1.0, 1j]
