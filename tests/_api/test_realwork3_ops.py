@@ -249,3 +249,26 @@ def test_where_with_a_python_scalar_errors_and_other_dtypes_as_before():
     assert f.dtype == xp.get_default_dtype() and host(f).tolist() == [1.0, 0.5]  # (as PyTorch)
     z = xp.where(xp.asarray(np.array([True, False])), xp.asarray(np.array([1.0, 2.0], np.float32)), 1j)
     assert z.dtype == xp.complex64 and host(z).tolist() == [1.0, 1j]
+
+
+# --- reshape with a -1 -------------------------------------------------------------------
+
+def test_reshape_with_minus_one_from_one_call_site_matches_numpy_every_time():
+    # (the resolved shape is remembered per call site's tuple: the same tuple against
+    # other shapes, and equal tuples of other types, must still be answered afresh)
+    for n in (6, 12, 6, 30, 12):
+        a = np.arange(float(n))
+        x = xp.asarray(a.copy())
+        for shape in ((-1, 1), (-1,), (2, -1), (-1, 3)):
+            want = a.reshape(shape)
+            got = xp.reshape(x, shape)
+            assert got.shape == want.shape and host(got).tolist() == want.tolist()
+            assert got.storage() is x.storage()
+    x = xp.asarray(np.arange(6.0))
+    xp.reshape(x, (1, -1))
+    with pytest.raises(TypeError):
+        xp.reshape(x, (True, -1))  # a bool is no size, though (True, -1) == (1, -1)
+    with pytest.raises((TypeError, ValueError)):
+        xp.reshape(x, (2.0, -1))
+    with pytest.raises(ValueError):
+        xp.reshape(x, (4, -1))  # 6 elements don't split into rows of 4

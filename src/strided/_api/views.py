@@ -27,6 +27,10 @@ _RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation o
 _PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides, axes, token)
 _BROADCAST: dict = {}  # (shape, old shape, old strides) -> (shape, strides)
 _UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides, native key)
+# (shape with a -1, old shape) -> (that shape tuple, its resolved _SHAPES entry): a hit
+# counts only for the very tuple it was made from (a call site's constant ``(-1, 1)``),
+# as (True, -1) and (2.0, -1) are equal keys that the general path refuses.
+_MINUS_ONE: dict = {}
 
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
@@ -60,7 +64,15 @@ def reshape(x, /, shape, *, copy=None) -> Array:
         if new is None:
             new = _adopt_shape(shape)
             if new is None:
-                new = _resolve_minus_one(shape, x._shape)
+                hit = _MINUS_ONE.get((shape, x._shape))
+                if hit is not None and hit[0] is shape:
+                    new = hit[1]  # (the same tuple object: a call site's constant)
+                else:
+                    new = _resolve_minus_one(shape, x._shape)
+                    if new is not None:
+                        if len(_MINUS_ONE) >= 4096:
+                            _MINUS_ONE.clear()
+                        _MINUS_ONE[(shape, x._shape)] = (shape, new)
         elif new[0] is not shape:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
             # float; (True, 5) equals (1, 5), and a bool is refused (NumPy and PyTorch's
