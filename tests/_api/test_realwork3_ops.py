@@ -272,3 +272,35 @@ def test_reshape_with_minus_one_from_one_call_site_matches_numpy_every_time():
         xp.reshape(x, (2.0, -1))
     with pytest.raises(ValueError):
         xp.reshape(x, (4, -1))  # 6 elements don't split into rows of 4
+
+
+# --- reductions of a transposed matrix -----------------------------------------------------
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.integers(1, 300), cols=st.integers(1, 40), data=st.data(),
+       func=st.sampled_from(["sum", "mean", "max", "min", "prod"]),
+       dt=st.sampled_from(["float32", "float64"]), keepdims=st.booleans(),
+       fortran=st.booleans(), specials=st.booleans())
+def test_reductions_of_a_transposed_matrix_are_numpys_bits(rows, cols, data, func, dt,
+                                                           keepdims, fortran, specials):
+    # (statistics._backend_reduce: an F-contiguous matrix reduced over one axis goes to
+    # the C kernels as its C-contiguous transpose; the sizes cross statistics._SMALL)
+    rng = np.random.default_rng(rows * 41 + cols)
+    b = rng.uniform(-2, 2, (cols * 40, rows)).astype(dt)  # (cols*40) x rows, C order
+    if specials:
+        flat = b.reshape(-1)
+        idx = rng.integers(0, flat.size, 6)
+        flat[idx] = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -0.0], dtype=dt)
+    a = b.T  # F-contiguous
+    x = xp.permute_dims(xp.asarray(b.copy(), device="cpu"), (1, 0))
+    if fortran:  # the same layout from NumPy's own Fortran-order array
+        a = np.asfortranarray(b.T)
+        x = xp.asarray(a, device="cpu")
+    axis = data.draw(st.sampled_from([0, 1, -1, -2]))
+    with np.errstate(all="ignore"):
+        want = np.asarray(getattr(np, func)(a, axis=axis, keepdims=keepdims))
+    before = host(x).copy()
+    g = host(getattr(xp, func)(x, axis=axis, keepdims=keepdims))
+    assert g.dtype == want.dtype and g.shape == want.shape
+    assert g.tobytes() == want.tobytes()
+    assert host(x).tobytes() == before.tobytes()
