@@ -304,3 +304,22 @@ def test_reductions_of_a_transposed_matrix_are_numpys_bits(rows, cols, data, fun
     assert g.dtype == want.dtype and g.shape == want.shape
     assert g.tobytes() == want.tobytes()
     assert host(x).tobytes() == before.tobytes()
+
+
+@pytest.mark.parametrize("layout", ["transposed", "sliced", "negative", "broadcast"])
+def test_reshape_to_its_own_shape_is_a_view_with_the_same_strides(layout):
+    a = np.arange(24.0).reshape(4, 6)
+    base = xp.asarray(a.copy())
+    x, na = {"transposed": (xp.permute_dims(base, (1, 0)), a.T),
+             "sliced": (base[:, ::2], a[:, ::2]),
+             "negative": (xp.flip(base, axis=1), a[:, ::-1]),
+             "broadcast": (xp.broadcast_to(base[:1], (3, 6)), np.broadcast_to(a[:1], (3, 6)))}[layout]
+    shape = tuple(int(n) for n in na.shape)
+    r = xp.reshape(x, shape)
+    assert r.shape == na.shape and host(r).tolist() == na.tolist()
+    assert r.storage() is base.storage() and r.stride() == x.stride()
+    if layout != "broadcast":
+        r[0, 0] = -5.0  # a view: the write lands in the base
+        assert host(base).tolist() != a.tolist()
+    flat = xp.reshape(x, (-1,))  # another shape: as before (a view or a copy, NumPy's values)
+    assert host(flat).tolist() == np.reshape(host(x), (-1,)).tolist()

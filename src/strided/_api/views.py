@@ -102,6 +102,19 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                 out._device = x._device
                 out._ext = None
                 return out
+            if new[0] == x._shape:
+                # Its own shape (SciPy reshapes a moved-axis view back to the shape it has):
+                # a view with the same strides, whatever they are.
+                out = _object_new(Array)
+                out._np = x._np
+                out._st = st
+                out._off = x._off
+                out._shape = x._shape
+                out._str = x._str
+                out._dtype = x._dtype
+                out._device = x._device
+                out._ext = None
+                return out
     if copy is None:
         return _reshape(x, shape)
     return _reshape(x, shape, copy=copy)
