@@ -323,3 +323,30 @@ def test_reshape_to_its_own_shape_is_a_view_with_the_same_strides(layout):
         assert host(base).tolist() != a.tolist()
     flat = xp.reshape(x, (-1,))  # another shape: as before (a view or a copy, NumPy's values)
     assert host(flat).tolist() == np.reshape(host(x), (-1,)).tolist()
+
+
+@pytest.mark.parametrize("value", [1.5, -0.0, float("nan"), float("inf"), 1e300, True, False])
+@pytest.mark.parametrize("dtype", [None, "float16", "float32", "float64", "complex64", "bool",
+                                   "int32", "uint8"])
+def test_asarray_of_a_python_float_or_bool_matches_the_rule_of_each_dtype(value, dtype):
+    # (a 0-d array on the host; the reference: NumPy's conversion into the dtype strided
+    # picks, and the general path's errors for a float into an integer dtype)
+    dt = None if dtype is None else getattr(xp, dtype)
+    into_int = dtype is not None and np.dtype(dtype).kind in "biu" and type(value) is float
+    if into_int and not np.isfinite(value):
+        with pytest.raises(ValueError, match="convert"):
+            xp.asarray(value, dtype=dt, device="cpu")
+        return
+    want_dt = (np.dtype(xp.get_default_dtype().name) if type(value) is float else np.dtype(bool)) \
+        if dtype is None else np.dtype(dtype)
+    try:  # (a float into an integer or bool dtype truncates first, as in PyTorch)
+        with np.errstate(all="ignore"):
+            want = np.asarray(int(value) if into_int else value, dtype=want_dt)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            xp.asarray(value, dtype=dt, device="cpu")
+        return
+    got = xp.asarray(value, dtype=dt, device="cpu")
+    g = host(got)
+    assert got.shape == () and g.dtype == want_dt
+    assert g.tobytes() == want.tobytes()

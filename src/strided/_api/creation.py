@@ -135,6 +135,16 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad=False, 
         # Hot path: an array of ours as it is (array-api-compat's and SciPy's wrappers
         # pass every argument through asarray: 5,300 vs NumPy's 1,400 instructions)
         return obj
+    t = type(obj)
+    if (t is builtins.float or t is builtins.bool) and copy is None and requires_grad is False \
+            and names is None and (dtype is None or type(dtype) is DType):
+        # Hot path: a Python float or bool as a 0-d array on the CPU (array-api-compat and
+        # SciPy make their constants so: 14,500 vs NumPy's 2,600 instructions), the
+        # general path below inlined where it has nothing to check.
+        dev = as_device(device)
+        dt = _dtypes.scalar_dtype(obj) if dtype is None else dtype
+        if dev.type == "cpu" and (t is builtins.bool or dt.kind in "fc"):
+            return wrap_new(np.asarray(obj, dtype=dt._np), dt, dev)
     dtype = _as_dtype(dtype, "asarray")
     arr = _asarray(obj, dtype, device, copy)
     if requires_grad or names is not None:
