@@ -452,8 +452,8 @@ def _fill_dtype(fill_value, dtype, func):
         # Note: as PyTorch (NumPy 2 fills NaN/inf/huge floats with garbage and a warning).
         if fill_value != fill_value:
             raise ValueError(f"{func}(): fill_value NaN can't be converted to {dtype.name}")
-        info = np.iinfo(dtype._np)
-        if not info.min <= fill_value <= info.max:
+        lo, hi = _int_bounds(dtype)
+        if not lo <= fill_value <= hi:
             raise OverflowError(f"{func}(): fill_value {fill_value} is out of bounds for {dtype.name}")
     elif dtype.kind != "c" and type(fill_value) is builtins.complex:
         raise TypeError(f"{func}(): can't fill a {dtype.name} array with complex {fill_value}")
