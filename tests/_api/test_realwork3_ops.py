@@ -350,3 +350,17 @@ def test_asarray_of_a_python_float_or_bool_matches_the_rule_of_each_dtype(value,
     g = host(got)
     assert got.shape == () and g.dtype == want_dt
     assert g.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"])
+def test_full_with_an_integer_dtype_takes_exactly_its_range(dtype):
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+    for v in (lo, hi, 0):
+        g = host(xp.full((3,), v, dtype=getattr(xp, dtype), device="cpu"))
+        assert g.dtype == np.dtype(dtype) and g.tolist() == [v] * 3
+    for v in (lo - 1, hi + 1):
+        with pytest.raises(OverflowError, match=f"out of bounds for {dtype}"):
+            xp.full((3,), v, dtype=getattr(xp, dtype), device="cpu")
+    with pytest.raises(ValueError, match="NaN"):
+        xp.full((3,), float("nan"), dtype=getattr(xp, dtype), device="cpu")
