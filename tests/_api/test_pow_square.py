@@ -105,3 +105,49 @@ def test_square_root_of_a_0d_array_and_2d_views():
     for v, r in ((x.T, a.T), (x[::2, 1::3], a[::2, 1::3])):
         g = host(v ** 0.5)
         assert np.array_equal(g, np.power(r, 0.5)) and g.dtype == np.float64
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("n", [10, None])  # None: past the pool's threshold
+def test_inplace_and_out_squares_write_numpys_bits_into_the_target(dt, n):
+    # ``X **= 2`` and ``pow(x, 2, out=y)`` write square(x) straight into the target
+    # (scikit-learn's StandardScaler squares its centred copy in place): NumPy's bits,
+    # into a strided view too, the target's version counted, the operand untouched.
+    if n is None:
+        n = MIN_BYTES[0] // np.dtype(dt).itemsize + 17
+    x = _random_bits(dt, 2 * n, n)
+    with np.errstate(all="ignore"):
+        want = np.power(x, dt(2))
+    b = _BITS[dt]
+    for e in (2, 2.0):
+        y = xp.asarray(x.copy(), device="cpu")
+        v0 = y._version
+        y **= e
+        assert host(y).view(b).tobytes() == want.view(b).tobytes()
+        assert y._version > v0
+        z = xp.asarray(x.copy(), device="cpu")
+        v = z[::2]  # a strided target: the other elements stay as they were
+        v **= e
+        got = host(z)
+        assert got[::2].view(b).tobytes() == want[::2].view(b).tobytes()
+        assert got[1::2].view(b).tobytes() == x[1::2].view(b).tobytes()
+        src = xp.asarray(x, device="cpu")
+        out = xp.empty(2 * n, dtype=src.dtype, device="cpu")
+        assert xp.pow(src, e, out=out) is out
+        assert host(out).view(b).tobytes() == want.view(b).tobytes()
+        assert host(src).view(b).tobytes() == _random_bits(dt, 2 * n, n).view(b).tobytes()
+
+
+def test_inplace_and_out_squares_refuse_what_numpy_refuses():
+    x = xp.asarray(np.linspace(-2, 2, 12).reshape(3, 4), device="cpu")
+    with pytest.raises(ValueError, match="shape"):
+        xp.pow(x, 2, out=xp.empty((4, 3), dtype=xp.float64, device="cpu"))
+    with pytest.raises(TypeError):
+        xp.pow(x, 2, out=xp.empty((3, 4), dtype=xp.int64, device="cpu"))  # float into int
+    w = np.linspace(-2, 2, 12).reshape(3, 4)
+    y = xp.asarray(w.copy(), device="cpu")
+    y **= 3  # (no short cut: NumPy's power)
+    np.testing.assert_array_equal(host(y), w ** 3)
+    i = xp.asarray(np.arange(-3, 3), device="cpu")
+    i **= 2  # integers: their own kernel, as before
+    assert host(i).tolist() == [9, 4, 1, 0, 1, 4] and host(i).dtype == np.int64

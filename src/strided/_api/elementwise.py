@@ -104,17 +104,22 @@ class _Kernels(dict):
     """Device -> kernel for one (row, compute dtype); resolved on first use.
 
     ``direct``: the kernel is a plain backend ufunc, so ``out=`` can be passed
-    straight through to it.
+    straight through to it. ``out_form``: for a kernel written in Python, its
+    ``out_form(xp, a, b)`` (or None): the plain ufunc and operands that compute the
+    same bits for these operands, written into ``out=`` (``x **= 2``: ``square(x,
+    out=x)``), or None where it has none.
     """
 
-    __slots__ = ("row", "dtype", "direct")
+    __slots__ = ("row", "dtype", "direct", "out_form")
 
     def __init__(self, row, dtype):
         super().__init__()
         self.row = row
         self.dtype = dtype
-        self.direct = (isinstance(_for_dtype(row.kernel, dtype) or row.name, str)
-                       and _for_dtype(row.fix, dtype) is None)
+        kern = _for_dtype(row.kernel, dtype)
+        self.direct = isinstance(kern or row.name, str) and _for_dtype(row.fix, dtype) is None
+        self.out_form = None if self.direct or _for_dtype(row.fix, dtype) is not None \
+            else getattr(kern, "out_form", None)
 
     def __missing__(self, device):
         k = self[device] = self.row.resolve(device, self.dtype)
@@ -413,8 +418,13 @@ def _make_binary(row: Elementwise):
             raise TypeError(f"{name}(): unsupported operand type {bad.__name__}; "
                             f"expected an array or a Python scalar")
         try:
-            if out is not None and kc.direct:
-                return _write_direct(name, kc[dev], (a, b), res, dev, out)
+            if out is not None:
+                if kc.direct:
+                    return _write_direct(name, kc[dev], (a, b), res, dev, out)
+                if kc.out_form is not None and cast is None:
+                    form = kc.out_form(dev.backend.xp, a, b)
+                    if form is not None:  # (see into)
+                        return _write_direct(name, form[0], form[1], res, dev, out)
             if kc.direct and ((type(a) is _ND and a.nbytes >= _BIG[0])
                               or (type(b) is _ND and b.nbytes >= _BIG[0])):
                 r = large_ufunc(kc[dev], (a, b), res._np)  # pooled buffer, threads
@@ -504,6 +514,19 @@ def _make_binary(row: Elementwise):
                     b = x2
                 kc[out._device](a, b, out=r)  # NumPy and CuPy resolve operand/out overlap
                 return out
+            if res is out._dtype and cast is None and kc.out_form is not None:
+                # A kernel written in Python whose result for these operands is one plain
+                # ufunc's (``X **= 2``: square): written into out's memory as above, not
+                # computed apart and copied in (5000x200 float64: one pass instead of two).
+                dev = out._device
+                a = x1._np
+                if a is None:
+                    a = _nat(x1)
+                b = x2 if t2 is not Array else (x2._np if x2._np is not None else _nat(x2))
+                form = kc.out_form(dev.backend.xp, a, b)
+                if form is not None:
+                    form[0](*form[1], out=out_native(out, call_name))
+                    return out
         impl(x1, x2, out)
         return out
 
@@ -837,6 +860,17 @@ def _pow_float(xp, a, b):
         r = xp.asarray(xp.power(a, b))
     return _fix_pow(xp, r, a, b)
 
+
+
+def _pow_float_out(xp, a, b):
+    """``_pow_float``'s form for ``out=`` (``X **= 2``, ``pow(x, 2, out=y)``): the plain
+    ufunc that gives its bits for these operands, or None (compute, then copy)."""
+    if type(a) is _ND and type(b) in (builtins.int, builtins.float) and b == 2:
+        return np.square, (a,)  # (the host's short cut alone, as _pow_float takes it)
+    return None
+
+
+_pow_float.out_form = _pow_float_out
 
 _NEGATIVE_POWER = "pow(): integers to negative integer powers are not allowed; use a floating-point base"
 

@@ -240,6 +240,34 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
                 pass  # shapes that don't broadcast: the general path names them
             else:
                 return Array._new(r, None, 0, r.shape, None, x1._dtype, dev)
+    if out is None and type(condition) is Array and condition._dtype is _dtypes.bool:
+        # Hot path: a floating array and a Python float or int on the CPU (scikit-learn's
+        # ``where(s == 0, s, s / m)``, SciPy's ``where(mask, nan, x)``): the result has
+        # the array's dtype (the scalar is weak), the scalar converted to it as the
+        # general path below converts it (_where_operand).
+        t1, t2 = type(x1), type(x2)
+        if t1 is Array and (t2 is builtins.float or t2 is builtins.int):
+            arr, first = x1, True
+        elif t2 is Array and (t1 is builtins.float or t1 is builtins.int):
+            arr, first = x2, False
+        else:
+            arr = None
+        if arr is not None and arr._dtype.kind == "f" and arr._ext is None and condition._ext is None:
+            dev = arr._device
+            if dev.type == "cpu" and condition._device is dev:
+                a = arr._np
+                if a is None:
+                    a = arr._get_native()
+                c = condition._np
+                if c is None:
+                    c = condition._get_native()
+                try:
+                    v = np.asarray(x2 if first else x1, dtype=arr._dtype._np)
+                    r = np.where(c, a, v) if first else np.where(c, v, a)
+                except (ValueError, OverflowError):
+                    pass  # shapes that don't broadcast, an int too large: the general path
+                else:
+                    return Array._new(r, None, 0, r.shape, None, arr._dtype, dev)
     _check(condition, "where", "condition")
     if condition._dtype is not _dtypes.bool:
         raise TypeError(f"where(): condition must have the bool dtype; got {condition._dtype.name}")

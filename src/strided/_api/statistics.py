@@ -93,8 +93,24 @@ _NP_REDUCE = {"add.reduce": np.add.reduce, "multiply.reduce": np.multiply.reduce
               "max": np.maximum.reduce, "min": np.minimum.reduce}
 
 
+# A transposed matrix (F-contiguous) reduced over one axis is its C-contiguous transpose
+# reduced over the other: the C kernels then take it. NumPy's iterator walks both in
+# memory order, rows of the C-contiguous one accumulated in turn, so the two give the
+# same bits (tests/_api/test_realwork3_ops.py). SciPy's stats move the reduced axis last:
+# skew, zscore and moment reduce such transposes (5000x200 float64 sum: ~1.0 vs NumPy's
+# ~1.4 ms, max ~1.1 vs ~2.3; interleaved minima).
+_C_REDUCE = {"add.reduce": "sum", "max": "max", "min": "min"}
+
+
 def _backend_reduce(kernel: str, xp, a, axes, keepdims, **kw):
     if type(a) is _ND and not a.flags.c_contiguous:
+        if a.ndim == 2 and axes is not None and len(axes) == 1 and a.flags.f_contiguous \
+                and a.size > _SMALL and (kw.get("dtype") is None or kw["dtype"] == a.dtype):
+            op = _C_REDUCE.get(kernel)
+            if op is not None:
+                r = reduce1(op, a.T, 1 - axes[0] % 2, keepdims is True)
+                if r is not None:
+                    return r.T if keepdims else r
         return _NP_REDUCE[kernel](a, axis=axes, keepdims=keepdims, **kw)
     return large_reduce(_kernel(xp, kernel), a, axes, keepdims, **kw)
 

@@ -27,6 +27,10 @@ _RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation o
 _PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides, axes, token)
 _BROADCAST: dict = {}  # (shape, old shape, old strides) -> (shape, strides)
 _UNSQUEEZED: dict = {}  # (axis, shape, strides) -> (shape, strides, native key)
+# (shape with a -1, old shape) -> (that shape tuple, its resolved _SHAPES entry): a hit
+# counts only for the very tuple it was made from (a call site's constant ``(-1, 1)``),
+# as (True, -1) and (2.0, -1) are equal keys that the general path refuses.
+_MINUS_ONE: dict = {}
 
 __all__ = [
     "reshape", "view", "broadcast_to", "broadcast_arrays", "broadcast_shapes", "permute_dims",
@@ -60,7 +64,15 @@ def reshape(x, /, shape, *, copy=None) -> Array:
         if new is None:
             new = _adopt_shape(shape)
             if new is None:
-                new = _resolve_minus_one(shape, x._shape)
+                hit = _MINUS_ONE.get((shape, x._shape))
+                if hit is not None and hit[0] is shape:
+                    new = hit[1]  # (the same tuple object: a call site's constant)
+                else:
+                    new = _resolve_minus_one(shape, x._shape)
+                    if new is not None:
+                        if len(_MINUS_ONE) >= 4096:
+                            _MINUS_ONE.clear()
+                        _MINUS_ONE[(shape, x._shape)] = (shape, new)
         elif new[0] is not shape:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
             # float; (True, 5) equals (1, 5), and a bool is refused (NumPy and PyTorch's
@@ -86,6 +98,19 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                 out._off = x._off
                 out._shape = new[0]
                 out._str = new[2]
+                out._dtype = x._dtype
+                out._device = x._device
+                out._ext = None
+                return out
+            if new[0] == x._shape:
+                # Its own shape (SciPy reshapes a moved-axis view back to the shape it has):
+                # a view with the same strides, whatever they are.
+                out = _object_new(Array)
+                out._np = x._np
+                out._st = st
+                out._off = x._off
+                out._shape = x._shape
+                out._str = x._str
                 out._dtype = x._dtype
                 out._device = x._device
                 out._ext = None
@@ -449,6 +474,45 @@ def squeeze(x, /, axis=None) -> Array:
         axis = (_axis(x, axis),)
     shape, strides = _layout.squeeze(shape, strides, axis)
     return x._view(off, shape, strides)
+
+
+_squeeze = squeeze  # (the hookable definition, with its binding of PyTorch's dim=)
+
+
+def squeeze(x, /, axis=None, *, dim=None) -> Array:
+    """Remove size-1 dimensions (all of them when ``axis`` is None); a view."""
+    if dim is None and type(x) is Array and x._ext is None and type(axis) is builtins.int:
+        # Hot path (as reshape's, no dispatch wrapper: no extension metadata to dispatch
+        # on): one axis of size 1 given as an int (scikit-learn's and SciPy's
+        # ``squeeze(x, axis=1)`` of a keepdims reduction); the child's native view is
+        # NumPy's squeeze of the parent's when that is cached.
+        shape = x._shape
+        nd = len(shape)
+        a = axis + nd if axis < 0 else axis
+        if 0 <= a < nd and shape[a] == 1:
+            st = x._st
+            if st is None:
+                x._materialize()
+                st = x._st
+            p = x._np
+            s = x._str
+            out = _object_new(Array)
+            out._np = None if p is None else p.squeeze(a)
+            out._st = st
+            out._off = x._off
+            out._shape = shape[:a] + shape[a + 1:]
+            out._str = s[:a] + s[a + 1:]
+            out._dtype = x._dtype
+            out._device = x._device
+            out._ext = None
+            return out
+    if dim is None:
+        return _squeeze(x, axis)
+    return _squeeze(x, axis, dim=dim)
+
+
+squeeze._impl = _squeeze._impl
+squeeze._api_name = "squeeze"
 
 
 @api("flip")
