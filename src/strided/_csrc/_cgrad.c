@@ -640,6 +640,388 @@ threshold(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* --- the recorder of an elementwise row (_record.py's ``_record_ew``) --------------------
+ *
+ * record_ew(rule, impl, args) is ``_record._record_ew`` step for step: the same edges,
+ * metadata, plan, saved values, node attributes, in the same order, with the same Python
+ * calls where the Python version calls Python (``edge_of`` for a leaf or a view,
+ * ``SavedVar``, ``Ext``, the kernel ``impl``, ``_ew_plan`` on a plan-cache miss, the
+ * run without recording when no gradient is needed, and the view bookkeeping of a result
+ * that has a Storage). Everything is read through the ordinary attribute and dict API,
+ * so an unexpected value behaves as it does in Python (or raises what Python raises);
+ * nothing is cached across calls but what setup_record was told. */
+
+static PyObject *Array_C, *Ext_C, *ViewInfo_C, *SavedVar_C; /* the classes */
+static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
+static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
+    *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
+    *r_out_metas, *r_vals, *r_result, *s_fc;
+
+/* ``a._dtype.kind in "fc"``: 1, 0, or -1 with an error. */
+static int
+float_kind(PyObject *a)
+{
+    PyObject *dt = PyObject_GetAttr(a, r_dtype);
+    if (dt == NULL)
+        return -1;
+    PyObject *k = PyObject_GetAttr(dt, r_kind);
+    Py_DECREF(dt);
+    if (k == NULL)
+        return -1;
+    int r = PySequence_Contains(s_fc, k);
+    Py_DECREF(k);
+    return r;
+}
+
+/* (a._shape, a._dtype, a._device) */
+static PyObject *
+meta_of(PyObject *a)
+{
+    PyObject *s = PyObject_GetAttr(a, r_shape);
+    PyObject *d = s ? PyObject_GetAttr(a, r_dtype) : NULL;
+    PyObject *v = d ? PyObject_GetAttr(a, r_device) : NULL;
+    PyObject *t = v ? PyTuple_Pack(3, s, d, v) : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(d);
+    Py_XDECREF(v);
+    return t;
+}
+
+/* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
+static PyObject *
+edge_for(PyObject *a)
+{
+    PyObject *e = PyObject_GetAttr(a, r_ext);
+    if (e == NULL)
+        return NULL;
+    if (e == Py_None) {
+        Py_DECREF(e);
+        return Py_NewRef(no_edge);
+    }
+    PyObject *rg = PyObject_GetAttr(e, r_rg);
+    int t = rg ? PyObject_IsTrue(rg) : -1;
+    Py_XDECREF(rg);
+    if (t <= 0) {
+        Py_DECREF(e);
+        return t < 0 ? NULL : Py_NewRef(no_edge);
+    }
+    PyObject *gf = PyObject_GetAttr(e, r_grad_fn);
+    if (gf == NULL) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    if (gf != Py_None) {
+        PyObject *iv = PyObject_GetAttr(e, r_is_view);
+        if (iv == NULL) {
+            Py_DECREF(gf);
+            Py_DECREF(e);
+            return NULL;
+        }
+        int view = (PyObject *)Py_TYPE(iv) == ViewInfo_C;
+        Py_DECREF(iv);
+        if (!view) {
+            PyObject *nr = PyObject_GetAttr(e, r_output_nr);
+            PyObject *edge = nr ? PyTuple_Pack(2, gf, nr) : NULL;
+            Py_XDECREF(nr);
+            Py_DECREF(gf);
+            Py_DECREF(e);
+            return edge;
+        }
+    }
+    Py_DECREF(gf);
+    Py_DECREF(e);
+    return PyObject_CallOneArg(edge_of_fn, a);
+}
+
+static PyObject *
+record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "record_ew(rule, impl, args: tuple)");
+        return NULL;
+    }
+    if (seq_iter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_ew(): setup_record() was not called");
+        return NULL;
+    }
+    PyObject *r = args[0], *impl = args[1], *a = args[2];
+    Py_ssize_t n = PyTuple_GET_SIZE(a) - 1;
+    PyObject *edges = PyList_New(0), *metas = PyList_New(0);
+    PyObject *plan = NULL, *vals = NULL, *result = NULL, *node = NULL, *tmp = NULL;
+    PyObject *ret = NULL;
+    long slot_bits = 0, need_bits = 0;
+    if (edges == NULL || metas == NULL)
+        goto done;
+    if (n > 30) { /* (never: elementwise rows take one or two arrays) */
+        PyErr_SetString(PyExc_TypeError, "record_ew(): too many arguments");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(a, i);
+        if ((PyObject *)Py_TYPE(x) != Array_C)
+            continue;
+        int k = float_kind(x);
+        if (k < 0)
+            goto done;
+        if (!k)
+            continue;
+        PyObject *edge = edge_for(x);
+        if (edge == NULL)
+            goto done;
+        int err = PyList_Append(edges, edge);
+        int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+        if (!PyTuple_Check(edge) || PyTuple_GET_SIZE(edge) < 1) {
+            /* (Python's ``edge[0]`` on something else: let Python say what it says) */
+            PyObject *first = err ? NULL : PySequence_GetItem(edge, 0);
+            if (first == NULL)
+                err = -1;
+            else {
+                need = first != Py_None;
+                Py_DECREF(first);
+            }
+        }
+        Py_DECREF(edge);
+        if (err < 0)
+            goto done;
+        PyObject *m = meta_of(x);
+        if (m == NULL || PyList_Append(metas, m) < 0) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        Py_DECREF(m);
+        slot_bits |= 1L << i;
+        if (need)
+            need_bits |= 1L << i;
+    }
+    if (!need_bits) {
+        PyObject *argv[3] = {r, impl, a};
+        ret = PyObject_Vectorcall(run_off_fn, argv, 3, NULL);
+        goto done;
+    }
+    {
+        PyObject *plans = PyObject_GetAttr(r, r_plans);
+        if (plans == NULL)
+            goto done;
+        tmp = Py_BuildValue("(ll)", slot_bits, need_bits);
+        if (tmp == NULL) {
+            Py_DECREF(plans);
+            goto done;
+        }
+        if (PyDict_CheckExact(plans)) {
+            plan = PyDict_GetItemWithError(plans, tmp);
+            Py_XINCREF(plan);
+            if (plan == NULL && PyErr_Occurred()) {
+                Py_DECREF(plans);
+                goto done;
+            }
+        }
+        else {
+            plan = PyObject_CallMethod(plans, "get", "O", tmp);
+            if (plan == NULL) {
+                Py_DECREF(plans);
+                goto done;
+            }
+            if (plan == Py_None)
+                Py_CLEAR(plan);
+        }
+        Py_DECREF(plans);
+        Py_CLEAR(tmp);
+        if (plan == NULL) {
+            PyObject *sb = PyLong_FromLong(slot_bits), *nb = sb ? PyLong_FromLong(need_bits) : NULL;
+            if (nb != NULL) {
+                PyObject *argv[3] = {r, sb, nb};
+                plan = PyObject_Vectorcall(ew_plan_fn, argv, 3, NULL);
+            }
+            Py_XDECREF(sb);
+            Py_XDECREF(nb);
+            if (plan == NULL)
+                goto done;
+        }
+    }
+    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != 4) {
+        PyErr_SetString(PyExc_TypeError, "record_ew(): a plan is a 4-tuple");
+        goto done;
+    }
+    PyObject *slots = PyTuple_GET_ITEM(plan, 0), *needs = PyTuple_GET_ITEM(plan, 1);
+    PyObject *saved = PyTuple_GET_ITEM(plan, 2), *keep = PyTuple_GET_ITEM(plan, 3);
+    vals = PyDict_New();
+    if (vals == NULL)
+        goto done;
+    {
+        PyObject *it = PyObject_GetIter(saved), *item;
+        if (it == NULL)
+            goto done;
+        while ((item = PyIter_Next(it)) != NULL) {
+            PyObject *nm = NULL, *io = NULL, *v = NULL, *sv = NULL;
+            int bad = !PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2;
+            if (bad)
+                PyErr_SetString(PyExc_TypeError, "record_ew(): a saved entry is a (name, index) pair");
+            else {
+                nm = PyTuple_GET_ITEM(item, 0);
+                io = PyTuple_GET_ITEM(item, 1);
+                v = PyObject_GetItem(a, io);
+                if (v != NULL)
+                    sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
+            }
+            int err = sv == NULL ? -1 : PyDict_SetItem(vals, nm, sv);
+            Py_XDECREF(sv);
+            Py_XDECREF(v);
+            Py_DECREF(item);
+            if (err < 0) {
+                Py_DECREF(it);
+                goto done;
+            }
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            goto done;
+    }
+    /* The kernel path calls no namespace function and checks no grad mode (no out=). */
+    result = PyObject_Call(impl, a, NULL);
+    if (result == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
+        if (result == PyTuple_GET_ITEM(a, i)) {
+            ret = Py_NewRef(result); /* the function returned its input: the history is there */
+            goto done;
+        }
+    {
+        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        if (cls == NULL)
+            goto done;
+        if (!PyType_Check(cls)) {
+            PyErr_SetString(PyExc_TypeError, "record_ew(): rule.cls is not a class");
+            Py_DECREF(cls);
+            goto done;
+        }
+        PyObject *empty = PyTuple_New(0);
+        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+        Py_XDECREF(empty);
+        Py_DECREF(cls);
+        if (node == NULL)
+            goto done;
+    }
+    tmp = PyIter_Next(seq_iter);
+    if (tmp == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "record_ew(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    tmp = PyList_AsTuple(edges);
+    if (tmp == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
+        || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
+        || PyObject_SetAttr(node, r_next, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    int fl = (PyObject *)Py_TYPE(result) == Array_C ? float_kind(result) : 0;
+    if (fl < 0)
+        goto done;
+    if (fl) {
+        PyObject *m = meta_of(result);
+        tmp = m ? PyList_New(1) : NULL;
+        if (tmp == NULL) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        PyList_SET_ITEM(tmp, 0, m);
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+        PyObject *e = PyObject_GetAttr(result, r_ext);
+        if (e == NULL)
+            goto done;
+        if (e == Py_None) {
+            Py_DECREF(e);
+            e = PyObject_CallNoArgs(Ext_C);
+            if (e == NULL || PyObject_SetAttr(result, r_ext, e) < 0) {
+                Py_XDECREF(e);
+                goto done;
+            }
+        }
+        PyObject *zero = PyLong_FromLong(0);
+        int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
+                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+        Py_XDECREF(zero);
+        if (!err) {
+            PyObject *st = PyObject_GetAttr(result, r_st);
+            if (st == NULL)
+                err = 1;
+            else {
+                if (st != Py_None) { /* a result that views an input's memory: Python's loop */
+                    PyObject *argv[3] = {result, e, a};
+                    PyObject *v = PyObject_Vectorcall(view_fix_fn, argv, 3, NULL);
+                    err = v == NULL;
+                    Py_XDECREF(v);
+                }
+                Py_DECREF(st);
+            }
+        }
+        Py_DECREF(e);
+        if (err)
+            goto done;
+    }
+    else {
+        tmp = PyList_New(1);
+        if (tmp == NULL)
+            goto done;
+        PyList_SET_ITEM(tmp, 0, Py_NewRef(Py_None));
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+    }
+    {
+        int k = PyObject_IsTrue(keep);
+        if (k < 0)
+            goto done;
+        if (k) {
+            PyObject *zero = PyLong_FromLong(0);
+            PyObject *sv = zero ? PyObject_CallFunctionObjArgs(SavedVar_C, result, zero, NULL) : NULL;
+            Py_XDECREF(zero);
+            if (sv == NULL || PyDict_SetItem(vals, r_result, sv) < 0) {
+                Py_XDECREF(sv);
+                goto done;
+            }
+            Py_DECREF(sv);
+        }
+    }
+    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+        goto done;
+    ret = Py_NewRef(result);
+done:
+    Py_XDECREF(edges);
+    Py_XDECREF(metas);
+    Py_XDECREF(plan);
+    Py_XDECREF(vals);
+    Py_XDECREF(result);
+    Py_XDECREF(node);
+    Py_XDECREF(tmp);
+    return ret;
+}
+
+static PyObject *
+setup_record(PyObject *mod, PyObject *args)
+{
+    PyObject *o[10];
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOO!:setup_record", &PyType_Type, &o[0], &PyType_Type, &o[1],
+                          &PyType_Type, &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &PyTuple_Type, &o[9]))
+        return NULL;
+    Py_XSETREF(Array_C, Py_NewRef(o[0]));
+    Py_XSETREF(Ext_C, Py_NewRef(o[1]));
+    Py_XSETREF(ViewInfo_C, Py_NewRef(o[2]));
+    Py_XSETREF(SavedVar_C, Py_NewRef(o[3]));
+    Py_XSETREF(edge_of_fn, Py_NewRef(o[4]));
+    Py_XSETREF(run_off_fn, Py_NewRef(o[5]));
+    Py_XSETREF(ew_plan_fn, Py_NewRef(o[6]));
+    Py_XSETREF(view_fix_fn, Py_NewRef(o[7]));
+    Py_XSETREF(no_edge, Py_NewRef(o[9]));
+    Py_XSETREF(seq_iter, Py_NewRef(o[8])); /* last: it turns record_ew on */
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 setup(PyObject *mod, PyObject *args)
 {
@@ -683,6 +1065,12 @@ static PyMethodDef methods[] = {
     {"threshold", (PyCFunction)(void (*)(void))threshold, METH_FASTCALL,
      "threshold(g, result, out): relu's gradient (PyTorch's threshold_backward at 0), "
      "where(result <= 0, +0.0, g), into out; False (nothing written) under pick's conditions."},
+    {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
+     "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
+     "with an input that requires grad), compiled."},
+    {"setup_record", setup_record, METH_VARARGS,
+     "setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, run_off, ew_plan, view_fix, seq, "
+     "no_edge): what record_ew calls and compares with, once."},
     {"discover", discover, METH_O,
      "discover(roots): {node: number of edges feeding it} for a plain backward, or None."},
     {NULL, NULL, 0, NULL},
@@ -704,5 +1092,14 @@ PyInit__cgrad(void)
     if ((s_apply = PyUnicode_InternFromString("apply")) == NULL
         || (s_release = PyUnicode_InternFromString("release")) == NULL)
         return NULL;
+#define INTERN(v, s) if ((v = PyUnicode_InternFromString(s)) == NULL) return NULL;
+    INTERN(r_dtype, "_dtype") INTERN(r_kind, "kind") INTERN(r_ext, "_ext")
+    INTERN(r_rg, "requires_grad") INTERN(r_grad_fn, "grad_fn") INTERN(r_is_view, "is_view")
+    INTERN(r_output_nr, "output_nr") INTERN(r_shape, "_shape") INTERN(r_device, "_device")
+    INTERN(r_st, "_st") INTERN(r_plans, "plans") INTERN(r_cls, "cls") INTERN(r_seq, "_seq")
+    INTERN(r_rule, "_rule") INTERN(r_slots, "_slots") INTERN(r_metas, "_metas")
+    INTERN(r_needs, "_needs") INTERN(r_next, "next_functions") INTERN(r_out_metas, "_out_metas")
+    INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc")
+#undef INTERN
     return PyModule_Create(&moddef);
 }

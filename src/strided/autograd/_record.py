@@ -20,7 +20,7 @@ from .._core.array import Array, Ext
 from .._core.dispatch import _run_impl
 from .._api.views import clone
 from ._function import fit_grad, strided
-from ._graph import _SEQ, FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
+from ._graph import _SEQ, FREED, _cgrad, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
 
 __all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
@@ -659,6 +659,35 @@ def _record_ew(r, impl, args):
 _NO_EDGE = (None, 0)
 _object_new = object.__new__
 _next_seq = _SEQ.__next__
+
+
+def _ew_off(r, impl, args):
+    """``_record_ew`` when no gradient is needed: the call without recording."""
+    return _run_off(r.name, impl, args, {}, _run_impl)
+
+
+def _ew_view(result, e, args):
+    """``_record_ew``'s last step for a result that has a Storage: a result that views an
+    input's memory is a view of that input's root."""
+    st = result._st
+    for a in args:
+        if type(a) is Array and (a._st is st or (st._family is not None and a._st is not None
+                                                 and a._st._family is st._family)):
+            ae = a._ext
+            root = ae.is_view.base if ae is not None and type(ae.is_view) is ViewInfo else a
+            e.is_view = ViewInfo(root, st.version())
+            break
+
+
+# The Python definition stays reachable (the differential tests compare the two).
+_record_ew_py = _record_ew
+if _cgrad is not None and hasattr(_cgrad, "record_ew"):
+    # Note: the compiled recorder (_csrc/_cgrad.c, record_ew) is this module's _record_ew
+    # step for step (the same Python calls where it calls Python); STRIDED_NO_CEXT=1 runs
+    # the definition above.
+    _cgrad.setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, _ew_off, _ew_plan, _ew_view, _SEQ,
+                        _NO_EDGE)
+    _record_ew = _cgrad.record_ew
 
 
 def _rebase(target, node, slot_arrays):
