@@ -195,7 +195,26 @@ class RuleNode(Node):
             for k, v in vals.items():
                 t = type(v)
                 if t is SavedVar:
-                    env[k] = v.unpack(self, cg)
+                    st = v._st
+                    if cg or st is None or st._family is not None or st._version != v._ver:
+                        env[k] = v.unpack(self, cg)  # (lazy, reinterpreted, stale or recording)
+                        continue
+                    # SavedVar.unpack's common case, inlined: an unchanged value on a plain
+                    # backward is the saved array itself (a saved output: a bare alias
+                    # already) or, for an input with metadata, a bare alias of it
+                    x = v._x
+                    if v._nr is None and x._ext is not None:
+                        a = _object_new(Array)  # alias(x), x having its Storage
+                        a._np = x._np
+                        a._st = st
+                        a._off = x._off
+                        a._shape = x._shape
+                        a._str = x._str
+                        a._dtype = x._dtype
+                        a._device = x._device
+                        a._ext = None
+                        x = a
+                    env[k] = x
                 elif t is list or t is tuple:
                     env[k] = unpack(v, self, cg)
                 else:
