@@ -220,3 +220,77 @@ def test_wrong_arguments_are_refused():
         C(_record.RULES["exp"], xp.exp, [xp.asarray([1.0]), None])
     with pytest.raises(TypeError, match="record_ew"):
         C(_record.RULES["exp"], xp.exp)
+
+
+# --- the fused operations' recorder (_fused._record: nn.functional.linear, cross_entropy) ---
+
+from strided.autograd import _fused  # noqa: E402
+
+FC, FPY = _fused._record, _fused._record_py
+
+
+def _fused_run(recorder, seed, dtype, bias, x_rg, modify, monkeypatch):
+    import strided.torch as storch
+    F = storch.nn.functional
+    monkeypatch.setattr(_fused, "_record", recorder)
+    rng = np.random.default_rng(seed)
+    x = xp.asarray(rng.standard_normal((5, 4)).astype(dtype))
+    if x_rg:
+        x.requires_grad_()
+    W = xp.asarray(rng.standard_normal((3, 4)).astype(dtype)).requires_grad_()
+    b = xp.asarray(rng.standard_normal(3).astype(dtype)).requires_grad_() if bias else None
+    y = xp.asarray(rng.integers(0, 3, 5))
+    seq0 = next(_graph._SEQ) + 1
+    h = F.linear(x, W, b)
+    loss = F.cross_entropy(h, y)
+    log = [_record_of(h, (x, W, b), seq0), _record_of(loss, (h,), seq0)]
+    if modify:
+        with xp.no_grad():
+            x += 1.0  # x is saved by the linear node
+    try:
+        loss.backward()
+    except RuntimeError as e:
+        return log + [("error", str(e))]
+    return log + [[None if a is None or a.grad is None else np.asarray(a.grad).tobytes() for a in (x, W, b)]]
+
+
+@pytest.mark.skipif(FC is FPY, reason="the compiled recorder is not built")
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 20), dtype=st.sampled_from(("float32", "float64")), bias=st.booleans(),
+       x_rg=st.booleans(), modify=st.booleans())
+def test_compiled_fused_recorder_leaves_what_the_python_one_leaves(seed, dtype, bias, x_rg, modify,
+                                                                    monkeypatch):
+    ref = _fused_run(FPY, seed, dtype, bias, x_rg, modify, monkeypatch)
+    fast = _fused_run(FC, seed, dtype, bias, x_rg, modify, monkeypatch)
+    assert fast == ref
+    assert ref[0][0] == ("AddmmBackward0" if bias else "MmBackward0")
+    if modify and x_rg:
+        assert ref[-1][0] == "error" and "modified by an inplace operation" in ref[-1][1]
+
+
+@pytest.mark.skipif(FC is FPY, reason="the compiled recorder is not built")
+def test_compiled_fused_recorder_gradients_match_torch():
+    import torch
+
+    import strided.torch as storch
+    rng = np.random.default_rng(5)
+    xn, Wn, bn = (rng.standard_normal(s) for s in ((6, 4), (3, 4), (3,)))
+    yn = rng.integers(0, 3, 6)
+    x, W, b = (xp.asarray(v).requires_grad_() for v in (xn, Wn, bn))
+    loss = storch.nn.functional.cross_entropy(storch.nn.functional.linear(x, W, b), xp.asarray(yn))
+    loss.backward()
+    tx, tW, tb = (torch.tensor(v, requires_grad=True) for v in (xn, Wn, bn))
+    torch.nn.functional.cross_entropy(torch.nn.functional.linear(tx, tW, tb), torch.tensor(yn)).backward()
+    for a, t in ((x, tx), (W, tW), (b, tb)):
+        np.testing.assert_allclose(np.asarray(a.grad), t.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_record_node_refuses_wrong_arguments():
+    if FC is FPY:
+        pytest.skip("the compiled recorder is not built")
+    r = _fused._NLL
+    with pytest.raises(TypeError, match="record_node"):
+        FC(r, r.cls, (("x",),), (), xp.asarray([1.0]))
+    with pytest.raises(TypeError, match="record_node"):
+        FC(r, "not a class", (), (), xp.asarray([1.0]))

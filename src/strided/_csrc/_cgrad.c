@@ -655,7 +655,7 @@ static PyObject *Array_C, *Ext_C, *ViewInfo_C, *SavedVar_C; /* the classes */
 static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
 static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
     *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
-    *r_out_metas, *r_vals, *r_result, *s_fc;
+    *r_out_metas, *r_vals, *r_result, *s_fc, *r_nout;
 
 /* ``a._dtype.kind in "fc"``: 1, 0, or -1 with an error. */
 static int
@@ -1001,6 +1001,154 @@ done:
     return ret;
 }
 
+/* record_node(rule, cls, inputs, saved, result): _fused._record step for step (the node of
+ * a fused operation: inputs as (parameter, array or None) pairs, saved values as
+ * (parameter, value) pairs, one output). */
+static PyObject *
+record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "record_node(rule, cls, inputs, saved, result)");
+        return NULL;
+    }
+    if (seq_iter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_node(): setup_record() was not called");
+        return NULL;
+    }
+    PyObject *r = args[0], *cls = args[1], *result = args[4];
+    PyObject *slots = PyList_New(0), *edges = PyList_New(0), *metas = PyList_New(0);
+    PyObject *needs = PySet_New(NULL), *vals = PyDict_New();
+    PyObject *node = NULL, *tmp = NULL, *ret = NULL, *it = NULL, *item = NULL;
+    if (slots == NULL || edges == NULL || metas == NULL || needs == NULL || vals == NULL)
+        goto done;
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "record_node(): cls is not a class");
+        goto done;
+    }
+    if ((it = PyObject_GetIter(args[2])) == NULL)
+        goto done;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "record_node(): an input is a (parameter, array) pair");
+            goto done;
+        }
+        PyObject *p = PyTuple_GET_ITEM(item, 0), *a = PyTuple_GET_ITEM(item, 1);
+        if (a != Py_None) {
+            PyObject *edge = edge_for(a);
+            if (edge == NULL)
+                goto done;
+            int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+            tmp = PyTuple_Pack(2, p, Py_None);
+            int err = tmp == NULL || PyList_Append(slots, tmp) < 0 || PyList_Append(edges, edge) < 0;
+            Py_CLEAR(tmp);
+            if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
+                PyObject *first = PySequence_GetItem(edge, 0);
+                err = first == NULL;
+                need = first != NULL && first != Py_None;
+                Py_XDECREF(first);
+            }
+            Py_DECREF(edge);
+            if (err)
+                goto done;
+            PyObject *m = meta_of(a);
+            if (m == NULL || PyList_Append(metas, m) < 0) {
+                Py_XDECREF(m);
+                goto done;
+            }
+            Py_DECREF(m);
+            if (need && PySet_Add(needs, p) < 0)
+                goto done;
+        }
+        Py_CLEAR(item);
+    }
+    Py_CLEAR(it);
+    if (PyErr_Occurred())
+        goto done;
+    if ((it = PyObject_GetIter(args[3])) == NULL)
+        goto done;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "record_node(): a saved value is a (parameter, value) pair");
+            goto done;
+        }
+        PyObject *p = PyTuple_GET_ITEM(item, 0), *v = PyTuple_GET_ITEM(item, 1);
+        PyObject *sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
+        int err = sv == NULL || PyDict_SetItem(vals, p, sv) < 0;
+        Py_XDECREF(sv);
+        if (err)
+            goto done;
+        Py_CLEAR(item);
+    }
+    Py_CLEAR(it);
+    if (PyErr_Occurred())
+        goto done;
+    {
+        PyObject *empty = PyTuple_New(0);
+        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+        Py_XDECREF(empty);
+        if (node == NULL)
+            goto done;
+    }
+    tmp = PyIter_Next(seq_iter);
+    if (tmp == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "record_node(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        PyObject *one = PyLong_FromLong(1);
+        int err = one == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
+                  || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
+                  || PyObject_SetAttr(node, r_nout, one) < 0;
+        Py_XDECREF(one);
+        if (err)
+            goto done;
+    }
+    tmp = PyList_AsTuple(edges);
+    if (tmp == NULL || PyObject_SetAttr(node, r_next, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        PyObject *m = meta_of(result);
+        tmp = m ? PyList_New(1) : NULL;
+        if (tmp == NULL) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        PyList_SET_ITEM(tmp, 0, m);
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+    }
+    {
+        PyObject *e = PyObject_CallNoArgs(Ext_C);
+        PyObject *zero = e ? PyLong_FromLong(0) : NULL;
+        int err = zero == NULL || PyObject_SetAttr(result, r_ext, e) < 0 || PyObject_SetAttr(e, r_rg, Py_True) < 0
+                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+        Py_XDECREF(zero);
+        Py_XDECREF(e);
+        if (err)
+            goto done;
+    }
+    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+        goto done;
+    ret = Py_NewRef(result);
+done:
+    Py_XDECREF(slots);
+    Py_XDECREF(edges);
+    Py_XDECREF(metas);
+    Py_XDECREF(needs);
+    Py_XDECREF(vals);
+    Py_XDECREF(node);
+    Py_XDECREF(tmp);
+    Py_XDECREF(it);
+    Py_XDECREF(item);
+    return ret;
+}
+
 static PyObject *
 setup_record(PyObject *mod, PyObject *args)
 {
@@ -1068,6 +1216,9 @@ static PyMethodDef methods[] = {
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},
+    {"record_node", (PyCFunction)(void (*)(void))record_node, METH_FASTCALL,
+     "record_node(rule, cls, inputs, saved, result): _fused._record (the node of a fused "
+     "operation), compiled."},
     {"setup_record", setup_record, METH_VARARGS,
      "setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, run_off, ew_plan, view_fix, seq, "
      "no_edge): what record_ew calls and compares with, once."},
@@ -1099,7 +1250,7 @@ PyInit__cgrad(void)
     INTERN(r_st, "_st") INTERN(r_plans, "plans") INTERN(r_cls, "cls") INTERN(r_seq, "_seq")
     INTERN(r_rule, "_rule") INTERN(r_slots, "_slots") INTERN(r_metas, "_metas")
     INTERN(r_needs, "_needs") INTERN(r_next, "next_functions") INTERN(r_out_metas, "_out_metas")
-    INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc")
+    INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc") INTERN(r_nout, "_nout")
 #undef INTERN
     return PyModule_Create(&moddef);
 }
