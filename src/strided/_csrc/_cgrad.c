@@ -1149,6 +1149,300 @@ done:
     return ret;
 }
 
+/* record_call(name, rule, impl, args, kwargs, call_next): _record._record for the calls the
+ * autograd link hands it (no in-place target, no out=, one output, not an elementwise row),
+ * step for step; a differentiable parameter bound to a
+ * list or tuple of arrays, or arguments the rule's signature refuses, go to the Python
+ * _record (before anything is recorded), which handles and reports them. */
+static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
+static PyObject *r_bind, *r_diff;
+
+static PyObject *
+record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyTuple_CheckExact(args[3]) || !PyDict_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "record_call(name, rule, impl, args: tuple, kwargs: dict, call_next)");
+        return NULL;
+    }
+    if (seq_iter == NULL || record_py_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_call(): setup_record() was not called");
+        return NULL;
+    }
+    PyObject *name = args[0], *r = args[1], *impl = args[2], *a = args[3], *kw = args[4], *next = args[5];
+    PyObject *params = NULL, *diff = NULL, *arrays = NULL, *slots = NULL, *edges = NULL, *metas = NULL;
+    PyObject *needs = NULL, *sv = NULL, *vals = NULL, *result = NULL, *node = NULL, *tmp = NULL, *ret = NULL;
+    int fallback = 0;
+    {
+        PyObject *bind = PyObject_GetAttr(r, r_bind);
+        if (bind == NULL)
+            goto done;
+        PyObject *argv[2] = {a, kw};
+        params = PyObject_Vectorcall(bind, argv, 2, NULL);
+        Py_DECREF(bind);
+        if (params == NULL) {
+            if (!contract_clear(PyExc_Exception))
+                goto done; /* (not an ordinary error: it propagates) */
+            fallback = 1;
+            goto done;
+        }
+    }
+    if (!PyDict_CheckExact(params)) {
+        fallback = 1;
+        goto done;
+    }
+    diff = PyObject_GetAttr(r, r_diff);
+    if (diff == NULL)
+        goto done;
+    if (!PyTuple_CheckExact(diff)) {
+        fallback = 1;
+        goto done;
+    }
+    Py_ssize_t nd = PyTuple_GET_SIZE(diff);
+    for (Py_ssize_t i = 0; i < nd; i++) { /* lists of arrays: the Python recorder */
+        PyObject *v = PyDict_GetItemWithError(params, PyTuple_GET_ITEM(diff, i));
+        if (v == NULL && PyErr_Occurred())
+            goto done;
+        if (v != NULL && (PyList_CheckExact(v) || PyTuple_CheckExact(v)) && Py_SIZE(v) > 0) {
+            fallback = 1;
+            goto done;
+        }
+    }
+    arrays = PyList_New(0);
+    slots = PyList_New(0);
+    edges = PyList_New(0);
+    metas = PyList_New(0);
+    needs = PySet_New(NULL);
+    if (arrays == NULL || slots == NULL || edges == NULL || metas == NULL || needs == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyObject *p = PyTuple_GET_ITEM(diff, i);
+        PyObject *v = PyDict_GetItemWithError(params, p); /* borrowed; params is ours */
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                goto done;
+            continue;
+        }
+        if ((PyObject *)Py_TYPE(v) != Array_C)
+            continue;
+        if (PyList_Append(arrays, v) < 0)
+            goto done;
+        int k = float_kind(v);
+        if (k < 0)
+            goto done;
+        if (!k)
+            continue;
+        PyObject *edge = edge_for(v);
+        if (edge == NULL)
+            goto done;
+        int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+        tmp = PyTuple_Pack(2, p, Py_None);
+        int err = tmp == NULL || PyList_Append(slots, tmp) < 0 || PyList_Append(edges, edge) < 0;
+        Py_CLEAR(tmp);
+        if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
+            PyObject *first = PySequence_GetItem(edge, 0);
+            err = first == NULL;
+            need = first != NULL && first != Py_None;
+            Py_XDECREF(first);
+        }
+        Py_DECREF(edge);
+        if (err)
+            goto done;
+        PyObject *m = meta_of(v);
+        if (m == NULL || PyList_Append(metas, m) < 0) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        Py_DECREF(m);
+        if (need && PySet_Add(needs, p) < 0)
+            goto done;
+    }
+    if (PySet_GET_SIZE(needs) == 0) {
+        PyObject *argv[5] = {name, impl, a, kw, next};
+        ret = PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+        goto done;
+    }
+    {
+        PyObject *argv[2] = {r, needs};
+        sv = PyObject_Vectorcall(saves_fn, argv, 2, NULL);
+        if (sv == NULL)
+            goto done;
+        if (!PyTuple_CheckExact(sv) || PyTuple_GET_SIZE(sv) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(sv, 0))) {
+            PyErr_SetString(PyExc_TypeError, "record_call(): _saves returns (names, keep_result)");
+            goto done;
+        }
+    }
+    vals = PyDict_New();
+    if (vals == NULL)
+        goto done;
+    {
+        PyObject *names = PyTuple_GET_ITEM(sv, 0);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+            PyObject *n = PyTuple_GET_ITEM(names, i);
+            PyObject *v = PyObject_GetItem(params, n);
+            if (v == NULL)
+                goto done;
+            PyObject *s = PyObject_CallOneArg((PyObject *)Py_TYPE(v) == Array_C ? SavedVar_C : save_fn, v);
+            Py_DECREF(v);
+            int err = s == NULL || PyDict_SetItem(vals, n, s) < 0;
+            Py_XDECREF(s);
+            if (err)
+                goto done;
+        }
+    }
+    {
+        PyObject *argv[5] = {name, impl, a, kw, next};
+        result = PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+        if (result == NULL)
+            goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(arrays); i++)
+        if (result == PyList_GET_ITEM(arrays, i)) {
+            ret = Py_NewRef(result); /* the function returned its input: the history is there */
+            goto done;
+        }
+    {
+        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        if (cls == Py_None) { /* (a node name that depends on the arguments) */
+            PyObject *argv[2] = {r, params};
+            Py_SETREF(cls, PyObject_Vectorcall(node_cls_fn, argv, 2, NULL));
+        }
+        if (cls == NULL)
+            goto done;
+        if (!PyType_Check(cls)) {
+            PyErr_SetString(PyExc_TypeError, "record_call(): rule.cls is not a class");
+            Py_DECREF(cls);
+            goto done;
+        }
+        PyObject *empty = PyTuple_New(0);
+        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+        Py_XDECREF(empty);
+        Py_DECREF(cls);
+        if (node == NULL)
+            goto done;
+    }
+    tmp = PyIter_Next(seq_iter);
+    if (tmp == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "record_call(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        PyObject *one = PyLong_FromLong(1);
+        int err = one == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
+                  || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
+                  || PyObject_SetAttr(node, r_nout, one) < 0;
+        Py_XDECREF(one);
+        if (err)
+            goto done;
+    }
+    tmp = PyList_AsTuple(edges);
+    if (tmp == NULL || PyObject_SetAttr(node, r_next, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        int fl = (PyObject *)Py_TYPE(result) == Array_C ? float_kind(result) : 0;
+        if (fl < 0)
+            goto done;
+        PyObject *m = fl ? meta_of(result) : Py_NewRef(Py_None);
+        tmp = m ? PyList_New(1) : NULL;
+        if (tmp == NULL) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        PyList_SET_ITEM(tmp, 0, m);
+        if (fl) {
+            PyObject *e = PyObject_GetAttr(result, r_ext);
+            if (e == NULL)
+                goto done;
+            if (e == Py_None) {
+                Py_DECREF(e);
+                e = PyObject_CallNoArgs(Ext_C);
+                if (e == NULL || PyObject_SetAttr(result, r_ext, e) < 0) {
+                    Py_XDECREF(e);
+                    goto done;
+                }
+            }
+            PyObject *zero = PyLong_FromLong(0);
+            int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
+                      || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+            Py_XDECREF(zero);
+            if (!err) {
+                PyObject *st = PyObject_GetAttr(result, r_st);
+                if (st == NULL)
+                    err = 1;
+                else {
+                    if (st != Py_None) { /* a view of an input's memory: Python's loop */
+                        PyObject *argv[3] = {result, e, arrays};
+                        PyObject *v = PyObject_Vectorcall(view_fix_fn, argv, 3, NULL);
+                        err = v == NULL;
+                        Py_XDECREF(v);
+                    }
+                    Py_DECREF(st);
+                }
+            }
+            Py_DECREF(e);
+            if (err)
+                goto done;
+        }
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+    }
+    {
+        int k = PyObject_IsTrue(PyTuple_GET_ITEM(sv, 1));
+        if (k < 0)
+            goto done;
+        if (k) {
+            PyObject *zero = PyLong_FromLong(0);
+            PyObject *s = zero ? PyObject_CallFunctionObjArgs(SavedVar_C, result, zero, NULL) : NULL;
+            Py_XDECREF(zero);
+            if (s == NULL || PyDict_SetItem(vals, r_result, s) < 0) {
+                Py_XDECREF(s);
+                goto done;
+            }
+            Py_DECREF(s);
+        }
+    }
+    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+        goto done;
+    ret = Py_NewRef(result);
+done:
+    if (fallback && ret == NULL && !PyErr_Occurred()) {
+        PyObject *argv[7] = {name, r, impl, a, kw, next, Py_None};
+        ret = PyObject_Vectorcall(record_py_fn, argv, 7, NULL);
+    }
+    Py_XDECREF(params);
+    Py_XDECREF(diff);
+    Py_XDECREF(arrays);
+    Py_XDECREF(slots);
+    Py_XDECREF(edges);
+    Py_XDECREF(metas);
+    Py_XDECREF(needs);
+    Py_XDECREF(sv);
+    Py_XDECREF(vals);
+    Py_XDECREF(result);
+    Py_XDECREF(node);
+    Py_XDECREF(tmp);
+    return ret;
+}
+
+static PyObject *
+setup_call(PyObject *mod, PyObject *args)
+{
+    PyObject *rec, *saves, *save, *off, *ncls;
+    if (!PyArg_ParseTuple(args, "OOOOO:setup_call", &rec, &saves, &save, &off, &ncls))
+        return NULL;
+    Py_XSETREF(node_cls_fn, Py_NewRef(ncls));
+    Py_XSETREF(saves_fn, Py_NewRef(saves));
+    Py_XSETREF(save_fn, Py_NewRef(save));
+    Py_XSETREF(run_off2_fn, Py_NewRef(off));
+    Py_XSETREF(record_py_fn, Py_NewRef(rec)); /* last: it turns record_call on */
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 setup_record(PyObject *mod, PyObject *args)
 {
@@ -1219,6 +1513,12 @@ static PyMethodDef methods[] = {
     {"record_node", (PyCFunction)(void (*)(void))record_node, METH_FASTCALL,
      "record_node(rule, cls, inputs, saved, result): _fused._record (the node of a fused "
      "operation), compiled."},
+    {"record_call", (PyCFunction)(void (*)(void))record_call, METH_FASTCALL,
+     "record_call(name, rule, impl, args, kwargs, call_next): _record._record for a call with "
+     "no in-place target and one output, compiled."},
+    {"setup_call", setup_call, METH_VARARGS,
+     "setup_call(record, saves, save, run_off, node_cls): the Python recorder and helpers record_call "
+     "calls, once."},
     {"setup_record", setup_record, METH_VARARGS,
      "setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, run_off, ew_plan, view_fix, seq, "
      "no_edge): what record_ew calls and compares with, once."},
@@ -1250,7 +1550,7 @@ PyInit__cgrad(void)
     INTERN(r_st, "_st") INTERN(r_plans, "plans") INTERN(r_cls, "cls") INTERN(r_seq, "_seq")
     INTERN(r_rule, "_rule") INTERN(r_slots, "_slots") INTERN(r_metas, "_metas")
     INTERN(r_needs, "_needs") INTERN(r_next, "next_functions") INTERN(r_out_metas, "_out_metas")
-    INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc") INTERN(r_nout, "_nout")
+    INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc") INTERN(r_nout, "_nout") INTERN(r_bind, "bind") INTERN(r_diff, "diff")
 #undef INTERN
     return PyModule_Create(&moddef);
 }

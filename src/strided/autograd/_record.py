@@ -400,6 +400,9 @@ def _make_link(call_next):
         r = lookup(name)
         if r is None:
             return _no_rule(name, impl, args, kwargs, call_next)
+        if target is None and _record_call is not None and not r.multi and name not in _EW \
+                and "out" not in kwargs:
+            return _record_call(name, r, impl, args, kwargs, call_next)  # (_record, compiled)
         return _record(name, r, impl, args, kwargs, call_next, target)
 
     return link
@@ -707,6 +710,14 @@ if _cgrad is not None and hasattr(_cgrad, "record_ew"):
     _cgrad.setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, _ew_off, _ew_plan, _ew_view, _SEQ,
                         _NO_EDGE)
     _record_ew = _cgrad.record_ew
+_record_call = None
+if _cgrad is not None and hasattr(_cgrad, "record_call"):
+    # Note: _record for a call with no in-place target, no out= and one output (matmul,
+    # the reductions, the views, ...), compiled step for step; a
+    # differentiable list of arrays or arguments the rule refuses go to _record.
+    _cgrad.setup_call(_record, _saves, save, _run_off,
+                      lambda r, params: r.cls or node_class(r.node_name(params)))
+    _record_call = _cgrad.record_call
 
 
 def _rebase(target, node, slot_arrays):
