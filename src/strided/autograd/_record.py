@@ -374,8 +374,14 @@ def _make_link(call_next):
                     target = out
                 elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
                     raise _out_error(name)
-            if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
-                return call_next(name, impl, args, kwargs)
+            # (_rg(args[0]) or (len(args) == 3 and _rg(args[1])), inlined: once per call)
+            a = args[0]
+            e = a._ext if type(a) is Array else None
+            if e is None or not e.requires_grad:
+                a = args[1] if len(args) == 3 else None
+                e = a._ext if type(a) is Array else None
+                if e is None or not e.requires_grad:
+                    return call_next(name, impl, args, kwargs)
             if out is None and call_next is _run_impl:
                 r = RULES.get(name)
                 if r is not None and r.cls is not None:
