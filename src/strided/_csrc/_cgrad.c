@@ -1,4 +1,4 @@
-/* strided._csrc._cgrad: the backward engine's loop, compiled.
+/* strided._csrc._cgrad: the backward engine's loop and the recorders, compiled.
  *
  * It stands in front of strided/autograd/_graph.py's ``run_backward``, which stays the
  * definition and the fallback (STRIDED_NO_CEXT=1, or this module not built). Two steps
@@ -25,6 +25,24 @@
  * (not a 2-tuple, an index that is not a plain int in range) hands that edge and the
  * ones after it to the Python ``_distribute``. Errors raised by Python code it calls
  * propagate unchanged, as they would from the Python loop.
+ *
+ * Recording (the forward pass) has three compiled entry points, each the Python function it
+ * stands for step for step, with the same Python calls where that function calls Python
+ * (``edge_of`` for a leaf or a view, ``SavedVar``, ``Ext``, the kernel, the plan and save
+ * helpers) and the same attributes set in the same order; STRIDED_NO_CEXT=1 runs the
+ * Python definitions, and tests/autograd/test_record_c.py compares the two:
+ *
+ *   record_ew(rule, impl, args)        _record._record_ew (an elementwise row, out of place);
+ *   record_call(name, rule, impl, args, kwargs, call_next)
+ *                                      _record._record without an in-place target or out=
+ *                                      (matmul, reductions, views); a list of arrays or
+ *                                      arguments the rule refuses go to the Python _record;
+ *   record_node(rule, cls, inputs, saved, result)
+ *                                      _fused._record (nn.functional's fused linear and
+ *                                      cross entropy).
+ *
+ * They read everything through the ordinary attribute and dict API (no slot offsets), so
+ * an unexpected value behaves as in Python or raises what Python raises.
  *
  * Gradients it holds: none across a call into Python. The hand-off list it passes to
  * ``apply`` is the only thing referring to its gradients (``_stealable`` counts on it),

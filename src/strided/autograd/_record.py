@@ -7,6 +7,11 @@ name), runs the operation with recording off, and attaches a ``RuleNode`` to
 the outputs. In-place operations (``out=`` is an input, ``__setitem__``)
 rebase the history of the array they modify; on a view they also rebase the
 view's base through a ``CopySlices`` node, as PyTorch does.
+
+``_record_ew`` and ``_record`` (for a call without an in-place target or ``out=``, one
+output) have compiled twins in ``_csrc/_cgrad.c`` (``record_ew``, ``record_call``) that
+the link calls when the extension is built; the Python functions here are the
+definitions (STRIDED_NO_CEXT=1 runs them) and the differential tests compare the two.
 """
 
 from __future__ import annotations
