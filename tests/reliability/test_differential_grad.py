@@ -1,4 +1,5 @@
-"""Differential testing of the backward engine: the compiled loop against the Python one.
+"""Differential testing of the backward engine: the compiled loop (and the compiled
+recorder of elementwise rows, ``_cgrad.record_ew``) against the Python ones.
 
 ``run_backward`` (strided/autograd/_graph.py) is the definition; ``_csrc/_cgrad.c``
 runs its walk and its loop for a plain backward. Hypothesis writes small
@@ -24,9 +25,10 @@ from hypothesis import strategies as st
 
 import strided as xp
 from conftest import cpu_only
-from strided.autograd import _graph, _rules
+from strided.autograd import _graph, _record, _rules
 
 CGRAD = _graph._cgrad
+RECORD_EW = _record._record_ew  # (the compiled recorder when CGRAD is built)
 # The compiled paths under test serve CPU arrays (on another device they decline at once):
 # with another default device (the cuda stand-in run) there is nothing of theirs to compare.
 pytestmark = [pytest.mark.skipif(CGRAD is None, reason="the compiled engine is not built "
@@ -208,9 +210,11 @@ def both(program, monkeypatch):
     """The program's record with the compiled engine and kernels, and without them."""
     for mod in (_graph, _rules):
         monkeypatch.setattr(mod, "_cgrad", None)
+    monkeypatch.setattr(_record, "_record_ew", _record._record_ew_py)  # (the recorder too)
     ref = run(program)
     for mod in (_graph, _rules):
         monkeypatch.setattr(mod, "_cgrad", CGRAD)
+    monkeypatch.setattr(_record, "_record_ew", RECORD_EW)
     fast = run(program)
     return fast, ref
 

@@ -1,4 +1,4 @@
-/* strided._csrc._cgrad: the backward engine's loop, compiled.
+/* strided._csrc._cgrad: the backward engine's loop and the recorders, compiled.
  *
  * It stands in front of strided/autograd/_graph.py's ``run_backward``, which stays the
  * definition and the fallback (STRIDED_NO_CEXT=1, or this module not built). Two steps
@@ -25,6 +25,24 @@
  * (not a 2-tuple, an index that is not a plain int in range) hands that edge and the
  * ones after it to the Python ``_distribute``. Errors raised by Python code it calls
  * propagate unchanged, as they would from the Python loop.
+ *
+ * Recording (the forward pass) has three compiled entry points, each the Python function it
+ * stands for step for step, with the same Python calls where that function calls Python
+ * (``edge_of`` for a leaf or a view, ``SavedVar``, ``Ext``, the kernel, the plan and save
+ * helpers) and the same attributes set in the same order; STRIDED_NO_CEXT=1 runs the
+ * Python definitions, and tests/autograd/test_record_c.py compares the two:
+ *
+ *   record_ew(rule, impl, args)        _record._record_ew (an elementwise row, out of place);
+ *   record_call(name, rule, impl, args, kwargs, call_next)
+ *                                      _record._record without an in-place target or out=
+ *                                      (matmul, reductions, views); a list of arrays or
+ *                                      arguments the rule refuses go to the Python _record;
+ *   record_node(rule, cls, inputs, saved, result)
+ *                                      _fused._record (nn.functional's fused linear and
+ *                                      cross entropy).
+ *
+ * They read everything through the ordinary attribute and dict API (no slot offsets), so
+ * an unexpected value behaves as in Python or raises what Python raises.
  *
  * Gradients it holds: none across a call into Python. The hand-off list it passes to
  * ``apply`` is the only thing referring to its gradients (``_stealable`` counts on it),
@@ -640,6 +658,830 @@ threshold(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* --- the recorder of an elementwise row (_record.py's ``_record_ew``) --------------------
+ *
+ * record_ew(rule, impl, args) is ``_record._record_ew`` step for step: the same edges,
+ * metadata, plan, saved values, node attributes, in the same order, with the same Python
+ * calls where the Python version calls Python (``edge_of`` for a leaf or a view,
+ * ``SavedVar``, ``Ext``, the kernel ``impl``, ``_ew_plan`` on a plan-cache miss, the
+ * run without recording when no gradient is needed, and the view bookkeeping of a result
+ * that has a Storage). Everything is read through the ordinary attribute and dict API,
+ * so an unexpected value behaves as it does in Python (or raises what Python raises);
+ * nothing is cached across calls but what setup_record was told. */
+
+static PyObject *Array_C, *Ext_C, *ViewInfo_C, *SavedVar_C; /* the classes */
+static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
+static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
+    *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
+    *r_out_metas, *r_vals, *r_result, *s_fc, *r_nout;
+
+/* ``a._dtype.kind in "fc"``: 1, 0, or -1 with an error. */
+static int
+float_kind(PyObject *a)
+{
+    PyObject *dt = PyObject_GetAttr(a, r_dtype);
+    if (dt == NULL)
+        return -1;
+    PyObject *k = PyObject_GetAttr(dt, r_kind);
+    Py_DECREF(dt);
+    if (k == NULL)
+        return -1;
+    int r = PySequence_Contains(s_fc, k);
+    Py_DECREF(k);
+    return r;
+}
+
+/* (a._shape, a._dtype, a._device) */
+static PyObject *
+meta_of(PyObject *a)
+{
+    PyObject *s = PyObject_GetAttr(a, r_shape);
+    PyObject *d = s ? PyObject_GetAttr(a, r_dtype) : NULL;
+    PyObject *v = d ? PyObject_GetAttr(a, r_device) : NULL;
+    PyObject *t = v ? PyTuple_Pack(3, s, d, v) : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(d);
+    Py_XDECREF(v);
+    return t;
+}
+
+/* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
+static PyObject *
+edge_for(PyObject *a)
+{
+    PyObject *e = PyObject_GetAttr(a, r_ext);
+    if (e == NULL)
+        return NULL;
+    if (e == Py_None) {
+        Py_DECREF(e);
+        return Py_NewRef(no_edge);
+    }
+    PyObject *rg = PyObject_GetAttr(e, r_rg);
+    int t = rg ? PyObject_IsTrue(rg) : -1;
+    Py_XDECREF(rg);
+    if (t <= 0) {
+        Py_DECREF(e);
+        return t < 0 ? NULL : Py_NewRef(no_edge);
+    }
+    PyObject *gf = PyObject_GetAttr(e, r_grad_fn);
+    if (gf == NULL) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    if (gf != Py_None) {
+        PyObject *iv = PyObject_GetAttr(e, r_is_view);
+        if (iv == NULL) {
+            Py_DECREF(gf);
+            Py_DECREF(e);
+            return NULL;
+        }
+        int view = (PyObject *)Py_TYPE(iv) == ViewInfo_C;
+        Py_DECREF(iv);
+        if (!view) {
+            PyObject *nr = PyObject_GetAttr(e, r_output_nr);
+            PyObject *edge = nr ? PyTuple_Pack(2, gf, nr) : NULL;
+            Py_XDECREF(nr);
+            Py_DECREF(gf);
+            Py_DECREF(e);
+            return edge;
+        }
+    }
+    Py_DECREF(gf);
+    Py_DECREF(e);
+    return PyObject_CallOneArg(edge_of_fn, a);
+}
+
+static PyObject *
+record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "record_ew(rule, impl, args: tuple)");
+        return NULL;
+    }
+    if (seq_iter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_ew(): setup_record() was not called");
+        return NULL;
+    }
+    PyObject *r = args[0], *impl = args[1], *a = args[2];
+    Py_ssize_t n = PyTuple_GET_SIZE(a) - 1;
+    PyObject *edges = PyList_New(0), *metas = PyList_New(0);
+    PyObject *plan = NULL, *vals = NULL, *result = NULL, *node = NULL, *tmp = NULL;
+    PyObject *ret = NULL;
+    long slot_bits = 0, need_bits = 0;
+    if (edges == NULL || metas == NULL)
+        goto done;
+    if (n > 30) { /* (never: elementwise rows take one or two arrays) */
+        PyErr_SetString(PyExc_TypeError, "record_ew(): too many arguments");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(a, i);
+        if ((PyObject *)Py_TYPE(x) != Array_C)
+            continue;
+        int k = float_kind(x);
+        if (k < 0)
+            goto done;
+        if (!k)
+            continue;
+        PyObject *edge = edge_for(x);
+        if (edge == NULL)
+            goto done;
+        int err = PyList_Append(edges, edge);
+        int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+        if (!PyTuple_Check(edge) || PyTuple_GET_SIZE(edge) < 1) {
+            /* (Python's ``edge[0]`` on something else: let Python say what it says) */
+            PyObject *first = err ? NULL : PySequence_GetItem(edge, 0);
+            if (first == NULL)
+                err = -1;
+            else {
+                need = first != Py_None;
+                Py_DECREF(first);
+            }
+        }
+        Py_DECREF(edge);
+        if (err < 0)
+            goto done;
+        PyObject *m = meta_of(x);
+        if (m == NULL || PyList_Append(metas, m) < 0) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        Py_DECREF(m);
+        slot_bits |= 1L << i;
+        if (need)
+            need_bits |= 1L << i;
+    }
+    if (!need_bits) {
+        PyObject *argv[3] = {r, impl, a};
+        ret = PyObject_Vectorcall(run_off_fn, argv, 3, NULL);
+        goto done;
+    }
+    {
+        PyObject *plans = PyObject_GetAttr(r, r_plans);
+        if (plans == NULL)
+            goto done;
+        tmp = Py_BuildValue("(ll)", slot_bits, need_bits);
+        if (tmp == NULL) {
+            Py_DECREF(plans);
+            goto done;
+        }
+        if (PyDict_CheckExact(plans)) {
+            plan = PyDict_GetItemWithError(plans, tmp);
+            Py_XINCREF(plan);
+            if (plan == NULL && PyErr_Occurred()) {
+                Py_DECREF(plans);
+                goto done;
+            }
+        }
+        else {
+            plan = PyObject_CallMethod(plans, "get", "O", tmp);
+            if (plan == NULL) {
+                Py_DECREF(plans);
+                goto done;
+            }
+            if (plan == Py_None)
+                Py_CLEAR(plan);
+        }
+        Py_DECREF(plans);
+        Py_CLEAR(tmp);
+        if (plan == NULL) {
+            PyObject *sb = PyLong_FromLong(slot_bits), *nb = sb ? PyLong_FromLong(need_bits) : NULL;
+            if (nb != NULL) {
+                PyObject *argv[3] = {r, sb, nb};
+                plan = PyObject_Vectorcall(ew_plan_fn, argv, 3, NULL);
+            }
+            Py_XDECREF(sb);
+            Py_XDECREF(nb);
+            if (plan == NULL)
+                goto done;
+        }
+    }
+    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != 4) {
+        PyErr_SetString(PyExc_TypeError, "record_ew(): a plan is a 4-tuple");
+        goto done;
+    }
+    PyObject *slots = PyTuple_GET_ITEM(plan, 0), *needs = PyTuple_GET_ITEM(plan, 1);
+    PyObject *saved = PyTuple_GET_ITEM(plan, 2), *keep = PyTuple_GET_ITEM(plan, 3);
+    vals = PyDict_New();
+    if (vals == NULL)
+        goto done;
+    {
+        PyObject *it = PyObject_GetIter(saved), *item;
+        if (it == NULL)
+            goto done;
+        while ((item = PyIter_Next(it)) != NULL) {
+            PyObject *nm = NULL, *io = NULL, *v = NULL, *sv = NULL;
+            int bad = !PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2;
+            if (bad)
+                PyErr_SetString(PyExc_TypeError, "record_ew(): a saved entry is a (name, index) pair");
+            else {
+                nm = PyTuple_GET_ITEM(item, 0);
+                io = PyTuple_GET_ITEM(item, 1);
+                v = PyObject_GetItem(a, io);
+                if (v != NULL)
+                    sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
+            }
+            int err = sv == NULL ? -1 : PyDict_SetItem(vals, nm, sv);
+            Py_XDECREF(sv);
+            Py_XDECREF(v);
+            Py_DECREF(item);
+            if (err < 0) {
+                Py_DECREF(it);
+                goto done;
+            }
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            goto done;
+    }
+    /* The kernel path calls no namespace function and checks no grad mode (no out=). */
+    result = PyObject_Call(impl, a, NULL);
+    if (result == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
+        if (result == PyTuple_GET_ITEM(a, i)) {
+            ret = Py_NewRef(result); /* the function returned its input: the history is there */
+            goto done;
+        }
+    {
+        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        if (cls == NULL)
+            goto done;
+        if (!PyType_Check(cls)) {
+            PyErr_SetString(PyExc_TypeError, "record_ew(): rule.cls is not a class");
+            Py_DECREF(cls);
+            goto done;
+        }
+        PyObject *empty = PyTuple_New(0);
+        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+        Py_XDECREF(empty);
+        Py_DECREF(cls);
+        if (node == NULL)
+            goto done;
+    }
+    tmp = PyIter_Next(seq_iter);
+    if (tmp == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "record_ew(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    tmp = PyList_AsTuple(edges);
+    if (tmp == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
+        || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
+        || PyObject_SetAttr(node, r_next, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    int fl = (PyObject *)Py_TYPE(result) == Array_C ? float_kind(result) : 0;
+    if (fl < 0)
+        goto done;
+    if (fl) {
+        PyObject *m = meta_of(result);
+        tmp = m ? PyList_New(1) : NULL;
+        if (tmp == NULL) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        PyList_SET_ITEM(tmp, 0, m);
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+        PyObject *e = PyObject_GetAttr(result, r_ext);
+        if (e == NULL)
+            goto done;
+        if (e == Py_None) {
+            Py_DECREF(e);
+            e = PyObject_CallNoArgs(Ext_C);
+            if (e == NULL || PyObject_SetAttr(result, r_ext, e) < 0) {
+                Py_XDECREF(e);
+                goto done;
+            }
+        }
+        PyObject *zero = PyLong_FromLong(0);
+        int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
+                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+        Py_XDECREF(zero);
+        if (!err) {
+            PyObject *st = PyObject_GetAttr(result, r_st);
+            if (st == NULL)
+                err = 1;
+            else {
+                if (st != Py_None) { /* a result that views an input's memory: Python's loop */
+                    PyObject *argv[3] = {result, e, a};
+                    PyObject *v = PyObject_Vectorcall(view_fix_fn, argv, 3, NULL);
+                    err = v == NULL;
+                    Py_XDECREF(v);
+                }
+                Py_DECREF(st);
+            }
+        }
+        Py_DECREF(e);
+        if (err)
+            goto done;
+    }
+    else {
+        tmp = PyList_New(1);
+        if (tmp == NULL)
+            goto done;
+        PyList_SET_ITEM(tmp, 0, Py_NewRef(Py_None));
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+    }
+    {
+        int k = PyObject_IsTrue(keep);
+        if (k < 0)
+            goto done;
+        if (k) {
+            PyObject *zero = PyLong_FromLong(0);
+            PyObject *sv = zero ? PyObject_CallFunctionObjArgs(SavedVar_C, result, zero, NULL) : NULL;
+            Py_XDECREF(zero);
+            if (sv == NULL || PyDict_SetItem(vals, r_result, sv) < 0) {
+                Py_XDECREF(sv);
+                goto done;
+            }
+            Py_DECREF(sv);
+        }
+    }
+    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+        goto done;
+    ret = Py_NewRef(result);
+done:
+    Py_XDECREF(edges);
+    Py_XDECREF(metas);
+    Py_XDECREF(plan);
+    Py_XDECREF(vals);
+    Py_XDECREF(result);
+    Py_XDECREF(node);
+    Py_XDECREF(tmp);
+    return ret;
+}
+
+/* record_node(rule, cls, inputs, saved, result): _fused._record step for step (the node of
+ * a fused operation: inputs as (parameter, array or None) pairs, saved values as
+ * (parameter, value) pairs, one output). */
+static PyObject *
+record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "record_node(rule, cls, inputs, saved, result)");
+        return NULL;
+    }
+    if (seq_iter == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_node(): setup_record() was not called");
+        return NULL;
+    }
+    PyObject *r = args[0], *cls = args[1], *result = args[4];
+    PyObject *slots = PyList_New(0), *edges = PyList_New(0), *metas = PyList_New(0);
+    PyObject *needs = PySet_New(NULL), *vals = PyDict_New();
+    PyObject *node = NULL, *tmp = NULL, *ret = NULL, *it = NULL, *item = NULL;
+    if (slots == NULL || edges == NULL || metas == NULL || needs == NULL || vals == NULL)
+        goto done;
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "record_node(): cls is not a class");
+        goto done;
+    }
+    if ((it = PyObject_GetIter(args[2])) == NULL)
+        goto done;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "record_node(): an input is a (parameter, array) pair");
+            goto done;
+        }
+        PyObject *p = PyTuple_GET_ITEM(item, 0), *a = PyTuple_GET_ITEM(item, 1);
+        if (a != Py_None) {
+            PyObject *edge = edge_for(a);
+            if (edge == NULL)
+                goto done;
+            int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+            tmp = PyTuple_Pack(2, p, Py_None);
+            int err = tmp == NULL || PyList_Append(slots, tmp) < 0 || PyList_Append(edges, edge) < 0;
+            Py_CLEAR(tmp);
+            if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
+                PyObject *first = PySequence_GetItem(edge, 0);
+                err = first == NULL;
+                need = first != NULL && first != Py_None;
+                Py_XDECREF(first);
+            }
+            Py_DECREF(edge);
+            if (err)
+                goto done;
+            PyObject *m = meta_of(a);
+            if (m == NULL || PyList_Append(metas, m) < 0) {
+                Py_XDECREF(m);
+                goto done;
+            }
+            Py_DECREF(m);
+            if (need && PySet_Add(needs, p) < 0)
+                goto done;
+        }
+        Py_CLEAR(item);
+    }
+    Py_CLEAR(it);
+    if (PyErr_Occurred())
+        goto done;
+    if ((it = PyObject_GetIter(args[3])) == NULL)
+        goto done;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError, "record_node(): a saved value is a (parameter, value) pair");
+            goto done;
+        }
+        PyObject *p = PyTuple_GET_ITEM(item, 0), *v = PyTuple_GET_ITEM(item, 1);
+        PyObject *sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
+        int err = sv == NULL || PyDict_SetItem(vals, p, sv) < 0;
+        Py_XDECREF(sv);
+        if (err)
+            goto done;
+        Py_CLEAR(item);
+    }
+    Py_CLEAR(it);
+    if (PyErr_Occurred())
+        goto done;
+    {
+        PyObject *empty = PyTuple_New(0);
+        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+        Py_XDECREF(empty);
+        if (node == NULL)
+            goto done;
+    }
+    tmp = PyIter_Next(seq_iter);
+    if (tmp == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "record_node(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        PyObject *one = PyLong_FromLong(1);
+        int err = one == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
+                  || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
+                  || PyObject_SetAttr(node, r_nout, one) < 0;
+        Py_XDECREF(one);
+        if (err)
+            goto done;
+    }
+    tmp = PyList_AsTuple(edges);
+    if (tmp == NULL || PyObject_SetAttr(node, r_next, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        PyObject *m = meta_of(result);
+        tmp = m ? PyList_New(1) : NULL;
+        if (tmp == NULL) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        PyList_SET_ITEM(tmp, 0, m);
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+    }
+    {
+        PyObject *e = PyObject_CallNoArgs(Ext_C);
+        PyObject *zero = e ? PyLong_FromLong(0) : NULL;
+        int err = zero == NULL || PyObject_SetAttr(result, r_ext, e) < 0 || PyObject_SetAttr(e, r_rg, Py_True) < 0
+                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+        Py_XDECREF(zero);
+        Py_XDECREF(e);
+        if (err)
+            goto done;
+    }
+    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+        goto done;
+    ret = Py_NewRef(result);
+done:
+    Py_XDECREF(slots);
+    Py_XDECREF(edges);
+    Py_XDECREF(metas);
+    Py_XDECREF(needs);
+    Py_XDECREF(vals);
+    Py_XDECREF(node);
+    Py_XDECREF(tmp);
+    Py_XDECREF(it);
+    Py_XDECREF(item);
+    return ret;
+}
+
+/* record_call(name, rule, impl, args, kwargs, call_next): _record._record for the calls the
+ * autograd link hands it (no in-place target, no out=, one output, not an elementwise row),
+ * step for step; a differentiable parameter bound to a
+ * list or tuple of arrays, or arguments the rule's signature refuses, go to the Python
+ * _record (before anything is recorded), which handles and reports them. */
+static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
+static PyObject *r_bind, *r_diff;
+
+static PyObject *
+record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyTuple_CheckExact(args[3]) || !PyDict_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "record_call(name, rule, impl, args: tuple, kwargs: dict, call_next)");
+        return NULL;
+    }
+    if (seq_iter == NULL || record_py_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "record_call(): setup_record() was not called");
+        return NULL;
+    }
+    PyObject *name = args[0], *r = args[1], *impl = args[2], *a = args[3], *kw = args[4], *next = args[5];
+    PyObject *params = NULL, *diff = NULL, *arrays = NULL, *slots = NULL, *edges = NULL, *metas = NULL;
+    PyObject *needs = NULL, *sv = NULL, *vals = NULL, *result = NULL, *node = NULL, *tmp = NULL, *ret = NULL;
+    int fallback = 0;
+    {
+        PyObject *bind = PyObject_GetAttr(r, r_bind);
+        if (bind == NULL)
+            goto done;
+        PyObject *argv[2] = {a, kw};
+        params = PyObject_Vectorcall(bind, argv, 2, NULL);
+        Py_DECREF(bind);
+        if (params == NULL) {
+            if (!contract_clear(PyExc_Exception))
+                goto done; /* (not an ordinary error: it propagates) */
+            fallback = 1;
+            goto done;
+        }
+    }
+    if (!PyDict_CheckExact(params)) {
+        fallback = 1;
+        goto done;
+    }
+    diff = PyObject_GetAttr(r, r_diff);
+    if (diff == NULL)
+        goto done;
+    if (!PyTuple_CheckExact(diff)) {
+        fallback = 1;
+        goto done;
+    }
+    Py_ssize_t nd = PyTuple_GET_SIZE(diff);
+    for (Py_ssize_t i = 0; i < nd; i++) { /* lists of arrays: the Python recorder */
+        PyObject *v = PyDict_GetItemWithError(params, PyTuple_GET_ITEM(diff, i));
+        if (v == NULL && PyErr_Occurred())
+            goto done;
+        if (v != NULL && (PyList_CheckExact(v) || PyTuple_CheckExact(v)) && Py_SIZE(v) > 0) {
+            fallback = 1;
+            goto done;
+        }
+    }
+    arrays = PyList_New(0);
+    slots = PyList_New(0);
+    edges = PyList_New(0);
+    metas = PyList_New(0);
+    needs = PySet_New(NULL);
+    if (arrays == NULL || slots == NULL || edges == NULL || metas == NULL || needs == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyObject *p = PyTuple_GET_ITEM(diff, i);
+        PyObject *v = PyDict_GetItemWithError(params, p); /* borrowed; params is ours */
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                goto done;
+            continue;
+        }
+        if ((PyObject *)Py_TYPE(v) != Array_C)
+            continue;
+        if (PyList_Append(arrays, v) < 0)
+            goto done;
+        int k = float_kind(v);
+        if (k < 0)
+            goto done;
+        if (!k)
+            continue;
+        PyObject *edge = edge_for(v);
+        if (edge == NULL)
+            goto done;
+        int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+        tmp = PyTuple_Pack(2, p, Py_None);
+        int err = tmp == NULL || PyList_Append(slots, tmp) < 0 || PyList_Append(edges, edge) < 0;
+        Py_CLEAR(tmp);
+        if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
+            PyObject *first = PySequence_GetItem(edge, 0);
+            err = first == NULL;
+            need = first != NULL && first != Py_None;
+            Py_XDECREF(first);
+        }
+        Py_DECREF(edge);
+        if (err)
+            goto done;
+        PyObject *m = meta_of(v);
+        if (m == NULL || PyList_Append(metas, m) < 0) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        Py_DECREF(m);
+        if (need && PySet_Add(needs, p) < 0)
+            goto done;
+    }
+    if (PySet_GET_SIZE(needs) == 0) {
+        PyObject *argv[5] = {name, impl, a, kw, next};
+        ret = PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+        goto done;
+    }
+    {
+        PyObject *argv[2] = {r, needs};
+        sv = PyObject_Vectorcall(saves_fn, argv, 2, NULL);
+        if (sv == NULL)
+            goto done;
+        if (!PyTuple_CheckExact(sv) || PyTuple_GET_SIZE(sv) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(sv, 0))) {
+            PyErr_SetString(PyExc_TypeError, "record_call(): _saves returns (names, keep_result)");
+            goto done;
+        }
+    }
+    vals = PyDict_New();
+    if (vals == NULL)
+        goto done;
+    {
+        PyObject *names = PyTuple_GET_ITEM(sv, 0);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+            PyObject *n = PyTuple_GET_ITEM(names, i);
+            PyObject *v = PyObject_GetItem(params, n);
+            if (v == NULL)
+                goto done;
+            PyObject *s = PyObject_CallOneArg((PyObject *)Py_TYPE(v) == Array_C ? SavedVar_C : save_fn, v);
+            Py_DECREF(v);
+            int err = s == NULL || PyDict_SetItem(vals, n, s) < 0;
+            Py_XDECREF(s);
+            if (err)
+                goto done;
+        }
+    }
+    {
+        PyObject *argv[5] = {name, impl, a, kw, next};
+        result = PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+        if (result == NULL)
+            goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(arrays); i++)
+        if (result == PyList_GET_ITEM(arrays, i)) {
+            ret = Py_NewRef(result); /* the function returned its input: the history is there */
+            goto done;
+        }
+    {
+        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        if (cls == Py_None) { /* (a node name that depends on the arguments) */
+            PyObject *argv[2] = {r, params};
+            Py_SETREF(cls, PyObject_Vectorcall(node_cls_fn, argv, 2, NULL));
+        }
+        if (cls == NULL)
+            goto done;
+        if (!PyType_Check(cls)) {
+            PyErr_SetString(PyExc_TypeError, "record_call(): rule.cls is not a class");
+            Py_DECREF(cls);
+            goto done;
+        }
+        PyObject *empty = PyTuple_New(0);
+        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+        Py_XDECREF(empty);
+        Py_DECREF(cls);
+        if (node == NULL)
+            goto done;
+    }
+    tmp = PyIter_Next(seq_iter);
+    if (tmp == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "record_call(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        PyObject *one = PyLong_FromLong(1);
+        int err = one == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
+                  || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
+                  || PyObject_SetAttr(node, r_nout, one) < 0;
+        Py_XDECREF(one);
+        if (err)
+            goto done;
+    }
+    tmp = PyList_AsTuple(edges);
+    if (tmp == NULL || PyObject_SetAttr(node, r_next, tmp) < 0)
+        goto done;
+    Py_CLEAR(tmp);
+    {
+        int fl = (PyObject *)Py_TYPE(result) == Array_C ? float_kind(result) : 0;
+        if (fl < 0)
+            goto done;
+        PyObject *m = fl ? meta_of(result) : Py_NewRef(Py_None);
+        tmp = m ? PyList_New(1) : NULL;
+        if (tmp == NULL) {
+            Py_XDECREF(m);
+            goto done;
+        }
+        PyList_SET_ITEM(tmp, 0, m);
+        if (fl) {
+            PyObject *e = PyObject_GetAttr(result, r_ext);
+            if (e == NULL)
+                goto done;
+            if (e == Py_None) {
+                Py_DECREF(e);
+                e = PyObject_CallNoArgs(Ext_C);
+                if (e == NULL || PyObject_SetAttr(result, r_ext, e) < 0) {
+                    Py_XDECREF(e);
+                    goto done;
+                }
+            }
+            PyObject *zero = PyLong_FromLong(0);
+            int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
+                      || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+            Py_XDECREF(zero);
+            if (!err) {
+                PyObject *st = PyObject_GetAttr(result, r_st);
+                if (st == NULL)
+                    err = 1;
+                else {
+                    if (st != Py_None) { /* a view of an input's memory: Python's loop */
+                        PyObject *argv[3] = {result, e, arrays};
+                        PyObject *v = PyObject_Vectorcall(view_fix_fn, argv, 3, NULL);
+                        err = v == NULL;
+                        Py_XDECREF(v);
+                    }
+                    Py_DECREF(st);
+                }
+            }
+            Py_DECREF(e);
+            if (err)
+                goto done;
+        }
+        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+            goto done;
+        Py_CLEAR(tmp);
+    }
+    {
+        int k = PyObject_IsTrue(PyTuple_GET_ITEM(sv, 1));
+        if (k < 0)
+            goto done;
+        if (k) {
+            PyObject *zero = PyLong_FromLong(0);
+            PyObject *s = zero ? PyObject_CallFunctionObjArgs(SavedVar_C, result, zero, NULL) : NULL;
+            Py_XDECREF(zero);
+            if (s == NULL || PyDict_SetItem(vals, r_result, s) < 0) {
+                Py_XDECREF(s);
+                goto done;
+            }
+            Py_DECREF(s);
+        }
+    }
+    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+        goto done;
+    ret = Py_NewRef(result);
+done:
+    if (fallback && ret == NULL && !PyErr_Occurred()) {
+        PyObject *argv[7] = {name, r, impl, a, kw, next, Py_None};
+        ret = PyObject_Vectorcall(record_py_fn, argv, 7, NULL);
+    }
+    Py_XDECREF(params);
+    Py_XDECREF(diff);
+    Py_XDECREF(arrays);
+    Py_XDECREF(slots);
+    Py_XDECREF(edges);
+    Py_XDECREF(metas);
+    Py_XDECREF(needs);
+    Py_XDECREF(sv);
+    Py_XDECREF(vals);
+    Py_XDECREF(result);
+    Py_XDECREF(node);
+    Py_XDECREF(tmp);
+    return ret;
+}
+
+static PyObject *
+setup_call(PyObject *mod, PyObject *args)
+{
+    PyObject *rec, *saves, *save, *off, *ncls;
+    if (!PyArg_ParseTuple(args, "OOOOO:setup_call", &rec, &saves, &save, &off, &ncls))
+        return NULL;
+    Py_XSETREF(node_cls_fn, Py_NewRef(ncls));
+    Py_XSETREF(saves_fn, Py_NewRef(saves));
+    Py_XSETREF(save_fn, Py_NewRef(save));
+    Py_XSETREF(run_off2_fn, Py_NewRef(off));
+    Py_XSETREF(record_py_fn, Py_NewRef(rec)); /* last: it turns record_call on */
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+setup_record(PyObject *mod, PyObject *args)
+{
+    PyObject *o[10];
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOO!:setup_record", &PyType_Type, &o[0], &PyType_Type, &o[1],
+                          &PyType_Type, &o[2], &PyType_Type, &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &PyTuple_Type, &o[9]))
+        return NULL;
+    Py_XSETREF(Array_C, Py_NewRef(o[0]));
+    Py_XSETREF(Ext_C, Py_NewRef(o[1]));
+    Py_XSETREF(ViewInfo_C, Py_NewRef(o[2]));
+    Py_XSETREF(SavedVar_C, Py_NewRef(o[3]));
+    Py_XSETREF(edge_of_fn, Py_NewRef(o[4]));
+    Py_XSETREF(run_off_fn, Py_NewRef(o[5]));
+    Py_XSETREF(ew_plan_fn, Py_NewRef(o[6]));
+    Py_XSETREF(view_fix_fn, Py_NewRef(o[7]));
+    Py_XSETREF(no_edge, Py_NewRef(o[9]));
+    Py_XSETREF(seq_iter, Py_NewRef(o[8])); /* last: it turns record_ew on */
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 setup(PyObject *mod, PyObject *args)
 {
@@ -683,6 +1525,21 @@ static PyMethodDef methods[] = {
     {"threshold", (PyCFunction)(void (*)(void))threshold, METH_FASTCALL,
      "threshold(g, result, out): relu's gradient (PyTorch's threshold_backward at 0), "
      "where(result <= 0, +0.0, g), into out; False (nothing written) under pick's conditions."},
+    {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
+     "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
+     "with an input that requires grad), compiled."},
+    {"record_node", (PyCFunction)(void (*)(void))record_node, METH_FASTCALL,
+     "record_node(rule, cls, inputs, saved, result): _fused._record (the node of a fused "
+     "operation), compiled."},
+    {"record_call", (PyCFunction)(void (*)(void))record_call, METH_FASTCALL,
+     "record_call(name, rule, impl, args, kwargs, call_next): _record._record for a call with "
+     "no in-place target and one output, compiled."},
+    {"setup_call", setup_call, METH_VARARGS,
+     "setup_call(record, saves, save, run_off, node_cls): the Python recorder and helpers record_call "
+     "calls, once."},
+    {"setup_record", setup_record, METH_VARARGS,
+     "setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, run_off, ew_plan, view_fix, seq, "
+     "no_edge): what record_ew calls and compares with, once."},
     {"discover", discover, METH_O,
      "discover(roots): {node: number of edges feeding it} for a plain backward, or None."},
     {NULL, NULL, 0, NULL},
@@ -704,5 +1561,14 @@ PyInit__cgrad(void)
     if ((s_apply = PyUnicode_InternFromString("apply")) == NULL
         || (s_release = PyUnicode_InternFromString("release")) == NULL)
         return NULL;
+#define INTERN(v, s) if ((v = PyUnicode_InternFromString(s)) == NULL) return NULL;
+    INTERN(r_dtype, "_dtype") INTERN(r_kind, "kind") INTERN(r_ext, "_ext")
+    INTERN(r_rg, "requires_grad") INTERN(r_grad_fn, "grad_fn") INTERN(r_is_view, "is_view")
+    INTERN(r_output_nr, "output_nr") INTERN(r_shape, "_shape") INTERN(r_device, "_device")
+    INTERN(r_st, "_st") INTERN(r_plans, "plans") INTERN(r_cls, "cls") INTERN(r_seq, "_seq")
+    INTERN(r_rule, "_rule") INTERN(r_slots, "_slots") INTERN(r_metas, "_metas")
+    INTERN(r_needs, "_needs") INTERN(r_next, "next_functions") INTERN(r_out_metas, "_out_metas")
+    INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc") INTERN(r_nout, "_nout") INTERN(r_bind, "bind") INTERN(r_diff, "diff")
+#undef INTERN
     return PyModule_Create(&moddef);
 }

@@ -34,7 +34,7 @@ import strided as xp
 from .._core.array import Array, Ext
 from .._core.dispatch import _HANDLERS, api
 from ._function import sum_to
-from ._graph import _SEQ, SavedVar, ViewInfo, edge_of
+from ._graph import _SEQ, SavedVar, ViewInfo, _cgrad, edge_of
 from ._mode import STATE
 from ._record import node_class, rule
 
@@ -127,6 +127,14 @@ def _record(r, cls, inputs, saved, result):
     e.output_nr = 0
     node._vals = vals
     return result
+
+
+# The Python definition stays reachable (the differential tests compare the two).
+_record_py = _record
+if _cgrad is not None and hasattr(_cgrad, "record_node"):
+    # Note: the compiled recorder (_csrc/_cgrad.c, record_node) is _record above step for
+    # step; STRIDED_NO_CEXT=1 runs the definition. (_record.py calls setup_record first.)
+    _record = _cgrad.record_node
 
 
 def linear(x, weight, bias=None):

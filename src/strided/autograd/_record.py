@@ -7,6 +7,11 @@ name), runs the operation with recording off, and attaches a ``RuleNode`` to
 the outputs. In-place operations (``out=`` is an input, ``__setitem__``)
 rebase the history of the array they modify; on a view they also rebase the
 view's base through a ``CopySlices`` node, as PyTorch does.
+
+``_record_ew`` and ``_record`` (for a call without an in-place target or ``out=``, one
+output) have compiled twins in ``_csrc/_cgrad.c`` (``record_ew``, ``record_call``) that
+the link calls when the extension is built; the Python functions here are the
+definitions (STRIDED_NO_CEXT=1 runs them) and the differential tests compare the two.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from .._core.array import Array, Ext
 from .._core.dispatch import _run_impl
 from .._api.views import clone
 from ._function import fit_grad, strided
-from ._graph import _SEQ, FREED, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
+from ._graph import _SEQ, FREED, _cgrad, Node, SavedVar, ViewInfo, alias, edge_of, ext_of, save, unpack
 from ._mode import STATE
 
 __all__ = ["Rule", "RULES", "NONDIFF", "rule", "handler", "ZERO", "lookup"]
@@ -195,7 +200,26 @@ class RuleNode(Node):
             for k, v in vals.items():
                 t = type(v)
                 if t is SavedVar:
-                    env[k] = v.unpack(self, cg)
+                    st = v._st
+                    if cg or st is None or st._family is not None or st._version != v._ver:
+                        env[k] = v.unpack(self, cg)  # (lazy, reinterpreted, stale or recording)
+                        continue
+                    # SavedVar.unpack's common case, inlined: an unchanged value on a plain
+                    # backward is the saved array itself (a saved output: a bare alias
+                    # already) or, for an input with metadata, a bare alias of it
+                    x = v._x
+                    if v._nr is None and x._ext is not None:
+                        a = _object_new(Array)  # alias(x), x having its Storage
+                        a._np = x._np
+                        a._st = st
+                        a._off = x._off
+                        a._shape = x._shape
+                        a._str = x._str
+                        a._dtype = x._dtype
+                        a._device = x._device
+                        a._ext = None
+                        x = a
+                    env[k] = x
                 elif t is list or t is tuple:
                     env[k] = unpack(v, self, cg)
                 else:
@@ -355,8 +379,14 @@ def _make_link(call_next):
                     target = out
                 elif _rg(out) or _rg(args[0]) or (len(args) == 3 and _rg(args[1])):
                     raise _out_error(name)
-            if not (_rg(args[0]) or (len(args) == 3 and _rg(args[1]))):
-                return call_next(name, impl, args, kwargs)
+            # (_rg(args[0]) or (len(args) == 3 and _rg(args[1])), inlined: once per call)
+            a = args[0]
+            e = a._ext if type(a) is Array else None
+            if e is None or not e.requires_grad:
+                a = args[1] if len(args) == 3 else None
+                e = a._ext if type(a) is Array else None
+                if e is None or not e.requires_grad:
+                    return call_next(name, impl, args, kwargs)
             if out is None and call_next is _run_impl:
                 r = RULES.get(name)
                 if r is not None and r.cls is not None:
@@ -381,6 +411,9 @@ def _make_link(call_next):
         r = lookup(name)
         if r is None:
             return _no_rule(name, impl, args, kwargs, call_next)
+        if target is None and _record_call is not None and not r.multi and name not in _EW \
+                and "out" not in kwargs:
+            return _record_call(name, r, impl, args, kwargs, call_next)  # (_record, compiled)
         return _record(name, r, impl, args, kwargs, call_next, target)
 
     return link
@@ -659,6 +692,43 @@ def _record_ew(r, impl, args):
 _NO_EDGE = (None, 0)
 _object_new = object.__new__
 _next_seq = _SEQ.__next__
+
+
+def _ew_off(r, impl, args):
+    """``_record_ew`` when no gradient is needed: the call without recording."""
+    return _run_off(r.name, impl, args, {}, _run_impl)
+
+
+def _ew_view(result, e, args):
+    """``_record_ew``'s last step for a result that has a Storage: a result that views an
+    input's memory is a view of that input's root."""
+    st = result._st
+    for a in args:
+        if type(a) is Array and (a._st is st or (st._family is not None and a._st is not None
+                                                 and a._st._family is st._family)):
+            ae = a._ext
+            root = ae.is_view.base if ae is not None and type(ae.is_view) is ViewInfo else a
+            e.is_view = ViewInfo(root, st.version())
+            break
+
+
+# The Python definition stays reachable (the differential tests compare the two).
+_record_ew_py = _record_ew
+if _cgrad is not None and hasattr(_cgrad, "record_ew"):
+    # Note: the compiled recorder (_csrc/_cgrad.c, record_ew) is this module's _record_ew
+    # step for step (the same Python calls where it calls Python); STRIDED_NO_CEXT=1 runs
+    # the definition above.
+    _cgrad.setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, _ew_off, _ew_plan, _ew_view, _SEQ,
+                        _NO_EDGE)
+    _record_ew = _cgrad.record_ew
+_record_call = None
+if _cgrad is not None and hasattr(_cgrad, "record_call"):
+    # Note: _record for a call with no in-place target, no out= and one output (matmul,
+    # the reductions, the views, ...), compiled step for step; a
+    # differentiable list of arrays or arguments the rule refuses go to _record.
+    _cgrad.setup_call(_record, _saves, save, _run_off,
+                      lambda r, params: r.cls or node_class(r.node_name(params)))
+    _record_call = _cgrad.record_call
 
 
 def _rebase(target, node, slot_arrays):
