@@ -4,6 +4,11 @@
  * permute_dims, expand_dims, unsqueeze (strided/_api/views.py), the reshape/permute
  * methods (strided/_torch/methods.py) and rename, refine_names, align_to of named arrays
  * (strided/named/_ops.py; their names from the caches in names.c).
+ *
+ * x[index array] and x[bool mask] (indexing.advanced_getitem's hot path) are gathered here
+ * (take_rows, take_mask) into results made by NumPy's C API (setup_take: its table, checked
+ * on a probe) with a small free list; child native views are made from the parent's fields
+ * (sub_native) as NumPy's own slicing and .T make them.
  */
 #include "chot.h"
 
