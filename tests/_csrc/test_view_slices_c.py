@@ -98,3 +98,37 @@ def test_slice_writes_equal_numpy_and_the_python_path(start, stop, step, value, 
     assert cerr is perr and cb == pb and cbump == pbump
     if nerr is None and cerr is None:
         assert cb == nb and cbump == 1
+
+
+def _native_fields(a):
+    f = a.__array_interface__
+    return (f["data"][0], f["shape"], a.strides, a.dtype, a.flags.c_contiguous, a.flags.f_contiguous,
+            a.flags.writeable, a.flags.aligned, a.flags.owndata, id(a.base))
+
+
+@pytest.mark.skipif(_array._CVIEWS is None, reason="the compiled view paths are not active")
+@settings(max_examples=300, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), data=st.data(),
+       writeable=st.booleans(), owner=st.booleans())
+def test_c_made_natives_are_numpys_own_views(shape, data, writeable, owner):
+    """The native view a compiled slice or .T builds (views.c, sub_native) is field for
+    field the one NumPy's own indexing or .T makes of the parent's native: data pointer,
+    shape, strides, flags (writeability included), base."""
+    base = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x = xp.asarray(base if owner else base[...], device="cpu")
+    p = x._get_native()
+    p.flags.writeable = writeable
+    parts = []
+    for n in shape[:data.draw(st.integers(0, len(shape)))]:
+        if data.draw(st.booleans()) and n:
+            parts.append(data.draw(st.integers(-n, n - 1)))
+        else:
+            parts.append(slice(data.draw(bounds), data.draw(st.one_of(st.none(), st.integers(-6, 6))),
+                               data.draw(st.one_of(st.none(), st.sampled_from([1, 2, -1, -3])))))
+    key = tuple(parts)
+    got = x[key]._np
+    want = p[key + (Ellipsis,)] if len(parts) == len(shape) and all(type(k) is int for k in parts) \
+        else p[key]
+    assert _native_fields(got) == _native_fields(want)
+    if len(shape) == 2:
+        assert _native_fields(x.T._np) == _native_fields(p.T)

@@ -4,6 +4,11 @@
  * permute_dims, expand_dims, unsqueeze (strided/_api/views.py), the reshape/permute
  * methods (strided/_torch/methods.py) and rename, refine_names, align_to of named arrays
  * (strided/named/_ops.py; their names from the caches in names.c).
+ *
+ * x[index array] and x[bool mask] (indexing.advanced_getitem's hot path) are gathered here
+ * (take_rows, take_mask) into results made by NumPy's C API (setup_take: its table, checked
+ * on a probe) with a small free list; child native views are made from the parent's fields
+ * (sub_native) as NumPy's own slicing and .T make them.
  */
 #include "chot.h"
 
@@ -242,6 +247,9 @@ general:
     return 1;
 }
 
+static PyObject *sub_native(PyObject *p, int nd, const Py_ssize_t *dims, const Py_ssize_t *bstr,
+                            char *data);
+
 static PyObject *
 view_getitem(PyObject *x, PyObject *key)
 {
@@ -262,6 +270,7 @@ view_getitem(PyObject *x, PyObject *key)
     if (L.nd != nd)
         return NULL;
     Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off;
+    Py_ssize_t kstart[MAXDIMS], kstep[MAXDIMS]; /* per key: a slice's (start, step); an int's (i, 0) */
     for (Py_ssize_t d = 0; d < nk; d++) {
         PyObject *k = single ? key : PyTuple_GET_ITEM(key, d);
         Py_ssize_t n = L.shape[d], s = L.str[d];
@@ -281,6 +290,7 @@ view_getitem(PyObject *x, PyObject *key)
                 return NULL;
             oshape[no] = len;
             ostr[no++] = t;
+            kstart[d] = len ? start : 0, kstep[d] = len ? step : 1; /* (NumPy's, when empty) */
         }
         else if (PyLong_CheckExact(k)) {
             Py_ssize_t i = PyLong_AsSsize_t(k), t;
@@ -292,6 +302,7 @@ view_getitem(PyObject *x, PyObject *key)
                 i += n;
             if (__builtin_mul_overflow(i, s, &t) || __builtin_add_overflow(off, t, &off))
                 return NULL;
+            kstart[d] = i, kstep[d] = 0;
         }
         else
             return NULL;
@@ -302,8 +313,31 @@ view_getitem(PyObject *x, PyObject *key)
     }
     /* the native view: the parent's indexed by the same key ("..." keeps an all-int
        key's element a 0-d view, as in the Python path) */
-    PyObject *p = parent_native(x), *nat;
-    if (p == Py_None)
+    PyObject *p = parent_native(x), *nat = NULL;
+    if (p != Py_None && Py_TYPE(p) == ND_T && loops_ready && ND(p)->nd == nd) {
+        /* NumPy's own view arithmetic (get_view_from_index) on p's byte strides */
+        NDFields *P = ND(p);
+        char *data = P->data;
+        Py_ssize_t dims[MAXDIMS], bs[MAXDIMS];
+        int m = 0;
+        for (Py_ssize_t d = 0; d < nd; d++) {
+            if (d >= nk) {
+                dims[m] = P->dimensions[d], bs[m++] = P->strides[d];
+                continue;
+            }
+            data += kstart[d] * P->strides[d]; /* (inside p's memory: an in-range index) */
+            if (kstep[d] != 0)
+                dims[m] = oshape[m], bs[m] = P->strides[d] * kstep[d], m++;
+        }
+        nat = sub_native(p, m, dims, bs, data);
+        if (nat == NULL && PyErr_Occurred()) {
+            Py_DECREF(p);
+            return decline_error();
+        }
+    }
+    if (nat != NULL)
+        Py_DECREF(p);
+    else if (p == Py_None)
         nat = p;
     else {
         if (no == 0 || tk == &PyLong_Type) {
@@ -338,6 +372,71 @@ typedef PyObject *(new_from_descr_fn)(PyTypeObject *, PyObject *, int, const Py_
                                      const Py_ssize_t *, void *, int, PyObject *);
 static new_from_descr_fn *nd_new;
 static PyTypeObject *nd_new_type; /* the ndarray type the table's function makes */
+typedef int(set_base_fn)(PyObject *, PyObject *);
+static set_base_fn *nd_set_base; /* PyArray_SetBaseObject (entry 282; steals the base) */
+
+/* A view of the native p (an ndarray: its descriptor, its writeability) with nd dims,
+   byte strides and data pointer inside p's memory, based on p as NumPy's own views are
+   (PyArray_NewFromDescrAndBase in NumPy's slicing and transpose: the same fields, flags
+   and base); what p[key] and p.T make, without NumPy's index parsing and attribute
+   lookup. NULL with no error set where p carries flags other than its memory's
+   (contiguity, ownership, alignment, writeability: NumPy's own views take those) or the
+   table is not in use; NULL with an error set when NumPy failed. */
+#define SUB_FLAGS (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS | ND_OWNDATA | ND_ALIGNED | ND_WRITEABLE)
+static PyObject *
+sub_native(PyObject *p, int nd, const Py_ssize_t *dims, const Py_ssize_t *bstr, char *data)
+{
+    if (nd_set_base == NULL || nd_new_type != ND_T || Py_TYPE(p) != ND_T || !loops_ready
+        || (ND(p)->flags & ~SUB_FLAGS) != 0)
+        return NULL;
+    PyObject *descr = ND(p)->descr;
+    Py_INCREF(descr);
+    PyObject *r = nd_new(ND_T, descr, nd, dims, bstr, data, ND(p)->flags & ND_WRITEABLE, NULL);
+    if (r == NULL)
+        return NULL;
+    Py_INCREF(p);
+    if (nd_set_base(r, p) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* sub_native's check at setup: the transposed view of a probe (2, 3) array, built with
+   set_base, reads back as NumPy's own p.T (shape, strides, data, base, flags). */
+static int
+sub_probe(set_base_fn *set_base)
+{
+    PyObject *np_mod = PyImport_ImportModule("numpy"), *p = NULL, *t = NULL, *r = NULL;
+    int ok = 0;
+    if (np_mod == NULL)
+        goto done;
+    p = PyObject_CallMethod(np_mod, "zeros", "((ii))", 2, 3);
+    t = p != NULL ? PyObject_GetAttrString(p, "T") : NULL;
+    if (t == NULL || Py_TYPE(p) != nd_new_type || Py_TYPE(t) != nd_new_type)
+        goto done;
+    Py_ssize_t dims[2] = {3, 2}, bstr[2] = {ND(p)->strides[1], ND(p)->strides[0]};
+    Py_INCREF(ND(p)->descr);
+    r = nd_new(nd_new_type, ND(p)->descr, 2, dims, bstr, ND(p)->data,
+               ND(p)->flags & ND_WRITEABLE, NULL);
+    if (r == NULL)
+        goto done;
+    Py_INCREF(p);
+    if (set_base(r, p) < 0)
+        goto done;
+    ok = ND(r)->nd == 2 && ND(r)->dimensions[0] == 3 && ND(r)->dimensions[1] == 2
+         && ND(r)->strides[0] == ND(t)->strides[0] && ND(r)->strides[1] == ND(t)->strides[1]
+         && ND(r)->data == ND(t)->data && ND(r)->base == ND(t)->base && ND(r)->base == p
+         && ND(r)->flags == ND(t)->flags && ND(r)->descr == ND(t)->descr;
+done:
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    Py_XDECREF(r);
+    Py_XDECREF(t);
+    Py_XDECREF(p);
+    Py_XDECREF(np_mod);
+    return ok;
+}
 
 /* setup_take(capsule or None, numpy.ndarray, numpy.dtype('float64')): the table of NumPy's
    C API (the capsule import_array() reads) checked as import_array() checks it -- its
@@ -352,6 +451,7 @@ setup_take(PyObject *mod, PyObject *args)
         return NULL;
     nd_new = NULL;
     nd_new_type = NULL;
+    nd_set_base = NULL;
     if (!PyCapsule_CheckExact(cap))
         Py_RETURN_FALSE;
     void **api = (void **)PyCapsule_GetPointer(cap, NULL);
@@ -390,6 +490,7 @@ setup_take(PyObject *mod, PyObject *args)
     if (ok) {
         nd_new = fn;
         nd_new_type = (PyTypeObject *)nd_type;
+        nd_set_base = sub_probe((set_base_fn *)api[282]) ? (set_base_fn *)api[282] : NULL;
     }
     return PyBool_FromLong(ok);
 }
@@ -1048,8 +1149,20 @@ view_swap_last(PyObject *x, int t)
     Py_ssize_t v, nd = L.nd;
     v = L.shape[nd - 1], L.shape[nd - 1] = L.shape[nd - 2], L.shape[nd - 2] = v;
     v = L.str[nd - 1], L.str[nd - 1] = L.str[nd - 2], L.str[nd - 2] = v;
-    PyObject *p = native ? parent_native(x) : Py_NewRef(Py_None), *nat;
-    if (p == Py_None)
+    PyObject *p = native ? parent_native(x) : Py_NewRef(Py_None), *nat = NULL;
+    if (p != Py_None && Py_TYPE(p) == ND_T && loops_ready && ND(p)->nd == 2) {
+        /* NumPy's p.T: its dimensions and strides swapped, the same memory */
+        Py_ssize_t dims[2] = {ND(p)->dimensions[1], ND(p)->dimensions[0]},
+                   bs[2] = {ND(p)->strides[1], ND(p)->strides[0]};
+        nat = sub_native(p, 2, dims, bs, ND(p)->data);
+        if (nat == NULL && PyErr_Occurred()) {
+            Py_DECREF(p);
+            return decline_error();
+        }
+    }
+    if (nat != NULL)
+        Py_DECREF(p);
+    else if (p == Py_None)
         nat = p;
     else {
         nat = PyObject_GetAttr(p, s_T);
