@@ -675,10 +675,30 @@ static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_out
     *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
     *r_out_metas, *r_vals, *r_result, *s_fc, *r_nout;
 
+/* Whether the slots of Array and Ext can be read by offset (contract.h: set up by
+   setup_record from the classes' slot descriptors; each object is checked with
+   contract_array / ext_ok before its slots are read, else the attribute API reads it). */
+static int slots_ready;
+
+static inline int
+ext_ok(PyObject *e)
+{
+    return slots_ready && Py_IS_TYPE(e, Ext_T) && SLOT(e, E_rg) != NULL && SLOT(e, E_fn) != NULL
+           && SLOT(e, E_view) != NULL && SLOT(e, E_nr) != NULL;
+}
+
 /* ``a._dtype.kind in "fc"``: 1, 0, or -1 with an error. */
 static int
 float_kind(PyObject *a)
 {
+    if (slots_ready && contract_array(a)) {
+        PyObject *k = PyObject_GetAttr(SLOT(a, O_dtype), r_kind);
+        if (k == NULL)
+            return -1;
+        int r = PySequence_Contains(s_fc, k);
+        Py_DECREF(k);
+        return r;
+    }
     PyObject *dt = PyObject_GetAttr(a, r_dtype);
     if (dt == NULL)
         return -1;
@@ -695,6 +715,8 @@ float_kind(PyObject *a)
 static PyObject *
 meta_of(PyObject *a)
 {
+    if (slots_ready && contract_array(a))
+        return PyTuple_Pack(3, SLOT(a, O_shape), SLOT(a, O_dtype), SLOT(a, O_device));
     PyObject *s = PyObject_GetAttr(a, r_shape);
     PyObject *d = s ? PyObject_GetAttr(a, r_dtype) : NULL;
     PyObject *v = d ? PyObject_GetAttr(a, r_device) : NULL;
@@ -709,6 +731,30 @@ meta_of(PyObject *a)
 static PyObject *
 edge_for(PyObject *a)
 {
+    if (slots_ready && contract_array(a)) {
+        PyObject *e = SLOT(a, O_ext);
+        if (e == Py_None)
+            return Py_NewRef(no_edge);
+        if (ext_ok(e)) {
+            PyObject *rg = SLOT(e, E_rg);
+            int t = rg == Py_True ? 1 : rg == Py_False ? 0 : -2;
+            if (t == -2) {
+                Py_INCREF(e); /* (held across Python code: rg's __bool__) */
+                t = PyObject_IsTrue(rg);
+                Py_DECREF(e);
+                if (t < 0)
+                    return NULL;
+                if (t)
+                    return PyObject_CallOneArg(edge_of_fn, a); /* (rare: let Python decide) */
+            }
+            if (!t)
+                return Py_NewRef(no_edge);
+            PyObject *gf = SLOT(e, E_fn);
+            if (gf != Py_None && (PyObject *)Py_TYPE(SLOT(e, E_view)) != ViewInfo_C)
+                return PyTuple_Pack(2, gf, SLOT(e, E_nr));
+            return PyObject_CallOneArg(edge_of_fn, a);
+        }
+    }
     PyObject *e = PyObject_GetAttr(a, r_ext);
     if (e == NULL)
         return NULL;
@@ -1478,6 +1524,33 @@ setup_record(PyObject *mod, PyObject *args)
     Py_XSETREF(ew_plan_fn, Py_NewRef(o[6]));
     Py_XSETREF(view_fix_fn, Py_NewRef(o[7]));
     Py_XSETREF(no_edge, Py_NewRef(o[9]));
+    /* the slot offsets of Array and Ext (a class without those slots: the attribute API) */
+    slots_ready = 0;
+    static const char *const mods[3][2] = {{"strided._core.dtypes", "DType"},
+                                           {"strided._core.storage", "Storage"},
+                                           {"strided._core.device", "Device"}};
+    PyObject *cl[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        PyObject *m = PyImport_ImportModule(mods[i][0]);
+        cl[i] = m ? PyObject_GetAttrString(m, mods[i][1]) : NULL;
+        Py_XDECREF(m);
+        if (cl[i] == NULL || !PyType_Check(cl[i]))
+            break;
+    }
+    if (cl[0] && cl[1] && cl[2] && PyType_Check(cl[0]) && PyType_Check(cl[1]) && PyType_Check(cl[2])
+        && contract_setup((PyTypeObject *)o[0], ARRAY_ROWS, N_ROWS(ARRAY_ROWS)) == 0
+        && contract_setup((PyTypeObject *)o[1], EXT_ROWS, N_ROWS(EXT_ROWS)) == 0) {
+        Py_XSETREF(Array_T, (PyTypeObject *)Py_NewRef(o[0]));
+        Py_XSETREF(Ext_T, (PyTypeObject *)Py_NewRef(o[1]));
+        Py_XSETREF(DType_T, (PyTypeObject *)Py_NewRef(cl[0]));
+        Py_XSETREF(Storage_T, (PyTypeObject *)Py_NewRef(cl[1]));
+        Py_XSETREF(Device_T, (PyTypeObject *)Py_NewRef(cl[2]));
+        slots_ready = 1;
+    }
+    else
+        PyErr_Clear();
+    for (int i = 0; i < 3; i++)
+        Py_XDECREF(cl[i]);
     Py_XSETREF(seq_iter, Py_NewRef(o[8])); /* last: it turns record_ew on */
     Py_RETURN_NONE;
 }
