@@ -234,89 +234,99 @@ SD_FLOAT_TYPES(SD_ROW_T)
                       : _mm256_loadu_ps(p))
 #define SD_X64(p) (SQ ? ({ __m256d d_ = _mm256_sub_pd(_mm256_loadu_pd(p), M); _mm256_mul_pd(d_, d_); }) \
                       : _mm256_loadu_pd(p))
-#define SD_MIN4(a, b, c, d) ((a) < (b) ? ((a) < (c) ? ((a) < (d) ? (a) : (d)) : ((c) < (d) ? (c) : (d))) \
-                                       : ((b) < (c) ? ((b) < (d) ? (b) : (d)) : ((c) < (d) ? (c) : (d))))
 
-/* the sums of leaves p[j] (n[j] >= 8 elements), K = 2 or 4 of them; SQ: of (x - m)**2 */
-SD_AVX2 SD_INLINE void pw_leaves_f32(const float *const *p, const Py_ssize_t *n, float *s, const int K,
-                                     const int SQ, float m)
+/* two float32 leaves (8 elements or more each): their sums, added left + right; SQ: of (x - m)**2.
+   The accumulators are named vectors (arrays of them indexed in loops were kept on the stack). */
+SD_AVX2 SD_INLINE float two_f32(const float *p, Py_ssize_t n0, const float *q, Py_ssize_t n1, const int SQ, float m)
 {
     const __m256 M = _mm256_set1_ps(m);
-    Py_ssize_t g[4], i;
-    for (int j = 0; j < K; j++)
-        g[j] = n[j] & ~(Py_ssize_t)7;
-    Py_ssize_t c = K == 2 ? (g[0] < g[1] ? g[0] : g[1]) : SD_MIN4(g[0], g[1], g[2], g[3]);
-    __m256 r[4];
-    for (int j = 0; j < K; j++)
-        r[j] = SD_X32(p[j]);
-    for (i = 8; i < c; i += 8)
-        for (int j = 0; j < K; j++)
-            r[j] = _mm256_add_ps(r[j], SD_X32(p[j] + i));
-    for (int j = 0; j < K; j++)
-        for (i = c; i < g[j]; i += 8)
-            r[j] = _mm256_add_ps(r[j], SD_X32(p[j] + i));
-    /* hadd(a, b) = [a0+a1 a2+a3 b0+b1 b2+b3 a4+a5 a6+a7 b4+b5 b6+b7]: twice, then the halves
-       added, is ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) of each leaf */
-    __m256 h = _mm256_hadd_ps(r[0], r[1]);
-    h = _mm256_hadd_ps(h, K == 2 ? h : _mm256_hadd_ps(r[2], r[3]));
-    float t[4];
-    _mm_storeu_ps(t, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-    for (int j = 0; j < K; j++) {
-        float res = t[j];
-        const float *q = p[j];
-        if (SQ)
-            SD_TAIL(res, q, g[j], n[j], SD_SQ)
-        else
-            SD_TAIL(res, q, g[j], n[j], SD_ID)
-        s[j] = res;
-    }
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g = g0 < g1 ? g0 : g1, i;
+    __m256 r0 = SD_X32(p), r1 = SD_X32(q);
+    for (i = 8; i < g; i += 8) { r0 = _mm256_add_ps(r0, SD_X32(p + i)); r1 = _mm256_add_ps(r1, SD_X32(q + i)); }
+    for (; i < g0; i += 8) r0 = _mm256_add_ps(r0, SD_X32(p + i));
+    for (i = g; i < g1; i += 8) r1 = _mm256_add_ps(r1, SD_X32(q + i));
+    __m256 h = _mm256_hadd_ps(r0, r1);          /* [a01 a23 b01 b23 a45 a67 b45 b67] */
+    h = _mm256_hadd_ps(h, h);                    /* [a0123 b0123 . . a4567 b4567 . .] */
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    if (SQ) { SD_TAIL(s0, p, g0, n0, SD_SQ) SD_TAIL(s1, q, g1, n1, SD_SQ) }
+    else { SD_TAIL(s0, p, g0, n0, SD_ID) SD_TAIL(s1, q, g1, n1, SD_ID) }
+    return s0 + s1;
 }
-
-SD_AVX2 SD_INLINE void pw_leaves_f64(const double *const *p, const Py_ssize_t *n, double *s, const int K,
-                                     const int SQ, double m)
+#define SD_X64(p) (SQ ? ({ __m256d d_ = _mm256_sub_pd(_mm256_loadu_pd(p), M); _mm256_mul_pd(d_, d_); }) : _mm256_loadu_pd(p))
+/* two float64 leaves: each leaf's r0..r3 (a) and r4..r7 (b) */
+SD_AVX2 SD_INLINE double two_f64(const double *p, Py_ssize_t n0, const double *q, Py_ssize_t n1, const int SQ, double m)
 {
     const __m256d M = _mm256_set1_pd(m);
-    Py_ssize_t g[4], i;
-    for (int j = 0; j < K; j++)
-        g[j] = n[j] & ~(Py_ssize_t)7;
-    Py_ssize_t c = K == 2 ? (g[0] < g[1] ? g[0] : g[1]) : SD_MIN4(g[0], g[1], g[2], g[3]);
-    __m256d lo[4], hi[4]; /* each leaf's r0..r3 and r4..r7 */
-    for (int j = 0; j < K; j++) {
-        lo[j] = SD_X64(p[j]);
-        hi[j] = SD_X64(p[j] + 4);
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g = g0 < g1 ? g0 : g1, i;
+    __m256d a0 = SD_X64(p), b0 = SD_X64(p + 4), a1 = SD_X64(q), b1 = SD_X64(q + 4);
+    for (i = 8; i < g; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_X64(p + i)); b0 = _mm256_add_pd(b0, SD_X64(p + i + 4));
+        a1 = _mm256_add_pd(a1, SD_X64(q + i)); b1 = _mm256_add_pd(b1, SD_X64(q + i + 4));
     }
-    for (i = 8; i < c; i += 8)
-        for (int j = 0; j < K; j++) {
-            lo[j] = _mm256_add_pd(lo[j], SD_X64(p[j] + i));
-            hi[j] = _mm256_add_pd(hi[j], SD_X64(p[j] + i + 4));
-        }
-    for (int j = 0; j < K; j++)
-        for (i = c; i < g[j]; i += 8) {
-            lo[j] = _mm256_add_pd(lo[j], SD_X64(p[j] + i));
-            hi[j] = _mm256_add_pd(hi[j], SD_X64(p[j] + i + 4));
-        }
-    /* hadd(lo, hi) = [r0+r1 r4+r5 r2+r3 r6+r7]; of two leaves a, b the 128-bit halves
-       regrouped and added: [(r0+r1)+(r2+r3) (r4+r5)+(r6+r7)] of a, then of b; hadd of two
-       such: [a, c, b, d] (leaves a, b in one, c, d in the other) */
-    __m256d h[4], u[2];
-    for (int j = 0; j < K; j++)
-        h[j] = _mm256_hadd_pd(lo[j], hi[j]);
-    for (int j = 0; j < K; j += 2)
-        u[j / 2] = _mm256_add_pd(_mm256_permute2f128_pd(h[j], h[j + 1], 0x20),
-                                 _mm256_permute2f128_pd(h[j], h[j + 1], 0x31));
-    double t[4];
-    _mm256_storeu_pd(t, _mm256_hadd_pd(u[0], K == 2 ? u[0] : u[1]));
-    for (int j = 0; j < K; j++) {
-        double res = t[K == 2 ? 2 * j : (j & 1) * 2 + (j >> 1)];
-        const double *q = p[j];
-        if (SQ)
-            SD_TAIL(res, q, g[j], n[j], SD_SQ)
-        else
-            SD_TAIL(res, q, g[j], n[j], SD_ID)
-        s[j] = res;
-    }
+    for (; i < g0; i += 8) { a0 = _mm256_add_pd(a0, SD_X64(p + i)); b0 = _mm256_add_pd(b0, SD_X64(p + i + 4)); }
+    for (i = g; i < g1; i += 8) { a1 = _mm256_add_pd(a1, SD_X64(q + i)); b1 = _mm256_add_pd(b1, SD_X64(q + i + 4)); }
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1); /* [r01 r45 r23 r67] */
+    __m256d u = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d w = _mm256_hadd_pd(u, u);           /* [a, a, b, b] */
+    double s0 = _mm256_cvtsd_f64(w), s1 = _mm_cvtsd_f64(_mm256_extractf128_pd(w, 1));
+    if (SQ) { SD_TAIL(s0, p, g0, n0, SD_SQ) SD_TAIL(s1, q, g1, n1, SD_SQ) }
+    else { SD_TAIL(s0, p, g0, n0, SD_ID) SD_TAIL(s1, q, g1, n1, SD_ID) }
+    return s0 + s1;
 }
-
+/* four float32 leaves, ((l0 + l1) + (l2 + l3)): hadd(hadd(r0, r1), hadd(r2, r3)) then the halves added */
+SD_AVX2 SD_INLINE float four_f32(const float *p0, Py_ssize_t n0, const float *p1, Py_ssize_t n1, const float *p2, Py_ssize_t n2, const float *p3, Py_ssize_t n3, const int SQ, float m)
+{
+    const __m256 M = _mm256_set1_ps(m);
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g2 = n2 & ~(Py_ssize_t)7, g3 = n3 & ~(Py_ssize_t)7, i;
+    Py_ssize_t g = g0 < g1 ? g0 : g1; g = g < g2 ? g : g2; g = g < g3 ? g : g3;
+    __m256 r0 = SD_X32(p0), r1 = SD_X32(p1), r2 = SD_X32(p2), r3 = SD_X32(p3);
+    for (i = 8; i < g; i += 8) {
+        r0 = _mm256_add_ps(r0, SD_X32(p0 + i)); r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
+        r2 = _mm256_add_ps(r2, SD_X32(p2 + i)); r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
+    }
+    for (i = g; i < g0; i += 8) r0 = _mm256_add_ps(r0, SD_X32(p0 + i));
+    for (i = g; i < g1; i += 8) r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
+    for (i = g; i < g2; i += 8) r2 = _mm256_add_ps(r2, SD_X32(p2 + i));
+    for (i = g; i < g3; i += 8) r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    if (SQ) { SD_TAIL(s0, p0, g0, n0, SD_SQ) SD_TAIL(s1, p1, g1, n1, SD_SQ) SD_TAIL(s2, p2, g2, n2, SD_SQ) SD_TAIL(s3, p3, g3, n3, SD_SQ) }
+    else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
+    return (s0 + s1) + (s2 + s3);
+}
+/* four float64 leaves */
+SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double *p1, Py_ssize_t n1, const double *p2, Py_ssize_t n2, const double *p3, Py_ssize_t n3, const int SQ, double m)
+{
+    const __m256d M = _mm256_set1_pd(m);
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g2 = n2 & ~(Py_ssize_t)7, g3 = n3 & ~(Py_ssize_t)7, i;
+    Py_ssize_t g = g0 < g1 ? g0 : g1; g = g < g2 ? g : g2; g = g < g3 ? g : g3;
+    __m256d a0 = SD_X64(p0), b0 = SD_X64(p0 + 4), a1 = SD_X64(p1), b1 = SD_X64(p1 + 4);
+    __m256d a2 = SD_X64(p2), b2 = SD_X64(p2 + 4), a3 = SD_X64(p3), b3 = SD_X64(p3 + 4);
+    for (i = 8; i < g; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_X64(p0 + i)); b0 = _mm256_add_pd(b0, SD_X64(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, SD_X64(p1 + i)); b1 = _mm256_add_pd(b1, SD_X64(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, SD_X64(p2 + i)); b2 = _mm256_add_pd(b2, SD_X64(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, SD_X64(p3 + i)); b3 = _mm256_add_pd(b3, SD_X64(p3 + i + 4));
+    }
+    for (i = g; i < g0; i += 8) { a0 = _mm256_add_pd(a0, SD_X64(p0 + i)); b0 = _mm256_add_pd(b0, SD_X64(p0 + i + 4)); }
+    for (i = g; i < g1; i += 8) { a1 = _mm256_add_pd(a1, SD_X64(p1 + i)); b1 = _mm256_add_pd(b1, SD_X64(p1 + i + 4)); }
+    for (i = g; i < g2; i += 8) { a2 = _mm256_add_pd(a2, SD_X64(p2 + i)); b2 = _mm256_add_pd(b2, SD_X64(p2 + i + 4)); }
+    for (i = g; i < g3; i += 8) { a3 = _mm256_add_pd(a3, SD_X64(p3 + i)); b3 = _mm256_add_pd(b3, SD_X64(p3 + i + 4)); }
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [leaf0, leaf2, leaf1, leaf3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    if (SQ) { SD_TAIL(s0, p0, g0, n0, SD_SQ) SD_TAIL(s1, p1, g1, n1, SD_SQ) SD_TAIL(s2, p2, g2, n2, SD_SQ) SD_TAIL(s3, p3, g3, n3, SD_SQ) }
+    else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
+    return (s0 + s1) + (s2 + s3);
+}
 /* one leaf as ROW's (built for AVX2: called from the tree below) */
 #define SD_ONE(NAME, T, XS)                                                                \
     SD_AVX2 SD_INLINE T NAME(const T *a, Py_ssize_t n, T m)                                \
@@ -340,7 +350,7 @@ SD_AVX2 SD_INLINE void pw_leaves_f64(const double *const *p, const Py_ssize_t *n
         return res;                                                                        \
     }
 /* NumPy's recursion; a node of two leaves, or of two nodes of two leaves each, summed by
-   pw_leaves (the leaves' sums then added as the tree adds them) */
+   two_/four_ (the leaves' sums then added as the tree adds them) */
 #define SD_PWT(NAME, ONE, SFX, T, SQ, XS)                                                  \
     SD_ONE(ONE, T, XS)                                                                     \
     SD_AVX2 static T NAME(const T *a, Py_ssize_t n, T m)                                   \
@@ -348,20 +358,11 @@ SD_AVX2 SD_INLINE void pw_leaves_f64(const double *const *p, const Py_ssize_t *n
         if (n <= 128)                                                                      \
             return ONE(a, n, m);                                                           \
         Py_ssize_t n2 = sd_half(n), n3 = n - n2;                                           \
-        T s[4];                                                                            \
-        if (n3 <= 128) {                                                                   \
-            const T *p[2] = {a, a + n2};                                                   \
-            const Py_ssize_t k[2] = {n2, n3};                                              \
-            pw_leaves_##SFX(p, k, s, 2, SQ, m);                                            \
-            return s[0] + s[1];                                                            \
-        }                                                                                  \
+        if (n3 <= 128)                                                                     \
+            return two_##SFX(a, n2, a + n2, n3, SQ, m);                                    \
         Py_ssize_t h2 = sd_half(n2), h3 = sd_half(n3);                                     \
-        if (n2 > 128 && n2 - h2 <= 128 && n3 - h3 <= 128) {                                \
-            const T *p[4] = {a, a + h2, a + n2, a + n2 + h3};                              \
-            const Py_ssize_t k[4] = {h2, n2 - h2, h3, n3 - h3};                            \
-            pw_leaves_##SFX(p, k, s, 4, SQ, m);                                            \
-            return (s[0] + s[1]) + (s[2] + s[3]);                                          \
-        }                                                                                  \
+        if (n2 > 128 && n2 - h2 <= 128 && n3 - h3 <= 128)                                  \
+            return four_##SFX(a, h2, a + h2, n2 - h2, a + n2, h3, a + n2 + h3, n3 - h3, SQ, m); \
         T l = NAME(a, n2, m);                                                              \
         T r = NAME(a + n2, n3, m);                                                         \
         return l + r;                                                                      \
