@@ -26,12 +26,6 @@ class Settings:
     min_repeats: int  # batches per library, at least ...
     max_repeats: int  # ... and at most
     budget_ns: int  # aim for this much timing per case (all libraries together)
-    # Idle this long before each batch, then one untimed call (cases on several threads):
-    # the previous library's worker threads spin for a while after their last job (strided's
-    # 2 ms, libgomp's), and on a machine of few cores they would share the cores with the
-    # batch being timed; the untimed call then wakes the library's own workers, as they are
-    # in a program that calls it in a loop.
-    settle_ns: int = 0
 
 
 # Short batches, many of them: on a shared machine most short batches run
@@ -130,9 +124,7 @@ def _rounds(timers, inner, batch, s, out) -> dict:
             if name not in samples:
                 continue
             try:
-                if s.settle_ns:
-                    time.sleep(s.settle_ns / 1e9)
-                if s.settle_ns or (inner[name] < 10 and batch[name] < 50_000_000):
+                if inner[name] < 10 and batch[name] < 50_000_000:
                     timers[name].timeit(1)  # re-warm: the other libraries just ran
                 samples[name].append(timers[name].timeit(inner[name]) / inner[name])
             except Exception as e:  # noqa: BLE001

@@ -44,7 +44,6 @@ class Case:
     check: bool = True  # compare the result with NumPy's
     mutates: bool = False  # writes into its inputs (fresh inputs for every library)
     alloc: bool = False  # also measure bytes allocated per call
-    settle_ms: float = 0.0  # idle before each batch (_timing.Settings.settle_ns): threaded cases
     note: str = ""
 
     @property
@@ -612,9 +611,8 @@ def threads(quick: bool) -> list[Case]:
             ("sum", "xp.sum(a)", None), ("max", "xp.max(a)", "torch.amax(a)")]
     sizes = (10**6,) if quick else (10**6, 10**7)
     return [Case("threads", op, {"n": n, "dtype": "float32", "threads": "default"},
-                 ("vec", n, "float32"), build=_build_default_threads(stmt, torch), settle_ms=10.0,
-                 note="strided and torch at their default thread counts; NumPy has one; "
-                      "10 ms idle before each batch (the other libraries' threads stop spinning)")
+                 ("vec", n, "float32"), build=_build_default_threads(stmt, torch),
+                 note="strided and torch at their default thread counts; NumPy has one")
             for n in sizes for op, stmt, torch in rows]
 
 

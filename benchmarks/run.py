@@ -16,7 +16,6 @@ for a selection). Nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 import time
@@ -273,10 +272,7 @@ class Runner:
             prepared[lib.name] = (stmt, ns)
         if case.check:
             rec["check"] = self.check(values)
-        settings = self.settings
-        if case.settle_ms:
-            settings = dataclasses.replace(settings, settle_ns=int(case.settle_ms * 1e6))
-        rec["libs"].update(self.timing.measure(timers, settings))
+        rec["libs"].update(self.timing.measure(timers, self.settings))
         rec["libs"] = {lib.name: rec["libs"][lib.name] for lib in self.libs if lib.name in rec["libs"]}
         if case.alloc:
             rec["bytes"] = {name: self.bytes_per_call(lib, *prepared[name])
