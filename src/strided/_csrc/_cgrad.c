@@ -727,6 +727,43 @@ meta_of(PyObject *a)
     return t;
 }
 
+/* A node of class cls as the Python recorders make one (object.__new__, no __init__): the
+   next sequence number, the rule, slots, metas and needs, nout 1 where with_nout, and
+   next_functions the edges as a tuple; fn names the recorder in the error of an ended node
+   counter. A new reference, or NULL with an error set. (The recorders below share it.) */
+static PyObject *
+new_node(PyObject *cls, PyObject *r, PyObject *slots, PyObject *metas, PyObject *needs, PyObject *edges,
+         int with_nout, const char *fn)
+{
+    PyObject *empty = PyTuple_New(0);
+    PyObject *node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (node == NULL)
+        return NULL;
+    PyObject *seq = PyIter_Next(seq_iter);
+    if (seq == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_RuntimeError, "%s(): the node counter ended", fn);
+        Py_DECREF(node);
+        return NULL;
+    }
+    int err = PyObject_SetAttr(node, r_seq, seq) < 0;
+    Py_DECREF(seq);
+    PyObject *one = !err && with_nout ? PyLong_FromLong(1) : NULL;
+    err = err || (with_nout && one == NULL) || PyObject_SetAttr(node, r_rule, r) < 0
+          || PyObject_SetAttr(node, r_slots, slots) < 0 || PyObject_SetAttr(node, r_metas, metas) < 0
+          || PyObject_SetAttr(node, r_needs, needs) < 0 || (with_nout && PyObject_SetAttr(node, r_nout, one) < 0);
+    Py_XDECREF(one);
+    PyObject *next = err ? NULL : PyList_AsTuple(edges);
+    err = err || next == NULL || PyObject_SetAttr(node, r_next, next) < 0;
+    Py_XDECREF(next);
+    if (err) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    return node;
+}
+
 /* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
 static PyObject *
 edge_for(PyObject *a)
@@ -958,28 +995,11 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(cls);
             goto done;
         }
-        PyObject *empty = PyTuple_New(0);
-        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
-        Py_XDECREF(empty);
+        node = new_node(cls, r, slots, metas, needs, edges, 0, "record_ew");
         Py_DECREF(cls);
         if (node == NULL)
             goto done;
     }
-    tmp = PyIter_Next(seq_iter);
-    if (tmp == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_RuntimeError, "record_ew(): the node counter ended");
-        goto done;
-    }
-    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
-        goto done;
-    Py_CLEAR(tmp);
-    tmp = PyList_AsTuple(edges);
-    if (tmp == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
-        || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
-        || PyObject_SetAttr(node, r_next, tmp) < 0)
-        goto done;
-    Py_CLEAR(tmp);
     int fl = (PyObject *)Py_TYPE(result) == Array_C ? float_kind(result) : 0;
     if (fl < 0)
         goto done;
@@ -1146,35 +1166,9 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_CLEAR(it);
     if (PyErr_Occurred())
         goto done;
-    {
-        PyObject *empty = PyTuple_New(0);
-        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
-        Py_XDECREF(empty);
-        if (node == NULL)
-            goto done;
-    }
-    tmp = PyIter_Next(seq_iter);
-    if (tmp == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_RuntimeError, "record_node(): the node counter ended");
+    node = new_node(cls, r, slots, metas, needs, edges, 1, "record_node");
+    if (node == NULL)
         goto done;
-    }
-    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
-        goto done;
-    Py_CLEAR(tmp);
-    {
-        PyObject *one = PyLong_FromLong(1);
-        int err = one == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
-                  || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
-                  || PyObject_SetAttr(node, r_nout, one) < 0;
-        Py_XDECREF(one);
-        if (err)
-            goto done;
-    }
-    tmp = PyList_AsTuple(edges);
-    if (tmp == NULL || PyObject_SetAttr(node, r_next, tmp) < 0)
-        goto done;
-    Py_CLEAR(tmp);
     {
         PyObject *m = meta_of(result);
         tmp = m ? PyList_New(1) : NULL;
@@ -1377,35 +1371,11 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(cls);
             goto done;
         }
-        PyObject *empty = PyTuple_New(0);
-        node = empty ? PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty, NULL) : NULL;
-        Py_XDECREF(empty);
+        node = new_node(cls, r, slots, metas, needs, edges, 1, "record_call");
         Py_DECREF(cls);
         if (node == NULL)
             goto done;
     }
-    tmp = PyIter_Next(seq_iter);
-    if (tmp == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_RuntimeError, "record_call(): the node counter ended");
-        goto done;
-    }
-    if (PyObject_SetAttr(node, r_seq, tmp) < 0)
-        goto done;
-    Py_CLEAR(tmp);
-    {
-        PyObject *one = PyLong_FromLong(1);
-        int err = one == NULL || PyObject_SetAttr(node, r_rule, r) < 0 || PyObject_SetAttr(node, r_slots, slots) < 0
-                  || PyObject_SetAttr(node, r_metas, metas) < 0 || PyObject_SetAttr(node, r_needs, needs) < 0
-                  || PyObject_SetAttr(node, r_nout, one) < 0;
-        Py_XDECREF(one);
-        if (err)
-            goto done;
-    }
-    tmp = PyList_AsTuple(edges);
-    if (tmp == NULL || PyObject_SetAttr(node, r_next, tmp) < 0)
-        goto done;
-    Py_CLEAR(tmp);
     {
         int fl = (PyObject *)Py_TYPE(result) == Array_C ? float_kind(result) : 0;
         if (fl < 0)
