@@ -111,7 +111,9 @@ def _backend_reduce(kernel: str, xp, a, axes, keepdims, **kw):
                 r = reduce1(op, a.T, 1 - axes[0] % 2, keepdims is True)
                 if r is not None:
                     return r.T if keepdims else r
-        return _NP_REDUCE[kernel](a, axis=axes, keepdims=keepdims, **kw)
+        # (any other kernel, all/any: the backend's function, NumPy's here)
+        f = _NP_REDUCE.get(kernel)
+        return (f if f is not None else _kernel(xp, kernel))(a, axis=axes, keepdims=keepdims, **kw)
     return large_reduce(_kernel(xp, kernel), a, axes, keepdims, **kw)
 
 
