@@ -1085,6 +1085,36 @@ done:
     return ret;
 }
 
+/* The Python recorders' step for one differentiable array a bound to parameter p: the slot
+   (p, None), a's edge, a's meta, and p in needs when the edge has a node. 0, or -1 with an
+   error set. */
+static int
+add_slot(PyObject *a, PyObject *p, PyObject *slots, PyObject *edges, PyObject *metas, PyObject *needs)
+{
+    PyObject *edge = edge_for(a);
+    if (edge == NULL)
+        return -1;
+    int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
+    PyObject *slot = PyTuple_Pack(2, p, Py_None);
+    int err = slot == NULL || PyList_Append(slots, slot) < 0 || PyList_Append(edges, edge) < 0;
+    Py_XDECREF(slot);
+    if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
+        PyObject *first = PySequence_GetItem(edge, 0);
+        err = first == NULL;
+        need = first != NULL && first != Py_None;
+        Py_XDECREF(first);
+    }
+    Py_DECREF(edge);
+    if (err)
+        return -1;
+    PyObject *m = meta_of(a);
+    err = m == NULL || PyList_Append(metas, m) < 0;
+    Py_XDECREF(m);
+    if (err || (need && PySet_Add(needs, p) < 0))
+        return -1;
+    return 0;
+}
+
 /* record_node(rule, cls, inputs, saved, result): _fused._record step for step (the node of
  * a fused operation: inputs as (parameter, array or None) pairs, saved values as
  * (parameter, value) pairs, one output). */
@@ -1118,29 +1148,7 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         }
         PyObject *p = PyTuple_GET_ITEM(item, 0), *a = PyTuple_GET_ITEM(item, 1);
         if (a != Py_None) {
-            PyObject *edge = edge_for(a);
-            if (edge == NULL)
-                goto done;
-            int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
-            tmp = PyTuple_Pack(2, p, Py_None);
-            int err = tmp == NULL || PyList_Append(slots, tmp) < 0 || PyList_Append(edges, edge) < 0;
-            Py_CLEAR(tmp);
-            if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
-                PyObject *first = PySequence_GetItem(edge, 0);
-                err = first == NULL;
-                need = first != NULL && first != Py_None;
-                Py_XDECREF(first);
-            }
-            Py_DECREF(edge);
-            if (err)
-                goto done;
-            PyObject *m = meta_of(a);
-            if (m == NULL || PyList_Append(metas, m) < 0) {
-                Py_XDECREF(m);
-                goto done;
-            }
-            Py_DECREF(m);
-            if (need && PySet_Add(needs, p) < 0)
+            if (add_slot(a, p, slots, edges, metas, needs) < 0)
                 goto done;
         }
         Py_CLEAR(item);
@@ -1289,29 +1297,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         if (!k)
             continue;
-        PyObject *edge = edge_for(v);
-        if (edge == NULL)
-            goto done;
-        int need = PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1 && PyTuple_GET_ITEM(edge, 0) != Py_None;
-        tmp = PyTuple_Pack(2, p, Py_None);
-        int err = tmp == NULL || PyList_Append(slots, tmp) < 0 || PyList_Append(edges, edge) < 0;
-        Py_CLEAR(tmp);
-        if (!err && !(PyTuple_Check(edge) && PyTuple_GET_SIZE(edge) >= 1)) {
-            PyObject *first = PySequence_GetItem(edge, 0);
-            err = first == NULL;
-            need = first != NULL && first != Py_None;
-            Py_XDECREF(first);
-        }
-        Py_DECREF(edge);
-        if (err)
-            goto done;
-        PyObject *m = meta_of(v);
-        if (m == NULL || PyList_Append(metas, m) < 0) {
-            Py_XDECREF(m);
-            goto done;
-        }
-        Py_DECREF(m);
-        if (need && PySet_Add(needs, p) < 0)
+        if (add_slot(v, p, slots, edges, metas, needs) < 0)
             goto done;
     }
     if (PySet_GET_SIZE(needs) == 0) {
