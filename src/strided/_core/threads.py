@@ -239,6 +239,9 @@ def _loop_info(k, dt):
     info = None
     if k in _LOOP_UFUNCS and dt in _C_FLOATS and dt.isnative:
         info = _npcompat.strided_loop_info(k, dt)  # None: the Python path
+        if info is not None and _CHOT is not None and hasattr(_CHOT, "prefer_loop"):
+            # the same values by a faster loop where _chot has one (exp of float64)
+            _CHOT.prefer_loop(k, info, (dt, dt))
     _LOOPS[key] = info
     return info
 

@@ -168,6 +168,11 @@ setup_loops(PyObject *mod, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__GLIBC__)
+#define EXP_SIMD 1
+static void exp_prefer(PyObject *k, CallInfo *info, PyObject *descrs); /* (below: exp of float64) */
+#endif
+
 /* NumPy's loop of ufunc k for the dtypes dts (nin of them; a Python scalar's type for a
    weak scalar) with a scalar's fixed stride 0 at sside: L->cap, in, info set, or 0. */
 static int
@@ -205,6 +210,9 @@ loop_resolve(Loop *L, PyObject *k, int nin, PyObject *const *dts)
     PyObject *descrs = PyTuple_GET_ITEM(got, 0);
     if (PyTuple_GET_ITEM(descrs, nin) != SLOT(L->res, D_np))
         goto done; /* the loop must write the result's dtype */
+#ifdef EXP_SIMD
+    exp_prefer(k, info, descrs);
+#endif
     L->cap = Py_NewRef(cap);
     L->info = info;
     for (int i = 0; i < nin; i++)
@@ -325,6 +333,225 @@ own_loop(Loop *L, PyObject *x)
     if (PyErr_Occurred())
         return contract_clear(PyExc_Exception) ? 0 : -1;
     return found;
+}
+
+/* --- exp of float64: NumPy's loop, four lanes at a time -------------------------------------
+   NumPy's float64 exp on a machine without AVX-512F is its loop over npy_exp, the C
+   library's exp one element at a time (numpy/_core/src/umath/loops_exponent_log.dispatch
+   .c.src: only AVX-512F has a SIMD exp of float64). With glibc on an x86-64 processor
+   with AVX2 and FMA that is __exp_fma: sysdeps/ieee754/dbl-64/e_exp.c (the algorithm of
+   Szabolcs Nagy, Arm's optimized-routines) built with -mfma -mavx2. exp_f64 computes the
+   same arithmetic four lanes at a time: x = k ln2/128 + r, exp(x) = 2^(k/128) exp(r),
+   2^(k/128) = H[k](1 + T[k]) from a table, exp(r) - 1 a polynomial of degree 5, each
+   operation the one that build makes, contracted where its compiler contracts (three
+   FMAs and a product where the source writes a*b + c: checked against the disassembly
+   of the same source built with GCC 12 -O2 -mfma -mavx2). A lane outside the
+   polynomial's range (|x| < 2^-54 or |x| >= 512, inf, NaN: the C function's special
+   cases) takes the C library's exp itself, so that every element is exp(x) of the C
+   library. The table is made at first use from exact decimal arithmetic (exp_table).
+
+   It is used only where it is NumPy's loop bit for bit, which this process checks
+   before its first use (exp_check): the C library's exp against exp_f64 on a probe of
+   65,536 values (every table entry, random values of every binade in range, the range's
+   edges, zeros, subnormals, infinities, NaN payloads); any difference, a processor
+   without AVX2 and FMA, or a C library other than glibc's leaves NumPy's loop. The
+   tests compare it with NumPy over millions of values (tests/_csrc/test_exp_loop.py).
+   Measured (1 thread, 1e5 float64, minima): NumPy 904 us, PyTorch (SLEEF) 277 us. */
+#ifdef EXP_SIMD
+#include <immintrin.h>
+static double exp_tab[256];   /* T[k], H[k] - (k << 45) as double bits, k = 0..127 */
+static int exp_state;         /* 0 unknown, 1 verified, -1 refused */
+static np_loop *exp_numpy;    /* NumPy's loop exp_state describes */
+
+__attribute__((target("avx2,fma"))) static void
+exp_f64_run(const double *in, double *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)
+{
+    const __m256d inv = _mm256_set1_pd(0x1.71547652b82fep0 * 128), shift = _mm256_set1_pd(0x1.8p52),
+                  hi = _mm256_set1_pd(-0x1.62e42fefa0000p-8), lo = _mm256_set1_pd(-0x1.cf79abc9e3b3ap-47),
+                  c2 = _mm256_set1_pd(0x1.ffffffffffdbdp-2), c3 = _mm256_set1_pd(0x1.555555555543cp-3),
+                  c4 = _mm256_set1_pd(0x1.55555cf172b91p-5), c5 = _mm256_set1_pd(0x1.1111167a4d017p-7);
+    const __m256i low = _mm256_set1_epi64x(0x3c9 - 1), high = _mm256_set1_epi64x(0x408 - 1),
+                  expo = _mm256_set1_epi64x(0x7ff), k127 = _mm256_set1_epi64x(127);
+    const long long *tab = (const long long *)exp_tab;
+    Py_ssize_t i = 0;
+    if (si == (Py_ssize_t)sizeof(double) && so == (Py_ssize_t)sizeof(double)) {
+        for (; i + 4 <= n; i += 4) {
+            __m256d x = _mm256_loadu_pd(in + i);
+            __m256i top = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(x), 52), expo);
+            __m256i sp = _mm256_or_si256(_mm256_cmpgt_epi64(top, high), _mm256_cmpgt_epi64(low, top));
+            if (!_mm256_testz_si256(sp, sp)) {
+                double v[4];
+                _mm256_storeu_pd(v, x);
+                for (int j = 0; j < 4; j++)
+                    out[i + j] = exp(v[j]);
+                continue;
+            }
+            __m256d kd = _mm256_fmadd_pd(inv, x, shift);
+            __m256i ki = _mm256_castpd_si256(kd);
+            kd = _mm256_sub_pd(kd, shift);
+            __m256d r = _mm256_fmadd_pd(kd, lo, _mm256_fmadd_pd(kd, hi, x));
+            __m256i idx = _mm256_slli_epi64(_mm256_and_si256(ki, k127), 1);
+            __m256d tail = _mm256_castsi256_pd(_mm256_i64gather_epi64(tab, idx, 8));
+            __m256i sbits = _mm256_add_epi64(_mm256_i64gather_epi64(tab + 1, idx, 8), _mm256_slli_epi64(ki, 45));
+            __m256d r2 = _mm256_mul_pd(r, r);
+            __m256d p23 = _mm256_fmadd_pd(r, c3, c2), p45 = _mm256_fmadd_pd(r, c5, c4);
+            __m256d acc = _mm256_fmadd_pd(p23, r2, _mm256_add_pd(tail, r));
+            acc = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), p45, acc);
+            __m256d scale = _mm256_castsi256_pd(sbits);
+            _mm256_storeu_pd(out + i, _mm256_fmadd_pd(scale, acc, scale));
+        }
+    }
+    for (; i < n; i++)
+        *(double *)((char *)out + i * so) = exp(*(const double *)((const char *)in + i * si));
+}
+
+static int
+exp_f64(void *ctx, char *const *data, const Py_ssize_t *dims, const Py_ssize_t *steps, void *aux)
+{
+    (void)ctx, (void)aux;
+    exp_f64_run((const double *)data[0], (double *)data[1], dims[0], steps[0], steps[1]);
+    return 0;
+}
+
+/* The table: H[k] = 2^(k/128) rounded to double, T[k] = 2^(k/128)/H[k] - 1 rounded, from
+   decimal arithmetic of 90 digits (strided._core._npcompat.exp_table): 0, or -1 with an
+   error set. */
+static int
+exp_table(void)
+{
+    PyObject *m = PyImport_ImportModule("strided._core._npcompat"), *t = NULL;
+    if (m != NULL)
+        t = PyObject_CallMethod(m, "exp_table", NULL);
+    Py_XDECREF(m);
+    if (t == NULL)
+        return -1;
+    Py_buffer v;
+    int rc = PyObject_GetBuffer(t, &v, PyBUF_SIMPLE);
+    Py_DECREF(t);
+    if (rc < 0)
+        return -1;
+    if (v.len != (Py_ssize_t)sizeof exp_tab) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "exp_table(): expected 256 float64 values");
+        return -1;
+    }
+    memcpy(exp_tab, v.buf, sizeof exp_tab);
+    PyBuffer_Release(&v);
+    return 0;
+}
+
+#define EXP_PROBE 65536
+/* Does exp_f64 give what NumPy's loop gives on the probe? 1 yes, 0 no (nothing set). */
+static int
+exp_check(const CallInfo *info)
+{
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        return 0;
+    if (exp_table() < 0)
+        return contract_clear(PyExc_Exception) ? 0 : 0;
+    static const uint64_t edge[] = {
+        0x0ULL, 0x8000000000000000ULL, 0x1ULL, 0x800fffffffffffffULL, 0x3c90000000000000ULL,
+        0x3c8fffffffffffffULL, 0xbc90000000000000ULL, 0x4080000000000000ULL, 0x407fffffffffffffULL,
+        0xc080000000000000ULL, 0xc07fffffffffffffULL, 0x40862e42fefa39efULL, 0x40862e42fefa39f0ULL,
+        0xc0874910d52d3051ULL, 0xc0874910d52d3052ULL, 0xc086232bdd7abcd2ULL, 0x7ff0000000000000ULL,
+        0xfff0000000000000ULL, 0x7ff8000000000000ULL, 0xfff8000000000001ULL, 0x7ff4000000000abcULL,
+        0x3ff0000000000000ULL, 0xbff0000000000000ULL, 0x7fefffffffffffffULL, 0xffefffffffffffffULL};
+    const int ne = (int)(sizeof edge / sizeof edge[0]);
+    double *x = PyMem_Malloc(3 * EXP_PROBE * sizeof(double));
+    if (x == NULL)
+        return 0;
+    double *a = x + EXP_PROBE, *b = a + EXP_PROBE;
+    uint64_t s = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < EXP_PROBE; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        uint64_t bits;
+        if (i < ne)
+            bits = edge[i];
+        else if (i < ne + 2048) { /* every table entry, either side of its centre */
+            double k = (double)((i - ne) / 2 % 1024 - 512) + (i % 2 ? 0.49 : -0.49);
+            double v = k * 0x1.62e42fefa39efp-8;
+            memcpy(&bits, &v, 8);
+        }
+        else if (i < ne + 2048 + 16384) /* every binade from 2^-60 to 2^10, either sign */
+            bits = ((uint64_t)(0x3c3 + s % (0x40a - 0x3c3)) << 52) | (s >> 12 & 0xfffffffffffffULL)
+                   | (s & 1) << 63;
+        else { /* uniform over [-750, 720): most in the polynomial's range */
+            double v = (double)(s >> 11) / 9007199254740992.0 * 1470.0 - 750.0;
+            memcpy(&bits, &v, 8);
+        }
+        memcpy(&x[i], &bits, 8);
+    }
+    Py_ssize_t n = EXP_PROBE, st[2] = {sizeof(double), sizeof(double)};
+    char *da[2] = {(char *)x, (char *)a}, *db[2] = {(char *)x, (char *)b};
+    Flags fl;
+    flags_save(&fl);
+    int same = info->strided_loop(info->context, da, &n, st, info->auxdata) == 0 && exp_f64(NULL, db, &n, st, NULL) == 0
+               && memcmp(a, b, EXP_PROBE * sizeof(double)) == 0;
+    flags_restore(&fl);
+    PyMem_Free(x);
+    (void)contract_clear(PyExc_Exception);
+    return same;
+}
+
+/* Replace NumPy's float64 exp loop in info by exp_f64 where it is NumPy's loop bit for bit
+   (k is numpy.exp, descrs its resolved descriptors). */
+static void
+exp_prefer(PyObject *k, CallInfo *info, PyObject *descrs)
+{
+    static PyObject *np_exp, *f64;
+    if (np_exp == NULL) {
+        PyObject *np = PyImport_ImportModule("numpy");
+        if (np != NULL) {
+            np_exp = PyObject_GetAttrString(np, "exp");
+            PyObject *d = np_exp ? PyObject_GetAttrString(np, "float64") : NULL;
+            f64 = d ? PyObject_CallMethod(np, "dtype", "O", d) : NULL;
+            Py_XDECREF(d);
+            Py_DECREF(np);
+        }
+        if (f64 == NULL) {
+            Py_CLEAR(np_exp);
+            (void)contract_clear(PyExc_Exception);
+            return;
+        }
+    }
+    if (k != np_exp || !PyTuple_CheckExact(descrs) || PyTuple_GET_SIZE(descrs) != 2
+        || info->strided_loop == exp_f64 || info->requires_pyapi)
+        return;
+    for (int i = 0; i < 2; i++) {
+        int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(descrs, i), f64, Py_EQ);
+        if (eq != 1) {
+            (void)contract_clear(PyExc_Exception);
+            return;
+        }
+    }
+    if (exp_state == 0 || exp_numpy != info->strided_loop) {
+        exp_numpy = info->strided_loop;
+        exp_state = exp_check(info) ? 1 : -1;
+    }
+    if (exp_state == 1)
+        info->strided_loop = exp_f64;
+}
+#endif
+
+/* prefer_loop(ufunc, capsule, descriptors): the capsule's loop replaced by one of this
+   file's where that is NumPy's loop bit for bit (exp of float64); True if replaced. */
+PyObject *
+prefer_loop(PyObject *mod, PyObject *args)
+{
+    PyObject *k, *cap, *descrs;
+    if (!PyArg_ParseTuple(args, "OOO:prefer_loop", &k, &cap, &descrs))
+        return NULL;
+    CallInfo *info = PyCapsule_IsValid(cap, CALL_INFO) ? PyCapsule_GetPointer(cap, CALL_INFO) : NULL;
+    if (info == NULL) {
+        PyErr_SetString(PyExc_TypeError, "prefer_loop(): expected a NumPy ufunc call-info capsule");
+        return NULL;
+    }
+#ifdef EXP_SIMD
+    exp_prefer(k, info, descrs);
+    return PyBool_FromLong(info->strided_loop == exp_f64);
+#else
+    Py_RETURN_FALSE;
+#endif
 }
 
 /* The conversion of a Python scalar s into the dtype dt of the other operand (a

@@ -146,6 +146,9 @@ static PyMethodDef methods[] = {
     {"setup_loops", setup_loops, METH_VARARGS,
      "setup_loops(ufunc, empty, probe, address, shape, strides, c_contiguous, aligned): call "
      "NumPy's inner loops directly when the probe ndarray's fields read as Python reports."},
+    {"prefer_loop", prefer_loop, METH_VARARGS,
+     "prefer_loop(ufunc, capsule, descriptors) -> bool: the capsule's NumPy loop replaced by "
+     "one of strided's where that gives NumPy's values bit for bit (exp of float64)."},
     {"setup_large", setup_large, METH_VARARGS,
      "setup_large(pool_empty, thread_threshold_list, num_threads_list): results of NumPy's loops "
      "and where made in C at every size below the thread threshold, pooled from the pool's."},

@@ -1,0 +1,164 @@
+"""exp of float64 four lanes at a time (strided/_csrc/_chot/loops.c, "exp of float64"):
+where NumPy's float64 exp is the C library's exp one element at a time (glibc's
+__exp_fma on an x86-64 processor with AVX2 and FMA), the hot path and the thread pool run
+_chot's vector version of the same arithmetic instead, after checking it against NumPy's
+loop on a probe. Its values must be NumPy's bit for bit: every binade, the special cases
+(|x| < 2^-54, |x| >= 512, overflow, underflow to subnormals and zero, infinities, NaN
+payloads of both signs, signalling NaNs), every size (the vector loop's remainders, the pool
+and thread thresholds with one and two threads), every layout, in place (an elided
+temporary), the input untouched. The reference is NumPy's own ``np.exp`` (its loop is never
+replaced: only strided's capsules are). On other machines the loop is refused and the
+same tests check NumPy's loop through strided."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided as xp
+from strided._core import _npcompat, dispatch, pool, threads
+
+from conftest import host
+
+
+@pytest.fixture(autouse=True)
+def _quiet_references():
+    with np.errstate(all="ignore"):
+        yield
+
+
+def _bits(rng, n):
+    """n float64 bit patterns: a quarter raw (NaNs, infinities, subnormals, huge), the rest
+    in the binades around the polynomial's range (2^-60 .. 2^11), of both signs."""
+    b = rng.integers(0, 2**64, n, dtype=np.uint64, endpoint=False)
+    k = n - n // 4
+    e = rng.integers(0x3C3, 0x40B, k, dtype=np.uint64)
+    b[:k] = (b[:k] & np.uint64(0x800FFFFFFFFFFFFF)) | (e << np.uint64(52))
+    rng.shuffle(b)
+    return b.view(np.float64)
+
+
+_EDGES = np.array([0x0, 0x8000000000000000, 0x1, 0x800FFFFFFFFFFFFF, 0x3C90000000000000, 0x3C8FFFFFFFFFFFFF,
+                   0x4080000000000000, 0x407FFFFFFFFFFFFF, 0xC080000000000000, 0xC07FFFFFFFFFFFFF,
+                   0x40862E42FEFA39EF, 0x40862E42FEFA39F0, 0xC0874910D52D3051, 0xC0874910D52D3052,
+                   0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000, 0xFFF8000000ABCDEF,
+                   0x7FF0000000000001, 0xFFF4000000000ABC, 0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF],
+                  np.uint64).view(np.float64)
+
+
+def _check(x, a, what):
+    before, v = host(x).tobytes(), x._version
+    r = xp.exp(x)
+    g, w = host(r), np.exp(a)
+    assert g.dtype == np.float64 and g.shape == w.shape, what
+    bad = np.flatnonzero(g.reshape(-1).view(np.uint64) != np.ascontiguousarray(w).reshape(-1).view(np.uint64))
+    assert bad.size == 0, f"{what}: {bad.size} values differ from NumPy's, first at x={a.reshape(-1)[bad[0]]!r}"
+    assert host(x).tobytes() == before and x._version == v, f"{what}: the input changed"
+
+
+def _qualifies() -> bool:
+    """An x86-64 Linux with glibc and a processor with AVX2 and FMA: the vector loop's home."""
+    if platform.machine() != "x86_64" or platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((ln for ln in f if ln.startswith("flags")), "").split()
+    except OSError:
+        return False
+    return "avx2" in flags and "fma" in flags
+
+
+def test_millions_of_values_and_the_edges():
+    rng = np.random.default_rng(20261129)
+    a = np.concatenate([_EDGES, _bits(rng, 2_000_000)])
+    _check(xp.asarray(a, device="cpu"), a, "2e6 random bit patterns")
+    # every table entry, either side of its centre, and the values exp maps to powers of two
+    k = np.arange(-1100 * 128, 1030 * 128, 37, dtype=np.float64)
+    t = np.concatenate([k * (math.log(2) / 128) + d for d in (-1e-3, -1e-12, 0.0, 1e-12, 1e-3)])
+    _check(xp.asarray(t, device="cpu"), t, "k ln2/128")
+
+
+@settings(max_examples=120, deadline=None)
+@given(n=hs.integers(0, 3000), seed=hs.integers(0, 2**32 - 1))
+def test_every_small_size_and_layout(n, seed):
+    a = _bits(np.random.default_rng(seed), n)
+    a[: min(n, _EDGES.size)] = _EDGES[: min(n, _EDGES.size)]
+    x = xp.asarray(a, device="cpu")
+    _check(x, a, f"n={n}")
+    _check(x[::-1], a[::-1], f"n={n} reversed")
+    _check(x[1::3], a[1::3], f"n={n} step 3")
+    if n >= 6 and n % 2 == 0:
+        m = a.reshape(2, -1)
+        _check(xp.asarray(m, device="cpu"), m, f"n={n} 2-D")
+        _check(xp.asarray(m, device="cpu").T, m.T, f"n={n} transposed")
+
+
+def test_zero_d_empty_and_in_place():
+    for v in (0.0, -0.0, 1.0, -745.2, 709.8, 1e-300, np.nan, np.inf, -np.inf):
+        a = np.array(v)
+        _check(xp.asarray(a, device="cpu"), a, f"0-d {v}")
+    _check(xp.asarray(np.zeros((3, 0)), device="cpu"), np.zeros((3, 0)), "empty")
+    # exp of a temporary: the hot path may write into the temporary itself (elision)
+    a = _bits(np.random.default_rng(7), 50_001)
+    x = xp.asarray(a, device="cpu")
+    r = xp.exp(x * 1.0)
+    assert host(r).view(np.uint64).tolist() == np.exp(a * 1.0).view(np.uint64).tolist()
+
+
+def test_around_the_thresholds(nthreads):
+    sizes = set()
+    for t in (pool.get_pool_threshold(), threads.get_thread_threshold()):
+        sizes.update((t // 8 - 3, t // 8, t // 8 + 5))
+    for n in sorted(sizes):
+        a = _bits(np.random.default_rng(n), n)
+        x = xp.asarray(a, device="cpu")
+        _check(x, a, f"n={n} threads={nthreads}")
+        _check(x[::2], a[::2], f"n={n} strided threads={nthreads}")
+
+
+def test_other_dtypes_unchanged():
+    for dt in (np.float32, np.float16, np.complex128):
+        a = np.linspace(-20, 20, 1001).astype(dt)
+        g = host(xp.exp(xp.asarray(a, device="cpu")))
+        assert g.dtype == a.dtype and g.tobytes() == np.exp(a).tobytes(), np.dtype(dt).name
+
+
+def test_the_table_is_two_to_the_k_over_128():
+    t = np.frombuffer(_npcompat.exp_table(), np.uint64).reshape(128, 2)
+    for k in range(128):
+        h = (int(t[k, 1]) + (k << 45)) & (2**64 - 1)
+        hv = float(np.uint64(h).view(np.float64))
+        tv = float(t[k, 0].view(np.float64))
+        assert abs(hv - 2.0 ** (k / 128)) <= math.ulp(hv), k  # H[k]: 2^(k/128) rounded
+        assert abs(tv) <= math.ulp(hv) / 2, k  # T[k]: the rounding error, relative
+        assert math.isclose(hv * (1 + tv), 2.0 ** (k / 128), rel_tol=2**-52)
+
+
+@pytest.mark.skipif(dispatch.CHOT is None or not hasattr(dispatch.CHOT, "prefer_loop"),
+                    reason="the compiled hot path is not built (or STRIDED_NO_CEXT=1)")
+def test_the_vector_loop_is_used_where_it_qualifies_and_only_for_exp_of_float64():
+    """On this kind of machine the capsule's loop is replaced, so the tests above ran it; on
+    another (no AVX2/FMA, another C library) it must be refused, and the tests above ran
+    NumPy's loop. Never for another ufunc or dtype."""
+    chot = dispatch.CHOT
+
+    def capsule(k, dt):
+        dts, info = k._resolve_dtypes_and_context((np.dtype(dt), None))
+        k._get_strided_loop(info, fixed_strides=(np.dtype(dt).itemsize,) * 2)
+        return info, dts
+
+    info, dts = capsule(np.exp, np.float64)
+    assert chot.prefer_loop(np.exp, info, dts) is _qualifies()
+    if os.environ.get("CI") and _qualifies():
+        assert chot.prefer_loop(np.exp, info, dts)  # (CI's machines qualify: the loop is tested there)
+    for k, dt in ((np.log, np.float64), (np.exp, np.float32), (np.exp2, np.float64), (np.sqrt, np.float64)):
+        i, d = capsule(k, dt)
+        assert chot.prefer_loop(k, i, d) is False, (k.__name__, dt)
+    with pytest.raises(TypeError, match="call-info capsule"):
+        chot.prefer_loop(np.exp, object(), dts)
