@@ -170,7 +170,7 @@ setup_loops(PyObject *mod, PyObject *args)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__GLIBC__)
 #define EXP_SIMD 1
-static void exp_prefer(PyObject *k, CallInfo *info, PyObject *descrs); /* (below: exp of float64) */
+static void vec_prefer(PyObject *k, CallInfo *info, PyObject *descrs); /* (below: exp of float64) */
 #endif
 
 /* NumPy's loop of ufunc k for the dtypes dts (nin of them; a Python scalar's type for a
@@ -211,7 +211,7 @@ loop_resolve(Loop *L, PyObject *k, int nin, PyObject *const *dts)
     if (PyTuple_GET_ITEM(descrs, nin) != SLOT(L->res, D_np))
         goto done; /* the loop must write the result's dtype */
 #ifdef EXP_SIMD
-    exp_prefer(k, info, descrs);
+    vec_prefer(k, info, descrs);
 #endif
     L->cap = Py_NewRef(cap);
     L->info = info;
@@ -335,7 +335,7 @@ own_loop(Loop *L, PyObject *x)
     return found;
 }
 
-/* --- exp: NumPy's loops, vectorised ---------------------------------------------------------
+/* --- exp and log: NumPy's loops, vectorised -------------------------------------------------
    float64. NumPy's float64 exp on a machine without AVX-512F is its loop over npy_exp, the
    C library's exp one element at a time (numpy/_core/src/umath/loops_exponent_log.dispatch
    .c.src: only AVX-512F has a SIMD exp of float64). With glibc on an x86-64 processor
@@ -349,25 +349,23 @@ own_loop(Loop *L, PyObject *x)
    polynomial's range (|x| < 2^-54 or |x| >= 512, inf, NaN: the C function's special
    cases) takes the C library's exp itself. The table is made at first use from exact
    decimal arithmetic (_npcompat.exp_table).
-   float32: NumPy's own AVX2 code (expf8 below), with plain stores where NumPy's are masked.
+   float32 exp and log: NumPy's own AVX2 code (expf8, logf8 below), with plain stores where
+   NumPy's are masked.
 
    Each is used only where it is NumPy's loop bit for bit, which this process checks
    before the first use (exp_check): NumPy's loop against ours on a probe of 65,536 values
    (the edges and special values, every table entry, random values of every binade in
    range); any difference, a processor without AVX2 and FMA, or a C library other than
-   glibc's leaves NumPy's loop. (A mutation of the final FMA of exp_f64, which changes 2
-   values in 10,000, is refused by it.) Checked once beyond CI: all 2^32 float32 inputs and
-   1e8 random float64 bit patterns, 0 differences; the tests compare millions of values
-   (tests/_csrc/test_exp_loop.py). Measured (the loops alone, 1 thread, minima, loaded
-   machine): float64 1e3-1e5 2.6-2.8x faster than NumPy's loop, 0.57-0.89x PyTorch's (SLEEF);
-   float32 1.3-1.6x faster than NumPy's, 0.44-0.74x PyTorch's. */
+   glibc's leaves NumPy's loop (vec_loops, own_check, vec_prefer). (A mutation of the final FMA of exp_f64, which changes 2
+   values in 10,000, is refused by it.) Checked once beyond CI: exp and log on all 2^32
+   float32 inputs, exp on 1e8 random float64 bit patterns, 0 differences; the tests compare
+   millions of values (tests/_csrc/test_vector_loops.py). Measured (the loops alone, 1
+   thread, minima, loaded machine; ours / NumPy's loop, ours / PyTorch's): float64 exp 1e3-1e5
+   0.36-0.39, 0.57-0.89 (PyTorch: SLEEF); float32 exp 0.6-0.75, 0.44-0.74; float32 log
+   0.24-0.59, 0.38-0.59. */
 #ifdef EXP_SIMD
 #include <immintrin.h>
 static double exp_tab[256];   /* T[k], H[k] - (k << 45) as double bits, k = 0..127 */
-/* per dtype (0 float32, 1 float64): 0 unknown, 1 verified, -1 refused, for NumPy's loop
-   exp_numpy[d] */
-static int exp_state[2];
-static np_loop *exp_numpy[2];
 
 __attribute__((target("avx2,fma"))) static void
 exp_f64_run(const double *in, double *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)
@@ -474,32 +472,95 @@ expf8(__m256 x)
     return _mm256_blendv_ps(poly, zero, small);
 }
 
-__attribute__((target("avx2,fma"))) static void
-expf_run(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)
+/* log of float32: NumPy's AVX2 simd_log_FLOAT, its plain-store twin as exp's. Negative x
+   set to 0 (answered -NaN, 0xffc00000), the exponent and the mantissa in [0.5, 1) taken
+   from the bits (a subnormal first multiplied by 2^100, its exponent then less 100), a
+   mantissa <= 1/sqrt(2) doubled and the exponent less 1, x - 1, log(1 + x) = P(x)/Q(x)
+   (degrees 5 and 5, FMAs, one division), + exponent * ln 2 by an FMA; NaN answered NaN
+   (0x7fc00000), 0 -inf, inf inf. */
+__attribute__((target("avx2,fma"))) static inline __m256
+logf_scale(__m256 x, __m256 *den)
 {
-    Py_ssize_t i = 0;
-    if (si == (Py_ssize_t)sizeof(float) && so == (Py_ssize_t)sizeof(float))
-        for (; i + 8 <= n; i += 8)
-            _mm256_storeu_ps((float *)out + i, expf8(_mm256_loadu_ps((const float *)in + i)));
-    while (i < n) { /* the rest, and other strides: eight at a time through a buffer */
-        float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        int m = n - i < 8 ? (int)(n - i) : 8;
-        for (int j = 0; j < m; j++)
-            v[j] = *(const float *)(in + (i + j) * si);
-        _mm256_storeu_ps(v, expf8(_mm256_loadu_ps(v)));
-        for (int j = 0; j < m; j++)
-            *(float *)(out + (i + j) * so) = v[j];
-        i += m;
-    }
+    const __m256 fmin = _mm256_castsi256_ps(_mm256_set1_epi32(0x00800000));
+    *den = _mm256_cmp_ps(x, fmin, _CMP_LT_OQ);
+    __m256 normal = _mm256_cmp_ps(x, fmin, _CMP_GE_OQ);
+    __m256 t = _mm256_mul_ps(_mm256_blendv_ps(x, _mm256_setzero_ps(), normal),
+                             _mm256_castsi256_ps(_mm256_set1_epi32(0x71800000)));
+    return _mm256_blendv_ps(x, t, *den);
 }
 
-static int
-exp_f32(void *ctx, char *const *data, const Py_ssize_t *dims, const Py_ssize_t *steps, void *aux)
+__attribute__((target("avx2,fma"))) static inline __m256
+logf8(__m256 xin)
 {
-    (void)ctx, (void)aux;
-    expf_run(data[0], data[1], dims[0], steps[0], steps[1]);
-    return 0;
+#define LOGF_C(h) _mm256_castsi256_ps(_mm256_set1_epi32((int)(h)))
+    const __m256 zero = _mm256_setzero_ps(), one = LOGF_C(0x3f800000), inf = LOGF_C(0x7f800000);
+    __m256 neg = _mm256_cmp_ps(xin, zero, _CMP_LT_OQ), zer = _mm256_cmp_ps(xin, zero, _CMP_EQ_OQ);
+    __m256 isinf = _mm256_cmp_ps(xin, inf, _CMP_EQ_OQ), nan = _mm256_cmp_ps(xin, xin, _CMP_NEQ_UQ);
+    __m256 x = _mm256_blendv_ps(xin, zero, neg), den;
+    /* the exponent (NumPy's fma_get_exponent) */
+    __m256 s = logf_scale(x, &den);
+    __m256 e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(s), 23),
+                                                   _mm256_set1_epi32(0x7e)));
+    e = _mm256_blendv_ps(e, _mm256_sub_ps(e, _mm256_set1_ps(100.0f)), den);
+    /* the mantissa (fma_get_mantissa) */
+    s = logf_scale(x, &den);
+    x = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(_mm256_castps_si256(s), _mm256_set1_epi32(0x7fffff)),
+                                            _mm256_set1_epi32(126 << 23)));
+    __m256 sq = _mm256_cmp_ps(x, LOGF_C(0x3f3504f3), _CMP_LE_OQ);
+    x = _mm256_blendv_ps(x, _mm256_add_ps(x, x), sq);
+    e = _mm256_blendv_ps(e, _mm256_sub_ps(e, one), sq);
+    x = _mm256_sub_ps(x, one);
+    __m256 num = _mm256_fmadd_ps(LOGF_C(0x3cd42bcd), x, LOGF_C(0x3ec30333));
+    num = _mm256_fmadd_ps(num, x, LOGF_C(0x3fbd70a9));
+    num = _mm256_fmadd_ps(num, x, LOGF_C(0x4007361c));
+    num = _mm256_fmadd_ps(num, x, LOGF_C(0x3f800000));
+    num = _mm256_fmadd_ps(num, x, zero);
+    __m256 dd = _mm256_fmadd_ps(LOGF_C(0x3bc083df), x, LOGF_C(0x3e1e5bf3));
+    dd = _mm256_fmadd_ps(dd, x, LOGF_C(0x3f7c8ae4));
+    dd = _mm256_fmadd_ps(dd, x, LOGF_C(0x401cfe0d));
+    dd = _mm256_fmadd_ps(dd, x, LOGF_C(0x4027361c));
+    dd = _mm256_fmadd_ps(dd, x, one);
+    __m256 poly = _mm256_fmadd_ps(e, LOGF_C(0x3f317218), _mm256_div_ps(num, dd));
+    poly = _mm256_blendv_ps(poly, LOGF_C(0x7fc00000), nan);
+    poly = _mm256_blendv_ps(poly, LOGF_C(0xffc00000), neg);
+    poly = _mm256_blendv_ps(poly, LOGF_C(0xff800000), zer);
+    return _mm256_blendv_ps(poly, inf, isinf);
+#undef LOGF_C
 }
+
+/* float32 lanes through f, contiguous eight at a time, the rest and other strides through
+   a buffer of eight */
+#define F32_RUN(NAME, F)                                                                          \
+    __attribute__((target("avx2,fma"))) static void                                               \
+    NAME(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)                   \
+    {                                                                                             \
+        Py_ssize_t i = 0;                                                                         \
+        if (si == (Py_ssize_t)sizeof(float) && so == (Py_ssize_t)sizeof(float))                   \
+            for (; i + 8 <= n; i += 8)                                                            \
+                _mm256_storeu_ps((float *)out + i, F(_mm256_loadu_ps((const float *)in + i)));    \
+        while (i < n) {                                                                           \
+            float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                \
+            int m = n - i < 8 ? (int)(n - i) : 8;                                                 \
+            for (int j = 0; j < m; j++)                                                           \
+                v[j] = *(const float *)(in + (i + j) * si);                                       \
+            _mm256_storeu_ps(v, F(_mm256_loadu_ps(v)));                                           \
+            for (int j = 0; j < m; j++)                                                           \
+                *(float *)(out + (i + j) * so) = v[j];                                            \
+            i += m;                                                                               \
+        }                                                                                         \
+    }                                                                                             \
+    static int NAME##_loop(void *ctx, char *const *data, const Py_ssize_t *dims,                  \
+                           const Py_ssize_t *steps, void *aux)                                    \
+    {                                                                                             \
+        (void)ctx, (void)aux;                                                                     \
+        NAME(data[0], data[1], dims[0], steps[0], steps[1]);                                      \
+        return 0;                                                                                 \
+    }
+F32_RUN(expf_run, expf8)
+F32_RUN(logf_run, logf8)
+#undef F32_RUN
+#define exp_f32 expf_run_loop
+#define log_f32 logf_run_loop
 
 /* The table: H[k] = 2^(k/128) rounded to double, T[k] = 2^(k/128)/H[k] - 1 rounded, from
    decimal arithmetic of 90 digits (strided._core._npcompat.exp_table): 0, or -1 with an
@@ -528,19 +589,37 @@ exp_table(void)
     return 0;
 }
 
-#define EXP_PROBE 65536
-/* Does our loop for dtype d (0 float32, 1 float64) give what NumPy's loop in info gives on
-   the probe? 1 yes, 0 no (nothing set). float64: the range's edges, zeros, subnormals,
-   infinities and NaNs, every table entry either side of its centre, random values of every
-   binade from 2^-60 to 2^10 and uniform over [-750, 720). float32: its edges and specials,
-   then random bit patterns of every binade from 2^-30 to 2^8 of either sign (the range,
-   the subnormal results from -87.3 down, the polynomial near 0). */
+/* The vector loops, each used in place of NumPy's loop for one ufunc and dtype once the
+   probe (own_check) has found it equal to that loop in this process. */
+static struct {
+    const char *ufunc;   /* numpy.<ufunc> */
+    int d;               /* 0 float32, 1 float64 */
+    np_loop *loop;       /* ours */
+    int state;           /* 0 unknown, 1 verified, -1 refused ... */
+    np_loop *numpy;      /* ... for this loop of NumPy's */
+    PyObject *k;         /* the ufunc (made at first use) */
+} vec_loops[] = {
+    {"exp", 0, exp_f32, 0, NULL, NULL},
+    {"exp", 1, exp_f64, 0, NULL, NULL},
+    {"log", 0, log_f32, 0, NULL, NULL},
+};
+#define N_VEC (sizeof vec_loops / sizeof vec_loops[0])
+
+#define VEC_PROBE 65536
+/* Does vec_loops[e] give what NumPy's loop in info gives on the probe? 1 yes, 0 no (nothing
+   set). float64 exp: the range's edges, zeros, subnormals, infinities and NaNs, every table
+   entry either side of its centre, random values of every binade from 2^-60 to 2^10 and
+   uniform over [-750, 720). float32: the edges and special values of both functions, then
+   random bit patterns: for exp of every binade from 2^-30 to 2^8 of either sign (the range,
+   the subnormal results from -87.3 down, the polynomial near 0), for log of every binade
+   (subnormals included), one in sixteen negative. */
 static int
-exp_check(const CallInfo *info, int d)
+own_check(const CallInfo *info, size_t e)
 {
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         return 0;
-    if (d == 1 && exp_table() < 0)
+    const int d = vec_loops[e].d, is_log = vec_loops[e].ufunc[0] == 'l';
+    if (vec_loops[e].loop == exp_f64 && exp_table() < 0)
         return contract_clear(PyExc_Exception) ? 0 : 0;
     static const uint64_t edge[] = {
         0x0ULL, 0x8000000000000000ULL, 0x1ULL, 0x800fffffffffffffULL, 0x3c90000000000000ULL,
@@ -550,22 +629,31 @@ exp_check(const CallInfo *info, int d)
         0xfff0000000000000ULL, 0x7ff8000000000000ULL, 0xfff8000000000001ULL, 0x7ff4000000000abcULL,
         0x3ff0000000000000ULL, 0xbff0000000000000ULL, 0x7fefffffffffffffULL, 0xffefffffffffffffULL};
     static const uint32_t edgef[] = {
-        0x0, 0x80000000, 0x1, 0x807fffff, 0x42b17218, 0x42b17217, 0xc2cff1b5, 0xc2cff1b4, 0xc2aeac50,
-        0xc2aeac4f, 0xc2fa0000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7fa00abc, 0x3f800000,
-        0xbf800000, 0x7f7fffff, 0xff7fffff, 0xc2780000, 0xc2781e37};
+        0x0, 0x80000000, 0x1, 0x807fffff, 0x007fffff, 0x00800000, 0x42b17218, 0x42b17217, 0xc2cff1b5,
+        0xc2cff1b4, 0xc2aeac50, 0xc2aeac4f, 0xc2fa0000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001,
+        0x7fa00abc, 0x3f800000, 0xbf800000, 0x3f3504f3, 0x3f3504f4, 0x3f7fffff, 0x3f800001, 0x7f7fffff,
+        0xff7fffff, 0xc2780000, 0xc2781e37, 0x3f486945};
     const int ne = d ? (int)(sizeof edge / sizeof edge[0]) : (int)(sizeof edgef / sizeof edgef[0]);
     const size_t isz = d ? sizeof(double) : sizeof(float);
-    char *x = PyMem_Malloc(3 * EXP_PROBE * isz);
+    char *x = PyMem_Malloc(3 * VEC_PROBE * isz);
     if (x == NULL)
         return 0;
-    char *a = x + EXP_PROBE * isz, *b = a + EXP_PROBE * isz;
+    char *a = x + VEC_PROBE * isz, *b = a + VEC_PROBE * isz;
     uint64_t s = 0x9e3779b97f4a7c15ULL;
-    for (int i = 0; i < EXP_PROBE; i++) {
+    for (int i = 0; i < VEC_PROBE; i++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         if (d == 0) {
-            uint32_t bits = i < ne ? edgef[i]
-                                   : (uint32_t)(0x61 + s % (0x88 - 0x61)) << 23 | (uint32_t)(s >> 20 & 0x7fffff)
-                                         | (uint32_t)(s & 1) << 31;
+            uint32_t bits;
+            if (i < ne)
+                bits = edgef[i];
+            else if (is_log) { /* any bits, positive but one in sixteen */
+                bits = (uint32_t)(s >> 32);
+                if ((s & 15) != 0)
+                    bits &= 0x7fffffffu;
+            }
+            else
+                bits = (uint32_t)(0x61 + s % (0x88 - 0x61)) << 23 | (uint32_t)(s >> 20 & 0x7fffff)
+                       | (uint32_t)(s & 1) << 31;
             memcpy(x + i * isz, &bits, 4);
             continue;
         }
@@ -586,62 +674,65 @@ exp_check(const CallInfo *info, int d)
         }
         memcpy(x + i * isz, &bits, 8);
     }
-    Py_ssize_t n = EXP_PROBE, st[2] = {(Py_ssize_t)isz, (Py_ssize_t)isz};
+    Py_ssize_t n = VEC_PROBE, st[2] = {(Py_ssize_t)isz, (Py_ssize_t)isz};
     char *da[2] = {x, a}, *db[2] = {x, b};
     Flags fl;
     flags_save(&fl);
     int same = info->strided_loop(info->context, da, &n, st, info->auxdata) == 0
-               && (d ? exp_f64 : exp_f32)(NULL, db, &n, st, NULL) == 0 && memcmp(a, b, EXP_PROBE * isz) == 0;
+               && vec_loops[e].loop(NULL, db, &n, st, NULL) == 0 && memcmp(a, b, VEC_PROBE * isz) == 0;
     flags_restore(&fl);
     PyMem_Free(x);
     (void)contract_clear(PyExc_Exception);
     return same;
 }
 
-/* Replace NumPy's float32/float64 exp loop in info by exp_f32/exp_f64 where that is NumPy's
-   loop bit for bit (k is numpy.exp, descrs its resolved descriptors). */
+/* Replace NumPy's loop in info by one of vec_loops where that is NumPy's loop bit for bit
+   (k the ufunc, descrs its resolved descriptors). */
 static void
-exp_prefer(PyObject *k, CallInfo *info, PyObject *descrs)
+vec_prefer(PyObject *k, CallInfo *info, PyObject *descrs)
 {
-    static PyObject *np_exp, *dts[2];
-    if (np_exp == NULL) {
+    static PyObject *dts[2];
+    static int ready; /* 1 made, -1 failed */
+    if (ready == 0) {
         PyObject *np = PyImport_ImportModule("numpy");
+        ready = -1;
         if (np != NULL) {
             dts[0] = PyObject_CallMethod(np, "dtype", "s", "float32");
             dts[1] = dts[0] ? PyObject_CallMethod(np, "dtype", "s", "float64") : NULL;
-            np_exp = dts[1] ? PyObject_GetAttrString(np, "exp") : NULL;
+            int ok = dts[1] != NULL;
+            for (size_t e = 0; ok && e < N_VEC; e++)
+                ok = (vec_loops[e].k = PyObject_GetAttrString(np, vec_loops[e].ufunc)) != NULL;
             Py_DECREF(np);
+            ready = ok ? 1 : -1;
         }
-        if (np_exp == NULL) {
-            Py_CLEAR(dts[0]);
-            Py_CLEAR(dts[1]);
+        if (PyErr_Occurred())
             (void)contract_clear(PyExc_Exception);
-            return;
-        }
     }
-    if (k != np_exp || !PyTuple_CheckExact(descrs) || PyTuple_GET_SIZE(descrs) != 2
-        || info->strided_loop == exp_f64 || info->strided_loop == exp_f32 || info->requires_pyapi)
+    if (ready < 0 || !PyTuple_CheckExact(descrs) || PyTuple_GET_SIZE(descrs) != 2 || info->requires_pyapi)
         return;
-    int d = -1;
-    for (int j = 0; j < 2 && d < 0; j++) {
-        int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(descrs, 0), dts[j], Py_EQ);
+    for (size_t e = 0; e < N_VEC; e++) {
+        if (vec_loops[e].k != k)
+            continue;
+        if (info->strided_loop == vec_loops[e].loop)
+            return;
+        PyObject *dt = dts[vec_loops[e].d];
+        int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(descrs, 0), dt, Py_EQ);
         if (eq == 1)
-            eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(descrs, 1), dts[j], Py_EQ);
+            eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(descrs, 1), dt, Py_EQ);
         if (eq < 0) {
             (void)contract_clear(PyExc_Exception);
             return;
         }
-        if (eq == 1)
-            d = j;
-    }
-    if (d < 0)
+        if (eq != 1)
+            continue;
+        if (vec_loops[e].state == 0 || vec_loops[e].numpy != info->strided_loop) {
+            vec_loops[e].numpy = info->strided_loop;
+            vec_loops[e].state = own_check(info, e) ? 1 : -1;
+        }
+        if (vec_loops[e].state == 1)
+            info->strided_loop = vec_loops[e].loop;
         return;
-    if (exp_state[d] == 0 || exp_numpy[d] != info->strided_loop) {
-        exp_numpy[d] = info->strided_loop;
-        exp_state[d] = exp_check(info, d) ? 1 : -1;
     }
-    if (exp_state[d] == 1)
-        info->strided_loop = d ? exp_f64 : exp_f32;
 }
 #endif
 
@@ -659,8 +750,11 @@ prefer_loop(PyObject *mod, PyObject *args)
         return NULL;
     }
 #ifdef EXP_SIMD
-    exp_prefer(k, info, descrs);
-    return PyBool_FromLong(info->strided_loop == exp_f64 || info->strided_loop == exp_f32);
+    vec_prefer(k, info, descrs);
+    for (size_t e = 0; e < N_VEC; e++)
+        if (info->strided_loop == vec_loops[e].loop)
+            Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
 #else
     Py_RETURN_FALSE;
 #endif

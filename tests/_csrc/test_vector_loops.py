@@ -1,17 +1,17 @@
-"""exp of float32 and float64 in strided's own vector loops (strided/_csrc/_chot/loops.c,
-"exp: NumPy's loops, vectorised"): where NumPy's float64 exp is the C library's exp one
-element at a time (glibc's __exp_fma on an x86-64 processor with AVX2 and FMA) and its
-float32 exp its AVX2 simd_exp_FLOAT (masked stores), the hot path and the thread pool run
-_chot's versions of the same arithmetic instead, after checking them against NumPy's loops
-on a probe. Their values must be NumPy's bit for bit: every binade, the special cases
+"""exp of float32 and float64 and log of float32 in strided's own vector loops
+(strided/_csrc/_chot/loops.c, "exp and log: NumPy's loops, vectorised"): where NumPy's
+float64 exp is the C library's exp one element at a time (glibc's __exp_fma on an x86-64
+processor with AVX2 and FMA) and its float32 exp and log its AVX2 simd_exp_FLOAT and
+simd_log_FLOAT (masked stores), the hot path and the thread pool run _chot's versions of the
+same arithmetic instead, after checking them against NumPy's loops on a probe. Their values must be NumPy's bit for bit: every binade, the special cases
 (float64: |x| < 2^-54, |x| >= 512; float32: the overflow and underflow bounds, the
 subnormal results; infinities, NaN payloads of both signs, signalling NaNs), every size
 (the vector loops' remainders, the pool and thread thresholds with one and two threads),
 every layout, in place (an elided temporary), the input untouched. The reference is
 NumPy's own ``np.exp`` (its loops are never replaced: only strided's capsules are). On
 other machines the loops are refused and the same tests check NumPy's loops through
-strided. (Measured once, not in CI: all 2^32 float32 bit patterns and 1e8 random float64
-ones, 0 differences.)"""
+strided. (Measured once, not in CI: all 2^32 float32 bit patterns, exp and log, and 1e8
+random float64 ones, 0 differences.)"""
 
 from __future__ import annotations
 
@@ -67,10 +67,13 @@ def _edges(dt):
     return _EDGES32 if np.dtype(dt) == np.float32 else _EDGES
 
 
-def _check(x, a, what):
+_CASES = [("exp", np.float32), ("exp", np.float64), ("log", np.float32)]
+
+
+def _check(x, a, what, f="exp"):
     before, v = host(x).tobytes(), x._version
-    r = xp.exp(x)
-    g, w = host(r), np.exp(a)
+    r = getattr(xp, f)(x)
+    g, w = host(r), getattr(np, f)(a)
     assert g.dtype == a.dtype and g.shape == w.shape, what
     u = np.uint32 if a.dtype == np.float32 else np.uint64
     bad = np.flatnonzero(g.reshape(-1).view(u) != np.ascontiguousarray(w).reshape(-1).view(u))
@@ -90,15 +93,21 @@ def _qualifies() -> bool:
     return "avx2" in flags and "fma" in flags
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_millions_of_values_and_the_edges(dt):
+@pytest.mark.parametrize("f, dt", _CASES)
+def test_millions_of_values_and_the_edges(f, dt):
     rng = np.random.default_rng(20261129)
     a = np.concatenate([_edges(dt), _bits(rng, 2_000_000, dt)])
-    _check(xp.asarray(a, device="cpu"), a, "2e6 random bit patterns")
+    if f == "log":  # every binade, positive but one in sixteen
+        b = rng.integers(0, 2**32, 2_000_000, dtype=np.uint32, endpoint=False)
+        b[rng.integers(0, 16, b.size) != 0] &= np.uint32(0x7FFFFFFF)
+        a = np.concatenate([a, b.view(np.float32), np.linspace(0.5, 2, 100_001, dtype=np.float32)])
+    _check(xp.asarray(a, device="cpu"), a, "2e6 random bit patterns", f)
     if dt == np.float32:  # every float32 from -110 to 90 in steps of 2^-12, and subnormal inputs
         t = np.concatenate([np.arange(-110, 90, 2**-12, dtype=np.float32),
                             np.arange(0, 2**23, 97, dtype=np.uint32).view(np.float32)])
-        _check(xp.asarray(t, device="cpu"), t, "a grid of float32")
+        _check(xp.asarray(t, device="cpu"), t, "a grid of float32", f)
+        return
+    if f == "log":
         return
     # every table entry, either side of its centre, and the values exp maps to powers of two
     k = np.arange(-1100 * 128, 1030 * 128, 37, dtype=np.float64)
@@ -107,36 +116,37 @@ def test_millions_of_values_and_the_edges(dt):
 
 
 @settings(max_examples=120, deadline=None)
-@given(n=hs.integers(0, 3000), seed=hs.integers(0, 2**32 - 1), dt=hs.sampled_from([np.float32, np.float64]))
-def test_every_small_size_and_layout(n, seed, dt):
+@given(n=hs.integers(0, 3000), seed=hs.integers(0, 2**32 - 1), case=hs.sampled_from(_CASES))
+def test_every_small_size_and_layout(n, seed, case):
+    f, dt = case
     a = _bits(np.random.default_rng(seed), n, dt)
     e = _edges(dt)
     a[: min(n, e.size)] = e[: min(n, e.size)]
     x = xp.asarray(a, device="cpu")
-    _check(x, a, f"n={n}")
-    _check(x[::-1], a[::-1], f"n={n} reversed")
-    _check(x[1::3], a[1::3], f"n={n} step 3")
+    _check(x, a, f"n={n}", f)
+    _check(x[::-1], a[::-1], f"n={n} reversed", f)
+    _check(x[1::3], a[1::3], f"n={n} step 3", f)
     if n >= 6 and n % 2 == 0:
         m = a.reshape(2, -1)
-        _check(xp.asarray(m, device="cpu"), m, f"n={n} 2-D")
-        _check(xp.asarray(m, device="cpu").T, m.T, f"n={n} transposed")
+        _check(xp.asarray(m, device="cpu"), m, f"n={n} 2-D", f)
+        _check(xp.asarray(m, device="cpu").T, m.T, f"n={n} transposed", f)
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_zero_d_empty_and_in_place(dt):
+@pytest.mark.parametrize("f, dt", _CASES)
+def test_zero_d_empty_and_in_place(f, dt):
     for v in (0.0, -0.0, 1.0, -745.2, -100.0, 88.8, 709.8, 1e-300, np.nan, np.inf, -np.inf):
         a = np.array(v, dt)
-        _check(xp.asarray(a, device="cpu"), a, f"0-d {v}")
-    _check(xp.asarray(np.zeros((3, 0), dt), device="cpu"), np.zeros((3, 0), dt), "empty")
-    # exp of a temporary: the hot path may write into the temporary itself (elision)
+        _check(xp.asarray(a, device="cpu"), a, f"0-d {v}", f)
+    _check(xp.asarray(np.zeros((3, 0), dt), device="cpu"), np.zeros((3, 0), dt), "empty", f)
+    # of a temporary: the hot path may write into the temporary itself (elision)
     a = _bits(np.random.default_rng(7), 50_001, dt)
     x = xp.asarray(a, device="cpu")
-    r = xp.exp(x * 1.0)
-    assert host(r).tobytes() == np.exp(a * np.asarray(1.0, dt)).tobytes()
+    r = getattr(xp, f)(x * 1.0)
+    assert host(r).tobytes() == getattr(np, f)(a * np.asarray(1.0, dt)).tobytes()
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_around_the_thresholds(nthreads, dt):
+@pytest.mark.parametrize("f, dt", _CASES)
+def test_around_the_thresholds(nthreads, f, dt):
     isz = np.dtype(dt).itemsize
     sizes = set()
     for t in (pool.get_pool_threshold(), threads.get_thread_threshold()):
@@ -144,15 +154,16 @@ def test_around_the_thresholds(nthreads, dt):
     for n in sorted(sizes):
         a = _bits(np.random.default_rng(n), n, dt)
         x = xp.asarray(a, device="cpu")
-        _check(x, a, f"n={n} threads={nthreads}")
-        _check(x[::2], a[::2], f"n={n} strided threads={nthreads}")
+        _check(x, a, f"n={n} threads={nthreads}", f)
+        _check(x[::2], a[::2], f"n={n} strided threads={nthreads}", f)
 
 
 def test_other_dtypes_unchanged():
-    for dt in (np.float16, np.complex64, np.complex128):
-        a = np.linspace(-20, 20, 1001).astype(dt)
-        g = host(xp.exp(xp.asarray(a, device="cpu")))
-        assert g.dtype == a.dtype and g.tobytes() == np.exp(a).tobytes(), np.dtype(dt).name
+    for f in ("exp", "log"):
+        for dt in (np.float16, np.complex64, np.complex128) + ((np.float64,) if f == "log" else ()):
+            a = np.linspace(0.01, 20, 1001).astype(dt)
+            g = host(getattr(xp, f)(xp.asarray(a, device="cpu")))
+            assert g.dtype == a.dtype and g.tobytes() == getattr(np, f)(a).tobytes(), (f, np.dtype(dt).name)
 
 
 def test_the_table_is_two_to_the_k_over_128():
@@ -168,7 +179,7 @@ def test_the_table_is_two_to_the_k_over_128():
 
 @pytest.mark.skipif(dispatch.CHOT is None or not hasattr(dispatch.CHOT, "prefer_loop"),
                     reason="the compiled hot path is not built (or STRIDED_NO_CEXT=1)")
-def test_the_vector_loops_are_used_where_they_qualify_and_only_for_exp():
+def test_the_vector_loops_are_used_where_they_qualify_and_only_there():
     """On this kind of machine the capsules' loops are replaced, so the tests above ran them;
     on another (no AVX2/FMA, another C library) they must be refused, and the tests above
     ran NumPy's loops. Never for another ufunc or dtype."""
@@ -179,11 +190,12 @@ def test_the_vector_loops_are_used_where_they_qualify_and_only_for_exp():
         k._get_strided_loop(info, fixed_strides=(np.dtype(dt).itemsize,) * 2)
         return info, dts
 
-    for dt in (np.float32, np.float64):
-        info, dts = capsule(np.exp, dt)
-        assert chot.prefer_loop(np.exp, info, dts) is _qualifies(), np.dtype(dt).name
-    for k, dt in ((np.log, np.float64), (np.log, np.float32), (np.exp2, np.float64), (np.sqrt, np.float32),
-                  (np.exp, np.float16)):
+    for f, dt in _CASES:
+        k = getattr(np, f)
+        info, dts = capsule(k, dt)
+        assert chot.prefer_loop(k, info, dts) is _qualifies(), (f, np.dtype(dt).name)
+    for k, dt in ((np.log, np.float64), (np.exp2, np.float64), (np.sqrt, np.float32), (np.exp, np.float16),
+                  (np.log2, np.float32)):
         i, d = capsule(k, dt)
         assert chot.prefer_loop(k, i, d) is False, (k.__name__, dt)
     with pytest.raises(TypeError, match="call-info capsule"):
