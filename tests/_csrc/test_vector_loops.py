@@ -200,3 +200,57 @@ def test_the_vector_loops_are_used_where_they_qualify_and_only_there():
         assert chot.prefer_loop(k, i, d) is False, (k.__name__, dt)
     with pytest.raises(TypeError, match="call-info capsule"):
         chot.prefer_loop(np.exp, object(), dts)
+
+
+# --- sigmoid and silu: one pass on the vector exp ------------------------------------------
+# activations._logistic's steps are NumPy's negative, exp, add 1 and reciprocal (divide for
+# silu) in the array's dtype; _chot's own loops run the same operations per element. The
+# reference is those NumPy steps, written out here.
+
+def _logistic_ref(a, silu):
+    d = np.exp(-a) + np.asarray(1.0, a.dtype)
+    return a / d if silu else np.reciprocal(d)
+
+
+def _check_logistic(x, a, what):
+    for silu in (False, True):
+        before, v = host(x).tobytes(), x._version
+        g = host((xp.silu if silu else xp.sigmoid)(x))
+        w = _logistic_ref(a, silu)
+        assert g.dtype == a.dtype and g.shape == w.shape, what
+        assert g.tobytes() == np.ascontiguousarray(w).tobytes(), f"{what} silu={silu}: not the NumPy steps' bits"
+        assert host(x).tobytes() == before and x._version == v, f"{what}: the input changed"
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=hs.integers(0, 3000), seed=hs.integers(0, 2**32 - 1), dt=hs.sampled_from([np.float32, np.float64]))
+def test_sigmoid_and_silu_every_small_size_and_layout(n, seed, dt):
+    a = _bits(np.random.default_rng(seed), n, dt)
+    e = _edges(dt)
+    a[: min(n, e.size)] = e[: min(n, e.size)]
+    x = xp.asarray(a, device="cpu")
+    _check_logistic(x, a, f"n={n}")
+    _check_logistic(x[::-1], a[::-1], f"n={n} reversed")
+    _check_logistic(x[1::3], a[1::3], f"n={n} step 3")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_sigmoid_and_silu_large_and_threaded(nthreads, dt):
+    isz = np.dtype(dt).itemsize
+    for n in sorted({pool.get_pool_threshold() // isz + 1, threads.get_thread_threshold() // isz + 5, 300_001}):
+        a = _bits(np.random.default_rng(n), n, dt)
+        _check_logistic(xp.asarray(a, device="cpu"), a, f"n={n} threads={nthreads}")
+    h = np.linspace(-20, 20, 1001).astype(np.float16)  # float16: computed in float32, rounded once
+    g = host(xp.sigmoid(xp.asarray(h, device="cpu")))
+    assert g.dtype == np.float16 and g.tobytes() == _logistic_ref(h.astype(np.float32), False).astype(np.float16).tobytes()
+
+
+@pytest.mark.skipif(dispatch.CHOT is None or not hasattr(dispatch.CHOT, "own_loop_info"),
+                    reason="the compiled hot path is not built (or STRIDED_NO_CEXT=1)")
+def test_sigmoid_and_silu_loops_exist_where_the_exp_qualifies():
+    chot = dispatch.CHOT
+    for name in ("sigmoid", "silu"):
+        for isz in (4, 8):
+            assert (chot.own_loop_info(name, isz) is not None) is _qualifies(), (name, isz)
+        assert chot.own_loop_info(name, 2) is None
+    assert chot.own_loop_info("relu", 4) is not None and chot.own_loop_info("nothing", 4) is None

@@ -72,15 +72,49 @@ def relu_kernel(maximum_kernel):
     return relu
 
 
+def _exp_into(t):
+    """``exp(t, out=t)`` for a C-contiguous float array: through the thread pool's capsule of
+    NumPy's loop (``threads._loop_info``), which carries strided's vector exp where _chot has
+    verified that it gives NumPy's values (_chot/loops.c, "exp and log"), else NumPy's call."""
+    info = _threads._loop_info(np.exp, t.dtype) if _CK is not None else None
+    if info is None or not _CK.ew_loop(info, (t,), t, 1):
+        np.exp(t, out=t)
+
+
+_OWN: dict = {}  # (name, dtype) -> the capsule of _chot's own loop, or None
+
+
+def _own_loop(name, dt):
+    """The call info of _chot's own loop ``name`` for float32/float64 (loops.c, "loops of
+    strided's own": the kernel's operations per element in one pass), or None."""
+    key = (name, dt)
+    try:
+        return _OWN[key]
+    except KeyError:
+        chot = _threads._CHOT
+        cap = None
+        if _CK is not None and chot is not None and hasattr(chot, "own_loop_info") and dt in _C_RELU:
+            cap = chot.own_loop_info(name, dt.itemsize)
+        _OWN[key] = cap
+        return cap
+
+
 def _logistic(a, silu: bool):
     """``1 / (1 + exp(-a))`` (``a / (1 + exp(-a))`` for silu) of a NumPy float array."""
     if a.dtype == _F16:
         return _logistic(a.astype(_F32), silu).astype(_F16)
     out = _result(a)
-    neg, exp, add, rec, div = np.negative, np.exp, np.add, np.reciprocal, np.divide
+    if a.flags.c_contiguous and a.flags.aligned:
+        # one pass of _chot's loop (the same operations per element, on the thread pool
+        # when large), where its vector exp is NumPy's exp here
+        cap = _own_loop("silu" if silu else "sigmoid", a.dtype)
+        nt = _threads._NUM[0] if a.nbytes >= _threads._THREAD_MIN[0] else 1
+        if cap is not None and _CK.ew_loop(cap, (a,), out, nt):
+            return out
+    neg, exp, add, rec, div = np.negative, _exp_into, np.add, np.reciprocal, np.divide
     if a.size <= _BLOCK or not a.flags.c_contiguous:
         neg(a, out=out)
-        exp(out, out=out)
+        exp(out)
         add(out, 1.0, out=out)
         if silu:
             div(a, out, out=out)
@@ -92,7 +126,7 @@ def _logistic(a, silu: bool):
         j = i + _BLOCK
         t = dst[i:j]
         neg(src[i:j], out=t)
-        exp(t, out=t)
+        exp(t)
         add(t, 1.0, out=t)
         if silu:
             div(src[i:j], t, out=t)
@@ -111,6 +145,12 @@ def silu(xp, a):
     if xp is np and type(a) is _ND:
         return _logistic(a, True)
     return a / (1.0 + xp.exp(-a))
+
+
+# The compiled hot path's own loops of these kernels (_chot/loops.c, "loops of strided's
+# own"), for float32/float64 operands where its vector exp is NumPy's.
+sigmoid._c_loop = "sigmoid"
+silu._c_loop = "silu"
 
 
 # --- the parametric activations: kernels ``kernel(xp, a, *params)`` -----------------------

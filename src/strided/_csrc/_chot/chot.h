@@ -336,6 +336,7 @@ Loop *loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n
 PyObject *setup_loops(PyObject *mod, PyObject *args);
 PyObject *setup_large(PyObject *mod, PyObject *args);
 PyObject *prefer_loop(PyObject *mod, PyObject *args);
+PyObject *own_loop_info(PyObject *mod, PyObject *args);
 PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
 
 /* fast.c */

@@ -273,14 +273,33 @@ OWN_UNARY(relu_f32, float, x < 0.0f ? 0.0f : x)
 OWN_UNARY(relu_f64, double, x < 0.0 ? 0.0 : x)
 #undef OWN_UNARY
 
+#ifdef EXP_SIMD
+/* (below, "exp and log": the logistic functions on the vector exp, and whether that exp is
+   NumPy's here) */
+static int sigmoidf_run_loop(void *, char *const *, const Py_ssize_t *, const Py_ssize_t *, void *);
+static int siluf_run_loop(void *, char *const *, const Py_ssize_t *, const Py_ssize_t *, void *);
+static int sigmoid_run_loop(void *, char *const *, const Py_ssize_t *, const Py_ssize_t *, void *);
+static int silu_run_loop(void *, char *const *, const Py_ssize_t *, const Py_ssize_t *, void *);
+static int vec_exp_ready(int d);
+#endif
+
 /* name, the loop per itemsize of a float dtype (4, 8), and its call info (context and
-   auxdata unused; no Python API; FPU flags: loop_call saves and restores them) */
+   auxdata unused; no Python API; FPU flags: loop_call saves and restores them); needs_exp:
+   built on the vector exp, so usable only where that is NumPy's exp (vec_exp_ready).
+   "sigmoid" and "silu" (activations.py's _logistic: negative, exp, add 1, reciprocal or
+   divide, each NumPy's operation in the array's dtype): the same operations per lane, so
+   the kernel's values, in one pass instead of four. */
 static struct {
     const char *name;
     CallInfo info[2];
     PyObject *cap[2]; /* the capsules a Loop holds (made once; they own nothing) */
+    int needs_exp;
 } own_loops[] = {
-    {"relu", {{relu_f32, NULL, NULL, 0, 1}, {relu_f64, NULL, NULL, 0, 1}}, {NULL, NULL}},
+    {"relu", {{relu_f32, NULL, NULL, 0, 1}, {relu_f64, NULL, NULL, 0, 1}}, {NULL, NULL}, 0},
+#ifdef EXP_SIMD
+    {"sigmoid", {{sigmoidf_run_loop, NULL, NULL, 0, 1}, {sigmoid_run_loop, NULL, NULL, 0, 1}}, {NULL, NULL}, 1},
+    {"silu", {{siluf_run_loop, NULL, NULL, 0, 1}, {silu_run_loop, NULL, NULL, 0, 1}}, {NULL, NULL}, 1},
+#endif
 };
 
 /* The kernel's own loop for the one operand x (L->kernel and L->res set): L->cap, info,
@@ -317,6 +336,10 @@ own_loop(Loop *L, PyObject *x)
         int k = isz == 4 ? 0 : isz == 8 ? 1 : -1;
         if (kind != 'f' || k < 0 || L->res != dt)
             break;
+#ifdef EXP_SIMD
+        if (own_loops[i].needs_exp && !vec_exp_ready(k))
+            break;
+#endif
         if (own_loops[i].cap[k] == NULL
             && (own_loops[i].cap[k] = PyCapsule_New(&own_loops[i].info[k], CALL_INFO, NULL)) == NULL)
             break;
@@ -367,54 +390,38 @@ own_loop(Loop *L, PyObject *x)
 #include <immintrin.h>
 static double exp_tab[256];   /* T[k], H[k] - (k << 45) as double bits, k = 0..127 */
 
-__attribute__((target("avx2,fma"))) static void
-exp_f64_run(const double *in, double *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)
+/* exp of four float64 lanes (e_exp.c's arithmetic; a special lane sends all four through
+   the C library's exp) */
+__attribute__((target("avx2,fma"))) static inline __m256d
+exp4(__m256d x)
 {
-    const __m256d inv = _mm256_set1_pd(0x1.71547652b82fep0 * 128), shift = _mm256_set1_pd(0x1.8p52),
-                  hi = _mm256_set1_pd(-0x1.62e42fefa0000p-8), lo = _mm256_set1_pd(-0x1.cf79abc9e3b3ap-47),
-                  c2 = _mm256_set1_pd(0x1.ffffffffffdbdp-2), c3 = _mm256_set1_pd(0x1.555555555543cp-3),
-                  c4 = _mm256_set1_pd(0x1.55555cf172b91p-5), c5 = _mm256_set1_pd(0x1.1111167a4d017p-7);
-    const __m256i low = _mm256_set1_epi64x(0x3c9 - 1), high = _mm256_set1_epi64x(0x408 - 1),
-                  expo = _mm256_set1_epi64x(0x7ff), k127 = _mm256_set1_epi64x(127);
-    const long long *tab = (const long long *)exp_tab;
-    Py_ssize_t i = 0;
-    if (si == (Py_ssize_t)sizeof(double) && so == (Py_ssize_t)sizeof(double)) {
-        for (; i + 4 <= n; i += 4) {
-            __m256d x = _mm256_loadu_pd(in + i);
-            __m256i top = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(x), 52), expo);
-            __m256i sp = _mm256_or_si256(_mm256_cmpgt_epi64(top, high), _mm256_cmpgt_epi64(low, top));
-            if (!_mm256_testz_si256(sp, sp)) {
-                double v[4];
-                _mm256_storeu_pd(v, x);
-                for (int j = 0; j < 4; j++)
-                    out[i + j] = exp(v[j]);
-                continue;
-            }
-            __m256d kd = _mm256_fmadd_pd(inv, x, shift);
-            __m256i ki = _mm256_castpd_si256(kd);
-            kd = _mm256_sub_pd(kd, shift);
-            __m256d r = _mm256_fmadd_pd(kd, lo, _mm256_fmadd_pd(kd, hi, x));
-            __m256i idx = _mm256_slli_epi64(_mm256_and_si256(ki, k127), 1);
-            __m256d tail = _mm256_castsi256_pd(_mm256_i64gather_epi64(tab, idx, 8));
-            __m256i sbits = _mm256_add_epi64(_mm256_i64gather_epi64(tab + 1, idx, 8), _mm256_slli_epi64(ki, 45));
-            __m256d r2 = _mm256_mul_pd(r, r);
-            __m256d p23 = _mm256_fmadd_pd(r, c3, c2), p45 = _mm256_fmadd_pd(r, c5, c4);
-            __m256d acc = _mm256_fmadd_pd(p23, r2, _mm256_add_pd(tail, r));
-            acc = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), p45, acc);
-            __m256d scale = _mm256_castsi256_pd(sbits);
-            _mm256_storeu_pd(out + i, _mm256_fmadd_pd(scale, acc, scale));
-        }
+    const __m256i low = _mm256_set1_epi64x(0x3c9 - 1), high = _mm256_set1_epi64x(0x408 - 1);
+    __m256i top = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(x), 52), _mm256_set1_epi64x(0x7ff));
+    __m256i sp = _mm256_or_si256(_mm256_cmpgt_epi64(top, high), _mm256_cmpgt_epi64(low, top));
+    if (!_mm256_testz_si256(sp, sp)) {
+        double v[4];
+        _mm256_storeu_pd(v, x);
+        for (int j = 0; j < 4; j++)
+            v[j] = exp(v[j]);
+        return _mm256_loadu_pd(v);
     }
-    for (; i < n; i++)
-        *(double *)((char *)out + i * so) = exp(*(const double *)((const char *)in + i * si));
-}
-
-static int
-exp_f64(void *ctx, char *const *data, const Py_ssize_t *dims, const Py_ssize_t *steps, void *aux)
-{
-    (void)ctx, (void)aux;
-    exp_f64_run((const double *)data[0], (double *)data[1], dims[0], steps[0], steps[1]);
-    return 0;
+    const __m256d shift = _mm256_set1_pd(0x1.8p52);
+    const long long *tab = (const long long *)exp_tab;
+    __m256d kd = _mm256_fmadd_pd(_mm256_set1_pd(0x1.71547652b82fep0 * 128), x, shift);
+    __m256i ki = _mm256_castpd_si256(kd);
+    kd = _mm256_sub_pd(kd, shift);
+    __m256d r = _mm256_fmadd_pd(kd, _mm256_set1_pd(-0x1.cf79abc9e3b3ap-47),
+                                _mm256_fmadd_pd(kd, _mm256_set1_pd(-0x1.62e42fefa0000p-8), x));
+    __m256i idx = _mm256_slli_epi64(_mm256_and_si256(ki, _mm256_set1_epi64x(127)), 1);
+    __m256d tail = _mm256_castsi256_pd(_mm256_i64gather_epi64(tab, idx, 8));
+    __m256i sbits = _mm256_add_epi64(_mm256_i64gather_epi64(tab + 1, idx, 8), _mm256_slli_epi64(ki, 45));
+    __m256d r2 = _mm256_mul_pd(r, r);
+    __m256d p23 = _mm256_fmadd_pd(r, _mm256_set1_pd(0x1.555555555543cp-3), _mm256_set1_pd(0x1.ffffffffffdbdp-2));
+    __m256d p45 = _mm256_fmadd_pd(r, _mm256_set1_pd(0x1.1111167a4d017p-7), _mm256_set1_pd(0x1.55555cf172b91p-5));
+    __m256d acc = _mm256_fmadd_pd(p23, r2, _mm256_add_pd(tail, r));
+    acc = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), p45, acc);
+    __m256d scale = _mm256_castsi256_pd(sbits);
+    return _mm256_fmadd_pd(scale, acc, scale);
 }
 
 /* float32: NumPy's own AVX2 exp (simd_exp_FLOAT, loops_exponent_log.dispatch.c.src), which
@@ -556,11 +563,74 @@ logf8(__m256 xin)
         NAME(data[0], data[1], dims[0], steps[0], steps[1]);                                      \
         return 0;                                                                                 \
     }
+/* the logistic functions on the vector exp, operation for operation activations._logistic's
+   NumPy steps (negative, exp, add 1, reciprocal or divide): sigmoid 1 / (1 + exp(-x)),
+   silu x / (1 + exp(-x)) */
+__attribute__((target("avx2,fma"))) static inline __m256
+sigmoidf8(__m256 x)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    return _mm256_div_ps(one, _mm256_add_ps(expf8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f))), one));
+}
+__attribute__((target("avx2,fma"))) static inline __m256
+siluf8(__m256 x)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    return _mm256_div_ps(x, _mm256_add_ps(expf8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f))), one));
+}
+__attribute__((target("avx2,fma"))) static inline __m256d
+sigmoid4(__m256d x)
+{
+    const __m256d one = _mm256_set1_pd(1.0);
+    return _mm256_div_pd(one, _mm256_add_pd(exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0))), one));
+}
+__attribute__((target("avx2,fma"))) static inline __m256d
+silu4(__m256d x)
+{
+    const __m256d one = _mm256_set1_pd(1.0);
+    return _mm256_div_pd(x, _mm256_add_pd(exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0))), one));
+}
+
+/* float64 lanes through f, contiguous four at a time, the rest and other strides through a
+   buffer of four */
+#define F64_RUN(NAME, F)                                                                          \
+    __attribute__((target("avx2,fma"))) static void                                               \
+    NAME(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)                   \
+    {                                                                                             \
+        Py_ssize_t i = 0;                                                                         \
+        if (si == (Py_ssize_t)sizeof(double) && so == (Py_ssize_t)sizeof(double))                 \
+            for (; i + 4 <= n; i += 4)                                                            \
+                _mm256_storeu_pd((double *)out + i, F(_mm256_loadu_pd((const double *)in + i)));  \
+        while (i < n) {                                                                           \
+            double v[4] = {0, 0, 0, 0};                                                           \
+            int m = n - i < 4 ? (int)(n - i) : 4;                                                 \
+            for (int j = 0; j < m; j++)                                                           \
+                v[j] = *(const double *)(in + (i + j) * si);                                      \
+            _mm256_storeu_pd(v, F(_mm256_loadu_pd(v)));                                           \
+            for (int j = 0; j < m; j++)                                                           \
+                *(double *)(out + (i + j) * so) = v[j];                                           \
+            i += m;                                                                               \
+        }                                                                                         \
+    }                                                                                             \
+    static int NAME##_loop(void *ctx, char *const *data, const Py_ssize_t *dims,                  \
+                           const Py_ssize_t *steps, void *aux)                                    \
+    {                                                                                             \
+        (void)ctx, (void)aux;                                                                     \
+        NAME(data[0], data[1], dims[0], steps[0], steps[1]);                                      \
+        return 0;                                                                                 \
+    }
 F32_RUN(expf_run, expf8)
 F32_RUN(logf_run, logf8)
+F32_RUN(sigmoidf_run, sigmoidf8)
+F32_RUN(siluf_run, siluf8)
+F64_RUN(exp_run, exp4)
+F64_RUN(sigmoid_run, sigmoid4)
+F64_RUN(silu_run, silu4)
 #undef F32_RUN
+#undef F64_RUN
 #define exp_f32 expf_run_loop
 #define log_f32 logf_run_loop
+#define exp_f64 exp_run_loop
 
 /* The table: H[k] = 2^(k/128) rounded to double, T[k] = 2^(k/128)/H[k] - 1 rounded, from
    decimal arithmetic of 90 digits (strided._core._npcompat.exp_table): 0, or -1 with an
@@ -734,7 +804,60 @@ vec_prefer(PyObject *k, CallInfo *info, PyObject *descrs)
         return;
     }
 }
+
+/* Is the vector exp of dtype d (0 float32, 1 float64) NumPy's exp in this process? Checked
+   here first if no exp call has asked yet (NumPy's loop from _npcompat.strided_loop_info). */
+static int
+vec_exp_ready(int d)
+{
+    size_t e = d ? 1 : 0; /* (vec_loops' first two rows: exp of float32, of float64) */
+    if (vec_loops[e].state == 0) {
+        PyObject *m = PyImport_ImportModule("strided._core._npcompat"), *np = PyImport_ImportModule("numpy");
+        PyObject *k = np ? PyObject_GetAttrString(np, "exp") : NULL;
+        PyObject *dt = k ? PyObject_CallMethod(np, "dtype", "s", d ? "float64" : "float32") : NULL;
+        PyObject *cap = m && dt ? PyObject_CallMethod(m, "strided_loop_info", "OO", k, dt) : NULL;
+        if (cap != NULL && PyCapsule_IsValid(cap, CALL_INFO)) {
+            PyObject *descrs = PyTuple_Pack(2, dt, dt);
+            if (descrs != NULL)
+                vec_prefer(k, (CallInfo *)PyCapsule_GetPointer(cap, CALL_INFO), descrs);
+            Py_XDECREF(descrs);
+        }
+        Py_XDECREF(cap);
+        Py_XDECREF(dt);
+        Py_XDECREF(k);
+        Py_XDECREF(np);
+        Py_XDECREF(m);
+        (void)contract_clear(PyExc_Exception);
+    }
+    return vec_loops[e].state == 1;
+}
 #endif
+
+/* own_loop_info(name, dtype): the call-info capsule of the own loop `name` (own_loops) for
+   a float32/float64 dtype, or None (no such loop, or one built on a vector exp that is not
+   NumPy's here). */
+PyObject *
+own_loop_info(PyObject *mod, PyObject *args)
+{
+    const char *name;
+    Py_ssize_t isz;
+    if (!PyArg_ParseTuple(args, "sn:own_loop_info", &name, &isz))
+        return NULL;
+    int k = isz == 4 ? 0 : isz == 8 ? 1 : -1;
+    for (size_t i = 0; k >= 0 && i < sizeof own_loops / sizeof own_loops[0]; i++) {
+        if (strcmp(name, own_loops[i].name) != 0)
+            continue;
+#ifdef EXP_SIMD
+        if (own_loops[i].needs_exp && !vec_exp_ready(k))
+            break;
+#endif
+        if (own_loops[i].cap[k] == NULL
+            && (own_loops[i].cap[k] = PyCapsule_New(&own_loops[i].info[k], CALL_INFO, NULL)) == NULL)
+            return NULL;
+        return Py_NewRef(own_loops[i].cap[k]);
+    }
+    Py_RETURN_NONE;
+}
 
 /* prefer_loop(ufunc, capsule, descriptors): the capsule's loop replaced by one of this
    file's where that is NumPy's loop bit for bit (exp of float64); True if replaced. */

@@ -146,6 +146,9 @@ static PyMethodDef methods[] = {
     {"setup_loops", setup_loops, METH_VARARGS,
      "setup_loops(ufunc, empty, probe, address, shape, strides, c_contiguous, aligned): call "
      "NumPy's inner loops directly when the probe ndarray's fields read as Python reports."},
+    {"own_loop_info", own_loop_info, METH_VARARGS,
+     "own_loop_info(name, itemsize) -> capsule or None: the call info of strided's own loop "
+     "`name` (relu, sigmoid, silu) for float32 (4) or float64 (8), where it may be used."},
     {"prefer_loop", prefer_loop, METH_VARARGS,
      "prefer_loop(ufunc, capsule, descriptors) -> bool: the capsule's NumPy loop replaced by "
      "one of strided's where that gives NumPy's values bit for bit (exp of float64)."},
