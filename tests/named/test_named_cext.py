@@ -178,6 +178,10 @@ _CASES = [
     "a3n.unflatten('W', (('P', 0), ('Q', -1)))", "a3n.unflatten('W', (2, -1))",
     "a3n.flatten(('N', 'H', 'W'), 'A')", "a3n.flatten(['W'], 'Z')", "a3n.flatten([], 'Z')",
     "a3n.flatten(['H', 2], 'HW')", "a3n.flatten(['H', True], 'HW')", "a3n.unflatten(True, (1, 2))",
+    # (squeeze's hot path (views.py) on named arrays, its cached outcome, errors)
+    "xp.squeeze(m1n, axis=-2)", "xp.squeeze(m1n, axis=1)", "xp.squeeze(m1n, axis=2)",
+    "xp.squeeze(m1n.rename('O', None), axis=0)", "xp.squeeze(m1n.rename(None, 'C'), axis=0)",
+    "xp.squeeze(m1n, axis=True)", "xp.squeeze(m1n, axis='O')", "xp.squeeze(m1n, dim=0)",
 ]
 
 _SCRIPT = textwrap.dedent("""

@@ -231,6 +231,21 @@ ext_type_add(PyObject *m)
     return PyModule_AddObjectRef(m, "Ext", (PyObject *)ExtC_T);
 }
 
+/* named_ext(names): a fresh compiled Ext holding ``names`` (a tuple of exact strs and
+   None), its other fields the defaults: what ``e = Ext(); e.names = names`` makes, in one
+   call and from the free list (the Python hot paths that name a fresh view: squeeze's in
+   _api/views.py). TypeError for anything else as names. */
+PyObject *
+named_ext(PyObject *mod, PyObject *names)
+{
+    (void)mod;
+    if (ExtC_T == NULL || !plain_names(names)) {
+        PyErr_SetString(PyExc_TypeError, "named_ext(): names must be a tuple of str and None");
+        return NULL;
+    }
+    return ext_make(names);
+}
+
 static PyObject *ew_names;   /* _handler._EW_NAMES */
 static PyObject *red_cache;  /* _handler._RED */
 static PyObject *view_names; /* _handler._VIEW_NAMES */
