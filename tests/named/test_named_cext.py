@@ -105,6 +105,27 @@ def test_recycled_ext_starts_from_the_defaults():
                and o._ext.grad_fn is None for o in outs)
 
 
+def test_ext_records_hold_their_type_exactly_once():
+    # (a heap type's instance holds a reference to it; a record on the free list keeps its
+    # own, and one freed past the list's 256 gives it back: the type's count is the same
+    # after any number of named results, records and free-list overflows)
+    m = xp.ones((2, 3), device="cpu").rename("a", "b")
+    x1 = xp.ones((1, 3), device="cpu").rename("o", "c")
+
+    def churn():
+        outs = [m + m for _ in range(400)] + [Ext() for _ in range(400)]
+        outs += [xp.squeeze(x1, axis=0) for _ in range(400)] + [m.T for _ in range(400)]
+        del outs
+
+    churn()
+    gc.collect()
+    before = sys.getrefcount(Ext)
+    for _ in range(5):
+        churn()
+    gc.collect()
+    assert sys.getrefcount(Ext) == before
+
+
 def test_named_result_records_join_cycles_and_come_back_clean():
     # (a named result's record starts untracked by the collector: setting a field tracks it;
     # one changed behind __setattr__'s back, by the member descriptor itself, is still
