@@ -66,7 +66,7 @@ ext_set_defaults(ExtObject *e)
 /* A fresh Ext with the defaults (Ext.__init__'s) and ``names`` (borrowed; None, or a
    tuple of strs and None), not yet tracked by the collector; NULL with an error: out of
    memory. */
-static PyObject *
+static inline __attribute__((always_inline)) PyObject *
 ext_make(PyObject *names)
 {
     ExtObject *e;
@@ -690,7 +690,8 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
     /* (call is held: the body may run code that clears the cache) */
     PyObject *tail = PyTuple_GET_ITEM(call, 2), *kn = PyTuple_GET_ITEM(call, 1);
     Py_ssize_t nt = PyTuple_GET_SIZE(tail), m = PyTuple_GET_SIZE(kn);
-    PyObject *argv[13] = {x};
+    PyObject *argv[13]; /* (1 + at most 4 positional + 8 keywords: cached_call_form) */
+    argv[0] = x;
     for (Py_ssize_t i = 0; i < nt; i++)
         argv[1 + i] = PyTuple_GET_ITEM(tail, i);
     for (Py_ssize_t i = 0; i < m; i++)
@@ -733,7 +734,7 @@ view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
     if (sig == NULL)
         return NULL;
-    if (names == last[0] && plain_equal(sig, last[1]))
+    if (names == last[0] && (sig == last[1] || plain_equal(sig, last[1])))
         return Py_NewRef(last[2]);
     if (view_names == NULL || !plain_names(names) || !plain_key(sig, 2))
         return NULL;
