@@ -108,3 +108,4 @@ def test_named_squeeze_errors_match_the_dispatched_path():
             with pytest.raises(type(hot.value)) as ref:
                 _views._squeeze(x, axis=axis)
             assert str(hot.value) == str(ref.value)
+

@@ -485,10 +485,11 @@ _squeeze = squeeze  # (the hookable definition, with its binding of PyTorch's di
 # ``squeeze`` (the named handler's rule, strided.named), kept by the hot path below the
 # first time it meets the pair. Names of an untracked array are all the handlers read
 # (autograd passes such an array through), so an outcome is a function of its key and
-# never goes stale (as _handler._VIEW_NAMES's). _SQUEEZED_LAST: the last one found
-# ([names, position, outcome]), which a loop over one array finds by identity.
+# never goes stale (as _handler._VIEW_NAMES's). _SQUEEZED_LAST[0]: the last one found,
+# (names, position, outcome), which a loop over one array finds by identity (one tuple,
+# read once: another thread replaces it whole).
 _SQUEEZED_NAMES: dict = {}
-_SQUEEZED_LAST = [_MISS, -1, None]
+_SQUEEZED_LAST = [(_MISS, -1, None)]
 
 
 def squeeze(x, /, axis=None, *, dim=None) -> Array:
@@ -506,11 +507,14 @@ def squeeze(x, /, axis=None, *, dim=None) -> Array:
         if e is None:
             names = None
         else:
-            last = _SQUEEZED_LAST
-            if e.names is not last[0] or a != last[1] or type(e) is not Ext \
-                    or e.requires_grad is not False or e.grad_fn is not None:
-                return _squeeze_named(x, axis, a, e)
-            names = last[2]
+            last = _SQUEEZED_LAST[0]
+            if e.names is last[0] and a == last[1] and type(e) is Ext \
+                    and e.requires_grad is False and e.grad_fn is None:
+                names = last[2]
+            else:
+                names = _squeezed_names(e, a)
+                if names is _MISS:
+                    return _squeeze_seen(x, axis, a, e)
         if 0 <= a < nd and shape[a] == 1:
             st = x._st
             if st is None:
@@ -533,20 +537,29 @@ def squeeze(x, /, axis=None, *, dim=None) -> Array:
     return _squeeze(x, axis, dim=dim)
 
 
-def _squeeze_named(x, axis, a, e):
-    """``squeeze(x, axis)`` (``a``: the axis's position) of an array with extension
-    metadata ``e``, past the hot path's last outcome: the cached outcome when x tracks no
-    gradient and has names, else through dispatch (which then fills the cache)."""
+def _squeezed_names(e, a):
+    """The cached names of the squeeze at position ``a`` of an array whose extension
+    metadata is ``e`` (kept as the last outcome too), or _MISS: not cached yet, or an
+    array that tracks a gradient or has no names (dispatch decides)."""
     names = e.names
     if type(e) is not Ext or e.requires_grad is not False or e.grad_fn is not None \
             or type(names) is not tuple:
-        return _squeeze(x, axis)
-    key = (names, a)
-    hit = _SQUEEZED_NAMES.get(key, _MISS)
+        return _MISS
+    hit = _SQUEEZED_NAMES.get((names, a), _MISS)
     if hit is not _MISS:
-        _SQUEEZED_LAST[:] = (names, a, hit)
-        return squeeze(x, axis)
+        _SQUEEZED_LAST[0] = (names, a, hit)
+    return hit
+
+
+def _squeeze_seen(x, axis, a, e):
+    """``squeeze(x, axis)`` through dispatch (``a``: the axis's position, ``e``: x's
+    extension metadata); when x tracks no gradient and has names, the result's names are
+    kept in _SQUEEZED_NAMES for the hot path (a fresh view whose Ext holds names alone)."""
+    names = e.names
     r = _squeeze(x, axis)
+    if type(e) is not Ext or e.requires_grad is not False or e.grad_fn is not None \
+            or type(names) is not tuple or e.names is not names:
+        return r
     if type(r) is Array and r is not x and 0 <= a < len(x._shape):
         e = r._ext
         if e is None:
@@ -558,7 +571,7 @@ def _squeeze_named(x, axis, a, e):
             return r
         if len(_SQUEEZED_NAMES) > 4096:
             _SQUEEZED_NAMES.clear()
-        _SQUEEZED_NAMES[key] = hit
+        _SQUEEZED_NAMES[(names, a)] = hit
     return r
 
 
