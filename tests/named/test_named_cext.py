@@ -105,6 +105,20 @@ def test_recycled_ext_starts_from_the_defaults():
                and o._ext.grad_fn is None for o in outs)
 
 
+@pytest.mark.skipif(_array_mod._CVIEWS is None, reason="the compiled extension is not built")
+def test_named_ext_is_a_fresh_record_with_the_names_or_refuses():
+    # (names.c's named_ext, behind squeeze's hot path: what ``e = Ext(); e.names = names`` makes)
+    make = _array_mod._CVIEWS.named_ext
+    e = make(("a", None))
+    py = _PY()
+    py.names = ("a", None)
+    assert type(e) is Ext and _defaults(e) == _defaults(py)
+    assert make(("a",)) is not make(("a",))
+    for bad in (["a"], ("a", 1), None, "a", (np.str_("a"),)):
+        with pytest.raises(TypeError, match="named_ext"):
+            make(bad)
+
+
 def test_ext_records_hold_their_type_exactly_once():
     # (a heap type's instance holds a reference to it; a record on the free list keeps its
     # own, and one freed past the list's 256 gives it back: the type's count is the same
