@@ -336,9 +336,11 @@ plain_equal(PyObject *a, PyObject *b)
         return PyObject_RichCompareBool(a, b, Py_EQ) == 1; /* (builtin: no code, no error) */
     if (t != &PyTuple_Type || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b))
         return 0; /* (bools, None, Ellipsis, DTypes: by identity) */
-    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; i++)
-        if (!plain_equal(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i)))
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; i++) {
+        PyObject *u = PyTuple_GET_ITEM(a, i), *v = PyTuple_GET_ITEM(b, i);
+        if (u != v && !plain_equal(u, v)) /* (identity first: small ints, interned strs) */
             return 0;
+    }
     return 1;
 }
 
