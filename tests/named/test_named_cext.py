@@ -105,6 +105,41 @@ def test_recycled_ext_starts_from_the_defaults():
                and o._ext.grad_fn is None for o in outs)
 
 
+@pytest.mark.skipif(_array_mod._CVIEWS is None, reason="the compiled extension is not built")
+def test_named_ext_is_a_fresh_record_with_the_names_or_refuses():
+    # (names.c's named_ext, behind squeeze's hot path: what ``e = Ext(); e.names = names`` makes)
+    make = _array_mod._CVIEWS.named_ext
+    e = make(("a", None))
+    py = _PY()
+    py.names = ("a", None)
+    assert type(e) is Ext and _defaults(e) == _defaults(py)
+    assert make(("a",)) is not make(("a",))
+    for bad in (["a"], ("a", 1), None, "a", (np.str_("a"),)):
+        with pytest.raises(TypeError, match="named_ext"):
+            make(bad)
+
+
+def test_ext_records_hold_their_type_exactly_once():
+    # (a heap type's instance holds a reference to it; a record on the free list keeps its
+    # own, and one freed past the list's 256 gives it back: the type's count is the same
+    # after any number of named results, records and free-list overflows)
+    m = xp.ones((2, 3), device="cpu").rename("a", "b")
+    x1 = xp.ones((1, 3), device="cpu").rename("o", "c")
+
+    def churn():
+        outs = [m + m for _ in range(400)] + [Ext() for _ in range(400)]
+        outs += [xp.squeeze(x1, axis=0) for _ in range(400)] + [m.T for _ in range(400)]
+        del outs
+
+    churn()
+    gc.collect()
+    before = sys.getrefcount(Ext)
+    for _ in range(5):
+        churn()
+    gc.collect()
+    assert sys.getrefcount(Ext) == before
+
+
 def test_named_result_records_join_cycles_and_come_back_clean():
     # (a named result's record starts untracked by the collector: setting a field tracks it;
     # one changed behind __setattr__'s back, by the member descriptor itself, is still
@@ -178,6 +213,10 @@ _CASES = [
     "a3n.unflatten('W', (('P', 0), ('Q', -1)))", "a3n.unflatten('W', (2, -1))",
     "a3n.flatten(('N', 'H', 'W'), 'A')", "a3n.flatten(['W'], 'Z')", "a3n.flatten([], 'Z')",
     "a3n.flatten(['H', 2], 'HW')", "a3n.flatten(['H', True], 'HW')", "a3n.unflatten(True, (1, 2))",
+    # (squeeze's hot path (views.py) on named arrays, its cached outcome, errors)
+    "xp.squeeze(m1n, axis=-2)", "xp.squeeze(m1n, axis=1)", "xp.squeeze(m1n, axis=2)",
+    "xp.squeeze(m1n.rename('O', None), axis=0)", "xp.squeeze(m1n.rename(None, 'C'), axis=0)",
+    "xp.squeeze(m1n, axis=True)", "xp.squeeze(m1n, axis='O')", "xp.squeeze(m1n, dim=0)",
 ]
 
 _SCRIPT = textwrap.dedent("""

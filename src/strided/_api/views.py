@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .._core import dtypes as _dtypes, layout as _layout, pool as _pool
-from .._core.array import _CVIEWS, _LATE, Array, Size, _native
+from .._core.array import _CVIEWS, _LATE, Array, Ext, Size, _native
 from .creation import _as_dtype, wrap_new
 from .._core.device import as_device
 from .._core import dispatch as _dispatch
@@ -22,6 +22,7 @@ from .._core.dispatch import api, check_out, out_native
 from .._core.dtypes import DType
 
 _object_new = object.__new__
+_MISS = object()
 _SHAPES = _layout._SHAPES
 _RANGES = [list(range(n)) for n in range(65)]  # sorted(axes) of a permutation of n axes
 _PERMUTED: dict = {}  # (axes, shape, strides) -> permuted (shape, strides, axes, token)
@@ -479,16 +480,41 @@ def squeeze(x, /, axis=None) -> Array:
 _squeeze = squeeze  # (the hookable definition, with its binding of PyTorch's dim=)
 
 
+# (x's names, the squeezed axis as a position) -> the names of the result (None:
+# unnamed), for arrays whose Ext tracks no gradient: the outcome of the dispatched
+# ``squeeze`` (the named handler's rule, strided.named), kept by the hot path below the
+# first time it meets the pair. Names of an untracked array are all the handlers read
+# (autograd passes such an array through), so an outcome is a function of its key and
+# never goes stale (as _handler._VIEW_NAMES's). _SQUEEZED_LAST[0]: the last one found,
+# (names, position, outcome), which a loop over one array finds by identity (one tuple,
+# read once: another thread replaces it whole).
+_SQUEEZED_NAMES: dict = {}
+_SQUEEZED_LAST = [(_MISS, -1, None)]
+
+
 def squeeze(x, /, axis=None, *, dim=None) -> Array:
     """Remove size-1 dimensions (all of them when ``axis`` is None); a view."""
-    if dim is None and type(x) is Array and x._ext is None and type(axis) is builtins.int:
-        # Hot path (as reshape's, no dispatch wrapper: no extension metadata to dispatch
-        # on): one axis of size 1 given as an int (scikit-learn's and SciPy's
-        # ``squeeze(x, axis=1)`` of a keepdims reduction); the child's native view is
-        # NumPy's squeeze of the parent's when that is cached.
+    if dim is None and type(x) is Array and type(axis) is builtins.int:
+        # Hot path (as reshape's, no dispatch wrapper): one axis of size 1 given as an int
+        # (scikit-learn's and SciPy's ``squeeze(x, axis=1)`` of a keepdims reduction); the
+        # child's native view is NumPy's squeeze of the parent's when that is cached. On
+        # an array with extension metadata only when it tracks no gradient and the name
+        # outcome was seen before (_SQUEEZED_NAMES); the result gets its own Ext.
         shape = x._shape
         nd = len(shape)
         a = axis + nd if axis < 0 else axis
+        e = x._ext
+        if e is None:
+            names = None
+        else:
+            last = _SQUEEZED_LAST[0]
+            if e.names is last[0] and a == last[1] and type(e) is Ext \
+                    and e.requires_grad is False and e.grad_fn is None:
+                names = last[2]
+            else:
+                names = _squeezed_names(e, a)
+                if names is _MISS:
+                    return _squeeze_seen(x, axis, a, e)
         if 0 <= a < nd and shape[a] == 1:
             st = x._st
             if st is None:
@@ -504,11 +530,60 @@ def squeeze(x, /, axis=None, *, dim=None) -> Array:
             out._str = s[:a] + s[a + 1:]
             out._dtype = x._dtype
             out._device = x._device
-            out._ext = None
+            out._ext = None if names is None else _named_ext(names)
             return out
     if dim is None:
         return _squeeze(x, axis)
     return _squeeze(x, axis, dim=dim)
+
+
+def _squeezed_names(e, a):
+    """The cached names of the squeeze at position ``a`` of an array whose extension
+    metadata is ``e`` (kept as the last outcome too), or _MISS: not cached yet, or an
+    array that tracks a gradient or has no names (dispatch decides)."""
+    names = e.names
+    if type(e) is not Ext or e.requires_grad is not False or e.grad_fn is not None \
+            or type(names) is not tuple:
+        return _MISS
+    hit = _SQUEEZED_NAMES.get((names, a), _MISS)
+    if hit is not _MISS:
+        _SQUEEZED_LAST[0] = (names, a, hit)
+    return hit
+
+
+def _squeeze_seen(x, axis, a, e):
+    """``squeeze(x, axis)`` through dispatch (``a``: the axis's position, ``e``: x's
+    extension metadata); when x tracks no gradient and has names, the result's names are
+    kept in _SQUEEZED_NAMES for the hot path (a fresh view whose Ext holds names alone)."""
+    names = e.names
+    r = _squeeze(x, axis)
+    if type(e) is not Ext or e.requires_grad is not False or e.grad_fn is not None \
+            or type(names) is not tuple or e.names is not names:
+        return r
+    if type(r) is Array and r is not x and 0 <= a < len(x._shape):
+        e = r._ext
+        if e is None:
+            hit = None
+        elif type(e) is Ext and e.requires_grad is False and e.grad_fn is None \
+                and type(e.names) is tuple and len(e.names) == len(r._shape):
+            hit = e.names
+        else:
+            return r
+        if len(_SQUEEZED_NAMES) > 4096:
+            _SQUEEZED_NAMES.clear()
+        _SQUEEZED_NAMES[(names, a)] = hit
+    return r
+
+
+def _named_ext(names):
+    """A fresh Ext holding ``names`` (its other fields the defaults)."""
+    e = Ext()
+    e.names = names
+    return e
+
+
+if _CVIEWS is not None and Ext is getattr(_CVIEWS, "Ext", None) and hasattr(_CVIEWS, "named_ext"):
+    _named_ext = _CVIEWS.named_ext  # (the same, compiled: names.c, from the Ext free list)
 
 
 squeeze._impl = _squeeze._impl

@@ -361,6 +361,7 @@ int plain_equal(PyObject *a, PyObject *b);
 int plain_names(PyObject *names);
 PyObject *setup_named(PyObject *mod, PyObject *args);
 PyObject *untracked_names(PyObject *x);
+PyObject *named_ext(PyObject *mod, PyObject *names);
 PyObject *view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
 
 /* elide.c */

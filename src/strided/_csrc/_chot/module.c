@@ -140,6 +140,9 @@ static PyMethodDef methods[] = {
     {"setup_named", setup_named, METH_VARARGS,
      "setup_named(Ext, name_cache, reduction_axis_cache): named elementwise calls and "
      "reductions over one named axis with a cached name outcome in C."},
+    {"named_ext", named_ext, METH_O,
+     "named_ext(names): a fresh Ext holding names (names.c), for the Python hot paths that "
+     "name a fresh view."},
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},

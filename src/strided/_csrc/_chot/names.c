@@ -41,9 +41,10 @@ typedef struct {
 
 #define EXT_FREE_MAX 256
 /* Released records, each already holding the defaults (its eight fields other than names
-   set as Ext.__init__ sets them, names NULL, no weak references): a named result's record
-   goes back there as it was made, with one field to release and, when taken again, one to
-   set. */
+   set as Ext.__init__ sets them, names NULL, no weak references) and its reference to the
+   type (a heap type's instances hold one): a named result's record goes back there as it
+   was made, with one field to release and, when taken again, one to set and its reference
+   count to start (CPython's own free lists do the same, with _Py_NewReference). */
 static ExtObject *ext_free[EXT_FREE_MAX];
 static int ext_nfree;
 static PyTypeObject *ExtC_T; /* made in PyInit (ext_type_add) */
@@ -65,13 +66,13 @@ ext_set_defaults(ExtObject *e)
 /* A fresh Ext with the defaults (Ext.__init__'s) and ``names`` (borrowed; None, or a
    tuple of strs and None), not yet tracked by the collector; NULL with an error: out of
    memory. */
-static PyObject *
+static inline __attribute__((always_inline)) PyObject *
 ext_make(PyObject *names)
 {
     ExtObject *e;
     if (ext_nfree > 0) {
-        e = ext_free[--ext_nfree]; /* (the defaults already set) */
-        (void)PyObject_Init((PyObject *)e, ExtC_T); /* (a reference to its heap type) */
+        e = ext_free[--ext_nfree]; /* (the defaults and the type's reference already set) */
+        _Py_NewReference((PyObject *)e);
     }
     else {
         if ((e = PyObject_GC_New(ExtObject, ExtC_T)) == NULL)
@@ -140,19 +141,35 @@ ext_clear(ExtObject *e)
     return 0;
 }
 
-/* e (its fields other than names holding the defaults, names NULL) onto the free list, or
-   freed when the list is full; its type released. */
+/* e (its fields other than names holding the defaults, names NULL) onto the free list,
+   keeping its reference to the type (ext_make), or freed with it when the list is full. */
 static inline void
 ext_shelve(ExtObject *e)
 {
-    PyTypeObject *t = Py_TYPE(e);
     if (ext_nfree < EXT_FREE_MAX)
         ext_free[ext_nfree++] = e;
     else {
+        PyTypeObject *t = Py_TYPE(e);
         (void)ext_clear(e); /* (the defaults: releasing them runs no code) */
         PyObject_GC_Del(e);
+        Py_DECREF(t);
     }
-    Py_DECREF(t);
+}
+
+static void ext_dealloc(ExtObject *e);
+
+/* ext_dealloc's general case, apart (not inlined) so that a named result's record is
+   released without the trashcan's prologue. */
+static void __attribute__((noinline))
+ext_dealloc_fields(ExtObject *e)
+{
+    Py_TRASHCAN_BEGIN(e, ext_dealloc)
+    if (e->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)e);
+    (void)ext_clear(e); /* (may run code that frees other Exts: the list is touched after) */
+    ext_set_defaults(e);
+    ext_shelve(e);
+    Py_TRASHCAN_END
 }
 
 static void
@@ -170,13 +187,7 @@ ext_dealloc(ExtObject *e)
         ext_shelve(e);
         return;
     }
-    Py_TRASHCAN_BEGIN(e, ext_dealloc)
-    if (e->weakrefs != NULL)
-        PyObject_ClearWeakRefs((PyObject *)e);
-    (void)ext_clear(e); /* (may run code that frees other Exts: the list is touched after) */
-    ext_set_defaults(e);
-    ext_shelve(e);
-    Py_TRASHCAN_END
+    ext_dealloc_fields(e);
 }
 
 #define EXT_MEMBER(f) {#f, T_OBJECT_EX, offsetof(ExtObject, f), 0, NULL}
@@ -229,6 +240,21 @@ ext_type_add(PyObject *m)
         ExtC_T = (PyTypeObject *)t;
     }
     return PyModule_AddObjectRef(m, "Ext", (PyObject *)ExtC_T);
+}
+
+/* named_ext(names): a fresh compiled Ext holding ``names`` (a tuple of exact strs and
+   None), its other fields the defaults: what ``e = Ext(); e.names = names`` makes, in one
+   call and from the free list (the Python hot paths that name a fresh view: squeeze's in
+   _api/views.py). TypeError for anything else as names. */
+PyObject *
+named_ext(PyObject *mod, PyObject *names)
+{
+    (void)mod;
+    if (ExtC_T == NULL || !plain_names(names)) {
+        PyErr_SetString(PyExc_TypeError, "named_ext(): names must be a tuple of str and None");
+        return NULL;
+    }
+    return ext_make(names);
 }
 
 static PyObject *ew_names;   /* _handler._EW_NAMES */
@@ -310,9 +336,11 @@ plain_equal(PyObject *a, PyObject *b)
         return PyObject_RichCompareBool(a, b, Py_EQ) == 1; /* (builtin: no code, no error) */
     if (t != &PyTuple_Type || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b))
         return 0; /* (bools, None, Ellipsis, DTypes: by identity) */
-    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; i++)
-        if (!plain_equal(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i)))
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(a); i < n; i++) {
+        PyObject *u = PyTuple_GET_ITEM(a, i), *v = PyTuple_GET_ITEM(b, i);
+        if (u != v && !plain_equal(u, v)) /* (identity first: small ints, interned strs) */
             return 0;
+    }
     return 1;
 }
 
@@ -331,16 +359,30 @@ plain_names(PyObject *names)
     return 1;
 }
 
+/* e's names field (borrowed; NULL when deleted) when e is an Ext that tracks no
+   gradient (requires_grad False, grad_fn None), else NULL; no error. The compiled Ext's
+   fields are read straight from its struct (the class in use, Ext_T, being this type),
+   any other class's through contract_ext. */
+static inline PyObject *
+ext_untracked(PyObject *e)
+{
+    if (Py_IS_TYPE(e, ExtC_T) && Ext_T == ExtC_T) {
+        ExtObject *c = (ExtObject *)e;
+        return c->requires_grad == Py_False && c->grad_fn == Py_None ? c->names : NULL;
+    }
+    if (!contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+        return NULL;
+    return SLOT(e, E_names);
+}
+
 /* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
    Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
 PyObject *
 untracked_names(PyObject *x)
 {
     PyObject *e = SLOT(x, O_ext);
-    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
-        return NULL;
-    PyObject *names = SLOT(e, E_names);
-    return PyTuple_CheckExact(names) ? names : NULL;
+    PyObject *names = e == NULL ? NULL : ext_untracked(e);
+    return names != NULL && PyTuple_CheckExact(names) ? names : NULL;
 }
 
 /* Whether auto_align() is off (its context variable holds False); an error reads as on
@@ -373,12 +415,11 @@ name_key(PyObject *x)
 {
     if (Py_TYPE(x) != Array_T)
         return scalar_column(x) < 0 ? NULL : Py_NewRef(minus_one);
-    PyObject *e = SLOT(x, O_ext);
+    PyObject *e = SLOT(x, O_ext), *names;
     if (e == Py_None)
         return ndim_key(x);
-    if (e == NULL || !contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
+    if (e == NULL || (names = ext_untracked(e)) == NULL)
         return NULL;
-    PyObject *names = SLOT(e, E_names);
     if (names == Py_None)
         return ndim_key(x);
     return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
@@ -651,7 +692,8 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
     /* (call is held: the body may run code that clears the cache) */
     PyObject *tail = PyTuple_GET_ITEM(call, 2), *kn = PyTuple_GET_ITEM(call, 1);
     Py_ssize_t nt = PyTuple_GET_SIZE(tail), m = PyTuple_GET_SIZE(kn);
-    PyObject *argv[13] = {x};
+    PyObject *argv[13]; /* (1 + at most 4 positional + 8 keywords: cached_call_form) */
+    argv[0] = x;
     for (Py_ssize_t i = 0; i < nt; i++)
         argv[1 + i] = PyTuple_GET_ITEM(tail, i);
     for (Py_ssize_t i = 0; i < m; i++)
@@ -694,7 +736,7 @@ view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
     if (sig == NULL)
         return NULL;
-    if (names == last[0] && plain_equal(sig, last[1]))
+    if (names == last[0] && (sig == last[1] || plain_equal(sig, last[1])))
         return Py_NewRef(last[2]);
     if (view_names == NULL || !plain_names(names) || !plain_key(sig, 2))
         return NULL;
