@@ -37,7 +37,7 @@ _ND = np.ndarray
 _CK = _threads._CK  # the compiled kernels (strided._csrc._ckernels), or None
 _C_RELU = frozenset([np.dtype(np.float32), np.dtype(np.float64)])
 _BLOCK = 32768  # elements per block (128-256 KiB: in the second-level cache; 4096 cost 2x in calls)
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _result(a):
@@ -199,9 +199,35 @@ def native_erf(xp, a):
     return erf(a)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _act(op, a, p, q=0.0):
+    """_ckernels.act's one pass (hardtanh, leaky_relu: the formulas below, operation for
+    operation) for a C-contiguous float32/float64 NumPy array, or None. p and q are
+    converted to the array's dtype as NumPy converts a Python float next to it (a finite
+    value beyond float32's range takes the formula)."""
+    if _CK is None or type(a) is not _ND or not a.flags.c_contiguous:
+        return None
+    dt = a.dtype
+    if dt == _F32:
+        if (abs(p) > _F32_MAX and p - p == 0) or (abs(q) > _F32_MAX and q - q == 0):
+            return None
+        p, q = float(_F32.type(p)), float(_F32.type(q))
+    elif dt != _F64:
+        return None
+    out = _result(a)
+    nt = _threads._NUM[0] if a.nbytes >= _threads._THREAD_MIN[0] else 1
+    return out if _CK.act(op, a, out, p, q, nt) else None
+
+
 @_in_float32
 def leaky_relu(xp, a, negative_slope=0.01):
     """``x > 0 ? x : x * negative_slope`` (NaN: NaN * slope)."""
+    if xp is np:
+        r = _act(1 if 0 < negative_slope < 1 else 2, a, negative_slope)
+        if r is not None:
+            return r
     if 0 < negative_slope < 1:
         # the same values in two passes: max(x, slope * x) is x for x > 0 and slope * x
         # below (NaN propagates; -0.0 and the infinities give the formula's)
@@ -229,6 +255,10 @@ def selu(xp, a):
 def hardtanh(xp, a, min_val=-1.0, max_val=1.0):
     """``x`` clamped to ``[min_val, max_val]`` as PyTorch's clamp: NaN stays NaN, a zero
     keeps its sign (``hardtanh(-0.0, 0.0, 6.0)`` is -0.0; NumPy's maximum would give +0)."""
+    if xp is np:
+        r = _act(0, a, min_val, max_val)
+        if r is not None:
+            return r
     lo = xp.where(a < min_val, min_val, a)
     return xp.where(lo > max_val, max_val, lo).astype(a.dtype, copy=False)
 

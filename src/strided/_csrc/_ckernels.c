@@ -1170,6 +1170,118 @@ relu(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(ok);
 }
 
+/* --- activations with parameters: one pass -------------------------------------------
+   act(op, x, out, p, q, nthreads) -> bool, for C-contiguous float32/float64 x and out of one
+   dtype and size (the same memory or disjoint; False: not handled). The values are those of
+   strided/_api/activations.py's NumPy formulas, operation for operation, with p and q
+   already in x's dtype (the caller converts them as NumPy converts a Python float next to
+   an array of that dtype):
+   - SD_ACT_CLAMP, hardtanh: where(x < p, p, x), then where(y > q, q, y) (NaN and -0.0
+     stay: both comparisons are false for them);
+   - SD_ACT_LEAKY_MAX, leaky_relu with 0 < slope < 1: maximum(x, x * p), NumPy's maximum
+     ((x >= t || x != x) ? x : t: a NaN x is returned itself, signalling or not);
+   - SD_ACT_LEAKY, other slopes: where(x > 0, x, x * p).
+   Before: hardtanh 9-28x PyTorch's time at 1e4-1e5 float32 (two where's over a random
+   condition branch per element), leaky_relu 2.3-3.3x. */
+enum { SD_ACT_CLAMP = 0, SD_ACT_LEAKY_MAX = 1, SD_ACT_LEAKY = 2 };
+typedef struct {
+    char *x, *o;
+    Py_ssize_t n, nchunks;
+    int kind, op;
+    double p, q;
+} sd_act_ctx;
+
+#define SD_ACT_OPS(T, X, O)                                                                   \
+    do {                                                                                      \
+        if (r->op == SD_ACT_CLAMP)                                                            \
+            for (Py_ssize_t i = lo; i < hi; i++) {                                            \
+                T v = X[i] < p ? p : X[i];                                                    \
+                O[i] = v > q ? q : v;                                                         \
+            }                                                                                 \
+        else if (r->op == SD_ACT_LEAKY_MAX)                                                   \
+            for (Py_ssize_t i = lo; i < hi; i++) {                                            \
+                T v = X[i], t = v * p;                                                        \
+                O[i] = (v >= t || v != v) ? v : t;                                            \
+            }                                                                                 \
+        else                                                                                  \
+            for (Py_ssize_t i = lo; i < hi; i++)                                              \
+                O[i] = X[i] > 0 ? X[i] : X[i] * p;                                            \
+    } while (0)
+/* in place, or into a disjoint out (restrict: the compiler vectorises both) */
+#define SD_ACT_LOOP(T)                                                                        \
+    do {                                                                                      \
+        const T p = (T)r->p, q = (T)r->q;                                                     \
+        if (r->x == r->o) {                                                                   \
+            T *y = (T *)r->o;                                                                 \
+            SD_ACT_OPS(T, y, y);                                                              \
+        }                                                                                     \
+        else {                                                                                \
+            const T *restrict x = (const T *)r->x;                                            \
+            T *restrict o = (T *)r->o;                                                        \
+            SD_ACT_OPS(T, x, o);                                                              \
+        }                                                                                     \
+    } while (0)
+
+SD_CLONES static void sd_act_task(void *ctx, Py_ssize_t c)
+{
+    sd_act_ctx *r = (sd_act_ctx *)ctx;
+    Py_ssize_t lo, hi;
+    sd_range(r->n, r->nchunks, c, &lo, &hi);
+    if (r->kind == 1)
+        SD_ACT_LOOP(float);
+    else
+        SD_ACT_LOOP(double);
+}
+#undef SD_ACT_LOOP
+#undef SD_ACT_OPS
+
+static PyObject *
+act(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("act", nargs, 6, 6) < 0)
+        return NULL;
+    long nt, op = PyLong_AsLong(args[0]);
+    if (op == -1 && PyErr_Occurred())
+        return NULL;
+    if (op < SD_ACT_CLAMP || op > SD_ACT_LEAKY) {
+        PyErr_Format(PyExc_ValueError, "act(): unknown op %ld", op);
+        return NULL;
+    }
+    double p = PyFloat_AsDouble(args[3]), q = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred() || sd_threads(args[5], &nt) < 0)
+        return NULL;
+    Py_buffer v[2];
+    int kx = sd_ew_buf(args[1], &v[0], 0);
+    if (!kx)
+        Py_RETURN_FALSE;
+    int ko = sd_ew_buf(args[2], &v[1], 1);
+    if (!ko) {
+        PyBuffer_Release(&v[0]);
+        Py_RETURN_FALSE;
+    }
+    int ok = kx == ko && v[0].len == v[1].len
+             && (v[0].buf == v[1].buf || !sd_overlap(v[0].buf, v[1].buf, v[1].len));
+    if (ok && v[1].len) {
+        sd_act_ctx r;
+        r.x = (char *)v[0].buf;
+        r.o = (char *)v[1].buf;
+        r.kind = kx;
+        r.op = (int)op;
+        r.p = p;
+        r.q = q;
+        r.n = v[1].len / v[1].itemsize;
+        r.nchunks = sd_chunks(v[1].len, (int)nt);
+        if (r.nchunks > r.n / 64)
+            r.nchunks = r.n / 64 > 0 ? r.n / 64 : 1;
+        Py_BEGIN_ALLOW_THREADS
+        sd_parallel((int)nt, sd_act_task, &r, r.nchunks);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&v[0]);
+    PyBuffer_Release(&v[1]);
+    return PyBool_FromLong(ok);
+}
+
 /* ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's loop over equal-sized
    C-contiguous buffers of one float type (False: not handled, nothing promised
    about out). */
@@ -1945,6 +2057,10 @@ static PyMethodDef methods[] = {
      "of EW_BINARY_OPS) over equal-sized C-contiguous float32/float64 buffers (for add, subtract, "
      "multiply, divide one of a, b may be a Python float or int), on the thread pool; False "
      "(nothing written) for anything else."),
+    SD_FN("act", act,
+     "act(op, x, out, p, q, nthreads) -> bool: hardtanh (0: clamp to [p, q]) or leaky_relu "
+     "(1: maximum(x, x*p); 2: x > 0 ? x : x*p) of a C-contiguous float32/float64 buffer into out, "
+     "p and q in x's dtype, the NumPy formulas' values; False: not handled."),
     SD_FN("ew_loop", ew_loop,
      "ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's strided loop from a "
      "ufunc._get_strided_loop capsule over equal-sized C-contiguous buffers, on the thread pool."),
