@@ -299,6 +299,12 @@ def gelu(xp, a, approximate="none"):
     return h * (1.0 + e)
 
 
+# The compiled hot path's own loops of these kernels with their defaults (_chot/loops.c,
+# "loops of strided's own"): the same values for float32/float64 operands.
+hardtanh._c_loop = "hardtanh"
+leaky_relu._c_loop = "leaky_relu"
+
+
 # --- the rows' parameter checks: ``check(*values) -> values`` (bind.Params) ---------------
 
 def _number(func: str, name: str, v) -> float:

@@ -246,8 +246,14 @@ done:
    and a blend per element, which the compiler vectorises for contiguous operands. Before
    it relu made a Python call per call (1.69 us at 10 float32 elements, NumPy's
    maximum(x, 0) 1.03 us). */
+/* built for AVX2 as well as the baseline (relu at 3e4-6e4 float32: 2x faster than SSE2) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define OWN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define OWN_CLONES
+#endif
 #define OWN_UNARY(NAME, T, EXPR)                                                          \
-    static int NAME(void *ctx, char *const *data, const Py_ssize_t *dims,                 \
+    OWN_CLONES static int NAME(void *ctx, char *const *data, const Py_ssize_t *dims,      \
                     const Py_ssize_t *steps, void *aux)                                   \
     {                                                                                     \
         (void)ctx, (void)aux;                                                             \
@@ -271,6 +277,18 @@ done:
     }
 OWN_UNARY(relu_f32, float, x < 0.0f ? 0.0f : x)
 OWN_UNARY(relu_f64, double, x < 0.0 ? 0.0 : x)
+/* the parametric activations' kernels with their defaults (the hot path calls kernel(xp, a)):
+   hardtanh where(x < -1, -1, x) then where(y > 1, 1, y); leaky_relu maximum(x, x * 0.01)
+   with NumPy's maximum (a NaN x is returned itself), 0.01 rounded to the dtype as NumPy
+   rounds the Python float (the C literal 0.01f is that float32) */
+#define HARDTANH(T, x) ((x) < (T)-1 ? (T)-1 : (x) > (T)1 ? (T)1 : (x))
+#define LEAKY(T, x, s) (((x) >= (x) * (s) || (x) != (x)) ? (x) : (x) * (s))
+OWN_UNARY(hardtanh_f32, float, HARDTANH(float, x))
+OWN_UNARY(hardtanh_f64, double, HARDTANH(double, x))
+OWN_UNARY(leaky_f32, float, LEAKY(float, x, 0.01f))
+OWN_UNARY(leaky_f64, double, LEAKY(double, x, 0.01))
+#undef HARDTANH
+#undef LEAKY
 #undef OWN_UNARY
 
 #ifdef EXP_SIMD
@@ -296,6 +314,8 @@ static struct {
     int needs_exp;
 } own_loops[] = {
     {"relu", {{relu_f32, NULL, NULL, 0, 1}, {relu_f64, NULL, NULL, 0, 1}}, {NULL, NULL}, 0},
+    {"hardtanh", {{hardtanh_f32, NULL, NULL, 0, 1}, {hardtanh_f64, NULL, NULL, 0, 1}}, {NULL, NULL}, 0},
+    {"leaky_relu", {{leaky_f32, NULL, NULL, 0, 1}, {leaky_f64, NULL, NULL, 0, 1}}, {NULL, NULL}, 0},
 #ifdef EXP_SIMD
     {"sigmoid", {{sigmoidf_run_loop, NULL, NULL, 0, 1}, {sigmoid_run_loop, NULL, NULL, 0, 1}}, {NULL, NULL}, 1},
     {"silu", {{siluf_run_loop, NULL, NULL, 0, 1}, {silu_run_loop, NULL, NULL, 0, 1}}, {NULL, NULL}, 1},
