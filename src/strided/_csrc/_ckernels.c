@@ -1091,86 +1091,7 @@ ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(ok);
 }
 
-/* relu(x, out, nthreads) -> bool: out = relu(x) over equal-sized C-contiguous float32 or
-   float64 buffers of one type (out the same memory as x, or none of it): x < 0 ? +0 : x,
-   element by element. That is PyTorch's relu bit for bit: NaN stays (its payload too),
-   -0.0 stays -0.0 (not < 0), negatives give +0. One pass, a compare and a blend the
-   compiler vectorises. False (nothing written) for anything else. */
-typedef struct {
-    char *x, *o;
-    Py_ssize_t n, nchunks;
-    int kind;
-} sd_relu_ctx;
-
-SD_CLONES static void sd_relu_task(void *p, Py_ssize_t c)
-{
-    sd_relu_ctx *r = (sd_relu_ctx *)p;
-    Py_ssize_t lo, hi;
-    sd_range(r->n, r->nchunks, c, &lo, &hi);
-    if (r->kind == 1) {
-        const float *restrict x = (const float *)r->x;
-        float *restrict o = (float *)r->o;
-        if (r->x == r->o) {
-            float *y = (float *)r->o;
-            for (Py_ssize_t i = lo; i < hi; i++)
-                y[i] = y[i] < 0.0f ? 0.0f : y[i];
-            return;
-        }
-        for (Py_ssize_t i = lo; i < hi; i++)
-            o[i] = x[i] < 0.0f ? 0.0f : x[i];
-    }
-    else {
-        const double *restrict x = (const double *)r->x;
-        double *restrict o = (double *)r->o;
-        if (r->x == r->o) {
-            double *y = (double *)r->o;
-            for (Py_ssize_t i = lo; i < hi; i++)
-                y[i] = y[i] < 0.0 ? 0.0 : y[i];
-            return;
-        }
-        for (Py_ssize_t i = lo; i < hi; i++)
-            o[i] = x[i] < 0.0 ? 0.0 : x[i];
-    }
-}
-
-static PyObject *
-relu(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
-{
-    if (sd_nargs("relu", nargs, 3, 3) < 0)
-        return NULL;
-    long nt;
-    if (sd_threads(args[2], &nt) < 0)
-        return NULL;
-    Py_buffer v[2];
-    int kx = sd_ew_buf(args[0], &v[0], 0);
-    if (!kx)
-        Py_RETURN_FALSE;
-    int ko = sd_ew_buf(args[1], &v[1], 1);
-    if (!ko) {
-        PyBuffer_Release(&v[0]);
-        Py_RETURN_FALSE;
-    }
-    int ok = kx == ko && v[0].len == v[1].len
-             && (v[0].buf == v[1].buf || !sd_overlap(v[0].buf, v[1].buf, v[1].len));
-    if (ok && v[1].len) {
-        sd_relu_ctx r;
-        r.x = (char *)v[0].buf;
-        r.o = (char *)v[1].buf;
-        r.kind = kx;
-        r.n = v[1].len / v[1].itemsize;
-        r.nchunks = sd_chunks(v[1].len, (int)nt);
-        if (r.nchunks > r.n / 64)
-            r.nchunks = r.n / 64 > 0 ? r.n / 64 : 1;
-        Py_BEGIN_ALLOW_THREADS
-        sd_parallel((int)nt, sd_relu_task, &r, r.nchunks);
-        Py_END_ALLOW_THREADS
-    }
-    PyBuffer_Release(&v[0]);
-    PyBuffer_Release(&v[1]);
-    return PyBool_FromLong(ok);
-}
-
-/* --- activations with parameters: one pass -------------------------------------------
+/* --- relu and the activations with parameters: one pass ---------------------------------
    act(op, x, out, p, q, nthreads) -> bool, for C-contiguous float32/float64 x and out of one
    dtype and size (the same memory or disjoint; False: not handled). The values are those of
    strided/_api/activations.py's NumPy formulas, operation for operation, with p and q
@@ -1180,10 +1101,11 @@ relu(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
      stay: both comparisons are false for them);
    - SD_ACT_LEAKY_MAX, leaky_relu with 0 < slope < 1: maximum(x, x * p), NumPy's maximum
      ((x >= t || x != x) ? x : t: a NaN x is returned itself, signalling or not);
-   - SD_ACT_LEAKY, other slopes: where(x > 0, x, x * p).
+   - SD_ACT_LEAKY, other slopes: where(x > 0, x, x * p);
+   - SD_ACT_RELU: x < 0 ? +0 : x (relu below).
    Before: hardtanh 9-28x PyTorch's time at 1e4-1e5 float32 (two where's over a random
    condition branch per element), leaky_relu 2.3-3.3x. */
-enum { SD_ACT_CLAMP = 0, SD_ACT_LEAKY_MAX = 1, SD_ACT_LEAKY = 2 };
+enum { SD_ACT_CLAMP = 0, SD_ACT_LEAKY_MAX = 1, SD_ACT_LEAKY = 2, SD_ACT_RELU = 3 };
 typedef struct {
     char *x, *o;
     Py_ssize_t n, nchunks;
@@ -1193,7 +1115,10 @@ typedef struct {
 
 #define SD_ACT_OPS(T, X, O)                                                                   \
     do {                                                                                      \
-        if (r->op == SD_ACT_CLAMP)                                                            \
+        if (r->op == SD_ACT_RELU)                                                             \
+            for (Py_ssize_t i = lo; i < hi; i++)                                              \
+                O[i] = X[i] < 0 ? 0 : X[i];                                                   \
+        else if (r->op == SD_ACT_CLAMP)                                                       \
             for (Py_ssize_t i = lo; i < hi; i++) {                                            \
                 T v = X[i] < p ? p : X[i];                                                    \
                 O[i] = v > q ? q : v;                                                         \
@@ -1235,29 +1160,18 @@ SD_CLONES static void sd_act_task(void *ctx, Py_ssize_t c)
 #undef SD_ACT_LOOP
 #undef SD_ACT_OPS
 
-static PyObject *
-act(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+/* op over x into out on nt threads: 1 done, 0 not handled (not C-contiguous float32/float64
+   buffers of one dtype and size, or overlapping but not the same), -1 an error */
+static int sd_act_run(int op, PyObject *x, PyObject *out, double p, double q, long nt)
 {
-    if (sd_nargs("act", nargs, 6, 6) < 0)
-        return NULL;
-    long nt, op = PyLong_AsLong(args[0]);
-    if (op == -1 && PyErr_Occurred())
-        return NULL;
-    if (op < SD_ACT_CLAMP || op > SD_ACT_LEAKY) {
-        PyErr_Format(PyExc_ValueError, "act(): unknown op %ld", op);
-        return NULL;
-    }
-    double p = PyFloat_AsDouble(args[3]), q = PyFloat_AsDouble(args[4]);
-    if (PyErr_Occurred() || sd_threads(args[5], &nt) < 0)
-        return NULL;
     Py_buffer v[2];
-    int kx = sd_ew_buf(args[1], &v[0], 0);
+    int kx = sd_ew_buf(x, &v[0], 0);
     if (!kx)
-        Py_RETURN_FALSE;
-    int ko = sd_ew_buf(args[2], &v[1], 1);
+        return PyErr_Occurred() ? -1 : 0;
+    int ko = sd_ew_buf(out, &v[1], 1);
     if (!ko) {
         PyBuffer_Release(&v[0]);
-        Py_RETURN_FALSE;
+        return PyErr_Occurred() ? -1 : 0;
     }
     int ok = kx == ko && v[0].len == v[1].len
              && (v[0].buf == v[1].buf || !sd_overlap(v[0].buf, v[1].buf, v[1].len));
@@ -1266,7 +1180,7 @@ act(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         r.x = (char *)v[0].buf;
         r.o = (char *)v[1].buf;
         r.kind = kx;
-        r.op = (int)op;
+        r.op = op;
         r.p = p;
         r.q = q;
         r.n = v[1].len / v[1].itemsize;
@@ -1279,7 +1193,43 @@ act(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     }
     PyBuffer_Release(&v[0]);
     PyBuffer_Release(&v[1]);
-    return PyBool_FromLong(ok);
+    return ok;
+}
+
+static PyObject *
+act(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("act", nargs, 6, 6) < 0)
+        return NULL;
+    long nt, op = PyLong_AsLong(args[0]);
+    if (op == -1 && PyErr_Occurred())
+        return NULL;
+    if (op < SD_ACT_CLAMP || op > SD_ACT_RELU) {
+        PyErr_Format(PyExc_ValueError, "act(): unknown op %ld", op);
+        return NULL;
+    }
+    double p = PyFloat_AsDouble(args[3]), q = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred() || sd_threads(args[5], &nt) < 0)
+        return NULL;
+    int ok = sd_act_run((int)op, args[1], args[2], p, q, nt);
+    return ok < 0 ? NULL : PyBool_FromLong(ok);
+}
+
+/* relu(x, out, nthreads) -> bool: out = relu(x) over equal-sized C-contiguous float32 or
+   float64 buffers of one type (out the same memory as x, or none of it): x < 0 ? +0 : x,
+   element by element (act's SD_ACT_RELU). That is PyTorch's relu bit for bit: NaN stays
+   (its payload too), -0.0 stays -0.0 (not < 0), negatives give +0. One pass, a compare and
+   a blend the compiler vectorises. False (nothing written) for anything else. */
+static PyObject *
+relu(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("relu", nargs, 3, 3) < 0)
+        return NULL;
+    long nt;
+    if (sd_threads(args[2], &nt) < 0)
+        return NULL;
+    int ok = sd_act_run(SD_ACT_RELU, args[0], args[1], 0.0, 0.0, nt);
+    return ok < 0 ? NULL : PyBool_FromLong(ok);
 }
 
 /* ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's loop over equal-sized
@@ -2059,7 +2009,7 @@ static PyMethodDef methods[] = {
      "(nothing written) for anything else."),
     SD_FN("act", act,
      "act(op, x, out, p, q, nthreads) -> bool: hardtanh (0: clamp to [p, q]) or leaky_relu "
-     "(1: maximum(x, x*p); 2: x > 0 ? x : x*p) of a C-contiguous float32/float64 buffer into out, "
+     "(1: maximum(x, x*p); 2: x > 0 ? x : x*p) or relu (3) of a C-contiguous float32/float64 buffer into out, "
      "p and q in x's dtype, the NumPy formulas' values; False: not handled."),
     SD_FN("ew_loop", ew_loop,
      "ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's strided loop from a "

@@ -555,34 +555,6 @@ logf8(__m256 xin)
 #undef LOGF_C
 }
 
-/* float32 lanes through f, contiguous eight at a time, the rest and other strides through
-   a buffer of eight */
-#define F32_RUN(NAME, F)                                                                          \
-    __attribute__((target("avx2,fma"))) static void                                               \
-    NAME(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)                   \
-    {                                                                                             \
-        Py_ssize_t i = 0;                                                                         \
-        if (si == (Py_ssize_t)sizeof(float) && so == (Py_ssize_t)sizeof(float))                   \
-            for (; i + 8 <= n; i += 8)                                                            \
-                _mm256_storeu_ps((float *)out + i, F(_mm256_loadu_ps((const float *)in + i)));    \
-        while (i < n) {                                                                           \
-            float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                \
-            int m = n - i < 8 ? (int)(n - i) : 8;                                                 \
-            for (int j = 0; j < m; j++)                                                           \
-                v[j] = *(const float *)(in + (i + j) * si);                                       \
-            _mm256_storeu_ps(v, F(_mm256_loadu_ps(v)));                                           \
-            for (int j = 0; j < m; j++)                                                           \
-                *(float *)(out + (i + j) * so) = v[j];                                            \
-            i += m;                                                                               \
-        }                                                                                         \
-    }                                                                                             \
-    static int NAME##_loop(void *ctx, char *const *data, const Py_ssize_t *dims,                  \
-                           const Py_ssize_t *steps, void *aux)                                    \
-    {                                                                                             \
-        (void)ctx, (void)aux;                                                                     \
-        NAME(data[0], data[1], dims[0], steps[0], steps[1]);                                      \
-        return 0;                                                                                 \
-    }
 /* the logistic functions on the vector exp, operation for operation activations._logistic's
    NumPy steps (negative, exp, add 1, reciprocal or divide): sigmoid 1 / (1 + exp(-x)),
    silu x / (1 + exp(-x)) */
@@ -611,24 +583,24 @@ silu4(__m256d x)
     return _mm256_div_pd(x, _mm256_add_pd(exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0))), one));
 }
 
-/* float64 lanes through f, contiguous four at a time, the rest and other strides through a
-   buffer of four */
-#define F64_RUN(NAME, F)                                                                          \
+/* lanes of T through F (a function of one vector V of W lanes), contiguous W at a time,
+   the rest and other strides through a buffer of W; NAME##_loop is its NumPy-style loop */
+#define VEC_RUN(NAME, F, T, W, V, LOAD, STORE)                                                    \
     __attribute__((target("avx2,fma"))) static void                                               \
     NAME(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)                   \
     {                                                                                             \
         Py_ssize_t i = 0;                                                                         \
-        if (si == (Py_ssize_t)sizeof(double) && so == (Py_ssize_t)sizeof(double))                 \
-            for (; i + 4 <= n; i += 4)                                                            \
-                _mm256_storeu_pd((double *)out + i, F(_mm256_loadu_pd((const double *)in + i)));  \
+        if (si == (Py_ssize_t)sizeof(T) && so == (Py_ssize_t)sizeof(T))                           \
+            for (; i + W <= n; i += W)                                                            \
+                STORE((T *)out + i, F(LOAD((const T *)in + i)));                                  \
         while (i < n) {                                                                           \
-            double v[4] = {0, 0, 0, 0};                                                           \
-            int m = n - i < 4 ? (int)(n - i) : 4;                                                 \
+            T v[W] = {0};                                                                         \
+            int m = n - i < W ? (int)(n - i) : W;                                                 \
             for (int j = 0; j < m; j++)                                                           \
-                v[j] = *(const double *)(in + (i + j) * si);                                      \
-            _mm256_storeu_pd(v, F(_mm256_loadu_pd(v)));                                           \
+                v[j] = *(const T *)(in + (i + j) * si);                                           \
+            STORE(v, F(LOAD(v)));                                                                 \
             for (int j = 0; j < m; j++)                                                           \
-                *(double *)(out + (i + j) * so) = v[j];                                           \
+                *(T *)(out + (i + j) * so) = v[j];                                                \
             i += m;                                                                               \
         }                                                                                         \
     }                                                                                             \
@@ -639,6 +611,8 @@ silu4(__m256d x)
         NAME(data[0], data[1], dims[0], steps[0], steps[1]);                                      \
         return 0;                                                                                 \
     }
+#define F32_RUN(NAME, F) VEC_RUN(NAME, F, float, 8, __m256, _mm256_loadu_ps, _mm256_storeu_ps)
+#define F64_RUN(NAME, F) VEC_RUN(NAME, F, double, 4, __m256d, _mm256_loadu_pd, _mm256_storeu_pd)
 F32_RUN(expf_run, expf8)
 F32_RUN(logf_run, logf8)
 F32_RUN(sigmoidf_run, sigmoidf8)
@@ -648,6 +622,7 @@ F64_RUN(sigmoid_run, sigmoid4)
 F64_RUN(silu_run, silu4)
 #undef F32_RUN
 #undef F64_RUN
+#undef VEC_RUN
 #define exp_f32 expf_run_loop
 #define log_f32 logf_run_loop
 #define exp_f64 exp_run_loop
