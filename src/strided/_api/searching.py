@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
+from .._core.device import CPU as _CPU
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
 from .._core.dtypes import PROMOTION
@@ -39,7 +40,22 @@ def _index_result(r, dev) -> Array:
     return wrap_new(r, _INDEX, dev)
 
 
+_ARG = {"argmax": np.ndarray.argmax, "argmin": np.ndarray.argmin}
+_INDEX_NP = np.dtype(np.intp)
+
+
 def _arg(func, kernel, x, axis, keepdims, out):
+    if out is None and type(x) is Array and x._device is _CPU and x._dtype.kind in "iuf" \
+            and (keepdims is False or keepdims is True) and _INDEX_NP is _INDEX._np:
+        a = x._np if x._np is not None else x._get_native()
+        nd = a.ndim
+        if a.size and nd and (axis is None or (type(axis) is int and -nd <= axis < nd)):
+            # The short path (at any size: NumPy's argmax has no thread split): the array's
+            # own method, the kernel np.argmax ends in, with the checks above done.
+            r = _ARG[kernel](a, axis, None, keepdims=keepdims)
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)  # NumPy's scalar for the flattened array
+            return Array._new(r, None, 0, r.shape, None, _INDEX, _CPU)
     _check(x, func)
     _dtypes.check_category(func, x._dtype, "real-valued")
     dev = x._device

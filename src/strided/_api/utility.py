@@ -11,7 +11,7 @@ from .._core import dtypes as _dtypes, threads as _threads
 from .._core.array import Array
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
-from .statistics import check_array, reduce_with, reduction_axes, single_axis
+from .statistics import check_array, plain_axis, reduce_with, reduction_axes, single_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -26,6 +26,18 @@ _ND = np.ndarray
 
 
 def _logical(func: str, x, axis, keepdims, out):
+    if out is None and type(x) is Array and (keepdims is False or keepdims is True):
+        a = x._np
+        if a is None:
+            a = x._get_native()
+        if type(a) is _ND and plain_axis(axis, a.ndim) \
+                and a.nbytes < _threads._REDUCE_FACTOR * _threads._THREAD_MIN[0]:
+            # The short path: the kernel below, the axis as given (NumPy takes what
+            # plain_axis accepts as reduction_axes would return it).
+            r = _LOGICAL[func](a, axis, _BOOL_NP, None, keepdims)
+            if type(r) is not _ND:
+                r = _asarray(r)
+            return Array._new(r, None, 0, r.shape, None, _dtypes.bool, x._device)
     check_array(x, func)
     axes = None if axis is None else reduction_axes(x, axis, func)
     a = x._np
