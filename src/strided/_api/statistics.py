@@ -205,20 +205,26 @@ def short_native(x, axis):
     a = x._np
     if a is None:
         a = x._get_native()
-    if not 0 < a.size <= _SMALL or not plain_axis(axis, a.ndim):
-        return None
-    return a
-
-
-def _out0(axis, keepdims, dt):
-    """A 0-d array for a reduction over every axis to land in (NumPy would return a scalar)."""
-    return _empty((), dt) if axis is None and not keepdims else None
+    if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)
+                                 or (type(axis) is tuple and plain_axis(axis, a.ndim))):
+        return a
+    return None
 
 
 def _short_wrap(r, dtype) -> Array:
+    """A short path's result as an Array (Array._new inlined)."""
     if type(r) is not _ND:
-        r = _asarray(r)  # a tuple naming every axis: NumPy's scalar
-    return Array._new(r, None, 0, r.shape, None, dtype, _CPU)
+        r = _asarray(r)  # a reduction over every axis: NumPy's scalar
+    o = _object_new(Array)
+    o._np = r
+    o._st = None
+    o._off = 0
+    o._shape = r.shape
+    o._str = None
+    o._dtype = dtype
+    o._device = _CPU
+    o._ext = None
+    return o
 
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
@@ -296,7 +302,8 @@ def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keep
         # The short path: dtype=, a tuple of axes, integers, keepdims (NumPy's add.reduce).
         res = accumulation_dtype("sum", x._dtype, dtype)
         dt = res._np
-        return _short_wrap(_add_reduce(a, axis, dt, _out0(axis, keepdims, dt), keepdims), res)
+        r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
+        return _short_wrap(r, res)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -318,7 +325,8 @@ def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., kee
     if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
         res = accumulation_dtype("prod", x._dtype, dtype)  # (the short path, as sum's)
         dt = res._np
-        return _short_wrap(_multiply_reduce(a, axis, dt, _out0(axis, keepdims, dt), keepdims), res)
+        r = _multiply_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
+        return _short_wrap(r, res)
     return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -394,7 +402,8 @@ def max(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
     if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None \
             and x._dtype.kind != "c":
         # The short path (not empty: short_native): NumPy's maximum.reduce, NumPy's zero and NaN.
-        return _short_wrap(_MAX_REDUCE(a, axis, None, _out0(axis, keepdims, a.dtype), keepdims), x._dtype)
+        r = _MAX_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+        return _short_wrap(r, x._dtype)
     return _extremum("max", "max", x, axis, keepdims, out)
 
 
@@ -416,7 +425,8 @@ def min(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
     if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None \
             and x._dtype.kind != "c":
         # The short path (not empty: short_native): NumPy's minimum.reduce, NumPy's zero and NaN.
-        return _short_wrap(_MIN_REDUCE(a, axis, None, _out0(axis, keepdims, a.dtype), keepdims), x._dtype)
+        r = _MIN_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+        return _short_wrap(r, x._dtype)
     return _extremum("min", "min", x, axis, keepdims, out)
 
 
@@ -524,7 +534,7 @@ def mean(x, /, *dims, axis=..., keepdims=..., dtype=None, out=None, dim=..., kee
         else:
             res, acc = _mean_dtypes(x, dtype)
         dt = acc._np
-        r = _add_reduce(a, axis, dt, _out0(axis, keepdims, dt), keepdims)
+        r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
         if type(r) is not _ND:
             r = _asarray(r)
         r = _true_divide(r, a.size // r.size, out=r)
@@ -611,7 +621,7 @@ def _var_short(x, axis, correction, keepdims):
     _true_divide(m, n, out=m)
     d = _subtract(a, m)
     _multiply(d, d, out=d)
-    s = _add_reduce(d, axis, None, _out0(axis, keepdims, a.dtype), keepdims)
+    s = _add_reduce(d, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
     if type(s) is not _ND:
         s = _asarray(s)
     dof = n - correction
@@ -627,7 +637,7 @@ _sqrt = np.sqrt
 @api("var")
 def _var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
     if out is None and (v := _var_short(x, axis, correction, keepdims)) is not None:
-        return Array._new(v, None, 0, v.shape, None, x._dtype, _CPU)
+        return _short_wrap(v, x._dtype)
     v, res = _var_native("var", x, axis, correction, keepdims)
     return _finish(wrap_result(v, res, x._device), "var", out)
 
@@ -635,7 +645,7 @@ def _var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None
 @api("std")
 def _std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
     if out is None and (v := _var_short(x, axis, correction, keepdims)) is not None:
-        return Array._new(_sqrt(v, out=v), None, 0, v.shape, None, x._dtype, _CPU)
+        return _short_wrap(_sqrt(v, out=v), x._dtype)
     v, res = _var_native("std", x, axis, correction, keepdims)
     xp = x._device.backend.xp
     return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
