@@ -14,6 +14,7 @@ from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
 from .._core.device import CPU as _CPU
 from .creation import _finish, wrap_new
+from .._core.call import bind as _bind
 from .._core.dispatch import api, check_devices
 from .._core.dtypes import PROMOTION
 from .elementwise import _numpy_scalar
@@ -75,8 +76,11 @@ def _arg(func, kernel, x, axis, keepdims, out):
     return _finish(_index_result(r, dev), func, out)
 
 
+# Note: argmax and argmin declare PyTorch's dim/keepdim themselves, as the hot reductions
+# in statistics.py do (``...``: not given; bind.axis_keywords binds them): the compiled
+# hot path then calls the definition directly, with no binding frame in front of it.
 @api("argmax")
-def argmax(x, /, axis=None, keepdims=False, *, out=None) -> Array:
+def argmax(x, /, axis=..., keepdims=..., *, out=None, dim=..., keepdim=...) -> Array:
     """Index of the first maximum, over the flattened array or along ``axis``.
 
     NaN counts as the maximum (the first NaN's index is returned), as in NumPy and PyTorch.
@@ -85,15 +89,29 @@ def argmax(x, /, axis=None, keepdims=False, *, out=None) -> Array:
     >>> xp.argmax(xp.asarray([[1, 5], [7, 2]]), axis=1).tolist()
     [1, 0]
     """
+    if dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("argmax", (), axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _arg("argmax", "argmax", x, axis, keepdims, out)
 
 
 @api("argmin")
-def argmin(x, /, axis=None, keepdims=False, *, out=None) -> Array:
+def argmin(x, /, axis=..., keepdims=..., *, out=None, dim=..., keepdim=...) -> Array:
     """Index of the first minimum, over the flattened array or along ``axis``.
 
     NaN counts as the minimum (the first NaN's index is returned), as in NumPy and PyTorch.
     """
+    if dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("argmin", (), axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _arg("argmin", "argmin", x, axis, keepdims, out)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from .._core import dtypes as _dtypes, threads as _threads
 from .._core.array import Array
 from .creation import _finish, wrap_new
+from .._core.call import bind as _bind
 from .._core.dispatch import api, check_devices
 from .statistics import check_array, plain_axis, reduce_with, reduction_axes, single_axis
 
@@ -53,25 +54,41 @@ def _logical(func: str, x, axis, keepdims, out):
     return _finish(reduce_with(func, x, axes, keepdims, _dtypes.bool), func, out)
 
 
+# Note: all and any declare PyTorch's dim/keepdim (and a positional dim, refused with a
+# hint) themselves, as the hot reductions in statistics.py do: no binding frame.
 @api("all")
-def all(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def all(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Whether every element over ``axis`` is nonzero (True for an empty reduction).
 
     >>> import strided as xp
     >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1).tolist()
     [False, True]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("all", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _logical("all", x, axis, keepdims, out)
 
 
 @api("any")
-def any(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def any(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Whether some element over ``axis`` is nonzero (False for an empty reduction).
 
     >>> import strided as xp
     >>> xp.any(xp.asarray([[1, 0], [0, 0]]), axis=1).tolist()
     [True, False]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("any", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _logical("any", x, axis, keepdims, out)
 
 
