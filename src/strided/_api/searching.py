@@ -42,19 +42,22 @@ def _index_result(r, dev) -> Array:
 
 
 _ARG = {"argmax": np.ndarray.argmax, "argmin": np.ndarray.argmin}
-_INDEX_NP = np.dtype(np.intp)
+# (NumPy's index results are intp: the short path below wraps them as they are where
+# that is int64, and leaves other platforms to the general path's cast)
+_INTP_IS_INDEX = np.dtype(np.intp) == _INDEX._np
+_ND = np.ndarray
 
 
 def _arg(func, kernel, x, axis, keepdims, out):
     if out is None and type(x) is Array and x._device is _CPU and x._dtype.kind in "iuf" \
-            and (keepdims is False or keepdims is True) and _INDEX_NP is _INDEX._np:
+            and (keepdims is False or keepdims is True) and _INTP_IS_INDEX:
         a = x._np if x._np is not None else x._get_native()
         nd = a.ndim
         if a.size and nd and (axis is None or (type(axis) is int and -nd <= axis < nd)):
             # The short path (at any size: NumPy's argmax has no thread split): the array's
             # own method, the kernel np.argmax ends in, with the checks above done.
             r = _ARG[kernel](a, axis, None, keepdims=keepdims)
-            if type(r) is not np.ndarray:
+            if type(r) is not _ND:
                 r = np.asarray(r)  # NumPy's scalar for the flattened array
             return Array._new(r, None, 0, r.shape, None, _INDEX, _CPU)
     _check(x, func)

@@ -4,6 +4,12 @@ Every reduction takes the standard's ``axis`` (None, an int or a tuple of
 ints; a dimension name where names are in use) and ``keepdims``, plus the
 keyword-only ``out=``. Kernels are the backend's own reductions (NumPy's
 ``add.reduce`` is already pairwise for floating sums).
+
+Invariant of the short path (``short_native``): a reduction of at most ``_SMALL``
+elements of a CPU array, over None, an int or a tuple of distinct ints, calls NumPy's
+ufunc reduction itself and gives what the general path gives (values bit for bit,
+dtype, shape); anything else (``out=``, names, lists, bad axes, empty arrays, other
+devices) takes the general path, which raises the errors.
 """
 
 from __future__ import annotations
@@ -300,7 +306,8 @@ def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keep
                 return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
         # The short path: dtype=, a tuple of axes, integers, keepdims (NumPy's add.reduce).
-        res = accumulation_dtype("sum", x._dtype, dtype)
+        res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
+            accumulation_dtype("sum", x._dtype, dtype)
         dt = res._np
         r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
         return _short_wrap(r, res)
@@ -323,7 +330,9 @@ def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., kee
         if keepdims is ...:
             keepdims = False
     if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
-        res = accumulation_dtype("prod", x._dtype, dtype)  # (the short path, as sum's)
+        # (the short path, as sum's)
+        res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
+            accumulation_dtype("prod", x._dtype, dtype)
         dt = res._np
         r = _multiply_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
         return _short_wrap(r, res)
