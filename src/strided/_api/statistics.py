@@ -710,10 +710,10 @@ def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initia
         if axis is None:
             axis = 0
         if nd and -nd <= axis < nd:
-            res = accumulation_dtype(func, x._dtype, dtype)
+            res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
+                accumulation_dtype(func, x._dtype, dtype)
             a = x._np if x._np is not None else x._get_native()
-            r = _ACCUMULATE[kernel](a, axis, res._np)
-            return Array._new(r, None, 0, r.shape, None, res, _CPU)
+            return _short_wrap(_ACCUMULATE[kernel](a, axis, res._np), res)
     check_array(x, func)
     res = accumulation_dtype(func, x._dtype, dtype)
     nd = x.ndim
