@@ -625,6 +625,25 @@ def _var_short(x, axis, correction, keepdims):
     a = short_native(x, axis)
     if a is None or not a.ndim or x._dtype.kind != "f" or x._dtype is _dtypes.float16:
         return None
+    if _CK is not None:
+        # The C kernels where they take it (C-contiguous float32/float64, adjacent axes):
+        # the general path's own two passes, the sum and the squared deviations from the
+        # mean (NumPy's bits, tests/_csrc/test_sum_leaves.py), without its layers.
+        nd = a.ndim
+        lay = _cfast.layout(a, None if axis is None else (axis % nd,) if type(axis) is int
+                            else tuple(i % nd for i in axis))
+        if lay is not None:
+            shape, outer, nred, inner = lay
+            m = _empty(shape, a.dtype)
+            s = _empty(shape, a.dtype)
+            if _CK.reduce(_RED_SUM, a, m, outer, nred, inner, 1) \
+                    and _CK.reduce(_RED_SQ, a, s, outer, nred, inner, 1, _true_divide(m, nred, out=m)):
+                dof = nred - correction
+                s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
+                if keepdims:
+                    red = _red_axes(axis, nd)
+                    s = s.reshape(tuple(1 if i in red else n for i, n in enumerate(a.shape)))
+                return s
     m = _add_reduce(a, axis, None, None, True)
     n = a.size // m.size
     _true_divide(m, n, out=m)
@@ -638,6 +657,16 @@ def _var_short(x, axis, correction, keepdims):
     return _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
 
 
+def _red_axes(axis, nd: int):
+    """The reduced axes of a plain ``axis`` as a set of non-negative ints."""
+    if axis is None:
+        return set(range(nd))
+    return {axis % nd} if type(axis) is int else {i % nd for i in axis}
+
+
+_CK = _cfast._ckernels if _cfast.AVAILABLE else None
+_RED_SUM = _CK.REDUCE_OPS["sum"] if _CK is not None else None
+_RED_SQ = _CK.REDUCE_OPS["sq_dev"] if _CK is not None else None
 _subtract = np.subtract
 _multiply = np.multiply
 _sqrt = np.sqrt
