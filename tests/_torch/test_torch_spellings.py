@@ -184,9 +184,12 @@ def test_no_source_is_compiled_again():
 
     from strided._api import searching
 
-    impl = xp.argmax._impl  # bound by its declaration (bind.DECLARED)
+    impl = xp.count_nonzero._impl  # bound by its declaration (bind.DECLARED)
     assert "dim" not in impl.__code__.co_varnames
-    assert impl.__code__ is inspect.unwrap(searching.argmax._impl).__code__
+    assert impl.__code__ is inspect.unwrap(searching.count_nonzero._impl).__code__
+    assert xp.count_nonzero(arr(), dim=1).shape == (3,)
+    # argmax/argmin and all/any declare dim/keepdim themselves, as the hot reductions do
+    assert xp.argmax._impl.__code__ is searching.argmax._impl.__code__
     assert xp.argmax(arr(), dim=1).shape == (3,)
     # the hot reductions declare dim/keepdim in their definitions (no binding frame)
     assert xp.sum._impl.__code__ is statistics.sum._impl.__code__

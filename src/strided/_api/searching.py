@@ -12,7 +12,9 @@ import numpy as np
 
 from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
+from .._core.device import CPU as _CPU
 from .creation import _finish, wrap_new
+from .._core.call import bind as _bind
 from .._core.dispatch import api, check_devices
 from .._core.dtypes import PROMOTION
 from .elementwise import _numpy_scalar
@@ -39,7 +41,25 @@ def _index_result(r, dev) -> Array:
     return wrap_new(r, _INDEX, dev)
 
 
+_ARG = {"argmax": np.ndarray.argmax, "argmin": np.ndarray.argmin}
+# (NumPy's index results are intp: the short path below wraps them as they are where
+# that is int64, and leaves other platforms to the general path's cast)
+_INTP_IS_INDEX = np.dtype(np.intp) == _INDEX._np
+_ND = np.ndarray
+
+
 def _arg(func, kernel, x, axis, keepdims, out):
+    if out is None and type(x) is Array and x._device is _CPU and x._dtype.kind in "iuf" \
+            and (keepdims is False or keepdims is True) and _INTP_IS_INDEX:
+        a = x._np if x._np is not None else x._get_native()
+        nd = a.ndim
+        if a.size and nd and (axis is None or (type(axis) is int and -nd <= axis < nd)):
+            # The short path (at any size: NumPy's argmax has no thread split): the array's
+            # own method, the kernel np.argmax ends in, with the checks above done.
+            r = _ARG[kernel](a, axis, None, keepdims=keepdims)
+            if type(r) is not _ND:
+                r = np.asarray(r)  # NumPy's scalar for the flattened array
+            return Array._new(r, None, 0, r.shape, None, _INDEX, _CPU)
     _check(x, func)
     _dtypes.check_category(func, x._dtype, "real-valued")
     dev = x._device
@@ -59,8 +79,11 @@ def _arg(func, kernel, x, axis, keepdims, out):
     return _finish(_index_result(r, dev), func, out)
 
 
+# Note: argmax and argmin declare PyTorch's dim/keepdim themselves, as the hot reductions
+# in statistics.py do (``...``: not given; bind.axis_keywords binds them): the compiled
+# hot path then calls the definition directly, with no binding frame in front of it.
 @api("argmax")
-def argmax(x, /, axis=None, keepdims=False, *, out=None) -> Array:
+def argmax(x, /, axis=..., keepdims=..., *, out=None, dim=..., keepdim=...) -> Array:
     """Index of the first maximum, over the flattened array or along ``axis``.
 
     NaN counts as the maximum (the first NaN's index is returned), as in NumPy and PyTorch.
@@ -69,15 +92,29 @@ def argmax(x, /, axis=None, keepdims=False, *, out=None) -> Array:
     >>> xp.argmax(xp.asarray([[1, 5], [7, 2]]), axis=1).tolist()
     [1, 0]
     """
+    if dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("argmax", (), axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _arg("argmax", "argmax", x, axis, keepdims, out)
 
 
 @api("argmin")
-def argmin(x, /, axis=None, keepdims=False, *, out=None) -> Array:
+def argmin(x, /, axis=..., keepdims=..., *, out=None, dim=..., keepdim=...) -> Array:
     """Index of the first minimum, over the flattened array or along ``axis``.
 
     NaN counts as the minimum (the first NaN's index is returned), as in NumPy and PyTorch.
     """
+    if dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("argmin", (), axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _arg("argmin", "argmin", x, axis, keepdims, out)
 
 

@@ -4,6 +4,12 @@ Every reduction takes the standard's ``axis`` (None, an int or a tuple of
 ints; a dimension name where names are in use) and ``keepdims``, plus the
 keyword-only ``out=``. Kernels are the backend's own reductions (NumPy's
 ``add.reduce`` is already pairwise for floating sums).
+
+Invariant of the short path (``short_native``): a reduction of at most ``_SMALL``
+elements of a CPU array, over None, an int or a tuple of distinct ints, calls NumPy's
+ufunc reduction itself and gives what the general path gives (values bit for bit,
+dtype, shape); anything else (``out=``, names, lists, bad axes, empty arrays, other
+devices) takes the general path, which raises the errors.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import numpy as np
 
 from .._core import cfast as _cfast, dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
+from .._core.device import CPU as _CPU
 from .creation import _as_dtype, _finish, wrap_new
 from .._core.call import bind as _bind
 from .._core.dispatch import api
@@ -161,6 +168,69 @@ _empty = np.empty
 _object_new = object.__new__
 # The C kernel's sum_into (strided._core.cfast), or None: the small sums' hot path asks it first.
 _sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
+_multiply_reduce = np.multiply.reduce
+_true_divide = np.true_divide
+_asarray = np.asarray
+_NAN = float("nan")
+
+
+# --- the short path of small reductions ---------------------------------------------------
+# Issue 38: a reduction of a few elements cost 2-5x NumPy's own call, all of it in the
+# general path's Python layers (reduction_axes, reduce_with, large_reduce, wrap_result:
+# ~15 frames). Below ``_SMALL`` elements on the CPU no thread splits and the general path
+# ends in NumPy's reduction anyway (or a C kernel that gives NumPy's bits); the short path
+# calls NumPy's ufunc reduction itself, with the axis NumPy is given, and wraps its result.
+# Anything it does not take (an out=, a name, a list, a bad or repeated axis, an empty
+# array, a device) goes on to the general path, which raises the errors.
+
+def plain_axis(axis, nd: int) -> builtins.bool:
+    """Whether ``axis`` is None, an int in ``[-nd, nd)`` or a tuple of such ints naming
+    distinct axes: what ``reduction_axes`` accepts unchanged, and NumPy's reductions too."""
+    if axis is None:
+        return True
+    if type(axis) is int:
+        return -nd <= axis < nd
+    if type(axis) is not tuple:
+        return False
+    seen = 0
+    for i in axis:
+        if type(i) is not int or not -nd <= i < nd:
+            return False
+        b = 1 << (i % nd)
+        if seen & b:
+            return False
+        seen |= b
+    return True
+
+
+def short_native(x, axis):
+    """The ndarray of ``x`` where the short path takes a reduction over ``axis``: ``x`` a
+    strided array on the CPU of 1 to ``_SMALL`` elements, ``plain_axis(axis)``; else None."""
+    if type(x) is not Array or x._device is not _CPU:
+        return None
+    a = x._np
+    if a is None:
+        a = x._get_native()
+    if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)
+                                 or (type(axis) is tuple and plain_axis(axis, a.ndim))):
+        return a
+    return None
+
+
+def _short_wrap(r, dtype) -> Array:
+    """A short path's result as an Array (Array._new inlined)."""
+    if type(r) is not _ND:
+        r = _asarray(r)  # a reduction over every axis: NumPy's scalar
+    o = _object_new(Array)
+    o._np = r
+    o._st = None
+    o._off = 0
+    o._shape = r.shape
+    o._str = None
+    o._dtype = dtype
+    o._device = _CPU
+    o._ext = None
+    return o
 
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
@@ -234,6 +304,13 @@ def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keep
             r = reduce1("sum", a, axis, keepdims)
             if r is not None:
                 return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
+        # The short path: dtype=, a tuple of axes, integers, keepdims (NumPy's add.reduce).
+        res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
+            accumulation_dtype("sum", x._dtype, dtype)
+        dt = res._np
+        r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
+        return _short_wrap(r, res)
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -252,6 +329,13 @@ def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., kee
             axis = None
         if keepdims is ...:
             keepdims = False
+    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
+        # (the short path, as sum's)
+        res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
+            accumulation_dtype("prod", x._dtype, dtype)
+        dt = res._np
+        r = _multiply_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
+        return _short_wrap(r, res)
     return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
 
 
@@ -304,6 +388,8 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
 
 
 _PAIRWISE = {"max": np.maximum, "min": np.minimum}
+_MAX_REDUCE = np.maximum.reduce
+_MIN_REDUCE = np.minimum.reduce
 _C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -322,6 +408,11 @@ def max(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
             axis = None
         if keepdims is ...:
             keepdims = False
+    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None \
+            and x._dtype.kind != "c":
+        # The short path (not empty: short_native): NumPy's maximum.reduce, NumPy's zero and NaN.
+        r = _MAX_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+        return _short_wrap(r, x._dtype)
     return _extremum("max", "max", x, axis, keepdims, out)
 
 
@@ -340,6 +431,11 @@ def min(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
             axis = None
         if keepdims is ...:
             keepdims = False
+    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None \
+            and x._dtype.kind != "c":
+        # The short path (not empty: short_native): NumPy's minimum.reduce, NumPy's zero and NaN.
+        r = _MIN_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+        return _short_wrap(r, x._dtype)
     return _extremum("min", "min", x, axis, keepdims, out)
 
 
@@ -439,6 +535,19 @@ def mean(x, /, *dims, axis=..., keepdims=..., dtype=None, out=None, dim=..., kee
             n = a.size // r.size
             r = np.true_divide(r, n, out=r) if r.ndim else np.asarray(np.true_divide(r, n))
             return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
+        # The short path: sum in the accumulation dtype, divided there as below (not empty).
+        k = x._dtype.kind
+        if dtype is None and k in "fc" and x._dtype is not _dtypes.float16:
+            res = acc = x._dtype
+        else:
+            res, acc = _mean_dtypes(x, dtype)
+        dt = acc._np
+        r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
+        if type(r) is not _ND:
+            r = _asarray(r)
+        r = _true_divide(r, a.size // r.size, out=r)
+        return _short_wrap(r if acc is res else r.astype(res._np), res)
     res, acc = _mean_dtypes(x, dtype)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp
@@ -507,14 +616,74 @@ def _correction(func: str, correction, ddof):
     return ddof
 
 
+def _var_short(x, axis, correction, keepdims):
+    """var's short path (real floating ``x`` of at least one dimension, ``short_native``;
+    else None): the steps of ``_var_native``'s NumPy path, NumPy's ufuncs called directly."""
+    t = type(correction)
+    if (t is not float and t is not int and t is not _Zero) or not (keepdims is False or keepdims is True):
+        return None
+    a = short_native(x, axis)
+    if a is None or not a.ndim or x._dtype.kind != "f" or x._dtype is _dtypes.float16:
+        return None
+    if _CK is not None:
+        # The C kernels where they take it (C-contiguous float32/float64, adjacent axes):
+        # the general path's own two passes, the sum and the squared deviations from the
+        # mean (NumPy's bits, tests/_csrc/test_sum_leaves.py), without its layers.
+        nd = a.ndim
+        lay = _cfast.layout(a, None if axis is None else (axis % nd,) if type(axis) is int
+                            else tuple(i % nd for i in axis))
+        if lay is not None:
+            shape, outer, nred, inner = lay
+            m = _empty(shape, a.dtype)
+            s = _empty(shape, a.dtype)
+            if _CK.reduce(_RED_SUM, a, m, outer, nred, inner, 1) \
+                    and _CK.reduce(_RED_SQ, a, s, outer, nred, inner, 1, _true_divide(m, nred, out=m)):
+                dof = nred - correction
+                s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
+                if keepdims:
+                    red = _red_axes(axis, nd)
+                    s = s.reshape(tuple(1 if i in red else n for i, n in enumerate(a.shape)))
+                return s
+    m = _add_reduce(a, axis, None, None, True)
+    n = a.size // m.size
+    _true_divide(m, n, out=m)
+    d = _subtract(a, m)
+    _multiply(d, d, out=d)
+    s = _add_reduce(d, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+    if type(s) is not _ND:
+        s = _asarray(s)
+    dof = n - correction
+    # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
+    return _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
+
+
+def _red_axes(axis, nd: int):
+    """The reduced axes of a plain ``axis`` as a set of non-negative ints."""
+    if axis is None:
+        return set(range(nd))
+    return {axis % nd} if type(axis) is int else {i % nd for i in axis}
+
+
+_CK = _cfast._ckernels if _cfast.AVAILABLE else None
+_RED_SUM = _CK.REDUCE_OPS["sum"] if _CK is not None else None
+_RED_SQ = _CK.REDUCE_OPS["sq_dev"] if _CK is not None else None
+_subtract = np.subtract
+_multiply = np.multiply
+_sqrt = np.sqrt
+
+
 @api("var")
 def _var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
+    if out is None and (v := _var_short(x, axis, correction, keepdims)) is not None:
+        return _short_wrap(v, x._dtype)
     v, res = _var_native("var", x, axis, correction, keepdims)
     return _finish(wrap_result(v, res, x._device), "var", out)
 
 
 @api("std")
 def _std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
+    if out is None and (v := _var_short(x, axis, correction, keepdims)) is not None:
+        return _short_wrap(_sqrt(v, out=v), x._dtype)
     v, res = _var_native("std", x, axis, correction, keepdims)
     xp = x._device.backend.xp
     return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
@@ -534,8 +703,9 @@ def var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None
     >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), ddof=1).item()
     1.6666666269302368
     """
-    return _var(x, axis=axis, correction=_correction("var", correction, ddof), keepdims=keepdims,
-                out=out)
+    if ddof is not None:
+        correction = _correction("var", correction, ddof)
+    return _var(x, axis=axis, correction=correction, keepdims=keepdims, out=out)
 
 
 def std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
@@ -550,8 +720,9 @@ def std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None
     >>> round(xp.std(xp.asarray([1.0, 3.0]), ddof=1).item(), 4)
     1.4142
     """
-    return _std(x, axis=axis, correction=_correction("std", correction, ddof), keepdims=keepdims,
-                out=out)
+    if ddof is not None:
+        correction = _correction("std", correction, ddof)
+    return _std(x, axis=axis, correction=correction, keepdims=keepdims, out=out)
 
 
 for _f, _g in ((var, _var), (std, _std)):
@@ -561,6 +732,17 @@ for _f, _g in ((var, _var), (std, _std)):
 # --- running totals ------------------------------------------------------------------------
 
 def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initial, out):
+    if out is None and not include_initial and type(x) is Array and x._device is _CPU \
+            and (type(axis) is int or (axis is None and len(x._shape) == 1)):
+        # The short path: NumPy's accumulate at once (at any size: it has no thread split).
+        nd = len(x._shape)
+        if axis is None:
+            axis = 0
+        if nd and -nd <= axis < nd:
+            res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
+                accumulation_dtype(func, x._dtype, dtype)
+            a = x._np if x._np is not None else x._get_native()
+            return _short_wrap(_ACCUMULATE[kernel](a, axis, res._np), res)
     check_array(x, func)
     res = accumulation_dtype(func, x._dtype, dtype)
     nd = x.ndim
@@ -587,6 +769,9 @@ def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initia
         r[head + (builtins.slice(0, 1),)] = identity
         kern(a, axis=ax, dtype=res._np, out=r[head + (builtins.slice(1, None),)])
     return _finish(wrap_new(r, res, x._device), func, out)
+
+
+_ACCUMULATE = {"add.accumulate": np.add.accumulate, "multiply.accumulate": np.multiply.accumulate}
 
 
 @api("cumulative_sum")

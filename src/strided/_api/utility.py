@@ -10,8 +10,9 @@ import numpy as np
 from .._core import dtypes as _dtypes, threads as _threads
 from .._core.array import Array
 from .creation import _finish, wrap_new
+from .._core.call import bind as _bind
 from .._core.dispatch import api, check_devices
-from .statistics import check_array, reduce_with, reduction_axes, single_axis
+from .statistics import check_array, plain_axis, reduce_with, reduction_axes, single_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -26,6 +27,18 @@ _ND = np.ndarray
 
 
 def _logical(func: str, x, axis, keepdims, out):
+    if out is None and type(x) is Array and (keepdims is False or keepdims is True):
+        a = x._np
+        if a is None:
+            a = x._get_native()
+        if type(a) is _ND and plain_axis(axis, a.ndim) \
+                and a.nbytes < _threads._REDUCE_FACTOR * _threads._THREAD_MIN[0]:
+            # The short path: the kernel below, the axis as given (NumPy takes what
+            # plain_axis accepts as reduction_axes would return it).
+            r = _LOGICAL[func](a, axis, _BOOL_NP, None, keepdims)
+            if type(r) is not _ND:
+                r = _asarray(r)
+            return Array._new(r, None, 0, r.shape, None, _dtypes.bool, x._device)
     check_array(x, func)
     axes = None if axis is None else reduction_axes(x, axis, func)
     a = x._np
@@ -41,25 +54,41 @@ def _logical(func: str, x, axis, keepdims, out):
     return _finish(reduce_with(func, x, axes, keepdims, _dtypes.bool), func, out)
 
 
+# Note: all and any declare PyTorch's dim/keepdim (and a positional dim, refused with a
+# hint) themselves, as the hot reductions in statistics.py do: no binding frame.
 @api("all")
-def all(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def all(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Whether every element over ``axis`` is nonzero (True for an empty reduction).
 
     >>> import strided as xp
     >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1).tolist()
     [False, True]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("all", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _logical("all", x, axis, keepdims, out)
 
 
 @api("any")
-def any(x, /, *, axis=None, keepdims=False, out=None) -> Array:
+def any(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Whether some element over ``axis`` is nonzero (False for an empty reduction).
 
     >>> import strided as xp
     >>> xp.any(xp.asarray([[1, 0], [0, 0]]), axis=1).tolist()
     [True, False]
     """
+    if dims or dim is not ... or keepdim is not ...:
+        axis, keepdims = _bind.axis_keywords("any", dims, axis, keepdims, dim, keepdim)
+    else:
+        if axis is ...:
+            axis = None
+        if keepdims is ...:
+            keepdims = False
     return _logical("any", x, axis, keepdims, out)
 
 

@@ -122,7 +122,8 @@ def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeErro
 def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim) -> tuple:
     """The standard's ``(axis, keepdims)`` of a hot reduction whose definition declares
     PyTorch's ``dim``/``keepdim`` and a positional dim itself (_api/statistics.py: ``sum``,
-    ``prod``, ``mean``, ``max``, ``min``), when one of them was given (``UNSET``: not given)."""
+    ``prod``, ``mean``, ``max``, ``min``; searching.py: ``argmax``, ``argmin``; utility.py:
+    ``all``, ``any``), when one of them was given (``UNSET``: not given)."""
     if dims:
         raise _positional_hint(name, 1, 1 + len(dims), "axis")
     torch_given = tuple(k for k, v in (("dim", dim), ("keepdim", keepdim)) if v is not UNSET)
