@@ -134,6 +134,8 @@ static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads "
      "and writes (contract.h)."},
+    {"setup_array_free", setup_array_free, METH_NOARGS,
+     "setup_array_free(): Array objects from a free list (views.c); returns whether in use"},
     {"setup_take", setup_take, METH_VARARGS,
      "setup_take(capsule, ndarray, float64 descr): NumPy's C API table (its _ARRAY_API), from "
      "which the compiled take makes its small results; returns whether it passed the checks"},
