@@ -296,3 +296,57 @@ def test_mask_write_reaches_every_view_of_the_storage():
     v[v > 3] = -1.0
     np.testing.assert_array_equal(np.asarray(x), np.array([0, 1, 2, 3, -1, -1, 6, 7], np.float32))
     np.testing.assert_array_equal(np.asarray(w), np.array([0, 2, -1, 6], np.float32))
+
+
+# --- x ** 0.5 of a small host array (views.c, pow_half) -----------------------------------
+
+def _pow_half_reference(a):
+    """The standard's x ** 0.5 by NumPy (the Python path's steps): sqrt, + 0.0, -inf -> +inf."""
+    with np.errstate(all="ignore"):
+        r = np.sqrt(a)
+        r = r + a.dtype.type(0.0)
+    r[a == -np.inf] = np.inf
+    return r
+
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 4.0, 2.0, 1e-310, 5e-324,
+           3.4e38, 1e-45, -1e-300]
+
+
+@settings(max_examples=200, deadline=None)
+@given(dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**32 - 1),
+       n=st.integers(0, 70), layout=st.sampled_from(["plain", "reversed", "2-D", "every-other"]))
+def test_pow_half_equals_the_numpy_steps_bit_for_bit(dtype, seed, n, layout):
+    rng = np.random.default_rng(seed)
+    uint = np.uint32 if dtype == np.float32 else np.uint64
+    bits = rng.integers(0, np.iinfo(uint).max, size=n, dtype=uint, endpoint=True)
+    a = bits.view(dtype)  # any bit pattern: NaN payloads, subnormals, negatives
+    a[: min(n, len(SPECIAL))] = np.array(SPECIAL[:n], dtype=dtype)
+    if layout == "reversed":
+        a = a[::-1]
+    elif layout == "every-other":
+        a = a[::2]
+    elif layout == "2-D" and n % 2 == 0:
+        a = a.reshape(2, -1)
+    want = _pow_half_reference(a)
+    x = xp.asarray(a.copy(), device="cpu")
+    if layout == "reversed":  # a strided view of its storage, as the sample
+        x = xp.asarray(a[::-1].copy(), device="cpu")[::-1]
+    got = np.asarray(x ** 0.5)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(uint), want.view(uint))
+    got2 = np.asarray(xp.pow(x, 0.5))
+    np.testing.assert_array_equal(got2.view(uint), want.view(uint))
+
+
+@pytest.mark.skipif(_array._CVIEWS is None, reason="the compiled paths are not active")
+def test_pow_half_declines_what_it_does_not_compute():
+    from strided._csrc import _chot
+    assert _chot.pow_half(np.arange(4, dtype=np.float16)) is None
+    assert _chot.pow_half(np.arange(4, dtype=">f8")) is None
+    assert _chot.pow_half(np.arange(4, dtype=np.int64)) is None
+    assert _chot.pow_half(np.float64(4.0)) is None
+    assert _chot.pow_half(np.zeros((3, 4)).T) is None  # (F order: NumPy's result is F order)
+    assert _chot.pow_half([1.0]) is None
+    r = _chot.pow_half(np.array([4.0, 9.0]))
+    assert r.flags.c_contiguous and r.flags.owndata and r.tolist() == [2.0, 3.0]

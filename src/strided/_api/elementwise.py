@@ -824,6 +824,7 @@ def _extremum_kernel(name: str):
 
 
 _SQRT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_POW_HALF = None  # strided/_csrc/_chot/views.c's pow_half, set with the compiled hot path
 _min_reduce = np.minimum.reduce
 
 
@@ -845,6 +846,11 @@ def _pow_float(xp, a, b):
         # twice sqrt's cost (20000 float64: 60 vs 28 us; SciPy's std is var ** 0.5). The
         # standard's two differences from sqrt are then put right in place: +0 for -0
         # (x + 0.0 changes no other value) and +inf for -inf (sqrt gives NaN).
+        if _POW_HALF is not None and a.nbytes < _BIG[0]:
+            # (small: the three steps below in one pass in C, the same bits; None: not taken)
+            r = _POW_HALF(a)
+            if r is not None:
+                return r
         r = large_ufunc(np.sqrt, (a,), a.dtype) if a.nbytes >= _BIG[0] else np.sqrt(a)
         np.add(r, 0.0, out=r)
         lo = _min_reduce(a, None)
@@ -1361,6 +1367,8 @@ def _install_compiled() -> bool:
     ctx = contextvars.Context()
     ctx.run(var.set, ignore)
     _chot.setup(_ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
+    global _POW_HALF
+    _POW_HALF = _chot.pow_half  # (x ** 0.5 of a small host array, _pow_float)
     # NumPy's inner loops called directly for small operands (_chot.c, "NumPy's inner
     # loops"): on when the C reading of an ndarray agrees with NumPy's on this probe.
     probe = np.empty((3, 4), np.float64)[::2, 1:]
