@@ -350,3 +350,49 @@ def test_pow_half_declines_what_it_does_not_compute():
     assert _chot.pow_half([1.0]) is None
     r = _chot.pow_half(np.array([4.0, 9.0]))
     assert r.flags.c_contiguous and r.flags.owndata and r.tolist() == [2.0, 3.0]
+
+
+# --- take(x, indices, axis=...) (indexing.take: NumPy's own bounds check on the CPU) -----
+
+@settings(max_examples=300, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3).map(tuple),
+       idx=st.lists(st.integers(-6, 6), min_size=0, max_size=5), zero_d=st.booleans(),
+       idtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64]),
+       axis=st.integers(-3, 2), layout=st.sampled_from(["plain", "reversed", "transposed", "lazy"]))
+def test_take_equals_numpy_values_and_errors(shape, idx, zero_d, idtype, axis, layout):
+    base = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x = xp.asarray(base.copy(), device="cpu")
+    if layout == "reversed":
+        x, base = x[::-1], base[::-1]
+    elif layout == "transposed":
+        x, base = xp.permute_dims(x, tuple(range(base.ndim))[::-1]), base.transpose()
+    elif layout == "lazy":
+        x = x + 0.0
+    if idtype in (np.uint8, np.uint64):
+        idx = [abs(i) for i in idx]
+    ia = np.array(idx[:1] if zero_d and idx else idx, dtype=idtype)
+    if zero_d and idx:
+        ia = ia.reshape(())
+    ind = xp.asarray(ia, device="cpu")
+    if not -base.ndim <= axis < base.ndim:
+        with pytest.raises((IndexError, ValueError)):
+            xp.take(x, ind, axis=axis)
+        return
+    n = base.shape[axis]
+    if ia.size and (ia.astype(np.int64).min() < -n or ia.astype(np.int64).max() >= n):
+        with pytest.raises(IndexError, match="take\\(\\): index out of range"):
+            xp.take(x, ind, axis=axis)
+        return
+    try:
+        want = np.take(base, ia, axis=axis)
+    except TypeError:  # (NumPy refuses uint64 indices)
+        with pytest.raises(TypeError):
+            xp.take(x, ind, axis=axis)
+        return
+    got = xp.take(x, ind, axis=axis)
+    assert type(got) is A and got.dtype == xp.float32 and tuple(got.shape) == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    # a fresh array: writing to it leaves x as it was
+    if got.size:
+        got[(0,) * got.ndim] = -1.0
+        np.testing.assert_array_equal(np.asarray(x), base)

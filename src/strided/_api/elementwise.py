@@ -853,7 +853,8 @@ def _pow_float(xp, a, b):
                 return r
         r = large_ufunc(np.sqrt, (a,), a.dtype) if a.nbytes >= _BIG[0] else np.sqrt(a)
         np.add(r, 0.0, out=r)
-        lo = _min_reduce(a, None)
+        # (an empty a: no -inf, and no minimum to take: the reduction raises)
+        lo = _min_reduce(a, None) if a.size else 0.0
         if not lo > -math.inf:  # (a -inf, or a NaN that hides one)
             m = a == -math.inf
             if m.any():
