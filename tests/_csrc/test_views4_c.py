@@ -396,3 +396,40 @@ def test_take_equals_numpy_values_and_errors(shape, idx, zero_d, idtype, axis, l
     if got.size:
         got[(0,) * got.ndim] = -1.0
         np.testing.assert_array_equal(np.asarray(x), base)
+
+
+# --- full((), float) (creation.full's short path) ---------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                       st.sampled_from([float("nan"), -0.0, 1e300, 65520.0, 3.4028236e38, 5e-324])),
+       dtype=st.sampled_from(["float16", "float32", "float64"]),
+       shape=st.sampled_from([(), 0, 1, 5]))
+def test_full_of_a_float_equals_numpy_and_the_general_path(value, dtype, shape):
+    dt = getattr(xp, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's cast warns of overflow)
+        want = np.full(shape, value, dtype=dtype)
+    cpu = xp.asarray(np.zeros(1), device="cpu").device
+    short = xp.full(shape, value, dtype=dt, device=cpu)           # a Device: the short path
+    general = xp.full(shape, value, dtype=dt, device="cpu")       # a str: the general path
+    for got in (short, general):
+        assert type(got) is A and got.dtype == dt and tuple(got.shape) == want.shape
+        assert np.asarray(got).tobytes() == want.tobytes()
+    # a fresh array each call, writable, with its own storage
+    again = xp.full(shape, value, dtype=dt, device=cpu)
+    if again.size:
+        again[...] = 0.0
+        assert np.asarray(short).tobytes() == want.tobytes()
+
+
+def test_full_short_path_leaves_everything_else_to_the_general_path():
+    cpu = xp.asarray(np.zeros(1), device="cpu").device
+    assert xp.full((), 1.5, device=cpu).dtype == xp.float32  # (no dtype: the default float)
+    assert xp.full((), 2.0, dtype=xp.int32, device=cpu).dtype == xp.int32
+    with pytest.raises(ValueError):
+        xp.full((), float("nan"), dtype=xp.int32, device=cpu)
+    with pytest.raises(ValueError):
+        xp.full(-1, 1.0, dtype=xp.float64, device=cpu)
+    r = xp.full((), 1.0, dtype=xp.float64, device=cpu, requires_grad=True)
+    assert r.requires_grad
