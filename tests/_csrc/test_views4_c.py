@@ -433,3 +433,25 @@ def test_full_short_path_leaves_everything_else_to_the_general_path():
         xp.full(-1, 1.0, dtype=xp.float64, device=cpu)
     r = xp.full((), 1.0, dtype=xp.float64, device=cpu, requires_grad=True)
     assert r.requires_grad
+
+
+# --- result_type(array, scalar) (data_type_functions.result_type's short path) -------------
+
+@settings(max_examples=200, deadline=None)
+@given(dtype=st.sampled_from(["bool", "int8", "uint8", "int32", "int64", "float16", "float32",
+                              "float64", "complex64", "complex128"]),
+       scalar=st.sampled_from([True, 0, -3, 2**40, 1.5, float("nan"), 1j]))
+def test_result_type_of_an_array_and_a_scalar_equals_the_general_path(dtype, scalar):
+    x = xp.asarray(np.zeros(2, dtype=dtype), device="cpu")
+    got = xp.result_type(x, scalar)
+    want = xp.result_type(x.dtype, scalar)  # (a dtype: the general path)
+    also = xp.result_type(scalar, x)        # (scalar first: the general path)
+    assert got == want == also
+
+
+def test_result_type_short_path_keeps_the_errors():
+    x = xp.asarray(np.zeros(2), device="cpu")
+    with pytest.raises(TypeError):
+        xp.result_type(x, "float32x")
+    with pytest.raises(ValueError):
+        xp.result_type(1, 2.0)
