@@ -9,6 +9,11 @@
  * (take_rows, take_mask) into results made by NumPy's C API (setup_take: its table, checked
  * on a probe) with a small free list; child native views are made from the parent's fields
  * (sub_native) as NumPy's own slicing and .T make them.
+ *
+ * Also here: the free list of Array objects (setup_array_free: Array's tp_alloc and
+ * tp_dealloc, every Array made anywhere), and x ** 0.5 of a small float32/float64 host
+ * array (pow_half, for elementwise._pow_float: the standard's values in one pass, its
+ * result made as the take's results are).
  */
 #include "chot.h"
 
