@@ -836,6 +836,12 @@ def _pow_float(xp, a, b):
     payloads pass through both), so strided's pow takes the same short cut for a host
     array and a Python 2 or 2.0. Anything else: NumPy's power, then the standard's
     x ** 0.5 (_fix_pow)."""
+    if _POW_HALF is not None and type(b) is builtins.float and b == 0.5 and type(a) is _ND:
+        # (a small float32/float64 host array, C-contiguous or 1-D: the 0.5 branch below in
+        # one pass in C, the same bits; None: another case, taken below)
+        r = _POW_HALF(a)
+        if r is not None:
+            return r
     if type(a) is _ND and type(b) in (builtins.int, builtins.float) and b == 2:
         if a.nbytes >= _BIG[0]:
             return large_ufunc(np.square, (a,), a.dtype)  # pooled buffer, threads
@@ -846,11 +852,6 @@ def _pow_float(xp, a, b):
         # twice sqrt's cost (20000 float64: 60 vs 28 us; SciPy's std is var ** 0.5). The
         # standard's two differences from sqrt are then put right in place: +0 for -0
         # (x + 0.0 changes no other value) and +inf for -inf (sqrt gives NaN).
-        if _POW_HALF is not None and a.nbytes < _BIG[0]:
-            # (small: the three steps below in one pass in C, the same bits; None: not taken)
-            r = _POW_HALF(a)
-            if r is not None:
-                return r
         r = large_ufunc(np.sqrt, (a,), a.dtype) if a.nbytes >= _BIG[0] else np.sqrt(a)
         np.add(r, 0.0, out=r)
         # (an empty a: no -inf, and no minimum to take: the reduction raises)
