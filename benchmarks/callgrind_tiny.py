@@ -33,6 +33,14 @@ CASES = {
     "integer-array index": ("a[idx]", None),
     "boolean index": ("a[c]", None),
     "__setitem__ slice": ("a[2:5] = 0.5", None),
+    "int index view": ("m[1]", None),
+    "slice, int view": ("m[1:3, 0]", None),
+    "newaxis view": ("a[:, None]", None),
+    "boolean-mask setitem": ("a[c] = xp.nan", "a[c] = np.nan"),
+    "take along an axis": ("xp.take(m, i2, axis=1)", "np.take(m, i2, axis=1)"),
+    "full((), nan)": ("xp.full((), xp.nan, dtype=xp.float64)", "np.full((), np.nan)"),
+    "power by 0.5": ("a ** 0.5", None),
+    "result_type": ("xp.result_type(a, 1.0)", "np.result_type(a, 1.0)"),
 }
 
 _CHILD = r'''
@@ -44,13 +52,14 @@ b = rng.uniform(0.5, 2.0, 10).astype(np.float32)
 c = a > b
 m = rng.standard_normal((4, 4)).astype(np.float32)
 idx = np.array([1, 3, 5, 7], dtype=np.int64)
+i2 = np.array([0, 2], dtype=np.int64)
 lib, stmt, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if lib == "strided":
     import strided as xp
-    a, b, c, m, idx = (xp.asarray(v) for v in (a, b, c, m, idx))
+    a, b, c, m, idx, i2 = (xp.asarray(v) for v in (a, b, c, m, idx, i2))
 else:
     xp = np
-g = dict(a=a, b=b, c=c, m=m, idx=idx, xp=xp, np=np)
+g = dict(a=a, b=b, c=c, m=m, idx=idx, i2=i2, xp=xp, np=np)
 exec(compile(f"for _ in range(200):\n    {stmt}\n", "<warm>", "exec"), g)
 code = compile(f"for _ in range({n}):\n    {stmt}\n", "<calls>", "exec")
 gc.collect()

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array, Size
-from .._core.device import as_device
+from .._core.device import Device, _default_device, as_device
 from .._core.dispatch import api, check_out, out_native
 from .._core.call import adopt as _adopt
 from .._core.dtypes import DType
@@ -31,6 +31,7 @@ __all__ = [
 _SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _BY_NP = _dtypes._BY_NP  # NumPy dtype -> DType
 _DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
+_np_empty = np.empty
 
 
 # --- helpers -------------------------------------------------------------------
@@ -464,6 +465,18 @@ def _fill_dtype(fill_value, dtype, func):
 
 def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array filled with ``fill_value``; dtype inferred from the scalar by default."""
+    if type(fill_value) is builtins.float and type(dtype) is DType and dtype.kind == "f" \
+            and out is None and names is None and requires_grad is False \
+            and (shape == () or (type(shape) is builtins.int and shape >= 0)):
+        # Short path: a Python float into a 0-d or 1-D floating host array (SciPy and
+        # scikit-learn make NaN and inf scalars this way), what the general path below
+        # ends in: NumPy's full gives each element (float)fill_value, as ndarray.fill
+        # does for a Python float (one conversion from the double; NaN stays NaN).
+        dev = _default_device[0] if device is None else device
+        if type(dev) is Device and dev.type == "cpu":
+            r = _np_empty(shape, dtype._np)
+            r.fill(fill_value)
+            return Array._new(r, None, 0, r.shape, None, dtype, dev)
     fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
     shape = _shape_args((shape,), "full")
     return _filled("full", fill_value, shape, dtype, device, out, requires_grad, names)

@@ -182,6 +182,12 @@ def result_type(*arrays_and_dtypes) -> DType:
     >>> xp.result_type(xp.int8, xp.int16), xp.result_type(xp.float16, 1.0)
     (strided.int16, strided.float16)
     """
+    if len(arrays_and_dtypes) == 2:
+        # Short path: an array and a Python scalar (SciPy and scikit-learn ask this of
+        # every operand), what the loop below gives for them: no devices to compare.
+        x, s = arrays_and_dtypes
+        if type(x) is Array and type(s) in _PY_SCALARS:
+            return _dtypes.scalar_result(x._dtype, s)
     check_devices("result_type", *arrays_and_dtypes)
     res = None
     scalars = []

@@ -824,6 +824,7 @@ def _extremum_kernel(name: str):
 
 
 _SQRT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_POW_HALF = None  # strided/_csrc/_chot/views.c's pow_half, set with the compiled hot path
 _min_reduce = np.minimum.reduce
 
 
@@ -835,6 +836,12 @@ def _pow_float(xp, a, b):
     payloads pass through both), so strided's pow takes the same short cut for a host
     array and a Python 2 or 2.0. Anything else: NumPy's power, then the standard's
     x ** 0.5 (_fix_pow)."""
+    if _POW_HALF is not None and type(b) is builtins.float and b == 0.5 and type(a) is _ND:
+        # (a small float32/float64 host array, C-contiguous or 1-D: the 0.5 branch below in
+        # one pass in C, the same bits; None: another case, taken below)
+        r = _POW_HALF(a)
+        if r is not None:
+            return r
     if type(a) is _ND and type(b) in (builtins.int, builtins.float) and b == 2:
         if a.nbytes >= _BIG[0]:
             return large_ufunc(np.square, (a,), a.dtype)  # pooled buffer, threads
@@ -847,7 +854,8 @@ def _pow_float(xp, a, b):
         # (x + 0.0 changes no other value) and +inf for -inf (sqrt gives NaN).
         r = large_ufunc(np.sqrt, (a,), a.dtype) if a.nbytes >= _BIG[0] else np.sqrt(a)
         np.add(r, 0.0, out=r)
-        lo = _min_reduce(a, None)
+        # (an empty a: no -inf, and no minimum to take: the reduction raises)
+        lo = _min_reduce(a, None) if a.size else 0.0
         if not lo > -math.inf:  # (a -inf, or a NaN that hides one)
             m = a == -math.inf
             if m.any():
@@ -1361,6 +1369,8 @@ def _install_compiled() -> bool:
     ctx = contextvars.Context()
     ctx.run(var.set, ignore)
     _chot.setup(_ND, _nat, _BIG, _ELIDE_BYTES, var, ignore, ctx)
+    global _POW_HALF
+    _POW_HALF = _chot.pow_half  # (x ** 0.5 of a small host array, _pow_float)
     # NumPy's inner loops called directly for small operands (_chot.c, "NumPy's inner
     # loops"): on when the C reading of an ndarray agrees with NumPy's on this probe.
     probe = np.empty((3, 4), np.float64)[::2, 1:]

@@ -12,6 +12,7 @@ from .creation import asarray, wrap_new
 from .._core.dtypes import int64
 from .._core.dispatch import api
 from .._core.call import write as _write
+from .._core.layout import normalize_axis as _normalize_axis
 
 __all__ = ["take", "take_along_axis"]
 
@@ -201,18 +202,36 @@ def take(x, indices, /, *, axis=None) -> Array:
             raise ValueError(f"take(): axis is required for a {x.ndim}-D array")
         axis = 0
     axis = _LATE["name_to_axis"](x, axis) if type(axis) is str else axis
-    from .._core.layout import normalize_axis
-    axis = normalize_axis(axis, x.ndim, "take")
-    xp = x._device.backend.xp
-    idx = indices._get_native()
+    axis = _normalize_axis(axis, x.ndim, "take")
+    idx = indices._np
+    if idx is None:
+        idx = indices._get_native()
     n = x._shape[axis]
+    a = x._np
+    if a is None:
+        a = x._get_native()
+    if type(a) is np.ndarray and indices._dtype.kind == "i" and 0 not in x._shape:
+        # Note: NumPy's take (mode "raise") checks every index against the axis the way
+        # the check below does (-n <= i < n) and raises IndexError before it writes
+        # anything: the two reductions of that check (~2/3 of a small call) are left to
+        # it, and its error is ours. Unsigned indices keep the check (NumPy refuses
+        # uint64 with a TypeError, which an index out of range would hide), and so does an
+        # empty x (NumPy checks the indices only as it copies: none when nothing is).
+        try:
+            r = a.take(idx, axis)
+        except IndexError:
+            raise IndexError(f"take(): index out of range for axis {axis} with size {n}") from None
+        if type(r) is not np.ndarray:  # (a 0-d index: NumPy's scalar)
+            r = np.asarray(r)
+        return wrap_new(r, x._dtype, x._device)
+    xp = x._device.backend.xp
     # Note: bounds are checked on the CPU only: on a GPU the check would copy to the
     # host on every call (the standard leaves out-of-bounds indices unspecified;
     # CuPy wraps them around, never reading outside the array: _routines_indexing.pyx
     # _take_kernel_core, 'indices % index_range').
     if x._device.type == "cpu" and idx.size and (idx.min() < -n or idx.max() >= n):
         raise IndexError(f"take(): index out of range for axis {axis} with size {n}")
-    r = xp.take(x._get_native(), idx, axis=axis)
+    r = xp.take(a, idx, axis=axis)
     return wrap_new(xp.asarray(r), x._dtype, x._device)
 
 

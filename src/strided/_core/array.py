@@ -976,6 +976,9 @@ def _install_compiled_views():
     if _chot is None:
         return None
     _chot.setup_array(Array, DType, Storage, Device)  # (contract.h: what C reads, and its checks)
+    # (Array objects from a free list: ~560 instructions of the generic allocation and
+    # subtype_dealloc per array; views.c checks the class's layout first)
+    _chot.setup_array_free()
     # (NumPy's C API table, for the results of the compiled take: checked there on a probe)
     _chot.setup_take(_npcompat.array_api(), np.ndarray, np.dtype(np.float64))
     d = Array.__dict__

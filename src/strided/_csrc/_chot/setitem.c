@@ -1,8 +1,10 @@
-/* strided._csrc._chot, setitem.c: ``x[slice] = a Python real scalar``.
+/* strided._csrc._chot, setitem.c: ``x[slice] = a Python real scalar`` and
+ * ``x[bool mask] = a Python real scalar``.
  *
- * In front of: Array.__setitem__ (strided/_core/array.py) for that one case: the write
- * through the cached native view, then the Storage's version counter bumped, as the
- * Python path does.
+ * In front of: Array.__setitem__ (strided/_core/array.py) for those cases: the write
+ * through the cached native view, then (slice) or before it (mask: indexing's
+ * advanced_setitem, through the write stage) the Storage's version counter bumped, as
+ * the Python path does.
  */
 #include "chot.h"
 
@@ -49,11 +51,14 @@ fill_slice(PyObject *p, PyObject *dt, Py_ssize_t which, PySliceObject *sl, doubl
    Python path (NumPy reports that overflow through its error state: ignored there).
    1: done; 0: declined, nothing written (the Python path runs and raises what it
    raises); -1: an error that must propagate. */
+static int mask_setitem(PyObject *x, PyObject *key, Py_ssize_t which, double d);
+
 static int
 view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
 {
     PyTypeObject *tv = Py_TYPE(value);
-    if (!ready || Py_TYPE(key) != &PySlice_Type
+    int mask = Py_TYPE(key) == Array_T;
+    if (!ready || (Py_TYPE(key) != &PySlice_Type && !mask)
         || (tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type))
         return 0;
     PyObject *p = SLOT(x, O_np), *st = SLOT(x, O_st), *str = SLOT(x, O_str), *dt = SLOT(x, O_dtype);
@@ -78,6 +83,8 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
     PyObject *ver = SLOT(st, S_version);
     if (!ok || ver == NULL || !PyLong_CheckExact(ver))
         return 0;
+    if (mask)
+        return mask_setitem(x, key, which, d);
     Py_INCREF(p);
     Py_INCREF(st);
     int rc = fill_slice(p, dt, which, (PySliceObject *)key, d) ? 0 : PyObject_SetItem(p, key, value);
@@ -107,4 +114,69 @@ view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
     int r = view_setitem_in(dts, x, key, value);
     flags_restore(&fl);
     return r;
+}
+
+/* --- x[bool mask] = a Python real scalar ---------------------------------------------- */
+
+/* st._version += 1 (an exact int, checked by the caller); 0, or -1 with an error set. */
+static int
+bump(PyObject *st)
+{
+    PyObject *ver = SLOT(st, S_version);
+    PyObject *nv = ver != NULL && PyLong_CheckExact(ver) ? PyNumber_Add(ver, one) : NULL;
+    if (nv == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "__setitem__(): the storage's version counter changed type");
+        return -1;
+    }
+    Py_SETREF(SLOT(st, S_version), nv);
+    return 0;
+}
+
+/* The mask write of view_setitem_in (x checked there: a floating x with a Storage, a
+   cached native, no stride 0, the value in range; float32 and float64 here): for a key that is an
+   extension-free bool Array on x's device with x's whole shape and a cached C-contiguous
+   native, and x's native writeable and aligned, C-contiguous or 1-D, the elements whose
+   mask byte is not zero (NumPy's truth of a bool) set to the value converted as NumPy
+   converts it (float32: (float)d, as fill_slice), the version bumped
+   first as the write stage bumps it (also when nothing is selected). 1: done; 0:
+   declined, nothing written; -1: an error that must propagate. */
+static int
+mask_setitem(PyObject *x, PyObject *key, Py_ssize_t which, double d)
+{
+    if (!loops_ready || which < 1 || !contract_array(key) || SLOT(key, O_ext) != Py_None
+        || SLOT(key, O_device) != SLOT(x, O_device))
+        return 0;
+    PyObject *p = SLOT(x, O_np), *k = SLOT(key, O_np), *kdt = SLOT(key, O_dtype),
+             *st = SLOT(x, O_st), *dt = SLOT(x, O_dtype);
+    if (Py_TYPE(p) != ND_T || Py_TYPE(k) != ND_T || !contract_dtype(kdt) || np_kind(kdt) != 'b'
+        || ND(k)->descr != SLOT(kdt, D_np) || ND(p)->descr != SLOT(dt, D_np))
+        return 0;
+    NDFields *P = ND(p), *K = ND(k);
+    if ((P->flags & (ND_WRITEABLE | ND_ALIGNED)) != (ND_WRITEABLE | ND_ALIGNED)
+        || !(K->flags & ND_C_CONTIGUOUS) || K->nd != P->nd || P->nd < 1
+        || !(P->nd == 1 || (P->flags & ND_C_CONTIGUOUS)))
+        return 0;
+    Py_ssize_t n = 1;
+    for (int i = 0; i < P->nd; i++) {
+        if (K->dimensions[i] != P->dimensions[i])
+            return 0; /* (another shape: NumPy's broadcasting or its IndexError) */
+        n *= P->dimensions[i]; /* (no overflow: the array's own size) */
+    }
+    if (bump(st) < 0)
+        return -1;
+    const unsigned char *m = (const unsigned char *)K->data;
+    Py_ssize_t by = P->nd == 1 ? P->strides[0] : (Py_ssize_t)(which == 1 ? 4 : 8);
+    char *at = P->data;
+    if (which == 1) {
+        float f = (float)d;
+        for (Py_ssize_t j = 0; j < n; j++, at += by)
+            if (m[j])
+                memcpy(at, &f, sizeof f);
+    }
+    else
+        for (Py_ssize_t j = 0; j < n; j++, at += by)
+            if (m[j])
+                memcpy(at, &d, sizeof d);
+    return 1;
 }

@@ -9,6 +9,11 @@
  * (take_rows, take_mask) into results made by NumPy's C API (setup_take: its table, checked
  * on a probe) with a small free list; child native views are made from the parent's fields
  * (sub_native) as NumPy's own slicing and .T make them.
+ *
+ * Also here: the free list of Array objects (setup_array_free: Array's tp_alloc and
+ * tp_dealloc, every Array made anywhere), and x ** 0.5 of a small float32/float64 host
+ * array (pow_half, for elementwise._pow_float: the standard's values in one pass, its
+ * result made as the take's results are).
  */
 #include "chot.h"
 
@@ -250,29 +255,59 @@ general:
 static PyObject *sub_native(PyObject *p, int nd, const Py_ssize_t *dims, const Py_ssize_t *bstr,
                             char *data);
 
+/* x[key] for a key of exact ints and slices (one per leading axis), or, when newaxes is
+   set (an unnamed x: the name caches key on ints and slices only), with None and one
+   Ellipsis among them too (layout.basic_index's arithmetic: None a new axis of size 1 and
+   stride 0, "..." the axes no other item takes; such a child's native view is left to be
+   built on use, as the general path leaves it). */
 static PyObject *
-view_getitem(PyObject *x, PyObject *key)
+view_getitem(PyObject *x, PyObject *key, int newaxes)
 {
     PyTypeObject *tk = Py_TYPE(key);
-    int single = tk == &PySlice_Type || tk == &PyLong_Type;
+    int single = tk == &PySlice_Type || tk == &PyLong_Type
+                 || (newaxes && (key == Py_None || key == Py_Ellipsis));
     if (!single && tk != &PyTuple_Type)
         return NULL;
     PyObject *shape = SLOT(x, O_shape);
     if (shape == NULL || !PyTuple_CheckExact(shape))
         return NULL;
     Py_ssize_t nd = PyTuple_GET_SIZE(shape);
-    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key);
-    if (nk > nd)
+    Py_ssize_t nk = single ? 1 : PyTuple_GET_SIZE(key), nreal = 0, nnew = 0, ell = -1;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *k = single ? key : PyTuple_GET_ITEM(key, i);
+        if (k == Py_None && newaxes)
+            nnew++;
+        else if (k == Py_Ellipsis && newaxes && ell < 0)
+            ell = i;
+        else if (Py_TYPE(k) == &PySlice_Type || PyLong_CheckExact(k))
+            nreal++;
+        else
+            return NULL; /* (a second "...", other types: the general path) */
+    }
+    if (nreal > nd || nd + nnew > MAXDIMS)
         return NULL;
     Layout L;
     if (get_layout(x, &L) < 0)
         return NULL;
     if (L.nd != nd)
         return NULL;
-    Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off;
-    Py_ssize_t kstart[MAXDIMS], kstep[MAXDIMS]; /* per key: a slice's (start, step); an int's (i, 0) */
-    for (Py_ssize_t d = 0; d < nk; d++) {
-        PyObject *k = single ? key : PyTuple_GET_ITEM(key, d);
+    int lazy = nnew > 0 || ell >= 0; /* (the general path's child: no native view) */
+    Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off, d = 0;
+    Py_ssize_t kstart[MAXDIMS], kstep[MAXDIMS]; /* per axis: a slice's (start, step); an int's (i, 0) */
+    for (Py_ssize_t j = 0; j < nk; j++) {
+        PyObject *k = single ? key : PyTuple_GET_ITEM(key, j);
+        if (k == Py_None) {
+            oshape[no] = 1;
+            ostr[no++] = 0;
+            continue;
+        }
+        if (k == Py_Ellipsis) {
+            for (Py_ssize_t e = 0; e < nd - nreal; e++, d++) {
+                oshape[no] = L.shape[d];
+                ostr[no++] = L.str[d];
+            }
+            continue;
+        }
         Py_ssize_t n = L.shape[d], s = L.str[d];
         if (Py_TYPE(k) == &PySlice_Type) {
             PySliceObject *sl = (PySliceObject *)k;
@@ -292,7 +327,7 @@ view_getitem(PyObject *x, PyObject *key)
             ostr[no++] = t;
             kstart[d] = len ? start : 0, kstep[d] = len ? step : 1; /* (NumPy's, when empty) */
         }
-        else if (PyLong_CheckExact(k)) {
+        else {
             Py_ssize_t i = PyLong_AsSsize_t(k), t;
             if (i == -1 && PyErr_Occurred())
                 return decline_error();
@@ -304,8 +339,14 @@ view_getitem(PyObject *x, PyObject *key)
                 return NULL;
             kstart[d] = i, kstep[d] = 0;
         }
-        else
-            return NULL;
+        d++;
+    }
+    if (lazy) {
+        for (; d < nd; d++) {
+            oshape[no] = L.shape[d];
+            ostr[no++] = L.str[d];
+        }
+        return make_view(x, Py_NewRef(Py_None), off, oshape, ostr, no, NULL);
     }
     for (Py_ssize_t d = nk; d < nd; d++) {
         oshape[no] = L.shape[d];
@@ -1690,7 +1731,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
     switch (f->kind) {
     case V_GETITEM:
         if (n == 2 && nkw == 0)
-            r = Py_TYPE(args[1]) != Array_T ? view_getitem(x, args[1])
+            r = Py_TYPE(args[1]) != Array_T ? view_getitem(x, args[1], names == NULL)
                 : names == NULL ? view_take(x, args[1]) : NULL;
         break;
     case V_CONTIGUOUS:
@@ -1928,3 +1969,169 @@ PyTypeObject ViewProp_T = {
     .tp_clear = prop_clear,
     .tp_dealloc = prop_dealloc,
 };
+
+/* ====================================================================================
+ * Array objects: a free list (as CPython keeps for floats and tuples, and names.c for Ext).
+ *
+ * Building and freeing an Array through the class's generic slots (PyType_GenericAlloc,
+ * subtype_dealloc: walks the type's member table, its base chain, the finalizer checks)
+ * cost ~560 instructions per object; a view costs NumPy ~1,500 in all. Array's tp_alloc
+ * and tp_dealloc are replaced (setup_array_free) by ones that keep up to ARRAY_FREE_MAX
+ * freed Array objects -- the exact class only: untracked by the collector, every slot
+ * cleared, no weak reference left, the class's reference released -- and hand one out
+ * as the generic allocator would (every slot NULL, tracked, a reference to the class).
+ * Nothing anyone holds is reused: an object enters the list only when its count reached 0.
+ * The dealloc does what subtype_dealloc did for an Array, also when a subclass's
+ * subtype_dealloc calls it as its base's (that one clears the subclass's own slots
+ * and leaves the weak references and the class's reference to the base, here).
+ * ==================================================================================== */
+
+#define ARRAY_FREE_MAX 64
+static PyObject *array_free[ARRAY_FREE_MAX];
+static int array_nfree;
+static allocfunc array_generic_alloc;
+
+static PyObject *
+array_alloc(PyTypeObject *t, Py_ssize_t n)
+{
+    if (t == Array_T && n == 0 && array_nfree > 0) {
+        PyObject *o = array_free[--array_nfree];
+        (void)PyObject_Init(o, t); /* (the class's reference, a fresh count of 1) */
+        PyObject_GC_Track(o);
+        return o;
+    }
+    return array_generic_alloc(t, n);
+}
+
+#define ARRAY_CLEAR(name, off, want, ew) Py_CLEAR(SLOT(o, off));
+
+static void
+array_dealloc(PyObject *o)
+{
+    PyTypeObject *t = Py_TYPE(o);
+    PyObject_GC_UnTrack(o);
+    Py_TRASHCAN_BEGIN(o, array_dealloc)
+    if (*(PyObject **)((char *)o + Array_T->tp_weaklistoffset) != NULL)
+        PyObject_ClearWeakRefs(o);
+    ARRAY_SLOTS(ARRAY_CLEAR) /* (may run any code: the list is touched after) */
+    if (t == Array_T && array_nfree < ARRAY_FREE_MAX)
+        array_free[array_nfree++] = o;
+    else
+        t->tp_free(o);
+    Py_DECREF(t); /* (an instance of a heap class holds its class) */
+    Py_TRASHCAN_END
+}
+#undef ARRAY_CLEAR
+
+/* setup_array_free(): install the free list on Array (after setup_array) when the class
+   is as this file expects -- a heap class of the eight slots of ARRAY_SLOTS and
+   __weakref__, no __dict__, no finalizer, the generic allocator and subtype_dealloc
+   (any other, e.g. a second call, and it stays as it is). Returns whether it is in use.
+   The free-threaded build keeps the generic slots (the list relies on the GIL). */
+PyObject *
+setup_array_free(PyObject *mod, PyObject *Py_UNUSED(ignored))
+{
+#ifdef Py_GIL_DISABLED
+    Py_RETURN_FALSE;
+#else
+    PyTypeObject *t = Array_T;
+    if (t == NULL)
+        Py_RETURN_FALSE;
+    if (t->tp_alloc == array_alloc && t->tp_dealloc == array_dealloc)
+        Py_RETURN_TRUE;
+    Py_ssize_t nslots = 0;
+#define ARRAY_COUNT(name, off, want, ew) nslots++;
+    ARRAY_SLOTS(ARRAY_COUNT)
+#undef ARRAY_COUNT
+    PyTypeObject *base = t->tp_base;
+    if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || !(t->tp_flags & Py_TPFLAGS_HAVE_GC)
+        || Py_SIZE(t) != nslots || t->tp_dictoffset != 0 || t->tp_weaklistoffset <= 0
+        || t->tp_finalize != NULL || t->tp_del != NULL || t->tp_alloc != PyType_GenericAlloc
+        || base != &PyBaseObject_Type || t->tp_itemsize != 0
+        || t->tp_basicsize != (Py_ssize_t)(base->tp_basicsize + (nslots + 1) * sizeof(PyObject *))
+        || t->tp_free != PyObject_GC_Del || Storage_T == NULL
+        || t->tp_dealloc != Storage_T->tp_dealloc) /* (subtype_dealloc: a Python class's) */
+        Py_RETURN_FALSE;
+    /* (the slots the class's tp_dealloc clears are the ones ARRAY_SLOTS names: each offset
+       inside the object, none the weak reference list's) */
+#define ARRAY_IN(name, off, want, ew)                                                  \
+    if (off < base->tp_basicsize || off >= t->tp_basicsize || off == t->tp_weaklistoffset) \
+        Py_RETURN_FALSE;
+    ARRAY_SLOTS(ARRAY_IN)
+#undef ARRAY_IN
+    array_generic_alloc = t->tp_alloc;
+    t->tp_alloc = array_alloc;
+    t->tp_dealloc = array_dealloc;
+    Py_RETURN_TRUE;
+#endif
+}
+
+/* ====================================================================================
+ * x ** 0.5 of a small float32/float64 host array (elementwise.py's _pow_float).
+ *
+ * The standard's x ** 0.5 is sqrt(x) but for -0 (+0) and -inf (+inf); _pow_float
+ * computes it with NumPy as np.sqrt, then + 0.0 in place, then a min-reduction to find a
+ * -inf: ~20k instructions for a 20-element array (NumPy's own a ** 0.5: ~4k). Here the
+ * same three steps in one pass, element for element the same bits: sqrt is correctly
+ * rounded in IEEE 754 (NumPy's loop and the C library's give one answer; a NaN input is
+ * returned quieted with its payload, a negative one gives the default NaN), r + 0.0
+ * turns -0 into +0 and changes nothing else (a NaN keeps its payload), and an input of
+ * -inf gives +inf. The result is made as the compiled take makes its results
+ * (take_empty: NumPy's C API, the small-result free list). The floating-point status
+ * flags are put back (an invalid sqrt raises one; the Python path runs under NumPy's
+ * "ignore" state).
+ * ==================================================================================== */
+
+/* pow_half(a): the result ndarray, or None to leave it to the NumPy path (another type,
+   dtype, a layout other than C-contiguous or 1-D, a result from the pool threshold on,
+   or NumPy's C API table not in use). */
+PyObject *
+pow_half(PyObject *mod, PyObject *a)
+{
+    if (!loops_ready || nd_new == NULL || nd_new_type != ND_T || Py_TYPE(a) != ND_T)
+        Py_RETURN_NONE;
+    NDFields *A = ND(a);
+    /* (PyArray_Descr's head in every NumPy: typeobj, kind, type, byteorder) */
+    struct { PyObject_HEAD PyTypeObject *typeobj; char kind, type, byteorder; } *dh = (void *)A->descr;
+    Py_ssize_t big = contract_pool_limit(big_list), n = 1,
+               esz = dh->type == 'f' ? 4 : dh->type == 'd' ? 8 : 0;
+    if (dh->kind != 'f' || esz == 0 || dh->byteorder != '=' || A->nd < 1 || A->nd > MAXDIMS
+        || !(A->flags & ND_ALIGNED) || !(A->nd == 1 || (A->flags & ND_C_CONTIGUOUS)))
+        Py_RETURN_NONE;
+    for (int d = 0; d < A->nd; d++)
+        n *= A->dimensions[d]; /* (the array's own size) */
+    if (big <= 0 || n * esz >= big)
+        Py_RETURN_NONE;
+    Py_INCREF(a);
+    PyObject *r = take_empty(NULL, A->dimensions, A->nd, A->descr, n * esz);
+    if (r == NULL || Py_TYPE(r) != ND_T || ND(r)->descr != A->descr || ND(r)->nd != A->nd
+        || !(ND(r)->flags & ND_C_CONTIGUOUS) || !(ND(r)->flags & ND_WRITEABLE)) {
+        Py_DECREF(a);
+        if (r == NULL)
+            return decline_error() == NULL && PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+        Py_DECREF(r);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t by = A->nd == 1 ? A->strides[0] : esz;
+    const char *src = A->data;
+    char *dst = ND(r)->data;
+    Flags fl;
+    flags_save(&fl);
+    if (esz == 4)
+        for (Py_ssize_t j = 0; j < n; j++, src += by) {
+            float x, v;
+            memcpy(&x, src, 4);
+            v = x == -INFINITY ? INFINITY : sqrtf(x) + 0.0f;
+            memcpy(dst + 4 * j, &v, 4);
+        }
+    else
+        for (Py_ssize_t j = 0; j < n; j++, src += by) {
+            double x, v;
+            memcpy(&x, src, 8);
+            v = x == -INFINITY ? INFINITY : sqrt(x) + 0.0;
+            memcpy(dst + 8 * j, &v, 8);
+        }
+    flags_restore(&fl);
+    Py_DECREF(a);
+    return r;
+}
