@@ -17,7 +17,8 @@ hand-written softmax cross entropy, ``p -= lr * p.grad``; plain SGD whatever ``-
 interpreter, NumPy, BLAS, libc's malloc) and the functions with the most instructions of
 their own (self cost, from the two runs' difference). ``--gc`` leaves the garbage
 collector on (its share of a step). ``--full`` runs the network of ``mlp_step.py`` instead
-(784-256-10, batch 128: BLAS's share next to the overhead; 3 and 8 steps). Wall-clock timings of a machine shared with others
+(784-256-10, batch 128, SGD without momentum as there: BLAS's share next to the
+overhead; 3 and 8 steps). Wall-clock timings of a machine shared with others
 drift; instruction counts do not.
 """
 
@@ -103,6 +104,7 @@ else:
     model.load_state_dict({k: T(v) for k, v in init.items()})
     x, y = T(xn), T(yn)
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9) if OPT == "SGD" else \
+        lib.optim.SGD(model.parameters(), lr=0.01) if OPT == "plain" else \
         lib.optim.Adam(model.parameters(), lr=1e-3)
     def step():
         opt.zero_grad()
@@ -206,6 +208,8 @@ def main(argv=None) -> int:
     split = "--split" in argv
     gc_on = "--gc" in argv
     net = FULL if "--full" in argv else TINY
+    if net is FULL and opt == "SGD":
+        opt = "plain"  # (mlp_step's programs: SGD without momentum, as the step by hand)
     progs = [a for a in argv if not a.startswith("--")] or ["strided", "torch", "numpy"]
     n1, n2 = (10, 40) if net is TINY else (3, 8)
     res = {}
