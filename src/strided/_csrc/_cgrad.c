@@ -1472,7 +1472,7 @@ static PyObject *py_apply;     /* RuleNode.apply, the definition */
 static PyObject *ZERO_o, *STATE_o, *FREED_o, *unpack_fn, *fit_grad_fn, *zeros_if_none_fn,
     *object_new_fn;
 static PyObject *a_positional, *a_joint, *a_getters, *a_formulas, *a_enabled, *a_ver, *a_x,
-    *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx;
+    *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx, *a_name;
 
 /* attribute ``name`` of o is exactly the object want (1), not (0), or -1 with an error */
 static int
@@ -1780,7 +1780,7 @@ formulas_done:
                 fit = same == 0;
             }
             if (r != NULL && fit) {
-                PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(node), "__name__");
+                PyObject *name = PyObject_GetAttr((PyObject *)Py_TYPE(node), a_name);
                 Py_SETREF(r, name ? PyObject_CallFunctionObjArgs(fit_grad_fn, r, meta, name, NULL) : NULL);
                 Py_XDECREF(name);
             }
@@ -2025,7 +2025,7 @@ PyInit__cgrad(void)
     INTERN(a_formulas, "formulas") INTERN(a_enabled, "enabled") INTERN(a_ver, "_ver") INTERN(a_x, "_x")
     INTERN(a_nr, "_nr") INTERN(a_family, "_family") INTERN(a_version, "_version") INTERN(a_np, "_np")
     INTERN(a_off, "_off") INTERN(a_str, "_str") INTERN(a_unpack, "unpack") INTERN(a_g, "g")
-    INTERN(a_ctx, "ctx")
+    INTERN(a_ctx, "ctx") INTERN(a_name, "__name__")
 #undef INTERN
     return PyModule_Create(&moddef);
 }
