@@ -18,7 +18,7 @@ interpreter, NumPy, BLAS, libc's malloc) and the functions with the most instruc
 their own (self cost, from the two runs' difference). ``--gc`` leaves the garbage
 collector on (its share of a step). ``--full`` runs the network of ``mlp_step.py`` instead
 (784-256-10, batch 128, SGD without momentum as there: BLAS's share next to the
-overhead; 3 and 8 steps). Wall-clock timings of a machine shared with others
+overhead; 3 and 8 steps after 3 of warm-up). Wall-clock timings of a machine shared with others
 drift; instruction counts do not.
 """
 
@@ -117,7 +117,7 @@ else:
         loss.backward()
         opt.step()
         return loss
-for _ in range(30):
+for _ in range(int(sys.argv[7])):  # warm-up
     step()
 gc.collect()
 if not GC:
@@ -172,7 +172,7 @@ def instructions(prog: str, opt: str, n: int, gc_on: bool = False, split: bool =
     out = f"/tmp/mlp_callgrind.{os.getpid()}.out"
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q",
                     sys.executable, "-c", _CHILD, prog, opt, str(n), "1" if gc_on else "0",
-                    ",".join(map(str, net[0])), str(net[1])],
+                    ",".join(map(str, net[0])), str(net[1]), "30" if net is TINY else "3"],
                    env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(out) as f:
         text = f.read()
