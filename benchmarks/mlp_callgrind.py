@@ -2,7 +2,7 @@
 """Instructions per training step of a tiny MLP under callgrind: the per-step overhead.
 
     PYTHONPATH=src python benchmarks/mlp_callgrind.py [strided strided-xp numpy torch] [--opt SGD|Adam]
-        [--split] [--gc]
+        [--split] [--gc] [--full]
 
 A network of 8-16-16-4, batch 4, float32: its arithmetic is a few thousand flops, so
 what a step costs is the library's overhead (recording, the backward engine, the
@@ -16,7 +16,9 @@ hand-written softmax cross entropy, ``p -= lr * p.grad``; plain SGD whatever ``-
 ``--split`` adds, per program, where a step's instructions go: by object file (the
 interpreter, NumPy, BLAS, libc's malloc) and the functions with the most instructions of
 their own (self cost, from the two runs' difference). ``--gc`` leaves the garbage
-collector on (its share of a step). Wall-clock timings of a machine shared with others
+collector on (its share of a step). ``--full`` runs the network of ``mlp_step.py`` instead
+(784-256-10, batch 128, SGD without momentum as there: BLAS's share next to the
+overhead; 3 and 8 steps after 3 of warm-up). Wall-clock timings of a machine shared with others
 drift; instruction counts do not.
 """
 
@@ -33,7 +35,8 @@ for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[v] = "1"
 import numpy as np
 PROG, OPT, N, GC = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
-sizes, batch = (8, 16, 16, 4), 4
+sizes, batch = tuple(int(s) for s in sys.argv[5].split(",")), int(sys.argv[6])
+L = len(sizes) - 1
 rng = np.random.default_rng(0)
 init = {}
 for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
@@ -42,41 +45,43 @@ for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
 xn = rng.standard_normal((batch, sizes[0])).astype(np.float32)
 yn = rng.integers(0, sizes[-1], batch)
 if PROG == "numpy":
-    Ws = [init[f"{i}.weight"].copy() for i in range(3)]
-    bs = [init[f"{i}.bias"].copy() for i in range(3)]
+    Ws = [init[f"{i}.weight"].copy() for i in range(L)]
+    bs = [init[f"{i}.bias"].copy() for i in range(L)]
     onehot = np.eye(sizes[-1], dtype=np.float32)[yn]
     def step():
         hs = [xn]
         h = xn
-        for i in range(3):
-            z = h.dot(Ws[i].T)
+        for i in range(L):
+            z = h @ Ws[i].T
             z += bs[i]
-            h = np.maximum(z, 0) if i < 2 else z
+            h = np.maximum(z, 0) if i < L - 1 else z
             hs.append(h)
         m = np.max(h, axis=1, keepdims=True)
         e = np.exp(h - m)
         s = np.sum(e, axis=1, keepdims=True)
         loss = np.sum(onehot * (np.log(s) + m - h)) / batch
         g = (e / s - onehot) / batch
-        for i in (2, 1, 0):
-            gW = g.T.dot(hs[i])
+        for i in reversed(range(L)):
+            gW = g.T @ hs[i]
             gb = np.sum(g, axis=0)
             if i:
-                g = g.dot(Ws[i])
+                g = g @ Ws[i]
                 g *= hs[i] > 0
             Ws[i] -= 0.01 * gW
             bs[i] -= 0.01 * gb
         return loss
 elif PROG == "strided-xp":
     import strided as xp
-    W1, b1, W2, b2, W3, b3 = (xp.asarray(init[f"{i}.{k}"].T.copy() if k == "weight" else init[f"{i}.{k}"],
-                                         device="cpu").requires_grad_()
-                              for i in range(3) for k in ("weight", "bias"))
-    params = [W1, b1, W2, b2, W3, b3]
+    params = [xp.asarray(init[f"{i}.{k}"].T.copy() if k == "weight" else init[f"{i}.{k}"],
+                         device="cpu").requires_grad_() for i in range(L) for k in ("weight", "bias")]
     x = xp.asarray(xn, device="cpu")
     onehot = xp.asarray(np.eye(sizes[-1], dtype=np.float32)[yn], device="cpu")
     def step():
-        z = xp.relu(xp.relu(x @ W1 + b1) @ W2 + b2) @ W3 + b3
+        z = x
+        for i in range(L):
+            z = z @ params[2 * i] + params[2 * i + 1]
+            if i < L - 1:
+                z = xp.relu(z)
         m = xp.max(z, axis=1, keepdims=True)
         loss = xp.sum(onehot * (xp.log(xp.sum(xp.exp(z - m), axis=1, keepdims=True)) + m - z)) / batch
         loss.backward()
@@ -99,6 +104,7 @@ else:
     model.load_state_dict({k: T(v) for k, v in init.items()})
     x, y = T(xn), T(yn)
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9) if OPT == "SGD" else \
+        lib.optim.SGD(model.parameters(), lr=0.01) if OPT == "plain" else \
         lib.optim.Adam(model.parameters(), lr=1e-3)
     def step():
         opt.zero_grad()
@@ -111,7 +117,7 @@ else:
         loss.backward()
         opt.step()
         return loss
-for _ in range(30):
+for _ in range(int(sys.argv[7])):  # warm-up
     step()
 gc.collect()
 if not GC:
@@ -158,11 +164,15 @@ def _self_costs(text: str) -> dict:
     return costs
 
 
-def instructions(prog: str, opt: str, n: int, gc_on: bool = False, split: bool = False):
+TINY, FULL = ((8, 16, 16, 4), 4), ((784, 256, 10), 128)
+
+
+def instructions(prog: str, opt: str, n: int, gc_on: bool = False, split: bool = False, net=TINY):
     env = dict(os.environ, PYTHONHASHSEED="0")
     out = f"/tmp/mlp_callgrind.{os.getpid()}.out"
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q",
-                    sys.executable, "-c", _CHILD, prog, opt, str(n), "1" if gc_on else "0"],
+                    sys.executable, "-c", _CHILD, prog, opt, str(n), "1" if gc_on else "0",
+                    ",".join(map(str, net[0])), str(net[1]), "30" if net is TINY else "3"],
                    env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(out) as f:
         text = f.read()
@@ -197,17 +207,21 @@ def main(argv=None) -> int:
         del argv[i:i + 2]
     split = "--split" in argv
     gc_on = "--gc" in argv
+    net = FULL if "--full" in argv else TINY
+    if net is FULL and opt == "SGD":
+        opt = "plain"  # (mlp_step's programs: SGD without momentum, as the step by hand)
     progs = [a for a in argv if not a.startswith("--")] or ["strided", "torch", "numpy"]
-    n1, n2 = 10, 40
+    n1, n2 = (10, 40) if net is TINY else (3, 8)
     res = {}
     splits = {}
     for p in progs:
-        a, b = instructions(p, opt, n1, gc_on, split), instructions(p, opt, n2, gc_on, split)
+        a, b = instructions(p, opt, n1, gc_on, split, net), instructions(p, opt, n2, gc_on, split, net)
         if split:
             (a, ca), (b, cb) = a, b
             splits[p] = (ca, cb)
         res[p] = (b - a) / (n2 - n1)
-    print(f"| program ({opt}, 8-16-16-4, batch 4{', gc on' if gc_on else ''}) | instructions per step |"
+    arch = "-".join(map(str, net[0]))
+    print(f"| program ({opt}, {arch}, batch {net[1]}{', gc on' if gc_on else ''}) | instructions per step |"
           "\n|---|---|")
     for p, v in res.items():
         print(f"| {p} | {v:,.0f} |")

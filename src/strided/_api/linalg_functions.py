@@ -76,6 +76,38 @@ def _check_ndim(func: str, x: Array, ndim: int, what: str) -> None:
 
 # --- matmul and the @ operators -------------------------------------------------
 
+# Result bytes from which a product of matrices skips ndarray.dot's zero fill (below).
+NO_FILL_BYTES = 32768
+_BLAS_REAL = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def host_product(a, b):
+    """``a @ b`` of two host NumPy arrays of one dtype, each 1-D or 2-D: ``ndarray.dot``,
+    or ``numpy.matmul`` for a large product of blasable real matrices -- the same bits.
+
+    Note: NumPy's ``dot`` (``cblas_matrixproduct``) zero-fills its result with ``memset``
+    before BLAS overwrites it (``beta = 0``); ``matmul`` does not. For float32/float64
+    matrices with every dimension > 1, aligned and C- or F-contiguous, both make the
+    same BLAS call (``?gemm``, or ``?syrk`` for ``a @ a.T``) with the same arguments, so
+    the same bits (tests/autograd/test_host_product.py checks it on the installed BLAS;
+    they differ for non-blasable vector-shaped operands, where dot copies and matmul
+    loops, and for complex k = 1): those stay on ``dot``. From NO_FILL_BYTES of result
+    the fill costs more than ``matmul``'s call (the MLP step, 784-256-10, batch 128:
+    ~2.2M of ~17.7M instructions per step were ``memset``); below it ``dot``'s cheaper
+    call wins (4x4: ~0.3 vs ~0.9 us). ``autograd._fused.linear`` uses this too, so that
+    ``nn.functional.linear`` and ``matmul`` keep giving the same bits."""
+    if a.ndim == 2 and b.ndim == 2:
+        m, k = a.shape
+        n = b.shape[1]
+        if m * n * a.itemsize >= NO_FILL_BYTES and m > 1 and n > 1 and k > 1 \
+                and a.dtype in _BLAS_REAL and b.dtype == a.dtype:
+            fa, fb = a.flags, b.flags
+            if fa.aligned and fb.aligned and (fa.c_contiguous or fa.f_contiguous) \
+                    and (fb.c_contiguous or fb.f_contiguous):
+                return _np_matmul(a, b)
+    return a.dot(b)
+
+
 def matmul_shape(func: str, s1: tuple, s2: tuple) -> tuple:
     """The result shape of ``matmul`` (PEP 465); ValueError for incompatible shapes."""
     if not s1 or not s2:
@@ -108,8 +140,9 @@ def matmul(x1, x2, /, *, out=None) -> Array:
             if dev.type == "cpu":  # no device context to enter
                 # Note: for matrices and vectors, ndarray.dot is the same product as
                 # matmul (no stacks to broadcast) at a third of its call cost (4x4:
-                # ~300 vs ~900 ns); both hand large float products to BLAS.
-                r = a.dot(b) if 0 < a.ndim <= 2 and 0 < b.ndim <= 2 else _np_matmul(a, b)
+                # ~300 vs ~900 ns); both hand large float products to BLAS. A large
+                # product of blasable matrices goes to matmul (host_product).
+                r = host_product(a, b) if 0 < a.ndim <= 2 and 0 < b.ndim <= 2 else _np_matmul(a, b)
             else:
                 with backend.ctx(dev):
                     r = backend.xp.matmul(a, b)

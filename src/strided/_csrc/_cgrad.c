@@ -15,7 +15,9 @@
  * Everything a node does stays Python: ``apply``, ``release``, its hooks (``_pre_hooks``,
  * ``_post_hooks``), and the sum of two gradients for one slot (``_add``). What moves to C
  * is the bookkeeping around them (heap, buffers, dependency counts), which costs about a
- * microsecond a node in Python.
+ * microsecond a node in Python -- and, for the rule nodes (``_record.RuleNode``), the
+ * body of ``apply`` around the rule's formulas (``rule_apply``, below: the formulas,
+ * ``SavedVar.unpack``'s uncommon cases and ``fit_grad`` stay Python).
  *
  * What it reads (contract.h, "the backward engine"): the nodes' attributes by name,
  * through the ordinary attribute lookup (so a subclass's own values count), each checked
@@ -278,6 +280,8 @@ all_none(PyObject *grads_in)
     return r;
 }
 
+static PyObject *node_apply(PyObject *node, PyObject *grads);
+
 /* One node, popped from the heap: its hooks, apply, release, and its gradients handed on. */
 static int
 run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, PyObject *heap,
@@ -315,7 +319,7 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
             PyList_SET_ITEM(outs, i, Py_NewRef(Py_None));
     }
     else {
-        outs = PyObject_CallMethodOneArg(node, s_apply, grads_in);
+        outs = node_apply(node, grads_in); /* (RuleNode's: compiled, rule_apply) */
         if (outs == NULL)
             goto error;
         int h = node_truth(node, n_hooks);
@@ -1449,6 +1453,419 @@ done:
     return ret;
 }
 
+/* --- RuleNode.apply (_record.py), compiled ------------------------------------------------
+ *
+ * rule_apply(node, grads) is ``RuleNode.apply`` step for step for a node of one output
+ * whose rule's formulas take positional arguments (every rule of ours): the same
+ * environment (``g``, ``ctx``, the saved values, unpacked as the Python loop unpacks
+ * them: a plain backward's unchanged SavedVar inline, anything else through
+ * ``SavedVar.unpack`` / ``unpack``), the same formula calls in the same order (the joint
+ * formula, or one per needed parameter in ``_needs``'s order), the environment dropped
+ * before the results are fitted, and the same checks (``fit_grad`` for a result of
+ * another shape, dtype, device or type; ``_zeros_if_none`` for ZERO). Anything else (a
+ * node of several outputs, keyword formulas, values of unexpected types) calls the Python
+ * definition. The engine's loop (run_node) calls it in place of ``node.apply`` when the
+ * node's ``apply`` is RuleNode's own; STRIDED_NO_CEXT=1 runs the definition, and
+ * tests/autograd/test_apply_c.py compares the two. */
+
+static PyObject *py_apply;     /* RuleNode.apply, the definition */
+static PyObject *ZERO_o, *STATE_o, *FREED_o, *unpack_fn, *fit_grad_fn, *zeros_if_none_fn,
+    *object_new_fn;
+static PyObject *a_positional, *a_joint, *a_getters, *a_formulas, *a_enabled, *a_ver, *a_x,
+    *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx, *a_name;
+
+/* attribute ``name`` of o is exactly the object want (1), not (0), or -1 with an error */
+static int
+attr_is(PyObject *o, PyObject *name, PyObject *want)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL)
+        return -1;
+    int r = v == want;
+    Py_DECREF(v);
+    return r;
+}
+
+/* A saved value as the environment gets it (new reference); ``sv`` is a SavedVar. */
+static PyObject *
+env_value(PyObject *node, PyObject *sv, int cg)
+{
+    PyObject *st = NULL, *x = NULL, *r = NULL, *a = NULL, *ext = NULL;
+    int slow = cg;
+    if (!slow) {
+        st = PyObject_GetAttr(sv, r_st);
+        if (st == NULL)
+            return NULL;
+        if (st == Py_None)
+            slow = 1;
+        else {
+            int f = attr_is(st, a_family, Py_None);
+            if (f < 0)
+                goto done;
+            if (!f)
+                slow = 1;
+            else {
+                PyObject *v1 = PyObject_GetAttr(st, a_version), *v2 = v1 ? PyObject_GetAttr(sv, a_ver) : NULL;
+                int ne = v2 ? PyObject_RichCompareBool(v1, v2, Py_NE) : -1;
+                Py_XDECREF(v1);
+                Py_XDECREF(v2);
+                if (ne < 0)
+                    goto done;
+                slow = ne;
+            }
+        }
+    }
+    if (slow) { /* (lazy, reinterpreted, stale or recording) */
+        r = PyObject_CallMethodObjArgs(sv, a_unpack, node, cg ? Py_True : Py_False, NULL);
+        goto done;
+    }
+    /* SavedVar.unpack's common case: the saved array itself (a saved output: a bare alias
+       already) or, for an input with metadata, a bare alias of it */
+    x = PyObject_GetAttr(sv, a_x);
+    if (x == NULL)
+        goto done;
+    int nr_none = attr_is(sv, a_nr, Py_None);
+    if (nr_none < 0)
+        goto done;
+    ext = nr_none ? PyObject_GetAttr(x, r_ext) : NULL;
+    if (nr_none && ext == NULL)
+        goto done;
+    if (!nr_none || ext == Py_None) {
+        r = Py_NewRef(x);
+        goto done;
+    }
+    a = PyObject_CallOneArg(object_new_fn, Array_C); /* alias(x), x having its Storage */
+    if (a == NULL)
+        goto done;
+    PyObject *names[7] = {a_np, r_st, a_off, r_shape, a_str, r_dtype, r_device};
+    for (int i = 0; i < 7; i++) {
+        PyObject *v = i == 1 ? Py_NewRef(st) : PyObject_GetAttr(x, names[i]);
+        int e = v == NULL ? -1 : PyObject_SetAttr(a, names[i], v);
+        Py_XDECREF(v);
+        if (e < 0)
+            goto done;
+    }
+    if (PyObject_SetAttr(a, r_ext, Py_None) < 0)
+        goto done;
+    r = Py_NewRef(a);
+done:
+    Py_XDECREF(st);
+    Py_XDECREF(x);
+    Py_XDECREF(a);
+    Py_XDECREF(ext);
+    return r;
+}
+
+/* getters[p](env) as a tuple (new reference), or NULL with an error */
+static PyObject *
+picked(PyObject *getters, PyObject *p, PyObject *env)
+{
+    PyObject *get = PyDict_CheckExact(getters) ? PyDict_GetItemWithError(getters, p) : NULL;
+    if (get == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, p);
+        return NULL;
+    }
+    Py_INCREF(get);
+    PyObject *t = PyObject_CallOneArg(get, env);
+    Py_DECREF(get);
+    if (t != NULL && !PyTuple_Check(t)) {
+        PyObject *u = PySequence_Tuple(t);
+        Py_SETREF(t, u);
+    }
+    return t;
+}
+
+static PyObject *
+rule_apply_impl(PyObject *node, PyObject *grads)
+{
+    PyObject *vals = NULL, *rule = NULL, *env = NULL, *results = NULL, *out = NULL, *ret = NULL;
+    PyObject *slots = NULL, *metas = NULL, *nf = NULL, *tmp = NULL;
+    vals = PyObject_GetAttr(node, r_vals);
+    if (vals == NULL)
+        return NULL;
+    if (vals == Py_None) {
+        PyErr_SetObject(PyExc_RuntimeError, FREED_o);
+        goto done;
+    }
+    int one = 0;
+    tmp = PyObject_GetAttr(node, r_nout);
+    if (tmp == NULL)
+        goto done;
+    one = PyLong_CheckExact(tmp) && PyLong_AsLong(tmp) == 1;
+    Py_CLEAR(tmp);
+    rule = PyObject_GetAttr(node, r_rule);
+    if (rule == NULL)
+        goto done;
+    int pos = attr_is(rule, a_positional, Py_True);
+    if (pos < 0)
+        goto done;
+    if (!one || !pos || !PyDict_CheckExact(vals) || !PyList_Check(grads) || PyList_GET_SIZE(grads) < 1) {
+        ret = PyObject_CallFunctionObjArgs(py_apply, node, grads, NULL); /* the definition */
+        goto done;
+    }
+    env = PyDict_New();
+    if (env == NULL || PyDict_SetItem(env, a_g, PyList_GET_ITEM(grads, 0)) < 0
+        || PyDict_SetItem(env, a_ctx, node) < 0)
+        goto done;
+    if (PyDict_GET_SIZE(vals)) {
+        tmp = PyObject_GetAttr(STATE_o, a_enabled);
+        int cg = tmp == NULL ? -1 : PyObject_IsTrue(tmp);
+        Py_CLEAR(tmp);
+        if (cg < 0)
+            goto done;
+        Py_ssize_t i = 0;
+        PyObject *k, *v;
+        /* (a copy of the items: Python code runs while they are read) */
+        PyObject *items = PyDict_Items(vals);
+        if (items == NULL)
+            goto done;
+        for (i = 0; i < PyList_GET_SIZE(items); i++) {
+            PyObject *kv = PyList_GET_ITEM(items, i);
+            k = PyTuple_GET_ITEM(kv, 0), v = PyTuple_GET_ITEM(kv, 1);
+            PyObject *e;
+            if ((PyObject *)Py_TYPE(v) == SavedVar_C)
+                e = env_value(node, v, cg);
+            else if (PyList_CheckExact(v) || PyTuple_CheckExact(v))
+                e = PyObject_CallFunctionObjArgs(unpack_fn, v, node, cg ? Py_True : Py_False, NULL);
+            else
+                e = Py_NewRef(v);
+            int err = e == NULL || PyDict_SetItem(env, k, e) < 0;
+            Py_XDECREF(e);
+            if (err) {
+                Py_DECREF(items);
+                goto done;
+            }
+        }
+        Py_DECREF(items);
+    }
+    PyObject *joint = PyObject_GetAttr(rule, a_joint);
+    if (joint == NULL)
+        goto done;
+    PyObject *getters = PyObject_GetAttr(rule, a_getters);
+    if (getters == NULL) {
+        Py_DECREF(joint);
+        goto done;
+    }
+    results = PyDict_New();
+    if (results == NULL)
+        goto formulas_done;
+    if (joint != Py_None) {
+        PyObject *diff = PyObject_GetAttr(rule, r_diff), *res = NULL, *args = NULL, *seq = NULL;
+        if (diff == NULL || !PyTuple_CheckExact(diff) || PyTuple_GET_SIZE(diff) < 1) {
+            if (diff != NULL)
+                PyErr_SetString(PyExc_TypeError, "rule_apply(): the rule's diff is not a tuple");
+            goto joint_done;
+        }
+        args = picked(getters, PyTuple_GET_ITEM(diff, 0), env);
+        if (args == NULL)
+            goto joint_done;
+        res = PyObject_Call(joint, args, NULL);
+        if (res == NULL)
+            goto joint_done;
+        if (!PyTuple_Check(res) && !PyList_Check(res)) {
+            PyObject *t = PyTuple_Pack(1, res);
+            Py_SETREF(res, t);
+            if (res == NULL)
+                goto joint_done;
+        }
+        seq = PySequence_Fast(res, "joint");
+        if (seq == NULL)
+            goto joint_done;
+        Py_ssize_t n = PyTuple_GET_SIZE(diff);
+        if (PySequence_Fast_GET_SIZE(seq) < n)
+            n = PySequence_Fast_GET_SIZE(seq); /* (zip stops at the shorter) */
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (PyDict_SetItem(results, PyTuple_GET_ITEM(diff, i), PySequence_Fast_ITEMS(seq)[i]) < 0)
+                goto joint_done;
+        Py_CLEAR(diff); /* (success marker) */
+    joint_done:
+        Py_XDECREF(args);
+        Py_XDECREF(res);
+        Py_XDECREF(seq);
+        if (diff != NULL) { /* an error above */
+            Py_DECREF(diff);
+            Py_CLEAR(results);
+        }
+        else if (PyErr_Occurred())
+            Py_CLEAR(results);
+    }
+    else {
+        PyObject *formulas = PyObject_GetAttr(rule, a_formulas);
+        PyObject *needs = formulas ? PyObject_GetAttr(node, r_needs) : NULL;
+        PyObject *it = needs ? PyObject_GetIter(needs) : NULL, *p;
+        if (it == NULL)
+            Py_CLEAR(results);
+        while (it != NULL && (p = PyIter_Next(it)) != NULL) {
+            PyObject *f = PyObject_GetItem(formulas, p), *r = NULL;
+            if (f == ZERO_o)
+                r = Py_NewRef(f);
+            else if (f != NULL) {
+                PyObject *args = picked(getters, p, env);
+                r = args ? PyObject_Call(f, args, NULL) : NULL;
+                Py_XDECREF(args);
+            }
+            int err = r == NULL || PyDict_SetItem(results, p, r) < 0;
+            Py_XDECREF(f);
+            Py_XDECREF(r);
+            Py_DECREF(p);
+            if (err) {
+                Py_CLEAR(results);
+                break;
+            }
+        }
+        if (results != NULL && PyErr_Occurred())
+            Py_CLEAR(results);
+        Py_XDECREF(it);
+        Py_XDECREF(needs);
+        Py_XDECREF(formulas);
+    }
+formulas_done:
+    Py_DECREF(joint);
+    Py_DECREF(getters);
+    Py_CLEAR(env);
+    if (results == NULL)
+        goto done;
+    slots = PyObject_GetAttr(node, r_slots);
+    metas = slots ? PyObject_GetAttr(node, r_metas) : NULL;
+    nf = metas ? PyObject_GetAttr(node, r_next) : NULL;
+    if (nf == NULL)
+        goto done;
+    PyObject *s = PySequence_Fast(slots, "slots"), *m = s ? PySequence_Fast(metas, "metas") : NULL;
+    PyObject *e = m ? PySequence_Fast(nf, "next_functions") : NULL;
+    Py_ssize_t n = 0;
+    if (e != NULL) {
+        n = PySequence_Fast_GET_SIZE(s);
+        if (PySequence_Fast_GET_SIZE(m) < n)
+            n = PySequence_Fast_GET_SIZE(m);
+        if (PySequence_Fast_GET_SIZE(e) < n)
+            n = PySequence_Fast_GET_SIZE(e);
+        out = PyList_New(0);
+    }
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *slot = PySequence_Fast_ITEMS(s)[i], *meta = PySequence_Fast_ITEMS(m)[i];
+        PyObject *edge = PySequence_Fast_ITEMS(e)[i], *r = NULL;
+        if (!PyTuple_CheckExact(slot) || PyTuple_GET_SIZE(slot) != 2 || !PyTuple_CheckExact(edge)
+            || PyTuple_GET_SIZE(edge) != 2) {
+            PyErr_SetString(PyExc_TypeError, "rule_apply(): a node's slot or edge is not a pair");
+            Py_CLEAR(out);
+            break;
+        }
+        if (PyTuple_GET_ITEM(edge, 0) != Py_None) {
+            r = PyDict_GetItemWithError(results, PyTuple_GET_ITEM(slot, 0));
+            Py_XINCREF(r);
+        }
+        if (r == NULL && PyErr_Occurred()) {
+            Py_CLEAR(out);
+            break;
+        }
+        if (r != NULL && r != Py_None) {
+            PyObject *idx = PyTuple_GET_ITEM(slot, 1);
+            if (r == ZERO_o)
+                Py_SETREF(r, PyObject_CallFunctionObjArgs(zeros_if_none_fn, Py_None, meta, NULL));
+            else if (idx != Py_None)
+                Py_SETREF(r, PyObject_GetItem(r, idx));
+            int fit = 1;
+            if (r != NULL && (PyObject *)Py_TYPE(r) == Array_C && PyTuple_CheckExact(meta)
+                && PyTuple_GET_SIZE(meta) == 3) {
+                PyObject *sh = PyObject_GetAttr(r, r_shape);
+                int same = sh ? PyObject_RichCompareBool(sh, PyTuple_GET_ITEM(meta, 0), Py_EQ) : -1;
+                Py_XDECREF(sh);
+                if (same > 0)
+                    same = attr_is(r, r_dtype, PyTuple_GET_ITEM(meta, 1));
+                if (same > 0)
+                    same = attr_is(r, r_device, PyTuple_GET_ITEM(meta, 2));
+                if (same < 0)
+                    Py_CLEAR(r);
+                fit = same == 0;
+            }
+            if (r != NULL && fit) {
+                PyObject *name = PyObject_GetAttr((PyObject *)Py_TYPE(node), a_name);
+                Py_SETREF(r, name ? PyObject_CallFunctionObjArgs(fit_grad_fn, r, meta, name, NULL) : NULL);
+                Py_XDECREF(name);
+            }
+            if (r == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+        }
+        else if (r == NULL)
+            r = Py_NewRef(Py_None);
+        int err = PyList_Append(out, r);
+        Py_DECREF(r);
+        if (err < 0)
+            Py_CLEAR(out);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(m);
+    Py_XDECREF(e);
+    ret = out;
+done:
+    Py_XDECREF(vals);
+    Py_XDECREF(rule);
+    Py_XDECREF(env);
+    Py_XDECREF(results);
+    Py_XDECREF(slots);
+    Py_XDECREF(metas);
+    Py_XDECREF(nf);
+    Py_XDECREF(tmp);
+    return ret;
+}
+
+/* node.apply(grads), the compiled RuleNode.apply in place of the definition */
+static PyObject *
+node_apply(PyObject *node, PyObject *grads)
+{
+    if (py_apply == NULL)
+        return PyObject_CallMethodOneArg(node, s_apply, grads);
+    PyObject *m = PyObject_GetAttr(node, s_apply);
+    if (m == NULL)
+        return NULL;
+    PyObject *r;
+    if (PyMethod_Check(m) && PyMethod_GET_FUNCTION(m) == py_apply && PyMethod_GET_SELF(m) == node)
+        r = rule_apply_impl(node, grads);
+    else
+        r = PyObject_CallOneArg(m, grads);
+    Py_DECREF(m);
+    return r;
+}
+
+static PyObject *
+rule_apply(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "rule_apply(node, grads) takes two arguments");
+        return NULL;
+    }
+    if (py_apply == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "rule_apply(): setup_apply has not run");
+        return NULL;
+    }
+    return rule_apply_impl(args[0], args[1]);
+}
+
+static PyObject *
+setup_apply(PyObject *mod, PyObject *args)
+{
+    PyObject *o[8];
+    if (!PyArg_ParseTuple(args, "OOOUOOOO:setup_apply", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7]))
+        return NULL;
+    if (SavedVar_C == NULL || Array_C == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_apply(): setup_record runs first");
+        return NULL;
+    }
+    Py_XSETREF(ZERO_o, Py_NewRef(o[1]));
+    Py_XSETREF(STATE_o, Py_NewRef(o[2]));
+    Py_XSETREF(FREED_o, Py_NewRef(o[3]));
+    Py_XSETREF(unpack_fn, Py_NewRef(o[4]));
+    Py_XSETREF(fit_grad_fn, Py_NewRef(o[5]));
+    Py_XSETREF(zeros_if_none_fn, Py_NewRef(o[6]));
+    Py_XSETREF(object_new_fn, Py_NewRef(o[7]));
+    Py_XSETREF(py_apply, Py_NewRef(o[0])); /* last: it turns the compiled apply on */
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 setup_call(PyObject *mod, PyObject *args)
 {
@@ -1563,6 +1980,12 @@ static PyMethodDef methods[] = {
     {"record_call", (PyCFunction)(void (*)(void))record_call, METH_FASTCALL,
      "record_call(name, rule, impl, args, kwargs, call_next): _record._record for a call with "
      "no in-place target and one output, compiled."},
+    {"rule_apply", (PyCFunction)(void (*)(void))rule_apply, METH_FASTCALL,
+     "rule_apply(node, grads): RuleNode.apply, compiled (the definition for what it does not "
+     "take)."},
+    {"setup_apply", setup_apply, METH_VARARGS,
+     "setup_apply(apply, ZERO, STATE, FREED, unpack, fit_grad, zeros_if_none, object_new): "
+     "RuleNode.apply and what it calls, once (after setup_record)."},
     {"setup_call", setup_call, METH_VARARGS,
      "setup_call(record, saves, save, run_off, node_cls): the Python recorder and helpers record_call "
      "calls, once."},
@@ -1598,6 +2021,11 @@ PyInit__cgrad(void)
     INTERN(r_rule, "_rule") INTERN(r_slots, "_slots") INTERN(r_metas, "_metas")
     INTERN(r_needs, "_needs") INTERN(r_next, "next_functions") INTERN(r_out_metas, "_out_metas")
     INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc") INTERN(r_nout, "_nout") INTERN(r_bind, "bind") INTERN(r_diff, "diff")
+    INTERN(a_positional, "positional") INTERN(a_joint, "joint") INTERN(a_getters, "getters")
+    INTERN(a_formulas, "formulas") INTERN(a_enabled, "enabled") INTERN(a_ver, "_ver") INTERN(a_x, "_x")
+    INTERN(a_nr, "_nr") INTERN(a_family, "_family") INTERN(a_version, "_version") INTERN(a_np, "_np")
+    INTERN(a_off, "_off") INTERN(a_str, "_str") INTERN(a_unpack, "unpack") INTERN(a_g, "g")
+    INTERN(a_ctx, "ctx") INTERN(a_name, "__name__")
 #undef INTERN
     return PyModule_Create(&moddef);
 }

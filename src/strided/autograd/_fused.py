@@ -32,6 +32,7 @@ import numpy as np
 import strided as xp
 
 from .._core.array import Array, Ext
+from .._api.linalg_functions import host_product as _host_product
 from .._core.dispatch import _HANDLERS, api
 from ._function import sum_to
 from ._graph import _SEQ, SavedVar, ViewInfo, _cgrad, edge_of
@@ -153,8 +154,8 @@ def _linear_op(x, weight, bias=None):
     """``x @ weight.mT + bias`` (x: (..., in), weight: (out, in), bias: (out,) or None)."""
     if _host(x, weight) and (bias is None or type(bias._get_native()) is np.ndarray):
         a, w = x._get_native(), weight._get_native()
-        # (the same calls as matmul(x, weight.mT): ndarray.dot for matrices, matmul for stacks)
-        r = a.dot(w.T) if a.ndim == 2 else np.matmul(a, w.T)
+        # (the same calls as matmul(x, weight.mT): host_product for matrices, matmul for stacks)
+        r = _host_product(a, w.T) if a.ndim == 2 else np.matmul(a, w.T)
         if bias is not None:
             np.add(r, bias._get_native(), out=r)  # (r is this call's own product)
         return _new(r, None, 0, r.shape, None, x._dtype, x._device)
@@ -170,12 +171,12 @@ def _linear_grads(g, x, weight, ctx):
         gn, an, wn = g._get_native(), x._get_native(), weight._get_native()
         dt, dev = g._dtype, g._device
         if need_x:
-            r = gn.dot(wn) if gn.ndim == 2 else np.matmul(gn, wn)
+            r = _host_product(gn, wn) if gn.ndim == 2 else np.matmul(gn, wn)
             gx = _new(r, None, 0, r.shape, None, dt, dev)
         if need_w:
             g2 = gn if gn.ndim == 2 else gn.reshape(-1, out_f)
             a2 = an if an.ndim == 2 else an.reshape(-1, an.shape[-1])
-            r = g2.T.dot(a2)  # (out, in): the weight's layout
+            r = _host_product(g2.T, a2)  # (out, in): the weight's layout
             gw = _new(r, None, 0, r.shape, None, dt, dev)
     else:
         if need_x:

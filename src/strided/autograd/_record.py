@@ -729,6 +729,12 @@ if _cgrad is not None and hasattr(_cgrad, "record_call"):
     _cgrad.setup_call(_record, _saves, save, _run_off,
                       lambda r, params: r.cls or node_class(r.node_name(params)))
     _record_call = _cgrad.record_call
+if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "record_ew"):
+    # Note: the engine's compiled loop (drain) runs RuleNode.apply compiled
+    # (_csrc/_cgrad.c, rule_apply: the definition above step for step, the same Python
+    # calls where it calls Python); STRIDED_NO_CEXT=1 runs the definition.
+    _cgrad.setup_apply(RuleNode.apply, ZERO, STATE, FREED, unpack, fit_grad, _zeros_if_none,
+                       _object_new)
 
 
 def _rebase(target, node, slot_arrays):
