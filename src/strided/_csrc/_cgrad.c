@@ -1576,6 +1576,29 @@ picked(PyObject *getters, PyObject *p, PyObject *env)
     return t;
 }
 
+/* Are the node's _slots and next_functions tuples or lists of exact 2-tuples? 1 yes, 0 no
+   (the definition then runs: it unpacks any pair, and raises Python's own errors for
+   anything else), -1 an error. */
+static int
+pairs_only(PyObject *node)
+{
+    PyObject *names[2] = {r_slots, r_next};
+    for (int k = 0; k < 2; k++) {
+        PyObject *seq = PyObject_GetAttr(node, names[k]);
+        if (seq == NULL)
+            return -1;
+        int ok = PyTuple_CheckExact(seq) || PyList_CheckExact(seq);
+        for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(seq); i++) {
+            PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+            ok = PyTuple_CheckExact(it) && PyTuple_GET_SIZE(it) == 2;
+        }
+        Py_DECREF(seq);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
 static PyObject *
 rule_apply_impl(PyObject *node, PyObject *grads)
 {
@@ -1600,7 +1623,10 @@ rule_apply_impl(PyObject *node, PyObject *grads)
     int pos = attr_is(rule, a_positional, Py_True);
     if (pos < 0)
         goto done;
-    if (!one || !pos || !PyDict_CheckExact(vals) || !PyList_Check(grads) || PyList_GET_SIZE(grads) < 1) {
+    int pairs = one && pos ? pairs_only(node) : 0;
+    if (pairs < 0)
+        goto done;
+    if (!one || !pos || !pairs || !PyDict_CheckExact(vals) || !PyList_Check(grads) || PyList_GET_SIZE(grads) < 1) {
         ret = PyObject_CallFunctionObjArgs(py_apply, node, grads, NULL); /* the definition */
         goto done;
     }
