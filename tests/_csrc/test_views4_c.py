@@ -7,6 +7,7 @@ errors; both with and without the C extension (the Python path then answers both
 
 import gc
 import warnings
+import sys
 import weakref
 
 import numpy as np
@@ -144,7 +145,9 @@ def test_named_arrays_keep_the_python_path_for_newaxis():
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled view paths are not active")
 def test_the_free_list_is_in_use():
-    assert _array._CVIEWS.setup_array_free() is True
+    # on CPython 3.11; 3.12 manages __weakref__ itself (managed weakrefs): setup declines
+    # there and Arrays are allocated as before
+    assert _array._CVIEWS.setup_array_free() is (sys.version_info < (3, 12))
 
 
 def test_freed_arrays_clear_weak_references_and_run_their_callbacks():
