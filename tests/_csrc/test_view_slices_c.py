@@ -110,14 +110,18 @@ def _native_fields(a):
 @settings(max_examples=300, deadline=None)
 @given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), data=st.data(),
        writeable=st.booleans(), owner=st.booleans())
-def test_c_made_natives_are_numpys_own_views(shape, data, writeable, owner):
-    """The native view a compiled slice or .T builds (views.c, sub_native) is field for
-    field the one NumPy's own indexing or .T makes of the parent's native: data pointer,
-    shape, strides, flags (writeability included), base."""
+def test_views_build_their_native_on_use_as_numpy_indexes(shape, data, writeable, owner):
+    """A compiled slice or .T makes no native view (views.c); the one native_build makes
+    when a kernel needs it is, field for field, NumPy's own indexing (or .T) of the
+    parent's native: data pointer, shape, strides, dtype, flags (writeability: the
+    storage's flat array's); and its base too is the one array._native gives it (NumPy
+    collapses a base chain to the array that owns the memory); and it is cached."""
     base = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     x = xp.asarray(base if owner else base[...], device="cpu")
-    p = x._get_native()
-    p.flags.writeable = writeable
+    flat = x.storage()._data
+    if not writeable:
+        flat.flags.writeable = False
+    p = flat.reshape(shape)  # NumPy's own view of the storage (its writeability)
     parts = []
     for n in shape[:data.draw(st.integers(0, len(shape)))]:
         if data.draw(st.booleans()) and n:
@@ -126,9 +130,16 @@ def test_c_made_natives_are_numpys_own_views(shape, data, writeable, owner):
             parts.append(slice(data.draw(bounds), data.draw(st.one_of(st.none(), st.integers(-6, 6))),
                                data.draw(st.one_of(st.none(), st.sampled_from([1, 2, -1, -3])))))
     key = tuple(parts)
-    got = x[key]._np
-    want = p[key + (Ellipsis,)] if len(parts) == len(shape) and all(type(k) is int for k in parts) \
-        else p[key]
-    assert _native_fields(got) == _native_fields(want)
+    views = [(x[key], p[key + (Ellipsis,)] if len(parts) == len(shape)
+              and all(type(k) is int for k in parts) else p[key])]
     if len(shape) == 2:
-        assert _native_fields(x.T._np) == _native_fields(p.T)
+        views.append((x.T, p.T))
+    for v, want in views:
+        assert v._np is None  # (none made with the view)
+        got = v._get_native()
+        assert v._np is got  # (cached)
+        assert got.shape == want.shape
+        if got.size:  # (an empty view's offset and strides are _native's own choice)
+            assert _native_fields(got)[:-1] == _native_fields(want)[:-1]
+            py = _array._native(v.storage(), v._off, v._shape, v._str)  # the Python builder
+            assert _native_fields(got) == _native_fields(py)

@@ -90,7 +90,14 @@ def _native(st: Storage, offset: int, shape: tuple, strides: tuple):
     if hi < lo:  # empty view: any in-range offset will do
         offset = 0 if n == 0 else min(max(offset, 0), n - 1)
         strides = (0,) * len(shape)
+    elif strides and max(map(abs, strides)) > _BIG_STRIDE // st._data.itemsize:
+        # an axis of length 1 may carry any stride (x[::2**62]); a native view's are bytes
+        # in an int64: such an axis's is 0 (no element is reached through it)
+        strides = tuple(0 if m == 1 else s for m, s in zip(shape, strides))
     return st.device.backend.view(st._data, offset, shape, strides)
+
+
+_BIG_STRIDE = 2 ** 63 - 1
 
 
 class Array:
@@ -167,6 +174,8 @@ class Array:
 
     def _get_native(self):
         r = self._np
+        if r is None and self._st is not None:
+            r = _c_native(self)  # (views.c, native_build: built and cached in C, or None)
         if r is None:
             r = _native(self._st, self._off, self._shape, self._str)
             if not (_layout.OVERLAP_SEEN[0] and _layout.has_internal_overlap(self._shape, self._str)):
@@ -226,16 +235,15 @@ class Array:
             raise ValueError(f"T requires a 2-D array; got {len(shape)} dimensions (use mT or permute_dims)")
         if self._ext is not None:
             return self.t()
-        # The hot path of a transpose, inlined: the child's native view comes from a
-        # cached parent's (NumPy's own ``.T``, the same memory our metadata describes).
+        # The hot path of a transpose, inlined. No native view: _get_native builds it
+        # when a kernel needs one (most views are indexed again or read for their shape).
         st = self._st
         if st is None:
             self._materialize()
             st = self._st
         s = self._str
-        p = self._np
         out = _object_new(Array)
-        out._np = None if p is None else p.T
+        out._np = None
         out._st = st
         out._off = self._off
         out._shape = (shape[1], shape[0])
@@ -628,8 +636,8 @@ class Array:
             # Hot path, inlined: a slice, or a tuple of ints and slices (one per leading
             # axis, ints in bounds). Anything else takes the general path, which raises the
             # errors (slice.indices refuses a float bound or a zero step: the general path
-            # again). The child's native view is the backend's own indexing of the
-            # parent's when that is cached (the same memory our metadata describes).
+            # again). The child has no native view: _get_native builds it from the
+            # Storage when a kernel needs one.
             st = self._st
             if st is None:
                 self._materialize()
@@ -649,9 +657,8 @@ class Array:
                         length = (start - stop - step - 1) // -step if start > stop else 0
                     strides = self._str
                     d0 = strides[0]
-                    p = self._np
                     out = _object_new(Array)
-                    out._np = None if p is None else p[key]
+                    out._np = None
                     out._st = st
                     out._off = self._off + start * d0 if length else self._off
                     out._shape = (length,) + shape[1:]
@@ -689,11 +696,8 @@ class Array:
                         break
                     d += 1
                 else:
-                    p = self._np
                     out = _object_new(Array)
-                    # (an int per axis: NumPy's element is a scalar; "..." keeps a 0-d view)
-                    out._np = None if p is None else p[key] if oshape or d < len(shape) \
-                        else p[key + (Ellipsis,)]
+                    out._np = None
                     out._st = st
                     out._off = off
                     out._shape = tuple(oshape) + shape[d:] if d < len(shape) else tuple(oshape)
@@ -716,6 +720,8 @@ class Array:
             # anything is written; the general path then raises our error.
             p = self._np
             st = self._st
+            if p is None and st is not None:
+                p = _c_native(self)  # (a view's, built in C and cached; None without C)
             if p is not None and st is not None and self._dtype.kind == "f" \
                     and self._device.type == "cpu" and 0 not in self._str:
                 try:
@@ -840,18 +846,14 @@ def _getitem(self: Array, key):
                 i = key + n if key < 0 else key
                 if not 0 <= i < n:
                     raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
-                # Note: when the parent's native view is cached, the child's is the
-                # backend's own (bounds-checked) view of it by the same key: the
-                # same memory our metadata describes, without rebuilding it.
-                parent = self._np
-                return Array._new(None if parent is None else parent[i, ...], st, off + i * s0,
+                # (no native view: _get_native builds it when a kernel needs one)
+                return Array._new(None, st, off + i * s0,
                                   shape[1:], strides[1:], self._dtype, self._device)
             start, stop, step = key.indices(n)
             length = len(range(start, stop, step))
             if length:
                 off += start * s0
-            parent = self._np
-            return Array._new(None if parent is None else parent[key], st, off,
+            return Array._new(None, st, off,
                               (length,) + shape[1:], (s0 * step,) + strides[1:], self._dtype, self._device)
     if t is tuple and len(key) <= len(self._shape):
         r = _index_ints_slices(self, key)
@@ -891,10 +893,8 @@ def _index_ints_slices(self: Array, key: tuple):
         else:
             return None
     d = len(key)
-    # As in the one-int fast path: a cached parent native view gives the child's
-    # by the backend's own indexing (a view of the same memory; "..." keeps a 0-d view).
-    parent = self._np
-    return Array._new(None if parent is None else parent[key + (Ellipsis,)], st, off,
+    # (no native view, as in the one-int fast path)
+    return Array._new(None, st, off,
                       tuple(oshape) + shape[d:], tuple(ostrides) + strides[d:],
                       self._dtype, self._device)
 
@@ -993,6 +993,7 @@ def _install_compiled_views():
 
 
 _CVIEWS = _install_compiled_views()
+_c_native = _CVIEWS.native if _CVIEWS is not None else (lambda x: None)
 # The compiled Ext (strided/_csrc/_chot/names.c): the class above, field for field, allocated
 # from a free list (a named result takes one; a Python instance costs ~450 instructions).
 _ExtPython = Ext  # (the definition; tests compare the two)

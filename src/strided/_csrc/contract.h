@@ -109,8 +109,11 @@ CONTRACT_STATE PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
     X("itemsize", D_itemsize, W_INT, 1)
 
 /* Storage's slots: the version counter an in-place write bumps (an exact int, checked
-   where read: view_setitem). */
-#define STORAGE_SLOTS(X) X("_version", S_version, W_INT, 1)
+   where read: view_setitem), and the flat native array (its type and fields checked
+   where read: native_build). */
+#define STORAGE_SLOTS(X)                    \
+    X("_version", S_version, W_INT, 1)      \
+    X("_data", S_data, W_SET, 0)
 
 /* Ext's slots (strided.named's fast link): read are requires_grad and grad_fn
    (compared with False and None), names (a tuple or None, checked where read): the

@@ -28,7 +28,9 @@ small_native_any(PyObject *x, Py_ssize_t limit)
     if (a == NULL)
         return NULL;
     if (a == Py_None) {
-        a = PyObject_CallOneArg(nat_fn, x);
+        a = native_build(x); /* (in C; else in Python, where it raises its own errors) */
+        if (a == NULL && !PyErr_Occurred())
+            a = PyObject_CallOneArg(nat_fn, x);
         if (a == NULL)
             return contract_decline();
     }

@@ -138,6 +138,8 @@ static PyMethodDef methods[] = {
      "setup_array_free(): Array objects from a free list (views.c); returns whether in use"},
     {"pow_half", pow_half, METH_O,
      "pow_half(a): a ** 0.5 of a small float32/float64 ndarray, the standard's values (views.c), or None"},
+    {"native", native_py, METH_O,
+     "native(x) -> x's native view built in C and cached in x._np (Array._get_native), or None"},
     {"setup_take", setup_take, METH_VARARGS,
      "setup_take(capsule, ndarray, float64 descr): NumPy's C API table (its _ARRAY_API), from "
      "which the compiled take makes its small results; returns whether it passed the checks"},

@@ -62,6 +62,13 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
         || (tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type))
         return 0;
     PyObject *p = SLOT(x, O_np), *st = SLOT(x, O_st), *str = SLOT(x, O_str), *dt = SLOT(x, O_dtype);
+    if (p == Py_None && st != Py_None) { /* a view: its native view built and cached */
+        PyObject *b = native_build(x);
+        if (b == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        Py_DECREF(b);
+        p = SLOT(x, O_np), st = SLOT(x, O_st), str = SLOT(x, O_str), dt = SLOT(x, O_dtype);
+    }
     if (Py_TYPE(p) != ND_T || st == Py_None || !PyTuple_CheckExact(str) || !PyTuple_CheckExact(dts))
         return 0;
     Py_ssize_t which = -1;

@@ -7,8 +7,9 @@
  *
  * x[index array] and x[bool mask] (indexing.advanced_getitem's hot path) are gathered here
  * (take_rows, take_mask) into results made by NumPy's C API (setup_take: its table, checked
- * on a probe) with a small free list; child native views are made from the parent's fields
- * (sub_native) as NumPy's own slicing and .T make them.
+ * on a probe) with a small free list. A view made by indexing, .T or .mT carries no native
+ * view; native_build makes it from the Storage's flat array when a kernel needs it (for the
+ * hot path's small_native and Array._get_native), as NumPy's np.ndarray(buffer=...) makes it.
  *
  * Also here: the free list of Array objects (setup_array_free: Array's tp_alloc and
  * tp_dealloc, every Array made anywhere), and x ** 0.5 of a small float32/float64 host
@@ -32,9 +33,10 @@
  *
  * A lazy parent (a kernel result without a Storage yet) is materialized first
  * (its ``_materialize``), as the Python paths do; the child shares the parent's
- * Storage. The child's native view is the backend's own view of the parent's
- * (``p[key]``, ``p.reshape(shape)``, ``p.transpose(axes)``, ``p.T``) when the
- * parent's is cached, else None (built when a kernel needs it), as in Python.
+ * Storage. The child's native view: None for indexing, .T and .mT (native_build makes
+ * it when a kernel needs it); for the others the backend's own view of the parent's
+ * (``p.reshape(shape)``, ``p.transpose(axes)``) when the parent's is cached, else None,
+ * as in Python.
  * Anything else -- other key types, Ellipsis, None, bools, out-of-range ints, zero
  * steps, negative sizes, keywords, arithmetic that would overflow -- declines
  * (NULL, no error set) and the Python function runs, raising its own errors.
@@ -252,14 +254,11 @@ general:
     return 1;
 }
 
-static PyObject *sub_native(PyObject *p, int nd, const Py_ssize_t *dims, const Py_ssize_t *bstr,
-                            char *data);
-
 /* x[key] for a key of exact ints and slices (one per leading axis), or, when newaxes is
    set (an unnamed x: the name caches key on ints and slices only), with None and one
    Ellipsis among them too (layout.basic_index's arithmetic: None a new axis of size 1 and
-   stride 0, "..." the axes no other item takes; such a child's native view is left to be
-   built on use, as the general path leaves it). */
+   stride 0, "..." the axes no other item takes). The child has no native view:
+   native_build makes it when a kernel needs one, as for .T and .mT. */
 static PyObject *
 view_getitem(PyObject *x, PyObject *key, int newaxes)
 {
@@ -291,9 +290,7 @@ view_getitem(PyObject *x, PyObject *key, int newaxes)
         return NULL;
     if (L.nd != nd)
         return NULL;
-    int lazy = nnew > 0 || ell >= 0; /* (the general path's child: no native view) */
     Py_ssize_t oshape[MAXDIMS], ostr[MAXDIMS], no = 0, off = L.off, d = 0;
-    Py_ssize_t kstart[MAXDIMS], kstep[MAXDIMS]; /* per axis: a slice's (start, step); an int's (i, 0) */
     for (Py_ssize_t j = 0; j < nk; j++) {
         PyObject *k = single ? key : PyTuple_GET_ITEM(key, j);
         if (k == Py_None) {
@@ -325,7 +322,6 @@ view_getitem(PyObject *x, PyObject *key, int newaxes)
                 return NULL;
             oshape[no] = len;
             ostr[no++] = t;
-            kstart[d] = len ? start : 0, kstep[d] = len ? step : 1; /* (NumPy's, when empty) */
         }
         else {
             Py_ssize_t i = PyLong_AsSsize_t(k), t;
@@ -337,74 +333,17 @@ view_getitem(PyObject *x, PyObject *key, int newaxes)
                 i += n;
             if (__builtin_mul_overflow(i, s, &t) || __builtin_add_overflow(off, t, &off))
                 return NULL;
-            kstart[d] = i, kstep[d] = 0;
         }
         d++;
     }
-    if (lazy) {
-        for (; d < nd; d++) {
-            oshape[no] = L.shape[d];
-            ostr[no++] = L.str[d];
-        }
-        return make_view(x, Py_NewRef(Py_None), off, oshape, ostr, no, NULL);
-    }
-    for (Py_ssize_t d = nk; d < nd; d++) {
+    for (; d < nd; d++) {
         oshape[no] = L.shape[d];
         ostr[no++] = L.str[d];
     }
-    /* the native view: the parent's indexed by the same key ("..." keeps an all-int
-       key's element a 0-d view, as in the Python path) */
-    PyObject *p = parent_native(x), *nat = NULL;
-    if (p != Py_None && Py_TYPE(p) == ND_T && loops_ready && ND(p)->nd == nd) {
-        /* NumPy's own view arithmetic (get_view_from_index) on p's byte strides */
-        NDFields *P = ND(p);
-        char *data = P->data;
-        Py_ssize_t dims[MAXDIMS], bs[MAXDIMS];
-        int m = 0;
-        for (Py_ssize_t d = 0; d < nd; d++) {
-            if (d >= nk) {
-                dims[m] = P->dimensions[d], bs[m++] = P->strides[d];
-                continue;
-            }
-            data += kstart[d] * P->strides[d]; /* (inside p's memory: an in-range index) */
-            if (kstep[d] != 0)
-                dims[m] = oshape[m], bs[m] = P->strides[d] * kstep[d], m++;
-        }
-        nat = sub_native(p, m, dims, bs, data);
-        if (nat == NULL && PyErr_Occurred()) {
-            Py_DECREF(p);
-            return decline_error();
-        }
-    }
-    if (nat != NULL)
-        Py_DECREF(p);
-    else if (p == Py_None)
-        nat = p;
-    else {
-        if (no == 0 || tk == &PyLong_Type) {
-            PyObject *k2 = single ? PyTuple_Pack(2, key, Py_Ellipsis) : NULL;
-            if (!single) {
-                k2 = PyTuple_New(nk + 1);
-                if (k2 != NULL) {
-                    for (Py_ssize_t i = 0; i < nk; i++)
-                        PyTuple_SET_ITEM(k2, i, Py_NewRef(PyTuple_GET_ITEM(key, i)));
-                    PyTuple_SET_ITEM(k2, nk, Py_NewRef(Py_Ellipsis));
-                }
-            }
-            if (k2 == NULL) {
-                Py_DECREF(p);
-                return NULL;
-            }
-            nat = PyObject_GetItem(p, k2);
-            Py_DECREF(k2);
-        }
-        else
-            nat = PyObject_GetItem(p, key);
-        Py_DECREF(p);
-        if (nat == NULL)
-            return decline_error();
-    }
-    return make_view(x, nat, off, oshape, ostr, no, NULL);
+    /* no native view: native_build makes it from the Storage when a kernel needs it (a
+       NumPy view made here costs a third of the whole call, and most views are indexed
+       again, read for their shape or handed to a kernel that builds its own) */
+    return make_view(x, Py_NewRef(Py_None), off, oshape, ostr, no, NULL);
 }
 
 /* NumPy's PyArray_NewFromDescr, from its C API table (setup_take; NULL: numpy.empty).
@@ -440,6 +379,88 @@ sub_native(PyObject *p, int nd, const Py_ssize_t *dims, const Py_ssize_t *bstr, 
         Py_DECREF(r);
         return NULL;
     }
+    return r;
+}
+
+/* Whether no two indices of the layout reach one element: the axes longer than 1 sorted
+   by |stride|, each stride past everything the shorter ones reach (a zero stride, as a
+   broadcast view has, fails). Sufficient, not necessary: a layout it refuses is left to
+   the Python builder, which decides (array.py, _get_native and _layout.OVERLAP_SEEN). */
+static int
+plainly_disjoint(const Layout *L)
+{
+    Py_ssize_t len[MAXDIMS], step[MAXDIMS], m = 0, reach = 0;
+    for (Py_ssize_t d = 0; d < L->nd; d++) {
+        if (L->shape[d] < 2)
+            continue;
+        Py_ssize_t s = L->str[d] < 0 ? -L->str[d] : L->str[d], k = m++;
+        if (s == 0 || L->str[d] == PY_SSIZE_T_MIN)
+            return 0;
+        for (; k > 0 && step[k - 1] > s; k--) /* (insertion: a few axes) */
+            len[k] = len[k - 1], step[k] = step[k - 1];
+        len[k] = L->shape[d], step[k] = s;
+    }
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_ssize_t t;
+        if (step[k] <= reach || __builtin_mul_overflow(len[k] - 1, step[k], &t)
+            || __builtin_add_overflow(reach, t, &reach))
+            return 0;
+    }
+    return 1;
+}
+
+/* x's native view built from its Storage's flat array as Array._get_native builds it
+   (array.py, _native: np.ndarray(shape, dtype, data, offset * itemsize, byte strides) --
+   the flat array's descriptor and writeability, its base the flat array) and cached in
+   x._np as _get_native caches it: the native view of a view made without one (indexing,
+   .T, .mT), for the kernel that needs it. New reference; NULL with no error set to
+   decline -- a lazy or foreign x, a flat array not of x's dtype or not as Storage makes
+   it, an empty view, one that might reach an element twice, anything outside the flat
+   array -- and the Python builder runs (raising its own errors). */
+PyObject *
+native_build(PyObject *x)
+{
+    PyObject *st = SLOT(x, O_st), *dt = SLOT(x, O_dtype);
+    if (st == NULL || !contract_want(st, W_STORAGE_OR_NONE) || st == Py_None || dt == NULL
+        || !contract_dtype(dt) || nd_set_base == NULL || !loops_ready)
+        return NULL;
+    PyObject *p = SLOT(st, S_data);
+    if (p == NULL || Py_TYPE(p) != ND_T || ND(p)->nd != 1 || ND(p)->descr != SLOT(dt, D_np))
+        return NULL;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize)), n = ND(p)->dimensions[0];
+    if (isz <= 0 || ND(p)->strides[0] != isz || (ND(p)->flags & ~SUB_FLAGS) != 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return decline_error();
+    Py_ssize_t lo = L.off, hi = L.off, bstr[MAXDIMS], t;
+    for (Py_ssize_t d = 0; d < L.nd; d++) {
+        if (L.shape[d] == 0 || __builtin_mul_overflow(L.shape[d] - 1, L.str[d], &t)
+            || __builtin_add_overflow(t < 0 ? lo : hi, t, t < 0 ? &lo : &hi)
+            || __builtin_mul_overflow(L.str[d], isz, &bstr[d]))
+            return NULL; /* (empty: _native's own offset rule) */
+    }
+    if (lo < 0 || hi >= n || !plainly_disjoint(&L))
+        return NULL;
+    PyObject *r = sub_native(p, (int)L.nd, L.shape, bstr, ND(p)->data + L.off * isz);
+    if (r == NULL)
+        return decline_error();
+    Py_XSETREF(SLOT(x, O_np), Py_NewRef(r));
+    return r;
+}
+
+/* native(x) -> x's native view built and cached by native_build, or None (declined: the
+   caller builds it in Python). For Array._get_native. */
+PyObject *
+native_py(PyObject *Py_UNUSED(mod), PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T || SLOT(x, O_np) != Py_None)
+        Py_RETURN_NONE;
+    PyObject *r = native_build(x);
+    if (r == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
     return r;
 }
 
@@ -1186,32 +1207,11 @@ view_swap_last(PyObject *x, int t)
         return NULL; /* the Python property raises */
     if (get_layout(x, &L) < 0 || L.nd != PyTuple_GET_SIZE(shape))
         return NULL;
-    int native = t;
     Py_ssize_t v, nd = L.nd;
     v = L.shape[nd - 1], L.shape[nd - 1] = L.shape[nd - 2], L.shape[nd - 2] = v;
     v = L.str[nd - 1], L.str[nd - 1] = L.str[nd - 2], L.str[nd - 2] = v;
-    PyObject *p = native ? parent_native(x) : Py_NewRef(Py_None), *nat = NULL;
-    if (p != Py_None && Py_TYPE(p) == ND_T && loops_ready && ND(p)->nd == 2) {
-        /* NumPy's p.T: its dimensions and strides swapped, the same memory */
-        Py_ssize_t dims[2] = {ND(p)->dimensions[1], ND(p)->dimensions[0]},
-                   bs[2] = {ND(p)->strides[1], ND(p)->strides[0]};
-        nat = sub_native(p, 2, dims, bs, ND(p)->data);
-        if (nat == NULL && PyErr_Occurred()) {
-            Py_DECREF(p);
-            return decline_error();
-        }
-    }
-    if (nat != NULL)
-        Py_DECREF(p);
-    else if (p == Py_None)
-        nat = p;
-    else {
-        nat = PyObject_GetAttr(p, s_T);
-        Py_DECREF(p);
-        if (nat == NULL)
-            return decline_error();
-    }
-    return make_view(x, nat, L.off, L.shape, L.str, nd, NULL);
+    /* no native view (native_build makes it when a kernel needs it), as for indexing */
+    return make_view(x, Py_NewRef(Py_None), L.off, L.shape, L.str, nd, NULL);
 }
 
 /* --- rename / refine_names: a view with x's own layout ------------------------------------ */
