@@ -396,30 +396,37 @@ SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1)
 SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1)
 SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1)
 SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
-/* Which rows the side-by-side tree takes (more than 128 elements, all of them now:
-   float64 rows over 1 MiB used to go one leaf at a time), and which of them prefetch:
-   float64 rows read from a buffer of at least 1 MiB (span: the whole buffer a caller
-   streams through, a row of it or all of it; beyond this machine's 512 KiB L2).
-   Measured (issue 38, standalone C, minima of interleaved runs, cycling arrays larger
-   than L3 to read them from memory; a 2-core EPYC shared with other work: +-15%):
-   float64 1e7 elements, side by side without prefetch 13.0-16.9 ms, with it 5.8-9.9 ms,
-   one leaf at a time (the old choice) 7.0-10.7 ms, a plain linear loop 3.8-9.2 ms;
-   float64 3e5-1e6, with prefetch / one leaf at a time or without prefetch 0.83-1.09.
-   float32: prefetching measured 0.96-1.13x not prefetching (in L3 and from memory), and
-   in L2 it costs (one more load-port instruction per 64 bytes): float32 never prefetches. */
-#define SD_PF_FROM(T) (sizeof(T) == 8 ? ((Py_ssize_t)1 << 20) : PY_SSIZE_T_MAX)
+/* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
+   elements, and for float64 at most 1 MiB (SD_PW_MAX) or from a buffer of at least
+   16 MiB (SD_PF_FROM; span: the whole buffer a caller streams through, a row of it or
+   all of it), which then prefetches. Measured (cycling 8 arrays of 1e6 elements, so
+   that each is read from memory): float32 side by side as fast as one leaf at a time
+   (~17 GB/s either way), float64 10-35% slower (4 or 2 leaves' streams against one); in
+   cache float64 gains only 1.05-1.3x. Issue 38 (standalone C and the Python entry
+   points, minima of interleaved runs; a 2-core EPYC shared with other work, +-15%):
+   with the prefetch, float64 1e7 elements from memory 5.8-9.9 ms against 13.0-16.9 ms
+   without it and 7.0-10.7 ms one leaf at a time; through reduce() 0.44-0.88x one leaf
+   at a time (1e7 whole, 1000x10000 rows) in most runs. In L3 (a buffer of 2-8 MB read
+   again and again) prefetching cost 1.10-1.21x and in L2 more: only buffers larger than
+   half the L3 prefetch. float32 prefetching measured 0.96-1.13x not prefetching: never. */
+#define SD_PW_MAX(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : ((Py_ssize_t)1 << 17))
+#define SD_PF_FROM(T) (sizeof(T) == 8 ? ((Py_ssize_t)1 << 24) : PY_SSIZE_T_MAX)
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
     static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
     {                                                                                      \
         if (!sd_avx2 || n <= 128)                                                          \
             return leaf_##SFX(a, n, m);                                                    \
-        return span >= SD_PF_FROM(T) ? pwtp_##SFX(a, n, m) : pwt_##SFX(a, n, m);           \
+        if (span >= SD_PF_FROM(T))                                                         \
+            return pwtp_##SFX(a, n, m);                                                    \
+        return n <= SD_PW_MAX(T) ? pwt_##SFX(a, n, m) : leaf_##SFX(a, n, m);               \
     }                                                                                      \
     static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)            \
     {                                                                                      \
         if (!sd_avx2 || n <= 128)                                                          \
             return leafsq_##SFX(a, n, m);                                                  \
-        return span >= SD_PF_FROM(T) ? pwtpsq_##SFX(a, n, m) : pwtsq_##SFX(a, n, m);       \
+        if (span >= SD_PF_FROM(T))                                                         \
+            return pwtpsq_##SFX(a, n, m);                                                  \
+        return n <= SD_PW_MAX(T) ? pwtsq_##SFX(a, n, m) : leafsq_##SFX(a, n, m);           \
     }
 #else
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
