@@ -436,6 +436,79 @@ SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
     { (void)span; return leafsq_##SFX(a, n, m); }
 #endif
 SD_FLOAT_TYPES(SD_ROW_PICK)
+
+/* Short rows side by side. A row of 8 to 128 elements is one leaf of NumPy's tree (its
+   eight accumulators, added ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the
+   leftover elements in order): four consecutive rows run as four independent vectors in
+   one loop, as four_ runs four leaves, each row's sum then kept apart. The same additions
+   on the same values in the same order as leaf_f32/f64, so the same bits
+   (tests/_csrc/test_sum5_rows.py). One row at a time, a leaf waits on the adder's latency
+   and its eight accumulators and leftovers are added one by one in the SSE build. */
+#ifdef SD_HAVE_AVX2_X
+SD_AVX2 SD_INLINE void rows4_f32(const float *p0, Py_ssize_t n, float *o)
+{
+    const float *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256 r0 = _mm256_loadu_ps(p0), r1 = _mm256_loadu_ps(p1), r2 = _mm256_loadu_ps(p2), r3 = _mm256_loadu_ps(p3);
+    for (i = 8; i < g; i += 8) {
+        r0 = _mm256_add_ps(r0, _mm256_loadu_ps(p0 + i)); r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
+        r2 = _mm256_add_ps(r2, _mm256_loadu_ps(p2 + i)); r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
+    }
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    SD_TAIL(s0, p0, g0, n, SD_ID) SD_TAIL(s1, p1, g1, n, SD_ID) SD_TAIL(s2, p2, g2, n, SD_ID) SD_TAIL(s3, p3, g3, n, SD_ID)
+    o[0] = 0.0f + s0; /* NumPy: identity + sum */
+    o[1] = 0.0f + s1;
+    o[2] = 0.0f + s2;
+    o[3] = 0.0f + s3;
+}
+SD_AVX2 SD_INLINE void rows4_f64(const double *p0, Py_ssize_t n, double *o)
+{
+    const double *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256d a0 = _mm256_loadu_pd(p0), b0 = _mm256_loadu_pd(p0 + 4), a1 = _mm256_loadu_pd(p1), b1 = _mm256_loadu_pd(p1 + 4);
+    __m256d a2 = _mm256_loadu_pd(p2), b2 = _mm256_loadu_pd(p2 + 4), a3 = _mm256_loadu_pd(p3), b3 = _mm256_loadu_pd(p3 + 4);
+    for (i = 8; i < g; i += 8) {
+        a0 = _mm256_add_pd(a0, _mm256_loadu_pd(p0 + i)); b0 = _mm256_add_pd(b0, _mm256_loadu_pd(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, _mm256_loadu_pd(p2 + i)); b2 = _mm256_add_pd(b2, _mm256_loadu_pd(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
+    }
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [row0, row2, row1, row3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    SD_TAIL(s0, p0, g0, n, SD_ID) SD_TAIL(s1, p1, g1, n, SD_ID) SD_TAIL(s2, p2, g2, n, SD_ID) SD_TAIL(s3, p3, g3, n, SD_ID)
+    o[0] = 0.0 + s0;
+    o[1] = 0.0 + s1;
+    o[2] = 0.0 + s2;
+    o[3] = 0.0 + s3;
+}
+/* o[r] = 0 + the sum of row r (n elements, 8 <= n <= 128) for r < nrows rounded down to
+   a multiple of 4; returns the rows done (the caller sums the rest one by one) */
+#define SD_ROWS4(SFX, T, ...)                                                              \
+    SD_AVX2 static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)  \
+    {                                                                                      \
+        Py_ssize_t r = 0;                                                                  \
+        for (; r + 4 <= nrows; r += 4)                                                     \
+            rows4_##SFX(a + r * n, n, o + r);                                              \
+        return r;                                                                          \
+    }
+SD_FLOAT_TYPES(SD_ROWS4)
+#define SD_SHORT_ROWS(n) (sd_avx2 && (n) >= 8 && (n) <= 128)
+#else
+#define SD_ROWS4(SFX, T, ...)                                                              \
+    static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)          \
+    { (void)a; (void)nrows; (void)n; (void)o; return 0; }
+SD_FLOAT_TYPES(SD_ROWS4)
+#define SD_SHORT_ROWS(n) 0
+#endif
 /* SD_LD(V, p): vector V loaded from the unaligned p */
 #define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
 
@@ -515,7 +588,8 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
         if (kind == (KIND)) {                                                               \
             const T *a = (const T *)src.buf;                                                \
             T *o = (T *)out.buf;                                                            \
-            for (Py_ssize_t r = 0; r < nrows; r++)                                          \
+            Py_ssize_t r0 = SD_SHORT_ROWS(ncols) ? rows_##SFX(a, nrows, ncols, o) : 0;      \
+            for (Py_ssize_t r = r0; r < nrows; r++)                                         \
                 o[r] = (T)0 + row_##SFX(a + r * ncols, ncols, 0, src.len); /* NumPy: identity + sum */ \
             for (Py_ssize_t r = 0; r < nrows && !strict; r++)                               \
                 if (o[r] != o[r])                                                           \
@@ -1805,6 +1879,9 @@ static void sd_red_task(void *p, Py_ssize_t c)
     sd_red_ctx *x = (sd_red_ctx *)p;
     Py_ssize_t lo = x->ntask * c / x->nchunks, hi = x->ntask * (c + 1) / x->nchunks;
     Py_ssize_t L = x->kind == 1 ? 8 : 4;
+    if (x->inner == 1 && x->op == SD_SUM && SD_SHORT_ROWS(x->nred)) /* short rows four at a time */
+        lo += x->kind == 1 ? rows_f32((const float *)x->src + lo * x->nred, hi - lo, x->nred, (float *)x->dst + lo)
+                           : rows_f64((const double *)x->src + lo * x->nred, hi - lo, x->nred, (double *)x->dst + lo);
     for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
         if (x->inner == 1) { /* row t */
             Py_ssize_t n = x->nred, span = x->outer * n * (x->kind == 1 ? 4 : 8);
