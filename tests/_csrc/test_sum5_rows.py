@@ -114,3 +114,38 @@ def test_namespace_row_sums_and_means(dt, shape):
     assert host(xp.sum(x, axis=1, keepdims=True)).tobytes() == np.add.reduce(a, axis=1, keepdims=True).tobytes()
     assert host(xp.mean(x, axis=-1)).tobytes() == np.mean(a, axis=-1).tobytes()
     assert host(x).tobytes() == before  # the input untouched
+
+
+def _check_sq_dev(a, nt=1):
+    rows, cols = a.shape
+    dt = a.dtype
+    # any per-row mean in a's dtype (NumPy's own mean, as var computes it)
+    m = (np.add.reduce(a, axis=-1, keepdims=True) / dt.type(cols)).astype(dt)
+    d = a - m
+    want = np.add.reduce(d * d, axis=-1)
+    r = np.empty(rows, dt)
+    done = C.reduce(C.REDUCE_OPS["sq_dev"], a, r, rows, cols, 1, nt, np.ascontiguousarray(m.reshape(rows)))
+    if np.isnan(want).any():
+        return
+    assert done and r.tobytes() == want.tobytes(), f"sq_dev {rows}x{cols} {dt} nt={nt}"
+
+
+@needs_c
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_squared_deviations_every_row_length_to_300(dt):
+    for cols in range(1, 301):
+        for rows in (1, 4, 7):
+            _check_sq_dev(_data((rows, cols), dt, 7 * cols + rows))
+    for rows, cols in ((60_001, 33), (20_000, 100)):
+        for nt in (1, 2, 4):
+            _check_sq_dev(_data((rows, cols), dt, rows), nt)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(8, 8), (1000, 100), (4097, 31)])
+def test_namespace_row_var_and_std(dt, shape):
+    a = _data(shape, dt, shape[0] + shape[1])
+    x = xp.asarray(a, device="cpu")
+    tol = 1e-5 if dt == np.float32 else 1e-12
+    np.testing.assert_allclose(host(xp.var(x, axis=-1)), np.var(a, axis=-1), rtol=tol)
+    np.testing.assert_allclose(host(xp.std(x, axis=-1, correction=1)), np.std(a, axis=-1, ddof=1), rtol=tol)

@@ -443,7 +443,8 @@ SD_FLOAT_TYPES(SD_ROW_PICK)
    one loop, as four_ runs four leaves, each row's sum then kept apart. The same additions
    on the same values in the same order as leaf_f32/f64, so the same bits
    (tests/_csrc/test_sum5_rows.py). One row at a time, a leaf waits on the adder's latency
-   and its eight accumulators and leftovers are added one by one in the SSE build. */
+   and its eight accumulators and leftovers are added one by one in the SSE build.
+   rows4sq_*: the same for var/std's squared deviations, each row from its own mean. */
 #ifdef SD_HAVE_AVX2_X
 SD_AVX2 SD_INLINE void rows4_f32(const float *p0, Py_ssize_t n, float *o)
 {
@@ -490,6 +491,66 @@ SD_AVX2 SD_INLINE void rows4_f64(const double *p0, Py_ssize_t n, double *o)
     o[2] = 0.0 + s2;
     o[3] = 0.0 + s3;
 }
+/* the same for four rows' squared deviations from their own means m[0..3] (var/std):
+   each (x - m) * (x - m) rounded as leafsq rounds it */
+#define SD_SQK(k) (((v_) - m##k) * ((v_) - m##k))
+#define SD_SQ0(v) ({ __typeof__(m0) v_ = (v); SD_SQK(0); })
+#define SD_SQ1(v) ({ __typeof__(m1) v_ = (v); SD_SQK(1); })
+#define SD_SQ2(v) ({ __typeof__(m2) v_ = (v); SD_SQK(2); })
+#define SD_SQ3(v) ({ __typeof__(m3) v_ = (v); SD_SQK(3); })
+SD_AVX2 SD_INLINE void rows4sq_f32(const float *p0, Py_ssize_t n, const float *m, float *o)
+{
+    const float *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    const float m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3];
+    const __m256 M0 = _mm256_set1_ps(m0), M1 = _mm256_set1_ps(m1), M2 = _mm256_set1_ps(m2), M3 = _mm256_set1_ps(m3);
+#define SD_D32(p, M) ({ __m256 d_ = _mm256_sub_ps(_mm256_loadu_ps(p), M); _mm256_mul_ps(d_, d_); })
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256 r0 = SD_D32(p0, M0), r1 = SD_D32(p1, M1), r2 = SD_D32(p2, M2), r3 = SD_D32(p3, M3);
+    for (i = 8; i < g; i += 8) {
+        r0 = _mm256_add_ps(r0, SD_D32(p0 + i, M0)); r1 = _mm256_add_ps(r1, SD_D32(p1 + i, M1));
+        r2 = _mm256_add_ps(r2, SD_D32(p2 + i, M2)); r3 = _mm256_add_ps(r3, SD_D32(p3 + i, M3));
+    }
+#undef SD_D32
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    SD_TAIL(s0, p0, g0, n, SD_SQ0) SD_TAIL(s1, p1, g1, n, SD_SQ1) SD_TAIL(s2, p2, g2, n, SD_SQ2) SD_TAIL(s3, p3, g3, n, SD_SQ3)
+    o[0] = 0.0f + s0;
+    o[1] = 0.0f + s1;
+    o[2] = 0.0f + s2;
+    o[3] = 0.0f + s3;
+}
+SD_AVX2 SD_INLINE void rows4sq_f64(const double *p0, Py_ssize_t n, const double *m, double *o)
+{
+    const double *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    const double m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3];
+    const __m256d M0 = _mm256_set1_pd(m0), M1 = _mm256_set1_pd(m1), M2 = _mm256_set1_pd(m2), M3 = _mm256_set1_pd(m3);
+#define SD_D64(p, M) ({ __m256d d_ = _mm256_sub_pd(_mm256_loadu_pd(p), M); _mm256_mul_pd(d_, d_); })
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256d a0 = SD_D64(p0, M0), b0 = SD_D64(p0 + 4, M0), a1 = SD_D64(p1, M1), b1 = SD_D64(p1 + 4, M1);
+    __m256d a2 = SD_D64(p2, M2), b2 = SD_D64(p2 + 4, M2), a3 = SD_D64(p3, M3), b3 = SD_D64(p3 + 4, M3);
+    for (i = 8; i < g; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_D64(p0 + i, M0)); b0 = _mm256_add_pd(b0, SD_D64(p0 + i + 4, M0));
+        a1 = _mm256_add_pd(a1, SD_D64(p1 + i, M1)); b1 = _mm256_add_pd(b1, SD_D64(p1 + i + 4, M1));
+        a2 = _mm256_add_pd(a2, SD_D64(p2 + i, M2)); b2 = _mm256_add_pd(b2, SD_D64(p2 + i + 4, M2));
+        a3 = _mm256_add_pd(a3, SD_D64(p3 + i, M3)); b3 = _mm256_add_pd(b3, SD_D64(p3 + i + 4, M3));
+    }
+#undef SD_D64
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [row0, row2, row1, row3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    SD_TAIL(s0, p0, g0, n, SD_SQ0) SD_TAIL(s1, p1, g1, n, SD_SQ1) SD_TAIL(s2, p2, g2, n, SD_SQ2) SD_TAIL(s3, p3, g3, n, SD_SQ3)
+    o[0] = 0.0 + s0;
+    o[1] = 0.0 + s1;
+    o[2] = 0.0 + s2;
+    o[3] = 0.0 + s3;
+}
 /* o[r] = 0 + the sum of row r (n elements, 8 <= n <= 128) for r < nrows rounded down to
    a multiple of 4; returns the rows done (the caller sums the rest one by one) */
 #define SD_ROWS4(SFX, T, ...)                                                              \
@@ -499,13 +560,23 @@ SD_AVX2 SD_INLINE void rows4_f64(const double *p0, Py_ssize_t n, double *o)
         for (; r + 4 <= nrows; r += 4)                                                     \
             rows4_##SFX(a + r * n, n, o + r);                                              \
         return r;                                                                          \
+    }                                                                                      \
+    SD_AVX2 static Py_ssize_t rowsq_##SFX##_4(const T *a, Py_ssize_t nrows, Py_ssize_t n,   \
+                                            const T *m, T *o)                              \
+    {                                                                                      \
+        Py_ssize_t r = 0;                                                                  \
+        for (; r + 4 <= nrows; r += 4)                                                     \
+            rows4sq_##SFX(a + r * n, n, m + r, o + r);                                     \
+        return r;                                                                          \
     }
 SD_FLOAT_TYPES(SD_ROWS4)
 #define SD_SHORT_ROWS(n) (sd_avx2 && (n) >= 8 && (n) <= 128)
 #else
 #define SD_ROWS4(SFX, T, ...)                                                              \
     static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)          \
-    { (void)a; (void)nrows; (void)n; (void)o; return 0; }
+    { (void)a; (void)nrows; (void)n; (void)o; return 0; }                                      \
+    static Py_ssize_t rowsq_##SFX##_4(const T *a, Py_ssize_t nrows, Py_ssize_t n, const T *m, T *o) \
+    { (void)a; (void)nrows; (void)n; (void)m; (void)o; return 0; }
 SD_FLOAT_TYPES(SD_ROWS4)
 #define SD_SHORT_ROWS(n) 0
 #endif
@@ -1882,6 +1953,11 @@ static void sd_red_task(void *p, Py_ssize_t c)
     if (x->inner == 1 && x->op == SD_SUM && SD_SHORT_ROWS(x->nred)) /* short rows four at a time */
         lo += x->kind == 1 ? rows_f32((const float *)x->src + lo * x->nred, hi - lo, x->nred, (float *)x->dst + lo)
                            : rows_f64((const double *)x->src + lo * x->nred, hi - lo, x->nred, (double *)x->dst + lo);
+    else if (x->inner == 1 && x->op == SD_SQDEV && SD_SHORT_ROWS(x->nred))
+        lo += x->kind == 1 ? rowsq_f32_4((const float *)x->src + lo * x->nred, hi - lo, x->nred,
+                                         (const float *)x->mean + lo, (float *)x->dst + lo)
+                           : rowsq_f64_4((const double *)x->src + lo * x->nred, hi - lo, x->nred,
+                                         (const double *)x->mean + lo, (double *)x->dst + lo);
     for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
         if (x->inner == 1) { /* row t */
             Py_ssize_t n = x->nred, span = x->outer * n * (x->kind == 1 ? 4 : 8);
