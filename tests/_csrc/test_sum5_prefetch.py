@@ -1,13 +1,13 @@
-"""Sums of large float64 buffers are NumPy's bits (issue 38, strided/_csrc/_ckernels.c,
-``row_f32/f64``'s choice): a float64 buffer of 16 MiB or more (``SD_PF_FROM``) is summed
-by the side-by-side tree with software prefetch, rows of such a buffer too, whatever
-their width (one leaf at a time before: rows over 1 MiB); smaller float64 buffers and
-all float32 ones keep their paths. Every addition is NumPy's, in NumPy's order, so every
+"""Sums of large buffers are NumPy's bits (issue 38, strided/_csrc/_ckernels.c,
+``row_f32/f64``'s choice): a float32 or float64 buffer of 2 MiB or more (``SD_PF_FROM``) is
+summed by the side-by-side tree with software prefetch, rows of such a buffer too, float64
+rows of any width included (one leaf at a time before: rows over 1 MiB); smaller buffers
+keep their paths. Every addition is NumPy's, in NumPy's order, so every
 entry point -- whole sums on 1-4 threads (``sum_all``, ``reduce``), row sums
 (``sum_rows``, ``sum_into``, ``reduce`` with inner == 1, on threads too), the squared
 deviations of var/std (``reduce``'s sq_dev) and the namespace's ``sum``/``mean``/``var``
 -- is compared bit for bit with ``numpy.add.reduce`` at lengths around the tree's cut
-points and the 16 MiB boundary, at unaligned starts, with infinities and signed zeros;
+points and the 2 MiB boundary, at unaligned starts, with infinities and signed zeros;
 a NaN sum is declined (its payload is NumPy's loop order's). Without the C kernels
 (STRIDED_NO_CEXT=1) the namespace tests check NumPy's own answers."""
 
@@ -26,7 +26,9 @@ from conftest import host
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
 F64 = np.float64
-PF = (16 << 20) // 8  # float64 elements from which a buffer is prefetched (SD_PF_FROM)
+DTYPES = [np.float32, np.float64]
+PF_BYTES = 2 << 20  # a buffer from which the sums prefetch (SD_PF_FROM)
+PF = PF_BYTES // 8  # in float64 elements
 
 
 def _data(n, seed, dt=F64):
@@ -43,27 +45,29 @@ def _unaligned(a, shift):
 
 
 @needs_c
-@pytest.mark.parametrize("n", [PF - 1, PF, PF + 1, PF + 7, PF + 129, 2 * PF + 5, 3_000_017])
-def test_whole_float64_sums_from_16_mib(n):
-    a = _data(n, n)
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("k", [-1, 0, 1, 7, 129, 8 * PF // 3 + 5, 16 * PF + 17])
+def test_whole_sums_from_2_mib(dt, k):
+    n = PF_BYTES // np.dtype(dt).itemsize + k
+    a = _data(n, n, dt)
     for shift in (0, 1):
         b = _unaligned(a, shift) if shift else a
         want = np.add.reduce(b).tobytes()
         for nt in (1, 2, 3, 4):
-            assert np.float64(C.sum_all(b, nt)).tobytes() == want, f"sum_all n={n} shift={shift} nt={nt}"
-            r = np.empty((), F64)
+            assert np.asarray(C.sum_all(b, nt), dt).tobytes() == want, f"sum_all n={n} shift={shift} nt={nt}"
+            r = np.empty((), dt)
             assert C.reduce(C.REDUCE_OPS["sum"], b, r, 1, n, 1, nt)
             assert r.tobytes() == want, f"reduce n={n} shift={shift} nt={nt}"
-        out = np.empty((), F64)
+        out = np.empty((), dt)
         assert C.sum_into(b, out, n) and out.tobytes() == want
 
 
 @needs_c
-@pytest.mark.parametrize("rows,cols", [(8192, 257), (16384, 129), (3000, 700), (2051, 1023),
-                                       (17, 123_457), (2, 1_048_583), (1, 2 * PF + 3)])
-def test_float64_row_sums_of_a_16_mib_buffer(rows, cols):
+@pytest.mark.parametrize("rows,cols", [(1024, 257), (2048, 129), (375, 700), (257, 1023),
+                                       (3, 123_457), (2, 131_075), (1, 2 * PF + 3)])
+def test_float64_row_sums_of_a_2_mib_buffer(rows, cols):
     a = _data(rows * cols, rows + cols).reshape(rows, cols)
-    assert a.nbytes >= 16 << 20
+    assert a.nbytes >= PF_BYTES
     want = np.add.reduce(a, axis=1)
     out = np.empty(rows, F64)
     C.sum_rows(a, out, cols)
@@ -78,18 +82,22 @@ def test_float64_row_sums_of_a_16_mib_buffer(rows, cols):
 @needs_c
 @settings(max_examples=12, deadline=None)
 @given(cols=hs.integers(129, 4200), seed=hs.integers(0, 2**32 - 1))
-def test_any_row_width_in_a_16_mib_buffer(cols, seed):
-    rows = -(-PF // cols)  # just enough rows for 16 MiB
-    a = _data(rows * cols, seed).reshape(rows, cols)
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_any_row_width_in_a_2_mib_buffer(dt, cols, seed):
+    rows = -(-PF_BYTES // (cols * np.dtype(dt).itemsize))  # just enough rows for 2 MiB
+    a = _data(rows * cols, seed, dt).reshape(rows, cols)
     want = np.add.reduce(a, axis=1)
-    r = np.empty(rows, F64)
+    r = np.empty(rows, dt)
     assert C.reduce(C.REDUCE_OPS["sum"], a, r, rows, cols, 1, 2)
     assert r.tobytes() == want.tobytes(), f"{rows}x{cols}"
+    out = np.empty(rows, dt)
+    C.sum_rows(a, out, cols)
+    assert out.tobytes() == want.tobytes(), f"sum_rows {rows}x{cols}"
 
 
 @needs_c
-@pytest.mark.parametrize("rows,cols", [(1, PF + 3), (4, PF // 4 + 9), (2100, 1000)])
-def test_float64_squared_deviations_from_16_mib(rows, cols):
+@pytest.mark.parametrize("rows,cols", [(1, PF + 3), (4, PF // 4 + 9), (270, 1000), (1, 20 * PF + 1)])
+def test_float64_squared_deviations_from_2_mib(rows, cols):
     a = _data(rows * cols, cols).reshape(rows, cols)
     m = np.add.reduce(a, axis=1, keepdims=True) / F64(cols)
     d = a - m
@@ -101,7 +109,7 @@ def test_float64_squared_deviations_from_16_mib(rows, cols):
 
 
 @needs_c
-def test_infinities_zeros_and_nans_from_16_mib():
+def test_infinities_zeros_and_nans_from_2_mib():
     n = PF + 17
     z = np.full(n, -0.0)
     assert np.float64(C.sum_all(z, 2)).tobytes() == np.add.reduce(z).tobytes()  # +0.0, NumPy's
@@ -114,8 +122,8 @@ def test_infinities_zeros_and_nans_from_16_mib():
     assert not C.sum_into(a, out, n)
 
 
-@pytest.mark.parametrize("n", [PF - 1, PF + 129])
-def test_namespace_sum_mean_var_of_16_mib(n):
+@pytest.mark.parametrize("n", [PF - 1, PF + 129, 2 * PF + 9])
+def test_namespace_sum_mean_var_of_2_mib(n):
     a = _data(n, n)
     a[5] = -0.0
     x = xp.asarray(a, device="cpu")

@@ -397,20 +397,23 @@ SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1)
 SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1)
 SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
 /* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
-   elements, and for float64 at most 1 MiB (SD_PW_MAX) or from a buffer of at least
-   16 MiB (SD_PF_FROM; span: the whole buffer a caller streams through, a row of it or
-   all of it), which then prefetches. Measured (cycling 8 arrays of 1e6 elements, so
-   that each is read from memory): float32 side by side as fast as one leaf at a time
-   (~17 GB/s either way), float64 10-35% slower (4 or 2 leaves' streams against one); in
-   cache float64 gains only 1.05-1.3x. Issue 38 (standalone C and the Python entry
-   points, minima of interleaved runs; a 2-core EPYC shared with other work, +-15%):
-   with the prefetch, float64 1e7 elements from memory 5.8-9.9 ms against 13.0-16.9 ms
-   without it and 7.0-10.7 ms one leaf at a time; through reduce() 0.44-0.88x one leaf
-   at a time (1e7 whole, 1000x10000 rows) in most runs. In L3 (a buffer of 2-8 MB read
-   again and again) prefetching cost 1.10-1.21x and in L2 more: only buffers larger than
-   half the L3 prefetch. float32 prefetching measured 0.96-1.13x not prefetching: never. */
+   elements, and for float64 at most 1 MiB (SD_PW_MAX) unless the buffer prefetches:
+   a buffer of at least 2 MiB (SD_PF_FROM; span: the whole buffer a caller streams
+   through, a row of it or all of it) takes the prefetching tree, float64 rows of any
+   length included. Measured before (cycling 8 arrays of 1e6 elements, so that each is
+   read from memory): float32 side by side as fast as one leaf at a time (~17 GB/s
+   either way), float64 10-35% slower (4 or 2 leaves' streams against one); in cache
+   float64 gains only 1.05-1.3x. Issue 38 (the C entry points and standalone C, minima
+   of interleaved runs, in L3 = one buffer read again and again, from memory = cycling
+   buffers larger than L3; a 2-core EPYC shared with other work, +-10% and worse):
+   - float64, prefetching tree / one leaf at a time: 1.2-16 MB 0.78-0.98 in L3 and
+     0.80-0.94 from memory; 1e7 elements 0.54-0.89 (one run 1.25); rows of 1000
+     (1000x1000) 0.99 in L3, 0.68 from memory; without prefetch the tree from memory
+     was 1.3-2x slower than with it at 1e7;
+   - float32, prefetching / not: 4-40 MB 0.92-1.06 in L3, 0.95-1.32 from memory (1e6
+     elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB. */
 #define SD_PW_MAX(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : ((Py_ssize_t)1 << 17))
-#define SD_PF_FROM(T) (sizeof(T) == 8 ? ((Py_ssize_t)1 << 24) : PY_SSIZE_T_MAX)
+#define SD_PF_FROM(T) ((Py_ssize_t)1 << 21)
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
     static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
     {                                                                                      \
