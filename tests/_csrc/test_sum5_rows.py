@@ -1,7 +1,8 @@
 """Row sums of short rows are NumPy's bits (issue 38, strided/_csrc/_ckernels.c,
-``rows4_f32/f64``): on AVX2 machines rows of 8 to 128 elements -- each one leaf of NumPy's
-pairwise tree -- are summed four at a time side by side, each row's eight accumulators
-and leftovers added exactly as one row alone. Compared bit for bit with
+``rows4_f32/f64``, ``rows2_f32/f64``): on AVX2 machines rows of 8 to 128 elements -- each
+one leaf of NumPy's pairwise tree -- are summed four at a time side by side, and rows of
+129 to 256 that are one node of two leaves (not 249-255: their right half is 129 long)
+two at a time, each row's accumulators and leftovers added exactly as one row alone. Compared bit for bit with
 ``numpy.add.reduce(a, axis=-1)``: every row length 1..300, row counts that are and are not
 multiples of four, every entry point (``sum_rows``, ``sum_into`` with a divisor: a mean,
 ``reduce`` on 1-4 threads), unaligned starts, signed zeros and infinities; a NaN row is

@@ -554,12 +554,72 @@ SD_AVX2 SD_INLINE void rows4sq_f64(const double *p0, Py_ssize_t n, const double 
     o[2] = 0.0 + s2;
     o[3] = 0.0 + s3;
 }
-/* o[r] = 0 + the sum of row r (n elements, 8 <= n <= 128) for r < nrows rounded down to
-   a multiple of 4; returns the rows done (the caller sums the rest one by one) */
+/* Rows of 129 to 256 elements that are one node of two leaves (two_'s: n - sd_half(n) <=
+   128; not 249, whose right half is 129 elements), two rows side by side as four_ runs
+   four leaves, each row's two leaf sums then added left + right. */
+SD_AVX2 SD_INLINE void rows2_f32(const float *a, Py_ssize_t n, float *o)
+{
+    Py_ssize_t n0 = sd_half(n), n1 = n - n0;
+    const float *p0 = a, *p1 = a + n0, *p2 = a + n, *p3 = a + n + n0;
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g2 = g0, g3 = g1, i;
+    __m256 r0 = _mm256_loadu_ps(p0), r1 = _mm256_loadu_ps(p1), r2 = _mm256_loadu_ps(p2), r3 = _mm256_loadu_ps(p3);
+    for (i = 8; i < g0; i += 8) {
+        r0 = _mm256_add_ps(r0, _mm256_loadu_ps(p0 + i)); r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
+        r2 = _mm256_add_ps(r2, _mm256_loadu_ps(p2 + i)); r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
+    }
+    for (i = g0; i < g1; i += 8) { /* (n1 >= n0: the right leaf may have one more vector) */
+        r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
+        r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
+    }
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n0, SD_ID) SD_TAIL(s3, p3, g3, n1, SD_ID)
+    o[0] = 0.0f + (s0 + s1);
+    o[1] = 0.0f + (s2 + s3);
+}
+SD_AVX2 SD_INLINE void rows2_f64(const double *a, Py_ssize_t n, double *o)
+{
+    Py_ssize_t n0 = sd_half(n), n1 = n - n0;
+    const double *p0 = a, *p1 = a + n0, *p2 = a + n, *p3 = a + n + n0;
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g2 = g0, g3 = g1, i;
+    __m256d a0 = _mm256_loadu_pd(p0), b0 = _mm256_loadu_pd(p0 + 4), a1 = _mm256_loadu_pd(p1), b1 = _mm256_loadu_pd(p1 + 4);
+    __m256d a2 = _mm256_loadu_pd(p2), b2 = _mm256_loadu_pd(p2 + 4), a3 = _mm256_loadu_pd(p3), b3 = _mm256_loadu_pd(p3 + 4);
+    for (i = 8; i < g0; i += 8) {
+        a0 = _mm256_add_pd(a0, _mm256_loadu_pd(p0 + i)); b0 = _mm256_add_pd(b0, _mm256_loadu_pd(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, _mm256_loadu_pd(p2 + i)); b2 = _mm256_add_pd(b2, _mm256_loadu_pd(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
+    }
+    for (i = g0; i < g1; i += 8) {
+        a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
+        a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
+    }
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [leaf0, leaf2, leaf1, leaf3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n0, SD_ID) SD_TAIL(s3, p3, g3, n1, SD_ID)
+    o[0] = 0.0 + (s0 + s1);
+    o[1] = 0.0 + (s2 + s3);
+}
+/* o[r] = 0 + the sum of row r (n elements: SD_SHORT_ROWS) for r < nrows rounded down to
+   a multiple of 4 (n <= 128) or 2; returns the rows done (the caller sums the rest one
+   by one) */
 #define SD_ROWS4(SFX, T, ...)                                                              \
     SD_AVX2 static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)  \
     {                                                                                      \
         Py_ssize_t r = 0;                                                                  \
+        if (n > 128) {                                                                     \
+            for (; r + 2 <= nrows; r += 2)                                                 \
+                rows2_##SFX(a + r * n, n, o + r);                                          \
+            return r;                                                                      \
+        }                                                                                  \
         for (; r + 4 <= nrows; r += 4)                                                     \
             rows4_##SFX(a + r * n, n, o + r);                                              \
         return r;                                                                          \
@@ -573,7 +633,8 @@ SD_AVX2 SD_INLINE void rows4sq_f64(const double *p0, Py_ssize_t n, const double 
         return r;                                                                          \
     }
 SD_FLOAT_TYPES(SD_ROWS4)
-#define SD_SHORT_ROWS(n) (sd_avx2 && (n) >= 8 && (n) <= 128)
+#define SD_SHORT_ROWS(n) (sd_avx2 && (n) >= 8 && ((n) <= 128 || ((n) <= 256 && (n) - sd_half(n) <= 128)))
+#define SD_SHORT_SQ_ROWS(n) (sd_avx2 && (n) >= 8 && (n) <= 128)
 #else
 #define SD_ROWS4(SFX, T, ...)                                                              \
     static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)          \
@@ -582,6 +643,7 @@ SD_FLOAT_TYPES(SD_ROWS4)
     { (void)a; (void)nrows; (void)n; (void)m; (void)o; return 0; }
 SD_FLOAT_TYPES(SD_ROWS4)
 #define SD_SHORT_ROWS(n) 0
+#define SD_SHORT_SQ_ROWS(n) 0
 #endif
 /* SD_LD(V, p): vector V loaded from the unaligned p */
 #define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
@@ -1953,10 +2015,10 @@ static void sd_red_task(void *p, Py_ssize_t c)
     sd_red_ctx *x = (sd_red_ctx *)p;
     Py_ssize_t lo = x->ntask * c / x->nchunks, hi = x->ntask * (c + 1) / x->nchunks;
     Py_ssize_t L = x->kind == 1 ? 8 : 4;
-    if (x->inner == 1 && x->op == SD_SUM && SD_SHORT_ROWS(x->nred)) /* short rows four at a time */
+    if (x->inner == 1 && x->op == SD_SUM && SD_SHORT_ROWS(x->nred)) /* short rows side by side */
         lo += x->kind == 1 ? rows_f32((const float *)x->src + lo * x->nred, hi - lo, x->nred, (float *)x->dst + lo)
                            : rows_f64((const double *)x->src + lo * x->nred, hi - lo, x->nred, (double *)x->dst + lo);
-    else if (x->inner == 1 && x->op == SD_SQDEV && SD_SHORT_ROWS(x->nred))
+    else if (x->inner == 1 && x->op == SD_SQDEV && SD_SHORT_SQ_ROWS(x->nred))
         lo += x->kind == 1 ? rowsq_f32_4((const float *)x->src + lo * x->nred, hi - lo, x->nred,
                                          (const float *)x->mean + lo, (float *)x->dst + lo)
                            : rowsq_f64_4((const double *)x->src + lo * x->nred, hi - lo, x->nred,
