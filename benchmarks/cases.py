@@ -316,6 +316,12 @@ def reductions(quick: bool) -> list[Case]:
                     cases.append(Case("reductions", op, {"shape": shape, "dtype": dt, "axis": axis},
                                       ("mat", shape, dt), f"xp.{op}(a{ax})",
                                       f"torch.{torch_name[op]}(a{tax}{corr})"))
+    # short rows (issue 38: rows of 8-128 elements, one leaf each, four at a time)
+    for dt in ("float32", "float64"):
+        for op, corr in (("sum", ""), ("std", ", correction=0")):
+            cases.append(Case("reductions", op, {"shape": (100000, 32), "dtype": dt, "axis": 1},
+                              ("mat", (100000, 32), dt), f"xp.{op}(a, axis=1)",
+                              f"torch.{torch_name[op]}(a, dim=1{corr})"))
     return cases
 
 

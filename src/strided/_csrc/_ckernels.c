@@ -350,47 +350,301 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
         return res;                                                                        \
     }
 /* NumPy's recursion; a node of two leaves, or of two nodes of two leaves each, summed by
-   two_/four_ (the leaves' sums then added as the tree adds them) */
-#define SD_PWT(NAME, ONE, SFX, T, SQ, XS)                                                  \
-    SD_ONE(ONE, T, XS)                                                                     \
+   two_/four_ (the leaves' sums then added as the tree adds them). PF: the prefetching
+   twin (pwtp_*), for data streamed from beyond L2: before each node of leaves is summed,
+   the bytes SD_PF_AHEAD past it are prefetched, one instruction per 64-byte line (the
+   side-by-side streams are 256-1024 bytes apart and short: the hardware prefetcher
+   alone fell behind, most for float64). A prefetch changes no value. */
+#define SD_PF_AHEAD 4096
+#define SD_PREFETCH(a, n)                                                                  \
+    do {                                                                                   \
+        const char *b_ = (const char *)(a) + SD_PF_AHEAD;                                  \
+        const char *e_ = (const char *)((a) + (n)) + SD_PF_AHEAD;                          \
+        for (; b_ < e_; b_ += 64)                                                          \
+            _mm_prefetch(b_, _MM_HINT_T0);                                                 \
+    } while (0)
+#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF)                                              \
     SD_AVX2 static T NAME(const T *a, Py_ssize_t n, T m)                                   \
     {                                                                                      \
         if (n <= 128)                                                                      \
             return ONE(a, n, m);                                                           \
         Py_ssize_t n2 = sd_half(n), n3 = n - n2;                                           \
-        if (n3 <= 128)                                                                     \
+        if (n3 <= 128) {                                                                   \
+            if (PF)                                                                        \
+                SD_PREFETCH(a, n);                                                         \
             return two_##SFX(a, n2, a + n2, n3, SQ, m);                                    \
+        }                                                                                  \
         Py_ssize_t h2 = sd_half(n2), h3 = sd_half(n3);                                     \
-        if (n2 > 128 && n2 - h2 <= 128 && n3 - h3 <= 128)                                  \
+        if (n2 > 128 && n2 - h2 <= 128 && n3 - h3 <= 128) {                                \
+            if (PF)                                                                        \
+                SD_PREFETCH(a, n);                                                         \
             return four_##SFX(a, h2, a + h2, n2 - h2, a + n2, h3, a + n2 + h3, n3 - h3, SQ, m); \
+        }                                                                                  \
         T l = NAME(a, n2, m);                                                              \
         T r = NAME(a + n2, n3, m);                                                         \
         return l + r;                                                                      \
     }
-SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID)
-SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID)
-SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ)
-SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ)
-/* Which rows the side-by-side tree takes: more than 128 elements, and for float64 at most
-   1 MiB. Measured (cycling 8 arrays of 1e6 elements, so that each is read from memory):
-   float32 side by side as fast as one leaf at a time (~17 GB/s either way), float64 10-35%
-   slower (4 or 2 leaves' streams against one); in cache float64 gains only 1.05-1.3x. */
+SD_ONE(pwone_f32, float, SD_ID)
+SD_ONE(pwone_f64, double, SD_ID)
+SD_ONE(pwonesq_f32, float, SD_SQ)
+SD_ONE(pwonesq_f64, double, SD_SQ)
+SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0)
+SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0)
+SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0)
+SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0)
+SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1)
+SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1)
+SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1)
+SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
+/* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
+   elements, and for float64 at most 1 MiB (SD_PW_MAX) unless the buffer prefetches:
+   a buffer of at least 2 MiB (SD_PF_FROM; span: the whole buffer a caller streams
+   through, a row of it or all of it) takes the prefetching tree, float64 rows of any
+   length included. Measured before (cycling 8 arrays of 1e6 elements, so that each is
+   read from memory): float32 side by side as fast as one leaf at a time (~17 GB/s
+   either way), float64 10-35% slower (4 or 2 leaves' streams against one); in cache
+   float64 gains only 1.05-1.3x. Issue 38 (the C entry points and standalone C, minima
+   of interleaved runs, in L3 = one buffer read again and again, from memory = cycling
+   buffers larger than L3; a 2-core EPYC shared with other work, +-10% and worse):
+   - float64, prefetching tree / one leaf at a time: 1.2-16 MB 0.78-0.98 in L3 and
+     0.80-0.94 from memory; 1e7 elements 0.54-0.89 (one run 1.25); rows of 1000
+     (1000x1000) 0.99 in L3, 0.68 from memory; without prefetch the tree from memory
+     was 1.3-2x slower than with it at 1e7;
+   - float32, prefetching / not: 4-40 MB 0.92-1.06 in L3, 0.95-1.32 from memory (1e6
+     elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB. */
 #define SD_PW_MAX(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : ((Py_ssize_t)1 << 17))
+#define SD_PF_FROM(T) ((Py_ssize_t)1 << 21)
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
-    static inline T row_##SFX(const T *a, Py_ssize_t n, T m)                               \
+    static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
     {                                                                                      \
-        return sd_avx2 && n > 128 && n <= SD_PW_MAX(T) ? pwt_##SFX(a, n, m) : leaf_##SFX(a, n, m); \
+        if (!sd_avx2 || n <= 128)                                                          \
+            return leaf_##SFX(a, n, m);                                                    \
+        if (span >= SD_PF_FROM(T))                                                         \
+            return pwtp_##SFX(a, n, m);                                                    \
+        return n <= SD_PW_MAX(T) ? pwt_##SFX(a, n, m) : leaf_##SFX(a, n, m);               \
     }                                                                                      \
-    static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m)                             \
+    static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)            \
     {                                                                                      \
-        return sd_avx2 && n > 128 && n <= SD_PW_MAX(T) ? pwtsq_##SFX(a, n, m) : leafsq_##SFX(a, n, m); \
+        if (!sd_avx2 || n <= 128)                                                          \
+            return leafsq_##SFX(a, n, m);                                                  \
+        if (span >= SD_PF_FROM(T))                                                         \
+            return pwtpsq_##SFX(a, n, m);                                                  \
+        return n <= SD_PW_MAX(T) ? pwtsq_##SFX(a, n, m) : leafsq_##SFX(a, n, m);           \
     }
 #else
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
-    static inline T row_##SFX(const T *a, Py_ssize_t n, T m) { return leaf_##SFX(a, n, m); } \
-    static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m) { return leafsq_##SFX(a, n, m); }
+    static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
+    { (void)span; return leaf_##SFX(a, n, m); }                                            \
+    static inline T rowsq_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)            \
+    { (void)span; return leafsq_##SFX(a, n, m); }
 #endif
 SD_FLOAT_TYPES(SD_ROW_PICK)
+
+/* Short rows side by side. A row of 8 to 128 elements is one leaf of NumPy's tree (its
+   eight accumulators, added ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the
+   leftover elements in order): four consecutive rows run as four independent vectors in
+   one loop, as four_ runs four leaves, each row's sum then kept apart. The same additions
+   on the same values in the same order as leaf_f32/f64, so the same bits
+   (tests/_csrc/test_sum5_rows.py). One row at a time, a leaf waits on the adder's latency
+   and its eight accumulators and leftovers are added one by one in the SSE build.
+   rows4sq_*: the same for var/std's squared deviations, each row from its own mean. */
+#ifdef SD_HAVE_AVX2_X
+SD_AVX2 SD_INLINE void rows4_f32(const float *p0, Py_ssize_t n, float *o)
+{
+    const float *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256 r0 = _mm256_loadu_ps(p0), r1 = _mm256_loadu_ps(p1), r2 = _mm256_loadu_ps(p2), r3 = _mm256_loadu_ps(p3);
+    for (i = 8; i < g; i += 8) {
+        r0 = _mm256_add_ps(r0, _mm256_loadu_ps(p0 + i)); r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
+        r2 = _mm256_add_ps(r2, _mm256_loadu_ps(p2 + i)); r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
+    }
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    SD_TAIL(s0, p0, g0, n, SD_ID) SD_TAIL(s1, p1, g1, n, SD_ID) SD_TAIL(s2, p2, g2, n, SD_ID) SD_TAIL(s3, p3, g3, n, SD_ID)
+    o[0] = 0.0f + s0; /* NumPy: identity + sum */
+    o[1] = 0.0f + s1;
+    o[2] = 0.0f + s2;
+    o[3] = 0.0f + s3;
+}
+SD_AVX2 SD_INLINE void rows4_f64(const double *p0, Py_ssize_t n, double *o)
+{
+    const double *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256d a0 = _mm256_loadu_pd(p0), b0 = _mm256_loadu_pd(p0 + 4), a1 = _mm256_loadu_pd(p1), b1 = _mm256_loadu_pd(p1 + 4);
+    __m256d a2 = _mm256_loadu_pd(p2), b2 = _mm256_loadu_pd(p2 + 4), a3 = _mm256_loadu_pd(p3), b3 = _mm256_loadu_pd(p3 + 4);
+    for (i = 8; i < g; i += 8) {
+        a0 = _mm256_add_pd(a0, _mm256_loadu_pd(p0 + i)); b0 = _mm256_add_pd(b0, _mm256_loadu_pd(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, _mm256_loadu_pd(p2 + i)); b2 = _mm256_add_pd(b2, _mm256_loadu_pd(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
+    }
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [row0, row2, row1, row3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    SD_TAIL(s0, p0, g0, n, SD_ID) SD_TAIL(s1, p1, g1, n, SD_ID) SD_TAIL(s2, p2, g2, n, SD_ID) SD_TAIL(s3, p3, g3, n, SD_ID)
+    o[0] = 0.0 + s0;
+    o[1] = 0.0 + s1;
+    o[2] = 0.0 + s2;
+    o[3] = 0.0 + s3;
+}
+/* the same for four rows' squared deviations from their own means m[0..3] (var/std):
+   each (x - m) * (x - m) rounded as leafsq rounds it */
+#define SD_SQK(k) (((v_) - m##k) * ((v_) - m##k))
+#define SD_SQ0(v) ({ __typeof__(m0) v_ = (v); SD_SQK(0); })
+#define SD_SQ1(v) ({ __typeof__(m1) v_ = (v); SD_SQK(1); })
+#define SD_SQ2(v) ({ __typeof__(m2) v_ = (v); SD_SQK(2); })
+#define SD_SQ3(v) ({ __typeof__(m3) v_ = (v); SD_SQK(3); })
+SD_AVX2 SD_INLINE void rows4sq_f32(const float *p0, Py_ssize_t n, const float *m, float *o)
+{
+    const float *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    const float m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3];
+    const __m256 M0 = _mm256_set1_ps(m0), M1 = _mm256_set1_ps(m1), M2 = _mm256_set1_ps(m2), M3 = _mm256_set1_ps(m3);
+#define SD_D32(p, M) ({ __m256 d_ = _mm256_sub_ps(_mm256_loadu_ps(p), M); _mm256_mul_ps(d_, d_); })
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256 r0 = SD_D32(p0, M0), r1 = SD_D32(p1, M1), r2 = SD_D32(p2, M2), r3 = SD_D32(p3, M3);
+    for (i = 8; i < g; i += 8) {
+        r0 = _mm256_add_ps(r0, SD_D32(p0 + i, M0)); r1 = _mm256_add_ps(r1, SD_D32(p1 + i, M1));
+        r2 = _mm256_add_ps(r2, SD_D32(p2 + i, M2)); r3 = _mm256_add_ps(r3, SD_D32(p3 + i, M3));
+    }
+#undef SD_D32
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    SD_TAIL(s0, p0, g0, n, SD_SQ0) SD_TAIL(s1, p1, g1, n, SD_SQ1) SD_TAIL(s2, p2, g2, n, SD_SQ2) SD_TAIL(s3, p3, g3, n, SD_SQ3)
+    o[0] = 0.0f + s0;
+    o[1] = 0.0f + s1;
+    o[2] = 0.0f + s2;
+    o[3] = 0.0f + s3;
+}
+SD_AVX2 SD_INLINE void rows4sq_f64(const double *p0, Py_ssize_t n, const double *m, double *o)
+{
+    const double *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+    const double m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3];
+    const __m256d M0 = _mm256_set1_pd(m0), M1 = _mm256_set1_pd(m1), M2 = _mm256_set1_pd(m2), M3 = _mm256_set1_pd(m3);
+#define SD_D64(p, M) ({ __m256d d_ = _mm256_sub_pd(_mm256_loadu_pd(p), M); _mm256_mul_pd(d_, d_); })
+    Py_ssize_t g = n & ~(Py_ssize_t)7, i, g0 = g, g1 = g, g2 = g, g3 = g;
+    __m256d a0 = SD_D64(p0, M0), b0 = SD_D64(p0 + 4, M0), a1 = SD_D64(p1, M1), b1 = SD_D64(p1 + 4, M1);
+    __m256d a2 = SD_D64(p2, M2), b2 = SD_D64(p2 + 4, M2), a3 = SD_D64(p3, M3), b3 = SD_D64(p3 + 4, M3);
+    for (i = 8; i < g; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_D64(p0 + i, M0)); b0 = _mm256_add_pd(b0, SD_D64(p0 + i + 4, M0));
+        a1 = _mm256_add_pd(a1, SD_D64(p1 + i, M1)); b1 = _mm256_add_pd(b1, SD_D64(p1 + i + 4, M1));
+        a2 = _mm256_add_pd(a2, SD_D64(p2 + i, M2)); b2 = _mm256_add_pd(b2, SD_D64(p2 + i + 4, M2));
+        a3 = _mm256_add_pd(a3, SD_D64(p3 + i, M3)); b3 = _mm256_add_pd(b3, SD_D64(p3 + i + 4, M3));
+    }
+#undef SD_D64
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [row0, row2, row1, row3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    SD_TAIL(s0, p0, g0, n, SD_SQ0) SD_TAIL(s1, p1, g1, n, SD_SQ1) SD_TAIL(s2, p2, g2, n, SD_SQ2) SD_TAIL(s3, p3, g3, n, SD_SQ3)
+    o[0] = 0.0 + s0;
+    o[1] = 0.0 + s1;
+    o[2] = 0.0 + s2;
+    o[3] = 0.0 + s3;
+}
+/* Rows of 129 to 256 elements that are one node of two leaves (two_'s: n - sd_half(n) <=
+   128; not 249, whose right half is 129 elements), two rows side by side as four_ runs
+   four leaves, each row's two leaf sums then added left + right. */
+SD_AVX2 SD_INLINE void rows2_f32(const float *a, Py_ssize_t n, float *o)
+{
+    Py_ssize_t n0 = sd_half(n), n1 = n - n0;
+    const float *p0 = a, *p1 = a + n0, *p2 = a + n, *p3 = a + n + n0;
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g2 = g0, g3 = g1, i;
+    __m256 r0 = _mm256_loadu_ps(p0), r1 = _mm256_loadu_ps(p1), r2 = _mm256_loadu_ps(p2), r3 = _mm256_loadu_ps(p3);
+    for (i = 8; i < g0; i += 8) {
+        r0 = _mm256_add_ps(r0, _mm256_loadu_ps(p0 + i)); r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
+        r2 = _mm256_add_ps(r2, _mm256_loadu_ps(p2 + i)); r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
+    }
+    for (i = g0; i < g1; i += 8) { /* (n1 >= n0: the right leaf may have one more vector) */
+        r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
+        r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
+    }
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n0, SD_ID) SD_TAIL(s3, p3, g3, n1, SD_ID)
+    o[0] = 0.0f + (s0 + s1);
+    o[1] = 0.0f + (s2 + s3);
+}
+SD_AVX2 SD_INLINE void rows2_f64(const double *a, Py_ssize_t n, double *o)
+{
+    Py_ssize_t n0 = sd_half(n), n1 = n - n0;
+    const double *p0 = a, *p1 = a + n0, *p2 = a + n, *p3 = a + n + n0;
+    Py_ssize_t g0 = n0 & ~(Py_ssize_t)7, g1 = n1 & ~(Py_ssize_t)7, g2 = g0, g3 = g1, i;
+    __m256d a0 = _mm256_loadu_pd(p0), b0 = _mm256_loadu_pd(p0 + 4), a1 = _mm256_loadu_pd(p1), b1 = _mm256_loadu_pd(p1 + 4);
+    __m256d a2 = _mm256_loadu_pd(p2), b2 = _mm256_loadu_pd(p2 + 4), a3 = _mm256_loadu_pd(p3), b3 = _mm256_loadu_pd(p3 + 4);
+    for (i = 8; i < g0; i += 8) {
+        a0 = _mm256_add_pd(a0, _mm256_loadu_pd(p0 + i)); b0 = _mm256_add_pd(b0, _mm256_loadu_pd(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, _mm256_loadu_pd(p2 + i)); b2 = _mm256_add_pd(b2, _mm256_loadu_pd(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
+    }
+    for (i = g0; i < g1; i += 8) {
+        a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
+        a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
+    }
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [leaf0, leaf2, leaf1, leaf3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n0, SD_ID) SD_TAIL(s3, p3, g3, n1, SD_ID)
+    o[0] = 0.0 + (s0 + s1);
+    o[1] = 0.0 + (s2 + s3);
+}
+/* o[r] = 0 + the sum of row r (n elements: SD_SHORT_ROWS) for r < nrows rounded down to
+   a multiple of 4 (n <= 128) or 2; returns the rows done (the caller sums the rest one
+   by one) */
+#define SD_ROWS4(SFX, T, ...)                                                              \
+    SD_AVX2 static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)  \
+    {                                                                                      \
+        Py_ssize_t r = 0;                                                                  \
+        if (n > 128) {                                                                     \
+            for (; r + 2 <= nrows; r += 2)                                                 \
+                rows2_##SFX(a + r * n, n, o + r);                                          \
+            return r;                                                                      \
+        }                                                                                  \
+        for (; r + 4 <= nrows; r += 4)                                                     \
+            rows4_##SFX(a + r * n, n, o + r);                                              \
+        return r;                                                                          \
+    }                                                                                      \
+    SD_AVX2 static Py_ssize_t rowsq_##SFX##_4(const T *a, Py_ssize_t nrows, Py_ssize_t n,   \
+                                            const T *m, T *o)                              \
+    {                                                                                      \
+        Py_ssize_t r = 0;                                                                  \
+        for (; r + 4 <= nrows; r += 4)                                                     \
+            rows4sq_##SFX(a + r * n, n, m + r, o + r);                                     \
+        return r;                                                                          \
+    }
+SD_FLOAT_TYPES(SD_ROWS4)
+#define SD_SHORT_ROWS(n) (sd_avx2 && (n) >= 8 && ((n) <= 128 || ((n) <= 256 && (n) - sd_half(n) <= 128)))
+#define SD_SHORT_SQ_ROWS(n) (sd_avx2 && (n) >= 8 && (n) <= 128)
+#else
+#define SD_ROWS4(SFX, T, ...)                                                              \
+    static Py_ssize_t rows_##SFX(const T *a, Py_ssize_t nrows, Py_ssize_t n, T *o)          \
+    { (void)a; (void)nrows; (void)n; (void)o; return 0; }                                      \
+    static Py_ssize_t rowsq_##SFX##_4(const T *a, Py_ssize_t nrows, Py_ssize_t n, const T *m, T *o) \
+    { (void)a; (void)nrows; (void)n; (void)m; (void)o; return 0; }
+SD_FLOAT_TYPES(SD_ROWS4)
+#define SD_SHORT_ROWS(n) 0
+#define SD_SHORT_SQ_ROWS(n) 0
+#endif
 /* SD_LD(V, p): vector V loaded from the unaligned p */
 #define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
 
@@ -470,8 +724,9 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
         if (kind == (KIND)) {                                                               \
             const T *a = (const T *)src.buf;                                                \
             T *o = (T *)out.buf;                                                            \
-            for (Py_ssize_t r = 0; r < nrows; r++)                                          \
-                o[r] = (T)0 + row_##SFX(a + r * ncols, ncols, 0); /* NumPy: identity + sum */ \
+            Py_ssize_t r0 = SD_SHORT_ROWS(ncols) ? rows_##SFX(a, nrows, ncols, o) : 0;      \
+            for (Py_ssize_t r = r0; r < nrows; r++)                                         \
+                o[r] = (T)0 + row_##SFX(a + r * ncols, ncols, 0, src.len); /* NumPy: identity + sum */ \
             for (Py_ssize_t r = 0; r < nrows && !strict; r++)                               \
                 if (o[r] != o[r])                                                           \
                     status = 0; /* a NaN: NumPy's payload (see ROW) */                      \
@@ -1295,6 +1550,7 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
    count. */
 typedef struct {
     int kind, sq, nleaf; /* sq: the sum of (x - mean)**2 */
+    Py_ssize_t span;     /* the whole array's bytes (row_f32/f64's prefetch choice) */
     double mean;
     const char *base;
     Py_ssize_t lo[SD_MAXCHUNKS], n[SD_MAXCHUNKS]; /* the subtrees' elements */
@@ -1321,9 +1577,9 @@ static void sd_sum_task(void *p, Py_ssize_t c)
     const float *a32 = (const float *)s->base + s->lo[c];
     const double *a64 = (const double *)s->base + s->lo[c];
     if (s->kind == 1)
-        s->p[c] = s->sq ? rowsq_f32(a32, s->n[c], (float)s->mean) : row_f32(a32, s->n[c], 0);
+        s->p[c] = s->sq ? rowsq_f32(a32, s->n[c], (float)s->mean, s->span) : row_f32(a32, s->n[c], 0, s->span);
     else
-        s->p[c] = s->sq ? rowsq_f64(a64, s->n[c], s->mean) : row_f64(a64, s->n[c], 0);
+        s->p[c] = s->sq ? rowsq_f64(a64, s->n[c], s->mean, s->span) : row_f64(a64, s->n[c], 0, s->span);
 }
 
 /* The subtrees' sums added as sd_sum_cut's tree adds them (*k: the next subtree). */
@@ -1346,6 +1602,7 @@ static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, in
     s.sq = sq;
     s.mean = mean;
     s.base = base;
+    s.span = n * (kind == 1 ? 4 : 8);
     s.nleaf = 0;
     Py_ssize_t want = sd_chunks(n * (kind == 1 ? 4 : 8), nt > 255 ? 256 : (int)nt);
     int depth = 0; /* 2^depth <= want <= SD_MAXCHUNKS subtrees */
@@ -1739,9 +1996,9 @@ SD_FLOAT_TYPES(SD_COLRANGE_T)
         const T *a = (const T *)x->src + t * n;                                        \
         T *o = (T *)x->dst + t;                                                        \
         if (x->op == SD_SUM)                                                           \
-            *o = (T)0 + row_##SFX(a, n, 0);                                            \
+            *o = (T)0 + row_##SFX(a, n, 0, span);                                  \
         else if (x->op == SD_SQDEV)                                                    \
-            *o = (T)0 + rowsq_##SFX(a, n, ((const T *)x->mean)[t]);                    \
+            *o = (T)0 + rowsq_##SFX(a, n, ((const T *)x->mean)[t], span);          \
         else {                                                                         \
             int nan;                                                                   \
             *o = x->rx_##SFX(a, n, &nan);                                              \
@@ -1758,9 +2015,17 @@ static void sd_red_task(void *p, Py_ssize_t c)
     sd_red_ctx *x = (sd_red_ctx *)p;
     Py_ssize_t lo = x->ntask * c / x->nchunks, hi = x->ntask * (c + 1) / x->nchunks;
     Py_ssize_t L = x->kind == 1 ? 8 : 4;
+    if (x->inner == 1 && x->op == SD_SUM && SD_SHORT_ROWS(x->nred)) /* short rows side by side */
+        lo += x->kind == 1 ? rows_f32((const float *)x->src + lo * x->nred, hi - lo, x->nred, (float *)x->dst + lo)
+                           : rows_f64((const double *)x->src + lo * x->nred, hi - lo, x->nred, (double *)x->dst + lo);
+    else if (x->inner == 1 && x->op == SD_SQDEV && SD_SHORT_SQ_ROWS(x->nred))
+        lo += x->kind == 1 ? rowsq_f32_4((const float *)x->src + lo * x->nred, hi - lo, x->nred,
+                                         (const float *)x->mean + lo, (float *)x->dst + lo)
+                           : rowsq_f64_4((const double *)x->src + lo * x->nred, hi - lo, x->nred,
+                                         (const double *)x->mean + lo, (double *)x->dst + lo);
     for (Py_ssize_t t = lo; t < hi && !atomic_load_explicit(&x->declined, memory_order_relaxed); t++) {
         if (x->inner == 1) { /* row t */
-            Py_ssize_t n = x->nred;
+            Py_ssize_t n = x->nred, span = x->outer * n * (x->kind == 1 ? 4 : 8);
             SD_FLOAT_TYPES(SD_ROW_TASK_T)
             continue;
         }
@@ -1833,7 +2098,7 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
             if (op == SD_SQDEV)                                                            \
                 *out = (T)sd_sum_whole(kind, v->buf, n, nt, 1, *(const T *)mean);          \
             else if (op == SD_SUM)                                                         \
-                *out = n <= 128 ? (T)0 + row_##SFX((const T *)v->buf, n, 0)                \
+                *out = n <= 128 ? (T)0 + row_##SFX((const T *)v->buf, n, 0, 0)       \
                                 : (T)sd_sum_whole(kind, v->buf, n, nt, 0, 0.0);            \
             else {                                                                         \
                 double r = x->part[0];                                                     \
