@@ -26,6 +26,7 @@ class Settings:
     min_repeats: int  # batches per library, at least ...
     max_repeats: int  # ... and at most
     budget_ns: int  # aim for this much timing per case (all libraries together)
+    settle_s: float = 0.0  # sleep before each timed batch (Case.settle_ms)
 
 
 # Short batches, many of them: on a shared machine most short batches run
@@ -124,6 +125,8 @@ def _rounds(timers, inner, batch, s, out) -> dict:
             if name not in samples:
                 continue
             try:
+                if s.settle_s:
+                    time.sleep(s.settle_s)  # (the other library's worker threads go idle)
                 if inner[name] < 10 and batch[name] < 50_000_000:
                     timers[name].timeit(1)  # re-warm: the other libraries just ran
                 samples[name].append(timers[name].timeit(inner[name]) / inner[name])

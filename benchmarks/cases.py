@@ -45,6 +45,10 @@ class Case:
     mutates: bool = False  # writes into its inputs (fresh inputs for every library)
     alloc: bool = False  # also measure bytes allocated per call
     note: str = ""
+    # a pause before each timed batch, for the other library's idle worker threads to stop
+    # spinning (strided's pool spins 2 ms after a parallel call, PyTorch's OpenMP threads
+    # too): on 2 cores they otherwise take the core the library being timed splits onto
+    settle_ms: float = 0.0
 
     @property
     def label(self) -> str:
@@ -617,8 +621,9 @@ def threads(quick: bool) -> list[Case]:
             ("sum", "xp.sum(a)", None), ("max", "xp.max(a)", "torch.amax(a)")]
     sizes = (10**6,) if quick else (10**6, 10**7)
     return [Case("threads", op, {"n": n, "dtype": "float32", "threads": "default"},
-                 ("vec", n, "float32"), build=_build_default_threads(stmt, torch),
-                 note="strided and torch at their default thread counts; NumPy has one")
+                 ("vec", n, "float32"), build=_build_default_threads(stmt, torch), settle_ms=20.0,
+                 note="strided and torch at their default thread counts; NumPy has one; "
+                      "20 ms pause before each batch (the other library's threads stop spinning)")
             for n in sizes for op, stmt, torch in rows]
 
 

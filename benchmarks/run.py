@@ -16,6 +16,7 @@ for a selection). Nothing here asserts a timing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -272,7 +273,9 @@ class Runner:
             prepared[lib.name] = (stmt, ns)
         if case.check:
             rec["check"] = self.check(values)
-        rec["libs"].update(self.timing.measure(timers, self.settings))
+        settings = self.settings if not case.settle_ms else \
+            dataclasses.replace(self.settings, settle_s=case.settle_ms / 1000)
+        rec["libs"].update(self.timing.measure(timers, settings))
         rec["libs"] = {lib.name: rec["libs"][lib.name] for lib in self.libs if lib.name in rec["libs"]}
         if case.alloc:
             rec["bytes"] = {name: self.bytes_per_call(lib, *prepared[name])
