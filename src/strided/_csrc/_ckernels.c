@@ -235,6 +235,29 @@ SD_FLOAT_TYPES(SD_ROW_T)
 #define SD_X64(p) (SQ ? ({ __m256d d_ = _mm256_sub_pd(_mm256_loadu_pd(p), M); _mm256_mul_pd(d_, d_); }) \
                       : _mm256_loadu_pd(p))
 
+/* The sums of four float32 leaves' accumulators (one 8-lane vector each), each in NumPy's
+   order ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)): hadd's pairs, then the halves. */
+SD_AVX2 SD_INLINE void hsum4_f32(__m256 r0, __m256 r1, __m256 r2, __m256 r3, float *s0, float *s1,
+                                 float *s2, float *s3)
+{
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
+    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    *s0 = _mm_cvtss_f32(v), *s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
+    *s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), *s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+}
+/* The same for four float64 leaves: leaf k's r0..r3 in ak, r4..r7 in bk. */
+SD_AVX2 SD_INLINE void hsum4_f64(__m256d a0, __m256d b0, __m256d a1, __m256d b1, __m256d a2, __m256d b2,
+                                 __m256d a3, __m256d b3, double *s0, double *s1, double *s2, double *s3)
+{
+    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1); /* [r01 r45 r23 r67] */
+    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
+    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
+    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
+    __m256d w = _mm256_hadd_pd(u01, u23); /* [leaf0, leaf2, leaf1, leaf3] */
+    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
+    *s0 = _mm_cvtsd_f64(lo), *s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    *s1 = _mm_cvtsd_f64(hi), *s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+}
 /* two float32 leaves (8 elements or more each): their sums, added left + right; SQ: of (x - m)**2.
    The accumulators are named vectors (arrays of them indexed in loops were kept on the stack). */
 SD_AVX2 SD_INLINE float two_f32(const float *p, Py_ssize_t n0, const float *q, Py_ssize_t n1, const int SQ, float m)
@@ -289,10 +312,8 @@ SD_AVX2 SD_INLINE float four_f32(const float *p0, Py_ssize_t n0, const float *p1
     for (i = g; i < g1; i += 8) r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
     for (i = g; i < g2; i += 8) r2 = _mm256_add_ps(r2, SD_X32(p2 + i));
     for (i = g; i < g3; i += 8) r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
-    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
-    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
-    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    float s0, s1, s2, s3;
+    hsum4_f32(r0, r1, r2, r3, &s0, &s1, &s2, &s3);
     if (SQ) { SD_TAIL(s0, p0, g0, n0, SD_SQ) SD_TAIL(s1, p1, g1, n1, SD_SQ) SD_TAIL(s2, p2, g2, n2, SD_SQ) SD_TAIL(s3, p3, g3, n3, SD_SQ) }
     else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
     return (s0 + s1) + (s2 + s3);
@@ -315,14 +336,8 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
     for (i = g; i < g1; i += 8) { a1 = _mm256_add_pd(a1, SD_X64(p1 + i)); b1 = _mm256_add_pd(b1, SD_X64(p1 + i + 4)); }
     for (i = g; i < g2; i += 8) { a2 = _mm256_add_pd(a2, SD_X64(p2 + i)); b2 = _mm256_add_pd(b2, SD_X64(p2 + i + 4)); }
     for (i = g; i < g3; i += 8) { a3 = _mm256_add_pd(a3, SD_X64(p3 + i)); b3 = _mm256_add_pd(b3, SD_X64(p3 + i + 4)); }
-    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
-    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
-    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
-    __m256d w = _mm256_hadd_pd(u01, u23); /* [leaf0, leaf2, leaf1, leaf3] */
-    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
-    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
-    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    double s0, s1, s2, s3;
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &s0, &s1, &s2, &s3);
     if (SQ) { SD_TAIL(s0, p0, g0, n0, SD_SQ) SD_TAIL(s1, p1, g1, n1, SD_SQ) SD_TAIL(s2, p2, g2, n2, SD_SQ) SD_TAIL(s3, p3, g3, n3, SD_SQ) }
     else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
     return (s0 + s1) + (s2 + s3);
@@ -458,10 +473,8 @@ SD_AVX2 SD_INLINE void rows4_f32(const float *p0, Py_ssize_t n, float *o)
         r0 = _mm256_add_ps(r0, _mm256_loadu_ps(p0 + i)); r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
         r2 = _mm256_add_ps(r2, _mm256_loadu_ps(p2 + i)); r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
     }
-    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
-    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
-    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    float s0, s1, s2, s3;
+    hsum4_f32(r0, r1, r2, r3, &s0, &s1, &s2, &s3);
     SD_TAIL(s0, p0, g0, n, SD_ID) SD_TAIL(s1, p1, g1, n, SD_ID) SD_TAIL(s2, p2, g2, n, SD_ID) SD_TAIL(s3, p3, g3, n, SD_ID)
     o[0] = 0.0f + s0; /* NumPy: identity + sum */
     o[1] = 0.0f + s1;
@@ -480,14 +493,8 @@ SD_AVX2 SD_INLINE void rows4_f64(const double *p0, Py_ssize_t n, double *o)
         a2 = _mm256_add_pd(a2, _mm256_loadu_pd(p2 + i)); b2 = _mm256_add_pd(b2, _mm256_loadu_pd(p2 + i + 4));
         a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
     }
-    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
-    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
-    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
-    __m256d w = _mm256_hadd_pd(u01, u23); /* [row0, row2, row1, row3] */
-    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
-    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
-    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    double s0, s1, s2, s3;
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &s0, &s1, &s2, &s3);
     SD_TAIL(s0, p0, g0, n, SD_ID) SD_TAIL(s1, p1, g1, n, SD_ID) SD_TAIL(s2, p2, g2, n, SD_ID) SD_TAIL(s3, p3, g3, n, SD_ID)
     o[0] = 0.0 + s0;
     o[1] = 0.0 + s1;
@@ -514,10 +521,8 @@ SD_AVX2 SD_INLINE void rows4sq_f32(const float *p0, Py_ssize_t n, const float *m
         r2 = _mm256_add_ps(r2, SD_D32(p2 + i, M2)); r3 = _mm256_add_ps(r3, SD_D32(p3 + i, M3));
     }
 #undef SD_D32
-    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
-    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
-    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    float s0, s1, s2, s3;
+    hsum4_f32(r0, r1, r2, r3, &s0, &s1, &s2, &s3);
     SD_TAIL(s0, p0, g0, n, SD_SQ0) SD_TAIL(s1, p1, g1, n, SD_SQ1) SD_TAIL(s2, p2, g2, n, SD_SQ2) SD_TAIL(s3, p3, g3, n, SD_SQ3)
     o[0] = 0.0f + s0;
     o[1] = 0.0f + s1;
@@ -540,14 +545,8 @@ SD_AVX2 SD_INLINE void rows4sq_f64(const double *p0, Py_ssize_t n, const double 
         a3 = _mm256_add_pd(a3, SD_D64(p3 + i, M3)); b3 = _mm256_add_pd(b3, SD_D64(p3 + i + 4, M3));
     }
 #undef SD_D64
-    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
-    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
-    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
-    __m256d w = _mm256_hadd_pd(u01, u23); /* [row0, row2, row1, row3] */
-    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
-    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
-    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    double s0, s1, s2, s3;
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &s0, &s1, &s2, &s3);
     SD_TAIL(s0, p0, g0, n, SD_SQ0) SD_TAIL(s1, p1, g1, n, SD_SQ1) SD_TAIL(s2, p2, g2, n, SD_SQ2) SD_TAIL(s3, p3, g3, n, SD_SQ3)
     o[0] = 0.0 + s0;
     o[1] = 0.0 + s1;
@@ -571,10 +570,8 @@ SD_AVX2 SD_INLINE void rows2_f32(const float *a, Py_ssize_t n, float *o)
         r1 = _mm256_add_ps(r1, _mm256_loadu_ps(p1 + i));
         r3 = _mm256_add_ps(r3, _mm256_loadu_ps(p3 + i));
     }
-    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3));
-    __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    float s0 = _mm_cvtss_f32(v), s1 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 1));
-    float s2 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 2)), s3 = _mm_cvtss_f32(_mm_shuffle_ps(v, v, 3));
+    float s0, s1, s2, s3;
+    hsum4_f32(r0, r1, r2, r3, &s0, &s1, &s2, &s3);
     SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n0, SD_ID) SD_TAIL(s3, p3, g3, n1, SD_ID)
     o[0] = 0.0f + (s0 + s1);
     o[1] = 0.0f + (s2 + s3);
@@ -596,14 +593,8 @@ SD_AVX2 SD_INLINE void rows2_f64(const double *a, Py_ssize_t n, double *o)
         a1 = _mm256_add_pd(a1, _mm256_loadu_pd(p1 + i)); b1 = _mm256_add_pd(b1, _mm256_loadu_pd(p1 + i + 4));
         a3 = _mm256_add_pd(a3, _mm256_loadu_pd(p3 + i)); b3 = _mm256_add_pd(b3, _mm256_loadu_pd(p3 + i + 4));
     }
-    __m256d h0 = _mm256_hadd_pd(a0, b0), h1 = _mm256_hadd_pd(a1, b1);
-    __m256d h2 = _mm256_hadd_pd(a2, b2), h3 = _mm256_hadd_pd(a3, b3);
-    __m256d u01 = _mm256_add_pd(_mm256_permute2f128_pd(h0, h1, 0x20), _mm256_permute2f128_pd(h0, h1, 0x31));
-    __m256d u23 = _mm256_add_pd(_mm256_permute2f128_pd(h2, h3, 0x20), _mm256_permute2f128_pd(h2, h3, 0x31));
-    __m256d w = _mm256_hadd_pd(u01, u23); /* [leaf0, leaf2, leaf1, leaf3] */
-    __m128d lo = _mm256_castpd256_pd128(w), hi = _mm256_extractf128_pd(w, 1);
-    double s0 = _mm_cvtsd_f64(lo), s2 = _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
-    double s1 = _mm_cvtsd_f64(hi), s3 = _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    double s0, s1, s2, s3;
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &s0, &s1, &s2, &s3);
     SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n0, SD_ID) SD_TAIL(s3, p3, g3, n1, SD_ID)
     o[0] = 0.0 + (s0 + s1);
     o[1] = 0.0 + (s2 + s3);
