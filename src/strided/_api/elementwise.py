@@ -52,6 +52,10 @@ _ND = np.ndarray  # a CPU native: large results of these come from the buffer po
 # Compiled, every Fast sets that state around its Python definition instead.
 _quiet_leaf = _dispatch.quiet if _dispatch.CHOT is None or _dispatch.ERRSTATE is None else (lambda fn: fn)
 ufunc_into = _quiet_leaf(ufunc_into)
+_unary_into = _quiet_leaf(_threads.unary_into)
+# From how many result bytes exp(x, out=y) and its kin take the loop exp(x) takes (the checks
+# cost ~1 us: below this NumPy's own call is as fast)
+_INTO_LOOP_FROM = 16384
 _PYSCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -637,7 +641,11 @@ def _make_unary(row: Elementwise):
                     a = x._np
                     if a is None:
                         a = _nat(x)
-                    kc[out._device](a, out=r)
+                    k = kc[out._device]
+                    if r.nbytes >= _INTO_LOOP_FROM and k in _threads._LOOP_UFUNCS:
+                        _unary_into(k, a, r)  # (the loop exp(x) runs: strided's own, threads)
+                    else:
+                        k(a, out=r)
                     return out
         return impl(x, out)
 

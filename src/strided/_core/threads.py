@@ -70,7 +70,7 @@ import numpy as np
 from . import _npcompat, cext as _cext, cfast as _cfast, pool as _pool
 
 __all__ = ["set_num_threads", "get_num_threads", "set_thread_threshold",
-           "get_thread_threshold", "large_ufunc", "large_c_order", "ufunc_into"]
+           "get_thread_threshold", "large_ufunc", "large_c_order", "ufunc_into", "unary_into"]
 
 
 def _default_threads() -> int:
@@ -255,6 +255,21 @@ def ufunc_into(k, x, y, out) -> None:
         if op is not None and _CK.ew_binary(op, x, y, out, nt):
             return
     k(x, y, out=out)
+
+
+def unary_into(k, a, out) -> None:
+    """``k(a, out=out)``: where ``k`` has a strided loop on C-contiguous float32/float64 arrays
+    of one dtype (``_loop_info``: strided's own where it has one, NumPy's values), that loop,
+    on the C pool from the thread threshold on; else NumPy's call. (ew_loop itself declines
+    an output that shares memory with the input other than exactly: NumPy's call then
+    copies as it must.)"""
+    if _CK is not None and type(a) is _ND and type(out) is _ND and a.dtype is out.dtype:
+        info = _loop_info(k, a.dtype)
+        if info is not None:
+            nt = _NUM[0] if out.nbytes >= _THREAD_MIN[0] else 1
+            if _CK.ew_loop(info, (a,), out, nt):
+                return
+    k(a, out=out)
 
 
 def _ew_pieces(k, args, shape, n, nt, buf):
