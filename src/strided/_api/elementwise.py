@@ -1418,6 +1418,9 @@ def _install_compiled() -> bool:
         if d not in _NO_REFLECT:
             setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
                                              swap=True, name=row.name, elide=elide))
+            # (a += b: the loop writes into a's own memory, fast.c's fast_inplace)
+            setattr(Array, f"__i{d}__", Fast(getattr(Array, f"__i{d}__"), 2, row.pairs, row.spairs,
+                                             name=row.name, inplace=True))
     # The namespace functions: ``strided.exp`` is a Fast in front of the Python ``exp``
     # (its name, docstring, signature and pickling are the function's).
     for row in ROWS:

@@ -271,6 +271,7 @@ typedef struct {
     Py_ssize_t nloops;
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
+    int inplace;        /* an in-place operator: __iadd__(self, other) writes self + other into self */
 } Fast;
 
 /* --- the name caches (names.c) --------------------------------------------------------------- */
@@ -382,6 +383,7 @@ int slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssiz
 
 /* setitem.c */
 int view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value);
+int bump(PyObject *st); /* st._version += 1 (setitem.c) */
 
 extern PyTypeObject Fast_T, View_T, ViewProp_T;
 

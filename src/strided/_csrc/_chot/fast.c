@@ -148,6 +148,79 @@ fast_binary_into(Fast *f, PyObject *x1, PyObject *x2, PyObject *tmp)
     return binary_call(f, x1, x2, 0, a);
 }
 
+/* The bytes [*lo, *hi) the native a reaches (elements of isz bytes); empty: lo == hi. */
+static void
+nd_span(const NDFields *a, Py_ssize_t isz, char **lo, char **hi)
+{
+    char *l = a->data, *h = a->data;
+    for (int d = 0; d < a->nd; d++) {
+        if (a->dimensions[d] == 0) {
+            *lo = *hi = a->data;
+            return;
+        }
+        Py_ssize_t t = (a->dimensions[d] - 1) * a->strides[d];
+        if (t < 0)
+            l += t;
+        else
+            h += t;
+    }
+    *lo = l, *hi = h + isz;
+}
+
+/* x1 op= x2, the in-place operator (``a += b``: x1 is self), written by the Fast's loop
+   into x1's own memory as the Python operator's ``into`` writes it (elementwise.py): x1's
+   native C-contiguous, aligned and writeable (so it reaches no element twice), x2 an
+   Array of x1's shape or 0-d, or a Python scalar, whose memory is x1's exactly or none of
+   it (NumPy's ufunc copies an operand that partly overlaps its output; the loop would
+   not), the loop's result dtype x1's own (loop_into); then x1's Storage's version counter
+   bumped, as out_native bumps it. x1 (new reference); NULL with no error set declines
+   (the Python operator runs: broadcasting, casts, large arrays, views its loop cannot
+   write), NULL with an error set raises. */
+static PyObject *
+fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(x1) != Array_T)
+        return NULL;
+    Py_ssize_t limit = small_limit();
+    PyObject *a = small_native(x1, limit), *b = NULL;
+    if (a == NULL)
+        return NULL;
+    NDFields *A = ND(a);
+    int ok = (A->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
+             == (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE);
+    if (ok && Py_TYPE(x2) == Array_T) {
+        b = small_native(x2, limit);
+        if (b == NULL) {
+            Py_DECREF(a);
+            return NULL;
+        }
+        if (b != a) {
+            char *alo, *ahi, *blo, *bhi;
+            Py_ssize_t ia = PyLong_AsSsize_t(SLOT(SLOT(x1, O_dtype), D_itemsize)),
+                       ib = PyLong_AsSsize_t(SLOT(SLOT(x2, O_dtype), D_itemsize));
+            if (ia <= 0 || ib <= 0) {
+                PyErr_Clear();
+                ok = 0;
+            }
+            else {
+                nd_span(A, ia, &alo, &ahi);
+                nd_span(ND(b), ib, &blo, &bhi);
+                ok = alo == ahi || blo == bhi || bhi <= alo || ahi <= blo;
+            }
+        }
+        Py_DECREF(b);
+    }
+    PyObject *r = ok ? binary_call(f, x1, x2, 0, a) : NULL;
+    Py_DECREF(a);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r); /* (the loop's Array over x1's native: x1 is the result) */
+    PyObject *st = SLOT(x1, O_st);
+    if (st != Py_None && bump(st) < 0)
+        return NULL;
+    return Py_NewRef(x1);
+}
+
 static PyObject *
 binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into)
 {
@@ -607,7 +680,10 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             break;
         case K_BINARY: {
             PyObject *xs[2] = {args[f->swap], args[!f->swap]};
-            r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
+            if (f->inplace)
+                r = plain(xs[0]) && plain(xs[1]) ? fast_inplace(f, xs[0], xs[1]) : NULL;
+            else
+                r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
             break;
         }
         case K_MATMUL:
@@ -669,11 +745,11 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
     PyObject *elide = Py_None;
-    int kind, swap = 0;
+    int kind, swap = 0, inplace = 0;
     static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
-                            NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOO:Fast", names, &fallback, &kind,
-                                     &table, &stable, &swap, &hook, &name, &elide))
+                            "inplace", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOp:Fast", names, &fallback, &kind,
+                                     &table, &stable, &swap, &hook, &name, &elide, &inplace))
         return NULL;
     if (Array_T == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
@@ -689,10 +765,12 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
               ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
                 || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
             : kind != K_QUIET)
-        || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))) {
+        || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))
+        || (inplace && (kind != K_BINARY || swap || elide != Py_None))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
-                        "hook=None, name=None, elide=None): a callable; kind 0 (hook: a list, name: a str), "
-                        "1 (table: a list), 2 (table and stable: lists; elide: a callable), "
+                        "hook=None, name=None, elide=None, inplace=False): a callable; kind 0 (hook: a list, name: "
+                        "a str), 1 (table: a list), 2 (table and stable: lists; elide: a callable; inplace: "
+                        "not with swap or elide), "
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
                         "6 (as 0, table: [ndarray.astype])");
         return NULL;
@@ -709,6 +787,7 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->elide = Py_NewRef(elide);
     f->kind = kind;
     f->swap = swap;
+    f->inplace = inplace;
     if (kind == K_UNARY || kind == K_BINARY) {
         /* a Loop per dtype (unary); per dtype pair and per dtype, scalar column and side */
         Py_ssize_t n = f->ndt = PyList_GET_SIZE(table);

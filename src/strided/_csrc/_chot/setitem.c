@@ -125,8 +125,9 @@ view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
 
 /* --- x[bool mask] = a Python real scalar ---------------------------------------------- */
 
-/* st._version += 1 (an exact int, checked by the caller); 0, or -1 with an error set. */
-static int
+/* st._version += 1 (an exact int, checked by the caller); 0, or -1 with an error set.
+   (Also the compiled in-place operators' bump: fast.c, fast_inplace.) */
+int
 bump(PyObject *st)
 {
     PyObject *ver = SLOT(st, S_version);
