@@ -662,6 +662,66 @@ threshold(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_TRUE;
 }
 
+/* The optimizers' update p += g * a (SGD's ``p.add_(g, alpha=-lr)``: the host path's
+   ``np.add(p, np.multiply(g, a), out=p)``) in one pass, without the product's temporary.
+   The same two roundings as NumPy's two loops: the product rounded to the element type,
+   then the sum (this file is compiled as ISO C: -std=c11 keeps GCC from contracting
+   them into one fused multiply-add, whatever the clone's target). ``a`` is the Python
+   float NumPy casts to the array's type (a weak scalar), so float32 multiplies by
+   (float)a; a NaN ``a`` is declined (the optimizers refuse a NaN rate before this).
+   NaNs: a lane with one NaN operand gives that NaN, quieted, in either operand order.
+   Note: where p and g * a are both NaN, x86 returns one of the two payloads depending on
+   the instruction's operand order; NumPy's own add differs there by position (its vector
+   body and its scalar tail order them differently: measured on NumPy 2.4, float32 and
+   float64), so no order is NumPy's; this loop's is the compiler's. */
+#define AXPY_FN(NAME, T)                                                                   \
+    PICK_CLONES static void NAME(T *restrict pp, const T *restrict gp, T a, Py_ssize_t n)  \
+    {                                                                                     \
+        for (Py_ssize_t i = 0; i < n; i++)                                                \
+            pp[i] = pp[i] + gp[i] * a;                                                    \
+    }
+
+AXPY_FN(axpy_f32, float)
+AXPY_FN(axpy_f64, double)
+
+static PyObject *
+axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "axpy(p, g, a)");
+        return NULL;
+    }
+    if (!PyFloat_CheckExact(args[2]) || PyFloat_AS_DOUBLE(args[2]) != PyFloat_AS_DOUBLE(args[2]))
+        Py_RETURN_FALSE;
+    double a = PyFloat_AS_DOUBLE(args[2]);
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    Py_buffer bp, bg;
+    if (PyObject_GetBuffer(args[0], &bp, flags | PyBUF_WRITABLE) < 0)
+        return contract_clear_buffer() ? Py_NewRef(Py_False) : NULL;
+    if (PyObject_GetBuffer(args[1], &bg, flags) < 0) {
+        PyBuffer_Release(&bp);
+        return contract_clear_buffer() ? Py_NewRef(Py_False) : NULL;
+    }
+    int size = float_format(&bp);
+    int ok = size != 0 && float_format(&bg) == size && bp.len == bg.len
+             && !(bp.buf < (void *)((char *)bg.buf + bg.len) && bg.buf < (void *)((char *)bp.buf + bp.len));
+    if (!ok) {
+        PyBuffer_Release(&bp);
+        PyBuffer_Release(&bg);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = bp.len / size;
+    Py_BEGIN_ALLOW_THREADS
+    if (size == 4)
+        axpy_f32((float *)bp.buf, (const float *)bg.buf, (float)a, n);
+    else
+        axpy_f64((double *)bp.buf, (const double *)bg.buf, a, n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bp);
+    PyBuffer_Release(&bg);
+    Py_RETURN_TRUE;
+}
+
 /* --- the recorder of an elementwise row (_record.py's ``_record_ew``) --------------------
  *
  * record_ew(rule, impl, args) is ``_record._record_ew`` step for step: the same edges,
@@ -1997,6 +2057,10 @@ static PyMethodDef methods[] = {
     {"threshold", (PyCFunction)(void (*)(void))threshold, METH_FASTCALL,
      "threshold(g, result, out): relu's gradient (PyTorch's threshold_backward at 0), "
      "where(result <= 0, +0.0, g), into out; False (nothing written) under pick's conditions."},
+    {"axpy", (PyCFunction)(void (*)(void))axpy, METH_FASTCALL,
+     "axpy(p, g, a): p += g * a in place (NumPy's multiply then add, one pass); False "
+     "(nothing written) unless p and g are C-contiguous float32 or float64 buffers of one "
+     "format and length, not overlapping, p writable, and a a float."},
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},

@@ -10,6 +10,7 @@ import strided as _st
 
 import numpy as np
 
+from ...autograd._graph import _cgrad
 from .optimizer import Optimizer, _check_range, host, written
 
 __all__ = ["SGD"]
@@ -74,6 +75,12 @@ class SGD(Optimizer):
             p.add_(grad, alpha=-lr)
 
 
+# Note: p += g * -lr in one compiled pass (_cgrad.axpy: NumPy's multiply then add, the
+# same two roundings, no temporary the size of p); None without the C extension, and it
+# declines (writing nothing) what it does not take: the two NumPy calls run then.
+_axpy = getattr(_cgrad, "axpy", None)
+
+
 def _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
     """``_update``'s body for one parameter on the host (``optimizer.host``): the in-place
     methods' NumPy calls, in their order (``grad.add(p, alpha=wd)`` is ``grad + p * wd``,
@@ -90,4 +97,6 @@ def _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize) -> Non
         np.add(b, g if a == 1 and type(a) is int else np.multiply(g, a), out=b)
         g = np.add(g, np.multiply(b, momentum)) if nesterov else b
     w = written(p, "SGD.step()")
-    np.add(w, np.multiply(g, -lr), out=w)
+    a = -lr
+    if _axpy is None or type(a) is not float or type(w) is not np.ndarray or not _axpy(w, g, a):
+        np.add(w, np.multiply(g, a), out=w)
