@@ -103,6 +103,13 @@ class Optimizer:
         """Reset the gradients of every parameter: to None (default) or to zeros."""
         for g in self.param_groups:
             for p in g["params"]:
+                e = p._ext if type(p) is Array else None
+                if set_to_none and e is not None and e.grad is not None and type(e.grad) is Array \
+                        and e.names is None:
+                    # (a gradient to drop: the property's getter has nothing to warn about
+                    # or rename, its setter only stores None)
+                    e.grad = None
+                    continue
                 if p.grad is None:
                     continue
                 if set_to_none:
@@ -243,7 +250,8 @@ def host(*arrays) -> bool:
         e = a._ext
         if e is not None and e.names is not None:
             return False
-        if type(a._get_native()) is not _np.ndarray:
+        n = a._np  # (the cached native; _get_native makes it when there is none)
+        if type(n) is not _np.ndarray and type(a._get_native()) is not _np.ndarray:
             return False
     return True
 

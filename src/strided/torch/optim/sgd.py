@@ -53,15 +53,17 @@ class SGD(Optimizer):
     def _update(self, group: dict) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        states = self.state
         for p in group["params"]:
-            if p.grad is None:
+            grad = p.grad  # (read once: the property's getter is Python)
+            if grad is None:
                 continue
-            if momentum == 0 or self.state[p].get("momentum_buffer") is not None:
-                buf = self.state[p]["momentum_buffer"] if momentum != 0 else None
-                if host(p, p.grad) if buf is None else host(p, p.grad, buf):
-                    _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize)
+            if momentum == 0 or states[p].get("momentum_buffer") is not None:
+                buf = states[p]["momentum_buffer"] if momentum != 0 else None
+                if host(p, grad) if buf is None else host(p, grad, buf):
+                    _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize)
                     continue
-            grad = -p.grad if maximize else p.grad
+            grad = -grad if maximize else grad
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             if momentum != 0:
@@ -81,11 +83,11 @@ class SGD(Optimizer):
 _axpy = getattr(_cgrad, "axpy", None)
 
 
-def _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
+def _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
     """``_update``'s body for one parameter on the host (``optimizer.host``): the in-place
     methods' NumPy calls, in their order (``grad.add(p, alpha=wd)`` is ``grad + p * wd``,
     ``buf.mul_(m).add_(g, alpha=a)`` is ``buf *= m; buf += g * a``, ...)."""
-    g = p.grad._get_native()
+    g = grad._np if grad._np is not None else grad._get_native()
     if maximize:
         g = np.negative(g)
     if wd != 0:
