@@ -63,6 +63,34 @@ def test_axpy_equals_numpy_multiply_then_add(dtype, data):
     _check(p, g, a)
 
 
+def _check_momentum(b, g, a, m):
+    """axpy(b, g, a, m) against NumPy's ``b *= m; b += g * a`` (``b += g`` for a = 1.0)."""
+    ref = b.copy()
+    with np.errstate(all="ignore"):
+        np.multiply(ref, m, out=ref)
+        t = g if a == 1.0 else np.multiply(g, a)
+        both = np.isnan(ref) & np.isnan(t)
+        np.add(ref, t, out=ref)
+    out = b.copy()
+    assert axpy(out, g, a, m) is True
+    np.testing.assert_array_equal(_bits(out)[~both], _bits(ref)[~both])
+    assert np.isnan(out[both]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_axpy_momentum_equals_numpy(dtype, data):
+    n = data.draw(st.integers(0, 200), label="n")
+    elems = st.floats(width=np.dtype(dtype).itemsize * 8, allow_nan=True, allow_infinity=True,
+                      allow_subnormal=True)
+    b = data.draw(hnp.arrays(dtype, n, elements=elems), label="b")
+    g = data.draw(hnp.arrays(dtype, n, elements=elems), label="g")
+    a = data.draw(st.sampled_from([1.0, 0.7, 0.9, -1.0, 1e-30]), label="a")
+    m = data.draw(st.one_of(st.sampled_from([0.9, 0.0, -0.0, 0.99, 1.0]), st.floats(allow_nan=False)), label="m")
+    _check_momentum(b, g, a, m)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_axpy_large_and_two_dimensional(dtype):
     rng = np.random.default_rng(5)
@@ -95,13 +123,21 @@ def test_axpy_declines_without_writing():
     assert axpy(ro, g, -0.5) is False
     np.testing.assert_array_equal(ro, p)
     assert axpy(p, p, -0.5) is False  # (p += p * a: the same memory)
+    for m in (1, float("nan"), np.float32(0.9)):  # the momentum form: a float, not NaN
+        before = p.copy()
+        assert axpy(p, g, 1.0, m) is False
+        np.testing.assert_array_equal(p, before)
     with pytest.raises(TypeError, match="axpy"):
         axpy(p, g)
+    with pytest.raises(TypeError, match="axpy"):
+        axpy(p, g, 1.0, 0.9, 2.0)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("kw", [dict(lr=0.05), dict(lr=0.05, momentum=0.9), dict(lr=0.05, maximize=True),
-                                dict(lr=0.05, weight_decay=0.01), dict(lr=1)])
+                                dict(lr=0.05, weight_decay=0.01), dict(lr=1),
+                                dict(lr=0.05, momentum=0.9, dampening=0.3),
+                                dict(lr=0.05, momentum=0.8, nesterov=True), dict(lr=0.05, momentum=1)])
 def test_sgd_with_and_without_axpy_bit_for_bit(dtype, kw, monkeypatch):
     def run():
         rng = np.random.default_rng(3)
@@ -124,7 +160,8 @@ def test_sgd_with_and_without_axpy_bit_for_bit(dtype, kw, monkeypatch):
     fast, v_fast = run()
     # (every host update went through it -- momentum's first step takes the methods --;
     # an int rate is NumPy's call: not offered)
-    assert (len(taken) >= 76 and all(taken)) if type(kw["lr"]) is float else not taken
+    n_mom = 76 if type(kw.get("momentum", 0.0)) is float and kw.get("momentum") else 0
+    assert (len(taken) >= 76 + n_mom and all(taken)) if type(kw["lr"]) is float else not taken
     monkeypatch.setattr(_sgd, "_axpy", lambda *a: False)  # declines: NumPy's calls
     ref, v_ref = run()
     for a, b in zip(fast, ref):

@@ -684,16 +684,32 @@ threshold(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 AXPY_FN(axpy_f32, float)
 AXPY_FN(axpy_f64, double)
 
+/* SGD's momentum buffer b = b * m + g * a (``buf.mul_(m).add_(g, alpha=a)``: NumPy's
+   multiply in place, then add of g or of g * a) in one pass: the same roundings (b * m,
+   g * a, their sum; g * 1 is g exactly, its NaN quieted as the sum quiets it anyway). */
+#define AXPBY_FN(NAME, T)                                                                  \
+    PICK_CLONES static void NAME(T *restrict bp, T m, const T *restrict gp, T a, Py_ssize_t n) \
+    {                                                                                     \
+        for (Py_ssize_t i = 0; i < n; i++)                                                \
+            bp[i] = bp[i] * m + gp[i] * a;                                                \
+    }
+
+AXPBY_FN(axpby_f32, float)
+AXPBY_FN(axpby_f64, double)
+
 static PyObject *
 axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "axpy(p, g, a)");
+    /* axpy(p, g, a): p += g * a; axpy(b, g, a, m): b = b * m + g * a */
+    if (nargs != 3 && nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "axpy(p, g, a) or axpy(b, g, a, m)");
         return NULL;
     }
-    if (!PyFloat_CheckExact(args[2]) || PyFloat_AS_DOUBLE(args[2]) != PyFloat_AS_DOUBLE(args[2]))
-        Py_RETURN_FALSE;
+    for (Py_ssize_t k = 2; k < nargs; k++)
+        if (!PyFloat_CheckExact(args[k]) || PyFloat_AS_DOUBLE(args[k]) != PyFloat_AS_DOUBLE(args[k]))
+            Py_RETURN_FALSE;
     double a = PyFloat_AS_DOUBLE(args[2]);
+    double m = nargs == 4 ? PyFloat_AS_DOUBLE(args[3]) : 1.0;
     const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
     Py_buffer bp, bg;
     if (PyObject_GetBuffer(args[0], &bp, flags | PyBUF_WRITABLE) < 0)
@@ -712,7 +728,11 @@ axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t n = bp.len / size;
     Py_BEGIN_ALLOW_THREADS
-    if (size == 4)
+    if (nargs == 4 && size == 4)
+        axpby_f32((float *)bp.buf, (float)m, (const float *)bg.buf, (float)a, n);
+    else if (nargs == 4)
+        axpby_f64((double *)bp.buf, m, (const double *)bg.buf, a, n);
+    else if (size == 4)
         axpy_f32((float *)bp.buf, (const float *)bg.buf, (float)a, n);
     else
         axpy_f64((double *)bp.buf, (const double *)bg.buf, a, n);
@@ -2228,9 +2248,10 @@ static PyMethodDef methods[] = {
      "threshold(g, result, out): relu's gradient (PyTorch's threshold_backward at 0), "
      "where(result <= 0, +0.0, g), into out; False (nothing written) under pick's conditions."},
     {"axpy", (PyCFunction)(void (*)(void))axpy, METH_FASTCALL,
-     "axpy(p, g, a): p += g * a in place (NumPy's multiply then add, one pass); False "
-     "(nothing written) unless p and g are C-contiguous float32 or float64 buffers of one "
-     "format and length, not overlapping, p writable, and a a float."},
+     "axpy(p, g, a): p += g * a in place (NumPy's multiply then add, one pass); axpy(b, g, "
+     "a, m): b = b * m + g * a; False (nothing written) unless p and g are C-contiguous "
+     "float32 or float64 buffers of one format and length, not overlapping, p writable, "
+     "and a (and m) floats, not NaN."},
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},

@@ -78,8 +78,9 @@ class SGD(Optimizer):
 
 
 # Note: p += g * -lr in one compiled pass (_cgrad.axpy: NumPy's multiply then add, the
-# same two roundings, no temporary the size of p); None without the C extension, and it
-# declines (writing nothing) what it does not take: the two NumPy calls run then.
+# same two roundings, no temporary the size of p), and the momentum buffer's b = b * m +
+# g * a likewise; None without the C extension, and it declines (writing nothing) what it
+# does not take: the NumPy calls run then.
 _axpy = getattr(_cgrad, "axpy", None)
 
 
@@ -94,9 +95,12 @@ def _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize) 
         g = np.add(g, np.multiply(p._get_native(), wd))
     if momentum != 0:
         b = written(buf, "SGD.step()")
-        np.multiply(b, momentum, out=b)
         a = 1 - dampening
-        np.add(b, g if a == 1 and type(a) is int else np.multiply(g, a), out=b)
+        fa = 1.0 if a == 1 and type(a) is int else a  # (g * 1.0 is g: NumPy's add of g)
+        if _axpy is None or type(momentum) is not float or type(fa) is not float \
+                or type(b) is not np.ndarray or not _axpy(b, g, fa, momentum):
+            np.multiply(b, momentum, out=b)
+            np.add(b, g if a == 1 and type(a) is int else np.multiply(g, a), out=b)
         g = np.add(g, np.multiply(b, momentum)) if nesterov else b
     w = written(p, "SGD.step()")
     a = -lr
