@@ -17,7 +17,13 @@
  * is the bookkeeping around them (heap, buffers, dependency counts), which costs about a
  * microsecond a node in Python -- and, for the rule nodes (``_record.RuleNode``), the
  * body of ``apply`` around the rule's formulas (``rule_apply``, below: the formulas,
- * ``SavedVar.unpack``'s uncommon cases and ``fit_grad`` stay Python).
+ * ``SavedVar.unpack``'s uncommon cases and ``fit_grad`` stay Python); for a leaf's
+ * ``AccumulateGrad``, its first gradient that only the engine holds becomes ``.grad``
+ * here (``acc_apply_fast``: ``_graph._stealable``'s conditions; anything else runs
+ * ``AccumulateGrad.apply``).
+ *
+ * Beside the engine, ``axpy`` is the optimizers' host update in one pass (SGD's
+ * ``p += g * -lr`` and its momentum buffer), with NumPy's roundings.
  *
  * What it reads (contract.h, "the backward engine"): the nodes' attributes by name,
  * through the ordinary attribute lookup (so a subclass's own values count), each checked
