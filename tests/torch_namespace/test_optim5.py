@@ -79,3 +79,33 @@ def test_zero_grad_named_parameter_keeps_the_getters_rules():
     opt = storch.optim.SGD([w], lr=0.1)
     opt.zero_grad()
     assert w.grad is None
+
+
+def _host_cases():
+    import strided as xp
+    f32 = xp.ones((2, 3), dtype=xp.float32, device="cpu")
+    yield f32, xp.ones((2, 3), dtype=xp.float32, device="cpu")
+    yield f32, xp.ones((2, 3), dtype=xp.float64, device="cpu")          # dtypes differ
+    yield f32, xp.ones((3, 2), dtype=xp.float32, device="cpu")          # shapes differ
+    yield f32, xp.ones((2, 3), dtype=xp.float32, device="cpu").mT.mT    # a view
+    yield f32, xp.ones((3, 2), dtype=xp.float32, device="cpu").mT       # a transposed view
+    yield xp.ones((2, 3), dtype=xp.int32, device="cpu"), xp.ones((2, 3), dtype=xp.int32, device="cpu")
+    named = xp.ones((2, 3), dtype=xp.float32, device="cpu")
+    named.rename_(["a", "b"])
+    yield named, f32
+    yield f32, named
+    yield f32, np.ones((2, 3), np.float32)                              # not an Array
+    yield f32, None
+
+
+@pytest.mark.parametrize("i", range(10))
+@pytest.mark.parametrize("on", [True, False])
+def test_host2_is_host_for_two_arrays(i, on, monkeypatch):
+    from strided.torch.optim import optimizer as _opt
+    p, g = list(_host_cases())[i]
+    monkeypatch.setattr(_opt, "HOST", on)
+    try:
+        want = _opt.host(p, g)
+    except AttributeError:  # (host reads attributes of what it is given)
+        want = False
+    assert _opt.host2(p, g) == want

@@ -256,6 +256,22 @@ def host(*arrays) -> bool:
     return True
 
 
+def host2(p, g) -> bool:
+    """``host(p, g)`` for the usual two arrays (a parameter and its gradient), unrolled."""
+    if not HOST or type(p) is not Array or type(g) is not Array:
+        return False
+    dt, dev = p._dtype, p._device
+    if dt.kind != "f" or dev.type != "cpu" or g._dtype is not dt or g._device is not dev \
+            or g._shape != p._shape:
+        return False
+    e, f = p._ext, g._ext
+    if (e is not None and e.names is not None) or (f is not None and f.names is not None):
+        return False
+    if type(p._np) is not _np.ndarray and type(p._get_native()) is not _np.ndarray:
+        return False
+    return type(g._np) is _np.ndarray or type(g._get_native()) is _np.ndarray
+
+
 def written(a: Array, func: str):
     """The native of ``a`` to write into, through the writer (its version bumped)."""
     return _write_target(a, func)

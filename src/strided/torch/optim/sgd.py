@@ -11,7 +11,7 @@ import strided as _st
 import numpy as np
 
 from ...autograd._graph import _cgrad
-from .optimizer import Optimizer, _check_range, host, written
+from .optimizer import Optimizer, _check_range, host, host2, written
 
 __all__ = ["SGD"]
 
@@ -60,7 +60,7 @@ class SGD(Optimizer):
                 continue
             if momentum == 0 or states[p].get("momentum_buffer") is not None:
                 buf = states[p]["momentum_buffer"] if momentum != 0 else None
-                if host(p, grad) if buf is None else host(p, grad, buf):
+                if host2(p, grad) if buf is None else host(p, grad, buf):
                     _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize)
                     continue
             grad = -grad if maximize else grad
