@@ -760,7 +760,6 @@ axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
  * nothing is cached across calls but what setup_record was told. */
 
 static PyObject *Array_C, *Ext_C, *ViewInfo_C, *SavedVar_C; /* the classes */
-static PyObject *save_input(PyObject *x); /* SavedVar(x) (below) */
 static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
 static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
     *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
@@ -1053,7 +1052,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                 io = PyTuple_GET_ITEM(item, 1);
                 v = PyObject_GetItem(a, io);
                 if (v != NULL)
-                    sv = (PyObject *)Py_TYPE(v) == Array_C ? save_input(v) : Py_NewRef(v);
+                    sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
             }
             int err = sv == NULL ? -1 : PyDict_SetItem(vals, nm, sv);
             Py_XDECREF(sv);
@@ -1255,7 +1254,7 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         PyObject *p = PyTuple_GET_ITEM(item, 0), *v = PyTuple_GET_ITEM(item, 1);
-        PyObject *sv = (PyObject *)Py_TYPE(v) == Array_C ? save_input(v) : Py_NewRef(v);
+        PyObject *sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
         int err = sv == NULL || PyDict_SetItem(vals, p, sv) < 0;
         Py_XDECREF(sv);
         if (err)
@@ -1416,7 +1415,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             PyObject *v = PyObject_GetItem(params, n);
             if (v == NULL)
                 goto done;
-            PyObject *s = (PyObject *)Py_TYPE(v) == Array_C ? save_input(v) : PyObject_CallOneArg(save_fn, v);
+            PyObject *s = PyObject_CallOneArg((PyObject *)Py_TYPE(v) == Array_C ? SavedVar_C : save_fn, v);
             Py_DECREF(v);
             int err = s == NULL || PyDict_SetItem(vals, n, s) < 0;
             Py_XDECREF(s);
@@ -1560,61 +1559,6 @@ static PyObject *ZERO_o, *STATE_o, *FREED_o, *unpack_fn, *fit_grad_fn, *zeros_if
     *object_new_fn;
 static PyObject *a_positional, *a_joint, *a_getters, *a_formulas, *a_enabled, *a_ver, *a_x,
     *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx, *a_name;
-
-/* SavedVar(x) for an input x (an exact Array; no output_nr), _graph.SavedVar.__init__ step
-   for step: the same slots set in the same order, read through the ordinary attribute
-   API. A lazy x without metadata (which __init__ materializes) and the state before
-   setup_apply run the definition. */
-static PyObject *s_producer, *s_version_m;
-
-static PyObject *
-save_input(PyObject *x)
-{
-    if (object_new_fn == NULL || s_producer == NULL)
-        return PyObject_CallOneArg(SavedVar_C, x);
-    PyObject *st = PyObject_GetAttr(x, r_st);
-    if (st == NULL)
-        return NULL;
-    PyObject *e = PyObject_GetAttr(x, r_ext);
-    if (e == NULL) {
-        Py_DECREF(st);
-        return NULL;
-    }
-    PyObject *ver = NULL, *prod = NULL, *sv = NULL;
-    if (st == Py_None) {
-        if (e == Py_None) {
-            Py_DECREF(st);
-            Py_DECREF(e);
-            return PyObject_CallOneArg(SavedVar_C, x);
-        }
-        ver = PyLong_FromLong(0);
-    }
-    else {
-        PyObject *fam = PyObject_GetAttr(st, a_family);
-        if (fam == NULL)
-            goto done;
-        ver = fam == Py_None ? PyObject_GetAttr(st, a_version) : PyObject_CallMethodNoArgs(st, s_version_m);
-        Py_DECREF(fam);
-    }
-    if (ver == NULL)
-        goto done;
-    prod = e == Py_None ? Py_NewRef(Py_None) : PyObject_GetAttr(e, r_grad_fn);
-    if (prod == NULL)
-        goto done;
-    sv = PyObject_CallOneArg(object_new_fn, SavedVar_C);
-    if (sv == NULL)
-        goto done;
-    if (PyObject_SetAttr(sv, r_st, st) < 0 || PyObject_SetAttr(sv, a_ver, ver) < 0
-        || PyObject_SetAttr(sv, a_nr, Py_None) < 0 || PyObject_SetAttr(sv, a_x, x) < 0
-        || PyObject_SetAttr(sv, s_producer, prod) < 0)
-        Py_CLEAR(sv);
-done:
-    Py_DECREF(st);
-    Py_DECREF(e);
-    Py_XDECREF(ver);
-    Py_XDECREF(prod);
-    return sv;
-}
 
 /* attribute ``name`` of o is exactly the object want (1), not (0), or -1 with an error */
 static int
@@ -2200,9 +2144,6 @@ setup_apply(PyObject *mod, PyObject *args)
     Py_XSETREF(fit_grad_fn, Py_NewRef(o[5]));
     Py_XSETREF(zeros_if_none_fn, Py_NewRef(o[6]));
     Py_XSETREF(object_new_fn, Py_NewRef(o[7]));
-    if ((s_producer == NULL && (s_producer = PyUnicode_InternFromString("_producer")) == NULL)
-        || (s_version_m == NULL && (s_version_m = PyUnicode_InternFromString("version")) == NULL))
-        return NULL;
     Py_XSETREF(py_apply, Py_NewRef(o[0])); /* last: it turns the compiled apply on */
     Py_RETURN_NONE;
 }
