@@ -17,7 +17,13 @@
  * is the bookkeeping around them (heap, buffers, dependency counts), which costs about a
  * microsecond a node in Python -- and, for the rule nodes (``_record.RuleNode``), the
  * body of ``apply`` around the rule's formulas (``rule_apply``, below: the formulas,
- * ``SavedVar.unpack``'s uncommon cases and ``fit_grad`` stay Python).
+ * ``SavedVar.unpack``'s uncommon cases and ``fit_grad`` stay Python); for a leaf's
+ * ``AccumulateGrad``, its first gradient that only the engine holds becomes ``.grad``
+ * here (``acc_apply_fast``: ``_graph._stealable``'s conditions; anything else runs
+ * ``AccumulateGrad.apply``).
+ *
+ * Beside the engine, ``axpy`` is the optimizers' host update in one pass (SGD's
+ * ``p += g * -lr`` and its momentum buffer), with NumPy's roundings.
  *
  * What it reads (contract.h, "the backward engine"): the nodes' attributes by name,
  * through the ordinary attribute lookup (so a subclass's own values count), each checked
@@ -659,6 +665,86 @@ threshold(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     PyBuffer_Release(&bg);
     PyBuffer_Release(&br);
     PyBuffer_Release(&bo);
+    Py_RETURN_TRUE;
+}
+
+/* The optimizers' update p += g * a (SGD's ``p.add_(g, alpha=-lr)``: the host path's
+   ``np.add(p, np.multiply(g, a), out=p)``) in one pass, without the product's temporary.
+   The same two roundings as NumPy's two loops: the product rounded to the element type,
+   then the sum (this file is compiled as ISO C: -std=c11 keeps GCC from contracting
+   them into one fused multiply-add, whatever the clone's target). ``a`` is the Python
+   float NumPy casts to the array's type (a weak scalar), so float32 multiplies by
+   (float)a; a NaN ``a`` is declined (the optimizers refuse a NaN rate before this).
+   NaNs: a lane with one NaN operand gives that NaN, quieted, in either operand order.
+   Note: where p and g * a are both NaN, x86 returns one of the two payloads depending on
+   the instruction's operand order; NumPy's own add differs there by position (its vector
+   body and its scalar tail order them differently: measured on NumPy 2.4, float32 and
+   float64), so no order is NumPy's; this loop's is the compiler's. */
+#define AXPY_FN(NAME, T)                                                                   \
+    PICK_CLONES static void NAME(T *restrict pp, const T *restrict gp, T a, Py_ssize_t n)  \
+    {                                                                                     \
+        for (Py_ssize_t i = 0; i < n; i++)                                                \
+            pp[i] = pp[i] + gp[i] * a;                                                    \
+    }
+
+AXPY_FN(axpy_f32, float)
+AXPY_FN(axpy_f64, double)
+
+/* SGD's momentum buffer b = b * m + g * a (``buf.mul_(m).add_(g, alpha=a)``: NumPy's
+   multiply in place, then add of g or of g * a) in one pass: the same roundings (b * m,
+   g * a, their sum; g * 1 is g exactly, its NaN quieted as the sum quiets it anyway). */
+#define AXPBY_FN(NAME, T)                                                                  \
+    PICK_CLONES static void NAME(T *restrict bp, T m, const T *restrict gp, T a, Py_ssize_t n) \
+    {                                                                                     \
+        for (Py_ssize_t i = 0; i < n; i++)                                                \
+            bp[i] = bp[i] * m + gp[i] * a;                                                \
+    }
+
+AXPBY_FN(axpby_f32, float)
+AXPBY_FN(axpby_f64, double)
+
+static PyObject *
+axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* axpy(p, g, a): p += g * a; axpy(b, g, a, m): b = b * m + g * a */
+    if (nargs != 3 && nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "axpy(p, g, a) or axpy(b, g, a, m)");
+        return NULL;
+    }
+    for (Py_ssize_t k = 2; k < nargs; k++)
+        if (!PyFloat_CheckExact(args[k]) || PyFloat_AS_DOUBLE(args[k]) != PyFloat_AS_DOUBLE(args[k]))
+            Py_RETURN_FALSE;
+    double a = PyFloat_AS_DOUBLE(args[2]);
+    double m = nargs == 4 ? PyFloat_AS_DOUBLE(args[3]) : 1.0;
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    Py_buffer bp, bg;
+    if (PyObject_GetBuffer(args[0], &bp, flags | PyBUF_WRITABLE) < 0)
+        return contract_clear_buffer() ? Py_NewRef(Py_False) : NULL;
+    if (PyObject_GetBuffer(args[1], &bg, flags) < 0) {
+        PyBuffer_Release(&bp);
+        return contract_clear_buffer() ? Py_NewRef(Py_False) : NULL;
+    }
+    int size = float_format(&bp);
+    int ok = size != 0 && float_format(&bg) == size && bp.len == bg.len
+             && !(bp.buf < (void *)((char *)bg.buf + bg.len) && bg.buf < (void *)((char *)bp.buf + bp.len));
+    if (!ok) {
+        PyBuffer_Release(&bp);
+        PyBuffer_Release(&bg);
+        Py_RETURN_FALSE;
+    }
+    Py_ssize_t n = bp.len / size;
+    Py_BEGIN_ALLOW_THREADS
+    if (nargs == 4 && size == 4)
+        axpby_f32((float *)bp.buf, (float)m, (const float *)bg.buf, (float)a, n);
+    else if (nargs == 4)
+        axpby_f64((double *)bp.buf, m, (const double *)bg.buf, a, n);
+    else if (size == 4)
+        axpy_f32((float *)bp.buf, (const float *)bg.buf, (float)a, n);
+    else
+        axpy_f64((double *)bp.buf, (const double *)bg.buf, a, n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&bp);
+    PyBuffer_Release(&bg);
     Py_RETURN_TRUE;
 }
 
@@ -1838,22 +1924,192 @@ done:
     return ret;
 }
 
-/* node.apply(grads), the compiled RuleNode.apply in place of the definition */
+/* --- AccumulateGrad.apply's common case (_graph.py: apply, _accumulate_into, _stealable) --
+ *
+ * A leaf's first gradient of a plain backward, when only the engine's hand-off refers to
+ * it, becomes the leaf's .grad as is (PyTorch steals such gradients too). The Python
+ * definition decides that with sys.getrefcount; here the same conditions are read from
+ * the objects: the hand-off (exact _Handoff, one slot) holds the only reference to g (an
+ * exact Array without metadata or Storage), g._np is the only reference to its exact
+ * ndarray, C-contiguous and writeable, whose base is None or (a _PoolBlock, or an ndarray
+ * without a base) referred to by it alone; the leaf's Ext (exact) has no hooks and no
+ * .grad; STATE.enabled is false (no create_graph); and _ACCUMULATE is free (taken
+ * without blocking around the write, as the definition holds it). Anything else runs
+ * the definition. What it reads is read through the ordinary attribute API. */
+static PyObject *acc_apply, *ndarray_T, *PoolBlock_T, *acc_lock, *s_variable, *s_hooks, *s_grad,
+    *s_flags, *s_c_contiguous, *s_writeable, *s_base, *s_acquire, *s_release_lock;
+
+/* 1 when attribute name of o is exactly None, 0 when not, -1 with an error. */
+static int
+attr_none(PyObject *o, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL)
+        return -1;
+    int r = v == Py_None;
+    Py_DECREF(v);
+    return r;
+}
+
+/* 1 when attribute name of o is true, 0 when false, -1 with an error. */
+static int
+attr_true(PyObject *o, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL)
+        return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* Whether g (referred to by the hand-off alone) can become .grad: 1, 0, or -1 (error). */
+static int
+acc_stealable(PyObject *g)
+{
+    if (!Py_IS_TYPE(g, (PyTypeObject *)Array_C) || Py_REFCNT(g) != 1)
+        return 0;
+    int r = attr_none(g, r_ext);
+    if (r <= 0)
+        return r;
+    if ((r = attr_none(g, r_st)) <= 0)
+        return r;
+    PyObject *a = PyObject_GetAttr(g, a_np);
+    if (a == NULL)
+        return -1;
+    /* 2: g._np and ``a`` */
+    if (!Py_IS_TYPE(a, (PyTypeObject *)ndarray_T) || Py_REFCNT(a) != 2) {
+        Py_DECREF(a);
+        return 0;
+    }
+    PyObject *f = PyObject_GetAttr(a, s_flags);
+    r = f == NULL ? -1 : attr_true(f, s_c_contiguous);
+    if (r > 0)
+        r = attr_true(f, s_writeable);
+    Py_XDECREF(f);
+    if (r <= 0) {
+        Py_DECREF(a);
+        return r;
+    }
+    PyObject *base = PyObject_GetAttr(a, s_base);
+    Py_DECREF(a);
+    if (base == NULL)
+        return -1;
+    if (base == Py_None) {
+        Py_DECREF(base);
+        return 1;
+    }
+    /* 2: a.base and ``base`` */
+    if (Py_REFCNT(base) != 2) {
+        Py_DECREF(base);
+        return 0;
+    }
+    if (Py_IS_TYPE(base, (PyTypeObject *)PoolBlock_T))
+        r = 1;
+    else if (PyObject_TypeCheck(base, (PyTypeObject *)ndarray_T))
+        r = attr_none(base, s_base);
+    else
+        r = 0;
+    Py_DECREF(base);
+    return r;
+}
+
+/* AccumulateGrad.apply(grads) when it steals g: [] (a new list); Py_NotImplemented
+   (borrowed) to run the definition; NULL with an error. */
+static PyObject *
+acc_apply_fast(PyObject *node, PyObject *grads)
+{
+    if (!Py_IS_TYPE(grads, (PyTypeObject *)Handoff_T) || PyList_GET_SIZE(grads) != 1)
+        return Py_NotImplemented;
+    int en = attr_true(STATE_o, a_enabled);
+    if (en != 0)
+        return en < 0 ? NULL : Py_NotImplemented;
+    PyObject *x = PyObject_GetAttr(node, s_variable);
+    if (x == NULL)
+        return NULL;
+    PyObject *e = Py_IS_TYPE(x, (PyTypeObject *)Array_C) ? PyObject_GetAttr(x, r_ext) : Py_NewRef(Py_None);
+    Py_DECREF(x); /* (the node holds the leaf) */
+    if (e == NULL)
+        return NULL;
+    PyObject *result = Py_NotImplemented;
+    int r;
+    if (!Py_IS_TYPE(e, (PyTypeObject *)Ext_C))
+        goto done;
+    if ((r = attr_true(e, s_hooks)) != 0 || (r = attr_none(e, s_grad)) != 1
+        || (r = acc_stealable(PyList_GET_ITEM(grads, 0))) != 1) {
+        if (r < 0)
+            result = NULL;
+        goto done;
+    }
+    PyObject *got = PyObject_CallMethodOneArg(acc_lock, s_acquire, Py_False);
+    if (got == NULL) {
+        result = NULL;
+        goto done;
+    }
+    r = got == Py_True;
+    Py_DECREF(got);
+    if (!r)
+        goto done; /* (another thread accumulates: the definition waits for it) */
+    /* (nothing above ran Python code that could have set .grad: plain slots and C getters) */
+    r = PyObject_SetAttr(e, s_grad, PyList_GET_ITEM(grads, 0));
+    PyObject *rel = PyObject_CallMethodNoArgs(acc_lock, s_release_lock);
+    if (r < 0 || rel == NULL) {
+        Py_XDECREF(rel);
+        result = NULL;
+        goto done;
+    }
+    Py_DECREF(rel);
+    result = PyList_New(0);
+done:
+    Py_DECREF(e);
+    return result;
+}
+
+/* node.apply(grads), the compiled RuleNode.apply in place of the definition, and
+   AccumulateGrad.apply's common case (above) */
 static PyObject *
 node_apply(PyObject *node, PyObject *grads)
 {
-    if (py_apply == NULL)
+    if (py_apply == NULL && acc_apply == NULL)
         return PyObject_CallMethodOneArg(node, s_apply, grads);
     PyObject *m = PyObject_GetAttr(node, s_apply);
     if (m == NULL)
         return NULL;
-    PyObject *r;
-    if (PyMethod_Check(m) && PyMethod_GET_FUNCTION(m) == py_apply && PyMethod_GET_SELF(m) == node)
-        r = rule_apply_impl(node, grads);
-    else
+    PyObject *r = Py_NotImplemented;
+    if (PyMethod_Check(m) && PyMethod_GET_SELF(m) == node) {
+        PyObject *fn = PyMethod_GET_FUNCTION(m);
+        if (fn == py_apply && py_apply != NULL)
+            r = rule_apply_impl(node, grads);
+        else if (fn == acc_apply && acc_apply != NULL)
+            r = acc_apply_fast(node, grads);
+    }
+    if (r == Py_NotImplemented)
         r = PyObject_CallOneArg(m, grads);
     Py_DECREF(m);
     return r;
+}
+
+static PyObject *
+setup_accumulate(PyObject *mod, PyObject *args)
+{
+    PyObject *apply, *nd, *pb, *lock;
+    if (!PyArg_ParseTuple(args, "OO!O!O:setup_accumulate", &apply, &PyType_Type, &nd, &PyType_Type, &pb, &lock))
+        return NULL;
+    if (STATE_o == NULL || Array_C == NULL || Ext_C == NULL || Handoff_T == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_accumulate(): setup, setup_record and setup_apply run first");
+        return NULL;
+    }
+#define INTERN_ONCE(v, str) if (v == NULL && (v = PyUnicode_InternFromString(str)) == NULL) return NULL;
+    INTERN_ONCE(s_variable, "variable") INTERN_ONCE(s_hooks, "hooks") INTERN_ONCE(s_grad, "grad")
+    INTERN_ONCE(s_flags, "flags") INTERN_ONCE(s_c_contiguous, "c_contiguous")
+    INTERN_ONCE(s_writeable, "writeable") INTERN_ONCE(s_base, "base") INTERN_ONCE(s_acquire, "acquire")
+    INTERN_ONCE(s_release_lock, "release")
+#undef INTERN_ONCE
+    Py_XSETREF(ndarray_T, Py_NewRef(nd));
+    Py_XSETREF(PoolBlock_T, Py_NewRef(pb));
+    Py_XSETREF(acc_lock, Py_NewRef(lock));
+    Py_XSETREF(acc_apply, Py_NewRef(apply)); /* last: it turns the compiled case on */
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -1997,6 +2253,11 @@ static PyMethodDef methods[] = {
     {"threshold", (PyCFunction)(void (*)(void))threshold, METH_FASTCALL,
      "threshold(g, result, out): relu's gradient (PyTorch's threshold_backward at 0), "
      "where(result <= 0, +0.0, g), into out; False (nothing written) under pick's conditions."},
+    {"axpy", (PyCFunction)(void (*)(void))axpy, METH_FASTCALL,
+     "axpy(p, g, a): p += g * a in place (NumPy's multiply then add, one pass); axpy(b, g, "
+     "a, m): b = b * m + g * a; False (nothing written) unless p and g are C-contiguous "
+     "float32 or float64 buffers of one format and length, not overlapping, p writable, "
+     "and a (and m) floats, not NaN."},
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},
@@ -2012,6 +2273,9 @@ static PyMethodDef methods[] = {
     {"setup_apply", setup_apply, METH_VARARGS,
      "setup_apply(apply, ZERO, STATE, FREED, unpack, fit_grad, zeros_if_none, object_new): "
      "RuleNode.apply and what it calls, once (after setup_record)."},
+    {"setup_accumulate", setup_accumulate, METH_VARARGS,
+     "setup_accumulate(AccumulateGrad.apply, ndarray, PoolBlock, lock): what the compiled "
+     "AccumulateGrad.apply compares with, once (after setup_apply)."},
     {"setup_call", setup_call, METH_VARARGS,
      "setup_call(record, saves, save, run_off, node_cls): the Python recorder and helpers record_call "
      "calls, once."},

@@ -142,7 +142,7 @@ def linear(x, weight, bias=None):
     """``x @ weight.mT + bias``, one node when recorded (``fusable`` arrays; bias (out,))."""
     if STATE.enabled and (_rg(x) or _rg(weight) or _rg(bias)) and len(_HANDLERS) <= 2 and _host(x, weight) \
             and (bias is None or type(bias._get_native()) is np.ndarray):
-        r = _linear_op._impl(x, weight, bias)  # (the definition: no handler to pass)
+        r = _linear_host(x, weight, bias)  # (the definition's host branch: no handler to pass)
         return _record(_LINEAR, _ADDMM if bias is not None else _MM,
                        (("x", x), ("weight", weight), ("bias", bias)),
                        (("x", x), ("weight", weight)), r)
@@ -153,14 +153,19 @@ def linear(x, weight, bias=None):
 def _linear_op(x, weight, bias=None):
     """``x @ weight.mT + bias`` (x: (..., in), weight: (out, in), bias: (out,) or None)."""
     if _host(x, weight) and (bias is None or type(bias._get_native()) is np.ndarray):
-        a, w = x._get_native(), weight._get_native()
-        # (the same calls as matmul(x, weight.mT): host_product for matrices, matmul for stacks)
-        r = _host_product(a, w.T) if a.ndim == 2 else np.matmul(a, w.T)
-        if bias is not None:
-            np.add(r, bias._get_native(), out=r)  # (r is this call's own product)
-        return _new(r, None, 0, r.shape, None, x._dtype, x._device)
+        return _linear_host(x, weight, bias)
     out = xp.matmul(x, xp.matrix_transpose(weight))
     return out if bias is None else out + bias
+
+
+def _linear_host(x, weight, bias):
+    """``_linear_op``'s host branch (``_host(x, weight)``; bias None or a host array)."""
+    a, w = x._get_native(), weight._get_native()
+    # (the same calls as matmul(x, weight.mT): host_product for matrices, matmul for stacks)
+    r = _host_product(a, w.T) if a.ndim == 2 else np.matmul(a, w.T)
+    if bias is not None:
+        np.add(r, bias._get_native(), out=r)  # (r is this call's own product)
+    return _new(r, None, 0, r.shape, None, x._dtype, x._device)
 
 
 def _linear_grads(g, x, weight, ctx):

@@ -278,9 +278,11 @@ def _stealable(g: Array, handoff) -> bool:
             or g._st is not None or _getrefcount(g) != _SOLE_GRAD_REFS:
         return False
     a = g._np
-    if type(a) is not np.ndarray or _getrefcount(a) != 3 or not a.flags.c_contiguous \
-            or not a.flags.writeable:
+    if type(a) is not np.ndarray or _getrefcount(a) != 3:
         return False  # (host memory only) 3: g._np, ``a`` and getrefcount's argument
+    f = a.flags  # (one flags object: each ``a.flags`` makes one; it refers to ``a``)
+    if not f.c_contiguous or not f.writeable:
+        return False
     base = a.base
     # 3: a.base, ``base`` and getrefcount's argument: only ``a`` reaches that memory
     return base is None or ((type(base) is _PoolBlock or (isinstance(base, np.ndarray) and base.base is None))

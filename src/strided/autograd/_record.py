@@ -735,6 +735,13 @@ if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "re
     # calls where it calls Python); STRIDED_NO_CEXT=1 runs the definition.
     _cgrad.setup_apply(RuleNode.apply, ZERO, STATE, FREED, unpack, fit_grad, _zeros_if_none,
                        _object_new)
+    if hasattr(_cgrad, "setup_accumulate"):
+        # Note: and AccumulateGrad.apply's common case (a leaf's first gradient that only
+        # the engine holds becomes its .grad: _graph._stealable's conditions, read in C).
+        import numpy as _np
+
+        from . import _graph as _g
+        _cgrad.setup_accumulate(_g.AccumulateGrad.apply, _np.ndarray, _g._PoolBlock, _g._ACCUMULATE)
 
 
 def _rebase(target, node, slot_arrays):

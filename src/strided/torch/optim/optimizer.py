@@ -103,6 +103,13 @@ class Optimizer:
         """Reset the gradients of every parameter: to None (default) or to zeros."""
         for g in self.param_groups:
             for p in g["params"]:
+                e = p._ext if type(p) is Array else None
+                if set_to_none and e is not None and e.grad is not None and type(e.grad) is Array \
+                        and e.names is None:
+                    # (a gradient to drop: the property's getter has nothing to warn about
+                    # or rename, its setter only stores None)
+                    e.grad = None
+                    continue
                 if p.grad is None:
                     continue
                 if set_to_none:
@@ -243,9 +250,26 @@ def host(*arrays) -> bool:
         e = a._ext
         if e is not None and e.names is not None:
             return False
-        if type(a._get_native()) is not _np.ndarray:
+        n = a._np  # (the cached native; _get_native makes it when there is none)
+        if type(n) is not _np.ndarray and type(a._get_native()) is not _np.ndarray:
             return False
     return True
+
+
+def host2(p, g) -> bool:
+    """``host(p, g)`` for the usual two arrays (a parameter and its gradient), unrolled."""
+    if not HOST or type(p) is not Array or type(g) is not Array:
+        return False
+    dt, dev = p._dtype, p._device
+    if dt.kind != "f" or dev.type != "cpu" or g._dtype is not dt or g._device is not dev \
+            or g._shape != p._shape:
+        return False
+    e, f = p._ext, g._ext
+    if (e is not None and e.names is not None) or (f is not None and f.names is not None):
+        return False
+    if type(p._np) is not _np.ndarray and type(p._get_native()) is not _np.ndarray:
+        return False
+    return type(g._np) is _np.ndarray or type(g._get_native()) is _np.ndarray
 
 
 def written(a: Array, func: str):

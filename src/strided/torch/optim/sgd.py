@@ -10,7 +10,8 @@ import strided as _st
 
 import numpy as np
 
-from .optimizer import Optimizer, _check_range, host, written
+from ...autograd._graph import _cgrad
+from .optimizer import Optimizer, _check_range, host, host2, written
 
 __all__ = ["SGD"]
 
@@ -52,15 +53,17 @@ class SGD(Optimizer):
     def _update(self, group: dict) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        states = self.state
         for p in group["params"]:
-            if p.grad is None:
+            grad = p.grad  # (read once: the property's getter is Python)
+            if grad is None:
                 continue
-            if momentum == 0 or self.state[p].get("momentum_buffer") is not None:
-                buf = self.state[p]["momentum_buffer"] if momentum != 0 else None
-                if host(p, p.grad) if buf is None else host(p, p.grad, buf):
-                    _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize)
+            if momentum == 0 or states[p].get("momentum_buffer") is not None:
+                buf = states[p]["momentum_buffer"] if momentum != 0 else None
+                if host2(p, grad) if buf is None else host(p, grad, buf):
+                    _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize)
                     continue
-            grad = -p.grad if maximize else p.grad
+            grad = -grad if maximize else grad
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             if momentum != 0:
@@ -74,20 +77,32 @@ class SGD(Optimizer):
             p.add_(grad, alpha=-lr)
 
 
-def _host_update(p, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
+# Note: p += g * -lr in one compiled pass (_cgrad.axpy: NumPy's multiply then add, the
+# same two roundings, no temporary the size of p), and the momentum buffer's b = b * m +
+# g * a likewise; None without the C extension, and it declines (writing nothing) what it
+# does not take: the NumPy calls run then.
+_axpy = getattr(_cgrad, "axpy", None)
+
+
+def _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
     """``_update``'s body for one parameter on the host (``optimizer.host``): the in-place
     methods' NumPy calls, in their order (``grad.add(p, alpha=wd)`` is ``grad + p * wd``,
     ``buf.mul_(m).add_(g, alpha=a)`` is ``buf *= m; buf += g * a``, ...)."""
-    g = p.grad._get_native()
+    g = grad._np if grad._np is not None else grad._get_native()
     if maximize:
         g = np.negative(g)
     if wd != 0:
         g = np.add(g, np.multiply(p._get_native(), wd))
     if momentum != 0:
         b = written(buf, "SGD.step()")
-        np.multiply(b, momentum, out=b)
         a = 1 - dampening
-        np.add(b, g if a == 1 and type(a) is int else np.multiply(g, a), out=b)
+        fa = 1.0 if a == 1 and type(a) is int else a  # (g * 1.0 is g: NumPy's add of g)
+        if _axpy is None or type(momentum) is not float or type(fa) is not float \
+                or type(b) is not np.ndarray or not _axpy(b, g, fa, momentum):
+            np.multiply(b, momentum, out=b)
+            np.add(b, g if a == 1 and type(a) is int else np.multiply(g, a), out=b)
         g = np.add(g, np.multiply(b, momentum)) if nesterov else b
     w = written(p, "SGD.step()")
-    np.add(w, np.multiply(g, -lr), out=w)
+    a = -lr
+    if _axpy is None or type(a) is not float or type(w) is not np.ndarray or not _axpy(w, g, a):
+        np.add(w, np.multiply(g, a), out=w)
