@@ -13,7 +13,12 @@ array-API path spells isnan/where/min/all/any; a Cython loss where it writes the
 namespace's functions); for strided, array-api-strict and every other namespace they take the
 generic path. Where that is so (``NOT_SAME_CODE`` below, checked by reading scikit-learn 1.9 and
 SciPy 1.17), the table says so, and the fair comparison is strided vs array-api-strict (a
-pure-Python wrapper over NumPy: the same code path, the same NumPy kernels underneath).
+pure-Python wrapper over NumPy: the same code path, the same NumPy kernels underneath) or,
+for scikit-learn, strided vs ``numpy-generic``: NumPy's own arrays with scikit-learn's NumPy
+special cases switched off for the call (its ``_NUMPY_NAMESPACE_NAMES`` emptied, so that
+``_is_numpy_namespace`` is False: the generic path strided takes, on NumPy's arrays through
+array-api-compat's NumPy namespace). SciPy's special cases (its own pocketfft, ``is_lazy_array``
+answering False for an ndarray without looking) test the array's class and have no such switch.
 
     PYTHONPATH=src python -m benchmarks.realwork                  # all cases, 7 repeats
     PYTHONPATH=src python -m benchmarks.realwork --filter MinMax --repeats 11
@@ -43,7 +48,7 @@ NOT_SAME_CODE = {
     "fft.rfft": "NumPy: SciPy's own pocketfft; others: the namespace's fft (strided's: numpy.fft)",
 }
 
-LIBS = ("strided", "numpy", "array-api-strict")
+LIBS = ("strided", "numpy", "numpy-generic", "array-api-strict")
 
 
 def _libs(names):
@@ -54,7 +59,7 @@ def _libs(names):
             import strided as xp
             xp.set_num_threads(1)
             out[name] = (xp, xp.asarray)
-        elif name == "numpy":
+        elif name in ("numpy", "numpy-generic"):
             out[name] = (np, np.array)
         elif name == "array-api-strict":
             try:
@@ -77,8 +82,24 @@ def _case(op: str, shape: tuple, lib: str, xp, conv):
         ns[k] = conv(np.ascontiguousarray(v))
     code = compile(stmt, f"<{op}>", "eval")
     if op.split()[0][0].isupper():  # a scikit-learn estimator
+        if lib == "numpy-generic":
+            return lambda: _with_array_api_dispatch(lambda: _generic(lambda: eval(code, ns)))
         return lambda: _with_array_api_dispatch(lambda: eval(code, ns))
+    if lib == "numpy-generic":
+        raise LookupError("SciPy's NumPy special cases have no switch: the numpy column is it")
     return lambda: eval(code, ns)
+
+
+def _generic(thunk):
+    """``thunk()`` with scikit-learn's NumPy special cases off (see the module's docstring)."""
+    from sklearn.utils import _array_api
+    names = _array_api._NUMPY_NAMESPACE_NAMES
+    saved = set(names)
+    names.clear()
+    try:
+        return thunk()
+    finally:
+        names.update(saved)
 
 
 def _time(thunk, inner: int) -> float:
@@ -98,6 +119,8 @@ def run(ops, shapes, repeats: int, libs) -> list[dict]:
                     th = _case(op, shape, name, xp, conv)
                     th()  # warm up (imports, caches)
                     thunks[name] = th
+                except LookupError:
+                    pass  # (numpy-generic of a SciPy case: the numpy column)
                 except Exception as e:  # a library the path does not take
                     print(f"  {op} {shape} on {name}: not run ({type(e).__name__}: {e})"[:160],
                           file=sys.stderr)
@@ -116,6 +139,8 @@ def run(ops, shapes, repeats: int, libs) -> list[dict]:
                 line += f" {k}={med[k] / 1e3:9.1f}us" if k in med else f" {k}=     n/a   "
             if s and "numpy" in med:
                 line += f"  vs numpy {s / med['numpy']:.2f}"
+            if s and "numpy-generic" in med:
+                line += f"  vs numpy-generic {s / med['numpy-generic']:.2f}"
             if s and "array-api-strict" in med:
                 line += f"  vs strict {s / med['array-api-strict']:.2f}"
             if op in NOT_SAME_CODE:
