@@ -160,3 +160,36 @@ def test_dlpack_errors_are_numpys():
     g = xp.asarray(np.arange(3.0), device=CPU, requires_grad=True)
     with pytest.raises(BufferError, match="requires grad"):
         g.__dlpack__()
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64, np.bool_]),
+       perm=st.booleans(), spell=st.sampled_from(["none", "same", "device"]))
+def test_asarray_copy_true_of_an_array_is_a_fresh_copy_in_its_order(shape, dtype, perm, spell):
+    ref = np.asarray(np.arange(int(np.prod(shape))).reshape(shape), dtype=dtype)
+    x = xp.asarray(ref.copy())
+    if perm and x.ndim >= 2:
+        x, ref = xp.permute_dims(x, tuple(reversed(range(x.ndim)))), ref.transpose()
+    kw = {} if spell == "none" else {"dtype": x.dtype} if spell == "same" else {"device": x.device}
+    c = xp.asarray(x, copy=True, **kw)
+    assert c.dtype == x.dtype and c.device == x.device and c.shape == x.shape
+    np.testing.assert_array_equal(np.asarray(c.cpu()), ref)
+    # NumPy's copy(order="K") keeps the memory order: the same strides as numpy's own copy
+    if x.device.type == "cpu":
+        assert c.numpy().strides == np.asarray(ref).copy(order="K").strides
+    if ref.size:
+        assert c.storage() is not x.storage()
+        c[(0,) * c.ndim] = xp.asarray(np.ones((), dtype), device=c.device)
+        np.testing.assert_array_equal(np.asarray(x.cpu()), ref)  # the source is untouched
+
+
+def test_asarray_copy_true_with_grad_or_another_dtype_takes_the_general_path():
+    x = xp.asarray(np.arange(4.0))
+    c = xp.asarray(x, copy=True, dtype=xp.float32)
+    assert c.dtype == xp.float32 and c.tolist() == [0.0, 1.0, 2.0, 3.0]
+    g = xp.asarray(np.arange(3.0), requires_grad=True)
+    c = xp.asarray(g, copy=True)
+    assert c.tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(TypeError):
+        xp.asarray(x, copy=True, dtype="not a dtype")
