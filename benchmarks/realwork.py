@@ -48,7 +48,7 @@ NOT_SAME_CODE = {
     "fft.rfft": "NumPy: SciPy's own pocketfft; others: the namespace's fft (strided's: numpy.fft)",
     # array_api_compat.is_lazy_array answers False for an ndarray by its class; for any other
     # array it reads one element of xp.reshape(x, (-1,)): a copy of the whole moved-axis
-    # deviations (5000x200 float64: 8 MB), twice a call (_demean and _moment; the input itself,
+    # deviations (5000x200 float64: 8 MB), twice a call (_demean, once for each moment; the input itself,
     # C-contiguous, reshapes to a view)
     "stats.skew": "NumPy: is_lazy_array by class; others: is_lazy_array reshapes (copies) the input",
 }
