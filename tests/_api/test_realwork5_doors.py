@@ -177,7 +177,10 @@ def test_asarray_copy_true_of_an_array_is_a_fresh_copy_in_its_order(shape, dtype
     np.testing.assert_array_equal(np.asarray(c.cpu()), ref)
     # NumPy's copy(order="K") keeps the memory order: the same strides as numpy's own copy
     if x.device.type == "cpu":
-        assert c.numpy().strides == np.asarray(ref).copy(order="K").strides
+        # (the stride of an axis of size 1 is never used: NumPy and strided may differ there)
+        want = np.asarray(ref).copy(order="K")
+        assert [s for s, n in zip(c.numpy().strides, c.shape) if n > 1] == \
+            [s for s, n in zip(want.strides, want.shape) if n > 1]
     if ref.size:
         assert c.storage() is not x.storage()
         c[(0,) * c.ndim] = xp.asarray(np.ones((), dtype), device=c.device)
