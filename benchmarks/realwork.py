@@ -28,9 +28,10 @@ NumPy's arrays: 4.90M and 83.8M instructions, NumPy's Cython loss 44.9M). Where 
 clock still says more than the instructions (zscore 1000x20: 0.92x the instructions, ~1.1-1.2x
 the time), the difference is branch prediction and the instruction cache, in CPython's eval
 loop: --cache-sim/--branch-sim, 4 calls: indirect mispredictions 80.5k vs 46.2k, conditional
-96.1k vs 62.7k, I1 misses 189k vs 146k, 85% of the excess in _PyEval_EvalFrameDefault
-(strided's Python frames on the way to a kernel) and the errstate context variable set per
-call (hamt_node_*, PyContextVar_Set). The lever left is fewer Python frames (C entries),
+96.1k vs 62.7k, I1 misses 189k vs 152k; the largest share of each excess is in
+_PyEval_EvalFrameDefault (half the indirect, a quarter of the conditional, a third of the I1:
+strided's Python frames on the way to a kernel), then frame and tuple teardown, _chot's call
+path and the errstate context variable set per call (hamt_node_*, PyContextVar_Set). The lever left is fewer Python frames (C entries),
 not kernels.
 
     PYTHONPATH=src python -m benchmarks.realwork                  # all cases, 7 repeats
