@@ -13,7 +13,26 @@ array-API path spells isnan/where/min/all/any; a Cython loss where it writes the
 namespace's functions); for strided, array-api-strict and every other namespace they take the
 generic path. Where that is so (``NOT_SAME_CODE`` below, checked by reading scikit-learn 1.9 and
 SciPy 1.17), the table says so, and the fair comparison is strided vs array-api-strict (a
-pure-Python wrapper over NumPy: the same code path, the same NumPy kernels underneath).
+pure-Python wrapper over NumPy: the same code path, the same NumPy kernels underneath) or,
+for scikit-learn, strided vs ``numpy-generic``: NumPy's own arrays with scikit-learn's NumPy
+special cases switched off for the call (its ``_NUMPY_NAMESPACE_NAMES`` emptied, so that
+``_is_numpy_namespace`` is False: the generic path strided takes, on NumPy's arrays through
+array-api-compat's NumPy namespace). SciPy's special cases (its own pocketfft, ``is_lazy_array``
+answering False for an ndarray without looking) test the array's class and have no such switch.
+
+What the profiles say (realwork5, callgrind, 1000x20, one call, instructions strided/NumPy):
+PCA 1.00, Ridge 1.03, LDA 0.96, zscore 0.92, skew 0.85, StandardScaler 0.91, detrend 1.03,
+rfft 1.03 (SciPy's path; numpy.fft itself 1.01), MinMaxScaler 1.15 and LogisticRegression
+1.92 against NumPy's own path but 0.93 and 1.03 against numpy-generic (the same code on
+NumPy's arrays: 4.90M and 83.8M instructions, NumPy's Cython loss 44.9M). Where the wall
+clock still says more than the instructions (zscore 1000x20: 0.92x the instructions, ~1.1-1.2x
+the time), the difference is branch prediction and the instruction cache, in CPython's eval
+loop: --cache-sim/--branch-sim, 4 calls: indirect mispredictions 80.5k vs 46.2k, conditional
+96.1k vs 62.7k, I1 misses 189k vs 152k; the largest share of each excess is in
+_PyEval_EvalFrameDefault (half the indirect, a quarter of the conditional, a third of the I1:
+strided's Python frames on the way to a kernel), then frame and tuple teardown, _chot's call
+path and the errstate context variable set per call (hamt_node_*, PyContextVar_Set). The lever left is fewer Python frames (C entries),
+not kernels.
 
     PYTHONPATH=src python -m benchmarks.realwork                  # all cases, 7 repeats
     PYTHONPATH=src python -m benchmarks.realwork --filter MinMax --repeats 11
@@ -41,9 +60,14 @@ NOT_SAME_CODE = {
     "MinMaxScaler fit_transform": "NumPy: numpy.nanmin/nanmax; others: isnan, where, min, all, any",
     "LogisticRegression fit": "NumPy: the Cython loss and gradient; others: the loss in the namespace",
     "fft.rfft": "NumPy: SciPy's own pocketfft; others: the namespace's fft (strided's: numpy.fft)",
+    # array_api_compat.is_lazy_array answers False for an ndarray by its class; for any other
+    # array it reads one element of xp.reshape(x, (-1,)): a copy of the whole moved-axis
+    # deviations (5000x200 float64: 8 MB), twice a call (_demean, once for each moment; the input itself,
+    # C-contiguous, reshapes to a view)
+    "stats.skew": "NumPy: is_lazy_array by class; others: is_lazy_array reshapes (copies) the input",
 }
 
-LIBS = ("strided", "numpy", "array-api-strict")
+LIBS = ("strided", "numpy", "numpy-generic", "array-api-strict")
 
 
 def _libs(names):
@@ -54,7 +78,7 @@ def _libs(names):
             import strided as xp
             xp.set_num_threads(1)
             out[name] = (xp, xp.asarray)
-        elif name == "numpy":
+        elif name in ("numpy", "numpy-generic"):
             out[name] = (np, np.array)
         elif name == "array-api-strict":
             try:
@@ -77,8 +101,24 @@ def _case(op: str, shape: tuple, lib: str, xp, conv):
         ns[k] = conv(np.ascontiguousarray(v))
     code = compile(stmt, f"<{op}>", "eval")
     if op.split()[0][0].isupper():  # a scikit-learn estimator
+        if lib == "numpy-generic":
+            return lambda: _with_array_api_dispatch(lambda: _generic(lambda: eval(code, ns)))
         return lambda: _with_array_api_dispatch(lambda: eval(code, ns))
+    if lib == "numpy-generic":
+        raise LookupError("SciPy's NumPy special cases have no switch: the numpy column is it")
     return lambda: eval(code, ns)
+
+
+def _generic(thunk):
+    """``thunk()`` with scikit-learn's NumPy special cases off (see the module's docstring)."""
+    from sklearn.utils import _array_api
+    names = _array_api._NUMPY_NAMESPACE_NAMES
+    saved = set(names)
+    names.clear()
+    try:
+        return thunk()
+    finally:
+        names.update(saved)
 
 
 def _time(thunk, inner: int) -> float:
@@ -98,6 +138,8 @@ def run(ops, shapes, repeats: int, libs) -> list[dict]:
                     th = _case(op, shape, name, xp, conv)
                     th()  # warm up (imports, caches)
                     thunks[name] = th
+                except LookupError:
+                    pass  # (numpy-generic of a SciPy case: the numpy column)
                 except Exception as e:  # a library the path does not take
                     print(f"  {op} {shape} on {name}: not run ({type(e).__name__}: {e})"[:160],
                           file=sys.stderr)
@@ -116,6 +158,8 @@ def run(ops, shapes, repeats: int, libs) -> list[dict]:
                 line += f" {k}={med[k] / 1e3:9.1f}us" if k in med else f" {k}=     n/a   "
             if s and "numpy" in med:
                 line += f"  vs numpy {s / med['numpy']:.2f}"
+            if s and "numpy-generic" in med:
+                line += f"  vs numpy-generic {s / med['numpy-generic']:.2f}"
             if s and "array-api-strict" in med:
                 line += f"  vs strict {s / med['array-api-strict']:.2f}"
             if op in NOT_SAME_CODE:

@@ -20,12 +20,18 @@ from __future__ import annotations
 import builtins
 import operator
 
+import numpy as np
+
 from ._core import dtypes as _dtypes, layout as _layout
 from ._api.creation import _as_dtype, _finish
 from ._core.device import as_device
 from ._core.dispatch import api
 from ._api.linalg_functions import check_array, new_array
 from ._api.views import clone
+from ._api.creation import wrap_new
+from ._core.array import Array
+
+_NP_FFT = {k: getattr(np.fft, k) for k in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")}
 
 __all__ = [
     "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
@@ -81,8 +87,38 @@ def _axis(x, axis, func: str) -> int:
     return _layout.normalize_axis(x._axis(axis), x.ndim, f"fft.{func}")
 
 
+# Result dtype of a 1-D transform whose input needs no cast, by (input dtype, real_input, c2r):
+# rfft/ihfft of float32/float64, fft/ifft of complex64/complex128, irfft/hfft of complex
+# (numpy.fft keeps single precision since NumPy 2.0: the dtype it returns, checked below).
+_SAME_WORK = {
+    (_dtypes.float32, True, False): _dtypes.complex64, (_dtypes.float64, True, False): _dtypes.complex128,
+    (_dtypes.complex64, False, False): _dtypes.complex64, (_dtypes.complex128, False, False): _dtypes.complex128,
+    (_dtypes.complex64, False, True): _dtypes.float32, (_dtypes.complex128, False, True): _dtypes.float64,
+}
+
+
 def _one(func: str, kernel: str, x, n, axis, norm, out, real_input: bool, c2r: bool):
     """A 1-D transform along ``axis``; ``c2r`` output sizes default to ``2 * (M - 1)``."""
+    if type(x) is Array and n is None and out is None and type(axis) is builtins.int \
+            and x._device.type == "cpu" and (norm == "backward" or norm == "ortho" or norm == "forward"):
+        # Short path: a host array in a dtype the kernel takes as it is, the default length,
+        # an int axis (SciPy's ``fft.rfft(x, axis=0)`` of a non-NumPy array): the general
+        # path's checks below have nothing to refuse, its casts nothing to do; anything
+        # else (an axis out of range, a length < 1, a name) falls through to them.
+        rd = _SAME_WORK.get((x._dtype, real_input, c2r))
+        shape = x._shape
+        nd = len(shape)
+        ax = axis + nd if axis < 0 else axis
+        if rd is not None and 0 <= ax < nd:
+            m = 2 * (shape[ax] - 1) if c2r else shape[ax]
+            if m >= 1:
+                a = x._np
+                if a is None:
+                    a = x._get_native()
+                r = _NP_FFT[kernel](a, n=m, axis=ax, norm=norm)
+                if r.dtype is rd._np:
+                    return Array._new(r, None, 0, r.shape, None, rd, x._device)
+                return wrap_new(r, rd, x._device)
     norm = _norm(norm, func)
     a = _input(x, func, real_input)
     ax = _axis(x, axis, func)

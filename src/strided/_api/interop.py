@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from .._core.array import _LATE, Array
 from .creation import asarray, share_native, wrap_new
 from .._core.device import Device, as_device
@@ -28,6 +30,15 @@ def _exportable(self: Array, what: str):
 
 def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
     """A DLPack capsule viewing this array's memory (the standard's ``__dlpack__``)."""
+    if self._ext is None:
+        native = self._np
+        if type(native) is np.ndarray:
+            # Hot path: a host array's own NumPy view exports itself (scikit-learn's
+            # ``move_to(x, xp=numpy)`` of every solver gradient: numpy.from_dlpack). NumPy's
+            # ``__dlpack__`` takes each keyword as None (its default) and raises its own
+            # errors (a stream on the CPU, an unknown max_version, a foreign dl_device).
+            return native.__dlpack__(stream=stream, max_version=max_version,
+                                     dl_device=dl_device, copy=copy)
     kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                 ("dl_device", dl_device), ("copy", copy)) if v is not None}
     # Note: like NumPy, negative strides are exported as they are; PyTorch <= 2.13
@@ -46,6 +57,9 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
 
 def __dlpack_device__(self, /):
     """``(DLPack device type, device id)`` of this array's memory."""
+    native = self._np
+    if type(native) is np.ndarray:
+        return native.__dlpack_device__()
     return self._get_native().__dlpack_device__()
 
 
