@@ -642,7 +642,7 @@ def _make_unary(row: Elementwise):
                     if a is None:
                         a = _nat(x)
                     k = kc[out._device]
-                    if r.nbytes >= _INTO_LOOP_FROM and k in _threads._LOOP_UFUNCS:
+                    if r.nbytes >= _INTO_LOOP_FROM:
                         _unary_into(k, a, r)  # (the loop exp(x) runs: strided's own, threads)
                     else:
                         k(a, out=r)
@@ -1384,6 +1384,22 @@ def _calibration():
             lambda: ns["borrowing"](t, c, add, sub, np, functools, itertools, operator))
 
 
+def _inplace_fast(chot, row, fallback):
+    """``fallback`` (a binary row's in-place operator ``a += b`` or method ``a.add_(b)``) behind
+    the compiled in-place case (fast.c, fast_inplace: the loop writes into a's own memory
+    where ``into`` would, one positional operand); every other call runs ``fallback``."""
+    return chot.Fast(fallback, 2, row.pairs, row.spairs, name=row.name, inplace=True)
+
+
+def inplace_compiled(row, fallback):
+    """``fallback`` behind ``_inplace_fast`` for a row whose operators are compiled (a binary
+    row with an in-place operator), else ``fallback`` itself (no extension, a comparison)."""
+    d = row.dunder
+    if not COMPILED or row.nargs != 2 or d is None or d in _NO_REFLECT:
+        return fallback
+    return _inplace_fast(_dispatch.CHOT, row, fallback)
+
+
 def _install_compiled() -> bool:
     _chot = _dispatch.CHOT
     if _chot is None:  # not built, or STRIDED_NO_CEXT=1
@@ -1418,9 +1434,7 @@ def _install_compiled() -> bool:
         if d not in _NO_REFLECT:
             setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
                                              swap=True, name=row.name, elide=elide))
-            # (a += b: the loop writes into a's own memory, fast.c's fast_inplace)
-            setattr(Array, f"__i{d}__", Fast(getattr(Array, f"__i{d}__"), 2, row.pairs, row.spairs,
-                                             name=row.name, inplace=True))
+            setattr(Array, f"__i{d}__", _inplace_fast(_chot, row, getattr(Array, f"__i{d}__")))
     # The namespace functions: ``strided.exp`` is a Fast in front of the Python ``exp``
     # (its name, docstring, signature and pickling are the function's).
     for row in ROWS:

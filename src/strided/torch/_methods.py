@@ -758,12 +758,7 @@ for _row in _elementwise.ROWS:
         if _n in ("real", "imag") or _n in Array.__dict__:
             continue
         setattr(Array, _n, _meth)
-    if _row.nargs == 2 and _row.dunder is not None and _row.dunder not in _elementwise._NO_REFLECT \
-            and _elementwise._dispatch.CHOT is not None:
-        # x.add_(y) with one positional operand: the in-place operator's compiled case
-        # (fast.c, fast_inplace: the same checks and writes as ``into``), else this function
-        _inpl = _elementwise._dispatch.CHOT.Fast(_inpl, 2, _row.pairs, _row.spairs, name=_row.name,
-                                                  inplace=True)
+    _inpl = _elementwise.inplace_compiled(_row, _inpl)  # (x.add_(y): a += b's compiled case)
     for _n in (_row.name,) + _row.aliases:
         if _n in ("real", "imag", "conj_physical"):
             continue
