@@ -106,6 +106,17 @@ def _default_threshold() -> int:
     (a fixed 128 KiB: dynamic adjustment off, as in many long-running services) NumPy
     maps and faults every result from 128 KiB on (a 240 KB float32 add cost ~170 us instead
     of ~12 us): the pool then starts there too.
+
+    Note: pooling only what glibc would map (blocks under its dynamic threshold, up to
+    32 MiB, left to malloc, as NumPy's are) was measured and rejected (issue 38,
+    ``benchmarks/pool_policy.py``, fresh processes, one library): a loop of ``a + b``,
+    ``a * b + c`` or ``exp`` ties (0 page faults per call either way: glibc's heap reuses
+    the one freed block as the pool does), but a loop holding a few temporaries at once
+    (``x = a*b; y = b*c; z = a*c; x*y + z*x``) makes glibc's heap exceed its trim threshold
+    and give the pages back at every free: 450-3,900 faults per call and 2.2-9.6x the time
+    at 1e5-1e6 elements, where the pool faults none. The sweep's remaining 1.01-1.10x at
+    6e4-1e6 is the benchmark harness's: the other libraries share the block glibc just
+    freed (``benchmarks/pool_cache_sim.py``).
     """
     m = _mmap_threshold()
     return _THRESHOLD if m is None else max(4096, min(m, _THRESHOLD))
