@@ -89,6 +89,7 @@ def group_markdown(title: str, records: list, libs: list, img: str | None, stat:
             if c != "ok":
                 notes.setdefault((n, "result differs from NumPy", c), []).append(r["case"])
     extra = sorted({r["note"] for r in records if r.get("note")})
+    extra += [f"{r['case']}: {r['counters']}" for r in records if r.get("counters")]
     if notes or extra:
         lines.append("")
     for e in extra:

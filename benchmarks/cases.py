@@ -589,30 +589,75 @@ def _build_default_threads(stmt: str, torch_stmt: str | None = None):
         if lib.is_strided:
             check_available(lib, "xp.set_num_threads")
         code = torch_stmt if (lib.kind == "torch" and torch_stmt) else stmt
-        return f"_at_default(lambda: {code})", inp | {"_at_default": _AtDefault(lib)}
+        at = _AtDefault(lib)
+        if lib.is_strided:
+            build.after = at.summary  # (run.py appends it to the case's note after timing)
+        return f"_at_default(lambda: {code})", inp | {"_at_default": at}
+    build.after = None
     return build
 
 
+def _perf_ns():
+    import time
+    return time.perf_counter_ns()
+
+
 class _AtDefault:
-    """Calls a thunk with the library at its default thread count, then restores the pin."""
+    """Calls a thunk with the library at its default thread count, then restores the pin.
+
+    For strided it also counts what the C thread pool did over the calls (``pool_config()``'s
+    counters): the calls made, the chunks its workers ran, the stalls it saw (a worker that
+    lost its core mid-chunk) and the calls that started inside a back-off (run on the caller
+    alone); ``summary()`` says it in words for the case's note."""
 
     def __init__(self, lib):
         import os
         self.set = None
+        self.pool = None
         if lib.kind == "torch" or lib.is_strided:
             self.set, self.get = lib.xp.set_num_threads, lib.xp.get_num_threads
             # PyTorch's default is the physical cores available to it; strided's the cores available.
             self.default = len(os.sched_getaffinity(0))
+        if lib.is_strided:
+            try:
+                from strided._core import cfast
+                self.pool = cfast._ckernels.pool_config if cfast.AVAILABLE else None
+            except ImportError:
+                self.pool = None
+        self.calls = self.chunks = self.stalls = self.in_backoff = 0
+        self.alone, self.shared = [], []  # each call's ns: no worker chunk / some worker chunks
 
     def __call__(self, thunk):
         if self.set is None:
             return thunk()
         pinned = self.get()
         self.set(self.default)
+        pool = self.pool
+        if pool is not None:
+            before = pool()
+            t0 = _perf_ns()
         try:
             return thunk()
         finally:
+            if pool is not None:
+                t = _perf_ns() - t0
+                after = pool()
+                self.calls += 1
+                self.chunks += after[3] - before[3]
+                self.stalls += after[5] - before[5]
+                self.in_backoff += before[6] > 0
+                (self.shared if after[3] > before[3] else self.alone).append(t)
             self.set(pinned)
+
+    def summary(self) -> str:
+        if self.pool is None or not self.calls:
+            return ""
+        def med(ts):
+            return f"{sorted(ts)[len(ts) // 2] / 1e3:.0f} us" if ts else "-"
+        return (f"strided's C thread pool over {self.calls} calls: {self.chunks / self.calls:.1f} "
+                f"worker chunks/call, {self.stalls} stalls, {self.in_backoff} calls in a back-off; "
+                f"{len(self.shared)} calls with a worker's chunks (median {med(self.shared)}), "
+                f"{len(self.alone)} on the caller alone (median {med(self.alone)})")
 
 
 def threads(quick: bool) -> list[Case]:

@@ -277,6 +277,9 @@ class Runner:
             dataclasses.replace(self.settings, settle_s=case.settle_ms / 1000)
         rec["libs"].update(self.timing.measure(timers, settings))
         rec["libs"] = {lib.name: rec["libs"][lib.name] for lib in self.libs if lib.name in rec["libs"]}
+        after = getattr(case.build, "after", None)  # counters a build kept over the calls (threads)
+        if after is not None and (said := after()):
+            rec["counters"] = said
         if case.alloc:
             rec["bytes"] = {name: self.bytes_per_call(lib, *prepared[name])
                             for lib in self.libs if (name := lib.name) in prepared}
