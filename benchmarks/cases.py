@@ -602,6 +602,11 @@ def _perf_ns():
     return time.perf_counter_ns()
 
 
+def _thread_ns():
+    import time
+    return time.thread_time_ns()
+
+
 class _AtDefault:
     """Calls a thunk with the library at its default thread count, then restores the pin.
 
@@ -625,7 +630,7 @@ class _AtDefault:
             except ImportError:
                 self.pool = None
         self.calls = self.chunks = self.stalls = self.in_backoff = 0
-        self.alone, self.shared = [], []  # each call's ns: no worker chunk / some worker chunks
+        self.alone, self.shared = [], []  # each call's (ns, caller's CPU ns): no worker chunk / some
 
     def __call__(self, thunk):
         if self.set is None:
@@ -635,25 +640,28 @@ class _AtDefault:
         pool = self.pool
         if pool is not None:
             before = pool()
-            t0 = _perf_ns()
+            c0, t0 = _thread_ns(), _perf_ns()
         try:
             return thunk()
         finally:
             if pool is not None:
-                t = _perf_ns() - t0
+                t, c = _perf_ns() - t0, _thread_ns() - c0
                 after = pool()
                 self.calls += 1
                 self.chunks += after[3] - before[3]
                 self.stalls += after[5] - before[5]
                 self.in_backoff += before[6] > 0
-                (self.shared if after[3] > before[3] else self.alone).append(t)
+                (self.shared if after[3] > before[3] else self.alone).append((t, c))
             self.set(pinned)
 
     def summary(self) -> str:
         if self.pool is None or not self.calls:
             return ""
-        def med(ts):
-            return f"{sorted(ts)[len(ts) // 2] / 1e3:.0f} us" if ts else "-"
+        def med(ts):  # the median call's time and the caller's CPU time in it
+            if not ts:
+                return "-"
+            t, c = sorted(ts)[len(ts) // 2]
+            return f"{t / 1e3:.0f} us, caller's CPU {c / 1e3:.0f} us"
         return (f"strided's C thread pool over {self.calls} calls: {self.chunks / self.calls:.1f} "
                 f"worker chunks/call, {self.stalls} stalls, {self.in_backoff} calls in a back-off; "
                 f"{len(self.shared)} calls with a worker's chunks (median {med(self.shared)}), "
