@@ -26,7 +26,10 @@ glibc's default malloc: add/fma/exp at 6e4-1e7 0 faults per call under either po
 within noise (heap/pool medians 0.74-1.73, both ways); chain3 at 1e5-1e6 float32/float64
 ``heap`` 457-3,874 faults per call, 2.2-9.6x the pool's median time. Under
 MALLOC_MMAP_THRESHOLD_=131072 (where the pool already starts at 128 KiB) ``heap`` faults
-every result: add 1e5-1e6 3.9-28x, chain3 2.6-33x. The pool's policy was kept.
+every result: add 1e5-1e6 3.9-28x, chain3 2.6-33x. In the benchmark harness (``midsize``,
+``add``, default malloc, medians) ``heap`` would have taken strided/min(NumPy, PyTorch) at
+6e4-1e6 from 0.97-1.15 to 0.92-1.03: the harness effect, not a program's. The pool's policy
+was kept.
 
     python benchmarks/pool_policy.py                       # the default sizes, both policies
     python benchmarks/pool_policy.py --rounds 3 --n 100000 1000000
