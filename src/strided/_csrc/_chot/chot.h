@@ -51,7 +51,7 @@ extern Py_ssize_t VP_dict, VP_kind; /* views.c: ViewProp's fields after the prop
 
 /* --- constants (module.c, made in PyInit) ------------------------------------------------ */
 extern PyObject *zero, *one, *minus_one;
-extern PyObject *s_dtype, *s_shape, *s_ext;
+extern PyObject *s_dtype, *s_shape, *s_ext, *s_out;
 extern PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
 extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
 extern PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
@@ -271,7 +271,8 @@ typedef struct {
     Py_ssize_t nloops;
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
-    int inplace;        /* an in-place operator: __iadd__(self, other) writes self + other into self */
+    int inplace;        /* an in-place operator: __iadd__(self, other) writes self + other into self;
+                           unary: x.exp_() writes exp(x) into x (fast_out) */
 } Fast;
 
 /* --- the name caches (names.c) --------------------------------------------------------------- */
