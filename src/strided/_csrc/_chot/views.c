@@ -1740,9 +1740,17 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         break;
     case V_SETITEM: /* x[key] = value (a plain x: a named one takes the Python path's hook) */
         if (names == NULL && n == 3 && nkw == 0) {
-            int done = view_setitem(f->table, x, args[1], args[2]);
+            int done = args[1] == Py_Ellipsis ? copy_same(x, args[2]) /* (x[...] = y) */
+                                              : view_setitem(f->table, x, args[1], args[2]);
             if (done != 0)
                 return done < 0 ? NULL : Py_NewRef(Py_None);
+        }
+        break;
+    case V_COPY: /* x.copy_(y) (a plain x: a named one takes the Python path's checks) */
+        if (names == NULL && n == 2 && nkw == 0) {
+            int done = copy_same(x, args[1]);
+            if (done != 0)
+                return done < 0 ? NULL : Py_NewRef(x);
         }
         break;
     case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
