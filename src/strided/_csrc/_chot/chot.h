@@ -317,7 +317,7 @@ decline_error(void)
    V_UNFLATTEN, V_FLATTEN: unflatten and flatten by names, f->table strided.named's dict
    of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_T, V_MT };
+       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_T, V_MT };
 
 /* --- functions one source calls in another ------------------------------------------------ */
 

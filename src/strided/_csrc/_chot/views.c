@@ -1193,6 +1193,38 @@ view_expand(PyObject *x, PyObject *axis)
     return make_view(x, nat, L.off, oshape, ostr, nd + 1, NULL);
 }
 
+/* --- squeeze with one int axis --------------------------------------------------------- */
+
+/* squeeze(x, axis) of an unnamed x and an exact int axis naming a dimension of size 1:
+   x's layout without it (views.py's hot path), the child's native view left to be built
+   on use (native_build), as indexing's; any other axis (a tuple, None, out of range, a
+   dimension longer than 1) declines to the Python definition, which raises its errors. */
+static PyObject *
+view_squeeze(PyObject *x, PyObject *axis)
+{
+    if (!PyLong_CheckExact(axis))
+        return NULL;
+    Py_ssize_t a = PyLong_AsSsize_t(axis), oshape[MAXDIMS], ostr[MAXDIMS];
+    if (a == -1 && PyErr_Occurred())
+        return decline_error();
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    Py_ssize_t nd = L.nd;
+    if (a < -nd || a >= nd)
+        return NULL;
+    if (a < 0)
+        a += nd;
+    if (L.shape[a] != 1)
+        return NULL;
+    for (Py_ssize_t i = 0, j = 0; i < nd; i++)
+        if (i != a) {
+            oshape[j] = L.shape[i];
+            ostr[j++] = L.str[i];
+        }
+    return make_view(x, Py_NewRef(Py_None), L.off, oshape, ostr, nd - 1, NULL);
+}
+
 /* --- .T and .mT ------------------------------------------------------------------------ */
 
 /* x.T (t: a 2-D x; the child's native view NumPy's .T of a cached parent's) or x.mT
@@ -1745,6 +1777,12 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
             if (done != 0)
                 return done < 0 ? NULL : Py_NewRef(Py_None);
         }
+        break;
+    case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= (unnamed x) */
+        if (names == NULL && n == 2 && nkw == 0)
+            r = view_squeeze(x, args[1]);
+        else if (names == NULL && n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))
+            r = view_squeeze(x, args[1]);
         break;
     case V_COPY: /* x.copy_(y) (a plain x: a named one takes the Python path's checks) */
         if (names == NULL && n == 2 && nkw == 0) {
