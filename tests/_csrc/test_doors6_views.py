@@ -111,3 +111,82 @@ def test_named_and_tracked_squeeze_keep_the_python_rules():
     y = xp.squeeze(w, axis=0)
     (y * xp.asarray(np.arange(3.0), device="cpu")).sum().backward()
     np.testing.assert_array_equal(np.asarray(w.grad), [[0.0, 1.0, 2.0]])
+
+
+def _method_definition(name):
+    """The Python method behind the compiled view (``Array.flatten.__wrapped__``)."""
+    f = getattr(xp.Array, name)
+    return getattr(f, "__wrapped__", f)
+
+
+@st.composite
+def flatten_cases(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=4)))
+    dims = draw(st.lists(st.one_of(st.integers(-5, 5), st.just(True), st.just(1.0)), min_size=0, max_size=2))
+    layout = draw(st.sampled_from(["plain", "lazy", "reversed", "transposed", "sliced"]))
+    return shape, tuple(dims), layout
+
+
+@settings(max_examples=500, deadline=None)
+@given(flatten_cases())
+def test_flatten_method_equals_torch_and_the_python_method(case):
+    import torch
+    shape, dims, layout = case
+    got = []
+    for f in (xp.Array.flatten, _method_definition("flatten")):
+        x, base = _make(shape, layout, np.float32)
+        r, err = _outcome(lambda: f(x, *dims))
+        if err is None:
+            assert type(r) is xp.Array
+            got.append((None, r.shape, r._layout()[1:], np.asarray(r).tobytes(),
+                        r._st is not None and r._st is x._st))
+        else:
+            got.append((err,))
+    assert got[0] == got[1]
+    # (a 0-d x: strided's flatten ignores the dims, PyTorch range-checks them against 1-D)
+    if got[0][0] is None and all(type(d) is int for d in dims) and shape:
+        ref = torch.from_numpy(_make(shape, layout, np.float32)[1].copy()).flatten(*dims)
+        assert got[0][1] == tuple(ref.shape)
+        np.testing.assert_array_equal(np.frombuffer(got[0][3], np.float32).reshape(tuple(ref.shape)), ref.numpy())
+
+
+@st.composite
+def unflatten_cases(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 6), min_size=1, max_size=3)))
+    dim = draw(st.one_of(st.integers(-4, 4), st.just(True)))
+    sizes = draw(st.one_of(
+        st.lists(st.integers(-1, 6), min_size=0, max_size=3).map(tuple),
+        st.lists(st.integers(1, 3), min_size=1, max_size=2),  # (a list: the Python method)
+        st.sampled_from([(2, 3), (3, 2), (1, 6, 1), (6,), (2, -1)])))
+    layout = draw(st.sampled_from(["plain", "lazy", "reversed", "transposed", "sliced"]))
+    return shape, dim, sizes, layout
+
+
+@settings(max_examples=500, deadline=None)
+@given(unflatten_cases())
+def test_unflatten_method_equals_torch_and_the_python_method(case):
+    import torch
+    shape, dim, sizes, layout = case
+    got = []
+    for f in (xp.Array.unflatten, _method_definition("unflatten")):
+        x, base = _make(shape, layout, np.float32)
+        r, err = _outcome(lambda: f(x, dim, sizes))
+        if err is None:
+            got.append((None, r.shape, r._layout()[1:], np.asarray(r).tobytes(),
+                        r._st is not None and r._st is x._st))
+        else:
+            got.append((err,))
+    assert got[0] == got[1]
+    # (sizes (): strided's unflatten of a length-1 dim drops it, PyTorch's raises)
+    if got[0][0] is None and type(dim) is int and len(sizes):
+        ref = torch.from_numpy(_make(shape, layout, np.float32)[1].copy()).unflatten(dim, sizes)
+        assert got[0][1] == tuple(ref.shape)
+        np.testing.assert_array_equal(np.frombuffer(got[0][3], np.float32).reshape(tuple(ref.shape)), ref.numpy())
+
+
+def test_flatten_of_a_named_array_keeps_its_rules():
+    x = xp.asarray(np.ones((2, 3, 4)), device="cpu").rename("N", "H", "W")
+    r = x.flatten(1, 2)
+    assert r.shape == (2, 12)
+    u = xp.asarray(np.ones((2, 12)), device="cpu").unflatten(1, (3, 4))
+    assert u.shape == (2, 3, 4) and u.names == (None, None, None)
