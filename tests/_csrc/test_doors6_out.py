@@ -63,7 +63,7 @@ def independent(draw, nargs):
     ops = []
     for j in range(nargs):
         kind = draw(st.sampled_from(["array", "array", "0-d", "scalar", "reversed"])) if j else \
-            draw(st.sampled_from(["array", "array", "reversed", "0-d"]))
+            draw(st.sampled_from(["array", "array", "reversed", "0-d"] + (["scalar"] if nargs == 2 else [])))
         if kind == "scalar":
             ops.append(("scalar", draw(st.sampled_from([2, -1, 0, 1.5, -0.0, True, 3j]))))
         else:
