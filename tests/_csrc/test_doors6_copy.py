@@ -185,3 +185,99 @@ def test_copy_on_the_default_device(monkeypatch):
     np.testing.assert_array_equal(np.asarray(xp.to_device(y, "cpu")), np.arange(5.0))
     y[...] = xp.asarray(np.ones(5))
     np.testing.assert_array_equal(np.asarray(xp.to_device(y, "cpu")), 1.0)
+
+
+@st.composite
+def fills(draw):
+    d = draw(st.sampled_from(DTYPES + ["int32"]))
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=3)))
+    layout = draw(st.sampled_from(["plain", "plain", "lazy", "reversed", "step2", "readonly", "broadcast"]))
+    value = draw(st.sampled_from([None, 0, 1, -3, 2.5, -0.0, float("nan"), float("inf"), 1e300, 3e38,
+                                  True, False, 2 ** 70, 2 ** 31, 1j, "x", "0-d"]))
+    return d, shape, layout, value
+
+
+def _fill_target(d, shape, layout):
+    n = int(np.prod(shape)) if shape else 1
+    buf = (np.arange(2 * n + 2) % 5).astype(d)
+    if layout == "readonly":
+        r = buf[:n].reshape(shape).copy()
+        r.flags.writeable = False
+        x = base = xp.asarray(r, device=CPU)
+        return base, x
+    if layout == "broadcast":
+        base = xp.asarray(buf[:1].copy(), device=CPU)
+        base.storage()
+        return base, xp.broadcast_to(base, shape) if shape else base[0]
+    base = xp.asarray(buf.copy(), device=CPU)
+    if layout != "lazy":
+        base.storage()
+    if layout == "reversed":
+        x = xp.reshape(base[n - 1::-1] if n else base[0:0], shape) if len(shape) <= 1 else base[:n].reshape(shape)
+    elif layout == "step2":
+        x = base[::2][:n].reshape(shape) if len(shape) <= 1 else base[:n].reshape(shape)
+    else:
+        x = base[:n].reshape(shape) if layout != "lazy" else base
+    return base, x
+
+
+@compiled
+@settings(max_examples=600, deadline=None)
+@given(case=fills())
+def test_zero_and_fill_equal_the_python_definition(case):
+    d, shape, layout, value = case
+    res = []
+    for slow in (False, True):
+        base, x = _fill_target(d, shape, layout)
+        if value is None:
+            f = xp.Array.__dict__["zero_"]
+            call = lambda: (f.__wrapped__ if slow else f)(x)  # noqa: E731
+        else:
+            f = xp.Array.__dict__["fill_"]
+            v = xp.asarray(np.array(2.0, dtype=d), device=CPU) if value == "0-d" else value
+            call = lambda: (f.__wrapped__ if slow else f)(x, v)  # noqa: E731
+        v0 = base.storage()._version if base._st is not None else None
+        r, err = _outcome(call)
+        if err is None:
+            assert r is x
+        res.append((err, np.asarray(base).tobytes(),
+                    None if v0 is None else base.storage()._version - v0))
+    assert res[0] == res[1]
+    err, got, bump = res[0]
+    if err is None and bump is not None:
+        assert bump == 1
+    if err is None and layout in ("plain", "lazy") and value is not None and value != "0-d":
+        ref = (np.arange(len(got) // np.dtype(d).itemsize) % 5).astype(d)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            n = int(np.prod(shape)) if shape else 1
+            ref[:n if layout == "plain" else len(ref)] = value
+        assert got == ref.tobytes()
+
+
+@compiled
+def test_zero_and_fill_engage_and_keep_autograd_rules():
+    w = xp.asarray(np.ones(3), device=CPU)
+    w.requires_grad_(True)
+    with pytest.raises(RuntimeError):
+        w.zero_()
+    with pytest.raises(RuntimeError):
+        w.fill_(2.0)
+    x = xp.asarray(np.ones(3), device=CPU)
+    z = w * x  # saves x
+    x.fill_(3.0)  # bumps x's version: backward must refuse
+    with pytest.raises(RuntimeError):
+        z.sum().backward()
+    a = xp.asarray(np.arange(6.0).reshape(2, 3), device=CPU).rename("N", "C")
+    a.zero_()
+    assert a.names == ("N", "C")
+    np.testing.assert_array_equal(np.asarray(a.rename(None)), 0.0)
+
+
+def test_zero_and_fill_on_the_default_device():
+    """Not pinned: under the CUDA stand-in a device array is filled by the Python path."""
+    y = xp.asarray(np.arange(5.0))
+    assert y.fill_(2.5) is y
+    np.testing.assert_array_equal(np.asarray(xp.to_device(y, "cpu")), 2.5)
+    assert y.zero_() is y
+    np.testing.assert_array_equal(np.asarray(xp.to_device(y, "cpu")), 0.0)

@@ -317,7 +317,7 @@ decline_error(void)
    V_UNFLATTEN, V_FLATTEN: unflatten and flatten by names, f->table strided.named's dict
    of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_T, V_MT };
+       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL, V_T, V_MT };
 
 /* --- functions one source calls in another ------------------------------------------------ */
 
@@ -385,6 +385,7 @@ int slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssiz
 /* setitem.c */
 int view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value);
 int copy_same(PyObject *x, PyObject *y); /* x[...] = y, x.copy_(y) of x's dtype and shape (setitem.c) */
+int fill_same(PyObject *x, PyObject *value); /* x.zero_() (value NULL), x.fill_(v) (setitem.c) */
 int bump(PyObject *st); /* st._version += 1 (setitem.c) */
 
 extern PyTypeObject Fast_T, View_T, ViewProp_T;

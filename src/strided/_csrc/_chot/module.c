@@ -230,6 +230,7 @@ PyInit__chot(void)
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
         {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
         {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN}, {"COPY", V_COPY}, {"SQUEEZE", V_SQUEEZE},
+        {"ZERO", V_ZERO}, {"FILL", V_FILL},
         {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {

@@ -288,3 +288,73 @@ done:
     Py_DECREF(b);
     return rc;
 }
+
+/* --- x.zero_(), x.fill_(v) --------------------------------------------------------------- */
+
+/* x.zero_() (value NULL) and x.fill_(value) where the Python path is one assignment of a
+   Python scalar into x's checked target (_methods.py, zero_/fill_: out_native with
+   same_value, then the backend's fill): x without an extension, its native C-contiguous,
+   aligned and writeable; zero_: every byte 0 (the zero of every dtype: +0.0, 0, False,
+   0+0j); fill_: a Python bool, int or float into a float32 or float64 x, converted as
+   NumPy converts it ((float)d, as fill_slice; a value a float32 cannot hold, or an int
+   beyond a double, declines: NumPy reports that overflow). The version bumped first as
+   out_native bumps it. 1: done; 0: declined, nothing written; -1: an error. */
+int
+fill_same(PyObject *x, PyObject *value)
+{
+    if (!ready || !loops_ready || SLOT(x, O_ext) != Py_None || !contract_dtype(SLOT(x, O_dtype)))
+        return 0;
+    double d = 0.0;
+    int which = 0; /* 0: bytes of zero; 1: float32; 2: float64 */
+    if (value != NULL) {
+        PyTypeObject *tv = Py_TYPE(value);
+        PyObject *dt = SLOT(x, O_dtype);
+        char kind = np_kind(dt);
+        Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+        if ((tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type) || kind != 'f'
+            || (isz != 4 && isz != 8)) {
+            (void)contract_clear(PyExc_OverflowError);
+            return 0;
+        }
+        d = tv == &PyFloat_Type ? PyFloat_AS_DOUBLE(value) : PyLong_AsDouble(value);
+        if (d == -1.0 && PyErr_Occurred())
+            return contract_clear(PyExc_OverflowError) ? 0 : -1;
+        which = isz == 4 ? 1 : 2;
+        if (which == 1 && isinf((float)d) && !isinf(d))
+            return 0;
+    }
+    PyObject *a = small_native(x, PY_SSIZE_T_MAX);
+    if (a == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    NDFields *A = ND(a);
+    int rc = 0;
+    Py_ssize_t n = 1, isz = PyLong_AsSsize_t(SLOT(SLOT(x, O_dtype), D_itemsize));
+    if ((A->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE)) != (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE)
+        || A->descr != SLOT(SLOT(x, O_dtype), D_np) || isz <= 0 || (which && isz != (which == 1 ? 4 : 8))) {
+        (void)contract_clear(PyExc_OverflowError);
+        goto done;
+    }
+    for (int i = 0; i < A->nd; i++)
+        n *= A->dimensions[i]; /* (no overflow: x's own size) */
+    PyObject *st = SLOT(x, O_st);
+    if (st != NULL && st != Py_None && bump(st) < 0) {
+        rc = -1;
+        goto done;
+    }
+    rc = 1;
+    if (which == 0)
+        memset(A->data, 0, (size_t)(n * isz));
+    else if (which == 1) {
+        float f = (float)d, *o = (float *)A->data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = f;
+    }
+    else {
+        double *o = (double *)A->data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = d;
+    }
+done:
+    Py_DECREF(a);
+    return rc;
+}

@@ -1872,6 +1872,14 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         else if (names == NULL && n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))
             r = view_squeeze(x, args[1]);
         break;
+    case V_ZERO: /* x.zero_() */
+    case V_FILL: /* x.fill_(v) */
+        if (names == NULL && nkw == 0 && n == (f->kind == V_ZERO ? 1 : 2)) {
+            int done = fill_same(x, f->kind == V_ZERO ? NULL : args[1]);
+            if (done != 0)
+                return done < 0 ? NULL : Py_NewRef(x);
+        }
+        break;
     case V_COPY: /* x.copy_(y) (a plain x: a named one takes the Python path's checks) */
         if (names == NULL && n == 2 && nkw == 0) {
             int done = copy_same(x, args[1]);
