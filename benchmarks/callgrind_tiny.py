@@ -51,6 +51,8 @@ CASES = {
     "squeeze(x, axis=0)": ("xp.squeeze(m1, axis=0)", "np.squeeze(m1, axis=0)"),
     "flatten(1, 2)": ("a3.flatten(1, 2)", "a3.reshape(2, 16)"),
     "unflatten(2, (2, 2))": ("a3.unflatten(2, (2, 2))", "a3.reshape(2, 4, 2, 2)"),
+    "zero_": ("d.zero_()", "d.fill(0)"),
+    "fill_": ("d.fill_(1.5)", "d.fill(1.5)"),
 }
 
 _CHILD = r'''
