@@ -271,7 +271,7 @@ reads_safely(PyObject *o, Py_ssize_t io, PyObject *b, Py_ssize_t ib)
 static PyObject *
 fast_out(Fast *f, PyObject *const *xs, int n, PyObject *out)
 {
-    if (Py_TYPE(out) != Array_T || SLOT(out, O_ext) != Py_None)
+    if (!contract_array(out) || SLOT(out, O_ext) != Py_None)
         return NULL;
     for (int j = 0; j < n; j++)
         if (!plain(xs[j]) || (Py_TYPE(xs[j]) == Array_T && SLOT(xs[j], O_device) != SLOT(out, O_device)))

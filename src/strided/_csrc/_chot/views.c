@@ -1046,9 +1046,10 @@ size_of(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *n)
 }
 
 /* x viewed with shape (a tuple of exact non-negative ints, borrowed), when x's strides
-   are its shape's contiguous strides (the Python hot path's test). */
+   are its shape's contiguous strides (the Python hot path's test); the child's native
+   view NumPy's reshape of a cached parent's (eager), or left to be built on use. */
 static PyObject *
-view_reshape(PyObject *x, PyObject *shape)
+view_reshape_as(PyObject *x, PyObject *shape, int eager)
 {
     Py_ssize_t nshape[MAXDIMS], nstr[MAXDIMS], cstr[MAXDIMS], nn, n_new, n_old;
     if (tuple_ints(shape, nshape, &nn) || size_of(nshape, nn, &n_new)
@@ -1062,7 +1063,7 @@ view_reshape(PyObject *x, PyObject *shape)
     for (Py_ssize_t i = 0; i < L.nd; i++)
         if (L.str[i] != cstr[i])
             return NULL; /* not contiguous (or size-1 dimensions with other strides) */
-    PyObject *p = parent_native(x), *nat;
+    PyObject *p = eager ? parent_native(x) : Py_NewRef(Py_None), *nat;
     if (p == Py_None)
         nat = p;
     else {
@@ -1073,6 +1074,12 @@ view_reshape(PyObject *x, PyObject *shape)
             return decline_error();
     }
     return make_view(x, nat, L.off, nshape, nstr, nn, shape);
+}
+
+static PyObject *
+view_reshape(PyObject *x, PyObject *shape)
+{
+    return view_reshape_as(x, shape, 1);
 }
 
 /* --- permute_dims / permute ------------------------------------------------------------ */
@@ -1247,7 +1254,7 @@ dim_of(PyObject *v, Py_ssize_t nd, Py_ssize_t *a)
 
 /* x.flatten(start_dim=0, end_dim=-1) of an unnamed x, both exact ints, positional: the
    reshape views.py's flatten makes (shape[:s] + (prod,) + shape[e + 1:]) when it is
-   view_reshape's (x contiguous); a 0-d x, s > e, dims out of range, keywords, or a copy:
+   view_reshape's (x contiguous), its native view left to be built on use; a 0-d x, s > e, dims out of range, keywords, or a copy:
    the Python method. */
 static PyObject *
 view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n)
@@ -1270,7 +1277,7 @@ view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n)
     PyObject *t = ints_tuple(ns, k);
     if (t == NULL)
         return decline_error();
-    PyObject *r = view_reshape(x, t);
+    PyObject *r = view_reshape_as(x, t, 0); /* (the native built when a kernel needs it) */
     Py_DECREF(t);
     return r;
 }
@@ -1300,7 +1307,7 @@ view_unflatten_plain(PyObject *x, PyObject *dim, PyObject *sizes)
     PyObject *t = ints_tuple(ns, k);
     if (t == NULL)
         return decline_error();
-    PyObject *r = view_reshape(x, t);
+    PyObject *r = view_reshape_as(x, t, 0); /* (the native built when a kernel needs it) */
     Py_DECREF(t);
     return r;
 }
