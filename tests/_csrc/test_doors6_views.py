@@ -190,3 +190,16 @@ def test_flatten_of_a_named_array_keeps_its_rules():
     assert r.shape == (2, 12)
     u = xp.asarray(np.ones((2, 12)), device="cpu").unflatten(1, (3, 4))
     assert u.shape == (2, 3, 4) and u.names == (None, None, None)
+
+
+@pytest.mark.parametrize("spell", ["positional", "axis=", "dim="])
+@pytest.mark.parametrize("axis", [0, -1, 1, 2, -3])
+def test_named_squeeze_equals_the_python_definition(spell, axis):
+    """A named array: the compiled view hands it to the definition (or the binder, for
+    dim=); names, shape and errors as the Python path's, twice (the names' cache)."""
+    got = []
+    for f in (xp.squeeze, _definition(), xp.squeeze):
+        x = xp.asarray(np.arange(3.0).reshape(1, 3, 1), device="cpu").rename("A", "B", "C")
+        r, err = _outcome(lambda: _call(f, x, axis, spell))
+        got.append((err,) if err else (None, r.shape, r.names, np.asarray(r.rename(None)).tolist()))
+    assert got[0] == got[1] == got[2]

@@ -363,8 +363,9 @@ def bound(name: str, fn, write=None):
     cview = getattr(fn, "_cview", None)
     if cview is not None:
         # A compiled view (``squeeze``: _csrc/_chot/views.c) stays in front: it answers only
-        # its plain case (no PyTorch keyword there), every other call reaches the binder.
-        return type(fn)(call, *cview)
+        # its plain case (no PyTorch keyword there) and hands a named array's to ``fn``
+        # itself; every other call reaches the binder.
+        return type(fn)(call, *cview, fn)
     return call
 
 

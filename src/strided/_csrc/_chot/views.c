@@ -1874,10 +1874,14 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         }
         break;
     case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= (unnamed x) */
-        if (names == NULL && n == 2 && nkw == 0)
-            r = view_squeeze(x, args[1]);
-        else if (names == NULL && n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))
-            r = view_squeeze(x, args[1]);
+        if ((n == 2 && nkw == 0) || (n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))) {
+            if (names == NULL)
+                r = view_squeeze(x, args[1]);
+            else if (f->table != Py_None)
+                /* (a named x, no PyTorch keyword: the definition the binder would call, with
+                   its own named hot path; f->table: bind.bound's, in front of the binder) */
+                return PyObject_Vectorcall(f->table, args, n, kwnames);
+        }
         break;
     case V_ZERO: /* x.zero_() */
     case V_FILL: /* x.fill_(v) */
@@ -1974,12 +1978,14 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
         || (method && kind != V_FLATTEN && kind != V_UNFLATTEN)
-        || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+        || (kind == V_SQUEEZE ? kwname != Py_None && !PyCallable_Check(kwname)
+            : kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
             : kind == V_UNFLATTEN || kind == V_FLATTEN ? !PyDict_CheckExact(kwname)
                               : kwname != Py_None && !PyUnicode_Check(kwname))) {
         PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
                         "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes; "
-                        "FLATTEN, UNFLATTEN: strided.named's dict of checked outcomes; method=True: "
+                        "FLATTEN, UNFLATTEN: strided.named's dict of checked outcomes; SQUEEZE: None or "
+                        "the definition behind a binder; method=True: "
                         "the methods, whose unnamed int case is answered too)");
         return NULL;
     }
