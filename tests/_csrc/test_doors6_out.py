@@ -350,3 +350,20 @@ def test_device_arrays_take_the_python_door(monkeypatch):
                  lambda: xp.multiply(a, 2.0, out=y)):
         with pytest.raises(AssertionError, match="the Python out= door ran"):
             call()
+
+
+@compiled
+def test_out_over_the_same_numpy_memory_through_another_storage():
+    """Two Storages over one NumPy buffer (asarray without a copy): a partial overlap of an
+    operand and out is seen from the memory itself, and NumPy's answer is kept."""
+    buf = np.arange(10.0)
+    ref = buf.copy()
+    x = xp.asarray(buf[1:], device=CPU)
+    y = xp.asarray(buf[:-1], device=CPU)
+    assert x.storage() is not y.storage() and np.shares_memory(np.asarray(x), np.asarray(y))
+    xp.add(x, x, out=y)
+    np.add(ref[1:], ref[1:], out=ref[:-1])
+    np.testing.assert_array_equal(buf, ref)
+    xp.exp(y, out=x)
+    np.exp(ref[:-1], out=ref[1:])
+    np.testing.assert_array_equal(buf, ref)
