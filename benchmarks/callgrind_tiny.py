@@ -41,6 +41,18 @@ CASES = {
     "full((), nan)": ("xp.full((), xp.nan, dtype=xp.float64)", "np.full((), np.nan)"),
     "power by 0.5": ("a ** 0.5", None),
     "result_type": ("xp.result_type(a, 1.0)", "np.result_type(a, 1.0)"),
+    # the doors (issue 38, doors6): out=, in-place methods, copies, squeeze, flatten/unflatten
+    "add out=": ("xp.add(a, b, out=d)", None),
+    "exp out=": ("xp.exp(a, out=d)", None),
+    "neg_ in place": ("d.neg_()", "np.negative(d, out=d)"),
+    "exp_ in place": ("e.exp_()", "np.exp(e, out=e)"),
+    "copy_": ("d.copy_(a)", "np.copyto(d, a)"),
+    "a[...] = b": ("d[...] = a", None),
+    "squeeze(x, axis=0)": ("xp.squeeze(m1, axis=0)", "np.squeeze(m1, axis=0)"),
+    "flatten(1, 2)": ("a3.flatten(1, 2)", "a3.reshape(2, 16)"),
+    "unflatten(2, (2, 2))": ("a3.unflatten(2, (2, 2))", "a3.reshape(2, 4, 2, 2)"),
+    "zero_": ("d.zero_()", "d.fill(0)"),
+    "fill_": ("d.fill_(1.5)", "d.fill(1.5)"),
 }
 
 _CHILD = r'''
@@ -53,13 +65,17 @@ c = a > b
 m = rng.standard_normal((4, 4)).astype(np.float32)
 idx = np.array([1, 3, 5, 7], dtype=np.int64)
 i2 = np.array([0, 2], dtype=np.int64)
+d = a.copy()
+e = np.zeros(10, dtype=np.float32)  # (exp_ in place: exp(0) = 1, then e, e**e, ... inf)
+m1 = np.ones((1, 10), dtype=np.float32)
+a3 = np.ones((2, 4, 4), dtype=np.float32)
 lib, stmt, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if lib == "strided":
     import strided as xp
-    a, b, c, m, idx, i2 = (xp.asarray(v) for v in (a, b, c, m, idx, i2))
+    a, b, c, m, idx, i2, d, e, m1, a3 = (xp.asarray(v) for v in (a, b, c, m, idx, i2, d, e, m1, a3))
 else:
     xp = np
-g = dict(a=a, b=b, c=c, m=m, idx=idx, i2=i2, xp=xp, np=np)
+g = dict(a=a, b=b, c=c, m=m, idx=idx, i2=i2, d=d, e=e, m1=m1, a3=a3, xp=xp, np=np)
 exec(compile(f"for _ in range(200):\n    {stmt}\n", "<warm>", "exec"), g)
 code = compile(f"for _ in range({n}):\n    {stmt}\n", "<calls>", "exec")
 gc.collect()

@@ -108,3 +108,14 @@ from ._core.dispatch import quiet_entry_points as _quiet_entry_points  # noqa: E
 
 _quiet_entry_points(globals(), Array)
 del _quiet_entry_points
+
+# The compiled ``x.copy_(y)`` of an array of x's dtype and shape (_csrc/_chot/setitem.c,
+# copy_same), ``x.zero_()`` and ``x.fill_(v)`` (fill_same), in front of the whole chain above (quiet, autograd's hook, the method): it
+# answers only arrays without an extension, for which that chain is the method itself.
+from ._core.array import _CVIEWS as _cv  # noqa: E402
+
+if _cv is not None:
+    Array.copy_ = _cv.View(Array.copy_, _cv.COPY)
+    Array.zero_ = _cv.View(Array.zero_, _cv.ZERO)  # (and x.zero_(), x.fill_(v): fill_same)
+    Array.fill_ = _cv.View(Array.fill_, _cv.FILL)
+del _cv

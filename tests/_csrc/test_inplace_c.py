@@ -109,7 +109,11 @@ def test_compiled_inplace_equals_the_python_operator_and_numpy(c, sliced, method
             return
         if ref.dtype == np.dtype(str(cdt)):
             got = np.frombuffer(cb, dtype=ref.dtype)
-            if ref.dtype.kind in "fc":
+            if ref.dtype.kind == "c" and op == "ipow":
+                # (a complex power's NaN: strided's pow and NumPy's differ in the NaN's sign
+                # bit, e.g. 0j ** -1; the C and Python paths agree bit for bit above)
+                np.testing.assert_array_equal(got, ref.reshape(-1))
+            elif ref.dtype.kind in "fc":
                 np.testing.assert_array_equal(got.view(np.uint8), ref.reshape(-1).view(np.uint8))
             else:
                 np.testing.assert_array_equal(got, ref.reshape(-1))

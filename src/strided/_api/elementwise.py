@@ -1392,10 +1392,18 @@ def _inplace_fast(chot, row, fallback):
 
 
 def inplace_compiled(row, fallback):
-    """``fallback`` behind ``_inplace_fast`` for a row whose operators are compiled (a binary
-    row with an in-place operator), else ``fallback`` itself (no extension, a comparison)."""
+    """``fallback`` behind the compiled in-place case: a binary row with an in-place operator
+    behind ``_inplace_fast``; a unary row's method (``x.exp_()``) behind a unary ``Fast`` with
+    ``inplace=True`` (fast.c, fast_out: ``exp(x, out=x)``'s door, no arguments after self);
+    else ``fallback`` itself (no extension, a comparison)."""
+    if not COMPILED:
+        return fallback
+    if row.nargs == 1:
+        # (a method_float row has no integer-to-integer loop: an integer x declines to
+        # ``fallback``, which raises as before)
+        return _dispatch.CHOT.Fast(fallback, 1, row.upairs, name=row.name + "_", inplace=True)
     d = row.dunder
-    if not COMPILED or row.nargs != 2 or d is None or d in _NO_REFLECT:
+    if row.nargs != 2 or d is None or d in _NO_REFLECT:
         return fallback
     return _inplace_fast(_dispatch.CHOT, row, fallback)
 

@@ -886,7 +886,7 @@ def assign(target, value, dtype, device, func):
 # The compiled view paths (strided/_csrc/_chot.c, "views"; see the end of _array.py): each
 # namespace function below is a ``_chot.View`` in front of its Python definition.
 def _install_compiled_views() -> bool:
-    global reshape, permute_dims, expand_dims, unsqueeze
+    global reshape, permute_dims, expand_dims, unsqueeze, squeeze
     c = _CVIEWS
     if c is None:
         return False
@@ -894,6 +894,12 @@ def _install_compiled_views() -> bool:
     permute_dims = c.View(permute_dims, c.PERMUTE)
     expand_dims = c.View(expand_dims, c.EXPAND, "axis")
     unsqueeze = c.View(unsqueeze, c.EXPAND, "dim")
+    # (one int axis of an unnamed array: views.c, view_squeeze; the named and every other
+    # case run the definition above, with its own hot path for names)
+    d = squeeze.__dict__  # (_impl, _api_name: what dispatch and the binder read)
+    squeeze = c.View(squeeze, c.SQUEEZE)
+    squeeze.__dict__.update(d)
+    squeeze._cview = (c.SQUEEZE,)  # (bind.bound keeps it in front of the binding of dim=)
     return True
 
 

@@ -141,8 +141,10 @@ Array.unflatten = _unflatten_method
 if _CVIEWS is not None:
     # the compiled view paths (_chot/views.c): flatten and unflatten by names of an untracked,
     # contiguous named array whose checked outcome _ops._SHAPES holds are answered in C
-    Array.flatten = _CVIEWS.View(_flatten_method, _CVIEWS.FLATTEN, _SHAPES)
-    Array.unflatten = _CVIEWS.View(_unflatten_method, _CVIEWS.UNFLATTEN, _SHAPES)
+    # (method=True: an unnamed array's x.flatten(1, 2) / x.unflatten(1, (2, 3)) too, when
+    # the result is a view of a contiguous x; views.c, view_flatten_plain)
+    Array.flatten = _CVIEWS.View(_flatten_method, _CVIEWS.FLATTEN, _SHAPES, True)
+    Array.unflatten = _CVIEWS.View(_unflatten_method, _CVIEWS.UNFLATTEN, _SHAPES, True)
     flatten = _CVIEWS.View(_ops_flatten, _CVIEWS.FLATTEN, _SHAPES)
     Array.flatten.__signature__ = _flatten_method.__signature__
     Array.unflatten.__signature__ = inspect.signature(_unflatten_method)

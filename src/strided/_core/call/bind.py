@@ -360,6 +360,12 @@ def bound(name: str, fn, write=None):
     if sig is not None:
         call.__signature__ = sig
     call.__doc__ = _spelled_doc(call.__doc__, b.keywords)
+    cview = getattr(fn, "_cview", None)
+    if cview is not None:
+        # A compiled view (``squeeze``: _csrc/_chot/views.c) stays in front: it answers only
+        # its plain case (no PyTorch keyword there) and hands a named array's to ``fn``
+        # itself; every other call reaches the binder.
+        return type(fn)(call, *cview, fn)
     return call
 
 

@@ -51,7 +51,7 @@ extern Py_ssize_t VP_dict, VP_kind; /* views.c: ViewProp's fields after the prop
 
 /* --- constants (module.c, made in PyInit) ------------------------------------------------ */
 extern PyObject *zero, *one, *minus_one;
-extern PyObject *s_dtype, *s_shape, *s_ext;
+extern PyObject *s_dtype, *s_shape, *s_ext, *s_out;
 extern PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
 extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
 extern PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
@@ -271,7 +271,8 @@ typedef struct {
     Py_ssize_t nloops;
     int kind;           /* K_UNARY or K_BINARY: the positional arguments of the fast case */
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
-    int inplace;        /* an in-place operator: __iadd__(self, other) writes self + other into self */
+    int inplace;        /* an in-place operator: __iadd__(self, other) writes self + other into self;
+                           unary: x.exp_() writes exp(x) into x (fast_out) */
 } Fast;
 
 /* --- the name caches (names.c) --------------------------------------------------------------- */
@@ -316,7 +317,7 @@ decline_error(void)
    V_UNFLATTEN, V_FLATTEN: unflatten and flatten by names, f->table strided.named's dict
    of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_T, V_MT };
+       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL, V_T, V_MT };
 
 /* --- functions one source calls in another ------------------------------------------------ */
 
@@ -383,6 +384,8 @@ int slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssiz
 
 /* setitem.c */
 int view_setitem(PyObject *dts, PyObject *x, PyObject *key, PyObject *value);
+int copy_same(PyObject *x, PyObject *y); /* x[...] = y, x.copy_(y) of x's dtype and shape (setitem.c) */
+int fill_same(PyObject *x, PyObject *value); /* x.zero_() (value NULL), x.fill_(v) (setitem.c) */
 int bump(PyObject *st); /* st._version += 1 (setitem.c) */
 
 extern PyTypeObject Fast_T, View_T, ViewProp_T;

@@ -39,9 +39,13 @@ loop_slot(Fast *f, Py_ssize_t i, Py_ssize_t j, int side)
 /* The call of a row entry ent on dev with the operands xs (kernel order, n of them:
    Arrays and a Python scalar), through its Loop slot (or NULL): NumPy's loop directly
    where it qualifies, else the kernel, under NumPy's "ignore" error state, on the
-   natives; the result Array, or NULL (no error set: declined; an error: raised). */
+   natives; the result Array, or NULL (no error set: declined; an error: raised).
+   With into (a native to write into), the loop only: into_dt NULL, into is one
+   operand's own native (the elided call, a += b); else into is out='s native, checked by
+   fast_out, and the result's DType must be into_dt (out's). */
 static PyObject *
-ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named, PyObject *into)
+ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named, PyObject *into,
+        PyObject *into_dt)
 {
     PyObject *nat[2] = {NULL, NULL}, *k, *res, *cap = NULL, *r = NULL;
     Loop L;
@@ -69,7 +73,9 @@ ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, in
         if ((nat[j] = Py_TYPE(xs[j]) != Array_T ? Py_NewRef(xs[j])
                       : (named ? small_native_any : small_native)(xs[j], in_limit)) == NULL)
             goto done;
-    if (into != NULL && (cap == NULL || (nat[0] != into && (n < 2 || nat[1] != into))))
+    if (into != NULL
+        && (cap == NULL
+            || (into_dt == NULL ? nat[0] != into && (n < 2 || nat[1] != into) : res != into_dt)))
         goto done;
     if (cap != NULL) {
         r = loop_call(&L, xs, nat, n, c_result_limit(L.split), res, dev, into);
@@ -101,15 +107,16 @@ fast_unary(Fast *f, PyObject *x, int named)
     if (Py_TYPE(x) != Array_T)
         return NULL;
     Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
-    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named, NULL);
+    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named, NULL, NULL);
 }
 
-static PyObject *binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into);
+static PyObject *binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into,
+                             PyObject *into_dt);
 
 PyObject *
 fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
 {
-    return binary_call(f, x1, x2, named, NULL);
+    return binary_call(f, x1, x2, named, NULL, NULL);
 }
 
 /* pool._Block (the C block type, or pool.py's class under STRIDED_NO_CEXT=_cpool): the
@@ -145,7 +152,7 @@ fast_binary_into(Fast *f, PyObject *x1, PyObject *x2, PyObject *tmp)
     if (base == NULL ? !(ND(a)->flags & ND_OWNDATA)
                      : (PyObject *)Py_TYPE(base) != block_t || Py_REFCNT(base) != 1)
         return NULL;
-    return binary_call(f, x1, x2, 0, a);
+    return binary_call(f, x1, x2, 0, a, NULL);
 }
 
 /* The bytes [*lo, *hi) the native a reaches (elements of isz bytes); empty: lo == hi. */
@@ -210,7 +217,7 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
         }
         Py_DECREF(b);
     }
-    PyObject *r = ok ? binary_call(f, x1, x2, 0, a) : NULL;
+    PyObject *r = ok ? binary_call(f, x1, x2, 0, a, NULL) : NULL;
     Py_DECREF(a);
     if (r == NULL)
         return NULL;
@@ -221,8 +228,108 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
     return Py_NewRef(x1);
 }
 
+/* From how many result bytes fast_out declines (elementwise.py's _INTO_LOOP_FROM: from there
+   the Python out= door of a unary row runs the loop exp(x) runs, strided's own and split on
+   threads; below it, NumPy's ufunc into out's memory, which is the loop called here). */
+#define OUT_DOOR_BELOW ((Py_ssize_t)16384)
+
+/* Whether a loop writing the native o (C-contiguous, elements of io bytes) may read the
+   native b (elements of ib bytes) as it goes: b is o (the same object, or the same bytes,
+   dimensions and strides: each element read before it is written, as NumPy's own
+   in-place loops do), or b reaches none of o's bytes. A partial overlap: 0 (NumPy's ufunc
+   copies such an operand first; the loop would not). */
+static int
+reads_safely(PyObject *o, Py_ssize_t io, PyObject *b, Py_ssize_t ib)
+{
+    if (b == o)
+        return 1;
+    NDFields *O = ND(o), *B = ND(b);
+    char *olo, *ohi, *blo, *bhi;
+    nd_span(O, io, &olo, &ohi);
+    nd_span(B, ib, &blo, &bhi);
+    if (olo == ohi || blo == bhi || bhi <= olo || ohi <= blo)
+        return 1;
+    if (io != ib || O->data != B->data || O->nd != B->nd)
+        return 0;
+    for (int d = 0; d < O->nd; d++)
+        if (O->dimensions[d] != B->dimensions[d] || (O->dimensions[d] > 1 && O->strides[d] != B->strides[d]))
+            return 0;
+    return 1;
+}
+
+/* f(xs..., out=out) (a namespace function's out=, n operands in the row's order) and the
+   unary in-place methods (``x.exp_()``: out is x), written by the Fast's loop into out's
+   own memory as the Python door writes it (elementwise.py, ``into`` and the unary
+   ``func``: one ufunc call with out=): every operand and out without an extension (no
+   names, no autograd) on one device; out's native C-contiguous, aligned and writeable
+   (so it has no element twice), under OUT_DOOR_BELOW bytes; each Array operand of out's
+   shape or 0-d (loop_into checks) whose memory is out's exactly or none of it
+   (reads_safely); the loop's result DType out's own and no cast (ew_call). Then out's
+   Storage's version counter is bumped, as out_native bumps it. out (new reference);
+   NULL with no error set declines (the Python function runs, with its checks and
+   errors), NULL with an error set raises. */
 static PyObject *
-binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into)
+fast_out(Fast *f, PyObject *const *xs, int n, PyObject *out)
+{
+    if (!contract_array(out) || SLOT(out, O_ext) != Py_None)
+        return NULL;
+    for (int j = 0; j < n; j++)
+        if (!plain(xs[j]) || (Py_TYPE(xs[j]) == Array_T && SLOT(xs[j], O_device) != SLOT(out, O_device)))
+            return NULL;
+    PyObject *odt = SLOT(out, O_dtype);
+    Py_ssize_t nb = nbytes_of(out);
+    if (nb < 0 || nb >= OUT_DOOR_BELOW || odt == NULL || !contract_dtype(odt))
+        return NULL;
+    PyObject *o = small_native(out, OUT_DOOR_BELOW), *r = NULL;
+    if (o == NULL)
+        return NULL;
+    Py_INCREF(out);
+    Py_INCREF(odt);
+    Py_ssize_t io = PyLong_AsSsize_t(SLOT(odt, D_itemsize));
+    int ok = io > 0 && (ND(o)->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
+                           == (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE);
+    for (int j = 0; ok && j < n; j++) {
+        if (Py_TYPE(xs[j]) != Array_T)
+            continue;
+        PyObject *b = small_native(xs[j], PY_SSIZE_T_MAX), *bdt = SLOT(xs[j], O_dtype);
+        if (b == NULL) {
+            ok = 0;
+            break;
+        }
+        Py_ssize_t ib = bdt != NULL && contract_dtype(bdt) ? PyLong_AsSsize_t(SLOT(bdt, D_itemsize)) : -1;
+        ok = ib > 0 && reads_safely(o, io, b, ib);
+        Py_DECREF(b);
+    }
+    if (PyErr_Occurred() && !contract_clear(PyExc_OverflowError))
+        goto done;
+    if (!ok)
+        goto done;
+    if (n == 1) {
+        PyObject *x = xs[0];
+        if (Py_TYPE(x) != Array_T)
+            goto done;
+        Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
+        r = ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), xs, 1, 0, o, odt);
+    }
+    else
+        r = binary_call(f, xs[0], xs[1], 0, o, odt);
+    if (r == NULL)
+        goto done;
+    Py_DECREF(r); /* (the loop's Array over out's native: out is the result) */
+    r = NULL;
+    PyObject *st = SLOT(out, O_st);
+    if (st != NULL && st != Py_None && bump(st) < 0)
+        goto done;
+    r = Py_NewRef(out);
+done:
+    Py_DECREF(o);
+    Py_DECREF(odt);
+    Py_DECREF(out);
+    return r;
+}
+
+static PyObject *
+binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into, PyObject *into_dt)
 {
     PyObject *ent, *dev;
     Loop *slot;
@@ -256,7 +363,7 @@ binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into)
     else
         return NULL;
     PyObject *xs[2] = {x1, x2};
-    return ew_call(slot, ent, dev, xs, 2, named, into);
+    return ew_call(slot, ent, dev, xs, 2, named, into, into_dt);
 }
 
 /* The Python definitions behind every Fast run NumPy's kernels too: they run under
@@ -671,12 +778,25 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         if (r != NULL || PyErr_Occurred())
             return r;
     }
+    if (ready && !CALIBRATING && n == NARGS[f->kind] && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1
+        && (f->kind == K_UNARY || f->kind == K_BINARY) && !f->swap && !f->inplace) {
+        /* f(x, out=y), f(x1, x2, out=y): the out= door */
+        PyObject *k = PyTuple_GET_ITEM(kwnames, 0);
+        if (k == s_out || (PyUnicode_Check(k) && PyUnicode_CompareWithASCIIString(k, "out") == 0)) {
+            PyObject *r = fast_out(f, args, (int)n, args[n]);
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
+    }
     if (ready && !CALIBRATING && n == NARGS[f->kind]
         && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
         PyObject *r;
         switch (f->kind) {
         case K_UNARY:
-            r = plain(args[0]) ? fast_unary(f, args[0], 0) : fast_named(f, args, 1);
+            if (f->inplace) /* x.exp_(): exp(x, out=x)'s door */
+                r = plain(args[0]) ? fast_out(f, args, 1, args[0]) : NULL;
+            else
+                r = plain(args[0]) ? fast_unary(f, args[0], 0) : fast_named(f, args, 1);
             break;
         case K_BINARY: {
             PyObject *xs[2] = {args[f->swap], args[!f->swap]};
@@ -766,11 +886,11 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                 || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
             : kind != K_QUIET)
         || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))
-        || (inplace && (kind != K_BINARY || swap || elide != Py_None))) {
+        || (inplace && ((kind != K_BINARY && kind != K_UNARY) || swap || elide != Py_None))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
                         "hook=None, name=None, elide=None, inplace=False): a callable; kind 0 (hook: a list, name: "
-                        "a str), 1 (table: a list), 2 (table and stable: lists; elide: a callable; inplace: "
-                        "not with swap or elide), "
+                        "a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
+                        "callable; inplace: not with swap or elide), "
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
                         "6 (as 0, table: [ndarray.astype])");
         return NULL;

@@ -56,7 +56,7 @@
 
 /* --- constants: made once in PyInit ----------------------------------------------- */
 PyObject *zero, *one, *minus_one;
-PyObject *s_dtype, *s_shape, *s_ext;
+PyObject *s_dtype, *s_shape, *s_ext, *s_out;
 PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
 PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
 PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
@@ -200,6 +200,7 @@ PyInit__chot(void)
     s_expand_dims = PyUnicode_InternFromString("expand_dims");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_ext = PyUnicode_InternFromString("_ext");
+    s_out = PyUnicode_InternFromString("out");
     s_shape = PyUnicode_InternFromString("shape");
     s_materialize = PyUnicode_InternFromString("_materialize");
     s_reshape = PyUnicode_InternFromString("reshape");
@@ -210,7 +211,7 @@ PyInit__chot(void)
     s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
     s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
     if (zero == NULL || minus_one == NULL || one == NULL || s_getitem == NULL
-        || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_shape == NULL || s_materialize == NULL
+        || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_out == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
         || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
         return NULL;
@@ -228,7 +229,8 @@ PyInit__chot(void)
         {"GETITEM", V_GETITEM}, {"CONTIGUOUS", V_CONTIGUOUS}, {"RESHAPE", V_RESHAPE},
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
         {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
-        {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN},
+        {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN}, {"COPY", V_COPY}, {"SQUEEZE", V_SQUEEZE},
+        {"ZERO", V_ZERO}, {"FILL", V_FILL},
         {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {

@@ -1,10 +1,11 @@
-/* strided._csrc._chot, setitem.c: ``x[slice] = a Python real scalar`` and
- * ``x[bool mask] = a Python real scalar``.
+/* strided._csrc._chot, setitem.c: ``x[slice] = a Python real scalar``,
+ * ``x[bool mask] = a Python real scalar``, and ``x[...] = y`` / ``x.copy_(y)`` from an
+ * array of x's dtype and shape.
  *
- * In front of: Array.__setitem__ (strided/_core/array.py) for those cases: the write
- * through the cached native view, then (slice) or before it (mask: indexing's
- * advanced_setitem, through the write stage) the Storage's version counter bumped, as
- * the Python path does.
+ * In front of: Array.__setitem__ (strided/_core/array.py) and Array.copy_
+ * (strided/torch/_methods.py) for those cases: the write through the cached native view,
+ * then (slice) or before it (mask: indexing's advanced_setitem, through the write stage;
+ * the copy: out_native) the Storage's version counter bumped, as the Python path does.
  */
 #include "chot.h"
 
@@ -187,4 +188,173 @@ mask_setitem(PyObject *x, PyObject *key, Py_ssize_t which, double d)
             if (m[j])
                 memcpy(at, &d, sizeof d);
     return 1;
+}
+
+/* --- x[...] = y, x.copy_(y): an array of x's dtype and shape --------------------------- */
+
+/* The copy of y into x where the Python path is one assignment of y's native into x's
+   checked target (array.py's ``_setitem``, ``a[...] = b`` of x's dtype, device and shape;
+   _methods.py's ``copy_``, no cast): both without an extension (no names to check, no
+   autograd), x's native C-contiguous, aligned and writeable (no element twice: nothing
+   for out_native to refuse), y's native of x's descriptor, C-contiguous (copied as
+   bytes by memmove, which reads an overlapping y as it was, as NumPy's buffered
+   assignment does) or 1-D of any step sharing none of x's bytes (element by element);
+   the version bumped first as out_native bumps it (not for an array with no Storage
+   yet). 1: done; 0: declined, nothing written (the Python path runs and raises what it
+   raises); -1: an error that must propagate. */
+int
+copy_same(PyObject *x, PyObject *y)
+{
+    if (!ready || Py_TYPE(y) != Array_T || !contract_array(y) || SLOT(x, O_ext) != Py_None
+        || SLOT(y, O_ext) != Py_None || SLOT(y, O_dtype) != SLOT(x, O_dtype)
+        || SLOT(y, O_device) != SLOT(x, O_device) || !contract_dtype(SLOT(x, O_dtype)))
+        return 0;
+    PyObject *xs = SLOT(x, O_shape), *ys = SLOT(y, O_shape);
+    if (!PyTuple_CheckExact(xs) || !PyTuple_CheckExact(ys) || PyTuple_GET_SIZE(xs) != PyTuple_GET_SIZE(ys))
+        return 0;
+    PyObject *a = small_native(x, PY_SSIZE_T_MAX);
+    if (a == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    PyObject *b = small_native(y, PY_SSIZE_T_MAX);
+    if (b == NULL) {
+        Py_DECREF(a);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int rc = 0;
+    NDFields *A = ND(a), *B = ND(b);
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(SLOT(x, O_dtype), D_itemsize)), n = 1;
+    if (isz <= 0 || A->descr != B->descr || A->nd != B->nd || A->nd != PyTuple_GET_SIZE(xs)
+        || (A->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
+               != (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE)) {
+        (void)contract_clear(PyExc_OverflowError);
+        goto done;
+    }
+    for (int d = 0; d < A->nd; d++) {
+        if (A->dimensions[d] != B->dimensions[d])
+            goto done; /* (broadcasting, or the shape error: the Python path) */
+        n *= A->dimensions[d]; /* (no overflow: x's own size) */
+    }
+    int contig = (B->flags & ND_C_CONTIGUOUS) != 0;
+    Py_ssize_t step = 0;
+    if (!contig) {
+        char *alo = A->data, *ahi = A->data + n * isz, *blo = B->data, *bhi = B->data;
+        if (B->nd != 1 || !(B->flags & ND_ALIGNED))
+            goto done;
+        step = B->strides[0];
+        if (n > 0)
+            (step < 0 ? (blo += (n - 1) * step) : (bhi += (n - 1) * step));
+        bhi += isz;
+        if (n > 0 && !(bhi <= alo || ahi <= blo))
+            goto done; /* (a partial overlap of a strided y: NumPy buffers it) */
+    }
+    PyObject *st = SLOT(x, O_st);
+    if (st != NULL && st != Py_None && bump(st) < 0) {
+        rc = -1;
+        goto done;
+    }
+    rc = 1;
+    if (n == 0 || (contig && A->data == B->data))
+        goto done;
+    size_t nb = (size_t)(n * isz);
+    char *o = A->data;
+    const char *p = B->data;
+    if (nb >= (size_t)elide_bytes) { /* (NumPy releases the GIL for its copies too) */
+        Py_BEGIN_ALLOW_THREADS
+        if (contig)
+            memmove(o, p, nb);
+        else
+            for (Py_ssize_t i = 0; i < n; i++, o += isz, p += step)
+                memcpy(o, p, (size_t)isz);
+        Py_END_ALLOW_THREADS
+    }
+    else if (contig)
+        memmove(o, p, nb);
+    else
+        switch (isz) { /* (aligned elements: a load and a store each) */
+        case 4:
+            for (Py_ssize_t i = 0; i < n; i++, o += 4, p += step)
+                memcpy(o, p, 4);
+            break;
+        case 8:
+            for (Py_ssize_t i = 0; i < n; i++, o += 8, p += step)
+                memcpy(o, p, 8);
+            break;
+        default:
+            for (Py_ssize_t i = 0; i < n; i++, o += isz, p += step)
+                memcpy(o, p, (size_t)isz);
+        }
+done:
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return rc;
+}
+
+/* --- x.zero_(), x.fill_(v) --------------------------------------------------------------- */
+
+/* x.zero_() (value NULL) and x.fill_(value) where the Python path is one assignment of a
+   Python scalar into x's checked target (_methods.py, zero_/fill_: out_native with
+   same_value, then the backend's fill): x without an extension, its native C-contiguous,
+   aligned and writeable; zero_: every byte 0 (the zero of every dtype: +0.0, 0, False,
+   0+0j); fill_: a Python bool, int or float into a float32 or float64 x, converted as
+   NumPy converts it ((float)d, as fill_slice; a value a float32 cannot hold, or an int
+   beyond a double, declines: NumPy reports that overflow). The version bumped first as
+   out_native bumps it. 1: done; 0: declined, nothing written; -1: an error. */
+int
+fill_same(PyObject *x, PyObject *value)
+{
+    if (!ready || !loops_ready || SLOT(x, O_ext) != Py_None || !contract_dtype(SLOT(x, O_dtype)))
+        return 0;
+    double d = 0.0;
+    int which = 0; /* 0: bytes of zero; 1: float32; 2: float64 */
+    if (value != NULL) {
+        PyTypeObject *tv = Py_TYPE(value);
+        PyObject *dt = SLOT(x, O_dtype);
+        char kind = np_kind(dt);
+        Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+        if ((tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type) || kind != 'f'
+            || (isz != 4 && isz != 8)) {
+            (void)contract_clear(PyExc_OverflowError);
+            return 0;
+        }
+        d = tv == &PyFloat_Type ? PyFloat_AS_DOUBLE(value) : PyLong_AsDouble(value);
+        if (d == -1.0 && PyErr_Occurred())
+            return contract_clear(PyExc_OverflowError) ? 0 : -1;
+        which = isz == 4 ? 1 : 2;
+        if (which == 1 && isinf((float)d) && !isinf(d))
+            return 0;
+    }
+    PyObject *a = small_native(x, PY_SSIZE_T_MAX);
+    if (a == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    NDFields *A = ND(a);
+    int rc = 0;
+    Py_ssize_t n = 1, isz = PyLong_AsSsize_t(SLOT(SLOT(x, O_dtype), D_itemsize));
+    if ((A->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE)) != (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE)
+        || A->descr != SLOT(SLOT(x, O_dtype), D_np) || isz <= 0 || (which && isz != (which == 1 ? 4 : 8))) {
+        (void)contract_clear(PyExc_OverflowError);
+        goto done;
+    }
+    for (int i = 0; i < A->nd; i++)
+        n *= A->dimensions[i]; /* (no overflow: x's own size) */
+    PyObject *st = SLOT(x, O_st);
+    if (st != NULL && st != Py_None && bump(st) < 0) {
+        rc = -1;
+        goto done;
+    }
+    rc = 1;
+    if (which == 0)
+        memset(A->data, 0, (size_t)(n * isz));
+    else if (which == 1) {
+        float f = (float)d, *o = (float *)A->data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = f;
+    }
+    else {
+        double *o = (double *)A->data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = d;
+    }
+done:
+    Py_DECREF(a);
+    return rc;
 }

@@ -1046,9 +1046,10 @@ size_of(const Py_ssize_t *shape, Py_ssize_t nd, Py_ssize_t *n)
 }
 
 /* x viewed with shape (a tuple of exact non-negative ints, borrowed), when x's strides
-   are its shape's contiguous strides (the Python hot path's test). */
+   are its shape's contiguous strides (the Python hot path's test); the child's native
+   view NumPy's reshape of a cached parent's (eager), or left to be built on use. */
 static PyObject *
-view_reshape(PyObject *x, PyObject *shape)
+view_reshape_as(PyObject *x, PyObject *shape, int eager)
 {
     Py_ssize_t nshape[MAXDIMS], nstr[MAXDIMS], cstr[MAXDIMS], nn, n_new, n_old;
     if (tuple_ints(shape, nshape, &nn) || size_of(nshape, nn, &n_new)
@@ -1062,7 +1063,7 @@ view_reshape(PyObject *x, PyObject *shape)
     for (Py_ssize_t i = 0; i < L.nd; i++)
         if (L.str[i] != cstr[i])
             return NULL; /* not contiguous (or size-1 dimensions with other strides) */
-    PyObject *p = parent_native(x), *nat;
+    PyObject *p = eager ? parent_native(x) : Py_NewRef(Py_None), *nat;
     if (p == Py_None)
         nat = p;
     else {
@@ -1073,6 +1074,12 @@ view_reshape(PyObject *x, PyObject *shape)
             return decline_error();
     }
     return make_view(x, nat, L.off, nshape, nstr, nn, shape);
+}
+
+static PyObject *
+view_reshape(PyObject *x, PyObject *shape)
+{
+    return view_reshape_as(x, shape, 1);
 }
 
 /* --- permute_dims / permute ------------------------------------------------------------ */
@@ -1191,6 +1198,118 @@ view_expand(PyObject *x, PyObject *axis)
             return decline_error();
     }
     return make_view(x, nat, L.off, oshape, ostr, nd + 1, NULL);
+}
+
+/* --- squeeze with one int axis --------------------------------------------------------- */
+
+/* squeeze(x, axis) of an unnamed x and an exact int axis naming a dimension of size 1:
+   x's layout without it (views.py's hot path), the child's native view left to be built
+   on use (native_build), as indexing's; any other axis (a tuple, None, out of range, a
+   dimension longer than 1) declines to the Python definition, which raises its errors. */
+static PyObject *
+view_squeeze(PyObject *x, PyObject *axis)
+{
+    if (!PyLong_CheckExact(axis))
+        return NULL;
+    Py_ssize_t a = PyLong_AsSsize_t(axis), oshape[MAXDIMS], ostr[MAXDIMS];
+    if (a == -1 && PyErr_Occurred())
+        return decline_error();
+    Layout L;
+    if (get_layout(x, &L) < 0)
+        return NULL;
+    Py_ssize_t nd = L.nd;
+    if (a < -nd || a >= nd)
+        return NULL;
+    if (a < 0)
+        a += nd;
+    if (L.shape[a] != 1)
+        return NULL;
+    for (Py_ssize_t i = 0, j = 0; i < nd; i++)
+        if (i != a) {
+            oshape[j] = L.shape[i];
+            ostr[j++] = L.str[i];
+        }
+    return make_view(x, Py_NewRef(Py_None), L.off, oshape, ostr, nd - 1, NULL);
+}
+
+/* --- flatten / unflatten of an unnamed array ------------------------------------------ */
+
+/* An exact int (not a bool) in [-nd, nd), counted from the end when negative: 0 and *a
+   set, or -1 (no error set) to decline. */
+static int
+dim_of(PyObject *v, Py_ssize_t nd, Py_ssize_t *a)
+{
+    if (!PyLong_CheckExact(v))
+        return -1;
+    Py_ssize_t d = PyLong_AsSsize_t(v);
+    if (d == -1 && PyErr_Occurred()) {
+        (void)contract_clear(PyExc_OverflowError);
+        return -1;
+    }
+    if (d < -nd || d >= nd)
+        return -1;
+    *a = d < 0 ? d + nd : d;
+    return 0;
+}
+
+/* x.flatten(start_dim=0, end_dim=-1) of an unnamed x, both exact ints, positional: the
+   reshape views.py's flatten makes (shape[:s] + (prod,) + shape[e + 1:]) when it is
+   view_reshape's (x contiguous), its native view left to be built on use; a 0-d x, s > e, dims out of range, keywords, or a copy:
+   the Python method. */
+static PyObject *
+view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n)
+{
+    Layout L;
+    Py_ssize_t s = 0, e, ns[MAXDIMS], k = 0, prod = 1;
+    if (n > 3 || get_layout(x, &L) < 0 || L.nd == 0)
+        return NULL;
+    e = L.nd - 1;
+    if ((n >= 2 && dim_of(args[1], L.nd, &s) < 0) || (n == 3 && dim_of(args[2], L.nd, &e) < 0) || s > e)
+        return NULL;
+    for (Py_ssize_t i = 0; i < L.nd; i++) {
+        if (i < s || i > e)
+            ns[k++] = L.shape[i];
+        else if (__builtin_mul_overflow(prod, L.shape[i], &prod))
+            return NULL;
+        if (i == e)
+            ns[k++] = prod;
+    }
+    PyObject *t = ints_tuple(ns, k);
+    if (t == NULL)
+        return decline_error();
+    PyObject *r = view_reshape_as(x, t, 0); /* (the native built when a kernel needs it) */
+    Py_DECREF(t);
+    return r;
+}
+
+/* x.unflatten(dim, sizes) of an unnamed x: dim an exact int, sizes a tuple of exact
+   non-negative ints whose product is that dimension's length (-1, lists, names: the
+   Python method); the reshape views.py's unflatten makes, when it is view_reshape's. */
+static PyObject *
+view_unflatten_plain(PyObject *x, PyObject *dim, PyObject *sizes)
+{
+    Layout L;
+    Py_ssize_t d, sz[MAXDIMS], m, ns[MAXDIMS], k = 0, prod = 1;
+    if (get_layout(x, &L) < 0 || dim_of(dim, L.nd, &d) < 0 || tuple_ints(sizes, sz, &m) < 0
+        || m == 0 || L.nd - 1 + m > MAXDIMS)
+        return NULL;
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (sz[i] < 0 || __builtin_mul_overflow(prod, sz[i], &prod))
+            return NULL;
+    if (prod != L.shape[d])
+        return NULL; /* (the Python method raises its error) */
+    for (Py_ssize_t i = 0; i < L.nd; i++)
+        if (i == d)
+            for (Py_ssize_t j = 0; j < m; j++)
+                ns[k++] = sz[j];
+        else
+            ns[k++] = L.shape[i];
+    PyObject *t = ints_tuple(ns, k);
+    if (t == NULL)
+        return decline_error();
+    PyObject *r = view_reshape_as(x, t, 0); /* (the native built when a kernel needs it) */
+    Py_DECREF(t);
+    return r;
 }
 
 /* --- .T and .mT ------------------------------------------------------------------------ */
@@ -1704,6 +1823,14 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
+    if (f->inplace && views_ready && nkw == 0 && n >= 1 && contract_array(args[0])
+        && SLOT(args[0], O_ext) == Py_None) {
+        /* the methods x.flatten(1, 2), x.unflatten(1, (2, 3)) of an unnamed array */
+        PyObject *r = f->kind == V_FLATTEN ? view_flatten_plain(args[0], args, n)
+                      : n == 3 ? view_unflatten_plain(args[0], args[1], args[2]) : NULL;
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
     if ((f->kind == V_FLATTEN || f->kind == V_UNFLATTEN)
         && (n < 1 || Py_TYPE(args[0]) != Array_T || SLOT(args[0], O_ext) == Py_None))
         /* (an unnamed array: the Python method, called as it would be without this object;
@@ -1740,9 +1867,35 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         break;
     case V_SETITEM: /* x[key] = value (a plain x: a named one takes the Python path's hook) */
         if (names == NULL && n == 3 && nkw == 0) {
-            int done = view_setitem(f->table, x, args[1], args[2]);
+            int done = args[1] == Py_Ellipsis ? copy_same(x, args[2]) /* (x[...] = y) */
+                                              : view_setitem(f->table, x, args[1], args[2]);
             if (done != 0)
                 return done < 0 ? NULL : Py_NewRef(Py_None);
+        }
+        break;
+    case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= (unnamed x) */
+        if ((n == 2 && nkw == 0) || (n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))) {
+            if (names == NULL)
+                r = view_squeeze(x, args[1]);
+            else if (f->table != Py_None)
+                /* (a named x, no PyTorch keyword: the definition the binder would call, with
+                   its own named hot path; f->table: bind.bound's, in front of the binder) */
+                return PyObject_Vectorcall(f->table, args, n, kwnames);
+        }
+        break;
+    case V_ZERO: /* x.zero_() */
+    case V_FILL: /* x.fill_(v) */
+        if (names == NULL && nkw == 0 && n == (f->kind == V_ZERO ? 1 : 2)) {
+            int done = fill_same(x, f->kind == V_ZERO ? NULL : args[1]);
+            if (done != 0)
+                return done < 0 ? NULL : Py_NewRef(x);
+        }
+        break;
+    case V_COPY: /* x.copy_(y) (a plain x: a named one takes the Python path's checks) */
+        if (names == NULL && n == 2 && nkw == 0) {
+            int done = copy_same(x, args[1]);
+            if (done != 0)
+                return done < 0 ? NULL : Py_NewRef(x);
         }
         break;
     case V_RESHAPE: /* reshape(x, shape, *, copy=None) */
@@ -1819,17 +1972,21 @@ static PyObject *
 view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *fallback, *kwname = Py_None;
-    int kind;
-    static char *names[] = {"fallback", "kind", "keyword", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|O:View", names, &fallback, &kind, &kwname))
+    int kind, method = 0;
+    static char *names[] = {"fallback", "kind", "keyword", "method", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|Op:View", names, &fallback, &kind, &kwname, &method))
         return NULL;
     if (kind < V_GETITEM || kind >= V_T || !PyCallable_Check(fallback)
-        || (kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
+        || (method && kind != V_FLATTEN && kind != V_UNFLATTEN)
+        || (kind == V_SQUEEZE ? kwname != Py_None && !PyCallable_Check(kwname)
+            : kind == V_SETITEM ? !PyTuple_CheckExact(kwname)
             : kind == V_UNFLATTEN || kind == V_FLATTEN ? !PyDict_CheckExact(kwname)
                               : kwname != Py_None && !PyUnicode_Check(kwname))) {
         PyErr_SetString(PyExc_TypeError, "View(fallback, kind[, keyword]): a callable, a view "
                         "kind, a keyword name or None (SETITEM: a tuple of the floating DTypes; "
-                        "FLATTEN, UNFLATTEN: strided.named's dict of checked outcomes)");
+                        "FLATTEN, UNFLATTEN: strided.named's dict of checked outcomes; SQUEEZE: None or "
+                        "the definition behind a binder; method=True: "
+                        "the methods, whose unnamed int case is answered too)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -1841,6 +1998,7 @@ view_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->stable = Py_NewRef(Py_None);
     f->kind = kind;
     f->swap = 0;
+    f->inplace = method; /* (FLATTEN, UNFLATTEN: x.flatten(1, 2) of an unnamed x in C too) */
     return own_identity(f, fallback);
 }
 
