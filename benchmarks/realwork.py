@@ -34,6 +34,20 @@ strided's Python frames on the way to a kernel), then frame and tuple teardown, 
 path and the errstate context variable set per call (hamt_node_*, PyContextVar_Set). The lever left is fewer Python frames (C entries),
 not kernels.
 
+Round 6 (real6, callgrind, one call after three, 1000x20, instructions strided/NumPy): Ridge
+9.02M/8.80M (1.025), PCA 5.69M/5.68M (1.00), LDA 9.95M/10.45M (0.95), zscore 2.08M/2.25M
+(0.93); the host linalg's generator context and solve's broadcast_to were gone by then (20x20
+cholesky 82.3k -> 68.7k instructions a call, NumPy 52.1k; solve 225.6k -> 162.5k, NumPy
+132.9k), a few ten thousand instructions a fit. What is left per case is spread over
+~100-400 Python frames of strided's per call, none large: the properties ``shape`` (13-53 a
+call, a Python getter building a ``Size``: 174 ns vs NumPy's 62), ``dtype``/``device``/``ndim``
+(58-66 ns vs 23), ``asarray`` of an array of ours (3,940 instructions vs NumPy's 1,171: the
+compiled entry then the Python hot path), ``Array._materialize`` (9.5k instructions, ~115 a
+LogisticRegression fit: reshape/squeeze of fresh results, advanced setitem), ``__iter__``
+(NumPy's ``iterable()`` in SciPy's xp_promote). float64 ``exp`` of LogisticRegression's
+(1000, 3) operands is 39k instructions a call vs NumPy's 187k (the 1.64M vs 1.03M of
+realwork5 compared NumPy's Cython path, not the same calls).
+
     PYTHONPATH=src python -m benchmarks.realwork                  # all cases, 7 repeats
     PYTHONPATH=src python -m benchmarks.realwork --filter MinMax --repeats 11
     PYTHONPATH=src python -m benchmarks.realwork --profile "stats.skew" --shape 5000x200

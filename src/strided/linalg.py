@@ -28,6 +28,7 @@ import numpy as np
 
 from ._core import dtypes as _dtypes, layout as _layout
 from ._core.array import Array
+from ._core.backends._numpy import NumpyBackend as _NumpyBackend
 from ._api.creation import _finish
 from ._core.dispatch import api, check_devices
 from ._core.dtypes import CATEGORIES
@@ -98,15 +99,54 @@ def _matrix(x, func: str, square: bool = False):
 
 
 @contextlib.contextmanager
-def _lapack(func: str, dev):
+def _lapack_ctx(func: str, dev):
     """Run a backend factorisation on ``dev``, turning its LinAlgError into ours."""
     with dev.backend.ctx(dev):
         try:
             with dev.backend.lapack(func):
                 yield dev.backend.xp
         except np.linalg.LinAlgError as e:
-            msg = str(e)
-            raise LinAlgError(f"linalg.{func}(): {msg[:1].lower()}{msg[1:]}") from None
+            raise _linalg_error(func, e) from None
+
+
+def _linalg_error(func: str, e) -> LinAlgError:
+    msg = str(e)
+    return LinAlgError(f"linalg.{func}(): {msg[:1].lower()}{msg[1:]}")
+
+
+class _HostLapack:
+    """``_lapack_ctx`` on the host, where NumPy's backend has a null device context and a
+    null ``lapack`` context: only NumPy's LinAlgError turned into ours. Stateless, one per
+    function name. (A class, not a generator: a factorisation of a small matrix -- a 20x20
+    ``cholesky`` or ``solve``, 7-14 us in NumPy -- paid ~2 us for the generator's frames.)"""
+
+    __slots__ = ("func",)
+
+    def __init__(self, func: str):
+        self.func = func
+
+    def __enter__(self):
+        return np
+
+    def __exit__(self, et, e, tb):
+        if et is not None and issubclass(et, np.linalg.LinAlgError):
+            raise _linalg_error(self.func, e) from None
+        return False
+
+
+_HOST_LAPACK: dict = {}
+
+
+def _lapack(func: str, dev):
+    """Run a backend factorisation on ``dev``, turning its LinAlgError into ours; the
+    context gives the backend's array module."""
+    backend = dev.backend
+    if backend.xp is np and type(backend) is _NumpyBackend:
+        ctx = _HOST_LAPACK.get(func)
+        if ctx is None:
+            ctx = _HOST_LAPACK[func] = _HostLapack(func)
+        return ctx
+    return _lapack_ctx(func, dev)
 
 
 def _real(dt):
@@ -274,8 +314,12 @@ def solve(x1, x2, /, *, out=None) -> Array:
     if dt is _dtypes.float16:
         a, b = a.astype(np.float32), b.astype(np.float32)  # Note: LAPACK has no half precision.
     with _lapack("solve", dev) as xp:
-        a = xp.broadcast_to(a, batch + (m, m))
-        b = xp.broadcast_to(b, batch + b.shape[-2:])
+        # (numpy.broadcast_to costs ~4 us a call in Python: skipped where the batch
+        # axes already agree, as for two matrices)
+        if a.shape[:-2] != batch:
+            a = xp.broadcast_to(a, batch + (m, m))
+        if b.shape[:-2] != batch:
+            b = xp.broadcast_to(b, batch + b.shape[-2:])
         r = xp.linalg.solve(a, b)
     if vector:
         r = r[..., 0]
