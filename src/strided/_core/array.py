@@ -989,6 +989,15 @@ def _install_compiled_views():
                                    (_dtypes.float16, _dtypes.float32, _dtypes.float64))
     Array.T = _chot.ViewProp(d["T"], _chot.T)  # (a property: its getter is the fallback)
     Array.mT = _chot.ViewProp(d["mT"], _chot.MT)
+    # (the standard attributes, read from the slots in C: a property's Python getter is
+    # 55-175 ns where NumPy's are 23-60; scikit-learn and SciPy read them tens of times a call)
+    Array.dtype = _chot.ViewProp(d["dtype"], _chot.A_DTYPE)
+    Array.device = _chot.ViewProp(d["device"], _chot.A_DEVICE)
+    Array.ndim = _chot.ViewProp(d["ndim"], _chot.A_NDIM)
+    Array.shape = _chot.ViewProp(d["shape"], _chot.A_SHAPE, Size)
+    Array.size = _chot.ViewProp(d["size"], _chot.A_SIZE, _SizeAttr)
+    for name in ("T", "mT", "dtype", "device", "ndim", "shape", "size"):
+        Array.__dict__[name].__set_name__(Array, name)  # (its errors name the attribute, as the property's)
     return _chot
 
 

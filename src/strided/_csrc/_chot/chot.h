@@ -53,7 +53,7 @@ extern Py_ssize_t VP_dict, VP_kind; /* views.c: ViewProp's fields after the prop
 extern PyObject *zero, *one, *minus_one;
 extern PyObject *s_dtype, *s_shape, *s_ext, *s_out;
 extern PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
-extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
+extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides, *s__shape;
 extern PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
 
 /* --- the readers every entry point inlines (call.c: the pieces of one call) -------------- */
@@ -317,7 +317,8 @@ decline_error(void)
    V_UNFLATTEN, V_FLATTEN: unflatten and flatten by names, f->table strided.named's dict
    of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL, V_T, V_MT };
+       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL, V_T, V_MT,
+       V_DTYPE, V_DEVICE, V_NDIM, V_SHAPE, V_SIZE };
 
 /* --- functions one source calls in another ------------------------------------------------ */
 

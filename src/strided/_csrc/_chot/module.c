@@ -58,7 +58,7 @@
 PyObject *zero, *one, *minus_one;
 PyObject *s_dtype, *s_shape, *s_ext, *s_out;
 PyObject *s_getitem, *s_permute_dims, *s_expand_dims;
-PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides;
+PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides, *s__shape;
 PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
 
 /* --- what setup() is told once ---------------------------------------------- */
@@ -206,13 +206,14 @@ PyInit__chot(void)
     s_reshape = PyUnicode_InternFromString("reshape");
     s_transpose = PyUnicode_InternFromString("transpose");
     s_T = PyUnicode_InternFromString("T");
+    s__shape = PyUnicode_InternFromString("_shape");
     s_strides = PyUnicode_InternFromString("strides");
     s_resolve = PyUnicode_InternFromString("_resolve_dtypes_and_context");
     s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
     s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
     if (zero == NULL || minus_one == NULL || one == NULL || s_getitem == NULL
         || s_permute_dims == NULL || s_expand_dims == NULL || s_dtype == NULL || s_ext == NULL || s_out == NULL || s_shape == NULL || s_materialize == NULL
-        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL
+        || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL || s__shape == NULL
         || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
@@ -231,7 +232,8 @@ PyInit__chot(void)
         {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
         {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN}, {"COPY", V_COPY}, {"SQUEEZE", V_SQUEEZE},
         {"ZERO", V_ZERO}, {"FILL", V_FILL},
-        {"T", V_T}, {"MT", V_MT}, {NULL, 0}};
+        {"T", V_T}, {"MT", V_MT}, {"A_DTYPE", V_DTYPE}, {"A_DEVICE", V_DEVICE},
+        {"A_NDIM", V_NDIM}, {"A_SHAPE", V_SHAPE}, {"A_SIZE", V_SIZE}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);

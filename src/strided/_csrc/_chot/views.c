@@ -2026,11 +2026,60 @@ Py_ssize_t VP_dict, VP_kind;
 static PyObject *swap_perms[MAXDIMS + 1]; /* (0, ..., nd - 1, nd - 2) per nd, built on use */
 static PyObject *prop_last[3];            /* named_view's last outcome of .T and .mT */
 
+/* The class an attribute kind builds (V_SHAPE: array.py's Size, a tuple subclass without
+   slots; V_SIZE: _SizeAttr, an int subclass), from ViewProp's third argument. */
+static PyTypeObject *attr_type[V_SIZE - V_DTYPE + 1];
+
+/* x.dtype, x.device, x.ndim, x.shape, x.size of an Array: what the properties' getters
+   return (array.py), read from its slots; NULL with an error set (out of memory). */
+static PyObject *
+attr_get(int kind, PyObject *obj)
+{
+    PyObject *shape = SLOT(obj, O_shape);
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    switch (kind) {
+    case V_DTYPE:
+        return Py_NewRef(SLOT(obj, O_dtype));
+    case V_DEVICE:
+        return Py_NewRef(SLOT(obj, O_device));
+    case V_NDIM:
+        return PyLong_FromSsize_t(nd);
+    case V_SHAPE: { /* Size(x._shape): tuple_subtype_new's steps */
+        PyTypeObject *t = attr_type[V_SHAPE - V_DTYPE];
+        PyObject *r = t->tp_alloc(t, nd);
+        if (r != NULL)
+            for (Py_ssize_t i = 0; i < nd; i++)
+                PyTuple_SET_ITEM(r, i, Py_NewRef(PyTuple_GET_ITEM(shape, i)));
+        return r;
+    }
+    default: { /* _SizeAttr(x): int.__new__(cls, prod(shape)), then its _shape */
+        Py_ssize_t n = 1;
+        for (Py_ssize_t i = 0; i < nd; i++) {
+            Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+            if (d == -1 && PyErr_Occurred())
+                return NULL;
+            n *= d; /* (no overflow: the array's own size) */
+        }
+        PyObject *v = PyLong_FromSsize_t(n), *args = v != NULL ? PyTuple_Pack(1, v) : NULL, *r = NULL;
+        if (args != NULL)
+            r = PyLong_Type.tp_new(attr_type[V_SIZE - V_DTYPE], args, NULL);
+        Py_XDECREF(v);
+        Py_XDECREF(args);
+        if (r != NULL && PyObject_SetAttr(r, s__shape, shape) < 0)
+            Py_CLEAR(r);
+        return r;
+    }
+    }
+}
+
 static PyObject *
 prop_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
         return Py_NewRef(self);
+    int kind = *(int *)((char *)self + VP_kind);
+    if (kind >= V_DTYPE) /* (any Array, named or not, materialized or not: slots only) */
+        return contract_array(obj) ? attr_get(kind, obj) : PyProperty_Type.tp_descr_get(self, obj, type);
     PyObject *names = NULL; /* a named array: as in view_vectorcall */
     if (views_ready && contract_array(obj)
         && (SLOT(obj, O_ext) == Py_None || (names = untracked_names(obj)) != NULL)) {
@@ -2059,13 +2108,30 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
 static int
 prop_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-    PyObject *prop;
+    PyObject *prop, *aux = NULL;
     int kind;
-    if (!PyArg_ParseTuple(args, "O!i:ViewProp", &PyProperty_Type, &prop, &kind))
+    if (!PyArg_ParseTuple(args, "O!i|O!:ViewProp", &PyProperty_Type, &prop, &kind, &PyType_Type, &aux))
         return -1;
-    if (kind != V_T && kind != V_MT) {
-        PyErr_SetString(PyExc_ValueError, "ViewProp(prop, kind): kind T or MT");
+    if (kind < V_T || kind > V_SIZE) {
+        PyErr_SetString(PyExc_ValueError, "ViewProp(prop, kind[, cls]): kind T, MT or A_*");
         return -1;
+    }
+    if (kind == V_SHAPE || kind == V_SIZE) {
+        PyTypeObject *t = (PyTypeObject *)aux, *base = kind == V_SHAPE ? &PyTuple_Type : &PyLong_Type;
+        if (t == NULL || !PyType_IsSubtype(t, base)
+            || (kind == V_SHAPE && t->tp_basicsize != PyTuple_Type.tp_basicsize)) {
+            PyErr_SetString(PyExc_TypeError, "ViewProp(prop, A_SHAPE, cls): cls a tuple subclass without "
+                            "slots; (prop, A_SIZE, cls): cls an int subclass");
+            return -1;
+        }
+        /* (one class per kind for the process: the getters read it from here) */
+        if (attr_type[kind - V_DTYPE] != NULL && attr_type[kind - V_DTYPE] != t) {
+            PyErr_Format(PyExc_TypeError, "ViewProp(prop, kind, cls): this kind builds %s already; got %s",
+                         attr_type[kind - V_DTYPE]->tp_name, t->tp_name);
+            return -1;
+        }
+        if (attr_type[kind - V_DTYPE] == NULL)
+            attr_type[kind - V_DTYPE] = (PyTypeObject *)Py_NewRef(aux);
     }
     PyObject *parts = PyTuple_New(4);
     if (parts == NULL)
@@ -2118,8 +2184,9 @@ prop_dealloc(PyObject *self)
 PyTypeObject ViewProp_T = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "strided._csrc._chot.ViewProp",
-    .tp_doc = "ViewProp(prop, kind): the property prop (Array.T or Array.mT) with the compiled "
-              "hot path of its view in front of its getter.",
+    .tp_doc = "ViewProp(prop, kind[, cls]): the property prop (Array.T or Array.mT; Array.dtype, "
+              ".device, .ndim, .shape (cls: Size), .size (cls: _SizeAttr)) with the compiled hot path "
+              "of its view or attribute in front of its getter.",
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_init = prop_init,
     .tp_descr_get = prop_get,
