@@ -2065,6 +2065,131 @@ done:
     return result;
 }
 
+/* --- SGD's group loop (optim/sgd.py, SGD._update without momentum) --------------------
+ *
+ * sgd_run(params, start, a) runs ``p += p.grad * a`` (``_host_update``: the target's
+ * checks, the Storage's version bumped, then axpy) for params[start], params[start+1], ...
+ * in order, skipping a parameter whose .grad is None, and returns the index of the first
+ * parameter it does not take (len(params) when it took them all): the caller runs that
+ * one through the definition and calls again from the next. It takes a parameter only
+ * where the definition's host path would (``optimizer.host2`` and ``write.target``'s
+ * plain case): p an Array (exact) whose Ext (exact) has no grad_fn (a leaf: the .grad
+ * getter has nothing to warn about) and no names, with a Storage and a cached native
+ * that is an ndarray (exact), C-contiguous and writable (no internal overlap); .grad an
+ * Array (exact) without names, of p's dtype, device and shape, with a cached ndarray
+ * native; the device's type "cpu"; recording off (STATE.enabled false: the target's
+ * autograd check passes); the two buffers float32 or float64 of one format and length,
+ * not overlapping; a a float, not NaN. Then the same calls: version += 1 (through the
+ * attribute API, as target does), then axpy's loop (NumPy's two roundings). */
+static PyObject *s_type, *s_cpu, *one_o;
+
+/* 1 when p (params[i]) was updated or skipped (no .grad), 0 to decline, -1 on error. */
+static int
+sgd_one(PyObject *p, double a)
+{
+    if (!contract_array(p))
+        return 0;
+    PyObject *e = SLOT(p, O_ext);
+    if (!contract_ext(e) || SLOT(e, E_fn) != Py_None || SLOT(e, E_names) != Py_None)
+        return 0;
+    PyObject *g = SLOT(e, E_grad);
+    if (g == NULL)
+        return 0;
+    if (g == Py_None)
+        return 1;
+    if (!contract_array(g))
+        return 0;
+    PyObject *ge = SLOT(g, O_ext);
+    if (ge != Py_None && (!contract_ext(ge) || SLOT(ge, E_names) != Py_None))
+        return 0;
+    PyObject *pn = SLOT(p, O_np), *gn = SLOT(g, O_np), *st = SLOT(p, O_st);
+    if (SLOT(p, O_dtype) != SLOT(g, O_dtype) || SLOT(p, O_device) != SLOT(g, O_device) || st == Py_None
+        || !Py_IS_TYPE(pn, (PyTypeObject *)ndarray_T) || !Py_IS_TYPE(gn, (PyTypeObject *)ndarray_T))
+        return 0;
+    int r = PyObject_RichCompareBool(SLOT(p, O_shape), SLOT(g, O_shape), Py_EQ);
+    if (r <= 0)
+        return r;
+    PyObject *t = PyObject_GetAttr(SLOT(p, O_device), s_type);
+    if (t == NULL)
+        return -1;
+    r = PyUnicode_CheckExact(t) && PyUnicode_Compare(t, s_cpu) == 0;
+    Py_DECREF(t);
+    if (!r)
+        return 0;
+    if ((r = attr_true(STATE_o, a_enabled)) != 0)
+        return r < 0 ? -1 : 0;
+    /* (held: the version's attribute calls below may run Python code) */
+    Py_INCREF(pn);
+    Py_INCREF(gn);
+    Py_INCREF(st);
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    Py_buffer bp, bg;
+    r = 0;
+    if (PyObject_GetBuffer(pn, &bp, flags | PyBUF_WRITABLE) < 0) {
+        r = contract_clear_buffer() ? 0 : -1;
+        goto out;
+    }
+    if (PyObject_GetBuffer(gn, &bg, flags) < 0) {
+        PyBuffer_Release(&bp);
+        r = contract_clear_buffer() ? 0 : -1;
+        goto out;
+    }
+    int size = float_format(&bp);
+    if (size != 0 && float_format(&bg) == size && bp.len == bg.len
+        && !(bp.buf < (void *)((char *)bg.buf + bg.len) && bg.buf < (void *)((char *)bp.buf + bp.len))) {
+        PyObject *v = PyObject_GetAttr(st, a_version);
+        PyObject *v1 = v ? PyNumber_Add(v, one_o) : NULL;
+        Py_XDECREF(v);
+        r = v1 != NULL && PyObject_SetAttr(st, a_version, v1) == 0 ? 1 : -1;
+        Py_XDECREF(v1);
+        if (r == 1) {
+            Py_ssize_t n = bp.len / size;
+            Py_BEGIN_ALLOW_THREADS
+            if (size == 4)
+                axpy_f32((float *)bp.buf, (const float *)bg.buf, (float)a, n);
+            else
+                axpy_f64((double *)bp.buf, (const double *)bg.buf, a, n);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&bp);
+    PyBuffer_Release(&bg);
+out:
+    Py_DECREF(pn);
+    Py_DECREF(gn);
+    Py_DECREF(st);
+    return r;
+}
+
+static PyObject *
+sgd_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyLong_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "sgd_run(params: list, start: int, a: float)");
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0)
+        i = 0;
+    if (!slots_ready || STATE_o == NULL || ndarray_T == NULL || !PyFloat_CheckExact(args[2])
+        || PyFloat_AS_DOUBLE(args[2]) != PyFloat_AS_DOUBLE(args[2]))
+        return PyLong_FromSsize_t(i);
+    double a = PyFloat_AS_DOUBLE(args[2]);
+    PyObject *params = args[0];
+    for (; i < PyList_GET_SIZE(params); i++) {
+        PyObject *p = Py_NewRef(PyList_GET_ITEM(params, i));
+        int r = sgd_one(p, a);
+        Py_DECREF(p);
+        if (r < 0)
+            return NULL;
+        if (r == 0)
+            break;
+    }
+    return PyLong_FromSsize_t(i);
+}
+
 /* node.apply(grads), the compiled RuleNode.apply in place of the definition, and
    AccumulateGrad.apply's common case (above) */
 static PyObject *
@@ -2258,6 +2383,10 @@ static PyMethodDef methods[] = {
      "a, m): b = b * m + g * a; False (nothing written) unless p and g are C-contiguous "
      "float32 or float64 buffers of one format and length, not overlapping, p writable, "
      "and a (and m) floats, not NaN."},
+    {"sgd_run", (PyCFunction)(void (*)(void))sgd_run, METH_FASTCALL,
+     "sgd_run(params, start, a): p += p.grad * a for params[start:] in order (SGD without "
+     "momentum on the host: version bumped, axpy's loop), skipping .grad None; returns the "
+     "index of the first parameter it leaves to the caller (len(params) when none)."},
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},
@@ -2315,7 +2444,9 @@ PyInit__cgrad(void)
     INTERN(a_formulas, "formulas") INTERN(a_enabled, "enabled") INTERN(a_ver, "_ver") INTERN(a_x, "_x")
     INTERN(a_nr, "_nr") INTERN(a_family, "_family") INTERN(a_version, "_version") INTERN(a_np, "_np")
     INTERN(a_off, "_off") INTERN(a_str, "_str") INTERN(a_unpack, "unpack") INTERN(a_g, "g")
-    INTERN(a_ctx, "ctx") INTERN(a_name, "__name__")
+    INTERN(a_ctx, "ctx") INTERN(a_name, "__name__") INTERN(s_type, "type") INTERN(s_cpu, "cpu")
 #undef INTERN
+    if ((one_o = PyLong_FromLong(1)) == NULL)
+        return NULL;
     return PyModule_Create(&moddef);
 }
