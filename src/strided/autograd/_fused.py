@@ -200,6 +200,16 @@ _LINEAR = rule("nn.functional.linear", "x, weight, bias=None",
                 diff=("x", "weight", "bias"), joint=_linear_grads)
 _MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
 
+# Note: linear's recorded host case for a 2-D x in one compiled call (_cgrad.linear_host:
+# linear's, fusable's, _host's and host_product's checks, the same NumPy calls, the node
+# record_node makes); NotImplemented for what it does not take (the definitions above run).
+# None without the C extension (STRIDED_NO_CEXT=1 runs the definitions).
+linear_host = None
+if _cgrad is not None and hasattr(_cgrad, "setup_linear") and hasattr(_cgrad, "record_node"):
+    from .._api import linalg_functions as _lf
+    _cgrad.setup_linear(_LINEAR, _ADDMM, _MM, np.matmul, np.add, _HANDLERS, _lf.NO_FILL_BYTES)
+    linear_host = _cgrad.linear_host
+
 
 def log_softmax_nll(x, target, reduction="mean"):
     """``nll_loss(log_softmax(x, 1), target)``, one node when recorded."""
