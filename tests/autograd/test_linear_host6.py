@@ -188,3 +188,21 @@ def test_a_third_handler_takes_python():
             dispatch._HANDLERS.pop()
     assert len(dispatch._HANDLERS) == n
     assert linear_host(x, W, None) is not NotImplemented
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(1, 70), n=st.integers(1, 40), dtype=st.sampled_from([np.float32, np.float64]),
+       seed=st.integers(0, 2**16))
+def test_bias_gradient_is_sum_to_bit_for_bit(m, n, dtype, seed):
+    """The backward's bias gradient (np.add.reduce over the batch axis, inlined) against
+    the engine's sum_to, which it stands for."""
+    from strided.autograd._function import sum_to
+    rng = np.random.default_rng(seed)
+    x, W, B = _case(rng, m, 3, n, dtype, True, (False, False, True))
+    g = rng.standard_normal((m, n)).astype(dtype)
+    out = F.linear(x, W, B)
+    gb, = ag.grad(out, [B], grad_outputs=xp.asarray(g, device="cpu"))
+    ref = sum_to(xp.asarray(g, device="cpu"), (n,))
+    assert gb.shape == ref.shape == (n,) and gb.dtype == ref.dtype
+    np.testing.assert_array_equal(_np(gb).view(np.uint8), _np(ref).view(np.uint8))
+    np.testing.assert_array_equal(_np(gb), np.add.reduce(g, axis=0))

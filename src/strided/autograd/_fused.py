@@ -74,6 +74,7 @@ def _host(*arrays) -> bool:
 
 
 _max, _sum = np.maximum.reduce, np.add.reduce  # (np.max and np.sum without their Python wrappers)
+_ADD_REDUCE = np.add.reduce
 
 
 def _rg(a) -> bool:
@@ -169,7 +170,8 @@ def _linear_host(x, weight, bias):
 
 
 def _linear_grads(g, x, weight, ctx):
-    need_x, need_w, need_b = ctx.needs("x"), ctx.needs("weight"), ctx.needs("bias")
+    needs = ctx._needs  # (ctx.needs(p) is ``p in ctx._needs``)
+    need_x, need_w, need_b = "x" in needs, "weight" in needs, "bias" in needs
     gx = gw = gb = None
     out_f = weight._shape[0]
     if not STATE.enabled and g._dtype is x._dtype and g._device is x._device and _host(g, x, weight):
@@ -183,6 +185,12 @@ def _linear_grads(g, x, weight, ctx):
             a2 = an if an.ndim == 2 else an.reshape(-1, an.shape[-1])
             r = _host_product(g2.T, a2)  # (out, in): the weight's layout
             gw = _new(r, None, 0, r.shape, None, dt, dev)
+        if need_b and gn.ndim == 2 and type(gn) is np.ndarray and g._ext is None:
+            # sum_to(g, (out,)) without recording (STATE.enabled is off): _SumTo.forward's
+            # host call for a (N, out) gradient, np.add.reduce over axis 0, the same bits
+            r = _ADD_REDUCE(gn, (0,))
+            if r.dtype is dt._np:
+                gb = _new(r, None, 0, r.shape, None, dt, dev)
     else:
         if need_x:
             gx = xp.matmul(g, weight)
@@ -190,7 +198,7 @@ def _linear_grads(g, x, weight, ctx):
             g2 = g if g.ndim == 2 else xp.reshape(g, (-1, out_f))
             a2 = x if x.ndim == 2 else xp.reshape(x, (-1, x.shape[-1]))
             gw = xp.matmul(xp.matrix_transpose(g2), a2)
-    if need_b:
+    if need_b and gb is None:
         gb = sum_to(g, (out_f,))
     return gx, gw, gb
 
