@@ -75,6 +75,7 @@ def _host(*arrays) -> bool:
 
 _max, _sum = np.maximum.reduce, np.add.reduce  # (np.max and np.sum without their Python wrappers)
 _ADD_REDUCE = np.add.reduce
+_ND = np.ndarray
 
 
 def _rg(a) -> bool:
@@ -174,9 +175,16 @@ def _linear_grads(g, x, weight, ctx):
     need_x, need_w, need_b = "x" in needs, "weight" in needs, "bias" in needs
     gx = gw = gb = None
     out_f = weight._shape[0]
-    if not STATE.enabled and g._dtype is x._dtype and g._device is x._device and _host(g, x, weight):
-        gn, an, wn = g._get_native(), x._get_native(), weight._get_native()
-        dt, dev = g._dtype, g._device
+    dt, dev = g._dtype, g._device
+    host = False
+    if not STATE.enabled and dt is x._dtype and dev is x._device and dev.type == "cpu":
+        # (_host(g, x, weight) with the natives kept: each read once)
+        gn, an, wn = g._np, x._np, weight._np
+        gn = gn if gn is not None else g._get_native()
+        an = an if an is not None else x._get_native()
+        wn = wn if wn is not None else weight._get_native()
+        host = type(gn) is _ND and type(an) is _ND and type(wn) is _ND
+    if host:
         if need_x:
             r = _host_product(gn, wn) if gn.ndim == 2 else np.matmul(gn, wn)
             gx = _new(r, None, 0, r.shape, None, dt, dev)
