@@ -2065,6 +2065,337 @@ done:
     return result;
 }
 
+/* --- nn.functional.linear's recorded host case (autograd/_fused.py, linear) -------------
+ *
+ * linear_host(x, weight, bias) is ``_fused.linear``'s recorded branch for two-dimensional
+ * x, reached from ``nn.functional.linear``: the checks of linear, fusable, _host and
+ * host_product, then the same calls -- ``numpy.matmul(a, w.T)`` where host_product takes
+ * matmul (float32/float64, every dimension > 1, a result of NO_FILL_BYTES or more, both
+ * operands aligned and C- or F-contiguous: x and weight, w.T's layout follows),
+ * ``a.dot(w.T)`` otherwise, ``numpy.add(r, b, out=r)`` for a bias --, the result an Array
+ * built as ``Array._new`` builds it, and record_node's node (AddmmBackward0, or
+ * MmBackward0 without a bias). It returns NotImplemented (nothing computed) for what it
+ * does not take: x not 2-D, shapes that do not fit, any operand not an Array (exact) with
+ * a cached ndarray native (exact) on a "cpu" device, dtypes not one floating DType,
+ * names, recording off or no operand requiring grad, more handlers than strided's two
+ * (an extension sees every call through dispatch). setup_linear tells it the rule, the two
+ * node classes, numpy.matmul, numpy.add, the handler list and NO_FILL_BYTES. */
+static PyObject *lin_rule, *lin_addmm, *lin_mm, *np_matmul, *np_add, *lin_handlers, *s_T, *s_dot,
+    *s_out_kw, *s_x, *s_weight, *s_bias, *s_f, *s_shape_np, *s_itemsize;
+static Py_ssize_t lin_no_fill = -1;
+static PyObject *s_type, *s_cpu, *one_o; /* (also sgd_run's) */
+
+static PyObject *record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
+/* An operand of linear_host: an Array whose slots hold, without names, with a cached
+   exact ndarray; its Ext's requires_grad (1/0) in *rg; 0 to decline. */
+static int
+lin_operand(PyObject *a, int *rg)
+{
+    if (!contract_array(a) || !Py_IS_TYPE(SLOT(a, O_np), (PyTypeObject *)ndarray_T))
+        return 0;
+    PyObject *e = SLOT(a, O_ext);
+    *rg = 0;
+    if (e == Py_None)
+        return 1;
+    if (!contract_ext(e) || SLOT(e, E_names) != Py_None)
+        return 0;
+    *rg = SLOT(e, E_rg) == Py_True;
+    return 1;
+}
+
+/* Whether a buffer-exporting ndarray is C- or F-contiguous and aligned to its item size
+   (host_product's flags test): 1, 0, or -1 with an error. */
+static int
+c_aligned(PyObject *n, Py_ssize_t itemsize)
+{
+    Py_buffer b;
+    if (PyObject_GetBuffer(n, &b, PyBUF_C_CONTIGUOUS) < 0) {
+        if (!contract_clear_buffer())
+            return -1;
+        if (PyObject_GetBuffer(n, &b, PyBUF_F_CONTIGUOUS) < 0)
+            return contract_clear_buffer() ? 0 : -1;
+    }
+    int r = ((uintptr_t)b.buf % (uintptr_t)itemsize) == 0;
+    PyBuffer_Release(&b);
+    return r;
+}
+
+static PyObject *
+linear_host(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "linear_host(x, weight, bias)");
+        return NULL;
+    }
+    PyObject *x = args[0], *w = args[1], *b = args[2];
+    if (!slots_ready || lin_rule == NULL || ndarray_T == NULL || STATE_o == NULL || seq_iter == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    int rx, rw, rb = 0;
+    if (!lin_operand(x, &rx) || !lin_operand(w, &rw) || (b != Py_None && !lin_operand(b, &rb)))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *xs = SLOT(x, O_shape), *ws = SLOT(w, O_shape), *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device);
+    if (PyTuple_GET_SIZE(xs) != 2 || PyTuple_GET_SIZE(ws) != 2 || SLOT(w, O_dtype) != dt
+        || SLOT(w, O_device) != dev || (b != Py_None && (SLOT(b, O_dtype) != dt || SLOT(b, O_device) != dev)))
+        Py_RETURN_NOTIMPLEMENTED;
+    if (!(rx || rw || rb) || !PyList_CheckExact(lin_handlers) || PyList_GET_SIZE(lin_handlers) > 2)
+        Py_RETURN_NOTIMPLEMENTED;
+    Py_ssize_t m = PyLong_AsSsize_t(PyTuple_GET_ITEM(xs, 0)), k = PyLong_AsSsize_t(PyTuple_GET_ITEM(xs, 1));
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(ws, 0)), k2 = PyLong_AsSsize_t(PyTuple_GET_ITEM(ws, 1));
+    if (PyErr_Occurred()) {
+        PyErr_Clear(); /* (not exact ints: the definition raises what it raises) */
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (k != k2)
+        Py_RETURN_NOTIMPLEMENTED;
+    if (b != Py_None) {
+        PyObject *bs = SLOT(b, O_shape);
+        if (PyTuple_GET_SIZE(bs) != 1 || PyLong_AsSsize_t(PyTuple_GET_ITEM(bs, 0)) != n) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    /* the dtype: real floating (kind "f"), its item size; the device: "cpu" */
+    PyObject *kind = PyObject_GetAttr(dt, r_kind);
+    if (kind == NULL)
+        return NULL;
+    int ok = PyUnicode_CheckExact(kind) && PyUnicode_Compare(kind, s_f) == 0;
+    Py_DECREF(kind);
+    if (!ok)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *t = PyObject_GetAttr(dev, s_type);
+    if (t == NULL)
+        return NULL;
+    ok = PyUnicode_CheckExact(t) && PyUnicode_Compare(t, s_cpu) == 0;
+    Py_DECREF(t);
+    if (!ok)
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((ok = attr_true(STATE_o, a_enabled)) != 1)
+        return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
+    PyObject *isz_o = PyObject_GetAttr(dt, s_itemsize);
+    if (isz_o == NULL)
+        return NULL;
+    Py_ssize_t isz = PyLong_CheckExact(isz_o) ? PyLong_AsSsize_t(isz_o) : -1;
+    Py_DECREF(isz_o);
+    if (isz <= 0) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    /* (held across the calls below, which run NumPy and may run Python code) */
+    PyObject *an = Py_NewRef(SLOT(x, O_np)), *wn = Py_NewRef(SLOT(w, O_np));
+    PyObject *bn = b != Py_None ? Py_NewRef(SLOT(b, O_np)) : NULL;
+    PyObject *wt = NULL, *r = NULL, *res = NULL, *ret = NULL;
+    PyObject *inputs = NULL, *saved = NULL;
+    int use_matmul = 0;
+    if (m * n * isz >= lin_no_fill && m > 1 && n > 1 && k > 1 && (isz == 4 || isz == 8)) {
+        int ca = c_aligned(an, isz), cw = ca > 0 ? c_aligned(wn, isz) : 0;
+        if (ca < 0 || cw < 0)
+            goto done;
+        use_matmul = ca && cw;
+    }
+    if ((wt = PyObject_GetAttr(wn, s_T)) == NULL)
+        goto done;
+    if (use_matmul) {
+        PyObject *margs[2] = {an, wt};
+        r = PyObject_Vectorcall(np_matmul, margs, 2, NULL);
+    }
+    else
+        r = PyObject_CallMethodOneArg(an, s_dot, wt);
+    if (r == NULL)
+        goto done;
+    if (!Py_IS_TYPE(r, (PyTypeObject *)ndarray_T)) { /* (not what the definition's _new expects) */
+        PyErr_SetString(PyExc_TypeError, "linear(): the product is not an ndarray");
+        goto done;
+    }
+    if (bn != NULL) {
+        PyObject *aargs[3] = {r, bn, r};
+        PyObject *s = PyObject_Vectorcall(np_add, aargs, 2, s_out_kw);
+        if (s == NULL)
+            goto done;
+        Py_DECREF(s);
+    }
+    /* Array._new(r, None, 0, r.shape, None, x._dtype, x._device) */
+    PyObject *shape = PyObject_GetAttr(r, s_shape_np);
+    if (shape == NULL)
+        goto done;
+    PyObject *empty = PyTuple_New(0);
+    res = empty ? PyBaseObject_Type.tp_new(Array_T, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (res == NULL) {
+        Py_DECREF(shape);
+        goto done;
+    }
+    SLOT(res, O_np) = Py_NewRef(r);
+    SLOT(res, O_st) = Py_NewRef(Py_None);
+    SLOT(res, O_off) = PyLong_FromLong(0);
+    SLOT(res, O_shape) = shape;
+    SLOT(res, O_str) = Py_NewRef(Py_None);
+    SLOT(res, O_dtype) = Py_NewRef(dt);
+    SLOT(res, O_device) = Py_NewRef(dev);
+    SLOT(res, O_ext) = Py_NewRef(Py_None);
+    if (SLOT(res, O_off) == NULL)
+        goto done;
+    /* record_node(rule, cls, (("x", x), ("weight", w), ("bias", b)), (("x", x), ("weight", w)), res) */
+    inputs = Py_BuildValue("((OO)(OO)(OO))", s_x, x, s_weight, w, s_bias, b);
+    saved = inputs ? Py_BuildValue("((OO)(OO))", s_x, x, s_weight, w) : NULL;
+    if (saved == NULL)
+        goto done;
+    PyObject *rargs[5] = {lin_rule, b != Py_None ? lin_addmm : lin_mm, inputs, saved, res};
+    ret = record_node(mod, rargs, 5);
+done:
+    Py_DECREF(an);
+    Py_DECREF(wn);
+    Py_XDECREF(bn);
+    Py_XDECREF(wt);
+    Py_XDECREF(r);
+    Py_XDECREF(res);
+    Py_XDECREF(inputs);
+    Py_XDECREF(saved);
+    return ret;
+}
+
+static PyObject *
+setup_linear(PyObject *mod, PyObject *args)
+{
+    PyObject *o[6];
+    Py_ssize_t nf;
+    if (!PyArg_ParseTuple(args, "OO!O!OOO!n:setup_linear", &o[0], &PyType_Type, &o[1], &PyType_Type, &o[2],
+                          &o[3], &o[4], &PyList_Type, &o[5], &nf))
+        return NULL;
+    Py_XSETREF(lin_addmm, Py_NewRef(o[1]));
+    Py_XSETREF(lin_mm, Py_NewRef(o[2]));
+    Py_XSETREF(np_matmul, Py_NewRef(o[3]));
+    Py_XSETREF(np_add, Py_NewRef(o[4]));
+    Py_XSETREF(lin_handlers, Py_NewRef(o[5]));
+    lin_no_fill = nf;
+    Py_XSETREF(lin_rule, Py_NewRef(o[0])); /* last: it turns linear_host on */
+    Py_RETURN_NONE;
+}
+
+/* --- SGD's group loop (optim/sgd.py, SGD._update without momentum) --------------------
+ *
+ * sgd_run(params, start, a) runs ``p += p.grad * a`` (``_host_update``: the target's
+ * checks, the Storage's version bumped, then axpy) for params[start], params[start+1], ...
+ * in order, skipping a parameter whose .grad is None, and returns the index of the first
+ * parameter it does not take (len(params) when it took them all): the caller runs that
+ * one through the definition and calls again from the next. It takes a parameter only
+ * where the definition's host path would (``optimizer.host2`` and ``write.target``'s
+ * plain case): p an Array (exact) whose Ext (exact) has no grad_fn (a leaf: the .grad
+ * getter has nothing to warn about) and no names, with a Storage and a cached native
+ * that is an ndarray (exact), C-contiguous and writable (no internal overlap); .grad an
+ * Array (exact) without names, of p's dtype, device and shape, with a cached ndarray
+ * native; the device's type "cpu"; recording off (STATE.enabled false: the target's
+ * autograd check passes); the two buffers float32 or float64 of one format and length,
+ * not overlapping; a a float, not NaN. Then the same calls: version += 1 (through the
+ * attribute API, as target does), then axpy's loop (NumPy's two roundings). */
+
+/* 1 when p (params[i]) was updated or skipped (no .grad), 0 to decline, -1 on error. */
+static int
+sgd_one(PyObject *p, double a)
+{
+    if (!contract_array(p))
+        return 0;
+    PyObject *e = SLOT(p, O_ext);
+    if (!contract_ext(e) || SLOT(e, E_fn) != Py_None || SLOT(e, E_names) != Py_None)
+        return 0;
+    PyObject *g = SLOT(e, E_grad);
+    if (g == NULL)
+        return 0;
+    if (g == Py_None)
+        return 1;
+    if (!contract_array(g))
+        return 0;
+    PyObject *ge = SLOT(g, O_ext);
+    if (ge != Py_None && (!contract_ext(ge) || SLOT(ge, E_names) != Py_None))
+        return 0;
+    PyObject *pn = SLOT(p, O_np), *gn = SLOT(g, O_np), *st = SLOT(p, O_st);
+    if (SLOT(p, O_dtype) != SLOT(g, O_dtype) || SLOT(p, O_device) != SLOT(g, O_device) || st == Py_None
+        || !Py_IS_TYPE(pn, (PyTypeObject *)ndarray_T) || !Py_IS_TYPE(gn, (PyTypeObject *)ndarray_T))
+        return 0;
+    int r = PyObject_RichCompareBool(SLOT(p, O_shape), SLOT(g, O_shape), Py_EQ);
+    if (r <= 0)
+        return r;
+    PyObject *t = PyObject_GetAttr(SLOT(p, O_device), s_type);
+    if (t == NULL)
+        return -1;
+    r = PyUnicode_CheckExact(t) && PyUnicode_Compare(t, s_cpu) == 0;
+    Py_DECREF(t);
+    if (!r)
+        return 0;
+    if ((r = attr_true(STATE_o, a_enabled)) != 0)
+        return r < 0 ? -1 : 0;
+    /* (held: the version's attribute calls below may run Python code) */
+    Py_INCREF(pn);
+    Py_INCREF(gn);
+    Py_INCREF(st);
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    Py_buffer bp, bg;
+    r = 0;
+    if (PyObject_GetBuffer(pn, &bp, flags | PyBUF_WRITABLE) < 0) {
+        r = contract_clear_buffer() ? 0 : -1;
+        goto out;
+    }
+    if (PyObject_GetBuffer(gn, &bg, flags) < 0) {
+        PyBuffer_Release(&bp);
+        r = contract_clear_buffer() ? 0 : -1;
+        goto out;
+    }
+    int size = float_format(&bp);
+    if (size != 0 && float_format(&bg) == size && bp.len == bg.len
+        && !(bp.buf < (void *)((char *)bg.buf + bg.len) && bg.buf < (void *)((char *)bp.buf + bp.len))) {
+        PyObject *v = PyObject_GetAttr(st, a_version);
+        PyObject *v1 = v ? PyNumber_Add(v, one_o) : NULL;
+        Py_XDECREF(v);
+        r = v1 != NULL && PyObject_SetAttr(st, a_version, v1) == 0 ? 1 : -1;
+        Py_XDECREF(v1);
+        if (r == 1) {
+            Py_ssize_t n = bp.len / size;
+            Py_BEGIN_ALLOW_THREADS
+            if (size == 4)
+                axpy_f32((float *)bp.buf, (const float *)bg.buf, (float)a, n);
+            else
+                axpy_f64((double *)bp.buf, (const double *)bg.buf, a, n);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&bp);
+    PyBuffer_Release(&bg);
+out:
+    Py_DECREF(pn);
+    Py_DECREF(gn);
+    Py_DECREF(st);
+    return r;
+}
+
+static PyObject *
+sgd_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyLong_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "sgd_run(params: list, start: int, a: float)");
+        return NULL;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0)
+        i = 0;
+    if (!slots_ready || STATE_o == NULL || ndarray_T == NULL || !PyFloat_CheckExact(args[2])
+        || PyFloat_AS_DOUBLE(args[2]) != PyFloat_AS_DOUBLE(args[2]))
+        return PyLong_FromSsize_t(i);
+    double a = PyFloat_AS_DOUBLE(args[2]);
+    PyObject *params = args[0];
+    for (; i < PyList_GET_SIZE(params); i++) {
+        PyObject *p = Py_NewRef(PyList_GET_ITEM(params, i));
+        int r = sgd_one(p, a);
+        Py_DECREF(p);
+        if (r < 0)
+            return NULL;
+        if (r == 0)
+            break;
+    }
+    return PyLong_FromSsize_t(i);
+}
+
 /* node.apply(grads), the compiled RuleNode.apply in place of the definition, and
    AccumulateGrad.apply's common case (above) */
 static PyObject *
@@ -2258,6 +2589,16 @@ static PyMethodDef methods[] = {
      "a, m): b = b * m + g * a; False (nothing written) unless p and g are C-contiguous "
      "float32 or float64 buffers of one format and length, not overlapping, p writable, "
      "and a (and m) floats, not NaN."},
+    {"linear_host", (PyCFunction)(void (*)(void))linear_host, METH_FASTCALL,
+     "linear_host(x, weight, bias): _fused.linear's recorded host case for a 2-D x, compiled; "
+     "NotImplemented (nothing computed) for what it does not take."},
+    {"setup_linear", setup_linear, METH_VARARGS,
+     "setup_linear(rule, AddmmBackward0, MmBackward0, numpy.matmul, numpy.add, handlers, "
+     "NO_FILL_BYTES): what linear_host calls and compares with, once (after setup_record)."},
+    {"sgd_run", (PyCFunction)(void (*)(void))sgd_run, METH_FASTCALL,
+     "sgd_run(params, start, a): p += p.grad * a for params[start:] in order (SGD without "
+     "momentum on the host: version bumped, axpy's loop), skipping .grad None; returns the "
+     "index of the first parameter it leaves to the caller (len(params) when none)."},
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},
@@ -2315,7 +2656,13 @@ PyInit__cgrad(void)
     INTERN(a_formulas, "formulas") INTERN(a_enabled, "enabled") INTERN(a_ver, "_ver") INTERN(a_x, "_x")
     INTERN(a_nr, "_nr") INTERN(a_family, "_family") INTERN(a_version, "_version") INTERN(a_np, "_np")
     INTERN(a_off, "_off") INTERN(a_str, "_str") INTERN(a_unpack, "unpack") INTERN(a_g, "g")
-    INTERN(a_ctx, "ctx") INTERN(a_name, "__name__")
+    INTERN(a_ctx, "ctx") INTERN(a_name, "__name__") INTERN(s_type, "type") INTERN(s_cpu, "cpu")
+    INTERN(s_T, "T") INTERN(s_dot, "dot") INTERN(s_x, "x") INTERN(s_weight, "weight") INTERN(s_bias, "bias")
+    INTERN(s_f, "f") INTERN(s_shape_np, "shape") INTERN(s_itemsize, "itemsize")
+    if ((s_out_kw = Py_BuildValue("(s)", "out")) == NULL)
+        return NULL;
 #undef INTERN
+    if ((one_o = PyLong_FromLong(1)) == NULL)
+        return NULL;
     return PyModule_Create(&moddef);
 }

@@ -37,7 +37,7 @@ import strided as _S
 from .._core.array import Array
 from ._function import Function, FunctionCtx
 from ._gradcheck import gradcheck, gradgradcheck
-from ._graph import AccumulateGrad, Node, edge_of, run_backward
+from ._graph import AccumulateGrad, Node, ViewInfo, edge_of, run_backward
 from ._mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._record import NONDIFF, RULES
 from . import _tensor
@@ -103,6 +103,18 @@ def _start(outputs, grads, what: str):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None) -> None:
     """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (or only into ``inputs``)."""
+    if grad_tensors is None and inputs is None and create_graph is False and type(tensors) is Array:
+        # loss.backward(): a real 0-d result with history, on the host (not a view) --
+        # _start's root and seed without its frames: edge_of's (grad_fn, output_nr) and
+        # _make_grads' ones.
+        e = tensors._ext
+        if e is not None and e.grad_fn is not None and e.requires_grad and type(e.is_view) is not ViewInfo \
+                and tensors._shape == () and tensors._dtype.kind == "f" and tensors._device.type == "cpu":
+            a = np.empty((), tensors._dtype._np)
+            a.fill(1)
+            run_backward([(e.grad_fn, e.output_nr)], [Array._wrap(a, tensors._dtype, tensors._device)],
+                         False if retain_graph is None else retain_graph, False)
+            return
     outputs, roots, grads = _start(tensors, grad_tensors, "gradients for {} tensors")
     if retain_graph is None:
         retain_graph = create_graph

@@ -74,6 +74,8 @@ def _host(*arrays) -> bool:
 
 
 _max, _sum = np.maximum.reduce, np.add.reduce  # (np.max and np.sum without their Python wrappers)
+_ADD_REDUCE = np.add.reduce
+_ND = np.ndarray
 
 
 def _rg(a) -> bool:
@@ -169,12 +171,20 @@ def _linear_host(x, weight, bias):
 
 
 def _linear_grads(g, x, weight, ctx):
-    need_x, need_w, need_b = ctx.needs("x"), ctx.needs("weight"), ctx.needs("bias")
+    needs = ctx._needs  # (ctx.needs(p) is ``p in ctx._needs``)
+    need_x, need_w, need_b = "x" in needs, "weight" in needs, "bias" in needs
     gx = gw = gb = None
     out_f = weight._shape[0]
-    if not STATE.enabled and g._dtype is x._dtype and g._device is x._device and _host(g, x, weight):
-        gn, an, wn = g._get_native(), x._get_native(), weight._get_native()
-        dt, dev = g._dtype, g._device
+    dt, dev = g._dtype, g._device
+    host = False
+    if not STATE.enabled and dt is x._dtype and dev is x._device and dev.type == "cpu":
+        # (_host(g, x, weight) with the natives kept: each read once)
+        gn, an, wn = g._np, x._np, weight._np
+        gn = gn if gn is not None else g._get_native()
+        an = an if an is not None else x._get_native()
+        wn = wn if wn is not None else weight._get_native()
+        host = type(gn) is _ND and type(an) is _ND and type(wn) is _ND
+    if host:
         if need_x:
             r = _host_product(gn, wn) if gn.ndim == 2 else np.matmul(gn, wn)
             gx = _new(r, None, 0, r.shape, None, dt, dev)
@@ -183,6 +193,12 @@ def _linear_grads(g, x, weight, ctx):
             a2 = an if an.ndim == 2 else an.reshape(-1, an.shape[-1])
             r = _host_product(g2.T, a2)  # (out, in): the weight's layout
             gw = _new(r, None, 0, r.shape, None, dt, dev)
+        if need_b and gn.ndim == 2 and type(gn) is np.ndarray and g._ext is None:
+            # sum_to(g, (out,)) without recording (STATE.enabled is off): _SumTo.forward's
+            # host call for a (N, out) gradient, np.add.reduce over axis 0, the same bits
+            r = _ADD_REDUCE(gn, (0,))
+            if r.dtype is dt._np:
+                gb = _new(r, None, 0, r.shape, None, dt, dev)
     else:
         if need_x:
             gx = xp.matmul(g, weight)
@@ -190,7 +206,7 @@ def _linear_grads(g, x, weight, ctx):
             g2 = g if g.ndim == 2 else xp.reshape(g, (-1, out_f))
             a2 = x if x.ndim == 2 else xp.reshape(x, (-1, x.shape[-1]))
             gw = xp.matmul(xp.matrix_transpose(g2), a2)
-    if need_b:
+    if need_b and gb is None:
         gb = sum_to(g, (out_f,))
     return gx, gw, gb
 
@@ -199,6 +215,16 @@ _LINEAR = rule("nn.functional.linear", "x, weight, bias=None",
                 lambda p: "MmBackward0" if p["bias"] is None else "AddmmBackward0",
                 diff=("x", "weight", "bias"), joint=_linear_grads)
 _MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
+
+# Note: linear's recorded host case for a 2-D x in one compiled call (_cgrad.linear_host:
+# linear's, fusable's, _host's and host_product's checks, the same NumPy calls, the node
+# record_node makes); NotImplemented for what it does not take (the definitions above run).
+# None without the C extension (STRIDED_NO_CEXT=1 runs the definitions).
+linear_host = None
+if _cgrad is not None and hasattr(_cgrad, "setup_linear") and hasattr(_cgrad, "record_node"):
+    from .._api import linalg_functions as _lf
+    _cgrad.setup_linear(_LINEAR, _ADDMM, _MM, np.matmul, np.add, _HANDLERS, _lf.NO_FILL_BYTES)
+    linear_host = _cgrad.linear_host
 
 
 def log_softmax_nll(x, target, reduction="mean"):

@@ -33,6 +33,7 @@ import strided as _st
 from strided import Array
 from strided.autograd import Function
 from strided.autograd import _fused
+from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
 
 __all__ = [
@@ -350,6 +351,10 @@ def linear(input, weight, bias=None) -> Array:
     >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
     tensor([[2., 2., 2.]])
     """
+    if _linear_host is not None:
+        r = _linear_host(input, weight, bias)  # (recorded, on the host, 2-D input: one C call)
+        if r is not NotImplemented:
+            return r
     if type(input) is Array and type(weight) is Array and len(weight._shape) == 2 \
             and len(input._shape) >= 2 and input._shape[-1] == weight._shape[1] \
             and (bias is None or (type(bias) is Array and bias._shape == weight._shape[:1])) \
@@ -641,6 +646,19 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     >>> torch.nn.functional.cross_entropy(torch.zeros(1, 4), torch.tensor([2]))
     tensor(1.3863)
     """
+    if weight is None and size_average is None and reduce is None and label_smoothing == 0.0 \
+            and type(input) is Array and type(target) is Array and reduction in _REDUCTIONS:
+        # The fused case below, its conditions read once from the slots (a 2-D input with
+        # elements, class indices of shape (N,) on the same device, in range, none ignored):
+        # the same call; anything else takes the checks below (and their errors).
+        s = input._shape
+        tx = target._ext
+        if len(s) == 2 and s[0] and s[1] and target._shape == s[:1] and target._dtype.kind in "iu" \
+                and target._device is input._device and (tx is None or tx.names is None) \
+                and _fused.fusable(input):
+            lo, hi = _target_range(target)
+            if not lo <= ignore_index <= hi and lo >= 0 and hi < s[1]:
+                return _fused.log_softmax_nll(input, target, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check(input, "cross_entropy")
     _check(target, "cross_entropy", "target")

@@ -813,6 +813,14 @@ class Linear(Module):
 
     def forward(self, input):
         """``linear(input, weight, bias)``."""
+        d = self.__dict__
+        ps = d.get("_parameters")
+        if type(self) is Linear and type(ps) is dict and "weight" in ps and "bias" in ps \
+                and "weight" not in d and "bias" not in d:
+            # (self.weight and self.bias as attribute lookup finds them here: no instance
+            # attribute, no class attribute of a subclass, so Module.__getattr__'s
+            # registered parameters, read without its two frames)
+            return F.linear(input, ps["weight"], ps["bias"])
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -11,6 +11,7 @@ import strided as _st
 import numpy as np
 
 from ...autograd._graph import _cgrad
+from . import optimizer as _optimizer
 from .optimizer import Optimizer, _check_range, host, host2, written
 
 __all__ = ["SGD"]
@@ -53,28 +54,45 @@ class SGD(Optimizer):
     def _update(self, group: dict) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        params = group["params"]
+        if momentum == 0 and wd == 0 and not maximize and _sgd_run is not None and _optimizer.HOST \
+                and type(lr) is float and type(params) is list:
+            # The whole group in one compiled loop (PyTorch's foreach idea): each parameter
+            # it takes gets _host_update's calls; it stops at the first it does not take,
+            # which runs below, and goes on from the next (the order of the writes kept).
+            i, n = 0, len(params)
+            while True:
+                i = _sgd_run(params, i, -lr)
+                if i >= n:
+                    return
+                self._one(params[i], lr, momentum, dampening, wd, nesterov, maximize)
+                i += 1
+        for p in params:
+            self._one(p, lr, momentum, dampening, wd, nesterov, maximize)
+
+    def _one(self, p, lr, momentum, dampening, wd, nesterov, maximize) -> None:
+        """The update of one parameter (PyTorch's ``_single_tensor_sgd`` loop body)."""
         states = self.state
-        for p in group["params"]:
-            grad = p.grad  # (read once: the property's getter is Python)
-            if grad is None:
-                continue
-            if momentum == 0 or states[p].get("momentum_buffer") is not None:
-                buf = states[p]["momentum_buffer"] if momentum != 0 else None
-                if host2(p, grad) if buf is None else host(p, grad, buf):
-                    _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize)
-                    continue
-            grad = -grad if maximize else grad
-            if wd != 0:
-                grad = grad.add(p, alpha=wd)
-            if momentum != 0:
-                state = self.state[p]
-                buf = state.get("momentum_buffer")
-                if buf is None:
-                    buf = state["momentum_buffer"] = _st.clone(grad).detach()
-                else:
-                    buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                grad = grad.add(buf, alpha=momentum) if nesterov else buf
-            p.add_(grad, alpha=-lr)
+        grad = p.grad  # (read once: the property's getter is Python)
+        if grad is None:
+            return
+        if momentum == 0 or states[p].get("momentum_buffer") is not None:
+            buf = states[p]["momentum_buffer"] if momentum != 0 else None
+            if host2(p, grad) if buf is None else host(p, grad, buf):
+                _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize)
+                return
+        grad = -grad if maximize else grad
+        if wd != 0:
+            grad = grad.add(p, alpha=wd)
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = _st.clone(grad).detach()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+        p.add_(grad, alpha=-lr)
 
 
 # Note: p += g * -lr in one compiled pass (_cgrad.axpy: NumPy's multiply then add, the
@@ -82,6 +100,10 @@ class SGD(Optimizer):
 # g * a likewise; None without the C extension, and it declines (writing nothing) what it
 # does not take: the NumPy calls run then.
 _axpy = getattr(_cgrad, "axpy", None)
+# Note: _update's loop without momentum, weight decay or maximize, compiled (_cgrad.sgd_run:
+# _host_update's checks and calls for each parameter it takes, the same bits); None
+# without the C extension (STRIDED_NO_CEXT=1 runs the loop above).
+_sgd_run = getattr(_cgrad, "sgd_run", None)
 
 
 def _host_update(p, grad, buf, lr, momentum, dampening, wd, nesterov, maximize) -> None:
