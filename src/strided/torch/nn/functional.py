@@ -627,6 +627,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     else:
         w = keep.astype(input.dtype)
     loss = loss * w
+    if keep is not None:
+        # Note: PyTorch's nll_loss never touches an ignored target's element: its loss is 0
+        # and its gradient 0, also where every target is ignored (the mean 0/0 is NaN; a
+        # product with w alone gives inf * 0 = NaN there, and NaN for a -inf log-probability).
+        loss = _st.where(keep, loss, 0.0)
     if reduction == "mean":
         return _st.sum(loss) / _st.sum(w)
     return _reduce(loss, reduction, "nll_loss")
