@@ -140,6 +140,8 @@ class Array:
         return Array._new(r, None, 0, r.shape, None, dtype, device)
 
     def _materialize(self) -> None:
+        if _c_materialize(self):  # (_chot/storage.c: the C-contiguous host case, these steps)
+            return
         r = self._np
         if r.flags.c_contiguous:
             flat = r.reshape(-1)
@@ -1003,6 +1005,14 @@ def _install_compiled_views():
 
 _CVIEWS = _install_compiled_views()
 _c_native = _CVIEWS.native if _CVIEWS is not None else (lambda x: None)
+if _CVIEWS is not None:
+    from . import storage as _storage_module
+
+    _CVIEWS.materialize_setup(_storage_module._ALLOCATED)
+    _c_materialize = _CVIEWS.materialize
+else:
+    def _c_materialize(x):
+        return False
 # The compiled Ext (strided/_csrc/_chot/names.c): the class above, field for field, allocated
 # from a free list (a named result takes one; a Python instance costs ~450 instructions).
 _ExtPython = Ext  # (the definition; tests compare the two)

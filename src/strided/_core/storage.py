@@ -38,6 +38,7 @@ class Storage(metaclass=_StorageType):
     __slots__ = ("_data", "dtype", "device", "_version", "_family", "__weakref__")
 
     def __init__(self, data, dtype, device):
+        # (_csrc/_chot/storage.c builds a kernel result's Storage with these same slots)
         self._data = data
         self.dtype = dtype
         self.device = device

@@ -110,10 +110,14 @@ CONTRACT_STATE PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
 
 /* Storage's slots: the version counter an in-place write bumps (an exact int, checked
    where read: view_setitem), and the flat native array (its type and fields checked
-   where read: native_build). */
+   where read: native_build); dtype, device and _family are only written (storage.c, a
+   fresh Storage's slots as Storage.__init__ sets them). */
 #define STORAGE_SLOTS(X)                    \
     X("_version", S_version, W_INT, 1)      \
-    X("_data", S_data, W_SET, 0)
+    X("_data", S_data, W_SET, 0)            \
+    X("dtype", S_dtype, W_SET, 0)           \
+    X("device", S_device, W_SET, 0)         \
+    X("_family", S_family, W_SET, 0)
 
 /* Ext's slots (strided.named's fast link): read are requires_grad and grad_fn
    (compared with False and None), names (a tuple or None, checked where read): the

@@ -380,6 +380,10 @@ PyObject *setup_take(PyObject *mod, PyObject *args);
 PyObject *native_build(PyObject *x); /* a view's native view, built and cached (views.c) */
 PyObject *native_py(PyObject *mod, PyObject *x);
 PyObject *setup_array_free(PyObject *mod, PyObject *Py_UNUSED(ignored));
+/* (storage.c) */
+int materialize(PyObject *x);
+PyObject *materialize_setup(PyObject *mod, PyObject *arg);
+PyObject *materialize_py(PyObject *mod, PyObject *x);
 PyObject *pow_half(PyObject *mod, PyObject *a);
 int slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssize_t *step);
 

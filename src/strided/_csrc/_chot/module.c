@@ -134,6 +134,10 @@ static PyMethodDef methods[] = {
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads "
      "and writes (contract.h)."},
+    {"materialize_setup", materialize_setup, METH_O,
+     "materialize_setup(allocated): storage._ALLOCATED, the count Storage.__init__ keeps (storage.c)"},
+    {"materialize", materialize_py, METH_O,
+     "materialize(x) -> bool: Array._materialize's C-contiguous host case in C (storage.c); False: declined"},
     {"setup_array_free", setup_array_free, METH_NOARGS,
      "setup_array_free(): Array objects from a free list (views.c); returns whether in use"},
     {"pow_half", pow_half, METH_O,

@@ -93,12 +93,13 @@ get_layout(PyObject *x, Layout *L)
     if (st == NULL)
         return -1;
     if (st == Py_None) {
-        PyObject *r = PyObject_CallMethodNoArgs(x, s_materialize);
-        if (r == NULL) {
+        int m = materialize(x); /* (storage.c: the C-contiguous case; else the method) */
+        PyObject *r = m != 0 ? NULL : PyObject_CallMethodNoArgs(x, s_materialize);
+        if (m < 0 || (m == 0 && r == NULL)) {
             decline_error();
             return -1;
         }
-        Py_DECREF(r);
+        Py_XDECREF(r);
         st = SLOT(x, O_st);
         if (st == NULL || st == Py_None)
             return -1;
