@@ -1,4 +1,5 @@
-/* strided._csrc._chot, setitem.c: ``x[slice] = a Python real scalar``,
+/* strided._csrc._chot, setitem.c: ``x[slice] = a Python real scalar`` (or a basic key of
+ * ints and slices),
  * ``x[bool mask] = a Python real scalar``, and ``x[...] = y`` / ``x.copy_(y)`` from an
  * array of x's dtype and shape.
  *
@@ -54,15 +55,46 @@ fill_slice(PyObject *p, PyObject *dt, Py_ssize_t which, PySliceObject *sl, doubl
    raises); -1: an error that must propagate. */
 static int mask_setitem(PyObject *x, PyObject *key, Py_ssize_t which, double d);
 
+/* A basic key NumPy's setitem reads as the Python path's layout.basic_index does: an
+   exact int, or an exact tuple of exact ints and slices of None or exact int parts (no
+   __index__ to call: it would run twice where NumPy declines). A bad one (out of range,
+   too many, a zero step) makes NumPy raise before writing: declined, the Python path
+   raises its own error. */
+static int
+basic_key(PyObject *key)
+{
+    if (PyLong_CheckExact(key))
+        return 1;
+    if (!PyTuple_CheckExact(key))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+        PyObject *k = PyTuple_GET_ITEM(key, i);
+        if (PyLong_CheckExact(k))
+            continue;
+        if (Py_TYPE(k) != &PySlice_Type)
+            return 0;
+        PySliceObject *sl = (PySliceObject *)k;
+        if (!plain_bound(sl->start) || !plain_bound(sl->stop) || !plain_bound(sl->step))
+            return 0;
+    }
+    return 1;
+}
+
 static int
 view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
 {
     PyTypeObject *tv = Py_TYPE(value);
     int mask = Py_TYPE(key) == Array_T;
-    if (!ready || (Py_TYPE(key) != &PySlice_Type && !mask)
+    if (!ready || (Py_TYPE(key) != &PySlice_Type && !mask && !basic_key(key))
         || (tv != &PyFloat_Type && tv != &PyLong_Type && tv != &PyBool_Type))
         return 0;
     PyObject *p = SLOT(x, O_np), *st = SLOT(x, O_st), *str = SLOT(x, O_str), *dt = SLOT(x, O_dtype);
+    if (st == Py_None && !mask) { /* a fresh result: its Storage first, as _setitem's _layout() */
+        int m = materialize(x);
+        if (m <= 0)
+            return m;
+        p = SLOT(x, O_np), st = SLOT(x, O_st), str = SLOT(x, O_str), dt = SLOT(x, O_dtype);
+    }
     if (p == Py_None && st != Py_None) { /* a view: its native view built and cached */
         PyObject *b = native_build(x);
         if (b == NULL)
@@ -95,7 +127,9 @@ view_setitem_in(PyObject *dts, PyObject *x, PyObject *key, PyObject *value)
         return mask_setitem(x, key, which, d);
     Py_INCREF(p);
     Py_INCREF(st);
-    int rc = fill_slice(p, dt, which, (PySliceObject *)key, d) ? 0 : PyObject_SetItem(p, key, value);
+    int rc = Py_TYPE(key) == &PySlice_Type && fill_slice(p, dt, which, (PySliceObject *)key, d)
+                 ? 0
+                 : PyObject_SetItem(p, key, value);
     Py_DECREF(p);
     if (rc == 0) { /* st._version += 1 */
         ver = SLOT(st, S_version);
