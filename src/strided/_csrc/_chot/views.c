@@ -1873,11 +1873,28 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
                 return done < 0 ? NULL : Py_NewRef(Py_None);
         }
         break;
-    case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= (unnamed x) */
+    case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= */
         if ((n == 2 && nkw == 0) || (n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))) {
             if (names == NULL)
                 r = view_squeeze(x, args[1]);
-            else if (f->table != Py_None)
+            else if ((r = view_squeeze(x, args[1])) != NULL) {
+                /* a named x: the view named by the outcome views.py's _squeeze_seen cached
+                   (_core.VIEW_NAMES: ("squeeze", x's names, the axis's position)); none
+                   yet: the definition, which caches it */
+                Py_ssize_t a = PyLong_AsSsize_t(args[1]);
+                if (a < 0)
+                    a += PyTuple_GET_SIZE(SLOT(r, O_shape)) + 1;
+                PyObject *sig = PyLong_FromSsize_t(a);
+                if (sig == NULL) {
+                    Py_DECREF(r);
+                    return NULL;
+                }
+                r = named_view(r, s_squeeze, names, sig, f->last);
+                Py_DECREF(sig);
+                if (r != NULL || PyErr_Occurred())
+                    return r;
+            }
+            if (names != NULL && f->table != Py_None)
                 /* (a named x, no PyTorch keyword: the definition the binder would call, with
                    its own named hot path; f->table: bind.bound's, in front of the binder) */
                 return PyObject_Vectorcall(f->table, args, n, kwnames);
