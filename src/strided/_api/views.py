@@ -572,6 +572,11 @@ def _squeeze_seen(x, axis, a, e):
         if len(_SQUEEZED_NAMES) > 4096:
             _SQUEEZED_NAMES.clear()
         _SQUEEZED_NAMES[(names, a)] = hit
+        if _CVIEWS is not None and (hit is None or hit.count(None) != len(hit)):
+            # (the compiled squeeze, views.c, reads the same outcome from the named views'
+            # cache, under ("squeeze", x's names, the axis's position))
+            from ..named._core import remember_view
+            remember_view(("squeeze", names, a), hit)
     return r
 
 

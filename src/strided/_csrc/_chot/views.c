@@ -1258,7 +1258,7 @@ dim_of(PyObject *v, Py_ssize_t nd, Py_ssize_t *a)
    view_reshape's (x contiguous), its native view left to be built on use; a 0-d x, s > e, dims out of range, keywords, or a copy:
    the Python method. */
 static PyObject *
-view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n)
+view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n, Py_ssize_t *se)
 {
     Layout L;
     Py_ssize_t s = 0, e, ns[MAXDIMS], k = 0, prod = 1;
@@ -1280,6 +1280,42 @@ view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n)
         return decline_error();
     PyObject *r = view_reshape_as(x, t, 0); /* (the native built when a kernel needs it) */
     Py_DECREF(t);
+    if (se != NULL) {
+        se[0] = s;
+        se[1] = e;
+    }
+    return r;
+}
+
+/* x.flatten(start_dim=0, end_dim=-1) of a named x (names: its names), the dims exact ints:
+   view_flatten_plain's view named as strided.named's rule names it (_rules.py, _flatten):
+   names[:s] + (names[s] if s == e else None,) + names[e + 1:], all None: unnamed; NULL (no
+   error) for the Python method, which raises its own errors. */
+static PyObject *
+view_flatten_named_ints(PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n)
+{
+    Py_ssize_t se[2], nd = PyTuple_GET_SIZE(names);
+    if (!plain_names(names) || nd != PyTuple_GET_SIZE(SLOT(x, O_shape)))
+        return NULL;
+    PyObject *r = view_flatten_plain(x, args, n, se);
+    if (r == NULL)
+        return NULL;
+    Py_ssize_t s = se[0], e = se[1], k = 0;
+    PyObject *out = PyTuple_New(nd - (e - s));
+    if (out == NULL) {
+        Py_DECREF(r);
+        return NULL; /* (out of memory: propagates) */
+    }
+    int any = 0;
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        if (i > s && i <= e)
+            continue;
+        PyObject *v = i == s && s != e ? Py_None : PyTuple_GET_ITEM(names, i);
+        any |= v != Py_None;
+        PyTuple_SET_ITEM(out, k++, Py_NewRef(v));
+    }
+    r = name_result(r, any ? out : Py_None);
+    Py_DECREF(out);
     return r;
 }
 
@@ -1523,7 +1559,9 @@ reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *ou
     PyObject *t = ints_tuple(shape, nd);
     if (t == NULL)
         return NULL; /* (out of memory: propagates) */
-    PyObject *r = view_reshape(x, t); /* (a new view, or NULL: not contiguous) */
+    /* (a new view, or NULL: not contiguous; its native view built on use, as the plain
+       x.flatten(1, 2)'s: NumPy's reshape of the parent was most of the call) */
+    PyObject *r = view_reshape_as(x, t, 0);
     Py_DECREF(t);
     return r == NULL ? NULL : name_result(r, out_names);
 }
@@ -1827,7 +1865,7 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     if (f->inplace && views_ready && nkw == 0 && n >= 1 && contract_array(args[0])
         && SLOT(args[0], O_ext) == Py_None) {
         /* the methods x.flatten(1, 2), x.unflatten(1, (2, 3)) of an unnamed array */
-        PyObject *r = f->kind == V_FLATTEN ? view_flatten_plain(args[0], args, n)
+        PyObject *r = f->kind == V_FLATTEN ? view_flatten_plain(args[0], args, n, NULL)
                       : n == 3 ? view_unflatten_plain(args[0], args[1], args[2]) : NULL;
         if (r != NULL || PyErr_Occurred())
             return r;
@@ -1874,11 +1912,28 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
                 return done < 0 ? NULL : Py_NewRef(Py_None);
         }
         break;
-    case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= (unnamed x) */
+    case V_SQUEEZE: /* squeeze(x, axis) with one int axis, positional or axis= */
         if ((n == 2 && nkw == 0) || (n == 1 && nkw == 1 && kw_is(kwnames, 0, "axis"))) {
             if (names == NULL)
                 r = view_squeeze(x, args[1]);
-            else if (f->table != Py_None)
+            else if ((r = view_squeeze(x, args[1])) != NULL) {
+                /* a named x: the view named by the outcome views.py's _squeeze_seen cached
+                   (_core.VIEW_NAMES: ("squeeze", x's names, the axis's position)); none
+                   yet: the definition, which caches it */
+                Py_ssize_t a = PyLong_AsSsize_t(args[1]);
+                if (a < 0)
+                    a += PyTuple_GET_SIZE(SLOT(r, O_shape)) + 1;
+                PyObject *sig = PyLong_FromSsize_t(a);
+                if (sig == NULL) {
+                    Py_DECREF(r);
+                    return NULL;
+                }
+                r = named_view(r, s_squeeze, names, sig, f->last);
+                Py_DECREF(sig);
+                if (r != NULL || PyErr_Occurred())
+                    return r;
+            }
+            if (names != NULL && f->table != Py_None)
                 /* (a named x, no PyTorch keyword: the definition the binder would call, with
                    its own named hot path; f->table: bind.bound's, in front of the binder) */
                 return PyObject_Vectorcall(f->table, args, n, kwnames);
@@ -1949,8 +2004,10 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
             return view_unflatten(f, x, names, args[1], args[2]);
         return NULL;
     case V_FLATTEN: /* flatten(x, dims, out_name) by names (f->table: named's _SHAPES) */
-        if (names != NULL && n == 3 && nkw == 0)
+        if (names != NULL && n == 3 && nkw == 0 && !PyLong_CheckExact(args[1]))
             return view_flatten_named(f, x, names, args[1], args[2]);
+        if (names != NULL && f->inplace && nkw == 0 && n <= 3) /* x.flatten(1, 2) of a named x */
+            return view_flatten_named_ints(x, names, args, n);
         return NULL;
     }
     if (r == NULL && names != NULL && nkw == 0 && n >= 2 && !PyErr_Occurred()
