@@ -84,3 +84,22 @@ def test_a_fresh_result_is_written_where_numpy_writes():
     np.testing.assert_array_equal(np.asarray(x), want)
     assert x._st._version == 3
     np.testing.assert_array_equal(np.asarray(a), np.ones((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("how", ["ellipsis", "copy_", "slice"])
+def test_an_overlapping_strided_source_is_read_as_it_was(how):
+    # NumPy's own n[6:12] = n[4:16:2] reverses its loop for the overlap and reads an element
+    # it has already written (n[9] becomes 1); the values as they were give n[10] = 1 only.
+    buf = np.zeros(24, np.float32)
+    buf[12] = 1
+    want = buf.copy()
+    want[6:12] = buf[4:16:2].copy()
+    base = st.asarray(buf.copy(), device="cpu")
+    x, y = base[6:12], base[4:16:2]
+    if how == "ellipsis":
+        x[...] = y
+    elif how == "copy_":
+        x.copy_(y)
+    else:
+        base[6:12] = y
+    np.testing.assert_array_equal(np.asarray(base), want)

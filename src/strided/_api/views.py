@@ -857,6 +857,19 @@ def to_device(x, device, /, *, stream=None, copy=None) -> Array:
     return Array._new(r, None, 0, r.shape, None, x._dtype, dev)
 
 
+def source_as_it_was(target, src):
+    """``src``, or a copy of it where it shares memory with the native ``target`` it is to be
+    written into: the values are read as they were before the write.
+
+    Note: NumPy's assignment copies an overlapping source only for some layouts; for a 1-D
+    target it reverses the loop instead, which is right for equal strides only
+    (``n[6:12] = n[4:16:2]`` reads elements it has already written)."""
+    if type(src) is np.ndarray and type(target) is np.ndarray and src is not target \
+            and np.may_share_memory(target, src):
+        return src.copy()
+    return src
+
+
 def assign(target, value, dtype, device, func):
     """Write ``value`` (array or scalar) into the native view ``target``, broadcasting."""
     t = type(value)
@@ -865,7 +878,7 @@ def assign(target, value, dtype, device, func):
             raise ValueError(f"{func}(): value is on {value._device} but the array is on {device}")
         if value._dtype.kind == "c" and dtype.kind != "c":
             raise TypeError(f"{func}(): can't assign complex {value._dtype.name} values into {dtype.name}")
-        src = value._get_native()
+        src = source_as_it_was(target, value._get_native())
         try:
             target[...] = src
         except ValueError:
@@ -913,6 +926,7 @@ COMPILED_VIEWS = _install_compiled_views()
 _LATE.update(
     clone=clone, copy_keep_order=copy_keep_order, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
     permute_dims=permute_dims, astype=astype, to_device=to_device, assign=assign,
+    source_as_it_was=source_as_it_was,
     complex_part=complex_part,
     t=lambda x: x._view(*x._layout()[1:]),
 )

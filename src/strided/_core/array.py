@@ -950,7 +950,8 @@ def _setitem(self: Array, key, value):
         # checked target (out_native refuses self-overlap and bumps the version counter;
         # NumPy buffers a source that overlaps the target).
         src = value._np if value._np is not None else value._get_native()
-        _LATE["out_native"](self, "__setitem__()")[...] = src
+        dst = _LATE["out_native"](self, "__setitem__()")
+        dst[...] = _LATE["source_as_it_was"](dst, src)
         return
     k = _normalize_key(key)
     if k is None:

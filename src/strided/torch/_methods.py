@@ -17,7 +17,7 @@ import sys
 from collections import namedtuple
 
 from .._core import dtypes as _dtypes, layout as _layout
-from .._api import elementwise as _elementwise
+from .._api import elementwise as _elementwise, views as _views
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.device import as_device
@@ -821,7 +821,7 @@ def copy_(self, src, non_blocking=False):
     if src._dtype.kind == "c" and self._dtype.kind != "c":
         s = s.real  # Note: PyTorch discards the imaginary part here too.
     try:
-        dst[...] = s
+        dst[...] = _views.source_as_it_was(dst, s)
     except ValueError:
         raise ValueError(f"copy_(): source of shape {src._shape} can't be broadcast to "
                          f"shape {self._shape}") from None
