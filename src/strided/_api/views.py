@@ -652,10 +652,10 @@ def flatten(x, start_dim=0, end_dim=-1) -> Array:
     """Merge dimensions ``start_dim..end_dim`` into one (a view when possible)."""
     _check(x, "flatten")
     nd = x.ndim
-    if nd == 0:
-        return reshape(x, (1,))
     s = _layout.normalize_axis(_axis(x, start_dim), nd, "flatten")
     e = _layout.normalize_axis(_axis(x, end_dim), nd, "flatten")
+    if nd == 0:  # (its dims 0 or -1, checked above, as PyTorch checks them)
+        return reshape(x, (1,))
     if s > e:
         raise ValueError(f"flatten(): start_dim {start_dim} comes after end_dim {end_dim}")
     shape = x._shape[:s] + (_layout.prod(x._shape[s:e + 1]),) + x._shape[e + 1:]
@@ -668,6 +668,8 @@ def unflatten(x, dim, sizes) -> Array:
     _check(x, "unflatten")
     d = _layout.normalize_axis(_axis(x, dim), x.ndim, "unflatten")
     sizes = tuple(sizes)
+    if not sizes:  # (PyTorch: "unflatten: sizes must be non-empty", for any length)
+        raise ValueError(f"unflatten(): sizes must be non-empty (dim {dim} of shape {tuple(x._shape)})")
     inner = _layout.infer_shape(sizes, x._shape[d], "unflatten")
     return reshape(x, x._shape[:d] + inner + x._shape[d + 1:])
 
