@@ -36,6 +36,7 @@ import pytest
 from _skip_policy import pytest_make_collect_report, pytest_runtest_makereport  # noqa: E402,F401
 # The summary counts docstring-presence checks apart from behaviour tests (tests/_counts.py).
 from _counts import pytest_terminal_summary  # noqa: E402,F401
+from _hypothesis_scale import pytest_collection_modifyitems  # noqa: E402,F401
 
 # ``STRIDED_DEFAULT_DEVICE=sim`` runs the tests with the simulated device as the
 # default. strided applies the variable when imported, before this file registers
@@ -541,3 +542,4 @@ def nthreads(request):
     xp.set_num_threads(request.param)
     yield request.param
     xp.set_num_threads(old)
+
