@@ -1291,30 +1291,46 @@ view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n, Py_ssize_t 
    view_flatten_plain's view named as strided.named's rule names it (_rules.py, _flatten):
    names[:s] + (names[s] if s == e else None,) + names[e + 1:], all None: unnamed; NULL (no
    error) for the Python method, which raises its own errors. */
+/* The last outcome of view_flatten_named_ints: (names, s, e) -> the result's names (None:
+   unnamed). The outcome is a function of the names tuple's value (immutable, held here, so
+   its identity is not reused) and (s, e): a loop over one array builds it once (building
+   the names tuple each call was ~250 of named flatten(1, 2)'s ~560 instructions over the
+   unnamed call's). */
+static PyObject *flat_last_names, *flat_last_out;
+static Py_ssize_t flat_last_se[2];
+
 static PyObject *
 view_flatten_named_ints(PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n)
 {
     Py_ssize_t se[2], nd = PyTuple_GET_SIZE(names);
-    if (!plain_names(names) || nd != PyTuple_GET_SIZE(SLOT(x, O_shape)))
+    if (nd != PyTuple_GET_SIZE(SLOT(x, O_shape)) || (names != flat_last_names && !plain_names(names)))
         return NULL;
-    PyObject *r = view_flatten_plain(x, args, n, se);
+    PyObject *r = view_flatten_plain(x, args, n, se), *out;
     if (r == NULL)
         return NULL;
     Py_ssize_t s = se[0], e = se[1], k = 0;
-    PyObject *out = PyTuple_New(nd - (e - s));
-    if (out == NULL) {
-        Py_DECREF(r);
-        return NULL; /* (out of memory: propagates) */
+    if (names == flat_last_names && s == flat_last_se[0] && e == flat_last_se[1])
+        out = Py_NewRef(flat_last_out); /* (held: allocating the Ext may run a finalizer) */
+    else {
+        if ((out = PyTuple_New(nd - (e - s))) == NULL) {
+            Py_DECREF(r);
+            return NULL; /* (out of memory: propagates) */
+        }
+        int any = 0;
+        for (Py_ssize_t i = 0; i < nd; i++) {
+            if (i > s && i <= e)
+                continue;
+            PyObject *v = i == s && s != e ? Py_None : PyTuple_GET_ITEM(names, i);
+            any |= v != Py_None;
+            PyTuple_SET_ITEM(out, k++, Py_NewRef(v));
+        }
+        if (!any)
+            Py_SETREF(out, Py_NewRef(Py_None));
+        Py_XSETREF(flat_last_names, Py_NewRef(names));
+        Py_XSETREF(flat_last_out, Py_NewRef(out));
+        flat_last_se[0] = s, flat_last_se[1] = e;
     }
-    int any = 0;
-    for (Py_ssize_t i = 0; i < nd; i++) {
-        if (i > s && i <= e)
-            continue;
-        PyObject *v = i == s && s != e ? Py_None : PyTuple_GET_ITEM(names, i);
-        any |= v != Py_None;
-        PyTuple_SET_ITEM(out, k++, Py_NewRef(v));
-    }
-    r = name_result(r, any ? out : Py_None);
+    r = name_result(r, out);
     Py_DECREF(out);
     return r;
 }
@@ -1515,9 +1531,25 @@ same_dims(PyObject *dims, PyObject *t)
 static PyObject *
 shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyObject *arg)
 {
+    PyObject *l = f->last[1];
+    /* (the last call's objects again: names, arg and each of dims identical to the ones
+       kept, which were plain when kept, immutable and held: the same outcome, found
+       without the checks below; a list of dims is new on each call, its items are not) */
+    if (names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == 2
+        && arg == PyTuple_GET_ITEM(l, 1)) {
+        PyObject *t = PyTuple_GET_ITEM(l, 0);
+        if (dims == t)
+            return Py_NewRef(f->last[2]);
+        Py_ssize_t m = PyList_CheckExact(dims) ? PyList_GET_SIZE(dims) : -1, i = 0;
+        if (m >= 0 && PyTuple_CheckExact(t) && PyTuple_GET_SIZE(t) == m) {
+            while (i < m && PyList_GET_ITEM(dims, i) == PyTuple_GET_ITEM(t, i))
+                i++;
+            if (i == m)
+                return Py_NewRef(f->last[2]);
+        }
+    }
     if (!PyDict_CheckExact(f->table) || !plain_dims(dims) || !plain_sizes(arg) || !plain_names(names))
         return NULL;
-    PyObject *l = f->last[1];
     if (names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == 2
         && same_dims(dims, PyTuple_GET_ITEM(l, 0)) && plain_equal(arg, PyTuple_GET_ITEM(l, 1)))
         return Py_NewRef(f->last[2]);
@@ -1544,8 +1576,35 @@ shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyOb
 
 /* x (a named array, names its names) viewed with the shape shape[0..nd) and named
    out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline. */
+/* The last result of a named flatten / unflatten by names (one per op): (x's shape tuple,
+   the cached outcome) -> (the result's shape tuple, its names: None when all None). Each is
+   a function of its key's values (tuples: immutable, and held here, so their identities are
+   not reused): a loop over one array finds the result's shape without building it. */
+typedef struct {
+    PyObject *shape, *out, *nshape, *names;
+} ShapeLast;
+static ShapeLast flatten_last, unflatten_last;
+
+/* x viewed with c's kept shape, named with its kept names, when x's shape and the outcome
+   are c's (*hit set to 1; the view, or NULL: declined or an error), else *hit 0. */
 static PyObject *
-reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names)
+reshaped_kept(ShapeLast *c, PyObject *x, PyObject *out, int *hit)
+{
+    *hit = SLOT(x, O_shape) == c->shape && out == c->out && c->shape != NULL;
+    if (!*hit)
+        return NULL;
+    /* (held: allocating the view or its Ext may run a finalizer that replaces c's) */
+    PyObject *t = Py_NewRef(c->nshape), *nm = Py_NewRef(c->names);
+    PyObject *r = view_reshape_as(x, t, 0);
+    r = r == NULL ? NULL : name_result(r, nm);
+    Py_DECREF(t);
+    Py_DECREF(nm);
+    return r;
+}
+
+static PyObject *
+reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names, ShapeLast *c,
+               PyObject *out)
 {
     if (out_names != Py_None) {
         if (!PyTuple_CheckExact(out_names) || PyTuple_GET_SIZE(out_names) != nd)
@@ -1561,9 +1620,18 @@ reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *ou
         return NULL; /* (out of memory: propagates) */
     /* (a new view, or NULL: not contiguous; its native view built on use, as the plain
        x.flatten(1, 2)'s: NumPy's reshape of the parent was most of the call) */
+    Py_INCREF(out_names); /* (held: the view's allocation may run a finalizer) */
     PyObject *r = view_reshape_as(x, t, 0);
+    if (r != NULL) {
+        Py_XSETREF(c->shape, Py_NewRef(SLOT(x, O_shape)));
+        Py_XSETREF(c->out, Py_NewRef(out));
+        Py_XSETREF(c->nshape, Py_NewRef(t));
+        Py_XSETREF(c->names, Py_NewRef(out_names));
+        r = name_result(r, out_names);
+    }
     Py_DECREF(t);
-    return r == NULL ? NULL : name_result(r, out_names);
+    Py_DECREF(out_names);
+    return r;
 }
 
 /* x.unflatten(dim, sizes) / named.unflatten(x, dim, sizes) of a named array seen before:
@@ -1573,8 +1641,11 @@ view_unflatten(Fast *f, PyObject *x, PyObject *names, PyObject *dim, PyObject *s
 {
     PyObject *out = shape_outcome(f, "unflatten", names, dim, sizes), *r = NULL;
     Py_ssize_t shape[MAXDIMS], nd, ins[MAXDIMS], ni, d;
+    int hit;
     if (out == NULL)
         return NULL;
+    if ((r = reshaped_kept(&unflatten_last, x, out, &hit)) != NULL || hit)
+        goto done;
     if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || !PyLong_CheckExact(PyTuple_GET_ITEM(out, 0))
         || tuple_ints(SLOT(x, O_shape), shape, &nd) || tuple_ints(PyTuple_GET_ITEM(out, 1), ins, &ni)
         || nd != PyTuple_GET_SIZE(names) || nd + ni - 1 > MAXDIMS || ni < 1)
@@ -1600,7 +1671,7 @@ view_unflatten(Fast *f, PyObject *x, PyObject *names, PyObject *dim, PyObject *s
     memcpy(new_shape, shape, d * sizeof(Py_ssize_t));
     memcpy(new_shape + d, ins, ni * sizeof(Py_ssize_t));
     memcpy(new_shape + d + ni, shape + d + 1, (nd - d - 1) * sizeof(Py_ssize_t));
-    r = reshaped_named(x, new_shape, n_new, PyTuple_GET_ITEM(out, 2));
+    r = reshaped_named(x, new_shape, n_new, PyTuple_GET_ITEM(out, 2), &unflatten_last, out);
 done:
     Py_DECREF(out);
     if (r == NULL && PyErr_Occurred())
@@ -1617,8 +1688,11 @@ view_flatten_named(Fast *f, PyObject *x, PyObject *names, PyObject *dims, PyObje
         return NULL; /* (x.flatten(1, 2): the plain form) */
     PyObject *out = shape_outcome(f, "flatten", names, dims, out_name), *r = NULL;
     Py_ssize_t shape[MAXDIMS], nd, se[2];
+    int hit;
     if (out == NULL)
         return NULL;
+    if ((r = reshaped_kept(&flatten_last, x, out, &hit)) != NULL || hit)
+        goto done;
     if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || tuple_ints(SLOT(x, O_shape), shape, &nd)
         || nd != PyTuple_GET_SIZE(names))
         goto done;
@@ -1636,7 +1710,7 @@ view_flatten_named(Fast *f, PyObject *x, PyObject *names, PyObject *dims, PyObje
             goto done;
     shape[se[0]] = m;
     memmove(shape + se[0] + 1, shape + se[1] + 1, (nd - se[1] - 1) * sizeof(Py_ssize_t));
-    r = reshaped_named(x, shape, nd - (se[1] - se[0]), PyTuple_GET_ITEM(out, 2));
+    r = reshaped_named(x, shape, nd - (se[1] - se[0]), PyTuple_GET_ITEM(out, 2), &flatten_last, out);
 done:
     Py_DECREF(out);
     if (r == NULL && PyErr_Occurred())
@@ -1796,6 +1870,31 @@ axes_by_name_kept(PyObject *names, PyObject *const *items, Py_ssize_t n)
     return ax;
 }
 
+/* Whether two names tuples hold equal names, as ``a == b`` finds for tuples of exact strs
+   and None: item by item by identity, a None against a str differs, then str_equal (hashes
+   first); -1 (no error) when an item is neither an exact str nor None (the caller declines). */
+static int
+same_plain_names(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 1;
+    if (!PyTuple_CheckExact(a) || !PyTuple_CheckExact(b))
+        return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    if (n != PyTuple_GET_SIZE(b))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *u = PyTuple_GET_ITEM(a, i), *v = PyTuple_GET_ITEM(b, i);
+        if (u == v)
+            continue;
+        if ((u != Py_None && !PyUnicode_CheckExact(u)) || (v != Py_None && !PyUnicode_CheckExact(v)))
+            return -1;
+        if (u == Py_None || v == Py_None || !str_equal(u, v))
+            return 0;
+    }
+    return 1;
+}
+
 /* The view of a named array x (names: its names) that view_vectorcall computed, r
    (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
    says which arguments the key holds); NULL (no error) when there is none. */
@@ -1822,25 +1921,47 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
     case V_EXPAND: /* (the one int axis: given, as a keyword too, or the default) */
         op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
         break;
-    case V_RENAME: /* (the names given; the same names: the array itself, as in Python) */
-        if (!name_args(args + 1, n - 1)) {
+    case V_RENAME: { /* (the names given; the same names: the array itself, as in Python) */
+        PyObject *l = f->last[1], *out;
+        /* the last call's names and the same name objects (kept by view_outcome: checked
+           then, immutable and held): its outcome, without building the call's key */
+        int hit = names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == n - 1;
+        for (Py_ssize_t i = 0; hit && i < n - 1; i++)
+            hit = PyTuple_GET_ITEM(l, i) == args[1 + i];
+        if (hit)
+            out = Py_NewRef(f->last[2]);
+        else {
+            if (!name_args(args + 1, n - 1)) {
+                Py_DECREF(r);
+                return NULL;
+            }
+            sig = PyTuple_New(n - 1);
+            for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
+                PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
+            out = view_outcome(f->table, names, sig, f->last);
+            Py_XDECREF(sig);
+            if (out == NULL) {
+                Py_DECREF(r);
+                return NULL;
+            }
+        }
+        /* (the outcome and names both plain: view_outcome found them by plain keys; no
+           Python code runs) */
+        int same = out != Py_None && same_plain_names(out, names);
+        if (same < 0) {
+            Py_DECREF(out);
             Py_DECREF(r);
             return NULL;
         }
-        op = f->table, sig = PyTuple_New(n - 1);
-        for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
-            PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
-        r = named_view(r, op, names, sig, f->last);
-        Py_XDECREF(sig);
-        if (r != NULL && SLOT(r, O_ext) != Py_None) {
-            /* (both plain names: named_view found them by plain keys; no Python code runs) */
-            PyObject *got = SLOT(SLOT(r, O_ext), E_names);
-            if (plain_names(got) && plain_names(names) && plain_equal(got, names)) {
-                Py_DECREF(r);
-                return Py_NewRef(x);
-            }
+        if (same) {
+            Py_DECREF(out);
+            Py_DECREF(r);
+            return Py_NewRef(x);
         }
+        r = name_result(r, out);
+        Py_DECREF(out);
         return r;
+    }
     }
     if (op == NULL) {
         Py_XDECREF(sig);
