@@ -355,15 +355,67 @@ PyObject *quiet_enter(void);
 PyObject *quiet_exit(PyObject *tok, PyObject *r);
 
 /* names.c */
+/* The compiled Ext (names.c: its type, free list and rules) */
+typedef struct {
+    PyObject_HEAD
+    PyObject *requires_grad, *grad, *grad_fn, *output_nr, *retains_grad, *hooks, *names, *is_view, *acc;
+    PyObject *weakrefs;
+} ExtObject;
+#define EXT_FREE_MAX 256
+extern ExtObject *ext_free[EXT_FREE_MAX];
+extern int ext_nfree;
+extern PyTypeObject *ExtC_T;
+PyObject *ext_untracked_other(PyObject *e);
+
+/* e's names field (borrowed; NULL when deleted) when e is an Ext that tracks no
+   gradient (requires_grad False, grad_fn None), else NULL; no error. The compiled Ext's
+   fields are read straight from its struct (the class in use, Ext_T, being this type),
+   any other class's through contract_ext (ext_untracked_other). Inline: every named
+   view asks (a call was ~10 of its ~25 instructions). */
+static inline PyObject *
+ext_untracked(PyObject *e)
+{
+    if (Py_IS_TYPE(e, ExtC_T) && Ext_T == ExtC_T) {
+        ExtObject *c = (ExtObject *)e;
+        return c->requires_grad == Py_False && c->grad_fn == Py_None ? c->names : NULL;
+    }
+    return ext_untracked_other(e);
+}
+
+/* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
+   Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
+static inline PyObject *
+untracked_names(PyObject *x)
+{
+    PyObject *e = SLOT(x, O_ext);
+    PyObject *names = e == NULL ? NULL : ext_untracked(e);
+    return names != NULL && PyTuple_CheckExact(names) ? names : NULL;
+}
+
+/* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed): name_result,
+   with its common case inline (the compiled Ext in use, one on the free list, a names
+   tuple of r's rank): the record taken from the free list as ext_make takes it. */
+PyObject *name_result(PyObject *r, PyObject *names);
+static inline PyObject *
+name_result_fast(PyObject *r, PyObject *names)
+{
+    if (names != Py_None && ext_nfree > 0 && Ext_T == ExtC_T && PyTuple_CheckExact(names)
+        && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape))) {
+        ExtObject *e = ext_free[--ext_nfree]; /* (the defaults and the type's reference set) */
+        _Py_NewReference((PyObject *)e);
+        e->names = Py_NewRef(names);
+        Py_SETREF(SLOT(r, O_ext), (PyObject *)e);
+        return r;
+    }
+    return name_result(r, names);
+}
 int ext_type_add(PyObject *m);
 PyObject *fast_named(Fast *f, PyObject *const *xs, int n);
-PyObject *name_result(PyObject *r, PyObject *names);
 PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);
 PyObject *named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
 int plain_equal(PyObject *a, PyObject *b);
 int plain_names(PyObject *names);
 PyObject *setup_named(PyObject *mod, PyObject *args);
-PyObject *untracked_names(PyObject *x);
 PyObject *named_ext(PyObject *mod, PyObject *names);
 PyObject *view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
 

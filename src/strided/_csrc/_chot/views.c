@@ -1330,7 +1330,7 @@ view_flatten_named_ints(PyObject *x, PyObject *names, PyObject *const *args, Py_
         Py_XSETREF(flat_last_out, Py_NewRef(out));
         flat_last_se[0] = s, flat_last_se[1] = e;
     }
-    r = name_result(r, out);
+    r = name_result_fast(r, out);
     Py_DECREF(out);
     return r;
 }
@@ -1454,7 +1454,7 @@ view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_s
     }
     PyObject *r = make_view(x, Py_NewRef(Py_None), L.off, shape, str, nd, NULL);
     if (r != NULL)
-        r = name_result(r, PyTuple_GET_ITEM(out, 0));
+        r = name_result_fast(r, PyTuple_GET_ITEM(out, 0));
     Py_DECREF(out);
     return r;
 decline:
@@ -1596,7 +1596,7 @@ reshaped_kept(ShapeLast *c, PyObject *x, PyObject *out, int *hit)
     /* (held: allocating the view or its Ext may run a finalizer that replaces c's) */
     PyObject *t = Py_NewRef(c->nshape), *nm = Py_NewRef(c->names);
     PyObject *r = view_reshape_as(x, t, 0);
-    r = r == NULL ? NULL : name_result(r, nm);
+    r = r == NULL ? NULL : name_result_fast(r, nm);
     Py_DECREF(t);
     Py_DECREF(nm);
     return r;
@@ -1958,7 +1958,7 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
             Py_DECREF(r);
             return Py_NewRef(x);
         }
-        r = name_result(r, out);
+        r = name_result_fast(r, out);
         Py_DECREF(out);
         return r;
     }
@@ -1983,21 +1983,21 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
-    if (f->inplace && views_ready && nkw == 0 && n >= 1 && contract_array(args[0])
-        && SLOT(args[0], O_ext) == Py_None) {
+    int ok = views_ready && n >= 1 && contract_array(args[0]); /* (checked once: ~30 instructions) */
+    if (f->inplace && ok && nkw == 0 && SLOT(args[0], O_ext) == Py_None) {
         /* the methods x.flatten(1, 2), x.unflatten(1, (2, 3)) of an unnamed array */
         PyObject *r = f->kind == V_FLATTEN ? view_flatten_plain(args[0], args, n, NULL)
                       : n == 3 ? view_unflatten_plain(args[0], args[1], args[2]) : NULL;
         if (r != NULL || PyErr_Occurred())
             return r;
+        ok = contract_array(args[0]); /* (again: materializing x may have run Python code) */
     }
     if ((f->kind == V_FLATTEN || f->kind == V_UNFLATTEN)
         && (n < 1 || Py_TYPE(args[0]) != Array_T || SLOT(args[0], O_ext) == Py_None))
         /* (an unnamed array: the Python method, called as it would be without this object;
            its namespace function enters the quiet error state itself) */
         return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
-    if (views_ready && n >= 1 && contract_array(args[0])
-        && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
+    if (ok && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
         PyObject *x = args[0];
         Py_XINCREF(names); /* (held: materializing x runs Python code) */
         PyObject *r = view_call(f, x, names, args, n, kwnames, nkw);
