@@ -151,6 +151,13 @@ ext_shelve(ExtObject *e)
     }
 }
 
+/* ext_recycle's rare case (chot.h): the free list full, e freed with its type's reference. */
+void
+ext_shelve_full(ExtObject *e)
+{
+    ext_shelve(e);
+}
+
 static void ext_dealloc(ExtObject *e);
 
 /* ext_dealloc's general case, apart (not inlined) so that a named result's record is
@@ -173,13 +180,9 @@ ext_dealloc(ExtObject *e)
     PyObject_GC_UnTrack(e);
     /* A named result's record (the defaults but its names, no weak reference): only names
        to release (a tuple's release has its own trashcan), and it goes back to the free
-       list as it is. */
-    if (e->requires_grad == Py_False && e->grad == Py_None && e->grad_fn == Py_None
-        && e->output_nr == zero && e->retains_grad == Py_False && e->hooks == Py_None
-        && e->is_view == Py_False && e->acc == Py_None && e->weakrefs == NULL
-        && (e->names == NULL || e->names == Py_None || PyTuple_CheckExact(e->names))) {
-        Py_CLEAR(e->names);
-        ext_shelve(e);
+       list as it is (ext_names_only, ext_recycle: chot.h). */
+    if (ext_names_only(e)) {
+        ext_recycle(e);
         return;
     }
     ext_dealloc_fields(e);

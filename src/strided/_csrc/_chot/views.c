@@ -1968,7 +1968,7 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
         Py_DECREF(r);
         return NULL;
     }
-    r = named_view(r, op, names, sig, f->last);
+    r = named_view_fast(r, op, names, sig, f->last);
     Py_XDECREF(sig);
     return r;
 }
@@ -2049,7 +2049,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
                     Py_DECREF(r);
                     return NULL;
                 }
-                r = named_view(r, s_squeeze, names, sig, f->last);
+                r = named_view_fast(r, s_squeeze, names, sig, f->last);
                 Py_DECREF(sig);
                 if (r != NULL || PyErr_Occurred())
                     return r;
@@ -2094,7 +2094,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
             if (t != NULL) {
                 r = view_permute(x, t);
                 if (r != NULL)
-                    r = r == x ? r : named_view(r, s_permute_dims, names, t, f->last);
+                    r = r == x ? r : named_view_fast(r, s_permute_dims, names, t, f->last);
                 Py_DECREF(t);
                 return r;
             }
@@ -2138,7 +2138,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         if (ax != NULL) {
             r = view_permute(x, ax);
             if (r != NULL)
-                r = named_view(r, s_permute_dims, names, ax, f->last);
+                r = named_view_fast(r, s_permute_dims, names, ax, f->last);
             Py_DECREF(ax);
         }
     }
@@ -2274,7 +2274,7 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
                 ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
                 swap_perms[nd] = ints_tuple(ax, nd); /* (NULL: out of memory, propagates) */
             }
-            r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
+            r = named_view_fast(r, s_permute_dims, names, swap_perms[nd], prop_last);
         }
         Py_XDECREF(names);
         if (r != NULL || PyErr_Occurred())
@@ -2417,6 +2417,15 @@ array_dealloc(PyObject *o)
     Py_TRASHCAN_BEGIN(o, array_dealloc)
     if (*(PyObject **)((char *)o + Array_T->tp_weaklistoffset) != NULL)
         PyObject_ClearWeakRefs(o);
+    /* a named result's record that nothing else holds: back onto the Ext free list here,
+       as its own dealloc would put it (ext_dealloc's common case, without the call: a named
+       view's release touched one more function's code) */
+    PyObject *e = SLOT(o, O_ext);
+    if (e != NULL && Py_IS_TYPE(e, ExtC_T) && Py_REFCNT(e) == 1 && ext_names_only((ExtObject *)e)) {
+        SLOT(o, O_ext) = NULL;
+        PyObject_GC_UnTrack(e);
+        ext_recycle((ExtObject *)e);
+    }
     ARRAY_SLOTS(ARRAY_CLEAR) /* (may run any code: the list is touched after) */
     if (t == Array_T && array_nfree < ARRAY_FREE_MAX)
         array_free[array_nfree++] = o;
