@@ -421,7 +421,7 @@ untracked_names(PyObject *x)
    with its common case inline (the compiled Ext in use, one on the free list, a names
    tuple of r's rank): the record taken from the free list as ext_make takes it. */
 PyObject *name_result(PyObject *r, PyObject *names);
-static inline PyObject *
+static inline __attribute__((always_inline)) PyObject *
 name_result_fast(PyObject *r, PyObject *names)
 {
     if (names != Py_None && ext_nfree > 0 && Ext_T == ExtC_T && PyTuple_CheckExact(names)
@@ -437,7 +437,7 @@ name_result_fast(PyObject *r, PyObject *names)
 /* named_view with its common case inline: the call site's last outcome found by the
    identity of the names and the signature (a static tuple, a small int, the same argument). */
 PyObject *named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
-static inline PyObject *
+static inline __attribute__((always_inline)) PyObject *
 named_view_fast(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
     if (sig != NULL && names == last[0] && sig == last[1]) {

@@ -2042,9 +2042,9 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
                    (_core.VIEW_NAMES: ("squeeze", x's names, the axis's position)); none
                    yet: the definition, which caches it */
                 Py_ssize_t a = PyLong_AsSsize_t(args[1]);
-                if (a < 0)
-                    a += PyTuple_GET_SIZE(SLOT(r, O_shape)) + 1;
-                PyObject *sig = PyLong_FromSsize_t(a);
+                /* (an axis counted from the front is its own position: the int given) */
+                PyObject *sig = a >= 0 ? Py_NewRef(args[1])
+                                       : PyLong_FromSsize_t(a + PyTuple_GET_SIZE(SLOT(r, O_shape)) + 1);
                 if (sig == NULL) {
                     Py_DECREF(r);
                     return NULL;
