@@ -236,3 +236,37 @@ def test_the_kept_outcomes_answer_without_python_frames():
         sys.setprofile(None)
     assert [t.names for t in r] == [("N", "HW"), ("N", "H", "P", "Q"), ("A", "B", "C"), ("N", None)]
     assert not seen, seen
+
+
+def test_a_record_held_elsewhere_outlives_its_array_intact():
+    """An Array's release recycles its names record only when nothing else holds it: a
+    record the user keeps (or a weak reference to it) stays as it was."""
+    import gc
+    import weakref
+    x, _ = _make((2, 3, 4), ("N", "H", "W"))
+    for _ in range(3):
+        y = x.flatten(1, 2)
+    e = y._ext
+    ref = weakref.ref(x.mT._ext)  # (the view dies at once: its record is freed, the ref dead)
+    del y
+    gc.collect()
+    assert e.names == ("N", None) and e.requires_grad is False and e.grad_fn is None
+    for _ in range(5):  # (the free list is used again: e is not on it)
+        z = x.flatten(0, 1)
+        assert z._ext is not e and z.names == (None, "W")
+    assert e.names == ("N", None)
+    assert ref() is None
+
+
+def test_a_tracked_named_result_keeps_its_graph_through_release():
+    """A named result that autograd tracks is not a names-only record: it is released by its
+    own rules, and the gradient of a later named view is right (d/dx sum(flatten(x)) = 1)."""
+    w = xp.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4), device="cpu").rename("N", "H", "W")
+    w.requires_grad_(True)
+    for _ in range(3):
+        y = w.flatten(1, 2)
+        assert y.names == ("N", None) and y.grad_fn is not None
+        del y
+    out = xp.sum(w.rename(None).flatten(1, 2))
+    out.backward()
+    np.testing.assert_array_equal(np.asarray(w.grad), np.ones((2, 3, 4), np.float32))
