@@ -31,7 +31,10 @@
    (grad_fn -> node -> saved arrays -> Ext). What it adds is the cost: a named result takes
    one Ext, and a Python class's instance costs ~450 instructions to allocate and free
    (PyType_GenericAlloc, subtype_dealloc); this one comes from a free list of released
-   Exts (as CPython's own tuples and lists do) and goes back there. Its members are
+   Exts (as CPython's own tuples and lists do) and goes back there. The named hot paths
+   take one inline (chot.h: name_result_fast), and an Array's own release puts a names-only
+   record that nothing else holds straight back (views.c: array_dealloc, ext_recycle), so a
+   named view costs ~120-150 instructions more than its unnamed twin, not ~700. Its members are
    T_OBJECT_EX, so contract.h finds their offsets by name as it finds a class's slots. */
 /* (ExtObject, the free list and ExtC_T are declared in chot.h, for its inline
    name_result_fast and untracked_names) */

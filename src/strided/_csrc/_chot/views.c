@@ -2423,6 +2423,7 @@ array_dealloc(PyObject *o)
     PyObject *e = SLOT(o, O_ext);
     if (e != NULL && Py_IS_TYPE(e, ExtC_T) && Py_REFCNT(e) == 1 && ext_names_only((ExtObject *)e)) {
         SLOT(o, O_ext) = NULL;
+        Py_SET_REFCNT(e, 0); /* (as its release would leave it: ext_make starts a new count) */
         PyObject_GC_UnTrack(e);
         ext_recycle((ExtObject *)e);
     }
