@@ -1287,10 +1287,6 @@ view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n, Py_ssize_t 
     return r;
 }
 
-/* x.flatten(start_dim=0, end_dim=-1) of a named x (names: its names), the dims exact ints:
-   view_flatten_plain's view named as strided.named's rule names it (_rules.py, _flatten):
-   names[:s] + (names[s] if s == e else None,) + names[e + 1:], all None: unnamed; NULL (no
-   error) for the Python method, which raises its own errors. */
 /* The last outcome of view_flatten_named_ints: (names, s, e) -> the result's names (None:
    unnamed). The outcome is a function of the names tuple's value (immutable, held here, so
    its identity is not reused) and (s, e): a loop over one array builds it once (building
@@ -1299,6 +1295,10 @@ view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n, Py_ssize_t 
 static PyObject *flat_last_names, *flat_last_out;
 static Py_ssize_t flat_last_se[2];
 
+/* x.flatten(start_dim=0, end_dim=-1) of a named x (names: its names), the dims exact ints:
+   view_flatten_plain's view named as strided.named's rule names it (_rules.py, _flatten):
+   names[:s] + (names[s] if s == e else None,) + names[e + 1:], all None: unnamed; NULL (no
+   error) for the Python method, which raises its own errors. */
 static PyObject *
 view_flatten_named_ints(PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n)
 {
@@ -1574,8 +1574,6 @@ shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyOb
     return out;
 }
 
-/* x (a named array, names its names) viewed with the shape shape[0..nd) and named
-   out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline. */
 /* The last result of a named flatten / unflatten by names (one per op): (x's shape tuple,
    the cached outcome) -> (the result's shape tuple, its names: None when all None). Each is
    a function of its key's values (tuples: immutable, and held here, so their identities are
@@ -1602,6 +1600,9 @@ reshaped_kept(ShapeLast *c, PyObject *x, PyObject *out, int *hit)
     return r;
 }
 
+/* x (a named array, names its names) viewed with the shape shape[0..nd) and named
+   out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline.
+   A view made is kept in c, keyed by x's shape and the outcome out it came from. */
 static PyObject *
 reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names, ShapeLast *c,
                PyObject *out)
@@ -1621,14 +1622,17 @@ reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *ou
     /* (a new view, or NULL: not contiguous; its native view built on use, as the plain
        x.flatten(1, 2)'s: NumPy's reshape of the parent was most of the call) */
     Py_INCREF(out_names); /* (held: the view's allocation may run a finalizer) */
+    PyObject *xshape = Py_NewRef(SLOT(x, O_shape)); /* (x's, as the caller read it) */
     PyObject *r = view_reshape_as(x, t, 0);
     if (r != NULL) {
-        Py_XSETREF(c->shape, Py_NewRef(SLOT(x, O_shape)));
+        Py_XSETREF(c->shape, xshape);
+        xshape = NULL;
         Py_XSETREF(c->out, Py_NewRef(out));
         Py_XSETREF(c->nshape, Py_NewRef(t));
         Py_XSETREF(c->names, Py_NewRef(out_names));
         r = name_result(r, out_names);
     }
+    Py_XDECREF(xshape);
     Py_DECREF(t);
     Py_DECREF(out_names);
     return r;
