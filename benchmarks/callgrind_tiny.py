@@ -85,7 +85,9 @@ exec(code, g)
 
 
 def instructions(lib: str, stmt: str, n: int) -> int:
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    # (one BLAS thread: OpenBLAS's idle threads added thousands of instructions per call)
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                         sys.executable, "-c", _CHILD, lib, stmt, str(n)],
                        env=env, capture_output=True, text=True, check=True)

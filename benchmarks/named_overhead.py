@@ -31,6 +31,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import statistics  # noqa: E402
 import time  # noqa: E402
 import timeit  # noqa: E402
 
@@ -159,21 +160,18 @@ def _inner(timer, batch_ns):
         n = max(int(1.2 * n * batch_ns / max(t, 1)), n + 1)
 
 
-def ratio(named: str, plain: str, ns: dict, batches: int, batch_ns: int) -> tuple:
-    """(named ns per call, plain ns per call): minima of interleaved batches."""
+def ratio(named: str, plain: str, ns: dict, batches: int, batch_ns: int, stat=min) -> tuple:
+    """(named ns per call, plain ns per call): minima (or ``stat``, e.g. the median) of
+    interleaved batches."""
     tn, tp = _timer(named, ns), _timer(plain, ns)
     tn.timeit(10), tp.timeit(10)  # first calls (caches) are not timed
     n = max(_inner(tn, batch_ns), _inner(tp, batch_ns))
-    best_n = best_p = float("inf")
+    got_n, got_p = [], []
     for i in range(batches):
         pair = ((tn, tp) if i % 2 == 0 else (tp, tn))
         for t in pair:
-            v = t.timeit(n) / n
-            if t is tn:
-                best_n = min(best_n, v)
-            else:
-                best_p = min(best_p, v)
-    return best_n, best_p
+            (got_n if t is tn else got_p).append(t.timeit(n) / n)
+    return stat(got_n), stat(got_p)
 
 
 def main(argv=None) -> int:
@@ -181,6 +179,8 @@ def main(argv=None) -> int:
     ap.add_argument("words", nargs="*", help="run only cases whose label contains one of these")
     ap.add_argument("--batches", type=int, default=200, help="batches per statement (default 200)")
     ap.add_argument("--batch-us", type=float, default=200, help="one batch's length (default 200 µs)")
+    ap.add_argument("--median", action="store_true",
+                    help="the median of the interleaved batches instead of their minimum")
     ap.add_argument("--json", help="also write the numbers to this file")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions per call under callgrind instead of timing")
@@ -192,7 +192,7 @@ def main(argv=None) -> int:
     ns = named_inputs(xp)
     rows = []
     unit = "instructions per call, callgrind" if args.callgrind else \
-        f"ns per call, min of {args.batches} interleaved batches"
+        f"ns per call, {'median' if args.median else 'min'} of {args.batches} interleaved batches"
     print(f"{'case':<44}{'named':>10}{'unnamed':>10}{'ratio':>8}   ({unit})")
     cases = [c for c in NAMED_CASES + EXTRA_CASES
              if not args.words or any(w in c[0] for w in args.words)]
@@ -207,7 +207,8 @@ def main(argv=None) -> int:
         elif args.callgrind:
             tn, tp = per_call(named), per_call(plain)
         else:
-            tn, tp = ratio(named, plain, ns, args.batches, int(args.batch_us * 1000))
+            tn, tp = ratio(named, plain, ns, args.batches, int(args.batch_us * 1000),
+                           statistics.median if args.median else min)
         rows.append({"case": label, "named": named, "plain": plain, "named_ns": tn, "plain_ns": tp,
                      "ratio": tn / tp})
         print(f"{label:<44}{tn:>10.0f}{tp:>10.0f}{tn / tp:>8.2f}{extra}", flush=True)

@@ -355,15 +355,105 @@ PyObject *quiet_enter(void);
 PyObject *quiet_exit(PyObject *tok, PyObject *r);
 
 /* names.c */
+/* The compiled Ext (names.c: its type, free list and rules) */
+typedef struct {
+    PyObject_HEAD
+    PyObject *requires_grad, *grad, *grad_fn, *output_nr, *retains_grad, *hooks, *names, *is_view, *acc;
+    PyObject *weakrefs;
+} ExtObject;
+#define EXT_FREE_MAX 256
+extern ExtObject *ext_free[EXT_FREE_MAX];
+extern int ext_nfree;
+extern PyTypeObject *ExtC_T;
+PyObject *ext_untracked_other(PyObject *e);
+
+/* Whether e is a named result's record: its fields other than names the defaults
+   (Ext.__init__'s), names a tuple, None or deleted, no weak reference. */
+static inline int
+ext_names_only(const ExtObject *e)
+{
+    return e->requires_grad == Py_False && e->grad == Py_None && e->grad_fn == Py_None
+           && e->output_nr == zero && e->retains_grad == Py_False && e->hooks == Py_None
+           && e->is_view == Py_False && e->acc == Py_None && e->weakrefs == NULL
+           && (e->names == NULL || e->names == Py_None || PyTuple_CheckExact(e->names));
+}
+
+/* e (ext_names_only, no longer referenced, untracked by the collector) back onto the free
+   list as ext_make takes it (names released: a tuple's release runs no Python code), or
+   freed with its type's reference when the list is full (names.c). */
+void ext_shelve_full(ExtObject *e);
+static inline void
+ext_recycle(ExtObject *e)
+{
+    Py_CLEAR(e->names);
+    if (ext_nfree < EXT_FREE_MAX)
+        ext_free[ext_nfree++] = e;
+    else
+        ext_shelve_full(e);
+}
+
+/* e's names field (borrowed; NULL when deleted) when e is an Ext that tracks no
+   gradient (requires_grad False, grad_fn None), else NULL; no error. The compiled Ext's
+   fields are read straight from its struct (the class in use, Ext_T, being this type),
+   any other class's through contract_ext (ext_untracked_other). Inline: every named
+   view asks (a call was ~10 of its ~25 instructions). */
+static inline PyObject *
+ext_untracked(PyObject *e)
+{
+    if (Py_IS_TYPE(e, ExtC_T) && Ext_T == ExtC_T) {
+        ExtObject *c = (ExtObject *)e;
+        return c->requires_grad == Py_False && c->grad_fn == Py_None ? c->names : NULL;
+    }
+    return ext_untracked_other(e);
+}
+
+/* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
+   Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
+static inline PyObject *
+untracked_names(PyObject *x)
+{
+    PyObject *e = SLOT(x, O_ext);
+    PyObject *names = e == NULL ? NULL : ext_untracked(e);
+    return names != NULL && PyTuple_CheckExact(names) ? names : NULL;
+}
+
+/* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed): name_result,
+   with its common case inline (the compiled Ext in use, one on the free list, a names
+   tuple of r's rank): the record taken from the free list as ext_make takes it. */
+PyObject *name_result(PyObject *r, PyObject *names);
+static inline __attribute__((always_inline)) PyObject *
+name_result_fast(PyObject *r, PyObject *names)
+{
+    if (names != Py_None && ext_nfree > 0 && Ext_T == ExtC_T && PyTuple_CheckExact(names)
+        && PyTuple_GET_SIZE(names) == PyTuple_GET_SIZE(SLOT(r, O_shape))) {
+        ExtObject *e = ext_free[--ext_nfree]; /* (the defaults and the type's reference set) */
+        _Py_NewReference((PyObject *)e);
+        e->names = Py_NewRef(names);
+        Py_SETREF(SLOT(r, O_ext), (PyObject *)e);
+        return r;
+    }
+    return name_result(r, names);
+}
+/* named_view with its common case inline: the call site's last outcome found by the
+   identity of the names and the signature (a static tuple, a small int, the same argument). */
+PyObject *named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
+static inline __attribute__((always_inline)) PyObject *
+named_view_fast(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
+{
+    if (sig != NULL && names == last[0] && sig == last[1]) {
+        PyObject *out = Py_NewRef(last[2]); /* (held: an Ext's allocation may run a finalizer) */
+        r = name_result_fast(r, out);
+        Py_DECREF(out);
+        return r;
+    }
+    return named_view(r, op, names, sig, last);
+}
 int ext_type_add(PyObject *m);
 PyObject *fast_named(Fast *f, PyObject *const *xs, int n);
-PyObject *name_result(PyObject *r, PyObject *names);
 PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);
-PyObject *named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
 int plain_equal(PyObject *a, PyObject *b);
 int plain_names(PyObject *names);
 PyObject *setup_named(PyObject *mod, PyObject *args);
-PyObject *untracked_names(PyObject *x);
 PyObject *named_ext(PyObject *mod, PyObject *names);
 PyObject *view_outcome(PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
 

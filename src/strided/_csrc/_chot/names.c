@@ -31,23 +31,21 @@
    (grad_fn -> node -> saved arrays -> Ext). What it adds is the cost: a named result takes
    one Ext, and a Python class's instance costs ~450 instructions to allocate and free
    (PyType_GenericAlloc, subtype_dealloc); this one comes from a free list of released
-   Exts (as CPython's own tuples and lists do) and goes back there. Its members are
+   Exts (as CPython's own tuples and lists do) and goes back there. The named hot paths
+   take one inline (chot.h: name_result_fast), and an Array's own release puts a names-only
+   record that nothing else holds straight back (views.c: array_dealloc, ext_recycle), so a
+   named view costs ~120-150 instructions more than its unnamed twin, not ~700. Its members are
    T_OBJECT_EX, so contract.h finds their offsets by name as it finds a class's slots. */
-typedef struct {
-    PyObject_HEAD
-    PyObject *requires_grad, *grad, *grad_fn, *output_nr, *retains_grad, *hooks, *names, *is_view, *acc;
-    PyObject *weakrefs;
-} ExtObject;
-
-#define EXT_FREE_MAX 256
+/* (ExtObject, the free list and ExtC_T are declared in chot.h, for its inline
+   name_result_fast and untracked_names) */
 /* Released records, each already holding the defaults (its eight fields other than names
    set as Ext.__init__ sets them, names NULL, no weak references) and its reference to the
    type (a heap type's instances hold one): a named result's record goes back there as it
    was made, with one field to release and, when taken again, one to set and its reference
    count to start (CPython's own free lists do the same, with _Py_NewReference). */
-static ExtObject *ext_free[EXT_FREE_MAX];
-static int ext_nfree;
-static PyTypeObject *ExtC_T; /* made in PyInit (ext_type_add) */
+ExtObject *ext_free[EXT_FREE_MAX];
+int ext_nfree;
+PyTypeObject *ExtC_T; /* made in PyInit (ext_type_add) */
 
 /* e's eight fields other than names set to the defaults (Ext.__init__'s): each NULL before. */
 static inline void
@@ -156,6 +154,13 @@ ext_shelve(ExtObject *e)
     }
 }
 
+/* ext_recycle's rare case (chot.h): the free list full, e freed with its type's reference. */
+void
+ext_shelve_full(ExtObject *e)
+{
+    ext_shelve(e);
+}
+
 static void ext_dealloc(ExtObject *e);
 
 /* ext_dealloc's general case, apart (not inlined) so that a named result's record is
@@ -178,13 +183,9 @@ ext_dealloc(ExtObject *e)
     PyObject_GC_UnTrack(e);
     /* A named result's record (the defaults but its names, no weak reference): only names
        to release (a tuple's release has its own trashcan), and it goes back to the free
-       list as it is. */
-    if (e->requires_grad == Py_False && e->grad == Py_None && e->grad_fn == Py_None
-        && e->output_nr == zero && e->retains_grad == Py_False && e->hooks == Py_None
-        && e->is_view == Py_False && e->acc == Py_None && e->weakrefs == NULL
-        && (e->names == NULL || e->names == Py_None || PyTuple_CheckExact(e->names))) {
-        Py_CLEAR(e->names);
-        ext_shelve(e);
+       list as it is (ext_names_only, ext_recycle: chot.h). */
+    if (ext_names_only(e)) {
+        ext_recycle(e);
         return;
     }
     ext_dealloc_fields(e);
@@ -359,30 +360,15 @@ plain_names(PyObject *names)
     return 1;
 }
 
-/* e's names field (borrowed; NULL when deleted) when e is an Ext that tracks no
-   gradient (requires_grad False, grad_fn None), else NULL; no error. The compiled Ext's
-   fields are read straight from its struct (the class in use, Ext_T, being this type),
-   any other class's through contract_ext. */
-static inline PyObject *
-ext_untracked(PyObject *e)
+/* e's names field (borrowed; NULL when deleted) when e is an Ext of another class than
+   the compiled one (contract_ext) that tracks no gradient; NULL otherwise (no error): the
+   rare case of ext_untracked (chot.h). */
+PyObject *
+ext_untracked_other(PyObject *e)
 {
-    if (Py_IS_TYPE(e, ExtC_T) && Ext_T == ExtC_T) {
-        ExtObject *c = (ExtObject *)e;
-        return c->requires_grad == Py_False && c->grad_fn == Py_None ? c->names : NULL;
-    }
     if (!contract_ext(e) || SLOT(e, E_rg) != Py_False || SLOT(e, E_fn) != Py_None)
         return NULL;
     return SLOT(e, E_names);
-}
-
-/* x's names (borrowed) when x is an Array the compiled named paths may answer for: an
-   Ext that tracks no gradient, and a names tuple; NULL (no error) otherwise. */
-PyObject *
-untracked_names(PyObject *x)
-{
-    PyObject *e = SLOT(x, O_ext);
-    PyObject *names = e == NULL ? NULL : ext_untracked(e);
-    return names != NULL && PyTuple_CheckExact(names) ? names : NULL;
 }
 
 /* Whether auto_align() is off (its context variable holds False); an error reads as on
@@ -525,7 +511,7 @@ fast_named(Fast *f, PyObject *const *xs, int n)
     }
     r = n == 1 ? fast_unary(f, xs[0], 1) : fast_binary(f, xs[0], xs[1], 1);
     if (r != NULL)
-        r = name_result(r, names);
+        r = name_result_fast(r, names);
 done:
     Py_XDECREF(names);
     Py_XDECREF(k[0]);
@@ -719,7 +705,7 @@ named_call(Fast *f, PyObject *x, const CallArgs *c)
         return NULL;
     }
     if (any)
-        r = name_result(r, names);
+        r = name_result_fast(r, names);
     Py_DECREF(call);
     return r;
 }
@@ -766,7 +752,7 @@ named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject *
         return NULL;
     }
     /* (out held: an allocation may run a finalizer that replaces last[2]) */
-    r = name_result(r, out);
+    r = name_result_fast(r, out);
     Py_DECREF(out);
     return r;
 }

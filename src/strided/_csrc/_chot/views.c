@@ -1287,6 +1287,14 @@ view_flatten_plain(PyObject *x, PyObject *const *args, Py_ssize_t n, Py_ssize_t 
     return r;
 }
 
+/* The last outcome of view_flatten_named_ints: (names, s, e) -> the result's names (None:
+   unnamed). The outcome is a function of the names tuple's value (immutable, held here, so
+   its identity is not reused) and (s, e): a loop over one array builds it once (building
+   the names tuple each call was ~250 of named flatten(1, 2)'s ~560 instructions over the
+   unnamed call's). */
+static PyObject *flat_last_names, *flat_last_out;
+static Py_ssize_t flat_last_se[2];
+
 /* x.flatten(start_dim=0, end_dim=-1) of a named x (names: its names), the dims exact ints:
    view_flatten_plain's view named as strided.named's rule names it (_rules.py, _flatten):
    names[:s] + (names[s] if s == e else None,) + names[e + 1:], all None: unnamed; NULL (no
@@ -1295,26 +1303,34 @@ static PyObject *
 view_flatten_named_ints(PyObject *x, PyObject *names, PyObject *const *args, Py_ssize_t n)
 {
     Py_ssize_t se[2], nd = PyTuple_GET_SIZE(names);
-    if (!plain_names(names) || nd != PyTuple_GET_SIZE(SLOT(x, O_shape)))
+    if (nd != PyTuple_GET_SIZE(SLOT(x, O_shape)) || (names != flat_last_names && !plain_names(names)))
         return NULL;
-    PyObject *r = view_flatten_plain(x, args, n, se);
+    PyObject *r = view_flatten_plain(x, args, n, se), *out;
     if (r == NULL)
         return NULL;
     Py_ssize_t s = se[0], e = se[1], k = 0;
-    PyObject *out = PyTuple_New(nd - (e - s));
-    if (out == NULL) {
-        Py_DECREF(r);
-        return NULL; /* (out of memory: propagates) */
+    if (names == flat_last_names && s == flat_last_se[0] && e == flat_last_se[1])
+        out = Py_NewRef(flat_last_out); /* (held: allocating the Ext may run a finalizer) */
+    else {
+        if ((out = PyTuple_New(nd - (e - s))) == NULL) {
+            Py_DECREF(r);
+            return NULL; /* (out of memory: propagates) */
+        }
+        int any = 0;
+        for (Py_ssize_t i = 0; i < nd; i++) {
+            if (i > s && i <= e)
+                continue;
+            PyObject *v = i == s && s != e ? Py_None : PyTuple_GET_ITEM(names, i);
+            any |= v != Py_None;
+            PyTuple_SET_ITEM(out, k++, Py_NewRef(v));
+        }
+        if (!any)
+            Py_SETREF(out, Py_NewRef(Py_None));
+        Py_XSETREF(flat_last_names, Py_NewRef(names));
+        Py_XSETREF(flat_last_out, Py_NewRef(out));
+        flat_last_se[0] = s, flat_last_se[1] = e;
     }
-    int any = 0;
-    for (Py_ssize_t i = 0; i < nd; i++) {
-        if (i > s && i <= e)
-            continue;
-        PyObject *v = i == s && s != e ? Py_None : PyTuple_GET_ITEM(names, i);
-        any |= v != Py_None;
-        PyTuple_SET_ITEM(out, k++, Py_NewRef(v));
-    }
-    r = name_result(r, any ? out : Py_None);
+    r = name_result_fast(r, out);
     Py_DECREF(out);
     return r;
 }
@@ -1438,7 +1454,7 @@ view_aligned(Fast *f, PyObject *x, PyObject *names, PyObject *const *items, Py_s
     }
     PyObject *r = make_view(x, Py_NewRef(Py_None), L.off, shape, str, nd, NULL);
     if (r != NULL)
-        r = name_result(r, PyTuple_GET_ITEM(out, 0));
+        r = name_result_fast(r, PyTuple_GET_ITEM(out, 0));
     Py_DECREF(out);
     return r;
 decline:
@@ -1515,9 +1531,25 @@ same_dims(PyObject *dims, PyObject *t)
 static PyObject *
 shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyObject *arg)
 {
+    PyObject *l = f->last[1];
+    /* (the last call's objects again: names, arg and each of dims identical to the ones
+       kept, which were plain when kept, immutable and held: the same outcome, found
+       without the checks below; a list of dims is new on each call, its items are not) */
+    if (names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == 2
+        && arg == PyTuple_GET_ITEM(l, 1)) {
+        PyObject *t = PyTuple_GET_ITEM(l, 0);
+        if (dims == t)
+            return Py_NewRef(f->last[2]);
+        Py_ssize_t m = PyList_CheckExact(dims) ? PyList_GET_SIZE(dims) : -1, i = 0;
+        if (m >= 0 && PyTuple_CheckExact(t) && PyTuple_GET_SIZE(t) == m) {
+            while (i < m && PyList_GET_ITEM(dims, i) == PyTuple_GET_ITEM(t, i))
+                i++;
+            if (i == m)
+                return Py_NewRef(f->last[2]);
+        }
+    }
     if (!PyDict_CheckExact(f->table) || !plain_dims(dims) || !plain_sizes(arg) || !plain_names(names))
         return NULL;
-    PyObject *l = f->last[1];
     if (names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == 2
         && same_dims(dims, PyTuple_GET_ITEM(l, 0)) && plain_equal(arg, PyTuple_GET_ITEM(l, 1)))
         return Py_NewRef(f->last[2]);
@@ -1542,10 +1574,38 @@ shape_outcome(Fast *f, const char *opname, PyObject *names, PyObject *dims, PyOb
     return out;
 }
 
-/* x (a named array, names its names) viewed with the shape shape[0..nd) and named
-   out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline. */
+/* The last result of a named flatten / unflatten by names (one per op): (x's shape tuple,
+   the cached outcome) -> (the result's shape tuple, its names: None when all None). Each is
+   a function of its key's values (tuples: immutable, and held here, so their identities are
+   not reused): a loop over one array finds the result's shape without building it. */
+typedef struct {
+    PyObject *shape, *out, *nshape, *names;
+} ShapeLast;
+static ShapeLast flatten_last, unflatten_last;
+
+/* x viewed with c's kept shape, named with its kept names, when x's shape and the outcome
+   are c's (*hit set to 1; the view, or NULL: declined or an error), else *hit 0. */
 static PyObject *
-reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names)
+reshaped_kept(ShapeLast *c, PyObject *x, PyObject *out, int *hit)
+{
+    *hit = SLOT(x, O_shape) == c->shape && out == c->out && c->shape != NULL;
+    if (!*hit)
+        return NULL;
+    /* (held: allocating the view or its Ext may run a finalizer that replaces c's) */
+    PyObject *t = Py_NewRef(c->nshape), *nm = Py_NewRef(c->names);
+    PyObject *r = view_reshape_as(x, t, 0);
+    r = r == NULL ? NULL : name_result_fast(r, nm);
+    Py_DECREF(t);
+    Py_DECREF(nm);
+    return r;
+}
+
+/* x (a named array, names its names) viewed with the shape shape[0..nd) and named
+   out_names (None: unnamed), when x is contiguous (view_reshape); NULL (no error) to decline.
+   A view made is kept in c, keyed by x's shape and the outcome out it came from. */
+static PyObject *
+reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *out_names, ShapeLast *c,
+               PyObject *out)
 {
     if (out_names != Py_None) {
         if (!PyTuple_CheckExact(out_names) || PyTuple_GET_SIZE(out_names) != nd)
@@ -1561,9 +1621,21 @@ reshaped_named(PyObject *x, const Py_ssize_t *shape, Py_ssize_t nd, PyObject *ou
         return NULL; /* (out of memory: propagates) */
     /* (a new view, or NULL: not contiguous; its native view built on use, as the plain
        x.flatten(1, 2)'s: NumPy's reshape of the parent was most of the call) */
+    Py_INCREF(out_names); /* (held: the view's allocation may run a finalizer) */
+    PyObject *xshape = Py_NewRef(SLOT(x, O_shape)); /* (x's, as the caller read it) */
     PyObject *r = view_reshape_as(x, t, 0);
+    if (r != NULL) {
+        Py_XSETREF(c->shape, xshape);
+        xshape = NULL;
+        Py_XSETREF(c->out, Py_NewRef(out));
+        Py_XSETREF(c->nshape, Py_NewRef(t));
+        Py_XSETREF(c->names, Py_NewRef(out_names));
+        r = name_result(r, out_names);
+    }
+    Py_XDECREF(xshape);
     Py_DECREF(t);
-    return r == NULL ? NULL : name_result(r, out_names);
+    Py_DECREF(out_names);
+    return r;
 }
 
 /* x.unflatten(dim, sizes) / named.unflatten(x, dim, sizes) of a named array seen before:
@@ -1573,8 +1645,11 @@ view_unflatten(Fast *f, PyObject *x, PyObject *names, PyObject *dim, PyObject *s
 {
     PyObject *out = shape_outcome(f, "unflatten", names, dim, sizes), *r = NULL;
     Py_ssize_t shape[MAXDIMS], nd, ins[MAXDIMS], ni, d;
+    int hit;
     if (out == NULL)
         return NULL;
+    if ((r = reshaped_kept(&unflatten_last, x, out, &hit)) != NULL || hit)
+        goto done;
     if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || !PyLong_CheckExact(PyTuple_GET_ITEM(out, 0))
         || tuple_ints(SLOT(x, O_shape), shape, &nd) || tuple_ints(PyTuple_GET_ITEM(out, 1), ins, &ni)
         || nd != PyTuple_GET_SIZE(names) || nd + ni - 1 > MAXDIMS || ni < 1)
@@ -1600,7 +1675,7 @@ view_unflatten(Fast *f, PyObject *x, PyObject *names, PyObject *dim, PyObject *s
     memcpy(new_shape, shape, d * sizeof(Py_ssize_t));
     memcpy(new_shape + d, ins, ni * sizeof(Py_ssize_t));
     memcpy(new_shape + d + ni, shape + d + 1, (nd - d - 1) * sizeof(Py_ssize_t));
-    r = reshaped_named(x, new_shape, n_new, PyTuple_GET_ITEM(out, 2));
+    r = reshaped_named(x, new_shape, n_new, PyTuple_GET_ITEM(out, 2), &unflatten_last, out);
 done:
     Py_DECREF(out);
     if (r == NULL && PyErr_Occurred())
@@ -1617,8 +1692,11 @@ view_flatten_named(Fast *f, PyObject *x, PyObject *names, PyObject *dims, PyObje
         return NULL; /* (x.flatten(1, 2): the plain form) */
     PyObject *out = shape_outcome(f, "flatten", names, dims, out_name), *r = NULL;
     Py_ssize_t shape[MAXDIMS], nd, se[2];
+    int hit;
     if (out == NULL)
         return NULL;
+    if ((r = reshaped_kept(&flatten_last, x, out, &hit)) != NULL || hit)
+        goto done;
     if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != 3 || tuple_ints(SLOT(x, O_shape), shape, &nd)
         || nd != PyTuple_GET_SIZE(names))
         goto done;
@@ -1636,7 +1714,7 @@ view_flatten_named(Fast *f, PyObject *x, PyObject *names, PyObject *dims, PyObje
             goto done;
     shape[se[0]] = m;
     memmove(shape + se[0] + 1, shape + se[1] + 1, (nd - se[1] - 1) * sizeof(Py_ssize_t));
-    r = reshaped_named(x, shape, nd - (se[1] - se[0]), PyTuple_GET_ITEM(out, 2));
+    r = reshaped_named(x, shape, nd - (se[1] - se[0]), PyTuple_GET_ITEM(out, 2), &flatten_last, out);
 done:
     Py_DECREF(out);
     if (r == NULL && PyErr_Occurred())
@@ -1796,6 +1874,31 @@ axes_by_name_kept(PyObject *names, PyObject *const *items, Py_ssize_t n)
     return ax;
 }
 
+/* Whether two names tuples hold equal names, as ``a == b`` finds for tuples of exact strs
+   and None: item by item by identity, a None against a str differs, then str_equal (hashes
+   first); -1 (no error) when an item is neither an exact str nor None (the caller declines). */
+static int
+same_plain_names(PyObject *a, PyObject *b)
+{
+    if (a == b)
+        return 1;
+    if (!PyTuple_CheckExact(a) || !PyTuple_CheckExact(b))
+        return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    if (n != PyTuple_GET_SIZE(b))
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *u = PyTuple_GET_ITEM(a, i), *v = PyTuple_GET_ITEM(b, i);
+        if (u == v)
+            continue;
+        if ((u != Py_None && !PyUnicode_CheckExact(u)) || (v != Py_None && !PyUnicode_CheckExact(v)))
+            return -1;
+        if (u == Py_None || v == Py_None || !str_equal(u, v))
+            return 0;
+    }
+    return 1;
+}
+
 /* The view of a named array x (names: its names) that view_vectorcall computed, r
    (stolen), named by the handler's cached outcome for the same call (_handler._VIEW_KEYS
    says which arguments the key holds); NULL (no error) when there is none. */
@@ -1822,32 +1925,54 @@ name_view(Fast *f, PyObject *r, PyObject *x, PyObject *names, PyObject *const *a
     case V_EXPAND: /* (the one int axis: given, as a keyword too, or the default) */
         op = s_expand_dims, sig = Py_NewRef(n + nkw == 2 ? args[1] : zero);
         break;
-    case V_RENAME: /* (the names given; the same names: the array itself, as in Python) */
-        if (!name_args(args + 1, n - 1)) {
+    case V_RENAME: { /* (the names given; the same names: the array itself, as in Python) */
+        PyObject *l = f->last[1], *out;
+        /* the last call's names and the same name objects (kept by view_outcome: checked
+           then, immutable and held): its outcome, without building the call's key */
+        int hit = names == f->last[0] && l != NULL && PyTuple_CheckExact(l) && PyTuple_GET_SIZE(l) == n - 1;
+        for (Py_ssize_t i = 0; hit && i < n - 1; i++)
+            hit = PyTuple_GET_ITEM(l, i) == args[1 + i];
+        if (hit)
+            out = Py_NewRef(f->last[2]);
+        else {
+            if (!name_args(args + 1, n - 1)) {
+                Py_DECREF(r);
+                return NULL;
+            }
+            sig = PyTuple_New(n - 1);
+            for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
+                PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
+            out = view_outcome(f->table, names, sig, f->last);
+            Py_XDECREF(sig);
+            if (out == NULL) {
+                Py_DECREF(r);
+                return NULL;
+            }
+        }
+        /* (the outcome and names both plain: view_outcome found them by plain keys; no
+           Python code runs) */
+        int same = out != Py_None && same_plain_names(out, names);
+        if (same < 0) {
+            Py_DECREF(out);
             Py_DECREF(r);
             return NULL;
         }
-        op = f->table, sig = PyTuple_New(n - 1);
-        for (Py_ssize_t i = 1; sig != NULL && i < n; i++)
-            PyTuple_SET_ITEM(sig, i - 1, Py_NewRef(args[i]));
-        r = named_view(r, op, names, sig, f->last);
-        Py_XDECREF(sig);
-        if (r != NULL && SLOT(r, O_ext) != Py_None) {
-            /* (both plain names: named_view found them by plain keys; no Python code runs) */
-            PyObject *got = SLOT(SLOT(r, O_ext), E_names);
-            if (plain_names(got) && plain_names(names) && plain_equal(got, names)) {
-                Py_DECREF(r);
-                return Py_NewRef(x);
-            }
+        if (same) {
+            Py_DECREF(out);
+            Py_DECREF(r);
+            return Py_NewRef(x);
         }
+        r = name_result_fast(r, out);
+        Py_DECREF(out);
         return r;
+    }
     }
     if (op == NULL) {
         Py_XDECREF(sig);
         Py_DECREF(r);
         return NULL;
     }
-    r = named_view(r, op, names, sig, f->last);
+    r = named_view_fast(r, op, names, sig, f->last);
     Py_XDECREF(sig);
     return r;
 }
@@ -1862,21 +1987,21 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
-    if (f->inplace && views_ready && nkw == 0 && n >= 1 && contract_array(args[0])
-        && SLOT(args[0], O_ext) == Py_None) {
+    int ok = views_ready && n >= 1 && contract_array(args[0]); /* (checked once: ~30 instructions) */
+    if (f->inplace && ok && nkw == 0 && SLOT(args[0], O_ext) == Py_None) {
         /* the methods x.flatten(1, 2), x.unflatten(1, (2, 3)) of an unnamed array */
         PyObject *r = f->kind == V_FLATTEN ? view_flatten_plain(args[0], args, n, NULL)
                       : n == 3 ? view_unflatten_plain(args[0], args[1], args[2]) : NULL;
         if (r != NULL || PyErr_Occurred())
             return r;
+        ok = contract_array(args[0]); /* (again: materializing x may have run Python code) */
     }
     if ((f->kind == V_FLATTEN || f->kind == V_UNFLATTEN)
         && (n < 1 || Py_TYPE(args[0]) != Array_T || SLOT(args[0], O_ext) == Py_None))
         /* (an unnamed array: the Python method, called as it would be without this object;
            its namespace function enters the quiet error state itself) */
         return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
-    if (views_ready && n >= 1 && contract_array(args[0])
-        && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
+    if (ok && (SLOT(args[0], O_ext) == Py_None || (names = untracked_names(args[0])) != NULL)) {
         PyObject *x = args[0];
         Py_XINCREF(names); /* (held: materializing x runs Python code) */
         PyObject *r = view_call(f, x, names, args, n, kwnames, nkw);
@@ -1921,14 +2046,14 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
                    (_core.VIEW_NAMES: ("squeeze", x's names, the axis's position)); none
                    yet: the definition, which caches it */
                 Py_ssize_t a = PyLong_AsSsize_t(args[1]);
-                if (a < 0)
-                    a += PyTuple_GET_SIZE(SLOT(r, O_shape)) + 1;
-                PyObject *sig = PyLong_FromSsize_t(a);
+                /* (an axis counted from the front is its own position: the int given) */
+                PyObject *sig = a >= 0 ? Py_NewRef(args[1])
+                                       : PyLong_FromSsize_t(a + PyTuple_GET_SIZE(SLOT(r, O_shape)) + 1);
                 if (sig == NULL) {
                     Py_DECREF(r);
                     return NULL;
                 }
-                r = named_view(r, s_squeeze, names, sig, f->last);
+                r = named_view_fast(r, s_squeeze, names, sig, f->last);
                 Py_DECREF(sig);
                 if (r != NULL || PyErr_Occurred())
                     return r;
@@ -1973,7 +2098,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
             if (t != NULL) {
                 r = view_permute(x, t);
                 if (r != NULL)
-                    r = r == x ? r : named_view(r, s_permute_dims, names, t, f->last);
+                    r = r == x ? r : named_view_fast(r, s_permute_dims, names, t, f->last);
                 Py_DECREF(t);
                 return r;
             }
@@ -2017,7 +2142,7 @@ view_call(Fast *f, PyObject *x, PyObject *names, PyObject *const *args, Py_ssize
         if (ax != NULL) {
             r = view_permute(x, ax);
             if (r != NULL)
-                r = named_view(r, s_permute_dims, names, ax, f->last);
+                r = named_view_fast(r, s_permute_dims, names, ax, f->last);
             Py_DECREF(ax);
         }
     }
@@ -2153,7 +2278,7 @@ prop_get(PyObject *self, PyObject *obj, PyObject *type)
                 ax[nd - 2] = nd - 1, ax[nd - 1] = nd - 2;
                 swap_perms[nd] = ints_tuple(ax, nd); /* (NULL: out of memory, propagates) */
             }
-            r = named_view(r, s_permute_dims, names, swap_perms[nd], prop_last);
+            r = named_view_fast(r, s_permute_dims, names, swap_perms[nd], prop_last);
         }
         Py_XDECREF(names);
         if (r != NULL || PyErr_Occurred())
@@ -2296,6 +2421,16 @@ array_dealloc(PyObject *o)
     Py_TRASHCAN_BEGIN(o, array_dealloc)
     if (*(PyObject **)((char *)o + Array_T->tp_weaklistoffset) != NULL)
         PyObject_ClearWeakRefs(o);
+    /* a named result's record that nothing else holds: back onto the Ext free list here,
+       as its own dealloc would put it (ext_dealloc's common case, without the call: a named
+       view's release touched one more function's code) */
+    PyObject *e = SLOT(o, O_ext);
+    if (e != NULL && Py_IS_TYPE(e, ExtC_T) && Py_REFCNT(e) == 1 && ext_names_only((ExtObject *)e)) {
+        SLOT(o, O_ext) = NULL;
+        Py_SET_REFCNT(e, 0); /* (as its release would leave it: ext_make starts a new count) */
+        PyObject_GC_UnTrack(e);
+        ext_recycle((ExtObject *)e);
+    }
     ARRAY_SLOTS(ARRAY_CLEAR) /* (may run any code: the list is touched after) */
     if (t == Array_T && array_nfree < ARRAY_FREE_MAX)
         array_free[array_nfree++] = o;
