@@ -342,6 +342,123 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
     else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
     return (s0 + s1) + (s2 + s3);
 }
+/* Eight leaves side by side (issue 38, round 7): a node whose eight great-grandchildren are
+   its leaves (sd_eight: every quarter more than 128 elements, every eighth at most 128) as
+   eight independent chains of vector additions, 8 x 8 float32 lanes per step. Four leaves
+   left the adder waiting (four chains of latency 3 against two adders: 3/4 of the issue
+   slots of the loop used at best) and paid their reduction per four leaves; the eight
+   leaves' accumulators are reduced together (a transposing hadd tree: two hadds per pair of
+   leaves, one 128-bit swap and one add for all eight), then added ((l0 + l1) + (l2 + l3)) +
+   ((l4 + l5) + (l6 + l7)) as the tree adds them. Each leaf's sum is the one-leaf-at-a-time
+   sum's, addition for addition (hadd(x, y)'s x0 + x1 is r0 + r1), so the same bits.
+   float64: a leaf's eight accumulators are two vectors, sixteen for eight leaves: all the
+   vector registers AVX2 has, each loaded value folded into its addition; the
+   squared-deviation twin needs registers for the mean and the differences, so it stays at
+   four leaves. Only the last leaf of a whole tree can have leftover elements (a node of a
+   multiple of 8 elements splits into two of multiples of 8): the tails are the rare case. */
+/* Whether a node of n elements is a node of eight leaves (every quarter more than 128
+   elements, every eighth at most 128; a right half is never shorter than its left): then
+   e[0..7] its leaves. Such nodes have 544 to 1024 elements. */
+SD_INLINE int sd_eight(Py_ssize_t n, Py_ssize_t *e)
+{
+    Py_ssize_t n2 = sd_half(n), n3 = n - n2;
+    Py_ssize_t q0 = sd_half(n2), q1 = n2 - q0, q2 = sd_half(n3), q3 = n3 - q2;
+    e[0] = sd_half(q0), e[1] = q0 - e[0], e[2] = sd_half(q1), e[3] = q1 - e[2];
+    e[4] = sd_half(q2), e[5] = q2 - e[4], e[6] = sd_half(q3), e[7] = q3 - e[6];
+    return q0 > 128 && q2 > 128 && e[1] <= 128 && e[3] <= 128 && e[5] <= 128 && e[7] <= 128;
+}
+/* eight leaves' accumulators (leaf k's r0..r7 the lanes of rk) -> [l0 .. l7], each
+   ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) */
+SD_AVX2 SD_INLINE __m256 hsum8_f32(__m256 r0, __m256 r1, __m256 r2, __m256 r3, __m256 r4, __m256 r5,
+                                   __m256 r6, __m256 r7)
+{
+    __m256 a = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3)); /* [l0..3 lo | l0..3 hi] */
+    __m256 b = _mm256_hadd_ps(_mm256_hadd_ps(r4, r5), _mm256_hadd_ps(r6, r7)); /* [l4..7 lo | l4..7 hi] */
+    return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+}
+/* ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)) of s's lanes */
+SD_AVX2 SD_INLINE float sd_tree8_f32(__m256 s)
+{
+    __m256 h = _mm256_hadd_ps(s, s);   /* [s01 s23 . . | s45 s67 . .] */
+    h = _mm256_hadd_ps(h, h);          /* [s0123 . . . | s4567 . . .] */
+    return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+#define SD_MIN(x, y) ((x) < (y) ? (x) : (y))
+SD_AVX2 SD_INLINE float eight_f32(const float *a, const Py_ssize_t *e, const int SQ, float m)
+{
+    const __m256 M = _mm256_set1_ps(m);
+    const Py_ssize_t e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], e4 = e[4], e5 = e[5], e6 = e[6], e7 = e[7];
+    const float *p0 = a, *p1 = p0 + e0, *p2 = p1 + e1, *p3 = p2 + e2, *p4 = p3 + e3,
+                *p5 = p4 + e4, *p6 = p5 + e5, *p7 = p6 + e6;
+    const Py_ssize_t g7 = e7 & ~(Py_ssize_t)7; /* (leaves 0..6 are multiples of 8) */
+    const Py_ssize_t gm = SD_MIN(SD_MIN(SD_MIN(e0, e1), SD_MIN(e2, e3)), SD_MIN(SD_MIN(e4, e5), SD_MIN(e6, g7)));
+    Py_ssize_t i;
+    __m256 r0 = SD_X32(p0), r1 = SD_X32(p1), r2 = SD_X32(p2), r3 = SD_X32(p3);
+    __m256 r4 = SD_X32(p4), r5 = SD_X32(p5), r6 = SD_X32(p6), r7 = SD_X32(p7);
+    for (i = 8; i < gm; i += 8) {
+        r0 = _mm256_add_ps(r0, SD_X32(p0 + i)); r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
+        r2 = _mm256_add_ps(r2, SD_X32(p2 + i)); r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
+        r4 = _mm256_add_ps(r4, SD_X32(p4 + i)); r5 = _mm256_add_ps(r5, SD_X32(p5 + i));
+        r6 = _mm256_add_ps(r6, SD_X32(p6 + i)); r7 = _mm256_add_ps(r7, SD_X32(p7 + i));
+    }
+    for (i = gm; i < e0; i += 8) r0 = _mm256_add_ps(r0, SD_X32(p0 + i));
+    for (i = gm; i < e1; i += 8) r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
+    for (i = gm; i < e2; i += 8) r2 = _mm256_add_ps(r2, SD_X32(p2 + i));
+    for (i = gm; i < e3; i += 8) r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
+    for (i = gm; i < e4; i += 8) r4 = _mm256_add_ps(r4, SD_X32(p4 + i));
+    for (i = gm; i < e5; i += 8) r5 = _mm256_add_ps(r5, SD_X32(p5 + i));
+    for (i = gm; i < e6; i += 8) r6 = _mm256_add_ps(r6, SD_X32(p6 + i));
+    for (i = gm; i < g7; i += 8) r7 = _mm256_add_ps(r7, SD_X32(p7 + i));
+    __m256 s = hsum8_f32(r0, r1, r2, r3, r4, r5, r6, r7);
+    if (g7 == e7)
+        return sd_tree8_f32(s);
+    float l[8];
+    _mm256_storeu_ps(l, s);
+    i = g7;
+    if (SQ) { SD_TAIL(l[7], p7, i, e7, SD_SQ) }
+    else { SD_TAIL(l[7], p7, i, e7, SD_ID) }
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+/* eight float64 leaves (no squared deviations: see above): leaf k's r0..r3 in ak, r4..r7 in bk */
+SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, const int SQ, double m)
+{
+    (void)SQ, (void)m;
+    const Py_ssize_t e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], e4 = e[4], e5 = e[5], e6 = e[6], e7 = e[7];
+    const double *p0 = a, *p1 = p0 + e0, *p2 = p1 + e1, *p3 = p2 + e2, *p4 = p3 + e3,
+                 *p5 = p4 + e4, *p6 = p5 + e5, *p7 = p6 + e6;
+    const Py_ssize_t g7 = e7 & ~(Py_ssize_t)7;
+    const Py_ssize_t gm = SD_MIN(SD_MIN(SD_MIN(e0, e1), SD_MIN(e2, e3)), SD_MIN(SD_MIN(e4, e5), SD_MIN(e6, g7)));
+    Py_ssize_t i;
+#define SD_L(p) _mm256_loadu_pd(p)
+    __m256d a0 = SD_L(p0), b0 = SD_L(p0 + 4), a1 = SD_L(p1), b1 = SD_L(p1 + 4);
+    __m256d a2 = SD_L(p2), b2 = SD_L(p2 + 4), a3 = SD_L(p3), b3 = SD_L(p3 + 4);
+    __m256d a4 = SD_L(p4), b4 = SD_L(p4 + 4), a5 = SD_L(p5), b5 = SD_L(p5 + 4);
+    __m256d a6 = SD_L(p6), b6 = SD_L(p6 + 4), a7 = SD_L(p7), b7 = SD_L(p7 + 4);
+    for (i = 8; i < gm; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_L(p0 + i)); b0 = _mm256_add_pd(b0, SD_L(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, SD_L(p1 + i)); b1 = _mm256_add_pd(b1, SD_L(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, SD_L(p2 + i)); b2 = _mm256_add_pd(b2, SD_L(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, SD_L(p3 + i)); b3 = _mm256_add_pd(b3, SD_L(p3 + i + 4));
+        a4 = _mm256_add_pd(a4, SD_L(p4 + i)); b4 = _mm256_add_pd(b4, SD_L(p4 + i + 4));
+        a5 = _mm256_add_pd(a5, SD_L(p5 + i)); b5 = _mm256_add_pd(b5, SD_L(p5 + i + 4));
+        a6 = _mm256_add_pd(a6, SD_L(p6 + i)); b6 = _mm256_add_pd(b6, SD_L(p6 + i + 4));
+        a7 = _mm256_add_pd(a7, SD_L(p7 + i)); b7 = _mm256_add_pd(b7, SD_L(p7 + i + 4));
+    }
+#define SD_REST64(k, ek)                                                                   \
+    for (i = gm; i < ek; i += 8) {                                                         \
+        a##k = _mm256_add_pd(a##k, SD_L(p##k + i)); b##k = _mm256_add_pd(b##k, SD_L(p##k + i + 4)); \
+    }
+    SD_REST64(0, e0) SD_REST64(1, e1) SD_REST64(2, e2) SD_REST64(3, e3)
+    SD_REST64(4, e4) SD_REST64(5, e5) SD_REST64(6, e6) SD_REST64(7, g7)
+#undef SD_REST64
+#undef SD_L
+    double l0, l1, l2, l3, l4, l5, l6, l7;
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &l0, &l1, &l2, &l3);
+    hsum4_f64(a4, b4, a5, b5, a6, b6, a7, b7, &l4, &l5, &l6, &l7);
+    i = g7;
+    SD_TAIL(l7, p7, i, e7, SD_ID)
+    return ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7));
+}
 /* one leaf as ROW's (built for AVX2: called from the tree below) */
 #define SD_ONE(NAME, T, XS)                                                                \
     SD_AVX2 SD_INLINE T NAME(const T *a, Py_ssize_t n, T m)                                \
@@ -364,8 +481,10 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
             res += XS(a[i]);                                                               \
         return res;                                                                        \
     }
-/* NumPy's recursion; a node of two leaves, or of two nodes of two leaves each, summed by
-   two_/four_ (the leaves' sums then added as the tree adds them). PF: the prefetching
+/* NumPy's recursion; a node of eight leaves (EIGHT: the kernels that have eight_), of two
+   nodes of two leaves each, or of two leaves, summed by eight_/four_/two_ (the leaves' sums
+   then added as the tree adds them); irregular nodes (some quarters leaves, some not) fall
+   through to the smaller ones. PF: the prefetching
    twin (pwtp_*), for data streamed from beyond L2: before each node of leaves is summed,
    the bytes SD_PF_AHEAD past it are prefetched, one instruction per 64-byte line (the
    side-by-side streams are 256-1024 bytes apart and short: the hardware prefetcher
@@ -378,11 +497,17 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
         for (; b_ < e_; b_ += 64)                                                          \
             _mm_prefetch(b_, _MM_HINT_T0);                                                 \
     } while (0)
-#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF)                                              \
+#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF, EIGHT)                                       \
     SD_AVX2 static T NAME(const T *a, Py_ssize_t n, T m)                                   \
     {                                                                                      \
         if (n <= 128)                                                                      \
             return ONE(a, n, m);                                                           \
+        Py_ssize_t e8[8];                                                                  \
+        if (EIGHT && n <= 1024 && n > 512 && sd_eight(n, e8)) {                        \
+            if (PF)                                                                        \
+                SD_PREFETCH(a, n);                                                         \
+            return eight_##SFX(a, e8, SQ, m);                                              \
+        }                                                                                  \
         Py_ssize_t n2 = sd_half(n), n3 = n - n2;                                           \
         if (n3 <= 128) {                                                                   \
             if (PF)                                                                        \
@@ -403,14 +528,14 @@ SD_ONE(pwone_f32, float, SD_ID)
 SD_ONE(pwone_f64, double, SD_ID)
 SD_ONE(pwonesq_f32, float, SD_SQ)
 SD_ONE(pwonesq_f64, double, SD_SQ)
-SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0)
-SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0)
-SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0)
-SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0)
-SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1)
-SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1)
-SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1)
-SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
+SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0, 1)
+SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0, 1)
+SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0, 1)
+SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0, 0)
+SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1, 1)
+SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1, 0)
+SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1, 1)
+SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, 0)
 /* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
    elements, and for float64 at most 1 MiB (SD_PW_MAX) unless the buffer prefetches:
    a buffer of at least 2 MiB (SD_PF_FROM; span: the whole buffer a caller streams
