@@ -176,3 +176,28 @@ def test_namespace_sum_mean_var_are_numpys(dt, n):
         eps = np.finfo(dt).eps
         assert abs(float(v) - float(w)) <= 8 * eps * np.log2(n) * float(w)
     assert a.tobytes() == before  # the input untouched
+
+
+@needs_c
+@pytest.mark.parametrize("rows,cols", [(1, 131_073), (1, 200_003), (2, 65_600), (130, 1024),
+                                       (300, 500), (257, 777), (1, 262_143)])
+def test_float64_rows_of_1_to_2_mib(rows, cols):
+    # float64 buffers of 1-2 MiB: the prefetching tree (one leaf at a time before)
+    dt = np.float64
+    a = _data(rows * cols, dt, rows * cols, wide=False).reshape(rows, cols)
+    assert 1 << 20 <= a.nbytes < 2 << 20
+    want = np.add.reduce(a, axis=1)
+    out = np.empty(rows, dt)
+    C.sum_rows(a, out, cols)
+    assert out.tobytes() == want.tobytes(), f"sum_rows {rows}x{cols}"
+    for nt in (1, 2):
+        r = np.empty(rows, dt)
+        assert C.reduce(C.REDUCE_OPS["sum"], a, r, rows, cols, 1, nt)
+        assert r.tobytes() == want.tobytes(), f"reduce {rows}x{cols} nt={nt}"
+    m = (np.add.reduce(a, axis=1, keepdims=True) / dt(cols))
+    d = a - m
+    sq = np.empty(rows, dt)
+    assert C.reduce(C.REDUCE_OPS["sq_dev"], a, sq, rows, cols, 1, 1, np.ascontiguousarray(m.reshape(rows)))
+    assert sq.tobytes() == np.add.reduce(d * d, axis=1).tobytes()
+    if rows == 1:
+        _sums_agree(a.reshape(-1), dt)

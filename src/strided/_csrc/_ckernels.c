@@ -538,7 +538,7 @@ SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1, 1)
 SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, 0)
 /* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
    elements, and for float64 at most 1 MiB (SD_PW_MAX) unless the buffer prefetches:
-   a buffer of at least 2 MiB (SD_PF_FROM; span: the whole buffer a caller streams
+   a buffer of at least 2 MiB, float64 1 MiB (SD_PF_FROM; span: the whole buffer a caller streams
    through, a row of it or all of it) takes the prefetching tree, float64 rows of any
    length included. Measured before (cycling 8 arrays of 1e6 elements, so that each is
    read from memory): float32 side by side as fast as one leaf at a time (~17 GB/s
@@ -551,9 +551,17 @@ SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, 0)
      (1000x1000) 0.99 in L3, 0.68 from memory; without prefetch the tree from memory
      was 1.3-2x slower than with it at 1e7;
    - float32, prefetching / not: 4-40 MB 0.92-1.06 in L3, 0.95-1.32 from memory (1e6
-     elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB. */
+     elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB.
+   Round 7 (eight leaves; standalone C, rdtsc, minima of 31 interleaved runs):
+   - float32 with eight leaves, prefetching / not: 2-8 MB 1.00-1.02 in L3 (medians
+     0.88-0.97), 16-40 MB 0.90-0.95; 0.1-1.2 MB 1.04-1.26 slower: 2 MiB kept;
+   - float64 from 1 MiB to 2 MiB took one leaf at a time (SD_PW_MAX): 1.04-1.6 MB one
+     leaf / tree 1.07-1.13 in L3, and from memory the prefetching tree 0.54 of one leaf
+     (1.6 MB); prefetching / not 0.99-1.01 in L3 there. So float64 prefetches from 1 MiB,
+     and every float64 row of more than 128 elements takes a tree (SD_PW_MAX is then
+     never reached: a row of more than 2**17 float64 spans more than 1 MiB). */
 #define SD_PW_MAX(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : ((Py_ssize_t)1 << 17))
-#define SD_PF_FROM(T) ((Py_ssize_t)1 << 21)
+#define SD_PF_FROM(T) (sizeof(T) == 4 ? (Py_ssize_t)1 << 21 : (Py_ssize_t)1 << 20)
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
     static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
     {                                                                                      \
