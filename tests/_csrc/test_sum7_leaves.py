@@ -1,16 +1,18 @@
 """Eight leaves side by side (issue 38, round 7): sums are still NumPy's bits.
 
 On AVX2 machines ``strided/_csrc/_ckernels.c`` sums a node of NumPy's pairwise tree whose
-eight great-grandchildren are leaves (nodes of 544-1024 elements) as eight chains
-side by side (``eight_f32``/``eight_f64``), and the smaller or irregular nodes as four, two
-or one leaf at a time, as before. Every addition must stay NumPy's, in NumPy's order: the
-reference is ``numpy.add.reduce`` itself (and ``numpy.var``/``add.reduce((a - m) * (a - m))``
-for the squared deviations), compared bit for bit, over
+eight great-grandchildren are leaves (nodes of 544-1024 elements) of an in-cache float64
+buffer as eight leaves side by side (``eight_f64``), and the other nodes (float32, the
+prefetching tree, squared deviations, irregular nodes) as four, two or one leaf at a time;
+float64 buffers of 1-2 MiB now take the prefetching tree (one leaf at a time before).
+Every addition must stay NumPy's, in NumPy's order: the reference is ``numpy.add.reduce``
+itself (and ``numpy.var``/``add.reduce((a - m) * (a - m))`` for the squared deviations),
+compared bit for bit, over
 
 - every size 0 .. 1e5 (Hypothesis), unaligned starts (offsets of 1-7 elements), magnitudes
   over many binades (a changed order shows in the bits), signed zeros, infinities and NaN;
-- fixed sizes at the tree's boundaries (a node of eight leaves starts above 512 elements,
-  the float64 tree's 1 MiB limit, the prefetching tree's 2 MiB) and beyond (3e6 elements);
+- fixed sizes at the tree's boundaries (nodes of eight leaves: 544 to 1024 elements; float64 prefetches
+  from 1 MiB, float32 from 2 MiB) and beyond (3e6 elements);
 - whole sums through the thread pool (1-3 threads), row sums, and the namespace's ``sum``,
   ``mean``, ``var``, ``std``.
 

@@ -342,20 +342,22 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
     else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
     return (s0 + s1) + (s2 + s3);
 }
-/* Eight leaves side by side (issue 38, round 7): a node whose eight great-grandchildren are
-   its leaves (sd_eight: every quarter more than 128 elements, every eighth at most 128) as
-   eight independent chains of vector additions, 8 x 8 float32 lanes per step. Four leaves
-   left the adder waiting (four chains of latency 3 against two adders: 3/4 of the issue
-   slots of the loop used at best) and paid their reduction per four leaves; the eight
-   leaves' accumulators are reduced together (a transposing hadd tree: two hadds per pair of
-   leaves, one 128-bit swap and one add for all eight), then added ((l0 + l1) + (l2 + l3)) +
-   ((l4 + l5) + (l6 + l7)) as the tree adds them. Each leaf's sum is the one-leaf-at-a-time
-   sum's, addition for addition (hadd(x, y)'s x0 + x1 is r0 + r1), so the same bits.
-   float64: a leaf's eight accumulators are two vectors, sixteen for eight leaves: all the
-   vector registers AVX2 has, each loaded value folded into its addition; the
-   squared-deviation twin needs registers for the mean and the differences, so it stays at
-   four leaves. Only the last leaf of a whole tree can have leftover elements (a node of a
-   multiple of 8 elements splits into two of multiples of 8): the tails are the rare case. */
+/* Eight float64 leaves side by side (issue 38, round 7): a node whose eight
+   great-grandchildren are its leaves (sd_eight) as eight leaves' accumulators in one loop,
+   sixteen vectors (a float64 leaf's eight accumulators are two 4-lane vectors): all the
+   vector registers AVX2 has, each loaded value folded into its addition. Each leaf's sum
+   is the one-leaf-at-a-time sum's, addition for addition, the eight sums then added
+   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) as the tree adds them: the same bits.
+   Only the last leaf of a whole tree can have leftover elements (a node of a multiple of
+   8 elements splits into two of multiples of 8). Measured (standalone C, rdtsc, the
+   medians of 301 paired runs, eight / four leaves side by side, one buffer in cache):
+   float64 3e4-1.3e5 elements 0.91-0.99, so the in-cache float64 tree (pwt_f64) takes it;
+   the prefetching tree (1e6: 1.05, 5e6: 1.12) and the squared deviations (registers for
+   the mean and the differences) keep four. float32 was tried too (eight 8-lane chains and
+   one transposing hadd tree for the eight leaves): 3e4 1.08-1.12, 1e5 0.98-1.04, 1e6 1.05,
+   with prefetch 1.33-1.45: the sum from L2 and beyond is bound by the loads' streams, not
+   the adder's latency (a flat single-stream sum runs 1.2-1.35x faster than either tree;
+   the tree's leaves are NumPy's, 512-byte streams), so float32 stays at four. */
 /* Whether a node of n elements is a node of eight leaves (every quarter more than 128
    elements, every eighth at most 128; a right half is never shorter than its left): then
    e[0..7] its leaves. Such nodes have 544 to 1024 elements. */
@@ -367,62 +369,11 @@ SD_INLINE int sd_eight(Py_ssize_t n, Py_ssize_t *e)
     e[4] = sd_half(q2), e[5] = q2 - e[4], e[6] = sd_half(q3), e[7] = q3 - e[6];
     return q0 > 128 && q2 > 128 && e[1] <= 128 && e[3] <= 128 && e[5] <= 128 && e[7] <= 128;
 }
-/* eight leaves' accumulators (leaf k's r0..r7 the lanes of rk) -> [l0 .. l7], each
-   ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)) */
-SD_AVX2 SD_INLINE __m256 hsum8_f32(__m256 r0, __m256 r1, __m256 r2, __m256 r3, __m256 r4, __m256 r5,
-                                   __m256 r6, __m256 r7)
-{
-    __m256 a = _mm256_hadd_ps(_mm256_hadd_ps(r0, r1), _mm256_hadd_ps(r2, r3)); /* [l0..3 lo | l0..3 hi] */
-    __m256 b = _mm256_hadd_ps(_mm256_hadd_ps(r4, r5), _mm256_hadd_ps(r6, r7)); /* [l4..7 lo | l4..7 hi] */
-    return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
-}
-/* ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)) of s's lanes */
-SD_AVX2 SD_INLINE float sd_tree8_f32(__m256 s)
-{
-    __m256 h = _mm256_hadd_ps(s, s);   /* [s01 s23 . . | s45 s67 . .] */
-    h = _mm256_hadd_ps(h, h);          /* [s0123 . . . | s4567 . . .] */
-    return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-}
 #define SD_MIN(x, y) ((x) < (y) ? (x) : (y))
-SD_AVX2 SD_INLINE float eight_f32(const float *a, const Py_ssize_t *e, const int SQ, float m)
+/* eight float64 leaves (sums only: see above): leaf k's r0..r3 in ak, r4..r7 in bk */
+SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, double m)
 {
-    const __m256 M = _mm256_set1_ps(m);
-    const Py_ssize_t e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], e4 = e[4], e5 = e[5], e6 = e[6], e7 = e[7];
-    const float *p0 = a, *p1 = p0 + e0, *p2 = p1 + e1, *p3 = p2 + e2, *p4 = p3 + e3,
-                *p5 = p4 + e4, *p6 = p5 + e5, *p7 = p6 + e6;
-    const Py_ssize_t g7 = e7 & ~(Py_ssize_t)7; /* (leaves 0..6 are multiples of 8) */
-    const Py_ssize_t gm = SD_MIN(SD_MIN(SD_MIN(e0, e1), SD_MIN(e2, e3)), SD_MIN(SD_MIN(e4, e5), SD_MIN(e6, g7)));
-    Py_ssize_t i;
-    __m256 r0 = SD_X32(p0), r1 = SD_X32(p1), r2 = SD_X32(p2), r3 = SD_X32(p3);
-    __m256 r4 = SD_X32(p4), r5 = SD_X32(p5), r6 = SD_X32(p6), r7 = SD_X32(p7);
-    for (i = 8; i < gm; i += 8) {
-        r0 = _mm256_add_ps(r0, SD_X32(p0 + i)); r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
-        r2 = _mm256_add_ps(r2, SD_X32(p2 + i)); r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
-        r4 = _mm256_add_ps(r4, SD_X32(p4 + i)); r5 = _mm256_add_ps(r5, SD_X32(p5 + i));
-        r6 = _mm256_add_ps(r6, SD_X32(p6 + i)); r7 = _mm256_add_ps(r7, SD_X32(p7 + i));
-    }
-    for (i = gm; i < e0; i += 8) r0 = _mm256_add_ps(r0, SD_X32(p0 + i));
-    for (i = gm; i < e1; i += 8) r1 = _mm256_add_ps(r1, SD_X32(p1 + i));
-    for (i = gm; i < e2; i += 8) r2 = _mm256_add_ps(r2, SD_X32(p2 + i));
-    for (i = gm; i < e3; i += 8) r3 = _mm256_add_ps(r3, SD_X32(p3 + i));
-    for (i = gm; i < e4; i += 8) r4 = _mm256_add_ps(r4, SD_X32(p4 + i));
-    for (i = gm; i < e5; i += 8) r5 = _mm256_add_ps(r5, SD_X32(p5 + i));
-    for (i = gm; i < e6; i += 8) r6 = _mm256_add_ps(r6, SD_X32(p6 + i));
-    for (i = gm; i < g7; i += 8) r7 = _mm256_add_ps(r7, SD_X32(p7 + i));
-    __m256 s = hsum8_f32(r0, r1, r2, r3, r4, r5, r6, r7);
-    if (g7 == e7)
-        return sd_tree8_f32(s);
-    float l[8];
-    _mm256_storeu_ps(l, s);
-    i = g7;
-    if (SQ) { SD_TAIL(l[7], p7, i, e7, SD_SQ) }
-    else { SD_TAIL(l[7], p7, i, e7, SD_ID) }
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-/* eight float64 leaves (no squared deviations: see above): leaf k's r0..r3 in ak, r4..r7 in bk */
-SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, const int SQ, double m)
-{
-    (void)SQ, (void)m;
+    (void)m;
     const Py_ssize_t e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], e4 = e[4], e5 = e[5], e6 = e[6], e7 = e[7];
     const double *p0 = a, *p1 = p0 + e0, *p2 = p1 + e1, *p3 = p2 + e2, *p4 = p3 + e3,
                  *p5 = p4 + e4, *p6 = p5 + e5, *p7 = p6 + e6;
@@ -481,7 +432,7 @@ SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, const i
             res += XS(a[i]);                                                               \
         return res;                                                                        \
     }
-/* NumPy's recursion; a node of eight leaves (EIGHT: the kernels that have eight_), of two
+/* NumPy's recursion; a node of eight leaves (HOOK: the in-cache float64 sum only), of two
    nodes of two leaves each, or of two leaves, summed by eight_/four_/two_ (the leaves' sums
    then added as the tree adds them); irregular nodes (some quarters leaves, some not) fall
    through to the smaller ones. PF: the prefetching
@@ -497,17 +448,20 @@ SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, const i
         for (; b_ < e_; b_ += 64)                                                          \
             _mm_prefetch(b_, _MM_HINT_T0);                                                 \
     } while (0)
-#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF, EIGHT)                                       \
+/* (HOOK: a node of eight leaves' kernel, tried first where a variant has one) */
+#define SD_NO_EIGHT
+#define SD_EIGHT_F64                                                                       \
+    {                                                                                      \
+        Py_ssize_t e8_[8];                                                                 \
+        if (n <= 1024 && n > 512 && sd_eight(n, e8_))                                      \
+            return eight_f64(a, e8_, m);                                                   \
+    }
+#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF, HOOK)                                        \
     SD_AVX2 static T NAME(const T *a, Py_ssize_t n, T m)                                   \
     {                                                                                      \
         if (n <= 128)                                                                      \
             return ONE(a, n, m);                                                           \
-        Py_ssize_t e8[8];                                                                  \
-        if (EIGHT && n <= 1024 && n > 512 && sd_eight(n, e8)) {                        \
-            if (PF)                                                                        \
-                SD_PREFETCH(a, n);                                                         \
-            return eight_##SFX(a, e8, SQ, m);                                              \
-        }                                                                                  \
+        HOOK                                                                               \
         Py_ssize_t n2 = sd_half(n), n3 = n - n2;                                           \
         if (n3 <= 128) {                                                                   \
             if (PF)                                                                        \
@@ -528,14 +482,14 @@ SD_ONE(pwone_f32, float, SD_ID)
 SD_ONE(pwone_f64, double, SD_ID)
 SD_ONE(pwonesq_f32, float, SD_SQ)
 SD_ONE(pwonesq_f64, double, SD_SQ)
-SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0, 1)
-SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0, 1)
-SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0, 1)
-SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0, 0)
-SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1, 1)
-SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1, 0)
-SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1, 1)
-SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, 0)
+SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0, SD_NO_EIGHT)
+SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0, SD_EIGHT_F64)
+SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0, SD_NO_EIGHT)
+SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0, SD_NO_EIGHT)
+SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1, SD_NO_EIGHT)
+SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1, SD_NO_EIGHT)
+SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1, SD_NO_EIGHT)
+SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, SD_NO_EIGHT)
 /* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
    elements, and for float64 at most 1 MiB (SD_PW_MAX) unless the buffer prefetches:
    a buffer of at least 2 MiB, float64 1 MiB (SD_PF_FROM; span: the whole buffer a caller streams
