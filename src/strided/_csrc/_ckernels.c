@@ -506,9 +506,10 @@ SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, SD_NO_EIGHT)
      was 1.3-2x slower than with it at 1e7;
    - float32, prefetching / not: 4-40 MB 0.92-1.06 in L3, 0.95-1.32 from memory (1e6
      elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB.
-   Round 7 (eight leaves; standalone C, rdtsc, minima of 31 interleaved runs):
-   - float32 with eight leaves, prefetching / not: 2-8 MB 1.00-1.02 in L3 (medians
-     0.88-0.97), 16-40 MB 0.90-0.95; 0.1-1.2 MB 1.04-1.26 slower: 2 MiB kept;
+   Round 7 (standalone C, rdtsc, minima of 31 interleaved runs):
+   - float32 (measured with eight leaves side by side, since dropped), prefetching / not:
+     2-8 MB 1.00-1.02 in L3 (medians 0.88-0.97), 16-40 MB 0.90-0.95; 0.1-1.2 MB 1.04-1.26
+     slower: 2 MiB kept;
    - float64 from 1 MiB to 2 MiB took one leaf at a time (SD_PW_MAX): 1.04-1.6 MB one
      leaf / tree 1.07-1.13 in L3, and from memory the prefetching tree 0.54 of one leaf
      (1.6 MB); prefetching / not 0.99-1.01 in L3 there. So float64 prefetches from 1 MiB,
