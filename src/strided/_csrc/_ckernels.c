@@ -342,6 +342,74 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
     else { SD_TAIL(s0, p0, g0, n0, SD_ID) SD_TAIL(s1, p1, g1, n1, SD_ID) SD_TAIL(s2, p2, g2, n2, SD_ID) SD_TAIL(s3, p3, g3, n3, SD_ID) }
     return (s0 + s1) + (s2 + s3);
 }
+/* Eight float64 leaves side by side (issue 38, round 7): a node whose eight
+   great-grandchildren are its leaves (sd_eight) as eight leaves' accumulators in one loop,
+   sixteen vectors (a float64 leaf's eight accumulators are two 4-lane vectors): all the
+   vector registers AVX2 has, each loaded value folded into its addition. Each leaf's sum
+   is the one-leaf-at-a-time sum's, addition for addition, the eight sums then added
+   ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) as the tree adds them: the same bits.
+   Only the last leaf of a whole tree can have leftover elements (a node of a multiple of
+   8 elements splits into two of multiples of 8). Measured (standalone C, rdtsc, the
+   medians of 301 paired runs, eight / four leaves side by side, one buffer in cache):
+   float64 3e4-1.3e5 elements 0.91-0.99, so the in-cache float64 tree (pwt_f64) takes it;
+   the prefetching tree (1e6: 1.05, 5e6: 1.12) and the squared deviations (registers for
+   the mean and the differences) keep four. float32 was tried too (eight 8-lane chains and
+   one transposing hadd tree for the eight leaves): 3e4 1.08-1.12, 1e5 0.98-1.04, 1e6 1.05,
+   with prefetch 1.33-1.45: the sum from L2 and beyond is bound by the loads' streams, not
+   the adder's latency (a flat single-stream sum runs 1.2-1.35x faster than either tree;
+   the tree's leaves are NumPy's, 512-byte streams), so float32 stays at four. */
+/* Whether a node of n elements is a node of eight leaves (every quarter more than 128
+   elements, every eighth at most 128; a right half is never shorter than its left): then
+   e[0..7] its leaves. Such nodes have 544 to 1024 elements. */
+SD_INLINE int sd_eight(Py_ssize_t n, Py_ssize_t *e)
+{
+    Py_ssize_t n2 = sd_half(n), n3 = n - n2;
+    Py_ssize_t q0 = sd_half(n2), q1 = n2 - q0, q2 = sd_half(n3), q3 = n3 - q2;
+    e[0] = sd_half(q0), e[1] = q0 - e[0], e[2] = sd_half(q1), e[3] = q1 - e[2];
+    e[4] = sd_half(q2), e[5] = q2 - e[4], e[6] = sd_half(q3), e[7] = q3 - e[6];
+    return q0 > 128 && q2 > 128 && e[1] <= 128 && e[3] <= 128 && e[5] <= 128 && e[7] <= 128;
+}
+#define SD_MIN(x, y) ((x) < (y) ? (x) : (y))
+/* eight float64 leaves (sums only: see above): leaf k's r0..r3 in ak, r4..r7 in bk */
+SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, double m)
+{
+    (void)m;
+    const Py_ssize_t e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], e4 = e[4], e5 = e[5], e6 = e[6], e7 = e[7];
+    const double *p0 = a, *p1 = p0 + e0, *p2 = p1 + e1, *p3 = p2 + e2, *p4 = p3 + e3,
+                 *p5 = p4 + e4, *p6 = p5 + e5, *p7 = p6 + e6;
+    const Py_ssize_t g7 = e7 & ~(Py_ssize_t)7;
+    const Py_ssize_t gm = SD_MIN(SD_MIN(SD_MIN(e0, e1), SD_MIN(e2, e3)), SD_MIN(SD_MIN(e4, e5), SD_MIN(e6, g7)));
+    Py_ssize_t i;
+#define SD_L(p) _mm256_loadu_pd(p)
+    __m256d a0 = SD_L(p0), b0 = SD_L(p0 + 4), a1 = SD_L(p1), b1 = SD_L(p1 + 4);
+    __m256d a2 = SD_L(p2), b2 = SD_L(p2 + 4), a3 = SD_L(p3), b3 = SD_L(p3 + 4);
+    __m256d a4 = SD_L(p4), b4 = SD_L(p4 + 4), a5 = SD_L(p5), b5 = SD_L(p5 + 4);
+    __m256d a6 = SD_L(p6), b6 = SD_L(p6 + 4), a7 = SD_L(p7), b7 = SD_L(p7 + 4);
+    for (i = 8; i < gm; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_L(p0 + i)); b0 = _mm256_add_pd(b0, SD_L(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, SD_L(p1 + i)); b1 = _mm256_add_pd(b1, SD_L(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, SD_L(p2 + i)); b2 = _mm256_add_pd(b2, SD_L(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, SD_L(p3 + i)); b3 = _mm256_add_pd(b3, SD_L(p3 + i + 4));
+        a4 = _mm256_add_pd(a4, SD_L(p4 + i)); b4 = _mm256_add_pd(b4, SD_L(p4 + i + 4));
+        a5 = _mm256_add_pd(a5, SD_L(p5 + i)); b5 = _mm256_add_pd(b5, SD_L(p5 + i + 4));
+        a6 = _mm256_add_pd(a6, SD_L(p6 + i)); b6 = _mm256_add_pd(b6, SD_L(p6 + i + 4));
+        a7 = _mm256_add_pd(a7, SD_L(p7 + i)); b7 = _mm256_add_pd(b7, SD_L(p7 + i + 4));
+    }
+#define SD_REST64(k, ek)                                                                   \
+    for (i = gm; i < ek; i += 8) {                                                         \
+        a##k = _mm256_add_pd(a##k, SD_L(p##k + i)); b##k = _mm256_add_pd(b##k, SD_L(p##k + i + 4)); \
+    }
+    SD_REST64(0, e0) SD_REST64(1, e1) SD_REST64(2, e2) SD_REST64(3, e3)
+    SD_REST64(4, e4) SD_REST64(5, e5) SD_REST64(6, e6) SD_REST64(7, g7)
+#undef SD_REST64
+#undef SD_L
+    double l0, l1, l2, l3, l4, l5, l6, l7;
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &l0, &l1, &l2, &l3);
+    hsum4_f64(a4, b4, a5, b5, a6, b6, a7, b7, &l4, &l5, &l6, &l7);
+    i = g7;
+    SD_TAIL(l7, p7, i, e7, SD_ID)
+    return ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7));
+}
 /* one leaf as ROW's (built for AVX2: called from the tree below) */
 #define SD_ONE(NAME, T, XS)                                                                \
     SD_AVX2 SD_INLINE T NAME(const T *a, Py_ssize_t n, T m)                                \
@@ -364,8 +432,10 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
             res += XS(a[i]);                                                               \
         return res;                                                                        \
     }
-/* NumPy's recursion; a node of two leaves, or of two nodes of two leaves each, summed by
-   two_/four_ (the leaves' sums then added as the tree adds them). PF: the prefetching
+/* NumPy's recursion; a node of eight leaves (HOOK: the in-cache float64 sum only), of two
+   nodes of two leaves each, or of two leaves, summed by eight_/four_/two_ (the leaves' sums
+   then added as the tree adds them); irregular nodes (some quarters leaves, some not) fall
+   through to the smaller ones. PF: the prefetching
    twin (pwtp_*), for data streamed from beyond L2: before each node of leaves is summed,
    the bytes SD_PF_AHEAD past it are prefetched, one instruction per 64-byte line (the
    side-by-side streams are 256-1024 bytes apart and short: the hardware prefetcher
@@ -378,11 +448,20 @@ SD_AVX2 SD_INLINE double four_f64(const double *p0, Py_ssize_t n0, const double 
         for (; b_ < e_; b_ += 64)                                                          \
             _mm_prefetch(b_, _MM_HINT_T0);                                                 \
     } while (0)
-#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF)                                              \
+/* (HOOK: a node of eight leaves' kernel, tried first where a variant has one) */
+#define SD_NO_EIGHT
+#define SD_EIGHT_F64                                                                       \
+    {                                                                                      \
+        Py_ssize_t e8_[8];                                                                 \
+        if (n <= 1024 && n > 512 && sd_eight(n, e8_))                                      \
+            return eight_f64(a, e8_, m);                                                   \
+    }
+#define SD_PWT(NAME, ONE, SFX, T, SQ, XS, PF, HOOK)                                        \
     SD_AVX2 static T NAME(const T *a, Py_ssize_t n, T m)                                   \
     {                                                                                      \
         if (n <= 128)                                                                      \
             return ONE(a, n, m);                                                           \
+        HOOK                                                                               \
         Py_ssize_t n2 = sd_half(n), n3 = n - n2;                                           \
         if (n3 <= 128) {                                                                   \
             if (PF)                                                                        \
@@ -403,17 +482,17 @@ SD_ONE(pwone_f32, float, SD_ID)
 SD_ONE(pwone_f64, double, SD_ID)
 SD_ONE(pwonesq_f32, float, SD_SQ)
 SD_ONE(pwonesq_f64, double, SD_SQ)
-SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0)
-SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0)
-SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0)
-SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0)
-SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1)
-SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1)
-SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1)
-SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
+SD_PWT(pwt_f32, pwone_f32, f32, float, 0, SD_ID, 0, SD_NO_EIGHT)
+SD_PWT(pwt_f64, pwone_f64, f64, double, 0, SD_ID, 0, SD_EIGHT_F64)
+SD_PWT(pwtsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 0, SD_NO_EIGHT)
+SD_PWT(pwtsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 0, SD_NO_EIGHT)
+SD_PWT(pwtp_f32, pwone_f32, f32, float, 0, SD_ID, 1, SD_NO_EIGHT)
+SD_PWT(pwtp_f64, pwone_f64, f64, double, 0, SD_ID, 1, SD_NO_EIGHT)
+SD_PWT(pwtpsq_f32, pwonesq_f32, f32, float, 1, SD_SQ, 1, SD_NO_EIGHT)
+SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, SD_NO_EIGHT)
 /* Which rows the side-by-side tree takes, and which of them prefetch. More than 128
    elements, and for float64 at most 1 MiB (SD_PW_MAX) unless the buffer prefetches:
-   a buffer of at least 2 MiB (SD_PF_FROM; span: the whole buffer a caller streams
+   a buffer of at least 2 MiB, float64 1 MiB (SD_PF_FROM; span: the whole buffer a caller streams
    through, a row of it or all of it) takes the prefetching tree, float64 rows of any
    length included. Measured before (cycling 8 arrays of 1e6 elements, so that each is
    read from memory): float32 side by side as fast as one leaf at a time (~17 GB/s
@@ -426,9 +505,18 @@ SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1)
      (1000x1000) 0.99 in L3, 0.68 from memory; without prefetch the tree from memory
      was 1.3-2x slower than with it at 1e7;
    - float32, prefetching / not: 4-40 MB 0.92-1.06 in L3, 0.95-1.32 from memory (1e6
-     elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB. */
+     elements 1.07-1.61 faster); 1.2 MB 1.16-1.23x slower in L3: none below 2 MiB.
+   Round 7 (standalone C, rdtsc, minima of 31 interleaved runs):
+   - float32 (measured with eight leaves side by side, since dropped), prefetching / not:
+     2-8 MB 1.00-1.02 in L3 (medians 0.88-0.97), 16-40 MB 0.90-0.95; 0.1-1.2 MB 1.04-1.26
+     slower: 2 MiB kept;
+   - float64 from 1 MiB to 2 MiB took one leaf at a time (SD_PW_MAX): 1.04-1.6 MB one
+     leaf / tree 1.07-1.13 in L3, and from memory the prefetching tree 0.54 of one leaf
+     (1.6 MB); prefetching / not 0.99-1.01 in L3 there. So float64 prefetches from 1 MiB,
+     and every float64 row of more than 128 elements takes a tree (SD_PW_MAX is then
+     never reached: a row of more than 2**17 float64 spans more than 1 MiB). */
 #define SD_PW_MAX(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : ((Py_ssize_t)1 << 17))
-#define SD_PF_FROM(T) ((Py_ssize_t)1 << 21)
+#define SD_PF_FROM(T) (sizeof(T) == 4 ? (Py_ssize_t)1 << 21 : (Py_ssize_t)1 << 20)
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
     static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
     {                                                                                      \
