@@ -65,3 +65,17 @@ def test_export_after_storages_died_and_under_threads():
         assert [r() for r in _live(x.storage())] == [x.storage()]
         back = xp.asarray(np.asarray(x)[1:], device=CPU)
         assert back.storage() is x.storage()
+
+
+def test_two_storages_over_one_memory_are_both_registered():
+    # x.view(int64): another Storage over the same root memory; each export registers its own
+    x = xp.asarray(np.arange(4.0), device=CPU)
+    v = x.view(xp.int64)
+    assert v.storage() is not x.storage()
+    np.asarray(x)
+    np.asarray(v)
+    np.asarray(x)
+    live = _live(x.storage())
+    assert sorted(map(id, (r() for r in live))) == sorted((id(x.storage()), id(v.storage())))
+    back = xp.asarray(np.asarray(v)[1:], device=CPU)
+    assert back.storage() is v.storage() and back.dtype == xp.int64
