@@ -50,12 +50,15 @@ realwork5 compared NumPy's Cython path, not the same calls).
 
 Round 7 (real7, ``benchmarks/realwork_callgrind.py``: instructions of one whole call, 1000x20,
 strided before -> after / NumPy): PCA 5.47M -> 5.47M / 5.60M, Ridge 8.77 -> 8.71 / 8.76, LDA 9.72
--> 9.69 / 10.37, zscore 1.97 -> 1.90 / 2.22, skew 3.11 -> 3.06 / 3.79, StandardScaler 5.22 ->
-5.16 / 5.88, MinMaxScaler 4.48 -> 4.46 / 3.97 (NumPy's own nanmin path), LogisticRegression
-84.7 -> 84.5 / 44.9 (NumPy's Cython loss), rfft 0.955 -> 0.956 / 0.923, detrend 2.09 -> 2.09
+-> 9.68 / 10.37, zscore 1.97 -> 1.89 / 2.22, skew 3.11 -> 2.99 / 3.79, StandardScaler 5.22 ->
+5.15 / 5.88, MinMaxScaler 4.48 -> 4.47 / 3.97 (NumPy's own nanmin path), LogisticRegression
+84.7 -> 84.5 / 44.9 (NumPy's Cython loss), rfft 0.955 -> 0.955 / 0.923, detrend 2.09 -> 2.09
 / 2.04. Cut: ``asarray`` of an array of ours answered in C before the error state and the
-Python frame (_chot's K_ASARRAY; 10-80 calls a case), ``__array_namespace__`` one frame, the
-inspection API's ``dtypes(kind=)`` cached. Ruled out as the wall-clock excess: garbage
+Python frame (_chot's K_ASARRAY; 10-80 calls a case: 3,940 -> 852 instructions, NumPy's
+1,171), ``np.asarray`` of an array already exported found in the export registry without a
+new weakref and the lock (15,484 -> 11,106; NumPy's of an ndarray: a few hundred),
+``__array_namespace__`` one frame, the inspection API's ``dtypes(kind=)`` cached, one int
+axis of a reduction normalised without ``normalize_axes``' frames. Ruled out as the wall-clock excess: garbage
 collection (gc.get_stats: <= 0.06 gen-0 collections a call on either library) and page
 faults at 1000x20 (getrusage: 0 minor faults a call on both). At 5000x200 skew's excess is
 array-api-compat's ``is_lazy_array`` (``xp.reshape(x, (-1,))[0]`` of the moved-axis
