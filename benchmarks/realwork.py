@@ -48,6 +48,25 @@ LogisticRegression fit: reshape/squeeze of fresh results, advanced setitem), ``_
 (1000, 3) operands is 39k instructions a call vs NumPy's 187k (the 1.64M vs 1.03M of
 realwork5 compared NumPy's Cython path, not the same calls).
 
+Round 7 (real7, ``benchmarks/realwork_callgrind.py``: instructions of one whole call, 1000x20,
+strided before -> after / NumPy): PCA 5.47M -> 5.47M / 5.60M, Ridge 8.77 -> 8.71 / 8.76, LDA 9.72
+-> 9.68 / 10.37, zscore 1.97 -> 1.89 / 2.22, skew 3.11 -> 2.99 / 3.79, StandardScaler 5.22 ->
+5.15 / 5.88, MinMaxScaler 4.48 -> 4.47 / 3.97 (NumPy's own nanmin path), LogisticRegression
+84.7 -> 84.5 / 44.9 (NumPy's Cython loss), rfft 0.955 -> 0.955 / 0.923, detrend 2.09 -> 2.09
+/ 2.04. Cut: ``asarray`` of an array of ours answered in C before the error state and the
+Python frame (_chot's K_ASARRAY; 10-80 calls a case: 3,940 -> 852 instructions, NumPy's
+1,171), ``np.asarray`` of an array already exported found in the export registry without a
+new weakref and the lock (15,484 -> 11,106; NumPy's of an ndarray: a few hundred),
+``__array_namespace__`` one frame, the inspection API's ``dtypes(kind=)`` cached, one int
+axis of a reduction normalised without ``normalize_axes``' frames. Ruled out as the wall-clock excess: garbage
+collection (gc.get_stats: <= 0.06 gen-0 collections a call on either library) and page
+faults at 1000x20 (getrusage: 0 minor faults a call on both). At 5000x200 skew's excess is
+array-api-compat's ``is_lazy_array`` (``xp.reshape(x, (-1,))[0]`` of the moved-axis
+deviations: a whole 8 MB transposing copy, ~1.1 ms, twice a call; strided's copy is already
+faster than NumPy's 1.7 ms for the same reshape); rfft's is SciPy's array-API dispatch for a
+non-NumPy class and numpy.fft's Python wrapper around the same pocketfft kernel (SciPy's own
+pocketfft gives the same bits, tested at 100x10, 1000x20, 5000x200).
+
     PYTHONPATH=src python -m benchmarks.realwork                  # all cases, 7 repeats
     PYTHONPATH=src python -m benchmarks.realwork --filter MinMax --repeats 11
     PYTHONPATH=src python -m benchmarks.realwork --profile "stats.skew" --shape 5000x200

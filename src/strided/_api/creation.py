@@ -190,6 +190,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad=False, 
     return arr
 
 
+# (compiled, its entry point returns an array of ours that nothing asked changes before
+# the error state and this frame: _core/dispatch.quiet, kind 7)
+asarray._fast_identity = True
+
+
 def _asarray(obj, dtype, device, copy) -> Array:
     t = type(obj)
     if t is Array:

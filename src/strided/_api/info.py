@@ -14,6 +14,8 @@ _KINDS = {
 # Note: float16 is a strided dtype (PyTorch's half) but not one of the
 # standard's, so the inspection API, which lists the standard's dtypes, leaves it out.
 _STANDARD_DTYPES = tuple(d for d in _dtypes.ALL_DTYPES if d is not _dtypes.float16)
+# dtypes(kind=...)'s answer by kind letters, built on first use
+_BY_KINDS: dict = {}
 
 
 class __array_namespace_info__:
@@ -57,14 +59,22 @@ class __array_namespace_info__:
 
     def dtypes(self, *, device=None, kind=None) -> dict:
         """The standard's dtypes of ``kind`` (a kind name, a tuple of them, or None for all)."""
-        self._check_device(device)
+        if device is not None and (type(device) is not Device or device.type != "cpu"):
+            self._check_device(device)
         if kind is None:
             kinds = "biufc"
+        elif type(kind) is str and kind in _KINDS:
+            kinds = _KINDS[kind]
         elif isinstance(kind, tuple):
             kinds = "".join(self._kind(k) for k in kind)
         else:
             kinds = self._kind(kind)
-        return {d.name: d for d in _STANDARD_DTYPES if d.kind in kinds}
+        found = _BY_KINDS.get(kinds)
+        if found is None:
+            found = _BY_KINDS[kinds] = {d.name: d for d in _STANDARD_DTYPES if d.kind in kinds}
+        # (a new dict each call, the caller may change it; scikit-learn asks for
+        # kind="real floating" in every loss and gradient call of its lbfgs loop)
+        return dict(found)
 
     @staticmethod
     def _kind(kind) -> str:

@@ -49,9 +49,12 @@ def _name(x, a):
 
 def reduction_axes(x: Array, axis, func: str) -> tuple:
     """Normalise ``axis`` (None, int, name or tuple of them) into a tuple of axes."""
-    nd = x.ndim
+    nd = len(x._shape)
     if axis is None:
         return tuple(range(nd))
+    if type(axis) is int and -nd <= axis < nd:
+        # (one int axis in range, SciPy's stats: normalize_axes' answer without its frames)
+        return (axis + nd if axis < 0 else axis,)
     if isinstance(axis, (tuple, list)):
         axis = tuple(_name(x, a) for a in axis)
     else:
@@ -132,7 +135,13 @@ def reduce_with(kernel: str, x: Array, axes, keepdims, res, **kw) -> Array:
 
 
 def _reduced_size(x: Array, axes) -> int:
-    return _layout.prod(x._shape if axes is None else (x._shape[a] for a in axes))
+    shape = x._shape
+    if axes is None:
+        return _layout.prod(shape)
+    n = 1
+    for a in axes:  # (a loop, not a generator: one frame, not two per call)
+        n *= shape[a]
+    return n
 
 
 def accumulation_dtype(func: str, x_dtype, dtype):

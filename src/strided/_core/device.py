@@ -32,7 +32,10 @@ class Device:
     (True, False)
     """
 
-    __slots__ = ("type", "index", "_name", "_backend", "__weakref__")
+    # (``backend``: a slot, unset until first read, then read as a plain slot -- no Python
+    # frame per ``x.device.backend``, ~15-120 of them per scikit-learn fit; ``_backend`` the
+    # same object or None while unresolved, for readers that test it first)
+    __slots__ = ("type", "index", "_name", "_backend", "backend", "__weakref__")
     _cache: dict = {}
 
     def __new__(cls, type_or_spec, index=None):
@@ -104,12 +107,23 @@ class Device:
     def __reduce__(self):
         return (Device, (str(self),))
 
-    @property
-    def backend(self):
-        b = self._backend
-        if b is None:
-            b = self._backend = get_backend(self.type, self)
-        return b
+    def __getattr__(self, name):
+        # Called only where ordinary lookup failed: ``backend`` before it is resolved (or
+        # after register_backend reset it).
+        if name == "backend":
+            b = self._backend
+            if b is None:
+                b = get_backend(self.type, self)
+            self.backend = self._backend = b
+            return b
+        raise AttributeError(f"'Device' object has no attribute {name!r}")
+
+    def _reset_backend(self) -> None:
+        self._backend = None
+        try:
+            del self.backend
+        except AttributeError:
+            pass
 
 
 _BACKENDS: dict = {}
@@ -124,7 +138,7 @@ def register_backend(device_type: str, backend=None, *, loader=None) -> None:
         _LOADERS[device_type] = loader
     for dev in Device._cache.values():
         if dev.type == device_type:
-            dev._backend = None
+            dev._reset_backend()
 
 
 def unregister_backend(device_type: str) -> None:
@@ -132,7 +146,7 @@ def unregister_backend(device_type: str) -> None:
     _LOADERS.pop(device_type, None)
     for dev in Device._cache.values():
         if dev.type == device_type:
-            dev._backend = None
+            dev._reset_backend()
 
 
 def get_backend(device_type: str, device: Device | None = None):

@@ -64,7 +64,8 @@ def quiet(fn):
     if ERRSTATE is None:  # a NumPy without the variable (_npcompat): np.errstate, ~1 us a call
         return _quiet_errstate(fn)
     if CHOT is not None:
-        fast = CHOT.Fast(fn, 5)
+        # (kind 7: asarray's identity case in C first, see _chot's fast_asarray_same)
+        fast = CHOT.Fast(fn, 7 if getattr(fn, "_fast_identity", False) else 5)
         fast.__dict__.update(getattr(fn, "__dict__", {}))
         return fast
     get, set_, reset = ERRSTATE.get, ERRSTATE.set, ERRSTATE.reset

@@ -50,6 +50,15 @@ def exported(st) -> None:
     """Remember that ``st``'s memory was handed out as a native array (so a native
     built from it later, ``np.asarray(x)[::-1]`` or ``as_strided``, finds it again)."""
     key = id(_root(st._data))
+    refs = _EXPORTED.get(key)
+    if refs is not None:
+        # Already handed out (``np.asarray(x)`` of the same array again: SciPy converts its
+        # inputs on every call): found without a new weakref or the lock. (A list another
+        # thread changes meanwhile may be missed here, never wrongly found: the locked path
+        # below then decides.)
+        for r in refs:
+            if r() is st:
+                return
     ref = weakref.ref(st, lambda _r, key=key: _DEAD.append(key))
     with _LOCK:
         _purge()

@@ -253,7 +253,10 @@ typedef struct {
    case; the function under NumPy's "ignore" error state (_dispatch.quiet). */
 /* K_ASTYPE: astype(x, dtype) of a small CPU array into another dtype (table: [the
    unbound ndarray.astype]); everything else as K_API. */
-enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6 };
+/* K_ASARRAY: asarray(x) of an Array of ours with nothing asked that changes it (x itself,
+   as the Python definition returns); everything else as K_QUIET. */
+enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6,
+       K_ASARRAY = 7 };
 
 typedef struct {
     PyObject_HEAD
