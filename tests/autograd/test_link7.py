@@ -125,3 +125,32 @@ def test_mlp_step_through_the_compiled_link_matches_torch():
         grads.append([_host(p) if lib is xp else p.detach().numpy() for p in ps])
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_recorded_call_restores_grad_mode_on_error_and_records_nothing_inside():
+    # record_call's inlined _run_off: recording is off while the function runs and back on
+    # after it, whether it returns or raises (PyTorch's message for the shapes differs;
+    # the reference for the error is the same call without autograd)
+    a = xp.asarray(np.ones((2, 3), np.float32)).requires_grad_()
+    b = xp.asarray(np.ones((4, 5), np.float32))
+    with pytest.raises(ValueError) as plain:
+        xp.matmul(a.detach(), b)
+    with pytest.raises(ValueError) as recorded:
+        xp.matmul(a, b)
+    assert str(recorded.value) == str(plain.value)
+    assert xp.autograd.is_grad_enabled()
+    with xp.no_grad():
+        with pytest.raises(ValueError):
+            xp.matmul(a, b)
+        assert not xp.autograd.is_grad_enabled()
+    assert xp.autograd.is_grad_enabled()
+    # keywords through the recorded call: sum(axis=, keepdims=) vs PyTorch's gradient
+    an = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = xp.asarray(an.copy()).requires_grad_()
+    tx = torch.from_numpy(an.copy()).requires_grad_()
+    y = xp.sum(x * x, axis=1, keepdims=True)
+    ty = torch.sum(tx * tx, dim=1, keepdim=True)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__ == "SumBackward1"
+    xp.sum(y).backward()
+    ty.sum().backward()
+    np.testing.assert_array_equal(_host(x.grad), tx.grad.numpy())

@@ -1313,6 +1313,41 @@ done:
 static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
 static PyObject *r_bind, *r_diff;
 
+static PyObject *run_impl_obj, *run_off_py; /* _dispatch._run_impl and _record._run_off (setup_link) */
+static PyObject *STATE_o, *a_enabled; /* (tentative: set by setup_apply, below) */
+
+/* _record._run_off(name, impl, args, kwargs, call_next) with its frames inlined where it
+   is the function setup_call was given and call_next is _run_impl: recording off (the
+   thread's STATE.enabled False), impl(*args, **kwargs), the previous value restored
+   whatever happens (its ``finally``). Otherwise the Python function runs. */
+static PyObject *
+run_off_fast(PyObject *const *argv)
+{
+    if (run_impl_obj == NULL || run_off2_fn != run_off_py || argv[4] != run_impl_obj || STATE_o == NULL
+        || !PyTuple_CheckExact(argv[2]) || !PyDict_CheckExact(argv[3]))
+        return PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+    PyObject *prev = PyObject_GetAttr(STATE_o, a_enabled);
+    if (prev == NULL)
+        return NULL;
+    if (PyObject_SetAttr(STATE_o, a_enabled, Py_False) < 0) {
+        Py_DECREF(prev);
+        return NULL;
+    }
+    PyObject *res = PyObject_Call(argv[1], argv[2], PyDict_GET_SIZE(argv[3]) ? argv[3] : NULL);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    if (PyObject_SetAttr(STATE_o, a_enabled, prev) < 0) { /* (Python: the finally's error wins) */
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(tb);
+        Py_CLEAR(res);
+    }
+    else
+        PyErr_Restore(et, ev, tb);
+    Py_DECREF(prev);
+    return res;
+}
+
 static PyObject *
 record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1425,7 +1460,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     }
     {
         PyObject *argv[5] = {name, impl, a, kw, next};
-        result = PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+        result = run_off_fast(argv);
         if (result == NULL)
             goto done;
     }
@@ -2688,9 +2723,12 @@ python:
 static PyObject *
 setup_link(PyObject *mod, PyObject *args)
 {
-    PyObject *o[3];
-    if (!PyArg_ParseTuple(args, "OO!O!:setup_link", &o[0], &PyDict_Type, &o[1], &PyDict_Type, &o[2]))
+    PyObject *o[5];
+    if (!PyArg_ParseTuple(args, "OO!O!OO:setup_link", &o[0], &PyDict_Type, &o[1], &PyDict_Type, &o[2], &o[3],
+                          &o[4]))
         return NULL;
+    Py_XSETREF(run_impl_obj, Py_NewRef(o[3]));
+    Py_XSETREF(run_off_py, Py_NewRef(o[4]));
     if (s_EW_name == NULL && (s_EW_name = PyUnicode_InternFromString("_EW")) == NULL)
         return NULL;
     if (s_rec_name == NULL && (s_rec_name = PyUnicode_InternFromString("_record_ew")) == NULL)
@@ -2706,8 +2744,9 @@ static PyMethodDef methods[] = {
      "link_ew(name, impl, args, kwargs): the autograd link (call_next _run_impl) with recording "
      "off or an elementwise row's recorded call compiled; anything else runs the Python link."},
     {"setup_link", setup_link, METH_VARARGS,
-     "setup_link(link, _record's globals, RULES): the Python link link_ew falls back to, once "
-     "(after setup_record and setup_apply)."},
+     "setup_link(link, _record's globals, RULES, _run_impl, _run_off): the Python link link_ew "
+     "falls back to, and what record_call's inlined _run_off compares with, once (after "
+     "setup_record and setup_apply)."},
     {"setup", setup, METH_VARARGS,
      "setup(Handoff, add, pre_hooks, post_hooks, distribute): what the loop calls back, once."},
     {"drain", (PyCFunction)(void (*)(void))drain, METH_FASTCALL,

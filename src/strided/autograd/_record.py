@@ -431,7 +431,7 @@ def _entry(call_next):
     link, the definition, which STRIDED_NO_CEXT=1 runs alone)."""
     link = _make_link(call_next)
     if call_next is _run_impl and _LINK_C:
-        _cgrad.setup_link(link, globals(), RULES)
+        _cgrad.setup_link(link, globals(), RULES, _run_impl, _run_off)
         return _cgrad.link_ew
     return link
 
