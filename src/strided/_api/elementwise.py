@@ -1292,8 +1292,18 @@ def _ioperator(f):
 
     def iop(self, other):
         t = type(other)
-        if self._ext is None and ((t is Array and other._ext is None) or t in _PYSCALARS):
+        e = self._ext
+        if e is None and ((t is Array and other._ext is None) or t in _PYSCALARS):
             return into(self, other, self)  # no extension: straight to the row's kernel path
+        if e is not None and e.names is None and (t in _PYSCALARS or (
+                t is Array and (other._ext is None or other._ext.names is None))):
+            # An optimizer's ``p -= lr * p.grad`` under no_grad(): with recording off and no
+            # names, the handlers would pass the call through to this same path (``into``
+            # refuses self-overlap, bumps the version and runs the write stage's autograd
+            # check, as ``impl``'s out= does) -- without their frames.
+            st = _LATE.get("grad_state")
+            if st is not None and not st.enabled:
+                return into(self, other, self)
         if t not in _OPERAND_TYPES and _numpy_scalar(other) is None:
             if t is not np.ndarray:
                 return NotImplemented

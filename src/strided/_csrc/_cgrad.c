@@ -1313,6 +1313,41 @@ done:
 static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
 static PyObject *r_bind, *r_diff;
 
+static PyObject *run_impl_obj, *run_off_py; /* _dispatch._run_impl and _record._run_off (setup_link) */
+static PyObject *STATE_o, *a_enabled; /* (tentative: set by setup_apply, below) */
+
+/* _record._run_off(name, impl, args, kwargs, call_next) with its frames inlined where it
+   is the function setup_call was given and call_next is _run_impl: recording off (the
+   thread's STATE.enabled False), impl(*args, **kwargs), the previous value restored
+   whatever happens (its ``finally``). Otherwise the Python function runs. */
+static PyObject *
+run_off_fast(PyObject *const *argv)
+{
+    if (run_impl_obj == NULL || run_off2_fn != run_off_py || argv[4] != run_impl_obj || STATE_o == NULL
+        || !PyTuple_CheckExact(argv[2]) || !PyDict_CheckExact(argv[3]))
+        return PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+    PyObject *prev = PyObject_GetAttr(STATE_o, a_enabled);
+    if (prev == NULL)
+        return NULL;
+    if (PyObject_SetAttr(STATE_o, a_enabled, Py_False) < 0) {
+        Py_DECREF(prev);
+        return NULL;
+    }
+    PyObject *res = PyObject_Call(argv[1], argv[2], PyDict_GET_SIZE(argv[3]) ? argv[3] : NULL);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    if (PyObject_SetAttr(STATE_o, a_enabled, prev) < 0) { /* (Python: the finally's error wins) */
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(tb);
+        Py_CLEAR(res);
+    }
+    else
+        PyErr_Restore(et, ev, tb);
+    Py_DECREF(prev);
+    return res;
+}
+
 static PyObject *
 record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1425,7 +1460,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     }
     {
         PyObject *argv[5] = {name, impl, a, kw, next};
-        result = PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+        result = run_off_fast(argv);
         if (result == NULL)
             goto done;
     }
@@ -2571,7 +2606,147 @@ setup(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* --- the autograd link of the dispatch chain (_record._make_link's link with call_next
+   _run_impl), its two common cases compiled:
+     recording off:              impl(*args, **kwargs)                (call_next, inlined)
+     an elementwise row called out of place with an operand that requires grad and a rule
+     with a node class:          record_ew(rule, impl, args)          (_record_ew)
+   Everything else (another name, out=, in-place targets, keywords, no rule, anything
+   unexpected) runs the Python link it was given, which is the definition: STRIDED_NO_CEXT=1
+   runs it alone, and tests/autograd/test_link7.py compares the two. */
+static PyObject *link_py, *link_globals, *link_rules, *s_EW_name, *s_rec_name;
+
+/* type(x) is Array and x._ext is not None and x._ext.requires_grad: 1, 0, or -1 (error) */
+static int
+link_rg(PyObject *x)
+{
+    if ((PyObject *)Py_TYPE(x) != Array_C)
+        return 0;
+    PyObject *e = PyObject_GetAttr(x, r_ext);
+    if (e == NULL)
+        return -1;
+    int r = 0;
+    if (e != Py_None)
+        r = attr_true(e, r_rg);
+    Py_DECREF(e);
+    return r;
+}
+
+static PyObject *
+link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "link_ew(name, impl, args, kwargs)");
+        return NULL;
+    }
+    if (link_py == NULL || STATE_o == NULL || Array_C == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "link_ew(): setup_link() was not called");
+        return NULL;
+    }
+    PyObject *name = args[0], *impl = args[1], *a = args[2], *kw = args[3];
+    if (!PyTuple_CheckExact(a) || !PyDict_CheckExact(kw) || !PyUnicode_CheckExact(name))
+        goto python;
+    int en = attr_true(STATE_o, a_enabled);
+    if (en < 0)
+        return NULL;
+    if (!en)
+        return PyObject_Call(impl, a, PyDict_GET_SIZE(kw) ? kw : NULL);
+    Py_ssize_t n = PyTuple_GET_SIZE(a);
+    if (PyDict_GET_SIZE(kw) || (n != 2 && n != 3) || PyTuple_GET_ITEM(a, n - 1) != Py_None)
+        goto python;
+    {
+        PyObject *ew = PyDict_GetItemWithError(link_globals, s_EW_name); /* borrowed */
+        if (ew == NULL) {
+            if (PyErr_Occurred())
+                return NULL;
+            goto python;
+        }
+        if (!PyFrozenSet_CheckExact(ew))
+            goto python;
+        int in = PySet_Contains(ew, name);
+        if (in < 0)
+            return NULL;
+        if (!in)
+            goto python;
+    }
+    int rg = link_rg(PyTuple_GET_ITEM(a, 0));
+    if (rg == 0 && n == 3)
+        rg = link_rg(PyTuple_GET_ITEM(a, 1));
+    if (rg < 0)
+        return NULL;
+    if (!rg)
+        return PyObject_Call(impl, a, NULL);
+    {
+        PyObject *r = PyDict_GetItemWithError(link_rules, name); /* borrowed */
+        if (r == NULL) {
+            if (PyErr_Occurred())
+                return NULL;
+            goto python;
+        }
+        Py_INCREF(r);
+        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        if (cls == NULL) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        int has = cls != Py_None;
+        Py_DECREF(cls);
+        if (!has) {
+            Py_DECREF(r);
+            goto python;
+        }
+        /* _record_ew as the module has it now (the compiled record_ew, or what a test put
+           there): called as the Python link calls it */
+        PyObject *rec = PyDict_GetItemWithError(link_globals, s_rec_name); /* borrowed */
+        if (rec == NULL) {
+            Py_DECREF(r);
+            if (PyErr_Occurred())
+                return NULL;
+            goto python;
+        }
+        PyObject *argv[3] = {r, impl, a};
+        PyObject *res;
+        if (PyCFunction_Check(rec) && PyCFunction_GET_FUNCTION(rec) == (PyCFunction)(void (*)(void))record_ew)
+            res = record_ew(mod, argv, 3);
+        else {
+            Py_INCREF(rec);
+            res = PyObject_Vectorcall(rec, argv, 3, NULL);
+            Py_DECREF(rec);
+        }
+        Py_DECREF(r);
+        return res;
+    }
+python:
+    return PyObject_Vectorcall(link_py, args, 4, NULL);
+}
+
+static PyObject *
+setup_link(PyObject *mod, PyObject *args)
+{
+    PyObject *o[5];
+    if (!PyArg_ParseTuple(args, "OO!O!OO:setup_link", &o[0], &PyDict_Type, &o[1], &PyDict_Type, &o[2], &o[3],
+                          &o[4]))
+        return NULL;
+    Py_XSETREF(run_impl_obj, Py_NewRef(o[3]));
+    Py_XSETREF(run_off_py, Py_NewRef(o[4]));
+    if (s_EW_name == NULL && (s_EW_name = PyUnicode_InternFromString("_EW")) == NULL)
+        return NULL;
+    if (s_rec_name == NULL && (s_rec_name = PyUnicode_InternFromString("_record_ew")) == NULL)
+        return NULL;
+    Py_XSETREF(link_py, Py_NewRef(o[0]));
+    Py_XSETREF(link_globals, Py_NewRef(o[1]));
+    Py_XSETREF(link_rules, Py_NewRef(o[2]));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"link_ew", (PyCFunction)(void (*)(void))link_ew, METH_FASTCALL,
+     "link_ew(name, impl, args, kwargs): the autograd link (call_next _run_impl) with recording "
+     "off or an elementwise row's recorded call compiled; anything else runs the Python link."},
+    {"setup_link", setup_link, METH_VARARGS,
+     "setup_link(link, _record's globals, RULES, _run_impl, _run_off): the Python link link_ew "
+     "falls back to, and what record_call's inlined _run_off compares with, once (after "
+     "setup_record and setup_apply)."},
     {"setup", setup, METH_VARARGS,
      "setup(Handoff, add, pre_hooks, post_hooks, distribute): what the loop calls back, once."},
     {"drain", (PyCFunction)(void (*)(void))drain, METH_FASTCALL,

@@ -424,7 +424,19 @@ def handler(name, impl, args, kwargs, call_next):
     return _make_link(call_next)(name, impl, args, kwargs)
 
 
-handler.entry = _make_link
+def _entry(call_next):
+    """``handler.entry``: the link bound to ``call_next``; the innermost one (``_run_impl``)
+    compiled where the extension is built (``_cgrad.link_ew``: recording off, and an
+    elementwise row's recorded call, without the Python frame; anything else runs this
+    link, the definition, which STRIDED_NO_CEXT=1 runs alone)."""
+    link = _make_link(call_next)
+    if call_next is _run_impl and _LINK_C:
+        _cgrad.setup_link(link, globals(), RULES, _run_impl, _run_off)
+        return _cgrad.link_ew
+    return link
+
+
+handler.entry = _entry
 
 def check_inplace(t: Array, name: str) -> None:
     """In-place writes into a leaf that requires grad (or a view of one) are errors."""
@@ -721,6 +733,7 @@ if _cgrad is not None and hasattr(_cgrad, "record_ew"):
     _cgrad.setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, _ew_off, _ew_plan, _ew_view, _SEQ,
                         _NO_EDGE)
     _record_ew = _cgrad.record_ew
+_LINK_C = False
 _record_call = None
 if _cgrad is not None and hasattr(_cgrad, "record_call"):
     # Note: _record for a call with no in-place target, no out= and one output (matmul,
@@ -742,6 +755,8 @@ if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "re
 
         from . import _graph as _g
         _cgrad.setup_accumulate(_g.AccumulateGrad.apply, _np.ndarray, _g._PoolBlock, _g._ACCUMULATE)
+    # Note: the link's compiled twin (link_ew) calls record_ew itself, so it needs both.
+    _LINK_C = hasattr(_cgrad, "link_ew")
 
 
 def _rebase(target, node, slot_arrays):

@@ -96,9 +96,12 @@ def _set_grad(self, value):
                                f"{self._dtype.name}")
         if value._device is not self._device:
             raise RuntimeError(f"assigned grad is on {value._device}, but the array is on {self._device}")
-    if value is None and self._ext is None:
-        return
-    ext_of(self).grad = value
+    e = self._ext
+    if e is None:
+        if value is None:
+            return
+        e = ext_of(self)
+    e.grad = value
 
 
 def _requires_grad_(self, requires_grad: bool = True) -> Array:
@@ -232,5 +235,6 @@ def install_methods() -> None:
     _LATE["set_requires_grad"] = set_requires_grad
     _LATE["detach"] = detach
     _LATE["grad_enabled"] = lambda: STATE.enabled
+    _LATE["grad_state"] = STATE  # (the in-place operators' no_grad() path: _api/elementwise.py)
     from ._record import check_inplace
     _LATE["check_inplace"] = check_inplace  # (the write stage's leaf check: _core/call/write.py)
