@@ -29,10 +29,25 @@ import strided as xp
 
 def tstarmap(f, pairs):
     """``ThreadPool(2).starmap(f, pairs)``: f runs on the pool's threads, each call's
-    arguments borrowed from ``pairs``."""
+    arguments borrowed from ``pairs``.
+
+    When more than one call raises, the pool reports whichever finished first, so the
+    error of the first failing *pair* is raised instead: both runs of a program must
+    report the same one."""
     from multiprocessing.pool import ThreadPool
+
+    def guarded(*args):
+        try:
+            return True, f(*args)
+        except Exception as e:  # re-raised below, in pair order
+            return False, e
+
     with ThreadPool(2) as p:
-        return p.starmap(f, pairs)
+        outcomes = p.starmap(guarded, pairs)
+    for ok, value in outcomes:
+        if not ok:
+            raise value
+    return [value for _, value in outcomes]
 
 
 def obj1(v):
