@@ -157,19 +157,9 @@ def test_flatten_and_unflatten_by_names_equal_the_python_path_and_pytorchs_rules
 def test_the_compiled_named_views_answer():
     """The named cases are answered by the compiled objects (no Python frame of the
     definitions on the second call): the Python squeeze and flatten are not entered."""
-    import sys
+    from _frames import python_calls
     x = xp.asarray(np.ones((2, 1, 3, 4), np.float32), device="cpu").rename("N", "O", "H", "W")
     xp.squeeze(x, 1), x.flatten(2, 3)  # (fills the caches)
-    seen = []
-
-    def trace(frame, event, arg):
-        if event == "call":
-            seen.append(frame.f_code.co_name)
-    sys.setprofile(trace)
-    try:
-        a = xp.squeeze(x, 1)
-        b = x.flatten(2, 3)
-    finally:
-        sys.setprofile(None)
+    (a, b), seen = python_calls(lambda: (xp.squeeze(x, 1), x.flatten(2, 3)))
     assert a.names == ("N", "H", "W") and b.names == ("N", "O", None)
     assert not {"squeeze", "flatten", "_flatten_method"} & set(seen), seen

@@ -218,22 +218,13 @@ def test_named_results_records_are_recycled_cleanly():
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled views are not active")
 def test_the_kept_outcomes_answer_without_python_frames():
-    import sys
+    from _frames import python_calls
     x, _ = _make((2, 3, 4), ("N", "H", "W"))
     for _ in range(2):
         named.flatten(x, ["H", "W"], "HW"), x.unflatten("W", (("P", 2), ("Q", 2))), x.rename("A", "B", "C")
         x.flatten(1, 2)
-    seen = []
-
-    def trace(frame, event, arg):
-        if event == "call":
-            seen.append(frame.f_code.co_name)
-    sys.setprofile(trace)
-    try:
-        r = (named.flatten(x, ["H", "W"], "HW"), x.unflatten("W", (("P", 2), ("Q", 2))),
-             x.rename("A", "B", "C"), x.flatten(1, 2))
-    finally:
-        sys.setprofile(None)
+    r, seen = python_calls(lambda: (named.flatten(x, ["H", "W"], "HW"), x.unflatten("W", (("P", 2), ("Q", 2))),
+                                    x.rename("A", "B", "C"), x.flatten(1, 2)))
     assert [t.names for t in r] == [("N", "HW"), ("N", "H", "P", "Q"), ("A", "B", "C"), ("N", None)]
     assert not seen, seen
 
