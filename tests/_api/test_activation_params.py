@@ -117,10 +117,11 @@ def test_any_shape_and_layout_matches_torch(a, case, view):
         x, t = x[::2], t[::2]
     got = getattr(xp, name)(x, *params)
     assert got.shape == tuple(t.shape)
-    # (PyTorch's float32 gelu of one element takes its scalar path, whose zeros' signs differ
-    # from its vectorised loop's, which strided follows)
+    # (PyTorch's float32 gelu of one element takes its scalar path, and of a non-contiguous
+    # tensor ATen's loop, whose zeros' signs differ from the oneDNN loop's that it runs on a
+    # contiguous tensor, which strided follows)
     _same(host(got), tf(t).numpy(), a.dtype.type, name, x=t.numpy() if name == "gelu" else None,
-          zeros=not (name == "gelu" and a.dtype == np.float32 and a.size < 2))
+          zeros=not (name == "gelu" and a.dtype == np.float32 and (a.size < 2 or not t.is_contiguous())))
 
 
 def test_float16_is_computed_in_float32_and_rounded_once():

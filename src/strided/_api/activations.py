@@ -291,10 +291,12 @@ def gelu(xp, a, approximate="none"):
         return t
     e = native_erf(xp, a * _SQRT1_2)
     if a.dtype == _F32:
-        # Note: PyTorch 2.13's vectorised float32 CPU kernel computes h * erf + h (a fused
-        # multiply-add): +0.0 where the formula gives -0.0 (at -0.0, and below about -5.9
-        # where erf is -1); measured. Its scalar path (a one-element tensor) and its float64
-        # kernel compute h * (1 + erf), as strided does for float64.
+        # Note: PyTorch 2.13's float32 CPU gelu of a contiguous tensor of two or more
+        # elements is oneDNN's; its AVX2 kernel computes h * erf + h (a fused multiply-add):
+        # +0.0 where the formula gives -0.0 (at -0.0, and below about -5.9 where erf is -1);
+        # measured. Its AVX-512 kernel gives -0.0 there and NaN at +inf (measured on a Xeon);
+        # its scalar path (a one-element tensor) and its float64 kernel compute h * (1 + erf),
+        # as strided does for float64.
         return h * e + h
     return h * (1.0 + e)
 
