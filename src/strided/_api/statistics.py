@@ -684,7 +684,7 @@ def _moment(func: str, root: builtins.bool):
     """
 
     def definition(x, /, *dims, axis=..., correction=_NO_CORRECTION, keepdims=..., ddof=None, out=None,
-                   dim=..., keepdim=..., unbiased=...):
+                   dim=..., keepdim=..., unbiased=...) -> Array:
         if dims or dim is not ... or keepdim is not ... or unbiased is not ...:
             axis, keepdims = _bind.axis_keywords(
                 func, dims, axis, keepdims, dim, keepdim,

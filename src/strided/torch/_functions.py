@@ -24,6 +24,7 @@ from collections import namedtuple
 
 from .._core.array import Array
 from .._core.call.bind import Binder
+from .._core.dispatch import quiet
 
 _P = inspect.Parameter
 
@@ -182,10 +183,12 @@ def _std_var(name):
 
     call = _torch_reduction(name, TORCH_SIGNATURES[name][0], TORCH_SIGNATURES[name][1], function=True)
     call.__name__ = call.__qualname__ = name
+    call.__module__ = __name__  # (pickled by reference, as this module's)
     call.__doc__ = (f"PyTorch's ``torch.{name}``: unbiased (``correction=1``) by default; "
                     f"``unbiased=`` and ``correction=`` as in PyTorch.")
     call.__signature__ = _signature("input, dim=None, *, correction=1, keepdim=False")
-    return call
+    # (quiet, as the method is: strided.__init__'s quiet_entry_points; compiled, no frame)
+    return quiet(call)
 
 
 std = _std_var("std")
