@@ -132,10 +132,14 @@ _BASE = {"shape": (4, 5), "dtype": "float64", "seed": 3, "special": False, "layo
          "keepdims": None, "correction": None}
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=200, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=cases())
 @example(case=dict(_BASE, fn="std", door="torch", axis=0))  # unbiased by default
+@example(case=dict(_BASE, fn="var", door="ns", axis=0, layout="contiguous", correction=1))  # the C kernels
+@example(case=dict(_BASE, fn="std", door="method", axis=(1, 2), layout="contiguous", shape=(2, 3, 5),
+                   dtype="float32", keepdims=True))
+@example(case=dict(_BASE, fn="var", door="torch_pos", axis=None, layout="contiguous", shape=(3, 1, 4)))
 @example(case=dict(_BASE, fn="var", door="torch", axis=-1, correction=0, seed=4))  # unbiased=False
 @example(case=dict(_BASE, fn="var", door="ns_dim", axis=0))  # refused: PyTorch's meaning differs
 @example(case=dict(_BASE, fn="std", door="ns_dim", axis=(0, 1), correction=1, keepdims=True))
