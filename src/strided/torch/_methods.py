@@ -289,6 +289,10 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
                 return g(self, **plain)
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
                 return g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+        elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
+            # x.std(dim=0), torch.std(x, dim=(0, 1)): the general path's call below, at once
+            g = f if self._ext is not None else fbody
+            return g(self, axis=tuple(dim) if isinstance(dim, list) else dim, **plain)
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
