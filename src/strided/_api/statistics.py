@@ -348,7 +348,7 @@ def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., kee
     return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
 
 
-# Note: sum, prod, mean, max and min are the hot reductions: their definitions declare
+# Note: sum, prod, mean, max and min (and var and std, below) are the hot reductions: their definitions declare
 # PyTorch's dim/keepdim (and a positional dim, to refuse it with a hint) themselves, so
 # the compiled hot path calls them directly (no binding frame); ``...`` (bind.UNSET, a
 # constant: cheaper to test than a global) marks "not given" so that both spellings of one argument are told apart from a default
