@@ -237,3 +237,39 @@ def test_named_inputs_take_the_general_path(door, fn):
     assert np.asarray(r.rename(None)).tobytes() == np.asarray(plain).tobytes()
     r2 = runner.call(x, dict(case, axis="N"))
     assert r2.names == ("C",) and np.asarray(r2.rename(None)).tobytes() == np.asarray(plain).tobytes()
+
+
+_FRAMES = [
+    # (the call, the Python functions it enters once warm: one definition, and the method or
+    # strided.torch's function in front of it)
+    (lambda x: xp.sum(x, axis=0), ["sum"]),
+    (lambda x: xp.mean(x, axis=0), ["mean"]),
+    (lambda x: xp.max(x, axis=-1, keepdims=True), ["max"]),
+    (lambda x: xp.var(x, axis=0, correction=1), ["var"]),
+    (lambda x: xp.std(x, axis=(0, 1)), ["std", "plain_axis"]),
+    (lambda x: xp.std(x, axis=0, ddof=1), ["std"]),
+    (lambda x: x.std(0), ["method", "std"]),
+    (lambda x: x.var(dim=0), ["method", "var"]),
+    (lambda x: xp.torch.std(x, dim=0), ["method", "std"]),
+    (lambda x: xp.torch.var(x, 0, False), ["method", "var"]),
+    (lambda x: xp.torch.sum(x, dim=0), ["call", "sum"]),
+    (lambda x: xp.torch.mean(x, 1, True), ["call", "mean"]),
+    (lambda x: xp.torch.amax(x, dim=0), ["call", "max"]),
+    (lambda x: xp.torch.amin(x, dim=[0, 1], keepdim=True), ["call", "min", "plain_axis"]),
+]
+
+
+@pytest.mark.skipif(xp._core.dispatch.CHOT is None, reason="the compiled doors are not built (or STRIDED_NO_CEXT=1)")
+@pytest.mark.parametrize("i", range(len(_FRAMES)))
+def test_the_everyday_reductions_enter_one_definition(i):
+    # Issue 38, round 8: sum's cost, not the binder's, the short path's helpers or a second
+    # door's (st.sum(x, dim=0) entered seven Python functions, xp.var(x, axis=0) nine).
+    from _frames import python_calls
+
+    f, want = _FRAMES[i]
+    for a in (np.arange(12.0).reshape(3, 4), np.arange(24.0, dtype=np.float32).reshape(3, 8)[:, ::2]):
+        x = xp.asarray(a)
+        f(x)
+        r, seen = python_calls(lambda: f(x))
+        assert seen == ["<lambda>", *want], seen  # (the case's own lambda first)
+        assert np.asarray(r).tobytes() == np.asarray(f(x)).tobytes()
