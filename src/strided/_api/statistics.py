@@ -348,7 +348,7 @@ def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., kee
     return _accumulate("prod", "multiply.reduce", x, axis, dtype, keepdims, out)
 
 
-# Note: sum, prod, mean, max and min are the hot reductions: their definitions declare
+# Note: sum, prod, mean, max and min (and var and std, below) are the hot reductions: their definitions declare
 # PyTorch's dim/keepdim (and a positional dim, to refuse it with a hint) themselves, so
 # the compiled hot path calls them directly (no binding frame); ``...`` (bind.UNSET, a
 # constant: cheaper to test than a global) marks "not given" so that both spellings of one argument are told apart from a default
@@ -417,11 +417,27 @@ def max(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
             axis = None
         if keepdims is ...:
             keepdims = False
-    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None \
+    if out is None and (keepdims is False or keepdims is True) and type(x) is Array and x._device is _CPU \
             and x._dtype.kind != "c":
-        # The short path (not empty: short_native): NumPy's maximum.reduce, NumPy's zero and NaN.
-        r = _MAX_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
-        return _short_wrap(r, x._dtype)
+        # The short path (short_native and _short_wrap inlined: one frame per call, as sum's;
+        # not empty): NumPy's maximum.reduce, NumPy's zero and NaN.
+        a = x._np if x._np is not None else x._get_native()
+        nd = len(x._shape)
+        if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
+                                     or (type(axis) is tuple and plain_axis(axis, nd))):
+            r = _MAX_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+            if type(r) is not _ND:
+                r = _asarray(r)
+            o = _object_new(Array)
+            o._np = r
+            o._st = None
+            o._off = 0
+            o._shape = r.shape
+            o._str = None
+            o._dtype = x._dtype
+            o._device = _CPU
+            o._ext = None
+            return o
     return _extremum("max", "max", x, axis, keepdims, out)
 
 
@@ -440,11 +456,27 @@ def min(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
             axis = None
         if keepdims is ...:
             keepdims = False
-    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None \
+    if out is None and (keepdims is False or keepdims is True) and type(x) is Array and x._device is _CPU \
             and x._dtype.kind != "c":
-        # The short path (not empty: short_native): NumPy's minimum.reduce, NumPy's zero and NaN.
-        r = _MIN_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
-        return _short_wrap(r, x._dtype)
+        # The short path (short_native and _short_wrap inlined: one frame per call, as sum's;
+        # not empty): NumPy's minimum.reduce, NumPy's zero and NaN.
+        a = x._np if x._np is not None else x._get_native()
+        nd = len(x._shape)
+        if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
+                                     or (type(axis) is tuple and plain_axis(axis, nd))):
+            r = _MIN_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+            if type(r) is not _ND:
+                r = _asarray(r)
+            o = _object_new(Array)
+            o._np = r
+            o._st = None
+            o._off = 0
+            o._shape = r.shape
+            o._str = None
+            o._dtype = x._dtype
+            o._device = _CPU
+            o._ext = None
+            return o
     return _extremum("min", "min", x, axis, keepdims, out)
 
 
@@ -544,19 +576,34 @@ def mean(x, /, *dims, axis=..., keepdims=..., dtype=None, out=None, dim=..., kee
             n = a.size // r.size
             r = np.true_divide(r, n, out=r) if r.ndim else np.asarray(np.true_divide(r, n))
             return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
-    if out is None and (keepdims is False or keepdims is True) and (a := short_native(x, axis)) is not None:
-        # The short path: sum in the accumulation dtype, divided there as below (not empty).
-        k = x._dtype.kind
-        if dtype is None and k in "fc" and x._dtype is not _dtypes.float16:
-            res = acc = x._dtype
-        else:
-            res, acc = _mean_dtypes(x, dtype)
-        dt = acc._np
-        r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
-        if type(r) is not _ND:
-            r = _asarray(r)
-        r = _true_divide(r, a.size // r.size, out=r)
-        return _short_wrap(r if acc is res else r.astype(res._np), res)
+    if out is None and (keepdims is False or keepdims is True) and type(x) is Array and x._device is _CPU:
+        # The short path (short_native and _short_wrap inlined: one frame per call, as sum's):
+        # sum in the accumulation dtype, divided there as below (not empty).
+        a = x._np if x._np is not None else x._get_native()
+        nd = len(x._shape)
+        if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
+                                     or (type(axis) is tuple and plain_axis(axis, nd))):
+            if dtype is None and x._dtype.kind in "fc" and x._dtype is not _dtypes.float16:
+                res = acc = x._dtype
+            else:
+                res, acc = _mean_dtypes(x, dtype)
+            dt = acc._np
+            r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
+            if type(r) is not _ND:
+                r = _asarray(r)
+            r = _true_divide(r, a.size // r.size, out=r)
+            if acc is not res:
+                r = r.astype(res._np)
+            o = _object_new(Array)
+            o._np = r
+            o._st = None
+            o._off = 0
+            o._shape = r.shape
+            o._str = None
+            o._dtype = res
+            o._device = _CPU
+            o._ext = None
+            return o
     res, acc = _mean_dtypes(x, dtype)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp
@@ -616,63 +663,6 @@ class _Zero(float):
 _NO_CORRECTION = _Zero(0.0)
 
 
-def _correction(func: str, correction, ddof):
-    """The standard's ``correction``, or NumPy's ``ddof`` alias of it (not both)."""
-    if ddof is None:
-        return correction
-    if correction is not _NO_CORRECTION:
-        raise TypeError(f"{func}(): give correction or ddof (NumPy's name for it), not both")
-    return ddof
-
-
-def _var_short(x, axis, correction, keepdims):
-    """var's short path (real floating ``x`` of at least one dimension, ``short_native``;
-    else None): the steps of ``_var_native``'s NumPy path, NumPy's ufuncs called directly."""
-    t = type(correction)
-    if (t is not float and t is not int and t is not _Zero) or not (keepdims is False or keepdims is True):
-        return None
-    a = short_native(x, axis)
-    if a is None or not a.ndim or x._dtype.kind != "f" or x._dtype is _dtypes.float16:
-        return None
-    if _CK is not None:
-        # The C kernels where they take it (C-contiguous float32/float64, adjacent axes):
-        # the general path's own two passes, the sum and the squared deviations from the
-        # mean (NumPy's bits, tests/_csrc/test_sum_leaves.py), without its layers.
-        nd = a.ndim
-        lay = _cfast.layout(a, None if axis is None else (axis % nd,) if type(axis) is int
-                            else tuple(i % nd for i in axis))
-        if lay is not None:
-            shape, outer, nred, inner = lay
-            m = _empty(shape, a.dtype)
-            s = _empty(shape, a.dtype)
-            if _CK.reduce(_RED_SUM, a, m, outer, nred, inner, 1) \
-                    and _CK.reduce(_RED_SQ, a, s, outer, nred, inner, 1, _true_divide(m, nred, out=m)):
-                dof = nred - correction
-                s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
-                if keepdims:
-                    red = _red_axes(axis, nd)
-                    s = s.reshape(tuple(1 if i in red else n for i, n in enumerate(a.shape)))
-                return s
-    m = _add_reduce(a, axis, None, None, True)
-    n = a.size // m.size
-    _true_divide(m, n, out=m)
-    d = _subtract(a, m)
-    _multiply(d, d, out=d)
-    s = _add_reduce(d, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
-    if type(s) is not _ND:
-        s = _asarray(s)
-    dof = n - correction
-    # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
-    return _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
-
-
-def _red_axes(axis, nd: int):
-    """The reduced axes of a plain ``axis`` as a set of non-negative ints."""
-    if axis is None:
-        return set(range(nd))
-    return {axis % nd} if type(axis) is int else {i % nd for i in axis}
-
-
 _CK = _cfast._ckernels if _cfast.AVAILABLE else None
 _RED_SUM = _CK.REDUCE_OPS["sum"] if _CK is not None else None
 _RED_SQ = _CK.REDUCE_OPS["sq_dev"] if _CK is not None else None
@@ -681,27 +671,126 @@ _multiply = np.multiply
 _sqrt = np.sqrt
 
 
-@api("var")
-def _var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
-    if out is None and (v := _var_short(x, axis, correction, keepdims)) is not None:
-        return _short_wrap(v, x._dtype)
-    v, res = _var_native("var", x, axis, correction, keepdims)
-    return _finish(wrap_result(v, res, x._device), "var", out)
+def _moment(func: str, root: builtins.bool):
+    """The definition of ``var`` (``root`` False) or ``std`` (True): one body, made twice, so
+    that each is one frame per call (as ``sum``'s; issue 38, round 8).
+
+    Like the hot reductions it declares PyTorch's ``dim``/``keepdim`` (and a positional dim,
+    to refuse it with a hint) itself, and NumPy's ``ddof``; ``unbiased`` only to refuse it
+    (``_core/call/bind.py``'s ``REFUSED``: the standard's var divides by n where torch's
+    divides by n - 1, so a ``dim`` without ``correction``/``ddof`` is refused too). The
+    handlers (autograd, names) see the standard's call: the binding stage folds ``ddof``
+    into ``correction`` and renames ``dim`` before them.
+    """
+
+    def definition(x, /, *dims, axis=..., correction=_NO_CORRECTION, keepdims=..., ddof=None, out=None,
+                   dim=..., keepdim=..., unbiased=...) -> Array:
+        if dims or dim is not ... or keepdim is not ... or unbiased is not ...:
+            axis, keepdims = _bind.axis_keywords(
+                func, dims, axis, keepdims, dim, keepdim,
+                (() if correction is _NO_CORRECTION else ("correction",)) + (() if ddof is None else ("ddof",))
+                + (() if unbiased is ... else ("unbiased",)))
+        else:
+            if axis is ...:
+                axis = None
+            if keepdims is ...:
+                keepdims = False
+        if ddof is not None:
+            if correction is not _NO_CORRECTION:  # (NumPy's name for correction: not both)
+                raise TypeError(f"{func}(): give correction or ddof (NumPy's name for it), not both")
+            correction = ddof
+        t = type(correction)
+        if out is None and (t is float or t is int or t is _Zero) and (keepdims is False or keepdims is True) \
+                and type(x) is Array and x._device is _CPU and x._dtype.kind == "f" \
+                and x._dtype is not _dtypes.float16:
+            # The short path (short_native, cfast.layout and _short_wrap inlined): the steps
+            # of _var_native's NumPy path on a real floating array of at least one dimension
+            # and 1 to _SMALL elements, NumPy's ufuncs (or the C kernels) called directly.
+            a = x._np if x._np is not None else x._get_native()
+            nd = len(x._shape)
+            if nd and 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
+                                                or (type(axis) is tuple and plain_axis(axis, nd))):
+                s = None
+                if _CK is not None and a.flags.c_contiguous and a.dtype.isnative:
+                    # The C kernels where they take it (C-contiguous, adjacent axes): the
+                    # general path's own two passes, the sum and the squared deviations from
+                    # the mean (NumPy's bits, tests/_csrc/test_sum_leaves.py), without its layers.
+                    if axis is None:
+                        p, q = 0, nd
+                    elif type(axis) is int:
+                        p = axis % nd
+                        q = p + 1
+                    elif axis:
+                        p = nd
+                        q = 0
+                        for i in axis:
+                            i %= nd
+                            if i < p:
+                                p = i
+                            if i >= q:
+                                q = i + 1
+                        if q - p != len(axis):
+                            p = q  # (not adjacent: NumPy's ufuncs below)
+                    else:
+                        p = q = 0  # (no axis: NumPy's ufuncs below)
+                    if p != q:
+                        shape = a.shape
+                        outer = nred = inner = 1
+                        for n in shape[:p]:
+                            outer *= n
+                        for n in shape[p:q]:
+                            nred *= n
+                        for n in shape[q:]:
+                            inner *= n
+                        rshape = shape[:p] + shape[q:]
+                        m = _empty(rshape, a.dtype)
+                        s = _empty(rshape, a.dtype)
+                        if _CK.reduce(_RED_SUM, a, m, outer, nred, inner, 1) \
+                                and _CK.reduce(_RED_SQ, a, s, outer, nred, inner, 1, _true_divide(m, nred, out=m)):
+                            dof = nred - correction
+                            s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
+                            if keepdims:
+                                s = s.reshape(shape[:p] + (1,) * (q - p) + shape[q:])
+                        else:
+                            s = None
+                if s is None:
+                    m = _add_reduce(a, axis, None, None, True)
+                    n = a.size // m.size
+                    _true_divide(m, n, out=m)
+                    d = _subtract(a, m)
+                    _multiply(d, d, out=d)
+                    s = _add_reduce(d, axis, None, None if axis is not None or keepdims else _empty((), a.dtype),
+                                    keepdims)
+                    if type(s) is not _ND:
+                        s = _asarray(s)
+                    dof = n - correction
+                    # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
+                    s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
+                if root:
+                    s = _sqrt(s, out=s)
+                o = _object_new(Array)
+                o._np = s
+                o._st = None
+                o._off = 0
+                o._shape = s.shape
+                o._str = None
+                o._dtype = x._dtype
+                o._device = _CPU
+                o._ext = None
+                return o
+        v, res = _var_native(func, x, axis, correction, keepdims)
+        if root:
+            v = x._device.backend.xp.sqrt(v)
+        return _finish(wrap_result(v, res, x._device), func, out)
+
+    # (named ``var``/``std`` in tracebacks and profiles too)
+    definition.__code__ = definition.__code__.replace(co_name=func, co_qualname=func)
+    definition.__name__ = definition.__qualname__ = func
+    return definition
 
 
-@api("std")
-def _std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, out=None) -> Array:
-    if out is None and (v := _var_short(x, axis, correction, keepdims)) is not None:
-        return _short_wrap(_sqrt(v, out=v), x._dtype)
-    v, res = _var_native("std", x, axis, correction, keepdims)
-    xp = x._device.backend.xp
-    return _finish(wrap_result(xp.sqrt(v), res, x._device), "std", out)
-
-
-# Note: ``ddof`` is resolved before the dispatched function (``_var``/``_std``), so
-# autograd and names see the standard's ``correction`` only.
-def var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
-    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0).
+_var = _moment("var", False)
+_var.__doc__ = """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0).
 
     ``ddof=`` is NumPy's name for ``correction`` (an extension beyond the standard;
     TypeError if both are given).
@@ -712,13 +801,10 @@ def var(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None
     >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), ddof=1).item()
     1.6666666269302368
     """
-    if ddof is not None:
-        correction = _correction("var", correction, ddof)
-    return _var(x, axis=axis, correction=correction, keepdims=keepdims, out=out)
+var = api("var")(_var)
 
-
-def std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None, out=None) -> Array:
-    """Standard deviation over ``axis`` with divisor ``M - correction``.
+_std = _moment("std", True)
+_std.__doc__ = """Standard deviation over ``axis`` with divisor ``M - correction``.
 
     ``ddof=`` is NumPy's name for ``correction`` (an extension beyond the standard;
     TypeError if both are given).
@@ -729,13 +815,8 @@ def std(x, /, *, axis=None, correction=_NO_CORRECTION, keepdims=False, ddof=None
     >>> round(xp.std(xp.asarray([1.0, 3.0]), ddof=1).item(), 4)
     1.4142
     """
-    if ddof is not None:
-        correction = _correction("std", correction, ddof)
-    return _std(x, axis=axis, correction=correction, keepdims=keepdims, out=out)
-
-
-for _f, _g in ((var, _var), (std, _std)):
-    _f._api_name, _f._impl = _g._api_name, _g._impl  # the dispatched function's (its rules)
+std = api("std")(_std)
+del _var, _std
 
 
 # --- running totals ------------------------------------------------------------------------

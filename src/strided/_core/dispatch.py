@@ -229,8 +229,8 @@ def api(name: str):
     def deco(fn):
         # The binding stage (_core/call/bind.py) of a function that declares PyTorch keywords:
         # taken when a keyword or an extra positional argument is given, before the handlers.
-        # (a private definition behind a public function of the same name, ``_var`` behind
-        # ``var``, is bound where the public one is)
+        # (a private definition behind a public function of the same name is bound where
+        # the public one is)
         b = _bind.binder(name, fn) if getattr(fn, "__name__", name) == name else None
         bind = b.bind if b is not None and not b.native else None
         npos = b.npos if b is not None and b.npos is not None else 1 << 30

@@ -24,6 +24,7 @@ from collections import namedtuple
 
 from .._core.array import Array
 from .._core.call.bind import Binder
+from .._core.dispatch import quiet
 
 _P = inspect.Parameter
 
@@ -93,6 +94,7 @@ class _TorchBinder(Binder):
         self.axis_kw = None
         self.out = False
         self.native = False
+        self.numpy = None
 
     def bind_torch(self, args: tuple, kwargs: dict) -> dict:
         pos = self.pos
@@ -131,6 +133,12 @@ def _row(name: str, spec: str):
     return deco
 
 
+# The reductions' rows whose core is ``strided.<core name>(input, axis=dim, keepdims=keepdim)``:
+# name -> core name. Their function takes ``torch.sum(x, 0)``, ``torch.sum(x, dim=0,
+# keepdim=True)`` as its own parameters and makes that core call at once (``_bound``).
+DIRECT: dict = {}
+
+
 def _reduction(name: str, core_name: str, spec: str, dtype: bool = False):
     def core(p):
         kw = {"axis": _axis(p["dim"]), "keepdims": p["keepdim"]}
@@ -138,6 +146,7 @@ def _reduction(name: str, core_name: str, spec: str, dtype: bool = False):
             kw["dtype"] = p["dtype"]
         return _write(name, getattr(_ns(), core_name)(p["input"], **kw), p.get("out"))
     SIGNATURES[name] = (spec, core)
+    DIRECT[name] = core_name
 
 
 def _write(name, r, out):
@@ -168,16 +177,18 @@ def _count_nonzero(p):
 def _std_var(name):
     # torch.std(input, dim=None, *, correction=1, keepdim=False) and its legacy forms
     # std(input, dim, unbiased, keepdim=False), std(input, unbiased): PyTorch's method
-    # (Array.std) already takes all of them with PyTorch's defaults.
-    def call(input, *args, **kwargs):
-        if type(input) is not Array:
-            raise TypeError(f"{name}(): input must be a strided array; got {type(input).__name__}")
-        return getattr(input, name)(*args, **kwargs)
+    # (Array.std) already takes all of them with PyTorch's defaults; the function is the
+    # method's body (torch/_methods.py, ``_torch_reduction``), its input checked first.
+    from ._methods import TORCH_SIGNATURES, _torch_reduction
+
+    call = _torch_reduction(name, TORCH_SIGNATURES[name][0], TORCH_SIGNATURES[name][1], function=True)
     call.__name__ = call.__qualname__ = name
+    call.__module__ = __name__  # (pickled by reference, as this module's)
     call.__doc__ = (f"PyTorch's ``torch.{name}``: unbiased (``correction=1``) by default; "
                     f"``unbiased=`` and ``correction=`` as in PyTorch.")
     call.__signature__ = _signature("input, dim=None, *, correction=1, keepdim=False")
-    return call
+    # (quiet, as the method is: strided.__init__'s quiet_entry_points; compiled, no frame)
+    return quiet(call)
 
 
 std = _std_var("std")
@@ -330,11 +341,34 @@ def _quantile(p):
     return _write("quantile", r, p["out"])
 
 
+_NO = object()  # (not given)
+
+
 def _bound(name: str, spec: str, core):
     binder = _TorchBinder(name, _signature(spec))
 
     def call(*args, **kwargs):
         return core(binder.bind_torch(args, kwargs))
+
+    if name in DIRECT:
+        # A reduction: ``input``, ``dim``, ``keepdim`` bound by Python itself (its TypeError
+        # for a dim given twice is the binder's text), and the core call made at once: one
+        # frame in front of the core's definition (issue 38, round 8: was seven). Anything
+        # else given (dtype=, out=, an extra positional, an unknown keyword, no input) goes
+        # to the binder as it came: its checks, errors and defaults.
+        f = getattr(_ns(), DIRECT[name])
+
+        def call(input=_NO, dim=_NO, keepdim=_NO, *rest, **kw):
+            if rest or kw or input is _NO:
+                if rest:
+                    return core(binder.bind_torch((input, dim, keepdim) + rest, kw))
+                given = {k: v for k, v in (("input", input), ("dim", dim), ("keepdim", keepdim)) if v is not _NO}
+                return core(binder.bind_torch((), {**given, **kw}))
+            if dim is _NO:
+                dim = None
+            elif type(dim) is list:
+                dim = tuple(dim)
+            return f(input, axis=dim, keepdims=False if keepdim is _NO else keepdim)
     call.__name__ = call.__qualname__ = name
     call.__module__ = "strided.torch"
     call.__signature__ = binder.sig

@@ -268,20 +268,31 @@ _KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
 _TORCH_DEFAULTS = {"keepdim": False, "unbiased": True, "descending": False}
 
 
-def _torch_reduction(mname: str, fname: str, params: tuple):
+def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.bool = False):
+    """The method ``mname`` (``x.std(0)``), or with ``function`` PyTorch's function of the
+    same meaning (``strided.torch.std(x, 0)``: the method's body, its array checked first,
+    one frame in front of the namespace function's definition)."""
     correction_default = 1 if fname in ("std", "var") else None
 
     f = getattr(_ns(), fname)
     fbody = getattr(f, "_impl", f)
     plain = {"correction": correction_default} if correction_default is not None else {}
 
-    def method(self, *args, **kwargs):
+    # (the first parameter is PyTorch's ``input``: the method's self, the function's input)
+    def method(input, *args, **kwargs):
+        self = input
+        if function and type(self) is not Array:
+            raise TypeError(f"{mname}(): input must be a strided array; got {type(self).__name__}")
         if not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
             g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
                 return g(self, **plain)
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
                 return g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+        elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
+            # x.std(dim=0), torch.std(x, dim=(0, 1)): the general path's call below, at once
+            g = f if self._ext is not None else fbody
+            return g(self, axis=tuple(dim) if isinstance(dim, list) else dim, **plain)
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):

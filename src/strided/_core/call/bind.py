@@ -103,6 +103,12 @@ def _refuse_max_min(name, kwargs, torch_given):
 
 REFUSED = {"std": _refuse_std_var, "var": _refuse_std_var,
            "max": _refuse_max_min, "min": _refuse_max_min}
+# Keywords a definition declares only to refuse them with REFUSED's message (``var``'s and
+# ``std``'s ``unbiased``): not part of its standard signature.
+REFUSED_ONLY = frozenset(("unbiased",))
+# NumPy's names of the standard's parameters, taken where the definition has the standard's
+# (``var(x, ddof=1)``): folded in by the binding stage, so the handlers see the standard's.
+NUMPY_ALIASES = {"ddof": "correction"}
 
 
 def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeError:
@@ -119,17 +125,19 @@ def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeErro
         f"takes the dim positionally, as PyTorch does")
 
 
-def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim) -> tuple:
+def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim, given: tuple = ()) -> tuple:
     """The standard's ``(axis, keepdims)`` of a hot reduction whose definition declares
     PyTorch's ``dim``/``keepdim`` and a positional dim itself (_api/statistics.py: ``sum``,
-    ``prod``, ``mean``, ``max``, ``min``; searching.py: ``argmax``, ``argmin``; utility.py:
-    ``all``, ``any``), when one of them was given (``UNSET``: not given)."""
+    ``prod``, ``mean``, ``max``, ``min``, ``var``, ``std``; searching.py: ``argmax``,
+    ``argmin``; utility.py: ``all``, ``any``), when one of them was given (``UNSET``: not
+    given). ``given``: the names of the call's other keywords the refusals read (``var``'s
+    and ``std``'s ``correction``, ``ddof``, ``unbiased``), as ``Binder.bind`` passes them."""
     if dims:
         raise _positional_hint(name, 1, 1 + len(dims), "axis")
-    torch_given = tuple(k for k, v in (("dim", dim), ("keepdim", keepdim)) if v is not UNSET)
+    torch_given = (() if dim is UNSET else ("dim",)) + (() if keepdim is UNSET else ("keepdim",))
     refuse = REFUSED.get(name)
     if refuse is not None:
-        refuse(name, {}, torch_given)
+        refuse(name, given, torch_given)
     if dim is not UNSET:
         if axis is not UNSET:
             raise _both(name, "axis", "dim")
@@ -149,7 +157,7 @@ def _standard_signature(fn) -> inspect.Signature:
     std_defaults = {"axis": None, "keepdims": False}
     ps = [p.replace(default=std_defaults.get(p.name, p.default)) if p.default is UNSET else p
           for p in sig.parameters.values()
-          if p.kind is not p.VAR_POSITIONAL and p.name not in RENAMED]
+          if p.kind is not p.VAR_POSITIONAL and p.name not in RENAMED and p.name not in REFUSED_ONLY]
     return sig.replace(parameters=ps)
 
 
@@ -163,7 +171,7 @@ class Binder:
     function's own parameter, see ``bound``).
     """
 
-    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out", "native")
+    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out", "native", "numpy")
 
     def __init__(self, name: str, fn, keywords: tuple):
         self.name = name
@@ -188,6 +196,7 @@ class Binder:
         self.refuse = REFUSED.get(name)
         self.axis_kw = "axis" if "axis" in params else None
         self.out = "out" in self.keywords and "out" not in params
+        self.numpy = tuple((k, std) for k, std in NUMPY_ALIASES.items() if k in params and std in params) or None
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         name = self.name
@@ -204,6 +213,14 @@ class Binder:
                 torch_given += (k,)
         if self.refuse is not None:
             self.refuse(name, kwargs, torch_given)
+        if self.numpy is not None:
+            for k, std in self.numpy:
+                if k in kwargs:
+                    kwargs = dict(kwargs)
+                    v = kwargs.pop(k)
+                    if std in kwargs:
+                        raise TypeError(f"{name}(): give {std} or {k} (NumPy's name for it), not both")
+                    kwargs[std] = v
         if torch_given:
             kwargs = dict(kwargs)
             for k in torch_given:
