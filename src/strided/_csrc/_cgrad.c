@@ -703,6 +703,32 @@ AXPY_FN(axpy_f64, double)
 AXPBY_FN(axpby_f32, float)
 AXPBY_FN(axpby_f64, double)
 
+/* SGD's step with a momentum buffer (optim/sgd.py's _host_update with momentum, one
+   element at a time): g = grad (negated with maximize; + p * wd with weight decay), b =
+   b * m + g * fa, then p += (nesterov ? g + b * m : b) * a -- the NumPy calls' roundings,
+   each operation rounded to T (no contraction: -std=c11), every element's operands read
+   before they are written, as the whole-array calls read them (the caller declines
+   overlapping buffers). NaNs: as axpy's note says (two NaN operands: the compiler's order). */
+#define SGD_MOM_FN(NAME, T)                                                                  \
+    PICK_CLONES static void NAME(T *restrict pp, const T *restrict gp, T *restrict bp, T a, T m, \
+                                 T fa, T wd, int has_wd, int nesterov, int maximize, Py_ssize_t n) \
+    {                                                                                       \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                \
+            T g = gp[i];                                                                    \
+            if (maximize)                                                                   \
+                g = -g;                                                                     \
+            if (has_wd)                                                                     \
+                g = g + pp[i] * wd;                                                         \
+            T b = bp[i] * m + g * fa;                                                       \
+            bp[i] = b;                                                                      \
+            T u = nesterov ? g + b * m : b;                                                 \
+            pp[i] = pp[i] + u * a;                                                          \
+        }                                                                                   \
+    }
+
+SGD_MOM_FN(sgd_mom_f32, float)
+SGD_MOM_FN(sgd_mom_f64, double)
+
 static PyObject *
 axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2118,7 +2144,7 @@ done:
 static PyObject *lin_rule, *lin_addmm, *lin_mm, *np_matmul, *np_add, *lin_handlers, *s_T, *s_dot,
     *s_out_kw, *s_x, *s_weight, *s_bias, *s_f, *s_shape_np, *s_itemsize;
 static Py_ssize_t lin_no_fill = -1;
-static PyObject *s_type, *s_cpu, *one_o; /* (also sgd_run's) */
+static PyObject *s_type, *s_cpu, *one_o, *s_momentum_buffer; /* (also sgd_run's) */
 
 static PyObject *record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
@@ -2402,11 +2428,174 @@ out:
     return r;
 }
 
+/* SGD with momentum: the options of one call of sgd_run (floats, checked by the caller). */
+typedef struct {
+    double a, m, fa, wd;
+    int has_wd, nesterov, maximize;
+} sgd_opts;
+
+/* The written array's checks for a momentum buffer (``write.target``'s plain cases):
+   an Array (exact) of p's dtype, device and shape, no Ext (a buffer the optimizer made),
+   a cached ndarray native. Its Storage (None while lazy: target writes a lazy array as
+   it is, without a version) is returned borrowed in *st. 1 to take, 0 to decline. */
+static int
+sgd_buf_ok(PyObject *b, PyObject *p, PyObject **st)
+{
+    if (!contract_array(b) || SLOT(b, O_ext) != Py_None || SLOT(b, O_dtype) != SLOT(p, O_dtype)
+        || SLOT(b, O_device) != SLOT(p, O_device) || !Py_IS_TYPE(SLOT(b, O_np), (PyTypeObject *)ndarray_T))
+        return 0;
+    int r = PyObject_RichCompareBool(SLOT(p, O_shape), SLOT(b, O_shape), Py_EQ);
+    if (r <= 0)
+        return r;
+    *st = SLOT(b, O_st);
+    return 1;
+}
+
+static int
+bump_version(PyObject *st)
+{
+    PyObject *v = PyObject_GetAttr(st, a_version);
+    PyObject *v1 = v ? PyNumber_Add(v, one_o) : NULL;
+    Py_XDECREF(v);
+    int r = v1 != NULL && PyObject_SetAttr(st, a_version, v1) == 0 ? 0 : -1;
+    Py_XDECREF(v1);
+    return r;
+}
+
+static inline int
+disjoint(const Py_buffer *x, const Py_buffer *y)
+{
+    return !(x->buf < (void *)((char *)y->buf + y->len) && y->buf < (void *)((char *)x->buf + x->len));
+}
+
+/* sgd_one with a momentum buffer: states[p]["momentum_buffer"] (states[p] as the
+   definition reads it: the state's defaultdict makes the entry), the buffer's checks,
+   then the writes in the definition's order (the buffer's version, then p's) and one
+   pass of sgd_mom. A missing or None buffer (the first step) declines: the definition
+   makes it. 1 taken or skipped (.grad None), 0 declined, -1 error. */
+static int
+sgd_mom_one(PyObject *p, PyObject *states, const sgd_opts *o)
+{
+    if (!contract_array(p))
+        return 0;
+    PyObject *e = SLOT(p, O_ext);
+    if (!contract_ext(e) || SLOT(e, E_fn) != Py_None || SLOT(e, E_names) != Py_None)
+        return 0;
+    PyObject *g = SLOT(e, E_grad);
+    if (g == NULL)
+        return 0;
+    if (g == Py_None)
+        return 1;
+    if (!contract_array(g))
+        return 0;
+    PyObject *ge = SLOT(g, O_ext);
+    if (ge != Py_None && (!contract_ext(ge) || SLOT(ge, E_names) != Py_None))
+        return 0;
+    PyObject *pn = SLOT(p, O_np), *gn = SLOT(g, O_np), *st = SLOT(p, O_st);
+    if (SLOT(p, O_dtype) != SLOT(g, O_dtype) || SLOT(p, O_device) != SLOT(g, O_device) || st == Py_None
+        || !Py_IS_TYPE(pn, (PyTypeObject *)ndarray_T) || !Py_IS_TYPE(gn, (PyTypeObject *)ndarray_T))
+        return 0;
+    int r = PyObject_RichCompareBool(SLOT(p, O_shape), SLOT(g, O_shape), Py_EQ);
+    if (r <= 0)
+        return r;
+    PyObject *t = PyObject_GetAttr(SLOT(p, O_device), s_type);
+    if (t == NULL)
+        return -1;
+    r = PyUnicode_CheckExact(t) && PyUnicode_Compare(t, s_cpu) == 0;
+    Py_DECREF(t);
+    if (!r)
+        return 0;
+    if ((r = attr_true(STATE_o, a_enabled)) != 0)
+        return r < 0 ? -1 : 0;
+    /* the state (held: the lookups below may run Python code) */
+    Py_INCREF(p);
+    Py_INCREF(g);
+    PyObject *sd = PyObject_GetItem(states, p), *b = NULL, *bst = NULL, *bn = NULL;
+    r = -1;
+    if (sd == NULL)
+        goto done;
+    r = 0;
+    if (!PyDict_CheckExact(sd))
+        goto done;
+    b = PyDict_GetItemWithError(sd, s_momentum_buffer);
+    if (b == NULL) {
+        r = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    Py_INCREF(b);
+    if ((r = sgd_buf_ok(b, p, &bst)) <= 0)
+        goto done;
+    /* (re-read: the lookups may have run Python code that changed the slots) */
+    r = 0;
+    if (SLOT(p, O_np) != pn || SLOT(g, O_np) != gn || SLOT(p, O_st) != st || SLOT(e, E_grad) != g)
+        goto done;
+    bn = Py_NewRef(SLOT(b, O_np));
+    Py_XINCREF(bst);
+    Py_INCREF(pn);
+    Py_INCREF(gn);
+    Py_INCREF(st);
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    Py_buffer bp, bg, bb;
+    if (PyObject_GetBuffer(pn, &bp, flags | PyBUF_WRITABLE) < 0) {
+        r = contract_clear_buffer() ? 0 : -1;
+        goto held;
+    }
+    if (PyObject_GetBuffer(gn, &bg, flags) < 0) {
+        PyBuffer_Release(&bp);
+        r = contract_clear_buffer() ? 0 : -1;
+        goto held;
+    }
+    if (PyObject_GetBuffer(bn, &bb, flags | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&bp);
+        PyBuffer_Release(&bg);
+        r = contract_clear_buffer() ? 0 : -1;
+        goto held;
+    }
+    int size = float_format(&bp);
+    if (size != 0 && float_format(&bg) == size && float_format(&bb) == size && bp.len == bg.len
+        && bp.len == bb.len && disjoint(&bp, &bg) && disjoint(&bp, &bb) && disjoint(&bg, &bb)) {
+        r = (bst == Py_None || bump_version(bst) == 0) && bump_version(st) == 0 ? 1 : -1;
+        if (r == 1) {
+            Py_ssize_t n = bp.len / size;
+            Py_BEGIN_ALLOW_THREADS
+            if (size == 4)
+                sgd_mom_f32((float *)bp.buf, (const float *)bg.buf, (float *)bb.buf, (float)o->a, (float)o->m,
+                            (float)o->fa, (float)o->wd, o->has_wd, o->nesterov, o->maximize, n);
+            else
+                sgd_mom_f64((double *)bp.buf, (const double *)bg.buf, (double *)bb.buf, o->a, o->m, o->fa,
+                            o->wd, o->has_wd, o->nesterov, o->maximize, n);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&bp);
+    PyBuffer_Release(&bg);
+    PyBuffer_Release(&bb);
+held:
+    Py_DECREF(bn);
+    Py_XDECREF(bst);
+    Py_DECREF(pn);
+    Py_DECREF(gn);
+    Py_DECREF(st);
+done:
+    Py_XDECREF(b);
+    Py_XDECREF(sd);
+    Py_DECREF(g);
+    Py_DECREF(p);
+    return r;
+}
+
+static inline int
+real_float(PyObject *o)
+{
+    return PyFloat_CheckExact(o) && PyFloat_AS_DOUBLE(o) == PyFloat_AS_DOUBLE(o);
+}
+
 static PyObject *
 sgd_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !PyList_CheckExact(args[0]) || !PyLong_CheckExact(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "sgd_run(params: list, start: int, a: float)");
+    if ((nargs != 3 && nargs != 9) || !PyList_CheckExact(args[0]) || !PyLong_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "sgd_run(params: list, start: int, a: float[, states, momentum, "
+                                         "1 - dampening, weight_decay, nesterov, maximize])");
         return NULL;
     }
     Py_ssize_t i = PyLong_AsSsize_t(args[1]);
@@ -2419,9 +2608,23 @@ sgd_run(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         return PyLong_FromSsize_t(i);
     double a = PyFloat_AS_DOUBLE(args[2]);
     PyObject *params = args[0];
+    sgd_opts o = {a, 0, 0, 0, 0, 0, 0};
+    if (nargs == 9) {
+        /* momentum, 1 - dampening, weight_decay (0.0: none): floats, not NaN; nesterov,
+           maximize: bools. Anything else: nothing taken. */
+        if (!real_float(args[4]) || !real_float(args[5]) || !real_float(args[6]) || !PyBool_Check(args[7])
+            || !PyBool_Check(args[8]))
+            return PyLong_FromSsize_t(i);
+        o.m = PyFloat_AS_DOUBLE(args[4]);
+        o.fa = PyFloat_AS_DOUBLE(args[5]);
+        o.wd = PyFloat_AS_DOUBLE(args[6]);
+        o.has_wd = o.wd != 0.0;
+        o.nesterov = args[7] == Py_True;
+        o.maximize = args[8] == Py_True;
+    }
     for (; i < PyList_GET_SIZE(params); i++) {
         PyObject *p = Py_NewRef(PyList_GET_ITEM(params, i));
-        int r = sgd_one(p, a);
+        int r = nargs == 9 ? sgd_mom_one(p, args[3], &o) : sgd_one(p, a);
         Py_DECREF(p);
         if (r < 0)
             return NULL;
@@ -2773,7 +2976,10 @@ static PyMethodDef methods[] = {
     {"sgd_run", (PyCFunction)(void (*)(void))sgd_run, METH_FASTCALL,
      "sgd_run(params, start, a): p += p.grad * a for params[start:] in order (SGD without "
      "momentum on the host: version bumped, axpy's loop), skipping .grad None; returns the "
-     "index of the first parameter it leaves to the caller (len(params) when none)."},
+     "index of the first parameter it leaves to the caller (len(params) when none). "
+     "sgd_run(params, start, a, states, momentum, 1 - dampening, weight_decay, nesterov, "
+     "maximize): the step with states[p]['momentum_buffer'] (one pass: buffer, then p), "
+     "leaving a parameter without a buffer to the caller."},
     {"record_ew", (PyCFunction)(void (*)(void))record_ew, METH_FASTCALL,
      "record_ew(rule, impl, args): _record._record_ew (an elementwise row called out of place "
      "with an input that requires grad), compiled."},
@@ -2832,6 +3038,7 @@ PyInit__cgrad(void)
     INTERN(a_nr, "_nr") INTERN(a_family, "_family") INTERN(a_version, "_version") INTERN(a_np, "_np")
     INTERN(a_off, "_off") INTERN(a_str, "_str") INTERN(a_unpack, "unpack") INTERN(a_g, "g")
     INTERN(a_ctx, "ctx") INTERN(a_name, "__name__") INTERN(s_type, "type") INTERN(s_cpu, "cpu")
+    INTERN(s_momentum_buffer, "momentum_buffer")
     INTERN(s_T, "T") INTERN(s_dot, "dot") INTERN(s_x, "x") INTERN(s_weight, "weight") INTERN(s_bias, "bias")
     INTERN(s_f, "f") INTERN(s_shape_np, "shape") INTERN(s_itemsize, "itemsize")
     if ((s_out_kw = Py_BuildValue("(s)", "out")) == NULL)

@@ -55,18 +55,30 @@ class SGD(Optimizer):
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
         params = group["params"]
-        if momentum == 0 and wd == 0 and not maximize and _sgd_run is not None and _optimizer.HOST \
-                and type(lr) is float and type(params) is list:
-            # The whole group in one compiled loop (PyTorch's foreach idea): each parameter
-            # it takes gets _host_update's calls; it stops at the first it does not take,
-            # which runs below, and goes on from the next (the order of the writes kept).
-            i, n = 0, len(params)
-            while True:
-                i = _sgd_run(params, i, -lr)
-                if i >= n:
-                    return
-                self._one(params[i], lr, momentum, dampening, wd, nesterov, maximize)
-                i += 1
+        if _sgd_run is not None and _optimizer.HOST and type(lr) is float and type(params) is list:
+            if momentum == 0 and wd == 0 and not maximize:
+                extra = ()
+            else:
+                # With momentum: the buffer's step and p's in one pass per parameter (a
+                # parameter without a buffer yet, the first step's, is left to _one).
+                a = 1 - dampening
+                fa = 1.0 if a == 1 and type(a) is int else a  # (as _host_update's axpy)
+                wdf = 0.0 if wd == 0 else wd
+                extra = (self.state, momentum, fa, wdf, bool(nesterov), bool(maximize)) \
+                    if type(momentum) is float and momentum != 0 and type(fa) is float \
+                    and type(wdf) is float else None
+            if extra is not None:
+                # The whole group in one compiled loop (PyTorch's foreach idea): each
+                # parameter it takes gets _host_update's calls; it stops at the first it
+                # does not take, which runs below, and goes on from the next (the order of
+                # the writes kept).
+                i, n = 0, len(params)
+                while True:
+                    i = _sgd_run(params, i, -lr, *extra)
+                    if i >= n:
+                        return
+                    self._one(params[i], lr, momentum, dampening, wd, nesterov, maximize)
+                    i += 1
         for p in params:
             self._one(p, lr, momentum, dampening, wd, nesterov, maximize)
 
@@ -100,9 +112,11 @@ class SGD(Optimizer):
 # g * a likewise; None without the C extension, and it declines (writing nothing) what it
 # does not take: the NumPy calls run then.
 _axpy = getattr(_cgrad, "axpy", None)
-# Note: _update's loop without momentum, weight decay or maximize, compiled (_cgrad.sgd_run:
-# _host_update's checks and calls for each parameter it takes, the same bits); None
-# without the C extension (STRIDED_NO_CEXT=1 runs the loop above).
+# Note: _update's loop, compiled (_cgrad.sgd_run: _host_update's checks and calls for each
+# parameter it takes, the same bits): without momentum, weight decay or maximize p += g * a;
+# with momentum (float options) the buffer's update, Nesterov's, weight decay's and
+# maximize's per element in one pass, the buffer written before p as here; None without
+# the C extension (STRIDED_NO_CEXT=1 runs the loop above).
 _sgd_run = getattr(_cgrad, "sgd_run", None)
 
 
