@@ -161,7 +161,8 @@ def test_an_operand_overlapping_the_target_is_numpys(door, shape, row):
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("shape,oshape", [((300, 700), (700,)), ((300, 700), (300, 1)), ((4, 50, 20), (4, 1, 20)),
                                           ((6, 7, 2000), (7, 1)), ((2, 3, 4, 5), (3, 1, 5)),
-                                          ((1000, 3), (3,)), ((5, 1, 4), (1, 4)), ((8, 6), ())])
+                                          ((1000, 3), (3,)), ((5, 1, 4), (1, 4)), ((8, 6), ()),
+                                          ((300, 300), (300, 300))])
 def test_large_and_many_axes_bit_for_bit(dt, shape, oshape):
     """Above the elision threshold (the loop runs without the GIL), blocks that refill the
     tile (an operand that repeats along the rows but not the outer axis), rows longer
@@ -169,7 +170,8 @@ def test_large_and_many_axes_bit_for_bit(dt, shape, oshape):
     rng = np.random.default_rng(len(shape) * 100 + len(oshape))
     a = rng.standard_normal(shape).astype(dt)
     b = rng.standard_normal(oshape).astype(dt)
-    for bv in (b, b[..., ::-1] if b.ndim else b, np.asfortranarray(b)):
+    square = b.ndim == 2 and b.shape[0] == b.shape[1]
+    for bv in (b, b[..., ::-1] if b.ndim else b, np.asfortranarray(b)) + ((b.T,) if square else ()):
         for op in ("isub", "itruediv"):
             x = xp.asarray(a.copy(), device=CPU)
             y = xp.asarray(bv.copy() if bv.flags.c_contiguous else bv, device=CPU)
