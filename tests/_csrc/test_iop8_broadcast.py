@@ -236,3 +236,23 @@ def test_named_and_tracked_targets_take_the_python_path():
     np.testing.assert_array_equal(np.asarray(x.rename(None)), a - row)
     with pytest.raises(Exception, match="dim 'C' and dim 'D'"):
         x -= st_torch.tensor(row.copy(), names=("D",))
+
+
+@pytest.mark.skipif(not COMPILED, reason="the compiled operators are not active")
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "complex64"])
+@pytest.mark.parametrize("oshape", [(45,), (37, 1), (1, 45), (1, 1)])
+def test_every_op_row_and_column_against_the_python_path(dt, oshape):
+    """The loop's steps differ from NumPy's buffered ones for a column (stride 0, not a copy):
+    each operator's bits against the Python path's ufunc call, with values that reach the
+    loops' special cases (negatives, zeros, NaN, inf, huge)."""
+    rng = np.random.default_rng(7)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -3.0, 0.5, np.nan, np.inf, -np.inf, 1e30, 7.0])
+    with np.errstate(all="ignore"):
+        a = np.where(rng.random((37, 45)) < 0.3, rng.choice(pool, (37, 45)), rng.standard_normal((37, 45)) * 4)
+        b = np.where(rng.random(oshape) < 0.3, rng.choice(pool, oshape), rng.standard_normal(oshape) * 4)
+        a, b = a.astype(dt), b.astype(dt)
+    for op in OPS:
+        if op == "iand" and dt[0] != "i":
+            continue
+        got, want = _run(op, "operator", a, b), _run(op, "operator", a, b, slow=True)
+        assert got == want, (op, dt, oshape)
