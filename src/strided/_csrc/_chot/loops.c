@@ -1050,20 +1050,16 @@ scalar_to(const Loop *L, PyObject *s, void *buf)
     return 0;
 }
 
-/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
-   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
-   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
-   make exactly this one call (the ufunc path then runs), or NULL with an error set
-   (out of memory). */
 /* The loop L over operands that broadcast to the target into (a native C-contiguous,
    aligned and writeable, of the loop's result dtype: an in-place operator's or out='s
    target, whose shape the result has): ``X -= row``, ``X *= column``, size-1 axes, 0-d
    operands, a Python scalar. What NumPy's ufunc with out= does for these operands, in
    the order its iterator takes: with a C-contiguous output, C order (its axis ordering
    lets C order win a conflict, and it flips no axis that the output walks forwards), the
-   size-1 axes dropped, adjacent axes coalesced where every operand allows it, one call of
-   the loop per outer index over the innermost coalesced axis (no buffering: no operand
-   needs a cast). Each Array operand of the loop's input dtype and aligned, its shape
+   size-1 axes dropped, adjacent axes coalesced where every operand allows it, the loop
+   called over the innermost coalesced axis -- or over many rows of it at once where a
+   short operand repeats along them (tiled below, where NumPy's buffered iterator copies
+   it). Each Array operand of the loop's input dtype and aligned, its shape
    broadcasting to the target's without growing it (right-aligned: each axis 1 or the
    target's); any strides (the loop reads each element through them). The target itself
    (a new reference) once written, or NULL with no error set, before anything is written,
@@ -1169,9 +1165,9 @@ loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyOb
         if (kr > rows)
             kr = rows;
         if (kr >= 2) {
-            for (int j = 0, t = 0; j < n; j++)
+            for (int j = 0, u = 0; j < n; j++)
                 if (rstr[j] == 0 && steps[j] != 0)
-                    tiled[j] = tile + room * t++;
+                    tiled[j] = tile + room * u++;
         }
         else
             kr = 1;
@@ -1236,6 +1232,12 @@ loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyOb
     return Py_NewRef(into);
 }
 
+/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
+   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
+   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
+   make exactly this one call (the ufunc path then runs), or NULL with an error set
+   (out of memory). With target (into an in-place operator's or out='s native): operands
+   that broadcast to into's shape take loop_bcast, and the result is into itself. */
 static PyObject *
 loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
           PyObject *res, PyObject *dev, PyObject *into, int target)
