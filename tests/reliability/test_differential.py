@@ -173,7 +173,10 @@ def programs(draw):
             prog += [(h, f"{h} = obj1({t})"), (r, f"{r} = np.frompyfunc(xp.{f}, 2, 1)({h}, obj1({a}))")]
         elif form == "inplace":
             base = draw(st.sampled_from(w["arrays"]))
-            prog.append((v, f"{v} = xp.asarray({base}, copy=True); {v} {draw(st.sampled_from(IOPS))} {t}"))
+            # the operand: the temporary, a row or a column of it (``X -= row``: broadcast
+            # over the target), or a row of the target itself (a partial overlap)
+            operand = draw(st.sampled_from([t, t, f"({t})[0]", f"({t})[:, :1]", f"{v}[0]", f"{v}[1:2]"]))
+            prog.append((v, f"{v} = xp.asarray({base}, copy=True); {v} {draw(st.sampled_from(IOPS))} {operand}"))
         else:
             view = draw(st.sampled_from(VIEWS)).format(draw(st.sampled_from(w["arrays"])))
             prog.append((v, f"{v} = {view}"))

@@ -336,7 +336,7 @@ PyObject *run_kernel(PyObject *kernel, PyObject *const *args, Py_ssize_t n);
 PyObject *wrap(PyObject *r, PyObject *res, PyObject *dev);
 
 /* loops.c */
-PyObject *loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit, PyObject *res, PyObject *dev, PyObject *into);
+PyObject *loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit, PyObject *res, PyObject *dev, PyObject *into, int target);
 void loop_clear(Loop *L);
 Loop *loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n);
 PyObject *setup_loops(PyObject *mod, PyObject *args);

@@ -45,7 +45,7 @@ loop_slot(Fast *f, Py_ssize_t i, Py_ssize_t j, int side)
    fast_out, and the result's DType must be into_dt (out's). */
 static PyObject *
 ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, int named, PyObject *into,
-        PyObject *into_dt)
+        PyObject *into_dt, int target)
 {
     PyObject *nat[2] = {NULL, NULL}, *k, *res, *cap = NULL, *r = NULL;
     Loop L;
@@ -78,7 +78,9 @@ ew_call(Loop *slot, PyObject *ent, PyObject *dev, PyObject *const *xs, int n, in
             || (into_dt == NULL ? nat[0] != into && (n < 2 || nat[1] != into) : res != into_dt)))
         goto done;
     if (cap != NULL) {
-        r = loop_call(&L, xs, nat, n, c_result_limit(L.split), res, dev, into);
+        /* (a target's write: one ufunc call into its memory on the Python path at every
+           size, nothing pooled or split: no size bound) */
+        r = loop_call(&L, xs, nat, n, target ? PY_SSIZE_T_MAX : c_result_limit(L.split), res, dev, into, target);
         if (r != NULL || PyErr_Occurred() || into != NULL)
             goto done;
         for (int j = 0; j < n; j++)
@@ -107,16 +109,16 @@ fast_unary(Fast *f, PyObject *x, int named)
     if (Py_TYPE(x) != Array_T)
         return NULL;
     Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
-    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named, NULL, NULL);
+    return ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), &x, 1, named, NULL, NULL, 0);
 }
 
 static PyObject *binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into,
-                             PyObject *into_dt);
+                             PyObject *into_dt, int target);
 
 PyObject *
 fast_binary(Fast *f, PyObject *x1, PyObject *x2, int named)
 {
-    return binary_call(f, x1, x2, named, NULL, NULL);
+    return binary_call(f, x1, x2, named, NULL, NULL, 0);
 }
 
 /* pool._Block (the C block type, or pool.py's class under STRIDED_NO_CEXT=_cpool): the
@@ -152,7 +154,7 @@ fast_binary_into(Fast *f, PyObject *x1, PyObject *x2, PyObject *tmp)
     if (base == NULL ? !(ND(a)->flags & ND_OWNDATA)
                      : (PyObject *)Py_TYPE(base) != block_t || Py_REFCNT(base) != 1)
         return NULL;
-    return binary_call(f, x1, x2, 0, a, NULL);
+    return binary_call(f, x1, x2, 0, a, NULL, 0);
 }
 
 /* The bytes [*lo, *hi) the native a reaches (elements of isz bytes); empty: lo == hi. */
@@ -177,18 +179,22 @@ nd_span(const NDFields *a, Py_ssize_t isz, char **lo, char **hi)
 /* x1 op= x2, the in-place operator (``a += b``: x1 is self), written by the Fast's loop
    into x1's own memory as the Python operator's ``into`` writes it (elementwise.py): x1's
    native C-contiguous, aligned and writeable (so it reaches no element twice), x2 an
-   Array of x1's shape or 0-d, or a Python scalar, whose memory is x1's exactly or none of
-   it (NumPy's ufunc copies an operand that partly overlaps its output; the loop would
-   not), the loop's result dtype x1's own (loop_into); then x1's Storage's version counter
-   bumped, as out_native bumps it. x1 (new reference); NULL with no error set declines
-   (the Python operator runs: broadcasting, casts, large arrays, views its loop cannot
-   write), NULL with an error set raises. */
+   Array of x1's shape, or one that broadcasts to it without growing it (``X -= row``,
+   a column, size-1 axes, 0-d: loop_bcast), or a Python scalar, whose memory is x1's
+   exactly or none of it (NumPy's ufunc copies an operand that partly overlaps its
+   output, ``x -= x[0]``; the loop would not), the loop's result dtype x1's own
+   (loop_into); then x1's Storage's version counter bumped, as out_native bumps it. Any
+   size: the Python operator's ``into`` is one ufunc call into x1's memory at every size
+   (nothing pooled, nothing split over threads), and the loop is that call's. x1 (new
+   reference); NULL with no error set declines (the Python operator runs: casts, views
+   its loop cannot write, partial overlaps, shapes that do not broadcast), NULL with an
+   error set raises. */
 static PyObject *
 fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
 {
     if (Py_TYPE(x1) != Array_T)
         return NULL;
-    Py_ssize_t limit = small_limit();
+    Py_ssize_t limit = PY_SSIZE_T_MAX;
     PyObject *a = small_native(x1, limit), *b = NULL;
     if (a == NULL)
         return NULL;
@@ -217,7 +223,7 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
         }
         Py_DECREF(b);
     }
-    PyObject *r = ok ? binary_call(f, x1, x2, 0, a, NULL) : NULL;
+    PyObject *r = ok ? binary_call(f, x1, x2, 0, a, NULL, 1) : NULL;
     Py_DECREF(a);
     if (r == NULL)
         return NULL;
@@ -309,10 +315,10 @@ fast_out(Fast *f, PyObject *const *xs, int n, PyObject *out)
         if (Py_TYPE(x) != Array_T)
             goto done;
         Py_ssize_t i = dtype_index(SLOT(x, O_dtype));
-        r = ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), xs, 1, 0, o, odt);
+        r = ew_call(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(x, O_device), xs, 1, 0, o, odt, 1);
     }
     else
-        r = binary_call(f, xs[0], xs[1], 0, o, odt);
+        r = binary_call(f, xs[0], xs[1], 0, o, odt, 1);
     if (r == NULL)
         goto done;
     Py_DECREF(r); /* (the loop's Array over out's native: out is the result) */
@@ -329,7 +335,7 @@ done:
 }
 
 static PyObject *
-binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into, PyObject *into_dt)
+binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into, PyObject *into_dt, int target)
 {
     PyObject *ent, *dev;
     Loop *slot;
@@ -363,7 +369,7 @@ binary_call(Fast *f, PyObject *x1, PyObject *x2, int named, PyObject *into, PyOb
     else
         return NULL;
     PyObject *xs[2] = {x1, x2};
-    return ew_call(slot, ent, dev, xs, 2, named, into, into_dt);
+    return ew_call(slot, ent, dev, xs, 2, named, into, into_dt, target);
 }
 
 /* The Python definitions behind every Fast run NumPy's kernels too: they run under

@@ -1050,14 +1050,197 @@ scalar_to(const Loop *L, PyObject *s, void *buf)
     return 0;
 }
 
+/* The loop L over operands that broadcast to the target into (a native C-contiguous,
+   aligned and writeable, of the loop's result dtype: an in-place operator's or out='s
+   target, whose shape the result has): ``X -= row``, ``X *= column``, size-1 axes, 0-d
+   operands, a Python scalar. What NumPy's ufunc with out= does for these operands, in
+   the order its iterator takes: with a C-contiguous output, C order (its axis ordering
+   lets C order win a conflict, and it flips no axis that the output walks forwards), the
+   size-1 axes dropped, adjacent axes coalesced where every operand allows it, the loop
+   called over the innermost coalesced axis -- or over many rows of it at once where a
+   short operand repeats along them (tiled below, where NumPy's buffered iterator copies
+   it). Each Array operand of the loop's input dtype and aligned, its shape
+   broadcasting to the target's without growing it (right-aligned: each axis 1 or the
+   target's); any strides (the loop reads each element through them). The target itself
+   (a new reference) once written, or NULL with no error set, before anything is written,
+   where it declines (the ufunc path then runs and raises its own errors). Overlap between
+   an operand and the target is the caller's to refuse (fast.c: fast_inplace, reads_safely). */
+#define TILE_BYTES 16384 /* (loop_bcast's buffer for a repeating operand, on the stack) */
+static PyObject *
+loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyObject *into)
+{
+    NDFields *t = ND(into);
+    int nd = t->nd, nop = n + 1;
+    if (t->descr != L->out || nd > MAXDIMS
+        || (t->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
+               != (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
+        return NULL;
+    /* the first operand of the target's shape, as the Python door's ``into`` takes it
+       (elementwise.py; x1 broadcast into out= is impl's general path) */
+    if (L->sside == 1 || ND(nat[0])->nd != nd
+        || memcmp(ND(nat[0])->dimensions, t->dimensions, nd * sizeof(Py_ssize_t)))
+        return NULL;
+    union { double d[2]; unsigned long long u; } sbuf;
+    char *data[3];
+    /* per axis of the target: its length and each operand's stride (the target's last) */
+    Py_ssize_t dims[MAXDIMS], str[MAXDIMS][3];
+    for (int j = 0; j < n; j++) {
+        if (L->sside == j + 1) {
+            if (!scalar_to(L, xs[j], &sbuf))
+                return NULL;
+            data[j] = (char *)&sbuf;
+            for (int d = 0; d < nd; d++)
+                str[d][j] = 0;
+            continue;
+        }
+        NDFields *a = ND(nat[j]);
+        if (a->descr != L->in[j] || !(a->flags & ND_ALIGNED) || a->nd > nd)
+            return NULL; /* NumPy would cast or copy first; a broadcast that grows the target */
+        data[j] = a->data;
+        int off = nd - a->nd;
+        for (int d = 0; d < nd; d++) {
+            Py_ssize_t m = d < off ? 1 : a->dimensions[d - off];
+            if (m == t->dimensions[d] && m != 1)
+                str[d][j] = a->strides[d - off];
+            else if (m == 1)
+                str[d][j] = 0;
+            else
+                return NULL; /* not broadcastable to the target's shape */
+        }
+    }
+    data[n] = t->data;
+    /* the target's axes of length > 1, adjacent ones coalesced where every operand steps
+       through both as through one */
+    Py_ssize_t count = 1;
+    int m = 0;
+    for (int d = 0; d < nd; d++) {
+        Py_ssize_t len = t->dimensions[d];
+        count *= len;
+        if (len == 1)
+            continue;
+        str[d][n] = t->strides[d];
+        int join = m > 0;
+        for (int j = 0; join && j < nop; j++)
+            join = str[m - 1][j] == str[d][j] * len;
+        if (join) {
+            dims[m - 1] *= len;
+            for (int j = 0; j < nop; j++)
+                str[m - 1][j] = str[d][j];
+            continue;
+        }
+        dims[m] = len;
+        for (int j = 0; j < nop; j++)
+            str[m][j] = str[d][j];
+        m++;
+    }
+    if (count == 0)
+        return Py_NewRef(into);
+    /* The innermost axis (inner elements) in blocks of rows along the axis before it
+       (rows of them, rstr[j] apart). An operand that repeats along that axis (stride 0:
+       ``X -= row``) whose block is short is tiled: copied k times into a buffer, once per
+       block it reads, so that one loop call covers k rows (as NumPy's buffered iterator
+       copies it, and calls the loop on up to 8192 elements); the others step through
+       the k rows as through one axis (the target always can: it is C-contiguous). */
+    Py_ssize_t inner = m ? dims[m - 1] : 1, rows = m > 1 ? dims[m - 2] : 1, kr = 1;
+    Py_ssize_t steps[3] = {0, 0, 0}, rstr[3] = {0, 0, 0}, idx[MAXDIMS];
+    _Alignas(64) char tile[TILE_BYTES];
+    char *tiled[3] = {NULL, NULL, NULL}, *filled[3] = {NULL, NULL, NULL};
+    for (int j = 0; j < nop; j++) {
+        steps[j] = m ? str[m - 1][j] : 0;
+        rstr[j] = m > 1 ? str[m - 2][j] : 0;
+    }
+    int ntile = 0, direct = 1;
+    for (int j = 0; j < n && m > 1; j++) {
+        if (rstr[j] == 0 && steps[j] != 0)
+            ntile++;
+        else if (rstr[j] != steps[j] * inner)
+            direct = 0;
+    }
+    if (ntile && direct) {
+        Py_ssize_t room = TILE_BYTES / ntile, per = 0;
+        for (int j = 0; j < n; j++)
+            if (rstr[j] == 0 && steps[j] != 0 && inner * L->isz[j] > per)
+                per = inner * L->isz[j];
+        kr = room / per;
+        if (kr > rows)
+            kr = rows;
+        if (kr >= 2) {
+            for (int j = 0, u = 0; j < n; j++)
+                if (rstr[j] == 0 && steps[j] != 0)
+                    tiled[j] = tile + room * u++;
+        }
+        else
+            kr = 1;
+    }
+    for (int d = 0; d < m; d++)
+        idx[d] = 0;
+    int rc = 0;
+    Py_ssize_t nbytes = count * L->isz[n];
+    PyThreadState *ts = nbytes >= elide_bytes ? PyEval_SaveThread() : NULL; /* (as NumPy's loops) */
+    for (Py_ssize_t done = 0; done < count && rc >= 0;) {
+        /* one block of rows: data[] at its first row */
+        char *p[3];
+        Py_ssize_t st[3];
+        for (int j = 0; j < nop; j++) {
+            p[j] = data[j];
+            st[j] = steps[j];
+            if (tiled[j] == NULL)
+                continue;
+            Py_ssize_t z = L->isz[j];
+            if (filled[j] != data[j]) { /* (the block it reads changed: copy it afresh) */
+                char *b = tiled[j];
+                if (steps[j] == z)
+                    memcpy(b, data[j], (size_t)(inner * z));
+                else
+                    for (Py_ssize_t e = 0; e < inner; e++)
+                        memcpy(b + e * z, data[j] + e * steps[j], (size_t)z);
+                for (Py_ssize_t have = inner * z, want = kr * inner * z; have < want;) {
+                    Py_ssize_t c = have < want - have ? have : want - have;
+                    memcpy(b + have, b, (size_t)c);
+                    have += c;
+                }
+                filled[j] = data[j];
+            }
+            p[j] = tiled[j];
+            st[j] = z;
+        }
+        for (Py_ssize_t r = 0; r < rows && rc >= 0; r += kr) {
+            Py_ssize_t c = (rows - r < kr ? rows - r : kr) * inner;
+            rc = L->info->strided_loop(L->info->context, p, &c, st, L->info->auxdata);
+            for (int j = 0; j < nop; j++)
+                if (tiled[j] == NULL)
+                    p[j] += kr * rstr[j];
+        }
+        done += rows * inner;
+        /* the next block: the axes before the last two, the last first, carrying */
+        for (int d = m - 3; d >= 0; d--) {
+            for (int j = 0; j < nop; j++)
+                data[j] += str[d][j];
+            if (++idx[d] < dims[d])
+                break;
+            idx[d] = 0;
+            for (int j = 0; j < nop; j++)
+                data[j] -= str[d][j] * dims[d];
+        }
+    }
+    if (ts != NULL)
+        PyEval_RestoreThread(ts);
+    if (rc < 0 || PyErr_Occurred()) { /* (NumPy's numeric loops do not fail) */
+        (void)contract_clear(PyExc_Exception);
+        return NULL;
+    }
+    return Py_NewRef(into);
+}
+
 /* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
    small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
    wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
    make exactly this one call (the ufunc path then runs), or NULL with an error set
-   (out of memory). */
+   (out of memory). With target (into an in-place operator's or out='s native): operands
+   that broadcast to into's shape take loop_bcast, and the result is into itself. */
 static PyObject *
 loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
-          PyObject *res, PyObject *dev, PyObject *into)
+          PyObject *res, PyObject *dev, PyObject *into, int target)
 {
     char *data[3];
     Py_ssize_t strides[3], count = 1;
@@ -1080,6 +1263,8 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         strides[j] = 0;
         if (a->nd == 0)
             continue;
+        if (target && a->nd != ND(into)->nd)
+            return loop_bcast(L, xs, nat, n, into);
         if (first == NULL) {
             first = a;
             shape = SLOT(xs[j], O_shape);
@@ -1093,7 +1278,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
                 return NULL; /* broadcasting: NumPy's iterator */
             for (int d = 0; d < a->nd; d++)
                 if (a->dimensions[d] != first->dimensions[d])
-                    return NULL;
+                    return target ? loop_bcast(L, xs, nat, n, into) : NULL;
         }
         if (a->nd == 1) {
             strides[j] = a->strides[0];
@@ -1102,7 +1287,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         /* N-d: contiguous in one order, which is C (an F-ordered result is NumPy's then) */
         int o = a->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS);
         if (!(o & ND_C_CONTIGUOUS) || (order && o != order))
-            return NULL;
+            return target ? loop_bcast(L, xs, nat, n, into) : NULL;
         order = o;
         strides[j] = L->isz[j];
     }
@@ -1158,19 +1343,25 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
             return NULL;
         }
     }
+    if (target) { /* (the caller's target: no Array to build) */
+        Py_DECREF(shape);
+        return r;
+    }
     return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
                      Py_NewRef(res), Py_NewRef(dev));
 }
 
 /* loop_into with the processor's floating-point status flags as they were before (the
-   scalar's conversion and the loop may raise some). */
+   scalar's conversion and the loop may raise some). target (into a target's native: an
+   in-place operator's, out='s): operands that broadcast to into's shape are taken too
+   (loop_bcast), and the result is into itself, not an Array over it. */
 PyObject *
 loop_call(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
-          PyObject *res, PyObject *dev, PyObject *into)
+          PyObject *res, PyObject *dev, PyObject *into, int target)
 {
     Flags fl;
     flags_save(&fl);
-    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev, into);
+    PyObject *r = loop_into(L, xs, nat, n, limit, res, dev, into, target && into != NULL);
     flags_restore(&fl);
     return r;
 }
