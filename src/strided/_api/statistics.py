@@ -402,82 +402,66 @@ _MIN_REDUCE = np.minimum.reduce
 _C_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-@api("max")
-def max(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
-    """Largest element over ``axis`` (NaN propagates); ValueError when there are none.
+def _extreme(func: str, reduce):
+    """The definition of ``max`` (``reduce`` NumPy's ``maximum.reduce``) or ``min``: one body,
+    made twice, so that each is one frame per call (as ``sum``'s, and ``var``/``std``'s
+    ``_moment``). It declares PyTorch's ``dim``/``keepdim`` (and a positional dim, refused with
+    a hint) itself."""
+
+    def definition(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
+        if dims or dim is not ... or keepdim is not ...:
+            axis, keepdims = _bind.axis_keywords(func, dims, axis, keepdims, dim, keepdim)
+        else:
+            if axis is ...:
+                axis = None
+            if keepdims is ...:
+                keepdims = False
+        if out is None and (keepdims is False or keepdims is True) and type(x) is Array and x._device is _CPU \
+                and x._dtype.kind != "c":
+            # The short path (short_native and _short_wrap inlined: one frame per call, as
+            # sum's; not empty): NumPy's maximum/minimum.reduce, NumPy's zero and NaN.
+            a = x._np if x._np is not None else x._get_native()
+            nd = len(x._shape)
+            if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
+                                         or (type(axis) is tuple and plain_axis(axis, nd))):
+                r = reduce(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
+                if type(r) is not _ND:
+                    r = _asarray(r)
+                o = _object_new(Array)
+                o._np = r
+                o._st = None
+                o._off = 0
+                o._shape = r.shape
+                o._str = None
+                o._dtype = x._dtype
+                o._device = _CPU
+                o._ext = None
+                return o
+        return _extremum(func, func, x, axis, keepdims, out)
+
+    # (named ``max``/``min`` in tracebacks and profiles too)
+    definition.__code__ = definition.__code__.replace(co_name=func, co_qualname=func)
+    definition.__name__ = definition.__qualname__ = func
+    return definition
+
+
+max = _extreme("max", _MAX_REDUCE)
+max.__doc__ = """Largest element over ``axis`` (NaN propagates); ValueError when there are none.
 
     >>> import strided as xp
     >>> xp.max(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [5, 3]
     """
-    if dims or dim is not ... or keepdim is not ...:
-        axis, keepdims = _bind.axis_keywords("max", dims, axis, keepdims, dim, keepdim)
-    else:
-        if axis is ...:
-            axis = None
-        if keepdims is ...:
-            keepdims = False
-    if out is None and (keepdims is False or keepdims is True) and type(x) is Array and x._device is _CPU \
-            and x._dtype.kind != "c":
-        # The short path (short_native and _short_wrap inlined: one frame per call, as sum's;
-        # not empty): NumPy's maximum.reduce, NumPy's zero and NaN.
-        a = x._np if x._np is not None else x._get_native()
-        nd = len(x._shape)
-        if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
-                                     or (type(axis) is tuple and plain_axis(axis, nd))):
-            r = _MAX_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
-            if type(r) is not _ND:
-                r = _asarray(r)
-            o = _object_new(Array)
-            o._np = r
-            o._st = None
-            o._off = 0
-            o._shape = r.shape
-            o._str = None
-            o._dtype = x._dtype
-            o._device = _CPU
-            o._ext = None
-            return o
-    return _extremum("max", "max", x, axis, keepdims, out)
+max = api("max")(max)
 
-
-@api("min")
-def min(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
-    """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
+min = _extreme("min", _MIN_REDUCE)
+min.__doc__ = """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
 
     >>> import strided as xp
     >>> xp.min(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [1, 2]
     """
-    if dims or dim is not ... or keepdim is not ...:
-        axis, keepdims = _bind.axis_keywords("min", dims, axis, keepdims, dim, keepdim)
-    else:
-        if axis is ...:
-            axis = None
-        if keepdims is ...:
-            keepdims = False
-    if out is None and (keepdims is False or keepdims is True) and type(x) is Array and x._device is _CPU \
-            and x._dtype.kind != "c":
-        # The short path (short_native and _short_wrap inlined: one frame per call, as sum's;
-        # not empty): NumPy's minimum.reduce, NumPy's zero and NaN.
-        a = x._np if x._np is not None else x._get_native()
-        nd = len(x._shape)
-        if 0 < a.size <= _SMALL and (axis is None or (type(axis) is int and -nd <= axis < nd)
-                                     or (type(axis) is tuple and plain_axis(axis, nd))):
-            r = _MIN_REDUCE(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
-            if type(r) is not _ND:
-                r = _asarray(r)
-            o = _object_new(Array)
-            o._np = r
-            o._st = None
-            o._off = 0
-            o._shape = r.shape
-            o._str = None
-            o._dtype = x._dtype
-            o._device = _CPU
-            o._ext = None
-            return o
-    return _extremum("min", "min", x, axis, keepdims, out)
+min = api("min")(min)
 
 
 # --- moments ----------------------------------------------------------------------------
