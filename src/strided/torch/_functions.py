@@ -23,7 +23,7 @@ import types
 from collections import namedtuple
 
 from .._core.array import Array
-from .._core.call.bind import Binder
+from .._core.call.bind import Binder, torch_axis
 from .._core.dispatch import quiet
 
 _P = inspect.Parameter
@@ -141,7 +141,7 @@ DIRECT: dict = {}
 
 def _reduction(name: str, core_name: str, spec: str, dtype: bool = False):
     def core(p):
-        kw = {"axis": _axis(p["dim"]), "keepdims": p["keepdim"]}
+        kw = {"axis": torch_axis(name, p["dim"]), "keepdims": p["keepdim"]}
         if dtype and p.get("dtype") is not None:
             kw["dtype"] = p["dtype"]
         return _write(name, getattr(_ns(), core_name)(p["input"], **kw), p.get("out"))
@@ -171,7 +171,7 @@ def _logsumexp(p):
 
 @_row("count_nonzero", "input, dim=None")
 def _count_nonzero(p):
-    return _ns().count_nonzero(p["input"], axis=_axis(p["dim"]))
+    return _ns().count_nonzero(p["input"], axis=torch_axis("count_nonzero", p["dim"]))
 
 
 def _std_var(name):
@@ -366,8 +366,8 @@ def _bound(name: str, spec: str, core):
                 return core(binder.bind_torch((), {**given, **kw}))
             if dim is _NO:
                 dim = None
-            elif type(dim) is list:
-                dim = tuple(dim)
+            elif type(dim) is list or type(dim) is tuple:  # (torch_axis's rule, inlined)
+                dim = tuple(dim) if dim else torch_axis(name, ())
             return f(input, axis=dim, keepdims=False if keepdim is _NO else keepdim)
     call.__name__ = call.__qualname__ = name
     call.__module__ = "strided.torch"

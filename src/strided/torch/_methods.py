@@ -20,6 +20,7 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._api import elementwise as _elementwise, views as _views
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
+from .._core.call.bind import torch_axis
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
 from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
@@ -292,7 +293,9 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
             # x.std(dim=0), torch.std(x, dim=(0, 1)): the general path's call below, at once
             g = f if self._ext is not None else fbody
-            return g(self, axis=tuple(dim) if isinstance(dim, list) else dim, **plain)
+            if type(dim) is list or type(dim) is tuple:  # (torch_axis's rule, inlined)
+                dim = tuple(dim) if dim else torch_axis(mname, ())
+            return g(self, axis=dim, **plain)
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
@@ -306,8 +309,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
             kw[k] = v
         call = {}
         dim = kw.pop("dim", None)
-        if isinstance(dim, list):
-            dim = tuple(dim)
+        if isinstance(dim, (list, tuple)):
+            dim = torch_axis(mname, dim)
         if dim is not None or fname in ("cumulative_sum", "cumulative_prod"):
             call["axis"] = dim
         if "keepdim" in kw:
@@ -586,8 +589,8 @@ def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     """
     if dtype is not None:
         self = _astype(self, dtype)
-    if isinstance(dim, list):
-        dim = tuple(dim)
+    if isinstance(dim, (list, tuple)):
+        dim = torch_axis("norm", dim)
     if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
         if dim is None:
             dim = (-2, -1)

@@ -111,6 +111,24 @@ REFUSED_ONLY = frozenset(("unbiased",))
 NUMPY_ALIASES = {"ddof": "correction"}
 
 
+# PyTorch's reductions that take an empty dim (``dim=()``, ``dim=[]``) as every dimension
+# (PyTorch 2.13, measured: sum, mean, amax, amin, nansum, nanmean, std, var, their method
+# forms, std_mean, var_mean, count_nonzero, norm); ``all``/``any`` take it as none, as the
+# standard's ``axis=()`` is. The standard's ``axis`` keeps its meaning everywhere.
+_EMPTY_DIM_IS_ALL = frozenset(("sum", "mean", "amax", "amin", "nansum", "nanmean", "std", "var",
+                               "count_nonzero", "norm"))
+
+
+def torch_axis(name: str, dim):
+    """PyTorch's ``dim`` of the reduction ``name`` as the standard's axis: a list as a
+    tuple, an empty one as None (every dimension) where PyTorch reduces them all."""
+    if type(dim) is list:
+        dim = tuple(dim)
+    if type(dim) is tuple and not dim and name in _EMPTY_DIM_IS_ALL:
+        return None
+    return dim
+
+
 def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeError:
     s = "" if npos == 1 else "s"
     if name in ("max", "min"):
@@ -141,7 +159,7 @@ def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim, given: t
     if dim is not UNSET:
         if axis is not UNSET:
             raise _both(name, "axis", "dim")
-        axis = tuple(dim) if type(dim) is list else dim
+        axis = torch_axis(name, dim)
     if keepdim is not UNSET:
         if keepdims is not UNSET:
             raise _both(name, "keepdims", "keepdim")
@@ -228,8 +246,8 @@ class Binder:
                 if std in kwargs:
                     raise _both(name, std, k)
                 v = kwargs.pop(k)
-                if type(v) is list and std == "axis":
-                    v = tuple(v)  # PyTorch takes dim=[0, 1] as a tuple
+                if std == "axis":
+                    v = torch_axis(name, v)  # (dim=[0, 1] as a tuple; dim=() as PyTorch means it)
                 kwargs[std] = v
         return args, kwargs
 
