@@ -2350,9 +2350,13 @@ setup_linear(PyObject *mod, PyObject *args)
  * not overlapping; a a float, not NaN. Then the same calls: version += 1 (through the
  * attribute API, as target does), then axpy's loop (NumPy's two roundings). */
 
-/* 1 when p (params[i]) was updated or skipped (no .grad), 0 to decline, -1 on error. */
+/* The checks sgd_one and sgd_mom_one share, as their docs say: p a plain leaf Array (no
+   graph, no names) with a .grad Array without names of p's dtype, device and shape, both
+   with an exact ndarray native, p with a Storage, the device's type "cpu", recording off.
+   2: take it (*e, *g, *pn, *gn, *st borrowed, read before any Python code ran), 1: skip it
+   (.grad None), 0: decline, -1: error. */
 static int
-sgd_one(PyObject *p, double a)
+sgd_take(PyObject *p, PyObject **ep, PyObject **gp, PyObject **pnp, PyObject **gnp, PyObject **stp)
 {
     if (!contract_array(p))
         return 0;
@@ -2385,6 +2389,22 @@ sgd_one(PyObject *p, double a)
         return 0;
     if ((r = attr_true(STATE_o, a_enabled)) != 0)
         return r < 0 ? -1 : 0;
+    *ep = e;
+    *gp = g;
+    *pnp = pn;
+    *gnp = gn;
+    *stp = st;
+    return 2;
+}
+
+/* 1 when p (params[i]) was updated or skipped (no .grad), 0 to decline, -1 on error. */
+static int
+sgd_one(PyObject *p, double a)
+{
+    PyObject *e, *g, *pn, *gn, *st;
+    int r = sgd_take(p, &e, &g, &pn, &gn, &st);
+    if (r != 2)
+        return r;
     /* (held: the version's attribute calls below may run Python code) */
     Py_INCREF(pn);
     Py_INCREF(gn);
@@ -2476,37 +2496,10 @@ disjoint(const Py_buffer *x, const Py_buffer *y)
 static int
 sgd_mom_one(PyObject *p, PyObject *states, const sgd_opts *o)
 {
-    if (!contract_array(p))
-        return 0;
-    PyObject *e = SLOT(p, O_ext);
-    if (!contract_ext(e) || SLOT(e, E_fn) != Py_None || SLOT(e, E_names) != Py_None)
-        return 0;
-    PyObject *g = SLOT(e, E_grad);
-    if (g == NULL)
-        return 0;
-    if (g == Py_None)
-        return 1;
-    if (!contract_array(g))
-        return 0;
-    PyObject *ge = SLOT(g, O_ext);
-    if (ge != Py_None && (!contract_ext(ge) || SLOT(ge, E_names) != Py_None))
-        return 0;
-    PyObject *pn = SLOT(p, O_np), *gn = SLOT(g, O_np), *st = SLOT(p, O_st);
-    if (SLOT(p, O_dtype) != SLOT(g, O_dtype) || SLOT(p, O_device) != SLOT(g, O_device) || st == Py_None
-        || !Py_IS_TYPE(pn, (PyTypeObject *)ndarray_T) || !Py_IS_TYPE(gn, (PyTypeObject *)ndarray_T))
-        return 0;
-    int r = PyObject_RichCompareBool(SLOT(p, O_shape), SLOT(g, O_shape), Py_EQ);
-    if (r <= 0)
+    PyObject *e, *g, *pn, *gn, *st;
+    int r = sgd_take(p, &e, &g, &pn, &gn, &st);
+    if (r != 2)
         return r;
-    PyObject *t = PyObject_GetAttr(SLOT(p, O_device), s_type);
-    if (t == NULL)
-        return -1;
-    r = PyUnicode_CheckExact(t) && PyUnicode_Compare(t, s_cpu) == 0;
-    Py_DECREF(t);
-    if (!r)
-        return 0;
-    if ((r = attr_true(STATE_o, a_enabled)) != 0)
-        return r < 0 ? -1 : 0;
     /* the state (held: the lookups below may run Python code) */
     Py_INCREF(p);
     Py_INCREF(g);
