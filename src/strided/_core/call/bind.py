@@ -159,7 +159,8 @@ def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim, given: t
     if dim is not UNSET:
         if axis is not UNSET:
             raise _both(name, "axis", "dim")
-        axis = torch_axis(name, dim)
+        # (torch_axis's rule, inlined: no frame for an int or a non-empty dim)
+        axis = (tuple(dim) if dim else torch_axis(name, ())) if type(dim) is list or type(dim) is tuple else dim
     if keepdim is not UNSET:
         if keepdims is not UNSET:
             raise _both(name, "keepdims", "keepdim")
