@@ -57,6 +57,7 @@ from .torch import _inplace_views  # noqa: E402,F401
 from .torch._composites import *  # noqa: E402,F401,F403
 from ._numpy.numeric import *  # noqa: E402,F401,F403
 from ._numpy.nanfunctions import *  # noqa: E402,F401,F403
+_methods.attach_late()  # (x.nansum(), x.nanmean(): methods over the functions just imported)
 from ._numpy.histograms import *  # noqa: E402,F401,F403
 from ._api import interop as _interop  # noqa: E402,F401
 from ._numpy import protocols as _numpy_protocols  # noqa: E402,F401

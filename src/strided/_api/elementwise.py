@@ -178,6 +178,10 @@ class Elementwise:
     # between the array and ``out``: ``(x, *params, out)``.
     params: tuple = ()
     check: object = None
+    # A binary row that refuses a bool operand even beside a numeric one (elsewhere a bool
+    # mixes in, as in PyTorch: bool * int8 -> int8): the hint its error gives. PyTorch's
+    # subtract refuses bool tensors and scalars ("use ~ or logical_not() ...").
+    no_bool: str | None = None
     # filled by _build_tables: dtype (pair) -> (result dtype, cast-to numpy dtype, _Kernels)
     # Keyed by the dtypes' ``_index`` (ints hash in C; a DType's hash is NumPy's, in Python).
     types: dict = field(default_factory=dict, repr=False)
@@ -260,9 +264,11 @@ def _build_tables(row: Elementwise) -> None:
             sd = _dtypes.scalar_result(da, t(0))
             if sd not in allowed and t is not builtins.bool:
                 continue
+            if t is builtins.bool and row.no_bool is not None:
+                continue
             cd = _compute_dtype(row, sd)
             row.stypes[da._index, t] = _entry(row, cd, None if cd is da else cd._np)
-    if _dtypes.bool not in allowed:
+    if _dtypes.bool not in allowed and row.no_bool is None:
         # Note: like PyTorch, a bool array mixes with a numeric one (bool * int8 -> int8).
         for d in allowed:
             cd = _compute_dtype(row, d)
@@ -278,7 +284,10 @@ def _type_error(row, *dts):
         return TypeError(f"{row.name}(): {dts[0].name} and {dts[1].name} have no common "
                          f"{row.category} data type; cast one of them with astype()")
     names = ", ".join(d.name if isinstance(d, _dtypes.DType) else type(d).__name__ for d in dts)
-    return TypeError(f"{row.name}() accepts only {row.category} data types; got {names}")
+    hint = ""
+    if row.no_bool is not None and any(d is _dtypes.bool or d is True or d is False for d in dts):
+        hint = f" ({row.no_bool})"
+    return TypeError(f"{row.name}() accepts only {row.category} data types; got {names}{hint}")
 
 
 def _broadcast_error(name, s1, s2, exc):
@@ -353,7 +362,12 @@ def _write_direct(name, k, args, res, dev, out):
     call = _CALL_NAMES.get(name)
     if call is None:
         call = _CALL_NAMES[name] = f"{name}()"
-    k(*args, out=out_native(out, call))
+    if res is not out._dtype:
+        # PyTorch's rule, checked above (same_kind_castable: ``uint8 += int32`` computes in
+        # int32 and wraps into uint8); NumPy's ufunc would refuse a cast across signedness.
+        k(*args, out=out_native(out, call), casting="unsafe")
+    else:
+        k(*args, out=out_native(out, call))
     return out
 
 
@@ -1042,7 +1056,8 @@ ROWS: list[Elementwise] = [
     R("sinh", 1, "floating-point", method_float=True, threaded=True),
     R("square", 1, "numeric", threaded=True),
     R("sqrt", 1, "floating-point", method_float=True, threaded=True),
-    R("subtract", 2, "numeric", dunder="sub", aliases=("sub",), torch=("alpha",)),
+    R("subtract", 2, "numeric", dunder="sub", aliases=("sub",), torch=("alpha",),
+      no_bool="to invert a mask use ~ or logical_not(); for two masks, ^ or logical_xor()"),
     R("tan", 1, "floating-point", method_float=True, threaded=True),
     R("tanh", 1, "floating-point", fix={"c": _fix_tanh_complex}, method_float=True, threaded=True),
     R("trunc", 1, "real-valued", kernel={"iu": _copy}, threaded=True),

@@ -16,6 +16,7 @@ from collections import namedtuple
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import Array
+from .._core.call.bind import torch_axis, torch_keepdim
 from .._core.dispatch import method_signature
 
 __all__ = [
@@ -54,10 +55,6 @@ def _stop(x: Array) -> Array:
     return x.detach() if x.requires_grad else x
 
 
-def _axis(x: Array, dim):
-    return tuple(dim) if isinstance(dim, list) else dim
-
-
 # --- activations and log-sum-exp -------------------------------------------------
 
 # sigmoid, relu (and silu) are rows of the elementwise registry (strided._api.elementwise,
@@ -74,7 +71,9 @@ def logsumexp(input, /, dim, keepdim=False) -> Array:
     """
     ns = _ns()
     x = _floating(input)
-    dim = _axis(x, dim)
+    dim = torch_axis("logsumexp", dim)
+    if type(keepdim) is not bool:
+        torch_keepdim("logsumexp", keepdim)
     m = _stop(ns.max(x, axis=dim, keepdims=True))
     m = ns.where(ns.isfinite(m), m, 0.0)
     r = ns.log(ns.sum(ns.exp(x - m), axis=dim, keepdims=True)) + m
@@ -252,6 +251,8 @@ def median(input, /, dim=None, keepdim=False):
     # median (scikit-learn's _median does when the namespace has one), which
     # averages the two middle values; PyTorch's takes the lower one.
     ns = _ns()
+    if type(keepdim) is not bool:
+        torch_keepdim("median", keepdim)
     x = ns.reshape(input, (-1,)) if dim is None else input
     d = 0 if dim is None else dim
     n = x.shape[d] if x.ndim else 1
@@ -290,6 +291,8 @@ def mode(input, /, dim=-1, keepdim=False):
     ns = _ns()
     if type(input) is not Array:
         raise TypeError(f"mode(): input must be a strided array; got {type(input).__name__}")
+    if type(keepdim) is not bool:
+        torch_keepdim("mode", keepdim)
     nd = input.ndim
     d = _layout.normalize_axis(dim, builtins.max(nd, 1), "mode()")  # (a 0-d array: dim 0 or -1)
     if not nd:

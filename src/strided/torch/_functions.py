@@ -23,7 +23,7 @@ import types
 from collections import namedtuple
 
 from .._core.array import Array
-from .._core.call.bind import Binder, torch_axis
+from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._core.dispatch import quiet
 
 _P = inspect.Parameter
@@ -114,6 +114,9 @@ class _TorchBinder(Binder):
         for k in self.params:
             if k not in p:
                 raise TypeError(f"{self.name}() missing required argument {k!r}")
+        kd = p.get("keepdim", False)
+        if type(kd) is not bool:
+            torch_keepdim(self.name, kd)
         return p
 
 
@@ -166,7 +169,8 @@ for _n in ("argmax", "argmin"):
 
 @_row("logsumexp", "input, dim, keepdim=False, *, out=None")
 def _logsumexp(p):
-    return _write("logsumexp", _ns().logsumexp(p["input"], _axis(p["dim"]), p["keepdim"]), p["out"])
+    return _write("logsumexp", _ns().logsumexp(p["input"], torch_axis("logsumexp", p["dim"]), p["keepdim"]),
+                  p["out"])
 
 
 @_row("count_nonzero", "input, dim=None")
@@ -223,7 +227,13 @@ def _extremum(name, pair, elementwise):
             if p["keepdim"]:
                 raise TypeError(f"{name}(): keepdim needs a dim")
             return _write(name, getattr(_ns(), name)(p["input"]), p["out"])
-        return _write(name, pair(p["input"], p["dim"], p["keepdim"]), p["out"])
+        dim = p["dim"]
+        if type(dim) is not int:
+            dim = torch_axis(name, dim)  # (an empty dim: PyTorch's refusal)
+            if type(dim) is tuple:
+                raise TypeError(f"{name}(): dim must be an int (PyTorch's {name}(input, dim) "
+                                f"reduces one dimension; amax/amin take several); got {dim}")
+        return _write(name, pair(p["input"], dim, p["keepdim"]), p["out"])
     call.__name__ = call.__qualname__ = name
     call.__doc__ = (f"PyTorch's ``torch.{name}``: of all elements; with a ``dim``, "
                     f"``return_types.{name}(values, indices)``; with another array, "
@@ -368,7 +378,11 @@ def _bound(name: str, spec: str, core):
                 dim = None
             elif type(dim) is list or type(dim) is tuple:  # (torch_axis's rule, inlined)
                 dim = tuple(dim) if dim else torch_axis(name, ())
-            return f(input, axis=dim, keepdims=False if keepdim is _NO else keepdim)
+            if keepdim is _NO:
+                keepdim = False
+            elif type(keepdim) is not bool:
+                torch_keepdim(name, keepdim)
+            return f(input, axis=dim, keepdims=keepdim)
     call.__name__ = call.__qualname__ = name
     call.__module__ = "strided.torch"
     call.__signature__ = binder.sig

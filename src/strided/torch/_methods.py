@@ -20,7 +20,7 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._api import elementwise as _elementwise, views as _views
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
-from .._core.call.bind import torch_axis
+from .._core.call.bind import torch_axis, torch_keepdim
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
 from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
@@ -169,18 +169,18 @@ Array.is_complex = is_complex
 
 # --- torch-style keyword spellings -----------------------------------------------
 
-def _torch_kwargs(kwargs: dict) -> dict:
+def _torch_kwargs(kwargs: dict, name: str) -> dict:
     if "dim" in kwargs:
         kwargs["axis"] = kwargs.pop("dim")
     if "keepdim" in kwargs:
-        kwargs["keepdims"] = kwargs.pop("keepdim")
+        kwargs["keepdims"] = torch_keepdim(name, kwargs.pop("keepdim"))
     return kwargs
 
 
 def _axis_method(fname: str):
     """Methods whose first argument is ``axis`` (PyTorch's ``dim`` or ``dims``)."""
     def method(self, *args, **kwargs):
-        kwargs = _torch_kwargs(kwargs)
+        kwargs = _torch_kwargs(kwargs, fname)
         if "dims" in kwargs:
             kwargs["axis"] = kwargs.pop("dims")
         if args:
@@ -207,7 +207,7 @@ def _plain_method(fname: str):
     def method(self, *args, **kwargs):
         if "other" in kwargs:  # PyTorch's name for the second operand
             args = (kwargs.pop("other"),) + args
-        return f(self, *args, **(kwargs if takes_dim else _torch_kwargs(kwargs)))
+        return f(self, *args, **(kwargs if takes_dim else _torch_kwargs(kwargs, fname)))
     method.__name__ = fname
     method.__doc__ = f"Method form of ``strided.{fname}``."
     method.__signature__ = method_signature(f)
@@ -314,10 +314,10 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         if dim is not None or fname in ("cumulative_sum", "cumulative_prod"):
             call["axis"] = dim
         if "keepdim" in kw:
-            call["keepdims"] = kw.pop("keepdim")
+            call["keepdims"] = torch_keepdim(mname, kw.pop("keepdim"))
         dtype = kw.pop("dtype", None)
         if dtype is not None:
-            if fname in ("sum", "prod", "mean", "cumulative_sum", "cumulative_prod"):
+            if fname in ("sum", "prod", "mean", "nansum", "nanmean", "cumulative_sum", "cumulative_prod"):
                 call["dtype"] = dtype
             else:
                 self = _astype(self, dtype)  # PyTorch casts the input first
@@ -348,6 +348,18 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
 
 for _m, (_f, _params) in TORCH_SIGNATURES.items():
     setattr(Array, _m, _torch_reduction(_m, _f, _params))
+
+# Methods over functions the namespace defines after this module (strided/_numpy/
+# nanfunctions.py): attached by ``attach_late()`` once strided has them.
+LATE_SIGNATURES = {
+    "nansum": ("nansum", ("dim", "keepdim", "dtype")),
+    "nanmean": ("nanmean", ("dim", "keepdim", "dtype")),
+}
+
+
+def attach_late() -> None:
+    for m, (f, params) in LATE_SIGNATURES.items():
+        setattr(Array, m, _torch_reduction(m, f, params))
 
 _PLAIN_METHODS = (
     "matmul", "tensordot", "vecdot", "moveaxis", "movedim", "tile",
@@ -456,7 +468,7 @@ Array.repeat_interleave.__doc__ = "Repeat each element ``repeats`` times along `
 
 def max_(self, *args, **kwargs):
     """``x.max()``: the maximum; ``x.max(dim)`` returns (values, indices) like PyTorch."""
-    kwargs = _torch_kwargs(kwargs)
+    kwargs = _torch_kwargs(kwargs, "max")
     if args and type(args[0]) is Array:
         return _ns().maximum(self, args[0])
     if len(args) > 2:
@@ -464,7 +476,9 @@ def max_(self, *args, **kwargs):
     if args:
         kwargs["axis"] = args[0]
     if len(args) == 2:
-        kwargs["keepdims"] = args[1]
+        kwargs["keepdims"] = torch_keepdim("max", args[1])
+    if type(kwargs.get("axis")) is list or type(kwargs.get("axis")) is tuple:
+        kwargs["axis"] = torch_axis("max", kwargs["axis"])  # (an empty dim: PyTorch's refusal)
     if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
         return _values_indices(self, "max", "argmax", kwargs)
     return _ns().max(self, **kwargs)
@@ -472,7 +486,7 @@ def max_(self, *args, **kwargs):
 
 def min_(self, *args, **kwargs):
     """``x.min()``: the minimum; ``x.min(dim)`` returns (values, indices) like PyTorch."""
-    kwargs = _torch_kwargs(kwargs)
+    kwargs = _torch_kwargs(kwargs, "min")
     if args and type(args[0]) is Array:
         return _ns().minimum(self, args[0])
     if len(args) > 2:
@@ -480,7 +494,9 @@ def min_(self, *args, **kwargs):
     if args:
         kwargs["axis"] = args[0]
     if len(args) == 2:
-        kwargs["keepdims"] = args[1]
+        kwargs["keepdims"] = torch_keepdim("min", args[1])
+    if type(kwargs.get("axis")) is list or type(kwargs.get("axis")) is tuple:
+        kwargs["axis"] = torch_axis("min", kwargs["axis"])  # (an empty dim: PyTorch's refusal)
     if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
         return _values_indices(self, "min", "argmin", kwargs)
     return _ns().min(self, **kwargs)
@@ -587,6 +603,8 @@ def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     ``'fro'`` (the 2-norm of all elements, or the Frobenius norm over two dims) or
     ``'nuc'`` (the nuclear norm over two dims).
     """
+    if type(keepdim) is not bool:
+        torch_keepdim("norm", keepdim)
     if dtype is not None:
         self = _astype(self, dtype)
     if isinstance(dim, (list, tuple)):

@@ -119,14 +119,32 @@ _EMPTY_DIM_IS_ALL = frozenset(("sum", "mean", "amax", "amin", "nansum", "nanmean
                                "count_nonzero", "norm"))
 
 
+# ... and the reductions PyTorch refuses an empty dim for (``prod``, ``argmax``, ``argmin``
+# take one int dim; ``logsumexp`` raises): strided raises too rather than reduce nothing.
+_EMPTY_DIM_REFUSED = frozenset(("prod", "argmax", "argmin", "logsumexp", "max", "min"))
+
+
 def torch_axis(name: str, dim):
     """PyTorch's ``dim`` of the reduction ``name`` as the standard's axis: a list as a
-    tuple, an empty one as None (every dimension) where PyTorch reduces them all."""
+    tuple, an empty one as None (every dimension) where PyTorch reduces them all, and
+    refused where PyTorch refuses it."""
     if type(dim) is list:
         dim = tuple(dim)
-    if type(dim) is tuple and not dim and name in _EMPTY_DIM_IS_ALL:
-        return None
+    if type(dim) is tuple and not dim:
+        if name in _EMPTY_DIM_IS_ALL:
+            return None
+        if name in _EMPTY_DIM_REFUSED:
+            raise TypeError(f"{name}(): dim=() is refused, as PyTorch refuses it for {name} "
+                            f"(give dim=None for every dimension)")
     return dim
+
+
+def torch_keepdim(name: str, keepdim) -> bool:
+    """PyTorch's ``keepdim``: a bool and nothing else (PyTorch: "argument 'keepdim' must be
+    bool, not int"); the standard's ``keepdims`` is not checked here."""
+    if type(keepdim) is not bool:
+        raise TypeError(f"{name}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+    return keepdim
 
 
 def _positional_hint(name: str, npos: int, given: int, axis_kw: str) -> TypeError:
@@ -164,7 +182,7 @@ def axis_keywords(name: str, dims: tuple, axis, keepdims, dim, keepdim, given: t
     if keepdim is not UNSET:
         if keepdims is not UNSET:
             raise _both(name, "keepdims", "keepdim")
-        keepdims = keepdim
+        keepdims = keepdim if type(keepdim) is bool else torch_keepdim(name, keepdim)
     return (None if axis is UNSET else axis), (False if keepdims is UNSET else keepdims)
 
 
@@ -249,6 +267,8 @@ class Binder:
                 v = kwargs.pop(k)
                 if std == "axis":
                     v = torch_axis(name, v)  # (dim=[0, 1] as a tuple; dim=() as PyTorch means it)
+                elif std == "keepdims":
+                    v = torch_keepdim(name, v)
                 kwargs[std] = v
         return args, kwargs
 
