@@ -8,6 +8,7 @@ name it knows (the Python definition the compiled door replaces) is not among th
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -21,9 +22,14 @@ def python_calls(fn):
         if event == "call" and frame.f_code is not own:
             seen.append(frame.f_code.co_name)
 
+    gc.collect()  # (a collection inside would list the finalizers it runs: a flaky extra frame)
+    was = gc.isenabled()
+    gc.disable()
     sys.setprofile(trace)
     try:
         result = fn()
     finally:
         sys.setprofile(None)
+        if was:
+            gc.enable()
     return result, seen
