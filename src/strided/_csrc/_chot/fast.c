@@ -19,7 +19,7 @@
 #define ELIDE_FIRST_FROM ((Py_ssize_t)1 << 20)
 
 /* the positional arguments of each kind's fast case (-1: none) */
-static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2, -1};
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2, -1, 4};
 
 /* The Loop of dtype index i (unary), dtype pair (i, j) (binary, side 0), or dtype i with a
    Python scalar of column j on side 1 (first) or 2 (second); NULL outside the table. */
@@ -792,6 +792,35 @@ fast_asarray_same(PyObject *x, PyObject *const *kw, PyObject *kwnames)
     return Py_NewRef(x);
 }
 
+/* The chain's head: chain(name, impl, args, kwargs), a call with keywords bound first by
+   its name's binder (table: the binders dict), as _dispatch._standard_keywords' head. */
+static PyObject *
+head_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n != 4 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) || !PyDict_Check(args[3])
+        || PyDict_GET_SIZE(args[3]) == 0 || !PyDict_CheckExact(f->table))
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    PyObject *b = PyDict_GetItemWithError(f->table, args[0]); /* (borrowed: held below) */
+    if (b == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(f->fallback, args, nargsf, NULL);
+    Py_INCREF(b);
+    PyObject *bound = PyObject_CallMethodObjArgs(b, s_bind, args[2], args[3], NULL), *r = NULL;
+    Py_DECREF(b);
+    if (bound == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(bound) || PyTuple_GET_SIZE(bound) != 2) { /* (Binder.bind's is) */
+        PyErr_SetString(PyExc_TypeError, "the chain's head: a binder's bind() returns (args, kwargs)");
+        Py_DECREF(bound);
+        return NULL;
+    }
+    PyObject *a = PyTuple_GET_ITEM(bound, 0), *k = PyTuple_GET_ITEM(bound, 1);
+    PyObject *argv[4] = {args[0], args[1], a, k};
+    r = PyObject_Vectorcall(f->fallback, argv, 4, NULL);
+    Py_DECREF(bound);
+    return r;
+}
+
 PyObject *
 fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -806,6 +835,22 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         PyObject *r = fast_astype(f, args[0], args[1]);
         if (r != NULL || PyErr_Occurred())
             return r;
+    }
+    if (f->kind == K_HEAD)
+        return head_call(f, args, nargsf, kwnames);
+    if (f->kernel) {
+        /* impl(x, None), impl(x1, x2, None): the handlers' call of a row's kernel path (the
+           autograd recorder's, the names handler's). impl reads no operand's extension: the
+           fast case for named operands (which reads none either) computes its result. */
+        if (ready && !CALIBRATING && n == NARGS[f->kind] + 1 && args[n - 1] == Py_None
+            && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+            PyObject *r = NULL;
+            if (contract_operand(args[0]) && (n == 2 || contract_operand(args[1])))
+                r = n == 2 ? fast_unary(f, args[0], 1) : fast_binary(f, args[0], args[1], 1);
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
+        return call_quiet(f->fallback, args, nargsf, kwnames);
     }
     if (f->kind == K_API || f->kind == K_ASTYPE)
         return api_call(f, args, nargsf, kwnames);
@@ -919,11 +964,11 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
     PyObject *elide = Py_None;
-    int kind, swap = 0, inplace = 0;
+    int kind, swap = 0, inplace = 0, kernel = 0;
     static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
-                            "inplace", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOp:Fast", names, &fallback, &kind,
-                                     &table, &stable, &swap, &hook, &name, &elide, &inplace))
+                            "inplace", "kernel", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOpp:Fast", names, &fallback, &kind,
+                                     &table, &stable, &swap, &hook, &name, &elide, &inplace, &kernel))
         return NULL;
     if (Array_T == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
@@ -938,15 +983,19 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             : kind == K_MATMUL || kind == K_WHERE
               ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
                 || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
+            : kind == K_HEAD ? !PyDict_CheckExact(table)
             : kind != K_QUIET && kind != K_ASARRAY)
         || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))
-        || (inplace && ((kind != K_BINARY && kind != K_UNARY) || swap || elide != Py_None))) {
+        || (inplace && ((kind != K_BINARY && kind != K_UNARY) || swap || elide != Py_None))
+        || (kernel && ((kind != K_BINARY && kind != K_UNARY) || swap || inplace || elide != Py_None))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
-                        "hook=None, name=None, elide=None, inplace=False): a callable; kind 0 (hook: a list, name: "
-                        "a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
-                        "callable; inplace: not with swap or elide), "
+                        "hook=None, name=None, elide=None, inplace=False, kernel=False): a callable; kind 0 (hook: a "
+                        "list, name: a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
+                        "callable; inplace: not with swap or elide), 1 or 2 with kernel (impl(x, None), "
+                        "impl(x1, x2, None): nothing else), "
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
-                        "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case)");
+                        "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case), "
+                        "8 (table: the binders dict: the extension chain's head)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -962,6 +1011,7 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->kind = kind;
     f->swap = swap;
     f->inplace = inplace;
+    f->kernel = kernel;
     if (kind == K_UNARY || kind == K_BINARY) {
         /* a Loop per dtype (unary); per dtype pair and per dtype, scalar column and side */
         Py_ssize_t n = f->ndt = PyList_GET_SIZE(table);
