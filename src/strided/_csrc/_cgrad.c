@@ -288,6 +288,44 @@ all_none(PyObject *grads_in)
 
 static PyObject *node_apply(PyObject *node, PyObject *grads);
 
+/* RuleNode.release and Node.release (setup_release), recognised on a node's bound method */
+static PyObject *rule_release_fn, *base_release_fn, *s_vals_rel;
+
+/* node.release(): RuleNode's (``self._vals = None``) and Node's (nothing) done here; any
+   other method called. 0, or -1 with an error. */
+static int
+node_release(PyObject *node)
+{
+    PyObject *m = PyObject_GetAttr(node, s_release), *r;
+    if (m == NULL)
+        return -1;
+    if (PyMethod_Check(m) && PyMethod_GET_SELF(m) == node && rule_release_fn != NULL
+        && (PyMethod_GET_FUNCTION(m) == rule_release_fn || PyMethod_GET_FUNCTION(m) == base_release_fn)) {
+        int err = PyMethod_GET_FUNCTION(m) == rule_release_fn ? PyObject_SetAttr(node, s_vals_rel, Py_None) : 0;
+        Py_DECREF(m);
+        return err;
+    }
+    r = PyObject_CallNoArgs(m);
+    Py_DECREF(m);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyObject *
+setup_release(PyObject *mod, PyObject *args)
+{
+    PyObject *rule, *base;
+    if (!PyArg_ParseTuple(args, "OO:setup_release", &rule, &base))
+        return NULL;
+    if (s_vals_rel == NULL && (s_vals_rel = PyUnicode_InternFromString("_vals")) == NULL)
+        return NULL;
+    Py_XSETREF(base_release_fn, Py_NewRef(base));
+    Py_XSETREF(rule_release_fn, Py_NewRef(rule)); /* last: it turns the compiled case on */
+    Py_RETURN_NONE;
+}
+
 /* One node, popped from the heap: its hooks, apply, release, and its gradients handed on. */
 static int
 run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, PyObject *heap,
@@ -337,12 +375,8 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
                 goto error;
             Py_SETREF(outs, r);
         }
-        if (!keep_graph) {
-            PyObject *r = PyObject_CallMethodNoArgs(node, s_release);
-            if (r == NULL)
-                goto error;
-            Py_DECREF(r);
-        }
+        if (!keep_graph && node_release(node) < 0)
+            goto error;
     }
     Py_CLEAR(grads_in);
     int t = PyObject_IsTrue(nf);
@@ -1723,6 +1757,111 @@ picked(PyObject *getters, PyObject *p, PyObject *env)
     return t;
 }
 
+/* --- fit_grad's broadcast case (_function.py: fit_grad, sum_to, _SumTo.forward) ---------- */
+
+static PyObject *ndarray_T; /* (set by setup_accumulate) */
+static PyObject *r_dtype_np, *zero_o;
+static PyObject *sum_axes_d, *add_reduce_fn, *np_asarray_fn, *s_reshape, *s_nshape; /* setup_sum_to */
+
+/* fit_grad(g, meta, op) for a plain backward's host gradient of meta's dtype and device
+   whose shape sums down to meta's: _SumTo.forward's NumPy case step for step (the axes
+   from _function._SUM_AXES, already worked out for this pair of shapes; the ufunc's
+   reduce; wrap_new's Array). A new reference, or NULL with no error: the Python
+   fit_grad (a miss of the cache, which also reports shapes that do not sum; a recording
+   backward; a device array; a result of another dtype), or NULL with an error. */
+static PyObject *
+sum_to_host(PyObject *g, PyObject *meta)
+{
+    if (sum_axes_d == NULL || ndarray_T == NULL || STATE_o == NULL)
+        return NULL;
+    PyObject *shape = PyTuple_GET_ITEM(meta, 0), *dt = PyTuple_GET_ITEM(meta, 1), *dev = PyTuple_GET_ITEM(meta, 2);
+    PyObject *gs = NULL, *n = NULL, *key = NULL, *hit = NULL, *red = NULL, *r = NULL, *a = NULL, *dnp = NULL;
+    PyObject *en = PyObject_GetAttr(STATE_o, a_enabled);
+    if (en == NULL)
+        return NULL;
+    int rec = en != Py_False; /* (sum_to records when enabled and g requires grad: Python's) */
+    Py_DECREF(en);
+    if (rec || !PyTuple_CheckExact(shape))
+        return NULL;
+    int mine = attr_is(g, r_dtype, dt); /* (g of meta's dtype and device: no cast, no move) */
+    if (mine > 0)
+        mine = attr_is(g, r_device, dev);
+    if (mine <= 0)
+        return NULL;
+    gs = PyObject_GetAttr(g, r_shape);
+    n = gs ? PyObject_GetAttr(g, a_np) : NULL;
+    if (n == NULL || !Py_IS_TYPE(n, (PyTypeObject *)ndarray_T) || !PyTuple_CheckExact(gs))
+        goto done;
+    key = PyTuple_Pack(2, gs, shape);
+    if (key == NULL)
+        goto done;
+    hit = Py_XNewRef(PyDict_GetItemWithError(sum_axes_d, key));
+    if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 2)
+        goto done;
+    PyObject *axes = PyTuple_GET_ITEM(hit, 0), *keep = PyTuple_GET_ITEM(hit, 1);
+    if (!PyTuple_CheckExact(axes) || PyTuple_GET_SIZE(axes) == 0 || (keep != Py_True && keep != Py_False))
+        goto done;
+    if (keep == Py_True) { /* _ADD_REDUCE(n, axes, None, None, True) */
+        PyObject *argv[5] = {n, axes, Py_None, Py_None, Py_True};
+        red = PyObject_Vectorcall(add_reduce_fn, argv, 5, NULL);
+    }
+    else { /* np.asarray(_ADD_REDUCE(n, axes)).reshape(shape) */
+        PyObject *argv[2] = {n, axes};
+        PyObject *t = PyObject_Vectorcall(add_reduce_fn, argv, 2, NULL);
+        PyObject *u = t ? PyObject_CallOneArg(np_asarray_fn, t) : NULL;
+        Py_XDECREF(t);
+        red = u ? PyObject_CallMethodOneArg(u, s_reshape, shape) : NULL;
+        Py_XDECREF(u);
+    }
+    if (red == NULL)
+        goto done;
+    /* wrap_new(red, dtype, device): red's dtype is dtype._np here (else the definition) */
+    PyObject *rdt = PyObject_GetAttr(red, r_dtype_np);
+    dnp = rdt ? PyObject_GetAttr(dt, a_np) : NULL;
+    int same = dnp != NULL && rdt == dnp;
+    Py_XDECREF(rdt);
+    if (dnp == NULL)
+        goto done;
+    if (!same || !Py_IS_TYPE(red, (PyTypeObject *)ndarray_T))
+        goto done; /* (the definition computes it again: no error set, nothing changed) */
+    PyObject *rs = PyObject_GetAttr(red, s_nshape);
+    if (rs == NULL)
+        goto done;
+    a = PyObject_CallOneArg(object_new_fn, Array_C); /* Array._new(red, None, 0, red.shape, None, dt, dev) */
+    PyObject *names[8] = {a_np, r_st, a_off, r_shape, a_str, r_dtype, r_device, r_ext};
+    PyObject *vals[8] = {red, Py_None, zero_o, rs, Py_None, dt, dev, Py_None};
+    for (int i = 0; a != NULL && i < 8; i++)
+        if (PyObject_SetAttr(a, names[i], vals[i]) < 0)
+            Py_CLEAR(a);
+    Py_DECREF(rs);
+    r = a;
+done:
+    Py_XDECREF(gs);
+    Py_XDECREF(n);
+    Py_XDECREF(key);
+    Py_XDECREF(hit);
+    Py_XDECREF(red);
+    Py_XDECREF(dnp);
+    return r;
+}
+
+static PyObject *
+setup_sum_to(PyObject *mod, PyObject *args)
+{
+    PyObject *d, *red, *asa;
+    if (!PyArg_ParseTuple(args, "O!OO:setup_sum_to", &PyDict_Type, &d, &red, &asa))
+        return NULL;
+    if ((s_reshape == NULL && (s_reshape = PyUnicode_InternFromString("reshape")) == NULL)
+        || (s_nshape == NULL && (s_nshape = PyUnicode_InternFromString("shape")) == NULL)
+        || (r_dtype_np == NULL && (r_dtype_np = PyUnicode_InternFromString("dtype")) == NULL)
+        || (zero_o == NULL && (zero_o = PyLong_FromLong(0)) == NULL))
+        return NULL;
+    Py_XSETREF(add_reduce_fn, Py_NewRef(red));
+    Py_XSETREF(np_asarray_fn, Py_NewRef(asa));
+    Py_XSETREF(sum_axes_d, Py_NewRef(d)); /* last: it turns the compiled case on */
+    Py_RETURN_NONE;
+}
+
 /* Are the node's _slots and next_functions tuples or lists of exact 2-tuples? 1 yes, 0 no
    (the definition then runs: it unpacks any pair, and raises Python's own errors for
    anything else), -1 an error. */
@@ -1951,6 +2090,14 @@ formulas_done:
                 if (same < 0)
                     Py_CLEAR(r);
                 fit = same == 0;
+            }
+            if (r != NULL && fit && PyTuple_CheckExact(meta) && PyTuple_GET_SIZE(meta) == 3
+                && (PyObject *)Py_TYPE(r) == Array_C) {
+                PyObject *h = sum_to_host(r, meta); /* (the broadcast case, compiled) */
+                if (h != NULL)
+                    fit = 0;
+                if (h != NULL || PyErr_Occurred())
+                    Py_SETREF(r, h);
             }
             if (r != NULL && fit) {
                 PyObject *name = PyObject_GetAttr((PyObject *)Py_TYPE(node), a_name);
@@ -2988,6 +3135,8 @@ static PyMethodDef methods[] = {
     {"setup_apply", setup_apply, METH_VARARGS,
      "setup_apply(apply, ZERO, STATE, FREED, unpack, fit_grad, zeros_if_none, object_new): "
      "RuleNode.apply and what it calls, once (after setup_record)."},
+    {"setup_release", setup_release, METH_VARARGS, "setup_release(RuleNode.release, Node.release)"},
+    {"setup_sum_to", setup_sum_to, METH_VARARGS, "setup_sum_to(_SUM_AXES, numpy.add.reduce, numpy.asarray)"},
     {"setup_accumulate", setup_accumulate, METH_VARARGS,
      "setup_accumulate(AccumulateGrad.apply, ndarray, PoolBlock, lock): what the compiled "
      "AccumulateGrad.apply compares with, once (after setup_apply)."},
