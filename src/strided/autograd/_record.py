@@ -742,6 +742,10 @@ if _cgrad is not None and hasattr(_cgrad, "record_call"):
     _cgrad.setup_call(_record, _saves, save, _run_off,
                       lambda r, params: r.cls or node_class(r.node_name(params)))
     _record_call = _cgrad.record_call
+    if hasattr(_cgrad, "setup_call_rule"):
+        # Note: with Rule's own steps inlined where they are cache hits (Rule.bind's binder
+        # call, _saves' r.saves, node_class's _CLASSES, save() of a non-array value).
+        _cgrad.setup_call_rule(Rule, node_class, _CLASSES)
 if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "record_ew"):
     # Note: the engine's compiled loop (drain) runs RuleNode.apply compiled
     # (_csrc/_cgrad.c, rule_apply: the definition above step for step, the same Python
