@@ -284,6 +284,8 @@ typedef struct {
                            call): impl(x, None), impl(x1, x2, None), the operands' extensions unread */
 } Fast;
 
+PyObject *setup_grad_state(PyObject *mod, PyObject *args); /* (fast.c) */
+
 /* --- the name caches (names.c) --------------------------------------------------------------- */
 
 /* A named call's arguments after x (vectorcall's: npos positional, then the keywords'

@@ -195,7 +195,8 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
     if (Py_TYPE(x1) != Array_T)
         return NULL;
     Py_ssize_t limit = PY_SSIZE_T_MAX;
-    PyObject *a = small_native(x1, limit), *b = NULL;
+    /* (x1's extension: none, or one unrecorded_target accepted) */
+    PyObject *a = small_native_any(x1, limit), *b = NULL;
     if (a == NULL)
         return NULL;
     NDFields *A = ND(a);
@@ -223,7 +224,7 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
         }
         Py_DECREF(b);
     }
-    PyObject *r = ok ? binary_call(f, x1, x2, 0, a, NULL, 1) : NULL;
+    PyObject *r = ok ? binary_call(f, x1, x2, 1, a, NULL, 1) : NULL; /* (1: x1's extension unread) */
     Py_DECREF(a);
     if (r == NULL)
         return NULL;
@@ -232,6 +233,55 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
     if (st != Py_None && bump(st) < 0)
         return NULL;
     return Py_NewRef(x1);
+}
+
+/* The grad mode's state (autograd/_mode.py's STATE, a threading.local: ``STATE.enabled``),
+   told by setup_grad_state when autograd installs itself; NULL before. */
+PyObject *grad_state;
+static PyObject *s_enabled;
+
+/* An in-place operator's target x1 that carries autograd's extension and no names, under
+   no_grad() (``p -= lr * p.grad`` of an optimizer step): the Python operator's own
+   no_grad() path (elementwise.py, iop) writes it as it writes an extension-free target
+   (``into``: the write stage's autograd check returns at once when recording is off) once
+   it has a Storage (a lazy target with an extension gets one first there: not here). 1 yes,
+   0 no, -1 an error. */
+static int
+unrecorded_target(PyObject *x1)
+{
+    if (grad_state == NULL || Py_TYPE(x1) != Array_T || SLOT(x1, O_st) == NULL || SLOT(x1, O_st) == Py_None)
+        return 0;
+    PyObject *e = SLOT(x1, O_ext);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_names) != Py_None)
+        return 0;
+    PyObject *en = PyObject_GetAttr(grad_state, s_enabled);
+    if (en == NULL)
+        return -1;
+    int off = en == Py_False;
+    Py_DECREF(en);
+    return off;
+}
+
+/* setup_grad_state(STATE, Ext): the grad mode's state, and the Ext class whose slots are
+   read (contract.h: set up here as setup_named sets it up, the same class). */
+PyObject *
+setup_grad_state(PyObject *mod, PyObject *args)
+{
+    PyObject *state, *ext;
+    if (!PyArg_ParseTuple(args, "OO!:setup_grad_state", &state, &PyType_Type, &ext))
+        return NULL;
+    if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
+        PyErr_SetString(PyExc_TypeError, "setup_grad_state(): another Ext class than setup_named's");
+        return NULL;
+    }
+    if (s_enabled == NULL && (s_enabled = PyUnicode_InternFromString("enabled")) == NULL)
+        return NULL;
+    if (contract_setup((PyTypeObject *)ext, EXT_ROWS, N_ROWS(EXT_ROWS)) < 0)
+        return NULL;
+    if (Ext_T == NULL)
+        Ext_T = (PyTypeObject *)Py_NewRef(ext);
+    Py_XSETREF(grad_state, Py_NewRef(state));
+    Py_RETURN_NONE;
 }
 
 /* From how many result bytes fast_out declines (elementwise.py's _INTO_LOOP_FROM: from there
@@ -899,8 +949,12 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             break;
         case K_BINARY: {
             PyObject *xs[2] = {args[f->swap], args[!f->swap]};
-            if (f->inplace)
-                r = plain(xs[0]) && plain(xs[1]) ? fast_inplace(f, xs[0], xs[1]) : NULL;
+            if (f->inplace) {
+                int t = plain(xs[1]) ? plain(xs[0]) || unrecorded_target(xs[0]) : 0;
+                if (t < 0)
+                    return NULL;
+                r = t ? fast_inplace(f, xs[0], xs[1]) : NULL;
+            }
             else
                 r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
             break;

@@ -153,6 +153,9 @@ static PyMethodDef methods[] = {
     {"named_ext", named_ext, METH_O,
      "named_ext(names): a fresh Ext holding names (names.c), for the Python hot paths that "
      "name a fresh view."},
+    {"setup_grad_state", setup_grad_state, METH_VARARGS,
+     "setup_grad_state(STATE, Ext): autograd's grad mode (STATE.enabled), read by the in-place operators' "
+     "case of a target autograd tracks under no_grad() (fast.c, unrecorded_target)."},
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
