@@ -29,6 +29,7 @@ from strided._core.dispatch import CHOT, _run_impl
 from strided.autograd import _function, _record
 
 from _frames import python_calls
+from test_link7 import _graph
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.usefixtures("on_cpu")
@@ -126,15 +127,7 @@ def test_recorded_op_runs_no_python_kernel():
 # --- the head and the link's non-elementwise branch ----------------------------------------------
 
 def _graph_names(y):
-    out, seen, todo = [], set(), [y.grad_fn]
-    while todo:
-        n = todo.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
-        out.append(type(n).__name__)
-        todo.extend(f for f, _ in n.next_functions)
-    return sorted(out)
+    return sorted(name for name, _ in _graph(y))  # (test_link7's walk)
 
 
 def _api_impl(name):

@@ -270,16 +270,9 @@ setup_grad_state(PyObject *mod, PyObject *args)
     PyObject *state, *ext;
     if (!PyArg_ParseTuple(args, "OO!:setup_grad_state", &state, &PyType_Type, &ext))
         return NULL;
-    if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
-        PyErr_SetString(PyExc_TypeError, "setup_grad_state(): another Ext class than setup_named's");
+    if ((s_enabled == NULL && (s_enabled = PyUnicode_InternFromString("enabled")) == NULL)
+        || ext_class_setup(ext, "setup_grad_state") < 0)
         return NULL;
-    }
-    if (s_enabled == NULL && (s_enabled = PyUnicode_InternFromString("enabled")) == NULL)
-        return NULL;
-    if (contract_setup((PyTypeObject *)ext, EXT_ROWS, N_ROWS(EXT_ROWS)) < 0)
-        return NULL;
-    if (Ext_T == NULL)
-        Ext_T = (PyTypeObject *)Py_NewRef(ext);
     Py_XSETREF(grad_state, Py_NewRef(state));
     Py_RETURN_NONE;
 }
