@@ -476,7 +476,7 @@ def _make_binary(row: Elementwise):
                 or (out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
             if hook is not None:
-                return hook(name, impl, (x1, x2, out), {})
+                return hook(name, kimpl, (x1, x2, out), {})
         elif out is None:
             # A temporary argument (``add(multiply(a, b), c)``) that this frame's parameter
             # alone holds (_TEMP_REFS_FUNC: the interpreter moved its stack's reference in).
@@ -550,10 +550,25 @@ def _make_binary(row: Elementwise):
 
     impl = _quiet_leaf(impl)
     into = _quiet_leaf(into)
+    kimpl = _kernel_path(impl, row)
     func._impl = impl
+    func._kimpl = kimpl
     func._entry = entry
     func._into = into
     return func
+
+
+def _kernel_path(impl, row: Elementwise):
+    """``impl`` as the handlers call it (``hook(name, impl, args, {})``: the autograd recorder
+    and the names handler run ``impl(x, None)`` / ``impl(x1, x2, None)``) behind the compiled
+    small-array case (_csrc/_chot/fast.c, ``Fast(..., kernel=True)``: the row's kernel path,
+    which reads no operand's extension); ``impl`` itself without the extension."""
+    chot = _dispatch.CHOT
+    if chot is None or _dispatch.ERRSTATE is None:
+        return impl
+    if row.nargs == 1:
+        return chot.Fast(impl, 1, row.upairs, name=row.name, kernel=True)
+    return chot.Fast(impl, 2, row.pairs, row.spairs, name=row.name, kernel=True)
 
 
 _ONE = 1  # (the int 1 is one object in CPython: ``alpha is not _ONE`` is the default's test)
@@ -642,7 +657,7 @@ def _make_unary(row: Elementwise):
                 out is not None and type(out) is Array and out._ext is not None):
             hook = HOOK[0]
             if hook is not None:
-                return hook(name, impl, (x, out), {})
+                return hook(name, kimpl, (x, out), {})
         elif type(out) is Array and type(x) is Array and x._shape == out._shape \
                 and x._device is out._device:
             # exp(x, out=y) with no extension: one kernel call into y's memory when the
@@ -663,7 +678,9 @@ def _make_unary(row: Elementwise):
                     return out
         return impl(x, out)
 
+    kimpl = _kernel_path(impl, row)
     func._impl = impl
+    func._kimpl = kimpl
     return _quiet_leaf(func)  # (no elision to count references for: the whole function)
 
 
@@ -1263,6 +1280,7 @@ def _elide(impl, kc_of, x1, x2, tmp):
 
 def _operator(f):
     impl = f._impl
+    kimpl = f._kimpl  # (the handlers' kernel path: _kernel_path)
     name = f._row.name if hasattr(f, "_row") else f.__name__
 
     def op(self, other):
@@ -1274,7 +1292,7 @@ def _operator(f):
                 return impl(self, other, None)
             hook = HOOK[0]
             if hook is not None:  # an extension (names, autograd): straight to its handlers
-                return hook(name, impl, (self, other, None), {})
+                return hook(name, kimpl, (self, other, None), {})
         elif t not in _PYSCALARS:
             if _numpy_scalar(other) is None:
                 if t is not np.ndarray:

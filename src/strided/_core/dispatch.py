@@ -193,6 +193,9 @@ def _standard_keywords(chain):
             if b is not None:
                 args, kwargs = b.bind(args, kwargs)
         return chain(name, impl, args, kwargs)
+    if CHOT is not None:
+        # The same head compiled (_csrc/_chot/fast.c, K_HEAD): no frame of its own per call.
+        return CHOT.Fast(chain, 8, binders)
     return head
 
 

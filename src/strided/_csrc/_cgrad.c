@@ -288,6 +288,44 @@ all_none(PyObject *grads_in)
 
 static PyObject *node_apply(PyObject *node, PyObject *grads);
 
+/* RuleNode.release and Node.release (setup_release), recognised on a node's bound method */
+static PyObject *rule_release_fn, *base_release_fn, *s_vals_rel;
+
+/* node.release(): RuleNode's (``self._vals = None``) and Node's (nothing) done here; any
+   other method called. 0, or -1 with an error. */
+static int
+node_release(PyObject *node)
+{
+    PyObject *m = PyObject_GetAttr(node, s_release), *r;
+    if (m == NULL)
+        return -1;
+    if (PyMethod_Check(m) && PyMethod_GET_SELF(m) == node && rule_release_fn != NULL
+        && (PyMethod_GET_FUNCTION(m) == rule_release_fn || PyMethod_GET_FUNCTION(m) == base_release_fn)) {
+        int err = PyMethod_GET_FUNCTION(m) == rule_release_fn ? PyObject_SetAttr(node, s_vals_rel, Py_None) : 0;
+        Py_DECREF(m);
+        return err;
+    }
+    r = PyObject_CallNoArgs(m);
+    Py_DECREF(m);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static PyObject *
+setup_release(PyObject *mod, PyObject *args)
+{
+    PyObject *rule, *base;
+    if (!PyArg_ParseTuple(args, "OO:setup_release", &rule, &base))
+        return NULL;
+    if (s_vals_rel == NULL && (s_vals_rel = PyUnicode_InternFromString("_vals")) == NULL)
+        return NULL;
+    Py_XSETREF(base_release_fn, Py_NewRef(base));
+    Py_XSETREF(rule_release_fn, Py_NewRef(rule)); /* last: it turns the compiled case on */
+    Py_RETURN_NONE;
+}
+
 /* One node, popped from the heap: its hooks, apply, release, and its gradients handed on. */
 static int
 run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, PyObject *heap,
@@ -337,12 +375,8 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
                 goto error;
             Py_SETREF(outs, r);
         }
-        if (!keep_graph) {
-            PyObject *r = PyObject_CallMethodNoArgs(node, s_release);
-            if (r == NULL)
-                goto error;
-            Py_DECREF(r);
-        }
+        if (!keep_graph && node_release(node) < 0)
+            goto error;
     }
     Py_CLEAR(grads_in);
     int t = PyObject_IsTrue(nf);
@@ -1337,6 +1371,25 @@ done:
  * list or tuple of arrays, or arguments the rule's signature refuses, go to the Python
  * _record (before anything is recorded), which handles and reports them. */
 static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
+static int attr_is(PyObject *o, PyObject *name, PyObject *want); /* (below) */
+/* setup_call_rule: the Rule class, node_class and its _CLASSES (record_call's inlined steps) */
+static PyObject *Rule_C, *node_class_fn, *classes_d, *s_argnames, *s_unwrap, *s_binder, *s_saves, *s_node;
+
+static PyObject *
+setup_call_rule(PyObject *mod, PyObject *args)
+{
+    PyObject *rc, *ncf, *cd;
+    if (!PyArg_ParseTuple(args, "O!OO!:setup_call_rule", &PyType_Type, &rc, &ncf, &PyDict_Type, &cd))
+        return NULL;
+#define INTERN_ONCE(v, str) if (v == NULL && (v = PyUnicode_InternFromString(str)) == NULL) return NULL;
+    INTERN_ONCE(s_argnames, "argnames") INTERN_ONCE(s_unwrap, "unwrap") INTERN_ONCE(s_binder, "_binder")
+    INTERN_ONCE(s_saves, "saves") INTERN_ONCE(s_node, "node")
+#undef INTERN_ONCE
+    Py_XSETREF(node_class_fn, Py_NewRef(ncf));
+    Py_XSETREF(classes_d, Py_NewRef(cd));
+    Py_XSETREF(Rule_C, Py_NewRef(rc)); /* last: it turns the inlined steps on */
+    Py_RETURN_NONE;
+}
 static PyObject *r_bind, *r_diff;
 
 static PyObject *run_impl_obj, *run_off_py; /* _dispatch._run_impl and _record._run_off (setup_link) */
@@ -1389,13 +1442,32 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     PyObject *params = NULL, *diff = NULL, *arrays = NULL, *slots = NULL, *edges = NULL, *metas = NULL;
     PyObject *needs = NULL, *sv = NULL, *vals = NULL, *result = NULL, *node = NULL, *tmp = NULL, *ret = NULL;
     int fallback = 0;
+    int plain = Rule_C != NULL && (PyObject *)Py_TYPE(r) == Rule_C; /* (Rule's own methods) */
     {
-        PyObject *bind = PyObject_GetAttr(r, r_bind);
+        PyObject *bind = NULL;
+        if (plain) {
+            /* Rule.bind without its frame: no argnames, no unwrapping: self._binder(*args, **kwargs) */
+            int direct = attr_is(r, s_argnames, Py_None);
+            if (direct > 0)
+                direct = attr_is(r, s_unwrap, Py_False);
+            if (direct < 0)
+                goto done;
+            if (direct) {
+                bind = PyObject_GetAttr(r, s_binder);
+                if (bind == NULL)
+                    goto done;
+                params = PyObject_Call(bind, a, PyDict_GET_SIZE(kw) ? kw : NULL);
+                Py_CLEAR(bind);
+                goto bound;
+            }
+        }
+        bind = PyObject_GetAttr(r, r_bind);
         if (bind == NULL)
             goto done;
         PyObject *argv[2] = {a, kw};
         params = PyObject_Vectorcall(bind, argv, 2, NULL);
         Py_DECREF(bind);
+    bound:
         if (params == NULL) {
             if (!contract_clear(PyExc_Exception))
                 goto done; /* (not an ordinary error: it propagates) */
@@ -1457,8 +1529,21 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     {
-        PyObject *argv[2] = {r, needs};
-        sv = PyObject_Vectorcall(saves_fn, argv, 2, NULL);
+        if (plain) { /* _saves' cache hit: r.saves[frozenset(needs)] */
+            PyObject *key = PyFrozenSet_New(needs), *cache = key ? PyObject_GetAttr(r, s_saves) : NULL;
+            if (cache != NULL && PyDict_CheckExact(cache))
+                sv = Py_XNewRef(PyDict_GetItemWithError(cache, key));
+            Py_XDECREF(key);
+            Py_XDECREF(cache);
+            if (sv == NULL && PyErr_Occurred())
+                goto done;
+            if (sv != NULL && (!PyTuple_CheckExact(sv) || PyTuple_GET_SIZE(sv) != 2))
+                Py_CLEAR(sv); /* (not what _saves stores: the function says) */
+        }
+        if (sv == NULL) {
+            PyObject *argv[2] = {r, needs};
+            sv = PyObject_Vectorcall(saves_fn, argv, 2, NULL);
+        }
         if (sv == NULL)
             goto done;
         if (!PyTuple_CheckExact(sv) || PyTuple_GET_SIZE(sv) != 2 || !PyTuple_CheckExact(PyTuple_GET_ITEM(sv, 0))) {
@@ -1476,7 +1561,10 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             PyObject *v = PyObject_GetItem(params, n);
             if (v == NULL)
                 goto done;
-            PyObject *s = PyObject_CallOneArg((PyObject *)Py_TYPE(v) == Array_C ? SavedVar_C : save_fn, v);
+            /* (save(v) of anything but an array, a list or a tuple: v itself) */
+            PyObject *s = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v)
+                          : PyList_CheckExact(v) || PyTuple_CheckExact(v) || PyList_Check(v) || PyTuple_Check(v)
+                          ? PyObject_CallOneArg(save_fn, v) : Py_NewRef(v);
             Py_DECREF(v);
             int err = s == NULL || PyDict_SetItem(vals, n, s) < 0;
             Py_XDECREF(s);
@@ -1497,7 +1585,26 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         }
     {
         PyObject *cls = PyObject_GetAttr(r, r_cls);
-        if (cls == Py_None) { /* (a node name that depends on the arguments) */
+        if (cls == Py_None && plain && classes_d != NULL) {
+            /* (a node name that depends on the arguments) r.node(params), its class from
+               _CLASSES (node_class's hit), else node_class(name) */
+            PyObject *nfn = PyObject_GetAttr(r, s_node);
+            PyObject *nm = nfn && !PyUnicode_Check(nfn) ? PyObject_CallOneArg(nfn, params) : NULL;
+            Py_XDECREF(nfn);
+            if (nm != NULL && PyUnicode_CheckExact(nm)) {
+                PyObject *c = PyDict_GetItemWithError(classes_d, nm);
+                Py_SETREF(cls, c != NULL ? Py_NewRef(c) : PyErr_Occurred() ? NULL
+                                                        : PyObject_CallOneArg(node_class_fn, nm));
+            }
+            else if (nm != NULL || PyErr_Occurred())
+                Py_CLEAR(cls); /* (an error, or a name node_class would refuse: as Python) */
+            Py_XDECREF(nm);
+            if (cls == NULL && !PyErr_Occurred()) { /* (the node name was not a str) */
+                PyObject *argv[2] = {r, params};
+                cls = PyObject_Vectorcall(node_cls_fn, argv, 2, NULL);
+            }
+        }
+        else if (cls == Py_None) { /* (a node name that depends on the arguments) */
             PyObject *argv[2] = {r, params};
             Py_SETREF(cls, PyObject_Vectorcall(node_cls_fn, argv, 2, NULL));
         }
@@ -1721,6 +1828,111 @@ picked(PyObject *getters, PyObject *p, PyObject *env)
         Py_SETREF(t, u);
     }
     return t;
+}
+
+/* --- fit_grad's broadcast case (_function.py: fit_grad, sum_to, _SumTo.forward) ---------- */
+
+static PyObject *ndarray_T; /* (set by setup_accumulate) */
+static PyObject *r_dtype_np, *zero_o;
+static PyObject *sum_axes_d, *add_reduce_fn, *np_asarray_fn, *s_reshape, *s_nshape; /* setup_sum_to */
+
+/* fit_grad(g, meta, op) for a plain backward's host gradient of meta's dtype and device
+   whose shape sums down to meta's: _SumTo.forward's NumPy case step for step (the axes
+   from _function._SUM_AXES, already worked out for this pair of shapes; the ufunc's
+   reduce; wrap_new's Array). A new reference, or NULL with no error: the Python
+   fit_grad (a miss of the cache, which also reports shapes that do not sum; a recording
+   backward; a device array; a result of another dtype), or NULL with an error. */
+static PyObject *
+sum_to_host(PyObject *g, PyObject *meta)
+{
+    if (sum_axes_d == NULL || ndarray_T == NULL || STATE_o == NULL)
+        return NULL;
+    PyObject *shape = PyTuple_GET_ITEM(meta, 0), *dt = PyTuple_GET_ITEM(meta, 1), *dev = PyTuple_GET_ITEM(meta, 2);
+    PyObject *gs = NULL, *n = NULL, *key = NULL, *hit = NULL, *red = NULL, *r = NULL, *a = NULL, *dnp = NULL;
+    PyObject *en = PyObject_GetAttr(STATE_o, a_enabled);
+    if (en == NULL)
+        return NULL;
+    int rec = en != Py_False; /* (sum_to records when enabled and g requires grad: Python's) */
+    Py_DECREF(en);
+    if (rec || !PyTuple_CheckExact(shape))
+        return NULL;
+    int mine = attr_is(g, r_dtype, dt); /* (g of meta's dtype and device: no cast, no move) */
+    if (mine > 0)
+        mine = attr_is(g, r_device, dev);
+    if (mine <= 0)
+        return NULL;
+    gs = PyObject_GetAttr(g, r_shape);
+    n = gs ? PyObject_GetAttr(g, a_np) : NULL;
+    if (n == NULL || !Py_IS_TYPE(n, (PyTypeObject *)ndarray_T) || !PyTuple_CheckExact(gs))
+        goto done;
+    key = PyTuple_Pack(2, gs, shape);
+    if (key == NULL)
+        goto done;
+    hit = Py_XNewRef(PyDict_GetItemWithError(sum_axes_d, key));
+    if (hit == NULL || !PyTuple_CheckExact(hit) || PyTuple_GET_SIZE(hit) != 2)
+        goto done;
+    PyObject *axes = PyTuple_GET_ITEM(hit, 0), *keep = PyTuple_GET_ITEM(hit, 1);
+    if (!PyTuple_CheckExact(axes) || PyTuple_GET_SIZE(axes) == 0 || (keep != Py_True && keep != Py_False))
+        goto done;
+    if (keep == Py_True) { /* _ADD_REDUCE(n, axes, None, None, True) */
+        PyObject *argv[5] = {n, axes, Py_None, Py_None, Py_True};
+        red = PyObject_Vectorcall(add_reduce_fn, argv, 5, NULL);
+    }
+    else { /* np.asarray(_ADD_REDUCE(n, axes)).reshape(shape) */
+        PyObject *argv[2] = {n, axes};
+        PyObject *t = PyObject_Vectorcall(add_reduce_fn, argv, 2, NULL);
+        PyObject *u = t ? PyObject_CallOneArg(np_asarray_fn, t) : NULL;
+        Py_XDECREF(t);
+        red = u ? PyObject_CallMethodOneArg(u, s_reshape, shape) : NULL;
+        Py_XDECREF(u);
+    }
+    if (red == NULL)
+        goto done;
+    /* wrap_new(red, dtype, device): red's dtype is dtype._np here (else the definition) */
+    PyObject *rdt = PyObject_GetAttr(red, r_dtype_np);
+    dnp = rdt ? PyObject_GetAttr(dt, a_np) : NULL;
+    int same = dnp != NULL && rdt == dnp;
+    Py_XDECREF(rdt);
+    if (dnp == NULL)
+        goto done;
+    if (!same || !Py_IS_TYPE(red, (PyTypeObject *)ndarray_T))
+        goto done; /* (the definition computes it again: no error set, nothing changed) */
+    PyObject *rs = PyObject_GetAttr(red, s_nshape);
+    if (rs == NULL)
+        goto done;
+    a = PyObject_CallOneArg(object_new_fn, Array_C); /* Array._new(red, None, 0, red.shape, None, dt, dev) */
+    PyObject *names[8] = {a_np, r_st, a_off, r_shape, a_str, r_dtype, r_device, r_ext};
+    PyObject *vals[8] = {red, Py_None, zero_o, rs, Py_None, dt, dev, Py_None};
+    for (int i = 0; a != NULL && i < 8; i++)
+        if (PyObject_SetAttr(a, names[i], vals[i]) < 0)
+            Py_CLEAR(a);
+    Py_DECREF(rs);
+    r = a;
+done:
+    Py_XDECREF(gs);
+    Py_XDECREF(n);
+    Py_XDECREF(key);
+    Py_XDECREF(hit);
+    Py_XDECREF(red);
+    Py_XDECREF(dnp);
+    return r;
+}
+
+static PyObject *
+setup_sum_to(PyObject *mod, PyObject *args)
+{
+    PyObject *d, *red, *asa;
+    if (!PyArg_ParseTuple(args, "O!OO:setup_sum_to", &PyDict_Type, &d, &red, &asa))
+        return NULL;
+    if ((s_reshape == NULL && (s_reshape = PyUnicode_InternFromString("reshape")) == NULL)
+        || (s_nshape == NULL && (s_nshape = PyUnicode_InternFromString("shape")) == NULL)
+        || (r_dtype_np == NULL && (r_dtype_np = PyUnicode_InternFromString("dtype")) == NULL)
+        || (zero_o == NULL && (zero_o = PyLong_FromLong(0)) == NULL))
+        return NULL;
+    Py_XSETREF(add_reduce_fn, Py_NewRef(red));
+    Py_XSETREF(np_asarray_fn, Py_NewRef(asa));
+    Py_XSETREF(sum_axes_d, Py_NewRef(d)); /* last: it turns the compiled case on */
+    Py_RETURN_NONE;
 }
 
 /* Are the node's _slots and next_functions tuples or lists of exact 2-tuples? 1 yes, 0 no
@@ -1951,6 +2163,14 @@ formulas_done:
                 if (same < 0)
                     Py_CLEAR(r);
                 fit = same == 0;
+            }
+            if (r != NULL && fit && PyTuple_CheckExact(meta) && PyTuple_GET_SIZE(meta) == 3
+                && (PyObject *)Py_TYPE(r) == Array_C) {
+                PyObject *h = sum_to_host(r, meta); /* (the broadcast case, compiled) */
+                if (h != NULL)
+                    fit = 0;
+                if (h != NULL || PyErr_Occurred())
+                    Py_SETREF(r, h);
             }
             if (r != NULL && fit) {
                 PyObject *name = PyObject_GetAttr((PyObject *)Py_TYPE(node), a_name);
@@ -2828,6 +3048,86 @@ link_rg(PyObject *x)
     return r;
 }
 
+/* _any_rg(args, kwargs): 1, 0, or -1 with an error */
+static int
+link_any_rg(PyObject *a, PyObject *kw)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++) {
+        PyObject *v = PyTuple_GET_ITEM(a, i);
+        if (PyList_CheckExact(v) || PyTuple_CheckExact(v)) {
+            /* (a list may change size under us: index it afresh each time) */
+            for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(v); j++) {
+                PyObject *b = Py_NewRef(PySequence_Fast_GET_ITEM(v, j));
+                int r = link_rg(b);
+                Py_DECREF(b);
+                if (r != 0)
+                    return r;
+            }
+            continue;
+        }
+        int r = link_rg(v);
+        if (r != 0)
+            return r;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(kw, &pos, &k, &v)) {
+        Py_INCREF(v);
+        int r = link_rg(v);
+        Py_DECREF(v);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+static PyObject *s_INPLACE_name, *s_rc_name, *s_out_key, *s_multi;
+static PyObject *record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
+/* The Python link's branch for a call that is neither an elementwise row nor in place
+   (recording on, tuple args, dict kwargs, call_next _run_impl): no out= (else the Python
+   link), no input that requires grad: impl(*args, **kwargs); a rule of one output found
+   under the name itself: _record_call (the compiled record_call, called as the link
+   calls it); anything else (the last part of a dotted name, no rule, several outputs):
+   the Python link. */
+static PyObject *
+link_call(PyObject *mod, PyObject *const *args)
+{
+    PyObject *name = args[0], *impl = args[1], *a = args[2], *kw = args[3];
+    PyObject *inpl = PyDict_GetItemWithError(link_globals, s_INPLACE_name); /* borrowed */
+    if (inpl == NULL || !PyFrozenSet_CheckExact(inpl))
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(link_py, args, 4, NULL);
+    int in = PySet_Contains(inpl, name);
+    if (in != 0)
+        return in < 0 ? NULL : PyObject_Vectorcall(link_py, args, 4, NULL);
+    in = PyDict_Contains(kw, s_out_key);
+    if (in != 0) /* (out= given, even as None: the Python link's _record) */
+        return in < 0 ? NULL : PyObject_Vectorcall(link_py, args, 4, NULL);
+    int rg = link_any_rg(a, kw);
+    if (rg < 0)
+        return NULL;
+    if (!rg)
+        return PyObject_Call(impl, a, PyDict_GET_SIZE(kw) ? kw : NULL);
+    PyObject *r = PyDict_GetItemWithError(link_rules, name); /* borrowed */
+    if (r == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(link_py, args, 4, NULL);
+    Py_INCREF(r);
+    int multi = attr_true(r, s_multi);
+    PyObject *rec = multi == 0 ? PyDict_GetItemWithError(link_globals, s_rc_name) : NULL; /* borrowed */
+    PyObject *res;
+    if (multi < 0 || (rec == NULL && PyErr_Occurred()))
+        res = NULL;
+    else if (multi || rec == NULL || !PyCFunction_Check(rec)
+             || PyCFunction_GET_FUNCTION(rec) != (PyCFunction)(void (*)(void))record_call)
+        res = PyObject_Vectorcall(link_py, args, 4, NULL);
+    else {
+        PyObject *argv[6] = {name, r, impl, a, kw, run_impl_obj};
+        res = record_call(mod, argv, 6);
+    }
+    Py_DECREF(r);
+    return res;
+}
+
 static PyObject *
 link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2848,8 +3148,6 @@ link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     if (!en)
         return PyObject_Call(impl, a, PyDict_GET_SIZE(kw) ? kw : NULL);
     Py_ssize_t n = PyTuple_GET_SIZE(a);
-    if (PyDict_GET_SIZE(kw) || (n != 2 && n != 3) || PyTuple_GET_ITEM(a, n - 1) != Py_None)
-        goto python;
     {
         PyObject *ew = PyDict_GetItemWithError(link_globals, s_EW_name); /* borrowed */
         if (ew == NULL) {
@@ -2863,8 +3161,10 @@ link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         if (in < 0)
             return NULL;
         if (!in)
-            goto python;
+            return link_call(mod, args); /* (not an elementwise row) */
     }
+    if (PyDict_GET_SIZE(kw) || (n != 2 && n != 3) || PyTuple_GET_ITEM(a, n - 1) != Py_None)
+        goto python;
     int rg = link_rg(PyTuple_GET_ITEM(a, 0));
     if (rg == 0 && n == 3)
         rg = link_rg(PyTuple_GET_ITEM(a, 1));
@@ -2929,6 +3229,11 @@ setup_link(PyObject *mod, PyObject *args)
         return NULL;
     if (s_rec_name == NULL && (s_rec_name = PyUnicode_InternFromString("_record_ew")) == NULL)
         return NULL;
+    if ((s_INPLACE_name == NULL && (s_INPLACE_name = PyUnicode_InternFromString("_INPLACE")) == NULL)
+        || (s_rc_name == NULL && (s_rc_name = PyUnicode_InternFromString("_record_call")) == NULL)
+        || (s_out_key == NULL && (s_out_key = PyUnicode_InternFromString("out")) == NULL)
+        || (s_multi == NULL && (s_multi = PyUnicode_InternFromString("multi")) == NULL))
+        return NULL;
     Py_XSETREF(link_py, Py_NewRef(o[0]));
     Py_XSETREF(link_globals, Py_NewRef(o[1]));
     Py_XSETREF(link_rules, Py_NewRef(o[2]));
@@ -2988,6 +3293,9 @@ static PyMethodDef methods[] = {
     {"setup_apply", setup_apply, METH_VARARGS,
      "setup_apply(apply, ZERO, STATE, FREED, unpack, fit_grad, zeros_if_none, object_new): "
      "RuleNode.apply and what it calls, once (after setup_record)."},
+    {"setup_call_rule", setup_call_rule, METH_VARARGS, "setup_call_rule(Rule, node_class, _CLASSES)"},
+    {"setup_release", setup_release, METH_VARARGS, "setup_release(RuleNode.release, Node.release)"},
+    {"setup_sum_to", setup_sum_to, METH_VARARGS, "setup_sum_to(_SUM_AXES, numpy.add.reduce, numpy.asarray)"},
     {"setup_accumulate", setup_accumulate, METH_VARARGS,
      "setup_accumulate(AccumulateGrad.apply, ndarray, PoolBlock, lock): what the compiled "
      "AccumulateGrad.apply compares with, once (after setup_apply)."},

@@ -742,6 +742,10 @@ if _cgrad is not None and hasattr(_cgrad, "record_call"):
     _cgrad.setup_call(_record, _saves, save, _run_off,
                       lambda r, params: r.cls or node_class(r.node_name(params)))
     _record_call = _cgrad.record_call
+    if hasattr(_cgrad, "setup_call_rule"):
+        # Note: with Rule's own steps inlined where they are cache hits (Rule.bind's binder
+        # call, _saves' r.saves, node_class's _CLASSES, save() of a non-array value).
+        _cgrad.setup_call_rule(Rule, node_class, _CLASSES)
 if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "record_ew"):
     # Note: the engine's compiled loop (drain) runs RuleNode.apply compiled
     # (_csrc/_cgrad.c, rule_apply: the definition above step for step, the same Python
@@ -755,6 +759,18 @@ if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "re
 
         from . import _graph as _g
         _cgrad.setup_accumulate(_g.AccumulateGrad.apply, _np.ndarray, _g._PoolBlock, _g._ACCUMULATE)
+    if hasattr(_cgrad, "setup_release"):
+        # Note: the engine's node.release() of a RuleNode (``_vals = None``) and of a Node
+        # (nothing to free: AccumulateGrad's) done in C; any other release() is called.
+        _cgrad.setup_release(RuleNode.release, Node.release)
+    if hasattr(_cgrad, "setup_sum_to"):
+        # Note: and fit_grad's broadcast case (a plain backward's host gradient summed down to
+        # its input's shape, _SumTo.forward's NumPy case: _function._SUM_AXES's axes, the
+        # ufunc's reduce), read in C; anything else runs fit_grad.
+        import numpy as _np
+
+        from . import _function as _fn
+        _cgrad.setup_sum_to(_fn._SUM_AXES, _np.add.reduce, _np.asarray)
     # Note: the link's compiled twin (link_ew) calls record_ew itself, so it needs both.
     _LINK_C = hasattr(_cgrad, "link_ew")
 

@@ -6,7 +6,7 @@ import inspect
 import warnings
 import weakref
 
-from .._core.array import _LATE, HOOK, Array
+from .._core.array import _LATE, HOOK, Array, Ext
 from .._core.caller import stacklevel
 from .._core.dispatch import register_handler
 from .._core.storage import Storage
@@ -236,5 +236,8 @@ def install_methods() -> None:
     _LATE["detach"] = detach
     _LATE["grad_enabled"] = lambda: STATE.enabled
     _LATE["grad_state"] = STATE  # (the in-place operators' no_grad() path: _api/elementwise.py)
+    from .._core.dispatch import CHOT
+    if CHOT is not None:
+        CHOT.setup_grad_state(STATE, Ext)  # (and its compiled case: _csrc/_chot/fast.c, unrecorded_target)
     from ._record import check_inplace
     _LATE["check_inplace"] = check_inplace  # (the write stage's leaf check: _core/call/write.py)

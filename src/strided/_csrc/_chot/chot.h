@@ -51,7 +51,7 @@ extern Py_ssize_t VP_dict, VP_kind; /* views.c: ViewProp's fields after the prop
 
 /* --- constants (module.c, made in PyInit) ------------------------------------------------ */
 extern PyObject *zero, *one, *minus_one;
-extern PyObject *s_dtype, *s_shape, *s_ext, *s_out;
+extern PyObject *s_dtype, *s_shape, *s_ext, *s_out, *s_bind;
 extern PyObject *s_getitem, *s_permute_dims, *s_expand_dims, *s_squeeze;
 extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides, *s__shape;
 extern PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
@@ -255,8 +255,12 @@ typedef struct {
    unbound ndarray.astype]); everything else as K_API. */
 /* K_ASARRAY: asarray(x) of an Array of ours with nothing asked that changes it (x itself,
    as the Python definition returns); everything else as K_QUIET. */
+/* K_HEAD: the extension chain's head (_dispatch._standard_keywords' ``head``): a call
+   head(name, impl, args, kwargs) with keywords whose name has a binder (table: the binders
+   dict) is bound first (``args, kwargs = binder.bind(args, kwargs)``); then fallback (the
+   chain) is called with the four. */
 enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6,
-       K_ASARRAY = 7 };
+       K_ASARRAY = 7, K_HEAD = 8 };
 
 typedef struct {
     PyObject_HEAD
@@ -276,7 +280,12 @@ typedef struct {
     int swap;           /* a reflected operator: __radd__(self, other) computes other + self */
     int inplace;        /* an in-place operator: __iadd__(self, other) writes self + other into self;
                            unary: x.exp_() writes exp(x) into x (fast_out) */
+    int kernel;         /* a row's kernel path (elementwise.py's impl, which the extensions' handlers
+                           call): impl(x, None), impl(x1, x2, None), the operands' extensions unread */
 } Fast;
+
+PyObject *setup_grad_state(PyObject *mod, PyObject *args); /* (fast.c) */
+int ext_class_setup(PyObject *ext, const char *who);        /* (names.c) */
 
 /* --- the name caches (names.c) --------------------------------------------------------------- */
 

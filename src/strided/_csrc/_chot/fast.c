@@ -19,7 +19,7 @@
 #define ELIDE_FIRST_FROM ((Py_ssize_t)1 << 20)
 
 /* the positional arguments of each kind's fast case (-1: none) */
-static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2, -1};
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2, -1, 4};
 
 /* The Loop of dtype index i (unary), dtype pair (i, j) (binary, side 0), or dtype i with a
    Python scalar of column j on side 1 (first) or 2 (second); NULL outside the table. */
@@ -195,7 +195,8 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
     if (Py_TYPE(x1) != Array_T)
         return NULL;
     Py_ssize_t limit = PY_SSIZE_T_MAX;
-    PyObject *a = small_native(x1, limit), *b = NULL;
+    /* (x1's extension: none, or one unrecorded_target accepted) */
+    PyObject *a = small_native_any(x1, limit), *b = NULL;
     if (a == NULL)
         return NULL;
     NDFields *A = ND(a);
@@ -223,7 +224,7 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
         }
         Py_DECREF(b);
     }
-    PyObject *r = ok ? binary_call(f, x1, x2, 0, a, NULL, 1) : NULL;
+    PyObject *r = ok ? binary_call(f, x1, x2, 1, a, NULL, 1) : NULL; /* (1: x1's extension unread) */
     Py_DECREF(a);
     if (r == NULL)
         return NULL;
@@ -232,6 +233,48 @@ fast_inplace(Fast *f, PyObject *x1, PyObject *x2)
     if (st != Py_None && bump(st) < 0)
         return NULL;
     return Py_NewRef(x1);
+}
+
+/* The grad mode's state (autograd/_mode.py's STATE, a threading.local: ``STATE.enabled``),
+   told by setup_grad_state when autograd installs itself; NULL before. */
+PyObject *grad_state;
+static PyObject *s_enabled;
+
+/* An in-place operator's target x1 that carries autograd's extension and no names, under
+   no_grad() (``p -= lr * p.grad`` of an optimizer step): the Python operator's own
+   no_grad() path (elementwise.py, iop) writes it as it writes an extension-free target
+   (``into``: the write stage's autograd check returns at once when recording is off) once
+   it has a Storage (a lazy target with an extension gets one first there: not here). 1 yes,
+   0 no, -1 an error. */
+static int
+unrecorded_target(PyObject *x1)
+{
+    if (grad_state == NULL || Py_TYPE(x1) != Array_T || SLOT(x1, O_st) == NULL || SLOT(x1, O_st) == Py_None)
+        return 0;
+    PyObject *e = SLOT(x1, O_ext);
+    if (e == NULL || !contract_ext(e) || SLOT(e, E_names) != Py_None)
+        return 0;
+    PyObject *en = PyObject_GetAttr(grad_state, s_enabled);
+    if (en == NULL)
+        return -1;
+    int off = en == Py_False;
+    Py_DECREF(en);
+    return off;
+}
+
+/* setup_grad_state(STATE, Ext): the grad mode's state, and the Ext class whose slots are
+   read (contract.h: set up here as setup_named sets it up, the same class). */
+PyObject *
+setup_grad_state(PyObject *mod, PyObject *args)
+{
+    PyObject *state, *ext;
+    if (!PyArg_ParseTuple(args, "OO!:setup_grad_state", &state, &PyType_Type, &ext))
+        return NULL;
+    if ((s_enabled == NULL && (s_enabled = PyUnicode_InternFromString("enabled")) == NULL)
+        || ext_class_setup(ext, "setup_grad_state") < 0)
+        return NULL;
+    Py_XSETREF(grad_state, Py_NewRef(state));
+    Py_RETURN_NONE;
 }
 
 /* From how many result bytes fast_out declines (elementwise.py's _INTO_LOOP_FROM: from there
@@ -792,6 +835,35 @@ fast_asarray_same(PyObject *x, PyObject *const *kw, PyObject *kwnames)
     return Py_NewRef(x);
 }
 
+/* The chain's head: chain(name, impl, args, kwargs), a call with keywords bound first by
+   its name's binder (table: the binders dict), as _dispatch._standard_keywords' head. */
+static PyObject *
+head_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n != 4 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0) || !PyDict_Check(args[3])
+        || PyDict_GET_SIZE(args[3]) == 0 || !PyDict_CheckExact(f->table))
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    PyObject *b = PyDict_GetItemWithError(f->table, args[0]); /* (borrowed: held below) */
+    if (b == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_Vectorcall(f->fallback, args, nargsf, NULL);
+    Py_INCREF(b);
+    PyObject *bound = PyObject_CallMethodObjArgs(b, s_bind, args[2], args[3], NULL), *r = NULL;
+    Py_DECREF(b);
+    if (bound == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(bound) || PyTuple_GET_SIZE(bound) != 2) { /* (Binder.bind's is) */
+        PyErr_SetString(PyExc_TypeError, "the chain's head: a binder's bind() returns (args, kwargs)");
+        Py_DECREF(bound);
+        return NULL;
+    }
+    PyObject *a = PyTuple_GET_ITEM(bound, 0), *k = PyTuple_GET_ITEM(bound, 1);
+    PyObject *argv[4] = {args[0], args[1], a, k};
+    r = PyObject_Vectorcall(f->fallback, argv, 4, NULL);
+    Py_DECREF(bound);
+    return r;
+}
+
 PyObject *
 fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -806,6 +878,22 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         PyObject *r = fast_astype(f, args[0], args[1]);
         if (r != NULL || PyErr_Occurred())
             return r;
+    }
+    if (f->kind == K_HEAD)
+        return head_call(f, args, nargsf, kwnames);
+    if (f->kernel) {
+        /* impl(x, None), impl(x1, x2, None): the handlers' call of a row's kernel path (the
+           autograd recorder's, the names handler's). impl reads no operand's extension: the
+           fast case for named operands (which reads none either) computes its result. */
+        if (ready && !CALIBRATING && n == NARGS[f->kind] + 1 && args[n - 1] == Py_None
+            && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)) {
+            PyObject *r = NULL;
+            if (contract_operand(args[0]) && (n == 2 || contract_operand(args[1])))
+                r = n == 2 ? fast_unary(f, args[0], 1) : fast_binary(f, args[0], args[1], 1);
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
+        return call_quiet(f->fallback, args, nargsf, kwnames);
     }
     if (f->kind == K_API || f->kind == K_ASTYPE)
         return api_call(f, args, nargsf, kwnames);
@@ -854,8 +942,12 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             break;
         case K_BINARY: {
             PyObject *xs[2] = {args[f->swap], args[!f->swap]};
-            if (f->inplace)
-                r = plain(xs[0]) && plain(xs[1]) ? fast_inplace(f, xs[0], xs[1]) : NULL;
+            if (f->inplace) {
+                int t = plain(xs[1]) ? plain(xs[0]) || unrecorded_target(xs[0]) : 0;
+                if (t < 0)
+                    return NULL;
+                r = t ? fast_inplace(f, xs[0], xs[1]) : NULL;
+            }
             else
                 r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
             break;
@@ -919,11 +1011,11 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
     PyObject *elide = Py_None;
-    int kind, swap = 0, inplace = 0;
+    int kind, swap = 0, inplace = 0, kernel = 0;
     static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
-                            "inplace", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOp:Fast", names, &fallback, &kind,
-                                     &table, &stable, &swap, &hook, &name, &elide, &inplace))
+                            "inplace", "kernel", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOpp:Fast", names, &fallback, &kind,
+                                     &table, &stable, &swap, &hook, &name, &elide, &inplace, &kernel))
         return NULL;
     if (Array_T == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
@@ -938,15 +1030,19 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             : kind == K_MATMUL || kind == K_WHERE
               ? !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 2
                 || (kind == K_MATMUL && !PyList_CheckExact(PyList_GET_ITEM(table, 0)))
+            : kind == K_HEAD ? !PyDict_CheckExact(table)
             : kind != K_QUIET && kind != K_ASARRAY)
         || (elide != Py_None && (kind != K_BINARY || !PyCallable_Check(elide)))
-        || (inplace && ((kind != K_BINARY && kind != K_UNARY) || swap || elide != Py_None))) {
+        || (inplace && ((kind != K_BINARY && kind != K_UNARY) || swap || elide != Py_None))
+        || (kernel && ((kind != K_BINARY && kind != K_UNARY) || swap || inplace || elide != Py_None))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
-                        "hook=None, name=None, elide=None, inplace=False): a callable; kind 0 (hook: a list, name: "
-                        "a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
-                        "callable; inplace: not with swap or elide), "
+                        "hook=None, name=None, elide=None, inplace=False, kernel=False): a callable; kind 0 (hook: a "
+                        "list, name: a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
+                        "callable; inplace: not with swap or elide), 1 or 2 with kernel (impl(x, None), "
+                        "impl(x1, x2, None): nothing else), "
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
-                        "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case)");
+                        "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case), "
+                        "8 (table: the binders dict: the extension chain's head)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
@@ -962,6 +1058,7 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->kind = kind;
     f->swap = swap;
     f->inplace = inplace;
+    f->kernel = kernel;
     if (kind == K_UNARY || kind == K_BINARY) {
         /* a Loop per dtype (unary); per dtype pair and per dtype, scalar column and side */
         Py_ssize_t n = f->ndt = PyList_GET_SIZE(table);

@@ -56,7 +56,7 @@
 
 /* --- constants: made once in PyInit ----------------------------------------------- */
 PyObject *zero, *one, *minus_one;
-PyObject *s_dtype, *s_shape, *s_ext, *s_out;
+PyObject *s_dtype, *s_shape, *s_ext, *s_out, *s_bind;
 PyObject *s_getitem, *s_permute_dims, *s_expand_dims, *s_squeeze;
 PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides, *s__shape;
 PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
@@ -153,6 +153,9 @@ static PyMethodDef methods[] = {
     {"named_ext", named_ext, METH_O,
      "named_ext(names): a fresh Ext holding names (names.c), for the Python hot paths that "
      "name a fresh view."},
+    {"setup_grad_state", setup_grad_state, METH_VARARGS,
+     "setup_grad_state(STATE, Ext): autograd's grad mode (STATE.enabled), read by the in-place operators' "
+     "case of a target autograd tracks under no_grad() (fast.c, unrecorded_target)."},
     {"setup", setup, METH_VARARGS,
      "setup(ndarray, nat, pool_threshold_list, elide_bytes, errstate_var, errstate_ignore, "
      "ignore_context): what the elementwise fast cases need to know, once."},
@@ -206,6 +209,7 @@ PyInit__chot(void)
     s_dtype = PyUnicode_InternFromString("dtype");
     s_ext = PyUnicode_InternFromString("_ext");
     s_out = PyUnicode_InternFromString("out");
+    s_bind = PyUnicode_InternFromString("bind");
     s_shape = PyUnicode_InternFromString("shape");
     s_materialize = PyUnicode_InternFromString("_materialize");
     s_reshape = PyUnicode_InternFromString("reshape");
@@ -217,7 +221,7 @@ PyInit__chot(void)
     s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
     s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
     if (zero == NULL || minus_one == NULL || one == NULL || s_getitem == NULL
-        || s_permute_dims == NULL || s_expand_dims == NULL || s_squeeze == NULL || s_dtype == NULL || s_ext == NULL || s_out == NULL || s_shape == NULL || s_materialize == NULL
+        || s_permute_dims == NULL || s_expand_dims == NULL || s_squeeze == NULL || s_dtype == NULL || s_ext == NULL || s_out == NULL || s_bind == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL || s__shape == NULL
         || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
         return NULL;

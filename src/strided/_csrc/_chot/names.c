@@ -265,6 +265,23 @@ static PyObject *auto_align; /* _handler.AUTO_ALIGN, a ContextVar */
 static PyObject *spelled;    /* _handler.SPELLED: the keywords the binding stage renames (a frozenset) */
 static PyObject *spelled_fn; /* _handler._spelled(x, key): a spelled call's outcome, or None */
 
+/* The Ext class whose slots the C paths read (contract.h), set up once by whichever of
+   setup_named and setup_grad_state (fast.c) comes first; the other must name the same
+   class. 0, or -1 with an error naming ``who``. */
+int
+ext_class_setup(PyObject *ext, const char *who)
+{
+    if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
+        PyErr_Format(PyExc_TypeError, "%s(): another Ext class than the first setup's", who);
+        return -1;
+    }
+    if (contract_setup((PyTypeObject *)ext, EXT_ROWS, N_ROWS(EXT_ROWS)) < 0)
+        return -1;
+    if (Ext_T == NULL)
+        Ext_T = (PyTypeObject *)Py_NewRef(ext);
+    return 0;
+}
+
 PyObject *
 setup_named(PyObject *mod, PyObject *args)
 {
@@ -281,14 +298,8 @@ setup_named(PyObject *mod, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "setup_named(): the spelled keywords come with a callable");
         return NULL;
     }
-    if (Ext_T != NULL && (PyObject *)Ext_T != ext) {
-        PyErr_SetString(PyExc_TypeError, "setup_named(): another Ext class than the first call's");
+    if (ext_class_setup(ext, "setup_named") < 0)
         return NULL;
-    }
-    if (contract_setup((PyTypeObject *)ext, EXT_ROWS, N_ROWS(EXT_ROWS)) < 0)
-        return NULL;
-    if (Ext_T == NULL)
-        Ext_T = (PyTypeObject *)Py_NewRef(ext);
     Py_XSETREF(ew_names, Py_NewRef(cache));
     Py_XSETREF(red_cache, Py_NewRef(red));
     Py_XSETREF(view_names, Py_NewRef(views));
