@@ -77,6 +77,69 @@ def _run(name, kind, n, a, b, o, slow):
     return err, np.asarray(base).tobytes(), str(y.dtype), base.storage()._version - v0
 
 
+@compiled
+@pytest.mark.parametrize("n", [2048, 2049, 70001])  # (16 KiB of float64, one more, 560 KB)
+@pytest.mark.parametrize("name,dtype,odtype,kind", [
+    ("add", "float64", "float64", "independent"), ("subtract", "float64", "float64", "out is x1"),
+    ("multiply", "float32", "float32", "reversed"), ("divide", "float64", "float64", "partial"),
+    ("maximum", "float64", "float64", "independent"), ("less", "float32", "bool", "independent"),
+    ("add", "int64", "int64", "out is x1"), ("add", "uint8", "uint8", "partial"),
+    ("add", "float64", "float32", "independent"),  # (a cast out: refused, the same error)
+    ("add", "float32", "float64", "independent"),  # (the result dtype not out's: the Python path)
+])
+def test_binary_out_above_16_kib_is_the_python_definition_and_numpy(n, name, dtype, odtype, kind):
+    a, b = _data(dtype, n, 1), _data(dtype, n, 2)
+    o = _data(odtype, n, 3) if odtype != "bool" else np.zeros(n, bool)
+    got = _run(name, kind, n, a, b, o, False)
+    assert got == _run(name, kind, n, a, b, o, True)
+    err, data, dt, bump = got
+    if err is not None:
+        assert "can't be cast" in err[1] or "cast" in err[1], err
+        return
+    assert bump == 1 and dt == odtype
+    # NumPy's ufunc with out= over the same buffer layout
+    if kind in ("out is x1", "partial"):
+        buf = np.concatenate([a, b[:1]])
+        x1, y = (buf[:n], buf[:n]) if kind == "out is x1" else (buf[1:n + 1], buf[:n])
+        with np.errstate(all="ignore"):
+            BINARY[name](x1, b, out=y)
+        ref = buf
+    else:
+        ref = o.copy()
+        with np.errstate(all="ignore"):
+            BINARY[name](a, b, out=ref, casting="same_kind")
+    assert data == ref.tobytes(), (name, kind, n)
+
+
+@compiled
+def test_binary_out_above_the_bound_takes_the_compiled_door_and_unary_keeps_its_loop(monkeypatch):
+    """A binary row's out= of 40 KB never reaches the Python writer (``out_native``, made to
+    raise); a unary row's still takes its Python door there, which runs strided's own loop
+    (``_unary_into``, the loop exp(x) runs, split on threads when large)."""
+    from strided._api import elementwise as E
+
+    def refuse(*a, **k):
+        raise AssertionError("the Python out= door ran")
+    ran = []
+    real = E._unary_into
+    monkeypatch.setattr(E, "_unary_into", lambda *a: ran.append(1) or real(*a))
+    n = 5000
+    a = xp.asarray(np.linspace(-3, 3, n), device=CPU)
+    b = xp.asarray(np.full(n, 0.25), device=CPU)
+    y = xp.asarray(np.zeros(n), device=CPU)
+    v = y.storage()._version
+    monkeypatch.setattr(E, "out_native", refuse)
+    assert xp.add(a, b, out=y) is y and xp.multiply(y, 2.0, out=y) is y
+    assert y.storage()._version == v + 2
+    np.testing.assert_array_equal(np.asarray(y), (np.linspace(-3, 3, n) + 0.25) * 2.0)
+    with pytest.raises(AssertionError, match="the Python out= door ran"):
+        xp.add(a[::2], b[::2], out=y[::2])  # (a strided out: the Python path)
+    monkeypatch.undo()
+    monkeypatch.setattr(E, "_unary_into", lambda *a: ran.append(1) or real(*a))
+    assert xp.exp(a, out=y) is y and ran == [1]
+    assert np.asarray(y).tobytes() == np.exp(np.linspace(-3, 3, n)).tobytes()
+
+
 COLUMNS = [((300, 20), (300, 1)), ((4, 150, 7), (150, 1)), ((4, 150, 7), (4, 150, 1)),
            ((3, 64), (3, 1)), ((250, 64), (250, 1)), ((250, 65), (250, 1)), ((5, 2), (5, 1)),
            ((2049, 3), (2049, 1)), ((1, 20), (1, 1))]
