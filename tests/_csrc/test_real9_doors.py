@@ -16,6 +16,8 @@ import pytest
 
 import strided as xp
 
+from _outcome import outcome as _outcome
+
 CPU = "cpu"
 # (the compiled doors are the CPU's: arrays made without a device are the CPU's too)
 pytestmark = pytest.mark.usefixtures("on_cpu")
@@ -38,14 +40,6 @@ def _data(dtype, n, seed):
     if dtype == "float64" and n > 3:
         a[3] = np.frombuffer(np.uint64(0x7FF8000000000ABC).tobytes(), np.float64)[0]  # a NaN payload
     return a
-
-
-def _outcome(fn):
-    try:
-        with np.errstate(all="ignore"):
-            return fn(), None
-    except Exception as e:  # noqa: BLE001 - type and message are compared
-        return None, (type(e), str(e))
 
 
 def _layout(kind, n, a, b, o):
