@@ -147,3 +147,34 @@ def test_asarray_of_an_exported_array_finds_its_storage_again():
     assert y.storage() is x.storage()
     y[0, 0] = 7.0
     assert float(x[0, 0]) == 7.0
+
+
+def test_reshape_minus_one_again_is_numpys_without_adopt_shape():
+    a = np.arange(24.0).reshape(4, 6)
+    x = xp.asarray(a)
+    for shape in [(-1,), (3, -1), (-1, 2, 2), (24,), (2, 12)]:
+        for _ in range(2):  # (the second call finds the cached -1 resolution)
+            np.testing.assert_array_equal(np.asarray(xp.reshape(x, shape)), a.reshape(shape))
+    for bad, err in [((-1, -1), "only one dimension may be -1"), ((5, -1), "cannot reshape array of size 24"),
+                     ((-1.0,), "shape must be a tuple of ints")]:
+        for _ in range(2):
+            with pytest.raises((ValueError, TypeError), match=err):
+                xp.reshape(x, bad)
+    s = (-1,)
+    r, seen = python_calls(lambda: xp.reshape(x, s))
+    assert r.shape == (24,) and "_adopt_shape" not in seen
+
+
+@pytest.mark.parametrize("fn,ref", [(xp.any, np.any), (xp.all, np.all)])
+def test_any_all_short_path_axes_are_numpys(fn, ref):
+    a = np.array([[1, 0, 2], [0, 0, 3]])
+    x = xp.asarray(a)
+    for axis in [None, 0, 1, -1, -2, (0, 1), (1,), ()]:
+        for kd in (False, True):
+            np.testing.assert_array_equal(np.asarray(fn(x, axis=axis, keepdims=kd)), ref(a, axis=axis, keepdims=kd))
+    for axis in [2, -3, (0, 0)]:
+        with pytest.raises((IndexError, ValueError)):
+            fn(x, axis=axis)
+    for axis in (None, 1):
+        r, seen = python_calls(lambda: fn(x, axis=axis))
+        assert "plain_axis" not in seen
