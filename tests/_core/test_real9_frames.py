@@ -178,3 +178,27 @@ def test_any_all_short_path_axes_are_numpys(fn, ref):
     for axis in (None, 1):
         r, seen = python_calls(lambda: fn(x, axis=axis))
         assert "plain_axis" not in seen
+
+
+def test_iter_is_the_methods_map():
+    m = Array.__dict__["__iter__"]
+    py = getattr(m, "__wrapped__", m)
+    base = np.arange(24.0).reshape(4, 6)
+    cases = [xp.asarray(base), xp.asarray(base)[::-1, 1:], xp.asarray(base).T, xp.zeros((0, 3)),
+             xp.asarray([1, 2, 3]), xp.asarray(base, requires_grad=True), xp.asarray(base)[None]]
+    for x in cases:
+        it = iter(x)
+        assert type(it) is type(py(x)) is map
+        got, ref = list(it), list(py(x))
+        assert len(got) == len(ref) == x.shape[0]
+        for g, r in zip(got, ref):
+            assert g.shape == r.shape and g.dtype == r.dtype
+            assert np.asarray(g.detach() if g.requires_grad else g).tobytes() == \
+                np.asarray(r.detach() if r.requires_grad else r).tobytes()
+    zero = xp.asarray(1.0)
+    assert _err(lambda: iter(zero)) == _err(lambda: py(zero))
+    assert _err(lambda: iter(zero))[1] == (TypeError, "iteration over a 0-d array")
+    assert np.iterable(cases[0]) and not np.iterable(zero)
+    x = cases[0]
+    r, seen = python_calls(lambda: iter(x))
+    assert "__iter__" not in seen or not COMPILED

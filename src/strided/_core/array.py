@@ -998,6 +998,7 @@ def _install_compiled_views():
     d = Array.__dict__
     Array.__getitem__ = _chot.View(d["__getitem__"], _chot.GETITEM)
     Array.contiguous = _chot.View(d["contiguous"], _chot.CONTIGUOUS)
+    Array.__iter__ = _chot.View(d["__iter__"], _chot.ITER)  # (iter(x) with axes: in C)
     # (its hot path: a real Python scalar into a slice of a floating array)
     Array.__setitem__ = _chot.View(d["__setitem__"], _chot.SETITEM,
                                    (_dtypes.float16, _dtypes.float32, _dtypes.float64))

@@ -321,7 +321,7 @@ decline_error(void)
    of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
        V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL,
-       V_NAMESPACE, V_T, V_MT,
+       V_NAMESPACE, V_ITER, V_T, V_MT,
        V_DTYPE, V_DEVICE, V_NDIM, V_SHAPE, V_SIZE };
 
 /* --- functions one source calls in another ------------------------------------------------ */

@@ -253,7 +253,7 @@ PyInit__chot(void)
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
         {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
         {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN}, {"COPY", V_COPY}, {"SQUEEZE", V_SQUEEZE},
-        {"ZERO", V_ZERO}, {"FILL", V_FILL}, {"NAMESPACE", V_NAMESPACE},
+        {"ZERO", V_ZERO}, {"FILL", V_FILL}, {"NAMESPACE", V_NAMESPACE}, {"ITER", V_ITER},
         {"T", V_T}, {"MT", V_MT}, {"A_DTYPE", V_DTYPE}, {"A_DEVICE", V_DEVICE},
         {"A_NDIM", V_NDIM}, {"A_SHAPE", V_SHAPE}, {"A_SIZE", V_SIZE}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)

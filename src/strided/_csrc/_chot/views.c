@@ -2001,6 +2001,24 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         }
         return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
     }
+    if (f->kind == V_ITER) {
+        /* iter(x) of an array of ours with axes: map(x.__getitem__, range(len)), the
+           method's own answer, without its frame (NumPy's iterable(), which SciPy's
+           xp_promote asks of every operand); a 0-d array, anything else: the method */
+        PyObject *shape = n == 1 && nkw == 0 && views_ready && contract_array(args[0])
+                          ? SLOT(args[0], O_shape) : NULL;
+        if (shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) > 0) {
+            PyObject *len = PyTuple_GET_ITEM(shape, 0), *get, *rng, *r = NULL;
+            if ((get = PyObject_GetAttrString(args[0], "__getitem__")) == NULL)
+                return NULL;
+            if ((rng = PyObject_CallOneArg((PyObject *)&PyRange_Type, len)) != NULL)
+                r = PyObject_CallFunctionObjArgs((PyObject *)&PyMap_Type, get, rng, NULL);
+            Py_DECREF(get);
+            Py_XDECREF(rng);
+            return r;
+        }
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    }
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
     int ok = views_ready && n >= 1 && contract_array(args[0]); /* (checked once: ~30 instructions) */
     if (f->inplace && ok && nkw == 0 && SLOT(args[0], O_ext) == Py_None) {
