@@ -86,14 +86,18 @@ def finfo(type=None, /) -> finfo_object:
     >>> xp.finfo(xp.complex64).dtype, xp.finfo(xp.float32).bits
     (strided.float32, 32)
     """
-    d = _dtypes.get_default_dtype() if type is None else _dtype_of("finfo", type)
-    r = _FINFO.get(d)
+    t = builtins.type(type)
+    # (a DType or an array of ours: found by the dtype's index, without _dtype_of's frame
+    # and DType.__hash__'s; SciPy and scikit-learn ask several times a call)
+    d = type if t is DType else type._dtype if t is Array else \
+        _dtypes.get_default_dtype() if type is None else _dtype_of("finfo", type)
+    r = _FINFO.get(d._index)
     if r is not None:
         return r
     if d.kind not in "fc":
         raise TypeError(f"finfo() accepts only floating-point data types; got {d.name} (use iinfo)")
     f = np.finfo(_dtypes.real_of(d)._np)
-    r = _FINFO[d] = finfo_object(builtins.int(f.bits), builtins.float(f.eps), builtins.float(f.max),
+    r = _FINFO[d._index] = finfo_object(builtins.int(f.bits), builtins.float(f.eps), builtins.float(f.max),
                                  builtins.float(f.min), builtins.float(f.smallest_normal),
                                  _dtypes.real_of(d))
     return r
@@ -101,6 +105,7 @@ def finfo(type=None, /) -> finfo_object:
 
 # One (frozen, immutable) answer per dtype, as NumPy caches its finfo: SciPy's and
 # scikit-learn's array-API code asks finfo on every call (a dataclass built per call: ~3 us).
+# (finfo's keyed by the dtype's index)
 _FINFO: dict = {}
 _IINFO: dict = {}
 
@@ -169,6 +174,7 @@ def isdtype(dtype, kind) -> builtins.bool:
 
 
 _PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+_PROMOTION_BY_INDEX = _dtypes.PROMOTION_BY_INDEX
 
 
 def result_type(*arrays_and_dtypes) -> DType:
@@ -183,11 +189,18 @@ def result_type(*arrays_and_dtypes) -> DType:
     (strided.int16, strided.float16)
     """
     if len(arrays_and_dtypes) == 2:
-        # Short path: an array and a Python scalar (SciPy and scikit-learn ask this of
-        # every operand), what the loop below gives for them: no devices to compare.
+        # Short paths: an array and a Python scalar (SciPy and scikit-learn ask this of
+        # every operand), what the loop below gives for them: no devices to compare; two
+        # arrays on one device (SciPy's xp_promote), the table by index: no DType hashes.
         x, s = arrays_and_dtypes
-        if type(x) is Array and type(s) in _PY_SCALARS:
-            return _dtypes.scalar_result(x._dtype, s)
+        if type(x) is Array:
+            t = type(s)
+            if t in _PY_SCALARS:
+                return _dtypes.scalar_result(x._dtype, s)
+            if t is Array and s._device is x._device:
+                return _PROMOTION_BY_INDEX[x._dtype._index][s._dtype._index]
+    elif len(arrays_and_dtypes) == 1 and type(arrays_and_dtypes[0]) is Array:
+        return arrays_and_dtypes[0]._dtype  # (one array: its dtype, one device)
     check_devices("result_type", *arrays_and_dtypes)
     res = None
     scalars = []

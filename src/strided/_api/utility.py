@@ -31,7 +31,9 @@ def _logical(func: str, x, axis, keepdims, out):
         a = x._np
         if a is None:
             a = x._get_native()
-        if type(a) is _ND and plain_axis(axis, a.ndim) \
+        # (plain_axis's common answers inlined, as statistics.short_native does)
+        if type(a) is _ND and (axis is None or (type(axis) is int and -a.ndim <= axis < a.ndim)
+                               or (type(axis) is tuple and plain_axis(axis, a.ndim))) \
                 and a.nbytes < _threads._REDUCE_FACTOR * _threads._THREAD_MIN[0]:
             # The short path: the kernel below, the axis as given (NumPy takes what
             # plain_axis accepts as reduction_axes would return it).

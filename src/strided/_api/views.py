@@ -63,17 +63,17 @@ def reshape(x, /, shape, *, copy=None) -> Array:
         except TypeError:  # an unhashable entry: the general path raises
             return _reshape(x, shape)
         if new is None:
-            new = _adopt_shape(shape)
-            if new is None:
-                hit = _MINUS_ONE.get((shape, x._shape))
-                if hit is not None and hit[0] is shape:
-                    new = hit[1]  # (the same tuple object: a call site's constant)
-                else:
-                    new = _resolve_minus_one(shape, x._shape)
-                    if new is not None:
-                        if len(_MINUS_ONE) >= 4096:
-                            _MINUS_ONE.clear()
-                        _MINUS_ONE[(shape, x._shape)] = (shape, new)
+            # (a -1 shape seen before first: _adopt_shape refuses every shape _MINUS_ONE
+            # holds, and array-api-compat's reshape(x, (-1,)) comes several times a call)
+            hit = _MINUS_ONE.get((shape, x._shape))
+            if hit is not None and hit[0] is shape:
+                new = hit[1]  # (the same tuple object: a call site's constant)
+            elif (new := _adopt_shape(shape)) is None:
+                new = _resolve_minus_one(shape, x._shape)
+                if new is not None:
+                    if len(_MINUS_ONE) >= 4096:
+                        _MINUS_ONE.clear()
+                    _MINUS_ONE[(shape, x._shape)] = (shape, new)
         elif new[0] is not shape:
             # An equal tuple's entry: (2.0, 5) equals (2, 5) as a key, but its sum is a
             # float; (True, 5) equals (1, 5), and a bool is refused (NumPy and PyTorch's

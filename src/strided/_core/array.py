@@ -591,7 +591,14 @@ class Array:
         return self._item()
 
     def __bool__(self) -> bool:
-        return builtins.bool(self._scalar("bool"))
+        # (_scalar and _item inlined for a host array: ``if xp.any(m):``, ``if x == y:`` in
+        # SciPy's and scikit-learn's code, several a call)
+        if self._shape and _layout.prod(self._shape) != 1:
+            raise TypeError(f"only arrays with one element can be converted to Python bool; got shape {self._shape}")
+        if self._device.type == "cpu":
+            r = self._np
+            return builtins.bool(self._st._data.item(self._off) if r is None else r.item())
+        return builtins.bool(self._item())
 
     def __int__(self) -> int:
         v = self._scalar("int")
@@ -982,11 +989,16 @@ def _install_compiled_views():
     # (Array objects from a free list: ~560 instructions of the generic allocation and
     # subtype_dealloc per array; views.c checks the class's layout first)
     _chot.setup_array_free()
+    # (the one private constructor's eight slot stores in C: no Python frame; the
+    # definition above stays for STRIDED_NO_CEXT=1, and the tests compare the two)
+    Array._new_python = Array.__dict__["_new"]
+    Array._new = staticmethod(_chot.new)
     # (NumPy's C API table, for the results of the compiled take: checked there on a probe)
     _chot.setup_take(_npcompat.array_api(), np.ndarray, np.dtype(np.float64))
     d = Array.__dict__
     Array.__getitem__ = _chot.View(d["__getitem__"], _chot.GETITEM)
     Array.contiguous = _chot.View(d["contiguous"], _chot.CONTIGUOUS)
+    Array.__iter__ = _chot.View(d["__iter__"], _chot.ITER)  # (iter(x) with axes: in C)
     # (its hot path: a real Python scalar into a slice of a floating array)
     Array.__setitem__ = _chot.View(d["__setitem__"], _chot.SETITEM,
                                    (_dtypes.float16, _dtypes.float32, _dtypes.float64))

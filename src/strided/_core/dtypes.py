@@ -97,6 +97,10 @@ class DType:
         return NotImplemented
 
     def __ne__(self, other) -> builtins.bool:
+        if other is self:
+            return False
+        if type(other) is DType:  # (two of ours: __eq__'s answer, without its frame)
+            return True
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
@@ -325,6 +329,12 @@ def _promote_pair(a: DType, b: DType) -> DType:
 PROMOTION: dict[tuple[DType, DType], DType] = {
     (a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
 }
+
+
+# The same table by the dtypes' indices (a DType key hashes through DType.__hash__, a Python
+# frame: result_type and finfo answer SciPy's and scikit-learn's every call without it)
+PROMOTION_BY_INDEX: list = [[PROMOTION[a, b] for b in ALL_DTYPES] for a in ALL_DTYPES]
+assert all(d._index == i for i, d in enumerate(ALL_DTYPES))
 
 
 def result_type_pair(a: DType, b: DType) -> DType:

@@ -125,6 +125,9 @@ to.__signature__ = inspect.Signature([
         ("dtype", None), ("device", None), ("copy", False), ("non_blocking", False)))])
 
 Array.__array_namespace__ = __array_namespace__
+if _CVIEWS is not None:
+    # (its plain case, no version asked, answered in C: views.c, V_NAMESPACE)
+    Array.__array_namespace__ = _CVIEWS.View(__array_namespace__, _CVIEWS.NAMESPACE)
 Array.to_device = to_device
 Array.to = to
 Array.cpu = lambda self: _to_device(self, "cpu")

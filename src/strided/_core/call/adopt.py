@@ -49,7 +49,12 @@ def _root(a):
 def exported(st) -> None:
     """Remember that ``st``'s memory was handed out as a native array (so a native
     built from it later, ``np.asarray(x)[::-1]`` or ``as_strided``, finds it again)."""
-    key = id(_root(st._data))
+    a = st._data  # (_root inlined: SciPy converts its inputs so on every call)
+    b = getattr(a, "base", None)
+    while b is not None:
+        a = b
+        b = getattr(a, "base", None)
+    key = id(a)
     refs = _EXPORTED.get(key)
     if refs is not None:
         # Already handed out (``np.asarray(x)`` of the same array again: SciPy converts its

@@ -329,7 +329,8 @@ decline_error(void)
    V_UNFLATTEN, V_FLATTEN: unflatten and flatten by names, f->table strided.named's dict
    of their checked outcomes. */
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
-       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL, V_T, V_MT,
+       V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL,
+       V_NAMESPACE, V_ITER, V_T, V_MT,
        V_DTYPE, V_DEVICE, V_NDIM, V_SHAPE, V_SIZE };
 
 /* --- functions one source calls in another ------------------------------------------------ */

@@ -277,9 +277,11 @@ setup_grad_state(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* From how many result bytes fast_out declines (elementwise.py's _INTO_LOOP_FROM: from there
-   the Python out= door of a unary row runs the loop exp(x) runs, strided's own and split on
-   threads; below it, NumPy's ufunc into out's memory, which is the loop called here). */
+/* From how many result bytes fast_out declines a unary row (elementwise.py's _INTO_LOOP_FROM:
+   from there the Python out= door of a unary row runs the loop exp(x) runs, strided's own and
+   split on threads; below it, NumPy's ufunc into out's memory, which is the loop called here).
+   A binary row's Python door (elementwise.py, ``into``) is one ufunc call into out's memory at
+   every size, the loop called here: no bound (real9: 1e3-1e7 float64 measured). */
 #define OUT_DOOR_BELOW ((Py_ssize_t)16384)
 
 /* Whether a loop writing the native o (C-contiguous, elements of io bytes) may read the
@@ -311,7 +313,7 @@ reads_safely(PyObject *o, Py_ssize_t io, PyObject *b, Py_ssize_t ib)
    own memory as the Python door writes it (elementwise.py, ``into`` and the unary
    ``func``: one ufunc call with out=): every operand and out without an extension (no
    names, no autograd) on one device; out's native C-contiguous, aligned and writeable
-   (so it has no element twice), under OUT_DOOR_BELOW bytes; each Array operand of out's
+   (so it has no element twice), under OUT_DOOR_BELOW bytes for a unary row; each Array operand of out's
    shape or 0-d (loop_into checks) whose memory is out's exactly or none of it
    (reads_safely); the loop's result DType out's own and no cast (ew_call). Then out's
    Storage's version counter is bumped, as out_native bumps it. out (new reference);
@@ -326,10 +328,10 @@ fast_out(Fast *f, PyObject *const *xs, int n, PyObject *out)
         if (!plain(xs[j]) || (Py_TYPE(xs[j]) == Array_T && SLOT(xs[j], O_device) != SLOT(out, O_device)))
             return NULL;
     PyObject *odt = SLOT(out, O_dtype);
-    Py_ssize_t nb = nbytes_of(out);
-    if (nb < 0 || nb >= OUT_DOOR_BELOW || odt == NULL || !contract_dtype(odt))
+    Py_ssize_t nb = nbytes_of(out), bound = n == 1 ? OUT_DOOR_BELOW : PY_SSIZE_T_MAX;
+    if (nb < 0 || nb >= bound || odt == NULL || !contract_dtype(odt))
         return NULL;
-    PyObject *o = small_native(out, OUT_DOOR_BELOW), *r = NULL;
+    PyObject *o = small_native(out, bound), *r = NULL;
     if (o == NULL)
         return NULL;
     Py_INCREF(out);

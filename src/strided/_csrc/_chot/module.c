@@ -130,7 +130,24 @@ setup(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* new(native, storage, offset, shape, strides, dtype, device): Array._new in C (array_new:
+   the same eight slot stores, _ext None, from the free list where it is in use), without
+   the Python frame (a dozen a call of SciPy's and scikit-learn's array-API code). */
+static PyObject *
+new_py(PyObject *mod, PyObject *const *args, Py_ssize_t n)
+{
+    if (!views_ready || n != 7) {
+        PyErr_SetString(PyExc_TypeError, "new(native, storage, offset, shape, strides, dtype, device): "
+                        "seven arguments, after setup_array()");
+        return NULL;
+    }
+    return array_new(Py_NewRef(args[0]), Py_NewRef(args[1]), Py_NewRef(args[2]), Py_NewRef(args[3]),
+                     Py_NewRef(args[4]), Py_NewRef(args[5]), Py_NewRef(args[6]));
+}
+
 static PyMethodDef methods[] = {
+    {"new", (PyCFunction)(void (*)(void))new_py, METH_FASTCALL,
+     "new(native, storage, offset, shape, strides, dtype, device) -> Array: Array._new in C"},
     {"setup_array", setup_array, METH_VARARGS,
      "setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads "
      "and writes (contract.h)."},
@@ -240,7 +257,7 @@ PyInit__chot(void)
         {"RESHAPE_METHOD", V_RESHAPE_M}, {"PERMUTE", V_PERMUTE}, {"PERMUTE_METHOD", V_PERMUTE_M},
         {"EXPAND", V_EXPAND}, {"SETITEM", V_SETITEM}, {"RENAME", V_RENAME}, {"ALIGN", V_ALIGN},
         {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN}, {"COPY", V_COPY}, {"SQUEEZE", V_SQUEEZE},
-        {"ZERO", V_ZERO}, {"FILL", V_FILL},
+        {"ZERO", V_ZERO}, {"FILL", V_FILL}, {"NAMESPACE", V_NAMESPACE}, {"ITER", V_ITER},
         {"T", V_T}, {"MT", V_MT}, {"A_DTYPE", V_DTYPE}, {"A_DEVICE", V_DEVICE},
         {"A_NDIM", V_NDIM}, {"A_SHAPE", V_SHAPE}, {"A_SIZE", V_SIZE}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)

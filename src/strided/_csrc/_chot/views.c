@@ -1986,6 +1986,39 @@ view_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
     Fast *f = (Fast *)self;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (f->kind == V_NAMESPACE) {
+        /* x.__array_namespace__() or (api_version=None), of any array: the module
+           sys.modules holds as "strided", as the method answers (array-api-compat asks on
+           every call, a dozen times a call of SciPy's or scikit-learn's code); anything
+           else (a version to check, an error to raise): the method itself */
+        static PyObject *s_strided = NULL;
+        if (s_strided == NULL && (s_strided = PyUnicode_InternFromString("strided")) == NULL)
+            return NULL;
+        if (n == 1 && (nkw == 0 || (nkw == 1 && args[1] == Py_None && kw_is(kwnames, 0, "api_version")))) {
+            PyObject *m = PyImport_GetModule(s_strided);
+            if (m != NULL || PyErr_Occurred())
+                return m;
+        }
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    }
+    if (f->kind == V_ITER) {
+        /* iter(x) of an array of ours with axes: map(x.__getitem__, range(len)), the
+           method's own answer, without its frame (NumPy's iterable(), which SciPy's
+           xp_promote asks of every operand); a 0-d array, anything else: the method */
+        PyObject *shape = n == 1 && nkw == 0 && views_ready && contract_array(args[0])
+                          ? SLOT(args[0], O_shape) : NULL;
+        if (shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) > 0) {
+            PyObject *len = PyTuple_GET_ITEM(shape, 0), *get, *rng, *r = NULL;
+            if ((get = PyObject_GetAttrString(args[0], "__getitem__")) == NULL)
+                return NULL;
+            if ((rng = PyObject_CallOneArg((PyObject *)&PyRange_Type, len)) != NULL)
+                r = PyObject_CallFunctionObjArgs((PyObject *)&PyMap_Type, get, rng, NULL);
+            Py_DECREF(get);
+            Py_XDECREF(rng);
+            return r;
+        }
+        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
+    }
     PyObject *names = NULL; /* a named x: its names (the result takes cached names) */
     int ok = views_ready && n >= 1 && contract_array(args[0]); /* (checked once: ~30 instructions) */
     if (f->inplace && ok && nkw == 0 && SLOT(args[0], O_ext) == Py_None) {
