@@ -308,7 +308,6 @@ def _wrap_result(r, res, dev):
     return Array._new(r, None, 0, r.shape, None, res, dev)
 
 
-_object_new = object.__new__
 _getrefcount = sys.getrefcount
 
 
@@ -452,17 +451,8 @@ def _make_binary(row: Elementwise):
             raise _broadcast_error(name, np.shape(a), np.shape(b), e) from None
         if out is None:
             if r.dtype is res._np and r.shape:
-                # Array._new inlined: the one wrapper per call.
-                o = _object_new(Array)
-                o._np = r
-                o._st = None
-                o._off = 0
-                o._shape = r.shape
-                o._str = None
-                o._dtype = res
-                o._device = dev
-                o._ext = None
-                return o
+                # (the one wrapper per call: Array._new is C when compiled, no frame)
+                return Array._new(r, None, 0, r.shape, None, res, dev)
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 
@@ -637,16 +627,7 @@ def _make_unary(row: Elementwise):
             r = kc[dev](a)
         if out is None:
             if r.dtype is res._np and r.shape:
-                o = _object_new(Array)
-                o._np = r
-                o._st = None
-                o._off = 0
-                o._shape = r.shape
-                o._str = None
-                o._dtype = res
-                o._device = dev
-                o._ext = None
-                return o
+                return Array._new(r, None, 0, r.shape, None, res, dev)
             return _wrap_result(r, res, dev)
         return _finish(name, r, res, dev, out)
 

@@ -23,7 +23,6 @@ from .._core.dispatch import api, check_devices
 from .._core.dtypes import CATEGORIES, PROMOTION
 from .views import clone, diagonal as _diagonal_view
 
-_object_new = object.__new__
 
 __all__ = ["matmul", "tensordot", "vecdot", "einsum", "outer", "dot", "mm", "bmm", "diag", "trace"]
 
@@ -150,16 +149,7 @@ def matmul(x1, x2, /, *, out=None) -> Array:
             matmul_shape("matmul", x1._shape, x2._shape)  # raises our error
             raise
         if out is None and type(r) is backend.ndarray:
-            o = _object_new(Array)  # Array._new inlined (the hot path's one wrapper)
-            o._np = r
-            o._st = None
-            o._off = 0
-            o._shape = r.shape
-            o._str = None
-            o._dtype = dt
-            o._device = dev
-            o._ext = None
-            return o
+            return Array._new(r, None, 0, r.shape, None, dt, dev)
     else:
         a, b, dt, dev = promote_pair("matmul", x1, x2)
         matmul_shape("matmul", x1._shape, x2._shape)

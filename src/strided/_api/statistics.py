@@ -174,7 +174,6 @@ _add_reduce = np.add.reduce
 # Full var/std of at least this many elements take the fused deviations kernel.
 _FUSED_VAR_MIN = 1 << 15
 _empty = np.empty
-_object_new = object.__new__
 # The C kernel's sum_into (strided._core.cfast), or None: the small sums' hot path asks it first.
 _sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
 _multiply_reduce = np.multiply.reduce
@@ -227,19 +226,10 @@ def short_native(x, axis):
 
 
 def _short_wrap(r, dtype) -> Array:
-    """A short path's result as an Array (Array._new inlined)."""
+    """A short path's result as an Array."""
     if type(r) is not _ND:
         r = _asarray(r)  # a reduction over every axis: NumPy's scalar
-    o = _object_new(Array)
-    o._np = r
-    o._st = None
-    o._off = 0
-    o._shape = r.shape
-    o._str = None
-    o._dtype = dtype
-    o._device = _CPU
-    o._ext = None
-    return o
+    return Array._new(r, None, 0, r.shape, None, dtype, _CPU)
 
 
 def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
@@ -298,16 +288,7 @@ def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keep
                     # A 0-d result: reduced into a fresh 0-d array (NumPy would return a
                     # scalar, and making that an array costs more than the sum of 10 elements).
                     r = _add_reduce(a, axis, None, _empty((), x._dtype._np))
-            o = _object_new(Array)  # Array._new inlined
-            o._np = r
-            o._st = None
-            o._off = 0
-            o._shape = r.shape
-            o._str = None
-            o._dtype = x._dtype
-            o._device = x._device
-            o._ext = None
-            return o
+            return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
         if x._device.type == "cpu":
             # A large one: the C kernels straight away where they take it (else below).
             r = reduce1("sum", a, axis, keepdims)
@@ -427,16 +408,7 @@ def _extreme(func: str, reduce):
                 r = reduce(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
                 if type(r) is not _ND:
                     r = _asarray(r)
-                o = _object_new(Array)
-                o._np = r
-                o._st = None
-                o._off = 0
-                o._shape = r.shape
-                o._str = None
-                o._dtype = x._dtype
-                o._device = _CPU
-                o._ext = None
-                return o
+                return Array._new(r, None, 0, r.shape, None, x._dtype, _CPU)
         return _extremum(func, func, x, axis, keepdims, out)
 
     # (named ``max``/``min`` in tracebacks and profiles too)
@@ -578,16 +550,7 @@ def mean(x, /, *dims, axis=..., keepdims=..., dtype=None, out=None, dim=..., kee
             r = _true_divide(r, a.size // r.size, out=r)
             if acc is not res:
                 r = r.astype(res._np)
-            o = _object_new(Array)
-            o._np = r
-            o._st = None
-            o._off = 0
-            o._shape = r.shape
-            o._str = None
-            o._dtype = res
-            o._device = _CPU
-            o._ext = None
-            return o
+            return Array._new(r, None, 0, r.shape, None, res, _CPU)
     res, acc = _mean_dtypes(x, dtype)
     axes = reduction_axes(x, axis, "mean")
     xp = x._device.backend.xp
@@ -752,16 +715,7 @@ def _moment(func: str, root: builtins.bool):
                     s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
                 if root:
                     s = _sqrt(s, out=s)
-                o = _object_new(Array)
-                o._np = s
-                o._st = None
-                o._off = 0
-                o._shape = s.shape
-                o._str = None
-                o._dtype = x._dtype
-                o._device = _CPU
-                o._ext = None
-                return o
+                return Array._new(s, None, 0, s.shape, None, x._dtype, _CPU)
         v, res = _var_native(func, x, axis, correction, keepdims)
         if root:
             v = x._device.backend.xp.sqrt(v)
