@@ -124,9 +124,9 @@ def _default_threshold() -> int:
     the one freed block as the pool does), but a loop holding a few temporaries at once
     (``x = a*b; y = b*c; z = a*c; x*y + z*x``) makes glibc's heap exceed its trim threshold
     and give the pages back at every free: 450-3,900 faults per call and 2.2-9.6x the time
-    at 1e5-1e6 elements, where the pool faults none. The sweep's remaining 1.01-1.10x at
-    6e4-1e6 is the benchmark harness's: the other libraries share the block glibc just
-    freed (``benchmarks/pool_cache_sim.py``).
+    at 1e5-1e6 elements, where the pool faults none. The sweep's 1.7-2.4x at 65,536-1e5
+    float32 (the "cliff at the threshold") was not the policy but the blocks' alignment
+    (``_ALIGN`` below): malloc's 16 bytes, where NumPy's results happened to start a line.
     """
     m = _mmap_threshold()
     return _THRESHOLD if m is None else max(4096, min(m, _THRESHOLD))
