@@ -21,6 +21,7 @@ import numpy as np
 
 from .._api import elementwise as ew
 from .._core.array import Array, Ext
+from .._core import cext as _cext
 from .._core.pool import _Block as _PoolBlock
 from .._api.views import clone
 from ._mode import STATE
@@ -29,6 +30,10 @@ __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requ
            "edge_of", "alias"]
 
 _SEQ = itertools.count()
+# The owners of a fresh kernel result's buffer other than NumPy: the pool's block, and the
+# compiled path's aligned buffer (16 KiB to the pool threshold; _chot/views.c).
+_OWNERS = (_PoolBlock,) + tuple(t for t in (getattr(_cext.load("_chot"), "AlignedBuffer", None),)
+                                if t is not None)
 _getrefcount = sys.getrefcount
 _object_new = object.__new__
 
@@ -285,7 +290,7 @@ def _stealable(g: Array, handoff) -> bool:
         return False
     base = a.base
     # 3: a.base, ``base`` and getrefcount's argument: only ``a`` reaches that memory
-    return base is None or ((type(base) is _PoolBlock or (isinstance(base, np.ndarray) and base.base is None))
+    return base is None or ((type(base) in _OWNERS or (isinstance(base, np.ndarray) and base.base is None))
                             and _getrefcount(base) == 3)
 
 

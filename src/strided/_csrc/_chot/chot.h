@@ -354,6 +354,10 @@ PyObject *setup_large(PyObject *mod, PyObject *args);
 PyObject *prefer_loop(PyObject *mod, PyObject *args);
 PyObject *own_loop_info(PyObject *mod, PyObject *args);
 PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
+/* views.c: a 64-byte aligned result from 16 KiB to the pool threshold (NULL, no error:
+   outside that range or without NumPy's C API table) and the type owning its buffer. */
+PyObject *aligned_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes);
+extern PyTypeObject AlignedBuf_T;
 
 /* fast.c */
 PyObject *call_quiet(PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames);

@@ -111,6 +111,22 @@ result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes)
         Py_DECREF(nb);
         return r;
     }
+    if (nbytes > 0 && shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) <= MAXDIMS) {
+        /* (16 KiB to the threshold: a 64-byte aligned buffer; views.c, aligned_result) */
+        Py_ssize_t dims[MAXDIMS];
+        int nd = (int)PyTuple_GET_SIZE(shape), ok = 1;
+        for (int d = 0; d < nd && ok; d++) {
+            PyObject *v = PyTuple_GET_ITEM(shape, d);
+            ok = PyLong_CheckExact(v) && (dims[d] = PyLong_AsSsize_t(v)) >= 0;
+        }
+        if (PyErr_Occurred())
+            PyErr_Clear(); /* (numpy.empty below names a bad shape) */
+        else if (ok) {
+            PyObject *r = aligned_result(dims, nd, descr, nbytes);
+            if (r != NULL || PyErr_Occurred())
+                return r;
+        }
+    }
     PyObject *args[2] = {shape, descr};
     return PyObject_Vectorcall(np_empty, args, 2, NULL);
 }

@@ -214,7 +214,8 @@ PyInit__chot(void)
     ViewProp_T.tp_basicsize = VP_kind + (Py_ssize_t)sizeof(PyObject *);
     ViewProp_T.tp_dictoffset = VP_dict;
     View_T.tp_base = &Fast_T;
-    if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0)
+    if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0
+        || PyType_Ready(&AlignedBuf_T) < 0)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
@@ -248,6 +249,7 @@ PyInit__chot(void)
     if (PyModule_AddObjectRef(m, "Fast", (PyObject *)&Fast_T) < 0
         || PyModule_AddObjectRef(m, "View", (PyObject *)&View_T) < 0
         || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0
+        || PyModule_AddObjectRef(m, "AlignedBuffer", (PyObject *)&AlignedBuf_T) < 0
         || ext_type_add(m) < 0 /* names.c: the compiled Ext */) {
         Py_DECREF(m);
         return NULL;
