@@ -21,6 +21,7 @@ import contextvars
 import functools
 import inspect
 import math
+import struct
 import sys
 import warnings
 import weakref
@@ -797,12 +798,13 @@ def _fix_nextafter_float16(xp, r, a, b):
 # array-array loop (32768 float32: 12.7 vs 3.9 us; PyTorch's relu: 3.5 us), so a
 # large C-contiguous float array meets its scalar as a cached constant block.
 _CONST_BLOCK = 1 << 16  # elements of a constant block (at most 16 kept: 8 MiB of float64)
-_CONSTS: dict = {}  # (dtype, value, sign of the value) -> read-only block
+_CONSTS: dict = {}  # (dtype, the value's float64 bits) -> read-only block
+_F64_BITS = struct.Struct("<d").pack
 
 
 def _const_block(dt, s):
-    v = float(s)
-    key = (dt, "nan" if v != v else v, math.copysign(1.0, v))
+    # keyed by the value's bits: every NaN payload and both zeros have a block of their own
+    key = (dt, _F64_BITS(float(s)))
     block = _CONSTS.get(key)
     if block is None:
         if len(_CONSTS) >= 16:
@@ -811,6 +813,9 @@ def _const_block(dt, s):
         block.flags.writeable = False
         _CONSTS[key] = block
     return block
+
+
+_CONST_FROM = 4096  # elements: from here a Python scalar operand is a constant block
 
 
 def _extremum_kernel(name: str):
@@ -826,7 +831,7 @@ def _extremum_kernel(name: str):
                 return large_ufunc(uf, (a, b), a.dtype)  # pooled buffer, threads
             else:
                 return uf(a, b)
-            if arr.size >= 4096 and arr.flags.c_contiguous:
+            if arr.size >= _CONST_FROM and arr.flags.c_contiguous:
                 block = _const_block(arr.dtype, s)
                 out = (_pool_empty(arr.shape, arr.dtype, arr.nbytes) if arr.nbytes >= _BIG[0]
                        else np.empty(arr.shape, arr.dtype))
@@ -840,6 +845,11 @@ def _extremum_kernel(name: str):
                 return out
         return uf(a, b)
     kern.__name__ = f"_{name}_kernel"
+    # The compiled path runs this ufunc's loop itself, a Python scalar from a constant block
+    # as here (_chot/loops.c, loop_for and run_loop): maximum(x, 0.0) of 100 float32 1.46 ->
+    # 0.42 us (NumPy's own call: 0.74).
+    kern._loop_ufunc = getattr(np, name)
+    kern._scalar_block = True
     return kern
 
 

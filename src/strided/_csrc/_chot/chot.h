@@ -240,6 +240,7 @@ typedef struct {
     int split;        /* the Python path splits a large result over threads (threads.c_splits) */
     int sside;        /* a Python scalar operand's position + 1, or 0 */
     int sc;           /* SC_*: its conversion */
+    int scalar_block; /* a Python scalar is read from a block of copies (run_loop) */
 } Loop;
 
 /* --- the Fast object (fast.c) --------------------------------------------------------------- */
