@@ -86,3 +86,15 @@ def test_out_and_the_0d_and_integer_cases_are_numpys(dt):
     np.testing.assert_array_equal(_bits(st.maximum(a, z)), _bits(np.maximum(an, np.array(-0.0, dt))))
     ints = np.arange(-3000, 3000, dtype=np.int32)
     np.testing.assert_array_equal(np.asarray(st.minimum(st.asarray(ints, device="cpu"), 5)), np.minimum(ints, 5))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [100, 4095, 4096, 10_000, 70_001])
+def test_one_sided_clip_is_numpys_bits(dt, n):
+    # NumPy's clip with one bound is maximum or minimum (numpy/_core/_methods.py, _clip);
+    # strided's reads the bound from the same constant block from 4096 elements on.
+    an = _data(n, dt, n + 1)
+    a = st.asarray(an, device="cpu")
+    for s in SCALARS:
+        np.testing.assert_array_equal(_bits(st.clip(a, min=s)), _bits(np.clip(an, s, None)), err_msg=f"min={s!r}")
+        np.testing.assert_array_equal(_bits(st.clip(a, max=s)), _bits(np.clip(an, None, s)), err_msg=f"max={s!r}")
