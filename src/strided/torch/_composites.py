@@ -20,7 +20,7 @@ from .._core.call.bind import torch_axis, torch_keepdim
 from .._core.dispatch import method_signature
 
 __all__ = [
-    "addmm", "allclose", "baddbmm", "cdist", "clamp", "cross", "cumprod", "cumsum", "det",
+    "addmm", "allclose", "baddbmm", "cdist", "clamp", "clamp_max", "clamp_min", "cross", "cumprod", "cumsum", "det",
     "gather", "index_select", "inverse", "isclose", "kron", "lerp", "log_softmax", "logspace",
     "logsumexp", "masked_fill", "masked_select", "norm", "numel", "permute",
     "scatter", "softmax", "std_mean", "topk", "unique", "var_mean",
@@ -529,6 +529,34 @@ def clamp(input, /, min=None, max=None) -> Array:
     tensor([0.0000, 0.5000, 1.0000])
     """
     return _ns().clip(input, min, max)
+
+
+@_composite
+def clamp_min(input, /, min) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``clamp`` with a lower bound alone (PyTorch's ``clamp_min``): ``min`` a Python scalar
+    or an array broadcasting with ``input``; NaN in either gives NaN.
+
+    >>> import strided as xp
+    >>> xp.clamp_min(xp.tensor([-2.0, 0.5, 3.0]), 0.0)
+    tensor([0.0000, 0.5000, 3.0000])
+    """
+    if min is None:
+        raise TypeError("clamp_min(): min must be a number or an array, not None")
+    return _ns().clip(input, min, None)
+
+
+@_composite
+def clamp_max(input, /, max) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``clamp`` with an upper bound alone (PyTorch's ``clamp_max``): ``max`` a Python scalar
+    or an array broadcasting with ``input``; NaN in either gives NaN.
+
+    >>> import strided as xp
+    >>> xp.clamp_max(xp.tensor([-2.0, 0.5, 3.0]), 1.0)
+    tensor([-2.0000,  0.5000,  1.0000])
+    """
+    if max is None:
+        raise TypeError("clamp_max(): max must be a number or an array, not None")
+    return _ns().clip(input, None, max)
 
 
 def _running(func: str, fname: str, input, dim, axis, dtype, out):

@@ -379,6 +379,20 @@ Array.unsqueeze = _ns().unsqueeze
 Array.clamp = Array.clip
 
 
+def clamp_min(self, min):  # noqa: A002 - PyTorch's parameter name
+    """PyTorch's ``x.clamp_min(min)`` (``strided.clamp_min(x, min)``)."""
+    return _ns().clamp_min(self, min)
+
+
+def clamp_max(self, max):  # noqa: A002 - PyTorch's parameter name
+    """PyTorch's ``x.clamp_max(max)`` (``strided.clamp_max(x, max)``)."""
+    return _ns().clamp_max(self, max)
+
+
+Array.clamp_min = clamp_min
+Array.clamp_max = clamp_max
+
+
 # --- methods whose PyTorch signature differs from the namespace function's ----------
 
 def tril_(self, diagonal=0):
