@@ -98,3 +98,19 @@ def test_one_sided_clip_is_numpys_bits(dt, n):
     for s in SCALARS:
         np.testing.assert_array_equal(_bits(st.clip(a, min=s)), _bits(np.clip(an, s, None)), err_msg=f"min={s!r}")
         np.testing.assert_array_equal(_bits(st.clip(a, max=s)), _bits(np.clip(an, None, s)), err_msg=f"max={s!r}")
+
+
+@pytest.mark.parametrize("fn", ["maximum", "minimum"])
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [5, 2049, 70_001])
+def test_a_0d_array_or_a_stride_0_view_operand_is_numpys_bits(fn, dt, n):
+    an = _data(n, dt, n + 2)
+    a = st.asarray(an, device="cpu")
+    uf = getattr(np, fn)
+    for v in SCALARS:
+        zn = np.array(v, dt)
+        z = st.asarray(zn, device="cpu")
+        np.testing.assert_array_equal(_bits(getattr(st, fn)(a, z)), _bits(uf(an, zn)))
+        np.testing.assert_array_equal(_bits(getattr(st, fn)(z, a)), _bits(uf(zn, an)))
+        e = st.broadcast_to(st.reshape(z, (1,)), (n,))  # a stride-0 view of one value
+        np.testing.assert_array_equal(_bits(getattr(st, fn)(a, e)), _bits(uf(an, np.broadcast_to(zn, (n,)))))

@@ -1359,7 +1359,7 @@ loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyOb
    (out of memory). With target (into an in-place operator's or out='s native): operands
    that broadcast to into's shape take loop_bcast, and the result is into itself. */
 /* L's loop over count elements (data, strides: the operands', the result's last). A
-   Python scalar operand of a loop that is slow on a stride-0 operand (L->scalar_block:
+   Python scalar operand (or a 0-d array's, or a stride-0 view's one value) of a loop that is slow on a stride-0 operand (L->scalar_block:
    NumPy's maximum and minimum, whose SIMD loops take contiguous operands only: 6.5 us at
    1e4 float32 against 1.4 for add) is a block of copies of it, read contiguously, where
    the other operand and the result are contiguous -- what the row's Python kernel does
@@ -1369,6 +1369,8 @@ static int
 run_loop(const Loop *L, char **data, Py_ssize_t count, Py_ssize_t *strides, int n)
 {
     int s = L->sside - 1;
+    if (s < 0 && n == 2) /* (a 0-d array, or a stride-0 view: one value too) */
+        s = strides[0] == 0 && strides[1] != 0 ? 0 : strides[1] == 0 && strides[0] != 0 ? 1 : -1;
     if (!L->scalar_block || s < 0 || n != 2 || strides[1 - s] != L->isz[1 - s] || strides[n] != L->isz[n]
         || L->isz[s] <= 0 || L->isz[s] > 16)
         return L->info->strided_loop(L->info->context, data, &count, strides, L->info->auxdata);
