@@ -821,6 +821,7 @@ axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 
 static PyObject *Array_C, *Ext_C, *ViewInfo_C, *SavedVar_C; /* the classes */
 static PyObject *saved_new(PyObject *x, PyObject *nr); /* SavedVar(x[, nr]) (below) */
+static PyObject *zero_edge_nr; /* 0, an edge's output number (setup_leaf) */
 static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
 static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
     *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
@@ -915,6 +916,75 @@ new_node(PyObject *cls, PyObject *r, PyObject *slots, PyObject *metas, PyObject 
     return node;
 }
 
+/* edge_of's leaf case, compiled: (accumulator(x), 0) for a leaf x (requires grad, no
+ * grad_fn, not a view) of the contract whose Ext's ``acc`` is None or a weak reference:
+ * the live AccumulateGrad it refers to, else a new one made as accumulator makes it
+ * (object.__new__, the next sequence number, ``variable``, the weak reference in acc).
+ * No Python code runs between the read of acc and its store (the C calls here run none),
+ * so two threads cannot make two nodes for one leaf: what accumulator's lock ensures.
+ * NULL with no error: edge_of (the definition) runs. */
+static PyTypeObject *AccGrad_T; /* AccumulateGrad (setup_leaf) */
+static PyObject *s_variable_leaf;
+
+static PyObject *
+leaf_edge(PyObject *a, PyObject *e)
+{
+    if (AccGrad_T == NULL || SLOT(e, E_acc) == NULL)
+        return NULL;
+    PyObject *ref = SLOT(e, E_acc), *acc = NULL;
+    if (ref != Py_None) {
+        if (!PyWeakref_CheckRefExact(ref))
+            return NULL;
+        acc = PyWeakref_GET_OBJECT(ref);
+        if (acc != Py_None && Py_REFCNT(acc) > 0)
+            return PyTuple_Pack(2, acc, zero_edge_nr);
+    }
+    PyObject *empty = PyTuple_New(0);
+    acc = empty ? PyBaseObject_Type.tp_new(AccGrad_T, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (acc == NULL)
+        return NULL;
+    PyObject *seq = PyIter_Next(seq_iter), *w = NULL, *edge = NULL;
+    if (seq == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "edge_of(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(acc, r_seq, seq) < 0 || PyObject_SetAttr(acc, s_variable_leaf, a) < 0)
+        goto done;
+    w = PyWeakref_NewRef(acc, NULL);
+    if (w == NULL)
+        goto done;
+    Py_INCREF(e);
+    Py_SETREF(SLOT(e, E_acc), w);
+    if (PyObject_IS_GC(e) && !PyObject_GC_IsTracked(e))
+        PyObject_GC_Track(e); /* (as Ext's own setattr: _chot/names.c) */
+    Py_DECREF(e);
+    edge = PyTuple_Pack(2, acc, zero_edge_nr);
+done:
+    Py_XDECREF(seq);
+    Py_DECREF(acc);
+    return edge;
+}
+
+static PyObject *
+setup_leaf(PyObject *mod, PyObject *args)
+{
+    PyObject *cls;
+    if (!PyArg_ParseTuple(args, "O!:setup_leaf", &PyType_Type, &cls))
+        return NULL;
+    if (seq_iter == NULL || !slots_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_leaf(): setup_record() with the slot offsets first");
+        return NULL;
+    }
+    if (s_variable_leaf == NULL && (s_variable_leaf = PyUnicode_InternFromString("variable")) == NULL)
+        return NULL;
+    if (zero_edge_nr == NULL && (zero_edge_nr = PyLong_FromLong(0)) == NULL)
+        return NULL;
+    Py_XSETREF(AccGrad_T, (PyTypeObject *)Py_NewRef(cls)); /* last: it turns leaf_edge on */
+    Py_RETURN_NONE;
+}
+
 /* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
 static PyObject *
 edge_for(PyObject *a)
@@ -940,6 +1010,11 @@ edge_for(PyObject *a)
             PyObject *gf = SLOT(e, E_fn);
             if (gf != Py_None && (PyObject *)Py_TYPE(SLOT(e, E_view)) != ViewInfo_C)
                 return PyTuple_Pack(2, gf, SLOT(e, E_nr));
+            if (gf == Py_None && t == 1 && (PyObject *)Py_TYPE(SLOT(e, E_view)) != ViewInfo_C) {
+                PyObject *edge = leaf_edge(a, e); /* (a leaf: its AccumulateGrad) */
+                if (edge != NULL || PyErr_Occurred())
+                    return edge;
+            }
             return PyObject_CallOneArg(edge_of_fn, a);
         }
     }
@@ -3444,6 +3519,9 @@ setup_link(PyObject *mod, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"setup_leaf", setup_leaf, METH_VARARGS,
+     "setup_leaf(AccumulateGrad): the recorders' edge of a leaf made in C (edge_of's accumulator "
+     "case), once, after setup_record."},
     {"saved_var", (PyCFunction)(void (*)(void))saved_var, METH_FASTCALL,
      "saved_var(x, output_nr=None): SavedVar(x, output_nr), its common cases compiled (the "
      "recorders' own); anything else calls the class."},
