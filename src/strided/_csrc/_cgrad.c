@@ -113,7 +113,17 @@ new_handoff(Py_ssize_t n)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
         PyList_SET_ITEM(lst, i, Py_NewRef(Py_None));
-    PyObject *h = PyObject_CallOneArg(Handoff_T, lst);
+    PyTypeObject *t = (PyTypeObject *)Handoff_T;
+    PyObject *h;
+    if (t->tp_new == PyType_GenericNew && t->tp_init == PyList_Type.tp_init) {
+        /* the class call's steps (a list subclass without __new__ or __init__ of its own:
+           the generic new, then list.__init__, which extends the empty list) */
+        h = t->tp_alloc(t, 0);
+        if (h != NULL && PyList_SetSlice(h, 0, 0, lst) < 0)
+            Py_CLEAR(h);
+    }
+    else
+        h = PyObject_CallOneArg(Handoff_T, lst);
     Py_DECREF(lst);
     return h;
 }
@@ -2233,6 +2243,19 @@ pairs_only(PyObject *node)
     return 1;
 }
 
+static PyObject *same_fn; /* _rules._same, the formula ``g`` (setup_same) */
+
+static PyObject *
+setup_same(PyObject *mod, PyObject *fn)
+{
+    if (!PyFunction_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "setup_same(fn): a function");
+        return NULL;
+    }
+    Py_XSETREF(same_fn, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 rule_apply_impl(PyObject *node, PyObject *grads)
 {
@@ -2364,7 +2387,10 @@ rule_apply_impl(PyObject *node, PyObject *grads)
                 r = Py_NewRef(f);
             else if (f != NULL) {
                 PyObject *args = picked(getters, uses, p, env);
-                r = args ? PyObject_Call(f, args, NULL) : NULL;
+                if (args != NULL && f == same_fn && PyTuple_GET_SIZE(args) == 1)
+                    r = Py_NewRef(PyTuple_GET_ITEM(args, 0)); /* (_rules._same(g) is g) */
+                else
+                    r = args ? PyObject_Call(f, args, NULL) : NULL;
                 Py_XDECREF(args);
             }
             int err = r == NULL || PyDict_SetItem(results, p, r) < 0;
@@ -3519,6 +3545,9 @@ setup_link(PyObject *mod, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"setup_same", setup_same, METH_O,
+     "setup_same(fn): the formula that returns its gradient unchanged (_rules._same), which the "
+     "compiled apply does not call."},
     {"setup_leaf", setup_leaf, METH_VARARGS,
      "setup_leaf(AccumulateGrad): the recorders' edge of a leaf made in C (edge_of's accumulator "
      "case), once, after setup_record."},
