@@ -1347,6 +1347,26 @@ sv_plain_storage(PyObject *st)
            && SLOT(st, S_version) != NULL && PyLong_CheckExact(SLOT(st, S_version));
 }
 
+/* _graph.alias(x) of an Array x of the contract whose Storage is st (x._st, read by the
+   caller): Array._new(x._np, st, x._off, x._shape, x._str, x._dtype, x._device), its
+   eight slots set on the class's own allocation as object.__new__ makes it. */
+static PyObject *
+bare_alias(PyObject *x, PyObject *st)
+{
+    PyObject *a = Array_T->tp_alloc(Array_T, 0);
+    if (a == NULL)
+        return NULL;
+    SLOT(a, O_np) = Py_NewRef(SLOT(x, O_np));
+    SLOT(a, O_st) = Py_NewRef(st);
+    SLOT(a, O_off) = Py_NewRef(SLOT(x, O_off));
+    SLOT(a, O_shape) = Py_NewRef(SLOT(x, O_shape));
+    SLOT(a, O_str) = Py_NewRef(SLOT(x, O_str));
+    SLOT(a, O_dtype) = Py_NewRef(SLOT(x, O_dtype));
+    SLOT(a, O_device) = Py_NewRef(SLOT(x, O_device));
+    SLOT(a, O_ext) = Py_NewRef(Py_None);
+    return a;
+}
+
 static PyObject *
 saved_new(PyObject *x, PyObject *nr)
 {
@@ -1405,20 +1425,11 @@ saved_new(PyObject *x, PyObject *nr)
         SLOT(sv, SV_producer) = Py_NewRef(e != Py_None ? SLOT(e, E_fn) : Py_None);
         return sv;
     }
-    /* alias(x), inlined: Array._new(x._np, st, x._off, x._shape, x._str, x._dtype, x._device) */
-    PyObject *a = Array_T->tp_alloc(Array_T, 0);
+    PyObject *a = bare_alias(x, st);
     if (a == NULL) {
         Py_DECREF(sv);
         return NULL;
     }
-    SLOT(a, O_np) = Py_NewRef(SLOT(x, O_np));
-    SLOT(a, O_st) = Py_NewRef(st);
-    SLOT(a, O_off) = Py_NewRef(SLOT(x, O_off));
-    SLOT(a, O_shape) = Py_NewRef(SLOT(x, O_shape));
-    SLOT(a, O_str) = Py_NewRef(SLOT(x, O_str));
-    SLOT(a, O_dtype) = Py_NewRef(SLOT(x, O_dtype));
-    SLOT(a, O_device) = Py_NewRef(SLOT(x, O_device));
-    SLOT(a, O_ext) = Py_NewRef(Py_None);
     SLOT(sv, SV_x) = a;
     SLOT(sv, SV_producer) = Py_NewRef(Py_None);
     return sv;
@@ -1991,18 +2002,7 @@ env_value(PyObject *node, PyObject *sv, int cg)
                 return PyObject_CallMethodObjArgs(sv, a_unpack, node, Py_False, NULL); /* (stale) */
             if (nr != Py_None || SLOT(xx, O_ext) == Py_None)
                 return Py_NewRef(xx);
-            PyObject *al = Array_T->tp_alloc(Array_T, 0); /* alias(x), x having its Storage */
-            if (al == NULL)
-                return NULL;
-            SLOT(al, O_np) = Py_NewRef(SLOT(xx, O_np));
-            SLOT(al, O_st) = Py_NewRef(s);
-            SLOT(al, O_off) = Py_NewRef(SLOT(xx, O_off));
-            SLOT(al, O_shape) = Py_NewRef(SLOT(xx, O_shape));
-            SLOT(al, O_str) = Py_NewRef(SLOT(xx, O_str));
-            SLOT(al, O_dtype) = Py_NewRef(SLOT(xx, O_dtype));
-            SLOT(al, O_device) = Py_NewRef(SLOT(xx, O_device));
-            SLOT(al, O_ext) = Py_NewRef(Py_None);
-            return al;
+            return bare_alias(xx, s); /* alias(x), x having its Storage */
         }
     }
     if (!slow) {
