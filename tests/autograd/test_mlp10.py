@@ -247,3 +247,32 @@ def test_mlp_step_python_frames():
     # registered it, runs frames of its own that this round did not touch)
     gone = {"accumulator", "edge_of", "_get_grad", "_set_grad", "_same", "needs"}
     assert not gone & set(calls), sorted(gone & set(calls))
+
+
+def test_leaf_edge_one_node_per_leaf_across_threads():
+    """Threads recording on one leaf at once (the collector on, so allocations may switch
+    threads) all find one AccumulateGrad while their graphs hold it."""
+    import gc
+    import threading
+    w = xp.asarray(np.ones(8, np.float32)).requires_grad_()
+    keep, lock = [], threading.Lock()
+    start = threading.Barrier(4)
+
+    def work():
+        start.wait()
+        ys = [xp.exp(w) for _ in range(50)]
+        with lock:
+            keep.extend(ys)
+
+    was = gc.get_threshold()
+    gc.set_threshold(1, 1, 1)  # (a collection at almost every allocation)
+    try:
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    finally:
+        gc.set_threshold(*was)
+    accs = {id(y.grad_fn.next_functions[0][0]) for y in keep}
+    assert len(keep) == 200 and len(accs) == 1

@@ -930,9 +930,9 @@ new_node(PyObject *cls, PyObject *r, PyObject *slots, PyObject *metas, PyObject 
  * grad_fn, not a view) of the contract whose Ext's ``acc`` is None or a weak reference:
  * the live AccumulateGrad it refers to, else a new one made as accumulator makes it
  * (object.__new__, the next sequence number, ``variable``, the weak reference in acc).
- * No Python code runs between the read of acc and its store (the C calls here run none),
- * so two threads cannot make two nodes for one leaf: what accumulator's lock ensures.
- * NULL with no error: edge_of (the definition) runs. */
+ * acc is read again after the allocations, just before the store (nothing in between
+ * can let another thread run), so two threads cannot give one leaf two nodes: what
+ * accumulator's lock ensures. NULL with no error: edge_of (the definition) runs. */
 static PyTypeObject *AccGrad_T; /* AccumulateGrad (setup_leaf) */
 static PyObject *s_variable_leaf;
 
@@ -949,11 +949,16 @@ leaf_edge(PyObject *a, PyObject *e)
         if (acc != Py_None && Py_REFCNT(acc) > 0)
             return PyTuple_Pack(2, acc, zero_edge_nr);
     }
+    Py_INCREF(ref); /* (held: compared again below, before the store) */
+    Py_INCREF(e);   /* (held across the allocations, as the definition's local) */
     PyObject *empty = PyTuple_New(0);
     acc = empty ? PyBaseObject_Type.tp_new(AccGrad_T, empty, NULL) : NULL;
     Py_XDECREF(empty);
-    if (acc == NULL)
+    if (acc == NULL) {
+        Py_DECREF(ref);
+        Py_DECREF(e);
         return NULL;
+    }
     PyObject *seq = PyIter_Next(seq_iter), *w = NULL, *edge = NULL;
     if (seq == NULL) {
         if (!PyErr_Occurred())
@@ -965,15 +970,24 @@ leaf_edge(PyObject *a, PyObject *e)
     w = PyWeakref_NewRef(acc, NULL);
     if (w == NULL)
         goto done;
-    Py_INCREF(e);
+    /* An allocation above may have run the collector, and finalizers another thread: if
+       that thread gave the leaf its node meanwhile, that node is the edge (one node per
+       leaf, as accumulator's lock ensures). From here to the store nothing allocates. */
+    PyObject *now = SLOT(e, E_acc);
+    if (now != ref && now != NULL && PyWeakref_CheckRefExact(now) && PyWeakref_GET_OBJECT(now) != Py_None) {
+        Py_DECREF(w);
+        edge = PyTuple_Pack(2, PyWeakref_GET_OBJECT(now), zero_edge_nr);
+        goto done;
+    }
     Py_SETREF(SLOT(e, E_acc), w);
     if (PyObject_IS_GC(e) && !PyObject_GC_IsTracked(e))
         PyObject_GC_Track(e); /* (as Ext's own setattr: _chot/names.c) */
-    Py_DECREF(e);
     edge = PyTuple_Pack(2, acc, zero_edge_nr);
 done:
     Py_XDECREF(seq);
     Py_DECREF(acc);
+    Py_DECREF(ref);
+    Py_DECREF(e);
     return edge;
 }
 
