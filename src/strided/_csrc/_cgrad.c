@@ -113,7 +113,17 @@ new_handoff(Py_ssize_t n)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
         PyList_SET_ITEM(lst, i, Py_NewRef(Py_None));
-    PyObject *h = PyObject_CallOneArg(Handoff_T, lst);
+    PyTypeObject *t = (PyTypeObject *)Handoff_T;
+    PyObject *h;
+    if (t->tp_new == PyType_GenericNew && t->tp_init == PyList_Type.tp_init) {
+        /* the class call's steps (a list subclass without __new__ or __init__ of its own:
+           the generic new, then list.__init__, which extends the empty list) */
+        h = t->tp_alloc(t, 0);
+        if (h != NULL && PyList_SetSlice(h, 0, 0, lst) < 0)
+            Py_CLEAR(h);
+    }
+    else
+        h = PyObject_CallOneArg(Handoff_T, lst);
     Py_DECREF(lst);
     return h;
 }
@@ -820,6 +830,8 @@ axpy(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
  * nothing is cached across calls but what setup_record was told. */
 
 static PyObject *Array_C, *Ext_C, *ViewInfo_C, *SavedVar_C; /* the classes */
+static PyObject *saved_new(PyObject *x, PyObject *nr); /* SavedVar(x[, nr]) (below) */
+static PyObject *zero_edge_nr; /* 0, an edge's output number (setup_leaf) */
 static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
 static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
     *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
@@ -914,6 +926,89 @@ new_node(PyObject *cls, PyObject *r, PyObject *slots, PyObject *metas, PyObject 
     return node;
 }
 
+/* edge_of's leaf case, compiled: (accumulator(x), 0) for a leaf x (requires grad, no
+ * grad_fn, not a view) of the contract whose Ext's ``acc`` is None or a weak reference:
+ * the live AccumulateGrad it refers to, else a new one made as accumulator makes it
+ * (object.__new__, the next sequence number, ``variable``, the weak reference in acc).
+ * acc is read again after the allocations, just before the store (nothing in between
+ * can let another thread run), so two threads cannot give one leaf two nodes: what
+ * accumulator's lock ensures. NULL with no error: edge_of (the definition) runs. */
+static PyTypeObject *AccGrad_T; /* AccumulateGrad (setup_leaf) */
+static PyObject *s_variable_leaf;
+
+static PyObject *
+leaf_edge(PyObject *a, PyObject *e)
+{
+    if (AccGrad_T == NULL || SLOT(e, E_acc) == NULL)
+        return NULL;
+    PyObject *ref = SLOT(e, E_acc), *acc = NULL;
+    if (ref != Py_None) {
+        if (!PyWeakref_CheckRefExact(ref))
+            return NULL;
+        acc = PyWeakref_GET_OBJECT(ref);
+        if (acc != Py_None && Py_REFCNT(acc) > 0)
+            return PyTuple_Pack(2, acc, zero_edge_nr);
+    }
+    Py_INCREF(ref); /* (held: compared again below, before the store) */
+    Py_INCREF(e);   /* (held across the allocations, as the definition's local) */
+    PyObject *empty = PyTuple_New(0);
+    acc = empty ? PyBaseObject_Type.tp_new(AccGrad_T, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (acc == NULL) {
+        Py_DECREF(ref);
+        Py_DECREF(e);
+        return NULL;
+    }
+    PyObject *seq = PyIter_Next(seq_iter), *w = NULL, *edge = NULL;
+    if (seq == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "edge_of(): the node counter ended");
+        goto done;
+    }
+    if (PyObject_SetAttr(acc, r_seq, seq) < 0 || PyObject_SetAttr(acc, s_variable_leaf, a) < 0)
+        goto done;
+    w = PyWeakref_NewRef(acc, NULL);
+    if (w == NULL)
+        goto done;
+    /* An allocation above may have run the collector, and finalizers another thread: if
+       that thread gave the leaf its node meanwhile, that node is the edge (one node per
+       leaf, as accumulator's lock ensures). From here to the store nothing allocates. */
+    PyObject *now = SLOT(e, E_acc);
+    if (now != ref && now != NULL && PyWeakref_CheckRefExact(now) && PyWeakref_GET_OBJECT(now) != Py_None) {
+        Py_DECREF(w);
+        edge = PyTuple_Pack(2, PyWeakref_GET_OBJECT(now), zero_edge_nr);
+        goto done;
+    }
+    Py_SETREF(SLOT(e, E_acc), w);
+    if (PyObject_IS_GC(e) && !PyObject_GC_IsTracked(e))
+        PyObject_GC_Track(e); /* (as Ext's own setattr: _chot/names.c) */
+    edge = PyTuple_Pack(2, acc, zero_edge_nr);
+done:
+    Py_XDECREF(seq);
+    Py_DECREF(acc);
+    Py_DECREF(ref);
+    Py_DECREF(e);
+    return edge;
+}
+
+static PyObject *
+setup_leaf(PyObject *mod, PyObject *args)
+{
+    PyObject *cls;
+    if (!PyArg_ParseTuple(args, "O!:setup_leaf", &PyType_Type, &cls))
+        return NULL;
+    if (seq_iter == NULL || !slots_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_leaf(): setup_record() with the slot offsets first");
+        return NULL;
+    }
+    if (s_variable_leaf == NULL && (s_variable_leaf = PyUnicode_InternFromString("variable")) == NULL)
+        return NULL;
+    if (zero_edge_nr == NULL && (zero_edge_nr = PyLong_FromLong(0)) == NULL)
+        return NULL;
+    Py_XSETREF(AccGrad_T, (PyTypeObject *)Py_NewRef(cls)); /* last: it turns leaf_edge on */
+    Py_RETURN_NONE;
+}
+
 /* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
 static PyObject *
 edge_for(PyObject *a)
@@ -939,6 +1034,11 @@ edge_for(PyObject *a)
             PyObject *gf = SLOT(e, E_fn);
             if (gf != Py_None && (PyObject *)Py_TYPE(SLOT(e, E_view)) != ViewInfo_C)
                 return PyTuple_Pack(2, gf, SLOT(e, E_nr));
+            if (gf == Py_None && t == 1 && (PyObject *)Py_TYPE(SLOT(e, E_view)) != ViewInfo_C) {
+                PyObject *edge = leaf_edge(a, e); /* (a leaf: its AccumulateGrad) */
+                if (edge != NULL || PyErr_Occurred())
+                    return edge;
+            }
             return PyObject_CallOneArg(edge_of_fn, a);
         }
     }
@@ -1112,7 +1212,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                 io = PyTuple_GET_ITEM(item, 1);
                 v = PyObject_GetItem(a, io);
                 if (v != NULL)
-                    sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
+                    sv = (PyObject *)Py_TYPE(v) == Array_C ? saved_new(v, NULL) : Py_NewRef(v);
             }
             int err = sv == NULL ? -1 : PyDict_SetItem(vals, nm, sv);
             Py_XDECREF(sv);
@@ -1212,7 +1312,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         if (k) {
             PyObject *zero = PyLong_FromLong(0);
-            PyObject *sv = zero ? PyObject_CallFunctionObjArgs(SavedVar_C, result, zero, NULL) : NULL;
+            PyObject *sv = zero ? saved_new(result, zero) : NULL;
             Py_XDECREF(zero);
             if (sv == NULL || PyDict_SetItem(vals, r_result, sv) < 0) {
                 Py_XDECREF(sv);
@@ -1233,6 +1333,163 @@ done:
     Py_XDECREF(node);
     Py_XDECREF(tmp);
     return ret;
+}
+
+/* --- SavedVar(x) and SavedVar(x, output_nr), compiled (_graph.py: SavedVar.__init__) -------
+ *
+ * saved_new(x, nr) is SavedVar.__init__ step for step for an Array x of the contract
+ * (exact type, its slots as they should be) with no Ext or an Ext of the contract, whose
+ * Storage (if any) is an exact Storage with no family and an int version: the lazy input
+ * kept as is (no Storage, metadata: version 0, its producer), otherwise the Storage made
+ * first (``x._materialize()``: _chot's C case, else the method), the version read, and
+ * for an output (nr not NULL) a bare alias of x (Array._new's eight slots). The object is
+ * object.__new__(SavedVar) with its five slots set, as the class call makes it (its
+ * __init__ sets nothing else). Anything else calls the class (the definition). Set up by
+ * setup_saved with the class and _chot's materialize; STRIDED_NO_CEXT=1 runs the
+ * definition, and tests/autograd/test_mlp10.py compares the two. */
+static PyTypeObject *SV_T;          /* SavedVar (setup_saved) */
+static PyObject *c_materialize_fn;  /* _chot.materialize(x) -> bool, or None */
+static PyObject *s_materialize_m;   /* "_materialize" */
+static Py_ssize_t SV_x, SV_st, SV_ver, SV_nr, SV_producer;
+static int sv_storage_ready;
+
+/* 1: x's Storage is an exact Storage whose family is None and version an exact int */
+static inline int
+sv_plain_storage(PyObject *st)
+{
+    return sv_storage_ready && Py_IS_TYPE(st, Storage_T) && SLOT(st, S_family) == Py_None
+           && SLOT(st, S_version) != NULL && PyLong_CheckExact(SLOT(st, S_version));
+}
+
+/* _graph.alias(x) of an Array x of the contract whose Storage is st (x._st, read by the
+   caller): Array._new(x._np, st, x._off, x._shape, x._str, x._dtype, x._device), its
+   eight slots set on the class's own allocation as object.__new__ makes it. */
+static PyObject *
+bare_alias(PyObject *x, PyObject *st)
+{
+    PyObject *a = Array_T->tp_alloc(Array_T, 0);
+    if (a == NULL)
+        return NULL;
+    SLOT(a, O_np) = Py_NewRef(SLOT(x, O_np));
+    SLOT(a, O_st) = Py_NewRef(st);
+    SLOT(a, O_off) = Py_NewRef(SLOT(x, O_off));
+    SLOT(a, O_shape) = Py_NewRef(SLOT(x, O_shape));
+    SLOT(a, O_str) = Py_NewRef(SLOT(x, O_str));
+    SLOT(a, O_dtype) = Py_NewRef(SLOT(x, O_dtype));
+    SLOT(a, O_device) = Py_NewRef(SLOT(x, O_device));
+    SLOT(a, O_ext) = Py_NewRef(Py_None);
+    return a;
+}
+
+static PyObject *
+saved_new(PyObject *x, PyObject *nr)
+{
+    if (SV_T == NULL || !slots_ready || !contract_array(x))
+        goto definition;
+    PyObject *e = SLOT(x, O_ext);
+    if (e != Py_None && !ext_ok(e))
+        goto definition;
+    PyObject *st = SLOT(x, O_st);
+    if (st == Py_None) {
+        if (nr == NULL && e != Py_None) { /* a lazy input with metadata: saved as is */
+            PyObject *sv = SV_T->tp_alloc(SV_T, 0);
+            if (sv == NULL)
+                return NULL;
+            SLOT(sv, SV_st) = Py_NewRef(Py_None);
+            SLOT(sv, SV_ver) = PyLong_FromLong(0);
+            SLOT(sv, SV_nr) = Py_NewRef(Py_None);
+            SLOT(sv, SV_x) = Py_NewRef(x);
+            SLOT(sv, SV_producer) = Py_NewRef(SLOT(e, E_fn));
+            if (SLOT(sv, SV_ver) == NULL)
+                Py_CLEAR(sv);
+            return sv;
+        }
+        /* x._materialize(): the C case, else the method (Python code may run) */
+        Py_INCREF(x);
+        PyObject *r = c_materialize_fn != NULL && c_materialize_fn != Py_None
+                      ? PyObject_CallOneArg(c_materialize_fn, x) : Py_NewRef(Py_False);
+        if (r == Py_False) {
+            Py_DECREF(r);
+            r = PyObject_CallMethodNoArgs(x, s_materialize_m);
+        }
+        Py_DECREF(x);
+        if (r == NULL)
+            return NULL;
+        Py_DECREF(r);
+        /* (the definition reads x._st again: so does this, through the contract) */
+        if (!contract_array(x))
+            goto definition_after;
+        e = SLOT(x, O_ext);
+        if (e != Py_None && !ext_ok(e))
+            goto definition_after;
+        st = SLOT(x, O_st);
+        if (st == Py_None)
+            goto definition_after;
+    }
+    if (!sv_plain_storage(st))
+        goto definition_after;
+    PyObject *sv = SV_T->tp_alloc(SV_T, 0);
+    if (sv == NULL)
+        return NULL;
+    SLOT(sv, SV_st) = Py_NewRef(st);
+    SLOT(sv, SV_ver) = Py_NewRef(SLOT(st, S_version));
+    SLOT(sv, SV_nr) = Py_NewRef(nr != NULL ? nr : Py_None);
+    if (nr == NULL) {
+        SLOT(sv, SV_x) = Py_NewRef(x);
+        SLOT(sv, SV_producer) = Py_NewRef(e != Py_None ? SLOT(e, E_fn) : Py_None);
+        return sv;
+    }
+    PyObject *a = bare_alias(x, st);
+    if (a == NULL) {
+        Py_DECREF(sv);
+        return NULL;
+    }
+    SLOT(sv, SV_x) = a;
+    SLOT(sv, SV_producer) = Py_NewRef(Py_None);
+    return sv;
+definition:
+    return nr == NULL ? PyObject_CallOneArg(SavedVar_C, x) : PyObject_CallFunctionObjArgs(SavedVar_C, x, nr, NULL);
+definition_after:
+    /* (x has its Storage now, or Python code changed it: the class's __init__ runs on it
+       as it is, as the definition's next steps would) */
+    return nr == NULL ? PyObject_CallOneArg(SavedVar_C, x) : PyObject_CallFunctionObjArgs(SavedVar_C, x, nr, NULL);
+}
+
+static PyObject *
+saved_var(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "saved_var(x, output_nr=None)");
+        return NULL;
+    }
+    if (SavedVar_C == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "saved_var(): setup_record() was not called");
+        return NULL;
+    }
+    return saved_new(args[0], nargs == 2 && args[1] != Py_None ? args[1] : NULL);
+}
+
+static PyObject *
+setup_saved(PyObject *mod, PyObject *args)
+{
+    PyObject *cls, *mat;
+    if (!PyArg_ParseTuple(args, "O!O:setup_saved", &PyType_Type, &cls, &mat))
+        return NULL;
+    if (!slots_ready || Storage_T == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_saved(): setup_record() with the slot offsets first");
+        return NULL;
+    }
+    Slot rows[] = {{"_x", &SV_x, W_SET}, {"_st", &SV_st, W_SET}, {"_ver", &SV_ver, W_SET},
+                   {"_nr", &SV_nr, W_SET}, {"_producer", &SV_producer, W_SET}};
+    if (contract_setup((PyTypeObject *)cls, rows, 5) < 0
+        || contract_setup(Storage_T, STORAGE_ROWS, N_ROWS(STORAGE_ROWS)) < 0)
+        return NULL;
+    if (s_materialize_m == NULL && (s_materialize_m = PyUnicode_InternFromString("_materialize")) == NULL)
+        return NULL;
+    sv_storage_ready = 1;
+    Py_XSETREF(c_materialize_fn, Py_NewRef(mat));
+    Py_XSETREF(SV_T, (PyTypeObject *)Py_NewRef(cls)); /* last: it turns saved_new on */
+    Py_RETURN_NONE;
 }
 
 /* The Python recorders' step for one differentiable array a bound to parameter p: the slot
@@ -1314,7 +1571,7 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         PyObject *p = PyTuple_GET_ITEM(item, 0), *v = PyTuple_GET_ITEM(item, 1);
-        PyObject *sv = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v) : Py_NewRef(v);
+        PyObject *sv = (PyObject *)Py_TYPE(v) == Array_C ? saved_new(v, NULL) : Py_NewRef(v);
         int err = sv == NULL || PyDict_SetItem(vals, p, sv) < 0;
         Py_XDECREF(sv);
         if (err)
@@ -1562,7 +1819,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             if (v == NULL)
                 goto done;
             /* (save(v) of anything but an array, a list or a tuple: v itself) */
-            PyObject *s = (PyObject *)Py_TYPE(v) == Array_C ? PyObject_CallOneArg(SavedVar_C, v)
+            PyObject *s = (PyObject *)Py_TYPE(v) == Array_C ? saved_new(v, NULL)
                           : PyList_CheckExact(v) || PyTuple_CheckExact(v) || PyList_Check(v) || PyTuple_Check(v)
                           ? PyObject_CallOneArg(save_fn, v) : Py_NewRef(v);
             Py_DECREF(v);
@@ -1675,7 +1932,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         if (k) {
             PyObject *zero = PyLong_FromLong(0);
-            PyObject *s = zero ? PyObject_CallFunctionObjArgs(SavedVar_C, result, zero, NULL) : NULL;
+            PyObject *s = zero ? saved_new(result, zero) : NULL;
             Py_XDECREF(zero);
             if (s == NULL || PyDict_SetItem(vals, r_result, s) < 0) {
                 Py_XDECREF(s);
@@ -1725,7 +1982,7 @@ done:
 static PyObject *py_apply;     /* RuleNode.apply, the definition */
 static PyObject *ZERO_o, *STATE_o, *FREED_o, *unpack_fn, *fit_grad_fn, *zeros_if_none_fn,
     *object_new_fn;
-static PyObject *a_positional, *a_joint, *a_getters, *a_formulas, *a_enabled, *a_ver, *a_x,
+static PyObject *a_positional, *a_joint, *a_getters, *a_uses, *a_formulas, *a_enabled, *a_ver, *a_x,
     *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx, *a_name;
 
 /* attribute ``name`` of o is exactly the object want (1), not (0), or -1 with an error */
@@ -1746,6 +2003,22 @@ env_value(PyObject *node, PyObject *sv, int cg)
 {
     PyObject *st = NULL, *x = NULL, *r = NULL, *a = NULL, *ext = NULL;
     int slow = cg;
+    if (!cg && SV_T != NULL && Py_IS_TYPE(sv, SV_T)) {
+        /* The same steps on the slots (setup_saved's offsets): a plain Storage whose version
+           is the saved one, x an Array of the contract; anything else the attribute API */
+        PyObject *s = SLOT(sv, SV_st), *ver = SLOT(sv, SV_ver), *xx = SLOT(sv, SV_x), *nr = SLOT(sv, SV_nr);
+        if (s != NULL && ver != NULL && xx != NULL && nr != NULL && sv_plain_storage(s)
+            && PyLong_CheckExact(ver) && contract_array(xx)) {
+            int ne = SLOT(s, S_version) == ver ? 0 : PyObject_RichCompareBool(SLOT(s, S_version), ver, Py_NE);
+            if (ne < 0)
+                return NULL;
+            if (ne)
+                return PyObject_CallMethodObjArgs(sv, a_unpack, node, Py_False, NULL); /* (stale) */
+            if (nr != Py_None || SLOT(xx, O_ext) == Py_None)
+                return Py_NewRef(xx);
+            return bare_alias(xx, s); /* alias(x), x having its Storage */
+        }
+    }
     if (!slow) {
         st = PyObject_GetAttr(sv, r_st);
         if (st == NULL)
@@ -1810,10 +2083,36 @@ done:
     return r;
 }
 
-/* getters[p](env) as a tuple (new reference), or NULL with an error */
+/* getters[p](env) as a tuple (new reference), or NULL with an error. ``getters[p]`` is
+   Rule.__init__'s ``_getter(uses[p])``: for a tuple of names in ``uses[p]`` (``uses`` the
+   rule's own dict) the tuple of env[n] is built here, as the getter builds it (a KeyError
+   naming the first missing name), without the one-name getter's lambda frame; anything
+   else calls the getter. */
 static PyObject *
-picked(PyObject *getters, PyObject *p, PyObject *env)
+picked(PyObject *getters, PyObject *uses, PyObject *p, PyObject *env)
 {
+    PyObject *names = uses != NULL && PyDict_CheckExact(uses) ? PyDict_GetItemWithError(uses, p) : NULL;
+    if (names == NULL && PyErr_Occurred())
+        return NULL;
+    if (names != NULL && PyTuple_CheckExact(names) && PyDict_CheckExact(env)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(names), i;
+        for (i = 0; i < n && PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i)); i++)
+            ;
+        if (i == n) {
+            PyObject *t = PyTuple_New(n);
+            for (i = 0; t != NULL && i < n; i++) {
+                PyObject *k = PyTuple_GET_ITEM(names, i), *v = PyDict_GetItemWithError(env, k);
+                if (v == NULL) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetObject(PyExc_KeyError, k);
+                    Py_CLEAR(t);
+                    break;
+                }
+                PyTuple_SET_ITEM(t, i, Py_NewRef(v));
+            }
+            return t;
+        }
+    }
     PyObject *get = PyDict_CheckExact(getters) ? PyDict_GetItemWithError(getters, p) : NULL;
     if (get == NULL) {
         if (!PyErr_Occurred())
@@ -1958,6 +2257,19 @@ pairs_only(PyObject *node)
     return 1;
 }
 
+static PyObject *same_fn; /* _rules._same, the formula ``g`` (setup_same) */
+
+static PyObject *
+setup_same(PyObject *mod, PyObject *fn)
+{
+    if (!PyFunction_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "setup_same(fn): a function");
+        return NULL;
+    }
+    Py_XSETREF(same_fn, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 rule_apply_impl(PyObject *node, PyObject *grads)
 {
@@ -2028,7 +2340,9 @@ rule_apply_impl(PyObject *node, PyObject *grads)
     if (joint == NULL)
         goto done;
     PyObject *getters = PyObject_GetAttr(rule, a_getters);
-    if (getters == NULL) {
+    PyObject *uses = getters != NULL ? PyObject_GetAttr(rule, a_uses) : NULL;
+    if (uses == NULL) {
+        Py_XDECREF(getters);
         Py_DECREF(joint);
         goto done;
     }
@@ -2042,7 +2356,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
                 PyErr_SetString(PyExc_TypeError, "rule_apply(): the rule's diff is not a tuple");
             goto joint_done;
         }
-        args = picked(getters, PyTuple_GET_ITEM(diff, 0), env);
+        args = picked(getters, uses, PyTuple_GET_ITEM(diff, 0), env);
         if (args == NULL)
             goto joint_done;
         res = PyObject_Call(joint, args, NULL);
@@ -2086,8 +2400,11 @@ rule_apply_impl(PyObject *node, PyObject *grads)
             if (f == ZERO_o)
                 r = Py_NewRef(f);
             else if (f != NULL) {
-                PyObject *args = picked(getters, p, env);
-                r = args ? PyObject_Call(f, args, NULL) : NULL;
+                PyObject *args = picked(getters, uses, p, env);
+                if (args != NULL && f == same_fn && PyTuple_GET_SIZE(args) == 1)
+                    r = Py_NewRef(PyTuple_GET_ITEM(args, 0)); /* (_rules._same(g) is g) */
+                else
+                    r = args ? PyObject_Call(f, args, NULL) : NULL;
                 Py_XDECREF(args);
             }
             int err = r == NULL || PyDict_SetItem(results, p, r) < 0;
@@ -2108,6 +2425,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
 formulas_done:
     Py_DECREF(joint);
     Py_DECREF(getters);
+    Py_DECREF(uses);
     Py_CLEAR(env);
     if (results == NULL)
         goto done;
@@ -3241,6 +3559,18 @@ setup_link(PyObject *mod, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"setup_same", setup_same, METH_O,
+     "setup_same(fn): the formula that returns its gradient unchanged (_rules._same), which the "
+     "compiled apply does not call."},
+    {"setup_leaf", setup_leaf, METH_VARARGS,
+     "setup_leaf(AccumulateGrad): the recorders' edge of a leaf made in C (edge_of's accumulator "
+     "case), once, after setup_record."},
+    {"saved_var", (PyCFunction)(void (*)(void))saved_var, METH_FASTCALL,
+     "saved_var(x, output_nr=None): SavedVar(x, output_nr), its common cases compiled (the "
+     "recorders' own); anything else calls the class."},
+    {"setup_saved", setup_saved, METH_VARARGS,
+     "setup_saved(SavedVar, materialize): the class and _chot's Array._materialize case (or "
+     "None), once, after setup_record."},
     {"link_ew", (PyCFunction)(void (*)(void))link_ew, METH_FASTCALL,
      "link_ew(name, impl, args, kwargs): the autograd link (call_next _run_impl) with recording "
      "off or an elementwise row's recorded call compiled; anything else runs the Python link."},
@@ -3334,7 +3664,7 @@ PyInit__cgrad(void)
     INTERN(r_rule, "_rule") INTERN(r_slots, "_slots") INTERN(r_metas, "_metas")
     INTERN(r_needs, "_needs") INTERN(r_next, "next_functions") INTERN(r_out_metas, "_out_metas")
     INTERN(r_vals, "_vals") INTERN(r_result, "result") INTERN(s_fc, "fc") INTERN(r_nout, "_nout") INTERN(r_bind, "bind") INTERN(r_diff, "diff")
-    INTERN(a_positional, "positional") INTERN(a_joint, "joint") INTERN(a_getters, "getters")
+    INTERN(a_positional, "positional") INTERN(a_joint, "joint") INTERN(a_getters, "getters") INTERN(a_uses, "uses")
     INTERN(a_formulas, "formulas") INTERN(a_enabled, "enabled") INTERN(a_ver, "_ver") INTERN(a_x, "_x")
     INTERN(a_nr, "_nr") INTERN(a_family, "_family") INTERN(a_version, "_version") INTERN(a_np, "_np")
     INTERN(a_off, "_off") INTERN(a_str, "_str") INTERN(a_unpack, "unpack") INTERN(a_g, "g")

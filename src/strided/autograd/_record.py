@@ -733,6 +733,15 @@ if _cgrad is not None and hasattr(_cgrad, "record_ew"):
     _cgrad.setup_record(Array, Ext, ViewInfo, SavedVar, edge_of, _ew_off, _ew_plan, _ew_view, _SEQ,
                         _NO_EDGE)
     _record_ew = _cgrad.record_ew
+    if hasattr(_cgrad, "setup_saved"):
+        # Note: the compiled recorders make their SavedVars in C (_cgrad.c, saved_new:
+        # SavedVar.__init__ step for step for a plain array, else the class itself).
+        from .._core import array as _array_mod
+        _cgrad.setup_saved(SavedVar, _array_mod._c_materialize if _array_mod._CVIEWS is not None else None)
+    if hasattr(_cgrad, "setup_leaf"):
+        # Note: and a leaf's edge (edge_of's accumulator case) in C (_cgrad.c, leaf_edge).
+        from ._graph import AccumulateGrad as _AccumulateGrad
+        _cgrad.setup_leaf(_AccumulateGrad)
 _LINK_C = False
 _record_call = None
 if _cgrad is not None and hasattr(_cgrad, "record_call"):

@@ -28,7 +28,7 @@ from .._core.array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
 from ._graph import _cgrad
 from ._mode import STATE
-from ._record import ZERO, ew_rule, nondiff, rule
+from ._record import ZERO, RuleNode, ew_rule, nondiff, rule
 
 E = ew_rule
 
@@ -126,6 +126,16 @@ class _FillZero(Function):
         return _FillZero.apply(gg, ctx.key), None
 
 
+def _same(g):
+    """The formula of a gradient that passes through unchanged (add, subtract's x1, clone, ...):
+    the compiled apply (_csrc/_cgrad.c, rule_apply) takes g itself without calling it."""
+    return g
+
+
+if _cgrad is not None and hasattr(_cgrad, "setup_same"):
+    _cgrad.setup_same(_same)
+
+
 # --- elementwise (rows of strided._api.elementwise.REGISTRY) ------------------------------
 
 def _sgn(x):
@@ -144,7 +154,7 @@ def _sign_backward(g, x, result):
 E("abs", "AbsBackward0", x=lambda g, x: g * _sgn(x))
 E("acos", "AcosBackward0", x=lambda g, x: -g * _conj(1 / xp.sqrt(1 - x * x)))
 E("acosh", "AcoshBackward0", x=lambda g, x: g * _conj(1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1))))
-E("add", "AddBackward0", x1=lambda g: g, x2=lambda g: g)
+E("add", "AddBackward0", x1=_same, x2=_same)
 E("asin", "AsinBackward0", x=lambda g, x: g * _conj(1 / xp.sqrt(1 - x * x)))
 E("asinh", "AsinhBackward0", x=lambda g, x: g * _conj(1 / xp.sqrt(x * x + 1)))
 E("atan", "AtanBackward0", x=lambda g, x: g * _conj(1 / (1 + x * x)))
@@ -212,7 +222,8 @@ def _one_pass(kernel, g, x, *extra):
             or g._dtype is not x._dtype or g._shape != x._shape or g._device is not x._device \
             or g._device.type != "cpu":
         return None
-    gn, xn = g._get_native(), x._get_native()
+    gn = g._np if g._np is not None else g._get_native()
+    xn = x._np if x._np is not None else x._get_native()
     if type(gn) is not np.ndarray or type(xn) is not np.ndarray:
         return None
     out = np.empty(gn.shape, gn.dtype)
@@ -238,7 +249,7 @@ E("minimum", "MinimumBackward0",
 E("multiply", "MulBackward0", x1=lambda g, x2: g * _conj(x2), x2=lambda g, x1: g * _conj(x1))
 E("negative", "NegBackward0", x=lambda g: -g)
 E("nextafter", "NextafterBackward0", x1=lambda g: g, x2=ZERO)
-E("positive", "PositiveBackward0", x=lambda g: g)
+E("positive", "PositiveBackward0", x=_same)
 
 
 def _pow_base(g, x1, x2):
@@ -267,7 +278,7 @@ def _pow_node(p):
 
 
 E("pow", _pow_node, x1=_pow_base, x2=_pow_exponent)
-E("real", "RealBackward0", x=lambda g: g)
+E("real", "RealBackward0", x=_same)
 E("reciprocal", "ReciprocalBackward0", x=lambda g, result: -g * _conj(result * result))
 # Note: PyTorch's threshold_backward: the gradient is 0 where the result is <= 0 (at x = 0
 # too) and passes where it is not (x > 0, and NaN: NaN <= 0 is false).
@@ -362,7 +373,7 @@ E("gelu", "GeluBackward0", x=_gelu_backward)
 E("sinh", "SinhBackward0", x=lambda g, x: g * _conj(xp.cosh(x)))
 E("square", "PowBackward0", x=lambda g, x: 2 * g * _conj(x))
 E("sqrt", "SqrtBackward0", x=lambda g, result: g / _conj(2 * result))
-E("subtract", "SubBackward0", x1=lambda g: g, x2=lambda g: -g)
+E("subtract", "SubBackward0", x1=_same, x2=lambda g: -g)
 E("tan", "TanBackward0", x=lambda g, result: g * _conj(1 + result * result))
 E("tanh", "TanhBackward0", x=lambda g, result: g * _conj(1 - result * result))
 E("trunc", "TruncBackward0", x=ZERO)
@@ -376,12 +387,12 @@ nondiff("boolean output (a comparison or a test): piecewise constant, zero gradi
 
 # --- copies, casts, views ------------------------------------------------------------------
 
-rule("clone", "x, **kw", "CloneBackward0", x=lambda g: g)
-rule("astype", "x, dtype, copy=True, device=None, **kw", "ToCopyBackward0", x=lambda g: g)
-rule("to_device", "x, device, stream=None, copy=None", "ToCopyBackward0", x=lambda g: g)
+rule("clone", "x, **kw", "CloneBackward0", x=_same)
+rule("astype", "x, dtype, copy=True, device=None, **kw", "ToCopyBackward0", x=_same)
+rule("to_device", "x, device, stream=None, copy=None", "ToCopyBackward0", x=_same)
 rule(("reshape", "view", "flatten", "unflatten", "expand_dims", "squeeze"), "x, *args, **kw",
      "ViewBackward0", x=lambda g, ctx: xp.reshape(g, ctx.shape("x")))
-rule("broadcast_to", "x, shape", "ExpandBackward0", x=lambda g: g)
+rule("broadcast_to", "x, shape", "ExpandBackward0", x=_same)
 rule("broadcast_arrays", "*arrays", "BroadcastTensorsBackward0", multi=True, arrays=lambda g: list(g))
 
 
@@ -396,7 +407,7 @@ def _inverse_perm(axes, nd):
 rule("permute_dims", "x, axes", "PermuteBackward0",
      x=lambda g, axes: xp.permute_dims(g, _inverse_perm(axes, g.ndim)))
 rule("matrix_transpose", "x", "TransposeBackward0", x=lambda g: xp.matrix_transpose(g))
-rule("t", "x", "TBackward0", x=lambda g: g)
+rule("t", "x", "TBackward0", x=_same)
 rule("moveaxis", "x, source, destination", "PermuteBackward0",
      x=lambda g, source, destination: xp.moveaxis(g, destination, source))
 rule("flip", "x, axis=None", "FlipBackward0", x=lambda g, axis: xp.flip(g, axis=axis))
@@ -445,7 +456,7 @@ rule(("triu",), "x, k=0", "TriuBackward0", x=lambda g, k: xp.triu(g, k=k))
 
 rule("zero_", "x", "ZeroBackward0", x=ZERO)
 rule("fill_", "x, value", "FillBackward0", x=ZERO, value=lambda g: xp.sum(g))
-rule("copy_", "x, src, non_blocking=False", "CopyBackwards", x=ZERO, src=lambda g: g)
+rule("copy_", "x, src, non_blocking=False", "CopyBackwards", x=ZERO, src=_same)
 
 # --- indexing -----------------------------------------------------------------------------
 
@@ -758,20 +769,27 @@ rule("diff", "x, axis=-1, n=1, prepend=None, append=None", "DiffBackward0",
 # --- linear algebra ---------------------------------------------------------------------------------
 
 
+_NEEDS = RuleNode.needs
+
+
 def _matmul_grads(g, x1, x2, ctx):
     if not STATE.enabled and type(g) is Array and len(x1._shape) == 2 and len(x2._shape) == 2 \
             and g._dtype is x1._dtype is x2._dtype and g._dtype.kind == "f" \
             and g._device is x1._device is x2._device and g._device.type == "cpu":
         # A plain backward of a real 2-D product on the host: the two products straight
         # from the backend, on transposed views (no namespace calls, no temporaries).
-        gn, an, bn = g._get_native(), x1._get_native(), x2._get_native()
+        # (Array._get_native and RuleNode.needs, inlined: a frame each, nine a tiny MLP step)
+        gn = g._np if g._np is not None else g._get_native()
+        an = x1._np if x1._np is not None else x1._get_native()
+        bn = x2._np if x2._np is not None else x2._get_native()
         mm = g._device.backend.xp.matmul
         dt, dev = g._dtype, g._device
         g1 = g2 = None
-        if ctx.needs("x1"):
+        needs = ctx._needs if type(ctx).needs is _NEEDS else None
+        if ("x1" in needs) if needs is not None else ctx.needs("x1"):
             r = mm(gn, bn.T)
             g1 = Array._new(r, None, 0, r.shape, None, dt, dev)
-        if ctx.needs("x2"):
+        if ("x2" in needs) if needs is not None else ctx.needs("x2"):
             # Note: x2 is often a transposed view (``linear``'s ``weight.mT``): its gradient
             # is then computed as (g.T @ x1).T, so that it is the transpose of a C-ordered
             # product, as PyTorch's AddmmBackward0 computes the weight's (``g.T @ x1``); the

@@ -194,3 +194,21 @@ def _name_gradients() -> None:
 
 
 _name_gradients()
+
+
+def _compiled_grad() -> None:
+    """``x.grad`` read and set in C (``_chot.ViewProp``'s A_GRAD kind, _csrc/_chot/views.c):
+    the property above (autograd's getter and setter behind ``get``) for an unnamed array's
+    plain cases, its getter and setter for everything else (names, the non-leaf warning,
+    the setter's checks and errors). STRIDED_NO_CEXT=1 keeps the property."""
+    from .._core import array as _array_mod
+    chot = _array_mod._CVIEWS
+    prop = Array.__dict__.get("grad")
+    if chot is None or not hasattr(chot, "A_GRAD") or type(prop) is not property \
+            or not getattr(prop.fget, "_named", False):
+        return
+    Array.grad = chot.ViewProp(prop, chot.A_GRAD)
+    Array.__dict__["grad"].__set_name__(Array, "grad")
+
+
+_compiled_grad()

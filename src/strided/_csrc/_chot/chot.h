@@ -332,7 +332,7 @@ decline_error(void)
 enum { V_GETITEM = 1, V_CONTIGUOUS, V_RESHAPE, V_RESHAPE_M, V_PERMUTE, V_PERMUTE_M, V_EXPAND,
        V_SETITEM, V_RENAME, V_ALIGN, V_UNFLATTEN, V_FLATTEN, V_COPY, V_SQUEEZE, V_ZERO, V_FILL,
        V_NAMESPACE, V_ITER, V_T, V_MT,
-       V_DTYPE, V_DEVICE, V_NDIM, V_SHAPE, V_SIZE };
+       V_DTYPE, V_DEVICE, V_NDIM, V_SHAPE, V_SIZE, V_GRAD };
 
 /* --- functions one source calls in another ------------------------------------------------ */
 

@@ -261,7 +261,7 @@ PyInit__chot(void)
         {"UNFLATTEN", V_UNFLATTEN}, {"FLATTEN", V_FLATTEN}, {"COPY", V_COPY}, {"SQUEEZE", V_SQUEEZE},
         {"ZERO", V_ZERO}, {"FILL", V_FILL}, {"NAMESPACE", V_NAMESPACE}, {"ITER", V_ITER},
         {"T", V_T}, {"MT", V_MT}, {"A_DTYPE", V_DTYPE}, {"A_DEVICE", V_DEVICE},
-        {"A_NDIM", V_NDIM}, {"A_SHAPE", V_SHAPE}, {"A_SIZE", V_SIZE}, {NULL, 0}};
+        {"A_NDIM", V_NDIM}, {"A_SHAPE", V_SHAPE}, {"A_SIZE", V_SIZE}, {"A_GRAD", V_GRAD}, {NULL, 0}};
     for (int i = 0; kinds[i].name; i++)
         if (PyModule_AddIntConstant(m, kinds[i].name, kinds[i].kind) < 0) {
             Py_DECREF(m);

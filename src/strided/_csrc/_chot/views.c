@@ -2368,12 +2368,85 @@ attr_get(int kind, PyObject *obj)
     }
 }
 
+/* V_GRAD: x.grad (autograd/_tensor.py's _get_grad behind strided.named's get, which
+   names the gradient of a named array) of an Array of the contract: None without an Ext;
+   with an Ext of the contract and no names, its grad where the getter returns it without
+   its warning (a leaf, or a gradient that is there); else NULL with no error (the
+   property's getter runs). */
+static inline int
+grad_ext(PyObject *obj, PyObject **ep)
+{
+    PyObject *e = SLOT(obj, O_ext);
+    *ep = e;
+    return e == Py_None || (contract_ext(e) && SLOT(e, E_grad) != NULL && SLOT(e, E_names) == Py_None);
+}
+
+static PyObject *
+grad_get(PyObject *obj)
+{
+    PyObject *e;
+    if (!contract_array(obj) || !grad_ext(obj, &e))
+        return NULL;
+    if (e == Py_None)
+        return Py_NewRef(Py_None);
+    PyObject *g = SLOT(e, E_grad);
+    if (SLOT(e, E_fn) == Py_None || g != Py_None)
+        return Py_NewRef(g);
+    return NULL; /* (a non-leaf's missing gradient: the getter warns) */
+}
+
+/* x.grad = value (_set_grad) for an Array x of the contract with an Ext of the contract and
+   no names (or no Ext and value None): value None, or an exact Array of x's shape, dtype
+   and device; 1 when done, 0 when the property's setter is to run (its checks, its
+   errors), -1 with an error set. Setting the field tracks the record as Ext's own
+   setattr does (_chot/names.c). */
+static int
+grad_set(PyObject *obj, PyObject *value)
+{
+    PyObject *e;
+    if (!contract_array(obj) || !grad_ext(obj, &e))
+        return 0;
+    if (value != Py_None) {
+        if (!contract_array(value) || SLOT(value, O_dtype) != SLOT(obj, O_dtype)
+            || SLOT(value, O_device) != SLOT(obj, O_device))
+            return 0;
+        int same = PyObject_RichCompareBool(SLOT(value, O_shape), SLOT(obj, O_shape), Py_EQ);
+        if (same <= 0)
+            return same;
+        if (e == Py_None)
+            return 0; /* (ext_of makes the record: the setter) */
+    }
+    else if (e == Py_None)
+        return 1; /* (nothing to clear) */
+    Py_INCREF(e);
+    Py_SETREF(SLOT(e, E_grad), Py_NewRef(value));
+    if (PyObject_IS_GC(e) && !PyObject_GC_IsTracked(e))
+        PyObject_GC_Track(e);
+    Py_DECREF(e);
+    return 1;
+}
+
+static int
+prop_set(PyObject *self, PyObject *obj, PyObject *value)
+{
+    if (value != NULL && *(int *)((char *)self + VP_kind) == V_GRAD) {
+        int r = grad_set(obj, value);
+        if (r != 0)
+            return r < 0 ? -1 : 0;
+    }
+    return PyProperty_Type.tp_descr_set(self, obj, value);
+}
+
 static PyObject *
 prop_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None)
         return Py_NewRef(self);
     int kind = *(int *)((char *)self + VP_kind);
+    if (kind == V_GRAD) {
+        PyObject *g = grad_get(obj);
+        return g != NULL ? g : PyProperty_Type.tp_descr_get(self, obj, type);
+    }
     if (kind >= V_DTYPE) /* (any Array, named or not, materialized or not: slots only) */
         return contract_array(obj) ? attr_get(kind, obj) : PyProperty_Type.tp_descr_get(self, obj, type);
     PyObject *names = NULL; /* a named array: as in view_vectorcall */
@@ -2408,7 +2481,7 @@ prop_init(PyObject *self, PyObject *args, PyObject *kw)
     int kind;
     if (!PyArg_ParseTuple(args, "O!i|O!:ViewProp", &PyProperty_Type, &prop, &kind, &PyType_Type, &aux))
         return -1;
-    if (kind < V_T || kind > V_SIZE) {
+    if (kind < V_T || kind > V_GRAD) {
         PyErr_SetString(PyExc_ValueError, "ViewProp(prop, kind[, cls]): kind T, MT or A_*");
         return -1;
     }
@@ -2486,6 +2559,7 @@ PyTypeObject ViewProp_T = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_init = prop_init,
     .tp_descr_get = prop_get,
+    .tp_descr_set = prop_set,
     .tp_traverse = prop_traverse,
     .tp_clear = prop_clear,
     .tp_dealloc = prop_dealloc,
