@@ -239,7 +239,9 @@ def test_a_device_index_array_out_of_bounds_is_not_checked_off_the_cpu(sim):
         xp.asarray([1.0, 2.0, 3.0], device="cpu")[xp.asarray([4], device="cpu")]
 
 
-_HALF = st.floats(width=16, allow_nan=True, allow_infinity=True)
+# Every float16 from its bits: ``st.floats(width=16)`` filters wider floats internally, and
+# Hypothesis's filter_too_much health check failed this test once (CI's 3.12 leg).
+_HALF = st.integers(0, 0xFFFF).map(lambda u: float(np.array(u, np.uint16).view(np.float16)))
 
 
 @settings(max_examples=300, deadline=None)
