@@ -357,6 +357,7 @@ PyObject *own_loop_info(PyObject *mod, PyObject *args);
 PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
 /* views.c: a 64-byte aligned result from 16 KiB to the pool threshold (NULL, no error:
    outside that range or without NumPy's C API table) and the type owning its buffer. */
+#define ALIGN_FROM ((Py_ssize_t)16 << 10)
 PyObject *aligned_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes);
 extern PyTypeObject AlignedBuf_T;
 

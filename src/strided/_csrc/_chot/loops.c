@@ -111,7 +111,8 @@ result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes)
         Py_DECREF(nb);
         return r;
     }
-    if (nbytes > 0 && shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) <= MAXDIMS) {
+    if (nbytes >= ALIGN_FROM && shape != NULL && PyTuple_CheckExact(shape)
+        && PyTuple_GET_SIZE(shape) <= MAXDIMS) {
         /* (16 KiB to the threshold: a 64-byte aligned buffer; views.c, aligned_result) */
         Py_ssize_t dims[MAXDIMS];
         int nd = (int)PyTuple_GET_SIZE(shape), ok = 1;
@@ -338,23 +339,32 @@ static struct {
 #endif
 };
 
+/* The function a row's kernel wraps (the kernel is functools.partial(fn, xp): its func;
+   else the kernel itself), a new reference; NULL with an error that must propagate. */
+static PyObject *
+kernel_func(PyObject *kernel)
+{
+    static PyObject *s_func;
+    if (s_func == NULL && (s_func = PyUnicode_InternFromString("func")) == NULL)
+        return NULL;
+    PyObject *fn = PyObject_GetAttr(kernel, s_func);
+    if (fn == NULL && contract_clear(PyExc_AttributeError))
+        fn = Py_NewRef(kernel);
+    return fn;
+}
+
 /* The kernel's own loop for the one operand x (L->kernel and L->res set): L->cap, info,
    in, out, isz set and 1, or 0 (none: the kernel is called), -1 with an error that must
    propagate. Asked once per Loop (loop_for). */
 static int
 own_loop(Loop *L, PyObject *x)
 {
-    static PyObject *s_func, *s_c_loop;
-    if (s_func == NULL && (s_func = PyUnicode_InternFromString("func")) == NULL)
-        return -1;
+    static PyObject *s_c_loop;
     if (s_c_loop == NULL && (s_c_loop = PyUnicode_InternFromString("_c_loop")) == NULL)
         return -1;
-    PyObject *fn = PyObject_GetAttr(L->kernel, s_func), *name = NULL; /* (a functools.partial) */
-    if (fn == NULL) {
-        if (!contract_clear(PyExc_AttributeError))
-            return -1;
-        fn = Py_NewRef(L->kernel);
-    }
+    PyObject *fn = kernel_func(L->kernel), *name = NULL;
+    if (fn == NULL)
+        return -1;
     name = PyObject_GetAttr(fn, s_c_loop);
     Py_DECREF(fn);
     if (name == NULL)
@@ -966,21 +976,21 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
     PyObject *uf = Py_NewRef(fresh.kernel);
     if (loops_ready && Py_TYPE(uf) != UF_T) {
         /* (the row's kernel for a device: functools.partial(kern, xp); NumPy's xp only) */
-        static PyObject *s_loop_ufunc, *s_below, *s_args, *np_mod;
+        static PyObject *s_loop_ufunc, *s_block, *s_args, *np_mod;
         if (s_loop_ufunc == NULL)
             s_loop_ufunc = PyUnicode_InternFromString("_loop_ufunc");
-        if (s_below == NULL)
-            s_below = PyUnicode_InternFromString("_scalar_block");
+        if (s_block == NULL)
+            s_block = PyUnicode_InternFromString("_scalar_block");
         if (s_args == NULL)
             s_args = PyUnicode_InternFromString("args");
         if (np_mod == NULL)
             np_mod = PyImport_ImportModule("numpy");
-        PyObject *fn = np_mod && s_args ? PyObject_GetAttrString(fresh.kernel, "func") : NULL;
-        PyObject *args = fn != NULL ? PyObject_GetAttr(fresh.kernel, s_args) : NULL;
+        PyObject *fn = np_mod && s_args ? kernel_func(fresh.kernel) : NULL;
+        PyObject *args = fn != NULL && fn != fresh.kernel ? PyObject_GetAttr(fresh.kernel, s_args) : NULL;
         PyObject *u = args != NULL && PyTuple_CheckExact(args) && PyTuple_GET_SIZE(args) == 1
                           && PyTuple_GET_ITEM(args, 0) == np_mod && PyFunction_Check(fn) && s_loop_ufunc
                           ? PyObject_GetAttr(fn, s_loop_ufunc) : NULL;
-        PyObject *b = u != NULL && Py_TYPE(u) == UF_T && s_below ? PyObject_GetAttr(fn, s_below) : NULL;
+        PyObject *b = u != NULL && Py_TYPE(u) == UF_T && s_block ? PyObject_GetAttr(fn, s_block) : NULL;
         if (b == Py_True) {
             Py_SETREF(uf, Py_NewRef(u));
             fresh.scalar_block = 1;
@@ -1352,18 +1362,13 @@ loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyOb
     return Py_NewRef(into);
 }
 
-/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
-   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
-   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
-   make exactly this one call (the ufunc path then runs), or NULL with an error set
-   (out of memory). With target (into an in-place operator's or out='s native): operands
-   that broadcast to into's shape take loop_bcast, and the result is into itself. */
-/* L's loop over count elements (data, strides: the operands', the result's last). A
-   Python scalar operand (or a 0-d array's, or a stride-0 view's one value) of a loop that is slow on a stride-0 operand (L->scalar_block:
-   NumPy's maximum and minimum, whose SIMD loops take contiguous operands only: 6.5 us at
-   1e4 float32 against 1.4 for add) is a block of copies of it, read contiguously, where
-   the other operand and the result are contiguous -- what the row's Python kernel does
-   (elementwise.py, _extremum_kernel): the same loop on the same values, so the same bits. */
+/* L's loop over count elements (data, strides: the operands', the result's last). One
+   value read at a stride of 0 -- a Python scalar, a 0-d array's, a stride-0 view's -- by a
+   loop that is slow on a stride-0 operand (L->scalar_block: NumPy's maximum and minimum,
+   whose SIMD loops take contiguous operands only: 6.3 us at 1e4 float32 against 1.6 for
+   add) is read from a block of copies of it where the other operand and the result are
+   contiguous -- what the row's Python kernel does (elementwise.py, _extremum_kernel): the
+   same loop on the same values, so the same bits. */
 #define BLOCK_BYTES 8192
 static int
 run_loop(const Loop *L, char **data, Py_ssize_t count, Py_ssize_t *strides, int n)
@@ -1398,6 +1403,12 @@ run_loop(const Loop *L, char **data, Py_ssize_t count, Py_ssize_t *strides, int 
     return 0;
 }
 
+/* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
+   small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
+   wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
+   make exactly this one call (the ufunc path then runs), or NULL with an error set
+   (out of memory). With target (into an in-place operator's or out='s native): operands
+   that broadcast to into's shape take loop_bcast, and the result is into itself. */
 static PyObject *
 loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
           PyObject *res, PyObject *dev, PyObject *into, int target)

@@ -370,7 +370,6 @@ static set_base_fn *nd_set_base; /* PyArray_SetBaseObject (entry 282; steals the
  * view of the result goes, and reported to tracemalloc in NumPy's domain as NumPy's own
  * buffers are. Not pooled: glibc's heap keeps blocks of these sizes as it keeps NumPy's.
  * ==================================================================================== */
-#define ALIGN_FROM ((Py_ssize_t)16 << 10)
 #define ALIGN_TO 64
 #define NPY_TRACE_DOMAIN 389047 /* NumPy's tracemalloc domain (numpy/_core/src/multiarray/alloc.c) */
 
