@@ -248,7 +248,7 @@ E("minimum", "MinimumBackward0",
   x2=lambda g, x1, x2: _pick(g, x2 > x1, x1, x2))
 E("multiply", "MulBackward0", x1=lambda g, x2: g * _conj(x2), x2=lambda g, x1: g * _conj(x1))
 E("negative", "NegBackward0", x=lambda g: -g)
-E("nextafter", "NextafterBackward0", x1=lambda g: g, x2=ZERO)
+E("nextafter", "NextafterBackward0", x1=_same, x2=ZERO)
 E("positive", "PositiveBackward0", x=_same)
 
 
@@ -291,7 +291,7 @@ def _relu_backward(g, result):
 
 E("relu", "ReluBackward0", x=_relu_backward)
 E("remainder", "RemainderBackward0",
-  x1=lambda g: g, x2=lambda g, x1, x2: -g * xp.floor_divide(x1, x2))
+  x1=_same, x2=lambda g, x1, x2: -g * xp.floor_divide(x1, x2))
 E("round", "RoundBackward0", x=ZERO)
 E("sigmoid", "SigmoidBackward0", x=lambda g, result: g * (result * (1 - result)))
 E("sign", "SgnBackward0", x=_sign_backward)
