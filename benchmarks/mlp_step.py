@@ -18,8 +18,12 @@ Each repeat times a batch of steps of every program in turn, the order rotating 
 repeat (interleaved: all see the same drift of a noisy machine). Printed: the median
 and the minimum of the per-step times, and the ratios of the medians to NumPy's and to
 PyTorch's. One thread everywhere. ``--no-gc`` times with the garbage collector off (the
-collector's share of a step is the difference); ``--only`` times some programs. Nothing
-here asserts a timing.
+collector's share of a step is the difference); ``--only`` times some programs.
+``--gemms`` also times the five matrix products of the standard-namespace step (two
+forward, three backward) on NumPy (whose BLAS strided's matmul calls) and on PyTorch
+(its own BLAS, MKL in the x86 wheels), interleaved likewise, and prints each (g)
+program's step less its library's products: the time that is the library's own and not
+its BLAS's. Nothing here asserts a timing.
 """
 
 from __future__ import annotations
@@ -100,6 +104,25 @@ def build(sizes, batch):
     return steps
 
 
+def _gemms(sizes, batch):
+    """The five products of one step of ``cases._mlp_autograd`` (x @ W1, r @ W2; dz @ W2.T,
+    r.T @ dz, x.T @ dh) as two callables, on NumPy's arrays and on PyTorch's tensors."""
+    import torch
+
+    rng = np.random.default_rng(1)
+    i, h, o = sizes
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    x, w1, r, w2, dz, dh = f(batch, i), f(i, h), f(batch, h), f(h, o), f(batch, o), f(batch, h)
+    t = {k: torch.from_numpy(v) for k, v in dict(x=x, w1=w1, r=r, w2=w2, dz=dz, dh=dh).items()}
+
+    def on_numpy():
+        return x @ w1, r @ w2, dz @ w2.T, r.T @ dz, x.T @ dh
+
+    def on_torch():
+        return t["x"] @ t["w1"], t["r"] @ t["w2"], t["dz"] @ t["w2"].T, t["r"].T @ t["dz"], t["x"].T @ t["dh"]
+    return {"gemms numpy": on_numpy, "gemms torch": on_torch}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=21)
@@ -107,12 +130,15 @@ def main(argv=None) -> int:
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--only", default="")
     p.add_argument("--no-gc", action="store_true")
+    p.add_argument("--gemms", action="store_true")
     args = p.parse_args(argv)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     steps = build(sizes, args.batch)
     if args.only:
         keep = args.only.split(",")
         steps = {k: v for k, v in steps.items() if k in keep}
+    if args.gemms and len(sizes) == 3:
+        steps.update(_gemms(sizes, args.batch))
     if args.no_gc:
         gc.collect()
         gc.disable()
@@ -144,6 +170,15 @@ def main(argv=None) -> int:
         r1 = f"{med[k] / ref:.2f}x" if ref else "-"
         r2 = f"{med[k] / tref:.2f}x" if tref else "-"
         print(f"| {k} | {med[k]:.0f} | {mn[k]:.0f} | {r1} | {r2} |")
+    if "gemms numpy" in med:
+        g_np, g_t = med["gemms numpy"], med["gemms torch"]
+        print(f"\nThe five products: NumPy's BLAS {g_np:.0f} us, PyTorch's {g_t:.0f} us "
+              f"({g_np / g_t:.2f}x). Each (g) program's step less its BLAS's products (medians):")
+        rest = {k: med[k] - (g_t if k == "torch (g)" else g_np)
+                for k in ("numpy", "strided", "strided max", "torch (g)") if k in med}
+        for k, v in rest.items():
+            ratio = f" ({v / rest['torch (g)']:.2f}x torch (g)'s)" if "torch (g)" in rest else ""
+            print(f"- {k}: {v:.0f} us{ratio}")
     return 0
 
 
