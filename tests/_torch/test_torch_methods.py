@@ -135,6 +135,42 @@ def test_div_rounding_modes(vals, d, neg):
         x.div(d, rounding_mode="round")
 
 
+def _trunc_div(a: int, b: int) -> int:
+    """C's (and PyTorch's) integer division: the quotient rounded toward zero, exactly."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-2**62, 2**62), min_size=1, max_size=6),
+       st.lists(st.integers(-2**40, 2**40).filter(bool), min_size=1, max_size=1))
+def test_div_trunc_of_large_integers_is_exact(vals, ds):
+    # The quotient went through PyTorch's float32 true division: 2**24 + 1 came out 2**24.
+    a = xp.asarray(np.array(vals, dtype=np.int64))
+    d = ds[0]
+    want = [_trunc_div(v, d) for v in vals]
+    assert a.div(d, rounding_mode="trunc").tolist() == want
+    dd = xp.asarray(np.full(len(vals), d, dtype=np.int64))
+    r = a.div(dd, rounding_mode="trunc")
+    assert r.dtype == xp.int64 and r.tolist() == want
+    out = xp.empty((len(vals),), dtype=xp.int64)
+    assert a.div(dd, rounding_mode="trunc", out=out) is out and out.tolist() == want
+
+
+def test_div_trunc_small_integer_dtypes_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for dt in ("int8", "int16", "int32", "uint8"):
+        a = rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, 300, endpoint=True).astype(dt)
+        b = rng.integers(1 if dt == "uint8" else -9, 10, 300).astype(dt)
+        b[b == 0] = 1
+        for other in (b, 7):
+            t = torch.from_numpy(a).div(torch.from_numpy(b) if other is b else other, rounding_mode="trunc")
+            r = xp.asarray(a).div(xp.asarray(b) if other is b else other, rounding_mode="trunc")
+            assert str(t.dtype).removeprefix("torch.") == r.dtype.name
+            np.testing.assert_array_equal(to_np(r), t.numpy())
+
+
 # --- norm -------------------------------------------------------------------------------
 
 def test_norm():

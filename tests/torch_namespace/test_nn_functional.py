@@ -375,6 +375,19 @@ def test_normalize(p, dim, dtype):
                                                          p=p, dim=dim), dtype)
 
 
+def test_normalize_out_as_pytorch():
+    # out= is the division's own (it was a copy after the call, which recorded a graph
+    # PyTorch refuses to record)
+    x = np.array([[3.0, 4.0], [0.0, 1e-20]], dtype=np.float32)
+    for lib, T in ((torch, torch.from_numpy), (storch, strided.asarray)):
+        out = lib.empty(2, 2)
+        assert lib.nn.functional.normalize(T(x.copy()), out=out) is out
+        np.testing.assert_allclose(to_numpy(out), torch.nn.functional.normalize(torch.from_numpy(x)).numpy())
+        a = T(x.copy()).requires_grad_()
+        with pytest.raises(RuntimeError, match="out=... arguments don't support automatic differentiation"):
+            lib.nn.functional.normalize(a, out=lib.empty(2, 2))
+
+
 def test_signs_of_zero_follow_pytorch():
     x = np.array([-4.0, -3.0, -0.0, 0.0, 4.0])
     # (relu is strided.relu, whose -0. is +0.: the "speed" work's registry row decides it.)

@@ -661,16 +661,17 @@ def _div_call(f, name):
             return _ns().floor_divide(self, other, out=out)
         if rounding_mode == "trunc":
             ns = _ns()
-            q = ns.divide(self, other)
             if self._dtype.kind in "iu" and (type(other) is Array and other._dtype.kind in "iu"
                                              or isinstance(other, builtins.int)):
-                q = ns.astype(ns.trunc(q), ns.result_type(self, other))
-            else:
-                q = ns.trunc(q)
-            if out is None:
-                return q
-            out.copy_(q)
-            return out
+                # Integers: the floor quotient, plus one where the remainder is not zero and
+                # the operands' signs differ (exact; through a float quotient 2**24 + 1 came
+                # out 2**24: the true quotient is float32 in PyTorch's promotion)
+                q = ns.floor_divide(self, other)
+                neg = other < 0 if type(other) is not Array else ns.less(other, 0)
+                up = ns.logical_and(ns.not_equal(ns.remainder(self, other), 0),
+                                    ns.not_equal(ns.less(self, 0), neg))
+                return ns.add(q, ns.astype(up, q.dtype), out=out)
+            return ns.trunc(ns.divide(self, other), out=out)
         raise ValueError(f"{name}(): rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}")
     return call
 

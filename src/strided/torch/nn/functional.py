@@ -896,7 +896,4 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
         norm = _st.max(_st.abs(input), axis=dim, keepdims=True)
     else:
         norm = _st.sum(_st.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
-    res = input / _st.clip(norm, eps, None)
-    if out is not None:
-        return out.copy_(res)
-    return res
+    return _st.divide(input, _st.clip(norm, eps, None), out=out)
