@@ -53,6 +53,8 @@ CASES = {
     "unflatten(2, (2, 2))": ("a3.unflatten(2, (2, 2))", "a3.reshape(2, 4, 2, 2)"),
     "zero_": ("d.zero_()", "d.fill(0)"),
     "fill_": ("d.fill_(1.5)", "d.fill(1.5)"),
+    "sort": ("xp.sort(a)", "np.sort(a)"),
+    "argsort": ("xp.argsort(a)", "np.argsort(a)"),
 }
 
 _CHILD = r'''
