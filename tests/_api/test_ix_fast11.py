@@ -90,7 +90,7 @@ def _value(n, tdt, vdt, vlen, vview, x):
     return st.asarray(_base(vlen, vdt, 5), device="cpu")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(case=_setitem_cases(), target_view=hs.booleans())
 def test_slice_setitem_matches_the_general_path_and_numpy(case, target_view):
     n, tdt, key, vdt, vlen, vview, scalar = case
@@ -181,7 +181,7 @@ def _general(monkeypatch):
     monkeypatch.setattr(_manip, "_join_plain", lambda arrays, axis, new_axis: None)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=hs.data(), k=hs.integers(1, 3), stack=hs.booleans())
 def test_concat_and_stack_match_numpy_and_the_general_path(data, k, stack):
     a0, x0 = data.draw(_layouts())
@@ -286,7 +286,7 @@ def test_concat_keeps_names_through_the_hook():
 
 # --- take_along_axis -------------------------------------------------------------------------
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(data=hs.data(), idt=hs.sampled_from(["int64", "int32", "uint8", "int16"]))
 def test_take_along_axis_matches_numpy_and_pytorch(data, idt):
     a, x = data.draw(_layouts(min_ndim=1, max_ndim=3))
@@ -335,7 +335,7 @@ def test_take_along_axis_gradient_matches_pytorch():
 
 # --- copies, reshape, nonzero ---------------------------------------------------------------
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(layout=_layouts(min_ndim=0))
 def test_asarray_copy_is_clones_and_keeps_order(layout):
     a, x = layout
@@ -351,7 +351,7 @@ def test_asarray_copy_is_clones_and_keeps_order(layout):
     assert np.asarray(st.astype(x, x.dtype)).tobytes() == np.asarray(c).tobytes()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(layout=_layouts(min_ndim=1), data=hs.data())
 def test_reshape_of_any_layout_is_the_general_paths(layout, data):
     a, x = layout
@@ -416,3 +416,75 @@ def test_survey_cases_run_and_agree_with_numpy():
         if isinstance(want, tuple) or name in ("meshgrid", "unique_counts", "unique_values", "tile"):
             continue
         np.testing.assert_array_equal(np.asarray(got), want, err_msg=name)
+
+
+# --- repeat, count_nonzero, astype's range check ---------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(layout=_layouts(min_ndim=0), k=hs.integers(0, 3), data=hs.data())
+def test_repeat_matches_numpy_and_the_broadcast_copy(layout, k, data):
+    a, x = layout
+    axis = data.draw(hs.none() | (hs.integers(-a.ndim, a.ndim - 1) if a.ndim else hs.none()))
+    got = st.repeat(x, k, axis=axis)
+    want = np.repeat(a, k, axis=axis)
+    assert got.dtype == x.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert np.asarray(got).flags.c_contiguous and got.storage() is not x.storage()
+    # the general path: the broadcast view copied (what large results still take)
+    ax = None if axis is None else axis % a.ndim
+    src = st.reshape(x, (-1,)) if ax is None else x
+    ax = 0 if ax is None else ax
+    v = st.broadcast_to(st.expand_dims(src, axis=ax + 1),
+                        src.shape[:ax + 1] + (k,) + src.shape[ax + 1:])
+    assert np.asarray(st.reshape(_views.clone(v), want.shape)).tobytes() == np.asarray(got).tobytes()
+
+
+def test_repeat_gradient_and_errors_are_as_before():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(2).standard_normal((2, 3))
+    x = st.asarray(a, device="cpu", requires_grad=True)
+    st.sum(st.repeat(x, 3, axis=1) ** 2).backward()
+    tx = torch.tensor(a, requires_grad=True)
+    (torch.repeat_interleave(tx, 3, 1) ** 2).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), tx.grad.numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="repeats must be non-negative; got -1"):
+        st.repeat(st.asarray(a, device="cpu"), -1)
+    with pytest.raises(TypeError, match="got bool"):
+        st.repeat(st.asarray(a, device="cpu"), True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(layout=_layouts(min_ndim=0))
+def test_count_nonzero_of_all_elements_matches_numpy(layout):
+    a, x = layout
+    got = st.count_nonzero(x)
+    assert got.dtype == st.int64 and got.shape == ()
+    assert int(got) == np.count_nonzero(a)
+    kept = st.count_nonzero(x, keepdims=True)  # (the general path)
+    assert int(st.reshape(kept, (-1,))[0]) == int(got)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "uint64", "int64"])
+def test_astype_warns_for_every_value_outside_the_integer_range(dtype):
+    info = np.iinfo(dtype)
+    for vals, bad in (([1.5, -0.5], False), ([float(info.max) * 2 + 1e3], True),
+                      ([float(info.min) * 1.5 - 1e3], True), ([np.nan], True),
+                      ([np.inf, 1.0], True), ([], False)):
+        x = st.asarray(np.array(vals, dtype=np.float64), device="cpu")
+        with pytest.warns(RuntimeWarning, match="invalid value") if bad else _no_warning():
+            r = st.astype(x, getattr(st, dtype))
+        assert r.dtype == getattr(st, dtype) and r.shape == x.shape
+        if not bad:
+            np.testing.assert_array_equal(np.asarray(r), np.array(vals).astype(dtype))
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+        return False

@@ -125,6 +125,9 @@ def count_nonzero(x, /, axis=None, keepdims=False, *, out=None) -> Array:
     dev = x._device
     xp = dev.backend.xp
     a = x._get_native()
+    if axis is None and not keepdims and out is None and dev.type == "cpu":
+        # (every element, on the CPU: NumPy's count as a 0-d int64, as _index_result makes it)
+        return wrap_new(np.asarray(np.count_nonzero(a)), _INDEX, dev)
     with dev.backend.ctx(dev):
         if axis is None and not keepdims:
             r = xp.count_nonzero(a)

@@ -792,6 +792,17 @@ def copy_keep_order(x) -> Array:
     return clone(x)
 
 
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
+_CAST_RANGE: dict = {}
+
+
+def _cast_range(dtype) -> tuple:
+    """(lowest value, first value past the highest) of integer ``dtype``, as floats."""
+    info = np.iinfo(dtype._np)
+    r = _CAST_RANGE[dtype] = (builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i")))
+    return r
+
+
 @api("astype")
 def astype(x, dtype, /, *, copy=True, device=None) -> Array:
     """Cast ``x`` to ``dtype`` (the standard's ``astype``); ``copy=False`` may return ``x``."""
@@ -817,9 +828,10 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
         # PyTorch give no warning, and a GPU array is not checked either.
         with np.errstate(invalid="ignore"):
             r = a.astype(dtype._np)
-        info = np.iinfo(dtype._np)
-        lo, hi = builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i"))
-        mn, mx = a.min(), a.max()  # NaN propagates into both
+        lo, hi = _CAST_RANGE.get(dtype) or _cast_range(dtype)
+        # (the ufuncs' reductions themselves: ndarray.min/max's Python wrappers cost
+        # more than the reduction of 100 elements)
+        mn, mx = _MIN(a, axis=None), _MAX(a, axis=None)  # NaN propagates into both
         if not (np.trunc(mn) >= lo and mx < hi):
             _warn_at_caller(f"astype(): invalid value (NaN, infinity or out of range) in the cast "
                             f"from {x._dtype.name} to {dtype.name}; those elements are undefined")
