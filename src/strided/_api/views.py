@@ -793,13 +793,13 @@ def copy_keep_order(x) -> Array:
 
 
 _MIN, _MAX = np.minimum.reduce, np.maximum.reduce
-_CAST_RANGE: dict = {}
+_CAST_RANGE: dict = {}  # (keyed by the NumPy dtype: hashed in C, a DType's __hash__ is Python)
 
 
 def _cast_range(dtype) -> tuple:
     """(lowest value, first value past the highest) of integer ``dtype``, as floats."""
     info = np.iinfo(dtype._np)
-    r = _CAST_RANGE[dtype] = (builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i")))
+    r = _CAST_RANGE[dtype._np] = (builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i")))
     return r
 
 
@@ -828,7 +828,7 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
         # PyTorch give no warning, and a GPU array is not checked either.
         with np.errstate(invalid="ignore"):
             r = a.astype(dtype._np)
-        lo, hi = _CAST_RANGE.get(dtype) or _cast_range(dtype)
+        lo, hi = _CAST_RANGE.get(dtype._np) or _cast_range(dtype)  # (NumPy dtype keys: hashed in C)
         # (the ufuncs' reductions themselves: ndarray.min/max's Python wrappers cost
         # more than the reduction of 100 elements)
         mn, mx = _MIN(a, axis=None), _MAX(a, axis=None)  # NaN propagates into both
