@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from .._core import layout as _layout
+from .._core import layout as _layout, pool as _pool
 from .._core.array import _LATE, Array
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
@@ -80,8 +80,18 @@ def _join(func, arrays, axis, dev, dt) -> Array:
         if len(s) != len(first) or s[:axis] + s[axis + 1:] != first[:axis] + first[axis + 1:]:
             raise ValueError(f"{func}(): arrays must have the same shape except on axis {axis}; "
                              f"got {first} and {s}")
-    total = builtins.sum(a._shape[axis] for a in arrays)
+    total = 0
+    for a in arrays:
+        total += a._shape[axis]
     shape = first[:axis] + (total,) + first[axis + 1:]
+    if dev.type == "cpu":
+        # One NumPy call into the C-order result (the pieces' layout would choose the
+        # result's strides without ``out=``): each piece cast by assignment's unsafe
+        # casting, as the loop below writes it.
+        r = np.empty(shape, dtype=dt._np)
+        np.concatenate([a._np if a._np is not None else a._get_native() for a in arrays],
+                       axis=axis, out=r, casting="unsafe")
+        return wrap_new(r, dt, dev)
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
         r = xp.empty(shape, dtype=dt._np)
@@ -93,6 +103,51 @@ def _join(func, arrays, axis, dev, dt) -> Array:
                 r[lead + (slice(start, start + n),)] = a._get_native()
             start += n
     return wrap_new(r, dt, dev)
+
+
+def _join_plain(arrays, axis: int, new_axis: bool):
+    """``concat(arrays, axis=axis)`` (``stack`` when ``new_axis``) in one NumPy call, for
+    the plain case: a list or tuple of extension-free CPU arrays of one dtype and one
+    shape but on the joined axis (an int in range), or None, nothing done, for anything
+    else (the general path then checks, promotes and raises as it does). The result is
+    ``_join``'s: a new C-order array, every element copied as it is."""
+    t = type(arrays)
+    if (t is not list and t is not tuple) or not arrays:
+        return None
+    a0 = arrays[0]
+    if type(a0) is not Array:
+        return None
+    dt = a0._dtype
+    dev = a0._device
+    first = a0._shape
+    nd = len(first) + new_axis
+    if dev.type != "cpu" or not -nd <= axis < nd or not nd:
+        return None
+    if axis < 0:
+        axis += nd
+    lead, rest = first[:axis], first[axis + (not new_axis):]
+    natives = []
+    total = 0
+    for a in arrays:
+        if type(a) is not Array or a._ext is not None or a._dtype is not dt or a._device is not dev:
+            return None
+        s = a._shape
+        if new_axis:
+            if s != first:
+                return None
+            total += 1
+        else:
+            if len(s) != nd or s[:axis] != lead or s[axis + 1:] != rest:
+                return None
+            total += s[axis]
+        natives.append(a._np if a._np is not None else a._get_native())
+    if new_axis:
+        key = (slice(None),) * axis + (None,)
+        natives = [p[key] for p in natives]
+    # (``out=``: the pieces' own layout would choose the result's strides)
+    r = np.empty(lead + (total,) + rest, dtype=dt._np)
+    np.concatenate(natives, axis=axis, out=r)
+    return Array._new(r, None, 0, r.shape, None, dt, dev)
 
 
 def _join_flat(arrays, dev, dt) -> Array:
@@ -120,6 +175,10 @@ def concat(arrays, /, axis=0, *, out=None) -> Array:
     >>> xp.concat([xp.asarray([1, 2]), xp.asarray([3])]).tolist()
     [1, 2, 3]
     """
+    if out is None and type(axis) is int:
+        r = _join_plain(arrays, axis, False)
+        if r is not None:
+            return r
     arrays, dev, dt = _sequence(arrays, "concat")
     if axis is None:
         return _finish(_join_flat(arrays, dev, dt), "concat", out)
@@ -140,6 +199,10 @@ def cat(tensors, dim=0, *, out=None) -> Array:
 @api("stack")
 def stack(arrays, /, axis=0, *, out=None) -> Array:
     """Join arrays of one shape along a new axis (position ``axis`` in the result)."""
+    if out is None and type(axis) is int:
+        r = _join_plain(arrays, axis, True)
+        if r is not None:
+            return r
     arrays, dev, dt = _sequence(arrays, "stack")
     shape = arrays[0]._shape
     for a in arrays:
@@ -264,6 +327,13 @@ def repeat(x, repeats, /, *, axis=None, out=None) -> Array:
         ax = _axis_of(x, axis, "repeat")
         src, size = x, x._shape[ax]
     counts = _repeat_counts(x, repeats, size)
+    if type(counts) is builtins.int and x._ext is None and x._device.type == "cpu" \
+            and _layout.prod(x._shape) * counts * x._dtype._np.itemsize < _pool.MIN_BYTES[0]:
+        # A small result on the CPU: NumPy's repeat copies runs where the broadcast view's
+        # copy below steps through a stride-0 axis of ``counts`` elements (2.6x NumPy at
+        # 1e4); the same elements, a new C-order array (large ones stay the pool's).
+        r = np.repeat(x._get_native(), counts, axis=ax)
+        return _finish(wrap_new(r, x._dtype, x._device), "repeat", out)
     if type(counts) is builtins.int:
         if ax is None:
             v = broadcast_to(expand_dims(src, axis=src.ndim), src._shape + (counts,))

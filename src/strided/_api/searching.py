@@ -125,6 +125,9 @@ def count_nonzero(x, /, axis=None, keepdims=False, *, out=None) -> Array:
     dev = x._device
     xp = dev.backend.xp
     a = x._get_native()
+    if axis is None and not keepdims and out is None and dev.type == "cpu":
+        # (every element, on the CPU: NumPy's count as a 0-d int64, as _index_result makes it)
+        return wrap_new(np.asarray(np.count_nonzero(a)), _INDEX, dev)
     with dev.backend.ctx(dev):
         if axis is None and not keepdims:
             r = xp.count_nonzero(a)
@@ -147,6 +150,13 @@ def nonzero(x, /) -> tuple:
         raise ValueError("nonzero(): 0-d arrays are not supported; use expand_dims(x, axis=0) "
                          "for a 1-d array")
     dev = x._device
+    if dev.type == "cpu" and len(x._shape) == 1:
+        # A 1-D array on the CPU: NumPy's one result has its own C-order memory already,
+        # adopted as wrap_new adopts it (no context to enter, nothing to make contiguous)
+        r = (x._np if x._np is not None else x._get_native()).nonzero()[0]
+        if r.dtype is _INDEX._np and r.flags.c_contiguous:
+            return (Array._new(r, None, 0, r.shape, None, _INDEX, dev),)
+        return (wrap_new(np.ascontiguousarray(r), _INDEX, dev),)
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
         rs = xp.nonzero(x._get_native())

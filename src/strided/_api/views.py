@@ -116,6 +116,13 @@ def reshape(x, /, shape, *, copy=None) -> Array:
                 out._device = x._device
                 out._ext = None
                 return out
+            if new[1] == old[1]:
+                # Any other layout: _reshape's view or copy, without its entry and its
+                # shape normalisation (the entry's shape is resolved: plain ints, one size)
+                strides = _layout.view_strides(x._shape, x._str, new[0])
+                if strides is None:
+                    return _from_copy(x, new[0])
+                return x._view(x._off, new[0], strides)
     if copy is None:
         return _reshape(x, shape)
     return _reshape(x, shape, copy=copy)
@@ -760,21 +767,40 @@ def copy_keep_order(x) -> Array:
     order (a transpose: NumPy's ``copy(order="K")``, a straight memory copy), else
     C-contiguous like ``clone``. Arrays with extension metadata go through ``clone``
     (autograd records it)."""
-    if x._ext is None and len(x._shape) > 1:
-        a = x._get_native()
-        if type(a) is np.ndarray and not a.flags.c_contiguous:
-            perm = _layout.dense_order(a.shape, a.strides, a.itemsize)
-            if perm is not None:
-                shape = tuple(a.shape[i] for i in perm)
-                r = (_pool.empty(shape, a.dtype, a.nbytes) if a.nbytes >= _pool.MIN_BYTES[0]
-                     else np.empty(shape, a.dtype))
-                inv = [0] * len(perm)
-                for i, p in enumerate(perm):
-                    inv[p] = i
-                r = r.transpose(inv)
-                np.copyto(r, a)
+    if x._ext is None:
+        a = x._np
+        if a is None:
+            a = x._get_native()
+        if type(a) is np.ndarray:
+            if len(a.shape) > 1 and not a.flags.c_contiguous:
+                perm = _layout.dense_order(a.shape, a.strides, a.itemsize)
+                if perm is not None:
+                    shape = tuple(a.shape[i] for i in perm)
+                    r = (_pool.empty(shape, a.dtype, a.nbytes) if a.nbytes >= _pool.MIN_BYTES[0]
+                         else np.empty(shape, a.dtype))
+                    inv = [0] * len(perm)
+                    for i, p in enumerate(perm):
+                        inv[p] = i
+                    r = r.transpose(inv)
+                    np.copyto(r, a)
+                    return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+            if a.nbytes < _pool.MIN_BYTES[0]:
+                # clone's small CPU copy, without its entry (an extension-free array: no
+                # hook to run, and a copy raises no floating-point error)
+                r = a.copy()
                 return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     return clone(x)
+
+
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
+_CAST_RANGE: dict = {}  # (keyed by the NumPy dtype: hashed in C, a DType's __hash__ is Python)
+
+
+def _cast_range(dtype) -> tuple:
+    """(lowest value, first value past the highest) of integer ``dtype``, as floats."""
+    info = np.iinfo(dtype._np)
+    r = _CAST_RANGE[dtype._np] = (builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i")))
+    return r
 
 
 @api("astype")
@@ -802,9 +828,10 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
         # PyTorch give no warning, and a GPU array is not checked either.
         with np.errstate(invalid="ignore"):
             r = a.astype(dtype._np)
-        info = np.iinfo(dtype._np)
-        lo, hi = builtins.float(info.min), 2.0 ** (info.bits - (dtype.kind == "i"))
-        mn, mx = a.min(), a.max()  # NaN propagates into both
+        lo, hi = _CAST_RANGE.get(dtype._np) or _cast_range(dtype)  # (NumPy dtype keys: hashed in C)
+        # (the ufuncs' reductions themselves: ndarray.min/max's Python wrappers cost
+        # more than the reduction of 100 elements)
+        mn, mx = _MIN(a, axis=None), _MAX(a, axis=None)  # NaN propagates into both
         if not (np.trunc(mn) >= lo and mx < hi):
             _warn_at_caller(f"astype(): invalid value (NaN, infinity or out of range) in the cast "
                             f"from {x._dtype.name} to {dtype.name}; those elements are undefined")

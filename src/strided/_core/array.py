@@ -722,22 +722,27 @@ class Array:
         return _getitem(self, key)
 
     def __setitem__(self, key, value):
-        if type(key) is slice and self._ext is None and type(value) in _REAL_SCALARS:
-            # Hot path, inlined: a Python real scalar into a slice of a floating array on
-            # the CPU, through the cached native view (no stride 0, so no element is written
-            # twice; a float array takes any real Python scalar). A bad slice raises before
-            # anything is written; the general path then raises our error.
-            p = self._np
-            st = self._st
-            if p is None and st is not None:
-                p = _c_native(self)  # (a view's, built in C and cached; None without C)
-            if p is not None and st is not None and self._dtype.kind == "f" \
-                    and self._device.type == "cpu" and 0 not in self._str:
-                try:
-                    p[key] = value
-                except (TypeError, ValueError, IndexError):
-                    return _setitem(self, key, value)
-                st._version += 1
+        if (type(key) is slice or key is Ellipsis) and self._ext is None:
+            # Hot path, inlined: a Python real scalar into a slice (or all, ``x[...]``) of
+            # a floating array on the CPU, through the cached native view (no stride 0, so
+            # no element is written twice; a float array takes any real Python scalar). A
+            # bad slice raises before anything is written; the general path then raises
+            # our error. An array of ours as the value: _slice_from_array.
+            tv = type(value)
+            if tv in _REAL_SCALARS:
+                p = self._np
+                st = self._st
+                if p is None and st is not None:
+                    p = _c_native(self)  # (a view's, built in C and cached; None without C)
+                if p is not None and st is not None and self._dtype.kind == "f" \
+                        and self._device.type == "cpu" and 0 not in self._str:
+                    try:
+                        p[key] = value
+                    except (TypeError, ValueError, IndexError):
+                        return _setitem(self, key, value)
+                    st._version += 1
+                    return
+            elif tv is Array and value._ext is None and _slice_from_array(self, key, value):
                 return
         if (self._ext is not None or (type(value) is Array and value._ext is not None)) \
                 and HOOK[0] is not None:
@@ -925,6 +930,39 @@ def _element_offset(self: Array, key: tuple):
 _INT_RANGE = {d: (int(np.iinfo(d._np).min), int(np.iinfo(d._np).max))
               for d in _dtypes.ALL_DTYPES if d.kind in "iu"}
 _REAL_SCALARS = (builtins.bool, builtins.int, builtins.float)
+
+
+def _slice_from_array(self: Array, key, value: Array) -> bool:
+    """``self[key] = value`` for a slice or ``...`` key and an extension-free array of ours
+    on the CPU, as the general path below writes it (the value read as it was where it
+    shares memory with the target, cast as NumPy's assignment casts, the version bumped),
+    without its key normalisation and layout arithmetic: True when written. False,
+    nothing written, for anything the general path must decide (a slice of non-int parts,
+    a complex value into a real array, another device, an overlapping target, a shape
+    that does not broadcast): it then runs and raises its own error."""
+    st = self._st
+    p = self._np
+    if p is None and st is not None:
+        p = _c_native(self)
+    if p is None or st is None or 0 in self._str or self._device.type != "cpu" \
+            or value._device is not self._device \
+            or (value._dtype.kind == "c" and self._dtype.kind != "c"):
+        return False
+    if key is not Ellipsis:
+        b0, e0, s0 = key.start, key.stop, key.step
+        if not ((b0 is None or type(b0) is int) and (e0 is None or type(e0) is int)
+                and (s0 is None or (type(s0) is int and s0 != 0))):
+            return False
+    src = value._np
+    if src is None:
+        src = value._get_native()
+    try:
+        target = p[key]  # (a 0-d array refuses a slice: IndexError)
+        target[...] = _LATE["source_as_it_was"](target, src)
+    except (ValueError, TypeError, IndexError):
+        return False  # (a shape that does not broadcast: NumPy raises before writing)
+    st._version += 1
+    return True
 
 
 def _setitem(self: Array, key, value):
