@@ -79,6 +79,227 @@ static PyObject *heappush_fn, *heappop_fn; /* heapq's own */
 NODE_ATTRS(NODE_NAME)
 static PyObject *s_apply, *s_release;
 
+/* --- NodeBase: the fields of a node in C (_graph.py: Node's base) --------------------------
+ *
+ * Node (autograd/_graph.py) derives from this type when the module is built, else from
+ * _graph._NodeFields, a plain class with the same fields' defaults. The fields the engine
+ * and the recorders read and write on every node live here, at fixed offsets, instead of
+ * in an instance dict (a node's attribute read through the generic API costs ~200-240
+ * instructions, ~25-40 a node per backward; mlp10). Each is an ordinary attribute to
+ * Python (a getset: read, written, deleted), with _NodeFields' class defaults where it
+ * has one: ``_nout`` 1, ``next_functions`` (), the four hook attributes None; the others
+ * raise AttributeError until set, as a missing instance attribute does. Anything else a
+ * node is given goes to its ``__dict__`` (made on first use); weak references work.
+ *
+ * The C code reads a field by offset only for a node whose type is a NodeBase subtype
+ * with the generic getattr/setattr and whose MRO resolves every field name to this
+ * type's own descriptor (a subclass could shadow one with a class attribute): decided
+ * once per type and kept while the type's version tag holds (any change to the class or
+ * a base changes the tag). Any other node is read through the attribute API, as before. */
+
+enum {
+    F_SEQ, F_NOUT, F_NEXT, F_PRE, F_RETAINS, F_PREHOOKS, F_HOOKS, F_RULE, F_SLOTS, F_METAS, F_NEEDS,
+    F_OUT_METAS, F_VALS, F_VARIABLE, NFIELDS
+};
+static const char *const field_names[NFIELDS] = {
+    "_seq", "_nout", "next_functions", "_pre", "_retains", "_prehooks", "_hooks", "_rule", "_slots",
+    "_metas", "_needs", "_out_metas", "_vals", "variable"};
+static PyObject *field_name[NFIELDS];    /* interned */
+static PyObject *field_default[NFIELDS]; /* NULL: AttributeError while unset */
+static PyObject *field_descr[NFIELDS];   /* NodeBase's own getset descriptors (borrowed) */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *f[NFIELDS];
+    PyObject *dict;
+    PyObject *weakreflist;
+} NodeObject;
+
+static PyTypeObject NodeBase_T;
+
+static PyObject *
+nb_get(PyObject *self, void *closure)
+{
+    Py_ssize_t k = (Py_ssize_t)closure;
+    PyObject *v = ((NodeObject *)self)->f[k];
+    if (v == NULL)
+        v = field_default[k];
+    if (v == NULL) {
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'", Py_TYPE(self)->tp_name,
+                     field_name[k]);
+        return NULL;
+    }
+    return Py_NewRef(v);
+}
+
+static int
+nb_set(PyObject *self, PyObject *value, void *closure)
+{
+    Py_ssize_t k = (Py_ssize_t)closure;
+    PyObject **slot = &((NodeObject *)self)->f[k];
+    if (value == NULL && *slot == NULL) {
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'", Py_TYPE(self)->tp_name,
+                     field_name[k]);
+        return -1;
+    }
+    Py_XSETREF(*slot, Py_XNewRef(value));
+    return 0;
+}
+
+static int
+nb_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    NodeObject *n = (NodeObject *)self;
+    for (int k = 0; k < NFIELDS; k++)
+        Py_VISIT(n->f[k]);
+    Py_VISIT(n->dict);
+    return 0;
+}
+
+static int
+nb_clear(PyObject *self)
+{
+    NodeObject *n = (NodeObject *)self;
+    for (int k = 0; k < NFIELDS; k++)
+        Py_CLEAR(n->f[k]);
+    Py_CLEAR(n->dict);
+    return 0;
+}
+
+static void
+nb_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    if (((NodeObject *)self)->weakreflist != NULL)
+        PyObject_ClearWeakRefs(self);
+    (void)nb_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+#define NB_FIELD(k) {NULL, nb_get, nb_set, NULL, (void *)(Py_ssize_t)(k)}
+static PyGetSetDef nb_getset[NFIELDS + 2] = {
+    NB_FIELD(F_SEQ), NB_FIELD(F_NOUT), NB_FIELD(F_NEXT), NB_FIELD(F_PRE), NB_FIELD(F_RETAINS),
+    NB_FIELD(F_PREHOOKS), NB_FIELD(F_HOOKS), NB_FIELD(F_RULE), NB_FIELD(F_SLOTS), NB_FIELD(F_METAS),
+    NB_FIELD(F_NEEDS), NB_FIELD(F_OUT_METAS), NB_FIELD(F_VALS), NB_FIELD(F_VARIABLE),
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+#undef NB_FIELD
+
+static PyTypeObject NodeBase_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._cgrad.NodeBase",
+    .tp_basicsize = sizeof(NodeObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The fields of a backward-graph node, in C (see autograd/_graph.py, Node).",
+    .tp_traverse = nb_traverse,
+    .tp_clear = nb_clear,
+    .tp_dealloc = nb_dealloc,
+    .tp_getset = nb_getset,
+    .tp_dictoffset = offsetof(NodeObject, dict),
+    .tp_weaklistoffset = offsetof(NodeObject, weakreflist),
+};
+
+/* Per type: whether its nodes' fields can be read by offset, and the apply and release
+   its MRO resolves to (borrowed; the type holds them while its version tag holds). */
+typedef struct {
+    PyTypeObject *t;
+    unsigned int tag;
+    PyObject *apply, *release;
+} ntype_entry;
+#define NT_CACHE 64
+static ntype_entry nt_cache[NT_CACHE];
+
+/* The entry of node's type when its fields can be read by offset, else NULL (no error). */
+static ntype_entry *
+node_type(PyObject *node)
+{
+    PyTypeObject *t = Py_TYPE(node);
+    ntype_entry *e = &nt_cache[((uintptr_t)t >> 5) & (NT_CACHE - 1)];
+    if (e->t == t && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag == e->tag)
+        return e;
+    if (field_descr[0] == NULL || !PyType_IsSubtype(t, &NodeBase_T) || t->tp_getattro != PyObject_GenericGetAttr
+        || t->tp_setattro != PyObject_GenericSetAttr)
+        return NULL;
+    /* (_PyType_Lookup runs no Python code: dict lookups of exact str keys; and it gives the
+       type a version tag) */
+    for (int k = 0; k < NFIELDS; k++)
+        if (_PyType_Lookup(t, field_name[k]) != field_descr[k])
+            return NULL;
+    PyObject *apply = _PyType_Lookup(t, s_apply), *release = _PyType_Lookup(t, s_release);
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+        return NULL; /* (no tag to key on: decided again next time) */
+    e->t = t;
+    e->tag = t->tp_version_tag;
+    e->apply = apply;
+    e->release = release;
+    return e;
+}
+
+#define NODE_F(node, k) (((NodeObject *)(node))->f[k])
+
+/* node.<field k> (a new reference), by offset where node_type allows, else the attribute
+   API; NULL with an error. */
+static PyObject *
+node_get(PyObject *node, int k)
+{
+    if (node_type(node) != NULL) {
+        PyObject *v = NODE_F(node, k);
+        if (v == NULL)
+            v = field_default[k];
+        if (v != NULL)
+            return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(node, field_name[k]);
+}
+
+/* node.<field k> = v: 0, or -1 with an error. */
+static int
+node_set(PyObject *node, int k, PyObject *v)
+{
+    if (node_type(node) != NULL) {
+        Py_XSETREF(NODE_F(node, k), Py_NewRef(v));
+        return 0;
+    }
+    return PyObject_SetAttr(node, field_name[k], v);
+}
+
+/* Whether node's own __dict__ holds ``name`` (which would shadow a method): 1, 0, -1. */
+static int
+node_dict_has(PyObject *node, PyObject *name)
+{
+    PyObject *d = ((NodeObject *)node)->dict;
+    if (d == NULL)
+        return 0;
+    if (!PyDict_CheckExact(d))
+        return 1;
+    return PyDict_Contains(d, name);
+}
+
+/* Set up NodeBase (module init): the field names, defaults and descriptors. */
+static int
+nodebase_ready(PyObject *mod)
+{
+    for (int k = 0; k < NFIELDS; k++) {
+        if ((field_name[k] = PyUnicode_InternFromString(field_names[k])) == NULL)
+            return -1;
+        nb_getset[k].name = field_names[k];
+    }
+    if ((field_default[F_NOUT] = PyLong_FromLong(1)) == NULL || (field_default[F_NEXT] = PyTuple_New(0)) == NULL)
+        return -1;
+    for (int k = F_PRE; k <= F_HOOKS; k++)
+        field_default[k] = Py_None;
+    /* object's own __new__ (a static type left without one could not be instantiated),
+       so object.__new__(cls), as the recorders make nodes, makes one too */
+    NodeBase_T.tp_new = PyBaseObject_Type.tp_new;
+    if (PyType_Ready(&NodeBase_T) < 0)
+        return -1;
+    for (int k = 0; k < NFIELDS; k++)
+        if ((field_descr[k] = PyDict_GetItemWithError(NodeBase_T.tp_dict, field_name[k])) == NULL)
+            return -1;
+    return PyModule_AddObjectRef(mod, "NodeBase", (PyObject *)&NodeBase_T);
+}
+
 /* The largest output count read from a node (a bound on the list built for it). */
 #define MAX_NOUT (1 << 20)
 
@@ -86,9 +307,9 @@ static PyObject *s_apply, *s_release;
    cleared; a KeyboardInterrupt or MemoryError stays set: the caller checks PyErr_Occurred
    and propagates it, contract.h). */
 static Py_ssize_t
-node_count(PyObject *node, PyObject *name)
+node_count(PyObject *node, int k)
 {
-    PyObject *v = PyObject_GetAttr(node, name);
+    PyObject *v = node_get(node, k);
     if (v == NULL) {
         (void)contract_clear(PyExc_Exception);
         return -1;
@@ -130,9 +351,9 @@ new_handoff(Py_ssize_t n)
 
 /* bool(node.<name>), or -1 with an error set (as the Python loop's ``if node._pre``). */
 static int
-node_truth(PyObject *node, PyObject *name)
+node_truth(PyObject *node, int k)
 {
-    PyObject *v = PyObject_GetAttr(node, name);
+    PyObject *v = node_get(node, k);
     if (v == NULL)
         return -1;
     int r = v == Py_None ? 0 : PyObject_IsTrue(v);
@@ -184,7 +405,7 @@ give(PyObject *buffers, PyObject *child, Py_ssize_t nr, PyObject *g)
     if (cb == NULL) {
         if (PyErr_Occurred())
             return -1;
-        Py_ssize_t nout = node_count(child, n_nout);
+        Py_ssize_t nout = node_count(child, F_NOUT);
         if (nout < 0 || nr >= nout)
             return PyErr_Occurred() ? -1 : 0;
         cb = new_handoff(nout);
@@ -256,7 +477,7 @@ distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyOb
             }
             Py_DECREF(zero);
             Py_INCREF(child); /* (the edge's tuple may go while Python code runs) */
-            PyObject *seq = PyObject_GetAttr(child, n_seq);
+            PyObject *seq = node_get(child, F_SEQ);
             PyObject *neg = seq ? PyNumber_Negative(seq) : NULL;
             Py_XDECREF(seq);
             PyObject *item = neg ? PyTuple_Pack(2, neg, child) : NULL;
@@ -306,6 +527,18 @@ static PyObject *rule_release_fn, *base_release_fn, *s_vals_rel;
 static int
 node_release(PyObject *node)
 {
+    ntype_entry *te = rule_release_fn != NULL ? node_type(node) : NULL;
+    PyObject *rel = te != NULL ? te->release : NULL; /* (read before any Python code runs) */
+    if (rel != NULL && (rel == rule_release_fn || rel == base_release_fn)) {
+        int own = node_dict_has(node, s_release); /* (an instance's own release shadows the class's) */
+        if (own < 0)
+            return -1;
+        if (!own) {
+            if (rel == rule_release_fn)
+                Py_XSETREF(NODE_F(node, F_VALS), Py_NewRef(Py_None)); /* self._vals = None */
+            return 0;
+        }
+    }
     PyObject *m = PyObject_GetAttr(node, s_release), *r;
     if (m == NULL)
         return -1;
@@ -344,9 +577,9 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
     /* grads_in: a new reference, given to this function */
     PyObject *nf = NULL, *outs = NULL;
     int hooked = 0;
-    PyObject *hook_names[3] = {n_pre, n_retains, n_prehooks}; /* (in the Python loop's order) */
+    int hook_fields[3] = {F_PRE, F_RETAINS, F_PREHOOKS}; /* (in the Python loop's order) */
     for (int k = 0; k < 3 && !hooked; k++) {
-        hooked = node_truth(node, hook_names[k]);
+        hooked = node_truth(node, hook_fields[k]);
         if (hooked < 0)
             goto error;
     }
@@ -356,7 +589,7 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
             goto error;
         Py_SETREF(grads_in, r);
     }
-    nf = PyObject_GetAttr(node, n_next);
+    nf = node_get(node, F_NEXT);
     if (nf == NULL)
         goto error;
     int none = all_none(grads_in);
@@ -376,7 +609,7 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
         outs = node_apply(node, grads_in); /* (RuleNode's: compiled, rule_apply) */
         if (outs == NULL)
             goto error;
-        int h = node_truth(node, n_hooks);
+        int h = node_truth(node, F_HOOKS);
         if (h < 0)
             goto error;
         if (h) {
@@ -430,7 +663,7 @@ drain(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                 Py_DECREF(node);
                 return NULL;
             }
-            nout = node_count(node, n_nout);
+            nout = node_count(node, F_NOUT);
             if (nout < 0) {
                 Py_DECREF(node);
                 if (PyErr_Occurred())
@@ -495,7 +728,7 @@ discover(PyObject *mod, PyObject *roots)
         node = Py_NewRef(PyList_GET_ITEM(stack, top));
         if (PyList_SetSlice(stack, top, top + 1, NULL) < 0)
             goto error;
-        nf = PyObject_GetAttr(node, n_next);
+        nf = node_get(node, F_NEXT);
         if (nf == NULL) {
             if (!contract_clear(PyExc_Exception))
                 goto error; /* (KeyboardInterrupt, MemoryError: propagate) */
@@ -909,15 +1142,15 @@ new_node(PyObject *cls, PyObject *r, PyObject *slots, PyObject *metas, PyObject 
         Py_DECREF(node);
         return NULL;
     }
-    int err = PyObject_SetAttr(node, r_seq, seq) < 0;
+    int err = node_set(node, F_SEQ, seq) < 0;
     Py_DECREF(seq);
     PyObject *one = !err && with_nout ? PyLong_FromLong(1) : NULL;
-    err = err || (with_nout && one == NULL) || PyObject_SetAttr(node, r_rule, r) < 0
-          || PyObject_SetAttr(node, r_slots, slots) < 0 || PyObject_SetAttr(node, r_metas, metas) < 0
-          || PyObject_SetAttr(node, r_needs, needs) < 0 || (with_nout && PyObject_SetAttr(node, r_nout, one) < 0);
+    err = err || (with_nout && one == NULL) || node_set(node, F_RULE, r) < 0
+          || node_set(node, F_SLOTS, slots) < 0 || node_set(node, F_METAS, metas) < 0
+          || node_set(node, F_NEEDS, needs) < 0 || (with_nout && node_set(node, F_NOUT, one) < 0);
     Py_XDECREF(one);
     PyObject *next = err ? NULL : PyList_AsTuple(edges);
-    err = err || next == NULL || PyObject_SetAttr(node, r_next, next) < 0;
+    err = err || next == NULL || node_set(node, F_NEXT, next) < 0;
     Py_XDECREF(next);
     if (err) {
         Py_DECREF(node);
@@ -965,7 +1198,7 @@ leaf_edge(PyObject *a, PyObject *e)
             PyErr_SetString(PyExc_RuntimeError, "edge_of(): the node counter ended");
         goto done;
     }
-    if (PyObject_SetAttr(acc, r_seq, seq) < 0 || PyObject_SetAttr(acc, s_variable_leaf, a) < 0)
+    if (node_set(acc, F_SEQ, seq) < 0 || node_set(acc, F_VARIABLE, a) < 0)
         goto done;
     w = PyWeakref_NewRef(acc, NULL);
     if (w == NULL)
@@ -1261,7 +1494,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         PyList_SET_ITEM(tmp, 0, m);
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
         PyObject *e = PyObject_GetAttr(result, r_ext);
@@ -1302,7 +1535,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         if (tmp == NULL)
             goto done;
         PyList_SET_ITEM(tmp, 0, Py_NewRef(Py_None));
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
     }
@@ -1321,7 +1554,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(sv);
         }
     }
-    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+    if (node_set(node, F_VALS, vals) < 0)
         goto done;
     ret = Py_NewRef(result);
 done:
@@ -1592,7 +1825,7 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         PyList_SET_ITEM(tmp, 0, m);
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
     }
@@ -1606,7 +1839,7 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         if (err)
             goto done;
     }
-    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+    if (node_set(node, F_VALS, vals) < 0)
         goto done;
     ret = Py_NewRef(result);
 done:
@@ -1922,7 +2155,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             if (err)
                 goto done;
         }
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
     }
@@ -1941,7 +2174,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(s);
         }
     }
-    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+    if (node_set(node, F_VALS, vals) < 0)
         goto done;
     ret = Py_NewRef(result);
 done:
@@ -2240,9 +2473,9 @@ setup_sum_to(PyObject *mod, PyObject *args)
 static int
 pairs_only(PyObject *node)
 {
-    PyObject *names[2] = {r_slots, r_next};
+    int fields[2] = {F_SLOTS, F_NEXT};
     for (int k = 0; k < 2; k++) {
-        PyObject *seq = PyObject_GetAttr(node, names[k]);
+        PyObject *seq = node_get(node, fields[k]);
         if (seq == NULL)
             return -1;
         int ok = PyTuple_CheckExact(seq) || PyList_CheckExact(seq);
@@ -2275,7 +2508,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
 {
     PyObject *vals = NULL, *rule = NULL, *env = NULL, *results = NULL, *out = NULL, *ret = NULL;
     PyObject *slots = NULL, *metas = NULL, *nf = NULL, *tmp = NULL;
-    vals = PyObject_GetAttr(node, r_vals);
+    vals = node_get(node, F_VALS);
     if (vals == NULL)
         return NULL;
     if (vals == Py_None) {
@@ -2283,12 +2516,12 @@ rule_apply_impl(PyObject *node, PyObject *grads)
         goto done;
     }
     int one = 0;
-    tmp = PyObject_GetAttr(node, r_nout);
+    tmp = node_get(node, F_NOUT);
     if (tmp == NULL)
         goto done;
     one = PyLong_CheckExact(tmp) && PyLong_AsLong(tmp) == 1;
     Py_CLEAR(tmp);
-    rule = PyObject_GetAttr(node, r_rule);
+    rule = node_get(node, F_RULE);
     if (rule == NULL)
         goto done;
     int pos = attr_is(rule, a_positional, Py_True);
@@ -2391,7 +2624,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
     }
     else {
         PyObject *formulas = PyObject_GetAttr(rule, a_formulas);
-        PyObject *needs = formulas ? PyObject_GetAttr(node, r_needs) : NULL;
+        PyObject *needs = formulas ? node_get(node, F_NEEDS) : NULL;
         PyObject *it = needs ? PyObject_GetIter(needs) : NULL, *p;
         if (it == NULL)
             Py_CLEAR(results);
@@ -2429,9 +2662,9 @@ formulas_done:
     Py_CLEAR(env);
     if (results == NULL)
         goto done;
-    slots = PyObject_GetAttr(node, r_slots);
-    metas = slots ? PyObject_GetAttr(node, r_metas) : NULL;
-    nf = metas ? PyObject_GetAttr(node, r_next) : NULL;
+    slots = node_get(node, F_SLOTS);
+    metas = slots ? node_get(node, F_METAS) : NULL;
+    nf = metas ? node_get(node, F_NEXT) : NULL;
     if (nf == NULL)
         goto done;
     PyObject *s = PySequence_Fast(slots, "slots"), *m = s ? PySequence_Fast(metas, "metas") : NULL;
@@ -2623,7 +2856,7 @@ acc_apply_fast(PyObject *node, PyObject *grads)
     int en = attr_true(STATE_o, a_enabled);
     if (en != 0)
         return en < 0 ? NULL : Py_NotImplemented;
-    PyObject *x = PyObject_GetAttr(node, s_variable);
+    PyObject *x = node_get(node, F_VARIABLE);
     if (x == NULL)
         return NULL;
     PyObject *e = Py_IS_TYPE(x, (PyTypeObject *)Array_C) ? PyObject_GetAttr(x, r_ext) : Py_NewRef(Py_None);
@@ -3172,11 +3405,25 @@ node_apply(PyObject *node, PyObject *grads)
 {
     if (py_apply == NULL && acc_apply == NULL)
         return PyObject_CallMethodOneArg(node, s_apply, grads);
+    int tried = 0;
+    ntype_entry *te = node_type(node);
+    PyObject *ap = te != NULL ? te->apply : NULL; /* (read before any Python code runs) */
+    if (ap != NULL && (ap == py_apply || ap == acc_apply)) {
+        int own = node_dict_has(node, s_apply); /* (an instance's own apply shadows the class's) */
+        if (own < 0)
+            return NULL;
+        if (!own) {
+            PyObject *r = ap == py_apply ? rule_apply_impl(node, grads) : acc_apply_fast(node, grads);
+            if (r != Py_NotImplemented)
+                return r;
+            tried = 1; /* (declined: the definition runs) */
+        }
+    }
     PyObject *m = PyObject_GetAttr(node, s_apply);
     if (m == NULL)
         return NULL;
     PyObject *r = Py_NotImplemented;
-    if (PyMethod_Check(m) && PyMethod_GET_SELF(m) == node) {
+    if (!tried && PyMethod_Check(m) && PyMethod_GET_SELF(m) == node) {
         PyObject *fn = PyMethod_GET_FUNCTION(m);
         if (fn == py_apply && py_apply != NULL)
             r = rule_apply_impl(node, grads);
@@ -3677,5 +3924,10 @@ PyInit__cgrad(void)
 #undef INTERN
     if ((one_o = PyLong_FromLong(1)) == NULL)
         return NULL;
-    return PyModule_Create(&moddef);
+    PyObject *mod = PyModule_Create(&moddef);
+    if (mod == NULL || nodebase_ready(mod) < 0) {
+        Py_XDECREF(mod);
+        return NULL;
+    }
+    return mod;
 }
