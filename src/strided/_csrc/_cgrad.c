@@ -115,6 +115,49 @@ typedef struct {
     PyObject *weakreflist;
 } NodeObject;
 
+
+/* --- GradState: the grad mode, per thread, in C (autograd/_mode.py's STATE) --------------
+ *
+ * ``STATE.enabled`` of _mode.py: a threading.local there (STRIDED_NO_CEXT=1), whose
+ * attribute read costs ~370 instructions from C and is made ~80 times a step. Here one
+ * object whose ``enabled`` reads and writes a C thread-local flag (a Python thread is an
+ * OS thread: each thread has its own mode, True in a new thread as the class default
+ * there). It keeps the truth of what is stored (True or False read back; what the code
+ * stores is a bool); deleting it restores the default. The C paths read the flag
+ * directly (state_enabled). */
+static _Thread_local int grad_off; /* 1: this thread's grad mode is off */
+
+static PyObject *
+gs_get(PyObject *self, void *closure)
+{
+    return PyBool_FromLong(!grad_off);
+}
+
+static int
+gs_set(PyObject *self, PyObject *value, void *closure)
+{
+    int t = value == NULL ? 1 : PyObject_IsTrue(value);
+    if (t < 0)
+        return -1;
+    grad_off = !t;
+    return 0;
+}
+
+static PyGetSetDef gs_getset[] = {
+    {"enabled", gs_get, gs_set, "Whether operations are recorded (this thread).", NULL},
+    {NULL},
+};
+
+static PyTypeObject GradState_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._cgrad.GradState",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The grad mode of each thread (autograd/_mode.py's STATE), in C.",
+    .tp_getset = gs_getset,
+    .tp_new = PyType_GenericNew,
+};
+
 static PyTypeObject NodeBase_T;
 
 static PyObject *
@@ -329,22 +372,23 @@ node_count(PyObject *node, int k)
 static PyObject *
 new_handoff(Py_ssize_t n)
 {
+    PyTypeObject *t = (PyTypeObject *)Handoff_T;
+    PyObject *h;
+    if (t->tp_new == PyType_GenericNew && t->tp_init == PyList_Type.tp_init) {
+        /* the class call's steps (a list subclass without __new__ or __init__ of its own:
+           the generic new, then list.__init__, which extends the empty list by the Nones) */
+        h = t->tp_alloc(t, 0);
+        for (Py_ssize_t i = 0; h != NULL && i < n; i++)
+            if (PyList_Append(h, Py_None) < 0)
+                Py_CLEAR(h);
+        return h;
+    }
     PyObject *lst = PyList_New(n);
     if (lst == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
         PyList_SET_ITEM(lst, i, Py_NewRef(Py_None));
-    PyTypeObject *t = (PyTypeObject *)Handoff_T;
-    PyObject *h;
-    if (t->tp_new == PyType_GenericNew && t->tp_init == PyList_Type.tp_init) {
-        /* the class call's steps (a list subclass without __new__ or __init__ of its own:
-           the generic new, then list.__init__, which extends the empty list) */
-        h = t->tp_alloc(t, 0);
-        if (h != NULL && PyList_SetSlice(h, 0, 0, lst) < 0)
-            Py_CLEAR(h);
-    }
-    else
-        h = PyObject_CallOneArg(Handoff_T, lst);
+    h = PyObject_CallOneArg(Handoff_T, lst);
     Py_DECREF(lst);
     return h;
 }
@@ -506,6 +550,14 @@ distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyOb
 static int
 all_none(PyObject *grads_in)
 {
+    if (Py_IS_TYPE(grads_in, (PyTypeObject *)Handoff_T) || PyList_CheckExact(grads_in)) {
+        /* (the hand-off, a list subclass that iterates as a list: read in place, not copied
+           into a list first as PySequence_Fast copies a subclass) */
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(grads_in); i++)
+            if (PyList_GET_ITEM(grads_in, i) != Py_None)
+                return 0;
+        return 1;
+    }
     PyObject *seq = PySequence_Fast(grads_in, "grads_in");
     if (seq == NULL)
         return -1;
@@ -1083,11 +1135,18 @@ ext_ok(PyObject *e)
 }
 
 /* ``a._dtype.kind in "fc"``: 1, 0, or -1 with an error. */
+static Py_ssize_t D_kind_off; /* DType's ``kind`` slot (setup_record), 0 when unknown */
+
 static int
 float_kind(PyObject *a)
 {
     if (slots_ready && contract_array(a)) {
-        PyObject *k = PyObject_GetAttr(SLOT(a, O_dtype), r_kind);
+        PyObject *k = D_kind_off ? SLOT(SLOT(a, O_dtype), D_kind_off) : NULL; /* (an exact DType) */
+        if (k != NULL && PyUnicode_CheckExact(k) && PyUnicode_GET_LENGTH(k) == 1) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(k, 0); /* (``k in "fc"`` for one character) */
+            return c == 'f' || c == 'c';
+        }
+        k = PyObject_GetAttr(SLOT(a, O_dtype), r_kind);
         if (k == NULL)
             return -1;
         int r = PySequence_Contains(s_fc, k);
@@ -1240,6 +1299,31 @@ setup_leaf(PyObject *mod, PyObject *args)
         return NULL;
     Py_XSETREF(AccGrad_T, (PyTypeObject *)Py_NewRef(cls)); /* last: it turns leaf_edge on */
     Py_RETURN_NONE;
+}
+
+
+/* e.requires_grad = True; e.grad_fn = node; e.output_nr = 0, for a new result's Ext: the
+   slots written as Ext's setattr writes them (then tracked by the collector) when e is an
+   Ext of the contract, else through the attribute API. 0, or -1 with an error. */
+static int
+ext_attach(PyObject *e, PyObject *node)
+{
+    PyObject *zero = PyLong_FromLong(0);
+    if (zero == NULL)
+        return -1;
+    int err = 0;
+    if (slots_ready && Py_IS_TYPE(e, Ext_T)) {
+        Py_XSETREF(SLOT(e, E_rg), Py_NewRef(Py_True));
+        Py_XSETREF(SLOT(e, E_fn), Py_NewRef(node));
+        Py_XSETREF(SLOT(e, E_nr), Py_NewRef(zero));
+        if (PyObject_IS_GC(e) && !PyObject_GC_IsTracked(e))
+            PyObject_GC_Track(e);
+    }
+    else
+        err = PyObject_SetAttr(e, r_rg, Py_True) < 0 || PyObject_SetAttr(e, r_grad_fn, node) < 0
+              || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+    Py_DECREF(zero);
+    return err ? -1 : 0;
 }
 
 /* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
@@ -1508,10 +1592,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                 goto done;
             }
         }
-        PyObject *zero = PyLong_FromLong(0);
-        int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
-                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
-        Py_XDECREF(zero);
+        int err = ext_attach(e, node) < 0;
         if (!err) {
             PyObject *st = PyObject_GetAttr(result, r_st);
             if (st == NULL)
@@ -1831,10 +1912,7 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     }
     {
         PyObject *e = PyObject_CallNoArgs(Ext_C);
-        PyObject *zero = e ? PyLong_FromLong(0) : NULL;
-        int err = zero == NULL || PyObject_SetAttr(result, r_ext, e) < 0 || PyObject_SetAttr(e, r_rg, Py_True) < 0
-                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
-        Py_XDECREF(zero);
+        int err = e == NULL || PyObject_SetAttr(result, r_ext, e) < 0 || ext_attach(e, node) < 0;
         Py_XDECREF(e);
         if (err)
             goto done;
@@ -1884,6 +1962,16 @@ static PyObject *r_bind, *r_diff;
 
 static PyObject *run_impl_obj, *run_off_py; /* _dispatch._run_impl and _record._run_off (setup_link) */
 static PyObject *STATE_o, *a_enabled; /* (tentative: set by setup_apply, below) */
+static int attr_true(PyObject *o, PyObject *name); /* (below) */
+
+/* STATE.enabled's truth: 1, 0, or -1 with an error (GradState's flag read directly). */
+static inline int
+state_enabled(void)
+{
+    if (Py_IS_TYPE(STATE_o, &GradState_T))
+        return !grad_off;
+    return attr_true(STATE_o, a_enabled);
+}
 
 /* _record._run_off(name, impl, args, kwargs, call_next) with its frames inlined where it
    is the function setup_call was given and call_next is _run_impl: recording off (the
@@ -1895,6 +1983,13 @@ run_off_fast(PyObject *const *argv)
     if (run_impl_obj == NULL || run_off2_fn != run_off_py || argv[4] != run_impl_obj || STATE_o == NULL
         || !PyTuple_CheckExact(argv[2]) || !PyDict_CheckExact(argv[3]))
         return PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+    if (Py_IS_TYPE(STATE_o, &GradState_T)) { /* (the flag: no Python code to run) */
+        int prev_off = grad_off;
+        grad_off = 1;
+        PyObject *res = PyObject_Call(argv[1], argv[2], PyDict_GET_SIZE(argv[3]) ? argv[3] : NULL);
+        grad_off = prev_off;
+        return res;
+    }
     PyObject *prev = PyObject_GetAttr(STATE_o, a_enabled);
     if (prev == NULL)
         return NULL;
@@ -2133,10 +2228,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                     goto done;
                 }
             }
-            PyObject *zero = PyLong_FromLong(0);
-            int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
-                      || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
-            Py_XDECREF(zero);
+            int err = ext_attach(e, node) < 0;
             if (!err) {
                 PyObject *st = PyObject_GetAttr(result, r_st);
                 if (st == NULL)
@@ -2381,11 +2473,16 @@ sum_to_host(PyObject *g, PyObject *meta)
         return NULL;
     PyObject *shape = PyTuple_GET_ITEM(meta, 0), *dt = PyTuple_GET_ITEM(meta, 1), *dev = PyTuple_GET_ITEM(meta, 2);
     PyObject *gs = NULL, *n = NULL, *key = NULL, *hit = NULL, *red = NULL, *r = NULL, *a = NULL, *dnp = NULL;
-    PyObject *en = PyObject_GetAttr(STATE_o, a_enabled);
-    if (en == NULL)
-        return NULL;
-    int rec = en != Py_False; /* (sum_to records when enabled and g requires grad: Python's) */
-    Py_DECREF(en);
+    int rec; /* (sum_to records when enabled and g requires grad: Python's) */
+    if (Py_IS_TYPE(STATE_o, &GradState_T))
+        rec = !grad_off;
+    else {
+        PyObject *en = PyObject_GetAttr(STATE_o, a_enabled);
+        if (en == NULL)
+            return NULL;
+        rec = en != Py_False;
+        Py_DECREF(en);
+    }
     if (rec || !PyTuple_CheckExact(shape))
         return NULL;
     int mine = attr_is(g, r_dtype, dt); /* (g of meta's dtype and device: no cast, no move) */
@@ -2432,12 +2529,22 @@ sum_to_host(PyObject *g, PyObject *meta)
     PyObject *rs = PyObject_GetAttr(red, s_nshape);
     if (rs == NULL)
         goto done;
-    a = PyObject_CallOneArg(object_new_fn, Array_C); /* Array._new(red, None, 0, red.shape, None, dt, dev) */
     PyObject *names[8] = {a_np, r_st, a_off, r_shape, a_str, r_dtype, r_device, r_ext};
     PyObject *vals[8] = {red, Py_None, zero_o, rs, Py_None, dt, dev, Py_None};
-    for (int i = 0; a != NULL && i < 8; i++)
-        if (PyObject_SetAttr(a, names[i], vals[i]) < 0)
-            Py_CLEAR(a);
+    if (slots_ready && Array_C == (PyObject *)Array_T) {
+        /* (the class's own allocation, its eight slots set as object.__new__ and the
+           setattrs would: bare_alias's way) */
+        a = Array_T->tp_alloc(Array_T, 0);
+        Py_ssize_t offs[8] = {O_np, O_st, O_off, O_shape, O_str, O_dtype, O_device, O_ext};
+        for (int i = 0; a != NULL && i < 8; i++)
+            SLOT(a, offs[i]) = Py_NewRef(vals[i]);
+    }
+    else {
+        a = PyObject_CallOneArg(object_new_fn, Array_C); /* Array._new(red, None, 0, red.shape, None, dt, dev) */
+        for (int i = 0; a != NULL && i < 8; i++)
+            if (PyObject_SetAttr(a, names[i], vals[i]) < 0)
+                Py_CLEAR(a);
+    }
     Py_DECREF(rs);
     r = a;
 done:
@@ -2539,9 +2646,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
         || PyDict_SetItem(env, a_ctx, node) < 0)
         goto done;
     if (PyDict_GET_SIZE(vals)) {
-        tmp = PyObject_GetAttr(STATE_o, a_enabled);
-        int cg = tmp == NULL ? -1 : PyObject_IsTrue(tmp);
-        Py_CLEAR(tmp);
+        int cg = state_enabled();
         if (cg < 0)
             goto done;
         Py_ssize_t i = 0;
@@ -2853,7 +2958,7 @@ acc_apply_fast(PyObject *node, PyObject *grads)
 {
     if (!Py_IS_TYPE(grads, (PyTypeObject *)Handoff_T) || PyList_GET_SIZE(grads) != 1)
         return Py_NotImplemented;
-    int en = attr_true(STATE_o, a_enabled);
+    int en = state_enabled();
     if (en != 0)
         return en < 0 ? NULL : Py_NotImplemented;
     PyObject *x = node_get(node, F_VARIABLE);
@@ -3002,7 +3107,7 @@ linear_host(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(t);
     if (!ok)
         Py_RETURN_NOTIMPLEMENTED;
-    if ((ok = attr_true(STATE_o, a_enabled)) != 1)
+    if ((ok = state_enabled()) != 1)
         return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     PyObject *isz_o = PyObject_GetAttr(dt, s_itemsize);
     if (isz_o == NULL)
@@ -3158,7 +3263,7 @@ sgd_take(PyObject *p, PyObject **ep, PyObject **gp, PyObject **pnp, PyObject **g
     Py_DECREF(t);
     if (!r)
         return 0;
-    if ((r = attr_true(STATE_o, a_enabled)) != 0)
+    if ((r = state_enabled()) != 0)
         return r < 0 ? -1 : 0;
     *ep = e;
     *gp = g;
@@ -3547,6 +3652,10 @@ setup_record(PyObject *mod, PyObject *args)
         Py_XSETREF(DType_T, (PyTypeObject *)Py_NewRef(cl[0]));
         Py_XSETREF(Storage_T, (PyTypeObject *)Py_NewRef(cl[1]));
         Py_XSETREF(Device_T, (PyTypeObject *)Py_NewRef(cl[2]));
+        if (contract_offset((PyTypeObject *)cl[0], "kind", &D_kind_off) < 0) {
+            PyErr_Clear();
+            D_kind_off = 0; /* (float_kind reads the attribute) */
+        }
         slots_ready = 1;
     }
     else
@@ -3707,7 +3816,7 @@ link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     PyObject *name = args[0], *impl = args[1], *a = args[2], *kw = args[3];
     if (!PyTuple_CheckExact(a) || !PyDict_CheckExact(kw) || !PyUnicode_CheckExact(name))
         goto python;
-    int en = attr_true(STATE_o, a_enabled);
+    int en = state_enabled();
     if (en < 0)
         return NULL;
     if (!en)
@@ -3925,7 +4034,8 @@ PyInit__cgrad(void)
     if ((one_o = PyLong_FromLong(1)) == NULL)
         return NULL;
     PyObject *mod = PyModule_Create(&moddef);
-    if (mod == NULL || nodebase_ready(mod) < 0) {
+    if (mod == NULL || nodebase_ready(mod) < 0 || PyType_Ready(&GradState_T) < 0
+        || PyModule_AddObjectRef(mod, "GradState", (PyObject *)&GradState_T) < 0) {
         Py_XDECREF(mod);
         return NULL;
     }
