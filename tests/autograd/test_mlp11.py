@@ -12,6 +12,8 @@ stands for:
 - ``_cgrad.GradState`` (the grad mode in a C thread-local flag) against ``_mode._State``
   (the threading.local it stands for): per thread, True in a new thread, no_grad /
   enable_grad / set_grad_enabled in two threads at once;
+- Rule's slots (read by the compiled recorders and apply): a rule given another formula,
+  and the Rule class changed, seen at once;
 - the whole step: gradients and parameters after k steps of the MLP with the compiled engine
   and with the Python loop (``_graph._cgrad`` None) equal bit for bit (test_mlp9.py compares
   the whole program with STRIDED_NO_CEXT=1 in a subprocess, and with PyTorch).
@@ -252,3 +254,40 @@ def test_mlp_steps_with_the_compiled_engine_are_the_python_loops(monkeypatch):
     c = _mlp_steps()
     monkeypatch.setattr(_graph, "_cgrad", None)
     assert _mlp_steps() == c
+
+
+def _exp_grad(x0):
+    x = xp.asarray(np.array(x0, np.float32), device="cpu").requires_grad_()
+    xp.sum(xp.exp(x)).backward()
+    return np.asarray(x.grad)
+
+
+def test_rule_attributes_are_read_as_they_are_now(monkeypatch):
+    # The compiled recorders and apply read a rule's attributes from Rule's slots: a rule
+    # given another formula, and the Rule class changed, are seen at once (as the Python
+    # definition, STRIDED_NO_CEXT=1, sees them)
+    from strided.autograd import _record
+    r = _record.RULES["exp"]
+    assert not hasattr(r, "__dict__")
+    base = _exp_grad([0.0, 1.0])
+    np.testing.assert_allclose(base, np.exp([0.0, 1.0]).astype(np.float32), rtol=1e-6)
+    monkeypatch.setattr(r, "formulas", {"x": lambda g, result: g * 0 + 7})
+    np.testing.assert_array_equal(_exp_grad([0.0, 1.0]), np.full(2, 7, np.float32))
+    monkeypatch.setattr(_record.Rule, "unrelated", 1, raising=False)  # (Rule's version tag changes)
+    np.testing.assert_array_equal(_exp_grad([0.0, 1.0]), np.full(2, 7, np.float32))
+    monkeypatch.undo()
+    np.testing.assert_array_equal(_exp_grad([0.0, 1.0]), base)
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_nodes_are_not_copied_or_pickled_as_pytorchs(how):
+    import copy
+    import pickle
+
+    f = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}[how]
+    x = xp.asarray(np.ones(2, np.float32), device="cpu").requires_grad_()
+    with pytest.raises(TypeError, match="^cannot pickle 'MulBackward0' object$"):
+        f((x * 2).grad_fn)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="^cannot pickle 'MulBackward0' object$"):
+        f((torch.ones(2, requires_grad=True) * 2).grad_fn)

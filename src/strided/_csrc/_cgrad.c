@@ -25,9 +25,11 @@
  * Beside the engine, ``axpy`` is the optimizers' host update in one pass (SGD's
  * ``p += g * -lr`` and its momentum buffer), with NumPy's roundings.
  *
- * What it reads (contract.h, "the backward engine"): the nodes' attributes by name,
- * through the ordinary attribute lookup (so a subclass's own values count), each checked
- * where read. ``drain`` declines only between nodes: at a heap entry or a node it does
+ * What it reads (contract.h, "the backward engine"): the nodes' fields, at their offsets
+ * in NodeBase (below: Node's compiled base) for a node whose class leaves them NodeBase's
+ * own, else by name through the ordinary attribute lookup (so a subclass's own values
+ * count), each checked where read; a rule's attributes from Rule's slots likewise
+ * (rule_attr); the grad mode from GradState's thread-local flag (state_enabled). ``drain`` declines only between nodes: at a heap entry or a node it does
  * not expect, it returns with the heap, buffers and counts exactly as the Python loop
  * would have them, and that loop runs the rest. Inside a node, an edge it does not expect
  * (not a 2-tuple, an index that is not a plain int in range) hands that edge and the
@@ -250,17 +252,25 @@ typedef struct {
     unsigned int tag;
     PyObject *apply, *release;
 } ntype_entry;
-#define NT_CACHE 64
-static ntype_entry nt_cache[NT_CACHE];
+#define NT_CACHE 256
+static ntype_entry nt_cache[NT_CACHE]; /* (indexed by the version tag: unique per type) */
+
+static ntype_entry *node_type_miss(PyTypeObject *t);
 
 /* The entry of node's type when its fields can be read by offset, else NULL (no error). */
-static ntype_entry *
+static inline ntype_entry *
 node_type(PyObject *node)
 {
     PyTypeObject *t = Py_TYPE(node);
-    ntype_entry *e = &nt_cache[((uintptr_t)t >> 5) & (NT_CACHE - 1)];
-    if (e->t == t && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag == e->tag)
+    ntype_entry *e = &nt_cache[t->tp_version_tag & (NT_CACHE - 1)];
+    if (e->t == t && e->tag == t->tp_version_tag && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
         return e;
+    return node_type_miss(t);
+}
+
+static ntype_entry *
+node_type_miss(PyTypeObject *t)
+{
     if (field_descr[0] == NULL || !PyType_IsSubtype(t, &NodeBase_T) || t->tp_getattro != PyObject_GenericGetAttr
         || t->tp_setattro != PyObject_GenericSetAttr)
         return NULL;
@@ -272,11 +282,116 @@ node_type(PyObject *node)
     PyObject *apply = _PyType_Lookup(t, s_apply), *release = _PyType_Lookup(t, s_release);
     if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
         return NULL; /* (no tag to key on: decided again next time) */
+    ntype_entry *e = &nt_cache[t->tp_version_tag & (NT_CACHE - 1)];
     e->t = t;
     e->tag = t->tp_version_tag;
     e->apply = apply;
     e->release = release;
     return e;
+}
+
+
+/* --- a Rule's attributes, read by slot (_record.py: Rule's __slots__) ----------------------
+ *
+ * The recorders and the compiled apply read ~6 of a rule's attributes per node. Rule has
+ * __slots__ (no instance dict), so for an exact Rule, while Rule's version tag is the one
+ * the slots were checked under (each name resolving to its own member descriptor), an
+ * attribute is its slot; a slot never set, another class, or a changed Rule class reads
+ * through the attribute API. setup_rule_slots tells the class once. */
+static PyObject *a_positional, *a_joint, *a_getters, *a_uses, *a_formulas, *r_diff, *r_plans, *r_cls,
+    *s_binder, *s_saves, *s_node, *s_multi, *s_argnames, *s_unwrap;
+#define NRULE 14
+static PyObject **const rule_names[NRULE] = {&a_positional, &a_joint, &a_getters, &a_uses, &a_formulas, &r_diff,
+                                             &r_plans, &r_cls, &s_binder, &s_saves, &s_node, &s_multi,
+                                             &s_argnames, &s_unwrap};
+static Py_ssize_t rule_offs[NRULE];
+static PyObject *rule_descr[NRULE];
+static PyTypeObject *RuleS_T; /* (set last by setup_rule_slots) */
+static unsigned int rule_tag;
+
+/* Whether Rule's slots may be read now: its tag is the checked one, or it checks again. */
+static int
+rule_slots_hold(void)
+{
+    PyTypeObject *t = RuleS_T;
+    if ((t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag == rule_tag)
+        return 1;
+    for (int i = 0; i < NRULE; i++)
+        if (_PyType_Lookup(t, *rule_names[i]) != rule_descr[i])
+            return 0;
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+        return 0;
+    rule_tag = t->tp_version_tag;
+    return 1;
+}
+
+/* r.<name> (a new reference), or NULL with an error. */
+static PyObject *
+rule_attr(PyObject *r, PyObject *name)
+{
+    if (RuleS_T != NULL && Py_IS_TYPE(r, RuleS_T) && rule_slots_hold())
+        for (int i = 0; i < NRULE; i++)
+            if (*rule_names[i] == name) {
+                PyObject *v = SLOT(r, rule_offs[i]);
+                if (v != NULL)
+                    return Py_NewRef(v);
+                break;
+            }
+    return PyObject_GetAttr(r, name);
+}
+
+/* v (a new reference, released here; NULL: an error is set) is want: 1, 0, or -1 */
+static int
+is_then_drop(PyObject *v, PyObject *want)
+{
+    if (v == NULL)
+        return -1;
+    int res = v == want;
+    Py_DECREF(v);
+    return res;
+}
+
+/* r.<name> is want: 1, 0, or -1 with an error */
+static int
+rule_is(PyObject *r, PyObject *name, PyObject *want)
+{
+    return is_then_drop(rule_attr(r, name), want);
+}
+
+static PyObject *
+setup_rule_slots(PyObject *mod, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "setup_rule_slots(Rule): a class");
+        return NULL;
+    }
+    for (int i = 0; i < NRULE; i++)
+        if (*rule_names[i] == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "setup_rule_slots(): the module's names are not set up");
+            return NULL;
+        }
+    PyTypeObject *t = (PyTypeObject *)cls;
+    Py_ssize_t offs[NRULE];
+    PyObject *descr[NRULE];
+    for (int i = 0; i < NRULE; i++) {
+        if (contract_offset(t, PyUnicode_AsUTF8(*rule_names[i]), &offs[i]) < 0)
+            return NULL;
+        descr[i] = _PyType_Lookup(t, *rule_names[i]);
+    }
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_rule_slots(): the class has no version tag");
+        return NULL;
+    }
+    PyTypeObject *old = RuleS_T;
+    RuleS_T = NULL;
+    Py_XDECREF(old);
+    for (int i = 0; i < NRULE; i++) {
+        rule_offs[i] = offs[i];
+        Py_XSETREF(rule_descr[i], Py_NewRef(descr[i]));
+    }
+    rule_tag = t->tp_version_tag;
+    RuleS_T = (PyTypeObject *)Py_NewRef(cls); /* last: it turns the slot reads on */
+    Py_RETURN_NONE;
 }
 
 #define NODE_F(node, k) (((NodeObject *)(node))->f[k])
@@ -1119,7 +1234,7 @@ static PyObject *saved_new(PyObject *x, PyObject *nr); /* SavedVar(x[, nr]) (bel
 static PyObject *zero_edge_nr; /* 0, an edge's output number (setup_leaf) */
 static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
 static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
-    *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
+    *r_device, *r_st, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
     *r_out_metas, *r_vals, *r_result, *s_fc, *r_nout;
 
 /* Whether the slots of Array and Ext can be read by offset (contract.h: set up by
@@ -1467,7 +1582,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     {
-        PyObject *plans = PyObject_GetAttr(r, r_plans);
+        PyObject *plans = rule_attr(r, r_plans);
         if (plans == NULL)
             goto done;
         tmp = Py_BuildValue("(ll)", slot_bits, need_bits);
@@ -1554,7 +1669,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     {
-        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        PyObject *cls = rule_attr(r, r_cls);
         if (cls == NULL)
             goto done;
         if (!PyType_Check(cls)) {
@@ -1941,7 +2056,7 @@ done:
 static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
 static int attr_is(PyObject *o, PyObject *name, PyObject *want); /* (below) */
 /* setup_call_rule: the Rule class, node_class and its _CLASSES (record_call's inlined steps) */
-static PyObject *Rule_C, *node_class_fn, *classes_d, *s_argnames, *s_unwrap, *s_binder, *s_saves, *s_node;
+static PyObject *Rule_C, *node_class_fn, *classes_d;
 
 static PyObject *
 setup_call_rule(PyObject *mod, PyObject *args)
@@ -1958,7 +2073,7 @@ setup_call_rule(PyObject *mod, PyObject *args)
     Py_XSETREF(Rule_C, Py_NewRef(rc)); /* last: it turns the inlined steps on */
     Py_RETURN_NONE;
 }
-static PyObject *r_bind, *r_diff;
+static PyObject *r_bind;
 
 static PyObject *run_impl_obj, *run_off_py; /* _dispatch._run_impl and _record._run_off (setup_link) */
 static PyObject *STATE_o, *a_enabled; /* (tentative: set by setup_apply, below) */
@@ -2032,13 +2147,13 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         PyObject *bind = NULL;
         if (plain) {
             /* Rule.bind without its frame: no argnames, no unwrapping: self._binder(*args, **kwargs) */
-            int direct = attr_is(r, s_argnames, Py_None);
+            int direct = rule_is(r, s_argnames, Py_None);
             if (direct > 0)
-                direct = attr_is(r, s_unwrap, Py_False);
+                direct = rule_is(r, s_unwrap, Py_False);
             if (direct < 0)
                 goto done;
             if (direct) {
-                bind = PyObject_GetAttr(r, s_binder);
+                bind = rule_attr(r, s_binder);
                 if (bind == NULL)
                     goto done;
                 params = PyObject_Call(bind, a, PyDict_GET_SIZE(kw) ? kw : NULL);
@@ -2064,7 +2179,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         fallback = 1;
         goto done;
     }
-    diff = PyObject_GetAttr(r, r_diff);
+    diff = rule_attr(r, r_diff);
     if (diff == NULL)
         goto done;
     if (!PyTuple_CheckExact(diff)) {
@@ -2115,7 +2230,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     }
     {
         if (plain) { /* _saves' cache hit: r.saves[frozenset(needs)] */
-            PyObject *key = PyFrozenSet_New(needs), *cache = key ? PyObject_GetAttr(r, s_saves) : NULL;
+            PyObject *key = PyFrozenSet_New(needs), *cache = key ? rule_attr(r, s_saves) : NULL;
             if (cache != NULL && PyDict_CheckExact(cache))
                 sv = Py_XNewRef(PyDict_GetItemWithError(cache, key));
             Py_XDECREF(key);
@@ -2169,11 +2284,11 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     {
-        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        PyObject *cls = rule_attr(r, r_cls);
         if (cls == Py_None && plain && classes_d != NULL) {
             /* (a node name that depends on the arguments) r.node(params), its class from
                _CLASSES (node_class's hit), else node_class(name) */
-            PyObject *nfn = PyObject_GetAttr(r, s_node);
+            PyObject *nfn = rule_attr(r, s_node);
             PyObject *nm = nfn && !PyUnicode_Check(nfn) ? PyObject_CallOneArg(nfn, params) : NULL;
             Py_XDECREF(nfn);
             if (nm != NULL && PyUnicode_CheckExact(nm)) {
@@ -2307,19 +2422,14 @@ done:
 static PyObject *py_apply;     /* RuleNode.apply, the definition */
 static PyObject *ZERO_o, *STATE_o, *FREED_o, *unpack_fn, *fit_grad_fn, *zeros_if_none_fn,
     *object_new_fn;
-static PyObject *a_positional, *a_joint, *a_getters, *a_uses, *a_formulas, *a_enabled, *a_ver, *a_x,
+static PyObject *a_enabled, *a_ver, *a_x,
     *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx, *a_name;
 
 /* attribute ``name`` of o is exactly the object want (1), not (0), or -1 with an error */
 static int
 attr_is(PyObject *o, PyObject *name, PyObject *want)
 {
-    PyObject *v = PyObject_GetAttr(o, name);
-    if (v == NULL)
-        return -1;
-    int r = v == want;
-    Py_DECREF(v);
-    return r;
+    return is_then_drop(PyObject_GetAttr(o, name), want);
 }
 
 /* A saved value as the environment gets it (new reference); ``sv`` is a SavedVar. */
@@ -2408,25 +2518,79 @@ done:
     return r;
 }
 
+/* RuleNode.apply's ``env``: {"g": grads[0], "ctx": node, then each saved value by name},
+   kept as pairs (new references) in insertion order instead of a dict; a name's value is
+   the last pair with that name, as the dict's item would be. The dict itself is made only
+   for a getter that is called with it (env_dict). */
+typedef struct {
+    Py_ssize_t n;
+    PyObject **k, **v; /* n names and values */
+    PyObject *dict;    /* (made on demand) */
+} Env;
+
+static void
+env_clear(Env *env)
+{
+    for (Py_ssize_t i = 0; i < env->n; i++) {
+        Py_DECREF(env->k[i]);
+        Py_DECREF(env->v[i]);
+    }
+    env->n = 0;
+    Py_CLEAR(env->dict);
+}
+
+/* env[name] (borrowed), or NULL (not there, or an error). */
+static PyObject *
+env_find(const Env *env, PyObject *name)
+{
+    if (env->dict != NULL)
+        return PyDict_GetItemWithError(env->dict, name);
+    for (Py_ssize_t i = env->n - 1; i >= 0; i--)
+        if (env->k[i] == name)
+            return env->v[i];
+    for (Py_ssize_t i = env->n - 1; i >= 0; i--) /* (equal names, not the same object) */
+        if (PyUnicode_CheckExact(env->k[i]) && PyUnicode_Compare(env->k[i], name) == 0)
+            return env->v[i];
+    return NULL;
+}
+
+/* The env as the dict RuleNode.apply builds (borrowed; NULL with an error). From then on
+   the dict holds the values alone (the definition's references: one each). */
+static PyObject *
+env_dict(Env *env)
+{
+    if (env->dict == NULL) {
+        PyObject *d = PyDict_New();
+        for (Py_ssize_t i = 0; d != NULL && i < env->n; i++)
+            if (PyDict_SetItem(d, env->k[i], env->v[i]) < 0)
+                Py_CLEAR(d);
+        if (d == NULL)
+            return NULL;
+        env_clear(env);
+        env->dict = d;
+    }
+    return env->dict;
+}
+
 /* getters[p](env) as a tuple (new reference), or NULL with an error. ``getters[p]`` is
    Rule.__init__'s ``_getter(uses[p])``: for a tuple of names in ``uses[p]`` (``uses`` the
    rule's own dict) the tuple of env[n] is built here, as the getter builds it (a KeyError
    naming the first missing name), without the one-name getter's lambda frame; anything
-   else calls the getter. */
+   else calls the getter with the env's dict. */
 static PyObject *
-picked(PyObject *getters, PyObject *uses, PyObject *p, PyObject *env)
+picked(PyObject *getters, PyObject *uses, PyObject *p, Env *env)
 {
     PyObject *names = uses != NULL && PyDict_CheckExact(uses) ? PyDict_GetItemWithError(uses, p) : NULL;
     if (names == NULL && PyErr_Occurred())
         return NULL;
-    if (names != NULL && PyTuple_CheckExact(names) && PyDict_CheckExact(env)) {
+    if (names != NULL && PyTuple_CheckExact(names)) {
         Py_ssize_t n = PyTuple_GET_SIZE(names), i;
         for (i = 0; i < n && PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i)); i++)
             ;
         if (i == n) {
             PyObject *t = PyTuple_New(n);
             for (i = 0; t != NULL && i < n; i++) {
-                PyObject *k = PyTuple_GET_ITEM(names, i), *v = PyDict_GetItemWithError(env, k);
+                PyObject *k = PyTuple_GET_ITEM(names, i), *v = env_find(env, k);
                 if (v == NULL) {
                     if (!PyErr_Occurred())
                         PyErr_SetObject(PyExc_KeyError, k);
@@ -2444,8 +2608,11 @@ picked(PyObject *getters, PyObject *uses, PyObject *p, PyObject *env)
             PyErr_SetObject(PyExc_KeyError, p);
         return NULL;
     }
+    PyObject *d = env_dict(env);
+    if (d == NULL)
+        return NULL;
     Py_INCREF(get);
-    PyObject *t = PyObject_CallOneArg(get, env);
+    PyObject *t = PyObject_CallOneArg(get, d);
     Py_DECREF(get);
     if (t != NULL && !PyTuple_Check(t)) {
         PyObject *u = PySequence_Tuple(t);
@@ -2613,8 +2780,9 @@ setup_same(PyObject *mod, PyObject *fn)
 static PyObject *
 rule_apply_impl(PyObject *node, PyObject *grads)
 {
-    PyObject *vals = NULL, *rule = NULL, *env = NULL, *results = NULL, *out = NULL, *ret = NULL;
+    PyObject *vals = NULL, *rule = NULL, *results = NULL, *out = NULL, *ret = NULL;
     PyObject *slots = NULL, *metas = NULL, *nf = NULL, *tmp = NULL;
+    Env env_s = {0, NULL, NULL, NULL}, *env = &env_s;
     vals = node_get(node, F_VALS);
     if (vals == NULL)
         return NULL;
@@ -2631,7 +2799,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
     rule = node_get(node, F_RULE);
     if (rule == NULL)
         goto done;
-    int pos = attr_is(rule, a_positional, Py_True);
+    int pos = rule_is(rule, a_positional, Py_True);
     if (pos < 0)
         goto done;
     int pairs = one && pos ? pairs_only(node) : 0;
@@ -2641,20 +2809,35 @@ rule_apply_impl(PyObject *node, PyObject *grads)
         ret = PyObject_CallFunctionObjArgs(py_apply, node, grads, NULL); /* the definition */
         goto done;
     }
-    env = PyDict_New();
-    if (env == NULL || PyDict_SetItem(env, a_g, PyList_GET_ITEM(grads, 0)) < 0
-        || PyDict_SetItem(env, a_ctx, node) < 0)
-        goto done;
+    PyObject *items = NULL;
+    int cg = 0;
     if (PyDict_GET_SIZE(vals)) {
-        int cg = state_enabled();
+        cg = state_enabled();
         if (cg < 0)
             goto done;
-        Py_ssize_t i = 0;
-        PyObject *k, *v;
         /* (a copy of the items: Python code runs while they are read) */
-        PyObject *items = PyDict_Items(vals);
+        items = PyDict_Items(vals);
         if (items == NULL)
             goto done;
+    }
+    {
+        Py_ssize_t cap = 2 + (items != NULL ? PyList_GET_SIZE(items) : 0);
+        env->k = PyMem_New(PyObject *, cap);
+        env->v = PyMem_New(PyObject *, cap);
+        if (env->k == NULL || env->v == NULL) {
+            Py_XDECREF(items);
+            PyErr_NoMemory();
+            goto done;
+        }
+        env->k[0] = Py_NewRef(a_g);
+        env->v[0] = Py_NewRef(PyList_GET_ITEM(grads, 0));
+        env->k[1] = Py_NewRef(a_ctx);
+        env->v[1] = Py_NewRef(node);
+        env->n = 2;
+    }
+    if (items != NULL) {
+        Py_ssize_t i = 0;
+        PyObject *k, *v;
         for (i = 0; i < PyList_GET_SIZE(items); i++) {
             PyObject *kv = PyList_GET_ITEM(items, i);
             k = PyTuple_GET_ITEM(kv, 0), v = PyTuple_GET_ITEM(kv, 1);
@@ -2665,20 +2848,20 @@ rule_apply_impl(PyObject *node, PyObject *grads)
                 e = PyObject_CallFunctionObjArgs(unpack_fn, v, node, cg ? Py_True : Py_False, NULL);
             else
                 e = Py_NewRef(v);
-            int err = e == NULL || PyDict_SetItem(env, k, e) < 0;
-            Py_XDECREF(e);
-            if (err) {
+            if (e == NULL) {
                 Py_DECREF(items);
                 goto done;
             }
+            env->k[env->n] = Py_NewRef(k); /* env[k] = e */
+            env->v[env->n++] = e;
         }
         Py_DECREF(items);
     }
-    PyObject *joint = PyObject_GetAttr(rule, a_joint);
+    PyObject *joint = rule_attr(rule, a_joint);
     if (joint == NULL)
         goto done;
-    PyObject *getters = PyObject_GetAttr(rule, a_getters);
-    PyObject *uses = getters != NULL ? PyObject_GetAttr(rule, a_uses) : NULL;
+    PyObject *getters = rule_attr(rule, a_getters);
+    PyObject *uses = getters != NULL ? rule_attr(rule, a_uses) : NULL;
     if (uses == NULL) {
         Py_XDECREF(getters);
         Py_DECREF(joint);
@@ -2688,7 +2871,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
     if (results == NULL)
         goto formulas_done;
     if (joint != Py_None) {
-        PyObject *diff = PyObject_GetAttr(rule, r_diff), *res = NULL, *args = NULL, *seq = NULL;
+        PyObject *diff = rule_attr(rule, r_diff), *res = NULL, *args = NULL, *seq = NULL;
         if (diff == NULL || !PyTuple_CheckExact(diff) || PyTuple_GET_SIZE(diff) < 1) {
             if (diff != NULL)
                 PyErr_SetString(PyExc_TypeError, "rule_apply(): the rule's diff is not a tuple");
@@ -2728,7 +2911,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
             Py_CLEAR(results);
     }
     else {
-        PyObject *formulas = PyObject_GetAttr(rule, a_formulas);
+        PyObject *formulas = rule_attr(rule, a_formulas);
         PyObject *needs = formulas ? node_get(node, F_NEEDS) : NULL;
         PyObject *it = needs ? PyObject_GetIter(needs) : NULL, *p;
         if (it == NULL)
@@ -2764,7 +2947,7 @@ formulas_done:
     Py_DECREF(joint);
     Py_DECREF(getters);
     Py_DECREF(uses);
-    Py_CLEAR(env);
+    env_clear(env);
     if (results == NULL)
         goto done;
     slots = node_get(node, F_SLOTS);
@@ -2807,7 +2990,19 @@ formulas_done:
             else if (idx != Py_None)
                 Py_SETREF(r, PyObject_GetItem(r, idx));
             int fit = 1;
-            if (r != NULL && (PyObject *)Py_TYPE(r) == Array_C && PyTuple_CheckExact(meta)
+            if (r != NULL && slots_ready && contract_array(r) && PyTuple_CheckExact(meta)
+                && PyTuple_GET_SIZE(meta) == 3 && PyTuple_CheckExact(PyTuple_GET_ITEM(meta, 0))) {
+                /* (the slots, in the definition's order: the shape compared, then dtype and
+                   device by identity) */
+                int same = PyObject_RichCompareBool(SLOT(r, O_shape), PyTuple_GET_ITEM(meta, 0), Py_EQ);
+                if (same > 0)
+                    same = SLOT(r, O_dtype) == PyTuple_GET_ITEM(meta, 1)
+                           && SLOT(r, O_device) == PyTuple_GET_ITEM(meta, 2);
+                if (same < 0)
+                    Py_CLEAR(r);
+                fit = same == 0;
+            }
+            else if (r != NULL && (PyObject *)Py_TYPE(r) == Array_C && PyTuple_CheckExact(meta)
                 && PyTuple_GET_SIZE(meta) == 3) {
                 PyObject *sh = PyObject_GetAttr(r, r_shape);
                 int same = sh ? PyObject_RichCompareBool(sh, PyTuple_GET_ITEM(meta, 0), Py_EQ) : -1;
@@ -2852,7 +3047,9 @@ formulas_done:
 done:
     Py_XDECREF(vals);
     Py_XDECREF(rule);
-    Py_XDECREF(env);
+    env_clear(env);
+    PyMem_Free(env->k);
+    PyMem_Free(env->v);
     Py_XDECREF(results);
     Py_XDECREF(slots);
     Py_XDECREF(metas);
@@ -2906,12 +3103,20 @@ acc_stealable(PyObject *g)
 {
     if (!Py_IS_TYPE(g, (PyTypeObject *)Array_C) || Py_REFCNT(g) != 1)
         return 0;
-    int r = attr_none(g, r_ext);
-    if (r <= 0)
-        return r;
-    if ((r = attr_none(g, r_st)) <= 0)
-        return r;
-    PyObject *a = PyObject_GetAttr(g, a_np);
+    int r;
+    PyObject *a;
+    if (slots_ready && contract_array(g)) { /* (the slots) */
+        if (SLOT(g, O_ext) != Py_None || SLOT(g, O_st) != Py_None)
+            return 0;
+        a = Py_NewRef(SLOT(g, O_np));
+    }
+    else {
+        if ((r = attr_none(g, r_ext)) <= 0)
+            return r;
+        if ((r = attr_none(g, r_st)) <= 0)
+            return r;
+        a = PyObject_GetAttr(g, a_np);
+    }
     if (a == NULL)
         return -1;
     /* 2: g._np and ``a`` */
@@ -2964,7 +3169,8 @@ acc_apply_fast(PyObject *node, PyObject *grads)
     PyObject *x = node_get(node, F_VARIABLE);
     if (x == NULL)
         return NULL;
-    PyObject *e = Py_IS_TYPE(x, (PyTypeObject *)Array_C) ? PyObject_GetAttr(x, r_ext) : Py_NewRef(Py_None);
+    PyObject *e = !Py_IS_TYPE(x, (PyTypeObject *)Array_C) ? Py_NewRef(Py_None)
+                  : slots_ready && contract_array(x) ? Py_NewRef(SLOT(x, O_ext)) : PyObject_GetAttr(x, r_ext);
     Py_DECREF(x); /* (the node holds the leaf) */
     if (e == NULL)
         return NULL;
@@ -3712,6 +3918,13 @@ link_rg(PyObject *x)
 {
     if ((PyObject *)Py_TYPE(x) != Array_C)
         return 0;
+    if (slots_ready && contract_array(x)) { /* (the slots: an Ext's requires_grad a bool) */
+        PyObject *ex = SLOT(x, O_ext);
+        if (ex == Py_None)
+            return 0;
+        if (ext_ok(ex) && (SLOT(ex, E_rg) == Py_True || SLOT(ex, E_rg) == Py_False))
+            return SLOT(ex, E_rg) == Py_True;
+    }
     PyObject *e = PyObject_GetAttr(x, r_ext);
     if (e == NULL)
         return -1;
@@ -3755,7 +3968,7 @@ link_any_rg(PyObject *a, PyObject *kw)
     return 0;
 }
 
-static PyObject *s_INPLACE_name, *s_rc_name, *s_out_key, *s_multi;
+static PyObject *s_INPLACE_name, *s_rc_name, *s_out_key;
 static PyObject *record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* The Python link's branch for a call that is neither an elementwise row nor in place
@@ -3786,7 +3999,9 @@ link_call(PyObject *mod, PyObject *const *args)
     if (r == NULL)
         return PyErr_Occurred() ? NULL : PyObject_Vectorcall(link_py, args, 4, NULL);
     Py_INCREF(r);
-    int multi = attr_true(r, s_multi);
+    PyObject *mv = rule_attr(r, s_multi);
+    int multi = mv == NULL ? -1 : PyObject_IsTrue(mv);
+    Py_XDECREF(mv);
     PyObject *rec = multi == 0 ? PyDict_GetItemWithError(link_globals, s_rc_name) : NULL; /* borrowed */
     PyObject *res;
     if (multi < 0 || (rec == NULL && PyErr_Occurred()))
@@ -3854,7 +4069,7 @@ link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto python;
         }
         Py_INCREF(r);
-        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        PyObject *cls = rule_attr(r, r_cls);
         if (cls == NULL) {
             Py_DECREF(r);
             return NULL;
@@ -3980,6 +4195,9 @@ static PyMethodDef methods[] = {
      "setup_apply(apply, ZERO, STATE, FREED, unpack, fit_grad, zeros_if_none, object_new): "
      "RuleNode.apply and what it calls, once (after setup_record)."},
     {"setup_call_rule", setup_call_rule, METH_VARARGS, "setup_call_rule(Rule, node_class, _CLASSES)"},
+    {"setup_rule_slots", setup_rule_slots, METH_O,
+     "setup_rule_slots(Rule): the class whose __slots__ the recorders and the compiled apply read a "
+     "rule's attributes from (while the class is as it was then), once."},
     {"setup_release", setup_release, METH_VARARGS, "setup_release(RuleNode.release, Node.release)"},
     {"setup_sum_to", setup_sum_to, METH_VARARGS, "setup_sum_to(_SUM_AXES, numpy.add.reduce, numpy.asarray)"},
     {"setup_accumulate", setup_accumulate, METH_VARARGS,
@@ -4028,6 +4246,8 @@ PyInit__cgrad(void)
     INTERN(s_momentum_buffer, "momentum_buffer")
     INTERN(s_T, "T") INTERN(s_dot, "dot") INTERN(s_x, "x") INTERN(s_weight, "weight") INTERN(s_bias, "bias")
     INTERN(s_f, "f") INTERN(s_shape_np, "shape") INTERN(s_itemsize, "itemsize")
+    INTERN(s_argnames, "argnames") INTERN(s_unwrap, "unwrap") INTERN(s_binder, "_binder") INTERN(s_saves, "saves")
+    INTERN(s_node, "node") INTERN(s_multi, "multi")
     if ((s_out_kw = Py_BuildValue("(s)", "out")) == NULL)
         return NULL;
 #undef INTERN

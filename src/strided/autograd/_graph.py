@@ -180,6 +180,11 @@ class Node(_NodeBase):
     def name(self) -> str:
         return type(self).__name__
 
+    def __reduce_ex__(self, protocol):
+        # Note: a node is neither copied nor pickled, as PyTorch's are not (the same error);
+        # the compiled NodeBase's fields could not be rebuilt by pickle either.
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
