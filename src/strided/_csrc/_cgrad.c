@@ -25,9 +25,11 @@
  * Beside the engine, ``axpy`` is the optimizers' host update in one pass (SGD's
  * ``p += g * -lr`` and its momentum buffer), with NumPy's roundings.
  *
- * What it reads (contract.h, "the backward engine"): the nodes' attributes by name,
- * through the ordinary attribute lookup (so a subclass's own values count), each checked
- * where read. ``drain`` declines only between nodes: at a heap entry or a node it does
+ * What it reads (contract.h, "the backward engine"): the nodes' fields, at their offsets
+ * in NodeBase (below: Node's compiled base) for a node whose class leaves them NodeBase's
+ * own, else by name through the ordinary attribute lookup (so a subclass's own values
+ * count), each checked where read; a rule's attributes from Rule's slots likewise
+ * (rule_attr); the grad mode from GradState's thread-local flag (state_enabled). ``drain`` declines only between nodes: at a heap entry or a node it does
  * not expect, it returns with the heap, buffers and counts exactly as the Python loop
  * would have them, and that loop runs the rest. Inside a node, an edge it does not expect
  * (not a 2-tuple, an index that is not a plain int in range) hands that edge and the
@@ -79,6 +81,383 @@ static PyObject *heappush_fn, *heappop_fn; /* heapq's own */
 NODE_ATTRS(NODE_NAME)
 static PyObject *s_apply, *s_release;
 
+/* --- NodeBase: the fields of a node in C (_graph.py: Node's base) --------------------------
+ *
+ * Node (autograd/_graph.py) derives from this type when the module is built, else from
+ * _graph._NodeFields, a plain class with the same fields' defaults. The fields the engine
+ * and the recorders read and write on every node live here, at fixed offsets, instead of
+ * in an instance dict (a node's attribute read through the generic API costs ~200-240
+ * instructions, ~25-40 a node per backward; mlp10). Each is an ordinary attribute to
+ * Python (a getset: read, written, deleted), with _NodeFields' class defaults where it
+ * has one: ``_nout`` 1, ``next_functions`` (), the four hook attributes None; the others
+ * raise AttributeError until set, as a missing instance attribute does. Anything else a
+ * node is given goes to its ``__dict__`` (made on first use); weak references work.
+ *
+ * The C code reads a field by offset only for a node whose type is a NodeBase subtype
+ * with the generic getattr/setattr and whose MRO resolves every field name to this
+ * type's own descriptor (a subclass could shadow one with a class attribute): decided
+ * once per type and kept while the type's version tag holds (any change to the class or
+ * a base changes the tag). Any other node is read through the attribute API, as before. */
+
+enum {
+    F_SEQ, F_NOUT, F_NEXT, F_PRE, F_RETAINS, F_PREHOOKS, F_HOOKS, F_RULE, F_SLOTS, F_METAS, F_NEEDS,
+    F_OUT_METAS, F_VALS, F_VARIABLE, NFIELDS
+};
+static const char *const field_names[NFIELDS] = {
+    "_seq", "_nout", "next_functions", "_pre", "_retains", "_prehooks", "_hooks", "_rule", "_slots",
+    "_metas", "_needs", "_out_metas", "_vals", "variable"};
+static PyObject *field_name[NFIELDS];    /* interned */
+static PyObject *field_default[NFIELDS]; /* NULL: AttributeError while unset */
+static PyObject *field_descr[NFIELDS];   /* NodeBase's own getset descriptors (borrowed) */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *f[NFIELDS];
+    PyObject *dict;
+    PyObject *weakreflist;
+} NodeObject;
+
+
+/* --- GradState: the grad mode, per thread, in C (autograd/_mode.py's STATE) --------------
+ *
+ * ``STATE.enabled`` of _mode.py: a threading.local there (STRIDED_NO_CEXT=1), whose
+ * attribute read costs ~370 instructions from C and is made ~80 times a step. Here one
+ * object whose ``enabled`` reads and writes a C thread-local flag (a Python thread is an
+ * OS thread: each thread has its own mode, True in a new thread as the class default
+ * there). It keeps the truth of what is stored (True or False read back; what the code
+ * stores is a bool); deleting it restores the default. The C paths read the flag
+ * directly (state_enabled). */
+static _Thread_local int grad_off; /* 1: this thread's grad mode is off */
+
+static PyObject *
+gs_get(PyObject *self, void *closure)
+{
+    return PyBool_FromLong(!grad_off);
+}
+
+static int
+gs_set(PyObject *self, PyObject *value, void *closure)
+{
+    int t = value == NULL ? 1 : PyObject_IsTrue(value);
+    if (t < 0)
+        return -1;
+    grad_off = !t;
+    return 0;
+}
+
+static PyGetSetDef gs_getset[] = {
+    {"enabled", gs_get, gs_set, "Whether operations are recorded (this thread).", NULL},
+    {NULL},
+};
+
+static PyTypeObject GradState_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._cgrad.GradState",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The grad mode of each thread (autograd/_mode.py's STATE), in C.",
+    .tp_getset = gs_getset,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyTypeObject NodeBase_T;
+
+static PyObject *
+nb_get(PyObject *self, void *closure)
+{
+    Py_ssize_t k = (Py_ssize_t)closure;
+    PyObject *v = ((NodeObject *)self)->f[k];
+    if (v == NULL)
+        v = field_default[k];
+    if (v == NULL) {
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'", Py_TYPE(self)->tp_name,
+                     field_name[k]);
+        return NULL;
+    }
+    return Py_NewRef(v);
+}
+
+static int
+nb_set(PyObject *self, PyObject *value, void *closure)
+{
+    Py_ssize_t k = (Py_ssize_t)closure;
+    PyObject **slot = &((NodeObject *)self)->f[k];
+    if (value == NULL && *slot == NULL) {
+        PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'", Py_TYPE(self)->tp_name,
+                     field_name[k]);
+        return -1;
+    }
+    Py_XSETREF(*slot, Py_XNewRef(value));
+    return 0;
+}
+
+static int
+nb_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    NodeObject *n = (NodeObject *)self;
+    for (int k = 0; k < NFIELDS; k++)
+        Py_VISIT(n->f[k]);
+    Py_VISIT(n->dict);
+    return 0;
+}
+
+static int
+nb_clear(PyObject *self)
+{
+    NodeObject *n = (NodeObject *)self;
+    for (int k = 0; k < NFIELDS; k++)
+        Py_CLEAR(n->f[k]);
+    Py_CLEAR(n->dict);
+    return 0;
+}
+
+static void
+nb_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    if (((NodeObject *)self)->weakreflist != NULL)
+        PyObject_ClearWeakRefs(self);
+    (void)nb_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+#define NB_FIELD(k) {NULL, nb_get, nb_set, NULL, (void *)(Py_ssize_t)(k)}
+static PyGetSetDef nb_getset[NFIELDS + 2] = {
+    NB_FIELD(F_SEQ), NB_FIELD(F_NOUT), NB_FIELD(F_NEXT), NB_FIELD(F_PRE), NB_FIELD(F_RETAINS),
+    NB_FIELD(F_PREHOOKS), NB_FIELD(F_HOOKS), NB_FIELD(F_RULE), NB_FIELD(F_SLOTS), NB_FIELD(F_METAS),
+    NB_FIELD(F_NEEDS), NB_FIELD(F_OUT_METAS), NB_FIELD(F_VALS), NB_FIELD(F_VARIABLE),
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+#undef NB_FIELD
+
+static PyTypeObject NodeBase_T = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "strided._csrc._cgrad.NodeBase",
+    .tp_basicsize = sizeof(NodeObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The fields of a backward-graph node, in C (see autograd/_graph.py, Node).",
+    .tp_traverse = nb_traverse,
+    .tp_clear = nb_clear,
+    .tp_dealloc = nb_dealloc,
+    .tp_getset = nb_getset,
+    .tp_dictoffset = offsetof(NodeObject, dict),
+    .tp_weaklistoffset = offsetof(NodeObject, weakreflist),
+};
+
+/* Per type: whether its nodes' fields can be read by offset, and the apply and release
+   its MRO resolves to (borrowed; the type holds them while its version tag holds). */
+typedef struct {
+    PyTypeObject *t;
+    unsigned int tag;
+    PyObject *apply, *release;
+} ntype_entry;
+#define NT_CACHE 256
+static ntype_entry nt_cache[NT_CACHE]; /* (indexed by the version tag: unique per type) */
+
+static ntype_entry *node_type_miss(PyTypeObject *t);
+
+/* The entry of node's type when its fields can be read by offset, else NULL (no error). */
+static inline ntype_entry *
+node_type(PyObject *node)
+{
+    PyTypeObject *t = Py_TYPE(node);
+    ntype_entry *e = &nt_cache[t->tp_version_tag & (NT_CACHE - 1)];
+    if (e->t == t && e->tag == t->tp_version_tag && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+        return e;
+    return node_type_miss(t);
+}
+
+static ntype_entry *
+node_type_miss(PyTypeObject *t)
+{
+    if (field_descr[0] == NULL || !PyType_IsSubtype(t, &NodeBase_T) || t->tp_getattro != PyObject_GenericGetAttr
+        || t->tp_setattro != PyObject_GenericSetAttr)
+        return NULL;
+    /* (_PyType_Lookup runs no Python code: dict lookups of exact str keys; and it gives the
+       type a version tag) */
+    for (int k = 0; k < NFIELDS; k++)
+        if (_PyType_Lookup(t, field_name[k]) != field_descr[k])
+            return NULL;
+    PyObject *apply = _PyType_Lookup(t, s_apply), *release = _PyType_Lookup(t, s_release);
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+        return NULL; /* (no tag to key on: decided again next time) */
+    ntype_entry *e = &nt_cache[t->tp_version_tag & (NT_CACHE - 1)];
+    e->t = t;
+    e->tag = t->tp_version_tag;
+    e->apply = apply;
+    e->release = release;
+    return e;
+}
+
+
+/* --- a Rule's attributes, read by slot (_record.py: Rule's __slots__) ----------------------
+ *
+ * The recorders and the compiled apply read ~6 of a rule's attributes per node. Rule has
+ * __slots__ (no instance dict), so for an exact Rule, while Rule's version tag is the one
+ * the slots were checked under (each name resolving to its own member descriptor), an
+ * attribute is its slot; a slot never set, another class, or a changed Rule class reads
+ * through the attribute API. setup_rule_slots tells the class once. */
+static PyObject *a_positional, *a_joint, *a_getters, *a_uses, *a_formulas, *r_diff, *r_plans, *r_cls,
+    *s_binder, *s_saves, *s_node, *s_multi, *s_argnames, *s_unwrap;
+#define NRULE 14
+static PyObject **const rule_names[NRULE] = {&a_positional, &a_joint, &a_getters, &a_uses, &a_formulas, &r_diff,
+                                             &r_plans, &r_cls, &s_binder, &s_saves, &s_node, &s_multi,
+                                             &s_argnames, &s_unwrap};
+static Py_ssize_t rule_offs[NRULE];
+static PyObject *rule_descr[NRULE];
+static PyTypeObject *RuleS_T; /* (set last by setup_rule_slots) */
+static unsigned int rule_tag;
+
+/* Whether Rule's slots may be read now: its tag is the checked one, or it checks again. */
+static int
+rule_slots_hold(void)
+{
+    PyTypeObject *t = RuleS_T;
+    if ((t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) && t->tp_version_tag == rule_tag)
+        return 1;
+    for (int i = 0; i < NRULE; i++)
+        if (_PyType_Lookup(t, *rule_names[i]) != rule_descr[i])
+            return 0;
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG))
+        return 0;
+    rule_tag = t->tp_version_tag;
+    return 1;
+}
+
+/* r.<name> (a new reference), or NULL with an error. */
+static PyObject *
+rule_attr(PyObject *r, PyObject *name)
+{
+    if (RuleS_T != NULL && Py_IS_TYPE(r, RuleS_T) && rule_slots_hold())
+        for (int i = 0; i < NRULE; i++)
+            if (*rule_names[i] == name) {
+                PyObject *v = SLOT(r, rule_offs[i]);
+                if (v != NULL)
+                    return Py_NewRef(v);
+                break;
+            }
+    return PyObject_GetAttr(r, name);
+}
+
+/* v (a new reference, released here; NULL: an error is set) is want: 1, 0, or -1 */
+static int
+is_then_drop(PyObject *v, PyObject *want)
+{
+    if (v == NULL)
+        return -1;
+    int res = v == want;
+    Py_DECREF(v);
+    return res;
+}
+
+/* r.<name> is want: 1, 0, or -1 with an error */
+static int
+rule_is(PyObject *r, PyObject *name, PyObject *want)
+{
+    return is_then_drop(rule_attr(r, name), want);
+}
+
+static PyObject *
+setup_rule_slots(PyObject *mod, PyObject *cls)
+{
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "setup_rule_slots(Rule): a class");
+        return NULL;
+    }
+    for (int i = 0; i < NRULE; i++)
+        if (*rule_names[i] == NULL) {
+            PyErr_SetString(PyExc_RuntimeError, "setup_rule_slots(): the module's names are not set up");
+            return NULL;
+        }
+    PyTypeObject *t = (PyTypeObject *)cls;
+    Py_ssize_t offs[NRULE];
+    PyObject *descr[NRULE];
+    for (int i = 0; i < NRULE; i++) {
+        if (contract_offset(t, PyUnicode_AsUTF8(*rule_names[i]), &offs[i]) < 0)
+            return NULL;
+        descr[i] = _PyType_Lookup(t, *rule_names[i]);
+    }
+    if (!(t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_rule_slots(): the class has no version tag");
+        return NULL;
+    }
+    PyTypeObject *old = RuleS_T;
+    RuleS_T = NULL;
+    Py_XDECREF(old);
+    for (int i = 0; i < NRULE; i++) {
+        rule_offs[i] = offs[i];
+        Py_XSETREF(rule_descr[i], Py_NewRef(descr[i]));
+    }
+    rule_tag = t->tp_version_tag;
+    RuleS_T = (PyTypeObject *)Py_NewRef(cls); /* last: it turns the slot reads on */
+    Py_RETURN_NONE;
+}
+
+#define NODE_F(node, k) (((NodeObject *)(node))->f[k])
+
+/* node.<field k> (a new reference), by offset where node_type allows, else the attribute
+   API; NULL with an error. */
+static PyObject *
+node_get(PyObject *node, int k)
+{
+    if (node_type(node) != NULL) {
+        PyObject *v = NODE_F(node, k);
+        if (v == NULL)
+            v = field_default[k];
+        if (v != NULL)
+            return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(node, field_name[k]);
+}
+
+/* node.<field k> = v: 0, or -1 with an error. */
+static int
+node_set(PyObject *node, int k, PyObject *v)
+{
+    if (node_type(node) != NULL) {
+        Py_XSETREF(NODE_F(node, k), Py_NewRef(v));
+        return 0;
+    }
+    return PyObject_SetAttr(node, field_name[k], v);
+}
+
+/* Whether node's own __dict__ holds ``name`` (which would shadow a method): 1, 0, -1. */
+static int
+node_dict_has(PyObject *node, PyObject *name)
+{
+    PyObject *d = ((NodeObject *)node)->dict;
+    if (d == NULL)
+        return 0;
+    if (!PyDict_CheckExact(d))
+        return 1;
+    return PyDict_Contains(d, name);
+}
+
+/* Set up NodeBase (module init): the field names, defaults and descriptors. */
+static int
+nodebase_ready(PyObject *mod)
+{
+    for (int k = 0; k < NFIELDS; k++) {
+        if ((field_name[k] = PyUnicode_InternFromString(field_names[k])) == NULL)
+            return -1;
+        nb_getset[k].name = field_names[k];
+    }
+    if ((field_default[F_NOUT] = PyLong_FromLong(1)) == NULL || (field_default[F_NEXT] = PyTuple_New(0)) == NULL)
+        return -1;
+    for (int k = F_PRE; k <= F_HOOKS; k++)
+        field_default[k] = Py_None;
+    /* object's own __new__ (a static type left without one could not be instantiated),
+       so object.__new__(cls), as the recorders make nodes, makes one too */
+    NodeBase_T.tp_new = PyBaseObject_Type.tp_new;
+    if (PyType_Ready(&NodeBase_T) < 0)
+        return -1;
+    for (int k = 0; k < NFIELDS; k++)
+        if ((field_descr[k] = PyDict_GetItemWithError(NodeBase_T.tp_dict, field_name[k])) == NULL)
+            return -1;
+    return PyModule_AddObjectRef(mod, "NodeBase", (PyObject *)&NodeBase_T);
+}
+
 /* The largest output count read from a node (a bound on the list built for it). */
 #define MAX_NOUT (1 << 20)
 
@@ -86,9 +465,9 @@ static PyObject *s_apply, *s_release;
    cleared; a KeyboardInterrupt or MemoryError stays set: the caller checks PyErr_Occurred
    and propagates it, contract.h). */
 static Py_ssize_t
-node_count(PyObject *node, PyObject *name)
+node_count(PyObject *node, int k)
 {
-    PyObject *v = PyObject_GetAttr(node, name);
+    PyObject *v = node_get(node, k);
     if (v == NULL) {
         (void)contract_clear(PyExc_Exception);
         return -1;
@@ -108,31 +487,32 @@ node_count(PyObject *node, PyObject *name)
 static PyObject *
 new_handoff(Py_ssize_t n)
 {
+    PyTypeObject *t = (PyTypeObject *)Handoff_T;
+    PyObject *h;
+    if (t->tp_new == PyType_GenericNew && t->tp_init == PyList_Type.tp_init) {
+        /* the class call's steps (a list subclass without __new__ or __init__ of its own:
+           the generic new, then list.__init__, which extends the empty list by the Nones) */
+        h = t->tp_alloc(t, 0);
+        for (Py_ssize_t i = 0; h != NULL && i < n; i++)
+            if (PyList_Append(h, Py_None) < 0)
+                Py_CLEAR(h);
+        return h;
+    }
     PyObject *lst = PyList_New(n);
     if (lst == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++)
         PyList_SET_ITEM(lst, i, Py_NewRef(Py_None));
-    PyTypeObject *t = (PyTypeObject *)Handoff_T;
-    PyObject *h;
-    if (t->tp_new == PyType_GenericNew && t->tp_init == PyList_Type.tp_init) {
-        /* the class call's steps (a list subclass without __new__ or __init__ of its own:
-           the generic new, then list.__init__, which extends the empty list) */
-        h = t->tp_alloc(t, 0);
-        if (h != NULL && PyList_SetSlice(h, 0, 0, lst) < 0)
-            Py_CLEAR(h);
-    }
-    else
-        h = PyObject_CallOneArg(Handoff_T, lst);
+    h = PyObject_CallOneArg(Handoff_T, lst);
     Py_DECREF(lst);
     return h;
 }
 
 /* bool(node.<name>), or -1 with an error set (as the Python loop's ``if node._pre``). */
 static int
-node_truth(PyObject *node, PyObject *name)
+node_truth(PyObject *node, int k)
 {
-    PyObject *v = PyObject_GetAttr(node, name);
+    PyObject *v = node_get(node, k);
     if (v == NULL)
         return -1;
     int r = v == Py_None ? 0 : PyObject_IsTrue(v);
@@ -184,7 +564,7 @@ give(PyObject *buffers, PyObject *child, Py_ssize_t nr, PyObject *g)
     if (cb == NULL) {
         if (PyErr_Occurred())
             return -1;
-        Py_ssize_t nout = node_count(child, n_nout);
+        Py_ssize_t nout = node_count(child, F_NOUT);
         if (nout < 0 || nr >= nout)
             return PyErr_Occurred() ? -1 : 0;
         cb = new_handoff(nout);
@@ -256,7 +636,7 @@ distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyOb
             }
             Py_DECREF(zero);
             Py_INCREF(child); /* (the edge's tuple may go while Python code runs) */
-            PyObject *seq = PyObject_GetAttr(child, n_seq);
+            PyObject *seq = node_get(child, F_SEQ);
             PyObject *neg = seq ? PyNumber_Negative(seq) : NULL;
             Py_XDECREF(seq);
             PyObject *item = neg ? PyTuple_Pack(2, neg, child) : NULL;
@@ -285,6 +665,14 @@ distribute(PyObject *nf, PyObject *outs, PyObject *buffers, PyObject *deps, PyOb
 static int
 all_none(PyObject *grads_in)
 {
+    if (Py_IS_TYPE(grads_in, (PyTypeObject *)Handoff_T) || PyList_CheckExact(grads_in)) {
+        /* (the hand-off, a list subclass that iterates as a list: read in place, not copied
+           into a list first as PySequence_Fast copies a subclass) */
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(grads_in); i++)
+            if (PyList_GET_ITEM(grads_in, i) != Py_None)
+                return 0;
+        return 1;
+    }
     PyObject *seq = PySequence_Fast(grads_in, "grads_in");
     if (seq == NULL)
         return -1;
@@ -306,6 +694,18 @@ static PyObject *rule_release_fn, *base_release_fn, *s_vals_rel;
 static int
 node_release(PyObject *node)
 {
+    ntype_entry *te = rule_release_fn != NULL ? node_type(node) : NULL;
+    PyObject *rel = te != NULL ? te->release : NULL; /* (read before any Python code runs) */
+    if (rel != NULL && (rel == rule_release_fn || rel == base_release_fn)) {
+        int own = node_dict_has(node, s_release); /* (an instance's own release shadows the class's) */
+        if (own < 0)
+            return -1;
+        if (!own) {
+            if (rel == rule_release_fn)
+                Py_XSETREF(NODE_F(node, F_VALS), Py_NewRef(Py_None)); /* self._vals = None */
+            return 0;
+        }
+    }
     PyObject *m = PyObject_GetAttr(node, s_release), *r;
     if (m == NULL)
         return -1;
@@ -344,9 +744,9 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
     /* grads_in: a new reference, given to this function */
     PyObject *nf = NULL, *outs = NULL;
     int hooked = 0;
-    PyObject *hook_names[3] = {n_pre, n_retains, n_prehooks}; /* (in the Python loop's order) */
+    int hook_fields[3] = {F_PRE, F_RETAINS, F_PREHOOKS}; /* (in the Python loop's order) */
     for (int k = 0; k < 3 && !hooked; k++) {
-        hooked = node_truth(node, hook_names[k]);
+        hooked = node_truth(node, hook_fields[k]);
         if (hooked < 0)
             goto error;
     }
@@ -356,7 +756,7 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
             goto error;
         Py_SETREF(grads_in, r);
     }
-    nf = PyObject_GetAttr(node, n_next);
+    nf = node_get(node, F_NEXT);
     if (nf == NULL)
         goto error;
     int none = all_none(grads_in);
@@ -376,7 +776,7 @@ run_node(PyObject *node, PyObject *grads_in, PyObject *buffers, PyObject *deps, 
         outs = node_apply(node, grads_in); /* (RuleNode's: compiled, rule_apply) */
         if (outs == NULL)
             goto error;
-        int h = node_truth(node, n_hooks);
+        int h = node_truth(node, F_HOOKS);
         if (h < 0)
             goto error;
         if (h) {
@@ -430,7 +830,7 @@ drain(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                 Py_DECREF(node);
                 return NULL;
             }
-            nout = node_count(node, n_nout);
+            nout = node_count(node, F_NOUT);
             if (nout < 0) {
                 Py_DECREF(node);
                 if (PyErr_Occurred())
@@ -495,7 +895,7 @@ discover(PyObject *mod, PyObject *roots)
         node = Py_NewRef(PyList_GET_ITEM(stack, top));
         if (PyList_SetSlice(stack, top, top + 1, NULL) < 0)
             goto error;
-        nf = PyObject_GetAttr(node, n_next);
+        nf = node_get(node, F_NEXT);
         if (nf == NULL) {
             if (!contract_clear(PyExc_Exception))
                 goto error; /* (KeyboardInterrupt, MemoryError: propagate) */
@@ -834,7 +1234,7 @@ static PyObject *saved_new(PyObject *x, PyObject *nr); /* SavedVar(x[, nr]) (bel
 static PyObject *zero_edge_nr; /* 0, an edge's output number (setup_leaf) */
 static PyObject *edge_of_fn, *run_off_fn, *ew_plan_fn, *view_fix_fn, *seq_iter, *no_edge;
 static PyObject *r_dtype, *r_kind, *r_ext, *r_rg, *r_grad_fn, *r_is_view, *r_output_nr, *r_shape,
-    *r_device, *r_st, *r_plans, *r_cls, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
+    *r_device, *r_st, *r_seq, *r_rule, *r_slots, *r_metas, *r_needs, *r_next,
     *r_out_metas, *r_vals, *r_result, *s_fc, *r_nout;
 
 /* Whether the slots of Array and Ext can be read by offset (contract.h: set up by
@@ -850,11 +1250,18 @@ ext_ok(PyObject *e)
 }
 
 /* ``a._dtype.kind in "fc"``: 1, 0, or -1 with an error. */
+static Py_ssize_t D_kind_off; /* DType's ``kind`` slot (setup_record), 0 when unknown */
+
 static int
 float_kind(PyObject *a)
 {
     if (slots_ready && contract_array(a)) {
-        PyObject *k = PyObject_GetAttr(SLOT(a, O_dtype), r_kind);
+        PyObject *k = D_kind_off ? SLOT(SLOT(a, O_dtype), D_kind_off) : NULL; /* (an exact DType) */
+        if (k != NULL && PyUnicode_CheckExact(k) && PyUnicode_GET_LENGTH(k) == 1) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(k, 0); /* (``k in "fc"`` for one character) */
+            return c == 'f' || c == 'c';
+        }
+        k = PyObject_GetAttr(SLOT(a, O_dtype), r_kind);
         if (k == NULL)
             return -1;
         int r = PySequence_Contains(s_fc, k);
@@ -909,15 +1316,15 @@ new_node(PyObject *cls, PyObject *r, PyObject *slots, PyObject *metas, PyObject 
         Py_DECREF(node);
         return NULL;
     }
-    int err = PyObject_SetAttr(node, r_seq, seq) < 0;
+    int err = node_set(node, F_SEQ, seq) < 0;
     Py_DECREF(seq);
     PyObject *one = !err && with_nout ? PyLong_FromLong(1) : NULL;
-    err = err || (with_nout && one == NULL) || PyObject_SetAttr(node, r_rule, r) < 0
-          || PyObject_SetAttr(node, r_slots, slots) < 0 || PyObject_SetAttr(node, r_metas, metas) < 0
-          || PyObject_SetAttr(node, r_needs, needs) < 0 || (with_nout && PyObject_SetAttr(node, r_nout, one) < 0);
+    err = err || (with_nout && one == NULL) || node_set(node, F_RULE, r) < 0
+          || node_set(node, F_SLOTS, slots) < 0 || node_set(node, F_METAS, metas) < 0
+          || node_set(node, F_NEEDS, needs) < 0 || (with_nout && node_set(node, F_NOUT, one) < 0);
     Py_XDECREF(one);
     PyObject *next = err ? NULL : PyList_AsTuple(edges);
-    err = err || next == NULL || PyObject_SetAttr(node, r_next, next) < 0;
+    err = err || next == NULL || node_set(node, F_NEXT, next) < 0;
     Py_XDECREF(next);
     if (err) {
         Py_DECREF(node);
@@ -965,7 +1372,7 @@ leaf_edge(PyObject *a, PyObject *e)
             PyErr_SetString(PyExc_RuntimeError, "edge_of(): the node counter ended");
         goto done;
     }
-    if (PyObject_SetAttr(acc, r_seq, seq) < 0 || PyObject_SetAttr(acc, s_variable_leaf, a) < 0)
+    if (node_set(acc, F_SEQ, seq) < 0 || node_set(acc, F_VARIABLE, a) < 0)
         goto done;
     w = PyWeakref_NewRef(acc, NULL);
     if (w == NULL)
@@ -1007,6 +1414,31 @@ setup_leaf(PyObject *mod, PyObject *args)
         return NULL;
     Py_XSETREF(AccGrad_T, (PyTypeObject *)Py_NewRef(cls)); /* last: it turns leaf_edge on */
     Py_RETURN_NONE;
+}
+
+
+/* e.requires_grad = True; e.grad_fn = node; e.output_nr = 0, for a new result's Ext: the
+   slots written as Ext's setattr writes them (then tracked by the collector) when e is an
+   Ext of the contract, else through the attribute API. 0, or -1 with an error. */
+static int
+ext_attach(PyObject *e, PyObject *node)
+{
+    PyObject *zero = PyLong_FromLong(0);
+    if (zero == NULL)
+        return -1;
+    int err = 0;
+    if (slots_ready && Py_IS_TYPE(e, Ext_T)) {
+        Py_XSETREF(SLOT(e, E_rg), Py_NewRef(Py_True));
+        Py_XSETREF(SLOT(e, E_fn), Py_NewRef(node));
+        Py_XSETREF(SLOT(e, E_nr), Py_NewRef(zero));
+        if (PyObject_IS_GC(e) && !PyObject_GC_IsTracked(e))
+            PyObject_GC_Track(e);
+    }
+    else
+        err = PyObject_SetAttr(e, r_rg, Py_True) < 0 || PyObject_SetAttr(e, r_grad_fn, node) < 0
+              || PyObject_SetAttr(e, r_output_nr, zero) < 0;
+    Py_DECREF(zero);
+    return err ? -1 : 0;
 }
 
 /* The edge of Array a (a new reference): _record_ew's inlined edge_of. */
@@ -1150,7 +1582,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     {
-        PyObject *plans = PyObject_GetAttr(r, r_plans);
+        PyObject *plans = rule_attr(r, r_plans);
         if (plans == NULL)
             goto done;
         tmp = Py_BuildValue("(ll)", slot_bits, need_bits);
@@ -1237,7 +1669,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     {
-        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        PyObject *cls = rule_attr(r, r_cls);
         if (cls == NULL)
             goto done;
         if (!PyType_Check(cls)) {
@@ -1261,7 +1693,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         PyList_SET_ITEM(tmp, 0, m);
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
         PyObject *e = PyObject_GetAttr(result, r_ext);
@@ -1275,10 +1707,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                 goto done;
             }
         }
-        PyObject *zero = PyLong_FromLong(0);
-        int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
-                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
-        Py_XDECREF(zero);
+        int err = ext_attach(e, node) < 0;
         if (!err) {
             PyObject *st = PyObject_GetAttr(result, r_st);
             if (st == NULL)
@@ -1302,7 +1731,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         if (tmp == NULL)
             goto done;
         PyList_SET_ITEM(tmp, 0, Py_NewRef(Py_None));
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
     }
@@ -1321,7 +1750,7 @@ record_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(sv);
         }
     }
-    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+    if (node_set(node, F_VALS, vals) < 0)
         goto done;
     ret = Py_NewRef(result);
 done:
@@ -1592,21 +2021,18 @@ record_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
         PyList_SET_ITEM(tmp, 0, m);
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
     }
     {
         PyObject *e = PyObject_CallNoArgs(Ext_C);
-        PyObject *zero = e ? PyLong_FromLong(0) : NULL;
-        int err = zero == NULL || PyObject_SetAttr(result, r_ext, e) < 0 || PyObject_SetAttr(e, r_rg, Py_True) < 0
-                  || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
-        Py_XDECREF(zero);
+        int err = e == NULL || PyObject_SetAttr(result, r_ext, e) < 0 || ext_attach(e, node) < 0;
         Py_XDECREF(e);
         if (err)
             goto done;
     }
-    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+    if (node_set(node, F_VALS, vals) < 0)
         goto done;
     ret = Py_NewRef(result);
 done:
@@ -1630,7 +2056,7 @@ done:
 static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
 static int attr_is(PyObject *o, PyObject *name, PyObject *want); /* (below) */
 /* setup_call_rule: the Rule class, node_class and its _CLASSES (record_call's inlined steps) */
-static PyObject *Rule_C, *node_class_fn, *classes_d, *s_argnames, *s_unwrap, *s_binder, *s_saves, *s_node;
+static PyObject *Rule_C, *node_class_fn, *classes_d;
 
 static PyObject *
 setup_call_rule(PyObject *mod, PyObject *args)
@@ -1647,10 +2073,20 @@ setup_call_rule(PyObject *mod, PyObject *args)
     Py_XSETREF(Rule_C, Py_NewRef(rc)); /* last: it turns the inlined steps on */
     Py_RETURN_NONE;
 }
-static PyObject *r_bind, *r_diff;
+static PyObject *r_bind;
 
 static PyObject *run_impl_obj, *run_off_py; /* _dispatch._run_impl and _record._run_off (setup_link) */
 static PyObject *STATE_o, *a_enabled; /* (tentative: set by setup_apply, below) */
+static int attr_true(PyObject *o, PyObject *name); /* (below) */
+
+/* STATE.enabled's truth: 1, 0, or -1 with an error (GradState's flag read directly). */
+static inline int
+state_enabled(void)
+{
+    if (Py_IS_TYPE(STATE_o, &GradState_T))
+        return !grad_off;
+    return attr_true(STATE_o, a_enabled);
+}
 
 /* _record._run_off(name, impl, args, kwargs, call_next) with its frames inlined where it
    is the function setup_call was given and call_next is _run_impl: recording off (the
@@ -1662,6 +2098,13 @@ run_off_fast(PyObject *const *argv)
     if (run_impl_obj == NULL || run_off2_fn != run_off_py || argv[4] != run_impl_obj || STATE_o == NULL
         || !PyTuple_CheckExact(argv[2]) || !PyDict_CheckExact(argv[3]))
         return PyObject_Vectorcall(run_off2_fn, argv, 5, NULL);
+    if (Py_IS_TYPE(STATE_o, &GradState_T)) { /* (the flag: no Python code to run) */
+        int prev_off = grad_off;
+        grad_off = 1;
+        PyObject *res = PyObject_Call(argv[1], argv[2], PyDict_GET_SIZE(argv[3]) ? argv[3] : NULL);
+        grad_off = prev_off;
+        return res;
+    }
     PyObject *prev = PyObject_GetAttr(STATE_o, a_enabled);
     if (prev == NULL)
         return NULL;
@@ -1704,13 +2147,13 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         PyObject *bind = NULL;
         if (plain) {
             /* Rule.bind without its frame: no argnames, no unwrapping: self._binder(*args, **kwargs) */
-            int direct = attr_is(r, s_argnames, Py_None);
+            int direct = rule_is(r, s_argnames, Py_None);
             if (direct > 0)
-                direct = attr_is(r, s_unwrap, Py_False);
+                direct = rule_is(r, s_unwrap, Py_False);
             if (direct < 0)
                 goto done;
             if (direct) {
-                bind = PyObject_GetAttr(r, s_binder);
+                bind = rule_attr(r, s_binder);
                 if (bind == NULL)
                     goto done;
                 params = PyObject_Call(bind, a, PyDict_GET_SIZE(kw) ? kw : NULL);
@@ -1736,7 +2179,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         fallback = 1;
         goto done;
     }
-    diff = PyObject_GetAttr(r, r_diff);
+    diff = rule_attr(r, r_diff);
     if (diff == NULL)
         goto done;
     if (!PyTuple_CheckExact(diff)) {
@@ -1787,7 +2230,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     }
     {
         if (plain) { /* _saves' cache hit: r.saves[frozenset(needs)] */
-            PyObject *key = PyFrozenSet_New(needs), *cache = key ? PyObject_GetAttr(r, s_saves) : NULL;
+            PyObject *key = PyFrozenSet_New(needs), *cache = key ? rule_attr(r, s_saves) : NULL;
             if (cache != NULL && PyDict_CheckExact(cache))
                 sv = Py_XNewRef(PyDict_GetItemWithError(cache, key));
             Py_XDECREF(key);
@@ -1841,11 +2284,11 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto done;
         }
     {
-        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        PyObject *cls = rule_attr(r, r_cls);
         if (cls == Py_None && plain && classes_d != NULL) {
             /* (a node name that depends on the arguments) r.node(params), its class from
                _CLASSES (node_class's hit), else node_class(name) */
-            PyObject *nfn = PyObject_GetAttr(r, s_node);
+            PyObject *nfn = rule_attr(r, s_node);
             PyObject *nm = nfn && !PyUnicode_Check(nfn) ? PyObject_CallOneArg(nfn, params) : NULL;
             Py_XDECREF(nfn);
             if (nm != NULL && PyUnicode_CheckExact(nm)) {
@@ -1900,10 +2343,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
                     goto done;
                 }
             }
-            PyObject *zero = PyLong_FromLong(0);
-            int err = zero == NULL || PyObject_SetAttr(e, r_rg, Py_True) < 0
-                      || PyObject_SetAttr(e, r_grad_fn, node) < 0 || PyObject_SetAttr(e, r_output_nr, zero) < 0;
-            Py_XDECREF(zero);
+            int err = ext_attach(e, node) < 0;
             if (!err) {
                 PyObject *st = PyObject_GetAttr(result, r_st);
                 if (st == NULL)
@@ -1922,7 +2362,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             if (err)
                 goto done;
         }
-        if (PyObject_SetAttr(node, r_out_metas, tmp) < 0)
+        if (node_set(node, F_OUT_METAS, tmp) < 0)
             goto done;
         Py_CLEAR(tmp);
     }
@@ -1941,7 +2381,7 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(s);
         }
     }
-    if (PyObject_SetAttr(node, r_vals, vals) < 0)
+    if (node_set(node, F_VALS, vals) < 0)
         goto done;
     ret = Py_NewRef(result);
 done:
@@ -1982,19 +2422,14 @@ done:
 static PyObject *py_apply;     /* RuleNode.apply, the definition */
 static PyObject *ZERO_o, *STATE_o, *FREED_o, *unpack_fn, *fit_grad_fn, *zeros_if_none_fn,
     *object_new_fn;
-static PyObject *a_positional, *a_joint, *a_getters, *a_uses, *a_formulas, *a_enabled, *a_ver, *a_x,
+static PyObject *a_enabled, *a_ver, *a_x,
     *a_nr, *a_family, *a_version, *a_np, *a_off, *a_str, *a_unpack, *a_g, *a_ctx, *a_name;
 
 /* attribute ``name`` of o is exactly the object want (1), not (0), or -1 with an error */
 static int
 attr_is(PyObject *o, PyObject *name, PyObject *want)
 {
-    PyObject *v = PyObject_GetAttr(o, name);
-    if (v == NULL)
-        return -1;
-    int r = v == want;
-    Py_DECREF(v);
-    return r;
+    return is_then_drop(PyObject_GetAttr(o, name), want);
 }
 
 /* A saved value as the environment gets it (new reference); ``sv`` is a SavedVar. */
@@ -2083,25 +2518,79 @@ done:
     return r;
 }
 
+/* RuleNode.apply's ``env``: {"g": grads[0], "ctx": node, then each saved value by name},
+   kept as pairs (new references) in insertion order instead of a dict; a name's value is
+   the last pair with that name, as the dict's item would be. The dict itself is made only
+   for a getter that is called with it (env_dict). */
+typedef struct {
+    Py_ssize_t n;
+    PyObject **k, **v; /* n names and values */
+    PyObject *dict;    /* (made on demand) */
+} Env;
+
+static void
+env_clear(Env *env)
+{
+    for (Py_ssize_t i = 0; i < env->n; i++) {
+        Py_DECREF(env->k[i]);
+        Py_DECREF(env->v[i]);
+    }
+    env->n = 0;
+    Py_CLEAR(env->dict);
+}
+
+/* env[name] (borrowed), or NULL (not there, or an error). */
+static PyObject *
+env_find(const Env *env, PyObject *name)
+{
+    if (env->dict != NULL)
+        return PyDict_GetItemWithError(env->dict, name);
+    for (Py_ssize_t i = env->n - 1; i >= 0; i--)
+        if (env->k[i] == name)
+            return env->v[i];
+    for (Py_ssize_t i = env->n - 1; i >= 0; i--) /* (equal names, not the same object) */
+        if (PyUnicode_CheckExact(env->k[i]) && PyUnicode_Compare(env->k[i], name) == 0)
+            return env->v[i];
+    return NULL;
+}
+
+/* The env as the dict RuleNode.apply builds (borrowed; NULL with an error). From then on
+   the dict holds the values alone (the definition's references: one each). */
+static PyObject *
+env_dict(Env *env)
+{
+    if (env->dict == NULL) {
+        PyObject *d = PyDict_New();
+        for (Py_ssize_t i = 0; d != NULL && i < env->n; i++)
+            if (PyDict_SetItem(d, env->k[i], env->v[i]) < 0)
+                Py_CLEAR(d);
+        if (d == NULL)
+            return NULL;
+        env_clear(env);
+        env->dict = d;
+    }
+    return env->dict;
+}
+
 /* getters[p](env) as a tuple (new reference), or NULL with an error. ``getters[p]`` is
    Rule.__init__'s ``_getter(uses[p])``: for a tuple of names in ``uses[p]`` (``uses`` the
    rule's own dict) the tuple of env[n] is built here, as the getter builds it (a KeyError
    naming the first missing name), without the one-name getter's lambda frame; anything
-   else calls the getter. */
+   else calls the getter with the env's dict. */
 static PyObject *
-picked(PyObject *getters, PyObject *uses, PyObject *p, PyObject *env)
+picked(PyObject *getters, PyObject *uses, PyObject *p, Env *env)
 {
     PyObject *names = uses != NULL && PyDict_CheckExact(uses) ? PyDict_GetItemWithError(uses, p) : NULL;
     if (names == NULL && PyErr_Occurred())
         return NULL;
-    if (names != NULL && PyTuple_CheckExact(names) && PyDict_CheckExact(env)) {
+    if (names != NULL && PyTuple_CheckExact(names)) {
         Py_ssize_t n = PyTuple_GET_SIZE(names), i;
         for (i = 0; i < n && PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i)); i++)
             ;
         if (i == n) {
             PyObject *t = PyTuple_New(n);
             for (i = 0; t != NULL && i < n; i++) {
-                PyObject *k = PyTuple_GET_ITEM(names, i), *v = PyDict_GetItemWithError(env, k);
+                PyObject *k = PyTuple_GET_ITEM(names, i), *v = env_find(env, k);
                 if (v == NULL) {
                     if (!PyErr_Occurred())
                         PyErr_SetObject(PyExc_KeyError, k);
@@ -2119,8 +2608,11 @@ picked(PyObject *getters, PyObject *uses, PyObject *p, PyObject *env)
             PyErr_SetObject(PyExc_KeyError, p);
         return NULL;
     }
+    PyObject *d = env_dict(env);
+    if (d == NULL)
+        return NULL;
     Py_INCREF(get);
-    PyObject *t = PyObject_CallOneArg(get, env);
+    PyObject *t = PyObject_CallOneArg(get, d);
     Py_DECREF(get);
     if (t != NULL && !PyTuple_Check(t)) {
         PyObject *u = PySequence_Tuple(t);
@@ -2148,11 +2640,16 @@ sum_to_host(PyObject *g, PyObject *meta)
         return NULL;
     PyObject *shape = PyTuple_GET_ITEM(meta, 0), *dt = PyTuple_GET_ITEM(meta, 1), *dev = PyTuple_GET_ITEM(meta, 2);
     PyObject *gs = NULL, *n = NULL, *key = NULL, *hit = NULL, *red = NULL, *r = NULL, *a = NULL, *dnp = NULL;
-    PyObject *en = PyObject_GetAttr(STATE_o, a_enabled);
-    if (en == NULL)
-        return NULL;
-    int rec = en != Py_False; /* (sum_to records when enabled and g requires grad: Python's) */
-    Py_DECREF(en);
+    int rec; /* (sum_to records when enabled and g requires grad: Python's) */
+    if (Py_IS_TYPE(STATE_o, &GradState_T))
+        rec = !grad_off;
+    else {
+        PyObject *en = PyObject_GetAttr(STATE_o, a_enabled);
+        if (en == NULL)
+            return NULL;
+        rec = en != Py_False;
+        Py_DECREF(en);
+    }
     if (rec || !PyTuple_CheckExact(shape))
         return NULL;
     int mine = attr_is(g, r_dtype, dt); /* (g of meta's dtype and device: no cast, no move) */
@@ -2199,12 +2696,22 @@ sum_to_host(PyObject *g, PyObject *meta)
     PyObject *rs = PyObject_GetAttr(red, s_nshape);
     if (rs == NULL)
         goto done;
-    a = PyObject_CallOneArg(object_new_fn, Array_C); /* Array._new(red, None, 0, red.shape, None, dt, dev) */
     PyObject *names[8] = {a_np, r_st, a_off, r_shape, a_str, r_dtype, r_device, r_ext};
     PyObject *vals[8] = {red, Py_None, zero_o, rs, Py_None, dt, dev, Py_None};
-    for (int i = 0; a != NULL && i < 8; i++)
-        if (PyObject_SetAttr(a, names[i], vals[i]) < 0)
-            Py_CLEAR(a);
+    if (slots_ready && Array_C == (PyObject *)Array_T) {
+        /* (the class's own allocation, its eight slots set as object.__new__ and the
+           setattrs would: bare_alias's way) */
+        a = Array_T->tp_alloc(Array_T, 0);
+        Py_ssize_t offs[8] = {O_np, O_st, O_off, O_shape, O_str, O_dtype, O_device, O_ext};
+        for (int i = 0; a != NULL && i < 8; i++)
+            SLOT(a, offs[i]) = Py_NewRef(vals[i]);
+    }
+    else {
+        a = PyObject_CallOneArg(object_new_fn, Array_C); /* Array._new(red, None, 0, red.shape, None, dt, dev) */
+        for (int i = 0; a != NULL && i < 8; i++)
+            if (PyObject_SetAttr(a, names[i], vals[i]) < 0)
+                Py_CLEAR(a);
+    }
     Py_DECREF(rs);
     r = a;
 done:
@@ -2240,9 +2747,9 @@ setup_sum_to(PyObject *mod, PyObject *args)
 static int
 pairs_only(PyObject *node)
 {
-    PyObject *names[2] = {r_slots, r_next};
+    int fields[2] = {F_SLOTS, F_NEXT};
     for (int k = 0; k < 2; k++) {
-        PyObject *seq = PyObject_GetAttr(node, names[k]);
+        PyObject *seq = node_get(node, fields[k]);
         if (seq == NULL)
             return -1;
         int ok = PyTuple_CheckExact(seq) || PyList_CheckExact(seq);
@@ -2273,9 +2780,10 @@ setup_same(PyObject *mod, PyObject *fn)
 static PyObject *
 rule_apply_impl(PyObject *node, PyObject *grads)
 {
-    PyObject *vals = NULL, *rule = NULL, *env = NULL, *results = NULL, *out = NULL, *ret = NULL;
+    PyObject *vals = NULL, *rule = NULL, *results = NULL, *out = NULL, *ret = NULL;
     PyObject *slots = NULL, *metas = NULL, *nf = NULL, *tmp = NULL;
-    vals = PyObject_GetAttr(node, r_vals);
+    Env env_s = {0, NULL, NULL, NULL}, *env = &env_s;
+    vals = node_get(node, F_VALS);
     if (vals == NULL)
         return NULL;
     if (vals == Py_None) {
@@ -2283,15 +2791,15 @@ rule_apply_impl(PyObject *node, PyObject *grads)
         goto done;
     }
     int one = 0;
-    tmp = PyObject_GetAttr(node, r_nout);
+    tmp = node_get(node, F_NOUT);
     if (tmp == NULL)
         goto done;
     one = PyLong_CheckExact(tmp) && PyLong_AsLong(tmp) == 1;
     Py_CLEAR(tmp);
-    rule = PyObject_GetAttr(node, r_rule);
+    rule = node_get(node, F_RULE);
     if (rule == NULL)
         goto done;
-    int pos = attr_is(rule, a_positional, Py_True);
+    int pos = rule_is(rule, a_positional, Py_True);
     if (pos < 0)
         goto done;
     int pairs = one && pos ? pairs_only(node) : 0;
@@ -2301,22 +2809,35 @@ rule_apply_impl(PyObject *node, PyObject *grads)
         ret = PyObject_CallFunctionObjArgs(py_apply, node, grads, NULL); /* the definition */
         goto done;
     }
-    env = PyDict_New();
-    if (env == NULL || PyDict_SetItem(env, a_g, PyList_GET_ITEM(grads, 0)) < 0
-        || PyDict_SetItem(env, a_ctx, node) < 0)
-        goto done;
+    PyObject *items = NULL;
+    int cg = 0;
     if (PyDict_GET_SIZE(vals)) {
-        tmp = PyObject_GetAttr(STATE_o, a_enabled);
-        int cg = tmp == NULL ? -1 : PyObject_IsTrue(tmp);
-        Py_CLEAR(tmp);
+        cg = state_enabled();
         if (cg < 0)
             goto done;
-        Py_ssize_t i = 0;
-        PyObject *k, *v;
         /* (a copy of the items: Python code runs while they are read) */
-        PyObject *items = PyDict_Items(vals);
+        items = PyDict_Items(vals);
         if (items == NULL)
             goto done;
+    }
+    {
+        Py_ssize_t cap = 2 + (items != NULL ? PyList_GET_SIZE(items) : 0);
+        env->k = PyMem_New(PyObject *, cap);
+        env->v = PyMem_New(PyObject *, cap);
+        if (env->k == NULL || env->v == NULL) {
+            Py_XDECREF(items);
+            PyErr_NoMemory();
+            goto done;
+        }
+        env->k[0] = Py_NewRef(a_g);
+        env->v[0] = Py_NewRef(PyList_GET_ITEM(grads, 0));
+        env->k[1] = Py_NewRef(a_ctx);
+        env->v[1] = Py_NewRef(node);
+        env->n = 2;
+    }
+    if (items != NULL) {
+        Py_ssize_t i = 0;
+        PyObject *k, *v;
         for (i = 0; i < PyList_GET_SIZE(items); i++) {
             PyObject *kv = PyList_GET_ITEM(items, i);
             k = PyTuple_GET_ITEM(kv, 0), v = PyTuple_GET_ITEM(kv, 1);
@@ -2327,20 +2848,20 @@ rule_apply_impl(PyObject *node, PyObject *grads)
                 e = PyObject_CallFunctionObjArgs(unpack_fn, v, node, cg ? Py_True : Py_False, NULL);
             else
                 e = Py_NewRef(v);
-            int err = e == NULL || PyDict_SetItem(env, k, e) < 0;
-            Py_XDECREF(e);
-            if (err) {
+            if (e == NULL) {
                 Py_DECREF(items);
                 goto done;
             }
+            env->k[env->n] = Py_NewRef(k); /* env[k] = e */
+            env->v[env->n++] = e;
         }
         Py_DECREF(items);
     }
-    PyObject *joint = PyObject_GetAttr(rule, a_joint);
+    PyObject *joint = rule_attr(rule, a_joint);
     if (joint == NULL)
         goto done;
-    PyObject *getters = PyObject_GetAttr(rule, a_getters);
-    PyObject *uses = getters != NULL ? PyObject_GetAttr(rule, a_uses) : NULL;
+    PyObject *getters = rule_attr(rule, a_getters);
+    PyObject *uses = getters != NULL ? rule_attr(rule, a_uses) : NULL;
     if (uses == NULL) {
         Py_XDECREF(getters);
         Py_DECREF(joint);
@@ -2350,7 +2871,7 @@ rule_apply_impl(PyObject *node, PyObject *grads)
     if (results == NULL)
         goto formulas_done;
     if (joint != Py_None) {
-        PyObject *diff = PyObject_GetAttr(rule, r_diff), *res = NULL, *args = NULL, *seq = NULL;
+        PyObject *diff = rule_attr(rule, r_diff), *res = NULL, *args = NULL, *seq = NULL;
         if (diff == NULL || !PyTuple_CheckExact(diff) || PyTuple_GET_SIZE(diff) < 1) {
             if (diff != NULL)
                 PyErr_SetString(PyExc_TypeError, "rule_apply(): the rule's diff is not a tuple");
@@ -2390,8 +2911,8 @@ rule_apply_impl(PyObject *node, PyObject *grads)
             Py_CLEAR(results);
     }
     else {
-        PyObject *formulas = PyObject_GetAttr(rule, a_formulas);
-        PyObject *needs = formulas ? PyObject_GetAttr(node, r_needs) : NULL;
+        PyObject *formulas = rule_attr(rule, a_formulas);
+        PyObject *needs = formulas ? node_get(node, F_NEEDS) : NULL;
         PyObject *it = needs ? PyObject_GetIter(needs) : NULL, *p;
         if (it == NULL)
             Py_CLEAR(results);
@@ -2426,12 +2947,12 @@ formulas_done:
     Py_DECREF(joint);
     Py_DECREF(getters);
     Py_DECREF(uses);
-    Py_CLEAR(env);
+    env_clear(env);
     if (results == NULL)
         goto done;
-    slots = PyObject_GetAttr(node, r_slots);
-    metas = slots ? PyObject_GetAttr(node, r_metas) : NULL;
-    nf = metas ? PyObject_GetAttr(node, r_next) : NULL;
+    slots = node_get(node, F_SLOTS);
+    metas = slots ? node_get(node, F_METAS) : NULL;
+    nf = metas ? node_get(node, F_NEXT) : NULL;
     if (nf == NULL)
         goto done;
     PyObject *s = PySequence_Fast(slots, "slots"), *m = s ? PySequence_Fast(metas, "metas") : NULL;
@@ -2469,7 +2990,19 @@ formulas_done:
             else if (idx != Py_None)
                 Py_SETREF(r, PyObject_GetItem(r, idx));
             int fit = 1;
-            if (r != NULL && (PyObject *)Py_TYPE(r) == Array_C && PyTuple_CheckExact(meta)
+            if (r != NULL && slots_ready && contract_array(r) && PyTuple_CheckExact(meta)
+                && PyTuple_GET_SIZE(meta) == 3 && PyTuple_CheckExact(PyTuple_GET_ITEM(meta, 0))) {
+                /* (the slots, in the definition's order: the shape compared, then dtype and
+                   device by identity) */
+                int same = PyObject_RichCompareBool(SLOT(r, O_shape), PyTuple_GET_ITEM(meta, 0), Py_EQ);
+                if (same > 0)
+                    same = SLOT(r, O_dtype) == PyTuple_GET_ITEM(meta, 1)
+                           && SLOT(r, O_device) == PyTuple_GET_ITEM(meta, 2);
+                if (same < 0)
+                    Py_CLEAR(r);
+                fit = same == 0;
+            }
+            else if (r != NULL && (PyObject *)Py_TYPE(r) == Array_C && PyTuple_CheckExact(meta)
                 && PyTuple_GET_SIZE(meta) == 3) {
                 PyObject *sh = PyObject_GetAttr(r, r_shape);
                 int same = sh ? PyObject_RichCompareBool(sh, PyTuple_GET_ITEM(meta, 0), Py_EQ) : -1;
@@ -2514,7 +3047,9 @@ formulas_done:
 done:
     Py_XDECREF(vals);
     Py_XDECREF(rule);
-    Py_XDECREF(env);
+    env_clear(env);
+    PyMem_Free(env->k);
+    PyMem_Free(env->v);
     Py_XDECREF(results);
     Py_XDECREF(slots);
     Py_XDECREF(metas);
@@ -2568,12 +3103,20 @@ acc_stealable(PyObject *g)
 {
     if (!Py_IS_TYPE(g, (PyTypeObject *)Array_C) || Py_REFCNT(g) != 1)
         return 0;
-    int r = attr_none(g, r_ext);
-    if (r <= 0)
-        return r;
-    if ((r = attr_none(g, r_st)) <= 0)
-        return r;
-    PyObject *a = PyObject_GetAttr(g, a_np);
+    int r;
+    PyObject *a;
+    if (slots_ready && contract_array(g)) { /* (the slots) */
+        if (SLOT(g, O_ext) != Py_None || SLOT(g, O_st) != Py_None)
+            return 0;
+        a = Py_NewRef(SLOT(g, O_np));
+    }
+    else {
+        if ((r = attr_none(g, r_ext)) <= 0)
+            return r;
+        if ((r = attr_none(g, r_st)) <= 0)
+            return r;
+        a = PyObject_GetAttr(g, a_np);
+    }
     if (a == NULL)
         return -1;
     /* 2: g._np and ``a`` */
@@ -2620,13 +3163,14 @@ acc_apply_fast(PyObject *node, PyObject *grads)
 {
     if (!Py_IS_TYPE(grads, (PyTypeObject *)Handoff_T) || PyList_GET_SIZE(grads) != 1)
         return Py_NotImplemented;
-    int en = attr_true(STATE_o, a_enabled);
+    int en = state_enabled();
     if (en != 0)
         return en < 0 ? NULL : Py_NotImplemented;
-    PyObject *x = PyObject_GetAttr(node, s_variable);
+    PyObject *x = node_get(node, F_VARIABLE);
     if (x == NULL)
         return NULL;
-    PyObject *e = Py_IS_TYPE(x, (PyTypeObject *)Array_C) ? PyObject_GetAttr(x, r_ext) : Py_NewRef(Py_None);
+    PyObject *e = !Py_IS_TYPE(x, (PyTypeObject *)Array_C) ? Py_NewRef(Py_None)
+                  : slots_ready && contract_array(x) ? Py_NewRef(SLOT(x, O_ext)) : PyObject_GetAttr(x, r_ext);
     Py_DECREF(x); /* (the node holds the leaf) */
     if (e == NULL)
         return NULL;
@@ -2769,7 +3313,7 @@ linear_host(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(t);
     if (!ok)
         Py_RETURN_NOTIMPLEMENTED;
-    if ((ok = attr_true(STATE_o, a_enabled)) != 1)
+    if ((ok = state_enabled()) != 1)
         return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     PyObject *isz_o = PyObject_GetAttr(dt, s_itemsize);
     if (isz_o == NULL)
@@ -2925,7 +3469,7 @@ sgd_take(PyObject *p, PyObject **ep, PyObject **gp, PyObject **pnp, PyObject **g
     Py_DECREF(t);
     if (!r)
         return 0;
-    if ((r = attr_true(STATE_o, a_enabled)) != 0)
+    if ((r = state_enabled()) != 0)
         return r < 0 ? -1 : 0;
     *ep = e;
     *gp = g;
@@ -3172,11 +3716,25 @@ node_apply(PyObject *node, PyObject *grads)
 {
     if (py_apply == NULL && acc_apply == NULL)
         return PyObject_CallMethodOneArg(node, s_apply, grads);
+    int tried = 0;
+    ntype_entry *te = node_type(node);
+    PyObject *ap = te != NULL ? te->apply : NULL; /* (read before any Python code runs) */
+    if (ap != NULL && (ap == py_apply || ap == acc_apply)) {
+        int own = node_dict_has(node, s_apply); /* (an instance's own apply shadows the class's) */
+        if (own < 0)
+            return NULL;
+        if (!own) {
+            PyObject *r = ap == py_apply ? rule_apply_impl(node, grads) : acc_apply_fast(node, grads);
+            if (r != Py_NotImplemented)
+                return r;
+            tried = 1; /* (declined: the definition runs) */
+        }
+    }
     PyObject *m = PyObject_GetAttr(node, s_apply);
     if (m == NULL)
         return NULL;
     PyObject *r = Py_NotImplemented;
-    if (PyMethod_Check(m) && PyMethod_GET_SELF(m) == node) {
+    if (!tried && PyMethod_Check(m) && PyMethod_GET_SELF(m) == node) {
         PyObject *fn = PyMethod_GET_FUNCTION(m);
         if (fn == py_apply && py_apply != NULL)
             r = rule_apply_impl(node, grads);
@@ -3300,6 +3858,10 @@ setup_record(PyObject *mod, PyObject *args)
         Py_XSETREF(DType_T, (PyTypeObject *)Py_NewRef(cl[0]));
         Py_XSETREF(Storage_T, (PyTypeObject *)Py_NewRef(cl[1]));
         Py_XSETREF(Device_T, (PyTypeObject *)Py_NewRef(cl[2]));
+        if (contract_offset((PyTypeObject *)cl[0], "kind", &D_kind_off) < 0) {
+            PyErr_Clear();
+            D_kind_off = 0; /* (float_kind reads the attribute) */
+        }
         slots_ready = 1;
     }
     else
@@ -3356,6 +3918,13 @@ link_rg(PyObject *x)
 {
     if ((PyObject *)Py_TYPE(x) != Array_C)
         return 0;
+    if (slots_ready && contract_array(x)) { /* (the slots: an Ext's requires_grad a bool) */
+        PyObject *ex = SLOT(x, O_ext);
+        if (ex == Py_None)
+            return 0;
+        if (ext_ok(ex) && (SLOT(ex, E_rg) == Py_True || SLOT(ex, E_rg) == Py_False))
+            return SLOT(ex, E_rg) == Py_True;
+    }
     PyObject *e = PyObject_GetAttr(x, r_ext);
     if (e == NULL)
         return -1;
@@ -3399,7 +3968,7 @@ link_any_rg(PyObject *a, PyObject *kw)
     return 0;
 }
 
-static PyObject *s_INPLACE_name, *s_rc_name, *s_out_key, *s_multi;
+static PyObject *s_INPLACE_name, *s_rc_name, *s_out_key;
 static PyObject *record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 /* The Python link's branch for a call that is neither an elementwise row nor in place
@@ -3430,7 +3999,9 @@ link_call(PyObject *mod, PyObject *const *args)
     if (r == NULL)
         return PyErr_Occurred() ? NULL : PyObject_Vectorcall(link_py, args, 4, NULL);
     Py_INCREF(r);
-    int multi = attr_true(r, s_multi);
+    PyObject *mv = rule_attr(r, s_multi);
+    int multi = mv == NULL ? -1 : PyObject_IsTrue(mv);
+    Py_XDECREF(mv);
     PyObject *rec = multi == 0 ? PyDict_GetItemWithError(link_globals, s_rc_name) : NULL; /* borrowed */
     PyObject *res;
     if (multi < 0 || (rec == NULL && PyErr_Occurred()))
@@ -3460,7 +4031,7 @@ link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     PyObject *name = args[0], *impl = args[1], *a = args[2], *kw = args[3];
     if (!PyTuple_CheckExact(a) || !PyDict_CheckExact(kw) || !PyUnicode_CheckExact(name))
         goto python;
-    int en = attr_true(STATE_o, a_enabled);
+    int en = state_enabled();
     if (en < 0)
         return NULL;
     if (!en)
@@ -3498,7 +4069,7 @@ link_ew(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             goto python;
         }
         Py_INCREF(r);
-        PyObject *cls = PyObject_GetAttr(r, r_cls);
+        PyObject *cls = rule_attr(r, r_cls);
         if (cls == NULL) {
             Py_DECREF(r);
             return NULL;
@@ -3624,6 +4195,9 @@ static PyMethodDef methods[] = {
      "setup_apply(apply, ZERO, STATE, FREED, unpack, fit_grad, zeros_if_none, object_new): "
      "RuleNode.apply and what it calls, once (after setup_record)."},
     {"setup_call_rule", setup_call_rule, METH_VARARGS, "setup_call_rule(Rule, node_class, _CLASSES)"},
+    {"setup_rule_slots", setup_rule_slots, METH_O,
+     "setup_rule_slots(Rule): the class whose __slots__ the recorders and the compiled apply read a "
+     "rule's attributes from (while the class is as it was then), once."},
     {"setup_release", setup_release, METH_VARARGS, "setup_release(RuleNode.release, Node.release)"},
     {"setup_sum_to", setup_sum_to, METH_VARARGS, "setup_sum_to(_SUM_AXES, numpy.add.reduce, numpy.asarray)"},
     {"setup_accumulate", setup_accumulate, METH_VARARGS,
@@ -3672,10 +4246,18 @@ PyInit__cgrad(void)
     INTERN(s_momentum_buffer, "momentum_buffer")
     INTERN(s_T, "T") INTERN(s_dot, "dot") INTERN(s_x, "x") INTERN(s_weight, "weight") INTERN(s_bias, "bias")
     INTERN(s_f, "f") INTERN(s_shape_np, "shape") INTERN(s_itemsize, "itemsize")
+    INTERN(s_argnames, "argnames") INTERN(s_unwrap, "unwrap") INTERN(s_binder, "_binder") INTERN(s_saves, "saves")
+    INTERN(s_node, "node") INTERN(s_multi, "multi")
     if ((s_out_kw = Py_BuildValue("(s)", "out")) == NULL)
         return NULL;
 #undef INTERN
     if ((one_o = PyLong_FromLong(1)) == NULL)
         return NULL;
-    return PyModule_Create(&moddef);
+    PyObject *mod = PyModule_Create(&moddef);
+    if (mod == NULL || nodebase_ready(mod) < 0 || PyType_Ready(&GradState_T) < 0
+        || PyModule_AddObjectRef(mod, "GradState", (PyObject *)&GradState_T) < 0) {
+        Py_XDECREF(mod);
+        return NULL;
+    }
+    return mod;
 }

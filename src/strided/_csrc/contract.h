@@ -333,8 +333,10 @@ contract_pool_limit(PyObject *big_list)
 
 /* --- the backward engine (_cgrad.c) ------------------------------------------------------ */
 
-/* A graph node's attributes, read by name through the ordinary attribute lookup (nodes
-   are Python classes without slots: a subclass's or an instance's own value counts) and
+/* A graph node's attributes (the fields of _cgrad.NodeBase, Node's compiled base: read at
+   their offsets for a node whose class resolves every field name to NodeBase's own
+   descriptor, checked once per class and version tag; any other node by name through the
+   ordinary attribute lookup, so a subclass's or an instance's own value counts), each
    checked where read: the counts as plain ints (anything else: the Python loop runs
    that node), next_functions as a tuple of 2-tuples (anything else: the Python walk,
    or the Python ``_distribute`` for the rest of that node's edges), the hook

@@ -147,8 +147,14 @@ class _Handle:
             pass
 
 
-class Node:
-    """A node of the backward graph; ``type(node).__name__`` is PyTorch's name (``MulBackward0``)."""
+class _NodeFields:
+    """The fields every node has, with their defaults: Node's base without the compiled module.
+
+    Where ``_csrc/_cgrad.c`` is built, Node derives from its ``NodeBase`` instead, which
+    holds these fields and the others the engine and the recorders read on every node
+    (``_seq``, ``_rule``, ``_slots``, ``_metas``, ``_needs``, ``_out_metas``, ``_vals``,
+    ``variable``) at fixed offsets, with these same defaults (the others: none until set).
+    """
 
     _nout = 1
     # Hooks are rare: class-level None until a node gets its own (one store per node saved).
@@ -158,11 +164,26 @@ class Node:
     _retains = None  # {output_nr: fn}: retain_grad() of non-leaf outputs (run after hooks)
     next_functions = ()
 
+
+# Note: the compiled base (NodeBase) is _NodeFields with the fields in C: a node's field
+# read by the engine's C loop is a load at an offset instead of an attribute lookup
+# (~200 instructions, 25-40 a node per backward); STRIDED_NO_CEXT=1 runs _NodeFields.
+_NodeBase = getattr(_cext.load("_cgrad"), "NodeBase", None) or _NodeFields
+
+
+class Node(_NodeBase):
+    """A node of the backward graph; ``type(node).__name__`` is PyTorch's name (``MulBackward0``)."""
+
     def __init__(self):
         self._seq = next(_SEQ)
 
     def name(self) -> str:
         return type(self).__name__
+
+    def __reduce_ex__(self, protocol):
+        # Note: a node is neither copied nor pickled, as PyTorch's are not (the same error);
+        # the compiled NodeBase's fields could not be rebuilt by pickle either.
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"

@@ -71,6 +71,11 @@ class Rule:
     Only the values a needed formula names are saved for backward.
     """
 
+    # (slots: the compiled recorders and apply read a rule's attributes by offset,
+    # _cgrad.setup_rule_slots)
+    __slots__ = ("name", "node", "multi", "diff", "formulas", "joint", "argnames", "sig", "_binder", "unwrap",
+                 "saves", "plans", "cls", "joint_uses", "uses", "positional", "getters")
+
     def __init__(self, name, sig, node, diff, formulas, joint, multi):
         self.name = name
         self.node = node
@@ -755,6 +760,9 @@ if _cgrad is not None and hasattr(_cgrad, "record_call"):
         # Note: with Rule's own steps inlined where they are cache hits (Rule.bind's binder
         # call, _saves' r.saves, node_class's _CLASSES, save() of a non-array value).
         _cgrad.setup_call_rule(Rule, node_class, _CLASSES)
+    if hasattr(_cgrad, "setup_rule_slots"):
+        # Note: and a rule's attributes read from its slots (while Rule is as it is now).
+        _cgrad.setup_rule_slots(Rule)
 if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "record_ew"):
     # Note: the engine's compiled loop (drain) runs RuleNode.apply compiled
     # (_csrc/_cgrad.c, rule_apply: the definition above step for step, the same Python
