@@ -16,7 +16,8 @@ bool for the boolean rows and complex64 for the unary rows the standard gives co
 forms:
 
 - unary: ``f(a)``; ``out``: ``f(a, out=o)``; ``inplace``: ``a.f_()`` against NumPy's
-  ``np.f(a, out=a)`` (the values drift call after call, the same way in every library);
+  ``np.f(a, out=a)`` (the values drift call after call, the same way in every library:
+  every library makes the same number of calls);
 - binary: ``array`` (two arrays of one shape), ``scalar`` (a Python scalar second
   operand), ``zerod`` (a 0-d array), ``row`` (an (n/k, k) array and a (k,) row),
   ``out`` (two arrays, ``out=o``) and ``inplace`` (the operator, ``a += b``, for the rows
@@ -60,7 +61,8 @@ DTYPES = ("float32", "float64", "int32", "int64", "complex64", "bool")
 UNARY_FORMS = ("plain", "out", "inplace")
 BINARY_FORMS = ("array", "scalar", "zerod", "row", "out", "inplace")
 # the rows NumPy has no ufunc for: NumPy's nearest call, or None (PyTorch only)
-NUMPY_STMT = {"relu": "np.maximum(a, 0.0)"}
+# (real and imag copy, as strided's do: np.real/np.imag return views, or the array itself)
+NUMPY_STMT = {"relu": "np.maximum(a, 0.0)", "real": "np.real(a).copy()", "imag": "np.imag(a).copy()"}
 # PyTorch's spelling where neither the row's name nor its aliases are torch functions
 TORCH_NAME = {"bitwise_invert": "bitwise_not", "conj": "conj_physical", "silu": "nn.functional.silu"}
 _OPS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_divide": "//",
@@ -157,16 +159,17 @@ def _case(row, dtype, n, form, a, b, s, npf, tf, st, torch):
     elif form == "zerod":
         b = np.asarray(b[0]).copy()
     if row.nargs == 1:
+        whole = name in NUMPY_STMT  # (NumPy's statement as a whole: no out= form)
         if form == "plain":
-            stmts = {"strided": f"xp.{name}(a)", "numpy": npf and f"{npf}(a)" if name != "relu" else npf,
+            stmts = {"strided": f"xp.{name}(a)", "numpy": npf if whole else npf and f"{npf}(a)",
                      "torch": tf and f"{tf}(a)"}
         elif form == "out":
-            stmts = {"strided": f"xp.{name}(a, out=o)", "numpy": npf and name != "relu" and f"{npf}(a, out=o)",
+            stmts = {"strided": f"xp.{name}(a, out=o)", "numpy": npf and not whole and f"{npf}(a, out=o)",
                      "torch": tf and f"{tf}(a, out=o)"}
         else:  # inplace
             if not hasattr(st.Array, name + "_"):
                 return None
-            stmts = {"strided": f"a.{name}_()", "numpy": npf and name != "relu" and f"{npf}(a, out=a)",
+            stmts = {"strided": f"a.{name}_()", "numpy": npf and not whole and f"{npf}(a, out=a)",
                      "torch": tf and f"a.{tf[6:]}_()" if tf and hasattr(torch.Tensor, tf[6:] + "_") else None}
     else:
         sb = repr(s) if form == "scalar" else "b"
@@ -206,7 +209,11 @@ def _timer(stmt, ns):
     return timeit.Timer(stmt, setup=setup, globals=ns, timer=time.perf_counter_ns)
 
 
-def measure(stmts, nss, repeats: int, batch_ns: int):
+def measure(stmts, nss, repeats: int, batch_ns: int, same_inner: bool = False):
+    """Per-call medians, library -> ns. ``same_inner``: one inner count for every library
+    (the in-place forms: each library's operand then goes through the same values, call for
+    call -- they compute the same bits -- so that none times another's overflowed or
+    subnormal data)."""
     timers, inner = {}, {}
     for lib, stmt in stmts.items():
         t = _timer(stmt, nss[lib])
@@ -222,6 +229,8 @@ def measure(stmts, nss, repeats: int, batch_ns: int):
         while k * max(one, 1) < batch_ns and k < 100_000:
             k *= 2
         inner[lib] = k
+    if same_inner and inner:
+        inner = dict.fromkeys(inner, max(inner.values()))
     samples = {lib: [] for lib in timers}
     names = list(timers)
     if not names:
@@ -344,7 +353,7 @@ def main(argv=None) -> int:
     results = []
     t0 = time.perf_counter()
     for (func, dtype, n, form), stmts, nss in cases(args, torch):
-        med = measure(stmts, nss, args.repeats, int(args.batch_us * 1000))
+        med = measure(stmts, nss, args.repeats, int(args.batch_us * 1000), same_inner=form == "inplace")
         if "strided" not in med:
             print(f"(skipped: {func} {dtype} {n} {form}: strided raised)", file=sys.stderr)
             continue

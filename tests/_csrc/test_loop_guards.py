@@ -49,7 +49,9 @@ def specials(dt):
 
 def _bits(x):
     x = np.asarray(x)
-    return x.view(f"u{x.itemsize}") if x.dtype.kind in "fc" else x
+    if x.dtype.kind == "c":  # (both parts' bits)
+        x = np.ascontiguousarray(x).view(f"f{x.itemsize // 2}")
+    return x.view(f"u{x.itemsize}") if x.dtype.kind == "f" else x
 
 
 def _pairs(dt):
@@ -294,3 +296,97 @@ def test_the_compiled_bits_equal_those_without_the_c_extension():
     assert p.returncode == 0, p.stderr[-2000:]
     assert len(p.stdout) > 1000
     assert bytes.fromhex(p.stdout) == battery(st)
+
+
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64]
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_integer_copies_are_the_definitions_through_every_door(dt):
+    # positive, and ceil/floor/trunc/round/real of integers, copy (np.positive's loop compiled)
+    info = np.iinfo(dt)
+    an = np.array([0, 1, info.max, info.min, 7, info.max - 1, 3, 5], dt)
+    a = st.asarray(an)
+    for name in ("positive", "ceil", "floor", "trunc", "round", "real"):
+        fn = getattr(st, name)
+        r = fn(a)
+        _same(r, _py(fn)(a), name)
+        _same(r, an.copy(), f"{name}: a copy")
+        assert np.asarray(r).ctypes.data != an.ctypes.data and not np.shares_memory(np.asarray(r), np.asarray(a))
+        o = st.asarray(np.zeros_like(an))
+        o.storage()
+        v0 = o.storage()._version
+        assert fn(a, out=o) is o and o.storage()._version == v0 + 1
+        _same(o, an, f"{name}(out=)")
+        if name != "real":
+            t = st.asarray(an.copy())
+            getattr(t, name + "_")()
+            _same(t, an, f"{name}_()")
+    if COMPILED:
+        f = st.asarray(np.array([-0.0, np.nan], np.float32))
+        st.positive(f)
+        assert "_copy" in python_calls(lambda: st.positive(f))[1]  # (a float: the kernel)
+
+
+@pytest.mark.parametrize("dt", INTS)
+@pytest.mark.parametrize("name", ["bitwise_left_shift", "bitwise_right_shift"])
+def test_shifts_by_every_count_are_the_definitions(dt, name):
+    info = np.iinfo(dt)
+    bits = 8 * np.dtype(dt).itemsize
+    an = np.array([0, 1, info.max, info.min, 7, 5, info.max // 3, 2], dt)
+    a = st.asarray(an)
+    fn = getattr(st, name)
+    op = {"bitwise_left_shift": "<<", "bitwise_right_shift": ">>"}[name]
+    for c in (0, 1, 3, bits - 1, bits, bits + 1, 200, 10**30, -1, -(10**30)):
+        want = _outcome(lambda: _py(fn)(a, c))
+        got = _outcome(lambda: fn(a, c))
+        assert got[1] == want[1], (c, got[1], want[1])  # the same error, or none
+        if want[1] is None:
+            _same(got[0], want[0], f"{name}(a, {c})")
+            _same(eval(f"a {op} c"), want[0], f"a {op} {c}")
+            if 0 <= c < bits:
+                _same(got[0], getattr(np, name.replace("bitwise_", ""))(an, c), f"NumPy's, count {c}")
+        for door, err, data, bump in _doors_shift(name, an, c):
+            assert err == want[1], (door, c)
+            assert data == (an.tobytes() if err else np.asarray(want[0]).tobytes()), (door, c)
+            assert bump == (0 if err else 1), (door, c)
+    counts = np.array([0, 1, bits - 1, bits, bits + 3, 2, 5, 1], dt)  # an array of counts: NumPy's own
+    _same(fn(a, st.asarray(counts)), _py(fn)(a, st.asarray(counts)), f"{name}(a, counts)")
+    _same(fn(3, st.asarray(counts)), _py(fn)(3, st.asarray(counts)), f"{name}(3, counts)")
+
+
+def _outcome(fn):
+    try:
+        with np.errstate(all="ignore"):
+            return fn(), None
+    except Exception as e:  # noqa: BLE001 - type and message are compared
+        return None, (type(e), str(e))
+
+
+def _doors_shift(name, an, c):
+    op = {"bitwise_left_shift": "__ilshift__", "bitwise_right_shift": "__irshift__"}[name]
+    got = []
+    for door in ("out", "inplace"):
+        t = st.asarray(an.copy())
+        t.storage()
+        v0 = t.storage()._version
+        r, err = _outcome(lambda: getattr(st, name)(t, c, out=t) if door == "out" else getattr(t, op)(c))
+        assert err is not None or r is t
+        got.append((door, err, np.asarray(t).tobytes(), t.storage()._version - v0))
+    return got
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_tanh_is_the_definitions_bits(dt):
+    parts = [0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, 1e-300, 40.0]
+    re, im = np.meshgrid(parts, parts)
+    zn = np.empty(re.size, dt)
+    zn.real, zn.imag = re.ravel(), im.ravel()
+    for chunk in (zn, zn[np.isfinite(zn)]):  # (with infinite parts: the correction; without: the loop)
+        z = st.asarray(chunk)
+        _same(st.tanh(z), _py(st.tanh)(z), "tanh")
+        o = st.empty(chunk.shape, dtype=z.dtype)
+        _same(st.tanh(z, out=o), _py(st.tanh)(z), "tanh(out=)")
+    # the standard: tanh(+inf + yj) is 1 + 0j with the sign of sin(2y) -> copysign(0, y)
+    r = np.asarray(st.tanh(st.asarray(np.array([complex(np.inf, 2.0), complex(np.inf, -2.0)], dt))))
+    assert np.array_equal(r, [1, 1]) and list(np.signbit(r.imag)) == [False, True]

@@ -1006,7 +1006,9 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
         int guard = g == NULL || !PyUnicode_CheckExact(g) ? G_NONE
                     : PyUnicode_CompareWithASCIIString(g, "noinf") == 0 ? G_NOINF
                     : PyUnicode_CompareWithASCIIString(g, "pow_float") == 0 ? G_POW_F
-                    : PyUnicode_CompareWithASCIIString(g, "pow_int") == 0 ? G_POW_I : G_NONE;
+                    : PyUnicode_CompareWithASCIIString(g, "pow_int") == 0 ? G_POW_I
+                    : PyUnicode_CompareWithASCIIString(g, "int") == 0 ? G_INT
+                    : PyUnicode_CompareWithASCIIString(g, "shift") == 0 ? G_SHIFT : G_NONE;
         if (b == Py_True || guard != G_NONE) {
             Py_SETREF(uf, Py_NewRef(u));
             fresh.scalar_block = b == Py_True;
@@ -1428,13 +1430,18 @@ run_loop(const Loop *L, char **data, Py_ssize_t count, Py_ssize_t *strides, int 
    operands before the loop runs (before anything is written: an in-place or out= target);
    on anything else the call declines and the kernel runs, correction and all. A target
    that an operand must be broadcast into (loop_bcast) declines too.
-   "noinf" (floor_divide of float32/float64, elementwise.py's _fix_floor_divide): the
-     correction replaces the elements where an operand is infinite; none is.
+   "noinf" (floor_divide of float32/float64, elementwise.py's _fix_floor_divide; tanh of
+     complex64/complex128, _fix_tanh_complex): the correction replaces the elements where
+     an operand (a complex one's real part) is infinite; no part of any is.
    "pow_float" (_pow_float): a Python scalar exponent is neither 2 (NumPy's square, the
      kernel's short cut) nor 0.5 (the standard's square root), and no exponent element is
      0.5 (_fix_pow's mask; a NaN is none).
    "pow_int" (_pow_int): no exponent element is negative (NumPy's loop raises there,
-     perhaps after writing some elements; the kernel raises strided's error). */
+     perhaps after writing some elements; the kernel raises strided's error).
+   "int" (_copy, the kernel of positive and of ceil/floor/trunc/round/real of integers, a
+     copy): integer operands, whose np.positive is a copy of each element.
+   "shift" (_shift): a Python scalar count is within [0, the bit width] (the kernel clamps
+     larger ones and refuses negative ones). */
 #define GUARD_SCAN(T, COND)                                                                   \
     do {                                                                                      \
         const char *p = data[j];                                                              \
@@ -1459,6 +1466,9 @@ run_loop(const Loop *L, char **data, Py_ssize_t count, Py_ssize_t *strides, int 
 
 /* Whether L's guard lets its loop alone compute these operands (data, strides: loop_into's,
    count elements; a Python scalar already converted, stride 0). */
+typedef struct { float re, im; } C64;
+typedef struct { double re, im; } C128;
+
 static int
 guard_ok(const Loop *L, char *const *data, const Py_ssize_t *strides, Py_ssize_t count, int n)
 {
@@ -1467,12 +1477,41 @@ guard_ok(const Loop *L, char *const *data, const Py_ssize_t *strides, Py_ssize_t
         char kind = ((DescrHead *)L->in[j])->kind;
         switch (L->guard) {
         case G_NOINF:
+            if (kind == 'c') { /* (both parts: the real one is the correction's) */
+                if (isz == 8)
+                    GUARD_SCAN(C64, isinf(v.re) | isinf(v.im));
+                else if (isz == 16)
+                    GUARD_SCAN(C128, isinf(v.re) | isinf(v.im));
+                else
+                    return 0;
+                break;
+            }
             if (kind != 'f' || (isz != 4 && isz != 8))
                 return 0;
             if (isz == 4)
                 GUARD_SCAN(float, isinf(v));
             else
                 GUARD_SCAN(double, isinf(v));
+            break;
+        case G_INT:
+            if (kind != 'i' && kind != 'u')
+                return 0;
+            break;
+        case G_SHIFT:
+            if (kind != 'i' && kind != 'u')
+                return 0;
+            if (j == 1 && L->sside == 2) { /* the count, as the kernel reads it */
+                long long c;
+                switch (isz) {
+                case 1: c = kind == 'i' ? (long long)*(const signed char *)data[1] : (long long)*(const unsigned char *)data[1]; break;
+                case 2: c = kind == 'i' ? (long long)*(const short *)data[1] : (long long)*(const unsigned short *)data[1]; break;
+                case 4: c = kind == 'i' ? (long long)*(const int *)data[1] : (long long)*(const unsigned int *)data[1]; break;
+                case 8: c = *(const long long *)data[1]; break;
+                default: return 0;
+                }
+                if (c < 0 || c > 8 * isz)
+                    return 0;
+            }
             break;
         case G_POW_F:
             if (kind != 'f' || (isz != 4 && isz != 8))
