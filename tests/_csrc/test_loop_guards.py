@@ -302,10 +302,11 @@ INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64]
 
 
 @pytest.mark.parametrize("dt", INTS)
-def test_integer_copies_are_the_definitions_through_every_door(dt):
+@pytest.mark.parametrize("reps", [1, 3000])  # (8 and 24,000 elements: out= of 16 KiB and more too)
+def test_integer_copies_are_the_definitions_through_every_door(dt, reps):
     # positive, and ceil/floor/trunc/round/real of integers, copy (np.positive's loop compiled)
     info = np.iinfo(dt)
-    an = np.array([0, 1, info.max, info.min, 7, info.max - 1, 3, 5], dt)
+    an = np.tile(np.array([0, 1, info.max, info.min, 7, info.max - 1, 3, 5], dt), reps)
     a = st.asarray(an)
     for name in ("positive", "ceil", "floor", "trunc", "round", "real"):
         fn = getattr(st, name)
@@ -323,6 +324,8 @@ def test_integer_copies_are_the_definitions_through_every_door(dt):
             getattr(t, name + "_")()
             _same(t, an, f"{name}_()")
     if COMPILED:
+        for call in (lambda: st.floor(a, out=o), lambda: t.trunc_()):
+            assert python_calls(call)[1] == []  # (the loop, at every size)
         f = st.asarray(np.array([-0.0, np.nan], np.float32))
         st.positive(f)
         assert "_copy" in python_calls(lambda: st.positive(f))[1]  # (a float: the kernel)
