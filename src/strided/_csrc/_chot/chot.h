@@ -241,7 +241,13 @@ typedef struct {
     int sside;        /* a Python scalar operand's position + 1, or 0 */
     int sc;           /* SC_*: its conversion */
     int scalar_block; /* a Python scalar is read from a block of copies (run_loop) */
+    int guard;        /* G_*: operands the loop declines before anything is written (loops.c) */
 } Loop;
+
+/* A row kernel's ``_loop_guard``: when NumPy's loop alone gives the kernel's value (its
+   special-case correction has nothing to put right), proven from the operands before the
+   loop runs (loops.c, guard_ok); otherwise the call declines to the kernel. */
+enum { G_NONE = 0, G_NOINF, G_POW_F, G_POW_I, G_INT, G_SHIFT };
 
 /* --- the Fast object (fast.c) --------------------------------------------------------------- */
 

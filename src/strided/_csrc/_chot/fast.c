@@ -313,7 +313,8 @@ reads_safely(PyObject *o, Py_ssize_t io, PyObject *b, Py_ssize_t ib)
    own memory as the Python door writes it (elementwise.py, ``into`` and the unary
    ``func``: one ufunc call with out=): every operand and out without an extension (no
    names, no autograd) on one device; out's native C-contiguous, aligned and writeable
-   (so it has no element twice), under OUT_DOOR_BELOW bytes for a unary row; each Array operand of out's
+   (so it has no element twice), under OUT_DOOR_BELOW bytes for a unary row (but one whose loop
+   has a guard); each Array operand of out's
    shape or 0-d (loop_into checks) whose memory is out's exactly or none of it
    (reads_safely); the loop's result DType out's own and no cast (ew_call). Then out's
    Storage's version counter is bumped, as out_native bumps it. out (new reference);
@@ -329,6 +330,16 @@ fast_out(Fast *f, PyObject *const *xs, int n, PyObject *out)
             return NULL;
     PyObject *odt = SLOT(out, O_dtype);
     Py_ssize_t nb = nbytes_of(out), bound = n == 1 ? OUT_DOOR_BELOW : PY_SSIZE_T_MAX;
+    if (n == 1 && nb >= bound && Py_TYPE(xs[0]) == Array_T) {
+        /* (a guarded loop's row has no loop of its own on the Python door, whose kernel
+           computes and then copies: no bound; loops.c, guard_ok) */
+        Py_ssize_t i = dtype_index(SLOT(xs[0], O_dtype));
+        Loop *s = loop_for(loop_slot(f, i, 0, 0), list_at(f->table, i), SLOT(xs[0], O_device), xs, 1);
+        if (s != NULL && s->cap != NULL && s->guard != G_NONE)
+            bound = PY_SSIZE_T_MAX;
+        else if (PyErr_Occurred())
+            return NULL;
+    }
     if (nb < 0 || nb >= bound || odt == NULL || !contract_dtype(odt))
         return NULL;
     PyObject *o = small_native(out, bound), *r = NULL;

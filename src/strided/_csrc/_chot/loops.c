@@ -971,34 +971,54 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
     fresh.ent = Py_NewRef(ent);
     fresh.dev = Py_NewRef(dev);
     /* The ufunc whose loop runs: the kernel, or the one a Python kernel names as its own
-       with its constant block for a Python scalar (_loop_ufunc, _scalar_block: maximum's and
-       minimum's, elementwise.py, _extremum_kernel; run_loop makes the block). */
+       (_loop_ufunc) with its constant block for a Python scalar (_scalar_block: maximum's and
+       minimum's, elementwise.py, _extremum_kernel; run_loop makes the block) or with the
+       operands its loop alone computes (_loop_guard: floor_divide's and pow's, whose
+       corrections have nothing to put right there; guard_ok below). */
     PyObject *uf = Py_NewRef(fresh.kernel);
     if (loops_ready && Py_TYPE(uf) != UF_T) {
-        /* (the row's kernel for a device: functools.partial(kern, xp); NumPy's xp only) */
-        static PyObject *s_loop_ufunc, *s_block, *s_args, *np_mod;
+        /* (the row's kernel for a device: functools.partial(kern, xp), NumPy's xp only; or
+           a kernel with its correction, a function that names a loop for NumPy's only:
+           elementwise.py, Elementwise.resolve) */
+        static PyObject *s_loop_ufunc, *s_block, *s_guard, *s_args, *np_mod;
         if (s_loop_ufunc == NULL)
             s_loop_ufunc = PyUnicode_InternFromString("_loop_ufunc");
         if (s_block == NULL)
             s_block = PyUnicode_InternFromString("_scalar_block");
+        if (s_guard == NULL)
+            s_guard = PyUnicode_InternFromString("_loop_guard");
         if (s_args == NULL)
             s_args = PyUnicode_InternFromString("args");
         if (np_mod == NULL)
             np_mod = PyImport_ImportModule("numpy");
         PyObject *fn = np_mod && s_args ? kernel_func(fresh.kernel) : NULL;
         PyObject *args = fn != NULL && fn != fresh.kernel ? PyObject_GetAttr(fresh.kernel, s_args) : NULL;
-        PyObject *u = args != NULL && PyTuple_CheckExact(args) && PyTuple_GET_SIZE(args) == 1
-                          && PyTuple_GET_ITEM(args, 0) == np_mod && PyFunction_Check(fn) && s_loop_ufunc
-                          ? PyObject_GetAttr(fn, s_loop_ufunc) : NULL;
+        int host = fn != NULL && PyFunction_Check(fn)
+                   && (fn == fresh.kernel
+                       || (args != NULL && PyTuple_CheckExact(args) && PyTuple_GET_SIZE(args) == 1
+                           && PyTuple_GET_ITEM(args, 0) == np_mod));
+        (void)contract_clear(PyExc_AttributeError);
+        PyObject *u = host && s_loop_ufunc ? PyObject_GetAttr(fn, s_loop_ufunc) : NULL;
+        (void)contract_clear(PyExc_AttributeError);
         PyObject *b = u != NULL && Py_TYPE(u) == UF_T && s_block ? PyObject_GetAttr(fn, s_block) : NULL;
-        if (b == Py_True) {
+        (void)contract_clear(PyExc_AttributeError);
+        PyObject *g = u != NULL && Py_TYPE(u) == UF_T && s_guard ? PyObject_GetAttr(fn, s_guard) : NULL;
+        int guard = g == NULL || !PyUnicode_CheckExact(g) ? G_NONE
+                    : PyUnicode_CompareWithASCIIString(g, "noinf") == 0 ? G_NOINF
+                    : PyUnicode_CompareWithASCIIString(g, "pow_float") == 0 ? G_POW_F
+                    : PyUnicode_CompareWithASCIIString(g, "pow_int") == 0 ? G_POW_I
+                    : PyUnicode_CompareWithASCIIString(g, "int") == 0 ? G_INT
+                    : PyUnicode_CompareWithASCIIString(g, "shift") == 0 ? G_SHIFT : G_NONE;
+        if (b == Py_True || guard != G_NONE) {
             Py_SETREF(uf, Py_NewRef(u));
-            fresh.scalar_block = 1;
+            fresh.scalar_block = b == Py_True;
+            fresh.guard = guard;
         }
         Py_XDECREF(fn);
         Py_XDECREF(args);
         Py_XDECREF(u);
         Py_XDECREF(b);
+        Py_XDECREF(g);
         (void)contract_clear(PyExc_Exception); /* (no such attributes: the kernel is called) */
     }
     if (loops_ready && Py_TYPE(uf) == UF_T && contract_dtype(fresh.res)) {
@@ -1403,6 +1423,132 @@ run_loop(const Loop *L, char **data, Py_ssize_t count, Py_ssize_t *strides, int 
     return 0;
 }
 
+/* --- guards: the operands a loop alone computes -----------------------------------------
+   A row kernel that corrects NumPy's values for the standard's special cases may name its
+   ufunc (_loop_ufunc) and a guard (_loop_guard): operands on which the correction provably
+   changes nothing, so that NumPy's loop alone is the kernel's value. The guard reads the
+   operands before the loop runs (before anything is written: an in-place or out= target);
+   on anything else the call declines and the kernel runs, correction and all. A target
+   that an operand must be broadcast into (loop_bcast) declines too.
+   "noinf" (floor_divide of float32/float64, elementwise.py's _fix_floor_divide; tanh of
+     complex64/complex128, _fix_tanh_complex): the correction replaces the elements where
+     an operand (a complex one's real part) is infinite; no part of any is.
+   "pow_float" (_pow_float): a Python scalar exponent is neither 2 (NumPy's square, the
+     kernel's short cut) nor 0.5 (the standard's square root), and no exponent element is
+     0.5 (_fix_pow's mask; a NaN is none).
+   "pow_int" (_pow_int): no exponent element is negative (NumPy's loop raises there,
+     perhaps after writing some elements; the kernel raises strided's error).
+   "int" (_copy, the kernel of positive and of ceil/floor/trunc/round/real of integers, a
+     copy): integer operands, whose np.positive is a copy of each element.
+   "shift" (_shift): a Python scalar count is within [0, the bit width] (the kernel clamps
+     larger ones and refuses negative ones). */
+#define GUARD_SCAN(T, COND)                                                                   \
+    do {                                                                                      \
+        const char *p = data[j];                                                              \
+        Py_ssize_t m = strides[j] == 0 ? 1 : count, st = strides[j];                          \
+        int bad = 0;                                                                          \
+        if (st == (Py_ssize_t)sizeof(T)) { /* (contiguous: a loop the compiler vectorises) */ \
+            const T *q = (const T *)p;                                                        \
+            for (Py_ssize_t i = 0; i < m; i++) {                                              \
+                T v = q[i];                                                                   \
+                bad |= (COND);                                                                \
+            }                                                                                 \
+        }                                                                                     \
+        else                                                                                  \
+            for (Py_ssize_t i = 0; i < m; i++, p += st) {                                     \
+                T v;                                                                          \
+                memcpy(&v, p, sizeof v);                                                      \
+                bad |= (COND);                                                                \
+            }                                                                                 \
+        if (bad)                                                                              \
+            return 0;                                                                         \
+    } while (0)
+
+/* Whether L's guard lets its loop alone compute these operands (data, strides: loop_into's,
+   count elements; a Python scalar already converted, stride 0). */
+typedef struct { float re, im; } C64;
+typedef struct { double re, im; } C128;
+
+static int
+guard_ok(const Loop *L, char *const *data, const Py_ssize_t *strides, Py_ssize_t count, int n)
+{
+    for (int j = 0; j < n; j++) {
+        Py_ssize_t isz = L->isz[j];
+        char kind = ((DescrHead *)L->in[j])->kind;
+        switch (L->guard) {
+        case G_NOINF:
+            if (kind == 'c') { /* (both parts: the real one is the correction's) */
+                if (isz == 8)
+                    GUARD_SCAN(C64, isinf(v.re) | isinf(v.im));
+                else if (isz == 16)
+                    GUARD_SCAN(C128, isinf(v.re) | isinf(v.im));
+                else
+                    return 0;
+                break;
+            }
+            if (kind != 'f' || (isz != 4 && isz != 8))
+                return 0;
+            if (isz == 4)
+                GUARD_SCAN(float, isinf(v));
+            else
+                GUARD_SCAN(double, isinf(v));
+            break;
+        case G_INT:
+            if (kind != 'i' && kind != 'u')
+                return 0;
+            break;
+        case G_SHIFT:
+            if (kind != 'i' && kind != 'u')
+                return 0;
+            if (j == 1 && L->sside == 2) { /* the count, as the kernel reads it */
+                long long c;
+                switch (isz) {
+                case 1: c = kind == 'i' ? (long long)*(const signed char *)data[1] : (long long)*(const unsigned char *)data[1]; break;
+                case 2: c = kind == 'i' ? (long long)*(const short *)data[1] : (long long)*(const unsigned short *)data[1]; break;
+                case 4: c = kind == 'i' ? (long long)*(const int *)data[1] : (long long)*(const unsigned int *)data[1]; break;
+                case 8: c = *(const long long *)data[1]; break;
+                default: return 0;
+                }
+                if (c < 0 || c > 8 * isz)
+                    return 0;
+            }
+            break;
+        case G_POW_F:
+            if (kind != 'f' || (isz != 4 && isz != 8))
+                return 0;
+            if (j != 1)
+                break; /* (the exponent's alone) */
+            if (L->sside == 2) { /* a Python scalar: the value the kernel compares */
+                double e = isz == 4 ? (double)*(const float *)data[1] : *(const double *)data[1];
+                if (e == 2.0 || e == 0.5)
+                    return 0;
+            }
+            if (isz == 4)
+                GUARD_SCAN(float, v == 0.5f);
+            else
+                GUARD_SCAN(double, v == 0.5);
+            break;
+        case G_POW_I:
+            if (kind == 'u' || j != 1)
+                break;
+            if (kind != 'i')
+                return 0;
+            switch (isz) {
+            case 1: GUARD_SCAN(signed char, v < 0); break;
+            case 2: GUARD_SCAN(short, v < 0); break;
+            case 4: GUARD_SCAN(int, v < 0); break;
+            case 8: GUARD_SCAN(long long, v < 0); break;
+            default: return 0;
+            }
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 1;
+}
+#undef GUARD_SCAN
+
 /* NumPy's trivial loop (L) over the operands xs (n of them, kernel order: Arrays, whose
    small natives are nat[j], and a Python scalar at L->sside) into a fresh ndarray,
    wrapped as a result on dev: the Array, NULL with no error set where NumPy would not
@@ -1435,7 +1581,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         if (a->nd == 0)
             continue;
         if (target && a->nd != ND(into)->nd)
-            return loop_bcast(L, xs, nat, n, into);
+            return L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL;
         if (first == NULL) {
             first = a;
             shape = SLOT(xs[j], O_shape);
@@ -1449,7 +1595,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
                 return NULL; /* broadcasting: NumPy's iterator */
             for (int d = 0; d < a->nd; d++)
                 if (a->dimensions[d] != first->dimensions[d])
-                    return target ? loop_bcast(L, xs, nat, n, into) : NULL;
+                    return target && L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL;
         }
         if (a->nd == 1) {
             strides[j] = a->strides[0];
@@ -1458,7 +1604,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         /* N-d: contiguous in one order, which is C (an F-ordered result is NumPy's then) */
         int o = a->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS);
         if (!(o & ND_C_CONTIGUOUS) || (order && o != order))
-            return target ? loop_bcast(L, xs, nat, n, into) : NULL;
+            return target && L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL;
         order = o;
         strides[j] = L->isz[j];
     }
@@ -1467,6 +1613,8 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
     Py_ssize_t nbytes = count * L->isz[n];
     if (nbytes >= limit)
         return NULL;
+    if (L->guard != G_NONE && !guard_ok(L, data, strides, count, n))
+        return NULL; /* (before anything is written: the kernel and its correction run) */
     strides[n] = L->isz[n];
     /* (held: the pool's empty, a finalizer it sets off, or another thread while the GIL
        is released below may run Python code that replaces the operand's shape) */
