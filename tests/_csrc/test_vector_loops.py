@@ -107,10 +107,23 @@ def _numpy_is_avx512(f, dt) -> bool:
     return bool(m.__cpu_features__.get("AVX512F"))
 
 
+def _width() -> int:
+    """The lanes' bits of strided's float32 vector loops here, as the module reports them: 512
+    where it runs their AVX-512F versions (the processor has AVX-512F and STRIDED_NO_AVX512 is
+    not 1), 256 for AVX2, 0 where they are not built."""
+    chot = dispatch.CHOT
+    return chot.vector_width() if chot is not None and hasattr(chot, "vector_width") else 0
+
+
 def _expected(f, dt) -> bool:
     """strided's loop for ``f`` of ``dt`` replaces NumPy's here: the machine qualifies and
-    NumPy's own loop is not its AVX-512 one."""
-    return _qualifies() and not _numpy_is_avx512(f, dt)
+    NumPy's own loop is not its AVX-512 one, or (float32 exp) strided runs its own AVX-512
+    version of that same loop, four vectors in flight."""
+    if not _qualifies():
+        return False
+    if f == "exp" and np.dtype(dt) == np.float32 and _width() == 512:
+        return True
+    return not _numpy_is_avx512(f, dt)
 
 
 def _exp_verified(dt) -> bool:
@@ -226,6 +239,53 @@ def test_the_vector_loops_are_used_where_they_qualify_and_only_there():
         assert chot.prefer_loop(k, i, d) is False, (k.__name__, dt)
     with pytest.raises(TypeError, match="call-info capsule"):
         chot.prefer_loop(np.exp, object(), dts)
+
+
+_BOTH_WIDTHS = r"""
+import sys, numpy as np, strided as xp
+from strided._core import dispatch
+rng = np.random.default_rng(int(sys.argv[1]))
+b = rng.integers(0, 2**32, 400_000, dtype=np.uint32)
+b[:300_000] = (b[:300_000] & np.uint32(0x807FFFFF)) | (rng.integers(0x61, 0x88, 300_000, dtype=np.uint32) << np.uint32(23))
+a = np.concatenate([np.array(sys.argv[2].split(","), np.uint32), b]).view(np.float32)
+a = np.concatenate([a, np.arange(-110, 90, 2**-10, dtype=np.float32)])
+bad = 0
+with np.errstate(all="ignore"):
+    for n in (0, 1, 15, 16, 17, 63, 64, 65, 127, 1000, a.size):
+        for sl in (slice(None), slice(None, None, 3), slice(None, None, -1)):
+            v = a[:n][sl]
+            x = xp.asarray(v, device="cpu")
+            d = np.exp(-v) + np.float32(1)
+            for name, ref in (("exp", np.exp(v)), ("sigmoid", np.reciprocal(d)), ("silu", v / d)):
+                bad += np.asarray(getattr(xp, name)(x)).tobytes() != np.ascontiguousarray(ref).tobytes()
+print(dispatch.CHOT.vector_width(), bad)
+"""
+
+
+@pytest.mark.skipif(dispatch.CHOT is None or not hasattr(dispatch.CHOT, "vector_width"),
+                    reason="the compiled hot path is not built (or STRIDED_NO_CEXT=1)")
+def test_float32_loops_give_numpys_bits_at_either_width():
+    """The float32 exp, sigmoid and silu loops at both widths (AVX-512F where the processor has
+    it; AVX2 under STRIDED_NO_AVX512=1), each in a fresh process (the width is decided once):
+    NumPy's exp and NumPy's steps bit for bit, every remainder of the four-vector step, strided
+    and reversed operands."""
+    import os
+    import subprocess
+    import sys
+    edges = ",".join(str(int(u)) for u in _EDGES32.view(np.uint32))
+    for no512 in ("0", "1"):
+        env = dict(os.environ, STRIDED_NO_AVX512=no512)
+        out = subprocess.run([sys.executable, "-c", _BOTH_WIDTHS, "20261130", edges], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        width, bad = map(int, out.stdout.split())
+        if no512 == "1":
+            assert width in (0, 256), width
+        elif os.environ.get("STRIDED_NO_AVX512") != "1":
+            assert width == _width()  # (this process's width, decided alike)
+        else:
+            assert width in (0, 256, 512), width
+        assert bad == 0, f"STRIDED_NO_AVX512={no512}: {bad} results differ from NumPy's"
 
 
 # --- sigmoid and silu: one pass on the vector exp ------------------------------------------

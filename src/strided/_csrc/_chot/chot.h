@@ -360,6 +360,7 @@ PyObject *setup_loops(PyObject *mod, PyObject *args);
 PyObject *setup_large(PyObject *mod, PyObject *args);
 PyObject *prefer_loop(PyObject *mod, PyObject *args);
 PyObject *own_loop_info(PyObject *mod, PyObject *args);
+PyObject *vector_width(PyObject *mod, PyObject *noargs);
 PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
 /* views.c: a 64-byte aligned result from 16 KiB to the pool threshold (NULL, no error:
    outside that range or without NumPy's C API table) and the type owning its buffer. */

@@ -182,6 +182,9 @@ static PyMethodDef methods[] = {
     {"own_loop_info", own_loop_info, METH_VARARGS,
      "own_loop_info(name, itemsize) -> capsule or None: the call info of strided's own loop "
      "`name` (relu, sigmoid, silu) for float32 (4) or float64 (8), where it may be used."},
+    {"vector_width", vector_width, METH_NOARGS,
+     "vector_width() -> int: 512 where the float32 vector loops (exp, sigmoid, silu) run their "
+     "AVX-512F versions (STRIDED_NO_AVX512=1 turns them off), 256 for AVX2, 0 where not built."},
     {"prefer_loop", prefer_loop, METH_VARARGS,
      "prefer_loop(ufunc, capsule, descriptors) -> bool: the capsule's NumPy loop replaced by "
      "one of strided's where that gives NumPy's values bit for bit (exp of float64)."},
