@@ -611,6 +611,16 @@ def _alpha_operand(row: Elementwise, entry, x1, x2, alpha):
     return x2 * alpha  # a Python scalar: weak, as the result (and PyTorch's) is
 
 
+def _onto_itself(x: Array, out: Array) -> bool:
+    """``out`` is ``x``'s own memory, element for element (the same Storage, offset, shape
+    and strides, or the same array)."""
+    if out is x:
+        return True
+    st = x._st
+    return st is not None and st is out._st and x._off == out._off and x._shape == out._shape \
+        and x._str == out._str
+
+
 def _make_unary(row: Elementwise):
     types, name = row.types, row.name
 
@@ -629,6 +639,14 @@ def _make_unary(row: Elementwise):
             a = a.astype(cast)
         if out is not None and kc.direct:
             return _write_direct(name, kc[dev], (a,), res, dev, out)
+        if out is not None and cast is None and res is out._dtype and _onto_itself(x, out) \
+                and getattr(kc[dev], "func", None) is _copy:
+            # round(x, out=x) of integers, x.floor_(), x.positive(out=x): the value is out's own
+            # (NumPy's copy of an array onto itself is nothing, too); the writer's checks and
+            # version bump, nothing written
+            check_out(name, out, x._shape, res, dev)
+            out_native(out, call_name)
+            return out
         if kc.direct and type(a) is _ND and a.nbytes >= _BIG[0]:
             r = large_ufunc(kc[dev], (a,), res._np)  # pooled buffer, threads
         else:

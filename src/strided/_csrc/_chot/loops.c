@@ -1773,7 +1773,10 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         return NULL;
     }
     data[n] = ND(r)->data;
-    if (count > 0) {
+    /* the copy of an integer (G_INT: _copy, NumPy's positive) onto its own operand, element
+       for element (x.round_(), floor(x, out=x) of integers): nothing to write, as NumPy's
+       copy of an array onto itself (the caller bumps the version all the same) */
+    if (count > 0 && !(L->guard == G_INT && n == 1 && data[0] == data[1] && strides[0] == strides[1])) {
         int rc;
         if (nbytes >= elide_bytes) { /* (NumPy releases the GIL for its loops too) */
             Py_BEGIN_ALLOW_THREADS
