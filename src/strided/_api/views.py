@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, layout as _layout, pool as _pool
+from .._core import dtypes as _dtypes, layout as _layout, pool as _pool, threads as _threads
 from .._core.array import _CVIEWS, _LATE, Array, Ext, Size, _native
 from .creation import _as_dtype, wrap_new
 from .._core.device import as_device
@@ -794,6 +794,7 @@ def copy_keep_order(x) -> Array:
 
 _MIN, _MAX = np.minimum.reduce, np.maximum.reduce
 _CAST_RANGE: dict = {}  # (keyed by the NumPy dtype: hashed in C, a DType's __hash__ is Python)
+_CK = _threads._CK  # the compiled kernels (strided._csrc._ckernels), or None
 
 
 def _cast_range(dtype) -> tuple:
@@ -826,13 +827,19 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Array:
         # doesn't warn); we check the range explicitly and always warn, at the
         # caller's line (strided's own RuntimeWarnings are filtered). CuPy and
         # PyTorch give no warning, and a GPU array is not checked either.
-        with np.errstate(invalid="ignore"):
-            r = a.astype(dtype._np)
         lo, hi = _CAST_RANGE.get(dtype._np) or _cast_range(dtype)  # (NumPy dtype keys: hashed in C)
-        # (the ufuncs' reductions themselves: ndarray.min/max's Python wrappers cost
+        # one compiled pass over a contiguous float32/float64 operand (_ckernels.cast_ok);
+        # else the ufuncs' reductions themselves (ndarray.min/max's Python wrappers cost
         # more than the reduction of 100 elements)
-        mn, mx = _MIN(a, axis=None), _MAX(a, axis=None)  # NaN propagates into both
-        if not (np.trunc(mn) >= lo and mx < hi):
+        ok = None if _CK is None else _CK.cast_ok(a, lo, hi)
+        if ok is None:
+            mn, mx = _MIN(a, axis=None), _MAX(a, axis=None)  # NaN propagates into both
+            ok = np.trunc(mn) >= lo and mx < hi
+        if ok:
+            r = a.astype(dtype._np)  # (every value in range: no invalid cast to flag)
+        else:
+            with np.errstate(invalid="ignore"):
+                r = a.astype(dtype._np)
             _warn_at_caller(f"astype(): invalid value (NaN, infinity or out of range) in the cast "
                             f"from {x._dtype.name} to {dtype.name}; those elements are undefined")
     else:

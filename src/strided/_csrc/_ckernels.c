@@ -1665,6 +1665,53 @@ relu(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return ok < 0 ? NULL : PyBool_FromLong(ok);
 }
 
+/* cast_ok(a, lo, hi) -> bool or None: whether every element v of a C-contiguous float32 or
+   float64 buffer has an integer value in [lo, hi) after truncation, trunc(v) >= lo and v < hi
+   (NaN is neither), as astype's range check asks of a cast to an integer type (lo, hi that
+   type's bounds as floats: views._cast_range); None for any other buffer. One pass, no
+   early exit: the compiler vectorises the compares. */
+#define SD_CAST_OK(T)                                                                          \
+    do {                                                                                       \
+        const T *p = (const T *)v.buf;                                                         \
+        const T l = (T)lo, h = (T)hi;                                                          \
+        int bad = 0;                                                                           \
+        for (Py_ssize_t i = 0; i < n; i++)                                                     \
+            bad |= !(p[i] < h) | !(sd_trunc_##T(p[i]) >= l);                                   \
+        ok = !bad;                                                                             \
+    } while (0)
+static inline float sd_trunc_float(float x) { return __builtin_truncf(x); }
+static inline double sd_trunc_double(double x) { return __builtin_trunc(x); }
+SD_CLONES static int sd_cast_ok(Py_buffer v, int kind, double lo, double hi)
+{
+    Py_ssize_t n = v.len / v.itemsize;
+    int ok;
+    if (kind == 1)
+        SD_CAST_OK(float);
+    else
+        SD_CAST_OK(double);
+    return ok;
+}
+#undef SD_CAST_OK
+static PyObject *
+cast_ok(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("cast_ok", nargs, 3, 3) < 0)
+        return NULL;
+    double lo = PyFloat_AsDouble(args[1]), hi = PyFloat_AsDouble(args[2]);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_buffer v;
+    int kind = sd_fbuf(args[0], &v, 0);
+    if (!kind)
+        Py_RETURN_NONE;
+    /* (float32 bounds: powers of two and their negatives, exact in float32) */
+    int ok = kind == 1 && ((double)(float)lo != lo || (double)(float)hi != hi) ? -1 : sd_cast_ok(v, kind, lo, hi);
+    PyBuffer_Release(&v);
+    if (ok < 0)
+        Py_RETURN_NONE;
+    return PyBool_FromLong(ok);
+}
+
 /* ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's loop over equal-sized
    C-contiguous buffers of one float type (False: not handled, nothing promised
    about out). */
@@ -2457,6 +2504,9 @@ static PyMethodDef methods[] = {
      "sum_into(src, out, ncols[, divisor]) -> bool: sum_rows (each sum then divided by divisor "
      "in the buffer's type: a mean), or False (nothing written) where src or out is not a "
      "C-contiguous float32/float64 buffer of fitting sizes."),
+    SD_FN("cast_ok", cast_ok,
+     "cast_ok(a, lo, hi) -> bool or None: every element v of a C-contiguous float32/float64 "
+     "buffer has trunc(v) >= lo and v < hi (NaN never); None for any other buffer."),
     SD_FN("relu", relu,
      "relu(x, out, nthreads) -> bool: out = (x < 0 ? +0 : x) over equal-sized C-contiguous float32/"
      "float64 buffers of one type (PyTorch's relu: NaN and -0.0 kept); False for anything else."),
