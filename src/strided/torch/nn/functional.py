@@ -35,6 +35,8 @@ from strided.autograd import Function
 from strided.autograd import _fused
 from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
+from strided._api.activations import _act as _act_kernel
+from strided._api.creation import wrap_new as _wrap_new
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu",
@@ -70,6 +72,16 @@ def _composite(input: Array, inplace: bool, compute) -> Array:
     ``inplace`` (``copy_``: the version counter and the history of ``input`` follow)."""
     out = compute(_source(input, inplace))
     return input.copy_(out) if inplace else out
+
+
+def _plain_act(x: Array, op: int):
+    """A composite activation's value in one compiled pass (``_ckernels.act``'s op: its
+    where's, operation for operation), for an array with nothing for autograd or names to
+    follow (no extension) on the host; else None (the composite runs)."""
+    if x._ext is not None:
+        return None
+    r = _act_kernel(op, x._get_native(), 0.0)
+    return None if r is None else _wrap_new(r, x.dtype, x.device)
 
 
 def _row(row, func: str, input, params: tuple, inplace: bool, defaults: tuple = ()) -> Array:
@@ -273,6 +285,9 @@ def hardsigmoid(input, inplace: bool = False) -> Array:
     tensor([0.0000, 0.5000, 1.0000])
     """
     _check_float(input, "hardsigmoid")
+    r = None if inplace else _plain_act(input, 5)
+    if r is not None:
+        return r
     return _composite(input, inplace, lambda x: _st.where(x <= -3.0, 0.0, _st.where(x >= 3.0, 1.0, x / 6.0 + 0.5)))
 
 
@@ -284,6 +299,9 @@ def hardswish(input, inplace: bool = False) -> Array:
     tensor([-0.0000,  0.6667,  4.0000])
     """
     _check_float(input, "hardswish")
+    r = None if inplace else _plain_act(input, 6)
+    if r is not None:
+        return r
     # PyTorch's gradient is 0 at -3 and 1 at 3 (hardswish_backward's branches).
     # x * 0 below -3 keeps PyTorch's sign of zero (-0. for negative x).
     return _composite(input, inplace, lambda x: _st.where(
