@@ -1795,6 +1795,144 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(ok);
 }
 
+/* --- softmax and log_softmax along the last axis: one call --------------------------------
+   softmax_rows(src, out, ncols, exp_info, log_info) -> bool: for each ncols-long row x of a
+   C-contiguous float32/float64 buffer, strided.torch's composites (torch/_composites.py), the
+   same operations in the same order: m = max(x); e = exp(x - m) by the exp loop strided's
+   exp runs (exp_info, a call-info capsule); s = 0 + the pairwise sum of e (NumPy's, row_*
+   above); softmax (log_info None): e / s; log_softmax: (x - m) - log(s), log by log_info's
+   loop. False (out's contents then undefined) where a row's maximum is not finite (NaN,
+   inf: the composites' NaN payloads and where's decide there) or the buffers do not fit.
+   Measured (1e3 float32, one row): softmax 9.3 -> ~2 us, log_softmax 14.9 -> ~2 us. */
+/* the maximum of x[0..n), or NaN where an element is NaN (which of two equal zeros it is
+   does not matter to exp(x - m)); on AVX2 eight (float32) or four (float64) running maxima
+   side by side, an unordered compare beside them */
+#define SD_ROWMAX_T(SFX, T, ...)                                                                \
+    static T sd_rowmax1_##SFX(const T *x, Py_ssize_t i, Py_ssize_t n, T m, int bad)             \
+    {                                                                                           \
+        for (; i < n; i++) {                                                                    \
+            bad |= x[i] != x[i];                                                                \
+            m = x[i] > m ? x[i] : m;                                                            \
+        }                                                                                       \
+        return bad ? (T)NAN : m;                                                                \
+    }
+SD_FLOAT_TYPES(SD_ROWMAX_T)
+#undef SD_ROWMAX_T
+#ifdef SD_HAVE_AVX2_X
+SD_AVX2 static float sd_rowmax_avx2_f32(const float *x, Py_ssize_t n)
+{
+    __m256 m = _mm256_set1_ps(x[0]), bad = _mm256_setzero_ps();
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        m = _mm256_max_ps(m, v);
+    }
+    float t[8], r = x[0];
+    _mm256_storeu_ps(t, m);
+    for (int j = 0; j < 8; j++)
+        r = t[j] > r ? t[j] : r;
+    return sd_rowmax1_f32(x, i, n, r, _mm256_movemask_ps(bad) != 0);
+}
+SD_AVX2 static double sd_rowmax_avx2_f64(const double *x, Py_ssize_t n)
+{
+    __m256d m = _mm256_set1_pd(x[0]), bad = _mm256_setzero_pd();
+    Py_ssize_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256d v = _mm256_loadu_pd(x + i);
+        bad = _mm256_or_pd(bad, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+        m = _mm256_max_pd(m, v);
+    }
+    double t[4], r = x[0];
+    _mm256_storeu_pd(t, m);
+    for (int j = 0; j < 4; j++)
+        r = t[j] > r ? t[j] : r;
+    return sd_rowmax1_f64(x, i, n, r, _mm256_movemask_pd(bad) != 0);
+}
+#define SD_ROWMAX(SFX, x, n) (sd_avx2 ? sd_rowmax_avx2_##SFX(x, n) : sd_rowmax1_##SFX(x, 0, n, (x)[0], 0))
+#else
+#define SD_ROWMAX(SFX, x, n) sd_rowmax1_##SFX(x, 0, n, (x)[0], 0)
+#endif
+#define SD_SOFTMAX_T(SFX, T, ...)                                                               \
+    SD_CLONES static int sd_softmax_##SFX(const T *a, T *o, Py_ssize_t nrows, Py_ssize_t ncols, \
+                                sd_call_info *ex, sd_call_info *lg)                             \
+    {                                                                                           \
+        Py_ssize_t st[2] = {(Py_ssize_t)sizeof(T), (Py_ssize_t)sizeof(T)}, one = 1;              \
+        for (Py_ssize_t r = 0; r < nrows; r++) {                                                \
+            const T *x = a + r * ncols;                                                         \
+            T *y = o + r * ncols, m = SD_ROWMAX(SFX, x, ncols);                                 \
+            if (!(m - m == 0)) /* (NaN, or an infinite maximum) */                              \
+                return 0;                                                                       \
+            for (Py_ssize_t i = 0; i < ncols; i++)                                              \
+                y[i] = x[i] - m;                                                                \
+            char *d[2] = {(char *)y, (char *)y};                                                \
+            Py_ssize_t n = ncols;                                                               \
+            if (ex->strided_loop(ex->context, d, &n, st, ex->auxdata) < 0)                      \
+                return 0;                                                                       \
+            T s = (T)0 + row_##SFX(y, ncols, 0, 0);                                             \
+            if (lg == NULL) {                                                                   \
+                for (Py_ssize_t i = 0; i < ncols; i++)                                          \
+                    y[i] = y[i] / s;                                                            \
+                continue;                                                                       \
+            }                                                                                   \
+            T l = s;                                                                            \
+            char *e[2] = {(char *)&l, (char *)&l};                                              \
+            if (lg->strided_loop(lg->context, e, &one, st, lg->auxdata) < 0)                    \
+                return 0;                                                                       \
+            for (Py_ssize_t i = 0; i < ncols; i++)                                              \
+                y[i] = (x[i] - m) - l;                                                          \
+        }                                                                                       \
+        return 1;                                                                               \
+    }
+SD_FLOAT_TYPES(SD_SOFTMAX_T)
+#undef SD_SOFTMAX_T
+
+static sd_call_info *sd_info_arg(PyObject *cap)
+{
+    if (cap == Py_None)
+        return NULL;
+    sd_call_info *info = PyCapsule_IsValid(cap, SD_CALL_INFO) ? PyCapsule_GetPointer(cap, SD_CALL_INFO) : NULL;
+    if (info == NULL || info->strided_loop == NULL || info->requires_pyapi) {
+        (void)contract_clear(PyExc_Exception);
+        return NULL;
+    }
+    return info;
+}
+
+static PyObject *
+softmax_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("softmax_rows", nargs, 5, 5) < 0)
+        return NULL;
+    Py_ssize_t ncols = PyLong_AsSsize_t(args[2]);
+    if (ncols == -1 && PyErr_Occurred())
+        return NULL;
+    sd_call_info *ex = sd_info_arg(args[3]), *lg = sd_info_arg(args[4]);
+    if (ex == NULL || (lg == NULL && args[4] != Py_None) || ncols <= 0)
+        Py_RETURN_FALSE;
+    Py_buffer v[2];
+    int kind = sd_ew_buf(args[0], &v[0], 0);
+    if (!kind)
+        Py_RETURN_FALSE;
+    int ko = sd_ew_buf(args[1], &v[1], 1), ok = ko == kind;
+    if (ok)
+        ok = v[0].len == v[1].len && v[0].len % (v[0].itemsize * ncols) == 0
+             && !sd_overlap(v[0].buf, v[1].buf, v[1].len);
+    if (ok) {
+        Py_ssize_t nrows = v[0].len / (v[0].itemsize * ncols);
+        ok = kind == 1 ? sd_softmax_f32((const float *)v[0].buf, (float *)v[1].buf, nrows, ncols, ex, lg)
+                       : sd_softmax_f64((const double *)v[0].buf, (double *)v[1].buf, nrows, ncols, ex, lg);
+        if (PyErr_Occurred())
+            (void)contract_clear(PyExc_Exception); /* (a loop's error: the composite raises it) */
+    }
+    if (ko)
+        PyBuffer_Release(&v[1]);
+    PyBuffer_Release(&v[0]);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyBool_FromLong(ok > 0);
+}
+
 /* --- whole-array sums -------------------------------------------------------
    NumPy's pairwise tree (row_f32/f64 above) cut a few levels down into subtrees,
    one per chunk, summed on the threads and then added as the tree adds them, in
@@ -2535,6 +2673,11 @@ static PyMethodDef methods[] = {
     SD_FN("cast_ok", cast_ok,
      "cast_ok(a, lo, hi) -> bool or None: every element v of a C-contiguous float32/float64 "
      "buffer has trunc(v) >= lo and v < hi (NaN never); None for any other buffer."),
+    SD_FN("softmax_rows", softmax_rows,
+     "softmax_rows(src, out, ncols, exp_info, log_info) -> bool: softmax (log_info None) or "
+     "log_softmax of each ncols-long row of a C-contiguous float32/float64 buffer into out, the "
+     "composites' operations (exp and log by the loops in the call-info capsules); False where "
+     "a row's maximum is not finite or the buffers do not fit."),
     SD_FN("relu", relu,
      "relu(x, out, nthreads) -> bool: out = (x < 0 ? +0 : x) over equal-sized C-contiguous float32/"
      "float64 buffers of one type (PyTorch's relu: NaN and -0.0 kept); False for anything else."),
