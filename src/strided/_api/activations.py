@@ -277,14 +277,24 @@ def leaky_relu(xp, a, negative_slope=0.01):
         # the same values in two passes: max(x, slope * x) is x for x > 0 and slope * x
         # below (NaN propagates; -0.0 and the infinities give the formula's)
         return xp.maximum(a, a * negative_slope)
-    return xp.where(a > 0, a, a * negative_slope)
+    return _where(xp, a > 0, a, a * negative_slope)
+
+
+def _where(xp, c, x, y):
+    """``xp.where(c, x, y)``; NumPy's without branches where it applies (threads.select: its
+    where branches per element, ~4 ns an element on a random condition)."""
+    if xp is np:
+        r = _threads.select(c, x, y)
+        if r is not None:
+            return r
+    return xp.where(c, x, y)
 
 
 @_in_float32
 def elu(xp, a, alpha=1.0, scale=1.0, input_scale=1.0):
     """``x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale`` (PyTorch's elu;
     celu and selu are elu with their constants)."""
-    return xp.where(a <= 0, xp.expm1(a * input_scale) * (alpha * scale), a * scale)
+    return _where(xp, a <= 0, xp.expm1(a * input_scale) * (alpha * scale), a * scale)
 
 
 def celu(xp, a, alpha=1.0):
@@ -315,7 +325,7 @@ def softplus(xp, a, beta=1.0, threshold=20.0):
     linear = bx > threshold
     r = xp.log1p(xp.exp(bx))
     r /= beta
-    return xp.where(linear, a, r)
+    return _where(xp, linear, a, r)
 
 
 @_in_float32

@@ -11,6 +11,7 @@ import builtins
 import numpy as np
 
 from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
+from .._core.threads import select as _select
 from .._core.array import _LATE, Array
 from .._core.device import CPU as _CPU
 from .creation import _finish, wrap_new
@@ -281,6 +282,9 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
             c = condition._np
             if c is None:
                 c = condition._get_native()
+            r = _select(c, a, b)  # (without branches: threads.select)
+            if r is not None:
+                return Array._new(r, None, 0, r.shape, None, x1._dtype, dev)
             try:
                 r = np.where(c, a, b)
             except ValueError:
@@ -310,7 +314,9 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
                     c = condition._get_native()
                 try:
                     v = np.asarray(x2 if first else x1, dtype=arr._dtype._np)
-                    r = np.where(c, a, v) if first else np.where(c, v, a)
+                    r = _select(c, a, v) if first else _select(c, v, a)
+                    if r is None:
+                        r = np.where(c, a, v) if first else np.where(c, v, a)
                 except (ValueError, OverflowError):
                     pass  # shapes that don't broadcast, an int too large: the general path
                 else:

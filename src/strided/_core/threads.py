@@ -246,6 +246,26 @@ def _loop_info(k, dt):
     return info
 
 
+def select(c, a, b):
+    """``numpy.where(c, a, b)`` for host ndarrays ``a`` and ``b`` of one dtype, C-contiguous and
+    of ``c``'s shape (or 0-d: one value for all), ``c`` a C-contiguous bool array: by
+    ``_ckernels.select``, a mask and two ands per element (NumPy's where branches per
+    element: with a random condition 1e5 float32 took 430 us, against ~27 here), the same
+    bits. None where that does not apply (NumPy's where then runs)."""
+    if _CK is None or type(c) is not np.ndarray or type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return None
+    dt = a.dtype
+    if b.dtype != dt or c.dtype != np.bool_ or not c.flags.c_contiguous or dt.hasobject or not dt.isnative:
+        return None
+    shape = c.shape
+    if (a.shape != shape and a.ndim) or (b.shape != shape and b.ndim) or not a.flags.c_contiguous \
+            or not b.flags.c_contiguous:
+        return None
+    out = np.empty(shape, dt)
+    nt = _NUM[0] if out.nbytes >= _THREAD_MIN[0] else 1
+    return out if _CK.select(c, a, b, out, nt) else None
+
+
 def ufunc_into(k, x, y, out) -> None:
     """``k(x, y, out=out)`` where ``out`` is ``x`` or ``y`` itself (temporary elision): on the
     C pool when it is large and everything is one float dtype and size, else NumPy's call."""

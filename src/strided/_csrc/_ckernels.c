@@ -1607,7 +1607,10 @@ SD_HARD(double)
         }                                                                                     \
     } while (0)
 
-SD_CLONES static void sd_act_task(void *ctx, Py_ssize_t c)
+/* (built without trapping math: leaky_relu's x > 0 ? x : x * p with a slope outside (0, 1)
+   branched per element, 441 us at 1e5 float32 on a random sign against PyTorch's 24; the
+   selects become blends, the values the same operations') */
+SD_CLONES __attribute__((optimize("no-trapping-math"))) static void sd_act_task(void *ctx, Py_ssize_t c)
 {
     sd_act_ctx *r = (sd_act_ctx *)ctx;
     Py_ssize_t lo, hi;
@@ -1792,6 +1795,104 @@ ew_loop(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&v[i]);
     if (!ok && PyErr_Occurred())
         return NULL;
+    return PyBool_FromLong(ok);
+}
+
+/* --- where: a select without branches --------------------------------------------------------
+   select(c, a, b, out, nthreads) -> bool: out[i] = c[i] ? a[i] : b[i] over C-contiguous buffers,
+   c of bools, a, b and out of one itemsize (1, 2, 4, 8 or 16 bytes: the elements' bits are
+   copied, NaN payloads and all), a or b of one element standing for every element (a
+   scalar); out the same size as c. NumPy's and PyTorch's where branch per element: with a
+   random condition 1e5 float32 elements took 430 us in either (a mispredicted branch for
+   every other element) against 65 us with a constant one; a mask and two ands vectorise. False
+   (nothing written) for anything else. */
+typedef struct {
+    const unsigned char *c;
+    const char *a, *b;
+    char *o;
+    Py_ssize_t n, isz, nchunks;
+    int sa, sb; /* a, b: one element for all */
+} sd_sel_ctx;
+#define SD_SEL(U)                                                                               \
+    do {                                                                                        \
+        const U *A = (const U *)r->a, *B = (const U *)r->b;                                     \
+        U *O = (U *)r->o;                                                                       \
+        const U a0 = A[0], b0 = B[0];                                                           \
+        for (Py_ssize_t i = lo; i < hi; i++) {                                                  \
+            U m = (U)0 - (U)(r->c[i] != 0), x = r->sa ? a0 : A[i], y = r->sb ? b0 : B[i];       \
+            O[i] = (x & m) | (y & ~m);                                                          \
+        }                                                                                       \
+    } while (0)
+SD_CLONES static void sd_sel_task(void *ctx, Py_ssize_t c)
+{
+    sd_sel_ctx *r = (sd_sel_ctx *)ctx;
+    Py_ssize_t lo, hi;
+    sd_range(r->n, r->nchunks, c, &lo, &hi);
+    switch (r->isz) {
+    case 1: SD_SEL(uint8_t); break;
+    case 2: SD_SEL(uint16_t); break;
+    case 4: SD_SEL(uint32_t); break;
+    case 8: SD_SEL(uint64_t); break;
+    default: { /* 16: two halves */
+        const uint64_t *A = (const uint64_t *)r->a, *B = (const uint64_t *)r->b;
+        uint64_t *O = (uint64_t *)r->o;
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            uint64_t m = (uint64_t)0 - (uint64_t)(r->c[i] != 0);
+            const uint64_t *x = r->sa ? A : A + 2 * i, *y = r->sb ? B : B + 2 * i;
+            O[2 * i] = (x[0] & m) | (y[0] & ~m);
+            O[2 * i + 1] = (x[1] & m) | (y[1] & ~m);
+        }
+    }
+    }
+}
+#undef SD_SEL
+
+static PyObject *
+select_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("select", nargs, 5, 5) < 0)
+        return NULL;
+    long nt;
+    if (sd_threads(args[4], &nt) < 0)
+        return NULL;
+    Py_buffer v[4];
+    int got = 0, ok = 1;
+    for (int i = 0; i < 4 && ok; i++) {
+        if (PyObject_GetBuffer(args[i], &v[i], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (i == 3 ? PyBUF_WRITABLE : 0)) < 0) {
+            (void)contract_clear_buffer();
+            ok = 0;
+            break;
+        }
+        got++;
+    }
+    Py_ssize_t isz = ok ? v[3].itemsize : 0, n = ok ? v[0].len : 0;
+    if (ok) {
+        const char *f = v[0].format ? v[0].format : "B";
+        ok = v[0].itemsize == 1 && f[0] == '?' && f[1] == 0
+             && (isz == 1 || isz == 2 || isz == 4 || isz == 8 || isz == 16)
+             && v[1].itemsize == isz && v[2].itemsize == isz && v[3].len == n * isz
+             && (v[1].len == n * isz || v[1].len == isz) && (v[2].len == n * isz || v[2].len == isz)
+             && ((uintptr_t)v[3].buf % (isz > 8 ? 8 : isz)) == 0 && ((uintptr_t)v[1].buf % (isz > 8 ? 8 : isz)) == 0
+             && ((uintptr_t)v[2].buf % (isz > 8 ? 8 : isz)) == 0
+             && !sd_overlap(v[0].buf, v[3].buf, v[3].len) && !sd_overlap(v[1].buf, v[3].buf, v[3].len)
+             && !sd_overlap(v[2].buf, v[3].buf, v[3].len);
+    }
+    if (ok && n > 0) {
+        sd_sel_ctx r = {(const unsigned char *)v[0].buf, (const char *)v[1].buf, (const char *)v[2].buf,
+                        (char *)v[3].buf, n, isz, 1, v[1].len == isz && n > 1, v[2].len == isz && n > 1};
+        r.nchunks = sd_chunks(n * isz, (int)nt);
+        if (r.nchunks > n / 64)
+            r.nchunks = n / 64 > 0 ? n / 64 : 1;
+        if (r.nchunks > 1 || n * isz >= (1 << 16)) {
+            Py_BEGIN_ALLOW_THREADS
+            sd_parallel((int)nt, sd_sel_task, &r, r.nchunks);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            sd_sel_task(&r, 0);
+    }
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&v[i]);
     return PyBool_FromLong(ok);
 }
 
@@ -2673,6 +2774,10 @@ static PyMethodDef methods[] = {
     SD_FN("cast_ok", cast_ok,
      "cast_ok(a, lo, hi) -> bool or None: every element v of a C-contiguous float32/float64 "
      "buffer has trunc(v) >= lo and v < hi (NaN never); None for any other buffer."),
+    SD_FN("select", select_,
+     "select(c, a, b, out, nthreads) -> bool: out = c ? a : b, element by element, over C-contiguous "
+     "buffers (c bool; a, b, out of one itemsize of 1-16 bytes, a or b of one element for all), "
+     "the bits copied; False (nothing written) for anything else."),
     SD_FN("softmax_rows", softmax_rows,
      "softmax_rows(src, out, ncols, exp_info, log_info) -> bool: softmax (log_info None) or "
      "log_softmax of each ncols-long row of a C-contiguous float32/float64 buffer into out, the "

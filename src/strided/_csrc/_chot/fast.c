@@ -613,23 +613,29 @@ fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
 
 /* The typed loops of where_direct: o[i] = c[i] ? x1[i] : x2[i], element by element as
    bytes (an unsigned integer of the element's size: NaN payloads and signed zeros are
-   copied, never computed with). W_CONTIG: every operand contiguous (the condition's
-   step 1, the values' their itemsize), which the compiler vectorises; W_STRIDED: any
-   steps (0: a 0-d operand). */
+   copied, never computed with), both values read and one kept by a mask: no branch on
+   the condition (c[i] ? a[i] : b[i] branched, as numpy.where does: with a random
+   condition 1e5 float32 took 426 us, ~27 without). W_CONTIG: every operand contiguous
+   (the condition's step 1, the values' their itemsize), which the compiler vectorises;
+   W_STRIDED: any steps (0: a 0-d operand). */
 #define W_CONTIG(T)                                                                      \
     do {                                                                                 \
         const unsigned char *c = (const unsigned char *)p[0];                            \
         const T *a = (const T *)p[1], *b = (const T *)p[2];                              \
         T *out = (T *)o;                                                                 \
-        for (Py_ssize_t i = 0; i < count; i++)                                           \
-            out[i] = c[i] ? a[i] : b[i];                                                 \
+        for (Py_ssize_t i = 0; i < count; i++) {                                         \
+            T m = (T)0 - (T)(c[i] != 0);                                                 \
+            out[i] = (a[i] & m) | (b[i] & (T)~m);                                        \
+        }                                                                                \
     } while (0)
 #define W_STRIDED(T)                                                                     \
     do {                                                                                 \
         const char *c = p[0], *a = p[1], *b = p[2];                                      \
         T *out = (T *)o;                                                                 \
-        for (Py_ssize_t i = 0; i < count; i++, c += step[0], a += step[1], b += step[2]) \
-            out[i] = *(const unsigned char *)c ? *(const T *)a : *(const T *)b;          \
+        for (Py_ssize_t i = 0; i < count; i++, c += step[0], a += step[1], b += step[2]) { \
+            T m = (T)0 - (T)(*(const unsigned char *)c != 0);                            \
+            out[i] = (*(const T *)a & m) | (*(const T *)b & (T)~m);                      \
+        }                                                                                \
     } while (0)
 
 static void
