@@ -74,3 +74,23 @@ def test_refusals_stand():
     b = xp.broadcast_to(x[:1], (6,))  # every element the same memory
     with pytest.raises(RuntimeError, match="(?i)overlap|single memory location"):
         xp.floor(b, out=b)
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 7, 100, 70_000])
+def test_positive_and_real_of_floats_copy_every_bit(dt, n):
+    """positive (and real of a real float) is NumPy's positive loop in the compiled path: a
+    copy of each element's bits, signalling NaNs, payloads and -0.0 included; onto itself it
+    writes nothing and bumps the version."""
+    rng = np.random.default_rng(n)
+    isz = np.dtype(dt).itemsize
+    a = rng.integers(0, 256, n * isz, dtype=np.uint8).view(dt).copy()  # any bits
+    x = xp.asarray(a.copy(), device="cpu")
+    for r in (xp.positive(x), +x) + ((xp.real(x),) if np.dtype(dt).kind == "f" else ()):
+        assert host(r).dtype == a.dtype and host(r).tobytes() == a.tobytes()
+        assert r is not x
+    v = x._version
+    assert xp.positive(x, out=x) is x and x._version == v + 1 and host(x).tobytes() == a.tobytes()
+    y = xp.empty(a.shape, dtype=x.dtype, device="cpu")
+    xp.positive(x, out=y)
+    assert host(y).tobytes() == a.tobytes()

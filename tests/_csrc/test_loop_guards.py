@@ -327,9 +327,11 @@ def test_integer_copies_are_the_definitions_through_every_door(dt, reps):
     if COMPILED:
         for call in (lambda: st.floor(a, out=o), lambda: t.trunc_()):
             assert python_calls(call)[1] == []  # (the loop, at every size)
-        f = st.asarray(np.array([-0.0, np.nan], np.float32))
+        fa = np.array([0x80000000, 0x7FA00001, 0xFFC00123], np.uint32).view(np.float32)
+        f = st.asarray(fa)
         st.positive(f)
-        assert "_copy" in python_calls(lambda: st.positive(f))[1]  # (a float: the kernel)
+        assert python_calls(lambda: st.positive(f))[1] == []  # (a float: the loop too, stop 51)
+        assert np.asarray(st.positive(f)).tobytes() == fa.tobytes()  # (-0.0, a signalling NaN, a payload)
 
 
 @pytest.mark.parametrize("dt", INTS)

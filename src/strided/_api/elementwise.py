@@ -775,10 +775,11 @@ def _copy(xp, a):
     return xp.array(a, copy=True)
 
 
-# (compiled: np.positive's loop, a copy of each integer: _chot/loops.c's guard "int";
-# floor(x, out=y) of 100 int32 2.4 -> 0.x us, NumPy's 0.40)
+# (compiled: np.positive's loop, a copy of each integer, float or complex element bit for bit:
+# _chot/loops.c's guard "copy"; floor(x, out=y) of 100 int32 2.4 -> 0.x us, NumPy's 0.40;
+# positive(x) of 1 float32 1.39 -> ~0.4 us)
 _copy._loop_ufunc = np.positive
-_copy._loop_guard = "int"
+_copy._loop_guard = "copy"
 
 
 def _real_part(xp, a):

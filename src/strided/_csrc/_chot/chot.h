@@ -247,7 +247,7 @@ typedef struct {
 /* A row kernel's ``_loop_guard``: when NumPy's loop alone gives the kernel's value (its
    special-case correction has nothing to put right), proven from the operands before the
    loop runs (loops.c, guard_ok); otherwise the call declines to the kernel. */
-enum { G_NONE = 0, G_NOINF, G_POW_F, G_POW_I, G_INT, G_SHIFT };
+enum { G_NONE = 0, G_NOINF, G_POW_F, G_POW_I, G_COPY, G_SHIFT };
 
 /* --- the Fast object (fast.c) --------------------------------------------------------------- */
 

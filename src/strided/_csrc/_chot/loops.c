@@ -1134,7 +1134,7 @@ loop_for(Loop *L, PyObject *ent, PyObject *dev, PyObject *const *xs, int n)
                     : PyUnicode_CompareWithASCIIString(g, "noinf") == 0 ? G_NOINF
                     : PyUnicode_CompareWithASCIIString(g, "pow_float") == 0 ? G_POW_F
                     : PyUnicode_CompareWithASCIIString(g, "pow_int") == 0 ? G_POW_I
-                    : PyUnicode_CompareWithASCIIString(g, "int") == 0 ? G_INT
+                    : PyUnicode_CompareWithASCIIString(g, "copy") == 0 ? G_COPY
                     : PyUnicode_CompareWithASCIIString(g, "shift") == 0 ? G_SHIFT : G_NONE;
         if (b == Py_True || guard != G_NONE) {
             Py_SETREF(uf, Py_NewRef(u));
@@ -1620,8 +1620,9 @@ guard_ok(const Loop *L, char *const *data, const Py_ssize_t *strides, Py_ssize_t
             else
                 GUARD_SCAN(double, isinf(v));
             break;
-        case G_INT:
-            if (kind != 'i' && kind != 'u')
+        case G_COPY: /* (NumPy's positive copies integers, floats and complex bit for bit:
+                        C's unary +, no arithmetic; tests/_csrc/test_identity_inplace12.py) */
+            if (kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c')
                 return 0;
             break;
         case G_SHIFT:
@@ -1773,10 +1774,10 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         return NULL;
     }
     data[n] = ND(r)->data;
-    /* the copy of an integer (G_INT: _copy, NumPy's positive) onto its own operand, element
-       for element (x.round_(), floor(x, out=x) of integers): nothing to write, as NumPy's
-       copy of an array onto itself (the caller bumps the version all the same) */
-    if (count > 0 && !(L->guard == G_INT && n == 1 && data[0] == data[1] && strides[0] == strides[1])) {
+    /* a copy (G_COPY: _copy, NumPy's positive) onto its own operand, element for element
+       (x.round_(), floor(x, out=x) of integers, positive(x, out=x)): nothing to write, as
+       NumPy's copy of an array onto itself (the caller bumps the version all the same) */
+    if (count > 0 && !(L->guard == G_COPY && n == 1 && data[0] == data[1] && strides[0] == strides[1])) {
         int rc;
         if (nbytes >= elide_bytes) { /* (NumPy releases the GIL for its loops too) */
             Py_BEGIN_ALLOW_THREADS
