@@ -1683,6 +1683,47 @@ guard_ok(const Loop *L, char *const *data, const Py_ssize_t *strides, Py_ssize_t
    make exactly this one call (the ufunc path then runs), or NULL with an error set
    (out of memory). With target (into an in-place operator's or out='s native): operands
    that broadcast to into's shape take loop_bcast, and the result is into itself. */
+/* A new result of operands that broadcast (``X - row``, ``X * column``, a size-1 axis): a
+   C-contiguous result of the first operand's shape, written by loop_bcast as an out= target
+   (NumPy's result is C-ordered then too, and each element the same operation's value), when
+   the first operand is C-contiguous and the others broadcast into it without growing it;
+   the Array, or NULL with no error set (declined: NumPy's ufunc runs, and names its errors).
+   Before: 1.4-2.4x NumPy's time at 16-2000 elements (the Python path). */
+static PyObject *
+bcast_new(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
+          PyObject *res, PyObject *dev)
+{
+    if (L->guard != G_NONE || L->sside == 1 || Py_TYPE(xs[0]) != Array_T)
+        return NULL;
+    NDFields *a = ND(nat[0]);
+    if (a->nd == 0 || !(a->flags & ND_C_CONTIGUOUS))
+        return NULL;
+    PyObject *shape = SLOT(xs[0], O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
+        return NULL;
+    Py_ssize_t count = 1;
+    for (int d = 0; d < a->nd; d++)
+        count *= a->dimensions[d];
+    Py_ssize_t nbytes = count * L->isz[n];
+    if (nbytes >= limit)
+        return NULL;
+    Py_INCREF(shape);
+    PyObject *r = result_empty(shape, L->out, nbytes);
+    if (r == NULL) {
+        Py_DECREF(shape);
+        return NULL;
+    }
+    PyObject *w = Py_TYPE(r) == ND_T && ND(r)->descr == L->out ? loop_bcast(L, xs, nat, n, r) : NULL;
+    if (w == NULL) {
+        Py_DECREF(r);
+        Py_DECREF(shape);
+        return NULL;
+    }
+    Py_DECREF(w);
+    return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
+                     Py_NewRef(res), Py_NewRef(dev));
+}
+
 static PyObject *
 loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
           PyObject *res, PyObject *dev, PyObject *into, int target)
@@ -1719,11 +1760,12 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
                 count *= a->dimensions[d];
         }
         else {
-            if (a->nd != first->nd)
-                return NULL; /* broadcasting: NumPy's iterator */
+            if (a->nd != first->nd) /* broadcasting: a new result of it, or NumPy's iterator */
+                return !target && into == NULL ? bcast_new(L, xs, nat, n, limit, res, dev) : NULL;
             for (int d = 0; d < a->nd; d++)
                 if (a->dimensions[d] != first->dimensions[d])
-                    return target && L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL;
+                    return target ? (L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL)
+                           : into == NULL ? bcast_new(L, xs, nat, n, limit, res, dev) : NULL;
         }
         if (a->nd == 1) {
             strides[j] = a->strides[0];

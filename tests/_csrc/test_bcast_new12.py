@@ -1,0 +1,86 @@
+"""A new result of operands that broadcast (``X - row``, ``X * column``, size-1 axes, 0-d
+operands) in the compiled path (``_chot/loops.c``, ``bcast_new``: loop_bcast writing a fresh
+C-contiguous result): NumPy's ufunc is the reference, bit for bit (NaN payloads from either
+operand, signed zeros), with its dtype, shape and C order; the operands untouched and not
+aliased; other layouts and shapes that grow the first operand take NumPy's iterator."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided as xp
+
+from conftest import host
+
+_OPS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
+        "less": operator.lt, "maximum": None, "atan2": None, "bitwise_and": None}
+
+
+def _data(rng, dt, shape):
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        v = (rng.standard_normal(shape) * 4).astype(dt)
+        flat = v.reshape(-1)
+        if flat.size > 3:  # NaN payloads, -0.0, infinities
+            bits = np.array([0x7FA00001, 0xFFC00123, 0x80000000, 0x7F800000], np.uint32).view(np.float32).astype(dt) \
+                if dt == np.float32 else np.array([0x7FF4000000000001, 0xFFF8000000000123, 0x8000000000000000,
+                                                   0x7FF0000000000000], np.uint64).view(np.float64)
+            flat[rng.integers(0, flat.size, 4)] = bits
+        return v
+    return rng.integers(-50, 50, shape).astype(dt)
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=hs.integers(0, 2**32 - 1), dims=hs.lists(hs.integers(1, 9), min_size=1, max_size=3),
+       dt=hs.sampled_from(["float32", "float64", "int32", "int64"]), op=hs.sampled_from(sorted(_OPS)),
+       mask=hs.integers(0, 7), drop=hs.integers(0, 2), zerod=hs.booleans(), other_first=hs.booleans())
+def test_broadcast_new_results_are_numpys(seed, dims, dt, op, mask, drop, zerod, other_first):
+    rng = np.random.default_rng(seed)
+    shape = tuple(dims)
+    if op == "bitwise_and" and dt.startswith("float") or op in ("atan2", "divide") and dt.startswith("int"):
+        return  # (integer division's dtype is strided's, not NumPy's: float32 as PyTorch)
+    oshape = () if zerod else tuple(1 if (mask >> i) & 1 else n for i, n in enumerate(shape))[drop:]
+    a, b = _data(rng, dt, shape), _data(rng, dt, oshape)
+    if other_first:
+        a, b = b, a
+    x, y = xp.asarray(a, device="cpu"), xp.asarray(b, device="cpu")
+    ab, bb = a.tobytes(), b.tobytes()
+    f = _OPS[op]
+    with np.errstate(all="ignore"):
+        want = getattr(np, op)(a, b)
+    for got in ((f(x, y),) if f is not None else ()) + (getattr(xp, op)(x, y),):
+        g = host(got)
+        assert g.dtype == want.dtype and g.shape == want.shape, (op, shape, oshape)
+        assert g.tobytes() == np.ascontiguousarray(want).tobytes(), (op, shape, oshape)
+        assert g.flags.c_contiguous
+        assert not np.shares_memory(g, host(x)) and not np.shares_memory(g, host(y))
+    assert host(x).tobytes() == ab and host(y).tobytes() == bb
+
+
+def test_other_layouts_take_numpys_iterator():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((6, 5))
+    for x in (xp.asarray(a, device="cpu").T, xp.asarray(a, device="cpu")[:, ::2], xp.asarray(a, device="cpu")[::2]):
+        v = host(x)
+        r = rng.standard_normal(v.shape[1])
+        got = host(x - xp.asarray(r, device="cpu"))
+        want = v - r
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+        assert got.strides == want.strides  # (NumPy's order for an F-ordered operand, as before)
+
+
+def test_the_compiled_path_takes_them():
+    from strided._core import dispatch
+
+    from _frames import python_calls
+    if dispatch.CHOT is None:
+        return  # (STRIDED_NO_CEXT=1: the Python path, checked above)
+    x = xp.asarray(np.arange(12.0).reshape(3, 4), device="cpu")
+    row, col = xp.asarray(np.arange(4.0), device="cpu"), xp.asarray(np.arange(3.0).reshape(3, 1), device="cpu")
+    for f in (lambda: x - row, lambda: x * col, lambda: xp.add(x, row)):
+        f()
+        assert python_calls(f)[1] == []
