@@ -32,6 +32,8 @@ _SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _BY_NP = _dtypes._BY_NP  # NumPy dtype -> DType
 _DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
 _np_empty = np.empty
+_np_zeros = np.zeros
+_np_ones = np.ones
 
 
 # --- helpers -------------------------------------------------------------------
@@ -460,20 +462,57 @@ def _filled(func, fill, shape, dtype, device, out, requires_grad, names, default
     return _finish(wrap_new(r, dtype, dev), func, None, requires_grad, names)
 
 
+def _quick_filled(make, shape, dtype, device):
+    """``make(shape, dtype)`` (NumPy's zeros, ones or empty) wrapped, for a shape that is a tuple
+    of non-negative Python ints or one such int, a DType or None, on the host (``device`` None
+    with the host the default, or the host Device): what _filled ends in there, without its
+    argument normalisation (zeros((10, 10)) was 5.2 us against NumPy's 0.38). Else None."""
+    if type(shape) is builtins.int:
+        if shape < 0:
+            return None
+        shape = (shape,)
+    elif type(shape) is builtins.tuple:
+        for n in shape:
+            if type(n) is not builtins.int or n < 0:
+                return None
+    else:
+        return None
+    dev = _default_device[0] if device is None else device
+    if type(dev) is not Device or dev.type != "cpu":
+        return None
+    if dtype is None:
+        dtype = _dtypes.get_default_dtype()
+    elif type(dtype) is not DType:
+        return None
+    return wrap_new(make(shape, dtype._np), dtype, dev)
+
+
 def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array of zeros: ``zeros((2, 3))``, ``zeros(shape=(2, 3))`` or ``zeros(2, 3)``."""
+    if not size and out is None and requires_grad is False and names is None:
+        r = _quick_filled(_np_zeros, shape, dtype, device)
+        if r is not None:
+            return r
     return _filled("zeros", 0, _shape_args((shape,) + size, "zeros"), dtype, device, out,
                    requires_grad, names)
 
 
 def ones(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array of ones: ``ones((2, 3))``, ``ones(shape=(2, 3))`` or ``ones(2, 3)``."""
+    if not size and out is None and requires_grad is False and names is None:
+        r = _quick_filled(_np_ones, shape, dtype, device)
+        if r is not None:
+            return r
     return _filled("ones", 1, _shape_args((shape,) + size, "ones"), dtype, device, out,
                    requires_grad, names)
 
 
 def empty(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An uninitialised array: ``empty((2, 3))``, ``empty(shape=(2, 3))`` or ``empty(2, 3)``."""
+    if not size and out is None and requires_grad is False and names is None:
+        r = _quick_filled(_np_empty, shape, dtype, device)
+        if r is not None:
+            return r
     return _filled("empty", None, _shape_args((shape,) + size, "empty"), dtype, device, out,
                    requires_grad, names)
 

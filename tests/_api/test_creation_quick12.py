@@ -1,0 +1,47 @@
+"""zeros/ones/empty's short path (``creation._quick_filled``: a plain shape tuple or int, a DType
+or None, the host) against the general path it skips (``creation._filled`` after
+``_shape_args``): the same dtype, shape, device, values (empty: dtype and shape), a fresh
+writable array each call, and the general path's errors for anything it declines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import strided as xp
+from strided._api import creation
+
+from conftest import host
+
+_DTYPES = [None, xp.float32, xp.float64, xp.int8, xp.int64, xp.uint16, xp.bool, xp.complex64]
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=hs.one_of(hs.integers(0, 5), hs.lists(hs.integers(0, 4), max_size=3).map(tuple)),
+       dt=hs.sampled_from(_DTYPES), device=hs.sampled_from([None, "cpu", "device"]),
+       name=hs.sampled_from(["zeros", "ones", "empty"]))
+def test_short_path_is_the_general_path(shape, dt, device, name):
+    dev = xp.Device("cpu") if device == "device" else device
+    got = getattr(xp, name)(shape, dtype=dt, device=dev)
+    fill = {"zeros": 0, "ones": 1, "empty": None}[name]
+    want = creation._filled(name, fill, creation._shape_args((shape,), name), dt, dev, None, False, None)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.device == want.device
+    if name != "empty":
+        assert host(got).tobytes() == host(want).tobytes()
+    g = host(got)
+    assert g.flags.writeable and g.flags.c_contiguous
+    again = getattr(xp, name)(shape, dtype=dt, device=dev)
+    assert not np.shares_memory(host(again), g) or g.size == 0
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_errors_are_the_general_paths(name):
+    f = getattr(xp, name)
+    for bad, err in (((-1, 2), ValueError), (-3, ValueError), ((True, 2), TypeError), ((2.0, 2), TypeError),
+                     ("3", TypeError)):
+        with pytest.raises(err):
+            f(bad)
+    assert f(np.int64(3)).shape == (3,) and f([2, 3]).shape == (2, 3) and f(2, 3).shape == (2, 3)
+    assert f((2,), dtype="float64").dtype == xp.float64
