@@ -285,8 +285,10 @@ def vecdot(x1, x2, /, *, axis=-1, out=None) -> Array:
     broadcast_batch("vecdot", s1[:neg] + s1[len(s1) + neg + 1:], s2[:neg] + s2[len(s2) + neg + 1:])
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
-        a = xp.moveaxis(a, neg, -1)[..., None, :]
-        b = xp.moveaxis(b, neg, -1)[..., :, None]
+        if neg != -1:  # (moveaxis to where it is: ~6 us of nothing each, NumPy's Python)
+            a, b = xp.moveaxis(a, neg, -1), xp.moveaxis(b, neg, -1)
+        a = a[..., None, :]
+        b = b[..., :, None]
         if dt.kind == "c":
             a = xp.conj(a)
         r = xp.matmul(a, b)[..., 0, 0]
