@@ -45,3 +45,19 @@ def test_errors_are_the_general_paths(name):
             f(bad)
     assert f(np.int64(3)).shape == (3,) and f([2, 3]).shape == (2, 3) and f(2, 3).shape == (2, 3)
     assert f((2,), dtype="float64").dtype == xp.float64
+
+
+@settings(max_examples=80, deadline=None)
+@given(start=hs.integers(-2**64, 2**64), stop=hs.one_of(hs.none(), hs.integers(-2**64, 2**64)),
+       step=hs.integers(-5, 5).filter(bool), near=hs.booleans())
+def test_arange_short_path_is_the_general_path(start, stop, step, near):
+    if near:  # small ranges, most of the time
+        start, stop = start % 50 - 25, None if stop is None else stop % 50 - 25
+    args = (start,) if stop is None else (start, stop)
+    def run(**kw):
+        try:
+            r = xp.arange(*args, step=step, **kw) if stop is not None else xp.arange(start, step=step, **kw)
+            return r.dtype, host(r).tobytes()
+        except Exception as e:  # noqa: BLE001 - the same error either way
+            return type(e), str(e)
+    assert run() == run(dtype=xp.int64)  # (an explicit dtype takes the general path)

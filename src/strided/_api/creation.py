@@ -34,6 +34,9 @@ _DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
 _np_empty = np.empty
 _np_zeros = np.zeros
 _np_ones = np.ones
+_np_arange = np.arange
+_np_int64 = np.dtype(np.int64)
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 
 
 # --- helpers -------------------------------------------------------------------
@@ -665,6 +668,16 @@ def _int_bounds(dtype) -> tuple:
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
            requires_grad=False, names=None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (integer or float steps)."""
+    if type(start) is builtins.int and type(step) is builtins.int and step \
+            and (stop is None or type(stop) is builtins.int) and dtype is None and device is None \
+            and out is None and requires_grad is False and names is None \
+            and _default_device[0].type == "cpu":
+        # Short path: Python ints on the host (range loops, index vectors: 5.5 us, NumPy's 0.9),
+        # what the general path below ends in for them; values beyond int64 take it (its error)
+        s0, s1 = (0, start) if stop is None else (start, stop)
+        n = -((s0 - s1) // step)
+        if n <= 0 or (_I64_MIN <= s0 <= _I64_MAX and _I64_MIN <= s0 + (n - 1) * step <= _I64_MAX):
+            return wrap_new(_np_arange(s0, s1, step, dtype=_np_int64), _dtypes.int64, _default_device[0])
     start = _scalar_arg(start, "arange", "start")
     step = _scalar_arg(step, "arange", "step")
     if stop is None:
