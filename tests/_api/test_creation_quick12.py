@@ -61,3 +61,14 @@ def test_arange_short_path_is_the_general_path(start, stop, step, near):
         except Exception as e:  # noqa: BLE001 - the same error either way
             return type(e), str(e)
     assert run() == run(dtype=xp.int64)  # (an explicit dtype takes the general path)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=hs.one_of(hs.integers(0, 5), hs.lists(hs.integers(0, 4), max_size=3).map(tuple)),
+       fill=hs.floats(allow_nan=True, allow_infinity=True), dt=hs.sampled_from([None, xp.float32, xp.float64]))
+def test_full_short_path_is_the_general_path(shape, fill, dt):
+    got = xp.full(shape, fill, dtype=dt)
+    f, d = creation._fill_dtype(fill, dt, "full")
+    want = creation._filled("full", f, creation._shape_args((shape,), "full"), d, None, None, False, None)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.device == want.device
+    assert host(got).tobytes() == host(want).tobytes()

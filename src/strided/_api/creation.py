@@ -549,18 +549,18 @@ def _fill_dtype(fill_value, dtype, func):
 
 def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array filled with ``fill_value``; dtype inferred from the scalar by default."""
-    if type(fill_value) is builtins.float and type(dtype) is DType and dtype.kind == "f" \
-            and out is None and names is None and requires_grad is False \
-            and (shape == () or (type(shape) is builtins.int and shape >= 0)):
-        # Short path: a Python float into a 0-d or 1-D floating host array (SciPy and
-        # scikit-learn make NaN and inf scalars this way), what the general path below
-        # ends in: NumPy's full gives each element (float)fill_value, as ndarray.fill
-        # does for a Python float (one conversion from the double; NaN stays NaN).
-        dev = _default_device[0] if device is None else device
-        if type(dev) is Device and dev.type == "cpu":
-            r = _np_empty(shape, dtype._np)
-            r.fill(fill_value)
-            return Array._new(r, None, 0, r.shape, None, dtype, dev)
+    if type(fill_value) is builtins.float and out is None and names is None and requires_grad is False:
+        # Short path: a Python float into a floating host array of a plain shape (SciPy and
+        # scikit-learn make NaN and inf scalars this way; full((10, 10), 2.0) was 6.9 us,
+        # NumPy's 2.0), what the general path below ends in: NumPy's full gives each element
+        # (float)fill_value, as ndarray.fill does for a Python float (one conversion from the
+        # double; NaN stays NaN). dtype None: the default float, the scalar's dtype.
+        dt = dtype if type(dtype) is DType else _dtypes.get_default_dtype() if dtype is None else None
+        if dt is not None and dt.kind == "f" and dt._np.itemsize >= 4:  # (float16: a cast that may warn)
+            r = _quick_filled(_np_empty, shape, dt, device)
+            if r is not None:
+                r._np.fill(fill_value)
+                return r
     fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
     shape = _shape_args((shape,), "full")
     return _filled("full", fill_value, shape, dtype, device, out, requires_grad, names)
