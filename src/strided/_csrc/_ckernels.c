@@ -454,10 +454,32 @@ SD_INLINE int sd_eight(Py_ssize_t n, Py_ssize_t *e)
 SD_AVX2 SD_INLINE double eight_f64(const double *a, const Py_ssize_t *e, double m)
 {
     SD_EIGHT_PTRS(double)
-    SD_EIGHT_LOOP(__m256d, _mm256_add_pd, _mm256_loadu_pd, 4)
+#define SD_L(p) _mm256_loadu_pd(p)
+    __m256d a0 = SD_L(p0), b0 = SD_L(p0 + 4), a1 = SD_L(p1), b1 = SD_L(p1 + 4);
+    __m256d a2 = SD_L(p2), b2 = SD_L(p2 + 4), a3 = SD_L(p3), b3 = SD_L(p3 + 4);
+    __m256d a4 = SD_L(p4), b4 = SD_L(p4 + 4), a5 = SD_L(p5), b5 = SD_L(p5 + 4);
+    __m256d a6 = SD_L(p6), b6 = SD_L(p6 + 4), a7 = SD_L(p7), b7 = SD_L(p7 + 4);
+    for (i = 8; i < gm; i += 8) {
+        a0 = _mm256_add_pd(a0, SD_L(p0 + i)); b0 = _mm256_add_pd(b0, SD_L(p0 + i + 4));
+        a1 = _mm256_add_pd(a1, SD_L(p1 + i)); b1 = _mm256_add_pd(b1, SD_L(p1 + i + 4));
+        a2 = _mm256_add_pd(a2, SD_L(p2 + i)); b2 = _mm256_add_pd(b2, SD_L(p2 + i + 4));
+        a3 = _mm256_add_pd(a3, SD_L(p3 + i)); b3 = _mm256_add_pd(b3, SD_L(p3 + i + 4));
+        a4 = _mm256_add_pd(a4, SD_L(p4 + i)); b4 = _mm256_add_pd(b4, SD_L(p4 + i + 4));
+        a5 = _mm256_add_pd(a5, SD_L(p5 + i)); b5 = _mm256_add_pd(b5, SD_L(p5 + i + 4));
+        a6 = _mm256_add_pd(a6, SD_L(p6 + i)); b6 = _mm256_add_pd(b6, SD_L(p6 + i + 4));
+        a7 = _mm256_add_pd(a7, SD_L(p7 + i)); b7 = _mm256_add_pd(b7, SD_L(p7 + i + 4));
+    }
+#define SD_REST64(k, ek)                                                                   \
+    for (i = gm; i < ek; i += 8) {                                                         \
+        a##k = _mm256_add_pd(a##k, SD_L(p##k + i)); b##k = _mm256_add_pd(b##k, SD_L(p##k + i + 4)); \
+    }
+    SD_REST64(0, e0) SD_REST64(1, e1) SD_REST64(2, e2) SD_REST64(3, e3)
+    SD_REST64(4, e4) SD_REST64(5, e5) SD_REST64(6, e6) SD_REST64(7, g7)
+#undef SD_REST64
+#undef SD_L
     double l[8];
-    hsum4_f64(R0[0], R0[1], R1[0], R1[1], R2[0], R2[1], R3[0], R3[1], &l[0], &l[1], &l[2], &l[3]);
-    hsum4_f64(R4[0], R4[1], R5[0], R5[1], R6[0], R6[1], R7[0], R7[1], &l[4], &l[5], &l[6], &l[7]);
+    hsum4_f64(a0, b0, a1, b1, a2, b2, a3, b3, &l[0], &l[1], &l[2], &l[3]);
+    hsum4_f64(a4, b4, a5, b5, a6, b6, a7, b7, &l[4], &l[5], &l[6], &l[7]);
     SD_EIGHT_END(double, l)
 }
 /* eight float32 leaves' accumulators (leaf k's r0..r7 in Rk): the node's sum, their sums
