@@ -30,6 +30,15 @@ from strided._core import cfast
 SIZES = [1000, 10_000, 60_000, 65_536, 100_000, 200_000, 500_000, 1_000_000, 10_000_000]
 
 
+def _placed(src, offset):
+    """A copy of src starting `offset` bytes past a 64-byte boundary."""
+    raw = np.empty(src.nbytes + 128, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset
+    out = raw[start:start + src.nbytes].view(src.dtype)
+    out[...] = src
+    return out
+
+
 def _batch(fn, calls):
     t0 = time.perf_counter()
     for _ in range(calls):
@@ -44,6 +53,9 @@ def main(argv=None):
     ap.add_argument("--batches", type=int, default=30)
     ap.add_argument("--calls", type=int, default=200, help="calls per batch (fewer for large n)")
     ap.add_argument("--no-kernel", action="store_true", help="skip the bare _ckernels.sum_all column")
+    ap.add_argument("--offset", type=int, default=None,
+                    help="place every library's data this many bytes past a 64-byte boundary "
+                         "(default: where each library's allocator puts it; 'off' shows where)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     st.set_num_threads(1)
@@ -51,14 +63,19 @@ def main(argv=None):
     print(f"malloc: MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', 'default')}; "
           f"{args.batches} batches; us per call, min / median")
     print(f"{'dtype':8} {'n':>9} | {'strided':>15} | {'kernel':>15} | {'torch':>15} | {'numpy':>15} |"
-          f" st/torch min med")
+          f" st/torch min med | off st torch")
     rng = np.random.default_rng(0)
     for dt in args.dtypes.split(","):
         for n in map(int, args.sizes.split(",")):
             src = rng.uniform(0.5, 2.0, n).astype(dt)
-            a_st = st.asarray(np.array(src, copy=True))
-            a_t = torch.from_numpy(np.array(src, copy=True))
-            a_np = np.array(src, copy=True)
+            if args.offset is None:
+                a_st = st.asarray(np.array(src, copy=True))
+                a_t = torch.from_numpy(np.array(src, copy=True))
+                a_np = np.array(src, copy=True)
+            else:
+                a_st = st.from_dlpack(_placed(src, args.offset))
+                a_t = torch.from_numpy(_placed(src, args.offset))
+                a_np = _placed(src, args.offset)
             a_k = np.from_dlpack(a_st) if ck is not None else None
             fns = {"strided": lambda: st.sum(a_st), "torch": lambda: torch.sum(a_t),
                    "numpy": lambda: np.sum(a_np)}
@@ -80,7 +97,8 @@ def main(argv=None):
             r_min = min(times["strided"]) / min(times["torch"])
             r_med = statistics.median(times["strided"]) / statistics.median(times["torch"])
             print(f"{dt:8} {n:>9} | {cell('strided')} | {cell('kernel')} | {cell('torch')} | "
-                  f"{cell('numpy')} | {r_min:5.2f} {r_med:5.2f}", flush=True)
+                  f"{cell('numpy')} | {r_min:5.2f} {r_med:5.2f} | {np.from_dlpack(a_st).ctypes.data % 64:3d}"
+                  f" {a_t.data_ptr() % 64:3d}", flush=True)
 
 
 if __name__ == "__main__":
