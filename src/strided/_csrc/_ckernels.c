@@ -2166,36 +2166,24 @@ select_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 SD_FLOAT_TYPES(SD_ROWMAX_T)
 #undef SD_ROWMAX_T
 #ifdef SD_HAVE_AVX2_X
-SD_AVX2 static float sd_rowmax_avx2_f32(const float *x, Py_ssize_t n)
-{
-    __m256 m = _mm256_set1_ps(x[0]), bad = _mm256_setzero_ps();
-    Py_ssize_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        bad = _mm256_or_ps(bad, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        m = _mm256_max_ps(m, v);
+#define SD_ROWMAX_AVX2_T(SFX, T, U, V, L, QN, SB, AV, AS, KIND)                                 \
+    SD_AVX2 static T sd_rowmax_avx2_##SFX(const T *x, Py_ssize_t n)                             \
+    {                                                                                           \
+        AV m = _mm256_set1_##AS(x[0]), bad = _mm256_setzero_##AS();                             \
+        Py_ssize_t i = 0;                                                                       \
+        for (; i + (L) <= n; i += (L)) {                                                        \
+            AV v = _mm256_loadu_##AS(x + i);                                                    \
+            bad = _mm256_or_##AS(bad, _mm256_cmp_##AS(v, v, _CMP_UNORD_Q));                     \
+            m = _mm256_max_##AS(m, v);                                                          \
+        }                                                                                       \
+        T t[L], r = x[0];                                                                       \
+        _mm256_storeu_##AS(t, m);                                                               \
+        for (int j = 0; j < (L); j++)                                                           \
+            r = t[j] > r ? t[j] : r;                                                            \
+        return sd_rowmax1_##SFX(x, i, n, r, _mm256_movemask_##AS(bad) != 0);                    \
     }
-    float t[8], r = x[0];
-    _mm256_storeu_ps(t, m);
-    for (int j = 0; j < 8; j++)
-        r = t[j] > r ? t[j] : r;
-    return sd_rowmax1_f32(x, i, n, r, _mm256_movemask_ps(bad) != 0);
-}
-SD_AVX2 static double sd_rowmax_avx2_f64(const double *x, Py_ssize_t n)
-{
-    __m256d m = _mm256_set1_pd(x[0]), bad = _mm256_setzero_pd();
-    Py_ssize_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m256d v = _mm256_loadu_pd(x + i);
-        bad = _mm256_or_pd(bad, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
-        m = _mm256_max_pd(m, v);
-    }
-    double t[4], r = x[0];
-    _mm256_storeu_pd(t, m);
-    for (int j = 0; j < 4; j++)
-        r = t[j] > r ? t[j] : r;
-    return sd_rowmax1_f64(x, i, n, r, _mm256_movemask_pd(bad) != 0);
-}
+SD_FLOAT_TYPES(SD_ROWMAX_AVX2_T)
+#undef SD_ROWMAX_AVX2_T
 #define SD_ROWMAX(SFX, x, n) (sd_avx2 ? sd_rowmax_avx2_##SFX(x, n) : sd_rowmax1_##SFX(x, 0, n, (x)[0], 0))
 #else
 #define SD_ROWMAX(SFX, x, n) sd_rowmax1_##SFX(x, 0, n, (x)[0], 0)
