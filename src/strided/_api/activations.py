@@ -318,9 +318,35 @@ def hardtanh(xp, a, min_val=-1.0, max_val=1.0):
     return xp.where(lo > max_val, max_val, lo).astype(a.dtype, copy=False)
 
 
+def _softplus_one_call(a, beta, threshold):
+    """softplus's steps below in one compiled call (``_ckernels.softplus_run``: the same
+    operations, exp and log1p by the loops strided's exp and log1p run) for a C-contiguous
+    float32/float64 array under the thread threshold and parameters that convert to its
+    dtype as NumPy converts them; else None (the steps run)."""
+    if type(a) is not _ND or not a.flags.c_contiguous or a.nbytes >= _threads._THREAD_MIN[0]:
+        return None
+    dt = a.dtype
+    if dt != _F32 and dt != _F64:
+        return None
+    for v in (beta, threshold):
+        if type(v) is not float and (type(v) is not int or abs(v) > 2**53):
+            return None
+        if v != v or (dt == _F32 and abs(v) > _F32_MAX) or abs(v) == _math.inf:
+            return None
+    ex, lp = _threads._loop_info(np.exp, dt), _threads._loop_info(np.log1p, dt)
+    if ex is None or lp is None:
+        return None
+    out = np.empty(a.shape, dt)
+    return out if _CK.softplus_run(a, out, float(beta), float(threshold), ex, lp) else None
+
+
 @_in_float32
 def softplus(xp, a, beta=1.0, threshold=20.0):
     """``x * beta > threshold ? x : log1p(exp(x * beta)) / beta``."""
+    if xp is np and _CK is not None:
+        r = _softplus_one_call(a, beta, threshold)
+        if r is not None:
+            return r
     bx = a * beta
     linear = bx > threshold
     r = xp.log1p(xp.exp(bx))

@@ -2222,6 +2222,35 @@ SD_FLOAT_TYPES(SD_ROWMAX_AVX2_T)
 SD_FLOAT_TYPES(SD_SOFTMAX_T)
 #undef SD_SOFTMAX_T
 
+/* softplus_run(a, out, beta, threshold, exp_info, log1p_info) -> bool: activations.softplus's
+   NumPy steps over a C-contiguous float32/float64 buffer in one call, the same operations in
+   the same type: bx = a * beta; r = log1p(exp(bx)) by the loops strided's exp and log1p run
+   (the capsules); r / beta; a where bx > threshold, else r (both computed, one kept). beta
+   and threshold already converted as NumPy converts a Python scalar next to the array (the
+   caller checks they fit). 1e3 float32: 8.2 -> ~2.5 us (PyTorch 3.4). False: not handled. */
+#define SD_SOFTPLUS_T(SFX, T, ...)                                                              \
+    SD_CLONES __attribute__((optimize("no-trapping-math"))) static int                          \
+    sd_softplus_##SFX(const T *a, T *o, Py_ssize_t n, T beta, T thr, sd_call_info *ex,          \
+                      sd_call_info *lp)                                                         \
+    {                                                                                           \
+        Py_ssize_t st[2] = {(Py_ssize_t)sizeof(T), (Py_ssize_t)sizeof(T)}, m = n;                \
+        for (Py_ssize_t i = 0; i < n; i++)                                                      \
+            o[i] = a[i] * beta;                                                                 \
+        char *d[2] = {(char *)o, (char *)o};                                                    \
+        if (ex->strided_loop(ex->context, d, &m, st, ex->auxdata) < 0)                          \
+            return 0;                                                                           \
+        m = n;                                                                                  \
+        if (lp->strided_loop(lp->context, d, &m, st, lp->auxdata) < 0)                          \
+            return 0;                                                                           \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                    \
+            T b = a[i] * beta, r = o[i] / beta;                                                 \
+            o[i] = b > thr ? a[i] : r;                                                          \
+        }                                                                                       \
+        return 1;                                                                               \
+    }
+SD_FLOAT_TYPES(SD_SOFTPLUS_T)
+#undef SD_SOFTPLUS_T
+
 static sd_call_info *sd_info_arg(PyObject *cap)
 {
     if (cap == Py_None)
@@ -2232,6 +2261,38 @@ static sd_call_info *sd_info_arg(PyObject *cap)
         return NULL;
     }
     return info;
+}
+
+static PyObject *
+softplus_run(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs("softplus_run", nargs, 6, 6) < 0)
+        return NULL;
+    double beta = PyFloat_AsDouble(args[2]), thr = PyFloat_AsDouble(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    sd_call_info *ex = sd_info_arg(args[4]), *lp = sd_info_arg(args[5]);
+    if (ex == NULL || lp == NULL)
+        Py_RETURN_FALSE;
+    Py_buffer v[2];
+    int kind = sd_ew_buf(args[0], &v[0], 0);
+    if (!kind)
+        Py_RETURN_FALSE;
+    int ko = sd_ew_buf(args[1], &v[1], 1), ok = ko == kind && v[0].len == v[1].len
+                                                 && !sd_overlap(v[0].buf, v[1].buf, v[1].len);
+    if (ok && v[0].len) {
+        Py_ssize_t n = v[0].len / v[0].itemsize;
+        ok = kind == 1 ? sd_softplus_f32((const float *)v[0].buf, (float *)v[1].buf, n, (float)beta, (float)thr, ex, lp)
+                       : sd_softplus_f64((const double *)v[0].buf, (double *)v[1].buf, n, beta, thr, ex, lp);
+        if (PyErr_Occurred())
+            (void)contract_clear(PyExc_Exception); /* (a loop's error: the kernel raises it) */
+    }
+    if (ko)
+        PyBuffer_Release(&v[1]);
+    PyBuffer_Release(&v[0]);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyBool_FromLong(ok > 0);
 }
 
 static PyObject *
@@ -3036,6 +3097,9 @@ static PyMethodDef methods[] = {
      "select(c, a, b, out, nthreads) -> bool: out = c ? a : b, element by element, over C-contiguous "
      "buffers (c bool; a, b, out of one itemsize of 1-16 bytes, a or b of one element for all), "
      "the bits copied; False (nothing written) for anything else."),
+    SD_FN("softplus_run", softplus_run,
+     "softplus_run(a, out, beta, threshold, exp_info, log1p_info) -> bool: activations.softplus's "
+     "steps over a C-contiguous float32/float64 buffer into out in one call; False: not handled."),
     SD_FN("softmax_rows", softmax_rows,
      "softmax_rows(src, out, ncols, exp_info, log_info) -> bool: softmax (log_info None) or "
      "log_softmax of each ncols-long row of a C-contiguous float32/float64 buffer into out, the "
