@@ -75,3 +75,18 @@ def test_full_short_path_is_the_general_path(shape, fill, dt):
         want = creation._filled("full", f, creation._shape_args((shape,), "full"), d, None, None, False, None)
     assert got.dtype == want.dtype and got.shape == want.shape and got.device == want.device
     assert host(got).tobytes() == host(want).tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=hs.one_of(hs.integers(0, 5), hs.lists(hs.integers(0, 4), max_size=3).map(tuple)),
+       fill=hs.one_of(hs.booleans(), hs.integers(-2**63, 2**63 - 1), hs.integers(-5, 5)))
+def test_full_of_an_int_or_bool_is_the_general_path(shape, fill):
+    got = xp.full(shape, fill)
+    f, d = creation._fill_dtype(fill, None, "full")
+    want = creation._filled("full", f, creation._shape_args((shape,), "full"), d, None, None, False, None)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.device == want.device
+    assert host(got).tobytes() == host(want).tobytes()
+    with pytest.raises(Exception) as big:
+        xp.full(2, 2**70)
+    with pytest.raises(type(big.value)):
+        creation._filled("full", 2**70, (2,), xp.int64, None, None, False, None)

@@ -561,6 +561,16 @@ def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=
             if r is not None:
                 r._np.fill(fill_value)
                 return r
+    if dtype is None and out is None and names is None and requires_grad is False \
+            and (type(fill_value) is builtins.bool
+                 or (type(fill_value) is builtins.int and _I64_MIN <= fill_value <= _I64_MAX)):
+        # Short path: a Python bool or int (in int64's range) of the default dtype for it
+        # (bool, int64), what the general path below ends in (full((2, 3), 7): 7.2 -> ~2.5 us)
+        dt = _dtypes.bool if type(fill_value) is builtins.bool else _dtypes.int64
+        r = _quick_filled(_np_empty, shape, dt, device)
+        if r is not None:
+            r._np.fill(fill_value)
+            return r
     fill_value, dtype = _fill_dtype(fill_value, dtype, "full")
     shape = _shape_args((shape,), "full")
     return _filled("full", fill_value, shape, dtype, device, out, requires_grad, names)
