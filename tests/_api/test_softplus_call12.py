@@ -7,7 +7,10 @@ infinities, both zeros, the threshold's neighbours), through the row (``strided.
 from __future__ import annotations
 
 import numpy as np
-import torch
+try:  # (PyTorch, a reference where installed: CI's 3.12 leg has none)
+    import torch
+except ImportError:
+    torch = None
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -42,6 +45,7 @@ def test_one_call_is_the_steps(seed, n, dt, beta, threshold, scale, step):
     assert host(x).tobytes() == before
     g2 = host(F.softplus(x, beta, threshold))
     assert g2.tobytes() == got.tobytes()
-    fin = np.isfinite(a)
-    t = torch.nn.functional.softplus(torch.from_numpy(a.copy()), beta, threshold).numpy()
-    np.testing.assert_allclose(got[fin], t[fin], rtol=5e-6 if dt == np.float32 else 1e-12, atol=1e-30)
+    if torch is not None:
+        fin = np.isfinite(a)
+        t = torch.nn.functional.softplus(torch.from_numpy(a.copy()), beta, threshold).numpy()
+        np.testing.assert_allclose(got[fin], t[fin], rtol=5e-6 if dt == np.float32 else 1e-12, atol=1e-30)

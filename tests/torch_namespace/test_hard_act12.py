@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
+try:  # (PyTorch, a reference where installed: CI's 3.12 leg has none)
+    import torch
+except ImportError:
+    torch = None
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -42,10 +45,11 @@ def test_one_pass_is_the_composite(seed, n, dt, name, step):
     assert got.dtype == x.dtype and g.tobytes() == np.asarray(ref).tobytes()
     assert g.tobytes() == _numpy(name, a).tobytes()
     assert np.asarray(x).tobytes() == before
-    fin = np.isfinite(a)
-    t = getattr(torch.nn.functional, name)(torch.from_numpy(a.copy())).numpy()
-    np.testing.assert_allclose(g[fin], t[fin], rtol=2e-7 if dt == np.float32 else 1e-15,
-                               atol=1e-7 if dt == np.float32 else 1e-16)
+    if torch is not None:
+        fin = np.isfinite(a)
+        t = getattr(torch.nn.functional, name)(torch.from_numpy(a.copy())).numpy()
+        np.testing.assert_allclose(g[fin], t[fin], rtol=2e-7 if dt == np.float32 else 1e-15,
+                                   atol=1e-7 if dt == np.float32 else 1e-16)
 
 
 @pytest.mark.parametrize("name", ["hardsigmoid", "hardswish"])
@@ -58,6 +62,8 @@ def test_large_threaded_in_place_and_gradients_unchanged(name, nthreads):
     v = y._version
     r = getattr(F, name)(y, inplace=True)
     assert r is y and y._version > v and np.asarray(y).tobytes() == _numpy(name, b).tobytes()
+    if torch is None:
+        return
     w = st.asarray(a[:50].astype(np.float64), device="cpu").requires_grad_()
     getattr(F, name)(w).sum().backward()
     tw = torch.from_numpy(a[:50].astype(np.float64)).requires_grad_()

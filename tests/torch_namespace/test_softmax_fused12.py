@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
+try:  # (PyTorch, a reference where installed: CI's 3.12 leg has none)
+    import torch
+except ImportError:
+    torch = None
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -48,10 +51,11 @@ def test_fused_is_the_composite(seed, rows, cols, lead, dt, name, scale):
         assert g.dtype == a.dtype and g.tobytes() == _composite(name, a, dim).tobytes(), (name, dim)
         assert g.tobytes() == _numpy(name, a).tobytes()
     assert np.asarray(x).tobytes() == before
-    fin = np.isfinite(a)
-    t = getattr(torch.nn.functional, name)(torch.from_numpy(a.copy()), dim=-1).numpy()
-    tol = 3e-6 if dt == np.float32 else 1e-13
-    np.testing.assert_allclose(g[fin], t[fin], rtol=tol, atol=tol)
+    if torch is not None:
+        fin = np.isfinite(a)
+        t = getattr(torch.nn.functional, name)(torch.from_numpy(a.copy()), dim=-1).numpy()
+        tol = 3e-6 if dt == np.float32 else 1e-13
+        np.testing.assert_allclose(g[fin], t[fin], rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
@@ -76,6 +80,8 @@ def test_large_and_grad_and_dtype_keyword(nthreads):
     x = st.asarray(a, device="cpu")
     assert np.asarray(F.softmax(x, dim=-1)).tobytes() == _numpy("softmax", a).tobytes()
     assert np.asarray(F.log_softmax(x, dim=1, dtype=st.float64)).tobytes() == _numpy("log_softmax", a.astype(np.float64)).tobytes()
+    if torch is None:
+        return
     w = st.asarray(a[:4, :7].astype(np.float64), device="cpu").requires_grad_()
     (F.log_softmax(w, dim=-1) * st.arange(7.0, device="cpu")).sum().backward()
     tw = torch.from_numpy(a[:4, :7].astype(np.float64)).requires_grad_()
