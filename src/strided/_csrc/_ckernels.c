@@ -2263,6 +2263,23 @@ static sd_call_info *sd_info_arg(PyObject *cap)
     return info;
 }
 
+/* The input and output buffers of softplus_run and softmax_rows: C-contiguous, aligned,
+   float32/float64 of one kind and length, out writable and disjoint from the input. The kind
+   (1, 2) with both buffers held, or 0 with none held (not handled). */
+static int sd_in_out(PyObject *in, PyObject *out, Py_buffer v[2])
+{
+    int kind = sd_ew_buf(in, &v[0], 0);
+    if (!kind)
+        return 0;
+    int ko = sd_ew_buf(out, &v[1], 1);
+    if (ko == kind && v[0].len == v[1].len && !sd_overlap(v[0].buf, v[1].buf, v[1].len))
+        return kind;
+    if (ko)
+        PyBuffer_Release(&v[1]);
+    PyBuffer_Release(&v[0]);
+    return 0;
+}
+
 static PyObject *
 softplus_run(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2275,20 +2292,17 @@ softplus_run(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     if (ex == NULL || lp == NULL)
         Py_RETURN_FALSE;
     Py_buffer v[2];
-    int kind = sd_ew_buf(args[0], &v[0], 0);
+    int kind = sd_in_out(args[0], args[1], v), ok = kind != 0;
     if (!kind)
         Py_RETURN_FALSE;
-    int ko = sd_ew_buf(args[1], &v[1], 1), ok = ko == kind && v[0].len == v[1].len
-                                                 && !sd_overlap(v[0].buf, v[1].buf, v[1].len);
-    if (ok && v[0].len) {
+    if (v[0].len) {
         Py_ssize_t n = v[0].len / v[0].itemsize;
         ok = kind == 1 ? sd_softplus_f32((const float *)v[0].buf, (float *)v[1].buf, n, (float)beta, (float)thr, ex, lp)
                        : sd_softplus_f64((const double *)v[0].buf, (double *)v[1].buf, n, beta, thr, ex, lp);
         if (PyErr_Occurred())
             (void)contract_clear(PyExc_Exception); /* (a loop's error: the kernel raises it) */
     }
-    if (ko)
-        PyBuffer_Release(&v[1]);
+    PyBuffer_Release(&v[1]);
     PyBuffer_Release(&v[0]);
     if (PyErr_Occurred())
         return NULL;
@@ -2307,13 +2321,10 @@ softmax_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     if (ex == NULL || (lg == NULL && args[4] != Py_None) || ncols <= 0)
         Py_RETURN_FALSE;
     Py_buffer v[2];
-    int kind = sd_ew_buf(args[0], &v[0], 0);
+    int kind = sd_in_out(args[0], args[1], v);
     if (!kind)
         Py_RETURN_FALSE;
-    int ko = sd_ew_buf(args[1], &v[1], 1), ok = ko == kind;
-    if (ok)
-        ok = v[0].len == v[1].len && v[0].len % (v[0].itemsize * ncols) == 0
-             && !sd_overlap(v[0].buf, v[1].buf, v[1].len);
+    int ok = v[0].len % (v[0].itemsize * ncols) == 0;
     if (ok) {
         Py_ssize_t nrows = v[0].len / (v[0].itemsize * ncols);
         ok = kind == 1 ? sd_softmax_f32((const float *)v[0].buf, (float *)v[1].buf, nrows, ncols, ex, lg)
@@ -2321,8 +2332,7 @@ softmax_rows(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
         if (PyErr_Occurred())
             (void)contract_clear(PyExc_Exception); /* (a loop's error: the composite raises it) */
     }
-    if (ko)
-        PyBuffer_Release(&v[1]);
+    PyBuffer_Release(&v[1]);
     PyBuffer_Release(&v[0]);
     if (PyErr_Occurred())
         return NULL;
