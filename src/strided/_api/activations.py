@@ -183,9 +183,15 @@ def _in_float32(kernel):
 
 
 def native_erf(xp, a):
-    """erf of a native float array on its own device: SciPy's ufunc on the host (else
-    ``math.erf`` per element), ``cupyx.scipy.special.erf`` on CuPy (else one host round trip)."""
+    """erf of a native float array on its own device: float32 on the host ``erf32`` (SciPy's
+    float64 erf rounded once, but where that lies within ~1e-14 of a rounding boundary), other
+    dtypes SciPy's ufunc (else ``math.erf`` per element), ``cupyx.scipy.special.erf`` on CuPy
+    (else one host round trip)."""
     if xp is np:
+        if a.dtype == _F32:  # strided's own erf32 (the same values as gelu's; one compiled pass)
+            r = _act(7, a if a.flags.c_contiguous else np.ascontiguousarray(a), 0.0) \
+                if type(a) is _ND else None
+            return r if r is not None else erf32(a)
         try:
             from scipy.special import erf
         except ImportError:  # pragma: no cover (SciPy is installed where the tests run)
@@ -199,21 +205,28 @@ def native_erf(xp, a):
     return erf(a)
 
 
-# erf of a float32 value, computed in float64 by a polynomial per unit interval of |t| and
-# rounded once (SciPy's erf, the float64 path, is a scalar loop: gelu of 1e5 float32 cost 4
-# ms against PyTorch's 0.22). |t| < 1: t * P0(t**2); 1 <= |t| < 4: Pk(|t| - (k + 0.5)), k
-# = floor(|t|) (from 4: the value at 4, which rounds to 1 in float32); each Pk fitted in
-# Chebyshev nodes to mpmath's erf (relative error below 1.2e-14 over [0, 4], checked
-# against SciPy's: a float32 rounding of it differs from SciPy's only where SciPy's own
-# float64 value lies within ~1e-14 of a rounding boundary). _ckernels.act's op 4 runs
-# the same operations in the same order (no fused multiply-add): the same bits.
+# erf of a float32 value, computed in float64 by a polynomial per half-unit interval of |t|
+# and rounded once (SciPy's erf, the float64 path, is a scalar loop: gelu of 1e5 float32 cost 4
+# ms against PyTorch's 0.22). k = min(floor(2|t|), 7): k = 0 (|t| < 0.5): t * P0(t**2); 1 <= k
+# <= 7: Pk(|t| - (k / 2 + 0.25)) (|t| clamped to 4, whose value rounds to 1 in float32).
+# Twelve coefficients each, fitted in Chebyshev nodes to mpmath's erf (mpmath.chebyfit):
+# relative error below 5e-15 over [0, 4] against SciPy's erf (4.9e-15 on [0.5, 1), 2.5e-15
+# on [1, 1.5), below 1e-15 elsewhere), so that a float32 rounding of it differs from
+# SciPy's only where SciPy's own float64 value lies within ~1e-14 of a rounding boundary.
+# Eight intervals, not four of width 1 with sixteen coefficients (stop 51's): the compiled
+# kernel picks a coefficient for eight lanes with one permute (vpermpd) instead of three
+# selects, with four vectors in flight. _ckernels.act's op 4 runs the same operations in
+# the same order (Estrin's scheme, no fused multiply-add): the same bits.
 _ERF_COEF = np.array((
-    (1.1283791670955117, -0.3761263890316528, 0.11283791670406015, -0.026866170574334085, 0.005223977115076082, -0.000854830431686414, 0.00012054681842442078, -1.4913409549587993e-05, 1.6311869273454254e-06, -1.5197169276660553e-07, 9.448631086473377e-09, 0.0, 0.0, 0.0, 0.0, 0.0),
-    (0.9661051464753115, 0.1189302892236199, -0.17839543383544518, 0.13875200409576852, -0.044598858462373804, -0.014866286224602714, 0.01932617225245985, -0.004743051760502135, -0.0023626838288576583, 0.0017098051238811848, -9.284254151061008e-05, -0.00025437518384816406, 7.726242613018322e-05, 1.779401998408921e-05, -1.2817436215029777e-05, 6.100828727562269e-07),
-    (0.9995930479825571, 0.002178284230355214, -0.005445710576116678, 0.008350089549344594, -0.008622375064431665, 0.0061173482294554285, -0.0027984904832267445, 0.0005424097375892203, 0.00026067363565294505, -0.0002502820468668485, 7.87843812718998e-05, 5.118919140206212e-06, -1.4053691274533659e-05, 4.738873450476516e-06, 2.3904576810002396e-07, -6.846054259909321e-07),
-    (0.9999992569016298, 5.399426780711953e-06, -1.8897994033137567e-05, 4.2295509331931354e-05, -6.771778999616114e-05, 8.211630226550452e-05, -7.774478688018806e-05, 5.81923352059071e-05, -3.425261307689061e-05, 1.5335149875496536e-05, -4.681408008877427e-06, 4.201742083785277e-07, 5.664682064840165e-07, -2.324721478665764e-07, -5.606230273468317e-08, -8.197871622513345e-08),
+    (1.1283791670955126, -0.37612638903183754, 0.11283791670955126, -0.026866170645131242, 0.005223977625441806, -0.0008548327023363943, 0.00012055332969230665, -1.4925649162903559e-05, 1.6462038363970583e-06, -1.636264690374604e-07, 1.4721521176389801e-08, -1.0958654538847351e-09),
+    (0.7111556336535181, 0.6429310691952095, -0.4821983018998296, 0.02678879454730521, 0.15068696998239123, -0.0532427287017783, -0.026872553292873545, 0.01843520334097901, 0.00230314367006075, -0.003967276391241565, 0.00016660193996439915, 0.0006099377902781329),
+    (0.9229001282564597, 0.2365211224472892, -0.29565140306089954, 0.16753579506866303, -0.006159403897076177, -0.04718103674700974, 0.02130125021969763, 0.0036260059926181156, -0.005696976904484913, 0.0008769131561911635, 0.0007835596462556801, -0.00031362872546460645),
+    (0.9866716712191804, 0.05277499593015087, -0.09235624287548982, 0.09015728471343301, -0.048102210256654246, 0.006624361575530852, 0.008963074095448189, -0.006058758802372549, 0.0007291554017542642, 0.0008944087432204974, -0.0004299765455474491, -8.69684696263109e-06),
+    (0.9985372834133195, 0.0071423190220180266, -0.01607021780027986, 0.021724553691921413, -0.01908338349883803, 0.010657679174968014, -0.002904366513263192, -0.0006704566015481165, 0.0009997858665201566, -0.0003693611248127416, -1.564581012825583e-05, 6.486654060015188e-05),
+    (0.9998993780778804, 0.0005862772470937142, -0.0016122624295494868, 0.002760388705156704, -0.0032581136518982476, 0.0027558083972551804, -0.00165732792797319, 0.0006460421048297036, -8.899560262969834e-05, -7.125854428691467e-05, 5.477627862383016e-05, -1.5339902089340584e-05),
+    (0.9999956972205363, 2.918902538359729e-05, -9.486433243279061e-05, 0.00019580971193023053, -0.0002865693496689663, 0.00031379722884593725, -0.0002635276905594633, 0.00016999118520779564, -8.16727378688544e-05, 2.592093832258929e-05, -1.9717813120931633e-06, -2.965628680054704e-06),
+    (0.9999998862727434, 8.814321912335496e-07, -3.30537071987407e-06, 7.969616060377052e-06, -1.3841239362501154e-05, 1.8370975373089447e-05, -1.9272756804312935e-05, 1.6275277203802863e-05, -1.1127126373843726e-05, 6.109665384252861e-06, -2.6192729501426734e-06, 7.642880305561756e-07),
 ))
-_ERF_DEG = _ERF_COEF.shape[1]
 
 
 def erf32(s):
@@ -225,20 +238,23 @@ def erf32(s):
 def _erf32(s):
     t = s.astype(_F64)
     a = np.abs(t)
-    k = np.minimum(np.floor(a), 3.0)
+    k = np.minimum(np.floor(a * 2.0), 7.0)
     a = np.minimum(a, 4.0)
     first = k == 0
-    v = np.where(first, a * a, a - (k + 0.5))
+    v = np.where(first, a * a, a - (k * 0.5 + 0.25))
     r = np.zeros_like(a)
-    for i in range(4):  # each interval's polynomial over its elements (a NaN is in none)
-        m = first if i == 0 else k == i
+    for i in range(8):  # each interval's polynomial over its elements (a NaN is in none)
+        m = k == i
         if not m.any():
             continue
         vi = v[m]
-        acc = np.zeros_like(vi)
-        for c in _ERF_COEF[i, ::-1].tolist():  # Horner, as the C loop: acc * v + c
-            acc *= vi
-            acc += c
+        c = _ERF_COEF[i].tolist()
+        # Estrin's scheme, as the C loops (_ckernels.c's SD_ESTRIN): pairs, then v^2, v^4, v^8
+        v2 = vi * vi
+        v4 = v2 * v2
+        p = [c[j] + c[j + 1] * vi for j in range(0, 12, 2)]
+        q0, q1, q2 = p[0] + p[1] * v2, p[2] + p[3] * v2, p[4] + p[5] * v2
+        acc = (q0 + q1 * v4) + q2 * (v4 * v4)
         r[m] = a[m] * acc if i == 0 else acc
     e = np.copysign(r, t).astype(_F32)
     return np.where(np.isnan(s), s, e)

@@ -1726,29 +1726,38 @@ ew_binary(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
      ((x >= t || x != x) ? x : t: a NaN x is returned itself, signalling or not);
    - SD_ACT_LEAKY, other slopes: where(x > 0, x, x * p);
    - SD_ACT_RELU: x < 0 ? +0 : x (relu below);
-   - SD_ACT_GELU: gelu with approximate='none' of float32 (below);
+   - SD_ACT_GELU: gelu with approximate='none' of float32, and SD_ACT_ERF: its erf32 (below);
    - SD_ACT_HARDSIGMOID: x <= -3 ? 0 : x >= 3 ? 1 : x / 6 + 0.5, and SD_ACT_HARDSWISH:
      x <= -3 ? x * 0 : x >= 3 ? x : x * (x + 3) / 6 (strided.torch.nn.functional's where's;
      a NaN takes the last branch: its payload, quieted, as NumPy's arithmetic).
    Before: hardtanh 9-28x PyTorch's time at 1e4-1e5 float32 (two where's over a random
    condition branch per element), leaky_relu 2.3-3.3x, hardsigmoid and hardswish 11x. */
 enum { SD_ACT_CLAMP = 0, SD_ACT_LEAKY_MAX = 1, SD_ACT_LEAKY = 2, SD_ACT_RELU = 3, SD_ACT_GELU = 4,
-       SD_ACT_HARDSIGMOID = 5, SD_ACT_HARDSWISH = 6 };
+       SD_ACT_HARDSIGMOID = 5, SD_ACT_HARDSWISH = 6, SD_ACT_ERF = 7 };
 
 /* SD_ACT_GELU, float32 only: gelu(x) = h * erf32(x * sqrt(1/2)) + h, h = x * 0.5, as
-   activations.py's gelu and erf32: erf in float64 by a polynomial per unit interval of |t|
-   (the coefficients are activations.py's _ERF_COEF, printed with repr: the same doubles),
-   Horner's scheme in the same order, rounded once to float32; a NaN argument is its own
-   erf. No fused multiply-add (-std=c11). The selects compile to blends: one pass the
-   compiler vectorises, where SciPy's erf (the float64 path) is a scalar loop: 1e5 float32
-   ~4 ms before, PyTorch's 0.22. */
-#define SD_ERF_DEG 16
+   activations.py's gelu and erf32: erf in float64 by a polynomial per half-unit interval of
+   |t| (the coefficients are activations.py's _ERF_COEF, printed with repr: the same doubles,
+   stored here coefficient by coefficient: sd_erf_coef[j] holds the eight intervals' j-th),
+   Estrin's scheme (SD_ESTRIN), rounded once to float32; a NaN argument is its
+   own erf. No fused multiply-add (-std=c11; the AVX-512 loop spells each multiply and add).
+   SciPy's erf (the float64 path) is a scalar loop: 1e5 float32 ~4 ms; stop 51's four
+   intervals of sixteen coefficients, three selects a coefficient: 695 us; PyTorch's 57. */
+#define SD_ERF_DEG 12
 #define SD_SQRT1_2 0.7071067811865475 /* activations.py's _SQRT1_2, 1 / math.sqrt(2.0) */
-static const double sd_erf_coef[4][SD_ERF_DEG] = {
-    {1.1283791670955117, -0.3761263890316528, 0.11283791670406015, -0.026866170574334085, 0.005223977115076082, -0.000854830431686414, 0.00012054681842442078, -1.4913409549587993e-05, 1.6311869273454254e-06, -1.5197169276660553e-07, 9.448631086473377e-09, 0.0, 0.0, 0.0, 0.0, 0.0},
-    {0.9661051464753115, 0.1189302892236199, -0.17839543383544518, 0.13875200409576852, -0.044598858462373804, -0.014866286224602714, 0.01932617225245985, -0.004743051760502135, -0.0023626838288576583, 0.0017098051238811848, -9.284254151061008e-05, -0.00025437518384816406, 7.726242613018322e-05, 1.779401998408921e-05, -1.2817436215029777e-05, 6.100828727562269e-07},
-    {0.9995930479825571, 0.002178284230355214, -0.005445710576116678, 0.008350089549344594, -0.008622375064431665, 0.0061173482294554285, -0.0027984904832267445, 0.0005424097375892203, 0.00026067363565294505, -0.0002502820468668485, 7.87843812718998e-05, 5.118919140206212e-06, -1.4053691274533659e-05, 4.738873450476516e-06, 2.3904576810002396e-07, -6.846054259909321e-07},
-    {0.9999992569016298, 5.399426780711953e-06, -1.8897994033137567e-05, 4.2295509331931354e-05, -6.771778999616114e-05, 8.211630226550452e-05, -7.774478688018806e-05, 5.81923352059071e-05, -3.425261307689061e-05, 1.5335149875496536e-05, -4.681408008877427e-06, 4.201742083785277e-07, 5.664682064840165e-07, -2.324721478665764e-07, -5.606230273468317e-08, -8.197871622513345e-08}
+static const double sd_erf_coef[SD_ERF_DEG][8] __attribute__((aligned(64))) = {
+    {1.1283791670955126, 0.7111556336535181, 0.9229001282564597, 0.9866716712191804, 0.9985372834133195, 0.9998993780778804, 0.9999956972205363, 0.9999998862727434},
+    {-0.37612638903183754, 0.6429310691952095, 0.2365211224472892, 0.05277499593015087, 0.0071423190220180266, 0.0005862772470937142, 2.918902538359729e-05, 8.814321912335496e-07},
+    {0.11283791670955126, -0.4821983018998296, -0.29565140306089954, -0.09235624287548982, -0.01607021780027986, -0.0016122624295494868, -9.486433243279061e-05, -3.30537071987407e-06},
+    {-0.026866170645131242, 0.02678879454730521, 0.16753579506866303, 0.09015728471343301, 0.021724553691921413, 0.002760388705156704, 0.00019580971193023053, 7.969616060377052e-06},
+    {0.005223977625441806, 0.15068696998239123, -0.006159403897076177, -0.048102210256654246, -0.01908338349883803, -0.0032581136518982476, -0.0002865693496689663, -1.3841239362501154e-05},
+    {-0.0008548327023363943, -0.0532427287017783, -0.04718103674700974, 0.006624361575530852, 0.010657679174968014, 0.0027558083972551804, 0.00031379722884593725, 1.8370975373089447e-05},
+    {0.00012055332969230665, -0.026872553292873545, 0.02130125021969763, 0.008963074095448189, -0.002904366513263192, -0.00165732792797319, -0.0002635276905594633, -1.9272756804312935e-05},
+    {-1.4925649162903559e-05, 0.01843520334097901, 0.0036260059926181156, -0.006058758802372549, -0.0006704566015481165, 0.0006460421048297036, 0.00016999118520779564, 1.6275277203802863e-05},
+    {1.6462038363970583e-06, 0.00230314367006075, -0.005696976904484913, 0.0007291554017542642, 0.0009997858665201566, -8.899560262969834e-05, -8.16727378688544e-05, -1.1127126373843726e-05},
+    {-1.636264690374604e-07, -0.003967276391241565, 0.0008769131561911635, 0.0008944087432204974, -0.0003693611248127416, -7.125854428691467e-05, 2.592093832258929e-05, 6.109665384252861e-06},
+    {1.4721521176389801e-08, 0.00016660193996439915, 0.0007835596462556801, -0.0004299765455474491, -1.564581012825583e-05, 5.477627862383016e-05, -1.9717813120931633e-06, -2.6192729501426734e-06},
+    {-1.0958654538847351e-09, 0.0006099377902781329, -0.00031362872546460645, -8.69684696263109e-06, 6.486654060015188e-05, -1.5339902089340584e-05, -2.965628680054704e-06, 7.642880305561756e-07}
 };
 typedef struct {
     char *x, *o;
@@ -1757,44 +1766,176 @@ typedef struct {
     double p, q;
 } sd_act_ctx;
 
-/* gelu of float32 elements lo..hi (SD_ACT_GELU): straight-line code per element (Horner
-   unrolled, the interval's coefficients picked by selects of values already loaded), built
-   without trapping math so that GCC turns the selects into blends and vectorises the loop
-   (with it, an IEEE comparison feeding a select stays a branch). That option changes no
-   value: it only lets the compiler evaluate both sides of a select (no -ffast-math, no
-   contraction: -std=c11). */
-#define SD_ERF_STEP(j)                                                                        \
-    {                                                                                         \
-        double c = sd_erf_coef[3][j];                                                         \
-        c = m2 ? sd_erf_coef[2][j] : c;                                                       \
-        c = m1 ? sd_erf_coef[1][j] : c;                                                       \
-        c = m0 ? sd_erf_coef[0][j] : c;                                                       \
-        acc = acc * v + c;                                                                    \
-    }
-SD_CLONES __attribute__((optimize("no-trapping-math"), noinline)) static void
-sd_gelu_run(const float *X, float *O, Py_ssize_t lo, Py_ssize_t hi)
+/* erf's polynomial at v by Estrin's scheme (pairs c[2i] + c[2i+1] v, joined by v^2, v^4,
+   v^8: a chain of depth 8 where Horner's is 22), in ADD and MUL of the lanes' type, C(j) the
+   lanes' j-th coefficient; activations.py's _erf32 spells the same operations */
+#define SD_ESTRIN(T, ADD, MUL, C, v, out)                                                     \
+    do {                                                                                      \
+        T v2_ = MUL(v, v), v4_ = MUL(v2_, v2_), v8_ = MUL(v4_, v4_);                          \
+        T p0_ = ADD(C(0), MUL(C(1), v)), p1_ = ADD(C(2), MUL(C(3), v));                       \
+        T p2_ = ADD(C(4), MUL(C(5), v)), p3_ = ADD(C(6), MUL(C(7), v));                       \
+        T p4_ = ADD(C(8), MUL(C(9), v)), p5_ = ADD(C(10), MUL(C(11), v));                     \
+        T q0_ = ADD(p0_, MUL(p1_, v2_)), q1_ = ADD(p2_, MUL(p3_, v2_));                       \
+        T q2_ = ADD(p4_, MUL(p5_, v2_));                                                      \
+        out = ADD(ADD(q0_, MUL(q1_, v4_)), MUL(q2_, v8_));                                    \
+    } while (0)
+#define SD_SADD(x, y) ((x) + (y))
+#define SD_SMUL(x, y) ((x) * (y))
+
+/* erf32 of one float32 argument s and gelu of one element: the reference the vector loops
+   below are, lane by lane */
+static inline float
+sd_erf1(float s)
 {
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        float x = X[i], h = x * 0.5f, s = x * (float)SD_SQRT1_2;
-        double t = s, a = __builtin_fabs(t), k = __builtin_floor(a);
-        k = k < 3.0 ? k : 3.0;
-        a = a < 4.0 ? a : 4.0;
-        int m0 = k == 0.0, m1 = k == 1.0, m2 = k == 2.0;
-        double v0 = a * a, v1 = a - (k + 0.5), v = m0 ? v0 : v1, acc = 0.0;
-        SD_ERF_STEP(15) SD_ERF_STEP(14) SD_ERF_STEP(13) SD_ERF_STEP(12)
-        SD_ERF_STEP(11) SD_ERF_STEP(10) SD_ERF_STEP(9) SD_ERF_STEP(8)
-        SD_ERF_STEP(7) SD_ERF_STEP(6) SD_ERF_STEP(5) SD_ERF_STEP(4)
-        SD_ERF_STEP(3) SD_ERF_STEP(2) SD_ERF_STEP(1) SD_ERF_STEP(0)
-        double r0 = a * acc, r = m0 ? r0 : acc;
-        float e = (float)__builtin_copysign(r, t);
-        e = s != s ? s : e; /* (a NaN: its own erf; k above was NaN, the selects took [3]) */
-        O[i] = h * e + h;
-    }
+    double t = s, a = __builtin_fabs(t), k = __builtin_floor(a * 2.0), acc;
+    k = k < 7.0 ? k : 7.0; /* (a NaN: 7; its result is replaced below) */
+    a = a < 4.0 ? a : 4.0;
+    int i = (int)k;
+    double v = i == 0 ? a * a : a - (k * 0.5 + 0.25);
+#define SD_C1(j) sd_erf_coef[j][i]
+    SD_ESTRIN(double, SD_SADD, SD_SMUL, SD_C1, v, acc);
+#undef SD_C1
+    double r = i == 0 ? a * acc : acc;
+    float e = (float)__builtin_copysign(r, t);
+    return s != s ? s : e;
 }
-#undef SD_ERF_STEP
+static inline float
+sd_gelu1(float x)
+{
+    float h = x * 0.5f, e = sd_erf1(x * (float)SD_SQRT1_2);
+    return h * e + h;
+}
+
+#ifdef SD_HAVE_AVX2_X
+/* sd_erf1 of eight lanes (AVX-512F): each lane's coefficient is one vpermpd of
+   sd_erf_coef[j] by k (k + 1.5 * 2^52 puts k in the low bits of a lane: no DQ conversion);
+   minpd gives its second operand where one is NaN, as sd_erf1's selects */
+SD_AVX512 static inline __attribute__((always_inline)) __m256
+sd_erf8(__m256 s)
+{
+    const __m512d four = _mm512_set1_pd(4.0);
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+    __m512d t = _mm512_cvtps_pd(s), a = _mm512_abs_pd(t), acc;
+    __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(a, _mm512_set1_pd(2.0)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    k = _mm512_min_pd(k, _mm512_set1_pd(7.0));
+    a = _mm512_min_pd(a, four);
+    __mmask8 m0 = _mm512_cmp_pd_mask(k, _mm512_setzero_pd(), _CMP_EQ_OQ);
+    __m512d v = _mm512_mask_blend_pd(
+        m0, _mm512_sub_pd(a, _mm512_add_pd(_mm512_mul_pd(k, _mm512_set1_pd(0.5)), _mm512_set1_pd(0.25))),
+        _mm512_mul_pd(a, a));
+    __m512i idx = _mm512_castpd_si512(_mm512_add_pd(k, _mm512_set1_pd(6755399441055744.0)));
+#define SD_C8(j) _mm512_permutexvar_pd(idx, _mm512_load_pd(sd_erf_coef[j]))
+    SD_ESTRIN(__m512d, _mm512_add_pd, _mm512_mul_pd, SD_C8, v, acc);
+#undef SD_C8
+    __m512d r = _mm512_mask_blend_pd(m0, acc, _mm512_mul_pd(a, acc));
+    __m512i rs = _mm512_or_si512(_mm512_andnot_si512(sign, _mm512_castpd_si512(r)),
+                                 _mm512_and_si512(sign, _mm512_castpd_si512(t)));
+    __m256 e = _mm512_cvtpd_ps(_mm512_castsi512_pd(rs));
+    return _mm256_blendv_ps(e, s, _mm256_cmp_ps(s, s, _CMP_UNORD_Q));
+}
+SD_AVX512 static inline __attribute__((always_inline)) __m256
+sd_gelu8(__m256 x)
+{
+    __m256 h = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
+    __m256 e = sd_erf8(_mm256_mul_ps(x, _mm256_set1_ps((float)SD_SQRT1_2)));
+    return _mm256_add_ps(_mm256_mul_ps(h, e), h);
+}
+
+/* sd_erf1 of four lanes (AVX2): a lane's coefficient is vpermps (permutevar8x32: the
+   double's two halves, indices 2 (k & 3) and 2 (k & 3) + 1) from the intervals 0-3 and 4-7
+   halves of sd_erf_coef[j], then a blend on k >= 4 */
+SD_AVX2 static inline __attribute__((always_inline)) __m128
+sd_erf4(__m128 s)
+{
+    const __m256d four = _mm256_set1_pd(4.0),
+                  absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+    __m256d t = _mm256_cvtps_pd(s), a = _mm256_and_pd(t, absm), acc;
+    __m256d k = _mm256_round_pd(_mm256_mul_pd(a, _mm256_set1_pd(2.0)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    k = _mm256_min_pd(k, _mm256_set1_pd(7.0));
+    a = _mm256_min_pd(a, four);
+    __m256d m0 = _mm256_cmp_pd(k, _mm256_setzero_pd(), _CMP_EQ_OQ), up = _mm256_cmp_pd(k, four, _CMP_GE_OQ);
+    __m256d v = _mm256_blendv_pd(
+        _mm256_sub_pd(a, _mm256_add_pd(_mm256_mul_pd(k, _mm256_set1_pd(0.5)), _mm256_set1_pd(0.25))),
+        _mm256_mul_pd(a, a), m0);
+    __m256i k2 = _mm256_slli_epi64(_mm256_and_si256(_mm256_castpd_si256(_mm256_add_pd(k, _mm256_set1_pd(6755399441055744.0))),
+                                                    _mm256_set1_epi64x(3)), 1);
+    __m256i idx = _mm256_or_si256(k2, _mm256_slli_epi64(_mm256_add_epi64(k2, _mm256_set1_epi64x(1)), 32));
+#define SD_HALF(j, o) _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(_mm256_load_pd(sd_erf_coef[j] + o)), idx))
+#define SD_C4(j) _mm256_blendv_pd(SD_HALF(j, 0), SD_HALF(j, 4), up)
+    SD_ESTRIN(__m256d, _mm256_add_pd, _mm256_mul_pd, SD_C4, v, acc);
+#undef SD_C4
+#undef SD_HALF
+    __m256d r = _mm256_blendv_pd(acc, _mm256_mul_pd(a, acc), m0);
+    r = _mm256_or_pd(_mm256_and_pd(r, absm), _mm256_andnot_pd(absm, t));
+    __m128 e = _mm256_cvtpd_ps(r);
+    return _mm_blendv_ps(e, s, _mm_cmp_ps(s, s, _CMP_UNORD_Q));
+}
+SD_AVX2 static inline __attribute__((always_inline)) __m128
+sd_gelu4(__m128 x)
+{
+    __m128 h = _mm_mul_ps(x, _mm_set1_ps(0.5f)), e = sd_erf4(_mm_mul_ps(x, _mm_set1_ps((float)SD_SQRT1_2)));
+    return _mm_add_ps(_mm_mul_ps(h, e), h);
+}
+#endif
+
+/* NAME##_run (one element at a time: the tails; no AVX2), NAME##_run512 (four vectors of
+   eight an iteration: independent work for the out-of-order core to overlap), NAME##_run256
+   (one vector of four: sixteen registers hold one) and NAME##_any (the widest the processor
+   has: sd_avx512 and sd_avx2, set at import; sum_isa(False) turns AVX-512 off for the
+   tests) over float32 elements lo..hi */
+#ifdef SD_HAVE_AVX2_X
+#define SD_ERF_LOOPS(NAME, F1, F8, F4)                                                        \
+    static void NAME##_run(const float *X, float *O, Py_ssize_t lo, Py_ssize_t hi)            \
+    {                                                                                         \
+        for (Py_ssize_t i = lo; i < hi; i++)                                                  \
+            O[i] = F1(X[i]);                                                                  \
+    }                                                                                         \
+    SD_AVX512 static void NAME##_run512(const float *X, float *O, Py_ssize_t lo, Py_ssize_t hi) \
+    {                                                                                         \
+        Py_ssize_t i = lo;                                                                    \
+        for (; i + 32 <= hi; i += 32) {                                                       \
+            __m256 r0 = F8(_mm256_loadu_ps(X + i)), r1 = F8(_mm256_loadu_ps(X + i + 8));      \
+            __m256 r2 = F8(_mm256_loadu_ps(X + i + 16)), r3 = F8(_mm256_loadu_ps(X + i + 24)); \
+            _mm256_storeu_ps(O + i, r0);                                                      \
+            _mm256_storeu_ps(O + i + 8, r1);                                                  \
+            _mm256_storeu_ps(O + i + 16, r2);                                                 \
+            _mm256_storeu_ps(O + i + 24, r3);                                                 \
+        }                                                                                     \
+        NAME##_run(X, O, i, hi);                                                              \
+    }                                                                                         \
+    SD_AVX2 static void NAME##_run256(const float *X, float *O, Py_ssize_t lo, Py_ssize_t hi)  \
+    {                                                                                         \
+        Py_ssize_t i = lo;                                                                    \
+        for (; i + 4 <= hi; i += 4)                                                           \
+            _mm_storeu_ps(O + i, F4(_mm_loadu_ps(X + i)));                                    \
+        NAME##_run(X, O, i, hi);                                                              \
+    }                                                                                         \
+    static void NAME##_any(const float *X, float *O, Py_ssize_t lo, Py_ssize_t hi)            \
+    {                                                                                         \
+        if (sd_avx512)                                                                        \
+            NAME##_run512(X, O, lo, hi);                                                      \
+        else if (sd_avx2)                                                                     \
+            NAME##_run256(X, O, lo, hi);                                                      \
+        else                                                                                  \
+            NAME##_run(X, O, lo, hi);                                                         \
+    }
+#else
+#define SD_ERF_LOOPS(NAME, F1, F8, F4)                                                        \
+    static void NAME##_any(const float *X, float *O, Py_ssize_t lo, Py_ssize_t hi)            \
+    {                                                                                         \
+        for (Py_ssize_t i = lo; i < hi; i++)                                                  \
+            O[i] = F1(X[i]);                                                                  \
+    }
+#endif
+SD_ERF_LOOPS(sd_gelu, sd_gelu1, sd_gelu8, sd_gelu4)
+SD_ERF_LOOPS(sd_erf, sd_erf1, sd_erf8, sd_erf4)
+#undef SD_ERF_LOOPS
+#undef SD_ESTRIN
+#undef SD_SADD
+#undef SD_SMUL
 
 /* SD_ACT_HARDSIGMOID and SD_ACT_HARDSWISH of elements lo..hi: every branch computed, then
-   selected (built without trapping math, as sd_gelu_run, so that the selects become blends;
+   selected (built without trapping math, so that the selects become blends;
    the values are the same operations') */
 #define SD_HARD(T)                                                                            \
     SD_CLONES __attribute__((optimize("no-trapping-math"), noinline)) static void              \
@@ -1826,7 +1967,9 @@ SD_HARD(double)
                 O[i] = v > q ? q : v;                                                         \
             }                                                                                 \
         else if (r->op == SD_ACT_GELU)                                                        \
-            sd_gelu_run((const float *)X, (float *)O, lo, hi);                                \
+            sd_gelu_any((const float *)X, (float *)O, lo, hi);                                \
+        else if (r->op == SD_ACT_ERF)                                                         \
+            sd_erf_any((const float *)X, (float *)O, lo, hi);                                 \
         else if (r->op == SD_ACT_HARDSIGMOID || r->op == SD_ACT_HARDSWISH)                    \
             sd_hard_##T(X, O, lo, hi, r->op == SD_ACT_HARDSWISH);                             \
         else if (r->op == SD_ACT_LEAKY_MAX)                                                   \
@@ -1884,7 +2027,7 @@ static int sd_act_run(int op, PyObject *x, PyObject *out, double p, double q, lo
     }
     int ok = kx == ko && v[0].len == v[1].len
              && (v[0].buf == v[1].buf || !sd_overlap(v[0].buf, v[1].buf, v[1].len))
-             && (op != SD_ACT_GELU || kx == 1); /* (gelu: float32 only) */
+             && ((op != SD_ACT_GELU && op != SD_ACT_ERF) || kx == 1); /* (gelu, erf: float32 only) */
     if (ok && v[1].len) {
         sd_act_ctx r;
         r.x = (char *)v[0].buf;
@@ -1914,7 +2057,7 @@ act(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     long nt, op = PyLong_AsLong(args[0]);
     if (op == -1 && PyErr_Occurred())
         return NULL;
-    if (op < SD_ACT_CLAMP || op > SD_ACT_HARDSWISH) {
+    if (op < SD_ACT_CLAMP || op > SD_ACT_ERF) {
         PyErr_Format(PyExc_ValueError, "act(): unknown op %ld", op);
         return NULL;
     }
@@ -3126,7 +3269,7 @@ static PyMethodDef methods[] = {
     SD_FN("act", act,
      "act(op, x, out, p, q, nthreads) -> bool: hardtanh (0: clamp to [p, q]) or leaky_relu "
      "(1: maximum(x, x*p); 2: x > 0 ? x : x*p) or relu (3), gelu (4, float32), hardsigmoid (5), "
-     "hardswish (6) of a C-contiguous float32/float64 buffer into out, "
+     "hardswish (6), erf (7, float32: activations.erf32) of a C-contiguous float32/float64 buffer into out, "
      "p and q in x's dtype, the NumPy formulas' values; False: not handled."),
     SD_FN("ew_loop", ew_loop,
      "ew_loop(call_info, inputs, out, nthreads) -> bool: NumPy's strided loop from a "
