@@ -102,8 +102,8 @@ def test_pytorchs_values_where_pytorch_defines_them():
 def test_bad_calls_are_refused():
     ck = pytest.importorskip("strided._csrc._ckernels")
     a = np.ones(10, np.float32)
-    with pytest.raises(ValueError, match="unknown op 7"):
-        ck.act(7, a, np.empty_like(a), 0.0, 0.0, 1)
+    with pytest.raises(ValueError, match="unknown op 8"):
+        ck.act(8, a, np.empty_like(a), 0.0, 0.0, 1)
     assert ck.act(0, a, np.empty(10, np.float64), 0.0, 1.0, 1) is False  # dtypes differ
     assert ck.act(0, a, np.empty(9, np.float32), 0.0, 1.0, 1) is False  # sizes differ
     assert ck.act(0, a.astype(np.int32), np.empty(10, np.int32), 0.0, 1.0, 1) is False
