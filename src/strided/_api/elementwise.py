@@ -1542,6 +1542,10 @@ def _install_compiled() -> bool:
     _chot.setup_loops(np.ufunc, np.empty, probe, face["data"][0], face["shape"], face["strides"],
                       probe.flags.c_contiguous, probe.flags.aligned)
     Fast = _chot.Fast
+    # ``x ** 2``, ``pow(x, 2)``: the square row's fast case on the host (fast.c, pow_square:
+    # the bits NumPy's ndarray.__pow__ and strided's pow kernels give, which square too)
+    sq_row = next(r for r in ROWS if r.name == "square")
+    square = Fast(sq_row.func, 1, sq_row.upairs, name=sq_row.name)
     for row in ROWS:
         d = row.dunder
         if d is None:
@@ -1552,8 +1556,8 @@ def _install_compiled() -> bool:
         # (the operators elide as the functions do: the C side proves the temporary's
         # reference is the interpreter stack's own, _elide checks its buffer)
         elide = functools.partial(_elide_arg, row.func)
-        setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs,
-                                        name=row.name, elide=elide))
+        setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs, name=row.name,
+                                        elide=elide, square=square if row.name == "pow" else None))
         if d not in _NO_REFLECT:
             setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
                                              swap=True, name=row.name, elide=elide))
@@ -1563,10 +1567,10 @@ def _install_compiled() -> bool:
     for row in ROWS:
         f = row.func
         if row.nargs == 1:
-            fast = Fast(f, 1, row.upairs, name=row.name)
+            fast = square if row is sq_row else Fast(f, 1, row.upairs, name=row.name)
         else:
-            fast = Fast(f, 2, row.pairs, row.spairs, name=row.name,
-                        elide=functools.partial(_elide_arg, f))
+            fast = Fast(f, 2, row.pairs, row.spairs, name=row.name, elide=functools.partial(_elide_arg, f),
+                        square=square if row.name == "pow" else None)
         FUNCTIONS[row.name] = row.func = fast
         globals()[row.name] = fast
     try:

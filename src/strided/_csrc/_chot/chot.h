@@ -279,6 +279,7 @@ typedef struct {
     PyObject *hook;     /* K_API: the extension hook list (``_array.HOOK``) */
     PyObject *name;     /* K_API: the namespace name the hook is called with */
     PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
+    PyObject *square;   /* K_BINARY pow: the square row's unary Fast (x ** 2 on the host), or NULL */
     PyObject *last[3];  /* named: the last inputs' keys and their result names */
     Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
     Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */
