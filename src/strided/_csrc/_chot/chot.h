@@ -502,6 +502,7 @@ int materialize(PyObject *x);
 PyObject *materialize_setup(PyObject *mod, PyObject *arg);
 PyObject *materialize_py(PyObject *mod, PyObject *x);
 PyObject *pow_half(PyObject *mod, PyObject *a);
+PyObject *aligned_empty(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 int slice_unpack(PySliceObject *sl, Py_ssize_t *start, Py_ssize_t *stop, Py_ssize_t *step);
 
 /* setitem.c */

@@ -157,6 +157,9 @@ static PyMethodDef methods[] = {
      "materialize(x) -> bool: Array._materialize's C-contiguous host case in C (storage.c); False: declined"},
     {"setup_array_free", setup_array_free, METH_NOARGS,
      "setup_array_free(): Array objects from a free list (views.c); returns whether in use"},
+    {"aligned_empty", (PyCFunction)(void (*)(void))aligned_empty, METH_FASTCALL,
+     "aligned_empty(shape, dtype) -> a C-contiguous ndarray over a 64-byte aligned buffer (16 KiB to "
+     "the pool threshold: the compiled path's results' range), or None outside it (views.c)"},
     {"pow_half", pow_half, METH_O,
      "pow_half(a): a ** 0.5 of a small float32/float64 ndarray, the standard's values (views.c), or None"},
     {"native", native_py, METH_O,

@@ -355,6 +355,7 @@ static new_from_descr_fn *nd_new;
 static PyTypeObject *nd_new_type; /* the ndarray type the table's function makes */
 typedef int(set_base_fn)(PyObject *, PyObject *);
 static set_base_fn *nd_set_base; /* PyArray_SetBaseObject (entry 282; steals the base) */
+static PyTypeObject *nd_descr_type; /* PyArrayDescr_Type (entry 3) */
 
 /* ====================================================================================
  * Aligned results below the pool threshold
@@ -430,6 +431,53 @@ aligned_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbyte
         Py_DECREF(r);
         return NULL;
     }
+    return r;
+}
+
+/* aligned_empty(shape, dtype) -> a fresh C-contiguous ndarray over a 64-byte aligned buffer
+   (aligned_result's), or None outside its range (16 KiB to the pool threshold) or without
+   NumPy's C API table: the creation functions' buffers (strided/_api/creation.py,
+   _host_empty), aligned as the compiled path's results are. shape: a tuple of
+   non-negative ints, dtype: a numpy.dtype; anything else is a TypeError. */
+PyObject *
+aligned_empty(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyTuple_CheckExact(args[0]) || PyTuple_GET_SIZE(args[0]) > MAXDIMS) {
+        PyErr_SetString(PyExc_TypeError, "aligned_empty(shape, dtype): a tuple of ints and a numpy.dtype");
+        return NULL;
+    }
+    if (nd_descr_type == NULL || nd_set_base == NULL || nd_new_type != ND_T)
+        Py_RETURN_NONE; /* (no table: numpy.empty) */
+    if (!PyObject_TypeCheck(args[1], nd_descr_type)) {
+        PyErr_SetString(PyExc_TypeError, "aligned_empty(): dtype must be a numpy.dtype");
+        return NULL;
+    }
+    Py_ssize_t dims[MAXDIMS], nd = PyTuple_GET_SIZE(args[0]), count = 1;
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        PyObject *v = PyTuple_GET_ITEM(args[0], d);
+        dims[d] = PyLong_CheckExact(v) ? PyLong_AsSsize_t(v) : -1;
+        if (dims[d] < 0) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "aligned_empty(): shape must be non-negative ints");
+            return NULL;
+        }
+        if (dims[d] && count > PY_SSIZE_T_MAX / 64 / dims[d])
+            Py_RETURN_NONE; /* (too large for any range of ours: numpy.empty says so) */
+        count *= dims[d];
+    }
+    if (count * 16 < ALIGN_FROM) /* (no dtype of ours has more than 16 bytes: small, no lookup) */
+        Py_RETURN_NONE;
+    PyObject *isz = PyObject_GetAttrString(args[1], "itemsize");
+    if (isz == NULL)
+        return NULL;
+    Py_ssize_t nbytes = PyLong_AsSsize_t(isz);
+    Py_DECREF(isz);
+    if (nbytes <= 0 || nbytes > 64) /* (a flexible dtype without a size, or an error) */
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    nbytes *= count;
+    PyObject *r = aligned_result(dims, (int)nd, args[1], nbytes);
+    if (r == NULL && !PyErr_Occurred())
+        Py_RETURN_NONE;
     return r;
 }
 
@@ -631,6 +679,7 @@ setup_take(PyObject *mod, PyObject *args)
         nd_new = fn;
         nd_new_type = (PyTypeObject *)nd_type;
         nd_set_base = sub_probe((set_base_fn *)api[282]) ? (set_base_fn *)api[282] : NULL;
+        nd_descr_type = (PyTypeObject *)api[3];
     }
     return PyBool_FromLong(ok);
 }
