@@ -277,12 +277,17 @@ def api(name: str):
         if CHOT is not None:
             # The same wrapper compiled: the hook test in C, the call passed on as it came
             # (under the "ignore" error state, as above); a function that declares PyTorch
-            # keywords is entered through its binder (bind.entry: one frame, see there).
-            target = fn
+            # keywords is entered through its binder (bind.entry) where a call needs binding, else
+            # straight (the entry's test in C: Fast's direct and npos).
+            target, direct = fn, {}
             if b is not None and not b.native:
                 target = _bind.entry(b, fn)
                 target.__doc__ = wrapper.__doc__  # (a Fast shows its fallback's docstring)
-            fast = CHOT.Fast(target, 0, hook=HOOK, name=name)
+                if b.npos is not None and b.npos >= 1:
+                    # (the entry's test in C: a call it would pass straight on calls fn, and
+                    # so does one whose keywords Binder.bind returns as they are)
+                    direct = {"direct": fn, "npos": b.npos, "passkw": b.passthrough()}
+            fast = CHOT.Fast(target, 0, hook=HOOK, name=name, **direct)
             fast.__dict__.update(wrapper.__dict__)
             if b is not None:
                 fast.__signature__ = b.signature(fn)

@@ -272,6 +272,18 @@ class Binder:
                 kwargs[std] = v
         return args, kwargs
 
+    def passthrough(self) -> frozenset | None:
+        """The keywords ``bind`` returns as they came, whatever their values: the
+        definition's own parameters but those it renames or takes NumPy's spelling of
+        (none where the function refuses some: its check reads every call). A call with
+        only these keywords and at most ``npos`` positional arguments needs no binding
+        (the compiled entry then calls the definition directly)."""
+        if self.refuse is not None:
+            return None
+        skip = set(self.renamed) | {k for k, _ in self.numpy or ()}
+        keep = frozenset(k for k in self.params if k not in skip)
+        return keep or None
+
     def signature(self, fn) -> inspect.Signature | None:
         """``fn``'s signature with the PyTorch keywords it accepts, keyword-only, with
         PyTorch's defaults (what ``inspect.signature`` and the docs show)."""
@@ -357,8 +369,8 @@ def entry(b: Binder, fn):
     positional argument, calls ``fn`` at once otherwise.
 
     Note: one Python frame before the definition (the definition itself is called with
-    CPython's inlined call). The compiled ``Fast`` could take this test in C and call
-    ``fn`` directly: docs/design.md, "The call pipeline"."""
+    CPython's inlined call); the compiled ``Fast`` takes this test in C and calls ``fn``
+    directly when no argument needs binding (_csrc/_chot/fast.c, api_call: ``direct``)."""
     bind = b.bind
     npos = b.npos if b.npos is not None else 1 << 30
     if npos == 1:

@@ -280,6 +280,11 @@ typedef struct {
     PyObject *name;     /* K_API: the namespace name the hook is called with */
     PyObject *elide;    /* K_BINARY function: elide(x1, x2, tmp) -> result or None */
     PyObject *square;   /* K_BINARY pow: the square row's unary Fast (x ** 2 on the host), or NULL */
+    PyObject *direct;   /* K_API with a binder: the definition, called without it when no argument
+                           needs binding (keywords of passkw alone, at most npos positional
+                           ones), or NULL */
+    Py_ssize_t npos;    /* (direct's positional parameters) */
+    PyObject *passkw;   /* (the keywords binding passes on unchanged: a frozenset, or NULL: none) */
     PyObject *last[3];  /* named: the last inputs' keys and their result names */
     Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
     Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */

@@ -523,8 +523,22 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                                                                             : Py_None;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nk = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    /* the binding stage's test in C: a call with at most npos positional arguments and no
+       keyword that binding renames, converts or refuses (Binder.bind returns it as it is)
+       calls the definition itself, without the binder's Python frame; any other call goes
+       through it (fallback) */
+    PyObject *fn = f->fallback;
+    if (f->direct != NULL && n >= 1 && n <= f->npos) {
+        int pass = 1;
+        for (Py_ssize_t i = 0; i < nk && pass; i++)
+            pass = f->passkw != NULL ? PySet_Contains(f->passkw, PyTuple_GET_ITEM(kwnames, i)) : 0;
+        if (pass < 0)
+            return NULL;
+        if (pass)
+            fn = f->direct;
+    }
     if (hook == Py_None)
-        return call_quiet(f->fallback, args, nargsf, kwnames);
+        return call_quiet(fn, args, nargsf, kwnames);
     /* (held: the checks and the named case below may run Python code that uninstalls it;
        the Python wrapper keeps the hook it read first, too) */
     Py_INCREF(hook);
@@ -543,7 +557,7 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             goto done;
     }
     if (!ext) {
-        r = call_quiet(f->fallback, args, nargsf, kwnames);
+        r = call_quiet(fn, args, nargsf, kwnames);
         goto done;
     }
     tup = PyTuple_New(n), kw = PyDict_New();
@@ -1065,13 +1079,14 @@ static PyObject *
 fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     PyObject *fallback, *table = Py_None, *stable = Py_None, *hook = Py_None, *name = Py_None;
-    PyObject *elide = Py_None, *square = Py_None;
+    PyObject *elide = Py_None, *square = Py_None, *direct = Py_None, *passkw = Py_None;
     int kind, swap = 0, inplace = 0, kernel = 0;
+    Py_ssize_t npos = 0;
     static char *names[] = {"fallback", "kind", "table", "stable", "swap", "hook", "name", "elide",
-                            "inplace", "kernel", "square", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOppO:Fast", names, &fallback, &kind,
+                            "inplace", "kernel", "square", "direct", "npos", "passkw", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOpOOOppOOnO:Fast", names, &fallback, &kind,
                                      &table, &stable, &swap, &hook, &name, &elide, &inplace, &kernel,
-                                     &square))
+                                     &square, &direct, &npos, &passkw))
         return NULL;
     if (Array_T == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Fast(): setup_array() first");
@@ -1092,12 +1107,16 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         || (inplace && ((kind != K_BINARY && kind != K_UNARY) || swap || elide != Py_None))
         || (kernel && ((kind != K_BINARY && kind != K_UNARY) || swap || inplace || elide != Py_None))
         || (square != Py_None && (kind != K_BINARY || swap || inplace || kernel || Py_TYPE(square) != type
-                                  || ((Fast *)square)->kind != K_UNARY || ((Fast *)square)->inplace))) {
+                                  || ((Fast *)square)->kind != K_UNARY || ((Fast *)square)->inplace))
+        || (direct != Py_None && (kind != K_API || !PyCallable_Check(direct) || npos < 1))
+        || (passkw != Py_None && (direct == Py_None || !PyFrozenSet_CheckExact(passkw)))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
                         "hook=None, name=None, elide=None, inplace=False, kernel=False): a callable; kind 0 (hook: a "
                         "list, name: a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
                         "callable; inplace: not with swap or elide), 1 or 2 with kernel (impl(x, None), "
                         "impl(x1, x2, None): nothing else; square: pow's, a unary Fast), "
+                        "0 with direct and npos (the definition behind a binder, npos >= 1) and passkw "
+                        "(a frozenset of keywords), "
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
                         "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case), "
                         "8 (table: the binders dict: the extension chain's head)");
@@ -1114,6 +1133,9 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     f->name = Py_NewRef(name);
     f->elide = Py_NewRef(elide);
     f->square = square != Py_None ? Py_NewRef(square) : NULL;
+    f->direct = direct != Py_None ? Py_NewRef(direct) : NULL;
+    f->npos = npos;
+    f->passkw = passkw != Py_None ? Py_NewRef(passkw) : NULL;
     f->kind = kind;
     f->swap = swap;
     f->inplace = inplace;
@@ -1141,6 +1163,8 @@ fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->name);
     Py_VISIT(f->elide);
     Py_VISIT(f->square);
+    Py_VISIT(f->direct);
+    Py_VISIT(f->passkw);
     Py_VISIT(f->last[0]);
     Py_VISIT(f->last[1]);
     Py_VISIT(f->last[2]);
@@ -1162,6 +1186,8 @@ fast_clear(Fast *f)
     Py_CLEAR(f->name);
     Py_CLEAR(f->elide);
     Py_CLEAR(f->square);
+    Py_CLEAR(f->direct);
+    Py_CLEAR(f->passkw);
     Py_CLEAR(f->last[0]);
     Py_CLEAR(f->last[1]);
     Py_CLEAR(f->last[2]);
