@@ -101,6 +101,8 @@ def _refuse_max_min(name, kwargs, torch_given):
             f"call strided.torch.{name} for PyTorch's (values, indices)")
 
 
+# (a refusal reads PyTorch's keywords alone, those bind renames and REFUSED_ONLY's: a call
+# without them needs no binding, Binder.passthrough)
 REFUSED = {"std": _refuse_std_var, "var": _refuse_std_var,
            "max": _refuse_max_min, "min": _refuse_max_min}
 # Keywords a definition declares only to refuse them with REFUSED's message (``var``'s and
@@ -208,7 +210,8 @@ class Binder:
     function's own parameter, see ``bound``).
     """
 
-    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out", "native", "numpy")
+    __slots__ = ("name", "keywords", "renamed", "npos", "params", "refuse", "axis_kw", "out", "native", "numpy",
+                 "passkw")
 
     def __init__(self, name: str, fn, keywords: tuple):
         self.name = name
@@ -234,6 +237,7 @@ class Binder:
         self.axis_kw = "axis" if "axis" in params else None
         self.out = "out" in self.keywords and "out" not in params
         self.numpy = tuple((k, std) for k, std in NUMPY_ALIASES.items() if k in params and std in params) or None
+        self.passkw = self._passthrough()
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         name = self.name
@@ -274,15 +278,15 @@ class Binder:
 
     def passthrough(self) -> frozenset | None:
         """The keywords ``bind`` returns as they came, whatever their values: the
-        definition's own parameters but those it renames or takes NumPy's spelling of
-        (none where the function refuses some: its check reads every call). A call with
-        only these keywords and at most ``npos`` positional arguments needs no binding
-        (the compiled entry then calls the definition directly)."""
-        if self.refuse is not None:
-            return None
-        skip = set(self.renamed) | {k for k, _ in self.numpy or ()}
-        keep = frozenset(k for k in self.params if k not in skip)
-        return keep or None
+        definition's own parameters but those it renames, takes NumPy's spelling of or
+        declares only to refuse (a refusal reads PyTorch's keywords alone: REFUSED). A call
+        with only these keywords and at most ``npos`` positional arguments needs no binding
+        (the compiled entry and the chain's head then skip it); None: none such."""
+        return self.passkw
+
+    def _passthrough(self) -> frozenset | None:
+        skip = set(self.renamed) | {k for k, _ in self.numpy or ()} | REFUSED_ONLY
+        return frozenset(k for k in self.params if k not in skip) or None
 
     def signature(self, fn) -> inspect.Signature | None:
         """``fn``'s signature with the PyTorch keywords it accepts, keyword-only, with

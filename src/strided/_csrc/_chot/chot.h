@@ -51,7 +51,7 @@ extern Py_ssize_t VP_dict, VP_kind; /* views.c: ViewProp's fields after the prop
 
 /* --- constants (module.c, made in PyInit) ------------------------------------------------ */
 extern PyObject *zero, *one, *minus_one;
-extern PyObject *s_dtype, *s_shape, *s_ext, *s_out, *s_bind;
+extern PyObject *s_dtype, *s_shape, *s_ext, *s_out, *s_bind, *s_passkw, *s_npos;
 extern PyObject *s_getitem, *s_permute_dims, *s_expand_dims, *s_squeeze;
 extern PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides, *s__shape;
 extern PyObject *s_resolve, *s_get_loop, *s_fixed_strides;

@@ -868,6 +868,32 @@ fast_asarray_same(PyObject *x, PyObject *const *kw, PyObject *kwnames)
     return Py_NewRef(x);
 }
 
+/* Whether Binder b's bind would return (args, kwargs) as they are (Binder.passthrough:
+   every keyword one of b.passkw, at most b.npos positional arguments): 1, 0, -1 an error */
+static int
+unbound_call(PyObject *b, PyObject *args, PyObject *kwargs)
+{
+    PyObject *pk = PyObject_GetAttr(b, s_passkw), *np = NULL;
+    if (pk == NULL)
+        return -1;
+    int pass = PyFrozenSet_CheckExact(pk) && PyTuple_Check(args) && PyDict_Check(kwargs);
+    if (pass) {
+        np = PyObject_GetAttr(b, s_npos);
+        if (np == NULL) {
+            Py_DECREF(pk);
+            return -1;
+        }
+        pass = np == Py_None || (PyLong_Check(np) && PyTuple_GET_SIZE(args) <= PyLong_AsSsize_t(np));
+        Py_DECREF(np);
+    }
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (pass > 0 && PyDict_Next(kwargs, &pos, &k, &v))
+        pass = PySet_Contains(pk, k);
+    Py_DECREF(pk);
+    return PyErr_Occurred() ? -1 : pass;
+}
+
 /* The chain's head: chain(name, impl, args, kwargs), a call with keywords bound first by
    its name's binder (table: the binders dict), as _dispatch._standard_keywords' head. */
 static PyObject *
@@ -881,6 +907,11 @@ head_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (b == NULL)
         return PyErr_Occurred() ? NULL : PyObject_Vectorcall(f->fallback, args, nargsf, NULL);
     Py_INCREF(b);
+    int pass = unbound_call(b, args[2], args[3]);
+    if (pass != 0) { /* (the call as it came: bind would return it so; or an error) */
+        Py_DECREF(b);
+        return pass < 0 ? NULL : PyObject_Vectorcall(f->fallback, args, nargsf, NULL);
+    }
     PyObject *bound = PyObject_CallMethodObjArgs(b, s_bind, args[2], args[3], NULL), *r = NULL;
     Py_DECREF(b);
     if (bound == NULL)

@@ -56,7 +56,7 @@
 
 /* --- constants: made once in PyInit ----------------------------------------------- */
 PyObject *zero, *one, *minus_one;
-PyObject *s_dtype, *s_shape, *s_ext, *s_out, *s_bind;
+PyObject *s_dtype, *s_shape, *s_ext, *s_out, *s_bind, *s_passkw, *s_npos;
 PyObject *s_getitem, *s_permute_dims, *s_expand_dims, *s_squeeze;
 PyObject *s_materialize, *s_reshape, *s_transpose, *s_T, *s_strides, *s__shape;
 PyObject *s_resolve, *s_get_loop, *s_fixed_strides;
@@ -234,6 +234,8 @@ PyInit__chot(void)
     s_ext = PyUnicode_InternFromString("_ext");
     s_out = PyUnicode_InternFromString("out");
     s_bind = PyUnicode_InternFromString("bind");
+    s_passkw = PyUnicode_InternFromString("passkw");
+    s_npos = PyUnicode_InternFromString("npos");
     s_shape = PyUnicode_InternFromString("shape");
     s_materialize = PyUnicode_InternFromString("_materialize");
     s_reshape = PyUnicode_InternFromString("reshape");
@@ -245,7 +247,7 @@ PyInit__chot(void)
     s_get_loop = PyUnicode_InternFromString("_get_strided_loop");
     s_fixed_strides = PyUnicode_InternFromString("fixed_strides");
     if (zero == NULL || minus_one == NULL || one == NULL || s_getitem == NULL
-        || s_permute_dims == NULL || s_expand_dims == NULL || s_squeeze == NULL || s_dtype == NULL || s_ext == NULL || s_out == NULL || s_bind == NULL || s_shape == NULL || s_materialize == NULL
+        || s_permute_dims == NULL || s_expand_dims == NULL || s_squeeze == NULL || s_dtype == NULL || s_ext == NULL || s_out == NULL || s_bind == NULL || s_passkw == NULL || s_npos == NULL || s_shape == NULL || s_materialize == NULL
         || s_reshape == NULL || s_transpose == NULL || s_T == NULL || s_strides == NULL || s__shape == NULL
         || s_resolve == NULL || s_get_loop == NULL || s_fixed_strides == NULL)
         return NULL;
