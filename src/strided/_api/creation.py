@@ -34,7 +34,9 @@ _BY_NP = _dtypes._BY_NP  # NumPy dtype -> DType
 _DLPACK_HOST = (1, 3)  # DLPack device types of host memory: kDLCPU, kDLCUDAHost
 _np_empty = np.empty
 _np_zeros = np.zeros
+_np_ones = np.ones
 _ALIGNED_EMPTY = getattr(_cext.load("_chot"), "aligned_empty", None)
+_ALIGN_FROM = 16 << 10  # (_chot's aligned range starts there: views.c, ALIGN_FROM)
 
 
 # Host buffers of the creation functions start a cache line from 16 KiB on, as the compiled
@@ -45,26 +47,28 @@ _ALIGNED_EMPTY = getattr(_cext.load("_chot"), "aligned_empty", None)
 # the kernel zeroes when first touched: no pass of its own).
 def _host_empty(shape, dt):
     """numpy.empty(shape, dt), 64-byte aligned from 16 KiB (shape: a tuple of ints)."""
-    r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
-    if r is not None:
-        return r
     nbytes = math.prod(shape) * dt.itemsize
-    if nbytes >= _pool.MIN_BYTES[0]:
-        return _pool.empty(shape, dt, nbytes)
+    if nbytes >= _ALIGN_FROM:
+        r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
+        if r is not None:
+            return r
+        if nbytes >= _pool.MIN_BYTES[0]:
+            return _pool.empty(shape, dt, nbytes)
     return _np_empty(shape, dt)
 
 
 def _host_filled(shape, dt, fill):
     """numpy.full(shape, fill, dt) in _host_empty's buffer (the same values and warnings:
     numpy.full's own ``copyto(a, fill, casting="unsafe")``)."""
-    r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
+    zero = type(fill) is builtins.int and fill == 0
+    nbytes = math.prod(shape) * dt.itemsize
+    r = None
+    if nbytes >= _ALIGN_FROM:
+        r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
+        if r is None and nbytes >= _pool.MIN_BYTES[0] and not zero:  # (zeros: calloc's pages,
+            r = _pool.empty(shape, dt, nbytes)                        # zeroed when first touched)
     if r is None:
-        nbytes = math.prod(shape) * dt.itemsize
-        if nbytes < _pool.MIN_BYTES[0]:
-            return _np_zeros(shape, dt) if type(fill) is builtins.int and fill == 0 else np.full(shape, fill, dt)
-        if type(fill) is builtins.int and fill == 0:
-            return _np_zeros(shape, dt)  # (calloc's pages: zeroed when first touched)
-        r = _pool.empty(shape, dt, nbytes)
+        return _np_zeros(shape, dt) if zero else np.full(shape, fill, dt)
     np.copyto(r, fill, casting="unsafe")
     return r
 
@@ -75,6 +79,9 @@ def _host_zeros(shape, dt):
 
 def _host_ones(shape, dt):
     return _host_filled(shape, dt, 1)
+
+
+_BIG_MAKE = {_np_zeros: _host_zeros, _np_ones: _host_ones, _np_empty: _host_empty}
 _np_arange = np.arange
 _np_int64 = np.dtype(np.int64)
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
@@ -510,18 +517,22 @@ def _filled(func, fill, shape, dtype, device, out, requires_grad, names, default
 
 
 def _quick_filled(make, shape, dtype, device):
-    """``make(shape, dtype)`` (_host_zeros, _host_ones or _host_empty) wrapped, for a shape that is a tuple
-    of non-negative Python ints or one such int, a DType or None, on the host (``device`` None
-    with the host the default, or the host Device): what _filled ends in there, without its
-    argument normalisation (zeros((10, 10)) was 5.2 us against NumPy's 0.38). Else None."""
+    """``make(shape, dtype)`` (NumPy's zeros, ones or empty; from 16 KiB their aligned forms,
+    _BIG_MAKE) wrapped, for a shape that is a tuple of non-negative Python ints or one such
+    int, a DType or None, on the host (``device`` None with the host the default, or the host
+    Device): what _filled ends in there, without its argument normalisation (zeros((10, 10))
+    was 5.2 us against NumPy's 0.38). Else None."""
     if type(shape) is builtins.int:
         if shape < 0:
             return None
+        count = shape
         shape = (shape,)
     elif type(shape) is builtins.tuple:
+        count = 1
         for n in shape:
             if type(n) is not builtins.int or n < 0:
                 return None
+            count *= n
     else:
         return None
     dev = _default_device[0] if device is None else device
@@ -531,13 +542,15 @@ def _quick_filled(make, shape, dtype, device):
         dtype = _dtypes.get_default_dtype()
     elif type(dtype) is not DType:
         return None
+    if count * dtype.itemsize >= _ALIGN_FROM:  # (a small buffer: NumPy's own, no other call)
+        make = _BIG_MAKE[make]
     return wrap_new(make(shape, dtype._np), dtype, dev)
 
 
 def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array of zeros: ``zeros((2, 3))``, ``zeros(shape=(2, 3))`` or ``zeros(2, 3)``."""
     if not size and out is None and requires_grad is False and names is None:
-        r = _quick_filled(_host_zeros, shape, dtype, device)
+        r = _quick_filled(_np_zeros, shape, dtype, device)
         if r is not None:
             return r
     return _filled("zeros", 0, _shape_args((shape,) + size, "zeros"), dtype, device, out,
@@ -547,7 +560,7 @@ def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=Fals
 def ones(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array of ones: ``ones((2, 3))``, ``ones(shape=(2, 3))`` or ``ones(2, 3)``."""
     if not size and out is None and requires_grad is False and names is None:
-        r = _quick_filled(_host_ones, shape, dtype, device)
+        r = _quick_filled(_np_ones, shape, dtype, device)
         if r is not None:
             return r
     return _filled("ones", 1, _shape_args((shape,) + size, "ones"), dtype, device, out,
@@ -557,7 +570,7 @@ def ones(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False
 def empty(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An uninitialised array: ``empty((2, 3))``, ``empty(shape=(2, 3))`` or ``empty(2, 3)``."""
     if not size and out is None and requires_grad is False and names is None:
-        r = _quick_filled(_host_empty, shape, dtype, device)
+        r = _quick_filled(_np_empty, shape, dtype, device)
         if r is not None:
             return r
     return _filled("empty", None, _shape_args((shape,) + size, "empty"), dtype, device, out,
@@ -601,7 +614,7 @@ def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=
         # double; NaN stays NaN). dtype None: the default float, the scalar's dtype.
         dt = dtype if type(dtype) is DType else _dtypes.get_default_dtype() if dtype is None else None
         if dt is not None and dt.kind == "f" and dt._np.itemsize >= 4:  # (float16: a cast that may warn)
-            r = _quick_filled(_host_empty, shape, dt, device)
+            r = _quick_filled(_np_empty, shape, dt, device)
             if r is not None:
                 r._np.fill(fill_value)
                 return r
@@ -611,7 +624,7 @@ def full(shape, fill_value, *, dtype=None, device=None, out=None, requires_grad=
         # Short path: a Python bool or int (in int64's range) of the default dtype for it
         # (bool, int64), what the general path below ends in (full((2, 3), 7): 7.2 -> ~2.5 us)
         dt = _dtypes.bool if type(fill_value) is builtins.bool else _dtypes.int64
-        r = _quick_filled(_host_empty, shape, dt, device)
+        r = _quick_filled(_np_empty, shape, dt, device)
         if r is not None:
             r._np.fill(fill_value)
             return r
