@@ -45,28 +45,31 @@ _ALIGN_FROM = 16 << 10  # (_chot's aligned range starts there: views.c, ALIGN_FR
 # chunks too), and an AVX-512 loop then splits every 64-byte load over two lines (sum of
 # 1e5 float32: 7.7 vs 6.6 us). zeros above the pool threshold keep NumPy's calloc (pages
 # the kernel zeroes when first touched: no pass of its own).
-def _host_empty(shape, dt):
-    """numpy.empty(shape, dt), 64-byte aligned from 16 KiB (shape: a tuple of ints)."""
+def _host_buffer(shape, dt, pooled=True):
+    """An aligned uninitialised ndarray for a buffer of 16 KiB or more (_chot.aligned_empty's
+    below the pool threshold, the pool's block from it when ``pooled``), or None: NumPy's
+    own allocation then (shape: a tuple of ints)."""
     nbytes = math.prod(shape) * dt.itemsize
-    if nbytes >= _ALIGN_FROM:
-        r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
-        if r is not None:
-            return r
-        if nbytes >= _pool.MIN_BYTES[0]:
-            return _pool.empty(shape, dt, nbytes)
-    return _np_empty(shape, dt)
+    if nbytes < _ALIGN_FROM:
+        return None
+    r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
+    if r is None and pooled and nbytes >= _pool.MIN_BYTES[0]:
+        r = _pool.empty(shape, dt, nbytes)
+    return r
+
+
+def _host_empty(shape, dt):
+    """numpy.empty(shape, dt), 64-byte aligned from 16 KiB."""
+    r = _host_buffer(shape, dt)
+    return r if r is not None else _np_empty(shape, dt)
 
 
 def _host_filled(shape, dt, fill):
-    """numpy.full(shape, fill, dt) in _host_empty's buffer (the same values and warnings:
-    numpy.full's own ``copyto(a, fill, casting="unsafe")``)."""
+    """numpy.full(shape, fill, dt) in _host_buffer's buffer (the same values and warnings:
+    numpy.full's own ``copyto(a, fill, casting="unsafe")``); zeros from the pool threshold
+    keep calloc's pages, zeroed when first touched."""
     zero = type(fill) is builtins.int and fill == 0
-    nbytes = math.prod(shape) * dt.itemsize
-    r = None
-    if nbytes >= _ALIGN_FROM:
-        r = _ALIGNED_EMPTY(shape, dt) if _ALIGNED_EMPTY is not None else None
-        if r is None and nbytes >= _pool.MIN_BYTES[0] and not zero:  # (zeros: calloc's pages,
-            r = _pool.empty(shape, dt, nbytes)                        # zeroed when first touched)
+    r = _host_buffer(shape, dt, pooled=not zero)
     if r is None:
         return _np_zeros(shape, dt) if zero else np.full(shape, fill, dt)
     np.copyto(r, fill, casting="unsafe")

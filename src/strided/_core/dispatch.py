@@ -286,7 +286,7 @@ def api(name: str):
                 if b.npos is not None and b.npos >= 1:
                     # (the entry's test in C: a call it would pass straight on calls fn, and
                     # so does one whose keywords Binder.bind returns as they are)
-                    direct = {"direct": fn, "npos": b.npos, "passkw": b.passthrough()}
+                    direct = {"direct": fn, "npos": b.npos, "passkw": b.passkw}
             fast = CHOT.Fast(target, 0, hook=HOOK, name=name, **direct)
             fast.__dict__.update(wrapper.__dict__)
             if b is not None:

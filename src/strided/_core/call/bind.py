@@ -102,7 +102,7 @@ def _refuse_max_min(name, kwargs, torch_given):
 
 
 # (a refusal reads PyTorch's keywords alone, those bind renames and REFUSED_ONLY's: a call
-# without them needs no binding, Binder.passthrough)
+# without them needs no binding, Binder.passkw)
 REFUSED = {"std": _refuse_std_var, "var": _refuse_std_var,
            "max": _refuse_max_min, "min": _refuse_max_min}
 # Keywords a definition declares only to refuse them with REFUSED's message (``var``'s and
@@ -237,7 +237,13 @@ class Binder:
         self.axis_kw = "axis" if "axis" in params else None
         self.out = "out" in self.keywords and "out" not in params
         self.numpy = tuple((k, std) for k, std in NUMPY_ALIASES.items() if k in params and std in params) or None
-        self.passkw = self._passthrough()
+        # The keywords bind returns as they came, whatever their values: the definition's own
+        # parameters but those it renames, takes NumPy's spelling of or declares only to
+        # refuse (a refusal reads PyTorch's keywords alone: REFUSED). A call with only these
+        # and at most npos positional arguments needs no binding: the compiled entry and the
+        # chain's head then skip it (_csrc/_chot/fast.c, unbound). None: no keyword passes.
+        skip = set(self.renamed) | {k for k, _ in self.numpy or ()} | REFUSED_ONLY
+        self.passkw = frozenset(k for k in params if k not in skip) or None
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         name = self.name
@@ -275,18 +281,6 @@ class Binder:
                     v = torch_keepdim(name, v)
                 kwargs[std] = v
         return args, kwargs
-
-    def passthrough(self) -> frozenset | None:
-        """The keywords ``bind`` returns as they came, whatever their values: the
-        definition's own parameters but those it renames, takes NumPy's spelling of or
-        declares only to refuse (a refusal reads PyTorch's keywords alone: REFUSED). A call
-        with only these keywords and at most ``npos`` positional arguments needs no binding
-        (the compiled entry and the chain's head then skip it); None: none such."""
-        return self.passkw
-
-    def _passthrough(self) -> frozenset | None:
-        skip = set(self.renamed) | {k for k, _ in self.numpy or ()} | REFUSED_ONLY
-        return frozenset(k for k in self.params if k not in skip) or None
 
     def signature(self, fn) -> inspect.Signature | None:
         """``fn``'s signature with the PyTorch keywords it accepts, keyword-only, with

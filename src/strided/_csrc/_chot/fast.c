@@ -516,6 +516,34 @@ has_ext(PyObject *a)
 
 /* _dispatch.api's wrapper: hook(name, fn, args, kwargs) when an argument (or an
    array in a tuple/list argument, or a keyword argument) carries an extension. */
+/* Whether a call needs no binding: Binder.bind would return it as it came (Binder.passkw):
+   n positional arguments, at most npos of them (npos < 0: any number), and keywords (a
+   tuple of names, a dict, or NULL: none) each one of passkw (a frozenset; NULL: no keyword
+   passes). 1, 0, or -1 with an error. The api entry's test (its Fast's direct, npos and
+   passkw) and the chain head's (the name's binder's). */
+static int
+unbound(PyObject *passkw, Py_ssize_t npos, Py_ssize_t n, PyObject *keys)
+{
+    if (npos >= 0 && n > npos)
+        return 0;
+    if (keys == NULL)
+        return 1;
+    if (PyTuple_Check(keys)) {
+        int pass = passkw != NULL || PyTuple_GET_SIZE(keys) == 0;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(keys) && pass > 0; i++)
+            pass = PySet_Contains(passkw, PyTuple_GET_ITEM(keys, i));
+        return pass;
+    }
+    if (!PyDict_Check(keys))
+        return 0;
+    int pass = passkw != NULL || PyDict_GET_SIZE(keys) == 0;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (pass > 0 && PyDict_Next(keys, &pos, &k, &v))
+        pass = PySet_Contains(passkw, k);
+    return pass;
+}
+
 static PyObject *
 api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -528,10 +556,8 @@ api_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
        calls the definition itself, without the binder's Python frame; any other call goes
        through it (fallback) */
     PyObject *fn = f->fallback;
-    if (f->direct != NULL && n >= 1 && n <= f->npos) {
-        int pass = 1;
-        for (Py_ssize_t i = 0; i < nk && pass; i++)
-            pass = f->passkw != NULL ? PySet_Contains(f->passkw, PyTuple_GET_ITEM(kwnames, i)) : 0;
+    if (f->direct != NULL && n >= 1) {
+        int pass = unbound(f->passkw, f->npos, n, nk ? kwnames : NULL);
         if (pass < 0)
             return NULL;
         if (pass)
@@ -868,32 +894,6 @@ fast_asarray_same(PyObject *x, PyObject *const *kw, PyObject *kwnames)
     return Py_NewRef(x);
 }
 
-/* Whether Binder b's bind would return (args, kwargs) as they are (Binder.passthrough:
-   every keyword one of b.passkw, at most b.npos positional arguments): 1, 0, -1 an error */
-static int
-unbound_call(PyObject *b, PyObject *args, PyObject *kwargs)
-{
-    PyObject *pk = PyObject_GetAttr(b, s_passkw), *np = NULL;
-    if (pk == NULL)
-        return -1;
-    int pass = PyFrozenSet_CheckExact(pk) && PyTuple_Check(args) && PyDict_Check(kwargs);
-    if (pass) {
-        np = PyObject_GetAttr(b, s_npos);
-        if (np == NULL) {
-            Py_DECREF(pk);
-            return -1;
-        }
-        pass = np == Py_None || (PyLong_Check(np) && PyTuple_GET_SIZE(args) <= PyLong_AsSsize_t(np));
-        Py_DECREF(np);
-    }
-    Py_ssize_t pos = 0;
-    PyObject *k, *v;
-    while (pass > 0 && PyDict_Next(kwargs, &pos, &k, &v))
-        pass = PySet_Contains(pk, k);
-    Py_DECREF(pk);
-    return PyErr_Occurred() ? -1 : pass;
-}
-
 /* The chain's head: chain(name, impl, args, kwargs), a call with keywords bound first by
    its name's binder (table: the binders dict), as _dispatch._standard_keywords' head. */
 static PyObject *
@@ -907,7 +907,13 @@ head_call(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (b == NULL)
         return PyErr_Occurred() ? NULL : PyObject_Vectorcall(f->fallback, args, nargsf, NULL);
     Py_INCREF(b);
-    int pass = unbound_call(b, args[2], args[3]);
+    /* (Binder.passkw and npos: set once, when the binder is made) */
+    PyObject *pk = PyObject_GetAttr(b, s_passkw), *np = pk != NULL ? PyObject_GetAttr(b, s_npos) : NULL;
+    Py_ssize_t npos = np == NULL || np == Py_None ? -1 : PyLong_AsSsize_t(np);
+    int pass = np == NULL || PyErr_Occurred() || !PyTuple_Check(args[2]) ? -1
+               : unbound(PyFrozenSet_CheckExact(pk) ? pk : NULL, npos, PyTuple_GET_SIZE(args[2]), args[3]);
+    Py_XDECREF(pk);
+    Py_XDECREF(np);
     if (pass != 0) { /* (the call as it came: bind would return it so; or an error) */
         Py_DECREF(b);
         return pass < 0 ? NULL : PyObject_Vectorcall(f->fallback, args, nargsf, NULL);
