@@ -8,7 +8,9 @@ same arithmetic instead, after checking them against NumPy's loops on a probe. T
 subnormal results; infinities, NaN payloads of both signs, signalling NaNs), every size
 (the vector loops' remainders, the pool and thread thresholds with one and two threads),
 every layout, in place (an elided temporary), the input untouched. The reference is
-NumPy's own ``np.exp`` (its loops are never replaced: only strided's capsules are). On
+NumPy's own ``np.exp`` (its loops are never replaced: only strided's capsules are). Where NumPy
+runs its AVX-512 loops, float32 exp is its simd_exp_FLOAT sixteen lanes wide and float64 exp
+SVML's (tests/_csrc/test_exp64_wide13.py). On
 other machines the loops are refused and the same tests check NumPy's loops through
 strided. (Measured once, not in CI: all 2^32 float32 bit patterns, exp and log, and 1e8
 random float64 ones, 0 differences.)"""
@@ -115,21 +117,39 @@ def _width() -> int:
     return chot.vector_width() if chot is not None and hasattr(chot, "vector_width") else 0
 
 
+def _numpy_svml_exp() -> bool:
+    """NumPy's module exports SVML's float64 exp of eight lanes (``__svml_exp8_ha``, what its
+    AVX-512 DOUBLE_exp calls where NumPy was built with SVML)."""
+    import ctypes
+
+    from numpy._core import _multiarray_umath as m
+    try:
+        return hasattr(ctypes.CDLL(m.__file__), "__svml_exp8_ha")
+    except OSError:
+        return False
+
+
 def _expected(f, dt) -> bool:
     """strided's loop for ``f`` of ``dt`` replaces NumPy's here: the machine qualifies and
-    NumPy's own loop is not its AVX-512 one, or (float32 exp) strided runs its own AVX-512
-    version of that same loop, four vectors in flight."""
+    NumPy's own loop is not its AVX-512 one, or strided runs its own AVX-512 version of that
+    same loop, four vectors in flight (float32 exp: NumPy's simd_exp_FLOAT; float64 exp:
+    SVML's __svml_exp8_ha, where NumPy runs it)."""
     if not _qualifies():
         return False
-    if f == "exp" and np.dtype(dt) == np.float32 and _width() == 512:
+    if f == "exp" and _width() == 512 and (np.dtype(dt) == np.float32 or _numpy_svml_exp()):
         return True
     return not _numpy_is_avx512(f, dt)
 
 
 def _exp_verified(dt) -> bool:
     """strided's vector exp of ``dt`` gives NumPy's bits here (what sigmoid and silu build on):
-    the machine qualifies and, for float64, NumPy's exp is the C library's."""
-    return _qualifies() and not (np.dtype(dt) == np.float64 and _numpy_is_avx512("exp", dt))
+    the machine qualifies and, for float64, NumPy's exp is the C library's, or SVML's where
+    strided runs its AVX-512 loops."""
+    if not _qualifies():
+        return False
+    if np.dtype(dt) == np.float64 and _numpy_is_avx512("exp", dt):
+        return _width() == 512 and _numpy_svml_exp()
+    return True
 
 
 @pytest.mark.parametrize("f, dt", _CASES)

@@ -419,7 +419,8 @@ own_loop(Loop *L, PyObject *x)
    cases) takes the C library's exp itself. The table is made at first use from exact
    decimal arithmetic (_npcompat.exp_table).
    float32 exp and log: NumPy's own AVX2 code (expf8, logf8 below), with plain stores where
-   NumPy's are masked.
+   NumPy's are masked. Where NumPy runs AVX-512 loops: float32 exp sixteen lanes wide
+   (expf16), float64 exp as SVML's (exp8, where NumPy was built with SVML).
 
    Each is used only where it is NumPy's loop bit for bit, which this process checks
    before the first use (exp_check): NumPy's loop against ours on a probe of 65,536 values
@@ -434,6 +435,7 @@ own_loop(Loop *L, PyObject *x)
    0.24-0.59, 0.38-0.59. */
 #ifdef EXP_SIMD
 #include <immintrin.h>
+#include <dlfcn.h>
 static double exp_tab[256];   /* T[k], H[k] - (k << 45) as double bits, k = 0..127 */
 
 /* exp of four float64 lanes (e_exp.c's arithmetic; a special lane sends all four through
@@ -675,6 +677,113 @@ silu4(__m256d x)
     return _mm256_div_pd(x, _mm256_add_pd(exp4(_mm256_xor_pd(x, _mm256_set1_pd(-0.0))), one));
 }
 
+/* float64 exp on AVX-512F: where NumPy's DOUBLE_exp runs its X86_V4 loop (built with
+   SVML), each vector of 8 is Intel's SVML __svml_exp8_ha, which NumPy links into its
+   _multiarray_umath (numpy/_core/src/umath/loops_exponent_log.dispatch.c.src,
+   simd_exp_f64: one vector per call, loaded and stored by masked moves). exp8 makes that
+   function's main path, operation for operation and with its rounding modes (the
+   constants, read from its code: N/16 = floor(16 x log2 e)/16 by a fused multiply-add
+   rounded toward zero into 1.5 * 2^48 + 1023, r = x - N ln2/16 in two parts, the sign
+   bit's neighbour cleared, exp(r) - 1 = r P(r) with P of degree 5 by three FMA pairs,
+   2^(j/16) from a 16-entry table in a high and a relative low part, 2^m by scalef;
+   every operation with exceptions suppressed, as there). A vector with a lane of
+   |x| >= 707.70327 (SVML's bound for its scalar path: overflow, subnormal results, inf)
+   is answered by SVML itself (svml_exp8: the function NumPy's loop calls, found in
+   NumPy's module by dlsym), so every lane is SVML's. exp_run_512 keeps four vectors in
+   flight where NumPy's loop has one (1e4 float64, one thread, minima: 0.52 ns an element
+   against NumPy's 1.13 and PyTorch's SLEEF 1.27). Where NumPy's own loop cannot run SVML
+   (operands that overlap without being the same memory: NumPy's scalar npy_exp, the C
+   library's exp) so does this one. Used only where the probe (own_check) finds it equal
+   to NumPy's loop in this process. */
+static void *svml_exp8;   /* NumPy's __svml_exp8_ha, or NULL */
+static int exp64_wide;    /* 1: exp_f64 is the SVML replica (exp64_decide) */
+
+#define EXP8_C(h) _mm512_castsi512_pd(_mm512_set1_epi64((long long)(h)))
+#define EXP8_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+__attribute__((target("avx512f"))) static inline __m512d
+exp8(__m512d x)
+{
+    /* 2^(j/16) rounded, and (2^(j/16) - that) / that rounded (the table SVML indexes) */
+    static const uint64_t hi[16] = {
+        0x3ff0000000000000ULL, 0x3ff0b5586cf9890fULL, 0x3ff172b83c7d517bULL, 0x3ff2387a6e756238ULL,
+        0x3ff306fe0a31b715ULL, 0x3ff3dea64c123422ULL, 0x3ff4bfdad5362a27ULL, 0x3ff5ab07dd485429ULL,
+        0x3ff6a09e667f3bcdULL, 0x3ff7a11473eb0187ULL, 0x3ff8ace5422aa0dbULL, 0x3ff9c49182a3f090ULL,
+        0x3ffae89f995ad3adULL, 0x3ffc199bdd85529cULL, 0x3ffd5818dcfba487ULL, 0x3ffea4afa2a490daULL};
+    static const uint64_t lo[16] = {
+        0x0000000000000000ULL, 0x3c979aa65d837b6dULL, 0xbc801b15eaa59348ULL, 0x3c968efde3a8a894ULL,
+        0x3c834d754db0abb6ULL, 0x3c859f48a72a4c6dULL, 0x3c7690cebb7aafb0ULL, 0x3c9063e1e21c5409ULL,
+        0xbc93b3efbf5e2228ULL, 0xbc7b32dcb94da51dULL, 0x3c8db72fc1f0eab4ULL, 0x3c71affc2b91ce27ULL,
+        0x3c8c1a7792cb3387ULL, 0x3c736eae30af0cb3ULL, 0x3c74a385a63d07a7ULL, 0xbc8ff7128fd391f0ULL};
+    const __m512d shift = EXP8_C(0x42f8000000003ff0ULL);
+    __m512d z = _mm512_fmadd_round_pd(x, EXP8_C(0x3ff71547652b82feULL), shift,
+                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m512d ax = _mm512_castsi512_pd(_mm512_and_epi64(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MAX)));
+    __mmask8 sp = _mm512_cmp_round_pd_mask(ax, EXP8_C(0x40861da04cbafe44ULL), _CMP_GE_OQ, _MM_FROUND_NO_EXC);
+    __m512d kd = _mm512_sub_round_pd(z, shift, EXP8_RN);
+    __m512i j = _mm512_castpd_si512(z);
+    __m512d r = _mm512_fnmadd_round_pd(kd, EXP8_C(0x3fe62e42fefa39efULL), x, EXP8_RN);
+    r = _mm512_fnmadd_round_pd(EXP8_C(0x3c7abc9e3b39803fULL), kd, r, EXP8_RN);
+    r = _mm512_castsi512_pd(_mm512_and_epi64(_mm512_castpd_si512(r), _mm512_set1_epi64((long long)0xbfffffffffffffffULL)));
+    __m512d th = _mm512_permutex2var_pd(_mm512_loadu_pd((const double *)hi), j, _mm512_loadu_pd((const double *)hi + 8));
+    __m512d tl = _mm512_permutex2var_pd(_mm512_loadu_pd((const double *)lo), j, _mm512_loadu_pd((const double *)lo + 8));
+    __m512d r2 = _mm512_mul_round_pd(r, r, EXP8_RN);
+    __m512d p = _mm512_fmadd_round_pd(EXP8_C(0x3f57411836940c04ULL), r, EXP8_C(0x3f81101cbbc265c0ULL), EXP8_RN);
+    __m512d q = _mm512_fmadd_round_pd(EXP8_C(0x3fa55557242d68feULL), r, EXP8_C(0x3fc5555553939732ULL), EXP8_RN);
+    __m512d s = _mm512_fmadd_round_pd(EXP8_C(0x3fe000000000d008ULL), r, EXP8_C(0x3fefffffffffff70ULL), EXP8_RN);
+    p = _mm512_fmadd_round_pd(r2, p, q, EXP8_RN);
+    p = _mm512_fmadd_round_pd(r2, p, s, EXP8_RN);
+    p = _mm512_fmadd_round_pd(p, r, tl, EXP8_RN);
+    p = _mm512_fmadd_round_pd(th, p, th, EXP8_RN);
+    if (__builtin_expect(sp != 0, 0))
+        return ((__m512d (*)(__m512d))svml_exp8)(x);
+    return _mm512_scalef_round_pd(p, kd, EXP8_RN);
+}
+#undef EXP8_C
+#undef EXP8_RN
+/* sigmoid4 and silu4 on exp8 (the same NumPy steps) */
+__attribute__((target("avx512f"))) static inline __m512d
+sigmoid8(__m512d x)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    return _mm512_div_pd(one, _mm512_add_pd(exp8(_mm512_castsi512_pd(_mm512_xor_si512(
+                                               _mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))), one));
+}
+__attribute__((target("avx512f"))) static inline __m512d
+silu8(__m512d x)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    return _mm512_div_pd(x, _mm512_add_pd(exp8(_mm512_castsi512_pd(_mm512_xor_si512(
+                                             _mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))), one));
+}
+
+/* Whether exp_f64 runs exp8 (SVML's) rather than exp4 (the C library's): decided once, with
+   the GIL, before exp_f64 first runs (own_check) -- where the processor has AVX-512F
+   (use512), NumPy's float64 exp runs its AVX-512 loop here (numpy_wider) and NumPy's
+   module exports __svml_exp8_ha. (Either way the probe then decides whether it is used.) */
+static int numpy_wider(const char *ufunc, int d);
+static void
+exp64_decide(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    if (!use512() || !numpy_wider("exp", 1))
+        return;
+    PyObject *m = PyImport_ImportModule("numpy._core._multiarray_umath");
+    PyObject *f = m != NULL ? PyObject_GetAttrString(m, "__file__") : NULL;
+    const char *path = f != NULL && PyUnicode_Check(f) ? PyUnicode_AsUTF8(f) : NULL;
+    void *h = path != NULL ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (h != NULL) {
+        svml_exp8 = dlsym(h, "__svml_exp8_ha");
+        dlclose(h); /* (NumPy's module stays loaded: Python holds its own handle) */
+    }
+    exp64_wide = svml_exp8 != NULL;
+    Py_XDECREF(f);
+    Py_XDECREF(m);
+    (void)contract_clear(PyExc_Exception);
+}
+
 /* lanes of T through F (a function of one vector V of W lanes), contiguous W at a time,
    the rest and other strides through a buffer of W; NAME##_loop is its NumPy-style loop */
 #define VEC_RUN(NAME, F, T, W, V, LOAD, STORE)                                                    \
@@ -740,6 +849,41 @@ silu4(__m256d x)
             i += m;                                                                               \
         }                                                                                         \
     }
+/* NAME##_512 for float64 lanes through F8, eight at a time (as VEC_RUN512) */
+#define VEC_RUN512D(NAME, F8)                                                                     \
+    __attribute__((target("avx512f"))) static void                                                \
+    NAME##_512(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)             \
+    {                                                                                             \
+        Py_ssize_t i = 0;                                                                         \
+        if (si == (Py_ssize_t)sizeof(double) && so == (Py_ssize_t)sizeof(double)) {              \
+            const double *a = (const double *)in; /* (no restrict: in may be out) */              \
+            double *o = (double *)out;                                                            \
+            for (; i + 32 <= n; i += 32) {                                                        \
+                __m512d v0 = _mm512_loadu_pd(a + i), v1 = _mm512_loadu_pd(a + i + 8);             \
+                __m512d v2 = _mm512_loadu_pd(a + i + 16), v3 = _mm512_loadu_pd(a + i + 24);       \
+                v0 = F8(v0), v1 = F8(v1), v2 = F8(v2), v3 = F8(v3);                               \
+                _mm512_storeu_pd(o + i, v0), _mm512_storeu_pd(o + i + 8, v1);                     \
+                _mm512_storeu_pd(o + i + 16, v2), _mm512_storeu_pd(o + i + 24, v3);               \
+            }                                                                                     \
+            for (; i + 8 <= n; i += 8)                                                            \
+                _mm512_storeu_pd(o + i, F8(_mm512_loadu_pd(a + i)));                              \
+            if (i < n) {                                                                          \
+                __mmask8 m = (__mmask8)((1u << (n - i)) - 1);                                     \
+                _mm512_mask_storeu_pd(o + i, m, F8(_mm512_maskz_loadu_pd(m, a + i)));             \
+            }                                                                                     \
+            return;                                                                               \
+        }                                                                                         \
+        while (i < n) {                                                                           \
+            double v[8] = {0};                                                                    \
+            int m = n - i < 8 ? (int)(n - i) : 8;                                                 \
+            for (int j = 0; j < m; j++)                                                           \
+                v[j] = *(const double *)(in + (i + j) * si);                                      \
+            _mm512_storeu_pd(v, F8(_mm512_loadu_pd(v)));                                          \
+            for (int j = 0; j < m; j++)                                                           \
+                *(double *)(out + (i + j) * so) = v[j];                                           \
+            i += m;                                                                               \
+        }                                                                                         \
+    }
 #define F32_RUN(NAME, F) VEC_RUN(NAME, F, float, 8, __m256, _mm256_loadu_ps, _mm256_storeu_ps)
 #define F64_RUN(NAME, F) VEC_RUN(NAME, F, double, 4, __m256d, _mm256_loadu_pd, _mm256_storeu_pd)
 VEC_RUN512(expf_run, expf16)
@@ -752,6 +896,11 @@ F32_RUN(siluf_run, siluf8)
 #undef WIDE
 #define WIDE(NAME) NAME
 F32_RUN(logf_run, logf8)
+#undef WIDE
+VEC_RUN512D(exp_run, exp8)
+VEC_RUN512D(sigmoid_run, sigmoid8)
+VEC_RUN512D(silu_run, silu8)
+#define WIDE(NAME) (exp64_wide ? NAME##_512 : NAME)
 F64_RUN(exp_run, exp4)
 F64_RUN(sigmoid_run, sigmoid4)
 F64_RUN(silu_run, silu4)
@@ -760,9 +909,46 @@ F64_RUN(silu_run, silu4)
 #undef F64_RUN
 #undef VEC_RUN
 #undef VEC_RUN512
+#undef VEC_RUN512D
 #define exp_f32 expf_run_loop
 #define log_f32 logf_run_loop
-#define exp_f64 exp_run_loop
+/* float64 exp as NumPy's DOUBLE_exp runs it. Its SVML loop (exp64_wide) takes operands with
+   strides it can load and store (npyv_loadable_stride_f64 and npyv_storable_stride_f64: at
+   most 0x7fffffff / 16 elements; NumPy 2.4 divides a negative step by sizeof as an unsigned
+   number, so a negative one is refused there: exp64_neg, which the probe finds out) that do
+   not overlap; the rest one element at a time in order, the C library's exp, as this does.
+   Its other loops are that scalar loop for every layout, whose values exp4 gives lane by
+   lane; operands that overlap take the scalar loop here too (its order). Overlap is of the
+   bytes the operands touch, the same memory at the same step excepted. (NumPy's own test,
+   nomemoverlap, measures step * n bytes from each start, one step past the last element: it
+   takes an output that begins right after a strided input's last element for an overlap,
+   and gives the C library's values there; this gives SVML's, as NumPy does for those
+   values anywhere else, so that a result does not depend on where an allocator put it.) */
+static int exp64_neg = 1; /* NumPy's SVML loop refuses a negative step (own_check decides) */
+
+static int
+exp64_stride_ok(Py_ssize_t s)
+{
+    if (s % (Py_ssize_t)sizeof(double) != 0 || (s < 0 && exp64_neg))
+        return 0;
+    s /= (Py_ssize_t)sizeof(double);
+    return (s < 0 ? -s : s) <= 0x7fffffff / 16;
+}
+
+static int
+exp_f64(void *ctx, char *const *data, const Py_ssize_t *dims, const Py_ssize_t *steps, void *aux)
+{
+    const Py_ssize_t n = dims[0], si = steps[0], so = steps[1], m = n > 0 ? n - 1 : 0;
+    const uintptr_t ip = (uintptr_t)data[0], op = (uintptr_t)data[1];
+    const uintptr_t i0 = si < 0 ? ip + si * m : ip, i1 = (si < 0 ? ip : ip + si * m) + sizeof(double);
+    const uintptr_t o0 = so < 0 ? op + so * m : op, o1 = (so < 0 ? op : op + so * m) + sizeof(double);
+    if (((ip == op && si == so) || i0 >= o1 || o0 >= i1 || n == 0)
+        && (!exp64_wide || (exp64_stride_ok(si) && exp64_stride_ok(so))))
+        return exp_run_loop(ctx, data, dims, steps, aux);
+    for (Py_ssize_t k = 0; k < n; k++)
+        *(double *)(data[1] + k * so) = exp(*(const double *)(data[0] + k * si));
+    return 0;
+}
 
 /* The table: H[k] = 2^(k/128) rounded to double, T[k] = 2^(k/128)/H[k] - 1 rounded, from
    decimal arithmetic of 90 digits (strided._core._npcompat.exp_table): 0, or -1 with an
@@ -815,7 +1001,8 @@ static struct {
    twice as wide (float32 exp at 1e4-1e5: 0.53 ns an element against ours' 1.05, an AVX-512
    Xeon, stop 48), so there a verified loop of ours is kept for what builds on it (sigmoid,
    silu: one pass) and not put in place of NumPy's -- except float32 exp where ours runs its
-   own AVX-512 version (expf16, use512: the same width, four vectors in flight). */
+   own AVX-512 version (expf16, use512: the same width, four vectors in flight), and float64
+   exp where NumPy's AVX-512 loop is SVML's and ours runs exp8 (exp64_wide). */
 static int
 numpy_wider(const char *ufunc, int d)
 {
@@ -837,6 +1024,42 @@ numpy_wider(const char *ufunc, int d)
 }
 
 #define VEC_PROBE 65536
+/* float64 exp on other layouts (x the probe, a and b as long): a step of 3, a reversed
+   input and output, then operands shifted by one element over each other, NumPy's loop
+   against exp_f64 -- first as if NumPy refused a negative
+   step (exp64_neg 1), else as if it took one; 1 where one of them is NumPy's loop (and
+   exp64_neg says which), 0 where neither is. */
+static int
+exp64_layouts(const CallInfo *info, char *x, char *a, char *b)
+{
+    const Py_ssize_t m = VEC_PROBE / 3, d = (Py_ssize_t)sizeof(double);
+    char *last = x + (VEC_PROBE - 1) * d;
+    char *in[3] = {x, last, x}, *outa[3] = {a, a, a + (VEC_PROBE - 1) * d}, *outb[3] = {b, b, b + (VEC_PROBE - 1) * d};
+    Py_ssize_t cnt[3] = {m, VEC_PROBE, VEC_PROBE}, si[3] = {3 * d, -d, d}, so[3] = {d, d, -d};
+    for (exp64_neg = 1; exp64_neg >= 0; exp64_neg--) {
+        int same = 1;
+        for (int c = 0; c < 3 && same; c++) {
+            char *da[2] = {in[c], outa[c]}, *db[2] = {in[c], outb[c]};
+            Py_ssize_t st[2] = {si[c], so[c]};
+            same = info->strided_loop(info->context, da, &cnt[c], st, info->auxdata) == 0
+                   && exp_f64(NULL, db, &cnt[c], st, NULL) == 0
+                   && memcmp(so[c] < 0 ? a : outa[c], so[c] < 0 ? b : outb[c], (size_t)cnt[c] * d) == 0;
+        }
+        if (same) { /* and overlapping operands: a shift by one element, both ways */
+            for (int c = 0; c < 2 && same; c++) {
+                Py_ssize_t k = VEC_PROBE - 1, st[2] = {d, d};
+                memcpy(a, x, VEC_PROBE * d), memcpy(b, x, VEC_PROBE * d);
+                char *da[2] = {a + c * d, a + (1 - c) * d}, *db[2] = {b + c * d, b + (1 - c) * d};
+                same = info->strided_loop(info->context, da, &k, st, info->auxdata) == 0
+                       && exp_f64(NULL, db, &k, st, NULL) == 0 && memcmp(a, b, VEC_PROBE * d) == 0;
+            }
+            if (same)
+                return 1;
+        }
+    }
+    exp64_neg = 1;
+    return 0;
+}
 /* Does vec_loops[e] give what NumPy's loop in info gives on the probe? 1 yes, 0 no (nothing
    set). float64 exp: the range's edges, zeros, subnormals, infinities and NaNs, every table
    entry either side of its centre, random values of every binade from 2^-60 to 2^10 and
@@ -850,15 +1073,19 @@ own_check(const CallInfo *info, size_t e)
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         return 0;
     const int d = vec_loops[e].d, is_log = vec_loops[e].ufunc[0] == 'l';
-    if (vec_loops[e].loop == exp_f64 && exp_table() < 0)
-        return contract_clear(PyExc_Exception) ? 0 : 0;
+    if (vec_loops[e].loop == exp_f64) {
+        exp64_decide();
+        if (exp_table() < 0)
+            return contract_clear(PyExc_Exception) ? 0 : 0;
+    }
     static const uint64_t edge[] = {
         0x0ULL, 0x8000000000000000ULL, 0x1ULL, 0x800fffffffffffffULL, 0x3c90000000000000ULL,
         0x3c8fffffffffffffULL, 0xbc90000000000000ULL, 0x4080000000000000ULL, 0x407fffffffffffffULL,
         0xc080000000000000ULL, 0xc07fffffffffffffULL, 0x40862e42fefa39efULL, 0x40862e42fefa39f0ULL,
         0xc0874910d52d3051ULL, 0xc0874910d52d3052ULL, 0xc086232bdd7abcd2ULL, 0x7ff0000000000000ULL,
         0xfff0000000000000ULL, 0x7ff8000000000000ULL, 0xfff8000000000001ULL, 0x7ff4000000000abcULL,
-        0x3ff0000000000000ULL, 0xbff0000000000000ULL, 0x7fefffffffffffffULL, 0xffefffffffffffffULL};
+        0x3ff0000000000000ULL, 0xbff0000000000000ULL, 0x7fefffffffffffffULL, 0xffefffffffffffffULL,
+        0x40861da04cbafe44ULL, 0x40861da04cbafe43ULL, 0xc0861da04cbafe44ULL, 0xc0861da04cbafe43ULL};
     static const uint32_t edgef[] = {
         0x0, 0x80000000, 0x1, 0x807fffff, 0x007fffff, 0x00800000, 0x42b17218, 0x42b17217, 0xc2cff1b5,
         0xc2cff1b4, 0xc2aeac50, 0xc2aeac4f, 0xc2fa0000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001,
@@ -911,6 +1138,8 @@ own_check(const CallInfo *info, size_t e)
     flags_save(&fl);
     int same = info->strided_loop(info->context, da, &n, st, info->auxdata) == 0
                && vec_loops[e].loop(NULL, db, &n, st, NULL) == 0 && memcmp(a, b, VEC_PROBE * isz) == 0;
+    if (same && vec_loops[e].loop == exp_f64)
+        same = exp64_layouts(info, x, a, b);
     flags_restore(&fl);
     PyMem_Free(x);
     (void)contract_clear(PyExc_Exception);
@@ -959,9 +1188,11 @@ vec_prefer(PyObject *k, CallInfo *info, PyObject *descrs)
         if (vec_loops[e].state == 0 || vec_loops[e].numpy != info->strided_loop) {
             vec_loops[e].numpy = info->strided_loop;
             vec_loops[e].state = own_check(info, e) ? 1 : -1;
-            /* (float32 exp: ours is as wide where it runs its AVX-512 version, and faster) */
+            /* (float32 exp, float64 exp: ours is as wide where it runs its AVX-512 version,
+               and faster) */
             vec_loops[e].wider = numpy_wider(vec_loops[e].ufunc, vec_loops[e].d)
-                                 && !(vec_loops[e].loop == exp_f32 && use512());
+                                 && !(vec_loops[e].loop == exp_f32 && use512())
+                                 && !(vec_loops[e].loop == exp_f64 && exp64_wide);
         }
         if (vec_loops[e].state == 1 && !vec_loops[e].wider)
             info->strided_loop = vec_loops[e].loop;
