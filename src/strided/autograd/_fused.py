@@ -230,30 +230,48 @@ if _cgrad is not None and hasattr(_cgrad, "setup_linear") and hasattr(_cgrad, "r
 def log_softmax_nll(x, target, reduction="mean"):
     """``nll_loss(log_softmax(x, 1), target)``, one node when recorded."""
     if STATE.enabled and _rg(x) and len(_HANDLERS) <= 2 and _host(x, target):
-        r, logp = _nll_host(x, target, reduction)
+        r, logp, flat = _nll_host(x, target, reduction)
         # (logp, the forward's own log-softmax, saved as PyTorch saves it: the backward's
-        # softmax is exp(logp), the same bits as computing it again from x)
+        # softmax is exp(logp), the same bits as computing it again from x; flat, the
+        # targets' positions in it, row * C + target)
         return _record(_NLL, _NLL.cls, (("x", x),),
-                       (("x", x), ("target", target), ("reduction", reduction), ("_logp", logp)), r)
+                       (("x", x), ("target", target), ("reduction", reduction), ("_logp", logp),
+                        ("_flat", flat)), r)
     return _log_softmax_nll_op(x, target, reduction)
 
 
+_ROWS: dict = {}  # (n, c) -> arange(0, n * c, c), read-only (made once per shape)
+
+
+def _flat_targets(t, c):
+    """The positions ``row * c + t[row]`` of the targets in a C-ordered (N, c) array."""
+    n = t.shape[0]
+    rows = _ROWS.get((n, c))
+    if rows is None:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        rows = _ROWS[n, c] = np.arange(0, n * c, c)
+        rows.flags.writeable = False
+    return np.add(rows, t, dtype=np.intp, casting="unsafe")  # (t in [0, c): checked by the caller)
+
+
 def _nll_host(x, target, reduction):
-    """The host path of ``_log_softmax_nll_op``: (the loss, log_softmax(x) as a NumPy array)."""
+    """The host path of ``_log_softmax_nll_op``: (the loss, log_softmax(x) as a NumPy array,
+    the targets' positions in it)."""
     a = x._get_native()
     m = _max(a, axis=1, keepdims=True)
     z = a - m
     lse = np.log(_sum(np.exp(z), axis=1, keepdims=True))
     z -= lse  # logp = x - max - log(sum(exp(x - max)))
-    t = target._get_native()
-    picked = -z[np.arange(a.shape[0]), t]  # (take_along_axis's elements, one indexing call)
+    flat = _flat_targets(target._get_native(), a.shape[1])
+    picked = np.negative(z.reshape(-1).take(flat))  # (take_along_axis's elements, by position)
     if reduction == "none":
         r = picked
     elif reduction == "sum":
         r = np.asarray(_sum(picked), dtype=a.dtype)
     else:
         r = np.asarray(_sum(picked) / a.dtype.type(a.shape[0]), dtype=a.dtype)
-    return _new(r, None, 0, r.shape, None, x._dtype, x._device), z
+    return _new(r, None, 0, r.shape, None, x._dtype, x._device), z, flat
 
 
 @api("nn.functional.log_softmax_nll")
@@ -293,10 +311,15 @@ def _log_softmax_nll_grad(g, x, target, reduction, ctx):
             z -= lse
             p = np.exp(z, out=z)
         r = np.multiply(p, s, out=p)  # exp(logp) * s ...
-        t = target._get_native()
-        rows = np.arange(n)
         sv = s[:, 0] if s.ndim == 2 else s
-        r[rows, t] -= sv  # ... - onehot * s
+        if r.flags.c_contiguous:  # (r is this call's own array: its flat view)
+            flat = vals.get("_flat") if type(vals) is dict else None
+            if type(flat) is not np.ndarray:
+                flat = _flat_targets(target._get_native(), a.shape[1])
+            rf = r.reshape(-1)
+            rf.put(flat, rf.take(flat) - sv)  # ... - onehot * s
+        else:
+            r[np.arange(n), target._get_native()] -= sv
         return _new(r, None, 0, r.shape, None, x._dtype, x._device)
     n = x.shape[0]
     if reduction == "none":

@@ -595,6 +595,20 @@ def _target_range(target):
     return builtins.int(xp.min(nat)), builtins.int(xp.max(nat))
 
 
+_UNSIGNED = {np.dtype(f"i{k}"): np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
+
+
+def _targets_in(target, c):
+    """Whether every integer target lies in [0, c): one reduction (a negative target is a
+    large unsigned one), read on the target's device."""
+    nat = target._get_native()
+    if type(nat) is np.ndarray:
+        u = nat.view(_UNSIGNED.get(nat.dtype, nat.dtype))
+        return builtins.int(np.maximum.reduce(u, axis=None)) < c
+    lo, hi = _target_range(target)
+    return lo >= 0 and hi < c
+
+
 def _picked(input, target, ignore_index, func):
     """(-input at the target classes, the mask of kept targets or None when every target is
     kept, the safe indices)."""
@@ -679,9 +693,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
         if len(s) == 2 and s[0] and s[1] and target._shape == s[:1] and target._dtype.kind in "iu" \
                 and target._device is input._device and (tx is None or tx.names is None) \
                 and _fused.fusable(input):
-            lo, hi = _target_range(target)
-            if not lo <= ignore_index <= hi and lo >= 0 and hi < s[1]:
-                return _fused.log_softmax_nll(input, target, reduction)
+            if not 0 <= ignore_index < s[1]:  # (no target in range is ignored)
+                if _targets_in(target, s[1]):
+                    return _fused.log_softmax_nll(input, target, reduction)
+            else:
+                lo, hi = _target_range(target)
+                if not lo <= ignore_index <= hi and lo >= 0 and hi < s[1]:
+                    return _fused.log_softmax_nll(input, target, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check(input, "cross_entropy")
     _check(target, "cross_entropy", "target")
