@@ -18,8 +18,11 @@ interpreter, NumPy, BLAS, libc's malloc) and the functions with the most instruc
 their own (self cost, from the two runs' difference). ``--gc`` leaves the garbage
 collector on (its share of a step). ``--full`` runs the network of ``mlp_step.py`` instead
 (784-256-10, batch 128, SGD without momentum as there: BLAS's share next to the
-overhead; 3 and 8 steps after 3 of warm-up). Wall-clock timings of a machine shared with others
-drift; instruction counts do not.
+overhead; 3 and 8 steps after 12 of warm-up: Python 3.11 quickens a function's code at its
+8th call, so with fewer a function called once a step was quickened between the two runs and
+its one-time cost, ~25k instructions for strided's, counted as a step's). ``MLP_TOP=N`` lists
+N functions in ``--split`` (25). Wall-clock timings of a machine shared with others drift;
+instruction counts do not.
 """
 
 from __future__ import annotations
@@ -172,7 +175,7 @@ def instructions(prog: str, opt: str, n: int, gc_on: bool = False, split: bool =
     out = f"/tmp/mlp_callgrind.{os.getpid()}.out"
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "-q",
                     sys.executable, "-c", _CHILD, prog, opt, str(n), "1" if gc_on else "0",
-                    ",".join(map(str, net[0])), str(net[1]), "30" if net is TINY else "3"],
+                    ",".join(map(str, net[0])), str(net[1]), "30" if net is TINY else "12"],
                    env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(out) as f:
         text = f.read()
@@ -194,7 +197,7 @@ def _split_report(prog, c1, c2, steps):
     for o, v in sorted(by_ob.items(), key=lambda kv: -kv[1])[:8]:
         print(f"  {v:>12,.0f}  {100 * v / total:5.1f}%  {o}")
     print("  functions (self):")
-    for (ob, fn), v in sorted(d.items(), key=lambda kv: -kv[1])[:25]:
+    for (ob, fn), v in sorted(d.items(), key=lambda kv: -kv[1])[:int(os.environ.get("MLP_TOP", "25"))]:
         print(f"  {v:>12,.0f}  {100 * v / total:5.1f}%  {fn}  [{os.path.basename(ob or '?')}]")
 
 

@@ -3379,8 +3379,16 @@ linear_host(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     if (SLOT(res, O_off) == NULL)
         goto done;
     /* record_node(rule, cls, (("x", x), ("weight", w), ("bias", b)), (("x", x), ("weight", w)), res) */
-    inputs = Py_BuildValue("((OO)(OO)(OO))", s_x, x, s_weight, w, s_bias, b);
-    saved = inputs ? Py_BuildValue("((OO)(OO))", s_x, x, s_weight, w) : NULL;
+    {   /* (the pairs made once and shared by both tuples: Py_BuildValue parsed its format
+           on every call) */
+        PyObject *px = PyTuple_Pack(2, s_x, x), *pw = px ? PyTuple_Pack(2, s_weight, w) : NULL;
+        PyObject *pb = pw ? PyTuple_Pack(2, s_bias, b) : NULL;
+        inputs = pb ? PyTuple_Pack(3, px, pw, pb) : NULL;
+        saved = inputs ? PyTuple_Pack(2, px, pw) : NULL;
+        Py_XDECREF(px);
+        Py_XDECREF(pw);
+        Py_XDECREF(pb);
+    }
     if (saved == NULL)
         goto done;
     PyObject *rargs[5] = {lin_rule, b != Py_None ? lin_addmm : lin_mm, inputs, saved, res};
