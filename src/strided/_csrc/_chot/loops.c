@@ -634,21 +634,23 @@ expf16(__m512 x)
     return _mm512_mask_blend_ps(small, poly, zero);
 }
 #undef EXPF16_C
-/* sigmoidf8 and siluf8 sixteen lanes wide */
-__attribute__((target("avx512f"))) static inline __m512
-sigmoidf16(__m512 x)
-{
-    const __m512 one = _mm512_set1_ps(1.0f);
-    return _mm512_div_ps(one, _mm512_add_ps(expf16(_mm512_castsi512_ps(_mm512_xor_si512(
-                                                _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)))), one));
-}
-__attribute__((target("avx512f"))) static inline __m512
-siluf16(__m512 x)
-{
-    const __m512 one = _mm512_set1_ps(1.0f);
-    return _mm512_div_ps(x, _mm512_add_ps(expf16(_mm512_castsi512_ps(_mm512_xor_si512(
-                                              _mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN)))), one));
-}
+/* sigmoid and silu on an AVX-512 exp (the NumPy steps of sigmoidf8 and siluf8: negate by
+   the sign bit, exp, add 1, then 1 / d or x / d): SIG and SILU of V lanes (SFX ps or pd, I the
+   integer lanes' width, MIN the sign bit) */
+#define LOGISTIC512(SIG, SILU, EXP, V, SFX, I, MIN)                                               \
+    __attribute__((target("avx512f"))) static inline V SIG(V x)                                   \
+    {                                                                                             \
+        const V one = _mm512_set1_##SFX(1.0);                                                     \
+        return _mm512_div_##SFX(one, _mm512_add_##SFX(EXP(_mm512_castsi512_##SFX(_mm512_xor_si512( \
+            _mm512_cast##SFX##_si512(x), _mm512_set1_##I(MIN)))), one));                          \
+    }                                                                                             \
+    __attribute__((target("avx512f"))) static inline V SILU(V x)                                  \
+    {                                                                                             \
+        const V one = _mm512_set1_##SFX(1.0);                                                     \
+        return _mm512_div_##SFX(x, _mm512_add_##SFX(EXP(_mm512_castsi512_##SFX(_mm512_xor_si512(   \
+            _mm512_cast##SFX##_si512(x), _mm512_set1_##I(MIN)))), one));                          \
+    }
+LOGISTIC512(sigmoidf16, siluf16, expf16, __m512, ps, epi32, INT32_MIN)
 
 /* Whether the float32 loops run their AVX-512F versions: the processor has AVX-512F and
    STRIDED_NO_AVX512 is not "1" (the AVX2 versions then run: how the tests check both here).
@@ -740,21 +742,8 @@ exp8(__m512d x)
 }
 #undef EXP8_C
 #undef EXP8_RN
-/* sigmoid4 and silu4 on exp8 (the same NumPy steps) */
-__attribute__((target("avx512f"))) static inline __m512d
-sigmoid8(__m512d x)
-{
-    const __m512d one = _mm512_set1_pd(1.0);
-    return _mm512_div_pd(one, _mm512_add_pd(exp8(_mm512_castsi512_pd(_mm512_xor_si512(
-                                               _mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))), one));
-}
-__attribute__((target("avx512f"))) static inline __m512d
-silu8(__m512d x)
-{
-    const __m512d one = _mm512_set1_pd(1.0);
-    return _mm512_div_pd(x, _mm512_add_pd(exp8(_mm512_castsi512_pd(_mm512_xor_si512(
-                                             _mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)))), one));
-}
+LOGISTIC512(sigmoid8, silu8, exp8, __m512d, pd, epi64, INT64_MIN) /* (sigmoid4 and silu4 on exp8) */
+#undef LOGISTIC512
 
 /* Whether exp_f64 runs exp8 (SVML's) rather than exp4 (the C library's): decided once, with
    the GIL, before exp_f64 first runs (own_check) -- where the processor has AVX-512F
@@ -812,78 +801,46 @@ exp64_decide(void)
         WIDE(NAME)(data[0], data[1], dims[0], steps[0], steps[1]);                                \
         return 0;                                                                                 \
     }
-/* NAME##_512: lanes of float32 through F16 sixteen at a time, four vectors a step where the
-   operands are contiguous (independent chains in flight), a masked vector for the rest; other
-   strides through a buffer of 16. NAME##_loop runs it where use512() says so. */
-#define VEC_RUN512(NAME, F16)                                                                     \
+/* NAME##_512: lanes of T (float32: ps, float64: pd) through F, W a vector, four vectors a
+   step where the operands are contiguous (independent chains in flight), a masked vector for
+   the rest; other strides through a buffer of W. NAME##_loop runs it where use512() (float32)
+   or exp64_wide (float64) says so. */
+#define VEC_RUN512_T(NAME, F, T, W, V, M, SFX)                                                    \
     __attribute__((target("avx512f"))) static void                                                \
     NAME##_512(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)             \
     {                                                                                             \
         Py_ssize_t i = 0;                                                                         \
-        if (si == (Py_ssize_t)sizeof(float) && so == (Py_ssize_t)sizeof(float)) {                \
-            const float *a = (const float *)in; /* (no restrict: in may be out) */                \
-            float *o = (float *)out;                                                              \
-            for (; i + 64 <= n; i += 64) {                                                        \
-                __m512 v0 = _mm512_loadu_ps(a + i), v1 = _mm512_loadu_ps(a + i + 16);             \
-                __m512 v2 = _mm512_loadu_ps(a + i + 32), v3 = _mm512_loadu_ps(a + i + 48);        \
-                v0 = F16(v0), v1 = F16(v1), v2 = F16(v2), v3 = F16(v3);                           \
-                _mm512_storeu_ps(o + i, v0), _mm512_storeu_ps(o + i + 16, v1);                    \
-                _mm512_storeu_ps(o + i + 32, v2), _mm512_storeu_ps(o + i + 48, v3);               \
+        if (si == (Py_ssize_t)sizeof(T) && so == (Py_ssize_t)sizeof(T)) {                        \
+            const T *a = (const T *)in; /* (no restrict: in may be out) */                        \
+            T *o = (T *)out;                                                                      \
+            for (; i + 4 * W <= n; i += 4 * W) {                                                  \
+                V v0 = _mm512_loadu_##SFX(a + i), v1 = _mm512_loadu_##SFX(a + i + W);             \
+                V v2 = _mm512_loadu_##SFX(a + i + 2 * W), v3 = _mm512_loadu_##SFX(a + i + 3 * W); \
+                v0 = F(v0), v1 = F(v1), v2 = F(v2), v3 = F(v3);                                   \
+                _mm512_storeu_##SFX(o + i, v0), _mm512_storeu_##SFX(o + i + W, v1);               \
+                _mm512_storeu_##SFX(o + i + 2 * W, v2), _mm512_storeu_##SFX(o + i + 3 * W, v3);   \
             }                                                                                     \
-            for (; i + 16 <= n; i += 16)                                                          \
-                _mm512_storeu_ps(o + i, F16(_mm512_loadu_ps(a + i)));                             \
+            for (; i + W <= n; i += W)                                                            \
+                _mm512_storeu_##SFX(o + i, F(_mm512_loadu_##SFX(a + i)));                         \
             if (i < n) {                                                                          \
-                __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                   \
-                _mm512_mask_storeu_ps(o + i, m, F16(_mm512_maskz_loadu_ps(m, a + i)));            \
+                M m = (M)((1u << (n - i)) - 1);                                                   \
+                _mm512_mask_storeu_##SFX(o + i, m, F(_mm512_maskz_loadu_##SFX(m, a + i)));        \
             }                                                                                     \
             return;                                                                               \
         }                                                                                         \
         while (i < n) {                                                                           \
-            float v[16] = {0};                                                                    \
-            int m = n - i < 16 ? (int)(n - i) : 16;                                               \
+            T v[W] = {0};                                                                         \
+            int m = n - i < W ? (int)(n - i) : W;                                                 \
             for (int j = 0; j < m; j++)                                                           \
-                v[j] = *(const float *)(in + (i + j) * si);                                       \
-            _mm512_storeu_ps(v, F16(_mm512_loadu_ps(v)));                                         \
+                v[j] = *(const T *)(in + (i + j) * si);                                           \
+            _mm512_storeu_##SFX(v, F(_mm512_loadu_##SFX(v)));                                     \
             for (int j = 0; j < m; j++)                                                           \
-                *(float *)(out + (i + j) * so) = v[j];                                            \
+                *(T *)(out + (i + j) * so) = v[j];                                                \
             i += m;                                                                               \
         }                                                                                         \
     }
-/* NAME##_512 for float64 lanes through F8, eight at a time (as VEC_RUN512) */
-#define VEC_RUN512D(NAME, F8)                                                                     \
-    __attribute__((target("avx512f"))) static void                                                \
-    NAME##_512(const char *in, char *out, Py_ssize_t n, Py_ssize_t si, Py_ssize_t so)             \
-    {                                                                                             \
-        Py_ssize_t i = 0;                                                                         \
-        if (si == (Py_ssize_t)sizeof(double) && so == (Py_ssize_t)sizeof(double)) {              \
-            const double *a = (const double *)in; /* (no restrict: in may be out) */              \
-            double *o = (double *)out;                                                            \
-            for (; i + 32 <= n; i += 32) {                                                        \
-                __m512d v0 = _mm512_loadu_pd(a + i), v1 = _mm512_loadu_pd(a + i + 8);             \
-                __m512d v2 = _mm512_loadu_pd(a + i + 16), v3 = _mm512_loadu_pd(a + i + 24);       \
-                v0 = F8(v0), v1 = F8(v1), v2 = F8(v2), v3 = F8(v3);                               \
-                _mm512_storeu_pd(o + i, v0), _mm512_storeu_pd(o + i + 8, v1);                     \
-                _mm512_storeu_pd(o + i + 16, v2), _mm512_storeu_pd(o + i + 24, v3);               \
-            }                                                                                     \
-            for (; i + 8 <= n; i += 8)                                                            \
-                _mm512_storeu_pd(o + i, F8(_mm512_loadu_pd(a + i)));                              \
-            if (i < n) {                                                                          \
-                __mmask8 m = (__mmask8)((1u << (n - i)) - 1);                                     \
-                _mm512_mask_storeu_pd(o + i, m, F8(_mm512_maskz_loadu_pd(m, a + i)));             \
-            }                                                                                     \
-            return;                                                                               \
-        }                                                                                         \
-        while (i < n) {                                                                           \
-            double v[8] = {0};                                                                    \
-            int m = n - i < 8 ? (int)(n - i) : 8;                                                 \
-            for (int j = 0; j < m; j++)                                                           \
-                v[j] = *(const double *)(in + (i + j) * si);                                      \
-            _mm512_storeu_pd(v, F8(_mm512_loadu_pd(v)));                                          \
-            for (int j = 0; j < m; j++)                                                           \
-                *(double *)(out + (i + j) * so) = v[j];                                           \
-            i += m;                                                                               \
-        }                                                                                         \
-    }
+#define VEC_RUN512(NAME, F16) VEC_RUN512_T(NAME, F16, float, 16, __m512, __mmask16, ps)
+#define VEC_RUN512D(NAME, F8) VEC_RUN512_T(NAME, F8, double, 8, __m512d, __mmask8, pd)
 #define F32_RUN(NAME, F) VEC_RUN(NAME, F, float, 8, __m256, _mm256_loadu_ps, _mm256_storeu_ps)
 #define F64_RUN(NAME, F) VEC_RUN(NAME, F, double, 4, __m256d, _mm256_loadu_pd, _mm256_storeu_pd)
 VEC_RUN512(expf_run, expf16)
@@ -910,6 +867,7 @@ F64_RUN(silu_run, silu4)
 #undef VEC_RUN
 #undef VEC_RUN512
 #undef VEC_RUN512D
+#undef VEC_RUN512_T
 #define exp_f32 expf_run_loop
 #define log_f32 logf_run_loop
 /* float64 exp as NumPy's DOUBLE_exp runs it. Its SVML loop (exp64_wide) takes operands with
