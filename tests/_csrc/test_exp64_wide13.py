@@ -110,6 +110,20 @@ def test_an_output_right_after_a_strided_input_is_not_an_overlap():
         _same(b[: last + 1], buf[: last + 1], "the input's memory")
 
 
+def test_steps_past_numpys_bounds():
+    """NumPy's SVML loop takes steps up to a bound (0x7fffffff / 16 elements in NumPy 2.4; a
+    version that compares the step's bytes stops at an eighth of it) and answers longer ones
+    one element at a time with the C library's exp; the probe finds the bound. Steps either
+    side of the eighth, over lazily allocated zeros (three elements touched)."""
+    v = -2.7196975652571345e-08  # (SVML's exp and the C library's differ in the last bit)
+    for step in (16777215, 16777216, 16777217):
+        big = np.zeros(step * 2 + 1)
+        big[::step] = [v, 1e-3, v]
+        w = big[::step]
+        _same(xp.exp(xp.asarray(w, device="cpu")), np.exp(w), f"step {step}")
+        del big, w
+
+
 def test_sigmoid_and_silu_on_it():
     """activations' NumPy steps (negative, exp, add 1, reciprocal or divide) in float64."""
     rng = np.random.default_rng(5)

@@ -883,6 +883,9 @@ F64_RUN(silu_run, silu4)
    and gives the C library's values there; this gives SVML's, as NumPy does for those
    values anywhere else, so that a result does not depend on where an allocator put it.) */
 static int exp64_neg = 1; /* NumPy's SVML loop refuses a negative step (own_check decides) */
+/* the largest step (elements) it takes: 0x7fffffff / 16 where NumPy compares elements, an
+   eighth of that where a version compares the step's bytes (own_check decides) */
+static Py_ssize_t exp64_maxstep = 0x7fffffff / 16;
 
 static int
 exp64_stride_ok(Py_ssize_t s)
@@ -890,7 +893,7 @@ exp64_stride_ok(Py_ssize_t s)
     if (s % (Py_ssize_t)sizeof(double) != 0 || (s < 0 && exp64_neg))
         return 0;
     s /= (Py_ssize_t)sizeof(double);
-    return (s < 0 ? -s : s) <= 0x7fffffff / 16;
+    return (s < 0 ? -s : s) <= exp64_maxstep;
 }
 
 static int
@@ -994,6 +997,31 @@ exp64_layouts(const CallInfo *info, char *x, char *a, char *b)
     char *last = x + (VEC_PROBE - 1) * d;
     char *in[3] = {x, last, x}, *outa[3] = {a, a, a + (VEC_PROBE - 1) * d}, *outb[3] = {b, b, b + (VEC_PROBE - 1) * d};
     Py_ssize_t cnt[3] = {m, VEC_PROBE, VEC_PROBE}, si[3] = {3 * d, -d, d}, so[3] = {d, d, -d};
+    /* The step bound: one element (the loops read no other) at a step just past each bound
+       NumPy's versions have, of a value whose SVML exp (a: NumPy's contiguous answers) is not
+       the C library's; the output below the input (NumPy's overlap test reaches a step past
+       it). */
+    exp64_maxstep = 0x7fffffff / 16;
+    for (Py_ssize_t k = 0; k < VEC_PROBE; k++) {
+        double v = ((double *)x)[k], w = ((double *)a)[k], c = exp(v);
+        if (w == w && fabs(w) < HUGE_VAL && w != c) {
+            Py_ssize_t one = 1, bounds[2] = {0x7fffffff / 16 / 8, 0x7fffffff / 16};
+            for (int q = 0; q < 2; q++) {
+                Py_ssize_t st[2] = {(bounds[q] + 1) * d, d};
+                char *da[2] = {b, a};
+                memcpy(b, &v, sizeof v);
+                if (info->strided_loop(info->context, da, &one, st, info->auxdata) != 0)
+                    return 0;
+                if (memcmp(a, &c, sizeof c) == 0) { /* NumPy took the C library's exp there */
+                    exp64_maxstep = bounds[q];
+                    break;
+                }
+                if (q == 1)
+                    exp64_maxstep = PY_SSIZE_T_MAX / 8;
+            }
+            break;
+        }
+    }
     for (exp64_neg = 1; exp64_neg >= 0; exp64_neg--) {
         int same = 1;
         for (int c = 0; c < 3 && same; c++) {
