@@ -10,10 +10,6 @@ tests check NumPy's loop through strided."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -164,11 +160,7 @@ def test_float64_gives_numpys_bits_at_either_width():
     """In a fresh process each (the width and the float64 exp are decided once): AVX-512
     where the processor has it, else (STRIDED_NO_AVX512=1) the AVX2 loop of the C library's
     exp, refused where NumPy's loop is SVML's."""
+    from _widths import at_both_widths
     edges = ",".join(str(int(u)) for u in _SPECIAL.view(np.uint64))
-    for no512 in ("0", "1"):
-        env = dict(os.environ, STRIDED_NO_AVX512=no512)
-        out = subprocess.run([sys.executable, "-c", _CHILD, "20261130", edges], env=env,
-                             capture_output=True, text=True, timeout=300)
-        assert out.returncode == 0, out.stderr[-2000:]
-        width, bad = map(int, out.stdout.split())
+    for no512, width, bad in at_both_widths(_CHILD, "20261130", edges):
         assert bad == 0, f"STRIDED_NO_AVX512={no512} (width {width}): {bad} results differ from NumPy's"

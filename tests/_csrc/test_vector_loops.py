@@ -290,15 +290,10 @@ def test_float32_loops_give_numpys_bits_at_either_width():
     NumPy's exp and NumPy's steps bit for bit, every remainder of the four-vector step, strided
     and reversed operands."""
     import os
-    import subprocess
-    import sys
+
+    from _widths import at_both_widths
     edges = ",".join(str(int(u)) for u in _EDGES32.view(np.uint32))
-    for no512 in ("0", "1"):
-        env = dict(os.environ, STRIDED_NO_AVX512=no512)
-        out = subprocess.run([sys.executable, "-c", _BOTH_WIDTHS, "20261130", edges], env=env,
-                             capture_output=True, text=True, timeout=300)
-        assert out.returncode == 0, out.stderr[-2000:]
-        width, bad = map(int, out.stdout.split())
+    for no512, width, bad in at_both_widths(_BOTH_WIDTHS, "20261130", edges):
         if no512 == "1":
             assert width in (0, 256), width
         elif os.environ.get("STRIDED_NO_AVX512") != "1":
