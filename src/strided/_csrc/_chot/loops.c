@@ -938,20 +938,33 @@ exp_table(void)
     return 0;
 }
 
+/* What a row of vec_loops adds to the probe: prepare (before the probe: decide the loop's
+   version, make its tables; 0 or -1 with an error set), layouts (after the contiguous probe:
+   the other layouts' answers, 1 all NumPy's), as_wide (after the probe: the loop runs an
+   AVX-512 version, as wide as NumPy's own). */
+static int exp64_prepare(void);
+static int exp64_layouts(const CallInfo *info, char *x, char *a, char *b);
+static int exp32_as_wide(void) { return use512(); }
+static int exp64_as_wide(void) { return exp64_wide; }
+
 /* The vector loops, each used in place of NumPy's loop for one ufunc and dtype once the
    probe (own_check) has found it equal to that loop in this process. */
 static struct {
     const char *ufunc;   /* numpy.<ufunc> */
     int d;               /* 0 float32, 1 float64 */
     np_loop *loop;       /* ours */
+    int (*prepare)(void);
+    int (*layouts)(const CallInfo *info, char *x, char *a, char *b);
+    int (*as_wide)(void);
     int state;           /* 0 unknown, 1 verified, -1 refused ... */
     np_loop *numpy;      /* ... for this loop of NumPy's */
     PyObject *k;         /* the ufunc (made at first use) */
-    int wider;           /* NumPy's loop is its AVX-512 one (numpy_wider): verified, not preferred */
+    int wider;           /* NumPy's loop is its AVX-512 one (numpy_wider) and ours is not:
+                            verified, not preferred */
 } vec_loops[] = {
-    {"exp", 0, exp_f32, 0, NULL, NULL},
-    {"exp", 1, exp_f64, 0, NULL, NULL},
-    {"log", 0, log_f32, 0, NULL, NULL},
+    {"exp", 0, exp_f32, NULL, NULL, exp32_as_wide},
+    {"exp", 1, exp_f64, exp64_prepare, exp64_layouts, exp64_as_wide},
+    {"log", 0, log_f32, NULL, NULL, NULL},
 };
 #define N_VEC (sizeof vec_loops / sizeof vec_loops[0])
 
@@ -1059,11 +1072,8 @@ own_check(const CallInfo *info, size_t e)
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         return 0;
     const int d = vec_loops[e].d, is_log = vec_loops[e].ufunc[0] == 'l';
-    if (vec_loops[e].loop == exp_f64) {
-        exp64_decide();
-        if (exp_table() < 0)
-            return contract_clear(PyExc_Exception) ? 0 : 0;
-    }
+    if (vec_loops[e].prepare != NULL && vec_loops[e].prepare() < 0)
+        return contract_clear(PyExc_Exception) ? 0 : 0;
     static const uint64_t edge[] = {
         0x0ULL, 0x8000000000000000ULL, 0x1ULL, 0x800fffffffffffffULL, 0x3c90000000000000ULL,
         0x3c8fffffffffffffULL, 0xbc90000000000000ULL, 0x4080000000000000ULL, 0x407fffffffffffffULL,
@@ -1124,12 +1134,20 @@ own_check(const CallInfo *info, size_t e)
     flags_save(&fl);
     int same = info->strided_loop(info->context, da, &n, st, info->auxdata) == 0
                && vec_loops[e].loop(NULL, db, &n, st, NULL) == 0 && memcmp(a, b, VEC_PROBE * isz) == 0;
-    if (same && vec_loops[e].loop == exp_f64)
-        same = exp64_layouts(info, x, a, b);
+    if (same && vec_loops[e].layouts != NULL)
+        same = vec_loops[e].layouts(info, x, a, b);
     flags_restore(&fl);
     PyMem_Free(x);
     (void)contract_clear(PyExc_Exception);
     return same;
+}
+
+/* float64 exp before its probe: which version runs (exp64_decide), and its table */
+static int
+exp64_prepare(void)
+{
+    exp64_decide();
+    return exp_table();
 }
 
 /* Replace NumPy's loop in info by one of vec_loops where that is NumPy's loop bit for bit
@@ -1174,11 +1192,9 @@ vec_prefer(PyObject *k, CallInfo *info, PyObject *descrs)
         if (vec_loops[e].state == 0 || vec_loops[e].numpy != info->strided_loop) {
             vec_loops[e].numpy = info->strided_loop;
             vec_loops[e].state = own_check(info, e) ? 1 : -1;
-            /* (float32 exp, float64 exp: ours is as wide where it runs its AVX-512 version,
-               and faster) */
+            /* (where ours runs an AVX-512 version it is as wide, and faster) */
             vec_loops[e].wider = numpy_wider(vec_loops[e].ufunc, vec_loops[e].d)
-                                 && !(vec_loops[e].loop == exp_f32 && use512())
-                                 && !(vec_loops[e].loop == exp_f64 && exp64_wide);
+                                 && !(vec_loops[e].as_wide != NULL && vec_loops[e].as_wide());
         }
         if (vec_loops[e].state == 1 && !vec_loops[e].wider)
             info->strided_loop = vec_loops[e].loop;
