@@ -102,11 +102,13 @@ CONTRACT_STATE PyTypeObject *Array_T, *DType_T, *Storage_T, *Device_T, *Ext_T;
     X("_ext", O_ext, W_SET, 1)
 
 /* DType's slots: its row index in the registry's tables, its NumPy dtype (compared by
-   identity with a kernel result's), its size in bytes. */
+   identity with a kernel result's), its size in bytes, its hash (NumPy's dtype's: read by
+   the compiled __hash__, _chot's dtype_hash, which checks it where read). */
 #define DTYPE_SLOTS(X)                  \
     X("_index", D_index, W_INT, 1)      \
     X("_np", D_np, W_SET, 1)            \
-    X("itemsize", D_itemsize, W_INT, 1)
+    X("itemsize", D_itemsize, W_INT, 1) \
+    X("_hash", D_hash, W_SET, 0)
 
 /* Storage's slots: the version counter an in-place write bumps (an exact int, checked
    where read: view_setitem), and the flat native array (its type and fields checked

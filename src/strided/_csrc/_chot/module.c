@@ -72,6 +72,40 @@ PyObject *ignore_ctx;    /* a Context holding just that value */
 int ready;
 int views_ready;
 
+/* DType's hash in C: its _hash slot, what DType.__hash__ returns (the NumPy dtype's hash:
+   a DType compares equal to its NumPy dtype), without that method's Python frame: ~1,000
+   instructions a hash, in every dict and set keyed by dtypes (the promotion table, the
+   categories, the kernels' tables). Set as the class's tp_hash by setup_array; assigning
+   DType.__hash__ puts Python's slot back. A slot that does not hold an exact int (unset,
+   or replaced) takes the method, as Python's slot would. */
+static PyObject *s_hash_name;
+static Py_hash_t
+dtype_hash(PyObject *self)
+{
+    PyObject *h = SLOT(self, D_hash);
+    if (h != NULL && PyLong_CheckExact(h)) {
+        Py_hash_t v = PyLong_AsSsize_t(h);
+        if (!(v == -1 && PyErr_Occurred()))
+            return v == -1 ? -2 : v;
+        PyErr_Clear(); /* (beyond a Py_hash_t: the method's result is hashed below, as there) */
+    }
+    PyObject *r = PyObject_CallMethodNoArgs(self, s_hash_name);
+    if (r == NULL)
+        return -1;
+    if (!PyLong_Check(r)) {
+        PyErr_SetString(PyExc_TypeError, "__hash__ method should return an integer");
+        Py_DECREF(r);
+        return -1;
+    }
+    Py_hash_t v = PyLong_AsSsize_t(r);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        v = PyLong_Type.tp_hash(r);
+    }
+    Py_DECREF(r);
+    return v == -1 ? -2 : v;
+}
+
 /* setup_array(Array, DType, Storage, Device): the classes whose slots the hot path reads
    and writes (contract.h), their offsets looked up by name. Called by _array (for the
    views) and _dispatch, before any Fast or View exists; a second call must name the
@@ -97,6 +131,10 @@ setup_array(PyObject *mod, PyObject *args)
         Storage_T = (PyTypeObject *)Py_NewRef(st);
         Device_T = (PyTypeObject *)Py_NewRef(dev);
         DType_T = (PyTypeObject *)Py_NewRef(dt);
+        if ((s_hash_name = PyUnicode_InternFromString("__hash__")) == NULL)
+            return NULL;
+        DType_T->tp_hash = dtype_hash;
+        PyType_Modified(DType_T);
         Array_T = (PyTypeObject *)Py_NewRef(arr); /* last: it turns the checks on */
     }
     views_ready = 1;
@@ -204,6 +242,38 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* NullContext: a context manager that does nothing (the host backend's device context,
+   _core/backends/_numpy.py). contextlib.nullcontext's __enter__ and __exit__ are Python
+   frames: ~0.3 us a ``with``, in every host call that enters its backend's context
+   (vecdot, linspace, eye, searchsorted, ...); these are C methods. */
+static PyObject *
+nullctx_enter(PyObject *self, PyObject *Py_UNUSED(unused))
+{
+    Py_RETURN_NONE; /* (nullcontext()'s enter_result) */
+}
+
+static PyObject *
+nullctx_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_RETURN_FALSE; /* an exception goes on */
+}
+
+static PyMethodDef nullctx_methods[] = {
+    {"__enter__", nullctx_enter, METH_NOARGS, "__enter__() -> None"},
+    {"__exit__", (PyCFunction)(void (*)(void))nullctx_exit, METH_FASTCALL,
+     "__exit__(*exc_info) -> False: an exception is not suppressed"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject NullCtx_T = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "strided._csrc._chot.NullContext",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "NullContext(): a context manager that does nothing, as contextlib.nullcontext().",
+    .tp_methods = nullctx_methods,
+    .tp_new = PyType_GenericNew,
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "strided._csrc._chot",
     "The compiled hot path of plain elementwise calls (see strided/_api/elementwise.py) and of "
@@ -221,7 +291,7 @@ PyInit__chot(void)
     ViewProp_T.tp_dictoffset = VP_dict;
     View_T.tp_base = &Fast_T;
     if (PyType_Ready(&Fast_T) < 0 || PyType_Ready(&View_T) < 0 || PyType_Ready(&ViewProp_T) < 0
-        || PyType_Ready(&AlignedBuf_T) < 0)
+        || PyType_Ready(&AlignedBuf_T) < 0 || PyType_Ready(&NullCtx_T) < 0)
         return NULL;
     zero = PyLong_FromLong(0);
     minus_one = PyLong_FromLong(-1);
@@ -258,6 +328,7 @@ PyInit__chot(void)
         || PyModule_AddObjectRef(m, "View", (PyObject *)&View_T) < 0
         || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0
         || PyModule_AddObjectRef(m, "AlignedBuffer", (PyObject *)&AlignedBuf_T) < 0
+        || PyModule_AddObjectRef(m, "NullContext", (PyObject *)&NullCtx_T) < 0
         || ext_type_add(m) < 0 /* names.c: the compiled Ext */) {
         Py_DECREF(m);
         return NULL;
