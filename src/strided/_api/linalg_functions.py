@@ -265,6 +265,16 @@ def vecdot(x1, x2, /, *, axis=-1, out=None) -> Array:
     >>> xp.vecdot(xp.asarray([1j, 2j]), xp.asarray([1, 1j])).item()
     (2-1j)
     """
+    if type(x1) is Array and type(x2) is Array and out is None and type(axis) is builtins.int \
+            and axis == -1:
+        # The common call (one real dtype, one host device, one shape, the last axis): what
+        # the checks below let through, NumPy's vecdot as there, without their frames (10
+        # elements: 43.6k -> 18.7k instructions a call; NumPy's 9.3k)
+        dt, dev = x1._dtype, x1._device
+        if x2._dtype is dt and x2._device is dev and dt.kind in "iuf" and dev.type == "cpu" \
+                and x1._shape == x2._shape and x1._shape:
+            r = np.vecdot(x1._get_native(), x2._get_native())
+            return wrap_new(r if type(r) is np.ndarray else np.asarray(r), dt, dev)
     a, b, dt, dev = promote_pair("vecdot", x1, x2)
     s1, s2 = x1._shape, x2._shape
     nmin = min(len(s1), len(s2))
@@ -284,6 +294,12 @@ def vecdot(x1, x2, /, *, axis=-1, out=None) -> Array:
                          f"(shapes {s1} and {s2}); it is not broadcast")
     broadcast_batch("vecdot", s1[:neg] + s1[len(s1) + neg + 1:], s2[:neg] + s2[len(s2) + neg + 1:])
     xp = dev.backend.xp
+    if xp is np and dt.kind != "c":
+        # NumPy's vecdot: its loop is the dot that matmul runs for (1, n) @ (n, 1) (the same
+        # bits: tests/_api/test_vecdot_host14.py), without the views, the moved axes and
+        # matmul's 1 x 1 core. (Not complex: its conjugating dot differs from matmul's of the
+        # conjugate in the last bit on reversed operands.)
+        return _finish(new_array(np.vecdot(a, b, axis=neg), dt, dev), "vecdot", out)
     with dev.backend.ctx(dev):
         if neg != -1:  # (moveaxis to where it is: ~6 us of nothing each, NumPy's Python)
             a, b = xp.moveaxis(a, neg, -1), xp.moveaxis(b, neg, -1)
