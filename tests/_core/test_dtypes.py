@@ -344,7 +344,7 @@ def test_set_default_dtype(default_float64):
     assert xp.get_default_dtype() is xp.float64
     assert xp.asarray(1.5).dtype is xp.float64
     assert xp.asarray(1j).dtype is xp.complex128
-    assert xp.ones(2).dtype is xp.float64
+    assert xp.ones(2).dtype is xp.float64 and xp.zeros(2).dtype is xp.float64 and xp.empty(2).dtype is xp.float64
     assert xp.asarray(1).dtype is xp.int64
     info = xp.__array_namespace_info__().default_dtypes()
     assert info["real floating"] is xp.float64

@@ -112,6 +112,9 @@ def _shape_args(args, func: str) -> tuple:
     return shape
 
 
+_new_array = Array._new
+
+
 def wrap_new(r, dtype: DType, device) -> Array:
     """Adopt a freshly allocated native array as a new Array (lazy storage)."""
     if r.dtype is not dtype._np:
@@ -542,12 +545,15 @@ def _quick_filled(make, shape, dtype, device):
     if type(dev) is not Device or dev.type != "cpu":
         return None
     if dtype is None:
-        dtype = _dtypes.get_default_dtype()
+        dtype = _dtypes._default_float  # (get_default_dtype's answer, without its frame)
     elif type(dtype) is not DType:
         return None
     if count * dtype.itemsize >= _ALIGN_FROM:  # (a small buffer: NumPy's own, no other call)
         make = _BIG_MAKE[make]
-    return wrap_new(make(shape, dtype._np), dtype, dev)
+    r = make(shape, dtype._np)
+    if r.dtype is not dtype._np:  # (wrap_new's test and adoption, inline)
+        r = r.astype(dtype._np)
+    return _new_array(r, None, 0, r.shape, None, dtype, dev)
 
 
 def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
