@@ -148,7 +148,9 @@ def matmul(x1, x2, /, *, out=None) -> Array:
         except ValueError:
             matmul_shape("matmul", x1._shape, x2._shape)  # raises our error
             raise
-        if out is None and type(r) is backend.ndarray:
+        if out is None:
+            if type(r) is not backend.ndarray:  # (vectors: NumPy's dot gives a scalar)
+                r = backend.xp.asarray(r)
             return Array._new(r, None, 0, r.shape, None, dt, dev)
     else:
         a, b, dt, dev = promote_pair("matmul", x1, x2)

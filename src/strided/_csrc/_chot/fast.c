@@ -644,6 +644,9 @@ fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
     Py_ssize_t d1 = PyTuple_GET_SIZE(s1), d2 = PyTuple_GET_SIZE(s2);
     if (d1 < 1 || d1 > 2 || d2 < 1 || d2 > 2) /* stacks: numpy.matmul, in Python */
         return NULL;
+    if (d1 == 1 && d2 == 1) /* (a 0-d result: NumPy's dot gives a scalar, which wrap declines:
+                               the Python path, without computing the product twice) */
+        return NULL;
     PyObject *res = list_at(PyList_GET_ITEM(f->table, 0), dtype_index(dt));
     if (res == NULL || !contract_dtype(res))
         return NULL;

@@ -1,4 +1,4 @@
-"""vecdot on the host (issue 38, stop 54): NumPy's vecdot where strided used matmul on
+"""vecdot and vector @ vector on the host (issue 38, stop 54). vecdot: NumPy's vecdot where strided used matmul on
 (..., 1, n) @ (..., n, 1) views, and a lean path for the common call (one dtype, one
 device, one shape, the last axis). Both must give the bits of the formulation they
 replaced, computed here by NumPy directly (the independent reference): matmul of
@@ -84,3 +84,22 @@ def test_errors_and_promotion_stay_the_checked_paths():
         xp.vecdot(f32, f32, axis=-1.0)
     with pytest.raises(TypeError, match="strided array"):
         xp.vecdot(np.ones(2), f32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from(_DTYPES), n=st.sampled_from([0, 1, 4, 9, 200]),
+       step=st.sampled_from([1, -2]), seed=st.integers(0, 2**32 - 1))
+def test_vector_at_vector_is_numpys_dot(dtype, n, step, seed):
+    """``x1 @ x2`` of two vectors (a 0-d result): the compiled fast case leaves it to the
+    Python path, which adopts NumPy's scalar as a 0-d array: the bits, dtype and shape of
+    NumPy's dot (strided's product of vectors and matrices, ``host_product``: on reversed
+    float32 vectors it differs from numpy.matmul's loop in the last bit), whichever door
+    (operator, function, fresh views)."""
+    rng = np.random.default_rng(seed)
+    a = _values(rng, (n * abs(step),), dtype)[::step]
+    b = _values(rng, (n * abs(step),), dtype)[::step]
+    x1, x2 = xp.asarray(a, device="cpu"), xp.asarray(b, device="cpu")
+    ref = np.asarray(np.dot(a, b))
+    for r in (x1 @ x2, xp.matmul(x1, x2), x1[:] @ x2[:]):
+        assert type(r) is xp.Array and r.shape == ()
+        _same(r, ref)
