@@ -55,6 +55,15 @@ CASES = {
     "fill_": ("d.fill_(1.5)", "d.fill(1.5)"),
     "sort": ("xp.sort(a)", "np.sort(a)"),
     "argsort": ("xp.argsort(a)", "np.argsort(a)"),
+    # beyond the elementwise rows (stop 54): linear algebra, creation, joining, counting
+    "vecdot": ("xp.vecdot(a, b)", "np.vecdot(a, b)"),
+    "matmul of vectors": ("a @ b", None),
+    "concat": ("xp.concat([a, b])", "np.concatenate([a, b])"),
+    "zeros": ("xp.zeros(10)", "np.zeros(10, dtype=np.float32)"),
+    "arange": ("xp.arange(10)", None),
+    "count_nonzero": ("xp.count_nonzero(c)", "np.count_nonzero(c)"),
+    "flip": ("xp.flip(a)", "np.flip(a)"),
+    "searchsorted": ("xp.searchsorted(d, b)", "np.searchsorted(d, b)"),
 }
 
 _CHILD = r'''

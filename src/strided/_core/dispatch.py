@@ -98,7 +98,9 @@ def _quiet_errstate(fn):
 
 
 # Entry points with no floating-point arithmetic of their own (metadata, views, the
-# autograd and names bookkeeping): left bare, they are called often.
+# autograd and names bookkeeping, buffers of zeros, ones or nothing: no value is cast
+# that could overflow, unlike ``full``'s fill): left bare, they are called often (the
+# quiet state costs ~1,600 instructions a call: zeros(10) 10.6k -> 9.0k).
 _BARE = frozenset("""
     stride storage_offset storage untyped_storage is_contiguous numel dim ndimension
     element_size data_ptr is_floating_point is_complex has_names item tolist numpy
@@ -109,7 +111,8 @@ _BARE = frozenset("""
     finfo iinfo isdtype can_cast result_type is_grad_enabled memory_stats empty_cache
     get_num_threads set_num_threads get_thread_threshold set_thread_threshold
     get_cache_limit set_cache_limit get_pool_threshold set_pool_threshold
-    get_default_device set_default_device get_default_dtype set_default_dtype""".split())
+    get_default_device set_default_device get_default_dtype set_default_dtype
+    zeros ones empty zeros_like ones_like empty_like eye""".split())
 # The object protocol: construction, attribute access, printing, hashing, copying,
 # pickling, iteration and indexing (views); none computes.
 _STRUCTURAL = frozenset("""
