@@ -144,9 +144,11 @@ def _join_plain(arrays, axis: int, new_axis: bool):
     if new_axis:
         key = (slice(None),) * axis + (None,)
         natives = [p[key] for p in natives]
-    # (``out=``: the pieces' own layout would choose the result's strides)
-    r = np.empty(lead + (total,) + rest, dtype=dt._np)
-    np.concatenate(natives, axis=axis, out=r)
+    if nd == 1:  # (a fresh vector is C-order whatever its pieces' steps)
+        r = np.concatenate(natives)
+    else:  # (``out=``: the pieces' own layout would choose the result's strides)
+        r = np.empty(lead + (total,) + rest, dtype=dt._np)
+        np.concatenate(natives, axis=axis, out=r)
     return Array._new(r, None, 0, r.shape, None, dt, dev)
 
 
