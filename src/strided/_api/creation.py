@@ -753,7 +753,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
         s0, s1 = (0, start) if stop is None else (start, stop)
         n = -((s0 - s1) // step)
         if n <= 0 or (_I64_MIN <= s0 <= _I64_MAX and _I64_MIN <= s0 + (n - 1) * step <= _I64_MAX):
-            return wrap_new(_np_arange(s0, s1, step, dtype=_np_int64), _dtypes.int64, _default_device[0])
+            r = _np_arange(s0, s1, step, dtype=_np_int64)  # (int64's own descriptor: adopted as is)
+            return _new_array(r, None, 0, r.shape, None, _dtypes.int64, _default_device[0])
     start = _scalar_arg(start, "arange", "start")
     step = _scalar_arg(step, "arange", "step")
     if stop is None:
