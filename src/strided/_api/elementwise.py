@@ -1556,8 +1556,10 @@ def _install_compiled() -> bool:
         # (the operators elide as the functions do: the C side proves the temporary's
         # reference is the interpreter stack's own, _elide checks its buffer)
         elide = functools.partial(_elide_arg, row.func)
+        # (kimpl: two Arrays, one with an extension, go to the hook from C, as ``op`` sends them)
         setattr(Array, f"__{d}__", Fast(getattr(Array, f"__{d}__"), 2, row.pairs, row.spairs, name=row.name,
-                                        elide=elide, square=square if row.name == "pow" else None))
+                                        elide=elide, square=square if row.name == "pow" else None,
+                                        hook=HOOK, kimpl=row.func._kimpl))
         if d not in _NO_REFLECT:
             setattr(Array, f"__r{d}__", Fast(getattr(Array, f"__r{d}__"), 2, row.pairs, row.spairs,
                                              swap=True, name=row.name, elide=elide))
