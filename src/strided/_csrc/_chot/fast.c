@@ -971,7 +971,7 @@ pow_square(Fast *f, PyObject *x, PyObject *e)
 /* x1 OP x2 of two Arrays of which one carries an extension (autograd, names the fast case
    declined): the extension hook called with the row's kernel path, as elementwise.py's
    ``op`` calls it -- hook(name, kimpl, (x1, x2, None), {}) under the quiet state -- without
-   that Python frame (~2,400 instructions of a recorded operator's ~17,500). NULL with no
+   that Python frame (a recorded a + b: 19.6k -> 18.6k instructions a statement). NULL with no
    error set where ``op`` does something else (no hook installed, no extension, not two
    Arrays): the fallback then runs ``op``. */
 static PyObject *

@@ -128,11 +128,11 @@ setup_array(PyObject *mod, PyObject *args)
         || contract_setup((PyTypeObject *)st, STORAGE_ROWS, N_ROWS(STORAGE_ROWS)) < 0)
         return NULL;
     if (Array_T == NULL) {
+        if (s_hash_name == NULL && (s_hash_name = PyUnicode_InternFromString("__hash__")) == NULL)
+            return NULL;
         Storage_T = (PyTypeObject *)Py_NewRef(st);
         Device_T = (PyTypeObject *)Py_NewRef(dev);
         DType_T = (PyTypeObject *)Py_NewRef(dt);
-        if ((s_hash_name = PyUnicode_InternFromString("__hash__")) == NULL)
-            return NULL;
         DType_T->tp_hash = dtype_hash;
         PyType_Modified(DType_T);
         Array_T = (PyTypeObject *)Py_NewRef(arr); /* last: it turns the checks on */
