@@ -711,59 +711,159 @@ where_loop(char *o, char **p, const Py_ssize_t *step, Py_ssize_t count, Py_ssize
 #undef W_CONTIG
 #undef W_STRIDED
 
+/* One operand of where_direct: its first byte, dimensions and strides (a Python
+   scalar: 0-d, its value in buf, converted to the result dtype as numpy.asarray does). */
+typedef struct {
+    char *data;
+    int nd;
+    const Py_ssize_t *dims, *strides;
+    int flags;
+    char buf[16];
+} WOp;
+
+static void
+wop_native(WOp *o, PyObject *a)
+{
+    o->data = ND(a)->data;
+    o->nd = ND(a)->nd;
+    o->dims = ND(a)->dimensions;
+    o->strides = ND(a)->strides;
+    o->flags = ND(a)->flags;
+}
+
+/* A Python float, or an int that a double holds exactly (|v| <= 2**53: one rounding to
+   float32 then, as NumPy's conversion of the int), as a 0-d operand of the float32 or
+   float64 dtype dt (itemsize isz): 1, or 0 (no error set) where it is neither. */
+static int
+wop_scalar(WOp *o, PyObject *v, Py_ssize_t isz)
+{
+    double d;
+    if (PyFloat_CheckExact(v))
+        d = PyFloat_AS_DOUBLE(v);
+    else if (PyLong_CheckExact(v)) {
+        int overflow;
+        long long i = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (i == -1 && PyErr_Occurred()) || i > (1LL << 53) || i < -(1LL << 53)) {
+            PyErr_Clear();
+            return 0;
+        }
+        d = (double)i;
+    }
+    else
+        return 0;
+    if (isz == 8)
+        memcpy(o->buf, &d, 8);
+    else {
+        float f = (float)d; /* (the FPU flags it may raise: fast_where puts them back) */
+        memcpy(o->buf, &f, 4);
+    }
+    o->data = o->buf;
+    o->nd = 0;
+    o->dims = o->strides = NULL;
+    o->flags = ND_C_CONTIGUOUS | ND_ALIGNED;
+    return 1;
+}
+
 /* where(c, x1, x2) without numpy.where's machinery, where NumPy's answer is plain to
-   restate: operands of one shape (or 0-d), each 1-D (any stride) or C-contiguous, the
-   result C-ordered as NumPy's is then; each element copied byte for byte from x1 where
-   the condition's byte is nonzero, else from x2 (NaN payloads and signed zeros kept).
-   The result Array, or NULL (no error set: declined; an error: out of memory). */
+   restate: operands of one shape (or 0-d), each 1-D (any stride) or C-contiguous; or
+   operands that broadcast (NumPy's rules), each 0-d or C-contiguous with positive
+   strides. The result is C-ordered, as NumPy's is then; each element copied byte for
+   byte from x1 where the condition's byte is nonzero, else from x2 (NaN payloads and
+   signed zeros kept). shapes: the operands' shape tuples (NULL: a scalar's). The result
+   Array, or NULL (no error set: declined; an error: out of memory). */
 static PyObject *
-where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *dev, Py_ssize_t limit)
+where_direct(WOp *op, PyObject *const *shapes, PyObject *cdt, PyObject *dt, PyObject *dev, Py_ssize_t limit)
 {
     if (!loops_ready || !contract_dtype(dt))
         return NULL;
-    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize)), count = 1, step[3];
-    char *p[3];
-    NDFields *first = NULL;
-    PyObject *shape = NULL;
+    Py_ssize_t isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize)), count = 1;
     if (isz <= 0 || isz > 16) {
         (void)contract_clear(PyExc_OverflowError);
         return NULL;
     }
+    if (cdt == NULL || !contract_dtype(cdt))
+        return NULL;
+    /* the result's dimensions: NumPy's broadcasting of the three shapes */
+    enum { WMAX = 32 };
+    int nd = 0, same = 1;
+    Py_ssize_t dims[WMAX], st[3][WMAX];
+    const WOp *first = NULL;
     for (int j = 0; j < 3; j++) {
-        NDFields *a = ND(nat[j]);
-        p[j] = a->data;
-        step[j] = 0;
-        if (a->nd == 0)
+        if (op[j].nd > WMAX)
+            return NULL;
+        if (op[j].nd > nd)
+            nd = op[j].nd;
+        if (op[j].nd == 0)
             continue;
-        if (first == NULL) {
-            first = a;
-            shape = SLOT(xs[j], O_shape);
-            if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
-                return NULL;
-            for (int d = 0; d < a->nd; d++)
-                count *= a->dimensions[d];
+        if (first == NULL)
+            first = &op[j];
+        else if (op[j].nd != first->nd || memcmp(op[j].dims, first->dims, op[j].nd * sizeof(Py_ssize_t)))
+            same = 0;
+    }
+    for (int d = 0; d < nd; d++) {
+        dims[d] = 1;
+        for (int j = 0; j < 3; j++) {
+            int k = d - (nd - op[j].nd);
+            if (k < 0 || op[j].dims[k] == 1)
+                continue;
+            if (dims[d] == 1)
+                dims[d] = op[j].dims[k];
+            else if (dims[d] != op[j].dims[k])
+                return NULL; /* shapes that don't broadcast: the Python path names them */
         }
-        else if (a->nd != first->nd || memcmp(a->dimensions, first->dimensions, a->nd * sizeof(Py_ssize_t)))
-            return NULL; /* broadcasting: numpy.where */
-        if (a->nd == 1)
-            step[j] = a->strides[0];
-        else if (a->flags & ND_C_CONTIGUOUS)
-            step[j] = j ? isz : 1;
-        else
+    }
+    for (int d = 0; d < nd; d++)
+        count *= dims[d];
+    /* each operand's byte step along each of the result's dimensions (0: broadcast) */
+    for (int j = 0; j < 3; j++) {
+        Py_ssize_t esz = j ? isz : 1;
+        int c_contig = (op[j].flags & ND_C_CONTIGUOUS) != 0;
+        if (op[j].nd && !c_contig && !(same && op[j].nd == 1))
+            return NULL;
+        for (int d = 0; d < nd; d++) {
+            int k = d - (nd - op[j].nd);
+            if (k < 0 || op[j].dims[k] == 1)
+                st[j][d] = 0;
+            else if (!c_contig) /* (one dimension, one shape for all: any stride) */
+                st[j][d] = op[j].strides[k];
+            else {
+                /* (C-contiguous: the product of the later dimensions; a broadcast operand's
+                   must not run backwards, so that the result is C-ordered as NumPy's) */
+                Py_ssize_t s = esz;
+                for (int m = k + 1; m < op[j].nd; m++)
+                    s *= op[j].dims[m];
+                st[j][d] = s;
+            }
+        }
+    }
+    /* one shape for all: the result's is an operand's (the condition's when all are 0-d) */
+    PyObject *shape = NULL;
+    if (same) {
+        int j = first == NULL ? 0 : (int)(first - op);
+        shape = shapes[j];
+        if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != nd)
             return NULL;
     }
-    PyObject *cdt = SLOT(xs[0], O_dtype); /* (the bool DType: fast_where checked it) */
-    if (ND(nat[1])->descr != SLOT(dt, D_np) || ND(nat[2])->descr != SLOT(dt, D_np)
-        || cdt == NULL || !contract_dtype(cdt) || ND(nat[0])->descr != SLOT(cdt, D_np))
-        return NULL;
-    if (shape == NULL)
-        shape = SLOT(xs[0], O_shape);
     Py_ssize_t nbytes = count * isz;
     if (nbytes >= limit)
         return NULL;
     /* (held: the pool's empty, a finalizer it sets off, or another thread while the GIL
        is released below may run Python code that replaces the operand's shape) */
-    Py_INCREF(shape);
+    if (shape != NULL)
+        Py_INCREF(shape);
+    else {
+        shape = PyTuple_New(nd);
+        if (shape == NULL)
+            return NULL;
+        for (int d = 0; d < nd; d++) {
+            PyObject *v = PyLong_FromSsize_t(dims[d]);
+            if (v == NULL) {
+                Py_DECREF(shape);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(shape, d, v);
+        }
+    }
     PyObject *r = result_empty(shape, SLOT(dt, D_np), nbytes);
     if (r == NULL) {
         Py_DECREF(shape);
@@ -774,14 +874,40 @@ where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *
         Py_DECREF(shape);
         return NULL;
     }
-    int aligned = (ND(nat[1])->flags & ND_ALIGNED) && (ND(nat[2])->flags & ND_ALIGNED);
-    if (nbytes >= elide_bytes) { /* (NumPy releases the GIL for its loops too) */
-        Py_BEGIN_ALLOW_THREADS
-        where_loop(ND(r)->data, p, step, count, isz, aligned);
-        Py_END_ALLOW_THREADS
+    int aligned = (op[1].flags & ND_ALIGNED) && (op[2].flags & ND_ALIGNED);
+    char *out = ND(r)->data;
+    /* the last dimension in the loop, the others counted like an odometer */
+    Py_ssize_t inner = nd ? dims[nd - 1] : 1, step[3], idx[WMAX];
+    for (int j = 0; j < 3; j++)
+        step[j] = nd ? st[j][nd - 1] : 0;
+    if (same && nd) { /* one shape (or 0-d): the whole as one run, as before */
+        inner = count;
+        for (int j = 0; j < 3; j++)
+            step[j] = op[j].nd == 0 ? 0 : op[j].nd == 1 ? op[j].strides[0]
+                                     : (j ? isz : 1);
     }
-    else
-        where_loop(ND(r)->data, p, step, count, isz, aligned);
+    Py_ssize_t outer = inner ? count / inner : 0;
+    int release = nbytes >= elide_bytes; /* (NumPy releases the GIL for its loops too) */
+    PyThreadState *ts = release ? PyEval_SaveThread() : NULL;
+    memset(idx, 0, sizeof idx);
+    for (Py_ssize_t o = 0; o < outer; o++) {
+        char *p[3];
+        for (int j = 0; j < 3; j++) {
+            p[j] = op[j].data;
+            if (!(same && nd))
+                for (int d = 0; d < nd - 1; d++)
+                    p[j] += idx[d] * st[j][d];
+        }
+        where_loop(out, p, step, inner, isz, aligned);
+        out += inner * isz;
+        for (int d = nd - 2; d >= 0; d--) { /* the next outer index */
+            if (++idx[d] < dims[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    if (release)
+        PyEval_RestoreThread(ts);
     return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None),
                      Py_NewRef(dt), Py_NewRef(dev));
 }
@@ -789,29 +915,67 @@ where_direct(PyObject *const *xs, PyObject *const *nat, PyObject *dt, PyObject *
 static PyObject *
 fast_where(Fast *f, PyObject *c, PyObject *x1, PyObject *x2)
 {
-    if (Py_TYPE(c) != Array_T || Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T
-        || !contract_list2(f->table))
+    if (Py_TYPE(c) != Array_T || !contract_list2(f->table))
         return NULL;
-    PyObject *dt = SLOT(x1, O_dtype), *dev = SLOT(x1, O_device);
-    if (dt == NULL || dev == NULL || !contract_dtype(dt) || SLOT(c, O_dtype) != PyList_GET_ITEM(f->table, 0)
-        || SLOT(x2, O_dtype) != dt || SLOT(c, O_device) != dev || SLOT(x2, O_device) != dev)
+    PyObject *cdt = SLOT(c, O_dtype), *dev = SLOT(c, O_device);
+    if (cdt != PyList_GET_ITEM(f->table, 0) || dev == NULL)
         return NULL;
+    /* x1 and x2 arrays of one dtype; or one a Python float or int, the other a float32 or
+       float64 array (the scalar takes its dtype: searching.where's second hot path) */
+    int a1 = Py_TYPE(x1) == Array_T, a2 = Py_TYPE(x2) == Array_T;
+    if (!a1 && !a2)
+        return NULL;
+    PyObject *dt = SLOT(a1 ? x1 : x2, O_dtype);
+    if (dt == NULL || !contract_dtype(dt) || SLOT(a1 ? x1 : x2, O_device) != dev
+        || (a1 && a2 && (SLOT(x2, O_dtype) != dt || SLOT(x2, O_device) != dev)))
+        return NULL;
+    Py_ssize_t isz = 0;
+    if (!a1 || !a2) {
+        isz = PyLong_AsSsize_t(SLOT(dt, D_itemsize));
+        if (np_kind(dt) != 'f' || (isz != 4 && isz != 8)) {
+            (void)contract_clear(PyExc_OverflowError);
+            return NULL;
+        }
+    }
     PyObject *xs[3] = {c, x1, x2}, *nat[3] = {NULL, NULL, NULL}, *r = NULL;
+    WOp op[3];
+    Flags fl;
+    int scalar = !(a1 && a2);
+    if (scalar) /* (a float32 conversion may raise the FPU's overflow or inexact flag) */
+        flags_save(&fl);
     Py_INCREF(dt);
     Py_INCREF(dev);
+    Py_INCREF(cdt);
     /* operands of any size: the result's bytes decide (loops.c, "large results"; where is
        not split over threads); numpy.where only for small ones (run_wrapped checks) */
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < 3; j++) {
+        if (Py_TYPE(xs[j]) != Array_T) {
+            if (!wop_scalar(&op[j], xs[j], isz))
+                goto done;
+            continue;
+        }
         if ((nat[j] = small_native(xs[j], PY_SSIZE_T_MAX)) == NULL)
             goto done;
-    r = where_direct(xs, nat, dt, dev, c_result_limit(0));
-    if (r == NULL && !PyErr_Occurred())
+        wop_native(&op[j], nat[j]);
+        if (ND(nat[j])->descr != SLOT(j ? dt : cdt, D_np))
+            goto done;
+    }
+    {
+        PyObject *shapes[3];
+        for (int j = 0; j < 3; j++)
+            shapes[j] = nat[j] != NULL ? SLOT(xs[j], O_shape) : NULL;
+        r = where_direct(op, shapes, cdt, dt, dev, c_result_limit(0));
+    }
+    if (r == NULL && !PyErr_Occurred() && !scalar)
         r = run_wrapped(PyList_GET_ITEM(f->table, 1), xs, 3, dt, dev);
 done:
+    if (scalar)
+        flags_restore(&fl);
     for (int j = 0; j < 3; j++)
         Py_XDECREF(nat[j]);
     Py_DECREF(dt);
     Py_DECREF(dev);
+    Py_DECREF(cdt);
     return r;
 }
 
