@@ -1545,7 +1545,7 @@ def _install_compiled() -> bool:
     # ``x ** 2``, ``pow(x, 2)``: the square row's fast case on the host (fast.c, pow_square:
     # the bits NumPy's ndarray.__pow__ and strided's pow kernels give, which square too)
     sq_row = next(r for r in ROWS if r.name == "square")
-    square = Fast(sq_row.func, 1, sq_row.upairs, name=sq_row.name)
+    square = Fast(sq_row.func, 1, sq_row.upairs, name=sq_row.name, hook=HOOK, kimpl=sq_row.func._kimpl)
     for row in ROWS:
         d = row.dunder
         if d is None:
@@ -1569,7 +1569,10 @@ def _install_compiled() -> bool:
     for row in ROWS:
         f = row.func
         if row.nargs == 1:
-            fast = square if row is sq_row else Fast(f, 1, row.upairs, name=row.name)
+            # (kimpl: an Array with an extension goes to the hook from C, as ``func`` sends it;
+            # the rows with keyword parameters bind them in their ``func`` first)
+            fast = square if row is sq_row else Fast(f, 1, row.upairs, name=row.name, **(
+                {} if row.params else {"hook": HOOK, "kimpl": f._kimpl}))
         else:
             fast = Fast(f, 2, row.pairs, row.spairs, name=row.name, elide=functools.partial(_elide_arg, f),
                         square=square if row.name == "pow" else None)

@@ -202,7 +202,9 @@ if _dispatch.CHOT is not None:
     _MATMUL_TABLE = [[None if d.kind == "b" else d for d in sorted(_dtypes.ALL_DTYPES, key=lambda d: d._index)],
                      np.dot]
     assert all(d._index == i for i, d in enumerate(sorted(_dtypes.ALL_DTYPES, key=lambda d: d._index)))
-    Array.__matmul__ = _dispatch.CHOT.Fast(_matmul_op, 3, _MATMUL_TABLE)
+    # (kimpl: two Arrays, one with an extension, go from C to the namespace's matmul, as
+    # ``_matmul_op`` sends them: a recorded ``x @ W`` without that frame)
+    Array.__matmul__ = _dispatch.CHOT.Fast(_matmul_op, 3, _MATMUL_TABLE, kimpl=matmul)
     matmul = _dispatch.CHOT.Fast(matmul, 3, _MATMUL_TABLE)
 
 

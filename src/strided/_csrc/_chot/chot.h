@@ -285,9 +285,11 @@ typedef struct {
                            ones), or NULL */
     Py_ssize_t npos;    /* (direct's positional parameters) */
     PyObject *passkw;   /* (the keywords binding passes on unchanged: a frozenset, or NULL: none) */
-    PyObject *kimpl;    /* K_BINARY operator: the row's kernel path, which the operator hands to the
-                           extension hook (hook: the hook list) for two Arrays of which one carries an
-                           extension, as elementwise.py's ``op`` does; or NULL */
+    PyObject *kimpl;    /* K_BINARY operator, K_UNARY function: the row's kernel path, which it hands
+                           to the extension hook (hook: the hook list) for Arrays of which one carries
+                           an extension, as elementwise.py's ``op`` and ``func`` do; K_MATMUL: the
+                           namespace's matmul, called for such Arrays as ``_matmul_op`` calls it; or
+                           NULL */
     PyObject *last[3];  /* named: the last inputs' keys and their result names */
     Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
     Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */

@@ -1133,27 +1133,36 @@ pow_square(Fast *f, PyObject *x, PyObject *e)
 }
 
 /* x1 OP x2 of two Arrays of which one carries an extension (autograd, names the fast case
-   declined): the extension hook called with the row's kernel path, as elementwise.py's
-   ``op`` calls it -- hook(name, kimpl, (x1, x2, None), {}) under the quiet state -- without
-   that Python frame (a recorded a + b: 19.6k -> 18.6k instructions a statement). NULL with no
-   error set where ``op`` does something else (no hook installed, no extension, not two
-   Arrays): the fallback then runs ``op``. */
+   declined), or f(x) of one that does: the extension hook called with the row's kernel
+   path, as elementwise.py's ``op`` and the unary ``func`` call it -- hook(name, kimpl,
+   (x1, x2, None) or (x, None), {}) under the quiet state -- without that Python frame (a
+   recorded a + b: 19.6k -> 18.6k instructions a statement). NULL with no error set where
+   ``op`` or ``func`` does something else (no hook installed, no extension, not Arrays):
+   the fallback then runs it. */
 static PyObject *
-hooked_operator(Fast *f, PyObject *x1, PyObject *x2)
+hooked_operator(Fast *f, PyObject *const *xs, int n)
 {
-    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T || !PyList_CheckExact(f->hook)
-        || PyList_GET_SIZE(f->hook) < 1)
+    if (!PyList_CheckExact(f->hook) || PyList_GET_SIZE(f->hook) < 1)
         return NULL;
-    int e1 = ext_of(x1), e2 = e1 < 0 ? -1 : ext_of(x2);
-    if (e1 < 0 || e2 < 0) /* (the error ``op``'s ``self._ext`` raises: its own, from the fallback) */
-        return contract_decline();
-    if (!e1 && !e2)
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        if (Py_TYPE(xs[i]) != Array_T)
+            return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        int e = ext_of(xs[i]);
+        if (e < 0) /* (the error ``op``'s ``self._ext`` raises: its own, from the fallback) */
+            return contract_decline();
+        any |= e;
+    }
+    if (!any)
         return NULL;
     PyObject *hook = PyList_GET_ITEM(f->hook, 0);
     if (hook == Py_None)
         return NULL;
     Py_INCREF(hook);
-    PyObject *tup = PyTuple_Pack(3, x1, x2, Py_None), *kw = tup != NULL ? PyDict_New() : NULL, *r = NULL;
+    PyObject *tup = n == 2 ? PyTuple_Pack(3, xs[0], xs[1], Py_None) : PyTuple_Pack(2, xs[0], Py_None);
+    PyObject *kw = tup != NULL ? PyDict_New() : NULL, *r = NULL;
     if (kw != NULL) {
         PyObject *tok = quiet_enter();
         if (tok != NULL) {
@@ -1165,6 +1174,24 @@ hooked_operator(Fast *f, PyObject *x1, PyObject *x2)
     Py_XDECREF(kw);
     Py_DECREF(hook);
     return r;
+}
+
+/* x1 @ x2 of two Arrays of which one carries an extension: the namespace's matmul
+   (kimpl: its api entry, which hands them to the hook), as linalg_functions.py's
+   ``_matmul_op`` calls it, without that Python frame and its quiet state (the entry sets
+   its own). NULL with no error set where ``_matmul_op`` does something else. */
+static PyObject *
+hooked_matmul(Fast *f, PyObject *x1, PyObject *x2)
+{
+    if (Py_TYPE(x1) != Array_T || Py_TYPE(x2) != Array_T)
+        return NULL;
+    int e1 = ext_of(x1), e2 = e1 < 0 ? -1 : ext_of(x2);
+    if (e1 < 0 || e2 < 0)
+        return contract_decline();
+    if (!e1 && !e2)
+        return NULL;
+    PyObject *argv[2] = {x1, x2};
+    return PyObject_Vectorcall(f->kimpl, argv, 2, NULL);
 }
 
 PyObject *
@@ -1241,7 +1268,11 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             if (f->inplace) /* x.exp_(): exp(x, out=x)'s door */
                 r = plain(args[0]) ? fast_out(f, args, 1, args[0]) : NULL;
             else
+            {
                 r = plain(args[0]) ? fast_unary(f, args[0], 0) : fast_named(f, args, 1);
+                if (r == NULL && !PyErr_Occurred() && f->kimpl != NULL)
+                    r = hooked_operator(f, args, 1);
+            }
             break;
         case K_BINARY: {
             PyObject *xs[2] = {args[f->swap], args[!f->swap]};
@@ -1259,12 +1290,14 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
             else {
                 r = plain(xs[0]) && plain(xs[1]) ? fast_binary(f, xs[0], xs[1], 0) : fast_named(f, xs, 2);
                 if (r == NULL && !PyErr_Occurred() && f->kimpl != NULL)
-                    r = hooked_operator(f, xs[0], xs[1]);
+                    r = hooked_operator(f, xs, 2);
             }
             break;
         }
         case K_MATMUL:
             r = fast_matmul(f, args[0], args[1]);
+            if (r == NULL && !PyErr_Occurred() && f->kimpl != NULL)
+                r = hooked_matmul(f, args[0], args[1]);
             break;
         default:
             r = fast_where(f, args[0], args[1], args[2]);
@@ -1352,8 +1385,10 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                                   || ((Fast *)square)->kind != K_UNARY || ((Fast *)square)->inplace))
         || (direct != Py_None && (kind != K_API || !PyCallable_Check(direct) || npos < 1))
         || (passkw != Py_None && (direct == Py_None || !PyFrozenSet_CheckExact(passkw)))
-        || (kimpl != Py_None && (kind != K_BINARY || swap || inplace || kernel || !PyCallable_Check(kimpl)
-                                 || !PyList_CheckExact(hook) || !PyUnicode_Check(name)))) {
+        || (kimpl != Py_None && (!PyCallable_Check(kimpl) || swap || inplace || kernel
+                                 || (kind == K_MATMUL ? 0
+                                     : (kind != K_BINARY && kind != K_UNARY) || !PyList_CheckExact(hook)
+                                       || !PyUnicode_Check(name))))) {
         PyErr_SetString(PyExc_TypeError, "Fast(fallback, kind, table=None, stable=None, swap=False, "
                         "hook=None, name=None, elide=None, inplace=False, kernel=False): a callable; kind 0 (hook: a "
                         "list, name: a str), 1 (table: a list; inplace: x.op_()), 2 (table and stable: lists; elide: a "
@@ -1364,7 +1399,8 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
                         "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case), "
                         "8 (table: the binders dict: the extension chain's head); kimpl: an operator's "
-                        "kernel path (kind 2, not swapped nor in place, with hook and name)");
+                        "or a function's kernel path (kind 1 or 2, not swapped nor in place, with hook "
+                        "and name), or matmul's api entry (kind 3)");
         return NULL;
     }
     Fast *f = (Fast *)type->tp_alloc(type, 0);
