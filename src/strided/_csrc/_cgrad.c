@@ -2777,6 +2777,42 @@ setup_same(PyObject *mod, PyObject *fn)
     Py_RETURN_NONE;
 }
 
+/* _rules._conj, the formulas' conjugate (a dozen calls a small training step): an Array
+   of a real dtype is its own conjugate, answered here without the Python frame; anything
+   else (a complex Array, a Python or NumPy number, an Array whose DType this module
+   cannot read) goes to the Python definition (setup_conj). */
+static PyObject *conj_fn; /* _rules._conj_py */
+
+static PyObject *
+setup_conj(PyObject *mod, PyObject *fn)
+{
+    if (!PyFunction_Check(fn)) {
+        PyErr_SetString(PyExc_TypeError, "setup_conj(fn): a function");
+        return NULL;
+    }
+    Py_XSETREF(conj_fn, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+conj_(PyObject *mod, PyObject *x)
+{
+    if (slots_ready && D_kind_off && Py_IS_TYPE(x, Array_T) && contract_array(x)) {
+        PyObject *dt = SLOT(x, O_dtype);
+        PyObject *k = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_kind_off) : NULL;
+        if (k != NULL && PyUnicode_CheckExact(k) && PyUnicode_GET_LENGTH(k) == 1) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(k, 0);
+            if (c == 'f' || c == 'i' || c == 'u' || c == 'b')
+                return Py_NewRef(x);
+        }
+    }
+    if (conj_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "conj(): setup_conj() first");
+        return NULL;
+    }
+    return PyObject_CallOneArg(conj_fn, x);
+}
+
 static PyObject *
 rule_apply_impl(PyObject *node, PyObject *grads)
 {
@@ -4138,6 +4174,11 @@ setup_link(PyObject *mod, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"setup_conj", setup_conj, METH_O,
+     "setup_conj(fn): the Python conjugate (_rules._conj_py) for what conj() does not answer."},
+    {"conj", conj_, METH_O,
+     "conj(x): x itself for an Array of a real dtype (its own conjugate), else setup_conj's "
+     "function of x."},
     {"setup_same", setup_same, METH_O,
      "setup_same(fn): the formula that returns its gradient unchanged (_rules._same), which the "
      "compiled apply does not call."},
