@@ -64,6 +64,10 @@ CASES = {
     "count_nonzero": ("xp.count_nonzero(c)", "np.count_nonzero(c)"),
     "flip": ("xp.flip(a)", "np.flip(a)"),
     "searchsorted": ("xp.searchsorted(d, b)", "np.searchsorted(d, b)"),
+    # where beside a Python number and with operands that broadcast (stop 55): the gradients'
+    # and scikit-learn's where(mask, x, 0.0)
+    "where with a number": ("xp.where(c, a, 0.0)", None),
+    "where, broadcast": ("xp.where(mc, m, col)", None),
 }
 
 _CHILD = r'''
@@ -80,13 +84,15 @@ d = a.copy()
 e = np.zeros(10, dtype=np.float32)  # (exp_ in place: exp(0) = 1, then e, e**e, ... inf)
 m1 = np.ones((1, 10), dtype=np.float32)
 a3 = np.ones((2, 4, 4), dtype=np.float32)
+mc = m > 0
+col = m[:, :1].copy()
 lib, stmt, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if lib == "strided":
     import strided as xp
-    a, b, c, m, idx, i2, d, e, m1, a3 = (xp.asarray(v) for v in (a, b, c, m, idx, i2, d, e, m1, a3))
+    a, b, c, m, idx, i2, d, e, m1, a3, mc, col = (xp.asarray(v) for v in (a, b, c, m, idx, i2, d, e, m1, a3, mc, col))
 else:
     xp = np
-g = dict(a=a, b=b, c=c, m=m, idx=idx, i2=i2, d=d, e=e, m1=m1, a3=a3, xp=xp, np=np)
+g = dict(a=a, b=b, c=c, m=m, idx=idx, i2=i2, d=d, e=e, m1=m1, a3=a3, mc=mc, col=col, xp=xp, np=np)
 exec(compile(f"for _ in range(200):\n    {stmt}\n", "<warm>", "exec"), g)
 code = compile(f"for _ in range({n}):\n    {stmt}\n", "<calls>", "exec")
 gc.collect()
