@@ -51,3 +51,15 @@ def test_conj_in_a_complex_gradient_matches_torch():
     y.backward()
     ty.backward()
     np.testing.assert_allclose(host(x.grad.detach()), tx.grad.numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("s", [2j, np.complex64(2j), np.complex128(0.5 - 1.5j), np.complex64(-1 + 0.5j)])
+def test_a_numpy_complex_scalar_factor_is_conjugated(s):
+    # d/dx sum |x s + 1|^2 = 2 (x s + 1) conj(s) (PyTorch's convention for a real loss);
+    # a NumPy complex64 scalar was taken as real: the gradient came out with conj(s) -> s
+    a = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j])
+    x = st.asarray(a, device="cpu", requires_grad=True)
+    st.sum(st.abs(x * s + 1) ** 2).backward()
+    sc = complex(s)
+    want = 2 * (a * sc + 1) * np.conjugate(sc)
+    np.testing.assert_allclose(host(x.grad.detach()), want, rtol=1e-6)
