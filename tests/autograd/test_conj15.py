@@ -63,3 +63,15 @@ def test_a_numpy_complex_scalar_factor_is_conjugated(s):
     sc = complex(s)
     want = 2 * (a * sc + 1) * np.conjugate(sc)
     np.testing.assert_allclose(host(x.grad.detach()), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("base", [1.5 + 0.5j, np.complex64(1.5 + 0.5j), np.complex128(-2 + 1j)])
+def test_a_numpy_complex_base_of_pow(base):
+    # d/dx sum |b ** x|^2 for a complex scalar base: the formula's log(b) must be complex
+    torch = pytest.importorskip("torch")
+    a = np.array([1 + 2j, -0.5 + 0.25j])
+    x = st.asarray(a, device="cpu", requires_grad=True)
+    st.sum(st.abs(base ** x) ** 2).backward()
+    tx = torch.tensor(a, requires_grad=True)
+    (torch.abs(complex(base) ** tx) ** 2).sum().backward()
+    np.testing.assert_allclose(host(x.grad.detach()), tx.grad.numpy(), rtol=1e-6)

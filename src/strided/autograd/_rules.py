@@ -54,7 +54,7 @@ def _mH(a):
 
 
 def _is_complex(x) -> bool:
-    return (type(x) is Array and x._dtype.kind == "c") or isinstance(x, complex)
+    return (type(x) is Array and x._dtype.kind == "c") or isinstance(x, (complex, np.complexfloating))
 
 
 def _axes(axis, nd):
@@ -273,7 +273,7 @@ def _pow_exponent(g, x1, result):
         if x1 == 0:
             return xp.zeros_like(g)  # like PyTorch: 0 ** y has no gradient in y
         import cmath
-        lg = cmath.log(x1) if isinstance(x1, complex) or x1 < 0 else math.log(x1)
+        lg = cmath.log(x1) if isinstance(x1, (complex, np.complexfloating)) or x1 < 0 else math.log(x1)
         return g * _conj(result * lg)
     term = g * _conj(result * xp.log(x1))
     return where(x1 == 0, 0.0, term) if not _is_complex(x1) else term
