@@ -123,6 +123,7 @@ small_limit(void)
    this returns that last bound (PY_SSIZE_T_MAX: one thread, nothing is split), or
    small_limit() before setup_large(). */
 Py_ssize_t c_result_limit(int splittable);
+PyObject *ints_tuple(const Py_ssize_t *v, Py_ssize_t n); /* (views.c) */
 
 static inline PyObject *
 small_native(PyObject *x, Py_ssize_t limit)

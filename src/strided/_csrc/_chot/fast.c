@@ -851,19 +851,8 @@ where_direct(WOp *op, PyObject *const *shapes, PyObject *cdt, PyObject *dt, PyOb
        is released below may run Python code that replaces the operand's shape) */
     if (shape != NULL)
         Py_INCREF(shape);
-    else {
-        shape = PyTuple_New(nd);
-        if (shape == NULL)
-            return NULL;
-        for (int d = 0; d < nd; d++) {
-            PyObject *v = PyLong_FromSsize_t(dims[d]);
-            if (v == NULL) {
-                Py_DECREF(shape);
-                return NULL;
-            }
-            PyTuple_SET_ITEM(shape, d, v);
-        }
-    }
+    else if ((shape = ints_tuple(dims, nd)) == NULL)
+        return NULL;
     PyObject *r = result_empty(shape, SLOT(dt, D_np), nbytes);
     if (r == NULL) {
         Py_DECREF(shape);

@@ -121,7 +121,7 @@ get_layout(PyObject *x, Layout *L)
 }
 
 /* A tuple of n C integers (new reference), or NULL with an error set. */
-static PyObject *
+PyObject *
 ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
 {
     PyObject *t = PyTuple_New(n);
