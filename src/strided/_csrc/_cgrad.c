@@ -1057,6 +1057,72 @@ three_buffers(PyObject *const *args, Py_buffer *bg, Py_buffer *bx, Py_buffer *bo
     return size;
 }
 
+/* max's and min's gradient over the last axis where each row has one hit:
+   one_hit(g, x, r, out) with x and out of rows * n elements, g and r of rows (the result
+   and its gradient, one per row), all C-contiguous, one float format: out[i, j] = g[i]
+   where x[i, j] == r[i], else +0.0 -- _rules._minmax_grad's where(x == r, g, 0.0) when
+   every row holds r[i] exactly once (no tie, no NaN: a NaN row's r is NaN, which equals
+   nothing). False, out's contents then undefined, where a row holds it 0 or 2+ times
+   (ties share the gradient: the formula runs) or the buffers do not fit. */
+#define ONE_HIT_FN(NAME, T, U)                                                              \
+    static int NAME(const char *gp, const char *xp, const char *rp, char *op, Py_ssize_t rows,  \
+                    Py_ssize_t n)                                                            \
+    {                                                                                        \
+        const T *x = (const T *)xp, *r = (const T *)rp;                                      \
+        const U *g = (const U *)gp;                                                          \
+        U *o = (U *)op;                                                                      \
+        for (Py_ssize_t i = 0; i < rows; i++, x += n, o += n) {                              \
+            T ri = r[i];                                                                     \
+            U gi = g[i];                                                                     \
+            Py_ssize_t hits = 0;                                                             \
+            for (Py_ssize_t j = 0; j < n; j++) {                                             \
+                U m = -(U)(x[j] == ri);                                                      \
+                hits += (Py_ssize_t)(m & 1);                                                 \
+                o[j] = gi & m;                                                               \
+            }                                                                                \
+            if (hits != 1)                                                                   \
+                return 0;                                                                    \
+        }                                                                                    \
+        return 1;                                                                            \
+    }
+
+ONE_HIT_FN(one_hit_f32, float, uint32_t)
+ONE_HIT_FN(one_hit_f64, double, uint64_t)
+
+static PyObject *
+one_hit(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "one_hit(g, x, r, out)");
+        return NULL;
+    }
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+    Py_buffer b[4];
+    int got = 0, ok = 1;
+    for (; got < 4; got++)
+        if (PyObject_GetBuffer(args[got], &b[got], flags | (got == 3 ? PyBUF_WRITABLE : 0)) < 0) {
+            ok = 0;
+            break;
+        }
+    if (!ok && !contract_clear_buffer()) {
+        for (int i = 0; i < got; i++)
+            PyBuffer_Release(&b[i]);
+        return NULL;
+    }
+    int size = ok ? float_format(&b[0]) : 0;
+    Py_ssize_t rows = size ? b[0].len / size : 0, n = rows ? b[1].len / size / rows : 0;
+    ok = ok && size && float_format(&b[1]) == size && float_format(&b[2]) == size && float_format(&b[3]) == size
+         && b[2].len == b[0].len && b[1].len == b[3].len && rows > 0 && n > 0 && rows * n * size == b[1].len;
+    for (int i = 0; ok && i < 3; i++) /* (out overlaps no input) */
+        ok = !((char *)b[3].buf < (char *)b[i].buf + b[i].len && (char *)b[i].buf < (char *)b[3].buf + b[3].len);
+    if (ok)
+        ok = size == 4 ? one_hit_f32(b[0].buf, b[1].buf, b[2].buf, b[3].buf, rows, n)
+                       : one_hit_f64(b[0].buf, b[1].buf, b[2].buf, b[3].buf, rows, n);
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&b[i]);
+    return PyBool_FromLong(ok);
+}
+
 static PyObject *
 pick(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -4203,6 +4269,10 @@ static PyMethodDef methods[] = {
     {"drain", (PyCFunction)(void (*)(void))drain, METH_FASTCALL,
      "drain(heap, buffers, deps, keep_graph): run_backward's loop for a plain backward, until "
      "the heap is empty or it meets a node it leaves to the Python loop."},
+    {"one_hit", (PyCFunction)(void (*)(void))one_hit, METH_FASTCALL,
+     "one_hit(g, x, r, out): max's or min's gradient over the last axis, out = where(x == r, g, 0) "
+     "row by row (g and r one per row), where every row holds r exactly once; False (out undefined) "
+     "where one does not, or the buffers are not C-contiguous float32 or float64 of one format."},
     {"pick", (PyCFunction)(void (*)(void))pick, METH_FASTCALL,
      "pick(g, x, out, upper): the gradient of maximum(x, 0) (minimum when upper) for x, into "
      "out; False (nothing written) unless all three are C-contiguous float32 or float64 "

@@ -667,8 +667,36 @@ def _prod_grad(g, x, result, axis, keepdims):
 rule("prod", "x, axis=None, dtype=None, keepdims=False, **kw", _red_node("Prod"), x=_prod_grad)
 
 
+def _one_hit(g, x, result, axis):
+    """max's or min's gradient in one pass of ``_cgrad.one_hit``: a plain backward on the
+    host over the last axis (or all of a 1-D x), g, x and the result contiguous float32 or
+    float64 of one dtype, each row holding its result exactly once. None where that does
+    not hold (the formula runs: ties share, NaNs)."""
+    if _cgrad is None or STATE.enabled or type(g) is not Array or type(x) is not Array \
+            or type(result) is not Array or g._dtype is not x._dtype or result._dtype is not x._dtype \
+            or x._device.type != "cpu" or g._device is not x._device or result._device is not x._device:
+        return None
+    nd = len(x._shape)
+    if nd == 0 or not (axis is None and nd == 1 or axis == nd - 1 or axis == -1 or axis == (nd - 1,)
+                       or axis == (-1,)):
+        return None
+    gn = g._np if g._np is not None else g._get_native()
+    xn = x._np if x._np is not None else x._get_native()
+    rn = result._np if result._np is not None else result._get_native()
+    if type(gn) is not np.ndarray or type(xn) is not np.ndarray or type(rn) is not np.ndarray \
+            or gn.size != rn.size or xn.size != rn.size * x._shape[-1]:
+        return None
+    out = np.empty(xn.shape, xn.dtype)
+    if not _cgrad.one_hit(gn, xn, rn, out):
+        return None
+    return Array._new(out, None, 0, out.shape, None, x._dtype, x._device)
+
+
 def _minmax_grad(g, x, result, axis, keepdims):
     # Note: ties share the gradient evenly (PyTorch's amax/amin and full max/min).
+    r = _one_hit(g, x, result, axis)
+    if r is not None:
+        return r
     shape = x.shape
     if keepdims:  # (the elementwise operations broadcast the kept dimensions themselves)
         mask = x == result
