@@ -90,6 +90,6 @@ def test_matches_torch_amax():
     xn = rng.standard_normal((6, 10)).astype(np.float32)
     x = st.asarray(xn, device="cpu", requires_grad=True)
     t = torch.tensor(xn, requires_grad=True)
-    st.sum(st.max(x, axis=1, keepdims=True) * st.asarray(np.arange(6, dtype=np.float32)[:, None])).backward()
+    st.sum(st.max(x, axis=1, keepdims=True) * st.asarray(np.arange(6, dtype=np.float32)[:, None], device="cpu")).backward()
     (torch.amax(t, 1, keepdim=True) * torch.arange(6, dtype=torch.float32)[:, None]).sum().backward()
     assert host(x.grad.detach()).tobytes() == t.grad.numpy().tobytes()
