@@ -193,6 +193,14 @@ typedef struct {
 } CallInfo;
 #define CALL_INFO "numpy_1.24_ufunc_call_info"
 
+/* A loop built for AVX2 as well as the baseline, the one the CPU runs chosen at load (GCC's
+   target clones; the same C, wider vectors): own loops (loops.c), where's (fast.c). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && defined(__linux__)
+#define OWN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define OWN_CLONES
+#endif
+
 /* The FPU status flags before a call that may raise some (a loop, a conversion), put
    back after it when they changed (fesetexceptflag is the dear part). */
 typedef struct {

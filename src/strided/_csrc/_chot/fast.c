@@ -661,14 +661,14 @@ fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
    condition 1e5 float32 took 426 us, ~27 without). W_CONTIG: every operand contiguous
    (the condition's step 1, the values' their itemsize), which the compiler vectorises;
    W_STRIDED: any steps (0: a 0-d operand). */
-#define W_CONTIG(T)                                                                      \
+#define W_MIX(T, SA, SB)                                                                 \
     do {                                                                                 \
         const unsigned char *c = (const unsigned char *)p[0];                            \
         const T *a = (const T *)p[1], *b = (const T *)p[2];                              \
         T *out = (T *)o;                                                                 \
         for (Py_ssize_t i = 0; i < count; i++) {                                         \
             T m = (T)0 - (T)(c[i] != 0);                                                 \
-            out[i] = (a[i] & m) | (b[i] & (T)~m);                                        \
+            out[i] = (a[i * (SA)] & m) | (b[i * (SB)] & (T)~m);                          \
         }                                                                                \
     } while (0)
 #define W_STRIDED(T)                                                                     \
@@ -680,25 +680,39 @@ fast_matmul(Fast *f, PyObject *x1, PyObject *x2)
             out[i] = (*(const T *)a & m) | (*(const T *)b & (T)~m);                      \
         }                                                                                \
     } while (0)
+/* (a contiguous condition and each value contiguous or one value for all -- a 0-d operand,
+   a broadcast one: W_MIX with constant steps, which the compiler vectorises; else any steps) */
+#define W_ANY(T)                                                                         \
+    do {                                                                                 \
+        if (step[0] != 1 || (step[1] != 0 && step[1] != isz) || (step[2] != 0 && step[2] != isz)) \
+            W_STRIDED(T);                                                                \
+        else if (step[1] && step[2])                                                     \
+            W_MIX(T, 1, 1);                                                              \
+        else if (step[1])                                                                \
+            W_MIX(T, 1, 0);                                                              \
+        else if (step[2])                                                                \
+            W_MIX(T, 0, 1);                                                              \
+        else                                                                             \
+            W_MIX(T, 0, 0);                                                              \
+    } while (0)
 
-static void
+OWN_CLONES static void
 where_loop(char *o, char **p, const Py_ssize_t *step, Py_ssize_t count, Py_ssize_t isz, int aligned)
 {
-    int contig = step[0] == 1 && step[1] == isz && step[2] == isz;
     /* (the element types below are only the carriers of isz bytes, aligned: where_direct
        says whether both value operands' ALIGNED flags are set; else bytes, below) */
     switch (aligned ? isz : 0) {
     case 1:
-        if (contig) W_CONTIG(uint8_t); else W_STRIDED(uint8_t);
+        W_ANY(uint8_t);
         return;
     case 2:
-        if (contig) W_CONTIG(uint16_t); else W_STRIDED(uint16_t);
+        W_ANY(uint16_t);
         return;
     case 4:
-        if (contig) W_CONTIG(uint32_t); else W_STRIDED(uint32_t);
+        W_ANY(uint32_t);
         return;
     case 8:
-        if (contig) W_CONTIG(uint64_t); else W_STRIDED(uint64_t);
+        W_ANY(uint64_t);
         return;
     }
     for (Py_ssize_t i = 0; i < count; i++, o += isz) {
@@ -708,8 +722,9 @@ where_loop(char *o, char **p, const Py_ssize_t *step, Py_ssize_t count, Py_ssize
         p[2] += step[2];
     }
 }
-#undef W_CONTIG
+#undef W_MIX
 #undef W_STRIDED
+#undef W_ANY
 
 /* One operand of where_direct: its first byte, dimensions and strides (a Python
    scalar: 0-d, its value in buf, converted to the result dtype as numpy.asarray does). */
