@@ -19,20 +19,41 @@ and strided runs its Python fallbacks (as with STRIDED_NO_CEXT=1).
 """
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError
 
 _FLAGS = ["-O3", "-std=c11"]
+
+
+class _BuildExt(build_ext):
+    """``build_ext`` that builds an extension again without link-time optimisation where
+    the -flto build fails: a compiler whose ``lto-wrapper`` cannot run (seen on a GPU
+    machine's GCC) would otherwise leave ``_chot`` unbuilt. Its objects are compiled with
+    -ffat-lto-objects, so the plain link needs no second compile."""
+
+    def build_extension(self, ext):
+        if "-flto" not in ext.extra_link_args:
+            return super().build_extension(ext)
+        try:
+            return super().build_extension(ext)
+        except (CCompilerError, CompileError, ExecError, LinkError) as e:
+            self.warn(f"{ext.name}: the link-time-optimised build failed ({e}); building it without -flto")
+        ext.extra_compile_args = [a for a in ext.extra_compile_args if a not in ("-flto", "-ffat-lto-objects")]
+        ext.extra_link_args = [a for a in ext.extra_link_args if a != "-flto"]
+        return super().build_extension(ext)
+
 # _chot's sources, one per concern (each file's head says which Python module it stands in
 # front of); module.c defines the shared state the others declare (chot.h).
 _CHOT = "src/strided/_csrc/_chot"
 _CHOT_SOURCES = ["module", "call", "loops", "fast", "names", "elide", "views", "setitem", "storage"]
 
-setup(ext_modules=[
+setup(cmdclass={"build_ext": _BuildExt}, ext_modules=[
     Extension("strided._csrc._ckernels", ["src/strided/_csrc/_ckernels.c"], optional=True,
               extra_compile_args=_FLAGS + ["-pthread"], extra_link_args=["-pthread"]),
     # (-flto: the per-call path crosses sources -- fast.c, loops.c, call.c -- and link-time
     # optimisation inlines across them as one file did)
     Extension("strided._csrc._chot", [f"{_CHOT}/{s}.c" for s in _CHOT_SOURCES], optional=True,
-              extra_compile_args=_FLAGS + ["-flto"], extra_link_args=["-flto", "-O3"],
+              extra_compile_args=_FLAGS + ["-flto", "-ffat-lto-objects"], extra_link_args=["-flto", "-O3"],
               depends=["src/strided/_csrc/contract.h", f"{_CHOT}/chot.h"]),
     Extension("strided._csrc._cgrad", ["src/strided/_csrc/_cgrad.c"], optional=True, extra_compile_args=_FLAGS,
               depends=["src/strided/_csrc/contract.h"]),

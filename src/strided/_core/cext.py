@@ -10,6 +10,7 @@ compare one compiled part with its Python definition that way.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import os
 
 _SWITCH = os.environ.get("STRIDED_NO_CEXT", "")
@@ -23,6 +24,14 @@ def load(name: str):
     if DISABLED or name in _OFF:
         return None
     try:
-        return importlib.import_module(f"strided._csrc.{name}")
+        mod = importlib.import_module(f"strided._csrc.{name}")
     except ImportError:
         return None
+    # Note: where the build failed, ``_chot``'s source folder (src/strided/_csrc/_chot/, no
+    # __init__.py) imports as a namespace package of that name: that is no extension. (On a
+    # GPU machine whose compiler could not link with -flto, ``import strided`` raised
+    # AttributeError on it instead of running the Python fallbacks.)
+    file = getattr(mod, "__file__", None)
+    if not file or not file.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+        return None
+    return mod
