@@ -299,11 +299,11 @@ node_type_miss(PyTypeObject *t)
  * attribute is its slot; a slot never set, another class, or a changed Rule class reads
  * through the attribute API. setup_rule_slots tells the class once. */
 static PyObject *a_positional, *a_joint, *a_getters, *a_uses, *a_formulas, *r_diff, *r_plans, *r_cls,
-    *s_binder, *s_saves, *s_node, *s_multi, *s_argnames, *s_unwrap;
-#define NRULE 14
+    *s_binder, *s_saves, *s_node, *s_multi, *s_argnames, *s_unwrap, *s_layout;
+#define NRULE 15
 static PyObject **const rule_names[NRULE] = {&a_positional, &a_joint, &a_getters, &a_uses, &a_formulas, &r_diff,
                                              &r_plans, &r_cls, &s_binder, &s_saves, &s_node, &s_multi,
-                                             &s_argnames, &s_unwrap};
+                                             &s_argnames, &s_unwrap, &s_layout};
 static Py_ssize_t rule_offs[NRULE];
 static PyObject *rule_descr[NRULE];
 static PyTypeObject *RuleS_T; /* (set last by setup_rule_slots) */
@@ -2123,6 +2123,7 @@ static PyObject *record_py_fn, *saves_fn, *save_fn, *run_off2_fn, *node_cls_fn;
 static int attr_is(PyObject *o, PyObject *name, PyObject *want); /* (below) */
 /* setup_call_rule: the Rule class, node_class and its _CLASSES (record_call's inlined steps) */
 static PyObject *Rule_C, *node_class_fn, *classes_d;
+static PyObject *s_none_pick, *s_ndim_pick; /* node_pick's kinds ("none", "ndim") */
 
 static PyObject *
 setup_call_rule(PyObject *mod, PyObject *args)
@@ -2132,7 +2133,8 @@ setup_call_rule(PyObject *mod, PyObject *args)
         return NULL;
 #define INTERN_ONCE(v, str) if (v == NULL && (v = PyUnicode_InternFromString(str)) == NULL) return NULL;
     INTERN_ONCE(s_argnames, "argnames") INTERN_ONCE(s_unwrap, "unwrap") INTERN_ONCE(s_binder, "_binder")
-    INTERN_ONCE(s_saves, "saves") INTERN_ONCE(s_node, "node")
+    INTERN_ONCE(s_saves, "saves") INTERN_ONCE(s_node, "node") INTERN_ONCE(s_none_pick, "none")
+    INTERN_ONCE(s_ndim_pick, "ndim")
 #undef INTERN_ONCE
     Py_XSETREF(node_class_fn, Py_NewRef(ncf));
     Py_XSETREF(classes_d, Py_NewRef(cd));
@@ -2193,6 +2195,131 @@ run_off_fast(PyObject *const *argv)
     return res;
 }
 
+/* The rule's binder (its generated ``lambda <sig>: {name: name, ...}``) without its Python
+   call, for a signature of plain parameters and perhaps a ``**`` one (Rule.layout: (names,
+   defaults, the ``**`` parameter's name or None, the marker of a parameter without a
+   default)): the same dict, in the parameters' order, each argument bound by position,
+   then by keyword, then to its default, the keywords no parameter names gathered in a
+   dict under the ``**`` parameter. A new reference; NULL with no error set where Python
+   would refuse the call (too many arguments, one given twice, a missing or unknown
+   keyword, a keyword that is not a str) or the layout is not of that form: the binder
+   then runs and says so; NULL with an error set: out of memory. */
+static PyObject *
+layout_bind(PyObject *lay, PyObject *a, PyObject *kw)
+{
+    if (!PyTuple_CheckExact(lay) || PyTuple_GET_SIZE(lay) != 4 || !PyTuple_CheckExact(a) || !PyDict_CheckExact(kw))
+        return NULL;
+    PyObject *names = PyTuple_GET_ITEM(lay, 0), *defs = PyTuple_GET_ITEM(lay, 1);
+    PyObject *varkw = PyTuple_GET_ITEM(lay, 2), *required = PyTuple_GET_ITEM(lay, 3);
+    if (!PyTuple_CheckExact(names) || !PyTuple_CheckExact(defs) || PyTuple_GET_SIZE(names) != PyTuple_GET_SIZE(defs))
+        return NULL;
+    Py_ssize_t np = PyTuple_GET_SIZE(names), na = PyTuple_GET_SIZE(a), nk = PyDict_GET_SIZE(kw), used = 0;
+    if (na > np)
+        return NULL;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i);
+        PyObject *v = nk ? PyDict_GetItemWithError(kw, name) : NULL; /* (borrowed: kw is held) */
+        if (v == NULL && PyErr_Occurred())
+            goto fail;
+        if (i < na) {
+            if (v != NULL)
+                goto decline; /* (given by position and by keyword) */
+            v = PyTuple_GET_ITEM(a, i);
+        }
+        else if (v != NULL)
+            used++;
+        else if ((v = PyTuple_GET_ITEM(defs, i)) == required)
+            goto decline; /* (missing) */
+        if (PyDict_SetItem(d, name, v) < 0)
+            goto fail;
+    }
+    if (varkw == Py_None) {
+        if (used < nk)
+            goto decline; /* (a keyword no parameter names) */
+        return d;
+    }
+    if (!PyUnicode_CheckExact(varkw))
+        goto decline;
+    PyObject *extra = PyDict_New();
+    if (extra == NULL)
+        goto fail;
+    if (used < nk) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(kw, &pos, &k, &v)) {
+            if (!PyUnicode_CheckExact(k)) { /* (no user __eq__ runs here) */
+                Py_DECREF(extra);
+                goto decline;
+            }
+            int named = PyDict_Contains(d, k); /* (d holds exactly the parameters so far) */
+            if (named < 0 || (!named && PyDict_SetItem(extra, k, v) < 0)) {
+                Py_DECREF(extra);
+                goto fail;
+            }
+        }
+    }
+    int err = PyDict_SetItem(d, varkw, extra);
+    Py_DECREF(extra);
+    if (err < 0)
+        goto fail;
+    return d;
+decline:
+    Py_DECREF(d);
+    return NULL;
+fail:
+    Py_DECREF(d);
+    (void)contract_clear(PyExc_Exception); /* (an ordinary error: the binder's call says it) */
+    return NULL;
+}
+
+/* layout_bind(layout, args, kwargs): the compiled binding of a rule's arguments, or None
+   where it declines (for tests: tests/autograd/test_record_bind16.py compares it with the
+   binder). */
+static PyObject *
+layout_bind_py(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_CheckExact(args[1]) || !PyDict_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "layout_bind(layout, args: tuple, kwargs: dict)");
+        return NULL;
+    }
+    PyObject *d = layout_bind(args[0], args[1], args[2]);
+    return d != NULL || PyErr_Occurred() ? d : Py_NewRef(Py_None);
+}
+
+/* Rule.node_name's choice for a node given as a tuple (_record.py: node_by_none's
+   ("none", param, if_none, otherwise), node_by_ndim's ("ndim", p1, p2, both2, both1,
+   other)) without the Python call: the name (a new reference); NULL with no error set
+   where it does not read as that (another form, a parameter that is not an Array of the
+   contract): the Python node_name then decides. */
+
+static PyObject *
+node_pick(PyObject *n, PyObject *params)
+{
+    Py_ssize_t len = PyTuple_GET_SIZE(n);
+    if (len < 4 || !PyDict_CheckExact(params))
+        return NULL;
+    PyObject *kind = PyTuple_GET_ITEM(n, 0);
+    if (kind == s_none_pick && len == 4) {
+        PyObject *v = PyDict_GetItemWithError(params, PyTuple_GET_ITEM(n, 1)); /* (params.get) */
+        if (v == NULL && PyErr_Occurred())
+            return NULL;
+        return Py_NewRef(PyTuple_GET_ITEM(n, v == NULL || v == Py_None ? 2 : 3));
+    }
+    if (kind == s_ndim_pick && len == 6) {
+        PyObject *a = PyDict_GetItemWithError(params, PyTuple_GET_ITEM(n, 1));
+        PyObject *b = a != NULL ? PyDict_GetItemWithError(params, PyTuple_GET_ITEM(n, 2)) : NULL;
+        if (b == NULL || !slots_ready || (PyObject *)Py_TYPE(a) != Array_C || (PyObject *)Py_TYPE(b) != Array_C
+            || !contract_array(a) || !contract_array(b))
+            return NULL; /* (an error set stays set: the caller sees it) */
+        Py_ssize_t na = PyTuple_GET_SIZE(SLOT(a, O_shape)), nb = PyTuple_GET_SIZE(SLOT(b, O_shape));
+        return Py_NewRef(PyTuple_GET_ITEM(n, na == 2 && nb == 2 ? 3 : na == 1 && nb == 1 ? 4 : 5));
+    }
+    return NULL;
+}
+
 static PyObject *
 record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -2219,7 +2346,14 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             if (direct < 0)
                 goto done;
             if (direct) {
-                bind = rule_attr(r, s_binder);
+                PyObject *lay = rule_attr(r, s_layout);
+                if (lay == NULL)
+                    goto done;
+                params = layout_bind(lay, a, kw);
+                Py_DECREF(lay);
+                if (params != NULL || PyErr_Occurred())
+                    goto bound;
+                bind = rule_attr(r, s_binder); /* (declined: the binder binds, or says why not) */
                 if (bind == NULL)
                     goto done;
                 params = PyObject_Call(bind, a, PyDict_GET_SIZE(kw) ? kw : NULL);
@@ -2355,15 +2489,17 @@ record_call(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
             /* (a node name that depends on the arguments) r.node(params), its class from
                _CLASSES (node_class's hit), else node_class(name) */
             PyObject *nfn = rule_attr(r, s_node);
-            PyObject *nm = nfn && !PyUnicode_Check(nfn) ? PyObject_CallOneArg(nfn, params) : NULL;
+            PyObject *nm = nfn && PyTuple_CheckExact(nfn) ? node_pick(nfn, params)
+                           : nfn && !PyUnicode_Check(nfn) ? PyObject_CallOneArg(nfn, params) : NULL;
             Py_XDECREF(nfn);
             if (nm != NULL && PyUnicode_CheckExact(nm)) {
                 PyObject *c = PyDict_GetItemWithError(classes_d, nm);
                 Py_SETREF(cls, c != NULL ? Py_NewRef(c) : PyErr_Occurred() ? NULL
                                                         : PyObject_CallOneArg(node_class_fn, nm));
             }
-            else if (nm != NULL || PyErr_Occurred())
-                Py_CLEAR(cls); /* (an error, or a name node_class would refuse: as Python) */
+            else
+                Py_CLEAR(cls); /* (an error, a name node_class would refuse, or no choice made in
+                                  C: the Python node_cls below, as Python) */
             Py_XDECREF(nm);
             if (cls == NULL && !PyErr_Occurred()) { /* (the node name was not a str) */
                 PyObject *argv[2] = {r, params};
@@ -4304,6 +4440,9 @@ static PyMethodDef methods[] = {
     {"record_node", (PyCFunction)(void (*)(void))record_node, METH_FASTCALL,
      "record_node(rule, cls, inputs, saved, result): _fused._record (the node of a fused "
      "operation), compiled."},
+    {"layout_bind", (PyCFunction)(void (*)(void))layout_bind_py, METH_FASTCALL,
+     "layout_bind(layout, args, kwargs): a rule's arguments bound as its binder binds them, or None "
+     "where it leaves them to the binder"},
     {"record_call", (PyCFunction)(void (*)(void))record_call, METH_FASTCALL,
      "record_call(name, rule, impl, args, kwargs, call_next): _record._record for a call with "
      "no in-place target and one output, compiled."},
@@ -4366,7 +4505,7 @@ PyInit__cgrad(void)
     INTERN(s_T, "T") INTERN(s_dot, "dot") INTERN(s_x, "x") INTERN(s_weight, "weight") INTERN(s_bias, "bias")
     INTERN(s_f, "f") INTERN(s_shape_np, "shape") INTERN(s_itemsize, "itemsize")
     INTERN(s_argnames, "argnames") INTERN(s_unwrap, "unwrap") INTERN(s_binder, "_binder") INTERN(s_saves, "saves")
-    INTERN(s_node, "node") INTERN(s_multi, "multi")
+    INTERN(s_node, "node") INTERN(s_multi, "multi") INTERN(s_layout, "layout")
     if ((s_out_kw = Py_BuildValue("(s)", "out")) == NULL)
         return NULL;
 #undef INTERN

@@ -37,7 +37,7 @@ from .._core.dispatch import _HANDLERS, api
 from ._function import sum_to
 from ._graph import _SEQ, SavedVar, ViewInfo, _cgrad, edge_of
 from ._mode import STATE
-from ._record import node_class, rule
+from ._record import node_by_none, node_class, rule
 
 __all__ = ["linear", "log_softmax_nll", "fusable"]  # (and their ops, recorded through dispatch)
 
@@ -212,7 +212,7 @@ def _linear_grads(g, x, weight, ctx):
 
 
 _LINEAR = rule("nn.functional.linear", "x, weight, bias=None",
-                lambda p: "MmBackward0" if p["bias"] is None else "AddmmBackward0",
+                node_by_none("bias", "MmBackward0", "AddmmBackward0"),
                 diff=("x", "weight", "bias"), joint=_linear_grads)
 _MM, _ADDMM = node_class("MmBackward0"), node_class("AddmmBackward0")
 

@@ -74,7 +74,7 @@ class Rule:
     # (slots: the compiled recorders and apply read a rule's attributes by offset,
     # _cgrad.setup_rule_slots)
     __slots__ = ("name", "node", "multi", "diff", "formulas", "joint", "argnames", "sig", "_binder", "unwrap",
-                 "saves", "plans", "cls", "joint_uses", "uses", "positional", "getters")
+                 "saves", "plans", "cls", "joint_uses", "uses", "positional", "getters", "layout")
 
     def __init__(self, name, sig, node, diff, formulas, joint, multi):
         self.name = name
@@ -88,6 +88,15 @@ class Rule:
         names = ", ".join(f"{n!r}: {n}" for n in self.sig.parameters)
         # Python binds the call's arguments to the rule's signature (defaults included).
         self._binder = eval(f"lambda {sig}: {{{names}}}")  # noqa: S307 - our own strings
+        # The binder's binding as data for the compiled recorder (_cgrad.c, layout_bind):
+        # (names, defaults, the ** parameter's name or None, the no-default marker) for a
+        # signature of plain parameters and perhaps a ** one; None for any other.
+        ps = list(inspect.signature(self._binder).parameters.values())  # (its default objects)
+        plain = [p for p in ps if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        varkw = [p.name for p in ps if p.kind is inspect.Parameter.VAR_KEYWORD]
+        self.layout = ((tuple(p.name for p in plain), tuple(p.default for p in plain),
+                        varkw[0] if varkw else None, inspect.Parameter.empty)
+                       if len(plain) + len(varkw) == len(ps) else None)
         first = next(iter(self.sig.parameters.values()), None)
         # f(*arrays) also accepts f([a, b]) (broadcast_arrays, meshgrid)
         self.unwrap = first is not None and first.kind is inspect.Parameter.VAR_POSITIONAL
@@ -117,7 +126,14 @@ class Rule:
 
     def node_name(self, params) -> str:
         n = self.node
-        return n if type(n) is str else n(params)
+        if type(n) is str:
+            return n
+        if type(n) is tuple:  # (a node_by_none or node_by_ndim choice)
+            if n[0] == "none":
+                return n[2] if params.get(n[1]) is None else n[3]
+            a, b = params[n[1]], params[n[2]]
+            return n[3] if a.ndim == 2 and b.ndim == 2 else n[4] if a.ndim == 1 and b.ndim == 1 else n[5]
+        return n(params)
 
     def __repr__(self):
         return f"<Rule {self.name} -> {self.node if type(self.node) is str else '...'}>"
@@ -143,6 +159,20 @@ def rule(names, sig=None, node=None, *, diff=None, joint=None, multi=False, **fo
             raise ValueError(f"duplicate derivative rule for {n}")
         RULES[n] = r
     return r
+
+
+def node_by_none(param, if_none, otherwise):
+    """A rule's node name chosen by whether parameter ``param`` is None (``sum``'s
+    SumBackward0 without an axis, SumBackward1 with one): a choice the compiled recorder
+    makes without a Python call (_cgrad.c, record_call)."""
+    return ("none", param, if_none, otherwise)
+
+
+def node_by_ndim(p1, p2, both2, both1, other):
+    """A rule's node name chosen by the dimensions of arrays ``p1`` and ``p2``: ``both2``
+    for two matrices, ``both1`` for two vectors, ``other`` otherwise (matmul's MmBackward0,
+    DotBackward0, MatmulBackward0); made in C as node_by_none's."""
+    return ("ndim", p1, p2, both2, both1, other)
 
 
 def ew_rule(name, node=None, **formulas):

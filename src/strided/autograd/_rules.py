@@ -24,11 +24,12 @@ import strided as xp
 
 from .._core import layout as _layout
 from .._api import activations as _act
+from .._api.linalg_functions import host_product as _host_product
 from .._core.array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
 from ._graph import _cgrad
 from ._mode import STATE
-from ._record import ZERO, RuleNode, ew_rule, nondiff, rule
+from ._record import ZERO, RuleNode, ew_rule, node_by_ndim, node_by_none, nondiff, rule
 
 E = ew_rule
 
@@ -636,7 +637,7 @@ nondiff("set functions: the result's structure (which values are unique) is piec
 
 
 def _red_node(base):
-    return lambda p: f"{base}Backward{0 if p.get('axis') is None else 1}"
+    return node_by_none("axis", f"{base}Backward0", f"{base}Backward1")
 
 
 rule("sum", "x, axis=None, dtype=None, keepdims=False, **kw", _red_node("Sum"),
@@ -854,8 +855,7 @@ def _matmul_grads(g, x1, x2, ctx):
     return g1, g2
 
 
-rule(("matmul", "mm", "bmm", "dot"), "x1, x2", lambda p: "MmBackward0" if p["x1"].ndim == 2 and p["x2"].ndim == 2 else (
-    "DotBackward0" if p["x1"].ndim == 1 and p["x2"].ndim == 1 else "MatmulBackward0"),
+rule(("matmul", "mm", "bmm", "dot"), "x1, x2", node_by_ndim("x1", "x2", "MmBackward0", "DotBackward0", "MatmulBackward0"),
      diff=("x1", "x2"), joint=_matmul_grads)
 
 
