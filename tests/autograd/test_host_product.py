@@ -152,3 +152,32 @@ def test_fused_linear_keeps_matmuls_bits_and_numpys_gradients(dtype, bias):
     xp.matmul(x2, xp.matrix_transpose(W2)).backward(xp.asarray(g, device="cpu"))
     _same_bits(np.asarray(x2.grad), np.asarray(x.grad))
     _same_bits(np.asarray(W2.grad), np.asarray(W.grad))
+
+
+@settings(max_examples=120, deadline=None)
+@given(m=st.sampled_from([1, 2, 3, 8, 64]), k=st.sampled_from([1, 2, 5, 64]), n=st.sampled_from([1, 2, 7, 64]),
+       dtype=st.sampled_from(["float32", "float64"]), wt=st.booleans(), seed=st.integers(0, 2**16))
+def test_matmuls_gradients_are_the_host_products(m, k, n, dtype, wt, seed):
+    """matmul's rule (``_matmul_grads``, a plain backward on the host) makes its two
+    products as the forward product does: ``ndarray.dot``'s bits (NumPy's, the reference),
+    with the weight's gradient of a transposed weight as ``(g.T @ x).T``; so a composite
+    ``x @ w.T`` and the fused ``linear`` give the same gradients at every shape, rows and
+    columns of one included."""
+    rng = np.random.default_rng(seed)
+    a, g = _values(rng, (m, k), dtype), _values(rng, (m, n), dtype)
+    w = _values(rng, (n, k), dtype) if wt else _values(rng, (k, n), dtype)
+    x = xp.asarray(a.copy(), device="cpu").requires_grad_()
+    W = xp.asarray(w.copy(), device="cpu").requires_grad_()
+    out = xp.matmul(x, xp.matrix_transpose(W) if wt else W)
+    out.backward(xp.asarray(g, device="cpu"))
+    if wt:
+        _same_bits(np.asarray(x.grad), g.dot(w))
+        _same_bits(np.asarray(W.grad), g.T.dot(a))
+        x2 = xp.asarray(a.copy(), device="cpu").requires_grad_()
+        W2 = xp.asarray(w.copy(), device="cpu").requires_grad_()
+        F.linear(x2, W2).backward(xp.asarray(g, device="cpu"))
+        _same_bits(np.asarray(x2.grad), np.asarray(x.grad))
+        _same_bits(np.asarray(W2.grad), np.asarray(W.grad))
+    else:
+        _same_bits(np.asarray(x.grad), g.dot(w.T))
+        _same_bits(np.asarray(W.grad), a.T.dot(g))
