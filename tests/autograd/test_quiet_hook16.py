@@ -1,11 +1,12 @@
-"""A recorded elementwise operator runs under NumPy's "ignore" error state though the
-compiled operators call autograd's compiled link without setting it themselves
-(``_chot/fast.c``, hooked_operator and set_quiet_hook; ``dispatch.QUIET_LINKS``): the
-link reaches NumPy only through the row's kernel path, which is quiet by itself. Checked
-where it shows: under ``numpy.errstate(all="raise")`` and a warnings filter of "error",
-recorded operators and functions on values that raise every floating-point exception give
-NumPy's values (computed under "ignore") and their gradients, without an error or a
-warning, and the operators' hook is the quiet one only while autograd is the only handler."""
+"""A recorded binary operator runs under NumPy's "ignore" error state though it calls the
+extension hook without setting it (elementwise.py's ``op``; compiled, ``_chot/fast.c``'s
+hooked_operator): autograd's link reaches NumPy only through the row's kernel path, which is
+quiet by itself. Checked where it shows: under ``numpy.errstate(all="raise")`` and a
+warnings filter of "error", recorded operators and functions on values that raise every
+floating-point exception give NumPy's values (computed under "ignore") and their gradients,
+without an error or a warning; a handler in front of autograd sees each call, and its own
+arithmetic meets each door's error state as the Python definitions set it (the functions
+quiet, the binary operators not)."""
 
 from __future__ import annotations
 
@@ -62,14 +63,8 @@ def _relink():
 
 
 def test_a_handler_in_front_of_autograd_sees_the_calls_and_the_results_stay_quiet():
-    """With another handler first in the chain (the compiled operators then set the quiet
-    state around the chain themselves, as before; the Python operators never did, and a
-    handler's own arithmetic is its own), the handler sees each call and the results are
-    NumPy's, without an error or a warning; with it gone, autograd alone records again."""
-    from strided._core import cext
-    cgrad = cext.load("_cgrad")
-    if cgrad is not None and hasattr(cgrad, "link_ew"):
-        assert any(q is cgrad.link_ew for q in dispatch.QUIET_LINKS)
+    """With another handler first in the chain, the handler sees each call and the results
+    are NumPy's, without an error or a warning; with it gone, autograd alone records again."""
     calls = []
 
     def spy(name, impl, args, kwargs, call_next):
@@ -94,3 +89,31 @@ def test_a_handler_in_front_of_autograd_sees_the_calls_and_the_results_stay_quie
     with np.errstate(all="raise"):
         r = x / xp.asarray(_W.copy(), device="cpu")  # (autograd alone again: quiet by itself)
     assert r.grad_fn is not None and calls == ["divide", "exp"]
+
+
+def test_a_handlers_own_arithmetic_meets_each_doors_state():
+    """A binary operator calls the handlers without a quiet state of its own (elementwise.py's
+    ``op``, the definition; the compiled operators as well): a handler's own NumPy arithmetic
+    meets the caller's error state, here "raise". A namespace function runs quiet (its
+    Python function is quiet-wrapped; the compiled one sets the state around the hook): the
+    same handler's arithmetic is quiet there. Both paths alike (STRIDED_NO_CEXT=1 runs the
+    definitions)."""
+    def loud(name, impl, args, kwargs, call_next):
+        np.divide(np.float32(1), np.float32(0))
+        return call_next(name, impl, args, kwargs)
+
+    dispatch.register_handler(loud, 5)
+    try:
+        x = xp.asarray(_V.copy(), device="cpu").requires_grad_()
+        w = xp.asarray(_W.copy(), device="cpu")
+        with np.errstate(all="raise"):
+            with pytest.raises(FloatingPointError):
+                x / w
+            e = xp.exp(x)  # (quiet: the handler's 1 / 0 gives inf, no error)
+        with np.errstate(all="ignore"):
+            _bits(e.detach(), np.exp(_V))
+        with np.errstate(all="ignore"):
+            _bits((x / w).detach(), _V / _W)  # (the handler's arithmetic is all that raised)
+    finally:
+        dispatch._HANDLERS[:] = [(p, h) for p, h in dispatch._HANDLERS if h is not loud]
+        _relink()

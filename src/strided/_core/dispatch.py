@@ -182,16 +182,6 @@ def register_handler(handler, priority: int) -> None:
         entry = getattr(h, "entry", None)
         chain = entry(chain) if entry is not None else _link(h, chain)
     HOOK[0] = _standard_keywords(chain)
-    if CHOT is not None and hasattr(CHOT, "set_quiet_hook"):
-        # The compiled operators call a chain whose first link is quiet by itself without
-        # their own quiet state (_chot/fast.c, hooked_operator); any other chain with it.
-        CHOT.set_quiet_hook(HOOK[0] if any(chain is q for q in QUIET_LINKS) else None)
-
-
-# Links that run an elementwise row's kernel path (a call of the row's name with
-# (x1, x2, None) or (x, None) and no keywords) under NumPy's "ignore" state by themselves and
-# do no arithmetic of their own: autograd's compiled link (_cgrad.link_ew) adds itself.
-QUIET_LINKS: list = []
 
 
 def _standard_keywords(chain):

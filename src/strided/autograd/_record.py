@@ -467,9 +467,6 @@ def _entry(call_next):
     link = _make_link(call_next)
     if call_next is _run_impl and _LINK_C:
         _cgrad.setup_link(link, globals(), RULES, _run_impl, _run_off)
-        from .._core import dispatch as _dispatch
-        if not any(q is _cgrad.link_ew for q in _dispatch.QUIET_LINKS):
-            _dispatch.QUIET_LINKS.append(_cgrad.link_ew)  # (see there)
         return _cgrad.link_ew
     return link
 

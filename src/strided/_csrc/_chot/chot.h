@@ -312,7 +312,6 @@ typedef struct {
 } Fast;
 
 PyObject *setup_grad_state(PyObject *mod, PyObject *args); /* (fast.c) */
-PyObject *set_quiet_hook(PyObject *mod, PyObject *fn);      /* (fast.c) */
 int ext_class_setup(PyObject *ext, const char *who);        /* (names.c) */
 
 /* --- the name caches (names.c) --------------------------------------------------------------- */

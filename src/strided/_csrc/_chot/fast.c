@@ -277,25 +277,6 @@ setup_grad_state(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* The extension hook that runs an elementwise row's kernel path under NumPy's "ignore"
-   error state by itself, or NULL: autograd's compiled link (_cgrad.link_ew), told by
-   set_quiet_hook when autograd is the only handler of the chain. Every path of that link
-   for hooked_operator's call (the row's name, (x1, x2, None) or (x, None), no keywords)
-   reaches NumPy only through the kernel path (fast_unary / fast_binary, whose kernels run
-   under run_kernel's "ignore", as an unrecorded ``a + b`` does, or call_quiet on the
-   fallback) and runs no arithmetic of its own; hooked_operator calls it without its own
-   quiet state (a contextvar set and reset: ~1.6k instructions a recorded op), as
-   elementwise.py's ``op`` calls the hook (the operators are quiet in their kernels). Any
-   other first link (another handler in front) gets the quiet state as before. */
-static PyObject *quiet_hook;
-
-PyObject *
-set_quiet_hook(PyObject *mod, PyObject *fn)
-{
-    Py_XSETREF(quiet_hook, fn == Py_None ? NULL : Py_NewRef(fn));
-    Py_RETURN_NONE;
-}
-
 /* From how many result bytes fast_out declines a unary row (elementwise.py's _INTO_LOOP_FROM:
    from there the Python out= door of a unary row runs the loop exp(x) runs, strided's own and
    split on threads; below it, NumPy's ufunc into out's memory, which is the loop called here).
@@ -1158,8 +1139,11 @@ pow_square(Fast *f, PyObject *x, PyObject *e)
 /* x1 OP x2 of two Arrays of which one carries an extension (autograd, names the fast case
    declined), or f(x) of one that does: the extension hook called with the row's kernel
    path, as elementwise.py's ``op`` and the unary ``func`` call it -- hook(name, kimpl,
-   (x1, x2, None) or (x, None), {}), under the quiet state unless the hook is quiet by
-   itself (set_quiet_hook, above) -- without that Python frame (a
+   (x1, x2, None) or (x, None), {}) -- a unary function under the quiet state, as its
+   quiet-wrapped Python function runs it; a binary operator bare, as ``op`` (a method of
+   elementwise.py's, which runs quiet in its kernels) calls it: the kernel path sets NumPy's
+   "ignore" state itself, as an unrecorded ``a + b`` does, and the state set here cost ~1.6k
+   instructions a recorded op -- without that Python frame (a
    recorded a + b: 19.6k -> 18.6k instructions a statement). NULL with no error set where
    ``op`` or ``func`` does something else (no hook installed, no extension, not Arrays):
    the fallback then runs it. */
@@ -1189,7 +1173,7 @@ hooked_operator(Fast *f, PyObject *const *xs, int n)
     PyObject *kw = tup != NULL ? PyDict_New() : NULL, *r = NULL;
     if (kw != NULL) {
         PyObject *argv[4] = {f->name, f->kimpl, tup, kw};
-        if (hook == quiet_hook) /* (quiet by itself: set_quiet_hook) */
+        if (n == 2)
             r = PyObject_Vectorcall(hook, argv, 4, NULL);
         else {
             PyObject *tok = quiet_enter();

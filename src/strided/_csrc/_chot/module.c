@@ -211,9 +211,6 @@ static PyMethodDef methods[] = {
     {"named_ext", named_ext, METH_O,
      "named_ext(names): a fresh Ext holding names (names.c), for the Python hot paths that "
      "name a fresh view."},
-    {"set_quiet_hook", set_quiet_hook, METH_O,
-     "set_quiet_hook(fn or None): the extension hook that runs an elementwise row's kernel path under "
-     "NumPy's ignore state by itself (autograd's compiled link): the operators call it without their own"},
     {"setup_grad_state", setup_grad_state, METH_VARARGS,
      "setup_grad_state(STATE, Ext): autograd's grad mode (STATE.enabled), read by the in-place operators' "
      "case of a target autograd tracks under no_grad() (fast.c, unrecorded_target)."},
