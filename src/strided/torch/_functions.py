@@ -25,6 +25,7 @@ from collections import namedtuple
 from .._core.array import Array
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._core.dispatch import quiet
+from ._methods import check_integer_divisor
 
 _P = inspect.Parameter
 
@@ -432,6 +433,22 @@ def div(input, other, *, rounding_mode=None, out=None):
 divide = div
 
 
+def floor_divide(input, other, *, out=None):
+    """PyTorch's ``torch.floor_divide``: the floor of the quotient; an integer divisor of
+    zero raises RuntimeError("ZeroDivisionError"), as PyTorch does (``strided.floor_divide``
+    gives NumPy's 0)."""
+    check_integer_divisor(input, other)
+    return _ns().floor_divide(input, other, out=out)
+
+
+def remainder(input, other, *, out=None):
+    """PyTorch's ``torch.remainder``: Python's modulus (the sign of the divisor); an integer
+    divisor of zero raises RuntimeError("ZeroDivisionError"), as PyTorch does
+    (``strided.remainder`` gives NumPy's 0)."""
+    check_integer_divisor(input, other)
+    return _ns().remainder(input, other, out=out)
+
+
 def numel(input, /) -> builtins.int:
     """PyTorch's ``torch.numel``: the number of elements."""
     if type(input) is not Array:
@@ -451,4 +468,5 @@ def _install_aliases():
 _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
-    "std", "var", "max", "min", "div", "divide", "numel", "return_types"})
+    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "numel",
+    "return_types"})

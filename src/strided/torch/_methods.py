@@ -650,6 +650,31 @@ def _unexpected(name, kwargs):
     return TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
 
 
+def check_integer_divisor(input, other) -> None:
+    """PyTorch's integer division by zero: RuntimeError("ZeroDivisionError") when both
+    operands are integers (arrays of a signed or unsigned integer dtype, or Python ints)
+    and a divisor that reaches the result is zero. Called before the computation by
+    PyTorch's words for integer division (``torch.floor_divide``, ``remainder``, ``fmod``,
+    ``div`` with a ``rounding_mode``), where NumPy's kernels would give 0. The standard's
+    functions and the operators ``//`` and ``%`` keep NumPy's 0 (torch-differences)."""
+    def integer(v):
+        return v._dtype.kind in "iu" if type(v) is Array else isinstance(v, builtins.int)
+    if not (integer(input) and integer(other)):
+        return
+    if type(other) is not Array:
+        zero = other == 0
+    else:
+        shapes = [v.shape for v in (input, other) if type(v) is Array]
+        # an empty result divides nothing (a shape that doesn't broadcast: the operation's own error)
+        try:
+            empty = 0 in _layout.broadcast_shapes(*shapes)
+        except ValueError:
+            return
+        zero = not empty and builtins.bool(_ns().any(_ns().equal(other, 0)))
+    if zero:
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _div_call(f, name):
     """``div`` with PyTorch's ``rounding_mode``: None, ``'trunc'`` or ``'floor'``."""
     def call(self, other, *, rounding_mode=None, out=None, **unexpected):
@@ -657,6 +682,8 @@ def _div_call(f, name):
             raise _unexpected(name, unexpected)
         if rounding_mode is None:
             return f(self, other, out=out)
+        if rounding_mode in ("floor", "trunc"):
+            check_integer_divisor(self, other)
         if rounding_mode == "floor":
             return _ns().floor_divide(self, other, out=out)
         if rounding_mode == "trunc":
