@@ -1,8 +1,9 @@
-"""A new result of operands that broadcast (``X - row``, ``X * column``, size-1 axes, 0-d
-operands) in the compiled path (``_chot/loops.c``, ``bcast_new``: loop_bcast writing a fresh
-C-contiguous result): NumPy's ufunc is the reference, bit for bit (NaN payloads from either
-operand, signed zeros), with its dtype, shape and C order; the operands untouched and not
-aliased; other layouts and shapes that grow the first operand take NumPy's iterator."""
+"""A new result of operands that broadcast (``X - row``, ``row + X``, ``X * column``, size-1
+axes, 0-d operands) in the compiled path (``_chot/loops.c``, ``bcast_new``: loop_bcast writing
+a fresh C-contiguous result of the largest operand's shape, whichever operand that is):
+NumPy's ufunc is the reference, bit for bit (NaN payloads from either operand, signed zeros),
+with its dtype, shape and C order; the operands untouched and not aliased; other layouts, and
+shapes that no one operand holds (``column + row``), take NumPy's iterator."""
 
 from __future__ import annotations
 
@@ -67,10 +68,13 @@ def test_other_layouts_take_numpys_iterator():
     for x in (xp.asarray(a, device="cpu").T, xp.asarray(a, device="cpu")[:, ::2], xp.asarray(a, device="cpu")[::2]):
         v = host(x)
         r = rng.standard_normal(v.shape[1])
-        got = host(x - xp.asarray(r, device="cpu"))
-        want = v - r
-        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
-        assert got.strides == want.strides  # (NumPy's order for an F-ordered operand, as before)
+        for got, want in ((host(x - xp.asarray(r, device="cpu")), v - r),
+                          (host(xp.asarray(r, device="cpu") - x), r - v)):
+            assert got.tobytes() == np.ascontiguousarray(want).tobytes()
+            assert got.strides == want.strides  # (NumPy's order for an F-ordered operand, as before)
+    col, row = rng.standard_normal((4, 1)), rng.standard_normal(3)  # no operand of the result's shape
+    got = host(xp.asarray(col, device="cpu") - xp.asarray(row, device="cpu"))
+    assert got.shape == (4, 3) and got.tobytes() == (col - row).tobytes()
 
 
 def test_the_compiled_path_takes_them():
@@ -81,6 +85,22 @@ def test_the_compiled_path_takes_them():
         return  # (STRIDED_NO_CEXT=1: the Python path, checked above)
     x = xp.asarray(np.arange(12.0).reshape(3, 4), device="cpu")
     row, col = xp.asarray(np.arange(4.0), device="cpu"), xp.asarray(np.arange(3.0).reshape(3, 1), device="cpu")
-    for f in (lambda: x - row, lambda: x * col, lambda: xp.add(x, row)):
+    for f in (lambda: x - row, lambda: x * col, lambda: xp.add(x, row),
+              lambda: row + x, lambda: col * x, lambda: xp.subtract(row, x)):
         f()
         assert python_calls(f)[1] == []
+
+
+def test_the_compiled_path_writes_its_own_result_whichever_operand_is_full():
+    # From 16 KiB the compiled path's results are 64-byte aligned (loops.c, result_empty);
+    # NumPy's ufunc returns malloc's 16-byte alignment: eight results kept alive at once
+    # are all aligned only where bcast_new made them.
+    from strided._core import dispatch
+    if dispatch.CHOT is None:
+        return  # (STRIDED_NO_CEXT=1: the Python path, checked above)
+    rng = np.random.default_rng(3)
+    x = xp.asarray(rng.standard_normal((64, 64)), device="cpu")
+    row, col = xp.asarray(rng.standard_normal(64), device="cpu"), xp.asarray(rng.standard_normal((64, 1)), device="cpu")
+    for f in (lambda: x - row, lambda: row + x, lambda: col * x, lambda: xp.maximum(row, x)):
+        keep = [f() for _ in range(8)]
+        assert [host(r).ctypes.data % 64 for r in keep] == [0] * 8

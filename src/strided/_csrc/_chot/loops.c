@@ -1555,8 +1555,11 @@ spread(char *b, const char *src, Py_ssize_t rstr, Py_ssize_t k, Py_ssize_t inner
         for (Py_ssize_t e = 0; e < inner; e++)
             memcpy(b + (i * inner + e) * z, src + i * rstr, (size_t)z);
 }
+/* fresh: into is a new result (bcast_new), of the shape of the operand that all the others
+   broadcast into, which may be any of them (``row + X``); otherwise into is an in-place or
+   out= target, and the first operand must be of its shape. */
 static PyObject *
-loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyObject *into)
+loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyObject *into, int fresh)
 {
     NDFields *t = ND(into);
     int nd = t->nd, nop = n + 1;
@@ -1564,10 +1567,10 @@ loop_bcast(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, PyOb
         || (t->flags & (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
                != (ND_C_CONTIGUOUS | ND_ALIGNED | ND_WRITEABLE))
         return NULL;
-    /* the first operand of the target's shape, as the Python door's ``into`` takes it
-       (elementwise.py; x1 broadcast into out= is impl's general path) */
-    if (L->sside == 1 || ND(nat[0])->nd != nd
-        || memcmp(ND(nat[0])->dimensions, t->dimensions, nd * sizeof(Py_ssize_t)))
+    /* a target: the first operand of the target's shape, as the Python door's ``into`` takes
+       it (elementwise.py; x1 broadcast into out= is impl's general path) */
+    if (!fresh && (L->sside == 1 || ND(nat[0])->nd != nd
+                   || memcmp(ND(nat[0])->dimensions, t->dimensions, nd * sizeof(Py_ssize_t))))
         return NULL;
     union { double d[2]; unsigned long long u; } sbuf;
     char *data[3];
@@ -1912,22 +1915,37 @@ guard_ok(const Loop *L, char *const *data, const Py_ssize_t *strides, Py_ssize_t
    make exactly this one call (the ufunc path then runs), or NULL with an error set
    (out of memory). With target (into an in-place operator's or out='s native): operands
    that broadcast to into's shape take loop_bcast, and the result is into itself. */
-/* A new result of operands that broadcast (``X - row``, ``X * column``, a size-1 axis): a
-   C-contiguous result of the first operand's shape, written by loop_bcast as an out= target
-   (NumPy's result is C-ordered then too, and each element the same operation's value), when
-   the first operand is C-contiguous and the others broadcast into it without growing it;
-   the Array, or NULL with no error set (declined: NumPy's ufunc runs, and names its errors).
-   Before: 1.4-2.4x NumPy's time at 16-2000 elements (the Python path). */
+/* A new result of operands that broadcast (``X - row``, ``row + X``, ``X * column``, a size-1
+   axis): a C-contiguous result of the shape of the largest operand (the most dimensions, then
+   the most elements), written by loop_bcast (NumPy's result is C-ordered then too, and each
+   element the same operation's value on the same operands in the same order), when that
+   operand is C-contiguous and the others broadcast into it without growing it; the Array, or
+   NULL with no error set (declined: NumPy's ufunc runs, and names its errors). Before: 1.4-2.4x
+   NumPy's time at 16-2000 elements (the Python path); ``row + X`` 1.1-1.7x until round 18. */
 static PyObject *
 bcast_new(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ssize_t limit,
           PyObject *res, PyObject *dev)
 {
-    if (L->guard != G_NONE || L->sside == 1 || Py_TYPE(xs[0]) != Array_T)
+    if (L->guard != G_NONE)
         return NULL;
-    NDFields *a = ND(nat[0]);
+    int k = -1;
+    Py_ssize_t kcount = -1;
+    for (int j = 0; j < n; j++) {
+        if (L->sside == j + 1 || Py_TYPE(xs[j]) != Array_T)
+            continue;
+        NDFields *b = ND(nat[j]);
+        Py_ssize_t c = 1;
+        for (int d = 0; d < b->nd; d++)
+            c *= b->dimensions[d];
+        if (k < 0 || b->nd > ND(nat[k])->nd || (b->nd == ND(nat[k])->nd && c > kcount))
+            k = j, kcount = c;
+    }
+    if (k < 0)
+        return NULL;
+    NDFields *a = ND(nat[k]);
     if (a->nd == 0 || !(a->flags & ND_C_CONTIGUOUS))
         return NULL;
-    PyObject *shape = SLOT(xs[0], O_shape);
+    PyObject *shape = SLOT(xs[k], O_shape);
     if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != a->nd)
         return NULL;
     Py_ssize_t count = 1;
@@ -1942,7 +1960,7 @@ bcast_new(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         Py_DECREF(shape);
         return NULL;
     }
-    PyObject *w = Py_TYPE(r) == ND_T && ND(r)->descr == L->out ? loop_bcast(L, xs, nat, n, r) : NULL;
+    PyObject *w = Py_TYPE(r) == ND_T && ND(r)->descr == L->out ? loop_bcast(L, xs, nat, n, r, 1) : NULL;
     if (w == NULL) {
         Py_DECREF(r);
         Py_DECREF(shape);
@@ -1979,7 +1997,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         if (a->nd == 0)
             continue;
         if (target && a->nd != ND(into)->nd)
-            return L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL;
+            return L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into, 0) : NULL;
         if (first == NULL) {
             first = a;
             shape = SLOT(xs[j], O_shape);
@@ -1993,7 +2011,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
                 return !target && into == NULL ? bcast_new(L, xs, nat, n, limit, res, dev) : NULL;
             for (int d = 0; d < a->nd; d++)
                 if (a->dimensions[d] != first->dimensions[d])
-                    return target ? (L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL)
+                    return target ? (L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into, 0) : NULL)
                            : into == NULL ? bcast_new(L, xs, nat, n, limit, res, dev) : NULL;
         }
         if (a->nd == 1) {
@@ -2003,7 +2021,7 @@ loop_into(const Loop *L, PyObject *const *xs, PyObject *const *nat, int n, Py_ss
         /* N-d: contiguous in one order, which is C (an F-ordered result is NumPy's then) */
         int o = a->flags & (ND_C_CONTIGUOUS | ND_F_CONTIGUOUS);
         if (!(o & ND_C_CONTIGUOUS) || (order && o != order))
-            return target && L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into) : NULL;
+            return target && L->guard == G_NONE ? loop_bcast(L, xs, nat, n, into, 0) : NULL;
         order = o;
         strides[j] = L->isz[j];
     }
