@@ -242,6 +242,15 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad=False, 
         dev = as_device(device)
         if dev.type == "cpu":
             return _from_native(obj, None, dev, None)
+    elif t is list and copy is not False and requires_grad is False and names is None \
+            and (dtype is None or type(dtype) is DType):
+        # Hot path: a flat list of Python floats, ints or bools on the CPU (``asarray([0.0,
+        # 1.0])``: 4.2 us against NumPy's 0.26), where _from_sequence has nothing to check.
+        dev = as_device(device)
+        if dev.type == "cpu":
+            made = _flat_list(obj, dtype)
+            if made is not None:
+                return wrap_new(made[0], made[1], dev)
     dtype = _as_dtype(dtype, "asarray")
     arr = _asarray(obj, dtype, device, copy)
     if requires_grad or names is not None:
@@ -416,6 +425,35 @@ def _big_ints(obj, data, nd, dtype):
         huge, _ = _scan_leaves(obj, -(1 << 1023), 1 << 1023)
         raise OverflowError(f"asarray(): Python int {huge} is too large to convert to a "
                             f"floating-point dtype") from None
+
+
+def _flat_list(obj: list, dtype):
+    """A non-empty flat list of Python floats (as the default float dtype or a float dtype
+    asked for), of ints (as int64, each within its range) or of bools (as bool), with no
+    dtype asked for otherwise: ``(a new NumPy array, its dtype)``, the value and dtype
+    _from_sequence gives it (tests/_api/test_asarray_list17.py); None for anything else,
+    which takes _from_sequence."""
+    if not obj:
+        return None
+    kinds = set(map(type, obj))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind is builtins.float:
+        dt = _dtypes.get_default_dtype() if dtype is None else dtype
+        if dt.kind != "f":
+            return None
+        return np.array(obj, dtype=dt._np), dt
+    if dtype is not None:
+        return None
+    if kind is builtins.int:
+        try:
+            return np.array(obj, dtype=np.int64), _dtypes.int64
+        except OverflowError:  # (beyond int64: _from_sequence names the value)
+            return None
+    if kind is builtins.bool:
+        return np.array(obj, dtype=np.bool_), _dtypes.bool
+    return None
 
 
 def _from_sequence(obj, dtype, dev) -> Array:
