@@ -54,6 +54,7 @@ from ._api.info import __array_namespace_info__  # noqa: E402
 from .torch import _repr  # noqa: E402,F401
 from .torch import _methods  # noqa: E402,F401
 from .torch import _inplace_views  # noqa: E402,F401
+from .torch import _shape_functions  # noqa: E402,F401  (x.index_add_(), x.scatter_reduce(), ...)
 from .torch._composites import *  # noqa: E402,F401,F403
 from ._numpy.numeric import *  # noqa: E402,F401,F403
 from ._numpy.nanfunctions import *  # noqa: E402,F401,F403
