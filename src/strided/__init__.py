@@ -54,7 +54,6 @@ from ._api.info import __array_namespace_info__  # noqa: E402
 from .torch import _repr  # noqa: E402,F401
 from .torch import _methods  # noqa: E402,F401
 from .torch import _inplace_views  # noqa: E402,F401
-from .torch import _shape_functions  # noqa: E402,F401  (x.index_add_(), x.scatter_reduce(), ...)
 from .torch._composites import *  # noqa: E402,F401,F403
 from ._numpy.numeric import *  # noqa: E402,F401,F403
 from ._numpy.nanfunctions import *  # noqa: E402,F401,F403
@@ -80,6 +79,9 @@ pi = _math.pi
 newaxis = None
 from . import autograd  # noqa: E402,F401
 from . import named  # noqa: E402,F401
+# (after autograd: x.index_add_() and the other indexing methods; torch.<name>_(x) for Array's
+# in-place methods, detach_ included)
+from .torch import _shape_functions  # noqa: E402,F401
 
 # Pickle names a function or class by the module that defines it. Pickles written
 # before the modules moved into layer folders (strided 0.1, 2026-11) name these four

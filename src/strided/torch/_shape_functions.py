@@ -703,7 +703,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 def _check_index(func: str, index: Array, size: builtins.int, dim: builtins.int, exc=RuntimeError,
                  dtypes=(_dtypes.int64, _dtypes.int32)) -> None:
     if index.dtype not in dtypes:
-        raise (IndexError if exc is IndexError else RuntimeError)(
+        raise RuntimeError(
             f"{func}(): Expected dtype {'/'.join(d.name for d in dtypes)} for index; got {index.dtype.name}")
     if index.numel():
         ns = _ns()
@@ -1338,6 +1338,9 @@ def promote_types(type1, type2):
             raise TypeError(f"promote_types(): expected dtypes; got {type(t).__name__}")
     wide = ("uint16", "uint32", "uint64")
     if type1 != type2 and (type1.name in wide or type2.name in wide):
+        other = type2 if type1.name in wide else type1
+        if other.kind == "f":  # (PyTorch: a float with a wide unsigned int is the float)
+            return other
         raise RuntimeError(f"promote_types(): Promotion for uint16, uint32, uint64 types is not supported, "
                            f"attempted to promote {type1.name} and {type2.name}")
     return _ns().result_type(type1, type2)
