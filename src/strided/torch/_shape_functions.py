@@ -24,6 +24,7 @@ import sys
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import Array
+from .._core.dispatch import method_signature
 
 
 def _ns():
@@ -976,12 +977,16 @@ def _indexing_methods() -> None:
         def inplace(self, *args, _f=f, **kwargs):
             return self.copy_(_f(self, *args, **kwargs))
 
+        sig = method_signature(f)
+        shown = [p for p in sig.parameters.values() if not p.name.startswith("_") and p.name != "out"]
+        sig = sig.replace(parameters=shown)
         for m, n, doc in ((method, name, f"Method form of ``torch.{name}``."),
                           (inplace, name + "_", f"In-place ``torch.{name}``: ``self.copy_(torch.{name}(self, ...))``; "
                                                 f"returns self.")):
             if not hasattr(Array, n):
                 m.__name__ = m.__qualname__ = n
                 m.__doc__ = doc
+                m.__signature__ = sig
                 setattr(Array, n, m)
 
 
@@ -1194,8 +1199,9 @@ def _inplace_form(name: str):
     def call(input, *args, **kwargs):
         return getattr(_tensor(name, input), name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = (f"``torch.{name}(input, *args, **kwargs)``: PyTorch's top-level in-place form, "
-                    f"``input.{name}(*args, **kwargs)``; returns ``input``.")
+    call.__doc__ = (f"``torch.{name}(input, ...)``: PyTorch's top-level in-place form, "
+                    f"``input.{name}(...)``; returns ``input``.")
+    call.__signature__ = method_signature(getattr(Array, name), self="input")
     return call
 
 
