@@ -470,3 +470,7 @@ _install_aliases()
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "numel",
     "return_types"})
+
+from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
+from ._shape_functions import *  # noqa: E402,F401,F403
+__all__ = sorted(set(__all__) | set(_SHAPE_ALL))
