@@ -452,3 +452,7 @@ _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "numel", "return_types"})
+
+from ._math_functions import __all__ as _MATH_ALL  # noqa: E402
+from ._math_functions import *  # noqa: E402,F401,F403
+__all__ = sorted(set(__all__) | set(_MATH_ALL))
