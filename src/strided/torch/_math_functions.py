@@ -24,6 +24,7 @@ from __future__ import annotations
 import builtins
 import math
 import sys
+import warnings
 
 from .._core.array import Array
 
@@ -389,6 +390,9 @@ def sgn(input, *, out=None):
     ns = _ns()
     if input.dtype.kind == "b":
         return ns.logical_or(input, False, out=out)  # (PyTorch: a bool's sign is itself)
+    if input.dtype.kind == "f":
+        # Note: PyTorch's sign of NaN is 0 ((0 < x) - (x < 0)); the standard's (strided.sign) NaN
+        return ns.where(ns.isnan(input), 0, ns.sign(input), out=out)
     return ns.sign(input, out=out)
 
 
@@ -518,6 +522,9 @@ def isreal(input):
 
 def ldexp(input, other, *, out=None):
     """``torch.ldexp(input, other, *, out=None)``: ``input * 2 ** other``.
+
+    The gradient in ``input`` is ``2 ** other``; PyTorch 2.13's is 0 where an integer
+    ``other`` is negative (its derivative takes an integer power of 2).
 
     >>> import strided.torch as torch
     >>> torch.ldexp(torch.tensor([1.0, 3.0]), torch.tensor([3, -1]))
@@ -780,7 +787,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         norm = ns.subtract(w_sum, correction)
     if builtins.bool(ns.less_equal(norm, 0)):
-        norm = ns.zeros_like(norm)  # (PyTorch warns and divides by 0)
+        warnings.warn("cov(): degrees of freedom is <= 0; correction should be strictly less "
+                      "than the number of observations", UserWarning, stacklevel=2)
+        norm = ns.zeros_like(norm)  # (PyTorch's: it divides by 0)
     xm = ns.subtract(x, ns.expand_dims(avg, axis=1))
     c = ns.matmul(xm, ns.conj(ns.matrix_transpose(xm if w is None else ns.multiply(xm, w))))
     return ns.squeeze(ns.divide(c, norm), axis=tuple(i for i in range(2) if c.shape[i] == 1))
