@@ -473,4 +473,6 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403
-__all__ = sorted(set(__all__) | set(_SHAPE_ALL))
+from ._math_functions import __all__ as _MATH_ALL  # noqa: E402
+from ._math_functions import *  # noqa: E402,F401,F403
+__all__ = sorted(set(__all__) | set(_SHAPE_ALL) | set(_MATH_ALL))
