@@ -636,6 +636,12 @@ def _own_method_inputs():
         "addcmul_": [(big, big, big)], "addcdiv_": [(big, big, big)], "take": [(big, row)], "take_along_axis": [(v, row)],
         "to_device": [(big, "cpu")], "unflatten": [(big, 1, (3, 1))], "unfold": [(big, 0, 2, 1)],
         "where": [(big, mask, -big)],
+        "index_add": [(big, 0, row, big[:2])], "index_add_": [(big, 0, row, big[:2])],
+        "index_copy": [(big, 0, row, big[:2])], "index_copy_": [(big, 0, row, big[:2])],
+        "index_fill": [(big, 0, row, 3e38)], "index_fill_": [(big, 0, row, 3e38)],
+        "masked_scatter": [(big, mask, big)], "masked_scatter_": [(big, mask, big)],
+        "scatter_add": [(big, 0, idx, big)], "scatter_add_": [(big, 0, idx, big)],
+        "scatter_reduce": [(big, 0, idx, big, "prod")], "scatter_reduce_": [(big, 0, idx, big, "prod")],
     })
     return out
 
