@@ -327,7 +327,8 @@ def _stack(p):
 
 @_row("flip", "input, dims")
 def _flip(p):
-    return _ns().flip(p["input"], axis=_axis(p["dims"]))
+    # (a copy, as PyTorch's: strided.flip is a view with negative strides)
+    return _ns().clone(_ns().flip(p["input"], axis=_axis(p["dims"])))
 
 
 @_row("roll", "input, shifts, dims=None")

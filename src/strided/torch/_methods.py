@@ -217,9 +217,21 @@ def _plain_method(fname: str):
     return method
 
 
-_AXIS_METHODS = {"flip": "flip"}
-for _m, _f in _AXIS_METHODS.items():
-    setattr(Array, _m, _axis_method(_f))
+def _flip_method():
+    """PyTorch's ``x.flip(dims)``: a copy (strided.flip, the standard's, is a view with
+    negative strides; writing into PyTorch's result leaves ``x`` as it was)."""
+    view = _axis_method("flip")
+
+    def flip(self, *args, **kwargs):
+        return _ns().clone(view(self, *args, **kwargs))
+    flip.__name__ = "flip"
+    flip.__doc__ = ("PyTorch's ``x.flip(dims)``: a copy with ``dims`` reversed "
+                    "(``strided.flip`` is the standard's view).")
+    flip.__signature__ = view.__signature__
+    return flip
+
+
+Array.flip = _flip_method()
 
 
 def squeeze_(self, *dims, dim=None):
