@@ -227,7 +227,12 @@ def test_conversions(device):
     assert x.to("cpu").device == xp.Device("cpu") and x.to("cpu").tolist() == [1.5, -2.5]
     assert x.to(xp.zeros(1, dtype=xp.int8)).dtype is xp.int8
     assert x.type(xp.float64).dtype is xp.float64
-    assert x.type() == "strided.float32"
+    # (PyTorch's names: x.type() is torch.typename(x); a name casts, as a dtype does)
+    assert x.type() == ("torch.FloatTensor" if device.type == "cpu" else "torch.cuda.FloatTensor")
+    assert x.type("torch.DoubleTensor").dtype is xp.float64
+    assert x.type("torch.DoubleTensor").device == xp.Device("cpu")
+    with pytest.raises(ValueError, match="invalid type 'float64'"):
+        x.type("float64")
     assert (x.cpu() is x) == (device.type == "cpu") and x.cpu().device == xp.Device("cpu")
     assert xp.asarray([[3]]).item() == 3
 

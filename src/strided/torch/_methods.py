@@ -111,10 +111,21 @@ def _cuda(self, device=None):
     return _to_device(self, device)
 
 
-def type_(self, dtype=None):
-    """``x.type()`` names the dtype; ``x.type(dtype)`` casts (PyTorch)."""
+def type_(self, dtype=None, non_blocking=False):
+    """PyTorch's ``x.type()``: the type's name (``'torch.FloatTensor'``,
+    ``'torch.cuda.LongTensor'``, as ``torch.typename``); ``x.type(dtype)`` casts, to a dtype
+    or to such a name (``x.type('torch.DoubleTensor')``)."""
+    from ._shape_functions import _TENSOR_TYPE, typename
     if dtype is None:
-        return f"strided.{self._dtype.name}"
+        return typename(self)
+    if isinstance(dtype, str):
+        names = {f"torch.{v}Tensor": k for k, v in _TENSOR_TYPE.items()}
+        where, _, rest = dtype.partition(".cuda.") if ".cuda." in dtype else ("", "", dtype)
+        key = f"torch.{rest}" if where else rest
+        if key not in names:
+            raise ValueError(f"type(): invalid type {dtype!r}; expected a dtype or a name such as "
+                             f"'torch.FloatTensor' or 'torch.cuda.FloatTensor'")
+        return self.to(getattr(_dtypes, names[key]), device="cuda" if where else "cpu")
     return self.to(dtype)
 
 
