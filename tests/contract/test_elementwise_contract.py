@@ -136,7 +136,11 @@ def _doors(row):
             doors["operator"] = ("out-of-place", getattr(operator, {"invert": "invert", "neg": "neg",
                                                                    "pos": "pos", "abs": "abs"}[d]))
     if hasattr(xp.Array, row.name + "_"):
-        doors["op_ method"] = ("in-place", lambda *a: getattr(a[0], row.name + "_")(*a[1:]))
+        # (an in-place method given PyTorch's meaning where it differs from the row's, as
+        # x.sign_(): PyTorch's in-place method is its reference)
+        doors["op_ method"] = ("torch", row.name + "_") if getattr(
+            getattr(xp.Array, row.name + "_"), "torch_meaning", False) else \
+            ("in-place", lambda *a: getattr(a[0], row.name + "_")(*a[1:]))
     doors["out="] = ("out=", fn)
     for alias in row.aliases:
         if hasattr(xp.Array, alias):
@@ -184,6 +188,9 @@ def _run_door(row, door, kind, call, vals, hows, named):
         except (RuntimeError, TypeError):
             return  # PyTorch lacks it for these dtypes: nothing to compare
         got = getattr(args[0], call)(*args[1:])
+        if call.endswith("_"):  # (in place: the target is the result, the other operands as they were)
+            assert got is args[0], door
+            args, before = args[1:], before[1:]
         if not isinstance(want, torch.Tensor):  # Tensor.equal: one Python bool
             assert type(got) is type(want) and got == want, (door, got, want)
             _check_unchanged(args, before, door)

@@ -25,7 +25,7 @@ from collections import namedtuple
 from .._core.array import Array
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._core.dispatch import quiet
-from ._methods import check_integer_divisor
+from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 
 _P = inspect.Parameter
 
@@ -469,7 +469,7 @@ def _install_aliases():
 _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
-    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "numel",
+    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel",
     "return_types"})
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402

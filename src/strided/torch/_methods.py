@@ -866,6 +866,37 @@ for _row in _elementwise.ROWS:
 Array.round = round_method
 
 
+def torch_sign(input, *, out=None):
+    """PyTorch's ``torch.sign(input)`` and ``x.sign()``: -1, 0 or 1, and 0 for NaN (the
+    standard's ``strided.sign`` gives NaN). A complex input gives ``z / |z|``, PyTorch's
+    ``sgn`` (PyTorch's ``sign`` refuses complex numbers)."""
+    ns = _ns()
+    r = ns.sign(input, out=out)
+    if r._dtype.kind == "f":
+        nan = ns.isnan(r)
+        if ns.any(nan):
+            r = ns.where(nan, 0.0, r, out=out)
+    return r
+
+
+def _sign_method(self, *, out=None):
+    return torch_sign(self, out=out)
+
+
+def _sign_inplace(self):
+    torch_sign(self, out=self)
+    return self
+
+
+_sign_method.__name__, _sign_inplace.__name__ = "sign", "sign_"
+_sign_method.__doc__ = "PyTorch's ``x.sign()``: -1, 0 or 1, and 0 for NaN (``strided.sign`` gives NaN)."
+_sign_inplace.__doc__ = "PyTorch's ``x.sign_()``: ``x.sign()`` written into ``x``."
+_sign_method.__signature__ = _row_signature(_elementwise.REGISTRY["sign"], out=True)
+_sign_inplace.__signature__ = _row_signature(_elementwise.REGISTRY["sign"], out=False)
+_sign_method.torch_meaning = _sign_inplace.torch_meaning = True  # (the contract tests' reference: PyTorch's)
+Array.sign, Array.sign_ = _sign_method, _sign_inplace
+
+
 def equal_(self, other) -> builtins.bool:
     """PyTorch's ``x.equal(y)``: True when ``y`` has this array's shape and every element
     equals it (after promotion; NaN equals nothing), a Python bool. The namespace's

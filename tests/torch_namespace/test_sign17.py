@@ -1,0 +1,54 @@
+"""PyTorch's ``sign``: ``torch.sign``, ``x.sign()``, ``x.sign_()`` and ``out=`` give PyTorch
+2.13's bits (0 for NaN, signed zeros as PyTorch's), its dtypes and its gradient, and give
+a complex input sgn's value; the standard's ``strided.sign`` keeps NaN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as hs
+from hypothesis.extra import numpy as hnp
+
+import strided as xp
+import strided.torch as st
+from conftest import host
+
+torch = pytest.importorskip("torch")
+
+CALLS = {
+    "function": lambda lib, x: lib.sign(x),
+    "method": lambda lib, x: x.sign(),
+    "in-place": lambda lib, x: x.sign_(),
+    "out=": lambda lib, x: lib.sign(x, out=lib.empty(x.shape, dtype=x.dtype)),
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=hs.data(), dtype=hs.sampled_from([np.float32, np.float64, np.int32, np.int64]),
+       call=hs.sampled_from(sorted(CALLS)))
+def test_bits_and_dtype_are_pytorchs(data, dtype, call):
+    elems = (hs.floats(width=32, allow_nan=True) | hs.sampled_from([0.0, -0.0])) if dtype in (np.float32, np.float64) \
+        else hs.integers(-5, 5)
+    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(max_dims=2), elements=elems), label="a")
+    f = CALLS[call]
+    got, want = f(st, st.tensor(a)), f(torch, torch.tensor(a))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert host(got).tobytes() == want.numpy().tobytes()
+
+
+def test_the_gradient_is_pytorchs():
+    a = np.array([float("nan"), -2.0, 0.0, 3.0])
+    x, t = st.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (st.sign(x) * st.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    (torch.sign(t) * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    np.testing.assert_array_equal(host(x.grad), t.grad.numpy())
+
+
+def test_complex_is_pytorchs_sgn():
+    # (PyTorch's sign refuses complex numbers; strided's gives sgn's z / |z|, the standard's)
+    a = np.array([3 + 4j, 0j, -2j], np.complex64)
+    np.testing.assert_allclose(host(st.sign(st.tensor(a))), torch.sgn(torch.tensor(a)).numpy(), rtol=1e-6)
+
+
+def test_the_standards_sign_keeps_nan():
+    assert np.isnan(host(xp.sign(xp.asarray([float("nan")])))).all()
