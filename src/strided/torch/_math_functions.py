@@ -27,6 +27,7 @@ import sys
 import warnings
 
 from .._core.array import Array
+from .._core.caller import stacklevel
 from ._methods import check_integer_divisor
 
 __all__ = [
@@ -787,7 +788,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         norm = ns.subtract(w_sum, correction)
     if builtins.bool(ns.less_equal(norm, 0)):
         warnings.warn("cov(): degrees of freedom is <= 0; correction should be strictly less "
-                      "than the number of observations", UserWarning, stacklevel=2)
+                      "than the number of observations", UserWarning, stacklevel=stacklevel())
         norm = ns.zeros_like(norm)  # (PyTorch's: it divides by 0)
     xm = ns.subtract(x, ns.expand_dims(avg, axis=1))
     c = ns.matmul(xm, ns.conj(ns.matrix_transpose(xm if w is None else ns.multiply(xm, w))))
