@@ -24,6 +24,8 @@ from collections import namedtuple
 
 from .._core.array import Array
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
+from .._api import elementwise as _elementwise
+from .._core import dtypes as _dtypes
 from .._core.dispatch import quiet
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 
@@ -410,7 +412,7 @@ ALIASES = {
 
 
 def _alias(name: str, target: str):
-    f = getattr(_ns(), target)
+    f = _INT_TO_FLOAT.get(target) or getattr(_ns(), target)
 
     def call(*args, **kwargs):
         return f(*args, **kwargs)
@@ -422,6 +424,50 @@ def _alias(name: str, target: str):
     except (TypeError, ValueError):
         pass
     return call
+
+
+# --- PyTorch's integer -> float promotion of the floating-point functions -------------------
+# The standard's floating-point functions refuse integer and boolean arrays (TypeError);
+# PyTorch's compute them in the default float dtype (``torch.sqrt(torch.arange(4))`` is
+# float32), as strided's methods (``x.sqrt()``) already do. PyTorch refuses integers in
+# hypot, logaddexp and silu too.
+
+def _floats(ops: tuple) -> tuple:
+    """The operands of a floating-point function as PyTorch computes them: integer and
+    boolean arrays in the operands' promoted dtype, or the default float if that is integral."""
+    ns = _ns()
+    dt = ns.result_type(*ops)
+    dt = _dtypes.get_default_dtype() if dt.kind in "biu" else dt
+    return tuple(ns.astype(a, dt) if type(a) is Array and a._dtype.kind in "biu" else a for a in ops)
+
+
+def _int_to_float(name: str, f, nargs: int):
+    # (the rows' signatures: (x, /, *, out=None) and (x1, x2, /, *, out=None))
+    if nargs == 1:
+        def call(input, /, *, out=None):
+            if type(input) is Array and input._dtype.kind in "biu":
+                input = _ns().astype(input, _dtypes.get_default_dtype())
+            return f(input) if out is None else f(input, out=out)
+    else:
+        def call(input, other, /, *, out=None):
+            if (type(input) is Array and input._dtype.kind in "biu") or (
+                    type(other) is Array and other._dtype.kind in "biu"):
+                input, other = _floats((input, other))
+            return f(input, other) if out is None else f(input, other, out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__doc__ = (f"PyTorch's ``torch.{name}``: ``strided.{name}``, an integer or boolean input "
+                    f"first converted to the default float dtype (as PyTorch does).")
+    try:
+        call.__signature__ = inspect.signature(f)
+    except (TypeError, ValueError):
+        pass
+    return call
+
+
+_INT_TO_FLOAT = {r.name: _int_to_float(r.name, getattr(_ns(), r.name), r.nargs) for r in _elementwise.ROWS
+                 if r.method_float and r.name not in ("hypot", "logaddexp", "silu")}
+globals().update(_INT_TO_FLOAT)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -470,7 +516,7 @@ _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel",
-    "return_types"})
+    "return_types"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403
