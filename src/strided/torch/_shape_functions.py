@@ -998,6 +998,16 @@ _indexing_methods()
 _COMPLEX_OF = {"float32": _dtypes.complex64, "float64": _dtypes.complex128}
 
 
+def _two_parts(name, a, a_name, b, b_name, out):
+    """complex's and polar's checks: no ``out=``, two arrays, one dtype (PyTorch's errors)."""
+    _no_out(name, out)
+    _tensor(name, a, a_name)
+    _tensor(name, b, b_name)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}(): Expected object of scalar type {a.dtype.name} but got scalar type "
+                           f"{b.dtype.name} for second argument")
+
+
 def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
     """``torch.complex(real, imag)``: the complex array ``real + imag * 1j`` of two float32
     (complex64) or float64 (complex128) arrays of one dtype, each part exact (an infinite
@@ -1008,12 +1018,7 @@ def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
     tensor([1.+2.j])
     """
     ns = _ns()
-    _no_out("complex", out)
-    _tensor("complex", real, "real")
-    _tensor("complex", imag, "imag")
-    if real.dtype != imag.dtype:
-        raise RuntimeError(f"complex(): Expected object of scalar type {real.dtype.name} but got scalar type "
-                           f"{imag.dtype.name} for second argument")
+    _two_parts("complex", real, "real", imag, "imag", out)
     if real.dtype.name not in _COMPLEX_OF:
         raise RuntimeError(f"complex(): Expected both inputs to be Half, Float or Double tensors but got "
                            f"{real.dtype.name} and {imag.dtype.name}")
@@ -1038,12 +1043,7 @@ def polar(abs, angle, *, out=None) -> Array:  # noqa: A002 - PyTorch's parameter
     tensor([2.+0.j])
     """
     ns = _ns()
-    _no_out("polar", out)
-    _tensor("polar", abs, "abs")
-    _tensor("polar", angle, "angle")
-    if abs.dtype != angle.dtype:
-        raise RuntimeError(f"polar(): Expected object of scalar type {abs.dtype.name} but got scalar type "
-                           f"{angle.dtype.name} for second argument")
+    _two_parts("polar", abs, "abs", angle, "angle", out)
     return complex(abs * ns.cos(angle), abs * ns.sin(angle))
 
 
