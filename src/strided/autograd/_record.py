@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import sys
 
 import strided as _S
 
@@ -440,7 +441,7 @@ def _make_link(call_next):
             if not _any_rg(args, kwargs):
                 return call_next(name, impl, args, kwargs)
         if target is not None:
-            check_inplace(target, name)
+            check_inplace(target, name, recording=True)
             if target._dtype.kind not in "fc":  # an integer or boolean array can't carry a gradient
                 return _run_off(name, impl, args, kwargs, call_next)
         r = lookup(name)
@@ -473,11 +474,42 @@ def _entry(call_next):
 
 handler.entry = _entry
 
-def check_inplace(t: Array, name: str) -> None:
-    """In-place writes into a leaf that requires grad (or a view of one) are errors."""
+def _cut_from_another(t: Array) -> bool:
+    """Whether ``t`` (an array autograd does not track as a view) is part of memory another
+    live array holds: it covers only part of its Storage while another reference to that
+    Storage is alive (the array it was cut from, or a sibling), or its Storage reinterprets
+    memory a live array of another dtype holds (``z.real`` of a complex ``z``)."""
+    st = t._st
+    if st is None:  # (a lazy result: nothing was cut from it yet)
+        return False
+    fam = st._family
+    if fam is not None and any((m := r()) is not None and m is not st for r in list(fam.members.values())):
+        return True
+    _, off, shape, _ = t._layout()
+    n = 1
+    for d in shape:
+        n *= d
+    # (the references: t's own, this frame's st and getrefcount's argument)
+    return (off != 0 or n != len(st)) and sys.getrefcount(st) > 3
+
+
+def check_inplace(t: Array, name: str, recording: bool = False) -> None:
+    """In-place writes into a leaf that requires grad (or a view of one) are errors. So is
+    a write autograd records (``recording``: an operand requires grad) into a part of an
+    array autograd does not track (``x[:2].copy_(a)`` with a plain ``x``): PyTorch gives
+    ``x`` the new history, which strided, not knowing ``x``, can't; refused before writing
+    rather than give ``x`` no gradient."""
     e = t._ext
-    if e is None:
-        return
+    if e is None or type(e.is_view) is not ViewInfo:
+        if recording and _cut_from_another(t):
+            raise RuntimeError(
+                f"{name}(): an in-place operation that autograd records, into a view of an array "
+                f"autograd does not track: the array it was cut from would not get the new history "
+                f"(its gradient would be lost). Write through that array (x[:2] = value), or "
+                f"make it part of the graph first (x = x.clone() after x.requires_grad_(), or "
+                f"build the result out of place)")
+        if e is None:
+            return
     vi = e.is_view
     if type(vi) is ViewInfo:
         be = vi.base._ext
