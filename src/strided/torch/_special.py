@@ -1,0 +1,150 @@
+"""PyTorch's special functions over strided's arrays: ``erf``, ``erfc``, ``erfinv``,
+``lgamma`` and ``digamma``, with their derivatives.
+
+Each is a ``strided.autograd.Function`` over a native kernel: on the CPU strided's own erf
+for float32 (gelu's: ``activations.native_erf``) and SciPy's ``scipy.special`` ufuncs
+(``math``'s scalar functions per element where SciPy is missing: erf, erfc and lgamma only);
+on a GPU ``cupyx.scipy.special`` (a CuPy without it: one round trip through the host). As
+PyTorch: integer and bool inputs compute in the default float dtype, float16 in float32
+rounded once, complex inputs raise; ``out=`` is written by the writer (``positive``'s
+``out=``), so a result that requires grad refuses it as every ``out=`` does.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+
+import numpy as np
+
+from .._api import activations as _act
+from .._core import dtypes as _dtypes
+from .._core.array import Array
+from ..autograd._function import Function
+
+__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma"]
+
+_SCIPY = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln", "digamma": "psi",
+          "trigamma": None}
+_MATH = {"erf": math.erf, "erfc": math.erfc, "lgamma": math.lgamma}
+_SQRT_PI = math.sqrt(math.pi)
+
+
+def _ns():
+    return sys.modules["strided"]
+
+
+def _scipy_ufunc(module: str, name: str):
+    """``module.name`` (``scipy.special.erfinv``; trigamma as ``polygamma(1, .)``), or None."""
+    try:
+        special = importlib.import_module(module)
+    except ImportError:
+        return None
+    if name == "trigamma":
+        return lambda a: special.polygamma(1, a)
+    return getattr(special, _SCIPY[name])
+
+
+def _native(name: str, x: Array) -> Array:
+    """``name`` of each element of the float array ``x`` (float32 or float64), a new array
+    of ``x``'s dtype on ``x``'s device."""
+    dev = x._device
+    xp = dev.backend.xp
+    a = x._get_native()
+    if name == "erf":
+        r = _act.native_erf(xp, a)
+    elif xp is np:
+        f = _scipy_ufunc("scipy.special", name)
+        if f is not None:
+            with np.errstate(all="ignore"):
+                r = f(a)
+                if name == "lgamma":  # (SciPy's gammaln of a subnormal is inf; C's: -log|x|)
+                    r = np.where(np.abs(a) < np.finfo(a.dtype).tiny, -np.log(np.abs(a)), r)
+        elif name in _MATH:
+            r = np.vectorize(_MATH[name], otypes=[np.float64])(a)
+        else:
+            raise NotImplementedError(f"{name}(): needs SciPy (scipy.special) on the CPU; "
+                                      f"pip install scipy")
+    else:
+        f = _scipy_ufunc("cupyx.scipy.special", name)
+        if f is None:  # (a CuPy without cupyx.scipy, the stand-in: through the host)
+            host = Array._wrap(xp.asnumpy(a) if hasattr(xp, "asnumpy") else np.asarray(a), x._dtype,
+                               _ns().Device("cpu"))
+            return _ns().asarray(_native(name, host), device=dev)
+        with dev.backend.ctx(dev):
+            r = f(a)
+    with dev.backend.ctx(dev):
+        r = xp.asarray(r, dtype=a.dtype)
+        if name == "lgamma":  # (SciPy's gammaln(-inf) is -inf; C's lgamma and PyTorch's: inf)
+            r = xp.where(xp.isneginf(a), xp.asarray(np.inf, dtype=a.dtype), r)
+    return _ns().asarray(r, device=dev)
+
+
+def _function(name: str, node: str, derivative):
+    """A Function computing ``name``, whose backward is ``g * derivative(x, result)`` (its
+    graph node ``<node>Backward``)."""
+    def forward(ctx, x):
+        r = _native(name, x)
+        ctx.save_for_backward(x, r)
+        return r
+
+    def backward(ctx, g):
+        x, r = ctx.saved_tensors
+        return g * derivative(x, r)
+    return type(node, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                    "__doc__": f"{name} with its derivative."})
+
+
+def _digamma_of(x, r):
+    return _FUNCTIONS["digamma"].apply(x)
+
+
+_FUNCTIONS = {
+    "erf": _function("erf", "Erf", lambda x, r: _ns().exp(-(x * x)) * (2.0 / _SQRT_PI)),
+    "erfc": _function("erfc", "Erfc", lambda x, r: _ns().exp(-(x * x)) * (-2.0 / _SQRT_PI)),
+    "erfinv": _function("erfinv", "Erfinv", lambda x, r: _ns().exp(r * r) * (_SQRT_PI / 2.0)),
+    "lgamma": _function("lgamma", "Lgamma", _digamma_of),
+    "digamma": _function("digamma", "Digamma", lambda x, r: _FUNCTIONS["trigamma"].apply(x)),
+    # (digamma's derivative; its own derivative is not needed: second order through digamma only)
+    "trigamma": _function("trigamma", "Polygamma",
+                          lambda x, r: _not_twice("digamma")),
+}
+
+
+def _not_twice(name):
+    raise RuntimeError(f"{name}(): strided.torch gives its first and second derivatives only")
+
+
+def _public(name: str):
+    fn = _FUNCTIONS[name]
+
+    def call(input, *, out=None):
+        if type(input) is not Array:
+            raise TypeError(f"{name}(): argument 'input' must be a tensor (a strided array); "
+                            f"got {type(input).__name__}")
+        ns = _ns()
+        k = input._dtype.kind
+        if k == "c":
+            raise RuntimeError(f"{name}(): not implemented for complex dtype {input._dtype.name}")
+        x = input if k == "f" else ns.astype(input, _dtypes.get_default_dtype())
+        if x._dtype is _dtypes.float16:  # (PyTorch's CPU kernel: in float32, rounded once)
+            r = ns.astype(fn.apply(ns.astype(x, _dtypes.float32)), _dtypes.float16)
+        else:
+            r = fn.apply(x)
+        names = input.names
+        if any(n is not None for n in names):
+            r = r.refine_names(*names)
+        return r if out is None else ns.positive(r, out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__doc__ = (f"PyTorch's ``torch.{name}(input, *, out=None)``, elementwise; integer inputs in "
+                    f"the default float dtype, float16 in float32 rounded once. Differentiable.")
+    return call
+
+
+erf = _public("erf")
+erfc = _public("erfc")
+erfinv = _public("erfinv")
+lgamma = _public("lgamma")
+digamma = _public("digamma")
