@@ -49,7 +49,7 @@ SECTIONS = {
 OTHER = "Constants and aliases"
 SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks", "torch", "torch.cuda",
               "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
-              "torch.optim.lr_scheduler")
+              "torch.optim.lr_scheduler", "torch.special")
 
 
 def _mod(sub: str):
@@ -225,6 +225,9 @@ INTROS = {
     "torch.nn.init": "PyTorch's weight initialisations.",
     "torch.optim": "PyTorch's optimizers, step for step.",
     "torch.optim.lr_scheduler": "PyTorch's learning-rate schedulers.",
+    "torch.special": "PyTorch's ``torch.special``: the functions below, and the names it shares with "
+                     "``torch`` (``expit``, ``gammaln``, ``psi``, ``erf``, ``logit``, ``xlogy``, ...), "
+                     "which are :doc:`torch`'s functions.",
 }
 
 

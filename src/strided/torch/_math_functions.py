@@ -214,13 +214,19 @@ def xlogy(input, other, *, out=None):
     >>> torch.xlogy(torch.tensor([0.0, 2.0, 0.0]), torch.tensor([0.0, 1.0, float("nan")]))
     tensor([0., 0., nan])
     """
+    return x_times_log("xlogy", "log", input, other, out)
+
+
+def x_times_log(name: str, log: str, input, other, out):
+    """``input * log(other)`` (``log``: ``"log"``, or ``"log1p"`` for ``special.xlog1py``),
+    0 where ``input`` is 0 and ``other`` is not NaN."""
     ns = _ns()
-    x, y = _float_pair("xlogy", input, other)
+    x, y = _float_pair(name, input, other)
     zero = ns.logical_and(ns.equal(x, 0), ns.logical_not(ns.isnan(y)))
     # log(y) replaced by 0 where the result is 0 and log(y) is not finite, so that 0 * log(y)
     # is 0 there; where log(y) is finite it stays, as the gradient in x is PyTorch's log(y).
-    finite = ns.logical_and(ns.greater(y, 0), ns.less(y, math.inf))
-    ly = ns.where(ns.logical_and(zero, ns.logical_not(finite)), 0.0, ns.log(y))
+    finite = ns.logical_and(ns.greater(y, 0 if log == "log" else -1), ns.less(y, math.inf))
+    ly = ns.where(ns.logical_and(zero, ns.logical_not(finite)), 0.0, getattr(ns, log)(y))
     return ns.multiply(x, ly, out=out)
 
 

@@ -81,11 +81,11 @@ def _native(name: str, x: Array) -> Array:
     return _ns().asarray(r, device=dev)
 
 
-def _function(name: str, node: str, derivative):
-    """A Function computing ``name``, whose backward is ``g * derivative(x, result)`` (its
-    graph node ``<node>Backward``)."""
+def _function(name: str, node: str, derivative, values=None):
+    """A Function computing ``name`` (by ``values(x)``, else the native kernel), whose
+    backward is ``g * derivative(x, result)`` (its graph node ``<node>Backward``)."""
     def forward(ctx, x):
-        r = _native(name, x)
+        r = _native(name, x) if values is None else values(x)
         ctx.save_for_backward(x, r)
         return r
 
@@ -116,8 +116,9 @@ def _not_twice(name):
     raise RuntimeError(f"{name}(): strided.torch gives its first and second derivatives only")
 
 
-def _public(name: str):
-    fn = _FUNCTIONS[name]
+def _public(name: str, fn=None):
+    """PyTorch's ``torch.<name>`` over the Function ``fn`` (``_FUNCTIONS[name]`` by default)."""
+    fn = _FUNCTIONS[name] if fn is None else fn
 
     def call(input, *, out=None):
         if type(input) is not Array:
