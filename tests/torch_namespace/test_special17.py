@@ -98,3 +98,38 @@ def test_complex_inputs_raise_as_in_pytorch():
 def test_names_are_kept():
     x = st.tensor([[0.5, 1.0]], device="cpu", names=("N", "C"))
     assert st.lgamma(x).names == ("N", "C")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_values_and_derivative(n):
+    # (poles, x = 0, -1, ...: strided gives inf for n >= 1, as mpmath's limit; PyTorch 2.13 a
+    # finite 7e31 at -3 for n = 1, so the poles are checked apart)
+    a = np.array([-2.5, -0.5, 1e-3, 0.3, 0.7, 2.0, 10.0])
+    x, t = st.tensor(a, requires_grad=True, device="cpu"), torch.tensor(a, requires_grad=True)
+    gx, gt = st.polygamma(n, x), torch.polygamma(n, t)
+    rtol = 1e-13 if n == 0 else 1e-9  # (PyTorch's trigamma: 4e-10 off mpmath, above)
+    close(gx, gt, "float64", rtol=rtol)
+    gx.sum().backward()
+    gt.sum().backward()
+    close(x.grad, t.grad, "float64", rtol=1e-9)
+    if n >= 1:
+        assert np.isinf(host(st.polygamma(n, st.tensor([0.0, -1.0, -3.0], device="cpu")))).all()
+
+
+def test_polygamma_refuses_a_negative_or_non_int_order():
+    with pytest.raises(RuntimeError):
+        torch.polygamma(-1, torch.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="negative n"):
+        st.polygamma(-1, st.tensor([1.0], device="cpu"))
+    with pytest.raises(TypeError):
+        st.polygamma(1.0, st.tensor([1.0], device="cpu"))
+
+
+def test_i0_values_and_derivative():
+    a = np.array([-30.0, -3.0, -0.5, 0.0, 0.3, 2.0, 10.0, 700.0])
+    x, t = st.tensor(a, requires_grad=True, device="cpu"), torch.tensor(a, requires_grad=True)
+    close(st.i0(x), torch.i0(t), "float64", rtol=1e-13)
+    st.i0(x).sum().backward()
+    torch.i0(t).sum().backward()
+    close(x.grad, t.grad, "float64", rtol=1e-13)
+    close(st.i0(st.tensor([1, 2], device="cpu")), torch.i0(torch.tensor([1, 2])), "float32")

@@ -84,3 +84,17 @@ def test_a_missing_name_says_what_there_is():
         st.special.zeta
     with pytest.raises(ImportError):
         from strided.torch.special import zeta  # noqa: F401
+
+
+@pytest.mark.parametrize("name", ["i0e", "i1", "i1e"])
+def test_bessel_values_and_gradients_are_pytorchs(name):
+    a = np.array([-30.0, -3.0, -0.5, 0.0, 0.3, 2.0, 10.0])
+    x, t = st.tensor(a, requires_grad=True, device="cpu"), torch.tensor(a, requires_grad=True)
+    close(getattr(st.special, name)(x), getattr(torch.special, name)(t), 1e-13)
+    getattr(st.special, name)(x).sum().backward()
+    getattr(torch.special, name)(t).sum().backward()
+    close(x.grad, t.grad, 1e-12)  # (0 included: 1/2 for i1 and i1e, as PyTorch)
+
+
+def test_i0_and_polygamma_are_shared():
+    assert st.special.i0 is st.i0 and st.special.polygamma is st.polygamma

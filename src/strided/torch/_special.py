@@ -23,10 +23,10 @@ from .._core import dtypes as _dtypes
 from .._core.array import Array
 from ..autograd._function import Function
 
-__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma"]
+__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0"]
 
 _SCIPY = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln", "digamma": "psi",
-          "trigamma": None}
+          "polygamma": "polygamma", "i0": "i0", "i0e": "i0e", "i1": "i1", "i1e": "i1e"}
 _MATH = {"erf": math.erf, "erfc": math.erfc, "lgamma": math.lgamma}
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -35,27 +35,27 @@ def _ns():
     return sys.modules["strided"]
 
 
-def _scipy_ufunc(module: str, name: str):
-    """``module.name`` (``scipy.special.erfinv``; trigamma as ``polygamma(1, .)``), or None."""
+def _scipy_ufunc(module: str, name: str, n=None):
+    """``module``'s ufunc for ``name`` (``scipy.special.erfinv``; ``polygamma(n, .)``), or None."""
     try:
         special = importlib.import_module(module)
     except ImportError:
         return None
-    if name == "trigamma":
-        return lambda a: special.polygamma(1, a)
+    if name == "polygamma":
+        return lambda a: special.polygamma(n, a)
     return getattr(special, _SCIPY[name])
 
 
-def _native(name: str, x: Array) -> Array:
-    """``name`` of each element of the float array ``x`` (float32 or float64), a new array
-    of ``x``'s dtype on ``x``'s device."""
+def _native(name: str, x: Array, n=None) -> Array:
+    """``name`` (of order ``n``: polygamma) of each element of the float array ``x`` (float32
+    or float64), a new array of ``x``'s dtype on ``x``'s device."""
     dev = x._device
     xp = dev.backend.xp
     a = x._get_native()
     if name == "erf":
         r = _act.native_erf(xp, a)
     elif xp is np:
-        f = _scipy_ufunc("scipy.special", name)
+        f = _scipy_ufunc("scipy.special", name, n)
         if f is not None:
             with np.errstate(all="ignore"):
                 r = f(a)
@@ -67,11 +67,11 @@ def _native(name: str, x: Array) -> Array:
             raise NotImplementedError(f"{name}(): needs SciPy (scipy.special) on the CPU; "
                                       f"pip install scipy")
     else:
-        f = _scipy_ufunc("cupyx.scipy.special", name)
+        f = _scipy_ufunc("cupyx.scipy.special", name, n)
         if f is None:  # (a CuPy without cupyx.scipy, the stand-in: through the host)
             host = Array._wrap(xp.asnumpy(a) if hasattr(xp, "asnumpy") else np.asarray(a), x._dtype,
                                _ns().Device("cpu"))
-            return _ns().asarray(_native(name, host), device=dev)
+            return _ns().asarray(_native(name, host, n), device=dev)
         with dev.backend.ctx(dev):
             r = f(a)
     with dev.backend.ctx(dev):
@@ -81,11 +81,12 @@ def _native(name: str, x: Array) -> Array:
     return _ns().asarray(r, device=dev)
 
 
-def _function(name: str, node: str, derivative, values=None):
-    """A Function computing ``name`` (by ``values(x)``, else the native kernel), whose
-    backward is ``g * derivative(x, result)`` (its graph node ``<node>Backward``)."""
+def _function(name: str, node: str, derivative, values=None, n=None):
+    """A Function computing ``name`` (by ``values(x)``, else the native kernel; ``n``:
+    polygamma's order), whose backward is ``g * derivative(x, result)`` (its graph node
+    ``<node>Backward``)."""
     def forward(ctx, x):
-        r = _native(name, x) if values is None else values(x)
+        r = _native(name, x, n) if values is None else values(x)
         ctx.save_for_backward(x, r)
         return r
 
@@ -96,24 +97,46 @@ def _function(name: str, node: str, derivative, values=None):
                                     "__doc__": f"{name} with its derivative."})
 
 
-def _digamma_of(x, r):
-    return _FUNCTIONS["digamma"].apply(x)
+_POLYGAMMA = {}
+
+
+def _polygamma(n: int):
+    """The Function of polygamma of order ``n`` >= 1, whose derivative is order ``n + 1``'s."""
+    f = _POLYGAMMA.get(n)
+    if f is None:
+        f = _POLYGAMMA[n] = _function("polygamma", "Polygamma", lambda x, r: _polygamma(n + 1).apply(x), n=n)
+    return f
+
+
+def _where_zero(x, at_zero, elsewhere):
+    """``elsewhere(x')`` with ``at_zero`` where ``x`` is 0 (``x'``: x, 1 where x is 0)."""
+    ns = _ns()
+    zero = ns.equal(x, 0)
+    return ns.where(zero, at_zero, elsewhere(ns.where(zero, 1.0, x)))
+
+
+def _i1_derivative(x, r):  # i0(x) - i1(x) / x, 1/2 at 0 (PyTorch's)
+    return _where_zero(x, 0.5, lambda xs: _FUNCTIONS["i0"].apply(x) - _FUNCTIONS["i1"].apply(xs) / xs)
+
+
+def _i1e_derivative(x, r):  # i0e(x) - i1e(x) (sign(x) + 1/x), 1/2 at 0
+    ns = _ns()
+    return _where_zero(x, 0.5, lambda xs: _FUNCTIONS["i0e"].apply(x)
+                       - _FUNCTIONS["i1e"].apply(xs) * (ns.sign(xs) + 1.0 / xs))
 
 
 _FUNCTIONS = {
     "erf": _function("erf", "Erf", lambda x, r: _ns().exp(-(x * x)) * (2.0 / _SQRT_PI)),
     "erfc": _function("erfc", "Erfc", lambda x, r: _ns().exp(-(x * x)) * (-2.0 / _SQRT_PI)),
     "erfinv": _function("erfinv", "Erfinv", lambda x, r: _ns().exp(r * r) * (_SQRT_PI / 2.0)),
-    "lgamma": _function("lgamma", "Lgamma", _digamma_of),
-    "digamma": _function("digamma", "Digamma", lambda x, r: _FUNCTIONS["trigamma"].apply(x)),
-    # (digamma's derivative; its own derivative is not needed: second order through digamma only)
-    "trigamma": _function("trigamma", "Polygamma",
-                          lambda x, r: _not_twice("digamma")),
+    "lgamma": _function("lgamma", "Lgamma", lambda x, r: _FUNCTIONS["digamma"].apply(x)),
+    "digamma": _function("digamma", "Digamma", lambda x, r: _polygamma(1).apply(x)),
+    "i0": _function("i0", "I0", lambda x, r: _FUNCTIONS["i1"].apply(x)),
+    "i0e": _function("i0e", "SpecialI0e",
+                     lambda x, r: _FUNCTIONS["i1e"].apply(x) - _ns().sign(x) * _FUNCTIONS["i0e"].apply(x)),
+    "i1": _function("i1", "SpecialI1", _i1_derivative),
+    "i1e": _function("i1e", "SpecialI1e", _i1e_derivative),
 }
-
-
-def _not_twice(name):
-    raise RuntimeError(f"{name}(): strided.torch gives its first and second derivatives only")
 
 
 def _public(name: str, fn=None):
@@ -144,8 +167,18 @@ def _public(name: str, fn=None):
     return call
 
 
+def polygamma(n, input, *, out=None):
+    """PyTorch's ``torch.polygamma(n, input, *, out=None)``: the ``n``-th derivative of digamma
+    (``n = 0``: digamma), elementwise; differentiable in ``input`` (order ``n + 1``)."""
+    if type(n) is not int or n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n; got n={n!r}") if type(n) is int \
+            else TypeError(f"polygamma(): n must be an int; got {type(n).__name__}")
+    return _public("polygamma", _FUNCTIONS["digamma"] if n == 0 else _polygamma(n))(input, out=out)
+
+
 erf = _public("erf")
 erfc = _public("erfc")
 erfinv = _public("erfinv")
 lgamma = _public("lgamma")
 digamma = _public("digamma")
+i0 = _public("i0")

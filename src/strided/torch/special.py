@@ -2,8 +2,8 @@
 
 The names PyTorch's module shares with ``torch`` are the same functions as
 ``strided.torch``'s (``special.expit`` is ``torch.sigmoid``, ``special.gammaln`` is
-``torch.lgamma``, ``special.psi`` is ``torch.digamma``); ``ndtr``, ``entr`` and ``xlog1py``
-are its own. The rest of PyTorch's module (Bessel functions, ``zeta``, ``ndtri``,
+``torch.lgamma``, ``special.psi`` is ``torch.digamma``); ``ndtr``, ``entr``, ``xlog1py``
+and the Bessel functions ``i0e``, ``i1``, ``i1e`` are its own. The rest of PyTorch's module (the other Bessel functions, ``zeta``, ``ndtri``,
 ``log_ndtr``, the orthogonal polynomials, ...) is not here: asking for one is an
 AttributeError naming what is (an ImportError for ``from strided.torch.special import zeta``).
 
@@ -20,13 +20,14 @@ import sys
 from ._math_functions import x_times_log as _x_times_log
 from ._special import _function, _public, erfc as _erfc
 
-__all__ = ["entr", "ndtr", "xlog1py"]
+__all__ = ["entr", "i0e", "i1", "i1e", "ndtr", "xlog1py"]
 
 # The functions torch.special shares with torch, by their torch names (looked up on use:
 # the same objects as strided.torch's).
 SHARED = {"digamma": "digamma", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "exp2": "exp2",
-          "expit": "sigmoid", "expm1": "expm1", "gammaln": "lgamma", "log1p": "log1p",
-          "log_softmax": "log_softmax", "logit": "logit", "logsumexp": "logsumexp", "psi": "digamma",
+          "expit": "sigmoid", "expm1": "expm1", "gammaln": "lgamma", "i0": "i0", "log1p": "log1p",
+          "log_softmax": "log_softmax", "logit": "logit", "logsumexp": "logsumexp", "polygamma": "polygamma",
+          "psi": "digamma",
           "round": "round", "sinc": "sinc", "softmax": "softmax", "xlogy": "xlogy"}
 
 
@@ -75,3 +76,14 @@ def xlog1py(input, other, *, out=None):
     """``torch.special.xlog1py(input, other, *, out=None)``: ``input * log1p(other)``, 0 where
     ``input`` is 0 and ``other`` is not NaN."""
     return _x_times_log("xlog1py", "log1p", input, other, out)
+
+
+def _bessel(name: str, doc: str):
+    f = _public(name)
+    f.__doc__ = f"PyTorch's ``torch.special.{name}(input, *, out=None)``: {doc}, elementwise; differentiable."
+    return f
+
+
+i0e = _bessel("i0e", "``exp(-|input|) * i0(input)``, the exponentially scaled modified Bessel function of order 0")
+i1 = _bessel("i1", "the modified Bessel function of the first kind of order 1")
+i1e = _bessel("i1e", "``exp(-|input|) * i1(input)``, exponentially scaled")
