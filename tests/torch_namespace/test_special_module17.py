@@ -98,3 +98,9 @@ def test_bessel_values_and_gradients_are_pytorchs(name):
 
 def test_i0_and_polygamma_are_shared():
     assert st.special.i0 is st.i0 and st.special.polygamma is st.polygamma
+
+
+def test_a_python_number_is_refused_as_pytorch_does():
+    for lib in (st, torch):
+        with pytest.raises(TypeError):
+            lib.special.ndtr(0.5)

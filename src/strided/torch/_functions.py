@@ -27,6 +27,7 @@ from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
 from .._core import dtypes as _dtypes
 from .._core.dispatch import quiet
+from ._checks import floating_dtype
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 
 _P = inspect.Parameter
@@ -436,8 +437,7 @@ def _floats(ops: tuple) -> tuple:
     """The operands of a floating-point function as PyTorch computes them: integer and
     boolean arrays in the operands' promoted dtype, or the default float if that is integral."""
     ns = _ns()
-    dt = ns.result_type(*ops)
-    dt = _dtypes.get_default_dtype() if dt.kind in "biu" else dt
+    dt = floating_dtype(*ops)
     return tuple(ns.astype(a, dt) if type(a) is Array and a._dtype.kind in "biu" else a for a in ops)
 
 

@@ -28,6 +28,7 @@ import warnings
 
 from .._core.array import Array
 from .._core.caller import stacklevel
+from ._checks import floating_dtype, no_out as _no_out, tensor as _tensor
 from ._methods import check_integer_divisor
 
 __all__ = [
@@ -49,20 +50,13 @@ def _ns():
 
 # --- argument checks shared by the functions below -------------------------------------------
 
-def _tensor(name: str, arg: str, x) -> None:
-    """PyTorch's TypeError for a Python scalar (or anything else) where a tensor is required."""
-    if not isinstance(x, Array):
-        raise TypeError(f"{name}(): argument {arg!r} must be a tensor (a strided array); "
-                        f"got {type(x).__name__}")
-
-
 def _floating(name: str, x) -> Array:
     """``x`` for a floating function: integer and bool arrays become the default float dtype
     (PyTorch's promotion for ``torch.rsqrt(int_tensor)`` and the like)."""
-    _tensor(name, "input", x)
+    _tensor(name, x, "input")
     if x.dtype.kind in "biu":
         ns = _ns()
-        return ns.astype(x, ns.get_default_dtype())
+        return ns.astype(x, floating_dtype(x))
     return x
 
 
@@ -90,12 +84,6 @@ def _same_dtype(name: str, *xs) -> None:
 def _ndim(name: str, arg: str, x, n: int) -> None:
     if x.ndim != n:
         raise RuntimeError(f"{name}(): expected {arg} to be {n}-D; got {x.ndim}-D (shape {tuple(x.shape)})")
-
-
-def _no_out(name: str, out) -> None:
-    if out is not None:
-        raise TypeError(f"{name}(): out= is not supported by strided.torch (the result is not "
-                        f"made by one core call that could write it); assign the result instead")
 
 
 def _dim(name: str, x, dim) -> int:
@@ -131,7 +119,7 @@ def fmod(input, other, *, out=None):
     >>> torch.fmod(torch.tensor([-7, 7]), -3)
     tensor([-1,  1])
     """
-    _tensor("fmod", "input", input)
+    _tensor("fmod", input, "input")
     ns = _ns()
     dt = ns.result_type(input, other)
     if dt.kind in "iu":
@@ -184,7 +172,7 @@ def rsub(input, other, *, alpha=1):
     >>> torch.rsub(torch.tensor([1.0, 2.0]), 10, alpha=2)
     tensor([8., 6.])
     """
-    _tensor("rsub", "input", input)
+    _tensor("rsub", input, "input")
     ns = _ns()
     if ns.result_type(input, other).kind in "biu" and isinstance(alpha, builtins.float):
         raise RuntimeError(f"rsub(): for integral inputs alpha must not be a floating point "
@@ -199,9 +187,7 @@ def _float_pair(name: str, a, b):
     if not isinstance(a, Array) and not isinstance(b, Array):
         raise TypeError(f"{name}(): expected at least one tensor argument; got "
                         f"{type(a).__name__} and {type(b).__name__}")
-    dt = ns.result_type(a, b)
-    if dt.kind in "biu":
-        dt = ns.get_default_dtype()
+    dt = floating_dtype(a, b)
     dev = (a if isinstance(a, Array) else b).device
     return tuple(ns.astype(v, dt) if isinstance(v, Array) else ns.asarray(v, dtype=dt, device=dev)
                  for v in (a, b))
@@ -239,7 +225,7 @@ def float_power(input, exponent, *, out=None):
     """
     ns = _ns()
     if not isinstance(input, Array):
-        _tensor("float_power", "exponent", exponent)
+        _tensor("float_power", exponent, "exponent")
     cplx = builtins.any(isinstance(v, builtins.complex) or isinstance(v, Array) and v.dtype.kind == "c"
                         for v in (input, exponent))
     dt = ns.complex128 if cplx else ns.float64
@@ -252,8 +238,8 @@ def _nan_ignoring(name: str, keep_input):
     """``fmax``/``fmin``: ``input`` where ``keep_input(input, other)`` or ``other`` is NaN,
     else ``other`` -- PyTorch's choice, ties and gradients included."""
     def f(input, other, *, out=None):
-        _tensor(name, "input", input)
-        _tensor(name, "other", other)
+        _tensor(name, input, "input")
+        _tensor(name, other, "other")
         ns = _ns()
         take = ns.logical_or(ns.isnan(other), keep_input(input, other))
         return ns.where(take, input, other, out=out)
@@ -284,8 +270,8 @@ def heaviside(input, values, *, out=None):
     >>> torch.heaviside(torch.tensor([-1.5, 0.0, 2.0]), torch.tensor([0.5]))
     tensor([0.0000, 0.5000, 1.0000])
     """
-    _tensor("heaviside", "input", input)
-    _tensor("heaviside", "values", values)
+    _tensor("heaviside", input, "input")
+    _tensor("heaviside", values, "values")
     _real_only("heaviside", input, values)
     _same_dtype("heaviside", input, values)
     ns = _ns()
@@ -293,8 +279,8 @@ def heaviside(input, values, *, out=None):
 
 
 def _integer_pair(name: str, input, other):
-    _tensor(name, "input", input)
-    _tensor(name, "other", other)
+    _tensor(name, input, "input")
+    _tensor(name, other, "other")
     for x in (input, other):
         if x.dtype.kind not in "iu":
             raise NotImplementedError(f"{name}(): expected integer inputs; got {x.dtype.name}")
@@ -368,7 +354,7 @@ def frac(input, *, out=None):
     >>> torch.frac(torch.tensor([1.5, -2.25]))
     tensor([ 0.5000, -0.2500])
     """
-    _tensor("frac", "input", input)
+    _tensor("frac", input, "input")
     _float_only("frac", input)
     ns = _ns()
     return ns.subtract(input, ns.trunc(input), out=out)
@@ -381,7 +367,7 @@ def fix(input, *, out=None):
     >>> torch.fix(torch.tensor([1.7, -1.7]))
     tensor([ 1., -1.])
     """
-    _tensor("fix", "input", input)
+    _tensor("fix", input, "input")
     return _ns().trunc(input, out=out)
 
 
@@ -392,7 +378,7 @@ def sgn(input, *, out=None):
     >>> torch.sgn(torch.tensor([3+4j, 0j]))
     tensor([0.6000+0.8000j, 0.0000+0.0000j])
     """
-    _tensor("sgn", "input", input)
+    _tensor("sgn", input, "input")
     ns = _ns()
     if input.dtype.kind == "b":
         return ns.logical_or(input, False, out=out)  # (PyTorch: a bool's sign is itself)
@@ -444,8 +430,8 @@ def logaddexp2(input, other, *, out=None):
     >>> torch.logaddexp2(torch.tensor([1.0, 1000.0]), torch.tensor([1.0, 1000.0]))
     tensor([   2., 1001.])
     """
-    _tensor("logaddexp2", "input", input)
-    _tensor("logaddexp2", "other", other)
+    _tensor("logaddexp2", input, "input")
+    _tensor("logaddexp2", other, "other")
     _float_only("logaddexp2", input, other)
     ns = _ns()
     # PyTorch's formula: max + log1p(2 ** -|a - b|) / log(2), and a itself for equal infinities
@@ -478,7 +464,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     >>> torch.nan_to_num(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.0]), posinf=9.0)
     tensor([ 0.0000e+00,  9.0000e+00, -3.4028e+38,  1.0000e+00])
     """
-    _tensor("nan_to_num", "input", input)
+    _tensor("nan_to_num", input, "input")
     _real_only("nan_to_num", input)
     ns = _ns()
     if input.dtype.kind in "biu":
@@ -492,7 +478,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 def _signed_inf(name: str, positive: bool):
     def f(input, *, out=None):
-        _tensor(name, "input", input)
+        _tensor(name, input, "input")
         _real_only(name, input)
         ns = _ns()
         side = ns.greater(input, 0) if positive else ns.less(input, 0)
@@ -519,7 +505,7 @@ def isreal(input):
     >>> torch.isreal(torch.tensor([1+0j, 1+1j]))
     tensor([ True, False])
     """
-    _tensor("isreal", "input", input)
+    _tensor("isreal", input, "input")
     ns = _ns()
     if input.dtype.kind != "c":
         return ns.full_like(input, True, dtype=ns.bool)
@@ -536,8 +522,8 @@ def ldexp(input, other, *, out=None):
     >>> torch.ldexp(torch.tensor([1.0, 3.0]), torch.tensor([3, -1]))
     tensor([8.0000, 1.5000])
     """
-    _tensor("ldexp", "input", input)
-    _tensor("ldexp", "other", other)
+    _tensor("ldexp", input, "input")
+    _tensor("ldexp", other, "other")
     ns = _ns()
     return ns.multiply(input, ns.pow(2.0, other), out=out)
 
@@ -551,8 +537,8 @@ def mv(input, vec, *, out=None):
     >>> torch.mv(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1.0, -1.0]))
     tensor([-1., -1.])
     """
-    _tensor("mv", "input", input)
-    _tensor("mv", "vec", vec)
+    _tensor("mv", input, "input")
+    _tensor("mv", vec, "vec")
     _ndim("mv", "input", input, 2)
     _ndim("mv", "vec", vec, 1)
     _same_dtype("mv", input, vec)
@@ -589,7 +575,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     tensor([4.5000, 6.5000])
     """
     for arg, x in (("input", input), ("mat", mat), ("vec", vec)):
-        _tensor("addmv", arg, x)
+        _tensor("addmv", x, arg)
     _ndim("addmv", "mat", mat, 2)
     _ndim("addmv", "vec", vec, 1)
     _same_dtype("addmv", input, mat, vec)
@@ -605,7 +591,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             [6., 8.]])
     """
     for arg, x in (("input", input), ("vec1", vec1), ("vec2", vec2)):
-        _tensor("addr", arg, x)
+        _tensor("addr", x, arg)
     _ndim("addr", "vec1", vec1, 1)
     _ndim("addr", "vec2", vec2, 1)
     return _scaled_sum("addr", input, _ns().outer(vec1, vec2), beta, alpha, out)
@@ -618,8 +604,8 @@ def inner(input, other, *, out=None):
     >>> torch.inner(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1.0, 1.0]))
     tensor([3., 7.])
     """
-    _tensor("inner", "input", input)
-    _tensor("inner", "other", other)
+    _tensor("inner", input, "input")
+    _tensor("inner", other, "other")
     _same_dtype("inner", input, other)
     ns = _ns()
     if input.ndim == 0 or other.ndim == 0:
@@ -637,8 +623,8 @@ def vdot(input, other, *, out=None):
     >>> torch.vdot(torch.tensor([1j, 2]), torch.tensor([1j, 1]))
     tensor(3.+0.j)
     """
-    _tensor("vdot", "input", input)
-    _tensor("vdot", "other", other)
+    _tensor("vdot", input, "input")
+    _tensor("vdot", other, "other")
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"vdot(): 1-D tensors expected; got {input.ndim}-D and {other.ndim}-D")
     _same_dtype("vdot", input, other)
@@ -654,8 +640,8 @@ def dist(input, other, p=2):
     >>> torch.dist(torch.tensor([1.0, 1.0]), torch.tensor([4.0, 5.0]))
     tensor(5.)
     """
-    _tensor("dist", "input", input)
-    _tensor("dist", "other", other)
+    _tensor("dist", input, "input")
+    _tensor("dist", other, "other")
     ns = _ns()
     return ns.linalg.vector_norm(ns.subtract(input, other), ord=p)
 
@@ -668,7 +654,7 @@ def matrix_power(input, n, *, out=None):
     tensor([[1., 3.],
             [0., 1.]])
     """
-    _tensor("matrix_power", "input", input)
+    _tensor("matrix_power", input, "input")
     return _ns().linalg.matrix_power(input, n, out=out)
 
 
@@ -681,7 +667,7 @@ def slogdet(input):
     sign=tensor(-1.),
     logabsdet=tensor(0.6931))
     """
-    _tensor("slogdet", "input", input)
+    _tensor("slogdet", input, "input")
     s, l = _ns().linalg.slogdet(input)
     return return_types.slogdet(s, l)
 
@@ -693,7 +679,7 @@ def logdet(input):
     >>> torch.logdet(torch.tensor([[2.0, 0.0], [0.0, 3.0]]))
     tensor(1.7918)
     """
-    _tensor("logdet", "input", input)
+    _tensor("logdet", input, "input")
     ns = _ns()
     s, l = ns.linalg.slogdet(input)
     if input.dtype.kind == "c":
@@ -709,7 +695,7 @@ def pinverse(input, rcond=1e-15):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.0000]])
     """
-    _tensor("pinverse", "input", input)
+    _tensor("pinverse", input, "input")
     return _ns().linalg.pinv(input, rtol=rcond)
 
 
@@ -724,7 +710,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     >>> U.shape, S, V.shape
     (strided.Size([3, 2]), tensor([3., 2.]), strided.Size([2, 2]))
     """
-    _tensor("svd", "input", input)
+    _tensor("svd", input, "input")
     _no_out("svd", out)
     if not compute_uv:
         raise NotImplementedError("svd(): compute_uv=False (PyTorch's zero-filled U and V) is not "
@@ -742,7 +728,7 @@ def qr(input, some=True, *, out=None):
     >>> Q.shape, R.shape
     (strided.Size([3, 2]), strided.Size([2, 2]))
     """
-    _tensor("qr", "input", input)
+    _tensor("qr", input, "input")
     _no_out("qr", out)
     q, r = _ns().linalg.qr(input, mode="reduced" if some else "complete")
     return return_types.qr(q, r)
@@ -760,7 +746,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    _tensor("cov", "input", input)
+    _tensor("cov", input, "input")
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions; got {input.ndim}")
     ns = _ns()
@@ -770,7 +756,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     for arg, wt in (("fweights", fweights), ("aweights", aweights)):
         if wt is None:
             continue
-        _tensor("cov", arg, wt)
+        _tensor("cov", wt, arg)
         if wt.ndim > 1 or wt.shape[0] != n_obs:
             raise RuntimeError(f"cov(): expected {arg} to be 1-D with {n_obs} elements (one per "
                                f"observation); got shape {tuple(wt.shape)}")
@@ -809,7 +795,7 @@ def corrcoef(input):
     tensor([[1., 1.],
             [1., 1.]])
     """
-    _tensor("corrcoef", "input", input)
+    _tensor("corrcoef", input, "input")
     _real_only("corrcoef", input)
     ns = _ns()
     c = cov(input)
@@ -840,7 +826,7 @@ def _scan(state: list, dim: int, combine) -> list:
 def _cumulative_extreme(name: str, later_wins):
     def f(input, dim, *, out=None):
         rt = getattr(return_types, name)
-        _tensor(name, "input", input)
+        _tensor(name, input, "input")
         _real_only(name, input)
         _no_out(name, out)
         ns = _ns()
@@ -894,7 +880,7 @@ def logcumsumexp(input, dim, *, out=None):
     >>> torch.logcumsumexp(torch.tensor([0.0, 1000.0, 0.0]), 0)
     tensor([   0., 1000., 1000.])
     """
-    _tensor("logcumsumexp", "input", input)
+    _tensor("logcumsumexp", input, "input")
     _float_only("logcumsumexp", input)
     _real_only("logcumsumexp", input)
     _no_out("logcumsumexp", out)
@@ -914,7 +900,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's
     >>> torch.histc(torch.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
     tensor([0., 2., 1., 0.])
     """
-    _tensor("histc", "input", input)
+    _tensor("histc", input, "input")
     _float_only("histc", input)
     _real_only("histc", input)
     _no_out("histc", out)
@@ -951,7 +937,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     >>> torch.bucketize(torch.tensor([1, 5, 9]), torch.tensor([1, 3, 5, 7]))
     tensor([0, 2, 4])
     """
-    _tensor("bucketize", "boundaries", boundaries)
+    _tensor("bucketize", boundaries, "boundaries")
     if boundaries.ndim != 1:
         raise RuntimeError(f"bucketize(): boundaries must be 1-D; got {boundaries.ndim}-D")
     ns = _ns()
@@ -966,13 +952,13 @@ def _trapezoid_steps(name, y, x, dx, dim):
     """``(d, dx)``: ``y``'s dim and the step, a number or an array broadcasting against
     ``y``'s slices along ``d`` (PyTorch: a 1-D ``x`` lies along ``dim``; a lower-rank one
     is padded with leading dims)."""
-    _tensor(name, "y", y)
+    _tensor(name, y, "y")
     if x is not None and dx is not None:
         raise TypeError(f"{name}(): got both x and dx; give the sample points or the spacing")
     d = _dim(name, y, dim)
     if x is None:
         return d, 1 if dx is None else dx
-    _tensor(name, "x", x)
+    _tensor(name, x, "x")
     ns = _ns()
     if x.ndim == 1:
         if x.shape[0] != y.shape[d]:

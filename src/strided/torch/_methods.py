@@ -115,11 +115,10 @@ def type_(self, dtype=None, non_blocking=False):
     """PyTorch's ``x.type()``: the type's name (``'torch.FloatTensor'``,
     ``'torch.cuda.LongTensor'``, as ``torch.typename``); ``x.type(dtype)`` casts, to a dtype
     or to such a name (``x.type('torch.DoubleTensor')``)."""
-    from ._shape_functions import _TENSOR_TYPE, typename
+    from ._shape_functions import TENSOR_TYPE_DTYPES as names, typename
     if dtype is None:
         return typename(self)
     if isinstance(dtype, str):
-        names = {f"torch.{v}Tensor": k for k, v in _TENSOR_TYPE.items()}
         where, _, rest = dtype.partition(".cuda.") if ".cuda." in dtype else ("", "", dtype)
         key = f"torch.{rest}" if where else rest
         if key not in names:

@@ -25,21 +25,11 @@ import sys
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import Array
 from .._core.dispatch import method_signature
+from ._checks import no_out as _no_out, tensor as _tensor
 
 
 def _ns():
     return sys.modules["strided"]
-
-
-def _tensor(func: str, x, what: str = "input") -> Array:
-    if type(x) is not Array:
-        raise TypeError(f"{func}(): {what} must be a strided array (a Tensor); got {type(x).__name__}")
-    return x
-
-
-def _no_out(func: str, out) -> None:
-    if out is not None:
-        raise TypeError(f"{func}(): out= is not supported by strided.torch's {func}")
 
 
 def _tensors(func: str, tensors) -> list:
@@ -995,9 +985,6 @@ _indexing_methods()
 
 # --- creation and complex numbers ----------------------------------------------------------------
 
-_COMPLEX_OF = {"float32": _dtypes.complex64, "float64": _dtypes.complex128}
-
-
 def _two_parts(name, a, a_name, b, b_name, out):
     """complex's and polar's checks: no ``out=``, two arrays, one dtype (PyTorch's errors)."""
     _no_out(name, out)
@@ -1019,7 +1006,7 @@ def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
     """
     ns = _ns()
     _two_parts("complex", real, "real", imag, "imag", out)
-    if real.dtype.name not in _COMPLEX_OF:
+    if real.dtype not in (_dtypes.float32, _dtypes.float64):  # (no complex32: Half is refused)
         raise RuntimeError(f"complex(): Expected both inputs to be Half, Float or Double tensors but got "
                            f"{real.dtype.name} and {imag.dtype.name}")
     if (real.requires_grad or imag.requires_grad) and ns.is_grad_enabled():
@@ -1028,7 +1015,7 @@ def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
         raise RuntimeError("complex(): gradients are not supported by strided.torch's complex "
                            "(the inputs require grad); call it on detach()ed inputs or under no_grad()")
     shape = tuple(ns.broadcast_shapes(tuple(real.shape), tuple(imag.shape)))
-    r = ns.zeros(shape, dtype=_COMPLEX_OF[real.dtype.name], device=real.device)
+    r = ns.zeros(shape, dtype=_dtypes.complex_of(real.dtype), device=real.device)
     r.real[...] = real
     r.imag[...] = imag
     return r
@@ -1307,6 +1294,8 @@ _TENSOR_TYPE = {
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
     "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }
+# (PyTorch's CPU type names back to the dtypes' names: x.type('torch.DoubleTensor'))
+TENSOR_TYPE_DTYPES = {f"torch.{v}Tensor": k for k, v in _TENSOR_TYPE.items()}
 
 
 def typename(obj, /) -> str:

@@ -22,6 +22,7 @@ from .._api import activations as _act
 from .._core import dtypes as _dtypes
 from .._core.array import Array
 from ..autograd._function import Function
+from ._checks import floating_dtype, tensor as _tensor
 
 __all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0"]
 
@@ -144,14 +145,12 @@ def _public(name: str, fn=None):
     fn = _FUNCTIONS[name] if fn is None else fn
 
     def call(input, *, out=None):
-        if type(input) is not Array:
-            raise TypeError(f"{name}(): argument 'input' must be a tensor (a strided array); "
-                            f"got {type(input).__name__}")
+        _tensor(name, input)
         ns = _ns()
         k = input._dtype.kind
         if k == "c":
             raise RuntimeError(f"{name}(): not implemented for complex dtype {input._dtype.name}")
-        x = input if k == "f" else ns.astype(input, _dtypes.get_default_dtype())
+        x = input if k == "f" else ns.astype(input, floating_dtype(input))
         if x._dtype is _dtypes.float16:  # (PyTorch's CPU kernel: in float32, rounded once)
             r = ns.astype(fn.apply(ns.astype(x, _dtypes.float32)), _dtypes.float16)
         else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import sys
 
+from ._checks import tensor as _tensor
 from ._math_functions import x_times_log as _x_times_log
 from ._special import _function, _public, erfc as _erfc
 
@@ -50,6 +51,7 @@ def ndtr(input, *, out=None):
     """``torch.special.ndtr(input, *, out=None)``: the standard normal CDF,
     ``erfc(-input / sqrt(2)) / 2`` (accurate in the lower tail); integer inputs in the default
     float dtype."""
+    _tensor("ndtr", input)
     return _ns().multiply(_erfc(_ns().multiply(input, -1.0 / math.sqrt(2.0))), 0.5, out=out)
 
 

@@ -1,0 +1,36 @@
+"""The argument checks strided.torch's composed functions share (``_shape_functions``,
+``_math_functions``, ``_special``): PyTorch's TypeError where a tensor is required, and the
+refusal of an ``out=`` that no single core call could write, and the dtype PyTorch computes a
+floating-point function of integer operands in."""
+
+from __future__ import annotations
+
+import sys
+
+from .._core import dtypes as _dtypes
+from .._core.array import Array
+
+
+def tensor(name: str, x, arg: str = "input") -> Array:
+    """``x``, or PyTorch's TypeError naming ``name``'s argument ``arg`` where ``x`` is not a
+    strided array (a Python scalar, a list, ...)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}(): argument {arg!r} must be a tensor (a strided array); "
+                        f"got {type(x).__name__}")
+    return x
+
+
+def no_out(name: str, out) -> None:
+    """A TypeError for an ``out=`` the function can't write exactly (its result is not made by
+    one core call that could write it)."""
+    if out is not None:
+        raise TypeError(f"{name}(): out= is not supported by strided.torch's {name} (the result is "
+                        f"not made by one core call that could write it); assign the result instead")
+
+
+def floating_dtype(*ops):
+    """The dtype PyTorch computes a floating-point function of ``ops`` (arrays and Python
+    scalars) in: their promoted dtype, or the default float dtype where that is integral
+    (``torch.sqrt(int_tensor)``, ``torch.xlogy(ints, ints)``: float32)."""
+    dt = sys.modules["strided"].result_type(*ops)
+    return _dtypes.get_default_dtype() if dt.kind in "biu" else dt
