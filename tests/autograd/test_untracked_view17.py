@@ -81,3 +81,83 @@ def test_writes_that_autograd_does_not_record_are_not_refused():
     with st.no_grad():
         x[:2].copy_(a)
     assert host(x).tolist() == [1.0, 2.0, 0.0]
+
+
+# --- views that cover the whole array, and views cut before the write (stop 58) ---------------
+# Both used to be silent: the write gave the view (or the array itself) the history and left
+# the other array, which PyTorch rebases or replays, without it.
+
+WHOLE_VIEWS = {
+    "view": lambda x: x.view(6),
+    "reshape": lambda x: x.reshape(2, 3),
+    "T of 2-D": lambda x: x.reshape(2, 3).T,
+    "flatten": lambda x: x.flatten(),
+    "x[...]": lambda x: x[...],
+}
+
+
+@pytest.mark.parametrize("cut", sorted(WHOLE_VIEWS))
+def test_a_recorded_write_into_a_whole_view_of_a_plain_array_is_refused(cut):
+    x = st.zeros(6, device="cpu") + 5.0
+    v = WHOLE_VIEWS[cut](x)
+    a = st.ones(tuple(v.shape), requires_grad=True, device="cpu")
+    with pytest.raises(RuntimeError, match="another live array views the same memory"):
+        v.copy_(a * 2)
+    assert host(x).tolist() == [5.0] * 6
+    # (PyTorch gives x the history)
+    tx = torch.zeros(6) + 5.0
+    tv = WHOLE_VIEWS[cut](tx)
+    tv.copy_(torch.ones(tuple(tv.shape), requires_grad=True) * 2)
+    assert tx.grad_fn is not None
+
+
+# (strided's write, the same write spelled for PyTorch: its out= refuses an operand that
+# requires grad, so that row is the in-place method there)
+BASE_WRITES = {
+    "setitem": (lambda x, a: x.__setitem__(Ellipsis, a * 2),) * 2,
+    "copy_": (lambda x, a: x.copy_(a * 2),) * 2,
+    "add_": (lambda x, a: x.add_(a),) * 2,
+    "out=": (lambda x, a: st.mul(x, a, out=x), lambda x, a: x.mul_(a)),
+}
+
+
+@pytest.mark.parametrize("write", sorted(BASE_WRITES))
+def test_a_recorded_write_into_a_plain_array_with_a_live_view_is_refused(write):
+    ours, theirs = BASE_WRITES[write]
+    x = st.zeros(3, device="cpu") + 5.0
+    v = x[:2]
+    a = st.tensor([1.0, 2.0, 3.0], requires_grad=True, device="cpu")
+    with pytest.raises(RuntimeError, match="another live array views the same memory"):
+        ours(x, a)
+    assert host(x).tolist() == [5.0] * 3 and host(v).tolist() == [5.0] * 2
+    # (PyTorch replays the write into v: v gets a history)
+    tx = torch.zeros(3) + 5.0
+    tv = tx[:2]
+    theirs(tx, torch.tensor([1.0, 2.0, 3.0], requires_grad=True))
+    assert tv.grad_fn is not None
+
+
+def test_once_the_view_is_gone_the_write_gives_pytorchs_gradient():
+    def build(lib):
+        a = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        x = lib.zeros(3) + 5.0
+        v = x[:2]
+        del v
+        x.mul_(a)
+        (x * lib.tensor([3.0, 4.0, 5.0])).sum().backward()
+        return a.grad
+
+    np.testing.assert_array_equal(host(build(st)), build(torch).numpy())
+
+
+def test_a_plain_array_saved_for_backward_is_no_view():
+    # p * a saves p for a's gradient: p.add_(a) is allowed, as in PyTorch, and the backward
+    # through the product then reports the changed value, as PyTorch's does
+    for lib in (st, torch):
+        a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        p = lib.ones(3)
+        q = p * a
+        p.add_(a)
+        assert p.grad_fn is not None
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            q.sum().backward()

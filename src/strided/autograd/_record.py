@@ -16,6 +16,7 @@ definitions (STRIDED_NO_CEXT=1 runs them) and the differential tests compare the
 
 from __future__ import annotations
 
+import gc
 import inspect
 import operator
 import sys
@@ -475,39 +476,43 @@ def _entry(call_next):
 handler.entry = _entry
 
 def _cut_from_another(t: Array) -> bool:
-    """Whether ``t`` (an array autograd does not track as a view) is part of memory another
-    live array holds: it covers only part of its Storage while another reference to that
-    Storage is alive (the array it was cut from, or a sibling), or its Storage reinterprets
-    memory a live array of another dtype holds (``z.real`` of a complex ``z``)."""
+    """Whether another live array views ``t``'s memory (``t`` an array autograd does not
+    track as a view): another reference to its Storage is alive (the array it was cut from,
+    a sibling view, or a view cut from ``t`` itself, whole or part), or its Storage
+    reinterprets memory a live array of another dtype holds (``z.real`` of a complex ``z``).
+    A recorded write into ``t`` would give ``t`` the new history and leave those arrays
+    without it, their gradient lost: PyTorch replays the write into every view of the base,
+    which strided, not tracking views of plain arrays, can't."""
     st = t._st
     if st is None:  # (a lazy result: nothing was cut from it yet)
         return False
     fam = st._family
     if fam is not None and any((m := r()) is not None and m is not st for r in list(fam.members.values())):
         return True
-    _, off, shape, _ = t._layout()
-    n = 1
-    for d in shape:
-        n *= d
     # (the references: t's own, this frame's st and getrefcount's argument)
-    return (off != 0 or n != len(st)) and sys.getrefcount(st) > 3
+    others = sys.getrefcount(st) - 3
+    if others > 0:  # (rare: only then the slow count) a value saved for backward is no view
+        others -= sum(type(r) is SavedVar for r in gc.get_referrers(st))
+    return others > 0
 
 
 def check_inplace(t: Array, name: str, recording: bool = False) -> None:
     """In-place writes into a leaf that requires grad (or a view of one) are errors. So is
-    a write autograd records (``recording``: an operand requires grad) into a part of an
-    array autograd does not track (``x[:2].copy_(a)`` with a plain ``x``): PyTorch gives
-    ``x`` the new history, which strided, not knowing ``x``, can't; refused before writing
-    rather than give ``x`` no gradient."""
+    a write autograd records (``recording``: an operand requires grad) into an array
+    autograd does not track while another live array views the same memory
+    (``x[:2].copy_(a)`` or ``x.view(3).copy_(a)`` with a plain ``x``; ``x.add_(a)`` while
+    ``v = x[:2]`` is alive): PyTorch gives ``x`` (or ``v``) the new history, which strided,
+    not knowing the views of a plain array, can't; refused before writing rather than give
+    them no gradient."""
     e = t._ext
     if e is None or type(e.is_view) is not ViewInfo:
-        if recording and _cut_from_another(t):
+        if recording and (e is None or not e.requires_grad) and _cut_from_another(t):
             raise RuntimeError(
-                f"{name}(): an in-place operation that autograd records, into a view of an array "
-                f"autograd does not track: the array it was cut from would not get the new history "
-                f"(its gradient would be lost). Write through that array (x[:2] = value), or "
-                f"make it part of the graph first (x = x.clone() after x.requires_grad_(), or "
-                f"build the result out of place)")
+                f"{name}(): an in-place operation that autograd records, into an array autograd does "
+                f"not track while another live array views the same memory (the array it was cut "
+                f"from, or a view of it): that array would not get the new history (its gradient "
+                f"would be lost). Write through the array itself (x[:2] = value) with no other view "
+                f"of it alive, or build the result out of place")
         if e is None:
             return
     vi = e.is_view
