@@ -42,14 +42,27 @@ def _check_array(input, who: str) -> Array:
     return input
 
 
-def _dtype_name(dt) -> str:
+def _torch_dtype(dt) -> str:
     return f"strided.{dt.name}"
 
 
+def _mm_dtype_name(dt) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(dt.name, dt.name)
+
+
 def _check_dtype(input: Array, weight: Array) -> None:
+    """PyTorch's RNNBase.check_input: a ValueError naming both dtypes."""
     if input.dtype != weight.dtype:
-        raise RuntimeError(f"input must have the type {_dtype_name(weight.dtype)}, got type "
-                           f"{_dtype_name(input.dtype)}")
+        w, i = _torch_dtype(weight.dtype), _torch_dtype(input.dtype)
+        raise ValueError(f"RNN input dtype ({i}) does not match weight dtype ({w}). Convert input: "
+                         f"input.to({w}), or convert model: model.to({i})")
+
+
+def _check_mm_dtype(a: Array, weight: Array) -> None:
+    """The matmul's RuntimeError PyTorch's cells and states give for another dtype."""
+    if a.dtype != weight.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{_mm_dtype_name(a.dtype)} and {_mm_dtype_name(weight.dtype)}")
 
 
 def _step(mode: str, gi: Array, h: Array, c, w_hh: Array, b_hh, w_hr):
@@ -238,6 +251,9 @@ class RNNBase(Module):
             want = self._expected_hidden(batch, real_hidden)
             if tuple(h0.shape) != want:
                 raise RuntimeError(f"Expected hidden size {want}, got {list(h0.shape)}")
+        for state in (h0, c0):
+            if state is not None:
+                _check_mm_dtype(state, self.weight_hh_l0)
         x = input.transpose(0, 1) if self.batch_first else input
         out, hn, cn = self._run(x, h0, c0)
         if self.batch_first:
@@ -398,16 +414,6 @@ class RNNCellBase(Module):
         is_batched = input.ndim == 2
         if hx is not None:
             states = list(hx) if n_states == 2 else [hx]
-            if n_states == 2 and not is_batched:
-                for i, s in enumerate(states):
-                    if s.ndim != 1:
-                        raise RuntimeError(f"{name}: Expected hx[{i}] to be 1D, got {s.ndim}D "
-                                           "instead")
-            elif n_states == 2:
-                for i, s in enumerate(states):
-                    if s.ndim != 2:
-                        raise RuntimeError(f"{name}: Expected hx[{i}] to be 2D, got {s.ndim}D "
-                                           "instead")
             if not is_batched:
                 states = [_st.expand_dims(s, axis=0) for s in states]
         if not is_batched:
@@ -415,7 +421,7 @@ class RNNCellBase(Module):
         if input.shape[1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected "
                                f"{self.input_size}")
-        _check_dtype(input, self.weight_ih)
+        _check_mm_dtype(input, self.weight_ih)
         if hx is None:
             z = _st.zeros((input.shape[0], self.hidden_size), dtype=input.dtype, device=input.device)
             states = [z] * n_states
@@ -427,6 +433,7 @@ class RNNCellBase(Module):
             if s.shape[0] != input.shape[0]:
                 raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} "
                                    f"batch size {s.shape[0]}")
+        _check_mm_dtype(states[0], self.weight_hh)  # (a c of another dtype promotes, as PyTorch)
         return input, states, is_batched
 
 
