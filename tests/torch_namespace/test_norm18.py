@@ -328,6 +328,18 @@ def _arr(lib, shape, dtype="float32"):
      "Expected more than 1 value per channel when training"),
     (lambda L: L.nn.functional.rms_norm(_arr(L, (2, 3, 4)), (5,)),
      "Given normalized_shape=[5], expected input with shape [*5]"),
+    (lambda L: L.nn.functional.layer_norm(_arr(L, (2, 3, 4)), (4,), _arr(L, 4, "float64")),
+     "mixed dtype (CPU)"),
+    (lambda L: L.nn.functional.group_norm(_arr(L, (2, 3, 4)), 3, _arr(L, 3, "float64")),
+     "mixed dtype (CPU)"),
+    (lambda L: L.nn.functional.layer_norm(_arr(L, (2, 3)), ()),
+     "Expected normalized_shape to be at least 1-dimensional"),
+    (lambda L: L.nn.functional.layer_norm(_arr(L, (2, 3), "int64"), (3,)),
+     "\"LayerNormKernelImpl\" not implemented for 'Long'"),
+    (lambda L: L.nn.functional.batch_norm(_arr(L, (2, 3), "int64"), None, None, training=True),
+     "\"batch_norm\" not implemented for 'Long'"),
+    (lambda L: L.nn.functional.group_norm(_arr(L, (2, 3), "int64"), 1),
+     "\"GroupNormKernelImpl\" not implemented for 'Long'"),
     (lambda L: L.nn.functional.local_response_norm(_arr(L, (2, 3)), 2),
      "Expected 3D or higher dimensionality"),
     (lambda L: L.nn.BatchNorm1d(3)(_arr(L, (2, 3, 4, 5))), "expected 2D or 3D input (got 4D input)"),
@@ -342,6 +354,17 @@ def test_errors_match_pytorch(fn, fragment):
     ref, got = _both(fn)
     assert fragment in ref
     assert fragment.replace("torch.", "strided.") in got
+
+
+def test_rms_norm_weight_of_another_dtype_keeps_the_input_dtype():
+    x = np.random.default_rng(8).standard_normal((2, 3)).astype("float32")
+    w = np.array([0.5, 1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PyTorch: "Cannot dispatch to fused implementation")
+        ref = torch.nn.functional.rms_norm(torch.from_numpy(x), (3,), torch.from_numpy(w))
+    got = storch.nn.functional.rms_norm(strided.asarray(x), (3,), strided.asarray(w))
+    assert str(got.dtype) == "float32" and ref.dtype == torch.float32
+    np.testing.assert_allclose(to_numpy(got), ref.numpy(), rtol=1e-6, atol=1e-7)
 
 
 def test_instance_norm_without_affine_warns_on_feature_mismatch():

@@ -118,6 +118,9 @@ def test_lstm_projection_with_states_and_noncontiguous_input():
 
 def test_noncontiguous_strided_input_array():
     ref, got = _pair("GRU", 3, 4)
+    ref.flatten_parameters(), got.flatten_parameters()
+    assert [[tuple(p.shape) for p in ps] for ps in got.all_weights] == \
+        [[tuple(p.shape) for p in ps] for ps in ref.all_weights]
     x = np.random.default_rng(4).standard_normal((4, 2, 6))
     xs, xr = strided.asarray(x)[..., ::2], torch.from_numpy(x)[..., ::2]
     np.testing.assert_allclose(to_numpy(got(xs)[0]), ref(xr)[0].detach().numpy(), rtol=1e-10)

@@ -55,12 +55,29 @@ def _check_momentum(func: str, momentum) -> None:
                         f"{type(momentum).__name__}")
 
 
+_KERNEL_NAMES = {"batch_norm": "batch_norm", "instance_norm": "batch_norm",
+                 "layer_norm": "LayerNormKernelImpl", "group_norm": "GroupNormKernelImpl",
+                 "rms_norm": "rms_norm", "local_response_norm": "local_response_norm"}
+_TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+               "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _check_floating(func: str, input: Array) -> None:
+    """PyTorch's kernels exist for floating-point inputs only."""
+    if input.dtype.kind != "f":
+        name = _TYPE_NAMES.get(input.dtype.name, input.dtype.name)
+        raise NotImplementedError(f'"{_KERNEL_NAMES[func]}" not implemented for \'{name}\' '
+                                  f"({func}() needs a floating-point input)")
+
+
 def _check_dtypes(input: Array, *others) -> None:
     # Note: PyTorch's CPU kernels refuse parameters or statistics of another dtype
     # than a float32/float64 input ("mixed dtype").
     for a in others:
         if a is not None and a.dtype != input.dtype:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype "
+                               f"(input {input.dtype.name}, a parameter or statistic "
+                               f"{a.dtype.name}).")
 
 
 def _affine(y: Array, weight, bias, shape: tuple) -> Array:
@@ -114,6 +131,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     running_mean, running_var = _opt(running_mean, f, "running_mean"), _opt(running_var, f, "running_var")
     weight, bias = _opt(weight, f, "weight"), _opt(bias, f, "bias")
     _check_momentum(f, momentum)
+    _check_floating(f, input)
     _check_dtypes(input, running_mean, running_var, weight, bias)
     shape = tuple(input.shape)
     if training and verify:
@@ -167,6 +185,7 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
     running_mean, running_var = _opt(running_mean, f, "running_mean"), _opt(running_var, f, "running_var")
     weight, bias = _opt(weight, f, "weight"), _opt(bias, f, "bias")
     _check_momentum(f, momentum)
+    _check_floating(f, input)
     _check_dtypes(input, running_mean, running_var, weight, bias)
     shape = tuple(input.shape)
     if use_input_stats and verify:
@@ -216,7 +235,11 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
 def _normalized_shape(normalized_shape) -> tuple:
     if isinstance(normalized_shape, int):
         return (normalized_shape,)
-    return tuple(int(s) for s in normalized_shape)
+    ns = tuple(int(s) for s in normalized_shape)
+    if not ns:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+                           "at least one element, but got normalized_shape = []")
+    return ns
 
 
 def _check_normalized(func: str, input: Array, ns: tuple, sep: str = ", ") -> tuple:
@@ -239,12 +262,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     f = "layer_norm"
     _arr(input, f)
     weight, bias = _opt(weight, f, "weight"), _opt(bias, f, "bias")
+    _check_floating(f, input)
     ns = _normalized_shape(normalized_shape)
     for name, a in (("weight", weight), ("bias", bias)):
         if a is not None and tuple(a.shape) != ns:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
                                f"{name} of shape {list(a.shape)} and normalized_shape = {list(ns)}")
     axes = _check_normalized(f, input, ns)
+    _check_dtypes(input, weight, bias)
     mean = _st.mean(input, axis=axes, keepdims=True)
     var = _st.var(input, axis=axes, correction=0, keepdims=True)
     y = (input - mean) / _st.sqrt(var + eps)
@@ -284,6 +309,8 @@ def _group_norm(input, num_groups, weight, bias, eps, verify: bool, f: str = "gr
         raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                          f"{vb}")
     _check_channels(f, c, weight=weight, bias=bias)
+    _check_floating(f, input)
+    _check_dtypes(input, weight, bias)
     g = _st.reshape(input, (n, num_groups, -1)) if input.size else _st.reshape(
         input, (n, num_groups, (c // num_groups) * math.prod(shape[2:])))
     mean = _st.mean(g, axis=2, keepdims=True)
@@ -303,9 +330,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None) -> Array:
     f = "rms_norm"
     _arr(input, f)
     weight = _opt(weight, f, "weight")
-    if input.dtype.kind != "f":
-        raise RuntimeError(f"{f}(): input must be a real floating-point array; got "
-                           f"{input.dtype.name}")
+    _check_floating(f, input)
     ns = _normalized_shape(normalized_shape)
     axes = _check_normalized(f, input, ns, sep="")
     if weight is not None and tuple(weight.shape) != ns:
@@ -316,7 +341,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None) -> Array:
     ms = _st.mean(input * input, axis=axes, keepdims=True)
     y = input / _st.sqrt(ms + eps)
     if weight is not None:
+        # Note: PyTorch computes with a weight of another dtype and returns input's dtype.
         y = y * weight
+        if y.dtype != input.dtype:
+            y = y.astype(input.dtype)
     return y
 
 
@@ -335,6 +363,10 @@ def local_response_norm(input, size: int, alpha: float = 0.0001, beta: float = 0
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
                          "dimensions)")
+    if input.dtype.kind != "f":
+        # Note: PyTorch pools an integer input into float32; strided refuses it instead.
+        raise NotImplementedError(f"{f}(): an integer or boolean input ({input.dtype.name}) is "
+                                  "not supported by strided; convert it to a floating-point dtype")
     if input.size == 0:
         return input
     sq = input * input

@@ -156,6 +156,10 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights into one cuDNN buffer here; strided
+        reads each parameter where it is (the call is accepted so that programs run)."""
+
     @property
     def all_weights(self) -> list:
         """The parameters, one list per layer and direction (PyTorch's order)."""
