@@ -363,3 +363,47 @@ def test_transformer_dropout_only_in_training():
     np.testing.assert_array_equal(to_numpy(layer(x)), to_numpy(layer(x)))
     layer.train()
     assert not np.allclose(to_numpy(layer(x)), to_numpy(layer(x)))
+
+
+@pytest.mark.parametrize("left_aligned", [True, False])
+@pytest.mark.parametrize("final_norm", [True, False])
+def test_transformer_encoder_eval_nested_path_zeroes_padding_as_pytorch(left_aligned, final_norm):
+    def make(nn):
+        layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
+        return nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(8) if final_norm else None)
+    ref, got = make(torch.nn), make(storch.nn)
+    assert got.use_nested_tensor and ref.use_nested_tensor
+    _load(ref, got)
+    ref.eval(), got.eval()
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((3, 5, 8)).astype("float32")
+    pad = np.zeros((3, 5), dtype=bool)
+    pad[1, -2:] = pad[2, -1] = True
+    if not left_aligned:
+        pad[0, 0] = True
+    with torch.no_grad():
+        r = ref(torch.from_numpy(x), src_key_padding_mask=torch.from_numpy(pad)).numpy()
+    with storch.no_grad():
+        s = to_numpy(got(strided.asarray(x), src_key_padding_mask=strided.asarray(pad)))
+    np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-5)
+    if left_aligned and not final_norm:
+        assert (s[1, -2:] == 0).all()  # PyTorch's nested tensor pads back with zeros
+    # Recording gradients: PyTorch's regular path, every position computed.
+    xr = torch.from_numpy(x).requires_grad_()
+    xs = strided.asarray(x).requires_grad_()
+    r = ref(xr, src_key_padding_mask=torch.from_numpy(pad)).detach().numpy()
+    s = to_numpy(got(xs, src_key_padding_mask=strided.asarray(pad)))
+    np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-5)
+    assert not (s[1, -2:] == 0).all()
+
+
+def test_transformer_encoder_nested_tensor_warning_as_pytorch():
+    for kw in ({"norm_first": True}, {}, {"batch_first": True, "activation": storch.tanh}):
+        tkw = dict(kw)
+        if "activation" in tkw:
+            tkw["activation"] = torch.tanh
+        with pytest.warns(UserWarning) as wr:
+            torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(4, 2, 8, **tkw), 1)
+        with pytest.warns(UserWarning) as ws:
+            storch.nn.TransformerEncoder(storch.nn.TransformerEncoderLayer(4, 2, 8, **kw), 1)
+        assert str(ws[0].message) == str(wr[0].message)

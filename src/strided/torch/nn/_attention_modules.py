@@ -8,14 +8,17 @@ reference ("slow") path: the same submodules and parameters under the same names
 ``in_proj_bias``, ``out_proj``, ``bias_k``/``bias_v``; ``self_attn``, ``linear1``,
 ``norm1``, ...), so PyTorch's state dicts load, and the same default initialisation
 (``xavier_uniform_`` projections, zero biases). PyTorch's fused inference fast path
-gives the same values up to rounding, except that with a ``src_key_padding_mask`` in
-eval mode under ``no_grad`` its nested-tensor encoder returns zeros at the padded
-positions; strided always computes them (as PyTorch's training path does).
+gives the same values up to rounding; where ``TransformerEncoder`` takes PyTorch's
+nested-tensor path (eval mode, no gradient to record, a left-aligned
+``src_key_padding_mask``, no ``mask``, a batch-first post-norm relu/gelu layer with an
+even number of heads) the padded positions come out as zeros before the final norm,
+and strided zeroes them under the same conditions (``use_nested_tensor``).
 """
 
 from __future__ import annotations
 
 import copy
+import warnings
 
 import strided as _st
 
@@ -177,7 +180,15 @@ class TransformerEncoderLayer(Module):
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
-        self.activation = _activation_fn(activation)
+        activation = _activation_fn(activation)
+        # (PyTorch's flag for its fused path; TransformerEncoder reads it)
+        if activation is F.relu or type(activation).__name__ == "ReLU":
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or type(activation).__name__ == "GELU":
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
+        self.activation = activation
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
         """The layer's output, of ``src``'s shape."""
@@ -267,6 +278,29 @@ def _clones(module, n: int):
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _why_not_nested(layer) -> str:
+    """PyTorch's reason (``TransformerEncoder.__init__``) not to use nested tensors."""
+    e = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{e} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{e}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (f"{e}.self_attn.batch_first was not True(use batch_first for better inference "
+                "performance)")
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{e}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{e}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{e}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{e}.norm1.eps was not equal to {e}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{e}.self_attn.num_heads is odd"
+    return ""
+
+
 class TransformerEncoder(Module):
     """A stack of ``num_layers`` copies of ``encoder_layer`` and an optional final norm.
 
@@ -281,10 +315,32 @@ class TransformerEncoder(Module):
         super().__init__()
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
-        # Note: strided has no nested tensors; the flag is kept for PyTorch's signature.
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why}", UserWarning, stacklevel=2)
+            self.use_nested_tensor = False
+
+    def _takes_nested_path(self, src, mask, key_padding_mask) -> bool:
+        """Whether PyTorch would run this call through nested tensors (and return zeros at
+        the padded positions): its conditions in ``TransformerEncoder.forward``."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.ndim != 3 \
+                or key_padding_mask is None or mask is not None:
+            return False
+        if self.mask_check:
+            valid = key_padding_mask == 0
+            if valid.shape[-1] > 1 and bool(_st.any(valid[:, 1:] & ~valid[:, :-1])):
+                return False  # (not left-aligned)
+        sa = first.self_attn
+        args = (src, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias,
+                first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                first.linear1.weight, first.linear1.bias, first.linear2.weight,
+                first.linear2.bias)
+        return not (_st.is_grad_enabled() and any(a.requires_grad for a in args))
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         """The stack's output, of ``src``'s shape."""
@@ -292,11 +348,15 @@ class TransformerEncoder(Module):
             src_key_padding_mask, "src_key_padding_mask", src.dtype, mask, "mask")
         mask = _attention._canonical_mask(mask, "mask", src.dtype, check_other=False)
         batch_first = self.layers[0].self_attn.batch_first
+        nested = self._takes_nested_path(src, mask, src_key_padding_mask)
         is_causal = _detect_is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if nested:
+            # Note: PyTorch's nested tensor pads back with zeros (to_padded_tensor(0.0)).
+            output = _st.where(_st.expand_dims(src_key_padding_mask == 0, axis=-1), output, 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
