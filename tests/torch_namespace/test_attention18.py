@@ -407,3 +407,37 @@ def test_transformer_encoder_nested_tensor_warning_as_pytorch():
         with pytest.warns(UserWarning) as ws:
             storch.nn.TransformerEncoder(storch.nn.TransformerEncoderLayer(4, 2, 8, **kw), 1)
         assert str(ws[0].message) == str(wr[0].message)
+
+
+@pytest.mark.parametrize("mode", ["eval_no_grad", "eval_grad", "train"])
+@pytest.mark.parametrize("module,need_weights", [("mha", True), ("mha", False),
+                                                 ("encoder_layer", False)])
+def test_fully_masked_rows_follow_pytorchs_path(mode, need_weights, module):
+    """A batch row whose keys are all padded: NaN on PyTorch's fused inference path and its
+    explicit-weights path, zeros on its scaled_dot_product_attention path."""
+    if module == "mha":
+        ref = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        got = storch.nn.MultiheadAttention(8, 2, batch_first=True)
+    else:
+        ref = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        got = storch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    _load(ref, got)
+    if mode != "train":
+        ref.eval(), got.eval()
+    x = np.random.default_rng(10).standard_normal((3, 4, 8)).astype("float32")
+    pad = np.zeros((3, 4), dtype=bool)
+    pad[1, :] = True
+    pad[2, -1] = True
+    xt, xs = torch.from_numpy(x), strided.asarray(x)
+    pt, ps = torch.from_numpy(pad), strided.asarray(pad)
+    ctx_t = torch.no_grad() if mode == "eval_no_grad" else torch.enable_grad()
+    ctx_s = storch.no_grad() if mode == "eval_no_grad" else storch.enable_grad()
+    with ctx_t:
+        r = ref(xt, xt, xt, key_padding_mask=pt, need_weights=need_weights)[0] if module == "mha" \
+            else ref(xt, src_key_padding_mask=pt)
+    with ctx_s:
+        s = got(xs, xs, xs, key_padding_mask=ps, need_weights=need_weights)[0] if module == "mha" \
+            else got(xs, src_key_padding_mask=ps)
+    r, s = r.detach().numpy(), to_numpy(s)
+    assert np.isnan(s).sum() == np.isnan(r).sum()
+    np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-5)
