@@ -105,6 +105,12 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False):
         """``(attn_output, attn_weights)`` (weights ``None`` without ``need_weights``)."""
         is_batched = query.ndim == 3
+        want_weights = need_weights
+        if self._takes_fast_path(query, key, value, is_batched):
+            # Note: PyTorch's fused _native_multi_head_attention computes the explicit
+            # softmax whatever need_weights says: a query whose keys are all masked gives
+            # NaN there, where the scaled_dot_product_attention path gives zeros.
+            need_weights = True
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         extra = {}
@@ -119,7 +125,22 @@ class MultiheadAttention(Module):
             average_attn_weights=average_attn_weights, is_causal=is_causal, **extra)
         if self.batch_first and is_batched:
             out = out.transpose(1, 0)
-        return out, weights
+        return out, (weights if want_weights else None)
+
+    def _takes_fast_path(self, query, key, value, is_batched: bool) -> bool:
+        """Whether PyTorch would run this call through its fused inference kernel: its
+        conditions in ``MultiheadAttention.forward`` (eval mode, batch-first
+        self-attention with one ``in_proj_weight`` and a bias, an even number of heads,
+        nothing to record)."""
+        if not is_batched or query is not key or key is not value or self.training \
+                or self.num_heads % 2 or not self.batch_first or self.bias_k is not None \
+                or self.bias_v is not None or self.add_zero_attn or not self._qkv_same_embed_dim \
+                or self.in_proj_weight is None or self.in_proj_bias is None \
+                or query.dtype != self.in_proj_weight.dtype or query.dtype != self.in_proj_bias.dtype:
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+                self.out_proj.bias)
+        return not (_st.is_grad_enabled() and any(a is not None and a.requires_grad for a in args))
 
 
 def _activation_fn(activation):
