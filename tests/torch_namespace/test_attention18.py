@@ -249,6 +249,13 @@ def test_mha_is_causal_hint_with_causal_mask():
               {"need_weights": False, "is_causal": True})
 
 
+def test_reprs_match_pytorch():
+    for make in (lambda nn: nn.MultiheadAttention(8, 2, kdim=3, batch_first=True),
+                 lambda nn: nn.TransformerEncoderLayer(8, 2, 16, norm_first=True),
+                 lambda nn: nn.TransformerDecoderLayer(8, 2, 16, bias=False)):
+        assert repr(make(storch.nn)) == repr(make(torch.nn))
+
+
 def test_mha_default_initialisation():
     got = storch.nn.MultiheadAttention(8, 2, add_bias_kv=True)
     np.testing.assert_array_equal(to_numpy(got.in_proj_bias), 0.0)

@@ -33,6 +33,11 @@ __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's name for ``MultiheadAttention.out_proj``'s class: a ``Linear`` (the name
+    only tells PyTorch's quantization to leave it alone)."""
+
+
 class MultiheadAttention(Module):
     """Multi-head attention (PyTorch's ``nn.MultiheadAttention``).
 
@@ -77,7 +82,8 @@ class MultiheadAttention(Module):
             self.in_proj_bias = Parameter(_st.empty((3 * embed_dim,), **kw))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        device=device, dtype=dtype)
         if add_bias_kv:
             self.bias_k = Parameter(_st.empty((1, 1, embed_dim), **kw))
             self.bias_v = Parameter(_st.empty((1, 1, embed_dim), **kw))
