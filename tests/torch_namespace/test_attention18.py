@@ -129,6 +129,12 @@ def _sdpa(L):
      "dropout probability has to be between 0 and 1, but got 1.5"),
     (lambda L: _sdpa(L)(_z(L, 1, 4, 3, 4), _z(L, 1, 3, 5, 4), _z(L, 1, 3, 5, 4), enable_gqa=True),
      "Number of heads in key and value must divide the number of heads in"),
+    (lambda L: _sdpa(L)(_z(L, 2, 3, 4), _z(L, 2, 5, 4), _z(L, 2, 5, 4), attn_mask=_z(L, 3, 4)),
+     ""),
+    (lambda L: _sdpa(L)(_z(L, 2, 3, 4), _z(L, 2, 5, 4), _z(L, 2, 5, 4),
+                        attn_mask=_z(L, 3, 4, dtype=bool)), ""),
+    (lambda L: _sdpa(L)(_z(L, 2, 3, 4), _z(L, 2, 5, 4), _z(L, 2, 5, 4),
+                        attn_mask=_z(L, 4, 3, 5, dtype=bool)), ""),
     (lambda L: _sdpa(L)(_z(L, 2, 3, 4), _z(L, 2, 5, 3), _z(L, 2, 5, 4)), ""),
     (lambda L: _sdpa(L)(_z(L, 2, 3, 4), _z(L, 2, 5, 4), _z(L, 2, 4, 4)), ""),
 ])

@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 import strided as _st
 from strided import Array
 
@@ -100,6 +102,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     scores = _st.matmul(query, key.mT) * scale
+    if attn_mask is not None:
+        try:
+            fits = np.broadcast_shapes(tuple(attn_mask.shape), tuple(scores.shape)) == \
+                tuple(scores.shape)
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"{f}(): attn_mask of shape {tuple(attn_mask.shape)} does not "
+                               f"broadcast to the attention scores' shape {tuple(scores.shape)} "
+                               "(..., L, S)")
     allowed = None
     if is_causal:
         allowed = _st.tril(_st.ones((L, S), dtype=_st.bool, device=query.device))
