@@ -14,6 +14,8 @@ torch = pytest.importorskip("torch")  # (the CPython 3.12 leg has no PyTorch)
 import strided
 import strided.torch as storch
 from _parity import check, to_numpy
+from hypothesis import given, settings, strategies as hs  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
 
 DTYPES = ["float32", "float64"]
 TOL32 = dict(rtol=1e-4, atol=1e-5)
@@ -373,3 +375,20 @@ def test_instance_norm_without_affine_warns_on_feature_mismatch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         storch.nn.InstanceNorm1d(4)(storch.ones(2, 4, 5))
+
+
+@settings(max_examples=25, deadline=None)
+@given(hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=4), hs.data())
+def test_hypothesis_layer_and_batch_norm_over_shapes(shape, data):
+    k = data.draw(hs.integers(1, len(shape)), label="normalized dims")
+    ns = shape[len(shape) - k:]
+    n_per_channel = shape[0] * int(np.prod(shape[2:]))
+
+    def build(lib, T, rng):
+        x = T(rng.standard_normal(shape), grad=True)
+        w = T(rng.uniform(0.5, 1.5, ns), grad=True)
+        y = lib.nn.functional.layer_norm(x, ns, w, None, 1e-3)
+        if n_per_channel > 1:
+            y = y + lib.nn.functional.batch_norm(x, None, None, training=True, eps=1e-3)
+        return y
+    check(build, "float64")
