@@ -454,3 +454,29 @@ def test_fully_masked_rows_follow_pytorchs_path(mode, need_weights, module):
     r, s = r.detach().numpy(), to_numpy(s)
     assert np.isnan(s).sum() == np.isnan(r).sum()
     np.testing.assert_allclose(s, r, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("static", [False, True])
+def test_multi_head_attention_forward_directly(need_weights, static):
+    E, H, L, S, N = 4, 2, 3, 5, 2
+
+    def build(lib, T, rng):
+        q = T(rng.standard_normal((L, N, E)), grad=True)
+        k = T(rng.standard_normal((S, N, 3)), grad=True)
+        v = T(rng.standard_normal((S, N, 2)), grad=True)
+        wq = T(rng.standard_normal((E, E)), grad=True)
+        wk = T(rng.standard_normal((E, 3)), grad=True)
+        wv = T(rng.standard_normal((E, 2)), grad=True)
+        b = T(rng.standard_normal(3 * E), grad=True)
+        wo = T(rng.standard_normal((E, E)), grad=True)
+        kw = {}
+        if static:
+            kw = {"static_k": T(rng.standard_normal((N * H, 4, E // H)), grad=True),
+                  "static_v": T(rng.standard_normal((N * H, 4, E // H)), grad=True)}
+        out, w = lib.nn.functional.multi_head_attention_forward(
+            q, k, v, E, H, None, b, None, None, False, 0.0, wo, None, training=False,
+            need_weights=need_weights, use_separate_proj_weight=True, q_proj_weight=wq,
+            k_proj_weight=wk, v_proj_weight=wv, **kw)
+        return out if w is None else lib.cat([out.reshape(-1), w.reshape(-1)])
+    check(build, "float64")
