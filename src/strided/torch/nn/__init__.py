@@ -17,5 +17,12 @@ from . import functional, init  # noqa: F401
 from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
+from ._norm_modules import *  # noqa: F401,F403
+from ._norm_modules import __all__ as _norm_all
+from ._rnn import *  # noqa: F401,F403
+from ._rnn import __all__ as _rnn_all
+from ._attention_modules import *  # noqa: F401,F403
+from ._attention_modules import __all__ as _attention_all
 
-__all__ = ["Parameter", "functional", "init"] + list(_modules_all)
+__all__ = (["Parameter", "functional", "init"] + list(_modules_all) + list(_norm_all)
+           + list(_rnn_all) + list(_attention_all))

@@ -933,3 +933,9 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     else:
         norm = _st.sum(_st.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
     return _st.divide(input, _st.clip(norm, eps, None), out=out)
+
+from ._norm import *  # noqa: E402,F401,F403
+from ._norm import __all__ as _NORM_ALL  # noqa: E402
+from ._attention import *  # noqa: E402,F401,F403
+from ._attention import __all__ as _ATTENTION_ALL  # noqa: E402
+__all__ = __all__ + list(_NORM_ALL) + list(_ATTENTION_ALL)
