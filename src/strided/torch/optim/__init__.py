@@ -5,7 +5,8 @@
 single-array algorithms step for step (same formulas, same order of operations), so
 from the same initial weights their trajectories equal PyTorch's up to rounding.
 Updates run under ``no_grad`` and write each parameter in place with strided's in-place
-methods.
+methods. ``SparseAdam`` is there with PyTorch's checks; its ``step()`` refuses dense
+gradients, as PyTorch's does, and strided has no other kind.
 
 >>> import strided.torch as torch
 >>> w = torch.nn.Parameter(torch.tensor([2.0]))
@@ -29,6 +30,7 @@ from .radam import RAdam  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
+from .sparse_adam import SparseAdam  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "SparseAdam", "lr_scheduler"]

@@ -21,6 +21,11 @@ def _scalar(value: float) -> Array:
     return _st.full((), value, dtype=dt, device="cpu")
 
 
+def _as_default_dtype(value: float) -> float:
+    """``value`` rounded to the default dtype (``torch.as_tensor(value)``'s rounding)."""
+    return _st.full((), value, dtype=_st.get_default_dtype(), device="cpu").item()
+
+
 def _check_lr(name: str, lr, message: str | None = None) -> None:
     """PyTorch's ``lr`` checks; a tensor ``lr`` is refused (strided takes a Python number)."""
     if isinstance(lr, Array):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strided as _st
 
-from ._common18 import _check_lr, _real_param, _refuse, _scalar
+from ._common18 import _as_default_dtype, _check_lr, _real_param, _refuse, _scalar
 from .optimizer import Optimizer
 
 __all__ = ["ASGD"]
@@ -66,7 +66,8 @@ class ASGD(Optimizer):
             else:
                 ax.copy_(p)
             step = step_t.item()
-            # (PyTorch: eta.copy_(torch.as_tensor(...)), the Python float rounded to the
-            # default dtype, then to eta's; fill_ rounds once to eta's, the same value)
-            eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
-            mu.fill_(1 / max(1, step - t0))
+            # Note: PyTorch writes eta.copy_(torch.as_tensor(value)): the Python float
+            # rounded to the default dtype, then to eta's (float64 after a load_state_dict,
+            # which casts eta and mu to the parameter's dtype); the same two roundings here.
+            eta.fill_(_as_default_dtype(lr / ((1 + lambd * lr * step) ** alpha)))
+            mu.fill_(_as_default_dtype(1 / max(1, step - t0)))
