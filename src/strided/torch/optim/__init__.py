@@ -17,6 +17,7 @@ tensor([1.], requires_grad=True)
 """
 
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
@@ -33,4 +34,5 @@ from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "SparseAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "SparseAdam", "lr_scheduler",
+           "swa_utils"]
