@@ -365,3 +365,69 @@ def test_resuming_with_last_epoch():
                 g.setdefault("base_momentum", 0.85)
             return make(lib, o)
         assert_same(seeded, steps=20)
+
+
+# --- swa_utils.SWALR --------------------------------------------------------------------------
+
+SWALR_CASES = {
+    "cos": lambda lib, o: lib.optim.swa_utils.SWALR(o, swa_lr=0.05),
+    "linear-3": lambda lib, o: lib.optim.swa_utils.SWALR(o, swa_lr=[0.05, 0.5], anneal_epochs=3,
+                                                         anneal_strategy="linear"),
+    "cos-0": lambda lib, o: lib.optim.swa_utils.SWALR(o, swa_lr=0.01, anneal_epochs=0),
+    "linear-1": lambda lib, o: lib.optim.swa_utils.SWALR(o, swa_lr=0.2, anneal_epochs=1,
+                                                         anneal_strategy="linear"),
+}
+
+
+@pytest.mark.parametrize("case", list(SWALR_CASES))
+def test_swalr_equals_pytorchs(case):
+    assert_same(SWALR_CASES[case], steps=30)
+
+
+def test_swalr_after_another_scheduler_as_pytorch():
+    """PyTorch's recipe: a schedule first, SWALR from a given epoch on (both on one optimizer)."""
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            o = _opt(lib)
+            first = L(lib).CosineAnnealingLR(o, T_max=20)
+            swa = lib.optim.swa_utils.SWALR(o, swa_lr=0.02, anneal_epochs=4)
+            lrs = []
+            for epoch in range(30):
+                o.step()
+                (first if epoch < 12 else swa).step()
+                lrs.append([g["lr"] for g in o.param_groups])
+        return lrs
+    assert run(storch) == run(torch)
+
+
+def test_swalr_state_dict_and_errors_as_pytorchs():
+    for lib in (storch, torch):
+        with pytest.raises(ValueError, match="anneal_strategy must be one of 'cos' or 'linear', instead got exp"):
+            lib.optim.swa_utils.SWALR(_opt(lib), swa_lr=0.1, anneal_strategy="exp")
+        with pytest.raises(ValueError, match="anneal_epochs must be equal or greater than 0, got -1"):
+            lib.optim.swa_utils.SWALR(_opt(lib), swa_lr=0.1, anneal_epochs=-1)
+        with pytest.raises(ValueError, match="anneal_epochs must be equal or greater than 0, got 2.5"):
+            lib.optim.swa_utils.SWALR(_opt(lib), swa_lr=0.1, anneal_epochs=2.5)
+        with pytest.raises(ValueError, match="swa_lr must have the same length"):
+            lib.optim.swa_utils.SWALR(_opt(lib), swa_lr=[0.1])
+    expected = sequence(torch, SWALR_CASES["linear-3"], steps=12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        o = _opt(storch)
+        s = SWALR_CASES["linear-3"](storch, o)
+        for _ in range(2):
+            o.step()
+            s.step()
+        sd = s.state_dict()
+        assert "anneal_func" not in sd and sd["_anneal_strategy"] == "linear"
+        o2 = _opt(storch)
+        s2 = storch.optim.swa_utils.SWALR(o2, swa_lr=1.0)  # cos: the state dict's strategy wins
+        o2.load_state_dict(o.state_dict())
+        s2.load_state_dict(sd)
+        for i in range(10):
+            o2.step()
+            s2.step()
+            assert _snapshot(s2, o2) == expected[3 + i]
+        tsd = torch.optim.swa_utils.SWALR(_opt(torch), swa_lr=0.1).state_dict()
+    assert sorted(sd) == sorted(tsd)

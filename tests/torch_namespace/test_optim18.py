@@ -519,3 +519,195 @@ def test_step_with_closure_returns_its_loss():
                 return loss
             losses.append(float(opt.step(closure).detach()))
         assert losses[0] == losses[1]
+
+
+# --- swa_utils: AveragedModel and update_bn -------------------------------------------------
+
+def _mlp(lib, dtype="float64"):
+    rng = np.random.default_rng(7)
+    m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2))
+    with (torch.no_grad() if lib is torch else storch.no_grad()):
+        for p in m.parameters():
+            p.copy_(_T(lib, rng.standard_normal(tuple(p.shape)).astype("float32")))
+    m = m.to(getattr(lib, dtype))
+    x = _T(lib, rng.standard_normal((8, 3)).astype(dtype))
+    return m, x
+
+
+def _train_and_average(lib, make_avg, steps=8, dtype="float64"):
+    model, x = _mlp(lib, dtype)
+    avg = make_avg(lib, model)
+    opt = lib.optim.SGD(model.parameters(), lr=0.02, momentum=0.5)
+    for _ in range(steps):
+        opt.zero_grad()
+        (model(x) ** 2).sum().backward()
+        opt.step()
+        avg.update_parameters(model)
+    return avg, model, x
+
+
+SWA = lambda lib: lib.optim.swa_utils  # noqa: E731
+AVERAGERS = {
+    "swa": lambda lib, m: SWA(lib).AveragedModel(m),
+    "ema-multi": lambda lib, m: SWA(lib).AveragedModel(m, multi_avg_fn=SWA(lib).get_ema_multi_avg_fn(0.8)),
+    "ema-avg": lambda lib, m: SWA(lib).AveragedModel(m, avg_fn=SWA(lib).get_ema_avg_fn(0.7)),
+    # the SWA weight 1 / (n + 1) is a float32 tensor in PyTorch: visible in float64
+    "swa-multi": lambda lib, m: SWA(lib).AveragedModel(m, multi_avg_fn=SWA(lib).get_swa_multi_avg_fn()),
+    "swa-avg": lambda lib, m: SWA(lib).AveragedModel(m, avg_fn=SWA(lib).get_swa_avg_fn()),
+    "custom": lambda lib, m: SWA(lib).AveragedModel(m, avg_fn=lambda a, p, n: a * 0.5 + p * 0.5 + n * 1e-3),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kind", list(AVERAGERS))
+def test_averaged_model_equals_pytorchs(kind, dtype):
+    sa, sm, sx = _train_and_average(storch, AVERAGERS[kind], dtype=dtype)
+    ta, tm, tx = _train_and_average(torch, AVERAGERS[kind], dtype=dtype)
+    tol = dict(rtol=1e-13, atol=1e-14) if dtype == "float64" else TOL["float32"]
+    for s, t in zip(sa.module.parameters(), ta.module.parameters()):
+        np.testing.assert_allclose(to_numpy(s), to_numpy(t), **tol)
+    assert int(sa.n_averaged) == int(ta.n_averaged) == 8
+    assert str(sa.n_averaged.dtype).endswith("int64")
+    np.testing.assert_allclose(to_numpy(sa(sx)), to_numpy(ta(tx)), **tol)
+    assert list(sa.state_dict()) == list(ta.state_dict())
+    # the average is not the model
+    assert not np.allclose(to_numpy(sa.module[0].weight), to_numpy(sm[0].weight))
+
+
+def _with_buffers(lib):
+    class WithBuffers(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.nn.Linear(2, 2).to(getattr(lib, "float64"))
+            self.register_buffer("stat", lib.zeros(2, dtype=lib.float64))
+            self.register_buffer("count", lib.zeros((), dtype=lib.int64))
+
+        def forward(self, x):
+            with (torch.no_grad() if lib is torch else storch.no_grad()):
+                self.stat.add_(x.mean(0))
+                self.count.add_(3)
+            return self.lin(x) + self.stat
+
+    with (torch.no_grad() if lib is torch else storch.no_grad()):
+        m = WithBuffers()
+        m.lin.weight.copy_(_T(lib, np.array([[0.5, -1.0], [2.0, 0.25]])))
+        m.lin.bias.copy_(_T(lib, np.array([0.1, -0.2])))
+    return m
+
+
+@pytest.mark.parametrize("use_buffers", [False, True])
+@pytest.mark.parametrize("ema", [False, True])
+def test_averaged_model_buffers_as_pytorch(use_buffers, ema):
+    """Without use_buffers the buffers are copied from the model; with it they are averaged
+    too (the integer count through the float formula, truncated back, as PyTorch)."""
+    out = []
+    for lib in (storch, torch):
+        m = _with_buffers(lib)
+        kw = dict(multi_avg_fn=SWA(lib).get_ema_multi_avg_fn(0.6)) if ema else {}
+        avg = SWA(lib).AveragedModel(m, use_buffers=use_buffers, **kw)
+        opt = lib.optim.SGD(m.parameters(), lr=0.2)
+        x = _T(lib, np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]]))
+        for _ in range(5):
+            opt.zero_grad()
+            (m(x) ** 2).sum().backward()
+            opt.step()
+            avg.update_parameters(m)
+        out.append({k: to_numpy(v).copy() for k, v in avg.state_dict().items()})
+    assert list(out[0]) == list(out[1])
+    for k in out[1]:
+        assert out[0][k].dtype == out[1][k].dtype, k
+        np.testing.assert_allclose(out[0][k], out[1][k], rtol=1e-13, atol=1e-14, err_msg=k)
+
+
+def test_swa_errors_as_pytorchs():
+    for lib in (storch, torch):
+        m = lib.nn.Linear(2, 2)
+        with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn"):
+            SWA(lib).AveragedModel(m, avg_fn=SWA(lib).get_swa_avg_fn(),
+                                   multi_avg_fn=SWA(lib).get_swa_multi_avg_fn())
+        for f in (SWA(lib).get_ema_avg_fn, SWA(lib).get_ema_multi_avg_fn):
+            with pytest.raises(ValueError, match="Invalid decay value 1.5 provided"):
+                f(1.5)
+            with pytest.raises(ValueError, match="Invalid decay value -0.1 provided"):
+                f(-0.1)
+
+
+class _FakeBatchNorm(storch.nn.Module):
+    """Batch normalization's running statistics (PyTorch's BatchNorm1d formulas, no affine):
+    stands in for strided's BatchNorm where this branch has none."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.momentum = 0.1
+        self.register_buffer("running_mean", storch.zeros(n, dtype=storch.float64))
+        self.register_buffer("running_var", storch.ones(n, dtype=storch.float64))
+        self.register_buffer("num_batches_tracked", storch.zeros((), dtype=storch.int64))
+
+    def reset_running_stats(self):
+        with storch.no_grad():
+            self.running_mean.fill_(0)
+            self.running_var.fill_(1)
+            self.num_batches_tracked.fill_(0)
+
+    def forward(self, x):
+        if self.training:
+            with storch.no_grad():
+                self.num_batches_tracked.add_(1)
+                f = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+                n = x.shape[0]
+                mean = x.mean(0)
+                var = ((x - mean) ** 2).sum(0) / n
+                self.running_mean.mul_(1 - f).add_(mean * f)
+                self.running_var.mul_(1 - f).add_(var * (n / (n - 1)) * f)
+            return (x - mean) / (var + 1e-5).sqrt()
+        return (x - self.running_mean) / (self.running_var + 1e-5).sqrt()
+
+
+def _bn_model(lib, monkeypatch):
+    if lib is torch or hasattr(storch.nn, "BatchNorm1d"):
+        bn = lib.nn.BatchNorm1d(3, affine=False).to(lib.float64)
+    else:
+        monkeypatch.setattr(storch.optim.swa_utils, "_batchnorm_class", lambda: _FakeBatchNorm)
+        bn = _FakeBatchNorm(3)
+    lin = lib.nn.Linear(3, 3).to(lib.float64)
+    with (torch.no_grad() if lib is torch else storch.no_grad()):
+        lin.weight.copy_(_T(lib, np.array([[1.0, 0.5, 0.0], [0.0, 2.0, -1.0], [0.3, 0.0, 1.0]])))
+        lin.bias.copy_(_T(lib, np.array([0.5, -1.0, 2.0])))
+    return lib.nn.Sequential(lin, bn), bn
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_update_bn_recomputes_running_statistics_as_pytorch(training, monkeypatch):
+    """One pass with momentum None (the cumulative average of the batches' statistics),
+    list batches read by their first element, the momentum and mode restored."""
+    rng = np.random.default_rng(11)
+    batches = [rng.standard_normal((5, 3)) * (i + 1) for i in range(4)]
+    stats = []
+    for lib in (storch, torch):
+        model, bn = _bn_model(lib, monkeypatch)
+        model.train(training)
+        bn.momentum = 0.3
+        with (torch.no_grad() if lib is torch else storch.no_grad()):
+            bn.running_mean.fill_(7.0)  # (reset by update_bn)
+        loader = [_T(lib, b) if i % 2 else [_T(lib, b), "label"] for i, b in enumerate(batches)]
+        SWA(lib).update_bn(loader, model)
+        assert bn.momentum == 0.3 and model.training is training and bn.training is training
+        stats.append([to_numpy(bn.running_mean).copy(), to_numpy(bn.running_var).copy(),
+                      int(bn.num_batches_tracked)])
+    np.testing.assert_allclose(stats[0][0], stats[1][0], rtol=1e-13)
+    np.testing.assert_allclose(stats[0][1], stats[1][1], rtol=1e-13)
+    assert stats[0][2] == stats[1][2] == 4
+
+
+def test_update_bn_without_batch_norm_is_a_no_op():
+    for lib in (storch, torch):
+        model = lib.nn.Linear(2, 2)
+        model.eval()
+        calls = []
+
+        class Loader:
+            def __iter__(self):
+                calls.append(1)
+                return iter([lib.ones(1, 2)])
+        SWA(lib).update_bn(Loader(), model)
+        assert calls == [] and model.training is False
