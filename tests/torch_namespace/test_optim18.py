@@ -711,3 +711,15 @@ def test_update_bn_without_batch_norm_is_a_no_op():
                 return iter([lib.ones(1, 2)])
         SWA(lib).update_bn(Loader(), model)
         assert calls == [] and model.training is False
+
+
+def test_lbfgs_refuses_a_non_contiguous_gradient_as_pytorch():
+    for lib in (storch, torch):
+        w = lib.nn.Parameter(lib.ones(3, 2))
+        opt = lib.optim.LBFGS([w])
+
+        def closure():
+            w.grad = lib.ones(2, 3).T  # a transposed (non-contiguous) gradient
+            return lib.tensor(1.0)
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            opt.step(closure)

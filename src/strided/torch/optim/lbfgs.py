@@ -197,7 +197,7 @@ class LBFGS(Optimizer):
             if p.grad is None:
                 views.append(p.new_zeros(p.numel()))
             else:
-                views.append(p.grad.reshape(-1))
+                views.append(p.grad.view(-1))  # (a non-contiguous grad refused, as PyTorch)
         return _st.concat(views, axis=0)
 
     def _add_grad(self, step_size, update) -> None:
@@ -205,7 +205,7 @@ class LBFGS(Optimizer):
         step_size = _scalar_arg(step_size)
         for p in self._params:
             numel = p.numel()
-            p.add_(update[offset:offset + numel].reshape(p.shape), alpha=step_size)
+            p.add_(update[offset:offset + numel].view_as(p), alpha=step_size)
             offset += numel
         if offset != self._numel():
             raise AssertionError(f"Expected offset {offset} to equal {self._numel()}")
