@@ -431,3 +431,24 @@ def test_swalr_state_dict_and_errors_as_pytorchs():
             assert _snapshot(s2, o2) == expected[3 + i]
         tsd = torch.optim.swa_utils.SWALR(_opt(torch), swa_lr=0.1).state_dict()
     assert sorted(sd) == sorted(tsd)
+
+
+def test_signatures_equal_pytorchs():
+    """Every scheduler's constructor and methods, and swa_utils' names: the same argument
+    names, order, kinds and defaults as PyTorch's."""
+    import inspect
+    assert sorted(storch.optim.lr_scheduler.__all__) == sorted(torch.optim.lr_scheduler.__all__)
+    assert sorted(storch.optim.swa_utils.__all__) == sorted(torch.optim.swa_utils.__all__)
+    pairs = []
+    for name in torch.optim.lr_scheduler.__all__:
+        s, t = getattr(storch.optim.lr_scheduler, name), getattr(torch.optim.lr_scheduler, name)
+        pairs += [(getattr(s, m), getattr(t, m)) for m in
+                  ("__init__", "step", "get_lr", "get_last_lr", "state_dict", "load_state_dict")]
+    for name in torch.optim.swa_utils.__all__:
+        s, t = getattr(storch.optim.swa_utils, name), getattr(torch.optim.swa_utils, name)
+        pairs.append((s.__init__, t.__init__) if isinstance(t, type) else (s, t))
+    for s, t in pairs:
+        sp, tp = inspect.signature(s).parameters, inspect.signature(t).parameters
+        assert list(sp) == list(tp), (s, t)
+        for k in tp:
+            assert sp[k].kind == tp[k].kind and sp[k].default == tp[k].default, (s, k)
