@@ -452,3 +452,14 @@ def test_signatures_equal_pytorchs():
         assert list(sp) == list(tp), (s, t)
         for k in tp:
             assert sp[k].kind == tp[k].kind and sp[k].default == tp[k].default, (s, k)
+
+
+def test_a_group_added_after_the_scheduler_is_refused_as_pytorch():
+    for lib in (storch, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            o = _opt(lib)
+            s = L(lib).LambdaLR(o, lambda e: 0.5)
+            o.add_param_group({"params": [lib.nn.Parameter(lib.ones(1))], "lr": 1.0})
+            with pytest.raises(ValueError, match="zip()"):
+                s.step()

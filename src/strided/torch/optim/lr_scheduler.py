@@ -154,7 +154,7 @@ class LRScheduler:
                 values = closed() if closed is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
@@ -196,9 +196,9 @@ def _load_lambdas_state(self, state_dict: dict, key: str) -> None:
     lambdas = state_dict.pop(key)
     self.__dict__.update(state_dict)
     state_dict[key] = lambdas
-    for fn, saved in zip(getattr(self, key), lambdas):
+    for idx, saved in enumerate(lambdas):
         if saved is not None:
-            fn.__dict__.update(saved)
+            getattr(self, key)[idx].__dict__.update(saved)
 
 
 def _lambdas(optimizer, lr_lambda) -> list:
@@ -228,7 +228,7 @@ class LambdaLR(LRScheduler):
     def get_lr(self) -> list:
         """``base_lr * lr_lambda(last_epoch)`` for each group."""
         _warn_get_lr_outside_step(self)
-        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
     def state_dict(self) -> dict:
         """The attributes; of the lambdas only a callable object's ``__dict__`` (functions
@@ -263,7 +263,7 @@ class MultiplicativeLR(LRScheduler):
         _warn_get_lr_outside_step(self)
         if not self._is_initial:
             return [g["lr"] * f(self.last_epoch)
-                    for f, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+                    for f, g in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
         return _group_values(self.optimizer, "lr")
 
     def state_dict(self) -> dict:
@@ -522,8 +522,8 @@ def _load_nested_state(self, state_dict: dict) -> None:
     saved = state_dict.pop("_schedulers")
     self.__dict__.update(state_dict)
     state_dict["_schedulers"] = saved
-    for s, sd in zip(self._schedulers, saved):
-        s.load_state_dict(sd)
+    for idx, sd in enumerate(saved):
+        self._schedulers[idx].load_state_dict(sd)
 
 
 class PolynomialLR(LRScheduler):
@@ -584,7 +584,7 @@ class CosineAnnealingLR(LRScheduler):
                     for base in self.base_lrs]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [g["lr"] + (base - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                    for base, g in zip(self.base_lrs, groups)]
+                    for base, g in zip(self.base_lrs, groups, strict=True)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (g["lr"] - self.eta_min) + self.eta_min for g in groups]
@@ -765,7 +765,7 @@ def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
     maxs = _format_param("max_momentum", optimizer, max_momentum)
     bases = _format_param("base_momentum", optimizer, base_momentum)
     if last_epoch == -1:
-        for m, b, group in zip(maxs, bases, optimizer.param_groups):
+        for m, b, group in zip(maxs, bases, optimizer.param_groups, strict=True):
             _set_momentum(group, self.use_beta1, m)
             group["max_momentum"] = m
             group["base_momentum"] = b
@@ -795,7 +795,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -859,11 +859,11 @@ class CyclicLR(LRScheduler):
         at = cycle if self.scale_mode == "cycle" else self.last_epoch
         # (base_height = (max - base) * scale_factor first, as PyTorch)
         lrs = [base + ((top - base) * scale_factor) * self.scale_fn(at)
-               for base, top in zip(self.base_lrs, self.max_lrs)]
+               for base, top in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
             momentums = [top - ((top - base) * scale_factor) * self.scale_fn(at)
-                         for base, top in zip(self.base_momentums, self.max_momentums)]
-            for group, m in zip(self.optimizer.param_groups, momentums):
+                         for base, top in zip(self.base_momentums, self.max_momentums, strict=True)]
+            for group, m in zip(self.optimizer.param_groups, momentums, strict=True):
                 _set_momentum(group, self.use_beta1, m)
         return lrs
 
@@ -950,7 +950,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 

@@ -266,7 +266,7 @@ class SWALR(LRScheduler):
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy: str = "cos",
                  last_epoch=-1):
         swa_lrs = _format_param("swa_lr", optimizer, swa_lr)
-        for lr, group in zip(swa_lrs, optimizer.param_groups):
+        for lr, group in zip(swa_lrs, optimizer.param_groups, strict=True):
             group["swa_lr"] = lr
         if anneal_strategy not in ["cos", "linear"]:
             raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
@@ -306,7 +306,7 @@ class SWALR(LRScheduler):
         t = max(0, min(1, step / max(1, self.anneal_epochs)))
         alpha = self.anneal_func(t)
         return [g["swa_lr"] * alpha + lr * (1 - alpha)
-                for g, lr in zip(self.optimizer.param_groups, prev_lrs)]
+                for g, lr in zip(self.optimizer.param_groups, prev_lrs, strict=True)]
 
     def _set_anneal_func(self, anneal_strategy: str) -> None:
         self._anneal_strategy = anneal_strategy
