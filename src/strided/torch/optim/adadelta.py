@@ -1,4 +1,5 @@
-"""``Adadelta`` (PyTorch's ``torch/optim/adadelta.py``, ``_single_tensor_adadelta``, step for step)."""
+"""``Adadelta`` (PyTorch's ``torch/optim/adadelta.py``, ``_single_tensor_adadelta``, step
+for step)."""
 
 from __future__ import annotations
 

@@ -48,7 +48,8 @@ class Adafactor(Optimizer):
                                       maximize=maximize))
 
     def _update(self, group: dict) -> None:
-        lr, beta2_decay, d, wd = group["lr"], group["beta2_decay"], group["d"], group["weight_decay"]
+        lr, beta2_decay = group["lr"], group["beta2_decay"]
+        d, wd = group["d"], group["weight_decay"]
         eps1, eps2 = group["eps"]
         for p in group["params"]:
             if p.grad is None:
@@ -93,7 +94,8 @@ class Adafactor(Optimizer):
                 variance = state["variance"]
                 variance.lerp_(grad * grad, one_minus_beta2_t)
                 var_estimate = _st.clone(variance)
-            update = var_estimate.clamp_(min=eps1 * eps1).sqrt_().reciprocal_()  # (rsqrt_: 1 / sqrt)
+            # (PyTorch's rsqrt_ on the CPU is 1 / sqrt: the same two roundings)
+            update = var_estimate.clamp_(min=eps1 * eps1).sqrt_().reciprocal_()
             update.mul_(grad)
             denom = max(1.0, update.norm(2).item() / ((update.numel() ** 0.5) * d))
             p.add_(update, alpha=-alpha / denom)

@@ -228,7 +228,8 @@ class LambdaLR(LRScheduler):
     def get_lr(self) -> list:
         """``base_lr * lr_lambda(last_epoch)`` for each group."""
         _warn_get_lr_outside_step(self)
-        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
+        return [base * f(self.last_epoch)
+                for f, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
     def state_dict(self) -> dict:
         """The attributes; of the lambdas only a callable object's ``__dict__`` (functions

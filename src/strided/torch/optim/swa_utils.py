@@ -155,8 +155,8 @@ class AveragedModel(Module):
         self.module = deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
-        self.register_buffer("n_averaged", _st.zeros((), dtype=_st.int64,
-                                                     device=device if device is not None else "cpu"))
+        dev = device if device is not None else "cpu"
+        self.register_buffer("n_averaged", _st.zeros((), dtype=_st.int64, device=dev))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = use_buffers
@@ -258,7 +258,8 @@ class SWALR(LRScheduler):
 
     >>> import strided.torch as torch
     >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
-    >>> sched = torch.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=2, anneal_strategy="linear")
+    >>> sched = torch.optim.swa_utils.SWALR(opt, swa_lr=0.1, anneal_epochs=2,
+    ...                                     anneal_strategy="linear")
     >>> opt.step(); sched.step(); sched.get_last_lr()
     [0.55]
     """
