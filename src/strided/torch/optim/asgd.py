@@ -61,8 +61,11 @@ class ASGD(Optimizer):
             eta_value = eta.item()
             p.mul_(1 - lambd * eta_value)
             p.add_(grad, alpha=-eta_value)
-            if mu.item() != 1:
-                ax.add_(p.sub(ax).mul_(mu))
+            mu_value = mu.item()
+            if mu_value != 1:
+                # (PyTorch multiplies by the 0-d CPU tensor mu; its value as a Python number
+                # gives the same product and keeps a parameter on another device working)
+                ax.add_(p.sub(ax).mul_(mu_value))
             else:
                 ax.copy_(p)
             step = step_t.item()
