@@ -188,6 +188,7 @@ def test_scheduler_state_dict_round_trip():
     opt = storch.optim.SGD([p], lr=1.0)
     s = storch.optim.lr_scheduler.StepLR(opt, step_size=2)
     for _ in range(3):
+        opt.step()  # (the optimizer's step first, or PyTorch's order warning)
         s.step()
     sd = s.state_dict()
     assert "optimizer" not in sd and sd["last_epoch"] == 3
