@@ -38,6 +38,11 @@ __all__ = [
     "SmoothL1Loss", "HuberLoss",
 ]
 
+def _buffer_mark(x):
+    from ._loss_extra_modules import take_buffer_marker
+    return take_buffer_marker(x)
+
+
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
@@ -143,6 +148,9 @@ class Module:
         elif isinstance(value, Module):
             self._drop(name)
             modules[name] = value
+        elif type(value) is Array and (persistent := _buffer_mark(value)) is not None:
+            self._drop(name)  # (nn.Buffer(t): registered as a buffer)
+            self.register_buffer(name, value, persistent)
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "

@@ -1,0 +1,869 @@
+"""The rest of ``torch.nn.functional``'s losses, activations, distances and dropouts.
+
+Every function is a composite of strided's differentiable operations (``where``, ``gather``,
+``norm``, ``log1p``, ...), so gradients follow from strided's autograd. The formulas are
+PyTorch's kernels' (``aten/src/ATen/native/Loss.cpp``, ``LossMultiMargin.cpp``,
+``LossMultiLabelMargin.cpp``, ``Distance.cpp``, ``Activation.cpp``, ``Dropout.cpp``),
+including their choices at the edges: a hinge ``max(0, z)`` passes gradient only where
+``z > 0`` (``where``, not ``clamp``), and the clamps that PyTorch applies under ``no_grad``
+(``cosine_similarity``'s norms, ``gaussian_nll_loss``'s variance) change the value but pass
+the gradient through unchanged.
+
+Random functions (``rrelu`` in training, ``gumbel_softmax``, the dropouts) draw from
+strided's generators: PyTorch's distributions, not PyTorch's numbers.
+
+Invariants: nothing is changed in place unless asked (``inplace=True`` or a trailing ``_``);
+a function that does nothing (dropout when not training, or with ``p == 0``) returns its
+input itself, as PyTorch does; errors name the function and the argument, and are of the
+type PyTorch raises (ValueError from the Python layer, RuntimeError from ATen's checks).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+import warnings
+
+import numpy as np
+
+import strided as _st
+from strided import Array
+from strided._core.caller import stacklevel
+
+from . import functional as _F
+
+__all__ = [
+    # losses
+    "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "cosine_embedding_loss",
+    "margin_ranking_loss", "hinge_embedding_loss", "triplet_margin_loss",
+    "triplet_margin_with_distance_loss", "soft_margin_loss", "multilabel_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss",
+    # activations
+    "glu", "hardshrink", "softshrink", "threshold", "threshold_", "rrelu", "rrelu_", "prelu",
+    "celu_", "selu_", "gumbel_softmax",
+    # distances
+    "cosine_similarity", "pairwise_distance", "pdist",
+    # dropouts
+    "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+]
+
+
+def _T():
+    return sys.modules["strided.torch"]
+
+
+def _reduction(size_average, reduce, reduction: str, func: str) -> str:
+    """The reduction string (the legacy pair wins, with PyTorch's warning), checked."""
+    reduction = _F._legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _F._REDUCTIONS:
+        raise ValueError(f"{func}(): {reduction} is not a valid value for reduction "
+                         f"(one of {', '.join(_F._REDUCTIONS)})")
+    return reduction
+
+
+def _passthrough_clamp_min(x: Array, lo: float) -> Array:
+    """``max(x, lo)``'s value with ``x``'s gradient unchanged: PyTorch's ``clamp_min_``
+    under ``no_grad`` on a clone (``x - x.detach()`` is exactly 0, so the value is exact)."""
+    d = x.detach()
+    return (x - d) + d.clamp_min(lo)
+
+
+def _hinge(z: Array) -> Array:
+    """``max(0, z)`` with gradient 1 only where ``z > 0`` (PyTorch's loss kernels)."""
+    return _st.where(z > 0, z, 0.0)
+
+
+# --- losses ------------------------------------------------------------------------------
+
+def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean",
+           log_target: bool = False) -> Array:
+    """The Kullback-Leibler divergence of ``target`` from the log-probabilities ``input``.
+
+    Pointwise ``target * (log(target) - input)`` (``xlogy``: 0 where ``target`` is 0), or
+    ``exp(target) * (target - input)`` when ``log_target``. ``reduction="batchmean"``
+    divides the sum by ``input.size(0)``; ``"mean"`` divides by the number of elements
+    (and warns, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> logp = torch.log(torch.tensor([[0.5, 0.5]]))
+    >>> torch.nn.functional.kl_div(logp, torch.tensor([[0.25, 0.75]]), reduction="batchmean")
+    tensor(0.1308)
+    """
+    _F._check(input, "kl_div")
+    _F._check(target, "kl_div", "target")
+    if size_average is not None or reduce is not None:
+        red = _F._legacy_reduction(size_average, reduce, reduction)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support "
+                "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+                "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+                "major release.", UserWarning, stacklevel=stacklevel())
+        red = "sum" if reduction == "batchmean" else reduction
+        if red not in _F._REDUCTIONS:
+            raise ValueError(f"kl_div(): {reduction} is not a valid value for reduction "
+                             f"(one of none, batchmean, mean, sum)")
+    if log_target:
+        loss = _st.exp(target) * (target - input)
+    else:
+        loss = _T().xlogy(target, target) - target * input
+    out = _F._reduce(loss, red, "kl_div")
+    if reduction == "batchmean" and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Array:
+    """The negative log likelihood of ``target`` under a Poisson distribution.
+
+    ``exp(input) - target * input`` (``log_input``) or ``input - target * log(input + eps)``;
+    ``full`` adds Stirling's ``target * log(target) - target + 0.5 * log(2 pi target)``
+    where ``target > 1``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.poisson_nll_loss(torch.tensor([0.0]), torch.tensor([2.0]))
+    tensor(1.)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "poisson_nll_loss")
+    _F._check(input, "poisson_nll_loss")
+    _F._check(target, "poisson_nll_loss", "target")
+    if log_input:
+        loss = _st.exp(input) - target * input
+    else:
+        loss = input - target * _st.log(input + eps)
+    if full:
+        big = target > 1
+        t = _st.where(big, target, 2.0)  # (the branch where() drops, kept finite: no NaN grads)
+        stirling = t * _st.log(t) - t + 0.5 * _st.log(2 * math.pi * t)
+        loss = loss + _st.where(big, stirling, 0.0)
+    return _F._reduce(loss, reduction, "poisson_nll_loss")
+
+
+def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Array:
+    """The negative log likelihood of ``target`` under ``N(input, var)``.
+
+    ``0.5 * (log(max(var, eps)) + (input - target)**2 / max(var, eps))`` (plus
+    ``0.5 * log(2 pi)`` when ``full``); ``var`` may be a float, of ``input``'s shape, one
+    dimension short of it, or broadcastable with a single mismatched dimension. The clamp
+    at ``eps`` passes ``var``'s gradient through unchanged (PyTorch clamps under no_grad).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.gaussian_nll_loss(torch.zeros(2), torch.ones(2), torch.ones(2))
+    tensor(0.5000)
+    """
+    _F._check(input, "gaussian_nll_loss")
+    _F._check(target, "gaussian_nll_loss", "target")
+    if isinstance(var, builtins.float):
+        if var < 0:
+            raise ValueError("gaussian_nll_loss(): var has negative entry/entries")
+        var = var * _st.ones_like(input)
+    else:
+        _F._check(var, "gaussian_nll_loss", "var")
+        if var.size and builtins.bool(_st.any(var < 0)):
+            raise ValueError("gaussian_nll_loss(): var has negative entry/entries")
+    ishape, vshape = tuple(input.shape), tuple(var.shape)
+    if vshape != ishape:
+        if ishape[:-1] == vshape:
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim
+                  and builtins.sum(y for x, y in zip(ishape, vshape) if x != y) == 1):
+            raise ValueError(f"gaussian_nll_loss(): var is of incorrect size {vshape} for input "
+                             f"of size {ishape}")
+    if reduction not in _F._REDUCTIONS:
+        raise ValueError(f"gaussian_nll_loss(): {reduction} is not valid (reduction must be one "
+                         f"of {', '.join(_F._REDUCTIONS)})")
+    var = _passthrough_clamp_min(var, eps)
+    d = input - target
+    loss = 0.5 * (_st.log(var) + d * d / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _F._reduce(loss, reduction, "gaussian_nll_loss")
+
+
+def cosine_embedding_loss(input1, input2, target, margin: float = 0, size_average=None,
+                          reduce=None, reduction: str = "mean") -> Array:
+    """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where
+    ``target == -1`` (0 elsewhere); the cosine is taken along the last dimension.
+
+    >>> import strided.torch as torch
+    >>> x = torch.tensor([[1.0, 0.0]])
+    >>> torch.nn.functional.cosine_embedding_loss(x, x, torch.tensor([-1]))
+    tensor(1.)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "cosine_embedding_loss")
+    for a, n in ((input1, "input1"), (input2, "input2"), (target, "target")):
+        _F._check(a, "cosine_embedding_loss", n)
+    td = target.ndim
+    if td not in (0, 1):
+        raise RuntimeError("cosine_embedding_loss(): 0D or 1D target tensor expected, "
+                           f"multi-target not supported; got shape {tuple(target.shape)}")
+    if td == 1 and not (input1.ndim == 2 and input2.ndim == 2):
+        raise RuntimeError(f"cosine_embedding_loss(): 1D target tensor expects 2D input tensors, "
+                           f"but found inputs with sizes {tuple(input1.shape)} and "
+                           f"{tuple(input2.shape)}.")
+    if td == 0 and not (input1.ndim == 1 and input2.ndim == 1):
+        raise RuntimeError(f"cosine_embedding_loss(): 0D target tensor expects 1D input tensors, "
+                           f"but found inputs with sizes {tuple(input1.shape)} and "
+                           f"{tuple(input2.shape)}.")
+    # Note: PyTorch's cosine_embedding_loss (aten/src/ATen/native/Loss.cpp), EPSILON 1e-12.
+    prod = (input1 * input2).sum(td)
+    m1 = (input1 * input1).sum(td) + 1e-12
+    m2 = (input2 * input2).sum(td) + 1e-12
+    cos = prod / _st.sqrt(m1 * m2)
+    if td == 1 and cos.shape[0] != target.shape[0]:
+        raise RuntimeError(f"cosine_embedding_loss(): the size of tensor a ({cos.shape[0]}) must "
+                           f"match the size of tensor b ({target.shape[0]}) at non-singleton "
+                           f"dimension 0 (the inputs' batch and the target)")
+    pos = _st.where(target == 1, 1.0 - cos, 0.0)
+    neg = _st.where(target == -1, (cos - margin).clamp_min(0), 0.0)
+    return _F._reduce(pos + neg, reduction, "cosine_embedding_loss")
+
+
+def margin_ranking_loss(input1, input2, target, margin: float = 0, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Array:
+    """``max(0, -target * (input1 - input2) + margin)``.
+
+    >>> import strided.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.margin_ranking_loss(torch.tensor([1.0]), torch.tensor([2.0]), torch.tensor([1.0]))
+    tensor(1.)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "margin_ranking_loss")
+    for a, n in ((input1, "input1"), (input2, "input2"), (target, "target")):
+        _F._check(a, "margin_ranking_loss", n)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {tuple(input1.shape)}, input2: "
+                           f"{tuple(input2.shape)}, target: {tuple(target.shape)} ")
+    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    return _F._reduce(loss, reduction, "margin_ranking_loss")
+
+
+def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Array:
+    """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1``
+    (PyTorch: the first term where ``target != -1``, the second where ``target != 1``).
+
+    >>> import strided.torch as torch
+    >>> F = torch.nn.functional
+    >>> F.hinge_embedding_loss(torch.tensor([0.3, 2.0]), torch.tensor([-1.0, 1.0]), reduction="none")
+    tensor([0.7000, 2.0000])
+    """
+    reduction = _reduction(size_average, reduce, reduction, "hinge_embedding_loss")
+    _F._check(input, "hinge_embedding_loss")
+    _F._check(target, "hinge_embedding_loss", "target")
+    zeros = _st.zeros_like(input)
+    loss = _st.where(target != 1, (margin - input).clamp_min(0), zeros) \
+        + _st.where(target != -1, input, zeros)
+    return _F._reduce(loss, reduction, "hinge_embedding_loss")
+
+
+def _same_ndim(a, p, n, func):
+    if not (a.ndim == p.ndim == n.ndim):
+        raise RuntimeError(f"{func}(): The anchor, positive, and negative tensors are expected to "
+                           f"have the same number of dimensions, but got: anchor {a.ndim}D, "
+                           f"positive {p.ndim}D, and negative {n.ndim}D inputs")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
+                        reduction: str = "mean") -> Array:
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with
+    ``d = pairwise_distance(., ., p, eps)``; ``swap`` takes ``min(d(a, n), d(p, n))``.
+
+    >>> import strided.torch as torch
+    >>> a = torch.zeros(1, 2)
+    >>> torch.nn.functional.triplet_margin_loss(a, a, torch.ones(1, 2), eps=0.0)
+    tensor(0.)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "triplet_margin_loss")
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss(): margin must be greater than 0, got {margin}")
+    for a, n in ((anchor, "anchor"), (positive, "positive"), (negative, "negative")):
+        _F._check(a, "triplet_margin_loss", n)
+    _same_ndim(anchor, positive, negative, "triplet_margin_loss")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _st.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    return _F._reduce(loss, reduction, "triplet_margin_loss")
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Array:
+    """``triplet_margin_loss`` with any ``distance_function(x1, x2)`` (default
+    ``pairwise_distance``).
+
+    >>> import strided.torch as torch
+    >>> a = torch.zeros(1, 2)
+    >>> torch.nn.functional.triplet_margin_with_distance_loss(a, a, torch.ones(1, 2), margin=2.0)
+    tensor(0.5858)
+    """
+    if reduction not in _F._REDUCTIONS:
+        raise ValueError(f"triplet_margin_with_distance_loss(): {reduction} is not a valid value "
+                         f"for reduction")
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss(): margin must be greater than 0, "
+                         f"got {margin}")
+    for a, n in ((anchor, "anchor"), (positive, "positive"), (negative, "negative")):
+        _F._check(a, "triplet_margin_with_distance_loss", n)
+    _same_ndim(anchor, positive, negative, "triplet_margin_with_distance_loss")
+    dist = pairwise_distance if distance_function is None else distance_function
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _st.minimum(d_neg, dist(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    return _F._reduce(loss, reduction, "triplet_margin_with_distance_loss")
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Array:
+    """``log(1 + exp(-target * input))``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.soft_margin_loss(torch.tensor([0.0]), torch.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
+    _F._check(input, "soft_margin_loss")
+    _F._check(target, "soft_margin_loss", "target")
+    return _F._reduce(_st.log1p(_st.exp(-input * target)), reduction, "soft_margin_loss")
+
+
+def _margin_shape(input, func):
+    nd = input.ndim
+    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
+        raise RuntimeError(f"{func}(): Expected non-empty vector or matrix with optional 0-dim "
+                           f"batch size, but got: {tuple(input.shape)}")
+    if nd <= 1:
+        return 1, (1 if nd == 0 else input.shape[0])
+    return input.shape[0], input.shape[1]
+
+
+def _long_target(target, func):
+    if target.dtype != _st.int64:
+        raise RuntimeError(f"{func}(): expected scalar type Long but found {target.dtype.name} "
+                           f"(the target must be int64)")
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Array:
+    """The multi-class multi-label hinge loss.
+
+    Each row of ``target`` lists class indices up to the first ``-1``; the loss of a
+    sample is ``sum over its targets j and its non-target classes i of max(0, 1 -
+    (x[j] - x[i]))``, divided by the number of classes.
+
+    >>> import strided.torch as torch
+    >>> x = torch.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> torch.nn.functional.multilabel_margin_loss(x, torch.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "multilabel_margin_loss")
+    _F._check(input, "multilabel_margin_loss")
+    _F._check(target, "multilabel_margin_loss", "target")
+    nframe, dim = _margin_shape(input, "multilabel_margin_loss")
+    if input.ndim <= 1:
+        ok = target.ndim <= 1 and target.size == dim
+    else:
+        ok = target.ndim == 2 and tuple(target.shape) == (nframe, dim)
+    if not ok:
+        raise RuntimeError(f"multilabel_margin_loss(): inconsistent target size: "
+                           f"{list(target.shape)} for input of size: {list(input.shape)}")
+    _long_target(target, "multilabel_margin_loss")
+    if target.size:
+        lo, hi = _F._target_range(target)
+        if lo < -1 or hi >= dim:
+            raise RuntimeError(f"multilabel_margin_loss(): argument #2 'target' is out of range: "
+                               f"{lo if lo < -1 else hi} for {dim} classes (valid: -1 to {dim - 1})")
+    x = input.reshape(nframe, dim)
+    t = target.reshape(nframe, dim)
+    # The targets of a sample are those before its first -1.
+    valid = (t >= 0).to(_st.int64).cumprod(1) > 0
+    safe = _st.where(valid, t, 0)
+    classes = _T().arange(dim, device=input.device)
+    is_target = _st.any((safe[:, :, None] == classes) & valid[:, :, None], axis=1)  # (N, C)
+    xj = x.gather(1, safe)  # (N, C): the inputs at the target classes
+    z = 1.0 - xj[:, :, None] + x[:, None, :]  # (N, j, i)
+    pair = valid[:, :, None] & ~is_target[:, None, :]
+    h = _st.where(pair & (z > 0), z, 0.0)
+    loss = h.sum((1, 2)) / dim
+    if input.ndim <= 1:
+        loss = loss.reshape(())
+    return _F._reduce(loss, reduction, "multilabel_margin_loss")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction: str = "mean") -> Array:
+    """``-(t * logsigmoid(x) + (1 - t) * logsigmoid(-x))`` (times ``weight``), averaged over
+    the classes (the last dimension).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.multilabel_soft_margin_loss(torch.zeros(1, 2), torch.ones(1, 2))
+    tensor(0.6931)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _F._legacy_reduction(size_average, reduce, reduction)
+    _F._check(input, "multilabel_soft_margin_loss")
+    _F._check(target, "multilabel_soft_margin_loss", "target")
+    loss = -(target * _F.logsigmoid(input) + (1 - target) * _F.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    cd = input.ndim - 1
+    loss = loss.sum(cd) / input.shape[cd]
+    if reduction not in _F._REDUCTIONS:
+        raise ValueError(f"multilabel_soft_margin_loss(): {reduction} is not valid (reduction "
+                         f"must be one of {', '.join(_F._REDUCTIONS)})")
+    return _F._reduce(loss, reduction, "multilabel_soft_margin_loss")
+
+
+def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None,
+                      size_average=None, reduce=None, reduction: str = "mean") -> Array:
+    """The multi-class hinge loss: ``sum over i != y of max(0, margin - x[y] + x[i])**p``
+    (times ``weight[y]``), divided by the number of classes.
+
+    >>> import strided.torch as torch
+    >>> x = torch.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> torch.nn.functional.multi_margin_loss(x, torch.tensor([3]))
+    tensor(0.3250)
+    """
+    reduction = _reduction(size_average, reduce, reduction, "multi_margin_loss")
+    if p != 1 and p != 2:
+        raise ValueError(f"multi_margin_loss(): only p == 1 and p == 2 supported; got {p}")
+    if weight is not None:
+        _F._check(weight, "multi_margin_loss", "weight")
+        if weight.ndim != 1:
+            raise ValueError(f"multi_margin_loss(): weight must be one-dimensional; got shape "
+                             f"{tuple(weight.shape)}")
+    _F._check(input, "multi_margin_loss")
+    _F._check(target, "multi_margin_loss", "target")
+    nframe, dim = _margin_shape(input, "multi_margin_loss")
+    if not (target.ndim <= 1 and target.size == nframe):
+        raise RuntimeError(f"multi_margin_loss(): target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{nframe}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and weight.size != dim:
+        raise RuntimeError(f"multi_margin_loss(): inconsistent weight size, expected {dim} but "
+                           f"got {list(weight.shape)}")
+    _long_target(target, "multi_margin_loss")
+    if target.size:
+        lo, hi = _F._target_range(target)
+        if lo < 0 or hi >= dim:
+            raise RuntimeError(f"multi_margin_loss(): target out of range: "
+                               f"{lo if lo < 0 else hi} for {dim} classes")
+    x = input.reshape(nframe, dim)
+    y = target.reshape(nframe, 1)
+    z = margin - x.gather(1, y) + x
+    other = y != _T().arange(dim, device=input.device)
+    keep = other & (z > 0)
+    h = _st.where(keep, z if p == 1 else z * z, 0.0)
+    if weight is not None:
+        h = h * weight.gather(0, y.reshape(-1)).reshape(nframe, 1)
+    loss = h.sum(1) / dim
+    if reduction == "none":
+        return loss.reshape(tuple(target.shape))
+    return _F._reduce(loss, reduction, "multi_margin_loss")
+
+
+# --- activations -------------------------------------------------------------------------
+
+def glu(input, dim: int = -1) -> Array:
+    """The gated linear unit: ``a * sigmoid(b)``, ``a`` and ``b`` the halves of ``input``
+    along ``dim``.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.glu(torch.tensor([1.0, 0.0]))
+    tensor([0.5000])
+    """
+    _F._check_float(input, "glu")
+    if input.ndim == 0:
+        raise RuntimeError("glu(): glu does not support scalars because halving size must be even")
+    d = dim + input.ndim if dim < 0 else dim
+    if not 0 <= d < input.ndim:
+        raise IndexError(f"glu(): Dimension out of range (expected to be in range of "
+                         f"[{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"glu(): Halving dimension must be even, but dimension {d} is size {n}")
+    a = input.narrow(d, 0, n // 2)
+    b = input.narrow(d, n // 2, n // 2)
+    return a * _st.sigmoid(b)
+
+
+def hardshrink(input, lambd: float = 0.5) -> Array:
+    """``x`` where ``|x| > lambd``, else 0.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.hardshrink(torch.tensor([-1.0, 0.2, 0.7]))
+    tensor([-1.0000,  0.0000,  0.7000])
+    """
+    _F._check_float(input, "hardshrink")
+    return _st.where((input >= -lambd) & (input <= lambd), 0.0, input)
+
+
+def softshrink(input, lambd: float = 0.5) -> Array:
+    """``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else 0.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.softshrink(torch.tensor([-1.0, 0.2, 0.7]))
+    tensor([-0.5000,  0.0000,  0.2000])
+    """
+    _F._check_float(input, "softshrink")
+    if not lambd >= 0:
+        raise RuntimeError(f"softshrink(): lambda must be in range [0, inf) for input dtype "
+                           f"{input.dtype.name}, but found {lambd}")
+    return _st.where(input > lambd, input - lambd,
+                     _st.where(input < -lambd, input + lambd, input * 0.0))
+
+
+def _threshold_value(input, value):
+    # (PyTorch casts the Scalar value to the input's dtype: an int array stays int)
+    return builtins.int(value) if input.dtype.kind in "iu" and not isinstance(value, builtins.bool) \
+        else value
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False) -> Array:
+    """``value`` where ``x <= threshold``, else ``x`` (no gradient where replaced).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.threshold(torch.tensor([0.1, 2.0]), 1.0, 20.0)
+    tensor([20.,  2.])
+    """
+    _F._check(input, "threshold")
+    if input.dtype.kind not in "iuf":
+        raise TypeError(f"threshold(): input must be a real array; got {input.dtype.name}")
+    v = _threshold_value(input, value)
+    return _F._composite(input, inplace, lambda x: _st.where(x <= threshold, v, x).to(x.dtype))
+
+
+_threshold = threshold  # (threshold_'s argument "threshold" hides the function)
+
+
+def threshold_(input, threshold: float, value: float) -> Array:
+    """In-place ``threshold``."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Array:
+    """The randomized leaky ReLU: ``x`` where ``x > 0``, else ``a * x``.
+
+    Training: ``a ~ U(lower, upper)`` drawn per element (and used for the gradient);
+    otherwise ``a = (lower + upper) / 2`` (``leaky_relu``).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.rrelu(torch.tensor([-1.0, 2.0]), 0.2, 0.4)
+    tensor([-0.3000,  2.0000])
+    """
+    _F._check_float(input, "rrelu")
+    if lower > upper:
+        raise RuntimeError(f"rrelu(): Lower bound should be less than or equal to the upper "
+                           f"bound; got lower={lower}, upper={upper}")
+    if not training:
+        return _F.leaky_relu(input, (lower + upper) / 2, inplace)
+
+    def compute(x):
+        r = _T().rand_like(x.detach()) * (upper - lower) + lower
+        # Note: PyTorch draws the slope where x <= 0 (rrelu_with_noise); elsewhere the noise is 1.
+        return x * _st.where(x.detach() <= 0, r, 1.0)
+    return _F._composite(input, inplace, compute)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Array:
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def prelu(input, weight) -> Array:
+    """``x`` where ``x > 0``, else ``weight * x``; ``weight`` has one element or one per
+    channel (dimension 1 of the input).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.prelu(torch.tensor([-2.0, 3.0]), torch.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    _F._check_float(input, "prelu")
+    _F._check(weight, "prelu", "weight")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu(): Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu(): Type promoting not supported. Got {input.dtype.name} and "
+                           f"{weight.dtype.name}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.size != 1 and weight.size != channels:
+        raise RuntimeError(f"prelu(): Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {weight.size} and channel size = {channels}.")
+    if weight.size == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    return _st.where(input > 0, input, w * input)
+
+
+def celu_(input, alpha: float = 1.0) -> Array:
+    """In-place ``celu``."""
+    return _F.celu(input, alpha, inplace=True)
+
+
+def selu_(input) -> Array:
+    """In-place ``selu``."""
+    return _F.selu(input, inplace=True)
+
+
+def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Array:
+    """A sample of the Gumbel-softmax distribution: ``softmax((logits + g) / tau, dim)`` with
+    ``g ~ Gumbel(0, 1)``; ``hard`` returns the one-hot of its argmax with the soft sample's
+    gradient (straight through). ``eps`` is deprecated and unused (it warns, as PyTorch).
+
+    >>> import strided.torch as torch
+    >>> y = torch.nn.functional.gumbel_softmax(torch.zeros(2, 3), hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
+    _F._check_float(logits, "gumbel_softmax", "logits")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
+                      stacklevel=stacklevel())
+    u = _T().rand(tuple(logits.shape), dtype=_st.float64, device=logits.device)
+    # g = -log(E), E ~ Exp(1) = -log(1 - u); E kept positive so that g is finite.
+    e = (-_st.log1p(-u)).to(logits.dtype).clamp_min(np.finfo(np.dtype(logits.dtype.name)).tiny)
+    y_soft = ((logits - _st.log(e)) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _st.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# --- distances ---------------------------------------------------------------------------
+
+def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8) -> Array:
+    """``sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps)), dim)`` on the broadcast
+    inputs (PyTorch's formulation; the clamps pass the norms' gradients through).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.cosine_similarity(torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    _F._check(x1, "cosine_similarity", "x1")
+    _F._check(x2, "cosine_similarity", "x2")
+    dt = _st.result_type(x1, x2)
+    if dt.kind != "f":
+        raise RuntimeError(f"cosine_similarity(): expected common dtype to be floating point, yet "
+                           f"common dtype is {dt.name}")
+    x1, x2 = x1.to(dt), x2.to(dt)
+    shape = _st.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = _passthrough_clamp_min(x1.norm(2, dim, True), eps)
+    n2 = _passthrough_clamp_min(x2.norm(2, dim, True), eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def _pnorm(d: Array, p, dim, keepdim: bool) -> Array:
+    if d.ndim == 0:
+        r = _pnorm(d.reshape(1), p, 0, keepdim)
+        return r.reshape(())
+    return d.norm(p, dim, keepdim)
+
+
+def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Array:
+    """``||x1 - x2 + eps||_p`` along the last dimension (of the broadcast inputs).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.pairwise_distance(torch.zeros(1, 2), torch.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor([5.])
+    """
+    _F._check(x1, "pairwise_distance", "x1")
+    _F._check(x2, "pairwise_distance", "x2")
+    out_dim = builtins.max(x1.ndim, x2.ndim)
+    return _pnorm(x1 - x2 + eps, p, out_dim - 1, keepdim)
+
+
+def pdist(input, p: float = 2) -> Array:
+    """The ``p``-norm distances between the rows of the 2-D ``input``: the upper triangle
+    (``i < j``, row by row) of the distance matrix, ``N * (N - 1) / 2`` values.
+
+    >>> import strided.torch as torch
+    >>> torch.nn.functional.pdist(torch.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    _F._check_float(input, "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist(): pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError(f"pdist(): pdist only supports non-negative p values; got {p}")
+    n = input.shape[0]
+    if n <= 1:
+        return _st.zeros((0,), dtype=input.dtype, device=input.device) + input.sum() * 0.0
+    iu = _T().triu_indices(n, n, 1, device=input.device)
+    d = input.index_select(0, iu[0]) - input.index_select(0, iu[1])
+    if input.shape[1] == 0:
+        return d.sum(1)
+    return d.norm(p, 1)
+
+
+# --- dropouts ----------------------------------------------------------------------------
+
+def _check_p(p, func, exc=ValueError):
+    if isinstance(p, builtins.bool) or not isinstance(p, (builtins.int, builtins.float)) \
+            or not 0.0 <= p <= 1.0:
+        raise exc(f"{func}(): dropout probability has to be between 0 and 1, but got {p}")
+
+
+_ALPHA = 1.7580993408473766  # (-scale * alpha of selu: PyTorch's Dropout.cpp)
+
+
+def _dropout_impl(input, p, train, inplace, feature: bool, alpha: bool, func: str,
+                  unbatched: bool = False):
+    """PyTorch's ``_dropout_impl`` (aten/src/ATen/native/Dropout.cpp): the input itself when
+    nothing is dropped; with ``p == 1`` the input times 0; else a Bernoulli(1 - p) mask
+    (one per (batch, channel) when ``feature``) rescaled, plus alpha dropout's affine shift."""
+    _F._check(input, func)
+    if input.dtype.kind != "f":
+        raise TypeError(f"{func}(): input must be a real floating-point array; got "
+                        f"{input.dtype.name}")
+    _check_p(p, func, RuntimeError)
+    if p == 0 or not train or input.size == 0:
+        return input
+    if p == 1:
+        return input.mul_(0.0) if inplace else input * 0.0
+    if feature:
+        if input.ndim < 2 and not unbatched:
+            raise RuntimeError(f"{func}(): Feature dropout requires at least 2 dimensions in the "
+                               f"input; got shape {tuple(input.shape)}")
+        k = 1 if unbatched else 2
+        shape = tuple(input.shape[:k]) + (1,) * (input.ndim - k)
+    else:
+        shape = tuple(input.shape)
+    keep = _st.bernoulli(_st.empty(shape, dtype=input.dtype, device=input.device), 1.0 - p)
+    if not alpha:
+        mask = keep / (1.0 - p)
+        return input.mul_(mask) if inplace else input * mask
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    b = (keep - 1.0) * (_ALPHA * a) + _ALPHA * a * p
+    mask = keep * a
+    if inplace:
+        return input.mul_(mask).add_(b)
+    return input * mask + b
+
+
+def _feature_nd(input, p, training, inplace, func, batched_ndim):
+    """dropout1d/dropout3d: channel-wise on (N, C, *) or the unbatched (C, *)."""
+    _check_p(p, func)
+    _F._check(input, func)
+    return _dropout_impl(input, p, training, inplace, True, False, func,
+                         unbatched=input.ndim == batched_ndim - 1)
+
+
+def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Array:
+    """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``, scaling the
+    rest by ``1 / (1 - p)``.
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(2, 3)
+    >>> torch.nn.functional.dropout1d(x, 0.5, training=False) is x
+    True
+    """
+    _check_p(p, "dropout1d")
+    _F._check(input, "dropout1d")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, "
+            "a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_nd(input, p, training, inplace, "dropout1d", 3)
+
+
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Array:
+    """Zero whole channels of ``(N, C, H, W)`` with probability ``p``, scaling the rest by
+    ``1 / (1 - p)``. A 3-D input is taken as ``(N, C, L)`` (with PyTorch's warning).
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(1, 2, 3, 3)
+    >>> torch.nn.functional.dropout2d(x, 0.5, training=False) is x
+    True
+    """
+    _check_p(p, "dropout2d")
+    _F._check(input, "dropout2d")
+    nd = input.ndim
+    if nd not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 3D or 4D inputs).", UserWarning,
+            stacklevel=stacklevel())
+    if nd == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning, stacklevel=stacklevel())
+    return _dropout_impl(input, p, training, inplace, True, False, "dropout2d")
+
+
+def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Array:
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``,
+    scaling the rest by ``1 / (1 - p)``.
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(2, 1, 1, 1)
+    >>> torch.nn.functional.dropout3d(x, 0.5, training=False) is x
+    True
+    """
+    _check_p(p, "dropout3d")
+    _F._check(input, "dropout3d")
+    nd = input.ndim
+    if nd not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).", UserWarning,
+            stacklevel=stacklevel())
+    # (PyTorch unsqueezes a batch dimension onto anything that is not 5-D: the channels are
+    # then dimension 0; a 0-D input has too few dimensions for feature dropout)
+    return _dropout_impl(input, p, training, inplace, True, False, "dropout3d",
+                         unbatched=nd not in (0, 5))
+
+
+def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False) -> Array:
+    """Dropout that keeps SELU's self-normalisation: dropped elements are set to SELU's
+    negative saturation value, and the result is affinely rescaled to keep mean and variance.
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(3)
+    >>> torch.nn.functional.alpha_dropout(x, 0.5) is x
+    True
+    """
+    _check_p(p, "alpha_dropout")
+    return _dropout_impl(input, p, training, inplace, False, True, "alpha_dropout")
+
+
+def feature_alpha_dropout(input, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Array:
+    """``alpha_dropout`` of whole channels (dimension 1; one draw per (batch, channel)).
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(2, 3)
+    >>> torch.nn.functional.feature_alpha_dropout(x, 0.5) is x
+    True
+    """
+    _check_p(p, "feature_alpha_dropout")
+    return _dropout_impl(input, p, training, inplace, True, True, "feature_alpha_dropout")
