@@ -69,9 +69,12 @@ def _passthrough_clamp_min(x: Array, lo: float) -> Array:
     return (x - d) + d.clamp_min(lo)
 
 
-def _hinge(z: Array) -> Array:
-    """``max(0, z)`` with gradient 1 only where ``z > 0`` (PyTorch's loss kernels)."""
-    return _st.where(z > 0, z, 0.0)
+def _not_differentiable(func: str, arg: str, x) -> None:
+    """PyTorch's refusal of an argument its derivative formula does not cover
+    (``derivatives.yaml``: ``non_differentiable``), when autograd would record it."""
+    if x is not None and x.requires_grad and _T().is_grad_enabled():
+        raise RuntimeError(f"The function '{func}' is not differentiable with respect to "
+                           f"argument '{arg}'. This input cannot have requires_grad True.")
 
 
 # --- losses ------------------------------------------------------------------------------
@@ -105,14 +108,19 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
         if red not in _F._REDUCTIONS:
             raise ValueError(f"kl_div(): {reduction} is not a valid value for reduction "
                              f"(one of none, batchmean, mean, sum)")
+    out = _kl_div(input, target, red, log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def _kl_div(input, target, red, log_target):
+    """ATen's kl_div: the pointwise loss, reduced by ``red`` (none, mean or sum)."""
     if log_target:
         loss = _st.exp(target) * (target - input)
     else:
         loss = _T().xlogy(target, target) - target * input
-    out = _F._reduce(loss, red, "kl_div")
-    if reduction == "batchmean" and input.ndim != 0:
-        out = out / input.shape[0]
-    return out
+    return _F._reduce(loss, red, "kl_div")
 
 
 def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
@@ -136,10 +144,11 @@ def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
     else:
         loss = input - target * _st.log(input + eps)
     if full:
-        big = target > 1
-        t = _st.where(big, target, 2.0)  # (the branch where() drops, kept finite: no NaN grads)
+        # Note: PyTorch computes the term on every target and masks it (masked_fill), so a
+        # target of 0 gets a NaN gradient (0 * log(0)); computed the same way here.
+        t = target
         stirling = t * _st.log(t) - t + 0.5 * _st.log(2 * math.pi * t)
-        loss = loss + _st.where(big, stirling, 0.0)
+        loss = loss + _st.where(t <= 1, 0.0, stirling)
     return _F._reduce(loss, reduction, "poisson_nll_loss")
 
 
@@ -240,6 +249,11 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0, size_average=
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {tuple(input1.shape)}, input2: "
                            f"{tuple(input2.shape)}, target: {tuple(target.shape)} ")
+    return _margin_ranking(input1, input2, target, margin, reduction)
+
+
+def _margin_ranking(input1, input2, target, margin, reduction):
+    """ATen's margin_ranking_loss (broadcasting; the dimension check is the Python layer's)."""
     loss = (-target * (input1 - input2) + margin).clamp_min(0)
     return _F._reduce(loss, reduction, "margin_ranking_loss")
 
@@ -286,6 +300,11 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
         raise ValueError(f"triplet_margin_loss(): margin must be greater than 0, got {margin}")
     for a, n in ((anchor, "anchor"), (positive, "positive"), (negative, "negative")):
         _F._check(a, "triplet_margin_loss", n)
+    return _triplet(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def _triplet(anchor, positive, negative, margin, p, eps, swap, reduction):
+    """ATen's triplet_margin_loss (no check of the margin: that is the Python layer's)."""
     _same_ndim(anchor, positive, negative, "triplet_margin_loss")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -455,6 +474,7 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
         raise RuntimeError(f"multi_margin_loss(): inconsistent weight size, expected {dim} but "
                            f"got {list(weight.shape)}")
     _long_target(target, "multi_margin_loss")
+    _not_differentiable("multi_margin_loss", "weight", weight)
     if target.size:
         lo, hi = _F._target_range(target)
         if lo < 0 or hi >= dim:
