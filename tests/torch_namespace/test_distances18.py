@@ -87,11 +87,15 @@ def test_pdist(shape, p, dtype):
 
 
 def test_pdist_edges():
-    for shape in [(1, 4), (0, 3)]:
+    # (values only: PyTorch 2.13's pdist backward crashes the process on an empty result or
+    # on rows of no columns)
+    for shape in [(1, 4), (0, 3), (3, 0)]:
         def build(lib, T, rng, shape=shape):
             return lib.nn.functional.pdist(T(np.ones(shape), grad=True))
-        check(build, "float64")
-    check(lambda lib, T, rng: lib.nn.functional.pdist(T(np.ones((3, 0)), grad=True)), "float64")
+        check(build, "float64", backward=False)
+        x = storch.ones(shape, dtype=storch.float64, requires_grad=True)
+        storch.nn.functional.pdist(x).sum().backward()
+        assert x.grad is not None and not x.grad.any()
     check(lambda lib, T, rng: lib.nn.functional.pdist(T(rng.standard_normal((3, 2)), grad=True), 0),
           "float64")
 
