@@ -422,3 +422,46 @@ def test_torch_level_reduction_type():
         storch.kl_div(x, x, 1, True)  # (log_target is keyword-only)
     with pytest.raises(TypeError):
         storch.poisson_nll_loss(x, x, True, False, 1e-8)  # (every argument required)
+
+
+# --- ParameterDict and nn.Buffer (module plumbing the loss modules' users reach for) -------------
+
+def test_parameter_dict_as_pytorch():
+    for L in (torch, storch):
+        d = L.nn.ParameterDict({"b": L.nn.Parameter(L.ones(2)), "a": L.zeros(3)})
+        d["c"] = L.nn.Parameter(L.ones(1))
+        # (a plain dict is taken sorted by key, an OrderedDict in its order: PyTorch's update)
+        assert list(d.keys()) == ["a", "b", "c"] and len(d) == 3 and "a" in d
+        assert isinstance(d["a"], L.nn.Parameter) and d["a"].requires_grad  # (made a Parameter)
+        assert [n for n, _ in d.named_parameters()] == ["a", "b", "c"]
+        assert list(d.state_dict()) == ["a", "b", "c"]
+        from collections import OrderedDict
+        assert list(L.nn.ParameterDict(OrderedDict([("y", L.ones(1)), ("x", L.ones(1))]))) == ["y", "x"]
+        p = d.pop("b")
+        assert tuple(p.shape) == (2,) and list(d) == ["a", "c"]
+        d.update([("z", L.nn.Parameter(L.ones(4)))])
+        assert list(d.keys()) == ["a", "c", "z"] and d.get("q") is None
+        del d["a"]
+        assert [tuple(v.shape) for v in d.values()] == [(1,), (4,)]
+        holder = L.nn.Module()
+        holder.params = d
+        assert [n for n, _ in holder.named_parameters()] == ["params.c", "params.z"]
+
+
+def test_buffer_registers_as_pytorch():
+    for L in (torch, storch):
+        m = L.nn.Module()
+        t = L.ones(2)
+        m.x = L.nn.Buffer(t)
+        m.y = L.nn.Buffer(L.zeros(1), persistent=False)
+        m.z = L.ones(3)  # a plain array: an attribute, not a buffer
+        assert [n for n, _ in m.named_buffers()] == ["x", "y"]
+        assert list(m.state_dict()) == ["x"]
+        assert not m.x.requires_grad and not isinstance(m.x, L.nn.Parameter)
+        assert np.shares_memory(to_numpy(m.x), to_numpy(t))
+        m.x = L.full((2,), 5.0)  # reassigning a registered buffer keeps it a buffer
+        assert to_numpy(m.state_dict()["x"]).tolist() == [5.0, 5.0]
+        b = L.nn.Buffer(L.ones(2))
+        assert isinstance(b, L.nn.Buffer)
+        m.w = b
+        assert "w" in dict(m.named_buffers())

@@ -10,6 +10,7 @@ buffer) are PyTorch's.
 from __future__ import annotations
 
 import weakref
+from collections import OrderedDict
 
 import strided as _st
 from strided import Array
@@ -581,8 +582,15 @@ class ParameterDict(Module):
         self._parameters.clear()
 
     def update(self, parameters) -> None:
-        """Add the parameters of a mapping or of ``(key, parameter)`` pairs."""
-        items = parameters.items() if hasattr(parameters, "items") else parameters
+        """Add the parameters of a mapping or of ``(key, parameter)`` pairs: an ``OrderedDict``
+        or ``ParameterDict`` in its order, any other mapping sorted by key (PyTorch's
+        ``ParameterDict.update``), pairs in their order."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif hasattr(parameters, "items"):
+            items = sorted(parameters.items())
+        else:
+            items = parameters
         for key, p in items:
             self[key] = p
 
