@@ -465,3 +465,66 @@ def test_buffer_registers_as_pytorch():
         assert isinstance(b, L.nn.Buffer)
         m.w = b
         assert "w" in dict(m.named_buffers())
+
+
+# --- embedding_bag -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("form", ["2d", "offsets", "last_offset", "empty_bags"])
+@pytest.mark.parametrize("padding_idx", [None, 3, -1])
+def test_embedding_bag(mode, form, padding_idx, dtype):
+    def build(lib, T, rng):
+        w = T(rng.standard_normal((7, 3)), grad=True)
+        kw = dict(mode=mode, padding_idx=padding_idx)
+        if form == "2d":
+            return lib.nn.functional.embedding_bag(T(rng.integers(0, 7, (4, 3))), w, **kw)
+        idx = T(np.array([3, 1, 6, 6, 3, 0, 2, 6, 5]))
+        offs = {"offsets": [0, 2, 5], "last_offset": [0, 4, 6, 9],
+                "empty_bags": [0, 0, 3, 3, 9]}[form]
+        return lib.nn.functional.embedding_bag(idx, w, T(np.array(offs)),
+                                               include_last_offset=form == "last_offset", **kw)
+    check(build, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_embedding_bag_per_sample_weights(dtype):
+    def build(lib, T, rng):
+        w = T(rng.standard_normal((6, 4)), grad=True)
+        psw = T(rng.standard_normal(7), grad=True)
+        idx = T(np.array([1, 2, 5, 0, 0, 4, 2]))
+        m = lib.nn.EmbeddingBag(6, 4, mode="sum", _weight=w.detach() * 1.0, padding_idx=0)
+        return (lib.nn.functional.embedding_bag(idx, w, T(np.array([0, 3, 3])), mode="sum",
+                                                per_sample_weights=psw)
+                + m(idx, T(np.array([0, 3, 3])), per_sample_weights=psw))
+    check(build, dtype)
+
+
+def test_embedding_bag_module_and_errors():
+    for L in (torch, storch):
+        m = L.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=-2)
+        assert repr(m) == "EmbeddingBag(10, 3, mode='sum', padding_idx=8)"
+        assert np.all(to_numpy(m.weight)[8] == 0) and list(m.state_dict()) == ["weight"]
+        F, w = L.nn.functional, L.randn(5, 2)
+        i = L.tensor([1, 2, 3])
+        for args, kw, exc, frag in [
+            ((i, w, L.tensor([1, 2])), {}, RuntimeError, "offsets\\[0\\] has to be 0"),
+            ((i, w, L.tensor([0, 5])), {}, RuntimeError, "offsets\\[-1\\] can not be greater"),
+            ((i, w), {}, ValueError, "offsets has to be a 1D Tensor but got None"),
+            ((L.tensor([[1, 2]]), w, L.tensor([0])), {}, ValueError, "offsets has to be None"),
+            ((i, w, L.tensor([0])), {"mode": "median"}, ValueError, "mode has to be one of"),
+            ((i, w, L.tensor([0])), {"mode": "mean", "per_sample_weights": L.ones(3)},
+             NotImplementedError, "only supported for mode='sum'"),
+            ((i, w, L.tensor([0])), {"per_sample_weights": L.ones(2)}, ValueError,
+             "must have the same shape as the input"),
+            ((i, L.randn(5), L.tensor([0])), {}, ValueError, "weight has to be a 2D Tensor"),
+            ((i, w, L.tensor([0])), {"padding_idx": 9}, RuntimeError,
+             "padding_idx must be within the number of embeddings"),
+            ((L.tensor([1.0, 2.0]), w, L.tensor([0])), {}, RuntimeError,
+             "'indices' to have one of the following scalar types"),
+        ]:
+            with pytest.raises(exc, match=frag):
+                F.embedding_bag(*args, **kw)
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        storch.nn.functional.embedding_bag(storch.tensor([1]), storch.ones(3, 2),
+                                           storch.tensor([0]), max_norm=1.0)

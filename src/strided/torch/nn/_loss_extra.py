@@ -46,6 +46,8 @@ __all__ = [
     "cosine_similarity", "pairwise_distance", "pdist",
     # dropouts
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+    # embedding bags
+    "embedding_bag",
 ]
 
 
@@ -887,3 +889,166 @@ def feature_alpha_dropout(input, p: float = 0.5, training: bool = False,
     """
     _check_p(p, "feature_alpha_dropout")
     return _dropout_impl(input, p, training, inplace, True, True, "feature_alpha_dropout")
+
+
+# --- embedding bags ----------------------------------------------------------------------
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights=None, include_last_offset: bool = False,
+                  padding_idx=None) -> Array:
+    """The sums, means or maxima of bags of ``weight``'s rows picked by the indices ``input``.
+
+    ``input`` is 2-D ``(B, N)`` (each row a bag; ``offsets`` must be None) or 1-D with
+    ``offsets``, the start of each bag (``include_last_offset``: one more, the end of the
+    last). ``per_sample_weights`` (mode ``sum`` only) weighs each picked row; indices equal to
+    ``padding_idx`` are left out of their bag (and of a mean's count); an empty bag gives
+    zeros. ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are not supported (they raise),
+    nor is ``include_last_offset`` with a last offset short of the input's length (PyTorch's
+    result there is not the documented one).
+
+    >>> import strided.torch as torch
+    >>> w = torch.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+    >>> torch.nn.functional.embedding_bag(torch.tensor([0, 1, 2]), w, torch.tensor([0, 2]))
+    tensor([[0.5000, 0.5000],
+            [2.0000, 2.0000]])
+    """
+    _F._check(input, "embedding_bag")
+    _F._check(weight, "embedding_bag", "weight")
+    if weight.dtype == _st.int64 and input.dtype.kind == "f":
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", UserWarning, stacklevel=stacklevel())
+        weight, input = input, weight
+    if per_sample_weights is not None:
+        _F._check(per_sample_weights, "embedding_bag", "per_sample_weights")
+        if tuple(input.shape) != tuple(per_sample_weights.shape):
+            raise ValueError(f"embedding_bag: If per_sample_weights "
+                             f"({tuple(per_sample_weights.shape)}) is not None, then it must "
+                             f"have the same shape as the input ({tuple(input.shape)})")
+    if weight.ndim != 2:
+        raise ValueError(f"embedding_bag(): weight has to be a 2D Tensor, but got Tensor of "
+                         f"dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("embedding_bag(): if input is 2D, then offsets has to be None, as "
+                             "input is treated is a mini-batch of fixed length sequences. "
+                             f"However, found offsets of type {type(offsets)}")
+        starts = np.arange(0, input.size, builtins.max(input.shape[1], 1))[:input.shape[0]]
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("embedding_bag(): offsets has to be a 1D Tensor but got None")
+        _F._check(offsets, "embedding_bag", "offsets")
+        if offsets.ndim != 1:
+            raise ValueError("embedding_bag(): offsets has to be a 1D Tensor")
+        starts = None
+    else:
+        raise ValueError(f"embedding_bag(): input has to be 1D or 2D Tensor, but got Tensor of "
+                         f"dimension {input.ndim}")
+    if mode not in _BAG_MODES:
+        raise ValueError(f"embedding_bag(): mode has to be one of sum, mean or max; got {mode!r}")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("embedding_bag(): max mode does not support scaling the gradient by the "
+                         "frequency")
+    if mode == "max" and sparse:
+        raise ValueError("embedding_bag(): max mode does not support sparse weights")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag(): max_norm, scale_grad_by_freq and sparse are "
+                                  "not supported by strided")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    if input.dtype.kind not in "iu":
+        raise RuntimeError(f"embedding_bag(): Expected tensor for argument #1 'indices' to have "
+                           f"one of the following scalar types: Long, Int; but got "
+                           f"{input.dtype.name} instead")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(f"embedding_bag(): Expected tensor for argument #1 'weight' to have "
+                           f"the same type as tensor for argument #1 'per_sample_weights'; but "
+                           f"type {weight.dtype.name} does not equal "
+                           f"{per_sample_weights.dtype.name}")
+    n, rows_n = input.size, weight.shape[0]
+    if starts is None:
+        if offsets.dtype.kind not in "iu":
+            raise RuntimeError(f"embedding_bag(): offsets must be integers; got "
+                               f"{offsets.dtype.name}")
+        offs = np.asarray(offsets.detach().to_device("cpu")).astype(np.int64)
+        if offs.size and offs[0] != 0:
+            raise RuntimeError(f"embedding_bag(): offsets[0] has to be 0, i.e., the first "
+                               f"sequence in the mini-batch has to start from position 0. "
+                               f"However, got {offs[0]}")
+        if offs.size and offs[-1] > n:
+            raise RuntimeError(f"embedding_bag(): offsets[-1] can not be greater than input's "
+                               f"length {n} but got offsets[-1] of {offs[-1]}")
+        if np.any(np.diff(offs) < 0):
+            raise RuntimeError(f"embedding_bag(): offsets must be non-decreasing; got "
+                               f"{offs.tolist()}")
+        if include_last_offset:
+            if offs.size == 0:
+                raise RuntimeError("embedding_bag(): include_last_offset needs at least one "
+                                   "offset")
+            if offs[-1] != n:
+                raise NotImplementedError(
+                    f"embedding_bag(): with include_last_offset, strided supports only a last "
+                    f"offset equal to the input's length {n}; got {offs[-1]}")
+            starts, ends = offs[:-1], offs[1:]
+        else:
+            starts, ends = offs, np.append(offs[1:], n)
+    else:
+        ends = np.append(starts[1:], n)
+    if padding_idx is not None:
+        if not -rows_n <= padding_idx < rows_n:
+            raise RuntimeError(f"embedding_bag(): padding_idx must be within the number of "
+                               f"embeddings, {-rows_n} through {rows_n - 1}, but got "
+                               f"{padding_idx}")
+        padding_idx %= rows_n
+    if n:
+        lo, hi = _F._target_range(input)
+        if lo < 0 or hi >= rows_n:
+            raise RuntimeError(f"embedding_bag(): index {lo if lo < 0 else hi} is out of range "
+                               f"for a weight of {rows_n} rows")
+    nbags, dim = len(starts), weight.shape[1]
+    lengths = (ends - starts).astype(np.int64)
+    dev = weight.device
+    idx = input.to(_st.int64)
+    rows = weight.index_select(0, idx)  # (n, dim)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    keep = None if padding_idx is None else (idx != padding_idx)
+    bag_of = _st.asarray(np.repeat(np.arange(nbags, dtype=np.int64), lengths), device=dev)
+    if keep is None:
+        count = _st.asarray(lengths.astype(np.dtype(weight.dtype.name)), device=dev)
+    else:
+        count = _st.zeros((nbags,), dtype=weight.dtype, device=dev).index_add(
+            0, bag_of, keep.to(weight.dtype))
+    if mode != "max":
+        if keep is not None:
+            rows = _st.where(keep.unsqueeze(1), rows, 0.0)
+        out = _st.zeros((nbags, dim), dtype=weight.dtype, device=dev).index_add(0, bag_of, rows)
+        if mode == "mean":
+            out = out / count.clamp_min(1.0).unsqueeze(1)
+        return out
+    lmax = builtins.int(lengths.max()) if nbags else 0
+    if lmax == 0:
+        return _st.zeros((nbags, dim), dtype=weight.dtype, device=dev) + weight.sum() * 0.0
+    # A dense (bags, longest bag, dim) view of the rows, padded (and padding_idx's rows
+    # masked) with -inf: the maximum of each bag, its gradient to the row it came from.
+    neg = _st.full((1, dim), -math.inf, dtype=weight.dtype, device=dev)
+    if keep is not None:
+        rows = _st.where(keep.unsqueeze(1), rows, neg)
+    ext = _st.concat([rows, neg], axis=0)
+    pos = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths)
+    table = np.full((nbags, lmax), n, dtype=np.int64)
+    table[np.repeat(np.arange(nbags), lengths), pos] = np.arange(n)
+    dense = ext.index_select(0, _st.asarray(table.reshape(-1), device=dev)).reshape(nbags, lmax, dim)
+    best = dense.max(1)[0]
+    return _st.where(count.unsqueeze(1) > 0, best, 0.0)

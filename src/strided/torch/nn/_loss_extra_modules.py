@@ -27,7 +27,7 @@ __all__ = [
     "GLU", "Hardshrink", "Softshrink", "Threshold", "RReLU", "PReLU", "Softmax2d",
     "CosineSimilarity", "PairwiseDistance",
     "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
-    "ParameterDict", "Buffer",
+    "EmbeddingBag", "ParameterDict", "Buffer",
 ]
 
 
@@ -516,6 +516,69 @@ class FeatureAlphaDropout(_DropoutNd):
     """
 
     _fn = staticmethod(F.feature_alpha_dropout)
+
+
+# --- embedding bags ----------------------------------------------------------------------
+
+class EmbeddingBag(Module):
+    """``embedding_bag(input, weight, offsets, ..., mode, per_sample_weights,
+    include_last_offset, padding_idx)`` over a learned table drawn from ``N(0, 1)`` (the
+    padding row zero).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=2)
+    EmbeddingBag(10, 3, mode='sum', padding_idx=2)
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm=None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight=None, include_last_offset: bool = False,
+                 padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("padding_idx must be within num_embeddings")
+            padding_idx %= num_embeddings
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(_st.empty((num_embeddings, embedding_dim),
+                                              **_factory(device, dtype)))
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            self.weight = Parameter(_weight)
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+
+    def reset_parameters(self) -> None:
+        """Draw the table again from ``N(0, 1)``, the padding row zero."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with _st.no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        """``embedding_bag(input, weight, offsets, ...)``."""
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               self.scale_grad_by_freq, self.mode, self.sparse,
+                               per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx!r}"
+        return s
 
 
 # --- containers --------------------------------------------------------------------------
