@@ -528,3 +528,68 @@ def test_embedding_bag_module_and_errors():
     with pytest.raises(NotImplementedError, match="max_norm"):
         storch.nn.functional.embedding_bag(storch.tensor([1]), storch.ones(3, 2),
                                            storch.tensor([0]), max_norm=1.0)
+
+
+# --- ctc_loss ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("form", ["padded", "concatenated", "tuple_lengths", "unbatched"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("blank", [0, 4])
+def test_ctc_loss(form, reduction, blank, dtype):
+    def build(lib, T, rng):
+        logits = T(rng.standard_normal((7, 3, 5)), grad=True)
+        lp = logits.log_softmax(2)
+        labels = [c for c in range(5) if c != blank]
+        tg = np.array([[labels[0], labels[1], labels[1], labels[2]],
+                       [labels[3], labels[3], labels[0], labels[0]],
+                       [labels[2], labels[0], labels[1], labels[3]]])
+        in_len, tg_len = np.array([7, 6, 5]), np.array([4, 2, 0])
+        F = lib.nn.functional
+        if form == "unbatched":
+            return F.ctc_loss(lp[:, 0], T(tg[0, :3]), T(np.array(7)), T(np.array(3)), blank=blank,
+                              reduction=reduction)
+        if form == "concatenated":
+            tgt = T(np.concatenate([tg[n, :k] for n, k in enumerate(tg_len)]))
+        else:
+            tgt = T(tg)
+        if form == "tuple_lengths":
+            il, tl = tuple(int(v) for v in in_len), tuple(int(v) for v in tg_len)
+        else:
+            il, tl = T(in_len), T(tg_len)
+        return F.ctc_loss(lp, tgt, il, tl, blank=blank, reduction=reduction)
+    check(build, dtype, tol=dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else
+          dict(rtol=1e-9, atol=1e-11))
+
+
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_log_prob_gradient_and_infinity(zero_infinity):
+    # The gradient with respect to log_probs themselves (PyTorch's exp(lp) - posterior) and
+    # an impossible alignment (three repeated labels need 5 steps; only 4 given).
+    def build(lib, T, rng):
+        lp = T(np.log(rng.dirichlet(np.ones(4), size=(6, 2))), grad=True)
+        tgt = T(np.array([[1, 2, 3], [2, 2, 2]]))
+        out = lib.nn.functional.ctc_loss(lp, tgt, T(np.array([6, 4])), T(np.array([3, 3])),
+                                         reduction="none", zero_infinity=zero_infinity)
+        return out
+    # (without zero_infinity the infinite loss's gradient is PyTorch's NaN and strided's 0:
+    # values only there)
+    check(build, "float64", backward=zero_infinity)
+
+
+def test_ctc_loss_errors():
+    for L in (torch, storch):
+        assert repr(L.nn.CTCLoss()) == "CTCLoss()"
+        lp = L.log(L.full((2, 1, 2), 0.5, dtype=L.float64))
+        v = L.nn.CTCLoss(blank=1, reduction="sum")(lp, L.tensor([[0]]), [2], [1])
+        assert abs(v.item() + np.log(0.75)) < 1e-12
+        lp = L.randn(5, 2, 4).log_softmax(2)
+        tg = L.tensor([[1, 2], [3, 3]])
+        with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 5"):
+            L.nn.functional.ctc_loss(lp, tg, L.tensor([5, 6]), L.tensor([2, 2]))
+        with pytest.raises(RuntimeError, match="Expected tensor to have size at least 3"):
+            L.nn.functional.ctc_loss(lp, tg, L.tensor([5, 5]), L.tensor([2, 3]))
+        with pytest.raises(RuntimeError, match="blank must be in label range"):
+            L.nn.functional.ctc_loss(lp, tg, L.tensor([5, 5]), L.tensor([2, 2]), blank=4)
+        with pytest.raises(ValueError, match="is not a valid value for reduction"):
+            L.nn.functional.ctc_loss(lp, tg, L.tensor([5, 5]), L.tensor([2, 2]), reduction="x")

@@ -46,8 +46,8 @@ __all__ = [
     "cosine_similarity", "pairwise_distance", "pdist",
     # dropouts
     "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
-    # embedding bags
-    "embedding_bag",
+    # embedding bags, ctc
+    "embedding_bag", "ctc_loss",
 ]
 
 
@@ -1052,3 +1052,132 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     dense = ext.index_select(0, _st.asarray(table.reshape(-1), device=dev)).reshape(nbags, lmax, dim)
     best = dense.max(1)[0]
     return _st.where(count.unsqueeze(1) > 0, best, 0.0)
+
+
+# --- ctc ---------------------------------------------------------------------------------
+
+def _lengths(x, func, arg, n):
+    if isinstance(x, Array):
+        if x.dtype.kind not in "iu":
+            raise RuntimeError(f"{func}(): {arg} must be integers; got {x.dtype.name}")
+        v = np.asarray(x.detach().to_device("cpu")).astype(np.int64).reshape(-1)
+    else:
+        v = np.asarray(x, dtype=np.int64).reshape(-1)
+    if v.size != n:
+        raise RuntimeError(f"{func}(): {arg} must be of size batch_size {n}; got {v.size}")
+    return v
+
+
+def _lse3(a: Array, b: Array, c: Array) -> Array:
+    """``log(exp(a) + exp(b) + exp(c))``, -inf where all three are, with no NaN gradient."""
+    m = _st.maximum(_st.maximum(a.detach(), b.detach()), c.detach())
+    m = _st.where(_st.isinf(m), 0.0, m)
+    s = _st.exp(a - m) + _st.exp(b - m) + _st.exp(c - m)
+    pos = s > 0
+    return _st.where(pos, _st.log(_st.where(pos, s, 1.0)) + m, -math.inf)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Array:
+    """The connectionist temporal classification loss: ``-log`` of the probability of each
+    target sequence summed over its alignments (the forward recursion in log space).
+
+    ``log_probs`` is ``(T, N, C)`` (or unbatched ``(T, C)``) log-probabilities; ``targets``
+    ``(N, S)`` padded or the targets of every sample concatenated; ``mean`` divides each
+    loss by its target length, then averages. The gradient is PyTorch's: with respect to
+    ``log_probs`` it is ``exp(log_probs) - posterior`` within each input length (what a
+    preceding ``log_softmax`` turns into the exact gradient of the logits), 0 beyond it.
+    An impossible alignment's loss is ``inf`` (0 with ``zero_infinity``, gradient 0 too); its
+    gradient without ``zero_infinity`` is 0 here where PyTorch's is NaN.
+
+    >>> import strided.torch as torch
+    >>> lp = torch.log(torch.full((2, 1, 2), 0.5))
+    >>> torch.nn.functional.ctc_loss(lp, torch.tensor([[1]]), [2], [1], reduction="sum")
+    tensor(0.2877)
+    """
+    func = "ctc_loss"
+    _F._check_float(log_probs, func, "log_probs")
+    _F._check(targets, func, "targets")
+    if reduction not in _F._REDUCTIONS:
+        raise ValueError(f"{func}(): {reduction} is not a valid value for reduction")
+    unbatched = log_probs.ndim == 2
+    if log_probs.ndim not in (2, 3):
+        raise RuntimeError(f"{func}(): log_probs must be (T, N, C) or (T, C); got shape "
+                           f"{tuple(log_probs.shape)}")
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    T, N, C = lp.shape
+    if not 0 <= blank < C:
+        raise RuntimeError(f"{func}(): blank must be in label range; got {blank} for {C} "
+                           f"classes")
+    in_len = _lengths(input_lengths, func, "input_lengths", N)
+    tg_len = _lengths(target_lengths, func, "target_lengths", N)
+    if in_len.size and (in_len.max() > T or in_len.min() < 0):
+        raise RuntimeError(f"{func}(): Expected input_lengths to have value at most {T}, but got "
+                           f"value {in_len.max() if in_len.max() > T else in_len.min()}")
+    tg = np.asarray(targets.detach().to_device("cpu")).astype(np.int64)
+    if unbatched:
+        tg = tg.reshape(1, -1)
+    smax = builtins.int(tg_len.max()) if N else 0
+    if tg.ndim == 2:  # padded (N, S) (an unbatched target made (1, S) above)
+        if tg.shape[1] < smax:
+            raise RuntimeError(f"{func}(): Expected tensor to have size at least {smax} at "
+                               f"dimension 1, but got size {tg.shape[1]} for argument #2 "
+                               f"'targets'")
+        rows = [tg[n, :tg_len[n]] for n in range(N)]
+    else:
+        flat = tg.reshape(-1)
+        if flat.size < tg_len.sum():
+            raise RuntimeError(f"{func}(): targets has {flat.size} entries for target_lengths "
+                               f"summing to {tg_len.sum()}")
+        ends = np.cumsum(tg_len)
+        rows = [flat[e - k:e] for e, k in zip(ends, tg_len)]
+    for r in rows:
+        if r.size and (r.min() < 0 or r.max() >= C):
+            raise RuntimeError(f"{func}(): target {r.min() if r.min() < 0 else r.max()} is out "
+                               f"of range for {C} classes")
+    L = 2 * smax + 1
+    ext = np.full((N, L), blank, dtype=np.int64)
+    allowed = np.zeros((N, L), dtype=bool)
+    for n, r in enumerate(rows):
+        ext[n, 1:2 * r.size:2] = r
+        if r.size > 1:
+            allowed[n, 3:2 * r.size:2] = r[1:] != r[:-1]
+    dev, dt = lp.device, lp.dtype
+    ext_d = _st.asarray(ext, device=dev)
+    allowed_d = _st.asarray(allowed, device=dev)
+    neg = _st.full((N, 1), -math.inf, dtype=dt, device=dev)
+    s_idx = np.arange(L)
+    alpha = _st.where(_st.asarray(s_idx < 2, device=dev), lp[0].gather(1, ext_d), -math.inf) \
+        if T else _st.full((N, L), -math.inf, dtype=dt, device=dev)
+    live = _st.asarray(in_len, device=dev).unsqueeze(1)
+    for t in range(1, T):
+        a1 = _st.concat([neg, alpha[:, :-1]], axis=1)
+        a2 = _st.where(allowed_d, _st.concat([neg, neg, alpha[:, :-2]], axis=1), -math.inf) \
+            if L > 2 else _st.full((N, L), -math.inf, dtype=dt, device=dev)
+        new = _lse3(alpha, a1, a2) + lp[t].gather(1, ext_d)
+        alpha = _st.where(live > t, new, alpha)
+    last = _st.asarray(2 * tg_len, device=dev).unsqueeze(1)
+    end1 = alpha.gather(1, last).squeeze(1)
+    end2 = alpha.gather(1, (last - 1).clamp_min(0)).squeeze(1)
+    end2 = _st.where(_st.asarray(tg_len > 0, device=dev), end2, -math.inf)
+    ll = _lse3(end1, end2, _st.full((N,), -math.inf, dtype=dt, device=dev))
+    # An input of length 0 aligns only the empty target (probability 1).
+    empty_in = _st.asarray(in_len == 0, device=dev)
+    ll = _st.where(empty_in, _st.asarray(np.where(tg_len == 0, 0.0, -math.inf).astype(
+        np.dtype(dt.name)), device=dev), ll)
+    nll = -ll
+    # Note: PyTorch's ctc_loss_backward returns exp(log_probs) - posterior (LossCTC.cpp):
+    # a term whose value is exactly 0 and whose gradient is exp(log_probs) adds the first
+    # part within each input length.
+    e = _st.exp(lp)
+    tmask = _st.asarray((np.arange(T)[:, None] < in_len[None, :]), device=dev).unsqueeze(2)
+    extra = _st.where(tmask, e - e.detach(), 0.0).sum((0, 2))
+    loss = nll + extra
+    if zero_infinity:
+        loss = _st.where(_st.isinf(nll), 0.0, loss)
+    if reduction == "mean":
+        div = _st.asarray(np.maximum(tg_len, 1).astype(np.dtype(dt.name)), device=dev)
+        return (loss / div).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.reshape(()) if unbatched else loss

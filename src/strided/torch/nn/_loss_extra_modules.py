@@ -23,7 +23,7 @@ from .parameter import Parameter, is_parameter
 __all__ = [
     "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "MarginRankingLoss",
     "HingeEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "SoftMarginLoss",
-    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+    "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CTCLoss",
     "GLU", "Hardshrink", "Softshrink", "Threshold", "RReLU", "PReLU", "Softmax2d",
     "CosineSimilarity", "PairwiseDistance",
     "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
@@ -265,6 +265,26 @@ class MultiMarginLoss(_WeightedLoss):
         """``multi_margin_loss(input, target)``."""
         return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
                                    weight=self.weight, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """``ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+    zero_infinity)``.
+
+    >>> import strided.torch as torch
+    >>> lp = torch.log(torch.full((2, 1, 2), 0.5))
+    >>> torch.nn.CTCLoss(reduction="sum")(lp, torch.tensor([[1]]), [2], [1])
+    tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        """``ctc_loss(log_probs, targets, input_lengths, target_lengths)``."""
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
 
 
 # --- activations -------------------------------------------------------------------------
