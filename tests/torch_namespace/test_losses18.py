@@ -593,3 +593,23 @@ def test_ctc_loss_errors():
             L.nn.functional.ctc_loss(lp, tg, L.tensor([5, 5]), L.tensor([2, 2]), blank=4)
         with pytest.raises(ValueError, match="is not a valid value for reduction"):
             L.nn.functional.ctc_loss(lp, tg, L.tensor([5, 5]), L.tensor([2, 2]), reduction="x")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_noncontiguous_inputs(dtype):
+    # Transposed, strided and negative-stride views through the losses.
+    def build(lib, T, rng):
+        F = lib.nn.functional
+        base = T(_x(rng, (6, 8)), grad=True)
+        x = base.T[::2]  # (4, 6), strides of a transposed view
+        # (strided: a negative-stride view; PyTorch has none, its flip copies)
+        y = (base[1:].flip(1) if lib is torch else base[1:, ::-1])[:4, :6]
+        t = T(rng.uniform(0.1, 1.0, (6, 4))).T
+        parts = [F.kl_div(x, t, reduction="sum"), F.soft_margin_loss(x, t.sign()),
+                 F.multi_margin_loss(x, T(np.array([0, 5, 2, 3])), p=2),
+                 F.multilabel_soft_margin_loss(x, t),
+                 F.triplet_margin_loss(x, y, x * 0.5),
+                 F.cosine_embedding_loss(x, y, T(np.array([1, -1, 1, -1]))),
+                 F.gaussian_nll_loss(x, y, t), F.hinge_embedding_loss(x, t.sign() * -1)]
+        return lib.stack(parts)
+    check(build, dtype, tol=dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else None)
