@@ -309,7 +309,16 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Hardshrink(Module):
+class _Shrink(Module):
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
     """``hardshrink(input, lambd)``.
 
     >>> import strided.torch as torch
@@ -317,19 +326,12 @@ class Hardshrink(Module):
     Hardshrink(0.5)
     """
 
-    def __init__(self, lambd: float = 0.5):
-        super().__init__()
-        self.lambd = lambd
-
     def forward(self, input):
         """``hardshrink(input, lambd)``."""
         return F.hardshrink(input, self.lambd)
 
-    def extra_repr(self) -> str:
-        return f"{self.lambd}"
 
-
-class Softshrink(Hardshrink):
+class Softshrink(_Shrink):
     """``softshrink(input, lambd)``.
 
     >>> import strided.torch as torch
