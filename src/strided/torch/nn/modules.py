@@ -38,8 +38,12 @@ __all__ = [
     "SmoothL1Loss", "HuberLoss",
 ]
 
+
 def _buffer_mark(x):
+    """``x``'s persistent flag when it is an unregistered ``nn.Buffer(...)``, else None."""
+    global _buffer_mark
     from ._loss_extra_modules import take_buffer_marker
+    _buffer_mark = take_buffer_marker  # (the import once)
     return take_buffer_marker(x)
 
 
