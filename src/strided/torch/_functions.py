@@ -528,3 +528,6 @@ __all__ = sorted(set(__all__) | set(_SHAPE_ALL) | set(_MATH_ALL) | set(_SPECIAL_
 from ._nn_norm_aliases import __all__ as _NN_NORM_ALL  # noqa: E402
 from ._nn_norm_aliases import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_NN_NORM_ALL))
+from ._nn_loss_aliases import __all__ as _NN_LOSS_ALL  # noqa: E402
+from ._nn_loss_aliases import *  # noqa: E402,F401,F403
+__all__ = sorted(set(__all__) | set(_NN_LOSS_ALL))

@@ -23,6 +23,8 @@ from ._rnn import *  # noqa: F401,F403
 from ._rnn import __all__ as _rnn_all
 from ._attention_modules import *  # noqa: F401,F403
 from ._attention_modules import __all__ as _attention_all
+from ._loss_extra_modules import *  # noqa: F401,F403
+from ._loss_extra_modules import __all__ as _extra_modules_all
 
 __all__ = (["Parameter", "functional", "init"] + list(_modules_all) + list(_norm_all)
-           + list(_rnn_all) + list(_attention_all))
+           + list(_rnn_all) + list(_attention_all) + list(_extra_modules_all))

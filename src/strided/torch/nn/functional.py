@@ -939,3 +939,6 @@ from ._norm import __all__ as _NORM_ALL  # noqa: E402
 from ._attention import *  # noqa: E402,F401,F403
 from ._attention import __all__ as _ATTENTION_ALL  # noqa: E402
 __all__ = __all__ + list(_NORM_ALL) + list(_ATTENTION_ALL)
+from ._loss_extra import *  # noqa: E402,F401,F403
+from ._loss_extra import __all__ as _LOSS_EXTRA_ALL  # noqa: E402
+__all__ += _LOSS_EXTRA_ALL

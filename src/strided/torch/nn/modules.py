@@ -38,6 +38,15 @@ __all__ = [
     "SmoothL1Loss", "HuberLoss",
 ]
 
+
+def _buffer_mark(x):
+    """``x``'s persistent flag when it is an unregistered ``nn.Buffer(...)``, else None."""
+    global _buffer_mark
+    from ._loss_extra_modules import take_buffer_marker
+    _buffer_mark = take_buffer_marker  # (the import once)
+    return take_buffer_marker(x)
+
+
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
@@ -143,6 +152,9 @@ class Module:
         elif isinstance(value, Module):
             self._drop(name)
             modules[name] = value
+        elif type(value) is Array and (persistent := _buffer_mark(value)) is not None:
+            self._drop(name)  # (nn.Buffer(t): registered as a buffer)
+            self.register_buffer(name, value, persistent)
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
