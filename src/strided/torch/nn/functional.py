@@ -933,3 +933,9 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     else:
         norm = _st.sum(_st.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
     return _st.divide(input, _st.clip(norm, eps, None), out=out)
+
+
+from ._conv import *  # noqa: E402,F401,F403
+from ._conv import __all__ as _CONV_ALL  # noqa: E402
+
+__all__ += _CONV_ALL
