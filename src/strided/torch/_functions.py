@@ -525,3 +525,6 @@ from ._math_functions import *  # noqa: E402,F401,F403
 from ._special import __all__ as _SPECIAL_ALL  # noqa: E402
 from ._special import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_SHAPE_ALL) | set(_MATH_ALL) | set(_SPECIAL_ALL))
+from ._nn_conv_aliases import __all__ as _NN_CONV_ALL  # noqa: E402
+from ._nn_conv_aliases import *  # noqa: E402,F401,F403
+__all__ = sorted(set(__all__) | set(_NN_CONV_ALL))

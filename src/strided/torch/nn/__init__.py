@@ -17,5 +17,7 @@ from . import functional, init  # noqa: F401
 from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
+from ._conv_modules import *  # noqa: F401,F403
+from ._conv_modules import __all__ as _conv_modules_all
 
-__all__ = ["Parameter", "functional", "init"] + list(_modules_all)
+__all__ = ["Parameter", "functional", "init"] + list(_modules_all) + list(_conv_modules_all)
