@@ -130,15 +130,15 @@ def _conv_padding(padding, n, k, s, d, func):
             return [(0, 0)] * n
         if padding == "same":
             if any(e != 1 for e in s):
-                raise ValueError(f"{func}(): padding='same' is not supported for strided "
-                                 f"convolutions")
+                raise RuntimeError(f"{func}(): padding='same' is not supported for strided "
+                                   f"convolutions")
             out = []
             for i in range(n):
                 total = d[i] * (k[i] - 1)
                 out.append((total // 2, total - total // 2))
             return out
-        raise ValueError(f"{func}(): Invalid padding string {padding!r}, should be one of "
-                         f"{{'valid', 'same'}}")
+        raise RuntimeError(f"{func}(): Invalid padding string: {padding!r} (should be one "
+                           f"of 'valid', 'same')")
     p = _ntuple(padding, n, func, "padding")
     if any(e < 0 for e in p):
         raise RuntimeError(f"{func}(): negative padding is not supported; got padding={list(p)}")

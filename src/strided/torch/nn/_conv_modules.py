@@ -93,8 +93,8 @@ class _ConvNd(Module):
                     rev[2 * i + 1] = total - total // 2
             self._reversed_padding_repeated_twice = rev
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(padding)
-                                                     for _ in range(2)]
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(padding)
+                                                          for _ in range(2))
         kw = _factory(device, dtype)
         if transposed:
             shape = (in_channels, out_channels // groups) + tuple(kernel_size)
