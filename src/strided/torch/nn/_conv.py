@@ -836,7 +836,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, fu
         for i in range(n):
             lo, hi = default[i] - s[i], default[i] + s[i]
             if not lo < out[i] < hi:
-                raise ValueError(f"{func}(): invalid output_size {output_size} (dim {i} must be "
+                raise ValueError(f"{func}(): invalid output_size \"{output_size}\" (dim {i} must be "
                                  f"between {lo} and {hi})")
     idx = indices if batched else indices[None]
     nb, c = x.shape[0], x.shape[1]
