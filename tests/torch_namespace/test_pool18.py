@@ -279,5 +279,34 @@ def test_max_unpool_refuses_bad_indices():
 
 
 def test_integer_input_is_refused_with_a_message():
-    with pytest.raises(RuntimeError, match="does not support int64"):
+    with pytest.raises(NotImplementedError):
+        TF.max_pool1d(torch.arange(6).reshape(1, 6), 2)
+    with pytest.raises(NotImplementedError, match="does not support int64"):
         SF.max_pool1d(strided.asarray(np.arange(6).reshape(1, 6)), 2)
+    with pytest.raises(NotImplementedError, match="does not support int64"):
+        SF.avg_pool1d(strided.asarray(np.arange(6).reshape(1, 6)), 2)
+
+
+@pytest.mark.parametrize("fill", [np.nan, -np.inf])
+@pytest.mark.parametrize("name,args,kw", [
+    ("max_pool1d", (3,), dict(stride=2, padding=1, ceil_mode=True)),
+    ("max_pool2d", (2,), dict(padding=1, ceil_mode=True)),
+    ("max_pool2d", (3,), dict(stride=1, padding=1, dilation=2)),
+    ("adaptive_max_pool2d", ((2, 3),), {}),
+])
+def test_nan_and_all_minus_inf_windows_pick_pytorchs_index(fill, name, args, kw):
+    # PyTorch's kernels: the last NaN of a window; in a window of -inf, its first real element
+    x = _x((2, 5, 5))
+    x[0, 1:3, 1:4] = fill
+    x[1, :, 2] = fill
+    x[1, 4, 4] = fill
+    compare(name, x[..., :5] if "1d" not in name else x[0], args,
+            dict(kw, return_indices=True), "float64")
+
+
+def test_pool_of_an_empty_batch():
+    for name, args in [("max_pool2d", (2,)), ("avg_pool2d", (2,)),
+                       ("adaptive_avg_pool2d", (3,)), ("adaptive_max_pool2d", (3,))]:
+        rt = getattr(TF, name)(torch.zeros(0, 2, 4, 4), *args)
+        rs = getattr(SF, name)(strided.zeros((0, 2, 4, 4)), *args)
+        assert tuple(rs.shape) == tuple(rt.shape)

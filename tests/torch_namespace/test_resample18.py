@@ -120,6 +120,14 @@ def test_interpolate_errors_match_pytorch(call, exc, fragment):
         call(SF, strided.zeros((1, 2, 5)))
 
 
+def test_interpolate_of_integers_is_refused_as_pytorch():
+    x = np.arange(6).reshape(1, 1, 6)
+    with pytest.raises(NotImplementedError):
+        TF.interpolate(torch.tensor(x), size=3)
+    with pytest.raises(NotImplementedError, match="does not support int64"):
+        SF.interpolate(strided.asarray(x), size=3)
+
+
 def test_interpolate_antialias_is_refused():
     with pytest.raises(NotImplementedError, match="antialias"):
         SF.interpolate(strided.zeros((1, 1, 4, 4)), size=2, mode="bilinear", antialias=True)

@@ -91,8 +91,31 @@ def _spatial_input(input, n: int, func: str, what: str = "") -> tuple:
 
 def _float(x: Array, func: str, name: str = "input") -> None:
     if x.dtype.kind != "f":
-        raise RuntimeError(f"{func}(): {name} must be a floating-point array (strided's {func} "
-                           f"does not support {x.dtype.name}); got dtype {x.dtype.name}")
+        raise NotImplementedError(f"{func}(): {name} must be a floating-point array (strided's "
+                                  f"{func} does not support {x.dtype.name}); got dtype "
+                                  f"{x.dtype.name}")
+
+
+def _pick_max(win: Array, valid: np.ndarray | None) -> Array:
+    """The index (keepdim) along the last dimension of ``win`` that PyTorch's max-pooling
+    kernels pick: the first maximum among the window's real elements (``valid``: which
+    are not padding; None when all are), and, in a window that holds a NaN, its last NaN
+    (PyTorch's loop takes ``val > maxval || isnan(val)``)."""
+    arg = _st.argmax(win, dim=-1, keepdim=True)
+    if valid is not None:
+        # a window whose real elements are all -inf: argmax found a padding -inf first;
+        # PyTorch keeps its first real element
+        first = np.argmax(valid, axis=-1)[..., None]
+        ok = _st.asarray(valid, device=win.device)
+        ok = _st.gather(ok.expand(tuple(win.shape)), -1, arg)
+        arg = _st.where(ok, arg, _st.asarray(first, device=win.device))
+    nan = _st.isnan(win)
+    if bool(_st.any(nan)):
+        K = win.shape[-1]
+        last = (K - 1) - _st.argmax(_st.flip(nan, axis=(-1,)).to(_st.int8), dim=-1,
+                                    keepdim=True)
+        arg = _st.where(_st.any(nan, dim=-1, keepdim=True), last, arg)
+    return arg
 
 
 def _windows(x: Array, k: tuple, s: tuple, d: tuple) -> Array:
@@ -179,6 +202,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, func, pads=
                            f"{list(weight.shape)} instead")
     if bias is not None:
         _check(bias, func, "bias")
+        if bias.dtype != x.dtype:
+            raise RuntimeError(f"{func}(): Input type ({x.dtype.name}) and bias type "
+                               f"({bias.dtype.name}) should be the same")
         if tuple(bias.shape) != (c_out,):
             raise RuntimeError(f"{func}(): Given weight of size {list(weight.shape)}, expected "
                                f"bias to be 1-dimensional with {c_out} elements, but got bias "
@@ -427,13 +453,26 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     for e in k:
         K *= e
     win = win.reshape(tuple(win.shape[:2 + n]) + (K,))
-    arg = _st.argmax(win, dim=-1, keepdim=True)
+    plane = _plane_index(outs, k, s, p, d, sizes)
+    valid = None
+    if any(a or b > 0 for a, b in pads):
+        valid = np.ones(plane.shape, dtype=bool)
+        coords = np.unravel_index(np.arange(int(np.prod(k))), k)
+        for i in range(n):
+            c = (np.arange(outs[i])[:, None] * s[i] - p[i] + coords[i][None, :] * d[i])
+            inside = (c >= 0) & (c < sizes[i])  # (out_i, K)
+            shape = [1] * n + [K]
+            shape[i] = outs[i]
+            valid = valid & inside.reshape(shape)
+        if valid.all():
+            valid = None
+    arg = _pick_max(win, valid)
     val = _st.gather(win, -1, arg)[..., 0]
     if not batched:
         val = val[0]
     if not return_indices:
         return val
-    table = _st.asarray(_plane_index(outs, k, s, p, d, sizes), device=x.device)
+    table = _st.asarray(plane, device=x.device)
     idx = _st.gather(table.expand(tuple(arg.shape[:-1]) + (K,)), -1, arg)[..., 0]
     return val, (idx if batched else idx[0])
 
@@ -733,10 +772,10 @@ def _adaptive_max(input, output_size, return_indices, n, func):
         K *= w
     table = flat.reshape(-1)
     nb, c = x.shape[0], x.shape[1]
-    plane = x.reshape((nb, c, -1))
+    plane = x.reshape((nb, c, int(np.prod(sizes))))
     idx_arr = _st.asarray(table, device=x.device)
     gathered = _st.index_select(plane, 2, idx_arr).reshape((nb, c) + tuple(out) + (K,))
-    arg = _st.argmax(gathered, dim=-1, keepdim=True)
+    arg = _pick_max(gathered, None)
     val = _st.gather(gathered, -1, arg)[..., 0]
     if not batched:
         val = val[0]
@@ -843,12 +882,13 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, fu
     P = 1
     for e in out:
         P *= e
-    flat_idx = idx.reshape((nb, c, -1))
+    m = int(np.prod(x.shape[2:]))
+    flat_idx = idx.reshape((nb, c, m))
     if flat_idx.numel() and (int(_st.max(flat_idx)) >= P or int(_st.min(flat_idx)) < 0):
         raise RuntimeError(f"{func}(): Found an invalid max index: {int(_st.max(flat_idx))} "
                            f"(output volumes are of size {'x'.join(map(str, out))})")
     z = _st.zeros((nb, c, P), dtype=x.dtype, device=x.device)
-    y = z.scatter(2, flat_idx, x.reshape((nb, c, -1))).reshape((nb, c) + tuple(out))
+    y = z.scatter(2, flat_idx, x.reshape((nb, c, m))).reshape((nb, c) + tuple(out))
     return y if batched else y[0]
 
 
@@ -968,7 +1008,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Ar
     table = _plane_index(blocks, k, s, (0, 0), d, (hp, wp))  # (oh, ow, K)
     table = np.ascontiguousarray(np.moveaxis(table.reshape(-1, K), 1, 0)).reshape(-1)  # (K*L)
     nb, c = x.shape[0], x.shape[1] // K
-    vals = x.reshape((nb, c, -1))
+    vals = x.reshape((nb, c, K * x.shape[2]))
     idx = _st.asarray(table, device=x.device).expand((nb, c, table.shape[0]))
     z = _st.zeros((nb, c, hp * wp), dtype=x.dtype, device=x.device)
     y = z.scatter_add(2, idx, vals).reshape((nb, c, hp, wp))
@@ -1207,6 +1247,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                            f"({', '.join(map(str, out))})")
     if mode == "area":
         return _adaptive_avg(input, tuple(out), n, "interpolate")
+    _float(input, func)
     if mode in ("nearest", "nearest-exact"):
         x = input
         for i in range(n):
