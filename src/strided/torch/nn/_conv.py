@@ -4,8 +4,9 @@ Every function is a composite of strided's differentiable operations, so values 
 gradients follow from strided's autograd:
 
 * convolution: the (padded) input's sliding windows are a view (``Array.unfold`` once per
-  spatial dimension, a step slice for ``dilation``), contracted with the weight in one
-  ``einsum`` (groups are one more batch letter); a transposed convolution is the
+  spatial dimension, a step slice for ``dilation``), copied once into columns (im2col) and
+  multiplied by the weight in one batched ``matmul`` (groups are a batch dimension); a
+  transposed convolution is the
   convolution of the stride-dilated input (zeros between the elements) with the flipped,
   transposed weight, as its definition;
 * max pooling: the windows of the input padded with -inf, their ``argmax`` (the first
@@ -46,8 +47,6 @@ __all__ = [
     "pixel_unshuffle", "channel_shuffle", "interpolate", "upsample", "upsample_nearest",
     "upsample_bilinear",
 ]
-
-_LETTERS = "abdefhijklmpqrstuvwxyz"  # (n, g, c, o are the batch, group, channel letters)
 
 
 # --- argument helpers ----------------------------------------------------------------------
@@ -221,10 +220,13 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, func, pads=
     x = x.reshape((nb, groups, c_in // groups) + tuple(x.shape[2:]))
     win = _windows(x, k, s, d)  # (N, G, Cg, *out, *k)
     outs = tuple(win.shape[3:3 + n])
-    ol, kl = _LETTERS[:n], _LETTERS[n:2 * n]
-    w = weight.reshape((groups, c_out // groups, cg) + k)
-    y = _st.einsum(f"ngc{ol}{kl},goc{kl}->ngo{ol}", win, w)
-    y = y.reshape((nb, c_out) + outs)
+    K, L = int(np.prod(k)), int(np.prod(outs))
+    # im2col: the windows as columns (N, G, Cg * K, L) (one copy), then one batched matmul
+    # with the weight (G, C_out / G, Cg * K): (N, G, C_out / G, L), already in output order
+    cols = _st.permute(win, (0, 1, 2) + tuple(range(3 + n, 3 + 2 * n)) + tuple(range(3, 3 + n)))
+    cols = cols.reshape((nb, groups, cg * K, L))
+    w = weight.reshape((groups, c_out // groups, cg * K))
+    y = _st.matmul(w, cols).reshape((nb, c_out) + outs)
     if bias is not None:
         y = y + bias.reshape((c_out,) + (1,) * n)
     return y if batched else y[0]
