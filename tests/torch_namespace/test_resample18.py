@@ -258,3 +258,74 @@ def test_modules(name, args, kwargs, shape):
                  "upscale_factor", "downscale_factor", "groups", "name"):
         assert getattr(got, attr, None) == getattr(ref, attr, None), attr
     compare(ref, got, _x(shape), "float64")
+
+
+# --- affine_grid / grid_sample -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("n", [2, 3])
+def test_grid_sample(n, mode, padding_mode, align_corners, dtype):
+    rng = np.random.default_rng(n)
+    shape = (2, 3, 4, 5) if n == 2 else (2, 2, 3, 4, 5)
+    x = rng.standard_normal(shape).astype(dtype)
+    g = rng.uniform(-1.4, 1.4, (2, 3, 4, n) if n == 2 else (2, 2, 3, 2, n)).astype(dtype)
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
+    sx, sg = strided.asarray(x).requires_grad_(), strided.asarray(g).requires_grad_()
+    rt = TF.grid_sample(tx, tg, mode, padding_mode, align_corners)
+    rs = SF.grid_sample(sx, sg, mode, padding_mode, align_corners)
+    assert tuple(rs.shape) == tuple(rt.shape)
+    tol = dict(rtol=1e-5, atol=2e-5) if dtype == "float32" else TOL[dtype]
+    np.testing.assert_allclose(to_numpy(rs), to_numpy(rt), **tol)
+    w = rng.standard_normal(tuple(rt.shape)).astype(dtype)
+    (rt * torch.tensor(w)).sum().backward()
+    (rs * strided.asarray(w)).sum().backward()
+    np.testing.assert_allclose(to_numpy(sx.grad), to_numpy(tx.grad), **tol)
+    np.testing.assert_allclose(to_numpy(sg.grad), to_numpy(tg.grad), **tol)
+
+
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 1, 1, 3), (2, 3, 2, 4, 3)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid(size, align_corners):
+    n = len(size) - 2
+    theta = np.random.default_rng(0).standard_normal((2, n, n + 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compare(lambda t: TF.affine_grid(t, size, align_corners),
+                lambda s: SF.affine_grid(s, size, align_corners), theta, "float64")
+
+
+def test_affine_grid_then_grid_sample_rotates_like_pytorch():
+    a = 0.3
+    theta = np.array([[[np.cos(a), -np.sin(a), 0.1], [np.sin(a), np.cos(a), -0.2]]])
+    x = _x((1, 2, 5, 6))
+    rt = TF.grid_sample(torch.tensor(x), TF.affine_grid(torch.tensor(theta), (1, 2, 4, 4), False),
+                        align_corners=False)
+    rs = SF.grid_sample(strided.asarray(x),
+                        SF.affine_grid(strided.asarray(theta), (1, 2, 4, 4), False),
+                        align_corners=False)
+    np.testing.assert_allclose(to_numpy(rs), to_numpy(rt), **TOL["float64"])
+
+
+def test_grid_sample_and_affine_grid_errors_and_warnings():
+    x, g = strided.zeros((1, 1, 3, 3)), strided.zeros((1, 2, 2, 2))
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        SF.grid_sample(x, g)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        SF.affine_grid(strided.zeros((1, 2, 3)), (1, 1, 2, 2))
+    with pytest.raises(ValueError, match="expected mode to be"):
+        SF.grid_sample(x, g, mode="area", align_corners=False)
+    with pytest.raises(ValueError, match="expected padding_mode"):
+        SF.grid_sample(x, g, padding_mode="wrap", align_corners=False)
+    with pytest.raises(NotImplementedError, match="bicubic"):
+        SF.grid_sample(x, g, mode="bicubic", align_corners=False)
+    with pytest.raises(ValueError, match="Nx2x3"):
+        SF.affine_grid(strided.zeros((1, 3, 4)), (1, 1, 2, 2), False)
+    with pytest.raises(ValueError, match="Nx2x3"):
+        TF.affine_grid(torch.zeros(1, 3, 4), (1, 1, 2, 2), False)
+    with pytest.raises(RuntimeError, match="same batch size"):
+        SF.grid_sample(x, strided.zeros((2, 2, 2, 2)), align_corners=False)
+    with pytest.raises(RuntimeError):
+        TF.grid_sample(torch.zeros(1, 1, 3, 3), torch.zeros(2, 2, 2, 2), align_corners=False)

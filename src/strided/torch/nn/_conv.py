@@ -45,7 +45,7 @@ __all__ = [
     "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
     "max_unpool1d", "max_unpool2d", "max_unpool3d", "unfold", "fold", "pixel_shuffle",
     "pixel_unshuffle", "channel_shuffle", "interpolate", "upsample", "upsample_nearest",
-    "upsample_bilinear",
+    "upsample_bilinear", "affine_grid", "grid_sample",
 ]
 
 
@@ -1306,3 +1306,187 @@ def upsample_bilinear(input, size=None, scale_factor=None) -> Array:
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# --- affine_grid / grid_sample ---------------------------------------------------------------
+
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
+                  "align_corners=False since 1.3.0. Please specify align_corners=True if the old "
+                  "behavior is desired. See the documentation of grid_sample for details.")
+
+
+def _linspace_from_neg_one(num_steps: int, align_corners: bool) -> np.ndarray:
+    if num_steps <= 1:
+        return np.zeros(1)
+    r = np.linspace(-1.0, 1.0, num_steps)
+    return r if align_corners else r * (num_steps - 1) / num_steps
+
+
+def affine_grid(theta, size, align_corners=None) -> Array:
+    """PyTorch's ``affine_grid``: the sampling grid ``(N, H, W, 2)`` (or ``(N, D, H, W, 3)``)
+    of the affine maps ``theta`` ``(N, 2, 3)`` (``(N, 3, 4)``), for ``grid_sample``.
+
+    >>> import strided.torch as torch
+    >>> theta = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    >>> torch.nn.functional.affine_grid(theta, (1, 1, 2, 2), align_corners=True)[0, :, :, 0]
+    tensor([[-1.,  1.],
+            [-1.,  1.]])
+    """
+    _check(theta, "affine_grid", "theta")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if theta.dtype.kind != "f":
+        raise ValueError(f"affine_grid(): Expected theta to have floating point type, but got "
+                         f"{theta.dtype.name}")
+    size = [int(e) for e in size]
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"affine_grid(): Expected a batch of 2D affine matrices of shape "
+                             f"Nx2x3 for size {size}. Got {list(theta.shape)}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(f"affine_grid(): Expected a batch of 3D affine matrices of shape "
+                             f"Nx3x4 for size {size}. Got {list(theta.shape)}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(f"affine_grid(): affine_grid only supports 4D and 5D sizes, "
+                                  f"for 2D and 3D affine transforms, respectively. Got size "
+                                  f"{size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"affine_grid(): Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:
+        raise RuntimeError(f"affine_grid(): Expected theta's batch size {theta.shape[0]} to match "
+                           f"size[0]={size[0]}")
+    n = len(spatial)
+    axes = [_linspace_from_neg_one(e, align_corners) for e in spatial]  # (D,) H, W
+    mesh = np.meshgrid(*axes, indexing="ij")
+    # the last component first: x runs along W, y along H, z along D; then the constant 1
+    base = np.stack([mesh[n - 1 - j] for j in range(n)] + [np.ones_like(mesh[0])], axis=-1)
+    m = int(np.prod(spatial))
+    base = _st.asarray(base.reshape(m, n + 1).astype(theta.dtype.name), device=theta.device)
+    grid = _st.matmul(base, _st.swapdims(theta, 1, 2))  # (N, m, n)
+    return grid.reshape((size[0],) + tuple(spatial) + (n,))
+
+
+def _reflect(c: Array, twice_low: int, twice_high: int) -> Array:
+    """PyTorch's ``reflect_coordinates``: ``c`` reflected into ``[low, high]`` by the bounds."""
+    if twice_low == twice_high:
+        return c * 0
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    c = _st.abs(c - lo)
+    flips = _st.floor(c / span)
+    extra = c - flips * span  # (fmod for c >= 0; flips has no gradient)
+    even = (flips - 2 * _st.floor(flips / 2)) == 0
+    return _st.where(even, extra + lo, span - extra + lo)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None) -> Array:
+    """PyTorch's ``grid_sample``: ``input`` ``(N, C, H, W)`` (or ``(N, C, D, H, W)``) sampled at
+    the normalised coordinates ``grid`` ``(N, H_out, W_out, 2)`` (x, y in [-1, 1]);
+    ``mode`` ``bilinear`` or ``nearest`` (``bicubic`` is not supported by strided),
+    ``padding_mode`` ``zeros``, ``border`` or ``reflection``.
+
+    >>> import strided.torch as torch
+    >>> img = torch.arange(4.0).reshape(1, 1, 2, 2)
+    >>> torch.nn.functional.grid_sample(img, torch.zeros(1, 1, 1, 2), align_corners=True)
+    tensor([[[[1.5000]]]])
+    """
+    func = "grid_sample"
+    _check(input, func)
+    _check(grid, func, "grid")
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample(): mode='bicubic' is not supported by strided "
+                                  "(bilinear and nearest are)")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"grid_sample(): grid_sampler(): expected 4D or 5D input and grid "
+                           f"with same number of dimensions, but got input with sizes "
+                           f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+    n = input.ndim - 2
+    if grid.ndim != input.ndim or grid.shape[-1] != n:
+        raise RuntimeError(f"grid_sample(): grid_sampler(): expected grid to have size {n} in "
+                           f"last dimension and the same number of dimensions as input, but got "
+                           f"grid with sizes {list(grid.shape)}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sample(): grid_sampler(): expected grid and input to have same "
+                           f"batch size, but got input with sizes {list(input.shape)} and grid "
+                           f"with sizes {list(grid.shape)}")
+    _float(input, func)
+    if grid.dtype != input.dtype:
+        raise RuntimeError(f"grid_sample(): grid_sampler(): expected input and grid to have the "
+                           f"same dtype, but input has {input.dtype.name} and grid has "
+                           f"{grid.dtype.name}")
+    nb, c = input.shape[0], input.shape[1]
+    sizes = tuple(input.shape[2:])
+    outs = tuple(grid.shape[1:1 + n])
+    m = int(np.prod(outs))
+    P = int(np.prod(sizes))
+    g = grid.reshape((nb, m, n))
+    src = []
+    for i in range(n):  # spatial dim i (D, H, W order) reads grid component n - 1 - i
+        size = sizes[i]
+        co = g[:, :, n - 1 - i]
+        if align_corners:
+            co = (co + 1) / 2 * (size - 1)
+        else:
+            co = ((co + 1) * size - 1) / 2
+        if padding_mode == "border":
+            co = _st.clip(co, 0, size - 1)
+        elif padding_mode == "reflection":
+            co = _reflect(co, 0, 2 * (size - 1)) if align_corners else \
+                _reflect(co, -1, 2 * size - 1)
+            co = _st.clip(co, 0, size - 1)
+        src.append(co)
+    plane = input.reshape((nb, c, P))
+    strides = [int(np.prod(sizes[i + 1:])) for i in range(n)]
+
+    def corner(idx, weight):
+        inside = None
+        flat = None
+        for i in range(n):
+            ok = (idx[i] >= 0) & (idx[i] <= sizes[i] - 1)
+            inside = ok if inside is None else inside & ok
+            term = _st.clip(idx[i], 0, sizes[i] - 1).to(_st.int64) * strides[i]
+            flat = term if flat is None else flat + term
+        vals = _st.gather(plane, 2, flat[:, None, :].expand((nb, c, m)))
+        w = _st.where(inside, weight, _st.zeros_like(weight.detach())) \
+            if weight is not None else inside.to(input.dtype)
+        return vals * w[:, None, :]
+
+    if mode == "nearest":
+        out = corner([_st.round(co.detach()) for co in src], None)
+        if g.requires_grad:
+            # PyTorch's grid gets a zero gradient (not None) in nearest mode: a term that is
+            # exactly 0 and depends on the grid with derivative 0
+            finite = _st.where(_st.isfinite(g), g, _st.zeros_like(g.detach()))
+            zero = _st.sum(finite * 0, dim=-1)
+            out = out + zero[:, None, :]
+    else:
+        lo = [_st.floor(co.detach()) for co in src]
+        out = None
+        for bits in range(2 ** n):
+            idx, weight = [], None
+            for i in range(n):
+                up = (bits >> (n - 1 - i)) & 1
+                idx.append(lo[i] + up)
+                w = (src[i] - lo[i]) if up else (lo[i] + 1 - src[i])
+                weight = w if weight is None else weight * w
+            term = corner(idx, weight)
+            out = term if out is None else out + term
+    return out.reshape((nb, c) + outs)
