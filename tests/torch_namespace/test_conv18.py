@@ -16,6 +16,9 @@ import strided
 import strided.torch as storch
 from _parity import to_numpy
 
+# (PyTorch's own note that it pads a copy for padding='same' with an even kernel)
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning")
+
 TF = torch.nn.functional
 SF = storch.nn.functional
 TOL = {"float32": dict(rtol=2e-4, atol=2e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
