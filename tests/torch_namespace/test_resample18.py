@@ -329,3 +329,12 @@ def test_grid_sample_and_affine_grid_errors_and_warnings():
         SF.grid_sample(x, strided.zeros((2, 2, 2, 2)), align_corners=False)
     with pytest.raises(RuntimeError):
         TF.grid_sample(torch.zeros(1, 1, 3, 3), torch.zeros(2, 2, 2, 2), align_corners=False)
+
+
+@pytest.mark.parametrize("name,shape", [("ReflectionPad2d", (4, 4)), ("ReplicationPad1d", (4,)),
+                                        ("ReplicationPad3d", (2, 2, 2))])
+def test_reflection_and_replication_modules_refuse_pytorchs_unsupported_ranks(name, shape):
+    with pytest.raises(NotImplementedError, match="is not supported for"):
+        getattr(torch.nn, name)(1)(torch.zeros(shape))
+    with pytest.raises(NotImplementedError, match="is not supported for"):
+        getattr(storch.nn, name)(1)(strided.zeros(shape))

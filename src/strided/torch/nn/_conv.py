@@ -479,12 +479,6 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     return val, (idx if batched else idx[0])
 
 
-def _max_pool_doc(n):
-    return (f"PyTorch's ``max_pool{n}d``: the maximum of each window of the last {n} "
-            f"dimension(s); ``stride`` defaults to ``kernel_size``; with ``return_indices`` also "
-            f"the flat index of each maximum in its input plane (for ``max_unpool{n}d``).")
-
-
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """PyTorch's ``max_pool1d_with_indices``: ``(values, indices)`` of ``max_pool1d``.
@@ -523,7 +517,9 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """PyTorch's ``max_pool1d``.
+    """PyTorch's ``max_pool1d``: the maximum of each window of the last dimension
+    (``stride`` defaults to ``kernel_size``; ``return_indices``: also each maximum's flat index
+    in its input plane, for ``max_unpool1d``; the gradient goes to that element).
 
     >>> import strided.torch as torch
     >>> torch.nn.functional.max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
@@ -752,9 +748,7 @@ def _adaptive_max(input, output_size, return_indices, n, func):
     _float(x, func)
     out = _adaptive_sizes(x, output_size, n, func)
     sizes = tuple(x.shape[2:])
-    flat = np.zeros((), dtype=np.int64)
-    mult = 1
-    cols = []
+    cols = []  # per dimension: (out_i, width_i) input coordinates, the last one repeated
     for i in reversed(range(n)):
         st_, en = _starts_ends(sizes[i], out[i])
         width = int((en - st_).max()) if out[i] else 1

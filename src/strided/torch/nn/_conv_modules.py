@@ -790,7 +790,16 @@ class _PadNd(Module):
         self.padding = _pad_tuple(self._n)(padding)
 
     def forward(self, input):
-        """``pad(input, padding, mode)``."""
+        """``pad(input, padding, mode)`` of a batched or unbatched input."""
+        n = len(self.padding) // 2
+        if getattr(input, "ndim", None) not in (n + 1, n + 2):
+            # (PyTorch's pad refuses these ranks for its non-constant modes)
+            raise NotImplementedError(
+                f"Padding size {len(self.padding)} is not supported for {input.ndim}D input "
+                f"tensor.\nSupported combinations for non-constant padding:\n"
+                f"  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                f"  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                f"  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
