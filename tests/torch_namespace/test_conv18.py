@@ -329,3 +329,41 @@ def test_pytorch_raises_the_same_types():
     ]:
         with pytest.raises(exc):
             call()
+
+
+# --- another device ------------------------------------------------------------------------
+
+DEVICE_CALLS = [
+    ("conv2d", lambda F, x, w: F.conv2d(x, w, stride=2, padding=1)),
+    ("conv1d_same", lambda F, x, w: F.conv1d(x[:, :, 0], w[:, :, 0], padding="same")),
+    ("conv_transpose2d", lambda F, x, w: F.conv_transpose2d(x, w, stride=2, output_padding=1)),
+    ("max_pool2d", lambda F, x, w: F.max_pool2d(x, 2, ceil_mode=True, padding=1)),
+    ("avg_pool2d", lambda F, x, w: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
+    ("adaptive_avg_pool2d", lambda F, x, w: F.adaptive_avg_pool2d(x, (2, 3))),
+    ("adaptive_max_pool2d", lambda F, x, w: F.adaptive_max_pool2d(x, (2, 3))),
+    ("interpolate", lambda F, x, w: F.interpolate(x, scale_factor=1.5, mode="bicubic")),
+    ("interpolate_nearest", lambda F, x, w: F.interpolate(x, size=(7, 3))),
+    ("fold", lambda F, x, w: F.fold(F.unfold(x, 2, padding=1), (5, 6), 2, padding=1)),
+    ("pixel_shuffle", lambda F, x, w: F.pixel_shuffle(F.pixel_unshuffle(x[..., :4, :4], 2), 2)),
+    ("grid_sample", lambda F, x, w: F.grid_sample(
+        x, x[:, :2, :3, :3].permute(0, 2, 3, 1) * 0.5, padding_mode="reflection",
+        align_corners=False)),
+]
+
+
+@pytest.mark.parametrize("name,call", DEVICE_CALLS, ids=[c[0] for c in DEVICE_CALLS])
+def test_on_another_device_without_host_copies(name, call, sim):
+    # the simulated GPU (tests/conftest.py): the results stay there, equal the host's (and
+    # PyTorch's), gradients flow, and nothing is copied to the host on the way
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 2, 5, 6)), rng.standard_normal((2, 2, 3, 3))
+    ref = call(TF, torch.tensor(x), torch.tensor(w))
+    xs = strided.asarray(x, device=sim).requires_grad_()
+    ws = strided.asarray(w, device=sim).requires_grad_()
+    backend = xs.device.backend
+    backend.d2h_copies = 0
+    got = call(SF, xs, ws)
+    (got * got).sum().backward()
+    assert backend.d2h_copies == 0
+    assert str(got.device) == str(sim) and str(xs.grad.device) == str(sim)
+    np.testing.assert_allclose(to_numpy(got), to_numpy(ref), rtol=1e-10, atol=1e-12)

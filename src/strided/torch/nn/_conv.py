@@ -18,7 +18,8 @@ gradients follow from strided's autograd:
   of ``interpolate``: separable, one matrix product per spatial dimension with a constant
   matrix of PyTorch's weights (its source-index formulas, computed in the input's
   float type as PyTorch's CPU kernels); adaptive max pooling and ``nearest`` gather;
-* ``fold`` and ``max_unpool``: ``scatter_add``/``scatter`` into zeros.
+* ``fold``: each kernel offset's values spread by the stride and added in place, in
+  PyTorch's order; ``max_unpool``: ``scatter`` into zeros.
 
 Errors are PyTorch's types with messages that name the function and the argument.
 """
@@ -109,7 +110,9 @@ def _pick_max(win: Array, valid: np.ndarray | None) -> Array:
         ok = _st.gather(ok.expand(tuple(win.shape)), -1, arg)
         arg = _st.where(ok, arg, _st.asarray(first, device=win.device))
     nan = _st.isnan(win)
-    if bool(_st.any(nan)):
+    # (on the host, the NaN pass runs only where there is a NaN; on a GPU it always runs,
+    # so that pooling never waits for a device-to-host copy)
+    if str(win.device) != "cpu" or bool(_st.any(nan)):
         K = win.shape[-1]
         last = (K - 1) - _st.argmax(_st.flip(nan, axis=(-1,)).to(_st.int8), dim=-1,
                                     keepdim=True)
@@ -1001,13 +1004,19 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Ar
                            f"{blocks[1]} = {blocks[0] * blocks[1]}, but got "
                            f"input.size(2)={x.shape[2]}.")
     hp, wp = size[0] + 2 * p[0], size[1] + 2 * p[1]
-    table = _plane_index(blocks, k, s, (0, 0), d, (hp, wp))  # (oh, ow, K)
-    table = np.ascontiguousarray(np.moveaxis(table.reshape(-1, K), 1, 0)).reshape(-1)  # (K*L)
     nb, c = x.shape[0], x.shape[1] // K
-    vals = x.reshape((nb, c, K * x.shape[2]))
-    idx = _st.asarray(table, device=x.device).expand((nb, c, table.shape[0]))
-    z = _st.zeros((nb, c, hp * wp), dtype=x.dtype, device=x.device)
-    y = z.scatter_add(2, idx, vals).reshape((nb, c, hp, wp))
+    cols = x.reshape((nb, c, K, blocks[0], blocks[1]))
+    # col2im as PyTorch's loop: each kernel offset's block values, spread by the stride
+    # (zeros between them) and placed at the offset, added in kernel order; no scatter, so
+    # no index checks on the host and exact sums (adding zeros)
+    y = None
+    for j in range(K):
+        a, b = divmod(j, k[1])
+        piece = _dilate_zeros(_dilate_zeros(cols[:, :, j], 2, s[0]), 3, s[1])
+        top, left = a * d[0], b * d[1]
+        piece = _pad_spatial(piece, [(top, hp - top - piece.shape[2]),
+                                     (left, wp - left - piece.shape[3])])
+        y = piece if y is None else y + piece
     y = _pad_spatial(y, [(-p[0], -p[0]), (-p[1], -p[1])])
     return y if input.ndim == 3 else y[0]
 
