@@ -73,7 +73,7 @@ def _ntuple(v, n: int, func: str, name: str) -> tuple:
     if len(t) != n or not all(isinstance(e, numbers.Integral) and not isinstance(e, bool)
                               for e in t):
         raise RuntimeError(f"{func}(): expected {name} to be a single integer value or a list of "
-                           f"{n} values to match the convolution dimensions, but got "
+                           f"{n} values, but got "
                            f"{name}={list(t)}")
     return tuple(int(e) for e in t)
 
