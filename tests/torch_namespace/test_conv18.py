@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as hst
 torch = pytest.importorskip("torch")  # (the CPython 3.12 leg has no PyTorch)
 
 import strided
@@ -84,6 +85,23 @@ def test_conv_values_and_gradients(case, bias, dtype):
     x_shape = ((nb,) if nb else ()) + (cin,) + sp
     arrays = _arrays(rng, x_shape, (cout, cin // groups) + k, bias)
     compare(f"conv{n}d", arrays, kw, dtype)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=hst.integers(1, 3), nb=hst.sampled_from([None, 1, 2]), groups=hst.integers(1, 3),
+       cg=hst.integers(1, 2), og=hst.integers(1, 2), data=hst.data())
+def test_conv_random_geometry(n, nb, groups, cg, og, data):
+    # random kernels, strides, paddings and dilations; float64 values and all gradients
+    k = tuple(data.draw(hst.integers(1, 3)) for _ in range(n))
+    s = tuple(data.draw(hst.integers(1, 3)) for _ in range(n))
+    d = tuple(data.draw(hst.integers(1, 2)) for _ in range(n))
+    p = tuple(data.draw(hst.integers(0, 2)) for _ in range(n))
+    sp = tuple(data.draw(hst.integers(1, 7 if n < 3 else 4)) for _ in range(n))
+    assume(all(sp[i] + 2 * p[i] >= d[i] * (k[i] - 1) + 1 for i in range(n)))
+    rng = np.random.default_rng(data.draw(hst.integers(0, 2 ** 16)))
+    x_shape = ((nb,) if nb else ()) + (cg * groups,) + sp
+    arrays = _arrays(rng, x_shape, (og * groups, cg) + k, data.draw(hst.booleans()))
+    compare(f"conv{n}d", arrays, dict(stride=s, padding=p, dilation=d, groups=groups), "float64")
 
 
 # (n, N or None, C_in, spatial, C_out / groups, kernel, kwargs)
