@@ -379,7 +379,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """PyTorch's ``conv_transpose3d``: ``weight`` is ``(C_in, C_out / groups, kD, kH, kW)``.
 
     >>> import strided.torch as torch
-    >>> torch.nn.functional.conv_transpose3d(torch.ones(1, 1, 1, 1, 1), torch.ones(1, 2, 2, 2, 2)).shape
+    >>> x, w = torch.ones(1, 1, 1, 1, 1), torch.ones(1, 2, 2, 2, 2)
+    >>> torch.nn.functional.conv_transpose3d(x, w).shape
     strided.Size([1, 2, 2, 2, 2])
     """
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
@@ -874,8 +875,8 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, fu
         for i in range(n):
             lo, hi = default[i] - s[i], default[i] + s[i]
             if not lo < out[i] < hi:
-                raise ValueError(f"{func}(): invalid output_size \"{output_size}\" (dim {i} must be "
-                                 f"between {lo} and {hi})")
+                raise ValueError(f"{func}(): invalid output_size \"{output_size}\" (dim {i} "
+                                 f"must be between {lo} and {hi})")
     idx = indices if batched else indices[None]
     nb, c = x.shape[0], x.shape[1]
     P = 1
