@@ -531,3 +531,6 @@ __all__ = sorted(set(__all__) | set(_NN_NORM_ALL))
 from ._nn_loss_aliases import __all__ as _NN_LOSS_ALL  # noqa: E402
 from ._nn_loss_aliases import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_NN_LOSS_ALL))
+from ._nn_conv_aliases import __all__ as _NN_CONV_ALL  # noqa: E402
+from ._nn_conv_aliases import *  # noqa: E402,F401,F403
+__all__ = sorted(set(__all__) | set(_NN_CONV_ALL))

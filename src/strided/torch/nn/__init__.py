@@ -25,6 +25,8 @@ from ._attention_modules import *  # noqa: F401,F403
 from ._attention_modules import __all__ as _attention_all
 from ._loss_extra_modules import *  # noqa: F401,F403
 from ._loss_extra_modules import __all__ as _extra_modules_all
+from ._conv_modules import *  # noqa: F401,F403
+from ._conv_modules import __all__ as _conv_modules_all
 
 __all__ = (["Parameter", "functional", "init"] + list(_modules_all) + list(_norm_all)
-           + list(_rnn_all) + list(_attention_all) + list(_extra_modules_all))
+           + list(_rnn_all) + list(_attention_all) + list(_extra_modules_all) + list(_conv_modules_all))

@@ -942,3 +942,8 @@ __all__ = __all__ + list(_NORM_ALL) + list(_ATTENTION_ALL)
 from ._loss_extra import *  # noqa: E402,F401,F403
 from ._loss_extra import __all__ as _LOSS_EXTRA_ALL  # noqa: E402
 __all__ += _LOSS_EXTRA_ALL
+
+from ._conv import *  # noqa: E402,F401,F403
+from ._conv import __all__ as _CONV_ALL  # noqa: E402
+
+__all__ += _CONV_ALL
