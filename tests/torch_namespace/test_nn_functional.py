@@ -360,9 +360,9 @@ def test_pad(mode, pad, kw, dtype):
 
 def test_pad_errors():
     F = storch.nn.functional
-    with pytest.raises(ValueError, match="even"):
+    with pytest.raises(RuntimeError, match="even"):
         F.pad(storch.ones(3), (1,))
-    with pytest.raises(ValueError, match="smaller than the size"):
+    with pytest.raises(RuntimeError, match="smaller than the size"):
         F.pad(storch.ones(1, 3), (3, 0), mode="reflect")
     with pytest.raises(ValueError, match="mode"):
         F.pad(storch.ones(3), (1, 1), mode="wrap")

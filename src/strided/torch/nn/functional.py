@@ -869,12 +869,23 @@ def pad(input, pad, mode: str = "constant", value=None) -> Array:
     _check(input, "pad")
     pad = tuple(pad)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise ValueError(f"pad(): padding length must be even and at most twice the number of "
+        raise RuntimeError(f"pad(): padding length must be even and at most twice the number of "
                          f"dimensions ({input.ndim}); got {len(pad)}")
     if mode not in _PAD_MODES:
         raise ValueError(f"pad(): mode must be one of {', '.join(_PAD_MODES)}; got {mode!r}")
     if mode != "constant" and value is not None:
         raise ValueError(f"pad(): padding mode {mode!r} doesn't take in value argument")
+    if mode != "constant" and (len(pad) // 2 not in (input.ndim - 1, input.ndim - 2)
+                               or not 1 <= len(pad) // 2 <= 3):
+        # (PyTorch's rule: the last 1, 2 or 3 dimensions of a batched or unbatched input)
+        raise NotImplementedError(
+            f"pad(): padding size {len(pad)} is not supported for {input.ndim}D input tensor in "
+            f"{mode} mode: pad the last 1 (2D or 3D input), 2 (3D or 4D) or 3 (4D or 5D) dimensions")
+    if mode in ("reflect", "replicate") and pad and all(
+            input.shape[input.ndim - 1 - k] + pad[2 * k] + pad[2 * k + 1] < 1 for k in range(len(pad) // 2)):
+        # (PyTorch's kernels refuse only when every padded dimension comes out empty)
+        raise RuntimeError(f"pad(): {mode} padding {pad} of an input of shape {tuple(input.shape)} leaves "
+                           f"every padded dimension empty")
     x = input
     for k in range(len(pad) // 2):
         dim = input.ndim - 1 - k
@@ -896,13 +907,27 @@ def pad(input, pad, mode: str = "constant", value=None) -> Array:
             x = _st.concat([parts[0], x, parts[1]], axis=dim)
             continue
         if mode == "reflect" and (left >= n or right >= n):
-            raise ValueError(f"pad(): reflect padding ({left}, {right}) must be smaller than the "
-                             f"size {n} of dimension {dim}")
+            raise RuntimeError(f"pad(): reflect padding ({left}, {right}) must be smaller than the "
+                               f"size {n} of dimension {dim}")
         if mode == "circular" and (left > n or right > n):
-            raise ValueError(f"pad(): circular padding ({left}, {right}) may be at most the "
-                             f"size {n} of dimension {dim}")
+            raise RuntimeError(f"pad(): circular padding ({left}, {right}) may be at most the "
+                               f"size {n} of dimension {dim} (it would wrap around more than once)")
         if n == 0:
-            raise ValueError(f"pad(): {mode} padding of an empty dimension {dim}")
+            raise RuntimeError(f"pad(): {mode} padding of an empty dimension {dim}")
+        if n + left + right < 0:
+            raise RuntimeError(f"pad(): padding ({left}, {right}) of dimension {dim} of size {n} "
+                               f"leaves a negative size")
+        if n + left + right == 0:  # (nothing is left)
+            x = _st.narrow(x, dim, 0, 0)
+            continue
+        if mode == "circular" and (left < 0 or right < 0):
+            # PyTorch's circular padding crops first and wraps around what is left
+            lo, hi = builtins.max(-left, 0), n - builtins.max(-right, 0)
+            x = _st.narrow(x, dim, lo, hi - lo)
+            left, right, n = builtins.max(left, 0), builtins.max(right, 0), hi - lo
+            if n == 0:  # (PyTorch 2.13 returns uninitialised memory here)
+                raise RuntimeError(f"pad(): circular padding {pad} crops dimension {dim} to nothing "
+                                   f"and then wraps around it")
         idx = np.arange(-left, n + right)
         if mode == "reflect":
             period = 2 * (n - 1) if n > 1 else 1
