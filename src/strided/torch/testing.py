@@ -306,7 +306,7 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     <BLANKLINE>
     Mismatched elements: 1 / 1 (100.0%)
     Greatest absolute difference: 0.10000002384185791 at index (0,) (up to 1e-05 allowed)
-    Greatest relative difference: 0.09090911597013474 at index (0,) (up to 1.3e-06 allowed)
+    Greatest relative difference: 0.09090910851955414 at index (0,) (up to 1.3e-06 allowed)
     """
     options = dict(allow_subclasses=allow_subclasses, rtol=rtol, atol=atol, equal_nan=equal_nan,
                    check_device=check_device, check_dtype=check_dtype, check_layout=check_layout,
