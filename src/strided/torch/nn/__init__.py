@@ -13,9 +13,9 @@ autograd: every module's forward is a composite of recorded operations.
 strided.Size([2, 1])
 """
 
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 
-__all__ = ["Parameter", "functional", "init"] + list(_modules_all)
+__all__ = ["Parameter", "functional", "init", "utils"] + list(_modules_all)
