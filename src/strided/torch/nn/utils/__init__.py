@@ -3,9 +3,9 @@
 ``clip_grad_norm_``, ``get_total_norm``, ``clip_grads_with_norm_`` and ``clip_grad_value_`` are
 PyTorch 2.13's algorithms step for step (per-gradient ``vector_norm``, the norm of the norms,
 ``clip_coef = max_norm / (total_norm + 1e-6)`` clamped to 1, gradients scaled in place, all
-under ``no_grad``). ``foreach=True`` is PyTorch's RuntimeError on CPU arrays (PyTorch has no
-foreach kernels there either); on a CUDA array strided computes the same values one gradient at
-a time. ``parameters_to_vector`` / ``vector_to_parameters`` and ``rnn.pad_sequence`` /
+under ``no_grad``). ``foreach`` (PyTorch's choice of its fused multi-tensor kernels, on CPU and
+CUDA alike) changes no value: strided computes the same norms and products one gradient at a time
+whatever it is. ``parameters_to_vector`` / ``vector_to_parameters`` and ``rnn.pad_sequence`` /
 ``rnn.unpad_sequence`` are PyTorch's. Not here: ``weight_norm``, ``spectral_norm``,
 ``parametrize``, ``pack_padded_sequence`` and the rest of PyTorch's module (asking for one is an
 AttributeError that says so).
@@ -48,12 +48,6 @@ def _torch():
     return sys.modules["strided.torch"]
 
 
-def _foreach_check(foreach, device) -> None:
-    # PyTorch's foreach kernels exist for CUDA (not CPU): foreach=True on CPU is its RuntimeError.
-    if foreach and device.type == "cpu":
-        raise RuntimeError(f"foreach=True was passed, but can't use the foreach API on {device.type} tensors")
-
-
 def _group(tensors) -> dict:
     """PyTorch's _group_tensors_by_device_and_dtype: lists keyed by (device, dtype), in first-seen order."""
     groups: dict = {}
@@ -81,8 +75,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
             return torch.tensor(0.0)
         first_device = tensors[0].device
         norms = []
-        for (device, _), group in _group(tensors).items():
-            _foreach_check(foreach, device)
+        for _, group in _group(tensors).items():
             norms.extend(torch.linalg.vector_norm(g, ord=norm_type) for g in group)
         total = torch.linalg.vector_norm(torch.stack([n.to(first_device) for n in norms]), ord=norm_type)
         if error_if_nonfinite and bool(torch.logical_or(total.isnan(), total.isinf())):
@@ -112,7 +105,6 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> Non
         clip_coef = max_norm / (total_norm + 1e-6)
         clip_coef_clamped = torch.clamp(clip_coef, max=1.0)
         for (device, _), group in _group(grads).items():
-            _foreach_check(foreach, device)
             coef = clip_coef_clamped.to(device)
             for g in group:
                 g.mul_(coef)
@@ -164,8 +156,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
             parameters = [parameters]
         clip_value = float(clip_value)
         grads = [p.grad for p in parameters if p.grad is not None]
-        for (device, _), group in _group(grads).items():
-            _foreach_check(foreach, device)
+        for _, group in _group(grads).items():
             for g in group:
                 g.clamp_(min=-clip_value, max=clip_value)
 
