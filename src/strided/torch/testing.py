@@ -163,12 +163,20 @@ def _isclose(a, e, rtol, atol, equal_nan):
         close = a == e
         if equal_nan and a.dtype.kind in "fc":
             close = close | (np.isnan(a) & np.isnan(e))
-        if a.dtype.kind == "b" or (rtol == 0 and atol == 0):
+        if rtol == 0 and atol == 0:
             return close
-        if a.dtype.kind in "iu":
-            a, e = a.astype(np.float64), e.astype(np.float64)  # (PyTorch promotes with float tolerances)
-        allowed = atol + np.abs(rtol * e)
-        err = np.abs(a - e)
+        if a.dtype.kind in "fc":
+            allowed = atol + np.abs(rtol * e)
+            err = np.abs(a - e)
+        else:
+            # PyTorch: bool is cast to the default float dtype; an integer error |a - e| stays in
+            # the integer dtype, and the tolerance (a Python float times an integer array) is in
+            # the default float dtype, as is the comparison.
+            fdt = _dtypes.get_default_dtype()._np
+            if a.dtype.kind == "b":
+                a, e = a.astype(fdt), e.astype(fdt)
+            allowed = fdt.type(atol) + np.abs(fdt.type(rtol) * e.astype(fdt))
+            err = np.abs(a - e).astype(fdt)
         return close | (np.isfinite(err) & (err <= allowed))
 
 
@@ -398,7 +406,7 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         else:
             result.uniform_(low, high)
         if dtype.kind == "c":
-            result = st.complex(result[..., 0], result[..., 1])
+            result = sys.modules["strided.torch"].complex(result[..., 0], result[..., 1])
     if noncontiguous:
         result = result[..., 1::2]
     if exclude_zero:
