@@ -6,8 +6,8 @@ OpenMP itself, so each flag holds what is true of strided:
 - ``cudnn.is_available()`` is False and ``cudnn.version()`` None. ``cudnn.enabled``,
   ``.benchmark``, ``.benchmark_limit``, ``.deterministic`` and ``.allow_tf32`` only steer cuDNN's
   kernels; with none in use each holds trivially whatever it is set to, so they read PyTorch's
-  defaults (True, False, 10, False, True) and may be set (to a bool, an int for the limit:
-  anything else is PyTorch's RuntimeError). Setting ``deterministic = True`` is true of strided:
+  defaults (True, False, None, False, True) and may be set (the four switches to a bool: anything
+  else is PyTorch's RuntimeError). Setting ``deterministic = True`` is true of strided:
   no cuDNN algorithm is ever chosen.
 - ``cuda.matmul.allow_tf32`` is PyTorch's default False: strided's float32 matrix products are
   computed in float32, never TF32. Setting it True gives a permission strided does not use (the
@@ -70,28 +70,23 @@ def _flag(name: str, setter: str, check=_expect_bool, doc: str = ""):
     return property(get, set_, doc=doc)
 
 
-def _expect_int(setter: str, value) -> int:
-    if type(value) is not int:
-        raise RuntimeError(f"{setter} expects an int, but got {type(value).__name__}")
-    return value
-
-
 class _CudnnModule(_FlagModule):
     """PyTorch's ``torch.backends.cudnn``: cuDNN is not used by strided; its flags hold trivially."""
 
     _flags = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
     enabled = _flag("enabled", "set_enabled_cudnn", doc="Use cuDNN where available (never, in strided).")
     benchmark = _flag("benchmark", "set_benchmark_cudnn", doc="Let cuDNN time its algorithms (none are used).")
-    benchmark_limit = _flag("benchmark_limit", "set_benchmark_limit_cudnn", _expect_int,
-                            doc="How many cuDNN algorithms benchmark tries (none are used).")
+    benchmark_limit = _flag("benchmark_limit", "", lambda _setter, v: v,
+                            doc="How many cuDNN algorithms benchmark tries: None, any value may be set "
+                                "(PyTorch's plain attribute where cuDNN is not available).")
     deterministic = _flag("deterministic", "set_deterministic_cudnn",
                           doc="Restrict cuDNN to deterministic algorithms (strided chooses none).")
-    allow_tf32 = _flag("allow_tf32", "set_allow_tf32_cudnn",
+    allow_tf32 = _flag("allow_tf32", "set_allow_tf32_cublas",  # (PyTorch's message names cublas)
                        doc="Permit TF32 in cuDNN's convolutions (strided runs none).")
 
     def __init__(self, name):
         super().__init__(name, "PyTorch's torch.backends.cudnn: strided uses no cuDNN; the flags hold trivially.")
-        self._enabled, self._benchmark, self._benchmark_limit = True, False, 10
+        self._enabled, self._benchmark, self._benchmark_limit = True, False, None
         self._deterministic, self._allow_tf32 = False, True
 
     def is_available(self) -> bool:
@@ -105,15 +100,15 @@ class _CudnnModule(_FlagModule):
     @contextlib.contextmanager
     def flags(self, enabled=False, benchmark=False, benchmark_limit=10, deterministic=False,
               allow_tf32=True):
-        """Set the cuDNN flags for a ``with`` block and restore them after (PyTorch's defaults)."""
-        old = (self.enabled, self.benchmark, self.benchmark_limit, self.deterministic, self.allow_tf32)
-        self.enabled, self.benchmark, self.benchmark_limit = enabled, benchmark, benchmark_limit
+        """Set the cuDNN flags for a ``with`` block and restore them after (PyTorch's defaults;
+        ``benchmark_limit`` is left alone, as PyTorch leaves it where cuDNN is not available)."""
+        old = (self.enabled, self.benchmark, self.deterministic, self.allow_tf32)
+        self.enabled, self.benchmark = enabled, benchmark
         self.deterministic, self.allow_tf32 = deterministic, allow_tf32
         try:
             yield
         finally:
-            (self.enabled, self.benchmark, self.benchmark_limit, self.deterministic,
-             self.allow_tf32) = old
+            self.enabled, self.benchmark, self.deterministic, self.allow_tf32 = old
 
 
 def _cupy_tf32() -> bool:
