@@ -94,7 +94,8 @@ def _public_of_strided() -> list:
 
 def _all() -> list:
     own = [n for n in globals() if not n.startswith("_")]
-    return sorted(set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES))
+    # (not "random": ``from strided.torch import *`` must not shadow Python's random module)
+    return sorted((set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES)) - {"random"})
 
 
 def __dir__() -> list:
