@@ -275,6 +275,10 @@ def test_subset_random_and_weighted_samplers():
     for args in (([1.0], 0), ([1.0], True), ([[1.0, 2.0]], 1), ([1.0], 1, 1)):
         t, s = both(lambda lib, data: data.WeightedRandomSampler(*args))
         assert s == t
+    for args in (([1.0, 1.0], 3, False), ([1.0, -1.0], 1), ([0.0, 0.0], 1), ([np.nan, 1.0], 1),
+                 ([np.inf, 1.0], 1), ([], 1)):
+        t, s = both(lambda lib, data: list(data.WeightedRandomSampler(*args)))
+        assert s == t
 
 
 def test_batch_sampler_equals_pytorch():

@@ -131,8 +131,20 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        rand_tensor = _torch().multinomial(self.weights, self.num_samples, self.replacement,
-                                           generator=self.generator)
+        torch = _torch()
+        w = self.weights
+        # torch.multinomial's RuntimeErrors (strided's multinomial raises ValueErrors)
+        if w.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                               "has no identity.")
+        if not bool(torch.isfinite(w).all()) or bool((w < 0).any()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if not float(w.sum()) > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > w.numel():
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        rand_tensor = torch.multinomial(self.weights, self.num_samples, self.replacement,
+                                        generator=self.generator)
         yield from iter(rand_tensor.tolist())
 
     def __len__(self) -> int:
