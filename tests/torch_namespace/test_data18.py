@@ -442,3 +442,30 @@ def test_training_script_gives_pytorchs_losses():
     assert max(tn) > 1.0  # clipping happened
     for a, b in zip(sp, tp):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:This DataLoader will create")
+def test_pin_memory_timeout_and_worker_info_fields():
+    ds = sdata.TensorDataset(st.arange(5.0))
+    with pytest.warns(UserWarning, match="pin_memory"):
+        pinned = [b[0].tolist() for b in sdata.DataLoader(ds, batch_size=2, pin_memory=True)]
+    assert pinned == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    import time
+
+    class Slow(sdata.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            time.sleep(0.05)
+            return i
+
+    with pytest.raises(RuntimeError, match="DataLoader timed out after 0.01 seconds"):
+        list(sdata.DataLoader(Slow(), num_workers=1, timeout=0.01))
+    assert [b.tolist() for b in sdata.DataLoader(Slow(), num_workers=1, timeout=5)] == [[0], [1]]
+    seen = []
+    loader = sdata.DataLoader(Slow(), num_workers=2, worker_init_fn=lambda w: seen.append(sdata.get_worker_info()))
+    list(loader)
+    assert [(i.id, i.num_workers) for i in seen] == [(0, 2), (1, 2)] and seen[0].dataset is loader.dataset
+    with pytest.raises(Exception, match="cannot assign"):
+        seen[0].id = 3
