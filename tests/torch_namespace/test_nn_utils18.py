@@ -246,7 +246,74 @@ def test_unpad_sequence_equals_pytorch(batch_first):
 
 def test_missing_names_say_so():
     with pytest.raises(AttributeError, match="strided does not support it"):
-        st.nn.utils.weight_norm
+        st.nn.utils.spectral_norm
     with pytest.raises(AttributeError, match="does not support packed sequences"):
         st.nn.utils.rnn.pack_padded_sequence
     assert st.nn.utils is __import__("strided.torch.nn.utils", fromlist=["x"])
+
+
+def _wn_pair(dim, shape=(4, 3)):
+    """A Linear layer with the same weights in both libraries, weight-normalized over ``dim``."""
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal(shape)
+    mods = []
+    for lib in (torch, st):
+        m = lib.nn.Linear(shape[1], shape[0]).double()
+        conv = torch.from_numpy if lib is torch else strided.asarray
+        with lib.no_grad():
+            m.weight.copy_(conv(w.copy()))
+            m.bias.copy_(conv(np.arange(shape[0], dtype=np.float64)))
+        with pytest.warns(FutureWarning, match="deprecated"):
+            lib.nn.utils.weight_norm(m, dim=dim)
+        mods.append(m)
+    return mods
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, None])
+def test_weight_norm_equals_pytorch(dim):
+    tm, sm = _wn_pair(dim)
+    for name in ("weight_g", "weight_v", "weight"):
+        a, b = getattr(sm, name), getattr(tm, name)
+        assert tuple(a.shape) == tuple(b.shape), name
+        np.testing.assert_allclose(to_numpy(a), to_numpy(b), rtol=1e-12)
+    assert sorted(n for n, _ in sm.named_parameters()) == sorted(n for n, _ in tm.named_parameters())
+    x = np.random.default_rng(8).standard_normal((5, 3))
+    for step in range(2):
+        outs = []
+        for lib, m in ((torch, tm), (st, sm)):
+            m.zero_grad()
+            y = m(torch.from_numpy(x) if lib is torch else strided.asarray(x))
+            (y * y).sum().backward()
+            outs.append((to_numpy(y), to_numpy(m.weight_g.grad), to_numpy(m.weight_v.grad)))
+            with lib.no_grad():
+                m.weight_g.mul_(1.5)  # the next forward recomputes the weight
+        for a, b in zip(outs[1], outs[0]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for lib, m in ((torch, tm), (st, sm)):
+        lib.nn.utils.remove_weight_norm(m)
+    np.testing.assert_allclose(to_numpy(sm.weight), to_numpy(tm.weight), rtol=1e-12)
+    assert sorted(n for n, _ in sm.named_parameters()) == ["bias", "weight"]
+
+
+def test_weight_norm_errors_are_pytorchs():
+    tm, sm = _wn_pair(0)
+    errs = []
+    for lib, m in ((torch, tm), (st, sm)):
+        with pytest.raises(RuntimeError) as e, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.nn.utils.weight_norm(m)
+        errs.append(str(e.value))
+        with pytest.raises(ValueError, match="weight_norm of 'bias' not found in"):
+            lib.nn.utils.remove_weight_norm(m, "bias")
+    assert errs[0] == errs[1]
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_norm_except_dim_equals_pytorchs(dim):
+    import sys
+    wn = sys.modules["strided.torch.nn.utils.weight_norm"]
+    v = np.random.default_rng(9).standard_normal((3, 4, 5))
+    t = torch.norm_except_dim(torch.from_numpy(v), 2, dim)
+    s = wn._norm_except_dim(strided.asarray(v), dim)
+    assert tuple(s.shape) == tuple(t.shape)
+    np.testing.assert_allclose(to_numpy(s), to_numpy(t), rtol=1e-12)
