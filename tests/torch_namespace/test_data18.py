@@ -469,3 +469,10 @@ def test_pin_memory_timeout_and_worker_info_fields():
     assert [(i.id, i.num_workers) for i in seen] == [(0, 2), (1, 2)] and seen[0].dataset is loader.dataset
     with pytest.raises(Exception, match="cannot assign"):
         seen[0].id = 3
+
+
+def test_missing_names_say_so():
+    with pytest.raises(AttributeError, match="does not support distributed training"):
+        sdata.DistributedSampler
+    with pytest.raises(AttributeError, match="supports only the data package"):
+        st.utils.checkpoint

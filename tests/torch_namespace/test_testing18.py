@@ -199,3 +199,23 @@ def test_make_tensor_errors_are_pytorchs(kw):
 def test_make_tensor_memory_format_is_refused():
     with pytest.raises(NotImplementedError, match="memory_format is not supported by strided"):
         st.testing.make_tensor(2, 2, dtype=st.float32, device="cpu", memory_format="channels_last")
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_deprecated_assert_allclose(case):
+    def build(lib):
+        t = lambda v, dt="float32": arr(lib, v, dt)  # noqa: E731
+        return [(t([1.0, np.nan]), [1.00001, np.nan], {}), (t([1.0]), [1.001], {}),
+                (t([1.0], "float64"), t([1.0 + 2e-5], "float64"), {}), (t([1, 2], "int64"), [1, 3], {}),
+                (t([1.0]), t([1.5], "float64"), {}), ([1.0, 2.0], [1.0, 2.5], dict(rtol=0.1)),
+                (t([1.0]), [2.0], dict(msg="boom"))][case]
+
+    def run(lib):
+        a, e, kw = build(lib)
+        with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated"):
+            try:
+                lib.testing.assert_allclose(a, e, **kw)
+                return None
+            except Exception as err:  # noqa: BLE001
+                return type(err), normalize(str(err))
+    assert run(st) == run(torch)

@@ -28,7 +28,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.array import Array
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 # PyTorch's _DTYPE_PRECISIONS (rtol, atol); any other dtype compares exactly.
 _DTYPE_PRECISIONS = {
@@ -328,6 +328,36 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
             compare()
         except _ErrorMeta as err:
             raise err.to_error(msg) from None
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """PyTorch's deprecated ``torch.testing.assert_allclose`` (a FutureWarning, then ``assert_close``).
+
+    Non-arrays become arrays (``expected`` in ``actual``'s dtype); dtypes are not checked; NaNs
+    compare equal by default; the default tolerances are its own (float16 ``1e-3, 1e-3``,
+    float32 ``1e-4, 1e-5``, float64 ``1e-5, 1e-8``; other dtypes 0).
+
+    >>> import warnings
+    >>> import strided.torch as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.testing.assert_allclose(torch.tensor([1.0, float("nan")]), [1.00001, float("nan")])
+    """
+    import warnings
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    torch = sys.modules["strided.torch"]
+    if not isinstance(actual, Array):
+        actual = torch.tensor(actual)
+    if not isinstance(expected, Array):
+        expected = torch.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        table = {_dtypes.float16: (1e-3, 1e-3), _dtypes.float32: (1e-4, 1e-5), _dtypes.float64: (1e-5, 1e-8)}
+        rtols, atols = zip(*[table.get(d, (0.0, 0.0)) for d in (actual.dtype, expected.dtype)])
+        rtol, atol = max(rtols), max(atols)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
+                 check_dtype=False, check_stride=False, msg=msg or None)
 
 
 def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False, noncontiguous=False,

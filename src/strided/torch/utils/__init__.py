@@ -11,3 +11,10 @@ from __future__ import annotations
 from . import data  # noqa: F401
 
 __all__ = ["data"]
+
+
+def __getattr__(name: str):
+    if not name.startswith("_"):
+        raise AttributeError(f"strided.torch.utils has no {name!r}: of torch.utils strided supports only "
+                             f"the data package (torch.utils.data)")
+    raise AttributeError(f"module 'strided.torch.utils' has no attribute {name!r}")

@@ -36,3 +36,16 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler",
            "TensorDataset", "WeightedRandomSampler", "default_collate", "default_convert",
            "get_worker_info", "random_split"]
+
+_MISSING = {"DistributedSampler": "distributed training", "DFIterDataPipe": "DataPipes",
+            "DataChunk": "DataPipes", "IterDataPipe": "DataPipes", "MapDataPipe": "DataPipes",
+            "functional_datapipe": "DataPipes", "argument_validation": "DataPipes",
+            "guaranteed_datapipes_determinism": "DataPipes", "non_deterministic": "DataPipes",
+            "runtime_validation": "DataPipes", "runtime_validation_disabled": "DataPipes"}
+
+
+def __getattr__(name: str):
+    if name in _MISSING:
+        raise AttributeError(f"strided.torch.utils.data has no {name!r}: strided does not support "
+                             f"{_MISSING[name]}; it has {', '.join(__all__)}")
+    raise AttributeError(f"module 'strided.torch.utils.data' has no attribute {name!r}")
