@@ -246,7 +246,7 @@ def test_unpad_sequence_equals_pytorch(batch_first):
 
 def test_missing_names_say_so():
     with pytest.raises(AttributeError, match="strided does not support it"):
-        st.nn.utils.spectral_norm
+        st.nn.utils.parametrize
     with pytest.raises(AttributeError, match="does not support packed sequences"):
         st.nn.utils.rnn.pack_padded_sequence
     assert st.nn.utils is __import__("strided.torch.nn.utils", fromlist=["x"])
@@ -317,3 +317,63 @@ def test_norm_except_dim_equals_pytorchs(dim):
     s = wn._norm_except_dim(strided.asarray(v), dim)
     assert tuple(s.shape) == tuple(t.shape)
     np.testing.assert_allclose(to_numpy(s), to_numpy(t), rtol=1e-12)
+
+
+
+def _sn_pair(dim, n_iter, shape=(4, 6)):
+    """Linear layers with the same weights, spectral-normalized, and strided's u, v set to PyTorch's."""
+    rng = np.random.default_rng(11)
+    w = rng.standard_normal(shape)
+    mods = []
+    for lib in (torch, st):
+        conv = torch.from_numpy if lib is torch else strided.asarray
+        m = lib.nn.Linear(shape[1], shape[0]).double()
+        with lib.no_grad():
+            m.weight.copy_(conv(w.copy()))
+            m.bias.copy_(conv(np.arange(shape[0], dtype=np.float64)))
+        lib.nn.utils.spectral_norm(m, n_power_iterations=n_iter, dim=dim)
+        mods.append(m)
+    tm, sm = mods
+    assert tuple(sm.weight_u.shape) == tuple(tm.weight_u.shape)
+    assert tuple(sm.weight_v.shape) == tuple(tm.weight_v.shape)
+    u, v = to_numpy(sm.weight_u), to_numpy(sm.weight_v)
+    np.testing.assert_allclose([np.linalg.norm(u), np.linalg.norm(v)], [1.0, 1.0], rtol=1e-12)
+    with st.no_grad():
+        sm.weight_u.copy_(strided.asarray(to_numpy(tm.weight_u).copy()))
+        sm.weight_v.copy_(strided.asarray(to_numpy(tm.weight_v).copy()))
+    return tm, sm
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("n_iter", [1, 3])
+def test_spectral_norm_equals_pytorch(dim, n_iter):
+    tm, sm = _sn_pair(dim, n_iter)
+    assert sorted(n for n, _ in sm.named_parameters()) == sorted(n for n, _ in tm.named_parameters())
+    assert sorted(n for n, _ in sm.named_buffers()) == sorted(n for n, _ in tm.named_buffers())
+    x = np.random.default_rng(12).standard_normal((3, 6))
+    for train in (True, True, False, True):
+        outs = []
+        for lib, m in ((torch, tm), (st, sm)):
+            m.train(train)
+            m.zero_grad()
+            y = m(torch.from_numpy(x) if lib is torch else strided.asarray(x))
+            (y * y).sum().backward()
+            outs.append([to_numpy(a) for a in (y, m.weight, m.weight_u, m.weight_v, m.weight_orig.grad)])
+        for a, b in zip(outs[1], outs[0]):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    for lib, m in ((torch, tm), (st, sm)):
+        lib.nn.utils.remove_spectral_norm(m)
+    np.testing.assert_allclose(to_numpy(sm.weight), to_numpy(tm.weight), rtol=1e-10)
+    assert sorted(n for n, _ in sm.named_parameters()) == ["bias", "weight"]
+    assert list(sm.named_buffers()) == []
+
+
+def test_spectral_norm_errors_are_pytorchs():
+    tm, sm = _sn_pair(0, 1)
+    for lib, m in ((torch, tm), (st, sm)):
+        with pytest.raises(RuntimeError, match="Cannot register two spectral_norm hooks on the same parameter weight"):
+            lib.nn.utils.spectral_norm(m)
+        with pytest.raises(ValueError, match="Expected n_power_iterations to be positive"):
+            lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)
+        with pytest.raises(ValueError, match="spectral_norm of 'bias' not found in"):
+            lib.nn.utils.remove_spectral_norm(m, "bias")

@@ -6,8 +6,8 @@ PyTorch 2.13's algorithms step for step (per-gradient ``vector_norm``, the norm 
 under ``no_grad``). ``foreach`` (PyTorch's choice of its fused multi-tensor kernels, on CPU and
 CUDA alike) changes no value: strided computes the same norms and products one gradient at a time
 whatever it is. ``parameters_to_vector`` / ``vector_to_parameters`` and ``rnn.pad_sequence`` /
-``rnn.unpad_sequence`` and the (deprecated) hook-based ``weight_norm`` / ``remove_weight_norm``
-are PyTorch's. Not here: ``spectral_norm``,
+``rnn.unpad_sequence`` and the hook-based ``weight_norm`` (deprecated in PyTorch) and
+``spectral_norm`` with their ``remove_`` functions are PyTorch's. Not here:
 ``parametrize``, ``pack_padded_sequence`` and the rest of PyTorch's module (asking for one is an
 AttributeError that says so).
 
@@ -28,14 +28,14 @@ import warnings
 
 from ...._core.array import Array
 from . import rnn  # noqa: F401
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "remove_weight_norm", "rnn", "vector_to_parameters",
-           "weight_norm"]
+           "get_total_norm", "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm", "rnn",
+           "spectral_norm", "vector_to_parameters", "weight_norm"]
 
-_MISSING = ("spectral_norm", "remove_spectral_norm",
-            "parametrize", "parametrizations", "stateless", "skip_init", "fuse_conv_bn_eval",
+_MISSING = ("parametrize", "parametrizations", "stateless", "skip_init", "fuse_conv_bn_eval",
             "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
             "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
 
