@@ -35,7 +35,8 @@ def outcome(lib, build):
 
 def normalize(msg: str) -> str:
     msg = msg.replace("torch.Size", "Size").replace("strided.Size", "Size")
-    msg = msg.replace("<class 'torch.Tensor'>", "<array>").replace("<class 'strided._core.array.Array'>", "<array>")
+    msg = msg.replace("<class 'torch.Tensor'>", "<array>")
+    msg = msg.replace("<class 'strided._core.array.Array'>", "<array>")
     return msg.replace("torch.", "").replace("strided.", "")
 
 
@@ -88,7 +89,8 @@ def test_integer_and_bool_arrays_compare_exactly(dtype, delta):
     agree(lambda lib: (arr(lib, b, dtype), arr(lib, a, dtype), dict(rtol=0.1, atol=1.5)))
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(check_dtype=False), dict(rtol=1e-3, atol=0.0), dict(rtol=0.0, atol=1e-3),
+@pytest.mark.parametrize("kw", [dict(), dict(check_dtype=False), dict(rtol=1e-3, atol=0.0),
+                                dict(rtol=0.0, atol=1e-3),
                                 dict(rtol=1e-3), dict(atol=1e-3), dict(check_device=False), dict(msg="custom"),
                                 dict(msg=lambda m: "wrapped: " + m), dict(check_stride=True)])
 @pytest.mark.parametrize("case", ["dtype", "shape", "close", "far", "int-float", "strides"])

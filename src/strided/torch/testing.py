@@ -422,7 +422,8 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         info = np.iinfo(dtype._np)
         low, high = bounds(low, high, int(info.min), int(info.max) + (dtype is not _dtypes.int64), -9, 10)
         if dtype.kind == "u" and high - 1 > np.iinfo(np.int64).max:
-            raise NotImplementedError(f"make_tensor(): {dtype} values above 2**63 - 1 are not supported by strided")
+            raise NotImplementedError(f"make_tensor(): {dtype} values above 2**63 - 1 are not supported "
+                                      f"by strided")
         result = st.randint(low, high, shape, dtype=_dtypes.int64 if dtype.kind == "u" else dtype,
                             device=device).to(dtype)
     else:
