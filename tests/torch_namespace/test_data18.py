@@ -121,6 +121,21 @@ def test_collate_tensors_of_each_dtype_and_nested_containers():
         same(s[1], t[1])
 
 
+NP_SCALARS = [[np.int32(1), np.float32(2)], [np.int64(1), np.float16(2)], [np.uint8(1), np.int8(2)],
+              [np.float32(1), np.float64(2)], [np.complex64(1), np.float64(2)], [np.float16(1), np.int64(7)],
+              [np.bool_(True), np.bool_(False)], [np.float32(1), np.int64(2**40 + 1)], [np.uint16(4), np.uint16(5)],
+              [np.int8(3), np.bool_(True)], [np.int16(1), np.uint16(3)], [np.uint64(3), np.int64(2)]]
+
+
+@pytest.mark.parametrize("batch", NP_SCALARS, ids=range(len(NP_SCALARS)))
+def test_collate_of_mixed_numpy_scalars_promotes_as_pytorch(batch):
+    t, s = both(lambda lib, data: data.default_collate(batch))
+    if t[0] == "ok":
+        same(s[1], t[1])
+    else:
+        assert s[0] is t[0]
+
+
 @pytest.mark.parametrize("bad", [
     [[1, 2], [3]],                                  # unequal lengths
     [np.array(["a", "b"]), np.array(["c", "d"])],   # string arrays

@@ -90,7 +90,25 @@ def _collate_numpy_array(batch):
 
 
 def _collate_numpy_scalar(batch):
-    return _torch().as_tensor(batch)
+    # PyTorch's torch.as_tensor(batch) promotes the scalars' dtypes by its own rules (int32 with
+    # float32 is float32, not NumPy's float64), refuses a NumPy bool among other scalars and a
+    # uint16/32/64 among other dtypes; strided.result_type promotes as PyTorch does.
+    from ...._core import dtypes as _dtypes
+    torch = _torch()
+    if not all(isinstance(x, (np.bool_, np.number)) for x in batch):
+        return torch.as_tensor(batch)
+    dts = [_dtypes.from_numpy_dtype(x.dtype) for x in batch]
+    kinds = {d.kind == "b" for d in dts}
+    if len(kinds) > 1:
+        raise TypeError("default_collate: NumPy bool scalars mixed with other NumPy scalars; PyTorch's "
+                        "torch.as_tensor refuses them ('numpy.bool' object cannot be interpreted as an integer)")
+    dt = dts[0]
+    for d in dts[1:]:
+        if d != dt and (d.name in ("uint16", "uint32", "uint64") or dt.name in ("uint16", "uint32", "uint64")):
+            raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+                               f"promote {dt.name} and {d.name}")
+        dt = sys.modules["strided"].result_type(dt, d)
+    return torch.as_tensor(np.array(batch, dtype=dt._np))
 
 
 def _collate_float(batch):
