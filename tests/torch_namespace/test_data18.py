@@ -123,8 +123,8 @@ def test_collate_tensors_of_each_dtype_and_nested_containers():
 
 NP_SCALARS = [[np.int32(1), np.float32(2)], [np.int64(1), np.float16(2)], [np.uint8(1), np.int8(2)],
               [np.float32(1), np.float64(2)], [np.complex64(1), np.float64(2)], [np.float16(1), np.int64(7)],
-              [np.bool_(True), np.bool_(False)], [np.float32(1), np.int64(2**40 + 1)], [np.uint16(4), np.uint16(5)],
-              [np.int8(3), np.bool_(True)], [np.int16(1), np.uint16(3)], [np.uint64(3), np.int64(2)]]
+              [np.bool_(True), np.bool_(False)], [np.float32(1), np.int64(2**40 + 1)],
+              [np.uint16(4), np.uint16(5)], [np.int8(3), np.bool_(True)], [np.int16(1), np.uint16(3)], [np.uint64(3), np.int64(2)]]
 
 
 @pytest.mark.parametrize("batch", NP_SCALARS, ids=range(len(NP_SCALARS)))
