@@ -377,3 +377,14 @@ def test_spectral_norm_errors_are_pytorchs():
             lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)
         with pytest.raises(ValueError, match="spectral_norm of 'bias' not found in"):
             lib.nn.utils.remove_spectral_norm(m, "bias")
+
+
+def test_skip_init():
+    for lib in (torch, st):
+        m = lib.nn.utils.skip_init(lib.nn.Linear, 4, 3, bias=False, dtype=lib.float64)
+        assert tuple(m.weight.shape) == (3, 4) and m.bias is None and m.weight.requires_grad
+        assert str(m.weight.dtype).endswith("float64") and str(m.weight.device) == "cpu"
+        with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
+            lib.nn.utils.skip_init(lib.nn.ReLU)
+        with pytest.raises(RuntimeError, match="Expected a Module"):
+            lib.nn.utils.skip_init(dict)

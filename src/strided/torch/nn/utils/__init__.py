@@ -33,9 +33,9 @@ from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm", "rnn",
-           "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
 
-_MISSING = ("parametrize", "parametrizations", "stateless", "skip_init", "fuse_conv_bn_eval",
+_MISSING = ("parametrize", "parametrizations", "stateless", "fuse_conv_bn_eval",
             "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
             "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
 
@@ -162,6 +162,28 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
         for _, group in _group(grads).items():
             for g in group:
                 g.clamp_(min=-clip_value, max=clip_value)
+
+
+def skip_init(module_cls, *args, **kwargs):
+    """``module_cls(*args, **kwargs)`` without a meaningful initialization (PyTorch's ``skip_init``).
+
+    PyTorch builds the module on its meta device and allocates uninitialized storage; strided has
+    no meta device, so it builds the module on ``device`` (default CPU) and the parameters hold
+    whatever its initialization wrote: values PyTorch leaves unspecified. ``module_cls`` must be a
+    ``Module`` class that takes a ``device`` argument (PyTorch's RuntimeErrors otherwise).
+
+    >>> import strided.torch as torch
+    >>> torch.nn.utils.skip_init(torch.nn.Linear, 3, 2).weight.shape
+    strided.Size([2, 3])
+    """
+    import inspect
+    torch = _torch()
+    if not (isinstance(module_cls, type) and issubclass(module_cls, torch.nn.Module)):
+        raise RuntimeError(f"Expected a Module; got {module_cls}")
+    if "device" not in inspect.signature(module_cls).parameters:
+        raise RuntimeError("Module must support a 'device' arg to skip initialization")
+    kwargs["device"] = kwargs.pop("device", "cpu")
+    return module_cls(*args, **kwargs)
 
 
 def _check_param_device(param, old):
