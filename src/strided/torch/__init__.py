@@ -45,7 +45,7 @@ from ._repr import set_printoptions, get_printoptions  # noqa: F401
 # first, then strided's public names -- and cached in this module's globals. ``nn``,
 # ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
 # ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
-_SUBMODULES = ("nn", "optim", "cuda", "special")
+_SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends")
 _LOADED = []  # [the names of _functions] once loaded
 
 
@@ -94,7 +94,8 @@ def _public_of_strided() -> list:
 
 def _all() -> list:
     own = [n for n in globals() if not n.startswith("_")]
-    return sorted(set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES))
+    # (not "random": ``from strided.torch import *`` must not shadow Python's random module)
+    return sorted((set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES)) - {"random"})
 
 
 def __dir__() -> list:

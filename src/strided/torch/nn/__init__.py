@@ -13,7 +13,7 @@ autograd: every module's forward is a composite of recorded operations.
 strided.Size([2, 1])
 """
 
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .parameter import Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
@@ -28,5 +28,5 @@ from ._loss_extra_modules import __all__ as _extra_modules_all
 from ._conv_modules import *  # noqa: F401,F403
 from ._conv_modules import __all__ as _conv_modules_all
 
-__all__ = (["Parameter", "functional", "init"] + list(_modules_all) + list(_norm_all)
+__all__ = (["Parameter", "functional", "init", "utils"] + list(_modules_all) + list(_norm_all)
            + list(_rnn_all) + list(_attention_all) + list(_extra_modules_all) + list(_conv_modules_all))

@@ -1,0 +1,20 @@
+"""``strided.torch.utils``: PyTorch's ``torch.utils`` namespace; strided has its ``data`` package.
+
+>>> import strided.torch as torch
+>>> from strided.torch.utils.data import DataLoader, TensorDataset
+>>> [b[0].tolist() for b in DataLoader(TensorDataset(torch.arange(5)), batch_size=2)]
+[[0, 1], [2, 3], [4]]
+"""
+
+from __future__ import annotations
+
+from . import data  # noqa: F401
+
+__all__ = ["data"]
+
+
+def __getattr__(name: str):
+    if not name.startswith("_"):
+        raise AttributeError(f"strided.torch.utils has no {name!r}: of torch.utils strided supports only "
+                             f"the data package (torch.utils.data)")
+    raise AttributeError(f"module 'strided.torch.utils' has no attribute {name!r}")
