@@ -496,6 +496,20 @@ def remainder(input, other, *, out=None):
     return _ns().remainder(input, other, out=out)
 
 
+def equal(input, other) -> builtins.bool:
+    """PyTorch's ``torch.equal``: True when ``other`` has ``input``'s shape and every element
+    equals it (after promotion; NaN equals nothing), a Python bool, as ``input.equal(other)``.
+    The standard's ``strided.equal`` and ``torch.eq`` compare elementwise.
+
+    >>> import strided.torch as torch
+    >>> torch.equal(torch.tensor([1.0, 2.0]), torch.tensor([1, 2])), torch.equal(torch.ones(2), torch.ones(3))
+    (True, False)
+    """
+    if type(input) is not Array:
+        raise TypeError(f"equal(): input must be a strided array; got {type(input).__name__}")
+    return input.equal(other)
+
+
 def numel(input, /) -> builtins.int:
     """PyTorch's ``torch.numel``: the number of elements."""
     if type(input) is not Array:
@@ -515,7 +529,7 @@ def _install_aliases():
 _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
-    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel",
+    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
     "return_types"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
