@@ -328,6 +328,92 @@ def _stack(p):
     return _write("stack", _ns().stack(list(p["tensors"]), axis=p["dim"]), p["out"])
 
 
+# --- names the standard's namespace gives another meaning (docs/torch-differences.md): here
+# PyTorch's, the Tensor method's body --------------------------------------------------------
+
+def _input(name: str, x) -> Array:
+    if type(x) is not Array:
+        raise TypeError(f"{name}(): input must be a strided array; got {type(x).__name__}")
+    return x
+
+
+@_row("nonzero", "input, *, out=None, as_tuple=False")
+def _nonzero(p):
+    x = _input("nonzero", p["input"])
+    if p["as_tuple"] and p["out"] is not None:
+        raise TypeError("nonzero(): out= can't be given with as_tuple=True")
+    return _write("nonzero", x.nonzero(as_tuple=p["as_tuple"]), p["out"])
+
+
+@_row("diagonal", "input, offset=0, dim1=0, dim2=1")
+def _diagonal(p):
+    return _input("diagonal", p["input"]).diagonal(p["offset"], p["dim1"], p["dim2"])
+
+
+@_row("tril", "input, diagonal=0, *, out=None")
+def _tril(p):
+    return _write("tril", _input("tril", p["input"]).tril(p["diagonal"]), p["out"])
+
+
+@_row("triu", "input, diagonal=0, *, out=None")
+def _triu(p):
+    return _write("triu", _input("triu", p["input"]).triu(p["diagonal"]), p["out"])
+
+
+@_row("take", "input, index")
+def _take(p):
+    return _input("take", p["input"]).take(p["index"])
+
+
+@_row("tensordot", "a, b, dims=2, out=None")
+def _tensordot(p):
+    a, b, dims = _input("tensordot", p["a"]), p["b"], p["dims"]
+    if type(dims) is Array:  # (PyTorch takes the dims as a tensor too: an int, or 2 rows)
+        dims = dims.tolist()
+    if type(dims) is not int:
+        dims = tuple(tuple(d) if isinstance(d, (list, tuple)) else (d,) for d in dims)
+    return _write("tensordot", _ns().tensordot(a, b, axes=dims), p["out"])
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """PyTorch's ``torch.where``: ``where(condition, input, other)`` chooses elementwise (either
+    of ``input`` and ``other`` may be a Python scalar; two scalars give PyTorch's dtype for
+    them); ``where(condition)`` is ``condition.nonzero(as_tuple=True)``.
+
+    >>> import strided.torch as torch
+    >>> torch.where(torch.tensor([True, False]), 1.0, 0.0)
+    tensor([1., 0.])
+    """
+    ns = _ns()
+    if out is None and (type(input) is Array or type(other) is Array):
+        return ns.where(condition, input, other)  # (the standard's where: the same meaning here)
+    if input is None and other is None:
+        if out is not None:
+            raise TypeError("where(condition): out= can't be given without input and other")
+        return _input("where", condition).nonzero(as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where(): give both input and other, or neither")
+    if type(input) is not Array and type(other) is not Array:
+        # two Python scalars: PyTorch's result_type of the two (float32 for floats, int64 for
+        # ints, the default float for an int and a float)
+        input = ns.asarray(input, dtype=ns.result_type(ns.asarray(input), other) if type(input) is not type(other)
+                           else None, device=condition.device if type(condition) is Array else None)
+    return _write("where", ns.where(condition, input, other), out)
+
+
+def round(input, *, decimals=0, out=None):
+    """PyTorch's ``torch.round``: half to even, to ``decimals`` decimal places (the standard's
+    ``strided.round`` takes no ``decimals``).
+
+    >>> import strided.torch as torch
+    >>> torch.round(torch.tensor([0.125, 2.5]), decimals=2), torch.round(torch.tensor([2.5]))
+    (tensor([0.1200, 2.5000]), tensor([2.]))
+    """
+    if decimals == 0:
+        return _ns().round(input) if out is None else _ns().round(input, out=out)
+    return _write("round", _input("round", input).round(decimals=decimals), out)
+
+
 @_row("flip", "input, dims")
 def _flip(p):
     # (a copy, as PyTorch's: strided.flip is a view with negative strides)
@@ -530,6 +616,7 @@ _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
+    "where", "round",
     "return_types"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
