@@ -582,6 +582,142 @@ def remainder(input, other, *, out=None):
     return _ns().remainder(input, other, out=out)
 
 
+def meshgrid(*tensors, indexing=None) -> tuple:
+    """PyTorch's ``torch.meshgrid``: ``indexing='ij'`` unless given (the standard's
+    ``strided.meshgrid`` defaults to ``'xy'``); the arrays one by one or as one list.
+
+    >>> import strided.torch as torch
+    >>> torch.meshgrid(torch.arange(2), torch.arange(3))[0].shape
+    strided.Size([2, 3])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(_ns().meshgrid(*tensors, indexing="ij" if indexing is None else indexing))
+
+
+def _truth(name: str, x, arg: str) -> Array:
+    if type(x) is not Array:
+        raise TypeError(f"{name}(): argument '{arg}' must be a strided array; got {type(x).__name__}")
+    return x if x._dtype.kind == "b" else _ns().not_equal(x, 0)
+
+
+def _logical(name: str):
+    core = getattr(_elementwise, name)
+
+    def call(input, other, *, out=None):
+        return core(_truth(name, input, "input"), _truth(name, other, "other"), out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"PyTorch's ``torch.{name}``: of any dtypes, an element being true when it "
+                    f"is not zero (the standard's ``strided.{name}`` takes booleans only).")
+    return call
+
+
+logical_and, logical_or, logical_xor = (_logical(n) for n in ("logical_and", "logical_or", "logical_xor"))
+
+
+def logical_not(input, *, out=None) -> Array:
+    """PyTorch's ``torch.logical_not``: of any dtype, True where an element is zero."""
+    return _elementwise.logical_not(_truth("logical_not", input, "input"), out=out)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, out=None,
+                 sorter=None) -> Array:
+    """PyTorch's ``torch.searchsorted``: the insertion points of ``input`` (an array or a Python
+    number) in the last dimension of ``sorted_sequence`` (1-d, or with ``input``'s leading
+    dimensions); ``right=True`` or ``side='right'`` after equal elements; int32 with
+    ``out_int32``.
+
+    >>> import strided.torch as torch
+    >>> torch.searchsorted(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([2.0, 2.5]), right=True)
+    tensor([2, 2])
+    """
+    ns = _ns()
+    if type(sorted_sequence) is not Array:
+        raise TypeError(f"searchsorted(): sorted_sequence must be a strided array; got "
+                        f"{type(sorted_sequence).__name__}")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"searchsorted(): side must be 'left' or 'right'; got {side!r}")
+        if right and side == "left":
+            raise RuntimeError("searchsorted(): side and right can't be set to opposites, got side of "
+                               "left while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = ns.take_along_axis(seq, sorter, axis=-1)
+    scalar = type(input) is not Array
+    v = ns.asarray(input, device=seq.device) if scalar else input
+    kw = {"side": "right" if right else "left"}
+    if seq.ndim <= 1:
+        r = ns.searchsorted(ns.reshape(seq, (-1,)), v, **kw)
+    else:
+        if v.ndim != seq.ndim or v.shape[:-1] != seq.shape[:-1]:
+            raise RuntimeError(f"searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                               f"dimensions of boundaries tensor and input value tensor must match; got "
+                               f"{tuple(seq.shape)} and {tuple(v.shape)}")
+        lead = seq.shape[:-1]
+        rows_s, rows_v = ns.reshape(seq, (-1, seq.shape[-1])), ns.reshape(v, (-1, v.shape[-1]))
+        r = ns.reshape(ns.stack([ns.searchsorted(rows_s[i], rows_v[i], **kw) for i in range(rows_s.shape[0])])
+                       if rows_s.shape[0] else ns.zeros((0, v.shape[-1]), dtype=ns.int64, device=v.device),
+                       lead + (v.shape[-1],))
+    if out_int32:
+        r = ns.astype(r, ns.int32)
+    return _write("searchsorted", r, out)
+
+
+def _legacy_moments(name: str):
+    base = getattr(_strided_composites(), name)
+
+    def call(input, *args, **kwargs):
+        # torch.std_mean(input, dim, unbiased, keepdim=False) and std_mean(input, unbiased):
+        # PyTorch's legacy positional forms, besides (input, dim=None, *, correction, keepdim)
+        if len(args) == 1 and type(args[0]) is builtins.bool:
+            kwargs["unbiased"] = args[0]
+            args = ()
+        elif len(args) >= 2:
+            if len(args) > 3:
+                raise TypeError(f"{name}() takes at most 4 positional arguments; got {len(args) + 1}")
+            kwargs["unbiased"] = args[1]
+            if len(args) == 3:
+                kwargs["keepdim"] = args[2]
+            args = args[:1]
+        return base(input, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = base.__doc__
+    call.__signature__ = _signature("input, dim=None, *, correction=1, keepdim=False")
+    return call
+
+
+def _strided_composites():
+    from . import _composites
+    return _composites
+
+
+std_mean, var_mean = _legacy_moments("std_mean"), _legacy_moments("var_mean")
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None) -> Array:
+    """PyTorch's ``torch.scatter``: ``input`` with ``src`` (or ``value``) written at ``index``
+    along ``dim``; ``reduce='add'`` or ``'multiply'`` combines with what is there.
+
+    >>> import strided.torch as torch
+    >>> torch.scatter(torch.zeros(3), 0, torch.tensor([2, 2]), torch.tensor([1.0, 2.0]), reduce="add")
+    tensor([0., 0., 3.])
+    """
+    ns = _ns()
+    if src is not None and type(src) is not Array:  # (torch.scatter(x, d, i, 1.5): the value form)
+        src, value = None, src
+    if reduce is None:
+        return ns.scatter(input, dim, index, src, value=value)
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"scatter(): reduce argument must be either add or multiply; got {reduce!r}")
+    if src is None:
+        if value is None:
+            raise TypeError("scatter(): give src or value")
+        src = ns.full(tuple(index.shape), value, dtype=input.dtype, device=input.device)
+    from ._shape_functions import scatter_reduce
+    return scatter_reduce(input, dim, index, src, "sum" if reduce == "add" else "prod", include_self=True)
+
 def equal(input, other) -> builtins.bool:
     """PyTorch's ``torch.equal``: True when ``other`` has ``input``'s shape and every element
     equals it (after promotion; NaN equals nothing), a Python bool, as ``input.equal(other)``.
@@ -616,7 +752,8 @@ _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
-    "where", "round",
+    "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
+    "std_mean", "var_mean", "scatter",
     "return_types"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402

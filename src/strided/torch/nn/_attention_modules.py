@@ -423,9 +423,9 @@ class Transformer(Module):
     """An encoder-decoder Transformer (PyTorch's ``nn.Transformer``).
 
     >>> import strided.torch as torch
-    >>> model = torch.nn.Transformer(4, 2, 1, 1, dim_feedforward=8)
-    >>> model(torch.ones(5, 2, 4), torch.ones(3, 2, 4)).shape
-    strided.Size([3, 2, 4])
+    >>> model = torch.nn.Transformer(4, 2, 1, 1, dim_feedforward=8, batch_first=True)
+    >>> model(torch.ones(2, 5, 4), torch.ones(2, 3, 4)).shape
+    strided.Size([2, 3, 4])
     """
 
     def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
