@@ -271,3 +271,21 @@ def test_frobenius_and_nuclear_norm():
     check(lambda x: st.nuclear_norm(x, (0, 2)), lambda x: torch.nuclear_norm(x, (0, 2)), [a])
     check(lambda x: st.nuclear_norm(x, (2, 1), keepdim=True), lambda x: torch.nuclear_norm(x, (2, 1), keepdim=True),
           [a])
+
+
+def test_singular_triangles_give_inf_as_pytorch_and_cholesky_inverse_refuses():
+    A = np.array([[1.0, 2.0, 0.5], [0.0, 0.0, 1.0], [0.0, 0.0, 3.0]])
+    B = np.array([[1.0, 2.0], [1.0, 0.0], [2.0, 1.0]])
+    for upper in (True, False):
+        a = A if upper else A.T.copy()
+        check(lambda b, a: st.triangular_solve(b, a, upper).solution,
+              lambda b, a: torch.triangular_solve(b, a, upper).solution, [B, a], grad=False)
+    check(lambda b, l: st.cholesky_solve(b, l), lambda b, l: torch.cholesky_solve(b, l), [B, A.T.copy()],
+          grad=False)
+    piv = np.array([1, 2, 3], np.int32)
+    check(lambda b, lu, p: st.lu_solve(b, lu, p), lambda b, lu, p: torch.lu_solve(b, lu, p), [B, A, piv],
+          grad=False)
+    with pytest.raises(RuntimeError, match="The diagonal element 2 is zero"):
+        st.cholesky_inverse(strided.asarray(A.T.copy()))
+    with pytest.raises(RuntimeError, match="The diagonal element 2 is zero"):
+        torch.cholesky_inverse(torch.from_numpy(A.T.copy()))

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import Array
-from .._core.dispatch import api as _api
+from .._core.dispatch import api as _api, method_signature as _method_signature
 from .._api.creation import wrap_new as _wrap_new
 from ..autograd._function import index_add as _grad_index_add
 from ..autograd._record import rule as _rule
@@ -98,10 +98,9 @@ def frexp(input, *, out=None):
     exponent. Floating-point inputs only; the mantissa's derivative is ``2 ** -exponent``.
 
     >>> import strided.torch as torch
-    >>> torch.frexp(torch.tensor([8.0, -0.75]))
-    strided.torch.return_types.frexp(
-    mantissa=tensor([ 0.5000, -0.7500]),
-    exponent=tensor([4, 0], dtype=torch.int32))
+    >>> m, e = torch.frexp(torch.tensor([8.0, -0.75]))
+    >>> m.tolist(), e.tolist(), e.dtype == torch.int32
+    ([0.5, -0.75], [4, 0], True)
     """
     x = _tensor("frexp", input)
     _no_out("frexp", out)
@@ -692,14 +691,8 @@ def _method(f, name=None):
         return f(self, *args, **kwargs)
     m.__name__ = m.__qualname__ = name
     m.__doc__ = f"Method form of ``torch.{name}``."
-    return m
-
-
-def _inplace(f, name):
-    def m(self, *args, **kwargs):
-        return self.copy_(f(self, *args, **kwargs))
-    m.__name__ = m.__qualname__ = name
-    m.__doc__ = f"In-place ``torch.{name[:-1]}``: ``self.copy_(torch.{name[:-1]}(self, ...))``; returns self."
+    sig = _method_signature(f)
+    m.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "out"])
     return m
 
 

@@ -19,6 +19,7 @@ import sys
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
+from .._core.dispatch import method_signature
 from ._checks import no_out as _no_out, tensor as _tensor
 
 __all__ = [
@@ -64,6 +65,29 @@ def _triangle(x, upper: bool):
     return x + (t - x).detach()
 
 
+def _tri_solve(T, B, upper: bool):
+    """``X`` with ``T X = B`` for a triangular ``T`` (zeros off its triangle; batch dimensions
+    already broadcast). A singular ``T`` gives inf and NaN as LAPACK's trtrs/trsm do (and
+    PyTorch's triangular solvers), where ``linalg.solve`` would raise: then by substitution,
+    one row a step; otherwise by ``linalg.solve``."""
+    ns = _ns()
+    n = T.shape[-1]
+    d = ns.linalg.diagonal(T.detach())
+    if n == 0 or bool(ns.all(ns.logical_and(d != 0, ns.isfinite(d)))):
+        return ns.linalg.solve(T, B)
+    rows = []  # solved rows, in the order they are found
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:
+        acc = B[..., i:i + 1, :]
+        if rows:
+            done = ns.concat(rows, axis=-2)
+            cols = T[..., i:i + 1, i + 1:] if upper else T[..., i:i + 1, :i]
+            acc = acc - cols @ done
+        x = acc / T[..., i:i + 1, i:i + 1]
+        rows = [x] + rows if upper else rows + [x]
+    return ns.concat(rows, axis=-2)
+
+
 def cholesky(input, upper=False, *, out=None):
     """``torch.cholesky(input, upper=False, *, out=None)``: the Cholesky factor of a Hermitian
     positive-definite matrix (or batch): lower ``L`` with ``input = L L^H``, or upper ``U``
@@ -80,11 +104,10 @@ def cholesky(input, upper=False, *, out=None):
 
 
 def _solve_chol(name, b, L, upper):
-    ns = _ns()
     T = _triangle(L, upper)
     lower = _mH(T) if upper else T  # A = lower lower^H
-    y = ns.linalg.solve(lower, b)
-    return ns.linalg.solve(_mH(lower), y)
+    y = _tri_solve(lower, b, False)
+    return _tri_solve(_mH(lower), y, True)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
@@ -99,6 +122,15 @@ def cholesky_inverse(L, upper=False, *, out=None):
     x = _matrix("cholesky_inverse", L, "L", square=True)
     _no_out("cholesky_inverse", out)
     n = x.shape[-1]
+    ns = _ns()
+    if n:
+        d = ns.reshape(ns.linalg.diagonal(x.detach()), (-1, n))
+        zero = ns.nonzero(d == 0)
+        if zero[0].shape[0]:
+            b, i = int(zero[0][0].item()), int(zero[1][0].item())
+            where = f"(Batch element {b}): " if x.ndim > 2 else ""
+            raise RuntimeError(f"cholesky_inverse: {where}The diagonal element {i + 1} is zero, the inversion "
+                               "could not be completed because the input matrix is singular.")
     eye = _ns().broadcast_to(_eye_like(x, n), tuple(x.shape))
     return _solve_chol("cholesky_inverse", eye, x, upper)
 
@@ -117,7 +149,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     >>> L = torch.tensor([[2.0, 0.0], [1.0, 1.0]])
     >>> torch.cholesky_solve(torch.tensor([[4.0], [3.0]]), L)
     tensor([[0.5000],
-            [2.0000]])
+            [1.0000]])
     """
     b = _matrix("cholesky_solve", B, "B")
     x = _matrix("cholesky_solve", L, "L", square=True)
@@ -278,7 +310,7 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     pb = ns.take_along_axis(B, ns.broadcast_to(perm[..., None], tuple(B.shape)), axis=-2)
     L = ns.tril(LU, k=-1) + _eye_like(LU, n)
     U = ns.triu(LU)
-    return ns.linalg.solve(U, ns.linalg.solve(L, pb))
+    return _tri_solve(U, _tri_solve(L, pb, False), True)
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -309,7 +341,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
         T = (ns.triu(Mb, k=1) if upper else ns.tril(Mb, k=-1)) + _eye_like(M, n)
     if transpose:
         T = _mT(T)
-    x = ns.linalg.solve(T, Bb)
+    x = _tri_solve(T, Bb, bool(upper) != bool(transpose))
     return return_types.triangular_solve(x, ns.clone(Mb))
 
 
@@ -511,12 +543,17 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 
 # --- Array's methods ---------------------------------------------------------------------------
 
+def _without_out(sig):
+    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "out"])
+
+
 def _install_methods() -> None:
     def method(f, name):
         def m(self, *args, **kwargs):
             return f(self, *args, **kwargs)
         m.__name__ = m.__qualname__ = name
         m.__doc__ = f"Method form of ``torch.{name}``."
+        m.__signature__ = _without_out(method_signature(f))
         return m
 
     def inplace(f, name):
@@ -524,10 +561,11 @@ def _install_methods() -> None:
             return self.copy_(f(self, *args, **kwargs))
         m.__name__ = m.__qualname__ = name
         m.__doc__ = f"In-place ``torch.{name[:-1]}``: ``self.copy_(torch.{name[:-1]}(self, ...))``; returns self."
+        m.__signature__ = _without_out(method_signature(f))
         return m
 
-    def baddbmm(self, *args, **kwargs):
-        return _ns().torch.baddbmm(self, *args, **kwargs)
+    def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+        return _ns().torch.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
     table = {"cholesky": method(cholesky, "cholesky"), "cholesky_inverse": method(cholesky_inverse, "cholesky_inverse"),
              "cholesky_solve": method(cholesky_solve, "cholesky_solve"), "lu": method(lu, "lu"),

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
+from .._core.dispatch import method_signature
 from .._api.creation import wrap_new as _wrap_new
 from ..autograd._function import Function
 from ._checks import floating_dtype as _floating_dtype, tensor as _tensor
@@ -318,12 +319,17 @@ def multigammaln(input, p, *, out=None):
     return mvlgamma(input, p, out=out)
 
 
+def _without_out(sig):
+    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "out"])
+
+
 def _install_methods() -> None:
     def method(f, name):
         def m(self, *args, **kwargs):
             return f(self, *args, **kwargs)
         m.__name__ = m.__qualname__ = name
         m.__doc__ = f"Method form of ``torch.{name}``."
+        m.__signature__ = _without_out(method_signature(f))
         return m
 
     def inplace(f, name):
@@ -335,6 +341,7 @@ def _install_methods() -> None:
             return self.copy_(r)
         m.__name__ = m.__qualname__ = name
         m.__doc__ = f"In-place ``torch.{name[:-1]}``: ``self.copy_(torch.{name[:-1]}(self, ...))``; returns self."
+        m.__signature__ = _without_out(method_signature(f))
         return m
 
     for f in (mvlgamma, igamma, igammac):
