@@ -612,6 +612,7 @@ def _own_method_inputs():
     row = cpu(np.array([2, 0], np.int64))
     mask = big > 0
     b3 = xp.reshape(big, (1, 3, 3))
+    spd = cpu(np.array([[4.0, 2.0, 0.0], [2.0, 3.0, 0.0], [0.0, 0.0, 1e38]], np.float32))
     out = {n: [(one,)] for n in ("__bool__", "__complex__", "__float__", "__int__", "item")}
     out.update({
         "addmm": [(big, big, big)], "baddbmm": [(b3, b3, b3)], "bmm": [(b3, b3)],
@@ -645,8 +646,7 @@ def _own_method_inputs():
         # (strided.torch._more_functions, _more_linalg, _more_special)
         "addbmm": [(big, b3, b3)], "addbmm_": [(big, b3, b3)], "baddbmm_": [(b3, b3, b3)],
         "as_strided": [(big, (2, 2), (1, 2), 1)], "as_strided_scatter": [(big, v[:2], (2,), (4,), 0)],
-        "cholesky": [(cpu(np.array([[4.0, 2.0, 0.0], [2.0, 3.0, 0.0], [0.0, 0.0, 1e38]], np.float32)),)],
-        "cholesky_inverse": [(big,)], "cholesky_solve": [(big, big)],
+        "cholesky": [(spd,)], "cholesky_inverse": [(spd,)], "cholesky_solve": [(big, big)],
         "diagonal_scatter": [(big, v)], "select_scatter": [(big, v, 0, 1)], "ger": [(v, v)],
         "index_put": [(big, (row,), big[:2])], "index_put_": [(big, (row,), big[:2], True)],
         "index_reduce": [(big, 0, row, big[:2], "prod")], "index_reduce_": [(big, 0, row, big[:2], "amax")],
