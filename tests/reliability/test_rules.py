@@ -598,6 +598,7 @@ _METHODS_NOT_CALLED = {
     "retain_grad": "needs a graph (tests/autograd)", "cuda": "a copy to a GPU (tests/_core)",
     "align_to": "dimension names only (tests/named)", "refine_names": "dimension names only",
     "rename": "dimension names only", "rename_": "dimension names only",
+    "is_inference": "raises NotImplementedError (strided has no inference tensors)",
 }
 
 
@@ -654,7 +655,7 @@ def _own_method_inputs():
         "mvlgamma": [(big, 2)], "mvlgamma_": [(big, 2)], "new_empty_strided": [(big, (2,), (1,))],
         "put": [(big, row, big[0, :2])], "put_": [(big, row, big[0, :2], True)],
         "renorm": [(big, 2, 0, 1.0)], "renorm_": [(big, 2, 0, 1.0)], "split_with_sizes": [(big, [1, 2])],
-        "triangular_solve": [(big, big)], "unsafe_chunk": [(big, 3)], "unsafe_split": [(big, 1)],
+        "geometric_": [(big, 0.5)], "triangular_solve": [(big, big)], "unsafe_chunk": [(big, 3)], "unsafe_split": [(big, 1)],
     })
     return out
 

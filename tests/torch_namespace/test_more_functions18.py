@@ -428,3 +428,163 @@ def test_index_reduce_integers_and_errors():
         st.index_reduce(s, 0, st.tensor([0, 0]), si, "sum")
     with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum"):
         torch.index_reduce(t, 0, torch.tensor([0, 0]), ti, "sum")
+
+
+# --- random samplers: the same distributions as PyTorch's (two-sample KS, fixed seeds) -----
+
+def _ks_same(a, b):
+    stats = pytest.importorskip("scipy.stats")
+    assert stats.ks_2samp(a, b).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("name,args", [("exponential_", (2.5,)), ("cauchy_", (1.0, 0.5)),
+                                       ("log_normal_", (0.5, 0.75)), ("geometric_", (0.3,))])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_in_place_samplers_match_pytorch_in_distribution(name, args, dtype):
+    st.manual_seed(0)
+    torch.manual_seed(0)
+    s = strided.empty(20000, dtype=getattr(strided, dtype))
+    t = torch.empty(20000, dtype=getattr(torch, dtype))
+    assert getattr(s, name)(*args) is s
+    getattr(t, name)(*args)
+    a, b = to_numpy(s), to_numpy(t)
+    assert s.dtype == getattr(strided, dtype)
+    if name == "geometric_":
+        assert a.min() >= 1 and np.all(a == np.round(a))
+        assert abs(a.mean() - 1 / 0.3) < 0.1
+        np.testing.assert_allclose(np.bincount(a.astype(int), minlength=30)[1:10] / a.size,
+                                   np.bincount(b.astype(int), minlength=30)[1:10] / b.size, atol=0.015)
+    else:
+        _ks_same(a, b)
+
+
+def test_geometric_on_integers_and_sampler_errors():
+    s = strided.zeros(1000, dtype=strided.int64)
+    s.geometric_(0.5)
+    assert s.dtype == strided.int64 and int(s.min()) >= 1
+    x, tx = strided.zeros(3), torch.zeros(3)
+    for call, frag in [(lambda a: a.exponential_(0), "exponential_ expects lambda > 0.0"),
+                       (lambda a: a.geometric_(1.0), "geometric_ expects p to be in \\(0, 1\\)"),
+                       (lambda a: a.log_normal_(1.0, 0.0), "log_normal_ expects std > 0.0"),
+                       (lambda a: a.cauchy_(0.0, -1.0), "cauchy_ expects sigma > 0.0")]:
+        with pytest.raises(RuntimeError, match=frag):
+            call(x)
+        with pytest.raises(RuntimeError, match=frag):
+            call(tx)
+    for a in (strided.zeros(3, dtype=strided.int64), torch.zeros(3, dtype=torch.long)):
+        with pytest.raises(RuntimeError, match="continuous probability distribution"):
+            a.exponential_()
+    w = strided.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        w.exponential_()
+
+
+def test_poisson_and_binomial_match_pytorch_in_distribution():
+    st.manual_seed(1)
+    torch.manual_seed(1)
+    rates = np.array([0.0, 0.5, 3.0, 40.0])
+    s = st.poisson(strided.asarray(np.repeat(rates, 5000)))
+    t = torch.poisson(torch.from_numpy(np.repeat(rates, 5000)))
+    assert s.dtype == strided.float64
+    a, b = to_numpy(s).reshape(4, -1), to_numpy(t).reshape(4, -1)
+    assert np.all(a[0] == 0)
+    for i in range(1, 4):
+        assert abs(a[i].mean() - rates[i]) < 4 * np.sqrt(rates[i] / 5000)
+        assert abs(a[i].var() - b[i].var()) < 0.15 * rates[i]
+    n, p = np.array([10.0, 3.0, 0.0]), np.array([0.3, 0.9, 0.5])
+    s = st.binomial(strided.asarray(np.repeat(n, 5000)), strided.asarray(np.repeat(p, 5000)))
+    a = to_numpy(s).reshape(3, -1)
+    for i in range(3):
+        assert abs(a[i].mean() - n[i] * p[i]) < 4 * np.sqrt(n[i] * p[i] * (1 - p[i]) / 5000) + 1e-12
+    assert np.all(a[2] == 0)
+    same(st.binomial(strided.asarray([5.0]), strided.asarray([1.5])),
+         torch.binomial(torch.tensor([5.0]), torch.tensor([1.5])))
+
+
+def test_poisson_gradient_is_zero_and_errors():
+    x = strided.asarray([2.0, 3.0]).requires_grad_()
+    tx = torch.tensor([2.0, 3.0], requires_grad=True)
+    y, ty = st.poisson(x), torch.poisson(tx)
+    assert y.requires_grad and ty.requires_grad
+    y.sum().backward()
+    ty.sum().backward()
+    same(x.grad, tx.grad)
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+        st.poisson(strided.asarray([-1.0]))
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+        torch.poisson(torch.tensor([-1.0]))
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for count"):
+        st.binomial(strided.asarray([5]), strided.asarray([0.5]))
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for count"):
+        torch.binomial(torch.tensor([5]), torch.tensor([0.5]))
+
+
+# --- process-wide settings, compile, kaiser_window, frombuffer --------------------------------
+
+def test_settings_round_trip_as_pytorch():
+    for v in ("high", "medium", "highest"):
+        st.set_float32_matmul_precision(v)
+        torch.set_float32_matmul_precision(v)
+        assert st.get_float32_matmul_precision() == torch.get_float32_matmul_precision() == v
+    with pytest.warns(UserWarning, match="is not one of 'highest', 'high', or 'medium'"):
+        st.set_float32_matmul_precision("low")
+    assert st.get_float32_matmul_precision() == "highest"
+    a = np.random.default_rng(0).standard_normal((8, 8)).astype(np.float32)
+    st.set_float32_matmul_precision("medium")
+    try:  # (strided's float32 matmul stays full precision, PyTorch's "highest")
+        same(strided.asarray(a) @ strided.asarray(a), torch.from_numpy(a) @ torch.from_numpy(a), 1e-5)
+    finally:
+        st.set_float32_matmul_precision("highest")
+    for mode, warn in [(True, False), (True, True), (False, False)]:
+        st.use_deterministic_algorithms(mode, warn_only=warn)
+        torch.use_deterministic_algorithms(mode, warn_only=warn)
+        assert st.are_deterministic_algorithms_enabled() == torch.are_deterministic_algorithms_enabled() == mode
+        assert (st.is_deterministic_algorithms_warn_only_enabled()
+                == torch.is_deterministic_algorithms_warn_only_enabled() == warn)
+    assert st.set_flush_denormal(False) is True
+    assert st.set_flush_denormal(True) is False
+    st.set_flush_denormal(False)
+    assert st.get_num_interop_threads() >= 1
+    with pytest.raises(NotImplementedError, match="inference_mode is no_grad"):
+        st.is_inference_mode_enabled()
+    with pytest.raises(NotImplementedError, match="inference_mode is no_grad"):
+        strided.ones(2).is_inference()
+
+
+def test_compile_returns_the_callable_in_meaning():
+    lin = st.nn.Linear(3, 2)
+    assert st.compile(lin, mode="reduce-overhead", fullgraph=True, dynamic=False) is lin
+
+    @st.compile(backend="eager")
+    def f(x):
+        return x * 2 + 1
+    same(f(strided.asarray([1.0, 2.0])), torch.compile(lambda x: x * 2 + 1, backend="eager")(
+        torch.tensor([1.0, 2.0])))
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        st.compile(lin, mode="default", options={})
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        torch.compile(torch.nn.Linear(3, 2), mode="default", options={})
+
+
+@pytest.mark.parametrize("n,periodic,beta", [(0, True, 12.0), (1, False, 12.0), (5, True, 12.0), (6, False, 5.0),
+                                             (7, True, 0.0), (16, False, 30.0)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_kaiser_window(n, periodic, beta, dtype):
+    same(st.kaiser_window(n, periodic, beta, dtype=getattr(st, dtype)),
+         torch.kaiser_window(n, periodic, beta, dtype=getattr(torch, dtype)), 2e-6 if dtype == "float32" else 1e-12)
+    assert st.kaiser_window(4, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize("count,offset", [(-1, 0), (2, 4), (1, 12), (-1, 8)])
+def test_frombuffer_shares_memory(count, offset):
+    b1, b2 = bytearray(np.arange(4, dtype=np.int32).tobytes()), bytearray(np.arange(4, dtype=np.int32).tobytes())
+    s = st.frombuffer(b1, dtype=st.int32, count=count, offset=offset)
+    t = torch.frombuffer(b2, dtype=torch.int32, count=count, offset=offset)
+    same(s, t)
+    s[0] = 99
+    t[0] = 99
+    assert b1 == b2
+    with pytest.raises(ValueError, match="must be a multiple of element size"):
+        st.frombuffer(bytearray(6), dtype=st.int32)
+    with pytest.raises(ValueError, match="must be a multiple of element size"):
+        torch.frombuffer(bytearray(6), dtype=torch.int32)
