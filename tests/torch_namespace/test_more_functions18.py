@@ -65,6 +65,7 @@ def test_angle_int_and_complex():
     z = np.array([1 + 1j, -2 + 0.5j, -1 - 1j, 0j])
     s, t = pair(z)
     same(st.angle(s), torch.angle(t))
+    grads_match(lambda x: st.angle(x), lambda x: torch.angle(x), [z[:3]])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -423,6 +423,9 @@ def _index_tuple(name: str, x, indices) -> tuple:
             if i.dtype.kind not in "biu":
                 raise IndexError(f"{name}(): tensors used as indices must be long, int, byte or bool tensors; "
                                  f"got {i.dtype.name}")
+            if i.dtype == _dtypes.uint8:  # (PyTorch's deprecated byte masks: refused, not read as indices)
+                raise IndexError(f"{name}(): uint8 (byte) index tensors are not supported by strided; use a bool "
+                                 "mask or integer indices")
             out.append(i)
         else:
             raise TypeError(f"{name}(): expected Tensor as element {n} in argument 1, but got "
