@@ -362,6 +362,10 @@ def test_index_put(case, accumulate):
 def test_index_put_broadcast_values_none_and_errors():
     a = np.zeros((3, 4))
     s, t = pair(a)
+    v = strided.asarray(np.ones(4))
+    assert st.index_put_(s, (st.tensor([2]),), v) is s  # (the top-level in-place form)
+    torch.index_put_(t, (torch.tensor([2]),), torch.ones(4, dtype=torch.float64))
+    same(s, t)
     same(st.index_put(s, (st.tensor([0, 0]),), st.tensor(2.0, dtype=st.float64), accumulate=True),
          torch.index_put(t, (torch.tensor([0, 0]),), torch.tensor(2.0, dtype=torch.float64), accumulate=True))
     with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 1, but got NoneType"):

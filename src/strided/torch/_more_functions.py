@@ -34,7 +34,7 @@ from ._checks import no_out as _no_out, tensor as _tensor
 __all__ = [
     "angle", "frexp", "adjoint", "split_with_sizes", "unsafe_chunk", "unsafe_split",
     "diagonal_scatter", "select_scatter", "slice_scatter", "as_strided", "as_strided_scatter",
-    "empty_strided", "index_put", "index_put_", "put", "index_reduce",
+    "empty_strided", "index_put", "put", "index_reduce",
 ]
 
 
@@ -498,15 +498,9 @@ def index_put(input, indices, values, accumulate=False):
     return r
 
 
-def index_put_(input, indices, values, accumulate=False):
-    """``torch.index_put_(input, indices, values, accumulate=False)``: ``index_put`` written
-    into ``input``; returns ``input``.
-
-    >>> import strided.torch as torch
-    >>> x = torch.zeros(3)
-    >>> torch.index_put_(x, (torch.tensor([1]),), torch.tensor(5.0))
-    tensor([0., 5., 0.])
-    """
+def _index_put_(input, indices, values, accumulate=False):
+    """``index_put`` written into ``input``; returns ``input`` (``x.index_put_``, and through
+    ``_shape_functions``' generated forms ``torch.index_put_``)."""
     x = _tensor("index_put_", input)
     _tensor("index_put_", values, "values")
     if values.dtype != x.dtype:
@@ -710,8 +704,15 @@ def _index_put_method(self, indices, values, accumulate=False):
 
 
 def _index_put_inplace(self, indices, values, accumulate=False):
-    """``x.index_put_(indices, values, accumulate=False)``: ``torch.index_put_``; returns ``x``."""
-    return index_put_(self, indices, values, accumulate)
+    """``x.index_put_(indices, values, accumulate=False)``: ``torch.index_put`` written into ``x``;
+    returns ``x``.
+
+    >>> import strided.torch as torch
+    >>> x = torch.zeros(3)
+    >>> x.index_put_((torch.tensor([1]),), torch.tensor(5.0))
+    tensor([0., 5., 0.])
+    """
+    return _index_put_(self, indices, values, accumulate)
 
 
 def _as_strided_method(self, size, stride, storage_offset=None):
