@@ -293,30 +293,31 @@ def _as_strided_view(x, size, stride, storage_offset, geometry):
     return x._view(storage_offset, size, stride)
 
 
-def _offsets(xp, offset, shape, strides):
-    o = xp.full((1,), offset, dtype=np.int64)
+def _offsets(offset, shape, strides):
+    """The storage offsets of a layout's elements, in row-major order (a host int64 array)."""
+    o = np.full((1,), offset, dtype=np.int64)
     for n, s in zip(shape, strides):
-        o = (o[:, None] + xp.arange(n, dtype=np.int64) * s).reshape(-1)
+        o = (o[:, None] + np.arange(n, dtype=np.int64) * s).reshape(-1)
     return o
 
 
 def _as_strided_grad(g, size, stride, storage_offset, geometry):
     # PyTorch's as_strided_backward: the output's gradient added into a storage-sized buffer
     # (repeats accumulate), shared evenly among the input's elements that read one location,
-    # and read back at the input's layout.
+    # and read back at the input's layout. (The offsets are index arithmetic on the host.)
     ns = _ns()
     n, ioff, ishape, istr = geometry
     dev = g.device
     xp = dev.backend.xp
-    oo = _wrap_new(_offsets(xp, storage_offset, size, stride), _dtypes.int64, dev)
-    io = _offsets(xp, ioff, ishape, istr)
+    on_device = (lambda a: _wrap_new(xp.asarray(a), _dtypes.from_numpy_dtype(a.dtype), dev))
+    oo = on_device(_offsets(storage_offset, size, stride))
+    io = _offsets(ioff, ishape, istr)
     flat = _grad_index_add(g.reshape(-1), (n,), (oo,))
     if _layout.has_internal_overlap(tuple(ishape), tuple(istr)):
-        count = xp.zeros(n, dtype=g.dtype._np)
-        xp.add.at(count, io, 1) if xp is np else xp.scatter_add(count, io, 1)
+        count = np.bincount(io, minlength=n).astype(g.dtype._np)
         count[count == 0] = 1
-        flat = flat / _wrap_new(count, g.dtype, dev)
-    return flat[_wrap_new(io, _dtypes.int64, dev)].reshape(tuple(ishape))
+        flat = flat / on_device(count)
+    return flat[on_device(io)].reshape(tuple(ishape))
 
 
 _rule("as_strided", "x, size, stride, storage_offset, geometry", "AsStridedBackward0",

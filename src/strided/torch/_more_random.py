@@ -5,7 +5,8 @@ Same distributions as PyTorch's, not the same numbers: the continuous ones by in
 of ``uniform_`` samples (or ``normal_``'s, for the log-normal) drawn from the array's device
 generator (or ``generator=``), written through ``_random``'s writer (``_fill``: recorded as
 ``copy_`` for an array autograd tracks, refused for a leaf that requires grad); Poisson and
-binomial counts from the generator's own ``poisson``/``binomial`` (NumPy's on the CPU).
+binomial counts from the generator's own ``poisson``/``binomial`` (NumPy's on the CPU; a device
+generator without them draws on the host).
 """
 
 from __future__ import annotations
@@ -109,12 +110,18 @@ def geometric_(self, p, *, generator=None):
 
 
 def _counts(func, draw, args, generator):
+    """The generator's ``draw`` sampler of ``args`` (native arrays), as a native array on their
+    device; a device generator without one (a CuPy older than its Generator's samplers) draws
+    on the host from the CPU's default generator, copied over."""
     dev = args[0].device
     g = _gen(generator, dev)
     f = getattr(g._rng, draw, None)
-    if f is None:
-        raise NotImplementedError(f"{func}(): the {dev} generator has no {draw} sampler in strided")
-    return f(*[a._get_native() for a in args])
+    if f is not None:
+        return f(*[a._get_native() for a in args])
+    cpu = _ns().Device("cpu")
+    host = [_ns().asarray(a, device=cpu)._get_native() for a in args]
+    r = getattr(_gen(None, cpu)._rng, draw)(*host)
+    return dev.backend.xp.asarray(r) if hasattr(dev.backend.xp, "asarray") else r
 
 
 def poisson(input, generator=None):

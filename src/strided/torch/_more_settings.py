@@ -265,7 +265,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
                       "You may want to copy the buffer to protect its data or make it writable before converting "
                       "it to a tensor. This type of warning will be suppressed for the rest of this program.",
                       UserWarning, stacklevel=2)
-    r = ns.asarray(arr, copy=False)
+    r = ns.asarray(arr, copy=False, device="cpu")  # (PyTorch's frombuffer: a CPU tensor)
     if requires_grad:
         r.requires_grad_()
     return r
