@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core.caller import stacklevel
 from .._core.array import Array
 
 __all__ = [
@@ -62,7 +63,7 @@ def set_float32_matmul_precision(precision):
                         f"{type(precision).__name__}")
     if precision not in ("highest", "high", "medium"):
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=stacklevel())
         return
     _STATE["matmul_precision"] = precision
 
@@ -264,7 +265,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
                       "means you can write to the underlying (supposedly non-writable) buffer using the tensor. "
                       "You may want to copy the buffer to protect its data or make it writable before converting "
                       "it to a tensor. This type of warning will be suppressed for the rest of this program.",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=stacklevel())
     r = ns.asarray(arr, copy=False, device="cpu")  # (PyTorch's frombuffer: a CPU tensor)
     if requires_grad:
         r.requires_grad_()
