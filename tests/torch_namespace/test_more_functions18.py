@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings, strategies as hs
 
 import strided
 import strided.torch as st
@@ -594,3 +595,23 @@ def test_frombuffer_shares_memory(count, offset):
         st.frombuffer(bytearray(6), dtype=st.int32)
     with pytest.raises(ValueError, match="must be a multiple of element size"):
         torch.frombuffer(bytearray(6), dtype=torch.int32)
+
+
+@settings(max_examples=40, deadline=None)
+@given(hs.lists(hs.tuples(hs.integers(0, 3), hs.integers(0, 4)), min_size=0, max_size=3),
+       hs.integers(0, 4), hs.booleans())
+def test_as_strided_random_geometries(dims, offset, through_view):
+    size = tuple(n for n, _ in dims)
+    stride = tuple(s for _, s in dims)
+    need = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in dims)
+    assume(need <= 24)
+    a = np.random.default_rng(len(dims) + offset).standard_normal(24)
+
+    def f(lib):
+        def g(x):
+            y = x * 1
+            if through_view:  # (an input that is itself a view: offsets stay the storage's)
+                y = y.reshape(4, 6)[1:, ::2]
+            return y.as_strided(size, stride, offset) * 2
+        return g
+    grads_match(f(st), f(torch), [a])
