@@ -289,3 +289,22 @@ def test_singular_triangles_give_inf_as_pytorch_and_cholesky_inverse_refuses():
         st.cholesky_inverse(strided.asarray(A.T.copy()))
     with pytest.raises(RuntimeError, match="The diagonal element 2 is zero"):
         torch.cholesky_inverse(torch.from_numpy(A.T.copy()))
+
+
+def test_complex_factorisations_and_solves():
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3))
+    b = rng.standard_normal((2, 3, 2)) + 1j * rng.standard_normal((2, 3, 2))
+    L = np.linalg.cholesky(a @ np.conj(np.swapaxes(a, -1, -2)) + 3 * np.eye(3))
+    check(lambda x: st.lu(x), lambda x: torch.lu(x), [a], grad=False)
+    check(lambda y, x: st.lu_solve(y, *st.lu(x)), lambda y, x: torch.lu_solve(y, *torch.lu(x)), [b, a], grad=False)
+    check(lambda y, l: st.cholesky_solve(y, l), lambda y, l: torch.cholesky_solve(y, l), [b, L], grad=False)
+    check(lambda l: st.cholesky_inverse(l), lambda l: torch.cholesky_inverse(l), [L], grad=False)
+    check(lambda y, l: tuple(st.triangular_solve(y, l, False)), lambda y, l: tuple(torch.triangular_solve(y, l, False)),
+          [b, L], grad=False)
+    check(lambda x: st.matrix_exp(x), lambda x: torch.matrix_exp(x), [a], grad=False)
+    # gradients through a real loss of the complex results
+    ss, ts = strided.asarray(a.copy()).requires_grad_(), torch.from_numpy(a.copy()).requires_grad_()
+    st.abs(st.lu_solve(strided.asarray(b), *st.lu(ss))).sum().backward()
+    torch.lu_solve(torch.from_numpy(b), *torch.lu(ts)).abs().sum().backward()
+    same(ss.grad, ts.grad, 1e-9)
