@@ -83,3 +83,16 @@ def test_matrix_exp_multi_dot_vander():
         linalg.multi_dot([strided.ones((2, 2))])
     with pytest.raises(RuntimeError, match="expected at least 2 tensors"):
         torch.linalg.multi_dot([torch.ones(2, 2)])
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_of_a_singular_triangle_gives_pytorchs_inf_and_nan(upper, left):
+    A = np.array([[1.0, 2.0, 0.5], [0.0, 0.0, 1.0], [0.0, 0.0, 3.0]])
+    A = A if upper else A.T.copy()
+    B = np.array([[1.0, 2.0, 0.0], [1.0, 0.0, 3.0], [2.0, 1.0, 1.0]])
+    got = linalg.solve_triangular(strided.asarray(A), strided.asarray(B), upper=upper, left=left)
+    want = torch.linalg.solve_triangular(torch.from_numpy(A), torch.from_numpy(B), upper=upper, left=left)
+    g, w = to_numpy(got), to_numpy(want)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+    np.testing.assert_array_equal(g[~np.isnan(w)], w[~np.isnan(w)])

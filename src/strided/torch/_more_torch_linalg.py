@@ -53,7 +53,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
         T = T + _eye_like(M, n)
     if left:
         return _tri_solve(T, bb, bool(upper))
-    return _mT(_tri_solve(_mT(T), _mT(bb), upper))
+    return _mT(_tri_solve(_mT(T), _mT(bb), not upper))
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
