@@ -277,9 +277,10 @@ def test_singular_triangles_give_inf_as_pytorch_and_cholesky_inverse_refuses():
     A = np.array([[1.0, 2.0, 0.5], [0.0, 0.0, 1.0], [0.0, 0.0, 3.0]])
     B = np.array([[1.0, 2.0], [1.0, 0.0], [2.0, 1.0]])
     for upper in (True, False):
-        a = A if upper else A.T.copy()
-        check(lambda b, a: st.triangular_solve(b, a, upper).solution,
-              lambda b, a: torch.triangular_solve(b, a, upper).solution, [B, a], grad=False)
+        for transpose in (False, True):
+            a = A if upper else A.T.copy()
+            check(lambda b, a: st.triangular_solve(b, a, upper, transpose).solution,
+                  lambda b, a: torch.triangular_solve(b, a, upper, transpose).solution, [B, a], grad=False)
     check(lambda b, l: st.cholesky_solve(b, l), lambda b, l: torch.cholesky_solve(b, l), [B, A.T.copy()],
           grad=False)
     piv = np.array([1, 2, 3], np.int32)
