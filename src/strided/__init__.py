@@ -81,6 +81,8 @@ from . import autograd  # noqa: E402,F401
 from . import named  # noqa: E402,F401
 # (after autograd: x.index_add_() and the other indexing methods; torch.<name>_(x) for Array's
 # in-place methods, detach_ included)
+# (the methods of _more_* first: _shape_functions makes torch.<name>_ of the in-place methods Array has)
+from .torch import _more_functions, _more_linalg, _more_special, _more_random, _more_settings  # noqa: E402,F401
 from .torch import _shape_functions  # noqa: E402,F401
 
 # Pickle names a function or class by the module that defines it. Pickles written

@@ -598,6 +598,7 @@ _METHODS_NOT_CALLED = {
     "retain_grad": "needs a graph (tests/autograd)", "cuda": "a copy to a GPU (tests/_core)",
     "align_to": "dimension names only (tests/named)", "refine_names": "dimension names only",
     "rename": "dimension names only", "rename_": "dimension names only",
+    "is_inference": "raises NotImplementedError (strided has no inference tensors)",
 }
 
 
@@ -612,6 +613,7 @@ def _own_method_inputs():
     row = cpu(np.array([2, 0], np.int64))
     mask = big > 0
     b3 = xp.reshape(big, (1, 3, 3))
+    spd = cpu(np.array([[4.0, 2.0, 0.0], [2.0, 3.0, 0.0], [0.0, 0.0, 1e38]], np.float32))
     out = {n: [(one,)] for n in ("__bool__", "__complex__", "__float__", "__int__", "item")}
     out.update({
         "addmm": [(big, big, big)], "baddbmm": [(b3, b3, b3)], "bmm": [(b3, b3)],
@@ -642,6 +644,18 @@ def _own_method_inputs():
         "masked_scatter": [(big, mask, big)], "masked_scatter_": [(big, mask, big)],
         "scatter_add": [(big, 0, idx, big)], "scatter_add_": [(big, 0, idx, big)],
         "scatter_reduce": [(big, 0, idx, big, "prod")], "scatter_reduce_": [(big, 0, idx, big, "prod")],
+        # (strided.torch._more_functions, _more_linalg, _more_special)
+        "addbmm": [(big, b3, b3)], "addbmm_": [(big, b3, b3)], "baddbmm_": [(b3, b3, b3)],
+        "as_strided": [(big, (2, 2), (1, 2), 1)], "as_strided_scatter": [(big, v[:2], (2,), (4,), 0)],
+        "cholesky": [(spd,)], "cholesky_inverse": [(spd,)], "cholesky_solve": [(big, big)],
+        "diagonal_scatter": [(big, v)], "select_scatter": [(big, v, 0, 1)], "ger": [(v, v)],
+        "index_put": [(big, (row,), big[:2])], "index_put_": [(big, (row,), big[:2], True)],
+        "index_reduce": [(big, 0, row, big[:2], "prod")], "index_reduce_": [(big, 0, row, big[:2], "amax")],
+        "lu_solve": [(big, big, xp.astype(xp.asarray([1, 2, 3], device=big.device), xp.int32))],
+        "mvlgamma": [(big, 2)], "mvlgamma_": [(big, 2)], "new_empty_strided": [(big, (2,), (1,))],
+        "put": [(big, row, big[0, :2])], "put_": [(big, row, big[0, :2], True)],
+        "renorm": [(big, 2, 0, 1.0)], "renorm_": [(big, 2, 0, 1.0)], "split_with_sizes": [(big, [1, 2])],
+        "geometric_": [(big, 0.5)], "triangular_solve": [(big, big)], "unsafe_chunk": [(big, 3)], "unsafe_split": [(big, 1)],
     })
     return out
 

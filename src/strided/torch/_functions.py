@@ -772,3 +772,16 @@ __all__ = sorted(set(__all__) | set(_NN_LOSS_ALL))
 from ._nn_conv_aliases import __all__ as _NN_CONV_ALL  # noqa: E402
 from ._nn_conv_aliases import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_NN_CONV_ALL))
+from ._more_functions import __all__ as _MORE_ALL  # noqa: E402
+from ._more_functions import *  # noqa: E402,F401,F403
+from ._more_linalg import __all__ as _MORE_LINALG_ALL  # noqa: E402
+from ._more_linalg import *  # noqa: E402,F401,F403
+from ._more_special import __all__ as _MORE_SPECIAL_ALL  # noqa: E402
+from ._more_special import *  # noqa: E402,F401,F403
+from ._more_random import __all__ as _MORE_RANDOM_ALL  # noqa: E402
+from ._more_random import *  # noqa: E402,F401,F403
+from ._more_settings import __all__ as _MORE_SETTINGS_ALL  # noqa: E402
+from ._more_settings import *  # noqa: E402,F401,F403
+from ._more_vmap import vmap  # noqa: E402,F401
+__all__ = sorted(set(__all__) | set(_MORE_ALL) | set(_MORE_LINALG_ALL) | set(_MORE_SPECIAL_ALL)
+                 | set(_MORE_RANDOM_ALL) | set(_MORE_SETTINGS_ALL) | {"vmap"})

@@ -3,9 +3,12 @@
 The names PyTorch's module shares with ``torch`` are the same functions as
 ``strided.torch``'s (``special.expit`` is ``torch.sigmoid``, ``special.gammaln`` is
 ``torch.lgamma``, ``special.psi`` is ``torch.digamma``); ``ndtr``, ``entr``, ``xlog1py``
-and the Bessel functions ``i0e``, ``i1``, ``i1e`` are its own. The rest of PyTorch's module (the other Bessel functions, ``zeta``, ``ndtri``,
-``log_ndtr``, the orthogonal polynomials, ...) is not here: asking for one is an
-AttributeError naming what is (an ImportError for ``from strided.torch.special import zeta``).
+and the Bessel functions ``i0e``, ``i1``, ``i1e`` are its own, and so (from ``_more_special``) are
+``gammainc``, ``gammaincc``, ``multigammaln``, ``log_ndtr``, ``ndtri``, ``erfcx``, ``zeta``, the
+Bessel functions ``bessel_j0/j1/y0/y1``, ``modified_bessel_i0/i1/k0/k1``,
+``scaled_modified_bessel_k0/k1``, ``spherical_bessel_j0`` and ``airy_ai``. The rest of PyTorch's
+module (the orthogonal polynomials, ...) is not here: asking for one is an AttributeError naming
+what is (an ImportError for ``from strided.torch.special import hermite_polynomial_h``).
 
 >>> import strided.torch as torch
 >>> torch.special.expit(torch.tensor([0.0])), torch.special.ndtr(torch.tensor([0.0]))
@@ -21,7 +24,12 @@ from ._checks import tensor as _tensor
 from ._math_functions import x_times_log as _x_times_log
 from ._special import _function, _public, erfc as _erfc
 
-__all__ = ["entr", "i0e", "i1", "i1e", "ndtr", "xlog1py"]
+from ._more_special import (  # noqa: F401
+    SPECIAL as _MORE, airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, erfcx, gammainc, gammaincc, log_ndtr,
+    modified_bessel_i0, modified_bessel_i1, modified_bessel_k0, modified_bessel_k1, multigammaln, ndtri,
+    scaled_modified_bessel_k0, scaled_modified_bessel_k1, spherical_bessel_j0, zeta)
+
+__all__ = ["entr", "i0e", "i1", "i1e", "ndtr", "xlog1py"] + _MORE
 
 # The functions torch.special shares with torch, by their torch names (looked up on use:
 # the same objects as strided.torch's).
