@@ -7,7 +7,6 @@ refusals, leaf refusal, gradients through a clone) and the top-level ``torch.erf
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -20,8 +19,7 @@ torch = pytest.importorskip("torch")
 
 from _parity import to_numpy  # noqa: E402
 
-warnings.filterwarnings("ignore", message=".*torch.qr is deprecated.*")
-warnings.filterwarnings("ignore", message=".*torch.svd is deprecated.*")
+pytestmark = pytest.mark.filterwarnings("ignore:torch.qr is deprecated")  # (PyTorch's own warning)
 
 METHODS = """addcdiv addcmul addmv addr aminmax argwhere bincount corrcoef cov cummax cummin deg2rad diag
 diag_embed diagflat digamma dist dsplit erf erfc erfinv exp2 fix fliplr flipud float_power fmax
@@ -180,7 +178,7 @@ CASES = {
     "rot90": [Case(u(3, 4)), Case(u(3, 4), 2), Case(u(2, 3, 4), -1, [1, 2]), Case(u(2, 3), k=3, dims=(1, 0))],
     "rsqrt": [Case(u(3, 4, lo=0.1))],
     "select": [Case(u(3, 4), 0, 1), Case(u(3, 4), 1, -1), Case(u(2, 3, 4), dim=2, index=0)],
-    "sgn": [Case(np.array([-2.0, 0.0, 3.0])), Case(ints(5), **NOGRAD)],
+    "sgn": [Case(np.array([-2.0, 0.0, 3.0])), Case(ints(5), **NOGRAD), Case(np.array([3 + 4j, 0j, -2j]), **NOGRAD)],
     "sinc": [Case(u(3, 4)), Case(np.array([0.0, 1.0, -2.0]))],
     "slogdet": [Case(u(3, 3), out=1), Case(spd(3, (2,)), out=1)],
     "svd": [Case(u(4, 3), out=1), Case(u(3, 4), some=False, out=1), Case(u(4, 3), False, out=1)],
@@ -200,14 +198,15 @@ INPLACE_CASES = {
     "baddbmm_": [Case(u(2, 3, 4), A(u(2, 3, 2)), A(u(2, 2, 4)), beta=2, alpha=0.5)],
     "addmv_": [Case(u(3), A(u(3, 4)), A(u(4)), beta=0.5)],
     "addr_": [Case(u(3, 4), A(u(3)), A(u(4)), alpha=2)],
-    "conj_physical_": [Case(u(3))],
+    "conj_physical_": [Case(u(3)), Case(np.array([1 + 2j, -3j]), **NOGRAD)],
     "cumprod_": [Case(u(3, 4), 1), Case(ints(3, 2), dim=0, **NOGRAD)],
     "cumsum_": [Case(u(3, 4), 0), Case(ints(3, 2), dim=1, **NOGRAD)],
     "deg2rad_": [Case(u(5))], "digamma_": [Case(u(5, lo=0.2, hi=4))], "erf_": [Case(u(5))],
     "erfc_": [Case(u(5))], "erfinv_": [Case(u(5, lo=-0.9, hi=0.9))], "exp2_": [Case(u(5))],
     "fix_": [Case(u(5, lo=-4, hi=4)), Case(ints(4), **NOGRAD)], "frac_": [Case(u(5, lo=-4, hi=4))],
     "i0_": [Case(u(5))], "lgamma_": [Case(u(5, lo=0.2, hi=4))], "rad2deg_": [Case(u(5))],
-    "rsqrt_": [Case(u(5, lo=0.2))], "sgn_": [Case(u(5)), Case(ints(4), **NOGRAD)], "sinc_": [Case(u(5))],
+    "rsqrt_": [Case(u(5, lo=0.2))],
+    "sgn_": [Case(u(5)), Case(ints(4), **NOGRAD), Case(np.array([3 + 4j, 0j, -2j]), **NOGRAD)], "sinc_": [Case(u(5))],
     "float_power_": [Case(u(5, lo=0.2), 2.0), Case(u(2, 3, lo=0.2), A(u(3)))],
     "fmod_": [Case(u(5, lo=-4, hi=4), 1.5), Case(ints(5), 3, **NOGRAD), Case(u(2, 3, lo=-4, hi=4), A(u(3, lo=0.5)))],
     "gcd_": [Case(ints(5), A(ints(5)), **NOGRAD)], "lcm_": [Case(ints(5), A(ints(5)), **NOGRAD)],
@@ -394,6 +393,21 @@ def test_views_write_through_as_pytorchs(name, args):
         v.fill_(-7.0)
         results.append(to_numpy(x))
     np.testing.assert_array_equal(results[1], results[0])
+
+
+NONCONTIGUOUS = [("erf", ()), ("lgamma", ()), ("cummax", (0,)), ("logcumsumexp", (1,)), ("nanmedian", (0,)),
+                 ("xlogy", (2.0,)), ("kthvalue", (2, 0)), ("diag", (1,)), ("select", (1, 2)), ("rot90", ()),
+                 ("quantile", (0.25, 1)), ("sinc", ())]
+
+
+@pytest.mark.parametrize("name,args", NONCONTIGUOUS)
+def test_methods_of_a_transposed_strided_array(name, args):
+    base = u(6, 5) + 3.0  # (positive: lgamma and xlogy's domain)
+    outs = []
+    for lib in (torch, st):
+        x = (torch.from_numpy(base.copy()) if lib is torch else strided.asarray(base.copy()))[::2].t()
+        outs.append(getattr(x, name)(*args))
+    same(outs[1], outs[0], TOL["float64"])
 
 
 @pytest.mark.parametrize("name", ["fliplr", "flipud", "rot90", "diag", "msort", "diagflat"])

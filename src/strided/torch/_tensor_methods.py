@@ -169,10 +169,9 @@ def _histogram(self, bins, range, weight, density):  # noqa: A002 - PyTorch's na
                                f"but got input {dt.name} and weight {weight.dtype.name}")
     hist = ns.zeros(builtins.max(nb, 0), dtype=dt, device=self.device)
     if nb > 0 and x.shape[0]:
-        first, last = edges[0], edges[nb]
-        inside = ns.logical_and(x >= first, x <= last)
-        idx = ns.searchsorted(edges, x, side="right") - 1
-        idx = ns.where(x == last, nb - 1, ns.clip(idx, 0, nb - 1))
+        inside = ns.logical_and(x >= edges[0], x <= edges[nb])
+        # (the bin whose left edge is the last <= x; the last edge itself: the last bin)
+        idx = ns.clip(ns.searchsorted(edges, x, side="right") - 1, 0, nb - 1)
         w = ns.ones_like(x) if weight is None else ns.reshape(weight.detach(), (-1,))
         w = ns.where(inside, w, 0)
         hist = ns.astype(ns.bincount(idx, w, minlength=nb), dt)
