@@ -136,6 +136,9 @@ def _histogram(self, bins, range, weight, density):  # noqa: A002 - PyTorch's na
                                   f"must be floating point")
     x = ns.reshape(self.detach(), (-1,))
     if type(bins) is Array:
+        if range is not None:
+            raise TypeError("histogram(): range= is for a number of bins (an int); bins given as an array "
+                            "are the edges")
         if bins.dtype != dt:
             raise RuntimeError(f"histogram(): input tensor and bins tensors should have the same dtype, "
                                f"but got input {dt.name} and bins {bins.dtype.name}")
@@ -206,6 +209,8 @@ def _nanmedian(self, dim, keepdim):
     ns = _ns()
     if type(keepdim) is not bool:
         raise TypeError(f"nanmedian(): keepdim must be a bool; got {type(keepdim).__name__}")
+    if dim is not None and type(dim) is not builtins.int:
+        raise TypeError(f"nanmedian(): dim must be an int or None; got {type(dim).__name__}")
     if dim is None:
         x = ns.reshape(self, (-1,))
         if not x.shape[0]:
@@ -253,6 +258,9 @@ def _nanquantile(self, q, dim, keepdim, interpolation):
         if q.dtype != self.dtype:
             raise RuntimeError(f"nanquantile(): q tensor must be same dtype as the input tensor; got "
                                f"{q.dtype.name} and {self.dtype.name}")
+        ns = _ns()
+        if q.numel() and builtins.bool(ns.any(ns.logical_or(q < 0, q > 1))):
+            raise RuntimeError("nanquantile(): q values must be in the range [0, 1]")
     elif not 0 <= q <= 1:
         raise RuntimeError(f"nanquantile(): q must be in the range [0, 1] but got {q}")
     if type(keepdim) is not bool:
