@@ -598,6 +598,7 @@ ERRORS = [
      "interpolation must be one of"),
     ("nanmedian", lambda lib: lib.ones(2, 3).nanmedian(2), IndexError, ""),
     ("nanmedian", lambda lib: lib.ones(2, 3).nanmedian((0, 1)), TypeError, "dim must be an int"),
+    ("nanmedian", lambda lib: lib.ones(3).nanmedian(keepdim=True), TypeError, "needs a dim"),
     ("nanquantile", lambda lib: lib.tensor([1.0, 2.0]).nanquantile(lib.tensor([0.5, 1.5])), RuntimeError,
      "q values must be in the range"),
     ("histogram", lambda lib: lib.tensor([1.0, 2.0]).histogram(lib.tensor([0.0, 1.0]), range=(0.0, 1.0)),

@@ -212,6 +212,9 @@ def _nanmedian(self, dim, keepdim):
     if dim is not None and type(dim) is not builtins.int:
         raise TypeError(f"nanmedian(): dim must be an int or None; got {type(dim).__name__}")
     if dim is None:
+        if keepdim:
+            raise TypeError("nanmedian(): keepdim=True needs a dim (PyTorch's nanmedian() of all elements "
+                            "takes no keepdim)")
         x = ns.reshape(self, (-1,))
         if not x.shape[0]:
             return ns.full((), math.nan, dtype=self.dtype, device=self.device)
