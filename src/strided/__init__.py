@@ -81,8 +81,8 @@ from . import autograd  # noqa: E402,F401
 from . import named  # noqa: E402,F401
 # (after autograd: x.index_add_() and the other indexing methods; torch.<name>_(x) for Array's
 # in-place methods, detach_ included)
+from .torch import _tensor_methods  # noqa: E402,F401  (x.erf(), x.erf_(): before torch.erf_ is made)
 from .torch import _shape_functions  # noqa: E402,F401
-from .torch import _tensor_methods  # noqa: E402,F401  (x.erf(), x.lgamma_(), ...)
 
 # Pickle names a function or class by the module that defines it. Pickles written
 # before the modules moved into layer folders (strided 0.1, 2026-11) name these four

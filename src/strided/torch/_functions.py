@@ -525,5 +525,3 @@ from ._math_functions import *  # noqa: E402,F401,F403
 from ._special import __all__ as _SPECIAL_ALL  # noqa: E402
 from ._special import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_SHAPE_ALL) | set(_MATH_ALL) | set(_SPECIAL_ALL))
-from ._tensor_methods import torch_level as _torch_level  # noqa: E402  (torch.erf_(x), ...)
-__all__ = sorted(set(__all__) | set(_torch_level(globals())))

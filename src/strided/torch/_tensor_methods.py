@@ -20,10 +20,11 @@ requires grad. While autograd records, the result is computed from a clone of ``
 PyTorch's in-place derivatives use the original ``self`` (``x.clone().lgamma_()``'s gradient
 is digamma of the value before the write).
 
-The module installs the methods on Array (only names Array lacks) and lists PyTorch's
-top-level in-place functions over them (``torch.erf_(x)`` is ``x.erf_()``: ``TORCH_INPLACE``,
-which ``strided.torch._functions`` exports). It reads ``strided``'s namespaces only when a
-method runs, because ``strided/__init__`` imports it half-way through its own initialisation.
+The module installs the methods on Array (only names Array lacks); ``strided/__init__`` imports
+it before ``_shape_functions``, which makes PyTorch's top-level in-place functions of Array's
+in-place methods (``torch.erf_(x)`` is ``x.erf_()``), these included. It reads ``strided``'s
+namespaces only when a method runs, because ``strided/__init__`` imports it half-way through
+its own initialisation.
 """
 
 from __future__ import annotations
@@ -481,16 +482,3 @@ def _install() -> list:
 
 
 INSTALLED = _install()
-
-# PyTorch 2.13's top-level in-place functions over these methods (``torch.erf_(x)`` is
-# ``x.erf_()``), made as _shape_functions makes the others; strided.torch._functions exports them.
-_TORCH_LEVEL_NAMES = ("addmv_", "conj_physical_", "deg2rad_", "erf_", "erfc_", "exp2_", "fix_", "frac_",
-                      "gcd_", "i0_", "lcm_", "ldexp_", "logit_", "nan_to_num_", "rad2deg_", "rsqrt_", "sinc_",
-                      "xlogy_")
-
-
-def torch_level(namespace: dict) -> list:
-    """Put the top-level in-place functions (``input.<name>(...)``) into ``namespace``; their names."""
-    from ._shape_functions import _inplace_form
-    namespace.update({n: _inplace_form(n) for n in _TORCH_LEVEL_NAMES})
-    return list(_TORCH_LEVEL_NAMES)
