@@ -350,7 +350,7 @@ METHODS = {
     "unique_consecutive": ("return_inverse=False, return_counts=False, dim=None", None),
 }
 
-# The overloaded splits: (shown signature, the call)
+# The overloaded splits: name -> the signature shown (``_split`` binds PyTorch's overloads itself)
 SPLITS = {
     "dsplit": "indices_or_sections, /", "hsplit": "indices_or_sections, /",
     "vsplit": "indices_or_sections, /", "tensor_split": "indices_or_sections, /, dim=0",
