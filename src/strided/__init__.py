@@ -81,7 +81,9 @@ from . import autograd  # noqa: E402,F401
 from . import named  # noqa: E402,F401
 # (after autograd: x.index_add_() and the other indexing methods; torch.<name>_(x) for Array's
 # in-place methods, detach_ included)
-# (the methods of _more_* first: _shape_functions makes torch.<name>_ of the in-place methods Array has)
+# (the methods of _tensor_methods and _more_* first: _shape_functions makes torch.<name>_ of the
+# in-place methods Array has; _tensor_methods' in-place forms, which refuse PyTorch's casts, first)
+from .torch import _tensor_methods  # noqa: E402,F401  (x.erf(), x.erf_(): before torch.erf_ is made)
 from .torch import _more_functions, _more_linalg, _more_special, _more_random, _more_settings  # noqa: E402,F401
 from .torch import _shape_functions  # noqa: E402,F401
 

@@ -656,6 +656,15 @@ def _own_method_inputs():
         "put": [(big, row, big[0, :2])], "put_": [(big, row, big[0, :2], True)],
         "renorm": [(big, 2, 0, 1.0)], "renorm_": [(big, 2, 0, 1.0)], "split_with_sizes": [(big, [1, 2])],
         "geometric_": [(big, 0.5)], "triangular_solve": [(big, big)], "unsafe_chunk": [(big, 3)], "unsafe_split": [(big, 1)],
+        # (strided/torch/_tensor_methods.py: PyTorch's Tensor methods of strided.torch's functions)
+        "addcdiv": [(big, big, big)], "addcmul": [(big, big, big)], "addmm_": [(big, big, big)],
+        "addmv": [(v, big, v)], "addmv_": [(v, big, v)], "addr": [(big, v, v)], "addr_": [(big, v, v)],
+        "baddbmm_": [(b3, b3, b3)], "bincount": [(ints[0],), (ints[0], v)], "dsplit": [(b3, 3)],
+        "hsplit": [(big, 3)], "vsplit": [(big, 3)], "tensor_split": [(big, 2)],
+        "float_power_": [(xp.astype(big, xp.float64), 2.0)], "is_nonzero": [(one,)], "kthvalue": [(big, 2)],
+        "logcumsumexp": [(big, 1)], "multinomial": [(cpu(np.array([3e38, 1e38], np.float32)), 1)],
+        "mv": [(big, v)], "nanquantile": [(big, 0.5)], "polygamma_": [(big, 1)], "select": [(big, 0, 1)],
+        "take_along_dim": [(big, row)], "vdot": [(v, v)],
     })
     return out
 
