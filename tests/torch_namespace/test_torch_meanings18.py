@@ -3,8 +3,9 @@ mean PyTorch's in ``strided.torch``: ``nonzero`` (a (count, ndim) array), ``diag
 first two dimensions), ``tril``/``triu`` (``diagonal``), ``take`` (of the flattened input),
 ``round`` (``decimals``), ``tensordot`` (``dims``), ``where`` (one argument; two scalars),
 ``meshgrid`` ('ij' by default), the ``logical_*`` functions (of any dtype), ``searchsorted``
-(``right``, ``out_int32``, batched), ``std_mean``/``var_mean`` (legacy positional ``unbiased``)
-and ``scatter`` (``reduce``). They were the standard's functions, re-exported: ``torch.diagonal(x)`` of a 3-d ``x`` took the last
+(``right``, ``out_int32``, batched), ``std_mean``/``var_mean`` (legacy positional ``unbiased``),
+``scatter`` (``reduce``), ``bincount`` (float32 weights stay float32), ``histogram`` (float
+counts and edges), ``nanmedian`` (the lower middle value) and ``nanquantile``. They were the standard's functions, re-exported: ``torch.diagonal(x)`` of a 3-d ``x`` took the last
 two dimensions, ``torch.nonzero`` gave a tuple, without a word."""
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ CASES = {
     "scatter add": lambda L, x: L.scatter(x, 1, L.tensor([[0], [2]]), x * 3, reduce="add"),
     "scatter multiply value": lambda L, x: L.scatter(x, 1, L.tensor([[0, 0], [2, 1]]), 2.0, reduce="multiply"),
     "scatter value": lambda L, x: L.scatter(x, 0, L.tensor([[1, 0, 1]]), 7.5),
+    "bincount float32 weights": lambda L, x: L.bincount(L.tensor([0, 1, 1, 3]), L.tensor([0.5, 1.0, 2.0, 1.0])),
+    "bincount": lambda L, x: L.bincount(L.tensor([0, 1, 1, 3]), minlength=6),
+    "histogram": lambda L, x: L.histogram(x, 3)[0],
+    "histogram edges weight": lambda L, x: L.histogram(x, 4, range=(0.0, 4.0), weight=x, density=True)[1],
+    "nanmedian": lambda L, x: L.nanmedian(x),
+    "nanmedian dim": lambda L, x: L.nanmedian(x, 1, True)[1],
+    "nanquantile": lambda L, x: L.nanquantile(x, 0.4, dim=0, interpolation="lower"),
 }
 
 

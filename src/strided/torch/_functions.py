@@ -718,6 +718,42 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None) -> Array:
     from ._shape_functions import scatter_reduce
     return scatter_reduce(input, dim, index, src, "sum" if reduce == "add" else "prod", include_self=True)
 
+# (strided's bincount, histogram, nanmedian and nanquantile are NumPy's: float64 weighted counts,
+# integer histograms, the mean of the middle two; PyTorch's are the Tensor methods')
+
+def bincount(input, weights=None, minlength=0) -> Array:
+    """PyTorch's ``torch.bincount``: int64 counts, or the sums of ``weights`` in their float
+    dtype (``strided.bincount``, NumPy's, gives float64)."""
+    return _input("bincount", input).bincount(weights, minlength)
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):  # noqa: A002
+    """PyTorch's ``torch.histogram``: ``(hist, bin_edges)`` in ``input``'s float dtype
+    (``strided.histogram``, NumPy's, counts in integers)."""
+    r = _input("histogram", input).histogram(bins, range=range, weight=weight, density=density)
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("histogram(): out must be a (hist, bin_edges) pair of arrays")
+        _write("histogram", r[0], out[0])
+        _write("histogram", r[1], out[1])
+        return type(r)(out[0], out[1])
+    return r
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """PyTorch's ``torch.nanmedian``: the lower of the two middle values not NaN; with a ``dim``,
+    ``(values, indices)`` (``strided.nanmedian``, NumPy's, averages the middle two)."""
+    x = _input("nanmedian", input)
+    r = x.nanmedian() if dim is None else x.nanmedian(dim, keepdim)
+    return _write("nanmedian", r, out)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None) -> Array:
+    """PyTorch's ``torch.nanquantile``: ``q`` in [0, 1], NaN ignored, PyTorch's ``interpolation``
+    and errors."""
+    r = _input("nanquantile", input).nanquantile(q, dim, keepdim, interpolation=interpolation)
+    return _write("nanquantile", r, out)
+
 def equal(input, other) -> builtins.bool:
     """PyTorch's ``torch.equal``: True when ``other`` has ``input``'s shape and every element
     equals it (after promotion; NaN equals nothing), a Python bool, as ``input.equal(other)``.
@@ -753,7 +789,7 @@ _install_aliases()
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
-    "std_mean", "var_mean", "scatter",
+    "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
     "return_types"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
