@@ -208,6 +208,7 @@ VARIADIC = {
     "strided.named.rename": "rename(x, *names, **rename_map): the new names in order, or old=new pairs",
     "strided.Array.rename": "the method form of strided.named.rename",
     "strided.Array.rename_": "the in-place rename, the same parameters",
+    "strided.torch.nn.utils.skip_init": "PyTorch's skip_init(module_cls, *args, **kwargs): the module's own arguments",
 }
 
 

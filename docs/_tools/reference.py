@@ -16,6 +16,11 @@ import types
 
 import strided
 import strided.torch  # noqa: F401  (its pages: strided.torch, nn, nn.functional, optim, ...)
+import strided.torch.nn.utils.rnn  # noqa: F401,E402  (the subpackages its pages walk)
+import strided.torch.optim.swa_utils  # noqa: F401,E402
+import strided.torch.utils.data  # noqa: F401,E402
+import strided.torch.testing  # noqa: F401,E402
+import strided.torch.random  # noqa: F401,E402
 
 API = pathlib.Path(__file__).resolve().parent.parent / "api"
 
@@ -49,7 +54,8 @@ SECTIONS = {
 OTHER = "Constants and aliases"
 SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks", "torch", "torch.cuda",
               "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
-              "torch.optim.lr_scheduler", "torch.special")
+              "torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.special", "torch.nn.utils",
+              "torch.nn.utils.rnn", "torch.utils.data", "torch.testing", "torch.random")
 
 
 def _mod(sub: str):
@@ -163,7 +169,9 @@ def _entry(qual: str, kind: str, no_index: bool = False) -> str:
     if no_index:
         name = qual.rpartition(".")[2]
         # (strided.torch's __all__ holds every name of strided too: never the home of one)
-        sub = next(m for m in SUBMODULES if m != "torch" and name in getattr(_mod(m), "__all__", ()))
+        obj = eval(qual, {"strided": strided})  # noqa: S307 (our own qualified names)
+        sub = next(m for m in SUBMODULES if m != "torch" and name in getattr(_mod(m), "__all__", ())
+                   and getattr(_mod(m), name) is obj)
         role = "class" if kind == "class" else "func"
         directive = "py:class" if kind == "class" else "py:function"
         return (f".. {directive}:: {qual}\n   :no-index:\n\n"
@@ -225,6 +233,13 @@ INTROS = {
     "torch.nn.init": "PyTorch's weight initialisations.",
     "torch.optim": "PyTorch's optimizers, step for step.",
     "torch.optim.lr_scheduler": "PyTorch's learning-rate schedulers.",
+    "torch.optim.swa_utils": "PyTorch's stochastic weight averaging: ``AveragedModel``, ``SWALR``, ``update_bn``.",
+    "torch.nn.utils": "PyTorch's ``torch.nn.utils``: gradient clipping, parameters as one vector, weight and "
+                      "spectral normalization.",
+    "torch.nn.utils.rnn": "PyTorch's ``torch.nn.utils.rnn``: padding a list of sequences into one array.",
+    "torch.utils.data": "PyTorch's ``torch.utils.data``: datasets, samplers, ``default_collate`` and ``DataLoader``.",
+    "torch.testing": "PyTorch's ``torch.testing``: ``assert_close`` with its default tolerances, ``make_tensor``.",
+    "torch.random": "PyTorch's ``torch.random``: the default generator's seed and state.",
     "torch.special": "PyTorch's ``torch.special``: the functions below, and the names it shares with "
                      "``torch`` (``expit``, ``gammaln``, ``psi``, ``erf``, ``logit``, ``xlogy``, ...), "
                      "which are :doc:`torch`'s functions.",
