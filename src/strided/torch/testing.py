@@ -27,6 +27,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
+from .._core.caller import stacklevel
 
 __all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
@@ -346,7 +347,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     import warnings
     warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
                   "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
-                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning,
+                  stacklevel=stacklevel())
     torch = sys.modules["strided.torch"]
     if not isinstance(actual, Array):
         actual = torch.tensor(actual)
@@ -406,7 +408,7 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
             import warnings
             warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex "
                           "types is deprecated since 2.1 and will be removed in 2.3. Use "
-                          "`torch.full(...)` instead.", FutureWarning, stacklevel=3)
+                          "`torch.full(...)` instead.", FutureWarning, stacklevel=stacklevel())
         elif low >= high:
             raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
         elif high < lowest or low >= highest:

@@ -22,6 +22,7 @@ import numpy as np
 
 import strided as _st
 from strided import Array
+from ..._core.caller import stacklevel
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -143,7 +144,7 @@ def _canonical_mask(mask, name: str, target_dtype, other=None, other_name: str =
         raise AssertionError(f"only bool and floating types of {name} are supported")
     if check_other and other is not None and other.dtype != mask.dtype:
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
-                      "type for both instead.", UserWarning, stacklevel=3)
+                      "type for both instead.", UserWarning, stacklevel=stacklevel())
     if mask.dtype.kind == "b":
         return _st.where(mask, _st.asarray(-math.inf, dtype=target_dtype, device=mask.device),
                          _st.asarray(0.0, dtype=target_dtype, device=mask.device))

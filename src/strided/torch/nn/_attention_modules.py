@@ -28,6 +28,7 @@ from . import init
 from ._norm_modules import LayerNorm
 from .modules import Dropout, Linear, Module, ModuleList, _factory
 from .parameter import Parameter
+from ..._core.caller import stacklevel
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
@@ -348,7 +349,7 @@ class TransformerEncoder(Module):
         why = _why_not_nested(encoder_layer)
         if enable_nested_tensor and why:
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
-                          f"because {why}", UserWarning, stacklevel=2)
+                          f"because {why}", UserWarning, stacklevel=stacklevel())
             self.use_nested_tensor = False
 
     def _takes_nested_path(self, src, mask, key_padding_mask) -> bool:

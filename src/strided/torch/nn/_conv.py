@@ -35,6 +35,7 @@ import numpy as np
 
 import strided as _st
 from strided import Array
+from ..._core.caller import stacklevel
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -1281,7 +1282,7 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     strided.Size([1, 1, 3])
     """
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
-                  "instead.", stacklevel=2)
+                  "instead.", stacklevel=stacklevel())
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
@@ -1294,7 +1295,7 @@ def upsample_nearest(input, size=None, scale_factor=None) -> Array:
     tensor([[[1., 1., 2., 2.]]])
     """
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
-                  "`nn.functional.interpolate` instead.", stacklevel=2)
+                  "`nn.functional.interpolate` instead.", stacklevel=stacklevel())
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
@@ -1308,7 +1309,7 @@ def upsample_bilinear(input, size=None, scale_factor=None) -> Array:
     strided.Size([1, 1, 4, 4])
     """
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
-                  "`nn.functional.interpolate` instead.", stacklevel=2)
+                  "`nn.functional.interpolate` instead.", stacklevel=stacklevel())
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
@@ -1338,7 +1339,7 @@ def affine_grid(theta, size, align_corners=None) -> Array:
     """
     _check(theta, "affine_grid", "theta")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=stacklevel())
         align_corners = False
     if theta.dtype.kind != "f":
         raise ValueError(f"affine_grid(): Expected theta to have floating point type, but got "
@@ -1362,7 +1363,7 @@ def affine_grid(theta, size, align_corners=None) -> Array:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
                       "grids when align_corners=True. This is not an intended use case of "
                       "affine_grid. See the documentation of affine_grid for details.",
-                      stacklevel=2)
+                      stacklevel=stacklevel())
     elif min(size) <= 0:
         raise ValueError(f"affine_grid(): Expected non-zero, positive output size. Got {size}")
     if theta.shape[0] != size[0]:
@@ -1413,7 +1414,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        warnings.warn(_ALIGN_WARNING, stacklevel=stacklevel())
         align_corners = False
     if mode == "bicubic":
         raise NotImplementedError("grid_sample(): mode='bicubic' is not supported by strided "

@@ -20,6 +20,7 @@ from . import _norm as F
 from . import init
 from .modules import Module, _factory
 from .parameter import Parameter
+from ..._core.caller import stacklevel
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
@@ -166,7 +167,7 @@ class _InstanceNorm(_NormBase):
                                  f"({self.num_features}), but got: {input.shape[feature_dim]}.")
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can "
                           "silence this warning by not passing in num_features, which is not used "
-                          "because affine=False", UserWarning, stacklevel=2)
+                          "because affine=False", UserWarning, stacklevel=stacklevel())
         if input.ndim == self._no_batch_dim:
             return self._apply_instance_norm(_st.expand_dims(input, axis=0))[0]
         return self._apply_instance_norm(input)

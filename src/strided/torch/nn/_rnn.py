@@ -27,6 +27,7 @@ from . import functional as F
 from . import init
 from .modules import Module, _factory
 from .parameter import Parameter
+from ..._core.caller import stacklevel
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -103,7 +104,7 @@ class RNNBase(Module):
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                           "non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}", UserWarning,
-                          stacklevel=2)
+                          stacklevel=stacklevel())
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):

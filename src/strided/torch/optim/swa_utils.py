@@ -21,6 +21,7 @@ import strided as _st
 
 from ..nn.modules import Module
 from .lr_scheduler import LRScheduler, _format_param
+from ..._core.caller import stacklevel
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]
@@ -296,7 +297,7 @@ class SWALR(LRScheduler):
         """The learning rates of the current step (from the previous ones, as PyTorch)."""
         if not self._get_lr_called_within_step:
             warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=2)
+                          "`get_last_lr()`.", UserWarning, stacklevel=stacklevel())
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from ...._core.caller import stacklevel
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -59,7 +60,7 @@ class WeightNorm:
     def apply(module, name: str, dim) -> "WeightNorm":
         """Reparametrize ``module``'s parameter ``name`` (PyTorch's ``WeightNorm.apply``)."""
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=stacklevel())
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")

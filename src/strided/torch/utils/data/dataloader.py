@@ -38,6 +38,7 @@ import numpy as np
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from ...._core.caller import stacklevel
 
 __all__ = ["DataLoader", "get_worker_info"]
 
@@ -377,7 +378,7 @@ class DataLoader:
             warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {msg} "
                           f"Please be aware that excessive worker creation might get DataLoader running slow "
                           f"or even freeze, lower the worker number to avoid potential slowness/freeze if "
-                          f"necessary.", stacklevel=2)
+                          f"necessary.", stacklevel=stacklevel())
 
 
 class _DataLoaderIter:
@@ -394,15 +395,15 @@ class _DataLoaderIter:
         self._num_workers = loader.num_workers
         if loader.pin_memory and loader.pin_memory_device:
             warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be used as the "
-                          f"device,ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=3)
+                          f"device,ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=stacklevel())
         if loader.pin_memory:
             if torch.cuda.is_available():
                 warnings.warn("'pin_memory' argument is set as true, but strided does not pin host memory; "
                               "the batches are the same, only host-to-device copies are not sped up.",
-                              stacklevel=3)
+                              stacklevel=stacklevel())
             else:
                 warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
-                              "pinned memory won't be used.", stacklevel=3)
+                              "pinned memory won't be used.", stacklevel=stacklevel())
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)

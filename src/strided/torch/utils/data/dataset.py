@@ -17,6 +17,7 @@ import warnings
 from typing import Generic, TypeVar
 
 from ...random import default_generator
+from ...._core.caller import stacklevel
 
 __all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "StackDataset", "Subset",
            "TensorDataset", "random_split"]
@@ -235,7 +236,7 @@ def random_split(dataset, lengths, generator=default_generator):
         for i, length in enumerate(lengths):
             if length == 0:
                 warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                              stacklevel=2)
+                              stacklevel=stacklevel())
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = sys.modules["strided.torch"].randperm(sum(lengths), generator=generator).tolist()
