@@ -557,12 +557,10 @@ def _install_methods() -> None:
         return m
 
     def inplace(f, name):
-        def m(self, *args, **kwargs):
-            return self.copy_(f(self, *args, **kwargs))
-        m.__name__ = m.__qualname__ = name
-        m.__doc__ = f"In-place ``torch.{name[:-1]}``: ``self.copy_(torch.{name[:-1]}(self, ...))``; returns self."
-        m.__signature__ = _without_out(method_signature(f))
-        return m
+        # (the shared in-place form: computed from a clone while autograd records, PyTorch's
+        # dtype and shape refusals; strided/torch/_tensor_methods.py)
+        from ._tensor_methods import _inplace
+        return _inplace(name, name[:-1], _without_out(method_signature(f)))
 
     def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         return _ns().torch.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)

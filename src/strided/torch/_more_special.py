@@ -333,16 +333,10 @@ def _install_methods() -> None:
         return m
 
     def inplace(f, name):
-        def m(self, *args, **kwargs):
-            r = f(self, *args, **kwargs)
-            if self.dtype.kind in "biu":
-                raise RuntimeError(f"{name}(): result type {r.dtype.name} can't be cast to the desired output "
-                                   f"type {self.dtype.name}")
-            return self.copy_(r)
-        m.__name__ = m.__qualname__ = name
-        m.__doc__ = f"In-place ``torch.{name[:-1]}``: ``self.copy_(torch.{name[:-1]}(self, ...))``; returns self."
-        m.__signature__ = _without_out(method_signature(f))
-        return m
+        # (the shared in-place form: computed from a clone while autograd records, PyTorch's
+        # dtype and shape refusals; strided/torch/_tensor_methods.py)
+        from ._tensor_methods import _inplace
+        return _inplace(name, name[:-1], _without_out(method_signature(f)))
 
     for f in (mvlgamma, igamma, igammac):
         n = f.__name__

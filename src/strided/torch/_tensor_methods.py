@@ -433,8 +433,12 @@ INPLACE = {
 }
 
 
-def _inplace(name: str, base: str, spec: str, check):
-    sig = _signature(spec)
+def _inplace(name: str, base: str, spec, check=None):
+    """The in-place method ``name`` of the method ``base``: ``spec`` its parameters after
+    ``self`` (a string), or its whole ``inspect.Signature``, ``self`` first. The other modules
+    that give Array an in-place form (``_more_linalg``, ``_more_special``) make it here."""
+    sig = spec if isinstance(spec, inspect.Signature) else _signature(spec)
+    spec = spec if isinstance(spec, str) else str(sig)[1:-1].partition(", ")[2]
 
     def inplace(self, *args, **kwargs):
         pos, kw = _bind(name, sig, self, args, kwargs)
