@@ -128,16 +128,16 @@ def test_seed_is_fresh_and_recorded():
 
 def test_rng_state_round_trip_restores_the_stream():
     st.random.manual_seed(7)
-    st.rand(5)
+    st.rand(5, device="cpu")
     s = st.random.get_rng_state()
     assert str(s.dtype).endswith("uint8") and s.ndim == 1
-    a = to_numpy(st.randn(10))
+    a = to_numpy(st.randn(10, device="cpu"))
     st.random.manual_seed(123)
     st.random.set_rng_state(s)
     assert st.random.initial_seed() == 7
-    np.testing.assert_array_equal(to_numpy(st.randn(10)), a)
+    np.testing.assert_array_equal(to_numpy(st.randn(10, device="cpu")), a)
     st.random.set_rng_state(s.clone())  # an array that is a copy of the state works too
-    np.testing.assert_array_equal(to_numpy(st.randn(10)), a)
+    np.testing.assert_array_equal(to_numpy(st.randn(10, device="cpu")), a)
     st.random.set_rng_state(st.get_rng_state())  # strided.torch's dict
     before = st.random.get_rng_state()
     assert to_numpy(before).tolist() == to_numpy(st.random.get_rng_state()).tolist()
@@ -158,14 +158,14 @@ def test_fork_rng(enabled):
     state = to_numpy(st.random.get_rng_state())
     with st.random.fork_rng(enabled=enabled):
         st.random.manual_seed(99)
-        st.rand(4)
+        st.rand(4, device="cpu")
     restored = (to_numpy(st.random.get_rng_state()) == state).all()
     assert bool(restored) is enabled
     assert (st.random.initial_seed() == 3) is enabled
     st.random.manual_seed(3)
     with st.random.fork_rng(devices=[]):
-        inside = to_numpy(st.rand(3))
-    np.testing.assert_array_equal(to_numpy(st.rand(3)), inside)  # (the draw inside was undone)
+        inside = to_numpy(st.rand(3, device="cpu"))
+    np.testing.assert_array_equal(to_numpy(st.rand(3, device="cpu")), inside)  # (the draw inside was undone)
 
 
 def test_random_module_lists_pytorchs_names():

@@ -49,7 +49,7 @@ def run(initial=None):
     model = LSTMTagger(6, 6, len(word_to_ix), len(tag_to_ix))
     if initial is not None:
         model.load_state_dict(initial)
-    out = {"initial": {k: v.detach().numpy().copy() for k, v in model.state_dict().items()},
+    out = {"initial": {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()},
            "losses": []}
     loss_function = nn.NLLLoss()
     optimizer = optim.SGD(model.parameters(), lr=0.1)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, _device
 from ...._core.caller import stacklevel
 
 __all__ = ["DataLoader", "get_worker_info"]
@@ -407,7 +407,8 @@ class _DataLoaderIter:
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        self._base_seed = int(torch.empty((), dtype=torch.int64).random_(generator=loader.generator).item())
+        self._base_seed = int(torch.empty((), dtype=torch.int64, device=_device(loader.generator))
+                              .random_(generator=loader.generator).item())
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
         if self._num_workers == 0:

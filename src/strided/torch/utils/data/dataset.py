@@ -239,6 +239,8 @@ def random_split(dataset, lengths, generator=default_generator):
                               stacklevel=stacklevel())
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = sys.modules["strided.torch"].randperm(sum(lengths), generator=generator).tolist()
+    from .sampler import _device
+    indices = sys.modules["strided.torch"].randperm(sum(lengths), generator=generator,
+                                                    device=_device(generator)).tolist()
     return [Subset(dataset, indices[offset - length:offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]

@@ -24,6 +24,12 @@ def _torch():
     return sys.modules["strided.torch"]
 
 
+
+def _device(generator):
+    """Where a sampler draws: its generator's device, else the CPU (PyTorch's samplers draw on
+    the CPU generator whatever the default device)."""
+    return getattr(generator, "device", None) or "cpu"
+
 class Sampler(Generic[_T_co]):
     """The base of samplers: subclasses define ``__iter__`` over indices (and maybe ``__len__``)."""
 
@@ -77,20 +83,21 @@ class RandomSampler(Sampler):
         torch = _torch()
         n = len(self.data_source)
         if self.generator is None:
-            seed = int(torch.empty((), dtype=torch.int64).random_().item())
+            seed = int(torch.empty((), dtype=torch.int64, device="cpu").random_().item())
             generator = torch.Generator()
             generator.manual_seed(seed)
         else:
             generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from torch.randint(0, n, (32,), dtype=torch.int64, generator=generator).tolist()
+                yield from torch.randint(0, n, (32,), dtype=torch.int64, generator=generator,
+                                         device=_device(generator)).tolist()
             yield from torch.randint(0, n, (self.num_samples % 32,), dtype=torch.int64,
-                                     generator=generator).tolist()
+                                     generator=generator, device=_device(generator)).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from torch.randperm(n, generator=generator).tolist()
-            yield from torch.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+                yield from torch.randperm(n, generator=generator, device=_device(generator)).tolist()
+            yield from torch.randperm(n, generator=generator, device=_device(generator)).tolist()[:self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -104,7 +111,8 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in _torch().randperm(len(self.indices), generator=self.generator).tolist():
+        for i in _torch().randperm(len(self.indices), generator=self.generator,
+                                   device=_device(self.generator)).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -121,7 +129,7 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
         torch = _torch()
-        weights_tensor = torch.as_tensor(weights, dtype=torch.double)
+        weights_tensor = torch.as_tensor(weights, dtype=torch.double, device=_device(generator))
         if len(weights_tensor.shape) != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "
                              f"{tuple(weights_tensor.shape)}")
