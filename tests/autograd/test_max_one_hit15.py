@@ -1,7 +1,7 @@
 """max's and min's gradient over the last axis in one pass (``_cgrad.one_hit``, called by
 ``_rules._minmax_grad`` where every row holds its extremum once) against the definition
 of the gradient computed with NumPy: ``where(x == r, g / count, 0)``, ties sharing evenly
-(PyTorch's amax/amin), NaN rows, signed zeros, every layout the rule may meet; and the
+(PyTorch's amax/amin), NaN rows (NaN along them, as PyTorch's amax), signed zeros, every layout the rule may meet; and the
 kernel's refusals (it must decline, not answer, where a row has ties or a NaN)."""
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ def _reference(xn, gn, axis, keepdims, upper):
     ge = gn if keepdims else np.expand_dims(gn, axis if axis is not None else tuple(range(xn.ndim)))
     cnt = mask.sum(axis=axis, keepdims=True)
     with np.errstate(all="ignore"):
-        return np.where(mask, ge / cnt.astype(xn.dtype), np.zeros((), xn.dtype)).astype(xn.dtype)
+        r = np.where(mask, ge / cnt.astype(xn.dtype), np.zeros((), xn.dtype))
+        # a NaN row: nothing equals its maximum (count 0), and PyTorch's amax gradient,
+        # grad / count * mask, is NaN along it
+        return np.where(cnt == 0, np.array(np.nan, xn.dtype), r).astype(xn.dtype)
 
 
 @settings(max_examples=200, deadline=None)

@@ -706,11 +706,20 @@ def _minmax_grad(g, x, result, axis, keepdims):
         mask = x == _expand(result, shape, axis, keepdims)
         ge = _expand(g, shape, axis, keepdims)
     # Note: on the host, one hit per reduced slice (no ties, no NaN) means every count
-    # is 1: one whole-array count replaces the per-slice counts and the division.
-    if x._device.type == "cpu" and _count_true(mask) == _layout.prod(result._shape):
+    # is 1: one whole-array count replaces the per-slice counts and the division. A NaN
+    # extremum equals nothing (its slice counts 0), so NaN is ruled out first: a NaN slice
+    # beside a tied one made the total look right and doubled the tied gradient.
+    if x._device.type == "cpu" and _count_true(mask) == _layout.prod(result._shape) and (
+            x._dtype.kind not in "fc" or not bool(xp.any(xp.isnan(result)))):
         return where(mask, ge, 0.0)
     cnt = xp.sum(mask, axis=_axes(axis, x.ndim), keepdims=True)
-    return where(mask, ge / cnt, 0.0)
+    r = where(mask, ge / cnt, 0.0)
+    if x._dtype.kind in "fc":
+        # a NaN extremum: PyTorch's amax/amin gradient, grad / count * mask, is NaN along
+        # its slice (count 0); max()/min() of all elements share it among the NaNs instead
+        # (strided/torch/_methods.py)
+        r = where(cnt == 0, math.nan, r)
+    return r
 
 
 rule("max", "x, axis=None, keepdims=False, **kw", "MaxBackward1", x=_minmax_grad)

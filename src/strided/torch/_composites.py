@@ -301,11 +301,22 @@ def median(input, /, dim=None, keepdim=False):
     idx = ns.argsort(x, axis=d, stable=True) if x.ndim else ns.reshape(ns.asarray(0), ())
     if x.ndim:
         idx = idx.narrow(d, (n - 1) // 2, 1)
+        if x.dtype.kind == "f":
+            # NaN propagates: a slice with one gives its first NaN and that NaN's index, as
+            # PyTorch's (whose gradient then flows to that element)
+            nan = ns.isnan(x)
+            first = ns.argmax(ns.astype(nan, ns.int8), axis=d, keepdims=True)
+            idx = ns.where(ns.any(nan, axis=d, keepdims=True), first, idx)
     vals = ns.take_along_axis(x, idx, axis=d) if x.ndim else x
-    if x.dtype.kind == "f":
-        vals = ns.where(ns.any(ns.isnan(x), axis=d, keepdims=True), math.nan, vals) if x.ndim else vals
     if dim is None:
-        return ns.reshape(vals, ())
+        v = ns.reshape(vals, ())
+        e = input._ext
+        if e is not None and e.requires_grad:
+            # PyTorch's median() of all elements shares the gradient evenly among the elements
+            # equal to it (NaN: among the NaNs), its evenly_distribute_backward
+            from ._tensor_methods import _EvenlyDistributed
+            return _EvenlyDistributed.apply(x, v.detach())
+        return v
     if not keepdim and x.ndim:
         vals, idx = ns.squeeze(vals, axis=d), ns.squeeze(idx, axis=d)
     return _ValuesIndices(vals, idx)

@@ -207,9 +207,10 @@ def _values_indices(name, vname, iname):
     rt = getattr(return_types, name)
 
     def core(x, dim, keepdim):
-        ns = _ns()
-        return rt(getattr(ns, vname)(x, axis=dim, keepdims=keepdim),
-                  getattr(ns, iname)(x, axis=dim, keepdims=keepdim))
+        # (the values gathered at the indices: PyTorch's gradient flows to those elements;
+        # strided/torch/_methods.py, _values_indices)
+        from ._methods import _values_indices as pair
+        return rt(*pair(x, vname, iname, {"axis": dim, "keepdims": keepdim}))
     return core
 
 
@@ -230,7 +231,8 @@ def _extremum(name, pair, elementwise):
         if p["dim"] is None:
             if p["keepdim"]:
                 raise TypeError(f"{name}(): keepdim needs a dim")
-            return _write(name, getattr(_ns(), name)(p["input"]), p["out"])
+            from ._methods import _all_extremum  # (PyTorch's gradient: shared by the ties, the NaNs)
+            return _write(name, _all_extremum(p["input"], name, {}), p["out"])
         dim = p["dim"]
         if type(dim) is not int:
             dim = torch_axis(name, dim)  # (an empty dim: PyTorch's refusal)

@@ -520,7 +520,7 @@ def max_(self, *args, **kwargs):
         kwargs["axis"] = torch_axis("max", kwargs["axis"])  # (an empty dim: PyTorch's refusal)
     if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
         return _values_indices(self, "max", "argmax", kwargs)
-    return _ns().max(self, **kwargs)
+    return _all_extremum(self, "max", kwargs)
 
 
 def min_(self, *args, **kwargs):
@@ -538,13 +538,34 @@ def min_(self, *args, **kwargs):
         kwargs["axis"] = torch_axis("min", kwargs["axis"])  # (an empty dim: PyTorch's refusal)
     if "axis" in kwargs and kwargs["axis"] is not None and not isinstance(kwargs["axis"], tuple):
         return _values_indices(self, "min", "argmin", kwargs)
-    return _ns().min(self, **kwargs)
+    return _all_extremum(self, "min", kwargs)
+
+
+def _all_extremum(x, name, kwargs):
+    """``x.max()`` of all elements: PyTorch's gradient is shared evenly by the elements equal
+    to it, and of a NaN maximum by the NaNs (evenly_distribute_backward); the reduction's
+    own rule (amax's) gives a NaN maximum's slice NaN."""
+    r = getattr(_ns(), name)(x, **kwargs)
+    e = x._ext
+    if kwargs.get("axis") is None and e is not None and e.requires_grad and x._dtype.kind in "fc":
+        from ._tensor_methods import _EvenlyDistributed
+        return _EvenlyDistributed.apply(x, r.detach())
+    return r
 
 
 def _values_indices(x, vname, iname, kwargs):
+    """``x.max(dim)``: the values gathered at the indices, so that the gradient flows to the
+    element each index names, as PyTorch's (value_selecting_reduction_backward): of tied
+    elements only the one returned, of a slice with NaN its first NaN. (The reduction's
+    own rule, amax's, shares it among ties.)"""
     ns = _ns()
-    vals = getattr(ns, vname)(x, **kwargs)
-    idx = getattr(ns, iname)(x, **kwargs)
+    keep = kwargs.get("keepdims", False)
+    idx = getattr(ns, iname)(x, **dict(kwargs, keepdims=True))
+    if not x.ndim:
+        return _ValuesIndices(getattr(ns, vname)(x, **kwargs), getattr(ns, iname)(x, **kwargs))
+    vals = ns.take_along_axis(x, idx, axis=kwargs["axis"])
+    if not keep:
+        vals, idx = ns.squeeze(vals, axis=kwargs["axis"]), ns.squeeze(idx, axis=kwargs["axis"])
     return _ValuesIndices(vals, idx)
 
 
