@@ -167,9 +167,15 @@ E("add", "AddBackward0", x1=_same, x2=_same)
 E("asin", "AsinBackward0", x=lambda g, x: g * _conj(1 / xp.sqrt(1 - x * x)))
 E("asinh", "AsinhBackward0", x=lambda g, x: g * _conj(1 / xp.sqrt(x * x + 1)))
 E("atan", "AtanBackward0", x=lambda g, x: g * _conj(1 / (1 + x * x)))
+def _atan2_grad(g, num, x1, x2):
+    # (PyTorch's: 0 at the origin, where the denominator is 0)
+    d = x1 * x1 + x2 * x2
+    return where(d == 0, 0.0, g * num / d)
+
+
 E("atan2", "Atan2Backward0",
-  x1=lambda g, x1, x2: g * x2 / (x1 * x1 + x2 * x2),
-  x2=lambda g, x1, x2: -g * x1 / (x1 * x1 + x2 * x2))
+  x1=lambda g, x1, x2: _atan2_grad(g, x2, x1, x2),
+  x2=lambda g, x1, x2: _atan2_grad(g, -x1, x1, x2))
 E("atanh", "AtanhBackward0", x=lambda g, x: g * _conj(1 / (1 - x * x)))
 E("ceil", "CeilBackward0", x=ZERO)
 E("conj", "ConjBackward0", x=lambda g: _conj(g))
@@ -737,7 +743,8 @@ def _std_grad(g, x, result, axis, correction, keepdims):
     m = xp.mean(x, axis=ax, keepdims=True)
     ge = _expand(g, x.shape, axis, keepdims)
     re = _expand(result, x.shape, axis, keepdims)
-    return ge * (x - m) / ((_count(x.shape, axis) - correction) * re)
+    # (PyTorch's std_backward: 0 where the deviation is 0, not 0 / 0)
+    return where(re == 0, 0.0, ge * (x - m) / ((_count(x.shape, axis) - correction) * re))
 
 
 rule("var", "x, axis=None, correction=0.0, keepdims=False, **kw", "VarBackward0", x=_var_grad)
@@ -1149,7 +1156,10 @@ def _vector_norm_grad(g, x, result, axis, keepdims, ord):
     p = float(ord)
     a = xp.abs(x)
     scale = where(re == 0, 0.0, ge / where(re == 0, 1.0, re) ** (p - 1))
-    return _sgn(x) * a ** (p - 1) * scale
+    ap = a ** (p - 1)
+    if p < 1:  # (PyTorch's norm_backward: a zero element's |x|^(p-1), inf, counts as 0)
+        ap = where(a == 0, 0.0, ap)
+    return _sgn(x) * ap * scale
 
 
 rule("vector_norm", "x, axis=None, keepdims=False, ord=2", "LinalgVectorNormBackward0",

@@ -27,6 +27,7 @@ import sys
 import warnings
 
 from .._core.array import Array
+from ..autograd._function import Function
 from .._core.caller import stacklevel
 from ._checks import floating_dtype, no_out as _no_out, tensor as _tensor
 from ._methods import check_integer_divisor
@@ -131,8 +132,35 @@ def fmod(input, other, *, out=None):
     # Note: floats take |input| mod |other| (exactly C's fmod of the magnitudes) with the sign
     # of input; subtracting the divisor from Python's remainder would round.
     x = input if input.dtype == dt else ns.astype(input, dt)
+    if (input.requires_grad or isinstance(other, Array) and other.requires_grad) and out is None:
+        # (the composition's derivative is wrong where |x| or the remainder is 0: PyTorch's
+        # is 1 for input and -trunc(input / other) for other)
+        return _Fmod.apply(x, other)
+    return _fmod_values(ns, x, other, out)
+
+
+def _fmod_values(ns, x, other, out=None):
     d = ns.abs(other) if isinstance(other, Array) else builtins.abs(other)
     return ns.copysign(ns.remainder(ns.abs(x), d), x, out=out)
+
+
+class _Fmod(Function):
+    """fmod's exact values with PyTorch's derivatives (FmodBackward0/1): ``g`` for input,
+    ``-g * trunc(input / other)`` for other."""
+
+    @staticmethod
+    def forward(ctx, x, other):
+        ctx.save_for_backward(x, other if isinstance(other, Array) else None)
+        ctx.other = other
+        return _fmod_values(_ns(), x, other)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, o = ctx.saved_tensors
+        ns = _ns()
+        if o is None:
+            return g, None
+        return g, -g * ns.trunc(x / o)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):

@@ -949,14 +949,8 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     tensor([[0.6000, 0.8000]])
     """
     _check_float(input, "normalize")
-    if p == 2:
-        norm = _st.sqrt(_st.sum(input * input, axis=dim, keepdims=True))
-    elif p == 1:
-        norm = _st.sum(_st.abs(input), axis=dim, keepdims=True)
-    elif p == math.inf:
-        norm = _st.max(_st.abs(input), axis=dim, keepdims=True)
-    else:
-        norm = _st.sum(_st.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
+    # (vector_norm: PyTorch's norm, whose gradient at a zero vector is 0, not 0 / 0)
+    norm = _st.linalg.vector_norm(input, ord=p, axis=dim, keepdims=True)
     return _st.divide(input, _st.clip(norm, eps, None), out=out)
 
 from ._norm import *  # noqa: E402,F401,F403
