@@ -55,3 +55,35 @@ def test_fmod_keeps_the_dividends_signed_zero_under_autograd():
     x = st.tensor([-0.0, -3.0, 3.0], dtype=st.float64, requires_grad=True, device="cpu")
     r = host(st.fmod(x, 1.5).detach())
     assert np.signbit(r).tolist() == [True, True, False]
+
+
+LOSSES = {
+    "logsigmoid at 0": lambda L, x, t: L.nn.functional.logsigmoid(x * 0 + x.detach() * 0 + x - x.detach()),
+    "logsigmoid far left": lambda L, x, t: L.nn.functional.logsigmoid(x * 30 - 40),
+    "bce_with_logits at 0, pos_weight": lambda L, x, t: L.nn.functional.binary_cross_entropy_with_logits(
+        x - x.detach(), t, pos_weight=L.tensor([1.0, 2.0, 3.0], dtype=L.float64)),
+    "bce at 0 and 1, weight": lambda L, x, t: L.nn.functional.binary_cross_entropy(
+        x.clamp(0, 1), t, weight=L.tensor([1.0, 2.0, 3.0], dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSSES))
+def test_logsigmoid_and_bce_gradients_are_pytorchs(case):
+    """logsigmoid's derivative at 0 is 1/2 (min(x, 0) - log1p(exp(-|x|))'s composition gave
+    1), so bce_with_logits at 0 was 0 instead of 1/2; bce's input derivative is finite at 0
+    and 1 (PyTorch's (x - t) / max((1 - x) x, 1e-12)) where the clamped logs gave NaN, and the
+    target's derivative is PyTorch's."""
+    out = []
+    for L in (torch, st):
+        x = L.tensor(X, dtype=L.float64, requires_grad=True)
+        t = L.tensor([[0.0, 1.0, 1.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.5]], dtype=L.float64, requires_grad=True)
+        y = LOSSES[case](L, x, t)
+        (y * L.tensor(W, dtype=L.float64)).sum().backward() if y.ndim else y.backward()
+        out.append((np.asarray(y.tolist()), np.asarray(x.grad.tolist()),
+                    None if t.grad is None else np.asarray(t.grad.tolist())))
+    (tv, tg, tt), (sv, sg, stt) = out
+    np.testing.assert_allclose(sv, tv, rtol=1e-12)
+    np.testing.assert_allclose(sg, tg, rtol=1e-12, atol=1e-15)
+    assert (tt is None) == (stt is None)
+    if tt is not None:
+        np.testing.assert_allclose(stt, tt, rtol=1e-12)

@@ -274,7 +274,28 @@ def logsigmoid(input) -> Array:
     tensor([-0.6931])
     """
     _check_float(input, "logsigmoid")
-    return _nonpositive(input) - _st.log1p(_st.exp(-_st.abs(input)))
+    if input.requires_grad:
+        return _LogSigmoid.apply(input)
+    return _logsigmoid_values(input)
+
+
+def _logsigmoid_values(x: Array) -> Array:
+    return _nonpositive(x) - _st.log1p(_st.exp(-_st.abs(x)))
+
+
+class _LogSigmoid(Function):
+    """logsigmoid's stable values with its derivative, ``sigmoid(-x)`` (PyTorch's
+    LogSigmoidBackward0): the composition's is 1 at 0 (min(x, 0)'s and |x|'s kinks), not 1/2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _logsigmoid_values(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * _st.sigmoid(-x)
 
 
 def hardsigmoid(input, inplace: bool = False) -> Array:
@@ -780,12 +801,42 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if input.size and builtins.bool(
             _st.any((input < 0) | (input > 1))):
         raise ValueError("binary_cross_entropy(): all elements of input should be between 0 and 1")
-    log_x = _st.clip(_st.log(input), -100.0, None)
-    log_1mx = _st.clip(_st.log(1.0 - input), -100.0, None)
-    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    if input.requires_grad:
+        loss = _BCE.apply(input, target)
+    else:
+        loss = _bce_values(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction, "binary_cross_entropy")
+
+
+def _bce_values(x: Array, t) -> Array:
+    log_x = _st.clip(_st.log(x), -100.0, None)
+    log_1mx = _st.clip(_st.log(1.0 - x), -100.0, None)
+    return -(t * log_x + (1.0 - t) * log_1mx)
+
+
+_BCE_EPSILON = float(np.float32(1e-12))  # (PyTorch's EPSILON, a C float: 9.99999996e-13)
+
+
+class _BCE(Function):
+    """The elementwise binary cross entropy with PyTorch's derivative (BinaryCrossEntropy
+    Backward0): ``(x - t) / max((1 - x) * x, 1e-12)`` for the input (1e-12 a C float, as
+    PyTorch's), finite at 0 and 1, where the clamped logs' composition gave NaN; ``log(1 - x) - log(x)`` for the target."""
+
+    @staticmethod
+    def forward(ctx, x, t):
+        ctx.save_for_backward(x, t)
+        return _bce_values(x, t)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.saved_tensors
+        gx = g * (x - t) / _st.clip((1.0 - x) * x, _BCE_EPSILON, None)
+        gt = None
+        if ctx.needs_input_grad[1]:  # (PyTorch's: the logs unclamped)
+            gt = g * (_st.log(1.0 - x) - _st.log(x))
+        return gx, gt
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
