@@ -360,11 +360,8 @@ def _solve_shapes(name, A, B, left):
     """(A broadcast, B as matrices broadcast, vector_case)."""
     n = A.shape[-1]
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    if vector:
-        if not left:
-            Bm = B[..., None, :]
-        else:
-            Bm = B[..., None]
+    if vector:  # a column, also where not ``left`` (PyTorch's: then XA = B is incompatible)
+        Bm = B[..., None]
     else:
         if B.ndim < 2:
             raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
@@ -391,7 +388,7 @@ def _solve(name, A, B, left):
     else:
         X = _mT(_std().solve(_mT(A), _mT(Bm)))
     if vector:
-        X = X[..., 0] if left else X[..., 0, :]
+        X = X[..., 0]
     return A, X
 
 
@@ -639,9 +636,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     singular_values)`` minimising ``||A X - B||``; on the CPU ``driver`` is 'gelsy' (default),
     'gels', 'gelsd' or 'gelss', and which fields are empty follows PyTorch: ``rank`` for all
     but 'gels', ``singular_values`` for 'gelsd'/'gelss', ``residuals`` (squared, per column)
-    where ``m > n`` and every matrix has full rank (always for 'gels'). strided solves through
-    the SVD (the minimum-norm solution); for a rank-deficient matrix 'gelsy' (a basic, not
-    minimum-norm, solution) and 'gels' (no rank check) would differ, so they raise.
+    where ``m > n`` and every matrix has full rank, for all but 'gelsy' (always for 'gels').
+    strided solves through the SVD (the minimum-norm solution, as every driver gives for
+    full rank). Note: 'gelsy' finds the rank from a pivoted QR's condition estimate, strided
+    from the singular values (``sigma_i > rcond * sigma_max``): they can differ only for a
+    singular value near the threshold. A rank-deficient matrix with 'gels' (no rank check in
+    LAPACK) raises.
 
     >>> import strided.torch as torch
     >>> A = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
@@ -678,22 +678,20 @@ def lstsq(A, B, rcond=None, *, driver=None):
         keep = S > rc * S[..., :1]
         rank = ns.sum(ns.astype(keep.detach(), ns.int64), axis=-1)
         k = builtins.min(m, n)
-        if driver in ("gels", "gelsy") and bool(ns.any(rank < k)):
-            raise RuntimeError(f"torch.linalg.lstsq: driver={driver!r} of a rank-deficient matrix gives LAPACK's "
-                               f"basic solution, which strided does not compute; use driver='gelsd' or 'gelss' "
-                               f"(the minimum-norm solution)")
+        if driver == "gels" and bool(ns.any(rank < k)):
+            raise RuntimeError("torch.linalg.lstsq: driver='gels' assumes full rank, and of a rank-deficient "
+                               "matrix gives LAPACK's unchecked result, which strided does not reproduce; use "
+                               "driver='gelsd', 'gelss' or 'gelsy' (the minimum-norm solution)")
         sinv = ns.where(keep, 1 / ns.where(keep, S, ns.ones_like(S)), ns.zeros_like(S))
         X = (_mH(Vh) * sinv.to(A.dtype)[..., None, :]) @ (_mH(U) @ Bb)
-    full = m > n and (driver == "gels" or bool(ns.all(rank == n)))
+    full = m > n and driver != "gelsy" and (driver == "gels" or bool(ns.all(rank == n)))
     if full:
         d = Ab @ X - Bb
         res = ns.sum(ns.real(d * ns.conj(d)) if d.dtype.kind == "c" else d * d, axis=-2)
     else:
         res = ns.empty((0,), dtype=rdt, device=A.device)
-    if vector:
+    if vector:  # (residuals keep their column dimension, as PyTorch's)
         X = X[..., 0]
-        if full:
-            res = res[..., 0]
     rank_out = rank if driver != "gels" else ns.empty((0,), dtype=ns.int64, device=A.device)
     sv = S if driver in ("gelsd", "gelss") else ns.empty((0,), dtype=rdt, device=A.device)
     return return_types.linalg_lstsq(X, res, rank_out, sv)
