@@ -51,8 +51,12 @@ def _input(name, x, real):
     ns = _ns()
     if x.dtype.kind in "biu":
         x = ns.astype(x, ns.get_default_dtype() if hasattr(ns, "get_default_dtype") else ns.float32)
-    if real and x.dtype.kind == "c":
-        raise RuntimeError(f"{name} expects a real input tensor, but got {_torch_name(x.dtype)}")
+    if real and x.dtype.kind == "c":  # (PyTorch's three wordings)
+        if name in ("ihfftn", "ihfft2"):
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: {_torch_name(x.dtype)}")
+        what = "real input" if name in ("rfft", "ihfft") else "real-valued input"
+        raise RuntimeError(f"{'rfftn' if name == 'rfft2' else name} expects a {what} tensor, but got "
+                           f"{_torch_name(x.dtype)}")
     return x
 
 
