@@ -133,13 +133,38 @@ def test_vector_norm(dtype, args, kw):
 
 def test_vector_norm_dtype_and_integer_input():
     x = rand(RNG, (3, 4), "float32")
-    compare("vector_norm", [x], {"dtype": torch.float64} if False else {})
     r = LA.vector_norm(strided.asarray(x), dtype=storch.float64)
     same(r, torch.linalg.vector_norm(torch.from_numpy(x), dtype=torch.float64), 1e-6)
-    with pytest.raises(RuntimeError, match="floating point or complex"):
-        LA.vector_norm(storch.tensor([1, 2]))
-    with pytest.raises(RuntimeError, match="floating point or complex"):
-        torch.linalg.vector_norm(torch.tensor([1, 2]))
+    r = LA.vector_norm(strided.asarray(x.astype(np.complex64)), 1, dtype=storch.complex128)
+    same(r, torch.linalg.vector_norm(torch.from_numpy(x.astype(np.complex64)), 1, dtype=torch.complex128), 1e-6)
+    for L, T, dt in ((LA, strided.asarray, storch), (torch.linalg, torch.from_numpy, torch)):
+        with pytest.raises(RuntimeError, match="floating point or complex"):
+            L.vector_norm(T(np.array([1, 2])))
+        with pytest.raises(RuntimeError, match="dtype should be floating point or complex, but got"):
+            L.vector_norm(T(x), dtype=dt.int64)
+        with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs"):
+            L.vector_norm(T(x.astype(np.complex64)), dtype=dt.float32)
+        with pytest.raises(RuntimeError, match="dtype should be real for real inputs"):
+            L.vector_norm(T(x), dtype=dt.complex64)
+        with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty tensor"):
+            L.vector_norm(T(np.zeros(0)), math.inf)
+        with pytest.raises(TypeError, match="must be Number, not str"):
+            L.vector_norm(T(x), "fro")
+        with pytest.raises(RuntimeError, match="dim must be a 2-tuple. Got 0"):
+            L.norm(T(x), "fro", dim=0)
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf])
+def test_matrix_norm_of_empty_matrices(ord):
+    for shape in ((0, 3), (3, 0), (2, 0, 0)):
+        A = np.zeros(shape)
+        try:
+            want = torch.linalg.matrix_norm(torch.from_numpy(A), ord)
+        except IndexError:
+            with pytest.raises(IndexError, match="non-zero size"):
+                LA.matrix_norm(strided.asarray(A), ord)
+            continue
+        same(LA.matrix_norm(strided.asarray(A), ord), want)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -129,11 +129,11 @@ def _float_input(name, x, dtype):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {x.dtype.name}")
     if dtype is not None:
         if dtype.kind not in "fc":
-            raise RuntimeError(f"{name}: dtype should be floating point or complex. Got {dtype.name}")
+            raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {dtype.name}")
         if x.dtype.kind == "c" and dtype.kind != "c":
-            raise RuntimeError(f"{name}: dtype should be complex for a complex input. Got {dtype.name}")
+            raise RuntimeError(f"{name}: dtype should be complex for complex inputs, but got {dtype.name}")
         if x.dtype.kind == "f" and dtype.kind == "c":
-            raise RuntimeError(f"{name}: dtype should be real for a real input. Got {dtype.name}")
+            raise RuntimeError(f"{name}: dtype should be real for real inputs, but got {dtype.name}")
         x = x.to(dtype)
     return x
 
@@ -148,14 +148,14 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     x = _float_input("linalg.vector_norm", x, dtype)
     if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
-        raise TypeError(f"linalg.vector_norm(): argument 'ord' must be a Number, not {type(ord).__name__}")
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type(ord).__name__}")
     axes = _dims(dim, x.ndim, "linalg.vector_norm")
     if x.ndim and any(x.shape[a] == 0 for a in axes) and (ord < 0 or ord == math.inf):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
                            f"operation does not have an identity")
     if x.ndim == 0:
         r = _std().vector_norm(x, ord=ord)
-        r = r if not keepdim else r
     else:
         r = _std().vector_norm(x, axis=axes, keepdims=bool(keepdim), ord=ord)
     return _write("linalg.vector_norm", r, out)
@@ -171,9 +171,14 @@ def _matrix_norm(name, A, ord, dim, keepdim):
         and ord in (1, -1, 2, -2, math.inf, -math.inf))
     if not valid:
         raise RuntimeError(f"{name}: Order {ord} not supported.")
-    if ord not in ("fro",) and any(A.shape[a] == 0 for a in d) and not (ord in (2, "nuc", 1, math.inf)):
-        raise RuntimeError(f"{name}: The tensor's dimensions {d} must be non-empty for order {ord}")
     m = ns.moveaxis(A, d, (-2, -1))
+    rows, cols = m.shape[-2], m.shape[-1]
+    # PyTorch's minimum over an empty dimension (its amin's IndexError): -1 takes the least
+    # column sum, -inf the least row sum, -2 the least singular value
+    empty = {-1: cols == 0, -math.inf: rows == 0, -2: rows == 0 or cols == 0}
+    if not isinstance(ord, str) and empty.get(ord, False):
+        raise IndexError(f"{name}: amin(): Expected reduction dim to have non-zero size (order {ord} of "
+                         f"{rows}x{cols} matrices)")
     r = _std().matrix_norm(m, ord=ord)
     if keepdim:
         for a in sorted(d):
@@ -209,10 +214,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
     if dim is not None:
         d = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(d) == 1:
-            if isinstance(ord, str):
-                raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {d}"
-                                   if False else f"linalg.vector_norm: ord={ord!r} is a matrix norm; dim={d} "
-                                   f"names one dimension")
+            if isinstance(ord, str):  # (PyTorch's: a matrix norm over one dimension)
+                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {d[0]}")
             r = vector_norm(A, 2 if ord is None else ord, d, keepdim)
         elif len(d) == 2:
             r = _matrix_norm("linalg.matrix_norm", A, "fro" if ord is None else ord, d, keepdim)
