@@ -419,6 +419,9 @@ def test_pinv_and_matrix_rank(dtype, hermitian):
     compare("matrix_rank", [A], {"atol": 1.0, "rtol": 0.0, "hermitian": hermitian})
     compare("matrix_rank", [A], {"rtol": 0.5})
     compare("pinv", [A], {"atol": 0.5, "hermitian": hermitian}, tol=TOL[dtype] * 10)
+    compare("pinv", [A, 0.3, hermitian], tol=TOL[dtype] * 10)  # the older overload: rcond, hermitian
+    compare("matrix_rank", [A, 1.0, hermitian])  # the older overload: tol, hermitian
+    compare("matrix_rank", [A], {"tol": 0.1})
 
 
 @pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])

@@ -580,10 +580,11 @@ def _tol(name, S, smax, A, atol, rtol, hermitian):
                       r * smax)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """``torch.linalg.pinv(A, *, atol=None, rtol=None, hermitian=False, out=None)``: the
     Moore-Penrose pseudo-inverse, singular values at most ``max(atol, rtol * sigma_max)``
-    dropped; ``hermitian`` uses ``eigh`` of the lower triangle.
+    dropped; ``hermitian`` uses ``eigh`` of the lower triangle. PyTorch's older overload
+    ``pinv(A, rcond, hermitian=False)`` too (``rcond`` is ``rtol``).
 
     >>> import strided.torch as torch
     >>> torch.linalg.pinv(torch.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
@@ -591,6 +592,10 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """
     A = _matrix("linalg.pinv", A, "A")
     ns = _ns()
+    if rcond is not None:
+        if rtol is not None or atol is not None:
+            raise TypeError("linalg.pinv(): rcond (the older overload's rtol) with atol= or rtol=")
+        rtol = rcond
     if hermitian:
         _square("linalg.pinv", A)
         w, V = _std().eigh(A)
@@ -611,10 +616,11 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return _write("linalg.pinv", r, out)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """``torch.linalg.matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None)``: the
     number of singular values (|eigenvalues| where ``hermitian``) above ``max(atol, rtol *
-    sigma_max)``; int64.
+    sigma_max)``; int64. PyTorch's older overload ``matrix_rank(A, tol, hermitian=False)`` too
+    (``tol`` is ``atol``, with ``rtol`` 0).
 
     >>> import strided.torch as torch
     >>> torch.linalg.matrix_rank(torch.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
@@ -622,6 +628,10 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """
     A = _matrix("linalg.matrix_rank", A, "A")
     ns = _ns()
+    if tol is not None:
+        if rtol is not None or atol is not None:
+            raise TypeError("linalg.matrix_rank(): tol (the older overload's atol) with atol= or rtol=")
+        atol, rtol = tol, 0.0
     A = A.detach()
     S = ns.abs(_std().eigvalsh(A)) if hermitian else _std().svdvals(A)
     if S.shape[-1] == 0:
