@@ -263,7 +263,13 @@ def test_ex_functions_report_info_as_pytorch():
     assert si._fields == ("result", "info")
     same(si.info, ti.info, 0)
     same(si.result[1], ti.result[1])
+    si = LA.solve_ex(strided.asarray(sing), strided.asarray(np.ones((3, 1, 2, 1))))  # B's batch broadcasts
+    ti = torch.linalg.solve_ex(torch.from_numpy(sing), torch.from_numpy(np.ones((3, 1, 2, 1))))
+    same(si.info, ti.info, 0)  # (A's batch only)
+    same(si.result[:, 1], ti.result[:, 1])
     for L, x in ((LA, strided.asarray(sing)), (torch.linalg, torch.from_numpy(sing))):
+        with pytest.raises(L.LinAlgError, match=r"\(Batch element 0\): The diagonal element 2 is zero"):
+            L.matrix_power(x, -1)
         with pytest.raises(L.LinAlgError, match="singular"):
             L.inv(x)
         with pytest.raises(L.LinAlgError, match="singular"):

@@ -330,11 +330,26 @@ def inv(A, *, out=None):
     [[0.5, 0.0], [0.0, 0.25]]
     """
     A = _square("linalg.inv", A)
-    info = _lu_info(A)
-    _info_nonzero("linalg.inv", info, lambda i: (
-        f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix "
-        f"is singular."))
-    return _write("linalg.inv", _run("linalg.inv", _std().inv, A), out)
+    try:
+        X = _std().inv(A)
+    except _std().LinAlgError:  # (then LAPACK getrf's info, for PyTorch's message)
+        _info_nonzero("linalg.inv", _lu_info(A), _INV_MSG)
+        raise LinAlgError("linalg.inv: the input matrix is singular") from None
+    return _write("linalg.inv", X, out)
+
+
+def _INV_MSG(i):
+    return (f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix "
+            f"is singular.")
+
+
+def _SOLVE_MSG(i):
+    return "The solver failed because the input matrix is singular."
+
+
+def _zero_info(A, batch=None):
+    ns = _ns()
+    return ns.zeros(tuple(A.shape[:-2]) if batch is None else batch, dtype=ns.int32, device=A.device)
 
 
 def inv_ex(A, *, check_errors=False, out=None):
@@ -347,11 +362,12 @@ def inv_ex(A, *, check_errors=False, out=None):
     [[0.5, 0.0], [0.0, 0.25]]
     """
     A = _square("linalg.inv_ex", A)
-    info = _lu_info(A)
+    try:
+        return _write("linalg.inv_ex", return_types.linalg_inv_ex(_std().inv(A), _zero_info(A)), out)
+    except _std().LinAlgError:
+        info = _lu_info(A)
     if check_errors:
-        _info_nonzero("linalg.inv_ex", info, lambda i: (
-            f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix "
-            f"is singular."))
+        _info_nonzero("linalg.inv_ex", info, _INV_MSG)
     ns = _ns()
     ok = (info == 0)[..., None, None]
     safe = ns.where(ok, A, _eye_like(A, A.shape[-1]))
@@ -405,9 +421,12 @@ def solve(A, B, *, left=True, out=None):
     [1.0, 2.0]
     """
     A = _square("linalg.solve", A)
-    _info_nonzero("linalg.solve", _lu_info(A), lambda i: (
-        f"The solver failed because the input matrix is singular."))
-    return _write("linalg.solve", _run("linalg.solve", _solve, "linalg.solve", A, B, left)[1], out)
+    try:
+        X = _solve("linalg.solve", A, B, left)[1]
+    except _std().LinAlgError:
+        _info_nonzero("linalg.solve", _lu_info(A), _SOLVE_MSG)
+        raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.") from None
+    return _write("linalg.solve", X, out)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -420,10 +439,14 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     [[2.0]]
     """
     A = _square("linalg.solve_ex", A)
-    info = _lu_info(A)
-    if check_errors:
-        _info_nonzero("linalg.solve_ex", info, lambda i: "The solver failed because the input matrix is singular.")
     ns = _ns()
+    try:
+        Ab, X = _solve("linalg.solve_ex", A, B, left)
+        return _write("linalg.solve_ex", return_types.linalg_solve_ex(X, _zero_info(A)), out)  # (A's batch)
+    except _std().LinAlgError:
+        info = _lu_info(A)
+    if check_errors:
+        _info_nonzero("linalg.solve_ex", info, _SOLVE_MSG)
     ok = (info == 0)[..., None, None]
     safe = ns.where(ok, A, _eye_like(A, A.shape[-1]))
     Ab, X = _solve("linalg.solve_ex", safe, B, left)
@@ -797,10 +820,12 @@ def matrix_power(A, n, *, out=None):
                            f"{A.shape[-2] if A.ndim > 1 else A.ndim} by {A.shape[-1] if A.ndim else 0} matrices")
     if n < 0:
         A = _square("linalg.matrix_power", A)
-        _info_nonzero("linalg.inv", _lu_info(A), lambda i: (
-            f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix "
-            f"is singular."))
-    return _write("linalg.matrix_power", _std().matrix_power(A, n), out)
+    try:
+        r = _std().matrix_power(A, n)
+    except _std().LinAlgError:
+        _info_nonzero("linalg.inv", _lu_info(A), _INV_MSG)
+        raise LinAlgError("linalg.inv: the input matrix is singular") from None
+    return _write("linalg.matrix_power", r, out)
 
 
 def cross(input, other, *, dim=-1, out=None):
