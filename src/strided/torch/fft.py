@@ -51,6 +51,8 @@ def _input(name, x, real):
     ns = _ns()
     if x.dtype.kind in "biu":
         x = ns.astype(x, ns.get_default_dtype() if hasattr(ns, "get_default_dtype") else ns.float32)
+    if x.dtype.name in ("float16", "bfloat16"):  # (PyTorch's CPU FFT: no half precision)
+        raise RuntimeError(f"Unsupported dtype {'Half' if x.dtype.name == 'float16' else 'BFloat16'}")
     if real and x.dtype.kind == "c":  # (PyTorch's three wordings)
         if name in ("ihfftn", "ihfft2"):
             raise RuntimeError(f"Only supports floating-point dtypes, but found: {_torch_name(x.dtype)}")

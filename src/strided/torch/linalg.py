@@ -76,8 +76,18 @@ def _run(name, fn, *args, **kw):
         raise LinAlgError(f"{name}: {msg}") from None
 
 
+_LOW = {"float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _lapack(name, A):
+    """``A``, or PyTorch's refusal of half precision in a LAPACK function."""
+    if A.dtype.name in _LOW:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_LOW[A.dtype.name]}")
+    return A
+
+
 def _square(name, A, arg="A"):
-    return _matrix(name, A, arg, square=True)
+    return _lapack(name, _matrix(name, A, arg, square=True))
 
 
 def _same_dtype(name, a, b, an="A", bn="B"):
@@ -171,6 +181,8 @@ def _matrix_norm(name, A, ord, dim, keepdim):
         and ord in (1, -1, 2, -2, math.inf, -math.inf))
     if not valid:
         raise RuntimeError(f"{name}: Order {ord} not supported.")
+    if ord in (2, -2, "nuc"):  # (by the SVD)
+        _lapack(name, A)
     m = ns.moveaxis(A, d, (-2, -1))
     rows, cols = m.shape[-2], m.shape[-1]
     # PyTorch's minimum over an empty dimension (its amin's IndexError): -1 takes the least
@@ -243,7 +255,7 @@ def cond(A, p=None, *, out=None):
     >>> torch.linalg.cond(torch.tensor([[2.0, 0.0], [0.0, 1.0]])).item()
     2.0
     """
-    A = _matrix("linalg.cond", A, "A")
+    A = _lapack("linalg.cond", _matrix("linalg.cond", A, "A"))
     ns = _ns()
     if p is None or p in (2, -2) and not isinstance(p, str):
         s = _std().svdvals(A)
@@ -546,7 +558,7 @@ def qr(A, mode="reduced", *, out=None):
     >>> round(abs(R.item()), 4)
     5.0
     """
-    A = _matrix("linalg.qr", A, "A")
+    A = _lapack("linalg.qr", _matrix("linalg.qr", A, "A"))
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            f"'r', or 'complete'")
@@ -565,7 +577,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     >>> torch.linalg.svd(torch.tensor([[3.0, 0.0], [0.0, 4.0]])).S.tolist()
     [4.0, 3.0]
     """
-    A = _matrix("linalg.svd", A, "A")
+    A = _lapack("linalg.svd", _matrix("linalg.svd", A, "A"))
     _no_driver("torch.linalg.svd", driver)
     U, S, Vh = _run("linalg.svd", _std().svd, A, full_matrices=bool(full_matrices))
     return _write("linalg.svd", return_types.linalg_svd(U, S, Vh), out)
@@ -579,7 +591,7 @@ def svdvals(A, *, driver=None, out=None):
     >>> torch.linalg.svdvals(torch.tensor([[3.0, 0.0], [0.0, 4.0]])).tolist()
     [4.0, 3.0]
     """
-    A = _matrix("linalg.svdvals", A, "A")
+    A = _lapack("linalg.svdvals", _matrix("linalg.svdvals", A, "A"))
     _no_driver("torch.linalg.svdvals", driver)
     return _write("linalg.svdvals", _run("linalg.svdvals", _std().svdvals, A), out)
 
@@ -613,7 +625,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     >>> torch.linalg.pinv(torch.tensor([[2.0, 0.0], [0.0, 0.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.0]]
     """
-    A = _matrix("linalg.pinv", A, "A")
+    A = _lapack("linalg.pinv", _matrix("linalg.pinv", A, "A"))
     ns = _ns()
     if rcond is not None:
         if rtol is not None or atol is not None:
@@ -649,7 +661,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
     >>> torch.linalg.matrix_rank(torch.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
     1
     """
-    A = _matrix("linalg.matrix_rank", A, "A")
+    A = _lapack("linalg.matrix_rank", _matrix("linalg.matrix_rank", A, "A"))
     ns = _ns()
     if tol is not None:
         if rtol is not None or atol is not None:
@@ -684,7 +696,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     >>> torch.linalg.lstsq(A, torch.tensor([[1.0], [2.0], [3.0]])).solution.tolist()
     [[1.0], [2.0]]
     """
-    A = _matrix("linalg.lstsq", A, "A")
+    A = _lapack("linalg.lstsq", _matrix("linalg.lstsq", A, "A"))
     B = _tensor("linalg.lstsq", B, "B")
     ns = _ns()
     if driver is None:
