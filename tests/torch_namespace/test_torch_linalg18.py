@@ -253,6 +253,9 @@ def test_ex_functions_report_info_as_pytorch():
         LA.cholesky_ex(strided.asarray(bad), check_errors=True)
     with pytest.raises(torch.linalg.LinAlgError, match="leading minor of order 2 is not positive-definite"):
         torch.linalg.cholesky_ex(torch.from_numpy(bad), check_errors=True)
+    for L, T in ((LA, strided.asarray), (torch.linalg, torch.from_numpy)):
+        with pytest.raises(L.LinAlgError, match=r"\(Batch element 0\): .*minor of order 2 is not positive-def"):
+            L.cholesky(T(bad))
     sing = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 0.0], [0.0, 1.0]]])
     si, ti = LA.inv_ex(strided.asarray(sing)), torch.linalg.inv_ex(torch.from_numpy(sing))
     same(si.info, ti.info, 0)

@@ -279,7 +279,18 @@ def cholesky(A, *, upper=False, out=None):
     [[2.0, 0.0], [1.0, 1.0]]
     """
     A = _square("linalg.cholesky", A)
-    return _write("linalg.cholesky", _run("linalg.cholesky", _std().cholesky, A, upper=bool(upper)), out)
+    try:
+        L = _std().cholesky(A, upper=bool(upper))
+    except _std().LinAlgError:  # (then potrf's info, for PyTorch's message)
+        _info_nonzero("linalg.cholesky", _chol_info(A), _CHOL_MSG)
+        raise LinAlgError("linalg.cholesky: The factorization could not be completed because the input is not "
+                          "positive-definite.") from None
+    return _write("linalg.cholesky", L, out)
+
+
+def _CHOL_MSG(i):
+    return (f"The factorization could not be completed because the input is not positive-definite (the leading "
+            f"minor of order {i} is not positive-definite).")
 
 
 def _chol_info(A):
@@ -320,9 +331,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     except _std().LinAlgError:
         info = _chol_info(A)
         if check_errors:
-            _info_nonzero("linalg.cholesky_ex", info, lambda i: (
-                f"The factorization could not be completed because the input is not positive-definite (the "
-                f"leading minor of order {i} is not positive-definite)."))
+            _info_nonzero("linalg.cholesky_ex", info, _CHOL_MSG)
         ok = (info == 0)[..., None, None]
         safe = ns.where(ok, A, _eye_like(A, A.shape[-1]))
         L = ns.where(ok, _std().cholesky(safe, upper=bool(upper)), ns.full_like(A, math.nan))
