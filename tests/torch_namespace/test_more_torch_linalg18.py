@@ -1,5 +1,5 @@
-"""strided.torch._more_torch_linalg (torch.linalg's solve_triangular, lu_factor(_ex), lu,
-lu_solve, matrix_exp, multi_dot, vander, ready for a strided.torch.linalg module) against
+"""strided.torch.linalg (torch.linalg's solve_triangular, lu_factor(_ex), lu,
+lu_solve, matrix_exp, multi_dot, vander, from _more_torch_linalg) against
 torch.linalg (PyTorch 2.13): values, gradients and errors."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import strided
-from strided.torch import _more_torch_linalg as linalg
+from strided.torch import linalg
 from _parity import to_numpy
 
 torch = pytest.importorskip("torch")

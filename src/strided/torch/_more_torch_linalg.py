@@ -1,11 +1,7 @@
-"""``torch.linalg`` names that ``strided.linalg`` (which ``strided.torch.linalg`` is today)
-lacks: ``solve_triangular``, ``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``,
-``matrix_exp``, ``multi_dot`` and ``vander``, composed as ``_more_linalg``'s functions.
-
-Not yet reachable as ``strided.torch.linalg.<name>``: ``strided.torch.linalg`` is
-``strided.linalg``, the standard's namespace, which these PyTorch-only names should not
-join; exposing them needs a ``strided.torch.linalg`` module of its own (``strided.linalg``'s
-names plus ``__all__`` here), a change to ``strided/torch/__init__.py``'s submodules.
+"""``torch.linalg`` names that ``strided.linalg`` (the standard's namespace) lacks:
+``solve_triangular``, ``lu_factor``, ``lu_factor_ex``, ``lu``, ``lu_solve``, ``matrix_exp``,
+``multi_dot`` and ``vander``, composed as ``_more_linalg``'s functions; ``strided.torch.linalg``
+(PyTorch's namespace) re-exports them.
 """
 
 from __future__ import annotations

@@ -36,10 +36,10 @@ def _norm_except_dim(v, dim):
         return torch.linalg.vector_norm(v)
     if dim == 0:
         shape = (v.shape[0],) + (1,) * (v.ndim - 1)
-        return torch.linalg.vector_norm(v.reshape(v.shape[0], -1), axis=1).reshape(shape)
+        return torch.linalg.vector_norm(v.reshape(v.shape[0], -1), dim=1).reshape(shape)
     if dim == v.ndim - 1:
         shape = (1,) * (v.ndim - 1) + (v.shape[-1],)
-        return torch.linalg.vector_norm(v.reshape(-1, v.shape[-1]), axis=0).reshape(shape)
+        return torch.linalg.vector_norm(v.reshape(-1, v.shape[-1]), dim=0).reshape(shape)
     return _norm_except_dim(v.transpose(0, dim), 0).transpose(0, dim)
 
 
