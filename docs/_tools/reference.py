@@ -55,7 +55,8 @@ OTHER = "Constants and aliases"
 SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks", "torch", "torch.cuda",
               "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
               "torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.special", "torch.nn.utils",
-              "torch.nn.utils.rnn", "torch.utils.data", "torch.testing", "torch.random")
+              "torch.nn.utils.rnn", "torch.utils.data", "torch.testing", "torch.random", "torch.linalg",
+              "torch.fft")
 
 
 def _mod(sub: str):
@@ -240,6 +241,10 @@ INTROS = {
     "torch.utils.data": "PyTorch's ``torch.utils.data``: datasets, samplers, ``default_collate`` and ``DataLoader``.",
     "torch.testing": "PyTorch's ``torch.testing``: ``assert_close`` with its default tolerances, ``make_tensor``.",
     "torch.random": "PyTorch's ``torch.random``: the default generator's seed and state.",
+    "torch.linalg": "PyTorch's ``torch.linalg``: its signatures (``dim``, ``keepdim``, positional ``ord``), "
+                    "return types and errors; :doc:`linalg` is the standard's.",
+    "torch.fft": "PyTorch's ``torch.fft``: its signatures (``dim``, positional ``n``) and dtypes; "
+                 ":doc:`fft` is the standard's.",
     "torch.special": "PyTorch's ``torch.special``: the functions below, and the names it shares with "
                      "``torch`` (``expit``, ``gammaln``, ``psi``, ``erf``, ``logit``, ``xlogy``, ...), "
                      "which are :doc:`torch`'s functions.",

@@ -662,7 +662,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
 
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """``torch.linalg.matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None)``: the
-    number of singular values (|eigenvalues| where ``hermitian``) above ``max(atol, rtol *
+    number of singular values (the absolute eigenvalues where ``hermitian``) above ``max(atol, rtol *
     sigma_max)``; int64. PyTorch's older overload ``matrix_rank(A, tol, hermitian=False)`` too
     (``tol`` is ``atol``, with ``rtol`` 0).
 
@@ -690,7 +690,7 @@ _GELS_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """``torch.linalg.lstsq(A, B, rcond=None, *, driver=None)``: ``(solution, residuals, rank,
-    singular_values)`` minimising ``||A X - B||``; on the CPU ``driver`` is 'gelsy' (default),
+    singular_values)`` minimising the norm of ``A X - B``; on the CPU ``driver`` is 'gelsy' (default),
     'gels', 'gelsd' or 'gelss', and which fields are empty follows PyTorch: ``rank`` for all
     but 'gels', ``singular_values`` for 'gelsd'/'gelss', ``residuals`` (squared, per column)
     where ``m > n`` and every matrix has full rank, for all but 'gelsy' (always for 'gels').
@@ -756,7 +756,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def householder_product(A, tau, *, out=None):
     """``torch.linalg.householder_product(A, tau, *, out=None)``: the first ``n`` columns of
-    ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` column ``i`` of ``A`` below the
+    the product of ``H_1`` to ``H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` column ``i`` of ``A`` below the
     diagonal and 1 on it (LAPACK's orgqr/ungqr).
 
     >>> import strided.torch as torch
