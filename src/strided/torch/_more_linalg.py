@@ -19,7 +19,6 @@ import sys
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
-from .._core.dispatch import method_signature
 from ._checks import no_out as _no_out, tensor as _tensor
 
 __all__ = [
@@ -543,37 +542,17 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 
 # --- Array's methods ---------------------------------------------------------------------------
 
-def _without_out(sig):
-    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "out"])
-
-
 def _install_methods() -> None:
-    def method(f, name):
-        def m(self, *args, **kwargs):
-            return f(self, *args, **kwargs)
-        m.__name__ = m.__qualname__ = name
-        m.__doc__ = f"Method form of ``torch.{name}``."
-        m.__signature__ = _without_out(method_signature(f))
-        return m
-
-    def inplace(f, name):
-        # (the shared in-place form: computed from a clone while autograd records, PyTorch's
-        # dtype and shape refusals; strided/torch/_tensor_methods.py)
-        from ._tensor_methods import _inplace
-        return _inplace(name, name[:-1], _without_out(method_signature(f)))
+    from ._tensor_methods import install_function_methods
 
     def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         return _ns().torch.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
-    table = {"cholesky": method(cholesky, "cholesky"), "cholesky_inverse": method(cholesky_inverse, "cholesky_inverse"),
-             "cholesky_solve": method(cholesky_solve, "cholesky_solve"), "lu": method(lu, "lu"),
-             "lu_solve": method(lu_solve, "lu_solve"), "triangular_solve": method(triangular_solve, "triangular_solve"),
-             "matrix_exp": method(matrix_exp, "matrix_exp"), "addbmm": method(addbmm, "addbmm"),
-             "addbmm_": inplace(addbmm, "addbmm_"), "baddbmm_": inplace(baddbmm, "baddbmm_"),
-             "ger": method(ger, "ger"), "renorm": method(renorm, "renorm"), "renorm_": inplace(renorm, "renorm_")}
-    for name, f in table.items():
-        if not hasattr(Array, name):
-            setattr(Array, name, f)
+    install_function_methods(
+        {"cholesky": cholesky, "cholesky_inverse": cholesky_inverse, "cholesky_solve": cholesky_solve,
+         "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve, "matrix_exp": matrix_exp,
+         "addbmm": addbmm, "ger": ger, "renorm": renorm},
+        {"addbmm_": addbmm, "baddbmm_": baddbmm, "renorm_": renorm})
 
 
 _install_methods()

@@ -24,7 +24,6 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
-from .._core.dispatch import method_signature
 from .._api.creation import wrap_new as _wrap_new
 from ..autograd._function import Function
 from ._checks import floating_dtype as _floating_dtype, tensor as _tensor
@@ -319,31 +318,11 @@ def multigammaln(input, p, *, out=None):
     return mvlgamma(input, p, out=out)
 
 
-def _without_out(sig):
-    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "out"])
-
-
 def _install_methods() -> None:
-    def method(f, name):
-        def m(self, *args, **kwargs):
-            return f(self, *args, **kwargs)
-        m.__name__ = m.__qualname__ = name
-        m.__doc__ = f"Method form of ``torch.{name}``."
-        m.__signature__ = _without_out(method_signature(f))
-        return m
+    from ._tensor_methods import install_function_methods
 
-    def inplace(f, name):
-        # (the shared in-place form: computed from a clone while autograd records, PyTorch's
-        # dtype and shape refusals; strided/torch/_tensor_methods.py)
-        from ._tensor_methods import _inplace
-        return _inplace(name, name[:-1], _without_out(method_signature(f)))
-
-    for f in (mvlgamma, igamma, igammac):
-        n = f.__name__
-        if not hasattr(Array, n):
-            setattr(Array, n, method(f, n))
-        if not hasattr(Array, n + "_"):
-            setattr(Array, n + "_", inplace(f, n + "_"))
+    fs = {f.__name__: f for f in (mvlgamma, igamma, igammac)}
+    install_function_methods(fs, {n + "_": f for n, f in fs.items()})
 
 
 _install_methods()

@@ -37,6 +37,7 @@ import sys
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
+from .._core.dispatch import method_signature
 from ..autograd._function import Function
 from ._methods import _cast_error
 
@@ -459,6 +460,29 @@ def _inplace(name: str, base: str, spec, check=None):
                        f"``self``'s, and a result shape other than ``self``'s (RuntimeError).")
     inplace.__signature__ = sig
     return inplace
+
+
+def _without_out(sig: inspect.Signature) -> inspect.Signature:
+    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "out"])
+
+
+def install_function_methods(functions: dict, inplace: dict = None) -> None:
+    """Array's method ``name`` for each ``name -> f`` of ``functions`` (a strided.torch
+    function; the method calls it with ``self`` first) and the in-place form for each
+    ``name_ -> f`` of ``inplace`` (the shared ``_inplace``: from a clone while autograd
+    records, PyTorch's refusals), where Array lacks the name. The modules that add
+    functions (``_more_linalg``, ``_more_special``) give Array their methods so."""
+    for name, f in functions.items():
+        if not hasattr(Array, name):
+            def m(self, *args, _f=f, **kwargs):
+                return _f(self, *args, **kwargs)
+            m.__name__ = m.__qualname__ = name
+            m.__doc__ = f"Method form of ``torch.{name}``."
+            m.__signature__ = _without_out(method_signature(f))
+            setattr(Array, name, m)
+    for name, f in (inplace or {}).items():
+        if not hasattr(Array, name):
+            setattr(Array, name, _inplace(name, name[:-1], _without_out(method_signature(f))))
 
 
 def _install() -> list:
