@@ -162,7 +162,8 @@ def test_make_tensor_properties(dtype, shape, noncontiguous):
     parts = [v.real, v.imag] if dtype.startswith("complex") else [v]
     for p in parts:
         assert (p >= lo).all() and (p <= hi).all()
-    if dtype.startswith("float") and v.size:
+    if dtype in ("float32", "float64") and v.size:
+        # (float16: the draw in float32 may round up to 9, as PyTorch's uniform_ on Half does)
         assert (v < 9).all()
 
 

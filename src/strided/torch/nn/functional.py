@@ -974,11 +974,13 @@ def pad(input, pad, mode: str = "constant", value=None) -> Array:
         if mode == "circular" and (left < 0 or right < 0):
             # PyTorch's circular padding crops first and wraps around what is left
             lo, hi = builtins.max(-left, 0), n - builtins.max(-right, 0)
+            if hi - lo < builtins.max(left, right, 0):
+                # (PyTorch 2.13 reads uninitialised or overlapping memory here, or refuses)
+                raise RuntimeError(f"pad(): circular padding ({left}, {right}) crops dimension {dim} of "
+                                   f"size {n} to {builtins.max(hi - lo, 0)} and would wrap around that "
+                                   f"more than once")
             x = _st.narrow(x, dim, lo, hi - lo)
             left, right, n = builtins.max(left, 0), builtins.max(right, 0), hi - lo
-            if n == 0:  # (PyTorch 2.13 returns uninitialised memory here)
-                raise RuntimeError(f"pad(): circular padding {pad} crops dimension {dim} to nothing "
-                                   f"and then wraps around it")
         idx = np.arange(-left, n + right)
         if mode == "reflect":
             period = 2 * (n - 1) if n > 1 else 1
