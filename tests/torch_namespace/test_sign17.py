@@ -53,3 +53,20 @@ def test_complex_is_pytorchs_sgn():
 
 def test_the_standards_sign_keeps_nan():
     assert np.isnan(host(xp.sign(xp.asarray([float("nan")])))).all()
+
+
+def test_sign_in_place_with_nan_writes_once_and_backpropagates_as_pytorchs():
+    # (x.sign_() on a float array holding NaN wrote twice, the sign and then the NaN fix: two
+    # version bumps for one in-place operation; under autograd the second write raised)
+    x = st.tensor([0.0, float("nan"), -2.0], device="cpu")
+    v = x.storage()._version
+    assert x.sign_() is x
+    assert x.storage()._version - v == 1
+    grads = []
+    for lib in (st, torch):
+        a = lib.tensor([1.0, -2.0, float("nan")], requires_grad=True)
+        y = a * 1
+        y.sign_()
+        (y * lib.tensor([1.0, 2.0, 3.0]) + a).sum().backward()
+        grads.append(np.asarray(a.grad.tolist()))
+    np.testing.assert_array_equal(grads[0], grads[1])

@@ -891,12 +891,22 @@ def torch_sign(input, *, out=None):
     standard's ``strided.sign`` gives NaN). A complex input gives ``z / |z|``, PyTorch's
     ``sgn`` (PyTorch's ``sign`` refuses complex numbers)."""
     ns = _ns()
-    r = ns.sign(input, out=out)
-    if r._dtype.kind == "f":
-        nan = ns.isnan(r)
-        if ns.any(nan):
-            r = ns.where(nan, 0.0, r, out=out)
-    return r
+    if type(input) is not Array or input._dtype.kind != "f":
+        return ns.sign(input, out=out)
+    # (in place: computed from a detached alias, so that nothing saved for backward is the
+    # array written; sign's derivative is 0 either way)
+    r = ns.sign(input.detach() if out is input else input)
+    nan = ns.isnan(r)
+    if ns.any(nan):
+        r = ns.where(nan, 0.0, r)
+    if out is None:
+        return r
+    # (one write into out, its version counter once: x.sign_() with a NaN wrote twice; an
+    # in-place sign_ records as a copy of a constant: the gradient through it is 0, sign's)
+    if out is input:
+        return out.copy_(r)
+    from .._core.dispatch import _write_result
+    return _write_result("sign", out, r)
 
 
 def _sign_method(self, *, out=None):
