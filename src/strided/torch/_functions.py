@@ -27,7 +27,7 @@ from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
 from .._core import dtypes as _dtypes
 from .._core.dispatch import quiet
-from ._checks import floating_dtype
+from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 
 _P = inspect.Parameter
@@ -333,12 +333,6 @@ def _stack(p):
 # --- names the standard's namespace gives another meaning (docs/torch-differences.md): here
 # PyTorch's, the Tensor method's body --------------------------------------------------------
 
-def _input(name: str, x) -> Array:
-    if type(x) is not Array:
-        raise TypeError(f"{name}(): input must be a strided array; got {type(x).__name__}")
-    return x
-
-
 @_row("nonzero", "input, *, out=None, as_tuple=False")
 def _nonzero(p):
     x = _input("nonzero", p["input"])
@@ -598,8 +592,7 @@ def meshgrid(*tensors, indexing=None) -> tuple:
 
 
 def _truth(name: str, x, arg: str) -> Array:
-    if type(x) is not Array:
-        raise TypeError(f"{name}(): argument '{arg}' must be a strided array; got {type(x).__name__}")
+    x = _input(name, x, arg)
     return x if x._dtype.kind == "b" else _ns().not_equal(x, 0)
 
 
@@ -634,9 +627,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     tensor([2, 2])
     """
     ns = _ns()
-    if type(sorted_sequence) is not Array:
-        raise TypeError(f"searchsorted(): sorted_sequence must be a strided array; got "
-                        f"{type(sorted_sequence).__name__}")
+    _input("searchsorted", sorted_sequence, "sorted_sequence")
     if side is not None:
         if side not in ("left", "right"):
             raise ValueError(f"searchsorted(): side must be 'left' or 'right'; got {side!r}")
@@ -765,9 +756,7 @@ def equal(input, other) -> builtins.bool:
     >>> torch.equal(torch.tensor([1.0, 2.0]), torch.tensor([1, 2])), torch.equal(torch.ones(2), torch.ones(3))
     (True, False)
     """
-    if type(input) is not Array:
-        raise TypeError(f"equal(): input must be a strided array; got {type(input).__name__}")
-    return input.equal(other)
+    return _input("equal", input).equal(other)
 
 
 def numel(input, /) -> builtins.int:

@@ -36,6 +36,7 @@ import numpy as np
 import strided as _st
 from strided import Array
 from ..._core.caller import stacklevel
+from .._checks import tensor as _tensor
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -54,10 +55,7 @@ __all__ = [
 # --- argument helpers ----------------------------------------------------------------------
 
 def _check(x, func: str, name: str = "input") -> Array:
-    if type(x) is not Array:
-        raise TypeError(f"{func}(): argument {name!r} must be a tensor (a strided array); "
-                        f"got {type(x).__name__}")
-    return x
+    return _tensor(func, x, name)  # (the shared check: torch/_checks.py)
 
 
 def _ntuple(v, n: int, func: str, name: str) -> tuple:
