@@ -176,6 +176,9 @@ _FUSED_VAR_MIN = 1 << 15
 _empty = np.empty
 # The C kernel's sum_into (strided._core.cfast), or None: the small sums' hot path asks it first.
 _sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
+# sum(x)'s plain case in C (_chot's K_SUM: a whole float32/float64 CPU array one thread
+# sums, the hot path below without its Python frame and error state)
+_SUM_C = None if _sum_into is None else (9, [_sum_into, _dtypes.float32, _dtypes.float64, _CPU])
 _multiply_reduce = np.multiply.reduce
 _true_divide = np.true_divide
 _asarray = np.asarray
@@ -245,7 +248,7 @@ def _accumulate(func: str, kernel: str, x, axis, dtype, keepdims, out):
     return _finish(reduce_with(kernel, x, axes, keepdims, res, dtype=acc._np), func, out)
 
 
-@api("sum")
+@api("sum", c_case=_SUM_C)
 def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Sum of the elements over ``axis``; small integers accumulate in int64/uint64.
 

@@ -229,8 +229,12 @@ def has_ext(args, kwargs=None) -> bool:
     return False
 
 
-def api(name: str):
-    """Mark ``fn`` as the namespace function ``name`` (hookable by extensions)."""
+def api(name: str, c_case: tuple | None = None):
+    """Mark ``fn`` as the namespace function ``name`` (hookable by extensions).
+
+    ``c_case``: ``(kind, table)`` of a compiled fast case in front of it (``_chot.Fast``'s,
+    e.g. K_SUM's), which answers the plain case itself and passes every other call on as
+    kind 0 does; without the compiled module the wrapper below is all there is."""
 
     def deco(fn):
         # The binding stage (_core/call/bind.py) of a function that declares PyTorch keywords:
@@ -290,7 +294,8 @@ def api(name: str):
                     # (the entry's test in C: a call it would pass straight on calls fn, and
                     # so does one whose keywords Binder.bind returns as they are)
                     direct = {"direct": fn, "npos": b.npos, "passkw": b.passkw}
-            fast = CHOT.Fast(target, 0, hook=HOOK, name=name, **direct)
+            kind, table = c_case if c_case is not None else (0, None)
+            fast = CHOT.Fast(target, kind, table, hook=HOOK, name=name, **direct)
             fast.__dict__.update(wrapper.__dict__)
             if b is not None:
                 fast.__signature__ = b.signature(fn)

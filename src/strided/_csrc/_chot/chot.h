@@ -275,8 +275,11 @@ enum { G_NONE = 0, G_NOINF, G_POW_F, G_POW_I, G_COPY, G_SHIFT };
    head(name, impl, args, kwargs) with keywords whose name has a binder (table: the binders
    dict) is bound first (``args, kwargs = binder.bind(args, kwargs)``); then fallback (the
    chain) is called with the four. */
+/* K_SUM: sum(x) of a whole floating CPU array that one thread sums (table: [the C kernel
+   _ckernels.sum_into, the float32 and float64 DTypes, the CPU Device]); everything else as
+   K_API. */
 enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6,
-       K_ASARRAY = 7, K_HEAD = 8 };
+       K_ASARRAY = 7, K_HEAD = 8, K_SUM = 9 };
 
 typedef struct {
     PyObject_HEAD

@@ -19,7 +19,7 @@
 #define ELIDE_FIRST_FROM ((Py_ssize_t)1 << 20)
 
 /* the positional arguments of each kind's fast case (-1: none) */
-static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2, -1, 4};
+static const Py_ssize_t NARGS[] = {-1, 1, 2, 2, 3, -1, 2, -1, 4, -1};
 
 /* The Loop of dtype index i (unary), dtype pair (i, j) (binary, side 0), or dtype i with a
    Python scalar of column j on side 1 (first) or 2 (second); NULL outside the table. */
@@ -1021,6 +1021,65 @@ fast_astype(Fast *f, PyObject *x, PyObject *dt)
     return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt, dev);
 }
 
+/* sum(x) of a floating array on the CPU, the namespace's hot path (statistics.py, sum) in
+   C: an extension-free Array of float32 or float64 with at least one dimension and one
+   element, which one thread sums (threads.one_thread_reduce: one thread, or fewer bytes than
+   the split threshold): the C kernel sum_into (NumPy's pairwise sum, its bits) into a fresh
+   0-d result, wrapped as the Python path wraps it. NULL with no error set for anything else
+   or where the kernel declines (a layout it does not take): the Python definition, which
+   makes the same call first. Issue 38: the Python path cost ~500 ns a call more than this
+   (the API wrapper's error state, the frame, its tests), a quarter of a 65536-element sum. */
+static PyObject *
+fast_sum(Fast *f, PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T || !contract_operand(x) || SLOT(x, O_ext) != Py_None
+        || !PyList_CheckExact(f->table) || PyList_GET_SIZE(f->table) != 4)
+        return NULL;
+    PyObject *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device), *shape = SLOT(x, O_shape);
+    if ((dt != PyList_GET_ITEM(f->table, 1) && dt != PyList_GET_ITEM(f->table, 2))
+        || dev != PyList_GET_ITEM(f->table, 3) || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) == 0)
+        return NULL;
+    Py_ssize_t nbytes = nbytes_of(x), tmin = contract_pool_limit(thread_min_list);
+    if (nbytes <= 0 || (contract_pool_limit(num_threads_list) != 1 && (tmin <= 0 || nbytes >= tmin)))
+        return NULL;
+    PyObject *descr = SLOT(dt, D_np), *isz = SLOT(dt, D_itemsize);
+    if (descr == NULL || isz == NULL || !PyLong_CheckExact(isz))
+        return NULL;
+    Py_ssize_t itemsize = PyLong_AsSsize_t(isz);
+    if (itemsize <= 0)
+        return contract_decline();
+    PyObject *a = small_native_any(x, PY_SSIZE_T_MAX);
+    if (a == NULL)
+        return NULL;
+    PyObject *kernel = Py_NewRef(PyList_GET_ITEM(f->table, 0)), *r = NULL, *ok = NULL, *count = NULL;
+    PyObject *empty = PyTuple_New(0);
+    Py_INCREF(dt);
+    Py_INCREF(dev);
+    Py_INCREF(descr);
+    if (empty == NULL || (r = result_empty(empty, descr, itemsize)) == NULL
+        || (count = PyLong_FromSsize_t(nbytes / itemsize)) == NULL)
+        goto done;
+    PyObject *args[3] = {a, r, count};
+    ok = run_kernel(kernel, args, 3);
+    if (ok == Py_True && Py_TYPE(r) == ND_T && ND(r)->descr == descr && ND(r)->nd == 0) {
+        PyObject *res = array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), empty, Py_NewRef(Py_None), dt, dev);
+        r = empty = dt = dev = NULL; /* (array_new took them) */
+        Py_DECREF(a), Py_DECREF(kernel), Py_DECREF(descr), Py_DECREF(count), Py_DECREF(ok);
+        return res;
+    }
+done:
+    Py_XDECREF(ok);
+    Py_XDECREF(count);
+    Py_XDECREF(r);
+    Py_XDECREF(empty);
+    Py_DECREF(a);
+    Py_DECREF(kernel);
+    Py_DECREF(descr);
+    Py_XDECREF(dt);
+    Py_XDECREF(dev);
+    return PyErr_Occurred() ? contract_decline() : NULL;
+}
+
 /* asarray(x, dtype=, device=, copy=, requires_grad=, names=) of an Array of ours where
    every keyword given asks for nothing (dtype/device: None or x's own, compared by
    identity; copy: None or False; requires_grad: False; names: None): x itself, a new
@@ -1220,6 +1279,12 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         if (r != NULL || PyErr_Occurred())
             return r;
     }
+    if (f->kind == K_SUM && n == 1 && (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)
+        && ready && !CALIBRATING) {
+        PyObject *r = fast_sum(f, args[0]);
+        if (r != NULL || PyErr_Occurred())
+            return r;
+    }
     if (f->kind == K_HEAD)
         return head_call(f, args, nargsf, kwnames);
     if (f->kernel) {
@@ -1236,7 +1301,7 @@ fast_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
         }
         return call_quiet(f->fallback, args, nargsf, kwnames);
     }
-    if (f->kind == K_API || f->kind == K_ASTYPE)
+    if (f->kind == K_API || f->kind == K_ASTYPE || f->kind == K_SUM)
         return api_call(f, args, nargsf, kwnames);
     if (f->kind == K_QUIET)
         return call_quiet(f->fallback, args, nargsf, kwnames);
@@ -1380,6 +1445,8 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     }
     if (!PyCallable_Check(fallback)
         || (kind == K_API ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+            : kind == K_SUM ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
+                              || !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 4
             : kind == K_ASTYPE ? !PyList_CheckExact(hook) || !PyUnicode_Check(name)
                                  || !PyList_CheckExact(table) || PyList_GET_SIZE(table) != 1
             : kind == K_UNARY ? !PyList_CheckExact(table)
@@ -1394,7 +1461,7 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         || (kernel && ((kind != K_BINARY && kind != K_UNARY) || swap || inplace || elide != Py_None))
         || (square != Py_None && (kind != K_BINARY || swap || inplace || kernel || Py_TYPE(square) != type
                                   || ((Fast *)square)->kind != K_UNARY || ((Fast *)square)->inplace))
-        || (direct != Py_None && (kind != K_API || !PyCallable_Check(direct) || npos < 1))
+        || (direct != Py_None && ((kind != K_API && kind != K_SUM) || !PyCallable_Check(direct) || npos < 1))
         || (passkw != Py_None && (direct == Py_None || !PyFrozenSet_CheckExact(passkw)))
         || (kimpl != Py_None && (!PyCallable_Check(kimpl) || swap || inplace || kernel
                                  || (kind == K_MATMUL ? 0
@@ -1409,6 +1476,7 @@ fast_new(PyTypeObject *type, PyObject *args, PyObject *kw)
                         "(a frozenset of keywords), "
                         "3 or 4 (table: [result dtypes or the bool dtype, kernel]), 5 (nothing else), "
                         "6 (as 0, table: [ndarray.astype]), 7 (as 5, with asarray's identity case), "
+                        "9 (as 0, table: [sum_into, float32, float64, the CPU device]), "
                         "8 (table: the binders dict: the extension chain's head); kimpl: an operator's "
                         "or a function's kernel path (kind 1 or 2, not swapped nor in place, with hook "
                         "and name), or matmul's api entry (kind 3)");
