@@ -715,6 +715,141 @@ SD_PWT(pwtpsq_f64, pwonesq_f64, f64, double, 1, SD_SQ, 1, SD_NO_EIGHT)
 SD_FLAT(SD_AVX2, flat_f32, float, eight_f32, pwt_f32, 0)
 SD_FLAT(SD_AVX2, flata_f32, float, eighta_f32, pwt_f32, 1) /* (a row's edges: see eighta_f32) */
 SD_FLAT(SD_AVX512, flatz_f64, double, eightz_f64, pwt_f64, 1) /* (the row's edges: see eightz_f64) */
+/* The flat tree's nodes one leaf at a time (round 19, issue 38): a node of eight leaves
+   (sd_eight) read in one stream, front to back, each leaf's eight accumulators one vector
+   (float32: 8 lanes; float64: one 512-bit vector with AVX-512, two 256-bit ones without)
+   fed its groups of 8 in order, two per loop step (r + g_i, then + g_(i+1): the same
+   additions in the same order), the eight leaves' sums then added as eight_f32's and
+   eightz_f64's trees add them (sd_end8_f32, sd_end8z_f64). Each leaf's chain of additions
+   waits on the adder's latency, but the leaves are independent, and out-of-order execution
+   runs the next leaves' loads and additions meanwhile; eight leaves side by side (eight_f32)
+   read eight streams 256-1024 bytes apart, which beyond L1 the loads' prefetchers served
+   worse. Measured (standalone C, rdtsc, minima of 150-600 interleaved runs, bytes a TSC
+   cycle, one leaf at a time / side by side, a 2-core EPYC (Zen 4) loaded by other work):
+   float32 65536-1e6 elements 47-57 / 39-47, float64 (AVX-512) 30000-1e6 46-81 / 39-56; in
+   L1 (10000) 51 / 57 and 65 / 73, so not below SD_SEQ_FROM. PF: the prefetching twin (as
+   pwtp_*: SD_PREFETCH before each node), from SD_SEQP_FROM: float32 3e6 27 / 21 without,
+   1e7 16.6 / 13.4; float64 3e6 23 / 19, 1e7 15.4 / 14.2. Only the last leaf of a whole tree
+   has leftover elements (see SD_EIGHT_PTRS). */
+#define SD_SEQ_FROM ((Py_ssize_t)128 << 10)
+#define SD_SEQP_FROM ((Py_ssize_t)8 << 20)
+SD_AVX2 SD_INLINE float seq8_f32(const float *a, const Py_ssize_t *e, float m)
+{
+    __m256 R[8];
+    const float *p = a;
+    (void)m;
+    for (int k = 0; k < 8; k++) {
+        const Py_ssize_t g = e[k] & ~(Py_ssize_t)7;
+        __m256 r = _mm256_loadu_ps(p);
+        Py_ssize_t i = 8;
+        for (; i + 16 <= g; i += 16)
+            r = _mm256_add_ps(_mm256_add_ps(r, _mm256_loadu_ps(p + i)), _mm256_loadu_ps(p + i + 8));
+        if (i < g)
+            r = _mm256_add_ps(r, _mm256_loadu_ps(p + i));
+        R[k] = r;
+        p += e[k];
+    }
+    const Py_ssize_t e7 = e[7];
+    return sd_end8_f32(R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], p - e7, e7 & ~(Py_ssize_t)7, e7);
+}
+/* float64 without AVX-512: a leaf's r0..r3 and r4..r7 in two 256-bit vectors */
+SD_AVX2 SD_INLINE double seq8_f64(const double *a, const Py_ssize_t *e, double m)
+{
+    __m256d A[8], B[8];
+    const double *p = a;
+    (void)m;
+    for (int k = 0; k < 8; k++) {
+        const Py_ssize_t g = e[k] & ~(Py_ssize_t)7;
+        __m256d x = _mm256_loadu_pd(p), y = _mm256_loadu_pd(p + 4);
+        for (Py_ssize_t i = 8; i < g; i += 8) {
+            x = _mm256_add_pd(x, _mm256_loadu_pd(p + i));
+            y = _mm256_add_pd(y, _mm256_loadu_pd(p + i + 4));
+        }
+        A[k] = x, B[k] = y;
+        p += e[k];
+    }
+    double l[8];
+    hsum4_f64(A[0], B[0], A[1], B[1], A[2], B[2], A[3], B[3], &l[0], &l[1], &l[2], &l[3]);
+    hsum4_f64(A[4], B[4], A[5], B[5], A[6], B[6], A[7], B[7], &l[4], &l[5], &l[6], &l[7]);
+    const Py_ssize_t e7 = e[7];
+    const double *p7 = p - e7;
+    Py_ssize_t i = e7 & ~(Py_ssize_t)7;
+    SD_TAIL(l[7], p7, i, e7, SD_ID)
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+/* eightz_f64's transposing tree over eight leaves' accumulator vectors (leaf k's r0..r7 in
+   Rk), the last leaf's leftover elements (p7[g7..e7)) added to its sum first */
+SD_AVX512 SD_INLINE double sd_end8z_f64(__m512d R0, __m512d R1, __m512d R2, __m512d R3, __m512d R4,
+                                        __m512d R5, __m512d R6, __m512d R7, const double *p7,
+                                        Py_ssize_t g7, Py_ssize_t e7)
+{
+    __m512d X = _mm512_add_pd(_mm512_unpacklo_pd(R0, R1), _mm512_unpackhi_pd(R0, R1));
+    __m512d Y = _mm512_add_pd(_mm512_unpacklo_pd(R2, R3), _mm512_unpackhi_pd(R2, R3));
+    __m512d Z = _mm512_add_pd(_mm512_unpacklo_pd(R4, R5), _mm512_unpackhi_pd(R4, R5));
+    __m512d W = _mm512_add_pd(_mm512_unpacklo_pd(R6, R7), _mm512_unpackhi_pd(R6, R7));
+    __m512d XY = _mm512_add_pd(_mm512_shuffle_f64x2(X, Y, 0x88), _mm512_shuffle_f64x2(X, Y, 0xdd));
+    __m512d ZW = _mm512_add_pd(_mm512_shuffle_f64x2(Z, W, 0x88), _mm512_shuffle_f64x2(Z, W, 0xdd));
+    __m512d v = _mm512_add_pd(_mm512_shuffle_f64x2(XY, ZW, 0x88), _mm512_shuffle_f64x2(XY, ZW, 0xdd));
+    if (g7 == e7) {
+        __m256d h = _mm256_hadd_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
+        __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+        return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+    }
+    double l[8];
+    Py_ssize_t i = g7;
+    _mm512_storeu_pd(l, v);
+    SD_TAIL(l[7], p7, i, e7, SD_ID)
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+SD_AVX512 SD_INLINE double seq8z_f64(const double *a, const Py_ssize_t *e, double m)
+{
+    __m512d R[8];
+    const double *p = a;
+    (void)m;
+    for (int k = 0; k < 8; k++) {
+        const Py_ssize_t g = e[k] & ~(Py_ssize_t)7;
+        __m512d r = _mm512_loadu_pd(p);
+        Py_ssize_t i = 8;
+        for (; i + 16 <= g; i += 16)
+            r = _mm512_add_pd(_mm512_add_pd(r, _mm512_loadu_pd(p + i)), _mm512_loadu_pd(p + i + 8));
+        if (i < g)
+            r = _mm512_add_pd(r, _mm512_loadu_pd(p + i));
+        R[k] = r;
+        p += e[k];
+    }
+    const Py_ssize_t e7 = e[7];
+    return sd_end8z_f64(R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], p - e7, e7 & ~(Py_ssize_t)7, e7);
+}
+/* the prefetching twins: the node's bytes SD_PF_AHEAD on, then the node */
+#define SD_SEQP(ATTR, NAME, T, NODE)                                                       \
+    ATTR SD_INLINE T NAME(const T *a, const Py_ssize_t *e, T m)                            \
+    {                                                                                      \
+        SD_PREFETCH(a, e[0] + e[1] + e[2] + e[3] + e[4] + e[5] + e[6] + e[7]);             \
+        return NODE(a, e, m);                                                              \
+    }
+SD_SEQP(SD_AVX2, seq8p_f32, float, seq8_f32)
+SD_SEQP(SD_AVX2, seq8p_f64, double, seq8_f64)
+SD_SEQP(SD_AVX512, seq8zp_f64, double, seq8z_f64)
+SD_FLAT(SD_AVX2, flats_f32, float, seq8_f32, pwt_f32, 0)
+SD_FLAT(SD_AVX2, flatsp_f32, float, seq8p_f32, pwtp_f32, 0)
+SD_FLAT(SD_AVX2, flats_f64, double, seq8_f64, pwt_f64, 0)
+SD_FLAT(SD_AVX2, flatsp_f64, double, seq8p_f64, pwtp_f64, 0)
+SD_FLAT(SD_AVX512, flatsz_f64, double, seq8z_f64, pwt_f64, 0)
+SD_FLAT(SD_AVX512, flatszp_f64, double, seq8zp_f64, pwtp_f64, 0)
+/* A row of n > SD_NODE_MAX elements of at least SD_SEQ_FROM bytes: the flat tree over nodes
+   summed one leaf at a time, prefetching where the buffer it is part of spans SD_SEQP_FROM
+   or more (span: as row_f32's); NaN-free or not, the same additions as the recursion. */
+static float seqrow_f32(const float *a, Py_ssize_t n, Py_ssize_t span)
+{
+    return span >= SD_SEQP_FROM ? flatsp_f32(a, n) : flats_f32(a, n);
+}
+static double seqrow_f64(const double *a, Py_ssize_t n, Py_ssize_t span)
+{
+    if (sd_avx512)
+        return span >= SD_SEQP_FROM ? flatszp_f64(a, n) : flatsz_f64(a, n);
+    return span >= SD_SEQP_FROM ? flatsp_f64(a, n) : flats_f64(a, n);
+}
+#define SD_SEQ_ROW(T, n) ((n) > SD_NODE_MAX && (n) * (Py_ssize_t)sizeof(T) >= SD_SEQ_FROM)
 /* the in-cache sums (no prefetch): float32 rows of more than 1024 elements the flat tree
    over eight leaves (AVX2), its aligned-load nodes for rows 16 bytes off a 32-byte
    boundary beyond L1 (SD_FLATA_FROM); float64 ones with AVX-512 (and 8-byte aligned) the
@@ -769,6 +904,8 @@ static double pwc_f64(const double *a, Py_ssize_t n, double m)
     {                                                                                      \
         if (!sd_avx2 || n <= 128)                                                          \
             return leaf_##SFX(a, n, m);                                                    \
+        if (SD_SEQ_ROW(T, n))                                                              \
+            return seqrow_##SFX(a, n, span);                                               \
         if (span >= SD_PF_FROM(T))                                                         \
             return pwtp_##SFX(a, n, m);                                                    \
         return n <= SD_PW_MAX(T) ? pwc_##SFX(a, n, m) : leaf_##SFX(a, n, m);               \
