@@ -179,6 +179,16 @@ _sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
 # sum(x)'s plain case in C (_chot's K_SUM: a whole float32/float64 CPU array one thread
 # sums, the hot path below without its Python frame and error state)
 _SUM_C = None if _sum_into is None else (9, [_sum_into, _dtypes.float32, _dtypes.float64, _CPU])
+
+
+def _npred_c(reduce, res, darg, taken, fewest, most):
+    """A short path's compiled twin (_chot's K_NPRED: ``reduce(native, None, darg, out)`` into a
+    fresh 0-d ``res`` (None: x's dtype) for x of a DType in ``taken`` with ``fewest`` to
+    ``most`` elements (-1: fewer bytes than the thread split)), or None without the compiled
+    module (``api`` then makes the plain wrapper)."""
+    if not _cfast.AVAILABLE:
+        return None
+    return (10, [reduce, res, darg, tuple(taken), _CPU, fewest, most])
 _multiply_reduce = np.multiply.reduce
 _true_divide = np.true_divide
 _asarray = np.asarray
@@ -307,7 +317,8 @@ def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keep
     return _accumulate("sum", "add.reduce", x, axis, dtype, keepdims, out)
 
 
-@api("prod")
+@api("prod", c_case=_npred_c(np.multiply.reduce, None, True,
+                              [d for d in _dtypes.ALL_DTYPES if d.kind in "fc"], 1, _SMALL))
 def prod(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Product of the elements over ``axis``; small integers accumulate in int64/uint64.
 
@@ -427,7 +438,7 @@ max.__doc__ = """Largest element over ``axis`` (NaN propagates); ValueError when
     >>> xp.max(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [5, 3]
     """
-max = api("max")(max)
+max = api("max", c_case=_npred_c(_MAX_REDUCE, None, None, [d for d in _dtypes.ALL_DTYPES if d.kind != "c"], 1, _SMALL))(max)
 
 min = _extreme("min", _MIN_REDUCE)
 min.__doc__ = """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
@@ -436,7 +447,7 @@ min.__doc__ = """Smallest element over ``axis`` (NaN propagates); ValueError whe
     >>> xp.min(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [1, 2]
     """
-min = api("min")(min)
+min = api("min", c_case=_npred_c(_MIN_REDUCE, None, None, [d for d in _dtypes.ALL_DTYPES if d.kind != "c"], 1, _SMALL))(min)
 
 
 # --- moments ----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from .._core.array import Array
 from .creation import _finish, wrap_new
 from .._core.call import bind as _bind
 from .._core.dispatch import api, check_devices
-from .statistics import check_array, plain_axis, reduce_with, reduction_axes, single_axis
+from .statistics import _npred_c, check_array, plain_axis, reduce_with, reduction_axes, single_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -58,7 +58,7 @@ def _logical(func: str, x, axis, keepdims, out):
 
 # Note: all and any declare PyTorch's dim/keepdim (and a positional dim, refused with a
 # hint) themselves, as the hot reductions in statistics.py do: no binding frame.
-@api("all")
+@api("all", c_case=_npred_c(_LOGICAL["all"], _dtypes.bool, _BOOL_NP, _dtypes.ALL_DTYPES, 0, -1))
 def all(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Whether every element over ``axis`` is nonzero (True for an empty reduction).
 
@@ -76,7 +76,7 @@ def all(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> 
     return _logical("all", x, axis, keepdims, out)
 
 
-@api("any")
+@api("any", c_case=_npred_c(_LOGICAL["any"], _dtypes.bool, _BOOL_NP, _dtypes.ALL_DTYPES, 0, -1))
 def any(x, /, *dims, axis=..., keepdims=..., out=None, dim=..., keepdim=...) -> Array:
     """Whether some element over ``axis`` is nonzero (False for an empty reduction).
 
