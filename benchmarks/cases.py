@@ -744,13 +744,14 @@ def malloc_regime() -> str:
 
 _MIDSIZE = [("add", "a + b", None), ("multiply", "a * b", None), ("less", "a < b", None),
             ("where", "xp.where(cond, a, b)", "torch.where(cond, a, b)"),
-            ("sum", "xp.sum(a)", "torch.sum(a)"), ("exp", "xp.exp(a)", "torch.exp(a)"),
+            ("sum", "xp.sum(a)", "torch.sum(a)"), ("max", "xp.max(a)", "torch.amax(a)"),
+            ("exp", "xp.exp(a)", "torch.exp(a)"),
             ("relu", "xp.maximum(x, 0.0)", "torch.relu(x)"),
             ("take", "a[idx]", None)]
 
 
 def midsize(quick: bool) -> list[Case]:
-    """add, multiply, less, where, sum, exp, relu (NumPy: maximum(x, 0)) and integer indexing
+    """add, multiply, less, where, sum, max, exp, relu (NumPy: maximum(x, 0)) and integer indexing
     at every size from 1 to 1e7, float32 and float64 (ratios: strided / each peer and
     strided / min(NumPy, PyTorch))."""
     reg = malloc_regime()
