@@ -166,7 +166,7 @@ def is_dependent(constraint):
         ``bool``: True if ``constraint`` can be refined to the type ``_Dependent``, False otherwise.
 
     Examples:
-        >>> import torch
+        >>> import strided.torch as torch
         >>> from strided.torch.distributions import Bernoulli
         >>> from strided.torch.distributions.constraints import is_dependent
 
@@ -174,9 +174,8 @@ def is_dependent(constraint):
         >>> constraint1 = dist.arg_constraints["probs"]
         >>> constraint2 = dist.arg_constraints["logits"]
 
-        >>> for constraint in [constraint1, constraint2]:
-        >>>     if is_dependent(constraint):
-        >>>         continue
+        >>> [is_dependent(c) for c in (constraint1, constraint2)]
+        [False, False]
     """
     return isinstance(constraint, _Dependent)
 

@@ -50,8 +50,10 @@ class Distribution:
         event_shape: torch.Size = torch.Size(),
         validate_args: bool | None = None,
     ) -> None:
-        self._batch_shape = batch_shape
-        self._event_shape = event_shape
+        # Note: strided's Size + Size is a tuple (PyTorch's is a Size): the shapes are
+        # made Sizes here, as PyTorch's always are.
+        self._batch_shape = torch.Size(batch_shape)
+        self._event_shape = torch.Size(event_shape)
         if validate_args is not None:
             self._validate_args = validate_args
         if self._validate_args:

@@ -130,11 +130,10 @@ class RelaxedBernoulli(TransformedDistribution):
 
     Example::
 
-        >>> # xdoctest: +IGNORE_WANT("non-deterministic")
         >>> m = RelaxedBernoulli(torch.tensor([2.2]),
         ...                      torch.tensor([0.1, 0.2, 0.3, 0.99]))
-        >>> m.sample()
-        tensor([ 0.2951,  0.3442,  0.8918,  0.9021])
+        >>> m.sample().shape
+        strided.Size([4])
 
     Args:
         temperature (Tensor): relaxation temperature

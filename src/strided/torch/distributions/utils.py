@@ -129,7 +129,7 @@ def clamp_probs(probs: Tensor) -> Tensor:
 
         >>> probs = torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64)
         >>> clamp_probs(probs)
-        tensor([2.2204e-16, 5.0000e-01, 1.0000e+00], dtype=torch.float64)
+        tensor([2.2204e-16, 5.0000e-01, 1.0000e+00], dtype=strided.float64)
 
     """
     eps = torch.finfo(probs.dtype).eps
