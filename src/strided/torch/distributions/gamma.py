@@ -78,9 +78,11 @@ class Gamma(ExponentialFamily):
 
     def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(
-            shape
-        )
+        # Note: a copy before the in-place clamp below: strided's division saves its result
+        # for the backward (PyTorch's saves the operands), so writing into it would fail there.
+        value = (
+            _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        ).clone()
         value.detach().clamp_(
             min=torch.finfo(value.dtype).tiny
         )  # do not record in autograd graph
