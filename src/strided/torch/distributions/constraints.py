@@ -43,6 +43,12 @@ The following constraints are implemented:
 import strided.torch as torch
 
 
+def _fmt(v):
+    # Note: PyTorch's f-strings print a 0-d tensor as its number (Tensor.__format__ calls
+    # item()); strided's Array formats as its repr, so the number is taken here.
+    return v.item() if isinstance(v, torch.Tensor) and v.ndim == 0 else v
+
+
 __all__ = [
     "Constraint",
     "boolean",
@@ -372,7 +378,7 @@ class _IntegerInterval(Constraint):
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
         fmt_string += (
-            f"(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+            f"(lower_bound={_fmt(self.lower_bound)}, upper_bound={_fmt(self.upper_bound)})"
         )
         return fmt_string
 
@@ -393,7 +399,7 @@ class _IntegerLessThan(Constraint):
 
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
-        fmt_string += f"(upper_bound={self.upper_bound})"
+        fmt_string += f"(upper_bound={_fmt(self.upper_bound)})"
         return fmt_string
 
 
@@ -413,7 +419,7 @@ class _IntegerGreaterThan(Constraint):
 
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
-        fmt_string += f"(lower_bound={self.lower_bound})"
+        fmt_string += f"(lower_bound={_fmt(self.lower_bound)})"
         return fmt_string
 
 
@@ -440,7 +446,7 @@ class _GreaterThan(Constraint):
 
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
-        fmt_string += f"(lower_bound={self.lower_bound})"
+        fmt_string += f"(lower_bound={_fmt(self.lower_bound)})"
         return fmt_string
 
 
@@ -458,7 +464,7 @@ class _GreaterThanEq(Constraint):
 
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
-        fmt_string += f"(lower_bound={self.lower_bound})"
+        fmt_string += f"(lower_bound={_fmt(self.lower_bound)})"
         return fmt_string
 
 
@@ -476,7 +482,7 @@ class _LessThan(Constraint):
 
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
-        fmt_string += f"(upper_bound={self.upper_bound})"
+        fmt_string += f"(upper_bound={_fmt(self.upper_bound)})"
         return fmt_string
 
 
@@ -496,7 +502,7 @@ class _Interval(Constraint):
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
         fmt_string += (
-            f"(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+            f"(lower_bound={_fmt(self.lower_bound)}, upper_bound={_fmt(self.upper_bound)})"
         )
         return fmt_string
 
@@ -517,7 +523,7 @@ class _HalfOpenInterval(Constraint):
     def __repr__(self):
         fmt_string = self.__class__.__name__[1:]
         fmt_string += (
-            f"(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+            f"(lower_bound={_fmt(self.lower_bound)}, upper_bound={_fmt(self.upper_bound)})"
         )
         return fmt_string
 

@@ -6,11 +6,18 @@ import warnings
 import strided.torch as torch
 from strided.torch.distributions._types import Tensor
 from strided.torch.distributions import constraints
+from strided.torch.distributions.constraints import _fmt
 from strided.torch.distributions.utils import lazy_property
 from strided.torch.distributions._types import _size
 
 
 __all__ = ["Distribution"]
+
+
+def _type_name(value) -> str:
+    # Note: PyTorch's messages name the value's type, "Tensor"; strided's arrays are
+    # ``Array``s, which are ``torch.Tensor``s here, so the message says "Tensor" too.
+    return "Tensor" if isinstance(value, torch.Tensor) else type(value).__name__
 
 
 class Distribution:
@@ -79,7 +86,7 @@ class Distribution:
                 if not bool(valid.all()):
                     raise ValueError(
                         f"Expected parameter {param} "
-                        f"({type(value).__name__} of shape {tuple(value.shape)}) "
+                        f"({_type_name(value)} of shape {tuple(value.shape)}) "
                         f"of distribution {repr(self)} "
                         f"to satisfy the constraint {repr(constraint)}, "
                         f"but found invalid values:\n{value}"
@@ -324,7 +331,7 @@ class Distribution:
         if not bool(valid.all()):
             raise ValueError(
                 "Expected value argument "
-                f"({type(value).__name__} of shape {tuple(value.shape)}) "
+                f"({_type_name(value)} of shape {tuple(value.shape)}) "
                 f"to be within the support ({repr(support)}) "
                 f"of the distribution {repr(self)}, "
                 f"but found invalid values:\n{value}"
@@ -342,7 +349,7 @@ class Distribution:
         param_names = [k for k in self.arg_constraints if k in self.__dict__]
         args_string = ", ".join(
             [
-                f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
+                f"{p}: {_fmt(self.__dict__[p]) if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
                 for p in param_names
             ]
         )
