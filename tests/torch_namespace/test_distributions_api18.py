@@ -427,6 +427,21 @@ def test_package_layout_and_unsupported_names():
         exec("from strided.torch.distributions import StudentT", {})
     with pytest.raises(AttributeError, match="has no attribute 'NoSuchThing'"):
         D.NoSuchThing
-    # every name strided builds is one PyTorch 2.13 has
+    # every name strided builds is one PyTorch 2.13 has, and every public name of PyTorch's
+    # is either built or refused with its name
     for name in D.__all__:
         assert hasattr(TD, name), name
+    for name in TD.__all__:
+        try:
+            getattr(D, name)
+        except AttributeError as e:
+            assert f"strided does not support torch.distributions.{name}" in str(e)
+    for name in TD.transforms.__all__:
+        try:
+            getattr(D.transforms, name)
+        except AttributeError as e:
+            assert f"strided does not support torch.distributions.transforms.{name}" in str(e)
+    with pytest.raises(AttributeError, match="strided does not support torch.distributions.transforms.PowerTransform"):
+        D.transforms.PowerTransform
+    for name in TD.constraints.__all__:
+        assert hasattr(D.constraints, name), name

@@ -687,3 +687,18 @@ class AffineTransform(Transform):
         )
 
 
+
+
+# PyTorch 2.13's transforms that strided does not build (yet).
+_NOT_SUPPORTED = frozenset({
+    "AbsTransform", "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform",
+    "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
+})
+
+
+def __getattr__(name: str):
+    if name in _NOT_SUPPORTED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}: strided does not "
+                             f"support torch.distributions.transforms.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
