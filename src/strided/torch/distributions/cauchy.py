@@ -1,4 +1,5 @@
-# mypy: allow-untyped-defs
+# PyTorch 2.13's torch/distributions/cauchy.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
+# and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
 from __future__ import annotations
 
 import math
@@ -76,6 +77,7 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
+        # Note: strided's arrays have no legacy ``new(shape)``; an empty array is filled.
         eps = torch.empty(shape, dtype=self.loc.dtype, device=self.loc.device).cauchy_()
         return self.loc + eps * self.scale
 

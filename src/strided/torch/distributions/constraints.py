@@ -1,4 +1,5 @@
-# mypy: allow-untyped-defs
+# PyTorch 2.13's torch/distributions/constraints.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
+# and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
 from __future__ import annotations
 
 
@@ -568,6 +569,7 @@ class _LowerTriangular(Constraint):
 
     def check(self, value):
         value_tril = value.tril()
+        # Note: all(-1) for PyTorch's min(-1)[0] of booleans (strided's min takes numbers only).
         return (value_tril == value).view(value.shape[:-2] + (-1,)).all(-1)
 
 
@@ -580,6 +582,7 @@ class _LowerCholesky(Constraint):
 
     def check(self, value):
         value_tril = value.tril()
+        # Note: all(-1) for PyTorch's min(-1)[0] of booleans, here and below.
         lower_triangular = (
             (value_tril == value).view(value.shape[:-2] + (-1,)).all(-1)
         )

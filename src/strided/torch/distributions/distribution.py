@@ -1,4 +1,5 @@
-# mypy: allow-untyped-defs
+# PyTorch 2.13's torch/distributions/distribution.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
+# and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
 from __future__ import annotations
 
 import warnings
@@ -195,6 +196,7 @@ class Distribution:
         Generates n samples or n batches of samples if the distribution
         parameters are batched.
         """
+        # Note: PyTorch's typing_extensions.deprecated decorator, as the warning it gives.
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
                       FutureWarning, stacklevel=2)
         return self.sample(torch.Size((n,)))

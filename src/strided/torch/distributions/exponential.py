@@ -1,4 +1,5 @@
-# mypy: allow-untyped-defs
+# PyTorch 2.13's torch/distributions/exponential.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
+# and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
 from __future__ import annotations
 
 
@@ -68,6 +69,7 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
+        # Note: strided's arrays have no legacy ``new(shape)``; an empty array is filled.
         return torch.empty(shape, dtype=self.rate.dtype, device=self.rate.device).exponential_() / self.rate
 
     def log_prob(self, value):

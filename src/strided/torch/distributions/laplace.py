@@ -1,4 +1,5 @@
-# mypy: allow-untyped-defs
+# PyTorch 2.13's torch/distributions/laplace.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
+# and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
 from __future__ import annotations
 
 
@@ -74,12 +75,8 @@ class Laplace(Distribution):
     def rsample(self, sample_shape: _size = torch.Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         finfo = torch.finfo(self.loc.dtype)
-        if False:
-            # [JIT WORKAROUND] lack of support for .uniform_()
-            u = torch.rand(shape, dtype=self.loc.dtype, device=self.loc.device) * 2 - 1
-            return self.loc - self.scale * u.sign() * torch.log1p(
-                -u.abs().clamp(min=finfo.tiny)
-            )
+        # Note: strided's arrays have no legacy ``new(shape)``: an empty array of the
+        # parameter's dtype and device is filled instead (PyTorch's JIT branch is dropped).
         u = torch.empty(shape, dtype=self.loc.dtype, device=self.loc.device).uniform_(finfo.eps - 1, 1)
         # TODO: If we ever implement tensor.nextafter, below is what we want ideally.
         # u = torch.empty(shape, dtype=self.loc.dtype, device=self.loc.device).uniform_(self.loc.nextafter(-.5, 0), .5)

@@ -1,3 +1,5 @@
+# PyTorch 2.13's torch/distributions/utils.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
+# and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -75,12 +77,6 @@ def _standard_normal(
     dtype: _dtype | None,
     device: Device | None,
 ) -> Tensor:
-    if False:
-        # [JIT WORKAROUND] lack of support for .normal_()
-        return torch.normal(
-            torch.zeros(shape, dtype=dtype, device=device),
-            torch.ones(shape, dtype=dtype, device=device),
-        )
     return torch.empty(shape, dtype=dtype, device=device).normal_()
 
 
@@ -201,7 +197,7 @@ def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
     which comprises of lower triangular elements from the matrix in row order.
     """
     n = mat.shape[-1]
-    if not False and (diag < -n or diag >= n):
+    if diag < -n or diag >= n:
         raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
     arange = torch.arange(n, device=mat.device)
     tril_mask = arange < arange.view(-1, 1) + (diag + 1)
@@ -220,7 +216,7 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
         + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5
     ) / 2
     eps = torch.finfo(vec.dtype).eps
-    if not False and (round(n) - n > eps):
+    if round(n) - n > eps:
         raise ValueError(
             f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
             + "the lower triangular part of a square D x D matrix."
