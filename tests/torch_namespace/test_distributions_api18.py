@@ -445,3 +445,34 @@ def test_package_layout_and_unsupported_names():
         D.transforms.PowerTransform
     for name in TD.constraints.__all__:
         assert hasattr(D.constraints, name), name
+
+
+EDGE_CASES = [
+    # a masked action (-inf logit), as RL policies write them
+    ("masked-categorical-entropy", lambda L, T: L.distributions.Categorical(
+        logits=T([[0.0, -np.inf, 1.0], [2.0, 0.5, -np.inf]], True)).entropy()),
+    ("masked-categorical-log_prob", lambda L, T: L.distributions.Categorical(
+        logits=T([[0.0, -np.inf, 1.0], [2.0, 0.5, -np.inf]], True)).log_prob(L.tensor([2, 0]))),
+    ("masked-categorical-kl", lambda L, T: L.distributions.kl_divergence(
+        L.distributions.Categorical(logits=T([0.0, -np.inf, 1.0], True)),
+        L.distributions.Categorical(logits=T([0.3, 0.1, -0.2], True)))),
+    ("bernoulli-probs-0-1", lambda L, T: L.distributions.Bernoulli(T([0.0, 1.0, 0.5])).log_prob(T([0.0, 1.0, 1.0]))),
+    ("bernoulli-probs-0-1-entropy", lambda L, T: L.distributions.Bernoulli(T([0.0, 1.0, 0.5])).entropy()),
+    ("uniform-outside", lambda L, T: L.distributions.Uniform(T([0.0, 0.0]), T([1.0, 1.0]), validate_args=False)
+     .log_prob(T([1.0, 2.0]))),
+    ("gamma-at-0", lambda L, T: L.distributions.Gamma(T([1.0, 2.0]), T([1.0, 1.0])).log_prob(T([0.0, 0.0]))),
+    ("exponential-cdf-0", lambda L, T: L.distributions.Exponential(T([2.0], True)).cdf(T([0.0]))),
+    ("normal-icdf-ends", lambda L, T: L.distributions.Normal(T([0.0, 1.0]), T([1.0, 2.0])).icdf(T([0.0, 1.0]))),
+    ("poisson-rate-0", lambda L, T: L.distributions.Poisson(T([0.0, 1.0])).log_prob(T([0.0, 0.0]))),
+    ("binomial-probs-0-1", lambda L, T: L.distributions.Binomial(3, T([0.0, 1.0])).log_prob(T([0.0, 3.0]))),
+]
+
+
+@pytest.mark.parametrize("name,build", EDGE_CASES, ids=[e[0] for e in EDGE_CASES])
+def test_edge_values(name, build):
+    def b(L, T, rng):
+        return build(L, T)
+
+    (_, _, rout), (_, _, sout) = __import__("_parity").run(b, "float64", backward=False)
+    assert sout.requires_grad == rout.requires_grad
+    check(b, dtype="float64", backward=rout.requires_grad, tol=dict(rtol=1e-12, atol=1e-14))
