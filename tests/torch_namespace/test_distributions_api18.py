@@ -284,6 +284,14 @@ CONSTRAINT_CASES = [
     ("positive_definite", lambda C: C.positive_definite, lambda r: np.array([[[2.0, 1.0], [1.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]]])),
     ("positive_semidefinite", lambda C: C.positive_semidefinite, lambda r: np.array([[[1.0, 1.0], [1.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]])),
     ("multinomial", lambda C: C.multinomial(3), lambda r: np.array([[1.0, 2.0], [2.0, 2.0], [0.0, 3.0]])),
+    ("corr_cholesky", lambda C: C.corr_cholesky, lambda r: np.array(
+        [[[1.0, 0.0], [0.6, 0.8]], [[1.0, 0.0], [0.6, 0.9]], [[1.0, 0.0], [-0.6, -0.8]]])),
+    ("cat", lambda C: C.cat([C.positive, C.real], dim=-1, lengths=[1, 2]),
+     lambda r: np.array([[1.0, -2.0, 3.0], [-1.0, 2.0, 3.0]])),
+    ("stack", lambda C: C.stack([C.positive, C.unit_interval], dim=-1),
+     lambda r: np.array([[1.0, 0.5], [1.0, 1.5], [-1.0, 0.5]])),
+    ("MixtureSameFamilyConstraint", lambda C: C.MixtureSameFamilyConstraint(C.positive),
+     lambda r: np.array([[1.0, 2.0], [1.0, -2.0]])),
 ]
 
 

@@ -1,12 +1,5 @@
 # PyTorch 2.13's torch/distributions/constraints.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc
 # and the PyTorch contributors), read over strided.torch; departures are marked '# Note:'.
-from __future__ import annotations
-
-
-from collections.abc import Callable
-from typing import Any
-
-
 r"""
 The following constraints are implemented:
 
@@ -40,6 +33,15 @@ The following constraints are implemented:
 - ``constraints.symmetric``
 - ``constraints.unit_interval``
 """
+
+from __future__ import annotations
+
+
+from collections.abc import Callable
+from typing import Any
+
+
+
 
 import strided.torch as torch
 
