@@ -208,3 +208,32 @@ def test_noncontiguous_parameters(name, view):
     if name in ("Gamma", "Beta"):
         tol = dict(rtol=1e-8, atol=1e-10)  # (entropy's gradient is PyTorch's trigamma, 1e-10..5e-10 off)
     check(build, dtype="float64", tol=tol)
+
+
+from hypothesis import given, settings, strategies as hst  # noqa: E402
+
+_SHAPES = hst.lists(hst.integers(1, 3), min_size=0, max_size=3).map(tuple)
+
+
+@settings(max_examples=25, deadline=None)
+@given(ps=_SHAPES, qs=_SHAPES, vs=_SHAPES, name=hst.sampled_from(["Normal", "Gamma", "Laplace", "Beta"]),
+       seed=hst.integers(0, 2**16))
+def test_broadcast_batch_shapes_drawn(ps, qs, vs, name, seed):
+    # two parameters and a value of drawn shapes that broadcast (a 1 where they differ):
+    # log_prob's value, shape and gradients are PyTorch's
+    n = max(len(ps), len(qs), len(vs))
+    pad = lambda s: (1,) * (n - len(s)) + s  # noqa: E731
+    ps, qs, vs = pad(ps), pad(qs), pad(vs)
+    full = tuple(max(a, b, c) for a, b, c in zip(ps, qs, vs))
+    fix = lambda s: tuple(d if d == f else 1 for d, f in zip(s, full))  # noqa: E731
+    ps, qs, vs = fix(ps), fix(qs), fix(vs)
+
+    def build(L, T, rng):
+        a, b = T(_pos(rng, ps), True), T(_pos(rng, qs), True)
+        D = L.distributions
+        d = {"Normal": lambda: D.Normal(a - 1.5, b), "Gamma": lambda: D.Gamma(a, b),
+             "Laplace": lambda: D.Laplace(a - 1.5, b), "Beta": lambda: D.Beta(a, b)}[name]()
+        x = rng.random(vs) * 0.9 + 0.05
+        return d.log_prob(T(x))
+
+    check(build, dtype="float64", seed=seed, tol=dict(rtol=1e-9, atol=1e-11))
