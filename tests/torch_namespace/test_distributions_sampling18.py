@@ -412,3 +412,27 @@ def test_tanh_squashed_diagonal_gaussian_policy(dtype):
     np.testing.assert_allclose(to_numpy(lp), lpt.detach().numpy(), **tol)
     np.testing.assert_allclose(to_numpy(ms.grad), mt.grad.numpy(), **tol)
     np.testing.assert_allclose(to_numpy(ss.grad), st.grad.numpy(), **tol)
+
+
+@pytest.mark.parametrize("case", ["gamma", "dirichlet-plain", "dirichlet-guarded"])
+def test_second_derivative_of_draws_raises_as_pytorch(case):
+    # Gamma's draw differentiates once (PyTorch: no derivative of _standard_gamma_grad);
+    # Dirichlet's backward is once_differentiable
+    outcome = []
+    for L in (torch, storch):
+        if case == "gamma":
+            a = L.tensor([1.5, 0.4], requires_grad=True)
+            x = L.distributions.Gamma(a, 1.0).rsample()
+            (g,) = L.autograd.grad(x.sum(), a, create_graph=True)
+        else:
+            a = L.tensor([1.5, 2.0, 0.7], requires_grad=True)
+            x = L.distributions.Dirichlet(a).rsample()
+            y = x[0] if case == "dirichlet-plain" else (x ** 2).sum()
+            (g,) = L.autograd.grad(y, a, create_graph=True)
+        try:
+            g.sum().backward()
+            outcome.append((g.requires_grad, None))
+        except (RuntimeError, NotImplementedError) as e:
+            outcome.append((g.requires_grad, type(e).__name__, str(e)))
+    assert outcome[0] == outcome[1]
+    assert outcome[0][1] is not None

@@ -231,8 +231,22 @@ def _dirichlet_grad(x, alpha, total):
         return res.to(dt)
 
 
+class _StandardGammaGrad(Function):
+    """``torch._standard_gamma_grad(alpha, x)`` as a node: PyTorch has no derivative of it."""
+
+    @staticmethod
+    def forward(ctx, alpha, x):
+        return _standard_gamma_grad(alpha, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
 class _StandardGamma(Function):
-    """``torch._standard_gamma``: a Gamma(alpha, 1) draw, differentiable in alpha."""
+    """``torch._standard_gamma``: a Gamma(alpha, 1) draw, differentiable in alpha (once, as
+    PyTorch's: its backward ``grad * _standard_gamma_grad(alpha, x)`` is differentiable in
+    ``grad`` only, and a second derivative in alpha raises PyTorch's NotImplementedError)."""
 
     @staticmethod
     def forward(ctx, alpha):
@@ -243,8 +257,29 @@ class _StandardGamma(Function):
     @staticmethod
     def backward(ctx, grad):
         alpha, x = ctx.saved_tensors
-        with torch.no_grad():
-            return grad * _standard_gamma_grad(alpha, x)
+        return grad * _StandardGammaGrad.apply(alpha, x)
+
+
+class _DelayedError(Function):
+    """PyTorch's ``once_differentiable`` guard: passes a gradient through, and raises if
+    it is differentiated again."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+
+def _once_differentiable(result, *grads):
+    """A backward's result as PyTorch's ``once_differentiable`` leaves it: computed without
+    a graph, and where a gradient it was computed from requires grad, guarded."""
+    if torch.is_grad_enabled() and any(getattr(g, "requires_grad", False) for g in grads):
+        return _DelayedError.apply(result.detach().requires_grad_())
+    return result
 
 
 def _standard_gamma(alpha):

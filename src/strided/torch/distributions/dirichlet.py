@@ -6,7 +6,7 @@ from __future__ import annotations
 import strided.torch as torch
 from strided.torch.distributions._types import Tensor
 from strided.autograd import Function
-from strided.torch.distributions._gamma import _dirichlet_grad, _sample_dirichlet
+from strided.torch.distributions._gamma import _dirichlet_grad, _once_differentiable, _sample_dirichlet
 from strided.torch.distributions import constraints
 from strided.torch.distributions.exp_family import ExponentialFamily
 from strided.torch.distributions._types import _size
@@ -34,7 +34,10 @@ class _Dirichlet(Function):
     # pyrefly: ignore [bad-override]
     def backward(ctx, grad_output):
         x, concentration = ctx.saved_tensors
-        return _Dirichlet_backward(x, concentration, grad_output)
+        # Note: PyTorch's @once_differentiable, spelled as a function of the result.
+        with torch.no_grad():
+            result = _Dirichlet_backward(x, concentration, grad_output)
+        return _once_differentiable(result, grad_output)
 
 
 class Dirichlet(ExponentialFamily):
