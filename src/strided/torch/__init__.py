@@ -45,7 +45,8 @@ from ._repr import set_printoptions, get_printoptions  # noqa: F401
 # first, then strided's public names -- and cached in this module's globals. ``nn``,
 # ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
 # ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
-_SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends", "linalg", "fft")
+_SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends", "linalg", "fft",
+               "distributions")
 _LOADED = []  # [the names of _functions] once loaded
 
 
