@@ -210,6 +210,49 @@ class LazyModuleMixin:
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """``Module.state_dict``, with the uninitialized parameters and buffers themselves (not
+        detached copies), as PyTorch's lazy ``_save_to_state_dict``."""
+        if len(args) > 1:
+            prefix = args[1]
+        d = super().state_dict(*args, destination=destination, prefix=prefix,
+                               keep_vars=keep_vars)
+        for name, p in itertools.chain(self._parameters.items(), self._buffers.items()):
+            if is_lazy(p) and prefix + name in d:
+                d[prefix + name] = p
+        return d
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """``Module.load_state_dict``, after materializing each uninitialized parameter or
+        buffer of this module to the shape of an initialized entry (PyTorch's
+        ``_lazy_load_hook``). Note: only for the module it is called on; a lazy submodule of a
+        module being loaded is refused (size mismatch) while PyTorch's hook materializes it."""
+        if hasattr(state_dict, "keys"):
+            for name, param in itertools.chain(self._parameters.items(), self._buffers.items()):
+                if name in state_dict and param is not None and is_lazy(param):
+                    value = state_dict[name]
+                    if not is_lazy(value):
+                        param.materialize(tuple(value.shape))
+        return super().load_state_dict(state_dict, strict, assign)
+
+    def __deepcopy__(self, memo):
+        """A deep copy whose uninitialized parameters and buffers are uninitialized ones too
+        (PyTorch's ``UninitializedParameter.__deepcopy__``)."""
+        import copy
+        replica = object.__new__(type(self))
+        memo[id(self)] = replica
+        object.__setattr__(replica, "__dict__", copy.deepcopy(self.__dict__, memo))
+        for reg in ("_parameters", "_buffers"):
+            for name, p in self.__dict__[reg].items():
+                kind = _kind(p)
+                if kind is not None:
+                    q = replica.__dict__[reg][name]
+                    if kind == "param":
+                        q = Parameter(q, p.requires_grad)
+                        replica.__dict__[reg][name] = q
+                    _mark(q, kind)
+        return replica
+
     def _replicate_for_data_parallel(self):
         raise RuntimeError("Modules with uninitialized parameters can't be used with "
                            "`DataParallel`. Run a dummy forward pass to correctly initialize the "
