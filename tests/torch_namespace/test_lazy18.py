@@ -191,6 +191,13 @@ def test_uninitialized_parameter_and_buffer():
     sb = st.nn.UninitializedBuffer(persistent=False)
     assert isinstance(tb, torch.nn.UninitializedBuffer) and isinstance(sb, st.nn.UninitializedBuffer)
     assert st.nn.modules.lazy.LazyModuleMixin is st.nn._lazy.LazyModuleMixin
+    # assigned as an attribute, an uninitialized buffer is registered (persistent or not)
+    for lib in (torch, st):
+        m = lib.nn.Module()
+        m.a = lib.nn.UninitializedBuffer(persistent=False)
+        m.b = lib.nn.UninitializedBuffer()
+        assert [k for k, _ in m.named_buffers()] == ["a", "b"]
+        assert m._non_persistent_buffers_set == {"a"}
 
 
 def test_mixin_rules():

@@ -39,6 +39,7 @@ from strided import Array
 
 from ._conv_modules import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
                             ConvTranspose3d)
+from ._loss_extra_modules import _BUFFERS, _PERSISTENT, take_buffer_marker
 from ._norm_modules import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,
                             InstanceNorm2d, InstanceNorm3d, _BatchNorm, _InstanceNorm, _NormBase)
 from .modules import Linear
@@ -149,7 +150,9 @@ class UninitializedBuffer(metaclass=_UninitializedType):
     """A buffer whose shape is not known yet (PyTorch's ``nn.UninitializedBuffer``).
 
     ``UninitializedBuffer(requires_grad=False, device=None, dtype=None, persistent=True)``
-    returns an empty array that ``materialize(shape)`` shapes in place.
+    returns an empty array that ``materialize(shape)`` shapes in place; assigned as a module
+    attribute it is registered as a buffer (``persistent=False``: not in ``state_dict``), as
+    an ``nn.Buffer``.
 
     >>> import strided.torch as torch
     >>> b = torch.nn.UninitializedBuffer()
@@ -165,6 +168,9 @@ class UninitializedBuffer(metaclass=_UninitializedType):
                          else _st.get_default_dtype())
         if requires_grad:
             data.requires_grad_(True)
+        _BUFFERS[id(data)] = data  # (an nn.Buffer mark: setattr registers it)
+        _PERSISTENT[id(data)] = persistent
+        weakref.finalize(data, _PERSISTENT.pop, id(data), None)
         return _mark(data, "buffer")
 
 
@@ -407,8 +413,11 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             if bias:
                 self.bias = UninitializedParameter(**factory_kwargs)
         if self.track_running_stats:
-            self.register_buffer("running_mean", UninitializedBuffer(**factory_kwargs))
-            self.register_buffer("running_var", UninitializedBuffer(**factory_kwargs))
+            # (register_buffer keeps the names' places, as PyTorch's setattr does)
+            for name in ("running_mean", "running_var"):
+                b = UninitializedBuffer(**factory_kwargs)
+                take_buffer_marker(b)
+                self.register_buffer(name, b)
             self.register_buffer("num_batches_tracked",
                                  _st.zeros((), dtype=_st.int64, device=device))
 
