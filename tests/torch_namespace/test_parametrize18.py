@@ -499,3 +499,17 @@ def test_missing_names_gone():
     assert "parametrize" in st.nn.utils.__all__ and "parametrizations" in st.nn.utils.__all__
     with pytest.raises(AttributeError, match="strided does not support it"):
         st.nn.utils.stateless
+
+
+@pytest.mark.parametrize("cls", ["GRU", "LSTM"])
+def test_weight_norm_on_rnn_weights(cls):
+    tm, sm = pair(cls, 3, 4)
+    torch.nn.utils.parametrizations.weight_norm(tm, "weight_hh_l0")
+    st.nn.utils.parametrizations.weight_norm(sm, "weight_hh_l0")
+    assert list(sm.state_dict()) == list(tm.state_dict())
+    tx, sx = inputs((5, 2, 3), "float64")
+    to, so = tm(tx)[0], sm(sx)[0]
+    close(so, to)
+    to.sum().backward()
+    so.sum().backward()
+    compare_grads(tm, sm, "float64")
