@@ -6,9 +6,9 @@ PyTorch 2.13's algorithms step for step (per-gradient ``vector_norm``, the norm 
 under ``no_grad``). ``foreach`` (PyTorch's choice of its fused multi-tensor kernels, on CPU and
 CUDA alike) changes no value: strided computes the same norms and products one gradient at a time
 whatever it is. ``parameters_to_vector`` / ``vector_to_parameters`` and ``rnn.pad_sequence`` /
-``rnn.unpad_sequence`` and the hook-based ``weight_norm`` (deprecated in PyTorch) and
+``rnn.unpad_sequence`` (and the rest of ``rnn``: ``PackedSequence`` and packing) and the hook-based ``weight_norm`` (deprecated in PyTorch) and
 ``spectral_norm`` with their ``remove_`` functions are PyTorch's. Not here:
-``parametrize``, ``pack_padded_sequence`` and the rest of PyTorch's module (asking for one is an
+``parametrize`` and the rest of PyTorch's module (asking for one is an
 AttributeError that says so).
 
 >>> import strided.torch as torch
