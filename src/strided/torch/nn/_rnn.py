@@ -266,7 +266,13 @@ class RNNBase(Module):
         sizes = _batch_sizes_list(packed)
         if data.ndim != 2:
             raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
-        self._check_input(data)
+        if lstm:  # (PyTorch's LSTM checks a packed input in its kernel: RuntimeErrors only)
+            if self.input_size != data.shape[-1]:
+                raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                                   f"{self.input_size}, got {data.shape[-1]}")
+            _check_mm_dtype(data, self.weight_ih_l0)
+        else:
+            self._check_input(data)
         batch = sizes[0]
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         sorted_indices, unsorted_indices = packed.sorted_indices, packed.unsorted_indices
