@@ -243,6 +243,10 @@ def _error(fn):
     (lambda lib: lib.nn.utils.rnn.pack_sequence([lib.ones(2), lib.ones(3)]), RuntimeError,
      "`lengths` array must be sorted in decreasing order"),
     (lambda lib: lib.nn.utils.rnn.pack_sequence([]), RuntimeError, "received an empty list of sequences"),
+    (lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(4), [3], enforce_sorted=False), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    (lambda lib: lib.nn.utils.rnn.pack_padded_sequence(lib.ones(4), [3]), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
 ])
 def test_errors(fn, exc, fragment):
     (se, sm), (te, tm) = _error(fn)
@@ -394,3 +398,21 @@ def test_lstm_packed_hidden_size_error_names_the_state():
 
 def _packed(lib, features=3):
     return lib.nn.utils.rnn.pack_sequence([lib.zeros(2, features), lib.zeros(1, features)])
+
+
+def test_dropout_between_layers_of_a_packed_run():
+    # (eval mode: PyTorch's values; train mode: dropout only between layers, so the first
+    # layer's h_n is eval's and the second's is not)
+    tm, sm = _modules("LSTM", {"num_layers": 2, "dropout": 0.5}, "float64")
+    seqs = [np.random.default_rng(n).standard_normal((n, 3)) for n in (4, 2, 3)]
+    tm.eval()
+    sm.eval()
+    _, (th, _) = tm(torch.nn.utils.rnn.pack_sequence([_arr(torch, s) for s in seqs], enforce_sorted=False))
+    packed = st.nn.utils.rnn.pack_sequence([_arr(st, s) for s in seqs], enforce_sorted=False)
+    _, (eh, _) = sm(packed)
+    _same(eh, th, TOL["float64"])
+    sm.train()
+    out, (h, _) = sm(packed)
+    np.testing.assert_allclose(to_numpy(h)[0], to_numpy(eh)[0], **TOL["float64"])
+    assert not np.allclose(to_numpy(h)[1], to_numpy(eh)[1])
+    assert tuple(out.data.shape) == (9, 4)

@@ -397,7 +397,8 @@ class RNN(RNNBase):
     """An Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ``relu``).
 
     ``forward(input, hx=None)`` returns ``(output, h_n)``; ``input`` is ``(L, N, H_in)``,
-    ``(N, L, H_in)`` with ``batch_first``, or unbatched ``(L, H_in)``.
+    ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``
+    (``output`` is then one too).
 
     >>> import strided.torch as torch
     >>> rnn = torch.nn.RNN(3, 4, num_layers=2, bidirectional=True)
@@ -437,7 +438,8 @@ class RNN(RNNBase):
 class LSTM(RNNBase):
     """A long short-term memory RNN (PyTorch's ``nn.LSTM``, ``proj_size`` included).
 
-    ``forward(input, hx=None)`` returns ``(output, (h_n, c_n))``.
+    ``forward(input, hx=None)`` returns ``(output, (h_n, c_n))``; ``input`` may be a
+    ``PackedSequence`` (``output`` is then one too).
 
     >>> import strided.torch as torch
     >>> lstm = torch.nn.LSTM(3, 4, batch_first=True, proj_size=2)
@@ -458,7 +460,8 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """A gated recurrent unit RNN (PyTorch's ``nn.GRU``).
+    """A gated recurrent unit RNN (PyTorch's ``nn.GRU``); ``forward(input, hx=None)`` returns
+    ``(output, h_n)``, ``input`` a padded array or a ``PackedSequence``.
 
     >>> import strided.torch as torch
     >>> torch.nn.GRU(3, 4, num_layers=2)

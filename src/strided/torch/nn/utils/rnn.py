@@ -188,8 +188,8 @@ def invert_permutation(permutation):
     return output
 
 
-def _lengths_list(lengths, who: str) -> list:
-    """``lengths`` (an array or a sequence) as Python ints, after PyTorch's checks."""
+def _lengths_array(lengths) -> Array:
+    """``lengths`` (an array or a sequence) as a 1-D int64 array on the CPU (PyTorch's checks)."""
     torch = _torch()
     if not isinstance(lengths, Array):
         lengths = torch.as_tensor(lengths, dtype=_dtypes.int64, device="cpu")
@@ -218,10 +218,12 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if not isinstance(input, Array):
         raise TypeError(f"pack_padded_sequence(): argument 'input' must be a tensor (a strided array); "
                         f"got {type(input).__name__}")
-    lengths = _lengths_list(lengths, "pack_padded_sequence")
+    lengths = _lengths_array(lengths)
     if enforce_sorted:
         sorted_indices = None
     else:
+        if input.ndim < 2:
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
         lengths, sorted_indices = torch.sort(lengths, descending=True, stable=True)
         sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
