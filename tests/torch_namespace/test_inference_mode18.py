@@ -96,7 +96,8 @@ def test_inference_tensors_are_refused_clearly():
     # (strided makes no inference tensors: asking which arrays are is an error that says so)
     with st.inference_mode():
         y = st.ones(2)
-        with pytest.raises(NotImplementedError, match="is_inference_mode_enabled\\(\\): strided's inference_mode"):
+        with pytest.raises(NotImplementedError,
+                           match="is_inference_mode_enabled\\(\\): strided's inference_mode"):
             st.is_inference_mode_enabled()
     with pytest.raises(NotImplementedError, match="is_inference\\(\\): strided's inference_mode is no_grad"):
         y.is_inference()

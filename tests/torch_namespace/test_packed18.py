@@ -320,7 +320,8 @@ def test_rnn_on_packed_sequence(cls, kw, lengths, enforce_sorted, with_hx, dtype
         else:
             out, state = m(packed)
         hn, cn = state if cls == "LSTM" else (state, None)
-        loss = (out.data * out.data).sum() + (hn * lib.arange(hn.numel(), dtype=hn.dtype).reshape(hn.shape)).sum()
+        ramp = lib.arange(hn.numel(), dtype=hn.dtype).reshape(hn.shape)
+        loss = (out.data * out.data).sum() + (hn * ramp).sum()
         if cn is not None:
             loss = loss + (cn ** 3).sum()
         loss.backward()

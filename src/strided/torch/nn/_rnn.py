@@ -227,7 +227,7 @@ class RNNBase(Module):
                 seq = [None] * len(sizes)
                 if d == 0:
                     h, c = h0[k], (c0[k] if c0 is not None else None)
-                    done_h, done_c = [], []  # (the states of sequences that have ended, last first)
+                    done_h, done_c = [], []  # (final states as sequences end: the highest rows first)
                     for t, b in enumerate(sizes):
                         if b < h.shape[0]:  # sequences b.. ended at t - 1
                             done_h.append(h[b:])
