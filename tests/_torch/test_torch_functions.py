@@ -136,8 +136,6 @@ def test_closeness_and_statistics():
     np.testing.assert_array_equal(to_np(vals), ref_v)
     np.testing.assert_array_equal(to_np(inv), ref_i.reshape(2, 3))
     np.testing.assert_array_equal(to_np(counts), ref_c)
-    with pytest.raises(NotImplementedError, match="dim"):
-        xp.unique(a([1]), dim=0)
 
 
 def test_linear_algebra_and_renames():

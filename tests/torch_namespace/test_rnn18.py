@@ -248,10 +248,3 @@ def test_dtype_and_state_errors(fn, fragment):
     ref, got = _both(fn)
     assert fragment in ref
     assert fragment in got
-
-
-def test_packed_sequence_is_refused_clearly():
-    packed = torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(3, 2, 3), [3, 2])
-    for cls in ("RNN", "LSTM", "GRU"):
-        with pytest.raises(TypeError, match="PackedSequence input is not supported by strided"):
-            getattr(storch.nn, cls)(3, 4)(packed)

@@ -234,11 +234,6 @@ def test_unique_consecutive(data):
             same(*call_both("unique_consecutive", a, return_inverse=inv, return_counts=cnt))
 
 
-def test_unique_consecutive_refuses_dim():
-    with pytest.raises(NotImplementedError, match="dim"):
-        st.unique_consecutive(xp.asarray([[1, 1]]), dim=0)
-
-
 def test_vander():
     same(*call_both("vander", np.array([1, 2, 3])))
     same(*call_both("vander", np.array([0.5, -2.0, 3.0], dtype=np.float32), 4, True))

@@ -576,8 +576,6 @@ def test_nanmedian_of_an_all_nan_slice_is_nan():
 def test_what_strided_does_not_support_says_so():
     with pytest.raises(NotImplementedError, match="compute_uv=False"):
         st.ones(3, 3).svd(compute_uv=False)
-    with pytest.raises(NotImplementedError, match="dim= is not supported"):
-        st.tensor([[1, 1], [2, 0]]).unique_consecutive(dim=0)
 
 
 def test_histogram_type_and_fields():

@@ -405,22 +405,111 @@ def std_mean(input, /, dim=None, *, correction=None, keepdim=False, unbiased=Non
             input.mean(dim, keepdim=keepdim))
 
 
+class _NoDerivative:
+    """Made on first use (``strided.autograd`` imports after this module): a Function whose
+    output is ``values`` and whose backward raises PyTorch's NotImplementedError for ``name``."""
+
+    fn = None
+
+    @classmethod
+    def get(cls):
+        if cls.fn is None:
+            from ..autograd import Function
+
+            class NoDerivative(Function):
+                @staticmethod
+                def forward(ctx, x, *, values, name):
+                    ctx.name = name
+                    return values
+
+                @staticmethod
+                def backward(ctx, g):
+                    raise NotImplementedError(f"the derivative for '{ctx.name}' is not implemented.")
+
+            cls.fn = NoDerivative
+        return cls.fn
+
+
+def _no_derivative(input, values, name: str):
+    """``values`` recorded as PyTorch records ``name``'s result: where ``input`` requires grad
+    (and grad mode is on) it requires grad too, and its backward raises PyTorch's
+    NotImplementedError (``the derivative for 'unique_dim' is not implemented.``)."""
+    if values.dtype.kind not in "fc":
+        return values
+    return _NoDerivative.get().apply(input, values=values, name=name)
+
+
+def _unique_dim(input, dim, return_inverse: bool, return_counts: bool, consecutive: bool):
+    """``unique(dim=)`` / ``unique_consecutive(dim=)``: the slices of ``input`` along ``dim``
+    (lexicographically sorted unless ``consecutive``) with each run of equal slices kept once;
+    returns ``(values, inverse, counts)`` (int64 arrays of ``input.shape[dim]`` and of the
+    number of kept slices)."""
+    ns = _ns()
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"unique(): argument 'dim' must be int, not {type(dim).__name__}")
+    nd = input.ndim
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                         f"but got {dim})")
+    d = dim % nd
+    n = input.shape[d]
+    dev = input.device
+    if any(size == 0 for i, size in enumerate(input.shape) if i != d):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot "
+                           "be applied")
+    x = input.detach()
+    if n == 0:
+        empty = ns.zeros((0,), dtype=_dtypes.int64, device=dev)
+        return x.clone(), empty, empty
+    rows = ns.reshape(ns.moveaxis(x, d, 0), (n, -1))
+    order = ns.arange(n, dtype=_dtypes.int64, device=dev)
+    if not consecutive:  # (a lexicographic sort: stable sorts by the last column first)
+        for col in range(rows.shape[1] - 1, -1, -1):
+            order = ns.take(order, ns.argsort(ns.take(rows[:, col], order), stable=True))
+        rows = ns.take(rows, order, axis=0)
+    changed = ns.any(rows[1:] != rows[:-1], axis=1)
+    starts = ns.concat([ns.ones((1,), dtype=_dtypes.bool, device=dev), changed], axis=0)
+    first = ns.astype(ns.nonzero(starts)[0], _dtypes.int64)
+    values = ns.take(x, ns.take(order, first), axis=d)
+    run = ns.cumsum(ns.astype(starts, _dtypes.int64), axis=0) - 1
+    inverse = run if consecutive else ns.take(run, ns.argsort(order, stable=True))
+    end = ns.full((1,), n, dtype=_dtypes.int64, device=dev)
+    counts = ns.diff(first, axis=0, append=end)
+    return values, inverse, counts
+
+
 @_composite
 def unique(input, /, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """PyTorch's ``unique``: the sorted unique elements, with the inverse indices
     (shaped like ``input``) and the counts when asked.
 
+    With ``dim``, the unique slices along ``dim`` (sorted lexicographically, whatever
+    ``sorted`` says, as PyTorch's), the inverse index of each slice and the counts. The result
+    is not differentiable: where ``input`` requires grad, backward raises PyTorch's
+    NotImplementedError.
+
     >>> import strided as xp
     >>> xp.unique(xp.tensor([3, 1, 3, 2]), return_counts=True)
     (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    >>> xp.unique(xp.tensor([[1, 2], [0, 5], [1, 2]]), dim=0, return_inverse=True)
+    (tensor([[0, 5],
+            [1, 2]]), tensor([1, 0, 1]))
     """
     ns = _ns()
     if dim is not None:
-        raise NotImplementedError("unique(): dim= is not supported; unique over all elements only")
+        values, inverse, counts = _unique_dim(input, dim, return_inverse, return_counts, False)
+        out = [_no_derivative(input, values, "unique_dim")]
+        if return_inverse:
+            out.append(inverse)
+        if return_counts:
+            out.append(counts)
+        return out[0] if len(out) == 1 else tuple(out)
     r = ns.unique_all(ns.reshape(input, (-1,)))
     order = ns.argsort(r.values, stable=True)
     values = ns.take(r.values, order)
-    out = [values]
+    out = [_no_derivative(input, values, "_unique2")]
     if return_inverse:
         rank = ns.argsort(order, stable=True)
         out.append(ns.reshape(ns.take(rank, r.inverse_indices), tuple(input.shape)))

@@ -652,33 +652,44 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """``torch.unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)``:
     the flattened ``input`` with each run of equal elements kept once; with
     ``return_inverse``/``return_counts``, a tuple adding each element's run index (shaped
-    like ``input``) and the runs' lengths. ``dim`` is not supported.
+    like ``input``) and the runs' lengths. With ``dim``, runs of equal slices along ``dim``
+    (the inverse then has one entry per slice). Not differentiable: where ``input`` requires
+    grad, backward raises PyTorch's NotImplementedError.
 
     >>> import strided.torch as torch
     >>> torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 1]), return_counts=True)
     (tensor([1, 2, 1]), tensor([2, 2, 1]))
+    >>> torch.unique_consecutive(torch.tensor([[1, 1], [1, 1], [2, 0]]), dim=0)
+    tensor([[1, 1],
+            [2, 0]])
     """
+    from ._composites import _no_derivative, _unique_dim
     ns = _ns()
     _tensor("unique_consecutive", input)
     if dim is not None:
-        raise NotImplementedError("unique_consecutive(): dim= is not supported by strided.torch "
-                                  "(only the flattened form, dim=None)")
-    flat = input.reshape(-1)
-    n = flat.shape[0]
-    dev = input.device
-    first = ns.ones(builtins.min(n, 1), dtype=_dtypes.bool, device=dev)
-    starts = ns.concat([first, flat[1:] != flat[:-1]], axis=0)  # (a run starts here)
-    output = flat[starts]
+        output, inverse, counts = _unique_dim(input, dim, return_inverse, return_counts, True)
+    else:
+        flat = input.detach().reshape(-1)
+        n = flat.shape[0]
+        dev = input.device
+        first = ns.ones(builtins.min(n, 1), dtype=_dtypes.bool, device=dev)
+        starts = ns.concat([first, flat[1:] != flat[:-1]], axis=0)  # (a run starts here)
+        output = flat[starts]
+        if return_inverse:
+            run = ns.cumsum(ns.astype(starts, _dtypes.int64), axis=0) - 1
+            inverse = run.reshape(tuple(input.shape))
+        if return_counts:
+            pos = ns.nonzero(starts)[0]
+            end = ns.full((1,), n, dtype=_dtypes.int64, device=dev)
+            counts = ns.diff(ns.astype(pos, _dtypes.int64), axis=0, append=end)
+    output = _no_derivative(input, output, "unique_consecutive")
     if not (return_inverse or return_counts):
         return output
     result = [output]
     if return_inverse:
-        run = ns.cumsum(ns.astype(starts, _dtypes.int64), axis=0) - 1
-        result.append(run.reshape(tuple(input.shape)))
+        result.append(inverse)
     if return_counts:
-        pos = ns.nonzero(starts)[0]
-        end = ns.full((1,), n, dtype=_dtypes.int64, device=dev)
-        result.append(ns.diff(ns.astype(pos, _dtypes.int64), axis=0, append=end))
+        result.append(counts)
     return tuple(result)
 
 

@@ -10,8 +10,12 @@ same default initialisation (every parameter ``U(-1/sqrt(hidden_size),
 (the input projection of all time steps is one ``linear``), so backpropagation
 through time is strided's autograd.
 
-Not supported: ``PackedSequence`` (``nn.utils.rnn`` is not part of strided); an
-RNN given one raises a TypeError that says so.
+A ``PackedSequence`` input (``nn.utils.rnn``) is run as PyTorch runs it: at step ``t`` only
+the first ``batch_sizes[t]`` sequences (the batch is sorted longest first) take a step, so each
+sequence's ``h_n`` (and ``c_n``) is its state after its own last real step; the backward
+direction starts each sequence from ``h_0`` at its own last step. The output is a
+``PackedSequence`` with the input's ``batch_sizes`` and permutations, and ``h_0``/``h_n`` are in
+the batch's original order (permuted by ``sorted_indices`` / ``unsorted_indices``).
 """
 
 from __future__ import annotations
@@ -36,9 +40,6 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 def _check_array(input, who: str) -> Array:
     if type(input) is not Array:
-        if hasattr(input, "batch_sizes") or type(input).__name__ == "PackedSequence":
-            raise TypeError(f"{who}: PackedSequence input is not supported by strided "
-                            "(nn.utils.rnn is not implemented); pass a padded array instead")
         raise TypeError(f"{who}: input must be a strided array; got {type(input).__name__}")
     return input
 
@@ -207,7 +208,109 @@ class RNNBase(Module):
                 x = F.dropout(x, self.dropout, training=True)
         return x, _st.stack(hn, axis=0), (_st.stack(cn, axis=0) if c0 is not None else None)
 
+    def _run_packed(self, data: Array, sizes: list, h0: Array, c0):
+        """The stacked, possibly bidirectional recurrence over packed ``data`` (rows of
+        ``batch_sizes`` ``sizes``): only the first ``sizes[t]`` sequences step at ``t``."""
+        mode = self.mode
+        nd = 2 if self.bidirectional else 1
+        starts = [0]
+        for b in sizes:
+            starts.append(starts[-1] + b)
+        x = data
+        hn, cn = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(nd):
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, d)
+                k = layer * nd + d
+                gi = F.linear(x, w_ih, b_ih)
+                seq = [None] * len(sizes)
+                if d == 0:
+                    h, c = h0[k], (c0[k] if c0 is not None else None)
+                    done_h, done_c = [], []  # (final states as sequences end: the highest rows first)
+                    for t, b in enumerate(sizes):
+                        if b < h.shape[0]:  # sequences b.. ended at t - 1
+                            done_h.append(h[b:])
+                            h = h[:b]
+                            if c is not None:
+                                done_c.append(c[b:])
+                                c = c[:b]
+                        h, c = _step(mode, gi[starts[t]:starts[t + 1]], h, c, w_hh, b_hh, w_hr)
+                        seq[t] = h
+                    h = _st.concat([h] + done_h[::-1], axis=0)
+                    c = _st.concat([c] + done_c[::-1], axis=0) if c is not None else None
+                else:
+                    h = h0[k][:0]
+                    c = c0[k][:0] if c0 is not None else None
+                    for t in range(len(sizes) - 1, -1, -1):
+                        b = sizes[t]
+                        if b > h.shape[0]:  # sequences len(h).. start (their last step is t)
+                            h = _st.concat([h, h0[k][h.shape[0]:b]], axis=0)
+                            if c is not None:
+                                c = _st.concat([c, c0[k][c.shape[0]:b]], axis=0)
+                        h, c = _step(mode, gi[starts[t]:starts[t + 1]], h, c, w_hh, b_hh, w_hr)
+                        seq[t] = h
+                outs.append(_st.concat(seq, axis=0))
+                hn.append(h)
+                cn.append(c)
+            x = outs[0] if nd == 1 else _st.concat(outs, axis=-1)
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, training=True)
+        return x, _st.stack(hn, axis=0), (_st.stack(cn, axis=0) if c0 is not None else None)
+
+    def _forward_packed(self, packed, hx, name: str):
+        """``forward`` for a ``PackedSequence``: PyTorch's checks, then ``_run_packed``."""
+        from .utils.rnn import _batch_sizes_list
+        lstm = self.mode == "LSTM"
+        data = _check_array(packed.data, f"{name}.forward() PackedSequence data")
+        sizes = _batch_sizes_list(packed)
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        if lstm:  # (PyTorch's LSTM checks a packed input in its kernel: RuntimeErrors only)
+            if self.input_size != data.shape[-1]:
+                raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                                   f"{self.input_size}, got {data.shape[-1]}")
+            _check_mm_dtype(data, self.weight_ih_l0)
+        else:
+            self._check_input(data)
+        batch = sizes[0]
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        sorted_indices, unsorted_indices = packed.sorted_indices, packed.unsorted_indices
+        kw = {"dtype": data.dtype, "device": data.device}
+
+        def permute(state, indices):
+            return state if indices is None else state.index_select(1, indices)
+
+        if hx is None:
+            h0 = _st.zeros(self._expected_hidden(batch, real_hidden), **kw)
+            c0 = _st.zeros(self._expected_hidden(batch, self.hidden_size), **kw) if lstm else None
+        elif lstm:
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                raise TypeError("LSTM: hx must be a tuple (h_0, c_0) of arrays")
+            h0, c0 = (permute(_check_array(a, f"{name}.forward() hx"), sorted_indices) for a in hx)
+            for i, (a, size) in enumerate(((h0, real_hidden), (c0, self.hidden_size))):
+                want = self._expected_hidden(batch, size)
+                if tuple(a.shape) != want:
+                    raise RuntimeError(f"Expected hidden[{i}] size {want}, got {list(a.shape)}")
+        else:
+            h0, c0 = permute(_check_array(hx, f"{name}.forward() hx"), sorted_indices), None
+            want = self._expected_hidden(batch, real_hidden)
+            if tuple(h0.shape) != want:
+                raise RuntimeError(f"Expected hidden size {want}, got {list(h0.shape)}")
+        for state in (h0, c0):
+            if state is not None:
+                _check_mm_dtype(state, self.weight_hh_l0)
+        out, hn, cn = self._run_packed(data, sizes, h0, c0)
+        output = type(packed)(out, packed.batch_sizes, sorted_indices, unsorted_indices)
+        hn = permute(hn, unsorted_indices)
+        if lstm:
+            return output, (hn, permute(cn, unsorted_indices))
+        return output, hn
+
     def _forward(self, input, hx, name: str):
+        from .utils.rnn import PackedSequence
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, name)
         input = _check_array(input, f"{name}.forward()")
         lstm = self.mode == "LSTM"
         if input.ndim not in (2, 3):
@@ -294,7 +397,8 @@ class RNN(RNNBase):
     """An Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ``relu``).
 
     ``forward(input, hx=None)`` returns ``(output, h_n)``; ``input`` is ``(L, N, H_in)``,
-    ``(N, L, H_in)`` with ``batch_first``, or unbatched ``(L, H_in)``.
+    ``(N, L, H_in)`` with ``batch_first``, unbatched ``(L, H_in)``, or a ``PackedSequence``
+    (``output`` is then one too).
 
     >>> import strided.torch as torch
     >>> rnn = torch.nn.RNN(3, 4, num_layers=2, bidirectional=True)
@@ -334,7 +438,8 @@ class RNN(RNNBase):
 class LSTM(RNNBase):
     """A long short-term memory RNN (PyTorch's ``nn.LSTM``, ``proj_size`` included).
 
-    ``forward(input, hx=None)`` returns ``(output, (h_n, c_n))``.
+    ``forward(input, hx=None)`` returns ``(output, (h_n, c_n))``; ``input`` may be a
+    ``PackedSequence`` (``output`` is then one too).
 
     >>> import strided.torch as torch
     >>> lstm = torch.nn.LSTM(3, 4, batch_first=True, proj_size=2)
@@ -355,7 +460,8 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """A gated recurrent unit RNN (PyTorch's ``nn.GRU``).
+    """A gated recurrent unit RNN (PyTorch's ``nn.GRU``); ``forward(input, hx=None)`` returns
+    ``(output, h_n)``, ``input`` a padded array or a ``PackedSequence``.
 
     >>> import strided.torch as torch
     >>> torch.nn.GRU(3, 4, num_layers=2)

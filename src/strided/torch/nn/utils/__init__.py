@@ -6,10 +6,11 @@ PyTorch 2.13's algorithms step for step (per-gradient ``vector_norm``, the norm 
 under ``no_grad``). ``foreach`` (PyTorch's choice of its fused multi-tensor kernels, on CPU and
 CUDA alike) changes no value: strided computes the same norms and products one gradient at a time
 whatever it is. ``parameters_to_vector`` / ``vector_to_parameters`` and ``rnn.pad_sequence`` /
-``rnn.unpad_sequence`` and the hook-based ``weight_norm`` (deprecated in PyTorch) and
-``spectral_norm`` with their ``remove_`` functions are PyTorch's, and so are the submodules
-``parametrize`` and ``parametrizations`` (``weight_norm``, ``spectral_norm``, ``orthogonal``).
-Not here: ``pack_padded_sequence`` and the rest of PyTorch's module (asking for one is an
+``rnn.unpad_sequence`` (and the rest of ``rnn``: ``PackedSequence`` and packing) and the
+hook-based ``weight_norm`` (deprecated in PyTorch) and ``spectral_norm`` with their ``remove_``
+functions are PyTorch's, and so are the submodules ``parametrize`` and ``parametrizations``
+(``weight_norm``, ``spectral_norm``, ``orthogonal``). Not here: ``stateless`` and the rest of
+PyTorch's module (asking for one is an
 AttributeError that says so).
 
 >>> import strided.torch as torch
