@@ -34,7 +34,8 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 autodoc_default_options = {"undoc-members": False}
 napoleon_numpy_docstring = True
-napoleon_google_docstring = False
+napoleon_use_ivar = True  # (an Attributes section as fields: autodoc documents the members)
+napoleon_google_docstring = True  # (PyTorch's "Args:" sections: strided.torch.distributions, adapted from it)
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"strided {release}"

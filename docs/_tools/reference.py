@@ -55,8 +55,9 @@ OTHER = "Constants and aliases"
 SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks", "torch", "torch.cuda",
               "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim",
               "torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.special", "torch.nn.utils",
-              "torch.nn.utils.rnn", "torch.utils.data", "torch.testing", "torch.random", "torch.linalg",
-              "torch.fft")
+              "torch.nn.utils.rnn", "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations",
+              "torch.utils.data", "torch.testing", "torch.random", "torch.linalg", "torch.fft",
+              "torch.distributions")
 
 
 def _mod(sub: str):
@@ -237,7 +238,15 @@ INTROS = {
     "torch.optim.swa_utils": "PyTorch's stochastic weight averaging: ``AveragedModel``, ``SWALR``, ``update_bn``.",
     "torch.nn.utils": "PyTorch's ``torch.nn.utils``: gradient clipping, parameters as one vector, weight and "
                       "spectral normalization.",
-    "torch.nn.utils.rnn": "PyTorch's ``torch.nn.utils.rnn``: padding a list of sequences into one array.",
+    "torch.nn.utils.rnn": "PyTorch's ``torch.nn.utils.rnn``: padding and packing variable-length sequences "
+                          "(``PackedSequence``, which the recurrent layers take).",
+    "torch.nn.utils.parametrize": "PyTorch's ``torch.nn.utils.parametrize``: parameters and buffers computed "
+                                  "from others on access (``register_parametrization``).",
+    "torch.nn.utils.parametrizations": "PyTorch's ``torch.nn.utils.parametrizations``: ``weight_norm``, "
+                                       "``spectral_norm`` and ``orthogonal`` as parametrizations.",
+    "torch.distributions": "PyTorch's ``torch.distributions`` (adapted from PyTorch 2.13's modules): probability "
+                           "distributions with ``sample``, ``rsample``, ``log_prob``, ``entropy``, "
+                           "``kl_divergence`` and transforms.",
     "torch.utils.data": "PyTorch's ``torch.utils.data``: datasets, samplers, ``default_collate`` and ``DataLoader``.",
     "torch.testing": "PyTorch's ``torch.testing``: ``assert_close`` with its default tolerances, ``make_tensor``.",
     "torch.random": "PyTorch's ``torch.random``: the default generator's seed and state.",

@@ -64,8 +64,8 @@ def register_kl(type_p, type_q):
         register_kl(DerivedP, DerivedQ)(kl_version1)  # Break the tie.
 
     Args:
-        type_p (type): A subclass of :class:`~torch.distributions.Distribution`.
-        type_q (type): A subclass of :class:`~torch.distributions.Distribution`.
+        type_p (class): A subclass of :class:`~torch.distributions.Distribution`.
+        type_q (class): A subclass of :class:`~torch.distributions.Distribution`.
     """
     if not isinstance(type_p, type) and issubclass(type_p, Distribution):
         raise TypeError(

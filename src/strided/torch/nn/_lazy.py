@@ -1,3 +1,5 @@
+# Adapted from PyTorch 2.13's torch/nn/modules/lazy.py (and the lazy classes of linear.py, conv.py, batchnorm.py, instancenorm.py) (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc and the
+# PyTorch contributors; see LICENSES/PyTorch.txt).
 """The lazy modules of ``torch.nn``: ``UninitializedParameter``, ``UninitializedBuffer``,
 ``LazyModuleMixin`` and ``LazyLinear``, ``LazyConv1d/2d/3d``, ``LazyConvTranspose1d/2d/3d``,
 ``LazyBatchNorm1d/2d/3d``, ``LazyInstanceNorm1d/2d/3d``.
@@ -101,7 +103,7 @@ class _MaterializeMethod:
 
     def __get__(self, obj, cls=None):
         if obj is None:
-            return self
+            return _materialize  # (the class's attribute: the function, as a method's is)
         if not is_lazy(obj):
             raise AttributeError("'Tensor' object has no attribute 'materialize' (only an "
                                  "uninitialized parameter or buffer has one)")

@@ -1,3 +1,5 @@
+# Adapted from PyTorch 2.13's torch/optim/lbfgs.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc and the
+# PyTorch contributors; see LICENSES/PyTorch.txt).
 """``LBFGS`` (PyTorch's ``torch/optim/lbfgs.py``, line for line, with its strong-Wolfe line
 search and cubic interpolation).
 

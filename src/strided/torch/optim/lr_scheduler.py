@@ -1,3 +1,5 @@
+# Adapted from PyTorch 2.13's torch/optim/lr_scheduler.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc and the
+# PyTorch contributors; see LICENSES/PyTorch.txt).
 """Learning-rate schedulers (PyTorch 2.13's ``torch/optim/lr_scheduler.py``).
 
 A scheduler writes ``group["lr"]`` of its optimizer's groups at construction

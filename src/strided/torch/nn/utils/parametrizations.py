@@ -1,3 +1,5 @@
+# Adapted from PyTorch 2.13's torch/nn/utils/parametrizations.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc and the
+# PyTorch contributors; see LICENSES/PyTorch.txt).
 """PyTorch's ``torch.nn.utils.parametrizations``: ``weight_norm``, ``spectral_norm`` and
 ``orthogonal`` as parametrizations (``parametrize.register_parametrization``).
 

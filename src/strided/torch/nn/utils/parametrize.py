@@ -1,3 +1,5 @@
+# Adapted from PyTorch 2.13's torch/nn/utils/parametrize.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc and the
+# PyTorch contributors; see LICENSES/PyTorch.txt).
 """PyTorch's ``torch.nn.utils.parametrize``: a parameter or buffer computed from others on access.
 
 ``register_parametrization(module, "weight", P)`` moves ``module.weight`` to
