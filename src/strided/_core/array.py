@@ -44,6 +44,17 @@ class Size(tuple):
     def numel(self) -> int:
         return _layout.prod(self)
 
+    def __add__(self, other):
+        # (Size + tuple and tuple + Size are Sizes, as PyTorch's torch.Size)
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
 
 class Ext:
     """Per-array metadata owned by extensions (autograd, names).
@@ -757,7 +768,9 @@ class Array:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if not self._shape and spec:
+        # A 0-d array formats as its value (f"{loss}" prints the number), as NumPy's 0-d
+        # arrays and PyTorch's 0-d tensors do; any other as its repr.
+        if not self._shape:
             return format(self.item(), spec)
         return repr(self)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 from .._core import cext as _cext
@@ -28,7 +29,12 @@ def is_grad_enabled() -> bool:
 
 
 def _with_mode(fn, flag: bool):
-    """``fn`` run with grad mode ``flag`` (restored afterwards): the decorator form."""
+    """``fn`` run with grad mode ``flag`` (restored afterwards): the decorator form. A
+    generator function's body runs in the mode at each resumption, and the caller's mode
+    between them (PyTorch's ``_wrap_generator``)."""
+    if inspect.isgeneratorfunction(fn):
+        return _gen_with_mode(fn, flag)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         prev = STATE.enabled
@@ -38,6 +44,46 @@ def _with_mode(fn, flag: bool):
         finally:
             STATE.enabled = prev
     return wrapper
+
+
+def _gen_with_mode(fn, flag: bool):
+    def step(call, *args):
+        prev = STATE.enabled
+        STATE.enabled = flag
+        try:
+            return call(*args)
+        finally:
+            STATE.enabled = prev
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            response = step(gen.send, None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    step(gen.close)
+                    raise
+                except BaseException as e:
+                    response = step(gen.throw, e)
+                else:
+                    response = step(gen.send, request)
+        except StopIteration as e:
+            return e.value
+    return wrapper
+
+
+def _new_or_decorate(cls, orig_func):
+    """``cls()`` (no argument), or ``cls()(orig_func)``: ``@no_grad`` and ``@enable_grad``
+    without parentheses decorate the function, as PyTorch's do."""
+    if orig_func is None:
+        return object.__new__(cls)
+    if not callable(orig_func):
+        raise TypeError(f"{cls.__name__}() takes no arguments; got {type(orig_func).__name__} "
+                        f"(as a decorator: @{cls.__name__} or @{cls.__name__}())")
+    return cls()(orig_func)
 
 
 class _Mode:
@@ -71,15 +117,27 @@ class no_grad(_Mode):
 
     _flag = False
 
+    def __new__(cls, orig_func=None):
+        return _new_or_decorate(cls, orig_func)
+
 
 class enable_grad(_Mode):
     """Enable recording inside a ``no_grad`` block: ``with enable_grad(): ...`` or ``@enable_grad()``."""
 
     _flag = True
 
+    def __new__(cls, orig_func=None):
+        return _new_or_decorate(cls, orig_func)
+
 
 class inference_mode(no_grad):
-    """PyTorch's ``inference_mode``: here the same as ``no_grad``."""
+    """PyTorch's ``inference_mode``: here the same as ``no_grad`` (``mode=False``: recording
+    on). ``@inference_mode`` without parentheses decorates a function, as PyTorch's does."""
+
+    def __new__(cls, mode=True):
+        if type(mode) is bool:
+            return object.__new__(cls)
+        return cls()(mode)
 
     def __init__(self, mode: bool = True):
         self._flag = not mode

@@ -183,9 +183,12 @@ E("copysign", "CopysignBackward0",
   x1=lambda g, x1, result: g * _sgn(x1) * _sgn(result), x2=ZERO)
 E("cos", "CosBackward0", x=lambda g, x: g * _conj(-xp.sin(x)))
 E("cosh", "CoshBackward0", x=lambda g, x: g * _conj(xp.sinh(x)))
+# (x2's gradient from x1 and x2, not the quotient: PyTorch's div_tensor_other_backward, the same
+# value, -g * ((x1 / x2) / x2); saving the result made an in-place write into the quotient, as
+# torch.distributions' Gamma.rsample clamps it, fail the backward where PyTorch's runs)
 E("divide", "DivBackward0",
   x1=lambda g, x2: g / _conj(x2),
-  x2=lambda g, x2, result: -g * _conj(result / x2))
+  x2=lambda g, x1, x2: -g * _conj((x1 / x2) / x2))
 E("exp", "ExpBackward0", x=lambda g, result: g * _conj(result))
 E("expm1", "Expm1Backward0", x=lambda g, result: g * _conj(result + 1))
 E("floor", "FloorBackward0", x=ZERO)
@@ -408,7 +411,13 @@ rule("to_device", "x, device, stream=None, copy=None", "ToCopyBackward0", x=_sam
 rule(("reshape", "view", "flatten", "unflatten", "expand_dims", "squeeze"), "x, *args, **kw",
      "ViewBackward0", x=lambda g, ctx: xp.reshape(g, ctx.shape("x")))
 rule("broadcast_to", "x, shape", "ExpandBackward0", x=_same)
-rule("broadcast_arrays", "*arrays", "BroadcastTensorsBackward0", multi=True, arrays=lambda g: list(g))
+def _outs_grads(g):
+    """A multi-output rule's gradients as a list: one output's node is given its gradient
+    alone (RuleNode.apply and its compiled twin pass grads[0] when there is one output)."""
+    return list(g) if type(g) in (list, tuple) else [g]
+
+
+rule("broadcast_arrays", "*arrays", "BroadcastTensorsBackward0", multi=True, arrays=_outs_grads)
 
 
 def _inverse_perm(axes, nd):
@@ -460,7 +469,7 @@ rule("diag", "x, diagonal=0", "DiagBackward0", x=_diag_grad)
 
 
 def _pieces_grad(g, dim, axis):
-    return xp.concat(list(g), axis=dim if axis is None else axis)
+    return xp.concat(_outs_grads(g), axis=dim if axis is None else axis)
 
 
 rule("split", "x, split_size_or_sections, dim=0, axis=None", "SplitBackward0", multi=True, x=_pieces_grad)
