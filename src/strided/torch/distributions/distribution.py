@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import strided.torch as torch
+from strided._core.caller import stacklevel
 from strided.torch.distributions._types import Tensor
 from strided.torch.distributions import constraints
 from strided.torch.distributions.constraints import _fmt
@@ -73,7 +74,7 @@ class Distribution:
                     f"{self.__class__} does not define `arg_constraints`. "
                     + "Please set `arg_constraints = {}` or initialize the distribution "
                     + "with `validate_args=False` to turn off validation.",
-                    stacklevel=2,
+                    stacklevel=stacklevel(),  # Note: the first frame outside strided
                 )
             for param, constraint in arg_constraints.items():
                 if constraints.is_dependent(constraint):
@@ -198,7 +199,7 @@ class Distribution:
         """
         # Note: PyTorch's typing_extensions.deprecated decorator, as the warning it gives.
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=stacklevel())  # Note: the first frame outside strided
         return self.sample(torch.Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:
@@ -324,7 +325,7 @@ class Distribution:
                 f"{self.__class__} does not define `support` to enable "
                 + "sample validation. Please initialize the distribution with "
                 + "`validate_args=False` to turn off validation.",
-                stacklevel=2,
+                stacklevel=stacklevel(),  # Note: the first frame outside strided
             )
             return
         if support is None:

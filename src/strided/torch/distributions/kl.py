@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import total_ordering
 
 import strided.torch as torch
+from strided._core.caller import stacklevel
 from strided.torch.distributions._types import inf, Tensor
 
 from .bernoulli import Bernoulli
@@ -126,7 +127,7 @@ def _dispatch_kl(type_p, type_q):
             f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
             f"Please register_kl({left_p.__name__}, {right_q.__name__})",
             RuntimeWarning,
-            stacklevel=2,
+            stacklevel=stacklevel(),  # Note: the first frame outside strided
         )
     return left_fun
 
