@@ -17,7 +17,7 @@ import numpy as np
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array, Size
 from .._core.device import Device, _default_device, as_device
-from .._core.dispatch import api, check_out, out_native
+from .._core.dispatch import api, check_out, out_native, quiet
 from .._core.call import adopt as _adopt
 from .._core.dtypes import DType
 from .._core.storage import Storage
@@ -793,6 +793,14 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
         if n <= 0 or (_I64_MIN <= s0 <= _I64_MAX and _I64_MIN <= s0 + (n - 1) * step <= _I64_MAX):
             r = _np_arange(s0, s1, step, dtype=_np_int64)  # (int64's own descriptor: adopted as is)
             return _new_array(r, None, 0, r.shape, None, _dtypes.int64, _default_device[0])
+    return _arange(start, stop, step, dtype, device, out, requires_grad, names)
+
+
+@quiet
+def _arange(start, stop, step, dtype, device, out, requires_grad, names) -> Array:
+    """``arange``'s general path, under NumPy's "ignore" error state (its float steps can
+    overflow) as every entry point runs: arange itself is left bare (dispatch._BARE), as
+    its short path above computes nothing in floating point."""
     start = _scalar_arg(start, "arange", "start")
     step = _scalar_arg(step, "arange", "step")
     if stop is None:

@@ -22,7 +22,10 @@ from .._core.array import _LATE, Array
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
 from .._core.dtypes import PROMOTION
+from .._core.device import CPU as _CPU
 from .views import broadcast_to, clone, expand_dims, moveaxis, permute_dims, reshape
+
+_new_array = Array._new
 
 __all__ = [
     "concat", "stack", "unstack", "roll", "repeat", "tile",
@@ -353,6 +356,40 @@ def repeat(x, repeats, /, *, axis=None, out=None) -> Array:
     return _finish(wrap_new(r, x._dtype, dev), "repeat", out)
 
 
+def _tile_small(x, reps):
+    """``tile(x, reps)`` for an extension-free host ``x``, ``reps`` a tuple of non-negative
+    Python ints and a result below the pool threshold (what the general path's clone copies
+    with NumPy's own allocation there), or None, nothing done: the general path's copy of
+    ``x`` (leading singleton axes added) seen with a new axis before each of its axes,
+    broadcast by assignment into the C-order buffer of the (rep, n) pairs, whose flat view
+    is the result. The same elements, copied, in a new C-order array."""
+    for r in reps:
+        if type(r) is not builtins.int or r < 0:
+            return None
+    shape = x._shape
+    k = len(reps) - len(shape)
+    if k > 0:
+        shape = (1,) * k + shape
+    elif k < 0:
+        reps = (1,) * -k + reps
+    pairs = []
+    new_shape = []
+    count = 1
+    for r, n in zip(reps, shape):
+        pairs += (r, n)
+        new_shape.append(r * n)
+        count *= r * n
+    dt = x._dtype._np
+    if count * dt.itemsize >= _pool.MIN_BYTES[0]:
+        return None
+    a = x._np if x._np is not None else x._get_native()
+    key = (None,) * (2 * k if k > 0 else 0) + (None, slice(None)) * len(x._shape) + (Ellipsis,)
+    buf = np.empty(pairs, dt)
+    buf[...] = a[key]
+    r = buf.reshape(new_shape)
+    return _new_array(r, None, 0, r.shape, None, x._dtype, _CPU)
+
+
 @api("tile")
 def tile(x, repetitions, /, *, out=None) -> Array:
     """Tile ``x``: repeat the whole array ``repetitions[i]`` times along axis ``i``.
@@ -360,6 +397,13 @@ def tile(x, repetitions, /, *, out=None) -> Array:
     Shorter ``repetitions`` are padded with leading ones, a shorter shape with leading
     singleton axes.
     """
+    if type(repetitions) is builtins.int:
+        repetitions = (repetitions,)
+    if type(repetitions) is builtins.tuple and out is None and type(x) is Array and x._ext is None \
+            and x._device is _CPU:
+        r = _tile_small(x, repetitions)
+        if r is not None:
+            return r
     _check(x, "tile")
     if isinstance(repetitions, (builtins.int, np.integer)) and not isinstance(repetitions, builtins.bool):
         repetitions = (repetitions,)

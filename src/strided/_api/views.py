@@ -605,6 +605,13 @@ squeeze._api_name = "squeeze"
 @api("flip")
 def flip(x, /, *, axis=None) -> Array:
     """Reverse the order of elements along ``axis``: a view with negative strides."""
+    if axis is None and type(x) is Array:
+        # Short path: every axis reversed, _layout.flip's arithmetic for all axes inline
+        st, off, shape, strides = x._layout()
+        for n, s in zip(shape, strides):
+            if n > 0:
+                off += s * (n - 1)
+        return x._view(off, shape, tuple([-s for s in strides]))
     _check(x, "flip")
     if isinstance(axis, (tuple, list)):
         axis = tuple(_axis(x, a) for a in axis)
