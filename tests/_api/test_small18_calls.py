@@ -435,6 +435,33 @@ def test_arange_general_path_still_runs_quiet():
         xp.arange(0, 300, dtype=xp.int8)
 
 
+# --- every layout of one matrix, each call (the draws above may miss one under CI's derandomized
+# Hypothesis: here each layout is certain) ---------------------------------------------------
+
+_CALLS = [
+    (_searching, lambda x: xp.count_nonzero(x)),
+    (_searching, lambda x: xp.searchsorted(xp.asarray([-1.0, 0.0, 2.0], dtype=x.dtype, device="cpu"), x)),
+    (_linalg, lambda x: xp.linalg.vector_norm(x)),
+    (_sorting, lambda x: xp.sort(x)),
+    (_sorting, lambda x: xp.sort(x, stable=False)),
+    (_manip, lambda x: xp.tile(x, (2, 1, 3))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("call", range(len(_CALLS)))
+def test_every_layout_of_a_matrix(call, dtype):
+    from conftest import layouts
+
+    module, f = _CALLS[call]
+    ref = _values((3, 4), dtype, 7)
+    for name, x in layouts(ref).items():
+        fast, general = _both(module, lambda: f(x))
+        _same_array(fast, general)
+        assert fast.stride() == general.stride(), name
+        assert xp.flip(x)._layout()[1:] == xp.flip(x, axis=(0, 1))._layout()[1:], name
+
+
 # --- on the default device (the CuPy stand-in's leg: every short path declines there) -------
 
 def test_the_calls_on_the_suite_device_match_numpy():
