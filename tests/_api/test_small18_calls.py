@@ -163,6 +163,24 @@ def test_count_nonzero_named_autograd_and_bad_input():
         assert isinstance(fast, TypeError) and "count_nonzero(): x must be a strided array" in str(fast)
 
 
+def test_count_nonzero_by_numpys_fallback_and_the_reader(monkeypatch):
+    from strided._core import _npcompat
+
+    # the reader: NumPy's own count where it has one, np.count_nonzero where it has not
+    assert _npcompat.count_nonzero(np.array([0.0, -0.0, np.nan, 1j])) == 2
+    monkeypatch.setattr(_npcompat, "_attr", lambda path: None)
+    assert _npcompat._count_nonzero() is np.count_nonzero
+    monkeypatch.setattr(_npcompat, "_attr", lambda path: (lambda a: 7))  # counts wrongly
+    assert _npcompat._count_nonzero() is np.count_nonzero
+    monkeypatch.undo()
+    a = _values((3, 4), "complex64", 1)
+    x = xp.asarray(a, device="cpu")[:, ::-2]
+    fast = xp.count_nonzero(x)
+    monkeypatch.setattr(_searching, "_np_count_nonzero", np.count_nonzero)
+    _same_array(fast, xp.count_nonzero(x))
+    assert fast.item() == np.count_nonzero(a[:, ::-2])
+
+
 # --- searchsorted ---------------------------------------------------------------------------
 
 @hs.composite
@@ -403,6 +421,43 @@ def test_flip_named_autograd_and_bad_input():
         xp.flip(np.ones(3))
     with pytest.raises(TypeError, match="flip"):
         xp.flip([1, 2])
+
+
+# --- zeros ----------------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(n=hs.integers(0, 5000), dtype=hs.sampled_from([None, xp.float32, xp.float64, xp.int8, xp.bool,
+                                                       xp.complex128, xp.uint16]),
+       f64=hs.booleans())
+def test_zeros_of_an_int_matches_the_general_path_and_numpy(n, dtype, f64):
+    saved = xp.get_default_dtype()
+    try:
+        if f64:
+            xp.set_default_dtype(xp.float64)
+        fast = xp.zeros(n, dtype=dtype)
+        dt = dtype or xp.get_default_dtype()
+        general = _creation._filled("zeros", 0, (n,), dt, None, None, False, None)
+    finally:
+        xp.set_default_dtype(saved)
+    _same_array(fast, general)
+    assert fast.stride() == general.stride()
+    assert _bits(to_np(fast)) == _bits(np.zeros(n, dt._np))
+
+
+def test_zeros_declines_what_its_short_path_does_not_cover():
+    x = xp.zeros(3, names=("a",))
+    assert x.names == ("a",)
+    g = xp.zeros(3, requires_grad=True)
+    assert g.requires_grad and g.dtype == xp.float32
+    assert xp.zeros(3, dtype="int16").dtype == xp.int16
+    assert xp.zeros(3, device="cpu").tolist() == [0.0] * 3
+    o = xp.ones(2)
+    assert xp.zeros(2, out=o) is o and o.tolist() == [0.0, 0.0]
+    assert xp.zeros(2, 3).shape == (2, 3)
+    with pytest.raises(ValueError, match="negative"):
+        xp.zeros(-1)
+    with pytest.raises(TypeError):
+        xp.zeros(2, dtype=object)
 
 
 # --- arange ---------------------------------------------------------------------------------

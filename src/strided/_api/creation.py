@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array, Size
-from .._core.device import Device, _default_device, as_device
+from .._core.device import CPU as _CPU, Device, _default_device, as_device
 from .._core.dispatch import api, check_out, out_native, quiet
 from .._core.call import adopt as _adopt
 from .._core.dtypes import DType
@@ -596,6 +596,15 @@ def _quick_filled(make, shape, dtype, device):
 
 def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array of zeros: ``zeros((2, 3))``, ``zeros(shape=(2, 3))`` or ``zeros(2, 3)``."""
+    if type(shape) is builtins.int and device is None and not size and out is None \
+            and requires_grad is False and names is None and shape >= 0:
+        # Short path: ``zeros(n)`` on the host, _quick_filled's case inline (NumPy's own
+        # small buffer; a dtype other than a DType, the pool's sizes take it)
+        dt = _dtypes._default_float if dtype is None else dtype
+        if type(dt) is DType and _default_device[0] is _CPU and shape * dt.itemsize < _ALIGN_FROM:
+            r = _np_zeros(shape, dt._np)
+            if r.dtype is dt._np:
+                return _new_array(r, None, 0, r.shape, None, dt, _CPU)
     if not size and out is None and requires_grad is False and names is None:
         r = _quick_filled(_np_zeros, shape, dtype, device)
         if r is not None:

@@ -10,7 +10,7 @@ import builtins
 
 import numpy as np
 
-from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
+from .._core import _npcompat, dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core.threads import select as _select
 from .._core.array import _LATE, Array
 from .._core.device import CPU as _CPU
@@ -25,7 +25,7 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 _INDEX = _dtypes.int64
 _INDEX_NP = _INDEX._np
 _np_asarray = np.asarray
-_np_count_nonzero = np.count_nonzero
+_np_count_nonzero = _npcompat.count_nonzero  # (NumPy's count without its dispatcher)
 _new_array = Array._new
 _SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 

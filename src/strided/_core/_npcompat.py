@@ -28,6 +28,9 @@ Names (what strided reads -> the fallback):
   before NumPy 2), the capsule of NumPy's C API table that ``import_array()`` reads; the
   compiled take (``_chot``, views.c) makes its small results with the table's
   ``PyArray_NewFromDescr`` -> None, and that path calls ``numpy.empty``.
+- ``count_nonzero``: ``numpy._core.multiarray.count_nonzero``, the count of every nonzero
+  element that ``np.count_nonzero(a)`` (no axis, no keepdims) returns after its dispatcher
+  and Python frame (~0.3 us of a 0.4 us call at 10 elements) -> ``np.count_nonzero``.
 - ``NoValue``: ``numpy._NoValue`` (defined in ``numpy._globals``), the default NumPy's
   functions pass through ``__array_function__`` for an argument not given -> the
   default of ``np.sum``'s ``keepdims`` (that very object), else a sentinel of our own.
@@ -78,6 +81,23 @@ def _umath_clip():
 
 
 umath_clip = _umath_clip()
+
+
+# --- count_nonzero ------------------------------------------------------------------
+
+def _count_nonzero():
+    k = _attr("_core.multiarray.count_nonzero")
+    if not callable(k):
+        return np.count_nonzero
+    try:  # it must count as np.count_nonzero does (NaN counted, -0.0 not), of its type
+        a = np.array([0.0, -0.0, np.nan, 2.0])[::-1]
+        ok = k(a) == 2 and type(k(a)) is type(np.count_nonzero(a))
+    except Exception:
+        ok = False
+    return k if ok else np.count_nonzero
+
+
+count_nonzero = _count_nonzero()
 
 
 # --- huge pages ---------------------------------------------------------------------
