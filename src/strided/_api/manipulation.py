@@ -361,8 +361,8 @@ def _tile_small(x, reps):
     Python ints and a result below the pool threshold (what the general path's clone copies
     with NumPy's own allocation there), or None, nothing done: the general path's copy of
     ``x`` (leading singleton axes added) seen with a new axis before each of its axes,
-    broadcast by assignment into the C-order buffer of the (rep, n) pairs, whose flat view
-    is the result. The same elements, copied, in a new C-order array."""
+    broadcast by assignment into the result's C-order buffer seen as the (rep, n) pairs.
+    The same elements, copied, in a new C-order array of its own memory."""
     for r in reps:
         if type(r) is not builtins.int or r < 0:
             return None
@@ -384,9 +384,8 @@ def _tile_small(x, reps):
         return None
     a = x._np if x._np is not None else x._get_native()
     key = (None,) * (2 * k if k > 0 else 0) + (None, slice(None)) * len(x._shape) + (Ellipsis,)
-    buf = np.empty(pairs, dt)
-    buf[...] = a[key]
-    r = buf.reshape(new_shape)
+    r = np.empty(new_shape, dt)  # (its own memory, seen as the pairs to write it)
+    r.reshape(pairs)[...] = a[key]
     return _new_array(r, None, 0, r.shape, None, x._dtype, _CPU)
 
 
