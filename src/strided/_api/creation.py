@@ -791,6 +791,13 @@ def _int_bounds(dtype) -> tuple:
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
            requires_grad=False, names=None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (integer or float steps)."""
+    if stop is None and type(start) is builtins.int and type(step) is builtins.int and step == 1 \
+            and dtype is None and device is None and out is None and requires_grad is False \
+            and names is None and _default_device[0] is _CPU and start <= _I64_MAX:
+        # Shorter path: ``arange(n)`` of a Python int on the host, the short path's case of
+        # it (0 ... n - 1, all within int64; empty for n <= 0)
+        r = _np_arange(start, dtype=_np_int64)
+        return _new_array(r, None, 0, r.shape, None, _dtypes.int64, _CPU)
     if type(start) is builtins.int and type(step) is builtins.int and step \
             and (stop is None or type(stop) is builtins.int) and dtype is None and device is None \
             and out is None and requires_grad is False and names is None \
