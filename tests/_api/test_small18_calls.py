@@ -474,6 +474,18 @@ def test_arange_short_path_matches_its_general_path_and_numpy(start, stop, step)
     np.testing.assert_array_equal(to_np(fast), want)
 
 
+@pytest.mark.parametrize("n", [-2**70, -2**63 - 1, -2**63, -1, 0, 1, 2**62, 2**63 - 1, 2**63, 2**64])
+def test_arange_of_an_int_at_int64s_edges_is_the_general_paths(n):
+    def run(f):
+        try:
+            return f()
+        except Exception as e:  # noqa: BLE001 (compared below)
+            return e
+    fast = run(lambda: xp.arange(n))
+    general = run(lambda: _creation._arange(n, None, 1, None, None, None, False, None))
+    _same_array(fast, general)
+
+
 def test_arange_general_path_still_runs_quiet():
     # 5e299 does not fit float32: NumPy's cast warns, strided's entry points never do
     with warnings.catch_warnings():

@@ -30,7 +30,8 @@ Names (what strided reads -> the fallback):
   ``PyArray_NewFromDescr`` -> None, and that path calls ``numpy.empty``.
 - ``count_nonzero``: ``numpy._core.multiarray.count_nonzero``, the count of every nonzero
   element that ``np.count_nonzero(a)`` (no axis, no keepdims) returns after its dispatcher
-  and Python frame (~0.3 us of a 0.4 us call at 10 elements) -> ``np.count_nonzero``.
+  and Python frame (strided's count of 10 elements: 9.2k -> 7.3k instructions a call)
+  -> ``np.count_nonzero``.
 - ``NoValue``: ``numpy._NoValue`` (defined in ``numpy._globals``), the default NumPy's
   functions pass through ``__array_function__`` for an argument not given -> the
   default of ``np.sum``'s ``keepdims`` (that very object), else a sentinel of our own.
