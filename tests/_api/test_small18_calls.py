@@ -181,6 +181,34 @@ def test_count_nonzero_by_numpys_fallback_and_the_reader(monkeypatch):
     assert fast.item() == np.count_nonzero(a[:, ::-2])
 
 
+# --- concat (NumPy's concatenate without its dispatcher) ------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(ax=_arrays(min_ndim=1), k=hs.integers(1, 3))
+def test_concat_by_the_undispatched_concatenate_is_numpys(ax, k):
+    a, x = ax
+    pieces = [x] + [xp.flip(x)] * (k - 1)
+    fast = xp.concat(pieces, axis=0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_manip, "_np_concatenate", np.concatenate)
+        public = xp.concat(pieces, axis=0)
+    _same_array(fast, public)
+    assert fast.stride() == public.stride()
+    assert _bits(to_np(fast)) == _bits(np.concatenate([a] + [np.flip(a)] * (k - 1), axis=0))
+
+
+def test_the_concatenate_reader_falls_back_to_numpys_public_function(monkeypatch):
+    from strided._core import _npcompat
+
+    assert _npcompat.concatenate in (np.concatenate, getattr(np.concatenate, "_implementation", None))
+
+    class NoImplementation:  # a NumPy whose concatenate has no _implementation
+        def __call__(self, *args, **kwargs):
+            return np.concatenate(*args, **kwargs)
+    monkeypatch.setattr(np, "concatenate", NoImplementation())
+    assert _npcompat._concatenate() is np.concatenate
+
+
 # --- searchsorted ---------------------------------------------------------------------------
 
 @hs.composite

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from .._core import layout as _layout, pool as _pool
+from .._core import _npcompat, layout as _layout, pool as _pool
 from .._core.array import _LATE, Array
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
@@ -26,6 +26,7 @@ from .._core.device import CPU as _CPU
 from .views import broadcast_to, clone, expand_dims, moveaxis, permute_dims, reshape
 
 _new_array = Array._new
+_np_concatenate = _npcompat.concatenate  # (ndarrays of our own: no __array_function__ to ask)
 
 __all__ = [
     "concat", "stack", "unstack", "roll", "repeat", "tile",
@@ -148,10 +149,10 @@ def _join_plain(arrays, axis: int, new_axis: bool):
         key = (slice(None),) * axis + (None,)
         natives = [p[key] for p in natives]
     if nd == 1:  # (a fresh vector is C-order whatever its pieces' steps)
-        r = np.concatenate(natives)
+        r = _np_concatenate(natives)
     else:  # (``out=``: the pieces' own layout would choose the result's strides)
         r = np.empty(lead + (total,) + rest, dtype=dt._np)
-        np.concatenate(natives, axis=axis, out=r)
+        _np_concatenate(natives, axis=axis, out=r)
     return Array._new(r, None, 0, r.shape, None, dt, dev)
 
 
