@@ -514,6 +514,20 @@ def test_arange_of_an_int_at_int64s_edges_is_the_general_paths(n):
     _same_array(fast, general)
 
 
+def test_arange_declines_names_gradients_and_other_devices():
+    x = xp.arange(3, names=("i",))
+    assert x.names == ("i",) and to_np(x).tolist() == [0, 1, 2]
+    g = xp.arange(3, dtype=xp.float64, requires_grad=True)
+    assert g.requires_grad and g.dtype == xp.float64
+    xp.sum(g * g).backward()
+    assert to_np(g.grad).tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(RuntimeError, match="floating point"):
+        xp.arange(3, requires_grad=True)  # (int64: PyTorch's error, from the general path)
+    assert xp.arange(3, device="cpu").device == xp.Device("cpu")
+    o = xp.zeros(3, dtype=xp.int64)
+    assert xp.arange(3, out=o) is o and to_np(o).tolist() == [0, 1, 2]
+
+
 def test_arange_general_path_still_runs_quiet():
     # 5e299 does not fit float32: NumPy's cast warns, strided's entry points never do
     with warnings.catch_warnings():
