@@ -127,6 +127,16 @@ def _join_plain(arrays, axis: int, new_axis: bool):
     nd = len(first) + new_axis
     if dev.type != "cpu" or not -nd <= axis < nd or not nd:
         return None
+    if nd == 1 and not new_axis:
+        # vectors joined: the loop below without its shape bookkeeping (one axis to match)
+        natives = []
+        for a in arrays:
+            if type(a) is not Array or a._ext is not None or a._dtype is not dt \
+                    or a._device is not dev or len(a._shape) != 1:
+                return None
+            natives.append(a._np if a._np is not None else a._get_native())
+        r = _np_concatenate(natives)  # (a fresh vector is C-order whatever its pieces' steps)
+        return _new_array(r, None, 0, r.shape, None, dt, dev)
     if axis < 0:
         axis += nd
     lead, rest = first[:axis], first[axis + (not new_axis):]
