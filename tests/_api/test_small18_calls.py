@@ -197,6 +197,25 @@ def test_concat_by_the_undispatched_concatenate_is_numpys(ax, k):
     assert _bits(to_np(fast)) == _bits(np.concatenate([a] + [np.flip(a)] * (k - 1), axis=0))
 
 
+def test_concat_of_vectors_with_other_pieces_is_the_general_paths():
+    v = xp.asarray([1.0, 2.0], device="cpu")
+    others = [xp.ones((2, 2), device="cpu"), xp.asarray(3.0, device="cpu"), [1.0],
+              xp.asarray([1, 2], device="cpu"), xp.asarray([1.0], dtype=xp.float64, device="cpu"),
+              xp.asarray([5.0], device="cpu", requires_grad=True), xp.asarray([5.0], names=("n",), device="cpu")]
+    for o in others:
+        for pieces in ([v, o], [o, v], [v, v, o]):
+            def run(f):
+                try:
+                    return f()
+                except Exception as e:  # noqa: BLE001 (compared below)
+                    return e
+            fast = run(lambda: xp.concat(pieces))
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(_manip, "_join_plain", lambda arrays, axis, new_axis: None)
+                general = run(lambda: xp.concat(pieces))
+            _same_array(fast, general)
+
+
 def test_the_concatenate_reader_falls_back_to_numpys_public_function(monkeypatch):
     from strided._core import _npcompat
 
