@@ -9,6 +9,11 @@ front of, and against NumPy:
 - ``tile(x, reps)`` of an extension-free host array with a small result (``_tile_small``):
   the same against the general path (``_CPU`` of manipulation set to None) and ``numpy.tile``;
 - ``flip(x)`` (every axis): the same view as ``flip(x, axis=<every axis>)``, the general path;
+- ``zeros(n)`` on the host: the same as ``_filled``, the general path, and ``numpy.zeros``;
+- ``count_nonzero`` and ``concat`` by NumPy's functions without their dispatchers
+  (``_npcompat.count_nonzero``, ``_npcompat.concatenate``): the same as by the public ones,
+  and each reader falls back to the public function; ``concat`` of vectors beside any other
+  piece: the general path's result or error;
 - ``arange``: left bare of the quiet wrapper (its short path computes nothing in floating
   point); its general path still runs quiet (no RuntimeWarning, NumPy's error state kept).
 
@@ -201,7 +206,8 @@ def test_concat_of_vectors_with_other_pieces_is_the_general_paths():
     v = xp.asarray([1.0, 2.0], device="cpu")
     others = [xp.ones((2, 2), device="cpu"), xp.asarray(3.0, device="cpu"), [1.0],
               xp.asarray([1, 2], device="cpu"), xp.asarray([1.0], dtype=xp.float64, device="cpu"),
-              xp.asarray([5.0], device="cpu", requires_grad=True), xp.asarray([5.0], names=("n",), device="cpu")]
+              xp.asarray([5.0], device="cpu", requires_grad=True),
+              xp.asarray([5.0], names=("n",), device="cpu")]
     for o in others:
         for pieces in ([v, o], [o, v], [v, v, o]):
             def run(f):
