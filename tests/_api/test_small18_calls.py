@@ -612,3 +612,7 @@ def test_the_calls_on_the_suite_device_match_numpy():
     m = xp.asarray(np.array([3.0, -4.0], np.float64), device=saved)
     assert xp.linalg.vector_norm(m).item() == 5.0
     assert to_np(xp.arange(5, device=saved)).tolist() == list(range(5))
+    z = xp.zeros(3, device=saved)
+    assert z.device == saved and _bits(to_np(z)) == _bits(np.zeros(3, np.float32))
+    j = xp.concat([x, xp.flip(x)])
+    assert j.device == saved and _bits(to_np(j)) == _bits(np.concatenate([a, np.flip(a)]))
