@@ -64,6 +64,10 @@ CASES = {
     "count_nonzero": ("xp.count_nonzero(c)", "np.count_nonzero(c)"),
     "flip": ("xp.flip(a)", "np.flip(a)"),
     "searchsorted": ("xp.searchsorted(d, b)", "np.searchsorted(d, b)"),
+    # the rest of issue 38's small-call list (small18): a norm, tiling, a flat take
+    "vector_norm": ("xp.linalg.vector_norm(a)", "np.linalg.vector_norm(a)"),
+    "tile": ("xp.tile(a, (2,))", "np.tile(a, (2,))"),
+    "take": ("xp.take(a, idx)", "np.take(a, idx)"),
     # where beside a Python number and with operands that broadcast (stop 55): the gradients'
     # and scikit-learn's where(mask, x, 0.0)
     "where with a number": ("xp.where(c, a, 0.0)", None),

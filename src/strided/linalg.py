@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._core import dtypes as _dtypes, layout as _layout
+from ._core import device as _device, dtypes as _dtypes, layout as _layout
 from ._core.array import Array
 from ._core.backends._numpy import NumpyBackend as _NumpyBackend
 from ._api.creation import _finish
@@ -147,6 +147,12 @@ def _lapack(func: str, dev):
             ctx = _HOST_LAPACK[func] = _HostLapack(func)
         return ctx
     return _lapack_ctx(func, dev)
+
+
+_CPU = _device.CPU
+_F32, _F64 = _dtypes.float32, _dtypes.float64
+_np_abs, _np_sqrt, _np_add_reduce = np.abs, np.sqrt, np.add.reduce
+_new_array = Array._new
 
 
 def _real(dt):
@@ -472,6 +478,20 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, out=None) -> Array:
     >>> xp.linalg.vector_norm(xp.asarray([3., -4.])).item()
     5.0
     """
+    if axis is None and out is None and keepdims is False and type(x) is Array \
+            and x._device is _CPU and (x._dtype is _F32 or x._dtype is _F64) and x._shape \
+            and (type(ord) is builtins.int or type(ord) is builtins.float) and ord == 2:
+        # Short path: the 2-norm of every element of a float32/float64 host array of one or
+        # more dimensions, what the general path below ends in: the same NumPy ufuncs
+        # (np.sum's own reduce, over the same axes), without its checks and context
+        a = x._np if x._np is not None else x._get_native()
+        m = _np_abs(a)
+        r = _np_sqrt(_np_add_reduce(m * m, tuple(range(a.ndim)), keepdims=False))
+        if type(r) is not np.ndarray:
+            r = np.asarray(r)
+        if r.dtype is not x._dtype._np:  # (wrap_new's test)
+            r = r.astype(x._dtype._np)
+        return _new_array(r, None, 0, r.shape, None, x._dtype, _CPU)
     check_array(x, "linalg.vector_norm")
     if x._dtype.kind not in "fc":
         raise TypeError(f"linalg.vector_norm() accepts only floating-point data types; got {x._dtype.name}")

@@ -16,8 +16,8 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array, Size
-from .._core.device import Device, _default_device, as_device
-from .._core.dispatch import api, check_out, out_native
+from .._core.device import CPU as _CPU, Device, _default_device, as_device
+from .._core.dispatch import api, check_out, out_native, quiet
 from .._core.call import adopt as _adopt
 from .._core.dtypes import DType
 from .._core.storage import Storage
@@ -596,6 +596,15 @@ def _quick_filled(make, shape, dtype, device):
 
 def zeros(shape=(), *size, dtype=None, device=None, out=None, requires_grad=False, names=None) -> Array:
     """An array of zeros: ``zeros((2, 3))``, ``zeros(shape=(2, 3))`` or ``zeros(2, 3)``."""
+    if type(shape) is builtins.int and device is None and not size and out is None \
+            and requires_grad is False and names is None and shape >= 0:
+        # Short path: ``zeros(n)`` on the host, _quick_filled's case inline (NumPy's own
+        # small buffer; a dtype other than a DType, the pool's sizes take it)
+        dt = _dtypes._default_float if dtype is None else dtype
+        if type(dt) is DType and _default_device[0] is _CPU and shape * dt.itemsize < _ALIGN_FROM:
+            r = _np_zeros(shape, dt._np)
+            if r.dtype is dt._np:
+                return _new_array(r, None, 0, r.shape, None, dt, _CPU)
     if not size and out is None and requires_grad is False and names is None:
         r = _quick_filled(_np_zeros, shape, dtype, device)
         if r is not None:
@@ -782,6 +791,13 @@ def _int_bounds(dtype) -> tuple:
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
            requires_grad=False, names=None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (integer or float steps)."""
+    if stop is None and type(start) is builtins.int and type(step) is builtins.int and step == 1 \
+            and dtype is None and device is None and out is None and requires_grad is False \
+            and names is None and _default_device[0] is _CPU and start <= _I64_MAX:
+        # Shorter path: ``arange(n)`` of a Python int on the host, the short path's case of
+        # it (0 ... n - 1, all within int64; empty for n <= 0)
+        r = _np_arange(start, dtype=_np_int64)
+        return _new_array(r, None, 0, r.shape, None, _dtypes.int64, _CPU)
     if type(start) is builtins.int and type(step) is builtins.int and step \
             and (stop is None or type(stop) is builtins.int) and dtype is None and device is None \
             and out is None and requires_grad is False and names is None \
@@ -793,6 +809,14 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, out=None,
         if n <= 0 or (_I64_MIN <= s0 <= _I64_MAX and _I64_MIN <= s0 + (n - 1) * step <= _I64_MAX):
             r = _np_arange(s0, s1, step, dtype=_np_int64)  # (int64's own descriptor: adopted as is)
             return _new_array(r, None, 0, r.shape, None, _dtypes.int64, _default_device[0])
+    return _arange(start, stop, step, dtype, device, out, requires_grad, names)
+
+
+@quiet
+def _arange(start, stop, step, dtype, device, out, requires_grad, names) -> Array:
+    """``arange``'s general path, under NumPy's "ignore" error state (its float steps can
+    overflow) as every entry point runs: arange itself is left bare (dispatch._BARE), as
+    its short path above computes nothing in floating point."""
     start = _scalar_arg(start, "arange", "start")
     step = _scalar_arg(step, "arange", "step")
     if stop is None:

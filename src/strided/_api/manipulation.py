@@ -17,12 +17,16 @@ import operator
 
 import numpy as np
 
-from .._core import layout as _layout, pool as _pool
+from .._core import _npcompat, layout as _layout, pool as _pool
 from .._core.array import _LATE, Array
 from .creation import _finish, wrap_new
 from .._core.dispatch import api, check_devices
 from .._core.dtypes import PROMOTION
+from .._core.device import CPU as _CPU
 from .views import broadcast_to, clone, expand_dims, moveaxis, permute_dims, reshape
+
+_new_array = Array._new
+_np_concatenate = _npcompat.concatenate  # (ndarrays of our own: no __array_function__ to ask)
 
 __all__ = [
     "concat", "stack", "unstack", "roll", "repeat", "tile",
@@ -123,6 +127,16 @@ def _join_plain(arrays, axis: int, new_axis: bool):
     nd = len(first) + new_axis
     if dev.type != "cpu" or not -nd <= axis < nd or not nd:
         return None
+    if nd == 1 and not new_axis:
+        # vectors joined: the loop below without its shape bookkeeping (one axis to match)
+        natives = []
+        for a in arrays:
+            if type(a) is not Array or a._ext is not None or a._dtype is not dt \
+                    or a._device is not dev or len(a._shape) != 1:
+                return None
+            natives.append(a._np if a._np is not None else a._get_native())
+        r = _np_concatenate(natives)  # (a fresh vector is C-order whatever its pieces' steps)
+        return _new_array(r, None, 0, r.shape, None, dt, dev)
     if axis < 0:
         axis += nd
     lead, rest = first[:axis], first[axis + (not new_axis):]
@@ -145,10 +159,10 @@ def _join_plain(arrays, axis: int, new_axis: bool):
         key = (slice(None),) * axis + (None,)
         natives = [p[key] for p in natives]
     if nd == 1:  # (a fresh vector is C-order whatever its pieces' steps)
-        r = np.concatenate(natives)
+        r = _np_concatenate(natives)
     else:  # (``out=``: the pieces' own layout would choose the result's strides)
         r = np.empty(lead + (total,) + rest, dtype=dt._np)
-        np.concatenate(natives, axis=axis, out=r)
+        _np_concatenate(natives, axis=axis, out=r)
     return Array._new(r, None, 0, r.shape, None, dt, dev)
 
 
@@ -353,6 +367,39 @@ def repeat(x, repeats, /, *, axis=None, out=None) -> Array:
     return _finish(wrap_new(r, x._dtype, dev), "repeat", out)
 
 
+def _tile_small(x, reps):
+    """``tile(x, reps)`` for an extension-free host ``x``, ``reps`` a tuple of non-negative
+    Python ints and a result below the pool threshold (what the general path's clone copies
+    with NumPy's own allocation there), or None, nothing done: the general path's copy of
+    ``x`` (leading singleton axes added) seen with a new axis before each of its axes,
+    broadcast by assignment into the result's C-order buffer seen as the (rep, n) pairs.
+    The same elements, copied, in a new C-order array of its own memory."""
+    for r in reps:
+        if type(r) is not builtins.int or r < 0:
+            return None
+    shape = x._shape
+    k = len(reps) - len(shape)
+    if k > 0:
+        shape = (1,) * k + shape
+    elif k < 0:
+        reps = (1,) * -k + reps
+    pairs = []
+    new_shape = []
+    count = 1
+    for r, n in zip(reps, shape):
+        pairs += (r, n)
+        new_shape.append(r * n)
+        count *= r * n
+    dt = x._dtype._np
+    if count * dt.itemsize >= _pool.MIN_BYTES[0]:
+        return None
+    a = x._np if x._np is not None else x._get_native()
+    key = (None,) * (2 * k if k > 0 else 0) + (None, slice(None)) * len(x._shape) + (Ellipsis,)
+    r = np.empty(new_shape, dt)  # (its own memory, seen as the pairs to write it)
+    r.reshape(pairs)[...] = a[key]
+    return _new_array(r, None, 0, r.shape, None, x._dtype, _CPU)
+
+
 @api("tile")
 def tile(x, repetitions, /, *, out=None) -> Array:
     """Tile ``x``: repeat the whole array ``repetitions[i]`` times along axis ``i``.
@@ -360,6 +407,13 @@ def tile(x, repetitions, /, *, out=None) -> Array:
     Shorter ``repetitions`` are padded with leading ones, a shorter shape with leading
     singleton axes.
     """
+    if type(repetitions) is builtins.int:
+        repetitions = (repetitions,)
+    if type(repetitions) is builtins.tuple and out is None and type(x) is Array and x._ext is None \
+            and x._device is _CPU:
+        r = _tile_small(x, repetitions)
+        if r is not None:
+            return r
     _check(x, "tile")
     if isinstance(repetitions, (builtins.int, np.integer)) and not isinstance(repetitions, builtins.bool):
         repetitions = (repetitions,)

@@ -10,7 +10,7 @@ import builtins
 
 import numpy as np
 
-from .._core import dispatch as _dispatch, dtypes as _dtypes, layout as _layout
+from .._core import _npcompat, dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core.threads import select as _select
 from .._core.array import _LATE, Array
 from .._core.device import CPU as _CPU
@@ -23,6 +23,10 @@ from .elementwise import _numpy_scalar
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
 _INDEX = _dtypes.int64
+_INDEX_NP = _INDEX._np
+_np_asarray = np.asarray
+_np_count_nonzero = _npcompat.count_nonzero  # (NumPy's count without its dispatcher)
+_new_array = Array._new
 _SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
 
@@ -122,13 +126,17 @@ def argmin(x, /, axis=..., keepdims=..., *, out=None, dim=..., keepdim=...) -> A
 @api("count_nonzero")
 def count_nonzero(x, /, axis=None, keepdims=False, *, out=None) -> Array:
     """Number of nonzero (``True``; either part nonzero for complex) elements, as int64."""
+    if axis is None and out is None and type(x) is Array and x._device is _CPU and not keepdims:
+        # (every element, on the CPU: NumPy's count as a 0-d int64, as _index_result makes
+        # it; the general path's steps inline)
+        r = _np_asarray(_np_count_nonzero(x._np if x._np is not None else x._get_native()))
+        if r.dtype is not _INDEX_NP:  # (a platform whose default int is not int64)
+            r = r.astype(_INDEX_NP)
+        return _new_array(r, None, 0, (), None, _INDEX, _CPU)
     _check(x, "count_nonzero")
     dev = x._device
     xp = dev.backend.xp
     a = x._get_native()
-    if axis is None and not keepdims and out is None and dev.type == "cpu":
-        # (every element, on the CPU: NumPy's count as a 0-d int64, as _index_result makes it)
-        return wrap_new(np.asarray(np.count_nonzero(a)), _INDEX, dev)
     with dev.backend.ctx(dev):
         if axis is None and not keepdims:
             r = xp.count_nonzero(a)
@@ -199,6 +207,19 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None, out=None) -> Array:
     >>> xp.searchsorted(xp.asarray([1, 3, 5]), xp.asarray([3, 4]), side="right").tolist()
     [2, 2]
     """
+    if sorter is None and out is None and type(x1) is Array and type(x2) is Array \
+            and x1._device is _CPU and x2._device is _CPU and x1._dtype is x2._dtype \
+            and x1._dtype.kind in "iuf" and len(x1._shape) == 1 and (side == "left" or side == "right"):
+        # Short path: two host arrays of one real dtype (nothing to promote or cast), no
+        # sorter: NumPy's searchsorted (np.searchsorted's own call of the method) on the
+        # native views, its index result adopted as the general path below adopts it
+        a = x1._np if x1._np is not None else x1._get_native()
+        r = a.searchsorted(x2._np if x2._np is not None else x2._get_native(), side)
+        if type(r) is not _ND:  # (a 0-d x2: NumPy's scalar)
+            r = _np_asarray(r)
+        if r.dtype is not _INDEX_NP:
+            r = r.astype(_INDEX_NP)
+        return _new_array(r, None, 0, r.shape, None, _INDEX, _CPU)
     func = "searchsorted"
     _check(x1, func, "x1")
     if x1.ndim != 1:

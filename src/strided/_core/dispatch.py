@@ -112,7 +112,9 @@ _BARE = frozenset("""
     get_num_threads set_num_threads get_thread_threshold set_thread_threshold
     get_cache_limit set_cache_limit get_pool_threshold set_pool_threshold
     get_default_device set_default_device get_default_dtype set_default_dtype
-    zeros ones empty zeros_like ones_like empty_like eye""".split())
+    zeros ones empty zeros_like ones_like empty_like eye arange""".split())
+# (arange: its short path of Python ints computes nothing in floating point; its general
+# path runs quiet itself, _api/creation._arange)
 # The object protocol: construction, attribute access, printing, hashing, copying,
 # pickling, iteration and indexing (views); none computes.
 _STRUCTURAL = frozenset("""
