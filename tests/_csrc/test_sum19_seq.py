@@ -3,11 +3,11 @@
 
 A float32/float64 row of more than 1024 elements and at least 128 KiB (``SD_SEQ_FROM``) is
 summed as NumPy's pairwise tree cut into nodes of eight leaves, each node read front to back
-one leaf at a time; where the buffer spans 8 MiB or more (``SD_SEQP_FROM``) each node is
+one leaf at a time; where the buffer spans 20 MiB or more (``SD_SEQP_FROM``) each node is
 prefetched first. Compared bit for bit with ``numpy.add.reduce``: lengths at both
 thresholds and the tree's cut points beyond them, unaligned starts, 1-4 threads (each
 thread's share a subtree), row sums of long rows (``sum_rows``, ``reduce``) in buffers on
-both sides of 8 MiB, on the AVX-512 path and the AVX2 path (``sum_isa``), and the namespace's
+both sides of 20 MiB, on the AVX-512 path and the AVX2 path (``sum_isa``), and the namespace's
 ``sum``. Skipped without the C kernels (STRIDED_NO_CEXT=1)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ C = _cfast._ckernels if _cfast.AVAILABLE else None
 pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
 DTYPES = [np.float32, np.float64]
 SEQ_FROM = 128 << 10  # bytes (SD_SEQ_FROM)
-SEQP_FROM = 8 << 20   # bytes (SD_SEQP_FROM)
+SEQP_FROM = 20 << 20  # bytes (SD_SEQP_FROM)
 
 
 @pytest.fixture(params=["avx512", "avx2"])
@@ -91,13 +91,13 @@ def test_a_spread_beyond_the_threshold(isa, dt):
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("rows", [3, 40])
+@pytest.mark.parametrize("rows", [3, 80])
 def test_long_rows(isa, dt, rows):
-    """Rows of more than 128 KiB, in a buffer under 8 MiB (3 rows) and over it (40 rows: the
+    """Rows of more than 128 KiB, in a buffer under 20 MiB (3 rows) and over it (80 rows: the
     prefetching nodes)."""
     ncols = SEQ_FROM // np.dtype(dt).itemsize * 2 + 13
     a = _data(rows * ncols, dt, rows, offset=1).reshape(rows, ncols)
-    assert (a.nbytes >= SEQP_FROM) == (rows == 40)
+    assert (a.nbytes >= SEQP_FROM) == (rows == 80)
     want = np.add.reduce(a, axis=-1).tobytes()
     out = np.empty(rows, dt)
     C.sum_rows(a, out, ncols)

@@ -730,11 +730,12 @@ SD_FLAT(SD_AVX512, flatz_f64, double, eightz_f64, pwt_f64, 1) /* (the row's edge
    L1 (10000) 51 / 57 and 65 / 73, so not below SD_SEQ_FROM. Each leaf fully unrolled
    (SD_SEQ_SWITCH: one jump per leaf in place of a loop exit that mispredicts as the leaves'
    lengths alternate), float32 30000-200000 41-63 against 40-48 looped (a quiet machine). PF: the prefetching twin (as
-   pwtp_*: SD_PREFETCH before each node), from SD_SEQP_FROM: float32 3e6 27 / 21 without,
-   1e7 16.6 / 13.4; float64 3e6 23 / 19, 1e7 15.4 / 14.2. Only the last leaf of a whole tree
+   pwtp_*: SD_PREFETCH before each node), from SD_SEQP_FROM (20 MiB; a quiet machine,
+   prefetching / not, unrolled leaves): float32 8 MB 0.84, 12 MB 0.97, 20 MB 1.06, 40 MB
+   1.08, 80 MB 1.04; float64 16 MB 0.93, 24 MB 1.11, 40 MB 1.06, 80 MB 1.04. Only the last leaf of a whole tree
    has leftover elements (see SD_EIGHT_PTRS). */
 #define SD_SEQ_FROM ((Py_ssize_t)128 << 10)
-#define SD_SEQP_FROM ((Py_ssize_t)8 << 20)
+#define SD_SEQP_FROM ((Py_ssize_t)20 << 20)
 /* A leaf's accumulator vector(s) over its G whole groups of 8 (p: the leaf), fully
    unrolled for a constant G: the chain of additions in order, with no loop branch (a loop
    whose trip count changes from leaf to leaf, as the leaves of a node differ by a group,
