@@ -728,7 +728,7 @@ SD_FLAT(SD_AVX512, flatz_f64, double, eightz_f64, pwt_f64, 1) /* (the row's edge
    cycle, one leaf at a time / side by side, a 2-core EPYC (Zen 4) loaded by other work):
    float32 65536-1e6 elements 47-57 / 39-47, float64 (AVX-512) 30000-1e6 46-81 / 39-56; in
    L1 (10000) 51 / 57 and 65 / 73, so not below SD_SEQ_FROM. Each leaf fully unrolled
-   (SD_SEQ_SWITCH: one jump per leaf in place of a loop exit that mispredicts as the leaves'
+   (SD_SEQ8: one jump per leaf in place of a loop exit that mispredicts as the leaves'
    lengths alternate), float32 30000-200000 41-63 against 40-48 looped (a quiet machine). PF: the prefetching twin (as
    pwtp_*: SD_PREFETCH before each node), from SD_SEQP_FROM (20 MiB; a quiet machine,
    prefetching / not, unrolled leaves): float32 8 MB 0.84, 12 MB 0.97, 20 MB 1.06, 40 MB
@@ -741,38 +741,47 @@ SD_FLAT(SD_AVX512, flatz_f64, double, eightz_f64, pwt_f64, 1) /* (the row's edge
    whose trip count changes from leaf to leaf, as the leaves of a node differ by a group,
    cost a mispredicted exit per leaf: 8-20% of an in-cache sum). Leaves of a node of eight
    have 8 to 16 whole groups (68 to 128 elements); others (none in practice) take a loop. */
-#define SD_SEQ_SWITCH(G, CASE, LOOP)                                                       \
-    switch (G) {                                                                           \
-    case 8: CASE(8) case 9: CASE(9) case 10: CASE(10) case 11: CASE(11) case 12: CASE(12)  \
-    case 13: CASE(13) case 14: CASE(14) case 15: CASE(15) case 16: CASE(16)                \
-    default: LOOP                                                                          \
-    }
-#define SD_LEAF32(G)                                                                       \
+#define SD_LEAFV(V, LOAD, ADD, G)                                                          \
     {                                                                                      \
-        __m256 r_ = _mm256_loadu_ps(p);                                                    \
+        V r_ = LOAD(p);                                                                    \
         _Pragma("GCC unroll 16") for (int i_ = 1; i_ < (G); i_++)                          \
-            r_ = _mm256_add_ps(r_, _mm256_loadu_ps(p + 8 * i_));                           \
+            r_ = ADD(r_, LOAD(p + 8 * i_));                                                \
         R[k] = r_;                                                                         \
     }                                                                                      \
     break;
-SD_AVX2 SD_INLINE float seq8_f32(const float *a, const Py_ssize_t *e, float m)
-{
-    __m256 R[8];
-    const float *p = a;
-    (void)m;
-    for (int k = 0; k < 8; k++) {
-        const Py_ssize_t g = e[k] >> 3;
-        SD_SEQ_SWITCH(g, SD_LEAF32, {
-            __m256 r = _mm256_loadu_ps(p);
-            for (Py_ssize_t i = 1; i < g; i++)
-                r = _mm256_add_ps(r, _mm256_loadu_ps(p + 8 * i));
-            R[k] = r;
-        })
-        p += e[k];
+/* NAME: a node of eight leaves e[0..7] one leaf at a time, each leaf's eight accumulators
+   one vector V (LOAD, ADD), their sums added as END adds them (sd_end8_f32, sd_end8z_f64) */
+#define SD_SEQ8(ATTR, NAME, T, V, LOAD, ADD, END)                                          \
+    ATTR SD_INLINE T NAME(const T *a, const Py_ssize_t *e, T m)                            \
+    {                                                                                      \
+        V R[8];                                                                            \
+        const T *p = a;                                                                    \
+        (void)m;                                                                           \
+        for (int k = 0; k < 8; k++) {                                                      \
+            const Py_ssize_t g = e[k] >> 3;                                                \
+            switch (g) {                                                                   \
+            case 8: SD_LEAFV(V, LOAD, ADD, 8)                                              \
+            case 9: SD_LEAFV(V, LOAD, ADD, 9)                                              \
+            case 10: SD_LEAFV(V, LOAD, ADD, 10)                                            \
+            case 11: SD_LEAFV(V, LOAD, ADD, 11)                                            \
+            case 12: SD_LEAFV(V, LOAD, ADD, 12)                                            \
+            case 13: SD_LEAFV(V, LOAD, ADD, 13)                                            \
+            case 14: SD_LEAFV(V, LOAD, ADD, 14)                                            \
+            case 15: SD_LEAFV(V, LOAD, ADD, 15)                                            \
+            case 16: SD_LEAFV(V, LOAD, ADD, 16)                                            \
+            default: {                                                                     \
+                V r = LOAD(p);                                                             \
+                for (Py_ssize_t i = 1; i < g; i++)                                         \
+                    r = ADD(r, LOAD(p + 8 * i));                                           \
+                R[k] = r;                                                                  \
+            }                                                                              \
+            }                                                                              \
+            p += e[k];                                                                     \
+        }                                                                                  \
+        const Py_ssize_t e7 = e[7];                                                        \
+        return END(R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], p - e7, e7 & ~(Py_ssize_t)7, e7); \
     }
-    const Py_ssize_t e7 = e[7];
-    return sd_end8_f32(R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], p - e7, e7 & ~(Py_ssize_t)7, e7);
-}
+SD_SEQ8(SD_AVX2, seq8_f32, float, __m256, _mm256_loadu_ps, _mm256_add_ps, sd_end8_f32)
 /* float64 without AVX-512: a leaf's r0..r3 and r4..r7 in two 256-bit vectors */
 SD_AVX2 SD_INLINE double seq8_f64(const double *a, const Py_ssize_t *e, double m)
 {
@@ -822,32 +831,7 @@ SD_AVX512 SD_INLINE double sd_end8z_f64(__m512d R0, __m512d R1, __m512d R2, __m5
     SD_TAIL(l[7], p7, i, e7, SD_ID)
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
-#define SD_LEAFZ(G)                                                                        \
-    {                                                                                      \
-        __m512d r_ = _mm512_loadu_pd(p);                                                   \
-        _Pragma("GCC unroll 16") for (int i_ = 1; i_ < (G); i_++)                          \
-            r_ = _mm512_add_pd(r_, _mm512_loadu_pd(p + 8 * i_));                           \
-        R[k] = r_;                                                                         \
-    }                                                                                      \
-    break;
-SD_AVX512 SD_INLINE double seq8z_f64(const double *a, const Py_ssize_t *e, double m)
-{
-    __m512d R[8];
-    const double *p = a;
-    (void)m;
-    for (int k = 0; k < 8; k++) {
-        const Py_ssize_t g = e[k] >> 3;
-        SD_SEQ_SWITCH(g, SD_LEAFZ, {
-            __m512d r = _mm512_loadu_pd(p);
-            for (Py_ssize_t i = 1; i < g; i++)
-                r = _mm512_add_pd(r, _mm512_loadu_pd(p + 8 * i));
-            R[k] = r;
-        })
-        p += e[k];
-    }
-    const Py_ssize_t e7 = e[7];
-    return sd_end8z_f64(R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], p - e7, e7 & ~(Py_ssize_t)7, e7);
-}
+SD_SEQ8(SD_AVX512, seq8z_f64, double, __m512d, _mm512_loadu_pd, _mm512_add_pd, sd_end8z_f64)
 /* the prefetching twins: the node's bytes SD_PF_AHEAD on, then the node */
 #define SD_SEQP(ATTR, NAME, T, NODE)                                                       \
     ATTR SD_INLINE T NAME(const T *a, const Py_ssize_t *e, T m)                            \
