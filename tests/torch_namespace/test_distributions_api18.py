@@ -170,6 +170,7 @@ def _head(msg):
     return re.sub(r"\b(strided|torch)\.", "", msg.split("but found invalid values")[0])
 
 
+@pytest.mark.usefixtures("on_cpu")  # (the messages print the parameters: a cuda array's repr names its device)
 @pytest.mark.parametrize("name,make,param", BAD_PARAMS, ids=[b[0] for b in BAD_PARAMS])
 def test_bad_parameters_raise_pytorchs_value_error(name, make, param):
     ms, mt = _message(make, storch), _message(make, torch)
@@ -204,6 +205,7 @@ BAD_VALUES = [
 ]
 
 
+@pytest.mark.usefixtures("on_cpu")  # (the messages print the parameters: a cuda array's repr names its device)
 @pytest.mark.parametrize("name,make,value", BAD_VALUES, ids=[b[0] for b in BAD_VALUES])
 def test_bad_values_raise_pytorchs_value_error(name, make, value):
     ms = _message(lambda L: make(L).log_prob(value(L)), storch)

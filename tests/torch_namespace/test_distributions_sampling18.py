@@ -65,6 +65,7 @@ def _repr(c):
     return re.sub(r"\b(strided|torch)\.", "", repr(c))
 
 
+@pytest.mark.usefixtures("on_cpu")  # (compares the supports' reprs: a cuda array's names its device)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("sample_shape", [(), (5,), (2, 3)], ids=str)
 @pytest.mark.parametrize("name,make", SHAPE_CASES, ids=[c[0] for c in SHAPE_CASES])
