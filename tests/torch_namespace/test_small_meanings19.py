@@ -155,3 +155,28 @@ def test_an_inplace_write_into_a_quotient_keeps_its_backward(dtype):
     (ga, gb), (ta, tb) = run(st), run(torch)
     np.testing.assert_array_equal(to_numpy(ga), ta.numpy())
     np.testing.assert_array_equal(to_numpy(gb), tb.numpy())
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy"])
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_copies_of_parameters_are_parameters(how, requires_grad):
+    import copy
+
+    f = getattr(copy, how)
+    got = f(st.nn.Parameter(st.zeros(2), requires_grad=requires_grad))
+    want = f(torch.nn.Parameter(torch.zeros(2), requires_grad=requires_grad))
+    assert isinstance(got, st.nn.Parameter) == isinstance(want, torch.nn.Parameter) is True
+    assert got.requires_grad == want.requires_grad
+    assert not isinstance(f(st.zeros(2)), st.nn.Parameter)  # (a plain array's copy is not one)
+
+
+def test_deepcopy_of_a_module_keeps_its_parameters():
+    import copy
+
+    m = st.nn.Linear(3, 2)
+    m2 = copy.deepcopy(m)
+    t2 = copy.deepcopy(torch.nn.Linear(3, 2))
+    assert [isinstance(p, st.nn.Parameter) for p in m2.parameters()] == \
+        [isinstance(p, torch.nn.Parameter) for p in t2.parameters()] == [True, True]
+    assert m2.weight is not m.weight
+    np.testing.assert_array_equal(to_numpy(m2.weight), to_numpy(m.weight))

@@ -45,6 +45,29 @@ class _ParameterType(type):
         return p
 
 
+def _keep_parameters_in_copies():
+    """``copy.copy`` and ``copy.deepcopy`` of a parameter give a parameter, as PyTorch's do
+    (``copy.deepcopy(model)``'s parameters stay ``nn.Parameter``s): the arrays' copy hook
+    (``io/_pickle.py``'s ``copy_array``) wrapped to register the copy of a registered one."""
+    from strided._core.array import _LATE
+
+    copy_array = _LATE.get("copy_array")
+    if copy_array is None or getattr(copy_array, "_keeps_parameters", False):
+        return
+
+    def copy_keeping_parameters(x, memo):
+        r = copy_array(x, memo)
+        if type(r) is Array and is_parameter(x):
+            _PARAMS[id(r)] = r
+        return r
+
+    copy_keeping_parameters._keeps_parameters = True
+    _LATE["copy_array"] = copy_keeping_parameters
+
+
+_keep_parameters_in_copies()
+
+
 class Parameter(metaclass=_ParameterType):
     """A module parameter: ``Parameter(data, requires_grad=True)`` (PyTorch's ``nn.Parameter``).
 
