@@ -1021,6 +1021,59 @@ fast_astype(Fast *f, PyObject *x, PyObject *dt)
     return array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), shape, Py_NewRef(Py_None), dt, dev);
 }
 
+/* A DType's item size in bytes, or -1 (not a DType with a plain int item size). */
+static inline Py_ssize_t
+nbytes_of_item(PyObject *dt)
+{
+    PyObject *isz = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_itemsize) : NULL;
+    if (isz == NULL || !PyLong_CheckExact(isz))
+        return -1;
+    Py_ssize_t n = PyLong_AsSsize_t(isz);
+    if (n == -1 && PyErr_Occurred())
+        (void)contract_clear(PyExc_OverflowError);
+    return n;
+}
+
+/* The whole-array reductions' common end (fast_sum, fast_npreduce): kernel(args[0..n)) with
+   args[at] a fresh 0-d ndarray of res's NumPy dtype, under the "ignore" error state; that
+   ndarray wrapped as a 0-d Array of res on dev (as the definitions wrap their results) when
+   the kernel answered -- returned it (returns_out) or True (the C kernels' "done"). NULL
+   with no error set where it declined (the definition then runs), or with one that must
+   propagate. */
+static PyObject *
+kernel_into_0d(PyObject *kernel, PyObject **args, int n, int at, PyObject *res, PyObject *dev, int returns_out)
+{
+    PyObject *descr = SLOT(res, D_np);
+    Py_ssize_t isz = nbytes_of_item(res);
+    if (descr == NULL || isz <= 0)
+        return NULL;
+    PyObject *empty = PyTuple_New(0), *out = NULL, *r = NULL, *w = NULL;
+    if (empty == NULL)
+        return NULL;
+    Py_INCREF(kernel);
+    Py_INCREF(descr);
+    Py_INCREF(res);
+    Py_INCREF(dev);
+    if ((out = result_empty(empty, descr, isz)) == NULL)
+        goto done;
+    args[at] = out;
+    r = run_kernel(kernel, (PyObject *const *)args, n);
+    if ((returns_out ? r == out : r == Py_True) && Py_TYPE(out) == ND_T && ND(out)->descr == descr
+        && ND(out)->nd == 0) {
+        w = array_new(out, Py_NewRef(Py_None), Py_NewRef(zero), empty, Py_NewRef(Py_None), res, dev);
+        out = empty = res = dev = NULL; /* (array_new took them) */
+    }
+done:
+    Py_XDECREF(r);
+    Py_XDECREF(out);
+    Py_XDECREF(empty);
+    Py_DECREF(kernel);
+    Py_DECREF(descr);
+    Py_XDECREF(res);
+    Py_XDECREF(dev);
+    return w == NULL && PyErr_Occurred() ? contract_decline() : w;
+}
+
 /* sum(x) of a floating array on the CPU, the namespace's hot path (statistics.py, sum) in
    C: an extension-free Array of float32 or float64 with at least one dimension and one
    element, which one thread sums (threads.one_thread_reduce: one thread, or fewer bytes than
@@ -1039,58 +1092,21 @@ fast_sum(Fast *f, PyObject *x)
     if ((dt != PyList_GET_ITEM(f->table, 1) && dt != PyList_GET_ITEM(f->table, 2))
         || dev != PyList_GET_ITEM(f->table, 3) || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) == 0)
         return NULL;
-    Py_ssize_t nbytes = nbytes_of(x), tmin = contract_pool_limit(thread_min_list);
-    if (nbytes <= 0 || (contract_pool_limit(num_threads_list) != 1 && (tmin <= 0 || nbytes >= tmin)))
+    Py_ssize_t nbytes = nbytes_of(x), isz = nbytes_of_item(dt), tmin = contract_pool_limit(thread_min_list);
+    if (nbytes <= 0 || isz <= 0
+        || (contract_pool_limit(num_threads_list) != 1 && (tmin <= 0 || nbytes >= tmin)))
         return NULL;
-    PyObject *descr = SLOT(dt, D_np), *isz = SLOT(dt, D_itemsize);
-    if (descr == NULL || isz == NULL || !PyLong_CheckExact(isz))
-        return NULL;
-    Py_ssize_t itemsize = PyLong_AsSsize_t(isz);
-    if (itemsize <= 0)
-        return contract_decline();
     PyObject *a = small_native_any(x, PY_SSIZE_T_MAX);
     if (a == NULL)
         return NULL;
-    PyObject *kernel = Py_NewRef(PyList_GET_ITEM(f->table, 0)), *r = NULL, *ok = NULL, *count = NULL;
-    PyObject *empty = PyTuple_New(0);
-    Py_INCREF(dt);
-    Py_INCREF(dev);
-    Py_INCREF(descr);
-    if (empty == NULL || (r = result_empty(empty, descr, itemsize)) == NULL
-        || (count = PyLong_FromSsize_t(nbytes / itemsize)) == NULL)
-        goto done;
-    PyObject *args[3] = {a, r, count};
-    ok = run_kernel(kernel, args, 3);
-    if (ok == Py_True && Py_TYPE(r) == ND_T && ND(r)->descr == descr && ND(r)->nd == 0) {
-        PyObject *res = array_new(r, Py_NewRef(Py_None), Py_NewRef(zero), empty, Py_NewRef(Py_None), dt, dev);
-        r = empty = dt = dev = NULL; /* (array_new took them) */
-        Py_DECREF(a), Py_DECREF(kernel), Py_DECREF(descr), Py_DECREF(count), Py_DECREF(ok);
-        return res;
+    PyObject *count = PyLong_FromSsize_t(nbytes / isz), *w = NULL;
+    if (count != NULL) {
+        PyObject *args[3] = {a, NULL, count}; /* sum_into(native, out, count) */
+        w = kernel_into_0d(PyList_GET_ITEM(f->table, 0), args, 3, 1, dt, dev, 0);
+        Py_DECREF(count);
     }
-done:
-    Py_XDECREF(ok);
-    Py_XDECREF(count);
-    Py_XDECREF(r);
-    Py_XDECREF(empty);
     Py_DECREF(a);
-    Py_DECREF(kernel);
-    Py_DECREF(descr);
-    Py_XDECREF(dt);
-    Py_XDECREF(dev);
-    return PyErr_Occurred() ? contract_decline() : NULL;
-}
-
-/* A DType's item size in bytes, or -1 (not a DType with a plain int item size). */
-static inline Py_ssize_t
-nbytes_of_item(PyObject *dt)
-{
-    PyObject *isz = dt != NULL && Py_IS_TYPE(dt, DType_T) ? SLOT(dt, D_itemsize) : NULL;
-    if (isz == NULL || !PyLong_CheckExact(isz))
-        return -1;
-    Py_ssize_t n = PyLong_AsSsize_t(isz);
-    if (n == -1 && PyErr_Occurred())
-        (void)contract_clear(PyExc_OverflowError);
-    return n;
+    return w;
 }
 
 /* max(x), min(x), prod(x), any(x), all(x) of a small CPU array: the definitions' short path
@@ -1126,9 +1142,7 @@ fast_npreduce(Fast *f, PyObject *x)
         return NULL;
     if (most >= 0 ? count > most : nbytes >= contract_pool_limit(thread_min_list))
         return NULL;
-    PyObject *rdescr = SLOT(res, D_np), *darg = PyList_GET_ITEM(t, 2);
-    if (rdescr == NULL)
-        return NULL;
+    PyObject *darg = PyList_GET_ITEM(t, 2);
     if (darg == Py_True)
         darg = SLOT(dt, D_np);
     if (darg == NULL)
@@ -1136,33 +1150,12 @@ fast_npreduce(Fast *f, PyObject *x)
     PyObject *a = small_native_any(x, PY_SSIZE_T_MAX);
     if (a == NULL)
         return NULL;
-    PyObject *kernel = Py_NewRef(PyList_GET_ITEM(t, 0)), *empty = PyTuple_New(0), *out = NULL, *r = NULL;
-    Py_INCREF(res);
-    Py_INCREF(dev);
-    Py_INCREF(rdescr);
     Py_INCREF(darg);
-    Py_ssize_t rsz = nbytes_of_item(res);
-    if (empty == NULL || rsz <= 0 || (out = result_empty(empty, rdescr, rsz)) == NULL)
-        goto done;
-    PyObject *args[4] = {a, Py_None, darg, out};
-    r = run_kernel(kernel, args, 4);
-    if (r == out && Py_TYPE(r) == ND_T && ND(r)->descr == rdescr && ND(r)->nd == 0) {
-        Py_DECREF(r);
-        PyObject *w = array_new(out, Py_NewRef(Py_None), Py_NewRef(zero), empty, Py_NewRef(Py_None), res, dev);
-        Py_DECREF(a), Py_DECREF(kernel), Py_DECREF(rdescr), Py_DECREF(darg);
-        return w;
-    }
-done:
-    Py_XDECREF(r);
-    Py_XDECREF(out);
-    Py_XDECREF(empty);
-    Py_DECREF(a);
-    Py_DECREF(kernel);
-    Py_DECREF(res);
-    Py_DECREF(dev);
-    Py_DECREF(rdescr);
+    PyObject *args[4] = {a, Py_None, darg, NULL}; /* reduce(native, None, dtype, out) */
+    PyObject *w = kernel_into_0d(PyList_GET_ITEM(t, 0), args, 4, 3, res, dev, 1);
     Py_DECREF(darg);
-    return PyErr_Occurred() ? contract_decline() : NULL;
+    Py_DECREF(a);
+    return w;
 }
 
 /* asarray(x, dtype=, device=, copy=, requires_grad=, names=) of an Array of ours where
