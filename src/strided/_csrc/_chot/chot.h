@@ -391,6 +391,7 @@ PyObject *prefer_loop(PyObject *mod, PyObject *args);
 PyObject *own_loop_info(PyObject *mod, PyObject *args);
 PyObject *vector_width(PyObject *mod, PyObject *noargs);
 PyObject *result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes);
+PyObject *fresh_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes, int reuse);
 /* views.c: a 64-byte aligned result from 16 KiB to the pool threshold (NULL, no error:
    outside that range or without NumPy's C API table) and the type owning its buffer. */
 #define ALIGN_FROM ((Py_ssize_t)16 << 10)

@@ -96,7 +96,8 @@ c_result_limit(int splittable)
 }
 
 /* A fresh C-ordered ndarray of shape (a tuple) and NumPy descriptor descr that holds
-   nbytes: numpy.empty below the pool threshold, the pool's buffer from it. NULL with an
+   nbytes: below the pool threshold NumPy's own (fresh_result; numpy.empty without NumPy's
+   C API table), the pool's buffer from it. NULL with an
    error set (out of memory; the caller propagates it), or a new reference. */
 PyObject *
 result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes)
@@ -111,9 +112,8 @@ result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes)
         Py_DECREF(nb);
         return r;
     }
-    if (nbytes >= ALIGN_FROM && shape != NULL && PyTuple_CheckExact(shape)
-        && PyTuple_GET_SIZE(shape) <= MAXDIMS) {
-        /* (16 KiB to the threshold: a 64-byte aligned buffer; views.c, aligned_result) */
+    if (shape != NULL && PyTuple_CheckExact(shape) && PyTuple_GET_SIZE(shape) <= MAXDIMS) {
+        /* (below the threshold: NumPy's C API, fresh_result; numpy.empty without it) */
         Py_ssize_t dims[MAXDIMS];
         int nd = (int)PyTuple_GET_SIZE(shape), ok = 1;
         for (int d = 0; d < nd && ok; d++) {
@@ -123,7 +123,7 @@ result_empty(PyObject *shape, PyObject *descr, Py_ssize_t nbytes)
         if (PyErr_Occurred())
             PyErr_Clear(); /* (numpy.empty below names a bad shape) */
         else if (ok) {
-            PyObject *r = aligned_result(dims, nd, descr, nbytes);
+            PyObject *r = fresh_result(dims, nd, descr, nbytes, 1);
             if (r != NULL || PyErr_Occurred())
                 return r;
         }

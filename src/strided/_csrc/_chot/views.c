@@ -713,31 +713,41 @@ take_reuse(const Py_ssize_t *dims, int nd, PyObject *descr)
     return NULL;
 }
 
-/* A fresh C-contiguous ndarray of shape dims (nd of them; shape, the same as a tuple) and
-   descriptor descr (borrowed): a free one of the free list, or NumPy's
-   PyArray_NewFromDescr for a small result, the buffer pool's (result_empty) from the pool
+/* A fresh C-contiguous ndarray of shape dims (nd of them) and descriptor descr (borrowed)
+   below the pool threshold, from NumPy's C API table: a free one of the free list (reuse,
+   up to TAKE_FREE_BYTES), a 64-byte aligned one from ALIGN_FROM on, else NumPy's
+   PyArray_NewFromDescr -- what numpy.empty makes, without its argument parsing. NULL with
+   no error set without the table or from the pool threshold on (the caller makes it),
+   NULL with an error set when the memory or NumPy failed. */
+PyObject *
+fresh_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes, int reuse)
+{
+    Py_ssize_t big = contract_pool_limit(big_list);
+    if (nd_new == NULL || nd_new_type != ND_T || (pool_empty != NULL && big > 0 && nbytes >= big))
+        return NULL;
+    PyObject *r = reuse && nbytes <= TAKE_FREE_BYTES ? take_reuse(dims, nd, descr) : NULL;
+    if (r != NULL)
+        return r;
+    if (nbytes >= ALIGN_FROM && ((r = aligned_result(dims, nd, descr, nbytes)) != NULL || PyErr_Occurred()))
+        return r;
+    Py_INCREF(descr);
+    r = nd_new(nd_new_type, descr, nd, dims, NULL, NULL, 0, NULL);
+    if (reuse && r != NULL && nbytes <= TAKE_FREE_BYTES && Py_TYPE(r) == ND_T && ND(r)->base == NULL) {
+        if (take_free_flags < 0)
+            take_free_flags = ND(r)->flags;
+        if (ND(r)->flags == take_free_flags)
+            Py_XSETREF(take_free[take_free_next++ % TAKE_FREE], Py_NewRef(r));
+    }
+    return r;
+}
+
+/* fresh_result with the free list, or the buffer pool's (result_empty) from the pool
    threshold on, numpy.empty without the table. */
 static PyObject *
 take_empty(PyObject *shape, const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes)
 {
-    Py_ssize_t big = contract_pool_limit(big_list);
-    if (nd_new != NULL && nd_new_type == ND_T && (pool_empty == NULL || big <= 0 || nbytes < big)) {
-        PyObject *r = nbytes <= TAKE_FREE_BYTES ? take_reuse(dims, nd, descr) : NULL;
-        if (r != NULL)
-            return r;
-        if (nbytes >= ALIGN_FROM && ((r = aligned_result(dims, nd, descr, nbytes)) != NULL || PyErr_Occurred()))
-            return r;
-        Py_INCREF(descr);
-        r = nd_new(nd_new_type, descr, nd, dims, NULL, NULL, 0, NULL);
-        if (r != NULL && nbytes <= TAKE_FREE_BYTES && Py_TYPE(r) == ND_T && ND(r)->base == NULL) {
-            if (take_free_flags < 0)
-                take_free_flags = ND(r)->flags;
-            if (ND(r)->flags == take_free_flags)
-                Py_XSETREF(take_free[take_free_next++ % TAKE_FREE], Py_NewRef(r));
-        }
-        return r;
-    }
-    return result_empty(shape, descr, nbytes);
+    PyObject *r = fresh_result(dims, nd, descr, nbytes, 1);
+    return r != NULL || PyErr_Occurred() ? r : result_empty(shape, descr, nbytes);
 }
 
 /* x[key] for an index Array key (not 0-d, no extension, on x's device) when both natives
