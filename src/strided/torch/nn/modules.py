@@ -122,12 +122,24 @@ class _Handle:
 
     _ids = itertools.count()
 
-    def __init__(self, hooks: dict):
+    def __init__(self, hooks: dict, *, extra_dict=None):
         self.hooks = hooks
         self.id = next(self._ids)
+        if isinstance(extra_dict, dict):
+            extra_dict = [extra_dict]
+        self.extra_dicts = tuple(extra_dict or ())
 
     def remove(self) -> None:
+        """Remove the hook (and its entries in the registries of its options)."""
         self.hooks.pop(self.id, None)
+        for d in self.extra_dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self) -> "_Handle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
 
 
 class Module:
@@ -161,8 +173,11 @@ class Module:
         sa(self, "_buffers", {})
         sa(self, "_non_persistent_buffers_set", set())
         sa(self, "_modules", {})
-        sa(self, "_forward_hooks", {})
-        sa(self, "_forward_pre_hooks", {})
+        sa(self, "_forward_hooks", OrderedDict())
+        sa(self, "_forward_hooks_with_kwargs", OrderedDict())
+        sa(self, "_forward_hooks_always_called", OrderedDict())
+        sa(self, "_forward_pre_hooks", OrderedDict())
+        sa(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         sa(self, "_backward_pre_hooks", OrderedDict())
         sa(self, "_backward_hooks", OrderedDict())
         sa(self, "_is_full_backward_hook", None)
@@ -179,33 +194,195 @@ class Module:
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         try:
-            hooked = d["_forward_pre_hooks"] or d["_forward_hooks"]
-        except KeyError:  # (no Module.__init__: the lines below raise what they raise)
+            hooked = (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
+                      or d["_backward_pre_hooks"])
+        except KeyError:  # (no Module.__init__, or unpickled from before the hooks existed)
             hooked = True
         if not hooked:  # (no hooks: no tuples built)
             return self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        result = self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_hooks.values()):
-            r = hook(self, args, result)
-            if r is not None:
-                result = r
-        return result
+        return self._call_with_hooks(args, kwargs)
 
-    def register_forward_hook(self, hook) -> _Handle:
-        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces it."""
-        h = _Handle(self._forward_hooks)
-        self._forward_hooks[h.id] = hook
+    def _call_with_hooks(self, args, kwargs):
+        # A port of PyTorch's Module._call_impl (without the global hooks).
+        fwd_pre_kw = self._hook_dict("_forward_pre_hooks_with_kwargs")
+        fwd_kw = self._hook_dict("_forward_hooks_with_kwargs")
+        always = self._hook_dict("_forward_hooks_always_called")
+        called_always = set()
+        result = None
+        try:
+            full_backward_hooks, non_full_backward_hooks = [], []
+            backward_pre_hooks = list(self._hook_dict("_backward_pre_hooks").values())
+            bw = self._hook_dict("_backward_hooks")
+            if bw:
+                if self.__dict__.get("_is_full_backward_hook") is True:
+                    full_backward_hooks = list(bw.values())
+                elif self.__dict__.get("_is_full_backward_hook") is False:
+                    non_full_backward_hooks = list(bw.values())
+            for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+                if hook_id in fwd_pre_kw:
+                    r = hook(self, args, kwargs)
+                    if r is not None:
+                        if isinstance(r, tuple) and len(r) == 2:
+                            args, kwargs = r
+                        else:
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {r}.")
+                else:
+                    r = hook(self, args)
+                    if r is not None:
+                        args = r if isinstance(r, tuple) else (r,)
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                from ._backward_hooks import BackwardHook
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if hook_id in always:
+                    called_always.add(hook_id)
+                r = hook(self, args, kwargs, result) if hook_id in fwd_kw else \
+                    hook(self, args, result)
+                if r is not None:
+                    result = r
+            if bw_hook:
+                if not isinstance(result, (Array, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=3)
+                result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                var = result
+                while type(var) is not Array:
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if type(v) is Array)
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
+            return result
+        except Exception:
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if hook_id in always and hook_id not in called_always:
+                    try:
+                        r = hook(self, args, kwargs, result) if hook_id in fwd_kw else \
+                            hook(self, args, result)
+                        if r is not None:
+                            result = r
+                    except Exception as e:  # noqa: BLE001 - PyTorch's: warned, the first raised
+                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was raised "
+                                      f"in forward: {e}", stacklevel=3)
+                        continue
+            raise
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
+        if type(result) is not Array:
+            if not (isinstance(result, tuple) and all(type(r) is Array for r in result)):
+                warnings.warn("Using non-full backward hooks on a Module that does not return a "
+                              "single Tensor or a tuple of Tensors is deprecated and will be "
+                              "removed in future versions. This hook will be missing some of the "
+                              "grad_output. Please use register_full_backward_hook to get the "
+                              "documented behavior.", FutureWarning, stacklevel=3)
+                return
+        else:
+            result = (result,)
+        if type(inputs) is not Array:
+            if not (isinstance(inputs, tuple) and all(type(i) is Array for i in inputs)):
+                warnings.warn("Using non-full backward hooks on a Module that does not take as "
+                              "input a single Tensor or a tuple of Tensors is deprecated and will "
+                              "be removed in future versions. This hook will be missing some of "
+                              "the grad_input. Please use register_full_backward_hook to get the "
+                              "documented behavior.", FutureWarning, stacklevel=3)
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn("Using a non-full backward hook when outputs are nested in python data "
+                          "structure is deprecated and will be removed in future versions. This "
+                          "hook will be missing some grad_output.", FutureWarning, stacklevel=3)
+        elif len(out_grad_fn) > 1:
+            warnings.warn("Using a non-full backward hook when outputs are generated by different "
+                          "autograd Nodes is deprecated and will be removed in future versions. "
+                          "This hook will be missing some grad_output. Please use "
+                          "register_full_backward_hook to get the documented behavior.",
+                          FutureWarning, stacklevel=3)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn("Using a non-full backward hook when the forward contains multiple "
+                              "autograd Nodes is deprecated and will be removed in future "
+                              "versions. This hook will be missing some grad_input. Please use "
+                              "register_full_backward_hook to get the documented behavior.",
+                              FutureWarning, stacklevel=3)
+
+    def _add_hook(self, name: str, hook, prepend: bool = False, extra=()) -> _Handle:
+        hooks = self._hook_dict(name)
+        h = _Handle(hooks, extra_dict=[self._hook_dict(e) for e in extra])
+        hooks[h.id] = hook
+        if prepend:
+            hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_forward_pre_hook(self, hook) -> _Handle:
-        """``hook(module, args)`` runs before ``forward``; a non-None result replaces the args."""
-        h = _Handle(self._forward_pre_hooks)
-        self._forward_pre_hooks[h.id] = hook
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> _Handle:
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) runs after ``forward``; a non-None result replaces the output.
+        ``prepend``: before the hooks already registered; ``always_call``: also when
+        ``forward`` raised."""
+        h = self._add_hook("_forward_hooks", hook, prepend,
+                           ("_forward_hooks_with_kwargs", "_forward_hooks_always_called"))
+        if with_kwargs:
+            self._hook_dict("_forward_hooks_with_kwargs")[h.id] = True
+        if always_call:
+            self._hook_dict("_forward_hooks_always_called")[h.id] = True
         return h
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> _Handle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces the args
+        (``with_kwargs``: ``hook(module, args, kwargs)`` returns None or ``(args, kwargs)``).
+        ``prepend``: before the hooks already registered."""
+        h = self._add_hook("_forward_pre_hooks", hook, prepend,
+                           ("_forward_pre_hooks_with_kwargs",))
+        if with_kwargs:
+            self._hook_dict("_forward_pre_hooks_with_kwargs")[h.id] = True
+        return h
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> _Handle:
+        """``hook(module, grad_output) -> None or a new grad_output`` runs when the gradients
+        of the module's outputs are known (``grad_output`` a tuple, None for non-array
+        outputs). As PyTorch's, ``forward`` then gets views of its array inputs and the caller
+        views of the outputs."""
+        return self._add_hook("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> _Handle:
+        """``hook(module, grad_input, grad_output) -> None or a new grad_input`` runs when the
+        gradients of the module's positional array inputs are known (or, if none requires
+        grad, those of its outputs); entries are None for non-array arguments. As PyTorch's,
+        ``forward`` then gets views of its array inputs and the caller views of the outputs."""
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook) -> _Handle:
+        """The deprecated backward hook: ``hook(module, grad_input, grad_output)`` is a hook
+        on the autograd node that made the module's output, so ``grad_input`` holds the
+        gradients of that node's inputs (PyTorch's rule). Note: strided's nodes are not
+        always PyTorch's (a ``Linear`` is one ``AddmmBackward0`` node in PyTorch, not in
+        strided), so ``grad_input`` can differ where the forward is not one operation; use
+        ``register_full_backward_hook``."""
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return self._add_hook("_backward_hooks", hook)
 
     # --- registration --------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
