@@ -29,11 +29,15 @@ class BackwardHookFunction(Function):
     @staticmethod
     def forward(ctx, *args):
         ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        ctx.arg_metas = tuple((a.shape, a.dtype, a.device) for a in args)
         return args
 
     @staticmethod
     def backward(ctx, *args):
-        return args
+        # (PyTorch materializes every missing gradient as zeros, those of the outputs marked
+        # non-differentiable too: the hooks see zeros there, not None)
+        return tuple(_st.zeros(m[0], dtype=m[1], device=m[2]) if g is None else g
+                     for g, m in zip(args, ctx.arg_metas))
 
 
 class BackwardHook:
