@@ -161,6 +161,8 @@ class Module:
     """
 
     training: bool
+    call_super_init: bool = False  # (PyTorch's class flags, read by some subclasses)
+    dump_patches: bool = False
     _version: int = 1  # (the state dict's metadata "version"; subclasses raise it)
 
     def __init__(self, *args, **kwargs):
@@ -502,9 +504,37 @@ class Module:
         """The parameter at the dotted path ``target``."""
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._parameters or mod._parameters[name] is None:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
         return mod._parameters[name]
+
+    def get_buffer(self, target: str) -> Array:
+        """The buffer at the dotted path ``target`` (PyTorch's ``get_buffer``)."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
+    def set_submodule(self, target: str, module, strict: bool = False) -> None:
+        """Set the submodule at the dotted path ``target`` to ``module`` (its parent must
+        exist; with ``strict``, the attribute too; an existing attribute must be a module)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]):
+            if not isinstance(getattr(parent, atoms[-1]), Module):
+                raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
 
     # --- walking -------------------------------------------------------------------
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
@@ -886,9 +916,10 @@ class Module:
                 g.zero_()
 
     # --- moving and casting --------------------------------------------------------
-    def _apply(self, fn) -> "Module":
-        for m in self.children():
-            m._apply(fn)
+    def _apply(self, fn, recurse: bool = True) -> "Module":
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
         with _st.no_grad():
             for p in self._parameters.values():
                 if p is None:
@@ -932,16 +963,40 @@ class Module:
         return self.to("cpu")
 
     def float(self) -> "Module":
-        """Cast floating-point parameters and buffers to float32; returns self."""
-        return self.to(_st.float32)
+        """Cast floating-point parameters and buffers to float32 (complex ones stay, as in
+        PyTorch); returns self."""
+        return self._apply(lambda t: t.to(_st.float32) if t.dtype.kind == "f" else t)
 
     def double(self) -> "Module":
-        """Cast floating-point parameters and buffers to float64; returns self."""
-        return self.to(_st.float64)
+        """Cast floating-point parameters and buffers to float64 (complex ones stay); returns
+        self."""
+        return self._apply(lambda t: t.to(_st.float64) if t.dtype.kind == "f" else t)
 
     def half(self) -> "Module":
-        """Cast floating-point parameters and buffers to float16; returns self."""
-        return self.to(_st.float16)
+        """Cast floating-point parameters and buffers to float16 (complex ones stay); returns
+        self."""
+        return self._apply(lambda t: t.to(_st.float16) if t.dtype.kind == "f" else t)
+
+    def bfloat16(self) -> "Module":
+        """PyTorch's cast to bfloat16: strided has no bfloat16 dtype, so a TypeError."""
+        raise TypeError("Module.bfloat16(): strided has no bfloat16 dtype (float16, float32 and "
+                        "float64 are supported: use half(), float() or double())")
+
+    def type(self, dst_type) -> "Module":
+        """Cast every parameter and buffer to ``dst_type`` (a dtype or a PyTorch tensor type
+        name, as ``Array.type``); returns self."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device, recurse: bool = True) -> "Module":
+        """Move the parameters and buffers to ``device`` without copying their values
+        (uninitialized arrays of the same shapes and dtypes); returns self."""
+        return self._apply(lambda t: _st.empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self) -> "Module":
+        """PyTorch's move of every array to shared memory (for ``torch.multiprocessing``):
+        strided has no shared-memory storage, so a RuntimeError."""
+        raise RuntimeError("Module.share_memory(): strided arrays have no shared-memory storage "
+                           "(torch.multiprocessing is not supported)")
 
     # --- printing ------------------------------------------------------------------
     def _get_name(self) -> str:
