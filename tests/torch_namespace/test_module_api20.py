@@ -294,3 +294,51 @@ def test_zero_grad_and_add_param_group(set_to_none):
                     to_numpy(extra).tolist()))
     assert res[0][1:] == res[1][1:]
     assert set(res[1][0][0]) <= set(res[0][0][0])
+
+
+def test_compile_returns_none_and_keeps_the_meaning():
+    res = []
+    for lib in LIBS:
+        m = lib.nn.Linear(2, 1, dtype=lib.float64)
+        with lib.no_grad():
+            m.weight.fill_(2.0)
+            m.bias.fill_(-1.0)
+        out = m.compile() if lib is st else None  # (PyTorch's would run inductor: not here)
+        res.append((out, to_numpy(m(T(lib, np.array([[1.0, 3.0]])))).tolist()))
+    assert res[0] == res[1]
+    with pytest.raises(TypeError, match="bogus"):
+        st.nn.Linear(2, 2).compile(bogus=1)
+
+
+@pytest.mark.parametrize("kind", ["xpu", "ipu", "mtia"])
+def test_devices_strided_lacks(kind):
+    with pytest.raises(RuntimeError, match=f"strided has no {kind} devices"):
+        getattr(st.nn.Linear(2, 2), kind)()
+
+
+def make_lazy(lib):
+    class LazyScaled(lib.nn.modules.lazy.LazyModuleMixin, lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = lib.nn.UninitializedParameter(dtype=lib.float64)
+            self.seen = None
+
+        def initialize_parameters(self, x, scale=1.0):
+            self.seen = scale
+            with lib.no_grad():
+                self.weight.materialize((x.shape[-1],))
+                self.weight.fill_(scale)
+
+        def forward(self, x, scale=1.0):
+            return x * self.weight
+
+    return LazyScaled()
+
+
+def test_lazy_first_call_passes_keyword_arguments():
+    res = []
+    for lib in LIBS:
+        m = make_lazy(lib)
+        y = m(T(lib, np.array([1.0, 2.0])), scale=3.0)
+        res.append((m.seen, to_numpy(y).tolist(), m.has_uninitialized_params()))
+    assert res[0] == res[1] == (3.0, [3.0, 6.0], False)

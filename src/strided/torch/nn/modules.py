@@ -992,6 +992,29 @@ class Module:
         (uninitialized arrays of the same shapes and dtypes); returns self."""
         return self._apply(lambda t: _st.empty_like(t, device=device), recurse=recurse)
 
+    def compile(self, *args, **kwargs) -> None:
+        """PyTorch's ``Module.compile(*args, **kwargs)``: compile the module's call in place.
+        strided compiles nothing (see ``strided.torch.compile``, which checks the arguments):
+        the module keeps meaning what it meant; returns None, as PyTorch's."""
+        import sys
+        sys.modules["strided.torch"].compile(self, *args, **kwargs)
+
+    def _no_device(self, kind: str):
+        raise RuntimeError(f"Module.{kind}(): strided has no {kind} devices (cpu and cuda are "
+                           "supported)")
+
+    def xpu(self, device=None) -> "Module":
+        """PyTorch's move to an XPU device: strided has none, so a RuntimeError."""
+        self._no_device("xpu")
+
+    def ipu(self, device=None) -> "Module":
+        """PyTorch's move to an IPU device: strided has none, so a RuntimeError."""
+        self._no_device("ipu")
+
+    def mtia(self, device=None) -> "Module":
+        """PyTorch's move to an MTIA device: strided has none, so a RuntimeError."""
+        self._no_device("mtia")
+
     def share_memory(self) -> "Module":
         """PyTorch's move of every array to shared memory (for ``torch.multiprocessing``):
         strided has no shared-memory storage, so a RuntimeError."""
