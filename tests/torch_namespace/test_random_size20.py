@@ -10,6 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# (compared with PyTorch on the CPU: the default device is the CPU on every leg)
+pytestmark = pytest.mark.usefixtures("on_cpu")
+
 import strided.torch as st  # noqa: E402
 
 from _parity import to_numpy  # noqa: E402

@@ -15,6 +15,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# (compared with PyTorch on the CPU: the default device is the CPU on every leg)
+pytestmark = pytest.mark.usefixtures("on_cpu")
+
 import strided  # noqa: E402
 import strided.torch as st  # noqa: E402
 
@@ -429,3 +432,13 @@ def test_instancenorm_running_stats_from_an_old_checkpoint(version):
         res.append(out)
     assert res[0] == res[1]
     assert ("Unexpected running stats buffer(s)" in res[0]) == (version is None)
+
+
+def test_numpy_and_cpu_values_load_onto_the_parameters_device():
+    devices = ["cpu"] + (["cuda"] if st.cuda.is_available() else [])
+    for dev in devices:
+        m = st.nn.Linear(2, 3, dtype=st.float64, device=dev)
+        w = m.weight
+        m.load_state_dict({"weight": np.ones((3, 2)), "bias": st.arange(3.0, dtype=st.float64)})
+        assert m.weight is w and m.weight.device == w.device and m.bias.device == w.device
+        np.testing.assert_array_equal(to_numpy(m.bias), np.arange(3.0))

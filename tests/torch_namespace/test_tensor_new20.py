@@ -10,6 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# (compared with PyTorch on the CPU: the default device is the CPU on every leg)
+pytestmark = pytest.mark.usefixtures("on_cpu")
+
 import strided  # noqa: E402
 import strided.torch as st  # noqa: E402
 
@@ -132,3 +135,15 @@ def test_new_errors(i):
     for lib in LIBS:
         with pytest.raises(exc, match=msg):
             call(lib, base(lib, "float64"))
+
+
+def test_new_keeps_the_arrays_device():
+    # (every device strided has here: the CPU, and CUDA where there is one or its stand-in)
+    devices = ["cpu"] + (["cuda"] if st.cuda.is_available() else [])
+    for dev in devices:
+        x = st.ones(2, dtype=st.float64, device=dev)
+        for r in (x.new(), x.new(2, 3), x.new([1.0, 2.0]), x.new((1, 2)), x.new(size=(2,)),
+                  x.new(st.zeros(2, dtype=st.float64, device=dev))):
+            assert r.device == x.device and r.dtype == x.dtype
+        assert x.new(2, device=dev).device == x.device
+        np.testing.assert_array_equal(to_numpy(x.new([[1, 2]])), [[1.0, 2.0]])
