@@ -345,3 +345,14 @@ def test_lazy_first_call_passes_keyword_arguments():
         y = m(T(lib, np.array([1.0, 2.0])), scale=3.0)
         res.append((m.seen, to_numpy(y).tolist(), m.has_uninitialized_params()))
     assert res[0] == res[1] == (3.0, [3.0, 6.0], False)
+
+
+@pytest.mark.parametrize("remove_duplicate", [True, False])
+def test_modules_remove_duplicate(remove_duplicate):
+    res = []
+    for lib in LIBS:
+        shared = lib.nn.Linear(2, 2)
+        m = lib.nn.Sequential(shared, lib.nn.Sequential(shared, lib.nn.ReLU()), shared)
+        res.append([type(x).__name__ for x in m.modules(remove_duplicate=remove_duplicate)])
+    assert res[0] == res[1]
+    assert len(res[0]) == (4 if remove_duplicate else 6)

@@ -552,9 +552,10 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
-        """Yield this module and every descendant."""
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True):
+        """Yield this module and every descendant (a shared one once, unless
+        ``remove_duplicate=False``)."""
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
