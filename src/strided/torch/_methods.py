@@ -1035,3 +1035,97 @@ def new_tensor(self, data, *, dtype=None, device=None, **kwargs):
 
 Array.new_full = new_full
 Array.new_tensor = new_tensor
+
+
+# --- the legacy constructor Tensor.new ------------------------------------------------------
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) or (
+        hasattr(v, "dtype") and not isinstance(v, Array) and getattr(v, "ndim", None) == 0
+        and getattr(v.dtype, "kind", "") in "iu")
+
+
+def _new_combination(args, kwargs) -> TypeError:
+    got = ", ".join([type(a).__name__ for a in args]
+                    + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    return TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
+                     "expected one of: (*, device), (Tensor other), (tuple of ints size, *, "
+                     "device), (object data, *, device)")
+
+
+def new(self, *args, **kwargs):
+    """PyTorch's legacy constructor ``x.new(...)``, in this array's dtype and on its device.
+
+    ``x.new()``: an empty ``(0,)`` array; ``x.new(2, 3)`` or ``x.new(size=(2, 3))`` or
+    ``x.new(torch.Size([2, 3]))``: an uninitialized array of that shape; ``x.new(data)`` (a
+    list, a tuple, a range, a NumPy array: a tuple is data, as in PyTorch): the data converted
+    to ``x.dtype``; ``x.new(t)`` for an array ``t`` of ``x``'s dtype: a view of all of ``t``
+    (sharing its memory and, as PyTorch's alias, its autograd history; another dtype is a
+    TypeError). Only ``device=`` (of ``x``'s device type) is accepted as a keyword, as in
+    PyTorch; the other forms never require grad.
+
+    >>> import strided.torch as torch
+    >>> x = torch.ones(2, dtype=torch.float64)
+    >>> x.new(2, 3).shape, x.new([1, 2]).tolist(), x.new().shape, x.new((2, 3)).dtype
+    (strided.Size([2, 3]), [1.0, 2.0], strided.Size([0]), strided.float64)
+    """
+    ns = _ns()
+    device = self._device
+    extra = {k: v for k, v in kwargs.items() if k not in ("device", "size")}
+    if extra:
+        raise _new_combination(args, kwargs)
+    if kwargs.get("device") is not None:
+        want = as_device(kwargs["device"])
+        if want.type != self._device.type:
+            raise RuntimeError(f"legacy constructor expects device type: {self._device.type} but "
+                               f"device type: {want.type} was passed")
+        device = want
+    if "size" in kwargs:
+        if args:
+            raise _new_combination(args, kwargs)
+        args = (ns.Size(kwargs["size"]),)
+    if not args:
+        return ns.empty((0,), dtype=self._dtype, device=device)
+    if len(args) == 1 and not _is_int(args[0]):
+        data = args[0]
+        if type(data) is Array:
+            if data._dtype is not self._dtype:
+                raise TypeError(f"new(): expected an array of dtype {self._dtype.name} (this "
+                                f"array's), got {data._dtype.name}")
+            if data._device != device:
+                raise RuntimeError(f"new(): expected an array on {device}, got one on "
+                                   f"{data._device}")
+            return data[...]  # (a view: PyTorch's alias, differentiable)
+        if isinstance(data, ns.Size):
+            shape = tuple(data)
+        elif isinstance(data, str):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        elif isinstance(data, (list, tuple, range)) or hasattr(data, "__array__"):
+            if isinstance(data, range):
+                data = list(data)
+            try:
+                import numpy as np
+                kind = np.asarray(data).dtype.kind
+            except Exception:  # noqa: BLE001 - nested arrays: the conversion below decides
+                kind = ""
+            if kind == "c" and self._dtype.kind != "c":
+                raise TypeError("must be real number, not complex")
+            return ns.tensor(data, dtype=self._dtype, device=device)
+        else:
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+    else:
+        if not _is_int(args[0]):
+            raise _new_combination(args, kwargs)
+        if not all(_is_int(a) for a in args):
+            bad = next(a for a in args if not _is_int(a))
+            raise TypeError(f"new(): argument 'size' must be a tuple of ints, but found element "
+                            f"of type {type(bad).__name__} at pos {args.index(bad)}")
+        shape = tuple(int(a) for a in args)
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(shape)}")
+    return ns.empty(shape, dtype=self._dtype, device=device)
+
+
+Array.new = new

@@ -171,28 +171,75 @@ def _sample(func, kind, shape, dtype, device, generator, out, requires_grad, nam
     return _finish(wrap_new(r, dtype, dev), func, out, requires_grad, names)
 
 
-def rand(*size, generator=None, dtype=None, device=None, out=None, requires_grad=False, names=None):
-    """Uniform samples on ``[0, 1)``: ``rand(2, 3)`` or ``rand((2, 3))``."""
-    shape = _shape_args(size, "rand") if size else None
+_UNSET = object()  # (size= not given: PyTorch refuses an explicit size=None)
+
+
+def _size_keyword(func: str, args: tuple, size) -> tuple:
+    """The positional sizes, or PyTorch's ``size=`` keyword (a tuple, list or Size of ints)
+    as the one positional size, with PyTorch's TypeErrors for both or for a bad ``size``."""
+    if size is _UNSET:
+        return args
+    if args:
+        got = ", ".join([type(a).__name__ for a in args] + [f"size={type(size).__name__}"])
+        raise TypeError(f"{func}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of: (tuple of ints size, *, ...) or (*size, ...)")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{func}(): argument 'size' must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    for i, n in enumerate(size):
+        if isinstance(n, bool) or not isinstance(n, (builtins.int, _np_integer())):
+            raise TypeError(f"{func}(): argument 'size' must be tuple of ints, but found element "
+                            f"of type {type(n).__name__} at pos {i}")
+    return (tuple(size),)
+
+
+def _np_integer():
+    import numpy as np
+    return np.integer
+
+
+def rand(*args, size=_UNSET, generator=None, dtype=None, device=None, out=None,
+         requires_grad=False, names=None):
+    """Uniform samples on ``[0, 1)``: ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``."""
+    args = _size_keyword("rand", args, size)
+    shape = _shape_args(args, "rand") if args else None
     if shape is None and out is None:
         shape = ()
     return _sample("rand", "uniform", shape, dtype, device, generator, out, requires_grad, names)
 
 
-def randn(*size, generator=None, dtype=None, device=None, out=None, requires_grad=False, names=None):
-    """Standard normal samples: ``randn(2, 3)`` or ``randn((2, 3))``."""
-    shape = _shape_args(size, "randn") if size else None
+def randn(*args, size=_UNSET, generator=None, dtype=None, device=None, out=None,
+          requires_grad=False, names=None):
+    """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``."""
+    args = _size_keyword("randn", args, size)
+    shape = _shape_args(args, "randn") if args else None
     if shape is None and out is None:
         shape = ()
     return _sample("randn", "normal", shape, dtype, device, generator, out, requires_grad, names)
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, out=None,
-            requires_grad=False, names=None):
-    """Integers in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
+def randint(*args, low=_UNSET, high=_UNSET, size=None, generator=None, dtype=None, device=None,
+            out=None, requires_grad=False, names=None):
+    """Integers in ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``;
+    ``low``, ``high`` and ``size`` may be given as keywords, as in PyTorch."""
     args = list(args)
-    if size is None and args and isinstance(args[-1], (tuple, list)):
+    if size is not None:
+        if args and isinstance(args[-1], (tuple, list)):
+            _size_keyword("randint", tuple(args), size)  # (raises: the size given twice)
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"randint(): argument 'size' must be tuple of ints, not "
+                            f"{type(size).__name__}")
+    elif args and isinstance(args[-1], (tuple, list)):
         size = args.pop()
+    if high is not _UNSET:
+        if low is not _UNSET and not args:
+            args = [low, high]
+        elif low is _UNSET and len(args) <= 1:
+            args = args + [high]
+        else:
+            raise TypeError("randint(): expected randint(high, size) or randint(low, high, size)")
+    elif low is not _UNSET:
+        raise TypeError('randint() missing 2 required positional argument: "high", "size"')
     if len(args) == 1:
         low, high = 0, args[0]
     elif len(args) == 2:

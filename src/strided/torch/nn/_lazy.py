@@ -17,8 +17,9 @@ array, remembered (weakly) as uninitialized until ``materialize(shape)`` gives i
 in place (``isinstance(p, nn.UninitializedParameter)`` is then False, as PyTorch's class
 change makes it). Note: PyTorch refuses ``shape`` and every operation on an uninitialized
 tensor (RuntimeError / ValueError); strided's is an empty array whose ``shape`` is ``(0,)``.
-``load_state_dict`` into a module that still has uninitialized parameters is refused (a size
-mismatch RuntimeError) where PyTorch's load hook materializes them first.
+``load_state_dict`` into a module that still has uninitialized parameters materializes them
+to the stored shapes first (a load-state-dict pre-hook, PyTorch's ``_lazy_load_hook``), also
+when the lazy module is a descendant of the module loaded.
 
 Invariant: ``is_lazy(x)`` is true exactly for the arrays ``UninitializedParameter(...)`` /
 ``UninitializedBuffer(...)`` returned that are alive and not yet materialized.
@@ -194,7 +195,9 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters)
+        self._load_hook = self._register_load_state_dict_pre_hook(self._lazy_load_hook)
+        self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters,
+                                                               with_kwargs=True)
 
     def initialize_parameters(self, *args, **kwargs):
         """Initialize the parameters from the input (subclasses define it)."""
@@ -218,30 +221,32 @@ class LazyModuleMixin:
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
 
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        """``Module.state_dict``, with the uninitialized parameters and buffers themselves (not
-        detached copies), as PyTorch's lazy ``_save_to_state_dict``."""
-        if len(args) > 1:
-            prefix = args[1]
-        d = super().state_dict(*args, destination=destination, prefix=prefix,
-                               keep_vars=keep_vars)
-        for name, p in itertools.chain(self._parameters.items(), self._buffers.items()):
-            if is_lazy(p) and prefix + name in d:
-                d[prefix + name] = p
-        return d
+    def _save_to_state_dict(self, destination, prefix, keep_vars) -> None:
+        """``Module._save_to_state_dict``, with the uninitialized parameters and buffers
+        themselves (not detached copies), as PyTorch's lazy ``_save_to_state_dict``."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                if not (is_lazy(param) or keep_vars):
+                    param = param.detach()
+                destination[prefix + name] = param
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                if not (is_lazy(buf) or keep_vars):
+                    buf = buf.detach()
+                destination[prefix + name] = buf
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """``Module.load_state_dict``, after materializing each uninitialized parameter or
-        buffer of this module to the shape of an initialized entry (PyTorch's
-        ``_lazy_load_hook``). Note: only for the module it is called on; a lazy submodule of a
-        module being loaded is refused (size mismatch) while PyTorch's hook materializes it."""
-        if hasattr(state_dict, "keys"):
-            for name, param in itertools.chain(self._parameters.items(), self._buffers.items()):
-                if name in state_dict and param is not None and is_lazy(param):
-                    value = state_dict[name]
-                    if not is_lazy(value):
-                        param.materialize(tuple(value.shape))
-        return super().load_state_dict(state_dict, strict, assign)
+    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                        unexpected_keys, error_msgs) -> None:
+        """The load-state-dict pre-hook: materialize each uninitialized parameter or buffer
+        that the state dict holds an initialized entry for, to that entry's shape (PyTorch's
+        ``_lazy_load_hook``), so the load then copies into it."""
+        for name, param in itertools.chain(self._parameters.items(), self._buffers.items()):
+            key = prefix + name
+            if key in state_dict and param is not None:
+                input_param = state_dict[key]
+                if is_lazy(param) and not is_lazy(input_param):
+                    with _st.no_grad():
+                        param.materialize(tuple(input_param.shape))
 
     def __deepcopy__(self, memo):
         """A deep copy whose uninitialized parameters and buffers are uninitialized ones too

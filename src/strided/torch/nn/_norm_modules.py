@@ -29,6 +29,8 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "Insta
 class _NormBase(Module):
     """The parameters and running statistics shared by batch and instance norm."""
 
+    _version = 2  # (version 2 added num_batches_tracked, as PyTorch's)
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True):
         super().__init__()
@@ -75,6 +77,20 @@ class _NormBase(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        """``Module._load_from_state_dict``; a state dict of version < 2 (or without a
+        version) that lacks ``num_batches_tracked`` keeps the module's own (0 if it has
+        none), as PyTorch's."""
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked
+                                   is not None else _st.asarray(0, dtype=_st.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
 
 class _BatchNorm(_NormBase):
@@ -146,6 +162,30 @@ class _InstanceNorm(_NormBase):
                  *, bias: bool = True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
                          bias=bias)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        """``_NormBase._load_from_state_dict``; a state dict without a version that holds
+        running statistics for a module with ``track_running_stats=False`` (a checkpoint from
+        before PyTorch 0.4) is an error, and its entries are dropped, as PyTorch's."""
+        version = local_metadata.get("version", None)
+        if version is None and not self.track_running_stats:
+            keys = [prefix + name for name in ("running_mean", "running_var")
+                    if prefix + name in state_dict]
+            if keys:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in keys)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running stats "
+                    "by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    "running stats are actually needed, instead set track_running_stats=True "
+                    f"in {klass} to enable them. See the documentation of {klass} for details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def _check_input_dim(self, input) -> None:
         d = self._no_batch_dim

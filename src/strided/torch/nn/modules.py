@@ -10,15 +10,21 @@ walks those registries in that order, so names and orders equal PyTorch's.
 Invariants: ``to``/``cuda``/``float`` keep each parameter object (they replace
 its ``data``), so an optimizer built before the move still holds the live
 parameters; ``load_state_dict`` copies into the existing arrays under
-``no_grad`` and changes nothing when it raises for a size mismatch.
+``no_grad``, module by module through ``_load_from_state_dict`` and the state-dict hooks in
+PyTorch's order (so, as PyTorch's, the entries that fit are copied even when it then raises
+for a size mismatch).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import math
+import warnings
+import weakref
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 import strided as _st
 from strided import Array
@@ -47,7 +53,60 @@ def _buffer_mark(x):
     return take_buffer_marker(x)
 
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the named tuple ``(missing_keys, unexpected_keys)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+def _array_like(x) -> bool:
+    """Whether ``x`` is an array ``strided.asarray`` converts (NumPy, DLPack, CUDA arrays)."""
+    return any(hasattr(x, a) for a in ("__array__", "__array_interface__", "__dlpack__",
+                                       "__cuda_array_interface__"))
+
+
+class _WrappedHook:
+    """A hook called with its module (held weakly) first, when ``with_module`` (PyTorch's)."""
+
+    def __init__(self, hook, module=None) -> None:
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = False
+        if module is not None:
+            self.module = weakref.ref(module)
+            self.with_module = True
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self) -> dict:
+        state = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            state["module"] = self.module()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 def _addindent(s: str, n: int) -> str:
@@ -63,12 +122,24 @@ class _Handle:
 
     _ids = itertools.count()
 
-    def __init__(self, hooks: dict):
+    def __init__(self, hooks: dict, *, extra_dict=None):
         self.hooks = hooks
         self.id = next(self._ids)
+        if isinstance(extra_dict, dict):
+            extra_dict = [extra_dict]
+        self.extra_dicts = tuple(extra_dict or ())
 
     def remove(self) -> None:
+        """Remove the hook (and its entries in the registries of its options)."""
         self.hooks.pop(self.id, None)
+        for d in self.extra_dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self) -> "_Handle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
 
 
 class Module:
@@ -90,6 +161,9 @@ class Module:
     """
 
     training: bool
+    call_super_init: bool = False  # (PyTorch's class flags, read by some subclasses)
+    dump_patches: bool = False
+    _version: int = 1  # (the state dict's metadata "version"; subclasses raise it)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -101,8 +175,18 @@ class Module:
         sa(self, "_buffers", {})
         sa(self, "_non_persistent_buffers_set", set())
         sa(self, "_modules", {})
-        sa(self, "_forward_hooks", {})
-        sa(self, "_forward_pre_hooks", {})
+        sa(self, "_forward_hooks", OrderedDict())
+        sa(self, "_forward_hooks_with_kwargs", OrderedDict())
+        sa(self, "_forward_hooks_always_called", OrderedDict())
+        sa(self, "_forward_pre_hooks", OrderedDict())
+        sa(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        sa(self, "_backward_pre_hooks", OrderedDict())
+        sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_is_full_backward_hook", None)
+        sa(self, "_state_dict_hooks", OrderedDict())
+        sa(self, "_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_load_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         """The computation of the module; subclasses define it."""
@@ -112,33 +196,195 @@ class Module:
     def __call__(self, *args, **kwargs):
         d = self.__dict__
         try:
-            hooked = d["_forward_pre_hooks"] or d["_forward_hooks"]
-        except KeyError:  # (no Module.__init__: the lines below raise what they raise)
+            hooked = (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
+                      or d["_backward_pre_hooks"])
+        except KeyError:  # (no Module.__init__, or unpickled from before the hooks existed)
             hooked = True
         if not hooked:  # (no hooks: no tuples built)
             return self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        result = self.forward(*args, **kwargs)
-        for hook in tuple(self._forward_hooks.values()):
-            r = hook(self, args, result)
-            if r is not None:
-                result = r
-        return result
+        return self._call_with_hooks(args, kwargs)
 
-    def register_forward_hook(self, hook) -> _Handle:
-        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces it."""
-        h = _Handle(self._forward_hooks)
-        self._forward_hooks[h.id] = hook
+    def _call_with_hooks(self, args, kwargs):
+        # A port of PyTorch's Module._call_impl (without the global hooks).
+        fwd_pre_kw = self._hook_dict("_forward_pre_hooks_with_kwargs")
+        fwd_kw = self._hook_dict("_forward_hooks_with_kwargs")
+        always = self._hook_dict("_forward_hooks_always_called")
+        called_always = set()
+        result = None
+        try:
+            full_backward_hooks, non_full_backward_hooks = [], []
+            backward_pre_hooks = list(self._hook_dict("_backward_pre_hooks").values())
+            bw = self._hook_dict("_backward_hooks")
+            if bw:
+                if self.__dict__.get("_is_full_backward_hook") is True:
+                    full_backward_hooks = list(bw.values())
+                elif self.__dict__.get("_is_full_backward_hook") is False:
+                    non_full_backward_hooks = list(bw.values())
+            for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+                if hook_id in fwd_pre_kw:
+                    r = hook(self, args, kwargs)
+                    if r is not None:
+                        if isinstance(r, tuple) and len(r) == 2:
+                            args, kwargs = r
+                        else:
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {r}.")
+                else:
+                    r = hook(self, args)
+                    if r is not None:
+                        args = r if isinstance(r, tuple) else (r,)
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                from ._backward_hooks import BackwardHook
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if hook_id in always:
+                    called_always.add(hook_id)
+                r = hook(self, args, kwargs, result) if hook_id in fwd_kw else \
+                    hook(self, args, result)
+                if r is not None:
+                    result = r
+            if bw_hook:
+                if not isinstance(result, (Array, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=3)
+                result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                var = result
+                while type(var) is not Array:
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if type(v) is Array)
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
+            return result
+        except Exception:
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if hook_id in always and hook_id not in called_always:
+                    try:
+                        r = hook(self, args, kwargs, result) if hook_id in fwd_kw else \
+                            hook(self, args, result)
+                        if r is not None:
+                            result = r
+                    except Exception as e:  # noqa: BLE001 - PyTorch's: warned, the first raised
+                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                      "exception that was silenced as another error was raised "
+                                      f"in forward: {e}", stacklevel=3)
+                        continue
+            raise
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn) -> None:
+        if type(result) is not Array:
+            if not (isinstance(result, tuple) and all(type(r) is Array for r in result)):
+                warnings.warn("Using non-full backward hooks on a Module that does not return a "
+                              "single Tensor or a tuple of Tensors is deprecated and will be "
+                              "removed in future versions. This hook will be missing some of the "
+                              "grad_output. Please use register_full_backward_hook to get the "
+                              "documented behavior.", FutureWarning, stacklevel=3)
+                return
+        else:
+            result = (result,)
+        if type(inputs) is not Array:
+            if not (isinstance(inputs, tuple) and all(type(i) is Array for i in inputs)):
+                warnings.warn("Using non-full backward hooks on a Module that does not take as "
+                              "input a single Tensor or a tuple of Tensors is deprecated and will "
+                              "be removed in future versions. This hook will be missing some of "
+                              "the grad_input. Please use register_full_backward_hook to get the "
+                              "documented behavior.", FutureWarning, stacklevel=3)
+                return
+        else:
+            inputs = (inputs,)
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn("Using a non-full backward hook when outputs are nested in python data "
+                          "structure is deprecated and will be removed in future versions. This "
+                          "hook will be missing some grad_output.", FutureWarning, stacklevel=3)
+        elif len(out_grad_fn) > 1:
+            warnings.warn("Using a non-full backward hook when outputs are generated by different "
+                          "autograd Nodes is deprecated and will be removed in future versions. "
+                          "This hook will be missing some grad_output. Please use "
+                          "register_full_backward_hook to get the documented behavior.",
+                          FutureWarning, stacklevel=3)
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn("Using a non-full backward hook when the forward contains multiple "
+                              "autograd Nodes is deprecated and will be removed in future "
+                              "versions. This hook will be missing some grad_input. Please use "
+                              "register_full_backward_hook to get the documented behavior.",
+                              FutureWarning, stacklevel=3)
+
+    def _add_hook(self, name: str, hook, prepend: bool = False, extra=()) -> _Handle:
+        hooks = self._hook_dict(name)
+        h = _Handle(hooks, extra_dict=[self._hook_dict(e) for e in extra])
+        hooks[h.id] = hook
+        if prepend:
+            hooks.move_to_end(h.id, last=False)
         return h
 
-    def register_forward_pre_hook(self, hook) -> _Handle:
-        """``hook(module, args)`` runs before ``forward``; a non-None result replaces the args."""
-        h = _Handle(self._forward_pre_hooks)
-        self._forward_pre_hooks[h.id] = hook
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> _Handle:
+        """``hook(module, args, output)`` (``with_kwargs``: ``hook(module, args, kwargs,
+        output)``) runs after ``forward``; a non-None result replaces the output.
+        ``prepend``: before the hooks already registered; ``always_call``: also when
+        ``forward`` raised."""
+        h = self._add_hook("_forward_hooks", hook, prepend,
+                           ("_forward_hooks_with_kwargs", "_forward_hooks_always_called"))
+        if with_kwargs:
+            self._hook_dict("_forward_hooks_with_kwargs")[h.id] = True
+        if always_call:
+            self._hook_dict("_forward_hooks_always_called")[h.id] = True
         return h
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> _Handle:
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces the args
+        (``with_kwargs``: ``hook(module, args, kwargs)`` returns None or ``(args, kwargs)``).
+        ``prepend``: before the hooks already registered."""
+        h = self._add_hook("_forward_pre_hooks", hook, prepend,
+                           ("_forward_pre_hooks_with_kwargs",))
+        if with_kwargs:
+            self._hook_dict("_forward_pre_hooks_with_kwargs")[h.id] = True
+        return h
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> _Handle:
+        """``hook(module, grad_output) -> None or a new grad_output`` runs when the gradients
+        of the module's outputs are known (``grad_output`` a tuple, None for non-array
+        outputs). As PyTorch's, ``forward`` then gets views of its array inputs and the caller
+        views of the outputs."""
+        return self._add_hook("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> _Handle:
+        """``hook(module, grad_input, grad_output) -> None or a new grad_input`` runs when the
+        gradients of the module's positional array inputs are known (or, if none requires
+        grad, those of its outputs); entries are None for non-array arguments. As PyTorch's,
+        ``forward`` then gets views of its array inputs and the caller views of the outputs."""
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
+        return self._add_hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook) -> _Handle:
+        """The deprecated backward hook: ``hook(module, grad_input, grad_output)`` is a hook
+        on the autograd node that made the module's output, so ``grad_input`` holds the
+        gradients of that node's inputs (PyTorch's rule). Note: strided's nodes are not
+        always PyTorch's (a ``Linear`` is one ``AddmmBackward0`` node in PyTorch, not in
+        strided), so ``grad_input`` can differ where the forward is not one operation; use
+        ``register_full_backward_hook``."""
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return self._add_hook("_backward_hooks", hook)
 
     # --- registration --------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
@@ -258,9 +504,37 @@ class Module:
         """The parameter at the dotted path ``target``."""
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._parameters or mod._parameters[name] is None:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
         return mod._parameters[name]
+
+    def get_buffer(self, target: str) -> Array:
+        """The buffer at the dotted path ``target`` (PyTorch's ``get_buffer``)."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
+    def set_submodule(self, target: str, module, strict: bool = False) -> None:
+        """Set the submodule at the dotted path ``target`` to ``module`` (its parent must
+        exist; with ``strict``, the attribute too; an existing attribute must be a module)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{atoms[-1]}`")
+        if hasattr(parent, atoms[-1]):
+            if not isinstance(getattr(parent, atoms[-1]), Module):
+                raise AttributeError(f"`{atoms[-1]}` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
 
     # --- walking -------------------------------------------------------------------
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
@@ -278,9 +552,10 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
-        """Yield this module and every descendant."""
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True):
+        """Yield this module and every descendant (a shared one once, unless
+        ``remove_duplicate=False``)."""
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self):
@@ -337,94 +612,275 @@ class Module:
         return self
 
     # --- state ---------------------------------------------------------------------
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        """An ``OrderedDict`` of the parameters and persistent buffers by dotted name
-        (detached arrays sharing their memory, unless ``keep_vars``)."""
-        if args:  # PyTorch's deprecated positional (destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
+    # A port of PyTorch 2.13's torch/nn/modules/module.py (state_dict, _save_to_state_dict,
+    # load_state_dict, _load_from_state_dict and their hooks), in its order of hooks and with
+    # its messages.
+    def _hook_dict(self, name: str) -> dict:
+        d = self.__dict__
+        hooks = d.get(name)
+        if hooks is None:  # (a module unpickled or built without these registries)
+            hooks = d[name] = OrderedDict()
+        return hooks
+
+    def _register_state_dict_hook(self, hook) -> _Handle:
+        """Register ``hook(module, state_dict, prefix, local_metadata)`` to run after
+        ``state_dict``; a non-None result replaces the state dict when the hook is on the root
+        module (PyTorch's private ``_register_state_dict_hook``)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        hooks = self._hook_dict("_state_dict_hooks")
+        h = _Handle(hooks)
+        hooks[h.id] = hook
+        return h
+
+    def register_state_dict_post_hook(self, hook) -> _Handle:
+        """Register ``hook(module, state_dict, prefix, local_metadata) -> None`` to run after
+        ``state_dict`` (it may change the state dict in place; returning a value raises)."""
+        hook._from_public_api = True
+        hooks = self._hook_dict("_state_dict_hooks")
+        h = _Handle(hooks)
+        hooks[h.id] = hook
+        return h
+
+    def register_state_dict_pre_hook(self, hook) -> _Handle:
+        """Register ``hook(module, prefix, keep_vars) -> None`` to run before ``state_dict``."""
+        hooks = self._hook_dict("_state_dict_pre_hooks")
+        h = _Handle(hooks)
+        hooks[h.id] = hook
+        return h
+
+    def get_extra_state(self):
+        """The extra (non-array) state to put in ``state_dict`` under ``"_extra_state"``;
+        subclasses that override it also override ``set_extra_state``."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called.")
+
+    def set_extra_state(self, state) -> None:
+        """Take the extra state ``get_extra_state`` returned, from a loaded state dict;
+        subclasses override it."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called.")
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars) -> None:
+        """Put this module's own parameters and persistent buffers (not its descendants') in
+        ``destination`` under ``prefix``; subclasses may override it."""
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if getattr(type(self), "get_extra_state", Module.get_extra_state) \
+                is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An ``OrderedDict`` of the parameters and persistent buffers by dotted name
+        (detached arrays sharing their memory, unless ``keep_vars``), with each module's
+        ``{"version": module._version}`` in its ``_metadata`` attribute; the state-dict pre-
+        and post-hooks run around each module's part."""
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in tuple(self._hook_dict("_state_dict_pre_hooks").values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".",
                              keep_vars=keep_vars)
+        for hook in tuple(self._hook_dict("_state_dict_hooks").values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """Copy the arrays of ``state_dict`` into this module's parameters and buffers.
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False) -> _Handle:
+        """Register ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` to run before this module loads its part of a state
+        dict (with ``with_module``, the module comes first, as in
+        ``register_load_state_dict_pre_hook``)."""
+        hooks = self._hook_dict("_load_state_dict_pre_hooks")
+        h = _Handle(hooks)
+        hooks[h.id] = _WrappedHook(hook, self if with_module else None)
+        return h
 
-        Values may be strided arrays or anything ``strided.asarray`` takes (NumPy
-        arrays); they are copied onto each parameter's device and dtype. With
-        ``strict``, missing and unexpected keys raise. Returns
-        ``(missing_keys, unexpected_keys)``. Nothing is written unless every
-        size matches.
-        """
-        if not hasattr(state_dict, "keys"):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = OrderedDict()
-        for mod_prefix, mod in self.named_modules(remove_duplicate=False):
-            pre = mod_prefix + ("." if mod_prefix else "")
-            for name, p in mod._parameters.items():
-                if p is not None:
-                    own[pre + name] = (mod, "_parameters", name, p)
-            for name, b in mod._buffers.items():
-                if b is not None and name not in mod._non_persistent_buffers_set:
-                    own[pre + name] = (mod, "_buffers", name, b)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict.keys() if k not in own]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
-                errors.append("Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
-        plan = []
-        for key, (mod, kind, name, target) in own.items():
+    def register_load_state_dict_pre_hook(self, hook) -> _Handle:
+        """Register ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) -> None`` to run before this module loads its part of a
+        state dict (it may change ``state_dict``, a copy, in place)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook) -> _Handle:
+        """Register ``hook(module, incompatible_keys) -> None`` to run after this module and
+        its descendants loaded (it may change the key lists in place, which ``strict`` then
+        sees; returning a value raises)."""
+        hooks = self._hook_dict("_load_state_dict_post_hooks")
+        h = _Handle(hooks)
+        hooks[h.id] = hook
+        return h
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        """Copy the entries of ``state_dict`` under ``prefix`` into this module's own
+        parameters and persistent buffers (not its descendants'), after the load-state-dict
+        pre-hooks; append to ``missing_keys``/``unexpected_keys``/``error_msgs``. Subclasses
+        override it for version-dependent loading (``local_metadata.get("version")``).
+
+        Values may be strided arrays or array-likes ``strided.asarray`` takes (NumPy arrays),
+        which are converted onto the parameter's device."""
+        for hook in tuple(self._hook_dict("_load_state_dict_pre_hooks").values()):
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        from ._lazy import is_lazy
+        local_state = {k: v for k, v in itertools.chain(
+            self._parameters.items(),
+            ((k, v) for k, v in self._buffers.items()
+             if k not in self._non_persistent_buffers_set)) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
             if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
                 continue
-            value = state_dict[key]
-            if type(value) is not Array:
-                try:
-                    value = _st.asarray(value, device=target.device)
-                except Exception as e:  # noqa: BLE001 - reported with its key below
-                    errors.append(f'While copying the parameter named "{key}", whose dimensions '
-                                  f"in the model are {tuple(target.shape)}, an exception occurred: "
-                                  f"{type(e).__name__}: {e}.")
+            input_param = state_dict[key]
+            if type(input_param) is not Array:
+                if not _array_like(input_param):
+                    error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                      "torch.Tensor or Tensor-like object from checkpoint but "
+                                      f"received {type(input_param)}")
                     continue
-            if tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_st.Size(value.shape)} from checkpoint, the shape in current "
-                              f"model is {_st.Size(target.shape)}.")
+                try:
+                    input_param = _st.asarray(input_param, device=param.device)
+                except Exception as e:  # noqa: BLE001 - reported with its key
+                    error_msgs.append(f'While copying the parameter named "{key}", whose '
+                                      f"dimensions in the model are {_st.Size(param.shape)}, an "
+                                      f"exception occurred : {e.args}.")
+                    continue
+            lazy = is_lazy(param)
+            # (a 1-dim, one-element entry loads into a 0-dim parameter: PyTorch 0.3's)
+            if not lazy and param.ndim == 0 and input_param.shape == (1,):
+                input_param = input_param[0]
+            if not lazy and tuple(input_param.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{_st.Size(input_param.shape)} from checkpoint, the shape in "
+                                  f"current model is {_st.Size(param.shape)}.")
                 continue
-            plan.append((mod, kind, name, target, value))
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
-                               + "\n\t".join(errors))
-        with _st.no_grad():
-            for mod, kind, name, target, value in plan:
-                if value.device != target.device:
-                    value = value.to(target.device)
-                if assign:
-                    if kind == "_parameters":
-                        new = Parameter(value, requires_grad=target.requires_grad)
-                        mod._parameters[name] = new
+            try:
+                with _st.no_grad():
+                    if assign:
+                        if is_parameter(param):
+                            if is_parameter(input_param):
+                                input_param.requires_grad_(param.requires_grad)
+                            else:
+                                input_param = Parameter(input_param,
+                                                        requires_grad=param.requires_grad)
+                        setattr(self, name, input_param)
                     else:
-                        mod._buffers[name] = value
-                else:
-                    target.copy_(value)
-        return _IncompatibleKeys(missing, unexpected)
+                        if input_param.device != param.device:
+                            input_param = input_param.to(param.device)
+                        param.copy_(input_param)
+            except Exception as ex:  # noqa: BLE001 - reported with its key, as PyTorch's
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
+                                  f"in the model are {_st.Size(param.shape)} and whose "
+                                  f"dimensions in the checkpoint are "
+                                  f"{_st.Size(input_param.shape)}, an exception occurred : "
+                                  f"{ex.args}.")
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        if getattr(type(self), "set_extra_state", Module.set_extra_state) \
+                is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if len(input_name) > 1:
+                        if input_name[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Load ``state_dict`` into this module and its descendants (PyTorch's order: each
+        module's ``_load_from_state_dict`` with its pre-hooks, then its children, then its
+        post-hooks).
+
+        Values may be strided arrays or array-likes ``strided.asarray`` takes (NumPy arrays);
+        they are copied into the existing parameters and buffers (``assign=True``: they
+        replace them, keeping each parameter's ``requires_grad``). With ``strict``, missing
+        and unexpected keys raise. Returns ``_IncompatibleKeys(missing_keys,
+        unexpected_keys)``. As PyTorch's, the entries that fit are copied even when another
+        entry raises (a size mismatch).
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys: list = []
+        unexpected_keys: list = []
+        error_msgs: list = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items()
+                                        if k.startswith(child_prefix)}
+                    load(child, child_state_dict, child_prefix)
+            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in tuple(module._hook_dict("_load_state_dict_post_hooks").values()):
+                out = hook(module, incompatible_keys)
+                if out is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
+
+        load(self, state_dict)
+        del load
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # --- modes and gradients -------------------------------------------------------
     def train(self, mode: bool = True) -> "Module":
@@ -461,9 +917,10 @@ class Module:
                 g.zero_()
 
     # --- moving and casting --------------------------------------------------------
-    def _apply(self, fn) -> "Module":
-        for m in self.children():
-            m._apply(fn)
+    def _apply(self, fn, recurse: bool = True) -> "Module":
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
         with _st.no_grad():
             for p in self._parameters.values():
                 if p is None:
@@ -507,16 +964,63 @@ class Module:
         return self.to("cpu")
 
     def float(self) -> "Module":
-        """Cast floating-point parameters and buffers to float32; returns self."""
-        return self.to(_st.float32)
+        """Cast floating-point parameters and buffers to float32 (complex ones stay, as in
+        PyTorch); returns self."""
+        return self._apply(lambda t: t.to(_st.float32) if t.dtype.kind == "f" else t)
 
     def double(self) -> "Module":
-        """Cast floating-point parameters and buffers to float64; returns self."""
-        return self.to(_st.float64)
+        """Cast floating-point parameters and buffers to float64 (complex ones stay); returns
+        self."""
+        return self._apply(lambda t: t.to(_st.float64) if t.dtype.kind == "f" else t)
 
     def half(self) -> "Module":
-        """Cast floating-point parameters and buffers to float16; returns self."""
-        return self.to(_st.float16)
+        """Cast floating-point parameters and buffers to float16 (complex ones stay); returns
+        self."""
+        return self._apply(lambda t: t.to(_st.float16) if t.dtype.kind == "f" else t)
+
+    def bfloat16(self) -> "Module":
+        """PyTorch's cast to bfloat16: strided has no bfloat16 dtype, so a TypeError."""
+        raise TypeError("Module.bfloat16(): strided has no bfloat16 dtype (float16, float32 and "
+                        "float64 are supported: use half(), float() or double())")
+
+    def type(self, dst_type) -> "Module":
+        """Cast every parameter and buffer to ``dst_type`` (a dtype or a PyTorch tensor type
+        name, as ``Array.type``); returns self."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device, recurse: bool = True) -> "Module":
+        """Move the parameters and buffers to ``device`` without copying their values
+        (uninitialized arrays of the same shapes and dtypes); returns self."""
+        return self._apply(lambda t: _st.empty_like(t, device=device), recurse=recurse)
+
+    def compile(self, *args, **kwargs) -> None:
+        """PyTorch's ``Module.compile(*args, **kwargs)``: compile the module's call in place.
+        strided compiles nothing (see ``strided.torch.compile``, which checks the arguments):
+        the module keeps meaning what it meant; returns None, as PyTorch's."""
+        import sys
+        sys.modules["strided.torch"].compile(self, *args, **kwargs)
+
+    def _no_device(self, kind: str):
+        raise RuntimeError(f"Module.{kind}(): strided has no {kind} devices (cpu and cuda are "
+                           "supported)")
+
+    def xpu(self, device=None) -> "Module":
+        """PyTorch's move to an XPU device: strided has none, so a RuntimeError."""
+        self._no_device("xpu")
+
+    def ipu(self, device=None) -> "Module":
+        """PyTorch's move to an IPU device: strided has none, so a RuntimeError."""
+        self._no_device("ipu")
+
+    def mtia(self, device=None) -> "Module":
+        """PyTorch's move to an MTIA device: strided has none, so a RuntimeError."""
+        self._no_device("mtia")
+
+    def share_memory(self) -> "Module":
+        """PyTorch's move of every array to shared memory (for ``torch.multiprocessing``):
+        strided has no shared-memory storage, so a RuntimeError."""
+        raise RuntimeError("Module.share_memory(): strided arrays have no shared-memory storage "
+                           "(torch.multiprocessing is not supported)")
 
     # --- printing ------------------------------------------------------------------
     def _get_name(self) -> str:

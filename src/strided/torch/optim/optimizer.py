@@ -15,7 +15,8 @@ a non-leaf array is refused.
 from __future__ import annotations
 
 import copy
-from collections import defaultdict
+import functools
+from collections import OrderedDict, defaultdict
 
 import numpy as _np
 
@@ -50,8 +51,15 @@ class Optimizer:
     tensor([0., 0.], requires_grad=True)
     """
 
+    _HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                   "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                   "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
     def __init__(self, params, defaults: dict):
         self.defaults = defaults
+        for name in self._HOOK_DICTS:
+            setattr(self, name, OrderedDict())
+        self._patch_step_function()
         self.state: dict = defaultdict(dict)
         self.param_groups: list = []
         if type(params) is Array:
@@ -137,10 +145,79 @@ class Optimizer:
     def _update(self, group: dict) -> None:  # pragma: no cover - subclasses define it
         raise NotImplementedError
 
+    # --- hooks (a port of torch/optim/optimizer.py's) -----------------------------------
+    @staticmethod
+    def profile_hook_step(func):
+        """Wrap a ``step`` function so that it runs the step pre-hooks (which may replace its
+        ``(args, kwargs)``) before and the step post-hooks after (PyTorch's)."""
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self = args[0]
+            for pre_hook in tuple(self.__dict__.get("_optimizer_step_pre_hooks", {}).values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {result}.")
+            out = func(*args, **kwargs)
+            for post_hook in tuple(self.__dict__.get("_optimizer_step_post_hooks", {}).values()):
+                post_hook(self, args, kwargs)
+            return out
+        return wrapper
+
+    def _patch_step_function(self) -> None:
+        # (the class's step wrapped once, as PyTorch's, so a subclass's own step runs the hooks)
+        if not getattr(type(self).step, "hooked", None):
+            type(self).step = self.profile_hook_step(type(self).step)
+            type(self).step.hooked = True
+
+    def _add_hook(self, name: str, hook, prepend: bool = False):
+        from ..nn.modules import _Handle
+        hooks = self.__dict__.get(name)
+        if hooks is None:
+            hooks = self.__dict__[name] = OrderedDict()
+        h = _Handle(hooks)
+        hooks[h.id] = hook
+        if prepend:
+            hooks.move_to_end(h.id, last=False)
+        return h
+
+    def register_step_pre_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` to run
+        before each ``step``; returns a handle with ``remove()``."""
+        return self._add_hook("_optimizer_step_pre_hooks", hook)
+
+    def register_step_post_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs) -> None`` to run after each ``step``."""
+        return self._add_hook("_optimizer_step_post_hooks", hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False):
+        """Register ``hook(optimizer) -> None`` to run before ``state_dict``."""
+        return self._add_hook("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False):
+        """Register ``hook(optimizer, state_dict) -> None or a new state_dict`` to run after
+        ``state_dict`` builds it."""
+        return self._add_hook("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False):
+        """Register ``hook(optimizer, state_dict) -> None or a new state_dict`` to run before
+        ``load_state_dict`` (on a shallow copy of the state dict given)."""
+        return self._add_hook("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False):
+        """Register ``hook(optimizer) -> None`` to run after ``load_state_dict``."""
+        return self._add_hook("_optimizer_load_state_dict_post_hooks", hook, prepend)
+
     # --- state dicts -----------------------------------------------------------------
     def state_dict(self) -> dict:
         """``{"state": {index: buffers}, "param_groups": [options + "params": indices]}``,
-        parameters numbered in group order as in PyTorch."""
+        parameters numbered in group order as in PyTorch; the state-dict pre-hooks run before
+        and the post-hooks (which may replace it) after."""
+        for pre_hook in tuple(self.__dict__.get("_optimizer_state_dict_pre_hooks", {}).values()):
+            pre_hook(self)
         index, groups, start = {}, [], 0
         for g in self.param_groups:
             packed = {k: v for k, v in g.items() if k != "params"}
@@ -149,51 +226,98 @@ class Optimizer:
             start += len(packed["params"])
             groups.append(packed)
         state = {index[id(p)]: v for p, v in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in tuple(self.__dict__.get("_optimizer_state_dict_post_hooks",
+                                                 {}).values()):
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore the state and options of ``state_dict`` (as ``state_dict()`` returns).
 
         Buffers are copied onto each parameter's device; floating-point buffers
-        take the parameter's dtype (``step`` keeps its own).
+        take the parameter's dtype (``step`` keeps its own). The load-state-dict pre-hooks
+        (which may replace the state dict) run before, the post-hooks after.
         """
-        state_dict = copy.deepcopy(state_dict)
-        groups, saved = self.param_groups, state_dict["param_groups"]
+        state_dict = state_dict.copy()
+        for pre_hook in tuple(self.__dict__.get("_optimizer_load_state_dict_pre_hooks",
+                                                {}).values()):
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match "
                              "the size of optimizer's group")
         id_map = {old: p for g, s in zip(groups, saved) for old, p in zip(s["params"], g["params"])}
+        saved_groups = state_dict["param_groups"]
+        # Note: as PyTorch's, the state's arrays are not copied when they already have the
+        # parameter's dtype and device (the optimizers then share them); containers are new.
         state: dict = defaultdict(dict)
         for k, v in state_dict["state"].items():
-            if k not in id_map:
-                continue
-            p = id_map[k]
-            state[p] = {key: self._cast(p, key, val) for key, val in v.items()}
-        self.state = state
+            if k in id_map:
+                p = id_map[k]
+                state[p] = self._cast(p, v, k, saved_groups)
+            else:
+                state[k] = v
         new_groups = []
         for g, s in zip(groups, saved):
-            s = dict(s)
             s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
             new_groups.append(s)
-        self.param_groups = new_groups
+        self.__setstate__({"state": state, "param_groups": new_groups})
+        for post_hook in tuple(self.__dict__.get("_optimizer_load_state_dict_post_hooks",
+                                                 {}).values()):
+            post_hook(self)
 
     @staticmethod
-    def _cast(param, key, value):
-        if type(value) is not Array:
-            return value
+    def _cast(param, value, param_id=None, param_groups=None, key=None):
+        """``value`` with its arrays on ``param``'s device and, where ``param`` is real
+        floating-point, in its dtype (``step`` kept, unless the group is capturable or fused:
+        float32), in new containers (PyTorch's ``_cast``)."""
+        if type(value) is Array:
+            return Optimizer._process_value_according_to_param_policy(param, value, param_id,
+                                                                      param_groups, key)
+        if isinstance(value, dict):
+            return {k: Optimizer._cast(param, v, param_id, param_groups, k)
+                    for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(Optimizer._cast(param, v, param_id, param_groups)
+                               for v in value)
+        return value
+
+    @staticmethod
+    def _process_value_according_to_param_policy(param, value, param_id, param_groups,
+                                                 key=None):
+        fused = capturable = False
+        for pg in param_groups or ():
+            if param_id in pg["params"]:
+                fused = pg.get("fused", False)
+                capturable = pg.get("capturable", False)
+                break
         if key == "step":
+            if capturable or fused:
+                return value.to(dtype=_st.float32, device=param.device)
             return value
-        if value.dtype.kind in "fc":
-            value = value.to(param.dtype)
-        return value.to(param.device)
+        if param.dtype.kind == "f":
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in self._HOOK_DICTS:
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        self._patch_step_function()
 
     def __repr__(self) -> str:
         s = type(self).__name__ + " ("

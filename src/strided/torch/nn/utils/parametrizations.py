@@ -253,7 +253,8 @@ class _WeightNorm(Module):
 def weight_norm(module, name: str = "weight", dim: int = 0):
     """Weight normalization of ``module``'s parameter ``name`` as a parametrization (PyTorch's
     ``parametrizations.weight_norm``): ``original0`` (g, the magnitude) and ``original1`` (v,
-    the direction); returns ``module``.
+    the direction); returns ``module``. A state dict of the old ``nn.utils.weight_norm``
+    (``weight_g``/``weight_v``) loads into them (a load-state-dict pre-hook, as PyTorch's).
 
     >>> import strided.torch as torch
     >>> m = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 3))
@@ -262,6 +263,19 @@ def weight_norm(module, name: str = "weight", dim: int = 0):
     """
     _weight_norm = _WeightNorm(dim)
     parametrize.register_parametrization(module, name, _weight_norm, unsafe=True)
+
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys,
+                                 unexpected_keys, error_msgs) -> None:
+        # (a checkpoint of the old hook-based weight_norm: name_g / name_v)
+        g_key = f"{prefix}{name}_g"
+        v_key = f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            original0 = state_dict.pop(g_key)
+            original1 = state_dict.pop(v_key)
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = original0
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = original1
+
+    module._register_load_state_dict_pre_hook(_weight_norm_compat_hook)
     return module
 
 
