@@ -171,7 +171,17 @@ def _sample(func, kind, shape, dtype, device, generator, out, requires_grad, nam
     return _finish(wrap_new(r, dtype, dev), func, out, requires_grad, names)
 
 
-_UNSET = object()  # (size= not given: PyTorch refuses an explicit size=None)
+class _Unset:
+    """The default of a keyword that is not given (PyTorch refuses an explicit ``size=None``),
+    shown as such in signatures."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_UNSET = _Unset()
 
 
 def _size_keyword(func: str, args: tuple, size) -> tuple:

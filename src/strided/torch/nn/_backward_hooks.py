@@ -19,6 +19,7 @@ import warnings
 import strided as _st
 from strided import Array
 from strided.autograd import Function
+from strided._core.caller import stacklevel
 
 __all__ = ["BackwardHook", "BackwardHookFunction"]
 
@@ -147,7 +148,7 @@ class BackwardHook:
                                   "respect to module outputs since no inputs require gradients. "
                                   "See https://docs.pytorch.org/docs/main/generated/torch.nn."
                                   "Module.html#torch.nn.Module.register_full_backward_hook for "
-                                  "more details.", stacklevel=5)
+                                  "more details.", stacklevel=stacklevel())
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)

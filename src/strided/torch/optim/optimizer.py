@@ -1,3 +1,6 @@
+# The step and state-dict hooks and load_state_dict's casting are adapted from PyTorch 2.13's
+# torch/optim/optimizer.py (BSD-3-Clause; Copyright (c) 2016- Facebook, Inc and the PyTorch
+# contributors; see LICENSES/PyTorch.txt).
 """``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, state dicts.
 
 A port of ``torch/optim/optimizer.py``'s contract: ``param_groups`` is a list

@@ -1,3 +1,5 @@
+# Adapted from PyTorch 2.13's torch/nn/utils/spectral_norm.py (BSD-3-Clause; Copyright (c) 2016-
+# Facebook, Inc and the PyTorch contributors; see LICENSES/PyTorch.txt).
 """PyTorch's hook-based ``torch.nn.utils.spectral_norm`` / ``remove_spectral_norm``.
 
 ``spectral_norm(module, name, n_power_iterations, eps, dim)`` keeps the parameter as
