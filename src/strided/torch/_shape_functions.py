@@ -112,7 +112,15 @@ def broadcast_tensors(*tensors) -> tuple:
     >>> a.shape, b.shape
     (strided.Size([2, 3]), strided.Size([2, 3]))
     """
-    return tuple(_ns().broadcast_arrays(*[_tensor("broadcast_tensors", t, "each argument") for t in tensors]))
+    ts = [_tensor("broadcast_tensors", t, "each argument") for t in tensors]
+    if not any(t.names is not None and any(t.names) for t in ts):
+        # (PyTorch's: each input already of the common shape is itself, each other one an
+        # expand of it (ExpandBackward0), so an input that no used result depends on keeps
+        # grad None; the standard's broadcast_arrays is one node of views)
+        ns = _ns()
+        shape = tuple(ns.broadcast_shapes(*(t.shape for t in ts)))
+        return tuple(t if tuple(t.shape) == shape else ns.broadcast_to(t, shape) for t in ts)
+    return tuple(_ns().broadcast_arrays(*ts))
 
 
 # --- stacking and splitting --------------------------------------------------------------------
