@@ -152,6 +152,10 @@ def _lapack(func: str, dev):
 _CPU = _device.CPU
 _F32, _F64 = _dtypes.float32, _dtypes.float64
 _np_abs, _np_sqrt, _np_add_reduce = np.abs, np.sqrt, np.add.reduce
+try:
+    from ._core.threads import sq_dev_reduce as _sq_dev_reduce, sum_sq_all as _sum_sq_all
+except ImportError:  # (no such functions without the C kernels' module: the ufuncs answer)
+    _sq_dev_reduce = _sum_sq_all = None
 _new_array = Array._new
 
 
@@ -468,6 +472,23 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro", out=None) -> Array:
     return _finish(new_array(r, _real(x._dtype), dev), "linalg.matrix_norm", out)
 
 
+def _sq_sum(a, axes):
+    """The sum of ``a * a`` over ``axes`` (None: all) of a host float32/float64 ndarray in one
+    pass (the C reductions' sum of squared deviations from 0: every square and every addition
+    the ones ``add.reduce(abs(a) * abs(a), axes)`` makes, in NumPy's order, so the same bits),
+    as an ndarray of the kept axes; None where the C kernel declines (another layout or dtype,
+    a NaN sum) and the ufuncs answer."""
+    if _sq_dev_reduce is None or type(a) is not np.ndarray:
+        return None
+    if axes is None or len(axes) == a.ndim:
+        return _sum_sq_all(a)
+    if a.dtype.kind != "f" or a.itemsize < 4:
+        return None
+    kept = () if axes is None else tuple(n for i, n in enumerate(a.shape) if i not in axes)
+    return _sq_dev_reduce(a, None if axes is None or len(axes) == a.ndim else axes,
+                          np.zeros(kept, a.dtype))
+
+
 @api("linalg.vector_norm")
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, out=None) -> Array:
     """Vector p-norms over ``axis`` (all axes by default): ord 2, 1, inf, -inf, 0 (count of nonzeros), any p.
@@ -485,8 +506,11 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, out=None) -> Array:
         # more dimensions, what the general path below ends in: the same NumPy ufuncs
         # (np.sum's own reduce, over the same axes), without its checks and context
         a = x._np if x._np is not None else x._get_native()
-        m = _np_abs(a)
-        r = _np_sqrt(_np_add_reduce(m * m, tuple(range(a.ndim)), keepdims=False))
+        r = _sq_sum(a, None)
+        if r is None:
+            m = _np_abs(a)
+            r = _np_add_reduce(m * m, tuple(range(a.ndim)), keepdims=False)
+        r = _np_sqrt(r)
         if type(r) is not np.ndarray:
             r = np.asarray(r)
         if r.dtype is not x._dtype._np:  # (wrap_new's test)
@@ -527,7 +551,12 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, out=None) -> Array:
         elif ord == 1:
             r = xp.sum(m, axis=axes, keepdims=keepdims)
         elif ord == 2:
-            r = xp.sqrt(xp.sum(m * m, axis=axes, keepdims=keepdims))
+            s = _sq_sum(a, axes) if a.dtype.kind == "f" and not empty else None
+            if s is None:
+                s = xp.sum(m * m, axis=axes, keepdims=keepdims)
+            elif keepdims:
+                s = s.reshape(tuple(1 if i in axes else n for i, n in enumerate(x._shape)))
+            r = xp.sqrt(s)
         else:
             p = float(ord)
             r = xp.power(xp.sum(xp.power(m, p), axis=axes, keepdims=keepdims), 1.0 / p)

@@ -587,6 +587,24 @@ def sq_dev_reduce(a, axes, m):
     return r if _CK.reduce(_RED["sq_dev"], a, r, outer, nred, inner, nt if big else 1, means) else None
 
 
+# (0-d zeros of float32 and float64: the means of sum_sq_all's sum of squared deviations)
+_SQ_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+
+
+def sum_sq_all(a):
+    """``add.reduce(a * a)`` over all of ndarray ``a`` in one pass in C (the sum of squared
+    deviations from 0: the same squares and additions in NumPy's order, so the same bits),
+    as a 0-d ndarray; None where the C kernel declines (not a non-empty C-contiguous native
+    float32/float64 ndarray, or a NaN sum)."""
+    z = _SQ_ZEROS.get(a.dtype) if _CK is not None else None
+    if z is None:
+        return None
+    r = _empty((), a.dtype)
+    nt = _NUM[0]
+    big = nt > 1 and a.nbytes >= _REDUCE_FACTOR * _THREAD_MIN[0]
+    return r if _CK.reduce(_RED["sq_dev"], a, r, 1, a.size, 1, nt if big else 1, z) else None
+
+
 def large_reduce(kern, a, axes, keepdims: bool, **kw):
     """``kern(a, axis=axes, keepdims=keepdims, **kw)``, split across threads when ``a`` is large.
 
