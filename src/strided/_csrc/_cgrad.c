@@ -3308,6 +3308,7 @@ done:
  * .grad; STATE.enabled is false (no create_graph); and _ACCUMULATE is free (taken
  * without blocking around the write, as the definition holds it). Anything else runs
  * the definition. What it reads is read through the ordinary attribute API. */
+static PyObject *free_held_fn; /* _chot.free_held (setup_accumulate's optional fifth argument) */
 static PyObject *acc_apply, *ndarray_T, *PoolBlock_T, *acc_lock, *s_variable, *s_hooks, *s_grad,
     *s_flags, *s_c_contiguous, *s_writeable, *s_base, *s_acquire, *s_release_lock;
 
@@ -3357,8 +3358,19 @@ acc_stealable(PyObject *g)
     }
     if (a == NULL)
         return -1;
-    /* 2: g._np and ``a`` */
-    if (!Py_IS_TYPE(a, (PyTypeObject *)ndarray_T) || Py_REFCNT(a) != 2) {
+    /* 2: g._np and ``a`` (3 when the third is the small-result free list's: _chot's
+       free_held; the list never hands out an array another reference holds) */
+    Py_ssize_t sole = 2;
+    if (Py_REFCNT(a) == 3 && free_held_fn != NULL && Py_IS_TYPE(a, (PyTypeObject *)ndarray_T)) {
+        PyObject *h = PyObject_CallOneArg(free_held_fn, a);
+        if (h == NULL) {
+            Py_DECREF(a);
+            return -1;
+        }
+        sole += h == Py_True;
+        Py_DECREF(h);
+    }
+    if (!Py_IS_TYPE(a, (PyTypeObject *)ndarray_T) || Py_REFCNT(a) != sole) {
         Py_DECREF(a);
         return 0;
     }
@@ -3996,8 +4008,9 @@ node_apply(PyObject *node, PyObject *grads)
 static PyObject *
 setup_accumulate(PyObject *mod, PyObject *args)
 {
-    PyObject *apply, *nd, *pb, *lock;
-    if (!PyArg_ParseTuple(args, "OO!O!O:setup_accumulate", &apply, &PyType_Type, &nd, &PyType_Type, &pb, &lock))
+    PyObject *apply, *nd, *pb, *lock, *held = Py_None;
+    if (!PyArg_ParseTuple(args, "OO!O!O|O:setup_accumulate", &apply, &PyType_Type, &nd, &PyType_Type, &pb, &lock,
+                          &held))
         return NULL;
     if (STATE_o == NULL || Array_C == NULL || Ext_C == NULL || Handoff_T == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "setup_accumulate(): setup, setup_record and setup_apply run first");
@@ -4012,6 +4025,7 @@ setup_accumulate(PyObject *mod, PyObject *args)
     Py_XSETREF(ndarray_T, Py_NewRef(nd));
     Py_XSETREF(PoolBlock_T, Py_NewRef(pb));
     Py_XSETREF(acc_lock, Py_NewRef(lock));
+    Py_XSETREF(free_held_fn, held == Py_None ? NULL : Py_NewRef(held));
     Py_XSETREF(acc_apply, Py_NewRef(apply)); /* last: it turns the compiled case on */
     Py_RETURN_NONE;
 }
@@ -4459,7 +4473,7 @@ static PyMethodDef methods[] = {
     {"setup_release", setup_release, METH_VARARGS, "setup_release(RuleNode.release, Node.release)"},
     {"setup_sum_to", setup_sum_to, METH_VARARGS, "setup_sum_to(_SUM_AXES, numpy.add.reduce, numpy.asarray)"},
     {"setup_accumulate", setup_accumulate, METH_VARARGS,
-     "setup_accumulate(AccumulateGrad.apply, ndarray, PoolBlock, lock): what the compiled "
+     "setup_accumulate(AccumulateGrad.apply, ndarray, PoolBlock, lock[, free_held]): what the compiled "
      "AccumulateGrad.apply compares with, once (after setup_apply)."},
     {"setup_call", setup_call, METH_VARARGS,
      "setup_call(record, saves, save, run_off, node_cls): the Python recorder and helpers record_call "

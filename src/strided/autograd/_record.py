@@ -842,7 +842,10 @@ if _cgrad is not None and hasattr(_cgrad, "setup_apply") and hasattr(_cgrad, "re
         import numpy as _np
 
         from . import _graph as _g
-        _cgrad.setup_accumulate(_g.AccumulateGrad.apply, _np.ndarray, _g._PoolBlock, _g._ACCUMULATE)
+        # (_chot.free_held: a gradient whose array the small-result free list also holds is
+        # stolen too, the list's reference discounted)
+        _held = getattr(_g._cext.load("_chot"), "free_held", None)
+        _cgrad.setup_accumulate(_g.AccumulateGrad.apply, _np.ndarray, _g._PoolBlock, _g._ACCUMULATE, _held)
     if hasattr(_cgrad, "setup_release"):
         # Note: the engine's node.release() of a RuleNode (``_vals = None``) and of a Node
         # (nothing to free: AccumulateGrad's) done in C; any other release() is called.

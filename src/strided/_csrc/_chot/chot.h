@@ -523,6 +523,7 @@ __attribute__((noinline)) PyObject *try_elide(Fast *f, PyObject *const *args);
 int c_contiguous(const Py_ssize_t *shape, const Py_ssize_t *str, Py_ssize_t nd, Py_ssize_t unit);
 
 PyObject *setup_take(PyObject *mod, PyObject *args);
+PyObject *free_held(PyObject *mod, PyObject *a);
 PyObject *native_build(PyObject *x); /* a view's native view, built and cached (views.c) */
 PyObject *native_py(PyObject *mod, PyObject *x);
 PyObject *setup_array_free(PyObject *mod, PyObject *Py_UNUSED(ignored));

@@ -202,6 +202,8 @@ static PyMethodDef methods[] = {
      "pow_half(a): a ** 0.5 of a small float32/float64 ndarray, the standard's values (views.c), or None"},
     {"native", native_py, METH_O,
      "native(x) -> x's native view built in C and cached in x._np (Array._get_native), or None"},
+    {"free_held", free_held, METH_O,
+     "free_held(a) -> bool: whether the small-result free list holds a reference to ndarray a."},
     {"setup_take", setup_take, METH_VARARGS,
      "setup_take(capsule, ndarray, float64 descr): NumPy's C API table (its _ARRAY_API), from "
      "which the compiled take makes its small results; returns whether it passed the checks"},

@@ -713,6 +713,19 @@ take_reuse(const Py_ssize_t *dims, int nd, PyObject *descr)
     return NULL;
 }
 
+/* free_held(a) -> bool: whether the free list holds a reference to ndarray a (one of the
+   references a sole-owner test counts is then the list's: autograd's gradient stealing,
+   _cgrad.c acc_stealable, discounts it; the list reuses an array only once its reference is
+   the last one, so a stolen gradient is never handed out while it is a .grad). */
+PyObject *
+free_held(PyObject *mod, PyObject *a)
+{
+    for (int s = 0; s < TAKE_FREE; s++)
+        if (take_free[s] == a)
+            Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 /* A fresh C-contiguous ndarray of shape dims (nd of them) and descriptor descr (borrowed)
    below the pool threshold, from NumPy's C API table: a free one of the free list (reuse,
    up to TAKE_FREE_BYTES), a 64-byte aligned one from ALIGN_FROM on, else NumPy's
@@ -735,8 +748,13 @@ fresh_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes,
     if (reuse && r != NULL && nbytes <= TAKE_FREE_BYTES && Py_TYPE(r) == ND_T && ND(r)->base == NULL) {
         if (take_free_flags < 0)
             take_free_flags = ND(r)->flags;
-        if (ND(r)->flags == take_free_flags)
-            Py_XSETREF(take_free[take_free_next++ % TAKE_FREE], Py_NewRef(r));
+        if (ND(r)->flags == take_free_flags) {
+            /* (the slot's index first: Py_XSETREF evaluates its target twice in CPython
+               3.11, so an index with a side effect would drop one slot's reference and
+               overwrite the next slot's) */
+            unsigned k = take_free_next++ % TAKE_FREE;
+            Py_XSETREF(take_free[k], Py_NewRef(r));
+        }
     }
     return r;
 }

@@ -156,7 +156,10 @@ class Optimizer:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             self = args[0]
-            for pre_hook in tuple(self.__dict__.get("_optimizer_step_pre_hooks", {}).values()):
+            d = self.__dict__
+            if not d.get("_optimizer_step_pre_hooks") and not d.get("_optimizer_step_post_hooks"):
+                return func(*args, **kwargs)  # (no hooks: no tuples built)
+            for pre_hook in tuple(d.get("_optimizer_step_pre_hooks", {}).values()):
                 result = pre_hook(self, args, kwargs)
                 if result is not None:
                     if isinstance(result, tuple) and len(result) == 2:
@@ -165,7 +168,7 @@ class Optimizer:
                         raise RuntimeError(f"{func} must return None or a tuple of (new_args, "
                                            f"new_kwargs), but got {result}.")
             out = func(*args, **kwargs)
-            for post_hook in tuple(self.__dict__.get("_optimizer_step_post_hooks", {}).values()):
+            for post_hook in tuple(d.get("_optimizer_step_post_hooks", {}).values()):
                 post_hook(self, args, kwargs)
             return out
         return wrapper
