@@ -84,12 +84,14 @@ def _update_scale_(scale, growth_tracker, found_inf, growth_factor: float,
     ``growth_interval`` clean steps unless the float32 result would be infinite."""
     s = scale.item()
     if found_inf.item():
-        scale.fill_(float(np.float32(s * backoff_factor)))
+        with np.errstate(over="ignore", under="ignore"):
+            scale.fill_(float(np.float32(s * backoff_factor)))
         growth_tracker.fill_(0)
     else:
         successful = int(growth_tracker.item()) + 1
         if successful == growth_interval:
-            new_scale = np.float32(s * growth_factor)
+            with np.errstate(over="ignore"):
+                new_scale = np.float32(s * growth_factor)
             if math.isfinite(new_scale):
                 scale.fill_(float(new_scale))
             growth_tracker.fill_(0)
@@ -284,7 +286,12 @@ class GradScaler:
                     raise AssertionError(reason)
                 if new_scale.requires_grad is True:
                     raise AssertionError(reason)
-                self._scale.copy_(new_scale.reshape(()))
+                if new_scale.ndim != 0:
+                    # Note: PyTorch's copy_ into the 0-d scale refuses a (1,)-shaped source;
+                    # strided's copy_ accepts it, so the refusal is spelled out here.
+                    raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                                       f"{list(new_scale.shape)}")
+                self._scale.copy_(new_scale)
         else:
             found_infs = [found_inf.to(device=_scale.device, non_blocking=True)
                           for state in self._per_optimizer_states.values()
