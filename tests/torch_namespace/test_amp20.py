@@ -347,6 +347,21 @@ def test_regions_pytorch_would_autocast_are_refused(kw):
     assert not st.is_autocast_enabled("cpu")
 
 
+def test_device_strings_with_an_index_follow_pytorchs_branches():
+    for lib in (torch, st):
+        with pytest.warns(UserWarning, match="In CPU:0 autocast, but the target dtype is not supported"):
+            lib.autocast("cpu:0", dtype=lib.float32)
+        with lib.autocast("cuda:0", enabled=False):
+            assert not lib.is_autocast_enabled("cuda")
+    # (PyTorch's "cuda" check is on the exact string: "cuda:0" with float16 really autocasts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with torch.autocast("cuda:0"):
+            pass
+        with pytest.raises(NotImplementedError, match="not supported by strided"):
+            st.autocast("cuda:0")
+
+
 def test_get_autocast_dtype_cpu_names_bfloat16():
     assert torch.get_autocast_dtype("cpu") == torch.bfloat16
     with pytest.raises(NotImplementedError, match="bfloat16, which strided has no dtype for"):

@@ -165,14 +165,15 @@ class autocast:
         self.device = device_type
         self._cache_enabled = _STATE.cache_enabled if cache_enabled is None else cache_enabled
         if enabled:
-            if dev == "cuda":
+            if device_type == "cuda":  # (PyTorch's test: the exact string, not "cuda:0")
                 if not _cuda_available():
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                                   stacklevel=stacklevel())
                     enabled = False
             elif not (self.fast_dtype is _BFLOAT16 or self.fast_dtype == float16):
-                warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
-                              "autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
+                name = device_type.upper()
+                warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling "
+                              f"autocast.\n{name} Autocast only supports dtypes of torch.bfloat16, "
                               "torch.float16 currently.", stacklevel=stacklevel())
                 enabled = False
             if enabled:
