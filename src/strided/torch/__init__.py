@@ -46,7 +46,9 @@ from ._repr import set_printoptions, get_printoptions  # noqa: F401
 # ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
 # ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
 _SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends", "linalg", "fft",
-               "distributions")
+               "distributions", "amp", "cpu")
+_FROM_SUBMODULE = {"autocast": "amp.autocast_mode", "is_autocast_enabled": "amp.autocast_mode",
+                   "get_autocast_dtype": "amp.autocast_mode"}  # top-level names defined there
 _LOADED = []  # [the names of _functions] once loaded
 
 
@@ -73,6 +75,8 @@ def __getattr__(name: str):
         return _all()
     if name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _FROM_SUBMODULE:
+        return getattr(_importlib.import_module(f"{__name__}.{_FROM_SUBMODULE[name]}"), name)
     _functions_names()
     g = globals()
     if name in g:
@@ -96,7 +100,8 @@ def _public_of_strided() -> list:
 def _all() -> list:
     own = [n for n in globals() if not n.startswith("_")]
     # (not "random": ``from strided.torch import *`` must not shadow Python's random module)
-    return sorted((set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES)) - {"random"})
+    return sorted((set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES)
+                   | set(_FROM_SUBMODULE)) - {"random"})
 
 
 def __dir__() -> list:

@@ -61,3 +61,10 @@ def manual_seed(seed) -> None:
 def manual_seed_all(seed) -> None:
     """Seed the random numbers of every device (as ``manual_seed``)."""
     _random.manual_seed(seed)
+
+
+def __getattr__(name: str):
+    if name == "amp":  # PyTorch's deprecated torch.cuda.amp
+        from .amp._deprecated import cuda_amp
+        return cuda_amp
+    raise AttributeError(f"module 'strided.torch.cuda' has no attribute {name!r}")

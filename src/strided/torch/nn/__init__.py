@@ -29,6 +29,7 @@ from ._conv_modules import *  # noqa: F401,F403
 from ._conv_modules import __all__ as _conv_modules_all
 from ._lazy import *  # noqa: F401,F403
 from ._lazy import __all__ as _lazy_all
+from ._adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from . import _lazy, modules as _modules_module, parameter as _parameter_module
 
 # PyTorch's spellings torch.nn.modules.lazy.LazyModuleMixin and torch.nn.parameter.UninitializedParameter
@@ -39,4 +40,4 @@ _parameter_module.is_lazy = _lazy.is_lazy
 
 __all__ = (["Parameter", "functional", "init", "utils"] + list(_modules_all) + list(_norm_all)
            + list(_rnn_all) + list(_attention_all) + list(_extra_modules_all) + list(_conv_modules_all)
-           + list(_lazy_all))
+           + list(_lazy_all) + ["AdaptiveLogSoftmaxWithLoss"])

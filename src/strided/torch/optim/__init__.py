@@ -7,6 +7,8 @@ from the same initial weights their trajectories equal PyTorch's up to rounding.
 Updates run under ``no_grad`` and write each parameter in place with strided's in-place
 methods. ``SparseAdam`` is there with PyTorch's checks; its ``step()`` refuses dense
 gradients, as PyTorch's does, and strided has no other kind.
+``Muon`` is PyTorch's, its bfloat16 Newton-Schulz steps computed in float32 and rounded to
+bfloat16 after each one, as PyTorch's CPU kernels do (strided has no bfloat16 dtype).
 
 >>> import strided.torch as torch
 >>> w = torch.nn.Parameter(torch.tensor([2.0]))
@@ -25,6 +27,7 @@ from .adam import Adam, AdamW  # noqa: F401
 from .adamax import Adamax  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
+from .muon import Muon  # noqa: F401
 from .nadam import NAdam  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .radam import RAdam  # noqa: F401
@@ -34,5 +37,5 @@ from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "SparseAdam", "lr_scheduler",
+           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "SparseAdam", "Muon", "lr_scheduler",
            "swa_utils"]
