@@ -302,9 +302,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def _stack_rows(torch, rows, inp):
-    """The rows (one per output element) stacked; an empty output gives a (0, *inp.shape) array."""
+    """The rows (one per output element) stacked (an output without elements: PyTorch's error)."""
     if not rows:
-        return torch.zeros((0,) + tuple(inp.shape), dtype=inp.dtype, device=inp.device)
+        raise RuntimeError("stack expects a non-empty TensorList")
     return torch.stack(rows, dim=0)
 
 
