@@ -127,12 +127,25 @@ def _differentiable(x):
     return x.detach().requires_grad_(True)
 
 
+_ACTIVE: list = []  # the transforms running now, outermost first
+
+
 class _Level:
-    """One application of a transform: its own leaves, and the node counter when it started."""
+    """One application of a transform: its own leaves (and those of the transforms nested in it),
+    and the node counter when it started; entered while the transform runs ``func``."""
 
     def __init__(self):
         self.start = next(_graph._SEQ)
         self.own = set()
+        self.keep = []  # (the leaves, alive while their ids are in ``own``)
+
+    def __enter__(self):
+        _ACTIVE.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _ACTIVE.remove(self)
+        return False
 
     def wrap_args(self, args, argnums):
         """``args`` with the pytrees at ``argnums`` replaced by fresh leaves; those leaves (flat) and
@@ -144,11 +157,12 @@ class _Level:
             new = [_differentiable(x) for x in leaves]
             for n in new:
                 if n.grad_fn is None:
-                    self.own.add(id(n))
+                    for lv in _ACTIVE if self in _ACTIVE else [self]:
+                        lv.own.add(id(n))
+                        lv.keep.append(n)
             flat.append(new)
             specs.append(spec)
             args[a] = _unflatten(spec, new)
-        self.keep = [n for group in flat for n in group]  # (own's ids stay valid)
         return tuple(args), flat, specs
 
     def depends_outside(self, x) -> bool:
@@ -224,8 +238,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         outer = is_grad_enabled()
         nums = _argnums(argnums, len(args))
-        level = _Level()
-        with enable_grad():
+        with _Level() as level, enable_grad():
             new_args, flat, specs = level.wrap_args(args, nums)
             output = func(*new_args, **kwargs)
             aux = None
@@ -282,9 +295,8 @@ def _check_outputs(api, flat_out):
 
 
 def _vjp_with_argnums(func, primals, argnums=None, has_aux=False, api="vjp(f, *primals)"):
-    level = _Level()
     nums = tuple(range(len(primals))) if argnums is None else _argnums(argnums, len(primals))
-    with enable_grad():
+    with _Level() as level, enable_grad():
         new_args, flat, specs = level.wrap_args(primals, nums)
         out = func(*new_args)
         aux = None
@@ -377,8 +389,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                                f"given forward gradient is of size {t.shape}.")
     torch = _torch()
     outer = is_grad_enabled()
-    level = _Level()
-    with enable_grad():
+    with _Level() as level, enable_grad():
         new_args, flat, _ = level.wrap_args(primals, tuple(range(len(primals))))
         out = func(*new_args)
         aux = None
@@ -409,9 +420,8 @@ def _jacobian(func, argnums, has_aux, api, randomness=None):
     def wrapper(*args):
         outer = is_grad_enabled()
         nums = _argnums(argnums, len(args))
-        level = _Level()
         torch = _torch()
-        with enable_grad(), _random_mode(randomness):
+        with _Level() as level, enable_grad(), _random_mode(randomness):
             new_args, flat, specs = level.wrap_args(args, nums)
             out = func(*new_args)
             aux = None
