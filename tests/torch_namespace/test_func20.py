@@ -376,3 +376,19 @@ def test_namespace():
                  "vmap"):
         assert hasattr(TF, name) and callable(getattr(SF, name)), name
         assert getattr(SF, name).__doc__, name
+
+
+def test_under_no_grad_results_are_detached():
+    """Called under no_grad, the transforms still differentiate; nothing they return keeps a history
+    (even through a parameter that requires grad), as PyTorch's."""
+    def build(lib, m):
+        x = rand(lib, 2)
+        w = rand(lib, 2, grad=True)
+        with lib.no_grad():
+            g = m.grad(lambda a: (a ** 3 * w).sum())(x)
+            j = m.jacrev(lambda a: a.sin() * w)(x)
+            o, fn = m.vjp(lambda a: a * w, x)
+            r = fn(T(lib, [1.0, 1.0]))
+        h = m.hessian(lambda a: (a ** 3 * w).sum())(x)
+        return g, j, o, r, h
+    same(*both(build))

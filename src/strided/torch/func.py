@@ -138,6 +138,7 @@ class _Level:
         self.start = next(_graph._SEQ)
         self.own = set()
         self.keep = []  # (the leaves, alive while their ids are in ``own``)
+        self.outer = is_grad_enabled()  # (off: nothing outside records, every result is detached)
 
     def __enter__(self):
         _ACTIVE.append(self)
@@ -189,8 +190,8 @@ class _Level:
     def unwrap(self, tree):
         """The arrays of ``tree`` detached where they depend only on this transform's leaves."""
         leaves, spec = _flatten(tree)
-        out = [x.detach() if isinstance(x, Array) and x.requires_grad and not self.depends_outside(x) else x
-               for x in leaves]
+        out = [x.detach() if isinstance(x, Array) and x.requires_grad and
+               (not self.outer or not self.depends_outside(x)) else x for x in leaves]
         return _unflatten(spec, out)
 
 
