@@ -291,3 +291,9 @@ def test_namespace():
     assert "checkpoint" in st.utils.__all__
     for name in ("checkpoint", "checkpoint_sequential", "noop_context_fn"):
         assert getattr(st.utils.checkpoint, name).__doc__
+
+
+def test_unsupported_names_say_so():
+    with pytest.raises(AttributeError, match="strided does not support it"):
+        st.utils.checkpoint.create_selective_checkpoint_contexts
+    assert hasattr(TC, "create_selective_checkpoint_contexts")

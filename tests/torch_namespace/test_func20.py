@@ -6,6 +6,7 @@ history), the errors; and ``torch.nn.utils.stateless.functional_call``."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -392,3 +393,59 @@ def test_under_no_grad_results_are_detached():
         h = m.hessian(lambda a: (a ** 3 * w).sum())(x)
         return g, j, o, r, h
     same(*both(build))
+
+
+def test_linearize():
+    def f(x, y):
+        return {"a": x.sin() * y, "b": (x * y).sum()}
+
+    def build(lib, m):
+        x, y = rand(lib, 3), rand(lib, 3)
+        out, jvp_fn = m.linearize(f, x, y)
+        t1 = jvp_fn(rand(lib, 3), rand(lib, 3))
+        t2 = jvp_fn(rand(lib, 3), rand(lib, 3))  # (called again: the graph is kept)
+        return out, t1, t2
+    same(*both(build))
+    for m, lib in ((TF, torch), (SF, st)):
+        out, jvp_fn = m.linearize(lambda a: a * 2, T(lib, [1.0, 2.0]))
+        with pytest.raises(RuntimeError, match="tangent:0 with shape"):
+            jvp_fn(T(lib, [1.0]))
+        with pytest.raises(RuntimeError, match="tangent:0 with dtype"):
+            jvp_fn(T(lib, [1.0, 2.0], dtype="float32"))
+        with pytest.raises(RuntimeError, match="to have the same argspec as the primals"):
+            jvp_fn(T(lib, [1.0, 2.0]), T(lib, [1.0, 2.0]))
+
+
+def test_stack_module_state_and_model_ensembling():
+    """The torch.func ensembling idiom: stacked states, vmap over functional_call of a base model."""
+    def build(lib, m):
+        base = _Pair.build(lib)
+        models = [copy.deepcopy(base) for _ in range(3)]  # (one class)
+        with lib.no_grad():
+            for i, mod in enumerate(models):
+                mod.lin.weight.mul_(i + 1)
+        params, buffers = m.stack_module_state(models)
+        x = rand(lib, 4, 3)
+        out = m.vmap(lambda p, b, x: m.functional_call(models[0], (p, b), (x,)), in_dims=(0, 0, None))(params,
+                                                                                                        buffers, x)
+        out.sum().backward()
+        return params, buffers, out, params["lin.weight"].grad
+    same(*both(build))
+    for m, lib in ((TF, torch), (SF, st)):
+        with pytest.raises(RuntimeError, match="Expected at least one model"):
+            m.stack_module_state([])
+        with pytest.raises(RuntimeError, match="same class"):
+            m.stack_module_state([lib.nn.Linear(1, 1), lib.nn.Tanh()])
+        with pytest.raises(RuntimeError, match="same training/eval mode"):
+            m.stack_module_state([lib.nn.Linear(1, 1), lib.nn.Linear(1, 1).eval()])
+        a, b = lib.nn.Linear(1, 1), lib.nn.Linear(1, 1)
+        b.bias.requires_grad_(False)
+        with pytest.raises(RuntimeError, match="Expected bias from each model to have the same .requires_grad"):
+            m.stack_module_state([a, b])
+
+
+def test_unsupported_names_say_so():
+    with pytest.raises(AttributeError, match="strided does not support it"):
+        SF.functionalize
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        SF.nothing

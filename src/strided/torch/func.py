@@ -34,7 +34,17 @@ from ._more_vmap import vmap
 from ._more_vmap import _NoDraws
 from . import _random
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call", "vmap"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian", "functional_call",
+           "stack_module_state", "vmap"]
+
+_MISSING = ("functionalize", "replace_all_batch_norm_modules_", "debug_unwrap", "rearrange")
+
+
+def __getattr__(name: str):
+    if name in _MISSING:
+        raise AttributeError(f"strided.torch.func has no {name!r}: strided does not support it; it has "
+                             f"{', '.join(__all__)}")
+    raise AttributeError(f"module 'strided.torch.func' has no attribute {name!r}")
 
 
 def _torch():
@@ -414,6 +424,58 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     return res + (level.unwrap(aux),) if has_aux else res
 
 
+def linearize(func, *primals):
+    """``torch.func.linearize``: ``(func(*primals), jvp_fn)``; ``jvp_fn(*tangents)`` is the Jacobian at
+    ``primals`` times ``tangents`` (``func`` runs once; each ``jvp_fn`` call is a backward pass of the
+    kept graph, by the double-backward trick).
+
+    >>> import strided.torch as torch
+    >>> from strided.torch.func import linearize
+    >>> out, jvp_fn = linearize(lambda x: x ** 2, torch.tensor([1.0, 3.0]))
+    >>> jvp_fn(torch.tensor([1.0, 1.0]))
+    tensor([2., 6.])
+    """
+    torch = _torch()
+    flat_p, p_spec = _flatten(primals)
+    with _Level() as level, enable_grad():
+        new_args, flat, _ = level.wrap_args(primals, tuple(range(len(primals))))
+        out = func(*new_args)
+        flat_out, out_spec = _flatten(out)
+        for o in flat_out:
+            if not isinstance(o, Array):
+                raise RuntimeError(f"linearize(f, *primals): expected f(*primals) to return only tensors, got "
+                                   f"unsupported type {type(o)}")
+        leaves = [x for group in flat for x in group]
+        us = [torch.zeros_like(o, requires_grad=True) for o in flat_out]
+        gin = _grads(flat_out, leaves, us, create_graph=True)
+    shapes = [(tuple(p.shape), p.device, p.dtype) for p in flat_p]
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = _flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {_spec_str(t_spec)} to have the same argspec as the primals "
+                               f"{_spec_str(p_spec)}")
+        for idx, (t, (shape, dev, dt)) in enumerate(zip(flat_t, shapes)):
+            if tuple(t.shape) != shape:
+                raise RuntimeError(f"tangent:{idx} with shape {t.shape} in flattened pytree doesn't match the shape "
+                                   f"{_size(shape)} of the corresponding primal.")
+            if t.device != dev:
+                raise RuntimeError(f"tangent:{idx} with device {t.device} in flattened pytree doesn't match the "
+                                   f"device {dev} of the corresponding primal.")
+            if t.dtype != dt:
+                raise RuntimeError(f"tangent:{idx} with dtype {t.dtype} in flattened pytree doesn't match the dtype "
+                                   f"{dt} of the corresponding primal.")
+        with enable_grad():
+            jv = _grads(gin, us, flat_t, create_graph=False, retain_graph=True)
+        return _unflatten(out_spec, [g.detach() for g in jv])
+
+    return level.unwrap(out), jvp_fn
+
+
+def _size(shape):
+    return _torch().Size(shape)
+
+
 # --- jacobians ------------------------------------------------------------------------------------
 
 def _jacobian(func, argnums, has_aux, api, randomness=None):
@@ -520,6 +582,39 @@ def hessian(func, argnums=0):
             [ 0., 12.]])
     """
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def stack_module_state(models):
+    """``torch.func.stack_module_state``: the parameters and buffers of same-class ``models`` stacked
+    along a new first dimension, as two dicts (the parameters as new leaves requiring grad).
+
+    >>> import strided.torch as torch
+    >>> from strided.torch.func import stack_module_state
+    >>> params, buffers = stack_module_state([torch.nn.Linear(2, 1) for _ in range(3)])
+    >>> params["weight"].shape, params["weight"].requires_grad
+    (strided.Size([3, 1, 2]), True)
+    """
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    first = type(models[0])
+    if not all(type(m) is first for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    torch = _torch()
+
+    def stacked(tensors, name):
+        all_req = all(t.requires_grad for t in tensors)
+        if not all_req and any(t.requires_grad for t in tensors):
+            raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        r = torch.stack(tensors)
+        return r.detach().requires_grad_() if all_req else r
+
+    all_params = [dict(m.named_parameters()) for m in models]
+    params = {k: stacked(tuple(p[k] for p in all_params), k) for k in all_params[0]}
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    buffers = {k: stacked(tuple(b[k] for b in all_buffers), k) for k in all_buffers[0]}
+    return params, buffers
 
 
 # --- functional_call ---------------------------------------------------------------------------------

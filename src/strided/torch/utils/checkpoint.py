@@ -44,6 +44,18 @@ from .. import _random
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
+_MISSING = ("CheckpointError", "CheckpointFunction", "check_backward_validity", "detach_variable",
+            "get_device_states", "set_device_states", "set_checkpoint_early_stop", "DefaultDeviceType",
+            "set_checkpoint_debug_enabled", "CheckpointPolicy", "SelectiveCheckpointContext",
+            "create_selective_checkpoint_contexts", "SAC_IGNORED_OPS", "GraphExecGroup")
+
+
+def __getattr__(name: str):
+    if name in _MISSING:
+        raise AttributeError(f"strided.torch.utils.checkpoint has no {name!r}: strided does not support it; it "
+                             f"has {', '.join(__all__)}")
+    raise AttributeError(f"module 'strided.torch.utils.checkpoint' has no attribute {name!r}")
+
 
 def noop_context_fn():
     """The default ``context_fn`` of ``checkpoint``: two null context managers."""
