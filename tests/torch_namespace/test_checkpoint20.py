@@ -258,11 +258,23 @@ def test_option_errors_as_pytorch():
         checkpoint(lambda a: a, st.ones(1), use_reentrant=False, context_fn=lambda: (None, None))
 
 
-def test_double_backward_says_unsupported():
+def test_double_backward():
+    """use_reentrant=False: second derivatives through the checkpoint, as PyTorch's (inputs and a
+    parameter read inside); use_reentrant=True: strided says it does not support them."""
+    res = {}
+    for lib in (torch, st):
+        x = T(lib, [0.5, 1.0, -0.3], grad=True)
+        w = T(lib, [1.5, -2.0, 0.7], grad=True)
+        y = ckpt(lib)(lambda a: (a ** 3 * w).sin(), x, use_reentrant=False)
+        gx, gw = lib.autograd.grad(y.sum(), (x, w), create_graph=True)
+        (gx.sum() + (gw * gw).sum()).backward()
+        res[lib] = (y, gx, gw, x.grad, w.grad)
+    for s, t in zip(res[st], res[torch]):
+        close(s, t)
     x = st.tensor([1.0, 2.0], requires_grad=True)
-    y = checkpoint(lambda a: a ** 3, x, use_reentrant=False)
+    y = checkpoint(lambda a: a ** 3, x, use_reentrant=True)
     with pytest.raises(NotImplementedError, match="create_graph=True"):
-        st.autograd.grad(y.sum(), x, create_graph=True)
+        y.sum().backward(create_graph=True)
 
 
 def test_outside_non_leaf_array_still_gives_the_plain_gradients():

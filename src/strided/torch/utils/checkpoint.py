@@ -18,8 +18,9 @@ from outside by running the forward with grad mode on (its graph is dropped at o
 memory during that forward is a plain call's); where ``function`` reads an array computed outside
 it that requires grad and is not a leaf, the call is not checkpointed (its graph is kept: values
 and gradients are the same). ``torch.autograd.grad`` through a ``use_reentrant=True`` checkpoint
-works (PyTorch raises); a backward with ``create_graph=True`` through a checkpoint raises
-NotImplementedError; ``context_fn`` and ``debug=True`` raise NotImplementedError.
+works (PyTorch raises); a backward with ``create_graph=True`` (a higher-order gradient) works
+through a ``use_reentrant=False`` checkpoint, as PyTorch's, and raises NotImplementedError through
+a ``use_reentrant=True`` one; ``context_fn`` and ``debug=True`` raise NotImplementedError.
 
 >>> import strided.torch as torch
 >>> from strided.torch.utils.checkpoint import checkpoint
@@ -121,7 +122,8 @@ def _outside_leaves(outs, own, start):
 class _Run:
     """What backward needs to run the function again."""
 
-    def __init__(self, function, kwargs, states, n_args, n_out, rebuild):
+    def __init__(self, function, kwargs, states, n_args, n_out, rebuild, reentrant):
+        self.reentrant = reentrant
         self.function = function
         self.kwargs = kwargs
         self.states = states
@@ -147,14 +149,21 @@ class _CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        if is_grad_enabled():
-            raise NotImplementedError("checkpoint: strided does not support a backward with create_graph=True "
-                                      "(a higher-order gradient) through a checkpointed function")
         run = ctx.run
+        higher = is_grad_enabled()  # (a backward with create_graph=True)
+        if higher and run.reentrant:
+            raise NotImplementedError("checkpoint(use_reentrant=True): strided does not support a backward with "
+                                      "create_graph=True (a higher-order gradient) through it; use "
+                                      "use_reentrant=False")
         saved = ctx.saved_tensors
         args = [s if s is not None else o for s, o in zip(saved, ctx.others)]
         with _forked_rng(run.states):
-            detached = [a.detach().requires_grad_(r) if isinstance(a, Array) else a for a, r in zip(args, ctx.req)]
+            if higher:  # (the recompute on the inputs themselves: its gradients keep their history)
+                detached = [a if isinstance(a, Array) and r else a.detach() if isinstance(a, Array) else a
+                            for a, r in zip(args, ctx.req)]
+            else:
+                detached = [a.detach().requires_grad_(r) if isinstance(a, Array) else a
+                            for a, r in zip(args, ctx.req)]
             with enable_grad():
                 out = run.function(*detached, **run.kwargs)
         flat, _ = _flat_outputs(out)
@@ -167,7 +176,7 @@ class _CheckpointFunction(Function):
         res = [None] * len(targets)
         if outs and targets:
             from ...autograd import grad as _grad
-            res = list(_grad(outs, targets, gs, allow_unused=True))
+            res = list(_grad(outs, targets, gs, allow_unused=True, create_graph=higher))
         it = iter(res)
         arg_grads = [next(it) if isinstance(d, Array) and d.requires_grad else None for d in detached]
         return (None, None) + tuple(arg_grads) + tuple(it)
@@ -192,7 +201,7 @@ def _checkpointed(function, args, kwargs, preserve, reentrant):
     if leaves is None:
         # (an array computed outside, not a leaf, requiring grad: no checkpoint, the plain call)
         return function(*args, **kwargs)
-    run = _Run(function, kwargs, states, len(args), len(flat), rebuild)
+    run = _Run(function, kwargs, states, len(args), len(flat), rebuild, reentrant)
     values = [v.detach() if isinstance(v, Array) else v for v in flat]
     del out, flat
     res = _CheckpointFunction.apply(run, values, *args, *leaves)
