@@ -309,3 +309,24 @@ def test_unsupported_names_say_so():
     with pytest.raises(AttributeError, match="strided does not support it"):
         st.utils.checkpoint.create_selective_checkpoint_contexts
     assert hasattr(TC, "create_selective_checkpoint_contexts")
+
+
+def test_on_the_simulated_device(sim):
+    """On another device (the suite's stand-in GPU): the same values and gradients as on the CPU,
+    and the device's generator replayed for a dropout mask drawn there."""
+    F = st.nn.functional
+    x0 = RNG.uniform(0.5, 1.5, 64)
+    out = {}
+    for dev in ("cpu", sim):
+        st.rand(1, device=dev)  # (the device's default generator exists before manual_seed seeds it)
+        for mode in ("plain", "ckpt"):
+            st.manual_seed(3)
+            x = st.asarray(x0.copy(), device=dev).requires_grad_(True)
+            fn = lambda a: (F.dropout(a.sin(), p=0.5, training=True) * a).exp()  # noqa: E731
+            y = fn(x) if mode == "plain" else checkpoint(fn, x, use_reentrant=False)
+            y.sum().backward()
+            assert y.device == x.grad.device == x.device
+            out[str(dev), mode] = (to_numpy(y.cpu()).copy(), to_numpy(x.grad.cpu()).copy())
+    for dev in ("cpu", str(sim)):
+        np.testing.assert_array_equal(out[dev, "ckpt"][0], out[dev, "plain"][0])
+        np.testing.assert_allclose(out[dev, "ckpt"][1], out[dev, "plain"][1], rtol=1e-12)

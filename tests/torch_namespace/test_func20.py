@@ -449,3 +449,18 @@ def test_unsupported_names_say_so():
         SF.functionalize
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         SF.nothing
+
+
+def test_on_the_simulated_device(sim):
+    """On another device (the suite's stand-in GPU) the transforms give the CPU's values, on that device."""
+    x0 = RNG.uniform(-1, 1, 3)
+    res = {}
+    for dev in ("cpu", sim):
+        x = st.asarray(x0.copy(), device=dev)
+        f = lambda a: (a.sin() * a).sum()  # noqa: E731
+        r = (SF.grad(SF.grad(lambda a: f(a * 1.0)))(x[0]), SF.jacrev(lambda a: a.exp() * a)(x), SF.hessian(f)(x),
+             SF.jvp(lambda a: a ** 2, (x,), (x,))[1], SF.vjp(lambda a: a.tanh(), x)[1](x)[0])
+        assert all(t.device == x.device for t in r)
+        res[str(dev)] = [to_numpy(t.cpu()) for t in r]
+    for a, b in zip(res["cpu"], res[str(sim)]):
+        np.testing.assert_allclose(b, a, rtol=1e-12)

@@ -63,8 +63,10 @@ def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
-def _generators():
-    gens = [_random.default_generator("cpu")] + list(_random._GENERATORS.values())
+def _generators(args=()):
+    """The default generators: the CPU's, the inputs' devices' and every one made so far."""
+    gens = [_random.default_generator("cpu")] + [_random.default_generator(a.device) for a in args
+                                                 if isinstance(a, Array)] + list(_random._GENERATORS.values())
     return list({id(g): g for g in gens}.values())
 
 
@@ -190,7 +192,7 @@ def _checkpointed(function, args, kwargs, preserve, reentrant):
             return function(*args, **kwargs)
     if not is_grad_enabled():
         return function(*args, **kwargs)
-    states = [(g, g.get_state()) for g in _generators()] if preserve else None
+    states = [(g, g.get_state()) for g in _generators(args)] if preserve else None
     start = next(_graph._SEQ)
     detached = _detached(args)
     with enable_grad():
