@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 from .._core.array import Array
 from ..autograd import _graph
@@ -137,7 +138,14 @@ def _differentiable(x):
     return x.detach().requires_grad_(True)
 
 
-_ACTIVE: list = []  # the transforms running now, outermost first
+class _Active(threading.local):
+    levels: list
+
+    def __init__(self):
+        self.levels = []  # the transforms running now in this thread, outermost first
+
+
+_ACTIVE = _Active()
 
 
 class _Level:
@@ -151,11 +159,11 @@ class _Level:
         self.outer = is_grad_enabled()  # (off: nothing outside records, every result is detached)
 
     def __enter__(self):
-        _ACTIVE.append(self)
+        _ACTIVE.levels.append(self)
         return self
 
     def __exit__(self, *exc):
-        _ACTIVE.remove(self)
+        _ACTIVE.levels.remove(self)
         return False
 
     def wrap_args(self, args, argnums):
@@ -168,7 +176,7 @@ class _Level:
             new = [_differentiable(x) for x in leaves]
             for n in new:
                 if n.grad_fn is None:
-                    for lv in _ACTIVE if self in _ACTIVE else [self]:
+                    for lv in _ACTIVE.levels if self in _ACTIVE.levels else [self]:
                         lv.own.add(id(n))
                         lv.keep.append(n)
             flat.append(new)
@@ -590,9 +598,9 @@ def stack_module_state(models):
 
     >>> import strided.torch as torch
     >>> from strided.torch.func import stack_module_state
-    >>> params, buffers = stack_module_state([torch.nn.Linear(2, 1) for _ in range(3)])
+    >>> params, buffers = stack_module_state([torch.nn.PReLU() for _ in range(3)])
     >>> params["weight"].shape, params["weight"].requires_grad
-    (strided.Size([3, 1, 2]), True)
+    (strided.Size([3, 1]), True)
     """
     if len(models) == 0:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
@@ -627,9 +635,8 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 
     >>> import strided.torch as torch
     >>> from strided.torch.func import functional_call
-    >>> lin = torch.nn.Linear(1, 1)
-    >>> functional_call(lin, {"weight": torch.ones(1, 1), "bias": torch.zeros(1)}, (torch.tensor([[2.0]]),))
-    tensor([[2.]])
+    >>> functional_call(torch.nn.PReLU(), {"weight": torch.tensor([0.5])}, (torch.tensor([-2.0, 3.0]),))
+    tensor([-1.,  3.])
     """
     from .nn.utils.stateless import _functional_call
     if isinstance(parameter_and_buffer_dicts, dict):

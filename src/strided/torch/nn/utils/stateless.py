@@ -10,12 +10,11 @@ arrays for the call (PyTorch's deprecated spelling: it warns with a FutureWarnin
 
 >>> import warnings
 >>> import strided.torch as torch
->>> lin = torch.nn.Linear(1, 1)
 >>> with warnings.catch_warnings():
 ...     warnings.simplefilter("ignore")
-...     torch.nn.utils.stateless.functional_call(lin, {"weight": torch.ones(1, 1), "bias": torch.ones(1)},
-...                                              torch.tensor([[2.0]]))
-tensor([[3.]])
+...     torch.nn.utils.stateless.functional_call(torch.nn.PReLU(), {"weight": torch.tensor([0.5])},
+...                                              torch.tensor([-2.0, 3.0]))
+tensor([-1.,  3.])
 """
 
 from __future__ import annotations
@@ -196,9 +195,8 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
     >>> import strided.torch as torch
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     functional_call(torch.nn.Linear(1, 1), {"weight": torch.ones(1, 1), "bias": torch.zeros(1)},
-    ...                     (torch.tensor([[5.0]]),))
-    tensor([[5.]])
+    ...     functional_call(torch.nn.PReLU(), {"weight": torch.tensor([0.1])}, (torch.tensor([-5.0]),))
+    tensor([-0.5000])
     """
     warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
                   "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
