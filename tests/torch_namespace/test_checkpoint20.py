@@ -330,3 +330,17 @@ def test_on_the_simulated_device(sim):
     for dev in ("cpu", str(sim)):
         np.testing.assert_array_equal(out[dev, "ckpt"][0], out[dev, "plain"][0])
         np.testing.assert_allclose(out[dev, "ckpt"][1], out[dev, "plain"][1], rtol=1e-12)
+
+
+def test_reentrant_refuses_grad_and_backward_inputs_as_pytorch():
+    for lib in (torch, st):
+        x = T(lib, [1.0, 2.0], grad=True)
+        y = ckpt(lib)(lambda a: a.sin(), x, use_reentrant=True)
+        with pytest.raises(RuntimeError, match="incompatible with .grad\\(\\) or passing an `inputs`") as info:
+            lib.autograd.grad(y.sum(), x)
+        y = ckpt(lib)(lambda a: a.sin(), x, use_reentrant=True)
+        with pytest.raises(RuntimeError, match="use_reentrant=True, torch.utils.checkpoint is incompatible"):
+            y.sum().backward(inputs=[x])
+        y = ckpt(lib)(lambda a: a.sin(), x, use_reentrant=False)
+        g = lib.autograd.grad(y.sum(), x)[0]  # (use_reentrant=False: fine)
+        np.testing.assert_allclose(np.asarray(g.tolist()), np.cos([1.0, 2.0]), rtol=1e-12)

@@ -17,10 +17,11 @@ Known differences from PyTorch: strided finds the arrays requiring grad that ``f
 from outside by running the forward with grad mode on (its graph is dropped at once, so peak
 memory during that forward is a plain call's); where ``function`` reads an array computed outside
 it that requires grad and is not a leaf, the call is not checkpointed (its graph is kept: values
-and gradients are the same). ``torch.autograd.grad`` through a ``use_reentrant=True`` checkpoint
-works (PyTorch raises); a backward with ``create_graph=True`` (a higher-order gradient) works
-through a ``use_reentrant=False`` checkpoint, as PyTorch's, and raises NotImplementedError through
-a ``use_reentrant=True`` one; ``context_fn`` and ``debug=True`` raise NotImplementedError.
+and gradients are the same). A backward with ``create_graph=True`` (a higher-order gradient)
+works through a ``use_reentrant=False`` checkpoint, as PyTorch's; through a ``use_reentrant=True``
+one strided raises NotImplementedError. ``context_fn`` and ``debug=True`` raise
+NotImplementedError; ``determinism_check`` is accepted ("default" or "none") but strided does not
+compare the recomputation's saved arrays with the forward's.
 
 >>> import strided.torch as torch
 >>> from strided.torch.utils.checkpoint import checkpoint
@@ -121,6 +122,18 @@ def _outside_leaves(outs, own, start):
     return list(found.values())
 
 
+def _engine_has_inputs() -> bool:
+    """True when the backward pass running now was asked for ``inputs`` (``grad()`` or
+    ``backward(inputs=...)``): read from the engine's frame (run_backward's ``inputs``)."""
+    code = _graph.run_backward.__code__
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is code:
+            return f.f_locals.get("inputs") is not None
+        f = f.f_back
+    return False
+
+
 class _Run:
     """What backward needs to run the function again."""
 
@@ -157,6 +170,10 @@ class _CheckpointFunction(Function):
             raise NotImplementedError("checkpoint(use_reentrant=True): strided does not support a backward with "
                                       "create_graph=True (a higher-order gradient) through it; use "
                                       "use_reentrant=False")
+        if run.reentrant and _engine_has_inputs():
+            raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                               "passing an `inputs` parameter to .backward(). To resolve this error, you can either "
+                               "set use_reentrant=False, or call .backward() without passing the `inputs` argument.")
         saved = ctx.saved_tensors
         args = [s if s is not None else o for s, o in zip(saved, ctx.others)]
         with _forked_rng(run.states):
