@@ -490,4 +490,4 @@ def test_missing_names_say_so():
     with pytest.raises(AttributeError, match="does not support distributed training"):
         sdata.DistributedSampler
     with pytest.raises(AttributeError, match="supports only the data package"):
-        st.utils.checkpoint
+        st.utils.tensorboard

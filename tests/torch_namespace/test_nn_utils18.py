@@ -246,7 +246,7 @@ def test_unpad_sequence_equals_pytorch(batch_first):
 
 def test_missing_names_say_so():
     with pytest.raises(AttributeError, match="strided does not support it"):
-        st.nn.utils.stateless  # (parametrize is built: test_parametrize18; packed sequences: test_packed18)
+        st.nn.utils.convert_conv2d_weight_memory_format  # (fusion: test_fusion20; stateless: test_functional20; parametrize is built: test_parametrize18; packed sequences: test_packed18)
     assert st.nn.utils is __import__("strided.torch.nn.utils", fromlist=["x"])
 
 

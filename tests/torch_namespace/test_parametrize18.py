@@ -504,7 +504,7 @@ def test_missing_names_gone():
     assert st.nn.utils.parametrize.register_parametrization
     assert "parametrize" in st.nn.utils.__all__ and "parametrizations" in st.nn.utils.__all__
     with pytest.raises(AttributeError, match="strided does not support it"):
-        st.nn.utils.stateless
+        st.nn.utils.convert_conv2d_weight_memory_format
 
 
 @pytest.mark.parametrize("cls", ["GRU", "LSTM"])

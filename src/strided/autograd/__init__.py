@@ -43,6 +43,7 @@ from ._record import NONDIFF, RULES
 from . import _tensor
 from ._tensor import install_methods
 from . import _rules  # noqa: F401  (fills RULES)
+from . import functional  # noqa: F401  (torch.autograd.functional)
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",

@@ -1,4 +1,4 @@
-"""``strided.torch.utils``: PyTorch's ``torch.utils`` namespace; strided has its ``data`` package.
+"""``strided.torch.utils``: PyTorch's ``torch.utils`` namespace; strided has its ``data`` and ``checkpoint`` packages.
 
 >>> import strided.torch as torch
 >>> from strided.torch.utils.data import DataLoader, TensorDataset
@@ -8,13 +8,13 @@
 
 from __future__ import annotations
 
-from . import data  # noqa: F401
+from . import checkpoint, data  # noqa: F401
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
 
 
 def __getattr__(name: str):
     if not name.startswith("_"):
         raise AttributeError(f"strided.torch.utils has no {name!r}: of torch.utils strided supports only "
-                             f"the data package (torch.utils.data)")
+                             f"the data package (torch.utils.data) and torch.utils.checkpoint")
     raise AttributeError(f"module 'strided.torch.utils' has no attribute {name!r}")

@@ -9,9 +9,9 @@ whatever it is. ``parameters_to_vector`` / ``vector_to_parameters`` and ``rnn.pa
 ``rnn.unpad_sequence`` (and the rest of ``rnn``: ``PackedSequence`` and packing) and the
 hook-based ``weight_norm`` (deprecated in PyTorch) and ``spectral_norm`` with their ``remove_``
 functions are PyTorch's, and so are the submodules ``parametrize`` and ``parametrizations``
-(``weight_norm``, ``spectral_norm``, ``orthogonal``) and ``fusion`` (``fuse_conv_bn_eval``,
-``fuse_linear_bn_eval`` and their ``_weights`` forms, also here). Not here: ``stateless`` and the rest of
-PyTorch's module (asking for one is an
+(``weight_norm``, ``spectral_norm``, ``orthogonal``), ``fusion`` (``fuse_conv_bn_eval``,
+``fuse_linear_bn_eval`` and their ``_weights`` forms, also here) and
+``stateless.functional_call``. Not here: the rest of PyTorch's module (asking for one is an
 AttributeError that says so).
 
 >>> import strided.torch as torch
@@ -30,7 +30,7 @@ import types
 import warnings
 
 from ...._core.array import Array
-from . import fusion, parametrizations, parametrize, rnn  # noqa: F401
+from . import fusion, parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
@@ -39,9 +39,9 @@ from ...._core.caller import stacklevel
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "fusion",
            "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn",
-           "skip_init", "spectral_norm", "vector_to_parameters", "weight_norm"]
+           "skip_init", "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]
 
-_MISSING = ("stateless", "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
+_MISSING = ("convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
 
 
 def __getattr__(name: str):
