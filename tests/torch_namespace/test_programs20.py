@@ -887,10 +887,13 @@ def _T(lib, a, grad=False):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("norm_type", [1.0, 2.0, 3.5, float("inf")])
+@pytest.mark.parametrize("max_norm, norm_type",
+                         [(None, 2.0), (1.2, 1.0), (1.2, 2.0), (1.2, 3.5), (1.2, float("inf"))])
 @pytest.mark.parametrize("shape", [(7,), (2, 4), ()])
 @pytest.mark.parametrize("padding_idx", [None, 2])
-def test_embedding_max_norm_renorms_weight_in_place(dtype, norm_type, shape, padding_idx):
+@pytest.mark.parametrize("freq", [False, True])
+def test_embedding_max_norm_and_scale_grad_by_freq(dtype, max_norm, norm_type, shape,
+                                                   padding_idx, freq):
     rng = _rng(40)
     w0 = (rng.standard_normal((6, 3)) * 1.5).astype(dtype)
     idx = rng.integers(0, 6, shape)
@@ -899,19 +902,21 @@ def test_embedding_max_norm_renorms_weight_in_place(dtype, norm_type, shape, pad
     for lib in LIBS:
         w = _T(lib, w0, grad=True)
         out = lib.nn.functional.embedding(_T(lib, idx), w, padding_idx=padding_idx,
-                                          max_norm=1.2, norm_type=norm_type)
+                                          max_norm=max_norm, norm_type=norm_type,
+                                          scale_grad_by_freq=freq)
         (out * _T(lib, g)).sum().backward()
         res.append((to_numpy(out), to_numpy(w), to_numpy(w.grad), str(out.dtype)))
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-13, atol=1e-14)
     assert res[1][3] == res[0][3].removeprefix("torch.")
     for r, s in zip(res[0][:3], res[1][:3]):
         np.testing.assert_allclose(s, r, **tol)
-    # (rows not picked keep their values; picked rows over the norm were rescaled)
-    assert not np.allclose(res[1][1], w0)
+    # (picked rows over the norm were rescaled)
+    assert np.allclose(res[1][1], w0) == (max_norm is None)
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
-def test_embedding_bag_and_modules_max_norm(mode):
+@pytest.mark.parametrize("freq", [False, True])
+def test_embedding_bag_and_modules_max_norm(mode, freq):
     rng = _rng(41)
     w0 = rng.standard_normal((5, 4)) * 2
     idx = np.array([0, 3, 3, 1, 4])
@@ -922,21 +927,30 @@ def test_embedding_bag_and_modules_max_norm(mode):
                                               max_norm=0.9, mode=mode)
         out.sum().backward()
         bag = lib.nn.EmbeddingBag(5, 4, max_norm=1.5, norm_type=1.0, mode=mode)
-        emb = lib.nn.Embedding(5, 4, max_norm=1.0)
+        emb = lib.nn.Embedding(5, 4, max_norm=1.0, scale_grad_by_freq=freq)
         with lib.no_grad():
             bag.weight.copy_(_T(lib, w0))
             emb.weight.copy_(_T(lib, w0))
         o2 = bag(_T(lib, idx.reshape(1, 5)))
-        o3 = emb(_T(lib, idx[:2]))
-        res.append([to_numpy(a) for a in (out, w, w.grad, o2, bag.weight, o3, emb.weight)])
+        o3 = emb(_T(lib, idx[:4]))
+        (o2.sum() + o3.sum()).backward()
+        res.append([to_numpy(a) for a in (out, w, w.grad, o2, bag.weight, o3, emb.weight,
+                                           bag.weight.grad, emb.weight.grad)])
     for r, s in zip(*res):
         np.testing.assert_allclose(s, r, rtol=1e-13, atol=1e-14)
 
 
 def test_embedding_refusals_and_errors():
     w = st.ones(3, 2)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        st.nn.functional.embedding_bag(st.tensor([1]), w, st.tensor([0]), sparse=True)
+    # (PyTorch's own CPU embedding_bag scales row 4's gradient by 3's count here: refused)
     with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
-        st.nn.functional.embedding(st.tensor([1]), w, scale_grad_by_freq=True)
+        st.nn.functional.embedding_bag(st.tensor([0, 3, 3, 1, 4]), w, st.tensor([0]),
+                                       scale_grad_by_freq=True)
+    with pytest.raises(ValueError, match="max mode does not support scaling"):
+        st.nn.functional.embedding_bag(st.tensor([1]), w, st.tensor([0]), mode="max",
+                                       scale_grad_by_freq=True)
     with pytest.raises(NotImplementedError, match="sparse"):
         st.nn.functional.embedding(st.tensor([1]), w, max_norm=1.0, sparse=True)
     with pytest.raises(TypeError, match="indices must be integers"):

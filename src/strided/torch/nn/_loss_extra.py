@@ -961,6 +961,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     if mode == "max" and sparse:
         raise ValueError("embedding_bag(): max mode does not support sparse weights")
     if scale_grad_by_freq or sparse:
+        # Note: PyTorch 2.13's CPU backward scales some rows by another index's count (indices
+        # [0, 3, 3, 1, 4] give row 4 half its gradient), so there is no rule to follow here.
         raise NotImplementedError("embedding_bag(): scale_grad_by_freq and sparse are not "
                                   "supported by strided")
     if per_sample_weights is not None and mode != "sum":
