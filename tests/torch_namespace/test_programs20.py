@@ -13,7 +13,9 @@ two-loop recursion divides by differences of gradients, gets rtol 1e-10 (observe
 
 from __future__ import annotations
 
+import io
 import math
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -400,8 +402,6 @@ def checkpoint(torch, steps, path):
 # --- 9. DataLoader(TensorDataset) regression: MSELoss, weight decay, zero_grad(None) ---------
 
 def dataloader_regression(torch, steps):
-    from importlib import import_module
-
     data = import_module(torch.__name__ + ".utils.data")
     rng = _rng(9)
     xs = rng.standard_normal((20, 3))
@@ -481,54 +481,102 @@ def attention_packed(torch, steps):
 # Embedding(max_norm), deterministic init through apply -----------------------------------
 
 def gan_gp(torch, steps):
-    G = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(2, 8), t.nn.LeakyReLU(0.2), t.nn.Linear(8, 2)))
-    D = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(2, 8), t.nn.LeakyReLU(0.2), t.nn.Linear(8, 1)), seed=1)
-    rng=_rng(11); real=_data(torch, rng.standard_normal((8,2))+2); z=_data(torch, rng.standard_normal((steps,8,2)))
-    alpha=_data(torch, rng.random((steps,8,1)))
-    og=torch.optim.Adam(G.parameters(), lr=1e-3, betas=(0.5,0.9)); od=torch.optim.Adam(D.parameters(), lr=1e-3, betas=(0.5,0.9))
-    bce=torch.nn.BCEWithLogitsLoss(); out=[]
+    G = _init(
+        torch, lambda t: t.nn.Sequential(t.nn.Linear(2, 8), t.nn.LeakyReLU(0.2), t.nn.Linear(8, 2))
+    )
+    D = _init(
+        torch,
+        lambda t: t.nn.Sequential(t.nn.Linear(2, 8), t.nn.LeakyReLU(0.2), t.nn.Linear(8, 1)),
+        seed=1,
+    )
+    rng = _rng(11)
+    real = _data(torch, rng.standard_normal((8, 2)) + 2)
+    z = _data(torch, rng.standard_normal((steps, 8, 2)))
+    alpha = _data(torch, rng.random((steps, 8, 1)))
+    og = torch.optim.Adam(G.parameters(), lr=1e-3, betas=(0.5, 0.9))
+    od = torch.optim.Adam(D.parameters(), lr=1e-3, betas=(0.5, 0.9))
+    bce = torch.nn.BCEWithLogitsLoss()
+    out = []
     for s in range(steps):
-        fake=G(z[s])
+        fake = G(z[s])
         od.zero_grad()
-        xi=(alpha[s]*real+(1-alpha[s])*fake.detach()).requires_grad_(True)
-        g,=torch.autograd.grad(D(xi).sum(), xi, create_graph=True)
-        gp=((g.norm(2,dim=1)-1)**2).mean()
-        ld=bce(D(real), torch.ones(8,1))+bce(D(fake.detach()), torch.zeros(8,1))+10*gp
-        ld.backward(); od.step()
-        for p in D.parameters(): p.requires_grad_(False)
-        og.zero_grad(); lg=bce(D(fake), torch.ones(8,1)); lg.backward(); og.step()
-        for p in D.parameters(): p.requires_grad_(True)
-        out+=[ld.item(), lg.item(), gp.item()]
+        xi = (alpha[s] * real + (1 - alpha[s]) * fake.detach()).requires_grad_(True)
+        (g,) = torch.autograd.grad(D(xi).sum(), xi, create_graph=True)
+        gp = ((g.norm(2, dim=1) - 1) ** 2).mean()
+        ld = bce(D(real), torch.ones(8, 1)) + bce(D(fake.detach()), torch.zeros(8, 1)) + 10 * gp
+        ld.backward()
+        od.step()
+        for p in D.parameters():
+            p.requires_grad_(False)
+        og.zero_grad()
+        lg = bce(D(fake), torch.ones(8, 1))
+        lg.backward()
+        og.step()
+        for p in D.parameters():
+            p.requires_grad_(True)
+        out += [ld.item(), lg.item(), gp.item()]
     return out
 
 
 def stn(torch, steps):
-    F=torch.nn.functional
-    m=_init(torch, lambda t: t.nn.ModuleDict({"loc": t.nn.Sequential(t.nn.Flatten(), t.nn.Linear(36,6)), "cls": t.nn.Sequential(t.nn.Conv2d(1,3,3), t.nn.GroupNorm(1,3), t.nn.Flatten(), t.nn.Linear(48,2))}))
-    rng=_rng(12); x=_data(torch, rng.standard_normal((4,1,6,6))); y=_data(torch, rng.integers(0,2,4))
-    opt=torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
-    sched=torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=steps)
-    out=[]
+    F = torch.nn.functional
+    m = _init(
+        torch,
+        lambda t: t.nn.ModuleDict(
+            {
+                "loc": t.nn.Sequential(t.nn.Flatten(), t.nn.Linear(36, 6)),
+                "cls": t.nn.Sequential(
+                    t.nn.Conv2d(1, 3, 3), t.nn.GroupNorm(1, 3), t.nn.Flatten(), t.nn.Linear(48, 2)
+                ),
+            }
+        ),
+    )
+    rng = _rng(12)
+    x = _data(torch, rng.standard_normal((4, 1, 6, 6)))
+    y = _data(torch, rng.integers(0, 2, 4))
+    opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=steps)
+    out = []
     for _ in range(steps):
         opt.zero_grad()
-        theta=m["loc"](x).view(-1,2,3)*0.1+torch.tensor([[1.,0,0],[0,1,0]])
-        grid=F.affine_grid(theta, x.size(), align_corners=False)
-        xs=F.grid_sample(x, grid, align_corners=False)
-        loss=F.nll_loss(F.log_softmax(m["cls"](xs),dim=1), y)
-        loss.backward(); opt.step(); sched.step()
-        out+=[loss.item(), sched.get_last_lr()[0]]
+        theta = m["loc"](x).view(-1, 2, 3) * 0.1 + torch.tensor([[1.0, 0, 0], [0, 1, 0]])
+        grid = F.affine_grid(theta, x.size(), align_corners=False)
+        xs = F.grid_sample(x, grid, align_corners=False)
+        loss = F.nll_loss(F.log_softmax(m["cls"](xs), dim=1), y)
+        loss.backward()
+        opt.step()
+        sched.step()
+        out += [loss.item(), sched.get_last_lr()[0]]
     return out
 
 
 def autoencoder(torch, steps):
-    m=_init(torch, lambda t: t.nn.Sequential(t.nn.Conv2d(1,4,3,stride=2,padding=1), t.nn.InstanceNorm2d(4, affine=True), t.nn.ReLU(), t.nn.ConvTranspose2d(4,2,3,stride=2,padding=1,output_padding=1), t.nn.Upsample(scale_factor=1, mode="nearest"), t.nn.Conv2d(2,4,1), t.nn.PixelShuffle(2), t.nn.AvgPool2d(2), t.nn.Sigmoid()))
-    rng=_rng(13); x=_data(torch, rng.random((3,1,8,8)))
-    opt=torch.optim.Adamax(m.parameters(), lr=0.01)
-    sched=torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, factor=0.5)
-    out=[]
+    m = _init(
+        torch,
+        lambda t: t.nn.Sequential(
+            t.nn.Conv2d(1, 4, 3, stride=2, padding=1),
+            t.nn.InstanceNorm2d(4, affine=True),
+            t.nn.ReLU(),
+            t.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1),
+            t.nn.Upsample(scale_factor=1, mode="nearest"),
+            t.nn.Conv2d(2, 4, 1),
+            t.nn.PixelShuffle(2),
+            t.nn.AvgPool2d(2),
+            t.nn.Sigmoid(),
+        ),
+    )
+    rng = _rng(13)
+    x = _data(torch, rng.random((3, 1, 8, 8)))
+    opt = torch.optim.Adamax(m.parameters(), lr=0.01)
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, factor=0.5)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); loss=torch.nn.functional.binary_cross_entropy(m(x), x); loss.backward(); opt.step(); sched.step(loss.item()+1 if _%2 else 10)
-        out+=[loss.item(), opt.param_groups[0]["lr"]]
+        opt.zero_grad()
+        loss = torch.nn.functional.binary_cross_entropy(m(x), x)
+        loss.backward()
+        opt.step()
+        sched.step(loss.item() + 1 if _ % 2 else 10)
+        out += [loss.item(), opt.param_groups[0]["lr"]]
     return out
 
 
@@ -536,269 +584,633 @@ def seq2seq(torch, steps):
     def make(t):
         class S(t.nn.Module):
             def __init__(s):
-                super().__init__(); s.emb=t.nn.Embedding(9,6,padding_idx=0); s.enc=t.nn.GRU(6,6,batch_first=True); s.dec=t.nn.GRUCell(12,6); s.out=t.nn.Linear(6,9)
+                super().__init__()
+                s.emb = t.nn.Embedding(9, 6, padding_idx=0)
+                s.enc = t.nn.GRU(6, 6, batch_first=True)
+                s.dec = t.nn.GRUCell(12, 6)
+                s.out = t.nn.Linear(6, 9)
                 s.register_buffer("scale", t.tensor(0.5))
+
         return S()
-    m=_init(torch, make); rng=_rng(14)
-    src=_data(torch, rng.integers(0,9,(2,5))); tgt=_data(torch, rng.integers(1,9,(2,4)))
-    opt=torch.optim.Adadelta(m.parameters(), lr=1.0)
-    out=[]
+
+    m = _init(torch, make)
+    rng = _rng(14)
+    src = _data(torch, rng.integers(0, 9, (2, 5)))
+    tgt = _data(torch, rng.integers(1, 9, (2, 4)))
+    opt = torch.optim.Adadelta(m.parameters(), lr=1.0)
+    out = []
     for _ in range(steps):
         opt.zero_grad()
-        enc,h=m.enc(m.emb(src)); h=h[0]; tok=torch.zeros(2,dtype=torch.long); loss=0
+        enc, h = m.enc(m.emb(src))
+        h = h[0]
+        tok = torch.zeros(2, dtype=torch.long)
+        loss = 0
         for i in range(4):
-            sc=torch.bmm(enc, h.unsqueeze(2)).squeeze(2)*m.scale
-            ctx=(torch.softmax(sc,-1).unsqueeze(-1)*enc).sum(1)
-            h=m.dec(torch.cat([m.emb(tok), ctx],-1), h)
-            logit=m.out(h); loss=loss+torch.nn.functional.cross_entropy(logit, tgt[:,i])
-            tok=tgt[:,i]
-        loss.backward(); opt.step(); out.append(loss.item())
+            sc = torch.bmm(enc, h.unsqueeze(2)).squeeze(2) * m.scale
+            ctx = (torch.softmax(sc, -1).unsqueeze(-1) * enc).sum(1)
+            h = m.dec(torch.cat([m.emb(tok), ctx], -1), h)
+            logit = m.out(h)
+            loss = loss + torch.nn.functional.cross_entropy(logit, tgt[:, i])
+            tok = tgt[:, i]
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
     return out
 
 
 def gnn(torch, steps):
-    rng=_rng(15); n=6
-    ei=_data(torch, rng.integers(0,n,(2,14))); x=_data(torch, rng.standard_normal((n,4))); y=_data(torch, rng.standard_normal((n,1)))
-    m=_init(torch, lambda t: t.nn.ModuleList([t.nn.Linear(4,5), t.nn.Linear(5,1)]))
-    opt=torch.optim.RAdam(m.parameters(), lr=1e-2, decoupled_weight_decay=True, weight_decay=0.01)
-    out=[]
+    rng = _rng(15)
+    n = 6
+    ei = _data(torch, rng.integers(0, n, (2, 14)))
+    x = _data(torch, rng.standard_normal((n, 4)))
+    y = _data(torch, rng.standard_normal((n, 1)))
+    m = _init(torch, lambda t: t.nn.ModuleList([t.nn.Linear(4, 5), t.nn.Linear(5, 1)]))
+    opt = torch.optim.RAdam(
+        m.parameters(), lr=1e-2, decoupled_weight_decay=True, weight_decay=0.01
+    )
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); h=x
+        opt.zero_grad()
+        h = x
         for l in m:
-            msg=l(h).index_select(0, ei[0])
-            agg=torch.zeros(n, msg.shape[1]).index_add(0, ei[1], msg)
-            deg=torch.zeros(n).scatter_add(0, ei[1], torch.ones(14)).clamp(min=1)
-            h=torch.tanh(agg/deg.unsqueeze(1))
-        loss=torch.nn.functional.l1_loss(h,y); loss.backward(); opt.step(); out.append(loss.item())
+            msg = l(h).index_select(0, ei[0])
+            agg = torch.zeros(n, msg.shape[1]).index_add(0, ei[1], msg)
+            deg = torch.zeros(n).scatter_add(0, ei[1], torch.ones(14)).clamp(min=1)
+            h = torch.tanh(agg / deg.unsqueeze(1))
+        loss = torch.nn.functional.l1_loss(h, y)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
     out += torch.nn.utils.parameters_to_vector(m.parameters()).tolist()
     return out
 
 
 def reinforce(torch, steps):
-    D=torch.distributions
-    pol=_init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3,8), t.nn.ReLU(), t.nn.Linear(8,2)))
-    rng=_rng(16); s=_data(torch, rng.standard_normal((steps,5,3))); a=_data(torch, rng.integers(0,2,(steps,5))); r=rng.standard_normal((steps,5))
-    opt=torch.optim.Adam(pol.parameters(), lr=1e-2)
-    out=[]
+    D = torch.distributions
+    pol = _init(
+        torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
+    )
+    rng = _rng(16)
+    s = _data(torch, rng.standard_normal((steps, 5, 3)))
+    a = _data(torch, rng.integers(0, 2, (steps, 5)))
+    r = rng.standard_normal((steps, 5))
+    opt = torch.optim.Adam(pol.parameters(), lr=1e-2)
+    out = []
     for k in range(steps):
-        ret=[]; R=0
-        for x in r[k][::-1]: R=x+0.9*R; ret.insert(0,R)
-        ret=torch.tensor(ret); ret=(ret-ret.mean())/(ret.std()+1e-9)
-        dist=D.Categorical(logits=pol(s[k]))
-        loss=-(dist.log_prob(a[k])*ret).sum() - 0.01*dist.entropy().mean()
-        opt.zero_grad(); loss.backward(); opt.step(); out.append(loss.item())
+        ret = []
+        R = 0
+        for x in r[k][::-1]:
+            R = x + 0.9 * R
+            ret.insert(0, R)
+        ret = torch.tensor(ret)
+        ret = (ret - ret.mean()) / (ret.std() + 1e-9)
+        dist = D.Categorical(logits=pol(s[k]))
+        loss = -(dist.log_prob(a[k]) * ret).sum() - 0.01 * dist.entropy().mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
     return out
 
 
 def swa(torch, steps):
-    from importlib import import_module
-    su=import_module(torch.__name__+".optim.swa_utils")
-    m=_init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3,4), t.nn.BatchNorm1d(4), t.nn.Linear(4,1)))
-    am=su.AveragedModel(m); rng=_rng(17); x=_data(torch, rng.standard_normal((8,3))); y=_data(torch, rng.standard_normal((8,1)))
-    opt=torch.optim.SGD(m.parameters(), lr=0.1); sw=su.SWALR(opt, swa_lr=0.05, anneal_epochs=2)
-    out=[]
+    su = import_module(torch.__name__ + ".optim.swa_utils")
+    m = _init(
+        torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 4), t.nn.BatchNorm1d(4), t.nn.Linear(4, 1))
+    )
+    am = su.AveragedModel(m)
+    rng = _rng(17)
+    x = _data(torch, rng.standard_normal((8, 3)))
+    y = _data(torch, rng.standard_normal((8, 1)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    sw = su.SWALR(opt, swa_lr=0.05, anneal_epochs=2)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); loss=torch.nn.functional.mse_loss(m(x),y); loss.backward(); opt.step(); am.update_parameters(m); sw.step(); out+=[loss.item(), sw.get_last_lr()[0]]
-    su.update_bn([(x,)], am) if False else None
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        am.update_parameters(m)
+        sw.step()
+        out += [loss.item(), sw.get_last_lr()[0]]
+    su.update_bn([x], am)
     am.eval()
-    with torch.no_grad(): out+=am(x).flatten().tolist()
+    with torch.no_grad():
+        out += am(x).flatten().tolist()
     return out
 
 
 def transformer_full(torch, steps):
-    m=_init(torch, lambda t: t.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=12, dropout=0.0, batch_first=True, norm_first=True))
-    rng=_rng(18); src=_data(torch, rng.standard_normal((2,5,8))); tgt=_data(torch, rng.standard_normal((2,4,8)))
-    mask=torch.nn.Transformer.generate_square_subsequent_mask(4)
-    opt=torch.optim.AdamW(m.parameters(), lr=1e-3, amsgrad=True)
-    out=[]
+    m = _init(
+        torch,
+        lambda t: t.nn.Transformer(
+            d_model=8,
+            nhead=2,
+            num_encoder_layers=1,
+            num_decoder_layers=1,
+            dim_feedforward=12,
+            dropout=0.0,
+            batch_first=True,
+            norm_first=True,
+        ),
+    )
+    rng = _rng(18)
+    src = _data(torch, rng.standard_normal((2, 5, 8)))
+    tgt = _data(torch, rng.standard_normal((2, 4, 8)))
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(4)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3, amsgrad=True)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); o=m(src, tgt, tgt_mask=mask, tgt_is_causal=True); loss=o.pow(2).mean(); loss.backward(); opt.step(); out.append(loss.item())
+        opt.zero_grad()
+        o = m(src, tgt, tgt_mask=mask, tgt_is_causal=True)
+        loss = o.pow(2).mean()
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
     return out
 
 
 def weightnorm(torch, steps):
-    P=torch.nn.utils.parametrizations
+    P = torch.nn.utils.parametrizations
+
     def make(t):
-        l=t.nn.Linear(4,3); return l
-    base=_init(torch, make)
-    m=torch.nn.utils.parametrizations.weight_norm(base)
-    rng=_rng(19); x=_data(torch, rng.standard_normal((5,4))); y=_data(torch, rng.integers(0,3,5))
-    opt=torch.optim.Rprop(m.parameters(), lr=0.01)
-    out=[]
+        l = t.nn.Linear(4, 3)
+        return l
+
+    base = _init(torch, make)
+    m = torch.nn.utils.parametrizations.weight_norm(base)
+    rng = _rng(19)
+    x = _data(torch, rng.standard_normal((5, 4)))
+    y = _data(torch, rng.integers(0, 3, 5))
+    opt = torch.optim.Rprop(m.parameters(), lr=0.01)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); loss=torch.nn.functional.multi_margin_loss(m(x),y); loss.backward(); opt.step(); out.append(loss.item())
-    out+=m.weight.flatten().tolist()
+        opt.zero_grad()
+        loss = torch.nn.functional.multi_margin_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    out += m.weight.flatten().tolist()
     return out
 
 
 def schedulers(torch, steps):
-    m=_init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3,4), t.nn.PReLU(), t.nn.Bilinear(4,4,2) if False else t.nn.Linear(4,2)))
-    opt=torch.optim.SGD([{"params": m[0].parameters(), "lr": 0.1}, {"params": list(m[1].parameters())+list(m[2].parameters())}], lr=0.05, momentum=0.9)
-    L=torch.optim.lr_scheduler
-    s1=L.LinearLR(opt, start_factor=0.25, total_iters=3); s2=L.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
-    seq=L.SequentialLR(opt, [s1,s2], milestones=[3])
-    rng=_rng(20); x=_data(torch, rng.standard_normal((6,3))); y=_data(torch, rng.standard_normal((6,2)))
-    out=[]
+    m = _init(
+        torch,
+        lambda t: t.nn.Sequential(
+            t.nn.Linear(3, 4), t.nn.PReLU(), t.nn.Linear(4, 2)
+        ),
+    )
+    opt = torch.optim.SGD(
+        [
+            {"params": m[0].parameters(), "lr": 0.1},
+            {"params": list(m[1].parameters()) + list(m[2].parameters())},
+        ],
+        lr=0.05,
+        momentum=0.9,
+    )
+    L = torch.optim.lr_scheduler
+    s1 = L.LinearLR(opt, start_factor=0.25, total_iters=3)
+    s2 = L.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+    seq = L.SequentialLR(opt, [s1, s2], milestones=[3])
+    rng = _rng(20)
+    x = _data(torch, rng.standard_normal((6, 3)))
+    y = _data(torch, rng.standard_normal((6, 2)))
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); loss=torch.nn.functional.mse_loss(m(x),y); loss.backward()
-        n=torch.nn.utils.clip_grad_norm_(m.parameters(), 0.3, norm_type=float("inf"))
-        opt.step(); seq.step(); out+=[loss.item(), float(n)]+seq.get_last_lr()
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        n = torch.nn.utils.clip_grad_norm_(m.parameters(), 0.3, norm_type=float("inf"))
+        opt.step()
+        seq.step()
+        out += [loss.item(), float(n)] + seq.get_last_lr()
     return out
 
 
 def schedulers2(torch, steps):
-    m=_init(torch, lambda t: t.nn.Linear(3,2))
-    opt=torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
-    L=torch.optim.lr_scheduler
-    c=L.ChainedScheduler([L.ExponentialLR(opt, gamma=0.9), L.MultiStepLR(opt, milestones=[1,3], gamma=0.5)])
-    opt2=torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
-    cy=L.CyclicLR(opt2, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="triangular2")
-    opt3=torch.optim.Adam(m.parameters(), lr=0.1)
-    pl=L.PolynomialLR(opt3, total_iters=4, power=2.0)
-    out=[]
+    m = _init(torch, lambda t: t.nn.Linear(3, 2))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    L = torch.optim.lr_scheduler
+    c = L.ChainedScheduler(
+        [L.ExponentialLR(opt, gamma=0.9), L.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)]
+    )
+    opt2 = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    cy = L.CyclicLR(opt2, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="triangular2")
+    opt3 = torch.optim.Adam(m.parameters(), lr=0.1)
+    pl = L.PolynomialLR(opt3, total_iters=4, power=2.0)
+    out = []
     for _ in range(steps):
-        opt.step(); c.step(); opt2.step(); cy.step(); opt3.step(); pl.step()
-        out+=c.get_last_lr()+cy.get_last_lr()+pl.get_last_lr()+[opt2.param_groups[0]["momentum"]]
+        opt.step()
+        c.step()
+        opt2.step()
+        cy.step()
+        opt3.step()
+        pl.step()
+        out += (
+            c.get_last_lr()
+            + cy.get_last_lr()
+            + pl.get_last_lr()
+            + [opt2.param_groups[0]["momentum"]]
+        )
     return out
 
 
 def metric(torch, steps):
-    F=torch.nn.functional
-    m=_init(torch, lambda t: t.nn.Sequential(t.nn.Linear(5,6), t.nn.Hardswish(), t.nn.Linear(6,4)))
-    rng=_rng(21); a,p,n=[_data(torch, rng.standard_normal((6,5))) for _ in range(3)]
-    opt=torch.optim.Adagrad(m.parameters(), lr=0.05, lr_decay=0.01, weight_decay=0.01)
-    out=[]
+    F = torch.nn.functional
+    m = _init(
+        torch, lambda t: t.nn.Sequential(t.nn.Linear(5, 6), t.nn.Hardswish(), t.nn.Linear(6, 4))
+    )
+    rng = _rng(21)
+    a, p, n = [_data(torch, rng.standard_normal((6, 5))) for _ in range(3)]
+    opt = torch.optim.Adagrad(m.parameters(), lr=0.05, lr_decay=0.01, weight_decay=0.01)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); ea,ep,en=m(a),m(p),m(n)
-        l=F.triplet_margin_loss(ea,ep,en,margin=0.5,swap=True)+0.1*(1-F.cosine_similarity(ea,ep)).mean()+0.01*torch.cdist(ea,en).mean()+F.kl_div(F.log_softmax(ea,-1),F.log_softmax(ep,-1),reduction="batchmean",log_target=True)
-        l.backward(); opt.step(); out.append(l.item())
+        opt.zero_grad()
+        ea, ep, en = m(a), m(p), m(n)
+        l = (
+            F.triplet_margin_loss(ea, ep, en, margin=0.5, swap=True)
+            + 0.1 * (1 - F.cosine_similarity(ea, ep)).mean()
+            + 0.01 * torch.cdist(ea, en).mean()
+            + F.kl_div(
+                F.log_softmax(ea, -1),
+                F.log_softmax(ep, -1),
+                reduction="batchmean",
+                log_target=True,
+            )
+        )
+        l.backward()
+        opt.step()
+        out.append(l.item())
     return out
 
 
 def ctc(torch, steps):
-    m=_init(torch, lambda t: t.nn.LSTM(4,5,bidirectional=False))
-    head=_init(torch, lambda t: t.nn.Linear(5,6), seed=3)
-    rng=_rng(22); x=_data(torch, rng.standard_normal((7,2,4))); tg=_data(torch, rng.integers(1,6,(2,3)))
-    il=torch.tensor([7,6]); tl=torch.tensor([3,2])
-    ctc=torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    opt=torch.optim.Adam(list(m.parameters())+list(head.parameters()), lr=1e-2)
-    out=[]
+    m = _init(torch, lambda t: t.nn.LSTM(4, 5, bidirectional=False))
+    head = _init(torch, lambda t: t.nn.Linear(5, 6), seed=3)
+    rng = _rng(22)
+    x = _data(torch, rng.standard_normal((7, 2, 4)))
+    tg = _data(torch, rng.integers(1, 6, (2, 3)))
+    il = torch.tensor([7, 6])
+    tl = torch.tensor([3, 2])
+    ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
+    opt = torch.optim.Adam(list(m.parameters()) + list(head.parameters()), lr=1e-2)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); o,_h=m(x); lp=head(o).log_softmax(2); loss=ctc(lp,tg,il,tl); loss.backward(); opt.step(); out.append(loss.item())
+        opt.zero_grad()
+        o, _h = m(x)
+        lp = head(o).log_softmax(2)
+        loss = ctc(lp, tg, il, tl)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
     return out
 
 
 def fold_unfold(torch, steps):
-    F=torch.nn.functional
-    m=_init(torch, lambda t: t.nn.Sequential(t.nn.Unfold(kernel_size=2, stride=2), t.nn.Linear(4,4)))
-    rng=_rng(23); x=_data(torch, rng.standard_normal((2,1,4,4)))
-    opt=torch.optim.SGD(m.parameters(), lr=0.1)
-    out=[]
+    F = torch.nn.functional
+    m = _init(
+        torch, lambda t: t.nn.Sequential(t.nn.Unfold(kernel_size=2, stride=2), t.nn.Linear(4, 4))
+    )
+    rng = _rng(23)
+    x = _data(torch, rng.standard_normal((2, 1, 4, 4)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); p=m[0](x).transpose(1,2); q=m[1](p).transpose(1,2); y=F.fold(q,(4,4),kernel_size=2,stride=2)
-        e=F.embedding_bag(torch.tensor([1,2,0,3]), y.reshape(-1,2)[:5], torch.tensor([0,2]), mode="mean")
-        loss=(y-x).pow(2).mean()+e.abs().sum()*0.01; loss.backward(); opt.step(); out.append(loss.item())
+        opt.zero_grad()
+        p = m[0](x).transpose(1, 2)
+        q = m[1](p).transpose(1, 2)
+        y = F.fold(q, (4, 4), kernel_size=2, stride=2)
+        e = F.embedding_bag(
+            torch.tensor([1, 2, 0, 3]), y.reshape(-1, 2)[:5], torch.tensor([0, 2]), mode="mean"
+        )
+        loss = (y - x).pow(2).mean() + e.abs().sum() * 0.01
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
     return out
 
 
 def float32_mlp(torch, steps):
-    torch.set_default_dtype(torch.float32); _torch_ref().set_default_dtype(_torch_ref().float32)
+    torch.set_default_dtype(torch.float32)
+    _torch_ref().set_default_dtype(_torch_ref().float32)
     try:
-        m=_init(torch, lambda t: t.nn.Sequential(t.nn.Linear(4,8), t.nn.Mish(), t.nn.Linear(8,3), t.nn.LogSoftmax(1)))
-        rng=_rng(25); x=_data(torch, rng.standard_normal((6,4)).astype(np.float32)); y=_data(torch, rng.integers(0,3,6))
-        opt=torch.optim.Adam(m.parameters(), lr=1e-2, foreach=False)
-        out=[]
+        m = _init(
+            torch,
+            lambda t: t.nn.Sequential(
+                t.nn.Linear(4, 8), t.nn.Mish(), t.nn.Linear(8, 3), t.nn.LogSoftmax(1)
+            ),
+        )
+        rng = _rng(25)
+        x = _data(torch, rng.standard_normal((6, 4)).astype(np.float32))
+        y = _data(torch, rng.integers(0, 3, 6))
+        opt = torch.optim.Adam(m.parameters(), lr=1e-2, foreach=False)
+        out = []
         for _ in range(steps):
-            opt.zero_grad(); l=torch.nn.NLLLoss(weight=torch.tensor([1.,2.,.5]))(m(x),y); l.backward(); opt.step(); out.append(l.item()); out.append(str(l.dtype)[-7:])
+            opt.zero_grad()
+            l = torch.nn.NLLLoss(weight=torch.tensor([1.0, 2.0, 0.5]))(m(x), y)
+            l.backward()
+            opt.step()
+            out.append(l.item())
+            out.append(str(l.dtype)[-7:])
         return out
     finally:
-        torch.set_default_dtype(torch.float64); _torch_ref().set_default_dtype(_torch_ref().float64)
+        torch.set_default_dtype(torch.float64)
+        _torch_ref().set_default_dtype(_torch_ref().float64)
 
 
 def manual_sgd(torch, steps):
-    x=torch.linspace(-1,1,20); y=torch.exp(x)
-    a,b,c=(torch.tensor(v, requires_grad=True) for v in (0.1,0.2,0.3))
-    out=[]
+    x = torch.linspace(-1, 1, 20)
+    y = torch.exp(x)
+    a, b, c = (torch.tensor(v, requires_grad=True) for v in (0.1, 0.2, 0.3))
+    out = []
     for _ in range(steps):
-        loss=(a+b*x+c*x**2-y).pow(2).sum(); loss.backward()
+        loss = (a + b * x + c * x**2 - y).pow(2).sum()
+        loss.backward()
         with torch.no_grad():
-            for p in (a,b,c): p -= 0.01*p.grad; p.grad=None
+            for p in (a, b, c):
+                p -= 0.01 * p.grad
+                p.grad = None
         out.append(loss.item())
-    return out+[a.item(),b.item(),c.item()]
+    return out + [a.item(), b.item(), c.item()]
 
 
 def hooks_accum(torch, steps):
-    m=_init(torch, lambda t: t.nn.Sequential(t.nn.Conv1d(2,4,3,dilation=2,padding=2,groups=2), t.nn.ReLU(), t.nn.ConvTranspose1d(4,2,3,stride=2), t.nn.Flatten(), t.nn.LazyLinear(3) if False else t.nn.Linear(2*13,3)))
-    feats={}
-    h=m[1].register_forward_hook(lambda mod,i,o: feats.__setitem__("r", o.detach().sum().item()))
-    for p in m.parameters(): p.register_hook(lambda g: g.clamp(-0.1,0.1))
-    rng=_rng(30); x=_data(torch, rng.standard_normal((4,2,6))); y=_data(torch, rng.standard_normal((4,3)))
-    opt=torch.optim.SGD(m.parameters(), lr=0.1, maximize=False)
-    out=[]
+    m = _init(
+        torch,
+        lambda t: t.nn.Sequential(
+            t.nn.Conv1d(2, 4, 3, dilation=2, padding=2, groups=2),
+            t.nn.ReLU(),
+            t.nn.ConvTranspose1d(4, 2, 3, stride=2),
+            t.nn.Flatten(),
+            t.nn.Linear(2 * 13, 3),
+        ),
+    )
+    feats = {}
+    h = m[1].register_forward_hook(
+        lambda mod, i, o: feats.__setitem__("r", o.detach().sum().item())
+    )
+    for p in m.parameters():
+        p.register_hook(lambda g: g.clamp(-0.1, 0.1))
+    rng = _rng(30)
+    x = _data(torch, rng.standard_normal((4, 2, 6)))
+    y = _data(torch, rng.standard_normal((4, 3)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1, maximize=False)
+    out = []
     for s in range(steps):
         for k in range(2):
-            l=torch.nn.functional.mse_loss(m(torch.nn.functional.pad(x[2*k:2*k+2],(1,1),mode="reflect")[..., 1:-1]), y[2*k:2*k+2])/2
-            l.backward(); out+=[l.item(), feats["r"]]
-        opt.step(); opt.zero_grad()
+            l = (
+                torch.nn.functional.mse_loss(
+                    m(
+                        torch.nn.functional.pad(x[2 * k : 2 * k + 2], (1, 1), mode="reflect")[
+                            ..., 1:-1
+                        ]
+                    ),
+                    y[2 * k : 2 * k + 2],
+                )
+                / 2
+            )
+            l.backward()
+            out += [l.item(), feats["r"]]
+        opt.step()
+        opt.zero_grad()
     h.remove()
     return out
 
 
 def rnn_zoo(torch, steps):
-    rnnu=torch.nn.utils.rnn
+    rnnu = torch.nn.utils.rnn
+
     def make(t):
-        return t.nn.ModuleDict({"l":t.nn.LSTM(3,4,proj_size=2,num_layers=2,batch_first=True), "c": t.nn.LSTMCell(2,3), "r": t.nn.RNN(3,3,nonlinearity="relu")})
-    m=_init(torch, make); rng=_rng(31)
-    seqs=[_data(torch, rng.standard_normal((n,3))) for n in (2,4,3)]
-    opt=torch.optim.ASGD(m.parameters(), lr=0.05, t0=2)
-    out=[]
+        return t.nn.ModuleDict(
+            {
+                "l": t.nn.LSTM(3, 4, proj_size=2, num_layers=2, batch_first=True),
+                "c": t.nn.LSTMCell(2, 3),
+                "r": t.nn.RNN(3, 3, nonlinearity="relu"),
+            }
+        )
+
+    m = _init(torch, make)
+    rng = _rng(31)
+    seqs = [_data(torch, rng.standard_normal((n, 3))) for n in (2, 4, 3)]
+    opt = torch.optim.ASGD(m.parameters(), lr=0.05, t0=2)
+    out = []
     for _ in range(steps):
         opt.zero_grad()
-        pk=rnnu.pack_sequence(seqs, enforce_sorted=False)
-        o,(h,c)=m["l"](pk)
-        pad,lens=rnnu.pad_packed_sequence(o, batch_first=True)
-        hx=cx=None; st_=None
+        pk = rnnu.pack_sequence(seqs, enforce_sorted=False)
+        o, (h, c) = m["l"](pk)
+        pad, lens = rnnu.pad_packed_sequence(o, batch_first=True)
+        st_ = None
         for tt in range(pad.shape[1]):
-            st_=m["c"](pad[:,tt], st_)
-        r,hr=m["r"](rnnu.pad_sequence(seqs))
-        loss=st_[0].pow(2).mean()+h.sum()*0.1+hr.mean()+r.abs().mean()
-        loss.backward(); opt.step(); out+=[loss.item()]+lens.tolist()
+            st_ = m["c"](pad[:, tt], st_)
+        r, hr = m["r"](rnnu.pad_sequence(seqs))
+        loss = st_[0].pow(2).mean() + h.sum() * 0.1 + hr.mean() + r.abs().mean()
+        loss.backward()
+        opt.step()
+        out += [loss.item()] + lens.tolist()
     return out
 
 
 def sdpa_model(torch, steps):
-    F=torch.nn.functional
-    m=_init(torch, lambda t: t.nn.ModuleDict({"qkv": t.nn.Linear(8,24), "o": t.nn.Linear(8,8), "e": t.nn.Embedding(10,8,max_norm=1.0)}))
-    rng=_rng(32); ids=_data(torch, rng.integers(0,10,(2,5))); tgt=_data(torch, rng.integers(0,10,(2,5)))
-    opt=torch.optim.AdamW(m.parameters(), lr=1e-2)
-    out=[]
+    F = torch.nn.functional
+    m = _init(
+        torch,
+        lambda t: t.nn.ModuleDict(
+            {
+                "qkv": t.nn.Linear(8, 24),
+                "o": t.nn.Linear(8, 8),
+                "e": t.nn.Embedding(10, 8, max_norm=1.0),
+            }
+        ),
+    )
+    rng = _rng(32)
+    ids = _data(torch, rng.integers(0, 10, (2, 5)))
+    tgt = _data(torch, rng.integers(0, 10, (2, 5)))
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-2)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); x=m["e"](ids)
-        q,k,v=m["qkv"](x).view(2,5,3,2,4).permute(2,0,3,1,4).unbind(0)
-        a=F.scaled_dot_product_attention(q,k,v,is_causal=True).transpose(1,2).reshape(2,5,8)
-        logits=m["o"](F.normalize(a,dim=-1)) @ m["e"].weight.T
-        soft=F.one_hot(tgt,10).double()*0.8+0.02
-        loss=F.cross_entropy(logits.reshape(-1,10), soft.reshape(-1,10))+F.cross_entropy(logits.reshape(-1,10), tgt.reshape(-1), label_smoothing=0.2, ignore_index=3)
-        top=logits.topk(2,dim=-1).values.sum().item()
-        loss.backward(); opt.step(); out+=[loss.item(), top, logits.sort(dim=-1,descending=True).indices[0,0,0].item(), logits.cumsum(-1)[0,0,-1].item()]
+        opt.zero_grad()
+        x = m["e"](ids)
+        q, k, v = m["qkv"](x).view(2, 5, 3, 2, 4).permute(2, 0, 3, 1, 4).unbind(0)
+        a = (
+            F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            .transpose(1, 2)
+            .reshape(2, 5, 8)
+        )
+        logits = m["o"](F.normalize(a, dim=-1)) @ m["e"].weight.T
+        soft = F.one_hot(tgt, 10).double() * 0.8 + 0.02
+        loss = F.cross_entropy(logits.reshape(-1, 10), soft.reshape(-1, 10)) + F.cross_entropy(
+            logits.reshape(-1, 10), tgt.reshape(-1), label_smoothing=0.2, ignore_index=3
+        )
+        top = logits.topk(2, dim=-1).values.sum().item()
+        loss.backward()
+        opt.step()
+        out += [
+            loss.item(),
+            top,
+            logits.sort(dim=-1, descending=True).indices[0, 0, 0].item(),
+            logits.cumsum(-1)[0, 0, -1].item(),
+        ]
     return out
 
 
 def init_apply(torch, steps):
     def make(t):
-        m=t.nn.Sequential(t.nn.Linear(3,4), t.nn.LayerNorm(4, elementwise_affine=True), t.nn.Linear(4,2))
+        m = t.nn.Sequential(
+            t.nn.Linear(3, 4), t.nn.LayerNorm(4, elementwise_affine=True), t.nn.Linear(4, 2)
+        )
+
         def f(mod):
             if isinstance(mod, t.nn.Linear):
-                t.nn.init.constant_(mod.weight, 0.1); t.nn.init.zeros_(mod.bias)
-        m.apply(f); t.nn.init.eye_(m[0].weight); return m
-    m=make(torch)
-    rng=_rng(33); x=_data(torch, rng.standard_normal((5,3))); y=_data(torch, rng.standard_normal((5,2)))
-    opt=torch.optim.SGD(m.parameters(), lr=0.1)
-    out=[]
+                t.nn.init.constant_(mod.weight, 0.1)
+                t.nn.init.zeros_(mod.bias)
+
+        m.apply(f)
+        t.nn.init.eye_(m[0].weight)
+        return m
+
+    m = make(torch)
+    rng = _rng(33)
+    x = _data(torch, rng.standard_normal((5, 3)))
+    y = _data(torch, rng.standard_normal((5, 2)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    out = []
     for _ in range(steps):
-        opt.zero_grad(); l=torch.nn.functional.mse_loss(m(x),y,reduction="sum"); torch.autograd.backward([l, m[0].weight.sum()], [torch.tensor(1.0), torch.tensor(0.01)]); opt.step(); out.append(l.item())
-    v=torch.nn.utils.parameters_to_vector(m.parameters()); torch.nn.utils.vector_to_parameters(v*2, m.parameters())
-    return out + [float(m[2].weight.detach().sum()), len(opt.state), len(opt.state_dict()["state"])]
+        opt.zero_grad()
+        l = torch.nn.functional.mse_loss(m(x), y, reduction="sum")
+        torch.autograd.backward([l, m[0].weight.sum()], [torch.tensor(1.0), torch.tensor(0.01)])
+        opt.step()
+        out.append(l.item())
+    v = torch.nn.utils.parameters_to_vector(m.parameters())
+    torch.nn.utils.vector_to_parameters(v * 2, m.parameters())
+    return out + [
+        float(m[2].weight.detach().sum()),
+        len(opt.state),
+        len(opt.state_dict()["state"]),
+    ]
+
+
+def boilerplate(torch, steps):
+    data = import_module(torch.__name__ + ".utils.data")
+    torch.manual_seed(0)
+    torch.backends.cudnn.deterministic = True
+    torch.use_deterministic_algorithms(True)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+    class DS(data.Dataset):
+        def __init__(s):
+            r = _rng(40)
+            s.x = r.standard_normal((14, 4))
+            s.y = r.integers(0, 3, 14)
+
+        def __len__(s):
+            return len(s.x)
+
+        def __getitem__(s, i):
+            return torch.from_numpy(s.x[i]), int(s.y[i])
+
+    ds = DS()
+    sub = data.Subset(ds, list(range(12)))
+    cat = data.ConcatDataset([sub, data.Subset(ds, [12, 13])])
+    loader = data.DataLoader(cat, batch_size=4, drop_last=True)
+    m = _init(
+        torch,
+        lambda t: t.nn.Sequential(
+            t.nn.Linear(4, 6), t.nn.LayerNorm(6), t.nn.GELU(approximate="tanh"), t.nn.Linear(6, 3)
+        ),
+    ).to(device)
+    decay = [p for n, p in m.named_parameters() if p.ndim >= 2]
+    nodecay = [p for n, p in m.named_parameters() if p.ndim < 2]
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": nodecay, "weight_decay": 0.0}],
+        lr=3e-3,
+        betas=(0.9, 0.95),
+    )
+    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
+        opt, mode="max", threshold_mode="abs", threshold=0.01, cooldown=1, patience=0, factor=0.3
+    )
+    out = []
+    best = -1
+    for ep in range(steps):
+        m.train()
+        tot = 0
+        for xb, yb in loader:
+            xb, yb = xb.to(device), yb.to(device)
+            logits = m(xb)
+            loss = torch.nn.functional.cross_entropy(logits, yb)
+            m.zero_grad()
+            loss.backward()
+            n = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0, error_if_nonfinite=True)
+            assert torch.isfinite(n)
+            opt.step()
+            tot += loss.item()
+        m.eval()
+        with torch.inference_mode():
+            xs, ys = map(
+                torch.stack, (zip(*[(ds[i][0], torch.tensor(ds[i][1])) for i in range(14)]))
+            )
+            pr = m(xs).softmax(-1)
+            acc = (pr.argmax(-1) == ys).sum().item() / 14
+            chunks = [c.sum().item() for c in pr.chunk(3)] + [c.shape[0] for c in pr.split([5, 9])]
+        sched.step(acc)
+        best = max(best, acc)
+        out += [tot, acc] + chunks + [g["lr"] for g in opt.param_groups]
+    buf = io.BytesIO()
+    torch.save(m, buf)
+    buf.seek(0)
+    m2 = torch.load(buf, weights_only=False)
+    xs = xs.clone()
+    out += [
+        float(m2(xs).detach().sum()),
+        float(m(xs).detach().double().sum()),
+        str(m2(xs).dtype).removeprefix("torch."),
+    ]
+    x32 = xs.float()
+    m.float()
+    out.append(np.float32(m(x32).sum().item()))
+    out.append(str(m(x32).dtype).removeprefix("torch."))
+    return out
+
+
+def custom_module(torch, steps):
+    F = torch.nn.functional
+
+    class Net(torch.nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.w = torch.nn.Parameter(torch.tensor(_rng(41).standard_normal((5, 4))))
+            s.b = torch.nn.Parameter(torch.zeros(5))
+            s.blocks = torch.nn.ModuleList([torch.nn.Linear(5, 5) for _ in range(2)])
+            s.register_buffer("steps", torch.zeros((), dtype=torch.long))
+
+        def forward(s, x):
+            h = F.linear(x, s.w, s.b)
+            for blk in s.blocks:
+                h = h + F.relu6(blk(h))
+            s.steps += 1
+            return h
+
+    torch.manual_seed(0)
+    m = Net()
+    with torch.no_grad():
+        for i, blk in enumerate(m.blocks):
+            blk.weight.copy_(torch.tensor(_rng(50 + i).standard_normal((5, 5)) * 0.3))
+            blk.bias.fill_(0.1 * i)
+    rng = _rng(42)
+    x = _data(torch, rng.standard_normal((6, 4)))
+    y = _data(torch, rng.standard_normal((6, 5)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.02, momentum=0.9, nesterov=True)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        l = F.mse_loss(m(x), y)
+        l.backward()
+        opt.step()
+        out.append(l.item())
+    out.append(int(m.steps))
+    out.append(sorted(m.state_dict().keys()))
+    out.append([n for n, _ in m.named_parameters()])
+    return out
 
 
 def _torch_ref():
@@ -811,6 +1223,10 @@ def _compare(ref, got, rtol=1e-11, atol=1e-13):
     assert len(ref) == len(got)
     for i, (r, g) in enumerate(zip(ref, got)):
         assert type(r) is type(g), (i, r, g)
+        if isinstance(r, np.float32):
+            # (a float32 number, from a model cast with .float(): float32's rounding)
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6, err_msg=f"entry {i}")
+            continue
         if not isinstance(r, float):
             assert r == g, (i, r, g)
             continue
@@ -854,6 +1270,11 @@ PROGRAMS = {
     "rnn_zoo": (rnn_zoo, 3, {}),
     "sdpa_tied_embedding": (sdpa_model, 4, {}),
     "init_apply": (init_apply, 4, {}),
+    # (Dataset/Subset/ConcatDataset, drop_last, parameter groups without decay on biases,
+    # ReduceLROnPlateau(mode="max"), inference_mode, chunk/split, torch.save of a whole module,
+    # .float() of a trained model)
+    "boilerplate": (boilerplate, 3, {}),
+    "custom_module": (custom_module, 4, {}),
 }
 
 
