@@ -1379,3 +1379,23 @@ def test_embedding_refusals_and_errors():
     # (no row picked: nothing changes)
     st.nn.functional.embedding(st.tensor([], dtype=st.int64), w, max_norm=0.1)
     assert to_numpy(w).tolist() == [[1.0, 1.0]] * 3
+
+
+# --- focused: the optimizers' step count in PyTorch's scalar dtype (the checkpoint program) ---
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "Adamax"])
+@pytest.mark.parametrize("default", ["float64", "float32"])
+def test_optimizer_step_state_dtype_follows_default_dtype(name, default):
+    res = []
+    for lib in LIBS:
+        lib.set_default_dtype(getattr(lib, default))
+        w = _T(lib, np.array([1.0, -2.0]), grad=True)
+        opt = getattr(lib.optim, name)([w], lr=0.1)
+        (w * w).sum().backward()
+        opt.step()
+        opt.step()
+        sd = opt.state_dict()["state"][0]
+        res.append({k: (str(v.dtype).removeprefix("torch."), to_numpy(v).tolist())
+                    for k, v in sd.items()})
+        res[-1]["w"] = to_numpy(w).tolist()
+    assert res[0] == res[1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strided as _st
 
-from .optimizer import Optimizer, _check_range, _step_value
+from .optimizer import Optimizer, _check_range, _new_step, _step_value
 
 __all__ = ["Adagrad"]
 
@@ -39,7 +39,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = _st.zeros((), dtype=_st.float32, device="cpu")
+                state["step"] = _new_step()
                 state["sum"] = _st.full_like(p, group["initial_accumulator_value"])
 
     def _update(self, group: dict) -> None:

@@ -338,15 +338,19 @@ def _check_range(name: str, value, lo: float = 0.0) -> None:
 
 
 def _step_value(state: dict) -> float:
-    """Increment the state's ``step`` (a 0-d float32 array on the CPU, as PyTorch's) and
-    return its new value."""
+    """Increment the state's ``step`` (a 0-d array on the CPU, as PyTorch's) and return its
+    new value."""
     step = state["step"]
     step += 1.0
     return float(step)
 
 
 def _new_step():
-    return _st.zeros((), dtype=_st.float32, device="cpu")
+    """A new ``step`` count: a 0-d zero on the CPU in PyTorch's ``_get_scalar_dtype()``
+    (float64 when the default dtype is float64, float32 otherwise)."""
+    from ._common18 import _scalar
+
+    return _scalar(0.0)
 
 
 # The host path of the optimizers' updates (``host``): False makes every update take the
