@@ -1399,3 +1399,57 @@ def test_optimizer_step_state_dtype_follows_default_dtype(name, default):
                     for k, v in sd.items()})
         res[-1]["w"] = to_numpy(w).tolist()
     assert res[0] == res[1]
+
+
+# --- focused: fused=True (Adam, AdamW, SGD, Adagrad): PyTorch's CPU fused kernels' numbers --
+
+_FUSED = {"Adam": dict(amsgrad=True, weight_decay=0.1, maximize=True), "AdamW": {},
+          "SGD": dict(momentum=0.9, nesterov=True, weight_decay=0.1),
+          "Adagrad": dict(lr_decay=0.01, weight_decay=0.1)}
+
+
+@pytest.mark.parametrize("name", list(_FUSED))
+@pytest.mark.parametrize("default", ["float64", "float32"])
+def test_fused_optimizers_match_pytorch_fused(name, default):
+    res = []
+    for lib in LIBS:
+        lib.set_default_dtype(getattr(lib, default))
+        model = _init(lib, lambda t: t.nn.Linear(4, 3))
+        x = _data(lib, _rng(70).standard_normal((6, 4)).astype(default))
+        opt = getattr(lib.optim, name)(model.parameters(), lr=0.05, fused=True, **_FUSED[name])
+        losses = []
+        for _ in range(4):
+            opt.zero_grad()
+            loss = model(x).pow(2).sum()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        state = opt.state_dict()
+        res.append((losses, [to_numpy(p) for p in model.parameters()],
+                    {k: str(v.dtype).removeprefix("torch.") for k, v in state["state"][0].items()},
+                    state["param_groups"][0]["fused"]))
+    tol = dict(rtol=1e-12, atol=1e-14) if default == "float64" else dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res[1][0], res[0][0], **tol)
+    for r, s in zip(res[0][1], res[1][1]):
+        np.testing.assert_allclose(s, r, **tol)
+    assert res[1][2:] == res[0][2:]
+
+
+@pytest.mark.parametrize("name", list(_FUSED))
+def test_fused_optimizer_errors(name):
+    msgs = []
+    for lib in LIBS:
+        w = _T(lib, np.ones(2), grad=True)
+        errs = []
+        for kw in (dict(foreach=True), dict(differentiable=True)):
+            with pytest.raises(RuntimeError) as e:
+                getattr(lib.optim, name)([w], lr=0.1, fused=True, **kw)
+            errs.append(str(e.value))
+        c = _T(lib, np.ones(2, dtype=np.complex128), grad=True)
+        opt = getattr(lib.optim, name)([c], lr=0.1, fused=True)
+        (c * c).real.sum().backward()
+        with pytest.raises(RuntimeError, match="`fused=True` requires all the params to be "
+                                               "floating point"):
+            opt.step()
+        msgs.append(errs)
+    assert msgs[0] == msgs[1]
