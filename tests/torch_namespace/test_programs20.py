@@ -1213,6 +1213,67 @@ def custom_module(torch, steps):
     return out
 
 
+def dist_vae(torch, steps):
+    D = torch.distributions
+    m = _init(
+        torch, lambda t: t.nn.ModuleDict({"enc": t.nn.Linear(5, 4), "dec": t.nn.Linear(2, 5)})
+    )
+    rng = _rng(80)
+    x = _data(torch, rng.standard_normal((6, 5)))
+    eps = rng.standard_normal((steps, 6, 2))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for s in range(steps):
+        opt.zero_grad()
+        h = m["enc"](x)
+        mu, ls = h[:, :2], h[:, 2:]
+        q = D.Normal(mu, torch.nn.functional.softplus(ls) + 1e-3)
+        z = q.loc + q.scale * _data(torch, eps[s])
+        p = D.Normal(torch.zeros(2), torch.ones(2))
+        kl = D.kl_divergence(q, p).sum(-1).mean()
+        rec = D.Independent(D.Normal(m["dec"](z), 1.0), 1).log_prob(x).mean()
+        g = torch.nn.functional.gaussian_nll_loss(
+            m["dec"](z), x, torch.ones(6, 5) * 0.5, full=True
+        )
+        loss = kl - rec + 0.1 * g
+        loss.backward()
+        opt.step()
+        out += [loss.item(), kl.item(), q.entropy().sum().item(), q.log_prob(z).sum().item()]
+    return out
+
+
+def spec_param(torch, steps):
+    P = torch.nn.utils.parametrize
+
+    class Sym(torch.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(4, 4), t.nn.Tanh(), t.nn.Linear(4, 2)))
+    P.register_parametrization(m[0], "weight", Sym())
+    su = import_module(torch.__name__ + ".optim.swa_utils")
+    ema = su.AveragedModel(m, multi_avg_fn=su.get_ema_multi_avg_fn(0.9))
+    rng = _rng(81)
+    x = _data(torch, rng.standard_normal((5, 4)))
+    y = _data(torch, rng.standard_normal((5, 2)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        l = torch.nn.functional.mse_loss(m(x), y)
+        l.backward()
+        opt.step()
+        ema.update_parameters(m)
+        out.append(l.item())
+    with torch.no_grad():
+        out += ema(x).flatten().tolist() + m[0].weight.flatten().tolist()
+        with P.cached():
+            out.append(float(m(x).sum()))
+    P.remove_parametrizations(m[0], "weight", leave_parametrized=True)
+    out.append(float(m[0].weight.detach().sum()))
+    return out
+
+
 def _torch_ref():
     return torch
 
@@ -1275,6 +1336,8 @@ PROGRAMS = {
     # .float() of a trained model)
     "boilerplate": (boilerplate, 3, {}),
     "custom_module": (custom_module, 4, {}),
+    "distributions_vae": (dist_vae, 4, {}),
+    "parametrize_ema": (spec_param, 4, {}),
 }
 
 
