@@ -8,7 +8,11 @@ the strided model with ``load_state_dict`` of NumPy arrays. Everything runs in f
 default dtype is set to float64 for both libraries), so the runs agree to rounding: a training
 step is a long chain of reductions whose summation order differs between the libraries, so the
 default tolerance is rtol 1e-11 (not 1e-15; observed differences are below 2e-15); LBFGS, whose
-two-loop recursion divides by differences of gradients, gets rtol 1e-10 (observed 5e-13).
+two-loop recursion divides by differences of gradients, gets rtol 1e-10 (observed 5e-13); a
+number a program computes in float32 (returned as ``np.float32``) gets rtol 1e-5.
+
+After the programs, focused tests of what the programs found: ``Embedding``'s ``max_norm``
+and ``scale_grad_by_freq``, the optimizers' ``step`` count dtype, ``fused=True``.
 """
 
 from __future__ import annotations
@@ -396,7 +400,8 @@ def checkpoint(torch, steps, path):
     opt.load_state_dict(ck["opt"])
     sched.load_state_dict(ck["sched"])
     second = _ckpt_train(torch, model, opt, sched, x, y, steps)
-    return straight, first + second, ck["step"]
+    step_dtype = str(ck["opt"]["state"][0]["step"].dtype).removeprefix("torch.")
+    return straight, first + second, ck["step"], step_dtype
 
 
 # --- 9. DataLoader(TensorDataset) regression: MSELoss, weight decay, zero_grad(None) ---------
@@ -1352,11 +1357,13 @@ def test_program_matches_pytorch(name):
 def test_checkpoint_resume_matches_uninterrupted(tmp_path):
     res = []
     for lib in LIBS:
-        straight, resumed, step = checkpoint(lib, 3, tmp_path / f"{lib.__name__}.pt")
+        straight, resumed, step, step_dtype = checkpoint(lib, 3, tmp_path / f"{lib.__name__}.pt")
         # (resuming from the checkpoint gives the uninterrupted run's losses exactly)
         assert resumed == straight
         assert step == 3
-        res.append(straight)
+        res.append(straight + [step_dtype])
+    # (the saved optimizer state's step count: float64 under the float64 default, as PyTorch's)
+    assert res[1][-1] == res[0][-1] == "float64"
     _compare(res[0], res[1])
 
 
