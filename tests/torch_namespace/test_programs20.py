@@ -39,14 +39,19 @@ LIBS = (torch, st)
 
 @pytest.fixture(autouse=True)
 def _float64():
-    saved = torch.get_default_dtype(), st.get_default_dtype()
+    """float64 defaults during the test; the global settings a program changes (the default
+    dtype, deterministic algorithms, cudnn.deterministic) restored after it."""
+    saved = [(lib.get_default_dtype(), lib.are_deterministic_algorithms_enabled(),
+              lib.backends.cudnn.deterministic) for lib in LIBS]
     torch.set_default_dtype(torch.float64)
     st.set_default_dtype(st.float64)
     try:
         yield
     finally:
-        torch.set_default_dtype(saved[0])
-        st.set_default_dtype(saved[1])
+        for lib, (dtype, det, cudnn_det) in zip(LIBS, saved):
+            lib.set_default_dtype(dtype)
+            lib.use_deterministic_algorithms(det)
+            lib.backends.cudnn.deterministic = cudnn_det
 
 
 def _init(lib, make, seed=0):
@@ -1279,6 +1284,75 @@ def spec_param(torch, steps):
     return out
 
 
+def layer_zoo(torch, steps):
+    nn = torch.nn
+    F = torch.nn.functional
+
+    def make(t):
+        n = t.nn
+        return n.Sequential(
+            n.ReflectionPad2d(1),
+            n.Conv2d(2, 4, 3),
+            n.LocalResponseNorm(2),
+            n.Hardtanh(-2, 2),
+            n.ChannelShuffle(2),
+            n.Upsample(scale_factor=2, mode="bilinear", align_corners=True),
+            n.ZeroPad2d((1, 0, 1, 0)),
+            n.LPPool2d(2, 2),
+            n.GroupNorm(2, 4),
+            n.RReLU(),
+            n.AdaptiveMaxPool2d(3),
+            n.Conv2d(4, 4, 1),
+            n.Softmax2d(),
+            n.Flatten(),
+            n.Unflatten(1, (4, 9)),
+            n.Flatten(1),
+            n.AlphaDropout(0.0),
+            n.Linear(36, 6),
+            n.GLU(),
+            n.Threshold(0.1, 0.0),
+            n.Identity(),
+        )
+
+    m = _init(torch, make)
+    rng = _rng(90)
+    x = _data(torch, rng.standard_normal((3, 2, 5, 5)))
+    y = _data(torch, (rng.random((3, 3)) > 0.5).astype(np.float64))
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    out = []
+    for _ in range(steps):
+        m.train()
+        m[9].eval()
+        opt.zero_grad()
+        o = m(x)
+        l = (
+            F.multilabel_soft_margin_loss(o, y, weight=torch.tensor([1.0, 2.0, 3.0]))
+            + F.poisson_nll_loss(o.exp(), y, log_input=False)
+            + F.cosine_embedding_loss(o, o.flip(0), torch.tensor([1, -1, 1]), margin=0.1)
+            + nn.BCELoss(weight=torch.tensor([0.5, 1.0, 2.0]))(torch.sigmoid(o), y)
+        )
+        l += (
+            F.interpolate(x, size=(7, 3), mode="bicubic", align_corners=False).mean() * 0
+            + nn.PairwiseDistance()(o, o.flip(0)).mean() * 0.1
+            + nn.CosineSimilarity()(o, o + 1).mean() * 0.1
+        )
+        l.backward()
+        opt.step()
+        out.append(l.item())
+    mp = nn.MaxPool2d(2, return_indices=True)
+    un = nn.MaxUnpool2d(2)
+    a, i = mp(x)
+    out += un(a, i, output_size=x.shape[-2:]).flatten().tolist()[:20]
+    try:
+        un(a, i)
+    except RuntimeError as e:
+        out.append("Found an invalid max index: 18 (output volumes are of size 4x4)" in str(e))
+    out += (
+        F.interpolate(x, size=(7, 3), mode="bicubic", align_corners=False).flatten().tolist()[:20]
+    )
+    return out
+
+
 def _torch_ref():
     return torch
 
@@ -1343,6 +1417,10 @@ PROGRAMS = {
     "custom_module": (custom_module, 4, {}),
     "distributions_vae": (dist_vae, 4, {}),
     "parametrize_ema": (spec_param, 4, {}),
+    # (padding, LocalResponseNorm, ChannelShuffle, bilinear Upsample, LPPool2d, GroupNorm,
+    # RReLU in eval, AdaptiveMaxPool2d, Softmax2d, Unflatten, GLU, Threshold; several losses;
+    # bicubic interpolate; MaxUnpool2d and its error)
+    "layer_zoo": (layer_zoo, 4, {}),
 }
 
 
