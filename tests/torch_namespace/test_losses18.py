@@ -525,9 +525,9 @@ def test_embedding_bag_module_and_errors():
         ]:
             with pytest.raises(exc, match=frag):
                 F.embedding_bag(*args, **kw)
-    with pytest.raises(NotImplementedError, match="max_norm"):
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
         storch.nn.functional.embedding_bag(storch.tensor([1]), storch.ones(3, 2),
-                                           storch.tensor([0]), max_norm=1.0)
+                                           storch.tensor([0]), scale_grad_by_freq=True)
 
 
 # --- ctc_loss ------------------------------------------------------------------------------------

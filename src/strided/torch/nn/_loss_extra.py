@@ -906,8 +906,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
     ``offsets``, the start of each bag (``include_last_offset``: one more, the end of the
     last). ``per_sample_weights`` (mode ``sum`` only) weighs each picked row; indices equal to
     ``padding_idx`` are left out of their bag (and of a mean's count); an empty bag gives
-    zeros. ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are not supported (they raise),
-    nor is ``include_last_offset`` with a last offset short of the input's length (PyTorch's
+    zeros. ``max_norm`` first rescales, in place and outside autograd, the picked rows of
+    ``weight`` whose ``norm_type``-norm exceeds it (as ``embedding``'s). ``scale_grad_by_freq``
+    and ``sparse`` are not supported (they raise), nor is ``include_last_offset`` with a last offset short of the input's length (PyTorch's
     result there is not the documented one).
 
     >>> import strided.torch as torch
@@ -959,9 +960,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
                          "frequency")
     if mode == "max" and sparse:
         raise ValueError("embedding_bag(): max mode does not support sparse weights")
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag(): max_norm, scale_grad_by_freq and sparse are "
-                                  "not supported by strided")
+    if scale_grad_by_freq or sparse:
+        # Note: PyTorch 2.13's CPU backward scales some rows by another index's count (indices
+        # [0, 3, 3, 1, 4] give row 4 half its gradient), so there is no rule to follow here.
+        raise NotImplementedError("embedding_bag(): scale_grad_by_freq and sparse are not "
+                                  "supported by strided")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
@@ -971,6 +974,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
         raise RuntimeError(f"embedding_bag(): Expected tensor for argument #1 'indices' to have "
                            f"one of the following scalar types: Long, Int; but got "
                            f"{input.dtype.name} instead")
+    if max_norm is not None:
+        _F._embedding_renorm_(weight, input, max_norm, norm_type, "embedding_bag")
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(f"embedding_bag(): Expected tensor for argument #1 'weight' to have "
                            f"the same type as tensor for argument #1 'per_sample_weights'; but "

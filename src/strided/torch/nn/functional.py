@@ -463,19 +463,24 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Array:
     """Rows of ``weight`` picked by the integer indices ``input``.
 
-    ``padding_idx``'s row gets no gradient, as in PyTorch; ``max_norm``,
-    ``scale_grad_by_freq`` and ``sparse`` are not supported (they raise).
+    ``padding_idx``'s row gets no gradient, as in PyTorch. With ``max_norm``, the rows that
+    ``input`` picks and whose ``norm_type``-norm exceeds ``max_norm`` are first rescaled in
+    place in ``weight`` (outside autograd) to norm ``max_norm``, as PyTorch's
+    ``embedding_renorm_``. With ``scale_grad_by_freq``, each picked row's gradient is divided
+    by the number of times its index occurs in ``input``. ``sparse`` is not supported (it
+    raises).
 
     >>> import strided.torch as torch
     >>> torch.nn.functional.embedding(torch.tensor([1]), torch.eye(3))
     tensor([[0., 1., 0.]])
     """
     _check(input, "embedding")
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding(): max_norm, scale_grad_by_freq and sparse are "
-                                  "not supported by strided")
+    if sparse:
+        raise NotImplementedError("embedding(): sparse gradients are not supported by strided")
     if input.dtype.kind not in "iu":
         raise TypeError(f"embedding(): indices must be integers; got {input.dtype.name}")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type, "embedding")
     flat = _st.reshape(input, (-1,))
     rows = _st.take(weight, flat, axis=0)
     if padding_idx is not None:
@@ -483,7 +488,56 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
             padding_idx += weight.shape[0]
         keep = (flat != padding_idx)[:, None]
         rows = _st.where(keep, rows, rows.detach())
+    if scale_grad_by_freq:
+        rows = _scale_grad_by_freq(rows, flat)
     return _st.reshape(rows, tuple(input.shape) + (weight.shape[1],))
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type, name: str) -> None:
+    """PyTorch's ``embedding_renorm_`` under ``no_grad``: each distinct row of ``weight`` that
+    ``input`` picks and whose ``norm_type``-norm is above ``max_norm`` is multiplied in place by
+    ``max_norm / (norm + 1e-7)``."""
+    if weight.ndim != 2:
+        raise RuntimeError(f"{name}(): max_norm needs a 2-D weight; got {weight.ndim} dimensions")
+    if weight.dtype.kind != "f":
+        raise TypeError(f"{name}(): max_norm needs a floating-point weight; got "
+                        f"{weight.dtype.name}")
+    from strided import torch as _torch
+
+    with _torch.no_grad():
+        idx = _torch.unique(_st.reshape(input, (-1,)))
+        if idx.shape[0] == 0:
+            return
+        rows = weight[idx]
+        norm = _torch.linalg.vector_norm(rows, ord=norm_type, dim=1)
+        # (rows at or under max_norm are multiplied by exactly 1: unchanged)
+        scale = _st.where(norm > max_norm, max_norm / (norm + 1e-7), _st.ones_like(norm))
+        weight[idx] = rows * scale[:, None]
+
+
+class _ScaleGrad(Function):
+    """The identity whose backward multiplies the gradient by the fixed array ``scale``."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.scale = scale
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.scale, None
+
+
+def _scale_grad_by_freq(rows, flat):
+    """``rows`` (one per index in ``flat``) with each row's gradient multiplied by one over the
+    number of times its index occurs in ``flat`` (PyTorch's ``scale_grad_by_freq``)."""
+    if flat.shape[0] == 0 or not rows.requires_grad:
+        return rows
+    from strided import torch as _torch
+
+    _, inverse, counts = _torch.unique(flat, return_inverse=True, return_counts=True)
+    scale = 1.0 / _st.astype(_st.take(counts, inverse), rows.dtype)
+    return _ScaleGrad.apply(rows, scale[:, None])
 
 
 # --- losses ------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import strided as _st
 
-from .optimizer import Optimizer, _check_range, _step_value
+from .optimizer import (Optimizer, _check_fused_flags, _check_fused_params, _check_range,
+                        _new_step, _step_value)
 
 __all__ = ["Adagrad"]
 
@@ -29,21 +30,23 @@ class Adagrad(Optimizer):
         _check_range("weight_decay value", weight_decay)
         _check_range("initial_accumulator_value value", initial_accumulator_value)
         _check_range("epsilon value", eps)
-        if differentiable or fused:
-            raise NotImplementedError("Adagrad: differentiable and fused are not supported by strided")
+        if differentiable and not fused:
+            raise NotImplementedError("Adagrad: differentiable is not supported by strided")
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
                                       foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, fused=fused))
+        _check_fused_flags(fused, foreach, differentiable)
         # Note: as PyTorch, Adagrad's state exists from construction (step 0, the sums).
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = _st.zeros((), dtype=_st.float32, device="cpu")
+                state["step"] = _new_step(group.get("fused"), p.device)
                 state["sum"] = _st.full_like(p, group["initial_accumulator_value"])
 
     def _update(self, group: dict) -> None:
         lr, lr_decay, eps, wd = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
+        _check_fused_params(group)
         for p in group["params"]:
             if p.grad is None:
                 continue

@@ -12,7 +12,8 @@ import strided as _st
 
 import numpy as np
 
-from .optimizer import Optimizer, _check_range, _new_step, _step_value, host, written
+from .optimizer import (Optimizer, _check_fused_flags, _check_fused_params, _check_range,
+                        _new_step, _step_value, host, written)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -41,25 +42,27 @@ class Adam(Optimizer):
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         _check_range("weight_decay value", weight_decay)
-        if capturable or differentiable or fused:
-            raise NotImplementedError(f"{type(self).__name__}: capturable, differentiable and "
-                                      "fused are not supported by strided")
+        if capturable or (differentiable and not fused):
+            raise NotImplementedError(f"{type(self).__name__}: capturable and differentiable "
+                                      "are not supported by strided")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                                       capturable=capturable, differentiable=differentiable,
                                       fused=fused, decoupled_weight_decay=decoupled_weight_decay))
+        _check_fused_flags(fused, foreach, differentiable)
 
     def _update(self, group: dict) -> None:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
         decoupled = group["decoupled_weight_decay"]
+        _check_fused_params(group)
         for p in group["params"]:
             if p.grad is None:
                 continue
             grad = -p.grad if maximize else p.grad
             state = self.state[p]
             if not state:
-                state["step"] = _new_step()
+                state["step"] = _new_step(group.get("fused"), p.device)
                 state["exp_avg"] = _st.zeros_like(p)
                 state["exp_avg_sq"] = _st.zeros_like(p)
                 if amsgrad:

@@ -341,15 +341,49 @@ def _check_range(name: str, value, lo: float = 0.0) -> None:
 
 
 def _step_value(state: dict) -> float:
-    """Increment the state's ``step`` (a 0-d float32 array on the CPU, as PyTorch's) and
-    return its new value."""
+    """Increment the state's ``step`` (a 0-d array on the CPU, as PyTorch's) and return its
+    new value."""
     step = state["step"]
     step += 1.0
     return float(step)
 
 
-def _new_step():
-    return _st.zeros((), dtype=_st.float32, device="cpu")
+def _new_step(fused=False, device=None):
+    """A new ``step`` count: a 0-d zero on the CPU in PyTorch's ``_get_scalar_dtype()``
+    (float64 when the default dtype is float64, float32 otherwise); with ``fused``, a float32
+    zero on the parameter's ``device``, as PyTorch's."""
+    if fused:
+        return _st.zeros((), dtype=_st.float32, device=device)
+    from ._common18 import _scalar
+
+    return _scalar(0.0)
+
+
+# (PyTorch's _get_fused_kernels_supported_devices(), named in its error)
+_FUSED_DEVICES = ['mps', 'cuda', 'xpu', 'hpu', 'cpu', 'mtia', 'privateuseone']
+
+
+def _check_fused_flags(fused, foreach, differentiable) -> None:
+    """PyTorch's constructor checks for ``fused=True`` (Adam, AdamW, SGD, Adagrad). strided
+    has no fused kernels: ``fused`` runs the same update as the default, whose numbers agree
+    with PyTorch's fused kernel to rounding."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _check_fused_params(group: dict) -> None:
+    """PyTorch's ``_device_dtype_check_for_fused`` on the parameters with a gradient of a
+    ``fused`` group: each must be real floating-point."""
+    if not group.get("fused"):
+        return
+    for p in group["params"]:
+        if p.grad is not None and p.dtype.kind != "f":
+            raise RuntimeError("`fused=True` requires all the params to be floating point "
+                               f"Tensors of supported devices: {_FUSED_DEVICES} but "
+                               f"{p.dtype.name} and {p.device.type}")
 
 
 # The host path of the optimizers' updates (``host``): False makes every update take the

@@ -44,17 +44,19 @@ class SGD(Optimizer):
         _check_range("weight_decay value", weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        if differentiable or fused:
-            raise NotImplementedError("SGD: differentiable and fused are not supported by strided")
+        if differentiable and not fused:
+            raise NotImplementedError("SGD: differentiable is not supported by strided")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
+        _optimizer._check_fused_flags(fused, foreach, differentiable)
 
     def _update(self, group: dict) -> None:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
         params = group["params"]
+        _optimizer._check_fused_params(group)
         if _sgd_run is not None and _optimizer.HOST and type(lr) is float and type(params) is list:
             if momentum == 0 and wd == 0 and not maximize:
                 extra = ()
