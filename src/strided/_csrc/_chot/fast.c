@@ -1082,10 +1082,21 @@ done:
    or where the kernel declines (a layout it does not take): the Python definition, which
    makes the same call first. Issue 38: the Python path cost ~500 ns a call more than this
    (the API wrapper's error state, the frame, its tests), a quarter of a 65536-element sum. */
+/* Whether x's extension leaves a whole reduction as the plain one: none, or a named array's
+   record (names only, ext_names_only): the names handler reduces every axis of a named array to
+   an unnamed 0-d result, the plain call's (its checks concern named axes, and there are none). */
+static inline int
+whole_reduction_plain(PyObject *x)
+{
+    PyObject *e = SLOT(x, O_ext);
+    return e == Py_None || (e != NULL && ExtC_T != NULL && Py_IS_TYPE(e, ExtC_T)
+                            && ext_names_only((const ExtObject *)e));
+}
+
 static PyObject *
 fast_sum(Fast *f, PyObject *x)
 {
-    if (Py_TYPE(x) != Array_T || !contract_operand(x) || SLOT(x, O_ext) != Py_None
+    if (Py_TYPE(x) != Array_T || !contract_operand(x) || !whole_reduction_plain(x)
         || !PyList_CheckExact(f->table) || PyList_GET_SIZE(f->table) != 4)
         return NULL;
     PyObject *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device), *shape = SLOT(x, O_shape);
@@ -1120,7 +1131,7 @@ static PyObject *
 fast_npreduce(Fast *f, PyObject *x)
 {
     PyObject *t = f->table;
-    if (Py_TYPE(x) != Array_T || !contract_operand(x) || SLOT(x, O_ext) != Py_None
+    if (Py_TYPE(x) != Array_T || !contract_operand(x) || !whole_reduction_plain(x)
         || !PyList_CheckExact(t) || PyList_GET_SIZE(t) != 7)
         return NULL;
     PyObject *dt = SLOT(x, O_dtype), *dev = SLOT(x, O_device), *taken = PyList_GET_ITEM(t, 3);
