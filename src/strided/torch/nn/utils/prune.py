@@ -16,10 +16,7 @@ lowest index first.
 >>> from strided.torch.nn.utils import prune
 >>> lin = torch.nn.Linear(2, 2)
 >>> with torch.no_grad():
-...     lin.weight.copy_(torch.tensor([[1.0, -4.0], [3.0, 2.0]]))
-Parameter containing:
-tensor([[ 1., -4.],
-        [ 3.,  2.]], requires_grad=True)
+...     _ = lin.weight.copy_(torch.tensor([[1.0, -4.0], [3.0, 2.0]]))
 >>> _ = prune.l1_unstructured(lin, "weight", amount=2)
 >>> lin.weight_mask
 tensor([[0., 1.],
