@@ -356,3 +356,42 @@ def test_error_on_pruning_a_tensor_twice_in_one_hook_and_mismatched_types():
     m_t, m_s = _named(tprune.L1Unstructured(1), "bias"), _named(sprune.L1Unstructured(1), "bias")
     _both_raise(lambda: tc.add_pruning_method(m_t), lambda: sc.add_pruning_method(m_s), ValueError,
                 "Can only add pruning methods acting on the parameter named")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_training_steps_keep_pruned_entries_zero(dtype):
+    t, s = _pair("conv", dtype)
+    tprune.ln_structured(t, "weight", amount=1, n=2, dim=0)
+    sprune.ln_structured(s, "weight", amount=1, n=2, dim=0)
+    tprune.l1_unstructured(t, "bias", amount=1)
+    sprune.l1_unstructured(s, "bias", amount=1)
+    topt = torch.optim.SGD(t.parameters(), lr=0.1, momentum=0.9)
+    sopt = storch.optim.SGD(s.parameters(), lr=0.1, momentum=0.9)
+    tol = DT[dtype][2] * 100
+    for step in range(3):
+        tx, sx = _inp("conv", dtype, seed=step)
+        topt.zero_grad()
+        sopt.zero_grad()
+        ty, sy = t(tx), s(sx)
+        np.testing.assert_allclose(to_numpy(sy), ty.detach().numpy(), rtol=tol, atol=tol)
+        ty.square().mean().backward()
+        sy.square().mean().backward()
+        topt.step()
+        sopt.step()
+        _same_state(t, s, tol=tol)
+    np.testing.assert_array_equal(to_numpy(s.weight)[to_numpy(s.weight_mask) == 0], 0)
+
+
+def test_dtype_move_of_a_pruned_module():
+    t, s = _pair("linear")
+    tprune.l1_unstructured(t, "weight", amount=6)
+    sprune.l1_unstructured(s, "weight", amount=6)
+    t2, s2 = t.float(), s.float()
+    assert sprune.is_pruned(s2)
+    assert s2.weight_mask.dtype == storch.float32 and s2.weight_orig.dtype == storch.float32
+    _same_state(t2, s2, tol=1e-6)
+    _same_forward_backward(t2, s2, "linear", "float32")
+    with storch.no_grad():
+        s2.weight_orig.fill_(1.0)
+    s2(storch.ones(1, 5))  # the hook recomputes weight from the changed weight_orig
+    np.testing.assert_array_equal(to_numpy(s2.weight), to_numpy(s2.weight_mask))
