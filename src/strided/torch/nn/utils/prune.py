@@ -570,19 +570,25 @@ class CustomFromMask(BasePruningMethod):
 
 
 def identity(module, name):
-    """Apply pruning reparameterization without pruning any units."""
+    """Apply the pruning reparameterization to ``module``'s parameter ``name`` with a mask of ones
+    (``name_orig``, ``name_mask``, the forward pre-hook); returns ``module``."""
     Identity.apply(module, name)
     return module
 
 
 def random_unstructured(module, name, amount):
-    """Prune tensor by removing random (currently unpruned) units."""
+    """Zero ``amount`` randomly chosen (currently unpruned) entries of ``module``'s parameter
+    ``name``: an int is a count, a float in [0, 1] a fraction of them (rounded); returns
+    ``module``. Drawn with strided's ``rand_like`` (PyTorch's distribution, not its numbers)."""
     RandomUnstructured.apply(module, name, amount)
     return module
 
 
 def l1_unstructured(module, name, amount, importance_scores=None):
-    """Prune tensor by removing units with the lowest L1-norm."""
+    """Zero the ``amount`` (count, or fraction in [0, 1]) currently unpruned entries of
+    ``module``'s parameter ``name`` with the smallest magnitude (of ``importance_scores`` when
+    given, an array of the parameter's shape); returns ``module``. Among equal magnitudes at the
+    threshold, which are pruned may differ from PyTorch (see the module docstring)."""
     L1Unstructured.apply(
         module, name, amount=amount, importance_scores=importance_scores
     )
@@ -590,14 +596,18 @@ def l1_unstructured(module, name, amount, importance_scores=None):
 
 
 def random_structured(module, name, amount, dim):
-    """Prune tensor by removing random channels along the specified dimension."""
+    """Zero ``amount`` (count, or fraction in [0, 1]) randomly chosen whole channels (slices
+    along ``dim``) of ``module``'s parameter ``name``, which must have at least 2 dimensions;
+    returns ``module``. Drawn with strided's ``rand`` (PyTorch's distribution, not its numbers)."""
     RandomStructured.apply(module, name, amount, dim)
     return module
 
 
 def ln_structured(module, name, amount, n, dim, importance_scores=None):
-    """Prune tensor by removing channels with the lowest L``n``-norm along the specified
-    dimension."""
+    """Zero the ``amount`` (count, or fraction in [0, 1]) channels (slices along ``dim``) of
+    ``module``'s parameter ``name`` with the smallest ``torch.norm(p=n)`` over the other dimensions
+    (of ``importance_scores`` when given); when ``name`` was pruned before, only the channels
+    still unpruned are ranked and ``amount`` counts among them; returns ``module``."""
     LnStructured.apply(
         module, name, amount, n, dim, importance_scores=importance_scores
     )
@@ -607,8 +617,10 @@ def ln_structured(module, name, amount, n, dim, importance_scores=None):
 def global_unstructured(
     parameters, pruning_method, importance_scores=None, **kwargs
 ) -> None:
-    """Globally prunes tensors corresponding to all parameters in ``parameters`` by applying the
-    specified ``pruning_method``."""
+    """Prune the ``(module, name)`` pairs of ``parameters`` together: their entries (and existing
+    masks) are flattened into one vector, ``pruning_method(**kwargs)`` (an unstructured method
+    class, e.g. ``L1Unstructured`` with ``amount``) computes one mask, and each parameter gets its
+    slice through ``custom_from_mask``. ``importance_scores`` maps pairs to score arrays."""
     # ensure parameters is a list or generator of tuples
     if not isinstance(parameters, Iterable):
         raise TypeError("global_unstructured(): parameters is not an Iterable")
@@ -669,15 +681,16 @@ def global_unstructured(
 
 
 def custom_from_mask(module, name, mask):
-    """Prune tensor corresponding to parameter called ``name`` in ``module`` by applying the pre-
-    computed mask in ``mask``."""
+    """Prune ``module``'s parameter ``name`` with the given ``mask`` (same shape; 0 prunes,
+    combined with any earlier mask); returns ``module``."""
     CustomFromMask.apply(module, name, mask)
     return module
 
 
 def remove(module, name):
-    """Remove the pruning reparameterization from a module and the pruning method from the forward
-    hook."""
+    """Make the pruning of ``module``'s parameter ``name`` permanent: ``name`` becomes a plain
+    parameter holding ``name_orig * name_mask`` (the ``_orig`` parameter object), the mask buffer
+    and the hook go; returns ``module``. ValueError if ``name`` is not pruned."""
     for k, hook in module._forward_pre_hooks.items():
         if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
             hook.remove(module)
@@ -690,7 +703,7 @@ def remove(module, name):
 
 
 def is_pruned(module) -> bool:
-    """Check if a module is pruned by looking for pruning pre-hooks."""
+    """Whether ``module`` or any submodule has a pruning forward pre-hook."""
     for _, submodule in module.named_modules():
         for hook in submodule._forward_pre_hooks.values():
             if isinstance(hook, BasePruningMethod):
