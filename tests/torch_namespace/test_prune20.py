@@ -395,3 +395,37 @@ def test_dtype_move_of_a_pruned_module():
         s2.weight_orig.fill_(1.0)
     s2(storch.ones(1, 5))  # the hook recomputes weight from the changed weight_orig
     np.testing.assert_array_equal(to_numpy(s2.weight), to_numpy(s2.weight_mask))
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.lists(st.integers(1, 4), min_size=2, max_size=3), seed=st.integers(0, 2**16),
+       frac=st.floats(0.0, 1.0), n=st.sampled_from([1, 2, math.inf]), transpose=st.booleans())
+def test_masks_on_random_shapes_and_strides(shape, seed, frac, n, transpose):
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(shape))
+    w = (rng.permutation(size) + 1.0).reshape(shape) * rng.choice([-1.0, 1.0], shape)
+    tw, sw = torch.tensor(w), storch.tensor(w)
+    if transpose:  # a noncontiguous parameter
+        tw, sw = tw.transpose(0, -1), sw.transpose(0, -1)
+    dim = int(rng.integers(-len(shape), len(shape)))
+    dm = (rng.random(shape) > 0.3).astype(np.float64)
+    tdm, sdm = torch.tensor(dm), storch.tensor(dm)
+    if transpose:
+        tdm, sdm = tdm.transpose(0, -1), sdm.transpose(0, -1)
+    try:
+        tm = tprune.L1Unstructured(frac).compute_mask(tw, tdm)
+    except RuntimeError as e:  # PyTorch's abs(t).view(-1) refuses a transposed t
+        assert transpose and "view" in str(e)
+        with pytest.raises(RuntimeError, match="view"):
+            sprune.L1Unstructured(frac).compute_mask(sw, sdm)
+    else:
+        sm = sprune.L1Unstructured(frac).compute_mask(sw, sdm)
+        np.testing.assert_array_equal(to_numpy(sm), tm.numpy())
+    for a in (frac, int(rng.integers(0, tw.shape[dim] + 1))):
+        # ranked norms may tie between channels only by accident; they are distinct sums here
+        tm = tprune.LnStructured(a, n=n, dim=dim).compute_mask(tw, tdm)
+        sm = sprune.LnStructured(a, n=n, dim=dim).compute_mask(sw, sdm)
+        np.testing.assert_array_equal(to_numpy(sm), tm.numpy())
