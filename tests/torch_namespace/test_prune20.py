@@ -85,13 +85,14 @@ def test_l1_unstructured(kind, dtype, amount):
     _same_forward_backward(t, s, kind, dtype)
 
 
-@pytest.mark.parametrize("kind", ["linear", "conv"])
-@pytest.mark.parametrize("n", [1, 2, 3, math.inf, -math.inf, "fro"])
+@pytest.mark.parametrize("kind", ["linear", "conv", "conv1d"])
+@pytest.mark.parametrize("n", [1, 2, 3, math.inf, -math.inf, "fro", "nuc"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("amount", [1, 0.5, 0])
 def test_ln_structured(kind, n, dim, amount):
     t, s = _pair(kind)
-    if n == "fro" and kind == "conv":  # 'fro' over three dims: PyTorch's torch.norm refuses
+    if (n == "fro" and kind == "conv") or (n == "nuc" and kind != "conv1d"):
+        # 'fro' over three dims, 'nuc' over other than two: PyTorch's torch.norm refuses
         _both_raise(lambda: tprune.ln_structured(t, "weight", amount=amount, n=n, dim=dim),
                     lambda: sprune.ln_structured(s, "weight", amount=amount, n=n, dim=dim),
                     RuntimeError, "dim must be a 2-tuple")

@@ -772,9 +772,10 @@ def _compute_norm(t, n, dim):
         dim = dims[dim]
     dims.remove(dim)
 
-    if n == "fro" and len(dims) > 2:
-        # PyTorch's torch.norm sends 'fro' over more than two dims to linalg.matrix_norm, which
-        # refuses them (strided's torch.norm computes a value there, so refuse here as PyTorch does)
+    if (n == "fro" and len(dims) > 2) or (n == "nuc" and len(dims) != 2):
+        # PyTorch's torch.norm sends 'fro' over more than two dims and 'nuc' to
+        # linalg.matrix_norm, which refuses anything but two dims (strided's torch.norm computes
+        # a value for 'fro' there and raises a ValueError for 'nuc': refuse here as PyTorch does)
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
     norm = torch.norm(t, p=n, dim=dims)
     return norm
