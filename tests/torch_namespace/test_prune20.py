@@ -192,7 +192,9 @@ def test_remove_makes_pruning_permanent(kind):
         p.l1_unstructured(m, "weight", amount=0.5)
         p.ln_structured(m, "weight", amount=1, n=2, dim=0)
         p.random_unstructured(m, "bias", amount=0)
+        orig = m.weight_orig
         p.remove(m, "weight")
+        assert m.weight is orig  # PyTorch keeps the _orig parameter object, with the masked data
     assert list(s.state_dict()) == list(t.state_dict())
     np.testing.assert_array_equal(to_numpy(s.weight), t.weight.detach().numpy())
     assert isinstance(s.weight, storch.nn.Parameter) and s.weight.requires_grad
