@@ -11,7 +11,7 @@ hook-based ``weight_norm`` (deprecated in PyTorch) and ``spectral_norm`` with th
 functions are PyTorch's, and so are the submodules ``parametrize`` and ``parametrizations``
 (``weight_norm``, ``spectral_norm``, ``orthogonal``), ``fusion`` (``fuse_conv_bn_eval``,
 ``fuse_linear_bn_eval`` and their ``_weights`` forms, also here) and
-``stateless.functional_call``. Not here: the rest of PyTorch's module (asking for one is an
+``stateless.functional_call`` and ``prune``. Not here: the rest of PyTorch's module (asking for one is an
 AttributeError that says so).
 
 >>> import strided.torch as torch
@@ -30,7 +30,7 @@ import types
 import warnings
 
 from ...._core.array import Array
-from . import fusion, parametrizations, parametrize, rnn, stateless  # noqa: F401
+from . import fusion, parametrizations, parametrize, prune, rnn, stateless  # noqa: F401
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
@@ -38,7 +38,7 @@ from ...._core.caller import stacklevel
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "fusion",
-           "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm", "remove_weight_norm", "rnn",
+           "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize", "prune", "remove_spectral_norm", "remove_weight_norm", "rnn",
            "skip_init", "spectral_norm", "stateless", "vector_to_parameters", "weight_norm"]
 
 _MISSING = ("convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format")
