@@ -209,6 +209,7 @@ VARIADIC = {
     "strided.Array.rename": "the method form of strided.named.rename",
     "strided.Array.rename_": "the in-place rename, the same parameters",
     "strided.torch.nn.utils.skip_init": "PyTorch's skip_init(module_cls, *args, **kwargs): the module's own arguments",
+    "strided.torch.utils.checkpoint.checkpoint": "PyTorch's checkpoint(function, *args, ..., **kwargs): the function's own arguments",
     "strided.Array.new": "PyTorch's legacy x.new(*sizes), x.new(data), x.new(size=...), device= only",
 }
 

@@ -57,7 +57,9 @@ SUBMODULES = ("linalg", "fft", "autograd", "named", "io", "lib.stride_tricks", "
               "torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.special", "torch.nn.utils",
               "torch.nn.utils.rnn", "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations",
               "torch.utils.data", "torch.testing", "torch.random", "torch.linalg", "torch.fft",
-              "torch.distributions")
+              "torch.distributions", "autograd.functional", "torch.func", "torch.amp",
+              "torch.utils.checkpoint", "torch.nn.utils.prune", "torch.nn.utils.fusion",
+              "torch.nn.utils.stateless")
 
 
 def _mod(sub: str):
@@ -247,6 +249,20 @@ INTROS = {
     "torch.distributions": "PyTorch's ``torch.distributions`` (adapted from PyTorch 2.13's modules): probability "
                            "distributions with ``sample``, ``rsample``, ``log_prob``, ``entropy``, "
                            "``kl_divergence`` and transforms.",
+    "autograd.functional": "PyTorch's ``torch.autograd.functional`` (adapted from PyTorch 2.13): ``vjp``, "
+                           "``jvp``, ``jacobian``, ``hessian``, ``hvp``, ``vhp`` over strided's autograd.",
+    "torch.func": "PyTorch's ``torch.func``: ``grad``, ``vjp``, ``jacrev``, ``jacfwd`` (by reverse mode), "
+                  "``hessian``, ``functional_call``, ``vmap``; transforms nest.",
+    "torch.amp": "PyTorch's ``torch.amp``: ``GradScaler`` step for step; ``autocast`` as PyTorch's where it is "
+                 "disabled, and an error where PyTorch would lower the precision of ops.",
+    "torch.utils.checkpoint": "PyTorch's ``torch.utils.checkpoint``: the function runs again in backward "
+                              "instead of keeping its intermediates.",
+    "torch.nn.utils.prune": "PyTorch's ``torch.nn.utils.prune`` (adapted from PyTorch 2.13): masks as "
+                            "``<name>_mask`` buffers over ``<name>_orig``, applied before each forward.",
+    "torch.nn.utils.fusion": "PyTorch's ``torch.nn.utils.fusion``: batch norm folded into the preceding "
+                             "convolution or linear layer.",
+    "torch.nn.utils.stateless": "PyTorch's ``torch.nn.utils.stateless.functional_call`` (deprecated there in "
+                                "favour of ``torch.func.functional_call``).",
     "torch.utils.data": "PyTorch's ``torch.utils.data``: datasets, samplers, ``default_collate`` and ``DataLoader``.",
     "torch.testing": "PyTorch's ``torch.testing``: ``assert_close`` with its default tolerances, ``make_tensor``.",
     "torch.random": "PyTorch's ``torch.random``: the default generator's seed and state.",
@@ -299,8 +315,21 @@ def pages() -> dict:
         "": [("strided.Array", "class")] + [("strided.Array." + n, k) for n, k in array_names()]})
     for sub in SUBMODULES:
         out[sub] = _page(f"strided.{sub}", INTROS[sub], {
-            "": [(f"strided.{sub}.{n}", k) for n, k in submodule_names(sub)]})
+            "": [(f"strided.{sub}.{n}", k) + ((True,) if _homed_below(sub, n) else ())
+                 for n, k in submodule_names(sub)]})
     return out
+
+
+def _homed_below(sub: str, name: str) -> bool:
+    """Whether ``strided.torch``'s class ``name`` is documented on a submodule's page (PyTorch's
+    ``torch.autocast`` is ``torch.amp.autocast``): its entry here is then a pointer there (one
+    description per object, as Sphinx wants)."""
+    if sub != "torch":
+        return False
+    obj = getattr(_mod(sub), name)
+    return inspect.isclass(obj) and any(
+        m != "torch" and m.startswith("torch.") and name in getattr(_mod(m), "__all__", ())
+        and getattr(_mod(m), name) is obj for m in SUBMODULES)
 
 
 def main() -> None:

@@ -549,6 +549,9 @@ class LnStructured(BasePruningMethod):
 
 
 class CustomFromMask(BasePruningMethod):
+    """Prune the entries where a given ``mask`` (of the parameter's shape) is 0 (PyTorch's
+    ``CustomFromMask``; the mask is combined with any earlier one)."""
+
     PRUNING_TYPE = "global"
 
     def __init__(self, mask) -> None:
