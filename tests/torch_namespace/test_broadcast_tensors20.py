@@ -39,3 +39,23 @@ def test_grads_and_nones_are_pytorchs(shapes, used, on_cpu):
 def test_without_grad_the_results_are_views_of_the_common_shape(on_cpu):
     a, b = st.broadcast_tensors(st.ones(2, 1), st.zeros(3))
     assert tuple(a.shape) == tuple(b.shape) == (2, 3)
+
+
+@pytest.mark.parametrize("dst,src", [((), (1,)), ((3,), (1, 3)), ((2, 3), (1, 2, 3)), ((2, 3), (3,)),
+                                     ((2, 3), ()), ((2, 3), (2, 1))])
+def test_copy_broadcasts_the_source_to_the_target_only(dst, src, on_cpu):
+    """copy_ takes a source that broadcasts to the target's shape, as PyTorch's; one with more
+    dimensions (even leading ones) is refused, where NumPy's assignment would take it."""
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal(src)
+    t = torch.zeros(dst, dtype=torch.float64)
+    s = st.zeros(dst, dtype=st.float64)
+    try:
+        t.copy_(torch.tensor(v))
+    except RuntimeError:
+        with pytest.raises(ValueError, match="can't be broadcast"):
+            s.copy_(st.tensor(v))
+        np.testing.assert_array_equal(to_numpy(s), np.zeros(dst))  # (nothing written)
+        return
+    s.copy_(st.tensor(v))
+    np.testing.assert_array_equal(to_numpy(s), t.numpy())

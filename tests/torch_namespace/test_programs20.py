@@ -1159,6 +1159,7 @@ def boilerplate(torch, steps):
             xs, ys = map(
                 torch.stack, (zip(*[(ds[i][0], torch.tensor(ds[i][1])) for i in range(14)]))
             )
+            xs, ys = xs.to(device), ys.to(device)  # (on the model's device, as its batches)
             pr = m(xs).softmax(-1)
             acc = (pr.argmax(-1) == ys).sum().item() / 14
             chunks = [c.sum().item() for c in pr.chunk(3)] + [c.shape[0] for c in pr.split([5, 9])]

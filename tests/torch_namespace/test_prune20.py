@@ -407,6 +407,18 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 @given(shape=st.lists(st.integers(1, 4), min_size=2, max_size=3), seed=st.integers(0, 2**16),
        frac=st.floats(0.0, 1.0), n=st.sampled_from([1, 2, math.inf]), transpose=st.booleans())
 def test_masks_on_random_shapes_and_strides(shape, seed, frac, n, transpose):
+    # (on the CPU: whether abs() of a transposed parameter can be view()ed is a matter of the
+    # result's layout, which PyTorch's CPU kernels and NumPy's keep and the CuPy stand-in's
+    # C-ordered results do not)
+    saved = storch.get_default_device()
+    storch.set_default_device("cpu")
+    try:
+        _masks_on_random_shapes_and_strides(shape, seed, frac, n, transpose)
+    finally:
+        storch.set_default_device(saved)
+
+
+def _masks_on_random_shapes_and_strides(shape, seed, frac, n, transpose):
     rng = np.random.default_rng(seed)
     size = int(np.prod(shape))
     w = (rng.permutation(size) + 1.0).reshape(shape) * rng.choice([-1.0, 1.0], shape)

@@ -977,6 +977,11 @@ def copy_(self, src, non_blocking=False):
         src = _ns().asarray(src, device=self._device)
     if src._device is not self._device:
         src = _to_device(src, self._device)
+    if len(src._shape) > len(self._shape):
+        # (PyTorch's rule: src broadcasts to self's shape, never beyond it; NumPy's assignment
+        # would drop src's extra leading ones, a (1,) source into a 0-d array)
+        raise ValueError(f"copy_(): source of shape {src._shape} can't be broadcast to "
+                         f"shape {self._shape} (it has more dimensions)")
     dst = out_native(self, "copy_()")
     s = src._get_native()
     if src._dtype.kind == "c" and self._dtype.kind != "c":
