@@ -14,7 +14,7 @@ __all__ = ["amp"]
 
 def __getattr__(name: str):
     if name == "amp":
-        from .amp._deprecated import cpu_amp
+        from .amp._legacy import cpu_amp
         return cpu_amp
     raise AttributeError(f"module 'strided.torch.cpu' has no attribute {name!r}: strided has only "
                          f"torch.cpu.amp")

@@ -65,6 +65,6 @@ def manual_seed_all(seed) -> None:
 
 def __getattr__(name: str):
     if name == "amp":  # PyTorch's deprecated torch.cuda.amp
-        from .amp._deprecated import cuda_amp
+        from .amp._legacy import cuda_amp
         return cuda_amp
     raise AttributeError(f"module 'strided.torch.cuda' has no attribute {name!r}")
