@@ -694,7 +694,10 @@ setup_take(PyObject *mod, PyObject *args)
 #define TAKE_FREE 4
 #define TAKE_FREE_BYTES 4096
 static PyObject *take_free[TAKE_FREE];
-static int take_free_flags = -1; /* the flags of a fresh result (the first one seen) */
+/* the flags each slot's array had when NumPy made it: a fresh array's flags depend on its
+   shape (a (2, 3) result is C-contiguous only, a (6,) one also F-contiguous), so they are
+   kept per slot; one set for all once listed only the contiguity class of the first result */
+static int take_free_flags[TAKE_FREE];
 static unsigned take_free_next;
 
 static PyObject *
@@ -703,7 +706,7 @@ take_reuse(const Py_ssize_t *dims, int nd, PyObject *descr)
     for (int s = 0; s < TAKE_FREE; s++) {
         PyObject *r = take_free[s];
         if (r == NULL || Py_REFCNT(r) != 1 || Py_TYPE(r) != ND_T || ND(r)->descr != descr
-            || ND(r)->nd != nd || ND(r)->base != NULL || ND(r)->flags != take_free_flags
+            || ND(r)->nd != nd || ND(r)->base != NULL || ND(r)->flags != take_free_flags[s]
             || (ND_T->tp_weaklistoffset > 0
                 && *(PyObject **)((char *)r + ND_T->tp_weaklistoffset) != NULL)
             || memcmp(ND(r)->dimensions, dims, nd * sizeof(Py_ssize_t)) != 0)
@@ -746,15 +749,12 @@ fresh_result(const Py_ssize_t *dims, int nd, PyObject *descr, Py_ssize_t nbytes,
     Py_INCREF(descr);
     r = nd_new(nd_new_type, descr, nd, dims, NULL, NULL, 0, NULL);
     if (reuse && r != NULL && nbytes <= TAKE_FREE_BYTES && Py_TYPE(r) == ND_T && ND(r)->base == NULL) {
-        if (take_free_flags < 0)
-            take_free_flags = ND(r)->flags;
-        if (ND(r)->flags == take_free_flags) {
-            /* (the slot's index first: Py_XSETREF evaluates its target twice in CPython
-               3.11, so an index with a side effect would drop one slot's reference and
-               overwrite the next slot's) */
-            unsigned k = take_free_next++ % TAKE_FREE;
-            Py_XSETREF(take_free[k], Py_NewRef(r));
-        }
+        /* (the slot's index first: Py_XSETREF evaluates its target twice in CPython 3.11,
+           so an index with a side effect would drop one slot's reference and overwrite the
+           next slot's) */
+        unsigned k = take_free_next++ % TAKE_FREE;
+        take_free_flags[k] = ND(r)->flags;
+        Py_XSETREF(take_free[k], Py_NewRef(r));
     }
     return r;
 }
