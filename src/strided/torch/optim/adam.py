@@ -69,7 +69,10 @@ class Adam(Optimizer):
                     state["max_exp_avg_sq"] = _st.zeros_like(p)
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             step = _step_value(state)
-            if host(p, p.grad, exp_avg, exp_avg_sq, *((state["max_exp_avg_sq"],) if amsgrad else ())):
+            # (not for a 0-d parameter: NumPy's ufuncs return a scalar, not an array, for 0-d
+            # operands, and _host_update writes into its temporaries with out=)
+            if p.ndim and host(p, p.grad, exp_avg, exp_avg_sq,
+                               *((state["max_exp_avg_sq"],) if amsgrad else ())):
                 _host_update(p, state, step, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled)
                 continue
             if wd != 0:

@@ -1,0 +1,829 @@
+"""More whole PyTorch programs (after ``test_programs20.py``), run on real ``torch`` and on
+``strided.torch``, giving the same numbers.
+
+Each ``program(torch, steps)`` takes the torch module and returns the list of numbers it would
+print (losses, accuracies, learning rates, shapes). As in ``test_programs20.py``: initial weights
+come from real PyTorch under ``torch.manual_seed`` and are copied into the strided model with
+``load_state_dict`` of NumPy arrays, and everything runs in float64. The strided side runs on
+the namespace's default device (``cuda`` on the CuPy stand-in leg): the NumPy weights copied in
+land on the model's device, and the data is made on it, as a CUDA user's ``.to(device)``.
+
+Tolerances: rtol 1e-11 by default (a training step is a chain of reductions whose summation
+order differs between the libraries; observed differences are below 1e-13). Where a program
+needs more, its entry in ``PROGRAMS`` says why.
+
+After the programs, focused tests of what the programs found.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import strided  # noqa: E402
+import strided.torch as st  # noqa: E402
+
+from _parity import to_numpy  # noqa: E402
+
+LIBS = (torch, st)
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    """float64 defaults during the test (restored after it)."""
+    saved = [lib.get_default_dtype() for lib in LIBS]
+    torch.set_default_dtype(torch.float64)
+    st.set_default_dtype(st.float64)
+    try:
+        yield
+    finally:
+        for lib, dtype in zip(LIBS, saved):
+            lib.set_default_dtype(dtype)
+
+
+def _init(lib, make, seed=0):
+    """``make(lib)`` with PyTorch's initial weights: built in PyTorch under ``manual_seed``; for
+    strided, every parameter and buffer is copied in through ``load_state_dict`` (NumPy arrays,
+    which land on the model's device)."""
+    torch.manual_seed(seed)
+    ref = make(torch)
+    if lib is torch:
+        return ref
+    model = make(lib)
+    model.load_state_dict({k: v.detach().numpy().copy() for k, v in ref.state_dict().items()})
+    return model
+
+
+def _data(lib, a):
+    """A NumPy array as an array of ``lib`` on its default device (floats: float64)."""
+    return lib.tensor(np.asarray(a).copy())
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+# --- 1. ResNet-style blocks: padding='same', groups, dilation, BatchNorm2d train then eval,
+# in-place residual add, ReLU(inplace=True), AdaptiveAvgPool2d(1) ------------------------------
+
+def _resnet(t):
+    n = t.nn
+
+    class Block(n.Module):
+        def __init__(s, c, groups, dilation):
+            super().__init__()
+            s.c1 = n.Conv2d(c, c, 3, padding="same", groups=groups, dilation=dilation, bias=False)
+            s.b1 = n.BatchNorm2d(c)
+            s.relu = n.ReLU(inplace=True)
+            s.c2 = n.Conv2d(c, c, (2, 3), padding="same", dilation=(1, 2), bias=False,
+                            padding_mode="reflect")
+            s.b2 = n.BatchNorm2d(c, momentum=0.2, eps=1e-3)
+
+        def forward(s, x):
+            h = s.relu(s.b1(s.c1(x)))
+            h = s.b2(s.c2(h))
+            h += x
+            return s.relu(h)
+
+    class Net(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.stem = n.Sequential(n.Conv2d(3, 4, 3, stride=2, padding=1, bias=False),
+                                  n.BatchNorm2d(4), n.ReLU(inplace=True))
+            s.blocks = n.Sequential(Block(4, 2, 2), Block(4, 4, 1))
+            s.pool = n.AdaptiveAvgPool2d(1)
+            s.fc = n.Linear(4, 3)
+
+        def forward(s, x):
+            return s.fc(t.flatten(s.pool(s.blocks(s.stem(x))), 1))
+
+    return Net()
+
+
+def resnet(torch, steps):
+    F = torch.nn.functional
+    model = _init(torch, _resnet)
+    rng = _rng(100)
+    x = _data(torch, rng.standard_normal((5, 3, 9, 8)))
+    y = _data(torch, rng.integers(0, 3, 5))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
+    out = []
+    for _ in range(steps):
+        model.train()
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    model.eval()
+    with torch.no_grad():
+        out += model(x).flatten().tolist()
+        b = model.blocks[0]
+        out += b.b1.running_mean.tolist() + b.b2.running_var.tolist()
+        out.append(int(b.b2.num_batches_tracked))
+    return out
+
+
+# --- 2. U-Net-ish: reflect pad, max-pool down, ConvTranspose2d up, bilinear interpolate
+# (align_corners=False), cat skip connections, per-pixel cross entropy plus a dice term ------
+
+def _unet(t):
+    n = t.nn
+    F = t.nn.functional
+
+    class UNet(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.d1 = n.Conv2d(1, 4, 3)
+            s.d2 = n.Conv2d(4, 8, 3, padding=1)
+            s.up = n.ConvTranspose2d(8, 4, 2, stride=2)
+            s.u1 = n.Conv2d(8, 4, 3, padding=1, padding_mode="replicate")
+            s.out = n.Conv2d(4, 2, 1)
+
+        def forward(s, x):
+            e1 = F.relu(s.d1(F.pad(x, (1, 1, 1, 1), mode="reflect")))
+            e2 = F.relu(s.d2(F.max_pool2d(e1, 2)))
+            u = s.up(e2) + F.interpolate(e2[:, :4], scale_factor=2, mode="bilinear",
+                                         align_corners=False)
+            h = F.relu(s.u1(t.cat([u, e1], dim=1)))
+            return F.interpolate(s.out(h), size=(11, 10), mode="bilinear", align_corners=False)
+
+    return UNet()
+
+
+def unet(torch, steps):
+    F = torch.nn.functional
+    model = _init(torch, _unet)
+    rng = _rng(101)
+    x = _data(torch, rng.standard_normal((2, 1, 8, 8)))
+    y = _data(torch, rng.integers(0, 2, (2, 11, 10)))
+    opt = torch.optim.Adam(model.parameters(), lr=5e-3)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        logits = model(x)
+        ce = F.cross_entropy(logits, y)
+        p = logits.softmax(1)[:, 1]
+        t = y.to(p.dtype)
+        dice = 1 - (2 * (p * t).sum((1, 2)) + 1) / (p.sum((1, 2)) + t.sum((1, 2)) + 1)
+        loss = ce + dice.mean()
+        loss.backward()
+        opt.step()
+        out += [loss.item(), dice.mean().item()]
+    out += list(logits.shape)
+    return out
+
+
+# --- 3. TransformerDecoder with a causal mask, key padding masks, MultiheadAttention with
+# kdim/vdim, add_bias_kv and per-head weights, scaled_dot_product_attention(is_causal=True) ---
+
+def _decoder(t):
+    n = t.nn
+
+    class Dec(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.emb = n.Embedding(11, 8)
+            layer = n.TransformerDecoderLayer(8, 2, dim_feedforward=16, dropout=0.0,
+                                              batch_first=True)
+            s.dec = n.TransformerDecoder(layer, num_layers=2, norm=n.LayerNorm(8))
+            s.cross = n.MultiheadAttention(8, 2, kdim=6, vdim=5, add_bias_kv=True,
+                                           add_zero_attn=True)
+            s.qkv = n.Linear(8, 24)
+            s.head = n.Linear(8, 11)
+
+    return Dec()
+
+
+def decoder(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _decoder)
+    rng = _rng(102)
+    B, T, S = 3, 5, 4
+    tgt_in = _data(torch, rng.integers(0, 11, (B, T)))
+    tgt_out = _data(torch, rng.integers(0, 11, (B, T)))
+    memory = _data(torch, rng.standard_normal((B, S, 8)))
+    keys = _data(torch, rng.standard_normal((S, B, 6)))
+    values = _data(torch, rng.standard_normal((S, B, 5)))
+    lengths = np.array([5, 3, 4])
+    pad = np.arange(T)[None, :] >= lengths[:, None]
+    tgt_pad = torch.zeros(B, T).masked_fill(_data(torch, pad), float("-inf"))
+    mem_pad = _data(torch, np.array([[0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 1]], dtype=bool))
+    mem_pad = torch.zeros(B, S).masked_fill(mem_pad, float("-inf"))
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(T)
+    target = tgt_out.masked_fill(_data(torch, pad), -1)
+    opt = torch.optim.Adam(m.parameters(), lr=3e-3)
+    out = [causal.isinf().sum().item()]
+    for _ in range(steps):
+        opt.zero_grad()
+        h = m.dec(m.emb(tgt_in), memory, tgt_mask=causal, tgt_key_padding_mask=tgt_pad,
+                  memory_key_padding_mask=mem_pad, tgt_is_causal=True)
+        c, w = m.cross(h.transpose(0, 1), keys, values, need_weights=True,
+                       average_attn_weights=False)
+        q, k, v = m.qkv(h).view(B, T, 3, 2, 4).permute(2, 0, 3, 1, 4).unbind(0)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2)
+        h = h + c.transpose(0, 1) + a.reshape(B, T, 8)
+        loss = F.cross_entropy(m.head(h).reshape(-1, 11), target.reshape(-1), ignore_index=-1)
+        loss = loss + 0.1 * w[:, :, :, -1].mean()
+        loss.backward()
+        opt.step()
+        out += [loss.item(), w.sum().item()] + list(w.shape)
+    return out
+
+
+# --- 4. bidirectional 2-layer GRU over pad_sequence/pack_padded_sequence(enforce_sorted=False)
+# and back through pad_packed_sequence, last states of both directions ----------------------
+
+def _gru_cls(t):
+    n = t.nn
+
+    class Net(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.emb = n.Embedding(12, 5, padding_idx=0)
+            s.gru = n.GRU(5, 6, num_layers=2, bidirectional=True)
+            s.fc = n.Linear(12 + 12, 3)
+
+    return Net()
+
+
+def gru_packed(torch, steps):
+    F = torch.nn.functional
+    R = torch.nn.utils.rnn
+    m = _init(torch, _gru_cls)
+    rng = _rng(103)
+    lengths = [3, 6, 4, 2]
+    seqs = [_data(torch, rng.integers(1, 12, n)) for n in lengths]
+    y = _data(torch, rng.integers(0, 3, 4))
+    h0 = _data(torch, rng.standard_normal((4, 4, 6)) * 0.1)
+    opt = torch.optim.NAdam(m.parameters(), lr=1e-2, decoupled_weight_decay=True,
+                            weight_decay=0.01)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        padded = R.pad_sequence(seqs, padding_value=0)
+        # (lengths on the CPU, as PyTorch requires on every device; the lengths that come back
+        # are on the CPU too, so moved to the data's device)
+        packed = R.pack_padded_sequence(m.emb(padded), torch.tensor(lengths, device="cpu"),
+                                        enforce_sorted=False)
+        o, h = m.gru(packed, h0)
+        o, lens = R.pad_packed_sequence(o, padding_value=-1.0)
+        mean = torch.where(o == -1.0, torch.zeros_like(o), o).sum(0) / lens.to(o.device)[:, None]
+        last = torch.cat([h[-2], h[-1]], dim=1)
+        loss = F.cross_entropy(m.fc(torch.cat([last, mean], 1)), y)
+        loss.backward()
+        opt.step()
+        out += [loss.item()] + lens.tolist() + list(o.shape) + [lens.device.type]
+    out += packed.batch_sizes.tolist() + packed.sorted_indices.tolist()
+    out += packed.unsorted_indices.tolist()
+    return out
+
+
+# --- 5. CTC training: Conv1d features, log_softmax over classes, blank last, concatenated
+# 1-d targets (CTCLoss sum) and padded 2-d targets (ctc_loss mean), zero_infinity, unbatched ---
+
+def ctc_train(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Conv1d(3, 6, 3, padding=1), t.nn.GELU(),
+                                               t.nn.Conv1d(6, 5, 1)))
+    rng = _rng(104)
+    x = _data(torch, rng.standard_normal((3, 3, 8)))
+    il = torch.tensor([8, 6, 7])
+    tl = torch.tensor([3, 1, 2])
+    flat = _data(torch, np.array([0, 1, 1, 3, 2, 0]))
+    padded = _data(torch, np.array([[0, 1, 1], [3, 3, 3], [2, 0, 0]]))
+    loss_sum = torch.nn.CTCLoss(blank=4, reduction="sum")
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        lp = m(x).permute(2, 0, 1).log_softmax(2)
+        l1 = loss_sum(lp, flat, il, tl)
+        l2 = F.ctc_loss(lp, padded, il, tl, blank=4, reduction="mean")
+        # (sample 1 cannot fit 3 labels, "1 1" needing a blank between, in 2 frames: inf, and 0
+        # with zero_infinity)
+        none = F.ctc_loss(lp[:2], padded, torch.tensor([2, 2, 2]), torch.tensor([3, 1, 2]),
+                          blank=4, reduction="none", zero_infinity=True)
+        single = F.ctc_loss(lp[:, 0], padded[0], il[:1], tl[:1], blank=4)
+        loss = l1 + l2 + none.sum() + single
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 5.0)
+        opt.step()
+        out += [loss.item(), l1.item(), l2.item(), single.item()] + none.tolist()
+    inf = F.ctc_loss(lp[:2], padded, torch.tensor([2, 2, 2]), torch.tensor([3, 1, 2]),
+                     blank=4, reduction="none")
+    out += inf.tolist()
+    return out
+
+
+# --- 6. text classifier: Embedding(padding_idx) mean over tokens, EmbeddingBag(mode='mean',
+# padding_idx) with offsets, EmbeddingBag(mode='sum') with per_sample_weights ---------------
+
+def _textcls(t):
+    n = t.nn
+
+    class Net(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.emb = n.Embedding(20, 6, padding_idx=0)
+            s.bag = n.EmbeddingBag(20, 6, mode="mean", padding_idx=0)
+            s.wbag = n.EmbeddingBag(20, 4, mode="sum", include_last_offset=True)
+            s.fc = n.Linear(16, 3)
+
+    return Net()
+
+
+def text_classifier(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _textcls)
+    rng = _rng(105)
+    lengths = [4, 2, 5, 3]
+    toks = [rng.integers(1, 20, n) for n in lengths]
+    padded = np.zeros((4, 5), dtype=np.int64)
+    for i, tk in enumerate(toks):
+        padded[i, :len(tk)] = tk
+    ids = _data(torch, padded)
+    flat = _data(torch, np.concatenate(toks))
+    offsets = _data(torch, np.cumsum([0] + lengths[:-1]))
+    offsets_last = _data(torch, np.cumsum([0] + lengths))
+    psw = _data(torch, rng.random(sum(lengths)))
+    y = _data(torch, rng.integers(0, 3, 4))
+    opt = torch.optim.Adagrad(m.parameters(), lr=0.1, initial_accumulator_value=0.1)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        mask = (ids != 0).unsqueeze(-1)
+        a = (m.emb(ids) * mask).sum(1) / mask.sum(1)
+        b = m.bag(ids)
+        c = m.wbag(flat, offsets_last, per_sample_weights=psw)
+        d = m.bag(flat, offsets)
+        loss = F.cross_entropy(m.fc(torch.cat([a, b, c], 1)), y) + (a - d).pow(2).sum()
+        loss.backward()
+        opt.step()
+        out += [loss.item(), m.emb.weight.grad[0].abs().sum().item(),
+                m.bag.weight.grad[0].abs().sum().item()]
+    out += m.emb.weight[0].tolist()
+    return out
+
+
+# --- 7. GAN: BCEWithLogitsLoss(pos_weight=, weight=), two optimizers, requires_grad_(False)
+# toggling on the discriminator, detach() of the fake batch, BatchNorm1d in the generator -----
+
+def gan(torch, steps):
+    # (no bias before the BatchNorm1d, as DCGAN: that bias's gradient is zero up to rounding,
+    # and Adam scales rounding noise up to lr-sized steps, so both libraries' runs would
+    # differ at 1e-10 in eval mode)
+    G = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 8, bias=False), t.nn.BatchNorm1d(8),
+                                               t.nn.ReLU(), t.nn.Linear(8, 4)))
+    D = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(4, 8), t.nn.LeakyReLU(0.2),
+                                               t.nn.Linear(8, 2)), seed=1)
+    rng = _rng(106)
+    real = _data(torch, rng.standard_normal((6, 4)) * 0.5 + 1)
+    z = _data(torch, rng.standard_normal((steps, 6, 3)))
+    bce = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 0.5]))
+    bce_w = torch.nn.BCEWithLogitsLoss(weight=torch.tensor([1.0, 3.0]),
+                                       pos_weight=torch.tensor([1.5, 1.0]), reduction="sum")
+    og = torch.optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
+    od = torch.optim.SGD(D.parameters(), lr=0.05, momentum=0.5)
+    ones, zeros = torch.ones(6, 2), torch.zeros(6, 2)
+    out = []
+    for s in range(steps):
+        fake = G(z[s])
+        od.zero_grad()
+        ld = bce(D(real), ones * 0.9) + bce(D(fake.detach()), zeros)
+        ld.backward()
+        od.step()
+        out.append(all(p.grad is None for p in G.parameters()))
+        D.requires_grad_(False)
+        D.zero_grad(set_to_none=True)
+        og.zero_grad()
+        lg = bce_w(D(fake), ones)
+        lg.backward()
+        og.step()
+        out.append(all(p.grad is None for p in D.parameters()))
+        D.requires_grad_(True)
+        out += [ld.item(), lg.item()]
+    G.eval()
+    with torch.no_grad():
+        out += G(z[0]).flatten().tolist() + G[1].running_var.tolist()
+    return out
+
+
+# --- 8. PPO-style actor-critic: Normal and Categorical policies, log_prob, entropy,
+# kl_divergence, clipped ratio, value loss, parameter groups -------------------------------
+
+def _ppo(t):
+    n = t.nn
+
+    class AC(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.actor = n.Sequential(n.Linear(4, 8), n.Tanh(), n.Linear(8, 5))
+            s.log_std = n.Parameter(t.zeros(2))
+            s.critic = n.Sequential(n.Linear(4, 8), n.ReLU(), n.Linear(8, 1))
+
+        def forward(s, x):
+            h = s.actor(x)
+            D = t.distributions
+            return (D.Normal(h[:, :2], s.log_std.exp()), D.Categorical(logits=h[:, 2:]),
+                    s.critic(x).squeeze(-1))
+
+    return AC()
+
+
+def ppo(torch, steps):
+    F = torch.nn.functional
+    D = torch.distributions
+    m = _init(torch, _ppo)
+    rng = _rng(107)
+    s = _data(torch, rng.standard_normal((6, 4)))
+    ac = _data(torch, rng.standard_normal((6, 2)))
+    ad = _data(torch, rng.integers(0, 3, 6))
+    r = rng.standard_normal(6)
+    ret, R = [], 0.0
+    for x in r[::-1]:
+        R = x + 0.95 * R
+        ret.insert(0, R)
+    ret = torch.tensor(ret)
+    opt = torch.optim.Adam([{"params": list(m.actor.parameters()) + [m.log_std], "lr": 1e-2},
+                            {"params": m.critic.parameters(), "lr": 3e-2}])
+    with torch.no_grad():
+        n0, c0, v0 = m(s)
+        old_logp = n0.log_prob(ac).sum(-1) + c0.log_prob(ad)
+        adv = ret - v0
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        old_logits = c0.logits.clone()
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        nd, cd, v = m(s)
+        logp = nd.log_prob(ac).sum(-1) + cd.log_prob(ad)
+        ratio = (logp - old_logp).exp()
+        surr = torch.min(ratio * adv, ratio.clamp(0.8, 1.2) * adv)
+        ent = nd.entropy().sum(-1) + cd.entropy()
+        loss = -surr.mean() + 0.5 * F.smooth_l1_loss(v, ret) - 0.01 * ent.mean()
+        loss.backward()
+        opt.step()
+        kl = D.kl_divergence(D.Categorical(logits=old_logits), cd).mean()
+        probs = D.Categorical(probs=cd.probs.detach())
+        out += [loss.item(), ratio.mean().item(), kl.item(), nd.stddev.mean().item(),
+                probs.entropy().sum().item(), cd.probs.sum().item()]
+    return out
+
+
+# --- 9. knowledge distillation: a frozen teacher in eval, temperature-softened
+# kl_div(log_target=True, reduction='batchmean') * T^2 plus cross entropy, KLDivLoss ----------
+
+def distill(torch, steps):
+    F = torch.nn.functional
+    teacher = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(5, 12), t.nn.ReLU(),
+                                                     t.nn.Dropout(0.5), t.nn.Linear(12, 4)))
+    student = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(5, 6), t.nn.GELU(),
+                                                     t.nn.Linear(6, 4)), seed=1)
+    teacher.eval()
+    teacher.requires_grad_(False)
+    rng = _rng(108)
+    x = _data(torch, rng.standard_normal((10, 5)))
+    y = _data(torch, rng.integers(0, 4, 10))
+    T, alpha = 3.0, 0.7
+    kld = torch.nn.KLDivLoss(reduction="batchmean")
+    opt = torch.optim.SGD(student.parameters(), lr=0.2, momentum=0.9, dampening=0.1)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.8)
+    out = []
+    for _ in range(steps):
+        with torch.no_grad():
+            tl = teacher(x)
+        opt.zero_grad()
+        sl = student(x)
+        soft = F.kl_div(F.log_softmax(sl / T, -1), F.log_softmax(tl / T, -1),
+                        reduction="batchmean", log_target=True) * T * T
+        soft2 = kld(F.log_softmax(sl / T, -1), F.softmax(tl / T, -1)) * T * T
+        hard = F.cross_entropy(sl, y)
+        loss = alpha * soft + (1 - alpha) * hard
+        loss.backward()
+        opt.step()
+        sched.step()
+        acc = (sl.argmax(1) == tl.argmax(1)).float().mean().item()
+        out += [loss.item(), soft.item(), soft2.item(), acc, sched.get_last_lr()[0]]
+    out.append(all(p.grad is None for p in teacher.parameters()))
+    return out
+
+
+# --- 10. SimCLR-ish contrastive: two views, normalize, similarity by torch.mm, self
+# similarity masked with -inf, cross entropy against arange labels, cosine_similarity --------
+
+def simclr(torch, steps):
+    F = torch.nn.functional
+    enc = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(6, 8), t.nn.BatchNorm1d(8),
+                                                 t.nn.ReLU(), t.nn.Linear(8, 4)))
+    rng = _rng(109)
+    N, tau = 5, 0.5
+    x = rng.standard_normal((N, 6))
+    v1 = _data(torch, x + 0.1 * rng.standard_normal((N, 6)))
+    v2 = _data(torch, x * rng.uniform(0.8, 1.2, (N, 6)))
+    labels = torch.arange(2 * N).roll(N)
+    eye = torch.eye(2 * N, dtype=torch.bool)
+    opt = torch.optim.AdamW(enc.parameters(), lr=1e-2, weight_decay=1e-4)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        z = F.normalize(torch.cat([enc(v1), enc(v2)]), dim=1)
+        sim = torch.mm(z, z.t()) / tau
+        sim = sim.masked_fill(eye, float("-inf"))
+        loss = F.cross_entropy(sim, labels)
+        cos = F.cosine_similarity(z[:N].unsqueeze(1), z[N:].unsqueeze(0), dim=-1)
+        align = cos.diagonal().mean()
+        loss.backward()
+        opt.step()
+        acc = (sim.argmax(1) == labels).float().mean().item()
+        out += [loss.item(), acc, align.item(), cos.shape[0]]
+    return out
+
+
+# --- 11. schedulers over parameter groups of different lr/weight_decay: OneCycleLR
+# (three_phase, linear, cycling Adam's beta1), CyclicLR(exp_range, momentum),
+# ReduceLROnPlateau(min_lr per group), ChainedScheduler(ConstantLR, MultiplicativeLR) ---------
+
+def schedulers(torch, steps):
+    F = torch.nn.functional
+    L = torch.optim.lr_scheduler
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 5), t.nn.Tanh(), t.nn.Linear(5, 2)))
+    rng = _rng(110)
+    x = _data(torch, rng.standard_normal((8, 3)))
+    y = _data(torch, rng.standard_normal((8, 2)))
+
+    def groups():
+        return [{"params": m[0].parameters(), "lr": 1e-2, "weight_decay": 1e-3},
+                {"params": m[2].parameters(), "weight_decay": 0.0}]
+
+    o1 = torch.optim.Adam(groups(), lr=5e-3)
+    s1 = L.OneCycleLR(o1, max_lr=[0.05, 0.02], total_steps=steps + 1, pct_start=0.4,
+                      anneal_strategy="linear", three_phase=True, div_factor=10,
+                      final_div_factor=100)
+    o2 = torch.optim.SGD(groups(), lr=5e-3, momentum=0.9)
+    s2 = L.CyclicLR(o2, base_lr=[0.01, 0.001], max_lr=0.1, step_size_up=2, step_size_down=1,
+                    mode="exp_range", gamma=0.9, base_momentum=0.8, max_momentum=0.9)
+    o3 = torch.optim.SGD(groups(), lr=5e-2)
+    s3 = L.ReduceLROnPlateau(o3, factor=0.5, patience=0, threshold=0.5, min_lr=[0.02, 0.001])
+    o4 = torch.optim.RMSprop(groups(), lr=1e-2)
+    s4 = L.ChainedScheduler([L.ConstantLR(o4, factor=0.5, total_iters=2),
+                             L.MultiplicativeLR(o4, lambda e: 0.9)], optimizer=o4)
+    out = []
+    for _ in range(steps):
+        for o in (o1, o2, o3, o4):
+            o.zero_grad()
+            loss = F.mse_loss(m(x), y)
+            loss.backward()
+            o.step()
+            out.append(loss.item())
+        s1.step()
+        s2.step()
+        s3.step(loss.item())
+        s4.step()
+        for o in (o1, o2, o3, o4):
+            out += [g["lr"] for g in o.param_groups]
+        out += [g["betas"][0] for g in o1.param_groups] + [g["momentum"] for g in o2.param_groups]
+        out += s1.get_last_lr() + s2.get_last_lr() + s3.get_last_lr() + s4.get_last_lr()
+    out.append(s3.state_dict()["num_bad_epochs"])
+    out.append(s1.state_dict()["last_epoch"])
+    return out
+
+
+# --- 12. gradient accumulation, a gradient-scaling hook on a parameter (removed after two
+# steps), clip_grad_value_, parameters_to_vector EMA written back by vector_to_parameters ----
+
+def accumulate(torch, steps):
+    F = torch.nn.functional
+    U = torch.nn.utils
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(4, 6), t.nn.Softsign(),
+                                               t.nn.Linear(6, 2)))
+    rng = _rng(111)
+    x = _data(torch, rng.standard_normal((9, 4)))
+    y = _data(torch, rng.standard_normal((9, 2)))
+    handle = m[0].weight.register_hook(lambda g: g * 0.5)
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    ema = U.parameters_to_vector(m.parameters()).detach().clone()
+    out = [ema.numel()]
+    for s in range(steps):
+        if s == 2:
+            handle.remove()
+        for k in range(3):
+            loss = F.mse_loss(m(x[3 * k:3 * k + 3]), y[3 * k:3 * k + 3]) / 3
+            loss.backward()
+            out.append(loss.item())
+        g = U.parameters_to_vector(p.grad for p in m.parameters())
+        out.append(g.norm().item())
+        U.clip_grad_value_(m.parameters(), clip_value=0.05)
+        out.append(U.parameters_to_vector(p.grad for p in m.parameters()).abs().max().item())
+        opt.step()
+        opt.zero_grad()
+        with torch.no_grad():
+            ema.mul_(0.8).add_(U.parameters_to_vector(m.parameters()), alpha=0.2)
+    U.vector_to_parameters(ema, m.parameters())
+    with torch.no_grad():
+        out.append(F.mse_loss(m(x), y).item())
+    out += m[2].bias.tolist()
+    return out
+
+
+# --- 13. a custom model over ModuleDict, ParameterList and ParameterDict, init through
+# apply(init_fn) (kaiming_normal_, replaced by the copied weights), weight-decay groups from
+# named_parameters ------------------------------------------------------------------------
+
+def _dictnet(t):
+    n = t.nn
+    F = t.nn.functional
+
+    class Net(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.layers = n.ModuleDict({"inp": n.Linear(3, 5), "hid": n.Linear(5, 5),
+                                     "out": n.Linear(5, 2)})
+            s.scales = n.ParameterList([n.Parameter(t.ones(5)) for _ in range(2)])
+            s.extra = n.ParameterDict({"bias": n.Parameter(t.zeros(2)),
+                                       "temp": n.Parameter(t.tensor(1.5))})
+            s.norm = n.LayerNorm(5)
+
+        def forward(s, x):
+            h = s.norm(t.tanh(s.layers["inp"](x) * s.scales[0]))
+            h = F.elu(s.layers["hid"](h) * s.scales[1], alpha=0.5)
+            return s.layers["out"](h) / s.extra["temp"] + s.extra["bias"]
+
+    def init_fn(mod):
+        if isinstance(mod, n.Linear):
+            n.init.kaiming_normal_(mod.weight, mode="fan_out", nonlinearity="relu")
+            n.init.zeros_(mod.bias)
+
+    net = Net()
+    net.apply(init_fn)
+    return net
+
+
+def dict_model(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _dictnet)
+    rng = _rng(112)
+    x = _data(torch, rng.standard_normal((7, 3)))
+    y = _data(torch, rng.standard_normal((7, 2)))
+    names = [n for n, _ in m.named_parameters()]
+    decay = [p for n, p in m.named_parameters() if n.endswith("weight") and "norm" not in n]
+    rest = [p for n, p in m.named_parameters() if not (n.endswith("weight") and "norm" not in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                             {"params": rest, "weight_decay": 0.0}], lr=2e-2)
+    out = [names, len(decay), len(rest), list(m.layers.keys()), len(m.scales),
+           "temp" in m.extra, sorted(m.state_dict().keys())]
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = F.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        out += [loss.item(), m.extra["temp"].item(), m.scales[1].sum().item()]
+    return out
+
+
+# --- 14. hand-written attention: einsum scores, bmm/baddbmm, masked_fill(-inf) with a sample
+# whose keys are all masked, softmax's NaN rows cleared by nan_to_num (finite gradients) ------
+
+def _attn(t):
+    n = t.nn
+    return n.ModuleDict({"q": n.Linear(6, 8), "k": n.Linear(6, 8), "v": n.Linear(6, 8),
+                         "o": n.Linear(8, 3), "b": n.Linear(6, 4)})
+
+
+def einsum_attention(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _attn)
+    rng = _rng(113)
+    B, L = 3, 4
+    x = _data(torch, rng.standard_normal((B, L, 6)))
+    valid = _data(torch, np.array([[1, 1, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]], dtype=bool))
+    bias = _data(torch, rng.standard_normal((B, L, L)))
+    y = _data(torch, rng.standard_normal((B, 3)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9, nesterov=True)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        q = m["q"](x).view(B, L, 2, 4)
+        k = m["k"](x).view(B, L, 2, 4)
+        v = m["v"](x).view(B, L, 2, 4)
+        scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(4)
+        scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
+        attn = torch.softmax(scores, dim=-1)
+        nan_rows = attn.isnan().any(-1).sum().item()
+        attn = torch.nan_to_num(attn, nan=0.0)
+        ctx = torch.einsum("bhqk,bkhd->bqhd", attn, v).reshape(B, L, 8)
+        qb = m["b"](x)
+        s2 = torch.baddbmm(bias, qb, qb.transpose(1, 2), beta=0.5, alpha=0.25)
+        s2 = s2.masked_fill(~valid[:, None, :], float("-inf")).softmax(-1).nan_to_num()
+        ctx = ctx + torch.bmm(s2, ctx)
+        pooled = (ctx * valid[..., None]).sum(1) / valid.sum(1, keepdim=True).clamp(min=1)
+        loss = F.mse_loss(m["o"](pooled), y)
+        loss.backward()
+        opt.step()
+        grads_finite = all(bool(torch.isfinite(p.grad).all()) for p in m.parameters())
+        out += [loss.item(), nan_rows, grads_finite, attn.sum().item()]
+    return out
+
+
+# --- 15. numerically delicate losses: logsumexp of large logits, softplus(beta, threshold),
+# gelu(tanh), silu, mish, torch.special's log_ndtr, erfcx, xlogy, entr, logit(eps), i0e ------
+
+def delicate(torch, steps):
+    F = torch.nn.functional
+    S = torch.special
+    m = _init(torch, lambda t: t.nn.Linear(3, 4))
+    rng = _rng(114)
+    x = _data(torch, rng.standard_normal((6, 3)) * 4)
+    y = _data(torch, rng.integers(0, 4, 6))
+    p = _data(torch, np.array([0.0, 1e-300, 0.3, 1.0]))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        h = m(x) * 8
+        lse = torch.logsumexp(h, dim=1)
+        nll = (lse - h.gather(1, y[:, None]).squeeze(1)).mean()
+        acts = (F.softplus(h, beta=2, threshold=5) + F.gelu(h, approximate="tanh")
+                + F.silu(h) + F.mish(h)).mean()
+        prob = torch.sigmoid(h / 8)
+        sp = (S.log_ndtr(h).mean() + S.erfcx(h.abs() / 4).mean() + S.entr(prob).mean()
+              + S.xlogy(prob, prob + 1e-3).mean() + S.logit(prob, eps=1e-6).mean()
+              + S.i0e(h / 8).mean() + S.log1p(h.abs()).mean() + S.expm1(-h.abs()).mean())
+        loss = nll + 0.1 * acts + 0.1 * sp
+        loss.backward()
+        opt.step()
+        out += [loss.item(), nll.item(), acts.item(), sp.item(), lse.max().item()]
+    out += S.xlogy(p, p).tolist() + S.entr(p).tolist() + S.log_ndtr(torch.tensor([-40.0, 40.0])).tolist()
+    return out
+
+
+# --- the tests --------------------------------------------------------------------------------
+
+def _compare(ref, got, rtol=1e-11, atol=1e-13):
+    assert len(ref) == len(got), (len(ref), len(got))
+    for i, (r, g) in enumerate(zip(ref, got)):
+        assert type(r) is type(g), (i, r, g)
+        if not isinstance(r, float):
+            assert r == g, (i, r, g)
+            continue
+        np.testing.assert_allclose(g, r, rtol=rtol, atol=atol, equal_nan=False,
+                                   err_msg=f"entry {i}")
+
+
+PROGRAMS = {
+    "resnet": (resnet, 4, {}),
+    "unet": (unet, 4, {}),
+    "transformer_decoder": (decoder, 3, {}),
+    "gru_packed": (gru_packed, 4, {}),
+    "ctc_train": (ctc_train, 4, {}),
+    "text_classifier": (text_classifier, 4, {}),
+    "gan": (gan, 4, {}),
+    "ppo": (ppo, 4, {}),
+    "distill": (distill, 4, {}),
+    "simclr": (simclr, 4, {}),
+    "schedulers": (schedulers, 6, {}),
+    "accumulate": (accumulate, 4, {}),
+    "dict_model": (dict_model, 4, {}),
+    "einsum_attention": (einsum_attention, 4, {}),
+    "delicate": (delicate, 4, {}),
+}
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_program_matches_pytorch(name):
+    program, steps, tol = PROGRAMS[name]
+    ref = program(torch, steps)
+    got = program(st, steps)
+    _compare(ref, got, **tol)
+
+
+# --- focused: Adam/AdamW on a 0-d parameter (the dict_model program's ParameterDict
+# temperature): the host path's NumPy temporaries were scalars, not arrays -----------------
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("kw", [{}, dict(weight_decay=0.1, amsgrad=True),
+                                dict(fused=True, maximize=True)])
+@pytest.mark.parametrize("default", ["float64", "float32"])
+def test_adam_updates_a_0d_parameter_as_pytorch(name, kw, default):
+    res = []
+    for lib in LIBS:
+        lib.set_default_dtype(getattr(lib, default))
+        w = lib.nn.Parameter(lib.tensor(1.5))
+        v = lib.nn.Parameter(lib.tensor([1.5, -2.0]))
+        opt = getattr(lib.optim, name)([w, v], lr=0.1, **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            (w * w * 3 + (v * v * w).sum()).backward()
+            opt.step()
+        state = opt.state[w]
+        res.append([to_numpy(w), to_numpy(v)] + [to_numpy(state[k]) for k in sorted(state)]
+                   + [tuple(state["exp_avg"].shape), str(w.dtype).removeprefix("torch.")])
+    tol = dict(rtol=1e-12, atol=1e-14) if default == "float64" else dict(rtol=1e-5, atol=1e-6)
+    assert len(res[0]) == len(res[1])
+    for r, s in zip(res[0][:-2], res[1][:-2]):
+        np.testing.assert_allclose(s, r, **tol)
+    assert res[1][-2:] == res[0][-2:] == [(), default]
