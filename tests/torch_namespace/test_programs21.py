@@ -761,6 +761,462 @@ def delicate(torch, steps):
     return out
 
 
+# --- 16. a LLaMA-style decoder: RMSNorm, rotary embeddings (rotate-half in one block,
+# view_as_complex/polar in the other), grouped-query attention (repeat_interleave, and
+# scaled_dot_product_attention(enable_gqa=True)), SwiGLU, tied embedding/head, warmup-cosine
+# LambdaLR, greedy generation with a growing prefix --------------------------------------------
+
+def _llama(t):
+    n = t.nn
+    F = t.nn.functional
+
+    class Block(n.Module):
+        def __init__(s, complex_rope):
+            super().__init__()
+            s.complex_rope = complex_rope
+            s.n1 = n.RMSNorm(8, eps=1e-6)
+            s.n2 = n.RMSNorm(8)
+            s.q = n.Linear(8, 8, bias=False)
+            s.kv = n.Linear(8, 8, bias=False)
+            s.o = n.Linear(8, 8, bias=False)
+            s.w1 = n.Linear(8, 12, bias=False)
+            s.w3 = n.Linear(8, 12, bias=False)
+            s.w2 = n.Linear(12, 8, bias=False)
+
+        def rope(s, x, cos, sin, cis):
+            if s.complex_rope:
+                # (Meta's view_as_complex/view_as_real spelling needs views that change the
+                # dtype's size, which strided does not have: the same numbers by complex/stack)
+                xr = x.reshape(*x.shape[:-1], -1, 2)
+                y = t.complex(xr[..., 0], xr[..., 1]) * cis
+                return t.stack([y.real, y.imag], -1).flatten(-2)
+            x1, x2 = x.chunk(2, -1)
+            return x * cos + t.cat([-x2, x1], -1) * sin
+
+        def forward(s, x, cos, sin, cis):
+            B, T, _ = x.shape
+            h = s.n1(x)
+            q = s.q(h).view(B, T, 2, 4).transpose(1, 2)
+            k, v = s.kv(h).view(B, T, 2, 1, 4).permute(2, 0, 3, 1, 4)
+            q, k = s.rope(q, cos, sin, cis), s.rope(k, cos, sin, cis)
+            if s.complex_rope:
+                a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+            else:
+                k, v = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+                a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.4)
+            x = x + s.o(a.transpose(1, 2).reshape(B, T, 8))
+            h = s.n2(x)
+            return x + s.w2(F.silu(s.w1(h)) * s.w3(h))
+
+    class LM(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.emb = n.Embedding(16, 8)
+            s.blocks = n.ModuleList([Block(False), Block(True)])
+            s.norm = n.RMSNorm(8)
+            s.head = n.Linear(8, 16, bias=False)
+            s.head.weight = s.emb.weight
+
+        def forward(s, ids):
+            T = ids.shape[1]
+            inv = 1.0 / (10000 ** (t.arange(0, 4, 2).double() / 4))
+            freqs = t.outer(t.arange(T).double(), inv)
+            emb = t.cat([freqs, freqs], -1)
+            cis = t.polar(t.ones_like(freqs), freqs)
+            h = s.emb(ids)
+            for b in s.blocks:
+                h = b(h, emb.cos(), emb.sin(), cis)
+            return s.head(s.norm(h))
+
+    return LM()
+
+
+def llama(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _llama)
+    rng = _rng(115)
+    ids = _data(torch, rng.integers(0, 16, (2, 7)))
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-2, betas=(0.9, 0.95), weight_decay=0.1)
+    warm = 2
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else 0.5 * (1 + math.cos(math.pi * s / 8)))
+    out = [m.head.weight is m.emb.weight, len(list(m.parameters()))]
+    for _ in range(steps):
+        opt.zero_grad()
+        logits = m(ids[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, 16), ids[:, 1:].reshape(-1))
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        out += [loss.item(), norm.item(), sched.get_last_lr()[0]]
+    m.eval()
+    with torch.no_grad():
+        seq = ids[:, :3]
+        for _ in range(4):
+            nxt = m(seq)[:, -1].argmax(-1, keepdim=True)
+            seq = torch.cat([seq, nxt], dim=1)
+        out += seq.flatten().tolist()
+        out += m(seq)[:, -1].log_softmax(-1).flatten().tolist()
+    return out
+
+
+# --- 17. torch.func: per-sample gradients by vmap(grad(functional_call)), clipped and averaged
+# (DP-SGD) into a manual update; jacrev and hessian of the model; an ensemble through
+# stack_module_state --------------------------------------------------------------------------
+
+def func_dpsgd(torch, steps):
+    F = torch.nn.functional
+    fn = torch.func
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 4), t.nn.Tanh(), t.nn.Linear(4, 1)))
+    rng = _rng(116)
+    x = _data(torch, rng.standard_normal((6, 3)))
+    y = _data(torch, rng.standard_normal((6, 1)))
+
+    def loss_fn(p, xi, yi):
+        return F.mse_loss(fn.functional_call(m, p, (xi.unsqueeze(0),)), yi.unsqueeze(0))
+
+    params = {k: v.detach().clone() for k, v in m.named_parameters()}
+    out = []
+    for _ in range(steps):
+        g = fn.vmap(fn.grad(loss_fn), in_dims=(None, 0, 0))(params, x, y)
+        norms = torch.stack([v.reshape(6, -1).norm(dim=1) for v in g.values()]).norm(dim=0)
+        scale = (1.0 / norms).clamp(max=1.0)
+        for k in params:
+            gk = (g[k] * scale.view(-1, *[1] * (g[k].ndim - 1))).mean(0)
+            params[k] = params[k] - 0.3 * gk
+        loss = F.mse_loss(fn.functional_call(m, params, (x,)), y)
+        out += [loss.item()] + norms.tolist()
+
+    def f(xi):
+        return fn.functional_call(m, params, (xi,)).sum()
+
+    out += fn.jacrev(f)(x[0]).tolist() + fn.hessian(f)(x[0]).flatten().tolist()
+    models = [_init(torch, lambda t: t.nn.Linear(3, 2), seed=s) for s in (1, 2, 3)]
+    sp, sb = fn.stack_module_state(models)
+    base = models[0]
+
+    def one(p, b, xx):
+        return fn.functional_call(base, (p, b), (xx,))
+
+    ens = fn.vmap(one, in_dims=(0, 0, None))(sp, sb, x)
+    out += list(ens.shape) + ens.sum((1, 2)).tolist()
+    return out
+
+
+# --- 18. a video-ish 3-d net: Conv3d, BatchNorm3d, MaxPool3d, ConvTranspose3d, trilinear
+# Upsample, AvgPool3d(ceil_mode, count_include_pad=False), AdaptiveAvgPool3d ---------------
+
+def _video(t):
+    n = t.nn
+    return n.Sequential(
+        n.Conv3d(1, 3, 3, padding=1, bias=False), n.BatchNorm3d(3), n.ReLU(), n.MaxPool3d(2),
+        n.ConvTranspose3d(3, 2, 2, stride=2), n.Upsample(scale_factor=(1, 2, 2),
+                                                        mode="trilinear"),
+        n.AvgPool3d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+        n.Conv3d(2, 3, (1, 3, 3), padding=(0, 1, 1), groups=1), n.Hardswish(),
+        n.AdaptiveAvgPool3d((1, 2, 2)), n.Flatten(), n.Linear(12, 2))
+
+
+def video(torch, steps):
+    # (no bias before the BatchNorm3d: its gradient is zero up to rounding, and RMSprop divides
+    # by its running size, so the libraries' rounding noise would move it by lr-sized steps)
+    m = _init(torch, _video)
+    rng = _rng(117)
+    x = _data(torch, rng.standard_normal((2, 1, 4, 5, 6)))
+    y = _data(torch, rng.standard_normal((2, 2)))
+    opt = torch.optim.RMSprop(m.parameters(), lr=1e-2, momentum=0.5)
+    out = []
+    for _ in range(steps):
+        m.train()
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    m.eval()
+    with torch.no_grad():
+        out += m(x).flatten().tolist() + m[1].running_mean.tolist()
+    return out
+
+
+# --- 19. a SAC-style actor and other distributions: TransformedDistribution(Normal,
+# TanhTransform), Independent, MultivariateNormal(scale_tril), Beta, Dirichlet, Bernoulli;
+# log_prob of given samples, entropy, kl_divergence ---------------------------------------
+
+def _dists(t):
+    n = t.nn
+    return n.ModuleDict({"body": n.Linear(3, 6), "mu": n.Linear(6, 2), "ls": n.Linear(6, 2),
+                         "tril": n.Linear(6, 3), "conc": n.Linear(6, 3), "bern": n.Linear(6, 2)})
+
+
+def distributions(torch, steps):
+    F = torch.nn.functional
+    D = torch.distributions
+    m = _init(torch, _dists)
+    rng = _rng(118)
+    x = _data(torch, rng.standard_normal((5, 3)))
+    act = _data(torch, rng.uniform(-0.9, 0.9, (5, 2)))
+    mvx = _data(torch, rng.standard_normal((5, 2)))
+    bx = _data(torch, rng.uniform(0.1, 0.9, (5, 2)))
+    dx = _data(torch, rng.dirichlet([1, 2, 3], 5))
+    bb = _data(torch, rng.integers(0, 2, (5, 2)).astype(np.float64))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        h = torch.relu(m["body"](x))
+        mu, std = m["mu"](h), F.softplus(m["ls"](h)) + 1e-3
+        pi = D.TransformedDistribution(D.Normal(mu, std), [D.TanhTransform(cache_size=1)])
+        lp_act = pi.log_prob(act).sum(-1)
+        ind = D.Independent(D.Normal(mu, std), 1)
+        tv = m["tril"](h)
+        tril = torch.zeros(5, 2, 2)
+        tril = tril + torch.diag_embed(F.softplus(tv[:, :2]) + 0.1)
+        tril = tril + F.pad(tv[:, 2:].unsqueeze(-1), (0, 1, 1, 0))
+        mvn = D.MultivariateNormal(mu, scale_tril=tril)
+        c = F.softplus(m["conc"](h)) + 0.5
+        beta = D.Beta(c[:, :2], c[:, 1:])
+        dirich = D.Dirichlet(c)
+        bern = D.Bernoulli(logits=m["bern"](h))
+        prior = D.MultivariateNormal(torch.zeros(2), torch.eye(2))
+        nll = -(lp_act.mean() + ind.log_prob(mvx).mean() + mvn.log_prob(mvx).mean()
+                + beta.log_prob(bx).sum(-1).mean() + dirich.log_prob(dx).mean()
+                + bern.log_prob(bb).sum(-1).mean())
+        reg = (D.kl_divergence(mvn, prior).mean() - 0.01 * ind.entropy().mean()
+               - 0.01 * beta.entropy().sum(-1).mean() - 0.01 * dirich.entropy().mean()
+               + 0.01 * D.kl_divergence(bern, D.Bernoulli(probs=torch.full((5, 2), 0.3))).mean())
+        loss = nll + reg
+        loss.backward()
+        opt.step()
+        out += [loss.item(), lp_act.sum().item(), mvn.entropy().sum().item(),
+                beta.mean.sum().item(), dirich.variance.sum().item()]
+        out += list(ind.batch_shape) + list(ind.event_shape) + list(mvn.event_shape)
+    return out
+
+
+# --- 20. a normalizing flow: affine couplings with masks and a learned 2x2 mixing matrix whose
+# log-determinant comes from linalg.slogdet; MultivariateNormal base; inverse by linalg.solve --
+
+def _flow(t):
+    n = t.nn
+
+    class Coupling(n.Module):
+        def __init__(s, mask):
+            super().__init__()
+            s.register_buffer("mask", t.tensor(mask))
+            s.s = n.Sequential(n.Linear(2, 6), n.Tanh(), n.Linear(6, 2), n.Tanh())
+            s.t = n.Sequential(n.Linear(2, 6), n.ReLU(), n.Linear(6, 2))
+
+        def forward(s, x):
+            xm = x * s.mask
+            sc = s.s(xm) * (1 - s.mask)
+            return xm + (1 - s.mask) * (x * sc.exp() + s.t(xm)), sc.sum(1)
+
+        def inverse(s, y):
+            ym = y * s.mask
+            sc = s.s(ym) * (1 - s.mask)
+            return ym + (1 - s.mask) * (y - s.t(ym)) * (-sc).exp()
+
+    class Flow(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.c = n.ModuleList([Coupling([1.0, 0.0]), Coupling([0.0, 1.0])])
+            s.W = n.Parameter(t.tensor([[1.0, 0.3], [-0.2, 0.9]]))
+
+    return Flow()
+
+
+def flow(torch, steps):
+    D = torch.distributions
+    m = _init(torch, _flow)
+    rng = _rng(119)
+    xs = rng.standard_normal((16, 2))
+    x = _data(torch, np.stack([xs[:, 0], xs[:, 1] * 0.5 + xs[:, 0] ** 2 * 0.3], 1))
+    base = D.MultivariateNormal(torch.zeros(2), torch.eye(2))
+    opt = torch.optim.Adam(m.parameters(), lr=5e-3)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        z, ld = x, 0
+        for c in m.c:
+            z, l = c(z)
+            ld = ld + l
+        z = z @ m.W.T
+        sign, logabs = torch.linalg.slogdet(m.W)
+        loss = -(base.log_prob(z) + ld + logabs).mean()
+        loss.backward()
+        opt.step()
+        out += [loss.item(), sign.item(), logabs.item()]
+    with torch.no_grad():
+        z = x
+        for c in m.c:
+            z, _ = c(z)
+        z = z @ m.W.T
+        back = torch.linalg.solve(m.W, z.T).T
+        for c in reversed(m.c):
+            back = c.inverse(back)
+        out.append(float((back - x).abs().max()) < 1e-12)
+        out += back[:3].flatten().tolist()
+    return out
+
+
+# --- 21. a graph attention layer: per-edge scores, a segment softmax by
+# scatter_reduce(amax, include_self=False) and index_add, messages aggregated by index_add_,
+# scatter_reduce(mean) pooling, nodes without in-edges ---------------------------------------
+
+def gat(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.ModuleDict({"w": t.nn.Linear(3, 4, bias=False),
+                                                "a": t.nn.Linear(8, 1, bias=False),
+                                                "out": t.nn.Linear(4, 2)}))
+    rng = _rng(120)
+    n = 7
+    src = _data(torch, np.array([0, 1, 2, 3, 4, 0, 2, 5, 1, 3]))
+    dst = _data(torch, np.array([1, 2, 3, 4, 5, 2, 0, 0, 0, 1]))  # (node 6: no in-edges)
+    graph = _data(torch, np.array([0, 0, 0, 1, 1, 1, 1]))
+    x = _data(torch, rng.standard_normal((n, 3)))
+    y = _data(torch, rng.standard_normal((2, 2)))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        h = m["w"](x)
+        e = F.leaky_relu(m["a"](torch.cat([h[src], h[dst]], 1)).squeeze(1), 0.2)
+        emax = torch.zeros(n).scatter_reduce(0, dst, e, reduce="amax", include_self=False)
+        ex = (e - emax[dst]).exp()
+        den = torch.zeros(n).index_add(0, dst, ex)
+        alpha = ex / den[dst]
+        agg = torch.zeros(n, 4)
+        agg.index_add_(0, dst, alpha.unsqueeze(1) * h[src])
+        hn = F.elu(agg + h)
+        pooled = torch.zeros(2, 4).scatter_reduce(
+            0, graph.unsqueeze(1).expand(n, 4), hn, reduce="mean", include_self=False)
+        loss = F.mse_loss(m["out"](pooled), y)
+        loss.backward()
+        opt.step()
+        out += [loss.item()] + emax.tolist() + den.tolist()
+    return out
+
+
+# --- 22. sorting words in losses: a quantile (pinball) loss, torch.quantile, sort, topk,
+# kthvalue, median, cummax, searchsorted and bucketize, a ListNet ranking loss ----------------
+
+def ranking(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(4, 6), t.nn.ReLU(), t.nn.Linear(6, 3)))
+    rng = _rng(121)
+    x = _data(torch, rng.standard_normal((8, 4)))
+    y = _data(torch, rng.standard_normal(8))
+    rel = _data(torch, rng.random((2, 4)))
+    qs = torch.tensor([0.1, 0.5, 0.9])
+    edges = torch.tensor([-1.0, 0.0, 1.0])
+    opt = torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.8)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        pred = m(x)
+        diff = y.unsqueeze(1) - pred
+        pinball = torch.maximum(qs * diff, (qs - 1) * diff).mean()
+        srt, idx = pred[:, 1].sort(descending=True, stable=True)
+        top = pred[:, 0].topk(3).values.sum()
+        kth = pred[:, 2].kthvalue(2).values
+        med = pred.median(dim=0).values.sum()
+        cm = pred[:, 0].cummax(0).values.mean()
+        scores = pred[:, 0].view(2, 4)
+        listnet = -(F.softmax(rel * 5, -1) * F.log_softmax(scores, -1)).sum(-1).mean()
+        qq = torch.quantile(pred[:, 1], qs, interpolation="linear")
+        loss = pinball + 0.01 * (top + kth + med + cm + qq.sum()) + listnet
+        loss.backward()
+        opt.step()
+        out += [loss.item()] + idx.tolist() + qq.tolist()
+        out += torch.searchsorted(srt.flip(0).contiguous(), edges).tolist()
+        out += torch.bucketize(pred[:, 1].detach(), edges, right=True).tolist()
+    return out
+
+
+# --- 23. MAML: inner steps by autograd.grad(create_graph=True) on functional_call parameters,
+# the outer loss differentiated through them (second order), meta-optimizer Adam -------------
+
+def maml(torch, steps):
+    F = torch.nn.functional
+    fn = torch.func
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(1, 8), t.nn.Tanh(), t.nn.Linear(8, 1)))
+    rng = _rng(122)
+    tasks = []
+    for a, ph in ((1.0, 0.0), (0.5, 1.0), (1.5, 2.0)):
+        xs, xq = rng.uniform(-3, 3, (5, 1)), rng.uniform(-3, 3, (5, 1))
+        tasks.append([_data(torch, v) for v in (xs, a * np.sin(xs + ph), xq, a * np.sin(xq + ph))])
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        meta = 0
+        for xs, ys, xq, yq in tasks:
+            fast = dict(m.named_parameters())
+            for _k in range(2):
+                inner = F.mse_loss(fn.functional_call(m, fast, (xs,)), ys)
+                grads = torch.autograd.grad(inner, list(fast.values()), create_graph=True)
+                fast = {k: p - 0.1 * g for (k, p), g in zip(fast.items(), grads)}
+            meta = meta + F.mse_loss(fn.functional_call(m, fast, (xq,)), yq)
+        meta = meta / len(tasks)
+        meta.backward()
+        opt.step()
+        out += [meta.item(), float(m[0].weight.grad.norm())]
+    return out
+
+
+# --- 24. a tiny ViT: patch embedding by a strided Conv2d, class token, positional
+# embedding, pre-norm TransformerEncoderLayer with a callable activation, mixup with a given
+# permutation and weight, soft-target cross entropy with label smoothing ----------------------
+
+def _vit(t):
+    n = t.nn
+    F = t.nn.functional
+
+    class ViT(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.patch = n.Conv2d(2, 8, 4, stride=4)
+            s.cls = n.Parameter(t.zeros(1, 1, 8))
+            s.pos = n.Parameter(t.zeros(1, 5, 8))
+            n.init.trunc_normal_(s.pos, std=0.02)
+            s.enc = n.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=F.gelu,
+                                              batch_first=True, norm_first=True)
+            s.norm = n.LayerNorm(8)
+            s.head = n.Linear(8, 3)
+
+        def forward(s, x):
+            p = s.patch(x).flatten(2).transpose(1, 2)
+            h = t.cat([s.cls.expand(x.shape[0], -1, -1), p], 1) + s.pos
+            return s.head(s.norm(s.enc(h))[:, 0])
+
+    return ViT()
+
+
+def vit(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _vit)
+    rng = _rng(123)
+    x = _data(torch, rng.standard_normal((4, 2, 8, 8)))
+    y = _data(torch, rng.integers(0, 3, 4))
+    perm = _data(torch, np.array([2, 0, 3, 1]))
+    opt = torch.optim.AdamW(m.parameters(), lr=3e-3)
+    out = []
+    for s in range(steps):
+        lam = 0.3 + 0.1 * s
+        xm = lam * x + (1 - lam) * x[perm]
+        yo = F.one_hot(y, 3).double()
+        ym = lam * yo + (1 - lam) * yo[perm]
+        opt.zero_grad()
+        logits = m(xm)
+        loss = F.cross_entropy(logits, ym, label_smoothing=0.1)
+        loss.backward()
+        opt.step()
+        out += [loss.item(), logits.softmax(-1).max().item()]
+    return out
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def _compare(ref, got, rtol=1e-11, atol=1e-13):
@@ -790,6 +1246,15 @@ PROGRAMS = {
     "dict_model": (dict_model, 4, {}),
     "einsum_attention": (einsum_attention, 4, {}),
     "delicate": (delicate, 4, {}),
+    "llama": (llama, 4, {}),
+    "func_dpsgd": (func_dpsgd, 3, {}),
+    "video3d": (video, 3, {}),
+    "distributions": (distributions, 4, {}),
+    "flow": (flow, 4, {}),
+    "gat": (gat, 4, {}),
+    "ranking": (ranking, 4, {}),
+    "maml": (maml, 3, {}),
+    "vit": (vit, 4, {}),
 }
 
 
@@ -827,3 +1292,71 @@ def test_adam_updates_a_0d_parameter_as_pytorch(name, kw, default):
     for r, s in zip(res[0][:-2], res[1][:-2]):
         np.testing.assert_allclose(s, r, **tol)
     assert res[1][-2:] == res[0][-2:] == [(), default]
+
+
+# --- focused: torch.complex and torch.polar are differentiable (the llama program's complex
+# rotary embedding): PyTorch's real(grad)/imag(grad), broadcast inputs summed back ---------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 1), (3,)), ((), (2, 3))])
+@pytest.mark.parametrize("which", ["complex", "polar"])
+@pytest.mark.parametrize("grads", [(True, True), (True, False), (False, True)])
+def test_complex_and_polar_gradients(dtype, shapes, which, grads):
+    rng = _rng(130)
+    a0, b0 = (rng.standard_normal(s).astype(dtype) for s in shapes)
+    w0 = rng.standard_normal(np.broadcast_shapes(*shapes)) + 1j * rng.standard_normal(
+        np.broadcast_shapes(*shapes))
+    w0 = w0.astype("complex64" if dtype == "float32" else "complex128")
+    res = []
+    for lib in LIBS:
+        a, b = (_T(lib, v, grad=g) for v, g in zip((a0, b0), grads))
+        z = getattr(lib, which)(a, b)
+        loss = (z * _T(lib, w0)).abs().sum() + (z * z).imag.sum()
+        loss.backward()
+        res.append([to_numpy(z), to_numpy(loss)]
+                   + [to_numpy(t.grad) if g else t.grad for t, g in zip((a, b), grads)]
+                   + [str(z.dtype).removeprefix("torch."), z.requires_grad])
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
+    for r, s in zip(res[0][:4], res[1][:4]):
+        if r is None:
+            assert s is None
+        else:
+            np.testing.assert_allclose(s, r, **tol)
+    assert res[1][4:] == res[0][4:]
+
+
+def test_complex_keeps_exact_parts_when_differentiated():
+    re = np.array([1.0, -0.0, np.inf, 2.0])
+    im = np.array([np.inf, 3.0, 0.0, -np.inf])
+    res = []
+    for lib in LIBS:
+        a, b = _T(lib, re, grad=True), _T(lib, im, grad=True)
+        z = lib.complex(a, b)
+        (z.real.sum() * 0 + z.imag[1] * 2).backward()
+        res.append((to_numpy(z), to_numpy(a.grad), to_numpy(b.grad)))
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    np.testing.assert_array_equal(np.signbit(res[1][0].real), np.signbit(res[0][0].real))
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+    np.testing.assert_array_equal(res[1][2], res[0][2])
+    # (polar's abs gradient is PyTorch's real(conj(g) * sgn(result)): 0 at abs 0, negated for a
+    # negative abs)
+    res = []
+    for lib in LIBS:
+        a, b = _T(lib, np.array([0.0, -1.0, 2.0]), grad=True), _T(lib, np.array([0.3, 1.0, -2.0]),
+                                                                  grad=True)
+        (lib.polar(a, b) * _T(lib, np.array([1 + 1j, 2 - 1j, -1j]))).real.sum().backward()
+        res.append((to_numpy(a.grad), to_numpy(b.grad)))
+    assert res[0][0][0] == 0.0
+    for r, g in zip(*res):
+        np.testing.assert_allclose(g, r, rtol=1e-13, atol=1e-15)
+    # (out= stays refused, as before)
+    with pytest.raises(TypeError, match="out="):
+        st.complex(st.tensor([1.0]), st.tensor([1.0]), out=st.zeros(1, dtype=st.complex128))
+
+
+def _T(lib, a, grad=False):
+    a = np.asarray(a)
+    t = torch.from_numpy(a.copy()) if lib is torch else strided.asarray(a.copy())
+    if grad:
+        t.requires_grad_(True)
+    return t

@@ -372,12 +372,7 @@ def test_complex_and_polar():
     same(*call_both("polar", np.array([1.0, 2.0]), np.array([0.5, -3.0])), rtol=1e-12)
 
 
-def test_complex_refuses_gradients():
-    a = xp.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="gradients"):
-        st.complex(a, a)
-    with xp.no_grad():
-        assert st.complex(a, a).dtype == xp.complex64
+# (complex's and polar's gradients: test_programs21.py's test_complex_and_polar_gradients)
 
 
 @pytest.mark.parametrize("s,kw", [(3, {}), (True, {}), (2.5, {"dtype": "float64"}), (7, {"dtype": "int32"}),

@@ -1017,7 +1017,8 @@ def _two_parts(name, a, a_name, b, b_name, out):
 def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
     """``torch.complex(real, imag)``: the complex array ``real + imag * 1j`` of two float32
     (complex64) or float64 (complex128) arrays of one dtype, each part exact (an infinite
-    imaginary part stays so). Gradients and ``out=`` are refused.
+    imaginary part stays so), differentiable as PyTorch's (``real(grad)``, ``imag(grad)``).
+    ``out=`` is refused.
 
     >>> import strided.torch as torch
     >>> torch.complex(torch.tensor([1.]), torch.tensor([2.]))
@@ -1030,9 +1031,14 @@ def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
                            f"{real.dtype.name} and {imag.dtype.name}")
     if (real.requires_grad or imag.requires_grad) and ns.is_grad_enabled():
         # Note: real + imag * 1j would be differentiable, but an infinite imag then gives a
-        # NaN real part (inf * 0); the exact parts are written into .real/.imag, unrecorded.
-        raise RuntimeError("complex(): gradients are not supported by strided.torch's complex "
-                           "(the inputs require grad); call it on detach()ed inputs or under no_grad()")
+        # NaN real part (inf * 0); the exact parts are written by _Complex, whose backward
+        # is PyTorch's (ComplexBackward0).
+        return _complex_function().apply(real, imag)
+    return _complex_parts(ns, real, imag)
+
+
+def _complex_parts(ns, real, imag) -> Array:
+    """The complex array whose parts are ``real`` and ``imag`` (broadcast), written exactly."""
     shape = tuple(ns.broadcast_shapes(tuple(real.shape), tuple(imag.shape)))
     r = ns.zeros(shape, dtype=_dtypes.complex_of(real.dtype), device=real.device)
     r.real[...] = real
@@ -1040,9 +1046,52 @@ def complex(real, imag, *, out=None) -> Array:  # noqa: A001 - PyTorch's name
     return r
 
 
+_COMPLEX_FUNCTIONS = []
+
+
+def _complex_function(polar=False):
+    """``complex``'s and ``polar``'s autograd Functions (made on first use: the autograd
+    package imports this module's namespace), with PyTorch's derivatives (the engine sums a
+    broadcast gradient down to each input's shape). complex (ComplexBackward0): ``real(grad)``
+    for real, ``imag(grad)`` for imag. polar (PolarBackward0, ``polar_backward``):
+    ``real(conj(grad) * sgn(result))`` for abs, ``real(conj(grad) * result * 1j)`` for angle.
+
+    Note: polar's abs gradient is PyTorch's, which assumes ``abs >= 0``: a negative abs gets the
+    negated derivative, and a zero abs a zero gradient."""
+    if not _COMPLEX_FUNCTIONS:
+        from ..autograd._function import Function
+
+        class _Complex(Function):
+            @staticmethod
+            def forward(ctx, real, imag):
+                return _complex_parts(_ns(), real, imag)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.real.clone(), g.imag.clone()
+
+        class _Polar(Function):
+            @staticmethod
+            def forward(ctx, abs, angle):  # noqa: A002 - PyTorch's parameter name
+                ns = _ns()
+                r = _complex_parts(ns, abs * ns.cos(angle), abs * ns.sin(angle))
+                ctx.save_for_backward(r)
+                return r
+
+            @staticmethod
+            def backward(ctx, g):
+                (r,) = ctx.saved_tensors
+                ns = _ns()
+                gc = ns.conj(g)
+                return (gc * ns.sign(r)).real.clone(), (gc * (r * 1j)).real.clone()
+
+        _COMPLEX_FUNCTIONS.extend([_Complex, _Polar])
+    return _COMPLEX_FUNCTIONS[1 if polar else 0]
+
+
 def polar(abs, angle, *, out=None) -> Array:  # noqa: A002 - PyTorch's parameter name
-    """``torch.polar(abs, angle)``: ``complex(abs * cos(angle), abs * sin(angle))``.
-    Gradients and ``out=`` are refused.
+    """``torch.polar(abs, angle)``: ``complex(abs * cos(angle), abs * sin(angle))``,
+    differentiable through ``complex``. ``out=`` is refused.
 
     >>> import strided.torch as torch
     >>> torch.polar(torch.tensor([2.]), torch.tensor([0.]))
@@ -1050,6 +1099,8 @@ def polar(abs, angle, *, out=None) -> Array:  # noqa: A002 - PyTorch's parameter
     """
     ns = _ns()
     _two_parts("polar", abs, "abs", angle, "angle", out)
+    if (abs.requires_grad or angle.requires_grad) and ns.is_grad_enabled():
+        return _complex_function(polar=True).apply(abs, angle)
     return complex(abs * ns.cos(angle), abs * ns.sin(angle))
 
 
