@@ -1131,7 +1131,7 @@ def ranking(torch, steps):
         opt.step()
         out += [loss.item()] + idx.tolist() + qq.tolist()
         out += torch.searchsorted(srt.flip(0).contiguous(), edges).tolist()
-        out += torch.bucketize(pred[:, 1].detach(), edges, right=True).tolist()
+        out += torch.bucketize(pred[:, 1].detach().contiguous(), edges, right=True).tolist()
     return out
 
 
@@ -1217,6 +1217,460 @@ def vit(torch, steps):
     return out
 
 
+# --- 25. DQN: a target network by copy.deepcopy, Q-values by gather, max over actions for
+# the target, smooth_l1_loss, a soft (Polyak) update under no_grad with in-place mul_/add_,
+# frozen layers (requires_grad_(False)) and a buffer that is not persistent ------------------
+
+def _qnet(t):
+    n = t.nn
+
+    class Q(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.body = n.Sequential(n.Linear(4, 8), n.ReLU())
+            s.head = n.Linear(8, 3)
+            s.register_buffer("calls", t.zeros((), dtype=t.long), persistent=False)
+
+        def forward(s, x):
+            s.calls += 1
+            return s.head(s.body(x))
+
+    return Q()
+
+
+def dqn(torch, steps):
+    import copy
+    F = torch.nn.functional
+    q = _init(torch, _qnet)
+    target = copy.deepcopy(q)
+    target.requires_grad_(False)
+    rng = _rng(124)
+    s = _data(torch, rng.standard_normal((8, 4)))
+    a = _data(torch, rng.integers(0, 3, 8))
+    r = _data(torch, rng.standard_normal(8))
+    s2 = _data(torch, rng.standard_normal((8, 4)))
+    done = _data(torch, np.array([0, 0, 1, 0, 0, 1, 0, 0], dtype=bool))
+    opt = torch.optim.Adam(q.parameters(), lr=1e-2)
+    out = [sorted(q.state_dict().keys())]
+    for k in range(steps):
+        if k == 2:
+            q.body.requires_grad_(False)
+        qa = q(s).gather(1, a.unsqueeze(1)).squeeze(1)
+        with torch.no_grad():
+            best = q(s2).argmax(1, keepdim=True)
+            nxt = target(s2).gather(1, best).squeeze(1)
+            y = r + 0.9 * nxt * (~done)
+            vmax, imax = target(s2).max(1)
+        loss = F.smooth_l1_loss(qa, y, beta=0.5)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            for pt, p in zip(target.parameters(), q.parameters()):
+                pt.mul_(0.8).add_(0.2 * p)
+        out += [loss.item(), vmax.sum().item()] + imax.tolist()
+        out.append(q.body[0].weight.grad is None)
+    out += [int(q.calls), int(target.calls), target.head.weight.requires_grad]
+    return out
+
+
+# --- 26. a linear-chain CRF tagger: emissions from a BiLSTM, the forward algorithm by
+# logsumexp over a transition matrix, the gold path score by gather/indexing, masks for the
+# padded steps, Viterbi decoding by max/argmax and backtracking -----------------------------
+
+def _crf(t):
+    n = t.nn
+
+    class CRF(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.emb = n.Embedding(10, 4)
+            s.lstm = n.LSTM(4, 3, batch_first=True, bidirectional=True)
+            s.proj = n.Linear(6, 4)
+            s.trans = n.Parameter(t.randn(4, 4) * 0.1)
+            s.start = n.Parameter(t.randn(4) * 0.1)
+
+    return CRF()
+
+
+def crf(torch, steps):
+    m = _init(torch, _crf)
+    rng = _rng(125)
+    B, T = 3, 5
+    lengths = np.array([5, 3, 4])
+    mask_np = np.arange(T)[None, :] < lengths[:, None]
+    words = _data(torch, rng.integers(0, 10, (B, T)) * mask_np)
+    tags = _data(torch, rng.integers(0, 4, (B, T)) * mask_np)
+    mask = _data(torch, mask_np)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        em = m.proj(m.lstm(m.emb(words))[0])
+        alpha = m.start + em[:, 0]
+        score = m.start[tags[:, 0]] + em[:, 0].gather(1, tags[:, :1]).squeeze(1)
+        for i in range(1, T):
+            nxt = torch.logsumexp(alpha.unsqueeze(2) + m.trans + em[:, i].unsqueeze(1), dim=1)
+            alpha = torch.where(mask[:, i:i + 1], nxt, alpha)
+            step = m.trans[tags[:, i - 1], tags[:, i]] + em[:, i].gather(1, tags[:, i:i + 1])[:, 0]
+            score = score + step * mask[:, i]
+        nll = (torch.logsumexp(alpha, 1) - score).mean()
+        nll.backward()
+        opt.step()
+        out.append(nll.item())
+    with torch.no_grad():
+        em = m.proj(m.lstm(m.emb(words))[0])
+        v = m.start + em[:, 0]
+        back = []
+        for i in range(1, T):
+            best, arg = (v.unsqueeze(2) + m.trans).max(1)
+            v = torch.where(mask[:, i:i + 1], best + em[:, i], v)
+            back.append(arg)
+        paths = []
+        for b in range(B):
+            tag = int(v[b].argmax())
+            path = [tag]
+            for i in range(int(lengths[b]) - 1, 0, -1):
+                tag = int(back[i - 1][b, tag])
+                path.insert(0, tag)
+            paths.append(path)
+        out += [paths] + v.max(1).values.tolist()
+    return out
+
+
+# --- 27. segmentation losses: cross_entropy over (N, C, H, W) with class weights,
+# ignore_index and label_smoothing together, probability targets with weights, nll_loss 2-d,
+# dice; and the rest of the loss zoo (multilabel margin, soft margin, hinge embedding, margin
+# ranking, triplet with a distance function, poisson full, huber, l1 sum) -----------------------
+
+def seg_losses(torch, steps):
+    F = torch.nn.functional
+    nn = torch.nn
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Conv2d(2, 4, 3, padding=1), t.nn.Tanh(),
+                                               t.nn.Conv2d(4, 3, 1)))
+    rng = _rng(126)
+    x = _data(torch, rng.standard_normal((2, 2, 4, 5)))
+    yn = rng.integers(0, 3, (2, 4, 5))
+    yn[0, 0, :3] = 255
+    y = _data(torch, yn)
+    w = torch.tensor([0.5, 2.0, 1.0])
+    soft = _data(torch, rng.dirichlet([1, 1, 1], (2, 4, 5)).transpose(0, 3, 1, 2))
+    mlm_t = _data(torch, np.array([[2, 0, -1], [1, -1, 0]]))
+    sign = _data(torch, np.array([1.0, -1.0, 1.0, -1.0, 1.0, 1.0]))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    trip = nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda a, b: 1.0 - F.cosine_similarity(a, b), margin=0.3, swap=True)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        o = m(x)
+        ce = F.cross_entropy(o, y, weight=w, ignore_index=255, label_smoothing=0.2)
+        ce_none = F.cross_entropy(o, y, weight=w, ignore_index=255, label_smoothing=0.2,
+                                  reduction="none")
+        ce_soft = F.cross_entropy(o, soft, weight=w, label_smoothing=0.1)
+        nll = F.nll_loss(o.log_softmax(1), y, weight=w, ignore_index=255, reduction="sum")
+        flat = o.permute(0, 2, 3, 1).reshape(-1, 3)[:6]
+        z = (F.multilabel_margin_loss(flat[:2], mlm_t)
+             + F.soft_margin_loss(flat[:, 0], sign)
+             + F.hinge_embedding_loss(flat[:, 1].abs(), sign, margin=0.5)
+             + F.margin_ranking_loss(flat[:, 0], flat[:, 1], sign, margin=0.1)
+             + trip(flat[:2], flat[2:4], flat[4:6])
+             + F.poisson_nll_loss(flat.exp(), flat.abs().detach() + 1, log_input=False,
+                                  full=True)
+             + F.huber_loss(flat, flat.detach().roll(1, 0), delta=0.3)
+             + F.l1_loss(flat, flat.detach() * 0.5, reduction="sum") * 0.1)
+        loss = ce + ce_soft + nll * 0.01 + z
+        loss.backward()
+        opt.step()
+        out += [loss.item(), ce.item(), ce_soft.item(), nll.item(), z.item(),
+                ce_none.sum().item(), ce_none[0, 0, 0].item()]
+    return out
+
+
+# --- 28. in-place and autograd API in a training loop: retain_grad on an intermediate, a
+# hook on an intermediate, backward(retain_graph=True) twice, autograd.grad with
+# grad_outputs and allow_unused, in-place relu_/clamp_/masked_fill_/index_put_(accumulate) on
+# non-leaf arrays, detach_() -----------------------------------------------------------------
+
+def inplace_autograd(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.ModuleList([t.nn.Linear(4, 5), t.nn.Linear(5, 2),
+                                                t.nn.Linear(3, 3)]))
+    rng = _rng(127)
+    x = _data(torch, rng.standard_normal((6, 4)))
+    y = _data(torch, rng.standard_normal((6, 2)))
+    rows = _data(torch, np.array([0, 2, 2, 5]))
+    vals = _data(torch, rng.standard_normal((4, 5)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.05)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        h = m[0](x)
+        h.retain_grad()
+        seen = []
+        h.register_hook(lambda g: seen.append(g.abs().sum().item()))
+        a = h.clone()
+        a.masked_fill_(a > 1.2, 1.2)
+        a.index_put_((rows,), vals * 0.1, accumulate=True)
+        a.clamp_(max=1.1)
+        a.relu_()
+        o = m[1](a)
+        loss = F.mse_loss(o, y)
+        loss.backward(retain_graph=True)
+        g1 = h.grad.clone()
+        (loss * 0.5).backward(retain_graph=True)
+        gx, gu = torch.autograd.grad(o, [a, m[2].weight], grad_outputs=torch.ones_like(o),
+                                     allow_unused=True)
+        opt.step()
+        out += [loss.item(), (h.grad - 1.5 * g1).abs().max().item(), gx.sum().item(),
+                gu is None, o.detach().requires_grad] + seen
+    z = m[0](x)
+    z.detach_()
+    out += [z.requires_grad, z.grad_fn is None]
+    # (the graph freed by a backward without retain_graph: a second one is refused)
+    loss = m[1](m[0](x)).pow(2).sum()
+    loss.backward()
+    try:
+        loss.backward()
+    except RuntimeError as e:
+        out.append("Trying to backward through the graph a second time" in str(e))
+    else:
+        out.append("no error")
+    # (a saved result modified in place: both libraries refuse the backward)
+    a = m[0](x).relu_()
+    a.clamp_(max=1.5)
+    try:
+        a.sum().backward()
+    except RuntimeError as e:
+        out.append("modified by an inplace operation" in str(e) and "is at version 2; "
+                   "expected version 1" in str(e))
+    else:
+        out.append("no error")
+    return out
+
+
+# --- 29. Newton's method on a small logistic regression with torch.autograd.functional:
+# jacobian, hessian, hvp, vjp and jvp; the step by linalg.solve and cholesky_solve ---------------
+
+def newton(torch, steps):
+    AF = torch.autograd.functional
+    F = torch.nn.functional
+    rng = _rng(128)
+    X = _data(torch, rng.standard_normal((20, 3)))
+    yv = (rng.random(20) > 0.5).astype(np.float64)
+    y = _data(torch, yv)
+
+    def loss(w):
+        return F.binary_cross_entropy_with_logits(X @ w, y) + 0.05 * (w * w).sum()
+
+    w = torch.zeros(3)
+    out = []
+    for _ in range(steps):
+        g = AF.jacobian(loss, w)
+        H = AF.hessian(loss, w)
+        _, hv = AF.hvp(loss, w, torch.ones(3))
+        _, vj = AF.vjp(lambda v: X @ v, w, torch.ones(20))
+        _, jv = AF.jvp(lambda v: X @ v, w, torch.ones(3))
+        L = torch.linalg.cholesky(H)
+        step1 = torch.linalg.solve(H, g)
+        step2 = torch.cholesky_solve(g.unsqueeze(1), L).squeeze(1)
+        w = w - step1
+        out += [loss(w).item(), (step1 - step2).abs().max().item() < 1e-12]
+        out += hv.tolist() + vj.tolist() + jv[:3].tolist()
+    return out + w.tolist()
+
+
+# --- 30. an orthogonal-recurrence RNN: parametrizations.orthogonal on a recurrent weight
+# (the weight stays orthogonal through training), the old weight_norm hook API on the output
+# layer, LSTMCell/GRUCell unrolled by hand ------------------------------------------------------
+
+def _orth(t):
+    n = t.nn
+
+    class Net(n.Module):
+        def __init__(s):
+            super().__init__()
+            s.inp = n.Linear(2, 4)
+            s.rec = n.Linear(4, 4, bias=False)
+            s.cell = n.GRUCell(4, 3)
+            s.out = n.Linear(3, 1)
+
+    return Net()
+
+
+def orthogonal_rnn(torch, steps):
+    P = torch.nn.utils.parametrizations
+    m = _init(torch, _orth)
+    P.orthogonal(m.rec, "weight")
+    torch.nn.utils.weight_norm(m.out, name="weight", dim=0)
+    rng = _rng(129)
+    xs = _data(torch, rng.standard_normal((5, 3, 2)))
+    y = _data(torch, rng.standard_normal((3, 1)))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = [sorted(n for n, _ in m.named_parameters())]
+    for _ in range(steps):
+        opt.zero_grad()
+        h = torch.zeros(3, 4)
+        g = None
+        for i in range(xs.shape[0]):
+            h = torch.tanh(m.inp(xs[i]) + m.rec(h))
+            g = m.cell(h, g)
+        loss = torch.nn.functional.mse_loss(m.out(g), y)
+        loss.backward()
+        opt.step()
+        W = m.rec.weight
+        out += [loss.item(), (W @ W.T - torch.eye(4)).abs().max().item() < 1e-12,
+                m.out.weight_g.flatten().tolist()[0]]
+    return out
+
+
+# --- 31. a DataLoader of dict samples: default collate of dicts of numbers and arrays, a
+# custom collate_fn padding variable-length sequences, a BatchSampler over a SequentialSampler ---
+
+def dict_loader(torch, steps):
+    from importlib import import_module
+    data = import_module(torch.__name__ + ".utils.data")
+    R = torch.nn.utils.rnn
+    rng = _rng(131)
+    items = [{"x": torch.tensor(rng.standard_normal(3)), "y": float(rng.standard_normal()),
+              "id": i} for i in range(7)]
+    seqs = [torch.tensor(rng.standard_normal((n, 2))) for n in (3, 1, 4, 2, 2, 3)]
+
+    def pad_collate(batch):
+        lens = torch.tensor([len(b) for b in batch])
+        return R.pad_sequence(batch, batch_first=True), lens
+
+    m = _init(torch, lambda t: t.nn.ModuleDict({"a": t.nn.Linear(3, 1), "b": t.nn.Linear(2, 1)}))
+    dl1 = data.DataLoader(items, batch_size=3)
+    bs = data.BatchSampler(data.SequentialSampler(seqs), batch_size=4, drop_last=False)
+    dl2 = data.DataLoader(seqs, batch_sampler=bs, collate_fn=pad_collate)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    out = [len(dl1), len(dl2)]
+    for _ in range(steps):
+        for batch in dl1:
+            opt.zero_grad()
+            loss = (m["a"](batch["x"]).squeeze(1) - batch["y"]).pow(2).mean()
+            loss.backward()
+            opt.step()
+            out += [loss.item(), str(batch["y"].dtype).split(".")[-1]] + batch["id"].tolist()
+        for xb, lens in dl2:
+            opt.zero_grad()
+            mask = (torch.arange(xb.shape[1])[None, :] < lens[:, None]).unsqueeze(-1)
+            loss = (m["b"](xb) * mask).sum() / lens.sum()
+            loss.backward()
+            opt.step()
+            out += [loss.item()] + list(xb.shape)
+    return out
+
+
+# --- 32. the optimizer's API in a loop: add_param_group for a layer unfrozen later, a manual
+# lr change in param_groups, zero_grad(set_to_none=False), step pre/post hooks, a state_dict
+# round trip into a fresh optimizer mid-run, Adafactor ------------------------------------------
+
+def optimizer_api(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 4), t.nn.GELU(), t.nn.Linear(4, 2)))
+    rng = _rng(132)
+    x = _data(torch, rng.standard_normal((6, 3)))
+    y = _data(torch, rng.standard_normal((6, 2)))
+    opt = torch.optim.Adam(m[2].parameters(), lr=1e-2, weight_decay=0.01)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append(len(o.state)))
+    af = torch.optim.Adafactor(m.parameters(), lr=1e-2)
+    out = []
+    for k in range(steps):
+        if k == 1:
+            opt.add_param_group({"params": m[0].parameters(), "lr": 5e-3})
+        if k == 2:
+            opt.param_groups[0]["lr"] = 2e-2
+            sd = opt.state_dict()
+            opt = torch.optim.Adam(
+                [{"params": m[2].parameters()}, {"params": m[0].parameters()}], lr=1.0)
+            opt.load_state_dict(sd)
+            out += [g["lr"] for g in opt.param_groups] + [g["weight_decay"] for g in opt.param_groups]
+        opt.zero_grad(set_to_none=False)
+        loss = F.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        out += [loss.item(), float(m[0].weight.grad.abs().sum())]
+        af.zero_grad()
+        F.mse_loss(m(x), y).backward()
+        af.step()
+    out += calls + [len(opt.param_groups)] + m[0].weight.flatten().tolist()
+    return out
+
+
+# --- 33. a temporal convolutional network: causal Conv1d by left F.pad with growing dilation,
+# residual 1x1 convolutions, the weight_norm parametrization, LayerNorm over channels by
+# transpose, GLU gating, one-step-ahead forecasting -------------------------------------------
+
+def _tcn(t):
+    n = t.nn
+    W = t.nn.utils.parametrizations.weight_norm
+
+    class Block(n.Module):
+        def __init__(s, cin, cout, d):
+            super().__init__()
+            s.d = d
+            s.conv = W(n.Conv1d(cin, 2 * cout, 2, dilation=d))
+            s.res = n.Conv1d(cin, cout, 1) if cin != cout else n.Identity()
+            s.norm = n.LayerNorm(cout)
+
+        def forward(s, x):
+            h = t.nn.functional.glu(s.conv(t.nn.functional.pad(x, (s.d, 0))), dim=1)
+            return s.norm((h + s.res(x)).transpose(1, 2)).transpose(1, 2)
+
+    return n.Sequential(Block(1, 3, 1), Block(3, 3, 2), Block(3, 3, 4), n.Conv1d(3, 1, 1))
+
+
+def tcn(torch, steps):
+    m = _init(torch, _tcn)
+    rng = _rng(133)
+    t_ = np.arange(20) / 3.0
+    series = np.sin(t_)[None, None, :] + 0.1 * rng.standard_normal((2, 1, 20))
+    x = _data(torch, series[..., :-1])
+    y = _data(torch, series[..., 1:])
+    opt = torch.optim.Adamax(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    with torch.no_grad():
+        out += m(x)[0, 0, -3:].tolist()
+    return out
+
+
+# --- 34. word2vec, skip-gram with negative sampling: two Embeddings, bmm of centre and
+# context vectors, logsigmoid, given negative samples, sparse=False SGD ----------------------
+
+def word2vec(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.ModuleDict({"in": t.nn.Embedding(15, 4, max_norm=2.0),
+                                                "out": t.nn.Embedding(15, 4)}))
+    rng = _rng(134)
+    centre = _data(torch, rng.integers(0, 15, 8))
+    ctx = _data(torch, rng.integers(0, 15, (8, 2)))
+    neg = _data(torch, rng.integers(0, 15, (steps, 8, 5)))
+    opt = torch.optim.SGD(m.parameters(), lr=0.5)
+    out = []
+    for s in range(steps):
+        opt.zero_grad()
+        c = m["in"](centre).unsqueeze(2)
+        pos = torch.bmm(m["out"](ctx), c).squeeze(2)
+        ng = torch.bmm(m["out"](neg[s]).neg(), c).squeeze(2)
+        loss = -(F.logsigmoid(pos).sum(1) + F.logsigmoid(ng).sum(1)).mean()
+        loss.backward()
+        opt.step()
+        out += [loss.item(), m["in"].weight.norm(dim=1).max().item()]
+    sim = F.cosine_similarity(m["in"].weight[:1], m["in"].weight, dim=1)
+    out += sim.topk(3).indices.tolist()
+    return out
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def _compare(ref, got, rtol=1e-11, atol=1e-13):
@@ -1255,6 +1709,16 @@ PROGRAMS = {
     "ranking": (ranking, 4, {}),
     "maml": (maml, 3, {}),
     "vit": (vit, 4, {}),
+    "dqn": (dqn, 4, {}),
+    "crf": (crf, 4, {}),
+    "seg_losses": (seg_losses, 3, {}),
+    "inplace_autograd": (inplace_autograd, 3, {}),
+    "newton": (newton, 4, {}),
+    "orthogonal_rnn": (orthogonal_rnn, 4, {}),
+    "dict_loader": (dict_loader, 2, {}),
+    "optimizer_api": (optimizer_api, 4, {}),
+    "tcn": (tcn, 4, {}),
+    "word2vec": (word2vec, 4, {}),
 }
 
 
