@@ -1671,6 +1671,152 @@ def word2vec(torch, steps):
     return out
 
 
+# --- 35. a convolution zoo: padding='valid', tuple strides, circular padding, groups and
+# dilation in ConvTranspose2d, forward's output_size=, nearest-exact and area resampling,
+# antialiased bilinear downsampling, recompute_scale_factor, grid_sample's other modes ---------
+
+def _convzoo(t):
+    n = t.nn
+    return n.ModuleDict({
+        "a": n.Conv2d(2, 4, (3, 2), stride=(2, 1), padding="valid"),
+        "b": n.Conv2d(4, 4, 3, padding=2, dilation=2, groups=2, padding_mode="circular"),
+        "c": n.ConvTranspose2d(4, 2, 3, stride=2, padding=1, groups=2, dilation=1),
+        "d": n.ConvTranspose2d(2, 2, (2, 3), stride=(2, 1), dilation=(1, 2), bias=False),
+        "e": n.Conv1d(2, 3, 3, stride=2, padding=1, padding_mode="replicate"),
+    })
+
+
+def conv_zoo(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _convzoo)
+    rng = _rng(135)
+    x = _data(torch, rng.standard_normal((2, 2, 9, 7)))
+    theta = _data(torch, np.array([[[0.9, 0.2, 0.1], [-0.1, 1.1, 0.0]]] * 2))
+    opt = torch.optim.SGD(m.parameters(), lr=0.02, momentum=0.9)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        h = torch.relu(m["a"](x))
+        h = m["b"](h) + h
+        up = m["c"](h, output_size=(8, 12))
+        up2 = m["d"](up)
+        r1 = F.interpolate(up, scale_factor=1.5, mode="nearest-exact")
+        r2 = F.interpolate(up, size=(3, 5), mode="area")
+        r3 = F.interpolate(up, size=(5, 7), mode="bilinear", antialias=True, align_corners=False)
+        r4 = F.interpolate(up, scale_factor=0.7, mode="bilinear", recompute_scale_factor=True)
+        grid = F.affine_grid(theta, [2, 2, 5, 6], align_corners=True)
+        g1 = F.grid_sample(up, grid, mode="nearest", padding_mode="border", align_corners=True)
+        g2 = F.grid_sample(up, grid, mode="bicubic", padding_mode="reflection",
+                           align_corners=False)
+        e = m["e"](up.mean(2))
+        loss = (up2.pow(2).mean() + r1.abs().mean() + r2.pow(2).mean() + r3.mean() ** 2
+                + r4.pow(2).mean() + g1.pow(2).mean() + g2.pow(2).mean() + e.pow(2).mean())
+        loss.backward()
+        opt.step()
+        shapes = [list(a.shape) for a in (h, up, up2, r1, r2, r3, r4, g1, e)]
+        out += [loss.item(), r3.sum().item(), g2.sum().item(), shapes]
+    return out
+
+
+# --- 36. a normalization zoo: BatchNorm1d over (N, C, L) without affine or running stats,
+# InstanceNorm1d tracking running stats, LayerNorm without bias, GroupNorm, LocalResponseNorm,
+# RMSNorm over two dims, LazyLinear; train then eval ------------------------------------------
+
+def _normzoo(t):
+    n = t.nn
+    return n.ModuleDict({
+        "bn": n.BatchNorm1d(4, affine=False, track_running_stats=False),
+        "bn2": n.BatchNorm1d(4, momentum=None),
+        "inorm": n.InstanceNorm1d(4, affine=True, track_running_stats=True),
+        "ln": n.LayerNorm(6, bias=False),
+        "gn": n.GroupNorm(2, 4, eps=1e-3),
+        "rms": n.RMSNorm([4, 6], eps=1e-5),
+        "lin": n.Linear(6, 2),
+    })
+
+
+def norm_zoo(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _normzoo)
+    rng = _rng(136)
+    x = _data(torch, rng.standard_normal((3, 4, 6)) * 2 + 1)
+    y = _data(torch, rng.standard_normal((3, 4, 2)))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+
+    def fwd(x):
+        h = m["inorm"](x)
+        h = m["bn"](h) + m["bn2"](x)
+        h = m["ln"](h)
+        h = m["gn"](h)
+        h = F.local_response_norm(h, 3) + m["rms"](h)
+        return m["lin"](h)
+
+    for _ in range(steps):
+        m.train()
+        opt.zero_grad()
+        loss = F.mse_loss(fwd(x), y)
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    m.eval()
+    with torch.no_grad():
+        out += fwd(x[:1]).flatten().tolist()
+        out += m["inorm"].running_mean.tolist() + m["bn2"].running_var.tolist()
+        out.append(int(m["bn2"].num_batches_tracked))
+    return out
+
+
+# --- 37. an attention zoo: MultiheadAttention sequence-first with a 3-d per-head float mask,
+# bool masks of both kinds together, is_causal with its mask, average_attn_weights=True; SDPA
+# with a bool mask, a float mask, scale; nn.Transformer sequence-first with gelu --------------
+
+def _attnzoo(t):
+    n = t.nn
+    return n.ModuleDict({
+        "mha": n.MultiheadAttention(6, 3, bias=False),
+        "mha2": n.MultiheadAttention(6, 2, batch_first=True),
+        "tr": n.Transformer(6, 2, 1, 1, 8, dropout=0.0, activation="gelu"),
+    })
+
+
+def attention_zoo(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, _attnzoo)
+    rng = _rng(137)
+    L, S, B = 4, 5, 2
+    q = _data(torch, rng.standard_normal((L, B, 6)))
+    kv = _data(torch, rng.standard_normal((S, B, 6)))
+    mask3 = _data(torch, rng.standard_normal((B * 3, L, S)))
+    kpm = _data(torch, np.array([[0, 0, 0, 0, 1], [0, 0, 0, 1, 1]], dtype=bool))
+    am = _data(torch, np.triu(np.ones((L, L), dtype=bool), 1))
+    bmask = _data(torch, rng.random((B, 1, L, S)) > 0.3)
+    bmask[..., 0] = True
+    fmask = _data(torch, rng.standard_normal((L, S)))
+    opt = torch.optim.Adam(m.parameters(), lr=5e-3)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        a1, w1 = m["mha"](q, kv, kv, attn_mask=mask3)
+        qb = q.transpose(0, 1)
+        a2, w2 = m["mha2"](qb, qb, qb, attn_mask=am, key_padding_mask=kpm[:, :L],
+                           average_attn_weights=True)
+        a3, _ = m["mha2"](qb, qb, qb, attn_mask=am, is_causal=True, need_weights=False)
+        Q = qb.reshape(B, L, 2, 3).transpose(1, 2)
+        K = kv.transpose(0, 1).reshape(B, S, 2, 3).transpose(1, 2)
+        s1 = F.scaled_dot_product_attention(Q, K, K, attn_mask=bmask)
+        s2 = F.scaled_dot_product_attention(Q, K, K, attn_mask=fmask, scale=0.3)
+        tr = m["tr"](kv, q, tgt_mask=m["tr"].generate_square_subsequent_mask(L),
+                     src_key_padding_mask=kpm, memory_key_padding_mask=kpm)
+        loss = (a1.pow(2).mean() + a2.pow(2).mean() + a3.pow(2).mean() + s1.pow(2).mean()
+                + s2.pow(2).mean() + tr.pow(2).mean())
+        loss.backward()
+        opt.step()
+        out += [loss.item(), w1.sum().item(), list(w1.shape), list(w2.shape), list(tr.shape)]
+        out += w2[0, -1].tolist()
+    return out
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def _compare(ref, got, rtol=1e-11, atol=1e-13):
@@ -1719,6 +1865,9 @@ PROGRAMS = {
     "optimizer_api": (optimizer_api, 4, {}),
     "tcn": (tcn, 4, {}),
     "word2vec": (word2vec, 4, {}),
+    "conv_zoo": (conv_zoo, 3, {}),
+    "norm_zoo": (norm_zoo, 4, {}),
+    "attention_zoo": (attention_zoo, 3, {}),
 }
 
 
@@ -1824,3 +1973,77 @@ def _T(lib, a, grad=False):
     if grad:
         t.requires_grad_(True)
     return t
+
+
+# --- focused: interpolate(antialias=True) (the conv_zoo program's antialiased downsampling):
+# PyTorch's weights (Pillow's filters), float32 and float64, gradients ------------------------
+
+_AA_CASES = [((9, 7), dict(size=(5, 3))), ((9, 7), dict(size=(13, 4))),
+             ((8, 8), dict(scale_factor=0.37)), ((10, 6), dict(scale_factor=(0.5, 1.7))),
+             ((31, 17), dict(size=(4, 16))), ((5, 5), dict(size=(5, 5))),
+             ((12, 9), dict(scale_factor=0.45, recompute_scale_factor=True)),
+             ((3, 40), dict(size=(1, 7)))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("case", range(len(_AA_CASES)))
+def test_interpolate_antialias_matches_pytorch(dtype, mode, align_corners, case):
+    (H, W), kw = _AA_CASES[case]
+    rng = _rng(140 + case)
+    x0 = rng.standard_normal((2, 3, H, W)).astype(dtype)
+    res = []
+    for lib in LIBS:
+        x = _T(lib, x0, grad=True)
+        y = lib.nn.functional.interpolate(x, mode=mode, align_corners=align_corners,
+                                          antialias=True, **kw)
+        w = _rng(7).standard_normal(tuple(y.shape)).astype(dtype)
+        (y * _T(lib, w)).sum().backward()
+        res.append((to_numpy(y), to_numpy(x.grad), str(y.dtype).removeprefix("torch.")))
+    tol = dict(rtol=2e-5, atol=2e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
+    assert res[1][0].shape == res[0][0].shape
+    assert res[1][2] == res[0][2] == dtype
+    np.testing.assert_allclose(res[1][0], res[0][0], **tol)
+    np.testing.assert_allclose(res[1][1], res[0][1], **tol)
+
+
+def test_interpolate_antialias_errors():
+    for lib in LIBS:
+        F = lib.nn.functional
+        for mode, shape in (("nearest", (1, 1, 4, 4)), ("linear", (1, 1, 4)),
+                            ("bilinear", (1, 1, 1, 4, 4)), ("area", (1, 1, 4, 4))):
+            x = lib.zeros(*shape)
+            with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear, "
+                                                 "bicubic, and lanczos modes"):
+                F.interpolate(x, size=(2,) * (len(shape) - 2), mode=mode, antialias=True)
+    # (PyTorch's lanczos mode: refused by strided)
+    with pytest.raises(NotImplementedError, match="lanczos"):
+        st.nn.functional.interpolate(st.zeros(1, 1, 4, 4), size=2, mode="lanczos",
+                                     antialias=True)
+
+
+# --- focused: grid_sample(mode='bicubic') (the conv_zoo program): PyTorch's 16 taps, each
+# padded (zeros, border, reflection), values and the gradients of input and grid -------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6), (1, 1, 1, 4)])
+def test_grid_sample_bicubic_matches_pytorch(dtype, padding_mode, align_corners, shape):
+    rng = _rng(150)
+    x0 = rng.standard_normal(shape).astype(dtype)
+    g0 = rng.uniform(-1.6, 1.6, (shape[0], 4, 7, 2)).astype(dtype)
+    g0[0, 0, :3] = [[1.0, -1.0], [0.0, 0.0], [-1.0, 1.0]]
+    res = []
+    for lib in LIBS:
+        x, g = _T(lib, x0, grad=True), _T(lib, g0, grad=True)
+        y = lib.nn.functional.grid_sample(x, g, mode="bicubic", padding_mode=padding_mode,
+                                          align_corners=align_corners)
+        w = _rng(8).standard_normal(tuple(y.shape)).astype(dtype)
+        (y * _T(lib, w)).sum().backward()
+        res.append((to_numpy(y), to_numpy(x.grad), to_numpy(g.grad)))
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    for r, s in zip(*res):
+        assert r.shape == s.shape
+        np.testing.assert_allclose(s, r, **tol)

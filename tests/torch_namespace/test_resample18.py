@@ -128,9 +128,10 @@ def test_interpolate_of_integers_is_refused_as_pytorch():
         SF.interpolate(strided.asarray(x), size=3)
 
 
-def test_interpolate_antialias_is_refused():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        SF.interpolate(strided.zeros((1, 1, 4, 4)), size=2, mode="bilinear", antialias=True)
+def test_interpolate_lanczos_is_refused():
+    # (antialias=True itself: test_programs21.py's test_interpolate_antialias_matches_pytorch)
+    with pytest.raises(NotImplementedError, match="lanczos"):
+        SF.interpolate(strided.zeros((1, 1, 4, 4)), size=2, mode="lanczos", antialias=True)
 
 
 # --- fold / unfold -------------------------------------------------------------------------
@@ -319,8 +320,10 @@ def test_grid_sample_and_affine_grid_errors_and_warnings():
         SF.grid_sample(x, g, mode="area", align_corners=False)
     with pytest.raises(ValueError, match="expected padding_mode"):
         SF.grid_sample(x, g, padding_mode="wrap", align_corners=False)
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        SF.grid_sample(x, g, mode="bicubic", align_corners=False)
+    # (bicubic on a 5-D input: PyTorch's error; bicubic itself: test_programs21.py)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        SF.grid_sample(strided.zeros((1, 1, 2, 2, 2)), strided.zeros((1, 1, 1, 1, 3)),
+                       mode="bicubic", align_corners=False)
     with pytest.raises(ValueError, match="Nx2x3"):
         SF.affine_grid(strided.zeros((1, 3, 4)), (1, 1, 2, 2), False)
     with pytest.raises(ValueError, match="Nx2x3"):

@@ -1174,6 +1174,49 @@ def _cubic_matrix(L, o, scale, align_corners, ftype) -> np.ndarray:
     return m
 
 
+def _aa_filter(kind, x, ftype):
+    """PyTorch's antialiasing filters (``HelperInterpLinear/Cubic::aa_filter``) in the kernel's
+    float type: the triangle, and Keys' cubic with ``a = -0.5`` (not the -0.75 of the plain
+    bicubic mode)."""
+    x = np.abs(x).astype(ftype)
+    if kind == "bilinear":
+        return np.where(x < 1, ftype(1) - x, ftype(0)).astype(ftype)
+    A = ftype(-0.5)
+    c1 = ((A + 2) * x - (A + 3)) * x * x + 1
+    c2 = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return np.where(x < 1, c1, np.where(x < 2, c2, ftype(0))).astype(ftype)
+
+
+def _aa_matrix(L, o, scale, align_corners, ftype, kind) -> np.ndarray:
+    """The ``(o, L)`` weights of PyTorch's antialiased resampling along one dimension
+    (``_compute_index_ranges_weights`` with ``_compute_indices_min_size_weights_aa``): output
+    ``i`` averages the inputs within ``support`` of ``center = scale (i + 0.5)`` with the filter
+    stretched by ``scale`` when downsampling, the weights normalised to sum 1; each step in the
+    float type and with the promotions of PyTorch's C++ (``scale``, ``center``, ``support`` in
+    the kernel's type, the filter's argument through double)."""
+    interp = 2 if kind == "bilinear" else 4
+    sc = _area_scale(ftype, L, o, align_corners, scale)
+    support = ftype(interp * 0.5 * float(sc)) if sc >= 1.0 else ftype(interp * 0.5)
+    max_interp = int(math.ceil(support)) * 2 + 1
+    invscale = ftype(1.0 / float(sc)) if sc >= 1.0 else ftype(1.0)
+    m = np.zeros((o, L), dtype=ftype)
+    for i in range(o):
+        center = ftype(float(sc) * (i + 0.5))
+        xmin = max(int(float(ftype(center - support)) + 0.5), 0)
+        xsize = min(int(float(ftype(center + support)) + 0.5), L) - xmin
+        xsize = min(max(xsize, 0), max_interp)
+        j = np.arange(xmin, xmin + xsize)
+        arg = ((j.astype(ftype) - center).astype(np.float64) + 0.5) * float(invscale)
+        w = _aa_filter(kind, arg.astype(ftype), ftype)
+        total = ftype(0)
+        for v in w:  # (the C++ loop's sequential sum, in the kernel's type)
+            total = ftype(total + v)
+        if total != 0:
+            w = (w / total).astype(ftype)
+        m[i, xmin:xmin + xsize] = w
+    return m
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False) -> Array:
     """PyTorch's ``interpolate``: resample the spatial dimensions of ``(N, C, *spatial)``.
@@ -1181,7 +1224,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     ``mode``: ``nearest``, ``nearest-exact``, ``linear`` (3-D input), ``bilinear``,
     ``bicubic`` (4-D), ``trilinear`` (5-D) or ``area`` (adaptive average pooling); give
     ``size`` or ``scale_factor``; ``align_corners`` for the interpolating modes.
-    ``antialias=True`` is not supported (an error says so).
+    ``antialias=True`` (``bilinear`` and ``bicubic``) filters as PyTorch's antialiased kernels
+    (Pillow's, for downsampling with ``align_corners=False``). PyTorch's ``lanczos`` mode is not
+    supported (an error says so).
 
     >>> import strided.torch as torch
     >>> torch.nn.functional.interpolate(torch.tensor([[[1.0, 2.0]]]), scale_factor=2)
@@ -1189,11 +1234,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """
     func = "interpolate"
     _check(input, func)
+    if mode == "lanczos":
+        raise NotImplementedError("interpolate(): mode 'lanczos' is not supported by strided")
     if mode not in _MODES:
         raise NotImplementedError(f"interpolate(): Input Error: mode {mode!r} is not one of "
                                   f"{', '.join(_MODES)}")
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported by strided")
     if input.ndim not in (3, 4, 5):
         raise NotImplementedError(f"interpolate(): Input Error: Only 3D, 4D and 5D input "
                                   f"Tensors supported (got {input.ndim}D) for the modes: "
@@ -1206,7 +1251,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                              "interpolating modes: linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    if mode in _MODE_DIMS and input.ndim != _MODE_DIMS[mode]:
+    # (with antialias=True, PyTorch's ValueError below comes first)
+    if mode in _MODE_DIMS and input.ndim != _MODE_DIMS[mode] and not antialias:
         raise NotImplementedError(f"interpolate(): Got {input.ndim}D input, but {mode} mode "
                                   f"needs {_MODE_DIMS[mode]}D input")
     sizes = list(input.shape[2:])
@@ -1250,6 +1296,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise RuntimeError(f"interpolate(): Input and output sizes should be greater than 0, but "
                            f"got input ({', '.join(map(str, sizes))}) and output "
                            f"({', '.join(map(str, out))})")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("interpolate(): Anti-alias option is restricted to bilinear, bicubic, "
+                         "and lanczos modes and requires a 4-D tensor as input")
     if mode == "area":
         return _adaptive_avg(input, tuple(out), n, "interpolate")
     _float(input, func)
@@ -1263,7 +1312,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     ftype = np.float64 if input.dtype.name == "float64" else np.float32
     x = input
     for i in range(n):
-        if mode == "bicubic":
+        if antialias:
+            m = _aa_matrix(sizes[i], out[i], scales[i], align_corners, ftype, mode)
+        elif mode == "bicubic":
             m = _cubic_matrix(sizes[i], out[i], scales[i], align_corners, ftype)
         else:
             m = _linear_matrix(sizes[i], out[i], scales[i], align_corners, ftype)
@@ -1394,8 +1445,8 @@ def _reflect(c: Array, twice_low: int, twice_high: int) -> Array:
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None) -> Array:
     """PyTorch's ``grid_sample``: ``input`` ``(N, C, H, W)`` (or ``(N, C, D, H, W)``) sampled at
     the normalised coordinates ``grid`` ``(N, H_out, W_out, 2)`` (x, y in [-1, 1]);
-    ``mode`` ``bilinear`` or ``nearest`` (``bicubic`` is not supported by strided),
-    ``padding_mode`` ``zeros``, ``border`` or ``reflection``.
+    ``mode`` ``bilinear``, ``nearest`` or ``bicubic`` (4-D input), ``padding_mode``
+    ``zeros``, ``border`` or ``reflection``.
 
     >>> import strided.torch as torch
     >>> img = torch.arange(4.0).reshape(1, 1, 2, 2)
@@ -1414,9 +1465,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=stacklevel())
         align_corners = False
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(): mode='bicubic' is not supported by strided "
-                                  "(bilinear and nearest are)")
     if input.ndim not in (4, 5):
         raise RuntimeError(f"grid_sample(): grid_sampler(): expected 4D or 5D input and grid "
                            f"with same number of dimensions, but got input with sizes "
@@ -1435,6 +1483,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise RuntimeError(f"grid_sample(): grid_sampler(): expected input and grid to have the "
                            f"same dtype, but input has {input.dtype.name} and grid has "
                            f"{grid.dtype.name}")
+    if mode == "bicubic" and n != 2:
+        raise RuntimeError("grid_sample(): grid_sampler(): bicubic interpolation only supports "
+                           "4D input")
     nb, c = input.shape[0], input.shape[1]
     sizes = tuple(input.shape[2:])
     outs = tuple(grid.shape[1:1 + n])
@@ -1449,9 +1500,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             co = (co + 1) / 2 * (size - 1)
         else:
             co = ((co + 1) * size - 1) / 2
-        if padding_mode == "border":
+        # (bicubic pads each of its 16 taps, not the sampling point: _bounded below)
+        if padding_mode == "border" and mode != "bicubic":
             co = _st.clip(co, 0, size - 1)
-        elif padding_mode == "reflection":
+        elif padding_mode == "reflection" and mode != "bicubic":
             co = _reflect(co, 0, 2 * (size - 1)) if align_corners else \
                 _reflect(co, -1, 2 * size - 1)
             co = _st.clip(co, 0, size - 1)
@@ -1472,7 +1524,45 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             if weight is not None else inside.to(input.dtype)
         return vals * w[:, None, :]
 
-    if mode == "nearest":
+    def _bounded(idx, size):
+        """PyTorch's ``compute_coordinates`` of an integer tap (bicubic's ``get_value_bounded``):
+        clipped (border), reflected then clipped (reflection), as is (zeros: ``corner`` reads
+        0 outside)."""
+        if padding_mode == "border":
+            return _st.clip(idx, 0, size - 1)
+        if padding_mode == "reflection":
+            idx = _reflect(idx, 0, 2 * (size - 1)) if align_corners else \
+                _reflect(idx, -1, 2 * size - 1)
+            return _st.trunc(_st.clip(idx, 0, size - 1))
+        return idx
+
+    if mode == "bicubic":
+        # PyTorch's bicubic (A = -0.75): rows of 4 taps around floor(y) - 1 ..., each weighted
+        # by get_cubic_upsample_coefficients of the fractions; the taps are detached, so the
+        # grid's gradient flows through the fractions only, as PyTorch's backward
+        A = -0.75
+
+        def coeffs(t):
+            def c1(x):
+                return ((A + 2) * x - (A + 3)) * x * x + 1
+
+            def c2(x):
+                return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+
+            return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)]
+
+        lo = [_st.floor(co.detach()) for co in src]
+        cy, cx = (coeffs(src[i] - lo[i]) for i in range(2))
+        out = None
+        for i in range(4):
+            row = None
+            for j in range(4):
+                idx = [_bounded(lo[0] + (i - 1), sizes[0]), _bounded(lo[1] + (j - 1), sizes[1])]
+                term = corner(idx, cx[j])
+                row = term if row is None else row + term
+            term = row * cy[i][:, None, :]
+            out = term if out is None else out + term
+    elif mode == "nearest":
         out = corner([_st.round(co.detach()) for co in src], None)
         if g.requires_grad:
             # PyTorch's grid gets a zero gradient (not None) in nearest mode: a term that is
