@@ -1673,7 +1673,8 @@ def word2vec(torch, steps):
 
 # --- 35. a convolution zoo: padding='valid', tuple strides, circular padding, groups and
 # dilation in ConvTranspose2d, forward's output_size=, nearest-exact and area resampling,
-# antialiased bilinear downsampling, recompute_scale_factor, grid_sample's other modes ---------
+# antialiased bilinear and lanczos downsampling, recompute_scale_factor, grid_sample's other
+# modes --------------------------------------------------------------------------------------
 
 def _convzoo(t):
     n = t.nn
@@ -1704,6 +1705,7 @@ def conv_zoo(torch, steps):
         r2 = F.interpolate(up, size=(3, 5), mode="area")
         r3 = F.interpolate(up, size=(5, 7), mode="bilinear", antialias=True, align_corners=False)
         r4 = F.interpolate(up, scale_factor=0.7, mode="bilinear", recompute_scale_factor=True)
+        r4 = r4 + F.interpolate(up, size=r4.shape[-2:], mode="lanczos", antialias=True)
         grid = F.affine_grid(theta, [2, 2, 5, 6], align_corners=True)
         g1 = F.grid_sample(up, grid, mode="nearest", padding_mode="border", align_corners=True)
         g2 = F.grid_sample(up, grid, mode="bicubic", padding_mode="reflection",
@@ -1986,8 +1988,9 @@ _AA_CASES = [((9, 7), dict(size=(5, 3))), ((9, 7), dict(size=(13, 4))),
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
-@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode, align_corners", [("bilinear", False), ("bilinear", True),
+                                                 ("bicubic", False), ("bicubic", True),
+                                                 ("lanczos", False)])
 @pytest.mark.parametrize("case", range(len(_AA_CASES)))
 def test_interpolate_antialias_matches_pytorch(dtype, mode, align_corners, case):
     (H, W), kw = _AA_CASES[case]
@@ -2017,10 +2020,13 @@ def test_interpolate_antialias_errors():
             with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear, "
                                                  "bicubic, and lanczos modes"):
                 F.interpolate(x, size=(2,) * (len(shape) - 2), mode=mode, antialias=True)
-    # (PyTorch's lanczos mode: refused by strided)
-    with pytest.raises(NotImplementedError, match="lanczos"):
-        st.nn.functional.interpolate(st.zeros(1, 1, 4, 4), size=2, mode="lanczos",
-                                     antialias=True)
+        x = lib.zeros(1, 1, 4, 4)
+        with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
+            F.interpolate(x, size=2, mode="lanczos")
+        with pytest.raises(ValueError, match="Lanczos mode does not support align_corners=True"):
+            F.interpolate(x, size=2, mode="lanczos", antialias=True, align_corners=True)
+        with pytest.raises(NotImplementedError, match="lanczos"):
+            F.interpolate(lib.zeros(1, 1, 4), size=2, mode="lanczos")
 
 
 # --- focused: grid_sample(mode='bicubic') (the conv_zoo program): PyTorch's 16 taps, each

@@ -128,10 +128,10 @@ def test_interpolate_of_integers_is_refused_as_pytorch():
         SF.interpolate(strided.asarray(x), size=3)
 
 
-def test_interpolate_lanczos_is_refused():
+def test_interpolate_lanczos_needs_antialias():
     # (antialias=True itself: test_programs21.py's test_interpolate_antialias_matches_pytorch)
-    with pytest.raises(NotImplementedError, match="lanczos"):
-        SF.interpolate(strided.zeros((1, 1, 4, 4)), size=2, mode="lanczos", antialias=True)
+    with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
+        SF.interpolate(strided.zeros((1, 1, 4, 4)), size=2, mode="lanczos")
 
 
 # --- fold / unfold -------------------------------------------------------------------------

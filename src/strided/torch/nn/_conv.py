@@ -1103,8 +1103,9 @@ def channel_shuffle(input, groups) -> Array:
 
 # --- interpolate ---------------------------------------------------------------------------
 
-_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-_MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area",
+          "nearest-exact")
+_MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5, "lanczos": 4}
 
 
 def _scale_value(ftype, scale, L, o):
@@ -1176,8 +1177,16 @@ def _cubic_matrix(L, o, scale, align_corners, ftype) -> np.ndarray:
 
 def _aa_filter(kind, x, ftype):
     """PyTorch's antialiasing filters (``HelperInterpLinear/Cubic::aa_filter``) in the kernel's
-    float type: the triangle, and Keys' cubic with ``a = -0.5`` (not the -0.75 of the plain
-    bicubic mode)."""
+    float type: the triangle, Keys' cubic with ``a = -0.5`` (not the -0.75 of the plain
+    bicubic mode), and Lanczos-3 (``sinc(x) sinc(x / 3)`` on ``[-3, 3)``, Pillow's)."""
+    if kind == "lanczos":
+        x = x.astype(ftype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            px = ftype(np.pi) * x
+            sinc = np.where(x == 0, ftype(1), np.sin(px) / px)
+            px3 = px / ftype(3)
+            sinc3 = np.where(x == 0, ftype(1), np.sin(px3) / px3)
+        return np.where((x >= -3) & (x < 3), sinc * sinc3, ftype(0)).astype(ftype)
     x = np.abs(x).astype(ftype)
     if kind == "bilinear":
         return np.where(x < 1, ftype(1) - x, ftype(0)).astype(ftype)
@@ -1194,7 +1203,7 @@ def _aa_matrix(L, o, scale, align_corners, ftype, kind) -> np.ndarray:
     stretched by ``scale`` when downsampling, the weights normalised to sum 1; each step in the
     float type and with the promotions of PyTorch's C++ (``scale``, ``center``, ``support`` in
     the kernel's type, the filter's argument through double)."""
-    interp = 2 if kind == "bilinear" else 4
+    interp = {"bilinear": 2, "bicubic": 4, "lanczos": 6}[kind]
     sc = _area_scale(ftype, L, o, align_corners, scale)
     support = ftype(interp * 0.5 * float(sc)) if sc >= 1.0 else ftype(interp * 0.5)
     max_interp = int(math.ceil(support)) * 2 + 1
@@ -1222,11 +1231,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """PyTorch's ``interpolate``: resample the spatial dimensions of ``(N, C, *spatial)``.
 
     ``mode``: ``nearest``, ``nearest-exact``, ``linear`` (3-D input), ``bilinear``,
-    ``bicubic`` (4-D), ``trilinear`` (5-D) or ``area`` (adaptive average pooling); give
+    ``bicubic``, ``lanczos`` (4-D), ``trilinear`` (5-D) or ``area`` (adaptive average pooling); give
     ``size`` or ``scale_factor``; ``align_corners`` for the interpolating modes.
-    ``antialias=True`` (``bilinear`` and ``bicubic``) filters as PyTorch's antialiased kernels
-    (Pillow's, for downsampling with ``align_corners=False``). PyTorch's ``lanczos`` mode is not
-    supported (an error says so).
+    ``antialias=True`` (``bilinear``, ``bicubic``, and ``lanczos``, which requires it) filters
+    as PyTorch's antialiased kernels (Pillow's, for downsampling with ``align_corners=False``).
 
     >>> import strided.torch as torch
     >>> torch.nn.functional.interpolate(torch.tensor([[[1.0, 2.0]]]), scale_factor=2)
@@ -1234,16 +1242,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """
     func = "interpolate"
     _check(input, func)
-    if mode == "lanczos":
-        raise NotImplementedError("interpolate(): mode 'lanczos' is not supported by strided")
     if mode not in _MODES:
         raise NotImplementedError(f"interpolate(): Input Error: mode {mode!r} is not one of "
                                   f"{', '.join(_MODES)}")
     if input.ndim not in (3, 4, 5):
         raise NotImplementedError(f"interpolate(): Input Error: Only 3D, 4D and 5D input "
                                   f"Tensors supported (got {input.ndim}D) for the modes: "
-                                  f"nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
+                                  f"nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     n = input.ndim - 2
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
@@ -1296,9 +1302,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise RuntimeError(f"interpolate(): Input and output sizes should be greater than 0, but "
                            f"got input ({', '.join(map(str, sizes))}) and output "
                            f"({', '.join(map(str, out))})")
-    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("interpolate(): Anti-alias option is restricted to bilinear, bicubic, "
                          "and lanczos modes and requires a 4-D tensor as input")
+    if mode == "lanczos":
+        if align_corners:
+            raise ValueError("interpolate(): Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("interpolate(): Lanczos mode requires antialias=True")
     if mode == "area":
         return _adaptive_avg(input, tuple(out), n, "interpolate")
     _float(input, func)
