@@ -18,6 +18,7 @@ After the programs, focused tests of what the programs found.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -1819,12 +1820,60 @@ def attention_zoo(torch, steps):
     return out
 
 
+# --- 38. the float32 pipeline a NumPy user writes: float64 data into a float32 model is
+# refused (linear, bilinear, a class weight), then .float() data trains with a weighted loss
+# and a Bilinear layer; float32 numbers ---------------------------------------------------------
+
+def float32_pipeline(torch, steps):
+    F = torch.nn.functional
+    torch.set_default_dtype(torch.float32)
+    torch_ref = _torch_ref()
+    torch_ref.set_default_dtype(torch_ref.float32)
+    try:
+        m = _init(torch, lambda t: t.nn.ModuleDict({"l": t.nn.Linear(4, 3),
+                                                    "b": t.nn.Bilinear(3, 4, 3)}))
+        rng = _rng(138)
+        x64 = _data(torch, rng.standard_normal((6, 4)))
+        y = _data(torch, rng.integers(0, 3, 6))
+        w = torch.tensor([1.0, 2.0, 0.5])
+        out = [str(x64.dtype).split(".")[-1], str(m["l"].weight.dtype).split(".")[-1]]
+        for call in (lambda: m["l"](x64), lambda: m["b"](m["l"](x64.float()), x64),
+                     lambda: F.cross_entropy(x64[:, :3], y, weight=w)):
+            try:
+                call()
+                out.append("no error")
+            except RuntimeError as e:
+                out.append(type(e).__name__ + (" dtype" if "dtype" in str(e) or "scalar type"
+                                               in str(e) else str(e)))
+        x = x64.float()
+        opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+        for _ in range(steps):
+            opt.zero_grad()
+            h = m["l"](x)
+            loss = F.cross_entropy(m["b"](torch.tanh(h), x), y, weight=w)
+            loss.backward()
+            opt.step()
+            out += [np.float32(loss.item()), str(loss.dtype).split(".")[-1]]
+        return out
+    finally:
+        torch.set_default_dtype(torch.float64)
+        torch_ref.set_default_dtype(torch_ref.float64)
+
+
+def _torch_ref():
+    return torch
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def _compare(ref, got, rtol=1e-11, atol=1e-13):
     assert len(ref) == len(got), (len(ref), len(got))
     for i, (r, g) in enumerate(zip(ref, got)):
         assert type(r) is type(g), (i, r, g)
+        if isinstance(r, np.float32):
+            # (a number a program computes in float32)
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6, err_msg=f"entry {i}")
+            continue
         if not isinstance(r, float):
             assert r == g, (i, r, g)
             continue
@@ -1870,6 +1919,9 @@ PROGRAMS = {
     "conv_zoo": (conv_zoo, 3, {}),
     "norm_zoo": (norm_zoo, 4, {}),
     "attention_zoo": (attention_zoo, 3, {}),
+    # (float32: both libraries round in float32 and Adam divides by small running norms:
+    # rtol 1e-5 on the np.float32 entries)
+    "float32_pipeline": (float32_pipeline, 4, {}),
 }
 
 
@@ -2053,3 +2105,66 @@ def test_grid_sample_bicubic_matches_pytorch(dtype, padding_mode, align_corners,
     for r, s in zip(*res):
         assert r.shape == s.shape
         np.testing.assert_allclose(s, r, **tol)
+
+
+# --- focused: linear, bilinear and nll_loss's class weight refuse mixed dtypes as PyTorch
+# (the float32_pipeline program: float64 data into a float32 model) ---------------------------
+
+_MIXED = {
+    "linear input": (lambda L, d, f: L.nn.functional.linear(L.ones(2, 3, dtype=d),
+                                                            L.ones(2, 3, dtype=f)),
+                     "expected m1 and m2 to have the same dtype, but got: double != float"),
+    "linear 1-d input": (lambda L, d, f: L.nn.functional.linear(L.ones(3, dtype=f),
+                                                                L.ones(2, 3, dtype=d)),
+                         "expected m1 and m2 to have the same dtype, but got: float != double"),
+    "linear int input": (lambda L, d, f: L.nn.Linear(3, 2)(L.ones(2, 3, dtype=L.int64)),
+                         "mat1 and mat2 must have the same dtype, but got Long and Double"),
+    "linear 3-d input, bias": (lambda L, d, f: L.nn.functional.linear(
+        L.ones(4, 2, 3, dtype=d), L.ones(2, 3, dtype=f), L.ones(2, dtype=f)),
+        "mat1 and mat2 must have the same dtype, but got Double and Float"),
+    "linear bias first": (lambda L, d, f: L.nn.functional.linear(
+        L.ones(2, 3, dtype=d), L.ones(2, 3, dtype=f), L.ones(2, dtype=d)),
+        "self and mat2 must have the same dtype, but got Double and Float"),
+    "linear bias": (lambda L, d, f: L.nn.functional.linear(
+        L.ones(4, 2, 3, dtype=f), L.ones(2, 3, dtype=f), L.ones(2, dtype=d)),
+        "self and mat2 must have the same dtype, but got Double and Float"),
+    "bilinear weight": (lambda L, d, f: L.nn.functional.bilinear(
+        L.ones(2, 3, dtype=d), L.ones(2, 3, dtype=d), L.ones(2, 3, 3, dtype=f)),
+        "All tensors must have the same dtype, got input1: double, input2: double, "
+        "weight: float"),
+    "bilinear bias": (lambda L, d, f: L.nn.functional.bilinear(
+        L.ones(2, 3, dtype=f), L.ones(2, 3, dtype=f), L.ones(2, 3, 3, dtype=f),
+        L.ones(2, dtype=d)), "bias: double"),
+    "nll weight": (lambda L, d, f: L.nn.functional.nll_loss(
+        L.ones(2, 3, 2, dtype=d), L.zeros(2, 2, dtype=L.int64), weight=L.ones(3, dtype=f)),
+        "expected scalar type Double but found Float"),
+    "cross_entropy weight": (lambda L, d, f: L.nn.functional.cross_entropy(
+        L.ones(2, 3, dtype=f), L.tensor([0, 1]), weight=L.ones(3, dtype=d),
+        label_smoothing=0.1), "expected scalar type Float but found Double"),
+    "nll int weight": (lambda L, d, f: L.nn.functional.nll_loss(
+        L.ones(3, dtype=d), L.tensor(0), weight=L.ones(3, dtype=L.int64)),
+        "expected scalar type Double but found Long"),
+}
+
+
+@pytest.mark.parametrize("case", list(_MIXED))
+def test_mixed_dtypes_are_refused_as_pytorch(case):
+    call, msg = _MIXED[case]
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match=re.escape(msg)):
+            call(lib, lib.float64, lib.float32)
+
+
+def test_same_dtypes_still_agree():
+    # (the checks refuse only a mismatch: probability targets with a weight of another dtype
+    # are PyTorch's promotion, and every same-dtype call runs)
+    res = []
+    for lib in LIBS:
+        d, f = lib.float64, lib.float32
+        F = lib.nn.functional
+        a = F.cross_entropy(lib.ones(2, 3, dtype=d), lib.full((2, 3), 0.3, dtype=d),
+                            weight=lib.tensor([1.0, 2.0, 3.0], dtype=f))
+        b = F.linear(lib.ones(2, 3, dtype=f), lib.ones(2, 3, dtype=f), lib.ones(2, dtype=f))
+        c = F.bilinear(lib.ones(1, 2, dtype=d), lib.ones(1, 2, dtype=d), lib.ones(1, 2, 2, dtype=d))
+        res.append([(to_numpy(t).tolist(), str(t.dtype).removeprefix("torch.")) for t in (a, b, c)])
+    assert res[0] == res[1]

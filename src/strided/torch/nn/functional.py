@@ -383,6 +383,34 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
 
 # --- linear layers, dropout, embedding ---------------------------------------------------
 
+_C_TYPE = {"float64": "double", "float32": "float", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+           "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_SCALAR_TYPE = {"float64": "Double", "float32": "Float", "float16": "Half",
+                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble"}
+
+
+def _linear_dtypes(input, weight, bias) -> None:
+    """PyTorch's refusal of a ``linear`` whose arrays differ in dtype (its matmul does not
+    promote), with its messages: with a bias (addmm) the bias against the weight first, then
+    the input; without one (mm), the input against the weight."""
+    def name(x):
+        return _SCALAR_TYPE.get(x.dtype.name, x.dtype.name)
+
+    if type(bias) is Array:
+        if bias._dtype is not weight._dtype:
+            raise RuntimeError(f"linear(): self and mat2 must have the same dtype, but got "
+                               f"{name(bias)} and {name(weight)}")
+        raise RuntimeError(f"linear(): mat1 and mat2 must have the same dtype, but got "
+                           f"{name(input)} and {name(weight)}")
+    a, b = (_C_TYPE.get(x.dtype.name, x.dtype.name) for x in (input, weight))
+    raise RuntimeError(f"linear(): expected m1 and m2 to have the same dtype, but got: "
+                       f"{a} != {b}")
+
+
 def linear(input, weight, bias=None) -> Array:
     """``input @ weight.T + bias``.
 
@@ -390,6 +418,10 @@ def linear(input, weight, bias=None) -> Array:
     >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
     tensor([[2., 2., 2.]])
     """
+    if type(input) is Array and type(weight) is Array and (
+            input._dtype is not weight._dtype
+            or (type(bias) is Array and bias._dtype is not weight._dtype)):
+        _linear_dtypes(input, weight, bias)
     if _linear_host is not None:
         r = _linear_host(input, weight, bias)  # (recorded, on the host, 2-D input: one C call)
         if r is not NotImplemented:
@@ -424,6 +456,13 @@ def bilinear(input1, input2, weight, bias=None) -> Array:
     _check(input1, "bilinear", "input1")
     _check(input2, "bilinear", "input2")
     _check(weight, "bilinear", "weight")
+    arrays = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        arrays.append(("bias", bias))
+    if any(a.dtype != input1.dtype for _, a in arrays):
+        # (PyTorch's: its bilinear does not promote)
+        got = ", ".join(f"{n}: {_C_TYPE.get(a.dtype.name, a.dtype.name)}" for n, a in arrays)
+        raise RuntimeError(f"bilinear(): All tensors must have the same dtype, got {got}")
     if weight.ndim != 3 or input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
         raise ValueError(f"bilinear(): shapes do not match: input1 {tuple(input1.shape)}, input2 "
                          f"{tuple(input2.shape)}, weight {tuple(weight.shape)} (out, in1, in2)")
@@ -722,6 +761,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     if input.ndim == 0:
         raise ValueError("nll_loss(): input must have at least 1 dimension (the classes)")
     _check_targets(input, target, "nll_loss")
+    if weight is not None and type(weight) is Array and weight.dtype != input.dtype:
+        # (PyTorch's nll_loss takes the weight in the input's dtype only)
+        raise RuntimeError(f"nll_loss(): expected scalar type "
+                           f"{_SCALAR_TYPE.get(input.dtype.name, input.dtype.name)} but found "
+                           f"{_SCALAR_TYPE.get(weight.dtype.name, weight.dtype.name)}")
     loss, keep, safe = _picked(input, target, ignore_index, "nll_loss")
     if weight is None and keep is None:  # every target counts, with weight 1
         if reduction == "mean" and loss.size == 0:
