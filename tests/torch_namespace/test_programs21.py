@@ -2168,3 +2168,36 @@ def test_same_dtypes_still_agree():
         c = F.bilinear(lib.ones(1, 2, dtype=d), lib.ones(1, 2, dtype=d), lib.ones(1, 2, 2, dtype=d))
         res.append([(to_numpy(t).tolist(), str(t.dtype).removeprefix("torch.")) for t in (a, b, c)])
     assert res[0] == res[1]
+
+
+# --- focused: ParameterList's repr lists its parameters (the dict_model program's printed
+# model showed an empty ParameterList) -------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [[(2, 3)], [(2, 3), ()], []])
+def test_parameter_list_repr_as_pytorch(shapes):
+    reprs = []
+    for lib in LIBS:
+        m = lib.nn.Sequential(lib.nn.ParameterList(
+            [lib.nn.Parameter(lib.ones(s, dtype=lib.float32, device="cpu")) for s in shapes]))
+        reprs.append(repr(m))
+    # (the dtype reads "float32" in strided, "torch.float32" in PyTorch)
+    assert reprs[1] == reprs[0].replace("torch.float32", "float32")
+    assert repr(st.nn.ParameterDict({"a": st.nn.Parameter(st.ones(2, 3, device="cpu"))})) == \
+        "ParameterDict(  (a): Parameter containing: [float64 array of size 2x3])"
+
+
+@pytest.mark.parametrize("name", ["ones", "zeros", "empty", "rand", "randn"])
+def test_creation_without_a_size_is_refused_as_pytorch(name):
+    # (found writing the repr test: strided's ones() gave a 0-d array; PyTorch's needs a size,
+    # also with out=, and a 0-d array is ones(()))
+    # (PyTorch's rand() and randn() word it "received an invalid combination of arguments")
+    msg = "missing 1 required positional arguments|invalid combination of arguments"
+    for lib in LIBS:
+        with pytest.raises(TypeError, match=msg):
+            getattr(lib, name)()
+        with pytest.raises(TypeError, match=msg):
+            getattr(lib, name)(dtype=lib.float32)
+        with pytest.raises(TypeError, match=msg):
+            getattr(lib, name)(out=lib.empty(2))
+        assert tuple(getattr(lib, name)(()).shape) == ()
+        assert tuple(getattr(lib, name)(size=()).shape) == ()

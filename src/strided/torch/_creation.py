@@ -54,4 +54,7 @@ def _sizes(func: str, sizes: tuple, size, shape) -> tuple:
         if sizes:
             raise TypeError(f"{func}() got multiple values for argument 'shape'")
         return (shape,)
+    if not sizes and size is _UNSET:
+        # (PyTorch's: the size is required; a 0-d array is zeros(()))
+        raise TypeError(f'{func}() missing 1 required positional arguments: "size"')
     return sizes if size is _UNSET else _size_keyword(func, sizes, size)

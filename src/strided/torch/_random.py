@@ -211,6 +211,9 @@ def _np_integer():
 def rand(*args, size=_UNSET, generator=None, dtype=None, device=None, out=None,
          requires_grad=False, names=None):
     """Uniform samples on ``[0, 1)``: ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``."""
+    if not args and size is _UNSET:
+        # (PyTorch's: the size is required, also with out=; a 0-d sample is rand(()))
+        raise TypeError('rand() missing 1 required positional arguments: "size"')
     args = _size_keyword("rand", args, size)
     shape = _shape_args(args, "rand") if args else None
     if shape is None and out is None:
@@ -221,6 +224,9 @@ def rand(*args, size=_UNSET, generator=None, dtype=None, device=None, out=None,
 def randn(*args, size=_UNSET, generator=None, dtype=None, device=None, out=None,
           requires_grad=False, names=None):
     """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``."""
+    if not args and size is _UNSET:
+        # (PyTorch's: the size is required, also with out=; a 0-d sample is randn(()))
+        raise TypeError('randn() missing 1 required positional arguments: "size"')
     args = _size_keyword("randn", args, size)
     shape = _shape_args(args, "randn") if args else None
     if shape is None and out is None:

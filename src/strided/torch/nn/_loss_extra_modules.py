@@ -683,7 +683,9 @@ class ParameterDict(Module):
         lines = []
         for k, p in self._parameters.items():
             size = "x".join(str(s) for s in p.shape)
-            lines.append(f"  ({k}): Parameter containing: [{p.dtype.name} array of size {size}]")
+            dev = f" ({p.device})" if p.device.type == "cuda" else ""
+            lines.append(f"  ({k}): Parameter containing: [{p.dtype.name} array of size "
+                         f"{size}{dev}]")
         return "\n".join(lines)
 
 

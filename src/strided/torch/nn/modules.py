@@ -1275,6 +1275,16 @@ class ParameterList(Module):
         self.register_parameter(str(len(self)), value)
         return self
 
+    def extra_repr(self) -> str:
+        """One line per parameter, as PyTorch's: ``(0): Parameter containing: [float64 of size
+        2x3]`` (its dtype, its sizes, and its device when that is cuda)."""
+        lines = []
+        for k, p in enumerate(self):
+            size = "x".join(str(s) for s in p.shape)
+            dev = f" ({p.device})" if p.device.type == "cuda" else ""
+            lines.append(f"  ({k}): Parameter containing: [{p.dtype} of size {size}{dev}]")
+        return "\n".join(lines)
+
 
 # --- layers -----------------------------------------------------------------------------
 
