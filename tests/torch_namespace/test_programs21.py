@@ -2210,3 +2210,16 @@ def test_creation_without_a_size_is_refused_as_pytorch(name):
             getattr(lib, name)(out=lib.empty(2))
         assert tuple(getattr(lib, name)(()).shape) == ()
         assert tuple(getattr(lib, name)(size=()).shape) == ()
+
+
+def test_copied_weights_land_on_the_models_device():
+    # (_init's load_state_dict of NumPy arrays: on the stand-in leg the model is on cuda and
+    # its parameters and buffers stay there, as after a CUDA user's .to(device))
+    m = _init(st, _resnet)
+    dev = st.get_default_device()
+    arrays = list(m.parameters()) + list(m.buffers())
+    assert arrays and all(a.device == dev for a in arrays)
+    ref = _init(torch, _resnet)
+    for (k, a), (k2, b) in zip(sorted(m.state_dict().items()), sorted(ref.state_dict().items())):
+        assert k == k2
+        np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
