@@ -1873,6 +1873,59 @@ def _torch_ref():
     return torch
 
 
+# --- 39. pretrained embeddings into a packed LSTM: Embedding.from_pretrained(freeze=False,
+# padding_idx), pack_padded_sequence/unpack_sequence/unpad_sequence, a bidirectional 2-layer
+# LSTM(proj_size), AdaptiveLogSoftmaxWithLoss, pdist/cdist(p=1), a Frobenius norm, clipping by
+# get_total_norm + clip_grads_with_norm_ and clip_grad_norm_(foreach=True) --------------------
+
+def pretrained_lstm(torch, steps):
+    U = torch.nn.utils
+    R = torch.nn.utils.rnn
+    rng = _rng(200)
+    pre = _data(torch, rng.standard_normal((10, 4)))
+
+    def make(t):
+        return t.nn.ModuleDict({
+            "lstm": t.nn.LSTM(4, 5, bidirectional=True, proj_size=3, num_layers=2),
+            "asm": t.nn.AdaptiveLogSoftmaxWithLoss(6, 10, cutoffs=[3, 6], div_value=2.0),
+            "lin": t.nn.Linear(4, 6)})
+
+    m = _init(torch, make)
+    emb = torch.nn.Embedding.from_pretrained(pre, freeze=False, padding_idx=0)
+    seqs = [_data(torch, rng.integers(0, 10, n)) for n in (4, 2, 3)]
+    y = _data(torch, rng.integers(0, 10, 9))
+    opt = torch.optim.SGD(list(m.parameters()) + list(emb.parameters()), lr=0.1)
+    out = [emb.weight.requires_grad]
+    for _ in range(steps):
+        opt.zero_grad()
+        # (pack_padded_sequence with CPU lengths, not pack_sequence: pack_sequence makes its
+        # lengths on the default device, which PyTorch refuses under a cuda default device,
+        # as strided does on the stand-in leg)
+        pk = R.pack_padded_sequence(R.pad_sequence([emb(s) for s in seqs]),
+                                    torch.tensor([4, 2, 3], device="cpu"), enforce_sorted=False)
+        o, (h, c) = m["lstm"](pk)
+        outs = R.unpack_sequence(o)
+        flat = torch.cat(outs)
+        padded = R.pad_sequence([emb(s) for s in seqs])
+        tokens = torch.cat(R.unpad_sequence(padded, torch.tensor([4, 2, 3], device="cpu")))
+        res = m["asm"](m["lin"](tokens), y)
+        loss = (res.loss + flat.pow(2).mean() + torch.pdist(flat[:4]).mean()
+                + torch.cdist(flat[:3], flat[3:6], p=1).mean()
+                + torch.linalg.norm(h, ord="fro", dim=(1, 2)).sum() * 0.01)
+        loss.backward()
+        tn = U.get_total_norm([p.grad for p in m.parameters()], norm_type=2.0)
+        U.clip_grads_with_norm_(m.parameters(), 1.0, tn)
+        n2 = U.clip_grad_norm_(emb.parameters(), 0.5, foreach=True)
+        opt.step()
+        out += [loss.item(), res.output.sum().item(), tn.item(), n2.item()]
+        out += [list(t.shape) for t in outs]
+    with torch.no_grad():
+        out += m["asm"].log_prob(m["lin"](pre[:2])).flatten().tolist()
+        out += m["asm"].predict(m["lin"](pre[:3])).tolist()
+    out += emb.weight[0].tolist() + [float(pre[1, 0])]
+    return out
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def _compare(ref, got, rtol=1e-11, atol=1e-13):
@@ -1931,6 +1984,7 @@ PROGRAMS = {
     # (float32: both libraries round in float32 and Adam divides by small running norms:
     # rtol 1e-5 on the np.float32 entries)
     "float32_pipeline": (float32_pipeline, 4, {}),
+    "pretrained_lstm": (pretrained_lstm, 3, {}),
 }
 
 
@@ -2223,3 +2277,36 @@ def test_copied_weights_land_on_the_models_device():
     for (k, a), (k2, b) in zip(sorted(m.state_dict().items()), sorted(ref.state_dict().items())):
         assert k == k2
         np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
+
+
+
+# --- focused: Embedding/EmbeddingBag.from_pretrained (the pretrained_lstm program): the table
+# shared, frozen by default, the padding row kept, options passed on ------------------------
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_from_pretrained_as_pytorch(freeze):
+    res = []
+    for lib in LIBS:
+        w = _T(lib, _rng(160).standard_normal((5, 3)))
+        e = lib.nn.Embedding.from_pretrained(w, freeze=freeze, padding_idx=2, max_norm=1.5)
+        b = lib.nn.EmbeddingBag.from_pretrained(w.clone(), freeze=freeze, mode="max",
+                                                include_last_offset=True)
+        with lib.no_grad():
+            w[0, 0] = 9.0  # (the same memory)
+        ids = _T(lib, np.array([[2, 4, 1]]))
+        out = e(ids)
+        bag = b(ids.flatten(), _T(lib, np.array([0, 1, 3])))
+        if not freeze:
+            (out.sum() + bag.sum()).backward()
+        res.append([repr(e), repr(b), e.weight.requires_grad, b.weight.requires_grad,
+                    [to_numpy(a) for a in (e.weight, out, bag)]
+                    + ([] if freeze else [to_numpy(e.weight.grad)])])
+    assert res[0][:4] == res[1][:4]
+    assert len(res[0][4]) == len(res[1][4])
+    for r, g in zip(res[0][4], res[1][4]):
+        np.testing.assert_allclose(g, r, rtol=1e-13, atol=1e-15)
+    for lib in LIBS:
+        with pytest.raises(AssertionError, match="expected to be 2-dimensional"):
+            lib.nn.Embedding.from_pretrained(lib.ones(3))
+        with pytest.raises(AssertionError, match="expected to be 2-dimensional"):
+            lib.nn.EmbeddingBag.from_pretrained(lib.ones(2, 2, 2))

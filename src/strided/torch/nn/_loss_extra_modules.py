@@ -576,6 +576,30 @@ class EmbeddingBag(Module):
             self.weight = Parameter(_weight)
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, max_norm=None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        mode: str = "mean", sparse: bool = False,
+                        include_last_offset: bool = False, padding_idx=None) -> "EmbeddingBag":
+        """An EmbeddingBag whose table is ``embeddings`` (2-D), PyTorch's
+        ``nn.EmbeddingBag.from_pretrained``: the weight is a Parameter over the same memory,
+        frozen unless ``freeze=False``.
+
+        >>> import strided.torch as torch
+        >>> bag = torch.nn.EmbeddingBag.from_pretrained(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> bag(torch.tensor([[0, 1]]))
+        tensor([[2., 3.]])
+        """
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm,
+                  norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, mode=mode,
+                  sparse=sparse, include_last_offset=include_last_offset,
+                  padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def reset_parameters(self) -> None:
         """Draw the table again from ``N(0, 1)``, the padding row zero."""
         init.normal_(self.weight)

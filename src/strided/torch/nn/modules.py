@@ -1424,6 +1424,26 @@ class Embedding(Module):
         else:
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, max_norm=None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
+        """An Embedding whose table is ``embeddings`` (2-D, its rows the vectors), PyTorch's
+        ``nn.Embedding.from_pretrained``: the weight is a Parameter over the same memory,
+        frozen (``requires_grad=False``) unless ``freeze=False``; the padding row is kept.
+
+        >>> import strided.torch as torch
+        >>> emb = torch.nn.Embedding.from_pretrained(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> emb(torch.tensor([1])), emb.weight.requires_grad
+        (tensor([[3., 4.]]), False)
+        """
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
     def reset_parameters(self) -> None:
         """Draw the table again from ``N(0, 1)``, the padding row zero."""
         init.normal_(self.weight)

@@ -381,7 +381,9 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     if len(padded_sequences) != len(lengths):
         raise ValueError(f"unpad_sequence(): {len(padded_sequences)} padded sequences but "
                          f"{len(lengths)} lengths")
-    return [seq[idx < length] for seq, length in zip(padded_sequences, lengths)]
+    # (the mask moved to the data's device: PyTorch indexes a cuda array with the CPU mask its
+    # CPU lengths make, as unpack_sequence does; strided's indexing wants one device)
+    return [seq[(idx < length).to(seq.device)] for seq, length in zip(padded_sequences, lengths)]
 
 
 def pack_sequence(sequences, enforce_sorted=True):
