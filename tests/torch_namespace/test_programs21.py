@@ -1926,6 +1926,78 @@ def pretrained_lstm(torch, steps):
     return out
 
 
+# --- 40. a user-written optimizer (Lion: an Optimizer subclass with @no_grad step, a closure
+# under enable_grad, per-parameter state, p.data) and scheduler (an LRScheduler subclass with
+# get_lr); state_dict round trip and repr -----------------------------------------------------
+
+def custom_optimizer(torch, steps):
+    F = torch.nn.functional
+
+    class Lion(torch.optim.Optimizer):
+        """Lion (Chen et al. 2023): the sign of an interpolated momentum."""
+
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.99), weight_decay=0.0):
+            if lr <= 0:
+                raise ValueError(f"Invalid learning rate: {lr}")
+            super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            loss = None
+            if closure is not None:
+                with torch.enable_grad():
+                    loss = closure()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p.data.mul_(1 - group["lr"] * group["weight_decay"])
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["exp_avg"] = torch.zeros_like(p)
+                    exp_avg = state["exp_avg"]
+                    b1, b2 = group["betas"]
+                    update = exp_avg * b1 + p.grad * (1 - b1)
+                    p.add_(torch.sign(update), alpha=-group["lr"])
+                    exp_avg.mul_(b2).add_(p.grad, alpha=1 - b2)
+            return loss
+
+    class Warm(torch.optim.lr_scheduler.LRScheduler):
+        """A linear warmup over ``warm`` steps."""
+
+        def __init__(self, opt, warm, last_epoch=-1):
+            self.warm = warm
+            super().__init__(opt, last_epoch)
+
+        def get_lr(self):
+            return [b * min(1.0, (self.last_epoch + 1) / self.warm) for b in self.base_lrs]
+
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 4), t.nn.Tanh(),
+                                               t.nn.Linear(4, 2)))
+    rng = _rng(300)
+    x = _data(torch, rng.standard_normal((6, 3)))
+    y = _data(torch, rng.standard_normal((6, 2)))
+    opt = Lion(m.parameters(), lr=0.01, weight_decay=0.1)
+    sch = Warm(opt, 3)
+    out = []
+    for _ in range(steps):
+        def closure():
+            opt.zero_grad()
+            l = F.mse_loss(m(x), y)
+            l.backward()
+            return l
+
+        l = opt.step(closure)
+        sch.step()
+        out += [l.item(), sch.get_last_lr()[0], len(opt.state)]
+    sd = opt.state_dict()
+    out += [sorted(sd["param_groups"][0].keys()), sorted(sd["state"][0].keys())]
+    opt2 = Lion(m.parameters(), lr=1.0)
+    opt2.load_state_dict(sd)
+    out += [opt2.param_groups[0]["lr"], repr(opt2).replace("\n", "|")]
+    return out
+
+
 # --- the tests --------------------------------------------------------------------------------
 
 def _compare(ref, got, rtol=1e-11, atol=1e-13):
@@ -1985,6 +2057,7 @@ PROGRAMS = {
     # rtol 1e-5 on the np.float32 entries)
     "float32_pipeline": (float32_pipeline, 4, {}),
     "pretrained_lstm": (pretrained_lstm, 3, {}),
+    "custom_optimizer": (custom_optimizer, 4, {}),
 }
 
 
