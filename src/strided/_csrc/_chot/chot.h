@@ -490,13 +490,30 @@ name_result_fast(PyObject *r, PyObject *names)
     }
     return name_result(r, names);
 }
+/* Whether the signature sig is the last one, l, by identity: the same object, or two tuples
+   of the same objects (a view's axes given as arguments come in a fresh tuple each call; its
+   items, small ints, are the same objects). Identity implies equality: no Python code runs. */
+static inline int
+same_items(PyObject *sig, PyObject *l)
+{
+    if (sig == l)
+        return 1;
+    if (l == NULL || !PyTuple_CheckExact(sig) || !PyTuple_CheckExact(l)
+        || PyTuple_GET_SIZE(sig) != PyTuple_GET_SIZE(l))
+        return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(sig); i++)
+        if (PyTuple_GET_ITEM(sig, i) != PyTuple_GET_ITEM(l, i))
+            return 0;
+    return 1;
+}
 /* named_view with its common case inline: the call site's last outcome found by the
-   identity of the names and the signature (a static tuple, a small int, the same argument). */
+   identity of the names and the signature (a static tuple, a small int, the same argument,
+   a fresh tuple of the same items). */
 PyObject *named_view(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last);
 static inline __attribute__((always_inline)) PyObject *
 named_view_fast(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObject **last)
 {
-    if (sig != NULL && names == last[0] && sig == last[1]) {
+    if (sig != NULL && names == last[0] && same_items(sig, last[1])) {
         PyObject *out = Py_NewRef(last[2]); /* (held: an Ext's allocation may run a finalizer) */
         r = name_result_fast(r, out);
         Py_DECREF(out);
