@@ -144,7 +144,17 @@ def main(argv=None) -> int:
     plots, why = ({}, "--no-plots given") if args.no_plots else _report.plot_all(outdir, groups, records, libs, stat)
     if why:
         print(f"\nplots not written: {why}")
-    md = _report.markdown(meta, groups, records, libs, "", plots)
+    named_md = ""
+    if "named" in args.groups and not args.quick and not args.filter and any(
+            lib.name == "strided" for lib in libs):
+        # the one 1.1x measure of names: each named case and its unnamed twin interleaved in
+        # one process (the group's rows above time them minutes apart)
+        from benchmarks import named_overhead
+        strided_xp = next(lib.xp for lib in libs if lib.name == "strided")
+        named_rows, named_md = named_overhead.interleaved_table(strided_xp)
+        meta["named_interleaved"] = named_rows
+        print("\n" + named_md)
+    md = _report.markdown(meta, groups, records, libs, "", plots) + named_md
     with open(os.path.join(outdir, "results.md"), "w") as f:
         f.write(md)
     _report.write_json(os.path.join(outdir, "results.json"), meta, records)
@@ -152,7 +162,7 @@ def main(argv=None) -> int:
     if args.readme:
         rel = os.path.relpath(outdir, HERE).replace(os.sep, "/") + "/"
         _report.update_readme(os.path.join(HERE, "README.md"),
-                              _report.markdown(meta, groups, records, libs, rel, plots))
+                              _report.markdown(meta, groups, records, libs, rel, plots) + named_md)
         print("README.md updated")
     print(f"results written to {outdir} ({meta['wall_s']:.0f} s)")
     return 0
