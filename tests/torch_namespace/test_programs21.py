@@ -794,11 +794,9 @@ def _llama(t):
 
         def rope(s, x, cos, sin, cis):
             if s.complex_rope:
-                # (Meta's view_as_complex/view_as_real spelling needs views that change the
-                # dtype's size, which strided does not have: the same numbers by complex/stack)
-                xr = x.reshape(*x.shape[:-1], -1, 2)
-                y = t.complex(xr[..., 0], xr[..., 1]) * cis
-                return t.stack([y.real, y.imag], -1).flatten(-2)
+                # (Meta's spelling: pairs of features as complex numbers, rotated)
+                xc = t.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+                return t.view_as_real(xc * cis).flatten(-2)
             x1, x2 = x.chunk(2, -1)
             return x * cos + t.cat([-x2, x1], -1) * sin
 

@@ -212,16 +212,93 @@ def view(x, shape) -> Array:
     return x._view(off, shape, new_strides)
 
 
+class ViewDtypeError(ValueError, RuntimeError):
+    """A reinterpretation (``view(dtype)``, ``view_as_complex``) the layout does not allow:
+    a ValueError, and the RuntimeError PyTorch raises."""
+
+
 def view_dtype(x, dtype: DType) -> Array:
-    """Reinterpret the bytes as another dtype of the same size (a view)."""
-    if dtype.itemsize != x._dtype.itemsize:
-        raise ValueError(f"view(dtype): {x._dtype.name} and {dtype.name} differ in size")
+    """Reinterpret the bytes as another dtype (a view), as PyTorch's ``x.view(dtype)``.
+
+    A dtype of another size changes the last axis: it must have stride 1, and its length,
+    the offset and every other stride must be whole numbers of the larger element (float32
+    ``(2, 4)`` as float64 is ``(2, 2)``; float64 ``(3,)`` as int16 is ``(12,)``).
+    """
+    old, new = x._dtype.itemsize, dtype.itemsize
     st, off, shape, strides = x._layout()
-    if dtype is st.dtype:
-        return x._view(off, shape, strides)
-    # Note: the reinterpreted memory gets its own Storage object (its dtype differs),
-    # one per dtype, sharing the memory's version counter.
-    return Array._from_storage(st._reinterpret(dtype, st._data.view(dtype._np)), off, shape, strides)
+    if new == old:
+        if dtype is st.dtype:
+            return x._view(off, shape, strides)
+        # Note: the reinterpreted memory gets its own Storage object (its dtype differs),
+        # one per dtype, sharing the memory's version counter.
+        return Array._from_storage(st._reinterpret(dtype, st._data.view(dtype._np)), off, shape, strides)
+    what = f"to view {x._dtype.name} as {dtype.name} (different element sizes)"
+    if not shape:
+        raise ViewDtypeError(f"view(dtype): a 0-d array has no last axis {what}")
+    if strides[-1] != 1:
+        raise ViewDtypeError(f"view(dtype): the last axis must have stride 1 {what}, but it has "
+                             f"stride {strides[-1]} (strides {strides})")
+    if new > old:
+        k = new // old
+        for what_is, v in ((f"the last axis's length (shape {shape})", shape[-1]),
+                           ("the storage offset", off),
+                           *((f"the stride of axis {i} (strides {strides})", s)
+                             for i, s in enumerate(strides[:-1]))):
+            if v % k:
+                raise ViewDtypeError(f"view(dtype): {what_is} must be divisible by {k} {what}, "
+                                     f"but it is {v}")
+        off, shape = off // k, shape[:-1] + (shape[-1] // k,)
+        strides = tuple(s // k for s in strides[:-1]) + (1,)
+    else:
+        k = old // new
+        off, shape = off * k, shape[:-1] + (shape[-1] * k,)
+        strides = tuple(s * k for s in strides[:-1]) + (1,)
+    data = st._data
+    if data.nbytes % new:  # (the memory's last bytes, short of one element, are not seen)
+        data = data.view(np.uint8)[:data.nbytes - data.nbytes % new]
+    return Array._from_storage(st._reinterpret(dtype, data.view(dtype._np)), off, shape, strides)
+
+
+@api("view_as_real")
+def view_as_real(x) -> Array:
+    """PyTorch's ``view_as_real``: a complex array's memory as its real dtype, shape
+    ``(*x.shape, 2)`` (the real and imaginary parts last; a view, differentiable)."""
+    _check(x, "view_as_real")
+    if x._dtype.kind != "c":
+        raise ViewDtypeError(f"view_as_real is only supported for complex arrays, got {x._dtype.name}")
+    real = _dtypes.real_of(x._dtype)
+    st, off, shape, strides = x._layout()
+    fst = st._reinterpret(real, st._data.view(real._np))
+    return Array._from_storage(fst, 2 * off, shape + (2,), tuple(2 * s for s in strides) + (1,))
+
+
+@api("view_as_complex")
+def view_as_complex(x) -> Array:
+    """PyTorch's ``view_as_complex``: a float32/float64 array whose last axis is (real,
+    imaginary) pairs, of length 2 and stride 1, as complex64/complex128 of shape
+    ``x.shape[:-1]`` (a view, differentiable; the other strides and the offset must be even)."""
+    _check(x, "view_as_complex")
+    if x._dtype.name not in ("float32", "float64"):
+        raise ViewDtypeError(f"view_as_complex is only supported for float32 and float64 arrays, "
+                             f"got {x._dtype.name}")
+    st, off, shape, strides = x._layout()
+    if not shape:
+        raise ViewDtypeError("view_as_complex: the input must have one or more dimensions, got a 0-d array")
+    if shape[-1] != 2:
+        raise ViewDtypeError(f"view_as_complex: the last axis must have length 2, got shape {shape}")
+    if strides[-1] != 1:
+        raise ViewDtypeError(f"view_as_complex: the last axis must have stride 1, got strides {strides}")
+    if any(s % 2 for s in strides[:-1]):
+        raise ViewDtypeError(f"view_as_complex: every stride but the last must be divisible by 2, "
+                             f"got strides {strides}")
+    if off % 2:
+        raise ViewDtypeError(f"view_as_complex: the storage offset must be divisible by 2, got {off}")
+    c = _dtypes.complex_of(x._dtype)
+    data = st._data
+    if data.nbytes % c.itemsize:
+        data = data.view(np.uint8)[:data.nbytes - data.nbytes % c.itemsize]
+    return Array._from_storage(st._reinterpret(c, data.view(c._np)), off // 2, shape[:-1],
+                               tuple(s // 2 for s in strides[:-1]))
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -973,6 +1050,6 @@ _LATE.update(
     clone=clone, copy_keep_order=copy_keep_order, reshape=reshape, view=view, view_dtype=view_dtype, broadcast_to=broadcast_to,
     permute_dims=permute_dims, astype=astype, to_device=to_device, assign=assign,
     source_as_it_was=source_as_it_was,
-    complex_part=complex_part,
+    complex_part=complex_part, view_as_real=view_as_real, view_as_complex=view_as_complex,
     t=lambda x: x._view(*x._layout()[1:]),
 )

@@ -23,7 +23,7 @@ import numpy as np
 import strided as xp
 
 from .._core import layout as _layout
-from .._api import activations as _act
+from .._api import activations as _act, views as _views
 from .._api.linalg_functions import host_product as _host_product
 from .._core.array import Array, _normalize_key
 from ._function import Function, embed, index_add, sum_to, where
@@ -411,6 +411,11 @@ rule("to_device", "x, device, stream=None, copy=None", "ToCopyBackward0", x=_sam
 rule(("reshape", "view", "flatten", "unflatten", "expand_dims", "squeeze"), "x, *args, **kw",
      "ViewBackward0", x=lambda g, ctx: xp.reshape(g, ctx.shape("x")))
 rule("broadcast_to", "x, shape", "ExpandBackward0", x=_same)
+# (PyTorch's derivatives.yaml: each is the other's view of the contiguous gradient)
+rule("view_as_real", "x", "ViewAsRealBackward0",
+     x=lambda g: _views.view_as_complex(g if g.is_contiguous() else g.contiguous()))
+rule("view_as_complex", "x", "ViewAsComplexBackward0",
+     x=lambda g: _views.view_as_real(g if g.is_contiguous() else g.contiguous()))
 def _outs_grads(g):
     """A multi-output rule's gradients as a list: one output's node is given its gradient
     alone (RuleNode.apply and its compiled twin pass grads[0] when there is one output)."""

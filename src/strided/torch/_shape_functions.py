@@ -23,7 +23,7 @@ import math
 import sys
 
 from .._core import dtypes as _dtypes, layout as _layout
-from .._core.array import Array
+from .._core.array import _LATE, Array
 from .._core.dispatch import method_signature
 from ._checks import no_out as _no_out, tensor as _tensor
 
@@ -1089,6 +1089,29 @@ def _complex_function(polar=False):
     return _COMPLEX_FUNCTIONS[1 if polar else 0]
 
 
+def view_as_real(input) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``torch.view_as_real(input)``: a complex array's memory as its real dtype, shape
+    ``(*input.shape, 2)`` (a view; differentiable).
+
+    >>> import strided.torch as torch
+    >>> torch.view_as_real(torch.tensor([1 + 2j, 3 - 4j]))
+    tensor([[ 1.,  2.],
+            [ 3., -4.]])
+    """
+    return _LATE["view_as_real"](input)
+
+
+def view_as_complex(input) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``torch.view_as_complex(input)``: float32/float64 (real, imaginary) pairs along a last
+    axis of length 2 and stride 1 as complex64/complex128 (a view; differentiable).
+
+    >>> import strided.torch as torch
+    >>> torch.view_as_complex(torch.tensor([[1., 2.], [3., -4.]]))
+    tensor([1.+2.j, 3.-4.j])
+    """
+    return _LATE["view_as_complex"](input)
+
+
 def polar(abs, angle, *, out=None) -> Array:  # noqa: A002 - PyTorch's parameter name
     """``torch.polar(abs, angle)``: ``complex(abs * cos(angle), abs * sin(angle))``,
     differentiable through ``complex``. ``out=`` is refused.
@@ -1431,7 +1454,7 @@ __all__ = sorted([
     "take_along_dim", "msort", "argwhere", "repeat_interleave", "unravel_index", "tril_indices",
     "triu_indices", "unique_consecutive",
     "index_add", "index_copy", "index_fill", "scatter_add", "scatter_reduce", "masked_scatter",
-    "complex", "polar", "scalar_tensor", "vander", "hann_window", "hamming_window", "blackman_window",
+    "complex", "polar", "view_as_real", "view_as_complex", "scalar_tensor", "vander", "hann_window", "hamming_window", "blackman_window",
     "bartlett_window",
     "detach", "is_nonzero", "is_same_size", "is_signed", "is_conj", "is_neg", "resolve_conj", "resolve_neg",
     "typename", "promote_types", "get_device",
