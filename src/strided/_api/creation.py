@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array, Size
-from .._core.device import CPU as _CPU, Device, _default_device, as_device
+from .._core.device import CPU as _CPU, Device, DeviceMismatchError, _default_device, as_device
 from .._core.dispatch import api, check_out, out_native, quiet
 from .._core.call import adopt as _adopt
 from .._core.dtypes import DType
@@ -914,7 +914,7 @@ def meshgrid(*arrays, indexing="xy") -> tuple:
         if a._dtype is not dt:
             raise TypeError(f"meshgrid(): arrays must share one dtype; got {dt.name} and {a._dtype.name}")
         if a._device is not dev:
-            raise ValueError(f"meshgrid(): arrays are on different devices, {dev} and {a._device}")
+            raise DeviceMismatchError(f"meshgrid(): arrays are on different devices, {dev} and {a._device}")
     shape = [a.shape[0] for a in arrays]
     if indexing == "xy" and len(arrays) >= 2:
         shape[0], shape[1] = shape[1], shape[0]

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._core import _npcompat, dispatch as _dispatch, dtypes as _dtypes, layout as _layout
 from .._core import backends as _backends, threads as _threads
+from .._core.device import DeviceMismatchError
 from .._core.call import bind as _bind
 from .._core.array import _INT_RANGE, _LATE, HOOK, Array, _native
 from .._core.dispatch import api, check_out, out_native
@@ -303,7 +304,7 @@ def _broadcast_error(name, s1, s2, exc):
     try:
         _layout.broadcast_shapes(tuple(s1), tuple(s2))
     except ValueError:
-        return ValueError(f"{name}(): operands of shapes {tuple(s1)} and {tuple(s2)} "
+        return _layout.ShapeError(f"{name}(): operands of shapes {tuple(s1)} and {tuple(s2)} "
                           f"cannot be broadcast together")
     return exc
 
@@ -388,7 +389,7 @@ def _make_binary(row: Elementwise):
             if t2 is Array:
                 dev = x1._device
                 if dev is not x2._device:
-                    raise ValueError(f"{name}(): arrays are on different devices, {dev} and {x2._device}")
+                    raise DeviceMismatchError(f"{name}(): arrays are on different devices, {dev} and {x2._device}")
                 ent = pairs[x1._dtype._index][x2._dtype._index]
                 if ent is None:
                     raise _type_error(row, x1._dtype, x2._dtype)
@@ -1265,7 +1266,7 @@ def clip(x, /, min=None, max=None, *, out=None) -> Array:
             try:
                 _layout.broadcast_shapes(*shapes)
             except ValueError:
-                raise ValueError(f"clip(): x, min and max of shapes {', '.join(map(str, shapes))} "
+                raise _layout.ShapeError(f"clip(): x, min and max of shapes {', '.join(map(str, shapes))} "
                                  f"cannot be broadcast together") from None
             raise e
     return _finish("clip", r, x._dtype, dev, out)

@@ -65,7 +65,7 @@ def broadcast_batch(func: str, s1: tuple, s2: tuple) -> tuple:
     try:
         return _layout.broadcast_shapes(s1, s2)
     except ValueError:
-        raise ValueError(f"{func}(): batch shapes {s1} and {s2} cannot be broadcast together") from None
+        raise _layout.ShapeError(f"{func}(): batch shapes {s1} and {s2} cannot be broadcast together") from None
 
 
 def _check_ndim(func: str, x: Array, ndim: int, what: str) -> None:
@@ -114,7 +114,7 @@ def matmul_shape(func: str, s1: tuple, s2: tuple) -> tuple:
     k1 = s1[-1]
     k2 = s2[-2] if len(s2) >= 2 else s2[0]
     if k1 != k2:
-        raise ValueError(f"{func}(): shapes {s1} and {s2} are not aligned: the contracted "
+        raise _layout.ShapeError(f"{func}(): shapes {s1} and {s2} are not aligned: the contracted "
                          f"dimensions have sizes {k1} and {k2}")
     batch = broadcast_batch(func, s1[:-2], s2[:-2])
     return batch + s1[-2:-1] + s2[-1:] if len(s2) >= 2 else batch + s1[-2:-1]

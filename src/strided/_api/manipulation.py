@@ -82,7 +82,7 @@ def _join(func, arrays, axis, dev, dt) -> Array:
     for a in arrays[1:]:
         s = a._shape
         if len(s) != len(first) or s[:axis] + s[axis + 1:] != first[:axis] + first[axis + 1:]:
-            raise ValueError(f"{func}(): arrays must have the same shape except on axis {axis}; "
+            raise _layout.ShapeError(f"{func}(): arrays must have the same shape except on axis {axis}; "
                              f"got {first} and {s}")
     total = 0
     for a in arrays:
@@ -223,7 +223,7 @@ def stack(arrays, /, axis=0, *, out=None) -> Array:
     shape = arrays[0]._shape
     for a in arrays:
         if a._shape != shape:
-            raise ValueError(f"stack(): arrays must have the same shape; got {shape} and {a._shape}")
+            raise _layout.ShapeError(f"stack(): arrays must have the same shape; got {shape} and {a._shape}")
     ax = _layout.normalize_axis(axis, len(shape) + 1, "stack")
     views = tuple(expand_dims(a, axis=ax) for a in arrays)
     return _finish(_join("stack", views, ax, dev, dt), "stack", out)

@@ -365,7 +365,7 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
     try:
         _layout.broadcast_shapes(*(v._shape for v in (condition, x1, x2) if type(v) is Array))
     except ValueError as e:
-        raise ValueError(f"where(): {e}") from None
+        raise _layout.ShapeError(f"where(): {e}") from None
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
         a = _where_operand(x1, dt, dev, xp)

@@ -1005,7 +1005,7 @@ def assign(target, value, dtype, device, func):
         try:
             target[...] = src
         except ValueError:
-            raise ValueError(f"{func}(): value of shape {value._shape} can't be broadcast to "
+            raise _layout.ShapeError(f"{func}(): value of shape {value._shape} can't be broadcast to "
                              f"shape {tuple(target.shape)}") from None
         return
     if t in (builtins.bool, builtins.int, builtins.float, builtins.complex):

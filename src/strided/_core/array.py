@@ -532,7 +532,7 @@ class Array:
     def item(self):
         """The one element as a Python scalar (copies to the host for a GPU array)."""
         if _layout.prod(self._shape) != 1:
-            raise ValueError(f"item() needs an array with one element; got shape {self._shape}")
+            raise _layout.ShapeError(f"item() needs an array with one element; got shape {self._shape}")
         return self._item()
 
     def _item(self):

@@ -12,6 +12,11 @@ import os
 __all__ = ["Device", "register_backend", "get_backend", "as_device"]
 
 
+class DeviceMismatchError(ValueError, RuntimeError):
+    """Arrays of one call on different devices: a ValueError, and the RuntimeError PyTorch
+    raises for the same call."""
+
+
 class Device:
     """A device: ``Device("cpu")``, ``Device("cuda:0")``, ``Device("cuda", 1)``.
 

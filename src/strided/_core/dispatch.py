@@ -25,7 +25,7 @@ import numpy as np
 from . import _npcompat, cext as _cext, dtypes as _dtypes
 from .call import bind as _bind
 from .array import _LATE, HOOK, Array
-from .device import Device
+from .device import Device, DeviceMismatchError
 from .storage import Storage
 from .call import adopt as _adopt, write as _write  # noqa: F401  (adopt: registers its hook)
 
@@ -403,7 +403,7 @@ def check_devices(func: str, *arrays) -> Device:
             if dev is None:
                 dev = a._device
             elif a._device is not dev:
-                raise ValueError(
+                raise DeviceMismatchError(
                     f"{func}(): arrays are on different devices, {dev} and {a._device}; "
                     f"move one with to_device()")
     return dev

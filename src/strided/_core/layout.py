@@ -12,6 +12,12 @@ import operator
 _CSTRIDES: dict = {}
 
 
+
+class ShapeError(ValueError, RuntimeError):
+    """Shapes that do not fit together (broadcasting, reshaping, joining, contracting): a
+    ValueError, as NumPy's, and the RuntimeError PyTorch raises for the same calls."""
+
+
 def contiguous_strides(shape: tuple) -> tuple:
     """Row-major strides (in elements) of ``shape``."""
     st = _CSTRIDES.get(shape)
@@ -237,7 +243,7 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
                     out = list(a)
                 out[off + i] = n
             else:
-                raise ValueError(
+                raise ShapeError(
                     "shapes " + ", ".join(str(tuple(x)) for x in shapes)
                     + " cannot be broadcast together")
         if out is None:
@@ -254,7 +260,7 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
             if cur == 1:
                 out[off + i] = n
             else:
-                raise ValueError(
+                raise ShapeError(
                     "shapes " + ", ".join(str(tuple(x)) for x in shapes)
                     + " cannot be broadcast together")
     return tuple(out)
@@ -264,7 +270,7 @@ def broadcast_to(shape: tuple, strides: tuple, new_shape: tuple) -> tuple:
     """Strides of a broadcast view (stride 0 on stretched dims)."""
     nd = len(new_shape)
     if len(shape) > nd:
-        raise ValueError(f"cannot broadcast shape {shape} to {new_shape}: target has fewer dimensions")
+        raise ShapeError(f"cannot broadcast shape {shape} to {new_shape}: target has fewer dimensions")
     off = nd - len(shape)
     out = [0] * nd
     for i, n in enumerate(new_shape):
@@ -278,7 +284,7 @@ def broadcast_to(shape: tuple, strides: tuple, new_shape: tuple) -> tuple:
         elif shape[j] == 1:
             out[i] = 0
         else:
-            raise ValueError(f"cannot broadcast shape {shape} to {new_shape}")
+            raise ShapeError(f"cannot broadcast shape {shape} to {new_shape}")
     return tuple(out)
 
 
@@ -363,11 +369,11 @@ def infer_shape(new_shape, size: int, func: str = "reshape") -> tuple:
     if neg:
         known = prod(n for n in new_shape if n != -1)
         if known == 0 or size % known:
-            raise ValueError(f"{func}(): cannot reshape array of size {size} into shape {new_shape}")
+            raise ShapeError(f"{func}(): cannot reshape array of size {size} into shape {new_shape}")
         i = neg[0]
         new_shape = new_shape[:i] + (size // known,) + new_shape[i + 1:]
     elif prod(new_shape) != size:
-        raise ValueError(f"{func}(): cannot reshape array of size {size} into shape {new_shape}")
+        raise ShapeError(f"{func}(): cannot reshape array of size {size} into shape {new_shape}")
     return new_shape
 
 

@@ -980,7 +980,7 @@ def copy_(self, src, non_blocking=False):
     if len(src._shape) > len(self._shape):
         # (PyTorch's rule: src broadcasts to self's shape, never beyond it; NumPy's assignment
         # would drop src's extra leading ones, a (1,) source into a 0-d array)
-        raise ValueError(f"copy_(): source of shape {src._shape} can't be broadcast to "
+        raise _layout.ShapeError(f"copy_(): source of shape {src._shape} can't be broadcast to "
                          f"shape {self._shape} (it has more dimensions)")
     dst = out_native(self, "copy_()")
     s = src._get_native()
@@ -989,7 +989,7 @@ def copy_(self, src, non_blocking=False):
     try:
         dst[...] = _views.source_as_it_was(dst, s)
     except ValueError:
-        raise ValueError(f"copy_(): source of shape {src._shape} can't be broadcast to "
+        raise _layout.ShapeError(f"copy_(): source of shape {src._shape} can't be broadcast to "
                          f"shape {self._shape}") from None
     return self
 
