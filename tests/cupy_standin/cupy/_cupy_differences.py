@@ -113,9 +113,7 @@ def call_ufunc(uf, args, kw):
     name = uf.__name__
     rules = UFUNCS.get(name, ())
     out = kw.get("out")
-    if out is None:
-        kw.setdefault("order", "C")  # CuPy allocates a kernel's outputs C-contiguous
-    elif rules:
+    if out is not None and rules:
         del kw["out"]
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
@@ -129,7 +127,9 @@ def call_ufunc(uf, args, kw):
     for rule in reversed(EVERY_UFUNC):
         call = (lambda r, nxt: lambda *a: r(name, nxt, *a))(rule, call)
     r = call(*args)
-    if out is None or not rules:
+    if out is None:
+        return FUNCTIONS["ufunc:layout"](r)
+    if not rules:
         return r
     casting = kw.get("casting", "same_kind")
     if isinstance(out, tuple):
@@ -295,7 +295,8 @@ def take_along_axis_wraps_indices(func, a, indices, axis):
     if axis is None:
         a, axis = a.reshape(-1), 0
     n = a.shape[axis]
-    return func(a, np.mod(indices, n) if n else indices, axis)
+    # (advanced_indexing_results_are_c_contiguous: a[tuple(fancy_index)] is C-ordered)
+    return c_layout(func(a, np.mod(indices, n) if n else indices, axis))
 
 
 _SCATTER_SEED = int(os.environ.get("STANDIN_SCATTER_SEED", "20261128"))
@@ -405,15 +406,219 @@ _UNDERFLOWS = {"add", "subtract", "multiply", "divide", "true_divide", "floor_di
                "spacing", "matmul", "vecdot", "frexp", "modf", "sinc", "heaviside"}
 
 
-@every_ufunc_rule(source=(
-    "cupy/_core/_kernel.pyx _get_out_args_from_optionals: outputs are "
-    "_ndarray_init(shape) (C order), not NumPy's order 'K'; cuda-tests-failures.log "
-    "test_hot_path.py::test_unsqueeze_and_mT_views: x.mT + 0 strides (12, 3, 1), NumPy (12, 1, 4)"))
-def ufunc_results_are_c_contiguous(name, call, *args):
-    r = call(*args)
-    if isinstance(r, np.ndarray) and r.ndim > 1 and not r.flags.c_contiguous:
-        r = np.ascontiguousarray(r)
+@function_rule("ufunc:layout", source=(
+    "cupy/_core/_kernel.pyx (v14.2.0) ufunc.__call__: no order= keyword ('Wrong arguments' "
+    "TypeError), outputs made by _get_out_args_from_optionals -> _ndarray_init(subtype, shape, "
+    "dtype, obj) -> _init_fast(shape, dtype, True): C order whatever the inputs' layout "
+    "(x.T + 1, abs(x.T), F-order operands, mixed layouts), strides all 0 for a zero-size shape "
+    "(internal.pyx get_contiguous_strides_inplace, as NumPy 2); NumPy's order 'K' follows the "
+    "inputs; cuda-tests-failures.log test_hot_path.py::test_unsqueeze_and_mT_views: x.mT + 0 "
+    "strides (12, 3, 1), NumPy (12, 1, 4)"))
+def ufunc_results_are_c_contiguous(r):
+    # (call_ufunc applies it to every ufunc's result made without out=)
+    return tuple(map(c_layout, r)) if isinstance(r, tuple) else c_layout(r)
+
+
+# --- layouts: the strides of the results of CuPy's other routines ---------------
+# strided adopts a kernel's result with its strides (an F or K-ordered result stays
+# so), so a layout CuPy gives unlike NumPy's is a difference the suite can see.
+
+def c_layout(r):
+    """``r`` C-contiguous (CuPy's ``_ndarray_init``): a copy when it is not."""
+    if isinstance(r, np.ndarray) and not r.flags.c_contiguous:
+        return np.array(r, order="C", copy=True)
     return r
+
+
+def with_strides(r, strides):
+    """A fresh copy of ``r`` with the byte ``strides`` (non-negative, dense)."""
+    if not isinstance(r, np.ndarray) or tuple(r.strides) == tuple(strides) or r.size == 0:
+        return r
+    buf = np.empty(r.size * r.itemsize, np.uint8)
+    out = np.ndarray(r.shape, r.dtype, buf, 0, tuple(strides))
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
+def _contiguous_strides(shape, itemsize, c_order=True):
+    """internal.pyx get_contiguous_strides_inplace (zeros for a zero-size shape)."""
+    if 0 in shape:
+        return (0,) * len(shape)
+    st, out = itemsize, [0] * len(shape)
+    for i in (reversed(range(len(shape))) if c_order else range(len(shape))):
+        out[i] = st
+        st *= shape[i] if shape[i] > 1 else 1
+    return tuple(out)
+
+
+def k_strides(src, itemsize, shape=None):
+    """The strides CuPy gives a new array of order 'K' laid out like ``src``:
+    internal.pyx _update_order_char (a C-contiguous source -> C, F-contiguous -> F),
+    else _get_strides_for_order_K: axes sorted by (abs(stride), -axis), the smallest
+    the fastest (a stride-0 axis is the fastest; of equal strides, the last axis)."""
+    shape = tuple(src.shape if shape is None else shape)
+    if src.flags.c_contiguous:
+        return _contiguous_strides(shape, itemsize, True)
+    if src.flags.f_contiguous:
+        return _contiguous_strides(shape, itemsize, False)
+    order = sorted((abs(s), -i) for i, s in enumerate(src.strides))
+    out, st = [0] * len(shape), itemsize
+    for _, i in order:
+        out[-i] = st
+        st *= shape[-i]
+    return tuple(out)
+
+
+def k_layout(r, src, shape=None):
+    """``r`` with CuPy's order-'K' strides for a result laid out like ``src``."""
+    if not isinstance(r, np.ndarray) or r.ndim < 2:
+        return r
+    return with_strides(r, k_strides(src, r.itemsize, shape))
+
+
+@method_rule("astype:layout", source=(
+    "cupy/_core/core.pyx (v14.2.0) ndarray._astype (astype's order='K' default, copy(order=...)): "
+    "_update_order_char (C-contiguous -> C, F-contiguous -> F), else "
+    "internal.pyx _get_strides_for_order_K: axes sorted by (abs(stride), -axis), the smallest "
+    "the fastest; NumPy's order 'K' breaks ties otherwise (a stride-0 or length-1 axis: "
+    "broadcast_to(x, (3, 4)).astype(float32) is F-ordered in both, but expand_dims(x.T, 1) "
+    "is not); cupy/_creation/basic.py _new_like_order_and_strides for empty_like, zeros_like, "
+    "ones_like, full_like (order 'K'; a new shape of another ndim -> C); "
+    "cupy/_creation/from_data.py copy(a, order='K') -> a.copy(order)"))
+def order_k_is_cupys_stride_sort(mem, r, order="K"):
+    order = (order or "K").upper()
+    if not isinstance(r, np.ndarray):
+        return r
+    if order == "K":
+        return k_layout(r, mem)
+    if order == "A":
+        return with_strides(r, _contiguous_strides(
+            r.shape, r.itemsize, not (mem.flags.f_contiguous and not mem.flags.c_contiguous)))
+    return with_strides(r, _contiguous_strides(r.shape, r.itemsize, order != "F"))
+
+
+def _like(name):
+    def rule(func, prototype, *args, **kw):
+        r = func(prototype, *args, **kw)
+        order = kw.get("order", "K")
+        shape = kw.get("shape")
+        if not isinstance(prototype, np.ndarray) or not isinstance(r, np.ndarray):
+            return r
+        if (order or "K").upper() == "K" and shape is not None and np.ndim(shape) and \
+                len(tuple(np.atleast_1d(shape))) != prototype.ndim:
+            return c_layout(r)
+        return METHODS["astype:layout"](prototype, r, order)
+    rule.__name__ = name
+    return rule
+
+
+for _n in ("empty_like", "zeros_like", "ones_like", "full_like"):
+    FUNCTIONS[_n] = _like("order_k_is_cupys_stride_sort")
+
+
+def _copy_function(func, a, order="K", *args, **kw):
+    # cupy/_creation/from_data.py copy: a.copy(order=order)
+    return METHODS["astype:layout"](a, func(a, order, *args, **kw), order)
+
+
+FUNCTIONS["copy"] = _copy_function
+METHODS["copy:layout"] = lambda mem, r, order="C": METHODS["astype:layout"](mem, r, order)
+
+
+@function_rule(
+    "sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "any", "all", "argmax",
+    "argmin", "count_nonzero", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar",
+    "nanstd", "nanargmax", "nanargmin", "ptp", "trace", source=(
+        "cupy/_core/_reduction.pyx (v14.2.0) _AbstractReductionKernel._call: 'out_args = "
+        "self._get_out_args(out_args, out_types, out_shape)', _ReductionKernel._get_out_args / "
+        "_SimpleReductionKernel: _get_out_args_from_optionals -> _ndarray_init: C order, "
+        "keepdims or not (CUB's cub.device_reduce allocates ndarray(out_shape) too); NumPy's "
+        "reductions keep the input's axis order (x.transpose(1, 0, 2).sum(axis=2): (8, 24))"))
+def reduction_results_are_c_contiguous(func, *args, **kw):
+    return c_layout(func(*args, **kw))
+
+
+def _normal_axis(axis, ndim):
+    return axis + ndim if axis < 0 else axis
+
+
+def _scan_strides(shape, itemsize, axis):
+    """_routines_math.pyx scan_core with an axis: result = a.astype(dtype, order='C'),
+    then _proc_as_batch: t = rollaxis(result, axis, ndim); r = t.reshape(-1, n) (a view
+    when the axes merge, else a C copy, which is scanned and returned); the result is
+    rollaxis(r.reshape(t.shape), ndim - 1, axis)."""
+    probe = np.empty(shape, np.dtype(f"V{itemsize}"))  # (only its strides are read)
+    t = np.moveaxis(probe, axis, -1)
+    r = t.reshape(-1, shape[axis])  # (NumPy's no-copy reshape: CuPy's _reshape rule)
+    return np.moveaxis(r.reshape(t.shape), -1, axis).strides
+
+
+@function_rule("cumsum", "cumprod", "nancumsum", "nancumprod", source=(
+    "cupy/_core/_routines_math.pyx (v14.2.0) scan_core: 'result = a.astype(dtype, order="
+    "'C')' and _proc_as_batch: 't = cupy.rollaxis(x, axis, x.ndim); r = t.reshape(-1, "
+    "x.shape[axis]); _batch_scan_op(r, op, r); return cupy.rollaxis(r.reshape(s), x.ndim-1, "
+    "axis)': along the last axis (or axis=None) the result is C-contiguous; along another "
+    "one whose rolled view does not merge it is a rolled view of a C copy (a (2, 3, 4) "
+    "cumsum(axis=1): strides (96, 8, 24)), NumPy's follows the input (C for a C input); "
+    "cupy/_math/sumprod.py nancumsum: _replace_nan (empty_like) then cumsum"))
+def scan_results_are_rolled_batches(func, a, axis=None, *args, **kw):
+    r = func(a, axis, *args, **kw)
+    if not isinstance(r, np.ndarray) or axis is None or r.ndim < 2 or r.size == 0 \
+            or kw.get("out") is not None:
+        return c_layout(r) if kw.get("out") is None else r
+    return with_strides(r, _scan_strides(r.shape, r.itemsize, _normal_axis(axis, r.ndim)))
+
+
+@function_rule("argsort", source=(
+    "cupy/_core/_routines_sorting.pyx (v14.2.0) _ndarray_argsort: 'data = "
+    "_manipulation.rollaxis(data, _axis, ndim).copy(); idx_array = core.ndarray(shape, ...); "
+    "... return _manipulation.rollaxis(idx_array, -1, _axis)': along an axis other than the "
+    "last the indices are a rolled view of a C array (argsort(x (2, 3, 4), axis=0): strides "
+    "(8, 64, 16)); NumPy's are C-contiguous"))
+def argsort_of_an_inner_axis_is_a_rolled_view(func, a, axis=-1, *args, **kw):
+    r = func(a, axis, *args, **kw)
+    if not isinstance(r, np.ndarray) or axis is None or r.ndim < 2:
+        return c_layout(r)
+    ax = _normal_axis(axis, r.ndim)
+    rolled = np.moveaxis(np.empty(r.shape, np.uint8), ax, -1).shape
+    return with_strides(r, np.moveaxis(np.empty(rolled, r.dtype), -1, ax).strides)
+
+
+@function_rule("sort", source=(
+    "cupy/_sorting/sort.py (v14.2.0) sort: 'ret = a.copy()' (order 'C') then 'ret.sort("
+    "axis=axis)' in place: C-contiguous; NumPy's np.sort copies with order 'K'"))
+def sort_results_are_c_contiguous(func, a, *args, **kw):
+    return c_layout(func(a, *args, **kw))
+
+
+@function_rule("where", "round", "around", "diff", "tril", "triu", source=(
+    "ufuncs and ElementwiseKernels, so C order (_kernel.pyx _get_out_args_from_optionals): "
+    "cupy/_sorting/search.py where -> _where_ufunc; cupy/_core/core.pyx ndarray.round -> "
+    "_round_ufunc (cupy/_math/rounding.py around -> a.round); cupy/_math/sumprod.py diff -> "
+    "op(a[slice1], a[slice2]); cupy/_creation/matrix.py tril/triu -> _tri_kernel; NumPy's "
+    "where/round/diff keep the inputs' order 'K'"))
+def elementwise_routine_results_are_c_contiguous(func, *args, **kw):
+    if func.__name__ == "where" and len(args) + len(kw) == 1:
+        return func(*args, **kw)  # (nonzero)
+    return c_layout(func(*args, **kw))
+
+
+@function_rule("concatenate", "concat", "stack", "hstack", "vstack", "column_stack", source=(
+    "cupy/_core/_routines_manipulation.pyx (v14.2.0) concatenate_method: 'out = "
+    "core.ndarray(shape_t, dtype=dtype)' (C order; dtype = numpy.promote_types of the "
+    "arrays'), cupy/_manipulation/join.py stack -> concatenate of expand_dims; NumPy's "
+    "concatenate picks the inputs' common axis order (two F arrays -> F)"))
+def concatenate_results_are_c_contiguous(func, *args, **kw):
+    return c_layout(func(*args, **kw))
+
+
+DIFFERENCES.append(Difference(
+    "advanced_indexing_results_are_c_contiguous", "ndarray.__getitem__, take_along_axis", (
+        "cupy/_core/_routines_indexing.pyx (v14.2.0) _ndarray_getitem: one index array -> "
+        "a.take(s, axis), several -> _getitem_multiple -> _take: 'out = core.ndarray(out_shape, "
+        "dtype=a.dtype)' (C order); a mask -> _getitem_mask_single (C); "
+        "cupy/_indexing/indexing.py take_along_axis -> a[tuple(fancy_index)]; NumPy's "
+        "x[:, [0, 1]] of a (2, 3, 4) array has strides (32, 64, 8)")))
 
 
 # --- casts: float -> int saturates; float32 -> float64 flushes subnormals ----------
@@ -1033,6 +1238,70 @@ def cholesky_of_a_non_positive_definite_matrix_has_nan(func, a, *args, **kw):
     if args or kw:
         return func(a, *args, **kw)
     return _per_matrix(func, _potrf, a, routine="potrf" if a.ndim == 2 else "potrfBatched")
+
+
+def _matrix_f_strides(shape, itemsize):
+    """Each (m, k) matrix column-major, the batch axes C-ordered over whole matrices."""
+    if 0 in shape:
+        return (0,) * len(shape)
+    m, k = shape[-2], shape[-1]
+    batch = _contiguous_strides(shape[:-2], m * k * itemsize) if len(shape) > 2 else ()
+    return batch + (itemsize, m * itemsize)
+
+
+def _after(key, layout):
+    """Apply ``layout(result, *args)`` after the rule (or NumPy's function) of ``key``."""
+    inner = FUNCTIONS.get(key)
+
+    def rule(func, *args, **kw):
+        r = func(*args, **kw) if inner is None else inner(func, *args, **kw)
+        return layout(r, *args, **kw)
+    FUNCTIONS[key] = rule
+
+
+def _solve_layout(r, a, b, *args, **kw):
+    if not isinstance(r, np.ndarray) or r.ndim < 2 or b.ndim == 1:
+        return c_layout(r)
+    if a.ndim == 2 or a.shape[-1] <= 256:
+        return with_strides(r, _matrix_f_strides(r.shape, r.itemsize))
+    return k_layout(r, b)
+
+
+DIFFERENCES.append(Difference("linalg_solve_results_are_column_major", "linalg.solve", (
+    "cupy/linalg/_solve.py (v14.2.0) solve: one matrix: 'b = b.astype(dtype, copy=True, "
+    "order='F'); lapack.gesv(a, b); return b.astype(out_dtype, copy=False)' (an (M, K) b "
+    "gives an F-ordered x); a stack with M <= 256: cupy/cublas.py batched_gesv 'return "
+    "b.transpose(0, 2, 1).reshape(b_shape)' (each matrix F-ordered); M > 256: "
+    "cupy.empty_like(b) (order 'K' of b); NumPy's x is C-ordered")))
+_after("linalg.solve", _solve_layout)
+
+
+def _inv_layout(r, a, *args, **kw):
+    if isinstance(r, np.ndarray) and r.ndim == 2 and a.flags.f_contiguous:
+        return with_strides(r, _contiguous_strides(r.shape, r.itemsize, False))
+    return c_layout(r)
+
+
+DIFFERENCES.append(Difference("linalg_inv_of_an_f_ordered_matrix_is_f_ordered", "linalg.inv", (
+    "cupy/linalg/_solve.py (v14.2.0) inv: 'order = 'F' if a._f_contiguous else 'C''; 'b = "
+    "cupy.eye(a.shape[0], dtype=dtype, order=order)'; 'return b.astype(out_dtype, "
+    "copy=False)' (a stack: _batched_inv, 'c = cupy.empty_like(a)' of a C copy: C); "
+    "NumPy's inverse is C-ordered")))
+_after("linalg.inv", _inv_layout)
+
+
+@function_rule("linalg.eigh", source=(
+    "cupy/linalg/_eigenvalue.py (v14.2.0) _syevd: 'v = a.astype(dtype, order='F', copy=...)' "
+    "(the eigenvectors overwrite a column-major copy); a stack: cupyx/_cusolver.pyx "
+    "_syevj_batched 'v = _cupy.array(a.swapaxes(-2, -1), order='C', ...)' ... 'v = "
+    "v.swapaxes(-2, -1).reshape(*batch_shape, m, m)': every matrix of v is column-major; "
+    "NumPy's v is C-ordered; 'return w, v': a plain tuple (NumPy: EighResult)"))
+def linalg_eigh_eigenvectors_are_column_major(func, a, *args, **kw):
+    res = func(a, *args, **kw)
+    w, v = res
+    if isinstance(v, np.ndarray) and v.ndim >= 2:
+        v = with_strides(v, _matrix_f_strides(v.shape, v.itemsize))
+    return c_layout(w), v  # (CuPy's eigh returns a plain tuple, not NumPy's EighResult)
 
 
 # --- API: signatures CuPy has differently ------------------------------------

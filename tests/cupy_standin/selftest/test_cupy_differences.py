@@ -278,3 +278,93 @@ def test_float32_subnormal_inputs_flush_in_kernels_and_casts():
 def test_dlpack_copy_true_on_the_device_raises_buffer_error():
     with pytest.raises(BufferError, match="copy=True only supported for copy to CPU"):
         cp.arange(3.0).__dlpack__(copy=True)
+
+
+# --- layouts: the strides of CuPy's results (strided adopts a result's strides) ----------
+
+def _x():
+    return cp.asarray(np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_ufunc_results_are_c_contiguous_whatever_the_inputs_layout():
+    # _kernel.pyx ufunc.__call__ -> _get_out_args_from_optionals -> _ndarray_init (C)
+    x = _x()
+    t = x.transpose(2, 0, 1)
+    f = cp.asarray(np.asfortranarray(np.arange(12.0).reshape(3, 4)))
+    for r in (t + 1, cp.abs(t), cp.add(t, t.copy()), f * 2, f + cp.ones((3, 4)), x.T - 0):
+        assert r.flags.c_contiguous
+    assert (t + 1).strides == (48, 24, 8)
+
+
+def test_reduction_results_are_c_contiguous_keepdims_or_not():
+    # _reduction.pyx _AbstractReductionKernel._call -> _get_out_args_from_optionals
+    x = _x()
+    p = x.transpose(1, 0, 2)
+    assert cp.sum(p, axis=2).strides == (16, 8)  # NumPy (8, 24)
+    assert p.sum(axis=2).strides == (16, 8)
+    assert x.transpose(2, 0, 1).sum(axis=1, keepdims=True).strides == (24, 24, 8)
+    assert cp.max(p, axis=2).flags.c_contiguous and cp.argmax(p, axis=2).flags.c_contiguous
+
+
+def test_astype_copy_and_like_functions_of_order_k_sort_axes_by_stride():
+    # core.pyx _astype / internal.pyx _get_strides_for_order_K; _creation/basic.py
+    # _new_like_order_and_strides
+    t = _x().transpose(2, 0, 1)  # strides (8, 96, 32)
+    assert t.astype(np.float32).strides == (4, 48, 16)
+    assert t.astype(np.int32).strides == (4, 48, 16)  # (the saturating cast too)
+    assert t.astype(np.float32, order="C").strides == (24, 12, 4)
+    assert t.copy().strides == (48, 24, 8)  # ndarray.copy: order 'C'
+    assert t.copy(order="K").strides == (8, 96, 32) and cp.copy(t).strides == (8, 96, 32)
+    assert cp.empty_like(t).strides == (8, 96, 32) and cp.zeros_like(t).strides == (8, 96, 32)
+    assert cp.full_like(t, 1.0, shape=(2, 12)).strides == (96, 8)  # another ndim: C
+    b = cp.broadcast_to(cp.arange(4.0), (3, 4))  # strides (0, 8): the stride-0 axis is fastest
+    assert b.astype(np.float32).strides == (4, 12) and cp.zeros_like(b).strides == (8, 24)
+
+
+def test_cumsum_along_an_inner_axis_is_a_rolled_view_of_a_c_array():
+    # _routines_math.pyx scan_core / _proc_as_batch
+    x = _x()
+    assert cp.cumsum(x, axis=1).strides == (96, 8, 24)  # NumPy (96, 32, 8)
+    assert x.cumsum(axis=1).strides == (96, 8, 24) and cp.cumprod(x, axis=1).strides == (96, 8, 24)
+    assert cp.cumsum(x, axis=0).strides == (96, 32, 8)  # (2, 3) merge: scanned in place, C
+    assert cp.cumsum(x, axis=2).strides == (96, 32, 8)
+    assert host(cp.cumsum(x, axis=1)).tolist() == np.cumsum(host(x), axis=1).tolist()
+
+
+def test_argsort_along_an_inner_axis_is_a_rolled_view_and_sort_is_c_contiguous():
+    # _routines_sorting.pyx _ndarray_argsort: rollaxis(idx_array, -1, axis); sort.py: a.copy()
+    x = _x()
+    assert cp.argsort(x, axis=0).strides == (8, 64, 16)  # NumPy (96, 32, 8)
+    assert x.argsort(axis=1).strides == (96, 8, 24)
+    assert cp.argsort(x, axis=-1).strides == (96, 32, 8)
+    assert host(cp.argsort(x, axis=0)).tolist() == np.argsort(host(x), axis=0).tolist()
+    assert cp.sort(x.transpose(2, 0, 1), axis=0).flags.c_contiguous  # NumPy: order 'K'
+
+
+def test_where_round_diff_and_concatenate_results_are_c_contiguous():
+    t = _x().transpose(2, 0, 1)
+    assert cp.where(t > 1, t, 0.0).flags.c_contiguous and t.round().flags.c_contiguous
+    assert cp.round(t).flags.c_contiguous and cp.diff(t, axis=0).flags.c_contiguous
+    f = cp.asarray(np.asfortranarray(np.ones((3, 4))))
+    assert cp.concatenate([f, f], axis=1).flags.c_contiguous  # NumPy: F
+    assert cp.stack([t, t]).flags.c_contiguous
+
+
+def test_advanced_indexing_results_are_c_contiguous():
+    # _routines_indexing.pyx _take: core.ndarray(out_shape) (NumPy: (32, 64, 8))
+    x = _x()
+    assert x[:, cp.asarray([0, 1])].strides == (64, 32, 8)
+    assert x[:, [0, 1]].strides == (64, 32, 8)
+
+
+def test_linalg_results_are_column_major():
+    # _solve.py solve (b.astype(order='F')), cublas.py batched_gesv, inv's order, _syevd
+    m = cp.asarray(np.eye(3) * 2 + 1)
+    assert cp.linalg.solve(m, cp.ones((3, 2))).strides == (8, 24)
+    assert cp.linalg.solve(cp.stack([m, m]), cp.ones((2, 3, 2))).strides == (48, 8, 24)
+    assert cp.linalg.solve(m, cp.ones(3)).strides == (8,)
+    assert cp.linalg.inv(cp.asarray(np.asfortranarray(host(m) + np.triu(np.ones((3, 3)))))).flags.f_contiguous
+    assert cp.linalg.inv(m + cp.asarray(np.triu(np.ones((3, 3))))).flags.c_contiguous
+    r = cp.linalg.eigh(m)
+    assert type(r) is tuple and r[1].strides == (8, 24)
+    assert cp.linalg.eigh(cp.stack([m, m]))[1].strides == (72, 8, 24)
