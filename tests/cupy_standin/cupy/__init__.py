@@ -252,6 +252,11 @@ class ndarray:
             r = _diff.METHODS["astype:layout"](self._a, r, order)
         return _wrap(r)
 
+    def sort(self, axis=-1, kind=None):
+        # in place, stable (_cupy_differences: sorts_are_always_stable)
+        _device_used()
+        self._a.sort(axis, kind=_diff.FUNCTIONS["sort:kind"](kind))
+
     def take(self, indices, axis=None, out=None):
         return _NS.take(self, indices, axis=axis, out=out)
 
@@ -264,7 +269,8 @@ class ndarray:
     def __array_function__(self, func, types_, args, kwargs):
         # as CuPy's: NumPy's function name calls cupy's (with its differences)
         mod = getattr(func, "__module__", "") or ""
-        rule = _diff.FUNCTIONS.get(("linalg." if mod.endswith("linalg") else "") + func.__name__)
+        prefix = "linalg." if mod.endswith("linalg") else "fft." if mod.endswith("fft") else ""
+        rule = _diff.FUNCTIONS.get(prefix + func.__name__)
         if rule is not None and func.__name__ not in _FROM_HOST:
             func = (lambda _r, _f: lambda *a, **k: _r(_f, *a, **k))(rule, func)
         with np.errstate(all="ignore"):

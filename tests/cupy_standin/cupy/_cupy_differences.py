@@ -575,8 +575,8 @@ def scan_results_are_rolled_batches(func, a, axis=None, *args, **kw):
     "... return _manipulation.rollaxis(idx_array, -1, _axis)': along an axis other than the "
     "last the indices are a rolled view of a C array (argsort(x (2, 3, 4), axis=0): strides "
     "(8, 64, 16)); NumPy's are C-contiguous"))
-def argsort_of_an_inner_axis_is_a_rolled_view(func, a, axis=-1, *args, **kw):
-    r = func(a, axis, *args, **kw)
+def argsort_of_an_inner_axis_is_a_rolled_view(func, a, axis=-1, kind=None, **kw):
+    r = func(a, axis, kind=FUNCTIONS["sort:kind"](kind), **kw)
     if not isinstance(r, np.ndarray) or axis is None or r.ndim < 2:
         return c_layout(r)
     ax = _normal_axis(axis, r.ndim)
@@ -587,8 +587,21 @@ def argsort_of_an_inner_axis_is_a_rolled_view(func, a, axis=-1, *args, **kw):
 @function_rule("sort", source=(
     "cupy/_sorting/sort.py (v14.2.0) sort: 'ret = a.copy()' (order 'C') then 'ret.sort("
     "axis=axis)' in place: C-contiguous; NumPy's np.sort copies with order 'K'"))
-def sort_results_are_c_contiguous(func, a, *args, **kw):
-    return c_layout(func(a, *args, **kw))
+def sort_results_are_c_contiguous(func, a, axis=-1, kind=None, **kw):
+    return c_layout(func(a, axis, kind=FUNCTIONS["sort:kind"](kind), **kw))
+
+
+@function_rule("sort:kind", source=(
+    "cupy/_core/core.pyx (v14.2.0) ndarray._check_kind_sort: 'if kind is not None and kind != "
+    "\"stable\": raise ValueError(\"kind can only be None or 'stable'\")'; ndarray.sort/argsort "
+    "docstrings: 'kind: Default is None, which is equivalent to 'stable''; "
+    "_routines_sorting.pyx: thrust's stable sort (cuda/cupy_thrust.cu stable_sort, "
+    "stable_sort_by_key); NumPy's kind=None is an unstable quicksort (equal keys in any "
+    "order); the ndarray methods sort/argsort and cupy.sort/argsort share it"))
+def sorts_are_always_stable(kind):
+    if kind is not None and kind != "stable":
+        raise ValueError("kind can only be None or 'stable'")
+    return "stable"
 
 
 @function_rule("where", "round", "around", "diff", "tril", "triu", source=(
@@ -837,6 +850,39 @@ def clip_ignores_a_nan_bound(func, a, a_min=None, a_max=None, out=None, **kw):
     if out is not None:
         np.copyto(out, r, casting="same_kind")
         return out
+    return r
+
+
+@ufunc_rule("sign", source=(
+    "cupy/_math/misc.py (v14.2.0) _complex_sign: 'real_t abs_val = abs(in0); if (abs_val == 0) "
+    "out0 = 0; else out0 = in0 / abs_val;' (thrust's complex / real: each part divided): an "
+    "infinite part gives inf / inf = NaN (sign(inf+0j) = nan+0j, sign(-inf+1j) = nan+0j), "
+    "where NumPy 2's npy_csign gives 1+0j and -1+0j"))
+def complex_sign_is_z_over_abs_z(call, z):
+    r = call(z)
+    dt = np.result_type(r)
+    if dt.kind != "c":
+        return r
+    zz = np.broadcast_to(_as(z, dt), np.shape(r))
+    bad = np.isinf(zz.real) | np.isinf(zz.imag)
+    if not np.any(bad):
+        return r
+    with np.errstate(all="ignore"):
+        a = np.abs(zz)
+        q = np.empty(np.shape(r), dt)
+        q.real, q.imag = zz.real / a, zz.imag / a
+    return np.where(bad, q, r).astype(dt)
+
+
+@function_rule("fft.irfft", "fft.irfft2", "fft.irfftn", "fft.hfft", source=(
+    "cupy/fft/_fft.py (v14.2.0) _output_dtype: for 'C2R' (irfft, irfftn, hfft) a float16 input "
+    "is converted to complex64 (the 'value_type != R2C' branch: 'if dtype in [np.float16, "
+    "np.float32]: return np.complex64'), so the real output is float32; NumPy 2 returns "
+    "float16 for float16 input"))
+def fft_of_float16_to_real_is_float32(func, a, *args, **kw):
+    r = func(a, *args, **kw)
+    if isinstance(a, np.ndarray) and a.dtype == np.float16 and isinstance(r, np.ndarray):
+        return func(a.astype(np.complex64), *args, **kw).astype(np.float32, copy=False)
     return r
 
 
@@ -1302,6 +1348,21 @@ def linalg_eigh_eigenvectors_are_column_major(func, a, *args, **kw):
     if isinstance(v, np.ndarray) and v.ndim >= 2:
         v = with_strides(v, _matrix_f_strides(v.shape, v.itemsize))
     return c_layout(w), v  # (CuPy's eigh returns a plain tuple, not NumPy's EighResult)
+
+
+@function_rule("linalg.eig", "linalg.eigvals", source=(
+    "cupy/linalg/_eigenvalue.py (v14.2.0) _geev: 'complex_dtype = numpy.dtype("
+    "input_dtype.char.upper())'; 'w = cupy.empty(a.shape[:-1], dtype=complex_dtype)', 'v = "
+    "cupy.empty_like(a, dtype=complex_dtype)' (a real input's eigenvectors assembled as "
+    "complex): always complex, a plain tuple; NumPy's eig/eigvals return real arrays when "
+    "every eigenvalue is real"))
+def linalg_eig_is_always_complex(func, a, *args, **kw):
+    r = func(a, *args, **kw)
+    cdt = np.result_type(a.dtype if a.dtype.kind in "fc" else np.float64, np.complex64)
+    if isinstance(r, np.ndarray):
+        return c_layout(r.astype(cdt, copy=False))
+    w, v = r
+    return c_layout(w.astype(cdt, copy=False)), c_layout(v.astype(cdt, copy=False))
 
 
 # --- API: signatures CuPy has differently ------------------------------------

@@ -368,3 +368,42 @@ def test_linalg_results_are_column_major():
     r = cp.linalg.eigh(m)
     assert type(r) is tuple and r[1].strides == (8, 24)
     assert cp.linalg.eigh(cp.stack([m, m]))[1].strides == (72, 8, 24)
+
+
+def test_sorts_are_always_stable_and_take_no_other_kind():
+    # core.pyx _check_kind_sort; thrust's stable sort: equal keys keep their order
+    keys = np.asarray([1, 0] * 300)  # (NumPy's quicksort of 600 keys is not stable)
+    want = np.argsort(keys, kind="stable").tolist()
+    assert host(cp.argsort(cp.asarray(keys))).tolist() == want
+    assert host(cp.asarray(keys).argsort()).tolist() == want
+    v = np.asarray([1.0, -0.0, 0.0, -0.0] * 200)
+    s = cp.asarray(v)
+    s.sort()
+    assert np.signbit(host(s)).tolist() == np.signbit(np.sort(v, kind="stable")).tolist()
+    assert np.signbit(host(cp.sort(cp.asarray(v)))).tolist() == np.signbit(np.sort(v, kind="stable")).tolist()
+    with pytest.raises(ValueError, match="kind can only be None or 'stable'"):
+        cp.sort(cp.asarray([2, 1]), kind="quicksort")
+
+
+def test_complex_sign_of_an_infinity_is_z_over_abs_z():
+    # _math/misc.py _complex_sign: in0 / abs(in0): inf / inf is NaN (NumPy: 1+0j, -1+0j)
+    got = host(cp.sign(cp.asarray([complex(INF, 0.0), complex(-INF, 1.0), complex(3.0, 4.0)])))
+    assert np.isnan(got[0].real) and got[0].imag == 0.0 and np.isnan(got[1].real)
+    assert got[2] == complex(0.6, 0.8)
+    assert host(cp.sign(cp.asarray([NAN, -0.0, 2.0]))).tolist()[1:] == [0.0, 1.0]
+
+
+def test_fft_of_float16_to_a_real_result_is_float32():
+    # fft/_fft.py _output_dtype: C2R converts float16 input to complex64
+    x = cp.asarray(np.ones(4, np.float16))
+    assert cp.fft.irfft(x).dtype == np.float32 and cp.fft.hfft(x).dtype == np.float32
+    assert cp.fft.rfft(x).dtype == np.complex64 and cp.fft.fft(x).dtype == np.complex64
+
+
+def test_linalg_eig_is_always_complex():
+    # linalg/_eigenvalue.py _geev: w and v of the complex dtype (NumPy: real when it can)
+    a = cp.asarray(np.diag([1.0, 2.0]))
+    r = cp.linalg.eig(a)
+    assert type(r) is tuple and r[0].dtype == np.complex128 and r[1].dtype == np.complex128
+    assert cp.linalg.eigvals(a).dtype == np.complex128
+    assert cp.linalg.eigvals(a.astype(np.float32)).dtype == np.complex64
