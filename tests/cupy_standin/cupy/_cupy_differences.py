@@ -189,6 +189,16 @@ def _fms(x, q, y):
     return r
 
 
+def _fma(a, b, c):
+    """``a * b + c`` rounded once (float64, finite: Dekker's product, Knuth's two-sum;
+    correctly rounded but for ties of the last step)."""
+    p, e = _two_prod(a, b)
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)  # (s + t == p + c exactly)
+    return s + (t + e)
+
+
 # --- creation: 0-d arrays from host scalars -----------------------------------
 
 @function_rule("asarray", "array", "asanyarray", source=(
@@ -884,6 +894,42 @@ def fft_of_float16_to_real_is_float32(func, a, *args, **kw):
     if isinstance(a, np.ndarray) and a.dtype == np.float16 and isinstance(r, np.ndarray):
         return func(a.astype(np.complex64), *args, **kw).astype(np.float32, copy=False)
     return r
+
+
+@function_rule("linspace", source=(
+    "cupy/_creation/ranges.py (v14.2.0) _linspace_scalar (scalar start and stop): 'step = "
+    "float(stop - start) / div' (a complex start or stop raises TypeError there) and "
+    "_linspace_ufunc 'dd->d': 'out0 = in0 + i * in1', which NVRTC contracts to fma(i, step, "
+    "start) (one rounding; NumPy's linspace rounds i * step, then + start); 'ret[-1] = stop' "
+    "when endpoint; step == 0 (underflow): 'in0 + i * in1 / in2'; an integer dtype: "
+    "floor, then astype"))
+def linspace_of_scalars_is_an_fma(func, start, stop, num=50, endpoint=True, retstep=False,
+                                  dtype=None, axis=0, **kw):
+    if kw or axis != 0 or not (np.isscalar(start) and np.isscalar(stop)):
+        return func(start, stop, num, endpoint, retstep, dtype, axis, **kw)
+    num = int(num)
+    if num < 0:
+        raise ValueError("linspace with num<0 is not supported")
+    dt = np.result_type(start, stop, float(num))
+    div = (num - 1) if endpoint else num
+    step = math.nan
+    if div <= 0:
+        ret = np.full((num,), start, dt)
+    else:
+        step = float(stop - start) / div  # (TypeError for a complex start or stop)
+        i = np.arange(num, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            if step == 0.0:
+                ret = (float(start) + i * float(stop - start) / div).astype(dt)
+            else:
+                ret = _fma(i, step, float(start)).astype(dt)
+        if endpoint:
+            ret[-1] = float(stop)
+    want = np.dtype(dt if dtype is None else dtype)
+    if want.kind in "iu":
+        ret = np.floor(ret)
+    ret = ret.astype(want, copy=False)
+    return (ret, step) if retstep else ret
 
 
 # --- complex functions: thrust's (FreeBSD msun) special values ------------------

@@ -407,3 +407,16 @@ def test_linalg_eig_is_always_complex():
     assert type(r) is tuple and r[0].dtype == np.complex128 and r[1].dtype == np.complex128
     assert cp.linalg.eigvals(a).dtype == np.complex128
     assert cp.linalg.eigvals(a.astype(np.float32)).dtype == np.complex64
+
+
+def test_linspace_of_scalars_is_an_fma_of_i_step_start():
+    # _creation/ranges.py _linspace_scalar / _linspace_ufunc 'out0 = in0 + i * in1' (fma)
+    from fractions import Fraction
+    start, stop, num = -3.3, 7.1, 2001
+    step = float(stop - start) / (num - 1)
+    want = [float(Fraction(start) + i * Fraction(step)) for i in range(num - 1)] + [stop]
+    got = host(cp.linspace(start, stop, num)).tolist()
+    assert got == want and got != np.linspace(start, stop, num).tolist()
+    assert host(cp.linspace(0, 10, 4, dtype=np.int64)).tolist() == [0, 3, 6, 10]
+    with pytest.raises(TypeError):
+        cp.linspace(0, 1 + 1j, 3)  # float(stop - start)
