@@ -108,7 +108,8 @@ def call_ufunc(uf, args, kw):
     of its own computes its answer fresh and then writes it to ``out`` (which
     may be an input); others write straight into ``out``.
     """
-    if "where" in kw:  # (strided passes no where=; the rules assume none)
+    kw = FUNCTIONS["ufunc:keywords"](kw)
+    if "where" in kw:  # (strided passes no _where=; the rules assume none)
         return uf(*args, **kw)
     name = uf.__name__
     rules = UFUNCS.get(name, ())
@@ -138,6 +139,20 @@ def call_ufunc(uf, args, kw):
     else:
         np.copyto(out, r, casting=casting)
     return out
+
+
+@function_rule("ufunc:keywords", source=(
+    "cupy/_core/_kernel.pyx (v14.2.0) ufunc.__call__: pops 'out', '_where', 'dtype' and "
+    "'casting', then 'if kwargs: raise TypeError('Wrong arguments %s' % kwargs)': NumPy's "
+    "where=, order=, subok=, signature= ... are refused (the mask is the private _where=)"))
+def ufunc_keywords_are_out_where_dtype_casting(kw):
+    bad = {k: v for k, v in kw.items() if k not in ("out", "_where", "dtype", "casting")}
+    if bad:
+        raise TypeError("Wrong arguments %s" % bad)
+    if "_where" in kw:
+        kw = dict(kw)
+        kw["where"] = kw.pop("_where")
+    return kw
 
 
 # --- helpers -----------------------------------------------------------------

@@ -420,3 +420,15 @@ def test_linspace_of_scalars_is_an_fma_of_i_step_start():
     assert host(cp.linspace(0, 10, 4, dtype=np.int64)).tolist() == [0, 3, 6, 10]
     with pytest.raises(TypeError):
         cp.linspace(0, 1 + 1j, 3)  # float(stop - start)
+
+
+def test_ufuncs_take_out_dtype_casting_and_private_where_only():
+    # _kernel.pyx ufunc.__call__: 'Wrong arguments' for any other keyword
+    x = cp.arange(3.0)
+    for kw in ({"order": "C"}, {"where": cp.asarray([True, False, True])}, {"subok": True}):
+        with pytest.raises(TypeError, match="Wrong arguments"):
+            cp.add(x, 1.0, **kw)
+    out = cp.zeros(3)
+    cp.add(x, 1.0, out=out, _where=cp.asarray([True, False, True]))
+    assert host(out).tolist() == [1.0, 0.0, 3.0]
+    assert host(cp.add(x, 1.0, casting="same_kind")).tolist() == [1.0, 2.0, 3.0]
