@@ -370,8 +370,12 @@ class _Ufunc:
             raise TypeError(f"{name}() got unexpected keyword arguments {sorted(bad)} (CuPy)")
         with np.errstate(all="ignore"):
             r = getattr(self._uf, name)(_unwrap(array), **{n: _unwrap(v) for n, v in kw.items()})
+        # CuPy's add/multiply.reduce is array.sum/prod, accumulate is cumsum/cumprod
+        # (_kernel.pyx ufunc.reduce, ufunc.accumulate): their layouts
         if name == "reduce" and kw.get("out") is None:  # (reduction_results_are_c_contiguous)
             r = _diff.c_layout(r)
+        elif name == "accumulate" and kw.get("out") is None:  # (scan_results_are_rolled_batches)
+            r = _diff.FUNCTIONS["cumsum"](lambda *a, **k: r, _unwrap(array), kw.get("axis", 0))
         return _wrap(r)
 
     def reduce(self, array, **kw):

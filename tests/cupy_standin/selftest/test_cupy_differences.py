@@ -432,3 +432,10 @@ def test_ufuncs_take_out_dtype_casting_and_private_where_only():
     cp.add(x, 1.0, out=out, _where=cp.asarray([True, False, True]))
     assert host(out).tolist() == [1.0, 0.0, 3.0]
     assert host(cp.add(x, 1.0, casting="same_kind")).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_add_reduce_and_accumulate_are_sum_and_cumsum():
+    # _kernel.pyx ufunc.reduce -> array.sum, ufunc.accumulate -> array.cumsum
+    x = _x()
+    assert cp.add.accumulate(x, axis=1).strides == (96, 8, 24)
+    assert cp.add.reduce(x.transpose(1, 0, 2), axis=2).strides == (16, 8)
