@@ -6,7 +6,8 @@ NumPy's, so that the suite run on ``cuda`` over the stand-in fails where it
 would fail on a GPU. One entry = one difference, registered with its source:
 the CuPy file (and function) read, or the line of a real-GPU log under
 ``shared/gpu-runs/`` (``probe2.txt``, ``cuda-tests-failures.log``, ...).
-CuPy's files are cited at cupy/cupy main of 2026-08 (CuPy 14).
+CuPy's files are cited at cupy/cupy main of 2026-08 (CuPy 14); the entries marked
+(v14.2.0) were read at the v14.2.0 tag (unchanged at main of 2026-08-20, 15.0.0a1).
 
 Kinds of entries, by the decorator that registers them:
 
@@ -21,6 +22,13 @@ Kinds of entries, by the decorator that registers them:
   the array's NumPy memory); ``"__setitem__"``: ``rule(memory, key, value, assign,
   value_on_device)`` and ``"__setitem__:duplicates"``: ``rule(memory, key, value, assign)``,
   ``assign()`` doing NumPy's assignment. ``ndarray.clip`` is the ``"clip"`` function rule.
+- hooks the stand-in calls by key: ``"ufunc:keywords"`` (the keywords a ufunc takes),
+  ``"ufunc:layout"`` (a ufunc result's layout), ``"sort:kind"`` (a sort's kind), and the
+  method rules ``"astype:layout"`` / ``"copy:layout"`` (a copy's strides for ``order``);
+  ``ndarray.__getitem__`` makes an advanced-indexing result C-contiguous (``c_layout``).
+  Layouts: strided adopts a result's strides, so where CuPy lays a result out unlike
+  NumPy's order 'K' the stand-in re-lays it out as CuPy does (``c_layout``, ``k_layout``,
+  ``with_strides``).
 - the fork rule: ``device_used()``, which the stand-in calls where it touches device
   memory; ``cupyx.errstate(linalg=...)`` sets ``linalg_errors()`` for the linalg rules.
 
