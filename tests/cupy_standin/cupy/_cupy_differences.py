@@ -1434,6 +1434,65 @@ def linalg_eig_is_always_complex(func, a, *args, **kw):
     return c_layout(w.astype(cdt, copy=False)), c_layout(v.astype(cdt, copy=False))
 
 
+def _placed(r, buf_shape, view):
+    """``r``'s values in ``view(buf)``, ``buf`` a fresh C array of ``buf_shape``: the
+    strides (and the memory beyond the view) of a factor CuPy returns as a view."""
+    buf = np.zeros(buf_shape, r.dtype)
+    v = view(buf)
+    assert v.shape == r.shape, (v.shape, r.shape)
+    v[...] = r
+    return v
+
+
+@function_rule("linalg.qr", source=(
+    "cupy/linalg/_decomposition.py (v14.2.0) qr, one matrix (m, n), k = min(m, n): 'x = "
+    "a.transpose().astype(dtype, order='C', copy=True)' (n, m); mode 'r': 'x[:, :k]"
+    ".transpose()'; otherwise q = cupy.empty((m, m)) ('complete', m > n) or ((n, m)), "
+    "'q[:n] = x', orgqr, 'q = q[:mc].transpose(); r = x[:, :mc].transpose()': Q is "
+    "F-contiguous, R a transposed slice of x (a tall matrix's R has strides (1, m) items: "
+    "neither C nor F); NumPy's are C-contiguous"))
+def linalg_qr_factors_are_transposed_views(func, a, mode="reduced", *args, **kw):
+    res = func(a, mode, *args, **kw)
+    if a.ndim != 2 or 0 in a.shape or mode not in ("reduced", "complete", "r"):
+        return res
+    m, n = a.shape
+    k = min(m, n)
+    if mode == "r":
+        return _placed(res, (n, m), lambda b: b[:, :k].T)
+    q, r = res
+    mc = m if mode == "complete" and m > n else k
+    q = _placed(q, (m, m) if mc == m and m > n else (n, m), lambda b: b[:mc].T)
+    r = _placed(r, (n, m), lambda b: b[:, :mc].T)
+    return q, r  # (a plain tuple: 'return (q..., r...)')
+
+
+@function_rule("linalg.svd", source=(
+    "cupy/linalg/_decomposition.py (v14.2.0) svd, one matrix (rows, cols): gesvd of the "
+    "C copy x of a (cols >= rows) or of a.T (rows > cols, trans_flag); full_matrices: "
+    "'u = cupy.empty((m, m))', 'vt = x[:, :n]'; else 'u = x', 'vt = cupy.empty((k, n))'; "
+    "'return u.transpose(), s, vt.transpose()' (trans_flag) or 'return vt, s, u': a tall "
+    "matrix's U and Vh are F-ordered (Vh of full_matrices a transposed slice), a wide "
+    "matrix's U of full_matrices a slice of x (strides (cols, 1) items); NumPy's are C"))
+def linalg_svd_factors_are_views_of_gesvd_buffers(func, a, full_matrices=True, compute_uv=True,
+                                                  *args, **kw):
+    res = func(a, full_matrices, compute_uv, *args, **kw)
+    if a.ndim != 2 or 0 in a.shape or not compute_uv:
+        return res
+    u, sv, vh = res
+    rows, cols = a.shape
+    if cols >= rows:  # x = a (rows, cols); U = vt, Vh = u of gesvd
+        if full_matrices:
+            u = _placed(u, (rows, cols), lambda b: b[:, :rows])
+        return u, c_layout(sv), vh
+    # trans_flag: x = a.T (cols, rows); U = u.T, Vh = vt.T
+    if full_matrices:
+        vh = _placed(vh, (cols, rows), lambda b: b[:, :cols].T)
+    else:
+        vh = with_strides(vh, _contiguous_strides(vh.shape, vh.itemsize, False))
+    u = with_strides(u, _contiguous_strides(u.shape, u.itemsize, False))
+    return u, c_layout(sv), vh
+
+
 # --- API: signatures CuPy has differently ------------------------------------
 
 @function_rule("may_share_memory", source=(

@@ -439,3 +439,18 @@ def test_add_reduce_and_accumulate_are_sum_and_cumsum():
     x = _x()
     assert cp.add.accumulate(x, axis=1).strides == (96, 8, 24)
     assert cp.add.reduce(x.transpose(1, 0, 2), axis=2).strides == (16, 8)
+
+
+def test_qr_and_svd_factors_are_views_of_the_solver_buffers():
+    # _decomposition.py qr (q[:mc].transpose(), x[:, :mc].transpose()) and svd (vt = x[:, :n];
+    # 'return u.transpose(), s, vt.transpose()' / 'return vt, s, u')
+    tall = cp.asarray(np.arange(15.0).reshape(5, 3) ** 1.5)
+    q, r = cp.linalg.qr(tall)
+    assert q.strides == (8, 40) and r.strides == (8, 40)  # R: a transposed slice of x
+    assert type(cp.linalg.qr(tall)) is tuple
+    u, s, vh = cp.linalg.svd(tall)
+    assert u.strides == (8, 40) and vh.strides == (8, 40)
+    wide = cp.asarray(np.arange(15.0).reshape(3, 5) ** 1.5)
+    u, s, vh = cp.linalg.svd(wide)
+    assert u.strides == (40, 8) and not u.flags.c_contiguous and vh.strides == (40, 8)
+    np.testing.assert_allclose(host(u * s) @ host(vh)[:3], host(wide), atol=1e-9)
