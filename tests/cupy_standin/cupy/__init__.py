@@ -87,6 +87,10 @@ _METHODS = (
     "prod ptp put ravel repeat reshape round searchsorted sort squeeze std sum swapaxes "
     "trace transpose var view").split()
 _HOST_METHODS = ("item", "tolist", "tobytes")
+# Methods that are CuPy's function of the same name (the function's differences apply)
+_METHODS_AS_FUNCTIONS = frozenset(
+    "all any argmax argmin argsort cumprod cumsum max mean min prod ptp round std sum trace "
+    "var".split())
 
 
 class ndarray:
@@ -168,6 +172,14 @@ class ndarray:
     def __getattr__(self, name):
         if name in _METHODS:
             meth = getattr(self._a, name)
+            rule = _diff.FUNCTIONS.get(name) if name in _METHODS_AS_FUNCTIONS else None
+            if rule is not None:  # (CuPy's method is its function: the same layout)
+                mem = self._a
+                return lambda *a, **k: _wrap(rule(lambda m, *a2, **k2: getattr(m, name)(*a2, **k2),
+                                                  mem, *_unwrap(a), **{n: _unwrap(v) for n, v in k.items()}))
+            if name == "copy":
+                mem = self._a
+                return lambda order="C": _wrap(_diff.METHODS["copy:layout"](mem, mem.copy(order), order))
             return lambda *a, **k: _wrap(meth(*_unwrap(a), **{n: _unwrap(v) for n, v in k.items()}))
         if name in _HOST_METHODS:
             _host_copy()
@@ -208,7 +220,11 @@ class ndarray:
 
     # indexing
     def __getitem__(self, key):
-        return _wrap(self._a[_diff.METHODS["__getitem__:indices"](self._a.shape, _unwrap(key, host_ok=True))])
+        key = _diff.METHODS["__getitem__:indices"](self._a.shape, _unwrap(key, host_ok=True))
+        r = self._a[key]
+        if _diff.is_advanced(key):  # advanced_indexing_results_are_c_contiguous
+            r = _diff.c_layout(r)
+        return _wrap(r)
 
     def __setitem__(self, key, value):
         _device_used()
@@ -229,8 +245,17 @@ class ndarray:
         _diff.METHODS["__setitem__"](mem, key, value, lambda v: _diff.METHODS[
             "__setitem__:duplicates"](mem, key, v, assign), on_device)
 
-    def astype(self, dtype, *args, **kw):
-        return _wrap(_diff.METHODS["astype"](self._a, dtype, *args, **kw))
+    def astype(self, dtype, order="K", casting=None, subok=None, copy=True):
+        kw = {} if casting is None else {"casting": casting}
+        r = _diff.METHODS["astype"](self._a, dtype, order=order, copy=copy, **kw)
+        if r is not self._a:  # (a copy: CuPy's layout for ``order``)
+            r = _diff.METHODS["astype:layout"](self._a, r, order)
+        return _wrap(r)
+
+    def sort(self, axis=-1, kind=None):
+        # in place, stable (_cupy_differences: sorts_are_always_stable)
+        _device_used()
+        self._a.sort(axis, kind=_diff.FUNCTIONS["sort:kind"](kind))
 
     def take(self, indices, axis=None, out=None):
         return _NS.take(self, indices, axis=axis, out=out)
@@ -244,7 +269,8 @@ class ndarray:
     def __array_function__(self, func, types_, args, kwargs):
         # as CuPy's: NumPy's function name calls cupy's (with its differences)
         mod = getattr(func, "__module__", "") or ""
-        rule = _diff.FUNCTIONS.get(("linalg." if mod.endswith("linalg") else "") + func.__name__)
+        prefix = "linalg." if mod.endswith("linalg") else "fft." if mod.endswith("fft") else ""
+        rule = _diff.FUNCTIONS.get(prefix + func.__name__)
         if rule is not None and func.__name__ not in _FROM_HOST:
             func = (lambda _r, _f: lambda *a, **k: _r(_f, *a, **k))(rule, func)
         with np.errstate(all="ignore"):
@@ -343,7 +369,14 @@ class _Ufunc:
         if bad:
             raise TypeError(f"{name}() got unexpected keyword arguments {sorted(bad)} (CuPy)")
         with np.errstate(all="ignore"):
-            return _wrap(getattr(self._uf, name)(_unwrap(array), **{n: _unwrap(v) for n, v in kw.items()}))
+            r = getattr(self._uf, name)(_unwrap(array), **{n: _unwrap(v) for n, v in kw.items()})
+        # CuPy's add/multiply.reduce is array.sum/prod, accumulate is cumsum/cumprod
+        # (_kernel.pyx ufunc.reduce, ufunc.accumulate): their layouts
+        if name == "reduce" and kw.get("out") is None:  # (reduction_results_are_c_contiguous)
+            r = _diff.c_layout(r)
+        elif name == "accumulate" and kw.get("out") is None:  # (scan_results_are_rolled_batches)
+            r = _diff.FUNCTIONS["cumsum"](lambda *a, **k: r, _unwrap(array), kw.get("axis", 0))
+        return _wrap(r)
 
     def reduce(self, array, **kw):
         return self._method("reduce", array, {"axis", "dtype", "out", "keepdims"}, kw)

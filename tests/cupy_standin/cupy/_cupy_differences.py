@@ -6,7 +6,8 @@ NumPy's, so that the suite run on ``cuda`` over the stand-in fails where it
 would fail on a GPU. One entry = one difference, registered with its source:
 the CuPy file (and function) read, or the line of a real-GPU log under
 ``shared/gpu-runs/`` (``probe2.txt``, ``cuda-tests-failures.log``, ...).
-CuPy's files are cited at cupy/cupy main of 2026-08 (CuPy 14).
+CuPy's files are cited at cupy/cupy main of 2026-08 (CuPy 14); the entries marked
+(v14.2.0) were read at the v14.2.0 tag (unchanged at main of 2026-08-20, 15.0.0a1).
 
 Kinds of entries, by the decorator that registers them:
 
@@ -21,6 +22,13 @@ Kinds of entries, by the decorator that registers them:
   the array's NumPy memory); ``"__setitem__"``: ``rule(memory, key, value, assign,
   value_on_device)`` and ``"__setitem__:duplicates"``: ``rule(memory, key, value, assign)``,
   ``assign()`` doing NumPy's assignment. ``ndarray.clip`` is the ``"clip"`` function rule.
+- hooks the stand-in calls by key: ``"ufunc:keywords"`` (the keywords a ufunc takes),
+  ``"ufunc:layout"`` (a ufunc result's layout), ``"sort:kind"`` (a sort's kind), and the
+  method rules ``"astype:layout"`` / ``"copy:layout"`` (a copy's strides for ``order``);
+  ``ndarray.__getitem__`` makes an advanced-indexing result C-contiguous (``c_layout``).
+  Layouts: strided adopts a result's strides, so where CuPy lays a result out unlike
+  NumPy's order 'K' the stand-in re-lays it out as CuPy does (``c_layout``, ``k_layout``,
+  ``with_strides``).
 - the fork rule: ``device_used()``, which the stand-in calls where it touches device
   memory; ``cupyx.errstate(linalg=...)`` sets ``linalg_errors()`` for the linalg rules.
 
@@ -108,14 +116,13 @@ def call_ufunc(uf, args, kw):
     of its own computes its answer fresh and then writes it to ``out`` (which
     may be an input); others write straight into ``out``.
     """
-    if "where" in kw:  # (strided passes no where=; the rules assume none)
+    kw = FUNCTIONS["ufunc:keywords"](kw)
+    if "where" in kw:  # (strided passes no _where=; the rules assume none)
         return uf(*args, **kw)
     name = uf.__name__
     rules = UFUNCS.get(name, ())
     out = kw.get("out")
-    if out is None:
-        kw.setdefault("order", "C")  # CuPy allocates a kernel's outputs C-contiguous
-    elif rules:
+    if out is not None and rules:
         del kw["out"]
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
@@ -129,7 +136,9 @@ def call_ufunc(uf, args, kw):
     for rule in reversed(EVERY_UFUNC):
         call = (lambda r, nxt: lambda *a: r(name, nxt, *a))(rule, call)
     r = call(*args)
-    if out is None or not rules:
+    if out is None:
+        return FUNCTIONS["ufunc:layout"](r)
+    if not rules:
         return r
     casting = kw.get("casting", "same_kind")
     if isinstance(out, tuple):
@@ -138,6 +147,20 @@ def call_ufunc(uf, args, kw):
     else:
         np.copyto(out, r, casting=casting)
     return out
+
+
+@function_rule("ufunc:keywords", source=(
+    "cupy/_core/_kernel.pyx (v14.2.0) ufunc.__call__: pops 'out', '_where', 'dtype' and "
+    "'casting', then 'if kwargs: raise TypeError('Wrong arguments %s' % kwargs)': NumPy's "
+    "where=, order=, subok=, signature= ... are refused (the mask is the private _where=)"))
+def ufunc_keywords_are_out_where_dtype_casting(kw):
+    bad = {k: v for k, v in kw.items() if k not in ("out", "_where", "dtype", "casting")}
+    if bad:
+        raise TypeError("Wrong arguments %s" % bad)
+    if "_where" in kw:
+        kw = dict(kw)
+        kw["where"] = kw.pop("_where")
+    return kw
 
 
 # --- helpers -----------------------------------------------------------------
@@ -187,6 +210,16 @@ def _fms(x, q, y):
     if bad.any():
         r = np.where(bad, x - p, r)
     return r
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once (float64, finite: Dekker's product, Knuth's two-sum;
+    correctly rounded but for ties of the last step)."""
+    p, e = _two_prod(a, b)
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)  # (s + t == p + c exactly)
+    return s + (t + e)
 
 
 # --- creation: 0-d arrays from host scalars -----------------------------------
@@ -295,7 +328,8 @@ def take_along_axis_wraps_indices(func, a, indices, axis):
     if axis is None:
         a, axis = a.reshape(-1), 0
     n = a.shape[axis]
-    return func(a, np.mod(indices, n) if n else indices, axis)
+    # (advanced_indexing_results_are_c_contiguous: a[tuple(fancy_index)] is C-ordered)
+    return c_layout(func(a, np.mod(indices, n) if n else indices, axis))
 
 
 _SCATTER_SEED = int(os.environ.get("STANDIN_SCATTER_SEED", "20261128"))
@@ -405,15 +439,232 @@ _UNDERFLOWS = {"add", "subtract", "multiply", "divide", "true_divide", "floor_di
                "spacing", "matmul", "vecdot", "frexp", "modf", "sinc", "heaviside"}
 
 
-@every_ufunc_rule(source=(
-    "cupy/_core/_kernel.pyx _get_out_args_from_optionals: outputs are "
-    "_ndarray_init(shape) (C order), not NumPy's order 'K'; cuda-tests-failures.log "
-    "test_hot_path.py::test_unsqueeze_and_mT_views: x.mT + 0 strides (12, 3, 1), NumPy (12, 1, 4)"))
-def ufunc_results_are_c_contiguous(name, call, *args):
-    r = call(*args)
-    if isinstance(r, np.ndarray) and r.ndim > 1 and not r.flags.c_contiguous:
-        r = np.ascontiguousarray(r)
+@function_rule("ufunc:layout", source=(
+    "cupy/_core/_kernel.pyx (v14.2.0) ufunc.__call__: no order= keyword ('Wrong arguments' "
+    "TypeError), outputs made by _get_out_args_from_optionals -> _ndarray_init(subtype, shape, "
+    "dtype, obj) -> _init_fast(shape, dtype, True): C order whatever the inputs' layout "
+    "(x.T + 1, abs(x.T), F-order operands, mixed layouts), strides all 0 for a zero-size shape "
+    "(internal.pyx get_contiguous_strides_inplace, as NumPy 2); NumPy's order 'K' follows the "
+    "inputs; cuda-tests-failures.log test_hot_path.py::test_unsqueeze_and_mT_views: x.mT + 0 "
+    "strides (12, 3, 1), NumPy (12, 1, 4)"))
+def ufunc_results_are_c_contiguous(r):
+    # (call_ufunc applies it to every ufunc's result made without out=)
+    return tuple(map(c_layout, r)) if isinstance(r, tuple) else c_layout(r)
+
+
+# --- layouts: the strides of the results of CuPy's other routines ---------------
+# strided adopts a kernel's result with its strides (an F or K-ordered result stays
+# so), so a layout CuPy gives unlike NumPy's is a difference the suite can see.
+
+def c_layout(r):
+    """``r`` C-contiguous (CuPy's ``_ndarray_init``): a copy when it is not."""
+    if isinstance(r, np.ndarray) and not r.flags.c_contiguous:
+        return np.array(r, order="C", copy=True)
     return r
+
+
+def with_strides(r, strides):
+    """A fresh copy of ``r`` with the byte ``strides`` (non-negative, dense)."""
+    if not isinstance(r, np.ndarray) or tuple(r.strides) == tuple(strides) or r.size == 0:
+        return r
+    buf = np.empty(r.size * r.itemsize, np.uint8)
+    out = np.ndarray(r.shape, r.dtype, buf, 0, tuple(strides))
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
+def _contiguous_strides(shape, itemsize, c_order=True):
+    """internal.pyx get_contiguous_strides_inplace (zeros for a zero-size shape)."""
+    if 0 in shape:
+        return (0,) * len(shape)
+    st, out = itemsize, [0] * len(shape)
+    for i in (reversed(range(len(shape))) if c_order else range(len(shape))):
+        out[i] = st
+        st *= shape[i] if shape[i] > 1 else 1
+    return tuple(out)
+
+
+def k_strides(src, itemsize, shape=None):
+    """The strides CuPy gives a new array of order 'K' laid out like ``src``:
+    internal.pyx _update_order_char (a C-contiguous source -> C, F-contiguous -> F),
+    else _get_strides_for_order_K: axes sorted by (abs(stride), -axis), the smallest
+    the fastest (a stride-0 axis is the fastest; of equal strides, the last axis)."""
+    shape = tuple(src.shape if shape is None else shape)
+    if src.flags.c_contiguous:
+        return _contiguous_strides(shape, itemsize, True)
+    if src.flags.f_contiguous:
+        return _contiguous_strides(shape, itemsize, False)
+    order = sorted((abs(s), -i) for i, s in enumerate(src.strides))
+    out, st = [0] * len(shape), itemsize
+    for _, i in order:
+        out[-i] = st
+        st *= shape[-i]
+    return tuple(out)
+
+
+def k_layout(r, src, shape=None):
+    """``r`` with CuPy's order-'K' strides for a result laid out like ``src``."""
+    if not isinstance(r, np.ndarray) or r.ndim < 2:
+        return r
+    return with_strides(r, k_strides(src, r.itemsize, shape))
+
+
+@method_rule("astype:layout", source=(
+    "cupy/_core/core.pyx (v14.2.0) ndarray._astype (astype's order='K' default, copy(order=...)): "
+    "_update_order_char (C-contiguous -> C, F-contiguous -> F), else "
+    "internal.pyx _get_strides_for_order_K: axes sorted by (abs(stride), -axis), the smallest "
+    "the fastest; NumPy's order 'K' breaks ties otherwise (a stride-0 or length-1 axis: "
+    "broadcast_to(x, (3, 4)).astype(float32) is F-ordered in both, but expand_dims(x.T, 1) "
+    "is not); cupy/_creation/basic.py _new_like_order_and_strides for empty_like, zeros_like, "
+    "ones_like, full_like (order 'K'; a new shape of another ndim -> C); "
+    "cupy/_creation/from_data.py copy(a, order='K') -> a.copy(order)"))
+def order_k_is_cupys_stride_sort(mem, r, order="K"):
+    order = (order or "K").upper()
+    if not isinstance(r, np.ndarray):
+        return r
+    if order == "K":
+        return k_layout(r, mem)
+    if order == "A":
+        return with_strides(r, _contiguous_strides(
+            r.shape, r.itemsize, not (mem.flags.f_contiguous and not mem.flags.c_contiguous)))
+    return with_strides(r, _contiguous_strides(r.shape, r.itemsize, order != "F"))
+
+
+def _like(name):
+    def rule(func, prototype, *args, **kw):
+        r = func(prototype, *args, **kw)
+        order = kw.get("order", "K")
+        shape = kw.get("shape")
+        if not isinstance(prototype, np.ndarray) or not isinstance(r, np.ndarray):
+            return r
+        if (order or "K").upper() == "K" and shape is not None and np.ndim(shape) and \
+                len(tuple(np.atleast_1d(shape))) != prototype.ndim:
+            return c_layout(r)
+        return METHODS["astype:layout"](prototype, r, order)
+    rule.__name__ = name
+    return rule
+
+
+for _n in ("empty_like", "zeros_like", "ones_like", "full_like"):
+    FUNCTIONS[_n] = _like("order_k_is_cupys_stride_sort")
+
+
+def _copy_function(func, a, order="K", *args, **kw):
+    # cupy/_creation/from_data.py copy: a.copy(order=order)
+    return METHODS["astype:layout"](a, func(a, order, *args, **kw), order)
+
+
+FUNCTIONS["copy"] = _copy_function
+METHODS["copy:layout"] = lambda mem, r, order="C": METHODS["astype:layout"](mem, r, order)
+
+
+@function_rule(
+    "sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "any", "all", "argmax",
+    "argmin", "count_nonzero", "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar",
+    "nanstd", "nanargmax", "nanargmin", "ptp", "trace", source=(
+        "cupy/_core/_reduction.pyx (v14.2.0) _AbstractReductionKernel._call: 'out_args = "
+        "self._get_out_args(out_args, out_types, out_shape)', _ReductionKernel._get_out_args / "
+        "_SimpleReductionKernel: _get_out_args_from_optionals -> _ndarray_init: C order, "
+        "keepdims or not (CUB's cub.device_reduce allocates ndarray(out_shape) too); NumPy's "
+        "reductions keep the input's axis order (x.transpose(1, 0, 2).sum(axis=2): (8, 24))"))
+def reduction_results_are_c_contiguous(func, *args, **kw):
+    return c_layout(func(*args, **kw))
+
+
+def _normal_axis(axis, ndim):
+    return axis + ndim if axis < 0 else axis
+
+
+def _scan_strides(shape, itemsize, axis):
+    """_routines_math.pyx scan_core with an axis: result = a.astype(dtype, order='C'),
+    then _proc_as_batch: t = rollaxis(result, axis, ndim); r = t.reshape(-1, n) (a view
+    when the axes merge, else a C copy, which is scanned and returned); the result is
+    rollaxis(r.reshape(t.shape), ndim - 1, axis)."""
+    probe = np.empty(shape, np.dtype(f"V{itemsize}"))  # (only its strides are read)
+    t = np.moveaxis(probe, axis, -1)
+    r = t.reshape(-1, shape[axis])  # (NumPy's no-copy reshape: CuPy's _reshape rule)
+    return np.moveaxis(r.reshape(t.shape), -1, axis).strides
+
+
+@function_rule("cumsum", "cumprod", "nancumsum", "nancumprod", source=(
+    "cupy/_core/_routines_math.pyx (v14.2.0) scan_core: 'result = a.astype(dtype, order="
+    "'C')' and _proc_as_batch: 't = cupy.rollaxis(x, axis, x.ndim); r = t.reshape(-1, "
+    "x.shape[axis]); _batch_scan_op(r, op, r); return cupy.rollaxis(r.reshape(s), x.ndim-1, "
+    "axis)': along the last axis (or axis=None) the result is C-contiguous; along another "
+    "one whose rolled view does not merge it is a rolled view of a C copy (a (2, 3, 4) "
+    "cumsum(axis=1): strides (96, 8, 24)), NumPy's follows the input (C for a C input); "
+    "cupy/_math/sumprod.py nancumsum: _replace_nan (empty_like) then cumsum"))
+def scan_results_are_rolled_batches(func, a, axis=None, *args, **kw):
+    r = func(a, axis, *args, **kw)
+    if not isinstance(r, np.ndarray) or axis is None or r.ndim < 2 or r.size == 0 \
+            or kw.get("out") is not None:
+        return c_layout(r) if kw.get("out") is None else r
+    return with_strides(r, _scan_strides(r.shape, r.itemsize, _normal_axis(axis, r.ndim)))
+
+
+@function_rule("argsort", source=(
+    "cupy/_core/_routines_sorting.pyx (v14.2.0) _ndarray_argsort: 'data = "
+    "_manipulation.rollaxis(data, _axis, ndim).copy(); idx_array = core.ndarray(shape, ...); "
+    "... return _manipulation.rollaxis(idx_array, -1, _axis)': along an axis other than the "
+    "last the indices are a rolled view of a C array (argsort(x (2, 3, 4), axis=0): strides "
+    "(8, 64, 16)); NumPy's are C-contiguous"))
+def argsort_of_an_inner_axis_is_a_rolled_view(func, a, axis=-1, kind=None, **kw):
+    r = func(a, axis, kind=FUNCTIONS["sort:kind"](kind), **kw)
+    if not isinstance(r, np.ndarray) or axis is None or r.ndim < 2:
+        return c_layout(r)
+    ax = _normal_axis(axis, r.ndim)
+    rolled = np.moveaxis(np.empty(r.shape, np.uint8), ax, -1).shape
+    return with_strides(r, np.moveaxis(np.empty(rolled, r.dtype), -1, ax).strides)
+
+
+@function_rule("sort", source=(
+    "cupy/_sorting/sort.py (v14.2.0) sort: 'ret = a.copy()' (order 'C') then 'ret.sort("
+    "axis=axis)' in place: C-contiguous; NumPy's np.sort copies with order 'K'"))
+def sort_results_are_c_contiguous(func, a, axis=-1, kind=None, **kw):
+    return c_layout(func(a, axis, kind=FUNCTIONS["sort:kind"](kind), **kw))
+
+
+@function_rule("sort:kind", source=(
+    "cupy/_core/core.pyx (v14.2.0) ndarray._check_kind_sort: 'if kind is not None and kind != "
+    "\"stable\": raise ValueError(\"kind can only be None or 'stable'\")'; ndarray.sort/argsort "
+    "docstrings: 'kind: Default is None, which is equivalent to 'stable''; "
+    "_routines_sorting.pyx: thrust's stable sort (cuda/cupy_thrust.cu stable_sort, "
+    "stable_sort_by_key); NumPy's kind=None is an unstable quicksort (equal keys in any "
+    "order); the ndarray methods sort/argsort and cupy.sort/argsort share it"))
+def sorts_are_always_stable(kind):
+    if kind is not None and kind != "stable":
+        raise ValueError("kind can only be None or 'stable'")
+    return "stable"
+
+
+@function_rule("where", "round", "around", "diff", "tril", "triu", source=(
+    "ufuncs and ElementwiseKernels, so C order (_kernel.pyx _get_out_args_from_optionals): "
+    "cupy/_sorting/search.py where -> _where_ufunc; cupy/_core/core.pyx ndarray.round -> "
+    "_round_ufunc (cupy/_math/rounding.py around -> a.round); cupy/_math/sumprod.py diff -> "
+    "op(a[slice1], a[slice2]); cupy/_creation/matrix.py tril/triu -> _tri_kernel; NumPy's "
+    "where/round/diff keep the inputs' order 'K'"))
+def elementwise_routine_results_are_c_contiguous(func, *args, **kw):
+    if func.__name__ == "where" and len(args) + len(kw) == 1:
+        return func(*args, **kw)  # (nonzero)
+    return c_layout(func(*args, **kw))
+
+
+@function_rule("concatenate", "concat", "stack", "hstack", "vstack", "column_stack", source=(
+    "cupy/_core/_routines_manipulation.pyx (v14.2.0) concatenate_method: 'out = "
+    "core.ndarray(shape_t, dtype=dtype)' (C order; dtype = numpy.promote_types of the "
+    "arrays'), cupy/_manipulation/join.py stack -> concatenate of expand_dims; NumPy's "
+    "concatenate picks the inputs' common axis order (two F arrays -> F)"))
+def concatenate_results_are_c_contiguous(func, *args, **kw):
+    return c_layout(func(*args, **kw))
+
+
+DIFFERENCES.append(Difference(
+    "advanced_indexing_results_are_c_contiguous", "ndarray.__getitem__, take_along_axis", (
+        "cupy/_core/_routines_indexing.pyx (v14.2.0) _ndarray_getitem: one index array -> "
+        "a.take(s, axis), several -> _getitem_multiple -> _take: 'out = core.ndarray(out_shape, "
+        "dtype=a.dtype)' (C order); a mask -> _getitem_mask_single (C); "
+        "cupy/_indexing/indexing.py take_along_axis -> a[tuple(fancy_index)]; NumPy's "
+        "x[:, [0, 1]] of a (2, 3, 4) array has strides (32, 64, 8)")))
 
 
 # --- casts: float -> int saturates; float32 -> float64 flushes subnormals ----------
@@ -633,6 +884,75 @@ def clip_ignores_a_nan_bound(func, a, a_min=None, a_max=None, out=None, **kw):
         np.copyto(out, r, casting="same_kind")
         return out
     return r
+
+
+@ufunc_rule("sign", source=(
+    "cupy/_math/misc.py (v14.2.0) _complex_sign: 'real_t abs_val = abs(in0); if (abs_val == 0) "
+    "out0 = 0; else out0 = in0 / abs_val;' (thrust's complex / real: each part divided): an "
+    "infinite part gives inf / inf = NaN (sign(inf+0j) = nan+0j, sign(-inf+1j) = nan+0j), "
+    "where NumPy 2's npy_csign gives 1+0j and -1+0j"))
+def complex_sign_is_z_over_abs_z(call, z):
+    r = call(z)
+    dt = np.result_type(r)
+    if dt.kind != "c":
+        return r
+    zz = np.broadcast_to(_as(z, dt), np.shape(r))
+    bad = np.isinf(zz.real) | np.isinf(zz.imag)
+    if not np.any(bad):
+        return r
+    with np.errstate(all="ignore"):
+        a = np.abs(zz)
+        q = np.empty(np.shape(r), dt)
+        q.real, q.imag = zz.real / a, zz.imag / a
+    return np.where(bad, q, r).astype(dt)
+
+
+@function_rule("fft.irfft", "fft.irfft2", "fft.irfftn", "fft.hfft", source=(
+    "cupy/fft/_fft.py (v14.2.0) _output_dtype: for 'C2R' (irfft, irfftn, hfft) a float16 input "
+    "is converted to complex64 (the 'value_type != R2C' branch: 'if dtype in [np.float16, "
+    "np.float32]: return np.complex64'), so the real output is float32; NumPy 2 returns "
+    "float16 for float16 input"))
+def fft_of_float16_to_real_is_float32(func, a, *args, **kw):
+    r = func(a, *args, **kw)
+    if isinstance(a, np.ndarray) and a.dtype == np.float16 and isinstance(r, np.ndarray):
+        return func(a.astype(np.complex64), *args, **kw).astype(np.float32, copy=False)
+    return r
+
+
+@function_rule("linspace", source=(
+    "cupy/_creation/ranges.py (v14.2.0) _linspace_scalar (scalar start and stop): 'step = "
+    "float(stop - start) / div' (a complex start or stop raises TypeError there) and "
+    "_linspace_ufunc 'dd->d': 'out0 = in0 + i * in1', which NVRTC contracts to fma(i, step, "
+    "start) (one rounding; NumPy's linspace rounds i * step, then + start); 'ret[-1] = stop' "
+    "when endpoint; step == 0 (underflow): 'in0 + i * in1 / in2'; an integer dtype: "
+    "floor, then astype"))
+def linspace_of_scalars_is_an_fma(func, start, stop, num=50, endpoint=True, retstep=False,
+                                  dtype=None, axis=0, **kw):
+    if kw or axis != 0 or not (np.isscalar(start) and np.isscalar(stop)):
+        return func(start, stop, num, endpoint, retstep, dtype, axis, **kw)
+    num = int(num)
+    if num < 0:
+        raise ValueError("linspace with num<0 is not supported")
+    dt = np.result_type(start, stop, float(num))
+    div = (num - 1) if endpoint else num
+    step = math.nan
+    if div <= 0:
+        ret = np.full((num,), start, dt)
+    else:
+        step = float(stop - start) / div  # (TypeError for a complex start or stop)
+        i = np.arange(num, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            if step == 0.0:
+                ret = (float(start) + i * float(stop - start) / div).astype(dt)
+            else:
+                ret = _fma(i, step, float(start)).astype(dt)
+        if endpoint:
+            ret[-1] = float(stop)
+    want = np.dtype(dt if dtype is None else dtype)
+    if want.kind in "iu":
+        ret = np.floor(ret)
+    ret = ret.astype(want, copy=False)
+    return (ret, step) if retstep else ret
 
 
 # --- complex functions: thrust's (FreeBSD msun) special values ------------------
@@ -1033,6 +1353,144 @@ def cholesky_of_a_non_positive_definite_matrix_has_nan(func, a, *args, **kw):
     if args or kw:
         return func(a, *args, **kw)
     return _per_matrix(func, _potrf, a, routine="potrf" if a.ndim == 2 else "potrfBatched")
+
+
+def _matrix_f_strides(shape, itemsize):
+    """Each (m, k) matrix column-major, the batch axes C-ordered over whole matrices."""
+    if 0 in shape:
+        return (0,) * len(shape)
+    m, k = shape[-2], shape[-1]
+    batch = _contiguous_strides(shape[:-2], m * k * itemsize) if len(shape) > 2 else ()
+    return batch + (itemsize, m * itemsize)
+
+
+def _after(key, layout):
+    """Apply ``layout(result, *args)`` after the rule (or NumPy's function) of ``key``."""
+    inner = FUNCTIONS.get(key)
+
+    def rule(func, *args, **kw):
+        r = func(*args, **kw) if inner is None else inner(func, *args, **kw)
+        return layout(r, *args, **kw)
+    FUNCTIONS[key] = rule
+
+
+def _solve_layout(r, a, b, *args, **kw):
+    if not isinstance(r, np.ndarray) or r.ndim < 2 or b.ndim == 1:
+        return c_layout(r)
+    if a.ndim == 2 or a.shape[-1] <= 256:
+        return with_strides(r, _matrix_f_strides(r.shape, r.itemsize))
+    return k_layout(r, b)
+
+
+DIFFERENCES.append(Difference("linalg_solve_results_are_column_major", "linalg.solve", (
+    "cupy/linalg/_solve.py (v14.2.0) solve: one matrix: 'b = b.astype(dtype, copy=True, "
+    "order='F'); lapack.gesv(a, b); return b.astype(out_dtype, copy=False)' (an (M, K) b "
+    "gives an F-ordered x); a stack with M <= 256: cupy/cublas.py batched_gesv 'return "
+    "b.transpose(0, 2, 1).reshape(b_shape)' (each matrix F-ordered); M > 256: "
+    "cupy.empty_like(b) (order 'K' of b); NumPy's x is C-ordered")))
+_after("linalg.solve", _solve_layout)
+
+
+def _inv_layout(r, a, *args, **kw):
+    if isinstance(r, np.ndarray) and r.ndim == 2 and a.flags.f_contiguous:
+        return with_strides(r, _contiguous_strides(r.shape, r.itemsize, False))
+    return c_layout(r)
+
+
+DIFFERENCES.append(Difference("linalg_inv_of_an_f_ordered_matrix_is_f_ordered", "linalg.inv", (
+    "cupy/linalg/_solve.py (v14.2.0) inv: 'order = 'F' if a._f_contiguous else 'C''; 'b = "
+    "cupy.eye(a.shape[0], dtype=dtype, order=order)'; 'return b.astype(out_dtype, "
+    "copy=False)' (a stack: _batched_inv, 'c = cupy.empty_like(a)' of a C copy: C); "
+    "NumPy's inverse is C-ordered")))
+_after("linalg.inv", _inv_layout)
+
+
+@function_rule("linalg.eigh", source=(
+    "cupy/linalg/_eigenvalue.py (v14.2.0) _syevd: 'v = a.astype(dtype, order='F', copy=...)' "
+    "(the eigenvectors overwrite a column-major copy); a stack: cupyx/_cusolver.pyx "
+    "_syevj_batched 'v = _cupy.array(a.swapaxes(-2, -1), order='C', ...)' ... 'v = "
+    "v.swapaxes(-2, -1).reshape(*batch_shape, m, m)': every matrix of v is column-major; "
+    "NumPy's v is C-ordered; 'return w, v': a plain tuple (NumPy: EighResult)"))
+def linalg_eigh_eigenvectors_are_column_major(func, a, *args, **kw):
+    res = func(a, *args, **kw)
+    w, v = res
+    if isinstance(v, np.ndarray) and v.ndim >= 2:
+        v = with_strides(v, _matrix_f_strides(v.shape, v.itemsize))
+    return c_layout(w), v  # (CuPy's eigh returns a plain tuple, not NumPy's EighResult)
+
+
+@function_rule("linalg.eig", "linalg.eigvals", source=(
+    "cupy/linalg/_eigenvalue.py (v14.2.0) _geev: 'complex_dtype = numpy.dtype("
+    "input_dtype.char.upper())'; 'w = cupy.empty(a.shape[:-1], dtype=complex_dtype)', 'v = "
+    "cupy.empty_like(a, dtype=complex_dtype)' (a real input's eigenvectors assembled as "
+    "complex): always complex, a plain tuple; NumPy's eig/eigvals return real arrays when "
+    "every eigenvalue is real"))
+def linalg_eig_is_always_complex(func, a, *args, **kw):
+    r = func(a, *args, **kw)
+    cdt = np.result_type(a.dtype if a.dtype.kind in "fc" else np.float64, np.complex64)
+    if isinstance(r, np.ndarray):
+        return c_layout(r.astype(cdt, copy=False))
+    w, v = r
+    return c_layout(w.astype(cdt, copy=False)), c_layout(v.astype(cdt, copy=False))
+
+
+def _placed(r, buf_shape, view):
+    """``r``'s values in ``view(buf)``, ``buf`` a fresh C array of ``buf_shape``: the
+    strides (and the memory beyond the view) of a factor CuPy returns as a view."""
+    buf = np.zeros(buf_shape, r.dtype)
+    v = view(buf)
+    assert v.shape == r.shape, (v.shape, r.shape)
+    v[...] = r
+    return v
+
+
+@function_rule("linalg.qr", source=(
+    "cupy/linalg/_decomposition.py (v14.2.0) qr, one matrix (m, n), k = min(m, n): 'x = "
+    "a.transpose().astype(dtype, order='C', copy=True)' (n, m); mode 'r': 'x[:, :k]"
+    ".transpose()'; otherwise q = cupy.empty((m, m)) ('complete', m > n) or ((n, m)), "
+    "'q[:n] = x', orgqr, 'q = q[:mc].transpose(); r = x[:, :mc].transpose()': Q is "
+    "F-contiguous, R a transposed slice of x (a tall matrix's R has strides (1, m) items: "
+    "neither C nor F); NumPy's are C-contiguous"))
+def linalg_qr_factors_are_transposed_views(func, a, mode="reduced", *args, **kw):
+    res = func(a, mode, *args, **kw)
+    if a.ndim != 2 or 0 in a.shape or mode not in ("reduced", "complete", "r"):
+        return res
+    m, n = a.shape
+    k = min(m, n)
+    if mode == "r":
+        return _placed(res, (n, m), lambda b: b[:, :k].T)
+    q, r = res
+    mc = m if mode == "complete" and m > n else k
+    q = _placed(q, (m, m) if mc == m and m > n else (n, m), lambda b: b[:mc].T)
+    r = _placed(r, (n, m), lambda b: b[:, :mc].T)
+    return q, r  # (a plain tuple: 'return (q..., r...)')
+
+
+@function_rule("linalg.svd", source=(
+    "cupy/linalg/_decomposition.py (v14.2.0) svd, one matrix (rows, cols): gesvd of the "
+    "C copy x of a (cols >= rows) or of a.T (rows > cols, trans_flag); full_matrices: "
+    "'u = cupy.empty((m, m))', 'vt = x[:, :n]'; else 'u = x', 'vt = cupy.empty((k, n))'; "
+    "'return u.transpose(), s, vt.transpose()' (trans_flag) or 'return vt, s, u': a tall "
+    "matrix's U and Vh are F-ordered (Vh of full_matrices a transposed slice), a wide "
+    "matrix's U of full_matrices a slice of x (strides (cols, 1) items); NumPy's are C"))
+def linalg_svd_factors_are_views_of_gesvd_buffers(func, a, full_matrices=True, compute_uv=True,
+                                                  *args, **kw):
+    res = func(a, full_matrices, compute_uv, *args, **kw)
+    if a.ndim != 2 or 0 in a.shape or not compute_uv:
+        return res
+    u, sv, vh = res
+    rows, cols = a.shape
+    if cols >= rows:  # x = a (rows, cols); U = vt, Vh = u of gesvd
+        if full_matrices:
+            u = _placed(u, (rows, cols), lambda b: b[:, :rows])
+        return u, c_layout(sv), vh
+    # trans_flag: x = a.T (cols, rows); U = u.T, Vh = vt.T
+    if full_matrices:
+        vh = _placed(vh, (cols, rows), lambda b: b[:, :cols].T)
+    else:
+        vh = with_strides(vh, _contiguous_strides(vh.shape, vh.itemsize, False))
+    u = with_strides(u, _contiguous_strides(u.shape, u.itemsize, False))
+    return u, c_layout(sv), vh
 
 
 # --- API: signatures CuPy has differently ------------------------------------

@@ -278,3 +278,179 @@ def test_float32_subnormal_inputs_flush_in_kernels_and_casts():
 def test_dlpack_copy_true_on_the_device_raises_buffer_error():
     with pytest.raises(BufferError, match="copy=True only supported for copy to CPU"):
         cp.arange(3.0).__dlpack__(copy=True)
+
+
+# --- layouts: the strides of CuPy's results (strided adopts a result's strides) ----------
+
+def _x():
+    return cp.asarray(np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_ufunc_results_are_c_contiguous_whatever_the_inputs_layout():
+    # _kernel.pyx ufunc.__call__ -> _get_out_args_from_optionals -> _ndarray_init (C)
+    x = _x()
+    t = x.transpose(2, 0, 1)
+    f = cp.asarray(np.asfortranarray(np.arange(12.0).reshape(3, 4)))
+    for r in (t + 1, cp.abs(t), cp.add(t, t.copy()), f * 2, f + cp.ones((3, 4)), x.T - 0):
+        assert r.flags.c_contiguous
+    assert (t + 1).strides == (48, 24, 8)
+
+
+def test_reduction_results_are_c_contiguous_keepdims_or_not():
+    # _reduction.pyx _AbstractReductionKernel._call -> _get_out_args_from_optionals
+    x = _x()
+    p = x.transpose(1, 0, 2)
+    assert cp.sum(p, axis=2).strides == (16, 8)  # NumPy (8, 24)
+    assert p.sum(axis=2).strides == (16, 8)
+    assert x.transpose(2, 0, 1).sum(axis=1, keepdims=True).strides == (24, 24, 8)
+    assert cp.max(p, axis=2).flags.c_contiguous and cp.argmax(p, axis=2).flags.c_contiguous
+
+
+def test_astype_copy_and_like_functions_of_order_k_sort_axes_by_stride():
+    # core.pyx _astype / internal.pyx _get_strides_for_order_K; _creation/basic.py
+    # _new_like_order_and_strides
+    t = _x().transpose(2, 0, 1)  # strides (8, 96, 32)
+    assert t.astype(np.float32).strides == (4, 48, 16)
+    assert t.astype(np.int32).strides == (4, 48, 16)  # (the saturating cast too)
+    assert t.astype(np.float32, order="C").strides == (24, 12, 4)
+    assert t.copy().strides == (48, 24, 8)  # ndarray.copy: order 'C'
+    assert t.copy(order="K").strides == (8, 96, 32) and cp.copy(t).strides == (8, 96, 32)
+    assert cp.empty_like(t).strides == (8, 96, 32) and cp.zeros_like(t).strides == (8, 96, 32)
+    assert cp.full_like(t, 1.0, shape=(2, 12)).strides == (96, 8)  # another ndim: C
+    b = cp.broadcast_to(cp.arange(4.0), (3, 4))  # strides (0, 8): the stride-0 axis is fastest
+    assert b.astype(np.float32).strides == (4, 12) and cp.zeros_like(b).strides == (8, 24)
+
+
+def test_cumsum_along_an_inner_axis_is_a_rolled_view_of_a_c_array():
+    # _routines_math.pyx scan_core / _proc_as_batch
+    x = _x()
+    assert cp.cumsum(x, axis=1).strides == (96, 8, 24)  # NumPy (96, 32, 8)
+    assert x.cumsum(axis=1).strides == (96, 8, 24) and cp.cumprod(x, axis=1).strides == (96, 8, 24)
+    assert cp.cumsum(x, axis=0).strides == (96, 32, 8)  # (2, 3) merge: scanned in place, C
+    assert cp.cumsum(x, axis=2).strides == (96, 32, 8)
+    assert host(cp.cumsum(x, axis=1)).tolist() == np.cumsum(host(x), axis=1).tolist()
+
+
+def test_argsort_along_an_inner_axis_is_a_rolled_view_and_sort_is_c_contiguous():
+    # _routines_sorting.pyx _ndarray_argsort: rollaxis(idx_array, -1, axis); sort.py: a.copy()
+    x = _x()
+    assert cp.argsort(x, axis=0).strides == (8, 64, 16)  # NumPy (96, 32, 8)
+    assert x.argsort(axis=1).strides == (96, 8, 24)
+    assert cp.argsort(x, axis=-1).strides == (96, 32, 8)
+    assert host(cp.argsort(x, axis=0)).tolist() == np.argsort(host(x), axis=0).tolist()
+    assert cp.sort(x.transpose(2, 0, 1), axis=0).flags.c_contiguous  # NumPy: order 'K'
+
+
+def test_where_round_diff_and_concatenate_results_are_c_contiguous():
+    t = _x().transpose(2, 0, 1)
+    assert cp.where(t > 1, t, 0.0).flags.c_contiguous and t.round().flags.c_contiguous
+    assert cp.round(t).flags.c_contiguous and cp.diff(t, axis=0).flags.c_contiguous
+    f = cp.asarray(np.asfortranarray(np.ones((3, 4))))
+    assert cp.concatenate([f, f], axis=1).flags.c_contiguous  # NumPy: F
+    assert cp.stack([t, t]).flags.c_contiguous
+
+
+def test_advanced_indexing_results_are_c_contiguous():
+    # _routines_indexing.pyx _take: core.ndarray(out_shape) (NumPy: (32, 64, 8))
+    x = _x()
+    assert x[:, cp.asarray([0, 1])].strides == (64, 32, 8)
+    assert x[:, [0, 1]].strides == (64, 32, 8)
+
+
+def test_linalg_results_are_column_major():
+    # _solve.py solve (b.astype(order='F')), cublas.py batched_gesv, inv's order, _syevd
+    m = cp.asarray(np.eye(3) * 2 + 1)
+    assert cp.linalg.solve(m, cp.ones((3, 2))).strides == (8, 24)
+    assert cp.linalg.solve(cp.stack([m, m]), cp.ones((2, 3, 2))).strides == (48, 8, 24)
+    assert cp.linalg.solve(m, cp.ones(3)).strides == (8,)
+    assert cp.linalg.inv(cp.asarray(np.asfortranarray(host(m) + np.triu(np.ones((3, 3)))))).flags.f_contiguous
+    assert cp.linalg.inv(m + cp.asarray(np.triu(np.ones((3, 3))))).flags.c_contiguous
+    r = cp.linalg.eigh(m)
+    assert type(r) is tuple and r[1].strides == (8, 24)
+    assert cp.linalg.eigh(cp.stack([m, m]))[1].strides == (72, 8, 24)
+
+
+def test_sorts_are_always_stable_and_take_no_other_kind():
+    # core.pyx _check_kind_sort; thrust's stable sort: equal keys keep their order
+    keys = np.asarray([1, 0] * 300)  # (NumPy's quicksort of 600 keys is not stable)
+    want = np.argsort(keys, kind="stable").tolist()
+    assert host(cp.argsort(cp.asarray(keys))).tolist() == want
+    assert host(cp.asarray(keys).argsort()).tolist() == want
+    v = np.asarray([1.0, -0.0, 0.0, -0.0] * 200)
+    s = cp.asarray(v)
+    s.sort()
+    assert np.signbit(host(s)).tolist() == np.signbit(np.sort(v, kind="stable")).tolist()
+    assert np.signbit(host(cp.sort(cp.asarray(v)))).tolist() == np.signbit(np.sort(v, kind="stable")).tolist()
+    with pytest.raises(ValueError, match="kind can only be None or 'stable'"):
+        cp.sort(cp.asarray([2, 1]), kind="quicksort")
+
+
+def test_complex_sign_of_an_infinity_is_z_over_abs_z():
+    # _math/misc.py _complex_sign: in0 / abs(in0): inf / inf is NaN (NumPy: 1+0j, -1+0j)
+    got = host(cp.sign(cp.asarray([complex(INF, 0.0), complex(-INF, 1.0), complex(3.0, 4.0)])))
+    assert np.isnan(got[0].real) and got[0].imag == 0.0 and np.isnan(got[1].real)
+    assert got[2] == complex(0.6, 0.8)
+    assert host(cp.sign(cp.asarray([NAN, -0.0, 2.0]))).tolist()[1:] == [0.0, 1.0]
+
+
+def test_fft_of_float16_to_a_real_result_is_float32():
+    # fft/_fft.py _output_dtype: C2R converts float16 input to complex64
+    x = cp.asarray(np.ones(4, np.float16))
+    assert cp.fft.irfft(x).dtype == np.float32 and cp.fft.hfft(x).dtype == np.float32
+    assert cp.fft.rfft(x).dtype == np.complex64 and cp.fft.fft(x).dtype == np.complex64
+
+
+def test_linalg_eig_is_always_complex():
+    # linalg/_eigenvalue.py _geev: w and v of the complex dtype (NumPy: real when it can)
+    a = cp.asarray(np.diag([1.0, 2.0]))
+    r = cp.linalg.eig(a)
+    assert type(r) is tuple and r[0].dtype == np.complex128 and r[1].dtype == np.complex128
+    assert cp.linalg.eigvals(a).dtype == np.complex128
+    assert cp.linalg.eigvals(a.astype(np.float32)).dtype == np.complex64
+
+
+def test_linspace_of_scalars_is_an_fma_of_i_step_start():
+    # _creation/ranges.py _linspace_scalar / _linspace_ufunc 'out0 = in0 + i * in1' (fma)
+    from fractions import Fraction
+    start, stop, num = -3.3, 7.1, 2001
+    step = float(stop - start) / (num - 1)
+    want = [float(Fraction(start) + i * Fraction(step)) for i in range(num - 1)] + [stop]
+    got = host(cp.linspace(start, stop, num)).tolist()
+    assert got == want and got != np.linspace(start, stop, num).tolist()
+    assert host(cp.linspace(0, 10, 4, dtype=np.int64)).tolist() == [0, 3, 6, 10]
+    with pytest.raises(TypeError):
+        cp.linspace(0, 1 + 1j, 3)  # float(stop - start)
+
+
+def test_ufuncs_take_out_dtype_casting_and_private_where_only():
+    # _kernel.pyx ufunc.__call__: 'Wrong arguments' for any other keyword
+    x = cp.arange(3.0)
+    for kw in ({"order": "C"}, {"where": cp.asarray([True, False, True])}, {"subok": True}):
+        with pytest.raises(TypeError, match="Wrong arguments"):
+            cp.add(x, 1.0, **kw)
+    out = cp.zeros(3)
+    cp.add(x, 1.0, out=out, _where=cp.asarray([True, False, True]))
+    assert host(out).tolist() == [1.0, 0.0, 3.0]
+    assert host(cp.add(x, 1.0, casting="same_kind")).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_add_reduce_and_accumulate_are_sum_and_cumsum():
+    # _kernel.pyx ufunc.reduce -> array.sum, ufunc.accumulate -> array.cumsum
+    x = _x()
+    assert cp.add.accumulate(x, axis=1).strides == (96, 8, 24)
+    assert cp.add.reduce(x.transpose(1, 0, 2), axis=2).strides == (16, 8)
+
+
+def test_qr_and_svd_factors_are_views_of_the_solver_buffers():
+    # _decomposition.py qr (q[:mc].transpose(), x[:, :mc].transpose()) and svd (vt = x[:, :n];
+    # 'return u.transpose(), s, vt.transpose()' / 'return vt, s, u')
+    tall = cp.asarray(np.arange(15.0).reshape(5, 3) ** 1.5)
+    q, r = cp.linalg.qr(tall)
+    assert q.strides == (8, 40) and r.strides == (8, 40)  # R: a transposed slice of x
+    assert type(cp.linalg.qr(tall)) is tuple
+    u, s, vh = cp.linalg.svd(tall)
+    assert u.strides == (8, 40) and vh.strides == (8, 40)
+    wide = cp.asarray(np.arange(15.0).reshape(3, 5) ** 1.5)
+    u, s, vh = cp.linalg.svd(wide)
+    assert u.strides == (40, 8) and not u.flags.c_contiguous and vh.strides == (40, 8)
+    np.testing.assert_allclose(host(u * s) @ host(vh)[:3], host(wide), atol=1e-9)
