@@ -104,7 +104,10 @@ def _native_sort(xp, fast, name, a, ax, stable):
             return r
         if fast is _fast_sort and a.dtype.kind == "f":
             stable = True  # (a short axis: NumPy's fast sort's zeros are not the input's)
-    return getattr(xp, name)(a, axis=ax, kind="stable" if stable else None)
+    r = getattr(xp, name)(a, axis=ax, kind="stable" if stable else None)
+    # (CuPy's sort of an inner axis returns a rolled view, _routines_sorting.pyx: the result
+    # is C-contiguous, as on the host and in PyTorch, so that view() of it works everywhere)
+    return r if r.flags.c_contiguous else xp.ascontiguousarray(r)
 
 
 @api("argsort")
