@@ -656,28 +656,41 @@ Array.unique = lambda self: _ns().unique_values(self)
 Array.unique.__doc__ = "The sorted unique elements (``strided.unique_values``)."
 
 
-def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``.
-
-    ``p`` is a number (the vector ``p``-norm over ``dim``, or over all elements),
-    ``'fro'`` (the 2-norm of all elements, or the Frobenius norm over two dims) or
-    ``'nuc'`` (the nuclear norm over two dims).
+def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """PyTorch's ``torch.norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)``,
+    as PyTorch 2.13 computes it for strided CPU tensors (``torch/functional.py``): a number
+    ``p`` (None is 2) is ``linalg.vector_norm`` over ``dim`` (all dimensions where None);
+    ``'fro'`` over None, one or two dims is the vector 2-norm over them; any other string,
+    and ``'fro'`` over three or more dims, is ``linalg.matrix_norm`` over ``dim`` (all
+    dimensions where None), which raises unless there are exactly two (and ``p`` is 'fro'
+    or 'nuc').
     """
+    from . import linalg as _tla  # (strided.torch.linalg: PyTorch's checks and messages)
+
     if type(keepdim) is not bool:
         torch_keepdim("norm", keepdim)
-    if dtype is not None:
-        self = _astype(self, dtype)
-    if isinstance(dim, (list, tuple)):
-        dim = torch_axis("norm", dim)
-    if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
-        if dim is None:
-            dim = (-2, -1)
-        x = _ns().moveaxis(self, dim, (-2, -1))
-        r = _ns().linalg.matrix_norm(x, ord=p, keepdims=keepdim)
-        if keepdim:
-            r = _ns().moveaxis(r, (-2, -1), dim)
-        return r
-    return _ns().linalg.vector_norm(self, axis=dim, keepdims=keepdim, ord=2 if p == "fro" else p)
+    if isinstance(dim, str) or (isinstance(dim, (list, tuple)) and any(isinstance(d, str) for d in dim)):
+        names = [dim] if isinstance(dim, str) else list(dim)
+        dim = [_name_to_axis(input, d) if isinstance(d, str) else d for d in names]
+    _dim = None if dim is None else [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return _tla.vector_norm(input, 2, _dim, keepdim, dtype=dtype, out=out)
+        if _dim is None:
+            _dim = list(range(input.ndim))
+        return _tla.matrix_norm(input, p, _dim, keepdim, dtype=dtype, out=out)
+    return _tla.vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype, out=out)
+
+
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``: ``torch.norm(x, p,
+    dim, keepdim, dtype=dtype)``.
+
+    ``p`` is a number (the vector ``p``-norm over ``dim``, or over all elements),
+    ``'fro'`` (the 2-norm over all elements or over one or two dims; three or more
+    raise) or ``'nuc'`` (the nuclear norm over exactly two dims).
+    """
+    return torch_norm(self, p, dim, keepdim, dtype=dtype)
 
 
 Array.norm = norm

@@ -171,16 +171,26 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _write("linalg.vector_norm", r, out)
 
 
-def _matrix_norm(name, A, ord, dim, keepdim):
-    ns = _ns()
-    d = _dims(dim, A.ndim, name)
-    if len(d) != 2:
-        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {dim}")
+def _matrix_order(name, ord):
     valid = ord in ("fro", "nuc") if isinstance(ord, str) else (
         not isinstance(ord, builtins.bool) and isinstance(ord, (int, float))
         and ord in (1, -1, 2, -2, math.inf, -math.inf))
     if not valid:
         raise RuntimeError(f"{name}: Order {ord} not supported.")
+
+
+def _matrix_norm(name, A, ord, dim, keepdim):
+    ns = _ns()
+    # (PyTorch's order of checks: the order, then two dims, then their range, then distinct)
+    _matrix_order(name, ord)
+    given = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(given) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(str(g) for g in given)}")
+    try:
+        d = _dims(given, A.ndim, name)
+    except RuntimeError:  # (a repeated dim: PyTorch's message for matrix norms)
+        wrapped = tuple(operator.index(g) % A.ndim for g in given)
+        raise RuntimeError(f"{name}: dims must be different. Got {wrapped}") from None
     if ord in (2, -2, "nuc"):  # (by the SVD)
         _lapack(name, A)
     m = ns.moveaxis(A, d, (-2, -1))
@@ -206,6 +216,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     >>> torch.linalg.matrix_norm(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).item()
     6.0
     """
+    _matrix_order("linalg.matrix_norm", ord)  # (PyTorch checks the order first)
     A = _float_input("linalg.matrix_norm", A, dtype)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
