@@ -47,7 +47,7 @@ def _same(fn, rtol=1e-5, atol=1e-6, fragment=True):
 # --- 1. torch.norm ------------------------------------------------------------------------------
 
 _P = ["fro", "nuc", 1, 2, 0, 3.5, math.inf, -math.inf, None, "abc"]
-_DIMS = [None, 0, -1, (0,), [1, 0], (0, 1), (0, 1, 2), (0, -3), (0, 5)]
+_DIMS = [None, (), [], 0, -1, (0,), [1, 0], (0, 1), (0, 1, 2), (0, -3), (0, 5)]
 
 
 @pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 3, 4)])
@@ -102,3 +102,120 @@ def test_norm_gradient_and_out(p, dim):
     torch.norm(t.detach(), p, dim, False, out_t)  # (the fifth positional is out, as PyTorch's)
     storch.norm(s.detach(), p, dim, False, out_s)
     np.testing.assert_allclose(to_numpy(out_s), out_t.numpy(), rtol=1e-10)
+
+
+# --- 3. uninitialized (lazy) parameters and buffers ---------------------------------------------
+
+def _lazy_pair(kind):
+    if kind == "param":
+        return torch.nn.LazyLinear(3).weight, storch.nn.LazyLinear(3).weight
+    return torch.nn.LazyBatchNorm1d().running_mean, storch.nn.LazyBatchNorm1d().running_mean
+
+
+@pytest.mark.parametrize("kind", ["param", "buffer"])
+def test_uninitialized_repr_isinstance_is_lazy(kind):
+    t, s = _lazy_pair(kind)
+    assert repr(s) == repr(t) and str(s) == str(t)
+    for cls in ("UninitializedParameter", "UninitializedBuffer"):
+        assert isinstance(s, getattr(storch.nn.parameter, cls)) == isinstance(t, getattr(torch.nn.parameter, cls))
+    assert isinstance(s, storch.nn.Parameter) == isinstance(t, torch.nn.Parameter)
+    assert storch.nn.parameter.is_lazy(s) and torch.nn.parameter.is_lazy(t)
+    assert not storch.nn.parameter.is_lazy(storch.ones(1))
+
+
+def test_uninitialized_state_dict_and_materialize():
+    mt, ms = torch.nn.LazyLinear(3), storch.nn.LazyLinear(3)
+    assert repr(ms.state_dict()).replace("OrderedDict", "") == repr(mt.state_dict()).replace("OrderedDict", "")
+    assert repr(ms) == repr(mt)
+    opt_t, opt_s = torch.optim.SGD(mt.parameters(), lr=0.1), storch.optim.SGD(ms.parameters(), lr=0.1)
+    assert len(opt_s.param_groups[0]["params"]) == len(opt_t.param_groups[0]["params"]) == 2
+    for m, lib in ((mt, torch), (ms, storch)):
+        m(lib.ones(2, 5))
+    assert tuple(ms.weight.shape) == tuple(mt.weight.shape) == (3, 5)
+    assert repr(ms.weight).startswith("Parameter containing:\ntensor([[")
+    assert not storch.nn.parameter.is_lazy(ms.weight)
+    p = storch.nn.UninitializedParameter(dtype=storch.float64)
+    p.materialize((2, 4))
+    assert tuple(p.shape) == (2, 4) and p.dtype == storch.float64 and repr(p).startswith("Parameter containing:")
+
+
+@pytest.mark.parametrize("name", ["uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
+                                  "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"])
+@pytest.mark.parametrize("kind", ["param", "buffer"])
+def test_init_of_uninitialized_raises(name, kind):
+    t, s = _lazy_pair(kind)
+    args = (0.5,) if name == "constant_" else ()
+    if name == "kaiming_normal_":  # (PyTorch's reads the shape first)
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized") as et:
+            getattr(torch.nn.init, name)(t, *args)
+        with pytest.raises(RuntimeError) as es:
+            getattr(storch.nn.init, name)(s, *args)
+        assert str(es.value) == str(et.value)
+        return
+    with pytest.raises(ValueError) as et:
+        getattr(torch.nn.init, name)(t, *args)
+    with pytest.raises(ValueError) as es:
+        getattr(storch.nn.init, name)(s, *args)
+    msg_t, msg_s = str(et.value), str(es.value)
+    assert msg_s.startswith("Attempted to use an uninitialized parameter in <function ")
+    assert msg_s.split(">", 1)[1] == msg_t.split(">", 1)[1]  # (PyTorch names its own function object)
+
+
+# --- 6. nn.init of zero-element tensors ---------------------------------------------------------
+
+_INITS = ["uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
+          "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+
+def _init_outcome(lib, name, shape, kw):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        x = lib.full(shape, 7.0)
+        args = (0.5,) if name == "constant_" else ()
+        try:
+            getattr(lib.nn.init, name)(x, *args, **kw)
+            r = ("ok", to_numpy(x).shape, bool((to_numpy(x) == 7.0).all()) if 0 in shape else None)
+        except Exception as e:  # noqa: BLE001
+            r = ("err", type(e).__name__, str(e))
+    return r, [(x.category.__name__, str(x.message)) for x in w]
+
+
+@pytest.mark.parametrize("name", _INITS)
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (3, 0), (2, 0, 4), (), (3,), (2, 3)])
+def test_init_zero_element_and_ranks(name, shape):
+    kws = [{}]
+    if name.startswith("kaiming"):
+        kws += [{"mode": "fan_out"}, {"nonlinearity": "relu"}]
+    for kw in kws:
+        (rt, wt), (rs, ws) = _init_outcome(torch, name, shape, kw), _init_outcome(storch, name, shape, kw)
+        assert ws == wt, (name, shape)
+        assert rs[:2] == rt[:2], (rt, rs)
+        if rt[0] == "err":
+            assert rt[2] in rs[2]
+        else:
+            assert rs[2] == rt[2]
+
+
+# --- 7. a parameter's repr ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+@pytest.mark.parametrize("shape,dtype", [((2,), "float32"), ((2, 3), "float64"), ((), "float32"), ((0, 2), "float32")])
+def test_parameter_repr(requires_grad, shape, dtype):
+    a = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) / 4
+    t = torch.nn.Parameter(torch.tensor(a), requires_grad=requires_grad)
+    s = storch.nn.Parameter(storch.tensor(a), requires_grad=requires_grad)
+    # ("strided.float64" is longer than "torch.float64": the suffixes may wrap elsewhere)
+    norm = lambda text: " ".join(text.replace("torch.", "strided.").split())  # noqa: E731
+    assert norm(repr(s)) == norm(repr(t)) and norm(str(s)) == norm(str(t))
+    if shape:  # (f"{p}" of a 0-d parameter: see the report; strided formats its value)
+        assert norm(f"{s}") == norm(f"{t}")
+    assert repr(s).startswith("Parameter containing:\ntensor(")
+    # what is made from a parameter is a tensor again
+    for f in (lambda x: x.detach(), lambda x: x * 2, lambda x: x.data):
+        assert norm(repr(f(s))) == norm(repr(f(t)))
+
+
+def test_module_weight_prints_as_parameter():
+    lin = storch.nn.Linear(2, 2)
+    assert str(lin.weight).startswith("Parameter containing:\ntensor([[")
+    assert str(lin.weight).endswith("requires_grad=True)")

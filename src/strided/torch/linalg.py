@@ -160,6 +160,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None  # (PyTorch's vector_norm: an empty dim reduces every dimension)
     axes = _dims(dim, x.ndim, "linalg.vector_norm")
     if x.ndim and any(x.shape[a] == 0 for a in axes) and (ord < 0 or ord == math.inf):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
