@@ -219,3 +219,38 @@ def test_module_weight_prints_as_parameter():
     lin = storch.nn.Linear(2, 2)
     assert str(lin.weight).startswith("Parameter containing:\ntensor([[")
     assert str(lin.weight).endswith("requires_grad=True)")
+
+
+# --- 5. embedding's index dtype -----------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["embedding", "embedding_bag", "module"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint8", "int8", "int32", "int64"])
+def test_embedding_index_dtypes(fn, dtype):
+    idx = np.array([[1, 2], [0, 4]], dtype=dtype)
+    w = np.random.default_rng(3).standard_normal((5, 3))
+
+    def run(lib):
+        W = lib.tensor(w)
+        if fn == "module":
+            m = lib.nn.Embedding(5, 3)
+            with lib.no_grad():
+                m.weight.copy_(W)
+            return m(lib.tensor(idx))
+        return getattr(lib.nn.functional, fn)(lib.tensor(idx), W)
+    t, s = _outcome(torch, run), _outcome(storch, run)
+    assert t[0] == s[0], (t, s)
+    if t[0] == "err":
+        assert t[1] == "RuntimeError"
+        with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int"):
+            run(storch)
+        with pytest.raises(TypeError):  # (also a TypeError, strided's earlier error)
+            run(storch)
+    else:
+        np.testing.assert_allclose(s[1], t[1], rtol=1e-12)
+
+
+def test_embedding_bool_indices_raise():
+    with pytest.raises(RuntimeError, match="but got torch.BoolTensor instead .while checking arguments for embedding"):
+        storch.nn.functional.embedding(storch.tensor([True, False]), storch.ones(3, 2))
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.embedding(torch.tensor([True, False]), torch.ones(3, 2))

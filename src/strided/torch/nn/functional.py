@@ -477,8 +477,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     _check(input, "embedding")
     if sparse:
         raise NotImplementedError("embedding(): sparse gradients are not supported by strided")
-    if input.dtype.kind not in "iu":
-        raise TypeError(f"embedding(): indices must be integers; got {input.dtype.name}")
+    _check_indices(input, "embedding")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type, "embedding")
     flat = _st.reshape(input, (-1,))
@@ -491,6 +490,20 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     if scale_grad_by_freq:
         rows = _scale_grad_by_freq(rows, flat)
     return _st.reshape(rows, tuple(input.shape) + (weight.shape[1],))
+
+
+class IndexDtypeError(TypeError, RuntimeError):
+    """Indices of a dtype other than int64 or int32: PyTorch raises RuntimeError; the class is
+    also a TypeError (strided's earlier error), so either ``except`` catches it."""
+
+
+def _check_indices(input, name: str) -> None:
+    """PyTorch's check of ``embedding``'s and ``embedding_bag``'s indices: int64 or int32 only
+    (int16, uint8, bool and floats raise, as PyTorch's)."""
+    if input.dtype.name not in ("int64", "int32"):
+        raise IndexDtypeError(f"Expected tensor for argument #1 'indices' to have one of the following "
+                              f"scalar types: Long, Int; but got {input.type()} instead (while checking "
+                              f"arguments for {name})")
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type, name: str) -> None:
