@@ -254,3 +254,71 @@ def test_embedding_bool_indices_raise():
         storch.nn.functional.embedding(storch.tensor([True, False]), storch.ones(3, 2))
     with pytest.raises(RuntimeError):
         torch.nn.functional.embedding(torch.tensor([True, False]), torch.ones(3, 2))
+
+
+# --- 2. copy.deepcopy of a non-leaf -------------------------------------------------------------
+
+_DEEPCOPY_CASES = {
+    "leaf": lambda lib, x: x,
+    "result": lambda lib, x: x * 2,
+    "view of a leaf": lambda lib, x: x[0],
+    "view(3) of a leaf": lambda lib, x: x.view(3),
+    "clone": lambda lib, x: x.clone(),
+    "detached result": lambda lib, x: (x * 2).detach(),
+    "list holding a result": lambda lib, x: [x, x * 2],
+    "dict holding a result": lambda lib, x: {"a": x.exp()},
+    "result of no-grad inputs": lambda lib, x: lib.ones(3) * 2,
+    "parameter": lambda lib, x: lib.nn.Parameter(lib.ones(3)),
+    "view of a parameter": lambda lib, x: lib.nn.Parameter(lib.ones(3))[1:],
+}
+
+
+@pytest.mark.parametrize("case", list(_DEEPCOPY_CASES))
+def test_deepcopy_graph_leaves_only(case):
+    outcomes = []
+    for lib in (torch, storch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        obj = _DEEPCOPY_CASES[case](lib, x)
+        try:
+            c = copy.deepcopy(obj)
+            first = c if not isinstance(c, (list, dict)) else (c[0] if isinstance(c, list) else c["a"])
+            outcomes.append(("ok", first.requires_grad, first.grad_fn is None, to_numpy(first).tolist()))
+        except RuntimeError as e:
+            outcomes.append(("err", str(e)))
+        copy.copy(obj)  # (a shallow copy works for every case, as PyTorch's)
+    assert outcomes[1] == outcomes[0]
+    if case in ("result", "view of a leaf", "clone"):
+        assert outcomes[1][0] == "err" and "(graph leaves) support the deepcopy protocol" in outcomes[1][1]
+
+
+@pytest.mark.parametrize("what", ["pruned", "holding an activation", "plain"])
+def test_deepcopy_module_with_computed_tensor(what):
+    import importlib
+    outcomes = []
+    for lib in (torch, storch):
+        prune = importlib.import_module(lib.__name__ + ".nn.utils.prune")
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        if what == "pruned":
+            prune.l1_unstructured(m, "weight", amount=0.5)  # (m.weight = weight_orig * weight_mask)
+        elif what == "holding an activation":
+            m.last = m(lib.ones(1, 3))
+        try:
+            c = copy.deepcopy(m)
+            outcomes.append(("ok", sorted(n for n, _ in c.named_parameters())))
+        except RuntimeError as e:
+            outcomes.append(("err", str(e)))
+    assert outcomes[1] == outcomes[0]
+    if what == "pruned":
+        assert outcomes[1][0] == "err"
+        mod = storch.nn.Linear(3, 2)
+        storch.nn.utils.prune.l1_unstructured(mod, "weight", amount=0.5)
+        storch.nn.utils.prune.remove(mod, "weight")  # (PyTorch's way out: make the pruning permanent)
+        assert sorted(n for n, _ in copy.deepcopy(mod).named_parameters()) == ["bias", "weight"]
+
+
+def test_init_warning_names_the_callers_line():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        storch.nn.init.kaiming_uniform_(storch.empty(0, 3))
+    assert len(w) == 1 and w[0].filename == __file__

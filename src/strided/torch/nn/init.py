@@ -14,6 +14,7 @@ import warnings
 
 import strided as _st
 from strided import Array
+from strided._core.caller import stacklevel
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -64,7 +65,7 @@ def _check(tensor, func, shape_first=False):
 def _no_op_warning(tensor) -> bool:
     """PyTorch's kaiming_*: a zero-element tensor is left as it is, with a UserWarning."""
     if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=stacklevel())
         return True
     return False
 
