@@ -322,3 +322,125 @@ def test_init_warning_names_the_callers_line():
         warnings.simplefilter("always")
         storch.nn.init.kaiming_uniform_(storch.empty(0, 3))
     assert len(w) == 1 and w[0].filename == __file__
+
+
+# --- 8. a differential sweep: the words a training script calls, across dtypes ------------------
+
+_SWEEP_DTYPES = ["float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"]
+
+
+def _array(dtype, shape=(3, 4), seed=0):
+    r = np.random.default_rng(seed)
+    if dtype == "bool":
+        return r.random(shape) > 0.5
+    if dtype.startswith("float"):
+        return r.standard_normal(shape).astype(dtype)
+    if dtype == "uint8":
+        return r.integers(0, 9, shape).astype(dtype)
+    return r.integers(-5, 6, shape).astype(dtype)
+
+
+# name -> f(lib, numpy array): the same program through both libraries
+_REDUCTIONS = {
+    "sum": lambda L, a: L.tensor(a).sum(),
+    "sum(1)": lambda L, a: L.tensor(a).sum(1),
+    "sum(dim=(0, 1), keepdim)": lambda L, a: L.tensor(a).sum((0, 1), keepdim=True),
+    "torch.sum": lambda L, a: L.sum(L.tensor(a)),
+    "torch.sum(x, 0)": lambda L, a: L.sum(L.tensor(a), 0),
+    "torch.sum(dtype=)": lambda L, a: L.sum(L.tensor(a), dtype=L.float64),
+    "prod": lambda L, a: L.tensor(a).prod(),
+    "prod(1)": lambda L, a: L.tensor(a).prod(1),
+    "torch.prod(x, 0)": lambda L, a: L.prod(L.tensor(a), 0),
+    "nansum": lambda L, a: L.tensor(a).nansum(),
+    "torch.nansum": lambda L, a: L.nansum(L.tensor(a), 1),
+    "cumsum": lambda L, a: L.tensor(a).cumsum(1),
+    "cumsum(dtype=)": lambda L, a: L.tensor(a).cumsum(0, dtype=L.float64),
+    "torch.cumsum": lambda L, a: L.cumsum(L.tensor(a), 0),
+    "torch.cumsum(dim=)": lambda L, a: L.cumsum(L.tensor(a), dim=1, dtype=L.int32),
+    "cumprod": lambda L, a: L.tensor(a).cumprod(1),
+    "torch.cumprod": lambda L, a: L.cumprod(L.tensor(a), 0),
+    "mean": lambda L, a: L.tensor(a).mean(),
+    "mean(1)": lambda L, a: L.tensor(a).mean(1),
+    "mean(dtype=float64)": lambda L, a: L.tensor(a).mean(dtype=L.float64),
+    "mean(dtype=int32)": lambda L, a: L.tensor(a).mean(dtype=L.int32),
+    "torch.mean": lambda L, a: L.mean(L.tensor(a)),
+    "torch.mean(x, 1, True)": lambda L, a: L.mean(L.tensor(a), 1, True),
+    "nanmean": lambda L, a: L.tensor(a).nanmean(),
+    "torch.nanmean": lambda L, a: L.nanmean(L.tensor(a), 0),
+    "std": lambda L, a: L.tensor(a).std(),
+    "std(correction=0)": lambda L, a: L.tensor(a).std(correction=0),
+    "std(1, unbiased=False)": lambda L, a: L.tensor(a).std(1, unbiased=False),
+    "var(dim=1, correction=2, keepdim)": lambda L, a: L.tensor(a).var(dim=1, correction=2, keepdim=True),
+    "var(0, True)": lambda L, a: L.tensor(a).var(0, True),
+    "torch.std": lambda L, a: L.std(L.tensor(a), 0),
+    "torch.var": lambda L, a: L.var(L.tensor(a)),
+    "torch.var_mean": lambda L, a: L.var_mean(L.tensor(a), 1),
+    "torch.std_mean": lambda L, a: L.std_mean(L.tensor(a), dim=0, correction=0),
+    "all": lambda L, a: L.tensor(a).all(),
+    "any(1)": lambda L, a: L.tensor(a).any(1),
+    "all(dim=0, keepdim)": lambda L, a: L.tensor(a).all(dim=0, keepdim=True),
+    "torch.all": lambda L, a: L.all(L.tensor(a)),
+    "torch.any(x, 0)": lambda L, a: L.any(L.tensor(a), 0),
+    "max(1)": lambda L, a: tuple(L.tensor(a).max(1)) if a.dtype != bool else L.tensor(a).amax(1),
+    "amax": lambda L, a: L.tensor(a).amax((0, 1)),
+}
+
+
+def _sweep_compare(f, dtype, seed=0):
+    a = _array(dtype, seed=seed)
+    t, s = _outcome(torch, lambda L: f(L, a)), _outcome(storch, lambda L: f(L, a))
+    if t[0] == "err":
+        # PyTorch refuses: strided raises too (RuntimeError where PyTorch's is one)
+        assert s[0] == "err", (t, s)
+        if t[1] == "RuntimeError":
+            assert s[1] == "RuntimeError" or "RuntimeError" in s[1], (t, s)
+        return
+    assert s[0] == "ok", (t, s)
+    assert s[2] == t[2], (t, s)  # the dtype
+    assert s[1].shape == t[1].shape
+    if dtype.startswith("float") or t[2].startswith("float"):
+        np.testing.assert_allclose(s[1].astype("float64"), t[1].astype("float64"), rtol=2e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(s[1], t[1])
+
+
+def _outcome_multi(lib, fn):
+    """As ``_outcome``, a tuple result's arrays stacked after their dtype check."""
+    try:
+        r = fn(lib)
+    except Exception as e:  # noqa: BLE001
+        return ("err", type(e).__name__, str(e))
+    if isinstance(r, tuple):
+        return ("ok", np.stack([to_numpy(v).astype("float64") for v in r]), ",".join(str(v.dtype).split(".")[-1] for v in r))
+    return ("ok", to_numpy(r), str(r.dtype).split(".")[-1])
+
+
+@pytest.mark.parametrize("dtype", _SWEEP_DTYPES)
+@pytest.mark.parametrize("name", list(_REDUCTIONS))
+def test_reduction_dtypes_and_refusals(name, dtype):
+    global _outcome
+    saved = _outcome
+    _outcome = _outcome_multi
+    try:
+        _sweep_compare(_REDUCTIONS[name], dtype)
+    finally:
+        _outcome = saved
+
+
+@pytest.mark.parametrize("name,fragment", [
+    ("mean", "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long"),
+    ("mean(dtype=int32)", "Optional dtype must be either a floating point or complex dtype. Got: Int"),
+    ("nanmean", "nanmean(): expected input to have floating point or complex dtype but got Long"),
+    ("std", "std and var only support floating point and complex dtypes"),
+    ("torch.std_mean", "std_mean only support floating point and complex dtypes"),
+])
+def test_reduction_refusal_messages(name, fragment):
+    with pytest.raises(RuntimeError, match=fragment.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        _REDUCTIONS[name](storch, _array("int64"))
+
+
+def test_cumsum_requires_dim_as_pytorch():
+    with pytest.raises(TypeError, match="dim"):
+        storch.cumsum(storch.ones(3))
+    with pytest.raises(TypeError):
+        torch.cumsum(torch.ones(3))

@@ -147,11 +147,22 @@ DIRECT: dict = {}
 
 
 def _reduction(name: str, core_name: str, spec: str, dtype: bool = False):
+    from ._methods import _INT64_RESULT, _FLOAT_ONLY, torch_reduction_dtype
+
+    ruled = name in _INT64_RESULT or name in _FLOAT_ONLY
+
     def core(p):
         kw = {"axis": torch_axis(name, p["dim"]), "keepdims": p["keepdim"]}
-        if dtype and p.get("dtype") is not None:
-            kw["dtype"] = p["dtype"]
-        return _write(name, getattr(_ns(), core_name)(p["input"], **kw), p.get("out"))
+        x = p["input"]
+        given = p.get("dtype") if dtype else None
+        if ruled and type(x) is Array and (x._dtype.kind in "biu" or (given is not None and name == "mean")):
+            given = torch_reduction_dtype(name, x, given)
+        if given is not None:
+            kw["dtype"] = given
+        r = getattr(_ns(), core_name)(x, **kw)
+        if name in ("all", "any") and type(x) is Array and x._dtype is _dtypes.uint8:
+            r = r.to(_dtypes.uint8)  # (PyTorch's all/any of uint8: uint8)
+        return _write(name, r, p.get("out"))
     SIGNATURES[name] = (spec, core)
     DIRECT[name] = core_name
 
@@ -454,9 +465,12 @@ def _bound(name: str, spec: str, core):
         # else given (dtype=, out=, an extra positional, an unknown keyword, no input) goes
         # to the binder as it came: its checks, errors and defaults.
         f = getattr(_ns(), DIRECT[name])
+        from ._methods import _INT64_RESULT, _FLOAT_ONLY, _UINT8_KEPT
+        # (an input of these dtype kinds goes to the core: PyTorch's dtype rules)
+        ruled = "biu" if name in _INT64_RESULT or name in _FLOAT_ONLY else "u" if name in _UINT8_KEPT else ""
 
         def call(input=_NO, dim=_NO, keepdim=_NO, *rest, **kw):
-            if rest or kw or input is _NO:
+            if rest or kw or input is _NO or (ruled and type(input) is Array and input._dtype.kind in ruled):
                 if rest:
                     return core(binder.bind_torch((input, dim, keepdim) + rest, kw))
                 given = {k: v for k, v in (("input", input), ("dim", dim), ("keepdim", keepdim)) if v is not _NO}
@@ -662,6 +676,9 @@ def _legacy_moments(name: str):
     base = getattr(_strided_composites(), name)
 
     def call(input, *args, **kwargs):
+        if type(input) is Array and input._dtype.kind in "biu":
+            from ._methods import torch_reduction_dtype
+            torch_reduction_dtype(name, input, None)  # (PyTorch's error: floats and complex only)
         # torch.std_mean(input, dim, unbiased, keepdim=False) and std_mean(input, unbiased):
         # PyTorch's legacy positional forms, besides (input, dim=None, *, correction, keepdim)
         if len(args) == 1 and type(args[0]) is builtins.bool:
@@ -747,6 +764,24 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     r = _input("nanquantile", input).nanquantile(q, dim, keepdim, interpolation=interpolation)
     return _write("nanquantile", r, out)
 
+def _cumulative(name: str):
+    from ._methods import torch_reduction_dtype
+
+    def call(input, dim, *, dtype=None, out=None):
+        x = _input(name, input)
+        if x._dtype.kind in "biu":
+            dtype = torch_reduction_dtype(name, x, dtype)  # (every integer or bool: int64)
+        return getattr(_strided_composites(), name)(x, dim, dtype=dtype, out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"PyTorch's ``torch.{name}(input, dim, *, dtype=None, out=None)``: ``dim`` required, "
+                    f"an integer or bool input's result int64 (``strided.{name}``, NumPy's, keeps "
+                    f"unsigned integers unsigned and flattens without a dim).")
+    return call
+
+
+cumsum, cumprod = _cumulative("cumsum"), _cumulative("cumprod")
+
+
 def equal(input, other) -> builtins.bool:
     """PyTorch's ``torch.equal``: True when ``other`` has ``input``'s shape and every element
     equals it (after promotion; NaN equals nothing), a Python bool, as ``input.equal(other)``.
@@ -781,7 +816,7 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
-    "return_types"} | set(_INT_TO_FLOAT))
+    "return_types", "cumsum", "cumprod"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403

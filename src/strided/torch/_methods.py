@@ -294,11 +294,50 @@ _KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
 _TORCH_DEFAULTS = {"keepdim": False, "unbiased": True, "descending": False}
 
 
+# PyTorch's dtype rules of its reductions where the standard's differ (an integer or bool input):
+# sums and products of every integer or bool dtype are int64 (the standard: uint8 -> uint64);
+# mean, nanmean, std and var refuse them; all and any of uint8 are uint8.
+_INT64_RESULT = frozenset({"sum", "prod", "nansum", "cumsum", "cumprod"})
+_FLOAT_ONLY = frozenset({"mean", "nanmean", "std", "var", "std_mean", "var_mean"})
+_UINT8_KEPT = frozenset({"all", "any"})
+
+
+def torch_scalar_type(d) -> str:
+    """PyTorch's ScalarType name of the dtype ``d`` ('Long', 'Byte', 'Float', ...)."""
+    from ._shape_functions import _TENSOR_TYPE
+    return _TENSOR_TYPE.get(d.name, d.name)
+
+
+def torch_reduction_dtype(mname: str, x, dtype):
+    """The ``dtype`` PyTorch's reduction ``mname`` computes ``x`` (of an integer or bool dtype)
+    in, or PyTorch's RuntimeError where it refuses the input."""
+    if mname in _INT64_RESULT:
+        return _dtypes.int64 if dtype is None else dtype
+    if mname == "mean":
+        if dtype is None and x.dtype.kind not in "fc":
+            raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                               f"floating point or complex dtype. Got: {torch_scalar_type(x.dtype)}")
+        if _dtypes.canon(dtype).kind not in "fc":
+            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a "
+                               f"floating point or complex dtype. Got: {torch_scalar_type(_dtypes.canon(dtype))}")
+        return dtype
+    if mname == "nanmean":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{torch_scalar_type(x.dtype)}")
+    if mname in ("std", "var"):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if mname in ("std_mean", "var_mean"):
+        raise RuntimeError(f"{mname} only support floating point and complex dtypes")
+    return dtype
+
+
 def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.bool = False):
     """The method ``mname`` (``x.std(0)``), or with ``function`` PyTorch's function of the
     same meaning (``strided.torch.std(x, 0)``: the method's body, its array checked first,
     one frame in front of the namespace function's definition)."""
     correction_default = 1 if fname in ("std", "var") else None
+    # (PyTorch's dtype rules: an input of these dtype kinds takes the general path below)
+    ruled = "biu" if mname in _INT64_RESULT or mname in _FLOAT_ONLY else "u" if mname in _UINT8_KEPT else ""
 
     f = getattr(_ns(), fname)
     fbody = getattr(f, "_impl", f)
@@ -309,7 +348,9 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         self = input
         if function and type(self) is not Array:
             raise TypeError(f"{mname}(): input must be a strided array; got {type(self).__name__}")
-        if not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
+        if ruled and self._dtype.kind in ruled:
+            pass  # (PyTorch's dtype rule: the general path)
+        elif not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
             g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
                 return g(self, **plain)
@@ -341,6 +382,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         if "keepdim" in kw:
             call["keepdims"] = torch_keepdim(mname, kw.pop("keepdim"))
         dtype = kw.pop("dtype", None)
+        if ruled and (self._dtype.kind in "biu" or (dtype is not None and mname == "mean")):
+            dtype = torch_reduction_dtype(mname, self, dtype)
         if dtype is not None:
             if fname in ("sum", "prod", "mean", "nansum", "nanmean", "cumulative_sum", "cumulative_prod"):
                 call["dtype"] = dtype
@@ -356,6 +399,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
             call["correction"] = (correction if correction is not None
                                   else correction_default if unbiased is None else builtins.int(unbiased))
         call.update(kw)
+        if mname in _UINT8_KEPT and self._dtype is _dtypes.uint8:
+            return _astype(f(self, **call), _dtypes.uint8)  # (PyTorch's all/any of uint8: uint8)
         return f(self, **call)
     method.__name__ = mname
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
