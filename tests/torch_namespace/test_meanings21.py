@@ -444,3 +444,67 @@ def test_cumsum_requires_dim_as_pytorch():
         storch.cumsum(storch.ones(3))
     with pytest.raises(TypeError):
         torch.cumsum(torch.ones(3))
+
+
+# clamp in PyTorch's promoted dtype; torch.result_type's categories
+
+_CLAMPS = {
+    "torch.clamp(int, min=-0.5)": lambda L, a: L.clamp(L.tensor(a), min=-0.5),
+    "torch.clamp(x, max=2.5)": lambda L, a: L.clamp(L.tensor(a), max=2.5),
+    "torch.clamp(x, -1, 2)": lambda L, a: L.clamp(L.tensor(a), -1, 2),
+    "x.clamp(-0.5, 2.5)": lambda L, a: L.tensor(a).clamp(-0.5, 2.5),
+    "x.clip(min=0)": lambda L, a: L.tensor(a).clip(min=0),
+    "x.clamp_min(0.5)": lambda L, a: L.tensor(a).clamp_min(0.5),
+    "torch.clamp_max(x, 1)": lambda L, a: L.clamp_max(L.tensor(a), 1),
+    "torch.clip(x, float64 array)": lambda L, a: L.clip(L.tensor(a), min=L.full((4,), 0.25, dtype=L.float64)),
+    "clamp(x, float64 0-d)": lambda L, a: L.clamp(L.tensor(a), min=L.tensor(0.25, dtype=L.float64)),
+    "clamp(x, int32 array)": lambda L, a: L.clamp(L.tensor(a), max=L.ones(3, 1, dtype=L.int32)),
+    "clamp(x, -200)": lambda L, a: L.clamp(L.tensor(a), -200),
+    "clamp(x, max=300)": lambda L, a: L.clamp(L.tensor(a), max=300),
+    "clamp(x, -1, 2) (uint8 wraps)": lambda L, a: L.clamp(L.tensor(a), -1, 2),
+    "clamp(x, nan)": lambda L, a: L.clamp(L.tensor(a), float("nan")),
+    "x.clamp_(-0.5)": lambda L, a: L.tensor(a).clamp_(-0.5),
+    "x.clamp_(0, 3)": lambda L, a: L.tensor(a).clamp_(0, 3),
+    "x.clip_(max=0.5)": lambda L, a: L.tensor(a).clip_(max=0.5),
+    "clamp(x, -0.5, out=int64)": lambda L, a: L.clamp(L.tensor(a), -0.5, out=L.empty(3, 4, dtype=L.int64)),
+    "clamp(x)": lambda L, a: L.clamp(L.tensor(a)),
+}
+
+
+@pytest.mark.parametrize("dtype", _SWEEP_DTYPES)
+@pytest.mark.parametrize("name", list(_CLAMPS))
+def test_clamp_promotes_as_pytorch(name, dtype):
+    _sweep_compare(_CLAMPS[name], dtype)
+
+
+def test_clamp_refusal_messages_and_gradient():
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        storch.tensor([1, 2]).clamp_(0.5)
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        storch.clamp(storch.ones(2))
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        storch.tensor([1], dtype=storch.uint8).clamp(max=300)
+    a = np.array([-1.5, 0.2, 0.7, 3.0])
+    t, s = torch.tensor(a, requires_grad=True), storch.tensor(a, requires_grad=True)
+    (torch.clamp(t, min=torch.tensor(0.0), max=torch.full((4,), 1.0, dtype=torch.float64)) * torch.arange(4.0)).sum().backward()
+    (storch.clamp(s, min=storch.tensor(0.0), max=storch.full((4,), 1.0, dtype=storch.float64)) * storch.arange(4.0)).sum().backward()
+    np.testing.assert_allclose(to_numpy(s.grad), t.grad.numpy())
+
+
+def _scalar_or_array(lib, spec):
+    kind, dtype, ndim = spec
+    if kind == "py":
+        return {"bool": True, "int": 2, "float": 0.5, "complex": 1 + 2j}[dtype]
+    return lib.ones((2,) * ndim, dtype=getattr(lib, dtype))
+
+
+_OPERANDS = [("py", k, 0) for k in ("bool", "int", "float", "complex")] + [
+    ("t", d, n) for d in ("bool", "uint8", "int8", "int32", "int64", "float32", "float64", "complex64") for n in (0, 1)]
+
+
+@pytest.mark.parametrize("first", [o for o in _OPERANDS if o[0] == "t"])
+def test_result_type_categories(first):
+    for second in _OPERANDS:
+        t = torch.result_type(_scalar_or_array(torch, first), _scalar_or_array(torch, second))
+        s = storch.result_type(_scalar_or_array(storch, first), _scalar_or_array(storch, second))
+        assert str(s).split(".")[-1] == str(t).split(".")[-1], (first, second)

@@ -502,7 +502,7 @@ ALIASES = {
     "lt": "less", "gt": "greater", "le": "less_equal", "ge": "greater_equal", "eq": "equal",
     "ne": "not_equal", "greater": "greater", "less": "less",
     "mul": "multiply", "sub": "subtract", "true_divide": "divide", "absolute": "abs",
-    "neg": "negative", "clip": "clamp", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
+    "neg": "negative", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
     "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2",
     "bitwise_not": "bitwise_invert", "conj_physical": "conj",
 }
@@ -764,6 +764,50 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     r = _input("nanquantile", input).nanquantile(q, dim, keepdim, interpolation=interpolation)
     return _write("nanquantile", r, out)
 
+def clamp(input, min=None, max=None, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp(input, min=None, max=None, *, out=None)``: in PyTorch's promoted
+    dtype of ``input`` and the bounds (``torch.clamp(int_array, min=0.5)`` is float32; the
+    standard's ``strided.clip`` keeps ``input``'s dtype); neither bound given raises.
+
+    >>> import strided.torch as torch
+    >>> torch.clamp(torch.tensor([-3, 0, 5]), min=-0.5)
+    tensor([-0.5000,  0.0000,  5.0000])
+    """
+    from ._methods import torch_clamp
+    return torch_clamp("clamp", input, min, max, out=out)
+
+
+def clip(input, min=None, max=None, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clip``: ``torch.clamp``."""
+    from ._methods import torch_clamp
+    return torch_clamp("clip", input, min, max, out=out)
+
+
+def clamp_min(input, min) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_min(input, min)``: ``torch.clamp(input, min=min)``."""
+    from ._methods import torch_clamp
+    return torch_clamp("clamp_min", input, min, None)
+
+
+def clamp_max(input, max) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_max(input, max)``: ``torch.clamp(input, max=max)``."""
+    from ._methods import torch_clamp
+    return torch_clamp("clamp_max", input, None, max)
+
+
+def result_type(tensor1, tensor2) -> "_dtypes.DType":
+    """PyTorch's ``torch.result_type(tensor1, tensor2)``: dimensioned arrays over 0-d arrays
+    over Python numbers, each only where its kind is higher (a float32 array with a float64 0-d
+    array is float32; the standard's ``strided.result_type`` promotes them alike).
+
+    >>> import strided.torch as torch
+    >>> torch.result_type(torch.ones(2), torch.tensor(1.0, dtype=torch.float64))
+    strided.float32
+    """
+    from ._methods import torch_result_type
+    return torch_result_type(tensor1, tensor2)
+
+
 def _cumulative(name: str):
     from ._methods import torch_reduction_dtype
 
@@ -816,7 +860,7 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
-    "return_types", "cumsum", "cumprod"} | set(_INT_TO_FLOAT))
+    "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403

@@ -443,17 +443,143 @@ for _m in _PLAIN_METHODS:
 # hot path is the method's (no forwarding call).
 Array.unsqueeze = _ns().unsqueeze
 
-Array.clamp = Array.clip
+# --- PyTorch's type promotion, and clamp by it ----------------------------------------------
+
+def _combine_categories(higher, lower):
+    """PyTorch's ``combine_categories`` (c10/core/ScalarType.h): the dtype of a higher
+    category (dimensioned arrays over 0-d arrays over Python scalars) wins unless the lower
+    one's kind is higher (bool < integer < floating < complex)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return _dtypes.complex_of(higher) if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return _dtypes.result_type_pair(higher, lower)
+    return higher
+
+
+def torch_result_type(*operands):
+    """PyTorch's ``torch.result_type`` of arrays and Python scalars (None skipped): dimensioned
+    arrays first, then 0-d arrays, then Python scalars (int64, the default float and complex
+    dtypes, bool), each only where its kind is higher (``float32 array`` with a ``float64``
+    0-d array is float32, as PyTorch's)."""
+    cats = [None, None, None]
+    for o in operands:
+        if o is None:
+            continue
+        if type(o) is Array:
+            i, d = (0 if o._shape else 1), o._dtype
+        elif type(o) is builtins.bool:
+            i, d = 2, _dtypes.bool
+        elif isinstance(o, builtins.int):
+            i, d = 2, _dtypes.int64
+        elif isinstance(o, builtins.float):
+            i, d = 2, _dtypes.get_default_dtype()
+        elif isinstance(o, builtins.complex):
+            i, d = 2, _dtypes.default_complex()
+        else:
+            raise TypeError(f"result_type(): expected arrays or Python numbers; got {type(o).__name__}")
+        cats[i] = d if cats[i] is None else _dtypes.result_type_pair(cats[i], d)
+    return _combine_categories(cats[0], _combine_categories(cats[1], cats[2]))
+
+
+def torch_can_cast(frm, to) -> builtins.bool:
+    """PyTorch's ``torch.can_cast``: no complex to real, no floating to integer, nothing but
+    bool to bool."""
+    if frm.kind == "c" and to.kind != "c":
+        return False
+    if frm.kind == "f" and to.kind in "biu":
+        return False
+    if frm.kind != "b" and to.kind == "b":
+        return False
+    return True
+
+
+def _cast_refused(res, target) -> RuntimeError:
+    return RuntimeError(f"result type {torch_scalar_type(res)} can't be cast to the desired output type "
+                        f"{torch_scalar_type(target)}")
+
+
+_C_INT = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+          "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+
+
+def _int_bound(v, d):
+    """A Python int bound converted to the integer dtype ``d`` as PyTorch converts a scalar
+    (c10's ``checked_convert``): out of range raises, except that an unsigned dtype takes a
+    negative value down to ``-max`` and wraps it (``clamp(uint8_array, -1)`` clamps to 255)."""
+    if type(v) is not builtins.int:
+        return v
+    info = _np_iinfo(d)
+    if d.kind == "u" and -info.max <= v < 0:
+        return v % (info.max + 1)
+    if not info.min <= v <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_C_INT.get(d.name, d.name)} without overflow")
+    return v
+
+
+def _np_iinfo(d):
+    import numpy
+    return numpy.iinfo(d.name)
+
+
+def torch_clamp(name: str, x, min=None, max=None, out=None, inplace: builtins.bool = False):  # noqa: A002
+    """PyTorch's ``clamp`` family: the result in PyTorch's promoted dtype of ``x``, ``min`` and
+    ``max`` (an integer array clamped to 0.5 is float32), computed by ``strided.clip``;
+    ``inplace`` writes into ``x`` and refuses a promoted dtype that can't be cast back (as
+    ``out=`` does)."""
+    if type(x) is not Array:
+        raise TypeError(f"{name}(): input must be a strided array; got {type(x).__name__}")
+    if name in ("clamp_min", "clamp_max", "clamp_min_", "clamp_max_") and (min is None and max is None):
+        bound = "min" if "min" in name else "max"
+        raise TypeError(f"{name}(): {bound} must be a number or an array, not None")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    ns = _ns()
+    rt = x._dtype
+    if x._dtype.kind in "biu" or type(min) is Array or type(max) is Array or isinstance(min, builtins.complex) \
+            or isinstance(max, builtins.complex):
+        rt = torch_result_type(x, min, max)
+    target = x if inplace else out
+    if target is not None and not torch_can_cast(rt, target._dtype):
+        raise _cast_refused(rt, target._dtype)
+    if rt.kind in "iu":
+        min, max = _int_bound(min, rt), _int_bound(max, rt)
+    xx = x if rt is x._dtype else _astype(x, rt)
+    lo = _astype(min, rt) if type(min) is Array and min._dtype is not rt else min
+    hi = _astype(max, rt) if type(max) is Array and max._dtype is not rt else max
+    if inplace and rt is x._dtype:
+        ns.clip(x, lo, hi, out=x)
+        return x
+    r = ns.clip(xx, lo, hi)
+    if target is not None:
+        return target.copy_(r)
+    return r
+
+
+def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
+    """PyTorch's ``x.clamp(min=None, max=None)``: in PyTorch's promoted dtype of ``x`` and the
+    bounds (an integer array clamped to a float bound is float)."""
+    return torch_clamp("clamp", self, min, max)
+
+
+Array.clamp = Array.clip = clamp
 
 
 def clamp_min(self, min):  # noqa: A002 - PyTorch's parameter name
-    """PyTorch's ``x.clamp_min(min)`` (``strided.clamp_min(x, min)``)."""
-    return _ns().clamp_min(self, min)
+    """PyTorch's ``x.clamp_min(min)``: ``x.clamp(min=min)``."""
+    return torch_clamp("clamp_min", self, min, None)
 
 
 def clamp_max(self, max):  # noqa: A002 - PyTorch's parameter name
-    """PyTorch's ``x.clamp_max(max)`` (``strided.clamp_max(x, max)``)."""
-    return _ns().clamp_max(self, max)
+    """PyTorch's ``x.clamp_max(max)``: ``x.clamp(max=max)``."""
+    return torch_clamp("clamp_max", self, None, max)
 
 
 Array.clamp_min = clamp_min
@@ -1053,9 +1179,10 @@ def copy_(self, src, non_blocking=False):
 
 
 def clip_(self, min=None, max=None):
-    """Clamp in place to ``[min, max]``; returns self."""
-    _ns().clip(self, min, max, out=self)
-    return self
+    """Clamp in place to ``[min, max]``; returns self. PyTorch's RuntimeError where the promoted
+    dtype of ``self`` and the bounds can't be cast to ``self``'s (an integer array, a float
+    bound)."""
+    return torch_clamp("clamp_", self, min, max, inplace=True)
 
 
 Array.zero_ = zero_
