@@ -29,6 +29,7 @@ from .._core import dtypes as _dtypes
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
+from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals
 
 _P = inspect.Parameter
 
@@ -408,7 +409,7 @@ def where(condition, input=None, other=None, *, out=None):
     return _write("where", ns.where(condition, input, other), out)
 
 
-def round(input, *, decimals=0, out=None):
+def round(input, *, decimals=_NO_DECIMALS, out=None):
     """PyTorch's ``torch.round``: half to even, to ``decimals`` decimal places (the standard's
     ``strided.round`` takes no ``decimals``).
 
@@ -416,6 +417,7 @@ def round(input, *, decimals=0, out=None):
     >>> torch.round(torch.tensor([0.125, 2.5]), decimals=2), torch.round(torch.tensor([2.5]))
     (tensor([0.1200, 2.5000]), tensor([2.]))
     """
+    check_round_decimals(input, decimals)  # (an integer input with decimals given: PyTorch's error)
     if decimals == 0:
         return _ns().round(input) if out is None else _ns().round(input, out=out)
     return _write("round", _input("round", input).round(decimals=decimals), out)
@@ -893,3 +895,26 @@ from ._creation import __all__ as _CREATION_ALL  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_MORE_ALL) | set(_MORE_LINALG_ALL) | set(_MORE_SPECIAL_ALL)
                  | set(_MORE_RANDOM_ALL) | set(_MORE_SETTINGS_ALL) | set(_CREATION_ALL) | {"vmap"})
+
+
+def _guard_functions() -> None:
+    """PyTorch's refusals by dtype (``_dtype_guards``) on this namespace's functions of those
+    words (``torch.softmax`` of an integer array raises, as PyTorch's) and the 0-d value of
+    ``torch.masked_fill``."""
+    from . import _dtype_guards
+    g = globals()
+    st = _ns()
+    for name in _dtype_guards.GUARDS:
+        f = g.get(name) or getattr(st, name)
+        if not getattr(f, "_guarded", False):
+            g[name] = _dtype_guards.guard(name, f)
+    f = g.get("masked_fill") or st.masked_fill
+    if not getattr(f, "_guarded", False):
+        g["masked_fill"] = _dtype_guards._masked_fill_value(f, "masked_fill_")
+        g["masked_fill"]._guarded = True
+
+
+_guard_functions()
+__all__ = sorted(set(__all__) | {
+    "softmax", "log_softmax", "quantile", "lerp", "median", "kthvalue", "topk", "trace", "hypot",
+    "masked_fill"})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import sys
+import warnings
 from collections import namedtuple
 
 from .._core import dtypes as _dtypes, layout as _layout
@@ -21,6 +22,7 @@ from .._api import elementwise as _elementwise, views as _views
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.call.bind import torch_axis, torch_keepdim
+from .._core.caller import stacklevel
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
 from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
@@ -331,6 +333,22 @@ def torch_reduction_dtype(mname: str, x, dtype):
     return dtype
 
 
+def _dof(mname: str, f, x, r, correction, call):
+    """PyTorch's std/var where the degrees of freedom (elements reduced less ``correction``) are
+    0 or fewer: the sum of squares divided by 0 (inf, or NaN where it is 0; the standard's gives
+    NaN), with PyTorch's UserWarning."""
+    n_in, n_out = x.numel(), r.numel()
+    if not n_in or not n_out or n_in // n_out - correction > 0:
+        return r
+    warnings.warn(f"{mname}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                  f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel())
+    ns = _ns()
+    plain = dict(call, correction=0)
+    v0 = f(x, **plain) if mname == "var" else ns.square(f(x, **plain))
+    v = ns.divide(v0 * (n_in // n_out), 0.0)
+    return v if mname == "var" else ns.sqrt(v)
+
+
 def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.bool = False):
     """The method ``mname`` (``x.std(0)``), or with ``function`` PyTorch's function of the
     same meaning (``strided.torch.std(x, 0)``: the method's body, its array checked first,
@@ -353,15 +371,18 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         elif not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
             g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
-                return g(self, **plain)
+                r = g(self, **plain)
+                return r if correction_default is None else _dof(mname, g, self, r, 1, {})
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
-                return g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+                r = g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+                return r if correction_default is None else _dof(mname, g, self, r, 1, {"axis": args[0]})
         elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
             # x.std(dim=0), torch.std(x, dim=(0, 1)): the general path's call below, at once
             g = f if self._ext is not None else fbody
             if type(dim) is list or type(dim) is tuple:  # (torch_axis's rule, inlined)
                 dim = tuple(dim) if dim else torch_axis(mname, ())
-            return g(self, axis=dim, **plain)
+            r = g(self, axis=dim, **plain)
+            return r if correction_default is None else _dof(mname, g, self, r, 1, {"axis": dim})
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
@@ -401,6 +422,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         call.update(kw)
         if mname in _UINT8_KEPT and self._dtype is _dtypes.uint8:
             return _astype(f(self, **call), _dtypes.uint8)  # (PyTorch's all/any of uint8: uint8)
+        if correction_default is not None:
+            return _dof(mname, f, self, f(self, **call), call["correction"], call)
         return f(self, **call)
     method.__name__ = mname
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
@@ -637,8 +660,28 @@ def diff_(self, n=1, dim=-1, prepend=None, append=None):
     return _ns().diff(self, axis=dim, n=n, prepend=prepend, append=append)
 
 
-def round_method(self, *, decimals=0):
-    """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places."""
+class _DefaultZero(builtins.int):
+    """``decimals``' default, 0, told apart from a 0 given: PyTorch's ``round(decimals=...)``
+    (any value) refuses an integer input, its plain ``round()`` returns it."""
+
+    def __repr__(self):
+        return "0"
+
+
+NO_DECIMALS = _DefaultZero(0)
+
+
+def check_round_decimals(x, decimals) -> None:
+    """PyTorch's NotImplementedError for ``round(decimals=...)`` of an integer or bool array."""
+    if decimals is not NO_DECIMALS and type(x) is Array and x._dtype.kind in "biu":
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_scalar_type(x._dtype)}\'')
+
+
+def round_method(self, *, decimals=NO_DECIMALS):
+    """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places (an
+    integer array with ``decimals`` given raises, as PyTorch's)."""
+    check_round_decimals(self, decimals)
     if decimals == 0:
         return _ns().round(self)
     scale = 10.0 ** decimals  # Note: PyTorch scales the same way (not exact in binary)
@@ -1068,6 +1111,27 @@ for _row in _elementwise.ROWS:
             continue
         setattr(Array, _n + "_", _inpl)
 Array.round = round_method
+
+
+def _integer_division_checked(name: str):
+    """Array's ``remainder``/``floor_divide`` method (or in-place form) with PyTorch's
+    RuntimeError("ZeroDivisionError") for an integer divisor of zero (``check_integer_divisor``);
+    the operators ``//`` and ``%`` are the core's and keep NumPy's 0."""
+    m = Array.__dict__[name]
+
+    def method(self, other, *args, **kwargs):
+        if self._dtype.kind in "iu":
+            check_integer_divisor(self, other)
+        return m(self, other, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = m.__doc__
+    method.__signature__ = getattr(m, "__signature__", None)
+    return method
+
+
+for _n in ("remainder", "floor_divide", "remainder_", "floor_divide_"):
+    if _n in Array.__dict__:
+        setattr(Array, _n, _integer_division_checked(_n))
 
 
 def torch_sign(input, *, out=None):

@@ -543,3 +543,8 @@ def _refuse_deepcopy_of_non_leaves() -> None:
 
 
 _refuse_deepcopy_of_non_leaves()
+
+
+from . import _dtype_guards  # noqa: E402
+
+_dtype_guards.install_methods()  # (PyTorch's refusals by dtype: x.softmax(0) of an integer array)

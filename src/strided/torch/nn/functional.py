@@ -348,6 +348,13 @@ def _softmax_dim(name: str, ndim: int, dim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _integer_softmax(name: str, input, dtype) -> None:
+    """PyTorch's refusal of an integer or bool input without ``dtype=`` (its kernels have none)."""
+    if dtype is None and input.dtype.kind in "biu":
+        from strided.torch._dtype_guards import GUARDS
+        raise GUARDS[name][1](input.dtype)
+
+
 def softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     """``exp(x) / sum(exp(x), dim)``, shifted so that it does not overflow.
 
@@ -356,6 +363,7 @@ def softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     tensor([0.5000, 0.5000])
     """
     _check(input, "softmax")
+    _integer_softmax("softmax", input, dtype)
     return _st.softmax(input, _softmax_dim("softmax", input.ndim, dim), dtype=dtype)
 
 
@@ -367,6 +375,7 @@ def softmin(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     tensor([0.5000, 0.5000])
     """
     _check(input, "softmin")
+    _integer_softmax("softmax", input, dtype)
     return _st.softmax(-input, _softmax_dim("softmin", input.ndim, dim), dtype=dtype)
 
 
@@ -378,6 +387,7 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     tensor([-0.6931, -0.6931])
     """
     _check(input, "log_softmax")
+    _integer_softmax("log_softmax", input, dtype)
     return _st.log_softmax(input, _softmax_dim("log_softmax", input.ndim, dim), dtype=dtype)
 
 
