@@ -608,3 +608,59 @@ def test_std_var_without_degrees_of_freedom(name, shape, dim, correction):
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)
     assert [m.split(" (Triggered")[0] for m in results[0][2]] == results[1][2]
+
+
+# --- a differential Hypothesis test: random shapes, views, dtypes, dims and keywords -------------
+
+from hypothesis import given, settings, strategies as hst  # noqa: E402
+
+_HYP_WORDS = {
+    "sum": lambda L, x, d, k: x.sum(d, keepdim=k),
+    "prod": lambda L, x, d, k: x.prod(d, keepdim=k) if d is not None else x.prod(),
+    "cumsum": lambda L, x, d, k: L.cumsum(x, 0 if d is None else d),
+    "mean": lambda L, x, d, k: x.mean(d, keepdim=k),
+    "std": lambda L, x, d, k: x.std(d, correction=0 if k else 1, keepdim=k),
+    "var_mean": lambda L, x, d, k: L.var_mean(x, d, keepdim=k),
+    "all": lambda L, x, d, k: x.all(d, keepdim=k) if d is not None else x.all(),
+    "any": lambda L, x, d, k: L.any(x, d, keepdim=k) if d is not None else L.any(x),
+    "norm": lambda L, x, d, k: L.norm(x, 2 if k else "fro", d, k),
+    "norm(p=1)": lambda L, x, d, k: x.norm(1, d, k),
+    "clamp": lambda L, x, d, k: L.clamp(x, -0.5 if k else -1, 2),
+    "clamp(array)": lambda L, x, d, k: x.clamp(min=L.zeros(x.shape[-1:], dtype=L.float64)),
+    "softmax": lambda L, x, d, k: L.softmax(x, -1 if d is None else d),
+    "median": lambda L, x, d, k: x.median() if d is None else x.median(d, k)[0],
+    "topk": lambda L, x, d, k: x.topk(1, -1 if d is None else d)[0] if x.numel() else x.sum(),
+    "round(decimals)": lambda L, x, d, k: x.round(decimals=1 if k else 0),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(word=hst.sampled_from(sorted(_HYP_WORDS)), dtype=hst.sampled_from(_SWEEP_DTYPES),
+       shape=hst.lists(hst.integers(1, 4), min_size=1, max_size=3), view=hst.sampled_from(["plain", "t", "slice"]),
+       dim=hst.sampled_from([None, 0, -1]), keepdim=hst.booleans(), seed=hst.integers(0, 2**16))
+def test_differential_words(word, dtype, shape, view, dim, keepdim, seed):
+    a = _array(dtype, tuple(shape), seed)
+
+    def run(L):
+        x = L.tensor(a)
+        if view == "t":
+            x = x.mT if x.ndim >= 2 else x
+        elif view == "slice":
+            x = x[..., ::2]
+        return _HYP_WORDS[word](L, x, dim, keepdim)
+    global _outcome
+    saved = _outcome
+    _outcome = _outcome_multi
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t, s = _outcome(torch, run), _outcome(storch, run)
+    finally:
+        _outcome = saved
+    if t[0] == "err":
+        assert s[0] == "err", (t, s)
+        return
+    assert s[0] == "ok", (t, s)
+    assert s[2] == t[2] and s[1].shape == t[1].shape, (t, s)
+    np.testing.assert_allclose(np.asarray(s[1], dtype="float64"), np.asarray(t[1], dtype="float64"),
+                               rtol=1e-4, atol=1e-5, equal_nan=True)
