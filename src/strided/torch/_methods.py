@@ -304,6 +304,11 @@ _FLOAT_ONLY = frozenset({"mean", "nanmean", "std", "var", "std_mean", "var_mean"
 _UINT8_KEPT = frozenset({"all", "any"})
 
 
+class DtypeRefused(TypeError, RuntimeError):
+    """PyTorch's RuntimeError for a dtype its word refuses; also a TypeError, strided's error
+    for a refused dtype, so either ``except`` catches it."""
+
+
 def torch_scalar_type(d) -> str:
     """PyTorch's ScalarType name of the dtype ``d`` ('Long', 'Byte', 'Float', ...)."""
     from ._shape_functions import _TENSOR_TYPE
@@ -317,19 +322,19 @@ def torch_reduction_dtype(mname: str, x, dtype):
         return _dtypes.int64 if dtype is None else dtype
     if mname == "mean":
         if dtype is None and x.dtype.kind not in "fc":
-            raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+            raise DtypeRefused(f"mean(): could not infer output dtype. Input dtype must be either a "
                                f"floating point or complex dtype. Got: {torch_scalar_type(x.dtype)}")
         if _dtypes.canon(dtype).kind not in "fc":
-            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a "
+            raise DtypeRefused(f"mean(): could not infer output dtype. Optional dtype must be either a "
                                f"floating point or complex dtype. Got: {torch_scalar_type(_dtypes.canon(dtype))}")
         return dtype
     if mname == "nanmean":
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+        raise DtypeRefused(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{torch_scalar_type(x.dtype)}")
     if mname in ("std", "var"):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise DtypeRefused("std and var only support floating point and complex dtypes")
     if mname in ("std_mean", "var_mean"):
-        raise RuntimeError(f"{mname} only support floating point and complex dtypes")
+        raise DtypeRefused(f"{mname} only support floating point and complex dtypes")
     return dtype
 
 

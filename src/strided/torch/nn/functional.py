@@ -502,7 +502,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     return _st.reshape(rows, tuple(input.shape) + (weight.shape[1],))
 
 
-class IndexDtypeError(TypeError, RuntimeError):
+class _IndexDtypeError(TypeError, RuntimeError):
     """Indices of a dtype other than int64 or int32: PyTorch raises RuntimeError; the class is
     also a TypeError (strided's earlier error), so either ``except`` catches it."""
 
@@ -511,7 +511,7 @@ def _check_indices(input, name: str) -> None:
     """PyTorch's check of ``embedding``'s and ``embedding_bag``'s indices: int64 or int32 only
     (int16, uint8, bool and floats raise, as PyTorch's)."""
     if input.dtype.name not in ("int64", "int32"):
-        raise IndexDtypeError(f"Expected tensor for argument #1 'indices' to have one of the following "
+        raise _IndexDtypeError(f"Expected tensor for argument #1 'indices' to have one of the following "
                               f"scalar types: Long, Int; but got {input.type()} instead (while checking "
                               f"arguments for {name})")
 
