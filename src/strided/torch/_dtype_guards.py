@@ -20,7 +20,7 @@ import functools
 from .._core import dtypes as _dtypes
 from .._core.array import Array
 
-__all__ = ["GUARDS", "guard", "install_methods"]
+__all__ = ["GUARDS", "guard", "same_dtype", "install_methods"]
 
 
 def _scalar_type(d) -> str:
@@ -79,6 +79,19 @@ def _masked_fill_value(f, name):
     return call
 
 
+def same_dtype(f, name):
+    """PyTorch's ``isclose``/``allclose``: both arrays of one dtype (its RuntimeError "Long did not
+    match Float"; strided's composition promoted them)."""
+    @functools.wraps(f)
+    def call(input, other, *args, **kwargs):
+        if type(input) is Array and type(other) is Array and input._dtype is not other._dtype:
+            raise RuntimeError(f"{_scalar_type(input._dtype)} did not match {_scalar_type(other._dtype)} "
+                               f"({name}(): the two arrays must have one dtype)")
+        return f(input, other, *args, **kwargs)
+    call._guarded = True
+    return call
+
+
 def install_methods() -> None:
     """Wrap Array's methods of the ``GUARDS`` words (once), and ``masked_fill``/``masked_fill_``'s
     check of a value array."""
@@ -86,6 +99,10 @@ def install_methods() -> None:
         m = Array.__dict__.get(name)
         if m is not None and not getattr(m, "_guarded", False):
             setattr(Array, name, guard(name, m))
+    for name in ("isclose", "allclose"):
+        m = Array.__dict__.get(name)
+        if m is not None and not getattr(m, "_guarded", False):
+            setattr(Array, name, same_dtype(m, name))
     for name in ("masked_fill", "masked_fill_"):
         m = Array.__dict__.get(name)
         if m is not None and not getattr(m, "_guarded", False):

@@ -908,6 +908,10 @@ def _guard_functions() -> None:
         f = g.get(name) or getattr(st, name)
         if not getattr(f, "_guarded", False):
             g[name] = _dtype_guards.guard(name, f)
+    for name in ("isclose", "allclose"):
+        f = g.get(name) or getattr(st, name)
+        if not getattr(f, "_guarded", False):
+            g[name] = _dtype_guards.same_dtype(f, name)
     f = g.get("masked_fill") or st.masked_fill
     if not getattr(f, "_guarded", False):
         g["masked_fill"] = _dtype_guards._masked_fill_value(f, "masked_fill_")
@@ -917,4 +921,4 @@ def _guard_functions() -> None:
 _guard_functions()
 __all__ = sorted(set(__all__) | {
     "softmax", "log_softmax", "quantile", "lerp", "median", "kthvalue", "topk", "trace", "hypot",
-    "masked_fill"})
+    "masked_fill", "isclose", "allclose"})

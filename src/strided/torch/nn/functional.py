@@ -516,6 +516,19 @@ def _check_indices(input, name: str) -> None:
                               f"arguments for {name})")
 
 
+def _check_class_targets(target, name: str) -> None:
+    """PyTorch's nll_loss/cross_entropy class-index targets: int64 or uint8 (int32, int16, bool
+    raise its RuntimeError; float targets are cross_entropy's probabilities, checked there)."""
+    if type(target) is Array and target.dtype.kind in "biu" and target.dtype.name not in ("int64", "uint8"):
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise _IndexDtypeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_TENSOR_TYPE[target.dtype.name]} ({name})")
+    if type(target) is Array and target.dtype.name == "uint8" and target.ndim >= 2:
+        # (PyTorch's 2-d kernel, for (N, C, d1, ...) inputs, takes int64 targets only)
+        raise _IndexDtypeError(f"expected scalar type Long but found Byte ({name}: targets of shape "
+                               f"{tuple(target.shape)})")
+
+
 def _embedding_renorm_(weight, input, max_norm, norm_type, name: str) -> None:
     """PyTorch's ``embedding_renorm_`` under ``no_grad``: each distinct row of ``weight`` that
     ``input`` picks and whose ``norm_type``-norm is above ``max_norm`` is multiplied in place by
@@ -613,6 +626,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = _pair(input, target, "mse_loss")
+    if d.dtype.kind in "biu":  # (PyTorch's kernel has no integer form: its NotImplementedError)
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_TENSOR_TYPE[d.dtype.name]}'")
     loss = d * d
     if weight is not None:
         loss = loss * weight
@@ -742,6 +758,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check(input, "nll_loss")
     _check(target, "nll_loss", "target")
+    _check_class_targets(target, "nll_loss")
     if input.ndim == 0:
         raise ValueError("nll_loss(): input must have at least 1 dimension (the classes)")
     _check_targets(input, target, "nll_loss")
@@ -781,6 +798,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     >>> torch.nn.functional.cross_entropy(torch.zeros(1, 4), torch.tensor([2]))
     tensor(1.3863)
     """
+    _check_class_targets(target, "cross_entropy")
     if weight is None and size_average is None and reduce is None and label_smoothing == 0.0 \
             and type(input) is Array and type(target) is Array and reduction in _REDUCTIONS:
         # The fused case below, its conditions read once from the slots (a 2-D input with
@@ -872,6 +890,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_float(input, "binary_cross_entropy")
     _check(target, "binary_cross_entropy", "target")
+    if target.dtype != input.dtype:  # (PyTorch's: the target in the input's dtype)
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise RuntimeError(f"Found dtype {_TENSOR_TYPE[target.dtype.name]} but expected "
+                           f"{_TENSOR_TYPE[input.dtype.name]} (binary_cross_entropy's target)")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"binary_cross_entropy(): target size ({tuple(target.shape)}) must be "
                          f"the same as input size ({tuple(input.shape)})")
@@ -930,6 +952,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_float(input, "binary_cross_entropy_with_logits")
     _check(target, "binary_cross_entropy_with_logits", "target")
+    if target.dtype.kind in "biu":  # (PyTorch's loss is computed into the target's dtype)
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise RuntimeError(f"result type {_TENSOR_TYPE[input.dtype.name]} can't be cast to the desired "
+                           f"output type {_TENSOR_TYPE[target.dtype.name]} (binary_cross_entropy_with_logits's "
+                           f"target)")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"binary_cross_entropy_with_logits(): target size ({tuple(target.shape)}) "
                          f"must be the same as input size ({tuple(input.shape)})")
@@ -959,9 +986,9 @@ def one_hot(tensor, num_classes: int = -1) -> Array:
             [0, 0, 1]])
     """
     _check(tensor, "one_hot", "tensor")
-    if tensor.dtype.kind not in "iu":
-        raise TypeError(f"one_hot(): class values must be integers (int64 in PyTorch); "
-                        f"got {tensor.dtype.name}")
+    if tensor.dtype.name != "int64":  # (PyTorch's: int64 only, int32 and uint8 too raise)
+        raise _IndexDtypeError(f"one_hot is only applicable to index tensor of type LongTensor. "
+                               f"(one_hot(): class values must be int64 integers; got {tensor.dtype.name})")
     if num_classes == -1:
         if tensor.size == 0:
             raise ValueError("one_hot(): can not infer the number of classes from an empty array")
