@@ -705,3 +705,38 @@ def test_target_dtypes(name, dtype):
     assert s[0] == "ok", (t, s)
     assert s[2] == t[2], (t, s)
     np.testing.assert_allclose(s[1].astype("float64"), t[1].astype("float64"), rtol=1e-5)
+
+
+# --- matrix products: one dtype, as PyTorch's (no promotion) --------------------------------------
+
+_PRODUCTS = {
+    "torch.matmul": lambda L, a, b: L.matmul(a, b),
+    "x.matmul(1-d)": lambda L, a, b: a[0].matmul(b[0]),
+    "x.mm": lambda L, a, b: a.mm(b),
+    "torch.bmm": lambda L, a, b: L.bmm(a[None], b[None]),
+    "F.linear": lambda L, a, b: L.nn.functional.linear(a, b),
+    "F.linear(bias)": lambda L, a, b: L.nn.functional.linear(a, a, b[0]),
+    "torch.dot": lambda L, a, b: L.dot(a[0], b[0]),
+    "torch.einsum": lambda L, a, b: L.einsum("ij,jk->ik", a, b),
+    "torch.einsum(list)": lambda L, a, b: L.einsum("ij,jk->ik", [a, b]),
+    "torch.tensordot": lambda L, a, b: L.tensordot(a, b, 1),
+    "torch.addmm": lambda L, a, b: L.addmm(a, a, b),
+    "x.addmm": lambda L, a, b: a.addmm(b, b),
+}
+
+
+@pytest.mark.parametrize("da,db", [("float32", "float64"), ("float64", "float32"), ("float32", "float32"),
+                                   ("int64", "float32"), ("int64", "int64"), ("float64", "float64")])
+@pytest.mark.parametrize("name", list(_PRODUCTS))
+def test_products_refuse_two_dtypes(name, da, db):
+    a = np.arange(4.0).reshape(2, 2) + 1
+
+    def run(L):
+        return _PRODUCTS[name](L, L.tensor(a.astype(da)), L.tensor(a.astype(db)))
+    t, s = _outcome(torch, run), _outcome(storch, run)
+    if t[0] == "err":
+        assert s[0] == "err" and s[1] == "RuntimeError", (t, s)
+        assert t[2][:25] in s[2], (t, s)
+    else:
+        assert s[0] == "ok" and s[2] == t[2], (t, s)
+        np.testing.assert_allclose(s[1], t[1], rtol=1e-6)

@@ -20,7 +20,7 @@ import functools
 from .._core import dtypes as _dtypes
 from .._core.array import Array
 
-__all__ = ["GUARDS", "guard", "same_dtype", "install_methods"]
+__all__ = ["GUARDS", "PRODUCTS", "guard", "same_dtype", "same_dtype_product", "install_methods"]
 
 
 def _scalar_type(d) -> str:
@@ -92,6 +92,55 @@ def same_dtype(f, name):
     return call
 
 
+_C_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+           "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _product_error(name, a, b):
+    """PyTorch's error for a matrix product of two dtypes (its words per kernel)."""
+    if name in ("bmm", "einsum"):
+        return RuntimeError(f"expected scalar type {_scalar_type(a)} but found {_scalar_type(b)}")
+    if name == "tensordot":
+        return RuntimeError("both inputs should have same dtype")
+    if name == "dot" or name == "vdot":
+        return RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                            f"{_scalar_type(a)} and {_scalar_type(b)}")
+    if name == "addmm":
+        return RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_type(a)} and "
+                            f"{_scalar_type(b)}")
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C_NAME.get(a.name, a.name)} "
+                        f"!= {_C_NAME.get(b.name, b.name)}")
+
+
+# the matrix products PyTorch computes in one dtype only (no promotion): word -> where its
+# operands start among the positional arguments (einsum's after the equation)
+PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "dot": 0, "vdot": 0, "tensordot": 0, "addmm": 0, "einsum": 1}
+
+
+def same_dtype_product(f, name):
+    """A matrix product (``PRODUCTS``) refusing operands of two dtypes, as PyTorch's (strided's
+    composition promoted them: a float32 array times a float64 one was float64)."""
+    start = PRODUCTS[name]
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        ops = args[start:]
+        if name == "einsum" and len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+            ops = ops[0]
+        first = None
+        for o in ops[:3]:
+            if type(o) is Array:
+                if first is None:
+                    first = o
+                elif o._dtype is not first._dtype:
+                    word = "dot" if name == "matmul" and first.ndim == 1 and o.ndim == 1 else name
+                    raise _product_error(word, first._dtype, o._dtype)
+        return f(*args, **kwargs)
+    call._guarded = True
+    return call
+
+
 def install_methods() -> None:
     """Wrap Array's methods of the ``GUARDS`` words (once), and ``masked_fill``/``masked_fill_``'s
     check of a value array."""
@@ -99,6 +148,10 @@ def install_methods() -> None:
         m = Array.__dict__.get(name)
         if m is not None and not getattr(m, "_guarded", False):
             setattr(Array, name, guard(name, m))
+    for name in PRODUCTS:
+        m = Array.__dict__.get(name)
+        if m is not None and not getattr(m, "_guarded", False):
+            setattr(Array, name, same_dtype_product(m, name))
     for name in ("isclose", "allclose"):
         m = Array.__dict__.get(name)
         if m is not None and not getattr(m, "_guarded", False):

@@ -908,6 +908,10 @@ def _guard_functions() -> None:
         f = g.get(name) or getattr(st, name)
         if not getattr(f, "_guarded", False):
             g[name] = _dtype_guards.guard(name, f)
+    for name in _dtype_guards.PRODUCTS:
+        f = g.get(name) or getattr(st, name)
+        if not getattr(f, "_guarded", False):
+            g[name] = _dtype_guards.same_dtype_product(f, name)
     for name in ("isclose", "allclose"):
         f = g.get(name) or getattr(st, name)
         if not getattr(f, "_guarded", False):
@@ -921,4 +925,4 @@ def _guard_functions() -> None:
 _guard_functions()
 __all__ = sorted(set(__all__) | {
     "softmax", "log_softmax", "quantile", "lerp", "median", "kthvalue", "topk", "trace", "hypot",
-    "masked_fill", "isclose", "allclose"})
+    "masked_fill", "isclose", "allclose", "matmul", "mm", "bmm", "dot", "vdot", "tensordot", "addmm", "einsum"})
