@@ -377,17 +377,27 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
             g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
                 r = g(self, **plain)
-                return r if correction_default is None else _dof(mname, g, self, r, 1, {})
+                if correction_default is None or (self._shape and max(self._shape) > 1):
+                    return r
+                return _dof(mname, g, self, r, 1, {})  # (one element or none: PyTorch's 0 dof)
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
                 r = g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
-                return r if correction_default is None else _dof(mname, g, self, r, 1, {"axis": args[0]})
+                if correction_default is None or type(args[0]) is str or self._shape[args[0]] > 1:
+                    return r
+                return _dof(mname, g, self, r, 1, {"axis": args[0]})
         elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
             # x.std(dim=0), torch.std(x, dim=(0, 1)): the general path's call below, at once
             g = f if self._ext is not None else fbody
             if type(dim) is list or type(dim) is tuple:  # (torch_axis's rule, inlined)
                 dim = tuple(dim) if dim else torch_axis(mname, ())
             r = g(self, axis=dim, **plain)
-            return r if correction_default is None else _dof(mname, g, self, r, 1, {"axis": dim})
+            if correction_default is None:
+                return r
+            n = 1
+            for a in (range(len(self._shape)) if dim is None else (dim,) if type(dim) is builtins.int
+                      else dim if type(dim) is tuple else ()):
+                n *= self._shape[a] if type(a) is builtins.int else 2
+            return r if n > 1 else _dof(mname, g, self, r, 1, {"axis": dim})
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
@@ -428,7 +438,13 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         if mname in _UINT8_KEPT and self._dtype is _dtypes.uint8:
             return _astype(f(self, **call), _dtypes.uint8)  # (PyTorch's all/any of uint8: uint8)
         if correction_default is not None:
-            return _dof(mname, f, self, f(self, **call), call["correction"], call)
+            r = f(self, **call)
+            ax = call.get("axis")
+            n = 1
+            for a in (range(len(self._shape)) if ax is None else (ax,) if type(ax) is builtins.int
+                      else ax if type(ax) is tuple else ()):
+                n *= self._shape[a] if type(a) is builtins.int else call["correction"] + 1
+            return r if n - call["correction"] > 0 else _dof(mname, f, self, r, call["correction"], call)
         return f(self, **call)
     method.__name__ = mname
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
