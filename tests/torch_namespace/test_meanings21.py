@@ -714,8 +714,6 @@ _PRODUCTS = {
     "x.matmul(1-d)": lambda L, a, b: a[0].matmul(b[0]),
     "x.mm": lambda L, a, b: a.mm(b),
     "torch.bmm": lambda L, a, b: L.bmm(a[None], b[None]),
-    "F.linear": lambda L, a, b: L.nn.functional.linear(a, b),
-    "F.linear(bias)": lambda L, a, b: L.nn.functional.linear(a, a, b[0]),
     "torch.dot": lambda L, a, b: L.dot(a[0], b[0]),
     "torch.einsum": lambda L, a, b: L.einsum("ij,jk->ik", a, b),
     "torch.einsum(list)": lambda L, a, b: L.einsum("ij,jk->ik", [a, b]),

@@ -400,13 +400,6 @@ def linear(input, weight, bias=None) -> Array:
     >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
     tensor([[2., 2., 2.]])
     """
-    if type(input) is Array and type(weight) is Array and input.dtype != weight.dtype:
-        from strided.torch._dtype_guards import _product_error
-        raise _product_error("linear", input.dtype, weight.dtype)
-    if type(bias) is Array and type(weight) is Array and bias.dtype != weight.dtype:
-        from strided.torch._shape_functions import _TENSOR_TYPE
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_TENSOR_TYPE[bias.dtype.name]} "
-                           f"and {_TENSOR_TYPE[weight.dtype.name]} (linear's bias and weight)")
     if _linear_host is not None:
         r = _linear_host(input, weight, bias)  # (recorded, on the host, 2-D input: one C call)
         if r is not NotImplemented:
