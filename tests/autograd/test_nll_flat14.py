@@ -20,7 +20,9 @@ from conftest import host
 
 F = torch.nn.functional
 
-_TDT = [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64]
+# (class-index targets of the dtypes PyTorch's nll_loss takes: int64 and uint8; the others raise
+# its RuntimeError, tested in tests/torch_namespace/test_meanings21.py)
+_TDT = [np.uint8, np.int64]
 
 
 def _reference(a, t, reduction, g):

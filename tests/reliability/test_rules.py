@@ -622,6 +622,7 @@ def _own_method_inputs():
         "chunk": [(big, 3)], "split": [(big, 1)], "dot": [(v, v)], "outer": [(v, v)],
         "expand": [(v, 2, 3)], "gather": [(big, 0, idx)], "index_select": [(big, 0, row)],
         "lerp": [(big, -big, 0.5)], "lerp_": [(big, -big, 0.5)],
+        "softmax": [(big, 1)], "log_softmax": [(big, 1)], "quantile": [(big, 0.5)],
         "logical_and": [(mask, mask)], "logical_and_": [(mask, mask)],
         "logical_or": [(mask, mask)], "logical_or_": [(mask, mask)],
         "logical_xor": [(mask, mask)], "logical_xor_": [(mask, mask)],

@@ -763,14 +763,17 @@ def permute(input, /, dims) -> Array:
 
 
 @_composite
-def norm(input, /, p="fro", dim=None, keepdim=False, dtype=None) -> Array:
-    """PyTorch's ``norm``: the vector ``p``-norm, or ``'fro'``/``'nuc'`` (see ``Array.norm``).
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None) -> Array:
+    """PyTorch's ``torch.norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)``:
+    the vector ``p``-norm, or ``'fro'``/``'nuc'``, with PyTorch's errors (see
+    ``strided.torch._methods.torch_norm``).
 
     >>> import strided as xp
     >>> xp.norm(xp.tensor([3.0, 4.0]))
     tensor(5.)
     """
-    return input.norm(p, dim, keepdim, dtype)
+    from ._methods import torch_norm
+    return torch_norm(input, p, dim, keepdim, out, dtype)
 
 
 @_composite

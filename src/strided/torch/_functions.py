@@ -29,6 +29,7 @@ from .._core import dtypes as _dtypes
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
+from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals
 
 _P = inspect.Parameter
 
@@ -147,11 +148,22 @@ DIRECT: dict = {}
 
 
 def _reduction(name: str, core_name: str, spec: str, dtype: bool = False):
+    from ._methods import _INT64_RESULT, _FLOAT_ONLY, torch_reduction_dtype
+
+    ruled = name in _INT64_RESULT or name in _FLOAT_ONLY
+
     def core(p):
         kw = {"axis": torch_axis(name, p["dim"]), "keepdims": p["keepdim"]}
-        if dtype and p.get("dtype") is not None:
-            kw["dtype"] = p["dtype"]
-        return _write(name, getattr(_ns(), core_name)(p["input"], **kw), p.get("out"))
+        x = p["input"]
+        given = p.get("dtype") if dtype else None
+        if ruled and type(x) is Array and (x._dtype.kind in "biu" or (given is not None and name == "mean")):
+            given = torch_reduction_dtype(name, x, given)
+        if given is not None:
+            kw["dtype"] = given
+        r = getattr(_ns(), core_name)(x, **kw)
+        if name in ("all", "any") and type(x) is Array and x._dtype is _dtypes.uint8:
+            r = r.to(_dtypes.uint8)  # (PyTorch's all/any of uint8: uint8)
+        return _write(name, r, p.get("out"))
     SIGNATURES[name] = (spec, core)
     DIRECT[name] = core_name
 
@@ -397,7 +409,7 @@ def where(condition, input=None, other=None, *, out=None):
     return _write("where", ns.where(condition, input, other), out)
 
 
-def round(input, *, decimals=0, out=None):
+def round(input, *, decimals=_NO_DECIMALS, out=None):
     """PyTorch's ``torch.round``: half to even, to ``decimals`` decimal places (the standard's
     ``strided.round`` takes no ``decimals``).
 
@@ -405,6 +417,7 @@ def round(input, *, decimals=0, out=None):
     >>> torch.round(torch.tensor([0.125, 2.5]), decimals=2), torch.round(torch.tensor([2.5]))
     (tensor([0.1200, 2.5000]), tensor([2.]))
     """
+    check_round_decimals(input, decimals)  # (an integer input with decimals given: PyTorch's error)
     if decimals == 0:
         return _ns().round(input) if out is None else _ns().round(input, out=out)
     return _write("round", _input("round", input).round(decimals=decimals), out)
@@ -454,9 +467,12 @@ def _bound(name: str, spec: str, core):
         # else given (dtype=, out=, an extra positional, an unknown keyword, no input) goes
         # to the binder as it came: its checks, errors and defaults.
         f = getattr(_ns(), DIRECT[name])
+        from ._methods import _INT64_RESULT, _FLOAT_ONLY, _UINT8_KEPT
+        # (an input of these dtype kinds goes to the core: PyTorch's dtype rules)
+        ruled = "biu" if name in _INT64_RESULT or name in _FLOAT_ONLY else "u" if name in _UINT8_KEPT else ""
 
         def call(input=_NO, dim=_NO, keepdim=_NO, *rest, **kw):
-            if rest or kw or input is _NO:
+            if rest or kw or input is _NO or (ruled and type(input) is Array and input._dtype.kind in ruled):
                 if rest:
                     return core(binder.bind_torch((input, dim, keepdim) + rest, kw))
                 given = {k: v for k, v in (("input", input), ("dim", dim), ("keepdim", keepdim)) if v is not _NO}
@@ -488,7 +504,7 @@ ALIASES = {
     "lt": "less", "gt": "greater", "le": "less_equal", "ge": "greater_equal", "eq": "equal",
     "ne": "not_equal", "greater": "greater", "less": "less",
     "mul": "multiply", "sub": "subtract", "true_divide": "divide", "absolute": "abs",
-    "neg": "negative", "clip": "clamp", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
+    "neg": "negative", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
     "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2",
     "bitwise_not": "bitwise_invert", "conj_physical": "conj",
 }
@@ -662,6 +678,9 @@ def _legacy_moments(name: str):
     base = getattr(_strided_composites(), name)
 
     def call(input, *args, **kwargs):
+        if type(input) is Array and input._dtype.kind in "biu":
+            from ._methods import torch_reduction_dtype
+            torch_reduction_dtype(name, input, None)  # (PyTorch's error: floats and complex only)
         # torch.std_mean(input, dim, unbiased, keepdim=False) and std_mean(input, unbiased):
         # PyTorch's legacy positional forms, besides (input, dim=None, *, correction, keepdim)
         if len(args) == 1 and type(args[0]) is builtins.bool:
@@ -747,6 +766,68 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
     r = _input("nanquantile", input).nanquantile(q, dim, keepdim, interpolation=interpolation)
     return _write("nanquantile", r, out)
 
+def clamp(input, min=None, max=None, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp(input, min=None, max=None, *, out=None)``: in PyTorch's promoted
+    dtype of ``input`` and the bounds (``torch.clamp(int_array, min=0.5)`` is float32; the
+    standard's ``strided.clip`` keeps ``input``'s dtype); neither bound given raises.
+
+    >>> import strided.torch as torch
+    >>> torch.clamp(torch.tensor([-3, 0, 5]), min=-0.5)
+    tensor([-0.5000,  0.0000,  5.0000])
+    """
+    from ._methods import torch_clamp
+    return torch_clamp("clamp", input, min, max, out=out)
+
+
+def clip(input, min=None, max=None, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clip``: ``torch.clamp``."""
+    from ._methods import torch_clamp
+    return torch_clamp("clip", input, min, max, out=out)
+
+
+def clamp_min(input, min) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_min(input, min)``: ``torch.clamp(input, min=min)``."""
+    from ._methods import torch_clamp
+    return torch_clamp("clamp_min", input, min, None)
+
+
+def clamp_max(input, max) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_max(input, max)``: ``torch.clamp(input, max=max)``."""
+    from ._methods import torch_clamp
+    return torch_clamp("clamp_max", input, None, max)
+
+
+def result_type(tensor1, tensor2) -> "_dtypes.DType":
+    """PyTorch's ``torch.result_type(tensor1, tensor2)``: dimensioned arrays over 0-d arrays
+    over Python numbers, each only where its kind is higher (a float32 array with a float64 0-d
+    array is float32; the standard's ``strided.result_type`` promotes them alike).
+
+    >>> import strided.torch as torch
+    >>> torch.result_type(torch.ones(2), torch.tensor(1.0, dtype=torch.float64))
+    strided.float32
+    """
+    from ._methods import torch_result_type
+    return torch_result_type(tensor1, tensor2)
+
+
+def _cumulative(name: str):
+    from ._methods import torch_reduction_dtype
+
+    def call(input, dim, *, dtype=None, out=None):
+        x = _input(name, input)
+        if x._dtype.kind in "biu":
+            dtype = torch_reduction_dtype(name, x, dtype)  # (every integer or bool: int64)
+        return getattr(_strided_composites(), name)(x, dim, dtype=dtype, out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"PyTorch's ``torch.{name}(input, dim, *, dtype=None, out=None)``: ``dim`` required, "
+                    f"an integer or bool input's result int64 (``strided.{name}``, NumPy's, keeps "
+                    f"unsigned integers unsigned and flattens without a dim).")
+    return call
+
+
+cumsum, cumprod = _cumulative("cumsum"), _cumulative("cumprod")
+
+
 def equal(input, other) -> builtins.bool:
     """PyTorch's ``torch.equal``: True when ``other`` has ``input``'s shape and every element
     equals it (after promotion; NaN equals nothing), a Python bool, as ``input.equal(other)``.
@@ -781,7 +862,7 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
-    "return_types"} | set(_INT_TO_FLOAT))
+    "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403
@@ -814,3 +895,34 @@ from ._creation import __all__ as _CREATION_ALL  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 __all__ = sorted(set(__all__) | set(_MORE_ALL) | set(_MORE_LINALG_ALL) | set(_MORE_SPECIAL_ALL)
                  | set(_MORE_RANDOM_ALL) | set(_MORE_SETTINGS_ALL) | set(_CREATION_ALL) | {"vmap"})
+
+
+def _guard_functions() -> None:
+    """PyTorch's refusals by dtype (``_dtype_guards``) on this namespace's functions of those
+    words (``torch.softmax`` of an integer array raises, as PyTorch's) and the 0-d value of
+    ``torch.masked_fill``."""
+    from . import _dtype_guards
+    g = globals()
+    st = _ns()
+    for name in _dtype_guards.GUARDS:
+        f = g.get(name) or getattr(st, name)
+        if not getattr(f, "_guarded", False):
+            g[name] = _dtype_guards.guard(name, f)
+    for name in _dtype_guards.PRODUCTS:
+        f = g.get(name) or getattr(st, name)
+        if not getattr(f, "_guarded", False):
+            g[name] = _dtype_guards.same_dtype_product(f, name)
+    for name in ("isclose", "allclose"):
+        f = g.get(name) or getattr(st, name)
+        if not getattr(f, "_guarded", False):
+            g[name] = _dtype_guards.same_dtype(f, name)
+    f = g.get("masked_fill") or st.masked_fill
+    if not getattr(f, "_guarded", False):
+        g["masked_fill"] = _dtype_guards._masked_fill_value(f, "masked_fill_")
+        g["masked_fill"]._guarded = True
+
+
+_guard_functions()
+__all__ = sorted(set(__all__) | {
+    "softmax", "log_softmax", "quantile", "lerp", "median", "kthvalue", "topk", "trace", "hypot",
+    "masked_fill", "isclose", "allclose", "matmul", "mm", "bmm", "dot", "vdot", "tensordot", "addmm", "einsum"})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import sys
+import warnings
 from collections import namedtuple
 
 from .._core import dtypes as _dtypes, layout as _layout
@@ -21,6 +22,7 @@ from .._api import elementwise as _elementwise, views as _views
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.call.bind import torch_axis, torch_keepdim
+from .._core.caller import stacklevel
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
 from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
@@ -294,11 +296,71 @@ _KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
 _TORCH_DEFAULTS = {"keepdim": False, "unbiased": True, "descending": False}
 
 
+# PyTorch's dtype rules of its reductions where the standard's differ (an integer or bool input):
+# sums and products of every integer or bool dtype are int64 (the standard: uint8 -> uint64);
+# mean, nanmean, std and var refuse them; all and any of uint8 are uint8.
+_INT64_RESULT = frozenset({"sum", "prod", "nansum", "cumsum", "cumprod"})
+_FLOAT_ONLY = frozenset({"mean", "nanmean", "std", "var", "std_mean", "var_mean"})
+_UINT8_KEPT = frozenset({"all", "any"})
+
+
+class DtypeRefused(TypeError, RuntimeError):
+    """PyTorch's RuntimeError for a dtype its word refuses; also a TypeError, strided's error
+    for a refused dtype, so either ``except`` catches it."""
+
+
+def torch_scalar_type(d) -> str:
+    """PyTorch's ScalarType name of the dtype ``d`` ('Long', 'Byte', 'Float', ...)."""
+    from ._shape_functions import _TENSOR_TYPE
+    return _TENSOR_TYPE.get(d.name, d.name)
+
+
+def torch_reduction_dtype(mname: str, x, dtype):
+    """The ``dtype`` PyTorch's reduction ``mname`` computes ``x`` (of an integer or bool dtype)
+    in, or PyTorch's RuntimeError where it refuses the input."""
+    if mname in _INT64_RESULT:
+        return _dtypes.int64 if dtype is None else dtype
+    if mname == "mean":
+        if dtype is None and x.dtype.kind not in "fc":
+            raise DtypeRefused(f"mean(): could not infer output dtype. Input dtype must be either a "
+                               f"floating point or complex dtype. Got: {torch_scalar_type(x.dtype)}")
+        if _dtypes.canon(dtype).kind not in "fc":
+            raise DtypeRefused(f"mean(): could not infer output dtype. Optional dtype must be either a "
+                               f"floating point or complex dtype. Got: {torch_scalar_type(_dtypes.canon(dtype))}")
+        return dtype
+    if mname == "nanmean":
+        raise DtypeRefused(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{torch_scalar_type(x.dtype)}")
+    if mname in ("std", "var"):
+        raise DtypeRefused("std and var only support floating point and complex dtypes")
+    if mname in ("std_mean", "var_mean"):
+        raise DtypeRefused(f"{mname} only support floating point and complex dtypes")
+    return dtype
+
+
+def _dof(mname: str, f, x, r, correction, call):
+    """PyTorch's std/var where the degrees of freedom (elements reduced less ``correction``) are
+    0 or fewer: the sum of squares divided by 0 (inf, or NaN where it is 0; the standard's gives
+    NaN), with PyTorch's UserWarning."""
+    n_in, n_out = x.numel(), r.numel()
+    if not n_in or not n_out or n_in // n_out - correction > 0:
+        return r
+    warnings.warn(f"{mname}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                  f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel())
+    ns = _ns()
+    plain = dict(call, correction=0)
+    v0 = f(x, **plain) if mname == "var" else ns.square(f(x, **plain))
+    v = ns.divide(v0 * (n_in // n_out), 0.0)
+    return v if mname == "var" else ns.sqrt(v)
+
+
 def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.bool = False):
     """The method ``mname`` (``x.std(0)``), or with ``function`` PyTorch's function of the
     same meaning (``strided.torch.std(x, 0)``: the method's body, its array checked first,
     one frame in front of the namespace function's definition)."""
     correction_default = 1 if fname in ("std", "var") else None
+    # (PyTorch's dtype rules: an input of these dtype kinds takes the general path below)
+    ruled = "biu" if mname in _INT64_RESULT or mname in _FLOAT_ONLY else "u" if mname in _UINT8_KEPT else ""
 
     f = getattr(_ns(), fname)
     fbody = getattr(f, "_impl", f)
@@ -309,18 +371,33 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         self = input
         if function and type(self) is not Array:
             raise TypeError(f"{mname}(): input must be a strided array; got {type(self).__name__}")
-        if not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
+        if ruled and self._dtype.kind in ruled:
+            pass  # (PyTorch's dtype rule: the general path)
+        elif not kwargs:  # x.sum(), x.sum(0), x.std(): the common cases, no parsing
             g = f if self._ext is not None else fbody  # no extension: the function's body
             if not args:
-                return g(self, **plain)
+                r = g(self, **plain)
+                if correction_default is None or (self._shape and max(self._shape) > 1):
+                    return r
+                return _dof(mname, g, self, r, 1, {})  # (one element or none: PyTorch's 0 dof)
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
-                return g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+                r = g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
+                if correction_default is None or type(args[0]) is str or self._shape[args[0]] > 1:
+                    return r
+                return _dof(mname, g, self, r, 1, {"axis": args[0]})
         elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
             # x.std(dim=0), torch.std(x, dim=(0, 1)): the general path's call below, at once
             g = f if self._ext is not None else fbody
             if type(dim) is list or type(dim) is tuple:  # (torch_axis's rule, inlined)
                 dim = tuple(dim) if dim else torch_axis(mname, ())
-            return g(self, axis=dim, **plain)
+            r = g(self, axis=dim, **plain)
+            if correction_default is None:
+                return r
+            n = 1
+            for a in (range(len(self._shape)) if dim is None else (dim,) if type(dim) is builtins.int
+                      else dim if type(dim) is tuple else ()):
+                n *= self._shape[a] if type(a) is builtins.int else 2
+            return r if n > 1 else _dof(mname, g, self, r, 1, {"axis": dim})
         if args and fname in ("std", "var") and type(args[0]) is builtins.bool:
             args = (None,) + args  # PyTorch's x.std(unbiased)
         if len(args) > len(params):
@@ -341,6 +418,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
         if "keepdim" in kw:
             call["keepdims"] = torch_keepdim(mname, kw.pop("keepdim"))
         dtype = kw.pop("dtype", None)
+        if ruled and (self._dtype.kind in "biu" or (dtype is not None and mname == "mean")):
+            dtype = torch_reduction_dtype(mname, self, dtype)
         if dtype is not None:
             if fname in ("sum", "prod", "mean", "nansum", "nanmean", "cumulative_sum", "cumulative_prod"):
                 call["dtype"] = dtype
@@ -356,6 +435,16 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
             call["correction"] = (correction if correction is not None
                                   else correction_default if unbiased is None else builtins.int(unbiased))
         call.update(kw)
+        if mname in _UINT8_KEPT and self._dtype is _dtypes.uint8:
+            return _astype(f(self, **call), _dtypes.uint8)  # (PyTorch's all/any of uint8: uint8)
+        if correction_default is not None:
+            r = f(self, **call)
+            ax = call.get("axis")
+            n = 1
+            for a in (range(len(self._shape)) if ax is None else (ax,) if type(ax) is builtins.int
+                      else ax if type(ax) is tuple else ()):
+                n *= self._shape[a] if type(a) is builtins.int else call["correction"] + 1
+            return r if n - call["correction"] > 0 else _dof(mname, f, self, r, call["correction"], call)
         return f(self, **call)
     method.__name__ = mname
     names = ", ".join(f"{p}=None" if p in ("dim", "dtype") else
@@ -398,17 +487,143 @@ for _m in _PLAIN_METHODS:
 # hot path is the method's (no forwarding call).
 Array.unsqueeze = _ns().unsqueeze
 
-Array.clamp = Array.clip
+# --- PyTorch's type promotion, and clamp by it ----------------------------------------------
+
+def _combine_categories(higher, lower):
+    """PyTorch's ``combine_categories`` (c10/core/ScalarType.h): the dtype of a higher
+    category (dimensioned arrays over 0-d arrays over Python scalars) wins unless the lower
+    one's kind is higher (bool < integer < floating < complex)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return _dtypes.complex_of(higher) if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return _dtypes.result_type_pair(higher, lower)
+    return higher
+
+
+def torch_result_type(*operands):
+    """PyTorch's ``torch.result_type`` of arrays and Python scalars (None skipped): dimensioned
+    arrays first, then 0-d arrays, then Python scalars (int64, the default float and complex
+    dtypes, bool), each only where its kind is higher (``float32 array`` with a ``float64``
+    0-d array is float32, as PyTorch's)."""
+    cats = [None, None, None]
+    for o in operands:
+        if o is None:
+            continue
+        if type(o) is Array:
+            i, d = (0 if o._shape else 1), o._dtype
+        elif type(o) is builtins.bool:
+            i, d = 2, _dtypes.bool
+        elif isinstance(o, builtins.int):
+            i, d = 2, _dtypes.int64
+        elif isinstance(o, builtins.float):
+            i, d = 2, _dtypes.get_default_dtype()
+        elif isinstance(o, builtins.complex):
+            i, d = 2, _dtypes.default_complex()
+        else:
+            raise TypeError(f"result_type(): expected arrays or Python numbers; got {type(o).__name__}")
+        cats[i] = d if cats[i] is None else _dtypes.result_type_pair(cats[i], d)
+    return _combine_categories(cats[0], _combine_categories(cats[1], cats[2]))
+
+
+def torch_can_cast(frm, to) -> builtins.bool:
+    """PyTorch's ``torch.can_cast``: no complex to real, no floating to integer, nothing but
+    bool to bool."""
+    if frm.kind == "c" and to.kind != "c":
+        return False
+    if frm.kind == "f" and to.kind in "biu":
+        return False
+    if frm.kind != "b" and to.kind == "b":
+        return False
+    return True
+
+
+def _cast_refused(res, target) -> RuntimeError:
+    return RuntimeError(f"result type {torch_scalar_type(res)} can't be cast to the desired output type "
+                        f"{torch_scalar_type(target)}")
+
+
+_C_INT = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+          "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+
+
+def _int_bound(v, d):
+    """A Python int bound converted to the integer dtype ``d`` as PyTorch converts a scalar
+    (c10's ``checked_convert``): out of range raises, except that an unsigned dtype takes a
+    negative value down to ``-max`` and wraps it (``clamp(uint8_array, -1)`` clamps to 255)."""
+    if type(v) is not builtins.int:
+        return v
+    info = _np_iinfo(d)
+    if d.kind == "u" and -info.max <= v < 0:
+        return v % (info.max + 1)
+    if not info.min <= v <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_C_INT.get(d.name, d.name)} without overflow")
+    return v
+
+
+def _np_iinfo(d):
+    import numpy
+    return numpy.iinfo(d.name)
+
+
+def torch_clamp(name: str, x, min=None, max=None, out=None, inplace: builtins.bool = False):  # noqa: A002
+    """PyTorch's ``clamp`` family: the result in PyTorch's promoted dtype of ``x``, ``min`` and
+    ``max`` (an integer array clamped to 0.5 is float32), computed by ``strided.clip``;
+    ``inplace`` writes into ``x`` and refuses a promoted dtype that can't be cast back (as
+    ``out=`` does)."""
+    if type(x) is not Array:
+        raise TypeError(f"{name}(): input must be a strided array; got {type(x).__name__}")
+    if name in ("clamp_min", "clamp_max", "clamp_min_", "clamp_max_") and (min is None and max is None):
+        bound = "min" if "min" in name else "max"
+        raise TypeError(f"{name}(): {bound} must be a number or an array, not None")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    ns = _ns()
+    rt = x._dtype
+    if x._dtype.kind in "biu" or type(min) is Array or type(max) is Array or isinstance(min, builtins.complex) \
+            or isinstance(max, builtins.complex):
+        rt = torch_result_type(x, min, max)
+    target = x if inplace else out
+    if target is not None and not torch_can_cast(rt, target._dtype):
+        raise _cast_refused(rt, target._dtype)
+    if rt.kind in "iu":
+        min, max = _int_bound(min, rt), _int_bound(max, rt)
+    xx = x if rt is x._dtype else _astype(x, rt)
+    lo = _astype(min, rt) if type(min) is Array and min._dtype is not rt else min
+    hi = _astype(max, rt) if type(max) is Array and max._dtype is not rt else max
+    if inplace and rt is x._dtype:
+        ns.clip(x, lo, hi, out=x)
+        return x
+    r = ns.clip(xx, lo, hi)
+    if target is not None:
+        return target.copy_(r)
+    return r
+
+
+def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
+    """PyTorch's ``x.clamp(min=None, max=None)``: in PyTorch's promoted dtype of ``x`` and the
+    bounds (an integer array clamped to a float bound is float)."""
+    return torch_clamp("clamp", self, min, max)
+
+
+Array.clamp = Array.clip = clamp
 
 
 def clamp_min(self, min):  # noqa: A002 - PyTorch's parameter name
-    """PyTorch's ``x.clamp_min(min)`` (``strided.clamp_min(x, min)``)."""
-    return _ns().clamp_min(self, min)
+    """PyTorch's ``x.clamp_min(min)``: ``x.clamp(min=min)``."""
+    return torch_clamp("clamp_min", self, min, None)
 
 
 def clamp_max(self, max):  # noqa: A002 - PyTorch's parameter name
-    """PyTorch's ``x.clamp_max(max)`` (``strided.clamp_max(x, max)``)."""
-    return _ns().clamp_max(self, max)
+    """PyTorch's ``x.clamp_max(max)``: ``x.clamp(max=max)``."""
+    return torch_clamp("clamp_max", self, None, max)
 
 
 Array.clamp_min = clamp_min
@@ -466,8 +681,28 @@ def diff_(self, n=1, dim=-1, prepend=None, append=None):
     return _ns().diff(self, axis=dim, n=n, prepend=prepend, append=append)
 
 
-def round_method(self, *, decimals=0):
-    """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places."""
+class _DefaultZero(builtins.int):
+    """``decimals``' default, 0, told apart from a 0 given: PyTorch's ``round(decimals=...)``
+    (any value) refuses an integer input, its plain ``round()`` returns it."""
+
+    def __repr__(self):
+        return "0"
+
+
+NO_DECIMALS = _DefaultZero(0)
+
+
+def check_round_decimals(x, decimals) -> None:
+    """PyTorch's NotImplementedError for ``round(decimals=...)`` of an integer or bool array."""
+    if decimals is not NO_DECIMALS and type(x) is Array and x._dtype.kind in "biu":
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_scalar_type(x._dtype)}\'')
+
+
+def round_method(self, *, decimals=NO_DECIMALS):
+    """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places (an
+    integer array with ``decimals`` given raises, as PyTorch's)."""
+    check_round_decimals(self, decimals)
     if decimals == 0:
         return _ns().round(self)
     scale = 10.0 ** decimals  # Note: PyTorch scales the same way (not exact in binary)
@@ -656,28 +891,41 @@ Array.unique = lambda self: _ns().unique_values(self)
 Array.unique.__doc__ = "The sorted unique elements (``strided.unique_values``)."
 
 
-def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``.
-
-    ``p`` is a number (the vector ``p``-norm over ``dim``, or over all elements),
-    ``'fro'`` (the 2-norm of all elements, or the Frobenius norm over two dims) or
-    ``'nuc'`` (the nuclear norm over two dims).
+def torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """PyTorch's ``torch.norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)``,
+    as PyTorch 2.13 computes it for strided CPU tensors (``torch/functional.py``): a number
+    ``p`` (None is 2) is ``linalg.vector_norm`` over ``dim`` (all dimensions where None);
+    ``'fro'`` over None, one or two dims is the vector 2-norm over them; any other string,
+    and ``'fro'`` over three or more dims, is ``linalg.matrix_norm`` over ``dim`` (all
+    dimensions where None), which raises unless there are exactly two (and ``p`` is 'fro'
+    or 'nuc').
     """
+    from . import linalg as _tla  # (strided.torch.linalg: PyTorch's checks and messages)
+
     if type(keepdim) is not bool:
         torch_keepdim("norm", keepdim)
-    if dtype is not None:
-        self = _astype(self, dtype)
-    if isinstance(dim, (list, tuple)):
-        dim = torch_axis("norm", dim)
-    if p == "nuc" or (p == "fro" and isinstance(dim, tuple) and len(dim) == 2):
-        if dim is None:
-            dim = (-2, -1)
-        x = _ns().moveaxis(self, dim, (-2, -1))
-        r = _ns().linalg.matrix_norm(x, ord=p, keepdims=keepdim)
-        if keepdim:
-            r = _ns().moveaxis(r, (-2, -1), dim)
-        return r
-    return _ns().linalg.vector_norm(self, axis=dim, keepdims=keepdim, ord=2 if p == "fro" else p)
+    if isinstance(dim, str) or (isinstance(dim, (list, tuple)) and any(isinstance(d, str) for d in dim)):
+        names = [dim] if isinstance(dim, str) else list(dim)
+        dim = [_name_to_axis(input, d) if isinstance(d, str) else d for d in names]
+    _dim = None if dim is None else [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return _tla.vector_norm(input, 2, _dim, keepdim, dtype=dtype, out=out)
+        if _dim is None:
+            _dim = list(range(input.ndim))
+        return _tla.matrix_norm(input, p, _dim, keepdim, dtype=dtype, out=out)
+    return _tla.vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype, out=out)
+
+
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """PyTorch's ``x.norm(p='fro', dim=None, keepdim=False, dtype=None)``: ``torch.norm(x, p,
+    dim, keepdim, dtype=dtype)``.
+
+    ``p`` is a number (the vector ``p``-norm over ``dim``, or over all elements),
+    ``'fro'`` (the 2-norm over all elements or over one or two dims; three or more
+    raise) or ``'nuc'`` (the nuclear norm over exactly two dims).
+    """
+    return torch_norm(self, p, dim, keepdim, dtype=dtype)
 
 
 Array.norm = norm
@@ -886,6 +1134,27 @@ for _row in _elementwise.ROWS:
 Array.round = round_method
 
 
+def _integer_division_checked(name: str):
+    """Array's ``remainder``/``floor_divide`` method (or in-place form) with PyTorch's
+    RuntimeError("ZeroDivisionError") for an integer divisor of zero (``check_integer_divisor``);
+    the operators ``//`` and ``%`` are the core's and keep NumPy's 0."""
+    m = Array.__dict__[name]
+
+    def method(self, other, *args, **kwargs):
+        if self._dtype.kind in "iu":
+            check_integer_divisor(self, other)
+        return m(self, other, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = m.__doc__
+    method.__signature__ = getattr(m, "__signature__", None)
+    return method
+
+
+for _n in ("remainder", "floor_divide", "remainder_", "floor_divide_"):
+    if _n in Array.__dict__:
+        setattr(Array, _n, _integer_division_checked(_n))
+
+
 def torch_sign(input, *, out=None):
     """PyTorch's ``torch.sign(input)`` and ``x.sign()``: -1, 0 or 1, and 0 for NaN (the
     standard's ``strided.sign`` gives NaN). A complex input gives ``z / |z|``, PyTorch's
@@ -995,9 +1264,10 @@ def copy_(self, src, non_blocking=False):
 
 
 def clip_(self, min=None, max=None):
-    """Clamp in place to ``[min, max]``; returns self."""
-    _ns().clip(self, min, max, out=self)
-    return self
+    """Clamp in place to ``[min, max]``; returns self. PyTorch's RuntimeError where the promoted
+    dtype of ``self`` and the bounds can't be cast to ``self``'s (an integer array, a float
+    bound)."""
+    return torch_clamp("clamp_", self, min, max, inplace=True)
 
 
 Array.zero_ = zero_

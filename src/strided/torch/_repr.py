@@ -229,7 +229,22 @@ def _add_suffixes(text: str, suffixes: list, indent: int) -> str:
     return "".join(parts)
 
 
+# Whole reprs that other modules own, tried in order before the tensor's: each takes the array
+# and returns its repr or None (``nn.parameter``: PyTorch's "Parameter containing:" heading;
+# ``nn._lazy``: "<UninitializedParameter>"). Modules append theirs when imported.
+REPR_OVERRIDES: list = []
+
+
 def array_repr(x: Array) -> str:
+    for override in REPR_OVERRIDES:
+        r = override(x)
+        if r is not None:
+            return r
+    return tensor_repr(x)
+
+
+def tensor_repr(x: Array) -> str:
+    """PyTorch's ``tensor(...)`` printout of ``x``, its values and suffixes."""
     prefix = "tensor("
     indent = len(prefix)
     d = x._dtype

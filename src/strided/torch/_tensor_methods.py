@@ -510,3 +510,41 @@ def _install() -> list:
 
 
 INSTALLED = _install()
+
+
+# --- copy.deepcopy: graph leaves only, as PyTorch's ----------------------------------------------
+
+_DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+    "moment.  If you were attempting to deepcopy a module, this may be because of a "
+    "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+
+def _refuse_deepcopy_of_non_leaves() -> None:
+    """``copy.deepcopy`` of an array that autograd computed (one with a ``grad_fn``: a result or
+    a view of an array requiring grad) raises PyTorch's RuntimeError, as ``Tensor.__deepcopy__``
+    does; ``copy.copy`` and pickling still work, as PyTorch's. The arrays' copy hook
+    (``io/_pickle.py``'s ``copy_array``, reached from ``Array.__deepcopy__``) is wrapped, once."""
+    from .._core.array import _LATE
+
+    copy_array = _LATE.get("copy_array")
+    if copy_array is None or getattr(copy_array, "_leaves_only", False):
+        return
+
+    def copy_leaves_only(x, memo):
+        if memo is not None:
+            ext = x._ext
+            if ext is not None and ext.grad_fn is not None:
+                raise RuntimeError(_DEEPCOPY_NON_LEAF)
+        return copy_array(x, memo)
+
+    copy_leaves_only._leaves_only = True
+    _LATE["copy_array"] = copy_leaves_only
+
+
+_refuse_deepcopy_of_non_leaves()
+
+
+from . import _dtype_guards  # noqa: E402
+
+_dtype_guards.install_methods()  # (PyTorch's refusals by dtype: x.softmax(0) of an integer array)

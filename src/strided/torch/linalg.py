@@ -160,6 +160,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None  # (PyTorch's vector_norm: an empty dim reduces every dimension)
     axes = _dims(dim, x.ndim, "linalg.vector_norm")
     if x.ndim and any(x.shape[a] == 0 for a in axes) and (ord < 0 or ord == math.inf):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
@@ -171,16 +173,26 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _write("linalg.vector_norm", r, out)
 
 
-def _matrix_norm(name, A, ord, dim, keepdim):
-    ns = _ns()
-    d = _dims(dim, A.ndim, name)
-    if len(d) != 2:
-        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {dim}")
+def _matrix_order(name, ord):
     valid = ord in ("fro", "nuc") if isinstance(ord, str) else (
         not isinstance(ord, builtins.bool) and isinstance(ord, (int, float))
         and ord in (1, -1, 2, -2, math.inf, -math.inf))
     if not valid:
         raise RuntimeError(f"{name}: Order {ord} not supported.")
+
+
+def _matrix_norm(name, A, ord, dim, keepdim):
+    ns = _ns()
+    # (PyTorch's order of checks: the order, then two dims, then their range, then distinct)
+    _matrix_order(name, ord)
+    given = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(given) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(str(g) for g in given)}")
+    try:
+        d = _dims(given, A.ndim, name)
+    except RuntimeError:  # (a repeated dim: PyTorch's message for matrix norms)
+        wrapped = tuple(operator.index(g) % A.ndim for g in given)
+        raise RuntimeError(f"{name}: dims must be different. Got {wrapped}") from None
     if ord in (2, -2, "nuc"):  # (by the SVD)
         _lapack(name, A)
     m = ns.moveaxis(A, d, (-2, -1))
@@ -206,6 +218,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     >>> torch.linalg.matrix_norm(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).item()
     6.0
     """
+    _matrix_order("linalg.matrix_norm", ord)  # (PyTorch checks the order first)
     A = _float_input("linalg.matrix_norm", A, dtype)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")

@@ -20,7 +20,8 @@ in-place array methods.
 >>> scaler.scale((w * w).sum()).backward()
 >>> scaler.step(opt); scaler.update()
 >>> w, scaler.get_scale()
-(tensor([0.], requires_grad=True), 8.0)
+(Parameter containing:
+tensor([0.], requires_grad=True), 8.0)
 """
 
 from __future__ import annotations

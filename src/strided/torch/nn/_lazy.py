@@ -80,6 +80,40 @@ def _mark(x, kind: str):
     return x
 
 
+SHAPE_ERROR = ("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+               "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+               "initialized one. Call `forward` to initialize the parameters before accessing their "
+               "attributes.")
+
+
+def uninitialized_error(x, func: str) -> ValueError:
+    """PyTorch's error for using the uninitialized ``x`` in ``func`` (its
+    ``UninitializedTensorMixin.__torch_function__``)."""
+    cls = "UninitializedParameter" if _kind(x) == "param" else "UninitializedBuffer"
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in {func}. This error happens when you are "
+        f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{cls}` objects. "
+        f"When using LazyModules Call `forward` with a dummy batch to initialize the parameters "
+        f"before calling torch functions")
+
+
+def _lazy_repr(x):
+    """PyTorch's repr of an uninitialized parameter or buffer: ``<UninitializedParameter>``."""
+    kind = _kind(x)
+    if kind is None:
+        return None
+    return "<UninitializedParameter>" if kind == "param" else "<UninitializedBuffer>"
+
+
+def _register_repr():
+    from strided.torch._repr import REPR_OVERRIDES
+    if _lazy_repr not in REPR_OVERRIDES:
+        REPR_OVERRIDES.insert(0, _lazy_repr)  # (before the parameter's heading)
+
+
+_register_repr()
+
+
 def _materialize(self, shape, device=None, dtype=None) -> None:
     """Give the uninitialized ``self`` the shape ``shape`` (uninitialized values), in place, on
     ``device`` / in ``dtype`` (default: its own); it becomes a ``Parameter`` (or a plain array

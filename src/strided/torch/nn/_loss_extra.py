@@ -970,10 +970,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float =
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "GitHub.")
-    if input.dtype.kind not in "iu":
-        raise RuntimeError(f"embedding_bag(): Expected tensor for argument #1 'indices' to have "
-                           f"one of the following scalar types: Long, Int; but got "
-                           f"{input.dtype.name} instead")
+    _F._check_indices(input, "embedding_bag")
     if max_norm is not None:
         _F._embedding_renorm_(weight, input, max_norm, norm_type, "embedding_bag")
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:

@@ -348,6 +348,13 @@ def _softmax_dim(name: str, ndim: int, dim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _integer_softmax(name: str, input, dtype) -> None:
+    """PyTorch's refusal of an integer or bool input without ``dtype=`` (its kernels have none)."""
+    if dtype is None and input.dtype.kind in "biu":
+        from strided.torch._dtype_guards import GUARDS
+        raise GUARDS[name][1](input.dtype)
+
+
 def softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     """``exp(x) / sum(exp(x), dim)``, shifted so that it does not overflow.
 
@@ -356,6 +363,7 @@ def softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     tensor([0.5000, 0.5000])
     """
     _check(input, "softmax")
+    _integer_softmax("softmax", input, dtype)
     return _st.softmax(input, _softmax_dim("softmax", input.ndim, dim), dtype=dtype)
 
 
@@ -367,6 +375,7 @@ def softmin(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     tensor([0.5000, 0.5000])
     """
     _check(input, "softmin")
+    _integer_softmax("softmax", input, dtype)
     return _st.softmax(-input, _softmax_dim("softmin", input.ndim, dim), dtype=dtype)
 
 
@@ -378,6 +387,7 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
     tensor([-0.6931, -0.6931])
     """
     _check(input, "log_softmax")
+    _integer_softmax("log_softmax", input, dtype)
     return _st.log_softmax(input, _softmax_dim("log_softmax", input.ndim, dim), dtype=dtype)
 
 
@@ -516,8 +526,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     _check(input, "embedding")
     if sparse:
         raise NotImplementedError("embedding(): sparse gradients are not supported by strided")
-    if input.dtype.kind not in "iu":
-        raise TypeError(f"embedding(): indices must be integers; got {input.dtype.name}")
+    _check_indices(input, "embedding")
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type, "embedding")
     flat = _st.reshape(input, (-1,))
@@ -530,6 +539,33 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     if scale_grad_by_freq:
         rows = _scale_grad_by_freq(rows, flat)
     return _st.reshape(rows, tuple(input.shape) + (weight.shape[1],))
+
+
+class _IndexDtypeError(TypeError, RuntimeError):
+    """Indices of a dtype other than int64 or int32: PyTorch raises RuntimeError; the class is
+    also a TypeError (strided's earlier error), so either ``except`` catches it."""
+
+
+def _check_indices(input, name: str) -> None:
+    """PyTorch's check of ``embedding``'s and ``embedding_bag``'s indices: int64 or int32 only
+    (int16, uint8, bool and floats raise, as PyTorch's)."""
+    if input.dtype.name not in ("int64", "int32"):
+        raise _IndexDtypeError(f"Expected tensor for argument #1 'indices' to have one of the following "
+                              f"scalar types: Long, Int; but got {input.type()} instead (while checking "
+                              f"arguments for {name})")
+
+
+def _check_class_targets(target, name: str) -> None:
+    """PyTorch's nll_loss/cross_entropy class-index targets: int64 or uint8 (int32, int16, bool
+    raise its RuntimeError; float targets are cross_entropy's probabilities, checked there)."""
+    if type(target) is Array and target.dtype.kind in "biu" and target.dtype.name not in ("int64", "uint8"):
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise _IndexDtypeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_TENSOR_TYPE[target.dtype.name]} ({name})")
+    if type(target) is Array and target.dtype.name == "uint8" and target.ndim >= 2:
+        # (PyTorch's 2-d kernel, for (N, C, d1, ...) inputs, takes int64 targets only)
+        raise _IndexDtypeError(f"expected scalar type Long but found Byte ({name}: targets of shape "
+                               f"{tuple(target.shape)})")
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type, name: str) -> None:
@@ -629,6 +665,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = _pair(input, target, "mse_loss")
+    if d.dtype.kind in "biu":  # (PyTorch's kernel has no integer form: its NotImplementedError)
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_TENSOR_TYPE[d.dtype.name]}'")
     loss = d * d
     if weight is not None:
         loss = loss * weight
@@ -758,6 +797,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check(input, "nll_loss")
     _check(target, "nll_loss", "target")
+    _check_class_targets(target, "nll_loss")
     if input.ndim == 0:
         raise ValueError("nll_loss(): input must have at least 1 dimension (the classes)")
     _check_targets(input, target, "nll_loss")
@@ -802,6 +842,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     >>> torch.nn.functional.cross_entropy(torch.zeros(1, 4), torch.tensor([2]))
     tensor(1.3863)
     """
+    _check_class_targets(target, "cross_entropy")
     if weight is None and size_average is None and reduce is None and label_smoothing == 0.0 \
             and type(input) is Array and type(target) is Array and reduction in _REDUCTIONS:
         # The fused case below, its conditions read once from the slots (a 2-D input with
@@ -893,6 +934,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_float(input, "binary_cross_entropy")
     _check(target, "binary_cross_entropy", "target")
+    if target.dtype != input.dtype:  # (PyTorch's: the target in the input's dtype)
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise RuntimeError(f"Found dtype {_TENSOR_TYPE[target.dtype.name]} but expected "
+                           f"{_TENSOR_TYPE[input.dtype.name]} (binary_cross_entropy's target)")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"binary_cross_entropy(): target size ({tuple(target.shape)}) must be "
                          f"the same as input size ({tuple(input.shape)})")
@@ -951,6 +996,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_float(input, "binary_cross_entropy_with_logits")
     _check(target, "binary_cross_entropy_with_logits", "target")
+    if target.dtype.kind in "biu":  # (PyTorch's loss is computed into the target's dtype)
+        from strided.torch._shape_functions import _TENSOR_TYPE
+        raise RuntimeError(f"result type {_TENSOR_TYPE[input.dtype.name]} can't be cast to the desired "
+                           f"output type {_TENSOR_TYPE[target.dtype.name]} (binary_cross_entropy_with_logits's "
+                           f"target)")
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"binary_cross_entropy_with_logits(): target size ({tuple(target.shape)}) "
                          f"must be the same as input size ({tuple(input.shape)})")
@@ -980,9 +1030,9 @@ def one_hot(tensor, num_classes: int = -1) -> Array:
             [0, 0, 1]])
     """
     _check(tensor, "one_hot", "tensor")
-    if tensor.dtype.kind not in "iu":
-        raise TypeError(f"one_hot(): class values must be integers (int64 in PyTorch); "
-                        f"got {tensor.dtype.name}")
+    if tensor.dtype.name != "int64":  # (PyTorch's: int64 only, int32 and uint8 too raise)
+        raise _IndexDtypeError(f"one_hot is only applicable to index tensor of type LongTensor. "
+                               f"(one_hot(): class values must be int64 integers; got {tensor.dtype.name})")
     if num_classes == -1:
         if tensor.size == 0:
             raise ValueError("one_hot(): can not infer the number of classes from an empty array")

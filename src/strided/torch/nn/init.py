@@ -9,9 +9,12 @@ random numbers are strided's (seeded by ``manual_seed``), not PyTorch's.
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 
 import strided as _st
 from strided import Array
+from strided._core.caller import stacklevel
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -46,9 +49,25 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
-def _check(tensor, func):
+def _check(tensor, func, shape_first=False):
+    """``tensor`` is a strided array and not an uninitialized parameter or buffer: PyTorch's
+    ValueError, or (``shape_first``: a function that reads the shape first, as PyTorch's
+    ``kaiming_normal_``) its RuntimeError for the shape of an uninitialized tensor."""
     if type(tensor) is not Array:
         raise TypeError(f"{func}(): expected a strided array; got {type(tensor).__name__}")
+    lazy = sys.modules.get("strided.torch.nn._lazy")  # (loaded with nn; None while nn loads)
+    if lazy is not None and lazy.is_lazy(tensor):
+        if shape_first:
+            raise RuntimeError(lazy.SHAPE_ERROR)
+        raise lazy.uninitialized_error(tensor, f"<function {func}>")
+
+
+def _no_op_warning(tensor) -> bool:
+    """PyTorch's kaiming_*: a zero-element tensor is left as it is, with a UserWarning."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=stacklevel())
+        return True
+    return False
 
 
 def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Array:
@@ -141,7 +160,8 @@ def eye_(tensor) -> Array:
     """
     _check(tensor, "eye_")
     if tensor.ndim != 2:
-        raise ValueError(f"eye_(): only 2-D arrays are supported; got {tensor.ndim}-D")
+        raise ValueError(f"Only tensors with 2 dimensions are supported (eye_() got a "
+                         f"{tensor.ndim}-D array)")
     with _st.no_grad():
         return tensor.copy_(_st.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
 
@@ -172,6 +192,7 @@ def xavier_uniform_(tensor, gain: float = 1.0, generator=None) -> Array:
     >>> bool((w.abs() <= (6 / 8) ** 0.5).all())
     True
     """
+    _check(tensor, "xavier_uniform_")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
@@ -185,6 +206,7 @@ def xavier_normal_(tensor, gain: float = 1.0, generator=None) -> Array:
     >>> torch.nn.init.xavier_normal_(torch.empty(3, 5)).shape
     strided.Size([3, 5])
     """
+    _check(tensor, "xavier_normal_")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
@@ -200,7 +222,7 @@ def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: s
     True
     """
     _check(tensor, "kaiming_uniform_")
-    if 0 in tuple(tensor.shape):
+    if _no_op_warning(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -216,8 +238,8 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
     >>> torch.nn.init.kaiming_normal_(torch.empty(4, 6)).shape
     strided.Size([4, 6])
     """
-    _check(tensor, "kaiming_normal_")
-    if 0 in tuple(tensor.shape):
+    _check(tensor, "kaiming_normal_", shape_first=True)
+    if _no_op_warning(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)

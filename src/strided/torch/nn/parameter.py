@@ -68,6 +68,23 @@ def _keep_parameters_in_copies():
 _keep_parameters_in_copies()
 
 
+def _parameter_repr(x):
+    """PyTorch's ``Parameter.__repr__``: "Parameter containing:" over the tensor's repr."""
+    if is_parameter(x):
+        from strided.torch._repr import tensor_repr
+        return "Parameter containing:\n" + tensor_repr(x)
+    return None
+
+
+def _register_repr():
+    from strided.torch._repr import REPR_OVERRIDES
+    if _parameter_repr not in REPR_OVERRIDES:
+        REPR_OVERRIDES.append(_parameter_repr)
+
+
+_register_repr()
+
+
 class Parameter(metaclass=_ParameterType):
     """A module parameter: ``Parameter(data, requires_grad=True)`` (PyTorch's ``nn.Parameter``).
 

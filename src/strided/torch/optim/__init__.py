@@ -15,6 +15,7 @@ bfloat16 after each one, as PyTorch's CPU kernels do (strided has no bfloat16 dt
 >>> opt = torch.optim.SGD([w], lr=0.25)
 >>> (w * w).sum().backward(); opt.step()
 >>> w
+Parameter containing:
 tensor([1.], requires_grad=True)
 """
 

@@ -23,6 +23,7 @@ class Adadelta(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.9968], requires_grad=True)
     """
 

@@ -26,6 +26,7 @@ class Adafactor(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.8419, 1.8419], requires_grad=True)
     """
 

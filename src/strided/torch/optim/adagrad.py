@@ -19,6 +19,7 @@ class Adagrad(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
 

@@ -28,6 +28,7 @@ class Adam(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
 
@@ -145,6 +146,7 @@ class AdamW(Adam):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.8990], requires_grad=True)
     """
 

@@ -22,6 +22,7 @@ class Adamax(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
 

@@ -165,6 +165,7 @@ class LBFGS(Optimizer):
     ...     return loss
     >>> _ = opt.step(closure)
     >>> w
+    Parameter containing:
     tensor([1., 1.], requires_grad=True)
     """
 

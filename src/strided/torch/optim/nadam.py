@@ -25,6 +25,7 @@ class NAdam(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.8944], requires_grad=True)
     """
 

@@ -51,6 +51,7 @@ class Optimizer:
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0., 0.], requires_grad=True)
     """
 

@@ -24,6 +24,7 @@ class RAdam(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.8000], requires_grad=True)
     """
 

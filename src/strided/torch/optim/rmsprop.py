@@ -21,6 +21,7 @@ class RMSprop(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
 

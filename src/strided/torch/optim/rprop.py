@@ -24,6 +24,7 @@ class Rprop(Optimizer):
     >>> (w * w).sum().backward()
     >>> opt.step()
     >>> w
+    Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
 

@@ -33,6 +33,7 @@ class SGD(Optimizer):
     ...     (w * w).sum().backward()
     ...     opt.step()
     >>> w
+    Parameter containing:
     tensor([0.4600], requires_grad=True)
     """
 
