@@ -105,9 +105,10 @@ def _native_sort(xp, fast, name, a, ax, stable):
         if fast is _fast_sort and a.dtype.kind == "f":
             stable = True  # (a short axis: NumPy's fast sort's zeros are not the input's)
     r = getattr(xp, name)(a, axis=ax, kind="stable" if stable else None)
-    # (CuPy's sort of an inner axis returns a rolled view, _routines_sorting.pyx: the result
-    # is C-contiguous, as on the host and in PyTorch, so that view() of it works everywhere)
-    return r if r.flags.c_contiguous else xp.ascontiguousarray(r)
+    # (CuPy's sort of an inner axis returns a rolled view, _routines_sorting.pyx: there the
+    # result is made C-contiguous, as the host's of a C-contiguous input, and PyTorch's, are,
+    # so that view() of it works on every device)
+    return r if xp is np or r.flags.c_contiguous else xp.ascontiguousarray(r)
 
 
 @api("argsort")
