@@ -107,7 +107,7 @@ def test_result_type_of_two_devices_still_refuses():
         pytest.skip("one device here")
     y = xp.zeros(2, device=devs[0])
     got = _err(lambda: xp.result_type(x, y))
-    assert got[1] is not None and got[1][0] in (ValueError, RuntimeError, TypeError)
+    assert got[1] is not None and issubclass(got[1][0], (ValueError, RuntimeError, TypeError))
 
 
 def test_dtype_ne_is_not_eq():

@@ -203,7 +203,7 @@ def test_init_zero_element_and_ranks(name, shape):
 def test_parameter_repr(requires_grad, shape, dtype):
     a = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape) / 4
     t = torch.nn.Parameter(torch.tensor(a), requires_grad=requires_grad)
-    s = storch.nn.Parameter(storch.tensor(a), requires_grad=requires_grad)
+    s = storch.nn.Parameter(storch.tensor(a, device="cpu"), requires_grad=requires_grad)  # (torch's: cpu)
     # ("strided.float64" is longer than "torch.float64": the suffixes may wrap elsewhere)
     norm = lambda text: " ".join(text.replace("torch.", "strided.").split())  # noqa: E731
     assert norm(repr(s)) == norm(repr(t)) and norm(str(s)) == norm(str(t))
@@ -251,7 +251,8 @@ def test_embedding_index_dtypes(fn, dtype):
 
 def test_embedding_bool_indices_raise():
     with pytest.raises(RuntimeError, match="but got torch.BoolTensor instead .while checking arguments for embedding"):
-        storch.nn.functional.embedding(storch.tensor([True, False]), storch.ones(3, 2))
+        # (on the host: a cuda index's legacy type name is torch.cuda.BoolTensor, as PyTorch's)
+        storch.nn.functional.embedding(storch.tensor([True, False], device="cpu"), storch.ones(3, 2, device="cpu"))
     with pytest.raises(RuntimeError):
         torch.nn.functional.embedding(torch.tensor([True, False]), torch.ones(3, 2))
 
