@@ -560,6 +560,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, out=None) -> Array:
         else:
             p = float(ord)
             r = xp.power(xp.sum(xp.power(m, p), axis=axes, keepdims=keepdims), 1.0 / p)
+        if type(r) is xp.ndarray and not r.flags.c_contiguous:
+            r = r.copy(order="C")  # (a reduction's result is C-ordered, as PyTorch's)
     return _finish(new_array(r, _real(x._dtype), dev), "linalg.vector_norm", out)
 
 

@@ -43,6 +43,8 @@ def _index_result(r, dev) -> Array:
     """Wrap a fresh index result (possibly a NumPy scalar) as an int64 array."""
     if type(r) is not dev.backend.ndarray:
         r = dev.backend.xp.asarray(r)
+    elif not r.flags.c_contiguous:
+        r = r.copy(order="C")  # (a reduction's result is C-ordered, as PyTorch's)
     return wrap_new(r, _INDEX, dev)
 
 

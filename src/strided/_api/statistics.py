@@ -71,11 +71,25 @@ def single_axis(x: Array, axis, func: str) -> int:
     return _layout.normalize_axis(_name(x, axis), x.ndim, func)
 
 
+def c_order(r):
+    """``r`` (a native reduction or scan result) itself when C-contiguous, else its C-ordered
+    copy: the layout PyTorch allocates a reduction's result in."""
+    # Note: NumPy (and CuPy) keep the input's axis order in a reduction's result, so a
+    # permuted input gave a permuted result whose view(-1) raised where PyTorch's works.
+    # Reducing into a C-ordered out= instead changes NumPy's iteration order, and with it
+    # a float sum's bits (111 of 556 random permuted float32 sums), so the result is
+    # copied (its size, not the input's); a scan's result passes out= (see _cumulative).
+    return r if r.flags.c_contiguous else r.copy(order="C")
+
+
 def wrap_result(r, dtype, device) -> Array:
-    """Wrap a fresh reduction result; NumPy returns scalars for full reductions."""
+    """Wrap a fresh reduction result (C-ordered, as PyTorch's); NumPy returns scalars for
+    full reductions."""
     b = device.backend
     if type(r) is not b.ndarray:
         r = b.xp.asarray(r)
+    elif not r.flags.c_contiguous:
+        r = c_order(r)
     if r.dtype != dtype._np:  # accumulated in a wider dtype (_accumulator)
         r = r.astype(dtype._np)
     return wrap_new(r, dtype, device)
@@ -242,6 +256,8 @@ def _short_wrap(r, dtype) -> Array:
     """A short path's result as an Array."""
     if type(r) is not _ND:
         r = _asarray(r)  # a reduction over every axis: NumPy's scalar
+    elif not r.flags.c_contiguous:
+        r = c_order(r)
     return Array._new(r, None, 0, r.shape, None, dtype, _CPU)
 
 
@@ -301,6 +317,8 @@ def sum(x, /, *dims, axis=..., dtype=None, keepdims=..., out=None, dim=..., keep
                     # A 0-d result: reduced into a fresh 0-d array (NumPy would return a
                     # scalar, and making that an array costs more than the sum of 10 elements).
                     r = _add_reduce(a, axis, None, _empty((), x._dtype._np))
+                if not r.flags.c_contiguous:
+                    r = c_order(r)
             return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
         if x._device.type == "cpu":
             # A large one: the C kernels straight away where they take it (else below).
@@ -422,6 +440,8 @@ def _extreme(func: str, reduce):
                 r = reduce(a, axis, None, None if axis is not None or keepdims else _empty((), a.dtype), keepdims)
                 if type(r) is not _ND:
                     r = _asarray(r)
+                elif not r.flags.c_contiguous:
+                    r = c_order(r)
                 return Array._new(r, None, 0, r.shape, None, x._dtype, _CPU)
         return _extremum(func, func, x, axis, keepdims, out)
 
@@ -561,6 +581,8 @@ def mean(x, /, *dims, axis=..., keepdims=..., dtype=None, out=None, dim=..., kee
             r = _add_reduce(a, axis, dt, None if axis is not None or keepdims else _empty((), dt), keepdims)
             if type(r) is not _ND:
                 r = _asarray(r)
+            elif not r.flags.c_contiguous:
+                r = c_order(r)
             r = _true_divide(r, a.size // r.size, out=r)
             if acc is not res:
                 r = r.astype(res._np)
@@ -724,6 +746,8 @@ def _moment(func: str, root: builtins.bool):
                                     keepdims)
                     if type(s) is not _ND:
                         s = _asarray(s)
+                    elif not s.flags.c_contiguous:
+                        s = c_order(s)
                     dof = n - correction
                     # Note: the standard says NaN when M - correction <= 0 (NumPy gives inf there).
                     s = _true_divide(s, dof, out=s) if dof > 0 else _multiply(s, _NAN, out=s)
@@ -784,7 +808,11 @@ def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initia
             res = x._dtype if dtype is None and x._dtype.kind in "fc" else \
                 accumulation_dtype(func, x._dtype, dtype)
             a = x._np if x._np is not None else x._get_native()
-            return _short_wrap(_ACCUMULATE[kernel](a, axis, res._np), res)
+            if a.flags.c_contiguous:
+                return _short_wrap(_ACCUMULATE[kernel](a, axis, res._np), res)
+            # Note: a scan's result is C-ordered, as PyTorch's: written straight into a C
+            # buffer (each lane is added in its own order, so the bits are NumPy's own).
+            return _short_wrap(_ACCUMULATE[kernel](a, axis, res._np, _empty(a.shape, res._np)), res)
     check_array(x, func)
     res = accumulation_dtype(func, x._dtype, dtype)
     nd = x.ndim
@@ -802,7 +830,12 @@ def _cumulative(func: str, kernel: str, identity, x, axis, dtype, include_initia
         return _finish(wrap_new(xp.array(a, dtype=res._np, copy=True), res, x._device), func, out)
     kern = _kernel(xp, kernel)
     if not include_initial:
-        r = kern(a, axis=ax, dtype=res._np)
+        if nd > 1 and not (type(a) is _ND and a.flags.c_contiguous):
+            # (C-ordered, as PyTorch's: NumPy keeps a permuted input's axis order, CuPy rolls
+            # the batch axes (the stand-in's scan_results_are_rolled_batches); out= avoids a copy)
+            r = kern(a, axis=ax, dtype=res._np, out=xp.empty(a.shape, dtype=res._np))
+        else:
+            r = kern(a, axis=ax, dtype=res._np)
     else:
         shape = list(x._shape)
         shape[ax] += 1

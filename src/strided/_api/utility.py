@@ -12,7 +12,7 @@ from .._core.array import Array
 from .creation import _finish, wrap_new
 from .._core.call import bind as _bind
 from .._core.dispatch import api, check_devices
-from .statistics import _npred_c, check_array, plain_axis, reduce_with, reduction_axes, single_axis
+from .statistics import _npred_c, c_order, check_array, plain_axis, reduce_with, reduction_axes, single_axis
 
 __all__ = ["all", "any", "diff"]
 
@@ -40,6 +40,8 @@ def _logical(func: str, x, axis, keepdims, out):
             r = _LOGICAL[func](a, axis, _BOOL_NP, None, keepdims)
             if type(r) is not _ND:
                 r = _asarray(r)
+            elif not r.flags.c_contiguous:
+                r = c_order(r)  # (C-ordered, as PyTorch's; statistics.c_order)
             return Array._new(r, None, 0, r.shape, None, _dtypes.bool, x._device)
     check_array(x, func)
     axes = None if axis is None else reduction_axes(x, axis, func)
@@ -52,6 +54,8 @@ def _logical(func: str, x, axis, keepdims, out):
         r = _LOGICAL[func](a, axes, _BOOL_NP, None, keepdims=keepdims)
         if type(r) is not _ND:
             r = _asarray(r)  # NumPy's scalar for a full reduction
+        elif not r.flags.c_contiguous:
+            r = c_order(r)
         return _finish(wrap_new(r, _dtypes.bool, x._device), func, out)
     return _finish(reduce_with(func, x, axes, keepdims, _dtypes.bool), func, out)
 
