@@ -592,6 +592,175 @@ def autoencoder1d2d(torch, steps):
     return out
 
 
+# --- 8. Gaussian-process regression: an RBF kernel from cdist, learnable log hyperparameters
+# (nn.Parameter), linalg.cholesky, cholesky_solve, logdet against 2 sum log diag L, the exact
+# marginal likelihood minimised by Adam, then the posterior mean and variance ---------------
+
+def _gp(t):
+    class GP(t.nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.log_ls = t.nn.Parameter(t.tensor(0.0))
+            s.log_sf = t.nn.Parameter(t.tensor(0.0))
+            s.log_sn = t.nn.Parameter(t.tensor(-1.0))
+
+        def kernel(s, a, b):
+            d = t.cdist(a / s.log_ls.exp(), b / s.log_ls.exp())
+            return s.log_sf.exp().pow(2) * t.exp(-0.5 * d.pow(2))
+
+    return GP()
+
+
+def gp(torch, steps):
+    m = _init(torch, _gp)
+    rng = _rng(407)
+    xs = rng.uniform(-3, 3, (9, 2))
+    x = _data(torch, xs)
+    y = _data(torch, np.sin(xs[:, :1]) + 0.5 * xs[:, 1:] + 0.1 * rng.standard_normal((9, 1)))
+    xq = _data(torch, rng.uniform(-3, 3, (4, 2)))
+    opt = torch.optim.Adam(m.parameters(), lr=0.05)
+    n = x.shape[0]
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        K = m.kernel(x, x) + m.log_sn.exp().pow(2) * torch.eye(n)
+        L = torch.linalg.cholesky(K)
+        alpha = torch.cholesky_solve(y, L)
+        nll = 0.5 * (y * alpha).sum() + 0.5 * torch.logdet(K) + 0.5 * n * math.log(2 * math.pi)
+        nll.backward()
+        opt.step()
+        out += [nll.item(), (2 * L.diagonal().log().sum() - torch.logdet(K)).abs().item() < 1e-10]
+    out += [p.item() for p in m.parameters()]
+    with torch.no_grad():
+        K = m.kernel(x, x) + m.log_sn.exp().pow(2) * torch.eye(n)
+        L = torch.linalg.cholesky(K)
+        Ks = m.kernel(xq, x)
+        mean = Ks @ torch.cholesky_solve(y, L)
+        v = torch.linalg.solve_triangular(L, Ks.T, upper=False)
+        var = m.log_sf.exp().pow(2) - v.pow(2).sum(0)
+        out += mean.flatten().tolist() + var.tolist()
+        out += torch.cholesky_solve(y, L.T, upper=True).flatten().tolist()
+    return out
+
+
+# --- 9. a Neural ODE: dy/dt = f(t, y) by an MLP fed the time, integrated by a hand-written
+# fixed-step RK4 loop (backpropagation through the solver), fitted to a spiral trajectory;
+# Adamax ------------------------------------------------------------------------------------
+
+def _odefunc(t):
+    class ODEFunc(t.nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.net = t.nn.Sequential(t.nn.Linear(3, 8), t.nn.Tanh(), t.nn.Linear(8, 2))
+
+        def forward(s, tt, y):
+            return s.net(t.cat([y, tt.expand(y.shape[0], 1)], dim=1))
+
+    return ODEFunc()
+
+
+def neural_ode(torch, steps):
+    f = _init(torch, _odefunc)
+    ts = torch.linspace(0.0, 2.0, 9)
+    true_A = torch.tensor([[-0.1, 2.0], [-2.0, -0.1]])
+    y0 = torch.tensor([[2.0, 0.0], [1.0, 1.0]])
+
+    def rk4(func, y0, ts):
+        ys = [y0]
+        y = y0
+        for t0, t1 in zip(ts[:-1], ts[1:]):
+            h = t1 - t0
+            k1 = func(t0, y)
+            k2 = func(t0 + h / 2, y + h / 2 * k1)
+            k3 = func(t0 + h / 2, y + h / 2 * k2)
+            k4 = func(t1, y + h * k3)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            ys.append(y)
+        return torch.stack(ys)
+
+    with torch.no_grad():
+        true_y = rk4(lambda tt, y: (y ** 3) @ true_A * 0.1, y0, ts)
+    opt = torch.optim.Adamax(f.parameters(), lr=2e-2)
+    out = [list(true_y.shape)]
+    for _ in range(steps):
+        opt.zero_grad()
+        pred = rk4(f, y0, ts)
+        loss = (pred - true_y).abs().mean()
+        loss.backward()
+        opt.step()
+        out += [loss.item()]
+    out += pred[-1].flatten().tolist() + true_y[-1].flatten().tolist()
+    return out
+
+
+# --- 10. a mixture-density network: logits, means and softplus scales of K components from one
+# head (chunk), MixtureSameFamily(Categorical(logits), Normal(loc, scale)), the negative
+# log-likelihood, the mixture's mean, variance and cdf -------------------------------------
+
+def mdn(torch, steps):
+    F = torch.nn.functional
+    D = torch.distributions
+    m = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(1, 10), t.nn.Tanh(),
+                                               t.nn.Linear(10, 9)))
+    rng = _rng(408)
+    xs = rng.uniform(-1, 1, (16, 1))
+    x = _data(torch, xs)
+    y = _data(torch, (np.sin(3 * xs) + np.where(xs > 0, 1.0, -1.0) * 0.5
+                      + 0.1 * rng.standard_normal((16, 1)))[:, 0])
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        logits, loc, raw = m(x).chunk(3, dim=-1)
+        mix = D.MixtureSameFamily(D.Categorical(logits=logits),
+                                  D.Normal(loc, F.softplus(raw) + 1e-3))
+        loss = -mix.log_prob(y).mean()
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    out += list(mix.batch_shape) + list(mix.event_shape)
+    out += mix.mean[:4].tolist() + mix.variance[:4].tolist() + mix.cdf(y)[:4].tolist()
+    out += mix.mixture_distribution.probs[0].tolist()
+    out += mix.component_distribution.scale[0].tolist()
+    return out
+
+
+# --- 11. count and heteroscedastic regressors: PoissonNLLLoss(log_input=True) on a log-rate,
+# PoissonNLLLoss(log_input=False, full=True) on a softplus rate, GaussianNLLLoss(full=True) with
+# a predicted variance (per sample, broadcast over the target's last dim), Rprop ----------
+
+def count_regression(torch, steps):
+    F = torch.nn.functional
+    m = _init(torch, lambda t: t.nn.Linear(3, 4))
+    rng = _rng(409)
+    x = _data(torch, rng.standard_normal((10, 3)))
+    counts = _data(torch, rng.poisson(3.0, (10,)).astype(np.float64))
+    target = _data(torch, rng.standard_normal((10, 2)))
+    pois = torch.nn.PoissonNLLLoss()
+    pois_full = torch.nn.PoissonNLLLoss(log_input=False, full=True, eps=1e-6, reduction="sum")
+    gauss = torch.nn.GaussianNLLLoss(full=True)
+    opt = torch.optim.Rprop(m.parameters(), lr=0.02, etas=(0.4, 1.3), step_sizes=(1e-5, 1.0))
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        h = m(x)
+        l1 = pois(h[:, 0], counts)
+        l2 = pois_full(F.softplus(h[:, 1]), counts)
+        var = F.softplus(h[:, 3:4]) + 1e-3
+        l3 = gauss(h[:, 1:3], target, var)
+        loss = l1 + 0.1 * l2 + l3
+        loss.backward()
+        opt.step()
+        out += [loss.item(), l1.item(), l2.item(), l3.item()]
+    with torch.no_grad():
+        h = m(x)
+        out += F.poisson_nll_loss(h[:, 0], counts, reduction="none").tolist()
+        out += F.gaussian_nll_loss(h[:, 1:3], target, var.squeeze(1), reduction="none",
+                                   eps=1e-2).flatten().tolist()
+    out += opt.state[m.weight]["step_size"].flatten().tolist()
+    return out
+
+
 PROGRAMS = {
     "nn_really": (nn_really, 2, {}),
     "examples": (examples, 3, {}),
@@ -600,6 +769,10 @@ PROGRAMS = {
     "encoder": (encoder, 3, {}),
     "siamese": (siamese, 4, {}),
     "autoencoder1d2d": (autoencoder1d2d, 4, {}),
+    "gp": (gp, 4, {}),
+    "neural_ode": (neural_ode, 3, {}),
+    "mdn": (mdn, 4, {}),
+    "count_regression": (count_regression, 4, {}),
 }
 
 
