@@ -761,6 +761,208 @@ def count_regression(torch, steps):
     return out
 
 
+# --- 12. the less common optimizers with param_groups edits: Adagrad(lr_decay), Adadelta(rho),
+# Adamax, NAdam(momentum_decay), RAdam(decoupled_weight_decay), ASGD(t0, lambd), Rprop; two
+# groups with their own options, an lr change through param_groups[0]['lr'] mid-training, a
+# head added by add_param_group later, the state each keeps ------------------------------------
+
+def _opt_net(t):
+    return t.nn.ModuleDict({"body": t.nn.Linear(4, 5), "mid": t.nn.Linear(5, 5),
+                            "head": t.nn.Linear(5, 2)})
+
+
+_OPTS = [
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.01), dict(lr=0.05)),
+    ("Adadelta", dict(lr=1.0, rho=0.8), dict(lr=0.5, weight_decay=0.1)),
+    ("Adamax", dict(lr=0.02, betas=(0.8, 0.99)), dict(lr=0.01)),
+    ("NAdam", dict(lr=0.02, momentum_decay=0.005), dict(lr=0.01, weight_decay=0.01)),
+    ("RAdam", dict(lr=0.02, decoupled_weight_decay=True, weight_decay=0.1), dict(lr=0.01)),
+    ("ASGD", dict(lr=0.05, t0=2, lambd=1e-3, alpha=0.5), dict(lr=0.02)),
+    ("Rprop", dict(lr=0.01), dict(lr=0.02, etas=(0.3, 1.5))),
+]
+
+
+def optimizer_groups(torch, steps):
+    F = torch.nn.functional
+    rng = _rng(410)
+    x = _data(torch, rng.standard_normal((8, 4)))
+    y = _data(torch, rng.standard_normal((8, 2)))
+    out = []
+    for i, (name, kw_body, kw_mid) in enumerate(_OPTS):
+        m = _init(torch, _opt_net, seed=i)
+        opt = getattr(torch.optim, name)([{"params": m["body"].parameters()},
+                                          {"params": m["mid"].parameters(), **kw_mid}], **kw_body)
+        for s in range(steps):
+            if s == steps // 2:
+                opt.param_groups[0]["lr"] = opt.param_groups[0]["lr"] * 0.5
+                opt.add_param_group({"params": m["head"].parameters(), "lr": 0.03})
+            opt.zero_grad()
+            h = torch.tanh(m["mid"](torch.relu(m["body"](x))))
+            loss = F.mse_loss(m["head"](h), y)
+            loss.backward()
+            opt.step()
+            out.append(loss.item())
+        out += [len(opt.param_groups), [g["lr"] for g in opt.param_groups]]
+        st_ = opt.state[m["body"].weight]
+        out.append(sorted(st_))
+        for k in sorted(st_):
+            v = st_[k]
+            out += v.flatten().tolist() if hasattr(v, "flatten") else [float(v)]
+        out += m["head"].bias.tolist()
+    return out
+
+
+# --- 13. a Fourier neural operator layer: rfft2 of the input, complex weights stored as real
+# (..., 2) Parameters read through view_as_complex, einsum over the kept low modes written into
+# a complex zeros array (both frequency corners), irfft2 back with s=, plus a 1x1 convolution;
+# trained with Adam ---------------------------------------------------------------------------
+
+def _fno(t):
+    class SpectralConv2d(t.nn.Module):
+        def __init__(s, cin, cout, m1, m2):
+            super().__init__()
+            s.cout, s.m1, s.m2 = cout, m1, m2
+            scale = 1 / (cin * cout)
+            s.w1 = t.nn.Parameter(scale * t.rand(cin, cout, m1, m2, 2))
+            s.w2 = t.nn.Parameter(scale * t.rand(cin, cout, m1, m2, 2))
+
+        def forward(s, x):
+            B, H, W = x.shape[0], x.shape[-2], x.shape[-1]
+            x_ft = t.fft.rfft2(x)
+            out_ft = t.zeros(B, s.cout, H, W // 2 + 1, dtype=x_ft.dtype)
+            w1, w2 = t.view_as_complex(s.w1), t.view_as_complex(s.w2)
+            out_ft[:, :, :s.m1, :s.m2] = t.einsum("bixy,ioxy->boxy",
+                                                  x_ft[:, :, :s.m1, :s.m2], w1)
+            out_ft[:, :, -s.m1:, :s.m2] = t.einsum("bixy,ioxy->boxy",
+                                                   x_ft[:, :, -s.m1:, :s.m2], w2)
+            return t.fft.irfft2(out_ft, s=(H, W))
+
+    class FNO(t.nn.Module):
+        def __init__(s):
+            super().__init__()
+            s.lift = t.nn.Conv2d(1, 3, 1)
+            s.spec = SpectralConv2d(3, 3, 2, 3)
+            s.w = t.nn.Conv2d(3, 3, 1)
+            s.proj = t.nn.Conv2d(3, 1, 1)
+
+        def forward(s, x):
+            h = s.lift(x)
+            h = t.nn.functional.gelu(s.spec(h) + s.w(h))
+            return s.proj(h)
+
+    return FNO()
+
+
+def fno(torch, steps):
+    m = _init(torch, _fno)
+    rng = _rng(411)
+    x = _data(torch, rng.standard_normal((2, 1, 8, 6)))
+    # (the target: a smoothed input, circular averaging of neighbours)
+    y = (x + x.roll(1, -1) + x.roll(-1, -2)) / 3
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        pred = m(x)
+        loss = (pred - y).pow(2).mean() / y.pow(2).mean()
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    out += list(pred.shape) + [str(pred.dtype)[-7:]]
+    out += m.spec.w1.grad.flatten()[:6].tolist() + m.spec.w2.grad.flatten()[-6:].tolist()
+    spec = torch.fft.rfft2(x)
+    out += [str(spec.dtype)[-10:], list(spec.shape)] + spec.abs().flatten()[:8].tolist()
+    return out
+
+
+# --- 14. a model ensemble trained with torch.func: stack_module_state, functional_call under
+# vmap with in_dims=(0, 0, 0) (each model its own minibatch), the stacked parameters as leaves
+# optimized by SGD, then vmap with in_dims=(0, 0, None) and the ensemble mean ----------------
+
+def ensemble(torch, steps):
+    F = torch.nn.functional
+    fn = torch.func
+    models = [_init(torch, lambda t: t.nn.Sequential(t.nn.Linear(3, 4), t.nn.Tanh(),
+                                                     t.nn.Linear(4, 2)), seed=s)
+              for s in range(4)]
+    params, buffers = fn.stack_module_state(models)
+    base = models[0]
+    rng = _rng(412)
+    xb = _data(torch, rng.standard_normal((4, 5, 3)))
+    yb = _data(torch, rng.integers(0, 2, (4, 5)))
+
+    def fmodel(p, b, x):
+        return fn.functional_call(base, (p, b), (x,))
+
+    opt = torch.optim.SGD(list(params.values()), lr=0.2)
+    out = [sorted(params), list(params["0.weight"].shape), params["0.weight"].is_leaf]
+    for _ in range(steps):
+        opt.zero_grad()
+        logits = fn.vmap(fmodel, in_dims=(0, 0, 0))(params, buffers, xb)
+        losses = fn.vmap(F.cross_entropy)(logits, yb)
+        losses.sum().backward()
+        opt.step()
+        out += losses.tolist()
+    with torch.no_grad():
+        preds = fn.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, xb[0])
+        out += list(preds.shape) + preds.mean(0).flatten().tolist()
+        out += preds.softmax(-1).argmax(-1).flatten().tolist()
+    return out
+
+
+# --- 15. weight_norm and spectral_norm parametrizations in training (a WGAN-style critic
+# with spectral_norm on a Conv1d and a Linear, power iteration buffers updated in train mode and
+# frozen in eval), a weight_norm generator, and a gradient penalty through
+# autograd.grad(create_graph=True) on interpolates; Adam(betas=(0.0, 0.9)) -------------------
+
+def _critic(t):
+    P = t.nn.utils.parametrizations
+    return t.nn.Sequential(P.spectral_norm(t.nn.Conv1d(1, 3, 3, padding=1)), t.nn.LeakyReLU(0.2),
+                           t.nn.Flatten(), P.spectral_norm(t.nn.Linear(18, 1), n_power_iterations=2))
+
+
+def _gen(t):
+    P = t.nn.utils.parametrizations
+    return t.nn.Sequential(P.weight_norm(t.nn.Linear(2, 8), dim=0), t.nn.Softplus(),
+                           P.weight_norm(t.nn.Linear(8, 6), dim=None))
+
+
+def wgan_sn(torch, steps):
+    C = _init(torch, _critic)
+    G = _init(torch, _gen, seed=1)
+    rng = _rng(413)
+    real = _data(torch, np.sin(np.linspace(0, 3, 6))[None, None] + 0.1 * rng.standard_normal((4, 1, 6)))
+    z = _data(torch, rng.standard_normal((steps, 4, 2)))
+    eps = _data(torch, rng.random((steps, 4, 1, 1)))
+    oc = torch.optim.Adam(C.parameters(), lr=1e-3, betas=(0.0, 0.9))
+    og = torch.optim.Adam(G.parameters(), lr=1e-3, betas=(0.0, 0.9))
+    out = [sorted(k for k, _ in C.named_parameters()), sorted(k for k, _ in C.named_buffers())]
+    for s in range(steps):
+        fake = G(z[s]).unsqueeze(1)
+        oc.zero_grad()
+        xi = (eps[s] * real + (1 - eps[s]) * fake.detach()).requires_grad_(True)
+        g, = torch.autograd.grad(C(xi).sum(), xi, create_graph=True)
+        gp = ((g.flatten(1).norm(dim=1) - 1) ** 2).mean()
+        lc = C(fake.detach()).mean() - C(real).mean() + 10 * gp
+        lc.backward()
+        oc.step()
+        og.zero_grad()
+        lg = -C(G(z[s]).unsqueeze(1)).mean()
+        lg.backward()
+        og.step()
+        out += [lc.item(), gp.item(), lg.item()]
+    sn = C[0].parametrizations.weight[0]
+    out += sn._u.tolist() + sn._v.tolist()
+    C.eval()
+    with torch.no_grad():
+        w1 = C[3].weight.clone()
+        w2 = C[3].weight
+        out += [torch.equal(w1, w2), torch.linalg.matrix_norm(C[3].weight, ord=2).item()]
+        out += C(real).flatten().tolist()
+        out += G[0].weight.norm(dim=1).tolist() + G[0].parametrizations.weight.original0.flatten().tolist()
+    return out
+
+
 PROGRAMS = {
     "nn_really": (nn_really, 2, {}),
     "examples": (examples, 3, {}),
@@ -773,6 +975,10 @@ PROGRAMS = {
     "neural_ode": (neural_ode, 3, {}),
     "mdn": (mdn, 4, {}),
     "count_regression": (count_regression, 4, {}),
+    "optimizer_groups": (optimizer_groups, 4, {}),
+    "fno": (fno, 4, {}),
+    "ensemble": (ensemble, 3, {}),
+    "wgan_sn": (wgan_sn, 3, {}),
 }
 
 
@@ -793,3 +999,143 @@ def test_program_matches_pytorch(name):
     ref = program(torch, steps)
     got = program(st, steps)
     _compare(ref, got, **tol)
+
+
+def _T(lib, a, grad=False):
+    """A NumPy array as an array of ``lib`` (its dtype kept), optionally requiring grad."""
+    t = lib.tensor(np.asarray(a).copy())
+    return t.requires_grad_() if grad else t
+
+
+# --- focused: MixtureSameFamily (the mdn program): log_prob, cdf, mean, variance and their
+# gradients, with scalar and vector events, a shared or per-batch mixing distribution ------
+
+_MSF_CASES = [
+    # (batch shape of the mixing logits, component batch shape, event: 0 = Normal, 1 = Independent)
+    ((), (5, 3), 0),
+    ((5,), (5, 3), 0),
+    ((2, 4), (2, 4, 3), 0),
+    ((), (4, 3), 1),
+    ((4,), (4, 3), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mix_shape,comp_shape,event", _MSF_CASES)
+def test_mixture_same_family_matches_pytorch(dtype, mix_shape, comp_shape, event):
+    rng = _rng(500)
+    k = comp_shape[-1]
+    ev = (2,) if event else ()
+    logits0 = rng.standard_normal(mix_shape + (k,)).astype(dtype)
+    loc0 = rng.standard_normal(comp_shape + ev).astype(dtype)
+    scale0 = rng.uniform(0.5, 1.5, comp_shape + ev).astype(dtype)
+    x0 = rng.standard_normal((2,) + comp_shape[:-1] + ev).astype(dtype)
+    res = []
+    for lib in LIBS:
+        D = lib.distributions
+        logits, loc, scale = (_T(lib, a, grad=True) for a in (logits0, loc0, scale0))
+        comp = D.Normal(loc, scale)
+        if event:
+            comp = D.Independent(comp, 1)
+        mix = D.MixtureSameFamily(D.Categorical(logits=logits), comp)
+        x = _T(lib, x0)
+        lp = mix.log_prob(x)
+        vals = [lp, mix.mean, mix.variance]
+        if not event:
+            vals.append(mix.cdf(x))
+        total = sum((v * (i + 1)).sum() for i, v in enumerate(vals))
+        total.backward()
+        ex = mix.expand((3,) + tuple(mix.batch_shape))
+        res.append([tuple(mix.batch_shape), tuple(mix.event_shape), tuple(ex.batch_shape),
+                    tuple(ex.log_prob(x[0]).shape), mix.has_rsample,
+                    type(mix.support).__name__, mix.support.event_dim]
+                   + [to_numpy(v) for v in vals + [ex.mean]]
+                   + [to_numpy(a.grad) for a in (logits, loc, scale)])
+    n = 7
+    assert res[0][:n] == res[1][:n]
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
+    for r, g in zip(res[0][n:], res[1][n:]):
+        assert r.shape == g.shape and r.dtype == g.dtype
+        np.testing.assert_allclose(g, r, **tol)
+
+
+def test_mixture_same_family_samples():
+    # (strided's random numbers, not PyTorch's: the sample shapes, no gradient, and the
+    # moments of many draws against the mixture's exact mean and variance)
+    st.manual_seed(3)
+    D = st.distributions
+    mix = D.MixtureSameFamily(D.Categorical(probs=st.tensor([[0.2, 0.8], [0.6, 0.4]])),
+                              D.Normal(st.tensor([[-2.0, 1.0], [0.0, 3.0]]),
+                                       st.tensor([[0.5, 1.0], [1.0, 0.2]])))
+    s = mix.sample((40000,))
+    assert tuple(s.shape) == (40000, 2) and not s.requires_grad
+    m, v = to_numpy(mix.mean), to_numpy(mix.variance)
+    np.testing.assert_allclose(m, [0.4, 1.2])
+    np.testing.assert_allclose(to_numpy(s.mean(0)), m, atol=4 * np.sqrt(v.max() / 40000))
+    np.testing.assert_allclose(to_numpy(s.var(0)), v, rtol=0.05)
+    vec = D.MixtureSameFamily(D.Categorical(logits=st.zeros(3)),
+                              D.Independent(D.Normal(st.zeros(3, 2), st.ones(3, 2)), 1))
+    assert tuple(vec.sample((5, 4)).shape) == (5, 4, 2)
+    assert tuple(vec.sample().shape) == (2,)
+
+
+def test_mixture_same_family_errors_as_pytorch():
+    for lib in LIBS:
+        D = lib.distributions
+        normal = D.Normal(lib.zeros(4, 3), lib.ones(4, 3))
+        with pytest.raises(ValueError, match="needs to be an  instance of "
+                                             "torch.distributions.Categorical"):
+            D.MixtureSameFamily(normal, normal)
+        with pytest.raises(ValueError, match="needs to be an instance of "
+                                             "torch.distributions.Distribution"):
+            D.MixtureSameFamily(D.Categorical(logits=lib.zeros(3)), lib.zeros(3))
+        with pytest.raises(ValueError, match=r"does not equal `component_distribution"
+                                             r".batch_shape\[-1\]` \(3\)"):
+            D.MixtureSameFamily(D.Categorical(logits=lib.zeros(2)), normal)
+        with pytest.raises(ValueError, match="is not compatible with `component_distribution"):
+            D.MixtureSameFamily(D.Categorical(logits=lib.zeros(5, 3)), normal)
+        mix = D.MixtureSameFamily(D.Categorical(logits=lib.zeros(3)), normal,
+                                  validate_args=True)
+        with pytest.raises(ValueError, match="Expected value argument"):
+            mix.log_prob(lib.tensor([1.0, float("nan"), 0.0, 0.0]))
+
+
+# --- focused: Adagrad's state (the optimizer_groups program): a group added by
+# add_param_group gets its state at its first step, every sum starts at the constructor's
+# initial_accumulator_value (a group's own is not read, as PyTorch), complex parameters are
+# updated as pairs of reals -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("kw", [dict(initial_accumulator_value=0.2),
+                                dict(initial_accumulator_value=0.0, lr_decay=0.1,
+                                     weight_decay=0.05, maximize=True)])
+def test_adagrad_state_and_added_groups_as_pytorch(dtype, kw):
+    rng = _rng(501)
+    w0 = rng.standard_normal((2, 3)) + (1j * rng.standard_normal((2, 3)) if "complex" in dtype
+                                        else 0)
+    v0 = rng.standard_normal(3)
+    u0 = rng.standard_normal(2)
+    res = []
+    for lib in LIBS:
+        w, v, u = (lib.nn.Parameter(_T(lib, a)) for a in (w0.astype(dtype), v0, u0))
+        opt = lib.optim.Adagrad([{"params": [w]}, {"params": [v],
+                                                   "initial_accumulator_value": 5.0}], lr=0.1,
+                                **kw)
+        trace = []
+        for s in range(4):
+            if s == 2:
+                opt.add_param_group({"params": [u], "initial_accumulator_value": 7.0})
+                trace.append(len(opt.state))
+            opt.zero_grad()
+            loss = (w.abs() ** 2).sum() * v.sum() + (u ** 3).sum() * v[0]
+            loss.backward()
+            opt.step()
+        trace += [opt.param_groups[1]["initial_accumulator_value"],
+                  opt.param_groups[2]["initial_accumulator_value"], len(opt.state)]
+        res.append((trace, [to_numpy(a.detach()) for a in (w, v, u)]
+                    + [to_numpy(opt.state[a]["sum"]) for a in (w, v, u)]
+                    + [to_numpy(opt.state[a]["step"]) for a in (w, u)]))
+    assert res[0][0] == res[1][0]
+    for r, g in zip(res[0][1], res[1][1]):
+        assert r.dtype == g.dtype
+        np.testing.assert_allclose(g, r, rtol=1e-13, atol=1e-14)
