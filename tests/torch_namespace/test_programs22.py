@@ -963,6 +963,183 @@ def wgan_sn(torch, steps):
     return out
 
 
+# --- 16. "NLP from scratch: classifying names with a character-level RNN": one-hot letters
+# written by chained indexing, a hand-written RNN cell (Linear over cat(input, hidden)),
+# LogSoftmax + NLLLoss, the update by p.data.add_(p.grad.data, alpha=-lr), topk of the output -
+
+_LETTERS = "abcdefghij"
+
+
+def _char_rnn(t):
+    class RNN(t.nn.Module):
+        def __init__(s, input_size, hidden_size, output_size):
+            super().__init__()
+            s.hidden_size = hidden_size
+            s.i2h = t.nn.Linear(input_size + hidden_size, hidden_size)
+            s.h2o = t.nn.Linear(input_size + hidden_size, output_size)
+            s.softmax = t.nn.LogSoftmax(dim=1)
+
+        def forward(s, input, hidden):
+            combined = t.cat((input, hidden), 1)
+            hidden = t.tanh(s.i2h(combined))
+            output = s.softmax(s.h2o(combined))
+            return output, hidden
+
+        def initHidden(s):
+            return t.zeros(1, s.hidden_size)
+
+    return RNN(len(_LETTERS), 6, 3)
+
+
+def char_rnn_names(torch, steps):
+    rnn = _init(torch, _char_rnn)
+    names = [("abba", 0), ("jig", 1), ("hhefc", 2), ("baj", 0), ("cide", 2)]
+
+    def lineToTensor(line):
+        tensor = torch.zeros(len(line), 1, len(_LETTERS))
+        for li, letter in enumerate(line):
+            tensor[li][0][_LETTERS.find(letter)] = 1
+        return tensor
+
+    criterion = torch.nn.NLLLoss()
+    learning_rate = 0.05
+    out = []
+    for _ in range(steps):
+        for name, cat in names:
+            category_tensor = torch.tensor([cat], dtype=torch.long)
+            line_tensor = lineToTensor(name)
+            hidden = rnn.initHidden()
+            rnn.zero_grad()
+            for i in range(line_tensor.size()[0]):
+                output, hidden = rnn(line_tensor[i], hidden)
+            loss = criterion(output, category_tensor)
+            loss.backward()
+            for p in rnn.parameters():
+                p.data.add_(p.grad.data, alpha=-learning_rate)
+            out.append(loss.item())
+    with torch.no_grad():
+        for name, _ in names:
+            hidden = rnn.initHidden()
+            line_tensor = lineToTensor(name)
+            for i in range(line_tensor.size()[0]):
+                output, hidden = rnn(line_tensor[i], hidden)
+            topv, topi = output.topk(2, 1, True)
+            out += topv[0].tolist() + topi[0].tolist() + [line_tensor.sum().item()]
+    return out
+
+
+# --- 17. fine-tuning as the transfer-learning tutorial: a "pretrained" body frozen with
+# requires_grad = False, a new head, optimizer over the head only, StepLR, the best weights kept
+# by copy.deepcopy(model.state_dict()) and loaded back, accuracy by .type(torch.float); then
+# l1_unstructured pruning (the mask buffer, weight_orig) and prune.remove -------------------
+
+def finetune(torch, steps):
+    import copy
+    from importlib import import_module
+
+    F = torch.nn.functional
+    prune = import_module(torch.__name__ + ".nn.utils.prune")
+    model = _init(torch, lambda t: t.nn.Sequential(t.nn.Linear(5, 6), t.nn.ReLU(),
+                                                   t.nn.Linear(6, 4)))
+    for param in model.parameters():
+        param.requires_grad = False
+    head = _init(torch, lambda t: t.nn.Linear(6, 3), seed=1)
+    model[2] = head
+    rng = _rng(414)
+    phases = {"train": (_data(torch, rng.standard_normal((10, 5))),
+                        _data(torch, rng.integers(0, 3, 10))),
+              "val": (_data(torch, rng.standard_normal((6, 5))),
+                      _data(torch, rng.integers(0, 3, 6)))}
+    opt = torch.optim.SGD(model[2].parameters(), lr=0.1, momentum=0.9)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)
+    best_wts = copy.deepcopy(model.state_dict())
+    best_loss = float("inf")
+    out = [sum(p.numel() for p in model.parameters() if p.requires_grad)]
+    for _ in range(steps):
+        for phase in ("train", "val"):
+            model.train() if phase == "train" else model.eval()
+            inputs, labels = phases[phase]
+            opt.zero_grad()
+            with torch.set_grad_enabled(phase == "train"):
+                outputs = model(inputs)
+                _, preds = torch.max(outputs, 1)
+                loss = F.cross_entropy(outputs, labels)
+                if phase == "train":
+                    loss.backward()
+                    opt.step()
+            acc = (preds == labels.data).type(torch.float).sum().item() / len(labels)
+            if phase == "train":
+                sched.step()
+            if phase == "val" and loss.item() < best_loss:
+                best_loss = loss.item()
+                best_wts = copy.deepcopy(model.state_dict())
+            out += [loss.item(), acc, loss.requires_grad]
+        out.append(sched.get_last_lr()[0])
+    out.append(model[0].weight.grad is None)
+    model.load_state_dict(best_wts)
+    out += model[2].weight.flatten().tolist() + [best_loss]
+    prune.l1_unstructured(model[2], name="weight", amount=0.4)
+    out += [sorted(k for k, _ in model[2].named_buffers()),
+            sorted(k for k, _ in model[2].named_parameters())]
+    out += model[2].weight_mask.flatten().tolist() + [prune.is_pruned(model)]
+    with torch.no_grad():
+        out += model(phases["val"][0]).flatten().tolist()
+    prune.remove(model[2], "weight")
+    out += [sorted(k for k, _ in model[2].named_parameters()),
+            int((model[2].weight == 0).sum())]
+    return out
+
+
+# --- 18. adversarial examples (the FGSM tutorial): gradients with respect to the input,
+# data.grad.data.sign(), a perturbed image clamped to [0, 1], predictions by max(1,
+# keepdim=True)[1], accuracy for several epsilons; then a few steps of adversarial training --
+
+def fgsm(torch, steps):
+    F = torch.nn.functional
+    model = _init(torch, lambda t: t.nn.Sequential(t.nn.Conv2d(1, 3, 3), t.nn.ReLU(),
+                                                   t.nn.Flatten(), t.nn.Linear(48, 4),
+                                                   t.nn.LogSoftmax(dim=1)))
+    rng = _rng(415)
+    images = _data(torch, rng.random((6, 1, 6, 6)))
+    target = _data(torch, rng.integers(0, 4, 6))
+
+    def fgsm_attack(image, epsilon, data_grad):
+        sign_data_grad = data_grad.sign()
+        perturbed_image = image + epsilon * sign_data_grad
+        return torch.clamp(perturbed_image, 0, 1)
+
+    out = []
+    model.eval()
+    for epsilon in (0.0, 0.05, 0.3):
+        data = images.clone()
+        data.requires_grad = True
+        output = model(data)
+        init_pred = output.max(1, keepdim=True)[1]
+        loss = F.nll_loss(output, target)
+        model.zero_grad()
+        loss.backward()
+        data_grad = data.grad.data
+        perturbed = fgsm_attack(data, epsilon, data_grad)
+        output = model(perturbed)
+        final_pred = output.max(1, keepdim=True)[1]
+        correct = (final_pred.squeeze(1) == target).sum().item()
+        out += [loss.item(), correct, init_pred.flatten().tolist(), perturbed.requires_grad,
+                perturbed.sum().item(), data_grad.abs().sum().item()]
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(steps):
+        x = images.clone().requires_grad_(True)
+        l = F.nll_loss(model(x), target)
+        g, = torch.autograd.grad(l, x)
+        x_adv = fgsm_attack(images, 0.1, g).detach()
+        opt.zero_grad()
+        loss = 0.5 * (F.nll_loss(model(images), target) + F.nll_loss(model(x_adv), target))
+        loss.backward()
+        opt.step()
+        out.append(loss.item())
+    return out
+
+
 PROGRAMS = {
     "nn_really": (nn_really, 2, {}),
     "examples": (examples, 3, {}),
@@ -979,6 +1156,9 @@ PROGRAMS = {
     "fno": (fno, 4, {}),
     "ensemble": (ensemble, 3, {}),
     "wgan_sn": (wgan_sn, 3, {}),
+    "char_rnn_names": (char_rnn_names, 2, {}),
+    "finetune": (finetune, 4, {}),
+    "fgsm": (fgsm, 3, {}),
 }
 
 
