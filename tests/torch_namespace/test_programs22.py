@@ -918,7 +918,8 @@ def ensemble(torch, steps):
 def _critic(t):
     P = t.nn.utils.parametrizations
     return t.nn.Sequential(P.spectral_norm(t.nn.Conv1d(1, 3, 3, padding=1)), t.nn.LeakyReLU(0.2),
-                           t.nn.Flatten(), P.spectral_norm(t.nn.Linear(18, 1), n_power_iterations=2))
+                           t.nn.Flatten(),
+                           P.spectral_norm(t.nn.Linear(18, 1), n_power_iterations=2))
 
 
 def _gen(t):
@@ -931,7 +932,8 @@ def wgan_sn(torch, steps):
     C = _init(torch, _critic)
     G = _init(torch, _gen, seed=1)
     rng = _rng(413)
-    real = _data(torch, np.sin(np.linspace(0, 3, 6))[None, None] + 0.1 * rng.standard_normal((4, 1, 6)))
+    real = _data(torch, np.sin(np.linspace(0, 3, 6))[None, None]
+                 + 0.1 * rng.standard_normal((4, 1, 6)))
     z = _data(torch, rng.standard_normal((steps, 4, 2)))
     eps = _data(torch, rng.random((steps, 4, 1, 1)))
     oc = torch.optim.Adam(C.parameters(), lr=1e-3, betas=(0.0, 0.9))
@@ -959,7 +961,8 @@ def wgan_sn(torch, steps):
         w2 = C[3].weight
         out += [torch.equal(w1, w2), torch.linalg.matrix_norm(C[3].weight, ord=2).item()]
         out += C(real).flatten().tolist()
-        out += G[0].weight.norm(dim=1).tolist() + G[0].parametrizations.weight.original0.flatten().tolist()
+        out += G[0].weight.norm(dim=1).tolist()
+        out += G[0].parametrizations.weight.original0.flatten().tolist()
     return out
 
 
