@@ -41,6 +41,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -53,7 +54,8 @@ from .uniform import Uniform
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution",
     "ExponentialFamily", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal",
-    "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli",
+    "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+    "RelaxedBernoulli",
     "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
 ]
 __all__.extend(transforms.__all__)
@@ -62,7 +64,7 @@ __all__.extend(transforms.__all__)
 _NOT_SUPPORTED = frozenset({
     "Chi2", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "Geometric",
     "Gumbel", "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LKJCholesky",
-    "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+    "LogisticNormal", "LowRankMultivariateNormal", "Multinomial",
     "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto",
     "RelaxedOneHotCategorical", "StudentT", "VonMises", "Weibull", "Wishart",
     "biject_to", "transform_to", "constraint_registry",

@@ -10,6 +10,12 @@ from .optimizer import (Optimizer, _check_fused_flags, _check_fused_params, _che
 __all__ = ["Adagrad"]
 
 
+def _st_torch():
+    import strided.torch
+
+    return strided.torch
+
+
 class Adagrad(Optimizer):
     """Adagrad: ``s += g * g``; ``p -= clr * g / (sqrt(s) + eps)``, ``clr = lr / (1 + (step - 1) * lr_decay)``.
 
@@ -38,12 +44,21 @@ class Adagrad(Optimizer):
                                       foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, fused=fused))
         _check_fused_flags(fused, foreach, differentiable)
-        # Note: as PyTorch, Adagrad's state exists from construction (step 0, the sums).
+        # Note: as PyTorch, Adagrad's state exists from construction (step 0, the sums), each
+        # sum filled with the constructor's initial_accumulator_value (a group's own value is
+        # not read, as in PyTorch).
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = _new_step(group.get("fused"), p.device)
-                state["sum"] = _st.full_like(p, group["initial_accumulator_value"])
+                self._init_state(p, group, initial_accumulator_value)
+
+    def _init_state(self, p, group: dict, value: float) -> None:
+        """Step 0 and a sum filled with ``value`` (``value + value*1j`` for a complex
+        parameter, as PyTorch)."""
+        state = self.state[p]
+        state["step"] = _new_step(group.get("fused"), p.device)
+        if _st.isdtype(p.dtype, "complex floating"):
+            value = complex(value, value)
+        state["sum"] = _st.full_like(p, value)
 
     def _update(self, group: dict) -> None:
         lr, lr_decay, eps, wd = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
@@ -53,11 +68,18 @@ class Adagrad(Optimizer):
                 continue
             grad = -p.grad if group["maximize"] else p.grad
             state = self.state[p]
+            if len(state) == 0:
+                # (a parameter of a group added by add_param_group: PyTorch makes its state at
+                # its first step, from the constructor's defaults)
+                self._init_state(p, group, self.defaults["initial_accumulator_value"])
             step = _step_value(state)
             if wd != 0:
                 grad = grad.add(p, alpha=wd)
             clr = lr / (1 + (step - 1) * lr_decay)
             state_sum = state["sum"]
+            if _st.isdtype(p.dtype, "complex floating"):
+                # (as PyTorch: a complex parameter is updated as pairs of reals)
+                grad, state_sum, p = (_st_torch().view_as_real(a) for a in (grad, state_sum, p))
             state_sum.addcmul_(grad, grad, value=1)
             std = state_sum.sqrt().add_(eps)
             p.addcdiv_(grad, std, value=-clr)
