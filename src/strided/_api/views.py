@@ -253,10 +253,16 @@ def view_dtype(x, dtype: DType) -> Array:
         k = old // new
         off, shape = off * k, shape[:-1] + (shape[-1] * k,)
         strides = tuple(s * k for s in strides[:-1]) + (1,)
+    return Array._from_storage(_reinterpreted(st, dtype), off, shape, strides)
+
+
+def _reinterpreted(st, dtype: DType):
+    """The Storage of ``st``'s memory seen as ``dtype``, of another element size: its last
+    bytes, short of one element, are not seen."""
     data = st._data
-    if data.nbytes % new:  # (the memory's last bytes, short of one element, are not seen)
-        data = data.view(np.uint8)[:data.nbytes - data.nbytes % new]
-    return Array._from_storage(st._reinterpret(dtype, data.view(dtype._np)), off, shape, strides)
+    if data.nbytes % dtype.itemsize:
+        data = data.view(np.uint8)[:data.nbytes - data.nbytes % dtype.itemsize]
+    return st._reinterpret(dtype, data.view(dtype._np))
 
 
 @api("view_as_real")
@@ -293,11 +299,7 @@ def view_as_complex(x) -> Array:
                              f"got strides {strides}")
     if off % 2:
         raise ViewDtypeError(f"view_as_complex: the storage offset must be divisible by 2, got {off}")
-    c = _dtypes.complex_of(x._dtype)
-    data = st._data
-    if data.nbytes % c.itemsize:
-        data = data.view(np.uint8)[:data.nbytes - data.nbytes % c.itemsize]
-    return Array._from_storage(st._reinterpret(c, data.view(c._np)), off // 2, shape[:-1],
+    return Array._from_storage(_reinterpreted(st, _dtypes.complex_of(x._dtype)), off // 2, shape[:-1],
                                tuple(s // 2 for s in strides[:-1]))
 
 

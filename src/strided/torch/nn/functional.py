@@ -37,6 +37,8 @@ from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
 from strided._api.activations import _act as _act_kernel
 from strided._api.creation import wrap_new as _wrap_new
+# (PyTorch's names of the dtypes in its messages: the C type, the scalar type)
+from strided.torch._dtype_guards import _C_NAME as _C_TYPE, _scalar_type
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu",
@@ -393,22 +395,12 @@ def log_softmax(input, dim=None, _stacklevel: int = 3, dtype=None) -> Array:
 
 # --- linear layers, dropout, embedding ---------------------------------------------------
 
-_C_TYPE = {"float64": "double", "float32": "float", "float16": "c10::Half",
-           "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-           "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-_SCALAR_TYPE = {"float64": "Double", "float32": "Float", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-                "complex128": "ComplexDouble"}
-
-
 def _linear_dtypes(input, weight, bias) -> None:
     """PyTorch's refusal of a ``linear`` whose arrays differ in dtype (its matmul does not
     promote), with its messages: with a bias (addmm) the bias against the weight first, then
     the input; without one (mm), the input against the weight."""
     def name(x):
-        return _SCALAR_TYPE.get(x.dtype.name, x.dtype.name)
+        return _scalar_type(x.dtype)
 
     if type(bias) is Array:
         if bias._dtype is not weight._dtype:
@@ -804,8 +796,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     if weight is not None and type(weight) is Array and weight.dtype != input.dtype:
         # (PyTorch's nll_loss takes the weight in the input's dtype only)
         raise RuntimeError(f"nll_loss(): expected scalar type "
-                           f"{_SCALAR_TYPE.get(input.dtype.name, input.dtype.name)} but found "
-                           f"{_SCALAR_TYPE.get(weight.dtype.name, weight.dtype.name)}")
+                           f"{_scalar_type(input.dtype)} but found "
+                           f"{_scalar_type(weight.dtype)}")
     loss, keep, safe = _picked(input, target, ignore_index, "nll_loss")
     if weight is None and keep is None:  # every target counts, with weight 1
         if reduction == "mean" and loss.size == 0:
