@@ -1,14 +1,14 @@
 """Sums one leaf at a time are still NumPy's bits (issue 38, round 19; strided/_csrc/_ckernels.c,
-``seq8_f32``/``seq8_f64``/``seq8z_f64`` and their prefetching twins under ``seqrow_f32/f64``).
+``seq8_f32``/``seq8_f64``/``seq8z_f64`` under ``seqrow_f32/f64``).
 
 A float32/float64 row of more than 1024 elements and at least 128 KiB (``SD_SEQ_FROM``) is
 summed as NumPy's pairwise tree cut into nodes of eight leaves, each node read front to back
-one leaf at a time; where the buffer spans 20 MiB or more (``SD_SEQP_FROM``) each node is
-prefetched first. Compared bit for bit with ``numpy.add.reduce``: lengths at both
-thresholds and the tree's cut points beyond them, unaligned starts, 1-4 threads (each
-thread's share a subtree), row sums of long rows (``sum_rows``, ``reduce``) in buffers on
-both sides of 20 MiB, on the AVX-512 path and the AVX2 path (``sum_isa``), and the namespace's
-``sum``. Skipped without the C kernels (STRIDED_NO_CEXT=1)."""
+one leaf at a time (round 22: never prefetching; a buffer of 20 MiB or more, where a
+prefetching twin ran until then, is still tested as its own size). Compared bit for bit
+with ``numpy.add.reduce``: lengths at both sizes and the tree's cut points beyond them,
+unaligned starts, 1-4 threads (each thread's share a subtree), row sums of long rows
+(``sum_rows``, ``reduce``) in buffers on both sides of 20 MiB, on the AVX-512 path and the
+AVX2 path (``sum_isa``), and the namespace's ``sum``. Skipped without the C kernels (STRIDED_NO_CEXT=1)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ C = _cfast._ckernels if _cfast.AVAILABLE else None
 pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
 DTYPES = [np.float32, np.float64]
 SEQ_FROM = 128 << 10  # bytes (SD_SEQ_FROM)
-SEQP_FROM = 20 << 20  # bytes (SD_SEQP_FROM)
+BIG = 20 << 20  # bytes (a buffer beyond L2 and most of L3)
 
 
 @pytest.fixture(params=["avx512", "avx2"])
@@ -62,10 +62,10 @@ def _bits(x, dt):
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("where", ["seq", "seqp"])
+@pytest.mark.parametrize("where", ["seq", "big"])
 def test_whole_sums_at_the_thresholds(isa, dt, where):
     bad = []
-    for i, n in enumerate(_lengths(dt, SEQ_FROM if where == "seq" else SEQP_FROM)):
+    for i, n in enumerate(_lengths(dt, SEQ_FROM if where == "seq" else BIG)):
         offset = i % 8
         a = _data(n, dt, n, offset)
         want = _bits(np.add.reduce(a), dt)
@@ -93,11 +93,10 @@ def test_a_spread_beyond_the_threshold(isa, dt):
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("rows", [3, 80])
 def test_long_rows(isa, dt, rows):
-    """Rows of more than 128 KiB, in a buffer under 20 MiB (3 rows) and over it (80 rows: the
-    prefetching nodes)."""
+    """Rows of more than 128 KiB, in a buffer under 20 MiB (3 rows) and over it (80 rows)."""
     ncols = SEQ_FROM // np.dtype(dt).itemsize * 2 + 13
     a = _data(rows * ncols, dt, rows, offset=1).reshape(rows, ncols)
-    assert (a.nbytes >= SEQP_FROM) == (rows == 80)
+    assert (a.nbytes >= BIG) == (rows == 80)
     want = np.add.reduce(a, axis=-1).tobytes()
     out = np.empty(rows, dt)
     C.sum_rows(a, out, ncols)
@@ -109,7 +108,7 @@ def test_long_rows(isa, dt, rows):
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_the_namespace_sum(dt):
-    for n in _lengths(dt, SEQ_FROM)[1:4] + _lengths(dt, SEQP_FROM)[2:3]:
+    for n in _lengths(dt, SEQ_FROM)[1:4] + _lengths(dt, BIG)[2:3]:
         a = _data(n, dt, n, offset=n % 3)
         got = host(xp.sum(xp.asarray(a, device="cpu")))
         assert _bits(got, dt) == _bits(np.add.reduce(a), dt), f"xp.sum n={n}"

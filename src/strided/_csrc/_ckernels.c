@@ -729,13 +729,13 @@ SD_FLAT(SD_AVX512, flatz_f64, double, eightz_f64, pwt_f64, 1) /* (the row's edge
    float32 65536-1e6 elements 47-57 / 39-47, float64 (AVX-512) 30000-1e6 46-81 / 39-56; in
    L1 (10000) 51 / 57 and 65 / 73, so not below SD_SEQ_FROM. Each leaf fully unrolled
    (SD_SEQ8: one jump per leaf in place of a loop exit that mispredicts as the leaves'
-   lengths alternate), float32 30000-200000 41-63 against 40-48 looped (a quiet machine). PF: the prefetching twin (as
-   pwtp_*: SD_PREFETCH before each node), from SD_SEQP_FROM (20 MiB; a quiet machine,
-   prefetching / not, unrolled leaves): float32 8 MB 0.84, 12 MB 0.97, 20 MB 1.06, 40 MB
-   1.08, 80 MB 1.04; float64 16 MB 0.93, 24 MB 1.11, 40 MB 1.06, 80 MB 1.04. Only the last leaf of a whole tree
+   lengths alternate), float32 30000-200000 41-63 against 40-48 looped (a quiet machine). A
+   prefetching twin (SD_PREFETCH before each node, from 20 MiB) was dropped in round 22:
+   measured again (sum_all, medians of 40 interleaved calls, us), prefetching / not / NumPy:
+   float64 3e6 661 / 542 / 687, 5e6 1326 / 1011 / 1266, 1e7 3471 / 2408 / 2740; float32
+   1e7 1292 / 1157 / 1728, 2e7 2747 / 2497 / 3766. Only the last leaf of a whole tree
    has leftover elements (see SD_EIGHT_PTRS). */
 #define SD_SEQ_FROM ((Py_ssize_t)128 << 10)
-#define SD_SEQP_FROM ((Py_ssize_t)20 << 20)
 /* A leaf's accumulator vector(s) over its G whole groups of 8 (p: the leaf), fully
    unrolled for a constant G: the chain of additions in order, with no loop branch (a loop
    whose trip count changes from leaf to leaf, as the leaves of a node differ by a group,
@@ -832,36 +832,25 @@ SD_AVX512 SD_INLINE double sd_end8z_f64(__m512d R0, __m512d R1, __m512d R2, __m5
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 SD_SEQ8(SD_AVX512, seq8z_f64, double, __m512d, _mm512_loadu_pd, _mm512_add_pd, sd_end8z_f64)
-/* the prefetching twins: the node's bytes SD_PF_AHEAD on, then the node */
-#define SD_SEQP(ATTR, NAME, T, NODE)                                                       \
-    ATTR SD_INLINE T NAME(const T *a, const Py_ssize_t *e, T m)                            \
-    {                                                                                      \
-        SD_PREFETCH(a, e[0] + e[1] + e[2] + e[3] + e[4] + e[5] + e[6] + e[7]);             \
-        return NODE(a, e, m);                                                              \
-    }
-SD_SEQP(SD_AVX2, seq8p_f32, float, seq8_f32)
-SD_SEQP(SD_AVX2, seq8p_f64, double, seq8_f64)
-SD_SEQP(SD_AVX512, seq8zp_f64, double, seq8z_f64)
 SD_FLAT(SD_AVX2, flats_f32, float, seq8_f32, pwt_f32, 0)
-SD_FLAT(SD_AVX2, flatsp_f32, float, seq8p_f32, pwtp_f32, 0)
 SD_FLAT(SD_AVX2, flats_f64, double, seq8_f64, pwt_f64, 0)
-SD_FLAT(SD_AVX2, flatsp_f64, double, seq8p_f64, pwtp_f64, 0)
 SD_FLAT(SD_AVX512, flatsz_f64, double, seq8z_f64, pwt_f64, 0)
-SD_FLAT(SD_AVX512, flatszp_f64, double, seq8zp_f64, pwtp_f64, 0)
-/* A row of n > SD_NODE_MAX elements of at least SD_SEQ_FROM bytes: the flat tree over nodes
-   summed one leaf at a time, prefetching where the buffer it is part of spans SD_SEQP_FROM
-   or more (span: as row_f32's); NaN-free or not, the same additions as the recursion. */
-static float seqrow_f32(const float *a, Py_ssize_t n, Py_ssize_t span)
+/* A row of n > SD_NODE_MAX elements of at least SD_SEQ_FROM bytes, or of a buffer streamed
+   from beyond L2 (span >= SD_PF_FROM): the flat tree over nodes summed one leaf at a time;
+   NaN-free or not, the same additions as the recursion. Never prefetching (issue 38, round
+   22: the prefetching twins were 1.1-1.45x slower than one stream on the benchmarks'
+   EPYC from 20 MiB, and rows of 1000x10000 float64 taking the prefetching tree 1.8x NumPy's
+   time; one leaf at a time from memory there is NumPy's speed or better). */
+static float seqrow_f32(const float *a, Py_ssize_t n)
 {
-    return span >= SD_SEQP_FROM ? flatsp_f32(a, n) : flats_f32(a, n);
+    return flats_f32(a, n);
 }
-static double seqrow_f64(const double *a, Py_ssize_t n, Py_ssize_t span)
+static double seqrow_f64(const double *a, Py_ssize_t n)
 {
-    if (sd_avx512)
-        return span >= SD_SEQP_FROM ? flatszp_f64(a, n) : flatsz_f64(a, n);
-    return span >= SD_SEQP_FROM ? flatsp_f64(a, n) : flats_f64(a, n);
+    return sd_avx512 ? flatsz_f64(a, n) : flats_f64(a, n);
 }
-#define SD_SEQ_ROW(T, n) ((n) > SD_NODE_MAX && (n) * (Py_ssize_t)sizeof(T) >= SD_SEQ_FROM)
+#define SD_SEQ_ROW(T, n, span)                                                             \
+    ((n) > SD_NODE_MAX && ((n) * (Py_ssize_t)sizeof(T) >= SD_SEQ_FROM || (span) >= SD_PF_FROM(T)))
 /* the in-cache sums (no prefetch): float32 rows of more than 1024 elements the flat tree
    over eight leaves (AVX2), its aligned-load nodes for rows 16 bytes off a 32-byte
    boundary beyond L1 (SD_FLATA_FROM); float64 ones with AVX-512 (and 8-byte aligned) the
@@ -911,13 +900,24 @@ static double pwc_f64(const double *a, Py_ssize_t n, double m)
      never reached: a row of more than 2**17 float64 spans more than 1 MiB). */
 #define SD_PW_MAX(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : ((Py_ssize_t)1 << 17))
 #define SD_PF_FROM(T) (sizeof(T) == 4 ? (Py_ssize_t)1 << 21 : (Py_ssize_t)1 << 20)
+/* float64 rows of at most SD_NODE_MAX elements in a buffer of SD_STREAM_FROM or more: one
+   leaf at a time (NumPy's own recursion, leaf_f64), not the prefetching tree. Round 22 (the
+   sum_rows entry, minima and medians of 60-100 interleaved runs, this EPYC with a 32 MiB
+   L3, tree / one leaf at a time / NumPy, us): 1000x300 (2.4 MB) 34 / 40 / 71, 1000x500 (4 MB)
+   70 / 59 / 103, 1000x1000 124 / 108 / 176, 4000x500 (16 MB) 322 / 250 / 416, 10000x500
+   (40 MB) 2575 / 1173 / 1371: the tree's two and four streams side by side lose to one from
+   4 MiB, and halve the speed from memory. float32 rows keep the tree (1000x1000, 10000x500:
+   within 5% either way). */
+#define SD_STREAM_FROM(T) (sizeof(T) == 4 ? PY_SSIZE_T_MAX : (Py_ssize_t)4 << 20)
 #define SD_ROW_PICK(SFX, T, ...)                                                           \
     static inline T row_##SFX(const T *a, Py_ssize_t n, T m, Py_ssize_t span)              \
     {                                                                                      \
         if (!sd_avx2 || n <= 128)                                                          \
             return leaf_##SFX(a, n, m);                                                    \
-        if (SD_SEQ_ROW(T, n))                                                              \
-            return seqrow_##SFX(a, n, span);                                               \
+        if (SD_SEQ_ROW(T, n, span))                                                        \
+            return seqrow_##SFX(a, n);                                                     \
+        if (span >= SD_STREAM_FROM(T))                                                     \
+            return leaf_##SFX(a, n, m);                                                    \
         if (span >= SD_PF_FROM(T))                                                         \
             return pwtp_##SFX(a, n, m);                                                    \
         return n <= SD_PW_MAX(T) ? pwc_##SFX(a, n, m) : leaf_##SFX(a, n, m);               \
@@ -1120,6 +1120,13 @@ SD_FLOAT_TYPES(SD_ROWS4)
 #define SD_SHORT_ROWS(n) 0
 #define SD_SHORT_SQ_ROWS(n) 0
 #endif
+/* Short rows (SD_SHORT_ROWS) side by side, but float64 ones only in a buffer of less than
+   SD_ROWS4_STREAM_FROM: from memory, four float64 rows' streams side by side ran at half the speed of one row at a time (round 22, sum_rows,
+   medians of 60 interleaved runs, four rows / one / NumPy, us: 40000x100 1844 / 886 / 1517,
+   20000x200 1348 / 800 / 1094, 15000x200 653 / 462 / 769; 10000x200 (16 MB) 228 / 232 / 490,
+   5000x200 100 / 111 / 242). float32's keep them at any size (80000x100 1382 / 1356 / 2784). */
+#define SD_ROWS4_STREAM_FROM ((Py_ssize_t)16 << 20)
+#define SD_SHORT_ROWS_IN(n, kind, span) (SD_SHORT_ROWS(n) && ((kind) == 1 || (span) < SD_ROWS4_STREAM_FROM))
 /* SD_LD(V, p): vector V loaded from the unaligned p */
 #define SD_LD(V, p) ({ V v_; memcpy(&v_, (p), sizeof(V)); v_; })
 
@@ -1199,7 +1206,7 @@ sum_rows_impl(PyObject *src_obj, PyObject *out_obj, Py_ssize_t ncols, int strict
         if (kind == (KIND)) {                                                               \
             const T *a = (const T *)src.buf;                                                \
             T *o = (T *)out.buf;                                                            \
-            Py_ssize_t r0 = SD_SHORT_ROWS(ncols) ? rows_##SFX(a, nrows, ncols, o) : 0;      \
+            Py_ssize_t r0 = SD_SHORT_ROWS_IN(ncols, kind, src.len) ? rows_##SFX(a, nrows, ncols, o) : 0; \
             for (Py_ssize_t r = r0; r < nrows; r++)                                         \
                 o[r] = (T)0 + row_##SFX(a + r * ncols, ncols, 0, src.len); /* NumPy: identity + sum */ \
             for (Py_ssize_t r = 0; r < nrows && !strict; r++)                               \
@@ -3128,7 +3135,8 @@ static void sd_red_task(void *p, Py_ssize_t c)
     sd_red_ctx *x = (sd_red_ctx *)p;
     Py_ssize_t lo = x->ntask * c / x->nchunks, hi = x->ntask * (c + 1) / x->nchunks;
     Py_ssize_t L = x->kind == 1 ? 8 : 4;
-    if (x->inner == 1 && x->op == SD_SUM && SD_SHORT_ROWS(x->nred)) /* short rows side by side */
+    if (x->inner == 1 && x->op == SD_SUM
+        && SD_SHORT_ROWS_IN(x->nred, x->kind, x->outer * x->nred * (x->kind == 1 ? 4 : 8))) /* short rows side by side */
         lo += x->kind == 1 ? rows_f32((const float *)x->src + lo * x->nred, hi - lo, x->nred, (float *)x->dst + lo)
                            : rows_f64((const double *)x->src + lo * x->nred, hi - lo, x->nred, (double *)x->dst + lo);
     else if (x->inner == 1 && x->op == SD_SQDEV && SD_SHORT_SQ_ROWS(x->nred))
