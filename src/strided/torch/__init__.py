@@ -46,7 +46,7 @@ from ._repr import set_printoptions, get_printoptions  # noqa: F401
 # ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
 # ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
 _SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends", "linalg", "fft",
-               "distributions", "amp", "cpu", "func")
+               "distributions", "amp", "cpu", "func", "jit")
 _FROM_SUBMODULE = {"autocast": "amp.autocast_mode", "is_autocast_enabled": "amp.autocast_mode",
                    "get_autocast_dtype": "amp.autocast_mode"}  # top-level names defined there
 _LOADED = []  # [the names of _functions] once loaded
