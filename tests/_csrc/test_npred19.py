@@ -1,5 +1,8 @@
 """The short reductions' compiled twin (issue 38; strided/_csrc/_chot/fast.c, ``fast_npreduce``,
-K_NPRED): ``max(x)``, ``min(x)``, ``prod(x)``, ``any(x)`` and ``all(x)`` of a small CPU array.
+K_NPRED): ``max(x)``, ``min(x)``, ``prod(x)``, ``any(x)`` and ``all(x)`` of a small CPU array,
+and (round 22) ``max(x)``/``min(x)`` of a larger C-contiguous float32/float64 one that one
+thread reduces, by the C kernels ``max_into``/``min_into`` the definition's general path
+runs on the thread pool.
 
 Each definition's short path reduces the native whole with one NumPy reduction into a 0-d
 result; the compiled twin makes that very call (the same ufunc, axis None, the same dtype
@@ -34,11 +37,22 @@ DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16
           "complex64", "complex128"]
 
 
-def _taken(name, dt, size, nbytes):
-    """Whether the compiled twin answers name(x) for a plain CPU array (the definitions' short paths)."""
+def _one_thread(nbytes):
+    return T._NUM[0] == 1 or nbytes < T._THREAD_MIN[0]
+
+
+def _taken(name, dt, size, nbytes, contiguous=True, value=None):
+    """Whether the compiled twin answers name(x) for a plain CPU array (the definitions' short
+    paths; beyond them, float32/float64 max/min by the C kernel max_into/min_into on one
+    thread), or None where it may decline: the kernel passes a zero or NaN result on (its
+    sign or payload is the one NumPy's order picks, decided there or by NumPy)."""
     kind = np.dtype(dt).kind
     if name in ("max", "min"):
-        return kind != "c" and 0 < size <= S._SMALL
+        if kind != "c" and 0 < size <= S._SMALL:
+            return True
+        if dt in ("float32", "float64") and size > S._SMALL and contiguous and _one_thread(nbytes):
+            return None if value is not None and not (abs(value) > 0) else True
+        return False
     if name == "prod":
         return kind in "fc" and 0 < size <= S._SMALL
     return nbytes < T._REDUCE_FACTOR * T._THREAD_MIN[0]
@@ -101,7 +115,8 @@ def _values(rng, n, dt, special):
 def _cases(draw):
     name = draw(st.sampled_from(sorted(FUNCS)))
     dt = draw(st.sampled_from(DTYPES))
-    n = draw(st.one_of(st.integers(0, 12), st.integers(13, 300), st.sampled_from([4095, 4096, 4097, 9000])))
+    n = draw(st.one_of(st.integers(0, 12), st.integers(13, 300),
+                       st.sampled_from([4095, 4096, 4097, 9000, 65_535, 262_143, 262_145, 300_000])))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     a = _values(rng, n, dt, draw(st.booleans()))
     x = xp.asarray(a, device="cpu")
@@ -133,7 +148,12 @@ def test_the_compiled_twin_is_the_definition(case):
         _same(got, want)
         assert not np.shares_memory(np.asarray(got), np.asarray(x))
     n = int(np.prod(x.shape))
-    assert entered == (0 if _taken(name, x.dtype.name, n, n * np.dtype(x.dtype.name).itemsize) else 1)
+    value = float(np.asarray(want)) if not isinstance(got, Exception) and got.ndim == 0 \
+        and np.dtype(got.dtype.name).kind == "f" else None
+    taken = _taken(name, x.dtype.name, n, n * np.dtype(x.dtype.name).itemsize,
+                   np.asarray(x).flags.c_contiguous, value)
+    if taken is not None:
+        assert entered == (0 if taken else 1)
     np.testing.assert_array_equal(_raw(x), _raw(before))
 
 
@@ -191,3 +211,43 @@ def test_fast_refuses_a_bad_table():
     Fast = type(xp.max)
     with pytest.raises(TypeError, match="10 "):
         Fast(xp.max.__wrapped__, 10, [1, 2, 3], hook=[None], name="max")
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("n", [4097, 65_536, 262_145])
+@pytest.mark.parametrize("special", ["none", "-0 only", "zeros of both signs", "nan", "-nan", "payload nan", "inf"])
+@pytest.mark.parametrize("layout", ["flat", "rows", "strided"])
+def test_large_float_arrays_by_the_c_kernel(name, dt, n, special, layout):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 3).astype(dt)
+    if special == "-0 only":
+        a[:] = -0.0
+    elif special == "zeros of both signs":
+        a[:] = 0.0
+        a[n // 3] = -0.0
+    elif special in ("nan", "-nan"):
+        a[n // 2] = np.nan if special == "nan" else -np.nan
+    elif special == "payload nan":
+        a[n // 2] = np.frombuffer(np.array(0x7FC00001 if dt == "float32" else 0x7FF8000000000001,
+                                           np.uint32 if dt == "float32" else np.uint64).tobytes(), dt)[0]
+    elif special == "inf":
+        a[7] = np.inf if name == "max" else -np.inf
+    x = xp.asarray(a, device="cpu")
+    if layout == "rows":
+        x = xp.reshape(x[: n - n % 4], (4, -1))
+    elif layout == "strided":
+        x = x[::2]
+    f = FUNCS[name]
+    got, entered = _entered(f, x)
+    with np.errstate(all="ignore"):
+        want = f.__wrapped__(x)
+    _same(got, want)
+    np.testing.assert_array_equal(bits(np.asarray(want)), bits(getattr(np, name)(np.asarray(x))))  # NumPy's own
+    size = int(np.prod(x.shape))
+    taken = _taken(name, dt, size, size * np.dtype(dt).itemsize, np.asarray(x).flags.c_contiguous,
+                   float(np.asarray(want)))
+    if special == "none" or special == "inf":
+        assert taken is (size <= S._SMALL or (layout != "strided" and _one_thread(size * np.dtype(dt).itemsize)))
+    if taken is not None:
+        assert entered == (0 if taken else 1), (taken, entered)

@@ -195,14 +195,19 @@ _sum_into = _cfast._ckernels.sum_into if _cfast.AVAILABLE else None
 _SUM_C = None if _sum_into is None else (9, [_sum_into, _dtypes.float32, _dtypes.float64, _CPU])
 
 
-def _npred_c(reduce, res, darg, taken, fewest, most):
+def _npred_c(reduce, res, darg, taken, fewest, most, large=None):
     """A short path's compiled twin (_chot's K_NPRED: ``reduce(native, None, darg, out)`` into a
     fresh 0-d ``res`` (None: x's dtype) for x of a DType in ``taken`` with ``fewest`` to
     ``most`` elements (-1: fewer bytes than the thread split)), or None without the compiled
-    module (``api`` then makes the plain wrapper)."""
+    module (``api`` then makes the plain wrapper). ``large``: the name of a C kernel of
+    ``_ckernels`` (``large(native, out, count) -> bool``, one thread) that reduces float32 and
+    float64 arrays of more elements, as the definition's general path does (``reduce1``)."""
     if not _cfast.AVAILABLE:
         return None
-    return (10, [reduce, res, darg, tuple(taken), _CPU, fewest, most])
+    table = [reduce, res, darg, tuple(taken), _CPU, fewest, most]
+    if large is not None:
+        table += [getattr(_cfast._ckernels, large), (_dtypes.float32, _dtypes.float64)]
+    return (10, table)
 _multiply_reduce = np.multiply.reduce
 _true_divide = np.true_divide
 _asarray = np.asarray
@@ -458,7 +463,8 @@ max.__doc__ = """Largest element over ``axis`` (NaN propagates); ValueError when
     >>> xp.max(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [5, 3]
     """
-max = api("max", c_case=_npred_c(_MAX_REDUCE, None, None, [d for d in _dtypes.ALL_DTYPES if d.kind != "c"], 1, _SMALL))(max)
+max = api("max", c_case=_npred_c(_MAX_REDUCE, None, None, [d for d in _dtypes.ALL_DTYPES if d.kind != "c"], 1,
+                                 _SMALL, large="max_into"))(max)
 
 min = _extreme("min", _MIN_REDUCE)
 min.__doc__ = """Smallest element over ``axis`` (NaN propagates); ValueError when there are none.
@@ -467,7 +473,8 @@ min.__doc__ = """Smallest element over ``axis`` (NaN propagates); ValueError whe
     >>> xp.min(xp.asarray([[1, 5], [3, 2]]), axis=1).tolist()
     [1, 2]
     """
-min = api("min", c_case=_npred_c(_MIN_REDUCE, None, None, [d for d in _dtypes.ALL_DTYPES if d.kind != "c"], 1, _SMALL))(min)
+min = api("min", c_case=_npred_c(_MIN_REDUCE, None, None, [d for d in _dtypes.ALL_DTYPES if d.kind != "c"], 1,
+                                 _SMALL, large="min_into"))(min)
 
 
 # --- moments ----------------------------------------------------------------------------

@@ -3346,6 +3346,53 @@ extremum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return PyFloat_FromDouble(kind == 1 ? (double)f : d);
 }
 
+/* max_into(src, out, n) / min_into(src, out, n) -> bool: sum_into's convention for the whole
+   max/min of a C-contiguous float32/float64 buffer of n >= 1 elements into the one-element
+   buffer out of the same type, on the calling thread: reduce()'s exact max/min. False
+   (out unspecified) where it declines: a zero or NaN result whose sign or payload NumPy's
+   order picks (reduce()'s rule), or a layout, type or size it does not take. _chot's
+   K_NPRED calls it for max(x)/min(x) beyond the small arrays NumPy's reduction serves
+   (issue 38, round 22: 1e4 float32 0.63 us against maximum.reduce's 1.57). */
+static PyObject *
+extremum_into(int op, const char *fn, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (sd_nargs(fn, nargs, 3, 3) < 0)
+        return NULL;
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer v, o;
+    int kv = sd_fbuf(args[0], &v, 0);
+    if (!kv)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
+    int ko = sd_fbuf(args[1], &o, 1);
+    if (!ko) {
+        PyBuffer_Release(&v);
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
+    }
+    Py_ssize_t nin;
+    int ok = ko == kv && n >= 1 && sd_mul(n, v.itemsize, &nin) && nin == v.len && o.len == o.itemsize
+             && !((char *)v.buf < (char *)o.buf + o.len && (char *)o.buf < (char *)v.buf + v.len)
+             && sd_reduce(op, &v, &o, NULL, kv, 1, n, 1, 1);
+    PyBuffer_Release(&o);
+    PyBuffer_Release(&v);
+    if (!ok && PyErr_Occurred())
+        return NULL;
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *
+max_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    return extremum_into(SD_MAX, "max_into", args, nargs);
+}
+
+static PyObject *
+min_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    return extremum_into(SD_MIN, "min_into", args, nargs);
+}
+
 /* pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1) -> (spin_ns,
    min_chunk_bytes, workers, worker_chunks, stall_ns, stalls, backoff_left_ns): set what is
    >= 0, report all (workers: the crew now running in this process; worker_chunks: the chunks
@@ -3439,6 +3486,11 @@ static PyMethodDef methods[] = {
      "sum_all(a, nthreads) -> float or None: the pairwise sum of a C-contiguous float32/float64 "
      "buffer (more than 128 elements), bit for bit sum_rows's (NumPy's), on the thread pool; "
      "None for a NaN sum."),
+    SD_FN("max_into", max_into,
+     "max_into(src, out, n) -> bool: the max of a C-contiguous float32/float64 buffer of n "
+     "elements into the one-element buffer out (one thread); False where NumPy's order picks a "
+     "zero's sign or a NaN's payload, or for another layout or type."),
+    SD_FN("min_into", min_into, "min_into(src, out, n) -> bool: max_into's min."),
     SD_FN("extremum_all", extremum_all,
      "extremum_all(a, is_max, nthreads) -> float or None: max/min of a C-contiguous "
      "float32/float64 buffer (NaN where it holds one), on the thread pool; None where NumPy's "

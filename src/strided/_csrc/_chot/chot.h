@@ -282,8 +282,9 @@ enum { G_NONE = 0, G_NOINF, G_POW_F, G_POW_I, G_COPY, G_SHIFT };
    result, as the definition's short path calls it (max, min, prod, any, all; table: [the
    ufunc's reduce, the result DType or None (x's), the dtype argument (None, or True: x's
    NumPy dtype, or a NumPy dtype), the DTypes taken (a tuple), the CPU Device, the fewest
-   elements (0 or 1), the most elements (-1: fewer bytes than the thread split)]);
-   everything else as K_API. */
+   elements (0 or 1), the most elements (-1: fewer bytes than the thread split)], and
+   optionally [a C kernel kernel(native, out, count) -> True for more elements than that,
+   on one thread, the DTypes it takes (a tuple)]); everything else as K_API. */
 enum { K_API = 0, K_UNARY = 1, K_BINARY = 2, K_MATMUL = 3, K_WHERE = 4, K_QUIET = 5, K_ASTYPE = 6,
        K_ASARRAY = 7, K_HEAD = 8, K_SUM = 9, K_NPRED = 10 };
 
