@@ -32,6 +32,7 @@ import strided as xp
 from strided._core import cfast as _cfast
 
 from conftest import host
+from _isa import isa  # noqa: F401 (the fixture)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
@@ -51,18 +52,6 @@ def _quiet_references():
         yield
 
 
-@pytest.fixture(params=["avx512", "avx2"])
-def isa(request):
-    """Each test on both paths: the AVX-512 float64 leaves on (where the processor has them)
-    and off; the module's setting restored after."""
-    if C is None:
-        pytest.skip("the C kernels are not built (or STRIDED_NO_CEXT=1)")
-    was = C.sum_isa()
-    got = C.sum_isa(request.param == "avx512")
-    if request.param == "avx512" and got != "avx512":
-        pytest.skip(f"no AVX-512 here (the sums run on {got})")
-    yield got
-    C.sum_isa(was == "avx512")
 
 
 def _data(n, dt, seed, offset=0):

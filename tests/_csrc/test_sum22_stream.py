@@ -27,6 +27,7 @@ import strided as xp
 from strided._core import cfast as _cfast
 
 from conftest import host
+from _isa import isa  # noqa: F401 (the fixture)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
@@ -36,15 +37,6 @@ STREAM_FROM = 4 * MiB  # SD_STREAM_FROM (float64)
 ROWS4_STREAM_FROM = 16 * MiB  # SD_ROWS4_STREAM_FROM (float64)
 
 
-@pytest.fixture(params=["avx512", "avx2"])
-def isa(request):
-    was = C.sum_isa()
-    got = C.sum_isa(request.param == "avx512")
-    if request.param == "avx512" and got != "avx512":
-        C.sum_isa(was == "avx512")
-        pytest.skip(f"no AVX-512 here (the sums run on {got})")
-    yield got
-    C.sum_isa(was == "avx512")
 
 
 def _rows(nbytes, cols, dt, seed, *, above=True):
