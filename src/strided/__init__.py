@@ -86,6 +86,8 @@ from . import named  # noqa: E402,F401
 from .torch import _tensor_methods  # noqa: E402,F401  (x.erf(), x.erf_(): before torch.erf_ is made)
 from .torch import _more_functions, _more_linalg, _more_special, _more_random, _more_settings  # noqa: E402,F401
 from .torch import _shape_functions  # noqa: E402,F401
+from .torch import _promotion as _torch_promotion  # noqa: E402  (last: it wraps the methods above)
+_torch_promotion.install_methods()
 
 # Pickle names a function or class by the module that defines it. Pickles written
 # before the modules moved into layer folders (strided 0.1, 2026-11) name these four

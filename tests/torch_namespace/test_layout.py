@@ -58,7 +58,7 @@ def test_every_way_in(code):
 def test_pytorch_meanings_win_and_everything_else_is_strideds():
     out = _run("import strided as s, strided.torch as t\n"
                "print(t.max is not s.max, t.std is not s.std, t.sum is not s.sum, t.Tensor is not s.Tensor,\n"
-               "      t.add is s.add, t.float32 is s.float32, t.linalg is not s.linalg, t.is_tensor(s.ones(1)))\n"
+               "      t.isnan is s.isnan, t.float32 is s.float32, t.linalg is not s.linalg, t.is_tensor(s.ones(1)))\n"
                "print(t.std(t.tensor([1.0, 2.0, 3.0])).item(), t.max(t.tensor([[1, 5]]), 1).values.tolist(),\n"
                "      t.exp(t.tensor([0])).dtype is t.float32)")
     first, second = out.splitlines()
@@ -89,7 +89,7 @@ def test_pickles_round_trip():
     assert repr(net2) == repr(net)
     inp = storch.ones(1, 2)
     assert net2(inp).tolist() == net(inp).tolist()
-    for f in (storch.max, storch.clamp, strided.leaky_relu, storch.nn.functional.gelu):
+    for f in (storch.max, storch.clamp, strided.leaky_relu, storch.nn.functional.gelu, storch.add, storch.where):
         assert pickle.loads(pickle.dumps(f)) is f
 
 

@@ -64,6 +64,9 @@ def _functions_names() -> list:
         g = globals()
         for n in _functions.__all__:
             g[n] = getattr(_functions, n)
+        # (PyTorch's promotion of 0-d operands for the functions of several tensors)
+        from . import _promotion
+        _promotion.install_functions(g, lambda n: getattr(_strided(), n))
         _LOADED.append(list(_functions.__all__))
     return _LOADED[0]
 

@@ -1031,14 +1031,28 @@ def _keywords_call(row, name):
     return call
 
 
+# Rows whose PyTorch kernel has no integer pair (``hypot_cpu not implemented for 'Long'``):
+# two integer operands stay refused; one beside a float computes in the float's dtype.
+_NO_INTEGER_PAIR = frozenset({"hypot"})
+
+
 def _method_for(row):
     f = row.func
     impl = f._impl
     slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
     if row.method_float:
         def method(self, *args, **kwargs):
+            if row.nargs == 2 and args and type(args[0]) is Array and args[0]._dtype.kind in "biu" \
+                    and (self._dtype.kind in "fc" or row.name not in _NO_INTEGER_PAIR):
+                # (PyTorch's integer-to-float rows: an integer operand computes in the other's
+                # floating dtype, two integer operands in the default one: x.atan2(int))
+                o = args[0]
+                to = self._dtype if self._dtype.kind in "fc" else _dtypes.get_default_dtype()
+                args = (_astype(o, to),) + args[1:]
             if self._dtype.kind in "biu":
-                self = _astype(self, _dtypes.get_default_dtype())
+                to = args[0]._dtype if row.nargs == 2 and args and type(args[0]) is Array \
+                    and args[0]._dtype.kind in "fc" else _dtypes.get_default_dtype()
+                self = _astype(self, to)
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     elif row.nargs == 2:
         def method(self, *args, **kwargs):
