@@ -1038,7 +1038,6 @@ _NO_INTEGER_PAIR = frozenset({"hypot"})
 
 def _method_for(row):
     f = row.func
-    impl = f._impl
     slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
     if row.method_float:
         def method(self, *args, **kwargs):
@@ -1056,17 +1055,15 @@ def _method_for(row):
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     elif row.nargs == 2:
         def method(self, *args, **kwargs):
-            if not kwargs and len(args) == 1 and self._ext is None:
-                # x.add(y) with no extension on either operand: straight to the row's kernel path
-                o = args[0]
-                t = type(o)
-                if (t is Array and o._ext is None) or t in _PYSCALARS:
-                    return impl(self, o, None)
+            if not kwargs and len(args) == 1:
+                # x.add(y): the function's own door (compiled: ~0.15 us against the Python
+                # kernel path's ~1 us), with one positional operand
+                return f(self, args[0])
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     else:
         def method(self, *args, **kwargs):
-            if not args and not kwargs and self._ext is None:
-                return impl(self, None)  # x.abs(): straight to the row's kernel path
+            if not args and not kwargs:
+                return f(self)  # x.abs(): the function's own door
             return slow(self, *args, **kwargs) if kwargs else f(self, *args)
     method.__name__ = row.name
     method.__doc__ = f"Method form of ``strided.{row.name}``."
