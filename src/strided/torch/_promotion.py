@@ -89,9 +89,26 @@ _NOTHING = object()
 def promoting(fn, spec, keep_bool=False):
     """``fn`` with PyTorch's promotion of its 0-d operands (the module's docstring)."""
     def general(args, kwargs):
-        cast = _cast_zero_d(args, kwargs, spec, keep_bool)
-        if cast is not None:
-            args, kwargs = cast
+        # (first, without building anything: is there a 0-d and a dimensioned array operand,
+        # and two dtypes among them?)
+        zero_d = dimensioned = mixed = False
+        first = None
+        n = len(args)
+        for i, kw in spec:
+            o = args[i] if i < n else kwargs.get(kw)
+            if type(o) is Array:
+                if o._shape:
+                    dimensioned = True
+                else:
+                    zero_d = True
+                if first is None:
+                    first = o._dtype
+                elif o._dtype is not first:
+                    mixed = True
+        if zero_d and dimensioned and mixed:
+            cast = _cast_zero_d(args, kwargs, spec, keep_bool)
+            if cast is not None:
+                args, kwargs = cast
         return fn(*args, **kwargs) if kwargs else fn(*args)
 
     if [i for i, _ in spec] == [0, 1]:
@@ -105,6 +122,15 @@ def promoting(fn, spec, keep_bool=False):
                                             or a._dtype is b._dtype or (not a._shape) is (not b._shape)):
                 return fn(a, b)
             return general((a, b) + rest, kwargs)
+    elif [i for i, _ in spec] == [1, 2]:
+        @functools.wraps(fn)  # (where(condition, input, other): the same, one place on)
+        def call(c, a=_NOTHING, b=_NOTHING, /, *rest, **kwargs):
+            if b is _NOTHING:
+                return general(tuple(v for v in (c, a) if v is not _NOTHING) + rest, kwargs)
+            if not rest and not kwargs and (type(a) is not Array or type(b) is not Array
+                                            or a._dtype is b._dtype or (not a._shape) is (not b._shape)):
+                return fn(c, a, b)
+            return general((c, a, b) + rest, kwargs)
     else:
         @functools.wraps(fn)
         def call(*args, **kwargs):
