@@ -66,7 +66,7 @@ def test_decorated_methods_run_eagerly_as_in_pytorch():
         sm.lin.bias.copy_(st.tensor(b))
     x = np.linspace(-1, 1, 12).reshape(4, 3)
     want = tm(torch.tensor(x))
-    got = sm(st.tensor(x, device="cpu"))
+    got = sm(st.tensor(x))  # (the default device: the module's)
     np.testing.assert_allclose(to_numpy(got), want.detach().numpy(), rtol=1e-14, atol=1e-14)
 
 
