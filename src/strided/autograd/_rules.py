@@ -335,10 +335,19 @@ E("leaky_relu", "LeakyReluBackward0",
 # Note: at NaN PyTorch's CPU gradient depends on the element's position (its vectorised
 # loop gives NaN for elu/celu/selu and 0 for hardtanh, its scalar tail g and g); strided
 # gives the vectorised loop's everywhere, the values a large array gets.
-E("elu", "EluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * (xp.exp(x) * alpha)))
-E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * xp.exp(x * (1.0 / alpha))))
+# Their second derivatives follow PyTorch's elu_double_backward, which keeps the exponential
+# branch's only where x < 0 (strictly): at x = 0 the first derivative takes the exponential
+# branch (x <= 0) but the second is 0. _neg_part(x) is x with no gradient at x == 0 (its value
+# there is 0 either way), so the rules' own derivative gives exactly that; NaN passes through.
+def _neg_part(x):
+    return where(x == 0, 0.0, x) if STATE.enabled and x._ext is not None else x
+
+
+E("elu", "EluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * (xp.exp(_neg_part(x)) * alpha)))
+E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * xp.exp(_neg_part(x) * (1.0 / alpha))))
 E("selu", "EluBackward0",
-  x=lambda g, x: where(x > 0, g * _act._SELU_SCALE, g * (xp.exp(x) * (_act._SELU_ALPHA * _act._SELU_SCALE))))
+  x=lambda g, x: where(x > 0, g * _act._SELU_SCALE,
+                       g * (xp.exp(_neg_part(x)) * (_act._SELU_ALPHA * _act._SELU_SCALE))))
 # (0 at and beyond the bounds, and at NaN: (x > min) & (x < max) passes g)
 E("hardtanh", "HardtanhBackward0",
   x=lambda g, x, min_val, max_val: where((x > min_val) & (x < max_val), g, 0.0))
