@@ -49,6 +49,8 @@ class FunctionCtx(Node):
         self._out_metas = ()
         self._released = False
 
+    _split = False
+
     def save_for_backward(self, *arrays) -> None:
         """Keep ``arrays`` (inputs or outputs) for backward, with version checks."""
         for a in arrays:
@@ -115,7 +117,11 @@ _NODE_CLASSES: dict = {}
 def _node_class(fn_cls):
     c = _NODE_CLASSES.get(fn_cls)
     if c is None:
-        c = type(f"{fn_cls.__name__}Backward", (FunctionCtx,), {"_fn": fn_cls})
+        # _split: the new-style form (PyTorch 2.0): forward(*args) without ctx and a separate
+        # setup_context(ctx, inputs, output), chosen as PyTorch chooses it: setup_context is
+        # overridden.
+        split = fn_cls.setup_context is not Function.setup_context
+        c = type(f"{fn_cls.__name__}Backward", (FunctionCtx,), {"_fn": fn_cls, "_split": split})
         _NODE_CLASSES[fn_cls] = c
     return c
 
@@ -135,6 +141,12 @@ class Function:
     def backward(ctx, *grads):  # pragma: no cover - subclasses define it
         raise NotImplementedError(f"backward is not implemented for this Function")
 
+    @staticmethod
+    def setup_context(ctx, inputs: tuple, output):
+        """The new-style form's second half: with it overridden, ``forward(*args)`` takes no
+        ctx and ``setup_context(ctx, inputs, output)`` saves what backward needs (PyTorch 2.0)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = _node_class(cls)()
@@ -142,9 +154,13 @@ class Function:
         ctx.needs_input_grad = needs
         record = STATE.enabled and any(needs)
         prev = STATE.enabled
-        STATE.enabled = False
+        STATE.enabled = False  # (forward and setup_context run without recording, as PyTorch's)
         try:
-            result = cls.forward(ctx, *args, **kwargs)
+            if ctx._split:
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         finally:
             STATE.enabled = prev
         if not record:
