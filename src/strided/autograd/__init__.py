@@ -45,6 +45,7 @@ from ._tensor import install_methods
 from . import _rules  # noqa: F401  (fills RULES)
 from . import functional  # noqa: F401  (torch.autograd.functional)
 from . import function  # noqa: F401  (torch.autograd.function: once_differentiable, FunctionCtx)
+from . import graph  # noqa: F401  (torch.autograd.graph: Node, saved_tensors_hooks)
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",

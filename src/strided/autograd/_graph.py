@@ -341,17 +341,47 @@ def _fresh(g: Array) -> Array:
 
 # --- saved values -----------------------------------------------------------------------
 
+# The saved-tensor hooks in force (torch.autograd.graph.saved_tensors_hooks): a stack of
+# (pack, unpack) pairs, the innermost last; HOOKS_OFF[0] > 0 while a hook runs, and
+# HOOKS_OFF[1] is disable_saved_tensors_hooks' message inside it (entering hooks raises it).
+SAVED_HOOKS: list = []
+HOOKS_OFF: list = [0, None]
+
+
+def hooks_changed() -> None:
+    """Tell the compiled recorders whether SavedVars must be made by the class."""
+    if _cgrad is not None and hasattr(_cgrad, "set_saved_hooks"):
+        _cgrad.set_saved_hooks(bool(SAVED_HOOKS))
+
+
+class _Packed:
+    """What a pack hook returned, with the unpack hook that reads it back."""
+
+    __slots__ = ("packed", "unpack_hook")
+
+    def __init__(self, packed, unpack_hook):
+        self.packed = packed
+        self.unpack_hook = unpack_hook
+
+
 class SavedVar:
     """An array saved for backward, with the version of its storage at save time.
 
     Inputs are kept as the original array (so a ``create_graph`` backward
     records through their history); outputs are kept as a bare alias (no
     reference cycle with their node) and re-attached to the node on unpack.
+
+    Under saved-tensor hooks (PyTorch's ``saved_tensors_hooks``) ``_x`` is a ``_Packed``
+    (the pack hook's result), ``_st`` is None and ``_producer`` is the array's edge; as
+    PyTorch, no version check is made then (the hooks own the value).
     """
 
     __slots__ = ("_x", "_st", "_ver", "_nr", "_producer")
 
     def __init__(self, x: Array, output_nr=None):
+        if SAVED_HOOKS and not HOOKS_OFF[0]:
+            self._pack(x, output_nr)
+            return
         st = x._st
         if st is None:
             if output_nr is None and x._ext is not None:
@@ -388,10 +418,49 @@ class SavedVar:
             self._x = a
             self._producer = None
 
+    def _pack(self, x: Array, output_nr) -> None:
+        pack, unpack_hook = SAVED_HOOKS[-1]
+        self._st = None
+        self._ver = 0
+        self._nr = output_nr
+        self._producer = edge_of(x) if output_nr is None else None
+        HOOKS_OFF[0] += 1  # (what the hook itself saves is saved plainly)
+        try:
+            packed = pack(x)
+        finally:
+            HOOKS_OFF[0] -= 1
+        self._x = _Packed(packed, unpack_hook)
+
+    def _unpack_hooked(self, node, create_graph: bool) -> Array:
+        p = self._x
+        HOOKS_OFF[0] += 1
+        try:
+            data = p.unpack_hook(p.packed)
+        finally:
+            HOOKS_OFF[0] -= 1
+        if type(data) is not Array:
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                            f"type {type(data).__name__}")
+        edge = (node, self._nr) if self._nr is not None else self._producer
+        if create_graph and edge[0] is not None:
+            # the value re-attached to the history it was saved with, as PyTorch does
+            a = alias(data)
+            e = ext_of(a)
+            e.requires_grad = True
+            if type(edge[0]) is AccumulateGrad:
+                e.acc = weakref.ref(edge[0])  # (a leaf: its gradient reaches the same .grad)
+            else:
+                e.grad_fn = edge[0]
+                e.output_nr = edge[1]
+            return a
+        return data if data._ext is None else alias(data)
+
     def unpack(self, node, create_graph: bool) -> Array:
         st = self._st
         if st is None:  # saved lazy (see __init__): the array itself, held here
             x = self._x
+            if type(x) is _Packed:
+                return self._unpack_hooked(node, create_graph)
             st = x._st
             if st is None:  # still lazy: never viewed, never written
                 if create_graph:
