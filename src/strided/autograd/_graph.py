@@ -25,6 +25,7 @@ from .._core import cext as _cext
 from .._core.pool import _Block as _PoolBlock
 from .._api.views import clone
 from ._mode import STATE
+from .anomaly_mode import ANOMALY, check_nan as _check_nan
 
 __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requires_grad",
            "edge_of", "alias"]
@@ -668,8 +669,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
     captured = [None] * len(inputs) if capture else None
     prev = STATE.enabled
     STATE.enabled = create_graph
+    anomaly = ANOMALY[0] and ANOMALY[1]
     try:
-        if plain and _cgrad is not None:
+        if plain and _cgrad is not None and not anomaly:
             # The same loop in C (_csrc/_cgrad.c); it leaves the heap as it is and returns
             # at any node it does not expect, and the loop below runs the rest.
             _cgrad.drain(heap, buffers, deps, keep_graph)
@@ -695,6 +697,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 outs = [None] * len(nf)
             else:
                 outs = node.apply(grads_in)
+                if anomaly:
+                    _check_nan(node, outs)
                 if node._hooks:
                     outs = _post_hooks(node, outs, grads_in)
                 if not keep_graph:

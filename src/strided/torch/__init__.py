@@ -163,6 +163,28 @@ class Tensor(metaclass=_TensorType):
     """
 
 
+def is_anomaly_enabled() -> bool:
+    """Whether autograd's anomaly detection is on (``torch.autograd.set_detect_anomaly``).
+
+    >>> import strided.torch as torch
+    >>> torch.is_anomaly_enabled()
+    False
+    """
+    from ..autograd.anomaly_mode import is_anomaly_enabled as f
+    return f()
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection checks gradients for NaN.
+
+    >>> import strided.torch as torch
+    >>> torch.is_anomaly_check_nan_enabled()
+    True
+    """
+    from ..autograd.anomaly_mode import is_anomaly_check_nan_enabled as f
+    return f()
+
+
 def is_tensor(obj) -> bool:
     """True when ``obj`` is a strided array (PyTorch's ``torch.is_tensor``).
 
