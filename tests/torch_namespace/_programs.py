@@ -610,12 +610,188 @@ def conv1d_groupnorm_scheduler(torch, ctx):
     return {"losses": losses, "bufs": bufs, "lr": opt.param_groups[0]["lr"], **net.state_dict()}
 
 
+def seq2seq_transformer(torch, ctx):
+    """nn.Transformer (dropout 0) with a causal target mask from
+    generate_square_subsequent_mask and padding masks; teacher-forced cross entropy with
+    ignore_index; one Adam step."""
+    nn = torch.nn
+    model = ctx.init(nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                    dim_feedforward=16, dropout=0.0, batch_first=True), "tf")
+    emb = ctx.init(nn.Embedding(7, 8), "emb")
+    out = ctx.init(nn.Linear(8, 7), "out")
+    params = list(model.parameters()) + list(emb.parameters()) + list(out.parameters())
+    opt = torch.optim.Adam(params, lr=1e-3)
+    src, tgt = ctx.ints(7, 2, 5), ctx.ints(7, 2, 4)
+    src[1, 3:] = 0
+    tgt_mask = nn.Transformer.generate_square_subsequent_mask(3)
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        h = model(emb(src), emb(tgt[:, :-1]), tgt_mask=tgt_mask, src_key_padding_mask=src == 0,
+                  memory_key_padding_mask=src == 0)
+        loss = nn.functional.cross_entropy(out(h).reshape(-1, 7), tgt[:, 1:].reshape(-1), ignore_index=0)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return {"losses": losses, "mask": tgt_mask, "emb": emb.weight, "out": out.weight}
+
+
+def packed_bidirectional_lstm(torch, ctx):
+    """pack_padded_sequence (unsorted lengths) through a bidirectional 2-layer LSTM,
+    pad_packed_sequence back, a masked mean over time; gradients."""
+    nn = torch.nn
+    rnn = ctx.init(nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True))
+    x = ctx.data(3, 5, 3, requires_grad=True)
+    lengths = torch.tensor([5, 2, 4])
+    packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    out, (h, c) = rnn(packed)
+    padded, lens = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+    mask = (torch.arange(5).unsqueeze(0) < lens.unsqueeze(1)).unsqueeze(-1)
+    mean = (padded * mask).sum(1) / lens.unsqueeze(1)
+    loss = mean.pow(2).sum() + h.sum()
+    loss.backward()
+    return {"padded": padded, "lens": lens, "h": h, "c": c, "x_grad": x.grad,
+            **{f"grad.{n}": p.grad for n, p in rnn.named_parameters()}}
+
+
+def conv_autoencoder(torch, ctx):
+    """Conv2d down, ConvTranspose2d and Upsample up, Sigmoid, binary cross entropy on
+    images in [0, 1]; RAdam with decoupled weight decay."""
+    nn = torch.nn
+    net = ctx.init(nn.Sequential(
+        nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.LeakyReLU(0.1),
+        nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1), nn.ReLU(),
+        nn.Upsample(scale_factor=2, mode="nearest"), nn.Conv2d(2, 1, 3, padding=1), nn.AvgPool2d(2),
+        nn.Sigmoid()))
+    opt = torch.optim.RAdam(net.parameters(), lr=1e-2, weight_decay=1e-2, decoupled_weight_decay=True)
+    img = torch.sigmoid(ctx.data(3, 1, 8, 8))
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = nn.functional.binary_cross_entropy(net(img), img)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return {"losses": losses, **net.state_dict()}
+
+
+def contrastive_loss(torch, ctx):
+    """An InfoNCE loss: F.normalize, a cosine-similarity matrix with a temperature, the
+    diagonal masked out with masked_fill, cross entropy against shifted targets."""
+    F = torch.nn.functional
+    proj = ctx.init(torch.nn.Linear(6, 4))
+    a, b = ctx.data(5, 6), ctx.data(5, 6)
+    za, zb = F.normalize(proj(a), dim=1), F.normalize(proj(b), dim=1)
+    z = torch.cat([za, zb], dim=0)
+    sim = z @ z.t() / 0.5
+    sim = sim.masked_fill(torch.eye(10, dtype=torch.bool), float("-inf"))
+    targets = torch.cat([torch.arange(5, 10), torch.arange(0, 5)])
+    loss = F.cross_entropy(sim, targets)
+    cos = F.cosine_similarity(za, zb, dim=1)
+    (loss + cos.sum()).backward()
+    return {"loss": loss, "cos": cos, "w_grad": proj.weight.grad, "b_grad": proj.bias.grad}
+
+
+def gradient_accumulation_ema(torch, ctx):
+    """Gradient accumulation over micro-batches (loss / n, step every 2), and an exponential
+    moving average of the weights updated in place under no_grad (mul_, add_ with alpha)."""
+    nn = torch.nn
+    model = ctx.init(nn.Sequential(nn.Linear(4, 8), nn.Softplus(), nn.Linear(8, 2)))
+    ema = [p.detach().clone() for p in model.parameters()]
+    opt = torch.optim.NAdam(model.parameters(), lr=2e-2)
+    xs, ys = ctx.data(8, 3, 4), ctx.data(8, 3, 2)
+    losses = []
+    opt.zero_grad()
+    for i in range(8):
+        loss = nn.functional.mse_loss(model(xs[i]), ys[i]) / 2
+        loss.backward()
+        losses.append(loss.item())
+        if i % 2 == 1:
+            opt.step()
+            opt.zero_grad()
+            with torch.no_grad():
+                for e, p in zip(ema, model.parameters()):
+                    e.mul_(0.9).add_(p, alpha=0.1)
+    return {"losses": losses, "ema": ema, **model.state_dict()}
+
+
+def weight_norm_and_embedding_bag(torch, ctx):
+    """nn.utils.parametrizations.weight_norm on a Linear (its original0/original1
+    parameters trained), an EmbeddingBag with offsets and mode='mean', SGD."""
+    nn = torch.nn
+    lin = nn.utils.parametrizations.weight_norm(nn.Linear(5, 3))
+    ctx.init(lin, "lin")
+    bag = ctx.init(nn.EmbeddingBag(10, 5, mode="mean"), "bag")
+    opt = torch.optim.SGD(list(lin.parameters()) + list(bag.parameters()), lr=0.1)
+    tokens = ctx.ints(10, 9)
+    offsets = torch.tensor([0, 3, 4, 7])
+    y = ctx.data(4, 3)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(lin(bag(tokens, offsets)), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return {"losses": losses, "weight": lin.weight, **{n: p for n, p in lin.named_parameters()},
+            "bag": bag.weight}
+
+
+def activation_checkpointing(torch, ctx):
+    """torch.utils.checkpoint.checkpoint (non-reentrant) around a block inside a training
+    step: the gradients equal those without checkpointing."""
+    nn = torch.nn
+    block = ctx.init(nn.Sequential(nn.Linear(6, 6), nn.GELU(), nn.Linear(6, 6)), "block")
+    head = ctx.init(nn.Linear(6, 1), "head")
+    x = ctx.data(4, 6, requires_grad=True)
+    from_ckpt = head(torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)).pow(2).sum()
+    from_ckpt.backward()
+    g_ckpt = [p.grad.clone() for p in block.parameters()] + [x.grad.clone()]
+    for p in block.parameters():
+        p.grad = None
+    x.grad = None
+    head(block(x)).pow(2).sum().backward()
+    g_plain = [p.grad for p in block.parameters()] + [x.grad]
+    return {"ckpt": g_ckpt, "plain": g_plain, "loss": from_ckpt}
+
+
+def dataloader_training(torch, ctx):
+    """A DataLoader over a TensorDataset (batch_size 4, drop_last False, no shuffle), an
+    epoch loop with Adamax and ExponentialLR, model.train()/eval(), Dropout(p=0.5) only in
+    eval (so deterministic), accuracy under no_grad."""
+    nn = torch.nn
+    x, y = ctx.data(10, 3), ctx.ints(2, 10)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=4)
+    model = ctx.init(nn.Sequential(nn.Linear(3, 6), nn.ReLU(), nn.Linear(6, 2)))
+    dropout = nn.Dropout(0.5)
+    opt = torch.optim.Adamax(model.parameters(), lr=0.05)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.7)
+    losses, sizes = [], []
+    for _ in range(2):
+        model.train()
+        for xb, yb in loader:
+            sizes.append(float(len(xb)))
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        sched.step()
+    model.eval()
+    dropout.eval()
+    with torch.no_grad():
+        acc = (dropout(model(x)).argmax(1) == y).float().mean()
+    return {"losses": losses, "sizes": sizes, "acc": acc, "lr": sched.get_last_lr()[0], **model.state_dict()}
+
+
 PROGRAMS = [mlp_sgd_momentum, cnn_adam, custom_function_old_style, custom_function_setup_context,
             gru_sequence, lstm_cell_loop, attention_block, losses_and_reductions, grad_clipping_adamw,
             lr_schedulers, gradient_penalty, checkpoint_roundtrip, manual_sgd_no_grad, inplace_ops,
             indexing_updates, embedding_transformer, lstm_language_model, hooks_and_retain_grad,
             weight_tying_and_freezing, tensor_math_program, lbfgs_regression, autograd_grad_and_jacobian,
-            conv1d_groupnorm_scheduler]
+            conv1d_groupnorm_scheduler, seq2seq_transformer, packed_bidirectional_lstm, conv_autoencoder,
+            contrastive_loss, gradient_accumulation_ema, weight_norm_and_embedding_bag,
+            activation_checkpointing, dataloader_training]
 
 
 # --- running and comparing ----------------------------------------------------------------
