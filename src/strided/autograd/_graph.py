@@ -241,15 +241,32 @@ class AccumulateGrad(Node):
         e = x._ext
         if g is None:
             return []
+        post = None
         if e.hooks:
             for h in list(e.hooks):
+                if type(h) is PostAccumulateHook:
+                    post = [h] if post is None else post + [h]
+                    continue
                 r = h(g)
                 if r is not None:
                     g = checked_hook_result(h, r, g)
         # The engine hands over its only list of gradients (``grads``): when that list and
         # this frame are all that refer to g, .grad may take g itself instead of a copy.
         _accumulate_into(x, g, grads if type(grads) is _Handoff else None)
+        if post is not None:
+            for h in post:
+                h.fn(x)
         return []
+
+
+class PostAccumulateHook:
+    """``register_post_accumulate_grad_hook``'s entry in a leaf's hooks: ``fn(leaf)`` runs
+    after the leaf's ``.grad`` was updated (its result is ignored), as PyTorch's."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
 
 
 def checked_hook_result(hook, r, g):
