@@ -185,3 +185,39 @@ def test_save_for_backward_rejects_non_arrays():
 
     with pytest.raises(TypeError, match="save_for_backward"):
         Bad.apply(storch.ones(2, requires_grad=True))
+
+
+def _vjp_forms(lib):
+    class ByVjp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 7
+
+    class Both(ByVjp):
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Neither(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    a = lib.ones(2, requires_grad=True)
+    ByVjp.apply(a).sum().backward()
+    out = [a.grad.tolist()]
+    for cls, exc in ((Both, RuntimeError), (Neither, NotImplementedError)):
+        with pytest.raises(exc) as info:
+            cls.apply(a).sum().backward()
+        out.append(str(info.value))
+    return out
+
+
+def test_vjp_instead_of_backward():
+    s, t = _vjp_forms(storch), _vjp_forms(torch)
+    assert s == t, (s, t)
+    assert s[0] == [7.0, 7.0]

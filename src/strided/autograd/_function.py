@@ -84,6 +84,18 @@ class FunctionCtx(Node):
         self._saved = ()
         self._released = True
 
+    def _backward_fn(self):
+        """The Function's ``backward``, or its ``vjp`` where that is what it defines (PyTorch
+        takes either, not both)."""
+        fn = self._fn
+        b, v = fn.backward, fn.vjp
+        if v is Function.vjp:
+            return b
+        if b is not Function.backward:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                               "You should only implement one of them.")
+        return v
+
     def apply(self, grads):
         if self._released:
             raise RuntimeError(FREED)
@@ -92,7 +104,7 @@ class FunctionCtx(Node):
             if g is None and self.materialize_grads and m is not None:
                 g = _S.zeros(m[0], dtype=m[1], device=m[2])
             gs.append(g)
-        res = self._fn.backward(self, *gs)
+        res = self._backward_fn()(self, *gs)
         if not isinstance(res, tuple):
             res = (res,)
         n = len(self._metas)
@@ -139,7 +151,14 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grads):  # pragma: no cover - subclasses define it
-        raise NotImplementedError(f"backward is not implemented for this Function")
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def vjp(ctx, *grads):  # pragma: no cover - a subclass defines this or backward
+        """Another name for ``backward``: a Function defines one of the two."""
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
 
     @staticmethod
     def setup_context(ctx, inputs: tuple, output):
