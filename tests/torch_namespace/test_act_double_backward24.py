@@ -62,3 +62,30 @@ def test_second_derivative_matches_central_differences(name):
     (g,) = storch.autograd.grad(ACTS[name](storch.nn.functional, x).sum(), x, create_graph=True)
     (gg,) = storch.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(np.asarray(gg.tolist()), fd, rtol=1e-6, atol=1e-8, err_msg=name)
+
+
+PIECEWISE_LINEAR = {
+    "relu": lambda lib, x: lib.relu(x),
+    "relu_module_inplace": lambda lib, x: lib.nn.ReLU(inplace=True)(x * 1.0),
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.1),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x, -0.5, 0.5),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x * 4),
+}
+
+
+@pytest.mark.parametrize("name", list(PIECEWISE_LINEAR))
+def test_piecewise_linear_gradient_requires_grad_with_zero_second_derivative(name):
+    # PyTorch's threshold/leaky_relu/hardtanh backward depend on the input with derivative
+    # zero: under create_graph the gradient requires grad and differentiating it gives zeros
+    # (not an error that it does not require grad).
+    out = []
+    for lib in (torch, storch):
+        x = lib.tensor(XS, requires_grad=True)
+        (g,) = lib.autograd.grad(PIECEWISE_LINEAR[name](lib, x).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * lib.tensor(W)).sum(), x)
+        out.append((g.requires_grad, np.asarray(g.detach().tolist()), np.asarray(gg.tolist())))
+    (tr, tg, tgg), (sr, sg, sgg) = out
+    assert sr is tr is True
+    np.testing.assert_array_equal(sg, tg)
+    np.testing.assert_array_equal(sgg, tgg)
+    np.testing.assert_array_equal(sgg, np.zeros_like(XS))

@@ -383,6 +383,27 @@ def where(cond: Array, a, b) -> Array:
     return _Where.forward(_Scratch(), cond, a, b)  # a plain backward: no node to build
 
 
+class _TieZero(Function):
+    """``g`` itself, made to depend on ``x`` with derivative zero (PyTorch's backward of a
+    piecewise-linear function, threshold_backward's: its result requires grad through the
+    saved input, and a second derivative is zeros rather than an error)."""
+
+    @staticmethod
+    def forward(ctx, g, x):
+        return g  # (apply gives the output its own Array object)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg, 0.0
+
+
+def tie_zero(g, x):
+    """``g``, depending on ``x`` with a zero derivative when recording (create_graph)."""
+    if STATE.enabled and requires_grad(x) and type(g) is Array:
+        return _TieZero.apply(g, x)
+    return g
+
+
 class _Embed(Function):
     """Zeros of ``shape`` with ``view(zeros)`` set to ``g`` (adjoint of taking a view)."""
 
