@@ -70,6 +70,10 @@ PIECEWISE_LINEAR = {
     "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x, 0.1),
     "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x, -0.5, 0.5),
     "relu6": lambda lib, x: lib.nn.functional.relu6(x * 4),
+    "hardshrink": lambda lib, x: lib.nn.functional.hardshrink(x, 0.4),
+    "softshrink": lambda lib, x: lib.nn.functional.softshrink(x, 0.4),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0.1, -2.0),
+    "prelu": lambda lib, x: lib.nn.functional.prelu(x, lib.tensor([0.25], dtype=lib.float64)),
 }
 
 

@@ -404,6 +404,29 @@ def tie_zero(g, x):
     return g
 
 
+class _TieInput(Function):
+    """``y`` (a piecewise-linear function of ``x``) passed through, whose incoming gradient
+    is tied to ``x`` with derivative zero under create_graph: the composite's gradient for
+    ``x`` then requires grad, with second derivative zero, as PyTorch's kernels' do."""
+
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(x)
+        return y
+
+    @staticmethod
+    def backward(ctx, gg):
+        (x,) = ctx.saved_tensors
+        return tie_zero(gg, x), None
+
+
+def tie_input(y, x):
+    """``y``, whose gradient will depend on ``x`` with a zero derivative (see _TieInput)."""
+    if STATE.enabled and requires_grad(x) and requires_grad(y):
+        return _TieInput.apply(y, x)
+    return y
+
+
 class _Embed(Function):
     """Zeros of ``shape`` with ``view(zeros)`` set to ``g`` (adjoint of taking a view)."""
 
