@@ -784,6 +784,126 @@ def dataloader_training(torch, ctx):
     return {"losses": losses, "sizes": sizes, "acc": acc, "lr": sched.get_last_lr()[0], **model.state_dict()}
 
 
+def vae_step(torch, ctx):
+    """A VAE step: an encoder giving mean and log-variance, the reparameterisation with
+    noise given as data, a Bernoulli decoder (BCE with logits, summed), the KL term from
+    torch.distributions.kl_divergence, Normal.log_prob; Adam."""
+    nn, D = torch.nn, torch.distributions
+    enc = ctx.init(nn.Linear(6, 4), "enc")
+    dec = ctx.init(nn.Sequential(nn.Linear(2, 5), nn.Tanh(), nn.Linear(5, 6)), "dec")
+    opt = torch.optim.Adam(list(enc.parameters()) + list(dec.parameters()), lr=1e-2)
+    x = (ctx.data(8, 6) > 0).float()
+    eps = ctx.data(3, 8, 2)
+    losses, kls = [], []
+    for step in range(3):
+        opt.zero_grad()
+        mu, logvar = enc(x).chunk(2, dim=1)
+        std = torch.exp(0.5 * logvar)
+        z = mu + std * eps[step]
+        rec = nn.functional.binary_cross_entropy_with_logits(dec(z), x, reduction="sum")
+        q, p = D.Normal(mu, std), D.Normal(torch.zeros_like(mu), torch.ones_like(std))
+        kl = D.kl_divergence(q, p).sum()
+        loss = (rec + kl) / x.shape[0]
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        kls.append(kl.item())
+    lp = D.Normal(mu, std).log_prob(z).sum(1)
+    return {"losses": losses, "kls": kls, "log_prob": lp, **enc.state_dict()}
+
+
+def policy_gradient(torch, ctx):
+    """REINFORCE with a baseline: Categorical(logits=...) log_prob of given actions times
+    normalised advantages, an entropy bonus, a value loss; a shared trunk; RMSprop
+    centered."""
+    nn, D = torch.nn, torch.distributions
+    trunk = ctx.init(nn.Linear(4, 8), "trunk")
+    pi, v = ctx.init(nn.Linear(8, 3), "pi"), ctx.init(nn.Linear(8, 1), "v")
+    params = list(trunk.parameters()) + list(pi.parameters()) + list(v.parameters())
+    opt = torch.optim.RMSprop(params, lr=1e-2, centered=True)
+    obs, actions, returns = ctx.data(12, 4), ctx.ints(3, 12), ctx.data(12)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        h = torch.relu(trunk(obs))
+        dist = D.Categorical(logits=pi(h))
+        value = v(h).squeeze(-1)
+        adv = returns - value.detach()
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        loss = -(dist.log_prob(actions) * adv).mean() - 0.01 * dist.entropy().mean() \
+            + 0.5 * (returns - value).pow(2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return {"losses": losses, "probs": dist.probs, **pi.state_dict()}
+
+
+def spectral_program(torch, ctx):
+    """A learnable filter applied by FFT (rfft, multiply, irfft), a spectrogram loss through
+    torch.stft with a Hann window and its istft reconstruction; float64."""
+    sig = ctx.data(2, 64, dtype="float64")
+    h = ctx.data(64 // 2 + 1, dtype="float64", requires_grad=True)
+    filtered = torch.fft.irfft(torch.fft.rfft(sig, dim=-1) * h, n=64, dim=-1)
+    w = torch.hann_window(16, dtype=torch.float64)
+    spec = torch.stft(filtered, 16, hop_length=4, window=w, return_complex=True)
+    target = torch.stft(sig.flip(-1), 16, hop_length=4, window=w, return_complex=True)
+    loss = (spec.abs() - target.abs()).pow(2).mean()
+    back = torch.istft(spec, 16, hop_length=4, window=w, length=64)
+    loss = loss + (back - sig).pow(2).mean()
+    loss.backward()
+    return {"loss": loss, "filtered": filtered, "h_grad": h.grad, "back": back}
+
+
+def gaussian_process_mll(torch, ctx):
+    """A GP marginal log-likelihood in float64: an RBF kernel from cdist, a Cholesky
+    factor, cholesky_solve / triangular solves, logdet from the diagonal; its gradient in
+    the kernel's log-lengthscale and log-noise, optimised by Adam."""
+    x = ctx.data(10, 2, dtype="float64")
+    y = torch.sin(x[:, 0]) + 0.1 * ctx.data(10, dtype="float64")
+    log_ls = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    log_noise = torch.full((), -2.0, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.Adam([log_ls, log_noise], lr=0.05)
+    mlls = []
+    for _ in range(4):
+        opt.zero_grad()
+        K = torch.exp(-0.5 * torch.cdist(x, x).pow(2) / log_ls.exp().pow(2))
+        K = K + (log_noise.exp() + 1e-6) * torch.eye(10, dtype=torch.float64)
+        L = torch.linalg.cholesky(K)
+        alpha = torch.cholesky_solve(y.unsqueeze(-1), L)
+        mll = -0.5 * (y.unsqueeze(-1) * alpha).sum() - torch.log(torch.diagonal(L)).sum() \
+            - 5 * math.log(2 * math.pi)
+        (-mll).backward()
+        opt.step()
+        mlls.append(mll.item())
+    v = torch.linalg.solve_triangular(L, y.unsqueeze(-1), upper=False)
+    return {"mlls": mlls, "ls": log_ls, "noise": log_noise, "v": v, "slogdet": torch.linalg.slogdet(K)[1]}
+
+
+def euler_ode_rollout(torch, ctx):
+    """An explicit-Euler rollout of a small neural ODE (a loop of 20 steps, stacking the
+    trajectory), a loss on the whole trajectory, gradients through all steps; then the
+    same rollout under no_grad for evaluation."""
+    nn = torch.nn
+    f = ctx.init(nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 2)))
+    y0 = ctx.data(4, 2)
+    target = ctx.data(21, 4, 2)
+
+    def rollout(y):
+        ys = [y]
+        for _ in range(20):
+            y = y + 0.05 * f(y)
+            ys.append(y)
+        return torch.stack(ys)
+
+    traj = rollout(y0)
+    loss = nn.functional.mse_loss(traj, target)
+    loss.backward()
+    with torch.no_grad():
+        ev = rollout(y0)
+    return {"loss": loss, "traj": traj, "eval_equal": float(torch.equal(ev, traj.detach())),
+            **{f"grad.{n}": p.grad for n, p in f.named_parameters()}}
+
+
 PROGRAMS = [mlp_sgd_momentum, cnn_adam, custom_function_old_style, custom_function_setup_context,
             gru_sequence, lstm_cell_loop, attention_block, losses_and_reductions, grad_clipping_adamw,
             lr_schedulers, gradient_penalty, checkpoint_roundtrip, manual_sgd_no_grad, inplace_ops,
@@ -791,7 +911,8 @@ PROGRAMS = [mlp_sgd_momentum, cnn_adam, custom_function_old_style, custom_functi
             weight_tying_and_freezing, tensor_math_program, lbfgs_regression, autograd_grad_and_jacobian,
             conv1d_groupnorm_scheduler, seq2seq_transformer, packed_bidirectional_lstm, conv_autoencoder,
             contrastive_loss, gradient_accumulation_ema, weight_norm_and_embedding_bag,
-            activation_checkpointing, dataloader_training]
+            activation_checkpointing, dataloader_training, vae_step, policy_gradient, spectral_program,
+            gaussian_process_mll, euler_ode_rollout]
 
 
 # --- running and comparing ----------------------------------------------------------------

@@ -23,7 +23,8 @@ pytest.importorskip("torch")  # (the CPython 3.12 leg has no PyTorch)
 
 import _programs as P
 
-FLOAT64 = {"tensor_math_program", "lbfgs_regression", "autograd_grad_and_jacobian"}
+FLOAT64 = {"tensor_math_program", "lbfgs_regression", "autograd_grad_and_jacobian", "spectral_program",
+           "gaussian_process_mll"}
 
 
 @pytest.mark.parametrize("prog", P.PROGRAMS, ids=lambda p: p.__name__)
