@@ -183,3 +183,30 @@ def test_hooks_leave_no_trace_after_the_context():
         a.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+def test_hooks_are_per_thread():
+    # As PyTorch's: hooks entered in one thread do not pack what another thread saves.
+    import threading
+    packed = []
+    started, release = threading.Event(), threading.Event()
+
+    def other():
+        with storch.autograd.graph.saved_tensors_hooks(lambda t: packed.append("other") or t, lambda t: t):
+            started.set()
+            release.wait(10)
+
+    th = threading.Thread(target=other)
+    th.start()
+    started.wait(10)
+    try:
+        x = storch.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()  # saved in this thread, with no hooks of its own
+        y.backward()
+        assert packed == [] and x.grad.tolist() == [2.0, 4.0]
+        with storch.autograd.graph.saved_tensors_hooks(lambda t: packed.append("main") or t, lambda t: t):
+            (x * x).sum()
+        assert packed == ["main", "main"]
+    finally:
+        release.set()
+        th.join()

@@ -359,17 +359,31 @@ def _fresh(g: Array) -> Array:
 
 # --- saved values -----------------------------------------------------------------------
 
-# The saved-tensor hooks in force (torch.autograd.graph.saved_tensors_hooks): a stack of
-# (pack, unpack) pairs, the innermost last; HOOKS_OFF[0] > 0 while a hook runs, and
-# HOOKS_OFF[1] is disable_saved_tensors_hooks' message inside it (entering hooks raises it).
-SAVED_HOOKS: list = []
-HOOKS_OFF: list = [0, None]
+# The saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks), per thread as
+# PyTorch's: ``HOOKS.stack`` the (pack, unpack) pairs in force, the innermost last;
+# ``HOOKS.off`` > 0 while a hook runs; ``HOOKS.disabled`` disable_saved_tensors_hooks'
+# message inside it (entering hooks raises it). ACTIVE[0] counts the hook contexts open in
+# all threads: while it is 0 (the usual case) saving reads nothing else, and the compiled
+# recorders make SavedVars themselves; otherwise through the class (__init__ packs).
+class _HookState(threading.local):
+    def __init__(self):
+        self.stack = []
+        self.off = 0
+        self.disabled = None
 
 
-def hooks_changed() -> None:
-    """Tell the compiled recorders whether SavedVars must be made by the class."""
-    if _cgrad is not None and hasattr(_cgrad, "set_saved_hooks"):
-        _cgrad.set_saved_hooks(bool(SAVED_HOOKS))
+HOOKS = _HookState()
+ACTIVE = [0]
+_ACTIVE_LOCK = threading.Lock()
+
+
+def hooks_changed(delta: int) -> None:
+    """A hook context opened (+1) or closed (-1): tell the compiled recorders whether
+    SavedVars must be made by the class."""
+    with _ACTIVE_LOCK:
+        ACTIVE[0] += delta
+        if _cgrad is not None and hasattr(_cgrad, "set_saved_hooks"):
+            _cgrad.set_saved_hooks(ACTIVE[0] > 0)
 
 
 class _Packed:
@@ -397,9 +411,11 @@ class SavedVar:
     __slots__ = ("_x", "_st", "_ver", "_nr", "_producer")
 
     def __init__(self, x: Array, output_nr=None):
-        if SAVED_HOOKS and not HOOKS_OFF[0]:
-            self._pack(x, output_nr)
-            return
+        if ACTIVE[0]:
+            h = HOOKS
+            if h.stack and not h.off:
+                self._pack(x, output_nr)
+                return
         st = x._st
         if st is None:
             if output_nr is None and x._ext is not None:
@@ -437,25 +453,27 @@ class SavedVar:
             self._producer = None
 
     def _pack(self, x: Array, output_nr) -> None:
-        pack, unpack_hook = SAVED_HOOKS[-1]
+        h = HOOKS
+        pack, unpack_hook = h.stack[-1]
         self._st = None
         self._ver = 0
         self._nr = output_nr
         self._producer = edge_of(x) if output_nr is None else None
-        HOOKS_OFF[0] += 1  # (what the hook itself saves is saved plainly)
+        h.off += 1  # (what the hook itself saves is saved plainly)
         try:
             packed = pack(x)
         finally:
-            HOOKS_OFF[0] -= 1
+            h.off -= 1
         self._x = _Packed(packed, unpack_hook)
 
     def _unpack_hooked(self, node, create_graph: bool) -> Array:
         p = self._x
-        HOOKS_OFF[0] += 1
+        h = HOOKS
+        h.off += 1
         try:
             data = p.unpack_hook(p.packed)
         finally:
-            HOOKS_OFF[0] -= 1
+            h.off -= 1
         if type(data) is not Array:
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                             f"type {type(data).__name__}")

@@ -3,7 +3,7 @@
 ``saved_tensors_hooks(pack_hook, unpack_hook)``: while the context is active, every array
 an operation saves for backward goes through ``pack_hook`` when it is saved, and what
 that returned through ``unpack_hook`` when backward needs it (as PyTorch's). Hooks nest,
-the innermost in force; the arrays the hooks themselves save are saved plainly.
+the innermost in force, per thread; the arrays the hooks themselves save are saved plainly.
 ``save_on_cpu`` keeps saved arrays as host copies. Inside
 ``disable_saved_tensors_hooks(msg)`` entering hooks raises ``msg`` (so does entering it
 while hooks are in force).
@@ -21,7 +21,7 @@ while hooks are in force).
 
 from __future__ import annotations
 
-from ._graph import HOOKS_OFF, SAVED_HOOKS, Node, hooks_changed
+from ._graph import HOOKS, Node, hooks_changed
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
@@ -34,15 +34,15 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        if HOOKS_OFF[1] is not None:
-            raise RuntimeError(HOOKS_OFF[1])
-        SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
-        hooks_changed()
+        if HOOKS.disabled is not None:
+            raise RuntimeError(HOOKS.disabled)
+        HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+        hooks_changed(+1)
         return self
 
     def __exit__(self, *exc):
-        SAVED_HOOKS.pop()
-        hooks_changed()
+        HOOKS.stack.pop()
+        hooks_changed(-1)
         return False
 
 
@@ -68,14 +68,12 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
-        if SAVED_HOOKS:  # (as PyTorch: not inside hooks either)
+        if HOOKS.stack:  # (as PyTorch: not inside hooks either)
             raise RuntimeError(self.error_message)
-        self._prev = HOOKS_OFF[1]
-        HOOKS_OFF[1] = self.error_message
-        hooks_changed()
+        self._prev = HOOKS.disabled
+        HOOKS.disabled = self.error_message
         return self
 
     def __exit__(self, *exc):
-        HOOKS_OFF[1] = self._prev
-        hooks_changed()
+        HOOKS.disabled = self._prev
         return False
