@@ -1847,6 +1847,9 @@ static PyObject *c_materialize_fn;  /* _chot.materialize(x) -> bool, or None */
 static PyObject *s_materialize_m;   /* "_materialize" */
 static Py_ssize_t SV_x, SV_st, SV_ver, SV_nr, SV_producer;
 static int sv_storage_ready;
+/* 1 while a saved-tensor hook is registered (torch.autograd.graph.saved_tensors_hooks):
+   every SavedVar is then made by the class (its __init__ calls the pack hook). */
+static int sv_hooks;
 
 /* 1: x's Storage is an exact Storage whose family is None and version an exact int */
 static inline int
@@ -1879,7 +1882,7 @@ bare_alias(PyObject *x, PyObject *st)
 static PyObject *
 saved_new(PyObject *x, PyObject *nr)
 {
-    if (SV_T == NULL || !slots_ready || !contract_array(x))
+    if (SV_T == NULL || sv_hooks || !slots_ready || !contract_array(x))
         goto definition;
     PyObject *e = SLOT(x, O_ext);
     if (e != Py_None && !ext_ok(e))
@@ -1962,6 +1965,16 @@ saved_var(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     return saved_new(args[0], nargs == 2 && args[1] != Py_None ? args[1] : NULL);
+}
+
+static PyObject *
+set_saved_hooks(PyObject *mod, PyObject *flag)
+{
+    int f = PyObject_IsTrue(flag);
+    if (f < 0)
+        return NULL;
+    sv_hooks = f;
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -4404,6 +4417,8 @@ static PyMethodDef methods[] = {
     {"saved_var", (PyCFunction)(void (*)(void))saved_var, METH_FASTCALL,
      "saved_var(x, output_nr=None): SavedVar(x, output_nr), its common cases compiled (the "
      "recorders' own); anything else calls the class."},
+    {"set_saved_hooks", set_saved_hooks, METH_O,
+     "set_saved_hooks(flag): while true, every SavedVar is made by the class (saved-tensor hooks)."},
     {"setup_saved", setup_saved, METH_VARARGS,
      "setup_saved(SavedVar, materialize): the class and _chot's Array._materialize case (or "
      "None), once, after setup_record."},

@@ -44,11 +44,15 @@ from . import _tensor
 from ._tensor import install_methods
 from . import _rules  # noqa: F401  (fills RULES)
 from . import functional  # noqa: F401  (torch.autograd.functional)
+from . import function  # noqa: F401  (torch.autograd.function: once_differentiable, FunctionCtx)
+from . import graph  # noqa: F401  (torch.autograd.graph: Node, saved_tensors_hooks)
+from . import anomaly_mode  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 
 __all__ = [
     "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
     "inference_mode", "Function", "FunctionCtx", "gradcheck", "gradgradcheck", "Node",
-    "AccumulateGrad", "RULES", "NONDIFF",
+    "AccumulateGrad", "RULES", "NONDIFF", "detect_anomaly", "set_detect_anomaly",
 ]
 
 

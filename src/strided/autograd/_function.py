@@ -49,6 +49,8 @@ class FunctionCtx(Node):
         self._out_metas = ()
         self._released = False
 
+    _split = False
+
     def save_for_backward(self, *arrays) -> None:
         """Keep ``arrays`` (inputs or outputs) for backward, with version checks."""
         for a in arrays:
@@ -82,6 +84,18 @@ class FunctionCtx(Node):
         self._saved = ()
         self._released = True
 
+    def _backward_fn(self):
+        """The Function's ``backward``, or its ``vjp`` where that is what it defines (PyTorch
+        takes either, not both)."""
+        fn = self._fn
+        b, v = fn.backward, fn.vjp
+        if v is Function.vjp:
+            return b
+        if b is not Function.backward:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                               "You should only implement one of them.")
+        return v
+
     def apply(self, grads):
         if self._released:
             raise RuntimeError(FREED)
@@ -90,7 +104,7 @@ class FunctionCtx(Node):
             if g is None and self.materialize_grads and m is not None:
                 g = _S.zeros(m[0], dtype=m[1], device=m[2])
             gs.append(g)
-        res = self._fn.backward(self, *gs)
+        res = self._backward_fn()(self, *gs)
         if not isinstance(res, tuple):
             res = (res,)
         n = len(self._metas)
@@ -115,7 +129,11 @@ _NODE_CLASSES: dict = {}
 def _node_class(fn_cls):
     c = _NODE_CLASSES.get(fn_cls)
     if c is None:
-        c = type(f"{fn_cls.__name__}Backward", (FunctionCtx,), {"_fn": fn_cls})
+        # _split: the new-style form (PyTorch 2.0): forward(*args) without ctx and a separate
+        # setup_context(ctx, inputs, output), chosen as PyTorch chooses it: setup_context is
+        # overridden.
+        split = fn_cls.setup_context is not Function.setup_context
+        c = type(f"{fn_cls.__name__}Backward", (FunctionCtx,), {"_fn": fn_cls, "_split": split})
         _NODE_CLASSES[fn_cls] = c
     return c
 
@@ -133,7 +151,20 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grads):  # pragma: no cover - subclasses define it
-        raise NotImplementedError(f"backward is not implemented for this Function")
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def vjp(ctx, *grads):  # pragma: no cover - a subclass defines this or backward
+        """Another name for ``backward``: a Function defines one of the two."""
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs: tuple, output):
+        """The new-style form's second half: with it overridden, ``forward(*args)`` takes no
+        ctx and ``setup_context(ctx, inputs, output)`` saves what backward needs (PyTorch 2.0)."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -142,9 +173,13 @@ class Function:
         ctx.needs_input_grad = needs
         record = STATE.enabled and any(needs)
         prev = STATE.enabled
-        STATE.enabled = False
+        STATE.enabled = False  # (forward and setup_context run without recording, as PyTorch's)
         try:
-            result = cls.forward(ctx, *args, **kwargs)
+            if ctx._split:
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         finally:
             STATE.enabled = prev
         if not record:
@@ -346,6 +381,50 @@ def where(cond: Array, a, b) -> Array:
         if t is float or t is int or (t is Array and other._ext is None and other._dtype is arr._dtype):
             return _S.where(cond, a, b)
     return _Where.forward(_Scratch(), cond, a, b)  # a plain backward: no node to build
+
+
+class _TieZero(Function):
+    """``g`` itself, made to depend on ``x`` with derivative zero (PyTorch's backward of a
+    piecewise-linear function, threshold_backward's: its result requires grad through the
+    saved input, and a second derivative is zeros rather than an error)."""
+
+    @staticmethod
+    def forward(ctx, g, x):
+        return g  # (apply gives the output its own Array object)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg, 0.0
+
+
+def tie_zero(g, x):
+    """``g``, depending on ``x`` with a zero derivative when recording (create_graph)."""
+    if STATE.enabled and requires_grad(x) and type(g) is Array:
+        return _TieZero.apply(g, x)
+    return g
+
+
+class _TieInput(Function):
+    """``y`` (a piecewise-linear function of ``x``) passed through, whose incoming gradient
+    is tied to ``x`` with derivative zero under create_graph: the composite's gradient for
+    ``x`` then requires grad, with second derivative zero, as PyTorch's kernels' do."""
+
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(x)
+        return y
+
+    @staticmethod
+    def backward(ctx, gg):
+        (x,) = ctx.saved_tensors
+        return tie_zero(gg, x), None
+
+
+def tie_input(y, x):
+    """``y``, whose gradient will depend on ``x`` with a zero derivative (see _TieInput)."""
+    if STATE.enabled and requires_grad(x) and requires_grad(y):
+        return _TieInput.apply(y, x)
+    return y
 
 
 class _Embed(Function):

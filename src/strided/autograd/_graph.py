@@ -25,6 +25,7 @@ from .._core import cext as _cext
 from .._core.pool import _Block as _PoolBlock
 from .._api.views import clone
 from ._mode import STATE
+from .anomaly_mode import ANOMALY, check_nan as _check_nan
 
 __all__ = ["Node", "AccumulateGrad", "SavedVar", "run_backward", "ext_of", "requires_grad",
            "edge_of", "alias"]
@@ -240,15 +241,32 @@ class AccumulateGrad(Node):
         e = x._ext
         if g is None:
             return []
+        post = None
         if e.hooks:
             for h in list(e.hooks):
+                if type(h) is PostAccumulateHook:
+                    post = [h] if post is None else post + [h]
+                    continue
                 r = h(g)
                 if r is not None:
                     g = checked_hook_result(h, r, g)
         # The engine hands over its only list of gradients (``grads``): when that list and
         # this frame are all that refer to g, .grad may take g itself instead of a copy.
         _accumulate_into(x, g, grads if type(grads) is _Handoff else None)
+        if post is not None:
+            for h in post:
+                h.fn(x)
         return []
+
+
+class PostAccumulateHook:
+    """``register_post_accumulate_grad_hook``'s entry in a leaf's hooks: ``fn(leaf)`` runs
+    after the leaf's ``.grad`` was updated (its result is ignored), as PyTorch's."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
 
 
 def checked_hook_result(hook, r, g):
@@ -341,17 +359,63 @@ def _fresh(g: Array) -> Array:
 
 # --- saved values -----------------------------------------------------------------------
 
+# The saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks), per thread as
+# PyTorch's: ``HOOKS.stack`` the (pack, unpack) pairs in force, the innermost last;
+# ``HOOKS.off`` > 0 while a hook runs; ``HOOKS.disabled`` disable_saved_tensors_hooks'
+# message inside it (entering hooks raises it). ACTIVE[0] counts the hook contexts open in
+# all threads: while it is 0 (the usual case) saving reads nothing else, and the compiled
+# recorders make SavedVars themselves; otherwise through the class (__init__ packs).
+class _HookState(threading.local):
+    def __init__(self):
+        self.stack = []
+        self.off = 0
+        self.disabled = None
+
+
+HOOKS = _HookState()
+ACTIVE = [0]
+_ACTIVE_LOCK = threading.Lock()
+
+
+def hooks_changed(delta: int) -> None:
+    """A hook context opened (+1) or closed (-1): tell the compiled recorders whether
+    SavedVars must be made by the class."""
+    with _ACTIVE_LOCK:
+        ACTIVE[0] += delta
+        if _cgrad is not None and hasattr(_cgrad, "set_saved_hooks"):
+            _cgrad.set_saved_hooks(ACTIVE[0] > 0)
+
+
+class _Packed:
+    """What a pack hook returned, with the unpack hook that reads it back."""
+
+    __slots__ = ("packed", "unpack_hook")
+
+    def __init__(self, packed, unpack_hook):
+        self.packed = packed
+        self.unpack_hook = unpack_hook
+
+
 class SavedVar:
     """An array saved for backward, with the version of its storage at save time.
 
     Inputs are kept as the original array (so a ``create_graph`` backward
     records through their history); outputs are kept as a bare alias (no
     reference cycle with their node) and re-attached to the node on unpack.
+
+    Under saved-tensor hooks (PyTorch's ``saved_tensors_hooks``) ``_x`` is a ``_Packed``
+    (the pack hook's result), ``_st`` is None and ``_producer`` is the array's edge; as
+    PyTorch, no version check is made then (the hooks own the value).
     """
 
     __slots__ = ("_x", "_st", "_ver", "_nr", "_producer")
 
     def __init__(self, x: Array, output_nr=None):
+        if ACTIVE[0]:
+            h = HOOKS
+            if h.stack and not h.off:
+                self._pack(x, output_nr)
+                return
         st = x._st
         if st is None:
             if output_nr is None and x._ext is not None:
@@ -388,10 +452,51 @@ class SavedVar:
             self._x = a
             self._producer = None
 
+    def _pack(self, x: Array, output_nr) -> None:
+        h = HOOKS
+        pack, unpack_hook = h.stack[-1]
+        self._st = None
+        self._ver = 0
+        self._nr = output_nr
+        self._producer = edge_of(x) if output_nr is None else None
+        h.off += 1  # (what the hook itself saves is saved plainly)
+        try:
+            packed = pack(x)
+        finally:
+            h.off -= 1
+        self._x = _Packed(packed, unpack_hook)
+
+    def _unpack_hooked(self, node, create_graph: bool) -> Array:
+        p = self._x
+        h = HOOKS
+        h.off += 1
+        try:
+            data = p.unpack_hook(p.packed)
+        finally:
+            h.off -= 1
+        if type(data) is not Array:
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                            f"type {type(data).__name__}")
+        edge = (node, self._nr) if self._nr is not None else self._producer
+        if create_graph and edge[0] is not None:
+            # the value re-attached to the history it was saved with, as PyTorch does
+            a = alias(data)
+            e = ext_of(a)
+            e.requires_grad = True
+            if type(edge[0]) is AccumulateGrad:
+                e.acc = weakref.ref(edge[0])  # (a leaf: its gradient reaches the same .grad)
+            else:
+                e.grad_fn = edge[0]
+                e.output_nr = edge[1]
+            return a
+        return data if data._ext is None else alias(data)
+
     def unpack(self, node, create_graph: bool) -> Array:
         st = self._st
         if st is None:  # saved lazy (see __init__): the array itself, held here
             x = self._x
+            if type(x) is _Packed:
+                return self._unpack_hooked(node, create_graph)
             st = x._st
             if st is None:  # still lazy: never viewed, never written
                 if create_graph:
@@ -599,8 +704,9 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
     captured = [None] * len(inputs) if capture else None
     prev = STATE.enabled
     STATE.enabled = create_graph
+    anomaly = ANOMALY[0] and ANOMALY[1]
     try:
-        if plain and _cgrad is not None:
+        if plain and _cgrad is not None and not anomaly:
             # The same loop in C (_csrc/_cgrad.c); it leaves the heap as it is and returns
             # at any node it does not expect, and the loop below runs the rest.
             _cgrad.drain(heap, buffers, deps, keep_graph)
@@ -626,6 +732,8 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                 outs = [None] * len(nf)
             else:
                 outs = node.apply(grads_in)
+                if anomaly:
+                    _check_nan(node, outs)
                 if node._hooks:
                     outs = _post_hooks(node, outs, grads_in)
                 if not keep_graph:

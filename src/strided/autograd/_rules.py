@@ -26,7 +26,7 @@ from .._core import layout as _layout
 from .._api import activations as _act, views as _views
 from .._api.linalg_functions import host_product as _host_product
 from .._core.array import Array, _normalize_key
-from ._function import Function, embed, index_add, sum_to, where
+from ._function import Function, embed, index_add, sum_to, tie_zero, where
 from ._graph import _cgrad
 from ._mode import STATE
 from ._record import ZERO, RuleNode, ew_rule, node_by_ndim, node_by_none, nondiff, rule
@@ -302,9 +302,11 @@ E("reciprocal", "ReciprocalBackward0", x=lambda g, result: -g * _conj(result * r
 # too) and passes where it is not (x > 0, and NaN: NaN <= 0 is false).
 # On the host, a plain backward makes it in one pass (``_cgrad.threshold``, bit for bit
 # this formula) instead of a comparison and a select.
+# Under create_graph the gradients of relu, leaky_relu and hardtanh depend on their input
+# with derivative zero (tie_zero), as PyTorch's *_backward do: a second derivative is zeros.
 def _relu_backward(g, result):
     r = _one_pass(_cgrad.threshold if _cgrad is not None else None, g, result)
-    return r if r is not None else where(result <= 0, 0.0, g)
+    return r if r is not None else tie_zero(where(result <= 0, 0.0, g), result)
 
 
 E("relu", "ReluBackward0", x=_relu_backward)
@@ -330,18 +332,27 @@ E("sin", "SinBackward0", x=lambda g, x: g * _conj(xp.cos(x)))
 # Note: PyTorch's in-place forms (leaky_relu_, elu_, celu_) take theirs from the result
 # and refuse a non-positive slope/alpha with grad; the input's formula has no such limit.
 E("leaky_relu", "LeakyReluBackward0",
-  x=lambda g, x, negative_slope: where(x > 0, g, g * negative_slope))
+  x=lambda g, x, negative_slope: tie_zero(where(x > 0, g, g * negative_slope), x))
 # elu's gradient: x <= 0 ? g * input_scale * alpha * scale * exp(x * input_scale) : g * scale.
 # Note: at NaN PyTorch's CPU gradient depends on the element's position (its vectorised
 # loop gives NaN for elu/celu/selu and 0 for hardtanh, its scalar tail g and g); strided
 # gives the vectorised loop's everywhere, the values a large array gets.
-E("elu", "EluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * (xp.exp(x) * alpha)))
-E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * xp.exp(x * (1.0 / alpha))))
+# Their second derivatives follow PyTorch's elu_double_backward, which keeps the exponential
+# branch's only where x < 0 (strictly): at x = 0 the first derivative takes the exponential
+# branch (x <= 0) but the second is 0. _neg_part(x) is x with no gradient at x == 0 (its value
+# there is 0 either way), so the rules' own derivative gives exactly that; NaN passes through.
+def _neg_part(x):
+    return where(x == 0, 0.0, x) if STATE.enabled and x._ext is not None else x
+
+
+E("elu", "EluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * (xp.exp(_neg_part(x)) * alpha)))
+E("celu", "CeluBackward0", x=lambda g, x, alpha: where(x > 0, g, g * xp.exp(_neg_part(x) * (1.0 / alpha))))
 E("selu", "EluBackward0",
-  x=lambda g, x: where(x > 0, g * _act._SELU_SCALE, g * (xp.exp(x) * (_act._SELU_ALPHA * _act._SELU_SCALE))))
+  x=lambda g, x: where(x > 0, g * _act._SELU_SCALE,
+                       g * (xp.exp(_neg_part(x)) * (_act._SELU_ALPHA * _act._SELU_SCALE))))
 # (0 at and beyond the bounds, and at NaN: (x > min) & (x < max) passes g)
 E("hardtanh", "HardtanhBackward0",
-  x=lambda g, x, min_val, max_val: where((x > min_val) & (x < max_val), g, 0.0))
+  x=lambda g, x, min_val, max_val: tie_zero(where((x > min_val) & (x < max_val), g, 0.0), x))
 
 
 def _softplus_backward(g, x, beta, threshold):

@@ -157,6 +157,21 @@ def _register_hook(self, hook):
     return _Handle(e.hooks, hook)
 
 
+def _register_post_accumulate_grad_hook(self, hook):
+    """``hook(leaf)`` runs after this leaf's ``.grad`` has been accumulated in a backward."""
+    from ._graph import PostAccumulateHook
+    e = self._ext
+    if e is None or not e.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if e.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if e.hooks is None:
+        e.hooks = []
+    entry = PostAccumulateHook(hook)
+    e.hooks.append(entry)
+    return _Handle(e.hooks, entry)
+
+
 def _retain_grad(self) -> None:
     """Keep the gradient of this non-leaf array in ``.grad`` after backward."""
     e = self._ext
@@ -228,6 +243,7 @@ def install_methods() -> None:
     Array.data = property(_get_data, _set_data, doc="The array's data without its history (not recorded).")
     Array.register_hook = _register_hook
     Array.retain_grad = _retain_grad
+    Array.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
     Array.retains_grad = property(_retains_grad, doc="Whether ``retain_grad()`` was called on this non-leaf array.")
     Array._version = property(_version)
     Array.output_nr = property(lambda self: 0 if self._ext is None else self._ext.output_nr,

@@ -35,6 +35,7 @@ from .._core.array import Array as _Array, Size  # noqa: F401
 from .._core.dtypes import DType as dtype  # noqa: F401
 from .._core.device import Device as device  # noqa: F401
 from ._repr import set_printoptions, get_printoptions  # noqa: F401
+from ._stft import stft, istft  # noqa: F401
 
 # How this package reads strided's namespace (DESIGN, fourth round, "the PyTorch surface
 # lives in one folder"): ``strided/__init__`` imports this package's private modules
@@ -163,6 +164,28 @@ class Tensor(metaclass=_TensorType):
     >>> torch.Tensor(2, 3).shape
     strided.Size([2, 3])
     """
+
+
+def is_anomaly_enabled() -> bool:
+    """Whether autograd's anomaly detection is on (``torch.autograd.set_detect_anomaly``).
+
+    >>> import strided.torch as torch
+    >>> torch.is_anomaly_enabled()
+    False
+    """
+    from ..autograd.anomaly_mode import is_anomaly_enabled as f
+    return f()
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection checks gradients for NaN.
+
+    >>> import strided.torch as torch
+    >>> torch.is_anomaly_check_nan_enabled()
+    True
+    """
+    from ..autograd.anomaly_mode import is_anomaly_check_nan_enabled as f
+    return f()
 
 
 def is_tensor(obj) -> bool:

@@ -30,6 +30,10 @@ import numpy as np
 import strided as _st
 from strided import Array
 from strided._core.caller import stacklevel
+# hardshrink, softshrink, threshold, prelu: under create_graph their gradient for the input
+# depends on it with derivative zero, as PyTorch's kernels' backward (a second derivative is
+# zeros, not "does not require grad")
+from strided.autograd._function import tie_input as _tie_input
 
 from . import functional as _F
 
@@ -529,7 +533,7 @@ def hardshrink(input, lambd: float = 0.5) -> Array:
     tensor([-1.0000,  0.0000,  0.7000])
     """
     _F._check_float(input, "hardshrink")
-    return _st.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return _tie_input(_st.where((input >= -lambd) & (input <= lambd), 0.0, input), input)
 
 
 def softshrink(input, lambd: float = 0.5) -> Array:
@@ -543,8 +547,8 @@ def softshrink(input, lambd: float = 0.5) -> Array:
     if not lambd >= 0:
         raise RuntimeError(f"softshrink(): lambda must be in range [0, inf) for input dtype "
                            f"{input.dtype.name}, but found {lambd}")
-    return _st.where(input > lambd, input - lambd,
-                     _st.where(input < -lambd, input + lambd, input * 0.0))
+    return _tie_input(_st.where(input > lambd, input - lambd,
+                                _st.where(input < -lambd, input + lambd, input * 0.0)), input)
 
 
 def _threshold_value(input, value):
@@ -564,7 +568,8 @@ def threshold(input, threshold: float, value: float, inplace: bool = False) -> A
     if input.dtype.kind not in "iuf":
         raise TypeError(f"threshold(): input must be a real array; got {input.dtype.name}")
     v = _threshold_value(input, value)
-    return _F._composite(input, inplace, lambda x: _st.where(x <= threshold, v, x).to(x.dtype))
+    return _F._composite(input, inplace,
+                         lambda x: _tie_input(_st.where(x <= threshold, v, x).to(x.dtype), x))
 
 
 _threshold = threshold  # (threshold_'s argument "threshold" hides the function)
@@ -630,7 +635,7 @@ def prelu(input, weight) -> Array:
         w = weight.reshape(())
     else:
         w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
-    return _st.where(input > 0, input, w * input)
+    return _tie_input(_st.where(input > 0, input, w * input), input)
 
 
 def celu_(input, alpha: float = 1.0) -> Array:
