@@ -27,13 +27,21 @@ class Ctx:
         self.recorded = {}
         self.n_init = 0
 
+    def array(self, a):
+        """A NumPy array as a tensor on the default device (strided's: cuda over the CuPy
+        stand-in in CI's second leg; from_numpy is a host array, as PyTorch's)."""
+        t = self.torch.from_numpy(a)
+        if self.torch.__name__ != "torch":
+            t = t.to(self.torch.get_default_device())
+        return t
+
     def data(self, *shape, scale=1.0, dtype="float32", requires_grad=False):
         a = (self.rng.standard_normal(shape) * scale).astype(dtype)
-        t = self.torch.from_numpy(a)
+        t = self.array(a)
         return t.requires_grad_() if requires_grad else t
 
     def ints(self, high, *shape):
-        return self.torch.from_numpy(self.rng.integers(0, high, shape).astype(np.int64))
+        return self.array(self.rng.integers(0, high, shape).astype(np.int64))
 
     def init(self, module, tag: str = ""):
         """The same initial parameters in both runs (PyTorch's, copied across as NumPy)."""
@@ -52,7 +60,7 @@ class Ctx:
                     w = self.weights[key]
                     if tuple(p.shape) != w.shape:
                         raise AssertionError(f"parameter {key}: shape {tuple(p.shape)}, PyTorch's {w.shape}")
-                    p.copy_(torch.from_numpy(w.copy()))
+                    p.copy_(self.array(w.copy()))
         return module
 
 
@@ -318,7 +326,7 @@ def gradient_penalty(torch, ctx):
                                     nn.Linear(8, 1)))
     opt = torch.optim.Adam(critic.parameters(), lr=1e-3, betas=(0.5, 0.9))
     real, fake = ctx.data(6, 3), ctx.data(6, 3, scale=2.0)
-    eps = torch.from_numpy(ctx.rng.uniform(size=(6, 1)).astype(np.float32))
+    eps = ctx.array(ctx.rng.uniform(size=(6, 1)).astype(np.float32))
     losses, pens = [], []
     for _ in range(3):
         opt.zero_grad()
@@ -642,12 +650,13 @@ def packed_bidirectional_lstm(torch, ctx):
     nn = torch.nn
     rnn = ctx.init(nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True))
     x = ctx.data(3, 5, 3, requires_grad=True)
-    lengths = torch.tensor([5, 2, 4])
+    lengths = torch.tensor([5, 2, 4], device="cpu")  # (PyTorch: lengths on the host)
     packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
     out, (h, c) = rnn(packed)
     padded, lens = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
-    mask = (torch.arange(5).unsqueeze(0) < lens.unsqueeze(1)).unsqueeze(-1)
-    mean = (padded * mask).sum(1) / lens.unsqueeze(1)
+    lens_d = lens.to(padded.device)  # (the lengths come back on the host, as PyTorch's)
+    mask = (torch.arange(5, device=padded.device).unsqueeze(0) < lens_d.unsqueeze(1)).unsqueeze(-1)
+    mean = (padded * mask).sum(1) / lens_d.unsqueeze(1)
     loss = mean.pow(2).sum() + h.sum()
     loss.backward()
     return {"padded": padded, "lens": lens, "h": h, "c": c, "x_grad": x.grad,

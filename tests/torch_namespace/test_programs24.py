@@ -73,4 +73,4 @@ def test_weights_are_copied_across_not_reinitialised():
     storch.manual_seed(12345)
     sctx = P.Ctx(storch, 0, weights=ctx.recorded)
     slin = sctx.init(storch.nn.Linear(3, 2))
-    np.testing.assert_array_equal(slin.weight.detach().numpy(), lin.weight.detach().numpy())
+    np.testing.assert_array_equal(slin.weight.detach().cpu().numpy(), lin.weight.detach().numpy())

@@ -38,7 +38,7 @@ def _stft_run(lib, case, batch, dtype):
         warnings.simplefilter("ignore")
         s = lib.stft(x, window=w, return_complex=True, **case)
     (s.abs() ** 2 * lib.arange(s.shape[-1])).sum().backward()
-    return s.detach().numpy(), x.grad.numpy()
+    return s.detach().cpu().numpy(), x.grad.cpu().numpy()
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
@@ -72,7 +72,7 @@ def _istft_run(lib, case, batch, dtype):
         warnings.simplefilter("ignore")
         y = lib.istft(spec, window=w, length=length, return_complex=rc, **case)
     (y.abs() ** 2 * lib.arange(y.shape[-1])).sum().backward()
-    return y.detach().numpy(), spec.grad.numpy(), a
+    return y.detach().cpu().numpy(), spec.grad.cpu().numpy(), a
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -90,7 +90,7 @@ def test_istft_inverts_stft():
     x = np.random.default_rng(0).standard_normal(50)
     w = storch.hann_window(16, dtype=storch.float64)
     s = storch.stft(storch.tensor(x), 16, hop_length=4, window=w, return_complex=True)
-    np.testing.assert_allclose(storch.istft(s, 16, hop_length=4, window=w, length=50).numpy(), x,
+    np.testing.assert_allclose(storch.istft(s, 16, hop_length=4, window=w, length=50).cpu().numpy(), x,
                                rtol=1e-12, atol=1e-12)
 
 
@@ -100,7 +100,7 @@ def test_stft_real_view_when_return_complex_false():
         t = torch.stft(torch.arange(16.0), 4, window=torch.ones(4), return_complex=False)
     s = storch.stft(storch.arange(16.0), 4, window=storch.ones(4), return_complex=False)
     assert tuple(s.shape) == tuple(t.shape) and s.dtype == storch.float32
-    np.testing.assert_allclose(s.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(s.cpu().numpy(), t.cpu().numpy(), rtol=1e-6, atol=1e-6)
 
 
 def test_warnings_once_as_torch(monkeypatch):
