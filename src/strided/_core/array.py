@@ -338,14 +338,17 @@ class Array:
 
     untyped_storage = storage
 
-    def is_contiguous(self) -> bool:
-        """Whether the elements lie in row-major order with no gaps.
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements lie in row-major order with no gaps (with PyTorch's
+        ``memory_format``: in that format's order).
 
         >>> import strided as xp
         >>> x = xp.zeros(2, 3)
         >>> x.is_contiguous(), x.t().is_contiguous()
         (True, False)
         """
+        if memory_format is not None:
+            return _LATE["torch_is_contiguous"](self, memory_format)
         if self._st is None:
             return self._np.flags.c_contiguous
         return _layout.is_contiguous(self._shape, self._str)
@@ -414,8 +417,11 @@ class Array:
         return map(self.__getitem__, range(self._shape[0]))
 
     # --- copies -----------------------------------------------------------------
-    def contiguous(self) -> "Array":
-        """Self when already row-major contiguous, else a contiguous copy."""
+    def contiguous(self, memory_format=None) -> "Array":
+        """Self when already row-major contiguous, else a contiguous copy (with PyTorch's
+        ``memory_format``: contiguous in that format)."""
+        if memory_format is not None:
+            return _LATE["torch_contiguous"](self, memory_format)
         s = self._str
         if s is not None:
             # Early return: the shape's contiguous strides are cached (size-1 and empty
@@ -425,11 +431,24 @@ class Array:
                 return self
         elif self._np.flags.c_contiguous:  # a lazy kernel result
             return self
-        return self.clone()
-
-    def clone(self) -> "Array":
-        """A contiguous copy with its own storage."""
         return _LATE["clone"](self)
+
+    def clone(self, *, memory_format=None) -> "Array":
+        """A copy with its own storage, in PyTorch's ``memory_format`` (by default
+        ``preserve_format``: the strides of a dense source, as PyTorch's ``clone``).
+
+        >>> import strided as xp
+        >>> xp.zeros(3, 4).t().clone().stride()
+        (1, 4)
+        """
+        if memory_format is None:  # (fast path: row-major strides, which every format keeps)
+            s = self._str
+            if s is None:
+                if self._np.flags.c_contiguous and self._np.base is None:  # (a fresh kernel result)
+                    return _LATE["clone"](self)
+            elif (_SHAPES.get(self._shape) or _layout.shape_info(self._shape))[2] == s:
+                return _LATE["clone"](self)
+        return _LATE["torch_clone"](self, memory_format=memory_format)
 
     # --- views -----------------------------------------------------------------
     def t(self) -> "Array":

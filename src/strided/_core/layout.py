@@ -82,11 +82,12 @@ def prod(shape) -> int:
 
 
 def is_contiguous(shape: tuple, strides: tuple) -> bool:
-    """True when the layout is row-major contiguous (size-1 dims ignored)."""
+    """True when the layout is row-major contiguous (size-1 dims ignored; an array of no
+    elements is, whatever its strides, as PyTorch's ``is_contiguous``)."""
+    if 0 in shape:
+        return True
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
         if n != 1:
             if s != expected:
                 return False

@@ -30,6 +30,7 @@ from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals
+from ._memory_format import quantile_layout
 
 _P = inspect.Parameter
 
@@ -448,6 +449,7 @@ def _diff(p):
 def _quantile(p):
     r = _ns().quantile(p["input"], p["q"], axis=p["dim"], keepdims=p["keepdim"],
                        method=p["interpolation"])
+    r = quantile_layout(r, type(p["q"]) is Array and p["q"].ndim == 1)
     return _write("quantile", r, p["out"])
 
 
