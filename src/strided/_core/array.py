@@ -816,6 +816,15 @@ def _is_basic(k) -> bool:
     return t is int or t is slice or k is None or k is Ellipsis
 
 
+def _ranges_as_lists(key):
+    """``key`` with each ``range`` in it as the list of its ints (an integer-array index)."""
+    if type(key) is range:
+        return list(key)
+    if type(key) is tuple and any(type(k) is range for k in key):
+        return tuple(list(k) if type(k) is range else k for k in key)
+    return key
+
+
 def _normalize_key(key) -> tuple:
     if type(key) is not tuple:
         key = (key,)
@@ -837,8 +846,9 @@ def _normalize_key(key) -> tuple:
                 # Note: a ValueError, as NumPy's and PyTorch's (a bad slice, not a bad index).
                 raise ValueError("slice step cannot be zero")
             continue
-        if t is builtins.bool or t is Array or t is list or t is np.ndarray or isinstance(k, np.bool_):
-            return None  # advanced
+        if t is builtins.bool or t is Array or t is list or t is np.ndarray or isinstance(k, np.bool_) \
+                or t is range:
+            return None  # advanced (a range: the list of its ints, as NumPy's and PyTorch's)
         if hasattr(k, "__index__"):
             out = out or list(key)
             out[i] = operator.index(k)
@@ -907,7 +917,7 @@ def _getitem(self: Array, key):
             return r
     k = _normalize_key(key)
     if k is None:
-        return _LATE["advanced_getitem"](self, key)
+        return _LATE["advanced_getitem"](self, _ranges_as_lists(key))
     st, off, shape, strides = self._layout()
     off, shape, strides = _layout.basic_index(off, shape, strides, k)
     return Array._new(None, st, off, shape, strides, self._dtype, self._device)
@@ -1032,7 +1042,7 @@ def _setitem(self: Array, key, value):
         return
     k = _normalize_key(key)
     if k is None:
-        _LATE["advanced_setitem"](self, key, value)
+        _LATE["advanced_setitem"](self, _ranges_as_lists(key), value)
         return
     st, off, shape, strides = self._layout()
     off, shape, strides = _layout.basic_index(off, shape, strides, k)
