@@ -42,7 +42,7 @@ def promote_pair(func: str, x1, x2, category: str = "numeric"):
     d1, d2 = x1._dtype, x2._dtype
     allowed = CATEGORIES[category]
     if d1 not in allowed or d2 not in allowed:
-        raise TypeError(f"{func}() accepts only {category} data types; got {d1.name} and {d2.name}")
+        raise _dtypes.DTypeError(f"{func}() accepts only {category} data types; got {d1.name} and {d2.name}")
     dt = PROMOTION[d1, d2]
     return native_as(x1, dt), native_as(x2, dt), dt, dev
 
