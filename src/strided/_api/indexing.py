@@ -260,6 +260,8 @@ def take_along_axis(x, indices, /, *, axis=-1) -> Array:
     axis = _LATE["name_to_axis"](x, axis) if type(axis) is str else axis
     from .._core.layout import normalize_axis
     axis = normalize_axis(axis, x.ndim, "take_along_axis")
+    if x.ndim == 0:  # (axis 0 or -1 of a 0-d array, as PyTorch's: its one element)
+        return take_along_axis(_LATE["reshape"](x, (1,)), _LATE["reshape"](indices, (1,)), axis=0).reshape(())
     xp = x._device.backend.xp
     idx = indices._get_native()
     n = x._shape[axis]

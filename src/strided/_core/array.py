@@ -461,7 +461,7 @@ class Array:
         """
         nd = len(self._shape)
         if nd > 2:
-            raise ValueError(f"t() expects an array with <= 2 dimensions; got {nd} (use transpose or mT)")
+            raise _layout.ShapeError(f"t() expects an array with <= 2 dimensions; got {nd} (use transpose or mT)")
         if nd < 2:
             return self._hooked_view("t", ()) if self._ext is not None else self._view(*self._layout()[1:])
         return self.transpose(0, 1)

@@ -265,9 +265,11 @@ CATEGORIES: dict[str, frozenset] = {
 }
 
 
-class DTypeError(TypeError, RuntimeError):
-    """An operation refused an operand's dtype: the standard's TypeError, and the RuntimeError
-    PyTorch raises for it (``"abs_cpu" not implemented for 'Bool'``), so both catch it."""
+class DTypeError(TypeError, NotImplementedError):
+    """An operation refused an operand's dtype: the standard's TypeError, and the
+    NotImplementedError (a RuntimeError) PyTorch raises for it (``"abs_cpu" not implemented
+    for 'Bool'``), so ``except TypeError``, ``except NotImplementedError`` and ``except
+    RuntimeError`` all catch it."""
 
 
 class CastError(TypeError, RuntimeError):

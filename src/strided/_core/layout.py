@@ -299,6 +299,8 @@ def permute(shape: tuple, strides: tuple, dims) -> tuple:
 
 def squeeze(shape: tuple, strides: tuple, axes) -> tuple:
     axes = normalize_axes(axes, len(shape), "squeeze")
+    if not shape:
+        return shape, strides  # (a 0-d array: axis 0 / -1 named it, as PyTorch's; nothing to squeeze)
     for a in axes:
         if shape[a] != 1:
             raise ValueError(f"squeeze(): cannot squeeze axis {a} of size {shape[a]} (shape {shape})")
@@ -315,6 +317,8 @@ def unsqueeze(shape: tuple, strides: tuple, axis: int) -> tuple:
 
 def flip(offset: int, shape: tuple, strides: tuple, axes) -> tuple:
     axes = normalize_axes(axes, len(shape), "flip")
+    if not shape:
+        return offset, shape, strides  # (a 0-d array: axis 0 / -1 named it, as PyTorch's; one element)
     st = list(strides)
     for a in axes:
         if shape[a] > 0:

@@ -246,7 +246,9 @@ def masked_fill(input, /, mask, value) -> Array:
     tensor([[1., 2.],
             [0., 0.]])
     """
-    return _masked_fill_(_ns().asarray(input, copy=True), mask, value)
+    # (a row-major copy, as PyTorch's: masked_fill clones self in contiguous format)
+    return _masked_fill_(_ns().clone(input) if type(input) is Array else _ns().asarray(input, copy=True),
+                         mask, value)
 
 
 def _scatter_(self, dim, index, src=None, *, value=None):

@@ -427,7 +427,7 @@ def round(input, *, decimals=_NO_DECIMALS, out=None):
 @_row("flip", "input, dims")
 def _flip(p):
     # (a copy, as PyTorch's: strided.flip is a view with negative strides)
-    return _ns().clone(_ns().flip(p["input"], axis=_axis(p["dims"])))
+    return _ns().flip(p["input"], axis=_axis(p["dims"])).clone()  # (PyTorch's layout: preserve_format)
 
 
 @_row("roll", "input, shifts, dims=None")

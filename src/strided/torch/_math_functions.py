@@ -73,7 +73,7 @@ def _float_only(name: str, *xs) -> None:
 def _real_only(name: str, *xs) -> None:
     for x in xs:
         if isinstance(x, Array) and x.dtype.kind == "c":
-            raise NotImplementedError(f"{name}(): complex inputs are not supported; got {x.dtype.name}")
+            raise _dtypes.DTypeError(f"{name}(): complex inputs are not supported; got {x.dtype.name}")
 
 
 def _same_dtype(name: str, *xs) -> None:
@@ -562,6 +562,11 @@ def ldexp(input, other, *, out=None):
     ns = _ns()
     if other.dtype.kind not in "biu":
         return ns.multiply(input, ns.pow(2.0, other), out=out)
+    if other.dtype.kind == "b" and input.dtype.kind == "f":
+        # (PyTorch 2.13: a floating input with a bool exponent has no kernel; an integer or
+        # complex input takes it)
+        raise _dtypes.DTypeError("ldexp(): \"ldexp_cpu_exp\" not implemented for 'Bool' (a bool exponent "
+                                 "of a floating input)")
     # An integer exponent: PyTorch's result has the input's floating dtype (float16 stays
     # float16; an integer input gives the default float), the power taken in float64 for a
     # float64/complex128 input and in float32 otherwise.

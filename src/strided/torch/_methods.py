@@ -240,7 +240,7 @@ def _flip_method():
     view = _axis_method("flip")
 
     def flip(self, *args, **kwargs):
-        return _ns().clone(view(self, *args, **kwargs))
+        return view(self, *args, **kwargs).clone()  # (a copy in the source's layout, as PyTorch's)
     flip.__name__ = "flip"
     flip.__doc__ = ("PyTorch's ``x.flip(dims)``: a copy with ``dims`` reversed "
                     "(``strided.flip`` is the standard's view).")
@@ -263,7 +263,7 @@ def squeeze_(self, *dims, dim=None):
         return _ns().squeeze(self)
     axes = dim if isinstance(dim, (tuple, list)) else (dim,)
     axes = tuple(_layout.normalize_axis(self._axis(a), len(self._shape), "squeeze") for a in axes)
-    axes = tuple(a for a in axes if self._shape[a] == 1)
+    axes = tuple(a for a in axes if self._shape and self._shape[a] == 1)  # (0-d: nothing to drop)
     return _ns().squeeze(self, axis=axes) if axes else self.view(self._shape)
 
 
@@ -387,7 +387,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
                 return _dof(mname, g, self, r, 1, {})  # (one element or none: PyTorch's 0 dof)
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
                 r = g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
-                if correction_default is None or type(args[0]) is str or self._shape[args[0]] > 1:
+                if correction_default is None or type(args[0]) is str or (
+                        self._shape and self._shape[args[0]] > 1):
                     return r
                 return _dof(mname, g, self, r, 1, {"axis": args[0]})
         elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
@@ -448,7 +449,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
             n = 1
             for a in (range(len(self._shape)) if ax is None else (ax,) if type(ax) is builtins.int
                       else ax if type(ax) is tuple else ()):
-                n *= self._shape[a] if type(a) is builtins.int else call["correction"] + 1
+                # (a 0-d array's axis 0 or -1 is its one element, as PyTorch counts it)
+                n *= (self._shape[a] if self._shape else 1) if type(a) is builtins.int else call["correction"] + 1
             return r if n - call["correction"] > 0 else _dof(mname, f, self, r, call["correction"], call)
         return f(self, **call)
     method.__name__ = mname
@@ -980,9 +982,11 @@ def check_integer_divisor(input, other) -> None:
     PyTorch's words for integer division (``torch.floor_divide``, ``remainder``, ``fmod``,
     ``div`` with a ``rounding_mode``), where NumPy's kernels would give 0. The standard's
     functions and the operators ``//`` and ``%`` keep NumPy's 0 (torch-differences)."""
-    def integer(v):
-        return v._dtype.kind in "iu" if type(v) is Array else isinstance(v, builtins.int)
-    if not (integer(input) and integer(other)):
+    def integer(v):  # (a bool array divides as an integer one: PyTorch promotes it so)
+        return v._dtype.kind in "biu" if type(v) is Array else isinstance(v, builtins.int)
+    if not (integer(input) and integer(other)) or (
+            type(input) is Array and input._dtype.kind == "b" and type(other) is Array and other._dtype.kind == "b"):
+        return  # (two bool arrays: refused for their dtype first, as PyTorch's)
         return
     if type(other) is not Array:
         zero = other == 0
@@ -1237,7 +1241,7 @@ def torch_sign(input, *, out=None):
     if type(input) is Array and input._dtype.kind == "b":  # (PyTorch's sign of a bool: itself)
         if out is input:
             return out
-        r = ns.clone(input)
+        r = input.clone()  # (in the input's layout, as PyTorch's)
         if out is None:
             return r
         from .._core.dispatch import _write_result
