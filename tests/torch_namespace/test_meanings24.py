@@ -135,6 +135,8 @@ def test_clone_layout_is_pytorchs(recipe, fmt):
         x = _make_view(L, recipe)
         return x.clone() if fmt is None else x.clone(memory_format=getattr(L, fmt))
     _same(f)
+    _same(lambda L: L.clone(_make_view(L, recipe)) if fmt is None
+          else L.clone(_make_view(L, recipe), memory_format=getattr(L, fmt)))
 
 
 @settings(max_examples=100, deadline=None)

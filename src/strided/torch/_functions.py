@@ -842,6 +842,17 @@ def equal(input, other) -> builtins.bool:
     return _input("equal", input).equal(other)
 
 
+def clone(input, *, memory_format=None) -> Array:
+    """PyTorch's ``torch.clone``: a copy in ``memory_format`` (by default ``preserve_format``: a
+    dense input's strides; ``strided.clone`` is row-major).
+
+    >>> import strided.torch as torch
+    >>> torch.clone(torch.zeros(3, 4).t()).stride()
+    (1, 4)
+    """
+    return _input("clone", input).clone(memory_format=memory_format)
+
+
 def numel(input, /) -> builtins.int:
     """PyTorch's ``torch.numel``: the number of elements."""
     if type(input) is not Array:
@@ -861,7 +872,7 @@ def _install_aliases():
 _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
-    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
+    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal", "clone",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
     "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type"} | set(_INT_TO_FLOAT))
