@@ -178,6 +178,19 @@ def test_to_memory_format_is_pytorchs(recipe, fmt, dtype):
     _same(f)
 
 
+@pytest.mark.parametrize("fmt", ["channels_last", "contiguous_format", "preserve_format"])
+def test_module_to_memory_format(fmt):
+    got = []
+    for lib in (torch, storch):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3), lib.nn.Linear(2, 3))
+        w = m[0].weight
+        assert m.to(memory_format=getattr(lib, fmt)) is m
+        assert m[0].weight is w  # (the same Parameter object, its data in the format)
+        got.append([tuple(p.stride()) for p in m.parameters()])
+    assert got[0] == got[1]
+
+
 def test_memory_format_errors_are_pytorchs():
     _same(lambda L: L.zeros(2, 3).clone(memory_format=L.channels_last))
     _same(lambda L: L.zeros(2, 3, 4, 5).clone(memory_format=L.channels_last_3d))
