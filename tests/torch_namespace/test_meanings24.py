@@ -412,3 +412,24 @@ def test_dtype_and_cast_refusals_catch_as_both():
         strided.add(strided.asarray([1.5]), 1.0, out=strided.asarray([1]))
     with pytest.raises(TypeError):
         strided.floor(strided.asarray([1j]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.nn.parameter.UninitializedParameter(),
+    lambda L: L.nn.parameter.UninitializedBuffer(),
+    lambda L: L.nn.LazyLinear(3).weight,
+    lambda L: L.nn.LazyConv2d(4, 3).bias,
+])
+def test_uninitialized_shape_raises_as_pytorchs(make):
+    for lib in (torch, storch):
+        x = make(lib)
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized"):
+            x.shape
+        assert repr(x) in ("<UninitializedParameter>", "<UninitializedBuffer>")
+    for lib in (torch, storch):  # (materialized: an ordinary shape)
+        p = lib.nn.parameter.UninitializedParameter()
+        p.materialize((2, 3))
+        assert tuple(p.shape) == (2, 3) and p.stride() == (3, 1)
+        m = lib.nn.LazyLinear(3)
+        m(lib.ones(2, 5))
+        assert tuple(m.weight.shape) == (3, 5)

@@ -232,6 +232,8 @@ class Array:
     @property
     def shape(self) -> Size:
         """The shape, a ``Size`` (a tuple of ints)."""
+        if type(self._shape) is UninitializedShape:
+            raise RuntimeError(UninitializedShape.error)
         return Size(self._shape)
 
     @property
@@ -792,6 +794,17 @@ class Array:
         if not self._shape:
             return format(self.item(), spec)
         return repr(self)
+
+
+class UninitializedShape(tuple):
+    """The shape of PyTorch's uninitialized (lazy) parameter or buffer: a tuple, so strided's
+    own code reads it, but not an exact one, so the C paths (``contract.h``: an exact tuple)
+    decline such an array and ``x.shape`` (the Python property) raises as PyTorch's."""
+
+    error = ("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+             "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+             "initialized one. Call `forward` to initialize the parameters before accessing their "
+             "attributes.")
 
 
 class _SizeAttr(int):

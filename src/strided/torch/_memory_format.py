@@ -136,7 +136,7 @@ def dense_strides(shape: tuple, strides: tuple) -> tuple:
 def format_strides(x, fmt, fname: str) -> tuple:
     """The strides ``x`` copied in memory format ``fmt`` has, as PyTorch's."""
     fmt = _check_format(fmt, fname)
-    shape = tuple(x.shape)
+    shape = tuple(x._shape)
     if fmt is contiguous_format:
         return _layout.contiguous_strides(shape)
     if fmt is preserve_format:
@@ -148,7 +148,7 @@ def format_strides(x, fmt, fname: str) -> tuple:
 def copy_with_strides(x, strides: tuple):
     """A copy of ``x`` with its own storage and the dense strides ``strides`` (recorded by
     autograd as a copy and a permutation)."""
-    shape = tuple(x.shape)
+    shape = tuple(x._shape)
     if strides == _layout.contiguous_strides(shape):
         return _LATE["clone"](x)
     # memory order: the largest stride first (ties: the axis of more elements first, then
@@ -188,7 +188,7 @@ def is_contiguous(x, memory_format=contiguous_format) -> bool:
     """PyTorch's ``is_contiguous``: whether ``x``'s strides are those of ``memory_format``
     (a size-1 axis takes any stride; an empty array is contiguous in every format)."""
     fmt = _check_format(memory_format, "is_contiguous")
-    shape, s = tuple(x.shape), tuple(x.stride())
+    shape, s = tuple(x._shape), tuple(x.stride())
     if fmt is contiguous_format or fmt is preserve_format:  # (c10's is_contiguous_default)
         return 0 in shape or _layout.is_contiguous(shape, s)  # (empty: contiguous, as PyTorch's)
     if len(shape) != _RANK[fmt._name]:
@@ -213,7 +213,7 @@ def quantile_layout(r, q_is_1d: bool):
     """PyTorch's strides for ``quantile``/``nanquantile``: row-major for a scalar ``q``; with a
     1-D ``q`` the result is computed with the quantiles as the last axis, then moved to the
     front (``Sorting.cpp``, ``quantile_impl``), so the front axis has stride 1."""
-    shape = tuple(r.shape)
+    shape = tuple(r._shape)
     if q_is_1d and len(shape) >= 2:
         c = _layout.contiguous_strides(shape[1:] + shape[:1])
         want = (c[-1],) + tuple(c[:-1])
@@ -225,7 +225,7 @@ def quantile_layout(r, q_is_1d: bool):
 def fresh_with_strides(make, x, strides: tuple):
     """``make(view)`` -- a fill of ``view``'s shape (``zeros_like`` and its kin, no autograd
     history) -- as an array of ``x``'s shape with the dense ``strides``."""
-    shape = tuple(x.shape)
+    shape = tuple(x._shape)
     if strides == _layout.contiguous_strides(shape):
         return make(x)
     order = sorted(range(len(shape)), key=lambda d: (-strides[d], -shape[d], d))
@@ -274,7 +274,7 @@ def _strides_like_channels_last(shape: tuple, strides: tuple, order: tuple) -> b
 def suggest_memory_format(x) -> memory_format:
     """PyTorch's ``suggest_memory_format``: ``channels_last`` (``_3d``) for a rank-4 (5) array
     whose strides order its channel axis last, else ``contiguous_format``."""
-    shape, s = tuple(x.shape), tuple(x.stride())
+    shape, s = tuple(x._shape), tuple(x.stride())
     if len(shape) == 4 and _strides_like_channels_last(shape, s, (1, 3, 2, 0)):
         return channels_last
     if len(shape) == 5 and _strides_like_channels_last(shape, s, (1, 4, 3, 2, 0)):
