@@ -928,9 +928,28 @@ def lerp_(self, end, weight):
 
 
 Array.median = median
+
+
+def _named_result(name: str, method):
+    """``method`` returning PyTorch's ``return_types.<name>`` where it returned the plain
+    ``values_indices`` pair (``x.sort()``, ``x.max(0)``: PyTorch's Tensor methods return the
+    same named tuples as its functions)."""
+    from ._return_types import return_types
+    rt = getattr(return_types, name)
+
+    def call(self, *args, **kwargs):
+        r = method(self, *args, **kwargs)
+        return rt(*r) if type(r).__name__ == "values_indices" else r
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = method.__doc__
+    call.__wrapped__ = method
+    return call
 Array.mode = mode
 Array.unique = unique_
 Array.type_as = type_as
 Array.masked_fill_ = _masked_fill_
 Array.scatter_ = _scatter_
 Array.lerp_ = lerp_
+
+for _name in ("sort", "max", "min", "topk", "median", "mode"):
+    setattr(Array, _name, _named_result(_name, Array.__dict__[_name]))
