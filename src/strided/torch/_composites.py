@@ -319,7 +319,9 @@ def median(input, /, dim=None, keepdim=False):
     >>> xp.tensor([4.0, 1.0, 3.0, 2.0]).median()
     tensor(2.)
     >>> xp.tensor([[3.0, 1.0, 2.0]]).median(dim=1)
-    values_indices(values=tensor([2.]), indices=tensor([2]))
+    strided.torch.return_types.median(
+    values=tensor([2.]),
+    indices=tensor([2]))
     """
     # Note: a method only. Array-API code reads ``xp.median(x, axis=)`` as NumPy's
     # median (scikit-learn's _median does when the namespace has one), which
@@ -371,7 +373,9 @@ def mode(input, /, dim=-1, keepdim=False):
 
     >>> import strided as xp
     >>> xp.tensor([[3, 1, 2, 2, 1, 3]]).mode(dim=1)
-    values_indices(values=tensor([1]), indices=tensor([4]))
+    strided.torch.return_types.mode(
+    values=tensor([1]),
+    indices=tensor([4]))
     """
     ns = _ns()
     if type(input) is not Array:

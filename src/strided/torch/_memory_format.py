@@ -252,6 +252,12 @@ def like(fname: str, base):
     f.__name__ = f.__qualname__ = fname
     f.__doc__ = (f"PyTorch's ``torch.{fname}``: strided's ``{fname}`` in ``memory_format`` "
                  f"(by default ``preserve_format``: a dense input's strides, as PyTorch's).")
+    import inspect
+    params = list(inspect.signature(base).parameters.values())
+    params[0] = params[0].replace(name="input")
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(at, inspect.Parameter("memory_format", inspect.Parameter.KEYWORD_ONLY, default=None))
+    f.__signature__ = inspect.Signature(params)
     return f
 
 
