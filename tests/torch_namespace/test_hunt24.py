@@ -78,10 +78,6 @@ def _deliberate_refusal(e) -> bool:
 # Differences found and not fixed (each reported): (name, a condition on the dtypes and
 # shape) -> why. strided raises where PyTorch computes, or raises another exception type.
 _KNOWN = {
-    # 0-d inputs: PyTorch's RuntimeError ("zero-dimensional tensor ... cannot be concatenated",
-    # "chunk expects at least a 1-dimensional tensor", "narrow() cannot be applied to a 0-dim
-    # tensor"); strided's IndexError names the axis out of bounds
-    "cat": "0-d", "cat2": "0-d", "chunk": "0-d", "split": "0-d", "narrow": "0-d",
     # fewer than 2 axes: PyTorch's IndexError (dim 1 out of range), strided's ValueError
     # (needs 2 dimensions)
     "diagonal": "<2-d",

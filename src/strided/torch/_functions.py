@@ -25,7 +25,7 @@ from collections import namedtuple
 from .._core.array import Array
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
@@ -315,6 +315,9 @@ def _mode(p):
 
 @_row("cat", "tensors, dim=0, *, out=None")
 def _cat(p):
+    for i, t in enumerate(p["tensors"]):
+        if type(t) is Array and not t.shape:
+            raise _layout.ShapeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")
     return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
 
 
