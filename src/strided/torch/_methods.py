@@ -104,7 +104,9 @@ def to(self, *args, **kwargs):
         copy = False
     if copy:
         out = out.clone()
-    if fmt is not None or out is not self:  # (a copy: in PyTorch's layout, preserve_format by default)
+    if fmt is not None or (out is not self and not self.is_contiguous()):
+        # (a copy of a non-row-major source: in PyTorch's layout, preserve_format by default;
+        # a row-major one's conversion is row-major already)
         out = _memory_format.to_format(out, self, fmt)
     return out
 
