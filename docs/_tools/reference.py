@@ -156,6 +156,11 @@ DATA_DOCS = {
     "strided.named.UNHOOKED": "Public functions that need no name rule, by name, with the reason (a dict).",
     "strided.torch.return_types": "The named tuples of results with values and indices (``return_types.max``, "
                                   "``.sort``, ``.topk``, ...), as ``torch.return_types``.",
+    "strided.torch.contiguous_format": "PyTorch's row-major memory format (a ``torch.memory_format``).",
+    "strided.torch.preserve_format": "PyTorch's default memory format of copies: a dense source's strides, "
+                                     "else dense strides in its order (a ``torch.memory_format``).",
+    "strided.torch.channels_last": "PyTorch's NHWC memory format of a 4-D tensor (a ``torch.memory_format``).",
+    "strided.torch.channels_last_3d": "PyTorch's NDHWC memory format of a 5-D tensor (a ``torch.memory_format``).",
 }
 
 

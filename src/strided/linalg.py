@@ -82,7 +82,7 @@ def _floating(x, func: str):
     """x's native array in a dtype LAPACK computes in (float16 -> float32)."""
     check_array(x, func)
     if x._dtype.kind not in "fc":
-        raise TypeError(f"linalg.{func}() accepts only floating-point data types; got {x._dtype.name}")
+        raise _dtypes.DTypeError(f"linalg.{func}() accepts only floating-point data types; got {x._dtype.name}")
     a = x._get_native()
     if x._dtype is _dtypes.float16:
         a = a.astype(np.float32)  # Note: LAPACK has no half precision.
@@ -518,7 +518,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2, out=None) -> Array:
         return _new_array(r, None, 0, r.shape, None, x._dtype, _CPU)
     check_array(x, "linalg.vector_norm")
     if x._dtype.kind not in "fc":
-        raise TypeError(f"linalg.vector_norm() accepts only floating-point data types; got {x._dtype.name}")
+        raise _dtypes.DTypeError(f"linalg.vector_norm() accepts only floating-point data types; got {x._dtype.name}")
     if isinstance(ord, builtins.bool) or not isinstance(ord, (builtins.int, builtins.float)) or ord != ord:
         raise ValueError(f"linalg.vector_norm(): ord must be an int or a float (not nan); got {ord!r}")
     nd = x.ndim

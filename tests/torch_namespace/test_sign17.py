@@ -1,6 +1,7 @@
 """PyTorch's ``sign``: ``torch.sign``, ``x.sign()``, ``x.sign_()`` and ``out=`` give PyTorch
-2.13's bits (0 for NaN, signed zeros as PyTorch's), its dtypes and its gradient, and give
-a complex input sgn's value; the standard's ``strided.sign`` keeps NaN."""
+2.13's bits (0 for NaN, signed zeros as PyTorch's), its dtypes and its gradient, and refuse
+a complex input as PyTorch's (``sgn`` takes it); the standard's ``strided.sign`` keeps NaN and
+gives a complex input ``z / |z|``."""
 
 from __future__ import annotations
 
@@ -45,10 +46,17 @@ def test_the_gradient_is_pytorchs():
     np.testing.assert_array_equal(host(x.grad), t.grad.numpy())
 
 
-def test_complex_is_pytorchs_sgn():
-    # (PyTorch's sign refuses complex numbers; strided's gives sgn's z / |z|, the standard's)
+def test_complex_is_refused_as_pytorchs_and_sgn_takes_it():
+    # (PyTorch's sign refuses complex numbers, NotImplementedError: "use torch.sgn"; the
+    # standard's strided.sign gives z / |z|, sgn's value)
     a = np.array([3 + 4j, 0j, -2j], np.complex64)
-    np.testing.assert_allclose(host(st.sign(st.tensor(a))), torch.sgn(torch.tensor(a)).numpy(), rtol=1e-6)
+    for lib in (torch, st):
+        with pytest.raises(NotImplementedError, match="sgn"):
+            lib.sign(lib.tensor(a))
+        with pytest.raises(NotImplementedError, match="sgn"):
+            lib.tensor(a).sign_()
+    np.testing.assert_allclose(host(st.sgn(st.tensor(a))), torch.sgn(torch.tensor(a)).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(host(xp.sign(xp.asarray(a))), torch.sgn(torch.tensor(a)).numpy(), rtol=1e-6)
 
 
 def test_the_standards_sign_keeps_nan():

@@ -935,7 +935,7 @@ def _tri(func, x, k, upper):
     if type(x) is not Array:
         raise TypeError(f"{func}(): expected an array; got {type(x).__name__}")
     if x.ndim < 2:
-        raise ValueError(f"{func}(): needs at least 2 dimensions; got shape {x._shape}")
+        raise _layout.ShapeError(f"{func}(): needs at least 2 dimensions; got shape {x._shape}")
     xp = x._device.backend.xp
     a = x._get_native()
     r = xp.triu(a, k) if upper else xp.tril(a, k)

@@ -290,13 +290,13 @@ def _build_tables(row: Elementwise) -> None:
 def _type_error(row, *dts):
     allowed = CATEGORIES[row.category]
     if len(dts) == 2 and all(d in allowed for d in dts):
-        return TypeError(f"{row.name}(): {dts[0].name} and {dts[1].name} have no common "
+        return _dtypes.DTypeError(f"{row.name}(): {dts[0].name} and {dts[1].name} have no common "
                          f"{row.category} data type; cast one of them with astype()")
     names = ", ".join(d.name if isinstance(d, _dtypes.DType) else type(d).__name__ for d in dts)
     hint = ""
     if row.no_bool is not None and any(d is _dtypes.bool or d is True or d is False for d in dts):
         hint = f" ({row.no_bool})"
-    return TypeError(f"{row.name}() accepts only {row.category} data types; got {names}{hint}")
+    return _dtypes.DTypeError(f"{row.name}() accepts only {row.category} data types; got {names}{hint}")
 
 
 def _broadcast_error(name, s1, s2, exc):
@@ -973,19 +973,26 @@ _pow_float._loop_guard = "pow_float"
 _NEGATIVE_POWER = "pow(): integers to negative integer powers are not allowed; use a floating-point base"
 
 
+class NegativePowerError(ValueError, RuntimeError):
+    """An integer base to a negative integer power: NumPy's ValueError, and the RuntimeError
+    PyTorch raises ("Integers to negative integer powers are not allowed.")."""
+
+
 def _pow_int(xp, a, b):
-    if xp is not np and (b < 0 if type(b) is builtins.int else (
+    # (a negative Python int exponent: refused before NumPy's conversion of it to an unsigned
+    # base's dtype, which would raise OverflowError instead)
+    if (xp is not np or type(b) is builtins.int) and (b < 0 if type(b) is builtins.int else (
             getattr(b, "dtype", None) is not None and b.dtype.kind == "i" and builtins.bool((b < 0).any()))):
         # Note: CuPy's integer power gives 0 for a negative exponent where NumPy (and
         # strided on every device) refuses; an array exponent costs one bool read back
         # from the device.
-        raise ValueError(_NEGATIVE_POWER)
+        raise NegativePowerError(_NEGATIVE_POWER)
     try:
         return xp.power(a, b)
     except ValueError as e:
         if "negative" not in str(e):
             raise
-        raise ValueError(_NEGATIVE_POWER) from None
+        raise NegativePowerError(_NEGATIVE_POWER) from None
 
 
 # (compiled: NumPy's power loop where no exponent is negative: _chot/loops.c, "pow_int")

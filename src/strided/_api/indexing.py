@@ -10,6 +10,7 @@ import numpy as np
 from .._core.array import _LATE, Array
 from .creation import asarray, wrap_new
 from .._core.dtypes import int64
+from .._core.device import DeviceMismatchError
 from .._core.dispatch import api
 from .._core.call import write as _write
 from .._core.layout import normalize_axis as _normalize_axis
@@ -71,11 +72,21 @@ def _native_key(x: Array, key):
             if d is None:
                 axis += rest
         if t is Array:
-            if k._device is not dev:
-                raise ValueError(f"index array is on {k._device} but the array is on {dev}")
             if k._dtype.kind not in "biu":
                 raise IndexError(f"arrays used as indices must be of integer or boolean type; got {k._dtype.name}")
-            out.append(k._get_native())
+            if k._device is not dev:
+                if k._device.type != "cpu":
+                    raise DeviceMismatchError(
+                        f"index array is on {k._device} but the array is on {dev}: an index must "
+                        f"be on the CPU or on the array's device")
+                # Note: a host index on a device array is copied there, as PyTorch takes a
+                # CPU index for a CUDA tensor (bounds checked on the host first).
+                a = k._get_native()
+                if check:
+                    _check_host_index(x, a, axis)
+                out.append(dev.backend.from_host(a, dev))
+            else:
+                out.append(k._get_native())
         elif t is list:
             a = np.asarray(k)
             if a.size == 0:
@@ -249,6 +260,8 @@ def take_along_axis(x, indices, /, *, axis=-1) -> Array:
     axis = _LATE["name_to_axis"](x, axis) if type(axis) is str else axis
     from .._core.layout import normalize_axis
     axis = normalize_axis(axis, x.ndim, "take_along_axis")
+    if x.ndim == 0:  # (axis 0 or -1 of a 0-d array, as PyTorch's: its one element)
+        return take_along_axis(_LATE["reshape"](x, (1,)), _LATE["reshape"](indices, (1,)), axis=0).reshape(())
     xp = x._device.backend.xp
     idx = indices._get_native()
     n = x._shape[axis]

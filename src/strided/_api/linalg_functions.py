@@ -42,7 +42,7 @@ def promote_pair(func: str, x1, x2, category: str = "numeric"):
     d1, d2 = x1._dtype, x2._dtype
     allowed = CATEGORIES[category]
     if d1 not in allowed or d2 not in allowed:
-        raise TypeError(f"{func}() accepts only {category} data types; got {d1.name} and {d2.name}")
+        raise _dtypes.DTypeError(f"{func}() accepts only {category} data types; got {d1.name} and {d2.name}")
     dt = PROMOTION[d1, d2]
     return native_as(x1, dt), native_as(x2, dt), dt, dev
 
@@ -70,7 +70,7 @@ def broadcast_batch(func: str, s1: tuple, s2: tuple) -> tuple:
 
 def _check_ndim(func: str, x: Array, ndim: int, what: str) -> None:
     if x.ndim != ndim:
-        raise ValueError(f"{func}(): {what} must be {ndim}-D; got shape {x._shape}")
+        raise _layout.ShapeError(f"{func}(): {what} must be {ndim}-D; got shape {x._shape}")
 
 
 # --- matmul and the @ operators -------------------------------------------------
@@ -110,7 +110,7 @@ def host_product(a, b):
 def matmul_shape(func: str, s1: tuple, s2: tuple) -> tuple:
     """The result shape of ``matmul`` (PEP 465); ValueError for incompatible shapes."""
     if not s1 or not s2:
-        raise ValueError(f"{func}(): both operands need at least one dimension; got shapes {s1} and {s2}")
+        raise _layout.ShapeError(f"{func}(): both operands need at least one dimension; got shapes {s1} and {s2}")
     k1 = s1[-1]
     k2 = s2[-2] if len(s2) >= 2 else s2[0]
     if k1 != k2:
@@ -419,7 +419,7 @@ def diag(x, /, diagonal=0, *, out=None) -> Array:
     if x.ndim == 2:
         return _finish(clone(_diagonal_view(x, offset=k)), "diag", out)
     if x.ndim != 1:
-        raise ValueError(f"diag(): expects a 1-D or 2-D array; got shape {x._shape}")
+        raise _layout.ShapeError(f"diag(): expects a 1-D or 2-D array; got shape {x._shape}")
     dev = x._device
     with dev.backend.ctx(dev):
         r = dev.backend.xp.diag(x._get_native(), k)

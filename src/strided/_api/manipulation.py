@@ -447,6 +447,8 @@ def split(x, split_size_or_sections, dim=0, *, axis=None) -> tuple:
     An int gives pieces of that size (the last may be smaller); a list gives the sizes.
     """
     _check(x, "split")
+    if not x._shape:  # (PyTorch's RuntimeError for a 0-d input, a ShapeError here)
+        raise _layout.ShapeError("split(): expects at least a 1-dimensional tensor; got a 0-d array")
     d = _axis_of(x, _dim(dim, axis), "split")
     n = x._shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -475,6 +477,8 @@ def split(x, split_size_or_sections, dim=0, *, axis=None) -> tuple:
 def chunk(x, chunks, dim=0, *, axis=None) -> tuple:
     """Split ``x`` into at most ``chunks`` views of equal size (the last may be smaller)."""
     _check(x, "chunk")
+    if not x._shape:  # (PyTorch's RuntimeError for a 0-d input, a ShapeError here)
+        raise _layout.ShapeError("chunk(): expects at least a 1-dimensional tensor; got a 0-d array")
     chunks = _int(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise ValueError(f"chunk(): chunks must be positive; got {chunks}")
@@ -489,6 +493,8 @@ def chunk(x, chunks, dim=0, *, axis=None) -> tuple:
 def narrow(x, dim, start, length) -> Array:
     """The view ``x[..., start:start + length, ...]`` along ``dim`` (``start`` may be negative)."""
     _check(x, "narrow")
+    if not x._shape:  # (PyTorch's RuntimeError for a 0-d input, a ShapeError here)
+        raise _layout.ShapeError("narrow(): cannot be applied to a 0-d array")
     d = _axis_of(x, dim, "narrow")
     n = x._shape[d]
     start = _int(start, "narrow", "start")

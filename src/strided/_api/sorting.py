@@ -24,7 +24,7 @@ _new_array = Array._new
 def _prepare(func: str, x, axis):
     check_array(x, func)
     if x._dtype.kind == "c":
-        raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
+        raise _dtypes.DTypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
                         f"(complex numbers have no order)")
     return single_axis(x, axis, func)
 

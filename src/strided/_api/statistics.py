@@ -386,7 +386,7 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
             return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
     check_array(x, func)
     if x._dtype.kind == "c":
-        raise TypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
+        raise _dtypes.DTypeError(f"{func}() accepts only real-valued data types; got {x._dtype.name} "
                         f"(complex numbers have no order)")
     axes = None if axis is None else reduction_axes(x, axis, func)
     if _reduced_size(x, axes) == 0:
@@ -485,7 +485,7 @@ def _float_dtypes(func: str, x: Array, allow_complex: builtins.bool):
     k = x._dtype.kind
     if k == "b" or (k == "c" and not allow_complex):
         allowed = "numeric" if allow_complex else "real-valued"
-        raise TypeError(f"{func}() accepts only {allowed} data types; got {x._dtype.name}")
+        raise _dtypes.DTypeError(f"{func}() accepts only {allowed} data types; got {x._dtype.name}")
     # Note: integer inputs give the default floating dtype, as the standard says.
     res = _dtypes.get_default_dtype() if k in "iu" else x._dtype
     return res, _accumulator(res, x._device)

@@ -232,6 +232,8 @@ class Array:
     @property
     def shape(self) -> Size:
         """The shape, a ``Size`` (a tuple of ints)."""
+        if type(self._shape) is UninitializedShape:
+            raise RuntimeError(UninitializedShape.error)
         return Size(self._shape)
 
     @property
@@ -338,14 +340,17 @@ class Array:
 
     untyped_storage = storage
 
-    def is_contiguous(self) -> bool:
-        """Whether the elements lie in row-major order with no gaps.
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the elements lie in row-major order with no gaps (with PyTorch's
+        ``memory_format``: in that format's order).
 
         >>> import strided as xp
         >>> x = xp.zeros(2, 3)
         >>> x.is_contiguous(), x.t().is_contiguous()
         (True, False)
         """
+        if memory_format is not None:
+            return _LATE["torch_is_contiguous"](self, memory_format)
         if self._st is None:
             return self._np.flags.c_contiguous
         return _layout.is_contiguous(self._shape, self._str)
@@ -414,8 +419,11 @@ class Array:
         return map(self.__getitem__, range(self._shape[0]))
 
     # --- copies -----------------------------------------------------------------
-    def contiguous(self) -> "Array":
-        """Self when already row-major contiguous, else a contiguous copy."""
+    def contiguous(self, memory_format=None) -> "Array":
+        """Self when already row-major contiguous, else a contiguous copy (with PyTorch's
+        ``memory_format``: contiguous in that format)."""
+        if memory_format is not None:
+            return _LATE["torch_contiguous"](self, memory_format)
         s = self._str
         if s is not None:
             # Early return: the shape's contiguous strides are cached (size-1 and empty
@@ -425,11 +433,24 @@ class Array:
                 return self
         elif self._np.flags.c_contiguous:  # a lazy kernel result
             return self
-        return self.clone()
-
-    def clone(self) -> "Array":
-        """A contiguous copy with its own storage."""
         return _LATE["clone"](self)
+
+    def clone(self, *, memory_format=None) -> "Array":
+        """A copy with its own storage, in PyTorch's ``memory_format`` (by default
+        ``preserve_format``: the strides of a dense source, as PyTorch's ``clone``).
+
+        >>> import strided as xp
+        >>> xp.zeros(3, 4).t().clone().stride()
+        (1, 4)
+        """
+        if memory_format is None:  # (fast path: row-major strides, which every format keeps)
+            s = self._str
+            if s is None:
+                if self._np.flags.c_contiguous and self._np.base is None:  # (a fresh kernel result)
+                    return _LATE["clone"](self)
+            elif (_SHAPES.get(self._shape) or _layout.shape_info(self._shape))[2] == s:
+                return _LATE["clone"](self)
+        return _LATE["torch_clone"](self, memory_format=memory_format)
 
     # --- views -----------------------------------------------------------------
     def t(self) -> "Array":
@@ -442,7 +463,7 @@ class Array:
         """
         nd = len(self._shape)
         if nd > 2:
-            raise ValueError(f"t() expects an array with <= 2 dimensions; got {nd} (use transpose or mT)")
+            raise _layout.ShapeError(f"t() expects an array with <= 2 dimensions; got {nd} (use transpose or mT)")
         if nd < 2:
             return self._hooked_view("t", ()) if self._ext is not None else self._view(*self._layout()[1:])
         return self.transpose(0, 1)
@@ -775,6 +796,17 @@ class Array:
         return repr(self)
 
 
+class UninitializedShape(tuple):
+    """The shape of PyTorch's uninitialized (lazy) parameter or buffer: a tuple, so strided's
+    own code reads it, but not an exact one, so the C paths (``contract.h``: an exact tuple)
+    decline such an array and ``x.shape`` (the Python property) raises as PyTorch's."""
+
+    error = ("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+             "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+             "initialized one. Call `forward` to initialize the parameters before accessing their "
+             "attributes.")
+
+
 class _SizeAttr(int):
     """``x.size`` is an int (the standard) that can also be called (PyTorch)."""
 
@@ -795,6 +827,15 @@ class _SizeAttr(int):
 def _is_basic(k) -> bool:
     t = type(k)
     return t is int or t is slice or k is None or k is Ellipsis
+
+
+def _ranges_as_lists(key):
+    """``key`` with each ``range`` in it as the list of its ints (an integer-array index)."""
+    if type(key) is range:
+        return list(key)
+    if type(key) is tuple and any(type(k) is range for k in key):
+        return tuple(list(k) if type(k) is range else k for k in key)
+    return key
 
 
 def _normalize_key(key) -> tuple:
@@ -818,8 +859,9 @@ def _normalize_key(key) -> tuple:
                 # Note: a ValueError, as NumPy's and PyTorch's (a bad slice, not a bad index).
                 raise ValueError("slice step cannot be zero")
             continue
-        if t is builtins.bool or t is Array or t is list or t is np.ndarray or isinstance(k, np.bool_):
-            return None  # advanced
+        if t is builtins.bool or t is Array or t is list or t is np.ndarray or isinstance(k, np.bool_) \
+                or t is range:
+            return None  # advanced (a range: the list of its ints, as NumPy's and PyTorch's)
         if hasattr(k, "__index__"):
             out = out or list(key)
             out[i] = operator.index(k)
@@ -888,7 +930,7 @@ def _getitem(self: Array, key):
             return r
     k = _normalize_key(key)
     if k is None:
-        return _LATE["advanced_getitem"](self, key)
+        return _LATE["advanced_getitem"](self, _ranges_as_lists(key))
     st, off, shape, strides = self._layout()
     off, shape, strides = _layout.basic_index(off, shape, strides, k)
     return Array._new(None, st, off, shape, strides, self._dtype, self._device)
@@ -1013,7 +1055,7 @@ def _setitem(self: Array, key, value):
         return
     k = _normalize_key(key)
     if k is None:
-        _LATE["advanced_setitem"](self, key, value)
+        _LATE["advanced_setitem"](self, _ranges_as_lists(key), value)
         return
     st, off, shape, strides = self._layout()
     off, shape, strides = _layout.basic_index(off, shape, strides, k)

@@ -265,9 +265,21 @@ CATEGORIES: dict[str, frozenset] = {
 }
 
 
+class DTypeError(TypeError, NotImplementedError):
+    """An operation refused an operand's dtype: the standard's TypeError, and the
+    NotImplementedError (a RuntimeError) PyTorch raises for it (``"abs_cpu" not implemented
+    for 'Bool'``), so ``except TypeError``, ``except NotImplementedError`` and ``except
+    RuntimeError`` all catch it."""
+
+
+class CastError(TypeError, RuntimeError):
+    """A result that can't be cast to the dtype of ``out=`` or of an in-place target: a
+    TypeError (NumPy's ``UFuncTypeError`` is one) and PyTorch's RuntimeError."""
+
+
 def check_category(func: str, dtype: DType, category: str) -> None:
     if dtype not in CATEGORIES[category]:
-        raise TypeError(
+        raise DTypeError(
             f"{func}() accepts only {category} data types; got {dtype.name}"
         )
 

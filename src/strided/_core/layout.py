@@ -82,11 +82,12 @@ def prod(shape) -> int:
 
 
 def is_contiguous(shape: tuple, strides: tuple) -> bool:
-    """True when the layout is row-major contiguous (size-1 dims ignored)."""
+    """True when the layout is row-major contiguous (size-1 dims ignored; an array of no
+    elements is, whatever its strides, as PyTorch's ``is_contiguous``)."""
+    if 0 in shape:
+        return True
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
         if n != 1:
             if s != expected:
                 return False
@@ -298,6 +299,8 @@ def permute(shape: tuple, strides: tuple, dims) -> tuple:
 
 def squeeze(shape: tuple, strides: tuple, axes) -> tuple:
     axes = normalize_axes(axes, len(shape), "squeeze")
+    if not shape:
+        return shape, strides  # (a 0-d array: axis 0 / -1 named it, as PyTorch's; nothing to squeeze)
     for a in axes:
         if shape[a] != 1:
             raise ValueError(f"squeeze(): cannot squeeze axis {a} of size {shape[a]} (shape {shape})")
@@ -314,6 +317,8 @@ def unsqueeze(shape: tuple, strides: tuple, axis: int) -> tuple:
 
 def flip(offset: int, shape: tuple, strides: tuple, axes) -> tuple:
     axes = normalize_axes(axes, len(shape), "flip")
+    if not shape:
+        return offset, shape, strides  # (a 0-d array: axis 0 / -1 named it, as PyTorch's; one element)
     st = list(strides)
     for a in axes:
         if shape[a] > 0:

@@ -36,6 +36,8 @@ from .._core.dtypes import DType as dtype  # noqa: F401
 from .._core.device import Device as device  # noqa: F401
 from ._repr import set_printoptions, get_printoptions  # noqa: F401
 from ._stft import stft, istft  # noqa: F401
+from ._memory_format import (memory_format, contiguous_format, preserve_format,  # noqa: F401
+                             channels_last, channels_last_3d)
 
 # How this package reads strided's namespace (DESIGN, fourth round, "the PyTorch surface
 # lives in one folder"): ``strided/__init__`` imports this package's private modules

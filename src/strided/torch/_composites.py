@@ -45,6 +45,30 @@ def _composite(f):
     return f
 
 
+def _layout_axis(dim, ndim: int) -> None:
+    from .._core.layout import normalize_axis
+    normalize_axis(dim, ndim, "softmax")
+
+
+class ArgumentError(ValueError, RuntimeError):
+    """A value PyTorch refuses with RuntimeError (``cdist``'s negative ``p``): also a ValueError,
+    the standard's and NumPy's type for a bad value."""
+
+
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _c_type(d) -> str:
+    """PyTorch's name of a dtype in its dtype-check messages (``float``, ``double``)."""
+    return _C_TYPES.get(d.name, d.name)
+
+
+def _scalar_type(d) -> str:
+    from ._shape_functions import _TENSOR_TYPE
+    return _TENSOR_TYPE.get(d.name, d.name)
+
+
 def _floating(x: Array) -> Array:
     """PyTorch's promotion of integer and bool inputs to the default float."""
     if x._dtype.kind in "biu":
@@ -117,7 +141,11 @@ def softmax(input, /, dim, dtype=None) -> Array:
     tensor([[0.0900, 0.2447, 0.6652]])
     """
     ns = _ns()
-    x = _floating(input if dtype is None else ns.astype(input, dtype))
+    # (a contiguous result whatever the input's strides, as PyTorch's softmax kernels write)
+    x = _floating(input if dtype is None else ns.astype(input, dtype)).contiguous()
+    if 0 in x.shape:  # (no elements: an empty result, as PyTorch's; max() would refuse)
+        _layout_axis(dim, x.ndim)
+        return ns.clone(x)
     r = _fused_softmax(x, dim, False) if type(x) is Array else None
     if r is not None:
         return r
@@ -135,7 +163,11 @@ def log_softmax(input, /, dim, dtype=None) -> Array:
     tensor([-0.6931, -0.6931])
     """
     ns = _ns()
-    x = _floating(input if dtype is None else ns.astype(input, dtype))
+    # (a contiguous result whatever the input's strides, as PyTorch's softmax kernels write)
+    x = _floating(input if dtype is None else ns.astype(input, dtype)).contiguous()
+    if 0 in x.shape:  # (no elements: an empty result, as PyTorch's; max() would refuse)
+        _layout_axis(dim, x.ndim)
+        return ns.clone(x)
     r = _fused_softmax(x, dim, True) if type(x) is Array else None
     if r is not None:
         return r
@@ -214,7 +246,9 @@ def masked_fill(input, /, mask, value) -> Array:
     tensor([[1., 2.],
             [0., 0.]])
     """
-    return _masked_fill_(_ns().asarray(input, copy=True), mask, value)
+    # (a row-major copy, as PyTorch's: masked_fill clones self in contiguous format)
+    return _masked_fill_(_ns().clone(input) if type(input) is Array else _ns().asarray(input, copy=True),
+                         mask, value)
 
 
 def _scatter_(self, dim, index, src=None, *, value=None):
@@ -285,7 +319,9 @@ def median(input, /, dim=None, keepdim=False):
     >>> xp.tensor([4.0, 1.0, 3.0, 2.0]).median()
     tensor(2.)
     >>> xp.tensor([[3.0, 1.0, 2.0]]).median(dim=1)
-    values_indices(values=tensor([2.]), indices=tensor([2]))
+    strided.torch.return_types.median(
+    values=tensor([2.]),
+    indices=tensor([2]))
     """
     # Note: a method only. Array-API code reads ``xp.median(x, axis=)`` as NumPy's
     # median (scikit-learn's _median does when the namespace has one), which
@@ -337,7 +373,9 @@ def mode(input, /, dim=-1, keepdim=False):
 
     >>> import strided as xp
     >>> xp.tensor([[3, 1, 2, 2, 1, 3]]).mode(dim=1)
-    values_indices(values=tensor([1]), indices=tensor([4]))
+    strided.torch.return_types.mode(
+    values=tensor([1]),
+    indices=tensor([4]))
     """
     ns = _ns()
     if type(input) is not Array:
@@ -576,14 +614,40 @@ def baddbmm(input, batch1, batch2, /, *, beta=1, alpha=1) -> Array:
 
 
 @_composite
-def cdist(x1, x2, /, p=2.0) -> Array:
+def cdist(x1, x2, /, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") -> Array:
     """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``.
+
+    PyTorch's checks: floating arrays of one dtype, at least 2-D, the same number of
+    columns, ``p >= 0``, and a ``compute_mode`` of PyTorch's three. Note: every mode computes
+    the differences directly (PyTorch's matrix-product modes for ``p=2`` round differently,
+    within float rounding).
 
     >>> import strided as xp
     >>> xp.cdist(xp.tensor([[0.0, 0.0]]), xp.tensor([[3.0, 4.0], [0.0, 1.0]]))
     tensor([[5., 1.]])
     """
     ns = _ns()
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    _arrays("cdist", x1=x1, x2=x2)
+    for name, a in (("X1", x1), ("X2", x2)):
+        if a._dtype.kind != "f":
+            raise _dtypes.DTypeError(f"cdist only supports floating-point dtypes, {name} got: "
+                                     f"{_scalar_type(a._dtype)}")
+    if x1._dtype is not x2._dtype:
+        raise _dtypes.DTypeError(f"cdist(): expected scalar type {_scalar_type(x1._dtype)} but found "
+                                 f"{_scalar_type(x2._dtype)} (x1 is {x1._dtype.name}, x2 {x2._dtype.name})")
+    for name, a in (("X1", x1), ("X2", x2)):
+        if a.ndim < 2:
+            raise _layout.ShapeError(f"cdist only supports at least 2D tensors, {name} got: {a.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise _layout.ShapeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} "
+                         f"X2: {x2.shape[-1]}")
+    if not isinstance(p, (builtins.int, builtins.float)) or isinstance(p, builtins.bool):
+        raise TypeError(f"cdist(): argument 'p' must be a number; got {type(p).__name__}")
+    if p < 0:
+        raise ArgumentError(f"cdist only supports non-negative p values; got p={p}")
     diff = ns.expand_dims(x1, axis=-2) - ns.expand_dims(x2, axis=-3)
     return ns.linalg.vector_norm(diff, axis=-1, ord=p)
 
@@ -796,7 +860,27 @@ def lerp(input, end, weight, /) -> Array:
     >>> xp.lerp(xp.tensor([0.0, 10.0]), xp.tensor([1.0, 20.0]), 0.5)
     tensor([ 0.5000, 15.0000])
     """
-    return input + weight * (end - input)
+    ns = _ns()
+    _arrays("lerp", input=input, end=end)
+    if end._dtype is not input._dtype:
+        raise _dtypes.DTypeError(f"lerp(): expected dtype {_c_type(input._dtype)} for `end` but got "
+                                 f"dtype {_c_type(end._dtype)}")
+    if type(weight) is Array and weight._dtype is not input._dtype and weight.ndim:
+        raise _dtypes.DTypeError(f"lerp(): expected dtype {_c_type(input._dtype)} for `weight` but got "
+                                 f"dtype {_c_type(weight._dtype)}")
+    # PyTorch's formula (ATen/native/Lerp.h): from the start for |weight| < 0.5, else from the
+    # end, so that lerp(a, b, 1) is b exactly; float16 in float32 (its opmath type)
+    half = input._dtype is _dtypes.float16
+    a, b = (ns.astype(input, _dtypes.float32), ns.astype(end, _dtypes.float32)) if half else (input, end)
+    w = weight
+    if type(w) is Array and w._dtype is not a._dtype:  # (a 0-d weight: in the compute dtype)
+        w = ns.astype(w, a._dtype)
+    diff = b - a
+    if type(w) is Array:
+        r = ns.where(ns.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+    else:
+        r = a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
+    return ns.astype(r, _dtypes.float16) if half else r
 
 
 @_composite
@@ -848,9 +932,28 @@ def lerp_(self, end, weight):
 
 
 Array.median = median
+
+
+def _named_result(name: str, method):
+    """``method`` returning PyTorch's ``return_types.<name>`` where it returned the plain
+    ``values_indices`` pair (``x.sort()``, ``x.max(0)``: PyTorch's Tensor methods return the
+    same named tuples as its functions)."""
+    from ._return_types import return_types
+    rt = getattr(return_types, name)
+
+    def call(self, *args, **kwargs):
+        r = method(self, *args, **kwargs)
+        return rt(*r) if type(r).__name__ == "values_indices" else r
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = method.__doc__
+    call.__wrapped__ = method
+    return call
 Array.mode = mode
 Array.unique = unique_
 Array.type_as = type_as
 Array.masked_fill_ = _masked_fill_
 Array.scatter_ = _scatter_
 Array.lerp_ = lerp_
+
+for _name in ("sort", "max", "min", "topk", "median", "mode"):
+    setattr(Array, _name, _named_result(_name, Array.__dict__[_name]))

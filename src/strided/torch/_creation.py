@@ -11,7 +11,7 @@ import sys
 
 from ._random import _UNSET, _size_keyword
 
-__all__ = ["zeros", "ones", "empty", "full"]
+__all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"]
 
 
 def _ns():
@@ -58,3 +58,13 @@ def _sizes(func: str, sizes: tuple, size, shape) -> tuple:
         # (PyTorch's: the size is required; a 0-d array is zeros(()))
         raise TypeError(f'{func}() missing 1 required positional arguments: "size"')
     return sizes if size is _UNSET else _size_keyword(func, sizes, size)
+
+
+def _install_like():
+    from . import _memory_format
+    g = globals()
+    for name in ("zeros_like", "ones_like", "empty_like", "full_like"):
+        g[name] = _memory_format.like(name, getattr(_ns(), name))
+
+
+_install_like()

@@ -29,7 +29,7 @@ def _scalar_type(d) -> str:
 
 
 def _not_implemented(kernel):
-    return lambda d: NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_type(d)}\'')
+    return lambda d: _dtypes.DTypeError(f'"{kernel}" not implemented for \'{_scalar_type(d)}\'')
 
 
 # word -> (the dtype kinds PyTorch refuses, the error of the refused dtype, the positional index
@@ -40,7 +40,8 @@ GUARDS = {
     "quantile": ("biu", lambda d: RuntimeError("quantile() input tensor must be either float or double dtype"),
                  None),
     "lerp": ("biu", _not_implemented("lerp_kernel_scalar"), None),
-    "median": ("b", _not_implemented("median_cpu"), None),
+    "median": ("bc", _not_implemented("median_cpu"), None),
+    "nansum": ("c", lambda d: _dtypes.DTypeError("nansum on CPU does not support complex inputs"), None),
     "kthvalue": ("b", _not_implemented("kthvalue_cpu"), None),
     "topk": ("b", lambda d: RuntimeError("topk does not support bool dtypes on CPU"), None),
     "trace": ("b", _not_implemented("trace"), None),

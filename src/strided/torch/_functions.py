@@ -25,11 +25,12 @@ from collections import namedtuple
 from .._core.array import Array
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals
+from ._memory_format import quantile_layout
 
 _P = inspect.Parameter
 
@@ -40,24 +41,7 @@ def _ns():
 
 # --- PyTorch's return types ----------------------------------------------------------------
 
-def _return_type(name: str, fields=("values", "indices")):
-    # Note: torch.return_types.<name> is a structseq; a namedtuple is indexed, unpacked,
-    # compared and has the same fields (its repr names the type as PyTorch's does).
-    t = namedtuple(name, fields)
-    t.__module__ = "strided.torch.return_types"
-    t.__qualname__ = name
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"strided.torch.return_types.{name}(\n{body})"
-    t.__repr__ = __repr__
-    return t
-
-
-return_types = types.SimpleNamespace(**{n: _return_type(n) for n in (
-    "max", "min", "sort", "topk", "median", "nanmedian", "mode", "kthvalue", "cummax", "cummin")})
-return_types.aminmax = _return_type("aminmax", ("min", "max"))
-return_types.__name__ = "strided.torch.return_types"
+from ._return_types import _return_type, return_types  # noqa: E402,F401
 
 
 # --- the declared signatures -------------------------------------------------------------
@@ -331,6 +315,9 @@ def _mode(p):
 
 @_row("cat", "tensors, dim=0, *, out=None")
 def _cat(p):
+    for i, t in enumerate(p["tensors"]):
+        if type(t) is Array and not t.shape:
+            raise _layout.ShapeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")
     return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
 
 
@@ -426,7 +413,7 @@ def round(input, *, decimals=_NO_DECIMALS, out=None):
 @_row("flip", "input, dims")
 def _flip(p):
     # (a copy, as PyTorch's: strided.flip is a view with negative strides)
-    return _ns().clone(_ns().flip(p["input"], axis=_axis(p["dims"])))
+    return _ns().flip(p["input"], axis=_axis(p["dims"])).clone()  # (PyTorch's layout: preserve_format)
 
 
 @_row("roll", "input, shifts, dims=None")
@@ -448,6 +435,7 @@ def _diff(p):
 def _quantile(p):
     r = _ns().quantile(p["input"], p["q"], axis=p["dim"], keepdims=p["keepdim"],
                        method=p["interpolation"])
+    r = quantile_layout(r, type(p["q"]) is Array and p["q"].ndim == 1)
     return _write("quantile", r, p["out"])
 
 
@@ -840,6 +828,17 @@ def equal(input, other) -> builtins.bool:
     return _input("equal", input).equal(other)
 
 
+def clone(input, *, memory_format=None) -> Array:
+    """PyTorch's ``torch.clone``: a copy in ``memory_format`` (by default ``preserve_format``: a
+    dense input's strides; ``strided.clone`` is row-major).
+
+    >>> import strided.torch as torch
+    >>> torch.clone(torch.zeros(3, 4).t()).stride()
+    (1, 4)
+    """
+    return _input("clone", input).clone(memory_format=memory_format)
+
+
 def numel(input, /) -> builtins.int:
     """PyTorch's ``torch.numel``: the number of elements."""
     if type(input) is not Array:
@@ -859,7 +858,7 @@ def _install_aliases():
 _install_aliases()
 
 __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
-    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal",
+    "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal", "clone",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
     "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type"} | set(_INT_TO_FLOAT))

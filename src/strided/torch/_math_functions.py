@@ -26,6 +26,7 @@ import math
 import sys
 import warnings
 
+from .._core import dtypes as _dtypes
 from .._core.array import Array
 from ..autograd._function import Function
 from .._core.caller import stacklevel
@@ -72,7 +73,7 @@ def _float_only(name: str, *xs) -> None:
 def _real_only(name: str, *xs) -> None:
     for x in xs:
         if isinstance(x, Array) and x.dtype.kind == "c":
-            raise NotImplementedError(f"{name}(): complex inputs are not supported; got {x.dtype.name}")
+            raise _dtypes.DTypeError(f"{name}(): complex inputs are not supported; got {x.dtype.name}")
 
 
 def _same_dtype(name: str, *xs) -> None:
@@ -355,6 +356,8 @@ def lcm(input, other, *, out=None):
 
 def _scaled(name: str, factor: float, doc: str):
     def f(input, *, out=None):
+        if type(input) is Array and input.dtype.kind == "c":
+            raise _dtypes.DTypeError(f"{name} is not supported for complex tensors.")
         return _ns().multiply(_floating(name, input), factor, out=out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -446,7 +449,11 @@ def logit(input, eps=None, *, out=None):
     """
     ns = _ns()
     p = _floating("logit", input)
-    if eps is not None:
+    if eps is not None and eps > 0.5:
+        # (an empty range, eps > 1 - eps: PyTorch's kernel tests x < eps first, then
+        # x > 1 - eps, where clamp would give 1 - eps everywhere)
+        p = ns.where(p < eps, ns.astype(ns.asarray(eps), p.dtype), ns.where(p > 1.0 - eps, 1.0 - eps, p))
+    elif eps is not None:
         p = ns.clamp(p, eps, 1.0 - eps)
     return ns.log(ns.divide(p, ns.subtract(1.0, p)), out=out)
 
@@ -553,7 +560,24 @@ def ldexp(input, other, *, out=None):
     _tensor("ldexp", input, "input")
     _tensor("ldexp", other, "other")
     ns = _ns()
-    return ns.multiply(input, ns.pow(2.0, other), out=out)
+    if other.dtype.kind not in "biu":
+        return ns.multiply(input, ns.pow(2.0, other), out=out)
+    if other.dtype.kind == "b" and input.dtype.kind == "f":
+        # (PyTorch 2.13: a floating input with a bool exponent has no kernel; an integer or
+        # complex input takes it)
+        raise _dtypes.DTypeError("ldexp(): \"ldexp_cpu_exp\" not implemented for 'Bool' (a bool exponent "
+                                 "of a floating input)")
+    # An integer exponent: PyTorch's result has the input's floating dtype (float16 stays
+    # float16; an integer input gives the default float), the power taken in float64 for a
+    # float64/complex128 input and in float32 otherwise.
+    k = input.dtype.kind
+    dt = input.dtype if k in "fc" else _dtypes.get_default_dtype()
+    wide = dt in (_dtypes.float64, _dtypes.complex128)
+    p = ns.pow(2.0, ns.astype(other, _dtypes.float64 if wide else _dtypes.float32))
+    r = ns.multiply(input if k in "fc" else ns.astype(input, dt), p)
+    if r.dtype is not dt:
+        r = ns.astype(r, dt)
+    return r if out is None else out.copy_(r)
 
 
 # --- linear algebra ------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from .._core.call.bind import torch_axis, torch_keepdim
 from .._core.caller import stacklevel
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
+from . import _memory_format
 from .._api.views import (assign as _assign, astype as _astype, permute_dims as _permute_dims,
                           reshape as _reshape, to_device as _to_device)
 
@@ -90,7 +91,9 @@ def to_arguments(args, kwargs) -> tuple:
 
 
 def to(self, *args, **kwargs):
-    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``."""
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)`` or ``to(other)``; ``memory_format``
+    (PyTorch's: ``preserve_format`` by default) is the layout of a copy."""
+    fmt = kwargs.pop("memory_format", None) if "memory_format" in kwargs else None
     device, dtype, copy = to_arguments(args, kwargs)
     out = self
     if device is not None and as_device(device) is not out._device:
@@ -101,6 +104,10 @@ def to(self, *args, **kwargs):
         copy = False
     if copy:
         out = out.clone()
+    if fmt is not None or (out is not self and not self.is_contiguous()):
+        # (a copy of a non-row-major source: in PyTorch's layout, preserve_format by default;
+        # a row-major one's conversion is row-major already)
+        out = _memory_format.to_format(out, self, fmt)
     return out
 
 
@@ -235,7 +242,7 @@ def _flip_method():
     view = _axis_method("flip")
 
     def flip(self, *args, **kwargs):
-        return _ns().clone(view(self, *args, **kwargs))
+        return view(self, *args, **kwargs).clone()  # (a copy in the source's layout, as PyTorch's)
     flip.__name__ = "flip"
     flip.__doc__ = ("PyTorch's ``x.flip(dims)``: a copy with ``dims`` reversed "
                     "(``strided.flip`` is the standard's view).")
@@ -258,7 +265,7 @@ def squeeze_(self, *dims, dim=None):
         return _ns().squeeze(self)
     axes = dim if isinstance(dim, (tuple, list)) else (dim,)
     axes = tuple(_layout.normalize_axis(self._axis(a), len(self._shape), "squeeze") for a in axes)
-    axes = tuple(a for a in axes if self._shape[a] == 1)
+    axes = tuple(a for a in axes if self._shape and self._shape[a] == 1)  # (0-d: nothing to drop)
     return _ns().squeeze(self, axis=axes) if axes else self.view(self._shape)
 
 
@@ -382,7 +389,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
                 return _dof(mname, g, self, r, 1, {})  # (one element or none: PyTorch's 0 dof)
             if len(args) == 1 and (type(args[0]) is builtins.int or type(args[0]) is str):
                 r = g(self, axis=args[0], **plain)  # x.sum(1), x.sum("C")
-                if correction_default is None or type(args[0]) is str or self._shape[args[0]] > 1:
+                if correction_default is None or type(args[0]) is str or (
+                        self._shape and self._shape[args[0]] > 1):
                     return r
                 return _dof(mname, g, self, r, 1, {"axis": args[0]})
         elif not args and len(kwargs) == 1 and (dim := kwargs.get("dim")) is not None:
@@ -443,7 +451,8 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
             n = 1
             for a in (range(len(self._shape)) if ax is None else (ax,) if type(ax) is builtins.int
                       else ax if type(ax) is tuple else ()):
-                n *= self._shape[a] if type(a) is builtins.int else call["correction"] + 1
+                # (a 0-d array's axis 0 or -1 is its one element, as PyTorch counts it)
+                n *= (self._shape[a] if self._shape else 1) if type(a) is builtins.int else call["correction"] + 1
             return r if n - call["correction"] > 0 else _dof(mname, f, self, r, call["correction"], call)
         return f(self, **call)
     method.__name__ = mname
@@ -692,21 +701,48 @@ class _DefaultZero(builtins.int):
 NO_DECIMALS = _DefaultZero(0)
 
 
+class DTypeNotImplementedError(_dtypes.DTypeError, NotImplementedError):
+    """PyTorch's NotImplementedError for a dtype its kernel lacks (``"round_cpu" not
+    implemented for 'Bool'``), and the standard's TypeError."""
+
+
 def check_round_decimals(x, decimals) -> None:
-    """PyTorch's NotImplementedError for ``round(decimals=...)`` of an integer or bool array."""
-    if decimals is not NO_DECIMALS and type(x) is Array and x._dtype.kind in "biu":
+    """PyTorch's refusals of ``round``: ``decimals`` not an int (TypeError); a complex input, a
+    bool one, or an integer one with ``decimals`` given (NotImplementedError)."""
+    if decimals is not NO_DECIMALS and type(decimals) is not builtins.int:
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    if type(x) is Array and (x._dtype.kind in "bc" or (decimals is not NO_DECIMALS and x._dtype.kind in "iu")):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_scalar_type(x._dtype)}\'')
+        raise DTypeNotImplementedError(f'"{kernel}" not implemented for \'{torch_scalar_type(x._dtype)}\'')
 
 
 def round_method(self, *, decimals=NO_DECIMALS):
     """PyTorch's ``x.round(decimals=0)``: halves to even, at ``decimals`` decimal places (an
     integer array with ``decimals`` given raises, as PyTorch's)."""
     check_round_decimals(self, decimals)
+    ns = _ns()
     if decimals == 0:
-        return _ns().round(self)
-    scale = 10.0 ** decimals  # Note: PyTorch scales the same way (not exact in binary)
-    return _ns().round(self * scale) / scale
+        return ns.round(self)
+    # Note: PyTorch's round_decimals_kernel: x * 10**d / 10**d, or for d < 0 x / 10**-d * 10**-d
+    # (not exact in binary either way), in float32 for a float16 input
+    x = self.to(_dtypes.float32) if self._dtype is _dtypes.float16 else self
+    if decimals > 0:
+        scale = float(10.0 ** decimals)
+        r = ns.round(x * scale) / scale
+    else:
+        scale = float(10.0 ** -decimals)
+        r = ns.round(x / scale) * scale
+    return r.to(self._dtype) if r._dtype is not self._dtype else r
+
+
+def round_inplace(self, *, decimals=NO_DECIMALS):
+    """PyTorch's ``x.round_(decimals=0)``: ``x.round(decimals=...)`` written into ``x``."""
+    check_round_decimals(self, decimals)
+    if self._dtype.kind in "iu":
+        return self  # (an integer is its own rounding: PyTorch's round_ leaves it)
+    if decimals == 0:
+        return _round_inplace_row(self)
+    return self.copy_(round_method(self.detach(), decimals=decimals))  # (round's gradient is 0)
 
 
 def permute_(self, *dims, **kwargs):
@@ -934,7 +970,7 @@ Array.norm = norm
 # --- elementwise: methods and in-place methods from the registry -----------------
 
 def _cast_error(res, target):
-    return TypeError(f"result type {res.name} can't be cast to the desired output type {target.name}")
+    return _dtypes.CastError(f"result type {res.name} can't be cast to the desired output type {target.name}")
 
 
 def _unexpected(name, kwargs):
@@ -948,9 +984,11 @@ def check_integer_divisor(input, other) -> None:
     PyTorch's words for integer division (``torch.floor_divide``, ``remainder``, ``fmod``,
     ``div`` with a ``rounding_mode``), where NumPy's kernels would give 0. The standard's
     functions and the operators ``//`` and ``%`` keep NumPy's 0 (torch-differences)."""
-    def integer(v):
-        return v._dtype.kind in "iu" if type(v) is Array else isinstance(v, builtins.int)
-    if not (integer(input) and integer(other)):
+    def integer(v):  # (a bool array divides as an integer one: PyTorch promotes it so)
+        return v._dtype.kind in "biu" if type(v) is Array else isinstance(v, builtins.int)
+    if not (integer(input) and integer(other)) or (
+            type(input) is Array and input._dtype.kind == "b" and type(other) is Array and other._dtype.kind == "b"):
+        return  # (two bool arrays: refused for their dtype first, as PyTorch's)
         return
     if type(other) is not Array:
         zero = other == 0
@@ -966,11 +1004,48 @@ def check_integer_divisor(input, other) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
+class RoundingModeError(ValueError, RuntimeError):
+    """``div``'s ``rounding_mode`` not None, 'trunc' or 'floor': a ValueError, and PyTorch's
+    RuntimeError."""
+
+
+def _div_bools(self, other, mode, name):
+    """PyTorch's promotion of bool operands of ``div``: a bool array divides as the other
+    operand's dtype (as the default float in true division of two bools, as int64 beside a
+    Python int); two bool arrays with a rounding mode have no kernel (NotImplementedError)."""
+    ob = type(other) is Array and other._dtype is _dtypes.bool
+    if self._dtype is not _dtypes.bool and not ob:
+        return self, other
+    dflt = _dtypes.get_default_dtype()
+    if self._dtype is _dtypes.bool and ob:
+        if mode is not None:
+            raise DTypeNotImplementedError(f'"div_{mode}_cpu" not implemented for \'Bool\'')
+        return (self if name == "divide_" else _astype(self, dflt)), _astype(other, dflt)
+    if ob:  # (an array divided by a bool array: the bools in its dtype, or the default float)
+        to = self._dtype if mode is not None or self._dtype.kind in "fc" else dflt
+        return self, _astype(other, to)
+    if name == "divide_":
+        return self, other  # (a bool target: the cast check refuses as PyTorch's)
+    if type(other) is Array:
+        to = other._dtype if mode is not None or other._dtype.kind in "fc" else dflt
+    elif isinstance(other, builtins.bool):
+        to = dflt if mode is None else _dtypes.int64
+    elif isinstance(other, builtins.int):
+        to = dflt if mode is None else _dtypes.int64
+    elif isinstance(other, builtins.complex):
+        to = _dtypes.complex128 if dflt is _dtypes.float64 else _dtypes.complex64
+    else:
+        to = dflt
+    return _astype(self, to), other
+
+
 def _div_call(f, name):
     """``div`` with PyTorch's ``rounding_mode``: None, ``'trunc'`` or ``'floor'``."""
     def call(self, other, *, rounding_mode=None, out=None, **unexpected):
         if unexpected:
             raise _unexpected(name, unexpected)
+        if rounding_mode in (None, "floor", "trunc"):
+            self, other = _div_bools(self, other, rounding_mode, name)
         if rounding_mode is None:
             return f(self, other, out=out)
         if rounding_mode in ("floor", "trunc"):
@@ -990,7 +1065,7 @@ def _div_call(f, name):
                                     ns.not_equal(ns.less(self, 0), neg))
                 return ns.add(q, ns.astype(up, q.dtype), out=out)
             return ns.trunc(ns.divide(self, other), out=out)
-        raise ValueError(f"{name}(): rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}")
+        raise RoundingModeError(f"{name}(): rounding_mode must be None, 'trunc' or 'floor'; got {rounding_mode!r}")
     return call
 
 
@@ -1143,6 +1218,8 @@ for _row in _elementwise.ROWS:
             continue
         setattr(Array, _n + "_", _inpl)
 Array.round = round_method
+_round_inplace_row = Array.round_
+Array.round_ = round_inplace
 
 
 def _integer_division_checked(name: str):
@@ -1171,6 +1248,17 @@ def torch_sign(input, *, out=None):
     standard's ``strided.sign`` gives NaN). A complex input gives ``z / |z|``, PyTorch's
     ``sgn`` (PyTorch's ``sign`` refuses complex numbers)."""
     ns = _ns()
+    if type(input) is Array and input._dtype.kind == "c":
+        raise DTypeNotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                       "numbers. Please use torch.sgn instead.")
+    if type(input) is Array and input._dtype.kind == "b":  # (PyTorch's sign of a bool: itself)
+        if out is input:
+            return out
+        r = input.clone()  # (in the input's layout, as PyTorch's)
+        if out is None:
+            return r
+        from .._core.dispatch import _write_result
+        return _write_result("sign", out, r)
     if type(input) is not Array or input._dtype.kind != "f":
         return ns.sign(input, out=out)
     # (in place: computed from a detached alias, so that nothing saved for backward is the

@@ -149,12 +149,17 @@ def _public(name: str, fn=None):
         ns = _ns()
         k = input._dtype.kind
         if k == "c":
-            raise RuntimeError(f"{name}(): not implemented for complex dtype {input._dtype.name}")
+            raise _dtypes.DTypeError(f"{name}(): not implemented for complex dtype {input._dtype.name}")
         x = input if k == "f" else ns.astype(input, floating_dtype(input))
         if x._dtype is _dtypes.float16:  # (PyTorch's CPU kernel: in float32, rounded once)
             r = ns.astype(fn.apply(ns.astype(x, _dtypes.float32)), _dtypes.float16)
         else:
             r = fn.apply(x)
+        if input.ndim > 1 and not input.is_contiguous():  # (the input's layout, as TensorIterator's)
+            from ._memory_format import copy_with_strides, format_strides
+            want = format_strides(input, None, name)
+            if tuple(r.stride()) != want:
+                r = copy_with_strides(r, want)
         names = input.names
         if any(n is not None for n in names):
             r = r.refine_names(*names)

@@ -270,7 +270,9 @@ def _nanquantile(self, q, dim, keepdim, interpolation):
         raise RuntimeError(f"nanquantile(): q must be in the range [0, 1] but got {q}")
     if type(keepdim) is not bool:
         raise TypeError(f"nanquantile(): keepdim must be a bool; got {type(keepdim).__name__}")
-    return _ns().nanquantile(self, q, axis=dim, keepdims=keepdim, method=interpolation)
+    r = _ns().nanquantile(self, q, axis=dim, keepdims=keepdim, method=interpolation)
+    from ._memory_format import quantile_layout
+    return quantile_layout(r, type(q) is Array and q.ndim == 1)
 
 
 def _split(name: str):

@@ -42,7 +42,7 @@ def check_out(func: str, out, shape: tuple, dtype, device) -> None:
     if out._shape != tuple(shape):
         raise ValueError(f"{func}(): out has shape {out._shape} but the result has shape {tuple(shape)}")
     if not _dtypes.same_kind_castable(dtype, out._dtype):
-        raise TypeError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
+        raise _dtypes.CastError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
                         f"{out._dtype.name}")
     if out._ext is not None and out._ext.requires_grad:
         enabled = _LATE.get("grad_enabled")  # (_LATE is this module's import: no import per call)

@@ -15,8 +15,9 @@ strided's ``Array`` is one final type, so an uninitialized parameter is not a su
 instance: ``UninitializedParameter(...)`` returns a ``Parameter`` holding an empty ``(0,)``
 array, remembered (weakly) as uninitialized until ``materialize(shape)`` gives it its shape
 in place (``isinstance(p, nn.UninitializedParameter)`` is then False, as PyTorch's class
-change makes it). Note: PyTorch refuses ``shape`` and every operation on an uninitialized
-tensor (RuntimeError / ValueError); strided's is an empty array whose ``shape`` is ``(0,)``.
+change makes it). Its ``shape`` raises PyTorch's RuntimeError (the array's ``_shape`` is an
+``UninitializedShape``, which the C paths decline). Note: PyTorch also refuses every operation
+on an uninitialized tensor (ValueError); strided's computes as on an empty ``(0,)`` array.
 ``load_state_dict`` into a module that still has uninitialized parameters materializes them
 to the stored shapes first (a load-state-dict pre-hook, PyTorch's ``_lazy_load_hook``), also
 when the lazy module is a descendant of the module loaded.
@@ -74,6 +75,8 @@ def _kind(x):
 
 
 def _mark(x, kind: str):
+    from strided._core.array import UninitializedShape
+    x._shape = UninitializedShape(x._shape)  # (x.shape raises, as PyTorch's)
     _UNINIT[id(x)] = x
     _KIND[id(x)] = kind
     weakref.finalize(x, _KIND.pop, id(x), None)

@@ -657,7 +657,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = _pair(input, target, "mse_loss")
-    if d.dtype.kind in "biu":  # (PyTorch's kernel has no integer form: its NotImplementedError)
+    if d.dtype.kind in "biuc":  # (PyTorch's kernel has no integer or complex form: NotImplementedError)
         from strided.torch._shape_functions import _TENSOR_TYPE
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{_TENSOR_TYPE[d.dtype.name]}'")
     loss = d * d

@@ -946,6 +946,8 @@ class Module:
         returns self. Parameters stay the same objects."""
         if "copy" in kwargs:
             raise TypeError("to() got unexpected keyword arguments ['copy']")  # (as PyTorch's Module.to)
+        kwargs = dict(kwargs)
+        fmt = kwargs.pop("memory_format", None)  # (PyTorch's: applied to the 4-D and 5-D tensors)
         device, dtype, _ = to_arguments(args, kwargs)
         if dtype is not None and dtype.kind not in "fc":
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, "
@@ -956,6 +958,8 @@ class Module:
                 t = t.to(dtype)
             if device is not None:
                 t = t.to(device)
+            if fmt is not None and t.ndim in (4, 5):
+                t = t.to(memory_format=fmt)
             return t
         return self._apply(convert)
 
