@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import warnings
 
+from .._core.caller import stacklevel
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 # [enabled, check_nan]: read by the engine (_graph.run_backward) at each backward
@@ -41,7 +43,7 @@ class detect_anomaly:
         self.prev = tuple(ANOMALY)
         self.check_nan = check_nan
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should "
-                      "only be enabled for debugging.", UserWarning, stacklevel=2)
+                      "only be enabled for debugging.", UserWarning, stacklevel=stacklevel())
 
     def __enter__(self):
         self.prev = tuple(ANOMALY)

@@ -735,11 +735,18 @@ def round_method(self, *, decimals=NO_DECIMALS):
     return r.to(self._dtype) if r._dtype is not self._dtype else r
 
 
+def _leaf_first(x, name: str) -> None:
+    """An in-place write into a leaf that requires grad is refused before the dtype is looked
+    at, as PyTorch's autograd layer runs before its kernel's checks."""
+    if x._ext is not None and x.requires_grad:
+        from ..autograd._record import check_inplace
+        check_inplace(x, name)
+
+
 def round_inplace(self, *, decimals=NO_DECIMALS):
     """PyTorch's ``x.round_(decimals=0)``: ``x.round(decimals=...)`` written into ``x``."""
+    _leaf_first(self, "round_")
     check_round_decimals(self, decimals)
-    if self._dtype.kind in "iu":
-        return self  # (an integer is its own rounding: PyTorch's round_ leaves it)
     if decimals == 0:
         return _round_inplace_row(self)
     return self.copy_(round_method(self.detach(), decimals=decimals))  # (round's gradient is 0)
@@ -1220,6 +1227,7 @@ for _row in _elementwise.ROWS:
 Array.round = round_method
 _round_inplace_row = Array.round_
 Array.round_ = round_inplace
+round_inplace.torch_meaning = True  # (refuses complex and bool, as PyTorch's: the contract tests' reference)
 
 
 def _integer_division_checked(name: str):
@@ -1282,6 +1290,7 @@ def _sign_method(self, *, out=None):
 
 
 def _sign_inplace(self):
+    _leaf_first(self, "sign_")
     torch_sign(self, out=self)
     return self
 

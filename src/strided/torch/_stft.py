@@ -19,6 +19,8 @@ import math
 import sys
 import warnings
 
+from .._core.caller import stacklevel
+
 __all__ = ["stft", "istft"]
 
 _WARNED: set = set()  # PyTorch gives these warnings once a process (TORCH_WARN_ONCE)
@@ -27,7 +29,7 @@ _WARNED: set = set()  # PyTorch gives these warnings once a process (TORCH_WARN_
 def _warn_once(key: str, msg: str) -> None:
     if key not in _WARNED:
         _WARNED.add(key)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
 
 
 def _torch():

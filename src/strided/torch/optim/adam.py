@@ -98,7 +98,8 @@ class Adam(Optimizer):
 
 def _host_update(p, state, step, lr, beta1, beta2, eps, wd, amsgrad, maximize, decoupled) -> None:
     """``_update``'s body for one parameter on the host (``optimizer.host``): the in-place
-    methods' NumPy calls in their order (``lerp_(g, w)`` is ``a + w * (g - a)``,
+    methods' NumPy calls in their order (``lerp_(g, w)`` is ``a + w * (g - a)``, or
+    ``g - (g - a) * (1 - w)`` for ``|w| >= 0.5``,
     ``addcmul_(g, g, value=v)`` is ``+= (g * v) * g``, ``addcdiv_(a, d, value=v)`` is
     ``+= (a * v) / d``)."""
     g = p.grad._get_native()
@@ -112,8 +113,13 @@ def _host_update(p, state, step, lr, beta1, beta2, eps, wd, amsgrad, maximize, d
             g = np.add(g, np.multiply(p._get_native(), wd))
     ea = written(state["exp_avg"], "Adam.step()")
     t = np.subtract(g, ea)
-    np.multiply(t, 1 - beta1, out=t)
-    np.add(ea, t, out=ea)
+    w1 = 1 - beta1
+    if abs(w1) < 0.5:  # (lerp's two sides, PyTorch's Lerp.h: lerp(a, g, 1) is g exactly)
+        np.multiply(t, w1, out=t)
+        np.add(ea, t, out=ea)
+    else:
+        np.multiply(t, 1 - w1, out=t)
+        np.subtract(g, t, out=ea)
     es = written(state["exp_avg_sq"], "Adam.step()")
     np.multiply(es, beta2, out=es)
     v = 1 - beta2
