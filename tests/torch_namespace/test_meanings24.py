@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as hs
 
 torch = pytest.importorskip("torch")
 
+from conftest import cpu_only  # noqa: E402
 import strided  # noqa: E402
 import strided.torch as storch  # noqa: E402
 from _parity import to_numpy  # noqa: E402
@@ -72,6 +73,7 @@ def test_range_index_assignment(key):
     _same(f)
 
 
+@cpu_only  # (the "sim" device stands beside cpu; the stand-in leg's default is cuda)
 def test_cpu_index_on_another_devices_array(sim):
     """PyTorch takes a CPU index tensor for a CUDA tensor: the index is copied there."""
     x = strided.arange(10, device=sim) * 10
@@ -252,6 +254,7 @@ def test_quantile_layout_is_pytorchs(recipe, dim, keepdim, qkind, name):
 
 # --- 4. nn.Parameter's repr --------------------------------------------------------------------
 
+@cpu_only  # (against a CPU PyTorch tensor's repr: a cuda one adds device='cuda:0', as PyTorch's)
 @pytest.mark.parametrize("data", [[1.0, 2.0], [[1.5]], 3.0, [1, 2]])
 @pytest.mark.parametrize("grad", [True, False])
 def test_parameter_repr_is_pytorchs(data, grad):
