@@ -60,13 +60,26 @@ def _cast_zero_d(args, kwargs, spec, keep_bool=False):
     a dimensioned array operand of other dtypes meet; else None (nothing to do: the
     standard's promotion is PyTorch's). ``keep_bool``: bool operands stay (``sub``, which
     refuses them, as PyTorch's)."""
+    # (first, without building anything: is there a 0-d and a dimensioned array operand,
+    # and two dtypes among them?)
+    zero_d = dimensioned = mixed = False
+    first = None
+    n = len(args)
+    for i, kw in spec:
+        o = args[i] if i < n else kwargs.get(kw)
+        if type(o) is Array:
+            if o._shape:
+                dimensioned = True
+            else:
+                zero_d = True
+            if first is None:
+                first = o._dtype
+            elif o._dtype is not first:
+                mixed = True
+    if not (zero_d and dimensioned and mixed):
+        return None
     found = _operands(args, kwargs, spec)
     arrays = [o for _, o in found if type(o) is Array]
-    if len(arrays) < 2:
-        return None
-    n_zero_d = sum(1 for o in arrays if not o._shape)
-    if not n_zero_d or n_zero_d == len(arrays) or len({o._dtype for o in arrays}) == 1:
-        return None
     target = torch_result_type(*(o for _, o in found))
     if target.kind == "c" and any(o._dtype.name == "float16" for o in arrays):
         raise TypeError(f"PyTorch computes this in complex32 (a float16 array with a complex "
@@ -89,26 +102,9 @@ _NOTHING = object()
 def promoting(fn, spec, keep_bool=False):
     """``fn`` with PyTorch's promotion of its 0-d operands (the module's docstring)."""
     def general(args, kwargs):
-        # (first, without building anything: is there a 0-d and a dimensioned array operand,
-        # and two dtypes among them?)
-        zero_d = dimensioned = mixed = False
-        first = None
-        n = len(args)
-        for i, kw in spec:
-            o = args[i] if i < n else kwargs.get(kw)
-            if type(o) is Array:
-                if o._shape:
-                    dimensioned = True
-                else:
-                    zero_d = True
-                if first is None:
-                    first = o._dtype
-                elif o._dtype is not first:
-                    mixed = True
-        if zero_d and dimensioned and mixed:
-            cast = _cast_zero_d(args, kwargs, spec, keep_bool)
-            if cast is not None:
-                args, kwargs = cast
+        cast = _cast_zero_d(args, kwargs, spec, keep_bool)
+        if cast is not None:
+            args, kwargs = cast
         return fn(*args, **kwargs) if kwargs else fn(*args)
 
     if [i for i, _ in spec] == [0, 1]:
