@@ -1101,6 +1101,35 @@ def view_as_real(input) -> Array:  # noqa: A002 - PyTorch's parameter name
     return _LATE["view_as_real"](input)
 
 
+def real(input) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``torch.real(input)``: a complex array's real part as a view of its memory (a write
+    into it writes ``input``; differentiable), or ``input`` itself when it is not complex.
+
+    >>> import strided.torch as torch
+    >>> z = torch.tensor([1 + 2j, 3 - 4j])
+    >>> torch.real(z)[0] = 5.0
+    >>> z
+    tensor([5.+2.j, 3.-4.j])
+    """
+    return _tensor("real", input).real
+
+
+def imag(input) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``torch.imag(input)``: a complex array's imaginary part as a view of its memory
+    (differentiable). PyTorch refuses an array that is not complex (RuntimeError), where
+    ``strided.imag`` and NumPy's give zeros.
+
+    >>> import strided.torch as torch
+    >>> torch.imag(torch.tensor([1 + 2j, 3 - 4j]))
+    tensor([ 2., -4.])
+    """
+    x = _tensor("imag", input)
+    if x.dtype.kind != "c":
+        raise _dtypes.DTypeError(f"imag is not implemented for tensors with non-complex dtypes "
+                                 f"(got {x.dtype.name})")
+    return x.imag
+
+
 def view_as_complex(input) -> Array:  # noqa: A002 - PyTorch's parameter name
     """``torch.view_as_complex(input)``: float32/float64 (real, imaginary) pairs along a last
     axis of length 2 and stride 1 as complex64/complex128 (a view; differentiable).
@@ -1454,7 +1483,7 @@ __all__ = sorted([
     "take_along_dim", "msort", "argwhere", "repeat_interleave", "unravel_index", "tril_indices",
     "triu_indices", "unique_consecutive",
     "index_add", "index_copy", "index_fill", "scatter_add", "scatter_reduce", "masked_scatter",
-    "complex", "polar", "view_as_real", "view_as_complex", "scalar_tensor", "vander", "hann_window", "hamming_window", "blackman_window",
+    "complex", "polar", "real", "imag", "view_as_real", "view_as_complex", "scalar_tensor", "vander", "hann_window", "hamming_window", "blackman_window",
     "bartlett_window",
     "detach", "is_nonzero", "is_same_size", "is_signed", "is_conj", "is_neg", "resolve_conj", "resolve_neg",
     "typename", "promote_types", "get_device",
