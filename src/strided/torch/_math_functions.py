@@ -449,6 +449,8 @@ def logit(input, eps=None, *, out=None):
     """
     ns = _ns()
     p = _floating("logit", input)
+    if p.dtype.kind == "c":  # (PyTorch's logit has no complex kernel)
+        raise _dtypes.DTypeError(f"logit(): not implemented for complex dtype {p.dtype.name}")
     if eps is not None and eps > 0.5:
         # (an empty range, eps > 1 - eps: PyTorch's kernel tests x < eps first, then
         # x > 1 - eps, where clamp would give 1 - eps everywhere)
@@ -493,15 +495,19 @@ def sinc(input, *, out=None):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    """``torch.nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None)``: NaN, +inf and -inf replaced (infinities by the dtype's extremes by default).
+    """``torch.nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None)``: NaN, +inf and -inf replaced (infinities by the dtype's extremes by default; a complex array's parts each).
 
     >>> import strided.torch as torch
     >>> torch.nan_to_num(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.0]), posinf=9.0)
     tensor([ 0.0000e+00,  9.0000e+00, -3.4028e+38,  1.0000e+00])
     """
     _tensor("nan_to_num", input, "input")
-    _real_only("nan_to_num", input)
     ns = _ns()
+    if input.dtype.kind == "c":
+        # (PyTorch's: the real and imaginary parts each, by the part's dtype's extremes)
+        from ._shape_functions import complex as _complex
+        r = _complex(nan_to_num(input.real, nan, posinf, neginf), nan_to_num(input.imag, nan, posinf, neginf))
+        return r if out is None else out.copy_(r)
     if input.dtype.kind in "biu":
         # (no NaN or infinity: PyTorch returns a copy; the condition is all False)
         return ns.where(ns.isnan(input), input, input, out=out)

@@ -22,6 +22,7 @@ from .._api import elementwise as _elementwise, views as _views
 from .._api.elementwise import _PYSCALARS
 from .._core.array import _CVIEWS, _LATE, Array
 from .._core.call.bind import torch_axis, torch_keepdim
+from .._core.call.write import leaf_first
 from .._core.caller import stacklevel
 from .._core.device import as_device
 from .._core.dispatch import method_signature, out_native
@@ -735,17 +736,9 @@ def round_method(self, *, decimals=NO_DECIMALS):
     return r.to(self._dtype) if r._dtype is not self._dtype else r
 
 
-def _leaf_first(x, name: str) -> None:
-    """An in-place write into a leaf that requires grad is refused before the dtype is looked
-    at, as PyTorch's autograd layer runs before its kernel's checks."""
-    if x._ext is not None and x.requires_grad:
-        from ..autograd._record import check_inplace
-        check_inplace(x, name)
-
-
 def round_inplace(self, *, decimals=NO_DECIMALS):
     """PyTorch's ``x.round_(decimals=0)``: ``x.round(decimals=...)`` written into ``x``."""
-    _leaf_first(self, "round_")
+    leaf_first(self, "round_")
     check_round_decimals(self, decimals)
     if decimals == 0:
         return _round_inplace_row(self)
@@ -1185,10 +1178,17 @@ def _inplace_for(row):
     noperands = row.nargs - 1  # arguments after self
 
     method_float = row.method_float
+    # (a row whose result of a complex input is real -- abs -- has no in-place form for a
+    # complex array in PyTorch: "In-place abs is not supported for complex tensors")
+    real_of_complex = row.result == "real"
 
     def inplace(self, *args, **kwargs):
         if method_float and self._dtype.kind in "biu":
             raise _cast_error(_dtypes.get_default_dtype(), self._dtype)
+        if real_of_complex and self._dtype.kind == "c":
+            leaf_first(self, name)
+            raise _dtypes.DTypeError(f"{name}(): in-place {row.name} is not supported for complex arrays "
+                                     f"(got {self._dtype.name}); use {row.name}() out of place")
         if kwargs:
             slow(self, *args, out=self, **kwargs)
         elif self._ext is None and len(args) == noperands:
@@ -1224,6 +1224,22 @@ for _row in _elementwise.ROWS:
         if _n in ("real", "imag", "conj_physical"):
             continue
         setattr(Array, _n + "_", _inpl)
+def _conj_of_real_is_self(method):
+    """``x.conj()`` / ``x.conj_physical()`` with PyTorch's meaning for an array that is not
+    complex: ``x`` itself (so a write into the result writes ``x``, as PyTorch's)."""
+    def conj(self, *args, **kwargs):
+        if self._dtype.kind != "c" and not args and not kwargs:
+            return self
+        return method(self, *args, **kwargs)
+    conj.__name__ = conj.__qualname__ = method.__name__
+    conj.__doc__ = method.__doc__
+    conj.__signature__ = getattr(method, "__signature__", None)
+    conj.torch_meaning = True
+    return conj
+
+
+Array.conj = _conj_of_real_is_self(Array.conj)
+Array.conj_physical = _conj_of_real_is_self(Array.conj_physical)
 Array.round = round_method
 _round_inplace_row = Array.round_
 Array.round_ = round_inplace
@@ -1290,7 +1306,7 @@ def _sign_method(self, *, out=None):
 
 
 def _sign_inplace(self):
-    _leaf_first(self, "sign_")
+    leaf_first(self, "sign_")
     torch_sign(self, out=self)
     return self
 

@@ -1114,6 +1114,22 @@ def real(input) -> Array:  # noqa: A002 - PyTorch's parameter name
     return _tensor("real", input).real
 
 
+def conj(input) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``torch.conj(input)``: the complex conjugate; ``input`` itself when it is not complex,
+    as PyTorch's. (PyTorch's of a complex tensor is a lazy view, its conjugate bit;
+    strided's is a new array: docs/torch-differences.md.)"""
+    return _tensor("conj", input).conj()
+
+
+def conj_physical(input, *, out=None) -> Array:  # noqa: A002 - PyTorch's parameter name
+    """``torch.conj_physical(input, *, out=None)``: the complex conjugate as a new array, or
+    ``input`` itself when it is not complex (and no ``out=``), as PyTorch's."""
+    x = _tensor("conj_physical", input)
+    if out is None:
+        return x.conj_physical()
+    return _ns().conj(x, out=out)
+
+
 def imag(input) -> Array:  # noqa: A002 - PyTorch's parameter name
     """``torch.imag(input)``: a complex array's imaginary part as a view of its memory
     (differentiable). PyTorch refuses an array that is not complex (RuntimeError), where
@@ -1483,7 +1499,7 @@ __all__ = sorted([
     "take_along_dim", "msort", "argwhere", "repeat_interleave", "unravel_index", "tril_indices",
     "triu_indices", "unique_consecutive",
     "index_add", "index_copy", "index_fill", "scatter_add", "scatter_reduce", "masked_scatter",
-    "complex", "polar", "real", "imag", "view_as_real", "view_as_complex", "scalar_tensor", "vander", "hann_window", "hamming_window", "blackman_window",
+    "complex", "polar", "real", "imag", "conj", "conj_physical", "view_as_real", "view_as_complex", "scalar_tensor", "vander", "hann_window", "hamming_window", "blackman_window",
     "bartlett_window",
     "detach", "is_nonzero", "is_same_size", "is_signed", "is_conj", "is_neg", "resolve_conj", "resolve_neg",
     "typename", "promote_types", "get_device",

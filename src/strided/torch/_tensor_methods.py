@@ -37,6 +37,7 @@ import sys
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
+from .._core.call.write import leaf_first
 from .._core.dispatch import method_signature
 from ..autograd._function import Function
 from ._methods import _cast_error
@@ -405,6 +406,11 @@ def _float_power_dtype(self, pos, kw):
                            f"the operation's result requires dtype {want.name}")
 
 
+# (PyTorch's float_power_ is a composite whose own check runs before the autograd layer's leaf
+# check; the other checks here are its kernels', after it)
+_float_power_dtype.before_autograd = True
+
+
 def _cumulative_dtype(name):
     def check(self, pos, kw):
         dt = kw.get("dtype")
@@ -442,10 +448,14 @@ def _inplace(name: str, base: str, spec, check=None):
     that give Array an in-place form (``_more_linalg``, ``_more_special``) make it here."""
     sig = spec if isinstance(spec, inspect.Signature) else _signature(spec)
     spec = spec if isinstance(spec, str) else str(sig)[1:-1].partition(", ")[2]
+    first = check if getattr(check, "before_autograd", False) else None
 
     def inplace(self, *args, **kwargs):
         pos, kw = _bind(name, sig, self, args, kwargs)
-        if check is not None:
+        if first is not None:
+            first(self, pos, kw)
+        leaf_first(self, name)  # (PyTorch's autograd layer, before its kernels' checks)
+        if check is not None and first is None:
             check(self, pos, kw)
         # (PyTorch's in-place derivatives use the original self: computed from a clone)
         src = self.clone() if _records(self, pos + list(kw.values())) else self

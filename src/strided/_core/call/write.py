@@ -30,7 +30,7 @@ from __future__ import annotations
 from .. import dtypes as _dtypes, layout as _layout
 from ..array import _LATE, Array
 
-__all__ = ["target", "write_into", "check_out", "write_out", "check_names", "unaliased"]
+__all__ = ["target", "write_into", "check_out", "write_out", "check_names", "unaliased", "leaf_first"]
 
 
 def check_out(func: str, out, shape: tuple, dtype, device) -> None:
@@ -65,6 +65,21 @@ def _check_autograd(dst: Array, func: str) -> None:
             f"{func}: this write into an array that requires grad is not recorded by autograd "
             f"(it does not go through strided's operations); do it under strided.autograd.no_grad() "
             f"on detach()ed data, or with strided's own functions")
+
+
+def leaf_first(dst: Array, func: str) -> None:
+    """An in-place door's first check after its arguments are bound: with recording on, a
+    write into a leaf that requires grad (or a view of one) is refused before the door
+    checks the arguments' values and dtypes, as PyTorch's autograd layer runs before its
+    kernels (``x.gcd_(y)`` of a float leaf: the leaf's error, not the dtype's). Under
+    ``no_grad`` it lets the write through, as the writer (``target``) does."""
+    e = dst._ext
+    if e is None or not e.requires_grad:
+        return
+    enabled = _LATE.get("grad_enabled")
+    chk = _LATE.get("check_inplace")
+    if enabled is not None and enabled() and chk is not None:
+        chk(dst, func)
 
 
 def target(out: Array, func: str = "in-place write", same_value: bool = False):
