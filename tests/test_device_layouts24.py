@@ -273,3 +273,56 @@ def test_binary_layout_is_the_cpus(name, inp, other, swap):
             u = _other(other, t, "torch", dtype)
             theirs = _outcome(tf, *((u, t) if swap else (t, u)))
     _check(name, (shape, dtype, steps, other, swap), outs[0], outs[1], theirs)
+
+
+# --- the rule itself, against NumPy ------------------------------------------------------
+
+@hs.composite
+def _operands(draw):
+    """(result shape, NumPy operands): up to three arrays of the result's trailing axes (some
+    of size 1), row-major, permuted, sliced with negative steps or broadcast, and maybe a
+    Python scalar."""
+    nd = draw(hs.integers(2, 4))
+    shape = tuple(draw(hs.lists(hs.sampled_from([1, 2, 3]), min_size=nd, max_size=nd)))
+    ops = []
+    for _ in range(draw(hs.integers(1, 3))):
+        k = draw(hs.integers(0, nd))
+        sh = [1 if draw(hs.integers(0, 3)) == 0 else n for n in shape[nd - k:]]
+        perm = draw(hs.permutations(range(k)))
+        a = np.zeros([2 * sh[p] for p in perm] or [1]).transpose(np.argsort(perm)) if k else np.zeros(())
+        a = a[tuple(slice(None, None, draw(hs.sampled_from([1, 2, -1, -2]))) for _ in range(k))]
+        a = a[tuple(slice(0, n) for n in sh)]
+        if k and draw(hs.booleans()):
+            a = np.broadcast_to(a[:1], a.shape)
+        ops.append(a)
+    if len(ops) < 3 and draw(hs.booleans()):
+        ops.append(1.5)
+    return shape, ops
+
+
+@settings(max_examples=400, deadline=None)
+@given(_operands())
+def test_elementwise_order_is_numpys(case):
+    """``layout.elementwise_order`` (what the CuPy backend lays its results out by) gives the
+    strides NumPy's ufuncs and ``where`` give, on the axes of more than one element."""
+    from strided._core import layout as _layout
+    shape, ops = case
+    if len(ops) == 3:
+        ops[0] = np.asarray(ops[0]) != 0  # (where's condition: a fresh comparison, as users make it)
+        call = np.where
+    else:
+        call = np.add if len(ops) == 2 else np.positive
+    try:
+        want = np.asarray(call(*ops))
+    except ValueError:
+        return  # (shapes that don't broadcast)
+    if want.shape != shape:
+        return
+    arrays = [a for a in ops if isinstance(a, np.ndarray)]
+    perm = _layout.elementwise_order(shape, [(a.shape, tuple(s // a.itemsize for s in a.strides))
+                                             for a in arrays]) or tuple(range(len(shape)))
+    got = np.empty([shape[p] for p in perm], want.dtype).transpose(np.argsort(perm))
+    keep = [i for i, n in enumerate(shape) if n != 1]
+    assert [got.strides[i] for i in keep] == [want.strides[i] for i in keep], (
+        f"{call.__name__} of {[(a.shape, a.strides) for a in arrays]}: NumPy's strides {want.strides}, "
+        f"elementwise_order {perm} gives {got.strides}")
