@@ -13,7 +13,7 @@ import math
 import operator
 import secrets
 
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
 from .._api.creation import _as_dtype, _finish, _shape_args, wrap_new
 from .._core.device import as_device
@@ -400,7 +400,7 @@ def _sample_like(func, kind, x, dtype, device, generator, requires_grad, names):
     ``rand_like`` (``empty_like(...).uniform_()``)."""
     shape, dtype, device = _like_args(x, dtype, device)
     names = _like_names(x, names)
-    if names is None and len(shape) > 1:
+    if names is None and len(shape) > 1 and not _layout.is_contiguous(tuple(shape), tuple(x.stride())):
         from . import _memory_format
         r = _memory_format.fresh_with_strides(
             lambda v: _sample(func, kind, v._shape, dtype, device, generator, None, False, None), x,
