@@ -88,6 +88,7 @@ class SimBackend:
         self.device_type = device_type
         self.allocations = 0
         self.d2h_bytes = 0  # test hook: bytes copied from the device to the host
+        self._kept = {}  # (keep_order's wrapped kernels)
 
     @property
     def d2h_copies(self) -> int:
@@ -105,6 +106,7 @@ class SimBackend:
             raise ValueError(f"device {device} does not exist: 2 sim device(s) found")
 
     kernel = CupyBackend.kernel  # CuPy's kernels with the backend's corrections
+    keep_order = CupyBackend.keep_order  # (results in NumPy's layout, as CuPy's backend gives)
     fill = CupyBackend.fill
     lapack = CupyBackend.lapack
 

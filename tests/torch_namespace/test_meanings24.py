@@ -17,7 +17,6 @@ from hypothesis import given, settings, strategies as hs
 
 torch = pytest.importorskip("torch")
 
-from conftest import cpu_only  # noqa: E402
 import strided  # noqa: E402
 import strided.torch as storch  # noqa: E402
 from _parity import to_numpy  # noqa: E402
@@ -73,21 +72,20 @@ def test_range_index_assignment(key):
     _same(f)
 
 
-@cpu_only  # (the "sim" device stands beside cpu; the stand-in leg's default is cuda)
 def test_cpu_index_on_another_devices_array(sim):
     """PyTorch takes a CPU index tensor for a CUDA tensor: the index is copied there."""
     x = strided.arange(10, device=sim) * 10
-    k = strided.asarray([3, 1, 7])
+    k = strided.asarray([3, 1, 7], device="cpu")  # (on cpu whatever the suite's default device)
     r = x[k]
     assert r.device == sim and r.tolist() == [30, 10, 70]
-    x[strided.asarray([0, 2])] = -1
+    x[strided.asarray([0, 2], device="cpu")] = -1
     assert x.tolist()[:3] == [-1, 10, -1]
-    assert x[strided.asarray([True] * 5 + [False] * 5)].tolist() == [-1, 10, -1, 30, 40]
+    assert x[strided.asarray([True] * 5 + [False] * 5, device="cpu")].tolist() == [-1, 10, -1, 30, 40]
     with pytest.raises(IndexError):
-        x[strided.asarray([10])]
+        x[strided.asarray([10], device="cpu")]
     # a device index on a CPU array is refused, as PyTorch's (a RuntimeError there)
     with pytest.raises(RuntimeError, match="index"):
-        strided.arange(3)[strided.asarray([0], device=sim)]
+        strided.arange(3, device="cpu")[strided.asarray([0], device=sim)]
 
 
 # --- 2. memory formats -----------------------------------------------------------------------
@@ -254,16 +252,34 @@ def test_quantile_layout_is_pytorchs(recipe, dim, keepdim, qkind, name):
 
 # --- 4. nn.Parameter's repr --------------------------------------------------------------------
 
-@cpu_only  # (against a CPU PyTorch tensor's repr: a cuda one adds device='cuda:0', as PyTorch's)
+def _pytorch_repr_on(t, device, grad):
+    """PyTorch's repr of ``nn.Parameter(t)`` were ``t`` on ``device`` (the default device
+    being the CPU): ``torch/_tensor_str.py``'s ``_str_intern`` puts ``device='cuda:0'`` first
+    among the suffixes of a tensor off the default device, before ``requires_grad=True``,
+    joined by its ``_add_suffixes``. (Built with PyTorch's own pieces: this machine's PyTorch
+    has no CUDA tensor to print.)"""
+    from torch import _tensor_str
+    suffixes = ([] if device == "cpu" else [f"device='{device}'"]) + (["requires_grad=True"] if grad else [])
+    return "Parameter containing:\n" + _tensor_str._add_suffixes(
+        "tensor(" + _tensor_str._tensor_str(t, len("tensor(")), suffixes, len("tensor("), False)
+
+
 @pytest.mark.parametrize("data", [[1.0, 2.0], [[1.5]], 3.0, [1, 2]])
 @pytest.mark.parametrize("grad", [True, False])
-def test_parameter_repr_is_pytorchs(data, grad):
+def test_parameter_repr_is_pytorchs(data, grad, device):
     if isinstance(data, list) and isinstance(np.asarray(data).flat[0], np.integer) and grad:
         grad = False  # (only floating tensors require grad)
-    want = repr(torch.nn.Parameter(torch.tensor(data), requires_grad=grad))
+    t = torch.tensor(data)
+    cpu_want = repr(torch.nn.Parameter(t, requires_grad=grad))
+    assert _pytorch_repr_on(t, "cpu", grad) == cpu_want  # (the builder is PyTorch's repr on cpu)
+    # (a device's index is printed, as PyTorch prints cuda:0 for torch.device("cuda"))
+    dev = "cpu" if str(device) == "cpu" else f"{device.type}:{device.index or 0}"
+    want = _pytorch_repr_on(t, dev, grad)
     got = repr(storch.nn.Parameter(storch.tensor(data), requires_grad=grad))
     assert got == want
     assert str(storch.nn.Parameter(storch.tensor(data), requires_grad=grad)) == want
+    on_cpu = storch.nn.Parameter(storch.tensor(data, device="cpu"), requires_grad=grad)
+    assert repr(on_cpu) == cpu_want
 
 
 # --- 5. functions --------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import threads as _threads
+from .._core import backends as _backends, threads as _threads
 from .._core.pool import MIN_BYTES as _BIG
 from .._core.pool import empty as _pool_empty
 
@@ -100,9 +100,17 @@ def _own_loop(name, dt):
 
 
 def _logistic(a, silu: bool):
-    """``1 / (1 + exp(-a))`` (``a / (1 + exp(-a))`` for silu) of a NumPy float array."""
+    """``1 / (1 + exp(-a))`` (``a / (1 + exp(-a))`` for silu) of a NumPy float array, in
+    ``a``'s memory order (NumPy's ufuncs' layout, and so strided's on every device)."""
+    if a.ndim > 1 and not a.flags.c_contiguous:
+        return _backends.in_order(lambda m: _logistic_rows(m, silu), a)
+    return _logistic_rows(a, silu)
+
+
+def _logistic_rows(a, silu: bool):
+    """``_logistic`` with a row-major result."""
     if a.dtype == _F16:
-        return _logistic(a.astype(_F32), silu).astype(_F16)
+        return _logistic_rows(a.astype(_F32, order="C"), silu).astype(_F16)
     out = _result(a)
     if a.flags.c_contiguous and a.flags.aligned:
         # one pass of _chot's loop (the same operations per element, on the thread pool
@@ -376,7 +384,9 @@ def gelu(xp, a, approximate="none"):
     ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))`` (``"tanh"``)."""
     if approximate != "tanh" and xp is np and a.dtype == _F32 and type(a) is _ND:
         # one pass in C (the formula below with erf32, the same bits)
-        r = _act(4, a if a.flags.c_contiguous else np.ascontiguousarray(a), 0.0)
+        # (a row-major result; of another layout in its memory order, as NumPy's ufuncs)
+        r = _act(4, a, 0.0) if a.flags.c_contiguous else _backends.in_order(
+            lambda m: _act(4, np.ascontiguousarray(m), 0.0), a)
         if r is not None:
             return r
     h = a * 0.5

@@ -214,7 +214,9 @@ class Elementwise:
         base = backend.kernel(kern, dtype.kind) if isinstance(kern, str) else functools.partial(kern, xp)
         fix = _for_dtype(self.fix, dtype)
         if fix is None:
-            return base
+            # (a device whose kernels give row-major results gets NumPy's layout through
+            # keep_order; the host's backend returns the kernel itself)
+            return backend.keep_order(base)
         res_np = _result_dtype(self, dtype)._np
         pooled = isinstance(kern, str) and backend.ndarray is _ND
 
@@ -229,7 +231,7 @@ class Elementwise:
             # guard_ok).
             fixed._loop_ufunc = base
             fixed._loop_guard = guard
-        return fixed
+        return backend.keep_order(fixed)
 
 
 def _result_dtype(row: Elementwise, cd):
@@ -1001,6 +1003,15 @@ _pow_int._loop_guard = "pow_int"
 
 
 def _expm1_complex(xp, z):
+    if xp is np and z.ndim > 1 and not z.flags.c_contiguous:
+        # (the result in z's memory order, as NumPy's ufuncs'; on a device, Elementwise.resolve's
+        # keep_order does this)
+        return _backends.in_order(lambda m: _expm1_complex_rows(xp, m), z)
+    return _expm1_complex_rows(xp, z)
+
+
+def _expm1_complex_rows(xp, z):
+    """``_expm1_complex`` with a row-major result."""
     # Note: NumPy has no complex expm1. exp(z) - 1 loses all precision near 0,
     # so compute expm1(x)cos(y) - 2sin(y/2)^2 + i exp(x)sin(y) and keep
     # exp(z) - 1 for non-finite inputs, where it gives the standard's values.
@@ -1267,7 +1278,7 @@ def clip(x, /, min=None, max=None, *, out=None) -> Array:
                     else:
                         r = k(*args)
             else:
-                r = dev.backend.kernel("clip", a.dtype.kind)(a, lo, hi)
+                r = dev.backend.keep_order(dev.backend.kernel("clip", a.dtype.kind))(a, lo, hi)
         except ValueError as e:
             shapes = [tuple(np.shape(v)) for v in (a, lo, hi) if v is not None]
             try:

@@ -377,7 +377,7 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
             # (an integer with a float gives the float dtype, as in PyTorch).
             a = a if a.dtype == dt._np else a.astype(dt._np)
             b = b if b.dtype == dt._np else b.astype(dt._np)
-        r = xp.where(condition._get_native(), a, b)
+        r = dev.backend.keep_order(xp.where)(condition._get_native(), a, b)  # (NumPy's layout)
     return _finish(wrap_new(r, dt, dev), "where", out)
 
 

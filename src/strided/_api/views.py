@@ -878,6 +878,21 @@ def copy_keep_order(x) -> Array:
                 # hook to run, and a copy raises no floating-point error)
                 r = a.copy()
                 return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
+        elif len(a.shape) > 1 and not a.flags.c_contiguous:
+            # A device's array dense in another order: the same layout as on the CPU above
+            # (CuPy's ``copy()`` would be row-major)
+            perm = _layout.dense_order(a.shape, a.strides, a.itemsize)
+            if perm is not None:
+                dev = x._device
+                with dev.backend.ctx(dev):
+                    xp = dev.backend.xp
+                    r = xp.empty(tuple(a.shape[i] for i in perm), a.dtype)
+                    inv = [0] * len(perm)
+                    for i, p in enumerate(perm):
+                        inv[p] = i
+                    r = r.transpose(inv)
+                    xp.copyto(r, a)
+                return Array._new(r, None, 0, r.shape, None, x._dtype, dev)
     return clone(x)
 
 

@@ -113,6 +113,70 @@ def dense_order(shape: tuple, strides: tuple, unit: int = 1):
     return tuple(perm)
 
 
+def elementwise_order(shape: tuple, operands) -> tuple | None:
+    """The axis order (outermost first) of NumPy's result of an elementwise call (a ufunc,
+    ``where``) of result shape ``shape`` on ``operands``, a list of ``(shape, strides)`` of
+    the array operands (strides in elements; aligned right, as broadcasting aligns them);
+    None when it is
+    row-major. The result is then dense with positive strides in that order.
+
+    NumPy's rule, which strided's CPU results have: when every operand of at least one axis
+    has the result's shape and is column-major (and not all are row-major), the result is
+    column-major (``ufunc_object.c``, ``try_trivial_single_output_loop``); otherwise the
+    iterator's order (``nditer_constr.c``, ``npyiter_find_best_axis_ordering``): a stable
+    insertion sort of the axes by absolute stride, where an operand takes part in comparing
+    two axes only where neither stride is 0 (broadcast, or an axis of size 1), the first
+    such operand decides, and where operands disagree the row-major order wins. Backends
+    whose kernels always give row-major results (CuPy's) use it to give the same layout.
+    """
+    nd = len(shape)
+    if nd < 2:
+        return None
+    ops = []
+    fortran = True
+    for s, st in operands:
+        k = nd - len(s)
+        if k < 0:
+            return None  # (not a broadcast of these operands: the kernel reports it)
+        if len(s) and fortran and (k or tuple(s) != tuple(shape) or len(s) > 1 and not (
+                _is_f_contiguous(s, st) and not is_contiguous(s, st))):
+            fortran = False
+        ops.append([0] * k + [0 if n == 1 else x for n, x in zip(s, st)])
+    if fortran and any(len(s) > 1 for s, _ in operands):
+        return tuple(range(nd - 1, -1, -1))
+    # NumPy's iterator sorts from the innermost axis: perm[0] is the innermost
+    perm = list(range(nd - 1, -1, -1))
+    for i0 in range(1, nd):
+        ipos = i0
+        j0 = perm[i0]
+        for i1 in range(i0 - 1, -1, -1):
+            j1 = perm[i1]
+            ambig, swap = True, False
+            for st in ops:
+                s0, s1 = st[j0], st[j1]
+                if s0 != 0 and s1 != 0:
+                    if abs(s1) <= abs(s0):
+                        swap = False  # (set even when decided already: row-major wins conflicts)
+                    elif ambig:
+                        swap = True
+                    ambig = False
+            if not ambig:
+                if swap:
+                    ipos = i1
+                else:
+                    break
+        if ipos != i0:
+            del perm[i0]
+            perm.insert(ipos, j0)
+    perm.reverse()
+    return None if perm == list(range(nd)) else tuple(perm)
+
+
+def _is_f_contiguous(shape: tuple, strides: tuple) -> bool:
+    """True when the layout is column-major contiguous (size-1 axes ignored)."""
+    return is_contiguous(shape[::-1], strides[::-1])
+
+
 def extent(offset: int, shape: tuple, strides: tuple) -> tuple[int, int]:
     """Lowest and highest storage index a view touches (``hi < lo`` when empty)."""
     lo = hi = offset

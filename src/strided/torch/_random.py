@@ -13,7 +13,7 @@ import math
 import operator
 import secrets
 
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
 from .._api.creation import _as_dtype, _finish, _shape_args, wrap_new
 from .._core.device import as_device
@@ -394,18 +394,31 @@ def _like_names(x, names):
     return x._ext.names if names is None and x._ext is not None else names
 
 
-def rand_like(x, *, dtype=None, device=None, generator=None, requires_grad=False, names=None):
-    """``rand`` with ``x``'s shape, dtype and device unless overridden."""
+def _sample_like(func, kind, x, dtype, device, generator, requires_grad, names):
+    """A sample of ``x``'s shape in the layout PyTorch's ``empty_like`` gives (its
+    ``preserve_format``: a dense ``x``'s strides), filled in memory order, as PyTorch's
+    ``rand_like`` (``empty_like(...).uniform_()``)."""
     shape, dtype, device = _like_args(x, dtype, device)
     names = _like_names(x, names)
-    return _sample("rand_like", "uniform", shape, dtype, device, generator, None, requires_grad, names)
+    if names is None and len(shape) > 1 and not _layout.is_contiguous(tuple(shape), tuple(x.stride())):
+        from . import _memory_format
+        r = _memory_format.fresh_with_strides(
+            lambda v: _sample(func, kind, v._shape, dtype, device, generator, None, False, None), x,
+            _memory_format.format_strides(x, None, func))
+        return r.requires_grad_(True) if requires_grad else r
+    return _sample(func, kind, shape, dtype, device, generator, None, requires_grad, names)
+
+
+def rand_like(x, *, dtype=None, device=None, generator=None, requires_grad=False, names=None):
+    """``rand`` with ``x``'s shape, dtype and device unless overridden (in ``x``'s layout when
+    ``x`` is dense, as PyTorch's)."""
+    return _sample_like("rand_like", "uniform", x, dtype, device, generator, requires_grad, names)
 
 
 def randn_like(x, *, dtype=None, device=None, generator=None, requires_grad=False, names=None):
-    """``randn`` with ``x``'s shape, dtype and device unless overridden."""
-    shape, dtype, device = _like_args(x, dtype, device)
-    names = _like_names(x, names)
-    return _sample("randn_like", "normal", shape, dtype, device, generator, None, requires_grad, names)
+    """``randn`` with ``x``'s shape, dtype and device unless overridden (in ``x``'s layout when
+    ``x`` is dense, as PyTorch's)."""
+    return _sample_like("randn_like", "normal", x, dtype, device, generator, requires_grad, names)
 
 
 def randint_like(x, low=0, high=None, *, dtype=None, device=None, generator=None):

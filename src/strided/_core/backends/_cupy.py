@@ -32,7 +32,7 @@ import contextlib
 
 import numpy as np
 
-from . import RENAMES
+from . import RENAMES, KeepOrder
 from ._cupy_corrections import KERNELS as _CORRECTIONS, LAPACK_MESSAGES, LAPACK_UNCHECKED, corrected
 
 __all__ = ["CupyBackend", "DeviceRng", "load"]
@@ -117,6 +117,7 @@ class CupyBackend:
         self.allocations = 0  # test hook: storages allocated by `empty`
         self.d2h_copies = 0  # test hook: copies from a GPU to the host
         self._count = cupy.cuda.runtime.getDeviceCount()
+        self._kept = {}  # kernel -> its KeepOrder
 
     def check_device(self, device) -> None:
         if device.type != self.device_type:
@@ -130,6 +131,16 @@ class CupyBackend:
         ufunc = getattr(self.xp, RENAMES.get(name, name))
         fix = _CORRECTIONS.get((name, kind))
         return ufunc if fix is None else corrected(ufunc, self.xp, fix)
+
+    def keep_order(self, f):
+        """``f``, an elementwise kernel, giving its results in NumPy's layout, which strided's
+        on the CPU have, instead of CuPy's row-major one (``backends.KeepOrder``)."""
+        k = self._kept.get(f)
+        if k is None:
+            k = KeepOrder(f, self.ndarray)
+            if len(self._kept) < 4096:
+                self._kept[f] = k
+        return k
 
     def _linalg_raise(self):
         import cupyx

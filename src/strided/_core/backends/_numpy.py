@@ -44,6 +44,12 @@ class NumpyBackend:
         for backends that correct a kernel for some kinds; NumPy needs none)."""
         return getattr(np, RENAMES.get(name, name))
 
+    @staticmethod
+    def keep_order(f):
+        """``f`` itself: NumPy's elementwise results already have NumPy's layout (the CuPy
+        backend's counterpart transposes around CuPy's row-major results)."""
+        return f
+
     def fill(self, target, value) -> None:
         """Write the Python scalar ``value`` into every element of the view ``target``."""
         target[...] = value
