@@ -14,7 +14,8 @@
    - an elementwise call (_handler._EW_NAMES, keyed by (row name, key of each input):
      its names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and
      names the result with a fresh Ext, as the handler's own fast link does; inputs
-     whose names differ only while auto_align() is off (else they are aligned first);
+     whose names differ only while auto_align() is off (else they are aligned first),
+     or where aligning them changes nothing (align_is_identity: X + bias);
    - a reduction, or a view whose names follow from its arguments (_handler._RED:
      ``reduce(x, axis='C', keepdims=True)``, ``squeeze(x, axis=0)``), runs the
      function's body with the arguments the rule turned names into;
