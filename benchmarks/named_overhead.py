@@ -5,6 +5,8 @@
     PYTHONPATH=src python benchmarks/named_overhead.py sum view   # cases whose label holds a word
     PYTHONPATH=src python benchmarks/named_overhead.py --json out.json
     PYTHONPATH=src python benchmarks/named_overhead.py --callgrind add view   # instructions
+    PYTHONPATH=src python benchmarks/named_overhead.py --callgrind --keep /tmp/cg exp
+    callgrind_annotate --inclusive=no /tmp/cg/0_named.cg    # where the named call's go
 
 Issue 31 asks for every named case at or below 1.1x the same call on unnamed arrays.
 ``benchmarks/run.py --group named`` times the same cases against the other libraries;
@@ -104,10 +106,13 @@ for i, (named, plain) in enumerate(json.loads(sys.argv[3])):
 """
 
 
-def counts_in_one_process(pairs, n: int = 2000, cache_sim: bool = False):
+def counts_in_one_process(pairs, n: int = 2000, cache_sim: bool = False, keep: str | None = None):
     """[(named events per call, plain events per call)] for each (named, plain) statement pair,
     each a dict of callgrind's events (Ir; with cache_sim also I1mr, D1mr, Bcm, ...); None when
-    the helper can't be built (no C compiler or no valgrind/callgrind.h)."""
+    the helper can't be built (no C compiler or no valgrind/callgrind.h). With ``keep`` (a
+    directory), each loop's profile is kept there as ``{case}_{named|plain}.cg`` (the case's
+    index in ``pairs``), for ``callgrind_annotate --inclusive=no`` (where a named call's extra
+    instructions go: compare the two files' functions)."""
     import glob
     import re
     import shutil
@@ -139,6 +144,9 @@ def counts_in_one_process(pairs, n: int = 2000, cache_sim: bool = False):
             events = re.search(r"^events: (.*)$", t, re.M).group(1).split()
             totals = re.search(r"^(?:summary|totals): (.*)$", t, re.M).group(1).split()
             got[(int(m.group(1)), m.group(2))] = {e: int(v) / n for e, v in zip(events, totals)}
+            if keep is not None:
+                os.makedirs(keep, exist_ok=True)
+                shutil.copy(fn, os.path.join(keep, f"{m.group(1)}_{m.group(2)}.cg"))
     return [(got[(i, "named")], got[(i, "plain")]) for i in range(len(pairs))]
 
 
@@ -205,6 +213,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the numbers to this file")
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions per call under callgrind instead of timing")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="with --callgrind: keep each loop's profile in DIR ({case}_{named|plain}.cg, "
+                         "cases numbered in the order printed) for callgrind_annotate")
     ap.add_argument("--cache-sim", action="store_true",
                     help="with --callgrind: also callgrind's cache and branch simulation (the "
                          "instruction-cache misses and mispredicted branches per call, named/unnamed)")
@@ -217,8 +228,8 @@ def main(argv=None) -> int:
     print(f"{'case':<44}{'named':>10}{'unnamed':>10}{'ratio':>8}   ({unit})")
     cases = [c for c in NAMED_CASES + EXTRA_CASES
              if not args.words or any(w in c[0] for w in args.words)]
-    counts = counts_in_one_process([(c[1], c[2]) for c in cases], cache_sim=args.cache_sim) \
-        if args.callgrind else None
+    counts = counts_in_one_process([(c[1], c[2]) for c in cases], cache_sim=args.cache_sim,
+                                   keep=args.keep) if args.callgrind else None
     for k, (label, named, plain, *_) in enumerate(cases):
         extra = ""
         if counts is not None:

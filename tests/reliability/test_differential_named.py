@@ -244,7 +244,7 @@ def test_a_seen_call_on_named_arrays_takes_the_compiled_path(expr, counting):
 
 
 @pytest.mark.skipif(not COMPILED, reason="the compiled hot path is not built (or STRIDED_NO_CEXT=1)")
-def test_differing_names_broadcast_in_c_only_while_auto_align_is_off(counting):
+def test_differing_names_broadcast_in_c_only_where_auto_align_changes_nothing(counting):
     x = xp.ones((2, 3)).rename("n", "c")
     y = xp.ones((3, 2)).rename("c", "n")
     z = xp.ones(3).rename("c")
@@ -260,9 +260,11 @@ def test_differing_names_broadcast_in_c_only_while_auto_align_is_off(counting):
     x + z
     assert counting.calls == []  # seen, auto_align() off: the compiled path
     with xp.named.auto_align():
-        x + z
+        assert (x + z).names == ("n", "c")  # X + bias: lining up by name changes nothing,
+        assert counting.calls == []        # so the compiled path answers under either setting
         x + y
-    assert counting.calls == ["add", "add"]  # auto-align is the handler's, always
+        assert (z + x).names == ("c", "n")  # (the bias first: lined up in its order of names)
+    assert counting.calls == ["add", "add"]  # lining up by name is the handler's, always
 
 
 # --- outcomes against an independent reference ----------------------------------------------

@@ -310,6 +310,8 @@ typedef struct {
                            namespace's matmul, called for such Arrays as ``_matmul_op`` calls it; or
                            NULL */
     PyObject *last[3];  /* named: the last inputs' keys and their result names */
+    int last_align;     /* named elementwise: the last inputs' names differ where auto_align()
+                           lines them up (names.c, fast_named: the setting is read per call) */
     Loop *loops;        /* K_UNARY, K_BINARY: per dtype (pair, or dtype and scalar): loop_slot */
     Py_ssize_t ndt;     /* the number of dtypes the loops were laid out for */
     Py_ssize_t nloops;
@@ -523,7 +525,63 @@ named_view_fast(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObj
     return named_view(r, op, names, sig, last);
 }
 int ext_type_add(PyObject *m);
-PyObject *fast_named(Fast *f, PyObject *const *xs, int n);
+extern PyObject *ndim_objs[MAXDIMS + 1];
+int auto_align_off(void);
+PyObject *fast_named_miss(Fast *f, PyObject *const *k, int n);
+
+/* An operand's key in the name cache (_handler._EW_NAMES), borrowed (held by x, its Ext or
+   names.c), or NULL (no error) to decline: a named Array's names tuple (its Ext's, an Ext
+   that tracks no gradient), an unnamed Array's ndim (ndim_objs), -1 for a Python scalar.
+   A names tuple is checked (plain_names) where it is hashed or compared by value
+   (fast_named_miss); comparing keys by identity needs no check. */
+static inline PyObject *
+name_key(PyObject *x)
+{
+    if (Py_TYPE(x) != Array_T)
+        return scalar_column(x) < 0 ? NULL : minus_one;
+    PyObject *e = SLOT(x, O_ext), *names, *shape;
+    if (e != Py_None) {
+        if (e == NULL || (names = ext_untracked(e)) == NULL)
+            return NULL;
+        if (names != Py_None)
+            return PyTuple_CheckExact(names) ? names : NULL;
+    }
+    shape = SLOT(x, O_shape);
+    if (shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) > MAXDIMS)
+        return NULL;
+    return ndim_objs[PyTuple_GET_SIZE(shape)];
+}
+
+/* The named case of a unary (n == 1) or binary row (fast_vectorcall's, inline there: a
+   call of its own cost a fifth of what names add), operands in kernel order. The last
+   outcome is kept on the object, keyed by the identity of the inputs' keys (results carry
+   the cache's own names tuple, so chains hit it): a repeated call reads two slots,
+   compares two pointers and, only for names that auto_align() would line up
+   (f->last_align), reads the setting; a first sight asks the handler's cache
+   (fast_named_miss). NULL (no error) declines to the Python path. */
+static inline PyObject *
+fast_named(Fast *f, PyObject *const *xs, int n)
+{
+    PyObject *k[2], *names;
+    if ((k[0] = name_key(xs[0])) == NULL)
+        return NULL;
+    k[1] = NULL;
+    if (n == 2 && (k[1] = name_key(xs[1])) == NULL)
+        return NULL;
+    if (k[0] == f->last[0] && k[1] == f->last[1] && f->last[2] != NULL) {
+        if (f->last_align && !auto_align_off())
+            return NULL; /* (the handler aligns them) */
+        names = Py_NewRef(f->last[2]); /* (held: the kernel call may run code that clears it) */
+    }
+    else if ((names = fast_named_miss(f, k, n)) == NULL)
+        return NULL;
+    /* (the keys are not read from here on: they are borrowed) */
+    PyObject *r = n == 1 ? fast_unary(f, xs[0], 1) : fast_binary(f, xs[0], xs[1], 1);
+    if (r != NULL)
+        r = name_result_fast(r, names);
+    Py_DECREF(names);
+    return r;
+}
 PyObject *named_call(Fast *f, PyObject *x, const CallArgs *c);
 int plain_equal(PyObject *a, PyObject *b);
 int plain_names(PyObject *names);

@@ -14,7 +14,8 @@
    - an elementwise call (_handler._EW_NAMES, keyed by (row name, key of each input):
      its names, its ndim when unnamed, -1 for a scalar) runs the plain fast case and
      names the result with a fresh Ext, as the handler's own fast link does; inputs
-     whose names differ only while auto_align() is off (else they are aligned first);
+     whose names differ only while auto_align() is off (else they are aligned first),
+     or where aligning them changes nothing (align_is_identity: X + bias);
    - a reduction, or a view whose names follow from its arguments (_handler._RED:
      ``reduce(x, axis='C', keepdims=True)``, ``squeeze(x, axis=0)``), runs the
      function's body with the arguments the rule turned names into;
@@ -258,6 +259,12 @@ named_ext(PyObject *mod, PyObject *names)
     return ext_make(names);
 }
 
+/* The ints 0 .. MAXDIMS (setup_named), held here: an unnamed operand's key in the name
+   cache (its ndim) is borrowed from this table (chot.h, name_key). They are the
+   interpreter's small ints, the objects PyLong_FromSsize_t gives (CPython caches -5 ..
+   256): equal keys are one object. */
+PyObject *ndim_objs[MAXDIMS + 1];
+
 static PyObject *ew_names;   /* _handler._EW_NAMES */
 static PyObject *red_cache;  /* _handler._RED */
 static PyObject *view_names; /* _handler._VIEW_NAMES */
@@ -300,6 +307,9 @@ setup_named(PyObject *mod, PyObject *args)
     }
     if (ext_class_setup(ext, "setup_named") < 0)
         return NULL;
+    for (Py_ssize_t i = 0; i <= MAXDIMS; i++)
+        if (ndim_objs[i] == NULL && (ndim_objs[i] = PyLong_FromSsize_t(i)) == NULL)
+            return NULL;
     Py_XSETREF(ew_names, Py_NewRef(cache));
     Py_XSETREF(red_cache, Py_NewRef(red));
     Py_XSETREF(view_names, Py_NewRef(views));
@@ -384,7 +394,7 @@ ext_untracked_other(PyObject *e)
 
 /* Whether auto_align() is off (its context variable holds False); an error reads as on
    and stays set (reading a context variable fails only out of memory). */
-static int
+int
 auto_align_off(void)
 {
     PyObject *v;
@@ -392,34 +402,6 @@ auto_align_off(void)
         return 0;
     Py_XDECREF(v);
     return v == Py_False;
-}
-
-/* x's ndim as an int object (new reference), or NULL (no error) for a shape that is not
-   a tuple (NULL with an error: out of memory). */
-static inline PyObject *
-ndim_key(PyObject *x)
-{
-    PyObject *shape = SLOT(x, O_shape);
-    if (shape == NULL || !PyTuple_CheckExact(shape))
-        return NULL;
-    return PyLong_FromSsize_t(PyTuple_GET_SIZE(shape));
-}
-
-/* An operand's key in the name cache (new reference), or NULL (no error) to decline;
-   a names tuple is checked (plain_names) where it is hashed or compared by value. */
-static PyObject *
-name_key(PyObject *x)
-{
-    if (Py_TYPE(x) != Array_T)
-        return scalar_column(x) < 0 ? NULL : Py_NewRef(minus_one);
-    PyObject *e = SLOT(x, O_ext), *names;
-    if (e == Py_None)
-        return ndim_key(x);
-    if (e == NULL || (names = ext_untracked(e)) == NULL)
-        return NULL;
-    if (names == Py_None)
-        return ndim_key(x);
-    return PyTuple_CheckExact(names) ? Py_NewRef(names) : NULL;
 }
 
 /* r (a fresh plain result, stolen) named ``names`` (borrowed; None: unnamed). */
@@ -474,60 +456,69 @@ same_names(PyObject *a, PyObject *b)
     return 1;
 }
 
-/* The named case of a unary (n == 1) or binary row, operands in kernel order. The
-   last outcome is kept on the object, keyed by the identity of the inputs' keys
-   (results carry the cache's own names tuple, so chains hit it). */
-PyObject *
-fast_named(Fast *f, PyObject *const *xs, int n)
+/* Whether auto_align() leaves x1 op x2 as it is, for names n1 and n2 (plain names) that
+   differ: every dim of x1 named, and x2's names the last of x1's (``X + bias``). Then
+   _ops.align's targets are n1 for both (named dims in order of first appearance, x1's
+   first): x1 unchanged, x2 given leading size-1 dims, which is what broadcasting by
+   position does; the names, values and layout of the result are the same either way (the
+   rule's name checks pass: the names agree from the right). The other order (x2's names
+   the longer) is aligned to x2's order of first appearance: it matters then. */
+static int
+align_is_identity(PyObject *n1, PyObject *n2)
 {
-    if (ew_names == NULL || !PyUnicode_Check(f->name))
-        return NULL;
-    PyObject *k[2] = {NULL, NULL}, *names = NULL, *r = NULL;
-    int named = 0;
-    for (int i = 0; i < n; i++) {
-        k[i] = name_key(xs[i]);
-        if (k[i] == NULL)
-            goto done;
-        named |= PyTuple_CheckExact(k[i]);
+    Py_ssize_t l1 = PyTuple_GET_SIZE(n1), l2 = PyTuple_GET_SIZE(n2);
+    if (l2 >= l1)
+        return 0;
+    for (Py_ssize_t i = 0; i < l1; i++)
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(n1, i)))
+            return 0;
+    for (Py_ssize_t i = 0; i < l2; i++) {
+        PyObject *a = PyTuple_GET_ITEM(n1, l1 - l2 + i), *b = PyTuple_GET_ITEM(n2, i);
+        if (a != b && (!PyUnicode_CheckExact(b) || PyUnicode_Compare(a, b) != 0))
+            return 0;
     }
-    if (!named)
-        goto done;
+    return 1;
+}
+
+/* fast_named's (chot.h) first sight of the inputs' keys k[0], k[1] (borrowed; k[1] NULL for a
+   unary row): the result names from the handler's cache (a new reference; None: unnamed),
+   kept as the call site's last outcome with whether auto_align() matters for them
+   (f->last_align); NULL to decline (no error: a miss, names the handler must check or
+   align; an error: out of memory, which propagates). */
+PyObject *
+fast_named_miss(Fast *f, PyObject *const *k, int n)
+{
+    if (ew_names == NULL)
+        return NULL;
+    if (!PyTuple_CheckExact(k[0]) && (n == 1 || !PyTuple_CheckExact(k[1])))
+        return NULL; /* (no names: an Ext of autograd's, untracked; the Python path) */
+    int align = 0;
     if (n == 2 && k[0] != k[1] && PyTuple_CheckExact(k[0]) && PyTuple_CheckExact(k[1])) {
         int eq = same_names(k[0], k[1]);
-        if (eq < 0 || (!eq && !auto_align_off())) /* names that differ: the handler aligns them */
-            goto done;
+        if (eq < 0)
+            return NULL;
+        align = !eq && !align_is_identity(k[0], k[1]);
+        if (align && !auto_align_off()) /* names that differ: the handler aligns them */
+            return NULL;
     }
-    if (k[0] == f->last[0] && k[1] == f->last[1]) {
-        names = Py_NewRef(f->last[2]);
-    }
-    else {
-        /* (a key of plain parts only, an ndim or plain names: the lookup runs no Python code) */
-        for (int i = 0; i < n; i++)
-            if (!PyLong_CheckExact(k[i]) && !plain_names(k[i]))
-                goto done;
-        if (!PyUnicode_CheckExact(f->name))
-            goto done;
-        PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
-        if (key == NULL)
-            goto done; /* (out of memory: propagates) */
-        names = PyDict_GetItemWithError(ew_names, key);
-        Py_XINCREF(names);
-        Py_DECREF(key);
-        if (names == NULL)
-            goto done; /* (a miss; an error propagates) */
-        /* (names held: the kernel call may run code that clears the cache) */
-        for (int i = 0; i < 2; i++)
-            Py_XSETREF(f->last[i], Py_XNewRef(k[i]));
-        Py_XSETREF(f->last[2], Py_NewRef(names));
-    }
-    r = n == 1 ? fast_unary(f, xs[0], 1) : fast_binary(f, xs[0], xs[1], 1);
-    if (r != NULL)
-        r = name_result_fast(r, names);
-done:
-    Py_XDECREF(names);
-    Py_XDECREF(k[0]);
-    Py_XDECREF(k[1]);
-    return r;
+    /* (a key of plain parts only, an ndim or plain names: the lookup runs no Python code) */
+    for (int i = 0; i < n; i++)
+        if (!PyLong_CheckExact(k[i]) && !plain_names(k[i]))
+            return NULL;
+    if (!PyUnicode_CheckExact(f->name))
+        return NULL;
+    PyObject *key = n == 1 ? PyTuple_Pack(2, f->name, k[0]) : PyTuple_Pack(3, f->name, k[0], k[1]);
+    if (key == NULL)
+        return NULL; /* (out of memory: propagates) */
+    PyObject *names = Py_XNewRef(PyDict_GetItemWithError(ew_names, key));
+    Py_DECREF(key);
+    if (names == NULL)
+        return NULL; /* (a miss; an error propagates) */
+    for (int i = 0; i < 2; i++)
+        Py_XSETREF(f->last[i], Py_XNewRef(i < n ? k[i] : NULL));
+    Py_XSETREF(f->last[2], Py_NewRef(names));
+    f->last_align = align;
+    return names;
 }
 
 /* Whether a call (x's names, ndim, arguments) is the one ``key`` (a _RED key) was built

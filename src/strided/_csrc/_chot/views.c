@@ -1936,6 +1936,8 @@ index_signature(PyObject *key)
     for (Py_ssize_t i = 0; i < nk; i++)
         if (PyLong_CheckExact(single ? key : PyTuple_GET_ITEM(key, i)))
             sig |= 1ULL << i;
+    if (sig <= MAXDIMS && ndim_objs[sig] != NULL) /* (up to five entries: a small int, held) */
+        return Py_NewRef(ndim_objs[sig]);
     return PyLong_FromUnsignedLongLong(sig); /* (NULL: out of memory, propagates) */
 }
 
