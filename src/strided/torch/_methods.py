@@ -1226,6 +1226,8 @@ for _row in _elementwise.ROWS:
         if _n in ("real", "imag", "conj_physical"):
             continue
         setattr(Array, _n + "_", _inpl)
+
+
 def _conj_of_real_is_self(method):
     """``x.conj()`` / ``x.conj_physical()`` with PyTorch's meaning for an array that is not
     complex: ``x`` itself (so a write into the result writes ``x``, as PyTorch's)."""
