@@ -2711,8 +2711,8 @@ static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, in
     return kind == 1 ? (double)(0.0f + (float)t) : 0.0 + t;
 }
 
-/* sum_isa([avx512]) -> str: the instruction set the whole and row sums run on
-   ("avx512", "avx2" or "generic"); avx512 (a bool) turns the AVX-512 float64 kernels on
+/* sum_isa([avx512]) -> str: the instruction set the whole and row sums (and the rows'
+   max/min) run on ("avx512", "avx2" or "generic"); avx512 (a bool) turns the AVX-512 kernels on
    or off (on only where the processor has AVX-512F: the tests run both paths). Not for
    use while sums run on other threads. */
 static PyObject *
@@ -2970,9 +2970,66 @@ SD_FLOAT_TYPES(SD_RX_GENERIC_T)
             SD_UNORD_##PS, _mm256_or_##PS, _mm256_movemask_##PS)
 #define SD_RX_AVX2_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND) SD_EXTREMA(SD_RX_AVX2_X, SFX, T, VT, L, PS)
 SD_FLOAT_TYPES(SD_RX_AVX2_T)
+/* A row's max/min on AVX-512 (sd_avx512): eight accumulators of a cache line each, the NaN
+   test a mask. The same value as the AVX2 and generic rows' (a max has no rounding; a zero or
+   NaN result is resolved after, as theirs). Issue 38: a whole float32 array of 1e7 took
+   2.19 ms on AVX2's 128 bytes an iteration against NumPy's 1.58 on its 512 (Xeon, 1 thread,
+   out of cache); the eight streams in flight keep up with NumPy's loop. */
+#define RX_AVX512(SFX, T, VT, L, NAME, LD, OP, ST, UNORD, CMP)                              \
+    SD_AVX512 static T rx_##NAME##_##SFX##_avx512(const T *a, Py_ssize_t n, int *nan)        \
+    {                                                                                        \
+        if (n < 8 * (L))                                                                     \
+            return rx_##NAME##_##SFX##_avx2(a, n, nan);                                      \
+        VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L));         \
+        VT m4 = LD(a + 4 * (L)), m5 = LD(a + 5 * (L)), m6 = LD(a + 6 * (L));                 \
+        VT m7 = LD(a + 7 * (L));                                                             \
+        unsigned u = UNORD(m0, m1) | UNORD(m2, m3) | UNORD(m4, m5) | UNORD(m6, m7);          \
+        for (Py_ssize_t i = 8 * (L);; i += 8 * (L)) {                                        \
+            const T *p = a + i;                                                              \
+            if (i + 8 * (L) > n) {                                                           \
+                if (i >= n)                                                                  \
+                    break;                                                                   \
+                p = a + n - 8 * (L); /* the last vectors, overlapping: exact anyway */       \
+            }                                                                                \
+            VT v0 = LD(p), v1 = LD(p + (L)), v2 = LD(p + 2 * (L)), v3 = LD(p + 3 * (L));     \
+            VT v4 = LD(p + 4 * (L)), v5 = LD(p + 5 * (L)), v6 = LD(p + 6 * (L));             \
+            VT v7 = LD(p + 7 * (L));                                                         \
+            m0 = OP(v0, m0);                                                                 \
+            m1 = OP(v1, m1);                                                                 \
+            m2 = OP(v2, m2);                                                                 \
+            m3 = OP(v3, m3);                                                                 \
+            m4 = OP(v4, m4);                                                                 \
+            m5 = OP(v5, m5);                                                                 \
+            m6 = OP(v6, m6);                                                                 \
+            m7 = OP(v7, m7);                                                                 \
+            u |= UNORD(v0, v1) | UNORD(v2, v3) | UNORD(v4, v5) | UNORD(v6, v7);              \
+        }                                                                                    \
+        m0 = OP(OP(OP(m0, m1), OP(m2, m3)), OP(OP(m4, m5), OP(m6, m7)));                     \
+        T l[L];                                                                              \
+        ST(l, m0);                                                                           \
+        T m = l[0];                                                                          \
+        for (int j = 1; j < (L); j++)                                                        \
+            if (l[j] CMP m)                                                                  \
+                m = l[j];                                                                    \
+        *nan = u != 0;                                                                       \
+        return m;                                                                            \
+    }
+#define SD_UNORD512_ps(x, y) ((unsigned)_mm512_cmp_ps_mask((x), (y), _CMP_UNORD_Q))
+#define SD_UNORD512_pd(x, y) ((unsigned)_mm512_cmp_pd_mask((x), (y), _CMP_UNORD_Q))
+#define SD_RX_AVX512_X(NAME, CMP, SFX, T, L, PS)                                            \
+    RX_AVX512(SFX, T, __m512##PS##_, 2 * (L), NAME, _mm512_loadu_##PS, _mm512_##NAME##_##PS,  \
+              _mm512_storeu_##PS, SD_UNORD512_##PS, CMP)
+#define __m512ps_ __m512
+#define __m512pd_ __m512d
+#define SD_RX_AVX512_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND) SD_EXTREMA(SD_RX_AVX512_X, SFX, T, L, PS)
+SD_FLOAT_TYPES(SD_RX_AVX512_T)
+/* rows: AVX-512 where sd_avx512 is on (sum_isa), else AVX2, else generic */
+#define SD_PICK_RX(NAME, SFX) \
+    (sd_avx512 ? NAME##_##SFX##_avx512 : sd_avx2 ? NAME##_##SFX##_avx2 : NAME##_##SFX##_gen)
 #define SD_PICK(NAME, SFX, KIND) (sd_avx2 ? NAME##_##SFX##_avx2 : NAME##_##SFX##_gen)
 #else
 #define SD_PICK(NAME, SFX, KIND) NAME##_##SFX##_gen
+#define SD_PICK_RX(NAME, SFX) NAME##_##SFX##_gen
 #endif
 
 /* NumPy's value for a line whose max/min came out a zero or a NaN (see above):
@@ -3199,7 +3256,8 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
     x->nred = nred;
     x->inner = inner;
 #define SD_SET(NAME, SFX) (op == SD_MAX ? SD_PICK(NAME##_max, SFX, 0) : SD_PICK(NAME##_min, SFX, 0))
-#define SD_SET_T(SFX, ...) x->rx_##SFX = SD_SET(rx, SFX), x->cx_##SFX = SD_SET(cx, SFX);
+#define SD_SET_RX(SFX) (op == SD_MAX ? SD_PICK_RX(rx_max, SFX) : SD_PICK_RX(rx_min, SFX))
+#define SD_SET_T(SFX, ...) x->rx_##SFX = SD_SET_RX(SFX), x->cx_##SFX = SD_SET(cx, SFX);
     SD_FLOAT_TYPES(SD_SET_T)
     atomic_init(&x->declined, 0);
     int ntc = (int)nt; /* clamped by sd_threads */
