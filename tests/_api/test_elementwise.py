@@ -358,6 +358,18 @@ def test_0d_empty_and_broadcast(case):
         _check(f"{name} expanded", f(ax), _expected(name, np.broadcast_to(a, (3, 4))))
 
 
+# Outside the standard's categories, bool arrays compute where PyTorch's kernels (and NumPy's
+# loops) take them: two masks added (or), multiplied (and), compared, their maximum, their
+# true quotient, and the float tests of a mask (isnan: False; signbit: False).
+BOOL_COMPUTED = {"add": lambda a, b: a | b, "multiply": lambda a, b: a & b,
+                 "maximum": lambda a, b: a | b, "minimum": lambda a, b: a & b,
+                 "less": lambda a, b: ~a & b, "less_equal": lambda a, b: ~a | b,
+                 "greater": lambda a, b: a & ~b, "greater_equal": lambda a, b: a | ~b,
+                 "divide": lambda a, b: a.astype(np.float32) / b.astype(np.float32),
+                 "isnan": lambda a: np.zeros_like(a), "isinf": lambda a: np.zeros_like(a),
+                 "isfinite": lambda a: np.ones_like(a), "signbit": lambda a: np.zeros_like(a)}
+
+
 @pytest.mark.parametrize("name", sorted(REF))
 def test_out_of_category_dtypes_raise_type_error(name):
     f = getattr(xp, name)
@@ -365,6 +377,15 @@ def test_out_of_category_dtypes_raise_type_error(name):
     allowed = _allowed(name)
     for dt in ALL_DTYPES:
         if dt in allowed:
+            continue
+        if dt == xp.bool and name in BOOL_COMPUTED:
+            a, b = np.array([True, False, True, False]), np.array([True, True, False, False])
+            args = (a, b)[:nargs]
+            got = np.asarray(f(*(xp.asarray(v) for v in args)))
+            with np.errstate(all="ignore"):
+                want = BOOL_COMPUTED[name](*args)
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
             continue
         x = xp.ones((2,), dtype=dt)
         with pytest.raises(TypeError, match=rf"{name}\(\).*{dt.name}"):

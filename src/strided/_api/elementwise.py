@@ -253,6 +253,12 @@ def _entry(row, cd, cast):
     return (_result_dtype(row, cd), cast, row.kernels(cd))
 
 
+def _bool_loop(row: Elementwise, nargs: int) -> bool:
+    """Whether the row's NumPy ufunc has a loop of bool operands to a bool result."""
+    u = getattr(np, row.numpy or row.name, None)
+    return type(u) is np.ufunc and "?" * nargs + "->?" in u.types
+
+
 def _build_tables(row: Elementwise) -> None:
     allowed = CATEGORIES[row.category]
     row.types.clear()
@@ -262,6 +268,12 @@ def _build_tables(row: Elementwise) -> None:
         for d in allowed:
             cd = _compute_dtype(row, d)
             row.types[d._index] = _entry(row, cd, None if cd is d else cd._np)
+        b = _dtypes.bool
+        if row.result == "bool" and b not in allowed:
+            # A float property of a bool array (isnan, isinf, isfinite, signbit): PyTorch's
+            # answer, by NumPy's bool loop where it has one, else of the default float dtype.
+            cd = b if _bool_loop(row, 1) else _dtypes.get_default_dtype()
+            row.types[b._index] = _entry(row, cd, None if cd is b else cd._np)
         row.upairs[:] = [row.types.get(i) for i in range(n)]
         return
     for da in allowed:
@@ -281,10 +293,28 @@ def _build_tables(row: Elementwise) -> None:
             row.stypes[da._index, t] = _entry(row, cd, None if cd is da else cd._np)
     if _dtypes.bool not in allowed and row.no_bool is None:
         # Note: like PyTorch, a bool array mixes with a numeric one (bool * int8 -> int8).
+        b = _dtypes.bool
         for d in allowed:
             cd = _compute_dtype(row, d)
-            row.types[_dtypes.bool._index, d._index] = row.types[d._index, _dtypes.bool._index] = _entry(
+            row.types[b._index, d._index] = row.types[d._index, b._index] = _entry(
                 row, cd, None if cd is d else cd._np)
+        # Two bool operands compute in bool where NumPy's ufunc has a bool loop (add: or,
+        # multiply: and, maximum, minimum, the comparisons), which are the ops PyTorch's
+        # kernels take two bool tensors in; the others refuse them, as PyTorch's do.
+        pair = _bool_loop(row, 2)
+        if pair:
+            row.types[b._index, b._index] = _entry(row, b, None)
+        elif row.result == "float":  # (divide: in the default float dtype, as an int pair)
+            cd = _compute_dtype(row, b)
+            row.types[b._index, b._index] = _entry(row, cd, cd._np)
+        # A bool array with a Python scalar: PyTorch's dtype (``mask * 1.5`` float32, ``mask + 2``
+        # int64, ``mask < 2`` bool), the array cast to it before NumPy's loop.
+        for t in _PYSCALARS:
+            sd = _dtypes.scalar_result(b, t(0))
+            if (sd is b and not pair and row.result != "float") or (sd is not b and sd not in allowed):
+                continue
+            cd = _compute_dtype(row, sd)
+            row.stypes[b._index, t] = _entry(row, cd, None if cd is b else cd._np)
     row.pairs[:] = [[row.types.get((i, j)) for j in range(n)] for i in range(n)]
     row.spairs[:] = [[row.stypes.get((i, t)) for t in _PYSCALARS] for i in range(n)]
 
@@ -607,6 +637,8 @@ def _alpha_operand(row: Elementwise, entry, x1, x2, alpha):
         raise TypeError(f"{name}(): for integral input tensors, argument alpha must not be a "
                         f"floating point number: alpha must be an integer for integer arrays "
                         f"(the result is {res.name}); got {alpha!r}")
+    if res.kind == "b":
+        alpha = builtins.bool(alpha)  # (an int alpha of a bool result: PyTorch casts it)
     if type(x2) is Array:
         if x2._dtype is not res:
             x2 = _LATE["astype"](x2, res)

@@ -45,7 +45,6 @@ GUARDS = {
     "kthvalue": ("b", _not_implemented("kthvalue_cpu"), None),
     "topk": ("b", lambda d: RuntimeError("topk does not support bool dtypes on CPU"), None),
     "trace": ("b", _not_implemented("trace"), None),
-    "hypot": ("b", _not_implemented("hypot_cpu"), None),
 }
 
 

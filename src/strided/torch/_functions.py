@@ -29,7 +29,7 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
-from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals
+from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals, promoted_float as _promoted_float
 from ._memory_format import quantile_layout
 
 _P = inspect.Parameter
@@ -556,6 +556,10 @@ _INT_TO_FLOAT = {r.name: _int_to_float(r.name, getattr(_ns(), r.name), r.nargs) 
 globals().update(_INT_TO_FLOAT)
 
 
+# (no integer loop: computed in the operands' promoted dtype, refused where it is not floating)
+hypot, logaddexp, nextafter = (_promoted_float(n, getattr(_ns(), n)) for n in ("hypot", "logaddexp", "nextafter"))
+
+
 def div(input, other, *, rounding_mode=None, out=None):
     """PyTorch's ``torch.div``: true division, or ``rounding_mode='trunc'``/``'floor'``."""
     if type(input) is not Array:
@@ -861,7 +865,8 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "std", "var", "max", "min", "div", "divide", "floor_divide", "remainder", "sign", "numel", "equal", "clone",
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
-    "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type"} | set(_INT_TO_FLOAT))
+    "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type",
+    "hypot", "logaddexp", "nextafter"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403
@@ -923,5 +928,5 @@ def _guard_functions() -> None:
 
 _guard_functions()
 __all__ = sorted(set(__all__) | {
-    "softmax", "log_softmax", "quantile", "lerp", "median", "kthvalue", "topk", "trace", "hypot",
+    "softmax", "log_softmax", "quantile", "lerp", "median", "kthvalue", "topk", "trace",
     "masked_fill", "isclose", "allclose", "matmul", "mm", "bmm", "dot", "vdot", "tensordot", "addmm", "einsum"})

@@ -133,6 +133,8 @@ def fmod(input, other, *, out=None):
     # Note: floats take |input| mod |other| (exactly C's fmod of the magnitudes) with the sign
     # of input; subtracting the divisor from Python's remainder would round.
     x = input if input.dtype == dt else ns.astype(input, dt)
+    if isinstance(other, Array) and other.dtype != dt and other.dtype == ns.bool:
+        other = ns.astype(other, dt)  # (a bool divisor: PyTorch's fmod(x, mask) computes in x's dtype)
     if (input.requires_grad or isinstance(other, Array) and other.requires_grad) and out is None:
         # (the composition's derivative is wrong where |x| or the remainder is 0: PyTorch's
         # is 1 for input and -trunc(input / other) for other)
@@ -172,7 +174,12 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     tensor([2.5000, 5.0000])
     """
     ns = _ns()
-    value = _value_for(value, ns.result_type(input, tensor1, tensor2))
+    dt = ns.result_type(input, tensor1, tensor2)
+    if dt == ns.bool:  # (PyTorch's kernel has no bool loop)
+        raise _dtypes.DTypeError('"addcmul_cpu_out" not implemented for \'Bool\'')
+    value = _value_for(value, dt)
+    if isinstance(tensor1, Array) and tensor1.dtype == ns.bool and value != 1:
+        tensor1 = ns.astype(tensor1, dt)  # (value * a mask: in the three tensors' dtype, as PyTorch)
     t = tensor1 if value == 1 else ns.multiply(tensor1, value)
     return ns.add(input, ns.multiply(t, tensor2), out=out)
 

@@ -989,7 +989,6 @@ def check_integer_divisor(input, other) -> None:
     if not (integer(input) and integer(other)) or (
             type(input) is Array and input._dtype.kind == "b" and type(other) is Array and other._dtype.kind == "b"):
         return  # (two bool arrays: refused for their dtype first, as PyTorch's)
-        return
     if type(other) is not Array:
         zero = other == 0
     else:
@@ -1106,18 +1105,48 @@ def _keywords_call(row, name):
     return call
 
 
-# Rows whose PyTorch kernel has no integer pair (``hypot_cpu not implemented for 'Long'``):
-# two integer operands stay refused; one beside a float computes in the float's dtype.
-_NO_INTEGER_PAIR = frozenset({"hypot"})
+# Rows whose PyTorch kernel has no integer loop (``hypot_cpu not implemented for 'Long'``):
+# computed in the operands' promoted dtype, refused where it is not floating (promoted_float).
+_NO_INTEGER_PAIR = frozenset({"hypot", "logaddexp", "nextafter"})
+
+
+def promoted_float(name: str, f):
+    """PyTorch's ``torch.hypot``/``logaddexp``/``nextafter`` (and the methods): computed in the
+    operands' promoted dtype (an integer or bool array beside a float one in the float's),
+    refused where that dtype is not floating (``"hypot_cpu" not implemented for 'Char'``), as
+    PyTorch's kernels have no integer loop. ``f(input, other, out=)``: the standard's function."""
+    def call(input, other, /, *, out=None):
+        if (type(input) is Array and input._dtype.kind in "biu") or (
+                type(other) is Array and other._dtype.kind in "biu"):
+            arrays = [a._dtype for a in (input, other) if type(a) is Array]
+            dt = _dtypes.result_type_pair(*arrays) if len(arrays) == 2 else arrays[0]
+            if dt.kind not in "fc":
+                from ._shape_functions import _TENSOR_TYPE
+                raise _dtypes.DTypeError(f'"{name}_cpu" not implemented for \'{_TENSOR_TYPE.get(dt.name, dt.name)}\'')
+            input, other = (_astype(a, dt) if type(a) is Array and a._dtype is not dt else a
+                            for a in (input, other))
+        return f(input, other) if out is None else f(input, other, out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__doc__ = f"PyTorch's ``torch.{name}``: " + promoted_float.__doc__.split(": ", 1)[1]
+    try:
+        call.__signature__ = inspect.signature(f)
+    except (TypeError, ValueError):
+        pass
+    return call
 
 
 def _method_for(row):
     f = row.func
     slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
-    if row.method_float:
+    if row.name in _NO_INTEGER_PAIR:
+        fn = promoted_float(row.name, f)
+
+        def method(self, other):
+            return fn(self, other)
+    elif row.method_float:
         def method(self, *args, **kwargs):
-            if row.nargs == 2 and args and type(args[0]) is Array and args[0]._dtype.kind in "biu" \
-                    and (self._dtype.kind in "fc" or row.name not in _NO_INTEGER_PAIR):
+            if row.nargs == 2 and args and type(args[0]) is Array and args[0]._dtype.kind in "biu":
                 # (PyTorch's integer-to-float rows: an integer operand computes in the other's
                 # floating dtype, two integer operands in the default one: x.atan2(int))
                 o = args[0]
@@ -1257,7 +1286,7 @@ def _integer_division_checked(name: str):
     m = Array.__dict__[name]
 
     def method(self, other, *args, **kwargs):
-        if self._dtype.kind in "iu":
+        if self._dtype.kind in "biu":  # (a bool array divides as an integer one)
             check_integer_divisor(self, other)
         return m(self, other, *args, **kwargs)
     method.__name__ = name
@@ -1269,6 +1298,36 @@ def _integer_division_checked(name: str):
 for _n in ("remainder", "floor_divide", "remainder_", "floor_divide_"):
     if _n in Array.__dict__:
         setattr(Array, _n, _integer_division_checked(_n))
+
+
+def _of_any_dtype(name: str):
+    """Array's ``logical_and``/``or``/``xor``/``not`` method and in-place form with PyTorch's
+    meaning: of any dtypes, an element true where it is not zero (``x.logical_and(y)`` of
+    floats is bool; ``x.logical_not_()`` writes 0/1 into x's own dtype). Bool operands keep
+    the row's own method; the others take ``strided.torch``'s function (and its ``out=`` for
+    the in-place form: the pipeline's writer, PyTorch's cast of bool into x's dtype)."""
+    inplace = name.endswith("_")
+    m = Array.__dict__[name]
+
+    def method(self, *args, **kwargs):
+        if self._dtype.kind == "b" and all(type(a) is not Array or a._dtype.kind == "b" for a in args):
+            return m(self, *args, **kwargs)
+        from . import _functions
+        f = getattr(_functions, name.rstrip("_"))
+        if not inplace:
+            return f(self, *args, **kwargs)
+        leaf_first(self, name)  # (the leaf's error first, as for every in-place door)
+        return f(self, *args, out=self, **kwargs)
+    method.__name__ = name
+    method.__doc__ = m.__doc__
+    method.__signature__ = getattr(m, "__signature__", None)
+    return method
+
+
+for _n in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+    for _m in (_n, _n + "_"):
+        if _m in Array.__dict__:
+            setattr(Array, _m, _of_any_dtype(_m))
 
 
 def torch_sign(input, *, out=None):
