@@ -189,3 +189,40 @@ def test_the_issue_example(n):
     # and the pooled, threaded path keeps a layout all operands share
     assert st.multiply(a.T, b.T).stride() == (1, n)
     assert st.exp(a.T).stride() == (1, n)
+
+
+# --- copies in the source's order (NumPy's order "K") ----------------------------------
+
+def _view(xp, a, steps, perm):
+    a = a[tuple(slice(None, None, s) for s in steps)]
+    return np.transpose(a, perm) if xp is np else st.permute_dims(a, perm)
+
+
+COPY_CASES = [
+    pytest.param(shape, steps, perm, id=f"{'x'.join(map(str, shape))}-{steps}-{perm}")
+    for shape in [(6, 8), (400, 600), (4, 6, 10), (40, 60, 100)]
+    for steps, perm in ([((2, 1), (1, 0)), ((1, 2), (1, 0)), ((-1, 1), (1, 0)), ((1, -1), (0, 1)),
+                         ((1, 2), (0, 1)), ((1, 1), (1, 0))] if len(shape) == 2 else
+                        [((2, 1, 1), (2, 0, 1)), ((1, 1, 3), (1, 0, 2)), ((1, -1, 1), (2, 1, 0)),
+                         ((1, 1, 2), (0, 1, 2)), ((1, 1, 1), (1, 2, 0))])
+]
+
+
+@pytest.mark.parametrize("call", ["astype-same", "asarray-copy", "astype-float32"])
+@pytest.mark.parametrize("shape,steps,perm", COPY_CASES)
+def test_copies_keep_numpys_order_k(shape, steps, perm, call):
+    """``astype(x, x.dtype)`` and ``asarray(x, copy=True)`` of a transposed slice with a step
+    lay the copy out as NumPy's ``x.astype(x.dtype)`` / ``numpy.array(x, copy=True)`` (order
+    "K"; they were row-major), as ``astype`` to another dtype already did."""
+    base = _base(shape, np.float64, 7)
+    n = _view(np, base, steps, perm)
+    for dev in {CPU, DEV}:
+        x = _view(st, st.asarray(base, device=dev), steps, perm)
+        if call == "astype-same":
+            want, got = n.astype(np.float64), st.astype(x, st.float64)
+        elif call == "asarray-copy":
+            want, got = np.array(n, copy=True), st.asarray(x, copy=True)
+        else:
+            want, got = n.astype(np.float32), st.astype(x, st.float32)
+        assert got.stride() == tuple(s // want.itemsize for s in want.strides), (dev, call)
+        np.testing.assert_array_equal(np.asarray(st.asarray(got, device=CPU, copy=True)), want)
