@@ -150,12 +150,15 @@ def test_copy_of_a_permuted_array_keeps_its_order_and_owns_its_memory(case, how)
     np.testing.assert_array_equal(host(x), a)
 
 
-def test_copy_of_a_non_dense_array_is_c_contiguous():
+def test_copy_of_a_non_dense_array_keeps_its_axis_order():
+    # NumPy's order "K" (np.array(a[:, ::2].T, copy=True) is column-major), as astype to
+    # another dtype and PyTorch's clone (preserve_format) lay it out
     a = np.arange(60.0).reshape(6, 10)
     x = cpu(a)[:, ::2].T
     c = st.asarray(x, copy=True)
     np.testing.assert_array_equal(host(c), a[:, ::2].T)
-    assert c.stride() == (6, 1)
+    assert c.stride() == (1, 5)
+    assert c.stride() == tuple(s // 8 for s in np.array(a[:, ::2].T, copy=True).strides)
 
 
 def test_copy_of_a_permuted_array_that_requires_grad_still_records_the_copy():

@@ -850,19 +850,37 @@ def copy_into_c(r: np.ndarray, a: np.ndarray) -> None:
     np.copyto(r, a)
 
 
+def _keep_order(shape: tuple, strides: tuple):
+    """The axis order (outermost first) of NumPy's order-"K" copy of a layout that is not
+    dense (``PyArray_NewLikeArray``: the axes sorted by absolute stride, largest first,
+    ties in axis order -- ``PyArray_CreateSortedStridePerm``); None where that is
+    row-major, or where an axis of more than one element has stride 0 (a broadcast: NumPy
+    puts it innermost, PyTorch's ``preserve_format`` leaves it in place; the copy stays
+    row-major, as ``clone``), or no element."""
+    # Note: ``x[::2].T`` copied was row-major (clone's), where NumPy's ``astype`` and
+    # ``array(copy=True)``, and PyTorch's ``clone``, keep the transposed order.
+    for n, st in zip(shape, strides):
+        if n == 0 or (st == 0 and n > 1):
+            return None
+    perm = sorted(range(len(shape)), key=lambda i: -abs(strides[i]))
+    return None if perm == list(range(len(shape))) else tuple(perm)
+
+
 def copy_keep_order(x) -> Array:
     """A copy of ``x`` with its own storage, for ``asarray(x, copy=True)`` and
-    ``astype(x, x.dtype)``: in ``x``'s own axis order when ``x`` is dense in another
-    order (a transpose: NumPy's ``copy(order="K")``, a straight memory copy), else
-    C-contiguous like ``clone``. Arrays with extension metadata go through ``clone``
-    (autograd records it)."""
+    ``astype(x, x.dtype)``: in ``x``'s own axis order (NumPy's ``copy(order="K")``, which
+    ``astype`` to another dtype has too): a straight memory copy when ``x`` is dense in
+    another order (a transpose), the axes sorted by their strides when it is not (a
+    transpose of a slice with a step, negative steps: ``_keep_order``); else C-contiguous
+    like ``clone``. Arrays with extension metadata go through ``clone`` (autograd records
+    it)."""
     if x._ext is None:
         a = x._np
         if a is None:
             a = x._get_native()
         if type(a) is np.ndarray:
             if len(a.shape) > 1 and not a.flags.c_contiguous:
-                perm = _layout.dense_order(a.shape, a.strides, a.itemsize)
+                perm = _layout.dense_order(a.shape, a.strides, a.itemsize) or _keep_order(a.shape, a.strides)
                 if perm is not None:
                     shape = tuple(a.shape[i] for i in perm)
                     r = (_pool.empty(shape, a.dtype, a.nbytes) if a.nbytes >= _pool.MIN_BYTES[0]
@@ -881,7 +899,7 @@ def copy_keep_order(x) -> Array:
         elif len(a.shape) > 1 and not a.flags.c_contiguous:
             # A device's array dense in another order: the same layout as on the CPU above
             # (CuPy's ``copy()`` would be row-major)
-            perm = _layout.dense_order(a.shape, a.strides, a.itemsize)
+            perm = _layout.dense_order(a.shape, a.strides, a.itemsize) or _keep_order(a.shape, a.strides)
             if perm is not None:
                 dev = x._device
                 with dev.backend.ctx(dev):
