@@ -6,7 +6,8 @@
 NumPy's own ``max``/``min`` bit for bit: the value, a NaN's payload where NumPy's is the one
 NaN present, the sign of a zero result, and a decline (``False``/``None``) exactly where
 NumPy's order picks among zeros or NaNs. Each length around the vector block's edges
-(16, 64, 128, 256 elements) and each position of a special value in it are checked.
+(16, 64, 128, 256 elements), each position of a special value in it, and each start from a
+64-byte boundary to 15 elements past it (the loop's aligned start) are checked.
 """
 
 from __future__ import annotations
@@ -30,9 +31,15 @@ def _bits(x):
     return x.view(np.uint32 if x.dtype == np.float32 else np.uint64)
 
 
-def _kernel(name, a):
+def _kernel(name, a, offset=0):
+    """The kernel's max/min of ``a`` copied ``offset`` elements past a 64-byte boundary (the
+    loop's aligned start: SD_HEAD); None where it declines."""
+    raw = np.empty(a.nbytes + 256, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset * a.itemsize
+    b = raw[start:start + a.nbytes].view(a.dtype)
+    b[...] = a
     out = np.empty(1, a.dtype)
-    ok = getattr(C, f"{name}_into")(a, out, a.size)
+    ok = getattr(C, f"{name}_into")(b, out, b.size)
     return out[0] if ok else None
 
 
@@ -75,10 +82,12 @@ def test_every_length_and_position(isa, dt, name):
                     raw = np.array(0x7FC00001 if dt == "float32" else 0x7FF8000000000001,
                                    np.uint32 if dt == "float32" else np.uint64)
                     a[pos] = raw.view(dt)
-                got, want = _kernel(name, a), _numpys(name, a)
-                if (got is None) != (want is None) or (
-                        got is not None and _bits(got) != _bits(want)):
-                    bad.append((n, pos, special, got, want))
+                want = _numpys(name, a)
+                for offset in (0, 1, 3, 4, 8, 15):
+                    got = _kernel(name, a, offset)
+                    if (got is None) != (want is None) or (
+                            got is not None and _bits(got) != _bits(want)):
+                        bad.append((n, pos, special, offset, got, want))
     assert not bad, f"{isa} {name} {dt}: {bad[:8]} ({len(bad)} in all)"
 
 
