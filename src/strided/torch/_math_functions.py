@@ -511,9 +511,19 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     _tensor("nan_to_num", input, "input")
     ns = _ns()
     if input.dtype.kind == "c":
-        # (PyTorch's: the real and imaginary parts each, by the part's dtype's extremes)
+        # (PyTorch's: the real and imaginary parts each, by the part's dtype's extremes, the
+        # result in the input's layout: a dense input in another axis order is computed
+        # permuted to row-major and permuted back, as views)
         from ._shape_functions import complex as _complex
-        r = _complex(nan_to_num(input.real, nan, posinf, neginf), nan_to_num(input.imag, nan, posinf, neginf))
+        from .._core import layout as _layout
+        perm = _layout.dense_order(tuple(input.shape), tuple(input.stride()))
+        x = input if perm is None else input.permute(perm)
+        r = _complex(nan_to_num(x.real, nan, posinf, neginf), nan_to_num(x.imag, nan, posinf, neginf))
+        if perm is not None:
+            inv = [0] * len(perm)
+            for i, p in enumerate(perm):
+                inv[p] = i
+            r = r.permute(inv)
         return r if out is None else out.copy_(r)
     if input.dtype.kind in "biu":
         # (no NaN or infinity: PyTorch returns a copy; the condition is all False)
