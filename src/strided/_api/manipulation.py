@@ -540,7 +540,16 @@ def unfold(x, dim, size, step) -> Array:
 
 
 def movedim(x, source, destination) -> Array:
-    """PyTorch's name for ``moveaxis``."""
+    """PyTorch's name for ``moveaxis``, with PyTorch's meaning for a 0-d array: its one
+    "dimension" is 0 or -1 (``movedim(tensor(3.), 0, 0)`` is a view of it), where the
+    standard's ``moveaxis`` has no axis to move."""
+    if type(x) is Array and x.ndim == 0:
+        for d in (source if isinstance(source, (tuple, list)) else (source,)) + tuple(
+                destination if isinstance(destination, (tuple, list)) else (destination,)):
+            if not isinstance(d, int) or d not in (0, -1):
+                raise IndexError(f"movedim(): dimension {d!r} out of range (expected to be in range "
+                                 f"of [-1, 0] for a 0-d array)")
+        return permute_dims(x, ())  # (a view, as PyTorch's permute of its no dimensions)
     return moveaxis(x, source, destination)
 
 

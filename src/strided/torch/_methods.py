@@ -680,6 +680,12 @@ def take_(self, index):
 def nonzero_(self, *, as_tuple=False):
     """PyTorch's ``x.nonzero()``: a (count, ndim) array of the indices of the nonzero
     elements; ``as_tuple=True`` gives the standard's tuple of 1-d arrays (``strided.nonzero``)."""
+    if self.ndim == 0:  # (PyTorch's: a 0-d array as one element of a 1-d one)
+        ns = _ns()
+        n = builtins.int(ns.count_nonzero(self))
+        if as_tuple:
+            return (ns.arange(n, dtype=_dtypes.int64, device=self._device),)
+        return ns.zeros((n, 0), dtype=_dtypes.int64, device=self._device)
     idx = _ns().nonzero(self)
     if as_tuple:
         return idx
