@@ -2984,11 +2984,13 @@ SD_FLOAT_TYPES(SD_RX_AVX2_T)
    test a mask. The same value as the AVX2 and generic rows' (a max has no rounding; a zero or
    NaN result is resolved after, as theirs). Issue 38: in L2 a row takes half AVX2's
    iterations (Xeon, 1 thread, aligned: 1e5 float32 2.86 us against AVX2's 3.76 and NumPy's
-   5.7; 2e5 float64 12.6 against 16.6 and 20.6); beyond L2, AVX2's (SD_RX512_MAX). */
+   5.7; 2e5 float64 12.6 against 16.6 and 20.6); from memory NumPy's time, where AVX2's was
+   1.2x (1e7, each on its own arrays in turn, medians: float32 1.52 ms, AVX2 1.85, NumPy 1.49;
+   float64 4.56, 5.24, 4.61). */
 #define RX_AVX512(SFX, T, VT, L, NAME, LD, OP, ST, UNORD, CMP)                              \
     SD_AVX512 static T rx_##NAME##_##SFX##_avx512(const T *a, Py_ssize_t n, int *nan)        \
     {                                                                                        \
-        if (n < 8 * (L) || n > SD_RX512_MAX / (Py_ssize_t)sizeof(T))                        \
+        if (n < 8 * (L))                                                                     \
             return rx_##NAME##_##SFX##_avx2(a, n, nan);                                      \
         VT m0 = LD(a), m1 = LD(a + (L)), m2 = LD(a + 2 * (L)), m3 = LD(a + 3 * (L));         \
         VT m4 = LD(a + 4 * (L)), m5 = LD(a + 5 * (L)), m6 = LD(a + 6 * (L));                 \
@@ -3024,10 +3026,6 @@ SD_FLOAT_TYPES(SD_RX_AVX2_T)
         *nan = u != 0;                                                                       \
         return m;                                                                            \
     }
-/* Rows beyond this many bytes (out of L2) take AVX2's loop: read from L3 or memory, AVX2's
-   four 32-byte streams were faster than these eight 64-byte ones (Xeon, 1 thread, medians:
-   1e7 float64 4.5 ms against 5.4, NumPy's 5.3; 5e5 float64 136 us against 148; equal at 2 MiB). */
-#define SD_RX512_MAX (2 << 20)
 #define SD_UNORD512_ps(x, y) ((unsigned)_mm512_cmp_ps_mask((x), (y), _CMP_UNORD_Q))
 #define SD_UNORD512_pd(x, y) ((unsigned)_mm512_cmp_pd_mask((x), (y), _CMP_UNORD_Q))
 #define SD_RX_AVX512_X(NAME, CMP, SFX, T, L, PS)                                            \
