@@ -119,3 +119,27 @@ def test_row_reductions(isa, dt):
                 out = np.empty(rows, dt)
                 assert C.reduce(1 if name == "max" else 2, a, out, rows, cols, 1, nt), (rows, cols)
                 np.testing.assert_array_equal(_bits(out), _bits(getattr(np, name)(a, axis=1)))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_rows_read_as_four_streams(isa, dt, name):
+    """From 4 MiB a row is read as its four quarters side by side (SD_RX_STREAMS_FROM): a special
+    value in each quarter, at the quarters' edges and in the rest after them, is found."""
+    isz = np.dtype(dt).itemsize
+    rng = np.random.default_rng(4)
+    for n in ((4 << 20) // isz + 37, (6 << 20) // isz + 1):
+        base = (rng.standard_normal(n) * 4).astype(dt)
+        q = n // 4
+        bad = []
+        for pos in (0, 1, q - 1, q, q + 1, 2 * q - 3, 2 * q + 7, 3 * q, 3 * q + 1, 4 * q - 1, 4 * q, n - 2, n - 1):
+            for special in ("extreme", "nan"):
+                a = base.copy()
+                a[pos] = np.nan if special == "nan" else (1e30 if name == "max" else -1e30)
+                want = _numpys(name, a)
+                for offset in (0, 3):
+                    got = _kernel(name, a, offset)
+                    if (got is None) != (want is None) or (
+                            got is not None and _bits(got) != _bits(want)):
+                        bad.append((n, pos, special, offset, got, want))
+        assert not bad, f"{isa} {name} {dt}: {bad[:8]} ({len(bad)} in all)"
