@@ -701,7 +701,7 @@ class Array:
                     out = _object_new(Array)
                     out._np = None
                     out._st = st
-                    out._off = self._off + start * d0 if length else self._off
+                    out._off = self._off + _layout.slice_start(start, step, length, d0)
                     out._shape = (length,) + shape[1:]
                     out._str = (d0 * step,) + strides[1:]
                     out._dtype = self._dtype
@@ -727,8 +727,7 @@ class Array:
                             length = (stop - start + step - 1) // step if stop > start else 0
                         else:
                             length = (start - stop - step - 1) // -step if start > stop else 0
-                        if length:
-                            off += start * strides[d]
+                        off += _layout.slice_start(start, step, length, strides[d])
                         oshape.append(length)
                         ostrides.append(strides[d] * step)
                     elif type(k) is int and -n <= k < n:
@@ -920,8 +919,7 @@ def _getitem(self: Array, key):
                                   shape[1:], strides[1:], self._dtype, self._device)
             start, stop, step = key.indices(n)
             length = len(range(start, stop, step))
-            if length:
-                off += start * s0
+            off += _layout.slice_start(start, step, length, s0)
             return Array._new(None, st, off,
                               (length,) + shape[1:], (s0 * step,) + strides[1:], self._dtype, self._device)
     if t is tuple and len(key) <= len(self._shape):
@@ -955,8 +953,7 @@ def _index_ints_slices(self: Array, key: tuple):
                 k.step is None or (type(k.step) is int and k.step != 0)):
             start, stop, step = k.indices(n)
             length = len(range(start, stop, step))
-            if length:
-                off += start * s
+            off += _layout.slice_start(start, step, length, s)
             oshape.append(length)
             ostrides.append(s * step)
         else:

@@ -476,6 +476,14 @@ def view_strides(shape: tuple, strides: tuple, new_shape: tuple):
     return tuple(new_strides)
 
 
+def slice_start(start: int, step: int, length: int, stride: int) -> int:
+    """How far (in elements) a slice's view starts past its axis's start: ``start * stride``
+    (``slice.indices``' start), also for an empty slice (``x[5:5]`` at offset 5, ``x[12:]`` of 10
+    elements at 10, as PyTorch's ``storage_offset()``); 0 for an empty one that runs backwards
+    or along a negative stride (which could start outside the storage)."""
+    return start * stride if length or (step > 0 and stride >= 0) else 0
+
+
 def basic_index(offset: int, shape: tuple, strides: tuple, key: tuple):
     """Apply a tuple of ints/slices/None/Ellipsis. Returns (offset, shape, strides)."""
     n_ell = 0
@@ -506,8 +514,7 @@ def basic_index(offset: int, shape: tuple, strides: tuple, key: tuple):
             n = shape[d]
             start, stop, step = k.indices(n)
             length = len(range(start, stop, step))
-            if length:
-                offset += start * strides[d]
+            offset += slice_start(start, step, length, strides[d])
             out_shape.append(length)
             out_strides.append(strides[d] * step)
             d += 1

@@ -315,7 +315,7 @@ view_getitem(PyObject *x, PyObject *key, int newaxes)
             if (!slice_unpack(sl, &start, &stop, &step))
                 return NULL; /* (a zero step: the Python path raises) */
             Py_ssize_t len = PySlice_AdjustIndices(n, &start, &stop, step);
-            if (len) {
+            if (len || (step > 0 && s >= 0)) { /* (empty: where it would start, as Python's) */
                 if (__builtin_mul_overflow(start, s, &t) || __builtin_add_overflow(off, t, &off))
                     return NULL;
             }
