@@ -103,10 +103,7 @@ def large_ufunc(k, args: tuple, np_dtype):
         r = _row_major_into(k, moved, np_dtype)
         if r is None:
             return k(*args)  # (NumPy's own call: NumPy's layout, by construction)
-    inv = [0] * nd
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return r.transpose(inv)
+    return r.transpose(_layout.inverse_order(perm))
 
 
 def _row_major_into(k, args: tuple, np_dtype):

@@ -885,10 +885,7 @@ def copy_keep_order(x) -> Array:
                     shape = tuple(a.shape[i] for i in perm)
                     r = (_pool.empty(shape, a.dtype, a.nbytes) if a.nbytes >= _pool.MIN_BYTES[0]
                          else np.empty(shape, a.dtype))
-                    inv = [0] * len(perm)
-                    for i, p in enumerate(perm):
-                        inv[p] = i
-                    r = r.transpose(inv)
+                    r = r.transpose(_layout.inverse_order(perm))
                     np.copyto(r, a)
                     return Array._new(r, None, 0, r.shape, None, x._dtype, x._device)
             if a.nbytes < _pool.MIN_BYTES[0]:
@@ -905,10 +902,7 @@ def copy_keep_order(x) -> Array:
                 with dev.backend.ctx(dev):
                     xp = dev.backend.xp
                     r = xp.empty(tuple(a.shape[i] for i in perm), a.dtype)
-                    inv = [0] * len(perm)
-                    for i, p in enumerate(perm):
-                        inv[p] = i
-                    r = r.transpose(inv)
+                    r = r.transpose(_layout.inverse_order(perm))
                     xp.copyto(r, a)
                 return Array._new(r, None, 0, r.shape, None, x._dtype, dev)
     return clone(x)

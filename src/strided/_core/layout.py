@@ -476,6 +476,15 @@ def view_strides(shape: tuple, strides: tuple, new_shape: tuple):
     return tuple(new_strides)
 
 
+def inverse_order(perm) -> list:
+    """The permutation that undoes ``perm`` (``x.transpose(perm).transpose(inverse_order(perm))``
+    is ``x``)."""
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
 def slice_start(start: int, step: int, length: int, stride: int) -> int:
     """How far (in elements) a slice's view starts past its axis's start: ``start * stride``
     (``slice.indices``' start), also for an empty slice (``x[5:5]`` at offset 5, ``x[12:]`` of 10

@@ -176,7 +176,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     ns = _ns()
     dt = ns.result_type(input, tensor1, tensor2)
     if dt == ns.bool:  # (PyTorch's kernel has no bool loop)
-        raise _dtypes.DTypeError('"addcmul_cpu_out" not implemented for \'Bool\'')
+        from ._dtype_guards import _not_implemented
+        raise _not_implemented("addcmul_cpu_out")(dt)
     value = _value_for(value, dt)
     if isinstance(tensor1, Array) and tensor1.dtype == ns.bool and value != 1:
         tensor1 = ns.astype(tensor1, dt)  # (value * a mask: in the three tensors' dtype, as PyTorch)
@@ -520,10 +521,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         x = input if perm is None else input.permute(perm)
         r = _complex(nan_to_num(x.real, nan, posinf, neginf), nan_to_num(x.imag, nan, posinf, neginf))
         if perm is not None:
-            inv = [0] * len(perm)
-            for i, p in enumerate(perm):
-                inv[p] = i
-            r = r.permute(inv)
+            r = r.permute(_layout.inverse_order(perm))
         return r if out is None else out.copy_(r)
     if input.dtype.kind in "biu":
         # (no NaN or infinity: PyTorch returns a copy; the condition is all False)

@@ -1127,8 +1127,8 @@ def promoted_float(name: str, f):
             arrays = [a._dtype for a in (input, other) if type(a) is Array]
             dt = _dtypes.result_type_pair(*arrays) if len(arrays) == 2 else arrays[0]
             if dt.kind not in "fc":
-                from ._shape_functions import _TENSOR_TYPE
-                raise _dtypes.DTypeError(f'"{name}_cpu" not implemented for \'{_TENSOR_TYPE.get(dt.name, dt.name)}\'')
+                from ._dtype_guards import _not_implemented
+                raise _not_implemented(f"{name}_cpu")(dt)
             input, other = (_astype(a, dt) if type(a) is Array and a._dtype is not dt else a
                             for a in (input, other))
         return f(input, other) if out is None else f(input, other, out=out)
