@@ -5,8 +5,8 @@ A float32/float64 row of more than 1024 elements and at least 128 KiB (``SD_SEQ_
 summed as NumPy's pairwise tree cut into nodes of eight leaves, each node read front to back
 one leaf at a time (round 22: never prefetching; a buffer of 20 MiB or more, where a
 prefetching twin ran until then, is still tested as its own size). Compared bit for bit
-with ``numpy.add.reduce``: lengths at both sizes and the tree's cut points beyond them,
-unaligned starts, 1-4 threads (each thread's share a subtree), row sums of long rows
+with ``numpy.add.reduce``: lengths at those sizes and at 4 MiB (``SD_SEQZ_MAX``) and the tree's cut points beyond them,
+unaligned starts (64-byte aligned ones included), 1-4 threads (each thread's share a subtree), row sums of long rows
 (``sum_rows``, ``reduce``) in buffers on both sides of 20 MiB, on the AVX-512 path and the
 AVX2 path (``sum_isa``), and the namespace's ``sum``. Skipped without the C kernels (STRIDED_NO_CEXT=1)."""
 
@@ -26,6 +26,8 @@ pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (
 DTYPES = [np.float32, np.float64]
 SEQ_FROM = 128 << 10  # bytes (SD_SEQ_FROM)
 BIG = 20 << 20  # bytes (a buffer beyond L2 and most of L3)
+SEQZ_MAX = 4 << 20  # bytes (SD_SEQZ_MAX: float64 from here on AVX2 nodes on every processor)
+SIZES = {"seq": SEQ_FROM, "zmax": SEQZ_MAX, "big": BIG}
 
 
 
@@ -54,10 +56,10 @@ def _bits(x, dt):
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("where", ["seq", "big"])
+@pytest.mark.parametrize("where", list(SIZES))
 def test_whole_sums_at_the_thresholds(isa, dt, where):
     bad = []
-    for i, n in enumerate(_lengths(dt, SEQ_FROM if where == "seq" else BIG)):
+    for i, n in enumerate(_lengths(dt, SIZES[where])):
         offset = i % 8
         a = _data(n, dt, n, offset)
         want = _bits(np.add.reduce(a), dt)

@@ -841,13 +841,22 @@ SD_FLAT(SD_AVX512, flatsz_f64, double, seq8z_f64, pwt_f64, 0)
    22: the prefetching twins were 1.1-1.45x slower than one stream on the benchmarks'
    EPYC from 20 MiB, and rows of 1000x10000 float64 taking the prefetching tree 1.8x NumPy's
    time; one leaf at a time from memory there is NumPy's speed or better). */
-static float seqrow_f32(const float *a, Py_ssize_t n)
+static float seqrow_f32(const float *a, Py_ssize_t n, Py_ssize_t span)
 {
+    (void)span;
     return flats_f32(a, n);
 }
-static double seqrow_f64(const double *a, Py_ssize_t n)
+/* float64 rows in a buffer of SD_SEQZ_MAX or more take the AVX2 nodes (seq8_f64) on every
+   processor. Measured (sum_all, one thread, medians of 40 interleaved calls, ms; a 2-core
+   EPYC Zen 4 with AVX-512): seq8z_f64 / seq8_f64 1e7 float64 at a 64-byte boundary 3.79 /
+   3.37 (4.18 / 3.53 in a second run), 16 bytes off 3.13 / 3.01; 1e6 (8 MB, three buffers
+   in turn) 0.43 / 0.34; rows of 1000x10000 4.97 / 4.55; in L2 and L3 (1e5-3e5) within 5%
+   either way, so the AVX-512 nodes keep the buffers under 4 MiB. Zen 4 splits a 512-bit
+   load in two; from memory its aligned 64-byte loads ran slower than the 256-bit pairs. */
+#define SD_SEQZ_MAX ((Py_ssize_t)4 << 20)
+static double seqrow_f64(const double *a, Py_ssize_t n, Py_ssize_t span)
 {
-    return sd_avx512 ? flatsz_f64(a, n) : flats_f64(a, n);
+    return sd_avx512 && span < SD_SEQZ_MAX ? flatsz_f64(a, n) : flats_f64(a, n);
 }
 #define SD_SEQ_ROW(T, n, span)                                                             \
     ((n) > SD_NODE_MAX && ((n) * (Py_ssize_t)sizeof(T) >= SD_SEQ_FROM || (span) >= SD_PF_FROM(T)))
@@ -915,7 +924,7 @@ static double pwc_f64(const double *a, Py_ssize_t n, double m)
         if (!sd_avx2 || n <= 128)                                                          \
             return leaf_##SFX(a, n, m);                                                    \
         if (SD_SEQ_ROW(T, n, span))                                                        \
-            return seqrow_##SFX(a, n);                                                     \
+            return seqrow_##SFX(a, n, span);                                               \
         if (span >= SD_STREAM_FROM(T))                                                     \
             return leaf_##SFX(a, n, m);                                                    \
         if (span >= SD_PF_FROM(T))                                                         \
