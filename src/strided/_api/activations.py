@@ -280,9 +280,11 @@ def _act(op, a, p, q=0.0):
         return None
     dt = a.dtype
     if dt == _F32:
+        # (the pass converts p and q to float32 as C converts a double, which is NumPy's
+        # conversion of a Python float, round to nearest even, but for a finite value
+        # beyond float32's range: NumPy's overflows to inf where C's is undefined)
         if (abs(p) > _F32_MAX and p - p == 0) or (abs(q) > _F32_MAX and q - q == 0):
             return None
-        p, q = float(_F32.type(p)), float(_F32.type(q))
     elif dt != _F64:
         return None
     out = _result(a)
