@@ -345,12 +345,16 @@ def einsum(subscripts, *operands, out=None) -> Array:
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
         try:
-            r = xp.einsum(subscripts, *natives, optimize=True)
+            # Row-major, as NumPy's einsum without optimize and PyTorch's (optimize=True's
+            # tensordot steps leave "ij,jk->ik" column-major: view() of it failed)
+            r = xp.einsum(subscripts, *natives, optimize=True, **({"order": "C"} if xp is np else {}))
         except ValueError as e:
             raise ValueError(f"einsum(): {e} (subscripts {subscripts!r}, shapes "
                              f"{', '.join(str(x._shape) for x in operands)})") from None
         if isinstance(r, xp.ndarray) and any(xp.may_share_memory(r, a) for a in natives):
             r = r.copy()  # einsum returns views for pure transpositions/diagonals
+        elif xp is not np and isinstance(r, xp.ndarray) and not r.flags.c_contiguous:
+            r = xp.ascontiguousarray(r)  # (CuPy's einsum has no order)
     return _finish(new_array(r, dt, dev), "einsum", out)
 
 

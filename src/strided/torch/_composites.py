@@ -19,6 +19,7 @@ import numpy as _np
 from .._core import dtypes as _dtypes, layout as _layout, threads as _threads
 from .._core.array import Array
 from .._core.call.bind import torch_axis, torch_keepdim
+from ._memory_format import row_major
 from .._core.dispatch import method_signature
 
 __all__ = [
@@ -286,7 +287,10 @@ def scatter(input, /, dim, index, src=None, *, value=None) -> Array:
     tensor([[0., 0., 5.],
             [7., 0., 0.]])
     """
-    return _scatter_(_ns().asarray(input, copy=True), dim, index, src, value=value)
+    # (into a row-major copy, as PyTorch's scatter allocates its result whatever the input's layout)
+    from ._memory_format import copy_with_strides
+    return _scatter_(copy_with_strides(input, _layout.contiguous_strides(tuple(input.shape))), dim, index, src,
+                     value=value)
 
 
 @_composite
@@ -302,8 +306,10 @@ def topk(input, /, k, dim=-1, largest=True, sorted=True) -> tuple:
     if not 0 <= k <= n:
         raise ValueError(f"topk(): k={k} is out of range for a dimension of size {n}")
     idx = ns.argsort(input, axis=dim, descending=largest, stable=True)
-    idx = idx.narrow(dim, 0, k) if input.ndim else idx
-    return _ValuesIndices(ns.take_along_axis(input, idx, axis=dim), idx)
+    # (PyTorch's topk writes fresh row-major values and indices: the first k of the sorted
+    # indices are copied, not a view, so that view() of them works as PyTorch's does)
+    idx = row_major(idx.narrow(dim, 0, k)) if input.ndim else idx
+    return _ValuesIndices(row_major(ns.take_along_axis(input, idx, axis=dim)), idx)
 
 
 # --- statistics ---------------------------------------------------------------------
@@ -336,7 +342,7 @@ def median(input, /, dim=None, keepdim=False):
         raise ValueError("median(): the dimension is empty")
     idx = ns.argsort(x, axis=d, stable=True) if x.ndim else ns.reshape(ns.asarray(0), ())
     if x.ndim:
-        idx = idx.narrow(d, (n - 1) // 2, 1)
+        idx = row_major(idx.narrow(d, (n - 1) // 2, 1))
         if x.dtype.kind == "f":
             # NaN propagates: a slice with one gives its first NaN and that NaN's index, as
             # PyTorch's (whose gradient then flows to that element)
@@ -409,7 +415,7 @@ def mode(input, /, dim=-1, keepdim=False):
     idx = ns.take_along_axis(order, e, axis=-1)
     vals = ns.take_along_axis(x, idx, axis=-1)
     if keepdim:
-        return _ValuesIndices(ns.moveaxis(vals, -1, d), ns.moveaxis(idx, -1, d))
+        return _ValuesIndices(row_major(ns.moveaxis(vals, -1, d)), row_major(ns.moveaxis(idx, -1, d)))
     return _ValuesIndices(ns.squeeze(vals, axis=-1), ns.squeeze(idx, axis=-1))
 
 

@@ -30,7 +30,7 @@ from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
 from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals, promoted_float as _promoted_float
-from ._memory_format import quantile_layout
+from ._memory_format import like_input, quantile_layout, row_major
 
 _P = inspect.Parameter
 
@@ -257,16 +257,14 @@ def _aminmax(p):
 
 @_row("sort", "input, dim=-1, descending=False, *, stable=False, out=None")
 def _sort(p):
-    x, d = p["input"], p["dim"]
-    ns = _ns()
-    # (a stable sort: among equal elements PyTorch's order is unspecified unless stable=True)
-    idx = ns.argsort(x, axis=d, descending=p["descending"], stable=True)
-    return _write("sort", return_types.sort(ns.take_along_axis(x, idx, axis=d), idx), p["out"])
+    from ._methods import sort_  # (the method's values and indices, layout included)
+    return _write("sort", return_types.sort(*sort_(p["input"], p["dim"], p["descending"])), p["out"])
 
 
 @_row("argsort", "input, dim=-1, descending=False, *, stable=False")
 def _argsort(p):
-    return _ns().argsort(p["input"], axis=p["dim"], descending=p["descending"], stable=True)
+    x = p["input"]  # (laid out as PyTorch's, empty_like(input))
+    return like_input(_ns().argsort(x, axis=p["dim"], descending=p["descending"], stable=True), x)
 
 
 @_row("topk", "input, k, dim=-1, largest=True, sorted=True, *, out=None")
@@ -284,7 +282,7 @@ def _kthvalue(p):
         raise IndexError(f"kthvalue(): k={k} is out of range for a dimension of size {n}")
     if not x.ndim:
         return return_types.kthvalue(x, ns.zeros((), dtype=ns.int64, device=x.device))
-    idx = ns.argsort(x, axis=d, stable=True).narrow(d, k - 1, 1)
+    idx = row_major(ns.argsort(x, axis=d, stable=True).narrow(d, k - 1, 1))
     vals = ns.take_along_axis(x, idx, axis=d)
     if not p["keepdim"]:
         vals, idx = ns.squeeze(vals, axis=d), ns.squeeze(idx, axis=d)
@@ -412,8 +410,9 @@ def round(input, *, decimals=_NO_DECIMALS, out=None):
 
 @_row("flip", "input, dims")
 def _flip(p):
-    # (a copy, as PyTorch's: strided.flip is a view with negative strides)
-    return _ns().flip(p["input"], axis=_axis(p["dims"])).clone()  # (PyTorch's layout: preserve_format)
+    # (a copy, as PyTorch's: strided.flip is a view with negative strides; laid out as
+    # PyTorch's, empty_like(input))
+    return like_input(_ns().flip(p["input"], axis=_axis(p["dims"])), p["input"])
 
 
 @_row("roll", "input, shifts, dims=None")

@@ -219,7 +219,25 @@ def quantile_layout(r, q_is_1d: bool):
         want = (c[-1],) + tuple(c[:-1])
     else:
         want = _layout.contiguous_strides(shape)
+    return with_layout(r, want)
+
+
+def with_layout(r, want: tuple):
+    """``r`` with the strides ``want`` (dense): ``r`` itself when it has them, else a copy."""
     return r if tuple(r.stride()) == want else copy_with_strides(r, want)
+
+
+def like_input(r, x):
+    """``r``, a result of ``x``'s shape, laid out as PyTorch's ``empty_like(x)`` is (the
+    output of its ``sort``, ``argsort``, ``flip``...): ``x``'s strides where ``x`` is dense and
+    non-overlapping, else dense ones in ``x``'s order."""
+    return with_layout(r, format_strides(x, preserve_format, "like_input"))
+
+
+def row_major(r):
+    """``r`` row-major (PyTorch's ``topk``, ``kthvalue``, ``layer_norm``... write a fresh
+    contiguous output whatever their input's layout)."""
+    return with_layout(r, _layout.contiguous_strides(tuple(r._shape)))
 
 
 def fresh_with_strides(make, x, strides: tuple):

@@ -105,9 +105,9 @@ def to(self, *args, **kwargs):
         copy = False
     if copy:
         out = out.clone()
-    if fmt is not None or (out is not self and not self.is_contiguous()):
-        # (a copy of a non-row-major source: in PyTorch's layout, preserve_format by default;
-        # a row-major one's conversion is row-major already)
+    if fmt is not None or (out is not self and out.stride() != self.stride()):
+        # (a copy whose strides are not the source's: in PyTorch's layout, preserve_format by
+        # default, which keeps a dense source's strides, a size-1 axis's too)
         out = _memory_format.to_format(out, self, fmt)
     return out
 
@@ -167,7 +167,12 @@ _CONVERSIONS = {
 
 def _conversion(dtype):
     def conv(self):
-        return self if self._dtype is dtype else _astype(self, dtype)
+        if self._dtype is dtype:
+            return self
+        out = _astype(self, dtype)
+        # (to()'s layout: the source's strides where it is dense, else PyTorch's preserve_format,
+        # where the standard's astype keeps NumPy's order K: a broadcast axis innermost)
+        return out if out.stride() == self.stride() else _memory_format.to_format(out, self, None)
     conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
     return conv
 
@@ -243,7 +248,8 @@ def _flip_method():
     view = _axis_method("flip")
 
     def flip(self, *args, **kwargs):
-        return view(self, *args, **kwargs).clone()  # (a copy in the source's layout, as PyTorch's)
+        from ._memory_format import like_input  # (a copy in the source's layout, as PyTorch's)
+        return like_input(view(self, *args, **kwargs), self)
     flip.__name__ = "flip"
     flip.__doc__ = ("PyTorch's ``x.flip(dims)``: a copy with ``dims`` reversed "
                     "(``strided.flip`` is the standard's view).")
@@ -473,6 +479,20 @@ def _torch_reduction(mname: str, fname: str, params: tuple, function: builtins.b
 for _m, (_f, _params) in TORCH_SIGNATURES.items():
     setattr(Array, _m, _torch_reduction(_m, _f, _params))
 
+
+def _argsort_method(core):
+    """``x.argsort(...)``: the indices laid out as PyTorch's, ``empty_like(x)`` (a transposed
+    ``x`` gives transposed indices)."""
+    def argsort(self, *args, **kwargs):
+        return _memory_format.like_input(core(self, *args, **kwargs), self)
+    argsort.__name__ = argsort.__qualname__ = "argsort"
+    argsort.__doc__ = core.__doc__
+    argsort.__signature__ = getattr(core, "__signature__", None)
+    return argsort
+
+
+Array.argsort = _argsort_method(Array.argsort)
+
 # Methods over functions the namespace defines after this module (strided/_numpy/
 # nanfunctions.py): attached by ``attach_late()`` once strided has them.
 LATE_SIGNATURES = {
@@ -689,7 +709,8 @@ def nonzero_(self, *, as_tuple=False):
     idx = _ns().nonzero(self)
     if as_tuple:
         return idx
-    return _ns().stack(idx, axis=1) if idx else _ns().zeros((0, 0), dtype=_dtypes.int64, device=self._device)
+    # (PyTorch's layout: the (ndim, count) rows transposed, so that a column is contiguous)
+    return _ns().stack(idx, axis=0).T if idx else _ns().zeros((0, 0), dtype=_dtypes.int64, device=self._device)
 
 
 def diff_(self, n=1, dim=-1, prepend=None, append=None):
@@ -855,10 +876,13 @@ Array.min = min_
 
 
 def sort_(self, dim=-1, descending=False, stable=True):
-    """``x.sort(dim, descending)`` returns (values, indices) like PyTorch."""
+    """``x.sort(dim, descending)`` returns (values, indices) like PyTorch: a stable sort (among
+    equal elements PyTorch's order is unspecified unless ``stable=True``), both laid out as
+    PyTorch's, ``empty_like(x)`` (a transposed ``x`` gives transposed results)."""
     ns = _ns()
-    idx = ns.argsort(self, axis=dim, descending=descending, stable=True)
-    return _ValuesIndices(ns.take_along_axis(self, idx, axis=dim), idx)
+    like = _memory_format.like_input
+    idx = like(ns.argsort(self, axis=dim, descending=descending, stable=True), self)
+    return _ValuesIndices(like(ns.take_along_axis(self, idx, axis=dim), self), idx)
 
 
 Array.sort = sort_

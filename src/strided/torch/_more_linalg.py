@@ -487,7 +487,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     axes = tuple(i for i in range(x.ndim) if i != d)
     norm = ns.linalg.vector_norm(x, axis=axes, keepdims=True, ord=p)
     factor = ns.where(norm > maxnorm, maxnorm / (norm + 1e-7), ns.ones_like(norm))
-    return x * factor.astype(x.dtype) if x.dtype.kind == "c" else x * factor
+    from ._memory_format import row_major  # (PyTorch's renorm: a row-major result)
+    return row_major(x * factor.astype(x.dtype) if x.dtype.kind == "c" else x * factor)
 
 
 def frobenius_norm(input, dim=(), keepdim=False, *, out=None):

@@ -317,8 +317,9 @@ def select(input, dim, index) -> Array:
 def _flipped(input, dims) -> Array:
     # Note: strided's flip is a view (negative strides); PyTorch's flip, fliplr, flipud and
     # rot90 return copies, so these copy.
-    ns = _ns()
-    return ns.clone(ns.flip(input, axis=tuple(dims)))
+    # (laid out as PyTorch's, empty_like(input): a transposed input's copy is transposed)
+    from ._memory_format import like_input
+    return like_input(_ns().flip(input, axis=tuple(dims)), input)
 
 
 def fliplr(input) -> Array:
@@ -538,7 +539,10 @@ def msort(input, *, out=None) -> Array:
     tensor([[2, 1],
             [3, 4]])
     """
-    return _ns().sort(_tensor("msort", input), axis=0, out=out)
+    if out is not None:
+        return _ns().sort(_tensor("msort", input), axis=0, out=out)
+    from ._memory_format import like_input  # (laid out as PyTorch's, empty_like(input))
+    return like_input(_ns().sort(_tensor("msort", input), axis=0), input)
 
 
 def argwhere(input) -> Array:
@@ -555,7 +559,7 @@ def argwhere(input) -> Array:
     if input.ndim == 0:
         n = builtins.int(ns.count_nonzero(input))
         return ns.zeros((n, 0), dtype=_dtypes.int64, device=input.device)
-    return ns.astype(ns.stack(list(ns.nonzero(input)), axis=1), _dtypes.int64, copy=False)
+    return ns.astype(ns.stack(list(ns.nonzero(input)), axis=0), _dtypes.int64, copy=False).T  # (nonzero's layout)
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Array:
@@ -1215,7 +1219,8 @@ def vander(x, N=None, increasing=False) -> Array:
     cols = ns.concat([ns.ones((x.shape[0], 1), dtype=x.dtype, device=x.device),
                       ns.broadcast_to(ns.expand_dims(x, axis=1), (x.shape[0], n - 1))], axis=1)
     r = ns.cumprod(cols, axis=1)
-    return r if increasing else ns.flip(r, axis=1)
+    from ._memory_format import row_major  # (PyTorch's: row-major; ns.flip is a view)
+    return r if increasing else row_major(ns.flip(r, axis=1))
 
 
 def _window(func: str, window_length, periodic, dtype, device, requires_grad, body) -> Array:

@@ -87,8 +87,24 @@ def _dim(x, dim, name):
 
 def _one(name, kernel, x, n, dim, norm, real, out):
     x = _input(name, x, real)
-    r = getattr(_std(), kernel)(x, n=_n(n), axis=_dim(x, dim, name), norm=_norm(norm))
-    return _write(f"fft.{name}", r, out)
+    d = _dim(x, dim, name)
+    r = getattr(_std(), kernel)(x, n=_n(n), axis=d, norm=_norm(norm))
+    return _write(f"fft.{name}", _layout_1d(r, x, d), out)
+
+
+def _layout_1d(r, x, d):
+    """``r``, a 1-D transform of ``x`` along ``d``, laid out as PyTorch's: dense, in ``x``'s
+    memory order with ``d`` moved innermost (its pocketfft runs on the transformed dimension
+    made last: ``fft(x, dim=0)`` of a row-major ``x`` is not row-major, and ``rfft`` of a
+    transposed ``x`` is)."""
+    from ._memory_format import with_layout
+    shape, st = tuple(r.shape), tuple(x.stride())
+    order = sorted((k for k in range(len(shape)) if k != d), key=lambda k: (-abs(st[k]), k)) + [d]
+    want, cur = [0] * len(shape), 1
+    for k in reversed(order):
+        want[k] = cur
+        cur *= shape[k]
+    return with_layout(r, tuple(want))
 
 
 def _s_dim(x, s, dim, name):

@@ -20,6 +20,7 @@ import math
 
 import strided as _st
 from strided import Array
+from strided.torch._memory_format import row_major
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm"]
@@ -159,7 +160,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
         mean = _st.reshape(running_mean, cs)
         var = _st.reshape(running_var, cs)
     y = (input - mean) / _st.sqrt(var + eps)
-    return _affine(y, weight, bias, cs)
+    return row_major(_affine(y, weight, bias, cs))  # (PyTorch's: a row-major result)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -229,7 +230,7 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
         mean = _st.reshape(running_mean, cs)
         var = _st.reshape(running_var, cs)
     y = (input - mean) / _st.sqrt(var + eps)
-    return _affine(y, weight, bias, cs)
+    return row_major(_affine(y, weight, bias, cs))  # (PyTorch's: a row-major result)
 
 
 def _normalized_shape(normalized_shape) -> tuple:
@@ -277,7 +278,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
         y = y * weight
     if bias is not None:
         y = y + bias
-    return y
+    return row_major(y)  # (PyTorch's layer_norm writes a row-major result whatever the input's layout)
 
 
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-05) -> Array:
@@ -316,7 +317,7 @@ def _group_norm(input, num_groups, weight, bias, eps, verify: bool, f: str = "gr
     mean = _st.mean(g, axis=2, keepdims=True)
     var = _st.var(g, axis=2, correction=0, keepdims=True)
     y = _st.reshape((g - mean) / _st.sqrt(var + eps), shape)
-    return _affine(y, weight, bias, _channel_shape(len(shape), c))
+    return row_major(_affine(y, weight, bias, _channel_shape(len(shape), c)))  # (PyTorch's: row-major)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None) -> Array:
@@ -345,7 +346,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None) -> Array:
         y = y * weight
         if y.dtype != input.dtype:
             y = y.astype(input.dtype)
-    return y
+    return row_major(y)  # (PyTorch's rms_norm: a row-major result)
 
 
 def local_response_norm(input, size: int, alpha: float = 0.0001, beta: float = 0.75,

@@ -39,6 +39,7 @@ from strided._api.activations import _act as _act_kernel
 from strided._api.creation import wrap_new as _wrap_new
 # (PyTorch's names of the dtypes in its messages: the C type, the scalar type)
 from strided.torch._dtype_guards import _C_NAME as _C_TYPE, _scalar_type
+from strided.torch._memory_format import row_major as _row_major
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu",
@@ -276,9 +277,10 @@ def logsigmoid(input) -> Array:
     tensor([-0.6931])
     """
     _check_float(input, "logsigmoid")
+    # (row-major whatever the input's layout, as PyTorch's log_sigmoid_forward writes it)
     if input.requires_grad:
-        return _LogSigmoid.apply(input)
-    return _logsigmoid_values(input)
+        return _row_major(_LogSigmoid.apply(input))
+    return _row_major(_logsigmoid_values(input))
 
 
 def _logsigmoid_values(x: Array) -> Array:
