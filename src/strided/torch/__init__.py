@@ -52,6 +52,12 @@ _SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "
                "distributions", "amp", "cpu", "func", "jit")
 _FROM_SUBMODULE = {"autocast": "amp.autocast_mode", "is_autocast_enabled": "amp.autocast_mode",
                    "get_autocast_dtype": "amp.autocast_mode"}  # top-level names defined there
+# (names that would shadow a builtin or a common name inside _functions: range, layout, strided)
+_FROM_SUBMODULE.update({n: "_layouts" for n in ("layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
+                                                 "sparse_bsr", "sparse_bsc", "jagged")})
+_FROM_SUBMODULE.update({n: "_more_names" for n in ("range", "fill", "embedding", "bilinear", "nonzero_static",
+                                                    "cond", "is_inference", "set_warn_always",
+                                                    "is_warn_always_enabled", "init_num_threads")})
 _LOADED = []  # [the names of _functions] once loaded
 
 
@@ -106,8 +112,10 @@ def _public_of_strided() -> list:
 def _all() -> list:
     own = [n for n in globals() if not n.startswith("_")]
     # (not "random": ``from strided.torch import *`` must not shadow Python's random module)
+    # (nor the layout objects, as torch.__all__ has none: ``strided`` would shadow the package)
     return sorted((set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES)
-                   | set(_FROM_SUBMODULE)) - {"random"})
+                   | set(_FROM_SUBMODULE)) - {"random", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
+                                              "sparse_bsr", "sparse_bsc", "jagged"})
 
 
 def __dir__() -> list:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from ._layouts import check_factory
 from ._random import _UNSET, _size_keyword
 
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"]
@@ -18,30 +19,35 @@ def _ns():
     return sys.modules["strided"]
 
 
-def zeros(*sizes, size=_UNSET, shape=_UNSET, dtype=None, device=None, out=None, requires_grad=False,
-          names=None):
+def zeros(*sizes, size=_UNSET, shape=_UNSET, dtype=None, layout=None, device=None, out=None, requires_grad=False,
+          names=None, pin_memory=False):
     """An array of zeros: ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    check_factory("zeros", layout, pin_memory)
     return _ns().zeros(*_sizes("zeros", sizes, size, shape), dtype=dtype, device=device, out=out,
                        requires_grad=requires_grad, names=names)
 
 
-def ones(*sizes, size=_UNSET, shape=_UNSET, dtype=None, device=None, out=None, requires_grad=False,
-         names=None):
+def ones(*sizes, size=_UNSET, shape=_UNSET, dtype=None, layout=None, device=None, out=None, requires_grad=False,
+         names=None, pin_memory=False):
     """An array of ones: ``ones(2, 3)``, ``ones((2, 3))`` or ``ones(size=(2, 3))``."""
+    check_factory("ones", layout, pin_memory)
     return _ns().ones(*_sizes("ones", sizes, size, shape), dtype=dtype, device=device, out=out,
                       requires_grad=requires_grad, names=names)
 
 
-def empty(*sizes, size=_UNSET, shape=_UNSET, dtype=None, device=None, out=None, requires_grad=False,
-          names=None):
+def empty(*sizes, size=_UNSET, shape=_UNSET, dtype=None, layout=None, device=None, out=None, requires_grad=False,
+          names=None, pin_memory=False):
     """An uninitialised array: ``empty(2, 3)``, ``empty((2, 3))`` or ``empty(size=(2, 3))``."""
+    check_factory("empty", layout, pin_memory)
     return _ns().empty(*_sizes("empty", sizes, size, shape), dtype=dtype, device=device, out=out,
                        requires_grad=requires_grad, names=names)
 
 
-def full(size, fill_value, *, dtype=None, device=None, out=None, requires_grad=False, names=None):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, out=None, requires_grad=False, names=None,
+         pin_memory=False):
     """An array of shape ``size`` filled with ``fill_value`` (``full((2, 3), 1.5)``,
     ``full(size=(2, 3), fill_value=1.5)``); the dtype is inferred from the scalar by default."""
+    check_factory("full", layout, pin_memory)
     return _ns().full(size, fill_value, dtype=dtype, device=device, out=out,
                       requires_grad=requires_grad, names=names)
 

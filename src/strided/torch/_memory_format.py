@@ -256,7 +256,9 @@ def like(fname: str, base):
     """PyTorch's ``fname`` (``zeros_like``...): ``base``'s result, in ``memory_format``
     (``preserve_format`` by default: the strides ``clone`` gives)."""
 
-    def f(input, *args, memory_format=None, requires_grad=False, **kwargs):
+    def f(input, *args, memory_format=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):
+        from ._layouts import check_factory
+        check_factory(fname, layout, pin_memory)
         if type(input) is not Array or kwargs.get("shape") is not None or kwargs.get("out") is not None \
                 or kwargs.get("names") is not None:
             if memory_format not in (None, preserve_format, contiguous_format):
@@ -274,7 +276,9 @@ def like(fname: str, base):
     params = list(inspect.signature(base).parameters.values())
     params[0] = params[0].replace(name="input")
     at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
-    params.insert(at, inspect.Parameter("memory_format", inspect.Parameter.KEYWORD_ONLY, default=None))
+    for k, d in (("memory_format", None), ("layout", None), ("pin_memory", False)):
+        params.insert(at, inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=d))
+        at += 1
     f.__signature__ = inspect.Signature(params)
     return f
 
