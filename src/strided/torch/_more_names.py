@@ -18,12 +18,16 @@ import sys
 import warnings
 
 from .._core.array import Array
+from .._core.caller import stacklevel
 from ._checks import tensor as _tensor
 
 __all__ = ["range", "fill", "embedding", "bilinear", "nonzero_static", "cond", "is_inference",
            "set_warn_always", "is_warn_always_enabled", "init_num_threads"]
 
 _STATE = {"warn_always": False}
+_RANGE_DEPRECATED = ("torch.range is deprecated and will be removed in a future release because its "
+                     "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+                     "which produces values in [start, end).")  # (PyTorch's words)
 
 
 def _t():
@@ -35,9 +39,7 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
     """``torch.range(start, end, step=1)`` (deprecated in PyTorch, with its warning): the values
     ``start, start + step, ...`` up to ``end`` included, in the default float dtype unless
     ``dtype`` is given (``torch.arange`` excludes ``end``)."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
-                  "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
-                  "which produces values in [start, end).", UserWarning, stacklevel=2)
+    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=stacklevel())
     from ._layouts import check_factory
     check_factory("range", layout, False)
     if step == 0:
