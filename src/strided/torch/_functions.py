@@ -28,7 +28,7 @@ from .._api import elementwise as _elementwise
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
-from ._methods import check_integer_divisor, torch_sign as sign  # noqa: F401
+from ._methods import check_integer_divisor, sort_ as _sort_pair, torch_sign as sign  # noqa: F401
 from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals, promoted_float as _promoted_float
 from ._memory_format import like_input, quantile_layout, row_major
 
@@ -257,8 +257,8 @@ def _aminmax(p):
 
 @_row("sort", "input, dim=-1, descending=False, *, stable=False, out=None")
 def _sort(p):
-    from ._methods import sort_  # (the method's values and indices, layout included)
-    return _write("sort", return_types.sort(*sort_(p["input"], p["dim"], p["descending"])), p["out"])
+    # (the method's values and indices, layout included)
+    return _write("sort", return_types.sort(*_sort_pair(p["input"], p["dim"], p["descending"])), p["out"])
 
 
 @_row("argsort", "input, dim=-1, descending=False, *, stable=False")

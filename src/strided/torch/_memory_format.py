@@ -19,7 +19,7 @@ non-overlapping and dense, and otherwise the dense strides in the order of the s
 
 from __future__ import annotations
 
-from .._core.array import _LATE, Array
+from .._core.array import _LATE, _SHAPES, Array
 from .._core import layout as _layout
 
 
@@ -227,17 +227,28 @@ def with_layout(r, want: tuple):
     return r if tuple(r.stride()) == want else copy_with_strides(r, want)
 
 
+def plain(x) -> bool:
+    """Whether ``x`` has its shape's row-major strides (size-1 axes' too, but for a lazy kernel
+    result): the common case, answered without computing a layout (a few attribute reads)."""
+    s = x._str
+    if s is None:  # (a lazy kernel result: its native's flag, which size-1 axes don't decide)
+        return x._np.flags.c_contiguous
+    return s == (_SHAPES.get(x._shape) or _layout.shape_info(x._shape))[2]
+
+
 def like_input(r, x):
     """``r``, a result of ``x``'s shape, laid out as PyTorch's ``empty_like(x)`` is (the
     output of its ``sort``, ``argsort``, ``flip``...): ``x``'s strides where ``x`` is dense and
     non-overlapping, else dense ones in ``x``'s order."""
+    if plain(x) and plain(r):
+        return r
     return with_layout(r, format_strides(x, preserve_format, "like_input"))
 
 
 def row_major(r):
     """``r`` row-major (PyTorch's ``topk``, ``kthvalue``, ``layer_norm``... write a fresh
     contiguous output whatever their input's layout)."""
-    return with_layout(r, _layout.contiguous_strides(tuple(r._shape)))
+    return r if plain(r) else with_layout(r, _layout.contiguous_strides(tuple(r._shape)))
 
 
 def fresh_with_strides(make, x, strides: tuple):

@@ -105,7 +105,7 @@ def to(self, *args, **kwargs):
         copy = False
     if copy:
         out = out.clone()
-    if fmt is not None or (out is not self and out.stride() != self.stride()):
+    if fmt is not None or (out is not self and not _memory_format.plain(self) and out.stride() != self.stride()):
         # (a copy whose strides are not the source's: in PyTorch's layout, preserve_format by
         # default, which keeps a dense source's strides, a size-1 axis's too)
         out = _memory_format.to_format(out, self, fmt)
@@ -172,7 +172,9 @@ def _conversion(dtype):
         out = _astype(self, dtype)
         # (to()'s layout: the source's strides where it is dense, else PyTorch's preserve_format,
         # where the standard's astype keeps NumPy's order K: a broadcast axis innermost)
-        return out if out.stride() == self.stride() else _memory_format.to_format(out, self, None)
+        if _memory_format.plain(self) or out.stride() == self.stride():
+            return out  # (a row-major source's cast is row-major)
+        return _memory_format.to_format(out, self, None)
     conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
     return conv
 
@@ -248,8 +250,7 @@ def _flip_method():
     view = _axis_method("flip")
 
     def flip(self, *args, **kwargs):
-        from ._memory_format import like_input  # (a copy in the source's layout, as PyTorch's)
-        return like_input(view(self, *args, **kwargs), self)
+        return _memory_format.like_input(view(self, *args, **kwargs), self)  # (in PyTorch's layout)
     flip.__name__ = "flip"
     flip.__doc__ = ("PyTorch's ``x.flip(dims)``: a copy with ``dims`` reversed "
                     "(``strided.flip`` is the standard's view).")

@@ -26,6 +26,7 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
 from .._core.dispatch import method_signature
 from ._checks import no_out as _no_out, tensor as _tensor
+from ._memory_format import like_input as _like_input, row_major as _row_major
 
 
 def _ns():
@@ -318,8 +319,7 @@ def _flipped(input, dims) -> Array:
     # Note: strided's flip is a view (negative strides); PyTorch's flip, fliplr, flipud and
     # rot90 return copies, so these copy.
     # (laid out as PyTorch's, empty_like(input): a transposed input's copy is transposed)
-    from ._memory_format import like_input
-    return like_input(_ns().flip(input, axis=tuple(dims)), input)
+    return _like_input(_ns().flip(input, axis=tuple(dims)), input)
 
 
 def fliplr(input) -> Array:
@@ -541,8 +541,8 @@ def msort(input, *, out=None) -> Array:
     """
     if out is not None:
         return _ns().sort(_tensor("msort", input), axis=0, out=out)
-    from ._memory_format import like_input  # (laid out as PyTorch's, empty_like(input))
-    return like_input(_ns().sort(_tensor("msort", input), axis=0), input)
+    # (laid out as PyTorch's, empty_like(input))
+    return _like_input(_ns().sort(_tensor("msort", input), axis=0), input)
 
 
 def argwhere(input) -> Array:
@@ -1219,8 +1219,8 @@ def vander(x, N=None, increasing=False) -> Array:
     cols = ns.concat([ns.ones((x.shape[0], 1), dtype=x.dtype, device=x.device),
                       ns.broadcast_to(ns.expand_dims(x, axis=1), (x.shape[0], n - 1))], axis=1)
     r = ns.cumprod(cols, axis=1)
-    from ._memory_format import row_major  # (PyTorch's: row-major; ns.flip is a view)
-    return r if increasing else row_major(ns.flip(r, axis=1))
+    # (PyTorch's: row-major; ns.flip is a view)
+    return r if increasing else _row_major(ns.flip(r, axis=1))
 
 
 def _window(func: str, window_length, periodic, dtype, device, requires_grad, body) -> Array:
