@@ -117,3 +117,34 @@ def test_warn_always_flag():
         finally:
             m.set_warn_always(False)
         assert m.init_num_threads() is None
+
+
+@pytest.mark.parametrize("call", [
+    "linspace(0, 1, steps=5)", "linspace(start=0, end=1, steps=3)", "linspace(-2, 2, 4, dtype=m.float64)",
+    "arange(end=5)", "arange(start=1, end=5)", "arange(1, 5, step=2)", "arange(5)", "arange(0.5, 2)",
+    "arange(1, 4, dtype=m.float64)", "arange(10, 0, -3)", "eye(3, m=2)", "eye(n=2)", "eye(2)", "eye(2, 3, dtype=m.int64)",
+    "logspace(0, 2, steps=3)", "arange(3, layout=m.strided)", "eye(2, layout=m.strided)",
+    "linspace(0, 1, 3, layout=m.strided)", "logspace(0, 1, 2, layout=m.strided)",
+])
+def test_creation_with_pytorchs_keywords(call):
+    # (torch.linspace(0, 1, steps=5) raised: strided.torch took the standard's linspace, whose
+    # parameter is num; arange's end and eye's m likewise)
+    got, want = [], []
+    for m, out in ((torch, want), (S, got)):
+        r = eval("m." + call)
+        out.extend([str(r.dtype).split(".")[-1], tuple(r.shape), np.asarray(r.tolist())])
+    assert got[:2] == want[:2]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", ["rand(2, 3, {})", "randn(2, {})", "randint(0, 5, (2,), {})", "randperm(4, {})",
+                                  "rand_like(m.ones(2), {})", "randn_like(m.ones(2), {})",
+                                  "randint_like(m.ones(2), 0, 3, {})"])
+def test_random_factories_take_layout_and_pin_memory(call):
+    for m in (torch, S):
+        assert tuple(eval("m." + call.format("layout=m.strided")).shape) in ((2, 3), (2,), (4,))
+    with pytest.raises(RuntimeError) as want:
+        eval("torch." + call.format("pin_memory=True").replace("m.", "torch."))
+    with pytest.raises(RuntimeError) as got:
+        eval("S." + call.format("pin_memory=True").replace("m.", "S."))
+    assert str(got.value) == str(want.value)

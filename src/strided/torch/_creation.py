@@ -1,8 +1,12 @@
-"""PyTorch's spellings of the filled creation functions: ``zeros``, ``ones`` and ``empty``
-take the shape as ``*size``, one sequence, or ``size=`` (``torch.zeros(size=(2, 3))``), and
-``full``'s first parameter is ``size``. Each calls strided's own function (the same result,
-dtype, device and errors); only the keyword is PyTorch's. A size given twice (positionally
-and as ``size=``), or a ``size`` that is not a sequence of ints, is PyTorch's TypeError.
+"""PyTorch's spellings of the creation functions: ``zeros``, ``ones`` and ``empty`` take the
+shape as ``*size``, one sequence, or ``size=`` (``torch.zeros(size=(2, 3))``), and ``full``'s
+first parameter is ``size``; ``arange(start=0, end, step=1)``, ``linspace(start, end, steps)``
+and ``eye(n, m=None)`` take PyTorch's parameter names (``torch.linspace(0, 1, steps=5)``,
+``torch.arange(end=5)``, ``torch.eye(3, m=2)``: the standard's are ``stop``, ``num`` and
+``n_cols``); every factory takes ``layout=`` and ``pin_memory=`` (``_layouts.check_factory``).
+Each calls strided's own function (the same result, dtype, device and errors); only the
+keywords are PyTorch's. A size given twice (positionally and as ``size=``), or a ``size``
+that is not a sequence of ints, is PyTorch's TypeError.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import sys
 from ._layouts import check_factory
 from ._random import _UNSET, _size_keyword
 
-__all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"]
+__all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+           "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
+           "randn_like", "randint_like"]
 
 
 def _ns():
@@ -74,3 +80,63 @@ def _install_like():
 
 
 _install_like()
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False, names=None):
+    """PyTorch's ``torch.arange(end)`` / ``arange(start, end, step=1)``: ``start, start + step, ...``
+    below ``end`` (int64 for integer arguments, else the default float dtype)."""
+    check_factory("arange", layout, pin_memory)
+    if end is None:
+        start, end = 0, start
+    return _ns().arange(start, end, step, dtype=dtype, device=device, out=out, requires_grad=requires_grad,
+                        names=names)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             names=None):
+    """PyTorch's ``torch.linspace(start, end, steps)``: ``steps`` evenly spaced values from
+    ``start`` to ``end`` included."""
+    check_factory("linspace", layout, False)
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    return _ns().linspace(start, end, steps, dtype=dtype, device=device, out=out, requires_grad=requires_grad,
+                          names=names)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+        names=None):
+    """PyTorch's ``torch.eye(n, m=None)``: ``n`` x ``m`` (``n`` x ``n``) with ones on the diagonal."""
+    check_factory("eye", layout, pin_memory)
+    return _ns().eye(n, m, dtype=dtype, device=device, out=out, requires_grad=requires_grad, names=names)
+
+
+def _factory(name, base):
+    """``base`` (a factory of strided's) with PyTorch's ``layout=`` and ``pin_memory=`` too."""
+    import functools
+    import inspect
+
+    @functools.wraps(base)
+    def f(*args, layout=None, pin_memory=False, **kwargs):
+        check_factory(name, layout, pin_memory)
+        return base(*args, **kwargs)
+    P = inspect.Parameter
+    params = list(inspect.signature(base).parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params[at:at] = [P("layout", P.KEYWORD_ONLY, default=None), P("pin_memory", P.KEYWORD_ONLY, default=False)]
+    f.__signature__ = inspect.Signature(params)
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+def _install_factories():
+    from . import _random
+    g = globals()
+    g["logspace"] = _factory("logspace", getattr(_ns(), "logspace"))
+    for name in ("rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like"):
+        g[name] = _factory(name, getattr(_random, name))
+
+
+_install_factories()

@@ -232,8 +232,11 @@ def plain(x) -> bool:
     result): the common case, answered without computing a layout (a few attribute reads)."""
     s = x._str
     if s is None:  # (a lazy kernel result: its native's flag, which size-1 axes don't decide)
-        return x._np.flags.c_contiguous
-    return s == (_SHAPES.get(x._shape) or _layout.shape_info(x._shape))[2]
+        n = x._np
+        return n.flags.c_contiguous if n is not None else x.is_contiguous()
+    info = _SHAPES.get(x._shape) or _layout.shape_info(x._shape)
+    # (no layout: nn's UninitializedParameter, which answers is_contiguous itself)
+    return s == info[2] if info is not None else x.is_contiguous()
 
 
 def like_input(r, x):
