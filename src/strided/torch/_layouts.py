@@ -18,39 +18,25 @@ allocates no page-locked memory).
 from __future__ import annotations
 
 from .._core.array import Array
+from ._memory_format import TorchConstant
 
 __all__ = ["layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
            "jagged"]
 
 
-class layout:
+class layout(TorchConstant):
     """PyTorch's ``torch.layout``: the type of ``torch.strided``, ``torch.sparse_coo``, ..."""
 
-    __slots__ = ("_name",)
-
-    def __new__(cls, *args, **kwargs):
-        raise TypeError("cannot create 'torch.layout' instances")
-
-    def __repr__(self) -> str:
-        return f"torch.{self._name}"
-
-    def __reduce__(self):
-        return self._name  # (pickled by name: the module's global of that name)
+    __slots__ = ()
 
 
-def _make(name: str) -> layout:
-    v = object.__new__(layout)
-    v._name = name
-    return v
-
-
-strided = _make("strided")
-sparse_coo = _make("sparse_coo")
-sparse_csr = _make("sparse_csr")
-sparse_csc = _make("sparse_csc")
-sparse_bsr = _make("sparse_bsr")
-sparse_bsc = _make("sparse_bsc")
-jagged = _make("jagged")
+strided = layout._make("strided")
+sparse_coo = layout._make("sparse_coo")
+sparse_csr = layout._make("sparse_csr")
+sparse_csc = layout._make("sparse_csc")
+sparse_bsr = layout._make("sparse_bsr")
+sparse_bsc = layout._make("sparse_bsc")
+jagged = layout._make("jagged")
 
 
 def check_factory(func: str, layout_, pin_memory) -> None:

@@ -23,14 +23,14 @@ from .._core.array import _LATE, _SHAPES, Array
 from .._core import layout as _layout
 
 
-class memory_format:
-    """PyTorch's ``torch.memory_format``: the type of ``contiguous_format``,
-    ``preserve_format``, ``channels_last`` and ``channels_last_3d``."""
+class TorchConstant:
+    """The base of PyTorch's types of named constants (``torch.memory_format``,
+    ``torch.layout``): instances only as the module's constants, shown and pickled by name."""
 
     __slots__ = ("_name",)
 
     def __new__(cls, *args, **kwargs):
-        raise TypeError("cannot create 'torch.memory_format' instances")
+        raise TypeError(f"cannot create 'torch.{cls.__name__}' instances")
 
     def __repr__(self) -> str:
         return f"torch.{self._name}"
@@ -38,17 +38,24 @@ class memory_format:
     def __reduce__(self):
         return self._name  # (pickled by name: the module's global of that name)
 
+    @classmethod
+    def _make(cls, name: str):
+        c = object.__new__(cls)
+        c._name = name
+        return c
 
-def _make(name: str) -> memory_format:
-    m = object.__new__(memory_format)
-    m._name = name
-    return m
+
+class memory_format(TorchConstant):
+    """PyTorch's ``torch.memory_format``: the type of ``contiguous_format``,
+    ``preserve_format``, ``channels_last`` and ``channels_last_3d``."""
+
+    __slots__ = ()
 
 
-contiguous_format = _make("contiguous_format")
-preserve_format = _make("preserve_format")
-channels_last = _make("channels_last")
-channels_last_3d = _make("channels_last_3d")
+contiguous_format = memory_format._make("contiguous_format")
+preserve_format = memory_format._make("preserve_format")
+channels_last = memory_format._make("channels_last")
+channels_last_3d = memory_format._make("channels_last_3d")
 
 _RANK = {"channels_last": 4, "channels_last_3d": 5}
 
