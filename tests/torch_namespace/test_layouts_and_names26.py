@@ -86,9 +86,9 @@ def test_fill_embedding_bilinear_nonzero_static_cond():
     calls = [
         lambda m: m.fill(m.from_numpy(a.copy()).T, 2.5),
         lambda m: m.fill(m.zeros(2, 2, dtype=m.int64), m.tensor(3.7)),
-        lambda m: m.embedding(m.from_numpy(a.copy()), m.tensor([[3, 0], [1, 1]])),
-        lambda m: m.embedding(m.from_numpy(a.copy()), m.tensor([2, 0]), 0),
-        lambda m: m.bilinear(m.ones(2, 3), m.from_numpy(a.copy())[:2], m.ones(5, 3, 3), m.arange(5.0)),
+        lambda m: m.embedding(m.tensor(a.tolist()), m.tensor([[3, 0], [1, 1]])),
+        lambda m: m.embedding(m.tensor(a.tolist()), m.tensor([2, 0]), 0),
+        lambda m: m.bilinear(m.ones(2, 3), m.tensor(a.tolist())[:2], m.ones(5, 3, 3), m.arange(5.0)),
         lambda m: m.nonzero_static(m.tensor([0, 1, 1, 0, 2]), size=4),
         lambda m: m.nonzero_static(m.tensor([[0, 1], [1, 1]]), size=2, fill_value=9),
         lambda m: m.nonzero_static(m.tensor([[0, 1], [1, 1]]), size=5),

@@ -57,7 +57,7 @@ F = {
     "ihfft": lambda m, x: m.fft.ihfft(x, dim=-1),
     "double": lambda m, x: x.double(),
     "half": lambda m, x: x.half(),
-    "scatter": lambda m, x: m.scatter(x, 0, m.zeros(x.shape, dtype=m.int64), 1.0),
+    "scatter": lambda m, x: m.scatter(x, 0, m.zeros(x.shape, dtype=m.int64, device=x.device), 1.0),
     "batch_norm": lambda m, x: m.nn.functional.batch_norm(x, None, None, training=True) if x.ndim > 1 else x.clone(),
     "instance_norm": lambda m, x: m.nn.functional.instance_norm(x) if x.ndim == 3 else x.clone(),
     "group_norm": lambda m, x: m.nn.functional.group_norm(x, 1) if x.ndim > 1 else x.clone(),
