@@ -44,3 +44,20 @@ def test_the_standards_flip_is_a_view():
     v = xp.flip(x)
     v[0] = 9.0
     assert host(x).tolist() == [1.0, 2.0, 9.0]
+
+
+BAD = [(lambda lib, x: x.flip(), TypeError, False), (lambda lib, x: lib.flip(x), TypeError, False),
+       (lambda lib, x: x.flip(0, -2), RuntimeError, True), (lambda lib, x: lib.flip(x, (1, -1)), RuntimeError, True),
+       (lambda lib, x: lib.fliplr(x[0]), RuntimeError, False)]  # (False: the type only, the words are strided's)
+
+
+@pytest.mark.parametrize("call,err,same_words", BAD)
+def test_bad_dims_raise_pytorchs_error(call, err, same_words):
+    """``x.flip()`` without dims raises (the standard's ``strided.flip(x)`` reverses every axis:
+    PyTorch's word must not), and a repeated dim is PyTorch's RuntimeError, message and all."""
+    msgs = []
+    for lib in (torch, st):
+        with pytest.raises(err) as e:
+            call(lib, lib.ones(2, 3))
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0] or not same_words

@@ -30,7 +30,7 @@ from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, sort_ as _sort_pair, torch_sign as sign  # noqa: F401
 from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals, promoted_float as _promoted_float
-from ._memory_format import like_input, quantile_layout, row_major
+from ._memory_format import flipped, like_input, quantile_layout, row_major
 
 _P = inspect.Parameter
 
@@ -410,9 +410,7 @@ def round(input, *, decimals=_NO_DECIMALS, out=None):
 
 @_row("flip", "input, dims")
 def _flip(p):
-    # (a copy, as PyTorch's: strided.flip is a view with negative strides; laid out as
-    # PyTorch's, empty_like(input))
-    return like_input(_ns().flip(p["input"], axis=_axis(p["dims"])), p["input"])
+    return flipped(p["input"], p["dims"])
 
 
 @_row("roll", "input, shifts, dims=None")

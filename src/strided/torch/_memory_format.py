@@ -19,6 +19,8 @@ non-overlapping and dense, and otherwise the dense strides in the order of the s
 
 from __future__ import annotations
 
+import sys as _sys
+
 from .._core.array import _LATE, _SHAPES, Array
 from .._core import layout as _layout
 
@@ -253,6 +255,19 @@ def like_input(r, x):
     if plain(x) and plain(r):
         return r
     return with_layout(r, format_strides(x, preserve_format, "like_input"))
+
+
+def flipped(x, dims):
+    """PyTorch's ``flip(x, dims)`` (and ``fliplr``'s, ``flipud``'s, ``rot90``'s): a copy with
+    ``dims`` (an int or a sequence) reversed, laid out as ``empty_like(x)`` -- strided's own
+    ``flip`` is the standard's view with negative strides, whose writes would reach ``x``."""
+    axis = (dims,) if isinstance(dims, int) else tuple(dims)
+    nd = len(x._shape)
+    norm = [d % nd if type(d) is int and -nd <= d < nd else None for d in axis]
+    for i, d in enumerate(norm):
+        if d is not None and d in norm[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")  # (PyTorch's words)
+    return like_input(_sys.modules["strided"].flip(x, axis=axis), x)
 
 
 def row_major(r):

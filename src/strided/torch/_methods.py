@@ -244,21 +244,19 @@ def _plain_method(fname: str):
     return method
 
 
-def _flip_method():
-    """PyTorch's ``x.flip(dims)``: a copy (strided.flip, the standard's, is a view with
-    negative strides; writing into PyTorch's result leaves ``x`` as it was)."""
-    view = _axis_method("flip")
-
-    def flip(self, *args, **kwargs):
-        return _memory_format.like_input(view(self, *args, **kwargs), self)  # (in PyTorch's layout)
-    flip.__name__ = "flip"
-    flip.__doc__ = ("PyTorch's ``x.flip(dims)``: a copy with ``dims`` reversed "
-                    "(``strided.flip`` is the standard's view).")
-    flip.__signature__ = view.__signature__
-    return flip
+def _flip(self, *dims, **kwargs):
+    """PyTorch's ``x.flip(*dims)`` / ``x.flip(dims)``: a copy with ``dims`` reversed
+    (``strided.flip`` is the standard's view)."""
+    if kwargs:
+        if dims or set(kwargs) != {"dims"}:
+            raise TypeError(f"flip() got unexpected arguments {sorted(kwargs)} beside dims {dims}")
+        dims = (kwargs["dims"],)
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')  # (PyTorch's words)
+    return _memory_format.flipped(self, dims[0] if len(dims) == 1 else dims)
 
 
-Array.flip = _flip_method()
+Array.flip = _flip
 
 
 def squeeze_(self, *dims, dim=None):

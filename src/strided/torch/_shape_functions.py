@@ -26,7 +26,7 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._core.array import _LATE, Array
 from .._core.dispatch import method_signature
 from ._checks import no_out as _no_out, tensor as _tensor
-from ._memory_format import like_input as _like_input, row_major as _row_major
+from ._memory_format import flipped as _flip_copy, like_input as _like_input, row_major as _row_major
 
 
 def _ns():
@@ -315,13 +315,6 @@ def select(input, dim, index) -> Array:
 
 # --- flips and rotations (copies, as PyTorch's flip) -------------------------------------------
 
-def _flipped(input, dims) -> Array:
-    # Note: strided's flip is a view (negative strides); PyTorch's flip, fliplr, flipud and
-    # rot90 return copies, so these copy.
-    # (laid out as PyTorch's, empty_like(input): a transposed input's copy is transposed)
-    return _like_input(_ns().flip(input, axis=tuple(dims)), input)
-
-
 def fliplr(input) -> Array:
     """``torch.fliplr(input)``: a copy with dim 1 reversed (needs 2 or more dimensions).
 
@@ -332,7 +325,7 @@ def fliplr(input) -> Array:
     """
     if _tensor("fliplr", input).ndim < 2:
         raise RuntimeError(f"fliplr(): input must be >= 2-d; got {input.ndim} dimensions")
-    return _flipped(input, (1,))
+    return _flip_copy(input, (1,))
 
 
 def flipud(input) -> Array:
@@ -344,7 +337,7 @@ def flipud(input) -> Array:
     """
     if _tensor("flipud", input).ndim < 1:
         raise RuntimeError("flipud(): input must be >= 1-d; got a 0-d tensor")
-    return _flipped(input, (0,))
+    return _flip_copy(input, (0,))
 
 
 def rot90(input, k=1, dims=(0, 1)) -> Array:
@@ -367,11 +360,11 @@ def rot90(input, k=1, dims=(0, 1)) -> Array:
         raise RuntimeError(f"rot90(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
     if k == 1:
-        return _flipped(input, (d1,)).swapaxes(d0, d1)
+        return _flip_copy(input, (d1,)).swapaxes(d0, d1)
     if k == 2:
-        return _flipped(input, (d0, d1))
+        return _flip_copy(input, (d0, d1))
     if k == 3:
-        return _flipped(input, (d0,)).swapaxes(d0, d1)
+        return _flip_copy(input, (d0,)).swapaxes(d0, d1)
     return _ns().clone(input)
 
 
