@@ -49,7 +49,7 @@ from ._memory_format import (memory_format, contiguous_format, preserve_format, 
 # ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
 # ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
 _SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends", "linalg", "fft",
-               "distributions", "amp", "cpu", "func", "jit")
+               "distributions", "amp", "cpu", "func", "jit", "accelerator", "distributed")
 _FROM_SUBMODULE = {"autocast": "amp.autocast_mode", "is_autocast_enabled": "amp.autocast_mode",
                    "get_autocast_dtype": "amp.autocast_mode"}  # top-level names defined there
 # (names that would shadow a builtin or a common name inside _functions: range, layout, strided)
@@ -58,6 +58,13 @@ _FROM_SUBMODULE.update({n: "_layouts" for n in ("layout", "strided", "sparse_coo
 _FROM_SUBMODULE.update({n: "_more_names" for n in ("range", "fill", "embedding", "bilinear", "nonzero_static",
                                                     "cond", "is_inference", "set_warn_always",
                                                     "is_warn_always_enabled", "init_num_threads")})
+_FROM_SUBMODULE.update({n: "_entry_names" for n in (
+    "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+    "ByteTensor", "BoolTensor", "set_default_tensor_type", "GradScaler", "get_device_module", "empty_permuted",
+    "set_autocast_enabled", "set_autocast_dtype", "get_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "is_autocast_cpu_enabled", "set_autocast_cpu_dtype", "get_autocast_gpu_dtype", "set_autocast_gpu_dtype",
+    "clear_autocast_cache", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+    "autocast_increment_nesting", "autocast_decrement_nesting", "set_anomaly_enabled")})
 _LOADED = []  # [the names of _functions] once loaded
 
 
