@@ -608,6 +608,16 @@ _METHODS_NOT_CALLED = {
     "rename": "dimension names only", "rename_": "dimension names only",
     "is_inference": "raises NotImplementedError (strided has no inference tensors)",
     "materialize": "only on an uninitialized parameter or buffer (tests/torch_namespace/test_lazy18)",
+    # (strided/torch/_more_methods.py; tests/torch_namespace/test_more_methods27)
+    **{n: "raises (strided has no sparse, nested, mkldnn or quantized tensors, no pinned or shared memory)"
+       for n in ("values", "indices", "crow_indices", "col_indices", "ccol_indices", "row_indices", "coalesce",
+                 "is_coalesced", "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc",
+                 "to_sparse_bsr", "to_sparse_bsc", "sparse_mask", "sparse_resize_", "sparse_resize_and_clear_",
+                 "to_padded_tensor", "to_mkldnn", "int_repr", "q_scale", "q_zero_point", "q_per_channel_scales",
+                 "q_per_channel_zero_points", "q_per_channel_axis", "qscheme", "pin_memory", "share_memory_",
+                 "storage_type")},
+    "set_": "a no-op on the array's own geometry only, else it raises", "nonzero_static": "size is keyword-only",
+    "resize": "warns its deprecation (PyTorch's)", "resize_as": "warns its deprecation (PyTorch's)",
 }
 
 
@@ -676,6 +686,12 @@ def _own_method_inputs():
         "logcumsumexp": [(big, 1)], "multinomial": [(cpu(np.array([3e38, 1e38], np.float32)), 1)],
         "mv": [(big, v)], "nanquantile": [(big, 0.5)], "polygamma_": [(big, 1)], "select": [(big, 0, 1)],
         "take_along_dim": [(big, row)], "vdot": [(v, v)],
+        # (strided/torch/_more_methods.py)
+        "apply_": [(big, float)], "map_": [(big, big, max)], "map2_": [(big, big, big, max)],
+        "stft": [(v, 2, 1, None, xp.ones(2, device=big.device), True, "reflect", False, None, True)],
+        "istft": [(v.stft(2, 1, None, xp.ones(2, device=big.device), return_complex=True), 2, 1, None,
+                   xp.ones(2, device=big.device))],
+        "resize_": [(big, 3, 3)], "resize_as_": [(big, big)], "as_strided_": [(big, (3, 3), (3, 1), 0)],
     })
     return out
 
