@@ -129,6 +129,23 @@ def test_warnings_once_as_torch(monkeypatch):
         _stft._WARNED.clear()
 
 
+def test_return_complex_false_warns_once_as_torch(monkeypatch):
+    from strided.torch import _stft
+    monkeypatch.setattr(_stft, "_WARNED", set())
+    # (PyTorch 2.13's words, measured: its warning is once a process, so another test may have
+    # taken it already)
+    said = ("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
+            "complex tensors for all inputs, and return_complex=False will raise an error.")
+    for _ in range(2):
+        with pytest.warns(UserWarning) as got:
+            r = storch.stft(storch.ones(16), 4, window=storch.ones(4), return_complex=False)
+        assert [str(w.message) for w in got] == [said] and tuple(r.shape) == (3, 17, 2)  # (as PyTorch's, measured)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            storch.stft(storch.ones(16), 4, window=storch.ones(4), return_complex=False)
+        _stft._WARNED.clear()
+
+
 ERRORS = {
     "return_complex": (lambda m: m.stft(m.ones(16), 4, window=m.ones(4)),
                        "requires the return_complex parameter"),

@@ -108,11 +108,17 @@ def _shape_args(args, func: str) -> tuple:
     shape = _layout.shape_ints(args, func)
     for n in shape:
         if n < 0:
-            raise ValueError(f"{func}(): negative dimension {n} in shape {shape}")
+            raise _layout.ShapeError(f"{func}(): negative dimension {n} in shape {shape}")
     return shape
 
 
 _new_array = Array._new
+
+
+class ValueOverflowError(OverflowError, RuntimeError):
+    """A value that the dtype cannot hold (``asarray([300], dtype=uint8)``, a fill, an
+    ``arange`` end): an OverflowError, as NumPy's, and the RuntimeError PyTorch raises for the
+    same calls ("value cannot be converted to type uint8 without overflow")."""
 
 
 def wrap_new(r, dtype: DType, device) -> Array:
@@ -288,7 +294,7 @@ def _asarray(obj, dtype, device, copy) -> Array:
         if dt.kind in "iu" and t is builtins.int:
             info = np.iinfo(dt._np)
             if not info.min <= obj <= info.max:
-                raise OverflowError(f"Python int {obj} is out of bounds for {dt.name}")
+                raise ValueOverflowError(f"Python int {obj} is out of bounds for {dt.name}")
         if dt.kind in "biu" and t in (builtins.float, builtins.complex):
             # Note: like PyTorch, a float stored into an integer dtype truncates.
             if t is builtins.complex:
@@ -415,7 +421,7 @@ def _big_ints(obj, data, nd, dtype):
         return None  # (no such int: NumPy's array stands, an object array is refused below)
     if info is not None or (dtype is None and kind is None):
         name = dtype.name if dtype is not None else "int64 (the dtype of Python ints)"
-        raise OverflowError(f"asarray(): Python int {big} is out of bounds for {name}")
+        raise ValueOverflowError(f"asarray(): Python int {big} is out of bounds for {name}")
     if dtype is not None and dtype.kind == "b":
         return np.array(data, dtype=np.bool_)
     target = np.complex128 if kind == "c" or (dtype is not None and dtype.kind == "c") else np.float64
@@ -423,7 +429,7 @@ def _big_ints(obj, data, nd, dtype):
         return np.array(data, dtype=target)
     except OverflowError:
         huge, _ = _scan_leaves(obj, -(1 << 1023), 1 << 1023)
-        raise OverflowError(f"asarray(): Python int {huge} is too large to convert to a "
+        raise ValueOverflowError(f"asarray(): Python int {huge} is too large to convert to a "
                             f"floating-point dtype") from None
 
 
@@ -484,12 +490,15 @@ def _from_sequence(obj, dtype, dev) -> Array:
                 raise ValueError(f"can't convert non-finite values to {dtype.name}")
             if dtype.kind in "iu":
                 # Python ints beyond int64 make NumPy infer float64: convert the leaves exactly.
-                nd = np.array(data, dtype=dtype._np)
+                try:
+                    nd = np.array(data, dtype=dtype._np)
+                except OverflowError as e:
+                    raise ValueOverflowError(f"asarray(): {e}") from None
         elif dtype.kind in "iu" and nd.dtype.kind in "iu":
             info = np.iinfo(dtype._np)
             if nd.size and (nd.min() < info.min or nd.max() > info.max):
                 bad = nd.reshape(-1)[(nd.reshape(-1) < info.min) | (nd.reshape(-1) > info.max)][0]
-                raise OverflowError(f"asarray(): value {bad} is out of bounds for {dtype.name}")
+                raise ValueOverflowError(f"asarray(): value {bad} is out of bounds for {dtype.name}")
         nd = nd.astype(dtype._np)
     elif not nd.flags.owndata or nd is data:
         nd = nd.copy()
@@ -652,7 +661,7 @@ def _fill_dtype(fill_value, dtype, func):
             raise ValueError(f"{func}(): fill_value NaN can't be converted to {dtype.name}")
         lo, hi = _int_bounds(dtype)
         if not lo <= fill_value <= hi:
-            raise OverflowError(f"{func}(): fill_value {fill_value} is out of bounds for {dtype.name}")
+            raise ValueOverflowError(f"{func}(): fill_value {fill_value} is out of bounds for {dtype.name}")
     elif dtype.kind != "c" and type(fill_value) is builtins.complex:
         raise TypeError(f"{func}(): can't fill a {dtype.name} array with complex {fill_value}")
     elif dtype.kind == "b":
@@ -843,7 +852,7 @@ def _arange(start, stop, step, dtype, device, out, requires_grad, names) -> Arra
         lo, hi = _int_bounds(dtype)
         for v in (start, start + (n - 1) * step):
             if not lo <= v <= hi:
-                raise OverflowError(f"arange(): value {v} is out of bounds for {dtype.name}")
+                raise ValueOverflowError(f"arange(): value {v} is out of bounds for {dtype.name}")
     dev = as_device(device)
     xp = dev.backend.xp
     with dev.backend.ctx(dev):

@@ -50,6 +50,7 @@ import numpy as np
 
 from .._core.array import Array
 from .._core.call.write import target as _target
+from .._core.caller import stacklevel
 from .._core.storage import Storage
 from ._layouts import check_factory as _check_layout
 from ._memory_format import (
@@ -287,7 +288,7 @@ def _pin_memory(self, device=None):
     allocates no page-locked memory; ``x.is_pinned()`` is always False)."""
     if device is not None:
         warnings.warn("The argument 'device' of Tensor.pin_memory() is deprecated. Please do not pass "
-                      "this argument.", DeprecationWarning, stacklevel=2)
+                      "this argument.", DeprecationWarning, stacklevel=stacklevel())
     if not _is_cpu(self):
         raise RuntimeError(f"cannot pin '{_type_string(self)}' only dense CPU tensors can be pinned")
     if device is not None and _t().device(device).type == "cpu":
@@ -653,13 +654,13 @@ def _resize_new(func: str, self, sizes):
 def _resize(self, *sizes):
     """PyTorch's deprecated ``x.resize(*sizes)``: a new array of ``sizes`` with ``x``'s
     elements (their number unchanged), a view of ``x`` where it is contiguous; it warns."""
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=stacklevel())
     return _resize_new("resize", self, sizes)
 
 
 def _resize_as(self, tensor):
     """PyTorch's deprecated ``x.resize_as(y)``: ``x.resize(*y.size())``; it warns."""
-    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=stacklevel())
     return _resize_new("resize_as", self, tensor.size())
 
 

@@ -89,7 +89,7 @@ def nonzero_static(input, *, size, fill_value=-1):
     with ``fill_value`` to ``size`` rows."""
     x = _tensor("nonzero_static", input)
     if type(size) is not int or size < 0:
-        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got size = {size}")
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")  # (PyTorch's words)
     t = _t()
     nz = t.nonzero(x)
     k = nz.shape[0]

@@ -97,6 +97,10 @@ def stft(input, n_fft: int, hop_length=None, win_length=None, window=None, cente
                                "and will further require that return_complex=True in a future "
                                "PyTorch release.")
         return_complex = True
+    elif not return_complex:
+        _warn_once("return_complex", "stft with return_complex=False is deprecated. In a future pytorch release, "
+                   "stft will return complex tensors for all inputs, and return_complex=False will raise an "
+                   "error.")  # (PyTorch's words, once a process as its TORCH_WARN_ONCE)
     if onesided is None:
         onesided = not is_complex
     elif onesided and is_complex:
