@@ -72,6 +72,31 @@ def test_range_index_assignment(key):
     _same(f)
 
 
+@pytest.mark.parametrize("key", [range(3), (range(1, 3),), (slice(None), range(0, 4, 2)), (range(2), 1)])
+def test_range_index_gradient(key):
+    # (nn_tutorial's nll: ``-input[range(n), target].mean()``: the backward re-read the key and
+    # refused the range)
+    a = np.arange(20.0).reshape(5, 4)
+    picked = a[tuple(list(k) if type(k) is range else k for k in (key if type(key) is tuple else (key,)))]
+    w = np.linspace(-1, 1, picked.size).reshape(picked.shape)
+    grads = []
+    for L in (torch, storch):
+        x = L.tensor(a, requires_grad=True)
+        (x[key] * L.tensor(w)).sum().backward()
+        grads.append(np.asarray(x.grad.cpu()))
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def test_range_and_index_array_gradient():
+    a = np.arange(12.0).reshape(3, 4)
+    grads = []
+    for L in (torch, storch):
+        x = L.tensor(a, requires_grad=True)
+        (-x[range(3), L.tensor([0, 1, 3])].mean()).backward()
+        grads.append(np.asarray(x.grad.cpu()))
+    np.testing.assert_array_equal(grads[1], grads[0])
+
+
 def test_cpu_index_on_another_devices_array(sim):
     """PyTorch takes a CPU index tensor for a CUDA tensor: the index is copied there."""
     x = strided.arange(10, device=sim) * 10

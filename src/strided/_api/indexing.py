@@ -87,7 +87,7 @@ def _native_key(x: Array, key):
                 out.append(dev.backend.from_host(a, dev))
             else:
                 out.append(k._get_native())
-        elif t is list:
+        elif t is list or t is range:  # (a range: the list of its ints, as in __getitem__)
             a = np.asarray(k)
             if a.size == 0:
                 a = a.astype(np.intp)
