@@ -63,3 +63,14 @@ def test_the_standard_namespace_raises_numpys_types():
         xp.full((2,), 300, dtype=xp.uint8)
     with pytest.raises(ValueError, match="negative dimension -1"):
         xp.zeros((2, -1))
+
+
+@pytest.mark.parametrize("shape", [(2, 5), (5,), (2, 3, 5)])
+def test_linear_of_the_wrong_width_is_pytorchs_error(shape):
+    # (a recipe computes layer sizes by ``except RuntimeError`` around ``nn.Linear(3, 4)(x)``)
+    msgs = []
+    for m in (torch, S):
+        with pytest.raises(RuntimeError) as e:
+            m.nn.Linear(3, 4)(m.ones(shape))
+        msgs.append(str(e.value))
+    assert msgs[1] == msgs[0] and isinstance(e.value, ValueError)

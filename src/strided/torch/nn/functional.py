@@ -37,6 +37,7 @@ from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
 from strided._api.activations import _act as _act_kernel
 from strided._api.creation import wrap_new as _wrap_new
+from strided._core.layout import ShapeError as _ShapeError
 # (PyTorch's names of the dtypes in its messages: the C type, the scalar type)
 from strided.torch._dtype_guards import _C_NAME as _C_TYPE, _scalar_type
 from strided.torch._memory_format import row_major as _row_major
@@ -440,8 +441,11 @@ def linear(input, weight, bias=None) -> Array:
     if weight.ndim not in (1, 2):
         raise ValueError(f"linear(): weight must be 1-D or 2-D; got shape {tuple(weight.shape)}")
     if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
-        raise ValueError(f"linear(): input's last dimension {tuple(input.shape)} does not match "
-                         f"weight's in_features (shape {tuple(weight.shape)})")
+        if input.ndim and weight.ndim == 2:  # (PyTorch's words: its addmm's operands)
+            raise _ShapeError(f"mat1 and mat2 shapes cannot be multiplied ({math.prod(input.shape[:-1])}x"
+                              f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+        raise _ShapeError(f"linear(): input's last dimension {tuple(input.shape)} does not match "
+                          f"weight's in_features (shape {tuple(weight.shape)})")
     if bias is not None:
         _check(bias, "linear", "bias")
     out = _st.matmul(input, weight.mT if weight.ndim == 2 else weight)
