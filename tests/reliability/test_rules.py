@@ -618,6 +618,9 @@ _METHODS_NOT_CALLED = {
                  "storage_type")},
     "set_": "a no-op on the array's own geometry only, else it raises", "nonzero_static": "size is keyword-only",
     "resize": "warns its deprecation (PyTorch's)", "resize_as": "warns its deprecation (PyTorch's)",
+    # (strided/torch/_math_names.py: removed in PyTorch 1.9, kept as callables that raise its RuntimeError)
+    **{n: "raises PyTorch's RuntimeError (tests/torch_namespace/test_math_names27)"
+       for n in ("solve", "lstsq", "eig", "symeig")},
 }
 
 
@@ -686,6 +689,9 @@ def _own_method_inputs():
         "logcumsumexp": [(big, 1)], "multinomial": [(cpu(np.array([3e38, 1e38], np.float32)), 1)],
         "mv": [(big, v)], "nanquantile": [(big, 0.5)], "polygamma_": [(big, 1)], "select": [(big, 0, 1)],
         "take_along_dim": [(big, row)], "vdot": [(v, v)],
+        # (strided/torch/_math_names.py)
+        "orgqr": [(big, v)], "ormqr": [(big, v, big), (big, v, big, False, True)],
+        "unsafe_split_with_sizes": [(big, [1, 2])],
         # (strided/torch/_more_methods.py)
         "apply_": [(big, float)], "map_": [(big, big, max)], "map2_": [(big, big, big, max)],
         "stft": [(v, 2, 1, None, xp.ones(2, device=big.device), True, "reflect", False, None, True)],

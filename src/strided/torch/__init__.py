@@ -58,6 +58,10 @@ _FROM_SUBMODULE.update({n: "_layouts" for n in ("layout", "strided", "sparse_coo
 _FROM_SUBMODULE.update({n: "_more_names" for n in ("range", "fill", "embedding", "bilinear", "nonzero_static",
                                                     "cond", "is_inference", "set_warn_always",
                                                     "is_warn_always_enabled", "init_num_threads")})
+_FROM_SUBMODULE.update({n: "_math_names" for n in (
+    "solve", "lstsq", "eig", "symeig", "matrix_rank", "histogramdd", "svd_lowrank", "pca_lowrank", "lobpcg", "geqrf",
+    "orgqr", "ormqr", "native_layer_norm", "native_batch_norm", "native_group_norm", "native_dropout",
+    "native_norm", "convolution", "ctc_loss", "embedding_bag", "unsafe_split_with_sizes")})
 _FROM_SUBMODULE.update({n: "_entry_names" for n in (
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
     "ByteTensor", "BoolTensor", "set_default_tensor_type", "GradScaler", "get_device_module", "empty_permuted",

@@ -898,7 +898,7 @@ from ._copy_variants import __all__ as _COPY_ALL  # noqa: E402
 from ._copy_variants import *  # noqa: E402,F401,F403
 # (Array's layout flags and a few methods; their functions, `range` and `strided` among them,
 # are the namespace's through strided/torch/__init__'s _FROM_SUBMODULE, not names here)
-from . import _layouts, _more_methods, _more_names  # noqa: E402,F401
+from . import _layouts, _math_names, _more_methods, _more_names  # noqa: E402,F401
 __all__ = sorted(set(__all__) | set(_MORE_ALL) | set(_MORE_LINALG_ALL) | set(_MORE_SPECIAL_ALL)
                  | set(_MORE_RANDOM_ALL) | set(_MORE_SETTINGS_ALL) | set(_CREATION_ALL) | set(_COPY_ALL)
                  | {"vmap"})
