@@ -112,6 +112,20 @@ class Device:
     def __reduce__(self):
         return (Device, (str(self),))
 
+    # ``with device:`` makes it the default device inside the block (PyTorch's ``with
+    # torch.device("cuda"):``), restored on the way out, nested blocks too.
+    def __enter__(self):
+        _ENTERED.append(_default_device[0])
+        try:
+            set_default_device(self)
+        except BaseException:
+            _ENTERED.pop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _default_device[0] = _ENTERED.pop()
+
     def __getattr__(self, name):
         # Called only where ordinary lookup failed: ``backend`` before it is resolved (or
         # after register_backend reset it).
@@ -180,6 +194,7 @@ def as_device(device) -> Device:
 
 CPU = Device("cpu")
 _default_device = [CPU]
+_ENTERED: list = []  # the defaults that ``with device:`` blocks replaced, innermost last
 
 
 def get_default_device() -> Device:
