@@ -133,7 +133,10 @@ def _node_class(fn_cls):
         # setup_context(ctx, inputs, output), chosen as PyTorch chooses it: setup_context is
         # overridden.
         split = fn_cls.setup_context is not Function.setup_context
-        c = type(f"{fn_cls.__name__}Backward", (FunctionCtx,), {"_fn": fn_cls, "_split": split})
+        # (a class of strided's own may carry PyTorch's node name for the operation it stands
+        # for, ``_node_name = "MaxBackward1"``; a user's Function is named as PyTorch names it)
+        name = fn_cls.__dict__.get("_node_name") or f"{fn_cls.__name__}Backward"
+        c = type(name, (FunctionCtx,), {"_fn": fn_cls, "_split": split})
         _NODE_CLASSES[fn_cls] = c
     return c
 

@@ -356,8 +356,8 @@ def median(input, /, dim=None, keepdim=False):
         if e is not None and e.requires_grad:
             # PyTorch's median() of all elements shares the gradient evenly among the elements
             # equal to it (NaN: among the NaNs), its evenly_distribute_backward
-            from ._tensor_methods import _EvenlyDistributed
-            return _EvenlyDistributed.apply(x, v.detach())
+            from ._tensor_methods import EVENLY
+            return EVENLY["median"].apply(x, v.detach())
         return v
     if not keepdim and x.ndim:
         vals, idx = ns.squeeze(vals, axis=d), ns.squeeze(idx, axis=d)

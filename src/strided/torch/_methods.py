@@ -845,8 +845,8 @@ def _all_extremum(x, name, kwargs):
     r = getattr(_ns(), name)(x, **kwargs)
     e = x._ext
     if kwargs.get("axis") is None and e is not None and e.requires_grad and x._dtype.kind in "fc":
-        from ._tensor_methods import _EvenlyDistributed
-        return _EvenlyDistributed.apply(x, r.detach())
+        from ._tensor_methods import EVENLY
+        return EVENLY[name].apply(x, r.detach())
     return r
 
 

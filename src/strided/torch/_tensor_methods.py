@@ -205,6 +205,12 @@ class _EvenlyDistributed(Function):
         return ns.where(mask, g / ns.sum(mask), 0.0), None
 
 
+# (one class per operation, for the grad_fn's name: PyTorch's node of each)
+EVENLY = {op: type(f"_Evenly{op.title()}", (_EvenlyDistributed,), {"_node_name": node})
+          for op, node in (("max", "MaxBackward1"), ("min", "MinBackward1"), ("median", "MedianBackward0"),
+                           ("nanmedian", "NanmedianBackward0"))}
+
+
 def _nanmedian(self, dim, keepdim):
     """PyTorch's ``x.nanmedian(dim=None, keepdim=False)``: the lower median of the numbers (NaN
     ignored; NaN where a slice holds none); with a dim, ``return_types.nanmedian(values,
@@ -222,7 +228,7 @@ def _nanmedian(self, dim, keepdim):
         if not x.shape[0]:
             return ns.full((), math.nan, dtype=self.dtype, device=self.device)
         v, _ = _nanmedian_along(x.detach(), 0, False)
-        return _EvenlyDistributed.apply(x, v)
+        return EVENLY["nanmedian"].apply(x, v)
     if self.ndim == 0:
         from ._functions import return_types
         if dim not in (0, -1):
