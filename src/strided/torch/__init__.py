@@ -49,7 +49,8 @@ from ._memory_format import (memory_format, contiguous_format, preserve_format, 
 # ``optim`` and ``cuda`` are imported on first use too; ``__all__`` (what
 # ``from strided.torch import *`` takes) and ``dir()`` are computed when asked.
 _SUBMODULES = ("nn", "optim", "cuda", "special", "utils", "testing", "random", "backends", "linalg", "fft",
-               "distributions", "amp", "cpu", "func", "jit", "accelerator", "distributed")
+               "distributions", "amp", "cpu", "func", "jit", "accelerator", "distributed",
+               "autograd", "functional", "serialization", "types", "__future__")
 _FROM_SUBMODULE = {"autocast": "amp.autocast_mode", "is_autocast_enabled": "amp.autocast_mode",
                    "get_autocast_dtype": "amp.autocast_mode"}  # top-level names defined there
 # (names that would shadow a builtin or a common name inside _functions: range, layout, strided)
@@ -122,10 +123,12 @@ def _public_of_strided() -> list:
 
 def _all() -> list:
     own = [n for n in globals() if not n.startswith("_")]
-    # (not "random": ``from strided.torch import *`` must not shadow Python's random module)
+    # (not "random" nor "types": ``from strided.torch import *`` must not shadow Python's modules;
+    # torch.__all__ has no "functional" or "__future__" either)
     # (nor the layout objects, as torch.__all__ has none: ``strided`` would shadow the package)
     return sorted((set(_public_of_strided()) | set(own) | set(_functions_names()) | set(_SUBMODULES)
-                   | set(_FROM_SUBMODULE)) - {"random", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
+                   | set(_FROM_SUBMODULE)) - {"random", "types", "functional", "__future__", "strided",
+                                              "sparse_coo", "sparse_csr", "sparse_csc",
                                               "sparse_bsr", "sparse_bsc", "jagged"})
 
 

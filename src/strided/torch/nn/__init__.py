@@ -30,10 +30,10 @@ from ._conv_modules import __all__ as _conv_modules_all
 from ._lazy import *  # noqa: F401,F403
 from ._lazy import __all__ as _lazy_all
 from ._adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
-from . import _lazy, modules as _modules_module, parameter as _parameter_module
+from . import _lazy, parameter as _parameter_module
 
-# PyTorch's spellings torch.nn.modules.lazy.LazyModuleMixin and torch.nn.parameter.UninitializedParameter
-_modules_module.lazy = _lazy
+# PyTorch's spelling torch.nn.parameter.UninitializedParameter (torch.nn.modules.lazy is the file
+# nn/_modules/lazy.py: see the end of modules.py)
 _parameter_module.UninitializedParameter = UninitializedParameter  # noqa: F405
 _parameter_module.UninitializedBuffer = UninitializedBuffer  # noqa: F405
 _parameter_module.is_lazy = _lazy.is_lazy

@@ -1785,3 +1785,23 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+# ``torch.nn.modules`` is a package in PyTorch (``from torch.nn.modules.loss import _Loss``):
+# its submodules are files in ``nn/_modules/`` (found through this ``__path__``, which makes
+# this module a package), each importing strided.torch.nn's own classes. The classes this file
+# does not define (Conv2d, LSTM, ...) are reached here too, as from PyTorch's package.
+import os as _os  # noqa: E402
+
+__path__ = [_os.path.join(_os.path.dirname(__file__), "_modules")]
+
+
+def __getattr__(name: str):
+    import importlib
+    if name.isidentifier() and _os.path.exists(_os.path.join(__path__[0], name + ".py")):
+        return importlib.import_module(f"{__name__}.{name}")
+    nn = importlib.import_module(__name__.rpartition(".")[0])
+    if name in nn.__all__ and name != "modules":
+        return getattr(nn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}: strided.torch has no "
+                         f"torch.nn.modules.{name}")

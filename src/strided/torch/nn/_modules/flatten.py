@@ -1,0 +1,10 @@
+"""``torch.nn.modules.flatten``: strided.torch.nn"s objects (the same ones as ``strided.torch.nn.X``)."""
+
+from __future__ import annotations
+
+from .. import Flatten, Unflatten  # noqa: F401
+from ..._reexport import missing as _missing
+
+__all__ = ["Flatten", "Unflatten"]
+
+__getattr__ = _missing(__name__)
