@@ -179,3 +179,13 @@ def test_star_import_does_not_shadow_python_modules():
     ns = {}
     exec("from strided.torch import *", ns)  # noqa: S102
     assert "types" not in ns and "functional" not in ns and "autograd" in ns
+
+
+@pytest.mark.parametrize("path", ["cuda.amp", "cpu.amp"])
+def test_the_deprecated_amp_modules_import(path):
+    mod = importlib.import_module("strided.torch." + path)
+    parent, _, leaf = path.partition(".")
+    assert mod is getattr(getattr(storch, parent), leaf)
+    want = importlib.import_module("torch." + path)
+    for name in ("autocast", "GradScaler"):
+        assert hasattr(want, name) and hasattr(mod, name)

@@ -9,7 +9,14 @@ The rest of PyTorch's module is not in strided (asking for it is an AttributeErr
 
 from __future__ import annotations
 
+import os as _os
+
 __all__ = ["amp"]
+
+
+# ``import strided.torch.cpu.amp`` as PyTorch's (this module a package whose submodules are
+# the files in _cpu_modules/)
+__path__ = [_os.path.join(_os.path.dirname(__file__), "_cpu_modules")]
 
 
 def __getattr__(name: str):

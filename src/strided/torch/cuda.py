@@ -7,6 +7,8 @@ otherwise). Nothing here initialises a GPU that strided would not use.
 
 from __future__ import annotations
 
+import os as _os
+
 from .._core import device as _device
 from . import _random
 
@@ -61,6 +63,11 @@ def manual_seed(seed) -> None:
 def manual_seed_all(seed) -> None:
     """Seed the random numbers of every device (as ``manual_seed``)."""
     _random.manual_seed(seed)
+
+
+# ``import strided.torch.cud.amp`` as PyTorch's (this module a package whose submodules are
+# the files in _cuda_modules/)
+__path__ = [_os.path.join(_os.path.dirname(__file__), "_cuda_modules")]
 
 
 def __getattr__(name: str):
