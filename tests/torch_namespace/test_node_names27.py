@@ -45,7 +45,7 @@ OPS = {
  "einsum": lambda m, x: m.einsum("ij,jk->ik", x, x), "atan2": lambda m, x: m.atan2(x, x), "lerp": lambda m, x: m.lerp(x, x * 2, 0.5),
  "unbind": lambda m, x: x.unbind(0)[0], "index_select": lambda m, x: x.index_select(0, m.tensor([0])), "mv": lambda m, x: m.mv(x, x[0]),
 }
-DIFFERENT = {"rsub", "max_dim", "amax", "t", "transpose", "unsqueeze", "squeeze", "select", "softmax",
+DIFFERENT = {"rsub", "max_dim", "amax", "t", "transpose", "unsqueeze", "squeeze", "softmax",
              "log_softmax", "mse", "masked_fill", "gather", "narrow", "diag", "outer", "layer_norm", "nll", "bce",
              "smooth_l1", "embedding", "max_pool1d", "avg_pool1d", "conv1d", "flip", "sort", "topk", "logsumexp",
              "addmm", "bmm", "einsum", "lerp", "index_select", "mv"}
@@ -60,3 +60,20 @@ def _node(m, call):
 def test_node_names_are_pytorchs(name):
     want, got = _node(torch, OPS[name]), _node(S, OPS[name])
     assert (got == want) != (name in DIFFERENT), (name, want, got)
+
+
+KEYS = ["[:, 1]", "[1]", "[1:]", "[1:, 0]", "[0, 1:]", "[0, 1]", "[None]", "[:, None]", "[...]", "[:]", "[..., 1]",
+        "[1, ...]", "[::2]", "[:, :]", "[0, None]", "[None, 0]", "[1:, None]", "[..., None]", "[:, 1:2]", "[-1]",
+        "[True]", "[0:3]", "[0:3, 1]", "[:, 0:4]", "[None, ..., None]", "[..., ::2]", "[:, -1:]", "[1, None, 2]",
+        "[..., 0, :]", "[(0, 1)]", "[..., :]", "[[0, 2]]"]
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_index_node_names_are_pytorchs(key):
+    """``x[:, 1]`` is SelectBackward0, ``x[None]`` UnsqueezeBackward0, ``x[...]``
+    AliasBackward0...: the node of the last step PyTorch's indexing takes."""
+    names = []
+    for m in (torch, S):
+        x = m.ones(3, 4, requires_grad=True)
+        names.append(type(eval("x" + key).grad_fn).__name__)  # noqa: S307 (the test's own keys)
+    assert names[1] == names[0]

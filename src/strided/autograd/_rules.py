@@ -505,11 +505,30 @@ def _is_basic(key) -> bool:
 
 
 def _getitem_node(p):
+    """PyTorch's node of a basic index: that of the last step its indexing takes, applying the
+    key's items left to right (an int selects, None unsqueezes, a slice of the whole axis is
+    skipped, a lone slice always slices), or AliasBackward0 when no step changed anything."""
     key = p["key"]
     if not _is_basic(key):
         return "IndexBackward0"
-    k = key if type(key) is tuple else (key,)
-    return "SelectBackward0" if k and all(type(i) is int for i in k) else "SliceBackward0"
+    if type(key) is slice:
+        return "SliceBackward0"
+    items = key if type(key) is tuple else (key,)
+    shape = p["x"].shape
+    rest = len(shape) - sum(1 for k in items if k is not None and k is not Ellipsis)
+    node, d = "AliasBackward0", 0
+    for k in items:
+        if k is None:
+            node = "UnsqueezeBackward0"
+        elif k is Ellipsis:
+            d += rest
+        elif type(k) is slice:
+            if k.indices(shape[d]) != (0, shape[d], 1):
+                node = "SliceBackward0"
+            d += 1
+        else:
+            node, d = "SelectBackward0", d + 1
+    return node
 
 
 def _getitem_grad(g, ctx, key):
