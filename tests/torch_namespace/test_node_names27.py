@@ -45,7 +45,7 @@ OPS = {
  "einsum": lambda m, x: m.einsum("ij,jk->ik", x, x), "atan2": lambda m, x: m.atan2(x, x), "lerp": lambda m, x: m.lerp(x, x * 2, 0.5),
  "unbind": lambda m, x: x.unbind(0)[0], "index_select": lambda m, x: x.index_select(0, m.tensor([0])), "mv": lambda m, x: m.mv(x, x[0]),
 }
-DIFFERENT = {"rsub", "max_dim", "amax", "t", "transpose", "unsqueeze", "squeeze", "softmax",
+DIFFERENT = {"rsub", "max_dim", "amax", "t", "transpose", "softmax",
              "log_softmax", "mse", "masked_fill", "gather", "narrow", "diag", "outer", "layer_norm", "nll", "bce",
              "smooth_l1", "embedding", "max_pool1d", "avg_pool1d", "conv1d", "flip", "sort", "topk", "logsumexp",
              "addmm", "bmm", "einsum", "lerp", "index_select", "mv"}
@@ -60,6 +60,21 @@ def _node(m, call):
 def test_node_names_are_pytorchs(name):
     want, got = _node(torch, OPS[name]), _node(S, OPS[name])
     assert (got == want) != (name in DIFFERENT), (name, want, got)
+
+
+SHAPE_CALLS = [".squeeze()", ".squeeze(0)", ".squeeze((0,))", ".squeeze((0, 2))", ".unsqueeze(0)", ".unsqueeze(-1)",
+               ".flatten()", ".view(-1)", ".reshape(2, 2)", ".unflatten(1, (2, 1))"]
+
+
+@pytest.mark.parametrize("call", SHAPE_CALLS)
+def test_shape_node_names_are_pytorchs(call):
+    names = []
+    for m in (torch, S):
+        x = m.ones(1, 2, 1, 2, requires_grad=True)
+        y = eval("x" + call)  # noqa: S307 (the test's own calls)
+        y.sum().backward()
+        names.append((type(y.grad_fn).__name__, tuple(y.shape), tuple(x.grad.shape)))
+    assert names[1] == names[0]
 
 
 KEYS = ["[:, 1]", "[1]", "[1:]", "[1:, 0]", "[0, 1:]", "[0, 1]", "[None]", "[:, None]", "[...]", "[:]", "[..., 1]",

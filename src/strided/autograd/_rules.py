@@ -419,8 +419,20 @@ nondiff("boolean output (a comparison or a test): piecewise constant, zero gradi
 rule("clone", "x, **kw", "CloneBackward0", x=_same)
 rule("astype", "x, dtype, copy=True, device=None, **kw", "ToCopyBackward0", x=_same)
 rule("to_device", "x, device, stream=None, copy=None", "ToCopyBackward0", x=_same)
-rule(("reshape", "view", "flatten", "unflatten", "expand_dims", "squeeze"), "x, *args, **kw",
-     "ViewBackward0", x=lambda g, ctx: xp.reshape(g, ctx.shape("x")))
+def _back_to_shape(g, ctx):
+    return xp.reshape(g, ctx.shape("x"))
+
+
+def _squeeze_node(p):
+    """PyTorch's node of each squeeze overload: all size-1 dims, one dim, a tuple of dims."""
+    a = p["args"][0] if p["args"] else p["kw"].get("axis", p["kw"].get("dim"))
+    return "SqueezeBackward0" if a is None else "SqueezeBackward2" if type(a) in (tuple, list) \
+        else "SqueezeBackward1"
+
+
+rule(("reshape", "view", "flatten", "unflatten"), "x, *args, **kw", "ViewBackward0", x=_back_to_shape)
+rule("expand_dims", "x, *args, **kw", "UnsqueezeBackward0", x=_back_to_shape)
+rule("squeeze", "x, *args, **kw", _squeeze_node, x=_back_to_shape)
 rule("broadcast_to", "x, shape", "ExpandBackward0", x=_same)
 # (PyTorch's derivatives.yaml: each is the other's view of the contiguous gradient)
 rule("view_as_real", "x", "ViewAsRealBackward0",

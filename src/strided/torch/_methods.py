@@ -272,7 +272,10 @@ def squeeze_(self, *dims, dim=None):
     axes = dim if isinstance(dim, (tuple, list)) else (dim,)
     axes = tuple(_layout.normalize_axis(self._axis(a), len(self._shape), "squeeze") for a in axes)
     axes = tuple(a for a in axes if self._shape and self._shape[a] == 1)  # (0-d: nothing to drop)
-    return _ns().squeeze(self, axis=axes) if axes else self.view(self._shape)
+    if not axes:
+        return self.view(self._shape)
+    # (one dim as an int: PyTorch's squeeze.dim overload, its node SqueezeBackward1)
+    return _ns().squeeze(self, axis=axes[0] if not isinstance(dim, (tuple, list)) else axes)
 
 
 Array.squeeze = squeeze_
