@@ -1328,6 +1328,8 @@ def _inplace_form(name: str):
     return call
 
 
+from . import _more_methods  # noqa: E402,F401  (Array's resize_as_ and as_strided_ first)
+
 _INPLACE_FORMS = [n for n in _TORCH_INPLACE if hasattr(Array, n)]
 globals().update({n: _inplace_form(n) for n in _INPLACE_FORMS})
 
