@@ -45,7 +45,7 @@ class _BuildExt(build_ext):
 # _chot's sources, one per concern (each file's head says which Python module it stands in
 # front of); module.c defines the shared state the others declare (chot.h).
 _CHOT = "src/strided/_csrc/_chot"
-_CHOT_SOURCES = ["module", "call", "loops", "fast", "names", "elide", "views", "setitem", "storage"]
+_CHOT_SOURCES = ["module", "call", "loops", "fast", "names", "elide", "views", "setitem", "storage", "keywords"]
 
 setup(cmdclass={"build_ext": _BuildExt}, ext_modules=[
     Extension("strided._csrc._ckernels", ["src/strided/_csrc/_ckernels.c"], optional=True,

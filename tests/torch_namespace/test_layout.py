@@ -58,9 +58,11 @@ def test_every_way_in(code):
 def test_pytorch_meanings_win_and_everything_else_is_strideds():
     out = _run("import strided as s, strided.torch as t\n"
                "print(t.max is not s.max, t.std is not s.std, t.sum is not s.sum, t.Tensor is not s.Tensor,\n"
-               "      t.isnan is s.isnan, t.float32 is s.float32, t.linalg is not s.linalg, t.is_tensor(s.ones(1)))\n"
+               "      t._keyword_names.unnamed(t.isnan) is s.isnan, t.float32 is s.float32, t.linalg is not s.linalg,\n"
+               "      t.is_tensor(s.ones(1)))\n"
                "print(t.std(t.tensor([1.0, 2.0, 3.0])).item(), t.max(t.tensor([[1, 5]]), 1).values.tolist(),\n"
                "      t.exp(t.tensor([0])).dtype is t.float32)")
+    # (t.isnan: strided's, behind the door that takes PyTorch's ``input=``: _keyword_names)
     first, second = out.splitlines()
     assert first == "True True True True True True True True"
     assert second == "1.0 [5] True"  # (torch.exp of an integer tensor: PyTorch's float32)

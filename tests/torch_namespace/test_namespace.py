@@ -160,11 +160,12 @@ def test_the_standard_namespace_stays_the_standards():
 
 def test_every_name_is_exported_and_torchs():
     from strided.torch import _functions
+    from strided.torch._keyword_names import unnamed
 
     for name in _functions.__all__:
         assert hasattr(st, name), name
         if name != "return_types":
-            got = getattr(st, name)
+            got = unnamed(getattr(st, name))  # (behind PyTorch's parameter names: _keyword_names)
             # (or _functions' under the wrapper that promotes 0-d operands as PyTorch does)
             assert (got.__wrapped__ if hasattr(got, "__wrapped_promotion__") else got) \
                 is getattr(_functions, name), name

@@ -88,6 +88,13 @@ def _functions_names() -> list:
         # (PyTorch's promotion of 0-d operands for the functions of several tensors)
         from . import _promotion
         _promotion.install_functions(g, lambda n: getattr(_strided(), n))
+        # (PyTorch's parameter names, ``torch.matmul(input=a, other=b)``: _keyword_names)
+        # (and for Array's methods, ``x.view(size=(2, 3))``: here, once every module of this
+        # namespace has attached its methods, and not at ``import strided``, whose standard
+        # namespace does not need them)
+        from . import _keyword_names
+        _keyword_names.install(g, _keyword_names.FUNCTIONS, __name__)
+        _keyword_names.install_methods(_Array)
         _LOADED.append(list(_functions.__all__))
     return _LOADED[0]
 
@@ -109,8 +116,20 @@ def __getattr__(name: str):
         value = getattr(_strided(), name)
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    g[name] = value
+    g[name] = value = _named(name, value)
     return value
+
+
+def _named(name: str, value):
+    """``value`` (strided's ``name``) taking PyTorch's parameter names (_keyword_names)."""
+    from ._keyword_names import FUNCTIONS, named
+    overloads = FUNCTIONS.get(name)
+    if overloads is None:
+        return value
+    new = named(name, value, overloads)
+    if new is not value:
+        new.__module__, new.__qualname__ = __name__, name
+    return new
 
 
 def _public_of_strided() -> list:

@@ -525,6 +525,7 @@ named_view_fast(PyObject *r, PyObject *op, PyObject *names, PyObject *sig, PyObj
     return named_view(r, op, names, sig, last);
 }
 int ext_type_add(PyObject *m);
+int keywords_type_add(PyObject *m); /* keywords.c: PyTorch's names before a compiled callable */
 extern PyObject *ndim_objs[MAXDIMS + 1];
 int auto_align_off(void);
 PyObject *fast_named_miss(Fast *f, PyObject *const *k, int n);

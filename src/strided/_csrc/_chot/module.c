@@ -331,7 +331,8 @@ PyInit__chot(void)
         || PyModule_AddObjectRef(m, "ViewProp", (PyObject *)&ViewProp_T) < 0
         || PyModule_AddObjectRef(m, "AlignedBuffer", (PyObject *)&AlignedBuf_T) < 0
         || PyModule_AddObjectRef(m, "NullContext", (PyObject *)&NullCtx_T) < 0
-        || ext_type_add(m) < 0 /* names.c: the compiled Ext */) {
+        || ext_type_add(m) < 0 /* names.c: the compiled Ext */
+        || keywords_type_add(m) < 0 /* keywords.c */) {
         Py_DECREF(m);
         return NULL;
     }

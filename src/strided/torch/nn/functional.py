@@ -1165,3 +1165,9 @@ from ._conv import *  # noqa: E402,F401,F403
 from ._conv import __all__ as _CONV_ALL  # noqa: E402
 
 __all__ += _CONV_ALL
+
+# (PyTorch's parameter names, ``F.one_hot(input=...)``: strided/torch/_keyword_names.py)
+from .. import _keyword_names  # noqa: E402
+
+_keyword_names.install(globals(), _keyword_names.FUNCTIONAL, __name__)
+del _keyword_names
