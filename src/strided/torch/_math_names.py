@@ -588,7 +588,7 @@ def geqrf(input, *, out=None):
 
 def orgqr(input, tau):
     """``torch.orgqr(input, tau)``: ``torch.linalg.householder_product`` -- the first ``n``
-    columns of ``H_1 ... H_k`` (``Q`` of ``geqrf``'s compact form).
+    columns of the product of the reflectors ``H_1``, ..., ``H_k`` (``Q`` of ``geqrf``'s compact form).
 
     >>> import strided.torch as torch
     >>> A = torch.tensor([[3.0, 1.0], [4.0, 2.0]])

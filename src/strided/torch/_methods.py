@@ -256,6 +256,8 @@ def _flip(self, *dims, **kwargs):
     return _memory_format.flipped(self, dims[0] if len(dims) == 1 else dims)
 
 
+_flip.__signature__ = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY),
+                                         inspect.Parameter("dims", inspect.Parameter.VAR_POSITIONAL)])
 Array.flip = _flip
 
 

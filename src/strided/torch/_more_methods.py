@@ -40,6 +40,7 @@ strided tensor, or raising where strided has no such thing.
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 import sys
@@ -427,6 +428,12 @@ def _no_kernel_method(name: str, kind: str, doc_args: str = ""):
     method.__name__ = method.__qualname__ = name
     method.__doc__ = (f"PyTorch's ``x.{name}({doc_args})``: of a {kind} tensor only (strided has none): "
                       f"PyTorch's NotImplementedError.")
+    # (shown with PyTorch's parameters: "padding, output_size=None" -- defaults are None)
+    P = inspect.Parameter
+    method.__signature__ = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD)]
+        + [P(a.partition("=")[0], P.POSITIONAL_OR_KEYWORD, default=None if "=" in a else P.empty)
+           for a in doc_args.split(", ") if a])
     return method
 
 
