@@ -86,7 +86,8 @@ def same(got, ref, rtol, path="out"):
 # float32, its final probabilities within 0.3%.
 @pytest.mark.parametrize("name,rtol", [("tensors", 0), ("autograd", 1e-4),
                                        ("polynomial", {"losses": 5e-2, None: 2e-3}),
-                                       ("classifier", 1e-2), ("mnist_cnn", 1e-3), ("lstm_tagger", 1e-4)])
+                                       ("classifier", 1e-2), ("mnist_cnn", 1e-3), ("lstm_tagger", 1e-4),
+                                       ("entry_points", 1e-4)])
 def test_tutorial_reaches_pytorchs_results(name, rtol):
     torch.manual_seed(0)  # PyTorch's initial weights, fixed (the strided run copies them)
     strided.manual_seed(0)
