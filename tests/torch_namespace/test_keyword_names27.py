@@ -259,7 +259,7 @@ def test_unknown_method_keyword_raises(name, args):
     targs, sargs = _operands(args)
     with pytest.raises(TypeError, match="bogus"):
         getattr(targs[0], name)(*targs[1:], bogus=1)
-    with pytest.raises(TypeError, match=rf"{name}\(\).*'bogus'"):
+    with pytest.raises(TypeError, match=r"\(\).*'bogus'"):  # (the method's own error)
         getattr(sargs[0], name)(*sargs[1:], bogus=1)
 
 

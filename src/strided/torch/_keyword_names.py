@@ -141,37 +141,43 @@ def _renamed(f, names: list, skip: int, wanted: set):
 class _Binding:
     """How a call with keywords reaches a callable that lacks some of PyTorch's names."""
 
-    __slots__ = ("name", "overloads", "accepts", "defaults", "skip")
+    __slots__ = ("name", "overloads", "accepts", "defaults", "skip", "theirs")
 
     def __init__(self, name, f, overloads, skip):
         self.name = name
         self.overloads = overloads
         self.skip = skip
         self.accepts = _keywords(f, skip)
+        self.theirs = frozenset(k for pos, kw in overloads for k in pos + kw)  # (PyTorch's names)
         sig = _signature(f)
         ps = [p for p in sig.parameters.values()][skip:] if sig is not None else []
         # (position -> the callable's default there, to fill a gap before a later keyword)
         self.defaults = [p.default for p in ps if p.kind in _POSITIONAL]
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
-        accepts = self.accepts
-        foreign = [k for k in kwargs if accepts is not None and k not in accepts]
+        accepts, theirs = self.accepts, self.theirs
+        # (a keyword that is none of PyTorch's names goes on as it came: the callable's own,
+        # ``keepdims=``, or the callable's own TypeError)
+        foreign = [k for k in kwargs if accepts is not None and k not in accepts and k in theirs]
         if not foreign:
             return args, kwargs
         n = len(args) - self.skip
-        # (the overload that takes every keyword the callable lacks, the one that places them
-        # earliest; keyword-only names stay keywords, for the callable's own error if it lacks them)
+        # (the overload that takes every one of PyTorch's keywords the call gives -- as
+        # PyTorch's overload resolution: ``std(x, dim=0, unbiased=True)`` is the dim overload,
+        # not ``std(input, unbiased)``; of those, the one that places them earliest;
+        # keyword-only names stay keywords)
+        given = [k for k in kwargs if k in theirs]
         best = None
         for pos, kwonly in self.overloads:
-            if all(k in pos or k in kwonly for k in foreign):
+            if all(k in pos or k in kwonly for k in given):
                 moved = [k for k in foreign if k in pos and k not in kwonly]
                 last = builtins.max((pos.index(k) for k in moved), default=-1)
                 if best is None or last < best[0]:
                     best = (last, pos, moved)
         if best is None:
-            theirs = {k for pos, kw in self.overloads for k in pos + kw}
-            bad = [k for k in foreign if k not in theirs] or foreign
-            raise TypeError(f"{self.name}() got an unexpected keyword argument {bad[0]!r}")
+            # (no overload of PyTorch's takes these keywords together, ``std(x, unbiased=True,
+            # correction=1)``: the callable's own error says what is wrong)
+            return args, kwargs
         last, pos, moved = best
         if not moved:
             return args, kwargs
@@ -229,7 +235,7 @@ def _wrapper(name, f, overloads, skip):
     if keywords is None:
         return call
     # (compiled: a call without keywords goes to ``f`` itself, by one vectorcall, no frame)
-    door = keywords(f, call)
+    door = keywords(f, call, binding.accepts)
     for a in ("__module__", "__name__", "__qualname__", "__doc__", "__signature__", "_keyword_binding"):
         if a in call.__dict__ or hasattr(call, a):
             setattr(door, a, getattr(call, a))

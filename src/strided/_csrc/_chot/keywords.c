@@ -1,9 +1,10 @@
 /* strided._csrc._chot, keywords.c: PyTorch's parameter names in front of a compiled callable.
  *
- * In front of: strided/torch/_keyword_names.py. ``Keywords(fn, slow)`` passes a call without
- * keywords to ``fn`` as it came (one vectorcall, no Python frame: a compiled ``Fast`` or
- * ``View`` keeps its speed) and hands a call with keywords to ``slow`` (the Python binder:
- * PyTorch's names bound, then ``fn`` called). Attributes it lacks are ``slow``'s (its name,
+ * In front of: strided/torch/_keyword_names.py. ``Keywords(fn, slow, accepts)`` passes a call
+ * without keywords, or with only keywords in ``accepts`` (those ``fn`` takes itself), to ``fn``
+ * as it came (one vectorcall, no Python frame: a compiled ``Fast`` or ``View`` keeps its speed)
+ * and hands any other call with keywords to ``slow`` (the Python binder: PyTorch's names
+ * bound, then ``fn`` called). Attributes it lacks are ``slow``'s (its name,
  * signature, docstring, module), so it stands in wherever the function is looked at; as a
  * class attribute it binds as a method, as ``Fast`` does.
  */
@@ -11,8 +12,9 @@
 
 typedef struct {
     PyObject_HEAD
-    PyObject *fn;   /* the callable called as it came */
-    PyObject *slow; /* the binder, for a call with keywords */
+    PyObject *fn;      /* the callable called as it came */
+    PyObject *slow;    /* the binder, for a call with keywords fn lacks */
+    PyObject *accepts; /* a frozenset: the keywords fn takes itself (or NULL: none known) */
     PyObject *dict;
     vectorcallfunc vectorcall;
 } Keywords;
@@ -23,18 +25,34 @@ kw_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     Keywords *k = (Keywords *)self;
     if (kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0)
         return PyObject_Vectorcall(k->fn, args, nargsf, NULL);
+    if (k->accepts != NULL) { /* (keywords fn takes itself, torch.std(x, dim=0): no binding) */
+        Py_ssize_t n = PyTuple_GET_SIZE(kwnames), i = 0;
+        for (; i < n; i++) {
+            int has = PySet_Contains(k->accepts, PyTuple_GET_ITEM(kwnames, i));
+            if (has < 0)
+                return NULL;
+            if (!has)
+                break;
+        }
+        if (i == n)
+            return PyObject_Vectorcall(k->fn, args, nargsf, kwnames);
+    }
     return PyObject_Vectorcall(k->slow, args, nargsf, kwnames);
 }
 
 static PyObject *
 kw_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *fn, *slow;
-    static char *names[] = {"fn", "slow", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:Keywords", names, &fn, &slow))
+    PyObject *fn, *slow, *accepts = Py_None;
+    static char *names[] = {"fn", "slow", "accepts", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:Keywords", names, &fn, &slow, &accepts))
         return NULL;
     if (!PyCallable_Check(fn) || !PyCallable_Check(slow)) {
-        PyErr_SetString(PyExc_TypeError, "Keywords(fn, slow): two callables");
+        PyErr_SetString(PyExc_TypeError, "Keywords(fn, slow, accepts=None): two callables");
+        return NULL;
+    }
+    if (accepts != Py_None && !PyFrozenSet_CheckExact(accepts)) {
+        PyErr_SetString(PyExc_TypeError, "Keywords(fn, slow, accepts=None): accepts a frozenset or None");
         return NULL;
     }
     Keywords *k = (Keywords *)type->tp_alloc(type, 0);
@@ -42,6 +60,7 @@ kw_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     k->fn = Py_NewRef(fn);
     k->slow = Py_NewRef(slow);
+    k->accepts = accepts == Py_None ? NULL : Py_NewRef(accepts);
     k->vectorcall = kw_vectorcall;
     return (PyObject *)k;
 }
@@ -51,6 +70,7 @@ kw_traverse(Keywords *k, visitproc visit, void *arg)
 {
     Py_VISIT(k->fn);
     Py_VISIT(k->slow);
+    Py_VISIT(k->accepts);
     Py_VISIT(k->dict);
     return 0;
 }
@@ -60,6 +80,7 @@ kw_clear(Keywords *k)
 {
     Py_CLEAR(k->fn);
     Py_CLEAR(k->slow);
+    Py_CLEAR(k->accepts);
     Py_CLEAR(k->dict);
     return 0;
 }
