@@ -247,7 +247,7 @@ def test_unknown_keyword_raises(name, args):
     targs, sargs = _operands(args)
     with pytest.raises(TypeError, match="bogus"):
         getattr(torch, name)(*targs, bogus=1)
-    with pytest.raises(TypeError, match=rf"{name}\(\).*'bogus'"):
+    with pytest.raises(TypeError, match=r"'bogus'"):  # (the function's own error, or the binder's)
         getattr(S, name)(*sargs, bogus=1)
     if len(sargs) == 1:
         with pytest.raises(TypeError, match="bogus"):
