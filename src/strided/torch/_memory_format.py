@@ -106,12 +106,29 @@ def _non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
     return True
 
 
+def memory_order(nd: int, should_swap) -> list:
+    """The dims from outermost to innermost in memory, by PyTorch's insertion sort (its
+    ``infer_dense_strides`` and ``compute_elementwise_output_logical_to_physical_perm``):
+    starting from the reversed dims, a dim moves outward past each neighbour that
+    ``should_swap(neighbour, dim)`` (1: swap, 0: no opinion, -1: stop) puts after it."""
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def dense_strides(shape: tuple, strides: tuple) -> tuple:
     """PyTorch's ``infer_dense_strides``: dense strides in the memory order of ``strides``
     (a zero stride keeps its axis where a contiguous array has it)."""
     nd = len(shape)
     st = [abs(s) for s in strides]
-    perm = list(range(nd - 1, -1, -1))
 
     def should_swap(d0, d1):
         s0, s1 = st[d0], st[d1]
@@ -123,16 +140,7 @@ def dense_strides(shape: tuple, strides: tuple) -> tuple:
             return 1
         return 1 if shape[d0] > shape[d1] else 0
 
-    for i in range(1, nd):
-        d1 = i
-        for j in range(1, i + 1):
-            d0 = i - j
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = memory_order(nd, should_swap)
     out = [0] * nd
     cur = 1
     for d in perm:

@@ -56,7 +56,7 @@ from .._core.storage import Storage
 from ._layouts import check_factory as _check_layout
 from ._memory_format import (
     _channels_last_strides, channels_last, contiguous_format, memory_format as _memory_format,
-    preserve_format, suggest_memory_format as _suggest)
+    memory_order as _memory_order, preserve_format, suggest_memory_format as _suggest)
 
 __all__: list = []  # (methods only)
 
@@ -348,16 +348,7 @@ def _logical_to_physical(x, shape, strides, ambiguity_check):
             return -1
         return 1 if ge(sa, sb) else 0
 
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = _memory_order(nd, should_swap)
     ambiguous = bool(ambiguity_check) and any(should_swap(perm[i], perm[i + 1]) != -1 for i in range(nd - 1))
     return perm[::-1], ambiguous
 
