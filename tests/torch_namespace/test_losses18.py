@@ -412,6 +412,25 @@ def test_torch_level_losses(reduction):
     check(build, "float64")
 
 
+def test_torch_level_losses_reduce_nothing_when_reduction_is_omitted():
+    """ATen's schemas say ``reduction=Mean``, but PyTorch's Python binding reads that default
+    as 0: ``torch.kl_div(a, b)`` is elementwise (measured, not read from the schema)."""
+    rng = np.random.default_rng(38)
+    a, b, c = (rng.random((3, 4)) for _ in range(3))
+    lp = np.log(rng.dirichlet(np.ones(5), size=(6, 2)))
+    calls = {
+        "binary_cross_entropy_with_logits": (a, b), "hinge_embedding_loss": (a, b),
+        "kl_div": (a, b), "cosine_embedding_loss": (a, b, np.array([1.0, -1.0, 1.0])),
+        "margin_ranking_loss": (a[0], b[0], np.sign(c[0] - 0.5)), "triplet_margin_loss": (a, b, c),
+        "ctc_loss": (lp, np.array([[1, 2], [3, 1]]), np.array([6, 6]), np.array([2, 2])),
+    }
+    for name, args in calls.items():
+        want = getattr(torch, name)(*(torch.from_numpy(x) for x in args)).numpy()
+        got = np.asarray(getattr(storch, name)(*(storch.tensor(x) for x in args)))
+        assert want.ndim >= 1 and got.shape == want.shape, name
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
 def test_torch_level_reduction_type():
     x = storch.zeros(3)
     with pytest.raises(TypeError, match="must be int"):

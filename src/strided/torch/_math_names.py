@@ -1003,10 +1003,11 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return getattr(F, f"conv{k}d")(x, w, bias, st, pd, dl, groups)
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     """``torch.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
-    reduction=1, zero_infinity=False)``: ``nn.functional.ctc_loss`` with ATen's reduction
-    number (1 mean, 2 sum, any other none); the lengths both lists of ints or both tensors.
+    reduction=0, zero_infinity=False)``: ``nn.functional.ctc_loss`` with ATen's reduction
+    number (1 mean, 2 sum, any other none; omitted, 0: PyTorch's binding reads ATen's
+    default ``Mean`` as 0); the lengths both lists of ints or both tensors.
 
     >>> import strided.torch as torch
     >>> lp = torch.log(torch.full((2, 1, 2), 0.5))

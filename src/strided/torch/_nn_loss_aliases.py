@@ -3,7 +3,9 @@
 
 They differ from the ``nn.functional`` forms where PyTorch's do: ``reduction`` is ATen's
 integer enum (0 none, 1 mean, 2 sum; any other integer reduces nothing, as
-``apply_loss_reduction``; a string is a TypeError), the dropouts take ``train`` (a
+``apply_loss_reduction``; a string is a TypeError; omitted, it is 0: ATen's schema says
+``reduction=Mean``, but PyTorch's Python binding reads that default as 0, so
+``torch.kl_div(a, b)`` reduces nothing -- measured on PyTorch 2.13), the dropouts take ``train`` (a
 required positional argument, not ``training``) and raise RuntimeError for a bad ``p``, and
 the checks that only PyTorch's Python layer makes (``triplet_margin_loss``'s positive
 margin, ``margin_ranking_loss``'s equal dimensions, ``binary_cross_entropy_with_logits``'s
@@ -217,31 +219,31 @@ def pdist(input, p=2):
 
 # --- losses ------------------------------------------------------------------------------
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
-    """``torch.cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1)``.
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``torch.cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0)``.
 
     >>> import strided.torch as torch
     >>> x = torch.tensor([[1.0, 0.0]])
     >>> torch.cosine_embedding_loss(x, x, torch.tensor([-1]))
-    tensor(1.)
+    tensor([1.])
     """
     red = _enum("cosine_embedding_loss", reduction)
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=red)
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
-    """``torch.hinge_embedding_loss(input, target, margin=1.0, reduction=1)``.
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    """``torch.hinge_embedding_loss(input, target, margin=1.0, reduction=0)``.
 
     >>> import strided.torch as torch
     >>> torch.hinge_embedding_loss(torch.tensor([0.3]), torch.tensor([-1.0]))
-    tensor(0.7000)
+    tensor([0.7000])
     """
     red = _enum("hinge_embedding_loss", reduction)
     return _F().hinge_embedding_loss(input, target, margin, reduction=red)
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
-    """``torch.kl_div(input, target, reduction=1, *, log_target=False)`` (no ``batchmean``:
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """``torch.kl_div(input, target, reduction=0, *, log_target=False)`` (no ``batchmean``:
     that is ``nn.functional.kl_div``'s).
 
     >>> import strided.torch as torch
@@ -255,13 +257,13 @@ def kl_div(input, target, reduction=1, *, log_target=False):
     return _X()._kl_div(input, target, red, log_target)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
-    """``torch.margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1)``
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    """``torch.margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0)``
     (the inputs broadcast).
 
     >>> import strided.torch as torch
     >>> torch.margin_ranking_loss(torch.tensor([1.0]), torch.tensor([2.0]), torch.tensor([1.0]))
-    tensor(1.)
+    tensor([1.])
     """
     red = _enum("margin_ranking_loss", reduction)
     for a, n in ((input1, "input1"), (input2, "input2"), (target, "target")):
@@ -282,14 +284,14 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
-                        reduction=1):
+                        reduction=0):
     """``torch.triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06,
-    swap=False, reduction=1)`` (any margin: the positive-margin check is nn.functional's).
+    swap=False, reduction=0)`` (any margin: the positive-margin check is nn.functional's).
 
     >>> import strided.torch as torch
     >>> a = torch.zeros(1, 2)
     >>> torch.triplet_margin_loss(a, a, torch.ones(1, 2), eps=0.0)
-    tensor(0.)
+    tensor([0.])
     """
     red = _enum("triplet_margin_loss", reduction)
     for a, n in ((anchor, "anchor"), (positive, "positive"), (negative, "negative")):
@@ -297,14 +299,14 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _X()._triplet(anchor, positive, negative, margin, p, eps, swap, red)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     """``torch.binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
-    reduction=1)``: ATen's formula, the operands broadcast (the equal-shape check is
+    reduction=0)``: ATen's formula, the operands broadcast (the equal-shape check is
     nn.functional's).
 
     >>> import strided.torch as torch
     >>> torch.binary_cross_entropy_with_logits(torch.zeros(1), torch.ones(1))
-    tensor(0.6931)
+    tensor([0.6931])
     """
     red = _enum("binary_cross_entropy_with_logits", reduction)
     F = _F()
