@@ -32,7 +32,7 @@ import inspect
 import keyword
 import types
 
-from ._torch_parameters import FUNCTIONS, FUNCTIONAL, METHODS  # noqa: F401
+from ._torch_parameters import FFT, FUNCTIONAL, FUNCTIONS, LINALG, METHODS, SPECIAL  # noqa: F401
 
 _P = inspect.Parameter
 _POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)

@@ -429,3 +429,10 @@ def ifftshift(input, dim=None):
     [0, 1, 2, 3, 4]
     """
     return _shift("ifftshift", input, dim, -1)
+
+
+# (PyTorch's parameter names, ``torch.fft.<name>(input=...)``: strided/torch/_keyword_names.py)
+from . import _keyword_names  # noqa: E402
+
+_keyword_names.install(globals(), _keyword_names.FFT, __name__)
+del _keyword_names

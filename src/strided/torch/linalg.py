@@ -958,3 +958,10 @@ def tensorsolve(A, B, dims=None, *, out=None):
                            f"prod(self.shape[:other.ndim]), but got {p} != {q}")
     r = solve(A.reshape(math.prod(tuple(B.shape)), p), B.reshape(-1)).reshape(*rest)
     return _write("linalg.tensorsolve", r, out)
+
+
+# (PyTorch's parameter names, ``torch.linalg.<name>(input=...)``: strided/torch/_keyword_names.py)
+from . import _keyword_names  # noqa: E402
+
+_keyword_names.install(globals(), _keyword_names.LINALG, __name__)
+del _keyword_names

@@ -97,3 +97,10 @@ def _bessel(name: str, doc: str):
 i0e = _bessel("i0e", "``exp(-|input|) * i0(input)``, the exponentially scaled modified Bessel function of order 0")
 i1 = _bessel("i1", "the modified Bessel function of the first kind of order 1")
 i1e = _bessel("i1e", "``exp(-|input|) * i1(input)``, exponentially scaled")
+
+
+# (PyTorch's parameter names, ``torch.special.<name>(input=...)``: strided/torch/_keyword_names.py)
+from . import _keyword_names  # noqa: E402
+
+_keyword_names.install(globals(), _keyword_names.SPECIAL, __name__)
+del _keyword_names
