@@ -317,3 +317,22 @@ def test_table_covers_the_scan():
         assert any(pos[:len(first)] == first for pos, _ in FUNCTIONS[name]), name
     assert any(pos[:1] == ("size",) for pos, _ in METHODS["view"])
     assert any(pos[:1] == ("input",) for pos, _ in FUNCTIONAL["one_hot"])
+
+
+def test_names_from_submodules_take_pytorchs_names():
+    """The top-level names defined in strided.torch's submodules (``torch.embedding``,
+    ``torch.orgqr``, ...: ``_FROM_SUBMODULE``) take PyTorch's names too, as the same object on
+    every access."""
+    w = np.arange(12.0).reshape(4, 3)
+    got = S.embedding(weight=S.tensor(w), indices=S.tensor([1, 2]))
+    want = torch.embedding(weight=torch.tensor(w), indices=torch.tensor([1, 2]))
+    np.testing.assert_array_equal(H(got), H(want))
+    assert S.embedding is S.embedding
+    a = _M.astype(np.float64)
+    (tq, tt), (sq, st) = torch.geqrf(torch.from_numpy(a)), S.geqrf(S.tensor(a))
+    np.testing.assert_allclose(H(S.orgqr(input=sq, input2=st)), H(torch.orgqr(input=tq, input2=tt)), atol=1e-12)
+    from strided.torch._keyword_names import _takes
+    for name in S._FROM_SUBMODULE:
+        if name in FUNCTIONS and callable(getattr(torch, name, None)):
+            wanted = {k for pos, _ in FUNCTIONS[name] for k in pos}
+            assert _takes(getattr(S, name), 0, wanted), name

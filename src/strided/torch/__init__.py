@@ -107,7 +107,13 @@ def __getattr__(name: str):
     if name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if name in _FROM_SUBMODULE:
-        return getattr(_importlib.import_module(f"{__name__}.{_FROM_SUBMODULE[name]}"), name)
+        # (PyTorch's parameter names given once, in the submodule that defines the name)
+        module = _importlib.import_module(f"{__name__}.{_FROM_SUBMODULE[name]}")
+        value = getattr(module, name)
+        new = _named(name, value)
+        if new is not value:
+            setattr(module, name, new)
+        return new
     _functions_names()
     g = globals()
     if name in g:
