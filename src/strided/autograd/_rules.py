@@ -673,10 +673,19 @@ def _clip_x(g, x, min, max):
     return g if keep is None else where(keep, g, 0.0)
 
 
-rule("clip", "x, min=None, max=None", "ClampBackward1",
-     x=_clip_x,
-     min=lambda g, x, min: where(x < min, g, 0.0),
-     max=lambda g, x, max: where(x > max, g, 0.0))
+def _clip_min(g, x, min, max):
+    # (PyTorch's clamp_backward_min_max: where min > max the result is max, and only max
+    # receives the gradient; where min == max, neither bound does)
+    keep = x < min
+    return where(keep if max is None else xp.logical_and(keep, min < max), g, 0.0)
+
+
+def _clip_max(g, x, min, max):
+    keep = x > max
+    return where(keep if min is None else xp.logical_or(keep, max < min), g, 0.0)
+
+
+rule("clip", "x, min=None, max=None", "ClampBackward1", x=_clip_x, min=_clip_min, max=_clip_max)
 
 
 def _sort_grad(g, x, axis, descending, stable):
@@ -1064,7 +1073,11 @@ def _eigh_grad(g, result):
     inner = xp.matmul(_mH(V), gV)
     F = _offdiag_inv(L[..., None, :] - L[..., :, None])
     mid = F * inner + gL[..., :, None] * _eye(L.shape[-1], inner)
-    return xp.matmul(xp.matmul(V, mid), _mH(V))
+    gA = xp.matmul(xp.matmul(V, mid), _mH(V))
+    # (the gradient with respect to a Hermitian matrix, as PyTorch's linalg_eigh backward:
+    # the Hermitian part; eigh reads one triangle, so for a Hermitian input this is the
+    # gradient every element of it shares)
+    return (gA + _mH(gA)) * 0.5
 
 
 rule("eigh", "x", "LinalgEighBackward0", multi=True, x=_eigh_grad)

@@ -1373,8 +1373,7 @@ def torch_sign(input, *, out=None):
         raise DTypeNotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
                                        "numbers. Please use torch.sgn instead.")
     if type(input) is Array and input._dtype.kind == "b":  # (PyTorch's sign of a bool: itself)
-        if out is input:
-            return out
+        # (x.sign_() of a mask writes, as every in-place method: its version counter moves)
         r = input.clone()  # (in the input's layout, as PyTorch's)
         if out is None:
             return r

@@ -64,12 +64,17 @@ def fill(input, value):
     """``torch.fill(input, value)``: a new array of ``input``'s shape, dtype and layout filled
     with ``value`` (a number or a 0-d array)."""
     x = _tensor("fill", input)
+    t = _t()
     if type(value) is Array:
         if value.ndim != 0:
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
-        return _t().zeros_like(x) + value.to(x.dtype)
-    return _t().full_like(x, value)
+        value = value.to(x.dtype)
+    elif not (x.requires_grad and t.is_grad_enabled()):
+        return t.full_like(x, value)
+    # (in the graph as PyTorch's FillBackward: a zero derivative for input, the sum of the
+    # gradient for a 0-d value array)
+    return t.where(t.ones_like(x, dtype=t.bool), value, x)
 
 
 def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

@@ -939,7 +939,9 @@ def index_fill(input, dim, index, value) -> Array:
         if index.numel():
             r[...] = value
         return r
-    r[(slice(None),) * d + (index,)] = value
+    # (each index once, as PyTorch's derivative of value, grad.index_select(dim,
+    # _unique(index)).sum(): a repeated index fills its slice once)
+    r[(slice(None),) * d + (ns.unique_values(index),)] = value
     return r
 
 

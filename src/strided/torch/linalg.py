@@ -27,6 +27,7 @@ import operator
 import sys
 
 from .._core.array import Array
+from ..autograd._function import Function
 from ._checks import tensor as _tensor
 from ._functions import _return_type, _write, return_types
 from ._more_linalg import _batch_pair, _eye_like, _matrix, _mH, _mT
@@ -648,29 +649,63 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     [[0.5, 0.0], [0.0, 0.0]]
     """
     A = _lapack("linalg.pinv", _matrix("linalg.pinv", A, "A"))
-    ns = _ns()
     if rcond is not None:
         if rtol is not None or atol is not None:
             raise TypeError("linalg.pinv(): rcond (the older overload's rtol) with atol= or rtol=")
         rtol = rcond
     if hermitian:
         _square("linalg.pinv", A)
+    return _write("linalg.pinv", _Pinv.apply(A, atol, rtol, hermitian), out)
+
+
+def _pinv_values(A, atol, rtol, hermitian):
+    ns = _ns()
+    if hermitian:
         w, V = _std().eigh(A)
         S = ns.abs(w)
         smax = ns.max(S, axis=-1, keepdims=True) if S.shape[-1] else S[..., :1]
         keep = S > _tol("linalg.pinv", S, smax, A, atol, rtol, True)
         winv = ns.where(keep, 1 / ns.where(keep, w, ns.ones_like(w)), ns.zeros_like(w))
-        r = (V * winv.to(V.dtype)[..., None, :]) @ _mH(V)
-        return _write("linalg.pinv", r, out)
+        return (V * winv.to(V.dtype)[..., None, :]) @ _mH(V)
     if A.shape[-1] == 0 or A.shape[-2] == 0:
-        return _write("linalg.pinv", ns.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]),
-                                              dtype=A.dtype, device=A.device), out)
+        return ns.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), dtype=A.dtype, device=A.device)
     U, S, Vh = _std().svd(A, full_matrices=False)
     smax = S[..., :1]
     keep = S > _tol("linalg.pinv", S, smax, A, atol, rtol, False)
     sinv = ns.where(keep, 1 / ns.where(keep, S, ns.ones_like(S)), ns.zeros_like(S))
-    r = (_mH(Vh) * sinv.to(A.dtype)[..., None, :]) @ _mH(U)
-    return _write("linalg.pinv", r, out)
+    return (_mH(Vh) * sinv.to(A.dtype)[..., None, :]) @ _mH(U)
+
+
+def _pinv_backward(g, pinvA, A):
+    """PyTorch's ``pinv_backward`` (FunctionsManual.cpp): the derivative of the pseudo-inverse
+    as a function of the whole matrix ``A`` (``hermitian`` or not), in the smaller dimension."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gh = _mH(pinvA), _mH(g)
+    if m <= n:
+        K = gh @ pinvA
+        KpinvAh = K @ pinvAh
+        return -_mH(pinvA @ K) + KpinvAh - (A @ pinvA) @ KpinvAh + (pinvAh @ pinvA) @ (gh - K @ A)
+    K = pinvA @ gh
+    pinvAhK = pinvAh @ K
+    return -_mH(K @ pinvA) + (gh - A @ K) @ pinvA @ pinvAh + pinvAhK - pinvAhK @ pinvA @ A
+
+
+class _Pinv(Function):
+    """``linalg.pinv`` with PyTorch's derivative (``LinalgPinvBackward0``: ``pinv_backward``,
+    the same for ``hermitian``; the tolerances are not differentiated)."""
+
+    _node_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, A, atol, rtol, hermitian):
+        r = _pinv_values(A, atol, rtol, hermitian)
+        ctx.save_for_backward(A, r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        A, r = ctx.saved_tensors
+        return _pinv_backward(g, r, A), None, None, None
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
