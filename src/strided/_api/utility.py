@@ -121,7 +121,8 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None, out=None) -> Array:
     """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``.
 
     ``prepend``/``append`` are joined to ``x`` along ``axis`` first; their
-    dtype promotes with ``x``'s. Booleans difference as ``!=`` (PyTorch).
+    dtype promotes with ``x``'s. Booleans difference as ``!=`` (PyTorch). ``n=0``
+    returns a copy of ``x``, ``prepend`` and ``append`` unused (NumPy's and PyTorch's).
 
     >>> import strided as xp
     >>> xp.diff(xp.asarray([1, 4, 9, 16]), n=2).tolist()
@@ -140,6 +141,9 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None, out=None) -> Array:
     check_devices("diff", x, prepend, append)
     xp = x._device.backend.xp
     a, dt = x._get_native(), x._dtype
+    if n == 0:
+        # (the 0-th difference is x itself, prepend and append unused, as NumPy's and PyTorch's)
+        return _finish(wrap_new(a.copy(), dt, x._device), "diff", out)
     if prepend is not None or append is not None:
         parts = [(a, dt)]
         if prepend is not None:
@@ -149,7 +153,5 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None, out=None) -> Array:
         for _, pdt in parts:
             dt = _dtypes.result_type_pair(dt, pdt)
         a = xp.concatenate([p.astype(dt._np, copy=False) for p, _ in parts], axis=ax)
-    elif n == 0:
-        a = a.copy()
-    r = xp.diff(a, n=n, axis=ax) if n else a
+    r = xp.diff(a, n=n, axis=ax)
     return _finish(wrap_new(r, dt, x._device), "diff", out)

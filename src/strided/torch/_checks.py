@@ -34,3 +34,36 @@ def floating_dtype(*ops):
     (``torch.sqrt(int_tensor)``, ``torch.xlogy(ints, ints)``: float32)."""
     dt = sys.modules["strided"].result_type(*ops)
     return _dtypes.get_default_dtype() if dt.kind in "biu" else dt
+
+
+_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "short", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
+def blas_scalar(value, dtype):
+    """``alpha=``/``beta=`` of ``addmm``, ``addbmm``, ``baddbmm`` and ``addmv`` as PyTorch's
+    kernels read them (``Scalar::to<scalar_t>()`` in the result's dtype): a float truncated
+    toward zero into an integer dtype (``addmm(ints, ..., alpha=0.5)`` multiplies by 0), a bool
+    as 0 or 1, a complex number refused by a real dtype unless its imaginary part is 0
+    (PyTorch's RuntimeError)."""
+    if isinstance(value, complex) and dtype.kind != "c":
+        if value.imag:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_C_NAMES.get(dtype.name, dtype.name)} without overflow")
+        value = value.real
+    if dtype.kind in "iu" and isinstance(value, (bool, float)):
+        return int(value)
+    return value
+
+
+def alpha_check(dtype, **scalars) -> None:
+    """PyTorch's ``alpha_check`` (BinaryOps.h) of each multiplier in the order given (``addr``
+    checks ``beta``, then ``alpha``): a bool only for a bool result, a float or complex number
+    not for an integral one."""
+    for arg, v in scalars.items():
+        if isinstance(v, bool):
+            if dtype.kind != "b":
+                raise RuntimeError(f"Boolean {arg} only supported for Boolean results.")
+        elif isinstance(v, (float, complex)) and dtype.kind in "biu":
+            raise RuntimeError(f"For integral input tensors, argument {arg} must not be a floating "
+                               f"point number.")

@@ -600,7 +600,9 @@ def addmm(input, mat1, mat2, /, *, beta=1, alpha=1) -> Array:
     tensor([[3., 5.],
             [7., 9.]])
     """
+    from ._checks import blas_scalar
     r = mat1 @ mat2
+    beta, alpha = blas_scalar(beta, r.dtype), blas_scalar(alpha, r.dtype)
     if alpha != 1:
         r = alpha * r
     if beta == 0:

@@ -11,6 +11,8 @@ that is not a sequence of ints, is PyTorch's TypeError.
 
 from __future__ import annotations
 
+import math
+
 import sys
 
 from ._layouts import check_factory
@@ -89,8 +91,49 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     check_factory("arange", layout, pin_memory)
     if end is None:
         start, end = 0, start
+    start, end, step = _arange_bounds(start, end, step, dtype)
+    if not step:  # (float bounds into an integer dtype whose step truncates to 0: n copies of start)
+        return _ns().full((end,), start, dtype=dtype, device=device, out=out, requires_grad=requires_grad,
+                          names=names)
     return _ns().arange(start, end, step, dtype=dtype, device=device, out=out, requires_grad=requires_grad,
                         names=names)
+
+
+def _arange_bounds(start, end, step, dtype):
+    """PyTorch's checks of ``arange``'s bounds (in double precision: a zero step, a
+    non-finite bound, a step whose sign leads away from ``end`` raise RuntimeError), and its
+    reading of float bounds into an integer dtype, as exact integers that strided's
+    ``arange`` counts the same: every value is ``int(start) + int(step) * i``, the float
+    bounds truncated first; there are ``ceil((end - start) / step)`` of them, in double, except
+    into int64, where PyTorch counts in the truncated integers,
+    ``(int(end) - int(start) + int(step) - sign) / int(step)``, and a step that truncates to
+    zero raises. (Into another integer dtype such a step gives ``n`` copies of ``int(start)``:
+    returned as ``(int(start), n, 0)``.)"""
+    from .._core.array import Array
+    vals = [v.item() if type(v) is Array and v.ndim == 0 else v for v in (start, end, step)]
+    if not all(isinstance(v, (int, float)) for v in vals):
+        return start, end, step  # (strided's arange names what is wrong)
+    ds, de, dst = (float(v) for v in vals)
+    if not dst:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(ds) and math.isfinite(de)):
+        raise RuntimeError(f"unsupported range: {ds} -> {de}")
+    if not ((dst > 0 and de >= ds) or (dst < 0 and de <= ds)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    from .._api.creation import _as_dtype
+    dt = _as_dtype(dtype, "arange")
+    if dt is None or dt.kind not in "iu" or all(type(v) is not float for v in vals):
+        return start, end, step
+    xs, xe, xst = (int(v) for v in vals)  # (C's truncation toward zero)
+    if dt.name == "int64":
+        if not xst:
+            raise ValueError("step must be nonzero")  # (PyTorch's type here, measured)
+        num = xe - xs + xst - (1 if xst > 0 else -1)
+        n = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)  # (C's division)
+    else:
+        n = math.ceil((de - ds) / dst)
+    n = max(n, 0)
+    return (xs, xs + xst * n, xst) if xst else (xs, n, 0)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,

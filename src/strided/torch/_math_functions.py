@@ -30,7 +30,7 @@ from .._core import dtypes as _dtypes
 from .._core.array import Array
 from ..autograd._function import Function
 from .._core.caller import stacklevel
-from ._checks import floating_dtype, no_out as _no_out, tensor as _tensor
+from ._checks import alpha_check, blas_scalar, floating_dtype, no_out as _no_out, tensor as _tensor
 from ._methods import check_integer_divisor
 
 __all__ = [
@@ -623,7 +623,9 @@ def _scaled_sum(name, input, product, beta, alpha, out):
     ignored (NaN included) when ``beta`` is 0, as PyTorch's ``addmv``/``addr``/``addmm``."""
     ns = _ns()
     dt = ns.result_type(input, product)
-    beta, alpha = _value_for(beta, dt), _value_for(alpha, dt)
+    if name == "addr":
+        alpha_check(dt, beta=beta, alpha=alpha)
+    beta, alpha = blas_scalar(beta, dt), blas_scalar(alpha, dt)
     try:
         fits = ns.broadcast_shapes(tuple(input.shape), tuple(product.shape)) == tuple(product.shape)
     except ValueError:
@@ -840,13 +842,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         if builtins.bool(ns.any(ns.less(wt, 0))):
             raise RuntimeError(f"cov(): {arg} cannot be negative")
         w = wt if w is None else ns.multiply(w, wt)
-    # PyTorch's Correlation.cpp, step for step
+    # PyTorch's Correlation.cpp, step for step (its sums of integers are int64: the standard's
+    # sum of uint8 is uint64, whose quotient by int64 would be float64, PyTorch's float32)
+    def total(a, axis=None):
+        return ns.sum(a, axis=axis, dtype=ns.int64 if a.dtype.kind in "iu" else None)
     if w is None:
         w_sum = ns.asarray(n_obs, dtype=ns.int64, device=x.device)
-        avg = ns.divide(ns.sum(x, axis=1), w_sum)
+        avg = ns.divide(total(x, 1), w_sum)
     else:
-        w_sum = ns.sum(w)
-        avg = ns.divide(ns.sum(ns.multiply(x, w), axis=1), w_sum)
+        w_sum = total(w)
+        avg = ns.divide(total(ns.multiply(x, w), 1), w_sum)
     if w is not None and aweights is not None and correction != 0:
         norm = ns.subtract(w_sum, ns.divide(ns.multiply(ns.sum(ns.multiply(w, aweights)), correction), w_sum))
     else:

@@ -19,7 +19,7 @@ import sys
 
 from .._core import dtypes as _dtypes
 from .._core.array import Array
-from ._checks import no_out as _no_out, tensor as _tensor
+from ._checks import blas_scalar, no_out as _no_out, tensor as _tensor
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "lu", "lu_unpack", "lu_solve", "triangular_solve",
@@ -406,7 +406,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
         raise RuntimeError(f"addbmm: incompatible batch shapes {list(b1.shape)} and {list(b2.shape)}")
     ns = _ns()
-    prod = ns.sum(ns.matmul(b1, b2), axis=0)
+    prod = ns.matmul(b1, b2)
+    prod = ns.sum(prod, axis=0, dtype=prod.dtype)  # (in the operands' dtype: int32 stays int32)
+    beta, alpha = blas_scalar(beta, prod.dtype), blas_scalar(alpha, prod.dtype)
     if alpha != 1:
         prod = prod * alpha
     want = (b1.shape[1], b2.shape[2])

@@ -145,6 +145,12 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     c = shape[1] if len(shape) > 1 else 0
     _check_channels(f, c, running_mean=running_mean, running_var=running_var, weight=weight,
                     bias=bias)
+    if len(shape) < 2 and input.size:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(len(shape), 1)}, "
+                         f"{max(len(shape), 1) - 1}], but got 1): {f}() needs the channels in "
+                         f"dimension 1; got an input of shape {_size(shape)}")
+    if len(shape) < 2:
+        return input * 1  # (an empty 1-D input: no channels, no statistics; PyTorch's shape)
     cs = _channel_shape(len(shape), c)
     if training or running_mean is None or running_var is None:
         if not training:

@@ -476,7 +476,7 @@ def bilinear(input1, input2, weight, bias=None) -> Array:
                          f"{tuple(input2.shape)}, weight {tuple(weight.shape)} (out, in1, in2)")
     # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2); times input2, summed over in2.
     left = _st.matmul(input1[..., None, None, :], weight)[..., 0, :]
-    out = _st.sum(left * input2[..., None, :], axis=-1)
+    out = _st.sum(left * input2[..., None, :], axis=-1, dtype=left.dtype)  # (int32 stays int32)
     if bias is not None:
         out = out + bias
     return out
