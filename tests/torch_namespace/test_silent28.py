@@ -14,7 +14,8 @@ of PyTorch's OpInfo samples), each compared here with PyTorch itself:
   float32;
 - ``diff(x, n=0, prepend=, append=)``: ``x`` (NumPy's and PyTorch's), strided joined them;
 - ``F.bilinear`` of int32: int32 (strided summed into int64);
-- ``F.batch_norm`` of an empty 1-D input: its shape (strided broadcast it to (1, 0)).
+- ``F.batch_norm`` of an empty 1-D input: its shape (strided broadcast it to (1, 0));
+- ``x.sum_to_size(size)`` of integers or bools: int64, as PyTorch's ``sum``.
 """
 
 from __future__ import annotations
@@ -145,3 +146,11 @@ def test_batch_norm_of_empty_and_one_dimensional_inputs(shape, training):
     def run(L):
         return L.nn.functional.batch_norm(L.ones(shape), L.zeros(c), L.ones(c), training=training)
     _same(run)
+
+
+@pytest.mark.parametrize("d", ["int32", "uint8", "bool", "int64", "float32"])
+@pytest.mark.parametrize("shape, size", [((), ()), ((2, 3), ()), ((2, 3), (2, 3)), ((2, 3), (1, 3)),
+                                         ((2, 3), (2, 1)), ((2, 3), (3,)), ((5,), (1,)), ((1,), ())])
+def test_sum_to_size_sums_integers_into_int64(d, shape, size):
+    # (PyTorch's sum_to: x itself where nothing is summed, except to size (), which always sums)
+    _same(lambda L: (L.arange(int(np.prod(shape))).reshape(shape) % 3).to(getattr(L, d)).sum_to_size(size))

@@ -252,11 +252,14 @@ def masked_fill(input, /, mask, value) -> Array:
                          mask, value)
 
 
-def _scatter_(self, dim, index, src=None, *, value=None):
+def _scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     """Write ``src`` (an array or a scalar ``value``) at ``index`` along ``dim``; returns self.
 
-    ``self[index[i][j]][j] = src[i][j]`` for ``dim=0`` (PyTorch's ``scatter_``).
+    ``self[index[i][j]][j] = src[i][j]`` for ``dim=0`` (PyTorch's ``scatter_``);
+    ``reduce='add'`` or ``'multiply'`` combines with what is there (``torch.scatter``'s).
     """
+    if reduce is not None:
+        return self.copy_(_ns().torch.scatter(self, dim, index, src, value=value, reduce=reduce))
     ns = _ns()
     if src is None:
         src = value
@@ -918,9 +921,19 @@ def _method(f, name=None):
 
 
 for _name in ("softmax", "log_softmax", "logsumexp", "gather", "index_select",
-              "masked_select", "masked_fill", "scatter", "topk", "isclose", "allclose",
+              "masked_select", "masked_fill", "topk", "isclose", "allclose",
               "addmm", "baddbmm", "cross", "inverse", "det", "lerp"):
     setattr(Array, _name, _method(globals()[_name]))
+
+
+def _scatter_method(self, dim, index, src=None, *, value=None, reduce=None):
+    """PyTorch's ``x.scatter(dim, index, src)`` (``value=`` or a number for ``src``;
+    ``reduce='add'`` or ``'multiply'``): ``torch.scatter(x, ...)``."""
+    return _ns().torch.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+
+_scatter_method.__name__ = _scatter_method.__qualname__ = "scatter"
+Array.scatter = _scatter_method
 
 
 def unique_(self, sorted=True, return_inverse=False, return_counts=False, dim=None):

@@ -20,7 +20,7 @@ from ._random import _UNSET, _size_keyword
 
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "rand_like",
-           "randn_like", "randint_like"]
+           "randn_like", "randint_like", "normal"]
 
 
 def _ns():
@@ -178,7 +178,7 @@ def _install_factories():
     from . import _random
     g = globals()
     g["logspace"] = _factory("logspace", getattr(_ns(), "logspace"))
-    for name in ("rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like"):
+    for name in ("rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal"):
         g[name] = _factory(name, getattr(_random, name))
 
 

@@ -118,6 +118,38 @@ def _product_error(name, a, b):
 PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "dot": 0, "vdot": 0, "tensordot": 0, "addmm": 0, "einsum": 1}
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_sublists(args) -> tuple:
+    """PyTorch's (and NumPy's) sublist form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])``, as the
+    equation form ``einsum("ab,bc->ac", a, b)``: each subscript an int in [0, 52) (a letter)
+    or ``...``; the output's sublist optional."""
+    def letters(sub) -> str:
+        if not isinstance(sub, (list, tuple)):
+            raise TypeError(f"einsum(): a sublist must be a list of ints (and ...); got "
+                            f"{type(sub).__name__}")
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 52:
+                out.append(_LETTERS[s])
+            else:
+                raise ValueError(f"einsum(): subscript in subscript list is not within the valid "
+                                 f"range [0, 52); got {s!r}")
+        return "".join(out)
+    ops, subs = list(args[0::2]), [letters(s) for s in args[1::2]]
+    if len(args) % 2:  # (the last argument: the output's sublist)
+        eq = ",".join(subs) + "->" + letters(ops.pop())
+    else:
+        eq = ",".join(subs)
+    if len(ops) != len(subs) or not all(type(o) is Array for o in ops):
+        raise TypeError("einsum(): the sublist form alternates arrays and their sublists: "
+                        "einsum(a, [0, 1], b, [1, 2], [0, 2])")
+    return (eq, *ops)
+
+
 def same_dtype_product(f, name):
     """A matrix product (``PRODUCTS``) refusing operands of two dtypes, as PyTorch's (strided's
     composition promoted them: a float32 array times a float64 one was float64)."""
@@ -125,6 +157,8 @@ def same_dtype_product(f, name):
 
     @functools.wraps(f)
     def call(*args, **kwargs):
+        if name == "einsum" and args and type(args[0]) is Array:
+            args = _einsum_sublists(args)
         ops = args[start:]
         if name == "einsum" and len(ops) == 1 and isinstance(ops[0], (list, tuple)):
             ops = ops[0]

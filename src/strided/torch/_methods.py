@@ -165,8 +165,12 @@ _CONVERSIONS = {
 }
 
 
-def _conversion(dtype):
-    def conv(self):
+def _conversion(name, dtype):
+    def conv(self, *, memory_format=None):
+        if memory_format is not None and _memory_format._check_format(memory_format, "to") \
+                is not _memory_format.preserve_format:
+            # (x.float(memory_format=channels_last): PyTorch's x.to(float32, memory_format=...))
+            return self.to(dtype, memory_format=memory_format)
         if self._dtype is dtype:
             return self
         out = _astype(self, dtype)
@@ -175,12 +179,14 @@ def _conversion(dtype):
         if _memory_format.plain(self) or out.stride() == self.stride():
             return out  # (a row-major source's cast is row-major)
         return _memory_format.to_format(out, self, None)
-    conv.__doc__ = f"Cast to {dtype.name} (returns self when already {dtype.name})."
+    conv.__doc__ = (f"Cast to {dtype.name} (returns self when already {dtype.name}); ``memory_format``: "
+                    f"as ``x.to(..., memory_format=)``.")
+    conv.__name__ = conv.__qualname__ = name  # (in Python's own errors: "float() takes ...")
     return conv
 
 
 for _name, _dt in _CONVERSIONS.items():
-    setattr(Array, _name, _conversion(_dt))
+    setattr(Array, _name, _conversion(_name, _dt))
 
 
 def is_floating_point(self) -> builtins.bool:
@@ -803,8 +809,13 @@ Array.diff = diff_
 Array.permute = permute_
 Array.unbind = lambda self, dim=0: _ns().unstack(self, axis=dim)
 Array.unbind.__doc__ = "Views of the slices along ``dim``, as a tuple (``strided.unstack``)."
-Array.repeat_interleave = lambda self, repeats, dim=None: _ns().repeat(self, repeats, axis=dim)
-Array.repeat_interleave.__doc__ = "Repeat each element ``repeats`` times along ``dim`` (``strided.repeat``)."
+def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times along ``dim`` (``strided.repeat``);
+    ``output_size``, where given, must be the result's length along ``dim`` (PyTorch's)."""
+    return _ns().torch.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
+Array.repeat_interleave = repeat_interleave
 
 
 def max_(self, *args, **kwargs):

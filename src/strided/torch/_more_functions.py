@@ -626,9 +626,10 @@ def _sum_to_size(self, *size):
         raise RuntimeError(f"sum_to_size(): size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     ns = _ns()
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
-    if not axes:
+    if not axes and size:
         return self
-    r = ns.sum(self, axis=axes, keepdims=True)
+    # (PyTorch's sum_to: a sum of integers or bools is int64; size () always sums, a 0-d x too)
+    r = ns.sum(self, axis=axes, keepdims=True, dtype=ns.int64 if self.dtype.kind in "biu" else None)
     return ns.reshape(r, size)
 
 

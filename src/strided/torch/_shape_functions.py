@@ -575,7 +575,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Arr
             raise RuntimeError(f"repeat_interleave(): repeats must be a 1-d integer tensor; got "
                                f"{input.ndim}-d {input.dtype.name}")
         repeats, input = input, ns.arange(input.shape[0], dtype=input.dtype, device=input.device)
-    r = input.repeat_interleave(repeats, dim)
+    r = ns.repeat(input, repeats, axis=dim)
     if output_size is not None and _size_along(r, dim) != output_size:
         raise RuntimeError(f"repeat_interleave(): output_size={output_size} but the result has "
                            f"{_size_along(r, dim)} elements along the repeated dimension")

@@ -65,6 +65,16 @@ def _check_float(x, func: str, name: str = "input") -> Array:
     return x
 
 
+def _float_of_ints(x, func: str) -> Array:
+    """A composite activation's input: a float array as it is, an integer one in the default
+    float dtype (PyTorch's composites compute ``softsign``/``tanhshrink`` of integers in
+    float32); bools and complex numbers refused."""
+    _check(x, func)
+    if x.dtype.kind in "iu":
+        return x.to(_st.get_default_dtype())
+    return _check_float(x, func)
+
+
 def _source(x: Array, inplace: bool) -> Array:
     """The array an in-place composite computes from: a copy when ``x`` has history, so
     that the values saved for backward are not the ones ``copy_`` then overwrites."""
@@ -124,6 +134,15 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     >>> torch.nn.functional.hardtanh(torch.tensor([-3.0, 0.5, 2.0]))
     tensor([-1.0000,  0.5000,  1.0000])
     """
+    if type(input) is Array and input.dtype.kind in "iu":
+        # (PyTorch's hardtanh of integers: a clamp to the bounds truncated to integers, in the
+        # input's dtype: relu6 of uint8 keeps uint8)
+        if min_val > max_val:
+            raise ValueError(f"hardtanh(): min_val ({min_val}) cannot be greater than max_val ({max_val})")
+        if input.dtype.kind == "u" and int(min_val) < 0:
+            raise RuntimeError(f"cannot do hardtanh on an unsigned type with negative limits "
+                               f"({input.dtype.name}, min_val={min_val})")
+        return _st.clip(input, int(min_val), int(max_val), out=input if inplace else None)
     return _row(_st.hardtanh, "hardtanh", input, (min_val, max_val), inplace, (-1.0, 1.0))
 
 
@@ -266,8 +285,10 @@ def softsign(input) -> Array:
     >>> torch.nn.functional.softsign(torch.tensor([1.0]))
     tensor([0.5000])
     """
-    _check_float(input, "softsign")
-    return input / (_st.abs(input) + 1.0)
+    x = _float_of_ints(input, "softsign")
+    if x is not input:  # (PyTorch's integers: 1 + |x| in their dtype, as it wraps, then divided)
+        return x / (_st.abs(input) + 1).to(x.dtype)
+    return x / (_st.abs(x) + 1.0)
 
 
 def logsigmoid(input) -> Array:
@@ -341,7 +362,8 @@ def tanhshrink(input) -> Array:
     >>> torch.nn.functional.tanhshrink(torch.tensor([1.0]))
     tensor([0.2384])
     """
-    return _check_float(input, "tanhshrink") - _st.tanh(input)
+    x = _float_of_ints(input, "tanhshrink")
+    return x - _st.tanh(x)
 
 
 def _softmax_dim(name: str, ndim: int, dim):
