@@ -8,7 +8,8 @@ here with PyTorch's measured gradients on inputs that reach the case:
 - ``linalg.eigh`` (either ``UPLO``): the gradient is the Hermitian part, as PyTorch's;
 - ``linalg.pinv``: PyTorch's ``pinv_backward`` (with ``hermitian`` too), an empty matrix's
   result in the graph;
-- ``fill(x, value)``: in the graph (zero for ``x``, the sum for a 0-d ``value``).
+- ``fill(x, value)``: in the graph (zero for ``x``, the sum for a 0-d ``value``);
+- ``cholesky`` of a complex matrix: PyTorch's cholesky_backward (not Hermitian).
 
 And one where PyTorch's gradient is not the derivative: ``as_strided_scatter``'s gradient
 for ``input`` (PyTorch gives the scattered positions the gradient, where the derivative is
@@ -166,3 +167,28 @@ def test_as_strided_scatter_input_gradient_is_the_derivative():
     t = torch.tensor(x, requires_grad=True)
     (torch.as_strided_scatter(t, torch.tensor(src), (2, 2), (1, 2), 0) * torch.tensor(c)).sum().backward()
     assert not np.allclose(t.grad.numpy().ravel(), fd, atol=1e-8)
+
+
+@pytest.mark.parametrize("form", ["linalg.cholesky", "linalg.cholesky_upper", "cholesky", "linalg.cholesky_ex"])
+@pytest.mark.parametrize("dtype", ["complex128", "float64"])
+def test_cholesky_gradient_is_pytorchs(form, dtype):
+    """PyTorch's cholesky_backward: for a complex input its gradient is not Hermitian (the
+    diagonal of tril(L^H gL) keeps its imaginary part); strided took the Hermitian part."""
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((2, 3, 3)) + (1j * rng.standard_normal((2, 3, 3)) if dtype == "complex128" else 0)
+    A = A @ np.conj(np.swapaxes(A, -1, -2)) + 3 * np.eye(3)
+    G = rng.standard_normal((2, 3, 3)) + (1j * rng.standard_normal((2, 3, 3)) if dtype == "complex128" else 0)
+    grads = []
+    for L in (torch, S):
+        a = L.tensor(A).requires_grad_(True)
+        if form == "linalg.cholesky_upper":
+            r = L.linalg.cholesky(a, upper=True)
+        elif form == "linalg.cholesky_ex":
+            r = L.linalg.cholesky_ex(a)[0]
+        elif form == "cholesky":
+            r = L.cholesky(a)
+        else:
+            r = L.linalg.cholesky(a)
+        (r * L.tensor(G)).real.sum().backward()
+        grads.append(to_numpy(a.grad))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9, atol=1e-10)

@@ -1017,11 +1017,14 @@ rule("solve", "x1, x2", "LinalgSolveExBackward0", diff=("x1", "x2"), joint=_solv
 def _cholesky_grad(g, result, upper):
     L = _mH(result) if upper else result
     gL = xp.tril(_mH(g) if upper else g)
-    phi = xp.matmul(_mH(L), gL)
-    phi = 0.5 * (xp.tril(phi) + xp.tril(phi, k=-1))
+    # (PyTorch's cholesky_backward, Murray 2016: phi = tril(L^H gL) made "Hermitian" from its
+    # lower triangle, its diagonal halved but kept complex; then L^-H phi L^-1. For a complex
+    # input the result is not Hermitian -- its anti-Hermitian part is zero along every Hermitian
+    # direction -- and is PyTorch's value; for a real one it is symmetric)
+    phi = xp.tril(xp.matmul(_mH(L), gL))
+    phi = 0.5 * (phi + _mH(xp.tril(phi, k=-1)))
     Linv = _inv(L)
-    ga = xp.matmul(xp.matmul(_mH(Linv), phi), Linv)
-    return 0.5 * (ga + _mH(ga))
+    return xp.matmul(xp.matmul(_mH(Linv), phi), Linv)
 
 
 rule("cholesky", "x, upper=False", "LinalgCholeskyExBackward0", x=_cholesky_grad)
