@@ -111,8 +111,8 @@ def _relu_ref(x):
 
 def _logistic_ref(x, silu=False):
     # in float64 (or the default float for integers), rounded once to the result dtype
-    dt = x.dtype if x.dtype.kind == "f" else xp.get_default_dtype()._np
-    w = x.astype(np.float64)
+    dt = x.dtype if x.dtype.kind in "fc" else xp.get_default_dtype()._np
+    w = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
     with np.errstate(over="ignore"):
         r = 1.0 / (1.0 + np.exp(-w))
     return (w * r if silu else r).astype(dt)
@@ -136,8 +136,8 @@ TORCH_ROWS = {"relu", "sigmoid", "silu", "leaky_relu", "elu", "celu", "selu", "h
 
 REF = {
     "relu": (_relu_ref, REAL, WIDE),
-    "sigmoid": (_logistic_ref, REAL, WIDE),
-    "silu": (lambda x: _logistic_ref(x, True), REAL, WIDE),
+    "sigmoid": (_logistic_ref, NUMERIC, WIDE),
+    "silu": (lambda x: _logistic_ref(x, True), NUMERIC, WIDE),
     "leaky_relu": (_in_f64(lambda w: np.where(w > 0, w, w * 0.01)), RFLOAT, WIDE),
     "elu": (_in_f64(lambda w: np.where(w > 0, w, np.expm1(w))), RFLOAT, WIDE),
     "celu": (_in_f64(lambda w: np.where(w > 0, w, np.expm1(w))), RFLOAT, WIDE),

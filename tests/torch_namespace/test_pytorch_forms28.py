@@ -134,3 +134,55 @@ def test_inplace_integer_hardtanh(d):
     for L in (torch, S):
         with pytest.raises((ValueError, RuntimeError)):
             L.nn.functional.hardtanh(L.tensor([1, 2]), 0.7, 0.2)
+
+
+_COMPLEX = {
+    "sigmoid": lambda L, x: L.sigmoid(x),
+    "sigmoid_method": lambda L, x: x.sigmoid(),
+    "F.sigmoid": lambda L, x: L.nn.functional.sigmoid(x),
+    "logsumexp": lambda L, x: L.logsumexp(x, 1),
+    "logsumexp_keepdim": lambda L, x: x.logsumexp(0, keepdim=True),
+    "tanhshrink": lambda L, x: L.nn.functional.tanhshrink(x),
+    "softsign": lambda L, x: L.nn.functional.softsign(x),
+    "normalize": lambda L, x: L.nn.functional.normalize(x),
+    "normalize_p1": lambda L, x: L.nn.functional.normalize(x, p=1, dim=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COMPLEX))
+@pytest.mark.parametrize("d", ["complex64", "complex128"])
+def test_complex_inputs_and_gradients(name, d):
+    """Functions PyTorch computes (and differentiates) for complex inputs, that strided
+    refused: values, and the gradient of Re(sum(out * c)) for a complex c."""
+    z = np.array([[0.5 + 1j, -1 + 0.3j, 2 - 1j], [0.1j, 1, -0.5 - 0.5j]])
+    got = []
+    for L in (torch, S):
+        x = L.tensor(z).to(getattr(L, d)).requires_grad_(True)
+        r = _COMPLEX[name](L, x)
+        (r * L.tensor(np.full(tuple(r.shape), 1 + 2j)).to(r.dtype)).real.sum().backward()
+        got.append((str(r.dtype).rsplit(".", 1)[-1], to_numpy(r.resolve_conj() if L is torch else r),
+                    to_numpy(x.grad.resolve_conj() if L is torch else x.grad)))
+    assert got[1][0] == got[0][0]
+    np.testing.assert_allclose(got[1][1], got[0][1], rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1][2], got[0][2], rtol=2e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("d", ["complex64", "complex128"])
+def test_complex_silu(d):
+    # (PyTorch computes silu of complex numbers but refuses their gradient; strided's is the
+    # holomorphic derivative, checked by finite differences)
+    z = np.array([0.5 + 1j, -1 + 0.3j, 2 - 1j])
+    _both(lambda L: L.nn.functional.silu(L.tensor(z).to(getattr(L, d))))
+    if d == "complex128":
+        x = S.tensor(z).requires_grad_(True)
+        c = np.array([1 + 2j, -0.5j, 2.0])
+        (S.nn.functional.silu(x) * S.tensor(c)).real.sum().backward()
+        f = lambda v: v / (1 + np.exp(-v))  # noqa: E731
+        h = 1e-6
+        fd = [(np.real((f(z + h * e) - f(z - h * e)) * c) + 1j * np.real((f(z + 1j * h * e) - f(z - 1j * h * e)) * c)).sum()
+              / (2 * h) for e in np.eye(3)]
+        np.testing.assert_allclose(to_numpy(x.grad), fd, rtol=1e-6)
+
+
+def test_sigmoid_of_a_mask():
+    _both(lambda L: L.nn.functional.sigmoid(L.tensor([True, False])))

@@ -313,14 +313,14 @@ E("relu", "ReluBackward0", x=_relu_backward)
 E("remainder", "RemainderBackward0",
   x1=_same, x2=lambda g, x1, x2: -g * xp.floor_divide(x1, x2))
 E("round", "RoundBackward0", x=ZERO)
-E("sigmoid", "SigmoidBackward0", x=lambda g, result: g * (result * (1 - result)))
+E("sigmoid", "SigmoidBackward0", x=lambda g, result: g * _conj(result * (1 - result)))
 E("sign", "SgnBackward0", x=_sign_backward)
 
 
 def _silu_backward(g, x):
     # PyTorch's silu_backward: g * s * (1 + x * (1 - s)), s = sigmoid(x)
     s = xp.sigmoid(x)
-    return g * (s * (1 + x * (1 - s)))
+    return g * _conj(s * (1 + x * (1 - s)))
 
 
 E("silu", "SiluBackward0", x=_silu_backward)

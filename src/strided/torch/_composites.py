@@ -101,7 +101,8 @@ def logsumexp(input, /, dim, keepdim=False) -> Array:
     dim = torch_axis("logsumexp", dim)
     if type(keepdim) is not bool:
         torch_keepdim("logsumexp", keepdim)
-    m = _stop(ns.max(x, axis=dim, keepdims=True))
+    # (a complex input shifted by the maximum of its real parts, as PyTorch's)
+    m = _stop(ns.max(ns.real(x) if x.dtype.kind == "c" else x, axis=dim, keepdims=True))
     m = ns.where(ns.isfinite(m), m, 0.0)
     r = ns.log(ns.sum(ns.exp(x - m), axis=dim, keepdims=True)) + m
     return r if keepdim else ns.squeeze(r, axis=dim if dim is not None else tuple(range(r.ndim)))

@@ -66,13 +66,15 @@ def _check_float(x, func: str, name: str = "input") -> Array:
 
 
 def _float_of_ints(x, func: str) -> Array:
-    """A composite activation's input: a float array as it is, an integer one in the default
-    float dtype (PyTorch's composites compute ``softsign``/``tanhshrink`` of integers in
-    float32); bools and complex numbers refused."""
+    """A composite activation's input: a float or complex array as it is, an integer one in
+    the default float dtype (PyTorch's composites compute ``softsign``/``tanhshrink`` of
+    integers in float32); bools refused."""
     _check(x, func)
     if x.dtype.kind in "iu":
         return x.to(_st.get_default_dtype())
-    return _check_float(x, func)
+    if x.dtype.kind != "c":
+        _check_float(x, func)
+    return x
 
 
 def _source(x: Array, inplace: bool) -> Array:
@@ -234,7 +236,10 @@ def sigmoid(input) -> Array:
     >>> torch.nn.functional.sigmoid(torch.tensor([0.0]))
     tensor([0.5000])
     """
-    return _st.sigmoid(_check(input, "sigmoid"))
+    _check(input, "sigmoid")
+    if input.dtype.kind == "b":  # (PyTorch's: a mask's sigmoid in the default float dtype)
+        input = input.to(_st.get_default_dtype())
+    return _st.sigmoid(input)
 
 
 def tanh(input) -> Array:
@@ -254,7 +259,10 @@ def silu(input, inplace: bool = False) -> Array:
     >>> torch.nn.functional.silu(torch.tensor([1.0]))
     tensor([0.7311])
     """
-    _check_float(input, "silu")
+    _check(input, "silu")
+    if input.dtype.kind not in "fc":
+        raise NotImplementedError(f'"silu_cpu" not implemented for \'{_scalar_type(input.dtype)}\' '
+                                  f"(silu() needs a floating-point or complex input)")
     return _row(_st.silu, "silu", input, (), inplace)  # the registry row: its own kernel and SiluBackward0
 
 
@@ -1169,7 +1177,9 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     >>> torch.nn.functional.normalize(torch.tensor([[3.0, 4.0]]))
     tensor([[0.6000, 0.8000]])
     """
-    _check_float(input, "normalize")
+    _check(input, "normalize")
+    if input.dtype.kind not in "fc":
+        raise TypeError(f"normalize(): input must be a floating-point or complex array; got {input.dtype.name}")
     # (vector_norm: PyTorch's norm, whose gradient at a zero vector is 0, not 0 / 0)
     norm = _st.linalg.vector_norm(input, ord=p, axis=dim, keepdims=True)
     return _st.divide(input, _st.clip(norm, eps, None), out=out)
