@@ -7,7 +7,9 @@ PyTorch's OpInfo samples), each compared with PyTorch itself:
 - ``x.repeat_interleave(..., output_size=)``;
 - ``torch.normal(..., layout=, pin_memory=)``;
 - ``F.hardtanh``/``F.relu6`` of integers (a clamp to the truncated bounds, in the dtype) and
-  ``F.softsign``/``F.tanhshrink`` of integers (in float32).
+  ``F.softsign``/``F.tanhshrink`` of integers (in float32);
+- complex inputs of ``sigmoid``, ``silu``, ``logsumexp``, ``F.tanhshrink``/``softsign``/``normalize``;
+- the dropouts that drop nothing (``training=False`` or ``p=0``) return any input, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -186,3 +188,15 @@ def test_complex_silu(d):
 
 def test_sigmoid_of_a_mask():
     _both(lambda L: L.nn.functional.sigmoid(L.tensor([True, False])))
+
+
+@pytest.mark.parametrize("name", ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d"])
+@pytest.mark.parametrize("d", ["int64", "complex128", "bool"])
+@pytest.mark.parametrize("training, p", [(False, 0.5), (True, 0.0)])
+def test_dropout_that_drops_nothing_returns_any_input(name, d, training, p):
+    # (PyTorch's _dropout_impl returns the input before looking at its dtype)
+    for L in (torch, S):
+        x = L.ones(2, 3, 4, dtype=getattr(L, d))
+        assert getattr(L.nn.functional, name)(x, p=p, training=training) is x
+    with pytest.raises((TypeError, RuntimeError, NotImplementedError)):
+        getattr(S.nn.functional, name)(S.ones(2, 3, 4, dtype=getattr(S, d)), p=0.5, training=True)

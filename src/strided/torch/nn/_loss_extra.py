@@ -758,12 +758,12 @@ def _dropout_impl(input, p, train, inplace, feature: bool, alpha: bool, func: st
     nothing is dropped; with ``p == 1`` the input times 0; else a Bernoulli(1 - p) mask
     (one per (batch, channel) when ``feature``) rescaled, plus alpha dropout's affine shift."""
     _F._check(input, func)
+    _check_p(p, func, RuntimeError)
+    if p == 0 or not train or input.size == 0:
+        return input  # (whatever its dtype, as PyTorch's: nothing is computed)
     if input.dtype.kind != "f":
         raise TypeError(f"{func}(): input must be a real floating-point array; got "
                         f"{input.dtype.name}")
-    _check_p(p, func, RuntimeError)
-    if p == 0 or not train or input.size == 0:
-        return input
     if p == 1:
         return input.mul_(0.0) if inplace else input * 0.0
     if feature:
