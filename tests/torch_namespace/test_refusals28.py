@@ -80,3 +80,94 @@ def _grads_agree(f, value=2.5, dtype="float64"):
 ], ids=lambda f: None)
 def test_zero_d_dim_gradients(f):
     _grads_agree(f)
+
+
+# --- 2. a 0-d tensor's dim 0 / -1 in the forward (IndexError before) -------------------------
+
+ZERO_D = [
+    lambda L: L.index_select(L.tensor(3.0), 0, L.tensor([0])),
+    lambda L: L.index_select(L.tensor(3.0), -1, L.tensor(0)),
+    lambda L: L.index_select(L.tensor(3.0), 0, L.tensor([0, 0])),  # (PyTorch: RuntimeError)
+    lambda L: L.index_select(L.tensor(3.0), 1, L.tensor([0])),  # (both: IndexError)
+    lambda L: L.nn.functional.normalize(L.tensor(-3.0), dim=0),
+    lambda L: L.nn.functional.normalize(L.tensor(3.0), p=1.0, dim=-1),
+    lambda L: L.nn.functional.normalize(L.tensor(0.0), dim=0),
+    lambda L: L.transpose(L.tensor(3.0), 0, -1), lambda L: L.tensor(3.0).transpose(0, 0),
+    lambda L: L.swapaxes(L.tensor(3.0), -1, 0), lambda L: L.transpose_copy(L.tensor(3.0), 0, -1),
+    lambda L: L.transpose(L.tensor(3.0), 0, 1),  # (both: IndexError)
+    lambda L: L.tensor(3.0).unfold(0, 1, 1), lambda L: L.tensor(3.0).unfold(-1, 0, 2),
+    lambda L: L.unfold_copy(L.tensor(3.0), 0, 1, 1),
+    lambda L: L.tensor(3.0).unfold(0, 2, 1),  # (both: RuntimeError)
+    lambda L: L.meshgrid(L.tensor(3.0), L.tensor([1.0, 2.0]), indexing="ij"),
+    lambda L: L.meshgrid(L.tensor(3.0), L.tensor(4.0), indexing="xy"),
+    lambda L: L.meshgrid([L.tensor(3), L.tensor([1, 2]), L.tensor([5, 6, 7])], indexing="xy"),
+]
+
+
+@pytest.mark.parametrize("f", ZERO_D, ids=lambda f: None)
+def test_zero_d_dim_forward(f):
+    _agree(f)
+
+
+@pytest.mark.parametrize("f", [
+    lambda L, x: L.index_select(x, 0, L.tensor([0])), lambda L, x: L.nn.functional.normalize(x, dim=0),
+    lambda L, x: L.transpose(x, 0, -1) * 3, lambda L, x: x.unfold(0, 1, 1) * 2,
+    lambda L, x: L.meshgrid(x, L.tensor([1.0, 2.0], dtype=L.float64), indexing="ij")[0],
+], ids=lambda f: None)
+def test_zero_d_dim_forward_gradients(f):
+    _grads_agree(f, value=-1.5)
+
+
+def test_transpose_of_zero_d_is_a_view():
+    x = S.tensor(3.0)
+    assert S.transpose(x, 0, -1).data_ptr() == x.data_ptr()
+    assert x.unfold(0, 1, 1).data_ptr() == x.data_ptr()
+
+
+# --- 4. gather's index: PyTorch's shape rule -----------------------------------------------------
+
+GATHER = [
+    lambda L: L.gather(L.tensor(3.0), 0, L.tensor([0, 0])),  # (0-d input, 1-d index)
+    lambda L: L.gather(L.tensor([3.0, 4.0]), 0, L.tensor(1)),  # (1-d input, 0-d index)
+    lambda L: L.gather(L.tensor(3.0), -1, L.tensor(0)),
+    lambda L: L.gather(L.tensor([3.0, 4.0, 5.0]), 0, L.zeros(2, 0, dtype=L.int64)),  # (no elements)
+    lambda L: L.gather(L.arange(12.0).reshape(3, 4), 1, L.zeros(0, dtype=L.int64)),
+    lambda L: L.gather(L.arange(12.0).reshape(3, 4), 1, L.tensor([[0], [3]])),
+    lambda L: L.gather(L.arange(12.0).reshape(3, 4), 0, L.tensor([[0, 1, 2, 0, 1]])),  # (RuntimeError)
+    lambda L: L.gather(L.arange(12.0).reshape(3, 4), 0, L.tensor([0, 1])),  # (RuntimeError)
+    lambda L: L.gather(L.arange(12.0).reshape(3, 4), 2, L.tensor([[0]])),  # (IndexError)
+]
+
+
+@pytest.mark.parametrize("f", GATHER, ids=lambda f: None)
+def test_gather_index_shapes(f):
+    _agree(f)
+
+
+@given(st.lists(st.integers(0, 3), min_size=0, max_size=3), st.data())
+@settings(max_examples=20, deadline=None)
+def test_gather_smaller_index(shape, data):
+    """An index no larger than the input apart from ``dim`` (a 0-d input or index as 1-d of one
+    element, an index without elements of any shape): values and gradient as PyTorch's."""
+    nd = max(len(shape), 1)
+    dim = data.draw(st.integers(-nd, nd - 1))
+    d = dim % nd
+    full = shape or [1]
+    ishape = [data.draw(st.integers(0, n)) if k != d else data.draw(st.integers(0, 3))
+              for k, n in enumerate(full)]
+    if full[d] == 0:
+        ishape[d] = 0
+    if len(ishape) == 1 and ishape[0] == 1 and data.draw(st.booleans()):
+        ishape = []  # (a 0-d index)
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape)
+    idx = rng.integers(0, max(full[d], 1), ishape)
+    leaves = {}
+
+    def run(L):
+        leaves[L] = L.tensor(x, requires_grad=True)
+        return L.gather(leaves[L], dim, L.tensor(idx))
+    got, ref = _agree(run)
+    ref.sum().backward()
+    got.sum().backward()
+    _same(leaves[S].grad, leaves[torch].grad)

@@ -490,6 +490,8 @@ def _unfold_grad(g, ctx, dim, size, step):
     # Window j's element k is x[j * step + k] along dim: the gradient sums, for each k,
     # the k-th element of every window into those positions (windows may overlap).
     shape = ctx.shape("x")
+    if not shape:  # (a 0-d x: its one element, in the one window of 0 or 1 elements)
+        return xp.sum(g)
     d = operator.index(dim) % len(shape)
     count = g.shape[d]
     total = None

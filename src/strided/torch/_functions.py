@@ -23,6 +23,7 @@ import types
 from collections import namedtuple
 
 from .._core.array import Array
+from ._checks import one_element_1d
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
 from .._core import dtypes as _dtypes, layout as _layout
@@ -593,6 +594,8 @@ def meshgrid(*tensors, indexing=None) -> tuple:
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    # (a 0-d tensor is a grid axis of one element, as PyTorch's; the standard's takes 1-d only)
+    tensors = tuple(one_element_1d(t) if type(t) is Array else t for t in tensors)
     return tuple(_ns().meshgrid(*tensors, indexing="ij" if indexing is None else indexing))
 
 
