@@ -171,3 +171,22 @@ def test_gather_smaller_index(shape, data):
     ref.sum().backward()
     got.sum().backward()
     _same(leaves[S].grad, leaves[torch].grad)
+
+
+# --- 1. broadcast_shapes of ints -----------------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [
+    (3, (2, 3)), (3, 3), (1, [4]), (0, (5, 1)), (True, (2, 1)), ((2, 1), 3, [1, 1, 3]), (), ((),),
+    (2, (3,)), ((2,), (3,)), (-1,), ((2, -1),), (3.0,), (np.int64(3),),
+], ids=repr)
+def test_broadcast_shapes_of_ints(shapes):
+    ref = _outcome(lambda L: L.broadcast_shapes(*shapes), torch)
+    got = _outcome(lambda L: L.broadcast_shapes(*shapes), S)
+    if isinstance(ref, Exception):
+        assert isinstance(got, type(ref)), (got, ref)
+    else:
+        assert type(got).__name__ == "Size" and tuple(got) == tuple(ref)
+
+
+def test_broadcast_shapes_of_a_size_and_an_int():
+    assert tuple(S.broadcast_shapes(S.Size([2, 1]), 3)) == tuple(torch.broadcast_shapes(torch.Size([2, 1]), 3))
