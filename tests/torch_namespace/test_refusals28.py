@@ -190,3 +190,35 @@ def test_broadcast_shapes_of_ints(shapes):
 
 def test_broadcast_shapes_of_a_size_and_an_int():
     assert tuple(S.broadcast_shapes(S.Size([2, 1]), 3)) == tuple(torch.broadcast_shapes(torch.Size([2, 1]), 3))
+
+
+# --- 3. masked_fill with a mask of more dimensions (out of place: broadcast, as PyTorch's) -------
+
+@given(st.lists(st.integers(1, 3), min_size=0, max_size=2), st.lists(st.integers(1, 3), min_size=1, max_size=2),
+       st.booleans())
+@settings(max_examples=15, deadline=None)
+def test_masked_fill_broadcasts_input(xshape, extra, tensor_value):
+    """The mask has more (or larger) dimensions than the input: values, layout and gradient as PyTorch's."""
+    mshape = extra + [n if i % 2 else 1 for i, n in enumerate(xshape)]
+    rng = np.random.default_rng(len(mshape))
+    x, m = rng.standard_normal(xshape), rng.random(mshape) < 0.5
+    leaves = {}
+
+    def run(L):
+        leaves[L] = L.tensor(x, requires_grad=True)
+        v = L.tensor(-7.0, dtype=L.float64) if tensor_value else -7.0
+        return L.masked_fill(leaves[L], L.tensor(m), v)
+    got, ref = _agree(run)
+    assert got.stride() == ref.stride()
+    (ref * 3).sum().backward()
+    (got * 3).sum().backward()
+    _same(leaves[S].grad, leaves[torch].grad)
+
+
+@pytest.mark.parametrize("f", [
+    lambda L: L.tensor([1.0, 2.0, 3.0]).masked_fill(L.tensor([[True], [False]]), 0.0),
+    lambda L: L.masked_fill(L.tensor(1), L.tensor([True, False]), 5),
+    lambda L: L.ones(3).masked_fill_(L.tensor([[True, False, True]] * 2), 0.0),  # (in place: RuntimeError)
+], ids=lambda f: None)
+def test_masked_fill_shapes(f):
+    _agree(f)

@@ -265,8 +265,14 @@ def masked_fill(input, /, mask, value) -> Array:
     tensor([[1., 2.],
             [0., 0.]])
     """
+    ns = _ns()
+    if type(input) is Array and type(mask) is Array:
+        # (PyTorch's out-of-place form broadcasts self with mask first: expand_outplace)
+        shape = tuple(ns.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+        if shape != tuple(input.shape):
+            return _masked_fill_(row_major(ns.broadcast_to(input, shape)), mask, value)
     # (a row-major copy, as PyTorch's: masked_fill clones self in contiguous format)
-    return _masked_fill_(_ns().clone(input) if type(input) is Array else _ns().asarray(input, copy=True),
+    return _masked_fill_(ns.clone(input) if type(input) is Array else ns.asarray(input, copy=True),
                          mask, value)
 
 
