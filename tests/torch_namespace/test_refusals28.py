@@ -222,3 +222,34 @@ def test_masked_fill_broadcasts_input(xshape, extra, tensor_value):
 ], ids=lambda f: None)
 def test_masked_fill_shapes(f):
     _agree(f)
+
+
+# --- 5. tensordot: a contracted dimension of size 1 against one of size n ----------------------
+
+@pytest.mark.parametrize("case", [
+    ((1, 1, 1), (2, 1, 2), ([0, 1], [2, 0])), ((2, 1), (3, 4), ([1], [0])), ((2, 1), (3, 4), 1),
+    ((2, 3), (1, 4), ([1], [0])), ((2, 3, 1), (1, 3, 2), 2), ((2, 3), (3, 4), S.tensor([[1], [0]])),
+    ((2, 3), (2, 4), ([1], [0])),  # (sizes 3 and 2: RuntimeError)
+], ids=repr)
+def test_tensordot_contracted_size_one(case):
+    sa, sb, dims = case
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    leaves = {}
+
+    def run(L):
+        leaves[L] = (L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True))
+        d = L.tensor(dims.tolist()) if isinstance(dims, S.Tensor) else dims
+        return L.tensordot(*leaves[L], dims=d)
+    got, ref = _agree(run)
+    if ref is None:
+        return
+    ref.sum().backward()
+    got.sum().backward()
+    for g, r in zip(leaves[S], leaves[torch]):
+        _same(g.grad, r.grad)
+
+
+def test_tensordot_contracted_size_one_keeps_an_integer_dtype():
+    _agree(lambda L: L.tensordot(L.ones(1, 1, 1, dtype=L.uint8), L.full((2, 1, 2), 200, dtype=L.uint8),
+                                 dims=([0, 1], [2, 0])))

@@ -366,7 +366,40 @@ def _tensordot(p):
         dims = dims.tolist()
     if type(dims) is not int:
         dims = tuple(tuple(d) if isinstance(d, (list, tuple)) else (d,) for d in dims)
+    if type(b) is Array:
+        a, b = _contracted_ones(a, b, dims)
     return _write("tensordot", _ns().tensordot(a, b, axes=dims), p["out"])
+
+
+def _contracted_ones(a, b, dims):
+    """``(a, b)`` with each contracted dimension of size n paired with one of size 1 summed to 1
+    (PyTorch's tensordot sums it: ``(1, 1, 1)`` with ``(2, 1, 2)`` over ``([0, 1], [2, 0])``;
+    the standard's refuses), and PyTorch's RuntimeError for other sizes that differ."""
+    if type(dims) is int:
+        if not 0 <= dims <= builtins.min(a.ndim, b.ndim):
+            return a, b  # (the core's error)
+        pairs = zip(range(a.ndim - dims, a.ndim), range(dims))
+    elif len(dims) == 2 and len(dims[0]) == len(dims[1]):
+        try:
+            pairs = [(_layout.normalize_axis(i, a.ndim, "tensordot"), _layout.normalize_axis(j, b.ndim, "tensordot"))
+                     for i, j in zip(*dims)]
+        except (IndexError, TypeError):
+            return a, b  # (the core's error)
+    else:
+        return a, b
+    ns = _ns()
+    for i, j in pairs:
+        m, n = a.shape[i], b.shape[j]
+        if m == n:
+            continue
+        if m != 1 and n != 1:
+            raise RuntimeError(f"tensordot(): contracted dimensions need to match, but first has size {m} "
+                               f"in dim {i} and second has size {n} in dim {j}")
+        if m == 1:
+            b = ns.sum(b, axis=j, keepdims=True, dtype=b.dtype)
+        else:
+            a = ns.sum(a, axis=i, keepdims=True, dtype=a.dtype)
+    return a, b
 
 
 def where(condition, input=None, other=None, *, out=None):
