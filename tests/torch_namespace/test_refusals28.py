@@ -253,3 +253,25 @@ def test_tensordot_contracted_size_one(case):
 def test_tensordot_contracted_size_one_keeps_an_integer_dtype():
     _agree(lambda L: L.tensordot(L.ones(1, 1, 1, dtype=L.uint8), L.full((2, 1, 2), 200, dtype=L.uint8),
                                  dims=([0, 1], [2, 0])))
+
+
+# --- 6. linalg.vander of a 0-d tensor ------------------------------------------------------------
+
+@pytest.mark.parametrize("N", [None, 0, 1, 2, 3])
+@pytest.mark.parametrize("shape", [(), (1,), (0,)])
+def test_vander_of_zero_d(N, shape):
+    value = np.full(shape, 3.0)
+    leaves = {}
+
+    def run(L):
+        leaves[L] = L.tensor(value, requires_grad=True)
+        return L.linalg.vander(leaves[L], N=N)
+    got, ref = _agree(run)
+    if ref is not None:
+        ref.sum().backward()
+        got.sum().backward()
+        _same(leaves[S].grad, leaves[torch].grad)
+
+
+def test_vander_of_zero_d_int():
+    _agree(lambda L: L.linalg.vander(L.tensor(3), N=4))
