@@ -275,3 +275,21 @@ def test_vander_of_zero_d(N, shape):
 
 def test_vander_of_zero_d_int():
     _agree(lambda L: L.linalg.vander(L.tensor(3), N=4))
+
+
+# --- 7. max/min of a bool tensor along a dim: bool values, int64 indices --------------------------
+
+@given(st.lists(st.integers(1, 3), min_size=0, max_size=3), st.data())
+@settings(max_examples=15, deadline=None)
+def test_max_min_of_bool_along_a_dim(shape, data):
+    nd = max(len(shape), 1)
+    dim = data.draw(st.integers(-nd, nd - 1))
+    keepdim = data.draw(st.booleans())
+    which = data.draw(st.sampled_from(["max", "min"]))
+    m = np.random.default_rng(len(shape) + dim % nd).random(shape) < 0.5
+    _agree(lambda L: getattr(L, which)(L.tensor(m), dim, keepdim=keepdim))
+    _agree(lambda L: getattr(L.tensor(m), which)(dim=dim, keepdim=keepdim))
+
+
+def test_argmax_of_bool_still_refused_as_pytorch():
+    _agree(lambda L: L.argmax(L.tensor([True, False])))

@@ -862,9 +862,12 @@ def _values_indices(x, vname, iname, kwargs):
     own rule, amax's, shares it among ties.)"""
     ns = _ns()
     keep = kwargs.get("keepdims", False)
-    idx = getattr(ns, iname)(x, **dict(kwargs, keepdims=True))
+    # (a bool x: PyTorch's max/min along a dim take it, True above False; the standard's
+    # argmax/argmin refuse bool, so the indices are of its 0/1 bytes, the values of x)
+    xi = ns.astype(x, _dtypes.uint8) if x._dtype is _dtypes.bool else x
+    idx = getattr(ns, iname)(xi, **dict(kwargs, keepdims=True))
     if not x.ndim:
-        return _ValuesIndices(getattr(ns, vname)(x, **kwargs), getattr(ns, iname)(x, **kwargs))
+        return _ValuesIndices(getattr(ns, vname)(x, **kwargs), getattr(ns, iname)(xi, **kwargs))
     vals = ns.take_along_axis(x, idx, axis=kwargs["axis"])
     if not keep:
         vals, idx = ns.squeeze(vals, axis=kwargs["axis"]), ns.squeeze(idx, axis=kwargs["axis"])
