@@ -293,3 +293,28 @@ def test_max_min_of_bool_along_a_dim(shape, data):
 
 def test_argmax_of_bool_still_refused_as_pytorch():
     _agree(lambda L: L.argmax(L.tensor([True, False])))
+
+
+# --- 8. histogramdd with bins as a list of tensors (edges in any order, as PyTorch searches them) --
+
+@given(st.integers(1, 3), st.integers(0, 6), st.data())
+@settings(max_examples=20, deadline=None)
+def test_histogramdd_bins_as_tensors(ndim, npoints, data):
+    rng = np.random.default_rng(ndim * 10 + npoints)
+    pts = rng.uniform(-5, 5, (npoints, ndim)).astype(np.float32)
+    edges = [np.round(rng.uniform(-6, 6, data.draw(st.integers(2, 5))), 1).astype(np.float32)
+             for _ in range(ndim)]
+    if data.draw(st.booleans()):
+        edges = [np.sort(e) for e in edges]
+    w = rng.uniform(0, 2, npoints).astype(np.float32) if data.draw(st.booleans()) else None
+    density = data.draw(st.booleans())
+
+    def run(L):
+        r = L.histogramdd(L.tensor(pts), [L.tensor(e) for e in edges],
+                          weight=None if w is None else L.tensor(w), density=density)
+        return (r.hist,) + tuple(r.bin_edges)
+    ref, got = run(torch), run(S)
+    assert len(ref) == len(got)
+    for g, r in zip(got, ref):
+        assert str(g.dtype).split(".")[-1] == str(r.dtype).split(".")[-1] and tuple(g.shape) == tuple(r.shape)
+        np.testing.assert_allclose(to_numpy(g), r.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
