@@ -318,3 +318,24 @@ def test_histogramdd_bins_as_tensors(ndim, npoints, data):
     for g, r in zip(got, ref):
         assert str(g.dtype).split(".")[-1] == str(r.dtype).split(".")[-1] and tuple(g.shape) == tuple(r.shape)
         np.testing.assert_allclose(to_numpy(g), r.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+# --- 9. linspace of an integer dtype ---------------------------------------------------------------
+
+@given(st.one_of(st.integers(-300, 300), st.floats(-300, 300)), st.one_of(st.integers(-300, 300), st.floats(-300, 300)),
+       st.integers(0, 40), st.sampled_from(["int64", "int32", "int16", "int8", "uint8"]))
+@settings(max_examples=40, deadline=None)
+def test_integer_linspace(start, end, steps, dtype):
+    _agree(lambda L: L.linspace(start, end, steps, dtype=getattr(L, dtype)))
+
+
+@pytest.mark.parametrize("f", [
+    lambda L: L.linspace(0, 10, 5, dtype=L.int64), lambda L: L.linspace(10, -3, 7, dtype=L.int32),
+    lambda L: L.linspace(0.5, 9.7, 6, dtype=L.int64), lambda L: L.linspace(0, 255, 7, dtype=L.uint8),
+    lambda L: L.linspace(L.tensor(0), L.tensor(10.9), 5, dtype=L.int64),
+    lambda L: L.linspace(0, 1, 5, dtype=L.bool),  # (PyTorch: NotImplementedError)
+    lambda L: L.linspace(0, 10, 3, dtype=L.int64, requires_grad=True),  # (RuntimeError)
+    lambda L: L.linspace(0, 10, 3, dtype=L.int64, out=L.empty(3, dtype=L.int64)),
+], ids=lambda f: None)
+def test_integer_linspace_cases(f):
+    _agree(f)
