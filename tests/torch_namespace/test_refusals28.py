@@ -339,3 +339,32 @@ def test_integer_linspace(start, end, steps, dtype):
 ], ids=lambda f: None)
 def test_integer_linspace_cases(f):
     _agree(f)
+
+
+# --- 10. cat with a legacy empty 1-d tensor, torch.tensor([]) -------------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda L: L.cat([L.ones(2, 3), L.tensor([]), L.zeros(1, 3)]),
+    lambda L: L.cat([L.tensor([]), L.ones(2, 3)], dim=1), lambda L: L.cat([L.tensor([]), L.ones(2, 3)], dim=-1),
+    lambda L: L.cat([L.ones(2, 3, dtype=L.int64), L.tensor([])]),  # (float32: its dtype counts)
+    lambda L: L.cat([L.tensor([], dtype=L.float64), L.ones(2, 3)]),
+    lambda L: L.cat([L.tensor([]), L.tensor([])]), lambda L: L.cat([L.zeros(2), L.tensor([])]),
+    lambda L: L.cat([L.tensor([]), L.zeros(0, 3)]), lambda L: L.concat([L.ones(2, 3), L.tensor([])]),
+    lambda L: L.concatenate([L.tensor([]), L.ones(2, 3)], 0),
+    lambda L: L.cat([L.ones(2, 3), L.tensor([])], dim=2),  # (IndexError)
+    lambda L: L.cat([L.ones(2, 3), L.tensor([])], out=L.empty(2, 3)),
+], ids=lambda f: None)
+def test_cat_skips_legacy_empty(f):
+    _agree(f)
+
+
+def test_cat_skips_legacy_empty_gradient():
+    leaves = {}
+
+    def run(L):
+        leaves[L] = L.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        return L.cat([leaves[L], L.tensor([], dtype=L.float64), leaves[L] * 2])
+    got, ref = _agree(run)
+    (ref * ref).sum().backward()
+    (got * got).sum().backward()
+    _same(leaves[S].grad, leaves[torch].grad)

@@ -317,7 +317,17 @@ def _cat(p):
     for i, t in enumerate(p["tensors"]):
         if type(t) is Array and not t.shape:
             raise _layout.ShapeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")
-    return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
+    ts = list(p["tensors"])
+    # (PyTorch's legacy rule: a 1-d tensor without elements, torch.tensor([]), is skipped
+    # beside tensors of other shapes, yet its dtype takes part in the result's)
+    keep = [t for t in ts if not (type(t) is Array and t.shape == (0,))]
+    if keep and len(keep) < len(ts) and builtins.all(type(t) is Array for t in ts):
+        ns = _ns()
+        dt = ns.result_type(*ts)
+        keep = [t if t.dtype == dt else ns.astype(t, dt) for t in keep]
+        _layout.normalize_axis(p["dim"], keep[0].ndim, "cat")  # (PyTorch's IndexError, also for one)
+        return _write("cat", keep[0].clone() if len(keep) == 1 else ns.concat(keep, axis=p["dim"]), p["out"])
+    return _write("cat", _ns().concat(ts, axis=p["dim"]), p["out"])
 
 
 SIGNATURES["concat"] = SIGNATURES["concatenate"] = SIGNATURES["cat"]
