@@ -368,3 +368,42 @@ def test_cat_skips_legacy_empty_gradient():
     (ref * ref).sum().backward()
     (got * got).sum().backward()
     _same(leaves[S].grad, leaves[torch].grad)
+
+
+# --- 11. signbit of integers, square of a mask, clamp_min/clamp_max of a mask --------------------
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "bool"])
+def test_signbit_of_integers(dtype):
+    values = [-128, -1, 0, 1, 127] if dtype != "uint8" else [0, 1, 255]
+    if dtype == "bool":
+        values = [True, False]
+    _agree(lambda L: L.signbit(L.tensor(values, dtype=getattr(L, dtype))))
+    _agree(lambda L: L.tensor(values, dtype=getattr(L, dtype)).signbit())
+    _agree(lambda L: L.signbit(L.tensor(values, dtype=getattr(L, dtype)), out=L.empty(len(values), dtype=L.bool)))
+
+
+@pytest.mark.parametrize("f", [
+    lambda L: L.square(L.tensor([True, False])), lambda L: L.tensor([[True], [False]]).square(),
+    lambda L: L.square(L.tensor(True)), lambda L: L.square(L.tensor([True, False]), out=L.empty(2, dtype=L.int64)),
+    lambda L: L.tensor([True]).square_(),  # (int64 can't be written back: RuntimeError)
+    lambda L: L.square(L.tensor([3], dtype=L.int8)),
+], ids=lambda f: None)
+def test_square_of_a_mask(f):
+    _agree(f)
+
+
+MASK, OTHER = [True, False, True, False], [False, False, True, True]
+
+
+@pytest.mark.parametrize("f", [
+    lambda L: L.clamp_min(L.tensor(MASK), L.tensor(OTHER)), lambda L: L.clamp_max(L.tensor(MASK), L.tensor(OTHER)),
+    lambda L: L.tensor(MASK).clamp_min(L.tensor(True)), lambda L: L.tensor(MASK).clamp_max(L.tensor(OTHER)),
+    lambda L: L.clamp(L.tensor(MASK), min=L.tensor(OTHER)), lambda L: L.clamp(L.tensor(MASK), max=L.tensor(OTHER)),
+    lambda L: L.tensor(MASK).clamp_min_(L.tensor(OTHER)),
+    lambda L: L.clamp_min(L.tensor(MASK), L.tensor(OTHER), out=L.empty(4, dtype=L.bool)),
+    lambda L: L.clamp_min(L.tensor(MASK), True),  # (scalar bound: NotImplementedError)
+    lambda L: L.clamp_max(L.tensor(MASK), False), lambda L: L.clamp(L.tensor(MASK), L.tensor(OTHER), L.tensor(OTHER)),
+    lambda L: L.clamp_min(L.tensor(MASK), 1), lambda L: L.clamp_min(L.tensor(MASK), 0.5),
+], ids=lambda f: None)
+def test_clamp_of_a_mask(f):
+    _agree(f)

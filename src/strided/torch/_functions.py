@@ -30,7 +30,8 @@ from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, sort_ as _sort_pair, torch_sign as sign  # noqa: F401
-from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals, promoted_float as _promoted_float
+from ._methods import NO_DECIMALS as _NO_DECIMALS, cast_first as _cast_first, check_round_decimals, \
+    promoted_float as _promoted_float
 from ._memory_format import flipped, like_input, quantile_layout, row_major
 
 _P = inspect.Parameter
@@ -599,6 +600,8 @@ globals().update(_INT_TO_FLOAT)
 
 # (no integer loop: computed in the operands' promoted dtype, refused where it is not floating)
 hypot, logaddexp, nextafter = (_promoted_float(n, getattr(_ns(), n)) for n in ("hypot", "logaddexp", "nextafter"))
+# (PyTorch's dtypes the standard's refuse: square of a mask, signbit of integers)
+square, signbit = (_cast_first(n, getattr(_ns(), n)) for n in ("square", "signbit"))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -820,16 +823,16 @@ def clip(input, min=None, max=None, *, out=None) -> Array:  # noqa: A002
     return torch_clamp("clip", input, min, max, out=out)
 
 
-def clamp_min(input, min) -> Array:  # noqa: A002
-    """PyTorch's ``torch.clamp_min(input, min)``: ``torch.clamp(input, min=min)``."""
+def clamp_min(input, min, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_min(input, min, *, out=None)``: ``torch.clamp(input, min=min)``."""
     from ._methods import torch_clamp
-    return torch_clamp("clamp_min", input, min, None)
+    return torch_clamp("clamp_min", input, min, None, out=out)
 
 
-def clamp_max(input, max) -> Array:  # noqa: A002
-    """PyTorch's ``torch.clamp_max(input, max)``: ``torch.clamp(input, max=max)``."""
+def clamp_max(input, max, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_max(input, max, *, out=None)``: ``torch.clamp(input, max=max)``."""
     from ._methods import torch_clamp
-    return torch_clamp("clamp_max", input, None, max)
+    return torch_clamp("clamp_max", input, None, max, out=out)
 
 
 def result_type(tensor1, tensor2) -> "_dtypes.DType":
@@ -909,7 +912,7 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
     "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type",
-    "hypot", "logaddexp", "nextafter"} | set(_INT_TO_FLOAT))
+    "hypot", "logaddexp", "nextafter", "square", "signbit"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403
