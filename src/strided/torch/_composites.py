@@ -204,10 +204,11 @@ def gather(input, /, dim, index) -> Array:
     if index.size == 0:
         return ns.reshape(ns.reshape(input, (-1,))[:0], tuple(index.shape))
     if i.ndim != nd:
-        raise RuntimeError(f"gather(): index has {index.ndim} dimensions but input has {input.ndim} "
+        # (ShapeError: PyTorch's RuntimeError, and the ValueError strided raised before)
+        raise _layout.ShapeError(f"gather(): index has {index.ndim} dimensions but input has {input.ndim} "
                            f"(Index tensor must have the same number of dimensions as input tensor)")
     if any(i.shape[k] > x.shape[k] for k in range(nd) if k != d):
-        raise RuntimeError(f"gather(): Size does not match at dimension {d}: expected index "
+        raise _layout.ShapeError(f"gather(): Size does not match at dimension {d}: expected index "
                            f"{list(index.shape)} to be no larger than self {list(input.shape)} "
                            f"apart from dimension {d}")
     key = tuple(slice(None) if k == d else slice(0, i.shape[k]) for k in range(nd))
