@@ -385,7 +385,8 @@ def _tensordot(p):
 def _contracted_ones(a, b, dims):
     """``(a, b)`` with each contracted dimension of size n paired with one of size 1 summed to 1
     (PyTorch's tensordot sums it: ``(1, 1, 1)`` with ``(2, 1, 2)`` over ``([0, 1], [2, 0])``;
-    the standard's refuses), and PyTorch's RuntimeError for other sizes that differ."""
+    the standard's refuses), and a ShapeError (PyTorch's RuntimeError, the standard's
+    ValueError) for other sizes that differ."""
     if type(dims) is int:
         if not 0 <= dims <= builtins.min(a.ndim, b.ndim):
             return a, b  # (the core's error)
@@ -404,7 +405,7 @@ def _contracted_ones(a, b, dims):
         if m == n:
             continue
         if m != 1 and n != 1:
-            raise RuntimeError(f"tensordot(): contracted dimensions need to match, but first has size {m} "
+            raise _layout.ShapeError(f"tensordot(): contracted dimensions need to match, but first has size {m} "
                                f"in dim {i} and second has size {n} in dim {j}")
         if m == 1:
             b = ns.sum(b, axis=j, keepdims=True, dtype=b.dtype)

@@ -129,8 +129,8 @@ def broadcast_shapes(*shapes):
             raise ValueError("broadcast_shapes(): Attempting to broadcast a dimension with negative length!")
     try:
         return _ns().broadcast_shapes(*full)
-    except ValueError as e:  # (PyTorch's error type for shapes that don't broadcast)
-        raise RuntimeError(str(e)) from None
+    except ValueError as e:  # (ShapeError: PyTorch's RuntimeError, and the ValueError it was)
+        raise _layout.ShapeError(str(e)) from None
 
 
 def broadcast_tensors(*tensors) -> tuple:
