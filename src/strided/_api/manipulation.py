@@ -523,6 +523,14 @@ def unfold(x, dim, size, step) -> Array:
     [[0, 1, 2], [2, 3, 4]]
     """
     _check(x, "unfold")
+    if x.ndim == 0:  # Note: PyTorch's 0-d tensor: dim 0 or -1 is its one element, no window count
+        _layout.normalize_axis(_LATE["name_to_axis"](x, dim) if type(dim) is str else dim, 0, "unfold")
+        size, step = _int(size, "unfold", "size"), _int(step, "unfold", "step")
+        if not 0 <= size <= 1:
+            raise RuntimeError(f"unfold(): maximum size for a 0-d tensor is 1 but size is {size}")
+        if step <= 0:
+            raise RuntimeError(f"unfold(): step must be positive; got {step}")
+        return x._view(x._layout()[1], (size,), (1,))  # (as PyTorch's: stride 1)
     d = _axis_of(x, dim, "unfold")
     size = _int(size, "unfold", "size")
     step = _int(step, "unfold", "step")

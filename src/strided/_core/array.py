@@ -484,6 +484,8 @@ class Array:
             return _LATE["permute_dims"](self, _SWAP_LAST[nd])
         d0 = _layout.normalize_axis(self._axis(dim0), nd, "transpose")
         d1 = _layout.normalize_axis(self._axis(dim1), nd, "transpose")
+        if nd == 0:  # (its dims 0 or -1, checked above, as PyTorch's: itself, as a view)
+            return _LATE["permute_dims"](self, ()) if self._ext is not None else self._view(*self._layout()[1:])
         perm = list(range(nd))
         perm[d0], perm[d1] = perm[d1], perm[d0]
         if self._ext is not None:

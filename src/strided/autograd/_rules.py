@@ -15,6 +15,7 @@ formula is ``g * conj(f'(z))``.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -63,7 +64,24 @@ def _axes(axis, nd):
         return tuple(range(nd))
     if not isinstance(axis, (tuple, list)):
         axis = (axis,)
-    return tuple(operator.index(a) % nd if nd else 0 for a in axis)
+    # (a 0-d array's axis 0 or -1, which the forward accepted, is its one element: no axis
+    # of its shape to reduce or count, as PyTorch's reductions of a 0-d tensor over dim 0)
+    return tuple(operator.index(a) % nd for a in axis) if nd else ()
+
+
+def _zero_d_as_1d(grad):
+    """``grad`` for an axis-taking op whose input ``x`` may be 0-d: a 0-d ``x`` (its axis 0 or -1,
+    PyTorch's reading of a scalar's one element) is taken as 1-d of one element, and the gradient
+    read back 0-d -- the rules below index ``x``'s shape by the axis (``axis % x.ndim`` would
+    divide by zero)."""
+    @functools.wraps(grad)  # (its parameter names: the record binds the rule's arguments by them)
+    def lifted(g, x, result, axis, *args):
+        if x.ndim:
+            return grad(g, x, result, axis, *args)
+        one = (1,) if g.ndim == 0 else tuple(g.shape)
+        r = grad(xp.reshape(g, one), xp.reshape(x, (1,)), xp.reshape(result, one), 0, *args)
+        return xp.reshape(r, ())
+    return lifted
 
 
 _EXPAND: dict = {}  # (shape, axis, keepdims, g's shape and strides) -> (kept shape, view strides)
@@ -472,6 +490,8 @@ def _unfold_grad(g, ctx, dim, size, step):
     # Window j's element k is x[j * step + k] along dim: the gradient sums, for each k,
     # the k-th element of every window into those positions (windows may overlap).
     shape = ctx.shape("x")
+    if not shape:  # (a 0-d x: its one element, in the one window of 0 or 1 elements)
+        return xp.sum(g)
     d = operator.index(dim) % len(shape)
     count = g.shape[d]
     total = None
@@ -557,6 +577,8 @@ rule("setitem", "x, key, value", lambda p: "CopySlices" if _is_basic(p["key"]) e
 
 def _take_grad(g, ctx, indices, axis):
     shape = ctx.shape("x")
+    if not shape:  # (a 0-d x: every index is its one element)
+        return xp.sum(g)
     ax = 0 if axis is None else operator.index(axis) % len(shape)
     return index_add(g, shape, (slice(None),) * ax + (indices,))
 
@@ -564,6 +586,8 @@ def _take_grad(g, ctx, indices, axis):
 def _take_along_grad(g, ctx, indices, axis):
     shape = ctx.shape("x")
     nd = len(shape)
+    if nd == 0:  # (a 0-d x, its axis 0 or -1: every index is its one element)
+        return xp.sum(g)
     ax = operator.index(axis) % nd
     key = []
     for d in range(nd):
@@ -831,6 +855,7 @@ rule("cumulative_sum", "x, axis=None, dtype=None, include_initial=False, **kw", 
      x=_cumsum_grad)
 
 
+@_zero_d_as_1d
 def _cumprod_grad(g, x, result, axis, include_initial):
     ax = 0 if axis is None else operator.index(axis) % x.ndim
     if include_initial:

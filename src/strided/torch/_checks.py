@@ -1,7 +1,8 @@
 """The argument checks strided.torch's composed functions share (``_shape_functions``,
 ``_math_functions``, ``_special``): PyTorch's TypeError where a tensor is required, and the
 refusal of an ``out=`` that no single core call could write, and the dtype PyTorch computes a
-floating-point function of integer operands in."""
+floating-point function of integer operands in, and the 1-d view through which a function
+along ``dim`` reads a 0-d tensor as PyTorch does."""
 
 from __future__ import annotations
 
@@ -67,3 +68,13 @@ def alpha_check(dtype, **scalars) -> None:
         elif isinstance(v, (float, complex)) and dtype.kind in "biu":
             raise RuntimeError(f"For integral input tensors, argument {arg} must not be a floating "
                                f"point number.")
+
+
+def one_element_1d(x):
+    """A 0-d ``x`` as a 1-d view of its one element; any other array as it is.
+
+    PyTorch reads a 0-d tensor's dim 0 or -1 as its one element (``maybe_wrap_dim`` wraps a
+    scalar's dims as a 1-d tensor's), so a function along ``dim`` computes on this view and
+    reads its result back 0-d: one place for what each function would otherwise special-case
+    (``index_select``, ``gather``, ``F.normalize``, ``meshgrid``)."""
+    return sys.modules["strided"].reshape(x, (1,)) if x.ndim == 0 else x

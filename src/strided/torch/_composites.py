@@ -19,6 +19,7 @@ import numpy as _np
 from .._core import dtypes as _dtypes, layout as _layout, threads as _threads
 from .._core.array import Array
 from .._core.call.bind import torch_axis, torch_keepdim
+from ._checks import one_element_1d
 from ._memory_format import row_major
 from .._core.dispatch import method_signature
 
@@ -195,12 +196,25 @@ def gather(input, /, dim, index) -> Array:
     tensor([[1, 1],
             [4, 3]])
     """
-    nd = input.ndim
+    ns = _ns()
+    # (PyTorch's checks: a 0-d input or index counts as 1-d of one element, and an index with
+    # no elements gathers nothing whatever its shape)
+    x, i = one_element_1d(input), one_element_1d(index)
+    nd = x.ndim
     d = _layout.normalize_axis(dim, nd, "gather")
-    if index.ndim != nd:
-        raise ValueError(f"gather(): index has {index.ndim} dimensions but input has {nd}")
-    key = tuple(slice(None) if i == d else slice(0, index.shape[i]) for i in range(nd))
-    return _ns().take_along_axis(input[key], index, axis=d)
+    if index.size == 0:
+        return ns.reshape(ns.reshape(input, (-1,))[:0], tuple(index.shape))
+    if i.ndim != nd:
+        # (ShapeError: PyTorch's RuntimeError, and the ValueError strided raised before)
+        raise _layout.ShapeError(f"gather(): index has {index.ndim} dimensions but input has {input.ndim} "
+                           f"(Index tensor must have the same number of dimensions as input tensor)")
+    if any(i.shape[k] > x.shape[k] for k in range(nd) if k != d):
+        raise _layout.ShapeError(f"gather(): Size does not match at dimension {d}: expected index "
+                           f"{list(index.shape)} to be no larger than self {list(input.shape)} "
+                           f"apart from dimension {d}")
+    key = tuple(slice(None) if k == d else slice(0, i.shape[k]) for k in range(nd))
+    r = ns.take_along_axis(x[key], i, axis=d)
+    return r if index.ndim else ns.reshape(r, ())
 
 
 @_composite
@@ -214,6 +228,11 @@ def index_select(input, /, dim, index) -> Array:
     """
     if index.ndim > 1:
         raise ValueError(f"index_select(): index must be 0-d or 1-d; got shape {tuple(index.shape)}")
+    if input.ndim == 0:  # (its dim 0 or -1 is its one element: one index, a 0-d result)
+        _layout.normalize_axis(dim, 0, "index_select")
+        if index.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)")
+        return _ns().reshape(_ns().take(one_element_1d(input), _ns().reshape(index, (-1,)), axis=0), ())
     return _ns().take(input, _ns().reshape(index, (-1,)), axis=dim)
 
 
@@ -248,8 +267,14 @@ def masked_fill(input, /, mask, value) -> Array:
     tensor([[1., 2.],
             [0., 0.]])
     """
+    ns = _ns()
+    if type(input) is Array and type(mask) is Array:
+        # (PyTorch's out-of-place form broadcasts self with mask first: expand_outplace)
+        shape = tuple(ns.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+        if shape != tuple(input.shape):
+            return _masked_fill_(row_major(ns.broadcast_to(input, shape)), mask, value)
     # (a row-major copy, as PyTorch's: masked_fill clones self in contiguous format)
-    return _masked_fill_(_ns().clone(input) if type(input) is Array else _ns().asarray(input, copy=True),
+    return _masked_fill_(ns.clone(input) if type(input) is Array else ns.asarray(input, copy=True),
                          mask, value)
 
 

@@ -23,13 +23,15 @@ import types
 from collections import namedtuple
 
 from .._core.array import Array
+from ._checks import one_element_1d
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
 from ._checks import floating_dtype, tensor as _input
 from ._methods import check_integer_divisor, sort_ as _sort_pair, torch_sign as sign  # noqa: F401
-from ._methods import NO_DECIMALS as _NO_DECIMALS, check_round_decimals, promoted_float as _promoted_float
+from ._methods import NO_DECIMALS as _NO_DECIMALS, cast_first as _cast_first, check_round_decimals, \
+    promoted_float as _promoted_float
 from ._memory_format import flipped, like_input, quantile_layout, row_major
 
 _P = inspect.Parameter
@@ -316,7 +318,17 @@ def _cat(p):
     for i, t in enumerate(p["tensors"]):
         if type(t) is Array and not t.shape:
             raise _layout.ShapeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated")
-    return _write("cat", _ns().concat(list(p["tensors"]), axis=p["dim"]), p["out"])
+    ts = list(p["tensors"])
+    # (PyTorch's legacy rule: a 1-d tensor without elements, torch.tensor([]), is skipped
+    # beside tensors of other shapes, yet its dtype takes part in the result's)
+    keep = [t for t in ts if not (type(t) is Array and t.shape == (0,))]
+    if keep and len(keep) < len(ts) and builtins.all(type(t) is Array for t in ts):
+        ns = _ns()
+        dt = ns.result_type(*ts)
+        keep = [t if t.dtype == dt else ns.astype(t, dt) for t in keep]
+        _layout.normalize_axis(p["dim"], keep[0].ndim, "cat")  # (PyTorch's IndexError, also for one)
+        return _write("cat", keep[0].clone() if len(keep) == 1 else ns.concat(keep, axis=p["dim"]), p["out"])
+    return _write("cat", _ns().concat(ts, axis=p["dim"]), p["out"])
 
 
 SIGNATURES["concat"] = SIGNATURES["concatenate"] = SIGNATURES["cat"]
@@ -365,7 +377,41 @@ def _tensordot(p):
         dims = dims.tolist()
     if type(dims) is not int:
         dims = tuple(tuple(d) if isinstance(d, (list, tuple)) else (d,) for d in dims)
+    if type(b) is Array:
+        a, b = _contracted_ones(a, b, dims)
     return _write("tensordot", _ns().tensordot(a, b, axes=dims), p["out"])
+
+
+def _contracted_ones(a, b, dims):
+    """``(a, b)`` with each contracted dimension of size n paired with one of size 1 summed to 1
+    (PyTorch's tensordot sums it: ``(1, 1, 1)`` with ``(2, 1, 2)`` over ``([0, 1], [2, 0])``;
+    the standard's refuses), and a ShapeError (PyTorch's RuntimeError, the standard's
+    ValueError) for other sizes that differ."""
+    if type(dims) is int:
+        if not 0 <= dims <= builtins.min(a.ndim, b.ndim):
+            return a, b  # (the core's error)
+        pairs = zip(range(a.ndim - dims, a.ndim), range(dims))
+    elif len(dims) == 2 and len(dims[0]) == len(dims[1]):
+        try:
+            pairs = [(_layout.normalize_axis(i, a.ndim, "tensordot"), _layout.normalize_axis(j, b.ndim, "tensordot"))
+                     for i, j in zip(*dims)]
+        except (IndexError, TypeError):
+            return a, b  # (the core's error)
+    else:
+        return a, b
+    ns = _ns()
+    for i, j in pairs:
+        m, n = a.shape[i], b.shape[j]
+        if m == n:
+            continue
+        if m != 1 and n != 1:
+            raise _layout.ShapeError(f"tensordot(): contracted dimensions need to match, but first has size {m} "
+                               f"in dim {i} and second has size {n} in dim {j}")
+        if m == 1:
+            b = ns.sum(b, axis=j, keepdims=True, dtype=b.dtype)
+        else:
+            a = ns.sum(a, axis=i, keepdims=True, dtype=a.dtype)
+    return a, b
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -555,6 +601,8 @@ globals().update(_INT_TO_FLOAT)
 
 # (no integer loop: computed in the operands' promoted dtype, refused where it is not floating)
 hypot, logaddexp, nextafter = (_promoted_float(n, getattr(_ns(), n)) for n in ("hypot", "logaddexp", "nextafter"))
+# (PyTorch's dtypes the standard's refuse: square of a mask, signbit of integers)
+square, signbit = (_cast_first(n, getattr(_ns(), n)) for n in ("square", "signbit"))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -593,6 +641,8 @@ def meshgrid(*tensors, indexing=None) -> tuple:
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    # (a 0-d tensor is a grid axis of one element, as PyTorch's; the standard's takes 1-d only)
+    tensors = tuple(one_element_1d(t) if type(t) is Array else t for t in tensors)
     return tuple(_ns().meshgrid(*tensors, indexing="ij" if indexing is None else indexing))
 
 
@@ -774,16 +824,16 @@ def clip(input, min=None, max=None, *, out=None) -> Array:  # noqa: A002
     return torch_clamp("clip", input, min, max, out=out)
 
 
-def clamp_min(input, min) -> Array:  # noqa: A002
-    """PyTorch's ``torch.clamp_min(input, min)``: ``torch.clamp(input, min=min)``."""
+def clamp_min(input, min, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_min(input, min, *, out=None)``: ``torch.clamp(input, min=min)``."""
     from ._methods import torch_clamp
-    return torch_clamp("clamp_min", input, min, None)
+    return torch_clamp("clamp_min", input, min, None, out=out)
 
 
-def clamp_max(input, max) -> Array:  # noqa: A002
-    """PyTorch's ``torch.clamp_max(input, max)``: ``torch.clamp(input, max=max)``."""
+def clamp_max(input, max, *, out=None) -> Array:  # noqa: A002
+    """PyTorch's ``torch.clamp_max(input, max, *, out=None)``: ``torch.clamp(input, max=max)``."""
     from ._methods import torch_clamp
-    return torch_clamp("clamp_max", input, None, max)
+    return torch_clamp("clamp_max", input, None, max, out=out)
 
 
 def result_type(tensor1, tensor2) -> "_dtypes.DType":
@@ -863,7 +913,7 @@ __all__ = sorted(set(SIGNATURES) | set(ALIASES) | {
     "where", "round", "meshgrid", "logical_and", "logical_or", "logical_xor", "logical_not", "searchsorted",
     "std_mean", "var_mean", "scatter", "bincount", "histogram", "nanmedian", "nanquantile",
     "return_types", "cumsum", "cumprod", "clamp", "clip", "clamp_min", "clamp_max", "result_type",
-    "hypot", "logaddexp", "nextafter"} | set(_INT_TO_FLOAT))
+    "hypot", "logaddexp", "nextafter", "square", "signbit"} | set(_INT_TO_FLOAT))
 
 from ._shape_functions import __all__ as _SHAPE_ALL  # noqa: E402
 from ._shape_functions import *  # noqa: E402,F401,F403

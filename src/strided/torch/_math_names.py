@@ -228,13 +228,32 @@ def _cpu_linspace(lo: float, hi: float, steps: int, dt):
                      for i in builtins.range(steps)], np_dt)
 
 
+def _upper_bound(e, col):
+    """The index of the first edge of ``e`` above each of ``col``, found by ``std::upper_bound``'s
+    steps, as PyTorch's histogramdd finds it: ``searchsorted(e, col, side='right')`` where ``e``
+    is sorted, and PyTorch's bins, bit for bit, where the edges go down (which it does not check)."""
+    t = _t()
+    n = e.shape[0]
+    first = t.zeros(col.shape[0], dtype=t.int64, device=col.device)
+    length = t.full((col.shape[0],), n, dtype=t.int64, device=col.device)
+    while bool((length > 0).any()):
+        half = length // 2
+        middle = first + half
+        left = col < e[t.clamp(middle, 0, n - 1)]
+        active = length > 0
+        first = t.where(active & ~left, middle + 1, first)
+        length = t.where(active, t.where(left, half, length - half - 1), length)
+    return first
+
+
 def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):  # noqa: A002
     """``torch.histogramdd(input, bins, *, range=None, weight=None, density=False)``: the
     histogram of the points that are the rows of ``input`` (``(..., N)``, ``N`` coordinates
     each), as ``return_types.histogramdd(hist, bin_edges)``: ``hist`` of ``input``'s float
     dtype, ``bin_edges`` a tuple of ``N`` 1-D arrays. ``bins``: an int (that many equal bins
-    per coordinate), ``N`` ints, or ``N`` 1-D arrays of non-decreasing edges. Each bin holds
-    its left edge, the last also its right; points outside (and NaN) are not counted.
+    per coordinate), ``N`` ints, or ``N`` 1-D arrays of edges (non-decreasing; others are
+    searched as PyTorch searches them). Each bin holds its left edge, the last also its right;
+    points outside the first and last edges (and NaN) are not counted.
 
     >>> import strided.torch as torch
     >>> r = torch.histogramdd(torch.tensor([[0., 0.], [1., 1.], [1., 0.]]), bins=2)
@@ -330,12 +349,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
                                    f"the bins tensor for dimension {d}")
             if e.shape[0] == 1:
                 raise RuntimeError(f"torch.histogram(): bins must be > 0, but got 0 for dimension {d}")
-            e = e.detach().clone()
-            # Note: PyTorch binary-searches whatever it is given; edges that go down have no
-            # histogram to mean, so they are refused here.
-            if e.shape[0] > 1 and bool((e[1:] < e[:-1]).any()):
-                raise RuntimeError(f"{name}: the bin edges for dimension {d} must be non-decreasing")
-            edges.append(e)
+            # (edges that go down are taken as PyTorch takes them: its binary search, below)
+            edges.append(e.detach().clone())
     nbs = [e.shape[0] - 1 for e in edges]
     total = math.prod(nbs)
     if N == 0 or total == 0 or pts.shape[0] == 0:
@@ -347,7 +362,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
             col = pts[:, d].contiguous()
             ok = (col >= e[0]) & (col <= e[-1])
             inside = ok if inside is None else inside & ok
-            idx = t.clamp(t.searchsorted(e, col, side="right") - 1, 0, nb - 1)
+            idx = t.clamp(_upper_bound(e, col) - 1, 0, nb - 1)
             flat = flat * nb + idx
         w = t.ones(pts.shape[0], dtype=dt, device=dev) if weight is None else weight.detach().reshape(-1)
         w = t.where(inside, w, t.zeros((), dtype=dt, device=dev))

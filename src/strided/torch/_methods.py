@@ -638,6 +638,17 @@ def torch_clamp(name: str, x, min=None, max=None, out=None, inplace: builtins.bo
     xx = x if rt is x._dtype else _astype(x, rt)
     lo = _astype(min, rt) if type(min) is Array and min._dtype is not rt else min
     hi = _astype(max, rt) if type(max) is Array and max._dtype is not rt else max
+    if rt is _dtypes.bool:
+        # (PyTorch's bool clamp: one array bound is maximum/minimum, which have a bool loop;
+        # scalar bounds or two bounds reach its clamp kernels, which have none)
+        if (lo is None) == (hi is None) or type(lo if hi is None else hi) is not Array:
+            kernel = "clamp" if hi is not None and lo is not None else "clamp_min" if hi is None else "clamp_max"
+            scalar = "" if type(lo) is Array or type(hi) is Array else "_scalar"
+            raise _dtypes.DTypeError(f'"{kernel}{scalar}_cpu" not implemented for \'Bool\'')
+        r = ns.maximum(xx, lo) if hi is None else ns.minimum(xx, hi)
+        if inplace:
+            return x.copy_(r)
+        return r if target is None else target.copy_(r)
     if inplace and rt is x._dtype:
         ns.clip(x, lo, hi, out=x)
         return x
@@ -873,9 +884,12 @@ def _values_indices(x, vname, iname, kwargs):
     own rule, amax's, shares it among ties.)"""
     ns = _ns()
     keep = kwargs.get("keepdims", False)
-    idx = getattr(ns, iname)(x, **dict(kwargs, keepdims=True))
+    # (a bool x: PyTorch's max/min along a dim take it, True above False; the standard's
+    # argmax/argmin refuse bool, so the indices are of its 0/1 bytes, the values of x)
+    xi = ns.astype(x, _dtypes.uint8) if x._dtype is _dtypes.bool else x
+    idx = getattr(ns, iname)(xi, **dict(kwargs, keepdims=True))
     if not x.ndim:
-        return _ValuesIndices(getattr(ns, vname)(x, **kwargs), getattr(ns, iname)(x, **kwargs))
+        return _ValuesIndices(getattr(ns, vname)(x, **kwargs), getattr(ns, iname)(xi, **kwargs))
     vals = ns.take_along_axis(x, idx, axis=kwargs["axis"])
     if not keep:
         vals, idx = ns.squeeze(vals, axis=kwargs["axis"]), ns.squeeze(idx, axis=kwargs["axis"])
@@ -1181,6 +1195,35 @@ def promoted_float(name: str, f):
     return call
 
 
+# Unary rows PyTorch computes for dtypes the standard's refuse, by casting the input first:
+# ``square`` of a bool array is int64 (PyTorch's pow(mask, 2)), ``signbit`` of an integer array
+# is its sign (float64 keeps every integer's sign).
+_TORCH_INPUT_CASTS = {"square": {"b": _dtypes.int64}, "signbit": {"i": _dtypes.float64, "u": _dtypes.float64}}
+
+
+def cast_first(name: str, f):
+    """PyTorch's ``torch.<name>(input, *, out=None)`` for a row of ``_TORCH_INPUT_CASTS``: the
+    standard's ``f`` of the input cast as the table says, of any other input as it is."""
+    casts = _TORCH_INPUT_CASTS[name]
+
+    def call(input, /, *, out=None):
+        if type(input) is Array:
+            to = casts.get(input._dtype.kind)
+            if to is not None:
+                input = _astype(input, to)
+        return f(input) if out is None else f(input, out=out)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__doc__ = (f"PyTorch's ``torch.{name}``: ``strided.{name}``, with an input of kind(s) "
+                    f"{', '.join(sorted(casts))} cast to {', '.join(sorted({d.name for d in casts.values()}))} "
+                    f"first, as PyTorch computes it.")
+    try:
+        call.__signature__ = inspect.signature(f)
+    except (TypeError, ValueError):
+        pass
+    return call
+
+
 def _method_for(row):
     f = row.func
     slow = _keywords_call(row, row.name)  # Note: keywords leave the hot path
@@ -1189,6 +1232,11 @@ def _method_for(row):
 
         def method(self, other):
             return fn(self, other)
+    elif row.name in _TORCH_INPUT_CASTS:
+        fn = cast_first(row.name, f)
+
+        def method(self, *, out=None):
+            return fn(self, out=out)
     elif row.method_float:
         def method(self, *args, **kwargs):
             if row.nargs == 2 and args and type(args[0]) is Array and args[0]._dtype.kind in "biu":

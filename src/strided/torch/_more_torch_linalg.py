@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from ._checks import tensor as _tensor
+from ._checks import one_element_1d, tensor as _tensor
 from ._more_linalg import (_batch_pair, _eye_like, _lu_factor, _matrix, _mH, _mT, _permutation, _tri_solve,
                            lu_unpack as _lu_unpack, matrix_exp)
 from ._checks import no_out as _no_out
@@ -202,12 +202,11 @@ def vander(x, *, N=None):
     >>> linalg.vander(torch.tensor([1, 2, 3]), N=3).tolist()
     [[1, 1, 1], [1, 2, 4], [1, 3, 9]]
     """
-    v = _tensor("linalg.vander", x, "x")
-    if v.ndim == 0:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
-    if N is not None and N <= 1:
-        raise RuntimeError("N must be greater than 1.")
+    # (a 0-d x is one element, as PyTorch reads it: a (1, N) result)
+    v = one_element_1d(_tensor("linalg.vander", x, "x"))
     n = v.shape[-1] if N is None else N
+    if n <= 1:  # (also a default N of 1 or 0, PyTorch's check of x.size(-1))
+        raise RuntimeError("N must be greater than 1.")
     ns = _ns()
     dt = v.dtype if v.dtype.kind in "fc" else (ns.int64 if v.dtype.kind in "biu" else v.dtype)
     base = ns.astype(v, dt)

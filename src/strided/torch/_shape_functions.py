@@ -105,6 +105,34 @@ def atleast_3d(*tensors):
     return _atleast("atleast_3d", 3, tensors)
 
 
+def broadcast_shapes(*shapes):
+    """``torch.broadcast_shapes(*shapes)``: the shape the ``shapes`` broadcast to, each a
+    sequence of ints or an int ``n`` (the shape ``(n,)``, as PyTorch reads it).
+
+    >>> import strided.torch as torch
+    >>> torch.broadcast_shapes(3, (2, 1))
+    strided.Size([2, 3])
+    """
+    full = []
+    for s in shapes:
+        if isinstance(s, (tuple, list)):  # (Size is a tuple)
+            if not builtins.all(type(n) is int or type(n) is bool for n in s):
+                raise RuntimeError(f"broadcast_shapes(): Input shapes should be of type ints, a tuple of "
+                                   f"ints, or a list of ints, got {s!r}")
+            full.append(tuple(builtins.int(n) for n in s))
+        elif type(s) is int or type(s) is bool:
+            full.append((builtins.int(s),))
+        else:
+            raise RuntimeError(f"broadcast_shapes(): Input shapes should be of type ints, a tuple of "
+                               f"ints, or a list of ints, got {s!r}")
+        if builtins.any(n < 0 for n in full[-1]):
+            raise ValueError("broadcast_shapes(): Attempting to broadcast a dimension with negative length!")
+    try:
+        return _ns().broadcast_shapes(*full)
+    except ValueError as e:  # (ShapeError: PyTorch's RuntimeError, and the ValueError it was)
+        raise _layout.ShapeError(str(e)) from None
+
+
 def broadcast_tensors(*tensors) -> tuple:
     """``torch.broadcast_tensors(*tensors)``: the arrays broadcast to one shape (views).
 
@@ -1495,7 +1523,7 @@ def get_device(input) -> builtins.int:
 
 
 __all__ = sorted([
-    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "hstack", "vstack", "row_stack", "dstack",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "unbind", "swapaxes", "select", "fliplr",
     "flipud", "rot90", "diag_embed", "diagflat", "block_diag", "cartesian_prod", "combinations",
     "take_along_dim", "msort", "argwhere", "repeat_interleave", "unravel_index", "tril_indices",

@@ -32,6 +32,7 @@ import numpy as np
 import strided as _st
 from strided import Array
 from strided.autograd import Function
+from strided.torch._checks import one_element_1d
 from strided.autograd import _fused
 from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
@@ -1181,7 +1182,10 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None)
     if input.dtype.kind not in "fc":
         raise TypeError(f"normalize(): input must be a floating-point or complex array; got {input.dtype.name}")
     # (vector_norm: PyTorch's norm, whose gradient at a zero vector is 0, not 0 / 0)
-    norm = _st.linalg.vector_norm(input, ord=p, axis=dim, keepdims=True)
+    # (a 0-d input: its dim 0 or -1 is its one element, as PyTorch reads it)
+    norm = _st.linalg.vector_norm(one_element_1d(input), ord=p, axis=dim, keepdims=True)
+    if input.ndim == 0:
+        norm = _st.reshape(norm, ())
     return _st.divide(input, _st.clip(norm, eps, None), out=out)
 
 from ._norm import *  # noqa: E402,F401,F403
