@@ -9,7 +9,9 @@ here with PyTorch's measured gradients on inputs that reach the case:
 - ``linalg.pinv``: PyTorch's ``pinv_backward`` (with ``hermitian`` too), an empty matrix's
   result in the graph;
 - ``fill(x, value)``: in the graph (zero for ``x``, the sum for a 0-d ``value``);
-- ``cholesky`` of a complex matrix: PyTorch's cholesky_backward (not Hermitian).
+- ``cholesky`` of a complex matrix: PyTorch's cholesky_backward (not Hermitian);
+- ``std``/``var`` without degrees of freedom: PyTorch's NaN (one element) and finite (a
+  correction beyond the count) gradients.
 
 And one where PyTorch's gradient is not the derivative: ``as_strided_scatter``'s gradient
 for ``input`` (PyTorch gives the scattered positions the gradient, where the derivative is
@@ -192,3 +194,23 @@ def test_cholesky_gradient_is_pytorchs(form, dtype):
         (r * L.tensor(G)).real.sum().backward()
         grads.append(to_numpy(a.grad))
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("form", [
+    lambda L, x: x.std(), lambda L, x: L.std(x, 0), lambda L, x: L.std(x, 0, keepdim=True),
+    lambda L, x: L.std(x, correction=2), lambda L, x: L.std_mean(x)[0], lambda L, x: x.var(),
+    lambda L, x: L.var(x, dim=0, correction=3),
+])
+@pytest.mark.parametrize("values", [[2.0], [1.0, 3.0], [1.0, 1.0]])
+def test_std_without_degrees_of_freedom_has_pytorchs_nan_gradient(form, values):
+    # (strided's std of one element had gradient 0: the square of the biased std, whose
+    # derivative is masked to 0 where the std is 0, hid PyTorch's 0 * inf)
+    got = []
+    for L in (torch, S):
+        x = L.tensor(values, dtype=L.float64, requires_grad=True)
+        y = form(L, x)
+        y.sum().backward()
+        got.append((to_numpy(y), to_numpy(x.grad)))
+    for a, b in zip(got[1], got[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, equal_nan=True)

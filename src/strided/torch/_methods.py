@@ -373,8 +373,16 @@ def _dof(mname: str, f, x, r, correction, call):
                   f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel())
     ns = _ns()
     plain = dict(call, correction=0)
-    v0 = f(x, **plain) if mname == "var" else ns.square(f(x, **plain))
-    v = ns.divide(v0 * (n_in // n_out), 0.0)
+    # (std from the biased variance, not the square of the biased std: std's derivative is
+    # masked to 0 where the std is 0, which turned PyTorch's NaN gradient of one element into 0)
+    v0 = ns.var(x, **plain)
+    n = n_in // n_out
+    v = ns.divide(v0 * n, 0.0)
+    if n - correction < 0:
+        # (a correction beyond the count: PyTorch's forward divides by 0, its var_backward by
+        # the negative n - correction -- a finite gradient under an infinite value)
+        u = v0 * (n / (n - correction))
+        v = v.detach() + (u - u.detach())
     return v if mname == "var" else ns.sqrt(v)
 
 
