@@ -426,7 +426,7 @@ def test_torch_level_losses_reduce_nothing_when_reduction_is_omitted():
     }
     for name, args in calls.items():
         want = getattr(torch, name)(*(torch.from_numpy(x) for x in args)).numpy()
-        got = np.asarray(getattr(storch, name)(*(storch.tensor(x) for x in args)))
+        got = to_numpy(getattr(storch, name)(*(storch.tensor(x) for x in args)))
         assert want.ndim >= 1 and got.shape == want.shape, name
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
 
