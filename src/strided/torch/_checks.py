@@ -37,8 +37,9 @@ def floating_dtype(*ops):
     return _dtypes.get_default_dtype() if dt.kind in "biu" else dt
 
 
-_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "short", "int8": "signed char",
-            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+# (the C++ type names in c10's Scalar conversion error, as PyTorch 2.13 prints them)
+_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+            "uint8": "uint8_t", "float32": "float", "float64": "double", "float16": "c10::Half"}
 
 
 def blas_scalar(value, dtype):

@@ -23,15 +23,14 @@ import types
 from collections import namedtuple
 
 from .._core.array import Array
-from ._checks import one_element_1d
 from .._core.call.bind import Binder, torch_axis, torch_keepdim
 from .._api import elementwise as _elementwise
 from .._core import dtypes as _dtypes, layout as _layout
 from .._core.dispatch import quiet
-from ._checks import floating_dtype, tensor as _input
+from ._checks import floating_dtype, one_element_1d, tensor as _input
 from ._methods import check_integer_divisor, sort_ as _sort_pair, torch_sign as sign  # noqa: F401
 from ._methods import NO_DECIMALS as _NO_DECIMALS, cast_first as _cast_first, check_round_decimals, \
-    promoted_float as _promoted_float
+    promoted_float as _promoted_float, torch_function as _torch_function
 from ._memory_format import flipped, like_input, quantile_layout, row_major
 
 _P = inspect.Parameter
@@ -546,14 +545,7 @@ def _alias(name: str, target: str):
 
     def call(*args, **kwargs):
         return f(*args, **kwargs)
-    call.__name__ = call.__qualname__ = name
-    call.__module__ = "strided.torch"
-    call.__doc__ = f"PyTorch's ``torch.{name}``: ``strided.{target}``."
-    try:
-        call.__signature__ = inspect.signature(f)
-    except (TypeError, ValueError):
-        pass
-    return call
+    return _torch_function(call, name, f"PyTorch's ``torch.{name}``: ``strided.{target}``.", f)
 
 
 # --- PyTorch's integer -> float promotion of the floating-point functions -------------------
@@ -583,15 +575,8 @@ def _int_to_float(name: str, f, nargs: int):
                     type(other) is Array and other._dtype.kind in "biu"):
                 input, other = _floats((input, other))
             return f(input, other) if out is None else f(input, other, out=out)
-    call.__name__ = call.__qualname__ = name
-    call.__module__ = "strided.torch"
-    call.__doc__ = (f"PyTorch's ``torch.{name}``: ``strided.{name}``, an integer or boolean input "
-                    f"first converted to the default float dtype (as PyTorch does).")
-    try:
-        call.__signature__ = inspect.signature(f)
-    except (TypeError, ValueError):
-        pass
-    return call
+    return _torch_function(call, name, f"PyTorch's ``torch.{name}``: ``strided.{name}``, an integer or boolean "
+                           f"input first converted to the default float dtype (as PyTorch does).", f)
 
 
 _INT_TO_FLOAT = {r.name: _int_to_float(r.name, getattr(_ns(), r.name), r.nargs) for r in _elementwise.ROWS

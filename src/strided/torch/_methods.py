@@ -1177,6 +1177,19 @@ def _keywords_call(row, name):
 _NO_INTEGER_PAIR = frozenset({"hypot", "logaddexp", "nextafter"})
 
 
+def torch_function(call, name: str, doc: str, like):
+    """``call`` dressed as PyTorch's ``torch.<name>``: its name, module, ``doc`` and the
+    signature of ``like`` (the strided function it wraps), where that has one."""
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "strided.torch"
+    call.__doc__ = doc
+    try:
+        call.__signature__ = inspect.signature(like)
+    except (TypeError, ValueError):
+        pass
+    return call
+
+
 def promoted_float(name: str, f):
     """PyTorch's ``torch.hypot``/``logaddexp``/``nextafter`` (and the methods): computed in the
     operands' promoted dtype (an integer or bool array beside a float one in the float's),
@@ -1193,14 +1206,7 @@ def promoted_float(name: str, f):
             input, other = (_astype(a, dt) if type(a) is Array and a._dtype is not dt else a
                             for a in (input, other))
         return f(input, other) if out is None else f(input, other, out=out)
-    call.__name__ = call.__qualname__ = name
-    call.__module__ = "strided.torch"
-    call.__doc__ = f"PyTorch's ``torch.{name}``: " + promoted_float.__doc__.split(": ", 1)[1]
-    try:
-        call.__signature__ = inspect.signature(f)
-    except (TypeError, ValueError):
-        pass
-    return call
+    return torch_function(call, name, f"PyTorch's ``torch.{name}``: " + promoted_float.__doc__.split(": ", 1)[1], f)
 
 
 # Unary rows PyTorch computes for dtypes the standard's refuse, by casting the input first:
@@ -1220,16 +1226,9 @@ def cast_first(name: str, f):
             if to is not None:
                 input = _astype(input, to)
         return f(input) if out is None else f(input, out=out)
-    call.__name__ = call.__qualname__ = name
-    call.__module__ = "strided.torch"
-    call.__doc__ = (f"PyTorch's ``torch.{name}``: ``strided.{name}``, with an input of kind(s) "
-                    f"{', '.join(sorted(casts))} cast to {', '.join(sorted({d.name for d in casts.values()}))} "
-                    f"first, as PyTorch computes it.")
-    try:
-        call.__signature__ = inspect.signature(f)
-    except (TypeError, ValueError):
-        pass
-    return call
+    return torch_function(call, name, f"PyTorch's ``torch.{name}``: ``strided.{name}``, with an input of kind(s) "
+                          f"{', '.join(sorted(casts))} cast to {', '.join(sorted({d.name for d in casts.values()}))} "
+                          f"first, as PyTorch computes it.", f)
 
 
 def _method_for(row):
