@@ -22,7 +22,8 @@ def python_calls(fn):
         if event == "call" and frame.f_code is not own:
             seen.append(frame.f_code.co_name)
 
-    gc.collect()  # (a collection inside would list the finalizers it runs: a flaky extra frame)
+    # (no collection may run inside: it would list the finalizers it runs, a flaky extra frame;
+    # a gc.collect() first is not needed for that, and cost ~1 s in a worker of the whole suite)
     was = gc.isenabled()
     gc.disable()
     sys.setprofile(trace)
