@@ -95,6 +95,28 @@ def _float(x: Array, func: str, name: str = "input") -> None:
                                   f"{x.dtype.name}")
 
 
+def _real_or_int(x: Array, func: str) -> None:
+    """Max pooling takes what PyTorch's CPU kernels take: floating-point and integer arrays
+    (not bool, not complex)."""
+    if x.dtype.kind not in "fiu":
+        raise NotImplementedError(f"{func}(): input must be a floating-point or integer array "
+                                  f"(strided's {func} does not support {x.dtype.name}); got "
+                                  f"dtype {x.dtype.name}")
+
+
+def _lowest(x: Array):
+    """The padding value that never wins a max: -inf, or the integer dtype's minimum."""
+    return -math.inf if x.dtype.kind == "f" else int(np.iinfo(x.dtype.name).min)
+
+
+def _trunc_div(a: Array, b) -> Array:
+    """C's integer division (toward zero), PyTorch's integer average pooling: NumPy's and
+    strided's ``//`` floor instead."""
+    q = _st.floor_divide(a, b)
+    inexact = _st.remainder(a, b) != 0
+    return _st.where(inexact & ((a < 0) != (_st.asarray(b, device=a.device) < 0)), q + 1, q)
+
+
 def _pick_max(win: Array, valid: np.ndarray | None) -> Array:
     """The index (keepdim) along the last dimension of ``win`` that PyTorch's max-pooling
     kernels pick: the first maximum among the window's real elements (``valid``: which
@@ -449,10 +471,12 @@ def _plane_index(outs, k, s, p, d, sizes) -> np.ndarray:
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n, func):
     x, batched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, n, func)
-    _float(x, func)
+    _real_or_int(x, func)
+    if n == 1 and not return_indices:
+        _float(x, func)  # (PyTorch's max_pool1d_impl: floats only; with indices it takes ints)
     sizes = tuple(x.shape[2:])
     outs, pads = _pool_geometry(sizes, k, s, p, d, ceil_mode, func)
-    xp = _pad_spatial(x, pads, value=-math.inf)
+    xp = _pad_spatial(x, pads, value=_lowest(x))
     win = _windows(xp, k, s, d)
     K = 1
     for e in k:
@@ -560,29 +584,47 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, n, func):
     x, batched, k, s, p, d = _pool_args(input, kernel_size, stride, padding, 1, n, func)
-    _float(x, func)
+    integer = x.dtype.name == "int64"  # (PyTorch's CPU kernels: int64 is the one integer dtype)
+    if not integer:
+        _float(x, func)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{func}(): divisor must be not zero")
     sizes = tuple(x.shape[2:])
     outs, pads = _pool_geometry(sizes, k, s, p, d, ceil_mode, func)
-    xp = _pad_spatial(x, pads, value=0.0)
+    xp = _pad_spatial(x, pads, value=0 if integer else 0.0)
     win = _windows(xp, k, s, d)
     total = _st.sum(win, axis=tuple(range(2 + n, 2 + 2 * n)))
+    if integer:
+        # the window's sum (wrapping as int64 does) divided toward zero, as C divides
+        if divisor_override is not None:
+            y = _trunc_div(total, int(divisor_override))
+        else:
+            y = _trunc_div(total, _st.asarray(_avg_divisors(sizes, outs, k, s, p, count_include_pad)
+                                              .astype(np.int64), device=x.device))
+        return y if batched else y[0]
     if divisor_override is not None:
         y = total / float(divisor_override)
     else:
-        div = np.ones(tuple(outs), dtype=np.float64)
-        for i in range(n):
-            start = np.arange(outs[i]) * s[i] - p[i]
-            end = np.minimum(start + k[i], sizes[i] + p[i])
-            size_pad = end - start
-            real = np.minimum(end, sizes[i]) - np.maximum(start, 0)
-            c = size_pad if count_include_pad else real
-            shape = [1] * n
-            shape[i] = outs[i]
-            div = div * c.reshape(shape)
+        div = _avg_divisors(sizes, outs, k, s, p, count_include_pad)
         y = total / _st.asarray(div.astype(x.dtype.name), device=x.device)
     return y if batched else y[0]
+
+
+def _avg_divisors(sizes, outs, k, s, p, count_include_pad) -> np.ndarray:
+    """Each output's divisor: its window's size within the padded input (``count_include_pad``)
+    or within the input."""
+    n = len(k)
+    div = np.ones(tuple(outs), dtype=np.float64)
+    for i in range(n):
+        start = np.arange(outs[i]) * s[i] - p[i]
+        end = np.minimum(start + k[i], sizes[i] + p[i])
+        size_pad = end - start
+        real = np.minimum(end, sizes[i]) - np.maximum(start, 0)
+        c = size_pad if count_include_pad else real
+        shape = [1] * n
+        shape[i] = outs[i]
+        div = div * c.reshape(shape)
+    return div
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -624,6 +666,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n, func):
     k = _ntuple(kernel_size, n, func, "kernel_size")
+    # (PyTorch takes int64 and bool here through its int64 average pooling and pow's
+    # promotion, which depends on whether norm_type is an int or a float: not followed)
+    _float(_check(input, func), func)
     if norm_type == math.inf:
         return _max_pool(_st.abs(input), kernel_size, stride, 0, 1, ceil_mode, False, n, func)
     if norm_type == -math.inf:
@@ -1233,6 +1278,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     ``mode``: ``nearest``, ``nearest-exact``, ``linear`` (3-D input), ``bilinear``,
     ``bicubic``, ``lanczos`` (4-D), ``trilinear`` (5-D) or ``area`` (adaptive average pooling); give
     ``size`` or ``scale_factor``; ``align_corners`` for the interpolating modes.
+    The nearest modes take uint8 inputs too (images), as PyTorch's; the others take
+    floating-point inputs (PyTorch's uint8 bilinear and bicubic round in fixed
+    point, not followed: they raise).
     ``antialias=True`` (``bilinear``, ``bicubic``, and ``lanczos``, which requires it) filters
     as PyTorch's antialiased kernels (Pillow's, for downsampling with ``align_corners=False``).
 
@@ -1312,8 +1360,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("interpolate(): Lanczos mode requires antialias=True")
     if mode == "area":
         return _adaptive_avg(input, tuple(out), n, "interpolate")
-    _float(input, func)
     if mode in ("nearest", "nearest-exact"):
+        # a selection: floats and uint8 (the images torchvision resizes), as PyTorch's CPU
+        # kernels take
+        if input.dtype.name != "uint8":
+            _float(input, func)
         x = input
         for i in range(n):
             src = _nearest_matrix(sizes[i], out[i], scales[i], mode == "nearest-exact")
