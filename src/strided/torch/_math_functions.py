@@ -874,13 +874,16 @@ def corrcoef(input):
             [1., 1.]])
     """
     _tensor("corrcoef", input, "input")
-    _real_only("corrcoef", input)
     ns = _ns()
     c = cov(input)
     if c.ndim == 0:
         return ns.divide(c, c)
-    sd = ns.sqrt(ns.diagonal(c))
+    d = ns.diagonal(c)
+    sd = ns.sqrt(ns.real(d) if d.dtype.kind == "c" else d)
     c = ns.divide(ns.divide(c, ns.expand_dims(sd, axis=1)), ns.expand_dims(sd, axis=0))
+    if c.dtype.kind == "c":  # PyTorch clips the real and the imaginary parts each to [-1, 1]
+        from ._shape_functions import complex as _complex
+        return _complex(ns.clip(ns.real(c), -1, 1), ns.clip(ns.imag(c), -1, 1))
     return ns.clip(c, -1, 1)
 
 

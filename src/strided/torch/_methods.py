@@ -1190,12 +1190,39 @@ def torch_function(call, name: str, doc: str, like):
     return call
 
 
+def _logaddexp_complex(input, other, out):
+    """PyTorch's complex ``logaddexp`` (its ``_log_add_exp_helper``): with ``mn``, ``mx`` the
+    operands ordered by real part (``mn`` the second on a tie), ``log1p(exp(mn - mx)) + mx``;
+    NaN (both parts) where an operand has a NaN part; ``mn`` where both real parts are -inf,
+    ``log(exp(mn) + exp(mx))`` where both are +inf."""
+    import strided as ns
+    dev = next(a.device for a in (input, other) if type(a) is Array)
+    arrays = [a._dtype for a in (input, other) if type(a) is Array]
+    dt = _dtypes.result_type_pair(*arrays) if len(arrays) == 2 else arrays[0]
+    if dt.kind != "c":  # a complex Python scalar beside a real array: PyTorch's complex dtype
+        dt = _dtypes.complex128 if dt.name == "float64" else _dtypes.complex64
+    a, b = (_astype(x, dt) if type(x) is Array else ns.asarray(x, dtype=dt, device=dev)
+            for x in (input, other))
+    a, b = ns.broadcast_arrays(a, b)
+    a_first = ns.real(a) < ns.real(b)
+    mn, mx = ns.where(a_first, a, b), ns.where(a_first, b, a)
+    mnr, mxr = ns.real(mn), ns.real(mx)
+    general = ns.add(ns.log1p(ns.exp(ns.subtract(mn, mx))), mx)
+    both_inf = ns.isinf(mnr) & (mnr == mxr)
+    r = ns.where(both_inf, ns.where(mnr < 0, mn, ns.log(ns.add(ns.exp(mn), ns.exp(mx)))), general)
+    nan = ns.asarray(complex(float("nan"), float("nan")), dtype=dt, device=dev)
+    return ns.where(ns.isnan(a) | ns.isnan(b), nan, r, out=out)
+
+
 def promoted_float(name: str, f):
     """PyTorch's ``torch.hypot``/``logaddexp``/``nextafter`` (and the methods): computed in the
     operands' promoted dtype (an integer or bool array beside a float one in the float's),
     refused where that dtype is not floating (``"hypot_cpu" not implemented for 'Char'``), as
     PyTorch's kernels have no integer loop. ``f(input, other, out=)``: the standard's function."""
     def call(input, other, /, *, out=None):
+        if name == "logaddexp" and any((type(a) is Array and a._dtype.kind == "c") or type(a) is complex
+                                       for a in (input, other)):
+            return _logaddexp_complex(input, other, out)
         if (type(input) is Array and input._dtype.kind in "biu") or (
                 type(other) is Array and other._dtype.kind in "biu"):
             arrays = [a._dtype for a in (input, other) if type(a) is Array]

@@ -337,7 +337,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None) -> Array:
     f = "rms_norm"
     _arr(input, f)
     weight = _opt(weight, f, "weight")
-    _check_floating(f, input)
+    if input.dtype.kind != "c":  # (PyTorch's rms_norm is composite: complex inputs too)
+        _check_floating(f, input)
     ns = _normalized_shape(normalized_shape)
     axes = _check_normalized(f, input, ns, sep="")
     if weight is not None and tuple(weight.shape) != ns:
