@@ -1,7 +1,7 @@
 """Integer images through pooling and nearest resizing, as PyTorch 2.13's CPU kernels take them:
 max pooling of every integer dtype (values and indices), average pooling of int64 (the window's
 sum divided toward zero, as C divides), ``interpolate``'s nearest modes of uint8 (torchvision's
-images). Each case runs through torch and strided.torch; values, dtypes and indices must be
+images), and ``poisson_nll_loss`` of integer counts. Each case runs through torch and strided.torch; values, dtypes and indices must be
 equal. Where PyTorch refuses and strided does not follow (uint8 bilinear/bicubic round in fixed
 point; integer ``lp_pool`` promotes by norm_type's Python type), strided raises."""
 
@@ -153,3 +153,27 @@ def test_what_strided_does_not_follow_raises():
         F.max_pool2d(torch.from_numpy(x8 > 3), 2)
     with pytest.raises(NotImplementedError, match="uint8"):
         G.adaptive_max_pool2d(S.asarray(x8), 2)
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "float32"), ("int64", "int64"), ("float32", "int64"),
+                                    ("int32", "float64"), ("uint8", "float32"), ("bool", "float32")],
+                         ids="-".join)
+@pytest.mark.parametrize("log_input", [True, False])
+@pytest.mark.parametrize("full", [False, True])
+def test_poisson_nll_loss_of_integer_counts_is_pytorchs(dtypes, log_input, full):
+    # (integer inputs and targets: PyTorch's composite computes exp and log in the default
+    # float dtype; a bool input minus a float is refused by both)
+    a, b = dtypes
+    x, y = np.array([1, 2, 3, 0]), np.array([1, 0, 2, 5])
+    call = dict(log_input=log_input, full=full)
+    if a == "bool" and not log_input:
+        with pytest.raises(RuntimeError):
+            F.poisson_nll_loss(torch.tensor(x.astype(a)), torch.tensor(y.astype(b)), **call)
+        with pytest.raises(TypeError):
+            G.poisson_nll_loss(S.tensor(x.astype(a)), S.tensor(y.astype(b)), **call)
+        return
+    want = F.poisson_nll_loss(torch.tensor(x.astype(a)), torch.tensor(y.astype(b)), **call)
+    got = G.poisson_nll_loss(S.tensor(x.astype(a)), S.tensor(y.astype(b)), **call)
+    assert str(got.dtype) == str(want.dtype).removeprefix("torch.")
+    # (float32 exp: NumPy's SIMD loop, which strided uses, and PyTorch's differ by an ulp)
+    np.testing.assert_allclose(to_numpy(got), want.numpy(), rtol=4e-7)

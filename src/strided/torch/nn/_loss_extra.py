@@ -145,15 +145,18 @@ def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
     reduction = _reduction(size_average, reduce, reduction, "poisson_nll_loss")
     _F._check(input, "poisson_nll_loss")
     _F._check(target, "poisson_nll_loss", "target")
+    # (an integer or bool input computes as PyTorch's composite does: exp and log in the
+    # default float dtype, the products in PyTorch's promotion)
+    from .. import _functions as _tf
     if log_input:
-        loss = _st.exp(input) - target * input
+        loss = _tf.exp(input) - target * input
     else:
-        loss = input - target * _st.log(input + eps)
+        loss = input - target * _tf.log(input + eps)
     if full:
         # Note: PyTorch computes the term on every target and masks it (masked_fill), so a
         # target of 0 gets a NaN gradient (0 * log(0)); computed the same way here.
         t = target
-        stirling = t * _st.log(t) - t + 0.5 * _st.log(2 * math.pi * t)
+        stirling = t * _tf.log(t) - t + 0.5 * _tf.log(2 * math.pi * t)
         loss = loss + _st.where(t <= 1, 0.0, stirling)
     return _F._reduce(loss, reduction, "poisson_nll_loss")
 
