@@ -117,6 +117,18 @@ def _trunc_div(a: Array, b) -> Array:
     return _st.where(inexact & ((a < 0) != (_st.asarray(b, device=a.device) < 0)), q + 1, q)
 
 
+def _conv_dtype(x: Array, func: str, transposed: bool) -> None:
+    """The dtypes PyTorch's CPU convolutions take: floating point and complex, every integer
+    dtype (int64 only when transposed: ``slow_conv_transpose2d_out_cpu`` has no other)."""
+    k = x.dtype.kind
+    if k in "fc" or (k in "iu" and (not transposed or x.dtype.name == "int64")):
+        return
+    what = "int64" if transposed else "integer"
+    raise NotImplementedError(f"{func}(): input must be a floating-point, complex or {what} array "
+                              f"(strided's {func} does not support {x.dtype.name}); got dtype "
+                              f"{x.dtype.name}")
+
+
 def _pick_max(win: Array, valid: np.ndarray | None) -> Array:
     """The index (keepdim) along the last dimension of ``win`` that PyTorch's max-pooling
     kernels pick: the first maximum among the window's real elements (``valid``: which
@@ -195,7 +207,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, func, pads=
     """The n-d convolution (cross-correlation) of PyTorch's ``conv{n}d``."""
     x, batched = _spatial_input(input, n, func)
     _check(weight, func, "weight")
-    _float(x, func)
+    _conv_dtype(x, func, transposed=False)
     if weight.ndim != n + 2:
         raise RuntimeError(f"{func}(): weight must be {n + 2}-D (out_channels, in_channels / "
                            f"groups, *kernel_size); got weight of size {list(weight.shape)}")
@@ -239,7 +251,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, func, pads=
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
-    x = _pad_spatial(x, pads)
+    x = _pad_spatial(x, pads, value=0.0 if x.dtype.kind in "fc" else 0)
     nb = x.shape[0]
     x = x.reshape((nb, groups, c_in // groups) + tuple(x.shape[2:]))
     win = _windows(x, k, s, d)  # (N, G, Cg, *out, *k)
@@ -306,7 +318,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                     func, check_output_padding=True):
     x, batched = _spatial_input(input, n, func)
     _check(weight, func, "weight")
-    _float(x, func)
+    _conv_dtype(x, func, transposed=True)
     if weight.ndim != n + 2:
         raise RuntimeError(f"{func}(): weight must be {n + 2}-D (in_channels, out_channels / "
                            f"groups, *kernel_size); got weight of size {list(weight.shape)}")
@@ -360,7 +372,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     for i in range(n):
         x = _dilate_zeros(x, 2 + i, s[i])
     pads = [(d[i] * (k[i] - 1) - p[i], d[i] * (k[i] - 1) - p[i] + op[i]) for i in range(n)]
-    x = _pad_spatial(x, pads)
+    x = _pad_spatial(x, pads, value=0.0 if x.dtype.kind in "fc" else 0)
     # weight (C_in, C_out/G, *k) -> (C_out, C_in/G, *k), flipped in space
     w = weight.reshape((groups, c_in // groups, og) + k)
     w = _st.swapdims(w, 1, 2).reshape((c_out, c_in // groups) + k)
