@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import backends as _backends, threads as _threads
+from .._core import backends as _backends, layout as _layout, threads as _threads
 from .._core.pool import MIN_BYTES as _BIG
 from .._core.pool import empty as _pool_empty
 
@@ -463,5 +463,5 @@ def check_softplus(beta, threshold):
 
 def check_gelu(approximate):
     if approximate not in ("none", "tanh") or type(approximate) is not str:
-        raise ValueError(f"gelu(): approximate must be 'none' or 'tanh'; got {approximate!r}")
+        raise _layout.ArgumentError(f"gelu(): approximate must be 'none' or 'tanh'; got {approximate!r}")
     return (approximate,)

@@ -873,7 +873,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, out
     stop = _scalar_arg(stop, "linspace", "stop")
     num = operator.index(num)
     if num < 0:
-        raise ValueError(f"linspace(): num must be non-negative; got {num}")
+        raise _layout.ArgumentError(f"linspace(): num must be non-negative; got {num}")
     dtype = _as_dtype(dtype, "linspace")
     if dtype is None:
         if type(start) is builtins.complex or type(stop) is builtins.complex:
@@ -898,7 +898,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, out=None,
     n_rows = operator.index(n_rows)
     n_cols = n_rows if n_cols is None else operator.index(n_cols)
     if n_rows < 0 or n_cols < 0:
-        raise ValueError(f"eye(): negative size ({n_rows}, {n_cols})")
+        raise _layout.ShapeError(f"eye(): negative size ({n_rows}, {n_cols})")
     dtype = _as_dtype(dtype, "eye") or _dtypes.get_default_dtype()
     dev = as_device(device)
     with dev.backend.ctx(dev):

@@ -663,10 +663,10 @@ def _alpha_operand(row: Elementwise, entry, x1, x2, alpha):
                             f"(the result is {res.name}); got {alpha!r}")
     elif isinstance(alpha, (builtins.complex, np.complexfloating)):
         if res.kind != "c":
-            raise TypeError(f"{name}(): for non-complex input tensors, argument alpha must not be "
+            raise _dtypes.CastError(f"{name}(): for non-complex input tensors, argument alpha must not be "
                             f"a complex number (the result is {res.name}); got {alpha!r}")
     elif isinstance(alpha, (builtins.float, np.floating)) and res.kind in "biu":
-        raise TypeError(f"{name}(): for integral input tensors, argument alpha must not be a "
+        raise _dtypes.CastError(f"{name}(): for integral input tensors, argument alpha must not be a "
                         f"floating point number: alpha must be an integer for integer arrays "
                         f"(the result is {res.name}); got {alpha!r}")
     if res.kind == "b":

@@ -221,12 +221,12 @@ def _tensordot_axes(s1: tuple, s2: tuple, axes) -> tuple:
         a1 = (a1,) if not isinstance(a1, (tuple, list)) else a1
         a2 = (a2,) if not isinstance(a2, (tuple, list)) else a2
         if len(a1) != len(a2):
-            raise ValueError(f"tensordot(): x1_axes and x2_axes differ in length: {tuple(a1)} and {tuple(a2)}")
+            raise _layout.ArgumentError(f"tensordot(): x1_axes and x2_axes differ in length: {tuple(a1)} and {tuple(a2)}")
         a1 = tuple(_layout.normalize_axis(a, n1, "tensordot") for a in a1)
         a2 = tuple(_layout.normalize_axis(a, n2, "tensordot") for a in a2)
         for a, orig in ((a1, axes[0]), (a2, axes[1])):
             if len(set(a)) != len(a):
-                raise ValueError(f"tensordot(): repeated axis in {orig!r}")
+                raise _layout.ArgumentError(f"tensordot(): repeated axis in {orig!r}")
     else:
         try:
             n = operator.index(axes)
@@ -378,7 +378,7 @@ def dot(x1, x2, /, *, out=None) -> Array:
     _check_ndim("dot", x1, 1, "x1")
     _check_ndim("dot", x2, 1, "x2")
     if x1._shape != x2._shape:
-        raise ValueError(f"dot(): the vectors differ in length: {x1._shape[0]} and {x2._shape[0]}")
+        raise _layout.ShapeError(f"dot(): the vectors differ in length: {x1._shape[0]} and {x2._shape[0]}")
     with dev.backend.ctx(dev):
         r = dev.backend.xp.dot(a, b)
     return _finish(new_array(r, dt, dev), "dot", out)

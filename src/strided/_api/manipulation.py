@@ -201,7 +201,7 @@ def concat(arrays, /, axis=0, *, out=None) -> Array:
     nd = arrays[0].ndim
     for a in arrays:
         if a.ndim != nd:
-            raise ValueError(f"concat(): arrays must have the same number of dimensions; "
+            raise _layout.ShapeError(f"concat(): arrays must have the same number of dimensions; "
                              f"got shapes {arrays[0]._shape} and {a._shape}")
     ax = _axis_of(arrays[0], axis, "concat")
     return _finish(_join("concat", arrays, ax, dev, dt), "concat", out)
@@ -272,7 +272,7 @@ def roll(x, /, shift, axis=None, *, out=None) -> Array:
     _check(x, "roll")
     if axis is None:
         if isinstance(shift, (tuple, list)):
-            raise ValueError("roll(): a tuple shift needs a tuple axis of the same length")
+            raise _layout.ArgumentError("roll(): a tuple shift needs a tuple axis of the same length")
         s = _int(shift, "roll", "shift")
         n = _layout.prod(x._shape)
         flat = reshape(x, (n,))
@@ -282,7 +282,7 @@ def roll(x, /, shift, axis=None, *, out=None) -> Array:
     if isinstance(shift, (tuple, list)):
         shifts = tuple(_int(s, "roll", "shift") for s in shift)
         if len(shifts) != len(axes):
-            raise ValueError(f"roll(): shift {tuple(shift)} and axis {axes} differ in length")
+            raise _layout.ArgumentError(f"roll(): shift {tuple(shift)} and axis {axes} differ in length")
     else:
         shifts = (_int(shift, "roll", "shift"),) * len(axes)
     total: dict = {}
@@ -504,7 +504,7 @@ def narrow(x, dim, start, length) -> Array:
     if start < 0:
         start += n
     if length < 0 or start + length > n:
-        raise ValueError(f"narrow(): start {start} + length {length} exceeds dimension {d} "
+        raise _layout.ShapeError(f"narrow(): start {start} + length {length} exceeds dimension {d} "
                          f"of size {n}")
     return _slice_along(x, d, start, start + length)
 
@@ -536,7 +536,7 @@ def unfold(x, dim, size, step) -> Array:
     step = _int(step, "unfold", "step")
     n = x._shape[d]
     if size < 0 or size > n:
-        raise ValueError(f"unfold(): size {size} must be between 0 and the size {n} of dimension {d}")
+        raise _layout.ShapeError(f"unfold(): size {size} must be between 0 and the size {n} of dimension {d}")
     if step <= 0:
         raise ValueError(f"unfold(): step must be positive; got {step}")
     st, off, shape, strides = x._layout()

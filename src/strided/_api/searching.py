@@ -346,7 +346,7 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
                     return Array._new(r, None, 0, r.shape, None, arr._dtype, dev)
     _check(condition, "where", "condition")
     if condition._dtype is not _dtypes.bool:
-        raise TypeError(f"where(): condition must have the bool dtype; got {condition._dtype.name}")
+        raise _dtypes.DTypeError(f"where(): condition must have the bool dtype; got {condition._dtype.name}")
     t1, t2 = type(x1), type(x2)
     if t1 is not Array and t1 not in _SCALARS and (v := _numpy_scalar(x1)) is not None:
         x1, t1 = v, type(v)  # a NumPy scalar acts as the Python scalar it holds (xarray's fill values)

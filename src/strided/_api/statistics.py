@@ -391,7 +391,7 @@ def _extremum(func: str, kernel: str, x, axis, keepdims, out):
     axes = None if axis is None else reduction_axes(x, axis, func)
     if _reduced_size(x, axes) == 0:
         where = "all axes" if axes is None else f"axes {axes}"
-        raise ValueError(f"{func}(): the reduction over {where} of an array of shape "
+        raise _layout.ShapeError(f"{func}(): the reduction over {where} of an array of shape "
                          f"{x._shape} has no elements, so it has no {func}imum")
     nd = len(x._shape)
     if axes is not None and len(axes) == 1 and axes[0] == nd - 1 and nd >= 2:

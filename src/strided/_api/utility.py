@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from .._core import dtypes as _dtypes, threads as _threads
+from .._core import dtypes as _dtypes, layout as _layout, threads as _threads
 from .._core.array import Array
 from .creation import _finish, wrap_new
 from .._core.call import bind as _bind
@@ -137,7 +137,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None, out=None) -> Array:
     except TypeError:
         raise TypeError(f"diff(): n must be an int; got {type(n).__name__}") from None
     if n < 0:
-        raise ValueError(f"diff(): n must be non-negative; got {n}")
+        raise _layout.ArgumentError(f"diff(): n must be non-negative; got {n}")
     check_devices("diff", x, prepend, append)
     xp = x._device.backend.xp
     a, dt = x._get_native(), x._dtype

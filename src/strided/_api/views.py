@@ -536,7 +536,7 @@ def _expand_dims(x, /, axis=0) -> Array:
         nd = len(shape) + len(axis)
         axes = sorted(_layout.normalize_axis(a, nd, "expand_dims") for a in axis)
         if len(set(axes)) != len(axes):
-            raise ValueError(f"expand_dims(): repeated axis in {tuple(axis)}")
+            raise _layout.ArgumentError(f"expand_dims(): repeated axis in {tuple(axis)}")
         for a in axes:
             shape, strides = _layout.unsqueeze(shape, strides, a)
         return x._view(off, shape, strides)
@@ -736,7 +736,7 @@ def moveaxis(x, source, destination, /) -> Array:
     src = _layout.normalize_axes(tuple(_axis(x, a) for a in src), nd, "moveaxis")
     dst = _layout.normalize_axes(dst, nd, "moveaxis")
     if len(src) != len(dst):
-        raise ValueError(f"moveaxis(): source {source} and destination {destination} differ in length")
+        raise _layout.ArgumentError(f"moveaxis(): source {source} and destination {destination} differ in length")
     order = [n for n in range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)

@@ -18,6 +18,12 @@ class ShapeError(ValueError, RuntimeError):
     ValueError, as NumPy's, and the RuntimeError PyTorch raises for the same calls."""
 
 
+class ArgumentError(ValueError, RuntimeError):
+    """An argument's value refused (a repeated axis, axes of different lengths, an unknown mode,
+    a negative delta): the ValueError of the standard and NumPy, and the RuntimeError PyTorch
+    raises for the same call, so that either ``except`` catches it."""
+
+
 def contiguous_strides(shape: tuple) -> tuple:
     """Row-major strides (in elements) of ``shape``."""
     st = _CSTRIDES.get(shape)
@@ -283,7 +289,7 @@ def normalize_axes(axes, ndim: int, func: str = "") -> tuple:
         axes = (axes,)
     out = tuple(normalize_axis(a, ndim, func) for a in axes)
     if len(set(out)) != len(out):
-        raise ValueError(f"{func + '(): ' if func else ''}repeated axis in {tuple(axes)}")
+        raise ArgumentError(f"{func + '(): ' if func else ''}repeated axis in {tuple(axes)}")
     return out
 
 
@@ -398,7 +404,7 @@ def diagonal(offset: int, shape: tuple, strides: tuple, k: int = 0, d1: int = -2
     d1 = normalize_axis(d1, nd, "diagonal")
     d2 = normalize_axis(d2, nd, "diagonal")
     if d1 == d2:
-        raise ValueError(f"diagonal(): axis1 and axis2 must differ; both are {d1}")
+        raise ArgumentError(f"diagonal(): axis1 and axis2 must differ; both are {d1}")
     n1, n2 = shape[d1], shape[d2]
     if k >= 0:
         n = max(0, min(n1, n2 - k))

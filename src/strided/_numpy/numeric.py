@@ -16,6 +16,8 @@ import sys
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core import layout as _layout
+from .._core.layout import ArgumentError as _ArgumentError
 from .._core.array import Array
 from .._api.statistics import check_array, reduction_axes, single_axis
 from ..torch._composites import _composite
@@ -236,7 +238,7 @@ def _derivative(f: Array, ax: int, dx, edge_order: int) -> Array:
     ns, nd = _ns(), f.ndim
     n = f.shape[ax]
     if n < edge_order + 1:
-        raise ValueError(f"gradient(): axis {ax} has {n} elements; edge_order={edge_order} needs at "
+        raise _layout.ShapeError(f"gradient(): axis {ax} has {n} elements; edge_order={edge_order} needs at "
                          f"least {edge_order + 1}")
 
     def at(start, stop=None):
@@ -314,7 +316,7 @@ def gradient(f, /, *varargs, axis=None, edge_order=1, spacing=None, dim=None):
                             "(PyTorch), not both")
         varargs = tuple(spacing) if isinstance(spacing, (list, tuple)) else (spacing,)
     if edge_order not in (1, 2):
-        raise ValueError(f"gradient(): edge_order must be 1 or 2; got {edge_order!r}")
+        raise _ArgumentError(f"gradient(): edge_order must be 1 or 2; got {edge_order!r}")
     if f.ndim == 0:
         raise ValueError("gradient(): needs an array with at least one dimension; got a 0-d array")
     axes = reduction_axes(f, tuple(axis) if isinstance(axis, list) else axis, "gradient")

@@ -52,9 +52,7 @@ def _layout_axis(dim, ndim: int) -> None:
     normalize_axis(dim, ndim, "softmax")
 
 
-class ArgumentError(ValueError, RuntimeError):
-    """A value PyTorch refuses with RuntimeError (``cdist``'s negative ``p``): also a ValueError,
-    the standard's and NumPy's type for a bad value."""
+from .._core.layout import ArgumentError  # noqa: E402  (cdist's negative p, ...)
 
 
 _C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -292,7 +290,7 @@ def _scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     nd = self.ndim
     d = _layout.normalize_axis(dim, nd, "gather")
     if index.ndim != nd:
-        raise ValueError(f"scatter_(): index has {index.ndim} dimensions but self has {nd}")
+        raise _layout.ShapeError(f"scatter_(): index has {index.ndim} dimensions but self has {nd}")
     coords = []
     for i in range(nd):
         if i == d:

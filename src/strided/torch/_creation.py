@@ -15,6 +15,7 @@ import math
 
 import sys
 
+from .._core.layout import ArgumentError as _ArgumentError
 from ._layouts import check_factory
 from ._random import _UNSET, _size_keyword
 
@@ -144,7 +145,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if isinstance(steps, bool) or not isinstance(steps, int):
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
+        raise _ArgumentError("linspace(): number of steps must be non-negative")
     if dtype is not None and getattr(dtype, "kind", None) in ("b", "i", "u"):
         r = _integer_linspace(start, end, steps, dtype, device)
         if names is not None:

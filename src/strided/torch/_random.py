@@ -14,6 +14,7 @@ import operator
 import secrets
 
 from .._core import dtypes as _dtypes, layout as _layout
+from .._core.layout import ArgumentError as _ArgumentError
 from .._core.array import _LATE, Array
 from .._api.creation import _as_dtype, _finish, _shape_args, wrap_new
 from .._core.device import as_device
@@ -317,7 +318,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, out=None, requires_g
     """A random permutation of ``0..n-1``."""
     n = operator.index(n)
     if n < 0:
-        raise ValueError(f"randperm(): n must be non-negative; got {n}")
+        raise _ArgumentError(f"randperm(): n must be non-negative; got {n}")
     dtype = _as_dtype(dtype, "randperm") or _dtypes.int64
     dev = as_device(device)
     g = _gen(generator, dev)
@@ -348,22 +349,22 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     """Indices drawn from the categorical distributions in the rows of ``input``."""
     import numpy as np
     if type(input) is not Array or input.ndim not in (1, 2):
-        raise ValueError("multinomial(): input must be a 1-D or 2-D array of weights")
+        raise _layout.ShapeError("multinomial(): input must be a 1-D or 2-D array of weights")
     num_samples = operator.index(num_samples)
     dev = input._device
     g = _gen(generator, dev)
     xp = dev.backend.xp
     n_cat = input._shape[-1]
     if n_cat == 0:
-        raise ValueError("multinomial(): weights must be non-negative, finite, with a positive sum")
+        raise _ArgumentError("multinomial(): weights must be non-negative, finite, with a positive sum")
     if not replacement and num_samples > n_cat:
-        raise ValueError("multinomial(): cannot draw more samples than categories without replacement")
+        raise _ArgumentError("multinomial(): cannot draw more samples than categories without replacement")
     rows = input._get_native().astype(np.float64).reshape(-1, n_cat)
     n = rows.shape[0]
     # Note: weights are validated on the CPU only: on a GPU the check would copy to the host.
     if dev.type == "cpu":
         if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(-1) <= 0).any():
-            raise ValueError("multinomial(): weights must be non-negative, finite, with a positive sum")
+            raise _ArgumentError("multinomial(): weights must be non-negative, finite, with a positive sum")
         if not replacement and (np.count_nonzero(rows, axis=-1) < num_samples).any():
             raise ValueError("multinomial(): fewer categories with a nonzero weight than samples "
                              "to draw without replacement")

@@ -40,7 +40,7 @@ def check_out(func: str, out, shape: tuple, dtype, device) -> None:
     if out._device is not device:
         raise ValueError(f"{func}(): out is on {out._device} but the result is on {device}")
     if out._shape != tuple(shape):
-        raise ValueError(f"{func}(): out has shape {out._shape} but the result has shape {tuple(shape)}")
+        raise _layout.ShapeError(f"{func}(): out has shape {out._shape} but the result has shape {tuple(shape)}")
     if not _dtypes.same_kind_castable(dtype, out._dtype):
         raise _dtypes.CastError(f"{func}(): result type {dtype.name} can't be cast to the desired output type "
                         f"{out._dtype.name}")

@@ -37,6 +37,7 @@ import strided as _st
 from strided import Array
 from ..._core.caller import stacklevel
 from .._checks import tensor as _tensor
+from ..._core.layout import ArgumentError as _ArgumentError
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -733,7 +734,7 @@ def _adaptive_sizes(x: Array, output_size, n: int, func: str) -> tuple:
         if len(out) == 1 and n > 1:
             out = out * n
         if len(out) != n:
-            raise ValueError(f"{func}(): output_size must be an int or a tuple of {n} values; "
+            raise _ArgumentError(f"{func}(): output_size must be an int or a tuple of {n} values; "
                              f"got {output_size!r}")
     out = tuple(x.shape[x.ndim - n + i] if out[i] is None else int(out[i]) for i in range(n))
     if any(o < 0 for o in out):

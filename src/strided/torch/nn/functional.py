@@ -38,7 +38,7 @@ from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
 from strided._api.activations import _act as _act_kernel
 from strided._api.creation import wrap_new as _wrap_new
-from strided._core.layout import ShapeError as _ShapeError
+from strided._core.layout import ArgumentError as _ArgumentError, ShapeError as _ShapeError
 # (PyTorch's names of the dtypes in its messages: the C type, the scalar type)
 from strided.torch._dtype_guards import _C_NAME as _C_TYPE, _scalar_type
 from strided.torch._memory_format import row_major as _row_major
@@ -745,7 +745,7 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
     tensor(2.0625)
     """
     if delta <= 0:
-        raise ValueError(f"huber_loss(): delta must be > 0; got {delta}")
+        raise _ArgumentError(f"huber_loss(): delta must be > 0; got {delta}")
     d = _pair(input, target, "huber_loss")
     a = _st.abs(d)
     loss = _st.where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
