@@ -366,7 +366,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if (rows < 0).any() or not np.isfinite(rows).all() or (rows.sum(-1) <= 0).any():
             raise _ArgumentError("multinomial(): weights must be non-negative, finite, with a positive sum")
         if not replacement and (np.count_nonzero(rows, axis=-1) < num_samples).any():
-            raise ValueError("multinomial(): fewer categories with a nonzero weight than samples "
+            raise _ArgumentError("multinomial(): fewer categories with a nonzero weight than samples "
                              "to draw without replacement")
     if replacement:
         # Inverse CDF, every row in one search: row i's CDF (in [0, 1]) shifted by 2i.
