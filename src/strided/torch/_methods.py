@@ -1190,6 +1190,12 @@ def torch_function(call, name: str, doc: str, like):
     return call
 
 
+def _pair_dtype(input, other):
+    """The promoted dtype of a binary call's array operands (a Python scalar does not vote)."""
+    arrays = [a._dtype for a in (input, other) if type(a) is Array]
+    return _dtypes.result_type_pair(*arrays) if len(arrays) == 2 else arrays[0]
+
+
 def _logaddexp_complex(input, other, out):
     """PyTorch's complex ``logaddexp`` (its ``_log_add_exp_helper``): with ``mn``, ``mx`` the
     operands ordered by real part (``mn`` the second on a tie), ``log1p(exp(mn - mx)) + mx``;
@@ -1197,8 +1203,7 @@ def _logaddexp_complex(input, other, out):
     ``log(exp(mn) + exp(mx))`` where both are +inf."""
     import strided as ns
     dev = next(a.device for a in (input, other) if type(a) is Array)
-    arrays = [a._dtype for a in (input, other) if type(a) is Array]
-    dt = _dtypes.result_type_pair(*arrays) if len(arrays) == 2 else arrays[0]
+    dt = _pair_dtype(input, other)
     if dt.kind != "c":  # a complex Python scalar beside a real array: PyTorch's complex dtype
         dt = _dtypes.complex128 if dt.name == "float64" else _dtypes.complex64
     a, b = (_astype(x, dt) if type(x) is Array else ns.asarray(x, dtype=dt, device=dev)
@@ -1219,14 +1224,16 @@ def promoted_float(name: str, f):
     operands' promoted dtype (an integer or bool array beside a float one in the float's),
     refused where that dtype is not floating (``"hypot_cpu" not implemented for 'Char'``), as
     PyTorch's kernels have no integer loop. ``f(input, other, out=)``: the standard's function."""
+    complex_rule = name == "logaddexp"  # (PyTorch's own complex formula: _logaddexp_complex)
+
     def call(input, other, /, *, out=None):
-        if name == "logaddexp" and any((type(a) is Array and a._dtype.kind == "c") or type(a) is complex
-                                       for a in (input, other)):
+        if complex_rule and (type(input) is complex or type(other) is complex
+                             or (type(input) is Array and input._dtype.kind == "c")
+                             or (type(other) is Array and other._dtype.kind == "c")):
             return _logaddexp_complex(input, other, out)
         if (type(input) is Array and input._dtype.kind in "biu") or (
                 type(other) is Array and other._dtype.kind in "biu"):
-            arrays = [a._dtype for a in (input, other) if type(a) is Array]
-            dt = _dtypes.result_type_pair(*arrays) if len(arrays) == 2 else arrays[0]
+            dt = _pair_dtype(input, other)
             if dt.kind not in "fc":
                 from ._dtype_guards import _not_implemented
                 raise _not_implemented(f"{name}_cpu")(dt)

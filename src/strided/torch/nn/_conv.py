@@ -110,14 +110,6 @@ def _lowest(x: Array):
     return -math.inf if x.dtype.kind == "f" else int(np.iinfo(x.dtype.name).min)
 
 
-def _trunc_div(a: Array, b) -> Array:
-    """C's integer division (toward zero), PyTorch's integer average pooling: NumPy's and
-    strided's ``//`` floor instead."""
-    q = _st.floor_divide(a, b)
-    inexact = _st.remainder(a, b) != 0
-    return _st.where(inexact & ((a < 0) != (_st.asarray(b, device=a.device) < 0)), q + 1, q)
-
-
 def _conv_dtype(x: Array, func: str, transposed: bool) -> None:
     """The dtypes PyTorch's CPU convolutions take: floating point and complex, every integer
     dtype (int64 only when transposed: ``slow_conv_transpose2d_out_cpu`` has no other)."""
@@ -608,12 +600,12 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     win = _windows(xp, k, s, d)
     total = _st.sum(win, axis=tuple(range(2 + n, 2 + 2 * n)))
     if integer:
-        # the window's sum (wrapping as int64 does) divided toward zero, as C divides
+        # the window's sum (wrapping as int64 does) divided toward zero (PyTorch's C division)
         if divisor_override is not None:
-            y = _trunc_div(total, int(divisor_override))
+            y = total.div(int(divisor_override), rounding_mode="trunc")
         else:
-            y = _trunc_div(total, _st.asarray(_avg_divisors(sizes, outs, k, s, p, count_include_pad)
-                                              .astype(np.int64), device=x.device))
+            y = total.div(_st.asarray(_avg_divisors(sizes, outs, k, s, p, count_include_pad)
+                                      .astype(np.int64), device=x.device), rounding_mode="trunc")
         return y if batched else y[0]
     if divisor_override is not None:
         y = total / float(divisor_override)
