@@ -326,7 +326,32 @@ def reductions(quick: bool) -> list[Case]:
             cases.append(Case("reductions", op, {"shape": (100000, 32), "dtype": dt, "axis": 1},
                               ("mat", (100000, 32), dt), f"xp.{op}(a, axis=1)",
                               f"torch.{torch_name[op]}(a, dim=1{corr})"))
+    # over the leading axis with the input coming from memory (issue 38: scikit-learn's
+    # column statistics of a fresh array; the cases above time one array in cache)
+    shapes = ((5000, 200),) if quick else ((5000, 200), (1000, 1000), (200, 5000))
+    for shape in shapes:
+        for dt in ("float32", "float64"):
+            for op in ("sum", "max", "std"):
+                corr = ", correction=0" if op == "std" else ""
+                cases.append(Case("reductions", op, {"shape": shape, "dtype": dt, "axis": 0,
+                                                     "input": "from memory"},
+                                  ("mat", shape, dt),
+                                  build=_build_from_memory(f"xp.{op}(_next(), axis=0)",
+                                                           f"torch.{torch_name[op]}(_next(), dim=0{corr})"),
+                                  note="from memory: each call takes the next of 16 copies of the "
+                                       "input (together larger than the caches)"))
     return cases
+
+
+def _build_from_memory(stmt: str, torch_stmt: str, copies: int = 16):
+    """The statement on ``copies`` copies of ``a`` in turn (together larger than the last-level
+    cache), so that each call reads its input from memory, not from the cache the previous call
+    left it in."""
+    def build(lib, inp, ctx):
+        import itertools
+        xs = [lib.xp.asarray(inp["a"], copy=True) for _ in range(copies)]
+        return (torch_stmt if lib.kind == "torch" else stmt), inp | {"_next": itertools.cycle(xs).__next__}
+    return build
 
 
 # --- (d) matmul -----------------------------------------------------------------------

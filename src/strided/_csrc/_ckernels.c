@@ -2789,9 +2789,11 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
    - inner == 1 (the trailing axes): each row as sum_rows sums it (the whole
      array on the thread pool as sum_all does, the same bits); max/min per row
      in vector accumulators.
-   - inner > 1 (leading or middle axes): tiles of columns, each column summed
-     down the rows in a vector lane, the rows one after another as NumPy adds
-     them, or their max/min.
+   - inner > 1 (leading or middle axes): each column summed down the rows in a
+     vector lane, the rows one after another as NumPy adds them, or their
+     max/min; rows narrower than SD_ROWS_MAX a row at a time across the whole
+     width (each outer block one task), wider ones in tiles of columns over
+     blocks of SD_CROWS rows (the tiles in groups on the threads).
    - sums: a NaN result anywhere declines the call (which NaN a sum of NaNs
      returns depends on the order of each addition's operands, which C does not
      fix). A last partial tile is
@@ -2843,6 +2845,50 @@ sum_all(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     COLBLK(colsqs_##SFX, T, T, 1, 1, 1)
 SD_FLOAT_TYPES(SD_COLBLK_T)
 
+/* Rows narrower than this (in bytes) are reduced down the leading axis a row at a time
+   (COLROWS, cxr_*) instead of in blocks of SD_CROWS rows. Issue 38: the blocks read a slice
+   of each of their rows in turn, SD_CROWS short streams (registers hold the tile's running
+   values), which from memory the benchmarks' EPYC served at half the speed of one ascending
+   stream: float64 sums and mins over axis 0, 1 thread, medians of 40 interleaved calls with
+   the cache flushed before each, / min(NumPy, PyTorch): 5000x200 blocks 2.10, rows 0.84;
+   2000x500 1.42, 0.80; 1000x1000 1.41, 0.90; 670x1500 1.13, 0.73 (float32 5000x200 1.08,
+   0.62; 2000x1000 1.47, 0.90), in cache about the same (0.73-0.86 against 0.71-0.83); even
+   two rows side by side were as slow, and software prefetch didn't help. Wider rows (their
+   running values no longer in L1) keep the blocks: 500x2000 from memory 0.79 and 0.82,
+   in cache 0.64 and 0.87; 333x3000 0.85 and 0.98. */
+#define SD_ROWS_MAX 12288
+
+/* Columns [0, w) of nred >= 1 rows from a (stride inner): each column's rows (their squared
+   deviations from mean with SQ) added in sequence to its running sum in st, row 0 starting
+   it, as COLBLK adds them; the rows read in order, each across the whole width. */
+#define COLROWS(NAME, T, V, L, SQ)                                                          \
+    SD_CLONES static void NAME(const T *a, Py_ssize_t nred, Py_ssize_t inner, Py_ssize_t w, \
+                               const T *mean, T *st)                                        \
+    {                                                                                       \
+        for (Py_ssize_t c = 0; c < w; c++)                                                  \
+            st[c] = (SQ) ? (a[c] - mean[c]) * (a[c] - mean[c]) : a[c];                      \
+        for (Py_ssize_t r = 1; r < nred; r++) {                                             \
+            const T *p = a + r * inner;                                                     \
+            Py_ssize_t c = 0;                                                               \
+            for (; c + 4 * (L) <= w; c += 4 * (L))                                          \
+                for (int j = 0; j < 4; j++) {                                               \
+                    V v = SD_LD(V, p + c + j * (L)), s = SD_LD(V, st + c + j * (L));        \
+                    if (SQ) {                                                               \
+                        V m = SD_LD(V, mean + c + j * (L));                                 \
+                        v = (v - m) * (v - m);                                              \
+                    }                                                                       \
+                    s += v;                                                                 \
+                    memcpy(st + c + j * (L), &s, sizeof(V));                                \
+                }                                                                           \
+            for (; c < w; c++)                                                              \
+                st[c] += (SQ) ? (p[c] - mean[c]) * (p[c] - mean[c]) : p[c];                 \
+        }                                                                                   \
+    }
+#define SD_COLROWS_T(SFX, T, U, V, L, ...)                                                  \
+    COLROWS(colrows_##SFX, T, V, L, 0)                                                      \
+    COLROWS(colrowsq_##SFX, T, V, L, 1)
+SD_FLOAT_TYPES(SD_COLROWS_T)
+
 /* max/min of a row (n >= 1) into *r, *nan set where it holds a NaN; of a tile of
    w columns (eight vectors' or one's) over nred rows (stride inner) into out,
    *nanmask bit j set where column j may hold a NaN (a whole tile of eight
@@ -2882,6 +2928,25 @@ SD_FLOAT_TYPES(SD_COLBLK_T)
             }                                                                               \
         }                                                                                   \
         *nanmask = w > 64 && mask ? ~(uint64_t)0 : mask;                                    \
+    }                                                                                       \
+    /* the w columns of nred rows from a a row at a time (see SD_ROWS_MAX) into out, fl[j] \
+       set where column j holds a NaN */                                                    \
+    static void cxr_##NAME##_##SFX##_gen(const T *a, Py_ssize_t nred, Py_ssize_t inner,     \
+                                         Py_ssize_t w, T *out, unsigned char *fl)           \
+    {                                                                                       \
+        for (Py_ssize_t j = 0; j < w; j++) {                                                \
+            out[j] = a[j];                                                                  \
+            fl[j] |= a[j] != a[j];                                                          \
+        }                                                                                   \
+        for (Py_ssize_t r = 1; r < nred; r++) {                                             \
+            const T *p = a + r * inner;                                                     \
+            for (Py_ssize_t j = 0; j < w; j++) {                                            \
+                T x = p[j];                                                                 \
+                if (x CMP out[j])                                                           \
+                    out[j] = x;                                                             \
+                fl[j] |= x != x;                                                            \
+            }                                                                               \
+        }                                                                                   \
     }
 #define SD_RX_GENERIC_X(NAME, CMP, SFX, T) RX_GENERIC(SFX, T, NAME, CMP)
 #define SD_RX_GENERIC_T(SFX, T, ...) SD_EXTREMA(SD_RX_GENERIC_X, SFX, T)
@@ -2900,7 +2965,7 @@ SD_FLOAT_TYPES(SD_RX_GENERIC_T)
 #ifdef SD_HAVE_AVX2_X
 /* maxps(v, m) is v > m ? v : m, minps(v, m) is v < m ? v : m: a NaN in v leaves
    m (the NaN is seen by the unordered compare instead). */
-#define RX_AVX2(SFX, T, VT, L, NAME, CMP, OP, LD, ST, UNORD, OR, MM)                     \
+#define RX_AVX2(SFX, T, VT, L, NAME, CMP, OP, LD, ST, UNORD, OR, MM, ZERO)                 \
     SD_AVX2 static T rx_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t n, int *nan)        \
     {                                                                                    \
         if (n < 4 * (L))                                                                 \
@@ -2980,13 +3045,53 @@ SD_FLOAT_TYPES(SD_RX_GENERIC_T)
         }                                                                                   \
         else                                                                                \
             cx_##NAME##_##SFX##_gen(a, nred, inner, w, out, first, nanmask);                \
+    }                                                                                       \
+    SD_AVX2 static void cxr_##NAME##_##SFX##_avx2(const T *a, Py_ssize_t nred,           \
+                                                  Py_ssize_t inner, Py_ssize_t w, T *out, \
+                                                  unsigned char *fl)                      \
+    {                                                                                       \
+        if (w < (L)) {                                                                      \
+            cxr_##NAME##_##SFX##_gen(a, nred, inner, w, out, fl);                           \
+            return;                                                                         \
+        }                                                                                   \
+        for (Py_ssize_t j = 0; j < w; j++) {                                                \
+            out[j] = a[j];                                                                  \
+            fl[j] |= a[j] != a[j];                                                          \
+        }                                                                                   \
+        for (Py_ssize_t r = 1; r < nred; r++) {                                             \
+            const T *p = a + r * inner;                                                     \
+            VT u = ZERO();                                                                  \
+            Py_ssize_t c = 0;                                                               \
+            for (; c + 4 * (L) <= w; c += 4 * (L)) {                                        \
+                VT v0 = LD(p + c), v1 = LD(p + c + (L)), v2 = LD(p + c + 2 * (L));          \
+                VT v3 = LD(p + c + 3 * (L));                                                \
+                ST(out + c, OP(v0, LD(out + c)));                                           \
+                ST(out + c + (L), OP(v1, LD(out + c + (L))));                               \
+                ST(out + c + 2 * (L), OP(v2, LD(out + c + 2 * (L))));                       \
+                ST(out + c + 3 * (L), OP(v3, LD(out + c + 3 * (L))));                       \
+                u = OR(u, OR(UNORD(v0, v1), UNORD(v2, v3)));                                \
+            }                                                                               \
+            for (;; c += (L)) {                                                             \
+                if (c + (L) > w) {                                                          \
+                    if (c >= w)                                                             \
+                        break;                                                              \
+                    c = w - (L); /* the last vector, overlapping: a max is exact anyway */  \
+                }                                                                           \
+                VT v = LD(p + c);                                                           \
+                ST(out + c, OP(v, LD(out + c)));                                            \
+                u = OR(u, UNORD(v, v));                                                     \
+            }                                                                               \
+            if (MM(u)) /* a NaN in this row: which columns */                               \
+                for (Py_ssize_t j = 0; j < w; j++)                                          \
+                    fl[j] |= p[j] != p[j];                                                  \
+        }                                                                                   \
     }
 #define SD_UNORD_ps(x, y) _mm256_cmp_ps((x), (y), _CMP_UNORD_Q)
 #define SD_UNORD_pd(x, y) _mm256_cmp_pd((x), (y), _CMP_UNORD_Q)
 /* one per type and extremum: the intrinsics named by AVX2's suffix (ps, pd) */
 #define SD_RX_AVX2_X(NAME, CMP, SFX, T, VT, L, PS)                                        \
     RX_AVX2(SFX, T, VT, L, NAME, CMP, _mm256_##NAME##_##PS, _mm256_loadu_##PS, _mm256_storeu_##PS, \
-            SD_UNORD_##PS, _mm256_or_##PS, _mm256_movemask_##PS)
+            SD_UNORD_##PS, _mm256_or_##PS, _mm256_movemask_##PS, _mm256_setzero_##PS)
 #define SD_RX_AVX2_T(SFX, T, U, V, L, QN, SB, VT, PS, KIND) SD_EXTREMA(SD_RX_AVX2_X, SFX, T, VT, L, PS)
 SD_FLOAT_TYPES(SD_RX_AVX2_T)
 /* A row's max/min on AVX-512 (sd_avx512): eight accumulators of a cache line each, the NaN
@@ -3121,7 +3226,8 @@ SD_FLOAT_TYPES(SD_RESOLVE_T)
 /* a row's max/min, and a tile's (see RX_GENERIC), for each type */
 #define SD_RXCX_TYPES(SFX, T, ...)                                                          \
     typedef T (*sd_rx_##SFX)(const T *, Py_ssize_t, int *);                                 \
-    typedef void (*sd_cx_##SFX)(const T *, Py_ssize_t, Py_ssize_t, Py_ssize_t, T *, int, uint64_t *);
+    typedef void (*sd_cx_##SFX)(const T *, Py_ssize_t, Py_ssize_t, Py_ssize_t, T *, int, uint64_t *); \
+    typedef void (*sd_cxr_##SFX)(const T *, Py_ssize_t, Py_ssize_t, Py_ssize_t, T *, unsigned char *);
 SD_FLOAT_TYPES(SD_RXCX_TYPES)
 
 typedef struct {
@@ -3129,7 +3235,7 @@ typedef struct {
     const char *src, *mean; /* mean: op 3's (outer, inner) means */
     char *dst;
     Py_ssize_t outer, nred, inner, ntile, ngroup, ntask, nchunks;
-#define SD_RXCX_FIELDS(SFX, ...) sd_rx_##SFX rx_##SFX; sd_cx_##SFX cx_##SFX;
+#define SD_RXCX_FIELDS(SFX, ...) sd_rx_##SFX rx_##SFX; sd_cx_##SFX cx_##SFX; sd_cxr_##SFX cxr_##SFX;
     SD_FLOAT_TYPES(SD_RXCX_FIELDS)
     /* the whole array's max/min: one part per chunk */
     double part[SD_MAXCHUNKS];
@@ -3137,10 +3243,11 @@ typedef struct {
     _Atomic int declined;
 } sd_red_ctx;
 
-/* Columns [c0, c1) of outer block o over all rows, in blocks of SD_CROWS rows
-   streamed across the columns (SD_CROWS sequential streams, not one per row):
-   sums and squared deviations keep the columns' running sums in a buffer; max/min
-   keep their accumulators in out. */
+/* Columns [c0, c1) of outer block o over all rows: rows narrower than SD_ROWS_MAX a row at
+   a time, wider ones in blocks of SD_CROWS rows streamed across the columns (SD_CROWS
+   sequential streams, not one per row): sums and squared deviations keep the columns'
+   running sums in a buffer; max/min keep their accumulators in out, and flag the columns
+   that may hold a NaN. */
 #define SD_COLRANGE(SFX, T, L, CX)                                                          \
     static void sd_cols_##SFX(sd_red_ctx *x, Py_ssize_t o, Py_ssize_t c0, Py_ssize_t c1)    \
     {                                                                                       \
@@ -3148,13 +3255,16 @@ typedef struct {
         Py_ssize_t nl = (nred + SD_CROWS - 1) / SD_CROWS;                                   \
         const T *a = (const T *)x->src + o * nred * inner;                                  \
         T *out = (T *)x->dst + o * inner;                                                   \
+        int rows = inner * (Py_ssize_t)sizeof(T) <= SD_ROWS_MAX;                            \
         if (x->op == SD_MAX || x->op == SD_MIN) {                                           \
             unsigned char *fl = PyMem_RawCalloc((size_t)w, 1);                              \
             if (fl == NULL) {                                                               \
                 atomic_store(&x->declined, 1);                                              \
                 return;                                                                     \
             }                                                                               \
-            for (Py_ssize_t k = 0; k < nl; k++) {                                           \
+            if (rows)                                                                       \
+                x->cxr_##SFX(a + c0, nred, inner, w, out + c0, fl);                         \
+            for (Py_ssize_t k = 0; k < (rows ? 0 : nl); k++) {                              \
                 const T *p = a + k * SD_CROWS * inner;                                      \
                 Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
                 Py_ssize_t c = c0;                                                          \
@@ -3181,7 +3291,11 @@ typedef struct {
         }                                                                                   \
         const T *mean = x->op == SD_SQDEV ? (const T *)x->mean + o * inner : NULL;          \
         Py_ssize_t W = x->op == SD_SQDEV ? 4 * (L) : 8 * (L);                               \
-        for (Py_ssize_t k = 0; k < nl; k++) {                                               \
+        if (rows && mean)                                                                   \
+            colrowsq_##SFX(a + c0, nred, inner, w, mean + c0, st);                          \
+        else if (rows)                                                                      \
+            colrows_##SFX(a + c0, nred, inner, w, NULL, st);                                \
+        for (Py_ssize_t k = 0; k < (rows ? 0 : nl); k++) {                                  \
             const T *p = a + k * SD_CROWS * inner;                                          \
             Py_ssize_t nr = nred - k * SD_CROWS < SD_CROWS ? nred - k * SD_CROWS : SD_CROWS;\
             Py_ssize_t c = c0;                                                              \
@@ -3303,7 +3417,7 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
     x->inner = inner;
 #define SD_SET(NAME, SFX) (op == SD_MAX ? SD_PICK(NAME##_max, SFX, 0) : SD_PICK(NAME##_min, SFX, 0))
 #define SD_SET_RX(SFX) (op == SD_MAX ? SD_PICK_RX(rx_max, SFX) : SD_PICK_RX(rx_min, SFX))
-#define SD_SET_T(SFX, ...) x->rx_##SFX = SD_SET_RX(SFX), x->cx_##SFX = SD_SET(cx, SFX);
+#define SD_SET_T(SFX, ...) x->rx_##SFX = SD_SET_RX(SFX), x->cx_##SFX = SD_SET(cx, SFX), x->cxr_##SFX = SD_SET(cxr, SFX);
     SD_FLOAT_TYPES(SD_SET_T)
     atomic_init(&x->declined, 0);
     int ntc = (int)nt; /* clamped by sd_threads */
@@ -3347,7 +3461,12 @@ static int sd_reduce(int op, Py_buffer *v, Py_buffer *o, const void *mean, int k
         /* rows: one task each; columns: each outer block's tiles in groups, enough
            groups for the chunks wanted (one group, the whole width, on one thread) */
         x->ntile = inner == 1 ? 1 : inner / W + (inner % W != 0);
-        x->ngroup = inner == 1 || outer >= want ? 1 : (want + outer - 1) / outer;
+        /* Rows a row at a time (narrower than SD_ROWS_MAX) are not split into groups of
+           columns: a thread reading part of each row streamed the rest of the row into its
+           cache too (its prefetchers), and two threads took 1.3-1.9x one thread's time from
+           memory (5000x200, 1000x1000, 20000x50 float64 sums over axis 0). */
+        int rows = inner > 1 && inner * (kind == 1 ? 4 : 8) <= SD_ROWS_MAX;
+        x->ngroup = inner == 1 || outer >= want || rows ? 1 : (want + outer - 1) / outer;
         if (x->ngroup > x->ntile)
             x->ngroup = x->ntile;
         x->ntask = inner == 1 ? outer : outer * x->ngroup;
