@@ -436,6 +436,6 @@ def test_a_back_off_runs_the_same_chunks_on_the_caller_alone():
 @needs_c
 def test_pool_config_names_its_settings_and_refuses_extra_arguments():
     cfg = C.pool_config()
-    assert len(cfg) == 7 and cfg[4] >= 0 and cfg[5] >= 0
+    assert len(cfg) == 8 and cfg[4] >= 0 and cfg[5] >= 0 and cfg[7] >= 0
     with pytest.raises(TypeError, match="pool_config"):
-        C.pool_config(-1, -1, -1, -1, -1)
+        C.pool_config(-1, -1, -1, -1, -1, -1)

@@ -1287,8 +1287,15 @@ sum_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
  * (default 2 ms, of the order of libgomp's default spin, which PyTorch's CPU
  * threads use: operations separated by a little Python find it awake; with
  * 100 us a wake-up of ~10-50 us, or a lost core, often landed on the next
- * operation: 1e6-element adds swung 0.7-1.5x PyTorch), then sleeps on a
- * condition variable, so an idle process burns no CPU. The caller signals
+ * operation: 1e6-element adds swung 0.7-1.5x PyTorch), then naps: sleeps of
+ * 25 us doubling to 1 ms (nanosleep), looking at the ticket after each, for
+ * sd_nap_ns (default 50 ms), and only then sleeps on a condition variable, so
+ * an idle process burns no CPU. A job posted while the workers nap wakes no
+ * one: the caller starts it alone and a worker joins when its nap ends (issue
+ * 38: waking a worker from the condition variable cost the caller ~130 us on
+ * the benchmarks' 2-vCPU EPYC, its vCPU halted, so a 1e6-element add after a
+ * 20 ms pause took 790 us on two threads, 660 on one, NumPy's 650; the naps
+ * cost ~50 short wake-ups an idle episode). The caller signals
  * only when a worker sleeps (`sleepers`, a Dekker-style pair of sequentially
  * consistent accesses with the worker's check of the ticket).
  *
@@ -1339,6 +1346,7 @@ static struct {
        .done_cv = PTHREAD_COND_INITIALIZER};
 
 static _Atomic long sd_spin_ns = 2000000;         /* a worker's spin before it sleeps */
+static _Atomic long sd_nap_ns = 50000000;         /* then its naps, before the condition variable */
 static _Atomic Py_ssize_t sd_min_chunk = 1 << 16; /* bytes of output (or input) per chunk */
 static _Atomic long sd_worker_chunks = 0;         /* chunks the workers ran (a statistic) */
 static _Atomic long sd_stall_ns = 200000;         /* a caller's wait beyond this (and 2 chunks) is a stall */
@@ -1425,6 +1433,17 @@ static void *sd_worker(void *arg)
             if ((i & 255) == 0)
                 sched_yield();
             if ((i & 127) == 0 && sd_now() - t0 > spin) {
+                long nap = 25000, t1 = sd_now(), naps = atomic_load_explicit(&sd_nap_ns, memory_order_relaxed);
+                while (sd_now() - t1 < naps) {
+                    struct timespec ts = {0, nap};
+                    nanosleep(&ts, NULL);
+                    nap = nap < 500000 ? 2 * nap : 1000000;
+                    job = (uint32_t)(atomic_load_explicit(&P.ticket, memory_order_acquire) >> 32);
+                    if (job != seen || atomic_load_explicit(&P.stop, memory_order_relaxed))
+                        break;
+                }
+                if (job != seen || atomic_load(&P.stop))
+                    break;
                 pthread_mutex_lock(&P.mu);
                 atomic_fetch_add(&P.sleepers, 1);
                 while ((job = (uint32_t)(atomic_load(&P.ticket) >> 32)) == seen && !atomic_load(&P.stop))
@@ -3616,18 +3635,19 @@ min_into(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     return extremum_into(SD_MIN, "min_into", args, nargs);
 }
 
-/* pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1) -> (spin_ns,
-   min_chunk_bytes, workers, worker_chunks, stall_ns, stalls, backoff_left_ns): set what is
-   >= 0, report all (workers: the crew now running in this process; worker_chunks: the chunks
-   its workers have run so far; stalls: the stalls seen so far; backoff_left_ns: how long jobs
-   still run on the caller alone). backoff_ns starts a back-off of that length now (0 ends
-   one), as a stall does. */
+/* pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1, nap_ns=-1) ->
+   (spin_ns, min_chunk_bytes, workers, worker_chunks, stall_ns, stalls, backoff_left_ns,
+   nap_ns): set what is >= 0, report all (workers: the crew now running in this process;
+   worker_chunks: the chunks its workers have run so far; stalls: the stalls seen so far;
+   backoff_left_ns: how long jobs still run on the caller alone; nap_ns: how long an idle
+   worker naps after its spin before it sleeps on the condition variable). backoff_ns starts
+   a back-off of that length now (0 ends one), as a stall does. */
 static PyObject *
 pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (sd_nargs("pool_config", nargs, 0, 4) < 0)
+    if (sd_nargs("pool_config", nargs, 0, 5) < 0)
         return NULL;
-    long v[4] = {-1, -1, -1, -1};
+    long v[5] = {-1, -1, -1, -1, -1};
     for (Py_ssize_t i = 0; i < nargs; i++)
         if ((v[i] = PyLong_AsLong(args[i])) == -1 && PyErr_Occurred())
             return NULL;
@@ -3640,10 +3660,12 @@ pool_config(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
     long now = sd_now();
     if (v[3] >= 0)
         atomic_store(&sd_backoff_until, v[3] > 0 ? now + v[3] : 0);
+    if (v[4] >= 0)
+        atomic_store(&sd_nap_ns, v[4]);
     long until = atomic_load(&sd_backoff_until);
-    return Py_BuildValue("(lnillll)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers,
+    return Py_BuildValue("(lnilllll)", atomic_load(&sd_spin_ns), atomic_load(&sd_min_chunk), P.nworkers,
                          atomic_load(&sd_worker_chunks), atomic_load(&sd_stall_ns), atomic_load(&sd_stalls),
-                         until > now ? until - now : 0L);
+                         until > now ? until - now : 0L, atomic_load(&sd_nap_ns));
 }
 
 /* _worker_delay(ns) -> previous: a test hook; each worker sleeps ns before every chunk it
@@ -3728,9 +3750,10 @@ static PyMethodDef methods[] = {
     {"_worker_delay", worker_delay, METH_O,
      "_worker_delay(ns) -> previous: a test hook; every worker sleeps ns before each chunk it runs."},
     SD_FN("pool_config", pool_config,
-     "pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1) -> (spin_ns, "
-     "min_chunk_bytes, workers, chunks the workers have run, stall_ns, stalls seen, back-off "
-     "left in ns): sets what is >= 0; backoff_ns > 0 runs jobs on the caller alone that long."),
+     "pool_config(spin_ns=-1, min_chunk_bytes=-1, stall_ns=-1, backoff_ns=-1, nap_ns=-1) -> "
+     "(spin_ns, min_chunk_bytes, workers, chunks the workers have run, stall_ns, stalls seen, "
+     "back-off left in ns, nap_ns): sets what is >= 0; backoff_ns > 0 runs jobs on the caller "
+     "alone that long; nap_ns: an idle worker's naps between its spin and its sleep."),
     {NULL, NULL, 0, NULL},
 };
 
