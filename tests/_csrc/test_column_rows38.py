@@ -3,7 +3,8 @@
 ``_ckernels.reduce`` sums, maxes and mins (and sums the squared deviations of) the columns of
 an (outer, nred, inner) buffer. Rows narrower than 12,288 bytes (1,536 float64, 3,072 float32)
 now run down the rows in order, each read across its whole width, on one thread (the caller;
-other outer blocks still go to the pool); wider rows keep the blocks of 16 rows. Both paths
+other outer blocks still go to the pool); wider rows keep blocks of rows (8 now) with their
+columns split among the threads. Both paths
 must give NumPy's values bit for bit: max/min exactly (NaN propagation and the sign of a zero
 included, or declined where NumPy's order decides), sums and squared deviations in NumPy's
 order (each column's rows added one after another), whatever the thread count. The widths
@@ -48,7 +49,7 @@ def _restore_threads():
 def columns(draw):
     dtype = draw(hs.sampled_from([np.float64, np.float32]))
     inner = draw(hs.sampled_from(WIDTHS[dtype]))
-    nred = draw(hs.sampled_from([1, 2, 3, 16, 17, 40]))
+    nred = draw(hs.sampled_from([1, 2, 3, 7, 8, 9, 16, 17, 40, 133]))
     outer = draw(hs.sampled_from([1, 1, 3]))
     rng = np.random.default_rng(draw(hs.integers(0, 2**16)))
     a = rng.standard_normal((outer, nred, inner)).astype(dtype)
