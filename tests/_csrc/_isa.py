@@ -1,8 +1,9 @@
-"""The ``isa`` fixture of the sum kernels' tests: each test on both instruction-set paths.
+"""The ``isa`` fixture of the sum kernels' tests: each test on each instruction-set path.
 
-``_ckernels.sum_isa(True/False)`` turns the AVX-512 float64 kernels on or off (on only where
-the processor has AVX-512F); each test runs with them on (skipped where the processor has
-none) and off, and the module's setting is restored after. Import it into a test module
+``_ckernels.sum_isa("avx512" | "avx2" | "generic")`` picks the kernels (as far as the processor
+has the instruction set); each test runs on each (skipped where the processor lacks it; the
+generic kernels are those of processors without AVX2), and the module's setting is restored
+after. Import it into a test module
 (``from _isa import isa  # noqa: F401``)."""
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from strided._core import cfast as _cfast
 _C = _cfast._ckernels if _cfast.AVAILABLE else None
 
 
-@pytest.fixture(params=["avx512", "avx2"])
+@pytest.fixture(params=["avx512", "avx2", "generic"])
 def isa(request):
     if _C is None:
         pytest.skip("the C kernels are not built (or STRIDED_NO_CEXT=1)")
     was = _C.sum_isa()
-    got = _C.sum_isa(request.param == "avx512")
+    got = _C.sum_isa(request.param)
     try:
-        if request.param == "avx512" and got != "avx512":
-            pytest.skip(f"no AVX-512 here (the sums run on {got})")
+        if got != request.param:
+            pytest.skip(f"no {request.param} here (the sums run on {got})")
         yield got
     finally:
-        _C.sum_isa(was == "avx512")
+        _C.sum_isa(was)

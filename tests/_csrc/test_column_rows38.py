@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import strided as st
 from strided._core import cfast as _cfast
 
 from conftest import bits, cpu, host
+from _isa import isa  # noqa: F401  (each test below on AVX-512, AVX2 and the generic kernels)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
@@ -70,9 +71,10 @@ def columns(draw):
     return a, draw(hs.sampled_from([1, 2, 3, 4]))
 
 
-@settings(max_examples=250, deadline=None)
+# (the isa fixture sets the kernels once for all the examples)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=columns())
-def test_leading_axis_reductions_are_numpys_bits(case):
+def test_leading_axis_reductions_are_numpys_bits(isa, case):
     a, nt = case
     outer, nred, inner = a.shape
     C.pool_config(-1, 64)  # many small chunks on the threads
@@ -87,9 +89,9 @@ def test_leading_axis_reductions_are_numpys_bits(case):
         np.testing.assert_array_equal(bits(out), bits(want), err_msg=f"op {op} {a.dtype} {a.shape} nt={nt}")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=columns())
-def test_squared_deviations_are_numpys_bits(case):
+def test_squared_deviations_are_numpys_bits(isa, case):
     a, nt = case
     outer, nred, inner = a.shape
     with np.errstate(all="ignore"):  # inf - inf
@@ -121,10 +123,10 @@ def test_the_namespace_gives_numpys_bits_on_the_threads(dtype, inner):
 
 
 def test_a_column_of_floats_added_in_sequence_down_narrow_and_wide_rows():
-    # 0.1 added 40,000 times in float32 drifts with the order: NumPy adds the rows one after
+    # 0.1 added 5,000 times in float32 drifts with the order: NumPy adds the rows one after
     # another, and so must both paths (cumsum's last row is that sequence, computed otherwise)
     for inner in (8, 3072, 3080):
-        x = np.full((40_000, inner), 0.1, np.float32)
+        x = np.full((5_003, inner), 0.1, np.float32)
         x[:, 1::2] = 0.3
         out = np.empty(inner, np.float32)
         assert C.reduce(SUM, x, out, 1, x.shape[0], inner, 2)

@@ -165,8 +165,15 @@ def test_the_isa_switch():
             assert on == "avx512", "AVX-512F here (NumPy says so), but the sums do not use it"
         else:
             assert on in ("avx2", "generic")
+        # by name: generic always; avx2 where NumPy sees AVX2; an unknown name refused
+        assert C.sum_isa("generic") == "generic"
+        assert C.sum_isa(True) == "generic"  # (AVX-512 needs AVX2 on)
+        want = "avx2" if mu.__cpu_features__.get("AVX2") else "generic"
+        assert C.sum_isa("avx2") == want
+        with pytest.raises(ValueError, match="sse9"):
+            C.sum_isa("sse9")
     finally:
-        C.sum_isa(was == "avx512")
+        C.sum_isa(was)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)

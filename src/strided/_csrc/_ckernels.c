@@ -2744,14 +2744,29 @@ static double sd_sum_whole(int kind, const char *base, Py_ssize_t n, long nt, in
 
 /* sum_isa([avx512]) -> str: the instruction set the whole and row sums (and the rows'
    max/min) run on ("avx512", "avx2" or "generic"); avx512 (a bool) turns the AVX-512 kernels on
-   or off (on only where the processor has AVX-512F: the tests run both paths). Not for
-   use while sums run on other threads. */
+   or off (on only where the processor has AVX-512F: the tests run both paths); a str names the
+   set: "generic" turns AVX2 off too (the kernels the processors without it run), "avx2" and
+   "avx512" turn on what the processor has. Not for use while sums run on other threads. */
 static PyObject *
 sum_isa(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
     if (sd_nargs("sum_isa", nargs, 0, 1) < 0)
         return NULL;
-    if (nargs == 1) {
+    if (nargs == 1 && PyUnicode_Check(args[0])) {
+        const char *name = PyUnicode_AsUTF8(args[0]);
+        if (name == NULL)
+            return NULL;
+        int want = !strcmp(name, "generic") ? 0 : !strcmp(name, "avx2") ? 1 : !strcmp(name, "avx512") ? 2 : -1;
+        if (want < 0) {
+            PyErr_Format(PyExc_ValueError, "sum_isa(): unknown instruction set %R (generic, avx2, avx512)", args[0]);
+            return NULL;
+        }
+#ifdef SD_HAVE_AVX2_X
+        sd_avx2 = want >= 1 && __builtin_cpu_supports("avx2");
+        sd_avx512 = want == 2 && sd_avx2 && __builtin_cpu_supports("avx512f");
+#endif
+    }
+    else if (nargs == 1) {
         int on = PyObject_IsTrue(args[0]);
         if (on < 0)
             return NULL;
@@ -3734,7 +3749,8 @@ static PyMethodDef methods[] = {
     SD_FN("sum_isa", sum_isa,
      "sum_isa([avx512]) -> str: the instruction set the float sums run on ('avx512', 'avx2' or "
      "'generic'); avx512 (bool) turns the AVX-512 float64 kernels on or off (on only where the "
-     "processor has AVX-512F; STRIDED_NO_AVX512 in the environment: off at import)."),
+     "processor has AVX-512F; STRIDED_NO_AVX512 in the environment: off at import); a str "
+     "('generic', 'avx2', 'avx512') sets the instruction set, as far as the processor has it."),
     SD_FN("sum_all", sum_all,
      "sum_all(a, nthreads) -> float or None: the pairwise sum of a C-contiguous float32/float64 "
      "buffer (more than 128 elements), bit for bit sum_rows's (NumPy's), on the thread pool; "
