@@ -61,7 +61,7 @@ def test_linear_of_inf_times_zero_is_nan_and_quiet(n_out, grad, bias):
 def test_an_nn_linear_module_of_an_inf_input_is_quiet():
     torch.manual_seed(0)
     tm = torch.nn.Linear(5, 2)
-    sm = S.nn.Linear(5, 2)
+    sm = S.nn.Linear(5, 2, device="cpu")  # (the suite may default to cuda: the inputs are on the cpu)
     with S.no_grad():
         sm.weight.copy_(S.from_numpy(tm.weight.detach().numpy().copy()))
         sm.bias.copy_(S.from_numpy(tm.bias.detach().numpy().copy()))
