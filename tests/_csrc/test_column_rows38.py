@@ -22,6 +22,7 @@ import strided as st
 from strided._core import cfast as _cfast
 
 from conftest import bits, cpu, host
+from _specials import put_special
 from _isa import isa  # noqa: F401  (each test below on AVX-512, AVX2 and the generic kernels)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
@@ -56,18 +57,7 @@ def columns(draw):
     a = rng.standard_normal((outer, nred, inner)).astype(dtype)
     special = draw(hs.sampled_from([None, "nan", "negnan", "zeros", "negzeros", "inf"]))
     mask = rng.random(a.shape) < draw(hs.sampled_from([0.0005, 0.02, 0.3]))
-    if special == "nan":
-        a[mask] = np.nan
-    elif special == "negnan":
-        a[mask] = -np.nan
-    elif special == "zeros":  # zeros of both signs in one column: NumPy's order decides
-        a[:] = 0.0
-        a[mask] = -0.0
-    elif special == "negzeros":  # a max that is a zero of one sign
-        a = -np.abs(a)
-        a[mask] = draw(hs.sampled_from([0.0, -0.0]))
-    elif special == "inf":
-        a[mask] = draw(hs.sampled_from([np.inf, -np.inf]))
+    a = put_special(draw, a, special, mask)
     return a, draw(hs.sampled_from([1, 2, 3, 4]))
 
 

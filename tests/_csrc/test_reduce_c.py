@@ -26,6 +26,7 @@ import strided as st
 from strided._core import cfast as _cfast
 
 from conftest import bits, cpu, host
+from _specials import put_special
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
@@ -58,20 +59,7 @@ def arrays(draw, max_size=6000):
     a = rng.standard_normal(shape).astype(dtype)
     special = draw(hs.sampled_from([None, None, "nan", "negnan", "zeros", "negzeros", "inf", "allneg"]))
     mask = rng.random(shape) < draw(hs.sampled_from([0.001, 0.05, 0.5]))
-    if special == "nan":
-        a[mask] = np.nan
-    elif special == "negnan":
-        a[mask] = -np.nan
-    elif special == "zeros":  # ties between zeros of both signs
-        a[:] = 0.0
-        a[mask] = -0.0
-    elif special == "negzeros":  # a max that is a zero of one sign
-        a = -np.abs(a)
-        a[mask] = draw(hs.sampled_from([0.0, -0.0]))
-    elif special == "inf":
-        a[mask] = draw(hs.sampled_from([np.inf, -np.inf]))
-    elif special == "allneg":
-        a = -np.abs(a) - 1
+    a = put_special(draw, a, special, mask)
     layout = draw(hs.sampled_from(["c", "c", "c", "t", "step", "neg", "f"]))
     if layout == "t":
         a = a.T

@@ -3096,10 +3096,7 @@ SD_FLOAT_TYPES(SD_RX_GENERIC_T)
             cxr_##NAME##_##SFX##_gen(a, nred, inner, w, out, fl);                           \
             return;                                                                         \
         }                                                                                   \
-        for (Py_ssize_t j = 0; j < w; j++) {                                                \
-            out[j] = a[j];                                                                  \
-            fl[j] |= a[j] != a[j];                                                          \
-        }                                                                                   \
+        cxr_##NAME##_##SFX##_gen(a, 1, inner, w, out, fl); /* row 0: the accumulators */    \
         for (Py_ssize_t r = 1; r < nred; r++) {                                             \
             const T *p = a + r * inner;                                                     \
             VT u = ZERO();                                                                  \

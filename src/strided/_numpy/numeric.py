@@ -17,7 +17,6 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core import layout as _layout
-from .._core.layout import ArgumentError as _ArgumentError
 from .._core.array import Array
 from .._api.statistics import check_array, reduction_axes, single_axis
 from ..torch._composites import _composite
@@ -316,7 +315,7 @@ def gradient(f, /, *varargs, axis=None, edge_order=1, spacing=None, dim=None):
                             "(PyTorch), not both")
         varargs = tuple(spacing) if isinstance(spacing, (list, tuple)) else (spacing,)
     if edge_order not in (1, 2):
-        raise _ArgumentError(f"gradient(): edge_order must be 1 or 2; got {edge_order!r}")
+        raise _layout.ArgumentError(f"gradient(): edge_order must be 1 or 2; got {edge_order!r}")
     if f.ndim == 0:
         raise ValueError("gradient(): needs an array with at least one dimension; got a 0-d array")
     axes = reduction_axes(f, tuple(axis) if isinstance(axis, list) else axis, "gradient")
