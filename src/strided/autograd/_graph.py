@@ -22,6 +22,7 @@ import numpy as np
 from .._api import elementwise as ew
 from .._core.array import Array, Ext
 from .._core import cext as _cext
+from .._core.dispatch import quiet
 from .._core.pool import _Block as _PoolBlock
 from .._api.views import clone
 from ._mode import STATE
@@ -753,6 +754,16 @@ def run_backward(roots, grads, keep_graph, create_graph, inputs=None, capture=Fa
                     f"One of the differentiated arrays (input {i}) appears to not have been used in the "
                     "graph. Set allow_unused=True if this is the desired behavior.")
     return captured
+
+
+# The engine is a door as the operations are: every backward (``Array.backward``,
+# ``autograd.backward``/``grad``, ``torch.autograd``'s, ``autograd.functional``'s) runs the
+# derivative rules under NumPy's quiet error state, so a user's ``np.errstate(all="raise")``
+# or ``simplefilter("error")`` sees no underflow from a rule's own NumPy call (``_fused``'s
+# ``matmul``), as PyTorch's backward sees none. ``ENGINE_CODE``: the engine's frame, for
+# checkpoint's look up the stack.
+ENGINE_CODE = run_backward.__code__
+run_backward = quiet(run_backward)
 
 
 def _load_cgrad():

@@ -125,7 +125,7 @@ def _outside_leaves(outs, own, start):
 def _engine_has_inputs() -> bool:
     """True when the backward pass running now was asked for ``inputs`` (``grad()`` or
     ``backward(inputs=...)``): read from the engine's frame (run_backward's ``inputs``)."""
-    code = _graph.run_backward.__code__
+    code = _graph.ENGINE_CODE
     f = sys._getframe(1)
     while f is not None:
         if f.f_code is code:
