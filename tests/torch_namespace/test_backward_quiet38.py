@@ -97,3 +97,58 @@ def test_the_users_error_state_is_back_after_a_backward():
         assert np.geterr()["under"] == "raise"
         with pytest.raises(FloatingPointError):
             np.multiply(np.float64(1e-160), np.float64(1e-160))
+
+
+# --- the forward doors of strided.torch.nn.functional ----------------------------------------
+# The same sweep (each sample's floats given inf, NaN, -inf, a huge and a subnormal value) found
+# ``F.cross_entropy`` raising "underflow encountered in exp" under ``all="raise"``: its fused
+# loss (``_fused.log_softmax_nll``) calls NumPy itself. Every function of the module now runs
+# quiet, as the namespace's do.
+
+def _logits():
+    z = np.array([[0.0, -1000.0, 3.0], [np.inf, 1.0, 2.0], [5.0, 5.0, -np.inf], [1e308, -1e308, 0.0]])
+    return z, np.array([0, 2, 1, 2])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("fn", ["cross_entropy", "log_softmax_nll"])
+def test_cross_entropy_is_quiet_and_pytorchs(fn, grad, reduction):
+    z, t = _logits()
+    tz = torch.from_numpy(z.copy()).requires_grad_(grad)
+
+    def loss(L, F, x, target):
+        if fn == "cross_entropy":
+            return F.cross_entropy(x, target, reduction=reduction)
+        return F.nll_loss(F.log_softmax(x, 1), target, reduction=reduction)
+    want = loss(torch, torch.nn.functional, tz, torch.from_numpy(t))
+    sz = S.from_numpy(z.copy()).requires_grad_(grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            got = loss(S, S.nn.functional, sz, S.from_numpy(t))
+            if grad:
+                got.sum().backward()
+    np.testing.assert_allclose(to_numpy(got), want.detach().numpy(), rtol=1e-12)
+    if grad:
+        want.sum().backward()
+        np.testing.assert_allclose(to_numpy(sz.grad), tz.grad.numpy(), rtol=1e-12)
+
+
+# Found beside it: ``log_softmax`` of a row whose maximum is +inf gave [nan, -inf, ...] (the
+# composite shifted such a row by 0: SciPy's answer); PyTorch's is NaN throughout, as its
+# ``softmax`` (and strided's) is.
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("grad", [False, True])
+def test_log_softmax_of_rows_with_infinities_is_pytorchs(dtype, dim, grad):
+    inf = np.inf
+    z = np.array([[inf, 1.0, 2.0], [-inf, -inf, -inf], [inf, inf, 0.0], [np.nan, 1.0, 2.0],
+                  [-inf, 1.0, 2.0], [3.0, -1.0, 0.5]], dtype)
+    z = z if dim == 1 else np.ascontiguousarray(z.T)
+    for fn in ("log_softmax", "softmax"):
+        want = getattr(torch.nn.functional, fn)(torch.from_numpy(z.copy()), dim).numpy()
+        sz = S.from_numpy(z.copy()).requires_grad_(grad)
+        got = getattr(S.nn.functional, fn)(sz, dim)
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-6)
+        np.testing.assert_allclose(to_numpy(getattr(strided, fn)(S.from_numpy(z.copy()), dim=dim)), want, rtol=1e-6)

@@ -135,13 +135,7 @@ def quiet_entry_points(namespace: dict, cls: type) -> None:
     a module or a dunder is added. (``api`` functions and compiled ``Fast`` entry points
     are quiet already and are not plain functions; ``quiet`` of a quiet function only
     costs a check.)"""
-    for name, v in list(namespace.items()):
-        if (not name.startswith("_") and type(v) is types.FunctionType and name not in _BARE
-                and v.__module__ != _SELF_QUIETED and not hasattr(v, "_api_name")):
-            q = namespace[name] = quiet(v)
-            module = sys.modules.get(v.__module__)
-            if module is not None and getattr(module, name, None) is v:
-                setattr(module, name, q)  # (pickled by reference: found where it's defined)
+    quiet_functions(namespace)
     for name, v in list(vars(cls).items()):
         if type(v) is not types.FunctionType or name in _BARE or name in _STRUCTURAL:
             continue
@@ -150,6 +144,22 @@ def quiet_entry_points(namespace: dict, cls: type) -> None:
         if name.startswith("__") and v.__module__ == _SELF_QUIETED:
             continue
         setattr(cls, name, quiet(v))
+
+def quiet_functions(namespace: dict, names=None) -> None:
+    """Put ``quiet`` in front of each public plain Python function of ``namespace`` (a
+    module's globals; only those in ``names`` where given, a module's ``__all__``: not what it
+    imported for its own use), except the bare ones above, here and in the module that
+    defines it. (``strided.torch.nn.functional``'s functions call NumPy themselves, the
+    fused losses and products: quiet like the namespace's.)"""
+    for name, v in list(namespace.items()):
+        if (not name.startswith("_") and type(v) is types.FunctionType and name not in _BARE
+                and (names is None or name in names)
+                and v.__module__ != _SELF_QUIETED and not hasattr(v, "_api_name")):
+            q = namespace[name] = quiet(v)
+            module = sys.modules.get(v.__module__)
+            if module is not None and getattr(module, name, None) is v:
+                setattr(module, name, q)  # (pickled by reference: found where it's defined)
+
 
 __all__ = ["api", "quiet", "register_handler", "has_ext", "check_devices", "write_out", "check_out"]
 

@@ -174,8 +174,9 @@ def log_softmax(input, /, dim, dtype=None) -> Array:
         return r
     # (x - m) - log(sum(exp(x - m))), PyTorch's order: x - logsumexp(x) would round the
     # large m + log(s) first (1e4 in float32: errors of ~2e-5 where these are ~1e-7)
-    m = _stop(ns.max(x, axis=dim, keepdims=True))
-    t = x - ns.where(ns.isfinite(m), m, 0.0)
+    # A row whose maximum is +inf is NaN throughout, as PyTorch's (inf - inf in t, then in the
+    # sum): it was shifted by 0 instead, giving [nan, -inf, ...] (SciPy's answer, not PyTorch's).
+    t = x - _stop(ns.max(x, axis=dim, keepdims=True))
     return t - ns.log(ns.sum(ns.exp(t), axis=dim, keepdims=True))
 
 

@@ -36,7 +36,7 @@ from strided.torch._checks import one_element_1d
 from strided.autograd import _fused
 from strided.autograd._fused import linear_host as _linear_host
 from strided._core.caller import stacklevel
-from strided._core.dispatch import quiet as _quiet
+from strided._core.dispatch import quiet_functions as _quiet_functions
 from strided._api.activations import _act as _act_kernel
 from strided._api.creation import wrap_new as _wrap_new
 from strided._core.layout import ArgumentError as _ArgumentError, ShapeError as _ShapeError
@@ -455,13 +455,9 @@ def linear(input, weight, bias=None) -> Array:
     >>> torch.nn.functional.linear(torch.ones(1, 2), torch.ones(3, 2), torch.zeros(3))
     tensor([[2., 2., 2.]])
     """
-    return _linear_quiet(input, weight, bias)
-
-
-def _linear(input, weight, bias=None) -> Array:
-    """``linear``'s body, run quiet (below): its recorded branches call NumPy's ``dot`` themselves,
-    and like every entry point it gives no floating-point RuntimeWarning (under a user's
-    ``simplefilter("error")`` an ``inf * 0`` there raised where ``matmul`` gave NaN)."""
+    # (quiet, as every function here: the end of the module; its recorded branches call NumPy's
+    # ``dot`` themselves, and under a user's ``simplefilter("error")`` an ``inf * 0`` there
+    # raised where ``matmul`` gave NaN)
     if type(input) is Array and type(weight) is Array and (
             input._dtype is not weight._dtype
             or (type(bias) is Array and bias._dtype is not weight._dtype)):
@@ -492,8 +488,6 @@ def _linear(input, weight, bias=None) -> Array:
         out = out + bias
     return out
 
-
-_linear_quiet = _quiet(_linear)
 
 
 def bilinear(input1, input2, weight, bias=None) -> Array:
@@ -1218,3 +1212,11 @@ from .. import _keyword_names  # noqa: E402
 
 _keyword_names.install(globals(), _keyword_names.FUNCTIONAL, __name__)
 del _keyword_names
+
+# Every function here runs quiet, as the namespace's do (strided/__init__.py): no
+# floating-point RuntimeWarning or FloatingPointError under a user's NumPy error state or
+# ``simplefilter("error")``: ``linear`` and ``cross_entropy`` call NumPy themselves (the fused
+# product and loss, strided/autograd/_fused.py), PyTorch's functions never warn. (After
+# ``install``: the callables with PyTorch's names are the ones users call.)
+_quiet_functions(globals(), set(__all__))
+del _quiet_functions

@@ -27,6 +27,7 @@ import strided as _st
 from strided import Array
 from strided._core.call.write import target as _write_target
 from strided._core.caller import stacklevel
+from strided._core.dispatch import quiet as _quiet
 
 __all__ = ["Optimizer", "required"]
 
@@ -37,6 +38,12 @@ class _Required:
 
 
 required = _Required()
+
+# An update runs quiet, as every door does: the host updates (adam.py's, sgd.py's) call NumPy
+# themselves, and under a user's ``np.errstate(all="raise")`` a moment that overflows raised
+# FloatingPointError where PyTorch's step gives inf. (The closure, the user's code, is not
+# under it: what it calls of strided's is quiet already.)
+_quietly = _quiet(lambda update, group: update(group))
 
 
 class Optimizer:
@@ -143,7 +150,7 @@ class Optimizer:
                 loss = closure()
         with _st.no_grad():
             for group in self.param_groups:
-                self._update(group)
+                _quietly(self._update, group)
         return loss
 
     def _update(self, group: dict) -> None:  # pragma: no cover - subclasses define it
