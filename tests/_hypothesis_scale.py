@@ -6,10 +6,29 @@ stand-in) set it: the first pass runs every test's full count, the later ones th
 tests on other builds. Hypothesis reads a test's settings when the test runs, so
 replacing them after collection is enough; every other setting of the test is kept.
 (tests/conftest.py imports the hook; tests/test_hypothesis_scale.py checks it.)
+
+The suite's other drawn budgets follow the same factor through ``budget``: the fuzzed files of
+tests/reliability/test_fuzz_loaders.py and the killed savers of test_save_faults.py.
 """
 import os
 
 import pytest
+
+
+def _scale() -> float:
+    """The factor, 1.0 where unset (a bad value fails the run at collection, below)."""
+    raw = os.environ.get("STRIDED_HYPOTHESIS_SCALE", "").strip()
+    try:
+        f = float(raw) if raw else 1.0
+    except ValueError:
+        return 1.0
+    return f if 0 < f <= 1 else 1.0
+
+
+def budget(n: int, floor: int) -> int:
+    """``n`` cases on the first pass, ``n`` times the factor (at least ``floor``) on the later
+    ones: a count of drawn cases that is not a Hypothesis test's."""
+    return n if _scale() >= 1 else min(n, max(floor, int(n * _scale())))
 
 
 def pytest_collection_modifyitems(config, items):

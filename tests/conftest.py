@@ -47,6 +47,13 @@ from _counts import pytest_terminal_summary  # noqa: E402,F401
 from _hypothesis_scale import pytest_collection_modifyitems  # noqa: E402,F401
 
 
+def pytest_configure(config):
+    # (here, not in pyproject: the wheel's test run copies the suite without it)
+    config.addinivalue_line(
+        "markers", "host_pinned: the same test whatever the default device (C kernels on host buffers, "
+        "environment variables read at import, the suite's own tooling): CI's stand-in leg deselects it")
+
+
 def pytest_collection_finish(session):
     """Move every object alive after collection (some 36,000 test items, their parameters,
     the imported modules) out of the garbage collector's sight (``gc.freeze``): they live to

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+# (the same test whatever the default device: CI's stand-in leg leaves it out)
+pytestmark = pytest.mark.host_pinned
+
 pytest.importorskip("hypothesis")
 
 TESTS = Path(__file__).resolve().parent
@@ -54,3 +57,15 @@ def test_a_bad_scale_is_a_usage_error_naming_it(tmp_path, scale):
     r = _run(tmp_path, scale)
     assert r.returncode != 0
     assert "STRIDED_HYPOTHESIS_SCALE" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("raw,want", [(None, (60, 20, 4000)), ("1", (60, 20, 4000)), ("0.25", (15, 10, 1000)),
+                                      ("0.1", (15, 10, 500)), ("2", (60, 20, 4000))])
+def test_budget_scales_drawn_cases_with_a_floor(monkeypatch, raw, want):
+    """The fault and fuzz budgets (tests/reliability) follow the same factor, never under their floor."""
+    from _hypothesis_scale import budget
+    if raw is None:
+        monkeypatch.delenv("STRIDED_HYPOTHESIS_SCALE", raising=False)
+    else:
+        monkeypatch.setenv("STRIDED_HYPOTHESIS_SCALE", raw)
+    assert (budget(60, 15), budget(20, 10), budget(4000, 500)) == want

@@ -22,7 +22,8 @@ from conftest import host
 from _isa import isa  # noqa: F401 (the fixture)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
-pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned,  # (the same test whatever the default device: not on the stand-in leg)
+              pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")]
 DTYPES = [np.float32, np.float64]
 SEQ_FROM = 128 << 10  # bytes (SD_SEQ_FROM)
 BIG = 20 << 20  # bytes (a buffer beyond L2 and most of L3)

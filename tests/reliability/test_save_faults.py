@@ -33,6 +33,10 @@ import pytest
 import strided as xp
 from strided import io as sio
 
+if __name__ == "__main__":  # (a spawned child, this file run as a script: the suite's helpers)
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from _hypothesis_scale import budget  # noqa: E402
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
 N = 1 << 17  # elements per saved array (512 KiB of float32)
@@ -41,7 +45,8 @@ SPAWN = xp.get_default_device().type == "cuda"  # CUDA can't be used after a for
 # Processes killed per format. A fork costs nothing (CI budget: a few seconds); a spawned
 # child a second or two of start-up (an interpreter, strided, CuPy, a CUDA context), so
 # fewer of them, still many more than the kills it takes to land inside and between saves.
-KILLS = 20 if SPAWN else 60
+# (CI's later passes, STRIDED_HYPOTHESIS_SCALE: a quarter; the first pass kills 60 a format)
+KILLS = budget(20, 10) if SPAWN else budget(60, 15)
 AHEAD = 6  # spawned children starting up while the parent deals with an earlier one
 STARTUP_S = 180  # the longest a spawned child may take to say it is ready
 
