@@ -15,32 +15,32 @@ import os
 import pytest
 
 
-def _scale() -> float:
-    """The factor, 1.0 where unset (a bad value fails the run at collection, below)."""
-    raw = os.environ.get("STRIDED_HYPOTHESIS_SCALE", "").strip()
-    try:
-        f = float(raw) if raw else 1.0
-    except ValueError:
-        return 1.0
-    return f if 0 < f <= 1 else 1.0
-
-
-def budget(n: int, floor: int) -> int:
-    """``n`` cases on the first pass, ``n`` times the factor (at least ``floor``) on the later
-    ones: a count of drawn cases that is not a Hypothesis test's."""
-    return n if _scale() >= 1 else min(n, max(floor, int(n * _scale())))
-
-
-def pytest_collection_modifyitems(config, items):
+def _scale():
+    """The factor, or None where unset; a value that is not a number in (0, 1] is a usage
+    error naming the variable (the hook below, and ``budget`` at a module's import)."""
     raw = os.environ.get("STRIDED_HYPOTHESIS_SCALE", "").strip()
     if not raw:
-        return
+        return None
     try:
         scale = float(raw)
     except ValueError:
         raise pytest.UsageError(f"STRIDED_HYPOTHESIS_SCALE={raw!r} is not a number") from None
     if not 0 < scale <= 1:
         raise pytest.UsageError(f"STRIDED_HYPOTHESIS_SCALE={raw!r} is not in (0, 1]")
+    return scale
+
+
+def budget(n: int, floor: int) -> int:
+    """``n`` cases on the first pass, ``n`` times the factor (at least ``floor``) on the later
+    ones: a count of drawn cases that is not a Hypothesis test's."""
+    scale = _scale()
+    return n if scale is None else min(n, max(floor, int(n * scale)))
+
+
+def pytest_collection_modifyitems(config, items):
+    scale = _scale()
+    if scale is None:
+        return
     from hypothesis import settings
 
     done = set()

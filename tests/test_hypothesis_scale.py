@@ -60,12 +60,17 @@ def test_a_bad_scale_is_a_usage_error_naming_it(tmp_path, scale):
 
 
 @pytest.mark.parametrize("raw,want", [(None, (60, 20, 4000)), ("1", (60, 20, 4000)), ("0.25", (15, 10, 1000)),
-                                      ("0.1", (15, 10, 500)), ("2", (60, 20, 4000))])
+                                      ("0.1", (15, 10, 500)), ("2", None), ("x", None)])
 def test_budget_scales_drawn_cases_with_a_floor(monkeypatch, raw, want):
-    """The fault and fuzz budgets (tests/reliability) follow the same factor, never under their floor."""
+    """The fault and fuzz budgets (tests/reliability) follow the same factor, never under their
+    floor; a bad factor is the same usage error as for the Hypothesis tests."""
     from _hypothesis_scale import budget
     if raw is None:
         monkeypatch.delenv("STRIDED_HYPOTHESIS_SCALE", raising=False)
     else:
         monkeypatch.setenv("STRIDED_HYPOTHESIS_SCALE", raw)
-    assert (budget(60, 15), budget(20, 10), budget(4000, 500)) == want
+    if want is None:
+        with pytest.raises(pytest.UsageError, match="STRIDED_HYPOTHESIS_SCALE"):
+            budget(60, 15)
+    else:
+        assert (budget(60, 15), budget(20, 10), budget(4000, 500)) == want

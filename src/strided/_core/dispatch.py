@@ -145,6 +145,7 @@ def quiet_entry_points(namespace: dict, cls: type) -> None:
             continue
         setattr(cls, name, quiet(v))
 
+
 def quiet_functions(namespace: dict, names=None) -> None:
     """Put ``quiet`` in front of each public plain Python function of ``namespace`` (a
     module's globals; only those in ``names`` where given, a module's ``__all__``: not what it

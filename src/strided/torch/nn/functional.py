@@ -489,7 +489,6 @@ def linear(input, weight, bias=None) -> Array:
     return out
 
 
-
 def bilinear(input1, input2, weight, bias=None) -> Array:
     """``y[..., k] = input1 @ weight[k] @ input2 + bias[k]``.
 
