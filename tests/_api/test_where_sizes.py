@@ -81,3 +81,24 @@ def test_a_small_operand_broadcast_to_a_large_result(shape, small_side):
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
 
+
+
+_ZEROS = [-0.0, 0.0]
+_CZEROS = _ZEROS + [complex(-0.0, -0.0), complex(0.0, -0.0)]
+
+
+@pytest.mark.parametrize("dt, zero", [(dt, z) for dt in (np.float32, np.float64) for z in _ZEROS]
+                         + [(dt, z) for dt in (np.complex64, np.complex128) for z in _CZEROS])
+@pytest.mark.parametrize("first", [True, False])
+def test_a_python_scalar_zero_keeps_its_sign(dt, zero, first):
+    # A Python scalar becomes a 0-d array of the result dtype; CuPy's own asarray makes it
+    # with a memset for any zero (-0.0 -> +0.0), so on cuda where(m, -0.0, x) gave +0.0
+    # (found by test_complex_meanings24's nan_to_num(posinf=-0.0)). The sign bits against
+    # NumPy's where, on the default device.
+    x = np.array([np.inf, 1.0, -2.5], dtype=dt)
+    m = np.array([True, False, True])
+    want = np.where(m, zero, x) if first else np.where(~m, x, zero)
+    xs, ms = xp.asarray(x), xp.asarray(m)
+    got = host(xp.where(ms, zero, xs) if first else xp.where(xp.logical_not(ms), xs, zero))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

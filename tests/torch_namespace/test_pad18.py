@@ -41,10 +41,10 @@ def test_values_or_errors_are_pytorchs(ndim, npad, mode, data):
     supported = npad in (ndim - 1, ndim - 2)  # (PyTorch's kernels: else NotImplementedError, compared below)
     cores = [shape[-1 - k] + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) for k in range(npad)] if supported else []
     if mode == "circular" and supported and want is not RuntimeError and any(c < max(pad[2 * k], pad[2 * k + 1], 0) and (min(pad[2 * k], pad[2 * k + 1]) < 0)
-                                  and shape[-1 - k] + pad[2 * k] + pad[2 * k + 1] > 0
                                   for k, c in enumerate(cores)):
         # cropped to fewer elements than a pad wraps: PyTorch 2.13 reads uninitialised or
-        # overlapping memory (a value, or an overlap error); strided refuses
+        # overlapping memory (a value, or an overlap error), or where nothing is left returns
+        # an empty array for some amounts and raises for others; strided refuses
         assert got is RuntimeError
         return
     if isinstance(want, type):
@@ -59,6 +59,18 @@ def test_circular_crops_then_wraps(pad):
     x = np.arange(12.0).reshape(1, 2, 6)
     got, want = _both(x, pad, "circular")
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("pad", [(1, -4), (-4, 1), (2, -5), (3, -6)])
+def test_circular_wrap_around_nothing_left_raises(pad):
+    # (found by the Hypothesis test above: (1, -4) of 3 elements returned an empty array
+    # where PyTorch raises; PyTorch returns one for (2, -5), which strided refuses as well,
+    # as it refuses every wrap around fewer elements than the pad)
+    x = np.arange(3.0).reshape(1, 3)
+    if pad == (1, -4):
+        assert _both(x, pad, "circular")[1] is RuntimeError  # (PyTorch's answer, the reference)
+    with pytest.raises(RuntimeError, match="would wrap around that more than once"):
+        st.nn.functional.pad(strided.asarray(x), pad, mode="circular")
 
 
 @pytest.mark.parametrize("shape, pad", [((5,), (1, 1)), ((1, 2, 3, 5), (1, 1)), ((3, 5), (1, 1, 1, 1)),

@@ -270,7 +270,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None, out=None) -> Array:
 
 # --- where ------------------------------------------------------------------------
 
-def _where_operand(v, dt, dev, xp):
+def _where_operand(v, dt, dev):
     """The native operand for ``where``: an array's view, or a 0-d array for a scalar."""
     if type(v) is Array:
         return v._get_native()
@@ -278,7 +278,7 @@ def _where_operand(v, dt, dev, xp):
         info = np.iinfo(dt._np)
         if not info.min <= v <= info.max:
             raise OverflowError(f"where(): Python int {v} is out of bounds for {dt.name}")
-    return xp.asarray(v, dtype=dt._np)
+    return dev.backend.asarray(v, dt._np, device=dev)  # (not xp.asarray: CuPy's drops -0.0's sign)
 
 
 @api("where")
@@ -370,8 +370,8 @@ def where(condition, x1, x2, /, *, out=None) -> Array:
         raise _layout.ShapeError(f"where(): {e}") from None
     xp = dev.backend.xp
     with dev.backend.ctx(dev):
-        a = _where_operand(x1, dt, dev, xp)
-        b = _where_operand(x2, dt, dev, xp)
+        a = _where_operand(x1, dt, dev)
+        b = _where_operand(x2, dt, dev)
         if (a.dtype != dt._np or b.dtype != dt._np) and xp.result_type(a, b) != dt._np:
             # Cast before selecting where the backend's promotion differs from ours
             # (an integer with a float gives the float dtype, as in PyTorch).

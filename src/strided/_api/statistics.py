@@ -87,7 +87,7 @@ def wrap_result(r, dtype, device) -> Array:
     full reductions."""
     b = device.backend
     if type(r) is not b.ndarray:
-        r = b.xp.asarray(r)
+        r = b.asarray(r, device=device)  # (the backend's: CuPy's asarray drops -0.0's sign)
     elif not r.flags.c_contiguous:
         r = c_order(r)
     if r.dtype != dtype._np:  # accumulated in a wider dtype (_accumulator)

@@ -193,7 +193,9 @@ class CupyBackend:
                                tuple([s * isz for s in strides]))
 
     def asarray(self, obj, np_dtype=None, copy=None, device=None):
-        if isinstance(obj, (bool, int, float, complex, np.generic)):
+        if isinstance(obj, (bool, int, float, complex, np.generic)) \
+                or (type(obj) is np.ndarray and not obj.ndim):
+            # (a host scalar through from_host: CuPy's own asarray drops the sign of -0.0)
             return self.from_host(np.asarray(obj, dtype=np_dtype), device)
         with self.ctx(device):
             if copy:

@@ -1149,17 +1149,19 @@ def pad(input, pad, mode: str = "constant", value=None) -> Array:
         if n + left + right < 0:
             raise RuntimeError(f"pad(): padding ({left}, {right}) of dimension {dim} of size {n} "
                                f"leaves a negative size")
-        if n + left + right == 0:  # (nothing is left)
-            x = _st.narrow(x, dim, 0, 0)
-            continue
         if mode == "circular" and (left < 0 or right < 0):
             # PyTorch's circular padding crops first and wraps around what is left
             lo, hi = builtins.max(-left, 0), n - builtins.max(-right, 0)
             if hi - lo < builtins.max(left, right, 0):
-                # (PyTorch 2.13 reads uninitialised or overlapping memory here, or refuses)
+                # (PyTorch 2.13 reads uninitialised or overlapping memory here, or refuses;
+                # also where nothing is left: (1, -4) of 3 elements raises there, (2, -5) not)
                 raise RuntimeError(f"pad(): circular padding ({left}, {right}) crops dimension {dim} of "
                                    f"size {n} to {builtins.max(hi - lo, 0)} and would wrap around that "
                                    f"more than once")
+        if n + left + right == 0:  # (nothing is left)
+            x = _st.narrow(x, dim, 0, 0)
+            continue
+        if mode == "circular" and (left < 0 or right < 0):
             x = _st.narrow(x, dim, lo, hi - lo)
             left, right, n = builtins.max(left, 0), builtins.max(right, 0), hi - lo
         idx = np.arange(-left, n + right)
