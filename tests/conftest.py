@@ -50,8 +50,8 @@ from _hypothesis_scale import pytest_collection_modifyitems  # noqa: E402,F401
 def pytest_configure(config):
     # (here, not in pyproject: the wheel's test run copies the suite without it)
     config.addinivalue_line(
-        "markers", "host_pinned: the same test whatever the default device (C kernels on host buffers, "
-        "environment variables read at import, the suite's own tooling): CI's stand-in leg deselects it")
+        "markers", "host_pinned: the same test whatever the default device (no test of the module touches "
+        "it: measured by tests/cupy_standin/device_use.py): CI's stand-in leg deselects it")
 
 
 def pytest_collection_finish(session):

@@ -11,6 +11,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 import sweep_chart  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _rec(op, n, strided, numpy, torch=None, malloc=None):
     libs = {"strided": {"median_ns": strided}, "numpy": {"median_ns": numpy}}

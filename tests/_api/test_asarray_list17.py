@@ -17,6 +17,8 @@ from strided._core.device import as_device
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _FLOATS = hs.floats(allow_nan=True, allow_infinity=True, width=64) | hs.sampled_from(
     [-0.0, 5e-324, 1e300, -1e300, 3.4028235e38, 3.4028236e38, 65504.0, 65520.0, 2.0 ** 63, math.nan])
 _INTS = hs.integers(-(1 << 63), (1 << 63) - 1) | hs.integers(-(1 << 70), 1 << 70) | hs.sampled_from(

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import strided as xp
 from strided._core.layout import broadcast_shapes
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 3), max_size=4), st.lists(st.integers(0, 3), max_size=4),

@@ -17,7 +17,7 @@ from strided._core import pool
 
 from conftest import host
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 _DT = [xp.float32, xp.float64, xp.int8, xp.int32, xp.int64, xp.uint16, xp.bool, xp.complex64, xp.complex128,
        xp.float16]

@@ -27,7 +27,7 @@ from strided._api import searching as _searching
 from strided._api import views as _views
 from strided._core import array as _array
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 _DTYPES = ["float32", "float64", "int32", "bool", "complex64", "float16"]
 

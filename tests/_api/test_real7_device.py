@@ -13,6 +13,8 @@ import strided as xp
 from strided._core import device as _device
 from strided._core.device import Device, get_backend, register_backend, unregister_backend
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def test_cpu_backend_is_the_registered_one_and_stays_put():
     d = Device("cpu")

@@ -15,6 +15,8 @@ import pytest
 import strided as xp
 from strided._core.call import adopt
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 CPU = xp.Device("cpu")
 
 

@@ -23,6 +23,8 @@ from hypothesis import given, settings, strategies as st
 
 import strided as xp
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 DTYPES = ["float32", "float64", "float16", "int8", "int32", "int64", "uint8", "uint32", "bool",
           "complex64", "complex128"]
 SPECIAL = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.25, 3.0], dtype=np.float64)

@@ -18,6 +18,9 @@ import strided as xp
 import strided.torch.nn.functional as F
 
 from conftest import host
+import pytest
+
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
 
 
 def _steps(a, beta, threshold):

@@ -17,7 +17,7 @@ from strided._api import sorting
 
 from conftest import to_np
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 DTYPES = ["float16", "float32", "float64", "int32", "uint32", "int64", "uint64"]
 # NaN bit patterns of each float width: quiet and signalling payloads, both signs

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import strided as xp
 from strided import linalg as _linalg
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _ref(a, axes, keepdims):
     m = np.abs(a)

@@ -7,6 +7,9 @@ tests/reliability/test_differential_tiny.py's worker)."""
 import subprocess
 import sys
 import textwrap
+import pytest
+
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
 
 
 def test_a_storage_freed_while_the_registry_lock_is_held_does_not_hang():

@@ -16,7 +16,7 @@ from strided._core.call import bind as _bind
 
 from conftest import host
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 _BOUND = sorted(k for k in dir(xp) if getattr(getattr(xp, k), "_binder", None) is not None)
 

@@ -21,6 +21,8 @@ from strided._core import pool as _pool
 
 from conftest import cpu
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 PAGE = 4096
 
 

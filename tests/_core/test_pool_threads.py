@@ -17,6 +17,8 @@ import strided as st
 
 from conftest import cpu
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 MB = 1 << 20
 
 

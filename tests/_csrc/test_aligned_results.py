@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st_
 import strided as st
 from strided._core import cext
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 _chot = cext.load("_chot")
 NPY_DOMAIN = 389047  # NumPy's tracemalloc domain (numpy/_core/src/multiarray/alloc.c)

@@ -22,6 +22,8 @@ import strided as xp
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _OPS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
         "less": operator.lt, "maximum": None, "atan2": None, "bitwise_and": None}
 

@@ -16,6 +16,8 @@ from hypothesis import strategies as hs
 import strided as xp
 from strided._core import threads
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _CK = threads._CK
 _TARGETS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 

@@ -26,7 +26,7 @@ from _specials import put_special
 from _isa import isa  # noqa: F401  (each test below on AVX-512, AVX2 and the generic kernels)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
-pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")]
 
 SUM, MAX, MIN, SQDEV = 0, 1, 2, 3
 # the rows' boundary in elements (12,288 bytes) and around it, the narrow widths (one vector

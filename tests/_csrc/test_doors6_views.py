@@ -11,6 +11,8 @@ from hypothesis import given, settings, strategies as st
 import strided as xp
 from strided._core import array as _array
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 try:  # (PyTorch is the second reference where installed; the CI leg without it compares the two paths)
     import torch
 except ImportError:

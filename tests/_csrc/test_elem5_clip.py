@@ -18,6 +18,8 @@ from hypothesis import strategies as hs
 import strided as xp
 from strided._core import pool, threads
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 @pytest.fixture(autouse=True)
 def _quiet_references():

@@ -20,8 +20,8 @@ from conftest import host
 
 COMPILED = elementwise.COMPILED and dispatch.CHOT is not None
 ON = COMPILED and dispatch.CHOT.elision_state()[0]
-pytestmark = pytest.mark.skipif(not ON, reason="compiled elision is off (not built, STRIDED_NO_CEXT=1, "
-                                "or no call-chain check on this Python)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(not ON, reason="compiled elision is off (not built, STRIDED_NO_CEXT=1, "
+                                "or no call-chain check on this Python)")]
 N = 300_000  # float32 1.2 MB, float64 2.4 MB: above the elide-first size (1 MiB)
 _PAYLOAD = {np.dtype(np.float32): np.uint32(0x7FC01234), np.dtype(np.float64): np.uint64(0xFFF8000000ABCDEF)}
 

@@ -18,6 +18,8 @@ from strided._core import dispatch
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _SPECIAL = np.array([
     0x40861DA04CBAFE44, 0x40861DA04CBAFE43, 0xC0861DA04CBAFE44, 0xC0861DA04CBAFE43,  # SVML's bound, both sides
     0x40862E42FEFA39EF, 0x40862E42FEFA39F0,  # the largest finite result, the first inf

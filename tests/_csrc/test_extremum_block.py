@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st_
 
 import strided as st
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 NAN_PAYLOAD = struct.unpack("<d", struct.pack("<Q", 0x7FF800000000BEEF))[0]
 SCALARS = [0.0, -0.0, 1.5, -2.25, float("inf"), float("-inf"), float("nan"), NAN_PAYLOAD, 3, -7]

@@ -20,7 +20,7 @@ from strided._core import cfast as _cfast
 from _isa import isa  # noqa: F401 (the fixture)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
-pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")]
 
 LENGTHS = [1, 2, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191, 255, 256, 257,
            383, 511, 512, 513, 1000, 4097]

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 import strided as xp
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 A = xp.Array
 
 

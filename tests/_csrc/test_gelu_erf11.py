@@ -16,7 +16,7 @@ from strided._api import activations as A
 
 from conftest import to_np
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 _SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 1.17549435e-38, 3.4028235e38,
                      -3.4028235e38, 1.0, 2.0, 3.0, 4.0, -4.0, 3.92, 5.9, -5.9, 0.5, 1.5, 2.5, 3.5],

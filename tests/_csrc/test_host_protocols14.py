@@ -20,6 +20,8 @@ import strided as xp
 from strided._core import dtypes as _dtypes
 from strided._core.device import Device
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _ALL = [xp.bool, xp.int8, xp.int16, xp.int32, xp.int64, xp.uint8, xp.uint16, xp.uint32,
         xp.uint64, xp.float32, xp.float64, xp.complex64, xp.complex128]
 

@@ -15,6 +15,8 @@ import strided as xp
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 _OPS = ["round", "floor", "ceil", "trunc", "positive"]
 

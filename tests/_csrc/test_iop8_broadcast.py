@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 CPU = "cpu"
 # The compiled in-place door is the CPU's: arrays made without a device are the CPU's too,
 # whatever the suite's default device (the cuda leg's).
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 COMPILED = type(xp.Array.__isub__).__name__ == "Fast"
 
 OPS = {"iadd": (operator.iadd, np.add, "add_"), "isub": (operator.isub, np.subtract, "sub_"),

@@ -31,7 +31,7 @@ from strided._api import elementwise as ew
 from _frames import python_calls
 from _outcome import outcome as _outcome
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 COMPILED = type(st.floor_divide).__name__ == "Fast"
 compiled = pytest.mark.skipif(not COMPILED, reason="the compiled path is not active")
 

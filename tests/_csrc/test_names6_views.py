@@ -17,6 +17,8 @@ import strided as xp
 import strided.named as named
 from strided._core import array as _array
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 COMPILED = _array._CVIEWS is not None
 NAMES = ("N", "C", "H", "W", None)
 

@@ -19,6 +19,8 @@ import strided.named as named
 from strided.named import _ops as _named_ops
 from strided._core import array as _array
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 COMPILED = _array._CVIEWS is not None
 SHAPES = [(2, 3, 4), (3, 4), (2, 1, 3, 2), (4, 6)]
 

@@ -24,6 +24,8 @@ from strided._core import dispatch, pool, threads
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 torch = pytest.importorskip("torch")
 _PAYLOAD = {np.dtype(np.float32): [np.uint32(0x7FC01234), np.uint32(0xFFC00001), np.uint32(0x7F800001)],
             np.dtype(np.float64): [np.uint64(0xFFF8000000ABCDEF), np.uint64(0x7FF0000000000001)]}

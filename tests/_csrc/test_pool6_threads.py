@@ -23,7 +23,7 @@ from strided._core import cfast as _cfast
 from conftest import bits, cpu, host
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
-pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")]
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from _outcome import outcome as _outcome
 
 CPU = "cpu"
 # (the compiled doors are the CPU's: arrays made without a device are the CPU's too)
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 COMPILED = type(xp.add).__name__ == "Fast"
 compiled = pytest.mark.skipif(not COMPILED, reason="the compiled path is not active")
 

@@ -18,7 +18,7 @@ from strided._core import cfast as _cfast
 from conftest import host
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
-pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")]
 torch = pytest.importorskip("torch")
 
 _PAYLOAD = {np.float32: np.uint32(0xFFC01234), np.float64: np.uint64(0x7FF8000000ABCDEF)}

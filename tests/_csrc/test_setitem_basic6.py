@@ -13,6 +13,8 @@ from hypothesis import strategies as hs
 import strided as st
 from strided._core import array as _array
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 @hs.composite
 def _case(draw):

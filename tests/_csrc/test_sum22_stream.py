@@ -30,7 +30,7 @@ from conftest import host
 from _isa import isa  # noqa: F401 (the fixture)
 
 C = _cfast._ckernels if _cfast.AVAILABLE else None
-pytestmark = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")]
 MiB = 1 << 20
 PF_FROM = {np.float32: 2 * MiB, np.float64: 1 * MiB}  # SD_PF_FROM
 STREAM_FROM = 4 * MiB  # SD_STREAM_FROM (float64)

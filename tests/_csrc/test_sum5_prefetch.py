@@ -23,6 +23,8 @@ from strided._core import cfast as _cfast
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 C = _cfast._ckernels if _cfast.AVAILABLE else None
 needs_c = pytest.mark.skipif(C is None, reason="the C kernels are not built (or STRIDED_NO_CEXT=1)")
 F64 = np.float64

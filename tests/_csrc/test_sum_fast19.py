@@ -33,9 +33,9 @@ from strided._core import threads as T
 
 from conftest import bits
 
-pytestmark = pytest.mark.skipif(S._SUM_C is None or not hasattr(xp.sum, "__wrapped__")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(S._SUM_C is None or not hasattr(xp.sum, "__wrapped__")
                                 or type(xp.sum).__name__ != "Fast",
-                                reason="the compiled hot path or the C kernels are not built")
+                                reason="the compiled hot path or the C kernels are not built")]
 DEF = xp.sum.__wrapped__  # the Python definition behind the compiled case
 
 

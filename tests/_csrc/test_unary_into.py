@@ -9,6 +9,8 @@ from hypothesis import given, settings, strategies as st
 import strided as xp
 from strided._core import threads
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 FNS = ["exp", "log", "sqrt", "sin", "tanh", "expm1", "negative", "abs"]
 
 

@@ -30,6 +30,8 @@ from strided._core import _npcompat, dispatch, pool, threads
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 @pytest.fixture(autouse=True)
 def _quiet_references():

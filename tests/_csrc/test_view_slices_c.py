@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 import strided as xp
 from strided._core import array as _array
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 A = xp.Array
 GETITEM = getattr(A.__getitem__, "__wrapped__", A.__getitem__)
 BIG = [0, 1, -1, 3, -4, 2**31, -2**31, 2**62, 2**63 - 1, -2**63, -2**63 + 1, 2**63, 2**64, -2**70, 2**100]

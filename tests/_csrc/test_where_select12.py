@@ -17,6 +17,8 @@ from strided._core import pool, threads
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64", "complex64", "complex128"]
 
 

@@ -13,7 +13,7 @@ import strided as xp
 from conftest import cpu_only, host
 from strided.named import DimensionNameError
 
-pytestmark = cpu_only  # NumPy's own path runs on the CPU only
+pytestmark = [pytest.mark.host_pinned, cpu_only]  # NumPy's own path runs on the CPU only
 
 WRITERS = {
     "put": lambda a: np.put(a, [0, 2], [100.0, -3.0]),

@@ -14,6 +14,8 @@ import strided as xp
 import strided.torch as storch
 from strided.autograd import _graph
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 torch = pytest.importorskip("torch")
 
 compiled = _graph._cgrad is not None and hasattr(_graph._cgrad, "setup_accumulate")

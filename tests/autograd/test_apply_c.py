@@ -29,7 +29,7 @@ from strided.autograd._function import fit_grad
 from strided.autograd._mode import STATE
 
 CG = _graph._cgrad
-pytestmark = [pytest.mark.skipif(CG is None or not hasattr(CG, "rule_apply"), reason="the compiled "
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(CG is None or not hasattr(CG, "rule_apply"), reason="the compiled "
                                  "apply is not built (or STRIDED_NO_CEXT=1): nothing to compare"), cpu_only]
 
 PY_APPLY = _record.RuleNode.apply

@@ -12,6 +12,8 @@ from hypothesis import given, settings, strategies as st
 import strided as xp
 from strided import autograd as ag
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _np(a):
     return np.array(a.detach().numpy())

@@ -19,6 +19,8 @@ from strided._core import dispatch
 from _frames import python_calls
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _COMPILED = dispatch.CHOT is not None
 # every unary row without keyword parameters that has a derivative rule
 _UNARY = sorted(r.name for r in E.ROWS if r.nargs == 1 and not r.params

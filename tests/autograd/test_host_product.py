@@ -20,6 +20,8 @@ import strided as xp
 import strided.torch as storch
 from strided._api import linalg_functions as lf
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 F = storch.nn.functional
 DTYPES = ["float32", "float64", "complex64", "complex128", "float16", "int64"]
 LAYOUTS = ["C", "F", "padded", "strided", "reversed"]

@@ -19,7 +19,7 @@ from strided import autograd as ag
 from strided.autograd import _fused
 
 linear_host = _fused.linear_host
-pytestmark = pytest.mark.skipif(linear_host is None, reason="the C extension _cgrad is not built (STRIDED_NO_CEXT=1)")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(linear_host is None, reason="the C extension _cgrad is not built (STRIDED_NO_CEXT=1)")]
 F = storch.nn.functional
 
 

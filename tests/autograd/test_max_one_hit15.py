@@ -16,6 +16,8 @@ from strided.autograd import _rules as R
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _reference(xn, gn, axis, keepdims, upper):
     r = (np.max if upper else np.min)(xn, axis=axis, keepdims=True)

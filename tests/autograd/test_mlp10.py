@@ -27,7 +27,7 @@ from strided.autograd import _graph, _record, _rules
 
 from _frames import python_calls
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 CG = _graph._cgrad
 compiled = pytest.mark.skipif(CG is None or not hasattr(CG, "saved_var") or _rules._cgrad is None,
                               reason="the compiled paths are not built (or STRIDED_NO_CEXT=1)")

@@ -28,7 +28,7 @@ import pytest
 import strided as xp
 from strided.autograd import _graph, _mode
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 CG = _graph._cgrad
 compiled = pytest.mark.skipif(CG is None or not hasattr(CG, "NodeBase") or not hasattr(CG, "GradState"),
                               reason="the compiled paths are not built (or STRIDED_NO_CEXT=1)")

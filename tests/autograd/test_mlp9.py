@@ -32,7 +32,7 @@ from _frames import python_calls
 from test_link7 import _graph
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 compiled = pytest.mark.skipif(not _record._LINK_C or CHOT is None,
                               reason="the compiled paths are not built (or STRIDED_NO_CEXT=1)")
 

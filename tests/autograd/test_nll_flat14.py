@@ -18,6 +18,8 @@ import strided.torch as torch
 
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 F = torch.nn.functional
 
 # (class-index targets of the dtypes PyTorch's nll_loss takes: int64 and uint8; the others raise

@@ -19,6 +19,8 @@ _COMPILED = dispatch.CHOT is not None
 from _frames import python_calls
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _OPS = ["add", "sub", "mul", "truediv", "pow"]
 
 

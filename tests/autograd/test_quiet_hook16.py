@@ -18,6 +18,8 @@ import pytest
 import strided as xp
 from strided._core import dispatch
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _V = np.array([0.0, -1.0, 1e30, -np.inf, np.nan, 3.0, 1e-30, 700.0], np.float32)
 _W = np.array([0.0, 0.0, 1e30, np.inf, 2.0, -0.0, 1e30, 0.5], np.float32)
 

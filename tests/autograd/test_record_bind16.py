@@ -16,6 +16,8 @@ import strided as xp
 from strided._core import cext
 from strided.autograd import _record
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _cgrad = cext.load("_cgrad")
 needs_c = pytest.mark.skipif(_cgrad is None or not hasattr(_cgrad, "layout_bind"),
                              reason="the compiled recorder is not built (STRIDED_NO_CEXT=1)")

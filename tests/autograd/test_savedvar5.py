@@ -13,6 +13,8 @@ import pytest
 import strided as xp
 from strided.autograd._graph import SavedVar
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _inputs():
     leaf = xp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu").requires_grad_()

@@ -15,6 +15,8 @@ import strided as xp
 import strided.torch as storch
 from strided.torch.optim import sgd as _sgd
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 sgd_run = _sgd._sgd_run  # (None without the C extension, or under STRIDED_NO_CEXT=1)
 
 _UINT = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}

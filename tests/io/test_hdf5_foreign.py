@@ -13,6 +13,8 @@ h5py = pytest.importorskip("h5py")
 import strided as xp  # noqa: E402
 from strided import io as sio  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _write(path):
     with h5py.File(path, "w") as f:

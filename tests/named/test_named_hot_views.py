@@ -20,6 +20,8 @@ from hypothesis import given, settings, strategies as st
 import strided as xp
 from strided._api import views as _views
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _names_or_none(r):
     return r.names if r.has_names() else None

@@ -38,7 +38,7 @@ from . import _doors8_runner as runner, _worker
 
 # The compiled doors are the CPU's: the test process makes its arrays there whatever the
 # suite's default device (the cuda leg's), as the worker does (_doors8_runner.compute).
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 torch = pytest.importorskip("torch")
 

@@ -31,7 +31,7 @@ CGRAD = _graph._cgrad
 RECORD_EW = _record._record_ew  # (the compiled recorder when CGRAD is built)
 # The compiled paths under test serve CPU arrays (on another device they decline at once):
 # with another default device (the cuda stand-in run) there is nothing of theirs to compare.
-pytestmark = [pytest.mark.skipif(CGRAD is None, reason="the compiled engine is not built "
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(CGRAD is None, reason="the compiled engine is not built "
                                 "(or STRIDED_NO_CEXT=1): there is nothing to compare"), cpu_only]
 
 SHAPES = {"m": (3, 4), "r": (4,), "c": (3, 1), "k": (4, 2)}

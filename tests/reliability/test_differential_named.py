@@ -33,7 +33,7 @@ from conftest import cpu_only
 
 # The compiled paths under test serve CPU arrays (on another device they decline at once):
 # with another default device (the cuda stand-in run) there is nothing of theirs to compare.
-pytestmark = cpu_only
+pytestmark = [pytest.mark.host_pinned, cpu_only]
 
 COMPILED = dispatch.CHOT is not None
 

@@ -209,7 +209,7 @@ from strided._api import elementwise as _ew  # noqa: E402
 
 # The compiled paths under test serve CPU arrays (on another device they decline at once):
 # with another default device (the cuda stand-in run) there is nothing of theirs to compare.
-pytestmark = [pytest.mark.skipif(not _ew.COMPILED, reason="the compiled path is not built"), cpu_only]
+pytestmark = [pytest.mark.host_pinned, pytest.mark.skipif(not _ew.COMPILED, reason="the compiled path is not built"), cpu_only]
 
 
 @pytest.fixture(scope="module")

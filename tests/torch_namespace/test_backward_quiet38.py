@@ -24,6 +24,8 @@ import strided.torch as S  # noqa: E402
 
 from _parity import to_numpy  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 # (x scale, weight scale, cotangent scale): products of 1e-160 * 1e-160 underflow, of 1e200 *
 # 1e200 overflow; an infinite weight times a zero cotangent is NaN (the invalid flag)
 _SCALES = {"underflow": (1e-160, 1e-160, 1e-160), "overflow": (1e200, 1e200, 1e200),

@@ -11,6 +11,8 @@ import strided.torch as st  # noqa: E402
 
 from _parity import to_numpy  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 SHAPES = [((3,), (2, 1)), ((1, 4), (3, 1), (4,)), ((2, 3), (2, 3))]
 
 

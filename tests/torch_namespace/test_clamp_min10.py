@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 import strided.torch as st  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 _X = np.array([-2.0, -0.0, 0.0, 0.5, np.nan, 3.0, -7.25, np.inf], np.float32)
 

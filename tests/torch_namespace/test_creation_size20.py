@@ -11,6 +11,8 @@ import strided.torch as st  # noqa: E402
 
 from _parity import to_numpy  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 CALLS = [
     ("zeros", (2, 3), {}), ("zeros", ((2, 3),), {}), ("zeros", (), {"size": (2, 3)}),
     ("zeros", (), {"size": [4]}), ("zeros", (), {"size": ()}), ("ones", (), {"size": (3,)}),

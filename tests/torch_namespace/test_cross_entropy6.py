@@ -15,6 +15,8 @@ from hypothesis import assume, given, settings, strategies as st
 import strided as xp
 import strided.torch as storch
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 torch = pytest.importorskip("torch")
 F = storch.nn.functional
 

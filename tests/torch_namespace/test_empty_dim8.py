@@ -17,6 +17,8 @@ import pytest
 import strided as xp
 import strided.torch as st
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 torch = pytest.importorskip("torch")
 
 NAMES = ["sum", "mean", "amax", "amin", "nansum", "nanmean", "std", "var", "all", "any",

@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 # (compared with PyTorch on the CPU: the default device is the CPU on every leg)
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 import strided  # noqa: E402
 import strided.torch as st  # noqa: E402

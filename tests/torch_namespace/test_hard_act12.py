@@ -18,6 +18,8 @@ from hypothesis import strategies as hs
 import strided.torch as st
 import strided.torch.nn.functional as F
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 _SPECIAL = [-3.0, 3.0, -0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 2.9999998, -3.0000002, 1e-30, -1e30]
 
 

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 import strided.torch as st  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 OPS = [  # (function, method, operator or None)
     ("add", "add_", "__iadd__"),

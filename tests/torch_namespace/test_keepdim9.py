@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 import strided.torch as st  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 REDUCTIONS = ["sum", "prod", "mean", "nansum", "nanmean", "std", "var", "amax", "amin", "all",
               "any", "argmax", "argmin", "max", "min", "logsumexp", "norm", "median", "mode",

@@ -11,6 +11,8 @@ import pytest
 import strided as xp
 import strided.torch as storch
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 torch = pytest.importorskip("torch")
 
 

@@ -21,6 +21,8 @@ import strided.torch as S  # noqa: E402
 
 from _parity import to_numpy  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _inputs(n_out):
     a = np.ones((3, 5), np.float32)

@@ -12,7 +12,7 @@ from strided.torch.optim.muon import _bfloat16  # noqa: E402
 
 from _parity import to_numpy  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 
 def _np(x):

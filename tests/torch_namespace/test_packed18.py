@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")  # (the CPython 3.12 leg has no PyTorch)
 # PyTorch's packing keeps lengths and batch_sizes on the CPU and refuses them elsewhere; these
 # tests build every array on the default device, so they run with the CPU as the default (on
 # the CuPy stand-in leg too).
-pytestmark = pytest.mark.usefixtures("on_cpu")
+pytestmark = [pytest.mark.host_pinned, pytest.mark.usefixtures("on_cpu")]
 
 from hypothesis import given, settings, strategies as hs
 

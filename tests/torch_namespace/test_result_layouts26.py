@@ -24,6 +24,8 @@ torch = pytest.importorskip("torch")
 
 import strided.torch as S  # noqa: E402
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 F = {
     "sort": lambda m, x: m.sort(x, dim=-1),
     "sort dim 0 descending": lambda m, x: m.sort(x, dim=0, descending=True),

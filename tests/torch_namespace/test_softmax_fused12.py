@@ -19,6 +19,8 @@ from hypothesis import strategies as hs
 import strided.torch as st
 import strided.torch.nn.functional as F
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 
 def _numpy(name, a):
     with np.errstate(all="ignore"):

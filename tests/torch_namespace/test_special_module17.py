@@ -11,6 +11,8 @@ import pytest
 import strided.torch as st
 from conftest import host
 
+pytestmark = pytest.mark.host_pinned  # (no test here touches the default device: not on the stand-in leg)
+
 torch = pytest.importorskip("torch")
 pytest.importorskip("scipy")
 
