@@ -319,6 +319,12 @@ def gradient(f, /, *varargs, axis=None, edge_order=1, spacing=None, dim=None):
     if f.ndim == 0:
         raise ValueError("gradient(): needs an array with at least one dimension; got a 0-d array")
     axes = reduction_axes(f, tuple(axis) if isinstance(axis, list) else axis, "gradient")
+    if isinstance(spacing, (list, tuple)) and len(spacing) != len(axes):
+        # (PyTorch's rule: a list names one spacing per dim; NumPy's one positional scalar
+        # for every axis is the scalar spacing= here)
+        raise RuntimeError(f"gradient(): expected spacing to be unspecified, a scalar or one "
+                           f"spacing per dim, but got {len(spacing)} spacings for the {len(axes)} "
+                           f"dims {tuple(axes)}")
     dx = _spacings(f, axes, varargs)
     ns = _ns()
     otype = f.dtype if f.dtype.kind in "fc" else _dtypes.get_default_dtype()

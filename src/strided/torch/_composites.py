@@ -252,6 +252,12 @@ def _masked_fill_(self, mask, value):
     """Write ``value`` where the boolean ``mask`` (broadcast to this shape) is True; returns self."""
     if mask._dtype is not _dtypes.bool:
         raise TypeError(f"masked_fill_(): mask must be bool; got {mask._dtype.name}")
+    if self._dtype.kind != "c" and (type(value) is builtins.complex
+                                    or (type(value) is Array and value._dtype.kind == "c")):
+        # (PyTorch's: a complex value does not fit a real array; the assignment would have
+        # dropped the imaginary part of an array value)
+        raise RuntimeError(f"masked_fill_(): value cannot be converted to type {self._dtype.name} "
+                           f"without overflow")
     self[_ns().broadcast_to(mask, tuple(self.shape))] = value
     return self
 
@@ -301,6 +307,9 @@ def _scatter_(self, dim, index, src=None, *, value=None, reduce=None):
             shape[i] = index.shape[i]
             coords.append(ns.reshape(ns.arange(index.shape[i], device=self.device), tuple(shape)))
     if type(src) is Array:
+        if src._dtype is not self._dtype:  # (PyTorch's scatter does not cast src)
+            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype; got "
+                               f"{self._dtype.name} and {src._dtype.name}")
         src = src[tuple(slice(0, n) for n in index.shape)]
     self[tuple(coords)] = src
     return self
@@ -598,6 +607,9 @@ def isclose(input, other, /, rtol=1e-05, atol=1e-08, equal_nan=False) -> Array:
     >>> xp.isclose(xp.tensor([1.0, 2.0, float("inf")]), xp.tensor([1.0 + 1e-7, 2.1, float("inf")]))
     tensor([ True, False,  True])
     """
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:  # (as PyTorch: a negative tolerance would make nothing but equality close)
+            raise RuntimeError(f"isclose(): {name} must be greater than or equal to zero, but got {tol}")
     ns = _ns()
     a, b = _floating(input) if type(input) is Array else input, _floating(other) if type(other) is Array else other
     close = (a == b) | (ns.isfinite(a) & ns.isfinite(b) & (ns.abs(a - b) <= atol + rtol * ns.abs(b)))

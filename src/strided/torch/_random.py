@@ -351,6 +351,14 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if type(input) is not Array or input.ndim not in (1, 2):
         raise _layout.ShapeError("multinomial(): input must be a 1-D or 2-D array of weights")
     num_samples = operator.index(num_samples)
+    # (PyTorch's checks: float weights, a positive count, an int64 out)
+    if input._dtype.kind != "f":
+        raise RuntimeError(f"multinomial(): only supports floating-point dtypes for input, got: "
+                           f"{input._dtype.name}")
+    if num_samples <= 0:
+        raise RuntimeError(f"multinomial(): cannot sample n_sample <= 0 samples (got {num_samples})")
+    if out is not None and type(out) is Array and out._dtype is not _dtypes.int64:
+        raise RuntimeError(f"multinomial(): expects an int64 out; got {out._dtype.name}")
     dev = input._device
     g = _gen(generator, dev)
     xp = dev.backend.xp

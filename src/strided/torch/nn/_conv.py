@@ -451,6 +451,10 @@ def _pool_geometry(shape, k, s, p, d, ceil_mode, func):
 
 def _pool_args(input, kernel_size, stride, padding, dilation, n, func):
     x, batched = _spatial_input(input, n, func)
+    if 0 in x.shape[1:]:  # (PyTorch's pool shape checks: only the batch may be empty)
+        raise RuntimeError(f"{func}(): Expected {n + 1}D or {n + 2}D (batch mode) input with optional 0 "
+                           f"dim batch size, every other dimension of positive length, but got "
+                           f"input of size: {list(input.shape)}")
     k = _ntuple(kernel_size, n, func, "kernel_size")
     s = k if stride is None or (not isinstance(stride, numbers.Integral)
                                 and len(tuple(stride)) == 0) \
