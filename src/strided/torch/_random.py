@@ -297,12 +297,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         device = device or arrays[0]._device
         if type(std) is Array and std._device.type == "cpu" and std.numel() and not float(
                 std._get_native().min()) >= 0:
-            raise ValueError("normal(): std must be non-negative; some elements are not")
+            raise _ArgumentError("normal(): std must be non-negative; some elements are not")
+        if isinstance(std, (builtins.int, builtins.float)) and not std >= 0:
+            # (an array mean with a scalar std: PyTorch checks the std as below)
+            raise _ArgumentError(f"normal(): std must be non-negative; got {std}")
         z = randn(tuple(shape), generator=generator, dtype=dtype, device=device)
         res = z * std + mean
         return _finish(res, "normal", out, requires_grad, names)
     if isinstance(std, (builtins.int, builtins.float)) and not std >= 0:
-        raise ValueError(f"normal(): std must be non-negative; got {std}")
+        raise _ArgumentError(f"normal(): std must be non-negative; got {std}")
     if size is None and out is None:
         raise TypeError("normal(): size is required when mean and std are scalars")
     shape = _shape_args((size,), "normal") if size is not None else None
@@ -496,7 +499,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _check_float_target(self, "normal_")
     mean, std = _real_arg(mean, "mean", "normal_"), _real_arg(std, "std", "normal_")
     if std < 0:
-        raise ValueError(f"normal_(): expects std >= 0.0, but found std {std}")
+        raise _ArgumentError(f"normal_(): expects std >= 0.0, but found std {std}")
     z = _sample("normal_", "normal", self._shape, self._dtype, self._device, generator, None, False, None)
     return _fill(self, "normal_", z._get_native() * std + mean)
 
