@@ -80,3 +80,20 @@ def test_neighbours_still_give_pytorchs_values(case):
         w = w.numpy()
         assert g.dtype == w.dtype, (g.dtype, w.dtype)
         np.testing.assert_array_equal(g, w)
+
+
+def test_take_and_aminmax_write_into_out_as_pytorch():
+    # (found beside the error inputs: torch.take and torch.aminmax take out=, strided.torch's
+    # did not: TypeError for a PyTorch program that passes it)
+    got, want = [], []
+    for lib, res in ((torch, want), (S, got)):
+        x = lib.tensor([[3.0, 1.0], [2.0, 5.0]])
+        mn, mx = lib.empty(2), lib.empty(2)
+        r = lib.aminmax(x, dim=0, out=(mn, mx))
+        assert r.min is mn and r.max is mx
+        o = lib.empty(3)
+        assert lib.take(x, lib.tensor([0, 3, 1]), out=o) is o
+        res.extend([to_numpy(mn) if lib is S else mn.numpy(), to_numpy(mx) if lib is S else mx.numpy(),
+                    to_numpy(o) if lib is S else o.numpy()])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)

@@ -249,11 +249,11 @@ max = _extremum("max", _max_pair, "maximum")
 min = _extremum("min", _min_pair, "minimum")
 
 
-@_row("aminmax", "input, *, dim=None, keepdim=False")
+@_row("aminmax", "input, *, dim=None, keepdim=False, out=None")
 def _aminmax(p):
     ns = _ns()
     kw = {"axis": p["dim"], "keepdims": p["keepdim"]}
-    return return_types.aminmax(ns.min(p["input"], **kw), ns.max(p["input"], **kw))
+    return _write("aminmax", return_types.aminmax(ns.min(p["input"], **kw), ns.max(p["input"], **kw)), p["out"])
 
 
 @_row("sort", "input, dim=-1, descending=False, *, stable=False, out=None")
@@ -364,9 +364,9 @@ def _triu(p):
     return _write("triu", _input("triu", p["input"]).triu(p["diagonal"]), p["out"])
 
 
-@_row("take", "input, index")
+@_row("take", "input, index, *, out=None")
 def _take(p):
-    return _input("take", p["input"]).take(p["index"])
+    return _write("take", _input("take", p["input"]).take(p["index"]), p["out"])
 
 
 @_row("tensordot", "a, b, dims=2, out=None")
